@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libxprt scatter/gather iterator.
+ *
+ * One cursor type walks several kinds of memory through a table of
+ * operations, so the transports and protocol codecs have one copy of the
+ * copy/advance/revert logic instead of a switch in every loop:
+ *   - KVEC: an array of iovecs the library owns (headers, staging buffers)
+ *   - IOVEC: a caller's iovec array (READ destinations, WRITE sources);
+ *     never modified
+ *   - BUFCHAIN: a chain of pool buffers linked through xprt_buf.next, each
+ *     contributing its @len bytes
+ *   - DISCARD: a sink of a given length (bytes to drop, e.g. the excess of
+ *     a reply larger than the caller's buffer)
+ * The iterator never owns the memory it walks.
+ */
+#ifndef LIBXPRT_ITER_H
+#define LIBXPRT_ITER_H
+
+#include <stddef.h>
+#include <sys/uio.h>
+
+#include "pool.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum xprt_iter_type {
+	XPRT_ITER_KVEC,
+	XPRT_ITER_IOVEC,
+	XPRT_ITER_BUFCHAIN,
+	XPRT_ITER_DISCARD,
+};
+
+struct xprt_iter_ops;
+
+/**
+ * struct xprt_iter - cursor over memory
+ * @ops: the operations of this kind of memory
+ * @type: which kind
+ * @count: bytes left from the cursor to the end
+ * @off: offset of the cursor in the current segment
+ * @done: bytes consumed since initialisation (for revert)
+ * @iov: KVEC/IOVEC: current segment; @nr_segs segments from here on
+ * @buf: BUFCHAIN: current buffer
+ * @first: the first segment (or buffer) given at initialisation
+ * @first_nr: number of segments given at initialisation
+ * @total: @count given at initialisation
+ *
+ * Fields are readable by callers; change them only through the functions.
+ */
+struct xprt_iter {
+	const struct xprt_iter_ops *ops;
+	enum xprt_iter_type type;
+	size_t count;
+	size_t off;
+	size_t done;
+	union {
+		const struct iovec *iov;
+		struct xprt_buf *buf;
+	};
+	unsigned int nr_segs;
+	const void *first;
+	unsigned int first_nr;
+	size_t total;
+};
+
+/**
+ * xprt_iter_kvec() / xprt_iter_iovec() - iterate over an iovec array
+ * @it: the iterator to initialise
+ * @iov: the segments (zero-length segments are skipped)
+ * @nr: number of segments
+ * @count: bytes to cover; clamped to the sum of the segment lengths
+ *
+ * Return: %0; %-EINVAL for NULL @it, or NULL @iov with @nr > 0.
+ */
+int xprt_iter_kvec(struct xprt_iter *it, const struct iovec *iov,
+		   unsigned int nr, size_t count);
+int xprt_iter_iovec(struct xprt_iter *it, const struct iovec *iov,
+		    unsigned int nr, size_t count);
+
+/**
+ * xprt_iter_bufchain() - iterate over pool buffers chained through ->next
+ * @it: the iterator to initialise
+ * @head: first buffer; each contributes its ->len bytes
+ * @count: bytes to cover; clamped to the chain's total length
+ *
+ * Return: %0; %-EINVAL for NULL @it.
+ */
+int xprt_iter_bufchain(struct xprt_iter *it, struct xprt_buf *head,
+		       size_t count);
+
+/**
+ * xprt_iter_discard() - a sink that accepts and drops @count bytes
+ * Copying from a DISCARD iterator yields nothing (returns 0).
+ * Return: %0; %-EINVAL for NULL @it.
+ */
+int xprt_iter_discard(struct xprt_iter *it, size_t count);
+
+/**
+ * xprt_iter_copy_to() - copy bytes into the memory at the cursor, advancing
+ * @it: destination
+ * @src: source bytes
+ * @len: how many
+ * Return: bytes copied: min(@len, bytes left).
+ */
+size_t xprt_iter_copy_to(struct xprt_iter *it, const void *src, size_t len);
+
+/**
+ * xprt_iter_copy_from() - copy bytes out of the memory at the cursor,
+ * advancing
+ * Return: bytes copied: min(@len, bytes left); 0 for DISCARD.
+ */
+size_t xprt_iter_copy_from(struct xprt_iter *it, void *dst, size_t len);
+
+/**
+ * xprt_iter_advance() - move the cursor forward
+ * Return: bytes advanced: min(@n, bytes left).
+ */
+size_t xprt_iter_advance(struct xprt_iter *it, size_t n);
+
+/**
+ * xprt_iter_revert() - move the cursor back, e.g. after a short send
+ * Return: bytes reverted: min(@n, bytes consumed so far).
+ */
+size_t xprt_iter_revert(struct xprt_iter *it, size_t n);
+
+/** xprt_iter_count() - bytes left */
+static inline size_t xprt_iter_count(const struct xprt_iter *it)
+{
+	return it->count;
+}
+
+/**
+ * xprt_iter_to_iovec() - describe the next bytes as iovecs, without
+ * advancing (for readv/writev/recvmsg and RDMA scatter lists)
+ * @it: the iterator
+ * @out: array to fill
+ * @max: its size
+ * @maxbytes: stop after this many bytes
+ *
+ * Return: number of iovecs filled.  A DISCARD iterator yields none; the
+ * caller drains it with a scratch buffer of its own.
+ */
+unsigned int xprt_iter_to_iovec(const struct xprt_iter *it, struct iovec *out,
+				unsigned int max, size_t maxbytes);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LIBXPRT_ITER_H */

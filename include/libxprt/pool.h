@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libxprt buffer pool: fixed-size buffers per client.
+ *
+ * One pool per client, sized by what was negotiated (9P msize, the RDMA
+ * inline threshold, the RPC maximum header).  Buffers are carved from slabs;
+ * each slab is handed once to an optional registration hook so the RDMA
+ * transport registers memory once, never per request.  Getting and putting
+ * a buffer is O(1) and takes no pool-wide lock on the fast path.  A hard
+ * memory budget bounds the pool; when it is exhausted a getter either blocks
+ * until a buffer is put back or gets -ENOBUFS, as it chooses.
+ */
+#ifndef LIBXPRT_POOL_H
+#define LIBXPRT_POOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct xprt_pool;
+
+/**
+ * struct xprt_buf - one buffer of a pool
+ * @data: the memory, @cap bytes, aligned to 64 bytes (4096 when @cap is a
+ *	multiple of 4096)
+ * @cap: capacity, the pool's buffer size
+ * @len: bytes in use; the pool sets it to 0 on get, the holder owns it
+ * @next: free for the holder's use while it holds the buffer (chaining
+ *	buffers, see xprt_iter_bufchain()); the pool ignores it
+ *
+ * Descriptors live apart from the data they describe, so @data keeps its
+ * full size and alignment.  The other fields are the pool's.
+ */
+struct xprt_buf {
+	void *data;
+	uint32_t cap;
+	uint32_t len;
+	struct xprt_buf *next;
+	/* private to the pool */
+	void *slab_;
+	void *node_[2];
+	uint32_t state_;
+	uint32_t pad_;
+};
+
+/**
+ * struct xprt_pool_reg - registration hook called once per slab
+ * @reg: register [base, base+len) and store an opaque handle (an ibv_mr,
+ *	say) in *handle.  Return 0 or a negative errno; on error the slab is
+ *	freed and the get that needed it fails with that errno.
+ * @unreg: undo @reg, called once per slab at xprt_pool_destroy()
+ * @ctx: passed to both
+ *
+ * Called without any pool lock held, from the thread whose get grew the
+ * pool (or from xprt_pool_create() for the preallocated slabs).
+ */
+struct xprt_pool_reg {
+	int (*reg)(void *ctx, void *base, size_t len, void **handle);
+	void (*unreg)(void *ctx, void *handle);
+	void *ctx;
+};
+
+/**
+ * struct xprt_pool_opts - pool parameters
+ * @buf_size: size of every buffer in bytes (1 .. 64 MiB)
+ * @max_bytes: hard budget for buffer memory; 0 means 64 MiB
+ * @slab_bufs: buffers added per growth step; 0 picks a size near 1 MiB
+ *	(at least one buffer)
+ * @prealloc: buffers to allocate at creation (rounded up to whole slabs)
+ * @reg: optional registration hook, copied; NULL for none
+ */
+struct xprt_pool_opts {
+	size_t buf_size;
+	size_t max_bytes;
+	unsigned int slab_bufs;
+	unsigned int prealloc;
+	const struct xprt_pool_reg *reg;
+};
+
+/* xprt_pool_get() flags */
+#define XPRT_POOL_NOWAIT 0x1u /* return -ENOBUFS instead of blocking */
+
+/**
+ * struct xprt_pool_stats - counters, read with xprt_pool_stats()
+ * @gets: successful gets
+ * @puts: successful puts
+ * @misses: gets the per-thread fast path could not serve
+ * @waits: gets that blocked
+ * @nobufs: gets that failed with -ENOBUFS
+ * @bad_puts: puts rejected (double put, foreign buffer)
+ * @bufs_total: buffers carved so far
+ * @bufs_in_use: buffers held by callers now
+ * @high_water: largest @bufs_in_use seen
+ * @slabs: slabs allocated (= registration hook calls)
+ */
+struct xprt_pool_stats {
+	uint64_t gets, puts, misses, waits, nobufs, bad_puts;
+	uint64_t bufs_total, bufs_in_use, high_water, slabs;
+};
+
+/**
+ * xprt_pool_create() - create a pool
+ * @poolp: where the new pool is stored
+ * @opts: parameters, copied
+ *
+ * Return: %0 on success; %-EINVAL for a buffer size of 0 or above 64 MiB,
+ * a budget smaller than one buffer, or a NULL argument (nothing is
+ * allocated); %-ENOMEM; or the registration hook's error for preallocated
+ * slabs.
+ */
+int xprt_pool_create(struct xprt_pool **poolp,
+		     const struct xprt_pool_opts *opts);
+
+/**
+ * xprt_pool_get() - take a buffer
+ * @pool: the pool
+ * @flags: %XPRT_POOL_NOWAIT or 0
+ * @bufp: where the buffer is stored (len set to 0)
+ *
+ * Context: any thread.  Without %XPRT_POOL_NOWAIT it may block until
+ * another thread puts a buffer back.
+ * Return: %0; %-ENOBUFS when the budget is exhausted and @flags has
+ * %XPRT_POOL_NOWAIT (retry later); %-ESHUTDOWN after xprt_pool_close();
+ * %-EINVAL for NULL arguments; %-ENOMEM or the registration hook's error
+ * when growing failed.
+ */
+int xprt_pool_get(struct xprt_pool *pool, unsigned int flags,
+		  struct xprt_buf **bufp);
+
+/**
+ * xprt_pool_put() - give a buffer back
+ * @pool: the pool it came from
+ * @buf: the buffer
+ *
+ * Context: any thread; never blocks.
+ * Return: %0; %-EINVAL when @buf is not currently held from @pool (double
+ * put, or a buffer of another pool): nothing changes and bad_puts counts it.
+ */
+int xprt_pool_put(struct xprt_pool *pool, struct xprt_buf *buf);
+
+/**
+ * xprt_buf_reg_handle() - the registration handle of the buffer's slab
+ * Return: what the registration hook stored, or NULL without a hook.
+ */
+void *xprt_buf_reg_handle(const struct xprt_buf *buf);
+
+/** xprt_pool_buf_size() - the pool's buffer size in bytes */
+size_t xprt_pool_buf_size(const struct xprt_pool *pool);
+
+/**
+ * xprt_pool_stats() - snapshot the counters
+ *
+ * Counters are summed without stopping other threads, so a snapshot taken
+ * while buffers move is approximate; it is exact when the pool is idle.
+ */
+void xprt_pool_stats(const struct xprt_pool *pool, struct xprt_pool_stats *st);
+
+/**
+ * xprt_pool_close() - fail blocked and future gets with -ESHUTDOWN
+ *
+ * Puts keep working so holders can return their buffers.  Idempotent.
+ */
+void xprt_pool_close(struct xprt_pool *pool);
+
+/**
+ * xprt_pool_destroy() - free the pool and all its slabs
+ *
+ * Closes the pool first.  Every buffer must have been put back.
+ * Return: %0; %-EBUSY when buffers are still held (nothing is freed, the
+ * pool stays closed and may be destroyed again later).  NULL is a no-op
+ * returning 0.
+ */
+int xprt_pool_destroy(struct xprt_pool *pool);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LIBXPRT_POOL_H */

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libxprt tag allocator: an sbitmap-style map of small integers.
+ *
+ * Tags are request slots: 9P tags, RPC slot numbers, RDMA credits.  The map
+ * is spread over several cache lines (words), each thread starts searching
+ * at its own hint, frees are deferred into a per-word "cleared" mask that
+ * allocators fold back in batch, and waiters sleep on a few wait queues that
+ * are woken in batches driven by two monotonic counters (completions and
+ * wake-ups, the 2022 sbitmap fix for lost wake-ups).  Waiting is FIFO-fair:
+ * a new arrival does not overtake threads already waiting.
+ */
+#ifndef LIBXPRT_TAGS_H
+#define LIBXPRT_TAGS_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define XPRT_TAGS_MAX_DEPTH 65535u
+
+struct xprt_tags;
+
+/**
+ * struct xprt_tags_stats - counters
+ * @gets: tags handed out
+ * @puts: tags returned
+ * @fails: non-blocking gets that found no tag
+ * @waits: blocking gets that had to sleep
+ * @wakeups: threads woken
+ * @wake_batches: batched wake-up rounds
+ * @bad_puts: puts rejected (out of range, not allocated)
+ */
+struct xprt_tags_stats {
+	uint64_t gets, puts, fails, waits, wakeups, wake_batches, bad_puts;
+};
+
+/**
+ * xprt_tags_create() - create a map of @depth tags, 0 .. depth-1
+ * @tp: where the map is stored
+ * @depth: 1 .. %XPRT_TAGS_MAX_DEPTH
+ *
+ * Return: %0; %-EINVAL for depth 0 or above the maximum, or NULL @tp;
+ * %-ENOMEM.
+ */
+int xprt_tags_create(struct xprt_tags **tp, unsigned int depth);
+
+/**
+ * xprt_tags_get() - take a free tag without blocking
+ * Context: any thread, never blocks.
+ * Return: the tag (>= 0); %-EAGAIN when none is free or threads are
+ * already waiting (FIFO fairness: they go first); %-ESHUTDOWN after
+ * xprt_tags_close().
+ */
+int xprt_tags_get(struct xprt_tags *t);
+
+/**
+ * xprt_tags_get_wait() - take a tag, sleeping until one is free
+ * @t: the map
+ * @timeout_ns: relative timeout in nanoseconds; negative waits forever
+ *
+ * Waiters are served in arrival order (per wait queue, queues in turn).
+ * Context: may block; not from a completion callback.
+ * Return: the tag (>= 0); %-ETIMEDOUT; %-ESHUTDOWN when the map was closed
+ * before or during the wait.
+ */
+int xprt_tags_get_wait(struct xprt_tags *t, int64_t timeout_ns);
+
+/**
+ * xprt_tags_put() - return a tag
+ * Context: any thread, never blocks.
+ * Return: %0; %-EINVAL when @tag is out of range or not allocated (double
+ * put): nothing changes and bad_puts counts it.
+ */
+int xprt_tags_put(struct xprt_tags *t, unsigned int tag);
+
+/**
+ * xprt_tags_resize() - change the usable depth
+ * @t: the map
+ * @depth: 1 .. the depth given at creation
+ *
+ * Shrinking (after a server lowered its credit grant, or a renegotiated
+ * msize) takes effect for new gets at once; tags at or above the new depth
+ * that are still held stay valid until put.  Growing back up to the
+ * creation depth wakes waiters.
+ * Return: %0; %-EINVAL for 0 or above the creation depth.
+ */
+int xprt_tags_resize(struct xprt_tags *t, unsigned int depth);
+
+/** xprt_tags_depth() - the current usable depth */
+unsigned int xprt_tags_depth(const struct xprt_tags *t);
+
+/** xprt_tags_in_use() - tags held now (approximate under concurrency) */
+unsigned int xprt_tags_in_use(const struct xprt_tags *t);
+
+/** xprt_tags_stats() - snapshot the counters */
+void xprt_tags_stats(const struct xprt_tags *t, struct xprt_tags_stats *st);
+
+/**
+ * xprt_tags_close() - wake every waiter with -ESHUTDOWN and fail later gets
+ *
+ * Puts keep working.  Idempotent.
+ */
+void xprt_tags_close(struct xprt_tags *t);
+
+/**
+ * xprt_tags_destroy() - close and free the map
+ *
+ * No thread may be inside a call on @t (waiters must have returned).
+ * NULL is a no-op.
+ */
+void xprt_tags_destroy(struct xprt_tags *t);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LIBXPRT_TAGS_H */

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Install the Debian 12 packages libxprt needs, idempotently.
+#
+# usage: scripts/deps.sh [--check] [GROUP...]
+#   groups: build (default), servers, rdma, fuzz, wire, mpi, all
+#   --check  only report whether something is missing (exit 1 if so)
+#
+# Runs `apt-get update` at most once, and only when a package is missing.
+# Needs root when it has something to install.
+set -euo pipefail
+
+declare -A GROUP=(
+	[build]="build-essential pkg-config libibverbs-dev librdmacm-dev rdma-core ibverbs-providers libtirpc-dev liburcu-dev libcmocka-dev rpcsvc-proto libbsd-dev python3 iproute2 procps"
+	[servers]="rpcbind nfs-ganesha nfs-ganesha-vfs diod libnfs-dev libnfs-utils"
+	[rdma]="qemu-system-x86 busybox-static xz-utils lz4 cpio"
+	[fuzz]="clang libclang-rt-14-dev"
+	[wire]="tshark"
+	[mpi]="libopenmpi-dev openmpi-bin gnuplot-nox"
+)
+
+check=0
+groups=()
+for a in "$@"; do
+	case $a in
+	--check) check=1 ;;
+	all) groups+=("${!GROUP[@]}") ;;
+	build|servers|rdma|fuzz|wire|mpi) groups+=("$a") ;;
+	-h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+	*) echo "deps.sh: unknown group '$a'" >&2; exit 2 ;;
+	esac
+done
+((${#groups[@]})) || groups=(build)
+
+missing=()
+for g in "${groups[@]}"; do
+	for p in ${GROUP[$g]}; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+			missing+=("$p")
+	done
+done
+((${#missing[@]})) || exit 0
+if ((check)); then
+	echo "deps.sh: missing: ${missing[*]}" >&2
+	exit 1
+fi
+if ((EUID != 0)); then
+	echo "deps.sh: need root to install: ${missing[*]} (run: sudo make deps)" >&2
+	exit 1
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+log=${TMPDIR:-/tmp}/libxprt-apt.log
+echo "deps.sh: installing ${missing[*]}" >&2
+updated=0
+for ((try = 0; try < 20; try++)); do
+	if ((!updated)); then
+		apt-get update -q >"$log" 2>&1 && updated=1 || { sleep 5; continue; }
+	fi
+	if apt-get install -y -q --no-install-recommends "${missing[@]}" >>"$log" 2>&1; then
+		exit 0
+	fi
+	# dpkg held by another apt: wait and retry; anything else is fatal
+	grep -qiE 'could not get lock|lock-frontend|is another process using it' "$log" || break
+	sleep 5
+done
+echo "deps.sh: apt-get install failed; last lines of $log:" >&2
+tail -20 "$log" >&2
+exit 1

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Congestion credits of one connection.
+ *
+ * Units are 1/256 request as in the Linux client (RPC_CWNDSCALE): @cong is
+ * 256 times the requests holding a credit, @cwnd 256 times the requests
+ * allowed.  Three modes:
+ *   FIXED  the window is the slot table size (TCP, where the socket and the
+ *          server's own flow control do the rest)
+ *   AIMD   Van Jacobson: when a reply arrives while the window was full,
+ *          cwnd += (256*256 + cwnd/2) / cwnd (about 1/cwnd request); on a
+ *          timeout the window halves; never below one request, never above
+ *          the maximum
+ *   GRANT  RPC-over-RDMA: each reply's credit grant overwrites the window
+ *          (0 counts as 1, clamped to the local maximum); reset to 1 on
+ *          reconnect (RFC 8166 section 3.3.3)
+ * State is one 64-bit word updated with compare-and-swap: no lock, any
+ * thread.
+ *
+ * Internal header: not installed.
+ */
+#ifndef XPRT_CONG_H
+#define XPRT_CONG_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#define XPRT_CWND_SHIFT 8
+#define XPRT_CWND_SCALE (1u << XPRT_CWND_SHIFT)
+
+enum xprt_cong_mode {
+	XPRT_CONG_FIXED,
+	XPRT_CONG_AIMD,
+	XPRT_CONG_GRANT,
+};
+
+/**
+ * struct xprt_cong - credits of one connection
+ * @state: cwnd in the high 32 bits, cong in the low 32 bits (both scaled)
+ * @max_reqs: the local maximum window, in requests
+ * @mode: how the window moves
+ */
+struct xprt_cong {
+	atomic_uint_least64_t state;
+	uint32_t max_reqs;
+	enum xprt_cong_mode mode;
+};
+
+/**
+ * xprt_cong_init() - set the mode and the local maximum
+ * @max_reqs: 1 .. 65536
+ *
+ * FIXED starts with the window at @max_reqs; AIMD and GRANT start at one
+ * request.
+ * Return: %0; %-EINVAL for a bad mode or @max_reqs.
+ */
+int xprt_cong_init(struct xprt_cong *c, enum xprt_cong_mode mode,
+		   uint32_t max_reqs);
+
+/**
+ * xprt_cong_get() - take one credit if the window allows
+ * Return: true when taken; false when congested (cong >= cwnd).
+ */
+bool xprt_cong_get(struct xprt_cong *c);
+
+/**
+ * xprt_cong_put() - return one credit
+ * Return: true when the connection was congested before this put (a queued
+ * sender may now go); false otherwise.
+ */
+bool xprt_cong_put(struct xprt_cong *c);
+
+/**
+ * xprt_cong_reply() - a reply arrived for a request holding a credit:
+ * AIMD additive increase if the window was full, then return the credit
+ * Return: as xprt_cong_put().
+ */
+bool xprt_cong_reply(struct xprt_cong *c);
+
+/**
+ * xprt_cong_timeout() - a request holding a credit timed out: AIMD halves
+ * the window (floor one request), then the credit is returned
+ * Return: as xprt_cong_put().
+ */
+bool xprt_cong_timeout(struct xprt_cong *c);
+
+/**
+ * xprt_cong_grant() - GRANT mode: the server granted @credits
+ * 0 counts as 1 (never deadlock); values above the local maximum are
+ * clamped.  Ignored in other modes.
+ * Return: the window now in force, in requests.
+ */
+uint32_t xprt_cong_grant(struct xprt_cong *c, uint32_t credits);
+
+/**
+ * xprt_cong_reset() - a new connection: no credit is held any more, and
+ * GRANT (and AIMD) windows restart at one request
+ */
+void xprt_cong_reset(struct xprt_cong *c);
+
+/** xprt_cong_window() - the window in requests (rounded down, >= 1) */
+uint32_t xprt_cong_window(const struct xprt_cong *c);
+
+/** xprt_cong_held() - credits held now */
+uint32_t xprt_cong_held(const struct xprt_cong *c);
+
+#endif /* XPRT_CONG_H */

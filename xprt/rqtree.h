@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Reply index: in-flight requests by 32-bit key (RPC XID or 9P tag).
+ *
+ * An intrusive red-black tree (libbsd's <bsd/sys/tree.h> macros) under one
+ * short-held mutex.  The protocol inserts a request *before* sending it, so
+ * a fast reply always finds it.  The receiver looks a key up and pins the
+ * node (a counter in the node): while pinned, the request's memory and its
+ * reply destination stay valid even if a canceller erases it at the same
+ * moment, because the canceller waits for the pins to drop before it lets
+ * the request go.  Unknown keys are counted (a server bug or an attack).
+ *
+ * Internal header: not installed.
+ */
+#ifndef XPRT_RQTREE_H
+#define XPRT_RQTREE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <bsd/sys/tree.h>
+
+/**
+ * struct xprt_rqnode - tree linkage embedded in a request
+ * @rb: red-black links
+ * @key: the key while linked
+ * @linked: in a tree now (protected by the tree lock)
+ * @pins: lookups that still use the node
+ */
+struct xprt_rqnode {
+	RB_ENTRY(xprt_rqnode) rb;
+	uint32_t key;
+	bool linked;
+	atomic_uint pins;
+};
+
+RB_HEAD(xprt_rqroot, xprt_rqnode);
+
+/**
+ * struct xprt_rqtree - the index
+ * @lock: protects @root, @count and every node's @linked
+ * @unpinned: signalled when a pin drops while someone waits for it
+ * @root: the tree
+ * @count: linked nodes
+ * @lookups: lookups done
+ * @unknown: lookups of keys not in the tree
+ */
+struct xprt_rqtree {
+	pthread_mutex_t lock;
+	pthread_cond_t unpinned;
+	struct xprt_rqroot root;
+	unsigned int count;
+	atomic_uint waiters;
+	atomic_ullong lookups;
+	atomic_ullong unknown;
+};
+
+/** xprt_rqtree_init() - Return: %0 or a negative errno from pthreads. */
+int xprt_rqtree_init(struct xprt_rqtree *t);
+
+/** xprt_rqtree_destroy() - the tree must be empty. */
+void xprt_rqtree_destroy(struct xprt_rqtree *t);
+
+/** xprt_rqnode_init() - prepare a node once, before first use */
+void xprt_rqnode_init(struct xprt_rqnode *n);
+
+/**
+ * xprt_rqtree_insert() - link @n under @key
+ * Context: any thread; takes the tree lock.
+ * Return: %0; %-EEXIST when @key is already linked (nothing changes);
+ * %-EINVAL when @n is already linked.
+ */
+int xprt_rqtree_insert(struct xprt_rqtree *t, struct xprt_rqnode *n,
+		       uint32_t key);
+
+/**
+ * xprt_rqtree_lookup_pin() - find @key and pin its node
+ * Context: any thread; takes the tree lock briefly.
+ * Return: the node, pinned (the caller must xprt_rqtree_unpin() it), or
+ * NULL when no node has @key (counted in @unknown).
+ */
+struct xprt_rqnode *xprt_rqtree_lookup_pin(struct xprt_rqtree *t,
+					   uint32_t key);
+
+/**
+ * xprt_rqtree_unpin() - drop a pin taken by xprt_rqtree_lookup_pin()
+ * Context: any thread; never blocks for long.
+ */
+void xprt_rqtree_unpin(struct xprt_rqtree *t, struct xprt_rqnode *n);
+
+/**
+ * xprt_rqtree_erase() - unlink @n if it is linked
+ * Context: any thread; takes the tree lock.
+ * Return: true when this call unlinked it, false when it was not linked.
+ */
+bool xprt_rqtree_erase(struct xprt_rqtree *t, struct xprt_rqnode *n);
+
+/**
+ * xprt_rqtree_wait_unpinned() - wait until no lookup holds @n
+ *
+ * Call after xprt_rqtree_erase(), before reusing or freeing the request,
+ * from a thread that holds no pin on @n itself.
+ * Context: may block (briefly: pins are held only while a reply is placed).
+ */
+void xprt_rqtree_wait_unpinned(struct xprt_rqtree *t, struct xprt_rqnode *n);
+
+/** xprt_rqtree_count() - linked nodes (under the lock) */
+unsigned int xprt_rqtree_count(struct xprt_rqtree *t);
+
+#endif /* XPRT_RQTREE_H */

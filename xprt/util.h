@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Small helpers every layer's .c files share: container_of, branch hints,
+ * cache-line alignment, ThreadSanitizer annotations, time.
+ *
+ * Internal header: not installed.
+ */
+#ifndef XPRT_UTIL_H
+#define XPRT_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#define xprt_container_of(ptr, type, member)                                   \
+	((type *)(void *)((char *)(ptr)-offsetof(type, member)))
+
+#define xprt_likely(x)	 __builtin_expect(!!(x), 1)
+#define xprt_unlikely(x) __builtin_expect(!!(x), 0)
+
+#define XPRT_CACHELINE 64
+#define xprt_cacheline_aligned __attribute__((aligned(XPRT_CACHELINE)))
+
+#define XPRT_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define XPRT_MIN(a, b)	   ((a) < (b) ? (a) : (b))
+#define XPRT_MAX(a, b)	   ((a) > (b) ? (a) : (b))
+
+/*
+ * ThreadSanitizer cannot see the inline-assembly atomics liburcu uses for
+ * its lock-free stacks and queues (Debian 12 ships liburcu 0.13, built
+ * without compiler atomic builtins).  Code that hands an object from one
+ * thread to another through such a structure states the happens-before
+ * edge explicitly: release on the producing side, acquire on the consuming
+ * side.  In other builds these compile to nothing.
+ */
+#if defined(XPRT_TSAN) && XPRT_TSAN
+void __tsan_acquire(void *addr);
+void __tsan_release(void *addr);
+#define xprt_tsan_acquire(p) __tsan_acquire((void *)(p))
+#define xprt_tsan_release(p) __tsan_release((void *)(p))
+#else
+#define xprt_tsan_acquire(p) ((void)(p))
+#define xprt_tsan_release(p) ((void)(p))
+#endif
+
+/** xprt_now_ns() - CLOCK_MONOTONIC in nanoseconds. */
+static inline uint64_t xprt_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/** xprt_ns_to_timespec() - monotonic nanoseconds to an absolute timespec */
+static inline struct timespec xprt_ns_to_timespec(uint64_t ns)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t)(ns / 1000000000ull),
+		.tv_nsec = (long)(ns % 1000000000ull),
+	};
+	return ts;
+}
+
+#endif /* XPRT_UTIL_H */
