@@ -81,8 +81,7 @@ int xprt_rqtree_insert(struct xprt_rqtree *t, struct xprt_rqnode *n,
  * Return: the node, pinned (the caller must xprt_rqtree_unpin() it), or
  * NULL when no node has @key (counted in @unknown).
  */
-struct xprt_rqnode *xprt_rqtree_lookup_pin(struct xprt_rqtree *t,
-					   uint32_t key);
+struct xprt_rqnode *xprt_rqtree_lookup_pin(struct xprt_rqtree *t, uint32_t key);
 
 /**
  * xprt_rqtree_unpin() - drop a pin taken by xprt_rqtree_lookup_pin()

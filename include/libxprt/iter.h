@@ -43,12 +43,20 @@ struct xprt_iter_ops;
  * @off: offset of the cursor in the current segment
  * @done: bytes consumed since initialisation (for revert)
  * @iov: KVEC/IOVEC: current segment; @nr_segs segments from here on
+ *	(BUFCHAIN and DISCARD leave @nr_segs at 0)
  * @buf: BUFCHAIN: current buffer
  * @first: the first segment (or buffer) given at initialisation
  * @first_nr: number of segments given at initialisation
- * @total: @count given at initialisation
+ * @total: @count given at initialisation (after clamping)
  *
  * Fields are readable by callers; change them only through the functions.
+ * While @count > 0 the cursor (@iov or @buf, and @off) designates the next
+ * byte; zero-length segments are never current then.
+ *
+ * The iterator is not thread-safe: one thread uses it at a time.  The
+ * copy, advance and revert functions return 0 and change nothing when
+ * @it is NULL or was never initialised (its @ops is NULL), or when the
+ * source or destination pointer is NULL.
  */
 struct xprt_iter {
 	const struct xprt_iter_ops *ops;
@@ -73,7 +81,10 @@ struct xprt_iter {
  * @nr: number of segments
  * @count: bytes to cover; clamped to the sum of the segment lengths
  *
- * Return: %0; %-EINVAL for NULL @it, or NULL @iov with @nr > 0.
+ * Only the segments that the (clamped) @count reaches are ever read.
+ * Return: %0; %-EINVAL for NULL @it, NULL @iov with @nr > 0, or a segment
+ * within @count with a NULL base and a non-zero length (@it is then left
+ * untouched).
  */
 int xprt_iter_kvec(struct xprt_iter *it, const struct iovec *iov,
 		   unsigned int nr, size_t count);
@@ -86,7 +97,11 @@ int xprt_iter_iovec(struct xprt_iter *it, const struct iovec *iov,
  * @head: first buffer; each contributes its ->len bytes
  * @count: bytes to cover; clamped to the chain's total length
  *
- * Return: %0; %-EINVAL for NULL @it.
+ * A NULL @head is an empty chain.  Only the buffers that the (clamped)
+ * @count reaches are ever read; the chain must not change while the
+ * iterator is in use (xprt_iter_revert() walks it again from @head).
+ * Return: %0; %-EINVAL for NULL @it, or a buffer within @count with NULL
+ * ->data and a non-zero ->len (@it is then left untouched).
  */
 int xprt_iter_bufchain(struct xprt_iter *it, struct xprt_buf *head,
 		       size_t count);
@@ -103,14 +118,16 @@ int xprt_iter_discard(struct xprt_iter *it, size_t count);
  * @it: destination
  * @src: source bytes
  * @len: how many
- * Return: bytes copied: min(@len, bytes left).
+ * Return: bytes copied: min(@len, bytes left); 0 for a NULL @src.
+ * A DISCARD iterator accepts and drops them.
  */
 size_t xprt_iter_copy_to(struct xprt_iter *it, const void *src, size_t len);
 
 /**
  * xprt_iter_copy_from() - copy bytes out of the memory at the cursor,
  * advancing
- * Return: bytes copied: min(@len, bytes left); 0 for DISCARD.
+ * Return: bytes copied: min(@len, bytes left); 0 for a NULL @dst; 0 for
+ * DISCARD, whose cursor then does not move.
  */
 size_t xprt_iter_copy_from(struct xprt_iter *it, void *dst, size_t len);
 
@@ -122,7 +139,8 @@ size_t xprt_iter_advance(struct xprt_iter *it, size_t n);
 
 /**
  * xprt_iter_revert() - move the cursor back, e.g. after a short send
- * Return: bytes reverted: min(@n, bytes consumed so far).
+ * Return: bytes reverted: min(@n, bytes consumed so far).  KVEC/IOVEC step
+ * back through the array; BUFCHAIN walks the chain again from its head.
  */
 size_t xprt_iter_revert(struct xprt_iter *it, size_t n);
 
@@ -140,8 +158,11 @@ static inline size_t xprt_iter_count(const struct xprt_iter *it)
  * @max: its size
  * @maxbytes: stop after this many bytes
  *
+ * Zero-length segments are left out, so every iovec filled has a non-zero
+ * length; the first may start inside a segment.
  * Return: number of iovecs filled.  A DISCARD iterator yields none; the
- * caller drains it with a scratch buffer of its own.
+ * caller drains it with a scratch buffer of its own.  0 for a NULL @it or
+ * @out, or @max or @maxbytes of 0.
  */
 unsigned int xprt_iter_to_iovec(const struct xprt_iter *it, struct iovec *out,
 				unsigned int max, size_t maxbytes);
