@@ -44,6 +44,9 @@ RB_HEAD(xprt_rqroot, xprt_rqnode);
  * @unpinned: signalled when a pin drops while someone waits for it
  * @root: the tree
  * @count: linked nodes
+ * @waiters: threads inside xprt_rqtree_wait_unpinned(); while it is 0,
+ *	xprt_rqtree_unpin() neither locks nor signals (see rqtree.c for the
+ *	ordering that makes this safe)
  * @lookups: lookups done
  * @unknown: lookups of keys not in the tree
  */
@@ -57,20 +60,30 @@ struct xprt_rqtree {
 	atomic_ullong unknown;
 };
 
-/** xprt_rqtree_init() - Return: %0 or a negative errno from pthreads. */
+/**
+ * xprt_rqtree_init() - initialise an empty index
+ * Return: %0; %-EINVAL for NULL @t; or a negative errno from pthreads.
+ */
 int xprt_rqtree_init(struct xprt_rqtree *t);
 
-/** xprt_rqtree_destroy() - the tree must be empty. */
+/**
+ * xprt_rqtree_destroy() - the tree must be empty and no thread inside any
+ * of its functions; NULL is a no-op
+ */
 void xprt_rqtree_destroy(struct xprt_rqtree *t);
 
-/** xprt_rqnode_init() - prepare a node once, before first use */
+/**
+ * xprt_rqnode_init() - prepare a node once, before first use (not while it
+ * is linked or pinned); NULL is a no-op
+ */
 void xprt_rqnode_init(struct xprt_rqnode *n);
 
 /**
  * xprt_rqtree_insert() - link @n under @key
- * Context: any thread; takes the tree lock.
+ * Context: any thread; takes the tree lock.  A node is in one tree at a
+ * time (@linked is protected by the lock of the tree it is in).
  * Return: %0; %-EEXIST when @key is already linked (nothing changes);
- * %-EINVAL when @n is already linked.
+ * %-EINVAL when @n is already linked, or @t or @n is NULL.
  */
 int xprt_rqtree_insert(struct xprt_rqtree *t, struct xprt_rqnode *n,
 		       uint32_t key);
@@ -79,20 +92,26 @@ int xprt_rqtree_insert(struct xprt_rqtree *t, struct xprt_rqnode *n,
  * xprt_rqtree_lookup_pin() - find @key and pin its node
  * Context: any thread; takes the tree lock briefly.
  * Return: the node, pinned (the caller must xprt_rqtree_unpin() it), or
- * NULL when no node has @key (counted in @unknown).
+ * NULL when no node has @key (counted in @unknown) or @t is NULL.
  */
 struct xprt_rqnode *xprt_rqtree_lookup_pin(struct xprt_rqtree *t, uint32_t key);
 
 /**
  * xprt_rqtree_unpin() - drop a pin taken by xprt_rqtree_lookup_pin()
- * Context: any thread; never blocks for long.
+ * Context: any thread; never blocks for long: it takes the tree lock only
+ * when it drops the last pin while a thread waits in
+ * xprt_rqtree_wait_unpinned().  After it, the caller must not touch @n
+ * (its owner may free it at once).  NULL arguments, or a node without
+ * pins, are ignored (the count never wraps).
  */
 void xprt_rqtree_unpin(struct xprt_rqtree *t, struct xprt_rqnode *n);
 
 /**
  * xprt_rqtree_erase() - unlink @n if it is linked
  * Context: any thread; takes the tree lock.
- * Return: true when this call unlinked it, false when it was not linked.
+ * Return: true when this call unlinked it, false when it was not linked
+ * (or an argument is NULL).  Pins survive the erase: call
+ * xprt_rqtree_wait_unpinned() before freeing.
  */
 bool xprt_rqtree_erase(struct xprt_rqtree *t, struct xprt_rqnode *n);
 
@@ -101,11 +120,13 @@ bool xprt_rqtree_erase(struct xprt_rqtree *t, struct xprt_rqnode *n);
  *
  * Call after xprt_rqtree_erase(), before reusing or freeing the request,
  * from a thread that holds no pin on @n itself.
- * Context: may block (briefly: pins are held only while a reply is placed).
+ * Context: may block (briefly: pins are held only while a reply is placed);
+ * returns without locking when @n has no pin.  NULL arguments return at
+ * once.
  */
 void xprt_rqtree_wait_unpinned(struct xprt_rqtree *t, struct xprt_rqnode *n);
 
-/** xprt_rqtree_count() - linked nodes (under the lock) */
+/** xprt_rqtree_count() - linked nodes (under the lock); 0 for NULL @t */
 unsigned int xprt_rqtree_count(struct xprt_rqtree *t);
 
 #endif /* XPRT_RQTREE_H */
