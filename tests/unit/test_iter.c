@@ -629,7 +629,7 @@ static void test_random_walks_match_flat_model(void **state)
 	print_message("seed 0x%llx (XPRT_TEST_SEED to replay)\n",
 		      (unsigned long long)seed);
 	rng_state = seed | 1;
-	for (trial = 0; trial < 3000; trial++)
+	for (trial = 0; trial < 20000; trial++)
 		prop_one(mem_kinds[trial % 3], trial);
 }
 
