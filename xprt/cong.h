@@ -10,7 +10,8 @@
  *   AIMD   Van Jacobson: when a reply arrives while the window was full,
  *          cwnd += (256*256 + cwnd/2) / cwnd (about 1/cwnd request); on a
  *          timeout the window halves; never below one request, never above
- *          the maximum
+ *          the maximum.  The increment rounds to 0 once cwnd exceeds
+ *          131072 (512 requests), so AIMD growth stops there, as in Linux
  *   GRANT  RPC-over-RDMA: each reply's credit grant overwrites the window
  *          (0 counts as 1, clamped to the local maximum); reset to 1 on
  *          reconnect (RFC 8166 section 3.3.3)
@@ -52,22 +53,29 @@ struct xprt_cong {
  * @max_reqs: 1 .. 65536
  *
  * FIXED starts with the window at @max_reqs; AIMD and GRANT start at one
- * request.
- * Return: %0; %-EINVAL for a bad mode or @max_reqs.
+ * request.  Not concurrent with other calls on @c.
+ * Return: %0; %-EINVAL for NULL @c, a bad mode or @max_reqs (@c is left
+ * untouched).
  */
 int xprt_cong_init(struct xprt_cong *c, enum xprt_cong_mode mode,
 		   uint32_t max_reqs);
 
 /**
  * xprt_cong_get() - take one credit if the window allows
- * Return: true when taken; false when congested (cong >= cwnd).
+ * Every function below is lock-free and may be called from any thread.
+ * Return: true when taken; false when congested (cong >= cwnd) or @c is
+ * NULL.  As in Linux, a fractional AIMD window admits ceil(cwnd/256)
+ * requests.
  */
 bool xprt_cong_get(struct xprt_cong *c);
 
 /**
  * xprt_cong_put() - return one credit
  * Return: true when the connection was congested before this put (a queued
- * sender may now go); false otherwise.
+ * sender may now go; after a shrinking grant or a timeout the window may
+ * still be full, and its get fails again); false otherwise.  When no credit
+ * is held (unbalanced put, or a credit taken before xprt_cong_reset()) or
+ * @c is NULL: false, and nothing changes.
  */
 bool xprt_cong_put(struct xprt_cong *c);
 
@@ -88,21 +96,25 @@ bool xprt_cong_timeout(struct xprt_cong *c);
 /**
  * xprt_cong_grant() - GRANT mode: the server granted @credits
  * 0 counts as 1 (never deadlock); values above the local maximum are
- * clamped.  Ignored in other modes.
- * Return: the window now in force, in requests.
+ * clamped.  Ignored in other modes.  Credits already held stay held; a
+ * window shrunk below them makes gets fail until enough are put.
+ * Return: the window now in force, in requests (the current window in
+ * other modes; 0 for NULL @c).
  */
 uint32_t xprt_cong_grant(struct xprt_cong *c, uint32_t credits);
 
 /**
  * xprt_cong_reset() - a new connection: no credit is held any more, and
- * GRANT (and AIMD) windows restart at one request
+ * GRANT (and AIMD) windows restart at one request; FIXED at @max_reqs.
+ * Credits taken before the reset must not be put after it.  NULL: no-op.
  */
 void xprt_cong_reset(struct xprt_cong *c);
 
-/** xprt_cong_window() - the window in requests (rounded down, >= 1) */
+/** xprt_cong_window() - the window in requests (rounded down, >= 1; 0 for
+ * NULL) */
 uint32_t xprt_cong_window(const struct xprt_cong *c);
 
-/** xprt_cong_held() - credits held now */
+/** xprt_cong_held() - credits held now (0 for NULL) */
 uint32_t xprt_cong_held(const struct xprt_cong *c);
 
 #endif /* XPRT_CONG_H */
