@@ -12,18 +12,18 @@
 #include <stdint.h>
 #include <time.h>
 
-#define xprt_container_of(ptr, type, member)                                   \
+#define xprt_container_of(ptr, type, member) \
 	((type *)(void *)((char *)(ptr)-offsetof(type, member)))
 
-#define xprt_likely(x)	 __builtin_expect(!!(x), 1)
-#define xprt_unlikely(x) __builtin_expect(!!(x), 0)
+#define xprt_likely(x)	       __builtin_expect(!!(x), 1)
+#define xprt_unlikely(x)       __builtin_expect(!!(x), 0)
 
-#define XPRT_CACHELINE 64
+#define XPRT_CACHELINE	       64
 #define xprt_cacheline_aligned __attribute__((aligned(XPRT_CACHELINE)))
 
-#define XPRT_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#define XPRT_MIN(a, b)	   ((a) < (b) ? (a) : (b))
-#define XPRT_MAX(a, b)	   ((a) > (b) ? (a) : (b))
+#define XPRT_ARRAY_SIZE(a)     (sizeof(a) / sizeof((a)[0]))
+#define XPRT_MIN(a, b)	       ((a) < (b) ? (a) : (b))
+#define XPRT_MAX(a, b)	       ((a) > (b) ? (a) : (b))
 
 /*
  * ThreadSanitizer cannot see the inline-assembly atomics liburcu uses for

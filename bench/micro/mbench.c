@@ -11,7 +11,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
-struct mb_opts mb_opts = { .seconds = 1.0, .max_threads = 16 };
+struct mb_opts mb_opts = {.seconds = 1.0, .max_threads = 16};
 
 struct mb_row {
 	char *label;
@@ -53,12 +53,12 @@ static void mb_usage(FILE *f, const char *what)
 void mb_init(int argc, char **argv, const char *name, const char *what)
 {
 	static const struct option lo[] = {
-		{ "seconds", required_argument, NULL, 's' },
-		{ "quick", no_argument, NULL, 'q' },
-		{ "json", required_argument, NULL, 'j' },
-		{ "threads", required_argument, NULL, 't' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		{"seconds", required_argument, NULL, 's'},
+		{"quick", no_argument, NULL, 'q'},
+		{"json", required_argument, NULL, 'j'},
+		{"threads", required_argument, NULL, 't'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
 	};
 	const char *env = getenv("MB_QUICK");
 	int c;
@@ -89,8 +89,8 @@ void mb_init(int argc, char **argv, const char *name, const char *what)
 		}
 	}
 	if (mb_opts.seconds <= 0 || mb_opts.max_threads < 1) {
-		fprintf(stderr, "%s: --seconds and --threads must be positive\n",
-			name);
+		fprintf(stderr,
+			"%s: --seconds and --threads must be positive\n", name);
 		exit(2);
 	}
 	if (mb_opts.quick && mb_opts.seconds > 0.25)
@@ -266,8 +266,8 @@ static void mb_write_json(FILE *f)
 		fprintf(f,
 			", \"value\": %.6g, \"target\": %.6g, \"op\": \"%s\", "
 			"\"met\": %s}",
-			g->value, g->target, g->higher ? ">=" : "<=",
-			g->met ? "true" : "false");
+			g->value, g->target,
+			g->higher ? ">=" : "<=", g->met ? "true" : "false");
 	}
 	fprintf(f, "]}\n");
 }
