@@ -9,10 +9,13 @@
 # Needs root when it has something to install.
 set -euo pipefail
 
+# rdma: the qemu guest of tests/rdma (build-image.sh fetches the guest's
+# packages with `apt-get download` and unpacks them with dpkg-deb; zstd
+# for kernels whose modules are .ko.zst)
 declare -A GROUP=(
 	[build]="build-essential pkg-config libibverbs-dev librdmacm-dev rdma-core ibverbs-providers libtirpc-dev liburcu-dev libcmocka-dev rpcsvc-proto libbsd-dev python3 iproute2 procps"
 	[servers]="rpcbind nfs-ganesha nfs-ganesha-vfs diod libnfs-dev libnfs-utils"
-	[rdma]="qemu-system-x86 busybox-static xz-utils lz4 cpio"
+	[rdma]="qemu-system-x86 busybox-static xz-utils lz4 cpio zstd apt dpkg"
 	[fuzz]="clang libclang-rt-14-dev"
 	[wire]="tshark"
 	[mpi]="libopenmpi-dev openmpi-bin gnuplot-nox"
