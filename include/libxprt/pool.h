@@ -9,6 +9,16 @@
  * a buffer is O(1) and takes no pool-wide lock on the fast path.  A hard
  * memory budget bounds the pool; when it is exhausted a getter either blocks
  * until a buffer is put back or gets -ENOBUFS, as it chooses.
+ *
+ * Each thread keeps a small cache of free buffers per pool it uses (at most
+ * 32 buffers, about 1 MiB, and a quarter of the budget).  Caches are
+ * flushed back when their thread exits, and a getter that would otherwise
+ * fail or block takes the buffers other threads have cached, so idle
+ * threads never starve it.  Blocked getters are served in FIFO order.
+ * The per-thread fast path relies on membarrier(2) where the kernel has it;
+ * XPRT_POOL_NO_MEMBARRIER=1 in the environment makes it use an atomic
+ * exchange instead (what kernels without membarrier get), for measurement.
+ * A pool cannot be used in the child after fork().
  */
 #ifndef LIBXPRT_POOL_H
 #define LIBXPRT_POOL_H
@@ -28,8 +38,8 @@ struct xprt_pool;
  *	multiple of 4096)
  * @cap: capacity, the pool's buffer size
  * @len: bytes in use; the pool sets it to 0 on get, the holder owns it
- * @next: free for the holder's use while it holds the buffer (chaining
- *	buffers, see xprt_iter_bufchain()); the pool ignores it
+ * @next: NULL on get, then free for the holder's use while it holds the
+ *	buffer (chaining buffers, see xprt_iter_bufchain())
  *
  * Descriptors live apart from the data they describe, so @data keeps its
  * full size and alignment.  The other fields are the pool's.
@@ -49,8 +59,9 @@ struct xprt_buf {
 /**
  * struct xprt_pool_reg - registration hook called once per slab
  * @reg: register [base, base+len) and store an opaque handle (an ibv_mr,
- *	say) in *handle.  Return 0 or a negative errno; on error the slab is
- *	freed and the get that needed it fails with that errno.
+ *	say) in *handle.  Return 0 or a negative errno (a positive value is
+ *	taken as its negation); on error the slab is freed and the get that
+ *	needed it fails with that errno.
  * @unreg: undo @reg, called once per slab at xprt_pool_destroy()
  * @ctx: passed to both
  *
@@ -66,10 +77,13 @@ struct xprt_pool_reg {
 /**
  * struct xprt_pool_opts - pool parameters
  * @buf_size: size of every buffer in bytes (1 .. 64 MiB)
- * @max_bytes: hard budget for buffer memory; 0 means 64 MiB
+ * @max_bytes: hard budget for buffer memory; 0 means 64 MiB.  Each buffer
+ *	counts as its footprint: @buf_size rounded up to its alignment (64,
+ *	or 4096 when @buf_size is a multiple of 4096)
  * @slab_bufs: buffers added per growth step; 0 picks a size near 1 MiB
- *	(at least one buffer)
- * @prealloc: buffers to allocate at creation (rounded up to whole slabs)
+ *	(at least one buffer); the last slab is cut short by the budget
+ * @prealloc: buffers to allocate at creation (rounded up to whole slabs,
+ *	within the budget); more than the budget holds is an error
  * @reg: optional registration hook, copied; NULL for none
  */
 struct xprt_pool_opts {
@@ -93,7 +107,11 @@ struct xprt_pool_opts {
  * @bad_puts: puts rejected (double put, foreign buffer)
  * @bufs_total: buffers carved so far
  * @bufs_in_use: buffers held by callers now
- * @high_water: largest @bufs_in_use seen
+ * @high_water: largest @bufs_in_use seen.  Exact while one thread at a
+ *	time uses the pool and for peaks reached through the slow path
+ *	(growth, waiting, stealing); otherwise it may be off by up to 7
+ *	buffers per other thread, because threads fold their counts into
+ *	the shared mark in batches to keep the fast path off shared lines
  * @slabs: slabs allocated (= registration hook calls)
  */
 struct xprt_pool_stats {
@@ -106,10 +124,12 @@ struct xprt_pool_stats {
  * @poolp: where the new pool is stored
  * @opts: parameters, copied
  *
+ * Context: any thread; may sleep (allocation, registration hook).
  * Return: %0 on success; %-EINVAL for a buffer size of 0 or above 64 MiB,
- * a budget smaller than one buffer, or a NULL argument (nothing is
- * allocated); %-ENOMEM; or the registration hook's error for preallocated
- * slabs.
+ * a budget smaller than one buffer, @prealloc above the budget, or a NULL
+ * argument (nothing is allocated, *@poolp is left alone); %-ENOMEM; or the
+ * registration hook's error for preallocated slabs (slabs already
+ * registered are unregistered and freed).
  */
 int xprt_pool_create(struct xprt_pool **poolp,
 		     const struct xprt_pool_opts *opts);
@@ -121,11 +141,14 @@ int xprt_pool_create(struct xprt_pool **poolp,
  * @bufp: where the buffer is stored (len set to 0)
  *
  * Context: any thread.  Without %XPRT_POOL_NOWAIT it may block until
- * another thread puts a buffer back.
- * Return: %0; %-ENOBUFS when the budget is exhausted and @flags has
- * %XPRT_POOL_NOWAIT (retry later); %-ESHUTDOWN after xprt_pool_close();
- * %-EINVAL for NULL arguments; %-ENOMEM or the registration hook's error
- * when growing failed.
+ * another thread puts a buffer back; blocked getters are served first in,
+ * first out, and a newcomer does not overtake them.
+ * Return: %0; %-ENOBUFS when @flags has %XPRT_POOL_NOWAIT and no buffer is
+ * free within the budget (including buffers cached by other threads) or
+ * other getters are already waiting (retry later); %-ESHUTDOWN after
+ * xprt_pool_close(); %-EINVAL for NULL arguments or unknown @flags;
+ * %-ENOMEM or the registration hook's error when growing failed (retry
+ * may succeed).
  */
 int xprt_pool_get(struct xprt_pool *pool, unsigned int flags,
 		  struct xprt_buf **bufp);
@@ -135,9 +158,12 @@ int xprt_pool_get(struct xprt_pool *pool, unsigned int flags,
  * @pool: the pool it came from
  * @buf: the buffer
  *
- * Context: any thread; never blocks.
+ * Context: any thread; never waits for anything but, rarely, the pool's
+ * internal lock (a thread's first call on the pool, handing the buffer to
+ * a blocked getter).  A double put racing from two threads is detected too.
  * Return: %0; %-EINVAL when @buf is not currently held from @pool (double
- * put, or a buffer of another pool): nothing changes and bad_puts counts it.
+ * put, or a buffer of another live pool): nothing changes and bad_puts
+ * counts it.  @buf must be a descriptor some pool handed out.
  */
 int xprt_pool_put(struct xprt_pool *pool, struct xprt_buf *buf);
 
@@ -168,9 +194,15 @@ void xprt_pool_close(struct xprt_pool *pool);
 /**
  * xprt_pool_destroy() - free the pool and all its slabs
  *
- * Closes the pool first.  Every buffer must have been put back.
- * Return: %0; %-EBUSY when buffers are still held (nothing is freed, the
- * pool stays closed and may be destroyed again later).  NULL is a no-op
+ * Closes the pool first.  Every buffer must have been put back; buffers
+ * that other (possibly still running) threads hold in their per-thread
+ * caches count as put back.  Calls the unregistration hook once per slab.
+ *
+ * Context: no other call on @pool may run concurrently with it (as for any
+ * destructor).  After %-EBUSY the pool stays valid: holders put their
+ * buffers back, then destroy is called again.  After %0 it is gone.
+ * Return: %0; %-EBUSY when buffers are still held or getters are still
+ * waiting (nothing is freed, the pool stays closed).  NULL is a no-op
  * returning 0.
  */
 int xprt_pool_destroy(struct xprt_pool *pool);
