@@ -442,9 +442,9 @@ static unsigned int tags_serve(struct xprt_tags *t, unsigned int max,
 				return served;
 		}
 		/*
-		 * Waiters counted but none found: they are between their
-		 * count and the queue (timing out) or being served by a
-		 * concurrent round.  Look again until the count settles.
+		 * Waiters counted but none found: a concurrent round or a
+		 * timeout took them after the count was read, or a queue
+		 * length read was stale.  Look again until the count settles.
 		 */
 		if (none)
 			sched_yield();
