@@ -263,7 +263,7 @@ static int tags_word_get(struct tags_word *w, unsigned int nbits,
 	for (;;) {
 		unsigned long v = atomic_load(&w->word);
 		unsigned long avail = ~v & mask;
-		unsigned long above, bit, c;
+		unsigned long above, bit, c, mine;
 
 		if (!avail) {
 			if (!atomic_load(&w->cleared))
@@ -275,22 +275,36 @@ static int tags_word_get(struct tags_word *w, unsigned int nbits,
 			 */
 			c = atomic_exchange_explicit(&w->cleared, 0,
 						     memory_order_acq_rel);
-			if (c) {
+			if (!c)
+				continue;
+			atomic_fetch_add_explicit(
+				&w->folded, (uint64_t)__builtin_popcountl(c),
+				memory_order_relaxed);
+			/*
+			 * The exchange made these frees ours: keep one usable
+			 * bit set in the word as our tag instead of clearing
+			 * it and setting it again, and clear the rest.
+			 */
+			mine = c & mask;
+			if (mine) {
+				above = mine & (~0ul << start);
+				bit = 1ul
+				      << __builtin_ctzl(above ? above : mine);
+				c &= ~bit;
+			}
+			if (c)
 				atomic_fetch_and_explicit(&w->word, ~c,
 							  memory_order_acq_rel);
-				atomic_fetch_add_explicit(
-					&w->folded,
-					(uint64_t)__builtin_popcountl(c),
-					memory_order_relaxed);
-			}
+			if (mine)
+				return __builtin_ctzl(bit);
 			continue;
 		}
 		above = avail & (~0ul << start);
-		bit = (unsigned long)__builtin_ctzl(above ? above : avail);
-		if (!(atomic_fetch_or_explicit(&w->word, 1ul << bit,
+		bit = 1ul << __builtin_ctzl(above ? above : avail);
+		if (!(atomic_fetch_or_explicit(&w->word, bit,
 					       memory_order_acq_rel) &
-		      (1ul << bit)))
-			return (int)bit;
+		      bit))
+			return __builtin_ctzl(bit);
 	}
 }
 
