@@ -3,10 +3,11 @@
  * mb_tags: the tag allocator against diod's design.
  *
  * Each thread loops: blocking get -> a little work on the tag's slot -> put.
- * The baseline is the classic one-lock pool (what diod's Npcpool does): a
- * mutex, a condition variable and a bitmap of bytes searched with a
- * 256-entry first-zero table; a put signals the condition variable when
- * someone waits.  It is written here, not borrowed.
+ * The baseline is the classic one-lock pool, diod's Npcpool design as
+ * PROTOCOLS.md section 4 describes it: a mutex, a condition variable and a
+ * bitmap of bytes searched with a 256-entry first-zero table; here a put
+ * signals the condition variable when someone waits.  It is written here
+ * from that description, not taken from diod.
  *
  * That baseline is unfair: a thread that puts takes the tag straight back
  * while others sleep, so on few cores the running threads barge ahead, the
