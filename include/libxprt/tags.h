@@ -52,19 +52,20 @@ int xprt_tags_create(struct xprt_tags **tp, unsigned int depth);
  * Context: any thread, never blocks.
  * Return: the tag (>= 0); %-EAGAIN when none is free or threads are
  * already waiting (FIFO fairness: they go first); %-ESHUTDOWN after
- * xprt_tags_close().
+ * xprt_tags_close(); %-EINVAL for a NULL @t.
  */
 int xprt_tags_get(struct xprt_tags *t);
 
 /**
  * xprt_tags_get_wait() - take a tag, sleeping until one is free
  * @t: the map
- * @timeout_ns: relative timeout in nanoseconds; negative waits forever
+ * @timeout_ns: relative timeout in nanoseconds; negative waits forever;
+ *	0 tries once without queueing (and fails while others wait)
  *
  * Waiters are served in arrival order (per wait queue, queues in turn).
  * Context: may block; not from a completion callback.
  * Return: the tag (>= 0); %-ETIMEDOUT; %-ESHUTDOWN when the map was closed
- * before or during the wait.
+ * before or during the wait; %-EINVAL for a NULL @t.
  */
 int xprt_tags_get_wait(struct xprt_tags *t, int64_t timeout_ns);
 
@@ -72,7 +73,7 @@ int xprt_tags_get_wait(struct xprt_tags *t, int64_t timeout_ns);
  * xprt_tags_put() - return a tag
  * Context: any thread, never blocks.
  * Return: %0; %-EINVAL when @tag is out of range or not allocated (double
- * put): nothing changes and bad_puts counts it.
+ * put): nothing changes and bad_puts counts it; %-EINVAL for a NULL @t.
  */
 int xprt_tags_put(struct xprt_tags *t, unsigned int tag);
 
@@ -85,23 +86,23 @@ int xprt_tags_put(struct xprt_tags *t, unsigned int tag);
  * msize) takes effect for new gets at once; tags at or above the new depth
  * that are still held stay valid until put.  Growing back up to the
  * creation depth wakes waiters.
- * Return: %0; %-EINVAL for 0 or above the creation depth.
+ * Return: %0; %-EINVAL for 0 or above the creation depth, or a NULL @t.
  */
 int xprt_tags_resize(struct xprt_tags *t, unsigned int depth);
 
-/** xprt_tags_depth() - the current usable depth */
+/** xprt_tags_depth() - the current usable depth (0 for NULL) */
 unsigned int xprt_tags_depth(const struct xprt_tags *t);
 
 /** xprt_tags_in_use() - tags held now (approximate under concurrency) */
 unsigned int xprt_tags_in_use(const struct xprt_tags *t);
 
-/** xprt_tags_stats() - snapshot the counters */
+/** xprt_tags_stats() - snapshot the counters (all 0 for a NULL map) */
 void xprt_tags_stats(const struct xprt_tags *t, struct xprt_tags_stats *st);
 
 /**
  * xprt_tags_close() - wake every waiter with -ESHUTDOWN and fail later gets
  *
- * Puts keep working.  Idempotent.
+ * Puts keep working.  Idempotent.  NULL is a no-op.
  */
 void xprt_tags_close(struct xprt_tags *t);
 
