@@ -141,6 +141,14 @@ static void xmitq_sort_incoming(struct xprt_xmitq *q)
 {
 	struct cds_wfcq_node *qn;
 
+	/*
+	 * Nothing linked at the head: either empty or a push still in
+	 * progress, which we would not wait for anyway.  Looking no further
+	 * keeps the consumer off the producers' tail cache line on every pop
+	 * that finds nothing new.
+	 */
+	if (!__atomic_load_n(&q->in_head.node.next, __ATOMIC_RELAXED))
+		return;
 	while ((qn = xmitq_take_incoming(q, false)) != NULL &&
 	       qn != CDS_WFCQ_WOULDBLOCK)
 		xmitq_sort(q, xmitq_node_of_inq(qn));
@@ -166,6 +174,15 @@ static struct xprt_xmit_node *xmitq_first(struct xprt_xmitq *q)
 		return cds_list_first_entry(&q->ring, struct xprt_xmit_node,
 					    link);
 	return NULL;
+}
+
+/* The consumer is the only writer: no locked read-modify-write needed. */
+static void xmitq_count_popped(struct xprt_xmitq *q)
+{
+	unsigned long long v;
+
+	v = atomic_load_explicit(&q->popped, memory_order_relaxed);
+	atomic_store_explicit(&q->popped, v + 1, memory_order_release);
 }
 
 /*
@@ -211,7 +228,7 @@ static void xmitq_unlink(struct xprt_xmitq *q, struct xprt_xmit_node *n,
 	n->state = XPRT_XMIT_IDLE;
 	/* Release: the caller may hand @n back to its owner after this. */
 	atomic_store_explicit(&n->queued, false, memory_order_release);
-	atomic_fetch_add_explicit(&q->popped, 1, memory_order_release);
+	xmitq_count_popped(q);
 }
 
 void xprt_xmitq_init(struct xprt_xmitq *q)

@@ -63,10 +63,6 @@ enum xprt_xmit_state {
 /**
  * struct xprt_xmit_node - queue linkage embedded in a request
  * @inq: incoming-queue node (producers)
- * @link: ring or credited-list link (consumer)
- * @sub: for an owner's ring entry: its waiting requests; for those
- *	requests: their link in that list
- * @hash: owner hash link, ring entries only
  * @owner: who submitted it (thread id, job id...); set by the caller
  *	before the push, not changed while queued
  * @credited: set when the request holds a congestion credit; set by the
@@ -74,18 +70,25 @@ enum xprt_xmit_state {
  * @queued: in the queue now (between push and pop/remove); atomic so that
  *	a second push of the same node is refused even when it races
  * @state: an &enum xprt_xmit_state, owned by the queue
+ * @link: ring or credited-list link (consumer)
+ * @sub: for an owner's ring entry: its waiting requests; for those
+ *	requests: their link in that list
+ * @hash: owner hash link, ring entries only
  *
- * Initialise with xprt_xmit_node_init() (an all-zero node is also valid).
+ * What a push writes and the consumer reads when sorting comes first, in
+ * 24 bytes, so the hand-off usually moves one cache line, not two; the
+ * consumer-only links follow.  Initialise with xprt_xmit_node_init() (an
+ * all-zero node is also valid).
  */
 struct xprt_xmit_node {
 	struct cds_wfcq_node inq;
-	struct cds_list_head link;
-	struct cds_list_head sub;
-	struct cds_hlist_node hash;
 	uint64_t owner;
 	bool credited;
 	atomic_bool queued;
 	uint8_t state;
+	struct cds_list_head link;
+	struct cds_list_head sub;
+	struct cds_hlist_node hash;
 };
 
 /**
@@ -93,15 +96,18 @@ struct xprt_xmit_node {
  * @in_tail: incoming wait-free queue, tail (producers)
  * @pushed: nodes pushed or requeued so far (producers; monotonic)
  * @pad_producers: ends the producers' cache line
- * @in_head: incoming wait-free queue, head (consumer); no dequeue mutex:
- *	the transmit lock already makes the consumer unique
+ * @in_head: incoming wait-free queue, head (consumer; producers write it
+ *	when they push onto an empty queue); no dequeue mutex: the transmit
+ *	lock already makes the consumer unique
+ * @pad_head: keeps that producer write off the consumer's own fields
  * @popped: nodes popped or removed so far (consumer; monotonic)
  * @credited: FIFO of credited requests (consumer)
  * @ring: round-robin ring of owner entries (consumer)
  * @owners: owner -> ring entry (consumer)
  *
- * Producer-written fields fill the first 64 bytes, so pushes from many
- * threads do not keep stealing the consumer's lines.  Padding rather than
+ * Producer-written fields fill the first 64 bytes and the incoming head the
+ * next 64, so pushes from many threads do not keep stealing the lines of
+ * the consumer's lists.  Padding rather than
  * an alignment attribute: an over-aligned type would not be safe to embed
  * in structures allocated with malloc().
  */
@@ -112,6 +118,8 @@ struct xprt_xmitq {
 			   sizeof(atomic_ullong)];
 
 	struct __cds_wfcq_head in_head;
+	char pad_head[XPRT_CACHELINE - sizeof(struct __cds_wfcq_head)];
+
 	atomic_ullong popped;
 	struct cds_list_head credited;
 	struct cds_list_head ring;
