@@ -67,6 +67,8 @@ MICRO_COMMON := $(filter-out $(MICRO_SRCS),$(sort $(wildcard bench/micro/*.c)))
 MICRO_BINS := $(MICRO_SRCS:bench/micro/%.c=$(O)/bench/micro/%)
 MICRO_COMMON_OBJS := $(MICRO_COMMON:%.c=$(O)/obj/%.o)
 
+.SECONDARY:
+
 .PHONY: all lib deps deps-check unit asan tsan check check-unit \
         check-format format demo bench-micro install uninstall clean help
 

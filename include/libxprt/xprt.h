@@ -1,0 +1,407 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libxprt transport core: connections, requests, transmission, replies.
+ *
+ * A struct xprt is one connection-oriented transport instance (one TCP
+ * socket or one RDMA queue pair, re-established on failure) with its own
+ * request slots (tag allocator), reply index, congestion credits, fair
+ * transmit queue, receive thread and transmit worker.  Protocols (SunRPC in
+ * rpc/, 9P in p9/) sit on top: they allocate a request, encode their call
+ * into its send buffer, submit it under a key (the RPC XID or the 9P tag),
+ * and are called back once with the outcome.  Several xprts may share one
+ * buffer pool.
+ *
+ * The life of a request:
+ *
+ *   xprt_req_alloc()   takes a slot (blocking FIFO when all are in use) and
+ *                      a send and a receive buffer from the pool
+ *   (encode)           the protocol writes its message into req->sbuf and
+ *                      may add payload segments from the caller's memory
+ *   xprt_req_submit()  links the request into the reply index under its
+ *                      key *before* queueing it, so no reply can miss it;
+ *                      the calling thread transmits itself when it can take
+ *                      the transmit lock and a credit, otherwise the
+ *                      transmit worker does
+ *   (reply)            the receive thread finds the request by key, places
+ *                      the reply (header into req->rbuf, bulk data straight
+ *                      into the caller's memory when the protocol asks for
+ *                      it), and completes it
+ *   ops->done()        called exactly once with the outcome: 0 (a reply is
+ *                      in rbuf) or a negative errno (timeout, cancel,
+ *                      connection loss with the fail policy, shutdown)
+ *   xprt_req_put()     the protocol drops its reference; the last one
+ *                      returns the buffers and the slot
+ *
+ * Threads: done() and timeout() run on the xprt's receive thread (or, for
+ * failures found elsewhere, on the thread that found them: a canceller, the
+ * transmit worker, xprt_destroy()).  They must not block.  A request's
+ * memory is never written by the library after done() returns.
+ */
+#ifndef LIBXPRT_XPRT_H
+#define LIBXPRT_XPRT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include "iter.h"
+#include "pool.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct xprt;
+struct xprt_req;
+
+/**
+ * struct xprt_framing_ops - how messages are delimited on a byte stream
+ * @name: for messages
+ * @hdr_len: bytes of the per-fragment marker (4 for both protocols)
+ * @keep_hdr: the marker is part of the message (9P's size field) rather
+ *	than a separate framing word (RPC record marking)
+ * @key_len: bytes at the start of the message needed by @key
+ * @encode: write the marker for a @len-byte message into @hdr; return
+ *	bytes written (0 when @keep_hdr: the message carries its own size)
+ * @decode: parse a marker: store the number of message bytes that follow
+ *	it in *@len (with @keep_hdr, the marker's bytes count as message bytes
+ *	already read) and whether this fragment ends the message in *@last.
+ *	Return 0 or %-EBADMSG for a marker that cannot be valid.
+ * @key: the reply's key (XID, tag) from its first @key_len bytes
+ */
+struct xprt_framing_ops {
+	const char *name;
+	size_t hdr_len;
+	bool keep_hdr;
+	size_t key_len;
+	size_t (*encode)(void *hdr, size_t len);
+	int (*decode)(const void *hdr, size_t *len, bool *last);
+	uint32_t (*key)(const void *msg);
+};
+
+/* RFC 5531 record marking: 4-byte big-endian marker, bit 31 = last
+ * fragment; key = XID (first word of the message, big-endian). */
+extern const struct xprt_framing_ops xprt_framing_rpc;
+/* 9P: size[4] little-endian including itself, then type[1] tag[2];
+ * key = tag. */
+extern const struct xprt_framing_ops xprt_framing_9p;
+
+enum xprt_transport {
+	XPRT_TRANSPORT_TCP,
+	XPRT_TRANSPORT_RDMA,
+};
+
+/* What happens to requests already sent when the connection drops. */
+enum xprt_reconnect_policy {
+	/* SunRPC: reconnect and send them again (same key) */
+	XPRT_RESEND,
+	/* 9P: the session died with the connection: fail them with
+	 * -ECONNRESET */
+	XPRT_FAIL,
+};
+
+enum xprt_state {
+	XPRT_CONNECTING,
+	XPRT_CONNECTED,
+	XPRT_DISCONNECTED, /* waiting to reconnect */
+	XPRT_CLOSING,
+	XPRT_CLOSED,
+};
+
+/**
+ * struct xprt_stats - counters of one transport
+ */
+struct xprt_stats {
+	uint64_t submitted, completed, replies, bad_keys, dup_replies;
+	uint64_t sends, send_calls, direct_sends, worker_sends;
+	uint64_t retransmits, timeouts, cancels, connects, disconnects;
+	uint64_t bytes_sent, bytes_received, direct_rx_bytes;
+};
+
+/**
+ * struct xprt_opts - transport parameters
+ * @transport: TCP or RDMA
+ * @host: numeric address or host name
+ * @port: port number (host order)
+ * @framing: how messages are delimited (TCP)
+ * @max_reqs: request slots, 1 .. 65535 (default 64)
+ * @buf_size: size of the send and receive buffers of each request, which
+ *	bounds call headers and non-bulk replies (default 8192)
+ * @max_msg: the largest message accepted from the peer (default 8 MiB);
+ *	bulk data placed straight into caller memory counts too
+ * @pool: a pool of @buf_size buffers to share, or NULL to create one
+ * @req_priv: bytes of per-request private space for the protocol
+ * @policy: see enum xprt_reconnect_policy
+ * @cong: 0 fixed window (TCP), 1 AIMD, 2 server grants (RDMA)
+ * @connect_timeout_ms: per attempt (default 5000)
+ * @reconnect_min_ms: first backoff delay (default 100)
+ * @reconnect_max_ms: backoff ceiling (default 5000)
+ * @reconnect_give_up_ms: fail queued and in-flight requests with
+ *	-ENOTCONN after this long without a connection; 0 = never (default)
+ * @nodelay: set TCP_NODELAY (default true; opts zeroed means true)
+ * @no_nodelay: turn @nodelay off
+ * @rdma: transport-specific options (RDMA), may be NULL
+ */
+struct xprt_opts {
+	enum xprt_transport transport;
+	const char *host;
+	uint16_t port;
+	const struct xprt_framing_ops *framing;
+	unsigned int max_reqs;
+	size_t buf_size;
+	size_t max_msg;
+	struct xprt_pool *pool;
+	size_t req_priv;
+	enum xprt_reconnect_policy policy;
+	int cong;
+	unsigned int connect_timeout_ms;
+	unsigned int reconnect_min_ms;
+	unsigned int reconnect_max_ms;
+	unsigned int reconnect_give_up_ms;
+	bool no_nodelay;
+	const void *rdma;
+};
+
+/**
+ * struct xprt_req_ops - the protocol's hooks for one request
+ * @done: the outcome, exactly once: @status 0 means a reply of
+ *	req->rlen bytes is in req->rbuf (bulk data, if placed, is in the
+ *	caller's memory); negative is an errno.  Runs on the receive thread or
+ *	on the thread that decided the outcome; must not block.  The request
+ *	stays valid until the protocol's xprt_req_put().
+ * @place: optional; called on the receive thread while a reply arrives,
+ *	each time @have bytes of the message (of @msg_len in all) are in
+ *	req->rbuf.  Return a number > @have to get that many bytes in rbuf
+ *	before the next call; or 0 after setting req->rx_data_off,
+ *	req->rx_data_len and req->rx_data (an iterator over the caller's
+ *	memory) to have bytes [data_off, data_off + data_len) of the message
+ *	placed there, then req->rx_data_pad bytes dropped (XDR padding of
+ *	the data: the reply seen by the decoder is the "reduced" stream of
+ *	RFC 8166 section 3.4, the same over TCP and RDMA), and the rest
+ *	after them appended to rbuf; or 0 without
+ *	data (rx_data_len 0) to have everything in rbuf; or a negative errno
+ *	to fail the request (the message is then discarded).  Bytes already
+ *	in rbuf past data_off are copied, the rest read straight into place.
+ * @timeout: optional; the request's timer expired (xprt_req_set_timer()).
+ *	Runs on the receive thread.  The protocol decides: retransmit
+ *	(xprt_req_retransmit()), fail (xprt_req_fail()), or re-arm.
+ */
+struct xprt_req_ops {
+	void (*done)(struct xprt_req *req, int status);
+	int (*place)(struct xprt_req *req, size_t have, size_t msg_len);
+	void (*timeout)(struct xprt_req *req);
+};
+
+#define XPRT_REQ_MAX_TX_SEGS 8
+
+/**
+ * struct xprt_req - one request slot
+ *
+ * Fields marked (proto) belong to the protocol between alloc and submit,
+ * and are read-only for it afterwards; the others are the library's.
+ * @xprt: owner transport
+ * @slot: slot index, 0 .. max_reqs-1 (9P uses it as the tag)
+ * @sbuf: send buffer (proto): the message starts at sbuf->data and is
+ *	sbuf->len bytes long, followed by @tx_segs
+ * @tx_segs: extra send segments from the caller's memory (proto; WRITE
+ *	payloads, padding), @nr_tx_segs of them, sent after sbuf
+ * @rbuf: receive buffer: the reply (minus bulk data) lands here
+ * @rlen: bytes of the reply in rbuf, valid in done() when status is 0
+ * @rx_data, @rx_data_off, @rx_data_len, @rx_data_pad: bulk placement,
+ *	see xprt_req_ops.place (proto, set from place())
+ * @rx_msg_len: total length of the reply message
+ * @ops: hooks (proto)
+ * @owner: fairness owner (proto; thread id or job id; 0 = calling thread)
+ * @no_reply: the message expects no reply (proto)
+ * @key: the reply key given at submit
+ * @user: free for the protocol
+ */
+struct xprt_req {
+	struct xprt *xprt;
+	unsigned int slot;
+	struct xprt_buf *sbuf;
+	struct iovec tx_segs[XPRT_REQ_MAX_TX_SEGS];
+	unsigned int nr_tx_segs;
+	struct xprt_buf *rbuf;
+	size_t rlen;
+	struct xprt_iter rx_data;
+	size_t rx_data_off;
+	size_t rx_data_len;
+	size_t rx_data_pad;
+	size_t rx_msg_len;
+	const struct xprt_req_ops *ops;
+	uint64_t owner;
+	bool no_reply;
+	uint32_t key;
+	void *user;
+};
+
+/* xprt_req_alloc() flags */
+#define XPRT_NOWAIT 0x1u /* fail with -EAGAIN instead of waiting for a slot */
+
+/**
+ * xprt_create() - create a transport and connect it
+ * @xp: where the transport is stored
+ * @opts: parameters, copied (the pool is referenced, not copied)
+ *
+ * Resolves the address, connects (blocking, up to connect_timeout_ms) and
+ * starts the receive thread and the transmit worker.
+ * Return: %0; %-EINVAL for bad options; %-ENOENT when the host does not
+ * resolve; %-ECONNREFUSED, %-ETIMEDOUT, %-EHOSTUNREACH or another connect
+ * error; %-ENOMEM; %-EPROTONOSUPPORT for a transport not built in.
+ */
+int xprt_create(struct xprt **xp, const struct xprt_opts *opts);
+
+/**
+ * xprt_destroy() - close the transport and free it
+ *
+ * Queued and in-flight requests complete with -ESHUTDOWN (their done()
+ * runs on the calling thread or the receive thread before this returns).
+ * Every request must then be put by its protocol before xprt_destroy()
+ * returns: it waits for that.  Must not be called from a done() callback.
+ * NULL is a no-op.
+ */
+void xprt_destroy(struct xprt *x);
+
+/**
+ * xprt_req_alloc() - take a free request slot and its buffers
+ * @x: the transport
+ * @flags: %XPRT_NOWAIT or 0
+ * @reqp: where the request is stored; its sbuf->len is 0, ops NULL
+ *
+ * Context: may block (FIFO behind other waiters) without %XPRT_NOWAIT.
+ * Return: %0; %-EAGAIN (no slot and %XPRT_NOWAIT); %-ENOBUFS (no buffer
+ * and %XPRT_NOWAIT); %-ESHUTDOWN when the transport is closing.
+ */
+int xprt_req_alloc(struct xprt *x, unsigned int flags, struct xprt_req **reqp);
+
+/** xprt_req_priv() - the protocol's private area of @req (req_priv bytes) */
+void *xprt_req_priv(struct xprt_req *req);
+
+/**
+ * xprt_req_add_seg() - append a send segment from caller memory
+ * The memory must stay valid and unchanged until done() has run.
+ * Return: %0; %-E2BIG when all %XPRT_REQ_MAX_TX_SEGS are used.
+ */
+int xprt_req_add_seg(struct xprt_req *req, const void *base, size_t len);
+
+/**
+ * xprt_req_submit() - send a request and wait for its reply in the
+ * background
+ * @req: encoded request, ops set
+ * @key: the key its reply will carry (XID, 9P tag)
+ *
+ * The request is linked into the reply index before it is queued.  The
+ * calling thread transmits when it can take the transmit lock and a
+ * credit; otherwise the transmit worker will.
+ * Return: %0, and ops->done() will run exactly once; or a negative errno
+ * and done() will never run: %-EEXIST (a request with @key is in flight),
+ * %-EINVAL (no ops/done, empty message, or the request was already
+ * submitted), %-ESHUTDOWN (transport closing), %-EMSGSIZE (message larger
+ * than the peer accepts).
+ */
+int xprt_req_submit(struct xprt_req *req, uint32_t key);
+
+/**
+ * xprt_req_set_timer() - arm (or re-arm) the request's timer
+ * @req: a submitted request
+ * @timeout_ns: relative; 0 disarms
+ *
+ * On expiry ops->timeout() runs on the receive thread.  Safe from any
+ * thread, including from ops->timeout() itself.
+ */
+void xprt_req_set_timer(struct xprt_req *req, uint64_t timeout_ns);
+
+/**
+ * xprt_req_retransmit() - queue a submitted request for transmission
+ * again with the same key (RPC retransmission after a minor timeout)
+ *
+ * Return: %0; %-EALREADY when its outcome is already decided or it is still
+ * queued; %-EINVAL when it was never submitted.
+ */
+int xprt_req_retransmit(struct xprt_req *req);
+
+/**
+ * xprt_req_fail() - decide a submitted request's outcome as an error
+ * @req: the request
+ * @status: negative errno passed to done()
+ *
+ * If no reply has been accepted yet, the request leaves the reply index
+ * and the transmit queue; done() runs once the transmitter and the
+ * receiver no longer touch its memory (possibly on another thread, before
+ * or after this returns).  A reply arriving later is counted as unknown.
+ * Return: %0; %-EALREADY when the outcome was decided already (done() has
+ * run or is about to, with that outcome).
+ */
+int xprt_req_fail(struct xprt_req *req, int status);
+
+/**
+ * xprt_req_cancel() - xprt_req_fail(req, -ECANCELED)
+ */
+int xprt_req_cancel(struct xprt_req *req);
+
+/**
+ * xprt_req_get() - take a reference on @req (e.g. before handing it to
+ * another thread)
+ */
+void xprt_req_get(struct xprt_req *req);
+
+/**
+ * xprt_req_put() - drop a reference; the last one frees the slot
+ *
+ * The protocol holds one reference from xprt_req_alloc(); it puts it after
+ * done() has run (or after a failed submit, or to abandon an unsubmitted
+ * request).
+ * Return: %0; %-EINVAL for a request with no reference left (a double
+ * put, reported and otherwise ignored).
+ */
+int xprt_req_put(struct xprt_req *req);
+
+/**
+ * xprt_req_done_wait() - wait until done() has run for @req
+ * @req: a submitted request
+ * @timeout_ns: relative, negative = forever
+ *
+ * For synchronous protocol calls: the caller submits with ops->done set
+ * (it may do nothing) and waits here.
+ * Context: may block; not on the receive thread.
+ * Return: %0 when done() has returned; %-ETIMEDOUT.
+ */
+int xprt_req_done_wait(struct xprt_req *req, int64_t timeout_ns);
+
+/** xprt_state() - the connection state now */
+enum xprt_state xprt_state(const struct xprt *x);
+
+/**
+ * xprt_connect_cookie() - number of connections established so far; a
+ * request whose cookie differs went out on an older connection
+ */
+uint32_t xprt_connect_cookie(const struct xprt *x);
+
+/** xprt_req_cookie() - the connect cookie @req was last sent under */
+uint32_t xprt_req_cookie(const struct xprt_req *req);
+
+/** xprt_pool() - the transport's buffer pool */
+struct xprt_pool *xprt_pool(const struct xprt *x);
+
+/** xprt_max_reqs() - request slots of @x */
+unsigned int xprt_max_reqs(const struct xprt *x);
+
+/** xprt_get_stats() - snapshot of the counters */
+void xprt_get_stats(const struct xprt *x, struct xprt_stats *st);
+
+/**
+ * xprt_disconnect() - drop the connection now (tests, fault injection);
+ * the worker reconnects with backoff
+ */
+void xprt_disconnect(struct xprt *x);
+
+/** xprt_peer() - "host:port" of the peer, for messages */
+const char *xprt_peer(const struct xprt *x);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LIBXPRT_XPRT_H */

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Stream framing for the TCP transport: how a message starts and ends.
+ *
+ * SunRPC over TCP uses record marking (RFC 5531 section 11): each fragment
+ * is preceded by a 4-byte big-endian word, bit 31 set on the last fragment
+ * of a record, bits 0-30 the fragment length.  We always send a record as
+ * one fragment; we accept any number of fragments.  The reply key is the
+ * XID, the first word of the RPC message.
+ *
+ * 9P has no separate framing: every message starts with size[4], little
+ * endian, counting itself, then type[1] and tag[2].  The "marker" is the
+ * size field and stays part of the message; the key is the tag.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <libxprt/xprt.h>
+
+#define RPC_LAST_FRAG 0x80000000u
+#define RPC_FRAG_MASK 0x7fffffffu
+
+static size_t rpc_encode(void *hdr, size_t len)
+{
+	uint32_t w = RPC_LAST_FRAG | (uint32_t)len;
+	uint8_t *p = hdr;
+
+	p[0] = (uint8_t)(w >> 24);
+	p[1] = (uint8_t)(w >> 16);
+	p[2] = (uint8_t)(w >> 8);
+	p[3] = (uint8_t)w;
+	return 4;
+}
+
+static int rpc_decode(const void *hdr, size_t *len, bool *last)
+{
+	const uint8_t *p = hdr;
+	uint32_t w = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+		     (uint32_t)p[2] << 8 | p[3];
+
+	*len = w & RPC_FRAG_MASK;
+	*last = (w & RPC_LAST_FRAG) != 0;
+	return 0;
+}
+
+static uint32_t rpc_key(const void *msg)
+{
+	const uint8_t *p = msg;
+
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | p[3];
+}
+
+const struct xprt_framing_ops xprt_framing_rpc = {
+	.name = "rpc-record-marking",
+	.hdr_len = 4,
+	.keep_hdr = false,
+	.key_len = 4,
+	.encode = rpc_encode,
+	.decode = rpc_decode,
+	.key = rpc_key,
+};
+
+/* size[4] type[1] tag[2] */
+#define P9_HDR_LEN 7
+
+static size_t p9_encode(void *hdr, size_t len)
+{
+	(void)hdr;
+	(void)len;
+	return 0;
+}
+
+static int p9_decode(const void *hdr, size_t *len, bool *last)
+{
+	const uint8_t *p = hdr;
+	uint32_t size = (uint32_t)p[0] | (uint32_t)p[1] << 8 |
+			(uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+
+	if (size < P9_HDR_LEN)
+		return -EBADMSG;
+	*len = size - 4;
+	*last = true;
+	return 0;
+}
+
+static uint32_t p9_key(const void *msg)
+{
+	const uint8_t *p = msg;
+
+	return (uint32_t)p[5] | (uint32_t)p[6] << 8;
+}
+
+const struct xprt_framing_ops xprt_framing_9p = {
+	.name = "9p",
+	.hdr_len = 4,
+	.keep_hdr = true,
+	.key_len = P9_HDR_LEN,
+	.encode = p9_encode,
+	.decode = p9_decode,
+	.key = p9_key,
+};

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Request timers: one binary min-heap of deadlines per transport.
+ *
+ * Every request has at most one timer (the protocol's retransmit or flush
+ * deadline).  The heap holds armed requests ordered by deadline, each
+ * remembering its index so re-arming and disarming are O(log n) without a
+ * search; the array is preallocated with one entry per slot, so arming
+ * never allocates.  Timers fire on the transport's receive thread, which
+ * sleeps in epoll (or on its completion channel) until the earliest
+ * deadline: arming a deadline earlier than that one kicks it.
+ *
+ * A timer firing calls ops->timeout() with a reference held, outside the
+ * timer lock, so the callback may re-arm or fail the request.  Without a
+ * timeout hook the request fails with -ETIMEDOUT.  The request whose reply
+ * the receive thread is placing right now is postponed a little instead:
+ * failing it would make that thread wait for its own pin.
+ */
+#include <errno.h>
+
+#include "xprt_int.h"
+
+#define XPRT_TIMER_POSTPONE_NS 10000000ull /* 10 ms */
+
+static void heap_set(struct xprt *x, unsigned int i, struct xprt_rqst *rq)
+{
+	x->heap[i] = rq;
+	atomic_store_explicit(&rq->heap_idx, (int)i, memory_order_relaxed);
+}
+
+static void heap_up(struct xprt *x, unsigned int i)
+{
+	struct xprt_rqst *rq = x->heap[i];
+
+	while (i > 0) {
+		unsigned int p = (i - 1) / 2;
+
+		if (x->heap[p]->deadline <= rq->deadline)
+			break;
+		heap_set(x, i, x->heap[p]);
+		i = p;
+	}
+	heap_set(x, i, rq);
+}
+
+static void heap_down(struct xprt *x, unsigned int i)
+{
+	struct xprt_rqst *rq = x->heap[i];
+
+	for (;;) {
+		unsigned int c = 2 * i + 1;
+
+		if (c >= x->heap_len)
+			break;
+		if (c + 1 < x->heap_len &&
+		    x->heap[c + 1]->deadline < x->heap[c]->deadline)
+			c++;
+		if (rq->deadline <= x->heap[c]->deadline)
+			break;
+		heap_set(x, i, x->heap[c]);
+		i = c;
+	}
+	heap_set(x, i, rq);
+}
+
+static void heap_remove(struct xprt *x, struct xprt_rqst *rq)
+{
+	unsigned int i = (unsigned int)atomic_load_explicit(
+		&rq->heap_idx, memory_order_relaxed);
+	struct xprt_rqst *last;
+
+	atomic_store_explicit(&rq->heap_idx, -1, memory_order_relaxed);
+	last = x->heap[--x->heap_len];
+	if (last == rq)
+		return;
+	heap_set(x, i, last);
+	heap_down(x, i);
+	heap_up(x, (unsigned int)atomic_load_explicit(&last->heap_idx,
+						      memory_order_relaxed));
+}
+
+void xprt_timer_arm(struct xprt *x, struct xprt_rqst *rq, uint64_t deadline)
+{
+	bool kick = false;
+
+	pthread_mutex_lock(&x->timer_lock);
+	if (atomic_load_explicit(&rq->heap_idx, memory_order_relaxed) >= 0)
+		heap_remove(x, rq);
+	if (deadline) {
+		uint64_t w = atomic_load(&x->rx_wake_deadline);
+
+		rq->deadline = deadline;
+		x->heap[x->heap_len] = rq;
+		heap_up(x, x->heap_len++);
+		kick = x->heap[0] == rq && (!w || deadline < w);
+	}
+	pthread_mutex_unlock(&x->timer_lock);
+	if (kick && x->ops->kick_rx)
+		x->ops->kick_rx(x);
+}
+
+uint64_t xprt_timer_next(struct xprt *x)
+{
+	uint64_t d;
+
+	pthread_mutex_lock(&x->timer_lock);
+	d = x->heap_len ? x->heap[0]->deadline : 0;
+	atomic_store(&x->rx_wake_deadline, d);
+	pthread_mutex_unlock(&x->timer_lock);
+	return d;
+}
+
+uint64_t xprt_timer_run(struct xprt *x)
+{
+	for (;;) {
+		uint64_t now = xprt_now_ns();
+		struct xprt_rqst *rq;
+
+		pthread_mutex_lock(&x->timer_lock);
+		if (!x->heap_len || x->heap[0]->deadline > now) {
+			uint64_t d = x->heap_len ? x->heap[0]->deadline : 0;
+
+			atomic_store(&x->rx_wake_deadline, d);
+			pthread_mutex_unlock(&x->timer_lock);
+			return d;
+		}
+		rq = x->heap[0];
+		heap_remove(x, rq);
+		if (rq == x->rx_current) {
+			rq->deadline = now + XPRT_TIMER_POSTPONE_NS;
+			x->heap[x->heap_len] = rq;
+			heap_up(x, x->heap_len++);
+			pthread_mutex_unlock(&x->timer_lock);
+			continue;
+		}
+		xprt_req_get(&rq->pub);
+		pthread_mutex_unlock(&x->timer_lock);
+
+		if (rq_flags(atomic_load(&rq->st)) & RQ_SUBMITTED) {
+			if (rq->pub.ops && rq->pub.ops->timeout)
+				rq->pub.ops->timeout(&rq->pub);
+			else
+				xprt_req_fail(&rq->pub, -ETIMEDOUT);
+		}
+		xprt_req_put(&rq->pub);
+	}
+}

@@ -1,0 +1,369 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Transmit engine and transmit worker.
+ *
+ * Whoever holds the transmit lock drains the fair queue (xmitq.h): the
+ * submitting thread itself when the lock is free (no hand-off, the lowest
+ * latency on an idle connection), otherwise the transmit worker, a thread
+ * per connection that sleeps on a futex until kicked.  The worker is the
+ * userspace counterpart of Linux's xprtiod: it is where the lock is handed
+ * over when credits or socket space come back, and it owns connection
+ * re-establishment, so a submitter never blocks on the network.
+ *
+ * Draining gathers up to XPRT_XMIT_BATCH requests into one transport send
+ * (one writev for TCP: a burst of small calls costs one system call, and
+ * the kernel segments them together - the cork hint of the Linux client
+ * taken one step further).  A request takes a congestion credit as it
+ * leaves the queue; when none is left the engine stops and the credit
+ * returned with the next reply kicks the worker.
+ *
+ * A stream transport may accept only part of a batch: the request cut in
+ * the middle stays in x->tx_partial and is finished before anything else
+ * (its record must be contiguous on the stream); the untouched rest goes
+ * back to the front of the queue, keeping its credits.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "xprt_int.h"
+
+/*
+ * Requests whose done() may have become due while the transmit lock was
+ * held: done() never runs under that lock (it may submit, cancel, or fail
+ * other requests, which take it), so they are completed after it drops.
+ * Each holds a reference meanwhile.
+ */
+struct xmit_defer {
+	struct xprt_rqst *rq[XPRT_XMIT_BATCH * 2];
+	unsigned int n;
+};
+
+static void xmit_defer(struct xmit_defer *d, struct xprt_rqst *rq)
+{
+	xprt_req_get(&rq->pub);
+	d->rq[d->n++] = rq;
+}
+
+static void xmit_run_deferred(struct xmit_defer *d)
+{
+	unsigned int i;
+
+	for (i = 0; i < d->n; i++) {
+		xprt_try_complete(d->rq[i]);
+		xprt_req_put(&d->rq[i]->pub);
+	}
+	d->n = 0;
+}
+
+/* Bookkeeping after a request has been completely written. */
+static void xmit_sent(struct xprt *x, struct xprt_rqst *rq,
+		      struct xmit_defer *d)
+{
+	atomic_fetch_or(&rq->st, RQ_SENT);
+	atomic_fetch_add_explicit(&x->stats.bytes_sent, rq->tx_total,
+				  memory_order_relaxed);
+	if (rq->pub.no_reply)
+		xprt_claim_outcome(rq, 0);
+	xmit_defer(d, rq);
+	atomic_fetch_and(&rq->st, ~(uint64_t)RQ_XMIT);
+}
+
+/* Put popped but unsent requests back at the front, in their order. */
+static void xmit_requeue_tail(struct xprt *x, struct xprt_rqst **batch,
+			      unsigned int from, unsigned int n)
+{
+	while (n-- > from) {
+		struct xprt_rqst *rq = batch[n];
+
+		rq->tx_done = 0;
+		atomic_fetch_or(&rq->st, RQ_QUEUED);
+		atomic_fetch_and(&rq->st, ~(uint64_t)RQ_XMIT);
+		xprt_xmitq_requeue(&x->xmitq, &rq->xnode);
+	}
+}
+
+/*
+ * Take the next request to send off the queue, with a credit.
+ * Return: 1 with *rqp set; 0 when the queue is empty or the deferral list
+ * is full; -EBUSY when the next request needs a credit and none is free.
+ */
+static int xmit_next(struct xprt *x, struct xprt_rqst **rqp,
+		     struct xmit_defer *d)
+{
+	struct xprt_xmit_node *n;
+	struct xprt_rqst *rq;
+	uint64_t st;
+
+	while (d->n < XPRT_XMIT_BATCH) {
+		n = xprt_xmitq_peek(&x->xmitq);
+		if (!n)
+			return 0;
+		rq = xprt_container_of(n, struct xprt_rqst, xnode);
+		xprt_tsan_acquire(rq);
+		st = atomic_load(&rq->st);
+		if (rq_flags(st) & RQ_OUTCOME) {
+			/* failed or answered while queued: never send */
+			xprt_xmitq_pop(&x->xmitq);
+			xmit_defer(d, rq);
+			atomic_fetch_and(&rq->st, ~(uint64_t)RQ_QUEUED);
+			continue;
+		}
+		if (!(rq_flags(st) & RQ_CREDIT)) {
+			if (!xprt_cong_get(&x->cong))
+				return -EBUSY;
+			atomic_fetch_or(&rq->st, RQ_CREDIT);
+			rq->xnode.credited = true;
+		}
+		xprt_xmitq_pop(&x->xmitq);
+		/* XMIT before clearing QUEUED: the request is never seen idle */
+		atomic_fetch_or(&rq->st, RQ_XMIT);
+		atomic_fetch_and(&rq->st, ~(uint64_t)RQ_QUEUED);
+		rq->tx_done = 0;
+		*rqp = rq;
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * One round under the transmit lock: fill a batch, hand it to the
+ * transport.  Return as xprt_xmit(), or 1 to go on.
+ */
+static int xmit_round(struct xprt *x, unsigned int *budget, bool direct,
+		      struct xmit_defer *d)
+{
+	struct xprt_rqst *batch[XPRT_XMIT_BATCH];
+	uint32_t cookie = atomic_load(&x->cookie);
+	unsigned int n = 0, nsent, i;
+	int r, res = 1;
+
+	if (atomic_load(&x->state) != XPRT_CONNECTED)
+		return -ENOTCONN;
+	if (x->tx_partial) {
+		batch[n++] = x->tx_partial;
+		x->tx_partial = NULL;
+	}
+	while (n < XPRT_XMIT_BATCH && n < *budget) {
+		r = xmit_next(x, &batch[n], d);
+		if (r <= 0) {
+			res = r;
+			break;
+		}
+		batch[n]->cookie = cookie;
+		n++;
+	}
+	if (!n)
+		return res == 1 ? 0 : res;
+
+	r = x->ops->send(x, batch, n, &nsent, xprt_xmitq_len(&x->xmitq) > 0);
+	atomic_fetch_add_explicit(&x->stats.send_calls, 1,
+				  memory_order_relaxed);
+	atomic_fetch_add_explicit(direct ? &x->stats.direct_sends :
+					   &x->stats.worker_sends,
+				  nsent, memory_order_relaxed);
+	*budget -= nsent < *budget ? nsent : *budget;
+	for (i = 0; i < nsent; i++)
+		xmit_sent(x, batch[i], d);
+	if (r == 0 && nsent == n) {
+		if (res == -EBUSY)
+			return -EBUSY;
+		if (!*budget)
+			return xprt_xmitq_len(&x->xmitq) ? -EBUSY : 0;
+		return 1;
+	}
+	if (nsent < n && batch[nsent]->tx_done > 0) {
+		/* cut in the middle: its record must be finished first */
+		x->tx_partial = batch[nsent];
+		xmit_requeue_tail(x, batch, nsent + 1, n);
+	} else {
+		xmit_requeue_tail(x, batch, nsent, n);
+	}
+	if (r == -EAGAIN || r == 0)
+		return -EAGAIN;
+	xprt_conn_lost(x, cookie, r);
+	return r;
+}
+
+int xprt_xmit(struct xprt *x, unsigned int budget, bool direct)
+{
+	struct xmit_defer d = {.n = 0};
+	int r;
+
+	if (direct) {
+		if (pthread_mutex_trylock(&x->xmit_lock))
+			return -EBUSY;
+	} else {
+		pthread_mutex_lock(&x->xmit_lock);
+	}
+	for (;;) {
+		r = xmit_round(x, &budget, direct, &d);
+		if (r != 1 || d.n) {
+			pthread_mutex_unlock(&x->xmit_lock);
+			xmit_run_deferred(&d);
+			if (r != 1)
+				return r;
+			pthread_mutex_lock(&x->xmit_lock);
+		}
+	}
+}
+
+/* ------------------------------------------------------- reconnection */
+
+/*
+ * The connection is gone: with the transmit lock held and the receive side
+ * detached, decide the fate of what was on it.
+ */
+static void xmit_conn_down(struct xprt *x)
+{
+	unsigned int i;
+
+	pthread_mutex_lock(&x->xmit_lock);
+	x->ops->reap(x);
+	if (x->tx_partial) {
+		struct xprt_rqst *rq = x->tx_partial;
+
+		x->tx_partial = NULL;
+		rq->tx_done = 0;
+		/* the cut request counts as sent on the dead connection */
+		atomic_fetch_or(&rq->st, RQ_SENT);
+		atomic_fetch_and(&rq->st, ~(uint64_t)RQ_XMIT);
+	}
+	for (i = 0; i < x->max_reqs; i++) {
+		struct xprt_rqst *rq = xprt_slot(x, i);
+		uint64_t st = atomic_load(&rq->st);
+		uint32_t f = rq_flags(st);
+
+		/* credits belonged to the old connection */
+		if (f & RQ_CREDIT) {
+			atomic_fetch_and(&rq->st, ~(uint64_t)RQ_CREDIT);
+			rq->xnode.credited = false;
+		}
+		if (!(f & RQ_SUBMITTED) || (f & RQ_OUTCOME))
+			continue;
+		if (f & RQ_QUEUED) {
+			if (x->opts.policy == XPRT_FAIL) {
+				pthread_mutex_unlock(&x->xmit_lock);
+				xprt_req_fail(&rq->pub, -ECONNRESET);
+				pthread_mutex_lock(&x->xmit_lock);
+			}
+			continue;
+		}
+		if (!(f & RQ_SENT))
+			continue;
+		if (x->opts.policy == XPRT_RESEND) {
+			xprt_req_retransmit(&rq->pub);
+		} else {
+			pthread_mutex_unlock(&x->xmit_lock);
+			xprt_req_fail(&rq->pub, -ECONNRESET);
+			pthread_mutex_lock(&x->xmit_lock);
+		}
+	}
+	xprt_cong_reset(&x->cong);
+	pthread_mutex_unlock(&x->xmit_lock);
+}
+
+/* Sleep @ms unless the transport is stopping.  Return false if stopping. */
+static bool xmit_backoff_sleep(struct xprt *x, unsigned int ms)
+{
+	struct timespec ts;
+	uint64_t deadline = xprt_now_ns() + (uint64_t)ms * 1000000u;
+	bool stop;
+
+	pthread_mutex_lock(&x->state_lock);
+	ts = xprt_ns_to_timespec(deadline);
+	while (!(stop = atomic_load(&x->stopping)) && xprt_now_ns() < deadline)
+		if (pthread_cond_timedwait(&x->state_cond, &x->state_lock,
+					   &ts) == ETIMEDOUT)
+			break;
+	stop = atomic_load(&x->stopping);
+	pthread_mutex_unlock(&x->state_lock);
+	return !stop;
+}
+
+static void xmit_reconnect(struct xprt *x)
+{
+	unsigned int delay = x->opts.reconnect_min_ms;
+	uint32_t cookie;
+	bool gave_up = false;
+	int err;
+
+	xmit_conn_down(x);
+	if (x->opts.policy == XPRT_FAIL) {
+		/* a 9P session does not survive its connection */
+		pthread_mutex_lock(&x->state_lock);
+		if (!atomic_load(&x->stopping))
+			atomic_store(&x->state, XPRT_CLOSED);
+		pthread_cond_broadcast(&x->state_cond);
+		pthread_mutex_unlock(&x->state_lock);
+		xprt_fail_all(x, -ECONNRESET);
+		return;
+	}
+	atomic_store(&x->state, XPRT_CONNECTING);
+	while (!atomic_load(&x->stopping)) {
+		cookie = atomic_load(&x->cookie) + 1;
+		err = x->ops->connect(x, cookie);
+		if (!err) {
+			pthread_mutex_lock(&x->state_lock);
+			atomic_store(&x->cookie, cookie);
+			x->disconnected_since = 0;
+			atomic_store(&x->state, XPRT_CONNECTED);
+			pthread_cond_broadcast(&x->state_cond);
+			pthread_mutex_unlock(&x->state_lock);
+			atomic_fetch_add(&x->stats.connects, 1);
+			return;
+		}
+		x->last_error = err;
+		if (x->opts.reconnect_give_up_ms && !gave_up &&
+		    xprt_now_ns() - x->disconnected_since >
+			    (uint64_t)x->opts.reconnect_give_up_ms * 1000000u) {
+			gave_up = true;
+			xprt_fail_all(x, -ENOTCONN);
+		}
+		if (!xmit_backoff_sleep(x, delay))
+			break;
+		delay = delay * 2 > x->opts.reconnect_max_ms ?
+				x->opts.reconnect_max_ms :
+				delay * 2;
+	}
+	if (atomic_load(&x->state) == XPRT_CONNECTING)
+		atomic_store(&x->state, XPRT_DISCONNECTED);
+}
+
+/* --------------------------------------------------------- the worker */
+
+static void worker_sleep(struct xprt *x, unsigned int seen)
+{
+	atomic_store(&x->worker_sleeping, true);
+	if (atomic_load(&x->worker_kick) == seen && !atomic_load(&x->stopping))
+		xprt_futex_wait(&x->worker_kick, seen, -1);
+	atomic_store(&x->worker_sleeping, false);
+}
+
+void *xprt_worker_main(void *arg)
+{
+	struct xprt *x = arg;
+	unsigned int seen;
+	int r;
+
+	while (!atomic_load(&x->stopping)) {
+		enum xprt_state s = atomic_load(&x->state);
+
+		if (s == XPRT_DISCONNECTED) {
+			xmit_reconnect(x);
+			continue;
+		}
+		seen = atomic_load(&x->worker_kick);
+		if (s != XPRT_CONNECTED) {
+			worker_sleep(x, seen);
+			continue;
+		}
+		r = xprt_xmit(x, ~0u, false);
+		if (r == -EAGAIN)
+			x->ops->wait_writable(x, 100);
+		else if (r == 0 || r == -EBUSY || r == -ENOTCONN)
+			worker_sleep(x, seen);
+	}
+	return NULL;
+}

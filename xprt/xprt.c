@@ -1,0 +1,796 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Transport core: creation, request slots, submission, outcomes.
+ *
+ * Exactly-once completion.  A request can be finished by several parties
+ * racing each other: the receive thread (a reply), its timer (timeout), a
+ * canceller, the transmit worker (connection lost), xprt_destroy().  Each
+ * of them tries to *decide* the outcome with one compare-and-swap on the
+ * request's state word (xprt_claim_outcome()): one wins, the others see the
+ * decision and back off.  Deciding is not delivering: done() may only run
+ * once nobody else touches the request's memory any more - the transmitter
+ * may still be writing it out of the caller's buffer (RQ_XMIT), it may
+ * still sit in the transmit queue (RQ_QUEUED), the receiver may still be
+ * placing reply bytes (a pin in the reply index).  Whoever clears the last
+ * of those conditions calls xprt_try_complete(), which claims delivery
+ * (RQ_DONE) with another compare-and-swap and runs done() once.
+ *
+ * Slots.  Requests live in one array, one cache-line-aligned slot per tag
+ * of the tag allocator, with the protocol's private area behind each: the
+ * fast path allocates nothing.  A slot is returned (tag put, buffers back
+ * to the pool) when its last reference drops: the protocol holds one from
+ * alloc, the transport one from submit to delivery.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "xprt_int.h"
+
+#define XPRT_DEF_MAX_REQS 64u
+#define XPRT_DEF_BUF_SIZE 8192u
+#define XPRT_DEF_MAX_MSG  (8u << 20)
+
+void xprt_futex_wait(atomic_uint *word, unsigned int val, int64_t timeout_ns)
+{
+	struct timespec ts, *tsp = NULL;
+
+	if (timeout_ns >= 0) {
+		ts.tv_sec = timeout_ns / 1000000000;
+		ts.tv_nsec = timeout_ns % 1000000000;
+		tsp = &ts;
+	}
+	syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, val, tsp, NULL, 0);
+}
+
+void xprt_futex_wake(atomic_uint *word, int n)
+{
+	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
+}
+
+/* ------------------------------------------------------------ outcomes */
+
+bool xprt_claim_outcome(struct xprt_rqst *rq, int status)
+{
+	uint64_t st = atomic_load(&rq->st), nst;
+
+	do {
+		if (rq_flags(st) & RQ_OUTCOME)
+			return false;
+		nst = (uint64_t)(uint32_t)status << 32 |
+		      (rq_flags(st) | RQ_OUTCOME | (status ? 0 : RQ_REPLIED));
+	} while (!atomic_compare_exchange_weak(&rq->st, &st, nst));
+	return true;
+}
+
+/* Return the credit a finished request held, adjusting the window. */
+static void rq_return_credit(struct xprt *x, struct xprt_rqst *rq, uint64_t st)
+{
+	uint64_t old = atomic_fetch_and(&rq->st, ~(uint64_t)RQ_CREDIT);
+	bool eased;
+
+	if (!(rq_flags(old) & RQ_CREDIT))
+		return;
+	if (rq_flags(st) & RQ_REPLIED)
+		eased = xprt_cong_reply(&x->cong);
+	else if (rq_status(st) == -ETIMEDOUT)
+		eased = xprt_cong_timeout(&x->cong);
+	else
+		eased = xprt_cong_put(&x->cong);
+	if (eased || xprt_xmitq_len(&x->xmitq))
+		xprt_credit_returned(x);
+}
+
+void xprt_try_complete(struct xprt_rqst *rq)
+{
+	struct xprt *x = rq->pub.xprt;
+	uint64_t st = atomic_load(&rq->st);
+	const uint32_t busy = RQ_QUEUED | RQ_XMIT | RQ_DONE;
+
+	do {
+		if (!(rq_flags(st) & RQ_OUTCOME) || (rq_flags(st) & busy))
+			return;
+	} while (!atomic_compare_exchange_weak(&rq->st, &st, st | RQ_DONE));
+
+	/* Whoever decided the outcome unlinked the request from the reply
+	 * index first; wait out a receiver still placing bytes into it. */
+	xprt_rqtree_wait_unpinned(&x->rqtree, &rq->rqnode);
+	if (atomic_load_explicit(&rq->heap_idx, memory_order_relaxed) >= 0)
+		xprt_timer_arm(x, rq, 0);
+	rq_return_credit(x, rq, st);
+
+	atomic_fetch_add_explicit(&x->stats.completed, 1, memory_order_relaxed);
+	rq->pub.ops->done(&rq->pub, rq_status(st));
+
+	atomic_fetch_or(&rq->st, RQ_FINISHED);
+	atomic_fetch_and(&rq->st, ~(uint64_t)RQ_SUBMITTED);
+	atomic_store(&rq->done_futex, 1);
+	xprt_futex_wake(&rq->done_futex, INT_MAX);
+	xprt_req_put(&rq->pub);
+}
+
+/* ------------------------------------------------------------- slots */
+
+static void rq_release_slot(struct xprt_rqst *rq)
+{
+	struct xprt *x = rq->pub.xprt;
+
+	if (rq->pub.sbuf)
+		xprt_pool_put(x->pool, rq->pub.sbuf);
+	if (rq->pub.rbuf)
+		xprt_pool_put(x->pool, rq->pub.rbuf);
+	rq->pub.sbuf = NULL;
+	rq->pub.rbuf = NULL;
+	xprt_tags_put(x->tags, rq->pub.slot);
+}
+
+int xprt_req_alloc(struct xprt *x, unsigned int flags, struct xprt_req **reqp)
+{
+	unsigned int pflags = (flags & XPRT_NOWAIT) ? XPRT_POOL_NOWAIT : 0;
+	struct xprt_rqst *rq;
+	int tag, err;
+
+	if (!x || !reqp)
+		return -EINVAL;
+	if (atomic_load(&x->stopping))
+		return -ESHUTDOWN;
+	tag = (flags & XPRT_NOWAIT) ? xprt_tags_get(x->tags) :
+				      xprt_tags_get_wait(x->tags, -1);
+	if (tag < 0)
+		return tag;
+	rq = xprt_slot(x, (unsigned int)tag);
+	err = xprt_pool_get(x->pool, pflags, &rq->pub.sbuf);
+	if (err)
+		goto out_put_tag;
+	err = xprt_pool_get(x->pool, pflags, &rq->pub.rbuf);
+	if (err)
+		goto out_put_sbuf;
+
+	rq->pub.nr_tx_segs = 0;
+	rq->pub.rlen = 0;
+	rq->pub.rx_data_off = 0;
+	rq->pub.rx_data_len = 0;
+	rq->pub.rx_data_pad = 0;
+	rq->pub.rx_msg_len = 0;
+	rq->pub.ops = NULL;
+	rq->pub.owner = 0;
+	rq->pub.no_reply = false;
+	rq->pub.key = 0;
+	rq->pub.user = NULL;
+	rq->tx_done = 0;
+	rq->tx_total = 0;
+	rq->xnode.credited = false;
+	atomic_store(&rq->done_futex, 0);
+	atomic_store(&rq->st, 0);
+	atomic_store(&rq->refs, 1);
+	*reqp = &rq->pub;
+	return 0;
+
+out_put_sbuf:
+	xprt_pool_put(x->pool, rq->pub.sbuf);
+	rq->pub.sbuf = NULL;
+out_put_tag:
+	xprt_tags_put(x->tags, (unsigned int)tag);
+	return err;
+}
+
+void *xprt_req_priv(struct xprt_req *req)
+{
+	return (char *)rq_of(req) + sizeof(struct xprt_rqst);
+}
+
+int xprt_req_add_seg(struct xprt_req *req, const void *base, size_t len)
+{
+	if (!req || (!base && len))
+		return -EINVAL;
+	if (req->nr_tx_segs >= XPRT_REQ_MAX_TX_SEGS)
+		return -E2BIG;
+	if (!len)
+		return 0;
+	req->tx_segs[req->nr_tx_segs].iov_base = (void *)base;
+	req->tx_segs[req->nr_tx_segs].iov_len = len;
+	req->nr_tx_segs++;
+	return 0;
+}
+
+void xprt_req_get(struct xprt_req *req)
+{
+	atomic_fetch_add(&rq_of(req)->refs, 1);
+}
+
+int xprt_req_put(struct xprt_req *req)
+{
+	struct xprt_rqst *rq;
+	int old;
+
+	if (!req)
+		return -EINVAL;
+	rq = rq_of(req);
+	old = atomic_load(&rq->refs);
+	do {
+		if (old <= 0) {
+			fprintf(stderr,
+				"libxprt: double put of request slot %u\n",
+				req->slot);
+			return -EINVAL;
+		}
+	} while (!atomic_compare_exchange_weak(&rq->refs, &old, old - 1));
+	if (old == 1)
+		rq_release_slot(rq);
+	return 0;
+}
+
+/* ------------------------------------------------------------ submit */
+
+/* Transmit from the calling thread when it can take the lock: no thread
+ * hop on an idle connection.  Anything left goes to the worker. */
+static void xprt_push_and_kick(struct xprt *x, struct xprt_rqst *rq)
+{
+	int r;
+
+	xprt_tsan_release(rq);
+	xprt_xmitq_push(&x->xmitq, &rq->xnode);
+	r = xprt_xmit(x, XPRT_XMIT_BATCH, true);
+	/* 0: all sent.  Otherwise (lock taken, socket full, budget used,
+	 * not connected) the worker takes over; a congested queue is kicked
+	 * again when a credit returns. */
+	if (r && !(r == -EBUSY && !xprt_xmitq_len(&x->xmitq)))
+		xprt_kick_worker(x);
+}
+
+int xprt_req_submit(struct xprt_req *req, uint32_t key)
+{
+	struct xprt_rqst *rq;
+	struct xprt *x;
+	size_t len;
+	unsigned int i;
+	int err;
+
+	if (!req || !req->ops || !req->ops->done)
+		return -EINVAL;
+	rq = rq_of(req);
+	x = req->xprt;
+	if (rq_flags(atomic_load(&rq->st)) & (RQ_SUBMITTED | RQ_FINISHED))
+		return -EINVAL;
+	len = req->sbuf->len;
+	for (i = 0; i < req->nr_tx_segs; i++)
+		len += req->tx_segs[i].iov_len;
+	if (!len || req->sbuf->len > req->sbuf->cap)
+		return -EINVAL;
+	if (len > x->opts.max_msg)
+		return -EMSGSIZE;
+	if (atomic_load(&x->stopping) || atomic_load(&x->state) >= XPRT_CLOSING)
+		return -ESHUTDOWN;
+
+	req->key = key;
+	if (!req->owner)
+		req->owner = (uint64_t)gettid();
+	rq->marker_len = x->framing->encode(rq->marker, len);
+	rq->tx_total = rq->marker_len + len;
+	rq->tx_done = 0;
+	rq->xnode.owner = req->owner;
+	rq->xnode.credited = false;
+	atomic_store(&rq->done_futex, 0);
+	atomic_store(&rq->st, RQ_SUBMITTED | RQ_QUEUED);
+
+	if (!req->no_reply) {
+		err = xprt_rqtree_insert(&x->rqtree, &rq->rqnode, key);
+		if (err) {
+			atomic_store(&rq->st, 0);
+			return err;
+		}
+	}
+	atomic_fetch_add(&rq->refs, 1);
+	atomic_fetch_add_explicit(&x->stats.submitted, 1, memory_order_relaxed);
+	xprt_push_and_kick(x, rq);
+	return 0;
+}
+
+int xprt_req_retransmit(struct xprt_req *req)
+{
+	struct xprt_rqst *rq;
+	uint64_t st;
+
+	if (!req)
+		return -EINVAL;
+	rq = rq_of(req);
+	st = atomic_load(&rq->st);
+	do {
+		if (!(rq_flags(st) & RQ_SUBMITTED))
+			return -EINVAL;
+		if (rq_flags(st) & (RQ_OUTCOME | RQ_QUEUED | RQ_XMIT))
+			return -EALREADY;
+	} while (!atomic_compare_exchange_weak(&rq->st, &st, st | RQ_QUEUED));
+	rq->xnode.credited = (rq_flags(st) & RQ_CREDIT) != 0;
+	atomic_fetch_add_explicit(&req->xprt->stats.retransmits, 1,
+				  memory_order_relaxed);
+	xprt_push_and_kick(req->xprt, rq);
+	return 0;
+}
+
+void xprt_req_set_timer(struct xprt_req *req, uint64_t timeout_ns)
+{
+	struct xprt_rqst *rq = rq_of(req);
+
+	xprt_timer_arm(req->xprt, rq,
+		       timeout_ns ? xprt_now_ns() + timeout_ns : 0);
+}
+
+int xprt_req_fail(struct xprt_req *req, int status)
+{
+	struct xprt_rqst *rq;
+	struct xprt *x;
+	uint64_t st;
+
+	if (!req || status >= 0)
+		return -EINVAL;
+	rq = rq_of(req);
+	x = req->xprt;
+	if (!(rq_flags(atomic_load(&rq->st)) & RQ_SUBMITTED))
+		return -EINVAL;
+	if (!xprt_claim_outcome(rq, status))
+		return -EALREADY;
+	if (status == -ECANCELED)
+		atomic_fetch_add_explicit(&x->stats.cancels, 1,
+					  memory_order_relaxed);
+	else if (status == -ETIMEDOUT)
+		atomic_fetch_add_explicit(&x->stats.timeouts, 1,
+					  memory_order_relaxed);
+	/* A late reply must find nothing. */
+	xprt_rqtree_erase(&x->rqtree, &rq->rqnode);
+
+	/* Take it out of the transmit queue now rather than when the queue
+	 * next moves: the queue may be stalled on credits for a long time.
+	 * A request half written to the stream cannot be withdrawn; the
+	 * stream is dropped so its memory is released promptly. */
+	pthread_mutex_lock(&x->xmit_lock);
+	st = atomic_load(&rq->st);
+	if ((rq_flags(st) & RQ_QUEUED) &&
+	    xprt_xmitq_remove(&x->xmitq, &rq->xnode))
+		atomic_fetch_and(&rq->st, ~(uint64_t)RQ_QUEUED);
+	if (x->tx_partial == rq && x->ops->shutdown)
+		xprt_conn_lost(x, atomic_load(&x->cookie), -ECANCELED);
+	pthread_mutex_unlock(&x->xmit_lock);
+
+	xprt_try_complete(rq);
+	return 0;
+}
+
+int xprt_req_cancel(struct xprt_req *req)
+{
+	return xprt_req_fail(req, -ECANCELED);
+}
+
+int xprt_req_done_wait(struct xprt_req *req, int64_t timeout_ns)
+{
+	struct xprt_rqst *rq;
+	uint64_t deadline = 0, now;
+
+	if (!req)
+		return -EINVAL;
+	rq = rq_of(req);
+	if (timeout_ns >= 0)
+		deadline = xprt_now_ns() + (uint64_t)timeout_ns;
+	while (!atomic_load(&rq->done_futex)) {
+		int64_t left = -1;
+
+		if (timeout_ns >= 0) {
+			now = xprt_now_ns();
+			if (now >= deadline)
+				return -ETIMEDOUT;
+			left = (int64_t)(deadline - now);
+		}
+		xprt_futex_wait(&rq->done_futex, 0, left);
+	}
+	return 0;
+}
+
+/* ----------------------------------------------------------- receive */
+
+struct xprt_rqst *xprt_rx_lookup(struct xprt *x, uint32_t key)
+{
+	struct xprt_rqnode *n = xprt_rqtree_lookup_pin(&x->rqtree, key);
+	struct xprt_rqst *rq;
+
+	if (!n)
+		return NULL;
+	rq = xprt_container_of(n, struct xprt_rqst, rqnode);
+	if (rq_flags(atomic_load(&rq->st)) & RQ_OUTCOME) {
+		/* decided while we looked: the reply is late */
+		xprt_rqtree_unpin(&x->rqtree, n);
+		atomic_fetch_add_explicit(&x->stats.dup_replies, 1,
+					  memory_order_relaxed);
+		return NULL;
+	}
+	return rq;
+}
+
+void xprt_rx_unpin(struct xprt *x, struct xprt_rqst *rq)
+{
+	xprt_rqtree_unpin(&x->rqtree, &rq->rqnode);
+}
+
+void xprt_rx_complete(struct xprt *x, struct xprt_rqst *rq, int status)
+{
+	bool won = xprt_claim_outcome(rq, status);
+
+	if (won) {
+		atomic_fetch_add_explicit(&x->stats.replies, 1,
+					  memory_order_relaxed);
+		xprt_rqtree_erase(&x->rqtree, &rq->rqnode);
+	}
+	xprt_rqtree_unpin(&x->rqtree, &rq->rqnode);
+	if (won)
+		xprt_try_complete(rq);
+}
+
+/* ------------------------------------------------------ worker kicks */
+
+void xprt_kick_worker(struct xprt *x)
+{
+	atomic_fetch_add(&x->worker_kick, 1);
+	if (atomic_load(&x->worker_sleeping))
+		xprt_futex_wake(&x->worker_kick, 1);
+}
+
+void xprt_credit_returned(struct xprt *x)
+{
+	xprt_kick_worker(x);
+}
+
+void xprt_conn_lost(struct xprt *x, uint32_t cookie, int err)
+{
+	enum xprt_state s;
+
+	pthread_mutex_lock(&x->state_lock);
+	s = atomic_load(&x->state);
+	if (s == XPRT_CONNECTED && cookie == atomic_load(&x->cookie) &&
+	    x->lost_cookie != cookie) {
+		x->lost_cookie = cookie;
+		x->last_error = err;
+		x->disconnected_since = xprt_now_ns();
+		atomic_store(&x->state, XPRT_DISCONNECTED);
+		atomic_fetch_add_explicit(&x->stats.disconnects, 1,
+					  memory_order_relaxed);
+		pthread_cond_broadcast(&x->state_cond);
+		pthread_mutex_unlock(&x->state_lock);
+		x->ops->shutdown(x);
+		xprt_kick_worker(x);
+		return;
+	}
+	pthread_mutex_unlock(&x->state_lock);
+}
+
+void xprt_disconnect(struct xprt *x)
+{
+	if (x)
+		xprt_conn_lost(x, atomic_load(&x->cookie), -ECONNABORTED);
+}
+
+/* ------------------------------------------------------------ create */
+
+static int xprt_check_opts(const struct xprt_opts *o)
+{
+	if (!o->host || !o->port)
+		return -EINVAL;
+	if (o->max_reqs > XPRT_TAGS_MAX_DEPTH)
+		return -EINVAL;
+	if (o->transport != XPRT_TRANSPORT_TCP &&
+	    o->transport != XPRT_TRANSPORT_RDMA)
+		return -EINVAL;
+	if (o->transport == XPRT_TRANSPORT_TCP && !o->framing)
+		return -EINVAL;
+	if (o->cong < XPRT_CONG_FIXED || o->cong > XPRT_CONG_GRANT)
+		return -EINVAL;
+	if (o->policy != XPRT_RESEND && o->policy != XPRT_FAIL)
+		return -EINVAL;
+	if (o->pool && o->buf_size &&
+	    xprt_pool_buf_size(o->pool) != o->buf_size)
+		return -EINVAL;
+	return 0;
+}
+
+static void xprt_apply_defaults(struct xprt_opts *o)
+{
+	if (!o->max_reqs)
+		o->max_reqs = XPRT_DEF_MAX_REQS;
+	if (!o->buf_size)
+		o->buf_size = o->pool ? xprt_pool_buf_size(o->pool) :
+					XPRT_DEF_BUF_SIZE;
+	if (!o->max_msg)
+		o->max_msg = XPRT_DEF_MAX_MSG;
+	if (!o->connect_timeout_ms)
+		o->connect_timeout_ms = 5000;
+	if (!o->reconnect_min_ms)
+		o->reconnect_min_ms = 100;
+	if (!o->reconnect_max_ms)
+		o->reconnect_max_ms = 5000;
+	if (o->reconnect_max_ms < o->reconnect_min_ms)
+		o->reconnect_max_ms = o->reconnect_min_ms;
+}
+
+static int xprt_init_slots(struct xprt *x)
+{
+	unsigned int i;
+
+	x->stride = (sizeof(struct xprt_rqst) + x->opts.req_priv +
+		     XPRT_CACHELINE - 1) &
+		    ~(size_t)(XPRT_CACHELINE - 1);
+	x->slots = aligned_alloc(XPRT_CACHELINE, x->stride * x->max_reqs);
+	if (!x->slots)
+		return -ENOMEM;
+	memset(x->slots, 0, x->stride * x->max_reqs);
+	for (i = 0; i < x->max_reqs; i++) {
+		struct xprt_rqst *rq = xprt_slot(x, i);
+
+		rq->pub.xprt = x;
+		rq->pub.slot = i;
+		atomic_init(&rq->heap_idx, -1);
+		xprt_rqnode_init(&rq->rqnode);
+	}
+	return 0;
+}
+
+static int xprt_init_locks(struct xprt *x)
+{
+	pthread_condattr_t ca;
+	int err;
+
+	err = -pthread_mutex_init(&x->xmit_lock, NULL);
+	if (err)
+		return err;
+	err = -pthread_mutex_init(&x->state_lock, NULL);
+	if (err)
+		goto out_xmit;
+	err = -pthread_mutex_init(&x->timer_lock, NULL);
+	if (err)
+		goto out_state;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	err = -pthread_cond_init(&x->state_cond, &ca);
+	pthread_condattr_destroy(&ca);
+	if (err)
+		goto out_timer;
+	return 0;
+
+out_timer:
+	pthread_mutex_destroy(&x->timer_lock);
+out_state:
+	pthread_mutex_destroy(&x->state_lock);
+out_xmit:
+	pthread_mutex_destroy(&x->xmit_lock);
+	return err;
+}
+
+static void xprt_fini_locks(struct xprt *x)
+{
+	pthread_cond_destroy(&x->state_cond);
+	pthread_mutex_destroy(&x->timer_lock);
+	pthread_mutex_destroy(&x->state_lock);
+	pthread_mutex_destroy(&x->xmit_lock);
+}
+
+int xprt_create(struct xprt **xp, const struct xprt_opts *opts)
+{
+	struct xprt_pool_opts po = {0};
+	struct xprt *x;
+	int err;
+
+	if (!xp || !opts)
+		return -EINVAL;
+	err = xprt_check_opts(opts);
+	if (err)
+		return err;
+	x = calloc(1, sizeof(*x));
+	if (!x)
+		return -ENOMEM;
+	x->opts = *opts;
+	xprt_apply_defaults(&x->opts);
+	x->max_reqs = x->opts.max_reqs;
+	x->framing = x->opts.framing;
+	snprintf(x->peer, sizeof(x->peer), "%s:%u", x->opts.host, x->opts.port);
+	if (x->opts.transport == XPRT_TRANSPORT_TCP) {
+		x->ops = &xprt_tcp_ops;
+	} else {
+		err = -EPROTONOSUPPORT;
+		goto out_free;
+	}
+
+	err = xprt_init_locks(x);
+	if (err)
+		goto out_free;
+	if (x->opts.pool) {
+		x->pool = x->opts.pool;
+	} else {
+		po.buf_size = x->opts.buf_size;
+		po.max_bytes = 2 * x->opts.buf_size * x->max_reqs + 1;
+		err = xprt_pool_create(&x->pool, &po);
+		if (err)
+			goto out_locks;
+		x->own_pool = true;
+	}
+	err = xprt_tags_create(&x->tags, x->max_reqs);
+	if (err)
+		goto out_pool;
+	err = xprt_init_slots(x);
+	if (err)
+		goto out_tags;
+	err = xprt_rqtree_init(&x->rqtree);
+	if (err)
+		goto out_slots;
+	err = xprt_cong_init(&x->cong, (enum xprt_cong_mode)x->opts.cong,
+			     x->max_reqs);
+	if (err)
+		goto out_rqtree;
+	xprt_xmitq_init(&x->xmitq);
+	x->heap = calloc(x->max_reqs, sizeof(*x->heap));
+	if (!x->heap) {
+		err = -ENOMEM;
+		goto out_xmitq;
+	}
+	atomic_store(&x->state, XPRT_CONNECTING);
+
+	err = x->ops->setup(x);
+	if (err)
+		goto out_heap;
+	err = x->ops->connect(x, 1);
+	if (err)
+		goto out_teardown;
+	atomic_store(&x->cookie, 1);
+	atomic_store(&x->state, XPRT_CONNECTED);
+	atomic_fetch_add(&x->stats.connects, 1);
+
+	err = -pthread_create(&x->worker, NULL, xprt_worker_main, x);
+	if (err)
+		goto out_teardown;
+	x->worker_started = true;
+	*xp = x;
+	return 0;
+
+out_teardown:
+	atomic_store(&x->stopping, true);
+	atomic_store(&x->state, XPRT_CLOSED);
+	x->ops->teardown(x);
+out_heap:
+	free(x->heap);
+out_xmitq:
+	xprt_xmitq_destroy(&x->xmitq);
+out_rqtree:
+	xprt_rqtree_destroy(&x->rqtree);
+out_slots:
+	free(x->slots);
+out_tags:
+	xprt_tags_destroy(x->tags);
+out_pool:
+	if (x->own_pool)
+		xprt_pool_destroy(x->pool);
+out_locks:
+	xprt_fini_locks(x);
+out_free:
+	free(x);
+	return err;
+}
+
+/* Fail everything still submitted: destroy, or a dead 9P session. */
+void xprt_fail_all(struct xprt *x, int status)
+{
+	unsigned int i;
+
+	for (i = 0; i < x->max_reqs; i++) {
+		struct xprt_rqst *rq = xprt_slot(x, i);
+
+		if (rq_flags(atomic_load(&rq->st)) & RQ_SUBMITTED)
+			xprt_req_fail(&rq->pub, status);
+	}
+}
+
+void xprt_destroy(struct xprt *x)
+{
+	unsigned int waited = 0;
+
+	if (!x)
+		return;
+	pthread_mutex_lock(&x->state_lock);
+	atomic_store(&x->stopping, true);
+	atomic_store(&x->state, XPRT_CLOSING);
+	pthread_cond_broadcast(&x->state_cond);
+	pthread_mutex_unlock(&x->state_lock);
+	xprt_tags_close(x->tags);
+
+	/* Stop the worker first: after it is gone only this thread
+	 * transmits, and the queue can be emptied. */
+	xprt_kick_worker(x);
+	if (x->worker_started)
+		pthread_join(x->worker, NULL);
+	x->ops->shutdown(x);
+	/* a record cut in the middle will never be finished now */
+	pthread_mutex_lock(&x->xmit_lock);
+	if (x->tx_partial) {
+		atomic_fetch_and(&x->tx_partial->st, ~(uint64_t)RQ_XMIT);
+		x->tx_partial = NULL;
+	}
+	pthread_mutex_unlock(&x->xmit_lock);
+	xprt_fail_all(x, -ESHUTDOWN);
+	x->ops->teardown(x);
+	atomic_store(&x->state, XPRT_CLOSED);
+
+	/* Protocols put their last references from done() or right after
+	 * a sync wait: give them the time to. */
+	while (xprt_tags_in_use(x->tags)) {
+		if (++waited == 5000)
+			fprintf(stderr,
+				"libxprt: xprt_destroy(%s): waiting for %u "
+				"requests to be put\n",
+				x->peer, xprt_tags_in_use(x->tags));
+		usleep(1000);
+	}
+	free(x->heap);
+	xprt_xmitq_destroy(&x->xmitq);
+	xprt_rqtree_destroy(&x->rqtree);
+	free(x->slots);
+	xprt_tags_destroy(x->tags);
+	if (x->own_pool)
+		xprt_pool_destroy(x->pool);
+	xprt_fini_locks(x);
+	free(x);
+}
+
+/* ----------------------------------------------------------- queries */
+
+enum xprt_state xprt_state(const struct xprt *x)
+{
+	return atomic_load(&((struct xprt *)x)->state);
+}
+
+uint32_t xprt_connect_cookie(const struct xprt *x)
+{
+	return atomic_load(&((struct xprt *)x)->cookie);
+}
+
+uint32_t xprt_req_cookie(const struct xprt_req *req)
+{
+	return rq_of((struct xprt_req *)req)->cookie;
+}
+
+struct xprt_pool *xprt_pool(const struct xprt *x)
+{
+	return x->pool;
+}
+
+unsigned int xprt_max_reqs(const struct xprt *x)
+{
+	return x->max_reqs;
+}
+
+const char *xprt_peer(const struct xprt *x)
+{
+	return x->peer;
+}
+
+void xprt_get_stats(const struct xprt *cx, struct xprt_stats *st)
+{
+	struct xprt *x = (struct xprt *)cx;
+
+	st->submitted = atomic_load(&x->stats.submitted);
+	st->completed = atomic_load(&x->stats.completed);
+	st->replies = atomic_load(&x->stats.replies);
+	st->bad_keys = atomic_load(&x->rqtree.unknown);
+	st->dup_replies = atomic_load(&x->stats.dup_replies);
+	st->sends = atomic_load(&x->stats.sends);
+	st->send_calls = atomic_load(&x->stats.send_calls);
+	st->direct_sends = atomic_load(&x->stats.direct_sends);
+	st->worker_sends = atomic_load(&x->stats.worker_sends);
+	st->retransmits = atomic_load(&x->stats.retransmits);
+	st->timeouts = atomic_load(&x->stats.timeouts);
+	st->cancels = atomic_load(&x->stats.cancels);
+	st->connects = atomic_load(&x->stats.connects);
+	st->disconnects = atomic_load(&x->stats.disconnects);
+	st->bytes_sent = atomic_load(&x->stats.bytes_sent);
+	st->bytes_received = atomic_load(&x->stats.bytes_received);
+	st->direct_rx_bytes = atomic_load(&x->stats.direct_rx_bytes);
+}

@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Internal view of a transport and its requests, shared by the core
+ * (xprt.c, xmit.c, timer.c) and the transports (tcp.c, rdma.c).
+ *
+ * Locking summary (who may touch what):
+ *   x->xmit_lock   the transmit lock: consumer side of x->xmitq, the
+ *                  connection's send side (x->tx_partial), cong_get
+ *   x->timer_lock  the timer heap
+ *   x->state_lock  connection state transitions, with x->state_cond
+ *   rq->st         one atomic word per request: its flags and outcome
+ *   rqtree         its own short mutex (rqtree.h)
+ * Lock order: xmit_lock -> timer_lock; state_lock is never held while
+ * taking another lock.
+ *
+ * Internal header: not installed.
+ */
+#ifndef XPRT_XPRT_INT_H
+#define XPRT_XPRT_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <libxprt/tags.h>
+#include <libxprt/xprt.h>
+
+#include "cong.h"
+#include "rqtree.h"
+#include "util.h"
+#include "xmitq.h"
+
+/*
+ * Request state word: flags in the low 32 bits, the outcome (a negative
+ * errno, or 0 for a reply) in the high 32 bits, so that deciding the
+ * outcome and recording it is one compare-and-swap: two threads racing to
+ * decide (a reply and a timeout, say) cannot both win, and nobody can see
+ * the decision without its value.
+ */
+#define RQ_SUBMITTED 0x001u /* between submit and delivery of done() */
+#define RQ_QUEUED    0x002u /* in the transmit queue */
+#define RQ_XMIT	     0x004u /* the transmitter uses its memory */
+#define RQ_SENT	     0x008u /* fully sent at least once */
+#define RQ_OUTCOME   0x010u /* outcome decided, value in the high word */
+#define RQ_DONE	     0x020u /* done() delivery claimed */
+#define RQ_CREDIT    0x040u /* holds a congestion credit */
+#define RQ_REPLIED   0x080u /* the outcome is a reply (for credit AIMD) */
+#define RQ_FINISHED  0x100u /* done() has returned */
+
+/**
+ * struct xprt_rqst - a request slot: the public part and the library's
+ * @pub: what protocols see
+ * @st: flags and outcome (see RQ_*)
+ * @refs: references; the slot is free when it drops to 0
+ * @rqnode: reply index linkage
+ * @xnode: transmit queue linkage
+ * @cookie: connect cookie of the connection it was last sent on
+ * @heap_idx: position in the timer heap, -1 when not armed
+ * @deadline: monotonic ns of the armed timer
+ * @tx_total: bytes of the whole message on the wire (marker included)
+ * @tx_done: bytes of it already sent on the current connection
+ * @marker: the framing marker (RPC record mark)
+ * @marker_len: its length
+ * @done_futex: becomes 1 when done() has returned (waiters sleep on it)
+ */
+struct xprt_rqst {
+	struct xprt_req pub;
+	_Atomic uint64_t st;
+	atomic_int refs;
+	struct xprt_rqnode rqnode;
+	struct xprt_xmit_node xnode;
+	uint32_t cookie;
+	atomic_int heap_idx;
+	uint64_t deadline;
+	size_t tx_total;
+	size_t tx_done;
+	uint8_t marker[8];
+	unsigned int marker_len;
+	atomic_uint done_futex;
+} xprt_cacheline_aligned;
+
+static inline struct xprt_rqst *rq_of(struct xprt_req *req)
+{
+	return xprt_container_of(req, struct xprt_rqst, pub);
+}
+
+static inline uint32_t rq_flags(uint64_t st)
+{
+	return (uint32_t)st;
+}
+
+static inline int rq_status(uint64_t st)
+{
+	return (int)(int32_t)(st >> 32);
+}
+
+/**
+ * struct xprt_transport_ops - what a transport implements
+ * @name: "tcp", "rdma"
+ * @setup: allocate transport state once at xprt_create() (before the first
+ *	connect); may start the receive thread
+ * @connect: establish a new connection tagged @cookie, blocking up to the
+ *	connect timeout; called with no lock held (xprt_create(), then the
+ *	transmit worker).  Return 0 or a negative errno.
+ * @shutdown: make the current connection fail fast (any thread); the
+ *	receive side notices and reports xprt_conn_lost()
+ * @reap: release the dead connection's resources; called by the worker
+ *	with the transmit lock held, after the receive side let go of it
+ * @send: transmit as much of @reqs[0..n) as possible without blocking
+ *	(reqs[0] may be partly sent already: its tx_done says how much);
+ *	store in *@nsent how many were sent completely and update tx_done of
+ *	the next one.  @more: more requests are queued behind these (cork).
+ *	Return 0 (all sent), -EAGAIN (no room: the rest later), or a
+ *	connection error.  Called with the transmit lock held.
+ * @wait_writable: block until @send may make progress, the worker is
+ *	kicked, or @timeout_ms passes (worker only)
+ * @kick_rx: make the receive thread re-read the timer deadline (a timer
+ *	was armed earlier than it sleeps to) or a new connection
+ * @teardown: stop threads and free the transport state (xprt_destroy)
+ */
+struct xprt_transport_ops {
+	const char *name;
+	int (*setup)(struct xprt *x);
+	int (*connect)(struct xprt *x, uint32_t cookie);
+	void (*shutdown)(struct xprt *x);
+	void (*reap)(struct xprt *x);
+	int (*send)(struct xprt *x, struct xprt_rqst **reqs, unsigned int n,
+		    unsigned int *nsent, bool more);
+	void (*wait_writable)(struct xprt *x, int timeout_ms);
+	void (*kick_rx)(struct xprt *x);
+	void (*teardown)(struct xprt *x);
+};
+
+extern const struct xprt_transport_ops xprt_tcp_ops;
+extern const struct xprt_transport_ops xprt_rdma_ops;
+
+#define XPRT_XMIT_BATCH 16
+
+/**
+ * struct xprt - one transport instance
+ * See the locking summary at the top of this file.
+ */
+struct xprt {
+	struct xprt_opts opts;
+	const struct xprt_transport_ops *ops;
+	const struct xprt_framing_ops *framing;
+	char peer[128];
+
+	/* request slots */
+	struct xprt_tags *tags;
+	struct xprt_pool *pool;
+	bool own_pool;
+	unsigned int max_reqs;
+	size_t stride;
+	void *slots;
+
+	struct xprt_rqtree rqtree;
+	struct xprt_cong cong;
+
+	/* transmit side */
+	pthread_mutex_t xmit_lock;
+	struct xprt_xmitq xmitq;
+	struct xprt_rqst *tx_partial;
+	pthread_t worker;
+	bool worker_started;
+	atomic_uint worker_kick; /* futex word: bumped by kicks */
+	atomic_bool worker_sleeping;
+
+	/* connection state */
+	pthread_mutex_t state_lock;
+	pthread_cond_t state_cond;
+	_Atomic enum xprt_state state;
+	atomic_uint cookie;	     /* connections established */
+	uint32_t lost_cookie;	     /* connection reported lost */
+	int last_error;		     /* why the last connection ended */
+	uint64_t disconnected_since; /* monotonic ns, 0 while connected */
+	atomic_bool stopping;
+
+	/* timers (run on the receive thread) */
+	pthread_mutex_t timer_lock;
+	struct xprt_rqst **heap;
+	unsigned int heap_len;
+	_Atomic uint64_t rx_wake_deadline; /* what the rx thread sleeps to */
+
+	/* the request the receive thread is placing a reply into (pinned),
+	 * written and read by that thread only: its timers wait */
+	struct xprt_rqst *rx_current;
+
+	/* transport private state */
+	void *tp;
+
+	/* counters */
+	struct {
+		atomic_ullong submitted, completed, replies, dup_replies;
+		atomic_ullong sends, send_calls, direct_sends, worker_sends;
+		atomic_ullong retransmits, timeouts, cancels, connects;
+		atomic_ullong disconnects, bytes_sent, bytes_received;
+		atomic_ullong direct_rx_bytes;
+	} stats;
+};
+
+static inline struct xprt_rqst *xprt_slot(struct xprt *x, unsigned int i)
+{
+	return (struct xprt_rqst *)((char *)x->slots + (size_t)i * x->stride);
+}
+
+/* ---- core services for transports (xprt.c) ---- */
+
+/**
+ * xprt_rx_lookup() - find the in-flight request a reply belongs to
+ * Return: the request, pinned (release with xprt_rx_unpin()), or NULL for
+ * an unknown key or a request whose outcome is already decided (counted).
+ */
+struct xprt_rqst *xprt_rx_lookup(struct xprt *x, uint32_t key);
+
+/** xprt_rx_unpin() - drop the pin of xprt_rx_lookup() */
+void xprt_rx_unpin(struct xprt *x, struct xprt_rqst *rq);
+
+/**
+ * xprt_rx_complete() - a reply (or a receive error) for a pinned request:
+ * decide its outcome, unlink it, unpin it, deliver done() if nothing else
+ * holds it.  Called on the receive thread.
+ */
+void xprt_rx_complete(struct xprt *x, struct xprt_rqst *rq, int status);
+
+/**
+ * xprt_conn_lost() - the connection with @cookie failed with @err
+ * Any thread; idempotent per connection; kicks the worker to reconnect.
+ */
+void xprt_conn_lost(struct xprt *x, uint32_t cookie, int err);
+
+/** xprt_kick_worker() - wake the transmit worker if it sleeps */
+void xprt_kick_worker(struct xprt *x);
+
+/** xprt_credit_returned() - a credit came back: let queued requests go */
+void xprt_credit_returned(struct xprt *x);
+
+/**
+ * xprt_fail_all() - fail every submitted request with @status
+ */
+void xprt_fail_all(struct xprt *x, int status);
+
+/* ---- transmit engine (xmit.c) ---- */
+
+/**
+ * xprt_xmit() - drain the transmit queue as far as credits and the
+ * connection allow
+ * @budget: stop after this many requests (the direct path sends a few,
+ *	the worker everything)
+ * @direct: called by a submitter: only try the transmit lock (give up with
+ *	-EBUSY if it is taken) and count the sends as direct
+ * Takes and drops x->xmit_lock itself; done() callbacks that became due
+ * run after it is dropped.
+ * Return: 0 when the queue is empty; -EAGAIN when the connection is full;
+ * -EBUSY when congested (no credit), the budget ran out or (direct) the
+ * lock was taken; -ENOTCONN when not connected; another negative errno
+ * for a connection error (reported through xprt_conn_lost()).
+ */
+int xprt_xmit(struct xprt *x, unsigned int budget, bool direct);
+
+/** xprt_worker_main() - the transmit worker thread */
+void *xprt_worker_main(void *arg);
+
+/**
+ * xprt_try_complete() - deliver done() if the outcome is decided and no
+ * transmitter, queue or receiver holds the request any more
+ */
+void xprt_try_complete(struct xprt_rqst *rq);
+
+/**
+ * xprt_claim_outcome() - decide @rq's outcome as @status
+ * Return: true when this call decided it.
+ */
+bool xprt_claim_outcome(struct xprt_rqst *rq, int status);
+
+/* ---- timers (timer.c) ---- */
+
+/** xprt_timer_arm() - arm @rq's timer at @deadline (0 disarms) */
+void xprt_timer_arm(struct xprt *x, struct xprt_rqst *rq, uint64_t deadline);
+
+/**
+ * xprt_timer_run() - run expired timers; receive thread only
+ * Return: the next deadline (0 when none is armed)
+ */
+uint64_t xprt_timer_run(struct xprt *x);
+
+/** xprt_timer_next() - the earliest armed deadline, 0 when none */
+uint64_t xprt_timer_next(struct xprt *x);
+
+/* ---- futex helpers (xprt.c) ---- */
+void xprt_futex_wait(atomic_uint *word, unsigned int val, int64_t timeout_ns);
+void xprt_futex_wake(atomic_uint *word, int n);
+
+#endif /* XPRT_XPRT_INT_H */
