@@ -1,0 +1,522 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * SunRPC client against an in-process server (fakesrv) that answers per
+ * procedure number with every accept and reject status, malformed headers,
+ * silence (retransmission with the same XID), and bulk results.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <libxprt/rpc.h>
+
+#include "helpers/fakesrv.h"
+
+#define TPROG 0x20000077u
+#define TVERS 3u
+
+enum {
+	P_NULL = 0,
+	P_ADD1 = 1,
+	P_PROG_UNAVAIL,
+	P_PROG_MISMATCH,
+	P_PROC_UNAVAIL,
+	P_GARBAGE,
+	P_SYSERR,
+	P_RPC_MISMATCH,
+	P_AUTH_TOOWEAK,
+	P_BAD_HEADER,
+	P_SILENT,
+	P_BULK,
+	P_CRED, /* returns the AUTH_SYS uid and gid it saw */
+	P_BAD_RESULTS,
+};
+
+struct srv {
+	atomic_uint silent_calls;
+	atomic_uint silent_xid;
+};
+
+static struct srv srvst;
+static struct fakesrv *fs;
+
+/* skip an opaque_auth at p, return the offset after it */
+static size_t skip_auth(const uint8_t *p, size_t off)
+{
+	uint32_t len = fs_get_be32(p + off + 4);
+
+	return off + 8 + ((len + 3) & ~3u);
+}
+
+static size_t accepted(uint8_t *out, uint32_t xid, uint32_t stat)
+{
+	fs_put_be32(out, xid);
+	fs_put_be32(out + 4, 1);  /* REPLY */
+	fs_put_be32(out + 8, 0);  /* MSG_ACCEPTED */
+	fs_put_be32(out + 12, 0); /* verf AUTH_NONE */
+	fs_put_be32(out + 16, 0);
+	fs_put_be32(out + 20, stat);
+	return 24;
+}
+
+static enum fakesrv_action srv_fn(void *arg, const uint8_t *msg, size_t len,
+				  uint8_t *out, size_t *outlen,
+				  unsigned int nth)
+{
+	struct srv *s = arg;
+	uint32_t xid = fs_get_be32(msg), proc = fs_get_be32(msg + 20);
+	size_t argoff = skip_auth(msg, skip_auth(msg, 24)), n, i;
+
+	(void)nth;
+	(void)len;
+	switch (proc) {
+	case P_NULL:
+		n = accepted(out, xid, 0);
+		break;
+	case P_ADD1:
+		n = accepted(out, xid, 0);
+		fs_put_be32(out + n, fs_get_be32(msg + argoff) + 1);
+		n += 4;
+		break;
+	case P_PROG_UNAVAIL:
+		n = accepted(out, xid, 1);
+		break;
+	case P_PROG_MISMATCH:
+		n = accepted(out, xid, 2);
+		fs_put_be32(out + n, 2);
+		fs_put_be32(out + n + 4, 4);
+		n += 8;
+		break;
+	case P_PROC_UNAVAIL:
+		n = accepted(out, xid, 3);
+		break;
+	case P_GARBAGE:
+		n = accepted(out, xid, 4);
+		break;
+	case P_SYSERR:
+		n = accepted(out, xid, 5);
+		break;
+	case P_RPC_MISMATCH:
+		fs_put_be32(out, xid);
+		fs_put_be32(out + 4, 1);
+		fs_put_be32(out + 8, 1);  /* MSG_DENIED */
+		fs_put_be32(out + 12, 0); /* RPC_MISMATCH */
+		fs_put_be32(out + 16, 2);
+		fs_put_be32(out + 20, 2);
+		n = 24;
+		break;
+	case P_AUTH_TOOWEAK:
+		fs_put_be32(out, xid);
+		fs_put_be32(out + 4, 1);
+		fs_put_be32(out + 8, 1);
+		fs_put_be32(out + 12, 1); /* AUTH_ERROR */
+		fs_put_be32(out + 16, 5); /* AUTH_TOOWEAK */
+		n = 20;
+		break;
+	case P_BAD_HEADER:
+		fs_put_be32(out, xid);
+		fs_put_be32(out + 4, 7); /* not a REPLY */
+		n = 8;
+		break;
+	case P_SILENT:
+		atomic_store(&s->silent_xid, xid);
+		if (atomic_fetch_add(&s->silent_calls, 1) < 2)
+			return FAKESRV_NOREPLY;
+		n = accepted(out, xid, 0);
+		break;
+	case P_BULK: {
+		uint32_t cnt = fs_get_be32(msg + argoff);
+
+		n = accepted(out, xid, 0);
+		fs_put_be32(out + n, 0xabcd); /* a field before the data */
+		fs_put_be32(out + n + 4, cnt);
+		n += 8;
+		for (i = 0; i < cnt; i++)
+			out[n + i] = (uint8_t)(i ^ 0x5a);
+		n += cnt;
+		while (n & 3)
+			out[n++] = 0;
+		fs_put_be32(out + n, 0x600d); /* a field after it */
+		n += 4;
+		break;
+	}
+	case P_CRED: {
+		/* cred: flavor len stamp machname<> uid gid gids<> */
+		uint32_t flavor = fs_get_be32(msg + 24);
+		uint32_t mlen = fs_get_be32(msg + 36);
+		size_t o = 40 + ((mlen + 3) & ~3u);
+
+		n = accepted(out, xid, 0);
+		fs_put_be32(out + n, flavor);
+		fs_put_be32(out + n + 4,
+			    flavor == 1 ? fs_get_be32(msg + o) : 0);
+		fs_put_be32(out + n + 8,
+			    flavor == 1 ? fs_get_be32(msg + o + 4) : 0);
+		n += 12;
+		break;
+	}
+	case P_BAD_RESULTS:
+		n = accepted(out, xid, 0); /* results missing */
+		break;
+	default:
+		n = accepted(out, xid, 3);
+		break;
+	}
+	*outlen = n;
+	return FAKESRV_REPLY;
+}
+
+static struct rpc_clnt *mk_clnt(unsigned int nconnect, unsigned int timeo_ms)
+{
+	struct rpc_clnt_opts o = {0};
+	struct rpc_clnt *cl = NULL;
+
+	o.host = "127.0.0.1";
+	o.port = fakesrv_port(fs);
+	o.prog = TPROG;
+	o.vers = TVERS;
+	o.auth.flavor = RPC_AUTH_SYS;
+	o.auth.set_ids = true;
+	o.auth.uid = 1234;
+	o.auth.gid = 5678;
+	o.nconnect = nconnect;
+	o.timeo_ms = timeo_ms;
+	assert_int_equal(rpc_clnt_create(&cl, &o), 0);
+	return cl;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	memset(&srvst, 0, sizeof(srvst));
+	return fakesrv_start(&fs, true, srv_fn, &srvst);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	fakesrv_stop(fs);
+	return 0;
+}
+
+static void test_null_and_xdr(void **state)
+{
+	struct rpc_clnt *cl = mk_clnt(1, 0);
+	uint32_t in = 41, out = 0;
+
+	(void)state;
+	assert_int_equal(rpc_null(cl), 0);
+	assert_int_equal(rpc_call_simple(cl, P_ADD1, (xdrproc_t)xdr_u_int, &in,
+					 (xdrproc_t)xdr_u_int, &out),
+			 0);
+	assert_int_equal(out, 42);
+	rpc_clnt_destroy(cl);
+}
+
+static void test_accept_reject_statuses(void **state)
+{
+	struct rpc_clnt *cl = mk_clnt(1, 0);
+	struct rpc_call_args a = {0};
+	struct rpc_reply_info info;
+
+	(void)state;
+	a.proc = P_PROG_UNAVAIL;
+	assert_int_equal(rpc_call_sync(cl, &a, &info), -EPFNOSUPPORT);
+	assert_int_equal(info.accept_stat, 1);
+	a.proc = P_PROG_MISMATCH;
+	assert_int_equal(rpc_call_sync(cl, &a, &info), -EPROTONOSUPPORT);
+	assert_int_equal(info.low, 2);
+	assert_int_equal(info.high, 4);
+	a.proc = P_PROC_UNAVAIL;
+	assert_int_equal(rpc_call_sync(cl, &a, &info), -EOPNOTSUPP);
+	a.proc = P_GARBAGE;
+	assert_int_equal(rpc_call_sync(cl, &a, &info), -EINVAL);
+	a.proc = P_SYSERR;
+	assert_int_equal(rpc_call_sync(cl, &a, &info), -EREMOTEIO);
+	a.proc = P_RPC_MISMATCH;
+	assert_int_equal(rpc_call_sync(cl, &a, &info), -EPROTO);
+	assert_int_equal(info.reply_stat, 1);
+	assert_int_equal(info.low, 2);
+	a.proc = P_AUTH_TOOWEAK;
+	assert_int_equal(rpc_call_sync(cl, &a, &info), -EACCES);
+	assert_int_equal(info.auth_stat, 5);
+	a.proc = P_BAD_HEADER;
+	assert_int_equal(rpc_call_sync(cl, &a, &info), -EBADMSG);
+	/* results that fail to decode */
+	{
+		uint32_t out;
+
+		assert_int_equal(rpc_call_simple(cl, P_BAD_RESULTS, NULL, NULL,
+						 (xdrproc_t)xdr_u_int, &out),
+				 -EBADMSG);
+	}
+	/* the client still works */
+	assert_int_equal(rpc_null(cl), 0);
+	rpc_clnt_destroy(cl);
+}
+
+static void test_auth_sys_credential(void **state)
+{
+	struct rpc_clnt *cl = mk_clnt(1, 0);
+	uint32_t out[3];
+
+	(void)state;
+	assert_int_equal(rpc_call_simple(cl, P_CRED, NULL, NULL,
+					 (xdrproc_t)xdr_u_int, &out[0]),
+			 0);
+	assert_int_equal(out[0], 1); /* AUTH_SYS */
+	rpc_clnt_destroy(cl);
+}
+
+static bool_t dec_cred(XDR *x, void *p)
+{
+	uint32_t *v = p;
+
+	return xdr_u_int(x, &v[0]) && xdr_u_int(x, &v[1]) &&
+	       xdr_u_int(x, &v[2]);
+}
+
+static void test_auth_sys_ids(void **state)
+{
+	struct rpc_clnt *cl = mk_clnt(1, 0);
+	uint32_t v[3] = {0};
+
+	(void)state;
+	assert_int_equal(
+		rpc_call_simple(cl, P_CRED, NULL, NULL, (xdrproc_t)dec_cred, v),
+		0);
+	assert_int_equal(v[0], 1);
+	assert_int_equal(v[1], 1234);
+	assert_int_equal(v[2], 5678);
+	rpc_clnt_destroy(cl);
+}
+
+static void test_retransmit_same_xid(void **state)
+{
+	struct rpc_clnt *cl = mk_clnt(1, 50);
+	struct rpc_call_args a = {.proc = P_SILENT};
+	struct rpc_reply_info info;
+
+	(void)state;
+	assert_int_equal(rpc_call_sync(cl, &a, &info), 0);
+	assert_int_equal(info.retransmits, 2);
+	assert_int_equal(atomic_load(&srvst.silent_calls), 3);
+	assert_int_equal(atomic_load(&srvst.silent_xid), info.xid);
+	rpc_clnt_destroy(cl);
+}
+
+static void test_major_timeout(void **state)
+{
+	struct rpc_clnt_opts o = {0};
+	struct rpc_clnt *cl;
+	struct rpc_call_args a = {.proc = P_SILENT};
+
+	(void)state;
+	atomic_store(&srvst.silent_calls, 0);
+	o.host = "127.0.0.1";
+	o.port = fakesrv_port(fs);
+	o.prog = TPROG;
+	o.vers = TVERS;
+	o.timeo_ms = 30;
+	o.retrans = 1;
+	assert_int_equal(rpc_clnt_create(&cl, &o), 0);
+	assert_int_equal(rpc_call_sync(cl, &a, NULL), -ETIMEDOUT);
+	assert_int_equal(atomic_load(&srvst.silent_calls), 2);
+	rpc_clnt_destroy(cl);
+}
+
+struct bulk {
+	uint32_t before, len, after;
+};
+
+static bool_t dec_bulk(XDR *x, void *p)
+{
+	struct bulk *b = p;
+
+	/* the data and its XDR padding were taken out of the reply: the
+	 * data is in the caller's buffer */
+	return xdr_u_int(x, &b->before) && xdr_u_int(x, &b->len) &&
+	       xdr_u_int(x, &b->after);
+}
+
+static int place_bulk(void *arg, const uint8_t *body, size_t have, size_t *off,
+		      size_t *len)
+{
+	uint32_t max = *(uint32_t *)arg, n;
+
+	if (have < 8)
+		return 8;
+	n = fs_get_be32(body + 4);
+	if (n > max)
+		return -EOVERFLOW;
+	*off = 8;
+	*len = n;
+	return 0;
+}
+
+static void run_bulk(struct rpc_clnt *cl, uint32_t cnt)
+{
+	uint8_t *buf = calloc(1, cnt + 16);
+	struct iovec iov = {buf, cnt};
+	struct xprt_iter it;
+	struct bulk b = {0};
+	struct rpc_call_args a = {0};
+	uint32_t i;
+
+	xprt_iter_iovec(&it, &iov, 1, cnt);
+	a.proc = P_BULK;
+	a.enc = (xdrproc_t)xdr_u_int;
+	a.args = &cnt;
+	a.dec = (xdrproc_t)dec_bulk;
+	a.res = &b;
+	a.place = place_bulk;
+	a.place_arg = &cnt;
+	a.rx_dst = &it;
+	assert_int_equal(rpc_call_sync(cl, &a, NULL), 0);
+	assert_int_equal(b.before, 0xabcd);
+	assert_int_equal(b.len, cnt);
+	assert_int_equal(b.after, 0x600d);
+	for (i = 0; i < cnt; i++)
+		if (buf[i] != (uint8_t)(i ^ 0x5a))
+			fail_msg("byte %u", i);
+	for (i = cnt; i < cnt + 16; i++)
+		assert_int_equal(buf[i], 0);
+	free(buf);
+}
+
+static void test_bulk_results(void **state)
+{
+	struct rpc_clnt *cl = mk_clnt(2, 0);
+
+	(void)state;
+	run_bulk(cl, 1);
+	run_bulk(cl, 4096);
+	run_bulk(cl, 100001);
+	run_bulk(cl, 1u << 20);
+	rpc_clnt_destroy(cl);
+}
+
+struct async_ctx {
+	atomic_uint done;
+	atomic_uint bad;
+	uint32_t out[256];
+};
+
+static void async_done(struct rpc_call *call, int status, void *arg)
+{
+	struct async_ctx *c = arg;
+
+	if (status || !rpc_call_info(call))
+		atomic_fetch_add(&c->bad, 1);
+	atomic_fetch_add(&c->done, 1);
+}
+
+static void test_async_nconnect(void **state)
+{
+	struct rpc_clnt *cl = mk_clnt(4, 0);
+	struct async_ctx *c = calloc(1, sizeof(*c));
+	uint32_t in[256];
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < 256; i++) {
+		struct rpc_call_args a = {0};
+
+		in[i] = i * 3;
+		a.proc = P_ADD1;
+		a.enc = (xdrproc_t)xdr_u_int;
+		a.args = &in[i];
+		a.dec = (xdrproc_t)xdr_u_int;
+		a.res = &c->out[i];
+		assert_int_equal(rpc_call_async(cl, &a, async_done, c, NULL),
+				 0);
+	}
+	for (i = 0; i < 1000 && atomic_load(&c->done) < 256; i++)
+		usleep(10000);
+	assert_int_equal(atomic_load(&c->done), 256);
+	assert_int_equal(atomic_load(&c->bad), 0);
+	for (i = 0; i < 256; i++)
+		assert_int_equal(c->out[i], i * 3 + 1);
+	assert_int_equal(rpc_clnt_nconnect(cl), 4);
+	assert_int_equal(fakesrv_conns(fs), 4);
+	rpc_clnt_destroy(cl);
+	free(c);
+}
+
+static void test_cancel_async(void **state)
+{
+	struct rpc_clnt *cl = mk_clnt(1, 0);
+	struct async_ctx *c = calloc(1, sizeof(*c));
+	struct rpc_call_args a = {.proc = P_SILENT};
+	struct rpc_call *call;
+
+	(void)state;
+	atomic_store(&srvst.silent_calls, 0);
+	assert_int_equal(rpc_call_async(cl, &a, async_done, c, &call), 0);
+	assert_int_equal(rpc_call_cancel(call), 0);
+	for (int i = 0; i < 500 && !atomic_load(&c->done); i++)
+		usleep(1000);
+	assert_int_equal(atomic_load(&c->done), 1);
+	assert_int_equal(atomic_load(&c->bad), 1);
+	rpc_clnt_destroy(cl);
+	free(c);
+}
+
+static void test_create_validation(void **state)
+{
+	struct rpc_clnt_opts o = {0};
+	struct rpc_clnt *cl;
+
+	(void)state;
+	assert_int_equal(rpc_clnt_create(&cl, &o), -EINVAL);
+	o.host = "127.0.0.1";
+	o.port = fakesrv_port(fs);
+	o.nconnect = 17;
+	assert_int_equal(rpc_clnt_create(&cl, &o), -EINVAL);
+	o.nconnect = 1;
+	o.buf_size = 100; /* smaller than a call header */
+	assert_int_equal(rpc_clnt_create(&cl, &o), -EINVAL);
+	o.buf_size = 0;
+	o.auth.flavor = 6; /* RPCSEC_GSS: not supported */
+	assert_int_equal(rpc_clnt_create(&cl, &o), -EINVAL);
+	assert_int_equal(rpc_call_sync(NULL, NULL, NULL), -EINVAL);
+	assert_string_equal(rpc_strerror(-EPFNOSUPPORT),
+			    "program unavailable (PROG_UNAVAIL)");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_null_and_xdr, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_accept_reject_statuses,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_auth_sys_credential, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_auth_sys_ids, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_retransmit_same_xid, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_major_timeout, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_bulk_results, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_async_nconnect, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_cancel_async, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_create_validation, setup,
+						teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
