@@ -32,15 +32,21 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
+# usage [RC]: the header above; to stdout for --help (RC 0), else stderr
 usage() {
-	sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//' >&2
-	exit 2
+	local rc=${1:-2}
+	if ((rc == 0)); then
+		sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'
+	else
+		sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//' >&2
+	fi
+	exit "$rc"
 }
 
 cmd=${1:-}
 [[ -n $cmd ]] || usage
 shift
-case $cmd in -h | --help | help) usage ;; esac
+case $cmd in -h | --help | help) usage 0 ;; esac
 
 # Split the remaining words into RUN_DIR and server names.
 run_arg="" names=()
