@@ -594,7 +594,7 @@ static void test_len_counts_push_pop_requeue_remove(void **state)
 
 /* ---------------------------------------------------------- concurrency */
 
-enum { PRODUCERS = 4, PER_PRODUCER = 5000 };
+enum { PRODUCERS = 4, PER_PRODUCER = 20000 };
 
 struct producer {
 	struct xprt_xmitq *q;
@@ -716,7 +716,7 @@ static void test_concurrent_producers_every_node_popped_once(void **state)
  * after the consumer handed it back, so every node crosses threads many
  * times (the queued flag and the node contents must follow it).
  */
-enum { LOOP_NODES = 8, LOOP_ROUNDS = 1000 };
+enum { LOOP_NODES = 8, LOOP_ROUNDS = 3000 };
 
 struct loop_req {
 	struct req r;
