@@ -56,10 +56,18 @@ LIB_SO   := $(O)/libxprt.so.$(VERSION)
 LIB_SONAME := libxprt.so.$(SOVERSION)
 
 # ---------------------------------------------------------------- tests
+# Unit tests, and hostile-server tests (scripted servers the tests start
+# themselves: they need no real server, so they run with the unit tests).
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
-UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(O)/tests/unit/%)
+HOSTILE_SRCS := $(sort $(wildcard tests/hostile/test_*.c))
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(O)/tests/unit/%) \
+             $(HOSTILE_SRCS:tests/hostile/%.c=$(O)/tests/hostile/%)
 UNIT_HELPER_SRCS := $(sort $(wildcard tests/unit/helpers/*.c))
 UNIT_HELPER_OBJS := $(UNIT_HELPER_SRCS:%.c=$(O)/obj/%.o)
+INTEG_SRCS := $(sort $(wildcard tests/integration/test_*.c))
+INTEG_BINS := $(INTEG_SRCS:tests/integration/%.c=$(O)/tests/integration/%)
+INTEG_SCRIPTS := $(sort $(wildcard tests/integration/test_*.sh \
+                                   tests/integration/test_*.py))
 
 # ---------------------------------------------------------------- benches
 MICRO_SRCS := $(sort $(wildcard bench/micro/mb_*.c))
@@ -69,10 +77,14 @@ MICRO_COMMON_OBJS := $(MICRO_COMMON:%.c=$(O)/obj/%.o)
 
 .SECONDARY:
 
-.PHONY: all lib deps deps-check unit asan tsan check check-unit \
-        check-format format demo bench-micro install uninstall clean help
+.PHONY: all lib tools deps deps-check unit integration asan tsan check \
+        check-unit check-integration check-rdma check-format format demo \
+        bench-micro install uninstall clean help
 
-all: lib
+all: lib tools
+
+# Command-line tools (benches, examples) are added by later rules.
+tools:
 
 help:
 	@sed -n '1,12p' Makefile
@@ -115,8 +127,23 @@ $(O)/tests/unit/%: tests/unit/%.c $(LIB_A) $(UNIT_HELPER_OBJS)
 	$(CC) $(CFLAGS_ALL) -Itests/unit -o $@ $< $(UNIT_HELPER_OBJS) $(LIB_A) \
 	    $(LDFLAGS_ALL) $(PKG_LIBS) $(CMOCKA_LIBS)
 
+$(O)/tests/hostile/%: tests/hostile/%.c $(LIB_A) $(UNIT_HELPER_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -Itests/unit -o $@ $< $(UNIT_HELPER_OBJS) $(LIB_A) \
+	    $(LDFLAGS_ALL) $(PKG_LIBS) $(CMOCKA_LIBS)
+
 unit: $(UNIT_BINS)
 	@scripts/run-unit.sh $(O) $(UNIT_BINS)
+
+# Integration tests: same build rules, run against real servers.
+$(O)/tests/integration/%: tests/integration/%.c $(LIB_A) $(UNIT_HELPER_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -Itests/unit -Itests/integration -o $@ $< \
+	    $(UNIT_HELPER_OBJS) $(LIB_A) $(LDFLAGS_ALL) $(PKG_LIBS) \
+	    $(CMOCKA_LIBS)
+
+integration: $(INTEG_BINS) tools
+	@scripts/run-integration.sh $(O) $(INTEG_BINS) $(INTEG_SCRIPTS)
 
 asan:
 	$(MAKE) BUILD=asan unit
@@ -129,7 +156,16 @@ check-unit: deps-check
 	$(MAKE) BUILD=asan unit
 	$(MAKE) BUILD=tsan unit
 
-check: check-unit
+check-integration: deps-check
+	@scripts/deps.sh --check servers >/dev/null 2>&1 || scripts/deps.sh servers
+	$(MAKE) integration
+	$(MAKE) BUILD=asan integration
+
+check-rdma:
+	tests/rdma/check-rdma.sh
+
+# The README's test command: everything, on a fresh Debian 12 machine.
+check: check-format check-unit check-integration check-rdma
 
 # ---------------------------------------------------------------- benches
 $(O)/bench/micro/%: bench/micro/%.c $(MICRO_COMMON_OBJS) $(LIB_A)

@@ -217,8 +217,8 @@ static void tcp_shutdown(struct xprt *x)
 	tcp_kick_rx(x);
 }
 
-/* Worker, transmit lock held: close the dead socket once the receive
- * thread has let go of it. */
+/* Worker, no lock held: close the dead socket once the receive thread
+ * has let go of it. */
 static void tcp_reap(struct xprt *x)
 {
 	struct tcp_tp *tp = tp_of(x);
@@ -321,7 +321,6 @@ static void tcp_wait_writable(struct xprt *x, int timeout_ms)
 static void rx_reset(struct xprt *x, struct tcp_rx *rx)
 {
 	if (rx->rq) {
-		x->rx_current = NULL;
 		xprt_rx_unpin(x, rx->rq);
 		rx->rq = NULL;
 	}
@@ -340,7 +339,6 @@ static void rx_end_message(struct xprt *x, struct tcp_rx *rx)
 			rx->err = -EBADMSG; /* shorter than it announced */
 		rq->pub.rx_msg_len = rx->msg_have;
 		rx->rq = NULL;
-		x->rx_current = NULL;
 		xprt_rx_complete(x, rq, rx->err);
 	}
 	rx->in_msg = false;
@@ -449,7 +447,6 @@ static void rx_got_key(struct xprt *x, struct tcp_rx *rx)
 		return;
 	}
 	rx->rq = rq;
-	x->rx_current = rq;
 	req = &rq->pub;
 	if (rx->key_have > req->rbuf->cap) {
 		rx_fail(rx, -EMSGSIZE);

@@ -12,15 +12,13 @@
  *
  * A timer firing calls ops->timeout() with a reference held, outside the
  * timer lock, so the callback may re-arm or fail the request.  Without a
- * timeout hook the request fails with -ETIMEDOUT.  The request whose reply
- * the receive thread is placing right now is postponed a little instead:
- * failing it would make that thread wait for its own pin.
+ * timeout hook the request fails with -ETIMEDOUT.  Failing the request the
+ * receive thread is placing a reply into right now is fine: delivery waits
+ * for that thread's unpin, nobody blocks.
  */
 #include <errno.h>
 
 #include "xprt_int.h"
-
-#define XPRT_TIMER_POSTPONE_NS 10000000ull /* 10 ms */
 
 static void heap_set(struct xprt *x, unsigned int i, struct xprt_rqst *rq)
 {
@@ -126,13 +124,6 @@ uint64_t xprt_timer_run(struct xprt *x)
 		}
 		rq = x->heap[0];
 		heap_remove(x, rq);
-		if (rq == x->rx_current) {
-			rq->deadline = now + XPRT_TIMER_POSTPONE_NS;
-			x->heap[x->heap_len] = rq;
-			heap_up(x, x->heap_len++);
-			pthread_mutex_unlock(&x->timer_lock);
-			continue;
-		}
 		xprt_req_get(&rq->pub);
 		pthread_mutex_unlock(&x->timer_lock);
 

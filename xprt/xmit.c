@@ -64,6 +64,7 @@ static void xmit_sent(struct xprt *x, struct xprt_rqst *rq,
 	atomic_fetch_or(&rq->st, RQ_SENT);
 	atomic_fetch_add_explicit(&x->stats.bytes_sent, rq->tx_total,
 				  memory_order_relaxed);
+	atomic_fetch_add_explicit(&x->stats.sends, 1, memory_order_relaxed);
 	if (rq->pub.no_reply)
 		xprt_claim_outcome(rq, 0);
 	xmit_defer(d, rq);
@@ -219,8 +220,17 @@ static void xmit_conn_down(struct xprt *x)
 {
 	unsigned int i;
 
+	/*
+	 * The state is no longer CONNECTED, so no new send starts; taking
+	 * the lock once waits out a send already under way.  Then the dead
+	 * socket is reaped without the lock: reaping waits for the receive
+	 * thread, whose timer callbacks may need the lock themselves.
+	 */
 	pthread_mutex_lock(&x->xmit_lock);
+	pthread_mutex_unlock(&x->xmit_lock);
 	x->ops->reap(x);
+
+	pthread_mutex_lock(&x->xmit_lock);
 	if (x->tx_partial) {
 		struct xprt_rqst *rq = x->tx_partial;
 

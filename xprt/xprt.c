@@ -13,7 +13,9 @@
  * still sit in the transmit queue (RQ_QUEUED), the receiver may still be
  * placing reply bytes (a pin in the reply index).  Whoever clears the last
  * of those conditions calls xprt_try_complete(), which claims delivery
- * (RQ_DONE) with another compare-and-swap and runs done() once.
+ * (RQ_DONE) with another compare-and-swap and runs done() once.  Nobody
+ * ever waits for another party: a canceller or a timer firing on the
+ * receive thread just decides, and the last party out delivers.
  *
  * Slots.  Requests live in one array, one cache-line-aligned slot per tag
  * of the tag allocator, with the protocol's private area behind each: the
@@ -95,11 +97,14 @@ void xprt_try_complete(struct xprt_rqst *rq)
 	do {
 		if (!(rq_flags(st) & RQ_OUTCOME) || (rq_flags(st) & busy))
 			return;
+		/* A receiver still placing bytes: it calls us again when it
+		 * unpins (xprt_rx_unpin).  Whoever decided the outcome took
+		 * the request out of the reply index first, so no new pin
+		 * that could write can appear. */
+		if (atomic_load(&rq->rqnode.pins))
+			return;
 	} while (!atomic_compare_exchange_weak(&rq->st, &st, st | RQ_DONE));
 
-	/* Whoever decided the outcome unlinked the request from the reply
-	 * index first; wait out a receiver still placing bytes into it. */
-	xprt_rqtree_wait_unpinned(&x->rqtree, &rq->rqnode);
 	if (atomic_load_explicit(&rq->heap_idx, memory_order_relaxed) >= 0)
 		xprt_timer_arm(x, rq, 0);
 	rq_return_credit(x, rq, st);
@@ -402,7 +407,7 @@ struct xprt_rqst *xprt_rx_lookup(struct xprt *x, uint32_t key)
 	rq = xprt_container_of(n, struct xprt_rqst, rqnode);
 	if (rq_flags(atomic_load(&rq->st)) & RQ_OUTCOME) {
 		/* decided while we looked: the reply is late */
-		xprt_rqtree_unpin(&x->rqtree, n);
+		xprt_rx_unpin(x, rq);
 		atomic_fetch_add_explicit(&x->stats.dup_replies, 1,
 					  memory_order_relaxed);
 		return NULL;
@@ -410,23 +415,28 @@ struct xprt_rqst *xprt_rx_lookup(struct xprt *x, uint32_t key)
 	return rq;
 }
 
+/*
+ * A pin holds back delivery (xprt_try_complete), so whoever drops the
+ * last one delivers if the outcome was decided meanwhile (a timeout or a
+ * cancel while the reply was being placed).  The reference keeps the slot
+ * from being reused between the unpin and that check.
+ */
 void xprt_rx_unpin(struct xprt *x, struct xprt_rqst *rq)
 {
+	xprt_req_get(&rq->pub);
 	xprt_rqtree_unpin(&x->rqtree, &rq->rqnode);
+	xprt_try_complete(rq);
+	xprt_req_put(&rq->pub);
 }
 
 void xprt_rx_complete(struct xprt *x, struct xprt_rqst *rq, int status)
 {
-	bool won = xprt_claim_outcome(rq, status);
-
-	if (won) {
+	if (xprt_claim_outcome(rq, status)) {
 		atomic_fetch_add_explicit(&x->stats.replies, 1,
 					  memory_order_relaxed);
 		xprt_rqtree_erase(&x->rqtree, &rq->rqnode);
 	}
-	xprt_rqtree_unpin(&x->rqtree, &rq->rqnode);
-	if (won)
-		xprt_try_complete(rq);
+	xprt_rx_unpin(x, rq);
 }
 
 /* ------------------------------------------------------ worker kicks */

@@ -106,7 +106,8 @@ static inline int rq_status(uint64_t st)
  * @shutdown: make the current connection fail fast (any thread); the
  *	receive side notices and reports xprt_conn_lost()
  * @reap: release the dead connection's resources; called by the worker
- *	with the transmit lock held, after the receive side let go of it
+ *	without locks once no send can still use the connection; it may wait
+ *	for the receive side to let go of it
  * @send: transmit as much of @reqs[0..n) as possible without blocking
  *	(reqs[0] may be partly sent already: its tx_done says how much);
  *	store in *@nsent how many were sent completely and update tx_done of
@@ -183,10 +184,6 @@ struct xprt {
 	unsigned int heap_len;
 	_Atomic uint64_t rx_wake_deadline; /* what the rx thread sleeps to */
 
-	/* the request the receive thread is placing a reply into (pinned),
-	 * written and read by that thread only: its timers wait */
-	struct xprt_rqst *rx_current;
-
 	/* transport private state */
 	void *tp;
 
@@ -214,7 +211,11 @@ static inline struct xprt_rqst *xprt_slot(struct xprt *x, unsigned int i)
  */
 struct xprt_rqst *xprt_rx_lookup(struct xprt *x, uint32_t key);
 
-/** xprt_rx_unpin() - drop the pin of xprt_rx_lookup() */
+/**
+ * xprt_rx_unpin() - drop the pin of xprt_rx_lookup() without a reply
+ * (connection lost mid-message); delivers done() if the outcome was
+ * decided meanwhile
+ */
 void xprt_rx_unpin(struct xprt *x, struct xprt_rqst *rq);
 
 /**

@@ -1,0 +1,392 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The SunRPC client against tests/hostile/rpc_hostile.py: every scenario
+ * ends in the exact outcome documented in rpc.h, within the configured
+ * timeouts, with no crash and (ASan/LSan build) no leak.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <libxprt/rpc.h>
+
+#include "helpers/spawn.h"
+
+#define PROG 0x20001234u
+
+struct srv {
+	struct spawned sp;
+	char log[64];
+};
+
+static void srv_start(struct srv *s, const char *scenario, const char *extra1,
+		      const char *extra2)
+{
+	char *argv[12];
+	int n = 0;
+
+	snprintf(s->log, sizeof(s->log), "/tmp/libxprt-hostile-%d.log",
+		 (int)getpid());
+	unlink(s->log);
+	argv[n++] = "python3";
+	argv[n++] = "tests/hostile/rpc_hostile.py";
+	argv[n++] = "--scenario";
+	argv[n++] = (char *)scenario;
+	argv[n++] = "--log";
+	argv[n++] = s->log;
+	if (extra1)
+		argv[n++] = (char *)extra1;
+	if (extra2)
+		argv[n++] = (char *)extra2;
+	argv[n] = NULL;
+	assert_int_equal(spawn_server(argv, &s->sp), 0);
+}
+
+static void srv_stop(struct srv *s)
+{
+	spawn_stop(&s->sp);
+	unlink(s->log);
+}
+
+/* The server of the running test: a failed assertion leaves the test
+ * early, the teardown still stops it. */
+static struct srv S;
+
+static int stop_server(void **state)
+{
+	(void)state;
+	if (S.sp.pid > 0)
+		srv_stop(&S);
+	return 0;
+}
+
+/* how many logged calls carry @xid */
+static int calls_with_xid(const struct srv *s, uint32_t xid)
+{
+	char line[512], pat[32];
+	FILE *f = fopen(s->log, "r");
+	int n = 0;
+
+	if (!f)
+		return -1;
+	snprintf(pat, sizeof(pat), "xid=0x%08x ", xid);
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "CALL", 4) && strstr(line, pat))
+			n++;
+	fclose(f);
+	return n;
+}
+
+static struct rpc_clnt *mk(const struct srv *s, unsigned int timeo_ms,
+			   unsigned int retrans)
+{
+	struct rpc_clnt_opts o = {0};
+	struct rpc_clnt *cl = NULL;
+
+	o.host = "127.0.0.1";
+	o.port = s->sp.port;
+	o.prog = PROG;
+	o.vers = 1;
+	o.auth.flavor = RPC_AUTH_SYS;
+	o.timeo_ms = timeo_ms;
+	o.retrans = retrans;
+	assert_int_equal(rpc_clnt_create(&cl, &o), 0);
+	return cl;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* One NULL call against @scenario: return its status and reply info. */
+static int one_call(const char *scenario, const char *x1, const char *x2,
+		    unsigned int timeo_ms, unsigned int retrans,
+		    struct rpc_reply_info *info, struct xprt_stats *st)
+{
+	struct rpc_call_args a = {.proc = 0};
+	struct rpc_clnt *cl;
+	double t0;
+	int r;
+
+	srv_start(&S, scenario, x1, x2);
+	cl = mk(&S, timeo_ms, retrans);
+	t0 = now_s();
+	r = rpc_call_sync(cl, &a, info);
+	/* bounded: every scenario ends within timeo * (2^(retrans+1)) */
+	assert_true(now_s() - t0 <
+		    (double)timeo_ms / 1000.0 * (1u << (retrans + 1)) + 2.0);
+	if (st)
+		xprt_get_stats(rpc_clnt_xprt(cl, 0), st);
+	/* the client stays usable after whatever happened */
+	rpc_clnt_destroy(cl);
+	srv_stop(&S);
+	return r;
+}
+
+static void test_ok(void **state)
+{
+	struct rpc_reply_info info;
+
+	(void)state;
+	assert_int_equal(one_call("ok", NULL, NULL, 1000, 1, &info, NULL), 0);
+	assert_int_equal(info.reply_stat, 0);
+}
+
+static void test_unknown_xid_is_counted(void **state)
+{
+	struct rpc_reply_info info;
+	struct xprt_stats st;
+
+	(void)state;
+	assert_int_equal(
+		one_call("unknown_xid", NULL, NULL, 1000, 1, &info, &st), 0);
+	assert_int_equal(st.bad_keys, 1);
+	assert_int_equal(st.completed, 1);
+}
+
+static void test_duplicate_reply_ignored(void **state)
+{
+	struct rpc_call_args a = {.proc = 0};
+	struct xprt_stats st;
+	struct rpc_clnt *cl;
+	int i;
+
+	(void)state;
+	srv_start(&S, "dup_reply", NULL, NULL);
+	cl = mk(&S, 1000, 1);
+	for (i = 0; i < 10; i++)
+		assert_int_equal(rpc_call_sync(cl, &a, NULL), 0);
+	xprt_get_stats(rpc_clnt_xprt(cl, 0), &st);
+	assert_int_equal(st.completed, 10);
+	assert_int_equal(st.bad_keys, 10); /* each duplicate */
+	rpc_clnt_destroy(cl);
+	srv_stop(&S);
+}
+
+static void test_truncated_record(void **state)
+{
+	struct xprt_stats st;
+
+	(void)state;
+	/* the record never completes: reconnect, resend, time out */
+	assert_int_equal(
+		one_call("truncated_record", NULL, NULL, 200, 1, NULL, &st),
+		-ETIMEDOUT);
+	assert_true(st.disconnects >= 1);
+	assert_int_equal(st.completed, 1);
+}
+
+static void test_huge_fragment(void **state)
+{
+	struct xprt_stats st;
+
+	(void)state;
+	assert_int_equal(
+		one_call("huge_fragment", NULL, NULL, 200, 1, NULL, &st),
+		-ETIMEDOUT);
+	assert_true(st.disconnects >= 1);
+	assert_int_equal(one_call("huge_fragment", "--variant", "last", 200, 1,
+				  NULL, &st),
+			 -ETIMEDOUT);
+	assert_true(st.disconnects >= 1);
+}
+
+static void test_bad_headers(void **state)
+{
+	static const char *const variants[] = {
+		"msg_type",	 "reply_stat",	"accept_stat", "truncated_verf",
+		"verf_too_long", "reject_stat", "auth_stat",
+	};
+	struct rpc_reply_info info;
+	unsigned int i;
+	int r;
+
+	(void)state;
+	for (i = 0; i < sizeof(variants) / sizeof(variants[0]); i++) {
+		r = one_call("bad_header", "--variant", variants[i], 300, 1,
+			     &info, NULL);
+		if (!strcmp(variants[i], "auth_stat")) {
+			/* a well-formed AUTH_ERROR with an unknown reason */
+			assert_int_equal(r, -EACCES);
+			assert_int_equal(info.auth_stat, 99);
+		} else {
+			if (r != -EBADMSG)
+				fail_msg("variant %s: %d", variants[i], r);
+		}
+	}
+	/* 8 bytes: xid + msg_type; not even a reply header */
+	r = one_call("bad_header", "--variant", "short", 300, 1, &info, NULL);
+	assert_int_equal(r, -EBADMSG);
+}
+
+static void test_denied_and_accept_statuses(void **state)
+{
+	struct rpc_reply_info info;
+
+	(void)state;
+	assert_int_equal(
+		one_call("rpc_mismatch", NULL, NULL, 1000, 1, &info, NULL),
+		-EPROTO);
+	assert_int_equal(info.low, 2);
+	assert_int_equal(info.high, 2);
+	assert_int_equal(
+		one_call("auth_error", NULL, NULL, 1000, 1, &info, NULL),
+		-EACCES);
+	assert_int_equal(info.auth_stat, 5);
+	assert_int_equal(
+		one_call("prog_unavail", NULL, NULL, 1000, 1, &info, NULL),
+		-EPFNOSUPPORT);
+	assert_int_equal(
+		one_call("prog_mismatch", NULL, NULL, 1000, 1, &info, NULL),
+		-EPROTONOSUPPORT);
+	assert_int_equal(info.low, 2);
+	assert_int_equal(info.high, 4);
+	assert_int_equal(
+		one_call("proc_unavail", NULL, NULL, 1000, 1, &info, NULL),
+		-EOPNOTSUPP);
+	assert_int_equal(
+		one_call("garbage_args", NULL, NULL, 1000, 1, &info, NULL),
+		-EINVAL);
+	assert_int_equal(
+		one_call("system_err", NULL, NULL, 1000, 1, &info, NULL),
+		-EREMOTEIO);
+}
+
+static void test_reset_mid_record(void **state)
+{
+	struct xprt_stats st;
+
+	(void)state;
+	assert_int_equal(
+		one_call("reset_mid_record", NULL, NULL, 200, 1, NULL, &st),
+		-ETIMEDOUT);
+	assert_true(st.disconnects >= 1);
+}
+
+static void test_multi_fragment(void **state)
+{
+	(void)state;
+	assert_int_equal(
+		one_call("multi_fragment", NULL, NULL, 1000, 1, NULL, NULL), 0);
+}
+
+static void test_slow_within_timeout(void **state)
+{
+	(void)state;
+	assert_int_equal(
+		one_call("slow", "--delay", "0.2", 1000, 1, NULL, NULL), 0);
+}
+
+static void test_drop_retransmits_same_xid(void **state)
+{
+	struct rpc_call_args a = {.proc = 0};
+	struct rpc_reply_info info;
+	struct rpc_clnt *cl;
+
+	(void)state;
+	srv_start(&S, "drop", NULL, NULL);
+	cl = mk(&S, 100, 2);
+	assert_int_equal(rpc_call_sync(cl, &a, &info), -ETIMEDOUT);
+	assert_int_equal(info.retransmits, 2);
+	/* the first send and two retransmissions, one XID */
+	usleep(100000);
+	assert_int_equal(calls_with_xid(&S, info.xid), 3);
+	rpc_clnt_destroy(cl);
+	srv_stop(&S);
+
+	srv_start(&S, "drop_first", NULL, NULL);
+	cl = mk(&S, 100, 2);
+	assert_int_equal(rpc_call_sync(cl, &a, &info), 0);
+	assert_int_equal(info.retransmits, 1);
+	assert_int_equal(calls_with_xid(&S, info.xid), 2);
+	rpc_clnt_destroy(cl);
+	srv_stop(&S);
+}
+
+static void test_close_on_call(void **state)
+{
+	struct xprt_stats st;
+
+	(void)state;
+	assert_int_equal(
+		one_call("close_on_call", NULL, NULL, 200, 1, NULL, &st),
+		-ETIMEDOUT);
+	assert_true(st.connects >= 2);
+}
+
+struct reorder {
+	atomic_uint done, ok;
+};
+
+static void reorder_cb(struct rpc_call *call, int status, void *arg)
+{
+	struct reorder *r = arg;
+
+	(void)call;
+	if (!status)
+		atomic_fetch_add(&r->ok, 1);
+	atomic_fetch_add(&r->done, 1);
+}
+
+static void test_reordered_replies(void **state)
+{
+	struct reorder r = {0};
+	struct rpc_clnt *cl;
+	int i;
+
+	(void)state;
+	srv_start(&S, "reorder", NULL, NULL);
+	cl = mk(&S, 2000, 1);
+	for (i = 0; i < 20; i++) {
+		struct rpc_call_args a = {.proc = 0};
+
+		assert_int_equal(rpc_call_async(cl, &a, reorder_cb, &r, NULL),
+				 0);
+	}
+	for (i = 0; i < 500 && atomic_load(&r.done) < 20; i++)
+		usleep(10000);
+	assert_int_equal(atomic_load(&r.done), 20);
+	assert_int_equal(atomic_load(&r.ok), 20);
+	rpc_clnt_destroy(cl);
+	srv_stop(&S);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_ok, stop_server),
+		cmocka_unit_test_teardown(test_unknown_xid_is_counted,
+					  stop_server),
+		cmocka_unit_test_teardown(test_duplicate_reply_ignored,
+					  stop_server),
+		cmocka_unit_test_teardown(test_truncated_record, stop_server),
+		cmocka_unit_test_teardown(test_huge_fragment, stop_server),
+		cmocka_unit_test_teardown(test_bad_headers, stop_server),
+		cmocka_unit_test_teardown(test_denied_and_accept_statuses,
+					  stop_server),
+		cmocka_unit_test_teardown(test_reset_mid_record, stop_server),
+		cmocka_unit_test_teardown(test_multi_fragment, stop_server),
+		cmocka_unit_test_teardown(test_slow_within_timeout,
+					  stop_server),
+		cmocka_unit_test_teardown(test_drop_retransmits_same_xid,
+					  stop_server),
+		cmocka_unit_test_teardown(test_close_on_call, stop_server),
+		cmocka_unit_test_teardown(test_reordered_replies, stop_server),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
