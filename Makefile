@@ -78,8 +78,8 @@ MICRO_COMMON_OBJS := $(MICRO_COMMON:%.c=$(O)/obj/%.o)
 .SECONDARY:
 
 .PHONY: all lib tools deps deps-check unit integration asan tsan check \
-        check-unit check-integration check-rdma check-format format demo \
-        bench-micro install uninstall clean help
+        check-unit check-integration check-rdma check-install check-format \
+        format demo examples bench-micro install uninstall clean help
 
 all: lib tools
 
@@ -115,11 +115,14 @@ $(O)/libxprt.so: $(LIB_SO)
 	ln -sf libxprt.so.$(VERSION) $(O)/$(LIB_SONAME)
 	ln -sf libxprt.so.$(VERSION) $@
 
+# The .pc is written again at install time: its paths are PREFIX's.
+PC_SED = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+	    -e 's|@REQUIRES@|$(PKG_LIB)|'
+
 $(O)/libxprt.pc: libxprt.pc.in Makefile
 	@mkdir -p $(@D)
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
-	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
-	    -e 's|@REQUIRES@|$(PKG_LIB)|' $< > $@
+	$(PC_SED) $< > $@
 
 # Unit tests link the static library so internal symbols are reachable.
 $(O)/tests/unit/%: tests/unit/%.c $(LIB_A) $(UNIT_HELPER_OBJS)
@@ -165,7 +168,7 @@ check-rdma:
 	tests/rdma/check-rdma.sh
 
 # The README's test command: everything, on a fresh Debian 12 machine.
-check: check-format check-unit check-integration check-rdma
+check: check-format check-unit check-install check-integration check-rdma
 
 # ---------------------------------------------------------------- benches
 $(O)/bench/micro/%: bench/micro/%.c $(MICRO_COMMON_OBJS) $(LIB_A)
@@ -179,6 +182,40 @@ bench-micro: deps-check $(MICRO_BINS)
 demo: deps-check
 	$(MAKE) bench-micro MB_QUICK=1
 
+# ---------------------------------------------------------------- examples
+# Examples are tools built the way a user builds theirs: against the
+# library through pkg-config.  `make examples` uses this build tree;
+# check-install uses a temporary installation.
+EXAMPLE_SRCS := $(sort $(wildcard examples/*.c))
+EXAMPLE_BINS := $(EXAMPLE_SRCS:examples/%.c=$(O)/examples/%)
+
+$(O)/examples/%: examples/%.c $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB_A) $(LDFLAGS_ALL) $(PKG_LIBS)
+
+examples: $(EXAMPLE_BINS)
+
+tools: examples
+
+INST := $(CURDIR)/build/install-test
+check-install: lib
+	rm -rf $(INST)
+	$(MAKE) install PREFIX=$(INST)
+	@mkdir -p $(INST)/examples
+	@set -e; for f in $(EXAMPLE_SRCS); do \
+	    b=$$(basename $$f .c); \
+	    echo "  CC (installed libxprt) $$b"; \
+	    $(CC) -std=c11 -Wall -Wextra -Werror -o $(INST)/examples/$$b $$f \
+	        $$(PKG_CONFIG_PATH=$(INST)/lib/pkgconfig pkg-config --cflags --libs libxprt) \
+	        -Wl,-rpath,$(INST)/lib; \
+	    $(INST)/examples/$$b -h >/dev/null; \
+	    if ldd $(INST)/examples/$$b | grep -q "$(INST)/lib/libxprt.so"; then :; \
+	    else echo "$$b does not use the installed libxprt.so"; exit 1; fi; \
+	done
+	$(MAKE) uninstall PREFIX=$(INST)
+	@test ! -e $(INST)/include/libxprt && test ! -e $(INST)/lib/libxprt.so
+	@echo "check-install: examples built and run against the installed library"
+
 # ---------------------------------------------------------------- install
 install: lib
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/libxprt \
@@ -188,7 +225,7 @@ install: lib
 	ln -sf libxprt.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(LIB_SONAME)
 	ln -sf libxprt.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libxprt.so
 	install -m 0644 $(PUB_HDRS) $(DESTDIR)$(INCLUDEDIR)/libxprt/
-	install -m 0644 $(O)/libxprt.pc $(DESTDIR)$(PKGCONFIGDIR)/
+	$(PC_SED) libxprt.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/libxprt.pc
 
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libxprt.a $(DESTDIR)$(LIBDIR)/libxprt.so \

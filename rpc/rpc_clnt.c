@@ -98,22 +98,17 @@ static int rpc_place(struct xprt_req *req, size_t have, size_t msg_len)
 	hlen = rpc_reply_hdr_len(p, have, &accepted);
 	if (hlen < 0)
 		return (int)hlen;
-	if (hlen == 0) {
+	(void)msg_len; /* a shorter reply just ends the header early */
+	if (hlen == 0)
 		/* verifier length unknown yet: ask for the common case */
-		size_t want = have < 20 ? 24 : have + 4;
-
-		return want > msg_len ? 0 : (int)want;
-	}
+		return have < 20 ? 24 : (int)have + 4;
 	if (!accepted || !t->place)
 		return 0;
 	r = t->place(t->place_arg, p + hlen, have - (size_t)hlen, &off, &len);
 	if (r < 0)
 		return r;
-	if (r > 0) {
-		size_t want = (size_t)hlen + (size_t)r;
-
-		return want > msg_len ? 0 : (int)want;
-	}
+	if (r > 0)
+		return (int)((size_t)hlen + (size_t)r);
 	if (len) {
 		req->rx_data = t->rx_dst;
 		req->rx_data_off = (size_t)hlen + off;
@@ -298,7 +293,11 @@ static struct xprt *rpc_pick_xprt(struct rpc_clnt *cl)
 	return cl->x[i % cl->nconn];
 }
 
-/* Allocate, encode and submit; on success the request is in flight. */
+/*
+ * Allocate, encode and submit; on success the request is in flight.
+ * *reqp is set before the submit: an async completion may run (and the
+ * request be released) before this returns.
+ */
 static int rpc_start(struct rpc_clnt *cl, const struct rpc_call_args *a,
 		     bool sync, rpc_done_fn done, void *arg,
 		     struct xprt_req **reqp)
@@ -342,11 +341,14 @@ static int rpc_start(struct rpc_clnt *cl, const struct rpc_call_args *a,
 		goto out_put;
 	req->ops = &rpc_req_ops;
 	req->owner = a->owner;
+	req->will_wait = sync;
+	*reqp = req;
+	/* armed by the submit itself: a fast async completion may release
+	 * the request before xprt_req_submit() even returns */
+	req->timeout_ns = t->timeo_ns;
 	err = xprt_req_submit(req, xid);
 	if (err)
 		goto out_put;
-	xprt_req_set_timer(req, t->timeo_ns);
-	*reqp = req;
 	return 0;
 
 out_put:
@@ -362,12 +364,9 @@ int rpc_call_async(struct rpc_clnt *cl, const struct rpc_call_args *a,
 
 	if (!cl || !a || !done)
 		return -EINVAL;
-	err = rpc_start(cl, a, false, done, arg, &req);
-	if (err)
-		return err;
-	if (callp)
-		*callp = (struct rpc_call *)req;
-	return 0;
+	err = rpc_start(cl, a, false, done, arg,
+			callp ? (struct xprt_req **)callp : &req);
+	return err;
 }
 
 int rpc_call_sync(struct rpc_clnt *cl, const struct rpc_call_args *a,

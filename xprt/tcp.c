@@ -30,6 +30,17 @@
  * Small replies therefore cost one recv() for many messages and one copy
  * of their header; large ones one copy of the first staged chunk at most.
  *
+ * Synchronous callers receive their own replies.  A thread waiting for
+ * its reply (xprt_req_done_wait() on a request marked will_wait) takes
+ * the receiver role if it is free, takes the socket out of the receive
+ * thread's epoll set and reads replies itself - its own and any other -
+ * until its reply is in.  Each call then costs send, poll and recv on
+ * one thread, as with a blocking client, instead of waking the receive
+ * thread and then the caller (two context switches).  The socket goes
+ * back to the receive thread as soon as other requests are in flight, or
+ * an asynchronous submit asks for it; purely synchronous traffic never
+ * touches epoll again.
+ *
  * Connection changes: the transmit worker connects a socket and publishes
  * it; the receive thread adopts it.  When a connection fails the receive
  * thread detaches from it (unpinning a half-received request) and only
@@ -104,6 +115,14 @@ struct tcp_tp {
 	pthread_t rx_thread;
 	bool rx_started;
 	atomic_bool stop;
+
+	/* The receiver role: whoever holds rx_mtx runs the receive state
+	 * machine (rx, rx_fd's epoll registration): the receive thread, or a
+	 * synchronous caller waiting for its own reply (tcp_wait). */
+	pthread_mutex_t rx_mtx;
+	atomic_bool fd_armed;	 /* rx_fd is in the epoll set (under rx_mtx) */
+	atomic_bool arm_wanted;	 /* an async submit found it disarmed */
+	atomic_bool rx_deferred; /* the receive thread found the role taken */
 	struct tcp_rx rx;
 };
 
@@ -670,10 +689,23 @@ static void rx_adopt(struct xprt *x, struct tcp_tp *tp, uint32_t *cookie)
 		if (epoll_ctl(tp->epfd, EPOLL_CTL_ADD, tp->fd, &ev) == 0) {
 			tp->rx_fd = tp->fd;
 			tp->rx_cookie = tp->fd_cookie;
+			atomic_store(&tp->fd_armed, true);
 			*cookie = tp->fd_cookie;
 		}
 	}
 	pthread_mutex_unlock(&tp->lock);
+}
+
+/* Receiver role held: (dis)arm rx_fd in the receive thread's epoll set. */
+static void rx_arm(struct tcp_tp *tp, bool on)
+{
+	struct epoll_event ev = {.events = on ? EPOLLIN | EPOLLRDHUP : 0};
+
+	if (tp->rx_fd < 0 || atomic_load(&tp->fd_armed) == on)
+		return;
+	ev.data.fd = tp->rx_fd;
+	if (epoll_ctl(tp->epfd, EPOLL_CTL_MOD, tp->rx_fd, &ev) == 0)
+		atomic_store(&tp->fd_armed, on);
 }
 
 static void rx_detach(struct xprt *x, struct tcp_tp *tp, int err)
@@ -683,6 +715,7 @@ static void rx_detach(struct xprt *x, struct tcp_tp *tp, int err)
 	pthread_mutex_lock(&tp->lock);
 	epoll_ctl(tp->epfd, EPOLL_CTL_DEL, tp->rx_fd, NULL);
 	tp->rx_fd = -1;
+	atomic_store(&tp->fd_armed, false);
 	tp->rx_detached = true;
 	pthread_cond_broadcast(&tp->cond);
 	pthread_mutex_unlock(&tp->lock);
@@ -700,7 +733,18 @@ static void *tcp_rx_main(void *arg)
 		uint64_t next, now;
 		int timeout = -1;
 
-		rx_adopt(x, tp, &cookie);
+		/* Never block on the receiver role: a caller holding it may be
+		 * waiting for a retransmission only our timers will make.  It
+		 * kicks us when it lets go (rx_deferred). */
+		if (pthread_mutex_trylock(&tp->rx_mtx) == 0) {
+			atomic_store(&tp->rx_deferred, false);
+			rx_adopt(x, tp, &cookie);
+			if (atomic_exchange(&tp->arm_wanted, false))
+				rx_arm(tp, true);
+			pthread_mutex_unlock(&tp->rx_mtx);
+		} else {
+			atomic_store(&tp->rx_deferred, true);
+		}
 		next = xprt_timer_next(x);
 		if (next) {
 			now = xprt_now_ns();
@@ -718,19 +762,111 @@ static void *tcp_rx_main(void *arg)
 					continue;
 				continue;
 			}
-			if (evs[i].data.fd != tp->rx_fd)
+			if (pthread_mutex_trylock(&tp->rx_mtx)) {
+				atomic_store(&tp->rx_deferred, true);
+				continue; /* a caller receives (and disarms) */
+			}
+			if (evs[i].data.fd != tp->rx_fd) {
+				pthread_mutex_unlock(&tp->rx_mtx);
 				continue;
+			}
+			xprt_rx_batch_begin(x);
 			err = rx_read(x, tp, tp->rx_fd);
+			xprt_rx_batch_end(x);
 			if (!err && (evs[i].events & (EPOLLHUP | EPOLLERR)))
 				err = -ECONNRESET;
 			if (err)
 				rx_detach(x, tp, err);
+			pthread_mutex_unlock(&tp->rx_mtx);
 		}
 		xprt_timer_run(x);
 	}
+	pthread_mutex_lock(&tp->rx_mtx);
 	if (tp->rx_fd >= 0)
 		rx_detach(x, tp, -ESHUTDOWN);
+	pthread_mutex_unlock(&tp->rx_mtx);
 	return NULL;
+}
+
+/* An asynchronous request went out: someone must be receiving. */
+static void tcp_submitted(struct xprt *x, struct xprt_rqst *rq)
+{
+	struct tcp_tp *tp = tp_of(x);
+
+	if (rq->pub.will_wait || atomic_load(&tp->fd_armed))
+		return;
+	atomic_store(&tp->arm_wanted, true);
+	if (pthread_mutex_trylock(&tp->rx_mtx) == 0) {
+		if (atomic_exchange(&tp->arm_wanted, false))
+			rx_arm(tp, true);
+		pthread_mutex_unlock(&tp->rx_mtx);
+	}
+	/* else the role's holder arms it when it lets go (tcp_wait) */
+}
+
+static bool rq_done(struct xprt_rqst *rq)
+{
+	return atomic_load(&rq->done_futex) != 0;
+}
+
+/*
+ * A synchronous caller waits for @rq: receive ourselves if nobody else
+ * does (see the top of this file).  Return 0 once done() has run,
+ * -ETIMEDOUT at @deadline (0: none), or -EAGAIN to fall back to sleeping
+ * until someone else completes it.
+ */
+static int tcp_wait(struct xprt *x, struct xprt_rqst *rq, uint64_t deadline)
+{
+	struct tcp_tp *tp = tp_of(x);
+	struct pollfd pfd = {.events = POLLIN};
+	int err = 0, r;
+
+	if (pthread_mutex_trylock(&tp->rx_mtx))
+		return -EAGAIN;
+	if (tp->rx_fd < 0) {
+		pthread_mutex_unlock(&tp->rx_mtx);
+		return -EAGAIN;
+	}
+	rx_arm(tp, false);
+	pfd.fd = tp->rx_fd;
+	while (!rq_done(rq)) {
+		int ms = 10; /* notice a cancel or a timer within 10 ms */
+
+		if (deadline) {
+			uint64_t now = xprt_now_ns();
+
+			if (now >= deadline) {
+				err = -ETIMEDOUT;
+				break;
+			}
+			if (deadline - now < 10000000u)
+				ms = (int)((deadline - now + 999999) / 1000000);
+		}
+		r = poll(&pfd, 1, ms);
+		if (r <= 0 || atomic_load(&tp->stop))
+			continue;
+		xprt_rx_batch_begin(x);
+		r = rx_read(x, tp, pfd.fd);
+		xprt_rx_batch_end(x);
+		if (!r && (pfd.revents & (POLLHUP | POLLERR)))
+			r = -ECONNRESET;
+		if (r) {
+			rx_detach(x, tp, r);
+			err = -EAGAIN; /* resent after the reconnect */
+			break;
+		}
+	}
+	/* hand the socket back if anything else is waiting for a reply */
+	if (xprt_rqtree_count(&x->rqtree) || atomic_load(&tp->arm_wanted)) {
+		atomic_store(&tp->arm_wanted, false);
+		rx_arm(tp, true);
+	}
+	pthread_mutex_unlock(&tp->rx_mtx);
+	if (atomic_load(&tp->arm_wanted))
+		tcp_submitted(x, rq);
+	if (atomic_exchange(&tp->rx_deferred, false))
+		tcp_kick_rx(x);
+	return rq_done(rq) ? 0 : err;
 }
 
 /* ----------------------------------------------------------- lifetime */
@@ -758,6 +894,11 @@ static int tcp_setup(struct xprt *x)
 	err = -pthread_mutex_init(&tp->lock, NULL);
 	if (err)
 		goto out_stage;
+	err = -pthread_mutex_init(&tp->rx_mtx, NULL);
+	if (err) {
+		pthread_mutex_destroy(&tp->lock);
+		goto out_stage;
+	}
 	{
 		pthread_condattr_t ca;
 
@@ -796,6 +937,7 @@ out_epoll:
 out_cond:
 	pthread_cond_destroy(&tp->cond);
 out_lock:
+	pthread_mutex_destroy(&tp->rx_mtx);
 	pthread_mutex_destroy(&tp->lock);
 out_stage:
 	free(tp->rx.stage);
@@ -820,6 +962,7 @@ static void tcp_teardown(struct xprt *x)
 	close(tp->evfd);
 	close(tp->epfd);
 	pthread_cond_destroy(&tp->cond);
+	pthread_mutex_destroy(&tp->rx_mtx);
 	pthread_mutex_destroy(&tp->lock);
 	free(tp->rx.stage);
 	free(tp);
@@ -835,5 +978,7 @@ const struct xprt_transport_ops xprt_tcp_ops = {
 	.send = tcp_send,
 	.wait_writable = tcp_wait_writable,
 	.kick_rx = tcp_kick_rx,
+	.submitted = tcp_submitted,
+	.wait = tcp_wait,
 	.teardown = tcp_teardown,
 };

@@ -84,7 +84,9 @@ static void rq_return_credit(struct xprt *x, struct xprt_rqst *rq, uint64_t st)
 		eased = xprt_cong_timeout(&x->cong);
 	else
 		eased = xprt_cong_put(&x->cong);
-	if (eased || xprt_xmitq_len(&x->xmitq))
+	/* Only a congested queue waits for credits; otherwise whoever
+	 * queued a request also arranged for its transmission. */
+	if (eased)
 		xprt_credit_returned(x);
 }
 
@@ -165,6 +167,8 @@ int xprt_req_alloc(struct xprt *x, unsigned int flags, struct xprt_req **reqp)
 	rq->pub.ops = NULL;
 	rq->pub.owner = 0;
 	rq->pub.no_reply = false;
+	rq->pub.will_wait = false;
+	rq->pub.timeout_ns = 0;
 	rq->pub.key = 0;
 	rq->pub.user = NULL;
 	rq->tx_done = 0;
@@ -234,18 +238,46 @@ int xprt_req_put(struct xprt_req *req)
 
 /* Transmit from the calling thread when it can take the lock: no thread
  * hop on an idle connection.  Anything left goes to the worker. */
-static void xprt_push_and_kick(struct xprt *x, struct xprt_rqst *rq)
-{
-	int r;
+/*
+ * The receive thread of the transport being processed right now by this
+ * thread, between xprt_rx_batch_begin() and _end(): requests submitted
+ * from its completion callbacks are sent together at the end of the
+ * batch, in one gathered send, instead of one system call each.
+ */
+static _Thread_local struct xprt *xprt_rx_batch_cur;
 
-	xprt_tsan_release(rq);
-	xprt_xmitq_push(&x->xmitq, &rq->xnode);
-	r = xprt_xmit(x, XPRT_XMIT_BATCH, true);
+static void xprt_kick_after_xmit(struct xprt *x, int r)
+{
 	/* 0: all sent.  Otherwise (lock taken, socket full, budget used,
 	 * not connected) the worker takes over; a congested queue is kicked
 	 * again when a credit returns. */
 	if (r && !(r == -EBUSY && !xprt_xmitq_len(&x->xmitq)))
 		xprt_kick_worker(x);
+}
+
+static void xprt_push_and_kick(struct xprt *x, struct xprt_rqst *rq)
+{
+	xprt_tsan_release(rq);
+	xprt_xmitq_push(&x->xmitq, &rq->xnode);
+	if (xprt_rx_batch_cur == x) {
+		x->tx_deferred = true;
+		return;
+	}
+	xprt_kick_after_xmit(x, xprt_xmit(x, XPRT_XMIT_BATCH, true));
+}
+
+void xprt_rx_batch_begin(struct xprt *x)
+{
+	xprt_rx_batch_cur = x;
+}
+
+void xprt_rx_batch_end(struct xprt *x)
+{
+	xprt_rx_batch_cur = NULL;
+	if (x->tx_deferred) {
+		x->tx_deferred = false;
+		xprt_kick_after_xmit(x, xprt_xmit(x, ~0u, true));
+	}
 }
 
 int xprt_req_submit(struct xprt_req *req, uint32_t key)
@@ -292,6 +324,10 @@ int xprt_req_submit(struct xprt_req *req, uint32_t key)
 	}
 	atomic_fetch_add(&rq->refs, 1);
 	atomic_fetch_add_explicit(&x->stats.submitted, 1, memory_order_relaxed);
+	if (req->timeout_ns)
+		xprt_timer_arm(x, rq, xprt_now_ns() + req->timeout_ns);
+	if (x->ops->submitted && !req->no_reply)
+		x->ops->submitted(x, rq);
 	xprt_push_and_kick(x, rq);
 	return 0;
 }
@@ -381,6 +417,13 @@ int xprt_req_done_wait(struct xprt_req *req, int64_t timeout_ns)
 	rq = rq_of(req);
 	if (timeout_ns >= 0)
 		deadline = xprt_now_ns() + (uint64_t)timeout_ns;
+	if (req->will_wait && req->xprt->ops->wait &&
+	    (rq_flags(atomic_load(&rq->st)) & RQ_SUBMITTED)) {
+		int r = req->xprt->ops->wait(req->xprt, rq, deadline);
+
+		if (r != -EAGAIN)
+			return r;
+	}
 	while (!atomic_load(&rq->done_futex)) {
 		int64_t left = -1;
 

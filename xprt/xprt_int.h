@@ -118,6 +118,12 @@ static inline int rq_status(uint64_t st)
  *	kicked, or @timeout_ms passes (worker only)
  * @kick_rx: make the receive thread re-read the timer deadline (a timer
  *	was armed earlier than it sleeps to) or a new connection
+ * @submitted: optional; a request was queued (someone must be ready to
+ *	receive its reply)
+ * @wait: optional; a synchronous caller waits for @rq (will_wait set):
+ *	the transport may let it receive itself.  Return 0 when done() has
+ *	run, -ETIMEDOUT at @deadline (monotonic ns, 0 = none), -EAGAIN to
+ *	fall back to sleeping until someone else completes it.
  * @teardown: stop threads and free the transport state (xprt_destroy)
  */
 struct xprt_transport_ops {
@@ -130,6 +136,8 @@ struct xprt_transport_ops {
 		    unsigned int *nsent, bool more);
 	void (*wait_writable)(struct xprt *x, int timeout_ms);
 	void (*kick_rx)(struct xprt *x);
+	void (*submitted)(struct xprt *x, struct xprt_rqst *rq);
+	int (*wait)(struct xprt *x, struct xprt_rqst *rq, uint64_t deadline);
 	void (*teardown)(struct xprt *x);
 };
 
@@ -184,6 +192,9 @@ struct xprt {
 	unsigned int heap_len;
 	_Atomic uint64_t rx_wake_deadline; /* what the rx thread sleeps to */
 
+	/* set by the receive thread inside a receive batch (its own) */
+	bool tx_deferred;
+
 	/* transport private state */
 	void *tp;
 
@@ -224,6 +235,14 @@ void xprt_rx_unpin(struct xprt *x, struct xprt_rqst *rq);
  * holds it.  Called on the receive thread.
  */
 void xprt_rx_complete(struct xprt *x, struct xprt_rqst *rq, int status);
+
+/**
+ * xprt_rx_batch_begin() - the calling (receive) thread starts processing
+ * a batch of replies: requests its callbacks submit are held back...
+ * xprt_rx_batch_end() - ...and sent together here, in one gathered send
+ */
+void xprt_rx_batch_begin(struct xprt *x);
+void xprt_rx_batch_end(struct xprt *x);
 
 /**
  * xprt_conn_lost() - the connection with @cookie failed with @err

@@ -214,6 +214,12 @@ struct xprt_req_ops {
  * @ops: hooks (proto)
  * @owner: fairness owner (proto; thread id or job id; 0 = calling thread)
  * @no_reply: the message expects no reply (proto)
+ * @timeout_ns: the request's timer, armed by xprt_req_submit() before the
+ *	request can complete (proto; 0: none).  Arming it after the submit
+ *	would race with an async completion releasing the request.
+ * @will_wait: the caller will wait for the outcome with
+ *	xprt_req_done_wait() (proto): the transport may let that thread
+ *	receive the reply itself, saving a thread hop
  * @key: the reply key given at submit
  * @user: free for the protocol
  */
@@ -233,6 +239,8 @@ struct xprt_req {
 	const struct xprt_req_ops *ops;
 	uint64_t owner;
 	bool no_reply;
+	bool will_wait;
+	uint64_t timeout_ns;
 	uint32_t key;
 	void *user;
 };
@@ -304,7 +312,9 @@ int xprt_req_add_seg(struct xprt_req *req, const void *base, size_t len);
 int xprt_req_submit(struct xprt_req *req, uint32_t key);
 
 /**
- * xprt_req_set_timer() - arm (or re-arm) the request's timer
+ * xprt_req_set_timer() - arm (or re-arm) the timer of a request the
+ * caller holds a reference to (from its timeout hook, say; for the
+ * initial timer use req->timeout_ns)
  * @req: a submitted request
  * @timeout_ns: relative; 0 disarms
  *

@@ -536,9 +536,9 @@ static void test_timeout_and_cancel(void **state)
 
 	(void)state;
 	req = mk_req(x, &c, 70, CMD_SILENT, 0, 0);
-	assert_int_equal(xprt_req_submit(req, 70), 0);
+	req->timeout_ns = 50000000; /* 50 ms, armed by the submit */
 	t0 = (uint64_t)time(NULL);
-	xprt_req_set_timer(req, 50000000); /* 50 ms */
+	assert_int_equal(xprt_req_submit(req, 70), 0);
 	wait_done(req);
 	assert_int_equal(c.status, -ETIMEDOUT);
 	assert_true((uint64_t)time(NULL) - t0 < 5);
