@@ -20,9 +20,10 @@
 #include "nfs3_int.h"
 #include "xprt/util.h"
 
-/* A reply must fit the transport's message limit (8 MiB by default):
- * never split I/O into pieces larger than this. */
-#define NFS3_IO_MAX (4u << 20)
+/* Largest READ/WRITE piece.  ganesha announces rtmax/wtmax of 64 MiB in
+ * FSINFO but serves at most 1 MiB; 1 MiB is also the Linux client's
+ * ceiling, and a piece must fit the transport's message limit. */
+#define NFS3_IO_MAX (1u << 20)
 
 void nfs3_seterr(const struct nfs3_opts *o, const char *fmt, ...)
 {
@@ -93,8 +94,42 @@ static const char *step_err(int err)
 	}
 }
 
+/*
+ * Is @path among the server's exports?  1 yes, 0 no, negative: could not
+ * tell.  Asked when MNT says ACCES: ganesha answers ACCES, not NOENT, for
+ * a path it does not export, and "no such export" is the clearer message.
+ */
+static int export_listed(struct rpc_clnt *mc, const char *path, char *names,
+			 size_t names_len)
+{
+	struct nfs3_mnt_entry ent[64];
+	char strs[8192];
+	struct nfs3_mnt_list ml = {.ent = ent,
+				   .cap = XPRT_ARRAY_SIZE(ent),
+				   .strbuf = strs,
+				   .strsize = sizeof(strs)};
+	size_t used = 0;
+	unsigned int i;
+	int found = 0, err;
+
+	err = nfs3_mnt_export(mc, &ml);
+	if (err)
+		return err;
+	names[0] = '\0';
+	for (i = 0; i < ml.n; i++) {
+		if (!strcmp(ent[i].dir, path))
+			found = 1;
+		if (used < names_len)
+			used += (size_t)snprintf(names + used, names_len - used,
+						 "%s%s", i ? " " : "",
+						 ent[i].dir);
+	}
+	return found;
+}
+
 static int do_mnt(const struct nfs3_opts *o, struct nfs3_fh *root)
 {
+	char names[256];
 	struct nfs3_mnt_res res;
 	struct rpc_clnt *mc;
 	int err;
@@ -107,6 +142,13 @@ static int do_mnt(const struct nfs3_opts *o, struct nfs3_fh *root)
 	}
 	memset(&res, 0, sizeof(res));
 	err = nfs3_mnt_mnt(mc, o->export, &res);
+	if (err == -EACCES && res.status == MNT3ERR_ACCES &&
+	    export_listed(mc, o->export, names, sizeof(names)) == 0) {
+		rpc_clnt_destroy(mc);
+		nfs3_seterr(o, "export %s does not exist on %s (exports: %s)",
+			    o->export, o->host, names[0] ? names : "none");
+		return -ENOENT;
+	}
 	rpc_clnt_destroy(mc);
 	if (!err) {
 		*root = res.fh;
