@@ -379,12 +379,13 @@ int nfs3_file_fsync(struct nfs3_file *f)
 	struct nfs3_commit_res cr;
 	struct nfs3_range *r;
 	uint8_t *tmp = NULL;
-	size_t tmp_size = (size_t)f->c->wsize * NFS3_PIO_MAX;
+	size_t tmp_size;
 	unsigned int round, left;
 	int err = -EIO;
 
 	if (!f)
 		return -EINVAL;
+	tmp_size = (size_t)f->c->wsize * NFS3_PIO_MAX;
 	pthread_rwlock_wrlock(&f->sync_lock);
 	for (round = 0; round < FSYNC_ROUNDS; round++) {
 		pthread_mutex_lock(&f->lock);
