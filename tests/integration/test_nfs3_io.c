@@ -197,9 +197,9 @@ static void test_async_split(void **state)
 	assert_int_equal(nfs3_pwrite_async(c, &io, &cr.fh, src, 17 * 32768, 0,
 					   NFS3_FILE_SYNC),
 			 -EINVAL);
-	assert_int_equal(nfs3_pwrite_async(c, &io, &cr.fh, src, len, 0,
-					   NFS3_FILE_SYNC),
-			 0);
+	assert_int_equal(
+		nfs3_pwrite_async(c, &io, &cr.fh, src, len, 0, NFS3_FILE_SYNC),
+		0);
 	pio_run(&w);
 	assert_int_equal(w.status, 0);
 	assert_int_equal(w.n, len);
@@ -237,8 +237,7 @@ static int on_entry(const struct nfs3_dirent *e, void *arg)
 		s->bad++;
 		return 0;
 	}
-	if (!e->attr.present || !e->fh_present ||
-	    e->attr.attr.size != i % 7)
+	if (!e->attr.present || !e->fh_present || e->attr.attr.size != i % 7)
 		s->noattr++;
 	s->n++;
 	return 0;
