@@ -456,7 +456,10 @@ struct nfs3_call;
  *	transport error
  * @arg: @call->arg
  *
- * Runs on a transport receive thread; must not block.
+ * Runs on a transport receive thread, possibly before the *_async
+ * function that started the call has returned; must not block.  To start
+ * another call from here, set %NFS3_CALL_NOWAIT: the slot of the call
+ * being completed is still held while this runs.
  */
 typedef void (*nfs3_done_fn)(struct nfs3_call *call, int status, void *arg);
 
@@ -484,7 +487,7 @@ struct nfs3_call {
 	void *res;
 	uint32_t nfs_status;
 	/* private to the library */
-	uint64_t priv_[24];
+	uint64_t priv_[10];
 };
 
 /* ---------------------------------------------------------------- client */
@@ -990,8 +993,9 @@ struct nfs3_pio;
  * @done: bytes transferred contiguously from the start (a short count
  *	is possible, as with pread(2)/pwrite(2): call again for the rest)
  * @eof: a read reached the end of file
- * Runs on a receive thread; must not block.  @io is free for reuse when
- * this is entered.
+ * Runs on a receive thread, or on the submitting thread when every piece
+ * completed before nfs3_pread_async()/nfs3_pwrite_async() returned; must
+ * not block.  @io is free for reuse when this is entered.
  */
 typedef void (*nfs3_pio_fn)(struct nfs3_pio *io, int status, size_t done,
 			    bool eof, void *arg);
@@ -999,6 +1003,9 @@ typedef void (*nfs3_pio_fn)(struct nfs3_pio *io, int status, size_t done,
 /**
  * struct nfs3_pio - one split async read or write, owned by the caller
  * @done, @arg, @owner, @flags: as in struct nfs3_call (set by caller)
+ *
+ * About 5 KiB (a call and a result per piece): allocate it once per
+ * outstanding I/O and reuse it.
  */
 struct nfs3_pio {
 	nfs3_pio_fn done;
