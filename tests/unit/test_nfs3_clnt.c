@@ -918,6 +918,66 @@ static void test_async_split_and_validation(void **state)
 	nfs3_destroy(c);
 }
 
+static void test_read_into_scattered_buffers(void **state)
+{
+	struct nfs3_clnt *c = mk();
+	struct nfs3_fh fh = file_fh();
+	struct nfs3_read_res rr;
+	uint8_t a[7], b[1000], d[3000], guard[16];
+	struct iovec iov[3] = {{a, sizeof(a)}, {b, sizeof(b)}, {d, sizeof(d)}};
+
+	(void)state;
+	fill(S->cache, 5000, 6);
+	S->size = 5000;
+	memset(guard, 0x77, sizeof(guard));
+	assert_int_equal(nfs3_read(c, &fh, 100, 4007, iov, 3, &rr), 0);
+	assert_int_equal(rr.count, 4007);
+	assert_memory_equal(a, S->cache + 100, 7);
+	assert_memory_equal(b, S->cache + 107, 1000);
+	assert_memory_equal(d, S->cache + 1107, 3000);
+	/* count below the buffers: only count bytes are touched */
+	memset(d, 0, sizeof(d));
+	assert_int_equal(nfs3_read(c, &fh, 0, 1010, iov, 3, &rr), 0);
+	assert_memory_equal(d, S->cache + 1007, 3);
+	assert_int_equal(d[3], 0);
+	nfs3_destroy(c);
+}
+
+static void test_async_split_nowait_ends_short(void **state)
+{
+	struct nfs3_opts o;
+	struct nfs3_clnt *c;
+	struct nfs3_fh fh = file_fh();
+	struct pio_wait w = {.lock = PTHREAD_MUTEX_INITIALIZER,
+			     .cond = PTHREAD_COND_INITIALIZER};
+	static struct nfs3_pio io;
+	static uint8_t back[16 * 4096];
+	char msg[64];
+
+	(void)state;
+	fill(S->cache, sizeof(back), 2);
+	S->size = sizeof(back);
+	opts_init(&o, msg, sizeof(msg));
+	o.max_reqs = 2; /* two slots: most pieces cannot start */
+	assert_int_equal(nfs3_mount(&c, &o), 0);
+	io.done = pio_cb;
+	io.arg = &w;
+	io.flags = NFS3_CALL_NOWAIT;
+	assert_int_equal(nfs3_pread_async(c, &io, &fh, back, sizeof(back), 0),
+			 0);
+	pthread_mutex_lock(&w.lock);
+	while (!w.done)
+		pthread_cond_wait(&w.cond, &w.lock);
+	pthread_mutex_unlock(&w.lock);
+	/* what started is reported, contiguous from the start */
+	assert_int_equal(w.status, 0);
+	assert_true(w.n >= 4096 && w.n < sizeof(back));
+	assert_int_equal(w.n % 4096, 0);
+	assert_false(w.eof);
+	assert_memory_equal(back, S->cache, w.n);
+	nfs3_destroy(c);
+}
+
 /* ------------------------------------------ UNSTABLE writes + restart */
 
 static struct nfs3_file *open_unstable(struct nfs3_clnt *c, nfs3_resupply_fn fn,
@@ -1195,6 +1255,8 @@ int main(void)
 		T(test_readdir_absurd_counts),
 		T(test_split_pwrite_pread),
 		T(test_async_split_and_validation),
+		T(test_read_into_scattered_buffers),
+		T(test_async_split_nowait_ends_short),
 		T(test_commit_same_verifier_keeps_nothing),
 		T(test_restart_resends_copy),
 		T(test_restart_resends_resupply),
