@@ -402,10 +402,12 @@ int nfs3_file_fsync(struct nfs3_file *f)
 		if (!err && left)
 			f->st.verf_changes++;
 		pthread_mutex_unlock(&f->lock);
-		if (err)
+		if (err || !left)
 			break;
-		if (!left)
+		if (round == FSYNC_ROUNDS - 1) {
+			err = -EIO; /* the verifier keeps changing: give up */
 			break;
+		}
 		/* the server lost what it had not committed: send it again
 		 * (no pwrite runs now, so the tree is ours to walk) */
 		if (f->o.resupply && !tmp) {
@@ -420,7 +422,6 @@ int nfs3_file_fsync(struct nfs3_file *f)
 			if (err)
 				goto out_unlock;
 		}
-		err = -EIO; /* unless the next round's COMMIT matches */
 	}
 out_unlock:
 	pthread_rwlock_unlock(&f->sync_lock);

@@ -47,6 +47,7 @@ enum mode {
 	M_MNT_NOENT,	 /* MNT: MNT3ERR_NOENT */
 	M_MNT_ACCES,	 /* MNT: MNT3ERR_ACCES, /export is exported */
 	M_MNT_ACCES_UNK, /* MNT: MNT3ERR_ACCES, nothing like it exported */
+	M_VERF_CHURN,	 /* COMMIT: the server restarted again, every time */
 };
 
 struct fsrv {
@@ -414,6 +415,16 @@ static void nfs_proc(struct fsrv *s, uint32_t proc, struct r *a, struct w *w)
 		w32(w, 0x1b);
 		return;
 	case 21: /* COMMIT: what was written unstable is now on disk */
+		if (s->mode == M_VERF_CHURN) {
+			memcpy(s->cache, s->disk, FSIZE_MAX);
+			s->size = s->disk_size;
+			s->verf++;
+			s->commits++;
+			w32(w, 0);
+			wwcc(w);
+			w64(w, s->verf);
+			return;
+		}
 		memcpy(s->disk, s->cache, s->size);
 		s->disk_size = s->size;
 		s->commits++;
@@ -1043,6 +1054,66 @@ static void test_restart_resends_copy(void **state)
 	nfs3_destroy(c);
 }
 
+/* Three generations of overlapping unstable writes, a restart after
+ * each: every byte must end up as the newest write left it. */
+static void test_restart_overlapping_generations(void **state)
+{
+	struct nfs3_clnt *c = mk();
+	struct nfs3_file *f = open_unstable(c, NULL, NULL);
+	struct nfs3_file_stats st;
+	static uint8_t a[30000], b[10000], d[15000], want[40000];
+
+	(void)state;
+	fill(a, sizeof(a), 1);
+	fill(b, sizeof(b), 2);
+	fill(d, sizeof(d), 3);
+	assert_int_equal(nfs3_file_pwrite(f, a, sizeof(a), 0), 0);
+	restart();
+	assert_int_equal(nfs3_file_pwrite(f, b, sizeof(b), 10000), 0);
+	restart();
+	assert_int_equal(nfs3_file_pwrite(f, d, sizeof(d), 25000), 0);
+	/* a rewrite of the start of "b", same verifier as "d" */
+	assert_int_equal(nfs3_file_pwrite(f, a, 100, 10000), 0);
+	memcpy(want, a, sizeof(a));
+	memcpy(want + 10000, b, sizeof(b));
+	memcpy(want + 25000, d, sizeof(d));
+	memcpy(want + 10000, a, 100);
+	nfs3_file_stats(f, &st);
+	assert_int_equal(st.uncommitted, sizeof(want));
+	assert_int_equal(nfs3_file_fsync(f), 0);
+	nfs3_file_stats(f, &st);
+	assert_int_equal(st.uncommitted, 0);
+	/* what the restarts lost: a[0,10000) a[20000,25000) b[100,10000) */
+	assert_int_equal(st.resent_bytes, 10000 + 5000 + 9900);
+	assert_int_equal(S->disk_size, sizeof(want));
+	assert_memory_equal(S->disk, want, sizeof(want));
+	assert_int_equal(nfs3_file_close(f), 0);
+	nfs3_destroy(c);
+}
+
+static void test_verifier_churn_gives_up_keeping_ranges(void **state)
+{
+	struct nfs3_clnt *c = mk();
+	struct nfs3_file *f = open_unstable(c, NULL, NULL);
+	struct nfs3_file_stats st;
+	uint8_t a[5000];
+
+	(void)state;
+	fill(a, sizeof(a), 8);
+	assert_int_equal(nfs3_file_pwrite(f, a, sizeof(a), 0), 0);
+	set_mode(M_VERF_CHURN);
+	assert_int_equal(nfs3_file_fsync(f), -EIO);
+	nfs3_file_stats(f, &st);
+	assert_int_equal(st.commits, 5);
+	assert_int_equal(st.uncommitted, sizeof(a)); /* kept for a retry */
+	/* the server settles: a retry succeeds */
+	set_mode(M_NORMAL);
+	assert_int_equal(nfs3_file_fsync(f), 0);
+	assert_memory_equal(S->disk, a, sizeof(a));
+	assert_int_equal(nfs3_file_close(f), 0);
+	nfs3_destroy(c);
+}
+
 struct supply {
 	const uint8_t *src;
 	unsigned int calls;
@@ -1259,6 +1330,8 @@ int main(void)
 		T(test_async_split_nowait_ends_short),
 		T(test_commit_same_verifier_keeps_nothing),
 		T(test_restart_resends_copy),
+		T(test_restart_overlapping_generations),
+		T(test_verifier_churn_gives_up_keeping_ranges),
 		T(test_restart_resends_resupply),
 		T(test_auto_commit_bounds_memory),
 		T(test_async_resubmit_from_callback),
