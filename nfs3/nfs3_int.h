@@ -158,6 +158,19 @@ struct nfs3_req {
 int nfs3_call_start(struct rpc_clnt *rpc, struct nfs3_call *call,
 		    const struct nfs3_req *r, struct nfs3_ctx *ctx, void *res);
 
+int nfs3_run(struct nfs3_clnt *c, struct nfs3_call *call,
+	     const struct nfs3_req *r, void *res, const struct nfs3_ctx *in);
+int nfs3_chk(const struct nfs3_clnt *c, const void *res,
+	     const struct nfs3_fh *fh);
+int nfs3_chk_dirop(const struct nfs3_clnt *c, const void *res,
+		   const struct nfs3_fh *dir, const char *name);
+
+#define NFS3_REQ(p, e, d, a)                                     \
+	{                                                        \
+		.proc = (p), .enc = (xdrproc_t)(e), .args = (a), \
+		.dec = (xdrproc_t)(d)                            \
+	}
+
 static inline struct nfs3_ctx *nfs3_call_ctx(struct nfs3_call *call)
 {
 	return &((struct nfs3_call_priv *)(void *)call->priv_)->ctx;
