@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Path lookup and directory iteration.
+ *
+ * nfs3_readdirplus_iter() asks for replies as large as the client's
+ * per-call buffer allows (nfs3_dirsize()), decodes each into one entry
+ * array and one name buffer allocated once per iteration, and carries the
+ * last entry's cookie and the reply's cookie verifier to the next call.
+ *
+ * A server can make a naive iterator run forever: by sending a reply
+ * without entries that is not the end, or by handing back a cookie it
+ * handed out before (a loop).  Each reply's last cookie is remembered in a
+ * small hash set (one per reply, not per entry, so the set stays small);
+ * a reply whose last cookie is already there, equals the cookie asked
+ * for, or is 0 (reserved for the start) ends the iteration with -ELOOP
+ * before its entries are delivered, so no entry is reported twice
+ * because of a loop.  A bound on the total number of entries stops a
+ * server that keeps inventing new cookies.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nfs3_int.h"
+
+#define NFS3_ITER_DEF_MAX (16ull << 20)
+
+int nfs3_lookup_path(struct nfs3_clnt *c, const char *path, struct nfs3_fh *fh,
+		     struct nfs3_fattr *attr)
+{
+	struct nfs3_lookup_res lr;
+	struct nfs3_getattr_res gr;
+	struct nfs3_fh cur;
+	bool have_attr = false;
+	char name[NFS3_MAXNAMLEN + 1];
+	const char *p, *end;
+	int err;
+
+	if (!c || !path || !fh)
+		return -EINVAL;
+	cur = c->root;
+	for (p = path; *p; p = end) {
+		size_t n;
+
+		while (*p == '/')
+			p++;
+		end = p;
+		while (*end && *end != '/')
+			end++;
+		n = (size_t)(end - p);
+		if (!n || (n == 1 && p[0] == '.'))
+			continue;
+		if (n > NFS3_MAXNAMLEN)
+			return -ENAMETOOLONG;
+		memcpy(name, p, n);
+		name[n] = '\0';
+		err = nfs3_lookup(c, &cur, name, &lr);
+		if (err)
+			return err;
+		cur = lr.fh;
+		have_attr = lr.attr.present;
+		if (have_attr && attr)
+			*attr = lr.attr.attr;
+	}
+	if (attr && !have_attr) {
+		err = nfs3_getattr(c, &cur, &gr);
+		if (err)
+			return err;
+		*attr = gr.attr;
+	}
+	*fh = cur;
+	return 0;
+}
+
+/* ------------------------------------------------ a set of cookies */
+
+struct cookie_set {
+	uint64_t *slot; /* 0 = empty (cookie 0 is never stored) */
+	size_t cap, n;
+};
+
+static size_t cs_hash(uint64_t v, size_t cap)
+{
+	v ^= v >> 33;
+	v *= 0xff51afd7ed558ccdull;
+	v ^= v >> 33;
+	return (size_t)v & (cap - 1);
+}
+
+static bool cs_has(const struct cookie_set *s, uint64_t v)
+{
+	size_t i;
+
+	if (!s->cap)
+		return false;
+	for (i = cs_hash(v, s->cap); s->slot[i]; i = (i + 1) & (s->cap - 1))
+		if (s->slot[i] == v)
+			return true;
+	return false;
+}
+
+static int cs_add(struct cookie_set *s, uint64_t v)
+{
+	size_t i;
+
+	if ((s->n + 1) * 2 > s->cap) {
+		struct cookie_set g = {0};
+
+		g.cap = s->cap ? s->cap * 2 : 64;
+		g.slot = calloc(g.cap, sizeof(*g.slot));
+		if (!g.slot)
+			return -ENOMEM;
+		for (i = 0; i < s->cap; i++)
+			if (s->slot[i])
+				cs_add(&g, s->slot[i]);
+		free(s->slot);
+		*s = g;
+	}
+	for (i = cs_hash(v, s->cap); s->slot[i]; i = (i + 1) & (s->cap - 1))
+		;
+	s->slot[i] = v;
+	s->n++;
+	return 0;
+}
+
+/* ------------------------------------------------------ iteration */
+
+static bool dot_or_dotdot(const struct nfs3_dirent *e)
+{
+	return (e->namelen == 1 && e->name[0] == '.') ||
+	       (e->namelen == 2 && e->name[0] == '.' && e->name[1] == '.');
+}
+
+int nfs3_readdirplus_iter(struct nfs3_clnt *c, const struct nfs3_fh *dir,
+			  uint64_t max_entries, nfs3_dir_fn fn, void *arg)
+{
+	uint8_t verf[NFS3_VERFSIZE] = {0};
+	struct cookie_set seen = {0};
+	struct nfs3_readdir_res res;
+	struct nfs3_dirbuf db;
+	uint64_t cookie = 0, total = 0;
+	uint32_t maxcount;
+	unsigned int i;
+	int err;
+
+	if (!c || nfs3_fh_ok(dir) || !fn)
+		return -EINVAL;
+	if (!max_entries)
+		max_entries = NFS3_ITER_DEF_MAX;
+	maxcount = c->dirsize;
+	db.cap = maxcount / NFS3_DIRENTPLUS_MIN + 1;
+	db.names_size = maxcount;
+	db.ent = calloc(db.cap, sizeof(*db.ent));
+	db.names = malloc(db.names_size);
+	if (!db.ent || !db.names) {
+		err = -ENOMEM;
+		goto out_free;
+	}
+	for (;;) {
+		uint64_t last;
+
+		err = nfs3_readdirplus(c, dir, cookie, verf, maxcount, maxcount,
+				       &db, &res);
+		if (err)
+			break;
+		memcpy(verf, res.cookieverf, sizeof(verf));
+		if (!res.n && !res.eof) {
+			err = -ELOOP; /* no progress, and not the end */
+			break;
+		}
+		last = res.n ? db.ent[res.n - 1].cookie : cookie;
+		if (!res.eof &&
+		    (last == cookie || !last || cs_has(&seen, last))) {
+			err = -ELOOP;
+			break;
+		}
+		if (total + res.n > max_entries) {
+			err = -E2BIG;
+			break;
+		}
+		total += res.n;
+		for (i = 0; i < res.n; i++) {
+			if (dot_or_dotdot(&db.ent[i]))
+				continue;
+			err = fn(&db.ent[i], arg);
+			if (err)
+				goto out_free;
+		}
+		if (res.eof)
+			break;
+		err = cs_add(&seen, last);
+		if (err)
+			break;
+		cookie = last;
+	}
+out_free:
+	free(seen.slot);
+	free(db.names);
+	free(db.ent);
+	return err;
+}
