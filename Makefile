@@ -181,8 +181,10 @@ bench: $(BENCH_BINS)
 
 all: bench
 
-# The man pages must render without a groff warning.
+# The man pages must be up to date with their sources and render without a
+# groff warning.
 check-man:
+	@docs/man/mkman.sh --check $(VERSION)
 	@for m in $(BENCH_MANS); do \
 		out=$$(LC_ALL=C.UTF-8 MANWIDTH=80 groff -man -Tutf8 -ww -z $$m 2>&1); \
 		if [ -n "$$out" ]; then echo "$$m: $$out"; exit 1; fi; \
