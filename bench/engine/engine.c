@@ -124,18 +124,19 @@ static void fill_config(struct bench *b)
 	c->size = o->size;
 	c->verify = o->verify;
 	c->seed = o->seed;
-	c->ops_used = 0;
-	if (o->rw == RW_NULL)
+	if (o->rw == RW_NULL) {
 		c->ops_used = BENCH_OP_BIT(BENCH_OP_NULL);
-	else if (o->rw == RW_GETATTR)
+	} else if (o->rw == RW_GETATTR) {
 		c->ops_used = BENCH_OP_BIT(BENCH_OP_GETATTR);
-	else {
-		if (may_layout(o) || writes_data(o))
-			c->ops_used |= BENCH_OP_BIT(BENCH_OP_WRITE);
-		if (bench_rw_reads(o->rw) || o->workload == WL_IOR || o->verify)
+	} else {
+		bool reads = o->workload == WL_IOR ? o->rw != RW_WRITE :
+						     bench_rw_reads(o->rw);
+
+		c->ops_used = 0;
+		if (reads || o->verify)
 			c->ops_used |= BENCH_OP_BIT(BENCH_OP_READ);
-		if (o->workload == WL_IOR && o->rw == RW_WRITE && !o->verify)
-			c->ops_used &= ~BENCH_OP_BIT(BENCH_OP_READ);
+		if (writes_data(o) || may_layout(o))
+			c->ops_used |= BENCH_OP_BIT(BENCH_OP_WRITE);
 	}
 	c->max_len = c->bs;
 	if (may_layout(o)) {

@@ -366,6 +366,39 @@ static void test_config_handed_to_the_backend(void **st)
 	bench_destroy(b);
 }
 
+static unsigned int ops_used(const char *const *args)
+{
+	struct bench *b;
+	unsigned int ops;
+	int ret;
+
+	b = parse(args, &ret);
+	assert_int_equal(ret, 0);
+	ops = b->cfg.ops_used;
+	bench_destroy(b);
+	return ops;
+}
+
+#define OPS(...) ops_used((const char *const[]){__VA_ARGS__, NULL})
+#define R	 BENCH_OP_BIT(BENCH_OP_READ)
+#define W	 BENCH_OP_BIT(BENCH_OP_WRITE)
+
+static void test_ops_used_lists_exactly_what_will_be_sent(void **st)
+{
+	(void)st;
+	assert_int_equal(OPS("--rw", "write"), W);
+	assert_int_equal(OPS("--rw", "write", "--verify"), W | R);
+	assert_int_equal(OPS("--rw", "read"), R | W); /* layout */
+	assert_int_equal(OPS("--rw", "randrw"), R | W);
+	assert_int_equal(OPS("--workload", "ior", "--rw", "write"), W);
+	assert_int_equal(OPS("--workload", "ior", "--rw", "read"), R | W);
+	assert_int_equal(OPS("--workload", "ior", "--rw", "rw"), R | W);
+	assert_int_equal(OPS("--rw", "null", "--runtime", "1"),
+			 BENCH_OP_BIT(BENCH_OP_NULL));
+	assert_int_equal(OPS("--rw", "getattr", "--runtime", "1"),
+			 BENCH_OP_BIT(BENCH_OP_GETATTR));
+}
+
 static void test_parse_rejects_bad_arguments(void **st)
 {
 	struct bench *b = bench_create(&bench_mem_backend);
@@ -399,6 +432,7 @@ int main(void)
 			test_explicit_flags_override_a_preset_anywhere),
 		cmocka_unit_test(test_fio_spellings_and_equals_form),
 		cmocka_unit_test(test_config_handed_to_the_backend),
+		cmocka_unit_test(test_ops_used_lists_exactly_what_will_be_sent),
 		cmocka_unit_test(test_parse_rejects_bad_arguments),
 	};
 
