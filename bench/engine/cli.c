@@ -13,10 +13,8 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <unistd.h>
 
 #include "engine_int.h"
@@ -67,11 +65,9 @@ static const struct option engine_opts[] = {
 	{"readwrite", required_argument, NULL, OPT_RW},
 	{"bs", required_argument, NULL, OPT_BS},
 	{"blocksize", required_argument, NULL, OPT_BS},
-	{"transfer-size", required_argument, NULL, OPT_BS},
 	{"iodepth", required_argument, NULL, OPT_IODEPTH},
 	{"numjobs", required_argument, NULL, OPT_NUMJOBS},
 	{"size", required_argument, NULL, OPT_SIZE},
-	{"block-size", required_argument, NULL, OPT_SIZE},
 	{"runtime", required_argument, NULL, OPT_RUNTIME},
 	{"ramp_time", required_argument, NULL, OPT_RAMP},
 	{"ramp-time", required_argument, NULL, OPT_RAMP},
@@ -103,35 +99,6 @@ static const struct option engine_opts[] = {
 };
 
 #define N_ENGINE_OPTS (sizeof(engine_opts) / sizeof(engine_opts[0]))
-
-/*
- * Presets: the workloads the kernel comparisons use, so that "the same
- * run" is one word on both sides.  Values are ordinary options; anything
- * given explicitly on the command line wins.
- */
-struct bench_preset {
-	const char *name;
-	const char *what;
-	const char *args[8];
-};
-
-static const struct bench_preset presets[] = {
-	{"nfs-randrw",
-	 "fio randrw bs=8k rwmixread=70 iodepth=16 numjobs=16",
-	 {"--rw=randrw", "--bs=8k", "--rwmixread=70", "--iodepth=16",
-	  "--numjobs=16", NULL}},
-	{"nfs-randread",
-	 "fio randread bs=4k iodepth=1024 numjobs=16",
-	 {"--rw=randread", "--bs=4k", "--iodepth=1024", "--numjobs=16", NULL}},
-	{"ior-512k",
-	 "ior, 32 jobs, file per job, 512 KiB transfers, 64 MiB per file",
-	 {"--workload=ior", "--numjobs=32", "--bs=512k", "--size=64m",
-	  "--rw=rw", NULL}},
-	{"ior-32b",
-	 "ior, 32 jobs, file per job, 32-byte transfers, 1 MiB per file",
-	 {"--workload=ior", "--numjobs=32", "--bs=32", "--size=1m", "--rw=rw",
-	  NULL}},
-};
 
 static const char *const rw_names[RW_NR] = {
 	[RW_READ] = "read",	    [RW_WRITE] = "write",
@@ -165,123 +132,6 @@ bool bench_rw_random(enum bench_rw rw)
 bool bench_rw_meta(enum bench_rw rw)
 {
 	return rw == RW_NULL || rw == RW_GETATTR;
-}
-
-void bench_error(const char *fmt, ...)
-{
-	va_list ap;
-	size_t n = strlen(fmt);
-
-	fprintf(stderr, "%s: ", bench_prog_name);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	if (!n || fmt[n - 1] != '\n')
-		fputc('\n', stderr);
-}
-
-int bench_parse_u64(const char *s, uint64_t max, uint64_t *out)
-{
-	unsigned long long v;
-	char *end;
-
-	if (!s || !out || !*s || *s == '-' || *s == '+' || *s == ' ')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (end == s || *end)
-		return -EINVAL;
-	if (errno == ERANGE || v > max)
-		return -ERANGE;
-	*out = v;
-	return 0;
-}
-
-/* Split "123suffix" into its number and suffix. */
-static int split_num(const char *s, uint64_t *num, const char **suffix)
-{
-	unsigned long long v;
-	char *end;
-
-	if (!s || !*s || *s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno == ERANGE)
-		return -ERANGE;
-	*num = v;
-	*suffix = end;
-	return 0;
-}
-
-static int mul_check(uint64_t a, uint64_t b, uint64_t *out)
-{
-	if (b && a > UINT64_MAX / b)
-		return -ERANGE;
-	*out = a * b;
-	return 0;
-}
-
-int bench_parse_size(const char *s, uint64_t *out)
-{
-	static const char units[] = "kmgtp";
-	const char *suf, *u;
-	uint64_t v, mul = 1;
-	int ret;
-
-	if (!out)
-		return -EINVAL;
-	ret = split_num(s, &v, &suf);
-	if (ret)
-		return ret;
-	if (*suf) {
-		u = strchr(units, (char)(*suf | 0x20));
-		if (u) {
-			mul = 1ull << (10 * (u - units + 1));
-			suf++;
-			if (!strcasecmp(suf, "ib") || !strcasecmp(suf, "b"))
-				suf += strlen(suf);
-		} else if (!strcasecmp(suf, "b")) {
-			suf++;
-		}
-		if (*suf)
-			return -EINVAL;
-	}
-	return mul_check(v, mul, out);
-}
-
-int bench_parse_time(const char *s, uint64_t *out_ns)
-{
-	static const struct {
-		const char *unit;
-		uint64_t ns;
-	} units[] = {
-		{"", 1000000000ull},
-		{"s", 1000000000ull},
-		{"sec", 1000000000ull},
-		{"ns", 1},
-		{"us", 1000},
-		{"usec", 1000},
-		{"ms", 1000000},
-		{"msec", 1000000},
-		{"m", 60000000000ull},
-		{"min", 60000000000ull},
-		{"h", 3600000000000ull},
-	};
-	const char *suf;
-	uint64_t v;
-	unsigned int i;
-	int ret;
-
-	if (!out_ns)
-		return -EINVAL;
-	ret = split_num(s, &v, &suf);
-	if (ret)
-		return ret;
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (!strcasecmp(suf, units[i].unit))
-			return mul_check(v, units[i].ns, out_ns);
-	return -EINVAL;
 }
 
 void bench_opts_defaults(struct bench_opts *o)
@@ -549,19 +399,9 @@ static const struct option *find_engine_opt(const char *name)
 	return NULL;
 }
 
-static const struct bench_preset *find_preset(const char *name)
-{
-	unsigned int i;
-
-	for (i = 0; i < sizeof(presets) / sizeof(presets[0]); i++)
-		if (!strcmp(presets[i].name, name))
-			return &presets[i];
-	return NULL;
-}
-
 static int apply_preset(struct bench *b, const char *name)
 {
-	const struct bench_preset *p = find_preset(name);
+	const struct bench_preset *p = bench_find_preset(name);
 	unsigned int set = b->o.set;
 	unsigned int i;
 	int ret;
@@ -614,100 +454,6 @@ static int apply_presets(struct bench *b, int argc, char **argv)
 			return ret;
 	}
 	return 0;
-}
-
-void bench_usage(struct bench *b, FILE *f)
-{
-	const struct bench_backend_ops *ops = b->ops;
-	const struct bench_option *bo;
-	unsigned int i;
-
-	fprintf(f, "Usage: %s [OPTION]...\n", bench_prog_name);
-	if (ops->summary)
-		fprintf(f, "%s\n", ops->summary);
-	fputs("\nSizes take k, m, g, t suffixes (1k = 1024); durations take "
-	      "ns, us, ms, s\n(default), m, h.  --opt VALUE and --opt=VALUE "
-	      "are the same.\n",
-	      f);
-	fputs("\nWorkload:\n"
-	      "  --rw MODE            read, write, randread, randwrite, "
-	      "randrw, rw (mixed\n"
-	      "                       sequential), null, getattr (metadata "
-	      "round trips)\n"
-	      "                       [read]\n"
-	      "  --bs SIZE            bytes per I/O (transfer size) [4k]\n"
-	      "  --size SIZE          bytes per job file [64m]\n"
-	      "  --iodepth N          I/Os in flight per job [1]\n"
-	      "  --numjobs N          jobs; each is a fairness owner on the "
-	      "shared\n"
-	      "                       connection(s) [1]\n"
-	      "  --runtime TIME       run this long, looping over the file; 0 "
-	      "= until\n"
-	      "                       --size is done once [0]\n"
-	      "  --ramp_time TIME     run this long first without counting "
-	      "[0]\n"
-	      "  --number_ios N       stop each job after N I/Os\n"
-	      "  --rwmixread PCT      reads in randrw/rw, percent [50] "
-	      "(--rwmixwrite)\n"
-	      "  --filename NAME      all jobs share this file\n"
-	      "  --file-per-job       each job its own file NAME.JOB.0 "
-	      "(default)\n"
-	      "  --directory DIR      where job files live (relative to the "
-	      "export/aname)\n"
-	      "  --name NAME          job name, used in file names and "
-	      "reports [job]\n"
-	      "  --verify             write a pattern of offset, job and "
-	      "generation, check\n"
-	      "                       every read; a mismatch fails the run "
-	      "with its offset\n"
-	      "  --seed N             random seed (runs repeat for equal "
-	      "seeds) [137]\n"
-	      "  --workload fio|ior   fio: the --rw workload (default); ior: "
-	      "sequential\n"
-	      "                       file per job, --size bytes per file "
-	      "(ior block\n"
-	      "                       size) in --bs transfers, written then "
-	      "read back\n"
-	      "                       (--rw write|read|rw picks the phases)\n"
-	      "  --repetitions N      ior: repeat the phases N times [1]\n"
-	      "  --preset NAME        start from a named workload (below); "
-	      "later flags win\n",
-	      f);
-	fputs("\nConnection:\n"
-	      "  --transport tcp|rdma [tcp]\n"
-	      "  --nconnect N         connections shared by all jobs [1]\n"
-	      "  --uid N, --gid N     credentials [the caller's]\n",
-	      f);
-	fputs("\nOutput:\n"
-	      "  --output-format normal|json   [normal]\n"
-	      "  --output FILE        write the report to FILE\n"
-	      "  --group_reporting    report all jobs as one\n"
-	      "  --eta auto|always|never  progress line once a second "
-	      "[auto: on a terminal]\n"
-	      "  -h, --help           this text; -V, --version\n",
-	      f);
-	if (ops->options && ops->options[0].name) {
-		fprintf(f, "\n%s options:\n", ops->name);
-		for (bo = ops->options; bo->name; bo++) {
-			char left[64];
-
-			snprintf(left, sizeof(left), "--%s%s%s", bo->name,
-				 bo->arg ? " " : "", bo->arg ? bo->arg : "");
-			if (strlen(left) > 19)
-				fprintf(f, "  %s\n  %-20s %s\n", left, "",
-					bo->help);
-			else
-				fprintf(f, "  %-20s %s\n", left, bo->help);
-		}
-	}
-	if (ops->usage_extra)
-		fprintf(f, "\n%s", ops->usage_extra);
-	fputs("\nPresets:\n", f);
-	for (i = 0; i < sizeof(presets) / sizeof(presets[0]); i++)
-		fprintf(f, "  %-14s %s\n", presets[i].name, presets[i].what);
-	fputs("\nExit status: 0 success, 1 run failed (I/O error, verify "
-	      "mismatch,\nconnection), 2 command-line error.\n",
-	      f);
 }
 
 static int check_combinations(struct bench *b)

@@ -18,6 +18,7 @@
 #define BENCH_ENGINE_INT_H
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <sys/resource.h>
 #include <time.h>
@@ -293,13 +294,33 @@ struct bench {
 /* cli.c */
 void bench_opts_defaults(struct bench_opts *o);
 int bench_cli_parse(struct bench *b, int argc, char **argv);
+
+/* usage.c */
+struct bench_preset {
+	const char *name;
+	const char *what;
+	const char *args[8]; /* engine options, "--name=value", NULL-ended */
+};
+
 void bench_usage(struct bench *b, FILE *f);
+const struct bench_preset *bench_find_preset(const char *name);
 const char *bench_rw_name(enum bench_rw rw);
 bool bench_rw_reads(enum bench_rw rw);
 bool bench_rw_writes(enum bench_rw rw);
 bool bench_rw_random(enum bench_rw rw);
 bool bench_rw_meta(enum bench_rw rw);
 extern const char *bench_prog_name;
+
+/* engine.c */
+#define BENCH_LAYOUT_DEPTH 4u
+bool bench_may_layout(const struct bench_opts *o);
+bool bench_writes_data(const struct bench_opts *o);
+bool bench_reads_after_write(const struct bench_opts *o);
+
+/* phase.c */
+extern volatile sig_atomic_t bench_sigint;
+int bench_run_phases(struct bench *b);
+void bench_stop_all(struct bench *b);
 
 /* workload.c: op generation */
 bool bench_draw(struct bench_job *j, struct bench_slot *s);
