@@ -172,6 +172,15 @@ int bench_parse(struct bench *b, int argc, char **argv)
 			return ret < 0 ? ret : -EINVAL;
 		}
 	}
+	/* open --output now: a long run must not end unable to report */
+	if (b->o.output) {
+		b->out = fopen(b->o.output, "w");
+		if (!b->out) {
+			bench_error("--output %s: %s", b->o.output,
+				    strerror(errno));
+			return -EINVAL;
+		}
+	}
 	b->parsed = true;
 	return 0;
 }
@@ -497,30 +506,19 @@ out_teardown:
 
 int bench_report(struct bench *b, FILE *f)
 {
-	FILE *out = f;
+	FILE *out = f ? f : b && b->out ? b->out : stdout;
 	int ret;
 
 	if (!b || !b->started)
 		return -EINVAL;
-	if (!out && b->o.output) {
-		out = fopen(b->o.output, "w");
-		if (!out) {
-			ret = -errno;
-			bench_error("--output %s: %s", b->o.output,
-				    strerror(-ret));
-			return ret;
-		}
-	} else if (!out) {
-		out = stdout;
-	}
 	if (b->o.fmt == FMT_JSON)
 		ret = bench_report_json(b, out);
 	else
 		ret = bench_report_normal(b, out);
 	if (fflush(out) && !ret)
 		ret = -errno;
-	if (out != f && out != stdout && fclose(out) && !ret)
-		ret = -errno;
+	if (ferror(out) && !ret)
+		ret = -EIO;
 	return ret;
 }
 
@@ -545,6 +543,8 @@ void bench_destroy(struct bench *b)
 	}
 	free(b->files);
 	free(b->ior);
+	if (b->out)
+		fclose(b->out);
 	if (b->ops->destroy)
 		b->ops->destroy(b->priv);
 	free(b->priv);

@@ -296,6 +296,9 @@ int bench_main(const struct bench_backend_ops *ops, int argc, char **argv);
 
 /**
  * bench_error() - print "prog: message" on stderr (no newline needed)
+ *
+ * Context: the main thread (parse_option, check, setup, job_open...);
+ * never from a completion, which must not block on a terminal.
  */
 void bench_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -345,8 +348,11 @@ struct bench *bench_create(const struct bench_backend_ops *ops);
 
 /**
  * bench_parse() - parse the command line (engine and back-end options)
+ * Also opens (truncates) the --output file, so a run cannot end unable to
+ * write its report.
  * Return: 0 (ready to run); %BENCH_PARSE_EXIT; -EINVAL for a usage error
- * (reported on stderr already).
+ * (reported on stderr already), including an --output that cannot be
+ * opened.
  */
 int bench_parse(struct bench *b, int argc, char **argv);
 
@@ -361,8 +367,10 @@ int bench_run(struct bench *b);
 
 /**
  * bench_report() - print the report in the format chosen (--output-format)
- * to @f (or to the --output file when @f is NULL)
- * Return: 0 or a negative errno (cannot open --output).
+ * to @f (or, when @f is NULL, to the --output file opened by bench_parse(),
+ * or to stdout)
+ * Return: 0; -EINVAL before a run started; -EIO or another negative errno
+ * when writing failed.
  */
 int bench_report(struct bench *b, FILE *f);
 

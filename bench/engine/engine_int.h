@@ -286,6 +286,7 @@ struct bench {
 	/* progress */
 	bool progress;
 	FILE *progress_f;
+	FILE *out; /* --output, opened at parse time */
 	uint64_t prog_last_t;
 	uint64_t prog_last_ops[DIR_NR], prog_last_bytes[DIR_NR];
 	size_t prog_width;

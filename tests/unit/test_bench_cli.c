@@ -211,6 +211,8 @@ static void test_bad_values_exit_2_naming_the_option(void **st)
 	expect_usage_error(RUN("--nconnect", "17"), "--nconnect");
 	expect_usage_error(RUN("--mem-lat", "fast"), "--mem-lat");
 	expect_usage_error(RUN("--preset", "nope"), "not a preset");
+	expect_usage_error(RUN("--output", "/nonexistent-dir/report"),
+			   "--output /nonexistent-dir/report: No such file");
 }
 
 static void test_impossible_combinations_exit_2(void **st)
