@@ -216,6 +216,72 @@ check-install: lib
 	@test ! -e $(INST)/include/libxprt && test ! -e $(INST)/lib/libxprt.so
 	@echo "check-install: examples built and run against the installed library"
 
+# ================================================================ bench engine
+# (owned by the bench engine: bench/engine/, bench/*_bench.c, docs/man/)
+# One engine, one back-end per protocol: every bench/<proto>_bench.c main
+# becomes $(O)/bench/<proto>-bench (nfs3-bench, p9-bench, mem-bench), linked
+# with the engine archive and libxprt.a.  Unit tests named test_bench_*
+# link the engine as well (a more specific pattern than the unit rule).
+BENCH_ENGINE_SRCS := $(sort $(wildcard bench/engine/*.c))
+BENCH_ENGINE_OBJS := $(BENCH_ENGINE_SRCS:%.c=$(O)/obj/%.o)
+BENCH_ENGINE_A    := $(O)/libbench.a
+BENCH_MAINS       := $(sort $(wildcard bench/*_bench.c))
+BENCH_BINS        := $(patsubst bench/%_bench.c,$(O)/bench/%-bench,$(BENCH_MAINS))
+# mem-bench is a development tool: built, not installed
+BENCH_INSTALL     := $(filter-out %/mem-bench,$(BENCH_BINS))
+BENCH_MANS        := $(sort $(wildcard docs/man/*.1))
+
+.PHONY: bench install-bench uninstall-bench check-man
+
+$(BENCH_ENGINE_A): $(BENCH_ENGINE_OBJS)
+	@mkdir -p $(@D)
+	rm -f $@
+	ar rcs $@ $^
+
+$(O)/bench/%-bench: bench/%_bench.c $(BENCH_ENGINE_A) $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -Ibench -o $@ $< $(BENCH_ENGINE_A) $(LIB_A) \
+	    $(LDFLAGS_ALL) $(PKG_LIBS) -lm
+
+$(O)/tests/unit/test_bench_%: tests/unit/test_bench_%.c $(BENCH_ENGINE_A) \
+		$(LIB_A) $(UNIT_HELPER_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -Itests/unit -Ibench -o $@ $< $(UNIT_HELPER_OBJS) \
+	    $(BENCH_ENGINE_A) $(LIB_A) $(LDFLAGS_ALL) $(PKG_LIBS) \
+	    $(CMOCKA_LIBS) -lm
+
+bench: $(BENCH_BINS)
+
+all: bench
+
+# The man pages must be up to date with their sources and render without a
+# groff warning.
+check-man:
+	@docs/man/mkman.sh --check $(VERSION)
+	@for m in $(BENCH_MANS); do \
+		out=$$(LC_ALL=C.UTF-8 MANWIDTH=80 groff -man -Tutf8 -ww -z $$m 2>&1); \
+		if [ -n "$$out" ]; then echo "$$m: $$out"; exit 1; fi; \
+	done; echo "man pages ok: $(BENCH_MANS)"
+
+install: install-bench
+
+install-bench: $(BENCH_INSTALL)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	$(if $(BENCH_INSTALL),install -m 0755 $(BENCH_INSTALL) $(DESTDIR)$(BINDIR)/)
+	$(foreach b,$(BENCH_INSTALL),$(if $(wildcard docs/man/$(notdir $(b)).1),\
+	    install -m 0644 docs/man/$(notdir $(b)).1 $(DESTDIR)$(MANDIR)/man1/;))
+
+uninstall: uninstall-bench
+
+uninstall-bench:
+	rm -f $(foreach b,$(BENCH_INSTALL),$(DESTDIR)$(BINDIR)/$(notdir $(b)) \
+	    $(DESTDIR)$(MANDIR)/man1/$(notdir $(b)).1)
+
+FORMAT_SRCS += $(wildcard bench/*.c)
+
+-include $(BENCH_ENGINE_OBJS:.o=.d)
+# ============================================================ end bench engine
+
 # ---------------------------------------------------------------- install
 install: lib
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/libxprt \

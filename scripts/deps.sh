@@ -13,7 +13,7 @@ set -euo pipefail
 # packages with `apt-get download` and unpacks them with dpkg-deb; zstd
 # for kernels whose modules are .ko.zst)
 declare -A GROUP=(
-	[build]="build-essential pkg-config libibverbs-dev librdmacm-dev rdma-core ibverbs-providers libtirpc-dev liburcu-dev libcmocka-dev rpcsvc-proto libbsd-dev python3 iproute2 procps"
+	[build]="build-essential pkg-config libibverbs-dev librdmacm-dev rdma-core ibverbs-providers libtirpc-dev liburcu-dev libcmocka-dev rpcsvc-proto libbsd-dev python3 iproute2 procps groff-base"
 	[servers]="rpcbind nfs-ganesha nfs-ganesha-vfs diod libnfs-dev libnfs-utils"
 	[rdma]="qemu-system-x86 busybox-static xz-utils lz4 cpio zstd apt dpkg"
 	[fuzz]="clang libclang-rt-14-dev"

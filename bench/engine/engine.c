@@ -1,0 +1,576 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The run: parse, set up, allocate, open, run the phases (phase.c), tear
+ * down, report.
+ *
+ * Every per-run allocation happens here, before the first I/O: the slots
+ * with the back-end's private areas behind them, one page-aligned buffer
+ * region per job (handed to job_open() so an RDMA back-end can register
+ * it once), three histograms per job, the verify state of each file.
+ * Slots are cache-line aligned and sized for the larger of the workload's
+ * iodepth and the layout's depth; a job's buffers are the workload's bs
+ * buffers, overlaid by the layout's larger ones (the phases never run at
+ * the same time).
+ *
+ * Errors found on completion threads are only recorded there (they must
+ * not block on a terminal); they are printed here once the run is over.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "engine_int.h"
+
+#define LAYOUT_TARGET (1u << 20)
+#define PAGE	      4096u
+
+static void on_sigint(int sig)
+{
+	(void)sig;
+	bench_sigint = 1;
+}
+
+static size_t round_up(size_t v, size_t a)
+{
+	return (v + a - 1) / a * a;
+}
+
+struct bench *bench_create(const struct bench_backend_ops *ops)
+{
+	struct bench *b;
+
+	if (!ops || !ops->name || !ops->job_open || !ops->submit)
+		return NULL;
+	if (ops->options && ops->options[0].name && !ops->parse_option)
+		return NULL;
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return NULL;
+	b->ops = ops;
+	b->priv = calloc(1, ops->priv_size ? ops->priv_size : 1);
+	if (!b->priv)
+		goto out_free_b;
+	bench_opts_defaults(&b->o);
+	if (ops->init && ops->init(b->priv))
+		goto out_free_priv;
+	return b;
+
+out_free_priv:
+	free(b->priv);
+out_free_b:
+	free(b);
+	return NULL;
+}
+
+void *bench_backend_priv(struct bench *b)
+{
+	return b ? b->priv : NULL;
+}
+
+/**
+ * bench_may_layout() - the workload may read a file before writing it, so
+ * a missing or short file (or any file under --verify) is laid out first
+ */
+bool bench_may_layout(const struct bench_opts *o)
+{
+	if (bench_rw_meta(o->rw))
+		return false;
+	if (o->workload == WL_IOR)
+		return o->rw == RW_READ;
+	return bench_rw_reads(o->rw);
+}
+
+/** bench_writes_data() - the workload writes (its files are sized) */
+bool bench_writes_data(const struct bench_opts *o)
+{
+	if (o->workload == WL_IOR)
+		return o->rw != RW_READ;
+	return bench_rw_writes(o->rw);
+}
+
+/**
+ * bench_reads_after_write() - a measured read phase follows the writes
+ * (then it verifies them and no separate verify pass is needed)
+ */
+bool bench_reads_after_write(const struct bench_opts *o)
+{
+	if (o->workload == WL_IOR)
+		return o->rw == RW_RW;
+	return bench_rw_reads(o->rw);
+}
+
+static unsigned int slots_per_job(const struct bench_opts *o)
+{
+	if (bench_may_layout(o) && o->iodepth < BENCH_LAYOUT_DEPTH)
+		return BENCH_LAYOUT_DEPTH;
+	return o->iodepth;
+}
+
+static void fill_config(struct bench *b)
+{
+	const struct bench_opts *o = &b->o;
+	struct bench_config *c = &b->cfg;
+	uint64_t lt;
+
+	c->prog = bench_prog_name;
+	c->transport = o->transport;
+	c->nconnect = o->nconnect;
+	c->uid = o->uid;
+	c->gid = o->gid;
+	c->numjobs = o->numjobs;
+	c->iodepth = o->iodepth;
+	c->max_inflight = o->numjobs * slots_per_job(o);
+	c->bs = o->rw == RW_NULL || o->rw == RW_GETATTR ? 0 : o->bs;
+	c->size = o->size;
+	c->verify = o->verify;
+	c->seed = o->seed;
+	if (o->rw == RW_NULL) {
+		c->ops_used = BENCH_OP_BIT(BENCH_OP_NULL);
+	} else if (o->rw == RW_GETATTR) {
+		c->ops_used = BENCH_OP_BIT(BENCH_OP_GETATTR);
+	} else {
+		bool reads = o->workload == WL_IOR ? o->rw != RW_WRITE :
+						     bench_rw_reads(o->rw);
+
+		c->ops_used = 0;
+		if (reads || o->verify)
+			c->ops_used |= BENCH_OP_BIT(BENCH_OP_READ);
+		if (bench_writes_data(o) || bench_may_layout(o))
+			c->ops_used |= BENCH_OP_BIT(BENCH_OP_WRITE);
+	}
+	c->max_len = c->bs;
+	if (bench_may_layout(o)) {
+		lt = o->size < LAYOUT_TARGET ? o->size : LAYOUT_TARGET;
+		lt = lt / o->bs * o->bs;
+		if (lt > c->max_len)
+			c->max_len = lt;
+	}
+}
+
+int bench_parse(struct bench *b, int argc, char **argv)
+{
+	const char *slash;
+	int ret;
+
+	if (!b || argc < 1 || !argv || b->parsed)
+		return -EINVAL;
+	slash = strrchr(argv[0], '/');
+	bench_prog_name = slash ? slash + 1 : argv[0];
+	ret = bench_cli_parse(b, argc, argv);
+	if (ret)
+		return ret;
+	fill_config(b);
+	if (b->ops->check) {
+		ret = b->ops->check(b->priv, &b->cfg);
+		if (ret) {
+			fprintf(stderr,
+				"Try '%s --help' for more information.\n",
+				bench_prog_name);
+			return ret < 0 ? ret : -EINVAL;
+		}
+	}
+	/* open --output now: a long run must not end unable to report */
+	if (b->o.output) {
+		b->out = fopen(b->o.output, "w");
+		if (!b->out) {
+			bench_error("--output %s: %s", b->o.output,
+				    strerror(errno));
+			return -EINVAL;
+		}
+	}
+	b->parsed = true;
+	return 0;
+}
+
+static struct bench_slot *slot_at(struct bench_job *j, unsigned int i)
+{
+	return (struct bench_slot *)(void *)(j->slots_mem +
+					     (size_t)i * j->slot_stride);
+}
+
+static void fill_random(void *p, size_t len, uint64_t seed)
+{
+	uint64_t *w = p, x = seed | 1;
+	size_t i;
+
+	/* incompressible write data, generated once per run */
+	for (i = 0; i < len / 8; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		w[i] = x;
+	}
+}
+
+static int files_create(struct bench *b)
+{
+	const struct bench_opts *o = &b->o;
+	const char *dir = o->directory, *sep = dir ? "/" : "";
+	unsigned int i;
+	int n;
+
+	if (o->rw == RW_NULL)
+		return 0;
+	b->nfiles = o->filename ? 1 : o->numjobs;
+	b->files = calloc(b->nfiles, sizeof(*b->files));
+	if (!b->files)
+		return -ENOMEM;
+	for (i = 0; i < b->nfiles; i++) {
+		struct bench_file *f = &b->files[i];
+
+		if (o->filename)
+			n = asprintf(&f->name, "%s%s%s", dir ? dir : "", sep,
+				     o->filename);
+		else
+			n = asprintf(&f->name, "%s%s%s.%u.0", dir ? dir : "",
+				     sep, o->name, i);
+		if (n < 0) {
+			f->name = NULL;
+			return -ENOMEM;
+		}
+		f->size = o->size;
+		f->nblocks = o->size / o->bs;
+		f->layout_job = i;
+		if (o->verify) {
+			f->state = calloc(f->nblocks, sizeof(*f->state));
+			if (!f->state)
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static int job_create(struct bench *b, struct bench_job *j, unsigned int i)
+{
+	const struct bench_opts *o = &b->o;
+	size_t hdr = round_up(sizeof(struct bench_slot), BENCH_CACHELINE);
+	unsigned int k, d;
+	size_t blen = 0;
+
+	j->b = b;
+	j->info.index = i;
+	j->info.owner = (uint64_t)i + 1;
+	j->info.size = o->size;
+	snprintf(j->name, sizeof(j->name), "%s%u", o->name, i);
+	j->key = bench_mix64(o->seed ^
+			     ((uint64_t)i + 1) * 0x9e3779b97f4a7c15ull);
+	if (b->files) {
+		j->file = &b->files[o->filename ? 0 : i];
+		j->file_rank = j->file->nusers++;
+		j->info.filename = j->file->name;
+		j->info.shared = o->filename != NULL && o->numjobs > 1;
+		j->info.open_flags = BENCH_OPEN_CREATE;
+		if (bench_writes_data(o) || bench_may_layout(o))
+			j->info.open_flags |= BENCH_OPEN_WRITE;
+		if (bench_writes_data(o))
+			j->info.open_flags |= BENCH_OPEN_EXTEND;
+	}
+	j->nslots = slots_per_job(o);
+	j->slot_stride = hdr + round_up(b->ops->io_priv_size, BENCH_CACHELINE);
+	j->slots_mem =
+		aligned_alloc(BENCH_CACHELINE, j->slot_stride * j->nslots);
+	if (!j->slots_mem)
+		return -ENOMEM;
+	memset(j->slots_mem, 0, j->slot_stride * j->nslots);
+
+	if (!bench_rw_meta(o->rw)) {
+		blen = (size_t)o->iodepth * o->bs;
+		if (bench_may_layout(o) &&
+		    BENCH_LAYOUT_DEPTH * b->layout_bs > blen)
+			blen = BENCH_LAYOUT_DEPTH * b->layout_bs;
+		blen = round_up(blen, PAGE);
+		if (posix_memalign(&j->bufs, PAGE, blen))
+			return -ENOMEM;
+		j->bufs_len = blen;
+		fill_random(j->bufs, blen, j->key);
+		j->info.buf_base = j->bufs;
+		j->info.buf_len = blen;
+	}
+	for (k = 0; k < j->nslots; k++) {
+		struct bench_slot *s = slot_at(j, k);
+
+		s->job = j;
+		s->blk = UINT64_MAX;
+		s->io.owner = j->info.owner;
+		s->io.job = &j->info;
+		s->io.priv = (char *)s + hdr;
+		if (j->bufs) {
+			if (k < o->iodepth)
+				s->buf = (char *)j->bufs + (size_t)k * o->bs;
+			if (k < BENCH_LAYOUT_DEPTH && bench_may_layout(o))
+				s->lbuf = (char *)j->bufs +
+					  (size_t)k * b->layout_bs;
+		}
+	}
+	for (d = 0; d < DIR_NR; d++) {
+		j->hist[d] = aligned_alloc(
+			BENCH_CACHELINE,
+			round_up(sizeof(struct bench_hist), BENCH_CACHELINE));
+		if (!j->hist[d])
+			return -ENOMEM;
+		bench_hist_init(j->hist[d]);
+	}
+	return 0;
+}
+
+static int jobs_create(struct bench *b)
+{
+	unsigned int i;
+	int ret;
+
+	ret = files_create(b);
+	if (ret)
+		return ret;
+	if (b->o.workload == WL_IOR) {
+		b->ior = calloc(b->o.repetitions, sizeof(*b->ior));
+		if (!b->ior)
+			return -ENOMEM;
+	}
+	b->jobs = calloc(b->o.numjobs, sizeof(*b->jobs));
+	if (!b->jobs)
+		return -ENOMEM;
+	b->njobs = b->o.numjobs;
+	for (i = 0; i < b->njobs; i++) {
+		ret = job_create(b, &b->jobs[i], i);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int jobs_open(struct bench *b)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < b->njobs; i++) {
+		struct bench_job *j = &b->jobs[i];
+
+		ret = b->ops->job_open(b->priv, &j->info);
+		if (ret) {
+			bench_error("%s: cannot open %s: %s", j->name,
+				    j->info.filename ? j->info.filename :
+						       "(no file)",
+				    strerror(ret < 0 ? -ret : ret));
+			return ret < 0 ? ret : -EIO;
+		}
+		j->opened = true;
+		if (j->file && j->file->layout_job == i &&
+		    bench_may_layout(&b->o) &&
+		    (j->info.file_size < j->file->size || b->o.verify))
+			j->file->need_layout = true;
+	}
+	return 0;
+}
+
+static void jobs_close(struct bench *b)
+{
+	unsigned int i;
+
+	for (i = 0; i < b->njobs; i++) {
+		if (!b->jobs[i].opened)
+			continue;
+		if (b->ops->job_close)
+			b->ops->job_close(b->priv, &b->jobs[i].info);
+		b->jobs[i].opened = false;
+	}
+}
+
+static void kv_add(void *arg, const char *name, uint64_t value)
+{
+	struct bench *b = arg;
+
+	if (b->nkv >= BENCH_MAX_KV || !name)
+		return;
+	snprintf(b->kv[b->nkv].name, sizeof(b->kv[b->nkv].name), "%s", name);
+	b->kv[b->nkv].value = value;
+	b->nkv++;
+}
+
+static const char *op_name(enum bench_op op)
+{
+	static const char *const n[] = {"read", "write", "null", "getattr"};
+
+	return op < BENCH_OP_NR ? n[op] : "?";
+}
+
+static int report_errors(struct bench *b)
+{
+	int status = 0;
+	unsigned int i;
+
+	for (i = 0; i < b->njobs; i++) {
+		struct bench_job *j = &b->jobs[i];
+		struct bench_job_err *e = &j->err;
+
+		if (!atomic_load_explicit(&j->err_claimed,
+					  memory_order_acquire))
+			continue;
+		if (e->status == -EILSEQ) {
+			bench_error("%s: verify: mismatch at offset %" PRIu64
+				    " of %s (read of %u bytes at %" PRIu64
+				    "): expected 0x%02x, got 0x%02x (block "
+				    "last written by job %u, generation %u)",
+				    j->name, e->bad_off,
+				    j->info.filename ? j->info.filename : "?",
+				    e->len, e->offset, e->expected, e->got,
+				    (e->tag >> 16) & 0x7fff, e->tag & 0xffff);
+			status = -EILSEQ;
+		} else {
+			bench_error("%s: %s of %u bytes at offset %" PRIu64
+				    " failed: %s (%s)",
+				    j->name, op_name(e->op), e->len, e->offset,
+				    strerror(-e->status), e->what);
+			if (!status)
+				status = -EIO;
+		}
+	}
+	return status;
+}
+
+int bench_run(struct bench *b)
+{
+	struct sigaction sa, old_int, old_term;
+	int ret;
+
+	if (!b || !b->parsed || b->ran)
+		return -EINVAL;
+	b->ran = true;
+	b->start_time = time(NULL);
+	ret = b->ops->setup ? b->ops->setup(b->priv, &b->cfg, &b->lim) : 0;
+	if (ret) {
+		bench_error("%s set-up failed: %s", b->ops->name,
+			    strerror(ret < 0 ? -ret : ret));
+		b->status = ret < 0 ? ret : -EIO;
+		return b->status;
+	}
+	b->set_up = true;
+	if (b->lim.max_io && b->cfg.bs > b->lim.max_io) {
+		bench_error("--bs %zu is larger than the %s back-end's largest "
+			    "transfer, %zu bytes",
+			    b->cfg.bs, b->ops->name, b->lim.max_io);
+		b->usage_error = true;
+		ret = -EINVAL;
+		goto out_teardown;
+	}
+	if (!bench_rw_meta(b->o.rw)) {
+		size_t lt = b->cfg.max_len;
+
+		if (b->lim.max_io && lt > b->lim.max_io)
+			lt = b->lim.max_io;
+		b->layout_bs = lt / b->o.bs * b->o.bs;
+		if (b->layout_bs < b->o.bs)
+			b->layout_bs = b->o.bs;
+	}
+	ret = jobs_create(b);
+	if (ret) {
+		bench_error("cannot allocate the jobs: %s", strerror(-ret));
+		goto out_teardown;
+	}
+	ret = jobs_open(b);
+	if (ret)
+		goto out_close;
+
+	bench_sigint = 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigint;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	bench_progress_start(b);
+	ret = bench_run_phases(b);
+	bench_progress_end(b);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+
+	if (b->ops->stats)
+		b->ops->stats(b->priv, kv_add, b);
+	if (!ret)
+		ret = report_errors(b);
+	if (!ret && b->interrupted) {
+		bench_error("interrupted");
+		ret = -EINTR;
+	}
+out_close:
+	jobs_close(b);
+out_teardown:
+	if (b->ops->teardown)
+		b->ops->teardown(b->priv);
+	b->set_up = false;
+	b->status = ret;
+	return ret;
+}
+
+int bench_report(struct bench *b, FILE *f)
+{
+	FILE *out = f ? f : b && b->out ? b->out : stdout;
+	int ret;
+
+	if (!b || !b->started)
+		return -EINVAL;
+	if (b->o.fmt == FMT_JSON)
+		ret = bench_report_json(b, out);
+	else
+		ret = bench_report_normal(b, out);
+	if (fflush(out) && !ret)
+		ret = -errno;
+	if (ferror(out) && !ret)
+		ret = -EIO;
+	return ret;
+}
+
+void bench_destroy(struct bench *b)
+{
+	unsigned int i, d;
+
+	if (!b)
+		return;
+	for (i = 0; i < b->njobs; i++) {
+		struct bench_job *j = &b->jobs[i];
+
+		for (d = 0; d < DIR_NR; d++)
+			free(j->hist[d]);
+		free(j->bufs);
+		free(j->slots_mem);
+	}
+	free(b->jobs);
+	for (i = 0; i < b->nfiles; i++) {
+		free(b->files[i].name);
+		free(b->files[i].state);
+	}
+	free(b->files);
+	free(b->ior);
+	if (b->out)
+		fclose(b->out);
+	if (b->ops->destroy)
+		b->ops->destroy(b->priv);
+	free(b->priv);
+	free(b);
+}
+
+int bench_main(const struct bench_backend_ops *ops, int argc, char **argv)
+{
+	struct bench *b = bench_create(ops);
+	int ret, rc;
+
+	if (!b) {
+		fprintf(stderr, "%s: cannot initialise the %s back-end\n",
+			argc > 0 ? argv[0] : "bench",
+			ops && ops->name ? ops->name : "?");
+		return 1;
+	}
+	ret = bench_parse(b, argc, argv);
+	if (ret) {
+		bench_destroy(b);
+		return ret == BENCH_PARSE_EXIT ? 0 : 2;
+	}
+	ret = bench_run(b);
+	rc = ret ? (b->usage_error ? 2 : 1) : 0;
+	if (b->started && rc != 2 && bench_report(b, NULL))
+		rc = 1;
+	bench_destroy(b);
+	return rc;
+}

@@ -1,0 +1,363 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Bench engine internals shared by its .c files (not for back-ends).
+ *
+ * Who touches what:
+ *   main thread   parses, sets up, opens jobs, then for each phase fills
+ *                 the phase and per-job parameters, starts one thread per
+ *                 job, prints progress, joins; reports at the end
+ *   job thread    primes its slots, resubmits handed-off slots (may
+ *                 block in submit), stops at the end time, drains
+ *   completions   (back-end threads) bench_io_done(): record, verify,
+ *                 draw, resubmit NOWAIT, or hand off / go idle
+ * Per-phase fields are written by the main thread before the job threads
+ * are created and read-only until they are joined (thread creation and
+ * joining order them).  Fields marked "hot" are shared atomics.
+ */
+#ifndef BENCH_ENGINE_INT_H
+#define BENCH_ENGINE_INT_H
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "engine.h"
+#include "hist.h"
+
+#define BENCH_CACHELINE 64
+#define bench_container_of(ptr, type, member) \
+	((type *)(void *)((char *)(ptr)-offsetof(type, member)))
+
+enum bench_rw {
+	RW_READ,
+	RW_WRITE,
+	RW_RANDREAD,
+	RW_RANDWRITE,
+	RW_RANDRW,
+	RW_RW, /* sequential, mixed by rwmixread */
+	RW_NULL,
+	RW_GETATTR,
+	RW_NR,
+};
+
+enum bench_workload {
+	WL_FIO,
+	WL_IOR,
+};
+
+/* Report directions, as fio groups them (metadata ops go to "other"). */
+enum bench_dir {
+	DIR_READ,
+	DIR_WRITE,
+	DIR_OTHER,
+	DIR_NR,
+};
+
+enum bench_fmt {
+	FMT_NORMAL,
+	FMT_JSON,
+};
+
+enum bench_eta {
+	ETA_AUTO,
+	ETA_ALWAYS,
+	ETA_NEVER,
+};
+
+/* Options whose explicit presence matters (presets, combination checks). */
+enum {
+	SET_RW = 1u << 0,
+	SET_BS = 1u << 1,
+	SET_SIZE = 1u << 2,
+	SET_RUNTIME = 1u << 3,
+	SET_RWMIX = 1u << 4,
+	SET_FILENAME = 1u << 5,
+	SET_FILE_PER_JOB = 1u << 6,
+	SET_REPS = 1u << 7,
+	SET_RAMP = 1u << 8,
+	SET_NUMBER_IOS = 1u << 9,
+	SET_IODEPTH = 1u << 10,
+};
+
+/**
+ * struct bench_opts - the parsed command line (strings point into argv
+ * or into static tables, never allocated)
+ */
+struct bench_opts {
+	const char *name;
+	enum bench_workload workload;
+	enum bench_rw rw;
+	uint64_t bs;
+	uint64_t size;
+	unsigned int iodepth;
+	unsigned int numjobs;
+	unsigned int nconnect;
+	uint64_t runtime_ns;
+	uint64_t ramp_ns;
+	uint64_t number_ios;
+	unsigned int rwmixread;
+	const char *filename;
+	const char *directory;
+	bool verify;
+	enum bench_fmt fmt;
+	const char *output;
+	enum bench_transport transport;
+	uint32_t uid, gid;
+	uint64_t seed;
+	enum bench_eta eta;
+	bool group_reporting;
+	unsigned int repetitions;
+	const char *preset;
+	unsigned int set;
+};
+
+enum bench_phase_kind {
+	PH_LAYOUT, /* write files whole before a reading workload */
+	PH_MAIN,   /* the measured workload (fio) or one ior access */
+	PH_VERIFY, /* read back everything written and check it */
+};
+
+/**
+ * struct bench_phase - what the jobs do now
+ * @rw: the generator (layout: sequential write, verify: sequential read)
+ * @measured: completions count in the report
+ * @depth: slots primed per job
+ * @t_start: when the phase started
+ * @t_measure: submissions before this are ramp (not counted)
+ * @t_end: completions after this are not counted and jobs stop
+ *	(UINT64_MAX for a phase bounded by size or op count)
+ * @ior_rep: repetition number of an ior phase, or -1
+ */
+struct bench_phase {
+	enum bench_phase_kind kind;
+	const char *label;
+	enum bench_rw rw;
+	bool measured;
+	unsigned int depth;
+	uint64_t t_start, t_measure, t_end;
+	int ior_rep;
+};
+
+/*
+ * Per-block state of a verified file: 0 = contents unknown; otherwise the
+ * tag of the last completed write (writer job << 16 | generation, gen >=
+ * 1).  BLK_BUSY marks a block with an I/O in flight, so no two I/Os ever
+ * overlap on a verified block and the expected contents are always known.
+ */
+#define BLK_BUSY 0x80000000u
+
+struct bench_file {
+	char *name;
+	uint64_t size;
+	uint64_t nblocks;
+	_Atomic uint32_t *state;
+	unsigned int nusers;
+	unsigned int layout_job;
+	bool need_layout;
+};
+
+struct bench_job;
+
+/**
+ * struct bench_slot - an I/O slot: the back-end's bench_io plus engine
+ * state; the back-end's private area follows at io.priv
+ */
+struct bench_slot {
+	struct bench_io io;
+	struct bench_job *job;
+	struct bench_slot *next; /* hand-off list */
+	uint64_t blk;		 /* verify: claimed block, or UINT64_MAX */
+	uint32_t old_state;	 /* verify: the block's state when claimed */
+	uint32_t new_state;	 /* verify: what a successful write leaves */
+	void *buf;		 /* bs-sized buffer of the measured workload */
+	void *lbuf;		 /* layout-sized buffer (layout phase) */
+};
+
+struct bench_job_err {
+	int status;
+	enum bench_op op;
+	uint64_t offset;
+	uint32_t len;
+	const char *what;
+	/* verify mismatches */
+	uint64_t bad_off;
+	uint8_t expected, got;
+	uint32_t tag;
+};
+
+struct bench_job {
+	struct bench_job_info info;
+	struct bench *b;
+	struct bench_file *file;
+	unsigned int file_rank; /* among the jobs sharing the file */
+	char name[64];
+
+	char *slots_mem;
+	size_t slot_stride;
+	unsigned int nslots;
+	void *bufs;
+	size_t bufs_len;
+	pthread_t thread;
+	bool thread_started;
+	bool opened;
+
+	/* per phase, set before the job thread starts */
+	uint64_t budget;
+	uint64_t blk_lo, blk_hi;
+	uint32_t io_len;
+	uint64_t key;
+
+	/* hot */
+	_Atomic uint64_t next_idx __attribute__((aligned(BENCH_CACHELINE)));
+	_Atomic int active;
+	_Atomic bool stop;
+	_Atomic(struct bench_slot *) deferred;
+	_Atomic uint32_t wake;
+	_Atomic uint64_t t_drained;
+	_Atomic uint64_t handoffs;
+	_Atomic uint64_t bytes[DIR_NR];
+	_Atomic uint64_t nerrors;
+	_Atomic uint64_t verify_errors;
+	_Atomic bool err_claimed;
+	struct bench_job_err err;
+
+	/* statistics, kept across phases */
+	struct bench_hist *hist[DIR_NR]
+		__attribute__((aligned(BENCH_CACHELINE)));
+	uint64_t elapsed_ns[DIR_NR];
+	uint64_t verified_bytes;
+};
+
+struct bench_ior_result {
+	uint64_t bytes;
+	uint64_t ops;
+	uint64_t elapsed_ns;
+	double lat_mean_ns;
+	bool done;
+};
+
+#define BENCH_MAX_KV 64
+
+struct bench_kv {
+	char name[48];
+	uint64_t value;
+};
+
+struct bench {
+	const struct bench_backend_ops *ops;
+	void *priv;
+	const char *prog;
+	struct bench_opts o;
+	struct bench_config cfg;
+	struct bench_limits lim;
+	bool parsed;
+	bool set_up;
+
+	struct bench_file *files;
+	unsigned int nfiles;
+	struct bench_job *jobs;
+	unsigned int njobs;
+	size_t layout_bs;
+	unsigned int layout_depth;
+
+	struct bench_phase phase;
+	_Atomic bool abort;
+	_Atomic uint32_t jobs_running;
+	int status;
+	bool usage_error;
+	bool interrupted;
+	bool ran;
+	bool started; /* a phase ran: there is something to report */
+
+	/* measured CPU and wall time over all measured phases */
+	bool measured_any;
+	uint64_t usr_ns, sys_ns, wall_ns;
+	struct rusage ru_mark;
+	bool ru_marked;
+	time_t start_time;
+
+	struct bench_ior_result (*ior)[2]; /* [rep][read=0,write=1] */
+
+	struct bench_kv kv[BENCH_MAX_KV];
+	unsigned int nkv;
+
+	/* progress */
+	bool progress;
+	FILE *progress_f;
+	FILE *out; /* --output, opened at parse time */
+	uint64_t prog_last_t;
+	uint64_t prog_last_ops[DIR_NR], prog_last_bytes[DIR_NR];
+	size_t prog_width;
+};
+
+/* cli.c */
+void bench_opts_defaults(struct bench_opts *o);
+int bench_cli_parse(struct bench *b, int argc, char **argv);
+
+/* usage.c */
+struct bench_preset {
+	const char *name;
+	const char *what;
+	const char *args[8]; /* engine options, "--name=value", NULL-ended */
+};
+
+void bench_usage(struct bench *b, FILE *f);
+const struct bench_preset *bench_find_preset(const char *name);
+const char *bench_rw_name(enum bench_rw rw);
+bool bench_rw_reads(enum bench_rw rw);
+bool bench_rw_writes(enum bench_rw rw);
+bool bench_rw_random(enum bench_rw rw);
+bool bench_rw_meta(enum bench_rw rw);
+extern const char *bench_prog_name;
+
+/* engine.c */
+#define BENCH_LAYOUT_DEPTH 4u
+bool bench_may_layout(const struct bench_opts *o);
+bool bench_writes_data(const struct bench_opts *o);
+bool bench_reads_after_write(const struct bench_opts *o);
+
+/* phase.c */
+extern volatile sig_atomic_t bench_sigint;
+int bench_run_phases(struct bench *b);
+void bench_stop_all(struct bench *b);
+
+/* workload.c: op generation */
+bool bench_draw(struct bench_job *j, struct bench_slot *s);
+enum { BLK_DONE, BLK_FAILED, BLK_UNSENT };
+void bench_release_block(struct bench_job *j, struct bench_slot *s, int how);
+uint64_t bench_perm(uint64_t i, uint64_t n, uint64_t key);
+uint64_t bench_mix64(uint64_t x);
+
+/* job.c: the job thread and its helpers */
+void *bench_job_thread(void *arg);
+void bench_job_fail(struct bench_job *j, struct bench_slot *s, int status,
+		    const char *what);
+void bench_futex_wake(_Atomic uint32_t *w);
+void bench_futex_wait(_Atomic uint32_t *w, uint32_t val, uint64_t timeout_ns);
+
+/* verify.c: data patterns */
+uint64_t bench_pattern_word(uint64_t off8, uint32_t tag);
+void bench_pattern_fill(void *buf, uint64_t off, size_t len, uint32_t tag);
+long bench_pattern_check(const void *buf, uint64_t off, size_t len,
+			 uint32_t tag, uint8_t *expected, uint8_t *got);
+
+/* report.c */
+int bench_report_normal(struct bench *b, FILE *f);
+int bench_report_json(struct bench *b, FILE *f);
+const char *bench_dir_name(enum bench_dir d);
+
+/* progress.c */
+void bench_progress_start(struct bench *b);
+void bench_progress_tick(struct bench *b, uint64_t now);
+void bench_progress_end(struct bench *b);
+
+static inline enum bench_dir bench_op_dir(enum bench_op op)
+{
+	return op == BENCH_OP_READ  ? DIR_READ :
+	       op == BENCH_OP_WRITE ? DIR_WRITE :
+				      DIR_OTHER;
+}
+
+#endif /* BENCH_ENGINE_INT_H */

@@ -1,0 +1,315 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The I/O loop: completions and the job thread.
+ *
+ * A slot is always in exactly one of four places: in the back-end (between
+ * a successful submit and its bench_io_done()), in the hand-off list, in
+ * the hands of the thread that is drawing or submitting it, or idle.
+ * j->active counts the slots that are not idle; only the job thread raises
+ * it (while priming), so once priming is over and active drops to zero the
+ * job has drained for good.
+ *
+ * Completion path (bench_io_done_at(), on back-end threads; never blocks):
+ *   1. latency = t_done - t_submit goes into the job's histogram for the
+ *      direction when the phase is measured, the I/O was submitted after
+ *      the ramp and completed before the end (atomic adds, no lock);
+ *   2. --verify: a read is checked against the block's expected tag; the
+ *      block's claim is released (a write publishes its new tag);
+ *   3. unless the job is stopping, the slot draws its next operation and
+ *      is resubmitted with BENCH_SUBMIT_NOWAIT; -EAGAIN/-ENOBUFS push it
+ *      on the job's lock-free hand-off list and wake the job thread, which
+ *      submits it again allowed to block;
+ *   4. otherwise the slot goes idle; the last one wakes the job thread.
+ *
+ * Wake-ups use a futex on a sequence word: the job thread reads the word,
+ * looks for work, and sleeps only if the word is unchanged, so a wake
+ * between its check and its sleep is never lost.  Wakes happen only on a
+ * hand-off and at the end, not per operation.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "engine_int.h"
+
+void bench_futex_wake(_Atomic uint32_t *w)
+{
+	syscall(SYS_futex, (uint32_t *)w, FUTEX_WAKE_PRIVATE, INT_MAX, NULL,
+		NULL, 0);
+}
+
+void bench_futex_wait(_Atomic uint32_t *w, uint32_t val, uint64_t timeout_ns)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t)(timeout_ns / 1000000000ull),
+		.tv_nsec = (long)(timeout_ns % 1000000000ull),
+	};
+
+	syscall(SYS_futex, (uint32_t *)w, FUTEX_WAIT_PRIVATE, val, &ts, NULL,
+		0);
+}
+
+uint64_t bench_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void job_wake(struct bench_job *j)
+{
+	atomic_fetch_add_explicit(&j->wake, 1, memory_order_release);
+	bench_futex_wake(&j->wake);
+}
+
+static bool job_stopping(const struct bench_job *j)
+{
+	return atomic_load_explicit(&j->stop, memory_order_relaxed) ||
+	       atomic_load_explicit(&j->b->abort, memory_order_relaxed);
+}
+
+/* Record the first error of the job; every error stops the whole run. */
+static bool claim_err(struct bench_job *j)
+{
+	bool expected = false;
+
+	atomic_fetch_add_explicit(&j->nerrors, 1, memory_order_relaxed);
+	atomic_store_explicit(&j->b->abort, true, memory_order_relaxed);
+	/* acq_rel: the winner's err fields are read after thread join */
+	return atomic_compare_exchange_strong_explicit(
+		&j->err_claimed, &expected, true, memory_order_acq_rel,
+		memory_order_relaxed);
+}
+
+/**
+ * bench_job_fail() - note a failed I/O of @j and stop the run
+ * Context: any thread; never blocks (the message is printed after the run).
+ */
+void bench_job_fail(struct bench_job *j, struct bench_slot *s, int status,
+		    const char *what)
+{
+	if (!claim_err(j))
+		return;
+	j->err.status = status;
+	j->err.op = s->io.op;
+	j->err.offset = s->io.offset;
+	j->err.len = s->io.len;
+	j->err.what = what;
+}
+
+static void job_mismatch(struct bench_job *j, struct bench_slot *s, long at,
+			 uint8_t expected, uint8_t got)
+{
+	atomic_fetch_add_explicit(&j->verify_errors, 1, memory_order_relaxed);
+	if (!claim_err(j))
+		return;
+	j->err.status = -EILSEQ;
+	j->err.op = s->io.op;
+	j->err.offset = s->io.offset;
+	j->err.len = s->io.len;
+	j->err.what = "verify";
+	j->err.bad_off = s->io.offset + (uint64_t)at;
+	j->err.expected = expected;
+	j->err.got = got;
+	j->err.tag = s->old_state;
+}
+
+static void slot_idle(struct bench_job *j, uint64_t t)
+{
+	uint64_t cur =
+		atomic_load_explicit(&j->t_drained, memory_order_relaxed);
+
+	/* the latest completion time, not the last writer's */
+	while (t > cur && !atomic_compare_exchange_weak_explicit(
+				  &j->t_drained, &cur, t, memory_order_relaxed,
+				  memory_order_relaxed))
+		;
+	if (atomic_fetch_sub_explicit(&j->active, 1, memory_order_acq_rel) == 1)
+		job_wake(j);
+}
+
+static void hand_off(struct bench_job *j, struct bench_slot *s)
+{
+	struct bench_slot *head =
+		atomic_load_explicit(&j->deferred, memory_order_relaxed);
+
+	do {
+		s->next = head;
+	} while (!atomic_compare_exchange_weak_explicit(&j->deferred, &head, s,
+							memory_order_release,
+							memory_order_relaxed));
+	atomic_fetch_add_explicit(&j->handoffs, 1, memory_order_relaxed);
+	job_wake(j);
+}
+
+void bench_io_done(struct bench_io *io, int status, size_t bytes)
+{
+	bench_io_done_at(io, status, bytes, bench_now_ns());
+}
+
+void bench_io_done_at(struct bench_io *io, int status, size_t bytes, uint64_t t)
+{
+	struct bench_slot *s = bench_container_of(io, struct bench_slot, io);
+	struct bench_job *j = s->job;
+	struct bench *b = j->b;
+	const struct bench_phase *ph = &b->phase;
+	uint64_t now;
+	int ret;
+
+	if (status >= 0 && io->op <= BENCH_OP_WRITE && bytes != io->len) {
+		bench_job_fail(j, s, -EIO,
+			       bytes < io->len ? "short transfer" :
+						 "transfer longer than asked");
+		status = -EIO;
+	} else if (status < 0) {
+		bench_job_fail(j, s, status, "I/O");
+	}
+	if (status < 0) {
+		bench_release_block(j, s, BLK_FAILED);
+		goto idle;
+	}
+	if (ph->measured && io->t_submit >= ph->t_measure && t <= ph->t_end) {
+		enum bench_dir d = bench_op_dir(io->op);
+
+		bench_hist_record(j->hist[d],
+				  t > io->t_submit ? t - io->t_submit : 0);
+		if (io->len && d != DIR_OTHER)
+			atomic_fetch_add_explicit(&j->bytes[d], io->len,
+						  memory_order_relaxed);
+	}
+	if (s->blk != UINT64_MAX) {
+		if (io->op == BENCH_OP_READ && s->old_state) {
+			uint8_t e = 0, g = 0;
+			long at = bench_pattern_check(io->buf, io->offset,
+						      io->len, s->old_state, &e,
+						      &g);
+
+			if (at >= 0) {
+				job_mismatch(j, s, at, e, g);
+				bench_release_block(j, s, BLK_DONE);
+				goto idle;
+			}
+		}
+		bench_release_block(j, s, BLK_DONE);
+	}
+	if (job_stopping(j) || !bench_draw(j, s))
+		goto idle;
+	now = bench_now_ns();
+	if (now >= ph->t_end) {
+		atomic_store_explicit(&j->stop, true, memory_order_relaxed);
+		bench_release_block(j, s, BLK_UNSENT);
+		goto idle;
+	}
+	io->t_submit = now;
+	ret = b->ops->submit(b->priv, io, BENCH_SUBMIT_NOWAIT);
+	if (!ret)
+		return;
+	if (ret == -EAGAIN || ret == -ENOBUFS) {
+		hand_off(j, s);
+		return;
+	}
+	bench_job_fail(j, s, ret, "submit");
+	bench_release_block(j, s, BLK_UNSENT);
+idle:
+	slot_idle(j, t);
+}
+
+/* Submit from the job thread, where blocking is allowed. */
+static void submit_blocking(struct bench_job *j, struct bench_slot *s)
+{
+	struct bench *b = j->b;
+	int ret;
+
+	for (;;) {
+		s->io.t_submit = bench_now_ns();
+		ret = b->ops->submit(b->priv, &s->io, 0);
+		if (!ret)
+			return;
+		if ((ret != -EAGAIN && ret != -ENOBUFS) || job_stopping(j))
+			break;
+		/* a back-end that cannot wait: poll gently */
+		usleep(50);
+	}
+	if (ret != -EAGAIN && ret != -ENOBUFS)
+		bench_job_fail(j, s, ret, "submit");
+	bench_release_block(j, s, BLK_UNSENT);
+	slot_idle(j, bench_now_ns());
+}
+
+static struct bench_slot *job_slot(struct bench_job *j, unsigned int i)
+{
+	return (struct bench_slot *)(void *)(j->slots_mem +
+					     (size_t)i * j->slot_stride);
+}
+
+static void run_handed_off(struct bench_job *j)
+{
+	struct bench_slot *list, *fifo = NULL, *s;
+
+	list = atomic_exchange_explicit(&j->deferred, NULL,
+					memory_order_acquire);
+	while (list) { /* the stack is newest first: restore FIFO order */
+		s = list;
+		list = s->next;
+		s->next = fifo;
+		fifo = s;
+	}
+	while (fifo) {
+		s = fifo;
+		fifo = s->next;
+		if (job_stopping(j)) {
+			bench_release_block(j, s, BLK_UNSENT);
+			slot_idle(j, bench_now_ns());
+		} else {
+			submit_blocking(j, s);
+		}
+	}
+}
+
+/**
+ * bench_job_thread() - one job's thread for one phase
+ *
+ * Primes the phase's depth of slots, then sleeps until a hand-off, the
+ * phase's end time or the drain; returns once no slot is in flight.
+ */
+void *bench_job_thread(void *arg)
+{
+	struct bench_job *j = arg;
+	struct bench *b = j->b;
+	const struct bench_phase *ph = &b->phase;
+	unsigned int i, depth = ph->depth;
+	uint64_t now, wait;
+	uint32_t seq;
+
+	if (depth > j->nslots)
+		depth = j->nslots;
+	for (i = 0; i < depth && !job_stopping(j); i++) {
+		struct bench_slot *s = job_slot(j, i);
+
+		if (!bench_draw(j, s))
+			break;
+		atomic_fetch_add_explicit(&j->active, 1, memory_order_relaxed);
+		submit_blocking(j, s);
+	}
+	for (;;) {
+		seq = atomic_load_explicit(&j->wake, memory_order_acquire);
+		run_handed_off(j);
+		now = bench_now_ns();
+		if (now >= ph->t_end)
+			atomic_store_explicit(&j->stop, true,
+					      memory_order_relaxed);
+		if (!atomic_load_explicit(&j->active, memory_order_acquire))
+			break;
+		wait = 1000000000ull;
+		if (ph->t_end > now && ph->t_end - now < wait)
+			wait = ph->t_end - now;
+		bench_futex_wait(&j->wake, seq, wait);
+	}
+	if (atomic_fetch_sub_explicit(&b->jobs_running, 1,
+				      memory_order_acq_rel) == 1)
+		bench_futex_wake(&b->jobs_running);
+	return NULL;
+}

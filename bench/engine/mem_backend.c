@@ -1,0 +1,808 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The in-memory back-end ("mem").
+ *
+ * It stands in for a transport: submit() queues the I/O on one of
+ * --mem-threads completion threads (round-robin, the way nconnect spreads
+ * calls over connections and their receive threads), and that thread
+ * later "receives the reply" and calls bench_io_done() - so the engine's
+ * completion path, NOWAIT resubmission and hand-off run exactly as they
+ * will with a real receive thread.
+ *
+ * Latency: zero (measures the engine's own cost), fixed, or uniform in a
+ * range.  Real latency makes a completion thread sleep until the I/O is
+ * due (a min-heap per thread ordered by due time), so wall-clock
+ * behaviour - runtime, ramp, in-flight counts - is real.  --mem-virtual
+ * completes at once and stamps t_submit + latency as the completion time
+ * (bench_io_done_at()), which makes latency distributions exact and
+ * independent of scheduler noise: tests assert percentiles with it.
+ *
+ * Data: with --verify the back-end keeps every file's bytes in memory, so
+ * reads return what was written and verification is real; otherwise
+ * reads and writes move no data.
+ *
+ * Faults, for the engine's tests: every Nth NOWAIT submit refused with
+ * -EAGAIN (the hand-off path), a request-slot limit (NOWAIT refusals plus
+ * blocking waits, like a transport's tag allocator), the Nth I/O failing
+ * with -EIO, a flipped byte at one offset of one job's reads.
+ *
+ * Nothing is allocated per I/O: the per-I/O state lives in the slot's
+ * private area (struct mem_req), heaps are sized at setup from the
+ * engine's max_inflight.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mem_backend.h"
+
+#define MEM_CACHELINE 64
+
+struct mem_req {
+	struct bench_io *io;
+	struct mem_req *next;
+	uint64_t due;	/* real latency: complete at this time (0 = now) */
+	uint64_t vdone; /* virtual latency: completion stamp (0 = none) */
+	int status;
+};
+
+struct mem_worker {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct mem_req *head, *tail; /* due now, FIFO */
+	struct mem_req **heap;	     /* due later, min-heap by due */
+	size_t nheap, cap;
+	bool sleeping;
+	bool stop;
+	bool started;
+	pthread_t thread;
+	struct mem_be *m;
+} __attribute__((aligned(MEM_CACHELINE)));
+
+struct mem_owner {
+	_Atomic uint32_t inflight;
+	_Atomic uint32_t max;
+	_Atomic uint64_t ops;
+} __attribute__((aligned(MEM_CACHELINE)));
+
+struct mem_file {
+	char *name;
+	uint8_t *data;
+	uint64_t cap;	       /* bytes allocated at data */
+	_Atomic uint64_t size; /* visible size */
+};
+
+struct mem_be {
+	/* options */
+	unsigned int nthreads;
+	uint64_t lat_min, lat_max;
+	bool virt;
+	uint64_t slow_n, slow_lat;
+	uint64_t eagain_every;
+	uint64_t fail_at;
+	bool corrupt;
+	unsigned int corrupt_job;
+	uint64_t corrupt_off;
+	uint64_t slots;
+	uint64_t max_io;
+
+	/* run */
+	bool store;
+	struct mem_worker *w;
+	struct mem_owner *owners;
+	unsigned int nowners;
+	pthread_mutex_t files_lock;
+	struct mem_file **files; /* stable addresses: jobs keep pointers */
+	unsigned int nfiles, capfiles;
+
+	pthread_mutex_t slot_lock;
+	pthread_cond_t slot_cond;
+	_Atomic unsigned int slot_waiters;
+
+	_Atomic uint64_t submitted __attribute__((aligned(MEM_CACHELINE)));
+	_Atomic uint64_t rr;
+	_Atomic uint64_t nowait_calls;
+	_Atomic uint64_t inflight __attribute__((aligned(MEM_CACHELINE)));
+	_Atomic uint64_t max_inflight;
+	_Atomic uint64_t completed __attribute__((aligned(MEM_CACHELINE)));
+	_Atomic uint64_t eagain;
+	_Atomic uint64_t slot_waits;
+	_Atomic uint64_t injected;
+	_Atomic uint64_t corrupted;
+};
+
+enum {
+	MO_THREADS,
+	MO_LAT,
+	MO_VIRTUAL,
+	MO_SLOW,
+	MO_EAGAIN,
+	MO_SLOTS,
+	MO_FAIL_AT,
+	MO_CORRUPT,
+	MO_MAX_IO,
+};
+
+static const struct bench_option mem_options[] = {
+	{"mem-threads", "N", "completion threads, like receive threads [2]",
+	 MO_THREADS},
+	{"mem-lat", "TIME[:TIME]",
+	 "latency of each I/O: fixed, or uniform in a range [0]", MO_LAT},
+	{"mem-virtual", NULL,
+	 "complete at once, stamping the latency (exact, no sleeping)",
+	 MO_VIRTUAL},
+	{"mem-slow", "N:TIME", "the first N I/Os of each job take TIME",
+	 MO_SLOW},
+	{"mem-eagain", "N", "every Nth non-blocking submit fails with EAGAIN",
+	 MO_EAGAIN},
+	{"mem-slots", "N", "at most N I/Os in the back-end at once", MO_SLOTS},
+	{"mem-fail-at", "N", "the Nth I/O submitted fails with EIO",
+	 MO_FAIL_AT},
+	{"mem-corrupt", "JOB:OFFSET",
+	 "flip the byte at OFFSET in every read of JOB's file", MO_CORRUPT},
+	{"mem-max-io", "SIZE", "largest transfer accepted [no limit]",
+	 MO_MAX_IO},
+	{NULL, NULL, NULL, 0},
+};
+
+static _Thread_local uint64_t mem_rng;
+static _Atomic uint64_t mem_rng_seed = 0x2545f4914f6cdd1dull;
+
+static uint64_t mem_rand(void)
+{
+	uint64_t x = mem_rng;
+
+	if (!x)
+		x = atomic_fetch_add(&mem_rng_seed, 0x9e3779b97f4a7c15ull) | 1;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	mem_rng = x;
+	return x;
+}
+
+/* ------------------------------------------------------------ options */
+
+static int mem_init(void *priv)
+{
+	struct mem_be *m = priv;
+
+	m->nthreads = 2;
+	return 0;
+}
+
+static int split_pair(const char *arg, char *a, char *b, size_t n)
+{
+	const char *c = strchr(arg, ':');
+
+	if (!c || (size_t)(c - arg) >= n || strlen(c + 1) >= n)
+		return -EINVAL;
+	memcpy(a, arg, (size_t)(c - arg));
+	a[c - arg] = '\0';
+	strcpy(b, c + 1);
+	return 0;
+}
+
+static int mem_parse_option(void *priv, int id, const char *arg)
+{
+	struct mem_be *m = priv;
+	char a[64], b[64];
+	uint64_t v;
+
+	switch (id) {
+	case MO_THREADS:
+		if (bench_parse_u64(arg, 64, &v) || !v)
+			goto bad;
+		m->nthreads = (unsigned int)v;
+		return 0;
+	case MO_LAT:
+		if (strchr(arg, ':')) {
+			if (split_pair(arg, a, b, sizeof(a)) ||
+			    bench_parse_time(a, &m->lat_min) ||
+			    bench_parse_time(b, &m->lat_max) ||
+			    m->lat_max < m->lat_min)
+				goto bad;
+		} else {
+			if (bench_parse_time(arg, &m->lat_min))
+				goto bad;
+			m->lat_max = m->lat_min;
+		}
+		return 0;
+	case MO_VIRTUAL:
+		m->virt = true;
+		return 0;
+	case MO_SLOW:
+		if (split_pair(arg, a, b, sizeof(a)) ||
+		    bench_parse_u64(a, UINT64_MAX, &m->slow_n) ||
+		    bench_parse_time(b, &m->slow_lat))
+			goto bad;
+		return 0;
+	case MO_EAGAIN:
+		if (bench_parse_u64(arg, UINT64_MAX, &m->eagain_every) ||
+		    m->eagain_every == 1)
+			goto bad; /* 1 would refuse every NOWAIT submit */
+		return 0;
+	case MO_SLOTS:
+		if (bench_parse_u64(arg, 1u << 24, &m->slots) || !m->slots)
+			goto bad;
+		return 0;
+	case MO_FAIL_AT:
+		if (bench_parse_u64(arg, UINT64_MAX, &m->fail_at) ||
+		    !m->fail_at)
+			goto bad;
+		return 0;
+	case MO_CORRUPT:
+		if (split_pair(arg, a, b, sizeof(a)) ||
+		    bench_parse_u64(a, 4095, &v) ||
+		    bench_parse_size(b, &m->corrupt_off))
+			goto bad;
+		m->corrupt_job = (unsigned int)v;
+		m->corrupt = true;
+		return 0;
+	case MO_MAX_IO:
+		if (bench_parse_size(arg, &m->max_io) || !m->max_io)
+			goto bad;
+		return 0;
+	}
+bad:
+	bench_error("--%s: '%s' is not valid (see --help)",
+		    mem_options[id].name, arg ? arg : "");
+	return -EINVAL;
+}
+
+static int mem_check(void *priv, const struct bench_config *cfg)
+{
+	struct mem_be *m = priv;
+
+	if (m->corrupt && m->corrupt_job >= cfg->numjobs) {
+		bench_error("--mem-corrupt: job %u does not exist (--numjobs "
+			    "%u)",
+			    m->corrupt_job, cfg->numjobs);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ workers */
+
+static void heap_push(struct mem_worker *w, struct mem_req *r)
+{
+	size_t i = w->nheap++;
+
+	while (i) {
+		size_t p = (i - 1) / 2;
+
+		if (w->heap[p]->due <= r->due)
+			break;
+		w->heap[i] = w->heap[p];
+		i = p;
+	}
+	w->heap[i] = r;
+}
+
+static struct mem_req *heap_pop(struct mem_worker *w)
+{
+	struct mem_req *top = w->heap[0], *last = w->heap[--w->nheap];
+	size_t i = 0, n = w->nheap;
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= n)
+			break;
+		if (c + 1 < n && w->heap[c + 1]->due < w->heap[c]->due)
+			c++;
+		if (last->due <= w->heap[c]->due)
+			break;
+		w->heap[i] = w->heap[c];
+		i = c;
+	}
+	if (n)
+		w->heap[i] = last;
+	return top;
+}
+
+static void do_data(struct mem_be *m, struct bench_io *io, int *status)
+{
+	struct mem_file *f = io->job ? io->job->priv : NULL;
+	uint64_t end = io->offset + io->len, cur;
+
+	if (!f)
+		return;
+	if (io->op == BENCH_OP_WRITE) {
+		if (m->store) {
+			if (end > f->cap) {
+				*status = -EFBIG;
+				return;
+			}
+			memcpy(f->data + io->offset, io->buf, io->len);
+		}
+		cur = atomic_load(&f->size);
+		while (end > cur &&
+		       !atomic_compare_exchange_weak(&f->size, &cur, end))
+			;
+		return;
+	}
+	if (io->op != BENCH_OP_READ)
+		return;
+	if (m->store) {
+		if (end > f->cap) {
+			*status = -EIO;
+			return;
+		}
+		memcpy(io->buf, f->data + io->offset, io->len);
+	}
+	if (m->corrupt && io->job->index == m->corrupt_job &&
+	    m->corrupt_off >= io->offset && m->corrupt_off < end) {
+		((uint8_t *)io->buf)[m->corrupt_off - io->offset] ^= 0xff;
+		atomic_fetch_add_explicit(&m->corrupted, 1,
+					  memory_order_relaxed);
+	}
+}
+
+static void release_slot(struct mem_be *m)
+{
+	atomic_fetch_sub(&m->inflight, 1);
+	if (m->slots && atomic_load(&m->slot_waiters)) {
+		pthread_mutex_lock(&m->slot_lock);
+		pthread_cond_broadcast(&m->slot_cond);
+		pthread_mutex_unlock(&m->slot_lock);
+	}
+}
+
+static void complete(struct mem_be *m, struct mem_req *r)
+{
+	struct bench_io *io = r->io;
+	int status = r->status;
+	uint64_t vdone = r->vdone;
+	size_t bytes;
+
+	if (!status)
+		do_data(m, io, &status);
+	bytes = status || io->op > BENCH_OP_WRITE ? 0 : io->len;
+	/* leave the in-flight counts before the engine resubmits */
+	atomic_fetch_sub_explicit(&m->owners[io->owner].inflight, 1,
+				  memory_order_relaxed);
+	release_slot(m);
+	atomic_fetch_add_explicit(&m->completed, 1, memory_order_relaxed);
+	if (vdone)
+		bench_io_done_at(io, status, bytes, vdone);
+	else
+		bench_io_done(io, status, bytes);
+}
+
+static struct timespec abs_ts(uint64_t ns)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t)(ns / 1000000000ull),
+		.tv_nsec = (long)(ns % 1000000000ull),
+	};
+	return ts;
+}
+
+static void *mem_worker_main(void *arg)
+{
+	struct mem_worker *w = arg;
+	struct mem_req *batch, *r, **tailp;
+	uint64_t now;
+
+	pthread_mutex_lock(&w->lock);
+	for (;;) {
+		batch = w->head;
+		w->head = w->tail = NULL;
+		if (w->nheap) {
+			/* append due timers after the immediate ones */
+			tailp = &batch;
+			while (*tailp)
+				tailp = &(*tailp)->next;
+			now = bench_now_ns();
+			while (w->nheap && w->heap[0]->due <= now) {
+				r = heap_pop(w);
+				r->next = NULL;
+				*tailp = r;
+				tailp = &r->next;
+			}
+		}
+		if (!batch) {
+			if (w->stop && !w->nheap)
+				break;
+			w->sleeping = true;
+			if (w->nheap) {
+				struct timespec ts = abs_ts(w->heap[0]->due);
+
+				pthread_cond_timedwait(&w->cond, &w->lock, &ts);
+			} else {
+				pthread_cond_wait(&w->cond, &w->lock);
+			}
+			w->sleeping = false;
+			continue;
+		}
+		pthread_mutex_unlock(&w->lock);
+		while (batch) {
+			r = batch;
+			batch = r->next;
+			complete(w->m, r);
+		}
+		pthread_mutex_lock(&w->lock);
+	}
+	pthread_mutex_unlock(&w->lock);
+	return NULL;
+}
+
+static void workers_stop(struct mem_be *m)
+{
+	unsigned int i;
+
+	if (!m->w)
+		return;
+	for (i = 0; i < m->nthreads; i++) {
+		struct mem_worker *w = &m->w[i];
+
+		if (!w->started)
+			continue;
+		pthread_mutex_lock(&w->lock);
+		w->stop = true;
+		pthread_cond_signal(&w->cond);
+		pthread_mutex_unlock(&w->lock);
+		pthread_join(w->thread, NULL);
+		w->started = false;
+	}
+	for (i = 0; i < m->nthreads; i++) {
+		pthread_cond_destroy(&m->w[i].cond);
+		pthread_mutex_destroy(&m->w[i].lock);
+		free(m->w[i].heap);
+	}
+	free(m->w);
+	m->w = NULL;
+}
+
+static int mem_setup(void *priv, const struct bench_config *cfg,
+		     struct bench_limits *lim)
+{
+	struct mem_be *m = priv;
+	pthread_condattr_t ca;
+	unsigned int i;
+	int ret;
+
+	m->store = cfg->verify;
+	m->nowners = cfg->numjobs + 1;
+	m->owners =
+		aligned_alloc(MEM_CACHELINE, sizeof(*m->owners) * m->nowners);
+	if (!m->owners)
+		return -ENOMEM;
+	memset(m->owners, 0, sizeof(*m->owners) * m->nowners);
+	pthread_mutex_init(&m->files_lock, NULL);
+	pthread_mutex_init(&m->slot_lock, NULL);
+	pthread_cond_init(&m->slot_cond, NULL);
+	m->w = aligned_alloc(MEM_CACHELINE, sizeof(*m->w) * m->nthreads);
+	if (!m->w)
+		return -ENOMEM;
+	memset(m->w, 0, sizeof(*m->w) * m->nthreads);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	for (i = 0; i < m->nthreads; i++) {
+		struct mem_worker *w = &m->w[i];
+
+		pthread_mutex_init(&w->lock, NULL);
+		pthread_cond_init(&w->cond, &ca);
+		w->m = m;
+		w->cap = cfg->max_inflight;
+		w->heap = calloc(w->cap ? w->cap : 1, sizeof(*w->heap));
+	}
+	pthread_condattr_destroy(&ca);
+	for (i = 0; i < m->nthreads; i++) {
+		struct mem_worker *w = &m->w[i];
+
+		if (!w->heap) {
+			ret = -ENOMEM;
+			goto out_stop;
+		}
+		ret = -pthread_create(&w->thread, NULL, mem_worker_main, w);
+		if (ret)
+			goto out_stop;
+		w->started = true;
+	}
+	lim->max_io = m->max_io;
+	return 0;
+
+out_stop:
+	workers_stop(m);
+	return ret;
+}
+
+static int mem_job_open(void *priv, struct bench_job_info *job)
+{
+	struct mem_be *m = priv;
+	struct mem_file *f = NULL;
+	unsigned int i;
+	int ret = 0;
+
+	if (!job->filename) {
+		job->priv = NULL;
+		job->file_size = 0;
+		return 0;
+	}
+	pthread_mutex_lock(&m->files_lock);
+	for (i = 0; i < m->nfiles; i++)
+		if (!strcmp(m->files[i]->name, job->filename))
+			f = m->files[i];
+	if (!f) {
+		if (!(job->open_flags & BENCH_OPEN_CREATE)) {
+			ret = -ENOENT;
+			goto out_unlock;
+		}
+		if (m->nfiles == m->capfiles) {
+			unsigned int nc = m->capfiles ? 2 * m->capfiles : 16;
+			struct mem_file **nf;
+
+			nf = realloc(m->files, nc * sizeof(*nf));
+			if (!nf) {
+				ret = -ENOMEM;
+				goto out_unlock;
+			}
+			m->files = nf;
+			m->capfiles = nc;
+		}
+		f = calloc(1, sizeof(*f));
+		if (!f) {
+			ret = -ENOMEM;
+			goto out_unlock;
+		}
+		f->name = strdup(job->filename);
+		if (!f->name) {
+			free(f);
+			ret = -ENOMEM;
+			goto out_unlock;
+		}
+		m->files[m->nfiles++] = f;
+	}
+	if (m->store && (job->open_flags & BENCH_OPEN_WRITE) &&
+	    f->cap < job->size) {
+		uint8_t *d = realloc(f->data, job->size);
+
+		if (!d) {
+			ret = -ENOMEM;
+			goto out_unlock;
+		}
+		memset(d + f->cap, 0, job->size - f->cap);
+		f->data = d;
+		f->cap = job->size;
+	}
+	if ((job->open_flags & BENCH_OPEN_EXTEND) &&
+	    atomic_load(&f->size) < job->size)
+		atomic_store(&f->size, job->size);
+	job->file_size = atomic_load(&f->size);
+	job->priv = f;
+out_unlock:
+	pthread_mutex_unlock(&m->files_lock);
+	return ret;
+}
+
+/* ------------------------------------------------------------ submit */
+
+static int take_slot(struct mem_be *m, unsigned int flags)
+{
+	uint64_t cur = atomic_load(&m->inflight);
+
+	for (;;) {
+		if (m->slots && cur >= m->slots) {
+			if (flags & BENCH_SUBMIT_NOWAIT)
+				return -EAGAIN;
+			pthread_mutex_lock(&m->slot_lock);
+			atomic_fetch_add(&m->slot_waiters, 1);
+			atomic_fetch_add_explicit(&m->slot_waits, 1,
+						  memory_order_relaxed);
+			while ((cur = atomic_load(&m->inflight)) >= m->slots)
+				pthread_cond_wait(&m->slot_cond, &m->slot_lock);
+			atomic_fetch_sub(&m->slot_waiters, 1);
+			pthread_mutex_unlock(&m->slot_lock);
+			continue;
+		}
+		if (atomic_compare_exchange_weak(&m->inflight, &cur, cur + 1))
+			break;
+	}
+	cur++;
+	{
+		uint64_t mx = atomic_load_explicit(&m->max_inflight,
+						   memory_order_relaxed);
+
+		while (cur > mx &&
+		       !atomic_compare_exchange_weak_explicit(
+			       &m->max_inflight, &mx, cur, memory_order_relaxed,
+			       memory_order_relaxed))
+			;
+	}
+	return 0;
+}
+
+static uint64_t sample_lat(struct mem_be *m, struct mem_owner *o)
+{
+	uint64_t n =
+		atomic_fetch_add_explicit(&o->ops, 1, memory_order_relaxed);
+
+	if (n < m->slow_n)
+		return m->slow_lat;
+	if (m->lat_max == m->lat_min)
+		return m->lat_min;
+	return m->lat_min + mem_rand() % (m->lat_max - m->lat_min + 1);
+}
+
+static int mem_submit(void *priv, struct bench_io *io, unsigned int flags)
+{
+	struct mem_be *m = priv;
+	struct mem_req *r = io->priv;
+	struct mem_worker *w;
+	struct mem_owner *o;
+	uint64_t seq, lat;
+	uint32_t fl, mx;
+	int ret;
+
+	if (io->owner == 0 || io->owner >= m->nowners)
+		return -EINVAL;
+	if (m->eagain_every && (flags & BENCH_SUBMIT_NOWAIT) &&
+	    (atomic_fetch_add_explicit(&m->nowait_calls, 1,
+				       memory_order_relaxed) +
+	     1) % m->eagain_every ==
+		    0) {
+		atomic_fetch_add_explicit(&m->eagain, 1, memory_order_relaxed);
+		return -EAGAIN;
+	}
+	ret = take_slot(m, flags);
+	if (ret) {
+		atomic_fetch_add_explicit(&m->eagain, 1, memory_order_relaxed);
+		return ret;
+	}
+	seq = atomic_fetch_add_explicit(&m->submitted, 1,
+					memory_order_relaxed) +
+	      1;
+	o = &m->owners[io->owner];
+	fl = atomic_fetch_add_explicit(&o->inflight, 1, memory_order_relaxed) +
+	     1;
+	mx = atomic_load_explicit(&o->max, memory_order_relaxed);
+	while (fl > mx && !atomic_compare_exchange_weak_explicit(
+				  &o->max, &mx, fl, memory_order_relaxed,
+				  memory_order_relaxed))
+		;
+	r->io = io;
+	r->next = NULL;
+	r->status = 0;
+	if (m->fail_at && seq == m->fail_at) {
+		r->status = -EIO;
+		atomic_fetch_add_explicit(&m->injected, 1,
+					  memory_order_relaxed);
+	}
+	lat = sample_lat(m, o);
+	r->vdone = m->virt ? io->t_submit + lat + !lat : 0;
+	r->due = !m->virt && lat ? bench_now_ns() + lat : 0;
+
+	w = &m->w[atomic_fetch_add_explicit(&m->rr, 1, memory_order_relaxed) %
+		  m->nthreads];
+	pthread_mutex_lock(&w->lock);
+	if (!r->due) {
+		if (w->tail)
+			w->tail->next = r;
+		else
+			w->head = r;
+		w->tail = r;
+	} else {
+		heap_push(w, r);
+	}
+	if (w->sleeping)
+		pthread_cond_signal(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+	return 0;
+}
+
+/* ------------------------------------------------------------ the rest */
+
+static void mem_stats(void *priv, bench_stat_fn fn, void *arg)
+{
+	struct mem_be *m = priv;
+	uint32_t mn = UINT32_MAX, mx = 0;
+	unsigned int i, seen = 0;
+
+	for (i = 1; i < m->nowners; i++) {
+		uint32_t v = atomic_load(&m->owners[i].max);
+
+		if (!atomic_load(&m->owners[i].ops))
+			continue;
+		seen++;
+		if (v < mn)
+			mn = v;
+		if (v > mx)
+			mx = v;
+	}
+	fn(arg, "submitted", atomic_load(&m->submitted));
+	fn(arg, "completed", atomic_load(&m->completed));
+	fn(arg, "max_inflight", atomic_load(&m->max_inflight));
+	fn(arg, "owners", seen);
+	fn(arg, "owner_max_inflight_min", seen ? mn : 0);
+	fn(arg, "owner_max_inflight_max", mx);
+	fn(arg, "eagain", atomic_load(&m->eagain));
+	fn(arg, "slot_waits", atomic_load(&m->slot_waits));
+	fn(arg, "injected_errors", atomic_load(&m->injected));
+	fn(arg, "corrupted_reads", atomic_load(&m->corrupted));
+	fn(arg, "threads", m->nthreads);
+}
+
+static void mem_teardown(void *priv)
+{
+	struct mem_be *m = priv;
+	unsigned int i;
+
+	workers_stop(m);
+	for (i = 0; i < m->nfiles; i++) {
+		free(m->files[i]->name);
+		free(m->files[i]->data);
+		free(m->files[i]);
+	}
+	free(m->files);
+	m->files = NULL;
+	m->nfiles = m->capfiles = 0;
+	pthread_cond_destroy(&m->slot_cond);
+	pthread_mutex_destroy(&m->slot_lock);
+	pthread_mutex_destroy(&m->files_lock);
+}
+
+static void mem_destroy(void *priv)
+{
+	struct mem_be *m = priv;
+
+	free(m->owners);
+	m->owners = NULL;
+}
+
+uint32_t bench_mem_owner_max_inflight(const void *priv, uint64_t owner)
+{
+	const struct mem_be *m = priv;
+
+	return m && owner < m->nowners ? atomic_load(&m->owners[owner].max) : 0;
+}
+
+uint64_t bench_mem_owner_ops(const void *priv, uint64_t owner)
+{
+	const struct mem_be *m = priv;
+
+	return m && owner < m->nowners ? atomic_load(&m->owners[owner].ops) : 0;
+}
+
+uint64_t bench_mem_max_inflight(const void *priv)
+{
+	const struct mem_be *m = priv;
+
+	return m ? atomic_load(&m->max_inflight) : 0;
+}
+
+unsigned int bench_mem_owner_slots(const void *priv)
+{
+	const struct mem_be *m = priv;
+
+	return m ? m->nowners : 0;
+}
+
+const struct bench_backend_ops bench_mem_backend = {
+	.name = "mem",
+	.summary = "Benchmark the bench engine against an in-memory back-end "
+		   "with simulated latency\nand fault injection.",
+	.priv_size = sizeof(struct mem_be),
+	.io_priv_size = sizeof(struct mem_req),
+	.ops_supported =
+		BENCH_OP_BIT(BENCH_OP_READ) | BENCH_OP_BIT(BENCH_OP_WRITE) |
+		BENCH_OP_BIT(BENCH_OP_NULL) | BENCH_OP_BIT(BENCH_OP_GETATTR),
+	.options = mem_options,
+	.usage_extra = "Example: engine overhead with zero latency:\n"
+		       "  mem-bench --rw randread --bs 4k --iodepth 32 "
+		       "--numjobs 2 --runtime 5\n",
+	.init = mem_init,
+	.parse_option = mem_parse_option,
+	.check = mem_check,
+	.setup = mem_setup,
+	.job_open = mem_job_open,
+	.submit = mem_submit,
+	.stats = mem_stats,
+	.teardown = mem_teardown,
+	.destroy = mem_destroy,
+};

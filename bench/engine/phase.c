@@ -1,0 +1,350 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Phases: what every job does together, one step of a run at a time.
+ *
+ *   layout   (when a reading workload finds its file missing or short, or
+ *            --verify needs known contents) sequential writes of the whole
+ *            file in large transfers, not measured;
+ *   main     the fio workload; or, for --workload ior, one write and/or
+ *            one read phase per repetition, each measured on its own;
+ *   verify   (--verify with writes and no later read phase) every block
+ *            written is read back and checked, not measured; jobs sharing
+ *            a file split its blocks.
+ *
+ * For each phase the main thread sets the phase and the jobs' budgets,
+ * starts one thread per job with work, and waits on a futex for the last
+ * one to finish, waking at least every 100 ms to print progress, notice
+ * ^C and sample CPU usage when the ramp ends.  Measured time per job and
+ * direction runs from the end of the ramp to the job's last completion or
+ * the end of the runtime, whichever is first; ior phases also record
+ * their own bytes, operations and duration (first submission of any job
+ * to the last completion of all, as ior times a phase between barriers).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "engine_int.h"
+
+volatile sig_atomic_t bench_sigint;
+
+static uint64_t job_budget(struct bench *b, struct bench_job *j,
+			   enum bench_phase_kind kind)
+{
+	const struct bench_opts *o = &b->o;
+	struct bench_file *f = j->file;
+
+	switch (kind) {
+	case PH_LAYOUT:
+		if (!f || !f->need_layout || f->layout_job != j->info.index)
+			return 0;
+		return (f->size + b->layout_bs - 1) / b->layout_bs;
+	case PH_VERIFY:
+		return j->blk_hi - j->blk_lo;
+	case PH_MAIN:
+		if (o->workload == WL_IOR)
+			return o->size / o->bs;
+		if (o->number_ios)
+			return o->number_ios;
+		return o->runtime_ns ? UINT64_MAX : o->size / o->bs;
+	}
+	return 0;
+}
+
+static void phase_prepare_job(struct bench *b, struct bench_job *j)
+{
+	const struct bench_phase *ph = &b->phase;
+	struct bench_file *f = j->file;
+	uint64_t nb = f ? f->nblocks : 1;
+
+	j->blk_lo = 0;
+	j->blk_hi = nb;
+	j->io_len = (uint32_t)b->o.bs;
+	if (ph->kind == PH_LAYOUT)
+		j->io_len = (uint32_t)b->layout_bs;
+	if (ph->kind == PH_VERIFY && f) {
+		j->blk_lo = nb * j->file_rank / f->nusers;
+		j->blk_hi = nb * (j->file_rank + 1) / f->nusers;
+	}
+	j->budget = job_budget(b, j, ph->kind);
+	atomic_store_explicit(&j->next_idx, 0, memory_order_relaxed);
+	atomic_store_explicit(&j->active, 0, memory_order_relaxed);
+	atomic_store_explicit(&j->stop, false, memory_order_relaxed);
+	atomic_store_explicit(&j->deferred, NULL, memory_order_relaxed);
+	atomic_store_explicit(&j->t_drained, 0, memory_order_relaxed);
+}
+
+static void ru_mark(struct bench *b)
+{
+	getrusage(RUSAGE_SELF, &b->ru_mark);
+	b->ru_marked = true;
+}
+
+static uint64_t tv_ns(const struct timeval *tv)
+{
+	return (uint64_t)tv->tv_sec * 1000000000ull +
+	       (uint64_t)tv->tv_usec * 1000ull;
+}
+
+static void ru_account(struct bench *b)
+{
+	struct rusage now;
+
+	if (!b->ru_marked)
+		return;
+	getrusage(RUSAGE_SELF, &now);
+	b->usr_ns += tv_ns(&now.ru_utime) - tv_ns(&b->ru_mark.ru_utime);
+	b->sys_ns += tv_ns(&now.ru_stime) - tv_ns(&b->ru_mark.ru_stime);
+	b->ru_marked = false;
+}
+
+void bench_stop_all(struct bench *b)
+{
+	unsigned int i;
+
+	atomic_store_explicit(&b->abort, true, memory_order_relaxed);
+	for (i = 0; i < b->njobs; i++) {
+		atomic_store_explicit(&b->jobs[i].stop, true,
+				      memory_order_relaxed);
+		atomic_fetch_add_explicit(&b->jobs[i].wake, 1,
+					  memory_order_release);
+		bench_futex_wake(&b->jobs[i].wake);
+	}
+}
+
+static void phase_wait(struct bench *b)
+{
+	const struct bench_phase *ph = &b->phase;
+	uint64_t now, wait;
+	uint32_t n;
+
+	for (;;) {
+		n = atomic_load_explicit(&b->jobs_running,
+					 memory_order_acquire);
+		if (!n)
+			break;
+		now = bench_now_ns();
+		if (ph->measured && !b->ru_marked && now >= ph->t_measure)
+			ru_mark(b);
+		if (bench_sigint && !b->interrupted) {
+			b->interrupted = true;
+			bench_stop_all(b);
+		}
+		if (b->progress)
+			bench_progress_tick(b, now);
+		/* short sleeps: notice ^C and the ramp's end promptly */
+		wait = 100000000ull;
+		if (ph->measured && !b->ru_marked && ph->t_measure > now &&
+		    ph->t_measure - now < wait)
+			wait = ph->t_measure - now;
+		bench_futex_wait(&b->jobs_running, n, wait);
+	}
+}
+
+struct dir_snap {
+	uint64_t ops, bytes, sum;
+};
+
+static void snap_dir(struct bench *b, enum bench_dir d, struct dir_snap *s)
+{
+	unsigned int i;
+
+	memset(s, 0, sizeof(*s));
+	for (i = 0; i < b->njobs; i++) {
+		struct bench_job *j = &b->jobs[i];
+
+		s->ops += bench_hist_count(j->hist[d]);
+		s->sum += atomic_load_explicit(&j->hist[d]->sum,
+					       memory_order_relaxed);
+		s->bytes += atomic_load_explicit(&j->bytes[d],
+						 memory_order_relaxed);
+	}
+}
+
+static void phase_account(struct bench *b, const struct dir_snap *before)
+{
+	const struct bench_phase *ph = &b->phase;
+	uint64_t last = ph->t_start;
+	bool dirs[DIR_NR] = {false};
+	unsigned int i, d;
+
+	if (bench_rw_meta(ph->rw))
+		dirs[DIR_OTHER] = true;
+	dirs[DIR_READ] = bench_rw_reads(ph->rw);
+	dirs[DIR_WRITE] = bench_rw_writes(ph->rw);
+	for (i = 0; i < b->njobs; i++) {
+		struct bench_job *j = &b->jobs[i];
+		uint64_t end = atomic_load_explicit(&j->t_drained,
+						    memory_order_relaxed);
+
+		if (!j->budget)
+			continue;
+		if (end > last)
+			last = end;
+		if (end > ph->t_end)
+			end = ph->t_end;
+		for (d = 0; d < DIR_NR; d++)
+			if (dirs[d] && end > ph->t_measure)
+				j->elapsed_ns[d] += end - ph->t_measure;
+	}
+	if (ph->ior_rep >= 0) {
+		enum bench_dir id = ph->rw == RW_READ ? DIR_READ : DIR_WRITE;
+		struct bench_ior_result *r = &b->ior[ph->ior_rep][id];
+		struct dir_snap after;
+
+		snap_dir(b, id, &after);
+		r->bytes = after.bytes - before[id].bytes;
+		r->ops = after.ops - before[id].ops;
+		r->lat_mean_ns = r->ops ? (double)(after.sum - before[id].sum) /
+						  (double)r->ops :
+					  0;
+		r->elapsed_ns = last - ph->t_start;
+		r->done = true;
+	}
+}
+
+static void layout_done(struct bench *b)
+{
+	unsigned int i;
+	uint64_t k;
+
+	for (i = 0; i < b->nfiles; i++) {
+		struct bench_file *f = &b->files[i];
+		uint32_t tag = (uint32_t)f->layout_job << 16 | 1;
+
+		if (!f->need_layout || !f->state)
+			continue;
+		for (k = 0; k < f->nblocks; k++)
+			atomic_store_explicit(&f->state[k], tag,
+					      memory_order_relaxed);
+	}
+}
+
+static const char *phase_label(enum bench_phase_kind kind, enum bench_rw rw,
+			       int rep)
+{
+	if (kind == PH_LAYOUT)
+		return "layout";
+	if (kind == PH_VERIFY)
+		return "verify";
+	if (rep >= 0)
+		return rw == RW_READ ? "ior read" : "ior write";
+	return "run";
+}
+
+static int run_phase(struct bench *b, enum bench_phase_kind kind,
+		     enum bench_rw rw, int rep)
+{
+	struct bench_phase *ph = &b->phase;
+	struct dir_snap before[DIR_NR];
+	unsigned int i, n = 0;
+	int ret = 0;
+
+	memset(ph, 0, sizeof(*ph));
+	ph->kind = kind;
+	ph->rw = rw;
+	ph->label = phase_label(kind, rw, rep);
+	ph->measured = kind == PH_MAIN;
+	ph->ior_rep = rep;
+	ph->depth = kind == PH_LAYOUT ? BENCH_LAYOUT_DEPTH : b->o.iodepth;
+	for (i = 0; i < DIR_NR; i++)
+		snap_dir(b, i, &before[i]);
+	for (i = 0; i < b->njobs; i++) {
+		phase_prepare_job(b, &b->jobs[i]);
+		n += b->jobs[i].budget != 0;
+	}
+	ph->t_start = bench_now_ns();
+	ph->t_measure = ph->t_start;
+	ph->t_end = UINT64_MAX;
+	if (kind == PH_MAIN && b->o.workload == WL_FIO) {
+		ph->t_measure += b->o.ramp_ns;
+		if (b->o.runtime_ns)
+			ph->t_end = ph->t_measure + b->o.runtime_ns;
+	}
+	if (ph->measured) {
+		b->measured_any = true;
+		if (ph->t_measure == ph->t_start)
+			ru_mark(b);
+	}
+	atomic_store_explicit(&b->jobs_running, n, memory_order_relaxed);
+	for (i = 0; i < b->njobs; i++) {
+		struct bench_job *j = &b->jobs[i];
+
+		if (!j->budget)
+			continue;
+		ret = -pthread_create(&j->thread, NULL, bench_job_thread, j);
+		if (ret) {
+			bench_error("cannot start a job thread: %s",
+				    strerror(-ret));
+			bench_stop_all(b);
+			/* the threads never started count as finished */
+			for (; i < b->njobs; i++)
+				if (b->jobs[i].budget)
+					atomic_fetch_sub(&b->jobs_running, 1);
+			break;
+		}
+		j->thread_started = true;
+	}
+	phase_wait(b);
+	for (i = 0; i < b->njobs; i++) {
+		if (!b->jobs[i].thread_started)
+			continue;
+		pthread_join(b->jobs[i].thread, NULL);
+		b->jobs[i].thread_started = false;
+	}
+	if (ph->measured) {
+		uint64_t now = bench_now_ns();
+
+		if (b->ru_marked && now > ph->t_measure)
+			b->wall_ns += now - ph->t_measure;
+		ru_account(b);
+		phase_account(b, before);
+	}
+	if (kind == PH_LAYOUT)
+		layout_done(b);
+	return ret;
+}
+
+/**
+ * bench_run_phases() - layout, the workload's phases, the verify pass
+ * Context: the main thread, after every job is open.
+ * Return: 0 (I/O errors are recorded in the jobs, see b->abort), or a
+ * negative errno when a job thread cannot be started.
+ */
+int bench_run_phases(struct bench *b)
+{
+	const struct bench_opts *o = &b->o;
+	unsigned int i, r;
+	bool layout = false;
+	int ret;
+
+	b->started = true;
+	for (i = 0; i < b->nfiles; i++)
+		layout |= b->files[i].need_layout;
+	if (layout) {
+		ret = run_phase(b, PH_LAYOUT, RW_WRITE, -1);
+		if (ret || atomic_load(&b->abort))
+			return ret;
+	}
+	if (o->workload == WL_FIO) {
+		ret = run_phase(b, PH_MAIN, o->rw, -1);
+		if (ret || atomic_load(&b->abort))
+			return ret;
+	} else {
+		for (r = 0; r < o->repetitions; r++) {
+			if (o->rw != RW_READ) {
+				ret = run_phase(b, PH_MAIN, RW_WRITE, (int)r);
+				if (ret || atomic_load(&b->abort))
+					return ret;
+			}
+			if (o->rw != RW_WRITE) {
+				ret = run_phase(b, PH_MAIN, RW_READ, (int)r);
+				if (ret || atomic_load(&b->abort))
+					return ret;
+			}
+		}
+	}
+	if (o->verify && bench_writes_data(o) &&
+	    !(o->workload == WL_IOR && bench_reads_after_write(o)))
+		return run_phase(b, PH_VERIFY, RW_READ, -1);
+	return 0;
+}

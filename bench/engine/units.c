@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Values on the command line: sizes, durations and numbers the way fio
+ * spells them, and the one error-message format, for the engine and for
+ * the back-ends' own options alike.
+ *
+ * Sizes are powers of 1024 whatever the suffix's case or spelling (4k,
+ * 4K, 4kb, 4KiB all mean 4096), as in fio with its default kb_base; a bare
+ * number is bytes.  Parsing is strict: no sign, no spaces, no fractions,
+ * no trailing characters, and overflow is an error rather than a wrap.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "engine_int.h"
+
+void bench_error(const char *fmt, ...)
+{
+	va_list ap;
+	size_t n = strlen(fmt);
+
+	fprintf(stderr, "%s: ", bench_prog_name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	if (!n || fmt[n - 1] != '\n')
+		fputc('\n', stderr);
+}
+
+int bench_parse_u64(const char *s, uint64_t max, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!s || !out || !*s || *s == '-' || *s == '+' || *s == ' ')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (end == s || *end)
+		return -EINVAL;
+	if (errno == ERANGE || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+/* Split "123suffix" into its number and suffix. */
+static int split_num(const char *s, uint64_t *num, const char **suffix)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!s || !*s || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno == ERANGE)
+		return -ERANGE;
+	*num = v;
+	*suffix = end;
+	return 0;
+}
+
+static int mul_check(uint64_t a, uint64_t b, uint64_t *out)
+{
+	if (b && a > UINT64_MAX / b)
+		return -ERANGE;
+	*out = a * b;
+	return 0;
+}
+
+int bench_parse_size(const char *s, uint64_t *out)
+{
+	static const char units[] = "kmgtp";
+	const char *suf, *u;
+	uint64_t v, mul = 1;
+	int ret;
+
+	if (!out)
+		return -EINVAL;
+	ret = split_num(s, &v, &suf);
+	if (ret)
+		return ret;
+	if (*suf) {
+		u = strchr(units, (char)(*suf | 0x20));
+		if (u) {
+			mul = 1ull << (10 * (u - units + 1));
+			suf++;
+			if (!strcasecmp(suf, "ib") || !strcasecmp(suf, "b"))
+				suf += strlen(suf);
+		} else if (!strcasecmp(suf, "b")) {
+			suf++;
+		}
+		if (*suf)
+			return -EINVAL;
+	}
+	return mul_check(v, mul, out);
+}
+
+int bench_parse_time(const char *s, uint64_t *out_ns)
+{
+	static const struct {
+		const char *unit;
+		uint64_t ns;
+	} units[] = {
+		{"", 1000000000ull},
+		{"s", 1000000000ull},
+		{"sec", 1000000000ull},
+		{"ns", 1},
+		{"us", 1000},
+		{"usec", 1000},
+		{"ms", 1000000},
+		{"msec", 1000000},
+		{"m", 60000000000ull},
+		{"min", 60000000000ull},
+		{"h", 3600000000000ull},
+	};
+	const char *suf;
+	uint64_t v;
+	unsigned int i;
+	int ret;
+
+	if (!out_ns)
+		return -EINVAL;
+	ret = split_num(s, &v, &suf);
+	if (ret)
+		return ret;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcasecmp(suf, units[i].unit))
+			return mul_check(v, units[i].ns, out_ns);
+	return -EINVAL;
+}

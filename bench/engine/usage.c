@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * What the user reads before a run: --help (the engine's options, then the
+ * back-end's from its table, then the presets) and the presets themselves.
+ * Keep this text, docs/man/common-options.inc and the option table in
+ * cli.c saying the same thing.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "engine_int.h"
+
+/*
+ * Presets: the workloads the kernel comparisons use, so that "the same
+ * run" is one word on both sides.  Values are ordinary options; anything
+ * given explicitly on the command line wins.
+ */
+static const struct bench_preset presets[] = {
+	{"nfs-randrw",
+	 "fio randrw bs=8k rwmixread=70 iodepth=16 numjobs=16",
+	 {"--rw=randrw", "--bs=8k", "--rwmixread=70", "--iodepth=16",
+	  "--numjobs=16", NULL}},
+	{"nfs-randread",
+	 "fio randread bs=4k iodepth=1024 numjobs=16",
+	 {"--rw=randread", "--bs=4k", "--iodepth=1024", "--numjobs=16", NULL}},
+	{"ior-512k",
+	 "ior, 32 jobs, file per job, 512 KiB transfers, 64 MiB per file",
+	 {"--workload=ior", "--numjobs=32", "--bs=512k", "--size=64m",
+	  "--rw=rw", NULL}},
+	{"ior-32b",
+	 "ior, 32 jobs, file per job, 32-byte transfers, 1 MiB per file",
+	 {"--workload=ior", "--numjobs=32", "--bs=32", "--size=1m", "--rw=rw",
+	  NULL}},
+};
+
+/** bench_find_preset() - the preset called @name, or NULL */
+const struct bench_preset *bench_find_preset(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(presets) / sizeof(presets[0]); i++)
+		if (!strcmp(presets[i].name, name))
+			return &presets[i];
+	return NULL;
+}
+
+void bench_usage(struct bench *b, FILE *f)
+{
+	const struct bench_backend_ops *ops = b->ops;
+	const struct bench_option *bo;
+	unsigned int i;
+
+	fprintf(f, "Usage: %s [OPTION]...\n", bench_prog_name);
+	if (ops->summary)
+		fprintf(f, "%s\n", ops->summary);
+	fputs("\nSizes take k, m, g, t suffixes (1k = 1024); durations take "
+	      "ns, us, ms, s\n(default), m, h.  --opt VALUE and --opt=VALUE "
+	      "are the same.\n",
+	      f);
+	fputs("\nWorkload:\n"
+	      "  --rw MODE            read, write, randread, randwrite, "
+	      "randrw, rw (mixed\n"
+	      "                       sequential), null, getattr (metadata "
+	      "round trips)\n"
+	      "                       [read]\n"
+	      "  --bs SIZE            bytes per I/O (transfer size) [4k]\n"
+	      "  --size SIZE          bytes per job file [64m]\n"
+	      "  --iodepth N          I/Os in flight per job [1]\n"
+	      "  --numjobs N          jobs; each is a fairness owner on the "
+	      "shared\n"
+	      "                       connection(s) [1]\n"
+	      "  --runtime TIME       run this long, looping over the file; 0 "
+	      "= until\n"
+	      "                       --size is done once [0]\n"
+	      "  --ramp_time TIME     run this long first without counting "
+	      "[0]\n"
+	      "  --number_ios N       stop each job after N I/Os\n"
+	      "  --rwmixread PCT      reads in randrw/rw, percent [50] "
+	      "(--rwmixwrite)\n"
+	      "  --filename NAME      all jobs share this file\n"
+	      "  --file-per-job       each job its own file NAME.JOB.0 "
+	      "(default)\n"
+	      "  --directory DIR      where job files live (relative to the "
+	      "export/aname)\n"
+	      "  --name NAME          job name, used in file names and "
+	      "reports [job]\n"
+	      "  --verify             write a pattern of offset, job and "
+	      "generation, check\n"
+	      "                       every read; a mismatch fails the run "
+	      "with its offset\n"
+	      "  --seed N             random seed (runs repeat for equal "
+	      "seeds) [137]\n"
+	      "  --workload fio|ior   fio: the --rw workload (default); ior: "
+	      "sequential\n"
+	      "                       file per job, --size bytes per file "
+	      "(ior block\n"
+	      "                       size) in --bs transfers, written then "
+	      "read back\n"
+	      "                       (--rw write|read|rw picks the phases)\n"
+	      "  --repetitions N      ior: repeat the phases N times [1]\n"
+	      "  --preset NAME        start from a named workload (below); "
+	      "later flags win\n",
+	      f);
+	fputs("\nConnection:\n"
+	      "  --transport tcp|rdma [tcp]\n"
+	      "  --nconnect N         connections shared by all jobs [1]\n"
+	      "  --uid N, --gid N     credentials [the caller's]\n",
+	      f);
+	fputs("\nOutput:\n"
+	      "  --output-format normal|json   [normal]\n"
+	      "  --output FILE        write the report to FILE\n"
+	      "  --group_reporting    report all jobs as one\n"
+	      "  --eta auto|always|never  progress line once a second "
+	      "[auto: on a terminal]\n"
+	      "  -h, --help           this text; -V, --version\n",
+	      f);
+	if (ops->options && ops->options[0].name) {
+		fprintf(f, "\n%s options:\n", ops->name);
+		for (bo = ops->options; bo->name; bo++) {
+			char left[64];
+
+			snprintf(left, sizeof(left), "--%s%s%s", bo->name,
+				 bo->arg ? " " : "", bo->arg ? bo->arg : "");
+			if (strlen(left) > 19)
+				fprintf(f, "  %s\n  %-20s %s\n", left, "",
+					bo->help);
+			else
+				fprintf(f, "  %-20s %s\n", left, bo->help);
+		}
+	}
+	if (ops->usage_extra)
+		fprintf(f, "\n%s", ops->usage_extra);
+	fputs("\nPresets:\n", f);
+	for (i = 0; i < sizeof(presets) / sizeof(presets[0]); i++)
+		fprintf(f, "  %-14s %s\n", presets[i].name, presets[i].what);
+	fputs("\nExit status: 0 success, 1 run failed (I/O error, verify "
+	      "mismatch,\nconnection), 2 command-line error.\n",
+	      f);
+}

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Verification data patterns.
+ *
+ * Every byte a verified run writes is a function of its absolute file
+ * offset and of the write's tag (writer job and generation, see BLK_BUSY in
+ * engine_int.h): the file is a sequence of little-endian 64-bit words, the
+ * word at offset o (a multiple of 8) holding o/8 in its low 32 bits and a
+ * hash of (o, tag) in its high 32 bits.  So
+ *   - data written at the wrong offset, by the wrong job or by an older
+ *     generation (a lost or reordered write) differs from what is
+ *     expected, almost surely in every word;
+ *   - the check needs no per-block header and works for any transfer size
+ *     and alignment, down to ior's 32-byte transfers: a byte's expected
+ *     value is computed from its own offset;
+ *   - a mismatch is reported at the first wrong byte's exact offset.
+ * Generating a word costs two multiply-xorshift rounds, so filling or
+ * checking runs at several GB/s, off the network's critical path.
+ */
+#include <endian.h>
+#include <string.h>
+
+#include "engine_int.h"
+
+static inline uint64_t pat_word(uint64_t off8, uint64_t tkey)
+{
+	uint64_t h = bench_mix64(off8 ^ tkey);
+
+	return (h & 0xffffffff00000000ull) | (uint32_t)(off8 >> 3);
+}
+
+static inline uint64_t pat_tkey(uint32_t tag)
+{
+	return bench_mix64((uint64_t)tag + 0x51ed2701u);
+}
+
+uint64_t bench_pattern_word(uint64_t off8, uint32_t tag)
+{
+	return pat_word(off8 & ~7ull, pat_tkey(tag));
+}
+
+/**
+ * bench_pattern_fill() - write the pattern of bytes [off, off+len) of a
+ * file written with @tag into @buf
+ */
+void bench_pattern_fill(void *buf, uint64_t off, size_t len, uint32_t tag)
+{
+	uint64_t tkey = pat_tkey(tag), w;
+	uint8_t *p = buf;
+	size_t done = 0;
+
+	while (done < len) {
+		uint64_t o = off + done;
+		unsigned int sh = (unsigned int)(o & 7);
+		size_t n;
+
+		w = htole64(pat_word(o - sh, tkey));
+		if (!sh && len - done >= 8) {
+			memcpy(p + done, &w, 8);
+			done += 8;
+			continue;
+		}
+		n = 8 - sh;
+		if (n > len - done)
+			n = len - done;
+		memcpy(p + done, (uint8_t *)&w + sh, n);
+		done += n;
+	}
+}
+
+/**
+ * bench_pattern_check() - compare @buf with the pattern of [off, off+len)
+ * @expected, @got: set to the first differing byte's values
+ *
+ * Return: -1 when all match, otherwise the index in @buf of the first
+ * byte that differs.
+ */
+long bench_pattern_check(const void *buf, uint64_t off, size_t len,
+			 uint32_t tag, uint8_t *expected, uint8_t *got)
+{
+	uint64_t tkey = pat_tkey(tag), w, have;
+	const uint8_t *p = buf;
+	size_t done = 0, k;
+
+	while (done < len) {
+		uint64_t o = off + done;
+		unsigned int sh = (unsigned int)(o & 7);
+		size_t n = 8 - sh;
+
+		if (n > len - done)
+			n = len - done;
+		w = htole64(pat_word(o - sh, tkey));
+		if (n == 8) {
+			memcpy(&have, p + done, 8);
+			if (have == w) {
+				done += 8;
+				continue;
+			}
+		}
+		for (k = 0; k < n; k++) {
+			uint8_t e = ((uint8_t *)&w)[sh + k];
+
+			if (p[done + k] != e) {
+				*expected = e;
+				*got = p[done + k];
+				return (long)(done + k);
+			}
+		}
+		done += n;
+	}
+	return -1;
+}

@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Workload generation: which operation, offset and length a slot does next.
+ *
+ * Every job numbers its operations 0, 1, 2... with one atomic counter
+ * (next_idx), and everything about operation i is a pure function of i:
+ *   - its block: sequential workloads take i mod nblocks; random ones take
+ *     a pseudo-random permutation of the blocks, a fresh one per pass
+ *     (pass = i / nblocks), so every block is touched exactly once per
+ *     pass the way fio's random map does, and "--runtime 0" means one
+ *     pass, i.e. --size done once;
+ *   - its direction in mixed workloads: hash(i) mod 100 < rwmixread.
+ * Because of that, completions on any number of threads draw the next
+ * operation with one fetch-and-add and no lock, and a run is repeatable
+ * for a given seed.
+ *
+ * The permutation is a bijection on k-bit integers (2^k >= nblocks) built
+ * from odd multiplications and xor-shifts, keyed by seed, job and pass,
+ * restricted to [0, nblocks) by cycle walking (apply it again while the
+ * result is out of range: fewer than two steps on average).
+ *
+ * With --verify each block of a verified file has a state word (see
+ * BLK_BUSY): a draw claims the block with a compare-and-swap, so no two
+ * I/Os overlap on it and the expected contents are always known; a block
+ * that is busy when its turn comes (possible only across a pass boundary
+ * or between jobs sharing a file) is skipped for this pass.
+ */
+#include "engine_int.h"
+
+uint64_t bench_mix64(uint64_t x)
+{
+	/* a splitmix64-style finaliser: every input bit affects every
+	 * output bit */
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	x ^= x >> 31;
+	return x;
+}
+
+/**
+ * bench_perm() - position @i of a keyed pseudo-random permutation of
+ * [0, @n)
+ * Return: a value in [0, n); distinct i in [0, n) give distinct values.
+ */
+uint64_t bench_perm(uint64_t i, uint64_t n, uint64_t key)
+{
+	uint64_t mask, m1, m2, a1, a2, x = i;
+	unsigned int k, s1, s2;
+
+	if (n <= 1)
+		return 0;
+	k = 64u - (unsigned int)__builtin_clzll(n - 1);
+	mask = k == 64 ? ~0ull : (1ull << k) - 1;
+	m1 = bench_mix64(key) | 1;
+	a1 = bench_mix64(key + 1);
+	m2 = bench_mix64(key + 2) | 1;
+	a2 = bench_mix64(key + 3);
+	s1 = k / 2 + 1;
+	s2 = (k + 1) / 3 + 1;
+	do {
+		x = (x * m1 + a1) & mask;
+		x ^= x >> s1;
+		x = (x * m2 + a2) & mask;
+		x ^= x >> s2;
+		x = (x * m1 + a2) & mask;
+	} while (x >= n);
+	return x;
+}
+
+static uint32_t next_tag(uint32_t state, unsigned int writer)
+{
+	uint32_t gen = state & 0xffffu;
+
+	gen = gen % 0xffffu + 1; /* 1..65535, never 0 (= unknown) */
+	return (uint32_t)writer << 16 | gen;
+}
+
+static bool draw_meta(struct bench_job *j, struct bench_slot *s,
+		      enum bench_rw rw)
+{
+	s->io.op = rw == RW_NULL ? BENCH_OP_NULL : BENCH_OP_GETATTR;
+	s->io.offset = 0;
+	s->io.len = 0;
+	s->io.buf = NULL;
+	return true;
+}
+
+static void draw_layout(struct bench_job *j, struct bench_slot *s, uint64_t idx)
+{
+	uint64_t off = idx * j->io_len, left = j->file->size - off;
+
+	s->io.op = BENCH_OP_WRITE;
+	s->io.offset = off;
+	s->io.len = left < j->io_len ? (uint32_t)left : j->io_len;
+	s->io.buf = s->lbuf;
+	if (j->file->state)
+		bench_pattern_fill(s->lbuf, off, s->io.len,
+				   next_tag(0, j->info.index));
+}
+
+/**
+ * bench_draw() - give slot @s its next operation
+ *
+ * Context: any thread (completion or job thread), concurrently for other
+ * slots of the same job.  Lock-free.
+ * Return: false when the phase's budget is used up (the slot goes idle).
+ */
+bool bench_draw(struct bench_job *j, struct bench_slot *s)
+{
+	const struct bench_phase *ph = &j->b->phase;
+	struct bench_file *f = j->file;
+	uint64_t nblk = j->blk_hi - j->blk_lo, idx, blk, r, tries = 0;
+	enum bench_op op;
+	uint32_t st;
+
+	for (;;) {
+		idx = atomic_fetch_add_explicit(&j->next_idx, 1,
+						memory_order_relaxed);
+		if (idx >= j->budget)
+			return false;
+		if (bench_rw_meta(ph->rw))
+			return draw_meta(j, s, ph->rw);
+		if (ph->kind == PH_LAYOUT) {
+			draw_layout(j, s, idx);
+			return true;
+		}
+		r = idx % nblk;
+		if (bench_rw_random(ph->rw))
+			r = bench_perm(r, nblk,
+				       j->key ^ (idx / nblk) *
+							0x9e3779b97f4a7c15ull);
+		blk = j->blk_lo + r;
+		if (ph->rw == RW_RANDRW || ph->rw == RW_RW)
+			op = bench_mix64(j->key + idx) % 100 <
+					     j->b->o.rwmixread ?
+				     BENCH_OP_READ :
+				     BENCH_OP_WRITE;
+		else
+			op = bench_rw_reads(ph->rw) ? BENCH_OP_READ :
+						      BENCH_OP_WRITE;
+		s->io.op = op;
+		s->io.offset = blk * j->io_len;
+		s->io.len = j->io_len;
+		s->io.buf = s->buf;
+		if (!f || !f->state)
+			return true;
+
+		st = atomic_load_explicit(&f->state[blk], memory_order_acquire);
+		if ((st & BLK_BUSY) || (ph->kind == PH_VERIFY && !st) ||
+		    !atomic_compare_exchange_strong_explicit(
+			    &f->state[blk], &st, st | BLK_BUSY,
+			    memory_order_acquire, memory_order_relaxed)) {
+			/* Out of blocks to claim: let the slot go idle rather
+			 * than spin (only when more I/Os than blocks race). */
+			if (++tries > nblk)
+				return false;
+			continue;
+		}
+		s->blk = blk;
+		s->old_state = st;
+		if (op == BENCH_OP_WRITE) {
+			s->new_state = next_tag(st, j->info.index);
+			bench_pattern_fill(s->buf, s->io.offset, s->io.len,
+					   s->new_state);
+		}
+		return true;
+	}
+}
+
+/**
+ * bench_release_block() - end the slot's claim on its verified block
+ * @how: %BLK_DONE (the I/O succeeded: a write leaves its new tag),
+ *	%BLK_FAILED (it failed: a write leaves the contents unknown) or
+ *	%BLK_UNSENT (it was never submitted: the state is restored)
+ */
+void bench_release_block(struct bench_job *j, struct bench_slot *s, int how)
+{
+	uint32_t v;
+
+	if (s->blk == UINT64_MAX)
+		return;
+	v = s->old_state;
+	if (s->io.op == BENCH_OP_WRITE && how == BLK_DONE)
+		v = s->new_state;
+	else if (s->io.op == BENCH_OP_WRITE && how == BLK_FAILED)
+		v = 0;
+	/* release: the data the write left (and the read's check) happen
+	 * before the next claimer's I/O */
+	atomic_store_explicit(&j->file->state[s->blk], v, memory_order_release);
+	s->blk = UINT64_MAX;
+}

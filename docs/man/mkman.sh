@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Assemble the bench man pages from their per-program sources and the
+# fragments common to every program of the bench engine (options, units,
+# presets, output, exit status), so the shared text is written once.
+#   usage: mkman.sh [--check] [VERSION]
+# --check: fail when a committed page differs from what would be generated.
+set -euo pipefail
+cd "$(dirname "$0")"
+check=0
+if [[ ${1:-} == --check ]]; then check=1; shift; fi
+version=${1:-0.1.0}
+status=0
+for src in *.1.in; do
+	page=${src%.in}
+	case $page in
+	nfs3-bench.1) root="export" nullop=", or\\n.B null\\n(the NULL procedure)" ;;
+	*) root="attached tree (aname)" nullop="" ;;
+	esac
+	out=$(awk -v opts=common-options.inc -v tail=common-tail.inc '
+		/^@COMMON_OPTIONS@$/ { while ((getline l < opts) > 0) print l; next }
+		/^@COMMON_TAIL@$/ { while ((getline l < tail) > 0) print l; next }
+		{ print }' "$src" |
+		sed -e "s|@VERSION@|$version|g" -e "s|@ROOT@|$root|g" \
+		    -e "s|@NULLOP@|$nullop|g")
+	if ((check)); then
+		if [[ "$out" != "$(cat "$page" 2>/dev/null)" ]]; then
+			echo "$page is stale: run docs/man/mkman.sh" >&2
+			status=1
+		fi
+	else
+		printf '%s\n' "$out" >"$page"
+	fi
+done
+exit $status

@@ -1,0 +1,442 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Unit tests of the bench engine's command line (bench/engine/cli.c):
+ * size/time/number parsing, exit statuses, impossible combinations,
+ * presets, back-end options and --help.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "engine/engine_int.h"
+#include "engine/mem_backend.h"
+
+#define MAX_ARGS 40
+
+static char out_text[65536], err_text[65536];
+
+static void slurp(int fd, char *buf, size_t len)
+{
+	ssize_t n;
+
+	lseek(fd, 0, SEEK_SET);
+	n = read(fd, buf, len - 1);
+	buf[n > 0 ? n : 0] = '\0';
+}
+
+/* bench_main() on "mem-bench ARGS...", capturing stdout and stderr. */
+static int run_main(const char *const *args)
+{
+	char *argv[MAX_ARGS];
+	char of[] = "/tmp/bench-cli-out-XXXXXX",
+	     ef[] = "/tmp/bench-cli-err-XXXXXX";
+	int argc = 0, ofd, efd, save_out, save_err, rc;
+
+	argv[argc++] = (char *)"mem-bench";
+	while (*args && argc < MAX_ARGS - 1)
+		argv[argc++] = (char *)*args++;
+	argv[argc] = NULL;
+	ofd = mkstemp(of);
+	efd = mkstemp(ef);
+	assert_true(ofd >= 0 && efd >= 0);
+	fflush(stdout);
+	fflush(stderr);
+	save_out = dup(STDOUT_FILENO);
+	save_err = dup(STDERR_FILENO);
+	dup2(ofd, STDOUT_FILENO);
+	dup2(efd, STDERR_FILENO);
+	rc = bench_main(&bench_mem_backend, argc, argv);
+	fflush(stdout);
+	fflush(stderr);
+	dup2(save_out, STDOUT_FILENO);
+	dup2(save_err, STDERR_FILENO);
+	close(save_out);
+	close(save_err);
+	slurp(ofd, out_text, sizeof(out_text));
+	slurp(efd, err_text, sizeof(err_text));
+	close(ofd);
+	close(efd);
+	unlink(of);
+	unlink(ef);
+	return rc;
+}
+
+#define RUN(...) run_main((const char *const[]){__VA_ARGS__, NULL})
+
+static void expect_usage_error(int rc, const char *msg_part)
+{
+	if (rc != 2)
+		fail_msg("exit %d, want 2; stderr: %s", rc, err_text);
+	if (msg_part && !strstr(err_text, msg_part))
+		fail_msg("stderr lacks '%s': %s", msg_part, err_text);
+}
+
+/* ------------------------------------------------------------ values */
+
+static void test_sizes_parse_with_binary_suffixes(void **st)
+{
+	static const struct {
+		const char *s;
+		uint64_t v;
+	} ok[] = {
+		{"0", 0},	    {"512", 512},	  {"4k", 4096},
+		{"4K", 4096},	    {"4kb", 4096},	  {"4KiB", 4096},
+		{"1m", 1048576},    {"64M", 64ull << 20}, {"1g", 1ull << 30},
+		{"2t", 2ull << 40}, {"1p", 1ull << 50},	  {"32b", 32},
+		{"0x1000", 0}, /* not accepted: see below */
+	};
+	uint64_t v;
+	unsigned int i;
+
+	(void)st;
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]) - 1; i++) {
+		v = 7;
+		assert_int_equal(bench_parse_size(ok[i].s, &v), 0);
+		assert_int_equal(v, ok[i].v);
+	}
+	assert_int_equal(bench_parse_size("0x1000", &v), -EINVAL);
+}
+
+static void test_bad_sizes_are_rejected(void **st)
+{
+	static const char *const bad[] = {"",	 "-1", "+4",   " 4",
+					  "4x",	 "k",  "4kk",  "1.5m",
+					  "4 k", "m4", "4kib2"};
+	uint64_t v = 99;
+	unsigned int i;
+
+	(void)st;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (bench_parse_size(bad[i], &v) != -EINVAL)
+			fail_msg("'%s' accepted as a size", bad[i]);
+	}
+	assert_int_equal(v, 99); /* untouched on error */
+	assert_int_equal(bench_parse_size("99999999999999999999", &v), -ERANGE);
+	assert_int_equal(bench_parse_size("16777216t", &v), -ERANGE);
+	assert_int_equal(bench_parse_size(NULL, &v), -EINVAL);
+	assert_int_equal(bench_parse_size("4k", NULL), -EINVAL);
+}
+
+static void test_times_parse_with_units(void **st)
+{
+	uint64_t v;
+
+	(void)st;
+	assert_int_equal(bench_parse_time("10", &v), 0);
+	assert_int_equal(v, 10000000000ull);
+	assert_int_equal(bench_parse_time("500ms", &v), 0);
+	assert_int_equal(v, 500000000ull);
+	assert_int_equal(bench_parse_time("20us", &v), 0);
+	assert_int_equal(v, 20000ull);
+	assert_int_equal(bench_parse_time("7ns", &v), 0);
+	assert_int_equal(v, 7ull);
+	assert_int_equal(bench_parse_time("2m", &v), 0);
+	assert_int_equal(v, 120000000000ull);
+	assert_int_equal(bench_parse_time("1h", &v), 0);
+	assert_int_equal(v, 3600000000000ull);
+	assert_int_equal(bench_parse_time("10x", &v), -EINVAL);
+	assert_int_equal(bench_parse_time("-1", &v), -EINVAL);
+	assert_int_equal(bench_parse_time("", &v), -EINVAL);
+	assert_int_equal(bench_parse_time("99999999999h", &v), -ERANGE);
+}
+
+static void test_numbers_parse_strictly(void **st)
+{
+	uint64_t v;
+
+	(void)st;
+	assert_int_equal(bench_parse_u64("16", 100, &v), 0);
+	assert_int_equal(v, 16);
+	assert_int_equal(bench_parse_u64("0x10", 100, &v), 0);
+	assert_int_equal(v, 16);
+	assert_int_equal(bench_parse_u64("101", 100, &v), -ERANGE);
+	assert_int_equal(bench_parse_u64("-1", 100, &v), -EINVAL);
+	assert_int_equal(bench_parse_u64("1 ", 100, &v), -EINVAL);
+	assert_int_equal(bench_parse_u64("", 100, &v), -EINVAL);
+}
+
+/* ------------------------------------------------------------ exits */
+
+static void test_help_exits_0_and_lists_common_backend_and_presets(void **st)
+{
+	(void)st;
+	assert_int_equal(RUN("--help"), 0);
+	assert_non_null(strstr(out_text, "Usage: mem-bench"));
+	assert_non_null(strstr(out_text, "--rw MODE"));
+	assert_non_null(strstr(out_text, "--iodepth"));
+	assert_non_null(strstr(out_text, "--output-format"));
+	assert_non_null(strstr(out_text, "mem options:"));
+	assert_non_null(strstr(out_text, "--mem-lat"));
+	assert_non_null(strstr(out_text, "nfs-randread"));
+	assert_non_null(strstr(out_text, "ior-32b"));
+	assert_int_equal(RUN("-h"), 0);
+	assert_int_equal(RUN("--version"), 0);
+	assert_non_null(strstr(out_text, "mem-bench"));
+}
+
+static void test_unknown_flag_exits_2(void **st)
+{
+	(void)st;
+	expect_usage_error(RUN("--bogus"), "unknown option '--bogus'");
+	expect_usage_error(RUN("-z"), "unknown option -z");
+	expect_usage_error(RUN("--bs"), "needs a value");
+	expect_usage_error(RUN("--rw", "read", "stray"), "unexpected argument");
+	assert_non_null(strstr(err_text, "Try 'mem-bench --help'"));
+}
+
+static void test_bad_values_exit_2_naming_the_option(void **st)
+{
+	(void)st;
+	expect_usage_error(RUN("--bs", "4x"), "--bs: '4x' is not a size");
+	expect_usage_error(RUN("--bs", "0"), "--bs: 0 is out of range");
+	expect_usage_error(RUN("--size", "lots"), "--size");
+	expect_usage_error(RUN("--rw", "sideways"), "--rw: 'sideways'");
+	expect_usage_error(RUN("--iodepth", "0"), "--iodepth");
+	expect_usage_error(RUN("--iodepth", "70000"), "out of range");
+	expect_usage_error(RUN("--numjobs", "-3"), "--numjobs");
+	expect_usage_error(RUN("--runtime", "5y"), "--runtime");
+	expect_usage_error(RUN("--rwmixread", "101"), "--rwmixread");
+	expect_usage_error(RUN("--output-format", "xml"), "normal, json");
+	expect_usage_error(RUN("--transport", "ib"), "tcp, rdma");
+	expect_usage_error(RUN("--verify=md5"), "--verify");
+	expect_usage_error(RUN("--nconnect", "17"), "--nconnect");
+	expect_usage_error(RUN("--mem-lat", "fast"), "--mem-lat");
+	expect_usage_error(RUN("--preset", "nope"), "not a preset");
+	expect_usage_error(RUN("--output", "/nonexistent-dir/report"),
+			   "--output /nonexistent-dir/report: No such file");
+}
+
+static void test_impossible_combinations_exit_2(void **st)
+{
+	(void)st;
+	expect_usage_error(RUN("--filename", "f", "--file-per-job"),
+			   "exclude each other");
+	expect_usage_error(RUN("--rw", "randread", "--rwmixread", "70"),
+			   "apply to --rw randrw");
+	expect_usage_error(RUN("--rw", "null"), "--runtime or --number_ios");
+	expect_usage_error(RUN("--rw", "getattr", "--verify", "--runtime", "1"),
+			   "--verify needs a data workload");
+	expect_usage_error(RUN("--bs", "1m", "--size", "64k"), "larger than");
+	expect_usage_error(RUN("--bs", "4k", "--size", "10000"),
+			   "not a multiple");
+	expect_usage_error(RUN("--repetitions", "3"), "--workload ior");
+	expect_usage_error(RUN("--workload", "ior", "--runtime", "5"),
+			   "whole blocks");
+	expect_usage_error(RUN("--workload", "ior", "--rw", "randread"),
+			   "sequential phases");
+	expect_usage_error(RUN("--workload", "ior", "--filename", "x"),
+			   "file per job");
+	expect_usage_error(RUN("--verify", "--size", "64k", "--iodepth", "16"),
+			   "2 x iodepth");
+	expect_usage_error(RUN("--numjobs", "4096", "--iodepth", "65536"),
+			   "in flight");
+	expect_usage_error(RUN("--mem-corrupt", "3:0"), "job 3 does not exist");
+}
+
+static void test_bs_above_backend_max_io_exits_2(void **st)
+{
+	(void)st;
+	expect_usage_error(RUN("--mem-max-io", "64k", "--bs", "128k", "--size",
+			       "1m", "--eta", "never"),
+			   "largest transfer");
+}
+
+/* ------------------------------------------------------------ presets */
+
+static struct bench *parse(const char *const *args, int *ret)
+{
+	char *argv[MAX_ARGS];
+	int argc = 0;
+	struct bench *b = bench_create(&bench_mem_backend);
+
+	assert_non_null(b);
+	argv[argc++] = (char *)"mem-bench";
+	while (*args)
+		argv[argc++] = (char *)*args++;
+	argv[argc] = NULL;
+	*ret = bench_parse(b, argc, argv);
+	return b;
+}
+
+#define PARSE(ret, ...) parse((const char *const[]){__VA_ARGS__, NULL}, ret)
+
+static void test_preset_sets_the_kernel_workload(void **st)
+{
+	struct bench *b;
+	int ret;
+
+	(void)st;
+	b = PARSE(&ret, "--preset", "nfs-randrw");
+	assert_int_equal(ret, 0);
+	assert_int_equal(b->o.rw, RW_RANDRW);
+	assert_int_equal(b->o.bs, 8192);
+	assert_int_equal(b->o.rwmixread, 70);
+	assert_int_equal(b->o.iodepth, 16);
+	assert_int_equal(b->o.numjobs, 16);
+	bench_destroy(b);
+
+	b = PARSE(&ret, "--preset=nfs-randread");
+	assert_int_equal(ret, 0);
+	assert_int_equal(b->o.rw, RW_RANDREAD);
+	assert_int_equal(b->o.bs, 4096);
+	assert_int_equal(b->o.iodepth, 1024);
+	assert_int_equal(b->o.numjobs, 16);
+	assert_int_equal(b->cfg.max_inflight, 16 * 1024);
+	bench_destroy(b);
+
+	b = PARSE(&ret, "--preset", "ior-32b");
+	assert_int_equal(ret, 0);
+	assert_int_equal(b->o.workload, WL_IOR);
+	assert_int_equal(b->o.bs, 32);
+	assert_int_equal(b->o.numjobs, 32);
+	bench_destroy(b);
+}
+
+static void test_explicit_flags_override_a_preset_anywhere(void **st)
+{
+	struct bench *b;
+	int ret;
+
+	(void)st;
+	b = PARSE(&ret, "--bs", "4k", "--preset", "nfs-randrw", "--numjobs",
+		  "2");
+	assert_int_equal(ret, 0);
+	assert_int_equal(b->o.bs, 4096);
+	assert_int_equal(b->o.numjobs, 2);
+	assert_int_equal(b->o.iodepth, 16);
+	bench_destroy(b);
+	/* a preset's rwmixread does not make --rw randread "impossible" */
+	b = PARSE(&ret, "--preset", "nfs-randrw", "--rw", "randread");
+	assert_int_equal(ret, 0);
+	bench_destroy(b);
+}
+
+static void test_fio_spellings_and_equals_form(void **st)
+{
+	struct bench *b;
+	int ret;
+
+	(void)st;
+	b = PARSE(&ret, "--readwrite=randwrite", "--blocksize=16k",
+		  "--ramp_time=2", "--runtime=10s", "--time_based",
+		  "--rwmixwrite=30", "--rw=randrw", "--randseed=5",
+		  "--group_reporting", "--number-ios=77");
+	assert_int_equal(ret, 0);
+	assert_int_equal(b->o.rw, RW_RANDRW);
+	assert_int_equal(b->o.bs, 16384);
+	assert_int_equal(b->o.ramp_ns, 2000000000ull);
+	assert_int_equal(b->o.runtime_ns, 10000000000ull);
+	assert_int_equal(b->o.rwmixread, 70);
+	assert_int_equal(b->o.seed, 5);
+	assert_int_equal(b->o.number_ios, 77);
+	assert_true(b->o.group_reporting);
+	bench_destroy(b);
+}
+
+static void test_config_handed_to_the_backend(void **st)
+{
+	struct bench *b;
+	int ret;
+
+	(void)st;
+	b = PARSE(&ret, "--rw", "randread", "--bs", "4k", "--size", "8m",
+		  "--iodepth", "2", "--numjobs", "3", "--nconnect", "4",
+		  "--transport", "rdma", "--uid", "1000", "--gid", "100",
+		  "--verify");
+	assert_int_equal(ret, 0);
+	assert_int_equal(b->cfg.numjobs, 3);
+	assert_int_equal(b->cfg.nconnect, 4);
+	assert_int_equal(b->cfg.transport, BENCH_TRANSPORT_RDMA);
+	assert_int_equal(b->cfg.uid, 1000);
+	assert_int_equal(b->cfg.gid, 100);
+	assert_true(b->cfg.verify);
+	/* reads, plus the layout's writes, in 1 MiB layout transfers and
+	 * slots enough for the layout's depth */
+	assert_int_equal(b->cfg.ops_used, BENCH_OP_BIT(BENCH_OP_READ) |
+						  BENCH_OP_BIT(BENCH_OP_WRITE));
+	assert_int_equal(b->cfg.max_len, 1u << 20);
+	assert_int_equal(b->cfg.max_inflight, 3 * 4);
+	bench_destroy(b);
+}
+
+static unsigned int ops_used(const char *const *args)
+{
+	struct bench *b;
+	unsigned int ops;
+	int ret;
+
+	b = parse(args, &ret);
+	assert_int_equal(ret, 0);
+	ops = b->cfg.ops_used;
+	bench_destroy(b);
+	return ops;
+}
+
+#define OPS(...) ops_used((const char *const[]){__VA_ARGS__, NULL})
+#define R	 BENCH_OP_BIT(BENCH_OP_READ)
+#define W	 BENCH_OP_BIT(BENCH_OP_WRITE)
+
+static void test_ops_used_lists_exactly_what_will_be_sent(void **st)
+{
+	(void)st;
+	assert_int_equal(OPS("--rw", "write"), W);
+	assert_int_equal(OPS("--rw", "write", "--verify"), W | R);
+	assert_int_equal(OPS("--rw", "read"), R | W); /* layout */
+	assert_int_equal(OPS("--rw", "randrw"), R | W);
+	assert_int_equal(OPS("--workload", "ior", "--rw", "write"), W);
+	assert_int_equal(OPS("--workload", "ior", "--rw", "read"), R | W);
+	assert_int_equal(OPS("--workload", "ior", "--rw", "rw"), R | W);
+	assert_int_equal(OPS("--rw", "null", "--runtime", "1"),
+			 BENCH_OP_BIT(BENCH_OP_NULL));
+	assert_int_equal(OPS("--rw", "getattr", "--runtime", "1"),
+			 BENCH_OP_BIT(BENCH_OP_GETATTR));
+}
+
+static void test_parse_rejects_bad_arguments(void **st)
+{
+	struct bench *b = bench_create(&bench_mem_backend);
+	char *argv[] = {(char *)"x", NULL};
+
+	(void)st;
+	assert_null(bench_create(NULL));
+	assert_int_equal(bench_parse(NULL, 1, argv), -EINVAL);
+	assert_int_equal(bench_parse(b, 0, argv), -EINVAL);
+	assert_int_equal(bench_run(b), -EINVAL); /* not parsed */
+	assert_int_equal(bench_report(b, stdout), -EINVAL);
+	bench_destroy(b);
+	bench_destroy(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sizes_parse_with_binary_suffixes),
+		cmocka_unit_test(test_bad_sizes_are_rejected),
+		cmocka_unit_test(test_times_parse_with_units),
+		cmocka_unit_test(test_numbers_parse_strictly),
+		cmocka_unit_test(
+			test_help_exits_0_and_lists_common_backend_and_presets),
+		cmocka_unit_test(test_unknown_flag_exits_2),
+		cmocka_unit_test(test_bad_values_exit_2_naming_the_option),
+		cmocka_unit_test(test_impossible_combinations_exit_2),
+		cmocka_unit_test(test_bs_above_backend_max_io_exits_2),
+		cmocka_unit_test(test_preset_sets_the_kernel_workload),
+		cmocka_unit_test(
+			test_explicit_flags_override_a_preset_anywhere),
+		cmocka_unit_test(test_fio_spellings_and_equals_form),
+		cmocka_unit_test(test_config_handed_to_the_backend),
+		cmocka_unit_test(test_ops_used_lists_exactly_what_will_be_sent),
+		cmocka_unit_test(test_parse_rejects_bad_arguments),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

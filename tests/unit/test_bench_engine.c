@@ -1,0 +1,772 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * End-to-end tests of the bench engine with the in-memory back-end: whole
+ * runs through bench_main(), checked through their JSON report (parsed
+ * back here, and by python3 -m json.tool when present) and the back-end's
+ * counters.  Latency distributions use --mem-virtual, which stamps exact
+ * latencies, so percentile assertions do not depend on the scheduler.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "engine/engine.h"
+#include "engine/mem_backend.h"
+
+/* ------------------------------------------------------------ tiny JSON */
+
+enum jtype { J_NULL, J_BOOL, J_NUM, J_STR, J_ARR, J_OBJ };
+
+struct jv {
+	enum jtype t;
+	double num;
+	char *str;
+	size_t n;
+	char **keys;
+	struct jv **items;
+};
+
+static void jfree(struct jv *v)
+{
+	size_t i;
+
+	if (!v)
+		return;
+	for (i = 0; i < v->n; i++) {
+		if (v->keys)
+			free(v->keys[i]);
+		jfree(v->items[i]);
+	}
+	free(v->keys);
+	free(v->items);
+	free(v->str);
+	free(v);
+}
+
+static void jws(const char **p)
+{
+	while (**p == ' ' || **p == '\n' || **p == '\t' || **p == '\r')
+		(*p)++;
+}
+
+static char *jstring(const char **p)
+{
+	const char *s = ++(*p);
+	char *out, *o;
+
+	while (**p && **p != '"') {
+		if (**p == '\\')
+			(*p)++;
+		(*p)++;
+	}
+	if (**p != '"')
+		return NULL;
+	out = o = malloc((size_t)(*p - s) + 1);
+	for (; s < *p; s++) {
+		if (*s == '\\') {
+			s++;
+			if (*s == 'u') { /* only \u00XX is ever produced */
+				*o++ = (char)strtol((char[]){s[3], s[4], 0},
+						    NULL, 16);
+				s += 4;
+				continue;
+			}
+		}
+		*o++ = *s;
+	}
+	*o = '\0';
+	(*p)++;
+	return out;
+}
+
+static struct jv *jparse(const char **p);
+
+static bool jadd(struct jv *v, char *key, struct jv *item)
+{
+	if (!item)
+		return false;
+	v->items = realloc(v->items, (v->n + 1) * sizeof(*v->items));
+	if (v->t == J_OBJ)
+		v->keys = realloc(v->keys, (v->n + 1) * sizeof(*v->keys));
+	v->items[v->n] = item;
+	if (v->t == J_OBJ)
+		v->keys[v->n] = key;
+	v->n++;
+	return true;
+}
+
+static struct jv *jparse(const char **p)
+{
+	struct jv *v = calloc(1, sizeof(*v));
+	char *end;
+
+	jws(p);
+	if (**p == '{' || **p == '[') {
+		char close = **p == '{' ? '}' : ']';
+
+		v->t = **p == '{' ? J_OBJ : J_ARR;
+		(*p)++;
+		jws(p);
+		if (**p == close) {
+			(*p)++;
+			return v;
+		}
+		for (;;) {
+			char *key = NULL;
+
+			jws(p);
+			if (v->t == J_OBJ) {
+				if (**p != '"' || !(key = jstring(p)))
+					goto bad;
+				jws(p);
+				if (*(*p)++ != ':') {
+					free(key);
+					goto bad;
+				}
+			}
+			if (!jadd(v, key, jparse(p))) {
+				free(key);
+				goto bad;
+			}
+			jws(p);
+			if (**p == ',') {
+				(*p)++;
+				continue;
+			}
+			if (**p == close) {
+				(*p)++;
+				return v;
+			}
+			goto bad;
+		}
+	}
+	if (**p == '"') {
+		v->t = J_STR;
+		v->str = jstring(p);
+		if (!v->str)
+			goto bad;
+		return v;
+	}
+	if (!strncmp(*p, "true", 4) || !strncmp(*p, "false", 5)) {
+		v->t = J_BOOL;
+		v->num = **p == 't';
+		*p += **p == 't' ? 4 : 5;
+		return v;
+	}
+	if (!strncmp(*p, "null", 4)) {
+		*p += 4;
+		return v;
+	}
+	v->t = J_NUM;
+	v->num = strtod(*p, &end);
+	if (end == *p)
+		goto bad;
+	*p = end;
+	return v;
+bad:
+	jfree(v);
+	return NULL;
+}
+
+/* Look a value up by a '/'-separated path ("jobs/0/read/iops"). */
+static struct jv *jget(struct jv *v, const char *path)
+{
+	char buf[256], *tok, *save = NULL;
+	size_t i;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (tok = strtok_r(buf, "/", &save); tok && v;
+	     tok = strtok_r(NULL, "/", &save)) {
+		struct jv *next = NULL;
+
+		if (v->t == J_ARR) {
+			i = strtoul(tok, NULL, 10);
+			next = i < v->n ? v->items[i] : NULL;
+		} else if (v->t == J_OBJ) {
+			for (i = 0; i < v->n; i++)
+				if (!strcmp(v->keys[i], tok))
+					next = v->items[i];
+		}
+		v = next;
+	}
+	return v;
+}
+
+static struct jv *J;
+
+static double jnum(const char *path)
+{
+	struct jv *v = jget(J, path);
+
+	if (!v || (v->t != J_NUM && v->t != J_BOOL))
+		fail_msg("JSON has no number at %s", path);
+	return v->num;
+}
+
+static const char *jstr(const char *path)
+{
+	struct jv *v = jget(J, path);
+
+	if (!v || v->t != J_STR)
+		fail_msg("JSON has no string at %s", path);
+	return v->str;
+}
+
+/* ------------------------------------------------------------ running */
+
+#define MAX_ARGS 48
+
+static char json_path[] = "/tmp/bench-engine-json-XXXXXX";
+static char text[1 << 16], err_text[1 << 16];
+static double wall_s;
+
+static void slurp(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	size_t n = 0;
+
+	if (f) {
+		n = fread(buf, 1, len - 1, f);
+		fclose(f);
+	}
+	buf[n] = '\0';
+}
+
+/*
+ * bench_main() on "mem-bench ARGS... --output FILE --eta never" (plus
+ * --output-format json unless @normal), with stderr captured; the JSON is
+ * parsed into J.
+ */
+static int run_fmt(bool normal, const char *const *args)
+{
+	char *argv[MAX_ARGS], ef[] = "/tmp/bench-engine-err-XXXXXX";
+	struct timespec t0, t1;
+	int argc = 0, efd, save_err, rc;
+	bool eta = false;
+	const char *p;
+
+	jfree(J);
+	J = NULL;
+	argv[argc++] = (char *)"mem-bench";
+	for (; *args && argc < MAX_ARGS - 8; args++) {
+		eta |= !strncmp(*args, "--eta", 5);
+		argv[argc++] = (char *)*args;
+	}
+	if (!normal) {
+		argv[argc++] = (char *)"--output-format";
+		argv[argc++] = (char *)"json";
+	}
+	argv[argc++] = (char *)"--output";
+	argv[argc++] = json_path;
+	if (!eta) {
+		argv[argc++] = (char *)"--eta";
+		argv[argc++] = (char *)"never";
+	}
+	argv[argc] = NULL;
+	unlink(json_path);
+	efd = mkstemp(ef);
+	assert_true(efd >= 0);
+	fflush(stderr);
+	save_err = dup(STDERR_FILENO);
+	dup2(efd, STDERR_FILENO);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	rc = bench_main(&bench_mem_backend, argc, argv);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	fflush(stderr);
+	dup2(save_err, STDERR_FILENO);
+	close(save_err);
+	close(efd);
+	slurp(ef, err_text, sizeof(err_text));
+	unlink(ef);
+	wall_s = (double)(t1.tv_sec - t0.tv_sec) +
+		 (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	slurp(json_path, text, sizeof(text));
+	if (!normal && text[0]) {
+		p = text;
+		J = jparse(&p);
+		if (!J)
+			fail_msg("report is not JSON: %.400s", text);
+	}
+	return rc;
+}
+
+#define RUN(...)      run_fmt(false, (const char *const[]){__VA_ARGS__, NULL})
+#define RUN_TEXT(...) run_fmt(true, (const char *const[]){__VA_ARGS__, NULL})
+
+static void expect_ok(int rc)
+{
+	if (rc)
+		fail_msg("exit %d; stderr: %s", rc, err_text);
+}
+
+static int teardown(void **st)
+{
+	(void)st;
+	jfree(J);
+	J = NULL;
+	unlink(json_path);
+	return 0;
+}
+
+static int group_setup(void **st)
+{
+	int fd = mkstemp(json_path);
+
+	(void)st;
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
+/* ------------------------------------------------------------ tests */
+
+static const char *const pct_keys[] = {
+	"1.000000",  "5.000000",  "10.000000", "20.000000", "30.000000",
+	"40.000000", "50.000000", "60.000000", "70.000000", "80.000000",
+	"90.000000", "95.000000", "99.000000", "99.500000", "99.900000",
+	"99.950000", "99.990000"};
+#define NPCT (sizeof(pct_keys) / sizeof(pct_keys[0]))
+
+static void test_percentiles_of_uniform_latency_within_error(void **st)
+{
+	char path[128];
+	unsigned int i;
+
+	(void)st;
+	expect_ok(RUN("--rw", "randread", "--bs", "4k", "--size", "1m",
+		      "--iodepth", "8", "--numjobs", "2", "--number_ios",
+		      "25000", "--mem-virtual", "--mem-lat", "100us:200us"));
+	assert_int_equal(jnum("aggregate/read/lat_ns/N"), 50000);
+	assert_true(jnum("aggregate/read/lat_ns/min") >= 100000);
+	assert_true(jnum("aggregate/read/lat_ns/max") <= 200000);
+	assert_true(fabs(jnum("aggregate/read/lat_ns/mean") - 150000) < 1500);
+	/* uniform on [100, 200] us: sd = 100 / sqrt(12) us */
+	assert_true(fabs(jnum("aggregate/read/lat_ns/stddev") - 28867.5) <
+		    28867.5 * 0.02);
+	for (i = 0; i < NPCT; i++) {
+		double p = strtod(pct_keys[i], NULL);
+		double want = 100000 + p * 1000, got;
+
+		snprintf(path, sizeof(path),
+			 "aggregate/read/lat_ns/percentile/%s", pct_keys[i]);
+		got = jnum(path);
+		/* bucket error <= 0.39%, sampling error of 50k samples
+		 * well below 0.5% */
+		if (fabs(got - want) > want * 0.01)
+			fail_msg("p%s = %.0f ns, want %.0f +- 1%%", pct_keys[i],
+				 got, want);
+	}
+}
+
+static void test_fixed_latency_is_reported_exactly(void **st)
+{
+	char path[128];
+	unsigned int i;
+
+	(void)st;
+	expect_ok(RUN("--rw", "randwrite", "--size", "1m", "--iodepth", "4",
+		      "--mem-virtual", "--mem-lat", "37us"));
+	assert_int_equal(jnum("aggregate/write/lat_ns/N"), 256);
+	assert_int_equal(jnum("aggregate/write/lat_ns/min"), 37000);
+	assert_int_equal(jnum("aggregate/write/lat_ns/max"), 37000);
+	assert_true(jnum("aggregate/write/lat_ns/stddev") == 0);
+	for (i = 0; i < NPCT; i++) {
+		snprintf(path, sizeof(path),
+			 "aggregate/write/clat_ns/percentile/%s", pct_keys[i]);
+		assert_int_equal(jnum(path), 37000);
+	}
+}
+
+static void check_dir_shape(const char *base)
+{
+	static const char *const keys[] = {"io_bytes", "io_kbytes", "bw_bytes",
+					   "bw",       "iops",	    "runtime",
+					   "total_ios"};
+	static const char *const lat[] = {"min", "max", "mean", "stddev", "N"};
+	static const char *const dirs[] = {"read", "write", "other"};
+	char path[160];
+	unsigned int d, i;
+
+	for (d = 0; d < 3; d++) {
+		for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+			snprintf(path, sizeof(path), "%s/%s/%s", base, dirs[d],
+				 keys[i]);
+			jnum(path);
+		}
+		for (i = 0; i < sizeof(lat) / sizeof(lat[0]); i++) {
+			snprintf(path, sizeof(path), "%s/%s/lat_ns/%s", base,
+				 dirs[d], lat[i]);
+			jnum(path);
+		}
+		for (i = 0; i < NPCT; i++) {
+			snprintf(path, sizeof(path),
+				 "%s/%s/lat_ns/percentile/%s", base, dirs[d],
+				 pct_keys[i]);
+			jnum(path);
+		}
+	}
+	snprintf(path, sizeof(path), "%s/usr_cpu", base);
+	jnum(path);
+	snprintf(path, sizeof(path), "%s/sys_cpu", base);
+	jnum(path);
+	snprintf(path, sizeof(path), "%s/cpu_us_per_op", base);
+	jnum(path);
+	snprintf(path, sizeof(path), "%s/jobname", base);
+	jstr(path);
+}
+
+static void test_json_has_fio_shape_per_job_and_aggregate(void **st)
+{
+	int rc;
+
+	(void)st;
+	expect_ok(RUN("--rw", "randrw", "--rwmixread", "70", "--size", "1m",
+		      "--iodepth", "4", "--numjobs", "3", "--number_ios",
+		      "2000"));
+	assert_int_equal(jget(J, "jobs")->n, 3);
+	check_dir_shape("jobs/0");
+	check_dir_shape("jobs/2");
+	check_dir_shape("aggregate");
+	assert_string_equal(jstr("jobs/1/jobname"), "job1");
+	assert_string_equal(jstr("global options/rw"), "randrw");
+	assert_int_equal(jnum("global options/iodepth"), 4);
+	assert_string_equal(jstr("backend_stats/name"), "mem");
+	assert_true(jnum("status/ok") == 1);
+	/* merged, not averaged: counts add up */
+	assert_int_equal(jnum("aggregate/read/total_ios") +
+				 jnum("aggregate/write/total_ios"),
+			 6000);
+	assert_int_equal(jnum("aggregate/read/total_ios"),
+			 jnum("jobs/0/read/total_ios") +
+				 jnum("jobs/1/read/total_ios") +
+				 jnum("jobs/2/read/total_ios"));
+	/* rwmixread 70 */
+	assert_true(fabs(jnum("aggregate/read/total_ios") / 6000 - 0.7) < 0.05);
+
+	/* python agrees it is JSON (skipped when python3 is missing) */
+	rc = system("python3 -c 'import sys' >/dev/null 2>&1");
+	if (rc == 0) {
+		char cmd[256];
+
+		snprintf(cmd, sizeof(cmd),
+			 "python3 -m json.tool %s >/dev/null 2>&1", json_path);
+		assert_int_equal(system(cmd), 0);
+	}
+}
+
+static void test_group_reporting_keeps_the_job_shape(void **st)
+{
+	(void)st;
+	expect_ok(RUN("--rw", "read", "--size", "1m", "--numjobs", "2",
+		      "--group_reporting"));
+	assert_int_equal(jget(J, "jobs")->n, 1);
+	check_dir_shape("jobs/0");
+	assert_string_equal(jstr("jobs/0/jobname"), "all");
+	assert_int_equal(jnum("jobs/0/read/total_ios"), 512);
+	assert_int_equal(jnum("jobs/0/read/io_bytes"), 2 << 20);
+}
+
+static void test_size_done_once_reads_every_block_after_layout(void **st)
+{
+	(void)st;
+	expect_ok(RUN("--rw", "randread", "--size", "1m", "--bs", "4k",
+		      "--iodepth", "4"));
+	/* 256 blocks, each once; the layout's write is not reported */
+	assert_int_equal(jnum("aggregate/read/total_ios"), 256);
+	assert_int_equal(jnum("aggregate/write/total_ios"), 0);
+	assert_int_equal(jnum("backend_stats/submitted"), 256 + 1);
+}
+
+static void test_verify_catches_a_corrupted_byte_at_its_offset(void **st)
+{
+	(void)st;
+	assert_int_equal(RUN("--rw", "randread", "--size", "1m", "--bs", "4k",
+			     "--iodepth", "4", "--verify", "--mem-corrupt",
+			     "0:12345"),
+			 1);
+	assert_true(jnum("aggregate/verify_errors") >= 1);
+	assert_int_equal(jnum("jobs/0/first_error/bad_offset"), 12345);
+	assert_int_equal(jnum("jobs/0/first_error/offset"), 12288);
+	assert_int_equal(jnum("jobs/0/first_error/errno"), EILSEQ);
+	assert_true(jnum("status/ok") == 0);
+	assert_non_null(strstr(err_text, "mismatch at offset 12345"));
+
+	/* another job's file, an odd offset in a later block */
+	assert_int_equal(RUN("--rw", "read", "--size", "1m", "--bs", "4k",
+			     "--iodepth", "2", "--numjobs", "2", "--verify",
+			     "--mem-corrupt", "1:777777"),
+			 1);
+	assert_int_equal(jnum("jobs/1/first_error/bad_offset"), 777777);
+	assert_int_equal(jnum("jobs/0/verify_errors"), 0);
+}
+
+static void test_verify_after_writes_checks_what_was_written(void **st)
+{
+	(void)st;
+	expect_ok(RUN("--rw", "randwrite", "--size", "1m", "--iodepth", "8",
+		      "--verify"));
+	assert_int_equal(jnum("aggregate/write/total_ios"), 256);
+	assert_int_equal(jnum("backend_stats/submitted"), 256 + 256);
+	/* the verify pass finds a byte flipped on the way back */
+	assert_int_equal(RUN("--rw", "randwrite", "--size", "1m", "--iodepth",
+			     "8", "--verify", "--mem-corrupt", "0:4096"),
+			 1);
+	assert_int_equal(jnum("jobs/0/first_error/bad_offset"), 4096);
+}
+
+static void test_verify_randrw_many_passes_and_shared_file_pass(void **st)
+{
+	(void)st;
+	/* 64 blocks, 20000 ops: every block rewritten ~200 times while
+	 * being read back; generations must stay in step */
+	expect_ok(RUN("--rw", "randrw", "--size", "256k", "--bs", "4k",
+		      "--iodepth", "8", "--numjobs", "2", "--number_ios",
+		      "20000", "--verify", "--mem-threads", "3"));
+	assert_true(jnum("aggregate/read/total_ios") > 10000);
+	assert_int_equal(jnum("aggregate/verify_errors"), 0);
+	/* four jobs on one file with real latency */
+	expect_ok(RUN("--rw", "randrw", "--filename", "shared", "--numjobs",
+		      "4", "--size", "512k", "--bs", "4k", "--iodepth", "4",
+		      "--runtime", "300ms", "--verify", "--mem-lat", "0:20us"));
+	assert_true(jnum("aggregate/write/total_ios") > 0);
+	assert_int_equal(jnum("aggregate/verify_errors"), 0);
+	assert_string_equal(jstr("jobs/3/filename"), "shared");
+}
+
+static void test_ramp_time_is_excluded_from_stats(void **st)
+{
+	(void)st;
+	/* the first 8 I/Os of each job take 30 ms, the rest 50 us */
+	expect_ok(RUN("--rw", "randread", "--size", "1m", "--iodepth", "4",
+		      "--mem-slow", "8:30ms", "--mem-lat", "50us", "--runtime",
+		      "300ms"));
+	assert_true(jnum("aggregate/read/lat_ns/max") >= 30e6);
+	expect_ok(RUN("--rw", "randread", "--size", "1m", "--iodepth", "4",
+		      "--mem-slow", "8:30ms", "--mem-lat", "50us",
+		      "--ramp_time", "200ms", "--runtime", "300ms"));
+	assert_true(jnum("aggregate/read/lat_ns/max") < 20e6);
+	assert_true(jnum("aggregate/read/total_ios") > 0);
+	assert_true(fabs(jnum("aggregate/read/runtime") - 300) <= 2);
+}
+
+static void test_runtime_is_respected(void **st)
+{
+	(void)st;
+	expect_ok(RUN("--rw", "randread", "--size", "1m", "--iodepth", "4",
+		      "--mem-lat", "100us", "--runtime", "500ms"));
+	assert_true(fabs(jnum("aggregate/read/runtime") - 500) <= 2);
+	assert_true(jnum("aggregate/read/total_ios") > 256); /* looped */
+	if (wall_s < 0.5 || wall_s > 2.0)
+		fail_msg("a 500 ms run took %.3f s", wall_s);
+}
+
+static void test_iodepth_and_owners_per_job(void **st)
+{
+	unsigned int i;
+
+	(void)st;
+	expect_ok(RUN("--rw", "randread", "--size", "1m", "--iodepth", "7",
+		      "--numjobs", "3", "--mem-lat", "5ms", "--runtime",
+		      "300ms"));
+	/* never more than iodepth per job, and all of them at once */
+	assert_int_equal(jnum("backend_stats/owner_max_inflight_max"), 7);
+	assert_int_equal(jnum("backend_stats/owner_max_inflight_min"), 7);
+	assert_int_equal(jnum("backend_stats/owners"), 3);
+	assert_int_equal(jnum("backend_stats/max_inflight"), 21);
+	for (i = 0; i < 3; i++) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "jobs/%u/owner", i);
+		assert_int_equal(jnum(path), i + 1); /* distinct, never 0 */
+	}
+}
+
+static void test_eagain_hands_off_to_the_job_thread(void **st)
+{
+	(void)st;
+	expect_ok(RUN("--rw", "randread", "--size", "1m", "--iodepth", "8",
+		      "--numjobs", "2", "--number_ios", "3000", "--mem-eagain",
+		      "3"));
+	assert_int_equal(jnum("aggregate/read/total_ios"), 6000);
+	assert_true(jnum("aggregate/handoffs") > 0);
+	assert_true(jnum("backend_stats/eagain") > 0);
+}
+
+static void test_backend_slot_limit_blocks_but_completes(void **st)
+{
+	(void)st;
+	expect_ok(RUN("--rw", "randread", "--size", "1m", "--iodepth", "8",
+		      "--numjobs", "4", "--number_ios", "2000", "--mem-slots",
+		      "4", "--mem-lat", "0:20us"));
+	assert_int_equal(jnum("aggregate/read/total_ios"), 8000);
+	assert_true(jnum("backend_stats/max_inflight") <= 4);
+}
+
+static void test_io_error_fails_the_run_with_details(void **st)
+{
+	(void)st;
+	assert_int_equal(RUN("--rw", "randread", "--size", "1m", "--iodepth",
+			     "4", "--mem-fail-at", "100"),
+			 1);
+	assert_true(jnum("aggregate/io_errors") >= 1);
+	assert_int_equal(jnum("aggregate/first_error/errno"), EIO);
+	assert_true(jnum("status/ok") == 0);
+	assert_non_null(strstr(err_text, "Input/output error"));
+}
+
+static void test_metadata_ops_count_as_other(void **st)
+{
+	(void)st;
+	expect_ok(RUN("--rw", "null", "--numjobs", "2", "--iodepth", "4",
+		      "--number_ios", "1000"));
+	assert_int_equal(jnum("aggregate/other/total_ios"), 2000);
+	assert_int_equal(jnum("aggregate/read/total_ios"), 0);
+	assert_true(jnum("aggregate/other/iops") > 0);
+	expect_ok(RUN("--rw", "getattr", "--number_ios", "100"));
+	assert_int_equal(jnum("aggregate/other/total_ios"), 100);
+}
+
+static void test_ior_workload_runs_phases_per_repetition(void **st)
+{
+	(void)st;
+	expect_ok(RUN("--workload", "ior", "--rw", "rw", "--size", "1m", "--bs",
+		      "64k", "--numjobs", "3", "--repetitions", "2",
+		      "--verify"));
+	assert_int_equal(jget(J, "ior/results")->n, 4);
+	assert_string_equal(jstr("ior/results/0/access"), "write");
+	assert_string_equal(jstr("ior/results/1/access"), "read");
+	assert_int_equal(jnum("ior/results/2/iteration"), 1);
+	assert_int_equal(jnum("ior/results/0/bytes"), 3 << 20);
+	assert_int_equal(jnum("ior/results/3/ops"), 3 * 16);
+	assert_int_equal(jnum("aggregate/write/io_bytes"), 6 << 20);
+	assert_int_equal(jnum("aggregate/read/io_bytes"), 6 << 20);
+	assert_true(jnum("ior/summary/read/max_mib") > 0);
+	assert_int_equal(jnum("ior/summary/write/iterations"), 2);
+	assert_int_equal(jnum("aggregate/verify_errors"), 0);
+	/* 32-byte transfers */
+	expect_ok(RUN("--workload", "ior", "--rw", "write", "--size", "64k",
+		      "--bs", "32", "--numjobs", "2"));
+	assert_int_equal(jnum("aggregate/write/total_ios"), 2 * 2048);
+}
+
+static void test_text_report_reads_like_fio(void **st)
+{
+	(void)st;
+	expect_ok(RUN_TEXT("--rw", "randrw", "--size", "1m", "--iodepth", "4",
+			   "--numjobs", "2", "--mem-virtual", "--mem-lat",
+			   "20us"));
+	assert_non_null(strstr(text, "job0: (groupid=0, jobs=1): err=  0"));
+	assert_non_null(strstr(text, "All jobs: (groupid=0, jobs=2)"));
+	assert_non_null(strstr(text, "  read: IOPS="));
+	assert_non_null(strstr(text, " write: IOPS="));
+	assert_non_null(strstr(text, "lat (usec): min=20, max=20"));
+	assert_non_null(strstr(text, "lat percentiles (usec):"));
+	assert_non_null(strstr(text, "| 99.99th=[   20]"));
+	assert_non_null(strstr(text, "cpu          : usr="));
+	assert_non_null(strstr(text, "Run status (all jobs):"));
+	assert_non_null(strstr(text, "Back-end mem:"));
+}
+
+static void test_progress_line_only_on_request_when_piped(void **st)
+{
+	(void)st;
+	/* stderr is a file here: "auto" prints nothing */
+	expect_ok(RUN("--rw", "read", "--size", "1m", "--runtime", "1200ms",
+		      "--mem-lat", "200us", "--eta", "auto"));
+	assert_null(strstr(err_text, "Jobs:"));
+	expect_ok(RUN("--rw", "read", "--size", "1m", "--runtime", "1200ms",
+		      "--mem-lat", "200us", "--eta", "always"));
+	assert_non_null(strstr(err_text, "Jobs: 1 (run)"));
+	assert_non_null(strstr(err_text, "IOPS]"));
+}
+
+static void test_api_run_exposes_backend_observations(void **st)
+{
+	char *argv[] = {
+		(char *)"mem-bench", (char *)"--rw",	  (char *)"randwrite",
+		(char *)"--size",    (char *)"1m",	  (char *)"--iodepth",
+		(char *)"3",	     (char *)"--numjobs", (char *)"2",
+		(char *)"--mem-lat", (char *)"2ms",	  NULL};
+	struct bench *b = bench_create(&bench_mem_backend);
+	void *priv;
+
+	(void)st;
+	assert_non_null(b);
+	assert_int_equal(bench_parse(b, 11, argv), 0);
+	assert_int_equal(bench_run(b), 0);
+	assert_int_equal(bench_run(b), -EINVAL); /* once only */
+	priv = bench_backend_priv(b);
+	assert_int_equal(bench_mem_owner_slots(priv), 3);
+	assert_int_equal(bench_mem_owner_ops(priv, 0), 0);
+	assert_int_equal(bench_mem_owner_ops(priv, 1), 256);
+	assert_int_equal(bench_mem_owner_ops(priv, 2), 256);
+	assert_int_equal(bench_mem_owner_max_inflight(priv, 1), 3);
+	assert_int_equal(bench_mem_owner_max_inflight(priv, 2), 3);
+	assert_int_equal(bench_mem_max_inflight(priv), 6);
+	bench_destroy(b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(
+			test_percentiles_of_uniform_latency_within_error,
+			teardown),
+		cmocka_unit_test_teardown(
+			test_fixed_latency_is_reported_exactly, teardown),
+		cmocka_unit_test_teardown(
+			test_json_has_fio_shape_per_job_and_aggregate,
+			teardown),
+		cmocka_unit_test_teardown(
+			test_group_reporting_keeps_the_job_shape, teardown),
+		cmocka_unit_test_teardown(
+			test_size_done_once_reads_every_block_after_layout,
+			teardown),
+		cmocka_unit_test_teardown(
+			test_verify_catches_a_corrupted_byte_at_its_offset,
+			teardown),
+		cmocka_unit_test_teardown(
+			test_verify_after_writes_checks_what_was_written,
+			teardown),
+		cmocka_unit_test_teardown(
+			test_verify_randrw_many_passes_and_shared_file_pass,
+			teardown),
+		cmocka_unit_test_teardown(test_ramp_time_is_excluded_from_stats,
+					  teardown),
+		cmocka_unit_test_teardown(test_runtime_is_respected, teardown),
+		cmocka_unit_test_teardown(test_iodepth_and_owners_per_job,
+					  teardown),
+		cmocka_unit_test_teardown(
+			test_eagain_hands_off_to_the_job_thread, teardown),
+		cmocka_unit_test_teardown(
+			test_backend_slot_limit_blocks_but_completes, teardown),
+		cmocka_unit_test_teardown(
+			test_io_error_fails_the_run_with_details, teardown),
+		cmocka_unit_test_teardown(test_metadata_ops_count_as_other,
+					  teardown),
+		cmocka_unit_test_teardown(
+			test_ior_workload_runs_phases_per_repetition, teardown),
+		cmocka_unit_test_teardown(test_text_report_reads_like_fio,
+					  teardown),
+		cmocka_unit_test_teardown(
+			test_progress_line_only_on_request_when_piped,
+			teardown),
+		cmocka_unit_test_teardown(
+			test_api_run_exposes_backend_observations, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, NULL);
+}
