@@ -91,9 +91,17 @@ static uint32_t get_le32(const uint8_t *p)
 	       (uint32_t)p[3] << 24;
 }
 
+/* Mark first, drop the connection after: a caller woken by the call we
+ * complete in between must already see the session as gone. */
+static void p9_mark_broken(struct p9_clnt *c)
+{
+	atomic_store(&c->broken, true);
+}
+
 void p9_set_broken(struct p9_clnt *c)
 {
-	if (!atomic_exchange(&c->broken, true))
+	p9_mark_broken(c);
+	if (!atomic_exchange(&c->killed, true))
 		xprt_disconnect(c->x);
 }
 
@@ -500,6 +508,7 @@ static void p9_flush_send(struct xprt_req *req)
 		if (err == -EAGAIN || err == -ENOBUFS) {
 			if (xprt_now_ns() > pc->fl_deadline) {
 				/* nothing is being answered: give up */
+				p9_mark_broken(c);
 				xprt_req_fail(req, atomic_load(&pc->fl_status));
 				p9_set_broken(c);
 				return;
@@ -600,6 +609,8 @@ static void p9_flush_done(struct xprt_req *f, int status)
 		if (!status && !broken)
 			atomic_fetch_add_explicit(&c->st.flush_replies, 1,
 						  memory_order_relaxed);
+		if (broken)
+			p9_mark_broken(c);
 		/* the server is done with the call: if it has not answered
 		 * it by now, it never will */
 		xprt_req_fail(req, atomic_load(&pc->fl_status));

@@ -270,7 +270,8 @@ out_free:
 void p9_close(struct p9_clnt *c)
 {
 	struct p9_fcall tx = {.type = P9_TCLUNK};
-	struct p9_call_opts o = {.timeout_ms = 1000};
+	/* never wait for a slot: calls in flight may hold them all */
+	struct p9_call_opts o = {.timeout_ms = 1000, .flags = P9_NOWAIT};
 	struct p9_result res;
 
 	if (!c)

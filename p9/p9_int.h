@@ -49,6 +49,7 @@
  * @flush_lock: the flush state of every call (rare path only)
  * @broken: the session cannot go on (a Tflush answered with an error,
  *	or no slot to flush from): new calls fail with -ENOTCONN
+ * @killed: the connection was dropped for @broken
  * @closing: p9_close() runs
  */
 struct p9_clnt {
@@ -67,6 +68,7 @@ struct p9_clnt {
 	uint64_t timeout_ns;
 	pthread_mutex_t flush_lock;
 	atomic_bool broken;
+	atomic_bool killed;
 	atomic_bool closing;
 	struct {
 		atomic_ullong calls, flushes, flush_replies, late_replies;

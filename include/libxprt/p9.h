@@ -670,7 +670,8 @@ typedef void (*p9_call_fn)(struct p9_req *req, int status,
  * @cb: completion, called exactly once if this returns 0
  * @arg: for @cb
  * @reqp: optional; receives a handle for p9_cancel(), which the caller
- *	must release with p9_req_put() (before or after completion)
+ *	must release with p9_req_put() (before or after completion); the
+ *	call's slot, and so its tag, stays taken until then
  *
  * Context: may block for a free slot unless %P9_NOWAIT.
  * Return: %0; %-EINVAL (a bad message, Tversion or Tflush); %-EMSGSIZE;
