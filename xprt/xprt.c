@@ -116,8 +116,10 @@ void xprt_try_complete(struct xprt_rqst *rq)
 	atomic_thread_fence(memory_order_seq_cst);
 	if (atomic_load_explicit(&rq->heap_idx, memory_order_relaxed) >= 0)
 		xprt_timer_arm(x, rq, 0);
-	atomic_store(&rq->done_futex, 1);
-	xprt_futex_wake(&rq->done_futex, INT_MAX);
+	/* a system call only when a sync caller sleeps on it (2): async
+	 * completions, the common case, never have one */
+	if (atomic_exchange(&rq->done_futex, 1) == 2)
+		xprt_futex_wake(&rq->done_futex, INT_MAX);
 	xprt_req_put(&rq->pub);
 }
 
@@ -388,8 +390,14 @@ int xprt_req_done_wait(struct xprt_req *req, int64_t timeout_ns)
 	rq = rq_of(req);
 	if (timeout_ns >= 0)
 		deadline = xprt_now_ns() + (uint64_t)timeout_ns;
-	while (!atomic_load(&rq->done_futex)) {
+	for (;;) {
+		unsigned int v = 0;
 		int64_t left = -1;
+
+		/* announce a sleeper (0 -> 2) unless done (1) */
+		if (!atomic_compare_exchange_strong(&rq->done_futex, &v, 2) &&
+		    v == 1)
+			break;
 
 		if (timeout_ns >= 0) {
 			now = xprt_now_ns();
@@ -397,7 +405,7 @@ int xprt_req_done_wait(struct xprt_req *req, int64_t timeout_ns)
 				return -ETIMEDOUT;
 			left = (int64_t)(deadline - now);
 		}
-		xprt_futex_wait(&rq->done_futex, 0, left);
+		xprt_futex_wait(&rq->done_futex, 2, left);
 	}
 	return 0;
 }
