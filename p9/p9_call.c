@@ -142,6 +142,7 @@ static int p9_alloc(struct p9_clnt *c, unsigned int flags, uint8_t kind,
 	pc->arg = NULL;
 	pc->target = NULL;
 	atomic_store_explicit(&pc->fl_status, 0, memory_order_relaxed);
+	pc->fl_grace = 0;
 	pc->fl_deadline = 0;
 	pc->fl_n = 0;
 	pc->fl_want = 0;
@@ -474,9 +475,11 @@ static int p9_flush_start(struct xprt_req *req, int status)
 		return -EBUSY;
 	}
 	if (!atomic_load(&pc->fl_status)) {
+		/* a call without a timeout still gets a bounded flush */
 		grace = pc->timeout_ns ? pc->timeout_ns :
 			c->timeout_ns  ? c->timeout_ns :
 					 (uint64_t)P9_DEF_TIMEOUT_MS * 1000000u;
+		pc->fl_grace = grace;
 		pc->fl_deadline = xprt_now_ns() + grace;
 		atomic_store(&pc->fl_status, status);
 	}
@@ -524,7 +527,7 @@ static void p9_flush_send(struct xprt_req *req)
 		fpc->kind = P9C_FLUSH;
 		fpc->ttype = P9_TFLUSH;
 		fpc->target = req;
-		fpc->timeout_ns = pc->timeout_ns;
+		fpc->timeout_ns = pc->fl_grace;
 		f->ops = &p9_req_ops;
 		tx.u.tflush.oldtag = (uint16_t)req->slot;
 		err = p9_encode_req(f, &tx, (uint16_t)f->slot);

@@ -102,6 +102,8 @@ enum p9_call_kind {
  * @target: a Tflush: the call it flushes (a reference is held on it)
  * @fl_status: the outcome flushing will give (-ETIMEDOUT, -ECANCELED);
  *	0 while the call is not being flushed
+ * @fl_grace: how long a Tflush waits for its Rflush before the call
+ *	completes anyway (the call's timeout, or the client's, or 30 s)
  * @fl_deadline: give up finding a slot for the Tflush after this
  * The rest under c->flush_lock:
  * @fl_n, @fl: Tflush requests in flight for this call, oldest first
@@ -129,6 +131,7 @@ struct p9_call {
 
 	struct xprt_req *target;
 	atomic_int fl_status;
+	uint64_t fl_grace;
 	uint64_t fl_deadline;
 	unsigned int fl_n;
 	unsigned int fl_want;

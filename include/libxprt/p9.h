@@ -704,8 +704,9 @@ int p9_call(struct p9_clnt *c, const struct p9_fcall *tx,
  * so no new call can be confused with it.  Its outcome is its real reply
  * if one arrives before the Rflush (a walk that succeeded still created
  * its fid), else -ECANCELED.  If the Rflush does not come within the
- * call's timeout, the call completes with -ECANCELED anyway and the tags
- * stay reserved until the Rflush arrives or the session ends.  Cancelling
+ * call's timeout (the client's for a call without one, 30 s if neither
+ * has one), the call completes with -ECANCELED anyway and the tags stay
+ * reserved until the Rflush arrives or the session ends.  Cancelling
  * again sends another Tflush for the same tag (an Rflush to any of them
  * answers all earlier ones).  A call that times out is flushed the same
  * way and completes with -ETIMEDOUT.

@@ -485,8 +485,11 @@ static void test_fid_ceiling_is_enfile(void **state)
 	assert_int_equal(p9_walk_path(c, P9_NOFID, "file", &x, NULL), -ENFILE);
 	assert_int_equal(p9_fid_alloc(c, &x), -ENFILE);
 	assert_int_equal(p9_clunk(c, a), 0);
+	assert_int_equal(p9_fid_free(c, a), -EINVAL); /* clunk freed it */
 	assert_int_equal(p9_walk_path(c, P9_NOFID, "file", &a, NULL), 0);
 	assert_int_equal(p9_fid_free(c, 999), -EINVAL);
+	assert_int_equal(p9_fid_free(NULL, 0), -EINVAL);
+	assert_int_equal(p9_fid_alloc(c, NULL), -EINVAL);
 	assert_int_equal(p9_clunk(c, a), 0);
 	assert_int_equal(p9_clunk(c, b), 0);
 	assert_int_equal(fids_in_use(c), 1);

@@ -381,6 +381,41 @@ static void test_flushes_per_call_are_bounded(void **state)
 	p9_close(c); /* the Tflushes still in flight end here */
 }
 
+static void test_cancel_without_timeout_is_still_bounded(void **state)
+{
+	struct p9_fcall tx = {.type = P9_TREAD};
+	struct p9_call_opts o = {.timeout_ms = P9_NO_TIMEOUT};
+	uint8_t buf[600];
+	struct p9_clnt *c;
+	struct p9_req *h;
+	struct done d;
+	uint64_t t0, dt;
+
+	(void)state;
+	setup_srv();
+	c = conn(150, 0);
+	tx.u.tread.fid = open_file(c);
+	tx.u.tread.count = 512;
+	o.rdata = buf;
+	srv_set(P9_TREAD, P9F_FLUSH_SILENT);
+	done_init(&d);
+	assert_int_equal(p9_call_async(c, &tx, &o, done_cb, &d, &h), 0);
+	usleep(300000); /* longer than the client's timeout: no timer */
+	pthread_mutex_lock(&d.lock);
+	assert_int_equal(d.n, 0);
+	pthread_mutex_unlock(&d.lock);
+	t0 = now_ms();
+	assert_int_equal(p9_cancel(h), 0);
+	done_wait(&d, 1);
+	dt = now_ms() - t0;
+	/* the Tflush waits the client's timeout, not forever */
+	assert_int_equal(d.status, -ECANCELED);
+	assert_true(dt >= 140 && dt < 3000);
+	p9_req_put(h);
+	done_fini(&d);
+	p9_close(c);
+}
+
 static void test_tags_stay_reserved_until_the_rflush(void **state)
 {
 	uint8_t buf[600];
@@ -573,6 +608,7 @@ int main(void)
 			test_rflush_to_a_later_tflush_answers_the_earlier),
 		cmocka_unit_test(test_rflushes_answered_in_order),
 		cmocka_unit_test(test_flushes_per_call_are_bounded),
+		cmocka_unit_test(test_cancel_without_timeout_is_still_bounded),
 		cmocka_unit_test(test_tags_stay_reserved_until_the_rflush),
 		cmocka_unit_test(test_rlerror_to_tflush_ends_the_session),
 		cmocka_unit_test(test_walk_fate_unknown_loses_its_fid),
