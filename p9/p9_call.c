@@ -37,7 +37,10 @@
  *      reference on its slot is dropped and the tag is free again.
  *   4. An Rflush to a later Tflush of the same call answers the earlier
  *      ones too (a server may answer only the last): they are completed
- *      locally at that point.
+ *      locally at that point (one whose submission has not returned yet,
+ *      when two threads cancel at once, is completed by its sender right
+ *      after: failing a request while it is being submitted would race
+ *      the transmit queue).
  *   5. If no Rflush comes within the call's timeout, the call completes
  *      with its flush status then (callers are never held longer than
  *      twice the timeout), but the Tflush stays in flight and keeps both
@@ -146,6 +149,7 @@ static int p9_alloc(struct p9_clnt *c, unsigned int flags, uint8_t kind,
 	pc->fl_deadline = 0;
 	pc->fl_n = 0;
 	pc->fl_want = 0;
+	pc->fl_busy = 0;
 	pc->fl_confirmed = false;
 	req->ops = &p9_req_ops;
 	*reqp = req;
@@ -499,15 +503,25 @@ static void p9_flush_send(struct xprt_req *req)
 	struct p9_fcall tx = {.type = P9_TFLUSH};
 	struct xprt_req *f;
 	unsigned int want, i;
+	bool orphan;
 	int err;
 
 	for (;;) {
+		/* claim one wanted Tflush: a canceller and the retry timer
+		 * may both be here */
 		pthread_mutex_lock(&c->flush_lock);
-		want = pc->fl_want;
+		want = pc->fl_want > pc->fl_busy;
+		if (want)
+			pc->fl_busy++;
 		pthread_mutex_unlock(&c->flush_lock);
 		if (!want)
 			return;
 		err = xprt_req_alloc(c->x, XPRT_NOWAIT, &f);
+		if (err) {
+			pthread_mutex_lock(&c->flush_lock);
+			pc->fl_busy--;
+			pthread_mutex_unlock(&c->flush_lock);
+		}
 		if (err == -EAGAIN || err == -ENOBUFS) {
 			if (xprt_now_ns() > pc->fl_deadline) {
 				/* nothing is being answered: give up */
@@ -532,6 +546,9 @@ static void p9_flush_send(struct xprt_req *req)
 		tx.u.tflush.oldtag = (uint16_t)req->slot;
 		err = p9_encode_req(f, &tx, (uint16_t)f->slot);
 		if (err) {
+			pthread_mutex_lock(&c->flush_lock);
+			pc->fl_busy--;
+			pthread_mutex_unlock(&c->flush_lock);
 			xprt_req_put(f);
 			return;
 		}
@@ -540,14 +557,25 @@ static void p9_flush_send(struct xprt_req *req)
 		/* the call's tag stays reserved until this Tflush ends */
 		xprt_req_get(req);
 		pthread_mutex_lock(&c->flush_lock);
+		pc->fl_busy--;
 		pc->fl_want--;
 		pc->fl[pc->fl_n++] = f;
 		pthread_mutex_unlock(&c->flush_lock);
 		atomic_fetch_add_explicit(&c->st.flushes, 1,
 					  memory_order_relaxed);
 		err = p9_submit(f, (uint16_t)f->slot);
-		if (!err)
+		if (!err) {
+			/* an Rflush to a later Tflush may have answered this
+			 * one while it was being submitted: it is ended here,
+			 * now that failing it cannot race its submission */
+			pthread_mutex_lock(&c->flush_lock);
+			fpc->fl_sent = true;
+			orphan = fpc->fl_orphan;
+			pthread_mutex_unlock(&c->flush_lock);
+			if (orphan)
+				xprt_req_fail(f, -ECANCELED);
 			continue;
+		}
 		/* the session is going away: end the call now */
 		pthread_mutex_lock(&c->flush_lock);
 		for (i = 0; i < pc->fl_n; i++) {
@@ -594,8 +622,13 @@ static void p9_flush_done(struct xprt_req *f, int status)
 		}
 	}
 	if (found) {
-		for (i = 0; i < k; i++)
-			earlier[n++] = pc->fl[i];
+		for (i = 0; i < k; i++) {
+			/* one still being submitted is ended by its sender */
+			if (p9_call_of(pc->fl[i])->fl_sent)
+				earlier[n++] = pc->fl[i];
+			else
+				p9_call_of(pc->fl[i])->fl_orphan = true;
+		}
 		memmove(&pc->fl[0], &pc->fl[k + 1],
 			(pc->fl_n - k - 1) * sizeof(pc->fl[0]));
 		pc->fl_n -= k + 1;

@@ -108,8 +108,12 @@ enum p9_call_kind {
  * The rest under c->flush_lock:
  * @fl_n, @fl: Tflush requests in flight for this call, oldest first
  * @fl_want: Tflush wanted but not sent yet (no slot was free)
+ * @fl_busy: of those, being sent by some thread right now
  * @fl_confirmed: an Rflush answered the call's flush: if the call failed
  *	with its flush status, the server never acted on it
+ * @fl_sent: (a Tflush) its submission has returned
+ * @fl_orphan: (a Tflush) answered by a later Tflush's Rflush before its
+ *	submission returned: its sender ends it
  */
 struct p9_call {
 	struct p9_clnt *c;
@@ -135,8 +139,11 @@ struct p9_call {
 	uint64_t fl_deadline;
 	unsigned int fl_n;
 	unsigned int fl_want;
+	unsigned int fl_busy;
 	struct xprt_req *fl[P9_MAX_FLUSH];
 	bool fl_confirmed;
+	bool fl_sent;
+	bool fl_orphan;
 };
 
 static inline struct p9_call *p9_call_of(struct xprt_req *req)

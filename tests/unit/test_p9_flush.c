@@ -416,6 +416,80 @@ static void test_cancel_without_timeout_is_still_bounded(void **state)
 	p9_close(c);
 }
 
+struct canceller {
+	struct p9_req *h;
+	pthread_barrier_t *go;
+	int ok;
+};
+
+static void *cancel_thread(void *arg)
+{
+	struct canceller *k = arg;
+	int i, r;
+
+	pthread_barrier_wait(k->go);
+	for (i = 0; i < 3; i++) {
+		r = p9_cancel(k->h);
+		assert_true(r == 0 || r == -EBUSY || r == -EALREADY);
+		k->ok += r == 0;
+	}
+	return NULL;
+}
+
+static void test_concurrent_cancels_stay_bounded(void **state)
+{
+	pthread_barrier_t go;
+	struct canceller k[2];
+	pthread_t th[2];
+	uint8_t buf[600];
+	struct p9_clnt *c;
+	struct p9_req *h;
+	struct done d;
+	unsigned int it, i, nfl = 0;
+	uint32_t fid;
+
+	(void)state;
+	setup_srv();
+	c = conn(5000, 16);
+	fid = open_file(c);
+	for (it = 0; it < 30; it++) {
+		/* every Tflush answered: all slots must come back */
+		srv_set(P9_TREAD, P9F_FLUSH_RFLUSH);
+		done_init(&d);
+		h = read_async(c, fid, buf, &d);
+		pthread_barrier_init(&go, NULL, 2);
+		for (i = 0; i < 2; i++) {
+			k[i] = (struct canceller){.h = h, .go = &go};
+			pthread_create(&th[i], NULL, cancel_thread, &k[i]);
+		}
+		for (i = 0; i < 2; i++)
+			pthread_join(th[i], NULL);
+		pthread_barrier_destroy(&go);
+		done_wait(&d, 1);
+		assert_int_equal(d.status, -ECANCELED);
+		/* each successful cancel sent exactly one Tflush (never more
+		 * than four in flight: the array bound, which ASan watches) */
+		assert_true(k[0].ok + k[1].ok >= 1);
+		assert_int_equal(stats(c).flushes - nfl,
+				 (unsigned int)(k[0].ok + k[1].ok));
+		nfl = (unsigned int)stats(c).flushes;
+		p9_req_put(h);
+		done_fini(&d);
+	}
+	/* and every slot came back */
+	done_init(&d);
+	srv_set(P9_TSTATFS, P9F_FLUSH_RFLUSH);
+	for (i = 0, it = 0; i < 500 && it < 16; i++) {
+		it += occupy(c, 16 - it, &d);
+		if (it < 16)
+			usleep(1000);
+	}
+	assert_int_equal(it, 16);
+	p9_close(c);
+	done_wait(&d, 16);
+	done_fini(&d);
+}
+
 static void test_tags_stay_reserved_until_the_rflush(void **state)
 {
 	uint8_t buf[600];
@@ -609,6 +683,7 @@ int main(void)
 		cmocka_unit_test(test_rflushes_answered_in_order),
 		cmocka_unit_test(test_flushes_per_call_are_bounded),
 		cmocka_unit_test(test_cancel_without_timeout_is_still_bounded),
+		cmocka_unit_test(test_concurrent_cancels_stay_bounded),
 		cmocka_unit_test(test_tags_stay_reserved_until_the_rflush),
 		cmocka_unit_test(test_rlerror_to_tflush_ends_the_session),
 		cmocka_unit_test(test_walk_fate_unknown_loses_its_fid),
