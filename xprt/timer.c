@@ -14,13 +14,15 @@
  * timer lock, so the callback may re-arm or fail the request.  Without a
  * timeout hook the request fails with -ETIMEDOUT.  The request whose reply
  * the receive thread is placing right now is postponed a little instead:
- * failing it would make that thread wait for its own pin.
+ * failing it would make that thread wait for its own pin; if that reply
+ * stops arriving altogether the connection is dropped (rx_stalled()).
  */
 #include <errno.h>
 
 #include "xprt_int.h"
 
-#define XPRT_TIMER_POSTPONE_NS 10000000ull /* 10 ms */
+#define XPRT_TIMER_POSTPONE_NS 10000000ull   /* 10 ms */
+#define XPRT_RX_STALL_NS       1000000000ull /* 1 s without a byte */
 
 static void heap_set(struct xprt *x, unsigned int i, struct xprt_rqst *rq)
 {
@@ -110,6 +112,27 @@ uint64_t xprt_timer_next(struct xprt *x)
 	return d;
 }
 
+/*
+ * The reply of a request past its deadline is half received.  It cannot
+ * be failed while pinned, and the stream cannot move on without the rest
+ * of the message; if no byte at all arrives for XPRT_RX_STALL_NS the peer
+ * is taken as gone and the connection dropped (the receive thread then
+ * unpins the request and the reconnect policy decides its fate).
+ * Receive thread only, like rx_current.
+ */
+static bool rx_stalled(struct xprt *x, uint64_t now)
+{
+	uint64_t b = atomic_load_explicit(&x->stats.bytes_received,
+					  memory_order_relaxed);
+
+	if (b != x->rx_stall_bytes) {
+		x->rx_stall_bytes = b;
+		x->rx_stall_since = now;
+		return false;
+	}
+	return now - x->rx_stall_since >= XPRT_RX_STALL_NS;
+}
+
 uint64_t xprt_timer_run(struct xprt *x)
 {
 	for (;;) {
@@ -127,10 +150,15 @@ uint64_t xprt_timer_run(struct xprt *x)
 		rq = x->heap[0];
 		heap_remove(x, rq);
 		if (rq == x->rx_current) {
+			bool stalled = rx_stalled(x, now);
+
 			rq->deadline = now + XPRT_TIMER_POSTPONE_NS;
 			x->heap[x->heap_len] = rq;
 			heap_up(x, x->heap_len++);
 			pthread_mutex_unlock(&x->timer_lock);
+			if (stalled)
+				xprt_conn_lost(x, atomic_load(&x->cookie),
+					       -ETIMEDOUT);
 			continue;
 		}
 		xprt_req_get(&rq->pub);

@@ -187,6 +187,10 @@ struct xprt {
 	/* the request the receive thread is placing a reply into (pinned),
 	 * written and read by that thread only: its timers wait */
 	struct xprt_rqst *rx_current;
+	/* bytes_received when its timer last found it stalled, and since
+	 * when (receive thread only, timer.c) */
+	uint64_t rx_stall_bytes;
+	uint64_t rx_stall_since;
 
 	/* transport private state */
 	void *tp;
