@@ -590,6 +590,9 @@ int p9_connect(struct p9_clnt **cp, const struct p9_opts *opts);
  * p9_close() - clunk the root fid, fail calls in flight with -ESHUTDOWN,
  * close the connection and free the client
  *
+ * Their callbacks run before this returns.  Handles from p9_call_async()
+ * and p9_call() must all be released with p9_req_put(): this waits for
+ * that (another thread may do it meanwhile).
  * Context: blocks briefly; never from a completion callback.  NULL is a
  * no-op.
  */

@@ -53,6 +53,9 @@ answered correctly; Tflush gets Rflush unless said otherwise):
   late_reply          the Tread is held; on its Tflush the correct Rread
                       goes first, then the Rflush
   close_on_read       close the connection when a Tread arrives
+  stall_mid_reply     an Rread header for the requested count and half of
+                      its data, then nothing more (the connection stays
+                      open)
   version_unknown     (Tversion) Rversion with version "unknown"
 """
 import argparse
@@ -76,7 +79,7 @@ SCENARIOS = (
     "size_under_header", "string_past_end", "count_over_request",
     "truncated_data", "rflush_unflushed", "rlerror_to_tflush", "wrong_type",
     "rerror_107", "drop", "drop_noflush", "late_reply", "close_on_read",
-    "version_unknown",
+    "stall_mid_reply", "version_unknown",
 )
 
 
@@ -232,6 +235,9 @@ class Conn:
             self.send(msg(RFLUSH, tag))
         elif sc == "wrong_type":
             self.send(msg(119, tag, struct.pack("<I", 5)))
+        elif sc == "stall_mid_reply":
+            whole = rread(tag, offset, count)
+            self.send(whole[:11 + count // 2])
         elif sc == "rerror_107":
             self.send(msg(RERROR, tag, struct.pack("<I", EACCES)))
         else:

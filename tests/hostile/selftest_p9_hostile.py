@@ -279,6 +279,15 @@ class T(unittest.TestCase):
             self.assertEqual(c.reply(), m(109, 4))
         self.run_sc("late_reply", fn)
 
+    def test_stall_mid_reply(self):
+        def fn(c, srv):
+            c.start()
+            c.s.sendall(tread())
+            self.assertEqual(c.rx(11 + COUNT // 2),
+                             rread(TAG, OFF, COUNT)[:11 + COUNT // 2])
+            self.assertTrue(c.silent())
+        self.run_sc("stall_mid_reply", fn)
+
     def test_close_on_read(self):
         def fn(c, srv):
             c.start()

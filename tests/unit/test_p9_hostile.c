@@ -282,6 +282,14 @@ static void test_close_is_econnreset(void **state)
 	run("close_on_read", false, -ECONNRESET, FAST, GONE);
 }
 
+static void test_reply_stalled_half_way_drops_the_connection(void **state)
+{
+	(void)state;
+	/* past the deadline the reply is pinned and cannot be failed; a
+	 * second without a byte and the connection goes */
+	run("stall_mid_reply", false, -ECONNRESET, ONE + 1000, GONE);
+}
+
 static void test_version_unknown_is_eprotonosupport(void **state)
 {
 	char err[256] = "";
@@ -318,6 +326,8 @@ int main(void)
 		cmocka_unit_test(test_silence_and_no_rflush_bounded_by_twice),
 		cmocka_unit_test(test_reply_before_rflush_wins),
 		cmocka_unit_test(test_close_is_econnreset),
+		cmocka_unit_test(
+			test_reply_stalled_half_way_drops_the_connection),
 		cmocka_unit_test(test_version_unknown_is_eprotonosupport),
 	};
 
