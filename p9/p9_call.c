@@ -44,7 +44,9 @@
  *   5. If no Rflush comes within the call's timeout, the call completes
  *      with its flush status then (callers are never held longer than
  *      twice the timeout), but the Tflush stays in flight and keeps both
- *      tags reserved until its Rflush arrives or the session ends.
+ *      tags reserved until its Rflush arrives or the session ends.  When
+ *      such pairs hold every slot, the session is shut down: nothing
+ *      could run any more.
  *   6. A Tflush answered with anything but Rflush (Rlerror, another type,
  *      garbage) breaks the protocol: whether the server still works on the
  *      call is unknown, so the tag can never be trusted again.  The call
@@ -653,20 +655,36 @@ static void p9_flush_done(struct xprt_req *f, int status)
 		if (broken)
 			p9_set_broken(c);
 	}
+	if (atomic_exchange(&fpc->fl_stuck, false))
+		atomic_fetch_sub(&c->fl_stuck, 1);
 	xprt_req_put(req);
 	xprt_req_put(f);
 }
 
-/* A Tflush got no Rflush within the timeout: complete the call now, keep
- * the Tflush (and so both tags) until its answer or the session's end. */
+/*
+ * A Tflush got no Rflush within the timeout: complete the call now, keep
+ * the Tflush (and so both tags) until its answer or the session's end.
+ * Once such pairs hold every slot, the server is plainly not answering
+ * and new calls could only wait for a slot forever: the session is shut
+ * down instead.
+ */
 static void p9_flush_expired(struct xprt_req *f)
 {
-	struct xprt_req *req = p9_call_of(f)->target;
+	struct p9_call *fpc = p9_call_of(f);
+	struct xprt_req *req = fpc->target;
 	struct p9_call *pc = p9_call_of(req);
+	struct p9_clnt *c = pc->c;
+	unsigned int stuck = 0;
 
-	atomic_fetch_add_explicit(&pc->c->st.flush_expired, 1,
+	atomic_fetch_add_explicit(&c->st.flush_expired, 1,
 				  memory_order_relaxed);
+	if (!atomic_exchange(&fpc->fl_stuck, true))
+		stuck = atomic_fetch_add(&c->fl_stuck, 1) + 1;
+	if (2 * stuck >= c->opts.max_reqs)
+		p9_mark_broken(c);
 	xprt_req_fail(req, atomic_load(&pc->fl_status));
+	if (2 * stuck >= c->opts.max_reqs)
+		p9_set_broken(c);
 }
 
 /* ------------------------------------------------------------ sync API */

@@ -50,6 +50,8 @@
  * @broken: the session cannot go on (a Tflush answered with an error,
  *	or no slot to flush from): new calls fail with -ENOTCONN
  * @killed: the connection was dropped for @broken
+ * @fl_stuck: Tflushes past their deadline still waiting for an Rflush
+ *	(each holds two slots)
  * @closing: p9_close() runs
  */
 struct p9_clnt {
@@ -69,6 +71,7 @@ struct p9_clnt {
 	pthread_mutex_t flush_lock;
 	atomic_bool broken;
 	atomic_bool killed;
+	atomic_uint fl_stuck;
 	atomic_bool closing;
 	struct {
 		atomic_ullong calls, flushes, flush_replies, late_replies;
@@ -114,6 +117,7 @@ enum p9_call_kind {
  * @fl_sent: (a Tflush) its submission has returned
  * @fl_orphan: (a Tflush) answered by a later Tflush's Rflush before its
  *	submission returned: its sender ends it
+ * @fl_stuck: (a Tflush) past its deadline, counted in c->fl_stuck
  */
 struct p9_call {
 	struct p9_clnt *c;
@@ -144,6 +148,7 @@ struct p9_call {
 	bool fl_confirmed;
 	bool fl_sent;
 	bool fl_orphan;
+	atomic_bool fl_stuck;
 };
 
 static inline struct p9_call *p9_call_of(struct xprt_req *req)

@@ -540,6 +540,30 @@ static void test_tags_stay_reserved_until_the_rflush(void **state)
 	done_fini(&occ);
 }
 
+static void test_stuck_flushes_holding_every_slot_end_the_session(void **state)
+{
+	uint8_t buf[600];
+	struct p9_clnt *c;
+	struct p9_attr a;
+	uint32_t fid, n;
+
+	(void)state;
+	setup_srv();
+	c = conn(100, 4);
+	fid = open_file(c);
+	srv_set(P9_TREAD, P9F_FLUSH_SILENT);
+	/* the first pair leaves two slots: the session goes on */
+	assert_int_equal(p9_read(c, fid, 0, 512, buf, &n), -ETIMEDOUT);
+	srv_set(0, P9F_FLUSH_SILENT);
+	assert_int_equal(p9_getattr(c, fid, 0, &a), 0);
+	/* the second takes the last two: nothing could run any more */
+	srv_set(P9_TREAD, P9F_FLUSH_SILENT);
+	assert_int_equal(p9_read(c, fid, 0, 512, buf, &n), -ETIMEDOUT);
+	assert_int_equal(stats(c).flush_expired, 2);
+	assert_int_equal(p9_getattr(c, fid, 0, &a), -ENOTCONN);
+	p9_close(c);
+}
+
 static void test_rlerror_to_tflush_ends_the_session(void **state)
 {
 	uint8_t buf[600];
@@ -686,6 +710,8 @@ int main(void)
 		cmocka_unit_test(test_concurrent_cancels_stay_bounded),
 		cmocka_unit_test(test_tags_stay_reserved_until_the_rflush),
 		cmocka_unit_test(test_rlerror_to_tflush_ends_the_session),
+		cmocka_unit_test(
+			test_stuck_flushes_holding_every_slot_end_the_session),
 		cmocka_unit_test(test_walk_fate_unknown_loses_its_fid),
 		cmocka_unit_test(test_no_slot_for_the_flush_ends_the_session),
 		cmocka_unit_test(test_cancels_racing_replies_leave_no_slot),
