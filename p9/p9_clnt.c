@@ -201,9 +201,6 @@ int p9_connect(struct p9_clnt **cp, const struct p9_opts *opts)
 	p9_apply_defaults(&c->opts);
 	c->msize = c->opts.msize;
 	c->iosize = c->msize - P9_IOHDRSZ;
-	c->timeout_ns = c->opts.timeout_ms == P9_NO_TIMEOUT ?
-				0 :
-				(uint64_t)c->opts.timeout_ms * 1000000u;
 	c->root_fid = P9_NOFID;
 	err = -pthread_mutex_init(&c->flush_lock, NULL);
 	if (err) {
@@ -241,6 +238,9 @@ int p9_connect(struct p9_clnt **cp, const struct p9_opts *opts)
 			  c->opts.port, strerror(-err));
 		goto out_pool;
 	}
+	/* the handshake runs under the connect timeout, calls after it
+	 * under theirs */
+	c->timeout_ns = (uint64_t)c->opts.connect_timeout_ms * 1000000u;
 	err = p9_negotiate(c);
 	if (err)
 		goto out_xprt;
@@ -250,6 +250,9 @@ int p9_connect(struct p9_clnt **cp, const struct p9_opts *opts)
 	err = p9_attach_root(c);
 	if (err)
 		goto out_fids;
+	c->timeout_ns = c->opts.timeout_ms == P9_NO_TIMEOUT ?
+				0 :
+				(uint64_t)c->opts.timeout_ms * 1000000u;
 	*cp = c;
 	return 0;
 

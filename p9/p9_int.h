@@ -3,7 +3,9 @@
  * 9P client internals shared by the files of p9/.  Not installed.
  *
  * Files:
- *   p9_msg.c   codec (no client state)
+ *   p9_enc.c   encoder (no client state)
+ *   p9_dec.c   decoder (no client state)
+ *   p9_flush.c Tflush: cancel and timeout of calls in flight
  *   p9_clnt.c  connect (version, pool sizing, attach), close, accessors
  *   p9_call.c  the request engine: start, reply placement, completion,
  *              timeouts and Tflush, sync and async calls
@@ -105,6 +107,7 @@ enum p9_call_kind {
  * @target: a Tflush: the call it flushes (a reference is held on it)
  * @fl_status: the outcome flushing will give (-ETIMEDOUT, -ECANCELED);
  *	0 while the call is not being flushed
+ * @fl_finish: its timer must now complete it with @fl_status
  * @fl_grace: how long a Tflush waits for its Rflush before the call
  *	completes anyway (the call's timeout, or the client's, or 30 s)
  * @fl_deadline: give up finding a slot for the Tflush after this
@@ -139,6 +142,7 @@ struct p9_call {
 
 	struct xprt_req *target;
 	atomic_int fl_status;
+	atomic_bool fl_finish;
 	uint64_t fl_grace;
 	uint64_t fl_deadline;
 	unsigned int fl_n;
@@ -173,12 +177,23 @@ struct p9_result {
 };
 
 /* p9_call.c */
+extern const struct xprt_req_ops p9_req_ops;
+void p9_mark_broken(struct p9_clnt *c);
+int p9_encode_req(struct xprt_req *req, const struct p9_fcall *tx,
+		  uint16_t tag);
+int p9_submit(struct xprt_req *req, uint16_t key);
 int p9_rpc(struct p9_clnt *c, const struct p9_fcall *tx,
 	   const struct p9_call_opts *o, struct p9_result *res);
 void p9_result_put(struct p9_result *res);
 int p9_version_call(struct p9_clnt *c, uint32_t msize, struct p9_str version,
 		    struct p9_result *res);
 void p9_set_broken(struct p9_clnt *c);
+
+/* p9_flush.c: the transport hooks of p9_call.c hand over to these */
+int p9_flush_start(struct xprt_req *req, int status);
+void p9_flush_send(struct xprt_req *req);
+void p9_flush_done(struct xprt_req *f, int status);
+void p9_flush_expired(struct xprt_req *f);
 
 /* p9_fid.c */
 int p9_fids_init(struct p9_clnt *c);

@@ -530,7 +530,8 @@ struct p9_req; /* a call in flight, see p9_call_async() */
  *	1024: ganesha refuses fids >= 1024 with ERANGE)
  * @timeout_ms: per call; a call without a reply by then is flushed and
  *	fails with -ETIMEDOUT (default 30000; %P9_NO_TIMEOUT: never)
- * @connect_timeout_ms: TCP connect (default 5000)
+ * @connect_timeout_ms: TCP connect, and then each of Tversion and
+ *	Tattach (default 5000)
  * @transport: %XPRT_TRANSPORT_TCP (RDMA is reserved: -EPROTONOSUPPORT)
  * @errbuf: optional; p9_connect() writes a sentence there saying why it
  *	failed (NUL-terminated, truncated to @errbuf_len)
@@ -576,7 +577,7 @@ struct p9_stats {
  * Sends Tversion("9P2000.L", msize) with NOTAG and takes the server's
  * msize when it is smaller; sizes the buffer pool to it; attaches the root
  * fid (p9_root_fid()).
- * Context: blocks up to the connect timeout plus two call timeouts.
+ * Context: blocks up to three times the connect timeout.
  * Return: %0; %-EINVAL for bad options (msize below %P9_MIN_MSIZE...);
  * %-ECONNREFUSED (nothing listens), %-ETIMEDOUT, %-ENOENT (host does not
  * resolve) or another connect error; %-EPROTONOSUPPORT when the server

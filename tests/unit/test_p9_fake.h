@@ -45,6 +45,8 @@ enum p9f_flush {
 	P9F_FLUSH_SECOND_BOTH,	  /* at the second: Rflush both, in order */
 	P9F_FLUSH_SILENT_RELEASE, /* silent; a Tgetattr of fid 4000 sends
 				     the Rflush it owes */
+	P9F_FLUSH_PARTIAL,	  /* the first half of the held call's
+				     reply, then nothing */
 };
 
 enum p9f_bad {
@@ -509,6 +511,14 @@ static enum fakesrv_action p9f_flush(struct p9f *s, const struct p9_fcall *t,
 		    !p9_msg_decode(s->held, s->held_len, 0, &held))
 			len = p9f_answer(s, &held, out, cap);
 		break;
+	case P9F_FLUSH_PARTIAL:
+		if (!s->held_len ||
+		    p9_msg_decode(s->held, s->held_len, 0, &held))
+			return FAKESRV_NOREPLY;
+		len = p9f_answer(s, &held, out, cap);
+		*outlen = len / 2;
+		s->held_len = 0;
+		return FAKESRV_RAW;
 	default:
 		break;
 	}

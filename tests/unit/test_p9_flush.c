@@ -564,6 +564,32 @@ static void test_stuck_flushes_holding_every_slot_end_the_session(void **state)
 	p9_close(c);
 }
 
+static void test_reply_stalled_after_the_flush_is_bounded(void **state)
+{
+	uint8_t buf[4096];
+	struct p9_clnt *c;
+	struct p9_attr a;
+	uint32_t fid, n;
+	uint64_t t0, dt;
+	int r;
+
+	(void)state;
+	setup_srv();
+	c = conn(100, 0);
+	fid = open_file(c);
+	/* the Tread times out, its Tflush gets half of the Tread's reply
+	 * and then nothing: the call's reply is pinned half-way when the
+	 * flush expires */
+	srv_set(P9_TREAD, P9F_FLUSH_PARTIAL);
+	t0 = now_ms();
+	r = p9_read(c, fid, 0, sizeof(buf), buf, &n);
+	dt = now_ms() - t0;
+	assert_true(r == -ECONNRESET || r == -ETIMEDOUT);
+	assert_true(dt < 5000);
+	assert_int_equal(p9_getattr(c, fid, 0, &a), -ENOTCONN);
+	p9_close(c);
+}
+
 static void test_rlerror_to_tflush_ends_the_session(void **state)
 {
 	uint8_t buf[600];
@@ -709,6 +735,7 @@ int main(void)
 		cmocka_unit_test(test_cancel_without_timeout_is_still_bounded),
 		cmocka_unit_test(test_concurrent_cancels_stay_bounded),
 		cmocka_unit_test(test_tags_stay_reserved_until_the_rflush),
+		cmocka_unit_test(test_reply_stalled_after_the_flush_is_bounded),
 		cmocka_unit_test(test_rlerror_to_tflush_ends_the_session),
 		cmocka_unit_test(
 			test_stuck_flushes_holding_every_slot_end_the_session),

@@ -129,11 +129,11 @@ static struct p9_clnt *hostile_conn(struct hostile *h)
 enum after { USABLE, GONE };
 
 /*
- * Run @scenario: read 64 bytes (or readlink), expect @want within
- * @bound_ms, then check the session is @after.
+ * Run @scenario: read 64 bytes (or readlink), expect @want (or @alt when
+ * not 0) within @bound_ms, then check the session is @after.
  */
-static void run(const char *scenario, bool readlink, int want,
-		uint64_t bound_ms, enum after after)
+static void run_alt(const char *scenario, bool readlink, int want, int alt,
+		    uint64_t bound_ms, enum after after)
 {
 	uint8_t buf[64 + 32];
 	char link[128];
@@ -153,7 +153,7 @@ static void run(const char *scenario, bool readlink, int want,
 	else
 		r = p9_read(c, p9_root_fid(c), 1000, 64, buf, &n);
 	dt = now_ms() - t0;
-	if (r != want)
+	if (r != want && (!alt || r != alt))
 		fail_msg("%s: %d (%s), want %d", scenario, r, p9_strerror(r),
 			 want);
 	if (dt > bound_ms)
@@ -173,6 +173,12 @@ static void run(const char *scenario, bool readlink, int want,
 	assert_int_equal(r, after == USABLE ? 0 : -ENOTCONN);
 	p9_close(c);
 	hostile_stop(&h);
+}
+
+static void run(const char *scenario, bool readlink, int want,
+		uint64_t bound_ms, enum after after)
+{
+	run_alt(scenario, readlink, want, 0, bound_ms, after);
 }
 
 /* The bounds leave room for a loaded machine (TSan, two cores). */
@@ -287,7 +293,11 @@ static void test_reply_stalled_half_way_drops_the_connection(void **state)
 	(void)state;
 	/* past the deadline the reply is pinned and cannot be failed; a
 	 * second without a byte and the connection goes */
-	run("stall_mid_reply", false, -ECONNRESET, ONE + 1000, GONE);
+	/* (on a loaded machine the call may time out before the half reply
+	 * is read: then its flush expires too, and both the timeout and the
+	 * dropped connection race to end it) */
+	run_alt("stall_mid_reply", false, -ECONNRESET, -ETIMEDOUT, TWO + 1000,
+		GONE);
 }
 
 static void test_version_unknown_is_eprotonosupport(void **state)
