@@ -143,6 +143,22 @@ bench-micro: deps-check $(MICRO_BINS)
 demo: deps-check
 	$(MAKE) bench-micro MB_QUICK=1
 
+# ---------------------------------------------------------------- rdma tools
+# (RDMA transport) host-built programs the RDMA test guest runs
+# (tests/rdma/README.md): built against this BUILD's library into
+# $(RDMA_BIN), which tests/rdma/check-rdma.sh passes to the guest.
+RDMA_BIN   ?= build/rdma
+RDMA_TOOLS := rdma_null nfs3_rdma p9relay p9_rdma
+RDMA_TOOL_BINS := $(RDMA_TOOLS:%=$(RDMA_BIN)/%)
+
+.PHONY: rdma-tools
+rdma-tools: $(RDMA_TOOL_BINS)
+
+$(RDMA_TOOL_BINS): $(RDMA_BIN)/%: tests/rdma/%.c $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB_A) $(LDFLAGS_ALL) $(PKG_LIBS)
+# ------------------------------------------------------ end of rdma tools
+
 # ---------------------------------------------------------------- install
 install: lib
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/libxprt \
