@@ -146,8 +146,13 @@ demo: deps-check
 # ---------------------------------------------------------------- rdma tools
 # (RDMA transport) host-built programs the RDMA test guest runs
 # (tests/rdma/README.md): built against this BUILD's library into
-# $(RDMA_BIN), which tests/rdma/check-rdma.sh passes to the guest.
+# $(RDMA_BIN) (build/rdma, or build/rdma-asan...), which
+# tests/rdma/check-rdma.sh passes to the guest.
+ifeq ($(BUILD),plain)
 RDMA_BIN   ?= build/rdma
+else
+RDMA_BIN   ?= build/rdma-$(BUILD)
+endif
 RDMA_TOOLS := rdma_null nfs3_rdma p9relay p9_rdma
 RDMA_TOOL_BINS := $(RDMA_TOOLS:%=$(RDMA_BIN)/%)
 

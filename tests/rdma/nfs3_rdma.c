@@ -1,0 +1,937 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * nfs3_rdma - NFSv3 over RPC-over-RDMA with our SunRPC client, against
+ * the kernel nfsd of the test guest.  Hand-written XDR, a few procedures:
+ * just enough to drive every chunk type; the nfs3 library will replace it.
+ *
+ *   mount     MOUNT v3 over TCP (mountd, port 20048): the export's handle
+ *   getattr   GETATTR of the root: a directory
+ *   create    CREATE of a test file
+ *   write     WRITE large enough that the payload goes in a Read chunk
+ *             (the server pulls it from our memory)
+ *   read      READ large enough for a Write chunk (the server pushes the
+ *             data into our buffer); the bytes must be what was written
+ *   read-inl  a small READ whose data comes inline and is placed into the
+ *             caller's buffer by the result parser (place())
+ *   readdir   READDIR of a directory big enough that the reply needs a
+ *             Reply chunk; every entry the test script made is seen
+ *   bw        WRITE and READ bandwidth, DEPTH calls of SIZE in flight
+ *   stall     (-T) a call the server drops times out and is resent only
+ *             after a reconnect, then succeeds
+ *
+ * Each check prints PASS/FAIL; the RDMA counters show which chunks were
+ * used.  -c selects the registration cache instead of per-I/O
+ * registration, to compare their cost.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <rpc/rpc.h>
+
+#include <libxprt/rdma.h>
+#include <libxprt/rpc.h>
+
+#define MNT_PROG     100005
+#define MNT_V3	     3
+#define MNTPROC_MNT  1
+#define NFS_PROG     100003
+#define NFS_V3	     3
+#define P_GETATTR    1
+#define P_LOOKUP     3
+#define P_READ	     6
+#define P_WRITE	     7
+#define P_CREATE     8
+#define P_REMOVE     12
+#define P_READDIR    16
+#define FH_MAX	     64
+#define FATTR3_BYTES 84
+
+static const char *host = "10.0.2.15";
+static const char *export_path = "/export";
+static const char *dirname_ = "many";
+static unsigned int nfs_port = XPRT_RDMA_NFS_PORT, mnt_port = 20048;
+static unsigned int expect_entries;
+static size_t big = 256 * 1024, bw_size = 256 * 1024;
+static unsigned int bw_total_mib = 4, depth = 4;
+static bool use_cache;
+static const char *stall_file;
+static int fails;
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void report(const char *what, bool ok, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void report(const char *what, bool ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s %s: ", ok ? "PASS" : "FAIL", what);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	if (!ok)
+		fails++;
+}
+
+/* ------------------------------------------------------------ XDR */
+
+struct fh {
+	u_int len;
+	char data[FH_MAX];
+};
+
+static bool_t x_fh(XDR *x, struct fh *fh)
+{
+	char *p = fh->data;
+
+	return xdr_bytes(x, &p, &fh->len, FH_MAX);
+}
+
+static bool_t x_u64(XDR *x, uint64_t *v)
+{
+	return xdr_uint64_t(x, v);
+}
+
+static bool_t x_skip(XDR *x, u_int n)
+{
+	u_int pos = xdr_getpos(x);
+
+	return xdr_setpos(x, pos + n);
+}
+
+/* post_op_attr: bool, then fattr3; the file size is kept when present */
+static bool_t x_post_op_attr(XDR *x, uint64_t *size, uint32_t *type)
+{
+	bool_t present;
+	uint32_t t;
+
+	if (!xdr_bool(x, &present))
+		return FALSE;
+	if (!present)
+		return TRUE;
+	if (!xdr_u_int(x, &t))
+		return FALSE;
+	if (type)
+		*type = t;
+	/* mode nlink uid gid */
+	if (!x_skip(x, 16))
+		return FALSE;
+	if (size && !x_u64(x, size))
+		return FALSE;
+	return x_skip(x, size ? FATTR3_BYTES - 28 : FATTR3_BYTES - 20);
+}
+
+static bool_t x_wcc(XDR *x)
+{
+	bool_t present;
+
+	if (!xdr_bool(x, &present))
+		return FALSE;
+	if (present && !x_skip(x, 24))
+		return FALSE;
+	return x_post_op_attr(x, NULL, NULL);
+}
+
+struct diropargs {
+	struct fh *dir;
+	const char *name;
+};
+
+static bool_t x_diropargs(XDR *x, struct diropargs *a)
+{
+	char *n = (char *)a->name;
+
+	return x_fh(x, a->dir) && xdr_string(x, &n, 255);
+}
+
+/* MOUNT v3 */
+static bool_t x_mnt_args(XDR *x, const char **path)
+{
+	char *p = (char *)*path;
+
+	return xdr_string(x, &p, 1024);
+}
+
+struct mnt_res {
+	uint32_t status;
+	struct fh fh;
+};
+
+static bool_t x_mnt_res(XDR *x, struct mnt_res *r)
+{
+	if (!xdr_u_int(x, &r->status))
+		return FALSE;
+	if (r->status)
+		return TRUE;
+	return x_fh(x, &r->fh); /* auth flavors follow: not needed */
+}
+
+/* GETATTR */
+struct attr_res {
+	uint32_t status, type;
+	uint64_t size;
+};
+
+static bool_t x_getattr_res(XDR *x, struct attr_res *r)
+{
+	if (!xdr_u_int(x, &r->status))
+		return FALSE;
+	if (r->status)
+		return TRUE;
+	if (!xdr_u_int(x, &r->type) || !x_skip(x, 16) || !x_u64(x, &r->size))
+		return FALSE;
+	return TRUE;
+}
+
+/* LOOKUP, CREATE */
+struct fh_res {
+	uint32_t status;
+	struct fh fh;
+	bool_t has_fh;
+};
+
+static bool_t x_lookup_res(XDR *x, struct fh_res *r)
+{
+	if (!xdr_u_int(x, &r->status))
+		return FALSE;
+	if (r->status)
+		return TRUE;
+	r->has_fh = TRUE;
+	return x_fh(x, &r->fh);
+}
+
+struct create_args {
+	struct diropargs where;
+	uint32_t mode;
+};
+
+static bool_t x_create_args(XDR *x, struct create_args *a)
+{
+	uint32_t how = 0 /* UNCHECKED */, t = 1, f = 0;
+
+	/* sattr3: mode set; uid, gid, size not set; times unchanged */
+	return x_diropargs(x, &a->where) && xdr_u_int(x, &how) &&
+	       xdr_u_int(x, &t) && xdr_u_int(x, &a->mode) && xdr_u_int(x, &f) &&
+	       xdr_u_int(x, &f) && xdr_u_int(x, &f) && xdr_u_int(x, &f) &&
+	       xdr_u_int(x, &f);
+}
+
+static bool_t x_create_res(XDR *x, struct fh_res *r)
+{
+	if (!xdr_u_int(x, &r->status))
+		return FALSE;
+	if (r->status)
+		return TRUE;
+	return xdr_bool(x, &r->has_fh) && (!r->has_fh || x_fh(x, &r->fh));
+}
+
+/* WRITE: the data itself is the call's payload */
+struct write_args {
+	struct fh *fh;
+	uint64_t off;
+	uint32_t count;
+};
+
+static bool_t x_write_args(XDR *x, struct write_args *a)
+{
+	uint32_t stable = 2; /* FILE_SYNC */
+
+	return x_fh(x, a->fh) && x_u64(x, &a->off) && xdr_u_int(x, &a->count) &&
+	       xdr_u_int(x, &stable) &&
+	       xdr_u_int(x, &a->count); /* the opaque's length */
+}
+
+struct write_res {
+	uint32_t status, count, committed;
+};
+
+static bool_t x_write_res(XDR *x, struct write_res *r)
+{
+	if (!xdr_u_int(x, &r->status))
+		return FALSE;
+	if (!x_wcc(x))
+		return FALSE;
+	if (r->status)
+		return TRUE;
+	return xdr_u_int(x, &r->count) && xdr_u_int(x, &r->committed);
+}
+
+/* REMOVE */
+static bool_t x_remove_res(XDR *x, uint32_t *status)
+{
+	return xdr_u_int(x, status) && x_wcc(x);
+}
+
+/* READ: the data lands in the caller's buffer (rx_dst) */
+struct read_args {
+	struct fh *fh;
+	uint64_t off;
+	uint32_t count;
+};
+
+static bool_t x_read_args(XDR *x, struct read_args *a)
+{
+	return x_fh(x, a->fh) && x_u64(x, &a->off) && xdr_u_int(x, &a->count);
+}
+
+struct read_res {
+	uint32_t status, count, len;
+	bool_t eof;
+};
+
+/* the results with the data left out (RFC 8166's reduced stream): the
+ * opaque's length is there, its bytes are in rx_dst */
+static bool_t x_read_res(XDR *x, struct read_res *r)
+{
+	if (!xdr_u_int(x, &r->status))
+		return FALSE;
+	if (!x_post_op_attr(x, NULL, NULL))
+		return FALSE;
+	if (r->status)
+		return TRUE;
+	return xdr_u_int(x, &r->count) && xdr_bool(x, &r->eof) &&
+	       xdr_u_int(x, &r->len);
+}
+
+static uint32_t be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | p[3];
+}
+
+/* where the READ data starts in the results (see rpc_body_place_fn) */
+static int read_place(void *arg, const uint8_t *b, size_t have,
+		      size_t *data_off, size_t *data_len)
+{
+	size_t cap = *(size_t *)arg, off = 4;
+	uint32_t len;
+
+	if (have < 8)
+		return 8;
+	if (be32(b)) /* an error: no data */
+		return 0;
+	if (be32(b + 4))
+		off += 4 + FATTR3_BYTES;
+	else
+		off += 4;
+	off += 8; /* count, eof */
+	if (have < off + 4)
+		return (int)(off + 4);
+	len = be32(b + off);
+	if (len > cap)
+		return -EOVERFLOW;
+	*data_off = off + 4;
+	*data_len = len;
+	return 0;
+}
+
+/* READDIR */
+struct readdir_args {
+	struct fh *dir;
+	uint64_t cookie;
+	char verf[8];
+	uint32_t count;
+};
+
+static bool_t x_readdir_args(XDR *x, struct readdir_args *a)
+{
+	return x_fh(x, a->dir) && x_u64(x, &a->cookie) &&
+	       xdr_opaque(x, a->verf, 8) && xdr_u_int(x, &a->count);
+}
+
+struct readdir_res {
+	uint32_t status;
+	char verf[8];
+	unsigned int entries;
+	uint64_t last_cookie;
+	bool_t eof;
+};
+
+static bool_t x_readdir_res(XDR *x, struct readdir_res *r)
+{
+	bool_t more;
+
+	if (!xdr_u_int(x, &r->status) || !x_post_op_attr(x, NULL, NULL))
+		return FALSE;
+	if (r->status)
+		return TRUE;
+	if (!xdr_opaque(x, r->verf, 8))
+		return FALSE;
+	for (;;) {
+		char name[256], *np = name;
+		uint64_t fileid;
+
+		if (!xdr_bool(x, &more))
+			return FALSE;
+		if (!more)
+			break;
+		if (!x_u64(x, &fileid) || !xdr_string(x, &np, 255) ||
+		    !x_u64(x, &r->last_cookie))
+			return FALSE;
+		r->entries++;
+	}
+	return xdr_bool(x, &r->eof);
+}
+
+/* ------------------------------------------------------------ calls */
+
+static int call(struct rpc_clnt *cl, uint32_t proc, xdrproc_t enc,
+		const void *args, xdrproc_t dec, void *res)
+{
+	return rpc_call_simple(cl, proc, enc, args, dec, res);
+}
+
+static int nfs_write(struct rpc_clnt *cl, struct fh *fh, uint64_t off,
+		     const void *data, uint32_t len, struct write_res *res)
+{
+	struct write_args wa = {.fh = fh, .off = off, .count = len};
+	struct iovec iov = {.iov_base = (void *)data, .iov_len = len};
+	struct rpc_call_args a = {
+		.proc = P_WRITE,
+		.enc = (xdrproc_t)x_write_args,
+		.args = &wa,
+		.dec = (xdrproc_t)x_write_res,
+		.res = res,
+		.payload = &iov,
+		.npayload = 1,
+	};
+
+	memset(res, 0, sizeof(*res));
+	return rpc_call_sync(cl, &a, NULL);
+}
+
+static int nfs_read(struct rpc_clnt *cl, struct fh *fh, uint64_t off, void *buf,
+		    uint32_t len, struct read_res *res)
+{
+	struct read_args ra = {.fh = fh, .off = off, .count = len};
+	struct iovec iov = {.iov_base = buf, .iov_len = len};
+	size_t cap = len;
+	struct xprt_iter it;
+	struct rpc_call_args a = {
+		.proc = P_READ,
+		.enc = (xdrproc_t)x_read_args,
+		.args = &ra,
+		.dec = (xdrproc_t)x_read_res,
+		.res = res,
+		.place = read_place,
+		.place_arg = &cap,
+		.rx_dst = &it,
+	};
+
+	xprt_iter_iovec(&it, &iov, 1, len);
+	memset(res, 0, sizeof(*res));
+	return rpc_call_sync(cl, &a, NULL);
+}
+
+/* ------------------------------------------------------------ bandwidth */
+
+struct bw_state {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	unsigned int inflight, errors;
+	int first_err;
+};
+
+struct bw_call {
+	struct bw_state *bs;
+	struct write_args wa;
+	struct read_args ra;
+	struct write_res wres;
+	struct read_res rres;
+	struct iovec iov;
+	struct xprt_iter it;
+	size_t cap;
+	bool busy;
+};
+
+static void bw_done(struct rpc_call *c, int status, void *arg)
+{
+	struct bw_call *bc = arg;
+	struct bw_state *bs = bc->bs;
+
+	(void)c;
+	if (!status && (bc->wres.status || bc->rres.status))
+		status = -EIO;
+	pthread_mutex_lock(&bs->lock);
+	bs->inflight--;
+	bc->busy = false;
+	if (status) {
+		bs->errors++;
+		if (!bs->first_err)
+			bs->first_err = status;
+	}
+	pthread_cond_signal(&bs->cond);
+	pthread_mutex_unlock(&bs->lock);
+}
+
+/* Move @total bytes in @size calls, @depth in flight.  Return MiB/s. */
+static double bw_run(struct rpc_clnt *cl, struct fh *fh, bool write,
+		     uint8_t *buf, size_t total, int *err)
+{
+	struct bw_state bs = {.inflight = 0};
+	struct bw_call *calls = calloc(depth, sizeof(*calls));
+	size_t off = 0;
+	unsigned int i;
+	double t0;
+
+	pthread_mutex_init(&bs.lock, NULL);
+	pthread_cond_init(&bs.cond, NULL);
+	t0 = now_s();
+	pthread_mutex_lock(&bs.lock);
+	while (off < total || bs.inflight) {
+		for (i = 0; i < depth && off < total; i++) {
+			struct bw_call *bc = &calls[i];
+			struct rpc_call_args a = {0};
+			int r;
+
+			if (bc->busy)
+				continue;
+			bc->bs = &bs;
+			bc->busy = true;
+			bc->iov.iov_base = buf + (off % (bw_size * depth));
+			bc->iov.iov_len = bw_size;
+			if (write) {
+				bc->wa = (struct write_args){fh, off,
+							     (uint32_t)bw_size};
+				a.proc = P_WRITE;
+				a.enc = (xdrproc_t)x_write_args;
+				a.args = &bc->wa;
+				a.dec = (xdrproc_t)x_write_res;
+				a.res = &bc->wres;
+				a.payload = &bc->iov;
+				a.npayload = 1;
+			} else {
+				bc->ra = (struct read_args){fh, off,
+							    (uint32_t)bw_size};
+				bc->cap = bw_size;
+				xprt_iter_iovec(&bc->it, &bc->iov, 1, bw_size);
+				a.proc = P_READ;
+				a.enc = (xdrproc_t)x_read_args;
+				a.args = &bc->ra;
+				a.dec = (xdrproc_t)x_read_res;
+				a.res = &bc->rres;
+				a.place = read_place;
+				a.place_arg = &bc->cap;
+				a.rx_dst = &bc->it;
+			}
+			bs.inflight++;
+			off += bw_size;
+			pthread_mutex_unlock(&bs.lock);
+			r = rpc_call_async(cl, &a, bw_done, bc, NULL);
+			pthread_mutex_lock(&bs.lock);
+			if (r) {
+				bs.inflight--;
+				bc->busy = false;
+				bs.errors++;
+				if (!bs.first_err)
+					bs.first_err = r;
+			}
+		}
+		if (bs.inflight)
+			pthread_cond_wait(&bs.cond, &bs.lock);
+	}
+	pthread_mutex_unlock(&bs.lock);
+	*err = bs.errors ? (bs.first_err ? bs.first_err : -EIO) : 0;
+	free(calls);
+	return (double)total / (1 << 20) / (now_s() - t0);
+}
+
+/*
+ * A call the server drops must time out, and over RDMA the client must not
+ * send it again on the same connection: it drops the connection, the
+ * reconnect resends it, and once the server answers again it succeeds.
+ * The guest test makes nfsd drop calls by freezing mountd and flushing the
+ * export cache (nfsd drops a call whose export lookup waits for mountd),
+ * when @stall_file appears; it creates @stall_file.ok once stalled and
+ * thaws mountd a few seconds later.
+ */
+static void test_stall(struct fh *root)
+{
+	struct rpc_clnt_opts o = {0};
+	struct rpc_reply_info info;
+	struct attr_res ar = {0};
+	struct rpc_call_args a = {
+		.proc = P_GETATTR,
+		.enc = (xdrproc_t)x_fh,
+		.args = root,
+		.dec = (xdrproc_t)x_getattr_res,
+		.res = &ar,
+	};
+	struct xprt_stats st;
+	struct rpc_clnt *cl;
+	char ok[512];
+	FILE *f;
+	double t0;
+	int r;
+
+	o.host = host;
+	o.port = (uint16_t)nfs_port;
+	o.prog = NFS_PROG;
+	o.vers = NFS_V3;
+	o.auth.flavor = RPC_AUTH_SYS;
+	o.auth.set_ids = true;
+	o.transport = XPRT_TRANSPORT_RDMA;
+	o.timeo_ms = 500;
+	o.timeo_max_ms = 2000;
+	o.retrans = 30;
+	r = rpc_clnt_create(&cl, &o);
+	if (!r)
+		r = rpc_call_sync(cl, &a, &info); /* warm: the export cached */
+	if (r) {
+		report("stall", false, "client: %s", rpc_strerror(r));
+		return;
+	}
+	snprintf(ok, sizeof(ok), "%s.ok", stall_file);
+	f = fopen(stall_file, "w");
+	if (f)
+		fclose(f);
+	t0 = now_s();
+	while (!(f = fopen(ok, "r")) && now_s() - t0 < 20)
+		nanosleep(&(struct timespec){0, 20000000}, NULL);
+	if (f)
+		fclose(f);
+	t0 = now_s();
+	r = rpc_call_sync(cl, &a, &info);
+	xprt_get_stats(rpc_clnt_xprt(cl, 0), &st);
+	report("stall",
+	       !r && !ar.status && info.retransmits >= 1 &&
+		       st.disconnects >= 1 && st.connects >= 2,
+	       "GETATTR while nfsd drops calls: %s after %.1f s, %u "
+	       "retransmission(s), %llu disconnect(s), %llu connect(s)",
+	       rpc_strerror(r), now_s() - t0, info.retransmits,
+	       (unsigned long long)st.disconnects,
+	       (unsigned long long)st.connects);
+	rpc_clnt_destroy(cl);
+}
+
+/* ------------------------------------------------------------ main */
+
+static void print_rdma(struct rpc_clnt *cl, const char *when)
+{
+	struct xprt_rdma_stats s;
+
+	xprt_rdma_get_stats(rpc_clnt_xprt(cl, 0), &s);
+	printf("rdma %s: credits %u, inline %u/%u, chunks read %llu pos0 "
+	       "%llu write %llu reply %llu, registrations %llu (%llu "
+	       "deregistrations, %llu cache hits, %.1f us each), "
+	       "rdma_errors %llu bad_headers %llu\n",
+	       when, s.credits, s.inline_send, s.inline_recv,
+	       (unsigned long long)s.read_chunks,
+	       (unsigned long long)s.pos0_chunks,
+	       (unsigned long long)s.write_chunks,
+	       (unsigned long long)s.reply_chunks, (unsigned long long)s.regs,
+	       (unsigned long long)s.deregs, (unsigned long long)s.reg_hits,
+	       s.regs + s.deregs ?
+		       (double)s.reg_ns / 1e3 / (double)(s.regs + s.deregs) :
+		       0.0,
+	       (unsigned long long)s.rdma_errors,
+	       (unsigned long long)s.bad_headers);
+}
+
+static uint8_t pat(size_t i)
+{
+	return (uint8_t)(i * 13 + (i >> 9) + 1);
+}
+
+int main(int argc, char **argv)
+{
+	struct rpc_clnt_opts o = {0};
+	struct xprt_rdma_opts ro = {0};
+	struct rpc_clnt *mnt, *cl;
+	struct mnt_res mr = {0};
+	struct attr_res ar = {0};
+	struct fh_res fr = {0}, dr = {0};
+	struct write_res wr;
+	struct read_res rr;
+	struct fh root, file, dir;
+	struct xprt_rdma_stats s0, s1;
+	uint8_t *wbuf, *rbuf, *bw;
+	const char *fname = "rdma-test.bin";
+	unsigned int total_entries = 0, rounds = 0;
+	uint64_t cookie = 0;
+	char verf[8] = {0};
+	double t0, mibs;
+	size_t i, bad;
+	int c, r, err;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	while ((c = getopt(argc, argv, "a:p:m:e:d:n:s:S:D:M:cT:")) != -1) {
+		switch (c) {
+		case 'a':
+			host = optarg;
+			break;
+		case 'p':
+			nfs_port = (unsigned int)atoi(optarg);
+			break;
+		case 'm':
+			mnt_port = (unsigned int)atoi(optarg);
+			break;
+		case 'e':
+			export_path = optarg;
+			break;
+		case 'd':
+			dirname_ = optarg;
+			break;
+		case 'n':
+			expect_entries = (unsigned int)atoi(optarg);
+			break;
+		case 's':
+			big = (size_t)atol(optarg);
+			break;
+		case 'S':
+			bw_size = (size_t)atol(optarg);
+			break;
+		case 'D':
+			depth = (unsigned int)atoi(optarg);
+			break;
+		case 'M':
+			bw_total_mib = (unsigned int)atoi(optarg);
+			break;
+		case 'c':
+			use_cache = true;
+			break;
+		case 'T':
+			stall_file = optarg;
+			break;
+		default:
+			fprintf(stderr,
+				"usage: nfs3_rdma [-a IP] [-p NFS_PORT] [-m "
+				"MNT_PORT] [-e EXPORT] [-d DIR -n ENTRIES] "
+				"[-s IO_SIZE] [-S BW_SIZE -D DEPTH -M MIB] "
+				"[-c] [-T STALL_FILE]\n");
+			return 2;
+		}
+	}
+
+	/* MOUNT over TCP */
+	o.host = host;
+	o.port = (uint16_t)mnt_port;
+	o.prog = MNT_PROG;
+	o.vers = MNT_V3;
+	o.auth.flavor = RPC_AUTH_SYS;
+	o.auth.set_ids = true;
+	r = rpc_clnt_create(&mnt, &o);
+	if (!r) {
+		r = call(mnt, MNTPROC_MNT, (xdrproc_t)x_mnt_args, &export_path,
+			 (xdrproc_t)x_mnt_res, &mr);
+		rpc_clnt_destroy(mnt);
+	}
+	report("mount", !r && !mr.status,
+	       "MNT %s over TCP: %s, status %u, "
+	       "handle %u bytes",
+	       export_path, rpc_strerror(r), mr.status, mr.fh.len);
+	if (r || mr.status)
+		return 1;
+	root = mr.fh;
+
+	/* NFS over RDMA */
+	o.port = (uint16_t)nfs_port;
+	o.prog = NFS_PROG;
+	o.vers = NFS_V3;
+	o.transport = XPRT_TRANSPORT_RDMA;
+	o.max_reqs = 16;
+	o.buf_size = 64 * 1024; /* READDIR replies land here */
+	ro.reg_mode = use_cache ? XPRT_RDMA_REG_CACHE : XPRT_RDMA_REG_PER_IO;
+	o.rdma = &ro;
+	r = rpc_clnt_create(&cl, &o);
+	report("connect", !r, "NFSv3 over RDMA to %s:%u: %s (%s registration)",
+	       host, nfs_port, rpc_strerror(r),
+	       use_cache ? "cached" : "per-I/O");
+	if (r)
+		return 1;
+
+	r = call(cl, P_GETATTR, (xdrproc_t)x_fh, &root,
+		 (xdrproc_t)x_getattr_res, &ar);
+	report("getattr", !r && !ar.status && ar.type == 2,
+	       "root: %s, status %u, type %u", rpc_strerror(r), ar.status,
+	       ar.type);
+
+	{
+		struct create_args ca = {{&root, fname}, 0644};
+
+		r = call(cl, P_CREATE, (xdrproc_t)x_create_args, &ca,
+			 (xdrproc_t)x_create_res, &fr);
+	}
+	if (!r && !fr.status && !fr.has_fh) {
+		struct diropargs da = {&root, fname};
+
+		r = call(cl, P_LOOKUP, (xdrproc_t)x_diropargs, &da,
+			 (xdrproc_t)x_lookup_res, &fr);
+	}
+	report("create", !r && !fr.status && fr.has_fh, "%s: %s, status %u",
+	       fname, rpc_strerror(r), fr.status);
+	if (r || fr.status)
+		goto out;
+	file = fr.fh;
+
+	/* WRITE: a Read chunk */
+	wbuf = malloc(big);
+	rbuf = malloc(big);
+	for (i = 0; i < big; i++)
+		wbuf[i] = pat(i);
+	xprt_rdma_get_stats(rpc_clnt_xprt(cl, 0), &s0);
+	t0 = now_s();
+	r = nfs_write(cl, &file, 0, wbuf, (uint32_t)big, &wr);
+	xprt_rdma_get_stats(rpc_clnt_xprt(cl, 0), &s1);
+	report("write",
+	       !r && !wr.status && wr.count == big &&
+		       s1.read_chunks > s0.read_chunks,
+	       "%zu bytes in %.1f ms: %s, status %u, count %u, read chunks "
+	       "+%llu",
+	       big, (now_s() - t0) * 1e3, rpc_strerror(r), wr.status, wr.count,
+	       (unsigned long long)(s1.read_chunks - s0.read_chunks));
+
+	/* READ: a Write chunk */
+	memset(rbuf, 0, big);
+	s0 = s1;
+	t0 = now_s();
+	r = nfs_read(cl, &file, 0, rbuf, (uint32_t)big, &rr);
+	xprt_rdma_get_stats(rpc_clnt_xprt(cl, 0), &s1);
+	for (bad = 0, i = 0; i < big; i++)
+		bad += rbuf[i] != wbuf[i];
+	report("read",
+	       !r && !rr.status && rr.count == big && rr.len == big && !bad &&
+		       s1.write_chunks > s0.write_chunks,
+	       "%zu bytes in %.1f ms: %s, status %u, count %u, data length "
+	       "%u, %zu bytes differ, write chunks +%llu",
+	       big, (now_s() - t0) * 1e3, rpc_strerror(r), rr.status, rr.count,
+	       rr.len, bad,
+	       (unsigned long long)(s1.write_chunks - s0.write_chunks));
+
+	/* a small READ: data inline, placed by the result parser */
+	memset(rbuf, 0, 2000);
+	s0 = s1;
+	r = nfs_read(cl, &file, 5, rbuf, 1000, &rr);
+	xprt_rdma_get_stats(rpc_clnt_xprt(cl, 0), &s1);
+	for (bad = 0, i = 0; i < 1000; i++)
+		bad += rbuf[i] != wbuf[i + 5];
+	for (i = 1000; i < 2000; i++)
+		bad += rbuf[i] != 0; /* nothing past what was asked */
+	report("read-inline",
+	       !r && !rr.status && rr.len == 1000 && !bad &&
+		       s1.write_chunks == s0.write_chunks,
+	       "1000 bytes at offset 5: %s, status %u, data length %u, %zu "
+	       "bytes wrong, write chunks +%llu",
+	       rpc_strerror(r), rr.status, rr.len, bad,
+	       (unsigned long long)(s1.write_chunks - s0.write_chunks));
+
+	/* READDIR: a Reply chunk */
+	{
+		struct diropargs da = {&root, dirname_};
+
+		r = call(cl, P_LOOKUP, (xdrproc_t)x_diropargs, &da,
+			 (xdrproc_t)x_lookup_res, &dr);
+	}
+	if (!r && !dr.status) {
+		dir = dr.fh;
+		s0 = s1;
+		do {
+			struct readdir_args ra = {&dir, cookie, {0}, 32768};
+			struct readdir_res res = {0};
+			struct rpc_call_args a = {
+				.proc = P_READDIR,
+				.enc = (xdrproc_t)x_readdir_args,
+				.args = &ra,
+				.dec = (xdrproc_t)x_readdir_res,
+				.res = &res,
+				.reply_hint = 32768 + 512,
+			};
+
+			memcpy(ra.verf, verf, 8);
+			r = rpc_call_sync(cl, &a, NULL);
+			if (r || res.status) {
+				r = r ? r : -EIO;
+				break;
+			}
+			memcpy(verf, res.verf, 8);
+			total_entries += res.entries;
+			cookie = res.last_cookie;
+			rounds++;
+			if (res.eof)
+				break;
+		} while (rounds < 100);
+		xprt_rdma_get_stats(rpc_clnt_xprt(cl, 0), &s1);
+		report("readdir",
+		       !r &&
+			       (!expect_entries ||
+				total_entries == expect_entries + 2) &&
+			       s1.reply_chunks > s0.reply_chunks,
+		       "%s: %u entries (with . and ..) in %u call(s), "
+		       "expected %u + 2: %s; reply chunks +%llu",
+		       dirname_, total_entries, rounds, expect_entries,
+		       rpc_strerror(r),
+		       (unsigned long long)(s1.reply_chunks - s0.reply_chunks));
+	} else {
+		report("readdir", false, "LOOKUP %s: %s, status %u", dirname_,
+		       rpc_strerror(r), dr.status);
+	}
+	print_rdma(cl, "after checks");
+	if (stall_file)
+		test_stall(&root);
+
+	/* bandwidth */
+	if (bw_total_mib) {
+		size_t total = (size_t)bw_total_mib << 20;
+
+		bw = malloc(bw_size * depth);
+		for (i = 0; i < bw_size * depth; i++)
+			bw[i] = pat(i);
+		xprt_rdma_get_stats(rpc_clnt_xprt(cl, 0), &s0);
+		mibs = bw_run(cl, &file, true, bw, total, &err);
+		report("bw-write", !err,
+		       "%u MiB in %zu KiB WRITEs, %u in flight: %.1f MiB/s "
+		       "(%s)",
+		       bw_total_mib, bw_size >> 10, depth, mibs,
+		       rpc_strerror(err));
+		mibs = bw_run(cl, &file, false, bw, total, &err);
+		for (bad = 0, i = 0; i < bw_size * depth; i++)
+			bad += bw[i] != pat(i);
+		report("bw-read", !err && !bad,
+		       "%u MiB in %zu KiB READs, %u in flight: %.1f MiB/s (%s, "
+		       "%zu bytes differ)",
+		       bw_total_mib, bw_size >> 10, depth, mibs,
+		       rpc_strerror(err), bad);
+		xprt_rdma_get_stats(rpc_clnt_xprt(cl, 0), &s1);
+		printf("bandwidth registration: %llu reg+dereg, %.1f us each, "
+		       "%llu cache hits\n",
+		       (unsigned long long)(s1.regs - s0.regs + s1.deregs -
+					    s0.deregs),
+		       s1.regs - s0.regs + s1.deregs - s0.deregs ?
+			       (double)(s1.reg_ns - s0.reg_ns) / 1e3 /
+				       (double)(s1.regs - s0.regs + s1.deregs -
+						s0.deregs) :
+			       0.0,
+		       (unsigned long long)(s1.reg_hits - s0.reg_hits));
+		free(bw);
+	}
+	print_rdma(cl, "at the end");
+	free(wbuf);
+	free(rbuf);
+	{
+		struct diropargs da = {&root, fname};
+		uint32_t st = 0;
+
+		r = call(cl, P_REMOVE, (xdrproc_t)x_diropargs, &da,
+			 (xdrproc_t)x_remove_res, &st);
+		report("remove", !r && !st, "%s: %s, status %u", fname,
+		       rpc_strerror(r), st);
+	}
+out:
+	rpc_clnt_destroy(cl);
+	return fails ? 1 : 0;
+}
