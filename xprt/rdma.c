@@ -461,6 +461,13 @@ static int xr_connect_once(struct xprt *x, uint32_t cookie)
 		r = xv_cm(rdma_resolve_route(c->id, tmo));
 	if (!r)
 		r = cm_expect(c, RDMA_CM_EVENT_ROUTE_RESOLVED, deadline);
+	if (!r && tp->o.ack_timeout) {
+		uint8_t t = (uint8_t)tp->o.ack_timeout;
+
+		r = xv_cm(rdma_set_option(c->id, RDMA_OPTION_ID,
+					  RDMA_OPTION_ID_ACK_TIMEOUT, &t,
+					  sizeof(t)));
+	}
 	if (r)
 		goto out_free;
 	c->dev = xprt_rdma_dev_find(c->id->verbs);
@@ -696,6 +703,8 @@ static void xr_wait_writable(struct xprt *x, int timeout_ms)
 	unsigned int seen = tp->sq_wait_seq;
 
 	atomic_fetch_add(&tp->sq_waiters, 1);
+	/* the poller arms the send CQ only while someone waits here */
+	xr_kick_poller(tp);
 	if (atomic_load(&tp->sq_seq) == seen)
 		xprt_futex_wait(&tp->sq_seq, seen,
 				(int64_t)timeout_ms * 1000000);
@@ -761,7 +770,8 @@ static int xr_resolve_opts(struct xprt *x, struct xr_tp *tp)
 		o->recv_batch = RDMA_DEF_RECV_BATCH;
 	if (!o->rnr_retry_set)
 		o->rnr_retry = tp->ulp->def_rnr_retry;
-	if (o->rnr_retry > 7 || o->reg_mode > XPRT_RDMA_REG_CACHE)
+	if (o->rnr_retry > 7 || o->reg_mode > XPRT_RDMA_REG_CACHE ||
+	    o->ack_timeout > 31)
 		return -EINVAL;
 	return 0;
 }

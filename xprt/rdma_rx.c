@@ -10,8 +10,9 @@
  * the core's request timers.
  *
  * Waiting.  Both CQs share one completion channel.  When a poll finds
- * nothing the poller arms both CQs, polls once more (a completion that
- * arrived before the arming raises no event), and then sleeps in poll(2)
+ * nothing the poller arms the CQs (see rx_arm), polls once more (a
+ * completion that arrived before the arming raises no event), and then
+ * sleeps in poll(2)
  * on the channel, the CM event channel and an eventfd (new connection,
  * earlier timer, stop), with the earliest request deadline as timeout.
  * CQ events are acknowledged in batches (the acknowledgement takes a lock
@@ -314,13 +315,20 @@ static void rx_get_cq_events(struct xr_tp *tp, struct xr_conn *c)
 	}
 }
 
-/* Ask for an event from both CQs.  Return 0 or the device's error. */
-static int rx_arm(struct xr_conn *c)
+/*
+ * Ask for events before sleeping.  The receive CQ always: replies, and the
+ * flush errors that report a failed connection.  The send CQ only when a
+ * sender waits for send queue slots, or few are left: every arming is a
+ * system call on some providers (rxe), and Send completions matter only
+ * for giving slots back.  Return 0 or the device's error.
+ */
+static int rx_arm(struct xr_tp *tp, struct xr_conn *c)
 {
-	int r = xv_req_notify(c->scq);
+	int r = xv_req_notify(c->rcq);
 
-	if (!r)
-		r = xv_req_notify(c->rcq);
+	if (!r && (atomic_load(&tp->sq_waiters) ||
+		   atomic_load(&c->sq_free) <= 2 * (int)c->signal_every))
+		r = xv_req_notify(c->scq);
 	if (!r)
 		c->armed = true;
 	return r;
@@ -372,7 +380,7 @@ void *xr_poller_main(void *arg)
 			if (busy_ns && xprt_now_ns() < spin_end)
 				continue;
 			if (!c->armed) {
-				r = rx_arm(c);
+				r = rx_arm(tp, c);
 				if (r) {
 					rx_detach(x, tp, &c, r);
 					continue;

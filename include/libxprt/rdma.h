@@ -86,6 +86,11 @@ struct xprt_rdma_ulp;
  *	0 for RPC-over-RDMA (the credit protocol guarantees a receive; a
  *	missing one is a bug to surface), 7 for whole messages
  * @rnr_retry_set: use @rnr_retry even when it is 0
+ * @ack_timeout: local ACK timeout of our Sends, as the exponent n of
+ *	4.096 us * 2^n (1 .. 31); 0 keeps rdma_cm's default (about half a
+ *	second on RoCE, retried 6 times).  Raise it where the peer may stall
+ *	for seconds (an emulated guest on a busy host): a Send not
+ *	acknowledged in time breaks the connection.
  */
 struct xprt_rdma_opts {
 	const struct xprt_rdma_ulp *ulp;
@@ -98,6 +103,7 @@ struct xprt_rdma_opts {
 	unsigned int reg_cache_entries;
 	unsigned int rnr_retry;
 	bool rnr_retry_set;
+	unsigned int ack_timeout;
 };
 
 /**

@@ -16,6 +16,10 @@
  *   readdir   READDIR of a directory big enough that the reply needs a
  *             Reply chunk; every entry the test script made is seen
  *   bw        WRITE and READ bandwidth, DEPTH calls of SIZE in flight
+ *   pos0      with 1 KiB thresholds, a SYMLINK too large for inline
+ *             goes in a position-zero Read chunk (RDMA_NOMSG), READLINK
+ *             returns through a Reply chunk, a 2 KiB WRITE uses a Read
+ *             chunk
  *   stall     (-T) a call the server drops times out and is resent only
  *             after a reconnect, then succeeds
  *
@@ -48,6 +52,8 @@
 #define P_READ	     6
 #define P_WRITE	     7
 #define P_CREATE     8
+#define P_READLINK   5
+#define P_SYMLINK    10
 #define P_REMOVE     12
 #define P_READDIR    16
 #define FH_MAX	     64
@@ -61,6 +67,10 @@ static unsigned int expect_entries;
 static size_t big = 256 * 1024, bw_size = 256 * 1024;
 static unsigned int bw_total_mib = 4, depth = 4;
 static bool use_cache;
+/* the guest may stall for seconds on a busy host: a long ACK timeout
+ * keeps rxe from declaring the peer dead (see xprt_rdma_opts) */
+#define TOOL_ACK_TIMEOUT 20
+static const struct xprt_rdma_opts stall_ro = {.ack_timeout = TOOL_ACK_TIMEOUT};
 static const char *stall_file;
 static int fails;
 
@@ -269,6 +279,42 @@ static bool_t x_write_res(XDR *x, struct write_res *r)
 	if (r->status)
 		return TRUE;
 	return xdr_u_int(x, &r->count) && xdr_u_int(x, &r->committed);
+}
+
+/* SYMLINK, READLINK */
+struct symlink_args {
+	struct diropargs where;
+	const char *target;
+};
+
+static bool_t x_symlink_args(XDR *x, struct symlink_args *a)
+{
+	uint32_t f = 0;
+	char *t = (char *)a->target;
+
+	/* sattr3 with nothing set, then the target path */
+	return x_diropargs(x, &a->where) && xdr_u_int(x, &f) &&
+	       xdr_u_int(x, &f) && xdr_u_int(x, &f) && xdr_u_int(x, &f) &&
+	       xdr_u_int(x, &f) && xdr_u_int(x, &f) && xdr_string(x, &t, 4096);
+}
+
+static bool_t x_status_only(XDR *x, uint32_t *status)
+{
+	return xdr_u_int(x, status);
+}
+
+struct readlink_res {
+	uint32_t status;
+	char path[4097];
+};
+
+static bool_t x_readlink_res(XDR *x, struct readlink_res *r)
+{
+	char *p = r->path;
+
+	if (!xdr_u_int(x, &r->status) || !x_post_op_attr(x, NULL, NULL))
+		return FALSE;
+	return r->status || xdr_string(x, &p, 4096);
 }
 
 /* REMOVE */
@@ -552,6 +598,125 @@ static double bw_run(struct rpc_clnt *cl, struct fh *fh, bool write,
 }
 
 /*
+ * With 1 KiB inline thresholds (what a server without RFC 8797 parameters
+ * gets): a SYMLINK whose 1000-byte target makes the call too large to go
+ * inline while it has no bulk payload, so it moves as a whole to a
+ * position-zero Read chunk (RDMA_NOMSG); READLINK of it needs a Reply
+ * chunk; a 2000-byte WRITE puts its payload in a Read chunk.
+ */
+static void test_small_inline(struct fh *root)
+{
+	struct rpc_clnt_opts o = {0};
+	struct xprt_rdma_opts ro = {.inline_send = 1024,
+				    .inline_recv = 1024,
+				    .ack_timeout = TOOL_ACK_TIMEOUT};
+	struct xprt_rdma_stats s0, s1;
+	struct readlink_res *rl = calloc(1, sizeof(*rl));
+	struct fh_res lr = {0};
+	char target[1001];
+	const char *lname = "rdma-long-link";
+	struct rpc_clnt *cl;
+	uint32_t st = 0;
+	int r;
+
+	memset(target, 'x', 1000);
+	target[1000] = '\0';
+	memcpy(target, "/a/long/", 8);
+	o.host = host;
+	o.port = (uint16_t)nfs_port;
+	o.prog = NFS_PROG;
+	o.vers = NFS_V3;
+	o.auth.flavor = RPC_AUTH_SYS;
+	o.auth.set_ids = true;
+	o.transport = XPRT_TRANSPORT_RDMA;
+	o.rdma = &ro;
+	r = rpc_clnt_create(&cl, &o);
+	if (r) {
+		report("pos0", false, "client: %s", rpc_strerror(r));
+		free(rl);
+		return;
+	}
+	xprt_rdma_get_stats(rpc_clnt_xprt(cl, 0), &s0);
+	{
+		struct symlink_args sa = {{root, lname}, target};
+
+		r = call(cl, P_SYMLINK, (xdrproc_t)x_symlink_args, &sa,
+			 (xdrproc_t)x_status_only, &st);
+	}
+	xprt_rdma_get_stats(rpc_clnt_xprt(cl, 0), &s1);
+	report("pos0",
+	       !r && !st && s1.pos0_chunks > s0.pos0_chunks &&
+		       s1.inline_send == 1024,
+	       "SYMLINK with a 1000-byte target, inline %u: %s, status %u, "
+	       "position-zero chunks +%llu",
+	       s1.inline_send, rpc_strerror(r), st,
+	       (unsigned long long)(s1.pos0_chunks - s0.pos0_chunks));
+	{
+		struct diropargs da = {root, lname};
+
+		r = call(cl, P_LOOKUP, (xdrproc_t)x_diropargs, &da,
+			 (xdrproc_t)x_lookup_res, &lr);
+	}
+	if (!r && !lr.status) {
+		struct rpc_call_args a = {
+			.proc = P_READLINK,
+			.enc = (xdrproc_t)x_fh,
+			.args = &lr.fh,
+			.dec = (xdrproc_t)x_readlink_res,
+			.res = rl,
+			.reply_hint = 1024 + 256,
+		};
+
+		s0 = s1;
+		r = rpc_call_sync(cl, &a, NULL);
+		xprt_rdma_get_stats(rpc_clnt_xprt(cl, 0), &s1);
+		report("readlink",
+		       !r && !rl->status && !strcmp(rl->path, target) &&
+			       s1.reply_chunks > s0.reply_chunks,
+		       "1000-byte target back through a Reply chunk: %s, "
+		       "status %u, %s, reply chunks +%llu",
+		       rpc_strerror(r), rl->status,
+		       strcmp(rl->path, target) ? "differs" : "same",
+		       (unsigned long long)(s1.reply_chunks - s0.reply_chunks));
+	} else {
+		report("readlink", false, "LOOKUP %s: %s, status %u", lname,
+		       rpc_strerror(r), lr.status);
+	}
+	{
+		uint8_t data[2000];
+		struct write_res wr;
+		struct create_args ca = {{root, "rdma-small.bin"}, 0644};
+		struct fh_res fr = {0};
+
+		memset(data, 0x5a, sizeof(data));
+		r = call(cl, P_CREATE, (xdrproc_t)x_create_args, &ca,
+			 (xdrproc_t)x_create_res, &fr);
+		s0 = s1;
+		if (!r && !fr.status && fr.has_fh)
+			r = nfs_write(cl, &fr.fh, 0, data, sizeof(data), &wr);
+		xprt_rdma_get_stats(rpc_clnt_xprt(cl, 0), &s1);
+		report("write-1k",
+		       !r && !wr.status && wr.count == 2000 &&
+			       s1.read_chunks > s0.read_chunks,
+		       "2000-byte WRITE with a 1 KiB threshold: %s, status %u, "
+		       "read chunks +%llu",
+		       rpc_strerror(r), wr.status,
+		       (unsigned long long)(s1.read_chunks - s0.read_chunks));
+	}
+	{
+		struct diropargs da = {root, lname};
+
+		call(cl, P_REMOVE, (xdrproc_t)x_diropargs, &da,
+		     (xdrproc_t)x_remove_res, &st);
+		da.name = "rdma-small.bin";
+		call(cl, P_REMOVE, (xdrproc_t)x_diropargs, &da,
+		     (xdrproc_t)x_remove_res, &st);
+	}
+	rpc_clnt_destroy(cl);
+	free(rl);
+}
+
+/*
  * A call the server drops must time out, and over RDMA the client must not
  * send it again on the same connection: it drops the connection, the
  * reconnect resends it, and once the server answers again it succeeds.
@@ -589,6 +754,7 @@ static void test_stall(struct fh *root)
 	o.timeo_ms = 500;
 	o.timeo_max_ms = 2000;
 	o.retrans = 30;
+	o.rdma = &stall_ro;
 	r = rpc_clnt_create(&cl, &o);
 	if (!r)
 		r = rpc_call_sync(cl, &a, &info); /* warm: the export cached */
@@ -651,7 +817,7 @@ static uint8_t pat(size_t i)
 int main(int argc, char **argv)
 {
 	struct rpc_clnt_opts o = {0};
-	struct xprt_rdma_opts ro = {0};
+	struct xprt_rdma_opts ro = {.ack_timeout = TOOL_ACK_TIMEOUT};
 	struct rpc_clnt *mnt, *cl;
 	struct mnt_res mr = {0};
 	struct attr_res ar = {0};
@@ -881,6 +1047,7 @@ int main(int argc, char **argv)
 		       rpc_strerror(r), dr.status);
 	}
 	print_rdma(cl, "after checks");
+	test_small_inline(&root);
 	if (stall_file)
 		test_stall(&root);
 

@@ -29,7 +29,7 @@
  * posted: the case trans_rdma's excess accounting is for).
  *
  * usage: p9relay [-a IP] [-p PORT] [-t TCPHOST:PORT] [-m MSIZE] [-q DEPTH]
- *                [-X TYPE]
+ *                [-X TYPE] [-K ACK_TIMEOUT]
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -80,6 +80,7 @@ static struct conn *conns[MAX_CONNS];
 static volatile sig_atomic_t stop;
 static unsigned int nconn_total;
 static int drop_type = -1;
+static uint8_t ack_timeout = 22; /* 4.096 us * 2^22: about 17 s */
 
 static void on_signal(int sig)
 {
@@ -237,6 +238,12 @@ static void on_connect_request(struct rdma_cm_id *id)
 	}
 	if (ibv_req_notify_cq(c->cq, 0))
 		goto out_free;
+	/* an emulated guest on a busy host can stall for seconds: a Send
+	 * unacknowledged for the default half second times 7 would break
+	 * the connection, and the kernel client does not recover */
+	if (ack_timeout)
+		rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT,
+				&ack_timeout, sizeof(ack_timeout));
 	/* trans_rdma: no RDMA Read/Write, retry Sends on RNR forever */
 	cp.responder_resources = 0;
 	cp.initiator_depth = 0;
@@ -451,7 +458,7 @@ int main(int argc, char **argv)
 	int c, i;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((c = getopt(argc, argv, "a:p:t:m:q:X:")) != -1) {
+	while ((c = getopt(argc, argv, "a:p:t:m:q:X:K:")) != -1) {
 		switch (c) {
 		case 'a':
 			if (inet_pton(AF_INET, optarg, &sin.sin_addr) != 1)
@@ -476,6 +483,9 @@ int main(int argc, char **argv)
 			break;
 		case 'X':
 			drop_type = atoi(optarg);
+			break;
+		case 'K':
+			ack_timeout = (uint8_t)atoi(optarg);
 			break;
 		default:
 			fprintf(stderr, "usage: p9relay [-a IP] [-p PORT] [-t "

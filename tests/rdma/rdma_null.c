@@ -37,6 +37,10 @@ static const char *host = "10.0.2.15";
 static unsigned int port = XPRT_RDMA_NFS_PORT;
 static unsigned int count = 2000, depth = 32;
 static int fails;
+/* the guest may stall for seconds on a busy host: a long ACK timeout
+ * keeps rxe from declaring the peer dead (see xprt_rdma_opts) */
+#define TOOL_ACK_TIMEOUT 20
+static const struct xprt_rdma_opts stall_ro = {.ack_timeout = TOOL_ACK_TIMEOUT};
 
 static double now_s(void)
 {
@@ -152,7 +156,7 @@ static int make_client(struct rpc_clnt **cl, uint16_t p, unsigned int timeo,
 	o.transport = XPRT_TRANSPORT_RDMA;
 	o.max_reqs = 64;
 	o.timeo_ms = timeo;
-	o.rdma = ro;
+	o.rdma = ro ? ro : &stall_ro;
 	o.reconnect_give_up_ms = 20000;
 	return rpc_clnt_create(cl, &o);
 }
@@ -315,6 +319,7 @@ static void test_timeout(void)
 	o.timeo_ms = 1;
 	o.timeo_max_ms = 2000;
 	o.retrans = 12;
+	o.rdma = &stall_ro;
 	r = rpc_clnt_create(&cl, &o);
 	if (r) {
 		report("timeout", 0, "client: %s", rpc_strerror(r));
@@ -350,7 +355,7 @@ static void test_timeout(void)
 
 int main(int argc, char **argv)
 {
-	struct xprt_rdma_opts ro = {0};
+	struct xprt_rdma_opts ro = {.ack_timeout = TOOL_ACK_TIMEOUT};
 	bool timeout = false;
 	struct xprt_rdma_stats st;
 	struct rpc_clnt *cl;
