@@ -159,7 +159,8 @@ RDMA_TOOL_BINS := $(RDMA_TOOLS:%=$(RDMA_BIN)/%)
 .PHONY: rdma-tools
 rdma-tools: $(RDMA_TOOL_BINS)
 
-$(RDMA_TOOL_BINS): $(RDMA_BIN)/%: tests/rdma/%.c $(LIB_A)
+$(RDMA_TOOL_BINS): $(RDMA_BIN)/%: tests/rdma/%.c $(LIB_A) \
+		  $(wildcard tests/rdma/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB_A) $(LDFLAGS_ALL) $(PKG_LIBS)
 # ------------------------------------------------------ end of rdma tools

@@ -141,6 +141,16 @@ static inline void xr_ctr_add(struct xr_tp *tp, enum xr_ctr c, uint64_t n)
 	atomic_fetch_add_explicit(&tp->ctr[c], n, memory_order_relaxed);
 }
 
+/* ---- rdma_conn.c: the transport ops of connections ---- */
+
+/** xr_resolve() - the peer's address from opts.host/port (setup) */
+int xr_resolve(struct xprt *x, struct xr_tp *tp);
+int xr_connect(struct xprt *x, uint32_t cookie);
+void xr_shutdown(struct xprt *x);
+void xr_reap(struct xprt *x);
+/** xr_conn_free() - destroy a connection's verbs objects (not adopted) */
+void xr_conn_free(struct xr_conn *c);
+
 /* ---- rdma_rx.c ---- */
 
 /**

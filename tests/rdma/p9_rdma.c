@@ -9,6 +9,7 @@
  *
  *   version   Tversion (NOTAG), msize negotiated
  *   attach    Tattach to the export
+ *   no-reply  a message marked no_reply is refused (-EOPNOTSUPP)
  *   create    Twalk (clone) + Tlcreate of a test file
  *   write     Twrite of SIZE bytes in chunks, DEPTH in flight
  *   read      Tread of it back into a caller buffer, DEPTH in flight;
@@ -543,6 +544,26 @@ int main(int argc, char **argv)
 	       c.type, strerror(-r));
 	if (r)
 		goto out;
+	{
+		/* over RDMA every message must be answered (its receive and
+		 * credit come back with the reply): no_reply is refused */
+		struct xprt_req *req;
+
+		r = xprt_req_alloc(x, 0, &req);
+		if (!r) {
+			struct mb m =
+				msg_begin(req, TCLUNK, (uint16_t)req->slot);
+
+			b32(&m, 99);
+			msg_end(req, &m, 0);
+			req->ops = &ops_plain;
+			req->no_reply = true;
+			r = xprt_req_submit(req, (uint16_t)req->slot);
+			xprt_req_put(req);
+		}
+		report("no-reply", r == -EOPNOTSUPP,
+		       "a message expecting no reply: %s", strerror(-r));
+	}
 	{
 		struct walk_arg w = {0, 1, NULL};
 
