@@ -41,7 +41,9 @@ struct xprt_rdma_mr;
 
 /**
  * struct xprt_rdma_params - what one connection negotiated
- * @gen: bumped on every connection (a ULP re-marshals when it changed)
+ * @gen: changes when a connection negotiates other parameters (device,
+ *	thresholds, gather entries) than the previous one: a ULP's prepared
+ *	chunks and headers stay valid while it does not
  * @inline_send, @inline_recv: RPC-over-RDMA thresholds in force
  * @max_send_sge: gather entries a Send may use
  * @dev: index of the device in the registry (pool slab lkeys)

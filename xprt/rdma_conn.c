@@ -370,7 +370,16 @@ static int xr_connect_once(struct xprt *x, uint32_t cookie)
 	rdma_ack_cm_event(ev);
 
 	pthread_mutex_lock(&tp->lock);
-	c->params.gen = ++tp->params_gen;
+	/* a new generation only when what marshalling depends on changed:
+	 * registrations live in the device's PD and survive reconnects */
+	if (c->params.dev != tp->last_params.dev ||
+	    c->params.inline_send != tp->last_params.inline_send ||
+	    c->params.inline_recv != tp->last_params.inline_recv ||
+	    c->params.max_send_sge != tp->last_params.max_send_sge ||
+	    !tp->params_gen)
+		tp->params_gen++;
+	c->params.gen = tp->params_gen;
+	tp->last_params = c->params;
 	tp->conn = c;
 	pthread_mutex_unlock(&tp->lock);
 	xr_kick_poller(tp);

@@ -89,6 +89,7 @@ struct xr_tp {
 	struct xr_conn *conn;	 /* current connection */
 	struct xr_conn *rx_conn; /* adopted by the poller */
 	uint32_t params_gen;
+	struct xprt_rdma_params last_params; /* of the last connection */
 
 	int evfd; /* kicks the poller */
 	pthread_t poller;

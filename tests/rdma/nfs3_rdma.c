@@ -20,8 +20,9 @@
  *             goes in a position-zero Read chunk (RDMA_NOMSG), READLINK
  *             returns through a Reply chunk, a 2 KiB WRITE uses a Read
  *             chunk
- *   stall     (-T) a call the server drops times out and is resent only
- *             after a reconnect, then succeeds
+ *   stall     (-T) a READ the server drops times out and is resent only
+ *             after a reconnect, with the Write chunk registered once,
+ *             and its data arrives
  *
  * Each check prints PASS/FAIL; the RDMA counters show which chunks were
  * used.  -c selects the registration cache instead of per-I/O
@@ -389,7 +390,7 @@ static void test_small_inline(struct fh *root)
  * when @stall_file appears; it creates @stall_file.ok once stalled and
  * thaws mountd a few seconds later.
  */
-static void test_stall(struct fh *root)
+static void test_stall(struct fh *root, struct fh *file, const uint8_t *want)
 {
 	struct rpc_clnt_opts o = {0};
 	struct rpc_reply_info info;
@@ -401,6 +402,26 @@ static void test_stall(struct fh *root)
 		.dec = (xdrproc_t)x_getattr_res,
 		.res = &ar,
 	};
+	/* a READ with a Write chunk: its registration, made once, must
+	 * serve the resend on the new connection */
+	const size_t len = 65536;
+	struct read_args ra = {.fh = file, .off = 0, .count = (uint32_t)len};
+	uint8_t *buf = calloc(1, len);
+	struct iovec iov = {.iov_base = buf, .iov_len = len};
+	size_t cap = len, i, bad = 0;
+	struct read_res rr = {0};
+	struct xprt_iter it;
+	struct rpc_call_args ra_args = {
+		.proc = P_READ,
+		.enc = (xdrproc_t)x_read_args,
+		.args = &ra,
+		.dec = (xdrproc_t)x_read_res,
+		.res = &rr,
+		.place = read_place,
+		.place_arg = &cap,
+		.rx_dst = &it,
+	};
+	struct xprt_rdma_stats rs;
 	struct xprt_stats st;
 	struct rpc_clnt *cl;
 	char ok[512];
@@ -436,17 +457,25 @@ static void test_stall(struct fh *root)
 	if (f)
 		fclose(f);
 	t0 = now_s();
-	r = rpc_call_sync(cl, &a, &info);
+	xprt_iter_iovec(&it, &iov, 1, len);
+	r = rpc_call_sync(cl, &ra_args, &info);
 	xprt_get_stats(rpc_clnt_xprt(cl, 0), &st);
+	xprt_rdma_get_stats(rpc_clnt_xprt(cl, 0), &rs);
+	for (i = 0; i < len; i++)
+		bad += buf[i] != want[i];
 	report("stall",
-	       !r && !ar.status && info.retransmits >= 1 &&
-		       st.disconnects >= 1 && st.connects >= 2,
-	       "GETATTR while nfsd drops calls: %s after %.1f s, %u "
-	       "retransmission(s), %llu disconnect(s), %llu connect(s)",
-	       rpc_strerror(r), now_s() - t0, info.retransmits,
+	       !r && !rr.status && rr.len == len && !bad &&
+		       info.retransmits >= 1 && st.disconnects >= 1 &&
+		       st.connects >= 2 && rs.write_chunks == 1,
+	       "64 KiB READ while nfsd drops calls: %s after %.1f s, %zu "
+	       "bytes differ, %u retransmission(s), %llu disconnect(s), "
+	       "%llu connect(s), write chunks prepared %llu",
+	       rpc_strerror(r), now_s() - t0, bad, info.retransmits,
 	       (unsigned long long)st.disconnects,
-	       (unsigned long long)st.connects);
+	       (unsigned long long)st.connects,
+	       (unsigned long long)rs.write_chunks);
 	rpc_clnt_destroy(cl);
+	free(buf);
 }
 
 /* ------------------------------------------------------------ main */
@@ -712,8 +741,8 @@ int main(int argc, char **argv)
 	}
 	print_rdma(cl, "after checks");
 	test_small_inline(&root);
-	if (stall_file)
-		test_stall(&root);
+	if (stall_file && big >= 65536)
+		test_stall(&root, &file, wbuf);
 
 	/* bandwidth */
 	if (bw_total_mib) {

@@ -5,10 +5,11 @@
 # Read chunk, a READ whose data comes back through a Write chunk (bytes
 # checked), a small READ with the data inline, a READDIR big enough for a
 # Reply chunk (every entry counted), and WRITE/READ bandwidth with per-I/O
-# registration and with the registration cache.  Last, a call nfsd drops
+# registration and with the registration cache.  Last, a READ nfsd drops
 # (mountd frozen, export cache flushed: nfsd drops a call whose export
 # lookup waits for mountd) must time out, be resent only after a
-# reconnect, never on the same connection, and succeed once mountd thaws.
+# reconnect (never on the same connection, its Write chunk registered
+# once) and deliver its data once mountd thaws.
 BIN=$RDMAVM_BIN/nfs3_rdma
 N=600
 [ -x "$BIN" ] || { echo "FAIL: $BIN not built (tests/rdma/check-rdma.sh builds it)"; exit 1; }
