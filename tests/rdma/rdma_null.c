@@ -35,7 +35,7 @@
 
 static const char *host = "10.0.2.15";
 static unsigned int port = XPRT_RDMA_NFS_PORT;
-static unsigned int count = 2000, depth = 32;
+static unsigned int count = 2000, depth = 32, nconnect = 1;
 static int fails;
 /* the guest may stall for seconds on a busy host: a long ACK timeout
  * keeps rxe from declaring the peer dead (see xprt_rdma_opts) */
@@ -155,10 +155,27 @@ static int make_client(struct rpc_clnt **cl, uint16_t p, unsigned int timeo,
 	o.vers = 3;
 	o.transport = XPRT_TRANSPORT_RDMA;
 	o.max_reqs = 64;
+	o.nconnect = nconnect; /* connections share one registered pool */
 	o.timeo_ms = timeo;
 	o.rdma = ro ? ro : &stall_ro;
 	o.reconnect_give_up_ms = 20000;
 	return rpc_clnt_create(cl, &o);
+}
+
+/* counters of all connections of @cl */
+static void sum_stats(struct rpc_clnt *cl, struct xprt_rdma_stats *sum)
+{
+	struct xprt_rdma_stats s;
+	unsigned int i;
+
+	memset(sum, 0, sizeof(*sum));
+	for (i = 0; i < rpc_clnt_nconnect(cl); i++) {
+		xprt_rdma_get_stats(rpc_clnt_xprt(cl, i), &s);
+		sum->recvs_posted += s.recvs_posted;
+		sum->recv_doorbells += s.recv_doorbells;
+		sum->sends += s.sends;
+		sum->sends_signaled += s.sends_signaled;
+	}
 }
 
 static void test_pipeline(struct rpc_clnt *cl)
@@ -173,7 +190,7 @@ static void test_pipeline(struct rpc_clnt *cl)
 
 	pthread_mutex_init(&ps.lock, NULL);
 	pthread_cond_init(&ps.cond, NULL);
-	xprt_rdma_get_stats(x, &st0);
+	sum_stats(cl, &st0);
 	t0 = now_s();
 	pthread_mutex_lock(&ps.lock);
 	while (ps.done < count) {
@@ -196,12 +213,14 @@ static void test_pipeline(struct rpc_clnt *cl)
 	}
 	pthread_mutex_unlock(&ps.lock);
 	dt = now_s() - t0;
-	xprt_rdma_get_stats(x, &st);
+	sum_stats(cl, &st);
 	report("pipeline", !ps.errors,
-	       "%u NULL calls, %u in flight: %.0f calls/s (%.0f us/call), "
+	       "%u NULL calls, %u in flight on %u connection(s): %.0f "
+	       "calls/s (%.0f us/call), "
 	       "%u errors (first %s); receives %llu in %llu doorbells, "
 	       "sends %llu of which %llu signalled",
-	       count, depth, count / dt, dt * 1e6 / count, ps.errors,
+	       count, depth, rpc_clnt_nconnect(cl), count / dt,
+	       dt * 1e6 / count, ps.errors,
 	       ps.first_err ? rpc_strerror(ps.first_err) : "none",
 	       (unsigned long long)(st.recvs_posted - st0.recvs_posted),
 	       (unsigned long long)(st.recv_doorbells - st0.recv_doorbells),
@@ -364,7 +383,7 @@ int main(int argc, char **argv)
 	int c, r;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((c = getopt(argc, argv, "a:p:n:d:r:Tb:")) != -1) {
+	while ((c = getopt(argc, argv, "a:p:n:d:r:Tb:c:")) != -1) {
 		switch (c) {
 		case 'a':
 			host = optarg;
@@ -384,13 +403,17 @@ int main(int argc, char **argv)
 		case 'T':
 			timeout = true;
 			break;
+		case 'c':
+			nconnect = (unsigned int)atoi(optarg);
+			break;
 		case 'b':
 			ro.busy_poll_us = (unsigned int)atoi(optarg);
 			break;
 		default:
 			fprintf(stderr,
 				"usage: rdma_null [-a IP] [-p PORT] [-n COUNT] "
-				"[-d DEPTH] [-b BUSY_US] [-r CLOSED_PORT] "
+				"[-d DEPTH] [-c NCONNECT] [-b BUSY_US] "
+				"[-r CLOSED_PORT] "
 				"[-T]\n");
 			return 2;
 		}
