@@ -70,8 +70,12 @@ static void rx_end_message(struct xprt *x, struct xprt_tcp_rx *rx)
 	struct xprt_rqst *rq = rx->rq;
 
 	if (rq) {
-		if ((rx->phase == RX_DATA || rx->phase == RX_PAD) && !rx->err)
-			rx->err = -EBADMSG; /* shorter than it announced */
+		/* shorter than it announced: the data place() was promised
+		 * (or the header bytes before it) never came */
+		if ((rx->phase == RX_DATA || rx->phase == RX_PAD ||
+		     (rx->phase == RX_HEAD && rx->data_due)) &&
+		    !rx->err)
+			rx->err = -EBADMSG;
 		rq->pub.rx_msg_len = rx->msg_have;
 		rx->rq = NULL;
 		xprt_rx_complete(x, rq, rx->err);
@@ -111,6 +115,7 @@ static void rx_place(struct xprt *x, struct xprt_tcp_rx *rx)
 		rx->phase = RX_TAIL;
 		return;
 	}
+	rx->data_due = false;
 	req->rx_data_len = 0;
 	r = req->ops->place(req, have, rx->msg_known);
 	if (r < 0) {
@@ -145,6 +150,7 @@ static void rx_place(struct xprt *x, struct xprt_tcp_rx *rx)
 		}
 		rx->want = off;
 		rx->phase = RX_HEAD;
+		rx->data_due = true;
 		return;
 	}
 	/* bytes of the data (and its pad) already staged in rbuf move to

@@ -51,6 +51,7 @@ struct xprt_tcp_rx {
 	size_t key_have;
 	struct xprt_rqst *rq; /* pinned target, NULL while discarding */
 	size_t want;	      /* HEAD: bytes wanted in rbuf */
+	bool data_due;	      /* HEAD: bulk data starts at want */
 	size_t data_left;     /* DATA: bytes left for rx_data */
 	size_t pad_left;      /* PAD: bytes left to drop */
 	int err;	      /* outcome to report at the end of the message */
