@@ -314,8 +314,8 @@ $(FUZZ_O)/obj/%.o: %.c
 
 $(FUZZ_O)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB_OBJS)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB_OBJS) \
-	    -pthread $(PKG_LIBS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -MMD -MP -MF $@.d -o $@ $< \
+	    $(FUZZ_LIB_OBJS) -pthread $(PKG_LIBS)
 
 fuzz-build:
 	@scripts/deps.sh --check fuzz >/dev/null 2>&1 || scripts/deps.sh fuzz
@@ -328,7 +328,7 @@ fuzz-long: fuzz-build
 	@FUZZ_KEEP_CORPUS=1 scripts/run-fuzz.sh $(FUZZ_O) $(FUZZ_LONG_SECONDS) \
 	    $(FUZZ_BINS)
 
--include $(FUZZ_LIB_OBJS:.o=.d)
+-include $(FUZZ_LIB_OBJS:.o=.d) $(FUZZ_BINS:=.d)
 # ============================================================ end fuzzing
 
 # ---------------------------------------------------------------- install

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "rpc/rpc_int.h"
 
 void fz_fail(const char *file, int line, const char *what)
 {
@@ -66,6 +67,18 @@ void fz_wait_sent(struct xprt_req *req)
 	while ((rq_flags(atomic_load(&rq->st)) & busy) ||
 	       atomic_load(&rq->refs) > 2)
 		fz_spin(&start);
+}
+
+void fz_wait_xprt_sent(struct xprt *x)
+{
+	unsigned int i;
+
+	for (i = 0; i < x->max_reqs; i++) {
+		struct xprt_rqst *rq = xprt_slot(x, i);
+
+		if (rq_flags(atomic_load(&rq->st)) & RQ_SUBMITTED)
+			fz_wait_sent(&rq->pub);
+	}
 }
 
 void fz_wait_idle(struct xprt *x)
@@ -192,4 +205,32 @@ void fz_stream_reset(struct fz_stream *s, struct xprt *x)
 	while (read(s->rfd, junk, sizeof(junk)) > 0)
 		;
 	xprt_tcp_rx_reset(x, &s->rx);
+}
+
+/* --------------------------------------------------------------- rpc */
+
+struct rpc_clnt *fz_rpc_clnt(size_t buf_size, unsigned int max_reqs)
+{
+	struct rpc_clnt_opts o = {0};
+	struct rpc_clnt *cl;
+
+	o.host = "127.0.0.1";
+	o.port = 9; /* never connected: the null transport */
+	o.prog = 100003;
+	o.vers = 3;
+	o.buf_size = buf_size;
+	o.max_reqs = max_reqs;
+	if (rpc_clnt_create(&cl, &o))
+		fz_fail(__FILE__, __LINE__, "rpc_clnt_create");
+	return cl;
+}
+
+void fz_rpc_next_xid(struct rpc_clnt *cl, uint32_t xid)
+{
+	atomic_store(&cl->xid, xid);
+}
+
+struct xprt *fz_rpc_xprt(struct rpc_clnt *cl)
+{
+	return rpc_clnt_xprt(cl, 0);
 }

@@ -79,8 +79,23 @@ void fz_stream_reset(struct fz_stream *s, struct xprt *x);
  */
 void fz_wait_sent(struct xprt_req *req);
 
+/* fz_wait_sent() for every request submitted on @x (for callers that
+ * hold no handle, as the NFS API gives none). */
+void fz_wait_xprt_sent(struct xprt *x);
+
 /* Same for a whole transport: every slot free again. */
 void fz_wait_idle(struct xprt *x);
+
+struct rpc_clnt;
+
+/*
+ * An RPC client on the null transport (once per process; aborts on
+ * failure) and the way to pin its next XID, so that the replies of a
+ * corpus find their call.
+ */
+struct rpc_clnt *fz_rpc_clnt(size_t buf_size, unsigned int max_reqs);
+void fz_rpc_next_xid(struct rpc_clnt *cl, uint32_t xid);
+struct xprt *fz_rpc_xprt(struct rpc_clnt *cl);
 
 /* Chunk sizes worth trying: 1 byte, a marker, odd sizes, a stage. */
 size_t fz_chunk(uint8_t sel);
