@@ -282,6 +282,28 @@ FORMAT_SRCS += $(wildcard bench/*.c)
 -include $(BENCH_ENGINE_OBJS:.o=.d)
 # ============================================================ end bench engine
 
+# ================================================================ soak
+# (owned by tests/soak: fault soak under ganesha kills, scripts/run-soak.sh)
+SOAK_BIN := $(O)/tests/soak/nfs3-soak
+SOAK_SECONDS ?= 60
+
+.PHONY: soak
+
+$(SOAK_BIN): tests/soak/nfs3_soak.c $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -MMD -MP -MF $@.d -o $@ $< $(LIB_A) $(LDFLAGS_ALL) \
+	    $(PKG_LIBS)
+
+# the wire test uses it as a workload when it is built
+integration: $(SOAK_BIN)
+
+soak: deps-check $(SOAK_BIN)
+	@scripts/deps.sh --check servers >/dev/null 2>&1 || scripts/deps.sh servers
+	@scripts/run-soak.sh $(O) $(SOAK_SECONDS)
+
+-include $(SOAK_BIN).d
+# ============================================================ end soak
+
 # ================================================================ fuzzing
 # (owned by tests/fuzz: libFuzzer targets, clang, ASan + UBSan)
 # Every tests/fuzz/fuzz_<name>.c is a target build/fuzz/fuzz_<name>,
