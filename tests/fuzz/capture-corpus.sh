@@ -32,6 +32,7 @@ set -a
 set +a
 pcap=$run/corpus.pcapng
 cap_start "$pcap" "tcp port $XPRT_NFS_PORT or tcp port $XPRT_MNT_PORT"
+cap_sentinel "$XPRT_MNT_PORT"
 "$o/tests/integration/test_nfs3_procs" >"$run/workload.log" 2>&1 || {
 	echo "capture-corpus: the workload failed:" >&2
 	tail -20 "$run/workload.log" >&2

@@ -28,6 +28,7 @@ trap 'cap_stop; rm -rf "$dir"' EXIT
 pcap=$dir/wire.pcapng
 
 cap_start "$pcap" "tcp port $XPRT_NFS_PORT or tcp port $XPRT_MNT_PORT"
+cap_sentinel "$XPRT_MNT_PORT"
 "$o/examples/rpcping" -q -c 200 -d 4 -p "$XPRT_NFS_PORT" "$XPRT_NFS_HOST" 100003 3
 "$o/examples/rpcping" -q -c 50 -p "$XPRT_MNT_PORT" "$XPRT_NFS_HOST" 100005 3
 "$o/tests/integration/test_nfs3_procs" >"$dir/procs.log" 2>&1 || {
@@ -44,6 +45,16 @@ if [[ -x $o/tests/soak/nfs3-soak ]]; then
 fi
 cap_stop
 ls -l "$pcap"
+if ! cap_seen "$pcap" "$XPRT_MNT_PORT"; then
+	echo "the capture started after the workload: cannot judge it"
+	exit 1
+fi
+dropped=$(cap_dropped "$pcap")
+if [[ ${dropped:-0} != 0 ]]; then
+	echo "the capture dropped $dropped packets: cannot judge the streams"
+	cat "$pcap.dumpcap.log"
+	exit 1
+fi
 
 req=()
 for p in $(seq 0 21); do req+=("100003:$p"); done
