@@ -163,6 +163,7 @@ check-integration: deps-check
 	@scripts/deps.sh --check servers >/dev/null 2>&1 || scripts/deps.sh servers
 	$(MAKE) integration
 	$(MAKE) BUILD=asan integration
+	$(MAKE) BUILD=tsan integration
 
 check-rdma:
 	tests/rdma/check-rdma.sh
