@@ -23,6 +23,7 @@ export XPRT_GANESHA_SHARE_RPCBIND=${XPRT_GANESHA_SHARE_RPCBIND:-1}
 # would read as growth to the RSS check
 export ASAN_OPTIONS="detect_leaks=1 abort_on_error=1 quarantine_size_mb=4 ${ASAN_OPTIONS:-}"
 export UBSAN_OPTIONS="print_stacktrace=1 halt_on_error=1 ${UBSAN_OPTIONS:-}"
+export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$top/tests/tsan.supp ${TSAN_OPTIONS:-}"
 logdir=$o/test-logs
 mkdir -p "$logdir"
 log=$logdir/soak.log
