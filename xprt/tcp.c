@@ -49,6 +49,10 @@
 #define TCP_IOV_PER_REQ	 (2 + XPRT_REQ_MAX_TX_SEGS)
 #define TCP_REAP_WAIT_NS 2000000000ull
 
+/* A reply whose request has given up on it, and whose next byte has not
+ * come for this long, means the peer is gone: drop the connection. */
+#define TCP_RX_STALL_NS	 1000000000ull
+
 struct tcp_tp {
 	struct sockaddr_storage addr;
 	socklen_t addrlen;
@@ -285,6 +289,22 @@ static void tcp_wait_writable(struct xprt *x, int timeout_ms)
 		poll(&pfd, 1, timeout_ms);
 }
 
+/* ------------------------------------------------------------ receive */
+
+/*
+ * A reply stopped half-way while its request has already been failed (a
+ * timeout, a cancel): the request stays pinned, and the stream cannot move
+ * past the message, until the rest arrives.  If nothing arrives for
+ * TCP_RX_STALL_NS the peer is taken as gone.  Receiver role held.
+ * Return: true when the connection should be dropped.
+ */
+static bool rx_stalled(struct xprt_tcp_rx *rx, uint64_t now)
+{
+	return rx->in_msg && rx->rq &&
+	       (rq_flags(atomic_load(&rx->rq->st)) & RQ_OUTCOME) &&
+	       now - rx->progress >= TCP_RX_STALL_NS;
+}
+
 /* Adopt a newly published connection, if any. */
 static void rx_adopt(struct xprt *x, struct tcp_tp *tp, uint32_t *cookie)
 {
@@ -350,6 +370,7 @@ static void *tcp_rx_main(void *arg)
 	struct tcp_tp *tp = tp_of(x);
 	struct epoll_event evs[4];
 	uint32_t cookie = 0;
+	bool mid_msg;
 	int i, n, err;
 
 	while (!atomic_load(&tp->stop)) {
@@ -359,11 +380,16 @@ static void *tcp_rx_main(void *arg)
 		/* Never block on the receiver role: a caller holding it may be
 		 * waiting for a retransmission only our timers will make.  It
 		 * kicks us when it lets go (rx_deferred). */
+		mid_msg = false;
 		if (pthread_mutex_trylock(&tp->rx_mtx) == 0) {
 			atomic_store(&tp->rx_deferred, false);
 			rx_adopt(x, tp, &cookie);
 			if (atomic_exchange(&tp->arm_wanted, false))
 				rx_arm(tp, true);
+			if (tp->rx_fd >= 0 &&
+			    rx_stalled(&tp->rx, xprt_now_ns()))
+				rx_detach(x, tp, -ETIMEDOUT);
+			mid_msg = tp->rx.in_msg;
 			rx_role_release(tp);
 		} else {
 			atomic_store(&tp->rx_deferred, true);
@@ -376,6 +402,8 @@ static void *tcp_rx_main(void *arg)
 					0 :
 					(int)((next - now + 999999) / 1000000);
 		}
+		if (mid_msg && (timeout < 0 || timeout > 100))
+			timeout = 100; /* watch a half-received reply */
 		n = epoll_wait(tp->epfd, evs, 4, timeout);
 		for (i = 0; i < n; i++) {
 			if (evs[i].data.fd == tp->evfd) {
@@ -429,7 +457,7 @@ static void tcp_submitted(struct xprt *x, struct xprt_rqst *rq)
 
 static bool rq_done(struct xprt_rqst *rq)
 {
-	return atomic_load(&rq->done_futex) != 0;
+	return atomic_load(&rq->done_futex) == 1;
 }
 
 /*
@@ -472,6 +500,11 @@ static int tcp_wait(struct xprt *x, struct xprt_rqst *rq, uint64_t deadline)
 				ms = (int)((deadline - now + 999999) / 1000000);
 		}
 		r = poll(&pfd, 1, ms);
+		if (r == 0 && rx_stalled(&tp->rx, xprt_now_ns())) {
+			rx_detach(x, tp, -ETIMEDOUT);
+			err = -EAGAIN;
+			break;
+		}
 		if (r <= 0 || atomic_load(&tp->stop))
 			continue;
 		xprt_rx_batch_begin(x);

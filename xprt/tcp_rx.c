@@ -374,6 +374,7 @@ int xprt_tcp_rx_read(struct xprt *x, struct xprt_tcp_rx *rx, int fd)
 				return 0;
 			if (r <= 0)
 				return r ? (int)r : -ECONNRESET;
+			rx->progress = xprt_now_ns();
 			atomic_fetch_add_explicit(&x->stats.bytes_received,
 						  (size_t)r,
 						  memory_order_relaxed);
@@ -390,6 +391,7 @@ int xprt_tcp_rx_read(struct xprt *x, struct xprt_tcp_rx *rx, int fd)
 		atomic_fetch_add_explicit(&x->stats.bytes_received, (size_t)r,
 					  memory_order_relaxed);
 		rx->tail += (size_t)r;
+		rx->progress = xprt_now_ns();
 		err = rx_process(x, rx);
 		if (err)
 			return err;

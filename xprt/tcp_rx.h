@@ -55,6 +55,7 @@ struct xprt_tcp_rx {
 	size_t data_left;     /* DATA: bytes left for rx_data */
 	size_t pad_left;      /* PAD: bytes left to drop */
 	int err;	      /* outcome to report at the end of the message */
+	uint64_t progress;    /* monotonic ns of the last byte read */
 };
 
 /**
