@@ -16,6 +16,8 @@ procedure) the first N distinct replies (by size and status) become seeds:
   OUTDIR/fuzz_rpc_reply/<proc>-<n>   parameter byte, then the record
   OUTDIR/fuzz_tcp_rx/rpc-<n>         parameter byte, then a few records
                                      with keys 1..4 (stream shapes)
+  OUTDIR/fuzz_p9_msg/<type>-<n>      one 9P message (streams on the
+                                     --p9-port ports), T and R
 
 The case numbers are those of tests/fuzz/nfs3_cases.h: NFSv3 procedure
 numbers 0..21, then MOUNT MNT, DUMP, EXPORT as 22, 23, 24.
@@ -37,10 +39,30 @@ MOUNT_CASES = {1: (22, "mnt"), 2: (23, "dump"), 5: (24, "export")}
 
 
 def streams(capture):
-    out = subprocess.run(["tshark", "-r", capture, "-q", "-z", "conv,tcp"],
+    """(stream index, {ports}) of every TCP stream, in stream order."""
+    out = subprocess.run(["tshark", "-r", capture, "-T", "fields", "-e",
+                          "tcp.stream", "-e", "tcp.srcport", "-e",
+                          "tcp.dstport"],
                          capture_output=True, text=True, check=True).stdout
-    n = sum(1 for line in out.splitlines() if "<->" in line)
-    return range(n)
+    ports = {}
+    for line in out.splitlines():
+        f = line.split("\t")
+        if len(f) == 3 and f[0]:
+            ports.setdefault(int(f[0]), set()).update(
+                {int(f[1]), int(f[2])})
+    return sorted(ports.items())
+
+
+def p9_messages(buf):
+    """The 9P messages of one direction of a stream: size[4] LE first."""
+    pos, out = 0, []
+    while pos + 7 <= len(buf):
+        (n,) = struct.unpack("<I", buf[pos:pos + 4])
+        if n < 7 or pos + n > len(buf):
+            break
+        out.append(buf[pos:pos + n])
+        pos += n
+    return out
 
 
 def follow(capture, idx):
@@ -102,11 +124,16 @@ def main():
     ap.add_argument("outdir")
     ap.add_argument("--per-proc", type=int, default=3)
     ap.add_argument("--max-size", type=int, default=12000)
+    ap.add_argument("--p9-port", action="append", default=[])
     a = ap.parse_args()
+    p9ports = {int(p) for p in a.p9_port}
 
-    calls, replies = {}, []
-    for idx in streams(a.capture):
+    calls, replies, p9 = {}, [], []
+    for idx, ports in streams(a.capture):
         c2s, s2c = follow(a.capture, idx)
+        if ports & p9ports:
+            p9.extend(p9_messages(c2s) + p9_messages(s2c))
+            continue
         for rec in records(c2s):
             if len(rec) >= 24 and struct.unpack(">I", rec[4:8])[0] == 0:
                 xid, _, _, prog, vers, proc = struct.unpack(">6I", rec[:24])
@@ -188,6 +215,20 @@ def main():
         with open(os.path.join(d, "rpc-%d" % (i // 4)), "wb") as f:
             f.write(bytes([sel & 0xff]) + stream)
         written += 1
+    p9count = {}
+    d = os.path.join(a.outdir, "fuzz_p9_msg")
+    for m in p9:
+        n = p9count.get(m[4], 0)
+        if n >= a.per_proc or len(m) > a.max_size:
+            continue
+        p9count[m[4]] = n + 1
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "type%d-%d" % (m[4], n)), "wb") as f:
+            f.write(m)
+        written += 1
+    if p9ports:
+        print("pcap2corpus: %d 9P messages, %d types" % (len(p9),
+                                                          len(p9count)))
     print("pcap2corpus: %d calls, %d replies, %d seeds (%s)" %
           (len(calls), len(replies), written,
            ", ".join("%d:%d" % kv for kv in sorted(counts.items()))))
