@@ -169,7 +169,10 @@ check-rdma:
 	tests/rdma/check-rdma.sh
 
 # The README's test command: everything, on a fresh Debian 12 machine.
-check: check-format check-man check-unit check-install check-integration check-rdma
+# The fuzz targets run FUZZ_SECONDS (60) each and the fault soak
+# SOAK_SECONDS (60): short runs of what `make fuzz-long` / longer soaks do.
+check: check-format check-man check-unit check-install check-integration \
+       check-rdma fuzz soak
 
 # ---------------------------------------------------------------- benches
 $(O)/bench/micro/%: bench/micro/%.c $(MICRO_COMMON_OBJS) $(LIB_A)
