@@ -16,12 +16,26 @@
  * message discarded, the session goes on); a size field beyond it cannot
  * be a 9P message at all and drops the connection, which ends the session
  * (9P state does not survive a connection: the XPRT_FAIL policy).
+ *
+ * Over RDMA the session is the same on the transport's whole-message
+ * binding (xprt/rdma_msg.c, framed as Linux's trans_rdma: one 9P message
+ * per Send into receive buffers of msize).  Only three things differ: the
+ * pools are created with the RDMA registration hook, so every buffer a
+ * Send gathers from is registered once per slab, never per call; the
+ * default port is 5640; and the default number of calls in flight is 32,
+ * trans_rdma's send and receive queue depth, which servers written for the
+ * Linux client size their posted receives to (more would only make Sends
+ * wait in RNR retries).  A smaller msize from the server still swaps the
+ * pool: the transport's receive buffers keep the size proposed, which
+ * holds any reply of the agreed size.
  */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <libxprt/rdma.h>
 
 #include "p9_int.h"
 
@@ -61,12 +75,14 @@ static int p9_check_opts(const struct p9_opts *o)
 
 static void p9_apply_defaults(struct p9_opts *o)
 {
+	bool rdma = o->transport == XPRT_TRANSPORT_RDMA;
+
 	if (!o->port)
-		o->port = P9_DEF_PORT;
+		o->port = rdma ? XPRT_RDMA_9P_PORT : P9_DEF_PORT;
 	if (!o->msize)
 		o->msize = P9_DEF_MSIZE;
 	if (!o->max_reqs)
-		o->max_reqs = P9_DEF_MAX_REQS;
+		o->max_reqs = rdma ? P9_RDMA_DEF_MAX_REQS : P9_DEF_MAX_REQS;
 	if (!o->max_fids)
 		o->max_fids = P9_DEF_MAX_FIDS;
 	if (!o->timeout_ms)
@@ -75,12 +91,16 @@ static void p9_apply_defaults(struct p9_opts *o)
 		o->connect_timeout_ms = P9_DEF_CONNECT_MS;
 }
 
-static int p9_make_pool(struct xprt_pool **pp, uint32_t msize,
-			unsigned int max_reqs)
+static int p9_make_pool(struct p9_clnt *c, struct xprt_pool **pp,
+			uint32_t msize)
 {
 	struct xprt_pool_opts po = {0};
+	unsigned int max_reqs = c->opts.max_reqs;
 
 	po.buf_size = msize;
+	/* RDMA Sends gather from pool buffers: registered per slab */
+	if (c->opts.transport == XPRT_TRANSPORT_RDMA)
+		po.reg = xprt_rdma_pool_reg();
 	/* a send and a receive buffer per slot, and the per-thread caches
 	 * other threads may hold */
 	po.max_bytes = 2 * (size_t)msize * max_reqs + 64 * (size_t)msize;
@@ -132,7 +152,7 @@ static int p9_negotiate(struct p9_clnt *c)
 	if (msize >= c->opts.msize)
 		return 0; /* a larger answer is not ours to take */
 
-	err = p9_make_pool(&pool, msize, c->opts.max_reqs);
+	err = p9_make_pool(c, &pool, msize);
 	if (err)
 		return err;
 	err = xprt_set_pool(c->x, pool);
@@ -190,10 +210,6 @@ int p9_connect(struct p9_clnt **cp, const struct p9_opts *opts)
 		p9_errmsg(opts, "bad options: %s", strerror(-err));
 		return err;
 	}
-	if (opts->transport == XPRT_TRANSPORT_RDMA) {
-		p9_errmsg(opts, "9P over RDMA is not implemented yet");
-		return -EPROTONOSUPPORT;
-	}
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
@@ -218,10 +234,14 @@ int p9_connect(struct p9_clnt **cp, const struct p9_opts *opts)
 	c->opts.aname = c->aname;
 	c->opts.uname = c->uname;
 
-	err = p9_make_pool(&c->pool, c->msize, c->opts.max_reqs);
-	if (err)
+	err = p9_make_pool(c, &c->pool, c->msize);
+	if (err) {
+		p9_errmsg(&c->opts, "buffer pool of msize %u: %s", c->msize,
+			  strerror(-err));
 		goto out_free;
-	xo.transport = XPRT_TRANSPORT_TCP;
+	}
+	xo.transport = c->opts.transport;
+	xo.rdma = c->opts.rdma; /* NULL: the binding picks the framing's */
 	xo.host = c->host;
 	xo.port = c->opts.port;
 	xo.framing = &xprt_framing_9p;
@@ -234,8 +254,10 @@ int p9_connect(struct p9_clnt **cp, const struct p9_opts *opts)
 	xo.connect_timeout_ms = c->opts.connect_timeout_ms;
 	err = xprt_create(&c->x, &xo);
 	if (err) {
-		p9_errmsg(&c->opts, "connect to %s:%u: %s", c->host,
-			  c->opts.port, strerror(-err));
+		p9_errmsg(&c->opts, "connect to %s:%u%s: %s", c->host,
+			  c->opts.port,
+			  xo.transport == XPRT_TRANSPORT_RDMA ? " (RDMA)" : "",
+			  strerror(-err));
 		goto out_pool;
 	}
 	/* the handshake runs under the connect timeout, calls after it

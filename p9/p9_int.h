@@ -27,15 +27,17 @@
 #include <libxprt/xprt.h>
 
 /* Tflush messages in flight for one call at most (p9_cancel() -EBUSY) */
-#define P9_MAX_FLUSH	  4u
+#define P9_MAX_FLUSH	     4u
 /* Retry period when no slot is free to send a Tflush from */
-#define P9_FLUSH_RETRY_NS 5000000ull
-#define P9_DEF_MAX_REQS	  64u
-#define P9_DEF_MAX_FIDS	  1024u
-#define P9_DEF_TIMEOUT_MS 30000u
-#define P9_DEF_CONNECT_MS 5000u
-#define P9_RREAD_HDR	  11u /* size[4] type[1] tag[2] count[4] */
-#define P9_TWRITE_HDR	  23u /* size type tag fid[4] offset[8] count[4] */
+#define P9_FLUSH_RETRY_NS    5000000ull
+#define P9_DEF_MAX_REQS	     64u
+/* Linux trans_rdma's default send/receive queue depth (its sq=, rq=) */
+#define P9_RDMA_DEF_MAX_REQS 32u
+#define P9_DEF_MAX_FIDS	     1024u
+#define P9_DEF_TIMEOUT_MS    30000u
+#define P9_DEF_CONNECT_MS    5000u
+#define P9_RREAD_HDR	     11u /* size[4] type[1] tag[2] count[4] */
+#define P9_TWRITE_HDR	     23u /* size type tag fid[4] offset[8] count[4] */
 
 /**
  * struct p9_clnt - a session

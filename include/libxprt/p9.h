@@ -517,7 +517,7 @@ struct p9_req; /* a call in flight, see p9_call_async() */
 /**
  * struct p9_opts - session parameters (zero means the default)
  * @host: server address or name (required)
- * @port: default 564
+ * @port: default 564 (TCP), 5640 (RDMA: %XPRT_RDMA_9P_PORT)
  * @aname: the tree to attach ("" when NULL); diod wants the exported
  *	directory's absolute path, ganesha its pseudo path ("/export")
  * @uname: user name sent in Tattach ("" when NULL)
@@ -525,14 +525,21 @@ struct p9_req; /* a call in flight, see p9_call_async() */
  * @n_gid: gid the path helpers give to what they create (Tlcreate, Tmkdir)
  * @msize: the largest message proposed, %P9_MIN_MSIZE .. %P9_MAX_MSIZE
  *	(default 65536); the server may lower it
- * @max_reqs: calls in flight, 2 .. 65535 (default 64): the tags
+ * @max_reqs: calls in flight, 2 .. 65535 (default 64; over RDMA 32, the
+ *	queue depth of Linux's trans_rdma that its servers post receives
+ *	for): the tags
  * @max_fids: fid ceiling: fids are 0 .. max_fids-1, 2 .. 65535 (default
  *	1024: ganesha refuses fids >= 1024 with ERANGE)
  * @timeout_ms: per call; a call without a reply by then is flushed and
  *	fails with -ETIMEDOUT (default 30000; %P9_NO_TIMEOUT: never)
  * @connect_timeout_ms: TCP connect, and then each of Tversion and
  *	Tattach (default 5000)
- * @transport: %XPRT_TRANSPORT_TCP (RDMA is reserved: -EPROTONOSUPPORT)
+ * @transport: %XPRT_TRANSPORT_TCP (default) or %XPRT_TRANSPORT_RDMA: 9P
+ *	over RDMA as Linux's trans_rdma frames it (one message per Send, no
+ *	RDMA Read or Write; libxprt/rdma.h)
+ * @rdma: RDMA transport options (a struct xprt_rdma_opts, libxprt/rdma.h;
+ *	copied at connect), NULL for the defaults; e.g. a longer ack_timeout
+ *	for a server that may stall for seconds
  * @errbuf: optional; p9_connect() writes a sentence there saying why it
  *	failed (NUL-terminated, truncated to @errbuf_len)
  * @errbuf_len: its size
@@ -550,6 +557,7 @@ struct p9_opts {
 	unsigned int timeout_ms;
 	unsigned int connect_timeout_ms;
 	enum xprt_transport transport;
+	const void *rdma;
 	char *errbuf;
 	size_t errbuf_len;
 };
@@ -580,7 +588,8 @@ struct p9_stats {
  * Context: blocks up to three times the connect timeout.
  * Return: %0; %-EINVAL for bad options (msize below %P9_MIN_MSIZE...);
  * %-ECONNREFUSED (nothing listens), %-ETIMEDOUT, %-ENOENT (host does not
- * resolve) or another connect error; %-EPROTONOSUPPORT when the server
+ * resolve) or another connect error (over RDMA also %-ENODEV: no RDMA
+ * device, or none reaching @host); %-EPROTONOSUPPORT when the server
  * answers another version (or refuses Tversion); %-EPROTO when its msize
  * is below %P9_MIN_MSIZE; the server's error for Tattach (a wrong aname:
  * ganesha %-ENOENT/%-EACCES, diod %-EPERM); %-ENOMEM.  @errbuf says more.

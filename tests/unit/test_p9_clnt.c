@@ -25,6 +25,7 @@
 #include <cmocka.h>
 
 #include <libxprt/p9.h>
+#include <libxprt/rdma.h>
 
 #include "test_p9_fake.h"
 
@@ -181,6 +182,7 @@ static void test_tiny_server_msize_is_eproto(void **state)
 
 static void test_bad_options_are_einval_and_send_nothing(void **state)
 {
+	static const struct xprt_rdma_opts bad_rdma = {.inline_send = 1000};
 	struct p9_opts o;
 	struct p9_clnt *c = NULL;
 	unsigned int before;
@@ -207,11 +209,51 @@ static void test_bad_options_are_einval_and_send_nothing(void **state)
 	o.host = NULL;
 	assert_int_equal(p9_connect(&c, &o), -EINVAL);
 	o = opts();
+	o.transport = XPRT_TRANSPORT_RDMA + 1;
+	assert_int_equal(p9_connect(&c, &o), -EINVAL);
+	o = opts();
 	o.transport = XPRT_TRANSPORT_RDMA;
-	assert_int_equal(p9_connect(&c, &o), -EPROTONOSUPPORT);
+	o.rdma = &bad_rdma; /* checked by the transport, before any connect */
+	assert_int_equal(p9_connect(&c, &o), -EINVAL);
+	assert_non_null(strstr(errbuf, "(RDMA)"));
 	assert_int_equal(p9_connect(NULL, &o), -EINVAL);
 	assert_int_equal(p9_connect(&c, NULL), -EINVAL);
 	assert_null(c);
+	assert_int_equal(nlog(), before);
+}
+
+/*
+ * 9P over RDMA is real code now: without an RDMA device (the build host
+ * has none) p9_connect() must fail with the transport's errno and a
+ * message, leak nothing and send nothing over TCP.  The guest tests
+ * (tests/rdma) run it for real.
+ */
+static void test_rdma_without_device_fails_with_errno(void **state)
+{
+	struct xprt_rdma_opts ro = {.ack_timeout = 14};
+	struct p9_opts o;
+	struct p9_clnt *c = NULL;
+	unsigned int before;
+	int r;
+
+	(void)state;
+	setup_srv();
+	before = nlog();
+	o = opts();
+	o.transport = XPRT_TRANSPORT_RDMA;
+	o.rdma = &ro;
+	o.connect_timeout_ms = 1000;
+	r = p9_connect(&c, &o);
+	if (!r) {
+		/* a host with a device and a 9P RDMA server there: fine */
+		p9_close(c);
+		skip();
+	}
+	assert_true(r < 0);
+	assert_int_not_equal(r, -EPROTONOSUPPORT);
+	assert_int_not_equal(r, -EINVAL);
+	assert_null(c);
+	assert_non_null(strstr(errbuf, "(RDMA)"));
 	assert_int_equal(nlog(), before);
 }
 
@@ -895,6 +937,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_version_is_eprotonosupport),
 		cmocka_unit_test(test_tiny_server_msize_is_eproto),
 		cmocka_unit_test(test_bad_options_are_einval_and_send_nothing),
+		cmocka_unit_test(test_rdma_without_device_fails_with_errno),
 		cmocka_unit_test(test_connection_refused),
 		cmocka_unit_test(test_attach_refused_carries_errno),
 		cmocka_unit_test(
