@@ -10,12 +10,19 @@
  * READ and WRITE data never pass through it); FSINFO on the root gives
  * rtmax/wtmax/dtpref, which the split I/O helpers and the directory
  * iterator use.
+ *
+ * Over RDMA only the NFS connections change (RPC-over-RDMA, port 20049
+ * unless given: rpcbind maps TCP); MOUNT stays on TCP as with the Linux
+ * client.  Nothing else here depends on the transport: READ and WRITE
+ * payloads are already caller memory the RPC layer maps to chunks.
  */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <libxprt/rdma.h>
 
 #include "nfs3_int.h"
 #include "xprt/util.h"
@@ -49,6 +56,7 @@ static void rpc_opts_from(struct rpc_clnt_opts *ro, const struct nfs3_opts *o,
 	ro->auth.uid = o->uid;
 	ro->auth.gid = o->gid;
 	ro->transport = o->transport;
+	ro->rdma = o->rdma;
 	ro->timeo_ms = o->timeo_ms;
 	ro->retrans = o->retrans;
 }
@@ -73,8 +81,10 @@ int nfs3_mnt_clnt_create(struct rpc_clnt **mcp, const struct nfs3_opts *opts)
 	if (err || !mcp)
 		return -EINVAL;
 	rpc_opts_from(&ro, opts, MOUNT3_PROGRAM, opts->mount_port);
-	/* MNT is small and rare: MOUNT is always TCP, one connection */
+	/* MNT is small and rare: MOUNT is always TCP, one connection
+	 * (servers do not even listen for it over RDMA) */
 	ro.transport = XPRT_TRANSPORT_TCP;
+	ro.rdma = NULL;
 	ro.max_reqs = 4;
 	ro.buf_size = NFS3_DEF_BUF_SIZE;
 	return rpc_clnt_create(mcp, &ro);
@@ -216,13 +226,19 @@ int nfs3_connect(struct nfs3_clnt **cp, const struct nfs3_opts *opts,
 	c->root = *root;
 	c->buf_size = opts->buf_size ? opts->buf_size : NFS3_DEF_BUF_SIZE;
 	rpc_opts_from(&ro, opts, NFS3_PROGRAM, opts->nfs_port);
+	/* rpcbind maps TCP ports: over RDMA the IANA port is the default */
+	if (!ro.port && opts->transport == XPRT_TRANSPORT_RDMA)
+		ro.port = XPRT_RDMA_NFS_PORT;
 	ro.nconnect = opts->nconnect;
 	ro.max_reqs = opts->max_reqs;
 	ro.buf_size = c->buf_size;
 	err = rpc_clnt_create(&c->rpc, &ro);
 	if (err) {
-		nfs3_seterr(opts, "cannot reach NFS v3 on %s port %u: %s",
-			    opts->host, opts->nfs_port, step_err(err));
+		nfs3_seterr(opts, "cannot reach NFS v3 on %s port %u%s: %s",
+			    opts->host, ro.port,
+			    ro.transport == XPRT_TRANSPORT_RDMA ? " (RDMA)" :
+								  "",
+			    step_err(err));
 		goto out_free;
 	}
 	err = nfs3_fsinfo(c, &c->root, &c->fsinfo);

@@ -15,6 +15,9 @@
 #define NFS3_DEF_BUF_SIZE   16384u
 /* room for the RPC reply header and READDIR's fixed fields in buf_size */
 #define NFS3_DIR_SLACK	    512u
+/* an RPC accepted-reply header (its verifier included) and the fixed
+ * results before READLINK's path: added to a reply hint */
+#define NFS3_REPLY_SLACK    256u
 /* smallest encoded entries: value_follows fileid name<> cookie (+ READDIRPLUS
  * attributes_follow and handle_follows) */
 #define NFS3_DIRENT_MIN	    24u
@@ -142,7 +145,10 @@ bool_t nfs3_dec_mnt_export(XDR *x, struct nfs3_ctx *c);
 
 /**
  * struct nfs3_req - one call as the generic machinery sees it
- * @rd_iov: READ destination (uses ctx->u.rd)
+ * @read: READ destination (uses ctx->u.rd)
+ * @reply_hint: the largest reply, bulk data excluded, when it may be
+ *	large (READDIR, READDIRPLUS, READLINK): over RDMA it decides whether
+ *	the call offers a Reply chunk (rpc_call_args.reply_hint); 0 = small
  */
 struct nfs3_req {
 	uint32_t proc;
@@ -152,6 +158,7 @@ struct nfs3_req {
 	const struct iovec *payload;
 	unsigned int npayload;
 	bool read;
+	size_t reply_hint;
 };
 
 /* Make a call: sync when @call is NULL (ctx on the caller's stack). */

@@ -19,7 +19,10 @@
  * iterator over the caller's buffers: the transport reads the data
  * straight into them and refuses a reply announcing more than was asked.
  * WRITE passes the caller's iovecs as the call's payload: they are sent
- * from where they are, after the encoded arguments.
+ * from where they are, after the encoded arguments.  READLINK and the
+ * directory reads tell the RPC layer how large their reply may grow
+ * (reply_hint): over RDMA that is what makes the call offer a Reply chunk
+ * when the reply may not fit the inline threshold.
  */
 #include <errno.h>
 #include <string.h>
@@ -71,6 +74,7 @@ int nfs3_call_start(struct rpc_clnt *rpc, struct nfs3_call *call,
 	a.res = ctx;
 	a.payload = r->payload;
 	a.npayload = r->npayload;
+	a.reply_hint = r->reply_hint;
 	if (r->read) {
 		if (!ctx->u.rd.iov) {
 			ctx->u.rd.iov = &ctx->u.rd.iov1;
@@ -298,6 +302,8 @@ static int readlink_start(struct nfs3_clnt *c, struct nfs3_call *call,
 		return err;
 	in.u.str.buf = buf;
 	in.u.str.size = size;
+	/* a path of up to MAXPATHLEN: more than a small reply (RDMA) */
+	r.reply_hint = NFS3_REPLY_SLACK + NFS3_MAXPATHLEN;
 	return nfs3_run(c, call, &r, res, &in);
 }
 

@@ -281,6 +281,9 @@ static int readdir_start(struct nfs3_clnt *c, struct nfs3_call *call, bool plus,
 		r.enc = (xdrproc_t)nfs3_enc_readdirplus;
 		r.dec = (xdrproc_t)nfs3_dec_readdirplus;
 	}
+	/* the results are at most count (maxcount) bytes: over RDMA a
+	 * Reply chunk when that may exceed the inline threshold */
+	r.reply_hint = (size_t)(plus ? maxcount : count) + NFS3_REPLY_SLACK;
 	in.u.db = db;
 	return nfs3_run(c, call, &r, res, &in);
 }

@@ -498,8 +498,14 @@ struct nfs3_clnt;
  * struct nfs3_opts - how to reach the server
  * @host: server name or address (required)
  * @export: export path for MOUNT, e.g. "/export" (nfs3_mount() only)
- * @nfs_port, @mount_port: 0 = ask the server's rpcbind
- * @transport: %XPRT_TRANSPORT_TCP (RDMA is reserved for later)
+ * @nfs_port, @mount_port: 0 = ask the server's rpcbind (over RDMA an
+ *	unset @nfs_port is %XPRT_RDMA_NFS_PORT, 20049: rpcbind maps TCP)
+ * @transport: %XPRT_TRANSPORT_TCP (default) or %XPRT_TRANSPORT_RDMA: NFS
+ *	calls over RPC-over-RDMA version 1 (READ data through Write chunks,
+ *	WRITE data through Read chunks, large directory replies through
+ *	Reply chunks); MOUNT is always over TCP
+ * @rdma: RDMA transport options for the NFS connections (a struct
+ *	xprt_rdma_opts, libxprt/rdma.h; copied), NULL for the defaults
  * @nconnect: connections to the NFS service (1 .. 16, default 1)
  * @max_reqs: calls in flight per connection (default 64)
  * @uid, @gid: AUTH_SYS identity (default: the process's own ids; set
@@ -518,6 +524,7 @@ struct nfs3_opts {
 	const char *export;
 	uint16_t nfs_port, mount_port;
 	enum xprt_transport transport;
+	const void *rdma;
 	unsigned int nconnect;
 	unsigned int max_reqs;
 	bool set_ids;

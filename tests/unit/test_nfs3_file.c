@@ -4,7 +4,8 @@
  * pread/pwrite (sync and async, short pieces, NOWAIT pieces that cannot
  * start, scattered READ buffers), and files whose UNSTABLE writes survive
  * simulated server restarts: resend from a copy or a resupply callback,
- * overlapping generations, a verifier that never settles, auto-commit.
+ * overlapping generations, a verifier that never settles, auto-commit;
+ * and nfs3_mount() over RDMA without a device.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +23,7 @@
 #include <cmocka.h>
 
 #include <libxprt/nfs3.h>
+#include <libxprt/rdma.h>
 
 #include "test_nfs3_fakesrv.h"
 
@@ -383,6 +385,45 @@ static void test_auto_commit_bounds_memory(void **state)
 	nfs3_destroy(c);
 }
 
+/* ------------------------------------------------------------- RDMA */
+
+/*
+ * Over RDMA, MOUNT still goes over TCP (MNT succeeds against the fake
+ * server) and the NFS connection defaults to port 20049; the build host
+ * has no RDMA device, so that connection fails with an errno and the
+ * message names the step, the port and the transport.  Bad RDMA options
+ * are the transport's -EINVAL.  (The guest tests run it for real.)
+ */
+static void test_rdma_mounts_over_tcp_then_nfs_on_20049(void **state)
+{
+	struct xprt_rdma_opts bad = {.ack_timeout = 32};
+	struct nfs3_opts o;
+	struct nfs3_clnt *c = NULL;
+	char msg[256] = "";
+	int r;
+
+	(void)state;
+	opts_init(&o, msg, sizeof(msg));
+	o.transport = XPRT_TRANSPORT_RDMA;
+	o.nfs_port = 0;
+	r = nfs3_mount(&c, &o);
+	if (!r) {
+		/* a host with a device and an NFS/RDMA server: fine */
+		nfs3_destroy(c);
+		skip();
+	}
+	printf("nfs3_mount over RDMA without a device: %d: %s\n", r, msg);
+	assert_true(r < 0);
+	assert_null(c);
+	assert_non_null(strstr(msg, "cannot reach NFS v3"));
+	assert_non_null(strstr(msg, "port 20049 (RDMA)"));
+	opts_init(&o, msg, sizeof(msg));
+	o.transport = XPRT_TRANSPORT_RDMA;
+	o.rdma = &bad;
+	assert_int_equal(nfs3_mount(&c, &o), -EINVAL);
+	assert_null(c);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -397,6 +438,7 @@ int main(void)
 		T(test_verifier_churn_gives_up_keeping_ranges),
 		T(test_restart_resends_resupply),
 		T(test_auto_commit_bounds_memory),
+		T(test_rdma_mounts_over_tcp_then_nfs_on_20049),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
