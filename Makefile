@@ -295,7 +295,7 @@ RDMA_BIN   ?= build/rdma
 else
 RDMA_BIN   ?= build/rdma-$(BUILD)
 endif
-RDMA_TOOLS := rdma_null nfs3_rdma p9relay p9_rdma
+RDMA_TOOLS := rdma_null nfs3_rdma nfs3_lib_rdma p9relay p9_rdma p9_lib_rdma
 RDMA_TOOL_BINS := $(RDMA_TOOLS:%=$(RDMA_BIN)/%)
 
 .PHONY: rdma-tools
