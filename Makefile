@@ -305,6 +305,13 @@ $(RDMA_TOOL_BINS): $(RDMA_BIN)/%: tests/rdma/%.c $(LIB_A) \
 		  $(wildcard tests/rdma/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB_A) $(LDFLAGS_ALL) $(PKG_LIBS)
+
+# nfs3-bench against the kernel NFS client in the RDMA guest, over RDMA and
+# TCP (tests/rdma/bench-rdma.sh; QUICK=1 for a short run).  Not part of
+# make check.
+.PHONY: bench-rdma
+bench-rdma:
+	tests/rdma/bench-rdma.sh
 # ------------------------------------------------------ end of rdma tools
 
 # ================================================================ soak

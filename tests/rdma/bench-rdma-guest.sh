@@ -1,0 +1,112 @@
+#!/bin/sh
+# Runs INSIDE the RDMA bench guest (started by tests/rdma/bench-rdma.sh):
+# nfs3-bench against the kernel NFS client (fio, libaio, O_DIRECT) on the
+# same kernel nfsd, the same file, the same block size and depth, over
+# RDMA and over TCP.  Each run writes its JSON report to OUT (a directory
+# of the shared repository); the host turns them into the table.
+#
+#   bench-rdma-guest.sh OUT REPS RUNTIME
+#
+# Points: 4 KiB random read (depth 16), 512 KiB sequential read and write
+# (depth 4), one job, one connection.  Each point runs REPS times, ours
+# and the kernel's alternating (which goes first flips every repetition),
+# RUNTIME seconds each after a 1 s ramp.  Both clients read and write the
+# same pre-made file on nfsd's tmpfs export, so no run lays out data.
+set -u
+OUT=$1
+REPS=${2:-3}
+RT=${3:-5}
+NB=${RDMAVM_BENCH:-$RDMAVM_REPO/build/plain/bench}/nfs3-bench
+IP=${RDMAVM_IP:-10.0.2.15}
+FILE_MB=64
+MNT=/mnt/knfs
+
+die() {
+	echo "bench-rdma: FAIL: $*"
+	umount -l $MNT 2>/dev/null
+	exit 1
+}
+[ -x "$NB" ] || die "$NB not built (make bench)"
+command -v fio >/dev/null || die "fio not in the image (bench-rdma.sh builds the bench image)"
+rdmavm-nfsd-start >/dev/null || die "nfsd did not start"
+mkdir -p "$OUT" /export/bench $MNT
+# random data, made locally (tmpfs): neither client lays it out
+dd if=/dev/urandom of=/export/bench/file bs=1M count=$FILE_MB 2>/dev/null ||
+	die "making the test file"
+echo "bench-rdma: kernel $(uname -r), $(nproc) vCPUs, file $FILE_MB MiB, $REPS repetition(s) of ${RT}s"
+
+# point NAME RW BS DEPTH
+POINTS="randread-4k:randread:4k:16 read-512k:read:512k:4 write-512k:write:512k:4"
+
+ours() { # transport point rw bs depth rep
+	port=2049
+	[ "$1" = rdma ] && port=20049
+	"$NB" --server "$IP:$port" --export /export --mount-port 20048 \
+		--transport "$1" --filename bench/file --size ${FILE_MB}m \
+		--rw "$3" --bs "$4" --iodepth "$5" --numjobs 1 \
+		--ramp_time 1 --runtime "$RT" --group_reporting --eta never \
+		--output-format json --output "$OUT/$1-$2-ours-$6.json" \
+		>"$OUT/$1-$2-ours-$6.log" 2>&1
+}
+
+kernel() { # transport point rw bs depth rep
+	fio --name=job --filename=$MNT/bench/file --size=${FILE_MB}m \
+		--ioengine=libaio --direct=1 --rw="$3" --bs="$4" \
+		--iodepth="$5" --numjobs=1 --ramp_time=1 --runtime="$RT" \
+		--time_based --group_reporting --output-format=json \
+		--output="$OUT/$1-$2-kernel-$6.json" \
+		>"$OUT/$1-$2-kernel-$6.log" 2>&1
+}
+
+# the first "iops" of a report: enough for a progress line
+iops() {
+	grep -o '"iops" *: *[0-9.]*' "$1" 2>/dev/null | head -1 |
+		sed 's/.*: *//' | cut -d. -f1
+}
+
+run() { # who transport point rw bs depth rep
+	who=$1
+	shift
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	if "$who" "$@"; then
+		st=ok
+	else
+		st="FAILED (see $OUT/$1-$2-$who-$6.log)"
+	fi
+	t1=$(cut -d' ' -f1 /proc/uptime)
+	printf '  %-5s %-11s %-6s rep %s: %6s IOPS  (%s, %.0fs)\n' "$1" "$2" \
+		"$who" "$6" "$(iops "$OUT/$1-$2-$who-$6.json")" "$st" \
+		"$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')"
+	[ "$st" = ok ]
+}
+
+rc=0
+for tr in rdma tcp; do
+	if [ $tr = rdma ]; then
+		opts=vers=3,proto=rdma,port=20049
+	else
+		opts=vers=3,proto=tcp,port=2049
+	fi
+	mount -t nfs -o $opts,mountport=20048,mountproto=tcp "$IP:/export" $MNT ||
+		die "mount -t nfs -o $opts"
+	echo "bench-rdma: $tr: kernel client mounted: $(grep " $MNT " /proc/mounts | cut -d' ' -f4)"
+	rep=1
+	while [ $rep -le "$REPS" ]; do
+		for p in $POINTS; do
+			IFS=: read -r name rw bs depth <<EOF
+$p
+EOF
+			if [ $((rep % 2)) = 1 ]; then
+				first=ours second=kernel
+			else
+				first=kernel second=ours
+			fi
+			run $first $tr "$name" "$rw" "$bs" "$depth" $rep || rc=1
+			run $second $tr "$name" "$rw" "$bs" "$depth" $rep || rc=1
+		done
+		rep=$((rep + 1))
+	done
+	umount $MNT || umount -l $MNT
+done
+rm -rf /export/bench
+exit $rc

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# make bench-rdma: nfs3-bench against the Linux kernel NFS client (fio,
+# libaio, O_DIRECT) on the same kernel nfsd in the test guest, over RDMA
+# and over TCP, side by side in one boot.
+#
+# usage: tests/rdma/bench-rdma.sh          # 3 repetitions of 5 s per point
+#        QUICK=1 tests/rdma/bench-rdma.sh  # 1 repetition of 3 s
+#
+#   1. image    the guest image plus fio (its own cache folder,
+#               .cache/rdmavm-bench, so check-rdma's image stays small)
+#   2. compile  make bench (nfs3-bench)
+#   3. vm       one boot running tests/rdma/bench-rdma-guest.sh: every
+#               point REPS times, ours and the kernel's alternating
+#   4. report   tests/rdma/bench-rdma-report.py: medians, ratios ours/kernel
+#               (printed, and written to build/bench-rdma/results.md)
+#
+# The guest runs under TCG when the host has no usable KVM: absolute
+# figures are meaningless there, the ratio is the result.  Bounded: the
+# boot's budget is 540 s (QUICK 150 s); override with RDMA_BENCH_BUDGET.
+# REPS and RUNTIME override the repetitions and seconds per run.
+set -uo pipefail
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+REPO=$(cd "$HERE/../.." && pwd)
+cd "$REPO" || exit 1
+if [ -n "${QUICK:-}" ] && [ "${QUICK}" != 0 ]; then
+	REPS=${REPS:-1} RUNTIME=${RUNTIME:-3} BUDGET=${RDMA_BENCH_BUDGET:-150}
+else
+	REPS=${REPS:-3} RUNTIME=${RUNTIME:-5} BUDGET=${RDMA_BENCH_BUDGET:-540}
+fi
+export RDMAVM_DIR=${RDMAVM_BENCH_DIR:-$REPO/.cache/rdmavm-bench}
+export EXTRA_PKGS="${EXTRA_PKGS:-} fio" EXTRA_BINS="${EXTRA_BINS:-} /usr/bin/fio"
+RES=$REPO/build/bench-rdma
+RAW=$RES/raw
+T0=$(date +%s)
+
+scripts/deps.sh --check rdma build >/dev/null 2>&1 || scripts/deps.sh rdma build || exit 1
+if [ ! -d "$RDMAVM_DIR/debs" ] && [ -d "$REPO/.cache/rdmavm/debs" ]; then
+	# the packages check-rdma already fetched: hard links, no download
+	mkdir -p "$RDMAVM_DIR" && cp -al "$REPO/.cache/rdmavm/debs" "$RDMAVM_DIR/"
+fi
+"$HERE/build-image.sh" || { echo "bench-rdma: image build failed" >&2; exit 1; }
+make -s -j2 bench || { echo "bench-rdma: make bench failed" >&2; exit 1; }
+rm -rf "$RAW"
+mkdir -p "$RAW"
+echo "bench-rdma: $REPS repetition(s) of ${RUNTIME}s per point, budget ${BUDGET}s" >&2
+"$HERE/run-vm.sh" --no-build -t "$BUDGET" \
+	-e "RDMAVM_BENCH=$REPO/build/plain/bench" \
+	"$HERE/bench-rdma-guest.sh" "$RAW" "$REPS" "$RUNTIME"
+rc=$?
+echo
+echo "nfs3-bench vs the kernel NFSv3 client (fio libaio direct), medians of $REPS run(s) of ${RUNTIME}s:"
+python3 "$HERE/bench-rdma-report.py" "$RAW" "$RES/results.md" || rc=1
+echo "bench-rdma: $([ $rc = 0 ] && echo done || echo FAILED) in $(($(date +%s) - T0))s; raw reports in $RAW" >&2
+exit $rc
