@@ -222,7 +222,11 @@ check-install: lib
 # becomes $(O)/bench/<proto>-bench (nfs3-bench, p9-bench, mem-bench), linked
 # with the engine archive and libxprt.a.  Unit tests named test_bench_*
 # link the engine as well (a more specific pattern than the unit rule).
-BENCH_ENGINE_SRCS := $(sort $(wildcard bench/engine/*.c))
+# The MPI glue is not part of the engine archive: the benches link it,
+# with Open MPI, when MPI support is built (see MPI below).
+BENCH_MPI_SRC     := bench/engine/mpi.c
+BENCH_ENGINE_SRCS := $(filter-out $(BENCH_MPI_SRC),\
+                       $(sort $(wildcard bench/engine/*.c)))
 BENCH_ENGINE_OBJS := $(BENCH_ENGINE_SRCS:%.c=$(O)/obj/%.o)
 BENCH_ENGINE_A    := $(O)/libbench.a
 BENCH_MAINS       := $(sort $(wildcard bench/*_bench.c))
@@ -231,17 +235,50 @@ BENCH_BINS        := $(patsubst bench/%_bench.c,$(O)/bench/%-bench,$(BENCH_MAINS
 BENCH_INSTALL     := $(filter-out %/mem-bench,$(BENCH_BINS))
 BENCH_MANS        := $(sort $(wildcard docs/man/*.1))
 
-.PHONY: bench install-bench uninstall-bench check-man
+.PHONY: bench install-bench uninstall-bench check-man check-mpi check-plot \
+        bench-config
+
+# MPI mode of the benches (docs/benchmarks.md, "Multi-node runs"):
+#   MPI=auto (default)  built when pkg-config finds Open MPI (ompi-c, from
+#                       Debian's libopenmpi-dev: scripts/deps.sh mpi)
+#   MPI=1               required (error without Open MPI)
+#   MPI=0               never: the benches do not link MPI at all
+# Without it nothing else changes: bench/engine/mpi.c is the only file
+# that calls MPI, and the engine reaches it through a weak symbol.
+MPI ?= auto
+ifeq ($(MPI),0)
+HAVE_MPI :=
+else
+HAVE_MPI := $(shell pkg-config --exists ompi-c 2>/dev/null && echo 1)
+ifeq ($(MPI)$(HAVE_MPI),1)
+$(error MPI=1 but pkg-config finds no Open MPI (ompi-c): run scripts/deps.sh mpi)
+endif
+endif
+ifeq ($(HAVE_MPI),1)
+BENCH_MPI_OBJ := $(BENCH_MPI_SRC:%.c=$(O)/obj/%.o)
+MPI_LIBS      := $(shell pkg-config --libs ompi-c)
+$(BENCH_MPI_OBJ): CFLAGS_ALL += $(shell pkg-config --cflags ompi-c)
+endif
+
+# The benches are relinked when the MPI choice changes.
+BENCH_CONFIG := $(O)/bench-mpi.cfg
+bench-config:
+	@mkdir -p $(O)
+	@echo "MPI=$(if $(HAVE_MPI),openmpi,none)" | cmp -s - $(BENCH_CONFIG) || \
+	    echo "MPI=$(if $(HAVE_MPI),openmpi,none)" > $(BENCH_CONFIG)
+$(BENCH_CONFIG): bench-config
 
 $(BENCH_ENGINE_A): $(BENCH_ENGINE_OBJS)
 	@mkdir -p $(@D)
 	rm -f $@
 	ar rcs $@ $^
 
-$(O)/bench/%-bench: bench/%_bench.c $(BENCH_ENGINE_A) $(LIB_A)
+$(O)/bench/%-bench: bench/%_bench.c $(BENCH_MPI_OBJ) $(BENCH_ENGINE_A) \
+		$(LIB_A) $(BENCH_CONFIG)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_ALL) -Ibench -o $@ $< $(BENCH_ENGINE_A) $(LIB_A) \
-	    $(LDFLAGS_ALL) $(PKG_LIBS) -lm
+	$(CC) $(CFLAGS_ALL) -Ibench -o $@ $< $(BENCH_MPI_OBJ) \
+	    $(BENCH_ENGINE_A) $(LIB_A) $(LDFLAGS_ALL) $(PKG_LIBS) $(MPI_LIBS) \
+	    -lm
 
 $(O)/tests/unit/test_bench_%: tests/unit/test_bench_%.c $(BENCH_ENGINE_A) \
 		$(LIB_A) $(UNIT_HELPER_OBJS)
@@ -279,7 +316,21 @@ uninstall-bench:
 
 FORMAT_SRCS += $(wildcard bench/*.c)
 
--include $(BENCH_ENGINE_OBJS:.o=.d)
+# Multi-node mode on localhost: mpirun -np 4 mem-bench, the merged report
+# checked against the ranks' own numbers (installs Open MPI when missing).
+check-mpi:
+	@scripts/deps.sh --check mpi >/dev/null 2>&1 || scripts/deps.sh mpi
+	$(MAKE) MPI=1 $(O)/bench/mem-bench
+	tests/bench/test_mpi_mem.sh $(O)
+
+# Logs, histogram dumps and plots from a mem-bench run, checked to be
+# valid SVG and PNG files.
+check-plot:
+	@scripts/deps.sh --check mpi >/dev/null 2>&1 || scripts/deps.sh mpi
+	$(MAKE) $(O)/bench/mem-bench
+	tests/bench/test_plot.sh $(O)
+
+-include $(BENCH_ENGINE_OBJS:.o=.d) $(BENCH_MPI_OBJ:.o=.d)
 # ============================================================ end bench engine
 
 # ---------------------------------------------------------------- install

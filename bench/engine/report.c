@@ -16,6 +16,11 @@
  * usec or msec by magnitude.  CPU figures are for the whole process
  * (completions run on back-end threads, not on job threads), over the
  * measured time only.
+ *
+ * After an MPI run rank 0's report lists every rank's jobs (b->rep, with
+ * "rank" and "host"), a job's CPU figures are its rank's, and the
+ * aggregate's are the sum over ranks divided by the longest measured time
+ * (percent of one CPU, as for a multi-threaded process).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -39,6 +44,7 @@ const char *bench_dir_name(enum bench_dir d)
 struct view {
 	const char *name;
 	int jobid; /* -1: all jobs */
+	int rank;  /* -1: all ranks */
 	unsigned int njobs;
 	uint64_t owner;
 	const char *filename;
@@ -47,16 +53,36 @@ struct view {
 	uint64_t elapsed[DIR_NR];
 	uint64_t handoffs, nerrors, verify_errors;
 	const struct bench_job_err *err;
+	/* CPU of the process(es) that ran it, and their operations */
+	uint64_t usr_ns, sys_ns, wall_ns, cpu_ops;
+	const char *host;
 };
 
-static void view_job(struct bench_job *j, struct view *v)
+static uint64_t all_ops(const struct bench *b);
+
+static void view_job(struct bench *b, struct bench_job *j, struct view *v)
 {
 	unsigned int d;
 
 	memset(v, 0, sizeof(*v));
 	v->name = j->name;
-	v->jobid = (int)j->info.index;
+	v->jobid = (int)j->gid;
+	v->rank = (int)j->rank;
 	v->njobs = 1;
+	if (b->ranks) {
+		const struct bench_rankinfo *ri = &b->ranks[j->rank];
+
+		v->usr_ns = ri->usr_ns;
+		v->sys_ns = ri->sys_ns;
+		v->wall_ns = ri->wall_ns;
+		v->cpu_ops = ri->ops;
+		v->host = ri->host;
+	} else {
+		v->usr_ns = b->usr_ns;
+		v->sys_ns = b->sys_ns;
+		v->wall_ns = b->wall_ns;
+		v->cpu_ops = all_ops(b);
+	}
 	v->owner = j->info.owner;
 	v->filename = j->info.filename;
 	for (d = 0; d < DIR_NR; d++) {
@@ -80,17 +106,22 @@ static void view_all(struct bench *b, struct bench_hist *agg[DIR_NR],
 	memset(v, 0, sizeof(*v));
 	v->name = "all";
 	v->jobid = -1;
-	v->njobs = b->njobs;
+	v->rank = -1;
+	v->njobs = b->nrep;
 	if (b->o.filename)
 		v->filename = b->files[0].name;
+	v->usr_ns = b->usr_ns;
+	v->sys_ns = b->sys_ns;
+	v->wall_ns = b->wall_ns;
+	v->cpu_ops = all_ops(b);
 	for (d = 0; d < DIR_NR; d++) {
 		bench_hist_init(agg[d]);
 		v->h[d] = agg[d];
 	}
-	for (i = 0; i < b->njobs; i++) {
+	for (i = 0; i < b->nrep; i++) {
 		struct view jv;
 
-		view_job(&b->jobs[i], &jv);
+		view_job(b, b->rep[i], &jv);
 		for (d = 0; d < DIR_NR; d++) {
 			bench_hist_merge(agg[d], jv.h[d]);
 			v->bytes[d] += jv.bytes[d];
@@ -133,22 +164,28 @@ static double per_sec(uint64_t n, uint64_t ns)
 	return ns ? (double)n * 1e9 / (double)ns : 0.0;
 }
 
-static uint64_t total_ops(const struct view *v)
-{
-	return bench_hist_count(v->h[DIR_READ]) +
-	       bench_hist_count(v->h[DIR_WRITE]) +
-	       bench_hist_count(v->h[DIR_OTHER]);
-}
-
 static double cpu_pct(uint64_t cpu_ns, uint64_t wall_ns)
 {
 	return wall_ns ? 100.0 * (double)cpu_ns / (double)wall_ns : 0.0;
 }
 
-static double cpu_us_per_op(const struct bench *b, uint64_t ops)
+static double cpu_us_per_op(const struct view *v)
 {
-	return ops ? (double)(b->usr_ns + b->sys_ns) / 1000.0 / (double)ops :
-		     0.0;
+	return v->cpu_ops ? (double)(v->usr_ns + v->sys_ns) / 1000.0 /
+				    (double)v->cpu_ops :
+			    0.0;
+}
+
+/* every measured operation the report covers (all ranks) */
+static uint64_t all_ops(const struct bench *b)
+{
+	uint64_t n = 0;
+	unsigned int i, d;
+
+	for (i = 0; i < b->nrep; i++)
+		for (d = 0; d < DIR_NR; d++)
+			n += bench_hist_count(b->rep[i]->hist[d]);
+	return n;
 }
 
 /* ------------------------------------------------------------ text */
@@ -246,12 +283,19 @@ static void text_dir(FILE *f, const struct view *v, enum bench_dir d)
 	}
 }
 
-static void text_view(FILE *f, struct bench *b, const struct view *v,
-		      uint64_t all_ops)
+static void text_view(FILE *f, struct bench *b, const struct view *v)
 {
 	unsigned int d;
 
-	if (v->jobid >= 0)
+	if (v->jobid >= 0 && b->nranks > 1)
+		fprintf(f,
+			"%s: (groupid=0, jobs=1): err=%3d: rank=%d%s%s, "
+			"owner=%" PRIu64 "%s%s\n",
+			v->name, v->err ? -v->err->status : 0, v->rank,
+			v->host ? ", host=" : "", v->host ? v->host : "",
+			v->owner, v->filename ? ", file=" : "",
+			v->filename ? v->filename : "");
+	else if (v->jobid >= 0)
 		fprintf(f,
 			"%s: (groupid=0, jobs=1): err=%3d: owner=%" PRIu64
 			"%s%s\n",
@@ -266,9 +310,12 @@ static void text_view(FILE *f, struct bench *b, const struct view *v,
 			text_dir(f, v, d);
 	fprintf(f,
 		"  cpu          : usr=%.2f%%, sys=%.2f%%, cpu/op=%.3fus "
-		"(process)\n",
-		cpu_pct(b->usr_ns, b->wall_ns), cpu_pct(b->sys_ns, b->wall_ns),
-		cpu_us_per_op(b, all_ops));
+		"(%s)\n",
+		cpu_pct(v->usr_ns, v->wall_ns), cpu_pct(v->sys_ns, v->wall_ns),
+		cpu_us_per_op(v),
+		b->nranks <= 1 ? "process" :
+		v->rank < 0    ? "all ranks" :
+				 "rank");
 	fprintf(f, "  handoffs     : %" PRIu64 "\n", v->handoffs);
 	if (v->nerrors || v->verify_errors)
 		fprintf(f,
@@ -287,6 +334,8 @@ static void text_header(FILE *f, struct bench *b)
 	fprintf(f, "%s: %s rw=%s, bs=%sB, size=%s, iodepth=%u, numjobs=%u",
 		bench_prog_name, o->workload == WL_IOR ? "ior" : "fio",
 		bench_rw_name(o->rw), bs, size, o->iodepth, o->numjobs);
+	if (b->nranks > 1)
+		fprintf(f, " x %u MPI ranks", b->nranks);
 	if (o->workload == WL_FIO)
 		fprintf(f, ", runtime=%.3gs, ramp_time=%.3gs",
 			(double)o->runtime_ns / 1e9, (double)o->ramp_ns / 1e9);
@@ -362,8 +411,8 @@ static void text_status(FILE *f, struct bench *b, const struct view *all)
 
 		if (!bench_hist_count(all->h[d]) && !all->elapsed[d])
 			continue;
-		for (i = 0; i < b->njobs; i++) {
-			uint64_t e = b->jobs[i].elapsed_ns[d];
+		for (i = 0; i < b->nrep; i++) {
+			uint64_t e = b->rep[i]->elapsed_ns[d];
 
 			if (e < mn)
 				mn = e;
@@ -396,22 +445,20 @@ int bench_report_normal(struct bench *b, FILE *f)
 	struct bench_hist *agg[DIR_NR];
 	struct view all, v;
 	unsigned int i;
-	uint64_t ops;
 
 	if (alloc_agg(agg))
 		return -ENOMEM;
 	view_all(b, agg, &all);
-	ops = total_ops(&all);
 	text_header(f, b);
 	if (b->o.workload == WL_IOR)
 		text_ior(f, b);
 	if (!b->o.group_reporting)
-		for (i = 0; i < b->njobs; i++) {
-			view_job(&b->jobs[i], &v);
-			text_view(f, b, &v, ops);
+		for (i = 0; i < b->nrep; i++) {
+			view_job(b, b->rep[i], &v);
+			text_view(f, b, &v);
 		}
-	if (b->o.group_reporting || b->njobs > 1)
-		text_view(f, b, &all, ops);
+	if (b->o.group_reporting || b->nrep > 1)
+		text_view(f, b, &all);
 	text_status(f, b, &all);
 	free_agg(agg);
 	return 0;
@@ -552,7 +599,7 @@ static const char *op_str(enum bench_op op)
 }
 
 static void js_view(struct js *j, struct bench *b, const struct view *v,
-		    const char *key, uint64_t all_ops)
+		    const char *key)
 {
 	uint64_t rt = 0;
 	unsigned int d;
@@ -563,6 +610,11 @@ static void js_view(struct js *j, struct bench *b, const struct view *v,
 	if (v->jobid >= 0) {
 		js_i64(j, "jobid", v->jobid);
 		js_u64(j, "owner", v->owner);
+		if (b->dist) {
+			js_i64(j, "rank", v->rank);
+			if (v->host)
+				js_str(j, "host", v->host);
+		}
 	}
 	js_u64(j, "jobs", v->njobs);
 	if (v->filename)
@@ -574,9 +626,9 @@ static void js_view(struct js *j, struct bench *b, const struct view *v,
 	js_u64(j, "job_runtime", rt / 1000000);
 	for (d = 0; d < DIR_NR; d++)
 		js_dir(j, v, d);
-	js_dbl(j, "usr_cpu", cpu_pct(b->usr_ns, b->wall_ns));
-	js_dbl(j, "sys_cpu", cpu_pct(b->sys_ns, b->wall_ns));
-	js_dbl(j, "cpu_us_per_op", cpu_us_per_op(b, all_ops));
+	js_dbl(j, "usr_cpu", cpu_pct(v->usr_ns, v->wall_ns));
+	js_dbl(j, "sys_cpu", cpu_pct(v->sys_ns, v->wall_ns));
+	js_dbl(j, "cpu_us_per_op", cpu_us_per_op(v));
 	js_u64(j, "handoffs", v->handoffs);
 	js_u64(j, "io_errors", v->nerrors - v->verify_errors);
 	js_u64(j, "verify_errors", v->verify_errors);
@@ -645,7 +697,7 @@ static void js_ior(struct js *j, struct bench *b)
 	js_u64(j, "block_size", o->size);
 	js_u64(j, "transfer_size", o->bs);
 	js_u64(j, "repetitions", o->repetitions);
-	js_u64(j, "tasks", o->numjobs);
+	js_u64(j, "tasks", b->nrep);
 	js_open(j, "results", '[');
 	for (r = 0; r < o->repetitions; r++)
 		for (d = DIR_NR; d-- > 0;) {
@@ -708,6 +760,33 @@ static void js_ior(struct js *j, struct bench *b)
 	js_close(j, '}');
 }
 
+/* Under MPI: the ranks, their hosts and what each contributed. */
+static void js_mpi(struct js *j, struct bench *b)
+{
+	unsigned int r;
+
+	js_open(j, "mpi", '{');
+	js_u64(j, "ranks", b->nranks);
+	js_u64(j, "jobs_per_rank", b->o.numjobs);
+	js_u64(j, "jobs", b->nrep);
+	js_open(j, "rank_info", '[');
+	for (r = 0; b->ranks && r < b->nranks; r++) {
+		const struct bench_rankinfo *ri = &b->ranks[r];
+
+		js_open(j, NULL, '{');
+		js_u64(j, "rank", r);
+		js_str(j, "host", ri->host);
+		js_bool(j, "merged", ri->merged);
+		js_u64(j, "ops", ri->ops);
+		js_dbl(j, "usr_cpu", cpu_pct(ri->usr_ns, ri->wall_ns));
+		js_dbl(j, "sys_cpu", cpu_pct(ri->sys_ns, ri->wall_ns));
+		js_i64(j, "errno", ri->status < 0 ? -ri->status : 0);
+		js_close(j, '}');
+	}
+	js_close(j, ']');
+	js_close(j, '}');
+}
+
 int bench_report_json(struct bench *b, FILE *f)
 {
 	struct bench_hist *agg[DIR_NR];
@@ -715,12 +794,10 @@ int bench_report_json(struct bench *b, FILE *f)
 	struct view all, v;
 	char tbuf[64];
 	unsigned int i;
-	uint64_t ops;
 
 	if (alloc_agg(agg))
 		return -ENOMEM;
 	view_all(b, agg, &all);
-	ops = total_ops(&all);
 	strftime(tbuf, sizeof(tbuf), "%a %b %e %H:%M:%S %Y",
 		 localtime(&b->start_time));
 	fputc('{', f);
@@ -732,17 +809,19 @@ int bench_report_json(struct bench *b, FILE *f)
 	js_u64(&j, "timestamp", (uint64_t)b->start_time);
 	js_str(&j, "time", tbuf);
 	js_options(&j, b);
+	if (b->dist)
+		js_mpi(&j, b);
 	js_open(&j, "jobs", '[');
 	if (b->o.group_reporting) {
-		js_view(&j, b, &all, NULL, ops);
+		js_view(&j, b, &all, NULL);
 	} else {
-		for (i = 0; i < b->njobs; i++) {
-			view_job(&b->jobs[i], &v);
-			js_view(&j, b, &v, NULL, ops);
+		for (i = 0; i < b->nrep; i++) {
+			view_job(b, b->rep[i], &v);
+			js_view(&j, b, &v, NULL);
 		}
 	}
 	js_close(&j, ']');
-	js_view(&j, b, &all, "aggregate", ops);
+	js_view(&j, b, &all, "aggregate");
 	if (b->o.workload == WL_IOR)
 		js_ior(&j, b);
 	js_open(&j, "backend_stats", '{');
@@ -757,6 +836,48 @@ int bench_report_json(struct bench *b, FILE *f)
 	js_bool(&j, "interrupted", b->interrupted);
 	js_close(&j, '}');
 	fputs("\n}\n", f);
+	free_agg(agg);
+	return 0;
+}
+
+/* ------------------------------------------------------------ histograms */
+
+/**
+ * bench_report_hist() - the aggregate latency histograms (all jobs, all
+ * ranks), for CDF plots: a TSV header line, then one line per non-empty
+ * bucket: direction, lowest and highest value of the bucket (ns), its
+ * count and the fraction of the direction's samples at or below it.
+ * Return: 0 or -ENOMEM.
+ */
+int bench_report_hist(struct bench *b, FILE *f)
+{
+	struct bench_hist *agg[DIR_NR];
+	struct view all;
+	unsigned int d, i;
+
+	if (alloc_agg(agg))
+		return -ENOMEM;
+	view_all(b, agg, &all);
+	fputs("dir\tlow_ns\thigh_ns\tcount\tcum_fraction\n", f);
+	for (d = 0; d < DIR_NR; d++) {
+		uint64_t n = bench_hist_count(agg[d]), cum = 0;
+
+		for (i = 0; n && i < BENCH_HIST_NBUCKETS; i++) {
+			uint64_t c = atomic_load_explicit(&agg[d]->b[i],
+							  memory_order_relaxed);
+			uint64_t lo = bench_hist_bucket_low(i);
+
+			if (!c)
+				continue;
+			cum += c;
+			fprintf(f,
+				"%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64
+				"\t%.9f\n",
+				dir_names[d], lo,
+				lo + bench_hist_bucket_width(i) - 1, c,
+				(double)cum / (double)n);
+		}
+	}
 	free_agg(agg);
 	return 0;
 }
