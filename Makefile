@@ -168,7 +168,7 @@ check-rdma:
 	tests/rdma/check-rdma.sh
 
 # The README's test command: everything, on a fresh Debian 12 machine.
-check: check-format check-unit check-install check-integration check-rdma
+check: check-format check-man check-unit check-install check-integration check-rdma
 
 # ---------------------------------------------------------------- benches
 $(O)/bench/micro/%: bench/micro/%.c $(MICRO_COMMON_OBJS) $(LIB_A)

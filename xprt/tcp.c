@@ -708,6 +708,22 @@ static void rx_arm(struct tcp_tp *tp, bool on)
 		atomic_store(&tp->fd_armed, on);
 }
 
+/*
+ * Let go of the receiver role.  Whoever found the role taken and needs the
+ * socket watched sets arm_wanted first and then tries the lock again; the
+ * holder re-checks after unlocking, so one of the two always arms it.
+ */
+static void rx_role_release(struct tcp_tp *tp)
+{
+	pthread_mutex_unlock(&tp->rx_mtx);
+	while (atomic_load(&tp->arm_wanted) &&
+	       pthread_mutex_trylock(&tp->rx_mtx) == 0) {
+		if (atomic_exchange(&tp->arm_wanted, false))
+			rx_arm(tp, true);
+		pthread_mutex_unlock(&tp->rx_mtx);
+	}
+}
+
 static void rx_detach(struct xprt *x, struct tcp_tp *tp, int err)
 {
 	xprt_conn_lost(x, tp->rx_cookie, err);
@@ -741,7 +757,7 @@ static void *tcp_rx_main(void *arg)
 			rx_adopt(x, tp, &cookie);
 			if (atomic_exchange(&tp->arm_wanted, false))
 				rx_arm(tp, true);
-			pthread_mutex_unlock(&tp->rx_mtx);
+			rx_role_release(tp);
 		} else {
 			atomic_store(&tp->rx_deferred, true);
 		}
@@ -767,7 +783,7 @@ static void *tcp_rx_main(void *arg)
 				continue; /* a caller receives (and disarms) */
 			}
 			if (evs[i].data.fd != tp->rx_fd) {
-				pthread_mutex_unlock(&tp->rx_mtx);
+				rx_role_release(tp);
 				continue;
 			}
 			xprt_rx_batch_begin(x);
@@ -777,7 +793,7 @@ static void *tcp_rx_main(void *arg)
 				err = -ECONNRESET;
 			if (err)
 				rx_detach(x, tp, err);
-			pthread_mutex_unlock(&tp->rx_mtx);
+			rx_role_release(tp);
 		}
 		xprt_timer_run(x);
 	}
@@ -799,9 +815,9 @@ static void tcp_submitted(struct xprt *x, struct xprt_rqst *rq)
 	if (pthread_mutex_trylock(&tp->rx_mtx) == 0) {
 		if (atomic_exchange(&tp->arm_wanted, false))
 			rx_arm(tp, true);
-		pthread_mutex_unlock(&tp->rx_mtx);
+		rx_role_release(tp);
 	}
-	/* else the role's holder arms it when it lets go (tcp_wait) */
+	/* else the role's holder arms it when it lets go */
 }
 
 static bool rq_done(struct xprt_rqst *rq)
@@ -821,10 +837,16 @@ static int tcp_wait(struct xprt *x, struct xprt_rqst *rq, uint64_t deadline)
 	struct pollfd pfd = {.events = POLLIN};
 	int err = 0, r;
 
-	if (pthread_mutex_trylock(&tp->rx_mtx))
-		return -EAGAIN;
+	if (pthread_mutex_trylock(&tp->rx_mtx)) {
+		/* someone holds the role; make sure the socket is watched
+		 * once they let go, since we will only sleep */
+		atomic_store(&tp->arm_wanted, true);
+		if (pthread_mutex_trylock(&tp->rx_mtx))
+			return -EAGAIN;
+	}
 	if (tp->rx_fd < 0) {
-		pthread_mutex_unlock(&tp->rx_mtx);
+		atomic_store(&tp->arm_wanted, true);
+		rx_role_release(tp);
 		return -EAGAIN;
 	}
 	rx_arm(tp, false);
@@ -861,9 +883,7 @@ static int tcp_wait(struct xprt *x, struct xprt_rqst *rq, uint64_t deadline)
 		atomic_store(&tp->arm_wanted, false);
 		rx_arm(tp, true);
 	}
-	pthread_mutex_unlock(&tp->rx_mtx);
-	if (atomic_load(&tp->arm_wanted))
-		tcp_submitted(x, rq);
+	rx_role_release(tp);
 	if (atomic_exchange(&tp->rx_deferred, false))
 		tcp_kick_rx(x);
 	return rq_done(rq) ? 0 : err;

@@ -280,6 +280,17 @@ void xprt_rx_batch_end(struct xprt *x)
 	}
 }
 
+/* The calling thread's id, the default fairness owner; gettid() is a
+ * system call, so it is asked once per thread. */
+static uint64_t xprt_thread_owner(void)
+{
+	static _Thread_local uint64_t tid;
+
+	if (!tid)
+		tid = (uint64_t)gettid();
+	return tid;
+}
+
 int xprt_req_submit(struct xprt_req *req, uint32_t key)
 {
 	struct xprt_rqst *rq;
@@ -306,7 +317,7 @@ int xprt_req_submit(struct xprt_req *req, uint32_t key)
 
 	req->key = key;
 	if (!req->owner)
-		req->owner = (uint64_t)gettid();
+		req->owner = xprt_thread_owner();
 	rq->marker_len = x->framing->encode(rq->marker, len);
 	rq->tx_total = rq->marker_len + len;
 	rq->tx_done = 0;

@@ -375,6 +375,61 @@ static void test_pipelining_8_threads(void **state)
 	xprt_destroy(x);
 }
 
+struct mixed_arg {
+	struct xprt *x;
+	unsigned int id;
+	bool sync;
+	atomic_uint *ok;
+};
+
+static void *mixed_thread(void *p)
+{
+	struct mixed_arg *ma = p;
+	struct xprt_req *req;
+	struct call c;
+	unsigned int i;
+
+	for (i = 0; i < 1500; i++) {
+		uint32_t key = ma->id << 20 | i;
+
+		req = mk_req(ma->x, &c, key, i % 7 ? CMD_ECHO : CMD_SLOW,
+			     i % 7 ? 0 : 1, i % 5);
+		/* sync callers may receive for everybody; the others
+		 * leave it to the receive thread (or to a sync caller) */
+		req->will_wait = ma->sync;
+		assert_int_equal(xprt_req_submit(req, key), 0);
+		wait_done(req);
+		if (c.status == 0 && fs_get_be32(c.reply) == key)
+			atomic_fetch_add(ma->ok, 1);
+		xprt_req_put(req);
+	}
+	return NULL;
+}
+
+/*
+ * Callers that receive their own replies and callers that sleep share one
+ * connection: the receiver role moves between them and the receive
+ * thread without ever leaving a reply unread.
+ */
+static void test_mixed_sync_and_async_waiters(void **state)
+{
+	struct xprt *x = mk_xprt(64, 4096, XPRT_RESEND);
+	struct mixed_arg ma[6];
+	pthread_t th[6];
+	atomic_uint ok = 0;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < 6; i++) {
+		ma[i] = (struct mixed_arg){x, i + 1, i < 4, &ok};
+		pthread_create(&th[i], NULL, mixed_thread, &ma[i]);
+	}
+	for (i = 0; i < 6; i++)
+		pthread_join(th[i], NULL);
+	assert_int_equal(atomic_load(&ok), 6 * 1500);
+	xprt_destroy(x);
+}
+
 static void run_bulk(struct xprt *x, uint32_t len)
 {
 	struct xprt_req *req;
@@ -737,6 +792,8 @@ int main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pipelining_8_threads,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_mixed_sync_and_async_waiters, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bulk_placement, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_bulk_overflow_refused,
