@@ -116,8 +116,12 @@ $(O)/libxprt.so: $(LIB_SO)
 	ln -sf libxprt.so.$(VERSION) $@
 
 # The .pc is written again at install time: its paths are PREFIX's.
-PC_SED = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
-	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+# Directories under PREFIX are written relative to ${prefix}, so that
+# pkg-config --define-variable=prefix=... relocates a staged tree.
+PC_SED = sed -e 's|@PREFIX@|$(PREFIX)|' \
+	    -e 's|@LIBDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))|' \
+	    -e 's|@INCLUDEDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))|' \
+	    -e 's|@VERSION@|$(VERSION)|' \
 	    -e 's|@REQUIRES@|$(PKG_LIB)|'
 
 $(O)/libxprt.pc: libxprt.pc.in Makefile
@@ -197,24 +201,11 @@ examples: $(EXAMPLE_BINS)
 
 tools: examples
 
-INST := $(CURDIR)/build/install-test
-check-install: lib
-	rm -rf $(INST)
-	$(MAKE) install PREFIX=$(INST)
-	@mkdir -p $(INST)/examples
-	@set -e; for f in $(EXAMPLE_SRCS); do \
-	    b=$$(basename $$f .c); \
-	    echo "  CC (installed libxprt) $$b"; \
-	    $(CC) -std=c11 -Wall -Wextra -Werror -o $(INST)/examples/$$b $$f \
-	        $$(PKG_CONFIG_PATH=$(INST)/lib/pkgconfig pkg-config --cflags --libs libxprt) \
-	        -Wl,-rpath,$(INST)/lib; \
-	    $(INST)/examples/$$b -h >/dev/null; \
-	    if ldd $(INST)/examples/$$b | grep -q "$(INST)/lib/libxprt.so"; then :; \
-	    else echo "$$b does not use the installed libxprt.so"; exit 1; fi; \
-	done
-	$(MAKE) uninstall PREFIX=$(INST)
-	@test ! -e $(INST)/include/libxprt && test ! -e $(INST)/lib/libxprt.so
-	@echo "check-install: examples built and run against the installed library"
+# Install into a temporary PREFIX, build and run every example against it
+# through pkg-config, uninstall, check nothing is left; then again with
+# DESTDIR staging (scripts/check-install.sh).
+check-install: lib tools
+	MAKE="$(MAKE)" CC="$(CC)" BUILD=$(BUILD) scripts/check-install.sh $(O)
 
 # ================================================================ bench engine
 # (owned by the bench engine: bench/engine/, bench/*_bench.c, docs/man/)
@@ -295,16 +286,19 @@ all: bench
 # groff warning.
 check-man:
 	@docs/man/mkman.sh --check $(VERSION)
-	@for m in $(BENCH_MANS); do \
+	@for m in $(BENCH_MANS) $(wildcard docs/man/*.3); do \
 		out=$$(LC_ALL=C.UTF-8 MANWIDTH=80 groff -man -Tutf8 -ww -z $$m 2>&1); \
 		if [ -n "$$out" ]; then echo "$$m: $$out"; exit 1; fi; \
-	done; echo "man pages ok: $(BENCH_MANS)"
+		grep -q '"libxprt $(VERSION)"' $$m || \
+		    { echo "$$m: not the version $(VERSION)"; exit 1; }; \
+	done; echo "man pages ok: $(BENCH_MANS) $(wildcard docs/man/*.3)"
 
 install: install-bench
 
 install-bench: $(BENCH_INSTALL)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	$(if $(BENCH_INSTALL),install -m 0755 $(BENCH_INSTALL) $(DESTDIR)$(BINDIR)/)
+	install -m 0755 scripts/xprt-plot $(DESTDIR)$(BINDIR)/
 	$(foreach b,$(BENCH_INSTALL),$(if $(wildcard docs/man/$(notdir $(b)).1),\
 	    install -m 0644 docs/man/$(notdir $(b)).1 $(DESTDIR)$(MANDIR)/man1/;))
 
@@ -312,7 +306,8 @@ uninstall: uninstall-bench
 
 uninstall-bench:
 	rm -f $(foreach b,$(BENCH_INSTALL),$(DESTDIR)$(BINDIR)/$(notdir $(b)) \
-	    $(DESTDIR)$(MANDIR)/man1/$(notdir $(b)).1)
+	    $(DESTDIR)$(MANDIR)/man1/$(notdir $(b)).1) \
+	    $(DESTDIR)$(BINDIR)/xprt-plot
 
 FORMAT_SRCS += $(wildcard bench/*.c)
 
@@ -334,6 +329,8 @@ check-plot:
 # ============================================================ end bench engine
 
 # ---------------------------------------------------------------- install
+LIB_MANS := $(sort $(wildcard docs/man/*.3))
+
 install: lib
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/libxprt \
 	    $(DESTDIR)$(PKGCONFIGDIR)
@@ -343,12 +340,15 @@ install: lib
 	ln -sf libxprt.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libxprt.so
 	install -m 0644 $(PUB_HDRS) $(DESTDIR)$(INCLUDEDIR)/libxprt/
 	$(PC_SED) libxprt.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/libxprt.pc
+	install -d $(DESTDIR)$(MANDIR)/man3
+	install -m 0644 $(LIB_MANS) $(DESTDIR)$(MANDIR)/man3/
 
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libxprt.a $(DESTDIR)$(LIBDIR)/libxprt.so \
 	    $(DESTDIR)$(LIBDIR)/$(LIB_SONAME) \
 	    $(DESTDIR)$(LIBDIR)/libxprt.so.$(VERSION) \
-	    $(DESTDIR)$(PKGCONFIGDIR)/libxprt.pc
+	    $(DESTDIR)$(PKGCONFIGDIR)/libxprt.pc \
+	    $(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(LIB_MANS)))
 	rm -rf $(DESTDIR)$(INCLUDEDIR)/libxprt
 
 # ---------------------------------------------------------------- style
