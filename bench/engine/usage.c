@@ -124,10 +124,11 @@ void bench_usage(struct bench *b, FILE *f)
 	      "  -h, --help           this text; -V, --version\n",
 	      f);
 	if (bench_dist_mpi_init) /* this program was built with MPI */
-		fputs("\nUnder mpirun each rank runs "
-		      "--numjobs jobs, all ranks\nstart each phase together, and "
-		      "rank 0 reports every rank's jobs and their\nmerged "
-		      "aggregate; logs are per rank (FILE.RANK).\n",
+		fputs("\nUnder mpirun each rank runs --numjobs jobs (rank r: "
+		      "jobs r*numjobs...), all\nranks start each phase "
+		      "together, and rank 0 reports every rank's jobs and\n"
+		      "their merged aggregate; --write_log files are per rank "
+		      "(run.tsv: run.R.tsv).\n",
 		      f);
 	if (ops->options && ops->options[0].name) {
 		fprintf(f, "\n%s options:\n", ops->name);
