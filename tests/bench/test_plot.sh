@@ -81,8 +81,8 @@ PY
 if command -v file >/dev/null; then
 	for f in "${figs[@]}"; do
 		case $f in
-		*.svg) file -b "$f" | grep -q 'SVG' || fail "file(1): $f: $(file -b "$f")" ;;
-		*.png) file -b "$f" | grep -q 'PNG image data' || fail "file(1): $f: $(file -b "$f")" ;;
+		*.svg) [[ $(file -b "$f") == *SVG* ]] || fail "file(1): $f: $(file -b "$f")" ;;
+		*.png) [[ $(file -b "$f") == *'PNG image data'* ]] || fail "file(1): $f: $(file -b "$f")" ;;
 		esac
 	done
 fi
