@@ -207,15 +207,40 @@ static uint64_t rate(uint64_t n, uint64_t dt)
 	return dt ? (uint64_t)((double)n * 1e9 / (double)dt + 0.5) : 0;
 }
 
-/* One direction's five columns from an interval histogram and bytes. */
-static void put_dir(FILE *f, const struct bench_hist *h, uint64_t bytes,
-		    uint64_t dt)
-{
-	uint64_t n = bench_hist_count(h);
+/*
+ * What one direction did in an interval.  Operations, their latency sum
+ * and bytes come from the counters, which a snapshot reads a few loads
+ * apart, so IOPS, mean and bandwidth agree with each other; the
+ * percentiles come from the bucket differences, read over a longer pass
+ * while completions go on (their count may differ by the operations
+ * completed meanwhile, which only moves a percentile within its bucket).
+ */
+struct ivl {
+	uint64_t ops, sum, bytes;
+};
 
+static uint64_t hsum(const struct bench_hist *h)
+{
+	return atomic_load_explicit(&h->sum, memory_order_relaxed);
+}
+
+static void ivl_add(struct ivl *v, const struct bench_hist *now,
+		    const struct bench_hist *then, uint64_t bytes)
+{
+	v->ops += bench_hist_count(now) - bench_hist_count(then);
+	v->sum += hsum(now) - hsum(then);
+	v->bytes += bytes;
+}
+
+/* One direction's five columns. */
+static void put_dir(FILE *f, const struct bench_hist *delta,
+		    const struct ivl *v, uint64_t dt)
+{
 	fprintf(f, "\t%" PRIu64 "\t%" PRIu64 "\t%.0f\t%" PRIu64 "\t%" PRIu64,
-		rate(n, dt), rate(bytes, dt), bench_hist_mean(h),
-		bench_hist_percentile(h, 50), bench_hist_percentile(h, 99));
+		rate(v->ops, dt), rate(v->bytes, dt),
+		v->ops ? (double)v->sum / (double)v->ops : 0.0,
+		bench_hist_percentile(delta, 50),
+		bench_hist_percentile(delta, 99));
 }
 
 static void put_head(struct bench *b, FILE *f, uint64_t t, const char *job)
@@ -240,11 +265,12 @@ static uint64_t job_bytes(const struct bench_job *j, enum bench_dir d)
  * interval in l->cur[] so that the "all" line is the sum of the jobs'.
  */
 static void log_job(struct bench *b, struct bench_job *j, unsigned int i,
-		    uint64_t t, uint64_t dt, uint64_t *agg_bytes)
+		    uint64_t t, uint64_t dt, struct ivl *agg)
 {
 	struct bench_log *l = b->log;
 	struct bench_hist **pp, *tmp;
 	uint64_t by, *pb;
+	struct ivl v;
 	unsigned int d;
 
 	put_head(b, l->f, t, j->name);
@@ -252,14 +278,16 @@ static void log_job(struct bench *b, struct bench_job *j, unsigned int i,
 		pp = &l->jprev[i * DIR_NR + d];
 		pb = &l->jprev_bytes[i * DIR_NR + d];
 		bench_hist_copy(l->spare, j->hist[d]);
-		by = job_bytes(j, d);
+		by = job_bytes(j, d); /* right after the copy's counters */
 		bench_hist_delta(l->delta, l->spare, *pp);
+		memset(&v, 0, sizeof(v));
+		ivl_add(&v, l->spare, *pp, by - *pb);
+		put_dir(l->f, l->delta, &v, dt);
+		bench_hist_merge(l->cur[d], l->delta);
+		ivl_add(&agg[d], l->spare, *pp, by - *pb);
 		tmp = *pp;
 		*pp = l->spare;
 		l->spare = tmp;
-		put_dir(l->f, l->delta, by - *pb, dt);
-		bench_hist_merge(l->cur[d], l->delta);
-		agg_bytes[d] += by - *pb;
 		*pb = by;
 	}
 	fputc('\n', l->f);
@@ -269,17 +297,19 @@ static void log_job(struct bench *b, struct bench_job *j, unsigned int i,
 static void log_emit(struct bench *b, uint64_t t)
 {
 	struct bench_log *l = b->log;
-	uint64_t dt = t - l->last, by, agg_bytes[DIR_NR] = {0};
+	uint64_t dt = t - l->last, by;
+	struct ivl agg[DIR_NR];
 	unsigned int i, d;
 
+	memset(agg, 0, sizeof(agg));
 	if (l->per_job) {
 		for (d = 0; d < DIR_NR; d++)
 			bench_hist_init(l->cur[d]);
 		for (i = 0; i < b->njobs; i++)
-			log_job(b, &b->jobs[i], i, t, dt, agg_bytes);
+			log_job(b, &b->jobs[i], i, t, dt, agg);
 		put_head(b, l->f, t, "all");
 		for (d = 0; d < DIR_NR; d++)
-			put_dir(l->f, l->cur[d], agg_bytes[d], dt);
+			put_dir(l->f, l->cur[d], &agg[d], dt);
 		goto out_line;
 	}
 	put_head(b, l->f, t, "all");
@@ -293,7 +323,8 @@ static void log_emit(struct bench *b, uint64_t t)
 			by += job_bytes(&b->jobs[i], d);
 		}
 		bench_hist_delta(l->delta, l->cur[d], l->prev[d]);
-		put_dir(l->f, l->delta, by - l->prev_bytes[d], dt);
+		ivl_add(&agg[d], l->cur[d], l->prev[d], by - l->prev_bytes[d]);
+		put_dir(l->f, l->delta, &agg[d], dt);
 		tmp = l->prev[d];
 		l->prev[d] = l->cur[d];
 		l->cur[d] = tmp;
