@@ -226,8 +226,7 @@ BENCH_BINS        := $(patsubst bench/%_bench.c,$(O)/bench/%-bench,$(BENCH_MAINS
 BENCH_INSTALL     := $(filter-out %/mem-bench,$(BENCH_BINS))
 BENCH_MANS        := $(sort $(wildcard docs/man/*.1))
 
-.PHONY: bench install-bench uninstall-bench check-man check-mpi check-plot \
-        bench-config
+.PHONY: bench install-bench uninstall-bench check-man check-mpi check-plot
 
 # MPI mode of the benches (docs/benchmarks.md, "Multi-node runs"):
 #   MPI=auto (default)  built when pkg-config finds Open MPI (ompi-c, from
@@ -251,13 +250,15 @@ MPI_LIBS      := $(shell pkg-config --libs ompi-c)
 $(BENCH_MPI_OBJ): CFLAGS_ALL += $(shell pkg-config --cflags ompi-c)
 endif
 
-# The benches are relinked when the MPI choice changes.
+# The benches are relinked when the MPI choice changes: the choice is
+# written to a file when make reads this (before it compares any times),
+# and only when it differs from what the file says.
 BENCH_CONFIG := $(O)/bench-mpi.cfg
-bench-config:
-	@mkdir -p $(O)
-	@echo "MPI=$(if $(HAVE_MPI),openmpi,none)" | cmp -s - $(BENCH_CONFIG) || \
-	    echo "MPI=$(if $(HAVE_MPI),openmpi,none)" > $(BENCH_CONFIG)
-$(BENCH_CONFIG): bench-config
+BENCH_CFG_LINE := MPI=$(if $(HAVE_MPI),openmpi,none)
+ifneq ($(filter-out clean help,$(or $(MAKECMDGOALS),all)),)
+$(shell mkdir -p $(O) && { echo '$(BENCH_CFG_LINE)' | cmp -s - $(BENCH_CONFIG) || \
+    echo '$(BENCH_CFG_LINE)' > $(BENCH_CONFIG); })
+endif
 
 $(BENCH_ENGINE_A): $(BENCH_ENGINE_OBJS)
 	@mkdir -p $(@D)
