@@ -778,10 +778,12 @@ unsigned int xprt_tags_in_use(const struct xprt_tags *t)
 		return 0;
 	for (i = 0; i < t->nr_words; i++) {
 		struct tags_word *w = &t->words[i];
+		/* acquire: a caller that sees a tag free also sees what its
+		 * holder did before the put (xprt_set_pool() relies on it) */
 		unsigned long c =
-			atomic_load_explicit(&w->cleared, memory_order_relaxed);
+			atomic_load_explicit(&w->cleared, memory_order_acquire);
 		unsigned long v =
-			atomic_load_explicit(&w->word, memory_order_relaxed);
+			atomic_load_explicit(&w->word, memory_order_acquire);
 
 		n += (unsigned int)__builtin_popcountl(v & ~c);
 	}

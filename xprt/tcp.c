@@ -97,7 +97,12 @@ struct tcp_rx {
 	size_t data_left;     /* DATA: bytes left for rx_data */
 	size_t pad_left;      /* PAD: bytes left to drop */
 	int err;	      /* outcome to report at the end of the message */
+	uint64_t progress;    /* monotonic ns of the last byte read */
 };
+
+/* A reply whose request has given up on it, and whose next byte has not
+ * come for this long, means the peer is gone: drop the connection. */
+#define TCP_RX_STALL_NS 1000000000ull
 
 struct tcp_tp {
 	struct sockaddr_storage addr;
@@ -654,6 +659,7 @@ static int rx_read(struct xprt *x, struct tcp_tp *tp, int fd)
 				return 0;
 			if (r <= 0)
 				return r ? (int)r : -ECONNRESET;
+			rx->progress = xprt_now_ns();
 			atomic_fetch_add_explicit(&x->stats.bytes_received,
 						  (size_t)r,
 						  memory_order_relaxed);
@@ -670,12 +676,27 @@ static int rx_read(struct xprt *x, struct tcp_tp *tp, int fd)
 		atomic_fetch_add_explicit(&x->stats.bytes_received, (size_t)r,
 					  memory_order_relaxed);
 		rx->tail += (size_t)r;
+		rx->progress = xprt_now_ns();
 		err = rx_process(x, rx);
 		if (err)
 			return err;
 		if ((size_t)r < room)
 			return 0; /* drained: back to epoll */
 	}
+}
+
+/*
+ * A reply stopped half-way while its request has already been failed (a
+ * timeout, a cancel): the request stays pinned, and the stream cannot move
+ * past the message, until the rest arrives.  If nothing arrives for
+ * TCP_RX_STALL_NS the peer is taken as gone.  Receiver role held.
+ * Return: true when the connection should be dropped.
+ */
+static bool rx_stalled(struct tcp_rx *rx, uint64_t now)
+{
+	return rx->in_msg && rx->rq &&
+	       (rq_flags(atomic_load(&rx->rq->st)) & RQ_OUTCOME) &&
+	       now - rx->progress >= TCP_RX_STALL_NS;
 }
 
 /* Adopt a newly published connection, if any. */
@@ -743,6 +764,7 @@ static void *tcp_rx_main(void *arg)
 	struct tcp_tp *tp = tp_of(x);
 	struct epoll_event evs[4];
 	uint32_t cookie = 0;
+	bool mid_msg;
 	int i, n, err;
 
 	while (!atomic_load(&tp->stop)) {
@@ -752,11 +774,16 @@ static void *tcp_rx_main(void *arg)
 		/* Never block on the receiver role: a caller holding it may be
 		 * waiting for a retransmission only our timers will make.  It
 		 * kicks us when it lets go (rx_deferred). */
+		mid_msg = false;
 		if (pthread_mutex_trylock(&tp->rx_mtx) == 0) {
 			atomic_store(&tp->rx_deferred, false);
 			rx_adopt(x, tp, &cookie);
 			if (atomic_exchange(&tp->arm_wanted, false))
 				rx_arm(tp, true);
+			if (tp->rx_fd >= 0 &&
+			    rx_stalled(&tp->rx, xprt_now_ns()))
+				rx_detach(x, tp, -ETIMEDOUT);
+			mid_msg = tp->rx.in_msg;
 			rx_role_release(tp);
 		} else {
 			atomic_store(&tp->rx_deferred, true);
@@ -769,6 +796,8 @@ static void *tcp_rx_main(void *arg)
 					0 :
 					(int)((next - now + 999999) / 1000000);
 		}
+		if (mid_msg && (timeout < 0 || timeout > 100))
+			timeout = 100; /* watch a half-received reply */
 		n = epoll_wait(tp->epfd, evs, 4, timeout);
 		for (i = 0; i < n; i++) {
 			if (evs[i].data.fd == tp->evfd) {
@@ -822,7 +851,7 @@ static void tcp_submitted(struct xprt *x, struct xprt_rqst *rq)
 
 static bool rq_done(struct xprt_rqst *rq)
 {
-	return atomic_load(&rq->done_futex) != 0;
+	return atomic_load(&rq->done_futex) == 1;
 }
 
 /*
@@ -865,6 +894,11 @@ static int tcp_wait(struct xprt *x, struct xprt_rqst *rq, uint64_t deadline)
 				ms = (int)((deadline - now + 999999) / 1000000);
 		}
 		r = poll(&pfd, 1, ms);
+		if (r == 0 && rx_stalled(&tp->rx, xprt_now_ns())) {
+			rx_detach(x, tp, -ETIMEDOUT);
+			err = -EAGAIN;
+			break;
+		}
 		if (r <= 0 || atomic_load(&tp->stop))
 			continue;
 		xprt_rx_batch_begin(x);

@@ -14,7 +14,8 @@
  * timer lock, so the callback may re-arm or fail the request.  Without a
  * timeout hook the request fails with -ETIMEDOUT.  Failing the request the
  * receive thread is placing a reply into right now is fine: delivery waits
- * for that thread's unpin, nobody blocks.
+ * for that thread's unpin, nobody blocks (and a reply that stops arriving
+ * half-way is dealt with by the transport: see tcp.c, rx_stalled()).
  */
 #include <errno.h>
 

@@ -116,8 +116,17 @@ void xprt_try_complete(struct xprt_rqst *rq)
 
 	atomic_fetch_or(&rq->st, RQ_FINISHED);
 	atomic_fetch_and(&rq->st, ~(uint64_t)RQ_SUBMITTED);
-	atomic_store(&rq->done_futex, 1);
-	xprt_futex_wake(&rq->done_futex, INT_MAX);
+	/* A timer armed while done() ran (xprt_req_set_timer() called by the
+	 * submitter after the reply was already in) must not outlive the
+	 * request: it would fire on whoever gets the slot next.  Pairs with
+	 * the fence in xprt_req_set_timer(): one of the two sees the other. */
+	atomic_thread_fence(memory_order_seq_cst);
+	if (atomic_load_explicit(&rq->heap_idx, memory_order_relaxed) >= 0)
+		xprt_timer_arm(x, rq, 0);
+	/* a system call only when a sync caller sleeps on it (2): async
+	 * completions, the common case, never have one */
+	if (atomic_exchange(&rq->done_futex, 1) == 2)
+		xprt_futex_wake(&rq->done_futex, INT_MAX);
 	xprt_req_put(&rq->pub);
 }
 
@@ -371,6 +380,11 @@ void xprt_req_set_timer(struct xprt_req *req, uint64_t timeout_ns)
 
 	xprt_timer_arm(req->xprt, rq,
 		       timeout_ns ? xprt_now_ns() + timeout_ns : 0);
+	/* Armed after the request finished (its reply raced the caller):
+	 * take it back, see xprt_try_complete(). */
+	atomic_thread_fence(memory_order_seq_cst);
+	if (timeout_ns && !(rq_flags(atomic_load(&rq->st)) & RQ_SUBMITTED))
+		xprt_timer_arm(req->xprt, rq, 0);
 }
 
 int xprt_req_fail(struct xprt_req *req, int status)
@@ -435,8 +449,14 @@ int xprt_req_done_wait(struct xprt_req *req, int64_t timeout_ns)
 		if (r != -EAGAIN)
 			return r;
 	}
-	while (!atomic_load(&rq->done_futex)) {
+	for (;;) {
+		unsigned int v = 0;
 		int64_t left = -1;
+
+		/* announce a sleeper (0 -> 2) unless done (1) */
+		if (!atomic_compare_exchange_strong(&rq->done_futex, &v, 2) &&
+		    v == 1)
+			break;
 
 		if (timeout_ns >= 0) {
 			now = xprt_now_ns();
@@ -444,7 +464,7 @@ int xprt_req_done_wait(struct xprt_req *req, int64_t timeout_ns)
 				return -ETIMEDOUT;
 			left = (int64_t)(deadline - now);
 		}
-		xprt_futex_wait(&rq->done_futex, 0, left);
+		xprt_futex_wait(&rq->done_futex, 2, left);
 	}
 	return 0;
 }
@@ -805,6 +825,31 @@ void xprt_destroy(struct xprt *x)
 }
 
 /* ----------------------------------------------------------- queries */
+
+int xprt_set_pool(struct xprt *x, struct xprt_pool *pool)
+{
+	unsigned int waited = 0;
+
+	if (!x || !pool)
+		return -EINVAL;
+	/* The receive thread may still be dropping the transport's own
+	 * reference to the last request: its buffers go back to x->pool
+	 * before its tag is freed, and xprt_tags_in_use() reads the map
+	 * with acquire, so seeing no tag in use orders those puts before
+	 * the switch. */
+	while (xprt_tags_in_use(x->tags)) {
+		if (++waited > 1000)
+			return -EBUSY;
+		usleep(1000);
+	}
+	if (x->own_pool && x->pool != pool)
+		xprt_pool_destroy(x->pool);
+	x->own_pool = false;
+	x->pool = pool;
+	x->opts.pool = pool;
+	x->opts.buf_size = xprt_pool_buf_size(pool);
+	return 0;
+}
 
 enum xprt_state xprt_state(const struct xprt *x)
 {

@@ -62,7 +62,8 @@
  * @tx_done: bytes of it already sent on the current connection
  * @marker: the framing marker (RPC record mark)
  * @marker_len: its length
- * @done_futex: becomes 1 when done() has returned (waiters sleep on it)
+ * @done_futex: becomes 1 when done() has returned; 2 while a waiter
+ *	sleeps on it (so completion wakes only when someone waits)
  */
 struct xprt_rqst {
 	struct xprt_req pub;

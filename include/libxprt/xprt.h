@@ -392,6 +392,25 @@ uint32_t xprt_connect_cookie(const struct xprt *x);
 /** xprt_req_cookie() - the connect cookie @req was last sent under */
 uint32_t xprt_req_cookie(const struct xprt_req *req);
 
+/**
+ * xprt_set_pool() - give an idle transport another buffer pool
+ * @x: the transport
+ * @pool: the new pool (referenced, not owned: the caller destroys it
+ *	after xprt_destroy()); its buffer size becomes buf_size
+ *
+ * For protocols that negotiate their message size on the connection
+ * itself (9P msize): create the transport with a pool for the size asked
+ * for, negotiate, then switch to buffers of the size agreed.  No request
+ * may be allocated while this runs; a request whose last reference the
+ * transport itself drops right after done() is waited for.  A pool the
+ * transport created is destroyed; a pool given in the options is left to
+ * its owner.
+ * Context: may sleep (up to a second); not from a callback.
+ * Return: %0; %-EINVAL for NULL arguments; %-EBUSY when requests are
+ * still held after that wait.
+ */
+int xprt_set_pool(struct xprt *x, struct xprt_pool *pool);
+
 /** xprt_pool() - the transport's buffer pool */
 struct xprt_pool *xprt_pool(const struct xprt *x);
 

@@ -549,17 +549,23 @@ static void test_verify_randrw_many_passes_and_shared_file_pass(void **st)
 static void test_ramp_time_is_excluded_from_stats(void **st)
 {
 	(void)st;
-	/* the first 8 I/Os of each job take 30 ms, the rest 50 us */
+	/* The first 8 I/Os of each job take 150 ms, the rest 50 us, as
+	 * virtual latencies stamped on completion: a loaded machine's
+	 * scheduling delays cannot be mistaken for the slow I/Os, and the
+	 * slow ones are submitted at once, inside the ramp. */
 	expect_ok(RUN("--rw", "randread", "--size", "1m", "--iodepth", "4",
-		      "--mem-slow", "8:30ms", "--mem-lat", "50us", "--runtime",
+		      "--mem-slow", "8:150ms", "--mem-lat", "50us",
+		      "--mem-virtual", "--runtime", "300ms"));
+	assert_true(jnum("aggregate/read/lat_ns/max") >= 150e6);
+	expect_ok(RUN("--rw", "randread", "--size", "1m", "--iodepth", "4",
+		      "--mem-slow", "8:150ms", "--mem-lat", "50us",
+		      "--mem-virtual", "--ramp_time", "200ms", "--runtime",
 		      "300ms"));
-	assert_true(jnum("aggregate/read/lat_ns/max") >= 30e6);
-	expect_ok(RUN("--rw", "randread", "--size", "1m", "--iodepth", "4",
-		      "--mem-slow", "8:30ms", "--mem-lat", "50us",
-		      "--ramp_time", "200ms", "--runtime", "300ms"));
-	assert_true(jnum("aggregate/read/lat_ns/max") < 20e6);
+	assert_true(jnum("aggregate/read/lat_ns/max") < 100e6);
 	assert_true(jnum("aggregate/read/total_ios") > 0);
-	assert_true(fabs(jnum("aggregate/read/runtime") - 300) <= 2);
+	/* a loaded machine may wake the job thread late */
+	assert_true(jnum("aggregate/read/runtime") >= 300 - 30 &&
+		    jnum("aggregate/read/runtime") <= 300 + 50);
 }
 
 static void test_runtime_is_respected(void **st)
@@ -567,7 +573,9 @@ static void test_runtime_is_respected(void **st)
 	(void)st;
 	expect_ok(RUN("--rw", "randread", "--size", "1m", "--iodepth", "4",
 		      "--mem-lat", "100us", "--runtime", "500ms"));
-	assert_true(fabs(jnum("aggregate/read/runtime") - 500) <= 2);
+	/* a loaded machine may wake the job thread late */
+	assert_true(jnum("aggregate/read/runtime") >= 500 - 50 &&
+		    jnum("aggregate/read/runtime") <= 500 + 50);
 	assert_true(jnum("aggregate/read/total_ios") > 256); /* looped */
 	if (wall_s < 0.5 || wall_s > 2.0)
 		fail_msg("a 500 ms run took %.3f s", wall_s);

@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Tflush: cancelling and timing out 9P calls on the transport core.
+ *
+ * When a call times out or is cancelled it is not failed at once:
+ * its tag must stay out of use until the server has said, with an Rflush,
+ * that it will not answer it any more (flush(5)); otherwise a late reply
+ * would be taken for the reply to a new call reusing the tag.  So:
+ *
+ *   1. The call stays submitted and in the reply index, undecided.  A
+ *      Tflush(oldtag) is sent in a new slot, queued under the call's own
+ *      fairness owner so the transmit queue (FIFO per owner) can never put
+ *      it on the wire before the call itself.  The Tflush holds a
+ *      reference on the call's slot: the tag cannot be reallocated, even
+ *      after the call has completed, until the Tflush is finished.
+ *   2. A reply to the call arriving before the Rflush completes the call
+ *      normally: it is the call's real outcome (a Twalk that succeeded did
+ *      create its fid, and the caller gets it).
+ *   3. The Rflush ends the Tflush: the call, if still undecided, fails
+ *      with the flush's status (-ETIMEDOUT or -ECANCELED), then the
+ *      reference on its slot is dropped and the tag is free again.
+ *   4. An Rflush to a later Tflush of the same call answers the earlier
+ *      ones too (a server may answer only the last): they are completed
+ *      locally at that point (one whose submission has not returned yet,
+ *      when two threads cancel at once, is completed by its sender right
+ *      after: failing a request while it is being submitted would race
+ *      the transmit queue).
+ *   5. If no Rflush comes within the call's timeout, the call completes
+ *      with its flush status then (callers are never held longer than
+ *      twice the timeout; the completion goes through the call's own
+ *      timer, which the transport holds back while the receive thread
+ *      is placing the call's reply), but the Tflush stays in flight and keeps both
+ *      tags reserved until its Rflush arrives or the session ends.  When
+ *      such pairs hold every slot, the session is shut down: nothing
+ *      could run any more.
+ *   6. A Tflush answered with anything but Rflush (Rlerror, another type,
+ *      garbage) breaks the protocol: whether the server still works on the
+ *      call is unknown, so the tag can never be trusted again.  The call
+ *      completes with its flush status and the session is shut down
+ *      (later calls: -ENOTCONN).
+ *   7. With every slot taken, a Tflush cannot be sent at once: the call's
+ *      timer retries every 5 ms; after another timeout without a slot the
+ *      session is shut down, since no call is being answered.
+ *
+ * The flush state of a call lives in its private area under one client
+ * mutex, taken only on these rare paths; the fast path never locks.
+ * Completion callbacks run on the receive thread (or on whichever thread
+ * decided the outcome); a Tflush's completion may complete the flushed
+ * call from within it.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "p9_int.h"
+#include "xprt/util.h"
+
+/*
+ * Complete the flushed call @req with its flush status, from its own
+ * timer (armed to fire at once) rather than from here: the transport
+ * holds a timer back while the receive thread is placing that call's
+ * reply, and failing a request the receive thread holds would wait for
+ * it - forever, when this runs on the receive thread itself (another
+ * request's timer) while that reply has stalled half-way.
+ */
+static void p9_flush_finish_soon(struct xprt_req *req)
+{
+	atomic_store(&p9_call_of(req)->fl_finish, true);
+	xprt_req_set_timer(req, 1);
+}
+
+/*
+ * Start flushing @req (a reference on it is held by the caller: the
+ * canceller's handle, or the timer).  See the top of this file.
+ */
+int p9_flush_start(struct xprt_req *req, int status)
+{
+	struct p9_call *pc = p9_call_of(req);
+	struct p9_clnt *c = pc->c;
+	uint64_t grace;
+
+	pthread_mutex_lock(&c->flush_lock);
+	if (atomic_load(&pc->finished)) {
+		pthread_mutex_unlock(&c->flush_lock);
+		return -EALREADY;
+	}
+	if (pc->fl_n + pc->fl_want >= P9_MAX_FLUSH) {
+		pthread_mutex_unlock(&c->flush_lock);
+		return -EBUSY;
+	}
+	if (!atomic_load(&pc->fl_status)) {
+		/* a call without a timeout still gets a bounded flush */
+		grace = pc->timeout_ns ? pc->timeout_ns :
+			c->timeout_ns  ? c->timeout_ns :
+					 (uint64_t)P9_DEF_TIMEOUT_MS * 1000000u;
+		pc->fl_grace = grace;
+		pc->fl_deadline = xprt_now_ns() + grace;
+		atomic_store(&pc->fl_status, status);
+	}
+	pc->fl_want++;
+	pthread_mutex_unlock(&c->flush_lock);
+	/* from now on the Tflush's timer decides */
+	xprt_req_set_timer(req, 0);
+	p9_flush_send(req);
+	return 0;
+}
+
+/* Send the Tflush messages @req still wants. */
+void p9_flush_send(struct xprt_req *req)
+{
+	struct p9_call *pc = p9_call_of(req), *fpc;
+	struct p9_clnt *c = pc->c;
+	struct p9_fcall tx = {.type = P9_TFLUSH};
+	struct xprt_req *f;
+	unsigned int want, i;
+	bool orphan;
+	int err;
+
+	for (;;) {
+		/* claim one wanted Tflush: a canceller and the retry timer
+		 * may both be here */
+		pthread_mutex_lock(&c->flush_lock);
+		want = pc->fl_want > pc->fl_busy;
+		if (want)
+			pc->fl_busy++;
+		pthread_mutex_unlock(&c->flush_lock);
+		if (!want)
+			return;
+		err = xprt_req_alloc(c->x, XPRT_NOWAIT, &f);
+		if (err) {
+			pthread_mutex_lock(&c->flush_lock);
+			pc->fl_busy--;
+			pthread_mutex_unlock(&c->flush_lock);
+		}
+		if (err == -EAGAIN || err == -ENOBUFS) {
+			if (xprt_now_ns() > pc->fl_deadline) {
+				/* nothing is being answered: give up */
+				p9_mark_broken(c);
+				p9_flush_finish_soon(req);
+				p9_set_broken(c);
+				return;
+			}
+			xprt_req_set_timer(req, P9_FLUSH_RETRY_NS);
+			return;
+		}
+		if (err)
+			return; /* closing: xprt_destroy() fails the call */
+		fpc = p9_call_of(f);
+		memset(fpc, 0, sizeof(*fpc));
+		fpc->c = c;
+		fpc->kind = P9C_FLUSH;
+		fpc->ttype = P9_TFLUSH;
+		fpc->target = req;
+		fpc->timeout_ns = pc->fl_grace;
+		f->ops = &p9_req_ops;
+		tx.u.tflush.oldtag = (uint16_t)req->slot;
+		err = p9_encode_req(f, &tx, (uint16_t)f->slot);
+		if (err) {
+			pthread_mutex_lock(&c->flush_lock);
+			pc->fl_busy--;
+			pthread_mutex_unlock(&c->flush_lock);
+			xprt_req_put(f);
+			return;
+		}
+		/* behind the call in its owner's FIFO, never before it */
+		f->owner = req->owner;
+		/* the call's tag stays reserved until this Tflush ends */
+		xprt_req_get(req);
+		pthread_mutex_lock(&c->flush_lock);
+		pc->fl_busy--;
+		pc->fl_want--;
+		pc->fl[pc->fl_n++] = f;
+		pthread_mutex_unlock(&c->flush_lock);
+		atomic_fetch_add_explicit(&c->st.flushes, 1,
+					  memory_order_relaxed);
+		err = p9_submit(f, (uint16_t)f->slot);
+		if (!err) {
+			/* an Rflush to a later Tflush may have answered this
+			 * one while it was being submitted: it is ended here,
+			 * now that failing it cannot race its submission */
+			pthread_mutex_lock(&c->flush_lock);
+			fpc->fl_sent = true;
+			orphan = fpc->fl_orphan;
+			pthread_mutex_unlock(&c->flush_lock);
+			if (orphan)
+				xprt_req_fail(f, -ECANCELED);
+			continue;
+		}
+		/* the session is going away: end the call now */
+		pthread_mutex_lock(&c->flush_lock);
+		for (i = 0; i < pc->fl_n; i++) {
+			if (pc->fl[i] == f) {
+				memmove(&pc->fl[i], &pc->fl[i + 1],
+					(pc->fl_n - i - 1) * sizeof(pc->fl[0]));
+				pc->fl_n--;
+				break;
+			}
+		}
+		pthread_mutex_unlock(&c->flush_lock);
+		xprt_req_fail(req, atomic_load(&pc->fl_status));
+		xprt_req_put(req);
+		xprt_req_put(f);
+		return;
+	}
+}
+
+/* A Tflush is finished: its Rflush arrived, a later Tflush's Rflush
+ * answered it, or the session ended. */
+void p9_flush_done(struct xprt_req *f, int status)
+{
+	struct p9_call *fpc = p9_call_of(f);
+	struct xprt_req *req = fpc->target, *earlier[P9_MAX_FLUSH];
+	struct p9_call *pc = p9_call_of(req);
+	struct p9_clnt *c = fpc->c;
+	unsigned int i, k, n = 0;
+	bool found = false, broken = false;
+
+	if (!status) {
+		/* a flush may be answered by Rflush and nothing else */
+		broken = f->rlen != P9_HDRSZ || f->rx_msg_len != P9_HDRSZ ||
+			 ((const uint8_t *)f->rbuf->data)[4] != P9_RFLUSH;
+	} else if (status != -ECONNRESET && status != -ESHUTDOWN &&
+		   status != -ECANCELED) {
+		broken = true; /* garbage with the Tflush's tag */
+	}
+
+	pthread_mutex_lock(&c->flush_lock);
+	for (k = 0; k < pc->fl_n; k++) {
+		if (pc->fl[k] == f) {
+			found = true;
+			break;
+		}
+	}
+	if (found) {
+		for (i = 0; i < k; i++) {
+			/* one still being submitted is ended by its sender */
+			if (p9_call_of(pc->fl[i])->fl_sent)
+				earlier[n++] = pc->fl[i];
+			else
+				p9_call_of(pc->fl[i])->fl_orphan = true;
+		}
+		memmove(&pc->fl[0], &pc->fl[k + 1],
+			(pc->fl_n - k - 1) * sizeof(pc->fl[0]));
+		pc->fl_n -= k + 1;
+		if (!status && !broken)
+			pc->fl_confirmed = true;
+	}
+	pthread_mutex_unlock(&c->flush_lock);
+
+	/* an answer to a later Tflush answers the earlier ones: the server
+	 * will not answer them any more */
+	for (i = 0; i < n; i++)
+		xprt_req_fail(earlier[i], -ECANCELED);
+	if (found) {
+		if (!status && !broken)
+			atomic_fetch_add_explicit(&c->st.flush_replies, 1,
+						  memory_order_relaxed);
+		if (broken)
+			p9_mark_broken(c);
+		/* the server is done with the call: if it has not answered
+		 * it by now, it never will */
+		xprt_req_fail(req, atomic_load(&pc->fl_status));
+		if (broken)
+			p9_set_broken(c);
+	}
+	if (atomic_exchange(&fpc->fl_stuck, false))
+		atomic_fetch_sub(&c->fl_stuck, 1);
+	xprt_req_put(req);
+	xprt_req_put(f);
+}
+
+/*
+ * A Tflush got no Rflush within the timeout: complete the call now, keep
+ * the Tflush (and so both tags) until its answer or the session's end.
+ * Once such pairs hold every slot, the server is plainly not answering
+ * and new calls could only wait for a slot forever: the session is shut
+ * down instead.
+ */
+void p9_flush_expired(struct xprt_req *f)
+{
+	struct p9_call *fpc = p9_call_of(f);
+	struct xprt_req *req = fpc->target;
+	struct p9_call *pc = p9_call_of(req);
+	struct p9_clnt *c = pc->c;
+	unsigned int stuck = 0;
+
+	atomic_fetch_add_explicit(&c->st.flush_expired, 1,
+				  memory_order_relaxed);
+	if (!atomic_exchange(&fpc->fl_stuck, true))
+		stuck = atomic_fetch_add(&c->fl_stuck, 1) + 1;
+	if (2 * stuck >= c->opts.max_reqs)
+		p9_mark_broken(c);
+	p9_flush_finish_soon(req);
+	if (2 * stuck >= c->opts.max_reqs)
+		p9_set_broken(c);
+}

@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * 9P client internals shared by the files of p9/.  Not installed.
+ *
+ * Files:
+ *   p9_enc.c   encoder (no client state)
+ *   p9_dec.c   decoder (no client state)
+ *   p9_flush.c Tflush: cancel and timeout of calls in flight
+ *   p9_clnt.c  connect (version, pool sizing, attach), close, accessors
+ *   p9_call.c  the request engine: start, reply placement, completion,
+ *              timeouts and Tflush, sync and async calls
+ *   p9_fid.c   fid allocator and per-fid iounit
+ *   p9_ops.c   one sync call per message
+ *   p9_path.c  path helpers, pipelined pread/pwrite, directories
+ */
+#ifndef P9_P9_INT_H
+#define P9_P9_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include <libxprt/p9.h>
+#include <libxprt/tags.h>
+#include <libxprt/xprt.h>
+
+/* Tflush messages in flight for one call at most (p9_cancel() -EBUSY) */
+#define P9_MAX_FLUSH	  4u
+/* Retry period when no slot is free to send a Tflush from */
+#define P9_FLUSH_RETRY_NS 5000000ull
+#define P9_DEF_MAX_REQS	  64u
+#define P9_DEF_MAX_FIDS	  1024u
+#define P9_DEF_TIMEOUT_MS 30000u
+#define P9_DEF_CONNECT_MS 5000u
+#define P9_RREAD_HDR	  11u /* size[4] type[1] tag[2] count[4] */
+#define P9_TWRITE_HDR	  23u /* size type tag fid[4] offset[8] count[4] */
+
+/**
+ * struct p9_clnt - a session
+ * @x: the transport (one connection; XPRT_FAIL policy)
+ * @pool: buffers of msize bytes
+ * @boot_pool: the pool Tversion ran on when the server lowered msize
+ *	(kept until close: the receive thread may still cache its buffers)
+ * @fids: fid allocator (a tag map of max_fids)
+ * @iounit: per fid, the iounit Rlopen/Rlcreate gave (0: iosize)
+ * @msize: negotiated
+ * @iosize: msize - P9_IOHDRSZ
+ * @timeout_ns: per call, 0 = none
+ * @flush_lock: the flush state of every call (rare path only)
+ * @broken: the session cannot go on (a Tflush answered with an error,
+ *	or no slot to flush from): new calls fail with -ENOTCONN
+ * @killed: the connection was dropped for @broken
+ * @fl_stuck: Tflushes past their deadline still waiting for an Rflush
+ *	(each holds two slots)
+ * @closing: p9_close() runs
+ */
+struct p9_clnt {
+	struct p9_opts opts;
+	char *host, *aname, *uname;
+	struct xprt *x;
+	struct xprt_pool *pool;
+	struct xprt_pool *boot_pool;
+	struct xprt_tags *fids;
+	_Atomic uint32_t *iounit;
+	uint32_t msize;
+	uint32_t iosize;
+	uint32_t root_fid;
+	struct p9_qid root_qid;
+	bool attached;
+	uint64_t timeout_ns;
+	pthread_mutex_t flush_lock;
+	atomic_bool broken;
+	atomic_bool killed;
+	atomic_uint fl_stuck;
+	atomic_bool closing;
+	struct {
+		atomic_ullong calls, flushes, flush_replies, late_replies;
+		atomic_ullong flush_expired, fids_lost;
+	} st;
+};
+
+enum p9_call_kind {
+	P9C_SYNC,    /* a thread waits in xprt_req_done_wait() */
+	P9C_ASYNC,   /* p9_call_fn */
+	P9C_IO,	     /* p9_io_fn: Tread/Twrite fast path */
+	P9C_FLUSH,   /* an internal Tflush */
+	P9C_VERSION, /* Tversion: NOTAG, never flushed */
+};
+
+/**
+ * struct p9_call - per-call state in the request's private area
+ * @c: the client
+ * @ttype: the T-message type sent
+ * @kind: enum p9_call_kind
+ * @server_err: @status is an errno the server sent
+ * @finished: done() has started (p9_cancel() answers -EALREADY)
+ * @status: the outcome (sync calls read it after the wait)
+ * @want: Tread/Treaddir count (placement bound), Twrite count, Twalk
+ *	nwname: what the reply may not exceed
+ * @rdata: where Rread/Rreaddir data lands; NULL: in the reply buffer
+ * @rd_iov: the iterator's segment over @rdata
+ * @timeout_ns: this call's timeout
+ * @cb, @arg: completion of async kinds
+ * @rx: the decoded reply
+ * @target: a Tflush: the call it flushes (a reference is held on it)
+ * @fl_status: the outcome flushing will give (-ETIMEDOUT, -ECANCELED);
+ *	0 while the call is not being flushed
+ * @fl_finish: its timer must now complete it with @fl_status
+ * @fl_grace: how long a Tflush waits for its Rflush before the call
+ *	completes anyway (the call's timeout, or the client's, or 30 s)
+ * @fl_deadline: give up finding a slot for the Tflush after this
+ * The rest under c->flush_lock:
+ * @fl_n, @fl: Tflush requests in flight for this call, oldest first
+ * @fl_want: Tflush wanted but not sent yet (no slot was free)
+ * @fl_busy: of those, being sent by some thread right now
+ * @fl_confirmed: an Rflush answered the call's flush: if the call failed
+ *	with its flush status, the server never acted on it
+ * @fl_sent: (a Tflush) its submission has returned
+ * @fl_orphan: (a Tflush) answered by a later Tflush's Rflush before its
+ *	submission returned: its sender ends it
+ * @fl_stuck: (a Tflush) past its deadline, counted in c->fl_stuck
+ */
+struct p9_call {
+	struct p9_clnt *c;
+	uint8_t ttype;
+	uint8_t kind;
+	bool server_err;
+	atomic_bool finished;
+	int status;
+	uint32_t want;
+	void *rdata;
+	struct iovec rd_iov;
+	uint64_t timeout_ns;
+	union {
+		p9_call_fn call;
+		p9_io_fn io;
+	} cb;
+	void *arg;
+	struct p9_fcall rx;
+
+	struct xprt_req *target;
+	atomic_int fl_status;
+	atomic_bool fl_finish;
+	uint64_t fl_grace;
+	uint64_t fl_deadline;
+	unsigned int fl_n;
+	unsigned int fl_want;
+	unsigned int fl_busy;
+	struct xprt_req *fl[P9_MAX_FLUSH];
+	bool fl_confirmed;
+	bool fl_sent;
+	bool fl_orphan;
+	atomic_bool fl_stuck;
+};
+
+static inline struct p9_call *p9_call_of(struct xprt_req *req)
+{
+	return xprt_req_priv(req);
+}
+
+/**
+ * struct p9_result - what a sync call tells its internal caller
+ * @req: the request, held: @rx points into its buffer; put it when done
+ *	(NULL on error)
+ * @rx: the reply
+ * @server_err: the error came from the server (not local)
+ * @unknown: a local error after which the server may still have acted on
+ *	the call (timeout or cancel without an Rflush, connection loss)
+ */
+struct p9_result {
+	struct xprt_req *req;
+	struct p9_fcall rx;
+	bool server_err;
+	bool unknown;
+};
+
+/* p9_call.c */
+extern const struct xprt_req_ops p9_req_ops;
+void p9_mark_broken(struct p9_clnt *c);
+int p9_encode_req(struct xprt_req *req, const struct p9_fcall *tx,
+		  uint16_t tag);
+int p9_submit(struct xprt_req *req, uint16_t key);
+int p9_rpc(struct p9_clnt *c, const struct p9_fcall *tx,
+	   const struct p9_call_opts *o, struct p9_result *res);
+void p9_result_put(struct p9_result *res);
+int p9_version_call(struct p9_clnt *c, uint32_t msize, struct p9_str version,
+		    struct p9_result *res);
+void p9_set_broken(struct p9_clnt *c);
+
+/* p9_flush.c: the transport hooks of p9_call.c hand over to these */
+int p9_flush_start(struct xprt_req *req, int status);
+void p9_flush_send(struct xprt_req *req);
+void p9_flush_done(struct xprt_req *f, int status);
+void p9_flush_expired(struct xprt_req *f);
+
+/* p9_fid.c */
+int p9_fids_init(struct p9_clnt *c);
+void p9_fids_destroy(struct p9_clnt *c);
+void p9_fid_lose(struct p9_clnt *c, uint32_t fid);
+void p9_fid_set_iounit(struct p9_clnt *c, uint32_t fid, uint32_t iounit);
+uint32_t p9_fid_iosize(struct p9_clnt *c, uint32_t fid);
+bool p9_fid_valid(const struct p9_clnt *c, uint32_t fid);
+
+/* p9_ops.c */
+int p9_check_name(const char *name);
+
+#endif /* P9_P9_INT_H */

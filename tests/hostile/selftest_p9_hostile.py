@@ -1,0 +1,307 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Self-test of p9_hostile.py: start each scenario as a real process, talk
+to it with a raw socket, and check the bytes on the wire are exactly the
+ones the scenario promises (and whether the stream stays silent or ends).
+
+The expected bytes are written out here independently (struct.pack of the
+9P2000.L layouts), not taken from p9_hostile.py, so a mistake in its reply
+builders shows up as a mismatch.
+
+usage: python3 tests/hostile/selftest_p9_hostile.py [-v] [TestName...]
+Runs in a few seconds; exits non-zero on any failure.
+"""
+import os
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SERVER = os.path.join(HERE, "p9_hostile.py")
+TAG = 3
+OFF, COUNT = 1000, 64
+
+
+def m(mtype, tag, body=b""):
+    return struct.pack("<IBH", 7 + len(body), mtype, tag) + body
+
+
+def data(offset, count):
+    return bytes((offset + i) & 0xFF for i in range(count))
+
+
+def rread(tag, offset, count):
+    return m(117, tag, struct.pack("<I", count) + data(offset, count))
+
+
+def tread(tag=TAG, offset=OFF, count=COUNT):
+    return m(116, tag, struct.pack("<IQI", 1, offset, count))
+
+
+def tflush(tag, oldtag):
+    return m(108, tag, struct.pack("<H", oldtag))
+
+
+class Server:
+    def __init__(self, scenario, *extra):
+        fd, self.log = tempfile.mkstemp(prefix="p9_hostile_", suffix=".log")
+        os.close(fd)
+        self.p = subprocess.Popen(
+            [sys.executable, SERVER, "--scenario", scenario, "--log",
+             self.log] + list(extra), stdout=subprocess.PIPE, text=True)
+        line = self.p.stdout.readline()
+        assert line.startswith("PORT "), line
+        self.port = int(line.split()[1])
+
+    def close(self):
+        self.p.terminate()
+        self.p.wait()
+        self.p.stdout.close()
+        os.unlink(self.log)
+
+    def log_lines(self):
+        with open(self.log) as f:
+            return f.read().splitlines()
+
+
+class Client:
+    def __init__(self, port, msize=8192):
+        self.s = socket.create_connection(("127.0.0.1", port))
+        self.s.settimeout(2)
+        self.msize = msize
+
+    def rx(self, n):
+        buf = b""
+        while len(buf) < n:
+            part = self.s.recv(n - len(buf))
+            if not part:
+                raise EOFError(buf)
+            buf += part
+        return buf
+
+    def reply(self):
+        hdr = self.rx(4)
+        return hdr + self.rx(struct.unpack("<I", hdr)[0] - 4)
+
+    def silent(self, secs=0.3):
+        """True when nothing arrives (and the stream stays open)."""
+        self.s.settimeout(secs)
+        try:
+            self.s.recv(1)
+        except socket.timeout:
+            return True
+        finally:
+            self.s.settimeout(2)
+        return False
+
+    def eof(self):
+        try:
+            return self.s.recv(1) == b""
+        except ConnectionResetError:
+            return True
+
+    def start(self, version="9P2000.L"):
+        v = version.encode()
+        self.s.sendall(m(100, 0xFFFF, struct.pack("<IH", self.msize, len(v))
+                         + v))
+        r = self.reply()
+        self.s.sendall(m(104, 1, struct.pack("<IIH", 0, 0xFFFFFFFF, 0) +
+                         struct.pack("<HI", 0, 0)))
+        self.reply()
+        return r
+
+
+class T(unittest.TestCase):
+    def run_sc(self, sc, fn, *extra):
+        srv = Server(sc, *extra)
+        try:
+            c = Client(srv.port)
+            fn(c, srv)
+            c.s.close()
+        finally:
+            srv.close()
+
+    def test_version_and_attach(self):
+        def fn(c, srv):
+            r = c.start()
+            self.assertEqual(r, m(101, 0xFFFF, struct.pack("<I", 8192) +
+                                  struct.pack("<H", 8) + b"9P2000.L"))
+            self.assertEqual(srv.log_lines()[:2], [
+                "MSG conn=1 type=Tversion tag=65535",
+                "MSG conn=1 type=Tattach tag=1"])
+        self.run_sc("ok", fn)
+
+    def test_msize_capped(self):
+        def fn(c, srv):
+            r = c.start()
+            self.assertEqual(struct.unpack_from("<I", r, 7)[0], 4096)
+        self.run_sc("ok", fn, "--msize", "4096")
+
+    def test_version_unknown(self):
+        def fn(c, srv):
+            r = c.start()
+            self.assertEqual(r, m(101, 0xFFFF, struct.pack("<IH", 8192, 7) +
+                                  b"unknown"))
+        self.run_sc("version_unknown", fn)
+
+    def test_ok(self):
+        def fn(c, srv):
+            c.start()
+            c.s.sendall(tread())
+            self.assertEqual(c.reply(), rread(TAG, OFF, COUNT))
+        self.run_sc("ok", fn)
+
+    def test_wrong_tag(self):
+        def fn(c, srv):
+            c.start()
+            c.s.sendall(tread())
+            self.assertEqual(c.reply(), rread(TAG ^ 0x8000, OFF, COUNT))
+        self.run_sc("wrong_tag", fn)
+
+    def test_unused_tag(self):
+        def fn(c, srv):
+            c.start()
+            c.s.sendall(tread())
+            self.assertEqual(c.reply(), m(7, 0x7777, struct.pack("<I", 5)))
+            self.assertEqual(c.reply(), rread(TAG, OFF, COUNT))
+        self.run_sc("unused_tag", fn)
+
+    def test_size_over_msize(self):
+        def fn(c, srv):
+            c.start()
+            c.s.sendall(tread())
+            r = c.reply()
+            self.assertEqual(len(r), 8192 + 16)
+            self.assertEqual(r, rread(TAG, OFF, 8192 + 16 - 11))
+        self.run_sc("size_over_msize", fn)
+
+    def test_size_huge(self):
+        def fn(c, srv):
+            c.start()
+            c.s.sendall(tread())
+            self.assertEqual(c.rx(7), struct.pack("<IBH", 0x7FFFFFF0, 117,
+                                                  TAG))
+            self.assertTrue(c.silent())
+        self.run_sc("size_huge", fn)
+
+    def test_size_under_header(self):
+        def fn(c, srv):
+            c.start()
+            c.s.sendall(tread())
+            self.assertEqual(c.rx(7), struct.pack("<IBH", 5, 117, TAG))
+        self.run_sc("size_under_header", fn)
+
+    def test_string_past_end(self):
+        def fn(c, srv):
+            c.start()
+            c.s.sendall(m(22, TAG, struct.pack("<I", 1)))
+            self.assertEqual(c.reply(), m(23, TAG, struct.pack("<H", 100) +
+                                          b"abc"))
+        self.run_sc("string_past_end", fn)
+
+    def test_count_over_request(self):
+        def fn(c, srv):
+            c.start()
+            c.s.sendall(tread())
+            self.assertEqual(c.reply(), rread(TAG, OFF, COUNT + 10))
+        self.run_sc("count_over_request", fn)
+
+    def test_truncated_data(self):
+        def fn(c, srv):
+            c.start()
+            c.s.sendall(tread())
+            self.assertEqual(c.reply(), m(117, TAG, struct.pack("<I", COUNT)
+                                          + data(OFF, COUNT // 2)))
+        self.run_sc("truncated_data", fn)
+
+    def test_rflush_unflushed(self):
+        def fn(c, srv):
+            c.start()
+            c.s.sendall(tread())
+            self.assertEqual(c.reply(), m(109, TAG))
+        self.run_sc("rflush_unflushed", fn)
+
+    def test_rlerror_to_tflush(self):
+        def fn(c, srv):
+            c.start()
+            c.s.sendall(tread())
+            self.assertTrue(c.silent())
+            c.s.sendall(tflush(4, TAG))
+            self.assertEqual(c.reply(), m(7, 4, struct.pack("<I", 22)))
+            self.assertIn("MSG conn=1 type=Tflush tag=4 oldtag=3",
+                          srv.log_lines())
+        self.run_sc("rlerror_to_tflush", fn)
+
+    def test_wrong_type(self):
+        def fn(c, srv):
+            c.start()
+            c.s.sendall(tread())
+            self.assertEqual(c.reply(), m(119, TAG, struct.pack("<I", 5)))
+        self.run_sc("wrong_type", fn)
+
+    def test_rerror_107(self):
+        def fn(c, srv):
+            c.start()
+            c.s.sendall(tread())
+            self.assertEqual(c.reply(), m(107, TAG, struct.pack("<I", 13)))
+        self.run_sc("rerror_107", fn)
+
+    def test_drop(self):
+        def fn(c, srv):
+            c.start()
+            c.s.sendall(tread())
+            self.assertTrue(c.silent())
+            c.s.sendall(tflush(4, TAG))
+            self.assertEqual(c.reply(), m(109, 4))
+        self.run_sc("drop", fn)
+
+    def test_drop_noflush(self):
+        def fn(c, srv):
+            c.start()
+            c.s.sendall(tread())
+            c.s.sendall(tflush(4, TAG))
+            self.assertTrue(c.silent())
+            # everything else still works
+            c.s.sendall(m(120, 5, struct.pack("<I", 0)))
+            self.assertEqual(c.reply(), m(121, 5))
+        self.run_sc("drop_noflush", fn)
+
+    def test_late_reply(self):
+        def fn(c, srv):
+            c.start()
+            c.s.sendall(tread())
+            self.assertTrue(c.silent())
+            c.s.sendall(tflush(4, TAG))
+            self.assertEqual(c.reply(), rread(TAG, OFF, COUNT))
+            self.assertEqual(c.reply(), m(109, 4))
+        self.run_sc("late_reply", fn)
+
+    def test_stall_mid_reply(self):
+        def fn(c, srv):
+            c.start()
+            c.s.sendall(tread())
+            self.assertEqual(c.rx(11 + COUNT // 2),
+                             rread(TAG, OFF, COUNT)[:11 + COUNT // 2])
+            self.assertTrue(c.silent())
+        self.run_sc("stall_mid_reply", fn)
+
+    def test_close_on_read(self):
+        def fn(c, srv):
+            c.start()
+            c.s.sendall(tread())
+            self.assertTrue(c.eof())
+        self.run_sc("close_on_read", fn)
+
+    def test_every_scenario_listed_is_tested(self):
+        out = subprocess.run([sys.executable, SERVER, "--list"],
+                             capture_output=True, text=True, check=True)
+        names = {n[len("test_"):] for n in dir(self) if n.startswith("test_")}
+        for sc in out.stdout.split():
+            self.assertIn(sc, names | {"version_unknown", "ok"}, sc)
+
+
+if __name__ == "__main__":
+    unittest.main()
