@@ -230,13 +230,18 @@ BENCH_MANS        := $(sort $(wildcard docs/man/*.1))
 
 # MPI mode of the benches (docs/benchmarks.md, "Multi-node runs"):
 #   MPI=auto (default)  built when pkg-config finds Open MPI (ompi-c, from
-#                       Debian's libopenmpi-dev: scripts/deps.sh mpi)
+#                       Debian's libopenmpi-dev: scripts/deps.sh mpi),
+#                       except in the TSan build: Open MPI's own threads
+#                       (libevent, its TCP transport) are not instrumented
+#                       and trip ThreadSanitizer
 #   MPI=1               required (error without Open MPI)
 #   MPI=0               never: the benches do not link MPI at all
 # Without it nothing else changes: bench/engine/mpi.c is the only file
 # that calls MPI, and the engine reaches it through a weak symbol.
 MPI ?= auto
-ifeq ($(MPI),0)
+ifeq ($(MPI)$(BUILD),autotsan)
+HAVE_MPI :=
+else ifeq ($(MPI),0)
 HAVE_MPI :=
 else
 HAVE_MPI := $(shell pkg-config --exists ompi-c 2>/dev/null && echo 1)

@@ -12,7 +12,13 @@ bin=$o/bench/mem-bench
 tmp=$(mktemp -d /tmp/xprt-mpi-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
-if [[ $(ldd "$bin") != *libmpi* ]]; then
+libs=$(ldd "$bin")
+if [[ $libs == *libtsan* ]]; then
+	echo "test_mpi_mem: not in the TSan build: Open MPI's own threads are" \
+		"not instrumented and trip ThreadSanitizer (use plain or asan)" >&2
+	exit 1
+fi
+if [[ $libs != *libmpi* ]]; then
 	echo "test_mpi_mem: $bin is built without MPI (make MPI=1)" >&2
 	exit 1
 fi
