@@ -333,6 +333,27 @@ check-plot:
 
 -include $(BENCH_ENGINE_OBJS:.o=.d) $(BENCH_MPI_OBJ:.o=.d)
 # ============================================================ end bench engine
+# ---------------------------------------------------------------- rdma tools
+# (RDMA transport) host-built programs the RDMA test guest runs
+# (tests/rdma/README.md): built against this BUILD's library into
+# $(RDMA_BIN) (build/rdma, or build/rdma-asan...), which
+# tests/rdma/check-rdma.sh passes to the guest.
+ifeq ($(BUILD),plain)
+RDMA_BIN   ?= build/rdma
+else
+RDMA_BIN   ?= build/rdma-$(BUILD)
+endif
+RDMA_TOOLS := rdma_null nfs3_rdma p9relay p9_rdma
+RDMA_TOOL_BINS := $(RDMA_TOOLS:%=$(RDMA_BIN)/%)
+
+.PHONY: rdma-tools
+rdma-tools: $(RDMA_TOOL_BINS)
+
+$(RDMA_TOOL_BINS): $(RDMA_BIN)/%: tests/rdma/%.c $(LIB_A) \
+		  $(wildcard tests/rdma/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB_A) $(LDFLAGS_ALL) $(PKG_LIBS)
+# ------------------------------------------------------ end of rdma tools
 
 # ---------------------------------------------------------------- install
 LIB_MANS := $(sort $(wildcard docs/man/*.3))
