@@ -12,10 +12,11 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 o=${1:-build/plain}
+[[ $o == /* ]] || o=$top/$o
 run=${2:-}
 out=${XPRT_FIG_DIR:-$top/docs/figures}
 ext=${XPRT_FIG_EXT:-svg} # png to preview
-bin=$top/$o/bench/mem-bench
+bin=$o/bench/mem-bench
 plot=$top/scripts/xprt-plot
 tmp=$(mktemp -d /tmp/xprt-figures-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
@@ -51,10 +52,28 @@ if [[ $(ldd "$bin") == *libmpi* ]]; then
 		rank2=mpi.2.tsv rank3=mpi.3.tsv
 fi
 
-# 4. Peers against ganesha, side by side
+# 4. Peers against ganesha, side by side (and nfs3-bench, when built,
+# on the same workloads and file)
 if [[ -n $run && -f $run/servers.env ]]; then
-	"$top/bench/peers/run-peers.sh" "$run" 3 "$top/$o/bench/peers" >peers.txt
+	"$top/bench/peers/run-peers.sh" "$run" 3 "$o/bench/peers" >peers.txt
 	grep -E 'op=(null|randread)' peers.txt | grep 'server=ganesha' >nfs.txt
-	"$plot" compare --metric iops,p99,cpu -o "$out/peers-nfs-compare.$ext" nfs.txt
+	ours=()
+	if [[ -x $o/bench/nfs3-bench ]]; then
+		# shellcheck disable=SC1091
+		. "$run/servers.env"
+		n=("$o/bench/nfs3-bench" --server "$XPRT_NFS_HOST:$XPRT_NFS_PORT"
+			--mount-port "$XPRT_MNT_PORT" --export "$XPRT_NFS_EXPORT"
+			--ramp_time 500ms --runtime 3 --eta never --output-format json)
+		"${n[@]}" --rw null --iodepth 1 --output null1.json
+		for d in 1 16; do
+			"${n[@]}" --rw randread --bs 4k --iodepth $d \
+				--filename bench64m.dat --size 64m --output "rr$d.json"
+		done
+		ours=("nfs3-bench null d1=null1.json"
+			"nfs3-bench randread 4k d1=rr1.json"
+			"nfs3-bench randread 4k d16=rr16.json")
+	fi
+	"$plot" compare --metric iops,p99,cpu -o "$out/peers-nfs-compare.$ext" \
+		nfs.txt "${ours[@]}"
 fi
 ls -l "$out"/*."$ext"
