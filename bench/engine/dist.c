@@ -130,7 +130,8 @@ int bench_dist_collect(struct bench *b, int rc)
 	if (ret) {
 		bench_error("gathering the results failed: %s", strerror(-ret));
 		rc = rc ? rc : 1;
-	} else if (!b->rank && merge_all(b, all, lens)) {
+	} else if (!b->rank &&
+		   (bench_ranks_init(b) || merge_all(b, all, lens))) {
 		rc = rc ? rc : 1;
 	}
 	free(all);

@@ -401,6 +401,7 @@ uint64_t bench_fingerprint(const struct bench_opts *o);
 long bench_result_pack(struct bench *b, void *buf, size_t len);
 int bench_result_merge(struct bench *b, const void *buf, size_t len);
 void bench_rankinfo_local(struct bench *b, struct bench_rankinfo *ri);
+int bench_ranks_init(struct bench *b);
 
 /* dist.c: collectives with the engine's meaning (no-ops when alone) */
 int bench_dist_agree(struct bench *b, int status);

@@ -201,6 +201,22 @@ void bench_rankinfo_local(struct bench *b, struct bench_rankinfo *ri)
 	ri->merged = true;
 }
 
+/**
+ * bench_ranks_init() - start the rank table of a merged report with this
+ * rank's own line (the others are filled as they are merged)
+ * Return: 0 (also when it exists already); -ENOMEM.
+ */
+int bench_ranks_init(struct bench *b)
+{
+	if (b->ranks)
+		return 0;
+	b->ranks = calloc(b->nranks, sizeof(*b->ranks));
+	if (!b->ranks)
+		return -ENOMEM;
+	bench_rankinfo_local(b, &b->ranks[b->rank]);
+	return 0;
+}
+
 static void pack_job(struct wbuf *w, const struct bench_job *j)
 {
 	const struct bench_job_err *e = &j->err;
@@ -496,14 +512,9 @@ int bench_result_merge(struct bench *b, const void *buf, size_t len)
 	}
 	if (r.bad || r.off != r.len)
 		goto out_free;
-	if (!b->ranks) {
-		b->ranks = calloc(b->nranks, sizeof(*b->ranks));
-		if (!b->ranks) {
-			ret = -ENOMEM;
-			goto out_free;
-		}
-		bench_rankinfo_local(b, &b->ranks[b->rank]);
-	}
+	ret = bench_ranks_init(b);
+	if (ret)
+		goto out_free;
 	/* everything is valid: commit */
 	ret = kv_merge(b, kv, nkv);
 	if (ret)

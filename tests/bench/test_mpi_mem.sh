@@ -171,6 +171,7 @@ assert 'mpi' not in d and 'rank' not in d['jobs'][0]" || fail "alone report"
 	--output-format json --output "$tmp/one.json" --eta never
 python3 -c "
 import json; d = json.load(open('$tmp/one.json'))
-assert d['mpi']['ranks'] == 1 and d['jobs'][0]['rank'] == 0" || fail "-np 1 report"
+assert d['mpi']['ranks'] == 1 and d['jobs'][0]['rank'] == 0
+assert [r['rank'] for r in d['mpi']['rank_info']] == [0]" || fail "-np 1 report"
 ok
 echo "test_mpi_mem: all passed"
