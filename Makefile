@@ -77,6 +77,9 @@ MICRO_COMMON_OBJS := $(MICRO_COMMON:%.c=$(O)/obj/%.o)
 
 .SECONDARY:
 
+
+.PHONY: deps-check-all
+
 .PHONY: all lib tools deps deps-check unit integration asan tsan check \
         check-unit check-integration check-rdma check-install check-format \
         format demo examples bench-micro install uninstall clean help
@@ -175,8 +178,14 @@ check-rdma:
 # The README's test command: everything, on a fresh Debian 12 machine.
 # The fuzz targets run FUZZ_SECONDS (60) each and the fault soak
 # SOAK_SECONDS (60): short runs of what `make fuzz-long` / longer soaks do.
-check: check-format check-man check-unit check-install check-integration \
-       check-rdma fuzz soak
+check: deps-check-all check-format check-man check-unit check-install \
+       check-integration check-mpi check-plot check-rdma fuzz soak
+
+# Everything `make check` needs, installed once up front so every build
+# sees the same optional dependencies (Open MPI decides the benches' MPI
+# mode when they are first built).
+deps-check-all:
+	@scripts/deps.sh --check all >/dev/null 2>&1 || scripts/deps.sh all
 
 # ---------------------------------------------------------------- benches
 $(O)/bench/micro/%: bench/micro/%.c $(MICRO_COMMON_OBJS) $(LIB_A)
