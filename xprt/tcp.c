@@ -806,7 +806,7 @@ static void tcp_submitted(struct xprt *x, struct xprt_rqst *rq)
 
 static bool rq_done(struct xprt_rqst *rq)
 {
-	return atomic_load(&rq->done_futex) != 0;
+	return atomic_load(&rq->done_futex) == XPRT_DONE;
 }
 
 /*

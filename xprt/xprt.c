@@ -55,6 +55,21 @@ void xprt_futex_wake(atomic_uint *word, int n)
 	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
 }
 
+/*
+ * The calling thread as a fairness owner.  gettid() is a system call on
+ * every glibc, once per request; the id is remembered per thread.  (A
+ * forked child inherits its parent's value: harmless, an owner is only a
+ * queueing key.)
+ */
+static uint64_t xprt_thread_owner(void)
+{
+	static _Thread_local uint64_t tid;
+
+	if (!tid)
+		tid = (uint64_t)gettid();
+	return tid;
+}
+
 /* ------------------------------------------------------------ outcomes */
 
 bool xprt_claim_outcome(struct xprt_rqst *rq, int status)
@@ -116,8 +131,11 @@ void xprt_try_complete(struct xprt_rqst *rq)
 
 	atomic_fetch_or(&rq->st, RQ_FINISHED);
 	atomic_fetch_and(&rq->st, ~(uint64_t)RQ_SUBMITTED);
-	atomic_store(&rq->done_futex, 1);
-	xprt_futex_wake(&rq->done_futex, INT_MAX);
+	/* A wake is a system call: only when a waiter said it sleeps.
+	 * Async requests (nobody waits) and sync callers that receive
+	 * their own reply never need one. */
+	if (atomic_exchange(&rq->done_futex, XPRT_DONE) == XPRT_DONE_SLEEPING)
+		xprt_futex_wake(&rq->done_futex, INT_MAX);
 	xprt_req_put(&rq->pub);
 }
 
@@ -306,7 +324,7 @@ int xprt_req_submit(struct xprt_req *req, uint32_t key)
 
 	req->key = key;
 	if (!req->owner)
-		req->owner = (uint64_t)gettid();
+		req->owner = xprt_thread_owner();
 	rq->marker_len = x->framing->encode(rq->marker, len);
 	rq->tx_total = rq->marker_len + len;
 	rq->tx_done = 0;
@@ -424,18 +442,25 @@ int xprt_req_done_wait(struct xprt_req *req, int64_t timeout_ns)
 		if (r != -EAGAIN)
 			return r;
 	}
-	while (!atomic_load(&rq->done_futex)) {
+	for (;;) {
+		unsigned int v = atomic_load(&rq->done_futex);
 		int64_t left = -1;
 
+		if (v == XPRT_DONE)
+			return 0;
+		/* announce the sleep; the completer's exchange sees it, or
+		 * we see XPRT_DONE here */
+		if (v == 0 && !atomic_compare_exchange_strong(
+				      &rq->done_futex, &v, XPRT_DONE_SLEEPING))
+			continue;
 		if (timeout_ns >= 0) {
 			now = xprt_now_ns();
 			if (now >= deadline)
 				return -ETIMEDOUT;
 			left = (int64_t)(deadline - now);
 		}
-		xprt_futex_wait(&rq->done_futex, 0, left);
+		xprt_futex_wait(&rq->done_futex, XPRT_DONE_SLEEPING, left);
 	}
-	return 0;
 }
 
 /* ----------------------------------------------------------- receive */
