@@ -43,15 +43,14 @@
  * report's back-end counters.
  */
 #include <errno.h>
-#include <inttypes.h>
+#include <netdb.h>
+#include <netinet/in.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <libxprt/nfs3.h>
 #include <libxprt/rpcbind.h>
-#include <netdb.h>
-#include <netinet/in.h>
 
 #include "engine/engine.h"
 
@@ -60,12 +59,6 @@
 #define NFS_FILE_MODE 0644u
 #define NFS_CACHELINE 64
 #define NFS_HOST_MAX  256
-
-enum stable_mode {
-	STABLE_UNSTABLE = NFS3_UNSTABLE,
-	STABLE_DATASYNC = NFS3_DATA_SYNC,
-	STABLE_FILESYNC = NFS3_FILE_SYNC,
-};
 
 /* the per-I/O private area (bench_io.priv) */
 struct nfs_io {
@@ -133,7 +126,7 @@ static int nfs_init(void *priv)
 {
 	struct nfs_be *n = priv;
 
-	n->stable = STABLE_UNSTABLE;
+	n->stable = NFS3_UNSTABLE;
 	return 0;
 }
 
@@ -197,11 +190,11 @@ static int nfs_parse_option(void *priv, int id, const char *arg)
 		return 0;
 	case NO_STABLE:
 		if (!strcmp(arg, "unstable"))
-			n->stable = STABLE_UNSTABLE;
+			n->stable = NFS3_UNSTABLE;
 		else if (!strcmp(arg, "datasync"))
-			n->stable = STABLE_DATASYNC;
+			n->stable = NFS3_DATA_SYNC;
 		else if (!strcmp(arg, "filesync"))
-			n->stable = STABLE_FILESYNC;
+			n->stable = NFS3_FILE_SYNC;
 		else
 			goto bad;
 		return 0;
@@ -486,7 +479,7 @@ static void note_err(struct nfs_be *n, int status)
 static void nfs_done(struct nfs3_call *call, int status, void *arg)
 {
 	struct bench_io *io = arg;
-	struct nfs_io *ni = (struct nfs_io *)(void *)call;
+	struct nfs_io *ni = io->priv;
 	struct nfs_be *n = ni->be;
 	struct nfs_file *f;
 	size_t bytes = 0;

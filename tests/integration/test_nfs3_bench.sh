@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # shellcheck disable=SC2153 # the XPRT_* variables come from servers.env
+# shellcheck disable=SC2015 # "A && ok ... || bad ...": ok never fails
 # nfs3-bench against a real ganesha (run by scripts/run-integration.sh, which
 # exports servers.env and XPRT_BUILD_DIR):
 #   1. --verify writes a 256 MiB file and reads it back; another client
