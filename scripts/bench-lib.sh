@@ -5,8 +5,10 @@
 # The comparison method (bench-rpc, bench-nfs3): the machine is small and
 # shared (2 cores, the server on the same cores, other builds running), so
 # one run of each client says little.  Every case runs ROUNDS times, our
-# client and the peer alternating, the order flipping each round, and the
-# summary takes medians per client; the ratio is the ratio of medians.
+# client and the peer back to back, the order flipping each round.  The
+# summary gives medians per client, and as ratios the median over rounds
+# of ours / peer within a round (a paired comparison: both runs of a pair
+# saw about the same background load).
 # Each run records ops/s, the client's CPU per operation (getrusage over
 # its measured window, as every program reports it), latency p50/p99 and
 # the server's CPU over the run (% of one core, from /proc/PID/stat).
@@ -183,8 +185,9 @@ for line in open(tsv):
     if case not in order:
         order.append(case)
     r = runs.setdefault(case, {}).setdefault(client, [])
-    r.append(dict(ops=float(f[3]), cpu=float(f[4]), p50=float(f[5]),
-                  p99=float(f[6]), srv=float(f[7]), mibs=float(f[8])))
+    r.append(dict(round=f[2], ops=float(f[3]), cpu=float(f[4]),
+                  p50=float(f[5]), p99=float(f[6]), srv=float(f[7]),
+                  mibs=float(f[8])))
 
 def med(rs, k):
     return statistics.median(x[k] for x in rs) if rs else 0.0
@@ -199,8 +202,15 @@ for case in order:
     peer = cl.get(peer_name, [])
     o = {k: med(ours, k) for k in ("ops", "cpu", "p50", "p99", "srv", "mibs")}
     p = {k: med(peer, k) for k in ("ops", "cpu", "p50", "p99", "srv", "mibs")}
-    rate = o["ops"] / p["ops"] if p["ops"] else 0.0
-    cpu = o["cpu"] / p["cpu"] if p["cpu"] else 0.0
+    # paired: ours and the peer of the same round ran back to back, under
+    # the same background load; the median of those ratios resists a
+    # load that drifts between rounds better than a ratio of medians
+    pr = {x["round"]: x for x in peer}
+    pairs = [(x, pr[x["round"]]) for x in ours if x["round"] in pr]
+    rate = statistics.median(a["ops"] / b["ops"] for a, b in pairs
+                             if b["ops"]) if pairs else 0.0
+    cpu = statistics.median(a["cpu"] / b["cpu"] for a, b in pairs
+                            if b["cpu"]) if pairs else 0.0
     verdicts = []
     for metric, op, val, text in targets.get(case, []):
         got = rate if metric == "rate" else cpu
@@ -248,7 +258,8 @@ for c in rows:
         "; ".join(c["targets"]) or "-")) + " |")
 print("\n" + title + "\n")
 print("\n".join(md))
-print("\nmedians of %s rounds; ratio = ours / peer" %
+print("\nmedians of %s rounds; ratios: median over rounds of ours / peer "
+      "(run back to back)" %
       "/".join(sorted({str(c["rounds"][0]) for c in rows})))
 for c in checks:
     print("no collapse, %s: deepest keeps %.0f%% of the best rate (%s) - %s"

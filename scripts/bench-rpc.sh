@@ -23,7 +23,7 @@ O=${1:-build/plain}
 if [[ ${QUICK:-0} == 1 ]]; then
 	ROUNDS=${ROUNDS:-3} SECS=${SECS:-1.5}
 else
-	ROUNDS=${ROUNDS:-5} SECS=${SECS:-3}
+	ROUNDS=${ROUNDS:-7} SECS=${SECS:-2}
 fi
 PING=$O/examples/rpcping
 PEERS=$O/bench/peers
