@@ -111,7 +111,8 @@ enum {
 
 static const struct bench_option nfs_options[] = {
 	{"server", "HOST[:PORT]",
-	 "NFS server; PORT is the NFS port [rpcbind, then 2049]", NO_SERVER},
+	 "NFS server (required); PORT: NFS port [rpcbind, then 2049]",
+	 NO_SERVER},
 	{"export", "PATH", "export to mount with MOUNT v3 (required)",
 	 NO_EXPORT},
 	{"mount-port", "N", "MOUNT service port [ask rpcbind]", NO_MOUNT_PORT},

@@ -105,6 +105,8 @@ run "MOUNT port is not MOUNT (wrong server)" 1 "does not run that program" \
 	--export "$XPRT_NFS_EXPORT" --runtime 1
 run "host does not resolve" 1 "cannot resolve" \
 	--server no-such-host.invalid --export "$XPRT_NFS_EXPORT" --runtime 1
+run "--transport rdma (not built in)" 1 "RDMA transport is not available" \
+	"${SRV[@]}" --transport rdma --runtime 1
 mkdir -p "$dir/locked" && chmod 755 "$dir/locked"
 run "server refuses to create for uid 65534" 1 "permission denied to uid 65534" \
 	"${SRV[@]}" --uid 65534 --gid 65534 --directory nfs3-bench-test/locked \
