@@ -121,7 +121,8 @@ struct tcp_tp {
 	 * synchronous caller waiting for its own reply (tcp_wait). */
 	pthread_mutex_t rx_mtx;
 	atomic_bool fd_armed;	 /* rx_fd is in the epoll set (under rx_mtx) */
-	atomic_bool arm_wanted;	 /* an async submit found it disarmed */
+	atomic_bool arm_wanted;	 /* someone needs the receive thread to
+				  * read: arm rx_fd (see role_release) */
 	atomic_bool rx_deferred; /* the receive thread found the role taken */
 	struct tcp_rx rx;
 };
@@ -721,6 +722,28 @@ static void rx_detach(struct xprt *x, struct tcp_tp *tp, int err)
 	pthread_mutex_unlock(&tp->lock);
 }
 
+/*
+ * Let go of the receiver role.  Whoever needs the socket armed for the
+ * receive thread (an async submit, a synchronous caller that could not
+ * take the role) sets arm_wanted and then tries the role; when that try
+ * fails, the holder must act on the flag, and it may have been set after
+ * the holder last looked.  So every holder looks again after unlocking,
+ * and takes the role once more to arm: of the holders that let go after
+ * the flag was set, the last one sees it.  Without this, a reply could
+ * sit in the socket with nobody reading it until the next timer (the
+ * request's retransmission, 60 s by default).
+ */
+static void role_release(struct tcp_tp *tp)
+{
+	pthread_mutex_unlock(&tp->rx_mtx);
+	while (atomic_load(&tp->arm_wanted) &&
+	       pthread_mutex_trylock(&tp->rx_mtx) == 0) {
+		if (atomic_exchange(&tp->arm_wanted, false))
+			rx_arm(tp, true);
+		pthread_mutex_unlock(&tp->rx_mtx);
+	}
+}
+
 static void *tcp_rx_main(void *arg)
 {
 	struct xprt *x = arg;
@@ -741,7 +764,7 @@ static void *tcp_rx_main(void *arg)
 			rx_adopt(x, tp, &cookie);
 			if (atomic_exchange(&tp->arm_wanted, false))
 				rx_arm(tp, true);
-			pthread_mutex_unlock(&tp->rx_mtx);
+			role_release(tp);
 		} else {
 			atomic_store(&tp->rx_deferred, true);
 		}
@@ -767,7 +790,7 @@ static void *tcp_rx_main(void *arg)
 				continue; /* a caller receives (and disarms) */
 			}
 			if (evs[i].data.fd != tp->rx_fd) {
-				pthread_mutex_unlock(&tp->rx_mtx);
+				role_release(tp);
 				continue;
 			}
 			xprt_rx_batch_begin(x);
@@ -777,7 +800,7 @@ static void *tcp_rx_main(void *arg)
 				err = -ECONNRESET;
 			if (err)
 				rx_detach(x, tp, err);
-			pthread_mutex_unlock(&tp->rx_mtx);
+			role_release(tp);
 		}
 		xprt_timer_run(x);
 	}
@@ -799,9 +822,9 @@ static void tcp_submitted(struct xprt *x, struct xprt_rqst *rq)
 	if (pthread_mutex_trylock(&tp->rx_mtx) == 0) {
 		if (atomic_exchange(&tp->arm_wanted, false))
 			rx_arm(tp, true);
-		pthread_mutex_unlock(&tp->rx_mtx);
+		role_release(tp);
 	}
-	/* else the role's holder arms it when it lets go (tcp_wait) */
+	/* else the role's holder arms it when it lets go (role_release) */
 }
 
 static bool rq_done(struct xprt_rqst *rq)
@@ -821,10 +844,19 @@ static int tcp_wait(struct xprt *x, struct xprt_rqst *rq, uint64_t deadline)
 	struct pollfd pfd = {.events = POLLIN};
 	int err = 0, r;
 
-	if (pthread_mutex_trylock(&tp->rx_mtx))
-		return -EAGAIN;
+	if (pthread_mutex_trylock(&tp->rx_mtx)) {
+		/* The holder may be done reading and about to let go with the
+		 * socket out of the receive thread's epoll set (a caller that
+		 * took the role before our request was in the reply index, or
+		 * the receive thread between two waits): ask for it to be
+		 * armed, then sleep until the receive thread completes us. */
+		atomic_store(&tp->arm_wanted, true);
+		if (pthread_mutex_trylock(&tp->rx_mtx))
+			return -EAGAIN;
+		atomic_store(&tp->arm_wanted, false);
+	}
 	if (tp->rx_fd < 0) {
-		pthread_mutex_unlock(&tp->rx_mtx);
+		role_release(tp);
 		return -EAGAIN;
 	}
 	rx_arm(tp, false);
@@ -861,9 +893,9 @@ static int tcp_wait(struct xprt *x, struct xprt_rqst *rq, uint64_t deadline)
 		atomic_store(&tp->arm_wanted, false);
 		rx_arm(tp, true);
 	}
-	pthread_mutex_unlock(&tp->rx_mtx);
-	if (atomic_load(&tp->arm_wanted))
-		tcp_submitted(x, rq);
+	/* not tcp_submitted(x, rq): that ignores requests that will_wait,
+	 * like ours, and an async submit's request to arm was lost */
+	role_release(tp);
 	if (atomic_exchange(&tp->rx_deferred, false))
 		tcp_kick_rx(x);
 	return rq_done(rq) ? 0 : err;
