@@ -196,9 +196,6 @@ $(O)/bench/micro/%: bench/micro/%.c $(MICRO_COMMON_OBJS) $(LIB_A)
 bench-micro: deps-check $(MICRO_BINS)
 	@scripts/run-bench-micro.sh $(O) $(MICRO_BINS)
 
-demo: deps-check
-	$(MAKE) bench-micro MB_QUICK=1
-
 # ---------------------------------------------------------------- examples
 # Examples are tools built the way a user builds theirs: against the
 # library through pkg-config.  `make examples` uses this build tree;
@@ -438,6 +435,43 @@ fuzz-long: fuzz-build
 
 -include $(FUZZ_LIB_OBJS:.o=.d) $(FUZZ_BINS:=.d)
 # ============================================================ end fuzzing
+
+# ================================================== demo and peer benchmarks
+# (owned by nfs3-bench: scripts/bench-*.sh, tests/integration/test_nfs3_bench*)
+# demo: from a fresh Debian 12 machine (as root) to an nfs3-bench result:
+# packages, build, ganesha on loopback, two short runs, server stopped.
+# bench-rpc / bench-nfs3: our client and the peers (libtirpc, libnfs) in
+# alternating rounds against ganesha; QUICK=1 for a short version.  Each
+# writes $(O)/bench-<name>.{json,md,tsv}.  The deps step is a sub-make
+# target of its own: pkg-config must exist before this Makefile is read
+# again for the build.
+.PHONY: bench-rpc bench-nfs3 bench-peers demo-build
+
+bench-peers:
+	$(MAKE) -s -C bench/peers O=$(O)/bench/peers
+
+demo-build:
+	$(MAKE) $(O)/bench/nfs3-bench
+
+demo:
+	@scripts/deps.sh build servers
+	@echo "demo: building nfs3-bench ($(O))"
+	@$(MAKE) --no-print-directory -s demo-build
+	@scripts/bench-demo.sh $(O)
+
+bench-rpc:
+	@scripts/deps.sh build servers
+	@$(MAKE) --no-print-directory -s examples bench-peers
+	scripts/bench-rpc.sh $(O)
+
+bench-nfs3:
+	@scripts/deps.sh build servers
+	@$(MAKE) --no-print-directory -s $(O)/bench/nfs3-bench bench-peers
+	scripts/bench-nfs3.sh $(O)
+
+# test_nfs3_bench.sh runs the nfs3-bench of the build being tested
+integration: $(O)/bench/nfs3-bench
+# ============================================== end demo and peer benchmarks
 
 # ---------------------------------------------------------------- install
 LIB_MANS := $(sort $(wildcard docs/man/*.3))
