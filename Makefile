@@ -216,6 +216,26 @@ check-install: lib
 	@test ! -e $(INST)/include/libxprt && test ! -e $(INST)/lib/libxprt.so
 	@echo "check-install: examples built and run against the installed library"
 
+# ================================================================ p9-bench
+# (owned by p9-bench: bench/p9_bench.c, scripts/bench-p9.py,
+# tests/integration/test_p9_bench.sh)
+# bench-p9: p9-bench against diod and ganesha beside the peers (peer_p9,
+# diod's diodload) in alternating rounds, medians; the 9P slab thread's
+# 32-byte experiment (--alloc pool vs malloc).  About 4 minutes, QUICK=1
+# under one.  Writes $(O)/bench-p9.{md,tsv,json}.
+.PHONY: bench-p9
+
+bench-p9: deps-check
+	@scripts/deps.sh --check servers >/dev/null 2>&1 || \
+	    scripts/deps.sh servers
+	@$(MAKE) --no-print-directory -s $(O)/bench/p9-bench
+	@$(MAKE) --no-print-directory -s -C bench/peers O=$(CURDIR)/$(O)/bench/peers
+	scripts/bench-p9.py $(O)
+
+# test_p9_bench.sh runs the p9-bench of the build being tested
+integration: $(O)/bench/p9-bench
+# ============================================================ end p9-bench
+
 # ================================================================ bench engine
 # (owned by the bench engine: bench/engine/, bench/*_bench.c, docs/man/)
 # One engine, one back-end per protocol: every bench/<proto>_bench.c main
@@ -302,7 +322,7 @@ uninstall:
 
 # ---------------------------------------------------------------- style
 FORMAT_SRCS = $(sort $(wildcard include/libxprt/*.h xprt/*.[ch] rpc/*.[ch] \
-              nfs3/*.[ch] p9/*.[ch] bench/*/*.[ch] tests/*/*.[ch]))
+              nfs3/*.[ch] p9/*.[ch] bench/*.c bench/*/*.[ch] tests/*/*.[ch]))
 
 format:
 	clang-format -i $(FORMAT_SRCS)
