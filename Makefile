@@ -163,12 +163,16 @@ check-integration: deps-check
 	@scripts/deps.sh --check servers >/dev/null 2>&1 || scripts/deps.sh servers
 	$(MAKE) integration
 	$(MAKE) BUILD=asan integration
+	$(MAKE) BUILD=tsan integration
 
 check-rdma:
 	tests/rdma/check-rdma.sh
 
 # The README's test command: everything, on a fresh Debian 12 machine.
-check: check-format check-man check-unit check-install check-integration check-rdma
+# The fuzz targets run FUZZ_SECONDS (60) each and the fault soak
+# SOAK_SECONDS (60): short runs of what `make fuzz-long` / longer soaks do.
+check: check-format check-man check-unit check-install check-integration \
+       check-rdma fuzz soak
 
 # ---------------------------------------------------------------- benches
 $(O)/bench/micro/%: bench/micro/%.c $(MICRO_COMMON_OBJS) $(LIB_A)
@@ -301,6 +305,98 @@ FORMAT_SRCS += $(wildcard bench/*.c)
 
 -include $(BENCH_ENGINE_OBJS:.o=.d)
 # ============================================================ end bench engine
+# ---------------------------------------------------------------- rdma tools
+# (RDMA transport) host-built programs the RDMA test guest runs
+# (tests/rdma/README.md): built against this BUILD's library into
+# $(RDMA_BIN) (build/rdma, or build/rdma-asan...), which
+# tests/rdma/check-rdma.sh passes to the guest.
+ifeq ($(BUILD),plain)
+RDMA_BIN   ?= build/rdma
+else
+RDMA_BIN   ?= build/rdma-$(BUILD)
+endif
+RDMA_TOOLS := rdma_null nfs3_rdma p9relay p9_rdma
+RDMA_TOOL_BINS := $(RDMA_TOOLS:%=$(RDMA_BIN)/%)
+
+.PHONY: rdma-tools
+rdma-tools: $(RDMA_TOOL_BINS)
+
+$(RDMA_TOOL_BINS): $(RDMA_BIN)/%: tests/rdma/%.c $(LIB_A) \
+		  $(wildcard tests/rdma/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB_A) $(LDFLAGS_ALL) $(PKG_LIBS)
+# ------------------------------------------------------ end of rdma tools
+
+# ================================================================ soak
+# (owned by tests/soak: fault soak under ganesha kills, scripts/run-soak.sh)
+SOAK_BIN := $(O)/tests/soak/nfs3-soak
+SOAK_SECONDS ?= 60
+
+.PHONY: soak
+
+$(SOAK_BIN): tests/soak/nfs3_soak.c $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -MMD -MP -MF $@.d -o $@ $< $(LIB_A) $(LDFLAGS_ALL) \
+	    $(PKG_LIBS)
+
+# the wire test uses it as a workload when it is built
+integration: $(SOAK_BIN)
+
+soak: deps-check $(SOAK_BIN)
+	@scripts/deps.sh --check servers >/dev/null 2>&1 || scripts/deps.sh servers
+	@scripts/run-soak.sh $(O) $(SOAK_SECONDS)
+
+-include $(SOAK_BIN).d
+# ============================================================ end soak
+
+# ================================================================ fuzzing
+# (owned by tests/fuzz: libFuzzer targets, clang, ASan + UBSan)
+# Every tests/fuzz/fuzz_<name>.c is a target build/fuzz/fuzz_<name>,
+# linked with tests/fuzz/harness.c and the library built again with
+# coverage instrumentation - minus xprt/tcp.c, whose transport ops the
+# harness replaces (see tests/fuzz/harness.h).  `make fuzz` runs each for
+# FUZZ_SECONDS (60) on a copy of its seed corpus tests/fuzz/corpus/<name>
+# after replaying tests/fuzz/crashes-fixed/<name>/ (regressions);
+# `make fuzz-long` runs each for FUZZ_LONG_SECONDS (1800) and keeps the
+# grown corpus in build/fuzz/corpus.
+FUZZ_O      := build/fuzz
+FUZZ_CC     ?= clang
+FUZZ_SAN    := -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_CFLAGS := $(CSTD) $(WARN) -O1 -g -fno-omit-frame-pointer \
+               -fsanitize=fuzzer-no-link $(FUZZ_SAN) -pthread -Iinclude -I. \
+               -Itests/fuzz $(PKG_CFLAGS)
+FUZZ_LIB_SRCS := $(filter-out xprt/tcp.c,$(LIB_SRCS))
+FUZZ_LIB_OBJS := $(FUZZ_LIB_SRCS:%.c=$(FUZZ_O)/obj/%.o) \
+                 $(FUZZ_O)/obj/tests/fuzz/harness.o
+FUZZ_SRCS   := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BINS   := $(FUZZ_SRCS:tests/fuzz/%.c=$(FUZZ_O)/%)
+FUZZ_SECONDS ?= 60
+FUZZ_LONG_SECONDS ?= 1800
+
+.PHONY: fuzz fuzz-build fuzz-long
+
+$(FUZZ_O)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(FUZZ_O)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB_OBJS)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -MMD -MP -MF $@.d -o $@ $< \
+	    $(FUZZ_LIB_OBJS) -pthread $(PKG_LIBS)
+
+fuzz-build:
+	@scripts/deps.sh --check fuzz >/dev/null 2>&1 || scripts/deps.sh fuzz
+	$(MAKE) $(FUZZ_BINS)
+
+fuzz: fuzz-build
+	@scripts/run-fuzz.sh $(FUZZ_O) $(FUZZ_SECONDS) $(FUZZ_BINS)
+
+fuzz-long: fuzz-build
+	@FUZZ_KEEP_CORPUS=1 scripts/run-fuzz.sh $(FUZZ_O) $(FUZZ_LONG_SECONDS) \
+	    $(FUZZ_BINS)
+
+-include $(FUZZ_LIB_OBJS:.o=.d) $(FUZZ_BINS:=.d)
+# ============================================================ end fuzzing
 
 # ---------------------------------------------------------------- install
 install: lib

@@ -25,7 +25,10 @@
 #include <string.h>
 #include <sys/random.h>
 
+#include <libxprt/rdma.h>
+
 #include "rpc_int.h"
+#include "xprt/cong.h"
 #include "xprt/util.h"
 
 #define RPC_DEF_TIMEO_MS 60000u
@@ -37,7 +40,7 @@ static const uint8_t rpc_zero_pad[4];
 
 static struct rpc_task *task_of(struct xprt_req *req)
 {
-	return xprt_req_priv(req);
+	return rpc_task_of(req);
 }
 
 static void put_be32(uint8_t *p, uint32_t v)
@@ -56,12 +59,8 @@ static uint32_t get_be32(const uint8_t *p)
 
 /* -------------------------------------------------------------- reply */
 
-/*
- * Length of the reply header (up to and including accept_stat) in the
- * first @have bytes, or 0 when more bytes are needed, or -EBADMSG.
- * *accepted is set when the call was accepted with SUCCESS.
- */
-static long rpc_reply_hdr_len(const uint8_t *p, size_t have, bool *accepted)
+/* See rpc_int.h. */
+long rpc_reply_hdr_len(const uint8_t *p, size_t have, bool *accepted)
 {
 	uint32_t vlen;
 	size_t len;
@@ -278,6 +277,9 @@ static int rpc_encode(struct rpc_clnt *cl, struct xprt_req *req,
 			return -EINVAL;
 		plen += a->payload[i].iov_len;
 	}
+	/* RDMA moves the payload (not its pad) to a Read chunk when large */
+	task_of(req)->payload_segs = req->nr_tx_segs;
+	task_of(req)->payload_len = plen;
 	if (plen & 3)
 		return xprt_req_add_seg(req, rpc_zero_pad, 4 - (plen & 3)) ?
 			       -EINVAL :
@@ -322,6 +324,7 @@ static int rpc_start(struct rpc_clnt *cl, const struct rpc_call_args *a,
 	t->sync = sync;
 	t->place = a->place;
 	t->place_arg = a->place_arg;
+	t->reply_hint = a->reply_hint;
 	if (a->rx_dst) {
 		t->rx_dst = *a->rx_dst;
 		t->has_rx_dst = true;
@@ -467,10 +470,24 @@ int rpc_clnt_create(struct rpc_clnt **clp, const struct rpc_clnt_opts *opts)
 	atomic_store(&cl->xid, seed);
 
 	if (!cl->opts.port) {
-		err = rpcbind_getport_tcp(cl->opts.host, cl->opts.prog,
-					  cl->opts.vers, &cl->opts.port);
+		/* rpcbind maps TCP ports: RDMA needs an explicit one */
+		err = cl->opts.transport == XPRT_TRANSPORT_RDMA ?
+			      -EINVAL :
+			      rpcbind_getport_tcp(cl->opts.host, cl->opts.prog,
+						  cl->opts.vers,
+						  &cl->opts.port);
 		if (err)
 			goto out_free;
+	}
+	if (cl->opts.transport == XPRT_TRANSPORT_RDMA) {
+		/* RPC-over-RDMA: our binding, the server's credit grants,
+		 * and pool slabs registered once for the device */
+		if (opts->rdma)
+			cl->rdma = *(const struct xprt_rdma_opts *)opts->rdma;
+		cl->rdma.ulp = &rpc_rdma_ulp;
+		xo.rdma = &cl->rdma;
+		xo.cong = XPRT_CONG_GRANT;
+		po.reg = xprt_rdma_pool_reg();
 	}
 
 	xo.transport = cl->opts.transport;
@@ -482,7 +499,6 @@ int rpc_clnt_create(struct rpc_clnt **clp, const struct rpc_clnt_opts *opts)
 	xo.req_priv = sizeof(struct rpc_task);
 	xo.policy = XPRT_RESEND;
 	xo.reconnect_give_up_ms = cl->opts.reconnect_give_up_ms;
-	xo.rdma = cl->opts.rdma;
 	po.buf_size = cl->opts.buf_size;
 	po.max_bytes = 2 * cl->opts.buf_size *
 			       (cl->opts.max_reqs ? cl->opts.max_reqs : 64) *

@@ -10,6 +10,7 @@
 
 #include <rpc/rpc.h>
 
+#include <libxprt/rdma.h>
 #include <libxprt/rpc.h>
 
 #define RPC_MAX_CONN	  16u
@@ -35,6 +36,7 @@ struct rpc_clnt {
 	uint8_t hdr[RPC_HDR_MAX];
 	size_t hdr_len;
 	char machine[256];
+	struct xprt_rdma_opts rdma;
 };
 
 /**
@@ -51,12 +53,35 @@ struct rpc_task {
 	void *place_arg;
 	struct xprt_iter rx_dst;
 	bool has_rx_dst;
+	/* for RPC-over-RDMA chunk decisions (rpc_rdma_ulp.c): the payload
+	 * is tx_segs[0 .. payload_segs) of the request, XDR pad after it */
+	unsigned int payload_segs;
+	size_t payload_len;
+	size_t reply_hint;
 	bool sync;
 	unsigned int retries;
 	uint64_t timeo_ns;
 	int status;
 	struct rpc_reply_info info;
 };
+
+static inline struct rpc_task *rpc_task_of(struct xprt_req *req)
+{
+	return xprt_req_priv(req);
+}
+
+/* rpc_clnt.c */
+/**
+ * rpc_reply_hdr_len() - length of an RPC reply header (through
+ * accept_stat) in its first @have bytes
+ * Return: the length; 0 when more bytes are needed; -EBADMSG.
+ * *@accepted tells whether the call was accepted with SUCCESS.
+ */
+long rpc_reply_hdr_len(const uint8_t *p, size_t have, bool *accepted);
+
+/* rpc_rdma_ulp.c: RPC-over-RDMA as the RDMA transport's binding */
+struct xprt_rdma_ulp;
+extern const struct xprt_rdma_ulp rpc_rdma_ulp;
 
 /* rpc_auth.c */
 int rpc_build_header(struct rpc_clnt *cl);

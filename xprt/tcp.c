@@ -9,26 +9,9 @@
  *
  * Receiving: one thread per transport sleeps in epoll on the socket, an
  * eventfd (new connection, earlier timer, stop) and the earliest request
- * deadline.  Bytes are read in large chunks into a staging buffer and fed
- * through a small state machine:
- *
- *   MARK    collect a fragment marker (framing ops: RPC record mark, or the
- *           9P size field that is also the first word of the message)
- *   KEY     collect the first bytes of the message, enough for its key;
- *           look the request up in the reply index and pin it
- *   HEAD    copy bytes into the request's receive buffer until the
- *           protocol's place() hook knows where the bulk data starts
- *   DATA    bulk data goes straight into the caller's memory (rx_data):
- *           from the staging buffer while it has bytes, then with readv()
- *           directly into place, so large READ payloads are read once
- *   PAD     the data's XDR padding is dropped (the decoder sees the same
- *           reduced stream as over RDMA)
- *   TAIL    whatever follows goes into the receive buffer
- *   DISCARD a message nobody waits for (unknown key, late or oversize
- *           reply) is consumed and dropped, keeping the stream in step
- *
- * Small replies therefore cost one recv() for many messages and one copy
- * of their header; large ones one copy of the first staged chunk at most.
+ * deadline, and runs the receive state machine of tcp_rx.c on what the
+ * socket has: markers, reply keys, header bytes into the request's
+ * receive buffer, bulk data straight into the caller's memory.
  *
  * Synchronous callers receive their own replies.  A thread waiting for
  * its reply (xprt_req_done_wait() on a request marked will_wait) takes
@@ -61,48 +44,14 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "xprt_int.h"
+#include "tcp_rx.h"
 
-#define TCP_STAGE_SIZE	 (64u * 1024)
-#define TCP_DIRECT_MIN	 4096u /* read bulk data in place from this size */
-#define TCP_MAX_KEY	 16u
 #define TCP_IOV_PER_REQ	 (2 + XPRT_REQ_MAX_TX_SEGS)
 #define TCP_REAP_WAIT_NS 2000000000ull
 
-enum rx_phase {
-	RX_MARK,
-	RX_KEY,
-	RX_HEAD,
-	RX_DATA,
-	RX_PAD,
-	RX_TAIL,
-	RX_DISCARD,
-};
-
-struct tcp_rx {
-	uint8_t *stage;
-	size_t head, tail;
-	uint8_t mark[8];
-	size_t mark_have;
-	size_t frag_left;
-	bool frag_last;
-	bool in_msg;
-	enum rx_phase phase, resume;
-	size_t msg_have;  /* message bytes consumed */
-	size_t msg_known; /* message bytes announced so far */
-	uint8_t key[TCP_MAX_KEY];
-	size_t key_have;
-	struct xprt_rqst *rq; /* pinned target, NULL while discarding */
-	size_t want;	      /* HEAD: bytes wanted in rbuf */
-	size_t data_left;     /* DATA: bytes left for rx_data */
-	size_t pad_left;      /* PAD: bytes left to drop */
-	int err;	      /* outcome to report at the end of the message */
-	uint64_t progress;    /* monotonic ns of the last byte read */
-};
-
 /* A reply whose request has given up on it, and whose next byte has not
  * come for this long, means the peer is gone: drop the connection. */
-#define TCP_RX_STALL_NS 1000000000ull
+#define TCP_RX_STALL_NS	 1000000000ull
 
 struct tcp_tp {
 	struct sockaddr_storage addr;
@@ -128,7 +77,7 @@ struct tcp_tp {
 	atomic_bool fd_armed;	 /* rx_fd is in the epoll set (under rx_mtx) */
 	atomic_bool arm_wanted;	 /* an async submit found it disarmed */
 	atomic_bool rx_deferred; /* the receive thread found the role taken */
-	struct tcp_rx rx;
+	struct xprt_tcp_rx rx;
 };
 
 static struct tcp_tp *tp_of(struct xprt *x)
@@ -342,349 +291,6 @@ static void tcp_wait_writable(struct xprt *x, int timeout_ms)
 
 /* ------------------------------------------------------------ receive */
 
-static void rx_reset(struct xprt *x, struct tcp_rx *rx)
-{
-	if (rx->rq) {
-		xprt_rx_unpin(x, rx->rq);
-		rx->rq = NULL;
-	}
-	rx->in_msg = false;
-	rx->phase = RX_MARK;
-	rx->mark_have = 0;
-	rx->head = rx->tail = 0;
-}
-
-static void rx_end_message(struct xprt *x, struct tcp_rx *rx)
-{
-	struct xprt_rqst *rq = rx->rq;
-
-	if (rq) {
-		if ((rx->phase == RX_DATA || rx->phase == RX_PAD) && !rx->err)
-			rx->err = -EBADMSG; /* shorter than it announced */
-		rq->pub.rx_msg_len = rx->msg_have;
-		rx->rq = NULL;
-		xprt_rx_complete(x, rq, rx->err);
-	}
-	rx->in_msg = false;
-	rx->phase = RX_MARK;
-}
-
-/* The request failed to take its reply: drop the rest of the message,
- * report @err at its end. */
-static void rx_fail(struct tcp_rx *rx, int err)
-{
-	if (!rx->err)
-		rx->err = err;
-	rx->phase = RX_DISCARD;
-}
-
-/* Data placed (or some of it): next, its padding, then the tail. */
-static void rx_after_data(struct tcp_rx *rx)
-{
-	if (rx->data_left)
-		rx->phase = RX_DATA;
-	else if (rx->pad_left)
-		rx->phase = RX_PAD;
-	else
-		rx->phase = RX_TAIL;
-}
-
-/* Ask the protocol where the rest goes, now that rlen bytes are in rbuf. */
-static void rx_place(struct xprt *x, struct tcp_rx *rx)
-{
-	struct xprt_req *req = &rx->rq->pub;
-	size_t have = req->rlen, cap = req->rbuf->cap, over, off, len;
-	int r;
-
-	if (!req->ops->place) {
-		rx->phase = RX_TAIL;
-		return;
-	}
-	req->rx_data_len = 0;
-	r = req->ops->place(req, have, rx->msg_known);
-	if (r < 0) {
-		rx_fail(rx, r);
-		return;
-	}
-	if (r > 0) {
-		if ((size_t)r <= have || (size_t)r > cap) {
-			rx_fail(rx, (size_t)r > cap ? -EMSGSIZE : -EPROTO);
-			return;
-		}
-		rx->want = (size_t)r;
-		rx->phase = RX_HEAD;
-		return;
-	}
-	off = req->rx_data_off;
-	len = req->rx_data_len;
-	rx->pad_left = req->rx_data_pad;
-	if (!len) {
-		rx->phase = RX_TAIL;
-		return;
-	}
-	if (xprt_iter_count(&req->rx_data) < len) {
-		rx_fail(rx,
-			-EOVERFLOW); /* never write past the caller's buffer */
-		return;
-	}
-	if (off > have) {
-		if (off > cap) {
-			rx_fail(rx, -EMSGSIZE);
-			return;
-		}
-		rx->want = off;
-		rx->phase = RX_HEAD;
-		return;
-	}
-	/* bytes of the data (and its pad) already staged in rbuf move to
-	 * their place */
-	over = have - off;
-	if (over > len) {
-		size_t pad = XPRT_MIN(over - len, rx->pad_left);
-
-		xprt_iter_copy_to(&req->rx_data, (char *)req->rbuf->data + off,
-				  len);
-		rx->pad_left -= pad;
-		memmove((char *)req->rbuf->data + off,
-			(char *)req->rbuf->data + off + len + pad,
-			over - len - pad);
-		req->rlen = off + over - len - pad;
-		rx->data_left = 0;
-	} else {
-		xprt_iter_copy_to(&req->rx_data, (char *)req->rbuf->data + off,
-				  over);
-		req->rlen = off;
-		rx->data_left = len - over;
-	}
-	rx_after_data(rx);
-}
-
-/* KEY complete: find the request and start placing. */
-static void rx_got_key(struct xprt *x, struct tcp_rx *rx)
-{
-	struct xprt_rqst *rq;
-	struct xprt_req *req;
-
-	rq = xprt_rx_lookup(x, x->framing->key(rx->key));
-	if (!rq) {
-		rx->phase = RX_DISCARD;
-		return;
-	}
-	rx->rq = rq;
-	req = &rq->pub;
-	if (rx->key_have > req->rbuf->cap) {
-		rx_fail(rx, -EMSGSIZE);
-		return;
-	}
-	memcpy(req->rbuf->data, rx->key, rx->key_have);
-	req->rlen = rx->key_have;
-	rx_place(x, rx);
-}
-
-/* Account @n message bytes consumed in the current fragment. */
-static void rx_consumed(struct xprt *x, struct tcp_rx *rx, size_t n)
-{
-	rx->frag_left -= n;
-	rx->msg_have += n;
-	if (rx->frag_left || rx->phase == RX_MARK)
-		return;
-	if (rx->frag_last) {
-		rx_end_message(x, rx);
-	} else {
-		rx->resume = rx->phase;
-		rx->phase = RX_MARK;
-	}
-}
-
-/* A complete marker: start a message or continue one. */
-static int rx_marker(struct xprt *x, struct tcp_rx *rx)
-{
-	const struct xprt_framing_ops *f = x->framing;
-	size_t flen;
-	bool last;
-	int r;
-
-	r = f->decode(rx->mark, &flen, &last);
-	rx->mark_have = 0;
-	if (r)
-		return r;
-	if (!rx->in_msg) {
-		rx->in_msg = true;
-		rx->msg_have = 0;
-		rx->msg_known = 0;
-		rx->key_have = 0;
-		rx->err = 0;
-		rx->rq = NULL;
-		rx->resume = RX_KEY;
-		if (f->keep_hdr) {
-			memcpy(rx->key, rx->mark, f->hdr_len);
-			rx->key_have = f->hdr_len;
-			rx->msg_have = f->hdr_len;
-			rx->msg_known = f->hdr_len;
-		}
-	}
-	if (flen > x->opts.max_msg || rx->msg_known + flen > x->opts.max_msg)
-		return -EMSGSIZE; /* no reply is that large: the peer is lying */
-	rx->msg_known += flen;
-	rx->frag_left = flen;
-	rx->frag_last = last;
-	rx->phase = rx->resume;
-	if (rx->phase == RX_KEY && rx->key_have >= f->key_len)
-		rx_got_key(x, rx);
-	if (!flen) {
-		rx->frag_left = 0;
-		if (rx->frag_last)
-			rx_end_message(x, rx);
-		else
-			rx->phase = RX_MARK;
-	}
-	return 0;
-}
-
-/* Feed staged bytes through the state machine.  Return 0 or a fatal
- * stream error. */
-static int rx_process(struct xprt *x, struct tcp_rx *rx)
-{
-	const struct xprt_framing_ops *f = x->framing;
-	size_t avail, take;
-	int r;
-
-	while ((avail = rx->tail - rx->head) > 0) {
-		uint8_t *src = rx->stage + rx->head;
-		struct xprt_req *req = rx->rq ? &rx->rq->pub : NULL;
-
-		if (rx->phase == RX_MARK) {
-			take = XPRT_MIN(f->hdr_len - rx->mark_have, avail);
-			memcpy(rx->mark + rx->mark_have, src, take);
-			rx->mark_have += take;
-			rx->head += take;
-			if (rx->mark_have == f->hdr_len) {
-				r = rx_marker(x, rx);
-				if (r)
-					return r;
-			}
-			continue;
-		}
-		take = XPRT_MIN(avail, rx->frag_left);
-		switch (rx->phase) {
-		case RX_KEY:
-			take = XPRT_MIN(take, f->key_len - rx->key_have);
-			memcpy(rx->key + rx->key_have, src, take);
-			rx->key_have += take;
-			break;
-		case RX_HEAD:
-			take = XPRT_MIN(take, rx->want - req->rlen);
-			memcpy((char *)req->rbuf->data + req->rlen, src, take);
-			req->rlen += take;
-			break;
-		case RX_DATA:
-			take = XPRT_MIN(take, rx->data_left);
-			xprt_iter_copy_to(&req->rx_data, src, take);
-			rx->data_left -= take;
-			break;
-		case RX_PAD:
-			take = XPRT_MIN(take, rx->pad_left);
-			rx->pad_left -= take;
-			break;
-		case RX_TAIL:
-			if (req->rlen + take > req->rbuf->cap) {
-				rx_fail(rx, -EMSGSIZE);
-				take = 0;
-				break;
-			}
-			memcpy((char *)req->rbuf->data + req->rlen, src, take);
-			req->rlen += take;
-			break;
-		default: /* RX_DISCARD */
-			break;
-		}
-		rx->head += take;
-		/* phase transitions that complete before the fragment ends */
-		if (rx->phase == RX_KEY && rx->key_have == f->key_len)
-			rx_got_key(x, rx);
-		else if (rx->phase == RX_HEAD && req->rlen == rx->want)
-			rx_place(x, rx);
-		else if ((rx->phase == RX_DATA && !rx->data_left) ||
-			 (rx->phase == RX_PAD && !rx->pad_left))
-			rx_after_data(rx);
-		rx_consumed(x, rx, take);
-	}
-	rx->head = rx->tail = 0;
-	return 0;
-}
-
-/* Bulk data with nothing staged: read it straight into the caller's
- * memory.  Return bytes read, 0 for EOF, or a negative errno. */
-static ssize_t rx_direct(struct xprt *x, int fd, struct tcp_rx *rx)
-{
-	struct xprt_req *req = &rx->rq->pub;
-	struct iovec iov[16];
-	unsigned int n;
-	ssize_t r;
-
-	n = xprt_iter_to_iovec(&req->rx_data, iov, 16,
-			       XPRT_MIN(rx->data_left, rx->frag_left));
-	if (!n)
-		return -EPROTO;
-	do {
-		r = readv(fd, iov, (int)n);
-	} while (r < 0 && errno == EINTR);
-	if (r <= 0)
-		return r < 0 ? -errno : 0;
-	xprt_iter_advance(&req->rx_data, (size_t)r);
-	rx->data_left -= (size_t)r;
-	atomic_fetch_add_explicit(&x->stats.direct_rx_bytes, (size_t)r,
-				  memory_order_relaxed);
-	rx_after_data(rx);
-	rx_consumed(x, rx, (size_t)r);
-	return r;
-}
-
-/* Socket readable: read and process until it would block.  Return 0, or
- * a negative errno when the connection is finished. */
-static int rx_read(struct xprt *x, struct tcp_tp *tp, int fd)
-{
-	struct tcp_rx *rx = &tp->rx;
-	ssize_t r;
-	int err;
-
-	for (;;) {
-		size_t room;
-
-		if (rx->phase == RX_DATA && rx->rq &&
-		    rx->data_left >= TCP_DIRECT_MIN &&
-		    rx->frag_left >= TCP_DIRECT_MIN) {
-			r = rx_direct(x, fd, rx);
-			if (r == -EAGAIN)
-				return 0;
-			if (r <= 0)
-				return r ? (int)r : -ECONNRESET;
-			rx->progress = xprt_now_ns();
-			atomic_fetch_add_explicit(&x->stats.bytes_received,
-						  (size_t)r,
-						  memory_order_relaxed);
-			continue;
-		}
-		room = TCP_STAGE_SIZE - rx->tail;
-		do {
-			r = recv(fd, rx->stage + rx->tail, room, MSG_DONTWAIT);
-		} while (r < 0 && errno == EINTR);
-		if (r < 0)
-			return errno == EAGAIN ? 0 : -errno;
-		if (r == 0)
-			return -ECONNRESET;
-		atomic_fetch_add_explicit(&x->stats.bytes_received, (size_t)r,
-					  memory_order_relaxed);
-		rx->tail += (size_t)r;
-		rx->progress = xprt_now_ns();
-		err = rx_process(x, rx);
-		if (err)
-			return err;
-		if ((size_t)r < room)
-			return 0; /* drained: back to epoll */
-	}
-}
-
 /*
  * A reply stopped half-way while its request has already been failed (a
  * timeout, a cancel): the request stays pinned, and the stream cannot move
@@ -692,7 +298,7 @@ static int rx_read(struct xprt *x, struct tcp_tp *tp, int fd)
  * TCP_RX_STALL_NS the peer is taken as gone.  Receiver role held.
  * Return: true when the connection should be dropped.
  */
-static bool rx_stalled(struct tcp_rx *rx, uint64_t now)
+static bool rx_stalled(struct xprt_tcp_rx *rx, uint64_t now)
 {
 	return rx->in_msg && rx->rq &&
 	       (rq_flags(atomic_load(&rx->rq->st)) & RQ_OUTCOME) &&
@@ -748,7 +354,7 @@ static void rx_role_release(struct tcp_tp *tp)
 static void rx_detach(struct xprt *x, struct tcp_tp *tp, int err)
 {
 	xprt_conn_lost(x, tp->rx_cookie, err);
-	rx_reset(x, &tp->rx);
+	xprt_tcp_rx_reset(x, &tp->rx);
 	pthread_mutex_lock(&tp->lock);
 	epoll_ctl(tp->epfd, EPOLL_CTL_DEL, tp->rx_fd, NULL);
 	tp->rx_fd = -1;
@@ -816,7 +422,7 @@ static void *tcp_rx_main(void *arg)
 				continue;
 			}
 			xprt_rx_batch_begin(x);
-			err = rx_read(x, tp, tp->rx_fd);
+			err = xprt_tcp_rx_read(x, &tp->rx, tp->rx_fd);
 			xprt_rx_batch_end(x);
 			if (!err && (evs[i].events & (EPOLLHUP | EPOLLERR)))
 				err = -ECONNRESET;
@@ -902,7 +508,7 @@ static int tcp_wait(struct xprt *x, struct xprt_rqst *rq, uint64_t deadline)
 		if (r <= 0 || atomic_load(&tp->stop))
 			continue;
 		xprt_rx_batch_begin(x);
-		r = rx_read(x, tp, pfd.fd);
+		r = xprt_tcp_rx_read(x, &tp->rx, pfd.fd);
 		xprt_rx_batch_end(x);
 		if (!r && (pfd.revents & (POLLHUP | POLLERR)))
 			r = -ECONNRESET;
@@ -937,11 +543,9 @@ static int tcp_setup(struct xprt *x)
 	x->tp = tp;
 	tp->fd = -1;
 	tp->rx_fd = -1;
-	tp->rx.stage = malloc(TCP_STAGE_SIZE);
-	if (!tp->rx.stage) {
-		err = -ENOMEM;
+	err = xprt_tcp_rx_init(&tp->rx);
+	if (err)
 		goto out_free;
-	}
 	err = tcp_resolve(x);
 	if (err)
 		goto out_stage;
@@ -994,7 +598,7 @@ out_lock:
 	pthread_mutex_destroy(&tp->rx_mtx);
 	pthread_mutex_destroy(&tp->lock);
 out_stage:
-	free(tp->rx.stage);
+	xprt_tcp_rx_fini(&tp->rx);
 out_free:
 	free(tp);
 	x->tp = NULL;
@@ -1018,7 +622,7 @@ static void tcp_teardown(struct xprt *x)
 	pthread_cond_destroy(&tp->cond);
 	pthread_mutex_destroy(&tp->rx_mtx);
 	pthread_mutex_destroy(&tp->lock);
-	free(tp->rx.stage);
+	xprt_tcp_rx_fini(&tp->rx);
 	free(tp);
 	x->tp = NULL;
 }

@@ -110,6 +110,10 @@ void xprt_try_complete(struct xprt_rqst *rq)
 	if (atomic_load_explicit(&rq->heap_idx, memory_order_relaxed) >= 0)
 		xprt_timer_arm(x, rq, 0);
 	rq_return_credit(x, rq, st);
+	/* transport state of the request (RDMA chunk registrations) goes
+	 * before done() hands the caller's memory back */
+	if (x->ops->release)
+		x->ops->release(x, rq, rq_status(st));
 
 	atomic_fetch_add_explicit(&x->stats.completed, 1, memory_order_relaxed);
 	rq->pub.ops->done(&rq->pub, rq_status(st));
@@ -323,6 +327,8 @@ int xprt_req_submit(struct xprt_req *req, uint32_t key)
 		return -EMSGSIZE;
 	if (atomic_load(&x->stopping) || atomic_load(&x->state) >= XPRT_CLOSING)
 		return -ESHUTDOWN;
+	if (req->no_reply && (x->ops->flags & XPRT_TP_NEED_REPLY))
+		return -EOPNOTSUPP;
 
 	req->key = key;
 	if (!req->owner)
@@ -355,12 +361,26 @@ int xprt_req_submit(struct xprt_req *req, uint32_t key)
 int xprt_req_retransmit(struct xprt_req *req)
 {
 	struct xprt_rqst *rq;
+	struct xprt *x;
 	uint64_t st;
 
 	if (!req)
 		return -EINVAL;
 	rq = rq_of(req);
+	x = req->xprt;
 	st = atomic_load(&rq->st);
+	if ((x->ops->flags & XPRT_TP_NO_SAME_CONN_RESEND) &&
+	    (rq_flags(st) & (RQ_SUBMITTED | RQ_SENT | RQ_OUTCOME | RQ_QUEUED |
+			     RQ_XMIT)) == (RQ_SUBMITTED | RQ_SENT) &&
+	    rq->cookie == atomic_load(&x->cookie) &&
+	    atomic_load(&x->state) == XPRT_CONNECTED) {
+		/* never twice on one connection: drop it, the reconnect
+		 * resends every request in flight (PROTOCOLS.md 1.9) */
+		atomic_fetch_add_explicit(&x->stats.retransmits, 1,
+					  memory_order_relaxed);
+		xprt_conn_lost(x, rq->cookie, -ETIMEDOUT);
+		return 0;
+	}
 	do {
 		if (!(rq_flags(st) & RQ_SUBMITTED))
 			return -EINVAL;
@@ -368,9 +388,9 @@ int xprt_req_retransmit(struct xprt_req *req)
 			return -EALREADY;
 	} while (!atomic_compare_exchange_weak(&rq->st, &st, st | RQ_QUEUED));
 	rq->xnode.credited = (rq_flags(st) & RQ_CREDIT) != 0;
-	atomic_fetch_add_explicit(&req->xprt->stats.retransmits, 1,
+	atomic_fetch_add_explicit(&x->stats.retransmits, 1,
 				  memory_order_relaxed);
-	xprt_push_and_kick(req->xprt, rq);
+	xprt_push_and_kick(x, rq);
 	return 0;
 }
 
@@ -487,6 +507,52 @@ struct xprt_rqst *xprt_rx_lookup(struct xprt *x, uint32_t key)
 		return NULL;
 	}
 	return rq;
+}
+
+int xprt_rx_deliver(struct xprt *x, struct xprt_rqst *rq, const void *msg,
+		    size_t len)
+{
+	struct xprt_req *req = &rq->pub;
+	size_t cap = req->rbuf->cap, have = XPRT_MIN(len, cap);
+	size_t off, dlen, pad, tail;
+	const char *m = msg;
+	int r;
+
+	if (len > x->opts.max_msg)
+		return -EMSGSIZE;
+	req->rx_msg_len = len;
+	memcpy(req->rbuf->data, m, have);
+	req->rlen = have;
+	req->rx_data_len = 0;
+	r = req->ops->place ? req->ops->place(req, have, len) : 0;
+	if (r < 0)
+		return r;
+	if (r > 0) {
+		/* it has all there is: a bigger want cannot be met */
+		if ((size_t)r <= have)
+			return -EPROTO;
+		return (size_t)r > cap ? -EMSGSIZE : -EBADMSG;
+	}
+	dlen = req->rx_data_len;
+	if (!dlen)
+		return len > cap ? -EMSGSIZE : 0;
+	off = req->rx_data_off;
+	pad = req->rx_data_pad;
+	/* every bound checked before a byte moves: the sizes come from the
+	 * peer's message, through the protocol's parser */
+	if (off > have)
+		return off > cap ? -EMSGSIZE : -EBADMSG;
+	if (dlen > len - off || pad > len - off - dlen)
+		return -EBADMSG;
+	if (xprt_iter_count(&req->rx_data) < dlen)
+		return -EOVERFLOW; /* never past the caller's buffer */
+	tail = len - off - dlen - pad;
+	if (tail > cap - off)
+		return -EMSGSIZE;
+	xprt_iter_copy_to(&req->rx_data, m + off, dlen);
+	memmove((char *)req->rbuf->data + off, m + off + dlen + pad, tail);
+	req->rlen = off + tail;
+	return 0;
 }
 
 /*
@@ -678,12 +744,8 @@ int xprt_create(struct xprt **xp, const struct xprt_opts *opts)
 	x->max_reqs = x->opts.max_reqs;
 	x->framing = x->opts.framing;
 	snprintf(x->peer, sizeof(x->peer), "%s:%u", x->opts.host, x->opts.port);
-	if (x->opts.transport == XPRT_TRANSPORT_TCP) {
-		x->ops = &xprt_tcp_ops;
-	} else {
-		err = -EPROTONOSUPPORT;
-		goto out_free;
-	}
+	x->ops = x->opts.transport == XPRT_TRANSPORT_TCP ? &xprt_tcp_ops :
+							   &xprt_rdma_ops;
 
 	err = xprt_init_locks(x);
 	if (err)
@@ -693,6 +755,7 @@ int xprt_create(struct xprt **xp, const struct xprt_opts *opts)
 	} else {
 		po.buf_size = x->opts.buf_size;
 		po.max_bytes = 2 * x->opts.buf_size * x->max_reqs + 1;
+		po.reg = x->ops->pool_reg; /* RDMA: slabs registered once */
 		err = xprt_pool_create(&x->pool, &po);
 		if (err)
 			goto out_locks;

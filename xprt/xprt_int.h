@@ -126,9 +126,16 @@ static inline int rq_status(uint64_t st)
  *	run, -ETIMEDOUT at @deadline (monotonic ns, 0 = none), -EAGAIN to
  *	fall back to sleeping until someone else completes it.
  * @teardown: stop threads and free the transport state (xprt_destroy)
+ * @flags: XPRT_TP_* rules the core enforces for this transport
+ * @release: optional; a request's outcome is decided and done() is about
+ *	to run: drop per-request transport state (RDMA: chunk registrations,
+ *	which must go before the caller may reuse its memory).  Runs on the
+ *	thread delivering done(), with nothing else touching the request.
+ * @pool_reg: registration hook for pools xprt_create() makes itself
  */
 struct xprt_transport_ops {
 	const char *name;
+	unsigned int flags;
 	int (*setup)(struct xprt *x);
 	int (*connect)(struct xprt *x, uint32_t cookie);
 	void (*shutdown)(struct xprt *x);
@@ -140,7 +147,18 @@ struct xprt_transport_ops {
 	void (*submitted)(struct xprt *x, struct xprt_rqst *rq);
 	int (*wait)(struct xprt *x, struct xprt_rqst *rq, uint64_t deadline);
 	void (*teardown)(struct xprt *x);
+	void (*release)(struct xprt *x, struct xprt_rqst *rq, int status);
+	const struct xprt_pool_reg *pool_reg;
 };
+
+/*
+ * A retransmission of a request already sent on the current connection
+ * drops the connection instead; the reconnect resends it (RDMA: credits
+ * and receives are per connection, a second copy would break both).
+ */
+#define XPRT_TP_NO_SAME_CONN_RESEND 0x1u
+/* Every message must expect a reply (RDMA: its credit comes back with it) */
+#define XPRT_TP_NEED_REPLY	    0x2u
 
 extern const struct xprt_transport_ops xprt_tcp_ops;
 extern const struct xprt_transport_ops xprt_rdma_ops;
@@ -222,6 +240,30 @@ static inline struct xprt_rqst *xprt_slot(struct xprt *x, unsigned int i)
  * an unknown key or a request whose outcome is already decided (counted).
  */
 struct xprt_rqst *xprt_rx_lookup(struct xprt *x, uint32_t key);
+
+/**
+ * xprt_rx_deliver() - place a whole received message into a pinned request
+ * @x: the transport
+ * @rq: the request, pinned by xprt_rx_lookup()
+ * @msg: the message (its framing marker included when the framing keeps
+ *	it, as 9P's size field)
+ * @len: its length
+ *
+ * For message-oriented transports (RDMA), which receive a message at once
+ * rather than as a stream: the same placement as the TCP receive path.
+ * The first bytes go to rbuf; the protocol's place() hook, if any, may
+ * name bulk data (rx_data_off/len/pad) that is copied into its rx_data
+ * iterator, its pad dropped, and the rest appended in rbuf.  Never writes
+ * past rbuf's capacity or the iterator's count.  The caller then
+ * completes the request with the result (xprt_rx_complete()).
+ * Context: receive thread.
+ * Return: %0 (req->rlen and rx_msg_len set); %-EMSGSIZE when the message
+ * or its non-bulk part does not fit rbuf; %-EOVERFLOW when the bulk data
+ * exceeds the caller's memory; %-EBADMSG when the message is shorter than
+ * what place() announced; place()'s own negative errno.
+ */
+int xprt_rx_deliver(struct xprt *x, struct xprt_rqst *rq, const void *msg,
+		    size_t len);
 
 /**
  * xprt_rx_unpin() - drop the pin of xprt_rx_lookup() without a reply

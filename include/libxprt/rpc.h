@@ -21,12 +21,16 @@
  *                       (from a call: bad arguments, nothing sent)
  *   %-EREMOTEIO         SYSTEM_ERR: the server failed (memory, ...)
  *   %-EPROTO            MSG_DENIED/RPC_MISMATCH: RPC version not served
- *                       (range in low/high)
+ *                       (range in low/high); over RDMA also ERR_VERS: the
+ *                       server does not speak RPC-over-RDMA version 1
+ *                       (its range in low/high)
  *   %-EACCES            MSG_DENIED/AUTH_ERROR: credentials refused; the
  *                       reason (auth_stat, e.g. 5 AUTH_TOOWEAK) in
  *                       rpc_reply_info.auth_stat
  *   %-EBADMSG           the reply could not be decoded (header or results)
- *   %-EMSGSIZE          the reply does not fit the call's buffers
+ *   %-EMSGSIZE          the reply does not fit the call's buffers; over
+ *                       RDMA also ERR_CHUNK: the server could not use the
+ *                       chunks offered (a reply larger than reply_hint)
  *   %-ETIMEDOUT         no reply after the retransmissions (major timeout)
  *   %-ECANCELED         rpc_call_cancel()
  *   %-ENOTCONN          the connection could not be re-established within
@@ -84,7 +88,8 @@ struct rpc_auth_opts {
 /**
  * struct rpc_clnt_opts - client parameters
  * @host: server address or name
- * @port: server port; 0 asks the server's rpcbind (GETPORT, TCP)
+ * @port: server port; 0 asks the server's rpcbind (GETPORT, TCP); RDMA
+ *	needs it given (NFS: XPRT_RDMA_NFS_PORT, 20049)
  * @prog, @vers: program and version
  * @auth: credentials
  * @transport: TCP (default) or RDMA
@@ -99,7 +104,9 @@ struct rpc_auth_opts {
  *	2; %RPC_NO_RETRANS for none); each one doubles the wait, up to
  *	@timeo_max_ms (default 10 * timeo)
  * @reconnect_give_up_ms: see struct xprt_opts (0 = keep trying)
- * @rdma: RDMA transport options, NULL for defaults
+ * @rdma: RDMA transport options (struct xprt_rdma_opts, libxprt/rdma.h),
+ *	NULL for defaults; the client installs the RPC-over-RDMA binding and
+ *	the server's credit grants as congestion window
  */
 struct rpc_clnt_opts {
 	const char *host;
@@ -166,6 +173,11 @@ typedef int (*rpc_body_place_fn)(void *arg, const uint8_t *body, size_t have,
  *	memory) instead of the reply buffer; @dec then sees the results with
  *	the bulk bytes and their XDR padding left out, the opaque length
  *	still present (RFC 8166's reduced stream, over every transport)
+ * @reply_hint: the largest reply expected, bulk data excluded, when it
+ *	may exceed about 200 bytes (READDIR, READLINK: their count plus
+ *	headers); over RDMA a reply that may not fit the inline threshold is
+ *	given a Reply chunk (the receive buffer, so at most buf_size).
+ *	0 = small.  Ignored over TCP.
  * @owner: fairness owner (0 = the calling thread)
  * @timeo_ms: overrides the client's timeo for this call (0 = default)
  * @flags: %RPC_CALL_NOWAIT: fail with -EAGAIN instead of waiting for a
@@ -183,6 +195,7 @@ struct rpc_call_args {
 	rpc_body_place_fn place;
 	void *place_arg;
 	struct xprt_iter *rx_dst;
+	size_t reply_hint;
 	uint64_t owner;
 	unsigned int timeo_ms;
 	unsigned int flags;

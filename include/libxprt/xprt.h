@@ -124,7 +124,8 @@ struct xprt_stats {
  * @transport: TCP or RDMA
  * @host: numeric address or host name
  * @port: port number (host order)
- * @framing: how messages are delimited (TCP)
+ * @framing: how messages are delimited (TCP); RDMA may leave it NULL
+ *	and take its upper-layer binding's (see libxprt/rdma.h)
  * @max_reqs: request slots, 1 .. 65535 (default 64)
  * @buf_size: size of the send and receive buffers of each request, which
  *	bounds call headers and non-bulk replies (default 8192)
@@ -141,7 +142,8 @@ struct xprt_stats {
  *	-ENOTCONN after this long without a connection; 0 = never (default)
  * @nodelay: set TCP_NODELAY (default true; opts zeroed means true)
  * @no_nodelay: turn @nodelay off
- * @rdma: transport-specific options (RDMA), may be NULL
+ * @rdma: RDMA options, a struct xprt_rdma_opts (libxprt/rdma.h); may be
+ *	NULL
  */
 struct xprt_opts {
 	enum xprt_transport transport;
@@ -307,7 +309,8 @@ int xprt_req_add_seg(struct xprt_req *req, const void *base, size_t len);
  * and done() will never run: %-EEXIST (a request with @key is in flight),
  * %-EINVAL (no ops/done, empty message, or the request was already
  * submitted), %-ESHUTDOWN (transport closing), %-EMSGSIZE (message larger
- * than the peer accepts).
+ * than the peer accepts), %-EOPNOTSUPP (no_reply on RDMA, where every
+ * message must be answered to return its credit).
  */
 int xprt_req_submit(struct xprt_req *req, uint32_t key);
 
@@ -327,6 +330,9 @@ void xprt_req_set_timer(struct xprt_req *req, uint64_t timeout_ns);
  * xprt_req_retransmit() - queue a submitted request for transmission
  * again with the same key (RPC retransmission after a minor timeout)
  *
+ * Over RDMA a request already sent on the current connection is not sent
+ * twice on it: the connection is dropped and the reconnect resends every
+ * request in flight (credits are per connection).
  * Return: %0; %-EALREADY when its outcome is already decided or it is still
  * queued; %-EINVAL when it was never submitted.
  */

@@ -170,9 +170,14 @@ static void test_duplicate_reply_ignored(void **state)
 	cl = mk(&S, 1000, 1);
 	for (i = 0; i < 10; i++)
 		assert_int_equal(rpc_call_sync(cl, &a, NULL), 0);
+	/* The duplicate of the 10th reply may still be unread: a sync
+	 * caller stops reading at its own reply and an idle socket is not
+	 * watched.  It precedes the next reply on the stream, so one more
+	 * call reads it (and maybe the 11th's duplicate too). */
+	assert_int_equal(rpc_call_sync(cl, &a, NULL), 0);
 	xprt_get_stats(rpc_clnt_xprt(cl, 0), &st);
-	assert_int_equal(st.completed, 10);
-	assert_int_equal(st.bad_keys, 10); /* each duplicate */
+	assert_int_equal(st.completed, 11);
+	assert_in_range(st.bad_keys, 10, 11); /* each duplicate */
 	rpc_clnt_destroy(cl);
 	srv_stop(&S);
 }

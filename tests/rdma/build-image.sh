@@ -84,6 +84,7 @@ ROOTS="dash bash libc6 libgcc-s1 netbase
 	libnfsidmap1
 	liburcu8 libnl-3-200 libnl-route-3-200 libcmocka0 libbsd0
 	libasan8 libubsan1
+	diod
 	${EXTRA_PKGS:-}"
 
 apt_updated=0
@@ -323,6 +324,7 @@ BINS="/usr/bin/ibv_devices /usr/bin/ibv_devinfo /usr/bin/ibv_rc_pingpong
 	/sbin/rpcbind /usr/sbin/rpcinfo /usr/sbin/rpc.nfsd /usr/sbin/rpc.mountd
 	/usr/sbin/exportfs /usr/sbin/nfsstat /sbin/mount.nfs /sbin/umount.nfs
 	/sbin/showmount /sbin/rpc.statd /usr/sbin/rpcdebug
+	/usr/sbin/diod
 	/bin/dash /bin/bash ${EXTRA_BINS:-}"
 # Libraries the project's binaries link or dlopen: rxe provider, the
 # libraries in the Makefile's pkg-config set, sanitizer runtimes for

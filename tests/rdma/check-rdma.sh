@@ -5,7 +5,9 @@
 #
 #   1. deps     scripts/deps.sh rdma build (installs only what is missing)
 #   2. image    tests/rdma/build-image.sh (cached in .cache/rdmavm)
-#   3. compile  build/rdma/verbs_smoke on the host
+#   3. compile  build/rdma/verbs_smoke and the library's test programs
+#               (make rdma-tools: rdma_null, nfs3_rdma, p9relay, p9_rdma)
+#               on the host; RDMA_BUILD=asan builds them with ASan/UBSan
 #   4. vm       one boot of the guest (Debian kernel, rdma_rxe, kernel nfsd
 #               with an RDMA listener) running tests/rdma/run-guest-tests.sh:
 #               every tests/rdma/guest-tests/*.sh in order, or those named
@@ -19,7 +21,9 @@ set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
 cd "$REPO" || exit 1
-BIN=$REPO/build/rdma
+# test programs per build variant (RDMA_BUILD=asan: ASan/UBSan)
+BIN=$REPO/build/rdma${RDMA_BUILD:+-$RDMA_BUILD}
+[ "${RDMA_BUILD:-plain}" = plain ] && BIN=$REPO/build/rdma
 B_DEPS=${RDMA_BUDGET_DEPS:-600}
 B_IMAGE=${RDMA_BUDGET_IMAGE:-600}
 B_COMPILE=${RDMA_BUDGET_COMPILE:-120}
@@ -58,7 +62,8 @@ compile() {
 		-Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter \
 		-O2 -g -pthread -o "$BIN/verbs_smoke.tmp" "$HERE/verbs_smoke.c" \
 		$(pkg-config --cflags --libs libibverbs librdmacm) &&
-		mv "$BIN/verbs_smoke.tmp" "$BIN/verbs_smoke"
+		mv "$BIN/verbs_smoke.tmp" "$BIN/verbs_smoke" &&
+		make -s -j2 BUILD="${RDMA_BUILD:-plain}" RDMA_BIN="$BIN" rdma-tools
 }
 
 step deps "$B_DEPS" scripts/deps.sh rdma build

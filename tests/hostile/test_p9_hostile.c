@@ -12,17 +12,13 @@
  * saw it (the tests run from the top of the tree), or under $XPRT_TOP.
  */
 #include <errno.h>
-#include <poll.h>
 #include <setjmp.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -30,10 +26,12 @@
 
 #include <libxprt/p9.h>
 
+#include "helpers/spawn.h"
+
 #define TIMEOUT_MS 200u
 
 struct hostile {
-	pid_t pid;
+	struct spawned sp;
 	uint16_t port;
 };
 
@@ -45,64 +43,20 @@ static uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-static void script_path(char *buf, size_t len)
-{
-	const char *top = getenv("XPRT_TOP");
-	const char *me = __FILE__; /* tests/unit/test_p9_hostile.c */
-	const char *cut = strstr(me, "unit/test_p9_hostile.c");
-
-	if (top)
-		snprintf(buf, len, "%s/tests/hostile/p9_hostile.py", top);
-	else
-		snprintf(buf, len, "%.*shostile/p9_hostile.py",
-			 (int)(cut ? cut - me : 0), me);
-}
-
 static void hostile_start(struct hostile *h, const char *scenario)
 {
-	char script[512], line[64] = "";
-	struct pollfd pfd;
-	size_t got = 0;
-	int p[2];
+	char *argv[] = {"python3",    "tests/hostile/p9_hostile.py",
+			"--scenario", (char *)scenario,
+			"--port",     "0",
+			NULL};
 
-	script_path(script, sizeof(script));
-	assert_int_equal(access(script, R_OK), 0);
-	assert_int_equal(pipe(p), 0);
-	h->pid = fork();
-	assert_true(h->pid >= 0);
-	if (h->pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		dup2(p[1], STDOUT_FILENO);
-		close(p[0]);
-		close(p[1]);
-		execlp("python3", "python3", script, "--scenario", scenario,
-		       "--port", "0", (char *)NULL);
-		_exit(127);
-	}
-	close(p[1]);
-	pfd.fd = p[0];
-	pfd.events = POLLIN;
-	while (got < sizeof(line) - 1 && !strchr(line, '\n')) {
-		ssize_t r;
-
-		assert_int_equal(poll(&pfd, 1, 10000), 1);
-		r = read(p[0], line + got, sizeof(line) - 1 - got);
-		assert_true(r > 0);
-		got += (size_t)r;
-		line[got] = '\0';
-	}
-	close(p[0]);
-	assert_true(strncmp(line, "PORT ", 5) == 0);
-	h->port = (uint16_t)atoi(line + 5);
-	assert_true(h->port > 0);
+	assert_int_equal(spawn_server(argv, &h->sp), 0);
+	h->port = h->sp.port;
 }
 
 static void hostile_stop(struct hostile *h)
 {
-	int st;
-
-	kill(h->pid, SIGTERM);
-	waitpid(h->pid, &st, 0);
+	spawn_stop(&h->sp);
 }
 
 static struct p9_clnt *hostile_conn(struct hostile *h)

@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libxprt RDMA transport: options, counters, memory registration.
+ *
+ * An RDMA xprt (struct xprt_opts.transport = XPRT_TRANSPORT_RDMA) is one
+ * reliable-connected queue pair set up with librdmacm, re-established on
+ * failure like a TCP connection.  What travels in its Sends is decided by
+ * an upper-layer binding:
+ *   - RPC-over-RDMA version 1 (RFC 8166, RFC 8797 connection parameters):
+ *     the SunRPC client (rpc_clnt_create() with transport RDMA) installs
+ *     it; large payloads move by RDMA Read/Write chunks, the server's
+ *     credit grants drive the congestion window.  Default port 20049.
+ *   - whole messages, as Linux's 9P trans_rdma frames 9P (the default when
+ *     the framing is xprt_framing_9p): one message per Send, a receive of
+ *     the full buffer size posted for every request before its Send, no
+ *     connection private data.  Default port 5640.
+ *
+ * Buffers: every request buffer a Send gathers from must be registered
+ * with the device.  Pools an RDMA xprt creates itself are; a pool handed
+ * in (struct xprt_opts.pool, or shared between connections) must be
+ * created with the hook of xprt_rdma_pool_reg(), which registers each
+ * slab once, on every RDMA device, when the slab is carved.
+ */
+#ifndef LIBXPRT_RDMA_H
+#define LIBXPRT_RDMA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pool.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct xprt;
+
+/* IANA-registered NFS/RDMA port (RFC 5666 / RFC 8267) */
+#define XPRT_RDMA_NFS_PORT 20049
+/* Linux 9P over RDMA (net/9p/trans_rdma.c P9_PORT) */
+#define XPRT_RDMA_9P_PORT  5640
+
+/**
+ * enum xprt_rdma_reg_mode - how caller memory is registered for chunks
+ * @XPRT_RDMA_REG_PER_IO: register before the call is sent, deregister
+ *	before its completion is delivered.  The server can touch the memory
+ *	only while the call is in flight.  The default.
+ * @XPRT_RDMA_REG_CACHE: keep registrations in a small per-connection
+ *	cache keyed by page range; a buffer used again costs nothing.  The
+ *	caller promises not to unmap (munmap, free of a large block) memory it
+ *	used for I/O while the transport lives, or to call
+ *	xprt_rdma_reg_flush() first: a cached registration keeps the old
+ *	pages pinned and would hand them to the server.  Registrations of a
+ *	call that ends without a reply (timeout, cancel, shutdown) are always
+ *	dropped, so a late server access cannot reach reused memory.
+ */
+enum xprt_rdma_reg_mode {
+	XPRT_RDMA_REG_PER_IO = 0,
+	XPRT_RDMA_REG_CACHE = 1,
+};
+
+struct xprt_rdma_ulp;
+
+/**
+ * struct xprt_rdma_opts - RDMA transport options (struct xprt_opts.rdma,
+ * struct rpc_clnt_opts.rdma); zeroed fields take the defaults
+ * @ulp: upper-layer binding; NULL picks it from the framing (9P framing:
+ *	whole messages).  The SunRPC client sets its own.
+ * @inline_send: largest RPC-over-RDMA message we offer to Send, bytes,
+ *	1024 .. 65536 in steps of 1024 (default 4096); the server's receive
+ *	size caps it (RFC 8797), 1024 when the server sends no parameters
+ * @inline_recv: size of our receive buffers for RPC-over-RDMA (same range
+ *	and default), capped by the server's send size
+ * @signal_every: request a Send completion every this many Sends (default
+ *	max_reqs / 8, at least 1); more means fewer completions to poll,
+ *	fewer means send queue slots come back sooner
+ * @recv_batch: receives posted beyond the need, in the same doorbell
+ *	(default 8)
+ * @busy_poll_us: poll the completion queues for this long before sleeping
+ *	on the completion channel (default 0: sleep at once; spinning only
+ *	pays with a core to spare)
+ * @reg_mode: see enum xprt_rdma_reg_mode
+ * @reg_cache_entries: cache size for %XPRT_RDMA_REG_CACHE (default 64)
+ * @rnr_retry: RNR retry count for our Sends, 0 .. 7 (7 = forever); default
+ *	0 for RPC-over-RDMA (the credit protocol guarantees a receive; a
+ *	missing one is a bug to surface), 7 for whole messages
+ * @rnr_retry_set: use @rnr_retry even when it is 0
+ * @ack_timeout: local ACK timeout of our Sends, as the exponent n of
+ *	4.096 us * 2^n (1 .. 31); 0 keeps rdma_cm's default (about half a
+ *	second on RoCE, retried 6 times).  Raise it where the peer may stall
+ *	for seconds (an emulated guest on a busy host): a Send not
+ *	acknowledged in time breaks the connection.
+ */
+struct xprt_rdma_opts {
+	const struct xprt_rdma_ulp *ulp;
+	unsigned int inline_send;
+	unsigned int inline_recv;
+	unsigned int signal_every;
+	unsigned int recv_batch;
+	unsigned int busy_poll_us;
+	enum xprt_rdma_reg_mode reg_mode;
+	unsigned int reg_cache_entries;
+	unsigned int rnr_retry;
+	bool rnr_retry_set;
+	unsigned int ack_timeout;
+};
+
+/**
+ * struct xprt_rdma_stats - counters of one RDMA transport
+ * @credits: congestion window in force (the server's last grant)
+ * @max_credits: largest grant seen
+ * @inline_send, @inline_recv: thresholds in force on this connection
+ * @recv_doorbells: ibv_post_recv calls; @recvs_posted: receives posted
+ * @send_doorbells: ibv_post_send calls; @sends: Send work requests;
+ *	@sends_signaled: those asking for a completion
+ * @sq_full: times a send waited for send queue slots
+ * @cq_events: completion channel wake-ups; @polls: CQ polls that found
+ *	work
+ * @read_chunks, @pos0_chunks, @write_chunks, @reply_chunks: calls
+ *	marshalled with each chunk type
+ * @regs, @deregs: ibv_reg_mr / ibv_dereg_mr calls for chunks;
+ *	@reg_ns: time spent in them; @reg_hits: cache hits
+ * @bad_headers: replies whose transport header could not be decoded
+ * @rdma_errors: RDMA_ERROR replies (ERR_VERS, ERR_CHUNK)
+ * @excess_recvs: (whole messages) receives left posted by requests that
+ *	ended without a reply, reused by the next requests
+ * @connect_attempts, @connect_failures: connection attempts and failed ones
+ * @last_connect_error: errno of the last failed attempt (negative), 0
+ * @last_connect_us: duration of the last attempt
+ */
+struct xprt_rdma_stats {
+	uint32_t credits, max_credits;
+	uint32_t inline_send, inline_recv;
+	uint64_t recv_doorbells, recvs_posted;
+	uint64_t send_doorbells, sends, sends_signaled, sq_full;
+	uint64_t cq_events, polls;
+	uint64_t read_chunks, pos0_chunks, write_chunks, reply_chunks;
+	uint64_t regs, deregs, reg_ns, reg_hits;
+	uint64_t bad_headers, rdma_errors;
+	uint64_t excess_recvs;
+	uint64_t connect_attempts, connect_failures;
+	int last_connect_error;
+	uint64_t last_connect_us;
+};
+
+/**
+ * xprt_rdma_pool_reg() - the pool registration hook for RDMA
+ *
+ * Give it to xprt_pool_create() (struct xprt_pool_opts.reg) for a pool an
+ * RDMA xprt will use.  Each slab is registered for local access once on
+ * every RDMA device of the host, and deregistered when the pool is
+ * destroyed.  A slab carved when no device exists fails with %-ENODEV.
+ * Return: the hook (static storage).
+ */
+const struct xprt_pool_reg *xprt_rdma_pool_reg(void);
+
+/**
+ * xprt_rdma_get_stats() - snapshot the RDMA counters of @x
+ * Return: %0; %-EINVAL when @x or @st is NULL or @x is not an RDMA xprt.
+ */
+int xprt_rdma_get_stats(const struct xprt *x, struct xprt_rdma_stats *st);
+
+/**
+ * xprt_rdma_reg_flush() - drop every cached registration no call uses
+ *
+ * For %XPRT_RDMA_REG_CACHE users about to unmap or free memory they did
+ * I/O with.  Context: any thread; takes the cache lock.
+ * Return: %0; %-EINVAL when @x is NULL or not an RDMA xprt.
+ */
+int xprt_rdma_reg_flush(struct xprt *x);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LIBXPRT_RDMA_H */

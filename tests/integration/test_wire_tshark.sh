@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Wire conformance: what our client puts on the wire, as Wireshark sees it.
+#
+# Captures the NFS and MOUNT ports of the test ganesha on lo (dumpcap,
+# capture filter on the ports of servers.env, so other helpers' servers
+# are not seen) while a workload runs through our client:
+#   - rpcping: NULL calls to NFS and MOUNT, 4 in flight
+#   - test_nfs3_procs: every NFSv3 procedure and MOUNT MNT/DUMP/UMNT/
+#     UMNTALL/EXPORT, success and error replies, sync and async
+#   - nfs3-soak --short, when built: UNSTABLE WRITEs of up to 1 MiB,
+#     COMMIT, READs, i.e. records spanning many TCP segments
+# then dissects the capture (wire_check.py) and requires: no malformed
+# frame, no expert error, every call answered, and each of the 22 NFSv3
+# procedures and the MOUNT ones above seen as calls.
+#
+# Run by `make integration` (scripts/run-integration.sh exports
+# servers.env).  Needs root for the capture and the `wire` deps group.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+o=${XPRT_BUILD_DIR:-$top/build/plain}
+: "${XPRT_NFS_PORT:?run through make integration}" "${XPRT_MNT_PORT:?}"
+"$top/scripts/deps.sh" --check wire >/dev/null 2>&1 || "$top/scripts/deps.sh" wire
+
+# shellcheck source=tshark-lib.sh
+. "$top/tests/integration/tshark-lib.sh"
+dir=$(mktemp -d "${TMPDIR:-/tmp}/xprt-wire.XXXXXX")
+trap 'cap_stop; rm -rf "$dir"' EXIT
+pcap=$dir/wire.pcapng
+
+cap_start "$pcap" "tcp port $XPRT_NFS_PORT or tcp port $XPRT_MNT_PORT"
+cap_sentinel "$XPRT_MNT_PORT"
+"$o/examples/rpcping" -q -c 200 -d 4 -p "$XPRT_NFS_PORT" "$XPRT_NFS_HOST" 100003 3
+"$o/examples/rpcping" -q -c 50 -p "$XPRT_MNT_PORT" "$XPRT_NFS_HOST" 100005 3
+"$o/tests/integration/test_nfs3_procs" >"$dir/procs.log" 2>&1 || {
+	echo "workload test_nfs3_procs failed:"
+	tail -30 "$dir/procs.log"
+	exit 1
+}
+if [[ -x $o/tests/soak/nfs3-soak ]]; then
+	"$o/tests/soak/nfs3-soak" --short >"$dir/soak.log" 2>&1 || {
+		echo "workload nfs3-soak --short failed:"
+		tail -30 "$dir/soak.log"
+		exit 1
+	}
+fi
+cap_stop
+ls -l "$pcap"
+if ! cap_seen "$pcap" "$XPRT_MNT_PORT"; then
+	echo "the capture started after the workload: cannot judge it"
+	exit 1
+fi
+dropped=$(cap_dropped "$pcap")
+if [[ ${dropped:-0} != 0 ]]; then
+	echo "the capture dropped $dropped packets: cannot judge the streams"
+	cat "$pcap.dumpcap.log"
+	exit 1
+fi
+
+req=()
+for p in $(seq 0 21); do req+=("100003:$p"); done
+for p in 0 1 2 3 4 5; do req+=("100005:$p"); done
+python3 "$top/tests/integration/wire_check.py" "$pcap" "$XPRT_NFS_PORT" \
+	"$XPRT_MNT_PORT" -- "${req[@]}"

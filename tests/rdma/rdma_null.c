@@ -1,0 +1,455 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * rdma_null - our SunRPC client's NULL calls over RPC-over-RDMA v1 to the
+ * kernel nfsd in the test guest.
+ *
+ * Checks, each a PASS/FAIL line:
+ *   sync      one rpc_null() round trip
+ *   credits   the server's credit grant reached the congestion window
+ *             (the window starts at 1 on a new connection and must grow)
+ *   pipeline  COUNT async NULL calls with DEPTH in flight all succeed; the
+ *             rate, receive doorbells per receive and signalled Sends per
+ *             Send are printed (batching must show: fewer doorbells than
+ *             receives, fewer signalled Sends than Sends)
+ *   reconnect calls in flight across a dropped connection are resent on
+ *             the new one and all succeed
+ *   timeout   (with -T) calls timed out by the client drop the connection
+ *             instead of being resent on it, and complete after the
+ *             reconnect
+ *   refused   (with -r PORT) a closed port fails rpc_clnt_create with
+ *             -ECONNREFUSED, promptly
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <libxprt/rdma.h>
+#include <libxprt/rpc.h>
+#include <libxprt/xprt.h>
+
+static const char *host = "10.0.2.15";
+static unsigned int port = XPRT_RDMA_NFS_PORT;
+static unsigned int count = 2000, depth = 32, nconnect = 1;
+static int fails;
+/* the guest may stall for seconds on a busy host: a long ACK timeout
+ * keeps rxe from declaring the peer dead (see xprt_rdma_opts) */
+#define TOOL_ACK_TIMEOUT 20
+static const struct xprt_rdma_opts stall_ro = {.ack_timeout = TOOL_ACK_TIMEOUT};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void report(const char *what, int ok, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void report(const char *what, int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s %s: ", ok ? "PASS" : "FAIL", what);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	if (!ok)
+		fails++;
+}
+
+/* A stall prints the counters of the connection: enough to tell a lost
+ * wake-up from a lost message. */
+static void dump_stats(struct xprt *x, const char *why)
+{
+	struct xprt_rdma_stats r;
+	struct xprt_stats s;
+
+	xprt_get_stats(x, &s);
+	xprt_rdma_get_stats(x, &r);
+	printf("STALL %s: submitted %llu completed %llu replies %llu "
+	       "bad_keys %llu dup %llu sends %llu direct %llu worker %llu "
+	       "retrans %llu connects %llu disconnects %llu state %d | rdma: "
+	       "credits %u recvs %llu/%llu doorbells, sends %llu (%llu "
+	       "signalled) sq_full %llu cq_events %llu polls %llu bad_hdr "
+	       "%llu connect attempts %llu failed %llu (last %d, %llu us)\n",
+	       why, (unsigned long long)s.submitted,
+	       (unsigned long long)s.completed, (unsigned long long)s.replies,
+	       (unsigned long long)s.bad_keys,
+	       (unsigned long long)s.dup_replies, (unsigned long long)s.sends,
+	       (unsigned long long)s.direct_sends,
+	       (unsigned long long)s.worker_sends,
+	       (unsigned long long)s.retransmits,
+	       (unsigned long long)s.connects,
+	       (unsigned long long)s.disconnects, (int)xprt_state(x), r.credits,
+	       (unsigned long long)r.recvs_posted,
+	       (unsigned long long)r.recv_doorbells,
+	       (unsigned long long)r.sends,
+	       (unsigned long long)r.sends_signaled,
+	       (unsigned long long)r.sq_full, (unsigned long long)r.cq_events,
+	       (unsigned long long)r.polls, (unsigned long long)r.bad_headers,
+	       (unsigned long long)r.connect_attempts,
+	       (unsigned long long)r.connect_failures, r.last_connect_error,
+	       (unsigned long long)r.last_connect_us);
+}
+
+struct pipe_state {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	unsigned int inflight, done, errors;
+	int first_err;
+};
+
+static void null_done(struct rpc_call *call, int status, void *arg)
+{
+	struct pipe_state *ps = arg;
+
+	(void)call;
+	pthread_mutex_lock(&ps->lock);
+	ps->inflight--;
+	ps->done++;
+	if (status) {
+		ps->errors++;
+		if (!ps->first_err)
+			ps->first_err = status;
+	}
+	pthread_cond_signal(&ps->cond);
+	pthread_mutex_unlock(&ps->lock);
+}
+
+/* Wait for a completion (one must be owed: something is in flight);
+ * report a stall of 3 s once.  Called with ps->lock held. */
+static void wait_progress(struct pipe_state *ps, struct xprt *x,
+			  const char *what)
+{
+	struct timespec ts;
+	unsigned int before = ps->done;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 3;
+	while (ps->done == before) {
+		if (pthread_cond_timedwait(&ps->cond, &ps->lock, &ts)) {
+			dump_stats(x, what);
+			pthread_cond_wait(&ps->cond, &ps->lock);
+		}
+	}
+}
+
+static int make_client(struct rpc_clnt **cl, uint16_t p, unsigned int timeo,
+		       const struct xprt_rdma_opts *ro)
+{
+	struct rpc_clnt_opts o = {0};
+
+	o.host = host;
+	o.port = p;
+	o.prog = 100003;
+	o.vers = 3;
+	o.transport = XPRT_TRANSPORT_RDMA;
+	o.max_reqs = 64;
+	o.nconnect = nconnect; /* connections share one registered pool */
+	o.timeo_ms = timeo;
+	o.rdma = ro ? ro : &stall_ro;
+	o.reconnect_give_up_ms = 20000;
+	return rpc_clnt_create(cl, &o);
+}
+
+/* counters of all connections of @cl */
+static void sum_stats(struct rpc_clnt *cl, struct xprt_rdma_stats *sum)
+{
+	struct xprt_rdma_stats s;
+	unsigned int i;
+
+	memset(sum, 0, sizeof(*sum));
+	for (i = 0; i < rpc_clnt_nconnect(cl); i++) {
+		xprt_rdma_get_stats(rpc_clnt_xprt(cl, i), &s);
+		sum->recvs_posted += s.recvs_posted;
+		sum->recv_doorbells += s.recv_doorbells;
+		sum->sends += s.sends;
+		sum->sends_signaled += s.sends_signaled;
+	}
+}
+
+static void test_pipeline(struct rpc_clnt *cl)
+{
+	struct pipe_state ps = {.inflight = 0};
+	struct rpc_call_args a = {.proc = 0};
+	struct xprt_rdma_stats st0, st;
+	struct xprt *x = rpc_clnt_xprt(cl, 0);
+	unsigned int sent = 0;
+	double t0, dt;
+	int r;
+
+	pthread_mutex_init(&ps.lock, NULL);
+	pthread_cond_init(&ps.cond, NULL);
+	sum_stats(cl, &st0);
+	t0 = now_s();
+	pthread_mutex_lock(&ps.lock);
+	while (ps.done < count) {
+		while (sent < count && ps.inflight < depth) {
+			ps.inflight++;
+			sent++;
+			pthread_mutex_unlock(&ps.lock);
+			r = rpc_call_async(cl, &a, null_done, &ps, NULL);
+			pthread_mutex_lock(&ps.lock);
+			if (r) {
+				ps.inflight--;
+				ps.done++;
+				ps.errors++;
+				if (!ps.first_err)
+					ps.first_err = r;
+			}
+		}
+		if (ps.inflight)
+			wait_progress(&ps, x, "pipeline");
+	}
+	pthread_mutex_unlock(&ps.lock);
+	dt = now_s() - t0;
+	sum_stats(cl, &st);
+	report("pipeline", !ps.errors,
+	       "%u NULL calls, %u in flight on %u connection(s): %.0f "
+	       "calls/s (%.0f us/call), "
+	       "%u errors (first %s); receives %llu in %llu doorbells, "
+	       "sends %llu of which %llu signalled",
+	       count, depth, rpc_clnt_nconnect(cl), count / dt,
+	       dt * 1e6 / count, ps.errors,
+	       ps.first_err ? rpc_strerror(ps.first_err) : "none",
+	       (unsigned long long)(st.recvs_posted - st0.recvs_posted),
+	       (unsigned long long)(st.recv_doorbells - st0.recv_doorbells),
+	       (unsigned long long)(st.sends - st0.sends),
+	       (unsigned long long)(st.sends_signaled - st0.sends_signaled));
+	if (st.recv_doorbells - st0.recv_doorbells >=
+		    st.recvs_posted - st0.recvs_posted ||
+	    st.sends_signaled - st0.sends_signaled >= st.sends - st0.sends)
+		report("batching", 0, "no receive or send batching seen");
+	else
+		report("batching", 1,
+		       "%.1f receives per doorbell, %.1f Sends per completion",
+		       (double)(st.recvs_posted - st0.recvs_posted) /
+			       (double)(st.recv_doorbells - st0.recv_doorbells),
+		       (double)(st.sends - st0.sends) /
+			       (double)(st.sends_signaled -
+					st0.sends_signaled));
+	pthread_cond_destroy(&ps.cond);
+	pthread_mutex_destroy(&ps.lock);
+}
+
+/*
+ * Connection loss with calls in flight: xprt_disconnect() in the middle of
+ * a pipeline; the calls already sent are resent on the new connection
+ * (same XIDs) and every call succeeds.
+ */
+static void test_reconnect(struct rpc_clnt *cl)
+{
+	struct pipe_state ps = {.inflight = 0};
+	struct rpc_call_args a = {.proc = 0};
+	struct xprt *x = rpc_clnt_xprt(cl, 0);
+	struct xprt_stats st0, st;
+	unsigned int n = 400, sent = 0, i;
+	/*
+	 * Few calls in flight at the cut: the kernel nfsd keeps a thread
+	 * busy per reply it was sending on the dead connection until its
+	 * retries run out (seconds under emulation); with all its threads
+	 * busy it accepts the new connection only then.
+	 */
+	unsigned int rdepth = depth < 4 ? depth : 4;
+	bool cut = false;
+	int r;
+
+	pthread_mutex_init(&ps.lock, NULL);
+	pthread_cond_init(&ps.cond, NULL);
+	xprt_get_stats(x, &st0);
+	pthread_mutex_lock(&ps.lock);
+	while (ps.done < n) {
+		while (sent < n && ps.inflight < rdepth) {
+			ps.inflight++;
+			sent++;
+			pthread_mutex_unlock(&ps.lock);
+			r = rpc_call_async(cl, &a, null_done, &ps, NULL);
+			pthread_mutex_lock(&ps.lock);
+			if (r) {
+				ps.inflight--;
+				ps.done++;
+				ps.errors++;
+				if (!ps.first_err)
+					ps.first_err = r;
+			}
+		}
+		if (!cut && sent >= n / 2) {
+			cut = true;
+			pthread_mutex_unlock(&ps.lock);
+			xprt_disconnect(x);
+			pthread_mutex_lock(&ps.lock);
+			continue; /* completions may have come meanwhile */
+		}
+		if (ps.inflight)
+			wait_progress(&ps, x, "reconnect");
+	}
+	pthread_mutex_unlock(&ps.lock);
+	/* the worker counts a connection just after publishing it: calls can
+	 * finish first; give the counter a moment */
+	for (i = 0; i < 200; i++) {
+		xprt_get_stats(x, &st);
+		if (st.connects > st0.connects)
+			break;
+		nanosleep(&(struct timespec){0, 10000000}, NULL);
+	}
+	report("reconnect", !ps.errors && st.connects > st0.connects,
+	       "%u calls across a dropped connection: %u errors (first %s), "
+	       "%llu reconnect(s), %llu disconnect(s), %llu resent",
+	       n, ps.errors, ps.first_err ? rpc_strerror(ps.first_err) : "none",
+	       (unsigned long long)(st.connects - st0.connects),
+	       (unsigned long long)(st.disconnects - st0.disconnects),
+	       (unsigned long long)(st.retransmits - st0.retransmits));
+	pthread_cond_destroy(&ps.cond);
+	pthread_mutex_destroy(&ps.lock);
+}
+
+/*
+ * A call that times out on a live connection must not be sent again on
+ * it: the client drops the connection and the reconnect resends it.  The
+ * kernel nfsd answers NULL in well under a millisecond natively, but the
+ * round trip under emulation is about that long, so a 1 ms timeo makes
+ * some calls time out; each must still succeed, through a reconnect.
+ */
+static void test_timeout(void)
+{
+	struct rpc_clnt_opts o = {0};
+	struct rpc_reply_info info;
+	struct rpc_call_args a = {.proc = 0};
+	struct xprt_stats st;
+	unsigned int i, errs = 0, retrans = 0;
+	struct rpc_clnt *cl;
+	int r, first = 0;
+
+	o.host = host;
+	o.port = (uint16_t)port;
+	o.prog = 100003;
+	o.vers = 3;
+	o.transport = XPRT_TRANSPORT_RDMA;
+	o.timeo_ms = 1;
+	o.timeo_max_ms = 2000;
+	o.retrans = 12;
+	o.rdma = &stall_ro;
+	r = rpc_clnt_create(&cl, &o);
+	if (r) {
+		report("timeout", 0, "client: %s", rpc_strerror(r));
+		return;
+	}
+	for (i = 0; i < 20; i++) {
+		r = rpc_call_sync(cl, &a, &info);
+		retrans += info.retransmits;
+		if (r) {
+			errs++;
+			if (!first)
+				first = r;
+		}
+	}
+	xprt_get_stats(rpc_clnt_xprt(cl, 0), &st);
+	/* a timer may also fire before the call was sent (nothing to
+	 * resend): only a resend of a sent call must drop the connection */
+	if (!st.retransmits)
+		printf("note timeout: no sent call timed out (server faster "
+		       "than 1 ms): path not exercised\n");
+	report("timeout",
+	       !errs && (!st.retransmits ||
+			 (st.disconnects >= 1 && st.connects >= 2)),
+	       "20 calls with a 1 ms timeo: %u errors (first %s), %u "
+	       "timer expiries, %llu resend(s), %llu disconnect(s), %llu "
+	       "connect(s)",
+	       errs, first ? rpc_strerror(first) : "none", retrans,
+	       (unsigned long long)st.retransmits,
+	       (unsigned long long)st.disconnects,
+	       (unsigned long long)st.connects);
+	rpc_clnt_destroy(cl);
+}
+
+int main(int argc, char **argv)
+{
+	struct xprt_rdma_opts ro = {.ack_timeout = TOOL_ACK_TIMEOUT};
+	bool timeout = false;
+	struct xprt_rdma_stats st;
+	struct rpc_clnt *cl;
+	unsigned int refused = 0;
+	double t0;
+	int c, r;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	while ((c = getopt(argc, argv, "a:p:n:d:r:Tb:c:")) != -1) {
+		switch (c) {
+		case 'a':
+			host = optarg;
+			break;
+		case 'p':
+			port = (unsigned int)atoi(optarg);
+			break;
+		case 'n':
+			count = (unsigned int)atoi(optarg);
+			break;
+		case 'd':
+			depth = (unsigned int)atoi(optarg);
+			break;
+		case 'r':
+			refused = (unsigned int)atoi(optarg);
+			break;
+		case 'T':
+			timeout = true;
+			break;
+		case 'c':
+			nconnect = (unsigned int)atoi(optarg);
+			break;
+		case 'b':
+			ro.busy_poll_us = (unsigned int)atoi(optarg);
+			break;
+		default:
+			fprintf(stderr,
+				"usage: rdma_null [-a IP] [-p PORT] [-n COUNT] "
+				"[-d DEPTH] [-c NCONNECT] [-b BUSY_US] "
+				"[-r CLOSED_PORT] "
+				"[-T]\n");
+			return 2;
+		}
+	}
+
+	t0 = now_s();
+	r = make_client(&cl, (uint16_t)port, 10000, &ro);
+	if (r) {
+		report("connect", 0, "%s:%u: %s", host, port, rpc_strerror(r));
+		return 1;
+	}
+	report("connect", 1, "%s:%u in %.1f ms", host, port,
+	       (now_s() - t0) * 1e3);
+	t0 = now_s();
+	r = rpc_null(cl);
+	report("sync", !r, "NULL: %s, %.0f us", rpc_strerror(r),
+	       (now_s() - t0) * 1e6);
+	xprt_rdma_get_stats(rpc_clnt_xprt(cl, 0), &st);
+	report("credits", st.credits > 1 && st.max_credits > 1,
+	       "server granted %u credits (window now %u); inline send %u, "
+	       "receive %u",
+	       st.max_credits, st.credits, st.inline_send, st.inline_recv);
+	test_pipeline(cl);
+	test_reconnect(cl);
+	rpc_clnt_destroy(cl);
+
+	if (timeout)
+		test_timeout();
+	if (refused) {
+		t0 = now_s();
+		r = make_client(&cl, (uint16_t)refused, 10000, NULL);
+		report("refused", r == -ECONNREFUSED,
+		       "closed port %u: %s after %.1f ms", refused,
+		       rpc_strerror(r), (now_s() - t0) * 1e3);
+		if (!r)
+			rpc_clnt_destroy(cl);
+	}
+	return fails ? 1 : 0;
+}

@@ -1,0 +1,575 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * RDMA transport: the send path, the transport's lifetime, and the
+ * services its upper-layer bindings use (see xprt/rdma.h).  Connections
+ * are in rdma_conn.c, the receive side (the poller) in rdma_rx.c.
+ *
+ * Sending.  The core hands a batch of up to 16 requests under its
+ * transmit lock.  The binding marshals each one into a gather list (its
+ * header area, the request's send buffer, nothing copied for small calls
+ * beyond a pull-up of short payloads into the send buffer's spare room);
+ * all Sends of the batch are chained into one ibv_post_send() (one
+ * doorbell).  Only every signal_every-th Send asks for a completion (and
+ * any Send that leaves fewer free slots than that, so a completion is
+ * always on its way when the queue fills): a completion retires every
+ * Send before it, and its wr_id says how many.  Buffers need no Send
+ * completion to be reused: they stay registered for the pool's life, and
+ * a reply proves the Send's data reached the server.
+ *
+ * Retransmission never reuses a connection (credits are per connection):
+ * the core turns a retransmit of a request already sent on the current
+ * connection into a disconnect (XPRT_TP_NO_SAME_CONN_RESEND), and the
+ * reconnect resends everything in flight.  A message expecting no reply
+ * is refused (XPRT_TP_NEED_REPLY): it would leave a credit unaccounted.
+ *
+ * Memory registration: the pool's slabs once per device (pool hook), the
+ * transport's own header areas and receive buffers once per device, chunk
+ * memory per call or through the cache (rdma_mr.c).  Nothing on the send
+ * path registers request buffers.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "rdma_int.h"
+#include "rdma_verbs.h"
+
+#define RDMA_DEF_INLINE	    4096u
+#define RDMA_DEF_RECV_BATCH 8u
+
+/* ------------------------------------------------------------ services */
+
+const struct xprt_rdma_opts *xprt_rdma_opts_of(const struct xprt *x)
+{
+	return &xr_tp_of(x)->o;
+}
+
+const struct xprt_rdma_params *xprt_rdma_params_of(const struct xprt *x)
+{
+	struct xr_tp *tp = xr_tp_of(x);
+
+	return tp->conn ? &tp->conn->params : NULL;
+}
+
+struct xprt_rdma_slot *xprt_rdma_slot_of(struct xprt *x, unsigned int slot)
+{
+	return &xr_tp_of(x)->slots[slot];
+}
+
+void xprt_rdma_stat_inc(struct xprt *x, enum xprt_rdma_stat which)
+{
+	if ((unsigned int)which < XPRT_RDMA_ST_NR)
+		atomic_fetch_add_explicit(&xr_tp_of(x)->ulp_ctr[which], 1,
+					  memory_order_relaxed);
+}
+
+int xprt_rdma_buf_lkey(const struct xprt *x, const struct xprt_buf *b,
+		       uint32_t *lkey)
+{
+	struct xr_tp *tp = xr_tp_of(x);
+	int r;
+
+	r = xprt_rdma_slab_lkey(xprt_buf_reg_handle(b),
+				(unsigned int)tp->conn->dev, lkey);
+	if (r && !atomic_exchange(&tp->pool_warned, true))
+		fprintf(stderr,
+			"libxprt: %s: pool buffers are not registered for "
+			"RDMA (create the pool with xprt_rdma_pool_reg())\n",
+			x->peer);
+	return r;
+}
+
+int xprt_rdma_slot_reg(struct xprt *x, struct xprt_rdma_slot *s, void *addr,
+		       size_t len, int access, uint32_t *rkey, uint64_t *iova,
+		       uint32_t *lkey)
+{
+	struct xr_tp *tp = xr_tp_of(x);
+	const struct xprt_rdma_dev *d;
+	struct xprt_rdma_mr *mr;
+	int r;
+
+	if (s->nmrs >= XPRT_RDMA_SLOT_MRS)
+		return -E2BIG;
+	d = xprt_rdma_dev_get((unsigned int)tp->conn->dev);
+	r = xprt_rdma_mr_get(&tp->mrc, d->pd, addr, len, access, &mr, lkey,
+			     rkey);
+	if (r)
+		return r;
+	s->mrs[s->nmrs++] = mr;
+	if (iova)
+		*iova = (uint64_t)(uintptr_t)addr;
+	return 0;
+}
+
+void xprt_rdma_slot_unreg(struct xprt *x, struct xprt_rdma_slot *s,
+			  bool invalidate)
+{
+	struct xr_tp *tp = xr_tp_of(x);
+
+	while (s->nmrs)
+		xprt_rdma_mr_put(&tp->mrc, s->mrs[--s->nmrs], invalidate);
+}
+
+int xprt_rdma_add_msg(struct xprt *x, struct xprt_rqst *rq,
+		      struct xprt_rdma_slot *s, struct xprt_rdma_send *snd,
+		      unsigned int nsegs)
+{
+	const struct xprt_rdma_params *p = xprt_rdma_params_of(x);
+	struct xprt_buf *b = rq->pub.sbuf;
+	size_t room = b->cap - b->len, extra = 0;
+	unsigned int i;
+	uint32_t lkey;
+	int r;
+
+	for (i = 0; i < nsegs; i++)
+		extra += rq->pub.tx_segs[i].iov_len;
+	r = xprt_rdma_buf_lkey(x, b, &lkey);
+	if (r)
+		return r;
+	if (snd->nsge >= p->max_send_sge)
+		return -E2BIG;
+	if (extra <= room) {
+		/* pull-up: a copy of a few KiB is cheaper than a
+		 * registration, and the send buffer is ours until done() */
+		char *dst = (char *)b->data + b->len;
+
+		for (i = 0; i < nsegs; i++) {
+			memcpy(dst, rq->pub.tx_segs[i].iov_base,
+			       rq->pub.tx_segs[i].iov_len);
+			dst += rq->pub.tx_segs[i].iov_len;
+		}
+		snd->sge[snd->nsge++] = (struct ibv_sge){
+			.addr = (uintptr_t)b->data,
+			.length = (uint32_t)(b->len + extra),
+			.lkey = lkey,
+		};
+		snd->bytes += b->len + extra;
+		return 0;
+	}
+	snd->sge[snd->nsge++] = (struct ibv_sge){
+		.addr = (uintptr_t)b->data,
+		.length = b->len,
+		.lkey = lkey,
+	};
+	snd->bytes += b->len;
+	for (i = 0; i < nsegs; i++) {
+		struct iovec *v = &rq->pub.tx_segs[i];
+
+		if (snd->nsge >= p->max_send_sge)
+			return -E2BIG;
+		r = xprt_rdma_slot_reg(x, s, v->iov_base, v->iov_len, 0, NULL,
+				       NULL, &lkey);
+		if (r)
+			return r;
+		snd->sge[snd->nsge++] = (struct ibv_sge){
+			.addr = (uintptr_t)v->iov_base,
+			.length = (uint32_t)v->iov_len,
+			.lkey = lkey,
+		};
+		snd->bytes += v->iov_len;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- send */
+
+/* The core decided the request fails before it was posted: let the core
+ * complete it as if sent.  Transmit lock held: xprt_req_fail() would take
+ * it again, so decide the outcome here directly. */
+static void xr_fail_unsent(struct xprt *x, struct xprt_rqst *rq, int err)
+{
+	if (xprt_claim_outcome(rq, err))
+		xprt_rqtree_erase(&x->rqtree, &rq->rqnode);
+}
+
+static int xr_send(struct xprt *x, struct xprt_rqst **reqs, unsigned int n,
+		   unsigned int *nsent, bool more)
+{
+	struct xr_tp *tp = xr_tp_of(x);
+	struct xr_conn *c = tp->conn;
+	struct ibv_send_wr wr[XPRT_XMIT_BATCH], *bad = NULL, *head = NULL;
+	struct ibv_send_wr **tail = &head;
+	struct xprt_rdma_send snd[XPRT_XMIT_BATCH];
+	unsigned int widx[XPRT_XMIT_BATCH]; /* request index of each WR */
+	unsigned int i, nwr = 0, ok = n, recvs = 0, j;
+	int free_slots, r;
+
+	(void)more; /* the batch is one doorbell already */
+	*nsent = 0;
+	if (!c)
+		return -ENOTCONN;
+	tp->sq_wait_seq = atomic_load(&tp->sq_seq);
+	free_slots = atomic_load(&c->sq_free);
+	for (i = 0; i < n; i++) {
+		struct xprt_rqst *rq = reqs[i];
+		struct xprt_rdma_slot *s = &tp->slots[rq->pub.slot];
+		bool sig;
+
+		if (free_slots - (int)nwr < 1) {
+			xr_ctr_add(tp, RC_SQ_FULL, 1);
+			ok = i;
+			break;
+		}
+		snd[nwr].nsge = 0;
+		snd[nwr].bytes = 0;
+		r = tp->ulp->marshal(x, rq, s, &snd[nwr]);
+		if (r) {
+			xr_fail_unsent(x, rq, r);
+			continue;
+		}
+		xprt_rdma_slot_publish(s);
+		if (tp->ulp->per_request_recv) {
+			/* trans_rdma: a receive per request, unless one
+			 * left by a flushed request is still posted */
+			int e = atomic_load(&tp->excess);
+
+			while (e > 0 && !atomic_compare_exchange_weak(
+						&tp->excess, &e, e - 1))
+				;
+			if (e <= 0)
+				recvs++;
+			s->recv_cookie = c->cookie;
+			atomic_store(&s->got_reply, false);
+		}
+		sig = ++c->unsignaled >= c->signal_every ||
+		      free_slots - (int)nwr - 1 <= (int)c->signal_every;
+		memset(&wr[nwr], 0, sizeof(wr[nwr]));
+		wr[nwr].sg_list = snd[nwr].sge;
+		wr[nwr].num_sge = (int)snd[nwr].nsge;
+		wr[nwr].opcode = IBV_WR_SEND;
+		if (sig) {
+			/* its completion retires it and the unsignaled
+			 * Sends before it */
+			wr[nwr].send_flags = IBV_SEND_SIGNALED;
+			wr[nwr].wr_id = c->unsignaled;
+			c->unsignaled = 0;
+		}
+		rq->tx_done = rq->tx_total;
+		widx[nwr] = i;
+		*tail = &wr[nwr];
+		tail = &wr[nwr].next;
+		nwr++;
+	}
+	if (recvs) {
+		/* receives before the Sends they answer */
+		r = xr_post_recvs(tp, c, recvs);
+		if (r < 0)
+			return r;
+		if ((unsigned int)r < recvs)
+			return -ENOBUFS;
+	}
+	if (head) {
+		atomic_fetch_sub(&c->sq_free, (int)nwr);
+		r = xv_post_send(c->qp, head, &bad);
+		xr_ctr_add(tp, RC_SEND_DOORBELLS, 1);
+		if (r) {
+			/* WRs from bad on were not posted */
+			for (j = 0; j < nwr && &wr[j] != bad; j++)
+				;
+			atomic_fetch_add(&c->sq_free, (int)(nwr - j));
+			xr_ctr_add(tp, RC_SENDS, j);
+			*nsent = j ? widx[j - 1] + 1 : 0;
+			return r;
+		}
+		xr_ctr_add(tp, RC_SENDS, nwr);
+		for (j = 0; j < nwr; j++)
+			if (wr[j].send_flags & IBV_SEND_SIGNALED)
+				xr_ctr_add(tp, RC_SENDS_SIGNALED, 1);
+	}
+	*nsent = ok;
+	return ok == n ? 0 : -EAGAIN;
+}
+
+static void xr_wait_writable(struct xprt *x, int timeout_ms)
+{
+	struct xr_tp *tp = xr_tp_of(x);
+	unsigned int seen = tp->sq_wait_seq;
+
+	atomic_fetch_add(&tp->sq_waiters, 1);
+	/* the poller arms the send CQ only while someone waits here */
+	xr_kick_poller(tp);
+	if (atomic_load(&tp->sq_seq) == seen)
+		xprt_futex_wait(&tp->sq_seq, seen,
+				(int64_t)timeout_ms * 1000000);
+	atomic_fetch_sub(&tp->sq_waiters, 1);
+}
+
+static void xr_kick_rx(struct xprt *x)
+{
+	struct xr_tp *tp = xr_tp_of(x);
+
+	atomic_store(&tp->timer_kick, true);
+	xr_kick_poller(tp);
+}
+
+/* Core hook: the request's outcome is decided, done() comes next. */
+static void xr_release(struct xprt *x, struct xprt_rqst *rq, int status)
+{
+	struct xr_tp *tp = xr_tp_of(x);
+	struct xprt_rdma_slot *s = &tp->slots[rq->pub.slot];
+
+	tp->ulp->release(x, rq, s, status);
+	if (tp->ulp->per_request_recv && s->recv_cookie) {
+		/* its receive stays posted with no reply coming: the next
+		 * request uses it (trans_rdma's excess_rc) */
+		if (!atomic_load(&s->got_reply) &&
+		    s->recv_cookie == atomic_load(&x->cookie) &&
+		    atomic_load(&x->state) == XPRT_CONNECTED) {
+			atomic_fetch_add(&tp->excess, 1);
+			xr_ctr_add(tp, RC_EXCESS, 1);
+		}
+		s->recv_cookie = 0;
+	}
+}
+
+/* ------------------------------------------------------------ lifetime */
+
+static int xr_resolve_opts(struct xprt *x, struct xr_tp *tp)
+{
+	struct xprt_rdma_opts *o = &tp->o;
+
+	if (x->opts.rdma)
+		*o = *(const struct xprt_rdma_opts *)x->opts.rdma;
+	tp->ulp = o->ulp;
+	if (!tp->ulp) {
+		/* whole messages need a framing that carries its own size */
+		if (x->framing && !x->framing->keep_hdr)
+			return -EPROTONOSUPPORT;
+		tp->ulp = &xprt_rdma_ulp_msg;
+	}
+	if (!x->framing)
+		x->framing = tp->ulp->framing;
+	if (!o->inline_send)
+		o->inline_send = RDMA_DEF_INLINE;
+	if (!o->inline_recv)
+		o->inline_recv = RDMA_DEF_INLINE;
+	if (o->inline_send < 1024 || o->inline_send > 65536 ||
+	    (o->inline_send & 1023) || o->inline_recv < 1024 ||
+	    o->inline_recv > 65536 || (o->inline_recv & 1023))
+		return -EINVAL;
+	if (!o->signal_every)
+		o->signal_every = XPRT_MAX(x->max_reqs / 8, 1u);
+	if (!o->recv_batch)
+		o->recv_batch = RDMA_DEF_RECV_BATCH;
+	if (!o->rnr_retry_set)
+		o->rnr_retry = tp->ulp->def_rnr_retry;
+	if (o->rnr_retry > 7 || o->reg_mode > XPRT_RDMA_REG_CACHE ||
+	    o->ack_timeout > 31)
+		return -EINVAL;
+	return 0;
+}
+
+/* Per-slot header areas and ULP state, receive buffers. */
+static int xr_alloc_areas(struct xprt *x, struct xr_tp *tp)
+{
+	size_t hsz = tp->ulp->hdr_size, psz;
+	unsigned int i;
+
+	tp->slots = calloc(x->max_reqs, sizeof(*tp->slots));
+	if (!tp->slots)
+		return -ENOMEM;
+	tp->hdr_area_len = hsz * x->max_reqs;
+	if (tp->hdr_area_len &&
+	    posix_memalign((void **)&tp->hdr_area, 4096, tp->hdr_area_len))
+		return -ENOMEM;
+	psz = (tp->ulp->slot_priv + 15) & ~(size_t)15;
+	if (psz) {
+		tp->ulp_area = calloc(x->max_reqs, psz);
+		if (!tp->ulp_area)
+			return -ENOMEM;
+	}
+	for (i = 0; i < x->max_reqs; i++) {
+		tp->slots[i].hdr = tp->hdr_area ? tp->hdr_area + i * hsz : NULL;
+		tp->slots[i].ulp = psz ? (char *)tp->ulp_area + i * psz : NULL;
+	}
+	tp->rbuf_size = tp->ulp->recv_size(x, &tp->o);
+	/* the credit window (or one per request), a batch beyond it, and
+	 * one for an unexpected message */
+	tp->nrbufs = x->max_reqs + tp->o.recv_batch + 1;
+	if (posix_memalign((void **)&tp->rbufs, 4096,
+			   tp->rbuf_size * tp->nrbufs))
+		return -ENOMEM;
+	tp->rfree = calloc(tp->nrbufs, sizeof(*tp->rfree));
+	if (!tp->rfree)
+		return -ENOMEM;
+	return 0;
+}
+
+static void xr_free_areas(struct xr_tp *tp)
+{
+	free(tp->rfree);
+	free(tp->rbufs);
+	free(tp->ulp_area);
+	free(tp->hdr_area);
+	free(tp->slots);
+}
+
+static void xr_teardown(struct xprt *x);
+
+static int xr_setup(struct xprt *x)
+{
+	struct xr_tp *tp;
+	int r;
+
+	tp = calloc(1, sizeof(*tp));
+	if (!tp)
+		return -ENOMEM;
+	x->tp = tp;
+	tp->evfd = -1;
+	tp->reg_dev = -1;
+	r = -pthread_mutex_init(&tp->lock, NULL);
+	if (r)
+		goto out_free;
+	r = -pthread_mutex_init(&tp->rlock, NULL);
+	if (r)
+		goto out_lock;
+	{
+		pthread_condattr_t ca;
+
+		pthread_condattr_init(&ca);
+		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+		r = -pthread_cond_init(&tp->cond, &ca);
+		pthread_condattr_destroy(&ca);
+	}
+	if (r)
+		goto out_rlock;
+	r = xr_resolve_opts(x, tp);
+	if (r)
+		goto out_cond;
+	r = xprt_rdma_mrc_init(&tp->mrc, tp->o.reg_mode == XPRT_RDMA_REG_CACHE,
+			       tp->o.reg_cache_entries);
+	if (r)
+		goto out_cond;
+	r = xr_alloc_areas(x, tp);
+	if (r)
+		goto out_areas;
+	r = xr_resolve(x, tp);
+	if (r)
+		goto out_areas;
+	tp->evfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (tp->evfd < 0) {
+		r = xv_errno();
+		goto out_areas;
+	}
+	r = -pthread_create(&tp->poller, NULL, xr_poller_main, x);
+	if (r)
+		goto out_evfd;
+	tp->poller_started = true;
+	return 0;
+
+out_evfd:
+	close(tp->evfd);
+out_areas:
+	xr_free_areas(tp);
+	xprt_rdma_mrc_destroy(&tp->mrc);
+out_cond:
+	pthread_cond_destroy(&tp->cond);
+out_rlock:
+	pthread_mutex_destroy(&tp->rlock);
+out_lock:
+	pthread_mutex_destroy(&tp->lock);
+out_free:
+	free(tp);
+	x->tp = NULL;
+	return r;
+}
+
+static void xr_teardown(struct xprt *x)
+{
+	struct xr_tp *tp = xr_tp_of(x);
+	unsigned int i;
+
+	if (!tp)
+		return;
+	atomic_store(&tp->stop, true);
+	xr_kick_poller(tp);
+	if (tp->poller_started)
+		pthread_join(tp->poller, NULL);
+	if (tp->conn) {
+		rdma_disconnect(tp->conn->id);
+		xr_conn_free(tp->conn);
+		tp->conn = NULL;
+	}
+	for (i = 0; i < x->max_reqs; i++)
+		xprt_rdma_slot_unreg(x, &tp->slots[i], true);
+	xprt_rdma_mrc_destroy(&tp->mrc);
+	xv_dereg_mr(tp->hdr_mr);
+	xv_dereg_mr(tp->rbuf_mr);
+	xr_free_areas(tp);
+	close(tp->evfd);
+	pthread_cond_destroy(&tp->cond);
+	pthread_mutex_destroy(&tp->rlock);
+	pthread_mutex_destroy(&tp->lock);
+	free(tp);
+	x->tp = NULL;
+}
+
+const struct xprt_transport_ops xprt_rdma_ops = {
+	.name = "rdma",
+	.flags = XPRT_TP_NO_SAME_CONN_RESEND | XPRT_TP_NEED_REPLY,
+	.setup = xr_setup,
+	.connect = xr_connect,
+	.shutdown = xr_shutdown,
+	.reap = xr_reap,
+	.send = xr_send,
+	.wait_writable = xr_wait_writable,
+	.kick_rx = xr_kick_rx,
+	.teardown = xr_teardown,
+	.release = xr_release,
+	.pool_reg = &xprt_rdma_pool_reg_ops,
+};
+
+/* ------------------------------------------------------------- public */
+
+int xprt_rdma_get_stats(const struct xprt *x, struct xprt_rdma_stats *st)
+{
+	struct xr_tp *tp;
+
+	if (!x || !st || x->ops != &xprt_rdma_ops || !x->tp)
+		return -EINVAL;
+	tp = xr_tp_of(x);
+	memset(st, 0, sizeof(*st));
+	st->credits = xprt_cong_window(&((struct xprt *)x)->cong);
+	st->max_credits = atomic_load(&tp->max_credits);
+	pthread_mutex_lock(&tp->lock);
+	if (tp->conn) {
+		st->inline_send = tp->conn->params.inline_send;
+		st->inline_recv = tp->conn->params.inline_recv;
+	}
+	pthread_mutex_unlock(&tp->lock);
+	st->recv_doorbells = atomic_load(&tp->ctr[RC_RECV_DOORBELLS]);
+	st->recvs_posted = atomic_load(&tp->ctr[RC_RECVS_POSTED]);
+	st->send_doorbells = atomic_load(&tp->ctr[RC_SEND_DOORBELLS]);
+	st->sends = atomic_load(&tp->ctr[RC_SENDS]);
+	st->sends_signaled = atomic_load(&tp->ctr[RC_SENDS_SIGNALED]);
+	st->sq_full = atomic_load(&tp->ctr[RC_SQ_FULL]);
+	st->cq_events = atomic_load(&tp->ctr[RC_CQ_EVENTS]);
+	st->polls = atomic_load(&tp->ctr[RC_POLLS]);
+	st->excess_recvs = atomic_load(&tp->ctr[RC_EXCESS]);
+	st->connect_attempts = atomic_load(&tp->ctr[RC_CONNECTS]);
+	st->connect_failures = atomic_load(&tp->ctr[RC_CONNECT_FAILS]);
+	st->last_connect_error = atomic_load(&tp->last_connect_error);
+	st->last_connect_us = atomic_load(&tp->last_connect_ns) / 1000;
+	st->read_chunks = atomic_load(&tp->ulp_ctr[XPRT_RDMA_ST_READ_CHUNKS]);
+	st->pos0_chunks = atomic_load(&tp->ulp_ctr[XPRT_RDMA_ST_POS0_CHUNKS]);
+	st->write_chunks = atomic_load(&tp->ulp_ctr[XPRT_RDMA_ST_WRITE_CHUNKS]);
+	st->reply_chunks = atomic_load(&tp->ulp_ctr[XPRT_RDMA_ST_REPLY_CHUNKS]);
+	st->bad_headers = atomic_load(&tp->ulp_ctr[XPRT_RDMA_ST_BAD_HEADERS]);
+	st->rdma_errors = atomic_load(&tp->ulp_ctr[XPRT_RDMA_ST_RDMA_ERRORS]);
+	st->regs = atomic_load(&tp->mrc.regs);
+	st->deregs = atomic_load(&tp->mrc.deregs);
+	st->reg_ns = atomic_load(&tp->mrc.reg_ns);
+	st->reg_hits = atomic_load(&tp->mrc.hits);
+	return 0;
+}
+
+int xprt_rdma_reg_flush(struct xprt *x)
+{
+	if (!x || x->ops != &xprt_rdma_ops || !x->tp)
+		return -EINVAL;
+	xprt_rdma_mrc_flush(&xr_tp_of(x)->mrc);
+	return 0;
+}

@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Private state of the RDMA transport, shared by rdma.c (setup, connect,
+ * send) and rdma_rx.c (the poller: completions, receives, timers).
+ *
+ * Locking:
+ *   tp->lock    tp->conn / tp->rx_conn hand-over between the connecting
+ *               worker, the poller and reap (with tp->cond)
+ *   tp->rlock   the free list of receive buffers
+ *   x->xmit_lock (core) the send side: c->unsignaled, marshalling
+ *   atomics     c->sq_free, c->posted, tp->excess, counters
+ *
+ * Internal header: not installed.
+ */
+#ifndef XPRT_RDMA_INT_H
+#define XPRT_RDMA_INT_H
+
+#include <sys/socket.h>
+
+#include <rdma/rdma_cma.h>
+
+#include "rdma.h"
+
+/**
+ * struct xr_conn - one connection (a queue pair and its CQs)
+ * @cookie: the core's connect cookie
+ * @ech, @id: RDMA-CM event channel and id
+ * @cc, @scq, @rcq: completion channel, send and receive CQs
+ * @qp: the RC queue pair (owned by @id)
+ * @dev: registry index of its device
+ * @params: negotiated parameters
+ * @sq_depth, @rq_depth: queue sizes
+ * @signal_every: request a completion every this many Sends
+ * @unsignaled: Sends posted since the last signalled one (transmit lock)
+ * @sq_free: send queue slots free (the poller gives them back)
+ * @posted: receives posted and not completed
+ * @armed: both CQs asked for an event (poller)
+ * @unacked_s, @unacked_r: CQ events not acknowledged yet (poller)
+ * @rx_detached: the poller let go of it (tp->lock)
+ * @dead: reported lost (xr_shutdown): the poller detaches
+ */
+struct xr_conn {
+	uint32_t cookie;
+	struct rdma_event_channel *ech;
+	struct rdma_cm_id *id;
+	struct ibv_comp_channel *cc;
+	struct ibv_cq *scq, *rcq;
+	struct ibv_qp *qp;
+	int dev;
+	struct xprt_rdma_params params;
+	unsigned int sq_depth, rq_depth;
+	unsigned int signal_every;
+	unsigned int unsignaled;
+	atomic_int sq_free;
+	atomic_int posted;
+	bool armed;
+	unsigned int unacked_s, unacked_r;
+	bool rx_detached;
+	atomic_bool dead;
+};
+
+#define RDMA_RECV_CHAIN_MAX 64u
+
+enum xr_ctr {
+	RC_RECV_DOORBELLS,
+	RC_RECVS_POSTED,
+	RC_SEND_DOORBELLS,
+	RC_SENDS,
+	RC_SENDS_SIGNALED,
+	RC_SQ_FULL,
+	RC_CQ_EVENTS,
+	RC_POLLS,
+	RC_EXCESS,
+	RC_CONNECTS,
+	RC_CONNECT_FAILS,
+	RC_NR,
+};
+
+/**
+ * struct xr_tp - the transport private state (x->tp)
+ */
+struct xr_tp {
+	struct xprt_rdma_opts o;
+	const struct xprt_rdma_ulp *ulp;
+	struct sockaddr_storage dst;
+
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct xr_conn *conn;	 /* current connection */
+	struct xr_conn *rx_conn; /* adopted by the poller */
+	uint32_t params_gen;
+	struct xprt_rdma_params last_params; /* of the last connection */
+
+	int evfd; /* kicks the poller */
+	pthread_t poller;
+	bool poller_started;
+	atomic_bool stop;
+	atomic_bool timer_kick;
+
+	/* per slot: header areas, ULP state */
+	struct xprt_rdma_slot *slots;
+	uint8_t *hdr_area;
+	size_t hdr_area_len;
+	void *ulp_area;
+
+	/* receive buffers, registered once per device */
+	uint8_t *rbufs;
+	size_t rbuf_size;
+	unsigned int nrbufs;
+	pthread_mutex_t rlock;
+	unsigned int *rfree;
+	unsigned int nfree;
+	int reg_dev; /* device of hdr_mr/rbuf_mr, -1 none */
+	struct ibv_mr *hdr_mr, *rbuf_mr;
+
+	/* whole messages: receives posted for requests that will not use
+	 * them (trans_rdma's excess_rc) */
+	atomic_int excess;
+
+	struct xprt_rdma_mrc mrc;
+
+	/* send queue space: bumped by the poller, waited on by the worker */
+	atomic_uint sq_seq;
+	atomic_uint sq_waiters;
+	unsigned int sq_wait_seq;
+
+	atomic_bool pool_warned;
+	atomic_uint max_credits;
+	atomic_int last_connect_error;
+	atomic_ullong last_connect_ns;
+	atomic_ullong ctr[RC_NR];
+	atomic_ullong ulp_ctr[XPRT_RDMA_ST_NR];
+};
+
+static inline struct xr_tp *xr_tp_of(const struct xprt *x)
+{
+	return x->tp;
+}
+
+static inline void xr_ctr_add(struct xr_tp *tp, enum xr_ctr c, uint64_t n)
+{
+	atomic_fetch_add_explicit(&tp->ctr[c], n, memory_order_relaxed);
+}
+
+/* ---- rdma_conn.c: the transport ops of connections ---- */
+
+/** xr_resolve() - the peer's address from opts.host/port (setup) */
+int xr_resolve(struct xprt *x, struct xr_tp *tp);
+int xr_connect(struct xprt *x, uint32_t cookie);
+void xr_shutdown(struct xprt *x);
+void xr_reap(struct xprt *x);
+/** xr_conn_free() - destroy a connection's verbs objects (not adopted) */
+void xr_conn_free(struct xr_conn *c);
+
+/* ---- rdma_rx.c ---- */
+
+/**
+ * xr_post_recvs() - post up to @n receives in one chain
+ * Return: number posted (fewer when buffers run out), or a negative errno
+ * from the device.
+ */
+int xr_post_recvs(struct xr_tp *tp, struct xr_conn *c, unsigned int n);
+
+/**
+ * xr_replenish() - credit mode: keep more receives posted than the
+ * window needs (deficit plus a batch, one doorbell)
+ */
+void xr_replenish(struct xprt *x, struct xr_conn *c);
+
+/** xr_recv_reset() - every receive buffer back to the free list */
+void xr_recv_reset(struct xr_tp *tp);
+
+/** xr_poller_main() - the receive thread */
+void *xr_poller_main(void *arg);
+
+/** xr_kick_poller() - wake the poller (new connection, stop) */
+void xr_kick_poller(struct xr_tp *tp);
+
+#endif /* XPRT_RDMA_INT_H */

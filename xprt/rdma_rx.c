@@ -1,0 +1,427 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * RDMA transport, receive side: the poller thread and receive posting.
+ *
+ * The poller is the transport's receive thread: it drains the receive
+ * and send completion queues, hands each received message to the
+ * upper-layer binding (which finds and completes its request on this
+ * thread, as the TCP receive thread does), gives send queue slots back,
+ * watches the connection's RDMA-CM events (a server disconnect), and runs
+ * the core's request timers.
+ *
+ * Waiting.  Both CQs share one completion channel.  When a poll finds
+ * nothing the poller arms the CQs (see rx_arm), polls once more (a
+ * completion that arrived before the arming raises no event), and then
+ * sleeps in poll(2)
+ * on the channel, the CM event channel and an eventfd (new connection,
+ * earlier timer, stop), with the earliest request deadline as timeout.
+ * CQ events are acknowledged in batches (the acknowledgement takes a lock
+ * in libibverbs).  With busy_poll_us set it spins that long first, which
+ * only pays with a core to spare: under emulation it steals the CPU the
+ * soft-RoCE kernel threads need.
+ *
+ * Receives, credit mode (RPC-over-RDMA).  The server may have one reply
+ * in flight per credit it granted, so more receives must be posted than
+ * the larger of the window and the credits held.  The check runs for
+ * every receive completion *before* its message is processed (processing
+ * can return a credit and let a new call out), and again before a grant
+ * enlarges the window; when it fails, the deficit plus a batch is posted
+ * in one chained ibv_post_recv(): one doorbell per recv_batch replies in
+ * the steady state (the Linux client's rpcrdma_post_recvs, commit
+ * e340c2d6ef2a).
+ *
+ * Receives, whole messages (9P): each request posts its own receive
+ * before its Send (rdma.c); a request that ends without consuming its
+ * receive leaves it as excess for the next request, and a message nobody
+ * waits for consumes one excess receive (trans_rdma's excess_rc).
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "rdma_int.h"
+#include "rdma_verbs.h"
+
+#define RX_POLL_BATCH 16
+#define RX_ACK_BATCH  64u
+
+void xr_kick_poller(struct xr_tp *tp)
+{
+	uint64_t one = 1;
+
+	if (write(tp->evfd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		perror("libxprt: rdma: eventfd write");
+}
+
+void xr_recv_reset(struct xr_tp *tp)
+{
+	unsigned int i;
+
+	pthread_mutex_lock(&tp->rlock);
+	for (i = 0; i < tp->nrbufs; i++)
+		tp->rfree[i] = i;
+	tp->nfree = tp->nrbufs;
+	pthread_mutex_unlock(&tp->rlock);
+}
+
+static void rx_free_buf(struct xr_tp *tp, unsigned int idx)
+{
+	pthread_mutex_lock(&tp->rlock);
+	if (tp->nfree < tp->nrbufs)
+		tp->rfree[tp->nfree++] = idx;
+	pthread_mutex_unlock(&tp->rlock);
+}
+
+int xr_post_recvs(struct xr_tp *tp, struct xr_conn *c, unsigned int n)
+{
+	struct ibv_recv_wr wr[RDMA_RECV_CHAIN_MAX], *bad = NULL;
+	struct ibv_sge sge[RDMA_RECV_CHAIN_MAX];
+	unsigned int done = 0, k, i;
+	int r;
+
+	while (done < n) {
+		unsigned int want = XPRT_MIN(n - done, RDMA_RECV_CHAIN_MAX);
+
+		pthread_mutex_lock(&tp->rlock);
+		k = XPRT_MIN(want, tp->nfree);
+		for (i = 0; i < k; i++)
+			wr[i].wr_id = tp->rfree[--tp->nfree];
+		pthread_mutex_unlock(&tp->rlock);
+		if (!k)
+			break;
+		for (i = 0; i < k; i++) {
+			sge[i].addr = (uintptr_t)(tp->rbufs +
+						  wr[i].wr_id * tp->rbuf_size);
+			sge[i].length = (uint32_t)tp->rbuf_size;
+			sge[i].lkey = tp->rbuf_mr->lkey;
+			wr[i].sg_list = &sge[i];
+			wr[i].num_sge = 1;
+			wr[i].next = i + 1 < k ? &wr[i + 1] : NULL;
+		}
+		/* count first: the completion may be polled before the
+		 * post returns */
+		atomic_fetch_add(&c->posted, (int)k);
+		r = xv_post_recv(c->qp, wr, &bad);
+		xr_ctr_add(tp, RC_RECV_DOORBELLS, 1);
+		if (r) {
+			for (i = 0; i < k && &wr[i] != bad; i++)
+				;
+			atomic_fetch_sub(&c->posted, (int)(k - i));
+			xr_ctr_add(tp, RC_RECVS_POSTED, i);
+			done += i;
+			for (; i < k; i++)
+				rx_free_buf(tp, (unsigned int)wr[i].wr_id);
+			return done ? (int)done : r;
+		}
+		xr_ctr_add(tp, RC_RECVS_POSTED, k);
+		done += k;
+	}
+	return (int)done;
+}
+
+/* Receives the credit window needs now. */
+static unsigned int rx_need(struct xprt *x)
+{
+	return XPRT_MAX(xprt_cong_window(&x->cong), xprt_cong_held(&x->cong));
+}
+
+static void rx_top_up(struct xprt *x, struct xr_conn *c, unsigned int need)
+{
+	struct xr_tp *tp = xr_tp_of(x);
+	int posted = atomic_load(&c->posted);
+
+	if (posted > (int)need)
+		return; /* the common case: nothing to do */
+	xr_post_recvs(tp, c, need - (unsigned int)posted + tp->o.recv_batch);
+}
+
+void xr_replenish(struct xprt *x, struct xr_conn *c)
+{
+	rx_top_up(x, c, rx_need(x));
+}
+
+void xprt_rdma_grant(struct xprt *x, uint32_t credits)
+{
+	struct xr_tp *tp = xr_tp_of(x);
+	uint32_t old = xprt_cong_window(&x->cong), want, seen;
+
+	want = credits ? credits : 1; /* 0 would deadlock */
+	if (want > x->max_reqs)
+		want = x->max_reqs;
+	seen = atomic_load(&tp->max_credits);
+	while (credits > seen &&
+	       !atomic_compare_exchange_weak(&tp->max_credits, &seen, credits))
+		;
+	/* receives for the larger window go up before the window does:
+	 * any thread may send into it the moment it is raised */
+	if (want > old && tp->rx_conn)
+		rx_top_up(x, tp->rx_conn, XPRT_MAX(want, rx_need(x)));
+	xprt_cong_grant(&x->cong, credits);
+	if (want > old)
+		xprt_credit_returned(x);
+}
+
+/* ----------------------------------------------------------- poller */
+
+static void rx_adopt(struct xr_tp *tp, struct xr_conn **cp)
+{
+	pthread_mutex_lock(&tp->lock);
+	if (!*cp && tp->conn && !tp->conn->rx_detached &&
+	    tp->rx_conn != tp->conn) {
+		tp->rx_conn = tp->conn;
+		tp->rx_conn->armed = false;
+		*cp = tp->rx_conn;
+	}
+	pthread_mutex_unlock(&tp->lock);
+}
+
+static void rx_detach(struct xprt *x, struct xr_tp *tp, struct xr_conn **cp,
+		      int err)
+{
+	struct xr_conn *c = *cp;
+
+	if (err)
+		xprt_conn_lost(x, c->cookie, err);
+	pthread_mutex_lock(&tp->lock);
+	tp->rx_conn = NULL;
+	c->rx_detached = true;
+	pthread_cond_broadcast(&tp->cond);
+	pthread_mutex_unlock(&tp->lock);
+	*cp = NULL;
+	/* a worker waiting for send queue space must see the loss too */
+	atomic_fetch_add(&tp->sq_seq, 1);
+	xprt_futex_wake(&tp->sq_seq, INT32_MAX);
+}
+
+static int wc_err(const struct ibv_wc *wc)
+{
+	if (wc->status == IBV_WC_WR_FLUSH_ERR)
+		return -ECONNRESET;
+	fprintf(stderr, "libxprt: rdma: completion error %s (opcode %d)\n",
+		ibv_wc_status_str(wc->status), wc->opcode);
+	return wc->status == IBV_WC_RETRY_EXC_ERR ? -ETIMEDOUT : -EIO;
+}
+
+/* Drain both CQs once.  Return the completions handled, or a negative
+ * errno when the connection failed. */
+static int rx_poll(struct xprt *x, struct xr_tp *tp, struct xr_conn *c)
+{
+	struct ibv_wc wc[RX_POLL_BATCH];
+	int n, i, err = 0, work;
+	unsigned int freed = 0;
+
+	n = ibv_poll_cq(c->rcq, RX_POLL_BATCH, wc);
+	if (n < 0)
+		return -EIO;
+	work = n;
+	for (i = 0; i < n; i++) {
+		unsigned int idx = (unsigned int)wc[i].wr_id;
+		int matched;
+
+		atomic_fetch_sub(&c->posted, 1);
+		if (wc[i].status != IBV_WC_SUCCESS) {
+			if (!err)
+				err = wc_err(&wc[i]);
+			rx_free_buf(tp, idx);
+			continue;
+		}
+		if (err) {
+			rx_free_buf(tp, idx);
+			continue;
+		}
+		if (!tp->ulp->per_request_recv)
+			xr_replenish(x, c);
+		atomic_fetch_add_explicit(&x->stats.bytes_received,
+					  wc[i].byte_len, memory_order_relaxed);
+		matched = tp->ulp->receive(
+			x, tp->rbufs + (size_t)idx * tp->rbuf_size,
+			wc[i].byte_len);
+		if (!matched && tp->ulp->per_request_recv) {
+			int e = atomic_load(&tp->excess);
+
+			while (e > 0 && !atomic_compare_exchange_weak(
+						&tp->excess, &e, e - 1))
+				;
+		}
+		rx_free_buf(tp, idx);
+	}
+
+	n = ibv_poll_cq(c->scq, RX_POLL_BATCH, wc);
+	if (n < 0)
+		return -EIO;
+	work += n;
+	for (i = 0; i < n; i++) {
+		if (wc[i].status != IBV_WC_SUCCESS) {
+			if (!err)
+				err = wc_err(&wc[i]);
+			continue;
+		}
+		freed += (unsigned int)wc[i].wr_id;
+	}
+	if (freed) {
+		atomic_fetch_add(&c->sq_free, (int)freed);
+		atomic_fetch_add(&tp->sq_seq, 1);
+		if (atomic_load(&tp->sq_waiters))
+			xprt_futex_wake(&tp->sq_seq, INT32_MAX);
+	}
+	if (work)
+		xr_ctr_add(tp, RC_POLLS, 1);
+	return err ? err : work;
+}
+
+/* Events of an established connection: only its end matters. */
+static int rx_cm_events(struct xr_conn *c)
+{
+	struct rdma_cm_event *ev;
+	int err = 0;
+
+	while (!rdma_get_cm_event(c->ech, &ev)) {
+		switch (ev->event) {
+		case RDMA_CM_EVENT_DISCONNECTED:
+			err = -ECONNRESET;
+			break;
+		case RDMA_CM_EVENT_DEVICE_REMOVAL:
+			err = -ENODEV;
+			break;
+		default:
+			break;
+		}
+		rdma_ack_cm_event(ev);
+	}
+	return err;
+}
+
+static void rx_get_cq_events(struct xr_tp *tp, struct xr_conn *c)
+{
+	struct ibv_cq *cq;
+	void *ctx;
+
+	while (!ibv_get_cq_event(c->cc, &cq, &ctx)) {
+		xr_ctr_add(tp, RC_CQ_EVENTS, 1);
+		if (cq == c->scq)
+			c->unacked_s++;
+		else
+			c->unacked_r++;
+		c->armed = false;
+	}
+	if (c->unacked_s >= RX_ACK_BATCH) {
+		ibv_ack_cq_events(c->scq, c->unacked_s);
+		c->unacked_s = 0;
+	}
+	if (c->unacked_r >= RX_ACK_BATCH) {
+		ibv_ack_cq_events(c->rcq, c->unacked_r);
+		c->unacked_r = 0;
+	}
+}
+
+/*
+ * Ask for events before sleeping.  The receive CQ always: replies, and the
+ * flush errors that report a failed connection.  The send CQ only when a
+ * sender waits for send queue slots, or few are left: every arming is a
+ * system call on some providers (rxe), and Send completions matter only
+ * for giving slots back.  Return 0 or the device's error.
+ */
+static int rx_arm(struct xr_tp *tp, struct xr_conn *c)
+{
+	int r = xv_req_notify(c->rcq);
+
+	if (!r && (atomic_load(&tp->sq_waiters) ||
+		   atomic_load(&c->sq_free) <= 2 * (int)c->signal_every))
+		r = xv_req_notify(c->scq);
+	if (!r)
+		c->armed = true;
+	return r;
+}
+
+static int ms_until(uint64_t deadline)
+{
+	uint64_t now;
+
+	if (!deadline)
+		return -1;
+	now = xprt_now_ns();
+	if (deadline <= now)
+		return 0;
+	return (int)XPRT_MIN((deadline - now + 999999) / 1000000, 60000ull);
+}
+
+void *xr_poller_main(void *arg)
+{
+	struct xprt *x = arg;
+	struct xr_tp *tp = xr_tp_of(x);
+	uint64_t next = 0, spin_end = 0, busy_ns;
+	struct xr_conn *c = NULL;
+	struct pollfd pfd[3];
+	nfds_t nfds;
+	int r;
+
+	busy_ns = (uint64_t)tp->o.busy_poll_us * 1000u;
+	while (!atomic_load(&tp->stop)) {
+		rx_adopt(tp, &c);
+		if (c && atomic_load(&c->dead)) {
+			rx_detach(x, tp, &c, 0);
+			continue;
+		}
+		if (atomic_exchange(&tp->timer_kick, false) ||
+		    (next && xprt_now_ns() >= next))
+			next = xprt_timer_run(x);
+		if (c) {
+			r = rx_poll(x, tp, c);
+			if (r < 0) {
+				rx_detach(x, tp, &c, r);
+				continue;
+			}
+			if (r > 0) {
+				if (busy_ns)
+					spin_end = xprt_now_ns() + busy_ns;
+				continue;
+			}
+			if (busy_ns && xprt_now_ns() < spin_end)
+				continue;
+			if (!c->armed) {
+				r = rx_arm(tp, c);
+				if (r) {
+					rx_detach(x, tp, &c, r);
+					continue;
+				}
+				continue; /* poll once more: see above */
+			}
+		}
+		pfd[0] = (struct pollfd){.fd = tp->evfd, .events = POLLIN};
+		nfds = 1;
+		if (c) {
+			pfd[1] = (struct pollfd){.fd = c->cc->fd,
+						 .events = POLLIN};
+			pfd[2] = (struct pollfd){.fd = c->ech->fd,
+						 .events = POLLIN};
+			nfds = 3;
+		}
+		r = poll(pfd, nfds, ms_until(next));
+		if (r > 0 && (pfd[0].revents & POLLIN)) {
+			uint64_t v;
+
+			if (read(tp->evfd, &v, sizeof(v)) < 0 &&
+			    errno != EAGAIN)
+				perror("libxprt: rdma: eventfd read");
+		}
+		if (r > 0 && c && (pfd[1].revents & POLLIN))
+			rx_get_cq_events(tp, c);
+		if (r > 0 && c && (pfd[2].revents & POLLIN)) {
+			r = rx_cm_events(c);
+			if (r) {
+				rx_detach(x, tp, &c, r);
+				continue;
+			}
+		}
+		next = xprt_timer_run(x);
+	}
+	if (c) {
+		pthread_mutex_lock(&tp->lock);
+		tp->rx_conn = NULL;
+		c->rx_detached = true;
+		pthread_cond_broadcast(&tp->cond);
+		pthread_mutex_unlock(&tp->lock);
+	}
+	return NULL;
+}

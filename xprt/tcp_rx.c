@@ -1,0 +1,401 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * TCP receive state machine.
+ *
+ * Bytes are read in large chunks into a staging buffer and fed through a
+ * small state machine:
+ *
+ *   MARK    collect a fragment marker (framing ops: RPC record mark, or the
+ *           9P size field that is also the first word of the message)
+ *   KEY     collect the first bytes of the message, enough for its key;
+ *           look the request up in the reply index and pin it
+ *   HEAD    copy bytes into the request's receive buffer until the
+ *           protocol's place() hook knows where the bulk data starts
+ *   DATA    bulk data goes straight into the caller's memory (rx_data):
+ *           from the staging buffer while it has bytes, then with readv()
+ *           directly into place, so large READ payloads are read once
+ *   PAD     the data's XDR padding is dropped (the decoder sees the same
+ *           reduced stream as over RDMA)
+ *   TAIL    whatever follows goes into the receive buffer
+ *   DISCARD a message nobody waits for (unknown key, late or oversize
+ *           reply) is consumed and dropped, keeping the stream in step
+ *
+ * Small replies therefore cost one recv() for many messages and one copy
+ * of their header; large ones one copy of the first staged chunk at most.
+ *
+ * Every length comes from the peer and is checked before it is used: a
+ * fragment or message longer than max_msg ends the stream (no honest
+ * reply is that large and the stream cannot be resynchronised), header
+ * and tail bytes never go past the receive buffer's capacity, and bulk
+ * data never past the caller's iterator (the message is then discarded
+ * and the request fails).  The state machine only needs a descriptor to
+ * read and a transport's reply index, which is why it lives apart from
+ * the socket handling of tcp.c: tests/fuzz drives it on a socketpair.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+#include "tcp_rx.h"
+
+int xprt_tcp_rx_init(struct xprt_tcp_rx *rx)
+{
+	memset(rx, 0, sizeof(*rx));
+	rx->stage = malloc(XPRT_TCP_STAGE_SIZE);
+	return rx->stage ? 0 : -ENOMEM;
+}
+
+void xprt_tcp_rx_fini(struct xprt_tcp_rx *rx)
+{
+	free(rx->stage);
+	rx->stage = NULL;
+}
+
+void xprt_tcp_rx_reset(struct xprt *x, struct xprt_tcp_rx *rx)
+{
+	if (rx->rq) {
+		xprt_rx_unpin(x, rx->rq);
+		rx->rq = NULL;
+	}
+	rx->in_msg = false;
+	rx->phase = RX_MARK;
+	rx->mark_have = 0;
+	rx->head = rx->tail = 0;
+}
+
+static void rx_end_message(struct xprt *x, struct xprt_tcp_rx *rx)
+{
+	struct xprt_rqst *rq = rx->rq;
+
+	if (rq) {
+		/* shorter than it announced: the data place() was promised
+		 * (or the header bytes before it) never came */
+		if ((rx->phase == RX_DATA || rx->phase == RX_PAD ||
+		     (rx->phase == RX_HEAD && rx->data_due)) &&
+		    !rx->err)
+			rx->err = -EBADMSG;
+		rq->pub.rx_msg_len = rx->msg_have;
+		rx->rq = NULL;
+		xprt_rx_complete(x, rq, rx->err);
+	}
+	rx->in_msg = false;
+	rx->phase = RX_MARK;
+}
+
+/* The request failed to take its reply: drop the rest of the message,
+ * report @err at its end. */
+static void rx_fail(struct xprt_tcp_rx *rx, int err)
+{
+	if (!rx->err)
+		rx->err = err;
+	rx->phase = RX_DISCARD;
+}
+
+/* Data placed (or some of it): next, its padding, then the tail. */
+static void rx_after_data(struct xprt_tcp_rx *rx)
+{
+	if (rx->data_left)
+		rx->phase = RX_DATA;
+	else if (rx->pad_left)
+		rx->phase = RX_PAD;
+	else
+		rx->phase = RX_TAIL;
+}
+
+/* Ask the protocol where the rest goes, now that rlen bytes are in rbuf. */
+static void rx_place(struct xprt *x, struct xprt_tcp_rx *rx)
+{
+	struct xprt_req *req = &rx->rq->pub;
+	size_t have = req->rlen, cap = req->rbuf->cap, over, off, len;
+	int r;
+
+	if (!req->ops->place) {
+		rx->phase = RX_TAIL;
+		return;
+	}
+	rx->data_due = false;
+	req->rx_data_len = 0;
+	r = req->ops->place(req, have, rx->msg_known);
+	if (r < 0) {
+		rx_fail(rx, r);
+		return;
+	}
+	if (r > 0) {
+		if ((size_t)r <= have || (size_t)r > cap) {
+			rx_fail(rx, (size_t)r > cap ? -EMSGSIZE : -EPROTO);
+			return;
+		}
+		rx->want = (size_t)r;
+		rx->phase = RX_HEAD;
+		return;
+	}
+	off = req->rx_data_off;
+	len = req->rx_data_len;
+	rx->pad_left = req->rx_data_pad;
+	if (!len) {
+		rx->phase = RX_TAIL;
+		return;
+	}
+	if (xprt_iter_count(&req->rx_data) < len) {
+		rx_fail(rx,
+			-EOVERFLOW); /* never write past the caller's buffer */
+		return;
+	}
+	if (off > have) {
+		if (off > cap) {
+			rx_fail(rx, -EMSGSIZE);
+			return;
+		}
+		rx->want = off;
+		rx->phase = RX_HEAD;
+		rx->data_due = true;
+		return;
+	}
+	/* bytes of the data (and its pad) already staged in rbuf move to
+	 * their place */
+	over = have - off;
+	if (over > len) {
+		size_t pad = XPRT_MIN(over - len, rx->pad_left);
+
+		xprt_iter_copy_to(&req->rx_data, (char *)req->rbuf->data + off,
+				  len);
+		rx->pad_left -= pad;
+		memmove((char *)req->rbuf->data + off,
+			(char *)req->rbuf->data + off + len + pad,
+			over - len - pad);
+		req->rlen = off + over - len - pad;
+		rx->data_left = 0;
+	} else {
+		xprt_iter_copy_to(&req->rx_data, (char *)req->rbuf->data + off,
+				  over);
+		req->rlen = off;
+		rx->data_left = len - over;
+	}
+	rx_after_data(rx);
+}
+
+/* KEY complete: find the request and start placing. */
+static void rx_got_key(struct xprt *x, struct xprt_tcp_rx *rx)
+{
+	struct xprt_rqst *rq;
+	struct xprt_req *req;
+
+	rq = xprt_rx_lookup(x, x->framing->key(rx->key));
+	if (!rq) {
+		rx->phase = RX_DISCARD;
+		return;
+	}
+	rx->rq = rq;
+	req = &rq->pub;
+	if (rx->key_have > req->rbuf->cap) {
+		rx_fail(rx, -EMSGSIZE);
+		return;
+	}
+	memcpy(req->rbuf->data, rx->key, rx->key_have);
+	req->rlen = rx->key_have;
+	rx_place(x, rx);
+}
+
+/* Account @n message bytes consumed in the current fragment. */
+static void rx_consumed(struct xprt *x, struct xprt_tcp_rx *rx, size_t n)
+{
+	rx->frag_left -= n;
+	rx->msg_have += n;
+	if (rx->frag_left || rx->phase == RX_MARK)
+		return;
+	if (rx->frag_last) {
+		rx_end_message(x, rx);
+	} else {
+		rx->resume = rx->phase;
+		rx->phase = RX_MARK;
+	}
+}
+
+/* A complete marker: start a message or continue one. */
+static int rx_marker(struct xprt *x, struct xprt_tcp_rx *rx)
+{
+	const struct xprt_framing_ops *f = x->framing;
+	size_t flen;
+	bool last;
+	int r;
+
+	r = f->decode(rx->mark, &flen, &last);
+	rx->mark_have = 0;
+	if (r)
+		return r;
+	if (!rx->in_msg) {
+		rx->in_msg = true;
+		rx->msg_have = 0;
+		rx->msg_known = 0;
+		rx->key_have = 0;
+		rx->err = 0;
+		rx->rq = NULL;
+		rx->resume = RX_KEY;
+		if (f->keep_hdr) {
+			memcpy(rx->key, rx->mark, f->hdr_len);
+			rx->key_have = f->hdr_len;
+			rx->msg_have = f->hdr_len;
+			rx->msg_known = f->hdr_len;
+		}
+	}
+	if (flen > x->opts.max_msg || rx->msg_known + flen > x->opts.max_msg)
+		return -EMSGSIZE; /* no reply is that large: the peer is lying */
+	rx->msg_known += flen;
+	rx->frag_left = flen;
+	rx->frag_last = last;
+	rx->phase = rx->resume;
+	if (rx->phase == RX_KEY && rx->key_have >= f->key_len)
+		rx_got_key(x, rx);
+	if (!flen) {
+		rx->frag_left = 0;
+		if (rx->frag_last)
+			rx_end_message(x, rx);
+		else
+			rx->phase = RX_MARK;
+	}
+	return 0;
+}
+
+/* Feed staged bytes through the state machine.  Return 0 or a fatal
+ * stream error. */
+static int rx_process(struct xprt *x, struct xprt_tcp_rx *rx)
+{
+	const struct xprt_framing_ops *f = x->framing;
+	size_t avail, take;
+	int r;
+
+	while ((avail = rx->tail - rx->head) > 0) {
+		uint8_t *src = rx->stage + rx->head;
+		struct xprt_req *req = rx->rq ? &rx->rq->pub : NULL;
+
+		if (rx->phase == RX_MARK) {
+			take = XPRT_MIN(f->hdr_len - rx->mark_have, avail);
+			memcpy(rx->mark + rx->mark_have, src, take);
+			rx->mark_have += take;
+			rx->head += take;
+			if (rx->mark_have == f->hdr_len) {
+				r = rx_marker(x, rx);
+				if (r)
+					return r;
+			}
+			continue;
+		}
+		take = XPRT_MIN(avail, rx->frag_left);
+		switch (rx->phase) {
+		case RX_KEY:
+			take = XPRT_MIN(take, f->key_len - rx->key_have);
+			memcpy(rx->key + rx->key_have, src, take);
+			rx->key_have += take;
+			break;
+		case RX_HEAD:
+			take = XPRT_MIN(take, rx->want - req->rlen);
+			memcpy((char *)req->rbuf->data + req->rlen, src, take);
+			req->rlen += take;
+			break;
+		case RX_DATA:
+			take = XPRT_MIN(take, rx->data_left);
+			xprt_iter_copy_to(&req->rx_data, src, take);
+			rx->data_left -= take;
+			break;
+		case RX_PAD:
+			take = XPRT_MIN(take, rx->pad_left);
+			rx->pad_left -= take;
+			break;
+		case RX_TAIL:
+			if (req->rlen + take > req->rbuf->cap) {
+				rx_fail(rx, -EMSGSIZE);
+				take = 0;
+				break;
+			}
+			memcpy((char *)req->rbuf->data + req->rlen, src, take);
+			req->rlen += take;
+			break;
+		default: /* RX_DISCARD */
+			break;
+		}
+		rx->head += take;
+		/* phase transitions that complete before the fragment ends */
+		if (rx->phase == RX_KEY && rx->key_have == f->key_len)
+			rx_got_key(x, rx);
+		else if (rx->phase == RX_HEAD && req->rlen == rx->want)
+			rx_place(x, rx);
+		else if ((rx->phase == RX_DATA && !rx->data_left) ||
+			 (rx->phase == RX_PAD && !rx->pad_left))
+			rx_after_data(rx);
+		rx_consumed(x, rx, take);
+	}
+	rx->head = rx->tail = 0;
+	return 0;
+}
+
+/* Bulk data with nothing staged: read it straight into the caller's
+ * memory.  Return bytes read, 0 for EOF, or a negative errno. */
+static ssize_t rx_direct(struct xprt *x, int fd, struct xprt_tcp_rx *rx)
+{
+	struct xprt_req *req = &rx->rq->pub;
+	struct iovec iov[16];
+	unsigned int n;
+	ssize_t r;
+
+	n = xprt_iter_to_iovec(&req->rx_data, iov, 16,
+			       XPRT_MIN(rx->data_left, rx->frag_left));
+	if (!n)
+		return -EPROTO;
+	do {
+		r = readv(fd, iov, (int)n);
+	} while (r < 0 && errno == EINTR);
+	if (r <= 0)
+		return r < 0 ? -errno : 0;
+	xprt_iter_advance(&req->rx_data, (size_t)r);
+	rx->data_left -= (size_t)r;
+	atomic_fetch_add_explicit(&x->stats.direct_rx_bytes, (size_t)r,
+				  memory_order_relaxed);
+	rx_after_data(rx);
+	rx_consumed(x, rx, (size_t)r);
+	return r;
+}
+
+/* Socket readable: read and process until it would block (see tcp_rx.h). */
+int xprt_tcp_rx_read(struct xprt *x, struct xprt_tcp_rx *rx, int fd)
+{
+	ssize_t r;
+	int err;
+
+	for (;;) {
+		size_t room;
+
+		if (rx->phase == RX_DATA && rx->rq &&
+		    rx->data_left >= XPRT_TCP_DIRECT_MIN &&
+		    rx->frag_left >= XPRT_TCP_DIRECT_MIN) {
+			r = rx_direct(x, fd, rx);
+			if (r == -EAGAIN)
+				return 0;
+			if (r <= 0)
+				return r ? (int)r : -ECONNRESET;
+			rx->progress = xprt_now_ns();
+			atomic_fetch_add_explicit(&x->stats.bytes_received,
+						  (size_t)r,
+						  memory_order_relaxed);
+			continue;
+		}
+		room = XPRT_TCP_STAGE_SIZE - rx->tail;
+		do {
+			r = recv(fd, rx->stage + rx->tail, room, MSG_DONTWAIT);
+		} while (r < 0 && errno == EINTR);
+		if (r < 0)
+			return errno == EAGAIN ? 0 : -errno;
+		if (r == 0)
+			return -ECONNRESET;
+		atomic_fetch_add_explicit(&x->stats.bytes_received, (size_t)r,
+					  memory_order_relaxed);
+		rx->tail += (size_t)r;
+		rx->progress = xprt_now_ns();
+		err = rx_process(x, rx);
+		if (err)
+			return err;
+		if ((size_t)r < room)
+			return 0; /* drained: back to epoll */
+	}
+}
