@@ -276,18 +276,25 @@ class Bench:
         take medians; the ratio is the median of the per-round ratios
         (each round's two runs saw about the same machine)."""
         res = {a[0]: [], b[0]: []}
-        ratios = []
+        ratios, cpu_ratios = [], []
         for r in range(rounds):
             got = {}
             for lab, cmd, pid, parse in (a, b) if r % 2 == 0 else (b, a):
                 rec = self.one(case, lab, cmd, pid, parse)
                 if not rec["rc"]:
                     res[lab].append(rec)
-                    got[lab] = rec["ops_per_s"]
-            if len(got) == 2 and got[b[0]]:
-                ratios.append(got[a[0]] / got[b[0]])
+                    got[lab] = rec
+            if len(got) == 2 and got[b[0]]["ops_per_s"]:
+                ratios.append(got[a[0]]["ops_per_s"] /
+                              got[b[0]]["ops_per_s"])
+                ca, cb = (got[a[0]]["cpu_us_per_op"],
+                          got[b[0]]["cpu_us_per_op"])
+                if ca and cb:
+                    cpu_ratios.append(cb / ca)
         med = {"ratio": statistics.median(ratios) if ratios else None,
-               "ratios": [round(x, 2) for x in ratios]}
+               "ratios": [round(x, 2) for x in ratios],
+               "cpu_ratio": (statistics.median(cpu_ratios)
+                             if cpu_ratios else None)}
         for lab, recs in res.items():
             def m(k):
                 v = [x[k] for x in recs if x.get(k) is not None]
@@ -384,16 +391,18 @@ class Bench:
             "Ratio: the median of the per-round ratios ours/peer (each "
             "round runs both, first one then the other, alternating). "
             "CPU: the client's user+system CPU per operation, and its user "
-            "part.",
+            "part; CPU ratio: the median per-round ratio of the peer's CPU "
+            "per operation to ours (above 1: ours spends less).",
             "",
             "| workload | server | ours | ops/s | CPU us/op (usr) | p50 us "
             "| peer | ops/s | CPU us/op (usr) | p50 us | ratio | target | "
-            "server CPU % ours/peer | rounds: ops/s ours vs peer |",
-            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+            "CPU ratio | server CPU % ours/peer | rounds: ops/s ours vs "
+            "peer |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for case, srv, la, lb, med, target in self.rows:
             if med is None:
                 lines.append(f"| {case} | {srv} | {la} | not run | | | "
-                             f"{lb} | not available | | | | | | |")
+                             f"{lb} | not available | | | | | | | |")
                 continue
             a, b, ratio = med[la], med[lb], med["ratio"]
             tgt = "-"
@@ -407,7 +416,8 @@ class Bench:
                 f"| {case} | {srv} | {la} | {f(a['ops'])} | {cpu(a)} | "
                 f"{f(a['p50'], 1)} | {lb} | {f(b['ops'])} | {cpu(b)} | "
                 f"{f(b['p50'], 1)} | {f(ratio, 2)}{'x' if ratio else ''} | "
-                f"{tgt} | {f(a['srv'])} / {f(b['srv'])} | "
+                f"{tgt} | {f(med['cpu_ratio'], 2)} | "
+                f"{f(a['srv'])} / {f(b['srv'])} | "
                 f"{'/'.join(map(str, a['all']))} vs "
                 f"{'/'.join(map(str, b['all']))} |")
         lines += ["", "Commands (one round):", "", "```"]
