@@ -77,6 +77,9 @@ MICRO_COMMON_OBJS := $(MICRO_COMMON:%.c=$(O)/obj/%.o)
 
 .SECONDARY:
 
+
+.PHONY: deps-check-all
+
 .PHONY: all lib tools deps deps-check unit integration asan tsan check \
         check-unit check-integration check-rdma check-install check-format \
         format demo examples bench-micro install uninstall clean help
@@ -116,8 +119,12 @@ $(O)/libxprt.so: $(LIB_SO)
 	ln -sf libxprt.so.$(VERSION) $@
 
 # The .pc is written again at install time: its paths are PREFIX's.
-PC_SED = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
-	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+# Directories under PREFIX are written relative to ${prefix}, so that
+# pkg-config --define-variable=prefix=... relocates a staged tree.
+PC_SED = sed -e 's|@PREFIX@|$(PREFIX)|' \
+	    -e 's|@LIBDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))|' \
+	    -e 's|@INCLUDEDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))|' \
+	    -e 's|@VERSION@|$(VERSION)|' \
 	    -e 's|@REQUIRES@|$(PKG_LIB)|'
 
 $(O)/libxprt.pc: libxprt.pc.in Makefile
@@ -171,8 +178,14 @@ check-rdma:
 # The README's test command: everything, on a fresh Debian 12 machine.
 # The fuzz targets run FUZZ_SECONDS (60) each and the fault soak
 # SOAK_SECONDS (60): short runs of what `make fuzz-long` / longer soaks do.
-check: check-format check-man check-unit check-install check-integration \
-       check-rdma fuzz soak
+check: deps-check-all check-format check-man check-unit check-install \
+       check-integration check-mpi check-plot check-rdma fuzz soak
+
+# Everything `make check` needs, installed once up front so every build
+# sees the same optional dependencies (Open MPI decides the benches' MPI
+# mode when they are first built).
+deps-check-all:
+	@scripts/deps.sh --check all >/dev/null 2>&1 || scripts/deps.sh all
 
 # ---------------------------------------------------------------- benches
 $(O)/bench/micro/%: bench/micro/%.c $(MICRO_COMMON_OBJS) $(LIB_A)
@@ -201,24 +214,11 @@ examples: $(EXAMPLE_BINS)
 
 tools: examples
 
-INST := $(CURDIR)/build/install-test
-check-install: lib
-	rm -rf $(INST)
-	$(MAKE) install PREFIX=$(INST)
-	@mkdir -p $(INST)/examples
-	@set -e; for f in $(EXAMPLE_SRCS); do \
-	    b=$$(basename $$f .c); \
-	    echo "  CC (installed libxprt) $$b"; \
-	    $(CC) -std=c11 -Wall -Wextra -Werror -o $(INST)/examples/$$b $$f \
-	        $$(PKG_CONFIG_PATH=$(INST)/lib/pkgconfig pkg-config --cflags --libs libxprt) \
-	        -Wl,-rpath,$(INST)/lib; \
-	    $(INST)/examples/$$b -h >/dev/null; \
-	    if ldd $(INST)/examples/$$b | grep -q "$(INST)/lib/libxprt.so"; then :; \
-	    else echo "$$b does not use the installed libxprt.so"; exit 1; fi; \
-	done
-	$(MAKE) uninstall PREFIX=$(INST)
-	@test ! -e $(INST)/include/libxprt && test ! -e $(INST)/lib/libxprt.so
-	@echo "check-install: examples built and run against the installed library"
+# Install into a temporary PREFIX, build and run every example against it
+# through pkg-config, uninstall, check nothing is left; then again with
+# DESTDIR staging (scripts/check-install.sh).
+check-install: lib tools
+	MAKE="$(MAKE)" CC="$(CC)" BUILD=$(BUILD) scripts/check-install.sh $(O)
 
 # ================================================================ p9-bench
 # (owned by p9-bench: bench/p9_bench.[ch], bench/p9_io.c,
@@ -229,17 +229,11 @@ check-install: lib
 # under one.  Writes $(O)/bench-p9.{md,tsv,json}.
 .PHONY: bench-p9
 
-# p9-bench is two files: its I/O path (p9_io.c) links beside the main.
-# (libbench.a by name: the engine block that names it comes later.)
-P9_BENCH_OBJS := $(O)/obj/bench/p9_io.o
-
-$(O)/bench/p9-bench: bench/p9_bench.c $(P9_BENCH_OBJS) $(O)/libbench.a \
-		$(LIB_A)
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_ALL) -Ibench -o $@ $< $(P9_BENCH_OBJS) \
-	    $(O)/libbench.a $(LIB_A) $(LDFLAGS_ALL) $(PKG_LIBS) -lm
-
--include $(P9_BENCH_OBJS:.o=.d)
+# p9-bench is two files: its I/O path (p9_io.c) links beside the main
+# through the engine's rule (BENCH_OBJS_<proto>).
+BENCH_OBJS_p9 := $(O)/obj/bench/p9_io.o
+$(O)/bench/p9-bench: $(BENCH_OBJS_p9)
+-include $(BENCH_OBJS_p9:.o=.d)
 
 bench-p9: deps-check
 	@scripts/deps.sh --check servers >/dev/null 2>&1 || \
@@ -258,7 +252,11 @@ integration: $(O)/bench/p9-bench
 # becomes $(O)/bench/<proto>-bench (nfs3-bench, p9-bench, mem-bench), linked
 # with the engine archive and libxprt.a.  Unit tests named test_bench_*
 # link the engine as well (a more specific pattern than the unit rule).
-BENCH_ENGINE_SRCS := $(sort $(wildcard bench/engine/*.c))
+# The MPI glue is not part of the engine archive: the benches link it,
+# with Open MPI, when MPI support is built (see MPI below).
+BENCH_MPI_SRC     := bench/engine/mpi.c
+BENCH_ENGINE_SRCS := $(filter-out $(BENCH_MPI_SRC),\
+                       $(sort $(wildcard bench/engine/*.c)))
 BENCH_ENGINE_OBJS := $(BENCH_ENGINE_SRCS:%.c=$(O)/obj/%.o)
 BENCH_ENGINE_A    := $(O)/libbench.a
 BENCH_MAINS       := $(sort $(wildcard bench/*_bench.c))
@@ -267,17 +265,58 @@ BENCH_BINS        := $(patsubst bench/%_bench.c,$(O)/bench/%-bench,$(BENCH_MAINS
 BENCH_INSTALL     := $(filter-out %/mem-bench,$(BENCH_BINS))
 BENCH_MANS        := $(sort $(wildcard docs/man/*.1))
 
-.PHONY: bench install-bench uninstall-bench check-man
+.PHONY: bench install-bench uninstall-bench check-man check-mpi check-plot
+
+# MPI mode of the benches (docs/benchmarks.md, "Multi-node runs"):
+#   MPI=auto (default)  built when pkg-config finds Open MPI (ompi-c, from
+#                       Debian's libopenmpi-dev: scripts/deps.sh mpi),
+#                       except in the TSan build: Open MPI's own threads
+#                       (libevent, its TCP transport) are not instrumented
+#                       and trip ThreadSanitizer
+#   MPI=1               required (error without Open MPI)
+#   MPI=0               never: the benches do not link MPI at all
+# Without it nothing else changes: bench/engine/mpi.c is the only file
+# that calls MPI, and the engine reaches it through a weak symbol.
+MPI ?= auto
+ifeq ($(MPI)$(BUILD),autotsan)
+HAVE_MPI :=
+else ifeq ($(MPI),0)
+HAVE_MPI :=
+else
+HAVE_MPI := $(shell pkg-config --exists ompi-c 2>/dev/null && echo 1)
+ifeq ($(MPI)$(HAVE_MPI),1)
+$(error MPI=1 but pkg-config finds no Open MPI (ompi-c): run scripts/deps.sh mpi)
+endif
+endif
+ifeq ($(HAVE_MPI),1)
+BENCH_MPI_OBJ := $(BENCH_MPI_SRC:%.c=$(O)/obj/%.o)
+MPI_LIBS      := $(shell pkg-config --libs ompi-c)
+$(BENCH_MPI_OBJ): CFLAGS_ALL += $(shell pkg-config --cflags ompi-c)
+endif
+
+# The benches are relinked when the MPI choice changes: the choice is
+# written to a file when make reads this (before it compares any times),
+# and only when it differs from what the file says.
+BENCH_CONFIG := $(O)/bench-mpi.cfg
+BENCH_CFG_LINE := MPI=$(if $(HAVE_MPI),openmpi,none)
+ifneq ($(filter-out clean help,$(or $(MAKECMDGOALS),all)),)
+$(shell mkdir -p $(O) && { echo '$(BENCH_CFG_LINE)' | cmp -s - $(BENCH_CONFIG) || \
+    echo '$(BENCH_CFG_LINE)' > $(BENCH_CONFIG); })
+endif
 
 $(BENCH_ENGINE_A): $(BENCH_ENGINE_OBJS)
 	@mkdir -p $(@D)
 	rm -f $@
 	ar rcs $@ $^
 
-$(O)/bench/%-bench: bench/%_bench.c $(BENCH_ENGINE_A) $(LIB_A)
+# A bench of several files names its other objects in BENCH_OBJS_<proto>
+# (and lists them as prerequisites of its binary): they link after the main.
+$(O)/bench/%-bench: bench/%_bench.c $(BENCH_MPI_OBJ) $(BENCH_ENGINE_A) \
+		$(LIB_A) $(BENCH_CONFIG)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_ALL) -Ibench -o $@ $< $(BENCH_ENGINE_A) $(LIB_A) \
-	    $(LDFLAGS_ALL) $(PKG_LIBS) -lm
+	$(CC) $(CFLAGS_ALL) -Ibench -o $@ $< $(BENCH_OBJS_$*) $(BENCH_MPI_OBJ) \
+	    $(BENCH_ENGINE_A) $(LIB_A) $(LDFLAGS_ALL) $(PKG_LIBS) $(MPI_LIBS) \
+	    -lm
 
 $(O)/tests/unit/test_bench_%: tests/unit/test_bench_%.c $(BENCH_ENGINE_A) \
 		$(LIB_A) $(UNIT_HELPER_OBJS)
@@ -294,16 +333,19 @@ all: bench
 # groff warning.
 check-man:
 	@docs/man/mkman.sh --check $(VERSION)
-	@for m in $(BENCH_MANS); do \
+	@for m in $(BENCH_MANS) $(wildcard docs/man/*.3); do \
 		out=$$(LC_ALL=C.UTF-8 MANWIDTH=80 groff -man -Tutf8 -ww -z $$m 2>&1); \
 		if [ -n "$$out" ]; then echo "$$m: $$out"; exit 1; fi; \
-	done; echo "man pages ok: $(BENCH_MANS)"
+		grep -q '"libxprt $(VERSION)"' $$m || \
+		    { echo "$$m: not the version $(VERSION)"; exit 1; }; \
+	done; echo "man pages ok: $(BENCH_MANS) $(wildcard docs/man/*.3)"
 
 install: install-bench
 
 install-bench: $(BENCH_INSTALL)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	$(if $(BENCH_INSTALL),install -m 0755 $(BENCH_INSTALL) $(DESTDIR)$(BINDIR)/)
+	install -m 0755 scripts/xprt-plot $(DESTDIR)$(BINDIR)/
 	$(foreach b,$(BENCH_INSTALL),$(if $(wildcard docs/man/$(notdir $(b)).1),\
 	    install -m 0644 docs/man/$(notdir $(b)).1 $(DESTDIR)$(MANDIR)/man1/;))
 
@@ -311,11 +353,26 @@ uninstall: uninstall-bench
 
 uninstall-bench:
 	rm -f $(foreach b,$(BENCH_INSTALL),$(DESTDIR)$(BINDIR)/$(notdir $(b)) \
-	    $(DESTDIR)$(MANDIR)/man1/$(notdir $(b)).1)
+	    $(DESTDIR)$(MANDIR)/man1/$(notdir $(b)).1) \
+	    $(DESTDIR)$(BINDIR)/xprt-plot
 
 FORMAT_SRCS += $(wildcard bench/*.c)
 
--include $(BENCH_ENGINE_OBJS:.o=.d)
+# Multi-node mode on localhost: mpirun -np 4 mem-bench, the merged report
+# checked against the ranks' own numbers (installs Open MPI when missing).
+check-mpi:
+	@scripts/deps.sh --check mpi >/dev/null 2>&1 || scripts/deps.sh mpi
+	$(MAKE) MPI=1 $(O)/bench/mem-bench
+	tests/bench/test_mpi_mem.sh $(O)
+
+# Logs, histogram dumps and plots from a mem-bench run, checked to be
+# valid SVG and PNG files.
+check-plot:
+	@scripts/deps.sh --check mpi >/dev/null 2>&1 || scripts/deps.sh mpi
+	$(MAKE) $(O)/bench/mem-bench
+	tests/bench/test_plot.sh $(O)
+
+-include $(BENCH_ENGINE_OBJS:.o=.d) $(BENCH_MPI_OBJ:.o=.d)
 # ============================================================ end bench engine
 # ---------------------------------------------------------------- rdma tools
 # (RDMA transport) host-built programs the RDMA test guest runs
@@ -411,6 +468,8 @@ fuzz-long: fuzz-build
 # ============================================================ end fuzzing
 
 # ---------------------------------------------------------------- install
+LIB_MANS := $(sort $(wildcard docs/man/*.3))
+
 install: lib
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/libxprt \
 	    $(DESTDIR)$(PKGCONFIGDIR)
@@ -420,12 +479,15 @@ install: lib
 	ln -sf libxprt.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libxprt.so
 	install -m 0644 $(PUB_HDRS) $(DESTDIR)$(INCLUDEDIR)/libxprt/
 	$(PC_SED) libxprt.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/libxprt.pc
+	install -d $(DESTDIR)$(MANDIR)/man3
+	install -m 0644 $(LIB_MANS) $(DESTDIR)$(MANDIR)/man3/
 
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libxprt.a $(DESTDIR)$(LIBDIR)/libxprt.so \
 	    $(DESTDIR)$(LIBDIR)/$(LIB_SONAME) \
 	    $(DESTDIR)$(LIBDIR)/libxprt.so.$(VERSION) \
-	    $(DESTDIR)$(PKGCONFIGDIR)/libxprt.pc
+	    $(DESTDIR)$(PKGCONFIGDIR)/libxprt.pc \
+	    $(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(LIB_MANS)))
 	rm -rf $(DESTDIR)$(INCLUDEDIR)/libxprt
 
 # ---------------------------------------------------------------- style

@@ -54,6 +54,10 @@ enum {
 	OPT_WORKLOAD,
 	OPT_REPETITIONS,
 	OPT_PRESET,
+	OPT_WRITE_LOG,
+	OPT_LOG_INTERVAL,
+	OPT_LOG_PER_JOB,
+	OPT_WRITE_HIST,
 	OPT_BACKEND_BASE = 1000,
 };
 
@@ -96,6 +100,14 @@ static const struct option engine_opts[] = {
 	{"workload", required_argument, NULL, OPT_WORKLOAD},
 	{"repetitions", required_argument, NULL, OPT_REPETITIONS},
 	{"preset", required_argument, NULL, OPT_PRESET},
+	{"write_log", required_argument, NULL, OPT_WRITE_LOG},
+	{"write-log", required_argument, NULL, OPT_WRITE_LOG},
+	{"log_interval", required_argument, NULL, OPT_LOG_INTERVAL},
+	{"log-interval", required_argument, NULL, OPT_LOG_INTERVAL},
+	{"log_per_job", no_argument, NULL, OPT_LOG_PER_JOB},
+	{"log-per-job", no_argument, NULL, OPT_LOG_PER_JOB},
+	{"write_hist", required_argument, NULL, OPT_WRITE_HIST},
+	{"write-hist", required_argument, NULL, OPT_WRITE_HIST},
 };
 
 #define N_ENGINE_OPTS (sizeof(engine_opts) / sizeof(engine_opts[0]))
@@ -153,6 +165,7 @@ void bench_opts_defaults(struct bench_opts *o)
 	o->seed = 0x89; /* fio's default randseed: runs repeat by default */
 	o->eta = ETA_AUTO;
 	o->repetitions = 1;
+	o->log_interval_ns = 1000000000ull;
 }
 
 static int bad_value(const char *opt, const char *arg, const char *want)
@@ -383,6 +396,26 @@ static int apply_engine_opt(struct bench *b, int id, const char *name,
 		break;
 	case OPT_PRESET:
 		break; /* applied before everything else */
+	case OPT_WRITE_LOG:
+	case OPT_WRITE_HIST:
+		if (!arg || !*arg)
+			return bad_value(name, arg, "a file name");
+		if (id == OPT_WRITE_LOG)
+			o->log_file = arg;
+		else
+			o->hist_file = arg;
+		break;
+	case OPT_LOG_INTERVAL:
+		ret = parse_time_opt(name, arg, &o->log_interval_ns);
+		if (!ret && (o->log_interval_ns < BENCH_LOG_MIN_NS ||
+			     o->log_interval_ns > 3600000000000ull))
+			return bad_value(name, arg,
+					 "an interval from 100ms to 1h");
+		o->set |= SET_LOG_INTERVAL;
+		break;
+	case OPT_LOG_PER_JOB:
+		o->log_per_job = true;
+		break;
 	default:
 		return -EINVAL;
 	}
@@ -541,6 +574,24 @@ static int check_combinations(struct bench *b)
 			    (uint64_t)o->numjobs * o->iodepth, 1u << 20);
 		return -EINVAL;
 	}
+	if ((o->log_per_job || (o->set & SET_LOG_INTERVAL)) && !o->log_file) {
+		bench_error("--log_per_job and --log_interval shape the "
+			    "--write_log file: give --write_log FILE too");
+		return -EINVAL;
+	}
+	if (o->log_per_job && o->numjobs > BENCH_LOG_MAX_JOBS) {
+		bench_error("--log_per_job keeps a histogram copy per job: at "
+			    "most %u jobs (log the aggregate instead)",
+			    BENCH_LOG_MAX_JOBS);
+		return -EINVAL;
+	}
+	if (b->nranks > 1 && o->verify && o->filename) {
+		bench_error("--verify tracks a shared --filename's blocks in "
+			    "one process: it cannot with %u MPI ranks (use "
+			    "file per job)",
+			    b->nranks);
+		return -EINVAL;
+	}
 	if (o->verify) {
 		uint64_t nblk = o->size / o->bs;
 		uint64_t sharers = o->filename ? o->numjobs : 1;
@@ -601,8 +652,9 @@ static unsigned int count_backend_opts(const struct bench *b)
 
 static int usage_err(struct bench *b)
 {
-	fprintf(stderr, "Try '%s --help' for more information.\n",
-		bench_prog_name);
+	if (!bench_mute)
+		fprintf(stderr, "Try '%s --help' for more information.\n",
+			bench_prog_name);
 	return -EINVAL;
 }
 
@@ -675,6 +727,8 @@ int bench_cli_parse(struct bench *b, int argc, char **argv)
 		goto out_usage;
 	}
 	free(all);
+	if (help && bench_mute)
+		return BENCH_PARSE_EXIT; /* rank 0 prints it */
 	if (help == 1) {
 		bench_usage(b, stdout);
 		return BENCH_PARSE_EXIT;

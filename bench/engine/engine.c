@@ -14,6 +14,12 @@
  *
  * Errors found on completion threads are only recorded there (they must
  * not block on a terminal); they are printed here once the run is over.
+ *
+ * Under MPI (dist.h) every step that can fail on one rank only - opening
+ * the output files, setting up, opening the jobs - ends with an agreement
+ * of all ranks, so that either every rank goes on to the next collective
+ * step or none does: a rank that stopped alone would leave the others
+ * waiting forever at the next barrier.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -50,6 +56,7 @@ struct bench *bench_create(const struct bench_backend_ops *ops)
 	if (!b)
 		return NULL;
 	b->ops = ops;
+	b->nranks = 1;
 	b->priv = calloc(1, ops->priv_size ? ops->priv_size : 1);
 	if (!b->priv)
 		goto out_free_b;
@@ -172,8 +179,9 @@ int bench_parse(struct bench *b, int argc, char **argv)
 			return ret < 0 ? ret : -EINVAL;
 		}
 	}
-	/* open --output now: a long run must not end unable to report */
-	if (b->o.output) {
+	/* open the outputs now: a long run must not end unable to report;
+	 * only rank 0 reports */
+	if (b->o.output && !b->rank) {
 		b->out = fopen(b->o.output, "w");
 		if (!b->out) {
 			bench_error("--output %s: %s", b->o.output,
@@ -181,6 +189,17 @@ int bench_parse(struct bench *b, int argc, char **argv)
 			return -EINVAL;
 		}
 	}
+	if (b->o.hist_file && !b->rank) {
+		b->hist_out = fopen(b->o.hist_file, "w");
+		if (!b->hist_out) {
+			bench_error("--write_hist %s: %s", b->o.hist_file,
+				    strerror(errno));
+			return -EINVAL;
+		}
+	}
+	ret = bench_log_open(b);
+	if (ret)
+		return ret;
 	b->parsed = true;
 	return 0;
 }
@@ -224,9 +243,9 @@ static int files_create(struct bench *b)
 		if (o->filename)
 			n = asprintf(&f->name, "%s%s%s", dir ? dir : "", sep,
 				     o->filename);
-		else
+		else /* the job's global number: ranks' files differ */
 			n = asprintf(&f->name, "%s%s%s.%u.0", dir ? dir : "",
-				     sep, o->name, i);
+				     sep, o->name, b->rank * o->numjobs + i);
 		if (n < 0) {
 			f->name = NULL;
 			return -ENOMEM;
@@ -254,9 +273,12 @@ static int job_create(struct bench *b, struct bench_job *j, unsigned int i)
 	j->info.index = i;
 	j->info.owner = (uint64_t)i + 1;
 	j->info.size = o->size;
-	snprintf(j->name, sizeof(j->name), "%s%u", o->name, i);
+	j->rank = b->rank;
+	j->gid = b->rank * o->numjobs + i;
+	snprintf(j->name, sizeof(j->name), "%s%u", o->name, j->gid);
+	/* the global number: every rank's jobs draw their own offsets */
 	j->key = bench_mix64(o->seed ^
-			     ((uint64_t)i + 1) * 0x9e3779b97f4a7c15ull);
+			     ((uint64_t)j->gid + 1) * 0x9e3779b97f4a7c15ull);
 	if (b->files) {
 		j->file = &b->files[o->filename ? 0 : i];
 		j->file_rank = j->file->nusers++;
@@ -337,7 +359,31 @@ static int jobs_create(struct bench *b)
 		ret = job_create(b, &b->jobs[i], i);
 		if (ret)
 			return ret;
+		ret = bench_rep_add(b, &b->jobs[i]);
+		if (ret)
+			return ret;
 	}
+	return 0;
+}
+
+/**
+ * bench_rep_add() - append @j to the jobs the report shows
+ * Return: 0 or -ENOMEM.
+ */
+int bench_rep_add(struct bench *b, struct bench_job *j)
+{
+	struct bench_job **r;
+	unsigned int cap;
+
+	if (b->nrep == b->rep_cap) {
+		cap = b->rep_cap ? 2 * b->rep_cap : 16;
+		r = realloc(b->rep, cap * sizeof(*r));
+		if (!r)
+			return -ENOMEM;
+		b->rep = r;
+		b->rep_cap = cap;
+	}
+	b->rep[b->nrep++] = j;
 	return 0;
 }
 
@@ -358,8 +404,9 @@ static int jobs_open(struct bench *b)
 			return ret < 0 ? ret : -EIO;
 		}
 		j->opened = true;
+		/* a file all ranks share is laid out by rank 0 alone */
 		if (j->file && j->file->layout_job == i &&
-		    bench_may_layout(&b->o) &&
+		    bench_may_layout(&b->o) && !(b->o.filename && b->rank) &&
 		    (j->info.file_size < j->file->size || b->o.verify))
 			j->file->need_layout = true;
 	}
@@ -431,21 +478,16 @@ static int report_errors(struct bench *b)
 	return status;
 }
 
-int bench_run(struct bench *b)
+/* Set up, size, allocate and open the jobs: the steps before the run. */
+static int run_prepare(struct bench *b)
 {
-	struct sigaction sa, old_int, old_term;
 	int ret;
 
-	if (!b || !b->parsed || b->ran)
-		return -EINVAL;
-	b->ran = true;
-	b->start_time = time(NULL);
 	ret = b->ops->setup ? b->ops->setup(b->priv, &b->cfg, &b->lim) : 0;
 	if (ret) {
 		bench_error("%s set-up failed: %s", b->ops->name,
 			    strerror(ret < 0 ? -ret : ret));
-		b->status = ret < 0 ? ret : -EIO;
-		return b->status;
+		return ret < 0 ? ret : -EIO;
 	}
 	b->set_up = true;
 	if (b->lim.max_io && b->cfg.bs > b->lim.max_io) {
@@ -453,8 +495,7 @@ int bench_run(struct bench *b)
 			    "transfer, %zu bytes",
 			    b->cfg.bs, b->ops->name, b->lim.max_io);
 		b->usage_error = true;
-		ret = -EINVAL;
-		goto out_teardown;
+		return -EINVAL;
 	}
 	if (!bench_rw_meta(b->o.rw)) {
 		size_t lt = b->cfg.max_len;
@@ -468,9 +509,23 @@ int bench_run(struct bench *b)
 	ret = jobs_create(b);
 	if (ret) {
 		bench_error("cannot allocate the jobs: %s", strerror(-ret));
-		goto out_teardown;
+		return ret;
 	}
-	ret = jobs_open(b);
+	return jobs_open(b);
+}
+
+int bench_run(struct bench *b)
+{
+	struct sigaction sa, old_int, old_term;
+	int ret;
+
+	if (!b || !b->parsed || b->ran)
+		return -EINVAL;
+	b->ran = true;
+	b->start_time = time(NULL);
+	ret = run_prepare(b);
+	/* every rank runs the phases, or none */
+	ret = bench_dist_agree(b, ret);
 	if (ret)
 		goto out_close;
 
@@ -496,8 +551,7 @@ int bench_run(struct bench *b)
 	}
 out_close:
 	jobs_close(b);
-out_teardown:
-	if (b->ops->teardown)
+	if (b->set_up && b->ops->teardown)
 		b->ops->teardown(b->priv);
 	b->set_up = false;
 	b->status = ret;
@@ -519,23 +573,44 @@ int bench_report(struct bench *b, FILE *f)
 		ret = -errno;
 	if (ferror(out) && !ret)
 		ret = -EIO;
+	if (b->hist_out && !ret) {
+		ret = bench_report_hist(b, b->hist_out);
+		if (fflush(b->hist_out) && !ret)
+			ret = -errno;
+		if (ferror(b->hist_out) && !ret)
+			ret = -EIO;
+	}
 	return ret;
+}
+
+/** bench_job_free() - free what a job allocated (not the job itself) */
+void bench_job_free(struct bench_job *j)
+{
+	unsigned int d;
+
+	for (d = 0; d < DIR_NR; d++)
+		free(j->hist[d]);
+	free(j->bufs);
+	free(j->slots_mem);
+	if (j->remote)
+		free((char *)j->info.filename);
 }
 
 void bench_destroy(struct bench *b)
 {
-	unsigned int i, d;
+	unsigned int i;
 
 	if (!b)
 		return;
-	for (i = 0; i < b->njobs; i++) {
-		struct bench_job *j = &b->jobs[i];
-
-		for (d = 0; d < DIR_NR; d++)
-			free(j->hist[d]);
-		free(j->bufs);
-		free(j->slots_mem);
-	}
+	for (i = 0; i < b->njobs; i++)
+		bench_job_free(&b->jobs[i]);
+	for (i = 0; i < b->nrep; i++)
+		if (b->rep[i]->remote) {
+			bench_job_free(b->rep[i]);
+			free(b->rep[i]);
+		}
+	free(b->rep);
+	free(b->ranks);
 	free(b->jobs);
 	for (i = 0; i < b->nfiles; i++) {
 		free(b->files[i].name);
@@ -545,6 +620,9 @@ void bench_destroy(struct bench *b)
 	free(b->ior);
 	if (b->out)
 		fclose(b->out);
+	if (b->hist_out)
+		fclose(b->hist_out);
+	bench_log_close(b);
 	if (b->ops->destroy)
 		b->ops->destroy(b->priv);
 	free(b->priv);
@@ -553,24 +631,49 @@ void bench_destroy(struct bench *b)
 
 int bench_main(const struct bench_backend_ops *ops, int argc, char **argv)
 {
-	struct bench *b = bench_create(ops);
+	struct bench_dist *d = NULL;
+	struct bench *b;
 	int ret, rc;
 
+	/* a build with MPI, started by mpirun: join the other ranks */
+	if (bench_dist_mpi_init)
+		d = bench_dist_mpi_init(&argc, &argv);
+	b = bench_create(ops);
 	if (!b) {
 		fprintf(stderr, "%s: cannot initialise the %s back-end\n",
 			argc > 0 ? argv[0] : "bench",
 			ops && ops->name ? ops->name : "?");
+		if (d)
+			d->finalize(d);
 		return 1;
 	}
+	if (d) {
+		b->dist = d;
+		b->rank = (unsigned int)d->rank;
+		b->nranks = (unsigned int)d->size;
+		bench_msg_rank = d->rank;
+		/* every rank parses the same line: rank 0 speaks for all */
+		bench_mute = d->rank != 0;
+	}
 	ret = bench_parse(b, argc, argv);
-	if (ret) {
-		bench_destroy(b);
-		return ret == BENCH_PARSE_EXIT ? 0 : 2;
+	bench_mute = false;
+	/* 2: usage error, 1: --help, 0: run (rank 0 alone opens files) */
+	rc = bench_dist_max(b, ret == BENCH_PARSE_EXIT ? 1 : ret ? 2 : 0);
+	if (rc) {
+		rc = rc == 2 ? 2 : 0;
+		goto out;
 	}
 	ret = bench_run(b);
 	rc = ret ? (b->usage_error ? 2 : 1) : 0;
-	if (b->started && rc != 2 && bench_report(b, NULL))
+	if (b->started)
+		rc = bench_dist_collect(b, rc);
+	if (b->started && rc != 2 && !b->rank && bench_report(b, NULL))
 		rc = 1;
+	/* every rank exits with the status of the whole run */
+	rc = bench_dist_max(b, rc);
+out:
 	bench_destroy(b);
+	if (d)
+		d->finalize(d);
 	return rc;
 }

@@ -7,9 +7,12 @@
  * everything a storage engineer compares between runs - the fio-style
  * command line, jobs and workloads (fio rw modes, ior-style repetitions,
  * layout and verification passes), the execution model, latency
- * histograms, the normal and JSON reports, the progress line - so that a
- * number printed by nfs3-bench means the same as one printed by p9-bench.
- * A back-end only knows how to open a file and start one asynchronous I/O.
+ * histograms, the normal and JSON reports, the progress line, interval
+ * logs (log.c), multi-process runs under MPI (dist.h) - so that a number
+ * printed by nfs3-bench means the same as one printed by p9-bench.  A
+ * back-end only knows how to open a file and start one asynchronous I/O;
+ * under MPI each rank runs it as it would alone (job_info.index stays
+ * 0 .. numjobs-1; file names carry the global job number).
  *
  * Execution model.  Each job owns iodepth I/O slots (struct bench_io plus
  * the back-end's per-I/O private area, and one buffer each), allocated
@@ -332,7 +335,8 @@ uint64_t bench_now_ns(void);
 
 /*
  * The pieces of bench_main(), for tests and for tools that drive the engine
- * themselves (an MPI wrapper merging ranks).
+ * themselves.  (bench_main() alone joins an MPI job when started by
+ * mpirun; these pieces always run alone.)
  */
 struct bench;
 

@@ -23,6 +23,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "dist.h"
 #include "engine.h"
 #include "hist.h"
 
@@ -79,7 +80,11 @@ enum {
 	SET_RAMP = 1u << 8,
 	SET_NUMBER_IOS = 1u << 9,
 	SET_IODEPTH = 1u << 10,
+	SET_LOG_INTERVAL = 1u << 11,
 };
+
+#define BENCH_LOG_MIN_NS   100000000ull /* the main thread's tick */
+#define BENCH_LOG_MAX_JOBS 1024u
 
 /**
  * struct bench_opts - the parsed command line (strings point into argv
@@ -110,6 +115,10 @@ struct bench_opts {
 	bool group_reporting;
 	unsigned int repetitions;
 	const char *preset;
+	const char *log_file;	  /* --write_log */
+	uint64_t log_interval_ns; /* --log_interval */
+	bool log_per_job;	  /* --log_per_job */
+	const char *hist_file;	  /* --write_hist */
 	unsigned int set;
 };
 
@@ -193,6 +202,9 @@ struct bench_job {
 	struct bench_file *file;
 	unsigned int file_rank; /* among the jobs sharing the file */
 	char name[64];
+	unsigned int gid;  /* global job number: rank * numjobs + index */
+	unsigned int rank; /* the rank that ran it */
+	bool remote;	   /* merged from another rank: report fields only */
 
 	char *slots_mem;
 	size_t slot_stride;
@@ -245,6 +257,22 @@ struct bench_kv {
 	uint64_t value;
 };
 
+/**
+ * struct bench_rankinfo - what the report says about one rank (rank 0's
+ * table after a distributed run is merged)
+ * @ops: measured operations of the rank's jobs (for CPU per operation)
+ */
+struct bench_rankinfo {
+	char host[64];
+	uint64_t usr_ns, sys_ns, wall_ns;
+	uint64_t ops;
+	int status;
+	bool interrupted;
+	bool merged;
+};
+
+struct bench_log;
+
 struct bench {
 	const struct bench_backend_ops *ops;
 	void *priv;
@@ -271,6 +299,15 @@ struct bench {
 	bool ran;
 	bool started; /* a phase ran: there is something to report */
 
+	/* distributed runs (dist.h): rank and size, 0 and 1 when alone */
+	struct bench_dist *dist;
+	unsigned int rank, nranks;
+	struct bench_rankinfo *ranks; /* rank 0 after a merge, else NULL */
+
+	/* the jobs reports show: the local ones, then merged remote ones */
+	struct bench_job **rep;
+	unsigned int nrep, rep_cap;
+
 	/* measured CPU and wall time over all measured phases */
 	bool measured_any;
 	uint64_t usr_ns, sys_ns, wall_ns;
@@ -286,7 +323,9 @@ struct bench {
 	/* progress */
 	bool progress;
 	FILE *progress_f;
-	FILE *out; /* --output, opened at parse time */
+	FILE *out;	       /* --output, opened at parse time */
+	FILE *hist_out;	       /* --write_hist, opened at parse time */
+	struct bench_log *log; /* --write_log */
 	uint64_t prog_last_t;
 	uint64_t prog_last_ops[DIR_NR], prog_last_bytes[DIR_NR];
 	size_t prog_width;
@@ -346,7 +385,40 @@ long bench_pattern_check(const void *buf, uint64_t off, size_t len,
 /* report.c */
 int bench_report_normal(struct bench *b, FILE *f);
 int bench_report_json(struct bench *b, FILE *f);
+int bench_report_hist(struct bench *b, FILE *f);
 const char *bench_dir_name(enum bench_dir d);
+
+/* units.c: messages of ranks other than 0 */
+extern int bench_msg_rank; /* -1: alone; else prefixed "[rank N]" */
+extern bool bench_mute;	   /* drop bench_error() (identical on rank 0) */
+
+/* engine.c */
+int bench_rep_add(struct bench *b, struct bench_job *j);
+void bench_job_free(struct bench_job *j);
+
+/* reduce.c: one rank's results, packed for rank 0 */
+uint64_t bench_fingerprint(const struct bench_opts *o);
+long bench_result_pack(struct bench *b, void *buf, size_t len);
+int bench_result_merge(struct bench *b, const void *buf, size_t len);
+void bench_rankinfo_local(struct bench *b, struct bench_rankinfo *ri);
+int bench_ranks_init(struct bench *b);
+
+/* dist.c: collectives with the engine's meaning (no-ops when alone) */
+int bench_dist_agree(struct bench *b, int status);
+bool bench_dist_any(struct bench *b, bool local);
+int bench_dist_barrier(struct bench *b);
+int bench_dist_collect(struct bench *b, int rc);
+int bench_dist_max(struct bench *b, int v);
+
+/* log.c: per-interval logs (--write_log) */
+int bench_log_open(struct bench *b);
+void bench_log_phase_start(struct bench *b);
+void bench_log_tick(struct bench *b, uint64_t now);
+void bench_log_phase_end(struct bench *b, uint64_t now);
+uint64_t bench_log_next(const struct bench *b);
+void bench_log_close(struct bench *b);
+int bench_rank_path(char *out, size_t len, const char *path, unsigned int rank,
+		    unsigned int nranks);
 
 /* progress.c */
 void bench_progress_start(struct bench *b);

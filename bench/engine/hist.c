@@ -82,6 +82,47 @@ void bench_hist_merge(struct bench_hist *dst, const struct bench_hist *src)
 				      memory_order_relaxed);
 }
 
+void bench_hist_copy(struct bench_hist *dst, const struct bench_hist *src)
+{
+	unsigned int i;
+
+	for (i = 0; i < BENCH_HIST_NBUCKETS; i++)
+		atomic_store_explicit(&dst->b[i], ld(&src->b[i]),
+				      memory_order_relaxed);
+	atomic_store_explicit(&dst->count, ld(&src->count),
+			      memory_order_relaxed);
+	atomic_store_explicit(&dst->sum, ld(&src->sum), memory_order_relaxed);
+	atomic_store_explicit(&dst->sumsq, ld(&src->sumsq),
+			      memory_order_relaxed);
+	atomic_store_explicit(&dst->min, ld(&src->min), memory_order_relaxed);
+	atomic_store_explicit(&dst->max, ld(&src->max), memory_order_relaxed);
+}
+
+void bench_hist_delta(struct bench_hist *dst, const struct bench_hist *now,
+		      const struct bench_hist *then)
+{
+	uint64_t n = 0, a, c, s;
+	unsigned int i;
+
+	for (i = 0; i < BENCH_HIST_NBUCKETS; i++) {
+		a = ld(&now->b[i]);
+		c = ld(&then->b[i]);
+		c = a > c ? a - c : 0;
+		n += c;
+		atomic_store_explicit(&dst->b[i], c, memory_order_relaxed);
+	}
+	a = ld(&now->sum);
+	s = ld(&then->sum);
+	atomic_store_explicit(&dst->count, n, memory_order_relaxed);
+	atomic_store_explicit(&dst->sum, a > s ? a - s : 0,
+			      memory_order_relaxed);
+	atomic_store_explicit(&dst->sumsq,
+			      d2u(u2d(ld(&now->sumsq)) - u2d(ld(&then->sumsq))),
+			      memory_order_relaxed);
+	atomic_store_explicit(&dst->min, 0, memory_order_relaxed);
+	atomic_store_explicit(&dst->max, UINT64_MAX, memory_order_relaxed);
+}
+
 uint64_t bench_hist_count(const struct bench_hist *h)
 {
 	return ld(&h->count);

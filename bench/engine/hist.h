@@ -115,6 +115,27 @@ void bench_hist_init(struct bench_hist *h);
  */
 void bench_hist_merge(struct bench_hist *dst, const struct bench_hist *src);
 
+/**
+ * bench_hist_copy() - make @dst a copy of @src
+ * Context: @src may be recorded into concurrently (each field is read
+ * once, atomically; @dst is then a consistent-enough snapshot for
+ * interval statistics, see bench_hist_delta()).  @dst must not be.
+ */
+void bench_hist_copy(struct bench_hist *dst, const struct bench_hist *src);
+
+/**
+ * bench_hist_delta() - the samples recorded between two snapshots
+ * @dst: receives @now minus @then, bucket by bucket
+ * @now, @then: copies of one histogram, @then taken first
+ *
+ * @dst's count is the sum of its buckets (a snapshot taken while samples
+ * arrive may have counted a sample in one field and not yet in another);
+ * its min is 0 and its max UINT64_MAX (unknown for an interval), so its
+ * percentiles are bucket midpoints, unclamped.
+ */
+void bench_hist_delta(struct bench_hist *dst, const struct bench_hist *now,
+		      const struct bench_hist *then);
+
 /** bench_hist_count() - number of samples */
 uint64_t bench_hist_count(const struct bench_hist *h);
 

@@ -19,6 +19,12 @@
  * the end of the runtime, whichever is first; ior phases also record
  * their own bytes, operations and duration (first submission of any job
  * to the last completion of all, as ior times a phase between barriers).
+ *
+ * Under MPI every rank runs the same sequence of phases: whether to lay
+ * out is agreed first (a rank without a file to lay out still takes part,
+ * with no work), after each phase all ranks agree whether any failed, and
+ * each phase starts right after a barrier, so that the ranks' ramps and
+ * runtimes start together (to within the barrier's release skew).
  */
 #include <errno.h>
 #include <string.h>
@@ -131,11 +137,16 @@ static void phase_wait(struct bench *b)
 		}
 		if (b->progress)
 			bench_progress_tick(b, now);
+		if (b->log)
+			bench_log_tick(b, now);
 		/* short sleeps: notice ^C and the ramp's end promptly */
 		wait = 100000000ull;
 		if (ph->measured && !b->ru_marked && ph->t_measure > now &&
 		    ph->t_measure - now < wait)
 			wait = ph->t_measure - now;
+		if (b->log && bench_log_next(b) > now &&
+		    bench_log_next(b) - now < wait)
+			wait = bench_log_next(b) - now;
 		bench_futex_wait(&b->jobs_running, n, wait);
 	}
 }
@@ -252,6 +263,10 @@ static int run_phase(struct bench *b, enum bench_phase_kind kind,
 		phase_prepare_job(b, &b->jobs[i]);
 		n += b->jobs[i].budget != 0;
 	}
+	/* all ranks start the clock together */
+	ret = bench_dist_barrier(b);
+	if (ret)
+		return ret;
 	ph->t_start = bench_now_ns();
 	ph->t_measure = ph->t_start;
 	ph->t_end = UINT64_MAX;
@@ -264,6 +279,8 @@ static int run_phase(struct bench *b, enum bench_phase_kind kind,
 		b->measured_any = true;
 		if (ph->t_measure == ph->t_start)
 			ru_mark(b);
+		if (b->log)
+			bench_log_phase_start(b);
 	}
 	atomic_store_explicit(&b->jobs_running, n, memory_order_relaxed);
 	for (i = 0; i < b->njobs; i++) {
@@ -298,10 +315,21 @@ static int run_phase(struct bench *b, enum bench_phase_kind kind,
 			b->wall_ns += now - ph->t_measure;
 		ru_account(b);
 		phase_account(b, before);
+		if (b->log)
+			bench_log_phase_end(b, now);
 	}
 	if (kind == PH_LAYOUT)
 		layout_done(b);
 	return ret;
+}
+
+/*
+ * After a phase: stop when it failed here or, under MPI, on any rank (all
+ * ranks must take the same path to the next phase's barrier).
+ */
+static bool phase_stop(struct bench *b, int ret)
+{
+	return bench_dist_any(b, ret || atomic_load(&b->abort));
 }
 
 /**
@@ -320,25 +348,25 @@ int bench_run_phases(struct bench *b)
 	b->started = true;
 	for (i = 0; i < b->nfiles; i++)
 		layout |= b->files[i].need_layout;
-	if (layout) {
+	if (bench_dist_any(b, layout)) {
 		ret = run_phase(b, PH_LAYOUT, RW_WRITE, -1);
-		if (ret || atomic_load(&b->abort))
+		if (phase_stop(b, ret))
 			return ret;
 	}
 	if (o->workload == WL_FIO) {
 		ret = run_phase(b, PH_MAIN, o->rw, -1);
-		if (ret || atomic_load(&b->abort))
+		if (phase_stop(b, ret))
 			return ret;
 	} else {
 		for (r = 0; r < o->repetitions; r++) {
 			if (o->rw != RW_READ) {
 				ret = run_phase(b, PH_MAIN, RW_WRITE, (int)r);
-				if (ret || atomic_load(&b->abort))
+				if (phase_stop(b, ret))
 					return ret;
 			}
 			if (o->rw != RW_WRITE) {
 				ret = run_phase(b, PH_MAIN, RW_READ, (int)r);
-				if (ret || atomic_load(&b->abort))
+				if (phase_stop(b, ret))
 					return ret;
 			}
 		}

@@ -8,7 +8,8 @@
  * forces stderr, --eta never silences it).  The main thread computes it
  * from the same atomic counters the completions update, so it costs the
  * I/O path nothing.  The line is rewritten in place with '\r' and erased
- * before the report.
+ * before the report.  Under MPI only rank 0 prints, and its line counts
+ * its own jobs, on request (--eta always).
  */
 #include <inttypes.h>
 #include <string.h>
@@ -22,7 +23,11 @@ void bench_progress_start(struct bench *b)
 
 	b->progress = false;
 	b->progress_f = NULL;
-	if (o->eta == ETA_NEVER)
+	/* under MPI, rank 0's line only (N would overwrite each other), and
+	 * only on request: it counts rank 0's own jobs, and mpirun may give
+	 * every rank a terminal */
+	if (o->eta == ETA_NEVER || b->rank ||
+	    (b->nranks > 1 && o->eta != ETA_ALWAYS))
 		return;
 	if (o->eta == ETA_ALWAYS || isatty(STDERR_FILENO))
 		b->progress_f = stderr;
@@ -89,9 +94,9 @@ void bench_progress_tick(struct bench *b, uint64_t now)
 		       b->prog_last_ops[1] - b->prog_last_ops[2]) /
 		      dt,
 	      "");
-	len = snprintf(line, sizeof(line),
-		       "Jobs: %u (%s): [r=%s,w=%s][%s IOPS]", running,
-		       ph->label, r, w, io);
+	len = snprintf(
+		line, sizeof(line), "%sJobs: %u (%s): [r=%s,w=%s][%s IOPS]",
+		b->nranks > 1 ? "rank 0: " : "", running, ph->label, r, w, io);
 	if (ph->t_end != UINT64_MAX && ph->t_end > now) {
 		uint64_t s = (ph->t_end - now + 999999999ull) / 1000000000ull;
 

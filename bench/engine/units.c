@@ -17,12 +17,21 @@
 
 #include "engine_int.h"
 
+int bench_msg_rank = -1;
+bool bench_mute;
+
 void bench_error(const char *fmt, ...)
 {
 	va_list ap;
 	size_t n = strlen(fmt);
 
-	fprintf(stderr, "%s: ", bench_prog_name);
+	if (bench_mute)
+		return;
+	if (bench_msg_rank >= 0)
+		fprintf(stderr, "%s[rank %d]: ", bench_prog_name,
+			bench_msg_rank);
+	else
+		fprintf(stderr, "%s: ", bench_prog_name);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);

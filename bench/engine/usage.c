@@ -112,8 +112,24 @@ void bench_usage(struct bench *b, FILE *f)
 	      "  --group_reporting    report all jobs as one\n"
 	      "  --eta auto|always|never  progress line once a second "
 	      "[auto: on a terminal]\n"
+	      "  --write_log FILE     a TSV line per interval: IOPS, "
+	      "bandwidth, latency\n"
+	      "                       (mean, p50, p99) per direction, all "
+	      "jobs together\n"
+	      "  --log_per_job        ... and one line per job too\n"
+	      "  --log_interval TIME  the log's interval [1s, at least "
+	      "100ms]\n"
+	      "  --write_hist FILE    the final latency histograms (TSV, "
+	      "for CDF plots)\n"
 	      "  -h, --help           this text; -V, --version\n",
 	      f);
+	if (bench_dist_mpi_init) /* this program was built with MPI */
+		fputs("\nUnder mpirun each rank runs --numjobs jobs (rank r: "
+		      "jobs r*numjobs...), all\nranks start each phase "
+		      "together, and rank 0 reports every rank's jobs and\n"
+		      "their merged aggregate; --write_log files are per rank "
+		      "(run.tsv: run.R.tsv).\n",
+		      f);
 	if (ops->options && ops->options[0].name) {
 		fprintf(f, "\n%s options:\n", ops->name);
 		for (bo = ops->options; bo->name; bo++) {

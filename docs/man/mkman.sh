@@ -21,6 +21,7 @@ for src in *.1.in; do
 		/^@COMMON_TAIL@$/ { while ((getline l < tail) > 0) print l; next }
 		{ print }' "$src" |
 		sed -e "s|@VERSION@|$version|g" -e "s|@ROOT@|$root|g" \
+		    -e "s|@PROG@|${page%.1}|g" \
 		    -e "s|@NULLOP@|$nullop|g")
 	if ((check)); then
 		if [[ "$out" != "$(cat "$page" 2>/dev/null)" ]]; then

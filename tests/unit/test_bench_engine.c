@@ -564,8 +564,10 @@ static void test_ramp_time_is_excluded_from_stats(void **st)
 	assert_true(jnum("aggregate/read/lat_ns/max") < 100e6);
 	assert_true(jnum("aggregate/read/total_ios") > 0);
 	/* a loaded machine may wake the job thread late */
-	assert_true(jnum("aggregate/read/runtime") >= 300 - 30 &&
-		    jnum("aggregate/read/runtime") <= 300 + 50);
+	/* the runtime itself is test_runtime_is_respected's business; here
+	 * only that the measured window is the runtime, not the ramp too */
+	assert_true(jnum("aggregate/read/runtime") >= 200 &&
+		    jnum("aggregate/read/runtime") <= 400);
 }
 
 static void test_runtime_is_respected(void **st)

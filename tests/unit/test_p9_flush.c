@@ -546,6 +546,7 @@ static void test_stuck_flushes_holding_every_slot_end_the_session(void **state)
 	struct p9_clnt *c;
 	struct p9_attr a;
 	uint32_t fid, n;
+	int r;
 
 	(void)state;
 	setup_srv();
@@ -556,9 +557,13 @@ static void test_stuck_flushes_holding_every_slot_end_the_session(void **state)
 	assert_int_equal(p9_read(c, fid, 0, 512, buf, &n), -ETIMEDOUT);
 	srv_set(0, P9F_FLUSH_SILENT);
 	assert_int_equal(p9_getattr(c, fid, 0, &a), 0);
-	/* the second takes the last two: nothing could run any more */
+	/* the second takes the last two: nothing could run any more.  The
+	 * read ends with its own timeout or, if the session is shut down
+	 * first (a loaded machine can order them either way), with it */
 	srv_set(P9_TREAD, P9F_FLUSH_SILENT);
-	assert_int_equal(p9_read(c, fid, 0, 512, buf, &n), -ETIMEDOUT);
+	r = p9_read(c, fid, 0, 512, buf, &n);
+	if (r != -ETIMEDOUT && r != -ECONNRESET)
+		fail_msg("second stuck read: %d", r);
 	assert_int_equal(stats(c).flush_expired, 2);
 	assert_int_equal(p9_getattr(c, fid, 0, &a), -ENOTCONN);
 	p9_close(c);

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# make check-install: install into a temporary PREFIX, check what landed
+# (versioned soname, pkg-config data, headers, man pages, tools), build
+# every examples/*.c against it through pkg-config exactly as a user would
+# and run it, uninstall and prove nothing is left; then the same with
+# DESTDIR staging and PREFIX=/usr, as a distribution package build does.
+#
+# usage: scripts/check-install.sh BUILDDIR     (MAKE, CC, BUILD from make)
+set -euo pipefail
+o=${1:?usage: check-install.sh BUILDDIR}
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+make=(${MAKE:-make} -s --no-print-directory BUILD="${BUILD:-plain}")
+cc=${CC:-cc}
+inst=$top/build/install-test
+ex=$top/$o/examples-installed
+version=$(sed -n 's/^VERSION *:= *//p' Makefile)
+soversion=$(sed -n 's/^SOVERSION *:= *//p' Makefile)
+
+fail() { echo "check-install: FAIL: $*" >&2; exit 1; }
+left() { find "$1" \( -type f -o -type l \) -print 2>/dev/null; }
+# has TEXT CMD...: CMD's output contains TEXT (no pipe into grep -q: with
+# pipefail the writer's SIGPIPE would fail the test)
+has() {
+	local out
+	out=$("${@:2}")
+	[[ $out == *"$1"* ]]
+}
+
+# $1: the installation's root (PREFIX, or DESTDIR + PREFIX)
+check_tree() {
+	local r=$1 f b
+	for f in lib/libxprt.a lib/libxprt.so "lib/libxprt.so.$soversion" \
+		"lib/libxprt.so.$version" lib/pkgconfig/libxprt.pc \
+		include/libxprt/nfs3.h include/libxprt/rpc.h \
+		share/man/man3/libxprt.3 bin/xprt-plot; do
+		[[ -e $r/$f ]] || fail "$r/$f was not installed"
+	done
+	[[ $(readlink "$r/lib/libxprt.so") == "libxprt.so.$version" ]] ||
+		fail "libxprt.so does not point at libxprt.so.$version"
+	has "Library soname: [libxprt.so.$soversion]" readelf -d "$r/lib/libxprt.so.$version" ||
+		fail "no soname libxprt.so.$soversion"
+	for f in include/libxprt/*.h; do
+		cmp -s "$f" "$r/$f" || fail "$r/$f differs from the source"
+	done
+	for f in "$r"/bin/*; do # every installed program has its man page
+		b=${f##*/}
+		[[ ! -e docs/man/$b.1 || -e $r/share/man/man1/$b.1 ]] ||
+			fail "$b is installed without its man page"
+	done
+	[[ -x $r/bin/xprt-plot ]] || fail "xprt-plot is not executable"
+}
+
+# --- 1. PREFIX: build and run the examples against it ----------------
+rm -rf "$inst" "$ex"
+"${make[@]}" install PREFIX="$inst"
+check_tree "$inst"
+export PKG_CONFIG_PATH=$inst/lib/pkgconfig
+[[ $(pkg-config --modversion libxprt) == "$version" ]] || fail "pkg-config version"
+mkdir -p "$ex"
+for f in examples/*.c; do
+	b=$(basename "$f" .c)
+	echo "  CC (installed libxprt) $b"
+	# shellcheck disable=SC2046 # pkg-config's words
+	"$cc" -std=c11 -Wall -Wextra -Werror -o "$ex/$b" "$f" \
+		$(pkg-config --cflags --libs libxprt) -Wl,-rpath,"$inst/lib"
+	"$ex/$b" -h >/dev/null || fail "$b -h"
+	has "$inst/lib/libxprt.so.$soversion" ldd "$ex/$b" ||
+		fail "$b does not use the installed libxprt.so.$soversion"
+done
+# the static library links too (pkg-config --static)
+# shellcheck disable=SC2046
+"$cc" -std=c11 -o "$ex/rpcping-static" examples/rpcping.c \
+	$(pkg-config --cflags libxprt) "$inst/lib/libxprt.a" \
+	$(pkg-config --static --libs-only-l libxprt | sed 's/-lxprt//') ||
+	fail "static link"
+has libxprt ldd "$ex/rpcping-static" && fail "rpcping-static uses libxprt.so"
+"$ex/rpcping-static" -h >/dev/null || fail "rpcping-static -h"
+unset PKG_CONFIG_PATH
+"${make[@]}" uninstall PREFIX="$inst"
+l=$(left "$inst")
+[[ -z $l ]] || fail "uninstall left: $l"
+
+# --- 2. DESTDIR staging with PREFIX=/usr -----------------------------
+stage=$inst/stage
+"${make[@]}" install DESTDIR="$stage" PREFIX=/usr
+check_tree "$stage/usr"
+pc=$stage/usr/lib/pkgconfig/libxprt.pc
+grep -qx 'prefix=/usr' "$pc" || fail "libxprt.pc: $(head -3 "$pc")"
+grep -q "$stage" "$pc" && fail "libxprt.pc names the staging directory"
+[[ -z $(left "$inst" | grep -v "^$stage/") ]] || fail "DESTDIR install wrote outside it"
+grep -qx 'libdir=${prefix}/lib' "$pc" || fail "libxprt.pc is not relocatable"
+# the staged tree, relocated by its prefix line alone: what the package's
+# users will compile with
+mkdir -p "$ex/pc"
+sed "s|^prefix=.*|prefix=$stage/usr|" "$pc" >"$ex/pc/libxprt.pc"
+# shellcheck disable=SC2046
+"$cc" -std=c11 -Wall -Wextra -Werror -o "$ex/rpcping-staged" examples/rpcping.c \
+	$(PKG_CONFIG_PATH=$ex/pc pkg-config --cflags --libs libxprt) \
+	-Wl,-rpath,"$stage/usr/lib"
+has "$stage/usr/lib/libxprt.so" ldd "$ex/rpcping-staged" ||
+	fail "rpcping-staged does not use the staged library"
+"$ex/rpcping-staged" -h >/dev/null || fail "rpcping against the staged tree"
+"${make[@]}" uninstall DESTDIR="$stage" PREFIX=/usr
+l=$(left "$inst")
+[[ -z $l ]] || fail "uninstall with DESTDIR left: $l"
+rm -rf "$inst" "$ex"
+echo "check-install: installed, examples built and run against it, uninstalled cleanly (PREFIX and DESTDIR)"
