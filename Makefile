@@ -217,6 +217,32 @@ tools: examples
 check-install: lib tools
 	MAKE="$(MAKE)" CC="$(CC)" BUILD=$(BUILD) scripts/check-install.sh $(O)
 
+# ================================================================ p9-bench
+# (owned by p9-bench: bench/p9_bench.[ch], bench/p9_io.c,
+# scripts/bench-p9.py, tests/integration/test_p9_bench.sh)
+# bench-p9: p9-bench against diod and ganesha beside the peers (peer_p9,
+# diod's diodload) in alternating rounds, medians; the 9P slab thread's
+# 32-byte experiment (--alloc pool vs malloc).  About 4 minutes, QUICK=1
+# under one.  Writes $(O)/bench-p9.{md,tsv,json}.
+.PHONY: bench-p9
+
+# p9-bench is two files: its I/O path (p9_io.c) links beside the main
+# through the engine's rule (BENCH_OBJS_<proto>).
+BENCH_OBJS_p9 := $(O)/obj/bench/p9_io.o
+$(O)/bench/p9-bench: $(BENCH_OBJS_p9)
+-include $(BENCH_OBJS_p9:.o=.d)
+
+bench-p9: deps-check
+	@scripts/deps.sh --check servers >/dev/null 2>&1 || \
+	    scripts/deps.sh servers
+	@$(MAKE) --no-print-directory -s $(O)/bench/p9-bench
+	@$(MAKE) --no-print-directory -s -C bench/peers O=$(CURDIR)/$(O)/bench/peers
+	scripts/bench-p9.py $(O)
+
+# test_p9_bench.sh runs the p9-bench of the build being tested
+integration: $(O)/bench/p9-bench
+# ============================================================ end p9-bench
+
 # ================================================================ bench engine
 # (owned by the bench engine: bench/engine/, bench/*_bench.c, docs/man/)
 # One engine, one back-end per protocol: every bench/<proto>_bench.c main
@@ -280,10 +306,12 @@ $(BENCH_ENGINE_A): $(BENCH_ENGINE_OBJS)
 	rm -f $@
 	ar rcs $@ $^
 
+# A bench of several files names its other objects in BENCH_OBJS_<proto>
+# (and lists them as prerequisites of its binary): they link after the main.
 $(O)/bench/%-bench: bench/%_bench.c $(BENCH_MPI_OBJ) $(BENCH_ENGINE_A) \
 		$(LIB_A) $(BENCH_CONFIG)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_ALL) -Ibench -o $@ $< $(BENCH_MPI_OBJ) \
+	$(CC) $(CFLAGS_ALL) -Ibench -o $@ $< $(BENCH_OBJS_$*) $(BENCH_MPI_OBJ) \
 	    $(BENCH_ENGINE_A) $(LIB_A) $(LDFLAGS_ALL) $(PKG_LIBS) $(MPI_LIBS) \
 	    -lm
 
@@ -498,7 +526,7 @@ uninstall:
 
 # ---------------------------------------------------------------- style
 FORMAT_SRCS = $(sort $(wildcard include/libxprt/*.h xprt/*.[ch] rpc/*.[ch] \
-              nfs3/*.[ch] p9/*.[ch] bench/*/*.[ch] tests/*/*.[ch]))
+              nfs3/*.[ch] p9/*.[ch] bench/*.[ch] bench/*/*.[ch] tests/*/*.[ch]))
 
 format:
 	clang-format -i $(FORMAT_SRCS)
