@@ -196,9 +196,6 @@ $(O)/bench/micro/%: bench/micro/%.c $(MICRO_COMMON_OBJS) $(LIB_A)
 bench-micro: deps-check $(MICRO_BINS)
 	@scripts/run-bench-micro.sh $(O) $(MICRO_BINS)
 
-demo: deps-check
-	$(MAKE) bench-micro MB_QUICK=1
-
 # ---------------------------------------------------------------- examples
 # Examples are tools built the way a user builds theirs: against the
 # library through pkg-config.  `make examples` uses this build tree;
@@ -219,6 +216,32 @@ tools: examples
 # DESTDIR staging (scripts/check-install.sh).
 check-install: lib tools
 	MAKE="$(MAKE)" CC="$(CC)" BUILD=$(BUILD) scripts/check-install.sh $(O)
+
+# ================================================================ p9-bench
+# (owned by p9-bench: bench/p9_bench.[ch], bench/p9_io.c,
+# scripts/bench-p9.py, tests/integration/test_p9_bench.sh)
+# bench-p9: p9-bench against diod and ganesha beside the peers (peer_p9,
+# diod's diodload) in alternating rounds, medians; the 9P slab thread's
+# 32-byte experiment (--alloc pool vs malloc).  About 4 minutes, QUICK=1
+# under one.  Writes $(O)/bench-p9.{md,tsv,json}.
+.PHONY: bench-p9
+
+# p9-bench is two files: its I/O path (p9_io.c) links beside the main
+# through the engine's rule (BENCH_OBJS_<proto>).
+BENCH_OBJS_p9 := $(O)/obj/bench/p9_io.o
+$(O)/bench/p9-bench: $(BENCH_OBJS_p9)
+-include $(BENCH_OBJS_p9:.o=.d)
+
+bench-p9: deps-check
+	@scripts/deps.sh --check servers >/dev/null 2>&1 || \
+	    scripts/deps.sh servers
+	@$(MAKE) --no-print-directory -s $(O)/bench/p9-bench
+	@$(MAKE) --no-print-directory -s -C bench/peers O=$(CURDIR)/$(O)/bench/peers
+	scripts/bench-p9.py $(O)
+
+# test_p9_bench.sh runs the p9-bench of the build being tested
+integration: $(O)/bench/p9-bench
+# ============================================================ end p9-bench
 
 # ================================================================ bench engine
 # (owned by the bench engine: bench/engine/, bench/*_bench.c, docs/man/)
@@ -283,10 +306,12 @@ $(BENCH_ENGINE_A): $(BENCH_ENGINE_OBJS)
 	rm -f $@
 	ar rcs $@ $^
 
+# A bench of several files names its other objects in BENCH_OBJS_<proto>
+# (and lists them as prerequisites of its binary): they link after the main.
 $(O)/bench/%-bench: bench/%_bench.c $(BENCH_MPI_OBJ) $(BENCH_ENGINE_A) \
 		$(LIB_A) $(BENCH_CONFIG)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_ALL) -Ibench -o $@ $< $(BENCH_MPI_OBJ) \
+	$(CC) $(CFLAGS_ALL) -Ibench -o $@ $< $(BENCH_OBJS_$*) $(BENCH_MPI_OBJ) \
 	    $(BENCH_ENGINE_A) $(LIB_A) $(LDFLAGS_ALL) $(PKG_LIBS) $(MPI_LIBS) \
 	    -lm
 
@@ -446,6 +471,43 @@ fuzz-long: fuzz-build
 -include $(FUZZ_LIB_OBJS:.o=.d) $(FUZZ_BINS:=.d)
 # ============================================================ end fuzzing
 
+# ================================================== demo and peer benchmarks
+# (owned by nfs3-bench: scripts/bench-*.sh, tests/integration/test_nfs3_bench*)
+# demo: from a fresh Debian 12 machine (as root) to an nfs3-bench result:
+# packages, build, ganesha on loopback, two short runs, server stopped.
+# bench-rpc / bench-nfs3: our client and the peers (libtirpc, libnfs) in
+# alternating rounds against ganesha; QUICK=1 for a short version.  Each
+# writes $(O)/bench-<name>.{json,md,tsv}.  The deps step is a sub-make
+# target of its own: pkg-config must exist before this Makefile is read
+# again for the build.
+.PHONY: bench-rpc bench-nfs3 bench-peers demo-build
+
+bench-peers:
+	$(MAKE) -s -C bench/peers O=$(O)/bench/peers
+
+demo-build:
+	$(MAKE) $(O)/bench/nfs3-bench
+
+demo:
+	@scripts/deps.sh build servers
+	@echo "demo: building nfs3-bench ($(O))"
+	@$(MAKE) --no-print-directory -s demo-build
+	@scripts/bench-demo.sh $(O)
+
+bench-rpc:
+	@scripts/deps.sh build servers
+	@$(MAKE) --no-print-directory -s examples bench-peers
+	scripts/bench-rpc.sh $(O)
+
+bench-nfs3:
+	@scripts/deps.sh build servers
+	@$(MAKE) --no-print-directory -s $(O)/bench/nfs3-bench bench-peers
+	scripts/bench-nfs3.sh $(O)
+
+# test_nfs3_bench.sh runs the nfs3-bench of the build being tested
+integration: $(O)/bench/nfs3-bench
+# ============================================== end demo and peer benchmarks
+
 # ---------------------------------------------------------------- install
 LIB_MANS := $(sort $(wildcard docs/man/*.3))
 
@@ -471,7 +533,7 @@ uninstall:
 
 # ---------------------------------------------------------------- style
 FORMAT_SRCS = $(sort $(wildcard include/libxprt/*.h xprt/*.[ch] rpc/*.[ch] \
-              nfs3/*.[ch] p9/*.[ch] bench/*/*.[ch] tests/*/*.[ch]))
+              nfs3/*.[ch] p9/*.[ch] bench/*.[ch] bench/*/*.[ch] tests/*/*.[ch]))
 
 format:
 	clang-format -i $(FORMAT_SRCS)

@@ -254,10 +254,12 @@ int p9_connect(struct p9_clnt **cp, const struct p9_opts *opts)
 	xo.connect_timeout_ms = c->opts.connect_timeout_ms;
 	err = xprt_create(&c->x, &xo);
 	if (err) {
+		/* the transport's -ENOENT means the name did not resolve */
 		p9_errmsg(&c->opts, "connect to %s:%u%s: %s", c->host,
 			  c->opts.port,
 			  xo.transport == XPRT_TRANSPORT_RDMA ? " (RDMA)" : "",
-			  strerror(-err));
+			  err == -ENOENT ? "host name does not resolve" :
+					   strerror(-err));
 		goto out_pool;
 	}
 	/* the handshake runs under the connect timeout, calls after it

@@ -75,7 +75,8 @@ struct tcp_tp {
 	 * synchronous caller waiting for its own reply (tcp_wait). */
 	pthread_mutex_t rx_mtx;
 	atomic_bool fd_armed;	 /* rx_fd is in the epoll set (under rx_mtx) */
-	atomic_bool arm_wanted;	 /* an async submit found it disarmed */
+	atomic_bool arm_wanted;	 /* someone needs the receive thread to
+				  * read: arm rx_fd (see role_release) */
 	atomic_bool rx_deferred; /* the receive thread found the role taken */
 	struct xprt_tcp_rx rx;
 };
@@ -335,22 +336,6 @@ static void rx_arm(struct tcp_tp *tp, bool on)
 		atomic_store(&tp->fd_armed, on);
 }
 
-/*
- * Let go of the receiver role.  Whoever found the role taken and needs the
- * socket watched sets arm_wanted first and then tries the lock again; the
- * holder re-checks after unlocking, so one of the two always arms it.
- */
-static void rx_role_release(struct tcp_tp *tp)
-{
-	pthread_mutex_unlock(&tp->rx_mtx);
-	while (atomic_load(&tp->arm_wanted) &&
-	       pthread_mutex_trylock(&tp->rx_mtx) == 0) {
-		if (atomic_exchange(&tp->arm_wanted, false))
-			rx_arm(tp, true);
-		pthread_mutex_unlock(&tp->rx_mtx);
-	}
-}
-
 static void rx_detach(struct xprt *x, struct tcp_tp *tp, int err)
 {
 	xprt_conn_lost(x, tp->rx_cookie, err);
@@ -362,6 +347,28 @@ static void rx_detach(struct xprt *x, struct tcp_tp *tp, int err)
 	tp->rx_detached = true;
 	pthread_cond_broadcast(&tp->cond);
 	pthread_mutex_unlock(&tp->lock);
+}
+
+/*
+ * Let go of the receiver role.  Whoever needs the socket armed for the
+ * receive thread (an async submit, a synchronous caller that could not
+ * take the role) sets arm_wanted and then tries the role; when that try
+ * fails, the holder must act on the flag, and it may have been set after
+ * the holder last looked.  So every holder looks again after unlocking,
+ * and takes the role once more to arm: of the holders that let go after
+ * the flag was set, the last one sees it.  Without this, a reply could
+ * sit in the socket with nobody reading it until the next timer (the
+ * request's retransmission, 60 s by default).
+ */
+static void role_release(struct tcp_tp *tp)
+{
+	pthread_mutex_unlock(&tp->rx_mtx);
+	while (atomic_load(&tp->arm_wanted) &&
+	       pthread_mutex_trylock(&tp->rx_mtx) == 0) {
+		if (atomic_exchange(&tp->arm_wanted, false))
+			rx_arm(tp, true);
+		pthread_mutex_unlock(&tp->rx_mtx);
+	}
 }
 
 static void *tcp_rx_main(void *arg)
@@ -390,7 +397,7 @@ static void *tcp_rx_main(void *arg)
 			    rx_stalled(&tp->rx, xprt_now_ns()))
 				rx_detach(x, tp, -ETIMEDOUT);
 			mid_msg = tp->rx.in_msg;
-			rx_role_release(tp);
+			role_release(tp);
 		} else {
 			atomic_store(&tp->rx_deferred, true);
 		}
@@ -418,7 +425,7 @@ static void *tcp_rx_main(void *arg)
 				continue; /* a caller receives (and disarms) */
 			}
 			if (evs[i].data.fd != tp->rx_fd) {
-				rx_role_release(tp);
+				role_release(tp);
 				continue;
 			}
 			xprt_rx_batch_begin(x);
@@ -428,7 +435,7 @@ static void *tcp_rx_main(void *arg)
 				err = -ECONNRESET;
 			if (err)
 				rx_detach(x, tp, err);
-			rx_role_release(tp);
+			role_release(tp);
 		}
 		xprt_timer_run(x);
 	}
@@ -450,14 +457,14 @@ static void tcp_submitted(struct xprt *x, struct xprt_rqst *rq)
 	if (pthread_mutex_trylock(&tp->rx_mtx) == 0) {
 		if (atomic_exchange(&tp->arm_wanted, false))
 			rx_arm(tp, true);
-		rx_role_release(tp);
+		role_release(tp);
 	}
 	/* else the role's holder arms it when it lets go */
 }
 
 static bool rq_done(struct xprt_rqst *rq)
 {
-	return atomic_load(&rq->done_futex) == 1;
+	return atomic_load(&rq->done_futex) == XPRT_DONE;
 }
 
 /*
@@ -481,7 +488,7 @@ static int tcp_wait(struct xprt *x, struct xprt_rqst *rq, uint64_t deadline)
 	}
 	if (tp->rx_fd < 0) {
 		atomic_store(&tp->arm_wanted, true);
-		rx_role_release(tp);
+		role_release(tp);
 		return -EAGAIN;
 	}
 	rx_arm(tp, false);
@@ -523,7 +530,7 @@ static int tcp_wait(struct xprt *x, struct xprt_rqst *rq, uint64_t deadline)
 		atomic_store(&tp->arm_wanted, false);
 		rx_arm(tp, true);
 	}
-	rx_role_release(tp);
+	role_release(tp);
 	if (atomic_exchange(&tp->rx_deferred, false))
 		tcp_kick_rx(x);
 	return rq_done(rq) ? 0 : err;

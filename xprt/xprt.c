@@ -55,6 +55,21 @@ void xprt_futex_wake(atomic_uint *word, int n)
 	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
 }
 
+/*
+ * The calling thread as a fairness owner.  gettid() is a system call on
+ * every glibc, once per request; the id is remembered per thread.  (A
+ * forked child inherits its parent's value: harmless, an owner is only a
+ * queueing key.)
+ */
+static uint64_t xprt_thread_owner(void)
+{
+	static _Thread_local uint64_t tid;
+
+	if (!tid)
+		tid = (uint64_t)gettid();
+	return tid;
+}
+
 /* ------------------------------------------------------------ outcomes */
 
 bool xprt_claim_outcome(struct xprt_rqst *rq, int status)
@@ -127,9 +142,10 @@ void xprt_try_complete(struct xprt_rqst *rq)
 	atomic_thread_fence(memory_order_seq_cst);
 	if (atomic_load_explicit(&rq->heap_idx, memory_order_relaxed) >= 0)
 		xprt_timer_arm(x, rq, 0);
-	/* a system call only when a sync caller sleeps on it (2): async
-	 * completions, the common case, never have one */
-	if (atomic_exchange(&rq->done_futex, 1) == 2)
+	/* A wake is a system call: only when a waiter said it sleeps.
+	 * Async requests (nobody waits) and sync callers that receive
+	 * their own reply never need one. */
+	if (atomic_exchange(&rq->done_futex, XPRT_DONE) == XPRT_DONE_SLEEPING)
 		xprt_futex_wake(&rq->done_futex, INT_MAX);
 	xprt_req_put(&rq->pub);
 }
@@ -291,17 +307,6 @@ void xprt_rx_batch_end(struct xprt *x)
 		x->tx_deferred = false;
 		xprt_kick_after_xmit(x, xprt_xmit(x, ~0u, true));
 	}
-}
-
-/* The calling thread's id, the default fairness owner; gettid() is a
- * system call, so it is asked once per thread. */
-static uint64_t xprt_thread_owner(void)
-{
-	static _Thread_local uint64_t tid;
-
-	if (!tid)
-		tid = (uint64_t)gettid();
-	return tid;
 }
 
 int xprt_req_submit(struct xprt_req *req, uint32_t key)
@@ -470,23 +475,24 @@ int xprt_req_done_wait(struct xprt_req *req, int64_t timeout_ns)
 			return r;
 	}
 	for (;;) {
-		unsigned int v = 0;
+		unsigned int v = atomic_load(&rq->done_futex);
 		int64_t left = -1;
 
-		/* announce a sleeper (0 -> 2) unless done (1) */
-		if (!atomic_compare_exchange_strong(&rq->done_futex, &v, 2) &&
-		    v == 1)
-			break;
-
+		if (v == XPRT_DONE)
+			return 0;
+		/* announce the sleep; the completer's exchange sees it, or
+		 * we see XPRT_DONE here */
+		if (v == 0 && !atomic_compare_exchange_strong(
+				      &rq->done_futex, &v, XPRT_DONE_SLEEPING))
+			continue;
 		if (timeout_ns >= 0) {
 			now = xprt_now_ns();
 			if (now >= deadline)
 				return -ETIMEDOUT;
 			left = (int64_t)(deadline - now);
 		}
-		xprt_futex_wait(&rq->done_futex, 2, left);
+		xprt_futex_wait(&rq->done_futex, XPRT_DONE_SLEEPING, left);
 	}
-	return 0;
 }
 
 /* ----------------------------------------------------------- receive */

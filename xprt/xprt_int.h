@@ -62,8 +62,9 @@
  * @tx_done: bytes of it already sent on the current connection
  * @marker: the framing marker (RPC record mark)
  * @marker_len: its length
- * @done_futex: becomes 1 when done() has returned; 2 while a waiter
- *	sleeps on it (so completion wakes only when someone waits)
+ * @done_futex: 0 while done() has not returned, 1 once it has; a waiter
+ *	about to sleep turns 0 into %XPRT_DONE_SLEEPING, and only then does
+ *	the completer pay for a FUTEX_WAKE
  */
 struct xprt_rqst {
 	struct xprt_req pub;
@@ -80,6 +81,10 @@ struct xprt_rqst {
 	unsigned int marker_len;
 	atomic_uint done_futex;
 } xprt_cacheline_aligned;
+
+/* done_futex values */
+#define XPRT_DONE	   1u
+#define XPRT_DONE_SLEEPING 2u
 
 static inline struct xprt_rqst *rq_of(struct xprt_req *req)
 {

@@ -426,6 +426,22 @@ static void jobs_close(struct bench *b)
 	}
 }
 
+/* Each job's data made durable (COMMIT), after the last phase. */
+static int jobs_end(struct bench *b)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < b->njobs; i++) {
+		if (!b->jobs[i].opened)
+			continue;
+		ret = b->ops->job_end(b->priv, &b->jobs[i].info);
+		if (ret)
+			return ret < 0 ? ret : -EIO;
+	}
+	return 0;
+}
+
 static void kv_add(void *arg, const char *name, uint64_t value)
 {
 	struct bench *b = arg;
@@ -541,6 +557,8 @@ int bench_run(struct bench *b)
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 
+	if (!ret && b->ops->job_end && !atomic_load(&b->abort))
+		ret = jobs_end(b);
 	if (b->ops->stats)
 		b->ops->stats(b->priv, kv_add, b);
 	if (!ret)

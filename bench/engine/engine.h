@@ -35,7 +35,8 @@
  *   3. setup() connects (nconnect connections, mount/attach) and says how
  *      large one transfer may be; job_open() creates or opens the job's
  *      file; submit() starts one I/O and, on success, arranges exactly one
- *      bench_io_done() call for it; stats() prints transport counters.
+ *      bench_io_done() call for it; job_end() flushes what a job wrote;
+ *      stats() prints transport counters.
  *   4. A main: int main(int c, char **v) { return bench_main(&ops, c, v); }
  *      and a Makefile line; the engine gives --help, the report and the
  *      exit status.
@@ -234,6 +235,13 @@ typedef void (*bench_stat_fn)(void *arg, const char *name, uint64_t value);
  *	buffers (the engine retries from the job's thread without NOWAIT);
  *	or another negative errno for a hard failure (the job stops; no
  *	completion).  Called concurrently from many threads.
+ * @job_end: optional; the job's I/O for the run is over (every phase
+ *	done, nothing in flight): make what it wrote durable, e.g. the NFS
+ *	COMMIT of unstable writes, outside the measured time.  Called from
+ *	the main thread once per opened job, in index order, before
+ *	stats(); not after an I/O error or an interrupt.  May block.
+ *	Return 0 or a negative errno after bench_error() (the run fails,
+ *	exit 1; the report is still printed).
  * @job_close: optional; release what job_open() took.  Nothing is in
  *	flight.  Called even when the run failed.
  * @stats: optional; report counters (transport stats) for the report:
@@ -259,6 +267,7 @@ struct bench_backend_ops {
 		     struct bench_limits *lim);
 	int (*job_open)(void *priv, struct bench_job_info *job);
 	int (*submit)(void *priv, struct bench_io *io, unsigned int flags);
+	int (*job_end)(void *priv, struct bench_job_info *job);
 	void (*job_close)(void *priv, struct bench_job_info *job);
 	void (*stats)(void *priv, bench_stat_fn fn, void *arg);
 	void (*teardown)(void *priv);

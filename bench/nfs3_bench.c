@@ -1,0 +1,722 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * nfs3-bench: the bench engine's NFSv3 back-end, on libxprt's async NFSv3
+ * API (docs/man/nfs3-bench.1 is the user's side of this file).
+ *
+ * Set-up mounts the export once (MOUNT v3 over TCP, then the NFS client
+ * with --nconnect connections and AUTH_SYS --uid/--gid).  Every job then
+ * shares that one client; each job is its own fairness owner in the
+ * transmit queue (bench_io.owner goes into nfs3_call.owner), so a job
+ * with a deep queue cannot starve the others.
+ *
+ * One engine I/O is exactly one NFS call: setup() reports the smaller of
+ * rsize and wsize as the largest transfer, so the engine never asks for a
+ * READ or WRITE the server would split.  The call's state (struct
+ * nfs3_call, the iovec and the decoded result) lives in the slot's private
+ * area, so nothing is allocated per operation; the completion runs on the
+ * transport's receive thread and hands the outcome straight to
+ * bench_io_done(), which resubmits the slot with NFS3_CALL_NOWAIT.
+ *
+ * Request slots.  A completing call keeps its transport slot until its
+ * callback returns, and that callback already starts the next call; and
+ * calls spread round-robin over the connections, so one connection may
+ * briefly carry nearly all of them.  Each connection therefore gets
+ * max_inflight + nconnect + 1 slots: a NOWAIT resubmission never finds
+ * the slots exhausted (-EAGAIN stays a rare hand-off, counted in the
+ * stats as "eagain").  Slots are cheap; the header buffers behind them
+ * come from a pool that grows on demand, and are kept at 4 KiB because
+ * READ and WRITE data never pass through them.
+ *
+ * Files.  A job's file is created when missing (UNCHECKED, 0644).  For a
+ * workload that only writes, the first job to open a file truncates it
+ * and extends it to --size (a sparse file), so every run starts from the
+ * same state.  A workload that reads keeps what is there; the engine lays
+ * the file out (writes it whole) when it is shorter than --size.
+ *
+ * Stability.  --stable unstable (the default, as the Linux client) sends
+ * UNSTABLE writes; each job that wrote sends a COMMIT for its file from
+ * the engine's job_end() hook, after the measured time.  Every WRITE
+ * reply's verifier is compared with the first one seen, and the COMMIT's
+ * with that too: a change means the server restarted and may have lost
+ * unstable data, which fails the run (the engine keeps no copy to write
+ * again).  COMMITs, their total time and verifier changes are in the
+ * report's back-end counters.
+ */
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libxprt/nfs3.h>
+#include <libxprt/rpcbind.h>
+
+#include "engine/engine.h"
+
+#define NFS_DEF_PORT  2049u
+#define NFS_BUF_SIZE  4096u /* call/reply headers only: no data */
+#define NFS_FILE_MODE 0644u
+#define NFS_CACHELINE 64
+#define NFS_HOST_MAX  256
+
+/* the per-I/O private area (bench_io.priv) */
+struct nfs_io {
+	struct nfs3_call call;
+	struct nfs_be *be;
+	struct iovec iov;
+	union {
+		struct nfs3_read_res rd;
+		struct nfs3_write_res wr;
+		struct nfs3_getattr_res ga;
+	} res;
+};
+
+/* the per-job state (bench_job_info.priv) */
+struct nfs_file {
+	struct nfs3_fh fh;
+	_Atomic bool dirty; /* unstable data written since open */
+};
+
+struct nfs_be {
+	/* options */
+	char host[NFS_HOST_MAX];
+	uint16_t nfs_port, mount_port;
+	const char *export;
+	uint32_t stable;
+	const struct bench_config *cfg;
+
+	/* run */
+	struct nfs3_clnt *clnt;
+	unsigned int max_reqs;
+
+	/* completion-side counters */
+	_Atomic uint64_t verf __attribute__((aligned(NFS_CACHELINE)));
+	_Atomic int verf_state; /* 0 none, 1 being set, 2 set */
+	_Atomic uint64_t verf_changes;
+	_Atomic uint64_t unstable_writes;
+	_Atomic uint64_t eagain;
+	_Atomic int first_err;
+
+	/* main-thread counters */
+	uint64_t commits, commit_ns;
+};
+
+enum {
+	NO_SERVER,
+	NO_EXPORT,
+	NO_MOUNT_PORT,
+	NO_STABLE,
+};
+
+static const struct bench_option nfs_options[] = {
+	{"server", "HOST[:PORT]",
+	 "NFS server (required); PORT: NFS port [rpcbind, then 2049]",
+	 NO_SERVER},
+	{"export", "PATH", "export to mount with MOUNT v3 (required)",
+	 NO_EXPORT},
+	{"mount-port", "N", "MOUNT service port [ask rpcbind]", NO_MOUNT_PORT},
+	{"stable", "unstable|datasync|filesync",
+	 "WRITE stability; unstable: COMMIT at job end [unstable]", NO_STABLE},
+	{NULL, NULL, NULL, 0},
+};
+
+/* ------------------------------------------------------------ options */
+
+static int nfs_init(void *priv)
+{
+	struct nfs_be *n = priv;
+
+	n->stable = NFS3_UNSTABLE;
+	return 0;
+}
+
+/* "host", "host:port", "[v6]", "[v6]:port"; a bare v6 address has no port */
+static int parse_server(struct nfs_be *n, const char *arg)
+{
+	const char *end, *colon = NULL;
+	uint64_t port;
+	size_t len;
+
+	if (arg[0] == '[') {
+		end = strchr(arg, ']');
+		if (!end || end == arg + 1)
+			return -EINVAL;
+		len = (size_t)(end - arg - 1);
+		arg++;
+		if (end[1] == ':')
+			colon = end + 1;
+		else if (end[1])
+			return -EINVAL;
+	} else {
+		colon = strchr(arg, ':');
+		if (colon && strchr(colon + 1, ':'))
+			colon = NULL; /* IPv6 without brackets: no port */
+		len = colon ? (size_t)(colon - arg) : strlen(arg);
+	}
+	if (!len || len >= sizeof(n->host))
+		return -EINVAL;
+	memcpy(n->host, arg, len);
+	n->host[len] = '\0';
+	if (colon) {
+		if (bench_parse_u64(colon + 1, 65535, &port) || !port)
+			return -EINVAL;
+		n->nfs_port = (uint16_t)port;
+	}
+	return 0;
+}
+
+static int nfs_parse_option(void *priv, int id, const char *arg)
+{
+	struct nfs_be *n = priv;
+	uint64_t v;
+
+	switch (id) {
+	case NO_SERVER:
+		if (parse_server(n, arg))
+			goto bad;
+		return 0;
+	case NO_EXPORT:
+		if (arg[0] != '/' || strlen(arg) > NFS3_MAXPATHLEN) {
+			bench_error("--export: '%s' must be an absolute path",
+				    arg);
+			return -EINVAL;
+		}
+		n->export = arg;
+		return 0;
+	case NO_MOUNT_PORT:
+		if (bench_parse_u64(arg, 65535, &v) || !v)
+			goto bad;
+		n->mount_port = (uint16_t)v;
+		return 0;
+	case NO_STABLE:
+		if (!strcmp(arg, "unstable"))
+			n->stable = NFS3_UNSTABLE;
+		else if (!strcmp(arg, "datasync"))
+			n->stable = NFS3_DATA_SYNC;
+		else if (!strcmp(arg, "filesync"))
+			n->stable = NFS3_FILE_SYNC;
+		else
+			goto bad;
+		return 0;
+	}
+bad:
+	bench_error("--%s: '%s' is not valid (see --help)",
+		    nfs_options[id].name, arg ? arg : "");
+	return -EINVAL;
+}
+
+static int nfs_check(void *priv, const struct bench_config *cfg)
+{
+	struct nfs_be *n = priv;
+
+	if (!n->host[0] || !n->export) {
+		bench_error("--server and --export are required");
+		return -EINVAL;
+	}
+	/* one connection carries everything in the worst case (see top) */
+	if ((uint64_t)cfg->max_inflight + cfg->nconnect + 1 > 65535) {
+		bench_error("%u I/Os in flight (--numjobs x --iodepth) is more "
+			    "than one connection can carry (65534)",
+			    cfg->max_inflight);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ set-up */
+
+/*
+ * The ports, asked here rather than inside nfs3_mount() so that each
+ * failure says what is missing: the man page's "rpcbind, then 2049" for
+ * NFS, a clear "give --mount-port" for MOUNT.
+ */
+static int resolve_ports(struct nfs_be *n)
+{
+	struct rpcbind_opts ro = {.host = n->host, .timeo_ms = 3000};
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *ai;
+	uint16_t port;
+	int err;
+
+	err = getaddrinfo(n->host, NULL, &hints, &ai);
+	if (err) {
+		bench_error("cannot resolve %s: %s", n->host,
+			    gai_strerror(err));
+		return -EHOSTUNREACH;
+	}
+	freeaddrinfo(ai);
+	if (!n->nfs_port) {
+		err = rpcbind_getport(&ro, NFS3_PROGRAM, NFS3_VERSION,
+				      IPPROTO_TCP, &port);
+		n->nfs_port = err ? NFS_DEF_PORT : port;
+	}
+	if (!n->mount_port) {
+		err = rpcbind_getport(&ro, MOUNT3_PROGRAM, MOUNT3_VERSION,
+				      IPPROTO_TCP, &port);
+		if (err) {
+			bench_error("cannot learn the MOUNT v3 port of %s from "
+				    "its rpcbind (%s): give --mount-port",
+				    n->host, rpc_strerror(err));
+			return err;
+		}
+		n->mount_port = port;
+	}
+	return 0;
+}
+
+static int nfs_setup(void *priv, const struct bench_config *cfg,
+		     struct bench_limits *lim)
+{
+	struct nfs_be *n = priv;
+	struct nfs3_opts o = {0};
+	char msg[512] = "";
+	int err;
+
+	n->cfg = cfg;
+	err = resolve_ports(n);
+	if (err)
+		return err;
+	n->max_reqs = cfg->max_inflight + cfg->nconnect + 1;
+	o.host = n->host;
+	o.export = n->export;
+	o.nfs_port = n->nfs_port;
+	o.mount_port = n->mount_port;
+	o.transport = cfg->transport == BENCH_TRANSPORT_RDMA ?
+			      XPRT_TRANSPORT_RDMA :
+			      XPRT_TRANSPORT_TCP;
+	o.nconnect = cfg->nconnect;
+	o.max_reqs = n->max_reqs;
+	o.set_ids = true;
+	o.uid = cfg->uid;
+	o.gid = cfg->gid;
+	o.buf_size = NFS_BUF_SIZE;
+	o.errmsg = msg;
+	o.errmsg_len = sizeof(msg);
+	err = nfs3_mount(&n->clnt, &o);
+	if (err) {
+		if (cfg->transport == BENCH_TRANSPORT_RDMA &&
+		    err == -EPROTONOSUPPORT)
+			bench_error("%s:%u: the RDMA transport is not "
+				    "available in this build of libxprt",
+				    n->host, n->nfs_port);
+		else
+			bench_error("%s", msg[0] ? msg : nfs3_strerror(err));
+		n->clnt = NULL;
+		return err;
+	}
+	lim->max_io = nfs3_rsize(n->clnt) < nfs3_wsize(n->clnt) ?
+			      nfs3_rsize(n->clnt) :
+			      nfs3_wsize(n->clnt);
+	return 0;
+}
+
+static int set_size(struct nfs_be *n, const struct nfs3_fh *fh, uint64_t size)
+{
+	struct nfs3_sattr sa = {.set_size = true, .size = size};
+	struct nfs3_wcc_res res;
+
+	return nfs3_setattr(n->clnt, fh, &sa, NULL, &res);
+}
+
+/* Look up (or create) @name in @dir; its handle and attributes. */
+static int open_name(struct nfs_be *n, const struct nfs3_fh *dir,
+		     const char *name, bool create, struct nfs3_fh *fh,
+		     struct nfs3_fattr *attr)
+{
+	struct nfs3_sattr sa = {.set_mode = true, .mode = NFS_FILE_MODE};
+	union {
+		struct nfs3_lookup_res lr;
+		struct nfs3_create_res cr;
+		struct nfs3_getattr_res gr;
+	} u;
+	bool have = false;
+	int err;
+
+	err = nfs3_lookup(n->clnt, dir, name, &u.lr);
+	if (!err) {
+		*fh = u.lr.fh;
+		have = u.lr.attr.present;
+		*attr = u.lr.attr.attr;
+	} else if (err == -ENOENT && create) {
+		err = nfs3_create(n->clnt, dir, name, NFS3_CREATE_UNCHECKED,
+				  &sa, NULL, &u.cr);
+		if (err)
+			return err;
+		if (!u.cr.fh_present)
+			return open_name(n, dir, name, false, fh, attr);
+		*fh = u.cr.fh;
+		have = u.cr.attr.present;
+		*attr = u.cr.attr.attr;
+	}
+	if (err || have)
+		return err;
+	err = nfs3_getattr(n->clnt, fh, &u.gr);
+	if (!err)
+		*attr = u.gr.attr;
+	return err;
+}
+
+static int nfs_job_open(void *priv, struct bench_job_info *job)
+{
+	struct nfs_be *n = priv;
+	const char *slash, *name;
+	char dir[NFS3_MAXPATHLEN + 1] = "";
+	struct nfs3_fattr attr;
+	struct nfs3_fh dfh;
+	struct nfs_file *f;
+	bool cut;
+	int err;
+
+	job->priv = NULL;
+	job->file_size = 0;
+	if (!job->filename)
+		return 0; /* --rw null */
+	slash = strrchr(job->filename, '/');
+	name = slash ? slash + 1 : job->filename;
+	if (slash) {
+		if ((size_t)(slash - job->filename) >= sizeof(dir))
+			return -ENAMETOOLONG;
+		memcpy(dir, job->filename, (size_t)(slash - job->filename));
+		dir[slash - job->filename] = '\0';
+	}
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	err = nfs3_lookup_path(n->clnt, dir, &dfh, NULL);
+	if (err) {
+		bench_error("directory '%s' in %s on %s: %s", dir, n->export,
+			    n->host, nfs3_strerror(err));
+		goto out_free;
+	}
+	err = open_name(n, &dfh, name, job->open_flags & BENCH_OPEN_CREATE,
+			&f->fh, &attr);
+	if (err)
+		goto out_err;
+	if (attr.type != NF3REG) {
+		err = attr.type == NF3DIR ? -EISDIR : -EINVAL;
+		goto out_err;
+	}
+	job->file_size = attr.size;
+	/*
+	 * A workload that only writes starts from an empty file of --size
+	 * bytes (only the first of the jobs sharing a file may cut it).  So
+	 * does any verified writer: a reading one is laid out whole after
+	 * this anyway.  Other readers keep the data that is there.
+	 */
+	cut = (job->open_flags & BENCH_OPEN_EXTEND) &&
+	      (!(n->cfg->ops_used & BENCH_OP_BIT(BENCH_OP_READ)) ||
+	       n->cfg->verify);
+	if (cut && (!job->shared || job->index == 0)) {
+		if (attr.size)
+			err = set_size(n, &f->fh, 0);
+		if (!err)
+			err = set_size(n, &f->fh, job->size);
+		if (err)
+			goto out_err;
+		job->file_size = job->size;
+	}
+	job->priv = f;
+	return 0;
+
+out_err:
+	if (err == -EACCES || err == -EPERM)
+		bench_error("%s in %s on %s: permission denied to uid %u gid "
+			    "%u (--uid/--gid)",
+			    job->filename, n->export, n->host, n->cfg->uid,
+			    n->cfg->gid);
+	else
+		bench_error("%s in %s on %s: %s", job->filename, n->export,
+			    n->host, nfs3_strerror(err));
+out_free:
+	free(f);
+	return err;
+}
+
+/* ------------------------------------------------------------ I/O */
+
+static uint64_t verf_word(const uint8_t *v)
+{
+	uint64_t w;
+
+	memcpy(&w, v, sizeof(w));
+	return w;
+}
+
+/*
+ * A WRITE reply's verifier: the first one seen becomes the reference
+ * (state 0 -> 1 -> 2); later ones that differ are counted.  A reply racing
+ * with the very first one (state 1) is not compared: the COMMIT's
+ * verifier is checked against the reference in any case.
+ */
+static void note_verf(struct nfs_be *n, const uint8_t *v)
+{
+	uint64_t w = verf_word(v);
+	int st = atomic_load_explicit(&n->verf_state, memory_order_acquire);
+
+	if (st == 2) {
+		if (atomic_load_explicit(&n->verf, memory_order_relaxed) != w)
+			atomic_fetch_add_explicit(&n->verf_changes, 1,
+						  memory_order_relaxed);
+		return;
+	}
+	if (st == 0 && atomic_compare_exchange_strong_explicit(
+			       &n->verf_state, &st, 1, memory_order_relaxed,
+			       memory_order_relaxed)) {
+		atomic_store_explicit(&n->verf, w, memory_order_relaxed);
+		atomic_store_explicit(&n->verf_state, 2, memory_order_release);
+	}
+}
+
+static void note_err(struct nfs_be *n, int status)
+{
+	int zero = 0;
+
+	atomic_compare_exchange_strong_explicit(&n->first_err, &zero, status,
+						memory_order_relaxed,
+						memory_order_relaxed);
+}
+
+/* Completion: on the transport's receive thread; must not block. */
+static void nfs_done(struct nfs3_call *call, int status, void *arg)
+{
+	struct bench_io *io = arg;
+	struct nfs_io *ni = io->priv;
+	struct nfs_be *n = ni->be;
+	struct nfs_file *f;
+	size_t bytes = 0;
+
+	if (status) {
+		note_err(n, status);
+		bench_io_done(io, status, 0);
+		return;
+	}
+	if (io->op == BENCH_OP_READ) {
+		bytes = ni->res.rd.count;
+	} else if (io->op == BENCH_OP_WRITE) {
+		bytes = ni->res.wr.count;
+		if (ni->res.wr.committed == NFS3_UNSTABLE) {
+			f = io->job->priv;
+			atomic_fetch_add_explicit(&n->unstable_writes, 1,
+						  memory_order_relaxed);
+			/* read first: no cache-line ping-pong once set */
+			if (!atomic_load_explicit(&f->dirty,
+						  memory_order_relaxed))
+				atomic_store_explicit(&f->dirty, true,
+						      memory_order_relaxed);
+			note_verf(n, ni->res.wr.verf);
+		}
+	}
+	bench_io_done(io, 0, bytes);
+}
+
+static int nfs_submit(void *priv, struct bench_io *io, unsigned int flags)
+{
+	struct nfs_be *n = priv;
+	struct nfs_io *ni = io->priv;
+	struct nfs_file *f = io->job ? io->job->priv : NULL;
+	int err;
+
+	ni->call.done = nfs_done;
+	ni->call.arg = io;
+	ni->call.owner = io->owner;
+	ni->call.flags = flags & BENCH_SUBMIT_NOWAIT ? NFS3_CALL_NOWAIT : 0;
+	ni->be = n;
+	switch (io->op) {
+	case BENCH_OP_READ:
+		ni->iov.iov_base = io->buf;
+		ni->iov.iov_len = io->len;
+		err = nfs3_read_async(n->clnt, &ni->call, &f->fh, io->offset,
+				      io->len, &ni->iov, 1, &ni->res.rd);
+		break;
+	case BENCH_OP_WRITE:
+		ni->iov.iov_base = io->buf;
+		ni->iov.iov_len = io->len;
+		err = nfs3_write_async(n->clnt, &ni->call, &f->fh, io->offset,
+				       &ni->iov, 1, n->stable, &ni->res.wr);
+		break;
+	case BENCH_OP_GETATTR:
+		err = nfs3_getattr_async(n->clnt, &ni->call, &f->fh,
+					 &ni->res.ga);
+		break;
+	case BENCH_OP_NULL:
+		err = nfs3_null_async(n->clnt, &ni->call);
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (err == -EAGAIN || err == -ENOBUFS)
+		atomic_fetch_add_explicit(&n->eagain, 1, memory_order_relaxed);
+	return err;
+}
+
+/* ------------------------------------------------------------ the end */
+
+static int nfs_job_end(void *priv, struct bench_job_info *job)
+{
+	struct nfs_be *n = priv;
+	struct nfs_file *f = job->priv;
+	struct nfs3_commit_res res;
+	uint64_t t0;
+	int err, st;
+
+	if (!f || !atomic_load(&f->dirty))
+		return 0;
+	t0 = bench_now_ns();
+	err = nfs3_commit(n->clnt, &f->fh, 0, 0, &res);
+	n->commit_ns += bench_now_ns() - t0;
+	n->commits++;
+	if (err) {
+		bench_error("COMMIT of %s on %s failed: %s", job->filename,
+			    n->host, nfs3_strerror(err));
+		return err;
+	}
+	atomic_store(&f->dirty, false);
+	st = atomic_load_explicit(&n->verf_state, memory_order_acquire);
+	if (atomic_load(&n->verf_changes) ||
+	    (st == 2 && verf_word(res.verf) != atomic_load(&n->verf))) {
+		bench_error("%s: the server's write verifier changed during "
+			    "the run (did it restart?): unstable writes may "
+			    "have been lost",
+			    n->host);
+		return -EIO;
+	}
+	return 0;
+}
+
+static void nfs_job_close(void *priv, struct bench_job_info *job)
+{
+	(void)priv;
+	free(job->priv);
+	job->priv = NULL;
+}
+
+/* A word about errors that mean "the server's side", once, at the end. */
+static void explain_err(struct nfs_be *n)
+{
+	int err = atomic_load(&n->first_err);
+
+	switch (err) {
+	case -ENOSPC:
+	case -EDQUOT:
+		bench_error("the file system behind %s:%s is full (or over "
+			    "quota): free space there or use a smaller --size",
+			    n->host, n->export);
+		break;
+	case -EROFS:
+		bench_error("%s:%s is exported read-only: use a reading "
+			    "workload (--rw read, randread, getattr, null)",
+			    n->host, n->export);
+		break;
+	case -EACCES:
+	case -EPERM:
+		bench_error("%s refused the operation for uid %u gid %u "
+			    "(--uid/--gid)",
+			    n->host, n->cfg->uid, n->cfg->gid);
+		break;
+	case -ESTALE:
+		bench_error("a job's file was removed on %s during the run",
+			    n->host);
+		break;
+	default:
+		break;
+	}
+}
+
+static void nfs_stats(void *priv, bench_stat_fn fn, void *arg)
+{
+	struct nfs_be *n = priv;
+	struct xprt_stats sum = {0}, st;
+	struct rpc_clnt *rpc;
+	unsigned int i, nc;
+
+	explain_err(n);
+	if (!n->clnt)
+		return;
+	rpc = nfs3_clnt_rpc(n->clnt);
+	nc = rpc_clnt_nconnect(rpc);
+	for (i = 0; i < nc; i++) {
+		xprt_get_stats(rpc_clnt_xprt(rpc, i), &st);
+		sum.submitted += st.submitted;
+		sum.replies += st.replies;
+		sum.sends += st.sends;
+		sum.send_calls += st.send_calls;
+		sum.direct_sends += st.direct_sends;
+		sum.worker_sends += st.worker_sends;
+		sum.retransmits += st.retransmits;
+		sum.timeouts += st.timeouts;
+		sum.connects += st.connects;
+		sum.disconnects += st.disconnects;
+		sum.bad_keys += st.bad_keys;
+		sum.bytes_sent += st.bytes_sent;
+		sum.bytes_received += st.bytes_received;
+		sum.direct_rx_bytes += st.direct_rx_bytes;
+	}
+	fn(arg, "nconnect", nc);
+	fn(arg, "max_reqs_per_conn", n->max_reqs);
+	fn(arg, "rsize", nfs3_rsize(n->clnt));
+	fn(arg, "wsize", nfs3_wsize(n->clnt));
+	fn(arg, "calls", sum.submitted);
+	fn(arg, "replies", sum.replies);
+	fn(arg, "sends", sum.sends);
+	fn(arg, "send_syscalls", sum.send_calls);
+	fn(arg, "direct_sends", sum.direct_sends);
+	fn(arg, "worker_sends", sum.worker_sends);
+	fn(arg, "retransmits", sum.retransmits);
+	fn(arg, "timeouts", sum.timeouts);
+	fn(arg, "connects", sum.connects);
+	fn(arg, "disconnects", sum.disconnects);
+	fn(arg, "unknown_replies", sum.bad_keys);
+	fn(arg, "bytes_sent", sum.bytes_sent);
+	fn(arg, "bytes_received", sum.bytes_received);
+	fn(arg, "bytes_received_direct", sum.direct_rx_bytes);
+	fn(arg, "nowait_refused", atomic_load(&n->eagain));
+	fn(arg, "unstable_writes", atomic_load(&n->unstable_writes));
+	fn(arg, "commits", n->commits);
+	fn(arg, "commit_us", n->commit_ns / 1000);
+	fn(arg, "write_verifier_changes", atomic_load(&n->verf_changes));
+}
+
+static void nfs_teardown(void *priv)
+{
+	struct nfs_be *n = priv;
+
+	nfs3_destroy(n->clnt);
+	n->clnt = NULL;
+}
+
+static const struct bench_backend_ops nfs3_backend = {
+	.name = "nfs3",
+	.summary = "Benchmark an NFSv3 server with fio-style jobs over "
+		   "libxprt (no kernel mount).",
+	.priv_size = sizeof(struct nfs_be),
+	.io_priv_size = sizeof(struct nfs_io),
+	.ops_supported =
+		BENCH_OP_BIT(BENCH_OP_READ) | BENCH_OP_BIT(BENCH_OP_WRITE) |
+		BENCH_OP_BIT(BENCH_OP_NULL) | BENCH_OP_BIT(BENCH_OP_GETATTR),
+	.options = nfs_options,
+	.usage_extra =
+		"Examples:\n"
+		"  nfs3-bench --server nfs1 --export /export --preset "
+		"nfs-randrw --runtime 60\n"
+		"  nfs3-bench --server 192.0.2.10:2049 --mount-port 20048 "
+		"--export /export \\\n"
+		"      --rw randread --bs 4k --iodepth 64 --numjobs 4 "
+		"--runtime 30\n"
+		"  nfs3-bench --server nfs1 --export /export --rw null "
+		"--iodepth 16 --runtime 10\n",
+	.init = nfs_init,
+	.parse_option = nfs_parse_option,
+	.check = nfs_check,
+	.setup = nfs_setup,
+	.job_open = nfs_job_open,
+	.submit = nfs_submit,
+	.job_end = nfs_job_end,
+	.job_close = nfs_job_close,
+	.stats = nfs_stats,
+	.teardown = nfs_teardown,
+};
+
+int main(int argc, char **argv)
+{
+	return bench_main(&nfs3_backend, argc, argv);
+}

@@ -1,0 +1,334 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * p9-bench's I/O path.
+ *
+ * Transfers larger than one message.  Tread and Twrite carry at most
+ * msize - 24 bytes (or the fid's smaller iounit), and both test servers
+ * cap msize at 64 KiB, so ior's 512 KiB transfers would not fit one
+ * message.  As a kernel mount does, one I/O of the engine becomes
+ * ceil(len / chunk) messages sent back to back and completed together:
+ * the I/O's latency is that of its slowest message, its bytes the sum.
+ * The parts of an I/O share a count of what is pending; the last part
+ * inherits the submitter's hold instead of adding its own, so after the
+ * last send the submitter never touches the I/O again and the completion
+ * always runs on a completion thread, never inside submit().  If a later
+ * part finds no free slot in NOWAIT context (only when blocking callers
+ * are queued in front of it), the rest of the I/O goes to a helper thread
+ * that sends it allowed to block; a part 0 that cannot go out is the
+ * engine's -EAGAIN.
+ *
+ * --alloc malloc replays the 9P request-slab experiment (the 2018 kernel
+ * patch that allocated both fcall buffers, msize bytes each, for every
+ * request, before a per-client cache brought the cost back): every 9P
+ * message of the run mallocs a request buffer and a reply buffer of the
+ * negotiated msize, the request is built in the first (its header encoded
+ * with p9_msg_encode(), Twrite data copied behind it) and sent from it,
+ * Rread data lands in the second and is copied out to the engine's
+ * buffer, and both are freed when the reply has been handled.  The
+ * client's own pool buffers are still taken and returned per call (a
+ * per-thread cache hit, tens of nanoseconds, see mb_pool), so the
+ * difference between the two modes is what per-request allocation of
+ * msize buffers, and the copies it implies, adds to a pooled client.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "p9_bench.h"
+
+static void p9b_complete(struct p9b_io *pio)
+{
+	int status = atomic_load_explicit(&pio->status, memory_order_relaxed);
+	uint32_t bytes =
+		atomic_load_explicit(&pio->bytes, memory_order_relaxed);
+
+	bench_io_done(pio->io, status, status ? 0 : bytes);
+}
+
+static void p9b_defer(struct p9b *p, struct p9b_io *pio)
+{
+	atomic_fetch_add_explicit(&p->deferred, 1, memory_order_relaxed);
+	pthread_mutex_lock(&p->dlock);
+	pio->dnext = p->dq;
+	p->dq = pio;
+	pthread_cond_signal(&p->dcond);
+	pthread_mutex_unlock(&p->dlock);
+}
+
+/*
+ * Drop one count of @pio's pending parts; the last one completes the I/O,
+ * through the helper thread when we are inside submit().
+ */
+static void p9b_put(struct p9b_io *pio, bool in_submit)
+{
+	if (atomic_fetch_sub_explicit(&pio->pending, 1, memory_order_acq_rel) !=
+	    1)
+		return;
+	if (in_submit) {
+		pio->next = pio->nparts; /* nothing left to send */
+		p9b_defer(pio->p, pio);
+		return;
+	}
+	p9b_complete(pio);
+}
+
+static void p9b_set_status(struct p9b_io *pio, int status)
+{
+	int zero = 0;
+
+	atomic_compare_exchange_strong_explicit(&pio->status, &zero, status,
+						memory_order_relaxed,
+						memory_order_relaxed);
+}
+
+static void p9b_free_bufs(struct p9b_part *pt)
+{
+	free(pt->mtx);
+	free(pt->mrx);
+	pt->mtx = pt->mrx = NULL;
+}
+
+static void p9b_part_done(void *arg, int status, uint32_t count)
+{
+	struct p9b_part *pt = arg;
+	struct p9b_io *pio = pt->pio;
+
+	if (pt->mrx) {
+		if (!status && pio->io->op == BENCH_OP_READ) {
+			uint32_t chunk =
+				((struct p9b_job *)pio->io->job->priv)->chunk;
+			size_t off = (size_t)(pt - pio->part) * chunk;
+
+			memcpy((char *)pio->io->buf + off,
+			       (char *)pt->mrx + P9B_RREAD_HDR, count);
+		}
+		p9b_free_bufs(pt);
+	}
+	if (status)
+		p9b_set_status(pio, status);
+	else
+		atomic_fetch_add_explicit(&pio->bytes, count,
+					  memory_order_relaxed);
+	p9b_put(pio, false);
+}
+
+static void p9b_getattr_done(struct p9_req *req, int status,
+			     const struct p9_fcall *rx, void *arg)
+{
+	struct p9b_part *pt = arg;
+
+	if (pt->mrx) {
+		/* the reply as the slab client had it: in its own buffer */
+		size_t n = 0;
+
+		if (!status)
+			p9_msg_encode(rx, pt->mrx, pt->pio->p->msize_got, 0,
+				      &n);
+		p9b_free_bufs(pt);
+	}
+	bench_io_done(pt->pio->io, status, 0);
+}
+
+/* --alloc malloc: both buffers of the message, the request built in one */
+static int p9b_build(struct p9b *p, struct p9b_part *pt,
+		     const struct p9_fcall *tx, const void *data, uint32_t len)
+{
+	size_t n;
+
+	pt->mtx = malloc(p->msize_got);
+	pt->mrx = malloc(p->msize_got);
+	if (!pt->mtx || !pt->mrx) {
+		p9b_free_bufs(pt);
+		return -ENOMEM;
+	}
+	p9_msg_encode(tx, pt->mtx, p->msize_got, P9_ENC_NODATA, &n);
+	if (data)
+		memcpy((char *)pt->mtx + n, data, len);
+	return 0;
+}
+
+static int p9b_send_one(struct p9b *p, struct p9b_io *pio, unsigned int k,
+			unsigned int flags)
+{
+	struct bench_io *io = pio->io;
+	struct p9b_job *pj = io->job->priv;
+	struct p9b_part *pt = &pio->part[k];
+	size_t off = (size_t)k * pj->chunk;
+	uint32_t len = io->len - (uint32_t)off;
+	unsigned int pf = flags & BENCH_SUBMIT_NOWAIT ? P9_NOWAIT : 0;
+	struct p9_fcall tx = {0};
+	void *buf = (char *)io->buf + off;
+	int ret;
+
+	if (len > pj->chunk)
+		len = pj->chunk;
+	pt->pio = pio;
+	if (p->alloc == P9B_ALLOC_MALLOC) {
+		tx.type = io->op == BENCH_OP_WRITE ? P9_TWRITE : P9_TREAD;
+		tx.u.twrite.fid = pj->fid; /* tread shares the layout */
+		tx.u.twrite.offset = io->offset + off;
+		tx.u.twrite.count = len;
+		tx.u.twrite.data = buf;
+		ret = p9b_build(p, pt, &tx,
+				io->op == BENCH_OP_WRITE ? buf : NULL, len);
+		if (ret)
+			return ret;
+		buf = io->op == BENCH_OP_WRITE ?
+			      (char *)pt->mtx + P9B_TWRITE_HDR :
+			      (char *)pt->mrx + P9B_RREAD_HDR;
+	}
+	if (io->op == BENCH_OP_WRITE)
+		ret = p9_write_async(pj->c, pj->fid, io->offset + off, len, buf,
+				     io->owner, pf, p9b_part_done, pt);
+	else
+		ret = p9_read_async(pj->c, pj->fid, io->offset + off, len, buf,
+				    io->owner, pf, p9b_part_done, pt);
+	if (ret)
+		p9b_free_bufs(pt);
+	return ret;
+}
+
+/*
+ * Send parts pio->next.. of @pio.  The caller holds the I/O's hold; the
+ * last part inherits it, so once that part is out @pio may complete (and
+ * be resubmitted) at any moment and is not touched again.
+ * Return: 0; or, only when no part had been sent (part 0 failed), the
+ * error, and nothing is in flight.
+ */
+static int p9b_send_parts(struct p9b *p, struct p9b_io *pio, unsigned int flags,
+			  bool in_submit)
+{
+	unsigned int k = pio->next, n = pio->nparts;
+	int ret;
+
+	for (; k < n; k++) {
+		bool last = k + 1 == n;
+
+		if (!last)
+			atomic_fetch_add_explicit(&pio->pending, 1,
+						  memory_order_relaxed);
+		ret = p9b_send_one(p, pio, k, flags);
+		if (!ret)
+			continue;
+		if (!last)
+			atomic_fetch_sub_explicit(&pio->pending, 1,
+						  memory_order_relaxed);
+		if (k == 0)
+			return ret;
+		if ((ret == -EAGAIN || ret == -ENOBUFS) &&
+		    (flags & BENCH_SUBMIT_NOWAIT)) {
+			pio->next = k; /* the helper sends the rest */
+			p9b_defer(p, pio);
+			return 0;
+		}
+		/* the parts that are out complete; the I/O fails */
+		p9b_set_status(pio, ret);
+		p9b_put(pio, in_submit);
+		return 0;
+	}
+	return 0;
+}
+
+int p9b_submit(void *priv, struct bench_io *io, unsigned int flags)
+{
+	struct p9b *p = priv;
+	struct p9b_io *pio = io->priv;
+	struct p9b_job *pj = io->job->priv;
+	unsigned int n;
+
+	pio->io = io;
+	pio->p = p;
+	pio->next = 0;
+	if (io->op == BENCH_OP_GETATTR) {
+		struct p9b_part *pt = &pio->part[0];
+		struct p9_fcall tx = {.type = P9_TGETATTR};
+		struct p9_call_opts o = {
+			.owner = io->owner,
+			.flags = flags & BENCH_SUBMIT_NOWAIT ? P9_NOWAIT : 0,
+		};
+		int ret;
+
+		tx.u.tgetattr.fid = pj->fid;
+		tx.u.tgetattr.request_mask = P9_GETATTR_BASIC;
+		pt->pio = pio;
+		if (p->alloc == P9B_ALLOC_MALLOC) {
+			ret = p9b_build(p, pt, &tx, NULL, 0);
+			if (ret)
+				return ret;
+		}
+		ret = p9_call_async(pj->c, &tx, &o, p9b_getattr_done, pt, NULL);
+		if (ret)
+			p9b_free_bufs(pt);
+		return ret;
+	}
+	if (io->op != BENCH_OP_READ && io->op != BENCH_OP_WRITE)
+		return -EOPNOTSUPP;
+	n = p9b_parts_for(io->len, pj->chunk);
+	if (n > P9B_MAX_PARTS)
+		return -EFBIG; /* job_open() rules this out */
+	if (n > 1)
+		atomic_fetch_add_explicit(&p->split_ios, 1,
+					  memory_order_relaxed);
+	pio->nparts = n;
+	atomic_store_explicit(&pio->status, 0, memory_order_relaxed);
+	atomic_store_explicit(&pio->bytes, 0, memory_order_relaxed);
+	atomic_store_explicit(&pio->pending, 1, memory_order_relaxed);
+	return p9b_send_parts(p, pio, flags, true);
+}
+
+/* Sends the rest of deferred I/Os (allowed to block) and completes those
+ * whose last part finished while submit() still held them. */
+static void *p9b_helper_main(void *arg)
+{
+	struct p9b *p = arg;
+	struct p9b_io *pio;
+
+	pthread_mutex_lock(&p->dlock);
+	for (;;) {
+		while (!p->dq && !p->dstop)
+			pthread_cond_wait(&p->dcond, &p->dlock);
+		pio = p->dq;
+		if (!pio)
+			break;
+		p->dq = pio->dnext;
+		pthread_mutex_unlock(&p->dlock);
+		if (pio->next >= pio->nparts)
+			p9b_complete(pio);
+		else
+			p9b_send_parts(p, pio, 0, false);
+		pthread_mutex_lock(&p->dlock);
+	}
+	pthread_mutex_unlock(&p->dlock);
+	return NULL;
+}
+
+int p9b_helper_start(struct p9b *p)
+{
+	int ret;
+
+	pthread_mutex_init(&p->dlock, NULL);
+	pthread_cond_init(&p->dcond, NULL);
+	p->dinit = true;
+	ret = -pthread_create(&p->dthread, NULL, p9b_helper_main, p);
+	if (ret)
+		return ret;
+	p->dstarted = true;
+	return 0;
+}
+
+void p9b_helper_stop(struct p9b *p)
+{
+	if (p->dstarted) {
+		pthread_mutex_lock(&p->dlock);
+		p->dstop = true;
+		pthread_cond_signal(&p->dcond);
+		pthread_mutex_unlock(&p->dlock);
+		pthread_join(p->dthread, NULL);
+		p->dstarted = false;
+	}
+	if (p->dinit) {
+		pthread_cond_destroy(&p->dcond);
+		pthread_mutex_destroy(&p->dlock);
+		p->dinit = false;
+	}
+}

@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# shellcheck disable=SC2153 # the XPRT_* variables come from servers.env
+# shellcheck disable=SC2015 # "A && ok ... || bad ...": ok never fails
+# nfs3-bench against a real ganesha (run by scripts/run-integration.sh, which
+# exports servers.env and XPRT_BUILD_DIR):
+#   1. --verify writes a 256 MiB file and reads it back; another client
+#      (libnfs's nfs-cat) reads the same bytes as the server's disk holds;
+#   2. errors: wrong export, wrong port, wrong program, refused
+#      credentials, missing directory, bad flags - each with its exit status
+#      and a message naming the cause;
+#   3. the two seed workloads as documented (--preset nfs-randrw and
+#      nfs-randread), briefly, plus null/getattr and the stability modes.
+# Each check prints "ok - ..." or "FAIL - ..."; the exit status is the
+# number of failures.  About 20-40 s.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+bin=${XPRT_BUILD_DIR:-$top/build/plain}/bench/nfs3-bench
+: "${XPRT_NFS_HOST:?run through scripts/run-integration.sh (no servers.env)}"
+[[ -x $bin ]] || { echo "FAIL - $bin not built (make bench)"; exit 1; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/nfs3-bench-test.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+dir=$XPRT_NFS_EXPORT_DIR/nfs3-bench-test
+rm -rf "$dir"
+mkdir -p "$dir"
+SRV=(--server "$XPRT_NFS_HOST:$XPRT_NFS_PORT" --mount-port "$XPRT_MNT_PORT"
+	--export "$XPRT_NFS_EXPORT")
+fails=0
+
+ok() { echo "ok - $*"; }
+bad() {
+	echo "FAIL - $*"
+	fails=$((fails + 1))
+}
+
+# run NAME WANT_RC WANT_MSG ARGS...: run nfs3-bench, check the exit status
+# and (when WANT_MSG is not empty) that stderr contains WANT_MSG
+run() {
+	local name=$1 want=$2 msg=$3 rc
+	shift 3
+	"$bin" "$@" >"$work/out" 2>"$work/err"
+	rc=$?
+	if ((rc != want)); then
+		bad "$name: exit status $rc, want $want"
+		sed 's/^/    | /' "$work/err" | tail -5
+		return 1
+	fi
+	if [[ -n $msg ]] && ! grep -qF -- "$msg" "$work/err"; then
+		bad "$name: no '$msg' on stderr"
+		sed 's/^/    | /' "$work/err" | tail -5
+		return 1
+	fi
+	ok "$name (exit $rc)"
+}
+
+# jq-like: json KEYPATH -> value from $work/out (a JSON report)
+json() {
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+for k in sys.argv[2].split("."):
+    d = d[int(k)] if isinstance(d, list) else d[k]
+print(d)' "$work/out" "$1"
+}
+
+# ------------------------------------------------ 1. verify, read back by libnfs
+size=$((256 << 20))
+if run "256 MiB write --verify" 0 "" "${SRV[@]}" --directory nfs3-bench-test \
+	--filename big.dat --rw write --bs 1m --size 256m --iodepth 8 --verify \
+	--output-format json; then
+	got=$(json backend_stats.bytes_received)
+	((got >= size)) && ok "the verify pass read back $got bytes" ||
+		bad "the verify pass read only $got bytes"
+	[[ $(json aggregate.verify_errors) == 0 ]] && ok "no verify errors" ||
+		bad "verify errors reported"
+	[[ $(json backend_stats.commits) -ge 1 ]] &&
+		ok "unstable writes were committed ($(json backend_stats.commits) COMMIT)" ||
+		bad "no COMMIT after unstable writes"
+fi
+f=$dir/big.dat
+[[ $(stat -c %s "$f" 2>/dev/null) == "$size" ]] && ok "file on the server is $size bytes" ||
+	bad "file on the server is $(stat -c %s "$f" 2>/dev/null) bytes, want $size"
+url="${XPRT_NFS_URL%%\?*}/nfs3-bench-test/big.dat?${XPRT_NFS_URL#*\?}"
+disk=$(sha256sum <"$f" | cut -d' ' -f1)
+other=$(nfs-cat "$url" | sha256sum | cut -d' ' -f1)
+zeros=$(head -c "$size" /dev/zero | sha256sum | cut -d' ' -f1)
+if [[ $other == "$disk" && $disk != "$zeros" ]]; then
+	ok "nfs-cat reads what the server holds (sha256 ${disk:0:16}...)"
+else
+	bad "checksums: nfs-cat $other, server disk $disk (zeros $zeros)"
+fi
+# A second verified run over the same file, with random writes and reads
+# and two jobs sharing it: every read is checked against the pattern.
+run "randrw --verify, 2 jobs sharing a file" 0 "" "${SRV[@]}" \
+	--directory nfs3-bench-test --filename mixed.dat --rw randrw --bs 16k \
+	--size 32m --iodepth 16 --numjobs 2 --verify --runtime 2
+
+# ------------------------------------------------------------- 2. errors
+run "wrong export" 1 "export /no-such-export does not exist" \
+	--server "$XPRT_NFS_HOST:$XPRT_NFS_PORT" --mount-port "$XPRT_MNT_PORT" \
+	--export /no-such-export --runtime 1
+run "nothing listens on the NFS port" 1 "Connection refused" \
+	--server "$XPRT_NFS_HOST:1" --mount-port "$XPRT_MNT_PORT" \
+	--export "$XPRT_NFS_EXPORT" --runtime 1
+run "MOUNT port is not MOUNT (wrong server)" 1 "does not run that program" \
+	--server "$XPRT_NFS_HOST:$XPRT_NFS_PORT" --mount-port "$XPRT_NFS_PORT" \
+	--export "$XPRT_NFS_EXPORT" --runtime 1
+run "host does not resolve" 1 "cannot resolve" \
+	--server no-such-host.invalid --export "$XPRT_NFS_EXPORT" --runtime 1
+run "--transport rdma (not built in)" 1 "RDMA transport is not available" \
+	"${SRV[@]}" --transport rdma --runtime 1
+mkdir -p "$dir/locked" && chmod 755 "$dir/locked"
+run "server refuses to create for uid 65534" 1 "permission denied to uid 65534" \
+	"${SRV[@]}" --uid 65534 --gid 65534 --directory nfs3-bench-test/locked \
+	--rw write --size 1m --runtime 1
+run "directory missing in the export" 1 "no such file" "${SRV[@]}" \
+	--directory nfs3-bench-test/missing --rw write --size 1m --runtime 1
+run "--server missing" 2 "--server and --export are required" \
+	--export /export --runtime 1
+run "bad --stable" 2 "--stable" "${SRV[@]}" --stable sometimes
+run "bad --server port" 2 "--server" --server "$XPRT_NFS_HOST:99999" \
+	--export /export
+run "--bs above the server's wsize" 2 "largest transfer" "${SRV[@]}" \
+	--directory nfs3-bench-test --rw write --bs 2m --size 4m --runtime 1
+
+# ------------------------------------------- 3. seed workloads, briefly
+# The documented command lines (docs/man/nfs3-bench.1, EXAMPLES) with a
+# short runtime; randread reuses the files randrw laid out.
+for p in nfs-randrw nfs-randread; do
+	if run "--preset $p --runtime 2" 0 "" "${SRV[@]}" --directory nfs3-bench-test \
+		--preset "$p" --runtime 2 --output-format json --output "$work/$p.json"; then
+		cp "$work/$p.json" "$work/out"
+		ops=$(python3 -c 'import json, sys
+a = json.load(open(sys.argv[1]))["aggregate"]
+print(a["read"]["total_ios"] + a["write"]["total_ios"])' "$work/out")
+		[[ $(json status.ok) == True && $ops -gt 0 && $(json backend_stats.retransmits) == 0 ]] &&
+			ok "$p: $ops I/Os, $(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["jobs"]))' "$work/out") jobs, no retransmits" ||
+			bad "$p: status $(json status.ok), $ops I/Os"
+	fi
+done
+run "--rw null" 0 "" "${SRV[@]}" --rw null --iodepth 8 --runtime 1
+run "--rw getattr" 0 "" "${SRV[@]}" --directory nfs3-bench-test --rw getattr \
+	--iodepth 8 --runtime 1
+for s in datasync filesync; do
+	if run "--stable $s" 0 "" "${SRV[@]}" --directory nfs3-bench-test --name "$s" \
+		--rw randwrite --bs 8k --size 8m --iodepth 8 --stable $s --runtime 1 \
+		--output-format json; then
+		[[ $(json backend_stats.commits) == 0 && $(json backend_stats.unstable_writes) == 0 ]] &&
+			ok "--stable $s: no unstable writes, no COMMIT" ||
+			bad "--stable $s: $(json backend_stats.unstable_writes) unstable writes, $(json backend_stats.commits) commits"
+	fi
+done
+
+rm -rf "$dir"
+echo "test_nfs3_bench: $fails failure(s)"
+exit $((fails > 0))
