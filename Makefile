@@ -392,6 +392,17 @@ $(RDMA_TOOL_BINS): $(RDMA_BIN)/%: tests/rdma/%.c $(LIB_A) \
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB_A) $(LDFLAGS_ALL) $(PKG_LIBS)
 
+# The benches for the guest: linked without MPI whatever MPI says (the
+# guest has no Open MPI; the engine reaches MPI through a weak symbol).
+RDMA_BENCH_BINS := $(RDMA_BIN)/nfs3-bench $(RDMA_BIN)/p9-bench
+rdma-tools: $(RDMA_BENCH_BINS)
+$(RDMA_BIN)/p9-bench: $(BENCH_OBJS_p9)
+$(RDMA_BENCH_BINS): $(RDMA_BIN)/%-bench: bench/%_bench.c $(BENCH_ENGINE_A) \
+		    $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -Ibench -o $@ $< $(BENCH_OBJS_$*) \
+	    $(BENCH_ENGINE_A) $(LIB_A) $(LDFLAGS_ALL) $(PKG_LIBS) -lm
+
 # nfs3-bench against the kernel NFS client in the RDMA guest, over RDMA and
 # TCP (tests/rdma/bench-rdma.sh; QUICK=1 for a short run).  Not part of
 # make check.

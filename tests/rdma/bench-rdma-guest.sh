@@ -16,7 +16,7 @@ set -u
 OUT=$1
 REPS=${2:-3}
 RT=${3:-5}
-NB=${RDMAVM_BENCH:-$RDMAVM_REPO/build/plain/bench}/nfs3-bench
+NB=${RDMAVM_BENCH:-${RDMAVM_BIN:-$RDMAVM_REPO/build/rdma}}/nfs3-bench
 IP=${RDMAVM_IP:-10.0.2.15}
 FILE_MB=64
 MNT=/mnt/knfs
@@ -26,7 +26,7 @@ die() {
 	umount -l $MNT 2>/dev/null
 	exit 1
 }
-[ -x "$NB" ] || die "$NB not built (make bench)"
+[ -x "$NB" ] || die "$NB not built (make rdma-tools)"
 command -v fio >/dev/null || die "fio not in the image (bench-rdma.sh builds the bench image)"
 rdmavm-nfsd-start >/dev/null || die "nfsd did not start"
 mkdir -p "$OUT" /export/bench $MNT

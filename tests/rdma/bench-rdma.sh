@@ -8,7 +8,7 @@
 #
 #   1. image    the guest image plus fio (its own cache folder,
 #               .cache/rdmavm-bench, so check-rdma's image stays small)
-#   2. compile  make bench (nfs3-bench)
+#   2. compile  make rdma-tools (nfs3-bench linked for the guest)
 #   3. vm       one boot running tests/rdma/bench-rdma-guest.sh: every
 #               point REPS times, ours and the kernel's alternating
 #   4. report   tests/rdma/bench-rdma-report.py: medians, ratios ours/kernel
@@ -40,12 +40,13 @@ if [ ! -d "$RDMAVM_DIR/debs" ] && [ -d "$REPO/.cache/rdmavm/debs" ]; then
 	mkdir -p "$RDMAVM_DIR" && cp -al "$REPO/.cache/rdmavm/debs" "$RDMAVM_DIR/"
 fi
 "$HERE/build-image.sh" || { echo "bench-rdma: image build failed" >&2; exit 1; }
-make -s -j2 bench || { echo "bench-rdma: make bench failed" >&2; exit 1; }
+# nfs3-bench linked for the guest (no MPI) into build/rdma
+make -s -j2 rdma-tools || { echo "bench-rdma: make rdma-tools failed" >&2; exit 1; }
 rm -rf "$RAW"
 mkdir -p "$RAW"
 echo "bench-rdma: $REPS repetition(s) of ${RUNTIME}s per point, budget ${BUDGET}s" >&2
 "$HERE/run-vm.sh" --no-build -t "$BUDGET" \
-	-e "RDMAVM_BENCH=$REPO/build/plain/bench" \
+	-e "RDMAVM_BIN=$REPO/build/rdma" -e "RDMAVM_BENCH=$REPO/build/rdma" \
 	"$HERE/bench-rdma-guest.sh" "$RAW" "$REPS" "$RUNTIME"
 rc=$?
 echo

@@ -8,13 +8,13 @@
 # else = FAIL.  A line "# budget: SECONDS" sets its time limit (default
 # 60); a test over budget is killed and FAILs.  The run fails if any test
 # fails.  Tests see RDMAVM_REPO, RDMAVM_BIN (host-built helpers, default
-# $RDMAVM_REPO/build/rdma), RDMAVM_BENCH (the host-built benches, default
-# $RDMAVM_REPO/build/plain/bench), RDMAVM_IP, RDMAVM_DEV and RDMAVM_NETDEV,
-# and start from the repository root.
+# $RDMAVM_REPO/build/rdma), RDMAVM_BENCH (nfs3-bench and p9-bench built
+# for the guest, default $RDMAVM_BIN), RDMAVM_IP, RDMAVM_DEV and
+# RDMAVM_NETDEV, and start from the repository root.
 HERE=$(cd "$(dirname "$0")" && pwd)
 export RDMAVM_REPO=${RDMAVM_REPO:-$(cd "$HERE/../.." && pwd)}
 export RDMAVM_BIN=${RDMAVM_BIN:-$RDMAVM_REPO/build/rdma}
-export RDMAVM_BENCH=${RDMAVM_BENCH:-$RDMAVM_REPO/build/plain/bench}
+export RDMAVM_BENCH=${RDMAVM_BENCH:-$RDMAVM_BIN}
 TDIR=$HERE/guest-tests
 
 if [ $# -eq 0 ]; then

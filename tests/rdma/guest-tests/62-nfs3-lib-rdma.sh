@@ -22,7 +22,11 @@ if [ -x "$NB" ]; then
 	"$NB" --server "$IP:20049" --export /export --mount-port 20048 \
 		--transport rdma --directory nb-verify \
 		--rw randrw --bs 256k --size 8m --iodepth 4 --numjobs 2 \
-		--verify --runtime 5 --eta never || exit 1
+		--verify --runtime 5 --eta never >/tmp/nb.log 2>&1
+	rc=$?
+	# the whole report only when it failed
+	[ $rc = 0 ] || { cat /tmp/nb.log; echo "FAIL: nfs3-bench (status $rc)"; exit 1; }
+	grep -E '^ *(READ|WRITE):|[Vv]erif' /tmp/nb.log
 	rm -rf /export/nb-verify
 else
 	echo "(nfs3-bench not built: $NB; its run is skipped)"

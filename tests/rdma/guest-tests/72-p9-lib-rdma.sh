@@ -53,8 +53,9 @@ if [ -x "$P9B" ]; then
 	echo "--- p9-bench --transport rdma --verify"
 	"$P9B" --server "$IP:5650" --aname $EXP --transport rdma \
 		--rw randrw --bs 16k --size 4m --iodepth 8 --numjobs 2 \
-		--verify --runtime 5 --eta never ||
-		fail "p9-bench --verify (status $?)"
+		--verify --runtime 5 --eta never >/tmp/p9b.log 2>&1 ||
+		{ cat /tmp/p9b.log; fail "p9-bench --verify (status $?)"; }
+	grep -E '^ *(READ|WRITE):|[Vv]erif' /tmp/p9b.log
 else
 	echo "(p9-bench not built: $P9B; its run is skipped)"
 fi
