@@ -20,6 +20,14 @@
  * only pays with a core to spare: under emulation it steals the CPU the
  * soft-RoCE kernel threads need.
  *
+ * Sending from completions.  Calls started by the completion callbacks of
+ * one poll batch are held back (xprt_rx_batch_begin) and sent together
+ * after it (xprt_rx_batch_end), as the TCP receiver does: with rxe every
+ * Send doorbell is a system call, and a batch of replies restarting as
+ * many calls (a benchmark at depth) then costs one instead of one each.
+ * The send never waits on this thread: with the send queue full it
+ * returns and the transmit worker goes on.
+ *
  * Receives, credit mode (RPC-over-RDMA).  The server may have one reply
  * in flight per credit it granted, so more receives must be posted than
  * the larger of the window and the credits held.  The check runs for
@@ -215,6 +223,10 @@ static int rx_poll(struct xprt *x, struct xr_tp *tp, struct xr_conn *c)
 	if (n < 0)
 		return -EIO;
 	work = n;
+	/* calls the completions start go out together after the batch:
+	 * one chained post (one doorbell, a system call with rxe) */
+	if (n > 0)
+		xprt_rx_batch_begin(x);
 	for (i = 0; i < n; i++) {
 		unsigned int idx = (unsigned int)wc[i].wr_id;
 		int matched;
@@ -246,6 +258,8 @@ static int rx_poll(struct xprt *x, struct xr_tp *tp, struct xr_conn *c)
 		}
 		rx_free_buf(tp, idx);
 	}
+	if (work > 0)
+		xprt_rx_batch_end(x);
 
 	n = ibv_poll_cq(c->scq, RX_POLL_BATCH, wc);
 	if (n < 0)
