@@ -10,8 +10,9 @@
 # Points: 4 KiB random read (depth 16), 512 KiB sequential read and write
 # (depth 4), one job, one connection.  Each point runs REPS times, ours
 # and the kernel's alternating (which goes first flips every repetition),
-# RUNTIME seconds each after a 1 s ramp.  Both clients read and write the
-# same pre-made file on nfsd's tmpfs export, so no run lays out data.
+# RUNTIME seconds each after a 1 s ramp.  Both clients read one pre-made
+# file and write another on nfsd's tmpfs export, so no run lays out data
+# and the reads never see what a write run left.
 set -u
 OUT=$1
 REPS=${2:-3}
@@ -28,21 +29,28 @@ die() {
 }
 [ -x "$NB" ] || die "$NB not built (make rdma-tools)"
 command -v fio >/dev/null || die "fio not in the image (bench-rdma.sh builds the bench image)"
-rdmavm-nfsd-start >/dev/null || die "nfsd did not start"
+# nfsd's largest transfer follows the guest's memory (256 KiB in 2 GiB):
+# 512 KiB lets both clients move a 512 KiB block in one READ or WRITE
+NFSD_MAX_BLOCK=524288 rdmavm-nfsd-start >/dev/null || die "nfsd did not start"
+echo "bench-rdma: nfsd max_block_size $(cat /proc/fs/nfsd/max_block_size)"
 mkdir -p "$OUT" /export/bench $MNT
 # random data, made locally (tmpfs): neither client lays it out
-dd if=/dev/urandom of=/export/bench/file bs=1M count=$FILE_MB 2>/dev/null ||
-	die "making the test file"
+dd if=/dev/urandom of=/export/bench/file bs=1M count=$FILE_MB 2>/dev/null &&
+	cp /export/bench/file /export/bench/wfile || die "making the test files"
 echo "bench-rdma: kernel $(uname -r), $(nproc) vCPUs, file $FILE_MB MiB, $REPS repetition(s) of ${RT}s"
 
 # point NAME RW BS DEPTH
 POINTS="randread-4k:randread:4k:16 read-512k:read:512k:4 write-512k:write:512k:4"
 
+fname() { # rw: the file it uses
+	case $1 in *write*) echo wfile ;; *) echo file ;; esac
+}
+
 ours() { # transport point rw bs depth rep
 	port=2049
 	[ "$1" = rdma ] && port=20049
 	"$NB" --server "$IP:$port" --export /export --mount-port 20048 \
-		--transport "$1" --filename bench/file --size ${FILE_MB}m \
+		--transport "$1" --filename "bench/$(fname "$3")" --size ${FILE_MB}m \
 		--rw "$3" --bs "$4" --iodepth "$5" --numjobs 1 \
 		--ramp_time 1 --runtime "$RT" --group_reporting --eta never \
 		--output-format json --output "$OUT/$1-$2-ours-$6.json" \
@@ -50,7 +58,7 @@ ours() { # transport point rw bs depth rep
 }
 
 kernel() { # transport point rw bs depth rep
-	fio --name=job --filename=$MNT/bench/file --size=${FILE_MB}m \
+	fio --name=job --filename="$MNT/bench/$(fname "$3")" --size=${FILE_MB}m \
 		--ioengine=libaio --direct=1 --rw="$3" --bs="$4" \
 		--iodepth="$5" --numjobs=1 --ramp_time=1 --runtime="$RT" \
 		--time_based --group_reporting --output-format=json \
@@ -58,9 +66,12 @@ kernel() { # transport point rw bs depth rep
 		>"$OUT/$1-$2-kernel-$6.log" 2>&1
 }
 
-# the first "iops" of a report: enough for a progress line
-iops() {
-	grep -o '"iops" *: *[0-9.]*' "$1" 2>/dev/null | head -1 |
+# IOPS of a report for a progress line: the first "iops" is the read
+# direction's, the second the write's
+iops() { # report rw
+	n=1
+	[ "$2" = write ] && n=2
+	grep -o '"iops" *: *[0-9.]*' "$1" 2>/dev/null | sed -n ${n}p |
 		sed 's/.*: *//' | cut -d. -f1
 }
 
@@ -75,7 +86,7 @@ run() { # who transport point rw bs depth rep
 	fi
 	t1=$(cut -d' ' -f1 /proc/uptime)
 	printf '  %-5s %-11s %-6s rep %s: %6s IOPS  (%s, %.0fs)\n' "$1" "$2" \
-		"$who" "$6" "$(iops "$OUT/$1-$2-$who-$6.json")" "$st" \
+		"$who" "$6" "$(iops "$OUT/$1-$2-$who-$6.json" "$3")" "$st" \
 		"$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')"
 	[ "$st" = ok ]
 }
