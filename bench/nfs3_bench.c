@@ -314,6 +314,12 @@ static int nfs_setup(void *priv, const struct bench_config *cfg,
 			bench_error("%s:%u: the RDMA transport is not "
 				    "available in this build of libxprt",
 				    n->host, n->nfs_port);
+		else if (cfg->transport == BENCH_TRANSPORT_RDMA &&
+			 err == -ENODEV)
+			bench_error("%s:%u: no RDMA device reaches this "
+				    "server (is an RDMA NIC driver, or "
+				    "rdma_rxe/siw, set up?)",
+				    n->host, n->nfs_port);
 		else
 			bench_error("%s", msg[0] ? msg : nfs3_strerror(err));
 		n->clnt = NULL;

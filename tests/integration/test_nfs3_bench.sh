@@ -105,7 +105,7 @@ run "MOUNT port is not MOUNT (wrong server)" 1 "does not run that program" \
 	--export "$XPRT_NFS_EXPORT" --runtime 1
 run "host does not resolve" 1 "cannot resolve" \
 	--server no-such-host.invalid --export "$XPRT_NFS_EXPORT" --runtime 1
-run "--transport rdma (not built in)" 1 "RDMA transport is not available" \
+run "--transport rdma (no RDMA device on this host)" 1 "no RDMA device" \
 	"${SRV[@]}" --transport rdma --runtime 1
 mkdir -p "$dir/locked" && chmod 755 "$dir/locked"
 run "server refuses to create for uid 65534" 1 "permission denied to uid 65534" \
