@@ -39,8 +39,8 @@ dd if=/dev/urandom of=/export/bench/file bs=1M count=$FILE_MB 2>/dev/null &&
 	cp /export/bench/file /export/bench/wfile || die "making the test files"
 echo "bench-rdma: kernel $(uname -r), $(nproc) vCPUs, file $FILE_MB MiB, $REPS repetition(s) of ${RT}s"
 
-# point NAME RW BS DEPTH
-POINTS="randread-4k:randread:4k:16 read-512k:read:512k:4 write-512k:write:512k:4"
+# point NAME:RW:BS:DEPTH (BENCH_POINTS and BENCH_TRANSPORTS narrow a run)
+POINTS=${BENCH_POINTS:-randread-4k:randread:4k:16 read-512k:read:512k:4 write-512k:write:512k:4}
 
 fname() { # rw: the file it uses
 	case $1 in *write*) echo wfile ;; *) echo file ;; esac
@@ -92,7 +92,7 @@ run() { # who transport point rw bs depth rep
 }
 
 rc=0
-for tr in rdma tcp; do
+for tr in ${BENCH_TRANSPORTS:-rdma tcp}; do
 	if [ $tr = rdma ]; then
 		opts=vers=3,proto=rdma,port=20049
 	else

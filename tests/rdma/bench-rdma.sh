@@ -17,7 +17,10 @@
 # The guest runs under TCG when the host has no usable KVM: absolute
 # figures are meaningless there, the ratio is the result.  Bounded: the
 # boot's budget is 540 s (QUICK 150 s); override with RDMA_BENCH_BUDGET.
-# REPS and RUNTIME override the repetitions and seconds per run.
+# REPS and RUNTIME override the repetitions and seconds per run;
+# BENCH_TRANSPORTS ("rdma tcp") and BENCH_POINTS (NAME:RW:BS:DEPTH ...,
+# see bench-rdma-guest.sh) narrow it, RDMA_BENCH_BIN picks another build
+# of nfs3-bench (default build/rdma).
 set -uo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -45,8 +48,11 @@ make -s -j2 rdma-tools || { echo "bench-rdma: make rdma-tools failed" >&2; exit 
 rm -rf "$RAW"
 mkdir -p "$RAW"
 echo "bench-rdma: $REPS repetition(s) of ${RUNTIME}s per point, budget ${BUDGET}s" >&2
+NB_DIR=${RDMA_BENCH_BIN:-$REPO/build/rdma}
 "$HERE/run-vm.sh" --no-build -t "$BUDGET" \
-	-e "RDMAVM_BIN=$REPO/build/rdma" -e "RDMAVM_BENCH=$REPO/build/rdma" \
+	-e "RDMAVM_BIN=$REPO/build/rdma" -e "RDMAVM_BENCH=$NB_DIR" \
+	${BENCH_POINTS:+-e "BENCH_POINTS=$BENCH_POINTS"} \
+	${BENCH_TRANSPORTS:+-e "BENCH_TRANSPORTS=$BENCH_TRANSPORTS"} \
 	"$HERE/bench-rdma-guest.sh" "$RAW" "$REPS" "$RUNTIME"
 rc=$?
 echo
