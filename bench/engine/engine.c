@@ -426,8 +426,14 @@ static void jobs_close(struct bench *b)
 	}
 }
 
-/* Each job's data made durable (COMMIT), after the last phase. */
-static int jobs_end(struct bench *b)
+/**
+ * bench_jobs_call() - call a back-end hook (job_end, job_sync) for every
+ * opened job, in index order
+ * Context: the main thread, nothing in flight.
+ * Return: 0, or the first hook's error (negative; later jobs are skipped).
+ */
+int bench_jobs_call(struct bench *b,
+		    int (*hook)(void *priv, struct bench_job_info *job))
 {
 	unsigned int i;
 	int ret;
@@ -435,7 +441,7 @@ static int jobs_end(struct bench *b)
 	for (i = 0; i < b->njobs; i++) {
 		if (!b->jobs[i].opened)
 			continue;
-		ret = b->ops->job_end(b->priv, &b->jobs[i].info);
+		ret = hook(b->priv, &b->jobs[i].info);
 		if (ret)
 			return ret < 0 ? ret : -EIO;
 	}
@@ -558,7 +564,7 @@ int bench_run(struct bench *b)
 	sigaction(SIGTERM, &old_term, NULL);
 
 	if (!ret && b->ops->job_end && !atomic_load(&b->abort))
-		ret = jobs_end(b);
+		ret = bench_jobs_call(b, b->ops->job_end);
 	if (b->ops->stats)
 		b->ops->stats(b->priv, kv_add, b);
 	if (!ret)

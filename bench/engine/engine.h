@@ -242,6 +242,12 @@ typedef void (*bench_stat_fn)(void *arg, const char *name, uint64_t value);
  *	stats(); not after an I/O error or an interrupt.  May block.
  *	Return 0 or a negative errno after bench_error() (the run fails,
  *	exit 1; the report is still printed).
+ * @job_sync: optional; a phase that wrote is over and its data may be
+ *	read back next (by the verify pass, an ior read phase or the next
+ *	run): make it durable, and when the server lost some of it (an NFS
+ *	write-verifier change after a restart) write it again, e.g. from
+ *	bench_job_known_blocks().  Same context and return as @job_end;
+ *	called after every phase that wrote, before the next phase starts.
  * @job_close: optional; release what job_open() took.  Nothing is in
  *	flight.  Called even when the run failed.
  * @stats: optional; report counters (transport stats) for the report:
@@ -268,11 +274,42 @@ struct bench_backend_ops {
 	int (*job_open)(void *priv, struct bench_job_info *job);
 	int (*submit)(void *priv, struct bench_io *io, unsigned int flags);
 	int (*job_end)(void *priv, struct bench_job_info *job);
+	int (*job_sync)(void *priv, struct bench_job_info *job);
 	void (*job_close)(void *priv, struct bench_job_info *job);
 	void (*stats)(void *priv, bench_stat_fn fn, void *arg);
 	void (*teardown)(void *priv);
 	void (*destroy)(void *priv);
 };
+
+/**
+ * bench_block_fn - one block of a verified file with known contents
+ * @offset, @len: where it lies in the file
+ * @tag: the tag of the write that left it: bench_pattern_fill(buf,
+ *	@offset, @len, @tag) gives its bytes again
+ * Return: 0 to go on, or a value that stops the walk and is returned.
+ */
+typedef int (*bench_block_fn)(void *arg, uint64_t offset, uint32_t len,
+			      uint32_t tag);
+
+/**
+ * bench_job_known_blocks() - walk the blocks of @job's file whose
+ * contents the run knows (--verify), in file order
+ *
+ * A back-end uses it to write again what a restarted server lost.  For a
+ * file shared by several jobs every job walks the whole file.
+ * Context: the main thread, from job_sync()/job_end() (nothing in flight).
+ * Return: 0; %-ENODATA when the run does not verify (contents unknown);
+ * the first non-zero value of @fn.
+ */
+int bench_job_known_blocks(struct bench_job_info *job, bench_block_fn fn,
+			   void *arg);
+
+/**
+ * bench_pattern_fill() - the bytes [@off, @off + @len) of a verified file
+ * as the write tagged @tag left them, into @buf
+ * Context: any thread; never fails.
+ */
+void bench_pattern_fill(void *buf, uint64_t off, size_t len, uint32_t tag);
 
 /**
  * bench_io_done() - a back-end reports the outcome of an I/O

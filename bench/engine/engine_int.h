@@ -354,6 +354,8 @@ extern const char *bench_prog_name;
 /* engine.c */
 #define BENCH_LAYOUT_DEPTH 4u
 bool bench_may_layout(const struct bench_opts *o);
+int bench_jobs_call(struct bench *b,
+		    int (*hook)(void *priv, struct bench_job_info *job));
 bool bench_writes_data(const struct bench_opts *o);
 bool bench_reads_after_write(const struct bench_opts *o);
 
@@ -378,7 +380,6 @@ void bench_futex_wait(_Atomic uint32_t *w, uint32_t val, uint64_t timeout_ns);
 
 /* verify.c: data patterns */
 uint64_t bench_pattern_word(uint64_t off8, uint32_t tag);
-void bench_pattern_fill(void *buf, uint64_t off, size_t len, uint32_t tag);
 long bench_pattern_check(const void *buf, uint64_t off, size_t len,
 			 uint32_t tag, uint8_t *expected, uint8_t *got);
 

@@ -783,6 +783,27 @@ unsigned int bench_mem_owner_slots(const void *priv)
 	return m ? m->nowners : 0;
 }
 
+void bench_mem_job_drop(struct bench_job_info *job)
+{
+	struct mem_file *f = job->priv;
+
+	if (f && f->data)
+		memset(f->data, 0, f->cap);
+}
+
+int bench_mem_job_pwrite(struct bench_job_info *job, const void *buf,
+			 size_t len, uint64_t off)
+{
+	struct mem_file *f = job->priv;
+
+	if (!f || !f->data)
+		return -ENODATA;
+	if (off > f->cap || len > f->cap - off)
+		return -EFBIG;
+	memcpy(f->data + off, buf, len);
+	return 0;
+}
+
 const struct bench_backend_ops bench_mem_backend = {
 	.name = "mem",
 	.summary = "Benchmark the bench engine against an in-memory back-end "

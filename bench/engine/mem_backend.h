@@ -31,4 +31,14 @@ uint64_t bench_mem_max_inflight(const void *priv);
 /** bench_mem_owner_slots() - owner ids tracked (numjobs + 1; 0 unused) */
 unsigned int bench_mem_owner_slots(const void *priv);
 
+/*
+ * A server restart that drops data, for tests of a job_sync()/job_end()
+ * hook (nothing in flight): bench_mem_job_drop() zeroes @job's file;
+ * bench_mem_job_pwrite() writes into it as the back-end's own resend
+ * would (0, %-ENODATA when the run stores no data, %-EFBIG past its end).
+ */
+void bench_mem_job_drop(struct bench_job_info *job);
+int bench_mem_job_pwrite(struct bench_job_info *job, const void *buf,
+			 size_t len, uint64_t off);
+
 #endif /* BENCH_MEM_BACKEND_H */

@@ -332,6 +332,21 @@ static bool phase_stop(struct bench *b, int ret)
 	return bench_dist_any(b, ret || atomic_load(&b->abort));
 }
 
+/*
+ * After a phase that wrote, before anything reads it back (or the run
+ * ends): the back-end's job_sync() makes the data durable, and after a
+ * server restart writes again what the server lost (nfs3-bench: COMMIT,
+ * write-verifier check, resend).  All ranks agree on stopping.
+ */
+static int phase_sync(struct bench *b, enum bench_rw rw)
+{
+	int ret = 0;
+
+	if (b->ops->job_sync && bench_rw_writes(rw) && !atomic_load(&b->abort))
+		ret = bench_jobs_call(b, b->ops->job_sync);
+	return ret;
+}
+
 /**
  * bench_run_phases() - layout, the workload's phases, the verify pass
  * Context: the main thread, after every job is open.
@@ -350,17 +365,23 @@ int bench_run_phases(struct bench *b)
 		layout |= b->files[i].need_layout;
 	if (bench_dist_any(b, layout)) {
 		ret = run_phase(b, PH_LAYOUT, RW_WRITE, -1);
+		if (!ret)
+			ret = phase_sync(b, RW_WRITE);
 		if (phase_stop(b, ret))
 			return ret;
 	}
 	if (o->workload == WL_FIO) {
 		ret = run_phase(b, PH_MAIN, o->rw, -1);
+		if (!ret)
+			ret = phase_sync(b, o->rw);
 		if (phase_stop(b, ret))
 			return ret;
 	} else {
 		for (r = 0; r < o->repetitions; r++) {
 			if (o->rw != RW_READ) {
 				ret = run_phase(b, PH_MAIN, RW_WRITE, (int)r);
+				if (!ret)
+					ret = phase_sync(b, RW_WRITE);
 				if (phase_stop(b, ret))
 					return ret;
 			}

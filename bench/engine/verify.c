@@ -18,6 +18,7 @@
  * checking runs at several GB/s, off the network's critical path.
  */
 #include <endian.h>
+#include <errno.h>
 #include <string.h>
 
 #include "engine_int.h"
@@ -39,10 +40,7 @@ uint64_t bench_pattern_word(uint64_t off8, uint32_t tag)
 	return pat_word(off8 & ~7ull, pat_tkey(tag));
 }
 
-/**
- * bench_pattern_fill() - write the pattern of bytes [off, off+len) of a
- * file written with @tag into @buf
- */
+/* engine.h */
 void bench_pattern_fill(void *buf, uint64_t off, size_t len, uint32_t tag)
 {
 	uint64_t tkey = pat_tkey(tag), w;
@@ -109,4 +107,30 @@ long bench_pattern_check(const void *buf, uint64_t off, size_t len,
 		done += n;
 	}
 	return -1;
+}
+
+/* engine.h */
+int bench_job_known_blocks(struct bench_job_info *job, bench_block_fn fn,
+			   void *arg)
+{
+	struct bench_job *j = bench_container_of(job, struct bench_job, info);
+	const struct bench_file *f = j->file;
+	uint32_t blen, st;
+	uint64_t k;
+	int ret;
+
+	if (!f || !f->state)
+		return -ENODATA;
+	if (!f->nblocks)
+		return 0;
+	blen = (uint32_t)(f->size / f->nblocks);
+	for (k = 0; k < f->nblocks; k++) {
+		st = atomic_load_explicit(&f->state[k], memory_order_acquire);
+		if (!st || (st & BLK_BUSY))
+			continue;
+		ret = fn(arg, k * blen, blen, st);
+		if (ret)
+			return ret;
+	}
+	return 0;
 }

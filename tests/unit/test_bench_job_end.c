@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The engine's job_end() hook (nfs3-bench sends its COMMITs from it): the
- * in-memory back-end with a job_end() added, driven through the engine's
- * API.  The hook must run once per job, in index order, after the last
- * I/O of every phase; its failure must fail the run; it must not run
- * after an I/O error.
+ * The engine's job_end() and job_sync() hooks (nfs3-bench sends its
+ * COMMITs from them): the in-memory back-end with the hooks added, driven
+ * through the engine's API.  job_end must run once per job, in index
+ * order, after the last I/O of every phase; its failure must fail the
+ * run; it must not run after an I/O error.  job_sync must run after a
+ * phase that wrote and before the verify pass reads, and what it writes
+ * again from bench_job_known_blocks() must be exactly what was written.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -40,6 +42,45 @@ static int end_hook(void *priv, struct bench_job_info *job)
 	return end_log.fail_with;
 }
 
+/*
+ * job_sync(): record when it runs; optionally drop the file's data (a
+ * server restart) and optionally write the known blocks again.
+ */
+static struct {
+	unsigned int calls;
+	uint64_t ops_seen;
+	bool drop, resend;
+	unsigned int blocks;
+	uint64_t next_off; /* blocks come in file order */
+	bool out_of_order, zero_tag;
+} sync_log;
+
+static int resend_block(void *arg, uint64_t off, uint32_t len, uint32_t tag)
+{
+	struct bench_job_info *job = arg;
+	uint8_t buf[4096];
+
+	if (off < sync_log.next_off)
+		sync_log.out_of_order = true;
+	sync_log.next_off = off + len;
+	sync_log.zero_tag |= !tag;
+	sync_log.blocks++;
+	if (!sync_log.resend)
+		return 0;
+	assert_true(len <= sizeof(buf));
+	bench_pattern_fill(buf, off, len, tag);
+	return bench_mem_job_pwrite(job, buf, len, off);
+}
+
+static int sync_hook(void *priv, struct bench_job_info *job)
+{
+	sync_log.calls++;
+	sync_log.ops_seen = bench_mem_owner_ops(priv, job->owner);
+	if (sync_log.drop)
+		bench_mem_job_drop(job);
+	return bench_job_known_blocks(job, resend_block, job);
+}
+
 /* static: the run keeps a pointer to its ops until bench_destroy() */
 static struct bench_backend_ops end_ops;
 
@@ -47,6 +88,14 @@ static const struct bench_backend_ops *ops_with_end(void)
 {
 	end_ops = bench_mem_backend;
 	end_ops.job_end = end_hook;
+	return &end_ops;
+}
+
+static const struct bench_backend_ops *ops_with_sync(void)
+{
+	end_ops = bench_mem_backend;
+	end_ops.job_end = end_hook;
+	end_ops.job_sync = sync_hook;
 	return &end_ops;
 }
 
@@ -88,6 +137,7 @@ static int reset(void **state)
 {
 	(void)state;
 	memset(&end_log, 0, sizeof(end_log));
+	memset(&sync_log, 0, sizeof(sync_log));
 	return 0;
 }
 
@@ -179,6 +229,81 @@ static void test_backend_without_job_end_still_runs(void **state)
 	assert_int_equal(end_log.calls, 0);
 }
 
+static void test_job_sync_between_writes_and_verify_pass(void **state)
+{
+	const struct bench_backend_ops *o = ops_with_sync();
+	int ret = -1;
+
+	(void)state;
+	assert_int_equal(run_args(o, &ret, "--rw", "write", "--bs", "4k",
+				  "--size", "32k", "--iodepth", "2", "--verify",
+				  "--eta", "never", NULL),
+			 0);
+	assert_int_equal(ret, 0);
+	/* once, after the 8 writes and before the 8 verify reads */
+	assert_int_equal(sync_log.calls, 1);
+	assert_int_equal(sync_log.ops_seen, 8);
+	/* every written block is known, in file order, with its tag */
+	assert_int_equal(sync_log.blocks, 8);
+	assert_false(sync_log.out_of_order);
+	assert_false(sync_log.zero_tag);
+	assert_int_equal(end_log.calls, 1);
+	assert_int_equal(end_log.ops_seen, 16);
+}
+
+static void test_job_sync_resend_of_known_blocks_passes_verify(void **state)
+{
+	const struct bench_backend_ops *o = ops_with_sync();
+	int ret = -1;
+
+	(void)state;
+	/* the "server" drops everything; the hook writes the known blocks
+	 * again from their tags: the verify pass finds every byte */
+	sync_log.drop = true;
+	sync_log.resend = true;
+	assert_int_equal(run_args(o, &ret, "--rw", "randwrite", "--bs", "4k",
+				  "--size", "64k", "--iodepth", "4",
+				  "--numjobs", "2", "--verify", "--eta",
+				  "never", NULL),
+			 0);
+	assert_int_equal(ret, 0);
+	assert_int_equal(sync_log.calls, 2);
+	assert_int_equal(sync_log.blocks, 2 * 16);
+}
+
+static void test_job_sync_dropped_data_fails_verify(void **state)
+{
+	const struct bench_backend_ops *o = ops_with_sync();
+	int ret = 0;
+
+	(void)state;
+	/* the same loss without the resend: the verify pass must see it,
+	 * so the test above proves the resend, not a blind verify */
+	sync_log.drop = true;
+	assert_int_equal(run_args(o, &ret, "--rw", "randwrite", "--bs", "4k",
+				  "--size", "64k", "--iodepth", "4", "--verify",
+				  "--eta", "never", NULL),
+			 0);
+	assert_int_not_equal(ret, 0);
+	assert_int_equal(sync_log.calls, 1);
+}
+
+static void test_job_known_blocks_without_verify(void **state)
+{
+	const struct bench_backend_ops *o = ops_with_sync();
+	int ret = 0;
+
+	(void)state;
+	/* contents unknown: the walk says so, and that fails the hook */
+	assert_int_equal(run_args(o, &ret, "--rw", "write", "--bs", "4k",
+				  "--size", "16k", "--eta", "never", NULL),
+			 0);
+	assert_int_equal(ret, -ENODATA);
+	assert_int_equal(sync_log.calls, 1);
+	assert_int_equal(sync_log.blocks, 0);
+	assert_int_equal(end_log.calls, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -195,6 +320,17 @@ int main(void)
 		cmocka_unit_test_setup_teardown(
 			test_backend_without_job_end_still_runs, reset,
 			teardown),
+		cmocka_unit_test_setup_teardown(
+			test_job_sync_between_writes_and_verify_pass, reset,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			test_job_sync_resend_of_known_blocks_passes_verify,
+			reset, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_job_sync_dropped_data_fails_verify, reset,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			test_job_known_blocks_without_verify, reset, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
