@@ -38,11 +38,16 @@
  *
  * Stability.  --stable unstable (the default, as the Linux client) sends
  * UNSTABLE writes; each job that wrote sends a COMMIT for its file from
- * the engine's job_end() hook, after the measured time.  Every WRITE
- * reply's verifier is compared with the first one seen, and the COMMIT's
- * with that too: a change means the server restarted and may have lost
- * unstable data, which fails the run (the engine keeps no copy to write
- * again).  COMMITs, their total time and verifier changes are in the
+ * the engine's job_sync() hook after every phase that wrote (before the
+ * verify pass reads it back) and from job_end(), outside the measured
+ * time.  Each job keeps the write verifier its WRITE replies carried; a
+ * reply or a COMMIT with another one means the server restarted and may
+ * have lost unstable data.  With --verify the engine knows every block's
+ * contents, so the job writes its file's known blocks again (coalesced up
+ * to wsize) and COMMITs again, until a COMMIT carries the verifier the
+ * data went out under: nothing acknowledged is lost.  Without --verify
+ * the contents are not defined and the run fails with a clear message.
+ * COMMITs, their total time, verifier changes and resent bytes are in the
  * report's back-end counters.
  */
 #include <errno.h>
@@ -63,6 +68,8 @@
 #define NFS_FILE_MODE 0644u
 #define NFS_CACHELINE 64
 #define NFS_HOST_MAX  256
+#define NFS_FILE_ALLOC \
+	((sizeof(struct nfs_file) + NFS_CACHELINE - 1) & ~(NFS_CACHELINE - 1ul))
 
 /* the per-I/O private area (bench_io.priv) */
 struct nfs_io {
@@ -76,10 +83,18 @@ struct nfs_io {
 	} res;
 };
 
-/* the per-job state (bench_job_info.priv) */
+#define NFS_SYNC_ROUNDS 5 /* COMMITs after verifier changes before giving up */
+
+/*
+ * the per-job state (bench_job_info.priv), cache-line aligned: its
+ * completion-side words are written by the job's WRITE replies
+ */
 struct nfs_file {
 	struct nfs3_fh fh;
-	_Atomic bool dirty; /* unstable data written since open */
+	_Atomic bool dirty; /* unstable data written since the last COMMIT */
+	_Atomic uint64_t verf;
+	_Atomic int verf_state;	       /* 0 none, 1 being set, 2 set */
+	_Atomic uint64_t verf_changes; /* replies with another verifier */
 };
 
 struct nfs_be {
@@ -96,15 +111,13 @@ struct nfs_be {
 	struct xprt_rdma_opts rdma;
 
 	/* completion-side counters */
-	_Atomic uint64_t verf __attribute__((aligned(NFS_CACHELINE)));
-	_Atomic int verf_state; /* 0 none, 1 being set, 2 set */
-	_Atomic uint64_t verf_changes;
-	_Atomic uint64_t unstable_writes;
+	_Atomic uint64_t unstable_writes
+		__attribute__((aligned(NFS_CACHELINE)));
 	_Atomic uint64_t eagain;
 	_Atomic int first_err;
 
 	/* main-thread counters */
-	uint64_t commits, commit_ns;
+	uint64_t commits, commit_ns, verf_changes, resent_bytes;
 };
 
 enum {
@@ -122,7 +135,8 @@ static const struct bench_option nfs_options[] = {
 	 NO_EXPORT},
 	{"mount-port", "N", "MOUNT service port [ask rpcbind]", NO_MOUNT_PORT},
 	{"stable", "unstable|datasync|filesync",
-	 "WRITE stability; unstable: COMMIT at job end [unstable]", NO_STABLE},
+	 "WRITE stability; unstable: COMMIT after writing [unstable]",
+	 NO_STABLE},
 	{NULL, NULL, NULL, 0},
 };
 
@@ -400,9 +414,10 @@ static int nfs_job_open(void *priv, struct bench_job_info *job)
 		memcpy(dir, job->filename, (size_t)(slash - job->filename));
 		dir[slash - job->filename] = '\0';
 	}
-	f = calloc(1, sizeof(*f));
+	f = aligned_alloc(NFS_CACHELINE, NFS_FILE_ALLOC);
 	if (!f)
 		return -ENOMEM;
+	memset(f, 0, sizeof(*f));
 	err = nfs3_lookup_path(n->clnt, dir, &dfh, NULL);
 	if (err) {
 		bench_error("directory '%s' in %s on %s: %s", dir, n->export,
@@ -464,28 +479,40 @@ static uint64_t verf_word(const uint8_t *v)
 }
 
 /*
- * A WRITE reply's verifier: the first one seen becomes the reference
- * (state 0 -> 1 -> 2); later ones that differ are counted.  A reply racing
- * with the very first one (state 1) is not compared: the COMMIT's
- * verifier is checked against the reference in any case.
+ * A WRITE reply's verifier: the first one the job sees becomes its
+ * reference (state 0 -> 1 -> 2); later ones that differ are counted.  A
+ * reply racing with the very first one (state 1) is not compared: the
+ * COMMIT's verifier is checked against the reference in any case.
+ * Context: completions (any thread) and job_sync() (nothing in flight).
  */
-static void note_verf(struct nfs_be *n, const uint8_t *v)
+static void note_verf(struct nfs_file *f, const uint8_t *v)
 {
 	uint64_t w = verf_word(v);
-	int st = atomic_load_explicit(&n->verf_state, memory_order_acquire);
+	int st = atomic_load_explicit(&f->verf_state, memory_order_acquire);
 
 	if (st == 2) {
-		if (atomic_load_explicit(&n->verf, memory_order_relaxed) != w)
-			atomic_fetch_add_explicit(&n->verf_changes, 1,
+		if (atomic_load_explicit(&f->verf, memory_order_relaxed) != w)
+			atomic_fetch_add_explicit(&f->verf_changes, 1,
 						  memory_order_relaxed);
 		return;
 	}
 	if (st == 0 && atomic_compare_exchange_strong_explicit(
-			       &n->verf_state, &st, 1, memory_order_relaxed,
+			       &f->verf_state, &st, 1, memory_order_relaxed,
 			       memory_order_relaxed)) {
-		atomic_store_explicit(&n->verf, w, memory_order_relaxed);
-		atomic_store_explicit(&n->verf_state, 2, memory_order_release);
+		atomic_store_explicit(&f->verf, w, memory_order_relaxed);
+		atomic_store_explicit(&f->verf_state, 2, memory_order_release);
 	}
+}
+
+/* An UNSTABLE WRITE reply: the file needs a COMMIT; check its verifier. */
+static void note_unstable(struct nfs_be *n, struct nfs_file *f,
+			  const uint8_t *verf)
+{
+	atomic_fetch_add_explicit(&n->unstable_writes, 1, memory_order_relaxed);
+	/* read first: no cache-line ping-pong once set */
+	if (!atomic_load_explicit(&f->dirty, memory_order_relaxed))
+		atomic_store_explicit(&f->dirty, true, memory_order_relaxed);
+	note_verf(f, verf);
 }
 
 static void note_err(struct nfs_be *n, int status)
@@ -503,7 +530,6 @@ static void nfs_done(struct nfs3_call *call, int status, void *arg)
 	struct bench_io *io = arg;
 	struct nfs_io *ni = io->priv;
 	struct nfs_be *n = ni->be;
-	struct nfs_file *f;
 	size_t bytes = 0;
 
 	if (status) {
@@ -515,17 +541,8 @@ static void nfs_done(struct nfs3_call *call, int status, void *arg)
 		bytes = ni->res.rd.count;
 	} else if (io->op == BENCH_OP_WRITE) {
 		bytes = ni->res.wr.count;
-		if (ni->res.wr.committed == NFS3_UNSTABLE) {
-			f = io->job->priv;
-			atomic_fetch_add_explicit(&n->unstable_writes, 1,
-						  memory_order_relaxed);
-			/* read first: no cache-line ping-pong once set */
-			if (!atomic_load_explicit(&f->dirty,
-						  memory_order_relaxed))
-				atomic_store_explicit(&f->dirty, true,
-						      memory_order_relaxed);
-			note_verf(n, ni->res.wr.verf);
-		}
+		if (ni->res.wr.committed == NFS3_UNSTABLE)
+			note_unstable(n, io->job->priv, ni->res.wr.verf);
 	}
 	bench_io_done(io, 0, bytes);
 }
@@ -572,35 +589,143 @@ static int nfs_submit(void *priv, struct bench_io *io, unsigned int flags)
 
 /* ------------------------------------------------------------ the end */
 
-static int nfs_job_end(void *priv, struct bench_job_info *job)
+/* blocks to write again, coalesced into one WRITE of up to @cap bytes */
+struct nfs_resend {
+	struct nfs_be *n;
+	struct nfs_file *f;
+	uint8_t *buf;
+	size_t cap, len;
+	uint64_t off;
+};
+
+/* WRITE rs->buf at rs->off, all of it (a short write goes on) */
+static int resend_flush(struct nfs_resend *rs)
+{
+	struct nfs_be *n = rs->n;
+	struct nfs3_write_res res;
+	struct iovec iov;
+	size_t done = 0;
+	int err;
+
+	while (done < rs->len) {
+		iov.iov_base = rs->buf + done;
+		iov.iov_len = rs->len - done;
+		err = nfs3_write(n->clnt, &rs->f->fh, rs->off + done, &iov, 1,
+				 n->stable, &res);
+		if (!err && !res.count)
+			err = -EIO;
+		if (err)
+			return err;
+		if (res.committed == NFS3_UNSTABLE)
+			note_unstable(n, rs->f, res.verf);
+		done += res.count;
+		n->resent_bytes += res.count;
+	}
+	rs->len = 0;
+	return 0;
+}
+
+/* bench_block_fn: one known block, its bytes made again from its tag */
+static int resend_block(void *arg, uint64_t off, uint32_t len, uint32_t tag)
+{
+	struct nfs_resend *rs = arg;
+	int err;
+
+	if (rs->len && (rs->off + rs->len != off || rs->len + len > rs->cap)) {
+		err = resend_flush(rs);
+		if (err)
+			return err;
+	}
+	if (!rs->len)
+		rs->off = off;
+	bench_pattern_fill(rs->buf + rs->len, off, len, tag);
+	rs->len += len;
+	return 0;
+}
+
+/* Write every block of the job's file the run knows again. */
+static int resend_known(struct nfs_be *n, struct bench_job_info *job)
+{
+	struct nfs_resend rs = {.n = n, .f = job->priv};
+	int err;
+
+	rs.cap = nfs3_wsize(n->clnt);
+	if (rs.cap < n->cfg->bs)
+		rs.cap = n->cfg->bs;
+	rs.buf = malloc(rs.cap);
+	if (!rs.buf)
+		return -ENOMEM;
+	err = bench_job_known_blocks(job, resend_block, &rs);
+	if (!err && rs.len)
+		err = resend_flush(&rs);
+	free(rs.buf);
+	if (err)
+		bench_error("writing %s again on %s failed: %s", job->filename,
+			    n->host, nfs3_strerror(err));
+	return err;
+}
+
+/* Did the server's verifier change since the job's writes went out? */
+static bool verf_changed(struct nfs_file *f, const uint8_t *commit_verf)
+{
+	int st = atomic_load_explicit(&f->verf_state, memory_order_acquire);
+
+	return atomic_load(&f->verf_changes) ||
+	       (st == 2 && verf_word(commit_verf) != atomic_load(&f->verf));
+}
+
+/*
+ * job_sync() and job_end(): COMMIT the job's unstable writes; after a
+ * verifier change write the known blocks again under the new verifier
+ * and COMMIT again (see "Stability" at the top).
+ */
+static int nfs_job_sync(void *priv, struct bench_job_info *job)
 {
 	struct nfs_be *n = priv;
 	struct nfs_file *f = job->priv;
 	struct nfs3_commit_res res;
+	unsigned int round;
 	uint64_t t0;
-	int err, st;
+	int err;
 
 	if (!f || !atomic_load(&f->dirty))
 		return 0;
-	t0 = bench_now_ns();
-	err = nfs3_commit(n->clnt, &f->fh, 0, 0, &res);
-	n->commit_ns += bench_now_ns() - t0;
-	n->commits++;
-	if (err) {
-		bench_error("COMMIT of %s on %s failed: %s", job->filename,
-			    n->host, nfs3_strerror(err));
-		return err;
+	for (round = 0;; round++) {
+		t0 = bench_now_ns();
+		err = nfs3_commit(n->clnt, &f->fh, 0, 0, &res);
+		n->commit_ns += bench_now_ns() - t0;
+		n->commits++;
+		if (err) {
+			bench_error("COMMIT of %s on %s failed: %s",
+				    job->filename, n->host, nfs3_strerror(err));
+			return err;
+		}
+		if (!verf_changed(f, res.verf))
+			break;
+		n->verf_changes++;
+		if (!n->cfg->verify) {
+			bench_error("%s: the server's write verifier changed "
+				    "during the run (did it restart?): "
+				    "unstable writes may have been lost; with "
+				    "--verify they are written again",
+				    n->host);
+			return -EIO;
+		}
+		if (round == NFS_SYNC_ROUNDS) {
+			bench_error("%s: the server's write verifier kept "
+				    "changing (%u COMMITs): %s not durable",
+				    n->host, round + 1, job->filename);
+			return -EIO;
+		}
+		/* the new reference, for the writes that follow */
+		atomic_store(&f->verf, verf_word(res.verf));
+		atomic_store(&f->verf_state, 2);
+		atomic_store(&f->verf_changes, 0);
+		err = resend_known(n, job);
+		if (err)
+			return err;
 	}
 	atomic_store(&f->dirty, false);
-	st = atomic_load_explicit(&n->verf_state, memory_order_acquire);
-	if (atomic_load(&n->verf_changes) ||
-	    (st == 2 && verf_word(res.verf) != atomic_load(&n->verf))) {
-		bench_error("%s: the server's write verifier changed during "
-			    "the run (did it restart?): unstable writes may "
-			    "have been lost",
-			    n->host);
-		return -EIO;
-	}
 	return 0;
 }
 
@@ -694,7 +819,8 @@ static void nfs_stats(void *priv, bench_stat_fn fn, void *arg)
 	fn(arg, "unstable_writes", atomic_load(&n->unstable_writes));
 	fn(arg, "commits", n->commits);
 	fn(arg, "commit_us", n->commit_ns / 1000);
-	fn(arg, "write_verifier_changes", atomic_load(&n->verf_changes));
+	fn(arg, "write_verifier_changes", n->verf_changes);
+	fn(arg, "resent_bytes", n->resent_bytes);
 }
 
 static void nfs_teardown(void *priv)
@@ -731,7 +857,8 @@ static const struct bench_backend_ops nfs3_backend = {
 	.setup = nfs_setup,
 	.job_open = nfs_job_open,
 	.submit = nfs_submit,
-	.job_end = nfs_job_end,
+	.job_end = nfs_job_sync,
+	.job_sync = nfs_job_sync,
 	.job_close = nfs_job_close,
 	.stats = nfs_stats,
 	.teardown = nfs_teardown,
