@@ -8,7 +8,13 @@
  * search; the array is preallocated with one entry per slot, so arming
  * never allocates.  Timers fire on the transport's receive thread, which
  * sleeps in epoll (or on its completion channel) until the earliest
- * deadline: arming a deadline earlier than that one kicks it.
+ * deadline, but never longer than XPRT_TIMER_TICK_NS: arming a deadline
+ * earlier than the one it sleeps to kicks it.  The tick is what keeps
+ * kicks rare: without it an idle receive thread sleeps "forever", and the
+ * first request armed after every quiet moment (at one request in flight,
+ * every request) would cost an eventfd write, a wake-up and a context
+ * switch.  Request deadlines are seconds away, so with a 1 s tick they
+ * almost never kick; an idle transport pays one wake-up a second.
  *
  * A timer firing calls ops->timeout() with a reference held, outside the
  * timer lock, so the callback may re-arm or fail the request.  Without a
@@ -91,20 +97,30 @@ void xprt_timer_arm(struct xprt *x, struct xprt_rqst *rq, uint64_t deadline)
 		rq->deadline = deadline;
 		x->heap[x->heap_len] = rq;
 		heap_up(x, x->heap_len++);
-		kick = x->heap[0] == rq && (!w || deadline < w);
+		kick = x->heap[0] == rq && deadline < w;
 	}
 	pthread_mutex_unlock(&x->timer_lock);
 	if (kick && x->ops->kick_rx)
 		x->ops->kick_rx(x);
 }
 
+/* The wake-up time for the receive thread; timer_lock held. */
+static uint64_t wake_at(struct xprt *x, uint64_t now)
+{
+	uint64_t d = now + XPRT_TIMER_TICK_NS;
+
+	if (x->heap_len && x->heap[0]->deadline < d)
+		d = x->heap[0]->deadline;
+	atomic_store(&x->rx_wake_deadline, d);
+	return d;
+}
+
 uint64_t xprt_timer_next(struct xprt *x)
 {
-	uint64_t d;
+	uint64_t now = xprt_now_ns(), d;
 
 	pthread_mutex_lock(&x->timer_lock);
-	d = x->heap_len ? x->heap[0]->deadline : 0;
-	atomic_store(&x->rx_wake_deadline, d);
+	d = wake_at(x, now);
 	pthread_mutex_unlock(&x->timer_lock);
 	return d;
 }
@@ -117,9 +133,8 @@ uint64_t xprt_timer_run(struct xprt *x)
 
 		pthread_mutex_lock(&x->timer_lock);
 		if (!x->heap_len || x->heap[0]->deadline > now) {
-			uint64_t d = x->heap_len ? x->heap[0]->deadline : 0;
+			uint64_t d = wake_at(x, now);
 
-			atomic_store(&x->rx_wake_deadline, d);
 			pthread_mutex_unlock(&x->timer_lock);
 			return d;
 		}

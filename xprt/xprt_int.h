@@ -347,13 +347,21 @@ bool xprt_claim_outcome(struct xprt_rqst *rq, int status);
 /** xprt_timer_arm() - arm @rq's timer at @deadline (0 disarms) */
 void xprt_timer_arm(struct xprt *x, struct xprt_rqst *rq, uint64_t deadline);
 
+/* the receive thread sleeps at most this long (see timer.c) */
+#define XPRT_TIMER_TICK_NS 1000000000ull
+
 /**
  * xprt_timer_run() - run expired timers; receive thread only
- * Return: the next deadline (0 when none is armed)
+ * Return: when to wake up next: the earliest armed deadline, at most
+ * %XPRT_TIMER_TICK_NS from now (never 0).
  */
 uint64_t xprt_timer_run(struct xprt *x);
 
-/** xprt_timer_next() - the earliest armed deadline, 0 when none */
+/**
+ * xprt_timer_next() - when the receive thread must wake up next, as
+ * xprt_timer_run() returns it; receive thread only (it publishes the time
+ * the thread sleeps to, which xprt_timer_arm() compares with)
+ */
 uint64_t xprt_timer_next(struct xprt *x);
 
 /* ---- futex helpers (xprt.c) ---- */
