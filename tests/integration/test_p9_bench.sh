@@ -7,8 +7,9 @@
 #      --alloc malloc, random mixed I/O over two sessions, split I/Os
 #      through too few request slots), then the job
 #      files in the server's export directory are compared with the
-#      engine's documented data pattern computed here, in Python, from
-#      scratch: an independent check of what reached the disk;
+#      engine's documented data pattern computed from scratch by
+#      scripts/check-pattern.py: an independent check of what reached
+#      the disk;
 #   2. getattr, and the two ior presets of the slab thread, briefly;
 #   3. a wrong aname: exit status 1 and a message naming Tattach and
 #      --aname.
@@ -75,37 +76,15 @@ expect() {
 
 # ondisk NAME DIR SIZE GEN FILE...: FILE (job J's, J from its name
 # NAME.J.0) in the export directory DIR holds SIZE bytes of the pattern
-# of tag J << 16 | GEN.  The pattern, from bench/engine/verify.c: 64-bit
-# little-endian words, the word at offset o holding o/8 in its low half
-# and the high half of mix64(o ^ mix64(tag + 0x51ed2701)), mix64 being
-# the splitmix64 finaliser.
+# of tag J << 16 | GEN, computed from scratch by scripts/check-pattern.py
 ondisk() {
 	local name=$1 dir=$2 size=$3 gen=$4 out
 	shift 4
-	out=$(python3 - "$dir" "$size" "$gen" "$@" <<'EOF'
-import struct, sys
-M = (1 << 64) - 1
-def mix64(x):
-    x ^= x >> 30; x = (x * 0xbf58476d1ce4e5b9) & M
-    x ^= x >> 27; x = (x * 0x94d049bb133111eb) & M
-    return x ^ (x >> 31)
-d, size, gen = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-for f in sys.argv[4:]:
-    job = int(f.split(".")[-2])
-    tkey = mix64(((job << 16) | gen) + 0x51ed2701)
-    data = open(d + "/" + f, "rb").read()
-    if len(data) != size:
-        print(f"{f}: {len(data)} bytes on disk, want {size}"); sys.exit(1)
-    words = struct.unpack("<%dQ" % (size // 8), data)
-    for i, w in enumerate(words):
-        o = 8 * i
-        want = (mix64(o ^ tkey) & 0xffffffff00000000) | (o >> 3)
-        if w != want:
-            print(f"{f}: offset {o}: {w:#x} on disk, want {want:#x}")
-            sys.exit(1)
-print("%d files match" % (len(sys.argv) - 4))
-EOF
-	) && ok "$name: $out" || bad "$name: $out"
+	if out=$("$top/scripts/check-pattern.py" "$dir" "$size" --gen "$gen" "$@"); then
+		ok "$name: $# files match"
+	else
+		bad "$name: $(grep -v ': ok: ' <<<"$out" | head -3)"
+	fi
 }
 
 # server NAME HOST PORT ANAME EXPORT_DIR
