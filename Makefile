@@ -218,7 +218,7 @@ check-install: lib tools
 	MAKE="$(MAKE)" CC="$(CC)" BUILD=$(BUILD) scripts/check-install.sh $(O)
 
 # ================================================================ p9-bench
-# (owned by p9-bench: bench/p9_bench.[ch], bench/p9_io.c,
+# (owned by p9-bench: bench/p9_bench.[ch], bench/p9_io.c, bench/p9_sess.c,
 # scripts/bench-p9.py, tests/integration/test_p9_bench.sh)
 # bench-p9: p9-bench against diod and ganesha beside the peers (peer_p9,
 # diod's diodload) in alternating rounds, medians; the 9P slab thread's
@@ -226,9 +226,10 @@ check-install: lib tools
 # under one.  Writes $(O)/bench-p9.{md,tsv,json}.
 .PHONY: bench-p9
 
-# p9-bench is two files: its I/O path (p9_io.c) links beside the main
-# through the engine's rule (BENCH_OBJS_<proto>).
-BENCH_OBJS_p9 := $(O)/obj/bench/p9_io.o
+# p9-bench is three files: its sessions (p9_sess.c) and I/O path
+# (p9_io.c) link beside the main through the engine's rule
+# (BENCH_OBJS_<proto>).
+BENCH_OBJS_p9 := $(O)/obj/bench/p9_sess.o $(O)/obj/bench/p9_io.o
 $(O)/bench/p9-bench: $(BENCH_OBJS_p9)
 -include $(BENCH_OBJS_p9:.o=.d)
 

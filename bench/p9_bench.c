@@ -2,22 +2,11 @@
 /*
  * p9-bench: the 9P2000.L back-end of the bench engine.
  *
- * Sessions.  --nconnect N opens N 9P sessions (one connection, one
- * Tversion and one Tattach each); job i uses session i mod N, walks and
- * opens (or creates) its own fid there, and passes its owner to every
- * call, so each job is a separate owner in that session's fair transmit
- * queue.  Completions run on the session's receive thread, which hands
- * them to the engine, which resubmits with P9_NOWAIT.
- *
- * Request slots.  A completion callback resubmits while its own call
- * still holds its slot (the slot is released after the callback
- * returns), so a session gets more slots than it can ever have calls in
- * flight: its jobs x the engine's slots per job x the messages one I/O
- * takes, plus headroom for Tflush.  In the steady state a NOWAIT submit
- * therefore never finds the slots exhausted.
- *
- * Transfers larger than one message, --alloc malloc and the helper
- * thread: see p9_io.c.
+ * Completions run on the sessions' receive threads, which hand them to
+ * the engine, which resubmits with P9_NOWAIT.  Sessions, request slots
+ * and the recovery of a lost session: see p9_sess.c.  Transfers larger
+ * than one message, --alloc malloc, the helper thread and resubmission:
+ * see p9_io.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,10 +16,8 @@
 
 #include "p9_bench.h"
 
-/* Slots beyond the calls in flight: Tflush (two slots each) and clunks */
-#define P9B_SLOT_SPARE 16u
-#define P9B_RDMA_PORT  5640u
-#define P9B_DEF_MSIZE  (512u << 10)
+#define P9B_DEF_MSIZE	     (512u << 10)
+#define P9B_DEF_RECONNECT_NS 30000000000ull /* 30 s */
 
 enum {
 	PO_SERVER,
@@ -38,6 +25,7 @@ enum {
 	PO_MSIZE,
 	PO_ALLOC,
 	PO_MAX_REQS,
+	PO_RECONNECT,
 };
 
 static const struct bench_option p9b_options[] = {
@@ -51,6 +39,8 @@ static const struct bench_option p9b_options[] = {
 	 "pool, or malloc: 2 x msize buffers per message [pool]", PO_ALLOC},
 	{"max-reqs", "N",
 	 "request slots per session [every I/O in flight + 16]", PO_MAX_REQS},
+	{"reconnect-timeout", "TIME",
+	 "re-establish a lost session for TIME, 0: never [30s]", PO_RECONNECT},
 	{NULL, NULL, NULL, 0},
 };
 /* ------------------------------------------------------------ options */
@@ -61,6 +51,7 @@ static int p9b_init(void *priv)
 
 	p->msize = P9B_DEF_MSIZE;
 	p->alloc = P9B_ALLOC_POOL;
+	p->reconnect_ns = P9B_DEF_RECONNECT_NS;
 	return 0;
 }
 
@@ -134,6 +125,11 @@ static int p9b_parse_option(void *priv, int id, const char *arg)
 			break;
 		p->max_reqs_opt = (unsigned int)v;
 		return 0;
+	case PO_RECONNECT:
+		if (bench_parse_time(arg, &v))
+			break;
+		p->reconnect_ns = v;
+		return 0;
 	}
 	bench_error("--%s: '%s' is not valid (see --help)",
 		    p9b_options[id].name, arg ? arg : "");
@@ -159,115 +155,20 @@ static int p9b_check(void *priv, const struct bench_config *cfg)
 
 /* ------------------------------------------------------------ setup */
 
-/*
- * Slots one session needs: its jobs' slots, each with the messages of
- * its largest I/O in flight, and the spare.  The largest I/O is the
- * larger of --bs and one message (layout writes are at most max_io).
- */
-static unsigned int slots_needed(const struct p9b *p, uint32_t iosize)
-{
-	const struct bench_config *cfg = p->cfg;
-	unsigned int per_conn = (cfg->numjobs + p->nc - 1) / p->nc;
-	unsigned int per_job = cfg->max_inflight / cfg->numjobs;
-	uint64_t n = (uint64_t)per_conn * per_job *
-		     p9b_parts_for(cfg->bs ? cfg->bs : 1, iosize);
-
-	if (p->max_reqs_opt)
-		return p->max_reqs_opt;
-	n += P9B_SLOT_SPARE;
-	return n > 0xFFFF ? 0xFFFF : (unsigned int)n;
-}
-
-static int p9b_connect_one(struct p9b *p, uint32_t msize, unsigned int max_reqs,
-			   struct p9_clnt **cp)
-{
-	const struct bench_config *cfg = p->cfg;
-	unsigned int per_conn = (cfg->numjobs + p->nc - 1) / p->nc;
-	char err[256] = "";
-	const char *hint = "";
-	struct p9_opts o = {
-		.host = p->host,
-		.port = p->port,
-		.aname = p->aname,
-		.n_uname = cfg->uid,
-		.n_gid = cfg->gid,
-		.msize = msize,
-		.max_reqs = max_reqs,
-		/* ganesha refuses fids >= 1024: stay below unless the jobs
-		 * need more */
-		.max_fids = per_conn + 16 > 1024 ? per_conn + 16 : 1024,
-		.transport = cfg->transport == BENCH_TRANSPORT_RDMA ?
-				     XPRT_TRANSPORT_RDMA :
-				     XPRT_TRANSPORT_TCP,
-		.errbuf = err,
-		.errbuf_len = sizeof(err),
-	};
-	int ret;
-
-	if (!o.port)
-		o.port = cfg->transport == BENCH_TRANSPORT_RDMA ?
-				 P9B_RDMA_PORT :
-				 P9_DEF_PORT;
-	if (o.max_fids > 0xFFFF)
-		o.max_fids = 0xFFFF;
-	ret = p9_connect(cp, &o);
-	if (!ret)
-		return 0;
-	if (!err[0])
-		snprintf(err, sizeof(err), "%s:%u: %s", p->host, o.port,
-			 p9_strerror(ret));
-	if (strstr(err, "Tattach"))
-		hint = "\n  (--aname: diod wants the exported directory's "
-		       "absolute path, ganesha the\n  export's pseudo path)";
-	else if (strstr(err, "Tversion") || ret == -EPROTONOSUPPORT)
-		hint = "\n  (is that port a 9P2000.L server's?)";
-	bench_error("%s%s", err, hint);
-	return ret;
-}
-
 static int p9b_setup(void *priv, const struct bench_config *cfg,
 		     struct bench_limits *lim)
 {
 	struct p9b *p = priv;
-	unsigned int i, need;
 	int ret;
 
 	p->cfg = cfg;
 	p->nc = cfg->nconnect ? cfg->nconnect : 1;
-	p->c = calloc(p->nc, sizeof(*p->c));
-	if (!p->c)
-		return -ENOMEM;
 	ret = p9b_helper_start(p);
 	if (ret)
 		return ret;
-
-	/* the slots depend on msize, which the first session negotiates */
-	p->max_reqs = slots_needed(p, p->msize - P9_IOHDRSZ);
-	ret = p9b_connect_one(p, p->msize, p->max_reqs, &p->c[0]);
+	ret = p9b_sess_setup(p);
 	if (ret)
 		return ret;
-	p->msize_got = p9_msize(p->c[0]);
-	p->iosize = p9_iosize(p->c[0]);
-	need = slots_needed(p, p->iosize);
-	if (need > p->max_reqs) {
-		p9_close(p->c[0]);
-		p->c[0] = NULL;
-		p->max_reqs = need;
-		ret = p9b_connect_one(p, p->msize_got, need, &p->c[0]);
-		if (ret)
-			return ret;
-	}
-	for (i = 1; i < p->nc; i++) {
-		ret = p9b_connect_one(p, p->msize_got, p->max_reqs, &p->c[i]);
-		if (ret)
-			return ret;
-		if (p9_msize(p->c[i]) != p->msize_got) {
-			bench_error("session %u negotiated msize %u, the first "
-				    "%u",
-				    i, p9_msize(p->c[i]), p->msize_got);
-			return -EPROTO;
-		}
-	}
 	/* layout writes of up to one message; --bs may take up to
 	 * P9B_MAX_PARTS */
 	if (cfg->bs <= (size_t)P9B_MAX_PARTS * p->iosize)
@@ -279,35 +180,30 @@ static int p9b_setup(void *priv, const struct bench_config *cfg,
 	return 0;
 }
 
-static int p9b_job_open(void *priv, struct bench_job_info *job)
+/*
+ * Open (create, extend) the job's file on @c.  On error nothing is left
+ * open on @c.
+ */
+static int p9b_job_open_on(struct p9b *p, struct bench_job_info *job,
+			   struct p9b_job *pj, struct p9_clnt *c)
 {
-	struct p9b *p = priv;
-	struct p9b_job *pj;
 	struct p9_attr attr;
-	uint32_t flags, iounit = 0;
+	uint32_t flags = pj->oflags, iounit = 0;
 	int ret;
 
-	if (!job->filename)
-		return -EINVAL; /* p9-bench has no file-less workload */
-	pj = calloc(1, sizeof(*pj));
-	if (!pj)
-		return -ENOMEM;
-	pj->c = p->c[job->index % p->nc];
-	flags = job->open_flags & BENCH_OPEN_WRITE ? O_RDWR : O_RDONLY;
 	if (job->open_flags & BENCH_OPEN_CREATE)
 		flags |= O_CREAT;
-	ret = p9_open_path(pj->c, job->filename, flags, 0644, &pj->fid,
-			   &iounit);
+	ret = p9_open_path(c, job->filename, flags, 0644, &pj->fid, &iounit);
 	if (ret)
-		goto out_free;
-	ret = p9_getattr(pj->c, pj->fid, P9_GETATTR_SIZE, &attr);
+		return ret;
+	ret = p9_getattr(c, pj->fid, P9_GETATTR_SIZE, &attr);
 	if (ret)
 		goto out_clunk;
 	if ((job->open_flags & BENCH_OPEN_EXTEND) && attr.size < job->size) {
 		struct p9_iattr ia = {.valid = P9_SETATTR_SIZE,
 				      .size = job->size};
 
-		ret = p9_setattr(pj->c, pj->fid, &ia);
+		ret = p9_setattr(c, pj->fid, &ia);
 		if (ret)
 			goto out_clunk;
 		attr.size = job->size;
@@ -324,12 +220,51 @@ static int p9b_job_open(void *priv, struct bench_job_info *job)
 		goto out_clunk;
 	}
 	job->file_size = attr.size;
-	job->priv = pj;
 	return 0;
 
 out_clunk:
-	p9_clunk(pj->c, pj->fid);
+	p9_clunk(c, pj->fid);
+	return ret;
+}
+
+static int p9b_job_open(void *priv, struct bench_job_info *job)
+{
+	struct p9b *p = priv;
+	struct p9b_job *pj;
+	struct p9_clnt *c;
+	unsigned int gen;
+	int ret;
+
+	if (!job->filename)
+		return -EINVAL; /* p9-bench has no file-less workload */
+	pj = calloc(1, sizeof(*pj));
+	if (!pj)
+		return -ENOMEM;
+	pj->path = strdup(job->filename);
+	if (!pj->path) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	pj->s = &p->sess[job->index % p->nc];
+	pj->oflags = job->open_flags & BENCH_OPEN_WRITE ? O_RDWR : O_RDONLY;
+	/* no I/O is in flight yet: the session changes only here */
+	for (;;) {
+		p9b_sess_get(pj->s, &c, &gen);
+		ret = p9b_job_open_on(p, job, pj, c);
+		if (!ret || !p9b_sess_lost(p, ret))
+			break;
+		ret = p9b_sess_recover(p, pj->s, gen);
+		if (ret)
+			break;
+	}
+	if (ret)
+		goto out_free;
+	p9b_sess_add_job(pj);
+	job->priv = pj;
+	return 0;
+
 out_free:
+	free(pj->path);
 	free(pj);
 	return ret;
 }
@@ -339,10 +274,16 @@ out_free:
 static void p9b_job_close(void *priv, struct bench_job_info *job)
 {
 	struct p9b_job *pj = job->priv;
+	struct p9_clnt *c;
+	unsigned int gen;
 
 	if (!pj)
 		return;
-	p9_clunk(pj->c, pj->fid);
+	p9b_sess_del_job(pj);
+	/* a session lost for good has nothing to clunk: its error is moot */
+	p9b_sess_get(pj->s, &c, &gen);
+	p9_clunk(c, pj->fid);
+	free(pj->path);
 	free(pj);
 	job->priv = NULL;
 }
@@ -350,64 +291,45 @@ static void p9b_job_close(void *priv, struct bench_job_info *job)
 static void p9b_stats(void *priv, bench_stat_fn fn, void *arg)
 {
 	struct p9b *p = priv;
-	struct xprt_stats xs, sum = {0};
-	struct xprt_pool_stats ps, psum = {0};
-	struct p9_stats st, ssum = {0};
+	struct p9b_counters sum;
 	struct rusage ru;
-	unsigned int i;
 
-	for (i = 0; i < p->nc; i++) {
-		if (!p->c[i])
-			continue;
-		xprt_get_stats(p9_xprt(p->c[i]), &xs);
-		sum.submitted += xs.submitted;
-		sum.direct_sends += xs.direct_sends;
-		sum.worker_sends += xs.worker_sends;
-		sum.send_calls += xs.send_calls;
-		sum.bytes_sent += xs.bytes_sent;
-		sum.bytes_received += xs.bytes_received;
-		sum.direct_rx_bytes += xs.direct_rx_bytes;
-		xprt_pool_stats(xprt_pool(p9_xprt(p->c[i])), &ps);
-		psum.gets += ps.gets;
-		psum.misses += ps.misses;
-		psum.high_water += ps.high_water;
-		p9_get_stats(p->c[i], &st);
-		ssum.flushes += st.flushes;
-		ssum.late_replies += st.late_replies;
-	}
+	p9b_sess_counters(p, &sum);
 	getrusage(RUSAGE_SELF, &ru);
 	fn(arg, "sessions", p->nc);
 	fn(arg, "msize", p->msize_got);
 	fn(arg, "iosize", p->iosize);
 	fn(arg, "max_reqs", p->max_reqs);
 	fn(arg, "alloc_malloc", p->alloc == P9B_ALLOC_MALLOC);
-	fn(arg, "messages", sum.submitted);
+	fn(arg, "messages", sum.messages);
 	fn(arg, "split_ios", atomic_load(&p->split_ios));
 	fn(arg, "deferred", atomic_load(&p->deferred));
 	fn(arg, "direct_sends", sum.direct_sends);
 	fn(arg, "worker_sends", sum.worker_sends);
-	fn(arg, "send_syscalls", sum.send_calls);
+	fn(arg, "send_syscalls", sum.send_syscalls);
 	fn(arg, "bytes_sent", sum.bytes_sent);
 	fn(arg, "bytes_received", sum.bytes_received);
-	fn(arg, "bytes_received_direct", sum.direct_rx_bytes);
-	fn(arg, "pool_gets", psum.gets);
-	fn(arg, "pool_misses", psum.misses);
-	fn(arg, "pool_high_water", psum.high_water);
-	fn(arg, "flushes", ssum.flushes);
-	fn(arg, "late_replies", ssum.late_replies);
+	fn(arg, "bytes_received_direct", sum.bytes_received_direct);
+	fn(arg, "pool_gets", sum.pool_gets);
+	fn(arg, "pool_misses", sum.pool_misses);
+	fn(arg, "pool_high_water", sum.pool_high_water);
+	fn(arg, "flushes", sum.flushes);
+	fn(arg, "late_replies", sum.late_replies);
 	fn(arg, "minor_faults", (uint64_t)(ru.ru_minflt - p->ru0.ru_minflt));
+	fn(arg, "reconnects", atomic_load(&p->reconnects));
+	fn(arg, "resubmitted", atomic_load(&p->resubmitted));
+	fn(arg, "completed_twice", atomic_load(&p->completed_twice));
+	fn(arg, "rss_kib_first_reconnect",
+	   atomic_load(&p->rss_kib_first_reconnect));
+	fn(arg, "rss_kib", p9b_rss_kib());
 }
 
 static void p9b_teardown(void *priv)
 {
 	struct p9b *p = priv;
-	unsigned int i;
 
 	p9b_helper_stop(p);
-	for (i = 0; p->c && i < p->nc; i++) {
-		p9_close(p->c[i]);
-		p->c[i] = NULL;
-	}
+	p9b_sess_teardown(p);
 }
 
 static void p9b_destroy(void *priv)
@@ -415,8 +337,6 @@ static void p9b_destroy(void *priv)
 	struct p9b *p = priv;
 
 	p9b_teardown(p);
-	free(p->c);
-	p->c = NULL;
 	free(p->host);
 	p->host = NULL;
 }

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * p9-bench internals, shared by its two files:
- *   p9_bench.c  options, sessions, job files, counters, main()
+ * p9-bench internals, shared by its three files:
+ *   p9_bench.c  options, job files, counters, main()
+ *   p9_sess.c   sessions: connect, and re-establish after a lost
+ *               connection (new connection, Tversion, Tattach, every
+ *               job's fid walked and opened again)
  *   p9_io.c     the I/O path: messages per I/O, --alloc malloc, the
- *               helper thread
+ *               helper thread, resubmission after a lost session
  */
 #ifndef BENCH_P9_BENCH_H
 #define BENCH_P9_BENCH_H
@@ -29,29 +32,98 @@ enum p9b_alloc {
 	P9B_ALLOC_MALLOC,
 };
 
+/* What the helper thread does with an I/O it is handed */
+enum p9b_dkind {
+	P9B_D_SEND,	/* send parts next.. (allowed to block) */
+	P9B_D_COMPLETE, /* complete it (its last part ended inside submit) */
+	P9B_D_RESEND,	/* its session was lost: re-establish, send again */
+};
+
 struct p9b_io;
+struct p9b_job;
 
 /* One message of an I/O; its address is the callback's argument. */
 struct p9b_part {
 	struct p9b_io *pio;
-	void *mtx, *mrx; /* --alloc malloc: this message's two buffers */
+	void *mtx, *mrx;  /* --alloc malloc: this message's two buffers */
+	unsigned int gen; /* the session generation it was sent on */
 };
 
-struct p9b_job {
+/* Transport, pool and 9P counters of one or several clients */
+struct p9b_counters {
+	uint64_t messages, direct_sends, worker_sends, send_syscalls;
+	uint64_t bytes_sent, bytes_received, bytes_received_direct;
+	uint64_t pool_gets, pool_misses, pool_high_water;
+	uint64_t flushes, late_replies;
+};
+
+/**
+ * struct p9b_sess - one of the --nconnect sessions, and what replaced it
+ * @lock: read-held while a call is started on @c (a few instructions,
+ *	never across a wait for the network); write-held only to swap in a
+ *	new client, generation and job fids.  Readers are preferred (the
+ *	default), so a completion callback starting the next I/O never
+ *	waits for a writer that is itself waiting.
+ * @c: the current client
+ * @gen: how many times the session was re-established
+ * @index: its number, for messages
+ * @rlock: one recovery at a time; protects @jobs, @dead and @retired
+ * @jobs: the jobs whose fids live on this session (p9b_job.snext)
+ * @dead: 0, or the error recovery gave up with: every later recovery
+ *	fails with it at once
+ * @retired: counters of the clients it replaced
+ */
+struct p9b_sess {
+	pthread_rwlock_t lock;
 	struct p9_clnt *c;
-	uint32_t fid;
-	uint32_t chunk; /* bytes per message: min(iosize, iounit) */
+	unsigned int gen;
+	unsigned int index;
+	pthread_mutex_t rlock;
+	struct p9b_job *jobs;
+	int dead;
+	struct p9b_counters retired;
+	bool locks_init;
 };
 
-/* Per-I/O state, in the engine slot's private area. */
+/**
+ * struct p9b_job - a job's file on its session
+ * @s: the session
+ * @fid: the open fid on s->c (under s->lock)
+ * @newfid: the fid on the client being set up by a recovery (s->rlock)
+ * @chunk: bytes per message: min(iosize, iounit)
+ * @oflags: O_RDONLY or O_RDWR, to open the file again after a recovery
+ * @path: the file, relative to the aname
+ * @snext: next job of the session (s->rlock)
+ */
+struct p9b_job {
+	struct p9b_sess *s;
+	uint32_t fid;
+	uint32_t newfid;
+	uint32_t chunk;
+	uint32_t oflags;
+	char *path;
+	struct p9b_job *snext;
+};
+
+/*
+ * Per-I/O state, in the engine slot's private area.  @lost, @lost_gen and
+ * @lost_err are written by the parts that ended with the session lost,
+ * before their decrement of @pending, and read by whoever takes it to 0.
+ */
 struct p9b_io {
 	struct bench_io *io;
 	struct p9b *p;
 	_Atomic unsigned int pending; /* parts in flight + the hold */
 	_Atomic uint32_t bytes;
 	_Atomic int status;
+	_Atomic bool lost;	       /* a part ended with the session lost */
+	_Atomic unsigned int lost_gen; /* the generation it was lost on */
+	_Atomic int lost_err;
+	_Atomic bool inflight; /* between submit() and bench_io_done() */
 	unsigned int nparts;
 	unsigned int next; /* first part not sent yet */
+	unsigned int resends;
+	enum p9b_dkind dkind;
 	struct p9b_io *dnext;
 	struct p9b_part part[P9B_MAX_PARTS];
 };
@@ -64,10 +136,11 @@ struct p9b {
 	uint32_t msize;
 	enum p9b_alloc alloc;
 	unsigned int max_reqs_opt;
+	uint64_t reconnect_ns; /* --reconnect-timeout; 0: never */
 
 	/* run */
 	const struct bench_config *cfg;
-	struct p9_clnt **c;
+	struct p9b_sess *sess;
 	unsigned int nc;
 	uint32_t msize_got, iosize;
 	size_t max_io;
@@ -83,6 +156,12 @@ struct p9b {
 	pthread_t dthread;
 	_Atomic uint64_t deferred;
 	_Atomic uint64_t split_ios;
+
+	/* recovery (p9_sess.c) */
+	_Atomic uint64_t reconnects;
+	_Atomic uint64_t resubmitted;
+	_Atomic uint64_t completed_twice;
+	_Atomic uint64_t rss_kib_first_reconnect;
 };
 
 /* messages an I/O of @len bytes takes at @chunk bytes per message */
@@ -111,5 +190,61 @@ int p9b_helper_start(struct p9b *p);
  * call when it never started
  */
 void p9b_helper_stop(struct p9b *p);
+
+/* ------------------------------------------------------ p9_sess.c */
+
+/**
+ * p9b_sess_setup() - open the --nconnect sessions (no recovery: a server
+ * that cannot be reached at the start is a usage problem, said at once)
+ * Context: setup(), main thread.  Return: 0, or a negative errno after
+ * bench_error().
+ */
+int p9b_sess_setup(struct p9b *p);
+
+/**
+ * p9b_sess_get() - the session's current client and generation
+ * For sync calls of the main thread (job_open, job_close), while no I/O
+ * is in flight; the I/O path reads them under s->lock itself.
+ */
+void p9b_sess_get(struct p9b_sess *s, struct p9_clnt **c, unsigned int *gen);
+
+/**
+ * p9b_sess_lost() - does @err mean that the session is gone, so that
+ * the call is worth sending again on a new one?
+ * Return: false when --reconnect-timeout is 0 (recovery off).
+ */
+bool p9b_sess_lost(const struct p9b *p, int err);
+
+/**
+ * p9b_sess_recover() - make sure @s has a session newer than @gen
+ * @gen: the generation a call was lost on
+ *
+ * When @s is still at @gen, connects again (Tversion, Tattach), walks and
+ * opens every job's file on the new session, and only then swaps it in
+ * and closes the old one, whose calls still in flight fail (their
+ * callbacks hand them to the helper thread).  Attempts are spaced 50 ms,
+ * doubling to 1 s, for up to --reconnect-timeout.
+ * Context: the helper thread or the main thread, never a completion
+ * callback, and not with s->lock held; blocks.
+ * Return: 0 (a newer session is up: send again); or the error recovery
+ * gave up with (said once with bench_error()); every later call returns
+ * it too.
+ */
+int p9b_sess_recover(struct p9b *p, struct p9b_sess *s, unsigned int gen);
+
+/** p9b_sess_add_job() - @pj's fid lives on its session from now on */
+void p9b_sess_add_job(struct p9b_job *pj);
+
+/** p9b_sess_del_job() - no longer (job_close) */
+void p9b_sess_del_job(struct p9b_job *pj);
+
+/** p9b_sess_counters() - counters of every client the sessions had */
+void p9b_sess_counters(struct p9b *p, struct p9b_counters *sum);
+
+/** p9b_sess_teardown() - close every session; nothing may be in flight */
+void p9b_sess_teardown(struct p9b *p);
+
+/** p9b_rss_kib() - VmRSS of the process, KiB (0 when unknown) */
+uint64_t p9b_rss_kib(void);
 
 #endif /* BENCH_P9_BENCH_H */

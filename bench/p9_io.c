@@ -17,6 +17,19 @@
  * that sends it allowed to block; a part 0 that cannot go out is the
  * engine's -EAGAIN.
  *
+ * A lost session (p9_sess.c).  A part that fails because the session is
+ * gone (-ECONNRESET in flight, -ENOTCONN when started, -ESHUTDOWN when
+ * recovery closed its client) marks the I/O lost instead of failing it.
+ * Whoever ends the I/O's last part - a receive thread of the dying
+ * session, or the submitter - never resends from there: the I/O goes to
+ * the helper thread, which re-establishes the session (p9b_sess_recover(),
+ * blocking, outside every lock a callback takes) and sends the whole I/O
+ * again, up to P9B_MAX_RESENDS times.  Its parts that had succeeded are
+ * sent again too: the same data at the same offsets.  An I/O thus
+ * completes once, with the outcome of its last sending; a flag set in
+ * submit() and cleared by the completion counts any second completion
+ * (completed_twice, 0 unless this file has a bug).
+ *
  * --alloc malloc replays the 9P request-slab experiment (the 2018 kernel
  * patch that allocated both fcall buffers, msize bytes each, for every
  * request, before a per-client cache brought the cost back): every 9P
@@ -36,18 +49,30 @@
 
 #include "p9_bench.h"
 
+/* Sendings of one I/O, the first included, before it fails for good */
+#define P9B_MAX_RESENDS 16u
+
 static void p9b_complete(struct p9b_io *pio)
 {
 	int status = atomic_load_explicit(&pio->status, memory_order_relaxed);
 	uint32_t bytes =
 		atomic_load_explicit(&pio->bytes, memory_order_relaxed);
 
+	if (!atomic_exchange_explicit(&pio->inflight, false,
+				      memory_order_relaxed)) {
+		atomic_fetch_add_explicit(&pio->p->completed_twice, 1,
+					  memory_order_relaxed);
+		return;
+	}
 	bench_io_done(pio->io, status, status ? 0 : bytes);
 }
 
-static void p9b_defer(struct p9b *p, struct p9b_io *pio)
+static void p9b_defer(struct p9b *p, struct p9b_io *pio, enum p9b_dkind kind)
 {
-	atomic_fetch_add_explicit(&p->deferred, 1, memory_order_relaxed);
+	if (kind != P9B_D_RESEND) /* counted as resubmitted when sent */
+		atomic_fetch_add_explicit(&p->deferred, 1,
+					  memory_order_relaxed);
+	pio->dkind = kind;
 	pthread_mutex_lock(&p->dlock);
 	pio->dnext = p->dq;
 	p->dq = pio;
@@ -56,17 +81,23 @@ static void p9b_defer(struct p9b *p, struct p9b_io *pio)
 }
 
 /*
- * Drop one count of @pio's pending parts; the last one completes the I/O,
- * through the helper thread when we are inside submit().
+ * Drop one count of @pio's pending parts.  The last one completes the
+ * I/O, through the helper thread when we are inside submit(), or hands it
+ * to the helper to be sent again when its session was lost (and nothing
+ * else failed).
  */
 static void p9b_put(struct p9b_io *pio, bool in_submit)
 {
 	if (atomic_fetch_sub_explicit(&pio->pending, 1, memory_order_acq_rel) !=
 	    1)
 		return;
+	if (atomic_load_explicit(&pio->lost, memory_order_relaxed) &&
+	    !atomic_load_explicit(&pio->status, memory_order_relaxed)) {
+		p9b_defer(pio->p, pio, P9B_D_RESEND);
+		return;
+	}
 	if (in_submit) {
-		pio->next = pio->nparts; /* nothing left to send */
-		p9b_defer(pio->p, pio);
+		p9b_defer(pio->p, pio, P9B_D_COMPLETE);
 		return;
 	}
 	p9b_complete(pio);
@@ -79,6 +110,22 @@ static void p9b_set_status(struct p9b_io *pio, int status)
 	atomic_compare_exchange_strong_explicit(&pio->status, &zero, status,
 						memory_order_relaxed,
 						memory_order_relaxed);
+}
+
+/* Part @pt ended with @status: a lost session is not an error (yet). */
+static void p9b_part_status(struct p9b_part *pt, int status)
+{
+	struct p9b_io *pio = pt->pio;
+
+	if (p9b_sess_lost(pio->p, status)) {
+		atomic_store_explicit(&pio->lost_gen, pt->gen,
+				      memory_order_relaxed);
+		atomic_store_explicit(&pio->lost_err, status,
+				      memory_order_relaxed);
+		atomic_store_explicit(&pio->lost, true, memory_order_relaxed);
+	} else {
+		p9b_set_status(pio, status);
+	}
 }
 
 static void p9b_free_bufs(struct p9b_part *pt)
@@ -105,7 +152,7 @@ static void p9b_part_done(void *arg, int status, uint32_t count)
 		p9b_free_bufs(pt);
 	}
 	if (status)
-		p9b_set_status(pio, status);
+		p9b_part_status(pt, status);
 	else
 		atomic_fetch_add_explicit(&pio->bytes, count,
 					  memory_order_relaxed);
@@ -126,7 +173,9 @@ static void p9b_getattr_done(struct p9_req *req, int status,
 				      &n);
 		p9b_free_bufs(pt);
 	}
-	bench_io_done(pt->pio->io, status, 0);
+	if (status)
+		p9b_part_status(pt, status);
+	p9b_put(pt->pio, false);
 }
 
 /* --alloc malloc: both buffers of the message, the request built in one */
@@ -147,11 +196,38 @@ static int p9b_build(struct p9b *p, struct p9b_part *pt,
 	return 0;
 }
 
+/* Tgetattr of the job's file, the only message of its I/O */
+static int p9b_send_getattr(struct p9b *p, struct p9b_io *pio,
+			    struct p9_clnt *c, uint32_t fid, unsigned int pf)
+{
+	struct p9b_part *pt = &pio->part[0];
+	struct p9_fcall tx = {.type = P9_TGETATTR};
+	struct p9_call_opts o = {.owner = pio->io->owner, .flags = pf};
+	int ret;
+
+	tx.u.tgetattr.fid = fid;
+	tx.u.tgetattr.request_mask = P9_GETATTR_BASIC;
+	if (p->alloc == P9B_ALLOC_MALLOC) {
+		ret = p9b_build(p, pt, &tx, NULL, 0);
+		if (ret)
+			return ret;
+	}
+	ret = p9_call_async(c, &tx, &o, p9b_getattr_done, pt, NULL);
+	if (ret)
+		p9b_free_bufs(pt);
+	return ret;
+}
+
+/*
+ * Message @k of @pio, on the session's current client and with the fid
+ * the job has there; the session cannot be swapped meanwhile.
+ */
 static int p9b_send_one(struct p9b *p, struct p9b_io *pio, unsigned int k,
 			unsigned int flags)
 {
 	struct bench_io *io = pio->io;
 	struct p9b_job *pj = io->job->priv;
+	struct p9b_sess *s = pj->s;
 	struct p9b_part *pt = &pio->part[k];
 	size_t off = (size_t)k * pj->chunk;
 	uint32_t len = io->len - (uint32_t)off;
@@ -163,6 +239,12 @@ static int p9b_send_one(struct p9b *p, struct p9b_io *pio, unsigned int k,
 	if (len > pj->chunk)
 		len = pj->chunk;
 	pt->pio = pio;
+	pthread_rwlock_rdlock(&s->lock);
+	pt->gen = s->gen;
+	if (io->op == BENCH_OP_GETATTR) {
+		ret = p9b_send_getattr(p, pio, s->c, pj->fid, pf);
+		goto out_unlock;
+	}
 	if (p->alloc == P9B_ALLOC_MALLOC) {
 		tx.type = io->op == BENCH_OP_WRITE ? P9_TWRITE : P9_TREAD;
 		tx.u.twrite.fid = pj->fid; /* tread shares the layout */
@@ -172,28 +254,33 @@ static int p9b_send_one(struct p9b *p, struct p9b_io *pio, unsigned int k,
 		ret = p9b_build(p, pt, &tx,
 				io->op == BENCH_OP_WRITE ? buf : NULL, len);
 		if (ret)
-			return ret;
+			goto out_unlock;
 		buf = io->op == BENCH_OP_WRITE ?
 			      (char *)pt->mtx + P9B_TWRITE_HDR :
 			      (char *)pt->mrx + P9B_RREAD_HDR;
 	}
 	if (io->op == BENCH_OP_WRITE)
-		ret = p9_write_async(pj->c, pj->fid, io->offset + off, len, buf,
+		ret = p9_write_async(s->c, pj->fid, io->offset + off, len, buf,
 				     io->owner, pf, p9b_part_done, pt);
 	else
-		ret = p9_read_async(pj->c, pj->fid, io->offset + off, len, buf,
+		ret = p9_read_async(s->c, pj->fid, io->offset + off, len, buf,
 				    io->owner, pf, p9b_part_done, pt);
 	if (ret)
 		p9b_free_bufs(pt);
+out_unlock:
+	pthread_rwlock_unlock(&s->lock);
 	return ret;
 }
 
 /*
  * Send parts pio->next.. of @pio.  The caller holds the I/O's hold; the
  * last part inherits it, so once that part is out @pio may complete (and
- * be resubmitted) at any moment and is not touched again.
- * Return: 0; or, only when no part had been sent (part 0 failed), the
- * error, and nothing is in flight.
+ * be resubmitted) at any moment and is not touched again.  A part that
+ * cannot start because the session is gone ends the sending: the parts
+ * out come back, and then the whole I/O goes to the helper to be sent
+ * again.
+ * Return: 0; or, only when no part had been sent (part 0 failed, not for
+ * a lost session), the error, and nothing is in flight.
  */
 static int p9b_send_parts(struct p9b *p, struct p9b_io *pio, unsigned int flags,
 			  bool in_submit)
@@ -213,12 +300,17 @@ static int p9b_send_parts(struct p9b *p, struct p9b_io *pio, unsigned int flags,
 		if (!last)
 			atomic_fetch_sub_explicit(&pio->pending, 1,
 						  memory_order_relaxed);
+		if (p9b_sess_lost(p, ret)) {
+			p9b_part_status(&pio->part[k], ret);
+			p9b_put(pio, in_submit);
+			return 0;
+		}
 		if (k == 0)
 			return ret;
 		if ((ret == -EAGAIN || ret == -ENOBUFS) &&
 		    (flags & BENCH_SUBMIT_NOWAIT)) {
 			pio->next = k; /* the helper sends the rest */
-			p9b_defer(p, pio);
+			p9b_defer(p, pio, P9B_D_SEND);
 			return 0;
 		}
 		/* the parts that are out complete; the I/O fails */
@@ -229,55 +321,79 @@ static int p9b_send_parts(struct p9b *p, struct p9b_io *pio, unsigned int flags,
 	return 0;
 }
 
+/* Start sending @pio from its first part, nothing of it in flight. */
+static int p9b_start(struct p9b *p, struct p9b_io *pio, unsigned int flags,
+		     bool in_submit)
+{
+	pio->next = 0;
+	atomic_store_explicit(&pio->status, 0, memory_order_relaxed);
+	atomic_store_explicit(&pio->bytes, 0, memory_order_relaxed);
+	atomic_store_explicit(&pio->lost, false, memory_order_relaxed);
+	atomic_store_explicit(&pio->pending, 1, memory_order_relaxed);
+	return p9b_send_parts(p, pio, flags, in_submit);
+}
+
 int p9b_submit(void *priv, struct bench_io *io, unsigned int flags)
 {
 	struct p9b *p = priv;
 	struct p9b_io *pio = io->priv;
 	struct p9b_job *pj = io->job->priv;
-	unsigned int n;
+	unsigned int n = 1;
+	int ret;
 
 	pio->io = io;
 	pio->p = p;
-	pio->next = 0;
-	if (io->op == BENCH_OP_GETATTR) {
-		struct p9b_part *pt = &pio->part[0];
-		struct p9_fcall tx = {.type = P9_TGETATTR};
-		struct p9_call_opts o = {
-			.owner = io->owner,
-			.flags = flags & BENCH_SUBMIT_NOWAIT ? P9_NOWAIT : 0,
-		};
-		int ret;
-
-		tx.u.tgetattr.fid = pj->fid;
-		tx.u.tgetattr.request_mask = P9_GETATTR_BASIC;
-		pt->pio = pio;
-		if (p->alloc == P9B_ALLOC_MALLOC) {
-			ret = p9b_build(p, pt, &tx, NULL, 0);
-			if (ret)
-				return ret;
-		}
-		ret = p9_call_async(pj->c, &tx, &o, p9b_getattr_done, pt, NULL);
-		if (ret)
-			p9b_free_bufs(pt);
-		return ret;
-	}
-	if (io->op != BENCH_OP_READ && io->op != BENCH_OP_WRITE)
+	if (io->op == BENCH_OP_READ || io->op == BENCH_OP_WRITE)
+		n = p9b_parts_for(io->len, pj->chunk);
+	else if (io->op != BENCH_OP_GETATTR)
 		return -EOPNOTSUPP;
-	n = p9b_parts_for(io->len, pj->chunk);
 	if (n > P9B_MAX_PARTS)
 		return -EFBIG; /* job_open() rules this out */
 	if (n > 1)
 		atomic_fetch_add_explicit(&p->split_ios, 1,
 					  memory_order_relaxed);
 	pio->nparts = n;
-	atomic_store_explicit(&pio->status, 0, memory_order_relaxed);
-	atomic_store_explicit(&pio->bytes, 0, memory_order_relaxed);
-	atomic_store_explicit(&pio->pending, 1, memory_order_relaxed);
-	return p9b_send_parts(p, pio, flags, true);
+	pio->resends = 0;
+	atomic_store_explicit(&pio->inflight, true, memory_order_relaxed);
+	ret = p9b_start(p, pio, flags, true);
+	if (ret)
+		atomic_store_explicit(&pio->inflight, false,
+				      memory_order_relaxed);
+	return ret;
 }
 
-/* Sends the rest of deferred I/Os (allowed to block) and completes those
- * whose last part finished while submit() still held them. */
+/*
+ * The session @pio was lost on is re-established (or was already) and
+ * the whole I/O is sent again, allowed to block; or it fails with the
+ * error recovery gave up with.  Helper thread.
+ */
+static void p9b_resend(struct p9b *p, struct p9b_io *pio)
+{
+	struct p9b_job *pj = pio->io->job->priv;
+	int ret = atomic_load_explicit(&pio->lost_err, memory_order_relaxed);
+
+	if (++pio->resends < P9B_MAX_RESENDS)
+		ret = p9b_sess_recover(
+			p, pj->s,
+			atomic_load_explicit(&pio->lost_gen,
+					     memory_order_relaxed));
+	if (ret) {
+		p9b_set_status(pio, ret);
+		p9b_complete(pio);
+		return;
+	}
+	atomic_fetch_add_explicit(&p->resubmitted, 1, memory_order_relaxed);
+	ret = p9b_start(p, pio, 0, false);
+	if (ret) {
+		/* nothing went out: not a lost session, a hard error */
+		p9b_set_status(pio, ret);
+		p9b_complete(pio);
+	}
+}
+
+/* Sends the rest of deferred I/Os (allowed to block), completes those
+ * whose last part finished while submit() still held them, and sends
+ * again those whose session was lost. */
 static void *p9b_helper_main(void *arg)
 {
 	struct p9b *p = arg;
@@ -292,10 +408,17 @@ static void *p9b_helper_main(void *arg)
 			break;
 		p->dq = pio->dnext;
 		pthread_mutex_unlock(&p->dlock);
-		if (pio->next >= pio->nparts)
-			p9b_complete(pio);
-		else
+		switch (pio->dkind) {
+		case P9B_D_SEND:
 			p9b_send_parts(p, pio, 0, false);
+			break;
+		case P9B_D_COMPLETE:
+			p9b_complete(pio);
+			break;
+		case P9B_D_RESEND:
+			p9b_resend(p, pio);
+			break;
+		}
 		pthread_mutex_lock(&p->dlock);
 	}
 	pthread_mutex_unlock(&p->dlock);

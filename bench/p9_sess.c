@@ -1,0 +1,467 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * p9-bench's sessions, and their recovery when a connection is lost.
+ *
+ * Sessions.  --nconnect N opens N 9P sessions (one connection, one
+ * Tversion and one Tattach each); job i uses session i mod N, walks and
+ * opens (or creates) its own fid there, and passes its owner to every
+ * call, so each job is a separate owner in that session's fair transmit
+ * queue.
+ *
+ * Request slots.  A completion callback resubmits while its own call
+ * still holds its slot (the slot is released after the callback
+ * returns), so a session gets more slots than it can ever have calls in
+ * flight: its jobs x the engine's slots per job x the messages one I/O
+ * takes, plus headroom for Tflush.  In the steady state a NOWAIT submit
+ * therefore never finds the slots exhausted.
+ *
+ * Recovery.  A 9P session does not survive its connection (the library's
+ * XPRT_FAIL policy): calls in flight fail with -ECONNRESET, later ones
+ * with -ENOTCONN.  Unless --reconnect-timeout is 0, p9_io.c hands every
+ * I/O that failed so to the helper thread, which calls
+ * p9b_sess_recover() with the generation the I/O was lost on, then sends
+ * the whole I/O again.  The first I/O lost on a generation connects a new
+ * client with the same options (same msize, slots, fid ceiling), opens
+ * every job's file on it, and only then publishes it: a write lock held
+ * for a few stores swaps client, generation and fids, so a reader either
+ * starts its call on the old client (and loses it again, to be resent)
+ * or on the new one with fids that exist there.  The old client is then
+ * closed outside the lock; its calls still in flight fail with
+ * -ESHUTDOWN and come back the same way.  I/Os lost on an older
+ * generation find a newer session up and are just sent again.
+ *
+ * What makes resending safe: 9P has no unstable writes, an Rwrite means
+ * the server wrote the data, and the engine never has two I/Os on one
+ * verified block at once, so sending an unacknowledged Twrite or a Tread
+ * again cannot overwrite anything newer - as long as the old connection's
+ * calls are dead.  They are when the server process died (the soak
+ * kills it); when only the connection dropped (a Tflush the server
+ * refused breaks the session), a server still executing an old Twrite
+ * could apply it after the resend: the same data, harmful only if the
+ * block were rewritten in between.
+ *
+ * When the server does not come back within --reconnect-timeout, the
+ * session is marked dead: every I/O on it fails with the last connect
+ * error, and the run fails with a message saying so.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "p9_bench.h"
+
+/* Slots beyond the calls in flight: Tflush (two slots each) and clunks */
+#define P9B_SLOT_SPARE	   16u
+#define P9B_RDMA_PORT	   5640u
+#define P9B_BACKOFF_MIN_NS 50000000ull	 /* first retry after 50 ms, */
+#define P9B_BACKOFF_MAX_NS 1000000000ull /* doubling up to 1 s */
+
+/* ------------------------------------------------------------ connect */
+
+/*
+ * Slots one session needs: its jobs' slots, each with the messages of
+ * its largest I/O in flight, and the spare.  The largest I/O is the
+ * larger of --bs and one message (layout writes are at most max_io).
+ */
+static unsigned int slots_needed(const struct p9b *p, uint32_t iosize)
+{
+	const struct bench_config *cfg = p->cfg;
+	unsigned int per_conn = (cfg->numjobs + p->nc - 1) / p->nc;
+	unsigned int per_job = cfg->max_inflight / cfg->numjobs;
+	uint64_t n = (uint64_t)per_conn * per_job *
+		     p9b_parts_for(cfg->bs ? cfg->bs : 1, iosize);
+
+	if (p->max_reqs_opt)
+		return p->max_reqs_opt;
+	n += P9B_SLOT_SPARE;
+	return n > 0xFFFF ? 0xFFFF : (unsigned int)n;
+}
+
+/* One session; on failure @err says why (a sentence, no hint). */
+static int p9b_connect_one(struct p9b *p, uint32_t msize, unsigned int max_reqs,
+			   struct p9_clnt **cp, char *err, size_t errlen)
+{
+	const struct bench_config *cfg = p->cfg;
+	unsigned int per_conn = (cfg->numjobs + p->nc - 1) / p->nc;
+	struct p9_opts o = {
+		.host = p->host,
+		.port = p->port,
+		.aname = p->aname,
+		.n_uname = cfg->uid,
+		.n_gid = cfg->gid,
+		.msize = msize,
+		.max_reqs = max_reqs,
+		/* ganesha refuses fids >= 1024: stay below unless the jobs
+		 * need more */
+		.max_fids = per_conn + 16 > 1024 ? per_conn + 16 : 1024,
+		.transport = cfg->transport == BENCH_TRANSPORT_RDMA ?
+				     XPRT_TRANSPORT_RDMA :
+				     XPRT_TRANSPORT_TCP,
+		.errbuf = err,
+		.errbuf_len = errlen,
+	};
+	int ret;
+
+	err[0] = '\0';
+	if (!o.port)
+		o.port = cfg->transport == BENCH_TRANSPORT_RDMA ?
+				 P9B_RDMA_PORT :
+				 P9_DEF_PORT;
+	if (o.max_fids > 0xFFFF)
+		o.max_fids = 0xFFFF;
+	ret = p9_connect(cp, &o);
+	if (ret && !err[0])
+		snprintf(err, errlen, "%s:%u: %s", p->host, o.port,
+			 p9_strerror(ret));
+	return ret;
+}
+
+/* The first connection's failure, with a hint at the likely mistake. */
+static int p9b_connect_setup(struct p9b *p, uint32_t msize,
+			     unsigned int max_reqs, struct p9_clnt **cp)
+{
+	char err[256];
+	const char *hint = "";
+	int ret;
+
+	ret = p9b_connect_one(p, msize, max_reqs, cp, err, sizeof(err));
+	if (!ret)
+		return 0;
+	if (strstr(err, "Tattach"))
+		hint = "\n  (--aname: diod wants the exported directory's "
+		       "absolute path, ganesha the\n  export's pseudo path)";
+	else if (strstr(err, "Tversion") || ret == -EPROTONOSUPPORT)
+		hint = "\n  (is that port a 9P2000.L server's?)";
+	bench_error("%s%s", err, hint);
+	return ret;
+}
+
+int p9b_sess_setup(struct p9b *p)
+{
+	struct p9b_sess *s;
+	unsigned int i, need;
+	int ret;
+
+	p->sess = calloc(p->nc, sizeof(*p->sess));
+	if (!p->sess)
+		return -ENOMEM;
+	for (i = 0; i < p->nc; i++) {
+		s = &p->sess[i];
+		s->index = i;
+		ret = -pthread_rwlock_init(&s->lock, NULL);
+		if (ret)
+			return ret;
+		ret = -pthread_mutex_init(&s->rlock, NULL);
+		if (ret) {
+			pthread_rwlock_destroy(&s->lock);
+			return ret;
+		}
+		s->locks_init = true;
+	}
+
+	/* the slots depend on msize, which the first session negotiates */
+	p->max_reqs = slots_needed(p, p->msize - P9_IOHDRSZ);
+	ret = p9b_connect_setup(p, p->msize, p->max_reqs, &p->sess[0].c);
+	if (ret)
+		return ret;
+	p->msize_got = p9_msize(p->sess[0].c);
+	p->iosize = p9_iosize(p->sess[0].c);
+	need = slots_needed(p, p->iosize);
+	if (need > p->max_reqs) {
+		p9_close(p->sess[0].c);
+		p->sess[0].c = NULL;
+		p->max_reqs = need;
+		ret = p9b_connect_setup(p, p->msize_got, need, &p->sess[0].c);
+		if (ret)
+			return ret;
+	}
+	for (i = 1; i < p->nc; i++) {
+		s = &p->sess[i];
+		ret = p9b_connect_setup(p, p->msize_got, p->max_reqs, &s->c);
+		if (ret)
+			return ret;
+		if (p9_msize(s->c) != p->msize_got) {
+			bench_error("session %u negotiated msize %u, the first "
+				    "%u",
+				    i, p9_msize(s->c), p->msize_got);
+			return -EPROTO;
+		}
+	}
+	return 0;
+}
+
+void p9b_sess_get(struct p9b_sess *s, struct p9_clnt **c, unsigned int *gen)
+{
+	pthread_rwlock_rdlock(&s->lock);
+	*c = s->c;
+	*gen = s->gen;
+	pthread_rwlock_unlock(&s->lock);
+}
+
+bool p9b_sess_lost(const struct p9b *p, int err)
+{
+	if (!p->reconnect_ns)
+		return false;
+	switch (err) {
+	case -ECONNRESET: /* in flight when the connection broke */
+	case -ENOTCONN:	  /* started on a session already gone */
+	case -ESHUTDOWN:  /* in flight on a client recovery closed */
+	case -EPIPE:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* ----------------------------------------------------------- recovery */
+
+/*
+ * Errors after which trying again cannot help: the server answers but
+ * not as before (msize, iounit, a job's file gone), or we are out of
+ * memory.  Everything else - refused, reset, timed out while the server
+ * starts - is retried until the deadline.
+ */
+static bool p9b_permanent(int err)
+{
+	return err == -EPROTO || err == -EPROTONOSUPPORT || err == -ENOENT ||
+	       err == -ENOMEM || err == -EINVAL;
+}
+
+/* Open every job's file on @nc (into pj->newfid). */
+static int p9b_reopen_jobs(struct p9b *p, struct p9b_sess *s,
+			   struct p9_clnt *nc, char *err, size_t errlen)
+{
+	struct p9b_job *pj;
+	uint32_t iounit;
+	int ret;
+
+	if (p9_msize(nc) != p->msize_got) {
+		snprintf(err, errlen,
+			 "the new session negotiated msize %u, "
+			 "the first %u",
+			 p9_msize(nc), p->msize_got);
+		return -EPROTO;
+	}
+	for (pj = s->jobs; pj; pj = pj->snext) {
+		iounit = 0;
+		ret = p9_open_path(nc, pj->path, pj->oflags, 0644, &pj->newfid,
+				   &iounit);
+		if (ret) {
+			snprintf(err, errlen, "%s: open: %s", pj->path,
+				 p9_strerror(ret));
+			return ret;
+		}
+		if (iounit && iounit < pj->chunk) {
+			/* the I/Os in flight were split for the old one */
+			snprintf(err, errlen,
+				 "%s: the iounit shrank to %u "
+				 "below %u",
+				 pj->path, iounit, pj->chunk);
+			return -EPROTO;
+		}
+	}
+	return 0;
+}
+
+static void p9b_counters_of(struct p9_clnt *c, struct p9b_counters *sum)
+{
+	struct xprt_stats xs;
+	struct xprt_pool_stats ps;
+	struct p9_stats st;
+
+	xprt_get_stats(p9_xprt(c), &xs);
+	sum->messages += xs.submitted;
+	sum->direct_sends += xs.direct_sends;
+	sum->worker_sends += xs.worker_sends;
+	sum->send_syscalls += xs.send_calls;
+	sum->bytes_sent += xs.bytes_sent;
+	sum->bytes_received += xs.bytes_received;
+	sum->bytes_received_direct += xs.direct_rx_bytes;
+	xprt_pool_stats(xprt_pool(p9_xprt(c)), &ps);
+	sum->pool_gets += ps.gets;
+	sum->pool_misses += ps.misses;
+	sum->pool_high_water += ps.high_water;
+	p9_get_stats(c, &st);
+	sum->flushes += st.flushes;
+	sum->late_replies += st.late_replies;
+}
+
+static void p9b_counters_add(struct p9b_counters *sum,
+			     const struct p9b_counters *c)
+{
+	sum->messages += c->messages;
+	sum->direct_sends += c->direct_sends;
+	sum->worker_sends += c->worker_sends;
+	sum->send_syscalls += c->send_syscalls;
+	sum->bytes_sent += c->bytes_sent;
+	sum->bytes_received += c->bytes_received;
+	sum->bytes_received_direct += c->bytes_received_direct;
+	sum->pool_gets += c->pool_gets;
+	sum->pool_misses += c->pool_misses;
+	/* a replaced pool's mark is not added to its successor's */
+	sum->flushes += c->flushes;
+	sum->late_replies += c->late_replies;
+}
+
+/* Forget the fids opened on a client that will not be published. */
+static void p9b_drop_client(struct p9_clnt **nc)
+{
+	p9_close(*nc); /* its fids go with it */
+	*nc = NULL;
+}
+
+static void p9b_sleep_ns(uint64_t ns)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t)(ns / 1000000000ull),
+		.tv_nsec = (long)(ns % 1000000000ull),
+	};
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* Publish @nc with the jobs' new fids; return the client it replaces. */
+static struct p9_clnt *p9b_swap(struct p9b_sess *s, struct p9_clnt *nc)
+{
+	struct p9_clnt *old;
+	struct p9b_job *pj;
+
+	pthread_rwlock_wrlock(&s->lock);
+	old = s->c;
+	s->c = nc;
+	s->gen++;
+	for (pj = s->jobs; pj; pj = pj->snext)
+		pj->fid = pj->newfid;
+	pthread_rwlock_unlock(&s->lock);
+	return old;
+}
+
+int p9b_sess_recover(struct p9b *p, struct p9b_sess *s, unsigned int gen)
+{
+	uint64_t t0 = bench_now_ns(), backoff = P9B_BACKOFF_MIN_NS, now;
+	struct p9_clnt *nc = NULL, *old;
+	char err[256] = "";
+	int ret;
+
+	pthread_mutex_lock(&s->rlock);
+	ret = s->dead;
+	if (ret || s->gen != gen)
+		goto out_unlock; /* gave up before, or recovered since */
+	for (;;) {
+		ret = p9b_connect_one(p, p->msize_got, p->max_reqs, &nc, err,
+				      sizeof(err));
+		if (!ret) {
+			ret = p9b_reopen_jobs(p, s, nc, err, sizeof(err));
+			if (!ret)
+				break;
+			p9b_drop_client(&nc);
+		}
+		now = bench_now_ns();
+		if (p9b_permanent(ret) || now - t0 >= p->reconnect_ns) {
+			s->dead = ret;
+			bench_error("session %u: lost, and not re-established "
+				    "within %.1f s (--reconnect-timeout): %s",
+				    s->index, (double)p->reconnect_ns / 1e9,
+				    err);
+			goto out_unlock;
+		}
+		/* the last attempt at the deadline */
+		if (backoff > p->reconnect_ns - (now - t0))
+			backoff = p->reconnect_ns - (now - t0);
+		p9b_sleep_ns(backoff);
+		backoff *= 2;
+		if (backoff > P9B_BACKOFF_MAX_NS)
+			backoff = P9B_BACKOFF_MAX_NS;
+	}
+	old = p9b_swap(s, nc);
+	/* nobody starts a call on @old any more: close it; its calls in
+	 * flight come back to the helper with -ESHUTDOWN */
+	p9b_counters_of(old, &s->retired);
+	p9_close(old);
+	if (!atomic_fetch_add(&p->reconnects, 1))
+		atomic_store(&p->rss_kib_first_reconnect, p9b_rss_kib());
+out_unlock:
+	pthread_mutex_unlock(&s->rlock);
+	return ret;
+}
+
+/* ----------------------------------------------------------- the rest */
+
+void p9b_sess_add_job(struct p9b_job *pj)
+{
+	struct p9b_sess *s = pj->s;
+
+	pthread_mutex_lock(&s->rlock);
+	pj->snext = s->jobs;
+	s->jobs = pj;
+	pthread_mutex_unlock(&s->rlock);
+}
+
+void p9b_sess_del_job(struct p9b_job *pj)
+{
+	struct p9b_sess *s = pj->s;
+	struct p9b_job **pp;
+
+	pthread_mutex_lock(&s->rlock);
+	for (pp = &s->jobs; *pp; pp = &(*pp)->snext) {
+		if (*pp == pj) {
+			*pp = pj->snext;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&s->rlock);
+}
+
+void p9b_sess_counters(struct p9b *p, struct p9b_counters *sum)
+{
+	struct p9b_sess *s;
+	unsigned int i;
+
+	memset(sum, 0, sizeof(*sum));
+	for (i = 0; p->sess && i < p->nc; i++) {
+		s = &p->sess[i];
+		pthread_mutex_lock(&s->rlock);
+		if (s->c)
+			p9b_counters_of(s->c, sum);
+		p9b_counters_add(sum, &s->retired);
+		pthread_mutex_unlock(&s->rlock);
+	}
+}
+
+void p9b_sess_teardown(struct p9b *p)
+{
+	struct p9b_sess *s;
+	unsigned int i;
+
+	for (i = 0; p->sess && i < p->nc; i++) {
+		s = &p->sess[i];
+		p9_close(s->c);
+		s->c = NULL;
+		if (s->locks_init) {
+			pthread_mutex_destroy(&s->rlock);
+			pthread_rwlock_destroy(&s->lock);
+			s->locks_init = false;
+		}
+	}
+	free(p->sess);
+	p->sess = NULL;
+}
+
+uint64_t p9b_rss_kib(void)
+{
+	unsigned long size, resident;
+	uint64_t kib = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+
+	if (!f)
+		return 0;
+	if (fscanf(f, "%lu %lu", &size, &resident) == 2)
+		kib = (uint64_t)resident * (uint64_t)sysconf(_SC_PAGESIZE) /
+		      1024u;
+	fclose(f);
+	return kib;
+}
