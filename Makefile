@@ -219,7 +219,8 @@ check-install: lib tools
 
 # ================================================================ p9-bench
 # (owned by p9-bench: bench/p9_bench.[ch], bench/p9_io.c, bench/p9_sess.c,
-# scripts/bench-p9.py, tests/integration/test_p9_bench.sh)
+# scripts/bench-p9.py, tests/integration/test_p9_bench.sh,
+# tests/integration/test_p9_reconnect.sh)
 # bench-p9: p9-bench against diod and ganesha beside the peers (peer_p9,
 # diod's diodload) in alternating rounds, medians; the 9P slab thread's
 # 32-byte experiment (--alloc pool vs malloc).  About 4 minutes, QUICK=1
