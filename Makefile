@@ -241,8 +241,10 @@ bench-p9: deps-check
 	@$(MAKE) --no-print-directory -s -C bench/peers O=$(CURDIR)/$(O)/bench/peers
 	scripts/bench-p9.py $(O)
 
-# test_p9_bench.sh runs the p9-bench of the build being tested
+# test_p9_bench.sh runs the p9-bench of the build being tested, and so
+# does the soak (its verify workload under diod kills)
 integration: $(O)/bench/p9-bench
+soak: $(O)/bench/p9-bench
 # ============================================================ end p9-bench
 
 # ================================================================ bench engine

@@ -1,18 +1,26 @@
 #!/usr/bin/env bash
-# Fault soak: NFSv3 data integrity while ganesha is killed and restarted.
+# Fault soak: NFSv3 and 9P data integrity while the server is killed and
+# restarted.
 #
 # usage: run-soak.sh BUILDDIR SECONDS
 #   Starts the test servers (own run dir), runs nfs3-soak (tests/soak) for
 #   SECONDS while ganesha is SIGKILLed every 2-4 s and started again on
 #   the same ports, then checks every acknowledged (committed) generation
 #   through two other paths: the export directory on disk and libnfs's
-#   nfs-cat.  With nfs3-bench built, also runs its verify workload under
-#   the same kill loop.
+#   nfs-cat.  With nfs3-bench built, also runs its verify workloads under
+#   the same kill loop.  Then p9-bench's verify workloads against diod,
+#   SIGKILLed and restarted the same way: random reads and writes for
+#   SECONDS, sequential writes (one in flight per job) for SECONDS/2
+#   whose files are then checked on disk (scripts/check-pattern.py).
+#   Each must exit 0 with its sessions re-established after the
+#   restarts, no I/O completed twice, and VmRSS at the end within 24 MiB
+#   of VmRSS at the first reconnect.
 #
-# The pause between kill and start is 1.5 s: ganesha derives its write
-# verifier from its start time in seconds, so a restart within ~1 s of
-# the previous start reuses the verifier and the client cannot know that
-# unstable data was lost - ganesha's fault, not a client bug.
+# The pause between kill and start is 1.5 s for ganesha: it derives its
+# write verifier from its start time in seconds, so a restart within ~1 s
+# of the previous start reuses the verifier and the client cannot know
+# that unstable data was lost - ganesha's fault, not a client bug.  diod
+# has no such state: 1 s.
 set -uo pipefail
 o=$1 secs=$2
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -39,41 +47,50 @@ set -a
 . "$run/servers.env"
 set +a
 
-# kill ganesha every 2-4 s until the file $1 exists; count restarts in $2
+# killer SERVER PAUSE STOP COUNT: SIGKILL SERVER (through its pid file)
+# every 2-4 s and start it again PAUSE seconds later on the same ports,
+# until the file STOP exists; count the restarts in the file COUNT
 killer() {
-	local stop=$1 count=$2 n=0
+	local server=$1 pause=$2 stop=$3 count=$4 n=0
 	while [[ ! -e $stop ]]; do
 		sleep "$((2 + RANDOM % 3))"
 		[[ -e $stop ]] && break
-		"$servers" kill "$run" ganesha >>"$log.servers" 2>&1
-		sleep 1.5 # > 1.1 s: see the top of this file
-		"$servers" start "$run" ganesha >>"$log.servers" 2>&1 ||
-			echo "soak: ganesha did not start again" >&2
+		"$servers" kill "$run" "$server" >>"$log.servers" 2>&1
+		sleep "$pause"
+		"$servers" start "$run" "$server" >>"$log.servers" 2>&1 ||
+			echo "soak: $server did not start again" >&2
 		n=$((n + 1))
 		echo "$n" >"$count"
 	done
 }
 
-soak_under_kills() { # NAME COMMAND...
-	local name=$1 stop=$run/$1.stop count=$run/$1.restarts rc kpid
-	shift
+# soak_under_kills SERVER PAUSE NAME COMMAND...: run COMMAND (its output
+# in $logdir/NAME.log) while killer SERVER PAUSE runs; the restarts are
+# left in $run/NAME.restarts
+soak_under_kills() {
+	local server=$1 pause=$2 name=$3 rc kpid
+	local stop=$run/$name.stop count=$run/$name.restarts
+	shift 3
 	rm -f "$stop" "$count"
-	killer "$stop" "$count" &
+	killer "$server" "$pause" "$stop" "$count" &
 	kpid=$!
 	"$@" >"$logdir/$name.log" 2>&1
 	rc=$?
 	touch "$stop"
 	wait "$kpid"
-	"$servers" status "$run" 2>/dev/null | grep -q 'ganesha.*running' ||
-		"$servers" start "$run" ganesha >>"$log.servers" 2>&1
-	echo "$name: exit $rc, ganesha restarted $(cat "$count" 2>/dev/null || echo 0) times"
+	"$servers" status "$run" 2>/dev/null | grep -q "$server.*running" ||
+		"$servers" start "$run" "$server" >>"$log.servers" 2>&1
+	echo "$name: exit $rc, $server restarted $(restarts "$name") times"
 	return $rc
 }
+
+restarts() { cat "$run/$1.restarts" 2>/dev/null || echo 0; }
 
 fail=0
 start=$(date +%s)
 state=$run/soak.state
-soak_under_kills nfs3-soak "$o/tests/soak/nfs3-soak" --seconds "$secs" \
+# 1.5 s > 1.1 s between kill and start: see the top of this file
+soak_under_kills ganesha 1.5 nfs3-soak "$o/tests/soak/nfs3-soak" --seconds "$secs" \
 	--state "$state" || fail=1
 sed 's/^/  | /' "$logdir/nfs3-soak.log" | grep -v 'retrying' | tail -8
 echo "  | $(grep -c retrying "$logdir/nfs3-soak.log") operations retried after a restart"
@@ -122,19 +139,86 @@ if [[ -x $bench ]]; then
 	# again; the verify pass then reads every block back (also under the
 	# kill loop).  A mixed read/write run with FILE_SYNC writes checks
 	# reads of acknowledged writes in the middle of the restarts.
-	soak_under_kills nfs3-bench-unstable "$bench" \
+	soak_under_kills ganesha 1.5 nfs3-bench-unstable "$bench" \
 		--server "$XPRT_NFS_HOST:$XPRT_NFS_PORT" --export "$XPRT_NFS_EXPORT" \
 		--mount-port "$XPRT_MNT_PORT" --verify --stable unstable \
 		--name soak-unstable --rw randwrite --bs 64k --size 16m \
 		--numjobs 2 --iodepth 8 --runtime "$((secs / 2))s" || fail=1
 	grep -E 'verifier|resent|commits|verify|error' \
 		"$logdir/nfs3-bench-unstable.log" | tail -6 | sed 's/^/  | /'
-	soak_under_kills nfs3-bench-filesync "$bench" \
+	soak_under_kills ganesha 1.5 nfs3-bench-filesync "$bench" \
 		--server "$XPRT_NFS_HOST:$XPRT_NFS_PORT" --export "$XPRT_NFS_EXPORT" \
 		--mount-port "$XPRT_MNT_PORT" --verify --stable filesync \
 		--name soak-filesync --rw randrw --bs 64k --size 16m \
 		--numjobs 2 --iodepth 8 --runtime "$((secs / 2))s" || fail=1
 	tail -5 "$logdir/nfs3-bench-filesync.log" | sed 's/^/  | /'
+fi
+
+# p9bench_check NAME: the counters of the p9-bench run NAME (normal
+# report) say its sessions came back, nothing completed twice, VmRSS flat
+p9bench_check() {
+	local name=$1 f=$logdir/$1.log n rc=0 verify
+	local kv=(reconnects resubmitted completed_twice rss_kib_first_reconnect
+		rss_kib)
+	declare -A v
+	for n in "${kv[@]}"; do
+		v[$n]=$(grep -o "\b$n=[0-9]*" "$f" | tail -1 | cut -d= -f2)
+		[[ -n ${v[$n]} ]] || { echo "  $name: no $n= in its report"; return 1; }
+	done
+	grep -E '^ *(READ|WRITE): bw' "$f" | sed 's/^ */  | /'
+	if grep -q 'verify: mismatch' "$f"; then
+		verify="verify MISMATCH"
+		rc=1
+	else
+		verify="verify clean"
+	fi
+	echo "  | ${v[reconnects]} sessions re-established, ${v[resubmitted]} I/Os" \
+		"resubmitted, ${v[completed_twice]} completed twice, $verify," \
+		"VmRSS ${v[rss_kib_first_reconnect]} KiB at the first reconnect," \
+		"${v[rss_kib]} KiB at the end"
+	if (($(restarts "$name") >= 2 && v[reconnects] == 0)); then
+		echo "  $name: diod restarted but no session was re-established"
+		rc=1
+	fi
+	((v[completed_twice] == 0)) || rc=1
+	if ((v[rss_kib_first_reconnect] &&
+		v[rss_kib] - v[rss_kib_first_reconnect] > 24 * 1024)); then
+		echo "  $name: VmRSS grew by more than 24 MiB after the first reconnect"
+		rc=1
+	fi
+	return $rc
+}
+
+p9=$o/bench/p9-bench
+if [[ -x $p9 && -n ${XPRT_DIOD_PORT:-} ]]; then
+	# 9P: p9-bench re-establishes each session diod's death ends and
+	# resends the I/Os it lost (an Rwrite means written: no COMMIT).
+	sub=p9-soak.$$
+	mkdir -p "$XPRT_DIOD_EXPORT_DIR/$sub"
+	P9=("$p9" --server "$XPRT_DIOD_HOST:$XPRT_DIOD_PORT"
+		--aname "$XPRT_DIOD_ANAME" --directory "$sub" --eta never)
+	# random reads checked against the pattern all along, then every
+	# block written read back by the verify pass
+	soak_under_kills diod 1 p9-bench "${P9[@]}" --name r --verify \
+		--rw randrw --bs 128k --size 16m --numjobs 2 --nconnect 2 \
+		--iodepth 8 --runtime "${secs}s" || fail=1
+	p9bench_check p9-bench || fail=1
+	# sequential writes, verified, then the files on diod's disk: the
+	# staircase of generations a sequential run leaves, exact with one
+	# I/O in flight per job (check-pattern.py); 4 jobs share the session
+	soak_under_kills diod 1 p9-bench-write "${P9[@]}" --name w --verify \
+		--rw write --bs 64k --size 8m --numjobs 4 --iodepth 1 \
+		--runtime "$(((secs + 1) / 2))s" || fail=1
+	p9bench_check p9-bench-write || fail=1
+	if "$top/scripts/check-pattern.py" "$XPRT_DIOD_EXPORT_DIR/$sub" \
+		$((8 << 20)) --sequential 65536 w.0.0 w.1.0 w.2.0 w.3.0 \
+		>"$run/p9-disk.out"; then
+		sed 's/^/  on disk: /' "$run/p9-disk.out"
+	else
+		sed 's/^/  on disk: /' "$run/p9-disk.out"
+		fail=1
+	fi
+	rm -rf "${XPRT_DIOD_EXPORT_DIR:?}/$sub"
 fi
 
 echo "soak: $(($(date +%s) - start)) s, $([[ $fail == 0 ]] && echo ok || echo FAIL)"
