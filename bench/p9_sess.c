@@ -239,9 +239,7 @@ static int p9b_reopen_jobs(struct p9b *p, struct p9b_sess *s,
 	int ret;
 
 	if (p9_msize(nc) != p->msize_got) {
-		snprintf(err, errlen,
-			 "the new session negotiated msize %u, "
-			 "the first %u",
+		snprintf(err, errlen, "the new session has msize %u, not %u",
 			 p9_msize(nc), p->msize_got);
 		return -EPROTO;
 	}
@@ -256,9 +254,7 @@ static int p9b_reopen_jobs(struct p9b *p, struct p9b_sess *s,
 		}
 		if (iounit && iounit < pj->chunk) {
 			/* the I/Os in flight were split for the old one */
-			snprintf(err, errlen,
-				 "%s: the iounit shrank to %u "
-				 "below %u",
+			snprintf(err, errlen, "%s: iounit %u, below %u now",
 				 pj->path, iounit, pj->chunk);
 			return -EPROTO;
 		}
@@ -306,13 +302,6 @@ static void p9b_counters_add(struct p9b_counters *sum,
 	sum->late_replies += c->late_replies;
 }
 
-/* Forget the fids opened on a client that will not be published. */
-static void p9b_drop_client(struct p9_clnt **nc)
-{
-	p9_close(*nc); /* its fids go with it */
-	*nc = NULL;
-}
-
 static void p9b_sleep_ns(uint64_t ns)
 {
 	struct timespec ts = {
@@ -358,10 +347,18 @@ int p9b_sess_recover(struct p9b *p, struct p9b_sess *s, unsigned int gen)
 			ret = p9b_reopen_jobs(p, s, nc, err, sizeof(err));
 			if (!ret)
 				break;
-			p9b_drop_client(&nc);
+			p9_close(nc); /* the fids opened on it go with it */
+			nc = NULL;
 		}
 		now = bench_now_ns();
-		if (p9b_permanent(ret) || now - t0 >= p->reconnect_ns) {
+		if (p9b_permanent(ret)) {
+			s->dead = ret;
+			bench_error("session %u: lost, and the server's new "
+				    "session cannot replace it: %s",
+				    s->index, err);
+			goto out_unlock;
+		}
+		if (now - t0 >= p->reconnect_ns) {
 			s->dead = ret;
 			bench_error("session %u: lost, and not re-established "
 				    "within %.1f s (--reconnect-timeout): %s",
