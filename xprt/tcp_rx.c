@@ -350,7 +350,12 @@ static ssize_t rx_direct(struct xprt *x, int fd, struct xprt_tcp_rx *rx)
 		return r < 0 ? -errno : 0;
 	xprt_iter_advance(&req->rx_data, (size_t)r);
 	rx->data_left -= (size_t)r;
+	rx->progress = xprt_now_ns();
+	/* count before rx_consumed() may complete the request: whoever
+	 * waits for the last reply reads the counters right after it */
 	atomic_fetch_add_explicit(&x->stats.direct_rx_bytes, (size_t)r,
+				  memory_order_relaxed);
+	atomic_fetch_add_explicit(&x->stats.bytes_received, (size_t)r,
 				  memory_order_relaxed);
 	rx_after_data(rx);
 	rx_consumed(x, rx, (size_t)r);
@@ -374,10 +379,6 @@ int xprt_tcp_rx_read(struct xprt *x, struct xprt_tcp_rx *rx, int fd)
 				return 0;
 			if (r <= 0)
 				return r ? (int)r : -ECONNRESET;
-			rx->progress = xprt_now_ns();
-			atomic_fetch_add_explicit(&x->stats.bytes_received,
-						  (size_t)r,
-						  memory_order_relaxed);
 			continue;
 		}
 		room = XPRT_TCP_STAGE_SIZE - rx->tail;
