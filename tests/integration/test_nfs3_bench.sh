@@ -28,11 +28,8 @@ SRV=(--server "$XPRT_NFS_HOST:$XPRT_NFS_PORT" --mount-port "$XPRT_MNT_PORT"
 	--export "$XPRT_NFS_EXPORT")
 fails=0
 
-ok() { echo "ok - $*"; }
-bad() {
-	echo "FAIL - $*"
-	fails=$((fails + 1))
-}
+# shellcheck source=tests/integration/check-lib.sh
+. "$top/tests/integration/check-lib.sh"
 
 # run NAME WANT_RC WANT_MSG ARGS...: run nfs3-bench, check the exit status
 # and (when WANT_MSG is not empty) that stderr contains WANT_MSG
@@ -41,17 +38,7 @@ run() {
 	shift 3
 	"$bin" "$@" >"$work/out" 2>"$work/err"
 	rc=$?
-	if ((rc != want)); then
-		bad "$name: exit status $rc, want $want"
-		sed 's/^/    | /' "$work/err" | tail -5
-		return 1
-	fi
-	if [[ -n $msg ]] && ! grep -qF -- "$msg" "$work/err"; then
-		bad "$name: no '$msg' on stderr"
-		sed 's/^/    | /' "$work/err" | tail -5
-		return 1
-	fi
-	ok "$name (exit $rc)"
+	check_exit "$name" "$want" "$rc" "$msg" "$work/err"
 }
 
 # jq-like: json KEYPATH -> value from $work/out (a JSON report)

@@ -32,11 +32,8 @@ cleanup() {
 trap cleanup EXIT
 fails=0
 
-ok() { echo "ok - $*"; }
-bad() {
-	echo "FAIL - $*"
-	fails=$((fails + 1))
-}
+# shellcheck source=tests/integration/check-lib.sh
+. "$top/tests/integration/check-lib.sh"
 
 # run NAME WANT_RC WANT_MSG ARGS...: run p9-bench (JSON report in
 # $work/out), check its exit status and that stderr has WANT_MSG
@@ -45,17 +42,7 @@ run() {
 	shift 3
 	timeout 60 "$bin" --eta never "$@" >"$work/out" 2>"$work/err"
 	rc=$?
-	if ((rc != want)); then
-		bad "$name: exit status $rc, want $want"
-		sed 's/^/    | /' "$work/err" | tail -6
-		return 1
-	fi
-	if [[ -n $msg ]] && ! grep -qF -- "$msg" "$work/err"; then
-		bad "$name: no '$msg' on stderr"
-		sed 's/^/    | /' "$work/err" | tail -6
-		return 1
-	fi
-	ok "$name (exit $rc)"
+	check_exit "$name" "$want" "$rc" "$msg" "$work/err"
 }
 
 # json EXPR: evaluate a Python expression over the report d = $work/out

@@ -39,11 +39,8 @@ fails=0
 P9=(--server "$XPRT_DIOD_HOST:$XPRT_DIOD_PORT" --aname "$XPRT_DIOD_ANAME"
 	--directory "$sub" --eta never --output-format json)
 
-ok() { echo "ok - $*"; }
-bad() {
-	echo "FAIL - $*"
-	fails=$((fails + 1))
-}
+# shellcheck source=tests/integration/check-lib.sh
+. "$top/tests/integration/check-lib.sh"
 
 diod_kill() { "$srv" kill "$XPRT_SERVERS_RUN_DIR" diod >>"$work/servers.log" 2>&1; }
 diod_start() {
@@ -76,17 +73,7 @@ run() {
 	wait "$pid"
 	rc=$?
 	diod_start
-	if ((rc != want)); then
-		bad "$name: exit status $rc, want $want"
-		sed 's/^/    | /' "$work/err" | tail -8
-		return 1
-	fi
-	if [[ -n $msg ]] && ! grep -qF -- "$msg" "$work/err"; then
-		bad "$name: no '$msg' on stderr"
-		sed 's/^/    | /' "$work/err" | tail -8
-		return 1
-	fi
-	ok "$name (exit $rc)"
+	check_exit "$name" "$want" "$rc" "$msg" "$work/err"
 }
 
 # expect NAME EXPR: the Python expression over the report d is true

@@ -1,0 +1,28 @@
+# shellcheck shell=bash
+# Shared by the integration scripts that check a bench's runs: each check
+# prints "ok - ..." or "FAIL - ..." and failures are counted in $fails
+# (the script's exit status).  Source it after setting fails=0.
+
+ok() { echo "ok - $*"; }
+bad() {
+	echo "FAIL - $*"
+	fails=$((fails + 1))
+}
+
+# check_exit NAME WANT_RC RC WANT_MSG ERRFILE: a run's exit status RC is
+# WANT_RC and (when WANT_MSG is not empty) ERRFILE contains WANT_MSG;
+# on failure the end of ERRFILE is shown.  Returns 1 on failure.
+check_exit() {
+	local name=$1 want=$2 rc=$3 msg=$4 err=$5
+	if ((rc != want)); then
+		bad "$name: exit status $rc, want $want"
+		sed 's/^/    | /' "$err" | tail -8
+		return 1
+	fi
+	if [[ -n $msg ]] && ! grep -qF -- "$msg" "$err"; then
+		bad "$name: no '$msg' on stderr"
+		sed 's/^/    | /' "$err" | tail -8
+		return 1
+	fi
+	ok "$name (exit $rc)"
+}
