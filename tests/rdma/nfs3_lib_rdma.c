@@ -48,41 +48,17 @@
 #include <libxprt/nfs3.h>
 #include <libxprt/rdma.h>
 
+#include "tool.h"
+
 static const char *host = "10.0.2.15";
 static const char *export_ = "/export";
 static const char *expdir;			/* default: the export path */
 static unsigned int mnt_port = 20048, nfs_port; /* 0: the RDMA default */
 static size_t total = 8u << 20;
 static unsigned int nfiles = 2000;
-static int fails;
 static char topdir[64];
 static struct nfs3_clnt *clnt;
 static struct nfs3_fh dir; /* this run's directory */
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static bool report(const char *what, bool ok, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static bool report(const char *what, bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s %s: ", ok ? "PASS" : "FAIL", what);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	if (!ok)
-		fails++;
-	return ok;
-}
 
 /* one check inside a section: silent when right */
 #define CK(got, want) ck(__LINE__, #got, (long long)(got), (long long)(want))

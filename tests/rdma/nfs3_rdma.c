@@ -45,6 +45,8 @@
 
 #include "nfs3_rdma_xdr.h"
 
+#include "tool.h"
+
 #define MNT_PROG    100005
 #define MNT_V3	    3
 #define MNTPROC_MNT 1
@@ -73,31 +75,6 @@ static bool use_cache;
 #define TOOL_ACK_TIMEOUT 20
 static const struct xprt_rdma_opts stall_ro = {.ack_timeout = TOOL_ACK_TIMEOUT};
 static const char *stall_file;
-static int fails;
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void report(const char *what, bool ok, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void report(const char *what, bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s %s: ", ok ? "PASS" : "FAIL", what);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	if (!ok)
-		fails++;
-}
 
 /* ------------------------------------------------------------ calls */
 

@@ -54,6 +54,8 @@
 #include <libxprt/p9.h>
 #include <libxprt/rdma.h>
 
+#include "tool.h"
+
 static const char *host = "10.0.2.15";
 static unsigned int port = XPRT_RDMA_9P_PORT;
 static const char *aname = "/p9export";
@@ -62,33 +64,7 @@ static size_t total = 4u << 20;
 static unsigned int depth = 16, nfiles = 500;
 static uint32_t msize = 65536;
 static bool flush_mode;
-static int fails;
 static char topdir[64];
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static bool report(const char *what, bool ok, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static bool report(const char *what, bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s %s: ", ok ? "PASS" : "FAIL", what);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	if (!ok)
-		fails++;
-	return ok;
-}
 
 /* a file of the export, as the guest's kernel sees it */
 static const char *disk(const char *rel)

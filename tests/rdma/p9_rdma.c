@@ -39,6 +39,8 @@
 #include <libxprt/rdma.h>
 #include <libxprt/xprt.h>
 
+#include "tool.h"
+
 #define NOTAG	 0xffffu
 #define NOFID	 0xffffffffu
 #define TVERSION 100
@@ -64,32 +66,7 @@ static unsigned int port = XPRT_RDMA_9P_PORT;
 static const char *aname = "/p9export";
 static size_t total = 1 << 20, msize = 65536;
 static unsigned int depth = 8, rate_ops = 2000;
-static int fails;
 static bool excess_mode;
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void report(const char *what, bool ok, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void report(const char *what, bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s %s: ", ok ? "PASS" : "FAIL", what);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	if (!ok)
-		fails++;
-}
 
 /* ------------------------------------------------------ message building */
 

@@ -33,39 +33,15 @@
 #include <libxprt/rpc.h>
 #include <libxprt/xprt.h>
 
+#include "tool.h"
+
 static const char *host = "10.0.2.15";
 static unsigned int port = XPRT_RDMA_NFS_PORT;
 static unsigned int count = 2000, depth = 32, nconnect = 1;
-static int fails;
 /* the guest may stall for seconds on a busy host: a long ACK timeout
  * keeps rxe from declaring the peer dead (see xprt_rdma_opts) */
 #define TOOL_ACK_TIMEOUT 20
 static const struct xprt_rdma_opts stall_ro = {.ack_timeout = TOOL_ACK_TIMEOUT};
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void report(const char *what, int ok, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void report(const char *what, int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s %s: ", ok ? "PASS" : "FAIL", what);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	if (!ok)
-		fails++;
-}
 
 /* A stall prints the counters of the connection: enough to tell a lost
  * wake-up from a lost message. */

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * What the RDMA guest tools share: a clock and the PASS/FAIL lines
+ * check-rdma.sh reads.  Each tool is a single translation unit, so the
+ * failure count below is that tool's own; main() returns non-zero when it
+ * is not zero.
+ */
+#ifndef XPRT_RDMA_TOOL_H
+#define XPRT_RDMA_TOOL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <time.h>
+
+static int fails;
+
+/* CLOCK_MONOTONIC in seconds */
+static inline double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * report() - print "PASS what: ..." or "FAIL what: ..." (flushed: the
+ * guest's console may be all that is left of a hung tool) and count a
+ * failure.  Return: @ok.
+ */
+static inline bool report(const char *what, bool ok, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static inline bool report(const char *what, bool ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s %s: ", ok ? "PASS" : "FAIL", what);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	if (!ok)
+		fails++;
+	return ok;
+}
+
+#endif /* XPRT_RDMA_TOOL_H */
