@@ -82,29 +82,6 @@ static const char *disk(const char *rel)
 	return p[i];
 }
 
-static void fill(uint8_t *b, size_t n, unsigned int seed)
-{
-	uint64_t s = 0x9e3779b97f4a7c15ull * (seed + 1);
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		s ^= s << 13;
-		s ^= s >> 7;
-		s ^= s << 17;
-		b[i] = (uint8_t)s;
-	}
-}
-
-static size_t first_diff(const uint8_t *a, const uint8_t *b, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (a[i] != b[i])
-			return i;
-	return (size_t)-1;
-}
-
 static struct xprt_rdma_stats rstats(void)
 {
 	struct xprt_rdma_stats st = {0};
@@ -506,7 +483,7 @@ static void test_data(void)
 	r = nfs3_open(clnt, path, O_CREAT | O_TRUNC, 0644, &fo, &f);
 	if (!report("open", !r, "%s: %s", path, nfs3_strerror(r)))
 		goto out;
-	fill(src, total, 1);
+	fill_random(src, total, 1);
 	s0 = rstats();
 	t0 = now_s();
 	r = nfs3_file_pwrite(f, src, total, 0);
@@ -537,7 +514,7 @@ static void test_data(void)
 		printf("  first difference at offset %zu\n", off);
 
 	/* written by the kernel, read through RPC-over-RDMA */
-	fill(src, total, 2);
+	fill_random(src, total, 2);
 	fd = open(disk("data"), O_WRONLY);
 	r = fd < 0 || pwrite(fd, src, total, 0) != (ssize_t)total ? -EIO : 0;
 	if (fd >= 0)

@@ -87,30 +87,6 @@ static const char *rpath(const char *rel)
 	return p[i];
 }
 
-static void fill(uint8_t *b, size_t n, unsigned int seed)
-{
-	uint64_t s = 0x9e3779b97f4a7c15ull * (seed + 1);
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		s ^= s << 13;
-		s ^= s >> 7;
-		s ^= s << 17;
-		b[i] = (uint8_t)s;
-	}
-}
-
-/* offset of the first difference, or (size_t)-1 */
-static size_t first_diff(const uint8_t *a, const uint8_t *b, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (a[i] != b[i])
-			return i;
-	return (size_t)-1;
-}
-
 static int read_disk(const char *path, uint8_t *buf, size_t len, size_t *got)
 {
 	int fd = open(path, O_RDONLY);
@@ -294,7 +270,7 @@ static void test_write_read(struct p9_clnt *c)
 		report("write", false, "out of memory");
 		goto out;
 	}
-	fill(src, total, 1);
+	fill_random(src, total, 1);
 	r = p9_open_path(c, rpath("data"), O_RDWR | O_CREAT | O_TRUNC, 0644,
 			 &fid, &iounit);
 	if (!report("open", !r, "%s O_CREAT: %s, iounit %u", rpath("data"),
@@ -317,7 +293,7 @@ static void test_write_read(struct p9_clnt *c)
 		printf("  first difference at offset %zu\n", off);
 
 	/* the other way: written by the kernel, read through 9P */
-	fill(src, total, 2);
+	fill_random(src, total, 2);
 	fd = open(disk("data"), O_WRONLY);
 	r = fd < 0 || pwrite(fd, src, total, 0) != (ssize_t)total ? -EIO : 0;
 	if (fd >= 0)
@@ -571,7 +547,7 @@ static void test_flush(void)
 
 	if (!c || !src || !buf)
 		goto out;
-	fill(src, 40 * 4096, 3);
+	fill_random(src, 40 * 4096, 3);
 	r = p9_open_path(c, rpath("flush"), O_RDWR | O_CREAT | O_TRUNC, 0644,
 			 &fid, NULL);
 	if (!r)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * What the RDMA guest tools share: a clock and the PASS/FAIL lines
- * check-rdma.sh reads.  Each tool is a single translation unit, so the
+ * What the RDMA guest tools share: a clock, the PASS/FAIL lines
+ * check-rdma.sh reads, and test data with its comparison.  Each tool is a single translation unit, so the
  * failure count below is that tool's own; main() returns non-zero when it
  * is not zero.
  */
@@ -10,6 +10,8 @@
 
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <time.h>
 
@@ -45,6 +47,32 @@ static inline bool report(const char *what, bool ok, const char *fmt, ...)
 	if (!ok)
 		fails++;
 	return ok;
+}
+
+/* fill_random() - @n pseudo-random bytes determined by @seed (xorshift64) */
+static inline void fill_random(uint8_t *b, size_t n, unsigned int seed)
+{
+	uint64_t s = 0x9e3779b97f4a7c15ull * (seed + 1);
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		s ^= s << 13;
+		s ^= s >> 7;
+		s ^= s << 17;
+		b[i] = (uint8_t)s;
+	}
+}
+
+/* first_diff() - offset of the first byte where @a and @b differ, or
+ * (size_t)-1 when their @n bytes are equal */
+static inline size_t first_diff(const uint8_t *a, const uint8_t *b, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (a[i] != b[i])
+			return i;
+	return (size_t)-1;
 }
 
 #endif /* XPRT_RDMA_TOOL_H */
