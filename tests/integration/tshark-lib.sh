@@ -58,16 +58,3 @@ cap_dropped() {
 	sed -n 's/.*received\/dropped on interface .*: [0-9]*\/\([0-9]*\).*/\1/p' \
 		"$1.dumpcap.log" | tail -1
 }
-
-# Dissection with every RPC-over-TCP heuristic on, whatever the ports.
-TSHARK_OPTS=(-o rpc.desegment_rpc_over_tcp:TRUE -o tcp.desegment_tcp_streams:TRUE
-	-o tcp.analyze_sequence_numbers:TRUE)
-
-# tshark decodes our ports as RPC (they are not 2049/111/...).
-tshark_decode_as() {
-	local p args=()
-	for p in "$@"; do
-		args+=(-d "tcp.port==$p,rpc")
-	done
-	printf '%s\n' "${args[@]}"
-}

@@ -21,7 +21,11 @@ SEV_WARN = 0x00600000
 
 
 def tshark(capture, ports, *args):
-    cmd = ["tshark", "-2", "-r", capture]
+    # Loopback reorders segments of one stream when sender and receiver
+    # run on different CPUs; reassembly must wait for the hole to fill
+    # rather than lose the RPC records around it.
+    cmd = ["tshark", "-2", "-r", capture,
+           "-o", "tcp.reassemble_out_of_order:TRUE"]
     for p in ports:
         cmd += ["-d", "tcp.port==%s,rpc" % p]
     out = subprocess.run(cmd + list(args), capture_output=True, text=True)
