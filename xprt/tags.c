@@ -6,10 +6,11 @@
  * The bitmap
  * ----------
  * The depth given at creation is split over words of 2^shift bits, each word
- * on its own cache line.  shift starts at log2(bits per long) and, for
- * depth >= 4, shrinks until the map covers at least four words: a depth-8 map
- * is four words of two bits, so eight threads cycling through eight tags
- * bounce four lines instead of one.  A put does not clear the bit in the
+ * on its own cache line.  shift starts at log2(bits per long) and shrinks
+ * until the map covers four words (or one per tag below depth 4): a depth-8
+ * map is four words of two bits, so eight threads cycling through eight tags
+ * bounce four lines instead of one, and the two threads of a depth-2 map
+ * each keep a line of their own.  A put does not clear the bit in the
  * word; it sets the same bit in the word's separate `cleared` mask.  An
  * allocator that finds its word full takes the whole `cleared` mask with one
  * exchange and clears those bits in the word with one AND.  Frees are thus
@@ -86,6 +87,37 @@
  * did that, a deferred batch would never fill.  Nested allocations should use
  * a timeout.
  *
+ * Barging mode
+ * ------------
+ * Strict FIFO costs a context switch per tag once threads outnumber tags
+ * and cores: every put hands its tag to a sleeper while the putter, about
+ * to get again, goes to sleep in turn.  xprt_tags_set_barging() trades
+ * order for throughput within a bound, as Linux mutexes do: a get may
+ * take a free tag while others wait, and a put that sees waiters does not
+ * hand its tag over but nudges the oldest waiter of the next queue (state
+ * NUDGED plus a futex wake) to come and try for it; a waiter that finds
+ * nothing keeps its place.  One flag, `nudge`, says a nudged waiter has
+ * yet to look, so while it is set puts cost no lock and no system call.
+ * Once a waiter has waited the bound it counts itself in `starving`, and
+ * while that count is non-zero the map works as in strict mode (no
+ * barging, hand-off by batches) until the starving waiters are served.
+ * Five more rules keep every free seen:
+ *
+ * B1. Each waiter, after counting itself, tries once under its queue lock
+ *     (a put that read the count before that increment nudged nobody).
+ * B2. A nudged waiter clears `nudge` before it looks (seq_cst store, then
+ *     the bitmap), a put frees and then reads `nudge`: a put that sees the
+ *     flag set is covered by a look still to come.  A put finding a head
+ *     already nudged (under the queue lock) skips: that head has yet to
+ *     look, and looks after this free.
+ * B3. Whoever stands in for a nudged waiter - it took a tag (one look
+ *     covers one free), a hand-off answered it, or it timed out - or
+ *     ends starvation, checks for a free tag and nudges again.
+ * B4. The first waiter to starve counts itself, then hands out every free
+ *     tag: frees whose puts read `starving` as zero are seen.
+ * B5. Leaving barging mode serves every queued waiter once, after the
+ *     mode store, for the frees that were left to nudges.
+ *
  * A waiter sleeps on a futex in its own stack node; the server writes the
  * result and the done word under the queue lock and wakes the futex after
  * unlocking (by address only: a stale wake after the waiter returned is a
@@ -122,10 +154,14 @@
 #define TAGS_CLOSED	 0x80000000u
 #define TAGS_WAIT_COUNT	 0x7fffffffu
 
-/* struct tags_waiter.done: 0 waiting, 1 served, 2 asleep on the futex */
+/*
+ * struct tags_waiter.done: 0 waiting, 1 served, 2 asleep on the futex,
+ * 3 nudged (barging mode: a tag was freed, come and try for it)
+ */
 #define TAGS_W_WAITING	 0u
 #define TAGS_W_DONE	 1u
 #define TAGS_W_ASLEEP	 2u
+#define TAGS_W_NUDGED	 3u
 
 struct tags_word {
 	_Atomic unsigned long word;    /* set: allocated (or pending clear) */
@@ -137,6 +173,7 @@ struct tags_waiter {
 	TAILQ_ENTRY(tags_waiter) link;
 	_Atomic uint32_t done; /* futex word, TAGS_W_* */
 	int result;	       /* tag or -ESHUTDOWN, valid once done */
+	bool starving;	       /* counted in xprt_tags.starving (queue lock) */
 };
 
 TAILQ_HEAD(tags_wlist, tags_waiter);
@@ -158,6 +195,11 @@ struct xprt_tags {
 
 	/* read by every fast path, written only when waiters come and go */
 	_Atomic uint32_t waiters xprt_cacheline_aligned;
+	/* barging mode: 0 = strict FIFO; else the longest a waiter may be
+	 * overtaken (ns) */
+	_Atomic uint64_t barge_ns;
+	_Atomic uint32_t starving; /* waiters queued longer than barge_ns */
+	_Atomic uint32_t nudge;	   /* a nudged waiter has yet to look */
 
 	/* written only while threads wait */
 	_Atomic unsigned int completion_cnt xprt_cacheline_aligned;
@@ -221,11 +263,11 @@ static unsigned int tags_hint(unsigned int depth)
 static unsigned int tags_calc_shift(unsigned int depth)
 {
 	unsigned int shift = (unsigned int)__builtin_ctz(TAGS_WORD_BITS);
+	unsigned int lines = XPRT_MIN(depth, 4u);
 
-	/* spread small maps over at least four cache lines */
-	if (depth >= 4)
-		while ((4u << shift) > depth)
-			shift--;
+	/* spread small maps over four cache lines, or one per tag */
+	while (shift && (lines << shift) > depth)
+		shift--;
 	return shift;
 }
 
@@ -374,8 +416,33 @@ static unsigned int tags_held_at_least(struct xprt_tags *t, unsigned int need)
  *
  * Context: any thread; takes the wait-queue locks one at a time.
  */
-static unsigned int tags_serve(struct xprt_tags *t, unsigned int max,
-			       unsigned int hint)
+/*
+ * Take @w off @q and out of the counts.  Return true when it was the last
+ * starving waiter (barging may resume: the caller calls tags_pass_on()).
+ * Context: @q's lock held.
+ */
+static bool tags_unqueue(struct xprt_tags *t, struct tags_waitq *q,
+			 struct tags_waiter *w)
+{
+	TAILQ_REMOVE(&q->list, w, link);
+	atomic_fetch_sub_explicit(&q->len, 1, memory_order_relaxed);
+	atomic_fetch_sub(&t->waiters, 1);
+	if (!w->starving)
+		return false;
+	w->starving = false;
+	return atomic_fetch_sub(&t->starving, 1) == 1;
+}
+
+/* What serving changed that barging mode must act on afterwards. */
+struct tags_served {
+	bool nudge_taken; /* served a nudged waiter before it looked */
+	bool unstarved;	  /* served the last starving waiter */
+};
+
+static void tags_pass_on(struct xprt_tags *t);
+
+static unsigned int tags_serve_some(struct xprt_tags *t, unsigned int max,
+				    unsigned int hint, struct tags_served *ev)
 {
 	unsigned int served = 0;
 
@@ -408,6 +475,7 @@ static unsigned int tags_serve(struct xprt_tags *t, unsigned int max,
 			pthread_mutex_lock(&q->lock);
 			while (served < max && n < TAGS_GRANT_CHUNK) {
 				struct tags_waiter *w = TAILQ_FIRST(&q->list);
+				uint32_t old;
 				int tag;
 
 				if (!w)
@@ -417,10 +485,8 @@ static unsigned int tags_serve(struct xprt_tags *t, unsigned int max,
 					full = true;
 					break;
 				}
-				TAILQ_REMOVE(&q->list, w, link);
-				atomic_fetch_sub_explicit(&q->len, 1,
-							  memory_order_relaxed);
-				atomic_fetch_sub(&t->waiters, 1);
+				if (tags_unqueue(t, q, w))
+					ev->unstarved = true;
 				w->result = tag;
 				/*
 				 * Publish the index before the first waiter
@@ -431,13 +497,13 @@ static unsigned int tags_serve(struct xprt_tags *t, unsigned int max,
 					atomic_store_explicit(
 						&t->wake_index, qn,
 						memory_order_relaxed);
-				if (atomic_exchange_explicit(
-					    &w->done, TAGS_W_DONE,
-					    memory_order_acq_rel) ==
-				    TAGS_W_ASLEEP)
-					wake[n++] = &w->done;
-				else
-					wake[n++] = NULL;
+				old = atomic_exchange_explicit(
+					&w->done, TAGS_W_DONE,
+					memory_order_acq_rel);
+				wake[n++] =
+					old == TAGS_W_ASLEEP ? &w->done : NULL;
+				if (old == TAGS_W_NUDGED)
+					ev->nudge_taken = true;
 				served++;
 			}
 			pthread_mutex_unlock(&q->lock);
@@ -463,6 +529,24 @@ static unsigned int tags_serve(struct xprt_tags *t, unsigned int max,
 		if (none)
 			sched_yield();
 	}
+	return served;
+}
+
+/*
+ * Serve up to @max waiters (tags_serve_some()), then settle what that did
+ * to barging mode: a nudge it answered by hand-off, or the end of
+ * starvation, leaves frees that nobody may look at (rules B3, B4).
+ */
+static unsigned int tags_serve(struct xprt_tags *t, unsigned int max,
+			       unsigned int hint)
+{
+	struct tags_served ev = {false, false};
+	unsigned int served = tags_serve_some(t, max, hint, &ev);
+
+	if (xprt_unlikely(ev.nudge_taken))
+		atomic_store(&t->nudge, 0);
+	if (xprt_unlikely(ev.nudge_taken || ev.unstarved))
+		tags_pass_on(t);
 	return served;
 }
 
@@ -495,6 +579,157 @@ static void tags_wake(struct xprt_tags *t, unsigned int hint)
 	if (tags_serve(t, UINT_MAX, hint))
 		atomic_fetch_add_explicit(&t->wake_batches, 1,
 					  memory_order_relaxed);
+}
+
+/* ---------------------------------------------------------- barging */
+
+/*
+ * Whether a thread may take a free tag although others wait: barging mode
+ * is on and no waiter has waited out its bound.  seq_cst loads: a put reads
+ * them after its free (rules B2, B4).
+ */
+static bool tags_may_barge(struct xprt_tags *t)
+{
+	return atomic_load(&t->barge_ns) && !atomic_load(&t->starving);
+}
+
+/* Whether a tag below the depth is free (never taken, or put). */
+static bool tags_any_free(struct xprt_tags *t)
+{
+	unsigned int depth = atomic_load(&t->depth);
+	unsigned int nwords = ((depth - 1) >> t->shift) + 1, i;
+
+	for (i = 0; i < nwords; i++) {
+		struct tags_word *w = &t->words[i];
+		unsigned long c = atomic_load(&w->cleared);
+		unsigned long v = atomic_load(&w->word);
+
+		if ((~v | c) & tags_word_mask(tags_word_bits(t, i, depth)))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A put freed a tag while threads wait and no nudge is pending: wake the
+ * head of the next non-empty queue to try for it (it keeps its place if a
+ * barging thread was faster).  Nothing to do when that head was nudged and
+ * has yet to look, or another nudge got in first: their look comes after
+ * this free (rule B2).
+ *
+ * Context: any thread; takes wait-queue locks one at a time.
+ */
+static void tags_nudge(struct xprt_tags *t)
+{
+	unsigned int qi =
+		atomic_load_explicit(&t->wake_index, memory_order_relaxed) + 1;
+	unsigned int k;
+
+	for (k = 0; k < TAGS_WAIT_QUEUES; k++) {
+		unsigned int qn = (qi + k) % TAGS_WAIT_QUEUES;
+		struct tags_waitq *q = &t->wq[qn];
+		struct tags_waiter *w;
+		uint32_t old;
+
+		if (!atomic_load_explicit(&q->len, memory_order_relaxed))
+			continue;
+		pthread_mutex_lock(&q->lock);
+		w = TAILQ_FIRST(&q->list);
+		if (!w) {
+			pthread_mutex_unlock(&q->lock);
+			continue;
+		}
+		if (atomic_load_explicit(&w->done, memory_order_relaxed) ==
+			    TAGS_W_NUDGED ||
+		    atomic_exchange(&t->nudge, 1)) {
+			pthread_mutex_unlock(&q->lock);
+			return;
+		}
+		atomic_store_explicit(&t->wake_index, qn, memory_order_relaxed);
+		old = atomic_exchange_explicit(&w->done, TAGS_W_NUDGED,
+					       memory_order_acq_rel);
+		pthread_mutex_unlock(&q->lock);
+		/* by address only, like tags_serve(): a stale wake is harmless */
+		if (old == TAGS_W_ASLEEP)
+			tags_futex_wake(&w->done);
+		atomic_fetch_add_explicit(&t->wakeups, 1, memory_order_relaxed);
+		return;
+	}
+	/* no head queued: waiters coming look after counting (rule B1) */
+}
+
+/*
+ * Rule B3: whoever stood in for a nudged waiter (took a tag in its place,
+ * answered it by hand-off, or saw it time out), or ended starvation, looks
+ * for frees whose puts relied on that and nudges again.
+ */
+static void tags_pass_on(struct xprt_tags *t)
+{
+	if ((atomic_load(&t->waiters) & TAGS_WAIT_COUNT) && tags_may_barge(t) &&
+	    !atomic_load(&t->nudge) && tags_any_free(t))
+		tags_nudge(t);
+}
+
+/*
+ * A queued waiter's own try (right after queueing, or nudged), under its
+ * queue lock so that a hand-off cannot race it.  Return the tag taken or
+ * handed over, the result of a close, or -EAGAIN: still queued, back to
+ * waiting.
+ */
+static int tags_try_barge(struct xprt_tags *t, struct tags_waitq *q,
+			  struct tags_waiter *w)
+{
+	bool took = false;
+	int tag = -EAGAIN;
+	uint32_t d;
+
+	pthread_mutex_lock(&q->lock);
+	d = atomic_load_explicit(&w->done, memory_order_acquire);
+	if (d == TAGS_W_DONE) {
+		pthread_mutex_unlock(&q->lock);
+		return w->result;
+	}
+	/* rule B2: a nudged waiter clears the flag first, then looks (also
+	 * when the nudge came in before its first look) */
+	if (d == TAGS_W_NUDGED)
+		atomic_store(&t->nudge, 0);
+	/* a starving waiter is whom the hand-offs are for: it may take */
+	if (w->starving || tags_may_barge(t))
+		tag = tags_alloc_hinted(t);
+	if (tag >= 0) {
+		tags_unqueue(t, q, w);
+		took = true;
+	} else {
+		atomic_store_explicit(&w->done, TAGS_W_WAITING,
+				      memory_order_relaxed);
+	}
+	pthread_mutex_unlock(&q->lock);
+	if (took)
+		tags_pass_on(t);
+	return tag;
+}
+
+/*
+ * Rule B4: a waiter overtaken for the whole bound stops barging until it is
+ * served: it counts itself starving and hands out every free tag in order.
+ * Return as tags_try_barge().
+ */
+static int tags_starve(struct xprt_tags *t, struct tags_waitq *q,
+		       struct tags_waiter *w)
+{
+	pthread_mutex_lock(&q->lock);
+	if (atomic_load_explicit(&w->done, memory_order_acquire) ==
+	    TAGS_W_DONE) {
+		pthread_mutex_unlock(&q->lock);
+		return w->result;
+	}
+	w->starving = true;
+	atomic_fetch_add(&t->starving, 1);
+	pthread_mutex_unlock(&q->lock);
+	tags_serve(t, UINT_MAX,
+		   tags_hint(atomic_load_explicit(&t->depth,
+						  memory_order_relaxed)));
+	return -EAGAIN;
 }
 
 /* ------------------------------------------------------------ the API */
@@ -570,7 +805,7 @@ int xprt_tags_get(struct xprt_tags *t)
 	if (xprt_unlikely(w)) {
 		if (w & TAGS_CLOSED)
 			return -ESHUTDOWN;
-		tag = -EAGAIN;
+		tag = tags_may_barge(t) ? tags_alloc_hinted(t) : -EAGAIN;
 	} else {
 		tag = tags_alloc_hinted(t);
 	}
@@ -596,11 +831,17 @@ static int tags_wait(struct xprt_tags *t, struct tags_waiter *w,
 						    memory_order_relaxed) +
 			  1;
 	struct tags_waitq *q = &t->wq[qi % TAGS_WAIT_QUEUES];
+	uint64_t bound =
+		atomic_load_explicit(&t->barge_ns, memory_order_relaxed);
+	uint64_t starve_at = 0, until, now;
+	bool nudged, unstarved;
 	struct timespec ts;
-	uint32_t old;
+	uint32_t old, d;
+	int tag;
 
 	atomic_init(&w->done, TAGS_W_WAITING);
 	w->result = -ESHUTDOWN;
+	w->starving = false;
 	if (xprt_unlikely(xprt_tags__wait_hook != NULL))
 		xprt_tags__wait_hook(t);
 	pthread_mutex_lock(&q->lock);
@@ -615,42 +856,70 @@ static int tags_wait(struct xprt_tags *t, struct tags_waiter *w,
 	pthread_mutex_unlock(&q->lock);
 	atomic_fetch_add_explicit(&t->waits, 1, memory_order_relaxed);
 
-	/* rule 2: the first waiter hands out tags freed before it counted */
-	if (!(old & TAGS_WAIT_COUNT)) {
+	if (bound) {
+		/* rule B1: every barging waiter looks once after counting */
+		starve_at = xprt_now_ns() + bound;
+		tag = tags_try_barge(t, q, w);
+		if (tag != -EAGAIN)
+			return tag;
+	} else if (!(old & TAGS_WAIT_COUNT)) {
+		/* rule 2: the first waiter hands out tags freed before */
 		tags_serve(t, UINT_MAX,
 			   tags_hint(atomic_load_explicit(
 				   &t->depth, memory_order_relaxed)));
 	}
 
-	if (deadline)
-		ts = xprt_ns_to_timespec(deadline);
 	for (;;) {
 		uint32_t expect = TAGS_W_WAITING;
 
+		until = deadline;
+		if (starve_at && (!until || starve_at < until))
+			until = starve_at;
 		if (atomic_compare_exchange_strong_explicit(
 			    &w->done, &expect, TAGS_W_ASLEEP,
 			    memory_order_acquire, memory_order_acquire) ||
-		    expect == TAGS_W_ASLEEP)
+		    expect == TAGS_W_ASLEEP) {
+			if (until)
+				ts = xprt_ns_to_timespec(until);
 			tags_futex_wait(&w->done, TAGS_W_ASLEEP,
-					deadline ? &ts : NULL);
-		if (atomic_load_explicit(&w->done, memory_order_acquire) ==
-		    TAGS_W_DONE)
+					until ? &ts : NULL);
+		}
+		d = atomic_load_explicit(&w->done, memory_order_acquire);
+		if (d == TAGS_W_DONE)
 			return w->result;
-		if (deadline && xprt_now_ns() >= deadline)
+		if (d == TAGS_W_NUDGED) {
+			tag = tags_try_barge(t, q, w);
+			if (tag != -EAGAIN)
+				return tag;
+			continue;
+		}
+		now = xprt_now_ns();
+		if (starve_at && now >= starve_at) {
+			starve_at = 0;
+			tag = tags_starve(t, q, w);
+			if (tag != -EAGAIN)
+				return tag;
+			continue;
+		}
+		if (deadline && now >= deadline)
 			break;
 	}
 
 	/* Timed out, unless served meanwhile: then the tag is ours. */
 	pthread_mutex_lock(&q->lock);
-	if (atomic_load_explicit(&w->done, memory_order_acquire) ==
-	    TAGS_W_DONE) {
+	d = atomic_load_explicit(&w->done, memory_order_acquire);
+	if (d == TAGS_W_DONE) {
 		pthread_mutex_unlock(&q->lock);
 		return w->result;
 	}
-	TAILQ_REMOVE(&q->list, w, link);
-	atomic_fetch_sub_explicit(&q->len, 1, memory_order_relaxed);
-	atomic_fetch_sub(&t->waiters, 1);
+	nudged = d == TAGS_W_NUDGED;
+	unstarved = tags_unqueue(t, q, w);
 	pthread_mutex_unlock(&q->lock);
+	/* rule B3: a nudge or a starvation ends here, unanswered */
+	if (nudged)
+		atomic_store(&t->nudge, 0);
+	if (nudged || unstarved)
+		tags_pass_on(t);
 	return -ETIMEDOUT;
 }
 
@@ -679,7 +948,7 @@ int xprt_tags_get_wait(struct xprt_tags *t, int64_t timeout_ns)
 	ws = atomic_load(&t->waiters);
 	if (ws & TAGS_CLOSED)
 		return -ESHUTDOWN;
-	if (!ws) {
+	if (!ws || tags_may_barge(t)) {
 		tag = tags_alloc_hinted(t);
 		if (tag >= 0)
 			return tag;
@@ -720,8 +989,12 @@ int xprt_tags_put(struct xprt_tags *t, unsigned int tag)
 		goto bad;
 	tags_tls_hint = tag;
 	tags_tls_seeded = true;
-	if (xprt_unlikely(atomic_load(&t->waiters) & TAGS_WAIT_COUNT))
-		tags_wake(t, tag);
+	if (xprt_unlikely(atomic_load(&t->waiters) & TAGS_WAIT_COUNT)) {
+		if (!tags_may_barge(t))
+			tags_wake(t, tag);
+		else if (!atomic_load(&t->nudge))
+			tags_nudge(t);
+	}
 	return 0;
 
 bad:
@@ -750,6 +1023,36 @@ int xprt_tags_resize(struct xprt_tags *t, unsigned int depth)
 	old = atomic_exchange(&t->depth, depth);
 	if (depth > old && (atomic_load(&t->waiters) & TAGS_WAIT_COUNT) &&
 	    tags_serve(t, UINT_MAX, old))
+		atomic_fetch_add_explicit(&t->wake_batches, 1,
+					  memory_order_relaxed);
+	return 0;
+}
+
+/**
+ * xprt_tags_set_barging() - let running threads overtake waiters, boundedly
+ * @t: the map
+ * @max_wait_ns: 0 for strict FIFO (the default); otherwise the longest a
+ *	waiter may be overtaken
+ *
+ * In barging mode a get takes a free tag even while others wait, and a put
+ * that sees waiters wakes one to try for its tag instead of handing it
+ * over: a thread that puts and gets again keeps running instead of
+ * trading places with a sleeper (a context switch per tag when threads
+ * outnumber tags).  Once a waiter has waited @max_wait_ns, barging stops
+ * and tags are handed to waiters in order until it is served.  Set it
+ * before the map is used: waiters already queued keep strict FIFO rules.
+ * Context: any thread; may serve waiters (never blocks for long).
+ * Return: %0; %-EINVAL for a NULL @t.
+ */
+int xprt_tags_set_barging(struct xprt_tags *t, uint64_t max_wait_ns)
+{
+	if (!t)
+		return -EINVAL;
+	/* seq_cst store, then the waiters load: puts that read the old mode
+	 * nudged, the queued waiters get every free tag now (rule B5) */
+	atomic_store(&t->barge_ns, max_wait_ns);
+	if (!max_wait_ns && (atomic_load(&t->waiters) & TAGS_WAIT_COUNT) &&
+	    tags_serve(t, UINT_MAX, 0))
 		atomic_fetch_add_explicit(&t->wake_batches, 1,
 					  memory_order_relaxed);
 	return 0;
@@ -857,10 +1160,7 @@ void xprt_tags_close(struct xprt_tags *t)
 				pthread_mutex_unlock(&q->lock);
 				break;
 			}
-			TAILQ_REMOVE(&q->list, w, link);
-			atomic_fetch_sub_explicit(&q->len, 1,
-						  memory_order_relaxed);
-			atomic_fetch_sub(&t->waiters, 1);
+			tags_unqueue(t, q, w);
 			w->result = -ESHUTDOWN;
 			addr = &w->done;
 			asleep = atomic_exchange_explicit(

@@ -8,7 +8,9 @@
  * allocators fold back in batch, and waiters sleep on a few wait queues that
  * are woken in batches driven by two monotonic counters (completions and
  * wake-ups, the 2022 sbitmap fix for lost wake-ups).  Waiting is FIFO-fair:
- * a new arrival does not overtake threads already waiting.
+ * a new arrival does not overtake threads already waiting, unless the map
+ * is in barging mode (xprt_tags_set_barging()), where it may until a waiter
+ * has waited a set bound.
  */
 #ifndef LIBXPRT_TAGS_H
 #define LIBXPRT_TAGS_H
@@ -89,6 +91,19 @@ int xprt_tags_put(struct xprt_tags *t, unsigned int tag);
  * Return: %0; %-EINVAL for 0 or above the creation depth, or a NULL @t.
  */
 int xprt_tags_resize(struct xprt_tags *t, unsigned int depth);
+
+/**
+ * xprt_tags_set_barging() - let running threads overtake waiters, boundedly
+ * @t: the map
+ * @max_wait_ns: 0 for strict FIFO (the default); otherwise the longest a
+ *	waiter may be overtaken before tags are handed to waiters in order
+ *
+ * Barging trades strict order for throughput when threads outnumber tags:
+ * a thread that puts and gets again keeps its tag instead of trading places
+ * with a sleeper.  Set it before the map is used.
+ * Return: %0; %-EINVAL for a NULL @t.
+ */
+int xprt_tags_set_barging(struct xprt_tags *t, uint64_t max_wait_ns);
 
 /** xprt_tags_depth() - the current usable depth (0 for NULL) */
 unsigned int xprt_tags_depth(const struct xprt_tags *t);

@@ -121,6 +121,7 @@ static void test_calls_on_null_map_fail_cleanly(void **state)
 	assert_int_equal(xprt_tags_get_wait(NULL, -1), -EINVAL);
 	assert_int_equal(xprt_tags_put(NULL, 0), -EINVAL);
 	assert_int_equal(xprt_tags_resize(NULL, 1), -EINVAL);
+	assert_int_equal(xprt_tags_set_barging(NULL, 1), -EINVAL);
 	assert_int_equal(xprt_tags_depth(NULL), 0);
 	assert_int_equal(xprt_tags_in_use(NULL), 0);
 	memset(&st, 0xff, sizeof(st));
@@ -140,9 +141,9 @@ static void test_small_maps_spread_over_four_words(void **state)
 	static const struct {
 		unsigned int depth, words;
 	} cases[] = {
-		{1, 1},	  {3, 1},     {4, 4},	     {5, 5},   {8, 4},
-		{15, 8},  {16, 4},    {64, 4},	     {255, 8}, {256, 4},
-		{257, 5}, {1000, 16}, {65535, 1024},
+		{1, 1},	  {2, 2},   {3, 3},	{4, 4},	       {5, 5},
+		{8, 4},	  {15, 8},  {16, 4},	{64, 4},       {255, 8},
+		{256, 4}, {257, 5}, {1000, 16}, {65535, 1024},
 	};
 	unsigned int i;
 
@@ -420,8 +421,25 @@ static void test_threads_never_hold_the_same_tag(void **state)
 	}
 }
 
+/* A map in barging mode (bound @ns). */
+static struct xprt_tags *mk_barging(unsigned int depth, uint64_t ns)
+{
+	struct xprt_tags *t = mk(depth);
+
+	assert_int_equal(xprt_tags_set_barging(t, ns), 0);
+	return t;
+}
+
+/*
+ * Barging bound for the lost wake-up tests: longer than the watchdog, so
+ * a lost nudge shows as a stuck thread instead of hiding behind the
+ * starvation hand-off.
+ */
+#define NEVER_STARVE_NS (600000 * NS_PER_MS)
+
 static void no_lost_wakeup_at(unsigned int create_depth, unsigned int depth,
-			      unsigned int nthreads, unsigned int iters)
+			      unsigned int nthreads, unsigned int iters,
+			      uint64_t barge_ns)
 {
 	struct hammer h = {.depth = create_depth,
 			   .iters = iters,
@@ -431,10 +449,10 @@ static void no_lost_wakeup_at(unsigned int create_depth, unsigned int depth,
 	int tags[64];
 	char what[96];
 
-	h.t = mk(create_depth);
+	h.t = mk_barging(create_depth, barge_ns);
 	assert_int_equal(xprt_tags_resize(h.t, depth), 0);
-	snprintf(what, sizeof(what), "depth %u (created %u), %u threads", depth,
-		 create_depth, nthreads);
+	snprintf(what, sizeof(what), "depth %u (created %u), %u threads%s",
+		 depth, create_depth, nthreads, barge_ns ? ", barging" : "");
 	run_hammer(&h, nthreads, 20, what);
 	assert_int_equal(stats_of(h.t).puts, h.ops);
 	assert_int_equal(xprt_tags_in_use(h.t), 0);
@@ -452,7 +470,7 @@ static void test_no_lost_wakeup_with_more_waiters_than_tags(void **state)
 	for (i = 0; i < XPRT_ARRAY_SIZE(depths); i++) {
 		unsigned int d = depths[i], n = 2 * d + 1;
 
-		no_lost_wakeup_at(d, d, n, XPRT_MAX(30u, 3000 / n));
+		no_lost_wakeup_at(d, d, n, XPRT_MAX(30u, 3000 / n), 0);
 	}
 }
 
@@ -460,9 +478,9 @@ static void test_no_lost_wakeup_with_more_waiters_than_tags(void **state)
 static void test_no_lost_wakeup_when_depth_below_wake_batch(void **state)
 {
 	(void)state;
-	no_lost_wakeup_at(64, 1, 5, 400);
-	no_lost_wakeup_at(64, 3, 9, 300);
-	no_lost_wakeup_at(64, 7, 17, 150);
+	no_lost_wakeup_at(64, 1, 5, 400, 0);
+	no_lost_wakeup_at(64, 3, 9, 300, 0);
+	no_lost_wakeup_at(64, 7, 17, 150, 0);
 }
 
 struct waiter_arg {
@@ -710,6 +728,186 @@ static void test_timeouts_racing_wakeups_leak_no_tag(void **state)
 	xprt_tags_destroy(h.t);
 }
 
+/* ------------------------------------------------------ barging */
+
+static void test_barging_threads_never_hold_the_same_tag(void **state)
+{
+	static const unsigned int depths[] = {1, 3, 8, 64};
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < XPRT_ARRAY_SIZE(depths); i++) {
+		struct hammer h = {.depth = depths[i],
+				   .iters = 1500,
+				   .hold_spin = 50,
+				   .timeout_ns = -1};
+		char what[64];
+
+		h.t = mk_barging(depths[i], NEVER_STARVE_NS);
+		snprintf(what, sizeof(what), "12 threads, depth %u, barging",
+			 depths[i]);
+		run_hammer(&h, 12, 30, what);
+		assert_int_equal(stats_of(h.t).puts, 12 * 1500);
+		assert_int_equal(stats_of(h.t).bad_puts, 0);
+		assert_int_equal(xprt_tags_in_use(h.t), 0);
+		xprt_tags_destroy(h.t);
+	}
+}
+
+/* Every free seen by a waiter or passed on: rules B1-B3, no fallback. */
+static void test_barging_no_lost_wakeup(void **state)
+{
+	static const unsigned int depths[] = {1, 2, 4, 8, 16, 32, 64};
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < XPRT_ARRAY_SIZE(depths); i++) {
+		unsigned int d = depths[i], n = 2 * d + 1;
+
+		no_lost_wakeup_at(d, d, n, XPRT_MAX(30u, 3000 / n),
+				  NEVER_STARVE_NS);
+	}
+	no_lost_wakeup_at(64, 1, 5, 400, NEVER_STARVE_NS);
+	no_lost_wakeup_at(64, 7, 17, 150, NEVER_STARVE_NS);
+}
+
+/* A bound short enough that starvation, hand-offs, nudges and timeouts
+ * all race: no tag leaks, no thread sticks. */
+static void test_barging_starvation_and_timeouts_leak_no_tag(void **state)
+{
+	struct hammer h = {.depth = 2,
+			   .iters = 600,
+			   .uneven = true,
+			   .hold_spin = 2000,
+			   .timeout_ns = 200000};
+	struct hammer forever = {.depth = 3,
+				 .iters = 800,
+				 .uneven = true,
+				 .hold_spin = 200,
+				 .timeout_ns = -1};
+	int tags[3];
+
+	(void)state;
+	h.t = mk_barging(2, 50000);
+	run_hammer(&h, 9, 20, "9 threads, depth 2, barging 50 us, timeouts");
+	assert_int_equal(xprt_tags_in_use(h.t), 0);
+	assert_int_equal(take_all(h.t, tags, 3), 2);
+	assert_int_equal(stats_of(h.t).puts, h.ops);
+	xprt_tags_destroy(h.t);
+
+	forever.t = mk_barging(3, 20000);
+	run_hammer(&forever, 11, 20, "11 threads, depth 3, barging 20 us");
+	assert_int_equal(stats_of(forever.t).puts, forever.ops);
+	assert_int_equal(take_all(forever.t, tags, 3), 3);
+	xprt_tags_destroy(forever.t);
+}
+
+/*
+ * A thread that puts and gets again keeps the tag while a waiter sleeps
+ * (strict FIFO hands it over at the first put, every time); the waiter
+ * still gets it once the thread stops.  The woken waiter may run first
+ * (on a busy machine it can preempt the putter), so the scene is played up
+ * to 20 times: one overtaking get is enough.
+ */
+static unsigned int keep_tag_past_a_waiter(void)
+{
+	struct xprt_tags *t = mk_barging(1, NEVER_STARVE_NS);
+	struct waiter_arg w = {.t = t, .timeout_ns = 10000 * NS_PER_MS};
+	unsigned int kept = 0, i;
+	pthread_t th;
+	int tag = 0;
+
+	assert_int_equal(xprt_tags_get(t), 0);
+	start_waiter(&th, &w);
+	wait_for_sleepers(t, 1);
+	for (i = 0; i < 1000; i++) {
+		assert_int_equal(xprt_tags_put(t, 0), 0);
+		tag = xprt_tags_get(t);
+		if (tag < 0)
+			break;
+		assert_int_equal(tag, 0);
+		kept++;
+	}
+	if (tag >= 0)
+		assert_int_equal(xprt_tags_put(t, 0), 0);
+	pthread_join(th, NULL);
+	if (w.result != 0)
+		fail_msg("the waiter got %d, expected tag 0", w.result);
+	assert_int_equal(xprt_tags_put(t, 0), 0);
+	xprt_tags_destroy(t);
+	return kept;
+}
+
+static void test_barging_running_thread_keeps_its_tag(void **state)
+{
+	unsigned int scene;
+
+	(void)state;
+	for (scene = 0; scene < 20; scene++)
+		if (keep_tag_past_a_waiter())
+			return;
+	fail_msg("in 20 scenes no get overtook the waiter in barging mode");
+}
+
+struct starve_arg {
+	struct xprt_tags *t;
+	_Atomic bool stop;
+};
+
+static void *barger_thread(void *arg)
+{
+	struct starve_arg *a = arg;
+
+	while (!atomic_load(&a->stop)) {
+		int tag = xprt_tags_get_wait(a->t, -1);
+
+		if (tag < 0)
+			break;
+		hold_briefly(30, 1);
+		xprt_tags_put(a->t, (unsigned int)tag);
+	}
+	return NULL;
+}
+
+/*
+ * Three threads loop on one tag; a fourth asks now and then.  Barging could
+ * keep it out forever: the bound (2 ms) must get it served, every time,
+ * well within a second.
+ */
+static void test_barging_waiter_served_within_the_bound(void **state)
+{
+	struct starve_arg a = {.t = mk_barging(1, 2 * NS_PER_MS)};
+	uint64_t worst = 0;
+	pthread_t th[3];
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < 3; i++)
+		assert_int_equal(
+			pthread_create(&th[i], NULL, barger_thread, &a), 0);
+	for (i = 0; i < 50; i++) {
+		uint64_t start = xprt_now_ns(), took;
+		int tag = xprt_tags_get_wait(a.t, 5000 * NS_PER_MS);
+
+		took = xprt_now_ns() - start;
+		if (took > worst)
+			worst = took;
+		if (tag != 0)
+			fail_msg("get %u: %d after %llu us", i, tag,
+				 (unsigned long long)(took / 1000));
+		assert_int_equal(xprt_tags_put(a.t, 0), 0);
+		sleep_ms(1);
+	}
+	atomic_store(&a.stop, true);
+	for (i = 0; i < 3; i++)
+		pthread_join(th[i], NULL);
+	if (worst > 1000 * NS_PER_MS)
+		fail_msg("a waiter waited %llu ms with a 2 ms bound",
+			 (unsigned long long)(worst / NS_PER_MS));
+	assert_int_equal(xprt_tags_in_use(a.t), 0);
+	xprt_tags_destroy(a.t);
+}
+
 static void test_close_wakes_all_waiters_with_eshutdown(void **state)
 {
 	enum { N = 10 };
@@ -836,6 +1034,12 @@ int main(void)
 		cmocka_unit_test(test_gets_do_not_overtake_waiters),
 		cmocka_unit_test(test_get_wait_times_out),
 		cmocka_unit_test(test_timeouts_racing_wakeups_leak_no_tag),
+		cmocka_unit_test(test_barging_threads_never_hold_the_same_tag),
+		cmocka_unit_test(test_barging_no_lost_wakeup),
+		cmocka_unit_test(
+			test_barging_starvation_and_timeouts_leak_no_tag),
+		cmocka_unit_test(test_barging_running_thread_keeps_its_tag),
+		cmocka_unit_test(test_barging_waiter_served_within_the_bound),
 		cmocka_unit_test(test_close_wakes_all_waiters_with_eshutdown),
 		cmocka_unit_test(test_resize_shrinks_at_once_and_grow_wakes),
 		cmocka_unit_test(test_stats_count_every_outcome),
