@@ -395,12 +395,21 @@ static void run_hammer(struct hammer *h, unsigned int nthreads, int limit_s,
 			 atomic_load(&h->errors));
 }
 
-static void test_threads_never_hold_the_same_tag(void **state)
+/* A map in barging mode (bound @ns; 0: strict FIFO). */
+static struct xprt_tags *mk_barging(unsigned int depth, uint64_t ns)
 {
-	static const unsigned int depths[] = {3, 8, 64};
+	struct xprt_tags *t = mk(depth);
+
+	assert_int_equal(xprt_tags_set_barging(t, ns), 0);
+	return t;
+}
+
+/* 12 threads hammer maps of a few depths; no tag is ever held twice. */
+static void never_the_same_tag(uint64_t barge_ns)
+{
+	static const unsigned int depths[] = {1, 3, 8, 64};
 	unsigned int i;
 
-	(void)state;
 	for (i = 0; i < XPRT_ARRAY_SIZE(depths); i++) {
 		struct hammer h = {.depth = depths[i],
 				   .iters = 1500,
@@ -409,8 +418,9 @@ static void test_threads_never_hold_the_same_tag(void **state)
 		struct xprt_tags_stats st;
 		char what[64];
 
-		h.t = mk(depths[i]);
-		snprintf(what, sizeof(what), "12 threads, depth %u", depths[i]);
+		h.t = mk_barging(depths[i], barge_ns);
+		snprintf(what, sizeof(what), "12 threads, depth %u%s",
+			 depths[i], barge_ns ? ", barging" : "");
 		run_hammer(&h, 12, 30, what);
 		st = stats_of(h.t);
 		assert_int_equal(st.gets, st.puts);
@@ -421,13 +431,10 @@ static void test_threads_never_hold_the_same_tag(void **state)
 	}
 }
 
-/* A map in barging mode (bound @ns). */
-static struct xprt_tags *mk_barging(unsigned int depth, uint64_t ns)
+static void test_threads_never_hold_the_same_tag(void **state)
 {
-	struct xprt_tags *t = mk(depth);
-
-	assert_int_equal(xprt_tags_set_barging(t, ns), 0);
-	return t;
+	(void)state;
+	never_the_same_tag(0);
 }
 
 /*
@@ -461,26 +468,37 @@ static void no_lost_wakeup_at(unsigned int create_depth, unsigned int depth,
 	xprt_tags_destroy(h.t);
 }
 
-static void test_no_lost_wakeup_with_more_waiters_than_tags(void **state)
+/* More threads than tags at every depth the issue names. */
+static void more_waiters_than_tags(uint64_t barge_ns)
 {
 	static const unsigned int depths[] = {1, 2, 4, 8, 16, 32, 64};
 	unsigned int i;
 
-	(void)state;
 	for (i = 0; i < XPRT_ARRAY_SIZE(depths); i++) {
 		unsigned int d = depths[i], n = 2 * d + 1;
 
-		no_lost_wakeup_at(d, d, n, XPRT_MAX(30u, 3000 / n), 0);
+		no_lost_wakeup_at(d, d, n, XPRT_MAX(30u, 3000 / n), barge_ns);
 	}
 }
 
-/* depth below wake_batch: the case sbitmap's batching cannot handle */
+/* Depth below wake_batch: the case sbitmap's batching cannot handle. */
+static void depth_below_wake_batch(uint64_t barge_ns)
+{
+	no_lost_wakeup_at(64, 1, 5, 400, barge_ns);
+	no_lost_wakeup_at(64, 3, 9, 300, barge_ns);
+	no_lost_wakeup_at(64, 7, 17, 150, barge_ns);
+}
+
+static void test_no_lost_wakeup_with_more_waiters_than_tags(void **state)
+{
+	(void)state;
+	more_waiters_than_tags(0);
+}
+
 static void test_no_lost_wakeup_when_depth_below_wake_batch(void **state)
 {
 	(void)state;
-	no_lost_wakeup_at(64, 1, 5, 400, 0);
-	no_lost_wakeup_at(64, 3, 9, 300, 0);
-	no_lost_wakeup_at(64, 7, 17, 150, 0);
+	depth_below_wake_batch(0);
 }
 
 struct waiter_arg {
@@ -732,43 +750,16 @@ static void test_timeouts_racing_wakeups_leak_no_tag(void **state)
 
 static void test_barging_threads_never_hold_the_same_tag(void **state)
 {
-	static const unsigned int depths[] = {1, 3, 8, 64};
-	unsigned int i;
-
 	(void)state;
-	for (i = 0; i < XPRT_ARRAY_SIZE(depths); i++) {
-		struct hammer h = {.depth = depths[i],
-				   .iters = 1500,
-				   .hold_spin = 50,
-				   .timeout_ns = -1};
-		char what[64];
-
-		h.t = mk_barging(depths[i], NEVER_STARVE_NS);
-		snprintf(what, sizeof(what), "12 threads, depth %u, barging",
-			 depths[i]);
-		run_hammer(&h, 12, 30, what);
-		assert_int_equal(stats_of(h.t).puts, 12 * 1500);
-		assert_int_equal(stats_of(h.t).bad_puts, 0);
-		assert_int_equal(xprt_tags_in_use(h.t), 0);
-		xprt_tags_destroy(h.t);
-	}
+	never_the_same_tag(NEVER_STARVE_NS);
 }
 
 /* Every free seen by a waiter or passed on: rules B1-B3, no fallback. */
 static void test_barging_no_lost_wakeup(void **state)
 {
-	static const unsigned int depths[] = {1, 2, 4, 8, 16, 32, 64};
-	unsigned int i;
-
 	(void)state;
-	for (i = 0; i < XPRT_ARRAY_SIZE(depths); i++) {
-		unsigned int d = depths[i], n = 2 * d + 1;
-
-		no_lost_wakeup_at(d, d, n, XPRT_MAX(30u, 3000 / n),
-				  NEVER_STARVE_NS);
-	}
-	no_lost_wakeup_at(64, 1, 5, 400, NEVER_STARVE_NS);
-	no_lost_wakeup_at(64, 7, 17, 150, NEVER_STARVE_NS);
+	more_waiters_than_tags(NEVER_STARVE_NS);
+	depth_below_wake_batch(NEVER_STARVE_NS);
 }
 
 /* A bound short enough that starvation, hand-offs, nudges and timeouts
