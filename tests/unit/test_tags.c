@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Tests of the tag allocator (xprt/tags.c): argument checks, exactly-once
- * hand-out, double puts, exclusive ownership under threads, no lost wake-up
- * at small depths (with a watchdog that fails instead of hanging), FIFO
- * order, fairness against non-blocking gets, timeouts, close, resize and
- * the counters.
+ * Tests of the tag allocator (xprt/tags.c, xprt/tags_wait.c): argument
+ * checks, exactly-once hand-out, double puts, exclusive ownership under
+ * threads, no lost wake-up at small depths (with a watchdog that fails
+ * instead of hanging), FIFO order, fairness against non-blocking gets,
+ * timeouts, close, resize, the counters; the threaded tests again in
+ * barging mode, with its overtaking and its starvation bound.
  */
 #include <errno.h>
 #include <limits.h>
@@ -27,7 +28,7 @@
 
 #include "xprt/util.h"
 
-/* Internals for tests (defined in xprt/tags.c). */
+/* Internals for tests (xprt/tags.c, xprt/tags_wait.c). */
 unsigned int xprt_tags__nr_words(const struct xprt_tags *t);
 extern void (*xprt_tags__wait_hook)(struct xprt_tags *t);
 

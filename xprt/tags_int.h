@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Internal view of the tag allocator, shared by its two halves: the map
+ * (xprt/tags.c: words, hints, get/put fast paths) and the waiting
+ * (xprt/tags_wait.c: wait queues, hand-off, batching, barging).
+ *
+ * Internal header: not installed.
+ */
+#ifndef XPRT_TAGS_INT_H
+#define XPRT_TAGS_INT_H
+
+#include <libxprt/tags.h>
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/queue.h>
+
+#include "xprt/util.h"
+
+#define TAGS_WORD_BITS	 ((unsigned int)(sizeof(unsigned long) * CHAR_BIT))
+#define TAGS_WAIT_QUEUES 8u
+#define TAGS_WAKE_BATCH	 8u
+/* Most waiters served per queue-lock hold; bounds the wake-up array too. */
+#define TAGS_GRANT_CHUNK 8u
+
+#define TAGS_CLOSED	 0x80000000u
+#define TAGS_WAIT_COUNT	 0x7fffffffu
+
+/*
+ * struct tags_waiter.done: 0 waiting, 1 served, 2 asleep on the futex,
+ * 3 nudged (barging mode: a tag was freed, come and try for it)
+ */
+#define TAGS_W_WAITING	 0u
+#define TAGS_W_DONE	 1u
+#define TAGS_W_ASLEEP	 2u
+#define TAGS_W_NUDGED	 3u
+
+struct tags_word {
+	_Atomic unsigned long word;    /* set: allocated (or pending clear) */
+	_Atomic unsigned long cleared; /* set: put, not yet folded into word */
+	_Atomic uint64_t folded;       /* stats: bits folded back so far */
+} xprt_cacheline_aligned;
+
+struct tags_waiter {
+	TAILQ_ENTRY(tags_waiter) link;
+	_Atomic uint32_t done; /* futex word, TAGS_W_* */
+	int result;	       /* tag or -ESHUTDOWN, valid once done */
+	bool starving;	       /* counted in xprt_tags.starving (queue lock) */
+};
+
+TAILQ_HEAD(tags_wlist, tags_waiter);
+
+struct tags_waitq {
+	pthread_mutex_t lock;
+	struct tags_wlist list;
+	_Atomic unsigned int len; /* written under lock, read as a hint */
+} xprt_cacheline_aligned;
+
+struct xprt_tags {
+	/* read-mostly */
+	struct tags_word *words;
+	unsigned int max_depth;
+	unsigned int shift;
+	unsigned int nr_words;
+	unsigned int wake_batch;
+	_Atomic unsigned int depth;
+
+	/* read by every fast path, written only when waiters come and go */
+	_Atomic uint32_t waiters xprt_cacheline_aligned;
+	/* barging mode: 0 = strict FIFO; else the longest a waiter may be
+	 * overtaken (ns) */
+	_Atomic uint64_t barge_ns;
+	_Atomic uint32_t starving; /* waiters queued longer than barge_ns */
+	_Atomic uint32_t nudge;	   /* a nudged waiter has yet to look */
+
+	/* written only while threads wait */
+	_Atomic unsigned int completion_cnt xprt_cacheline_aligned;
+	_Atomic unsigned int wakeup_cnt;
+	_Atomic unsigned int wake_index;
+	_Atomic unsigned int wait_index;
+
+	_Atomic uint64_t fails xprt_cacheline_aligned;
+	_Atomic uint64_t waits, wakeups, wake_batches, bad_puts;
+
+	struct tags_waitq wq[TAGS_WAIT_QUEUES];
+};
+
+/* the map (tags.c) */
+
+/* A starting hint for the calling thread, below @depth. */
+unsigned int xprt_tags__hint(unsigned int depth);
+/* Take a tag below the depth from @hint on, ignoring fairness; -EAGAIN. */
+int xprt_tags__alloc(struct xprt_tags *t, unsigned int hint);
+/* The same from the calling thread's hint, which it then advances. */
+int xprt_tags__alloc_hinted(struct xprt_tags *t);
+/* Held tags (allocated, not put), counting only until @need are found. */
+unsigned int xprt_tags__held_at_least(struct xprt_tags *t, unsigned int need);
+/* Whether a tag below the depth is free. */
+bool xprt_tags__any_free(struct xprt_tags *t);
+
+/* the waiting (tags_wait.c) */
+
+/* Whether a get may overtake waiters now (barging mode, none starving). */
+bool xprt_tags__may_barge(struct xprt_tags *t);
+/* Serve up to @max queued waiters; return how many were served. */
+unsigned int xprt_tags__serve(struct xprt_tags *t, unsigned int max,
+			      unsigned int hint);
+/* A put that saw waiters: batch and serve, or nudge. */
+void xprt_tags__put_wake(struct xprt_tags *t, unsigned int tag);
+
+#endif /* XPRT_TAGS_INT_H */
