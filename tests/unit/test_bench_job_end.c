@@ -167,19 +167,27 @@ static void test_job_end_runs_once_per_job_in_order(void **state)
 		assert_int_equal(end_log.order[i], i);
 }
 
-static void test_job_end_after_last_io_of_every_phase(void **state)
+/* 8 writes of 4 KiB, 2 in flight, then the verify pass reads them back;
+ * the run's own result */
+static int run_write_verify(const struct bench_backend_ops *o)
 {
-	const struct bench_backend_ops *o = ops_with_end();
 	int ret = -1;
 
-	(void)state;
-	/* write, then the verify pass reads back: job_end comes after it,
-	 * and the report can already count every I/O */
 	assert_int_equal(run_args(o, &ret, "--rw", "write", "--bs", "4k",
 				  "--size", "32k", "--iodepth", "2", "--verify",
 				  "--eta", "never", NULL),
 			 0);
-	assert_int_equal(ret, 0);
+	return ret;
+}
+
+static void test_job_end_after_last_io_of_every_phase(void **state)
+{
+	const struct bench_backend_ops *o = ops_with_end();
+
+	(void)state;
+	/* write, then the verify pass reads back: job_end comes after it,
+	 * and the report can already count every I/O */
+	assert_int_equal(run_write_verify(o), 0);
 	assert_int_equal(end_log.calls, 1);
 	assert_int_equal(end_log.ops_seen, 8 + 8); /* writes + verify reads */
 	assert_int_equal(report_to_null(), 0);
@@ -232,14 +240,9 @@ static void test_backend_without_job_end_still_runs(void **state)
 static void test_job_sync_between_writes_and_verify_pass(void **state)
 {
 	const struct bench_backend_ops *o = ops_with_sync();
-	int ret = -1;
 
 	(void)state;
-	assert_int_equal(run_args(o, &ret, "--rw", "write", "--bs", "4k",
-				  "--size", "32k", "--iodepth", "2", "--verify",
-				  "--eta", "never", NULL),
-			 0);
-	assert_int_equal(ret, 0);
+	assert_int_equal(run_write_verify(o), 0);
 	/* once, after the 8 writes and before the 8 verify reads */
 	assert_int_equal(sync_log.calls, 1);
 	assert_int_equal(sync_log.ops_seen, 8);
