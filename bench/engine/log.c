@@ -19,7 +19,10 @@
  * column is the end of the interval in seconds from the start of the
  * first measured phase (ior's phases follow one another on one time
  * axis), and the last interval of a phase is shorter when the phase ends
- * inside it (rates use each interval's real length).  Under MPI each rank
+ * inside it (rates use each interval's real length, which the last
+ * column gives: the time between phases, open and close of ior's files
+ * among them, belongs to no interval, so the time column alone cannot
+ * tell where an interval began).  Under MPI each rank
  * logs its own jobs to its own file (FILE.RANK: per-second collectives
  * would cost the run), and the ranks' time axes start together.
  */
@@ -172,7 +175,7 @@ int bench_log_open(struct bench *b)
 	for (d = 0; d < DIR_NR; d++)
 		for (k = 0; k < sizeof(cols) / sizeof(cols[0]); k++)
 			fprintf(l->f, "\t%s_%s", bench_dir_name(d), cols[k]);
-	fputc('\n', l->f);
+	fputs("\tinterval_s\n", l->f);
 	b->log = l;
 	return 0;
 
@@ -253,6 +256,12 @@ static void put_head(struct bench *b, FILE *f, uint64_t t, const char *job)
 		fputc(*p == ' ' ? '-' : *p, f);
 }
 
+/* The line's last field: the interval's real length, in seconds. */
+static void put_tail(FILE *f, uint64_t dt)
+{
+	fprintf(f, "\t%.6f\n", (double)dt / 1e9);
+}
+
 static uint64_t job_bytes(const struct bench_job *j, enum bench_dir d)
 {
 	return atomic_load_explicit(&j->bytes[d], memory_order_relaxed);
@@ -290,7 +299,7 @@ static void log_job(struct bench *b, struct bench_job *j, unsigned int i,
 		l->spare = tmp;
 		*pb = by;
 	}
-	fputc('\n', l->f);
+	put_tail(l->f, dt);
 }
 
 /* Write the interval (last, t] and start the next one at @t. */
@@ -331,7 +340,7 @@ static void log_emit(struct bench *b, uint64_t t)
 		l->prev_bytes[d] = by;
 	}
 out_line:
-	fputc('\n', l->f);
+	put_tail(l->f, dt);
 	fflush(l->f);
 	l->last = t;
 }

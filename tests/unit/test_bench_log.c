@@ -25,7 +25,7 @@
 
 #define MAX_ARGS 40
 #define MAX_ROWS 4096
-#define NCOLS	 18
+#define NCOLS	 19
 
 static char dir[] = "/tmp/bench-log-XXXXXX";
 static char log_path[256], hist_path[256], json_path[256];
@@ -37,8 +37,9 @@ struct row {
 };
 
 /* column index of direction @d's field @k (0 iops, 1 bw, 2 mean, 3 p50,
- * 4 p99) in struct row's v[] */
+ * 4 p99) in struct row's v[]; the interval's length is the last one */
 #define COL(d, k) ((d)*5 + (k))
+#define IVL	  (NCOLS - 4)
 
 static struct row rows[MAX_ROWS];
 static unsigned int nrows;
@@ -135,16 +136,23 @@ static double jnum_v(const char *const *keys)
 
 #define JNUM(...) jnum_v((const char *const[]){__VA_ARGS__, NULL})
 
-/* Operations in the "all" lines: the sum of IOPS x interval length. */
+/*
+ * Operations in the "all" lines: the sum of IOPS x interval length.  Each
+ * interval ends at its time and is no longer than the time since the
+ * line before (less when a phase began in between).
+ */
 static double logged_ops(enum bench_dir d)
 {
-	double prev = 0, ops = 0;
+	double prev = 0, ops = 0, len;
 	unsigned int i;
 
 	for (i = 0; i < nrows; i++) {
 		if (strcmp(rows[i].job, "all"))
 			continue;
-		ops += rows[i].v[COL(d, 0)] * (rows[i].t - prev);
+		len = rows[i].v[IVL];
+		/* times are printed to the ms */
+		assert_true(len > 0 && len <= rows[i].t - prev + 0.0011);
+		ops += rows[i].v[COL(d, 0)] * len;
 		prev = rows[i].t;
 	}
 	return ops;
@@ -241,7 +249,7 @@ static void test_log_intervals_add_up_to_the_report(void **st)
 			 0);
 	read_log();
 	assert_non_null(strstr(header, "time_s\tjob\tphase\tread_iops\t"));
-	assert_non_null(strstr(header, "\tother_lat_p99_ns\n"));
+	assert_non_null(strstr(header, "\tother_lat_p99_ns\tinterval_s\n"));
 	n_all = count_job("all");
 	assert_true(n_all >= 2 && n_all <= 6);
 	assert_int_equal(count_job("job0"), n_all);
@@ -256,11 +264,14 @@ static void test_log_intervals_add_up_to_the_report(void **st)
 				     rows[i - 2].v[COL(0, 0)];
 
 			assert_true(fabs(sum - rows[i].v[COL(0, 0)]) <= 1.0);
+			/* ... over the same interval */
+			assert_true(rows[i - 1].v[IVL] == rows[i].v[IVL] &&
+				    rows[i - 2].v[IVL] == rows[i].v[IVL]);
 			/* 4 KiB reads; bytes and counts are read a moment
 			 * apart: within the 8 I/Os in flight */
 			assert_true(fabs(rows[i].v[COL(0, 1)] -
 					 4096 * rows[i].v[COL(0, 0)]) <=
-				    4096 * 8 / (rows[i].t - prev));
+				    4096 * 8 / rows[i].v[IVL]);
 			assert_true(rows[i].v[COL(0, 2)] >= 500000);
 			assert_int_equal(rows[i].v[COL(1, 0)], 0); /* write */
 			prev = rows[i].t;
