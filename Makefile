@@ -110,9 +110,14 @@ $(LIB_A): $(LIB_OBJS)
 	rm -f $@
 	ar rcs $@ $^
 
-$(LIB_SO): $(LIB_OBJS)
+# Only what include/libxprt/ declares is exported (libxprt.map, kept in
+# step with the headers by scripts/abi-check.py in check-install): the
+# functions the layers share with each other stay inside the library.
+$(LIB_SO): $(LIB_OBJS) libxprt.map
 	@mkdir -p $(@D)
-	$(CC) -shared -Wl,-soname,$(LIB_SONAME) -o $@ $^ $(LDFLAGS_ALL) $(PKG_LIBS)
+	$(CC) -shared -Wl,-soname,$(LIB_SONAME) \
+	    -Wl,--version-script=libxprt.map -o $@ $(LIB_OBJS) \
+	    $(LDFLAGS_ALL) $(PKG_LIBS)
 
 $(O)/libxprt.so: $(LIB_SO)
 	ln -sf libxprt.so.$(VERSION) $(O)/$(LIB_SONAME)

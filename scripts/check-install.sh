@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make check-install: install into a temporary PREFIX, check what landed
-# (versioned soname, pkg-config data, headers, man pages, tools), build
+# (versioned soname, exports that are exactly the public headers',
+# pkg-config data, headers, man pages, tools), build
 # every examples/*.c against it through pkg-config exactly as a user would
 # and run it, uninstall and prove nothing is left; then the same with
 # DESTDIR staging and PREFIX=/usr, as a distribution package build does.
@@ -40,6 +41,9 @@ check_tree() {
 		fail "libxprt.so does not point at libxprt.so.$version"
 	has "Library soname: [libxprt.so.$soversion]" readelf -d "$r/lib/libxprt.so.$version" ||
 		fail "no soname libxprt.so.$soversion"
+	# exports = libxprt.map = what the public headers declare
+	scripts/abi-check.py "$r/lib/libxprt.so.$version" ||
+		fail "the installed library's exports differ from its headers"
 	for f in include/libxprt/*.h; do
 		cmp -s "$f" "$r/$f" || fail "$r/$f differs from the source"
 	done
