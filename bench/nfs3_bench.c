@@ -101,7 +101,7 @@ struct nfs_be {
 	/* options */
 	char host[NFS_HOST_MAX];
 	uint16_t nfs_port, mount_port;
-	const char *export;
+	const char *export_path;
 	uint32_t stable;
 	const struct bench_config *cfg;
 
@@ -201,7 +201,7 @@ static int nfs_parse_option(void *priv, int id, const char *arg)
 				    arg);
 			return -EINVAL;
 		}
-		n->export = arg;
+		n->export_path = arg;
 		return 0;
 	case NO_MOUNT_PORT:
 		if (bench_parse_u64(arg, 65535, &v) || !v)
@@ -229,7 +229,7 @@ static int nfs_check(void *priv, const struct bench_config *cfg)
 {
 	struct nfs_be *n = priv;
 
-	if (!n->host[0] || !n->export) {
+	if (!n->host[0] || !n->export_path) {
 		bench_error("--server and --export are required");
 		return -EINVAL;
 	}
@@ -297,7 +297,7 @@ static int nfs_setup(void *priv, const struct bench_config *cfg,
 		return err;
 	n->max_reqs = cfg->max_inflight + cfg->nconnect + 1;
 	o.host = n->host;
-	o.export = n->export;
+	o.export_path = n->export_path;
 	o.nfs_port = n->nfs_port;
 	o.mount_port = n->mount_port;
 	o.transport = cfg->transport == BENCH_TRANSPORT_RDMA ?
@@ -420,8 +420,8 @@ static int nfs_job_open(void *priv, struct bench_job_info *job)
 	memset(f, 0, sizeof(*f));
 	err = nfs3_lookup_path(n->clnt, dir, &dfh, NULL);
 	if (err) {
-		bench_error("directory '%s' in %s on %s: %s", dir, n->export,
-			    n->host, nfs3_strerror(err));
+		bench_error("directory '%s' in %s on %s: %s", dir,
+			    n->export_path, n->host, nfs3_strerror(err));
 		goto out_free;
 	}
 	err = open_name(n, &dfh, name, job->open_flags & BENCH_OPEN_CREATE,
@@ -458,10 +458,10 @@ out_err:
 	if (err == -EACCES || err == -EPERM)
 		bench_error("%s in %s on %s: permission denied to uid %u gid "
 			    "%u (--uid/--gid)",
-			    job->filename, n->export, n->host, n->cfg->uid,
+			    job->filename, n->export_path, n->host, n->cfg->uid,
 			    n->cfg->gid);
 	else
-		bench_error("%s in %s on %s: %s", job->filename, n->export,
+		bench_error("%s in %s on %s: %s", job->filename, n->export_path,
 			    n->host, nfs3_strerror(err));
 out_free:
 	free(f);
@@ -746,12 +746,12 @@ static void explain_err(struct nfs_be *n)
 	case -EDQUOT:
 		bench_error("the file system behind %s:%s is full (or over "
 			    "quota): free space there or use a smaller --size",
-			    n->host, n->export);
+			    n->host, n->export_path);
 		break;
 	case -EROFS:
 		bench_error("%s:%s is exported read-only: use a reading "
 			    "workload (--rw read, randread, getattr, null)",
-			    n->host, n->export);
+			    n->host, n->export_path);
 		break;
 	case -EACCES:
 	case -EPERM:

@@ -35,7 +35,7 @@
 #include <libxprt/nfs3.h>
 
 struct opts {
-	const char *host, *export;
+	const char *host, *export_path;
 	uint16_t nfs_port, mount_port;
 	size_t chunk;
 	unsigned int nconnect;
@@ -267,7 +267,7 @@ int main(int argc, char **argv)
 			o.host = optarg;
 			break;
 		case 'e':
-			o.export = optarg;
+			o.export_path = optarg;
 			break;
 		case 'p':
 		case 'm': {
@@ -316,7 +316,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (argc - optind != 2 || !o.host || !o.export) {
+	if (argc - optind != 2 || !o.host || !o.export_path) {
 		usage(stderr, argv[0]);
 		return 2;
 	}
@@ -334,7 +334,7 @@ int main(int argc, char **argv)
 	}
 
 	no.host = o.host;
-	no.export = o.export;
+	no.export_path = o.export_path;
 	no.nfs_port = o.nfs_port;
 	no.mount_port = o.mount_port;
 	no.nconnect = o.nconnect;
@@ -342,7 +342,7 @@ int main(int argc, char **argv)
 	no.errmsg_len = sizeof(errmsg);
 	rc = nfs3_mount(&c, &no);
 	if (rc) {
-		fprintf(stderr, "nfs3cp: %s:%s: %s\n", o.host, o.export,
+		fprintf(stderr, "nfs3cp: %s:%s: %s\n", o.host, o.export_path,
 			errmsg[0] ? errmsg : nfs3_strerror(rc));
 		return 1;
 	}

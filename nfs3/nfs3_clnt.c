@@ -151,12 +151,12 @@ static int do_mnt(const struct nfs3_opts *o, struct nfs3_fh *root)
 		return err;
 	}
 	memset(&res, 0, sizeof(res));
-	err = nfs3_mnt_mnt(mc, o->export, &res);
+	err = nfs3_mnt_mnt(mc, o->export_path, &res);
 	if (err == -EACCES && res.status == MNT3ERR_ACCES &&
-	    export_listed(mc, o->export, names, sizeof(names)) == 0) {
+	    export_listed(mc, o->export_path, names, sizeof(names)) == 0) {
 		rpc_clnt_destroy(mc);
 		nfs3_seterr(o, "export %s does not exist on %s (exports: %s)",
-			    o->export, o->host, names[0] ? names : "none");
+			    o->export_path, o->host, names[0] ? names : "none");
 		return -ENOENT;
 	}
 	rpc_clnt_destroy(mc);
@@ -166,25 +166,26 @@ static int do_mnt(const struct nfs3_opts *o, struct nfs3_fh *root)
 	}
 	switch (res.status) {
 	case MNT3ERR_NOENT:
-		nfs3_seterr(o, "export %s does not exist on %s", o->export,
+		nfs3_seterr(o, "export %s does not exist on %s", o->export_path,
 			    o->host);
 		break;
 	case MNT3ERR_ACCES:
 	case MNT3ERR_PERM:
 		nfs3_seterr(o, "%s refused to mount %s (not exported to us)",
-			    o->host, o->export);
+			    o->host, o->export_path);
 		break;
 	case MNT3ERR_NOTDIR:
-		nfs3_seterr(o, "export %s on %s is not a directory", o->export,
-			    o->host);
+		nfs3_seterr(o, "export %s on %s is not a directory",
+			    o->export_path, o->host);
 		break;
 	default:
 		if (res.status)
-			nfs3_seterr(o, "MNT %s on %s failed: %s", o->export,
-				    o->host, nfs3_stat_name(res.status));
+			nfs3_seterr(o, "MNT %s on %s failed: %s",
+				    o->export_path, o->host,
+				    nfs3_stat_name(res.status));
 		else
-			nfs3_seterr(o, "MNT %s on %s failed: %s", o->export,
-				    o->host, step_err(err));
+			nfs3_seterr(o, "MNT %s on %s failed: %s",
+				    o->export_path, o->host, step_err(err));
 	}
 	return err;
 }
@@ -265,8 +266,8 @@ int nfs3_mount(struct nfs3_clnt **cp, const struct nfs3_opts *opts)
 	struct nfs3_fh root;
 	int err = opts_ok(opts);
 
-	if (err || !cp || !opts->export || opts->export[0] != '/' ||
-	    strlen(opts->export) > NFS3_MAXPATHLEN)
+	if (err || !cp || !opts->export_path || opts->export_path[0] != '/' ||
+	    strlen(opts->export_path) > NFS3_MAXPATHLEN)
 		return -EINVAL;
 	err = do_mnt(opts, &root);
 	if (err)

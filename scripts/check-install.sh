@@ -13,6 +13,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 make=(${MAKE:-make} -s --no-print-directory BUILD="${BUILD:-plain}")
 cc=${CC:-cc}
+cxx=${CXX:-c++}
 inst=$top/build/install-test
 ex=$top/$o/examples-installed
 version=$(sed -n 's/^VERSION *:= *//p' Makefile)
@@ -72,6 +73,28 @@ for f in examples/*.c; do
 	has "$inst/lib/libxprt.so.$soversion" ldd "$ex/$b" ||
 		fail "$b does not use the installed libxprt.so.$soversion"
 done
+# every header stands alone, in pedantic C11 and in C++ (extern "C", no
+# C++ keyword used as a name); a C++ program links against the library
+# shellcheck disable=SC2046
+for h in include/libxprt/*.h; do
+	b=${h##*/}
+	printf '#include <libxprt/%s>\n' "$b" >"$ex/hdr.c"
+	"$cc" -std=c11 -pedantic -Wall -Wextra -Werror -fsyntax-only \
+		$(pkg-config --cflags libxprt) "$ex/hdr.c" ||
+		fail "$b does not compile on its own in C11"
+	"$cxx" -x c++ -std=c++11 -Wall -Wextra -Werror -fsyntax-only \
+		$(pkg-config --cflags libxprt) "$ex/hdr.c" ||
+		fail "$b does not compile in C++"
+done
+{
+	printf '#include <libxprt/%s>\n' include/libxprt/*.h | sed 's|include/libxprt/||'
+	printf '#include <cstring>\nint main() { return !std::strlen(nfs3_strerror(-5)) || !std::strlen(p9_strerror(-5)); }\n'
+} >"$ex/cxx.cc"
+# shellcheck disable=SC2046
+"$cxx" -std=c++11 -Wall -Wextra -Werror -o "$ex/cxx" "$ex/cxx.cc" \
+	$(pkg-config --cflags --libs libxprt) -Wl,-rpath,"$inst/lib" ||
+	fail "a C++ program does not link against libxprt"
+"$ex/cxx" || fail "the C++ program failed"
 # the static library links too (pkg-config --static)
 # shellcheck disable=SC2046
 "$cc" -std=c11 -o "$ex/rpcping-static" examples/rpcping.c \

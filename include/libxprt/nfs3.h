@@ -497,7 +497,7 @@ struct nfs3_clnt;
 /**
  * struct nfs3_opts - how to reach the server
  * @host: server name or address (required)
- * @export: export path for MOUNT, e.g. "/export" (nfs3_mount() only)
+ * @export_path: export path for MOUNT, e.g. "/export" (nfs3_mount() only)
  * @nfs_port, @mount_port: 0 = ask the server's rpcbind (over RDMA an
  *	unset @nfs_port is %XPRT_RDMA_NFS_PORT, 20049: rpcbind maps TCP)
  * @transport: %XPRT_TRANSPORT_TCP (default) or %XPRT_TRANSPORT_RDMA: NFS
@@ -521,7 +521,7 @@ struct nfs3_clnt;
  */
 struct nfs3_opts {
 	const char *host;
-	const char *export;
+	const char *export_path;
 	uint16_t nfs_port, mount_port;
 	enum xprt_transport transport;
 	const void *rdma;

@@ -65,9 +65,9 @@ static void test_mount_errors_have_messages(void **state)
 	assert_non_null(strstr(msg, "wrong server"));
 	set_mode(M_NORMAL);
 	/* bad options: nothing is sent */
-	o.export = "export";
+	o.export_path = "export";
 	assert_int_equal(nfs3_mount(&c, &o), -EINVAL);
-	o.export = "/export";
+	o.export_path = "/export";
 	o.nconnect = 17;
 	assert_int_equal(nfs3_mount(&c, &o), -EINVAL);
 	o.nconnect = 0;

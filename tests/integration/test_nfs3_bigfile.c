@@ -75,7 +75,7 @@ static void test_256m_write_then_nfs_cat(void **state)
 
 	(void)state;
 	o.host = env("XPRT_NFS_HOST");
-	o.export = env("XPRT_NFS_EXPORT");
+	o.export_path = env("XPRT_NFS_EXPORT");
 	o.nfs_port = (uint16_t)atoi(env("XPRT_NFS_PORT"));
 	o.mount_port = (uint16_t)atoi(env("XPRT_MNT_PORT"));
 	o.set_ids = true;

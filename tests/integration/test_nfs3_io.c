@@ -44,7 +44,7 @@ static struct nfs3_clnt *mount_with(uint32_t rsize, uint32_t wsize)
 	int err;
 
 	o.host = env("XPRT_NFS_HOST");
-	o.export = env("XPRT_NFS_EXPORT");
+	o.export_path = env("XPRT_NFS_EXPORT");
 	o.nfs_port = (uint16_t)atoi(env("XPRT_NFS_PORT"));
 	o.mount_port = (uint16_t)atoi(env("XPRT_MNT_PORT"));
 	o.set_ids = true;

@@ -38,7 +38,7 @@ static void base_opts(struct nfs3_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->host = env("XPRT_NFS_HOST");
-	o->export = env("XPRT_NFS_EXPORT");
+	o->export_path = env("XPRT_NFS_EXPORT");
 	o->nfs_port = (uint16_t)atoi(env("XPRT_NFS_PORT"));
 	o->mount_port = (uint16_t)atoi(env("XPRT_MNT_PORT"));
 	o->set_ids = true; /* root: the export dir belongs to root */
@@ -413,7 +413,7 @@ static void test_mount_procs(void **state)
 	base_opts(&o);
 	assert_int_equal(nfs3_mnt_clnt_create(&mc, &o), 0);
 	assert_int_equal(nfs3_mnt_null(mc), 0);
-	assert_int_equal(nfs3_mnt_mnt(mc, o.export, &mr), 0);
+	assert_int_equal(nfs3_mnt_mnt(mc, o.export_path, &mr), 0);
 	assert_int_equal(mr.fh.len, nfs3_root(clnt)->len);
 	assert_true(mr.nflavors >= 1);
 	/* ganesha says ACCES, not NOENT, for a path it does not export
@@ -423,12 +423,12 @@ static void test_mount_procs(void **state)
 	assert_int_equal(nfs3_mnt_export(mc, &ml), 0);
 	for (i = 0; i < ml.n; i++) {
 		printf("EXPORT %s groups '%s'\n", ent[i].dir, ent[i].host);
-		found |= !strcmp(ent[i].dir, o.export);
+		found |= !strcmp(ent[i].dir, o.export_path);
 	}
 	assert_true(found);
 	assert_int_equal(nfs3_mnt_dump(mc, &ml), 0);
 	printf("DUMP: %u entries\n", ml.n);
-	assert_int_equal(nfs3_mnt_umnt(mc, o.export), 0);
+	assert_int_equal(nfs3_mnt_umnt(mc, o.export_path), 0);
 	assert_int_equal(nfs3_mnt_umntall(mc), 0);
 	rpc_clnt_destroy(mc);
 }
@@ -443,7 +443,7 @@ static void test_mount_errors(void **state)
 	base_opts(&o);
 	o.errmsg = msg;
 	o.errmsg_len = sizeof(msg);
-	o.export = "/not-exported";
+	o.export_path = "/not-exported";
 	assert_int_equal(nfs3_mount(&c, &o), -ENOENT);
 	printf("missing export: %s\n", msg);
 	assert_non_null(strstr(msg, "does not exist"));

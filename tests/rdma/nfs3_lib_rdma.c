@@ -98,7 +98,7 @@ static void base_opts(struct nfs3_opts *o, char *msg, size_t len)
 
 	memset(o, 0, sizeof(*o));
 	o->host = host;
-	o->export = export_;
+	o->export_path = export_;
 	o->mount_port = (uint16_t)mnt_port;
 	o->nfs_port = (uint16_t)nfs_port;
 	o->transport = XPRT_TRANSPORT_RDMA;

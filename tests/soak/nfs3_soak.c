@@ -429,7 +429,7 @@ int main(int argc, char **argv)
 	if (parse(argc, argv))
 		return 2;
 	o.host = env("XPRT_NFS_HOST");
-	o.export = env("XPRT_NFS_EXPORT");
+	o.export_path = env("XPRT_NFS_EXPORT");
 	o.nfs_port = (uint16_t)atoi(env("XPRT_NFS_PORT"));
 	o.mount_port = (uint16_t)atoi(env("XPRT_MNT_PORT"));
 	o.set_ids = true;

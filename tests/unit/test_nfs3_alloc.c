@@ -266,7 +266,7 @@ static void test_hot_path_allocates_nothing(void **state)
 	(void)state;
 	memcpy(fh.data, FH, sizeof(FH));
 	o.host = "127.0.0.1";
-	o.export = "/x";
+	o.export_path = "/x";
 	o.nfs_port = o.mount_port = fakesrv_port(fs);
 	o.set_ids = true;
 #if COUNTING

@@ -496,7 +496,7 @@ static FS_UNUSED void opts_init(struct nfs3_opts *o, char *msg, size_t len)
 {
 	memset(o, 0, sizeof(*o));
 	o->host = "127.0.0.1";
-	o->export = "/export";
+	o->export_path = "/export";
 	o->nfs_port = o->mount_port = fakesrv_port(fs);
 	o->set_ids = true;
 	o->timeo_ms = 2000;
