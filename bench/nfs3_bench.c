@@ -104,6 +104,7 @@ struct nfs_be {
 	const char *export_path;
 	uint32_t stable;
 	const struct bench_config *cfg;
+	char where[NFS_HOST_MAX + 1026]; /* host:export (MOUNT paths: 1024) */
 
 	/* run */
 	struct nfs3_clnt *clnt;
@@ -114,7 +115,6 @@ struct nfs_be {
 	_Atomic uint64_t unstable_writes
 		__attribute__((aligned(NFS_CACHELINE)));
 	_Atomic uint64_t eagain;
-	_Atomic int first_err;
 
 	/* main-thread counters */
 	uint64_t commits, commit_ns, verf_changes, resent_bytes;
@@ -515,15 +515,6 @@ static void note_unstable(struct nfs_be *n, struct nfs_file *f,
 	note_verf(f, verf);
 }
 
-static void note_err(struct nfs_be *n, int status)
-{
-	int zero = 0;
-
-	atomic_compare_exchange_strong_explicit(&n->first_err, &zero, status,
-						memory_order_relaxed,
-						memory_order_relaxed);
-}
-
 /* Completion: on the transport's receive thread; must not block. */
 static void nfs_done(struct nfs3_call *call, int status, void *arg)
 {
@@ -533,7 +524,6 @@ static void nfs_done(struct nfs3_call *call, int status, void *arg)
 	size_t bytes = 0;
 
 	if (status) {
-		note_err(n, status);
 		bench_io_done(io, status, 0);
 		return;
 	}
@@ -736,36 +726,14 @@ static void nfs_job_close(void *priv, struct bench_job_info *job)
 	job->priv = NULL;
 }
 
-/* A word about errors that mean "the server's side", once, at the end. */
-static void explain_err(struct nfs_be *n)
+/* Where the jobs' files live, for the engine's error hints. */
+static const char *nfs_where(void *priv)
 {
-	int err = atomic_load(&n->first_err);
+	struct nfs_be *n = priv;
 
-	switch (err) {
-	case -ENOSPC:
-	case -EDQUOT:
-		bench_error("the file system behind %s:%s is full (or over "
-			    "quota): free space there or use a smaller --size",
-			    n->host, n->export_path);
-		break;
-	case -EROFS:
-		bench_error("%s:%s is exported read-only: use a reading "
-			    "workload (--rw read, randread, getattr, null)",
-			    n->host, n->export_path);
-		break;
-	case -EACCES:
-	case -EPERM:
-		bench_error("%s refused the operation for uid %u gid %u "
-			    "(--uid/--gid)",
-			    n->host, n->cfg->uid, n->cfg->gid);
-		break;
-	case -ESTALE:
-		bench_error("a job's file was removed on %s during the run",
-			    n->host);
-		break;
-	default:
-		break;
-	}
+	snprintf(n->where, sizeof(n->where), "%s:%s", n->host,
+		 n->export_path ? n->export_path : "");
+	return n->where;
 }
 
 static void nfs_stats(void *priv, bench_stat_fn fn, void *arg)
@@ -775,7 +743,6 @@ static void nfs_stats(void *priv, bench_stat_fn fn, void *arg)
 	struct rpc_clnt *rpc;
 	unsigned int i, nc;
 
-	explain_err(n);
 	if (!n->clnt)
 		return;
 	rpc = nfs3_clnt_rpc(n->clnt);
@@ -861,6 +828,7 @@ static const struct bench_backend_ops nfs3_backend = {
 	.job_sync = nfs_job_sync,
 	.job_close = nfs_job_close,
 	.stats = nfs_stats,
+	.where = nfs_where,
 	.teardown = nfs_teardown,
 };
 

@@ -332,6 +332,16 @@ static void p9b_teardown(void *priv)
 	p9b_sess_teardown(p);
 }
 
+/* Where the jobs' files live, for the engine's error hints. */
+static const char *p9b_where(void *priv)
+{
+	struct p9b *p = priv;
+
+	snprintf(p->where, sizeof(p->where), "%s (aname %s)",
+		 p->host ? p->host : "?", p->aname ? p->aname : "?");
+	return p->where;
+}
+
 static void p9b_destroy(void *priv)
 {
 	struct p9b *p = priv;
@@ -367,6 +377,7 @@ static const struct bench_backend_ops p9b_ops = {
 	.submit = p9b_submit,
 	.job_close = p9b_job_close,
 	.stats = p9b_stats,
+	.where = p9b_where,
 	.teardown = p9b_teardown,
 	.destroy = p9b_destroy,
 };

@@ -137,6 +137,7 @@ struct p9b {
 	enum p9b_alloc alloc;
 	unsigned int max_reqs_opt;
 	uint64_t reconnect_ns; /* --reconnect-timeout; 0: never */
+	char where[1024];      /* "host aname", for the engine's messages */
 
 	/* run */
 	const struct bench_config *cfg;

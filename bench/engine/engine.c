@@ -466,9 +466,47 @@ static const char *op_name(enum bench_op op)
 	return op < BENCH_OP_NR ? n[op] : "?";
 }
 
+/*
+ * A word about an I/O error whose cause is on the server's side, once,
+ * after the jobs' own messages: what to change to make the run pass.
+ */
+static void explain_io_error(struct bench *b, int err)
+{
+	const char *w = b->ops->where ? b->ops->where(b->priv) : NULL;
+
+	if (!w || !*w)
+		w = "the server";
+	switch (err) {
+	case -ENOSPC:
+	case -EDQUOT:
+		bench_error(
+			"the file system behind %s is full (or over quota): "
+			"free space there or use a smaller --size",
+			w);
+		break;
+	case -EROFS:
+		bench_error("%s is read-only: use a reading workload (--rw "
+			    "read, randread, getattr, null)",
+			    w);
+		break;
+	case -EACCES:
+	case -EPERM:
+		bench_error("%s refused the operation for uid %u gid %u "
+			    "(--uid/--gid)",
+			    w, b->cfg.uid, b->cfg.gid);
+		break;
+	case -ESTALE:
+		bench_error("a job's file was removed from %s during the run",
+			    w);
+		break;
+	default:
+		break;
+	}
+}
+
 static int report_errors(struct bench *b)
 {
-	int status = 0;
+	int status = 0, first_io = 0;
 	unsigned int i;
 
 	for (i = 0; i < b->njobs; i++) {
@@ -493,10 +531,13 @@ static int report_errors(struct bench *b)
 				    " failed: %s (%s)",
 				    j->name, op_name(e->op), e->len, e->offset,
 				    strerror(-e->status), e->what);
+			if (!first_io)
+				first_io = e->status;
 			if (!status)
 				status = -EIO;
 		}
 	}
+	explain_io_error(b, first_io);
 	return status;
 }
 

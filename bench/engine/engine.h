@@ -253,6 +253,10 @@ typedef void (*bench_stat_fn)(void *arg, const char *name, uint64_t value);
  * @stats: optional; report counters (transport stats) for the report:
  *	call @fn once per counter.  Called after the last I/O, before
  *	job_close().
+ * @where: optional; where the jobs' files live on the server, e.g.
+ *	"host:/export", named in the hint the engine prints after an I/O
+ *	error whose cause is on the server's side (full, read-only, refused,
+ *	removed).  Called from the main thread after the run.
  * @teardown: optional; disconnect; undo setup().  Nothing is in flight.
  * @destroy: optional; free what init()/parse_option() allocated.  Always
  *	called last, also after a parse error.
@@ -277,6 +281,7 @@ struct bench_backend_ops {
 	int (*job_sync)(void *priv, struct bench_job_info *job);
 	void (*job_close)(void *priv, struct bench_job_info *job);
 	void (*stats)(void *priv, bench_stat_fn fn, void *arg);
+	const char *(*where)(void *priv);
 	void (*teardown)(void *priv);
 	void (*destroy)(void *priv);
 };

@@ -8,7 +8,8 @@
 #      "no space left on the server's file system", and every byte that
 #      reached the disk is the source's byte at that offset;
 #   2. nfs3-bench writes 4 MiB, one 64 KiB write in flight: exit 1 naming
-#      ENOSPC and the offset of the write that failed; on disk exactly the
+#      ENOSPC, the offset of the write that failed and the full file
+#      system (host and export: what to do about it); on disk exactly the
 #      blocks before that offset hold the pattern, the rest nothing
 #      (scripts/check-pattern.py);
 #   3. p9-bench, the same over 9P against diod and against ganesha;
@@ -131,6 +132,13 @@ free_space() {
 	rm -f "$1"
 }
 
+# hint NAME WHERE: the run's stderr says what to do, naming the server
+hint() {
+	grep -qF "the file system behind $2 is full (or over quota): free space there" "$work/err" &&
+		ok "$1 says the file system behind $2 is full" ||
+		bad "$1: no hint naming $2 on stderr: $(tail -2 "$work/err")"
+}
+
 NFS=(-s "$XPRT_NFS_HOST" -e "$XPRT_NFS_EXPORT" -p "$XPRT_NFS_PORT" -m "$XPRT_MNT_PORT")
 NB=(--server "$XPRT_NFS_HOST:$XPRT_NFS_PORT" --mount-port "$XPRT_MNT_PORT"
 	--export "$XPRT_NFS_EXPORT" --eta never)
@@ -155,6 +163,7 @@ if run "nfs3-bench: 4 MiB of sequential writes into 2 MiB" 1 "$NOSPC" \
 	"$o/bench/nfs3-bench" "${NB[@]}" --rw write --bs 64k --size 4m --verify \
 	--name full; then
 	staircase "$NFS_DIR" full.0.0
+	hint "nfs3-bench" "$XPRT_NFS_HOST:$XPRT_NFS_EXPORT"
 fi
 free_space "$NFS_DIR/full.0.0"
 P9D=(--server "$XPRT_DIOD_HOST:$XPRT_DIOD_PORT" --aname "$XPRT_DIOD_ANAME" --eta never)
@@ -166,6 +175,7 @@ for s in diod ganesha; do
 		"$o/bench/p9-bench" "${a[@]}" --rw write --bs 64k --size 4m --verify \
 		--name "full$s"; then
 		staircase "$d" "full$s.0.0"
+		hint "p9-bench ($s)" "${a[1]%:*} (aname ${a[3]})"
 	fi
 	free_space "$d/full$s.0.0"
 done
