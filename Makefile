@@ -116,7 +116,8 @@ $(LIB_A): $(LIB_OBJS)
 $(LIB_SO): $(LIB_OBJS) libxprt.map
 	@mkdir -p $(@D)
 	$(CC) -shared -Wl,-soname,$(LIB_SONAME) \
-	    -Wl,--version-script=libxprt.map -o $@ $(LIB_OBJS) \
+	    -Wl,--version-script=libxprt.map -Wl,--no-undefined \
+	    -o $@ $(LIB_OBJS) \
 	    $(LDFLAGS_ALL) $(PKG_LIBS)
 
 $(O)/libxprt.so: $(LIB_SO)
