@@ -251,6 +251,14 @@ static int p9b_job_open(void *priv, struct bench_job_info *job)
 	for (;;) {
 		p9b_sess_get(pj->s, &c, &gen);
 		ret = p9b_job_open_on(p, job, pj, c);
+		if ((ret == -EROFS || ret == -EACCES || ret == -EPERM) &&
+		    (job->open_flags & BENCH_OPEN_LAYOUT) &&
+		    pj->oflags != O_RDONLY) {
+			/* a read-only export: reading needs no more */
+			pj->oflags = O_RDONLY;
+			job->read_only = true;
+			continue;
+		}
 		if (!ret || !p9b_sess_lost(p, ret))
 			break;
 		ret = p9b_sess_recover(p, pj->s, gen);

@@ -285,10 +285,12 @@ static int job_create(struct bench *b, struct bench_job *j, unsigned int i)
 		j->info.filename = j->file->name;
 		j->info.shared = o->filename != NULL && o->numjobs > 1;
 		j->info.open_flags = BENCH_OPEN_CREATE;
-		if (bench_writes_data(o) || bench_may_layout(o))
-			j->info.open_flags |= BENCH_OPEN_WRITE;
 		if (bench_writes_data(o))
-			j->info.open_flags |= BENCH_OPEN_EXTEND;
+			j->info.open_flags |=
+				BENCH_OPEN_WRITE | BENCH_OPEN_EXTEND;
+		else if (bench_may_layout(o))
+			j->info.open_flags |=
+				BENCH_OPEN_WRITE | BENCH_OPEN_LAYOUT;
 	}
 	j->nslots = slots_per_job(o);
 	j->slot_stride = hdr + round_up(b->ops->io_priv_size, BENCH_CACHELINE);
@@ -409,6 +411,14 @@ static int jobs_open(struct bench *b)
 		    bench_may_layout(&b->o) && !(b->o.filename && b->rank) &&
 		    (j->info.file_size < j->file->size || b->o.verify))
 			j->file->need_layout = true;
+		if (j->file && j->file->need_layout && j->info.read_only) {
+			bench_error("%s: %s must be written first (%s) but the "
+				    "server lets it be opened for reading only",
+				    j->name, j->info.filename,
+				    b->o.verify ? "--verify lays it out" :
+						  "it is shorter than --size");
+			return -EROFS;
+		}
 	}
 	return 0;
 }
@@ -485,8 +495,9 @@ static void explain_io_error(struct bench *b, int err)
 			w);
 		break;
 	case -EROFS:
-		bench_error("%s is read-only: use a reading workload (--rw "
-			    "read, randread, getattr, null)",
+		bench_error("%s is read-only: only reading workloads (--rw "
+			    "read, randread, getattr, null) run there, on "
+			    "files at least --size long, without --verify",
 			    w);
 		break;
 	case -EACCES:

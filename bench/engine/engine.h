@@ -119,6 +119,11 @@ struct bench_limits {
 #define BENCH_OPEN_CREATE 0x1u /* create the file when it does not exist */
 #define BENCH_OPEN_WRITE  0x2u /* the job will write to it */
 #define BENCH_OPEN_EXTEND 0x4u /* make it at least @size bytes (sparse) */
+/* with WRITE: the only writes would lay the file out (a reading workload
+ * that finds it short, or --verify); where writing is refused (a
+ * read-only export) the back-end may open it for reading and set
+ * bench_job_info.read_only */
+#define BENCH_OPEN_LAYOUT 0x8u
 
 /**
  * struct bench_job_info - one job as the back-end sees it
@@ -136,6 +141,8 @@ struct bench_limits {
  * @file_size: set by job_open(): the file's size once opened; the engine
  *	lays the file out (writes it whole) when a reading workload finds it
  *	shorter than @size
+ * @read_only: set by job_open() when it opened the file for reading only
+ *	(%BENCH_OPEN_LAYOUT); the run then fails if the file needs a layout
  * @priv: the back-end's, e.g. the file handle or fid
  */
 struct bench_job_info {
@@ -148,6 +155,7 @@ struct bench_job_info {
 	void *buf_base;
 	size_t buf_len;
 	uint64_t file_size;
+	bool read_only;
 	void *priv;
 };
 
