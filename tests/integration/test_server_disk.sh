@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # shellcheck disable=SC2153 # the XPRT_* variables come from servers.env
 # shellcheck disable=SC2015 # "A && ok ... || bad ...": ok never fails
-# A server whose disk fills up (run by scripts/run-integration.sh, which
-# exports servers.env, XPRT_SERVERS_SH and XPRT_BUILD_DIR).  ganesha and
-# diod are restarted with a 2 MiB tmpfs mounted over their export, then:
+# A server whose file system is full, then one that is read-only (run by
+# scripts/run-integration.sh, which exports servers.env, XPRT_SERVERS_SH
+# and XPRT_BUILD_DIR).  ganesha and diod are restarted with a 2 MiB tmpfs
+# mounted over their export, then:
 #   1. nfs3cp uploads 4 MiB, UNSTABLE + COMMIT and FILE_SYNC: exit 1 with
 #      "no space left on the server's file system", and every byte that
 #      reached the disk is the source's byte at that offset;
@@ -15,9 +16,14 @@
 #   3. p9-bench, the same over 9P against diod and against ganesha;
 #   4. the space freed: the same programs write and read back again
 #      (--verify), so neither client nor server is left broken.
+# Then the tmpfs is read-only (with a file on it):
+#   5. nfs3cp, nfs3-bench and p9-bench (diod, ganesha) writes: exit 1,
+#      "read-only" said; reads of the file that is there: exit 0 (p9-bench
+#      opens it for reading only); reads of more than is there (the file
+#      would need laying out): exit 1, saying why.
 # The servers get their own export directories back whatever happens.
 # Each check prints "ok - ..." or "FAIL - ..."; the exit status is the
-# number of failures (77: not root, so no tmpfs to fill).  About 20 s.
+# number of failures (77: not root, so no tmpfs to mount).  About 30 s.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 o=${XPRT_BUILD_DIR:-$top/build/plain}
@@ -33,7 +39,7 @@ fi
 for b in examples/nfs3cp bench/nfs3-bench bench/p9-bench; do
 	[[ -x $o/$b ]] || { echo "FAIL - $o/$b not built"; exit 1; }
 done
-work=$(mktemp -d "${TMPDIR:-/tmp}/full-server-test.XXXXXX")
+work=$(mktemp -d "${TMPDIR:-/tmp}/server-disk-test.XXXXXX")
 fails=0
 # shellcheck source=tests/integration/check-lib.sh
 . "$top/tests/integration/check-lib.sh"
@@ -41,13 +47,19 @@ fails=0
 NFS_DIR=$XPRT_NFS_EXPORT_DIR
 DIOD_DIR=$XPRT_DIOD_EXPORT_DIR
 
-# fill_up NAME DIR: NAME serves a fresh 2 MiB tmpfs mounted over DIR
-fill_up() {
+# serve_tmpfs NAME DIR [ro]: NAME serves a fresh 2 MiB tmpfs mounted over
+# DIR; with ro, read-only, holding one file of 1 MiB: ro.0.0
+serve_tmpfs() {
 	"$srv" stop "$XPRT_SERVERS_RUN_DIR" "$1" >>"$work/servers.log" 2>&1
-	mount -t tmpfs -o size=2m,mode=0777 xprt-full "$2" ||
+	mount -t tmpfs -o size=2m,mode=0777 xprt-disk-test "$2" ||
 		{ echo "FAIL - cannot mount a tmpfs over $2"; return 1; }
+	if [[ ${3:-} == ro ]]; then
+		head -c $((1 << 20)) /dev/zero >"$2/ro.0.0"
+		mount -o remount,ro "$2" ||
+			{ echo "FAIL - cannot make $2 read-only"; return 1; }
+	fi
 	"$srv" start "$XPRT_SERVERS_RUN_DIR" "$1" >>"$work/servers.log" 2>&1 ||
-		{ echo "FAIL - $1 did not start on the full export"; return 1; }
+		{ echo "FAIL - $1 did not start on the tmpfs"; return 1; }
 }
 # restore NAME DIR: NAME serves DIR itself again
 restore() {
@@ -56,23 +68,29 @@ restore() {
 	umount "$2" || umount -l "$2"
 	"$srv" start "$XPRT_SERVERS_RUN_DIR" "$1" >>"$work/servers.log" 2>&1
 }
-cleanup() {
+restore_both() {
 	restore ganesha "$NFS_DIR"
 	restore diod "$DIOD_DIR"
+}
+cleanup() {
+	restore_both
 	rm -rf "$work"
 }
 trap cleanup EXIT
 
-if ! fill_up ganesha "$NFS_DIR" || ! fill_up diod "$DIOD_DIR"; then
-	sed 's/^/    | /' "$work/servers.log" | tail -20
-	exit 1
-fi
-set -a
-# the restarted servers keep their ports; read them again all the same
-# shellcheck disable=SC1091
-. "$XPRT_SERVERS_RUN_DIR/servers.env"
-set +a
-ok "ganesha and diod serve a 2 MiB tmpfs each ($(df -h --output=size "$NFS_DIR" | tail -1 | tr -d ' '))"
+# serve_both [ro]: both servers on a tmpfs; the run ends if that fails
+serve_both() {
+	if ! serve_tmpfs ganesha "$NFS_DIR" "$@" || ! serve_tmpfs diod "$DIOD_DIR" "$@"; then
+		sed 's/^/    | /' "$work/servers.log" | tail -20
+		exit 1
+	fi
+	set -a
+	# the restarted servers keep their ports; read them again all the same
+	# shellcheck disable=SC1091
+	. "$XPRT_SERVERS_RUN_DIR/servers.env"
+	set +a
+	ok "ganesha and diod serve a ${1:-rw} 2 MiB tmpfs each"
+}
 
 # run NAME WANT_RC WANT_MSG PROG ARGS...: exit status and stderr message
 run() {
@@ -146,6 +164,7 @@ NOSPC="No space left on device"
 head -c $((4 << 20)) /dev/urandom >"$work/src"
 
 # ------------------------------------------------------ 1. nfs3cp upload
+serve_both
 for mode in unstable sync; do
 	flag=()
 	[[ $mode == sync ]] && flag=(-S)
@@ -194,4 +213,27 @@ run "p9-bench --verify (diod) after the space was freed" 0 "" \
 	"$o/bench/p9-bench" "${P9D[@]}" --rw write --bs 64k --size 1m --verify --name again
 run "p9-bench --verify (ganesha) after the space was freed" 0 "" \
 	"$o/bench/p9-bench" "${P9G[@]}" --rw write --bs 64k --size 1m --verify --name again9
+restore_both
+
+# ------------------------------------------------------- 5. read-only
+serve_both ro
+run "nfs3cp upload to a read-only export" 1 "read-only file system" \
+	"$o/examples/nfs3cp" "${NFS[@]}" "$work/src1" :w.dat
+run "nfs3-bench writes to a read-only export" 1 "Read-only file system" \
+	"$o/bench/nfs3-bench" "${NB[@]}" --rw write --bs 64k --size 1m --name w
+run "nfs3-bench reads from a read-only export" 0 "" \
+	"$o/bench/nfs3-bench" "${NB[@]}" --rw read --bs 64k --size 1m --name ro
+for s in diod ganesha; do
+	if [[ $s == diod ]]; then a=("${P9D[@]}"); else a=("${P9G[@]}"); fi
+	run "p9-bench ($s) writes to a read-only export" 1 "Read-only file system" \
+		"$o/bench/p9-bench" "${a[@]}" --rw write --bs 64k --size 1m --name w
+	run "p9-bench ($s) reads from a read-only export" 0 "" \
+		"$o/bench/p9-bench" "${a[@]}" --rw read --bs 64k --size 1m --name ro
+	run "p9-bench ($s) reads 2 MiB of a 1 MiB file on a read-only export" 1 \
+		"ro.0.0 must be written first (it is shorter than --size) but the server lets it be opened for reading only" \
+		"$o/bench/p9-bench" "${a[@]}" --rw read --bs 64k --size 2m --name ro
+done
+run "nfs3-bench reads 2 MiB of a 1 MiB file on a read-only export" 1 \
+	"is read-only: only reading workloads" \
+	"$o/bench/nfs3-bench" "${NB[@]}" --rw read --bs 64k --size 2m --name ro
 exit "$fails"
