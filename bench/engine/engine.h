@@ -36,7 +36,8 @@
  *      large one transfer may be; job_open() creates or opens the job's
  *      file; submit() starts one I/O and, on success, arranges exactly one
  *      bench_io_done() call for it; job_end() flushes what a job wrote;
- *      stats() prints transport counters.
+ *      stats() prints transport counters; where() names the server-side
+ *      place of the files for the engine's error hints.
  *   4. A main: int main(int c, char **v) { return bench_main(&ops, c, v); }
  *      and a Makefile line; the engine gives --help, the report and the
  *      exit status.
