@@ -9,7 +9,9 @@ against and can change freely.  This script keeps the three lists in step:
   abi-check.py LIB.so      the functions and objects declared in
                            include/libxprt/*.h, the names in libxprt.map
                            and the symbols LIB.so exports (all under the
-                           map's version) must be the same set
+                           map's version) must be the same set; and every
+                           function of libxprt.a (beside LIB.so) that a
+                           header names must be in the map
   abi-check.py --map       print a map for the current headers (after
                            adding a public function: review, then commit)
 
@@ -31,7 +33,7 @@ def strip(src):
     src = re.sub(r"//[^\n]*", " ", src)
     # preprocessor lines with their continuations
     src = re.sub(r"^[ \t]*#(?:[^\n]*\\\n)*[^\n]*", " ", src, flags=re.M)
-    return src.replace('extern "C" {', " ")
+    return re.sub(r'extern\s*"C"\s*\{', " ", src)
 
 
 def declared():
@@ -65,6 +67,27 @@ def declared():
             else:
                 cur += ch
     return names
+
+
+def header_calls():
+    """Every name written like a call or a declarator, name(, in the
+    public headers (comments and preprocessor lines left out)."""
+    names = set()
+    for path in glob.glob(os.path.join(TOP, "include/libxprt/*.h")):
+        with open(path) as f:
+            names |= set(re.findall(r"\b([A-Za-z_]\w*)\s*\(", strip(f.read())))
+    return names
+
+
+def archive_functions(lib):
+    """Global functions libxprt.a (beside LIB) defines; empty without it."""
+    a = os.path.join(os.path.dirname(lib), "libxprt.a")
+    if not os.path.exists(a):
+        return set()
+    out = subprocess.run(["nm", "-g", "--defined-only", a],
+                         capture_output=True, text=True, check=True)
+    return {f[2] for f in (l.split() for l in out.stdout.splitlines())
+            if len(f) == 3 and f[1] == "T"}
 
 
 def in_map():
@@ -116,6 +139,11 @@ def main():
     errs += diff("in libxprt.map, declared in no public header", mapped, pub)
     errs += diff("in libxprt.map, not defined in the library", mapped, syms)
     errs += diff("exported, not in libxprt.map", syms, mapped)
+    # a second opinion that does not parse declarations: a function of the
+    # library written name( in a header is public
+    errs += diff("a library function named in a public header, missing "
+                 "from libxprt.map (a declaration this script misread?)",
+                 archive_functions(sys.argv[1]) & header_calls(), mapped)
     for e in errs:
         print("abi-check: " + e, file=sys.stderr)
     if errs:

@@ -23,7 +23,8 @@
 #      would need laying out): exit 1, saying why.
 # The servers get their own export directories back whatever happens.
 # Each check prints "ok - ..." or "FAIL - ..."; the exit status is the
-# number of failures (77: not root, so no tmpfs to mount).  About 30 s.
+# number of failures (77: no tmpfs can be mounted here: not root, or no
+# CAP_SYS_ADMIN).  About 30 s.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 o=${XPRT_BUILD_DIR:-$top/build/plain}
@@ -47,26 +48,48 @@ fails=0
 NFS_DIR=$XPRT_NFS_EXPORT_DIR
 DIOD_DIR=$XPRT_DIOD_EXPORT_DIR
 
+TAG=xprt-disk-test # the source name of our tmpfs mounts
+# 4 KiB pages: 2 MiB hold exactly 32 blocks of 64 KiB
+TMPFS_OPTS=size=2m,mode=0777,huge=never
+
+srv_do() { # CMD NAME: servers.sh CMD for NAME, logged
+	"$srv" "$1" "$XPRT_SERVERS_RUN_DIR" "$2" >>"$work/servers.log" 2>&1
+}
+# unmount_ours DIR: take off every tmpfs of ours over DIR (a run killed
+# before its cleanup may have left one: it would shadow the export)
+unmount_ours() {
+	while [[ $(findmnt -n -o SOURCE --mountpoint "$1" 2>/dev/null | tail -1) == "$TAG" ]]; do
+		umount "$1" 2>/dev/null || umount -l "$1" || return 1
+	done
+}
 # serve_tmpfs NAME DIR [ro]: NAME serves a fresh 2 MiB tmpfs mounted over
-# DIR; with ro, read-only, holding one file of 1 MiB: ro.0.0
+# DIR; with ro, read-only, holding one file of 1 MiB: ro.0.0.  On failure
+# NAME serves DIR again.
 serve_tmpfs() {
-	"$srv" stop "$XPRT_SERVERS_RUN_DIR" "$1" >>"$work/servers.log" 2>&1
-	mount -t tmpfs -o size=2m,mode=0777 xprt-disk-test "$2" ||
-		{ echo "FAIL - cannot mount a tmpfs over $2"; return 1; }
+	srv_do stop "$1" || { echo "FAIL - could not stop $1"; srv_do start "$1"; return 1; }
+	if ! mount -t tmpfs -o "$TMPFS_OPTS" "$TAG" "$2"; then
+		echo "FAIL - cannot mount a tmpfs over $2"
+		srv_do start "$1"
+		return 1
+	fi
 	if [[ ${3:-} == ro ]]; then
 		head -c $((1 << 20)) /dev/zero >"$2/ro.0.0"
-		mount -o remount,ro "$2" ||
-			{ echo "FAIL - cannot make $2 read-only"; return 1; }
+		if ! mount -o remount,ro "$2"; then
+			echo "FAIL - cannot make $2 read-only"
+			restore "$1" "$2"
+			return 1
+		fi
 	fi
-	"$srv" start "$XPRT_SERVERS_RUN_DIR" "$1" >>"$work/servers.log" 2>&1 ||
-		{ echo "FAIL - $1 did not start on the tmpfs"; return 1; }
+	srv_do start "$1" || { echo "FAIL - $1 did not start on the tmpfs"; return 1; }
 }
-# restore NAME DIR: NAME serves DIR itself again
+# restore NAME DIR: NAME serves DIR itself again (and runs, whatever
+# happened before: `start` starts only what is not running)
 restore() {
-	mountpoint -q "$2" || return 0
-	"$srv" stop "$XPRT_SERVERS_RUN_DIR" "$1" >>"$work/servers.log" 2>&1
-	umount "$2" || umount -l "$2"
-	"$srv" start "$XPRT_SERVERS_RUN_DIR" "$1" >>"$work/servers.log" 2>&1
+	if [[ $(findmnt -n -o SOURCE --mountpoint "$2" 2>/dev/null | tail -1) == "$TAG" ]]; then
+		srv_do stop "$1"
+		unmount_ours "$2"
+	fi
+	srv_do start "$1"
 }
 restore_both() {
 	restore ganesha "$NFS_DIR"
@@ -76,7 +99,18 @@ cleanup() {
 	restore_both
 	rm -rf "$work"
 }
+
+# Can we mount at all (uid 0 in a container may lack CAP_SYS_ADMIN)?
+# Ask before touching the servers.
+mkdir "$work/probe"
+if ! mount -t tmpfs -o size=64k "$TAG" "$work/probe" 2>"$work/probe.err"; then
+	echo "skip - cannot mount a tmpfs here: $(cat "$work/probe.err")"
+	rm -rf "$work"
+	exit 77
+fi
+umount "$work/probe"
 trap cleanup EXIT
+restore_both # a tmpfs a killed run left behind
 
 # serve_both [ro]: both servers on a tmpfs; the run ends if that fails
 serve_both() {
