@@ -621,6 +621,8 @@ int bench_run(struct bench *b)
 		b->ops->stats(b->priv, kv_add, b);
 	if (!ret)
 		ret = report_errors(b);
+	else
+		explain_io_error(b, ret); /* a failed COMMIT or sync, say */
 	if (!ret && b->interrupted) {
 		bench_error("interrupted");
 		ret = -EINTR;
