@@ -46,15 +46,43 @@ static void xmit_defer(struct xmit_defer *d, struct xprt_rqst *rq)
 	d->rq[d->n++] = rq;
 }
 
-static void xmit_run_deferred(struct xmit_defer *d)
+/*
+ * The connection whose deferred completions this thread is running, and
+ * whether one of their done() callbacks queued a request on it meanwhile
+ * (see xprt_xmit_in_done()).
+ */
+static _Thread_local struct xprt *xmit_tls_in_done;
+static _Thread_local bool xmit_tls_queued;
+
+bool xprt_xmit_in_done(struct xprt *x)
 {
+	if (!xmit_tls_in_done)
+		return false;
+	if (xmit_tls_in_done == x)
+		xmit_tls_queued = true; /* our xprt_xmit() sends it next */
+	else
+		xprt_kick_worker(x);
+	return true;
+}
+
+/* Complete the deferred requests; true if their callbacks queued more. */
+static bool xmit_run_deferred(struct xprt *x, struct xmit_defer *d)
+{
+	struct xprt *outer = xmit_tls_in_done;
+	bool outer_queued = xmit_tls_queued, queued;
 	unsigned int i;
 
+	xmit_tls_in_done = x;
+	xmit_tls_queued = false;
 	for (i = 0; i < d->n; i++) {
 		xprt_try_complete(d->rq[i]);
 		xprt_req_put(&d->rq[i]->pub);
 	}
 	d->n = 0;
+	queued = xmit_tls_queued;
+	xmit_tls_in_done = outer;
+	xmit_tls_queued = outer_queued;
+	return queued;
 }
 
 /* Bookkeeping after a request has been completely written. */
@@ -190,6 +218,7 @@ static int xmit_round(struct xprt *x, unsigned int *budget, bool direct,
 int xprt_xmit(struct xprt *x, unsigned int budget, bool direct)
 {
 	struct xmit_defer d = {.n = 0};
+	bool queued;
 	int r;
 
 	if (direct) {
@@ -202,7 +231,13 @@ int xprt_xmit(struct xprt *x, unsigned int budget, bool direct)
 		r = xmit_round(x, &budget, direct, &d);
 		if (r != 1 || d.n) {
 			pthread_mutex_unlock(&x->xmit_lock);
-			xmit_run_deferred(&d);
+			queued = xmit_run_deferred(x, &d);
+			/* a callback queued a request (xprt_xmit_in_done()):
+			 * an empty queue is no longer the end; any other
+			 * non-zero result already has the caller kick the
+			 * worker for what is queued */
+			if (r == 0 && queued)
+				r = budget ? 1 : -EBUSY;
 			if (r != 1)
 				return r;
 			pthread_mutex_lock(&x->xmit_lock);

@@ -292,6 +292,8 @@ static void xprt_push_and_kick(struct xprt *x, struct xprt_rqst *rq)
 		x->tx_deferred = true;
 		return;
 	}
+	if (xprt_xmit_in_done(x))
+		return;
 	xprt_kick_after_xmit(x, xprt_xmit(x, XPRT_XMIT_BATCH, true));
 }
 
@@ -733,6 +735,13 @@ static void xprt_fini_locks(struct xprt *x)
 
 int xprt_create(struct xprt **xp, const struct xprt_opts *opts)
 {
+	return xprt__create_ops(xp, opts, NULL);
+}
+
+/* See xprt_int.h. */
+int xprt__create_ops(struct xprt **xp, const struct xprt_opts *opts,
+		     const struct xprt_transport_ops *ops)
+{
 	struct xprt_pool_opts po = {0};
 	struct xprt *x;
 	int err;
@@ -750,8 +759,12 @@ int xprt_create(struct xprt **xp, const struct xprt_opts *opts)
 	x->max_reqs = x->opts.max_reqs;
 	x->framing = x->opts.framing;
 	snprintf(x->peer, sizeof(x->peer), "%s:%u", x->opts.host, x->opts.port);
-	x->ops = x->opts.transport == XPRT_TRANSPORT_TCP ? &xprt_tcp_ops :
-							   &xprt_rdma_ops;
+	if (ops)
+		x->ops = ops;
+	else if (x->opts.transport == XPRT_TRANSPORT_TCP)
+		x->ops = &xprt_tcp_ops;
+	else
+		x->ops = &xprt_rdma_ops;
 
 	err = xprt_init_locks(x);
 	if (err)

@@ -309,6 +309,13 @@ void xprt_credit_returned(struct xprt *x);
  */
 void xprt_fail_all(struct xprt *x, int status);
 
+/**
+ * xprt__create_ops() - xprt_create() on the transport @ops (NULL: the one
+ * @opts names); for unit tests that need a transport of their own
+ */
+int xprt__create_ops(struct xprt **xp, const struct xprt_opts *opts,
+		     const struct xprt_transport_ops *ops);
+
 /* ---- transmit engine (xmit.c) ---- */
 
 /**
@@ -326,6 +333,24 @@ void xprt_fail_all(struct xprt *x, int status);
  * for a connection error (reported through xprt_conn_lost()).
  */
 int xprt_xmit(struct xprt *x, unsigned int budget, bool direct);
+
+/**
+ * xprt_xmit_in_done() - a request was just queued on @x from a done()
+ * callback that xprt_xmit() runs on this thread: leave its transmission
+ * to that xprt_xmit() (or, for another connection, to its worker) rather
+ * than sending from inside the callback
+ *
+ * Without this, a callback that submits the next request would send it,
+ * complete it there too when its reply beats the sender's bookkeeping
+ * (likely under load: the sender loses its CPU right after the send),
+ * submit the next from that callback, and so on: a recursion as deep as
+ * the request slots, each level holding one, so a NOWAIT submit failed
+ * with -EAGAIN once all were held (and the stack grew with max_reqs).
+ * Context: the submitting thread, right after the queue push.
+ * Return: true when it took care of the transmission, false when the
+ * caller should transmit as usual.
+ */
+bool xprt_xmit_in_done(struct xprt *x);
 
 /** xprt_worker_main() - the transmit worker thread */
 void *xprt_worker_main(void *arg);

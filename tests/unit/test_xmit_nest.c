@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * A done() callback that submits the next request, on a connection whose
+ * replies beat the sender's bookkeeping (the sender completes them itself,
+ * after dropping the transmit lock): the chain must run as a loop, not as
+ * a recursion as deep as the request slots.
+ *
+ * The transport is a fake whose send() answers every request while it is
+ * being sent - what a loaded machine does now and then (the sender loses
+ * its CPU right after the send system call, the reply is in and processed
+ * before it is back) made to happen every time.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "xprt/xprt_int.h"
+
+#define SLOTS 4
+#define CHAIN 200
+
+static int fk_setup(struct xprt *x)
+{
+	(void)x;
+	return 0;
+}
+
+static int fk_connect(struct xprt *x, uint32_t cookie)
+{
+	(void)x;
+	(void)cookie;
+	return 0;
+}
+
+static void fk_nothing(struct xprt *x)
+{
+	(void)x;
+}
+
+static void fk_wait_writable(struct xprt *x, int timeout_ms)
+{
+	(void)x;
+	usleep((useconds_t)timeout_ms * 100);
+}
+
+/* Sent, and answered (an empty reply) before the sender's bookkeeping. */
+static int fk_send(struct xprt *x, struct xprt_rqst **reqs, unsigned int n,
+		   unsigned int *nsent, bool more)
+{
+	unsigned int i;
+
+	(void)more;
+	for (i = 0; i < n; i++) {
+		struct xprt_rqst *rq = xprt_rx_lookup(x, reqs[i]->pub.key);
+
+		reqs[i]->tx_done = reqs[i]->tx_total;
+		if (rq)
+			xprt_rx_complete(x, rq, 0);
+	}
+	*nsent = n;
+	return 0;
+}
+
+static const struct xprt_transport_ops fake_ops = {
+	.name = "fake",
+	.setup = fk_setup,
+	.connect = fk_connect,
+	.shutdown = fk_nothing,
+	.reap = fk_nothing,
+	.send = fk_send,
+	.wait_writable = fk_wait_writable,
+	.kick_rx = fk_nothing,
+	.teardown = fk_nothing,
+};
+
+static struct {
+	struct xprt *x;
+	atomic_uint next_key, done, failed, max_depth;
+	atomic_int first_err;
+} C;
+
+static _Thread_local unsigned int depth;
+
+static int submit_next(void);
+
+static void chain_done(struct xprt_req *req, int status)
+{
+	unsigned int d = ++depth, m = atomic_load(&C.max_depth);
+	int err;
+
+	while (d > m && !atomic_compare_exchange_weak(&C.max_depth, &m, d))
+		;
+	if (status)
+		atomic_fetch_add(&C.failed, 1);
+	if (atomic_fetch_add(&C.done, 1) + 1 < CHAIN) {
+		err = submit_next();
+		if (err) {
+			atomic_fetch_add(&C.failed, 1);
+			atomic_store(&C.first_err, err);
+		}
+	}
+	/* the protocol's reference goes last, as rpc_done() does */
+	xprt_req_put(req);
+	depth--;
+}
+
+static const struct xprt_req_ops chain_ops = {.done = chain_done};
+
+/* From a callback: NOWAIT, as completion context requires. */
+static int submit_next(void)
+{
+	struct xprt_req *req;
+	int err;
+
+	err = xprt_req_alloc(C.x, XPRT_NOWAIT, &req);
+	if (err)
+		return err;
+	req->ops = &chain_ops;
+	memset(req->sbuf->data, 0, 4);
+	req->sbuf->len = 4;
+	err = xprt_req_submit(req, atomic_fetch_add(&C.next_key, 1) + 1);
+	if (err)
+		xprt_req_put(req);
+	return err;
+}
+
+static void test_callback_chain_is_a_loop_not_a_recursion(void **state)
+{
+	struct xprt_opts o = {
+		.transport = XPRT_TRANSPORT_TCP,
+		.host = "fake",
+		.port = 1,
+		.framing = &xprt_framing_rpc,
+		.max_reqs = SLOTS,
+	};
+	unsigned int i;
+
+	(void)state;
+	memset(&C, 0, sizeof(C));
+	assert_int_equal(xprt__create_ops(&C.x, &o, &fake_ops), 0);
+	assert_int_equal(submit_next(), 0);
+	for (i = 0; i < 5000 && atomic_load(&C.done) < CHAIN; i++)
+		usleep(1000);
+	if (atomic_load(&C.failed))
+		fail_msg("%u of %u chained submits failed, the first with %d "
+			 "(callbacks nested %u deep, %u slots)",
+			 atomic_load(&C.failed), atomic_load(&C.done),
+			 atomic_load(&C.first_err), atomic_load(&C.max_depth),
+			 SLOTS);
+	assert_int_equal(atomic_load(&C.done), CHAIN);
+	/* each callback ran on its own, never inside another's submit */
+	assert_int_equal(atomic_load(&C.max_depth), 1);
+	xprt_destroy(C.x);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_callback_chain_is_a_loop_not_a_recursion),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
