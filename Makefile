@@ -95,7 +95,7 @@ help:
 lib: $(LIB_A) $(O)/libxprt.so $(O)/libxprt.pc
 
 deps:
-	scripts/deps.sh build servers
+	scripts/deps.sh build servers cost
 
 # Install only what is missing (fast no-op when everything is there).
 deps-check:
@@ -528,6 +528,45 @@ bench-nfs3:
 # test_nfs3_bench.sh runs the nfs3-bench of the build being tested
 integration: $(O)/bench/nfs3-bench
 # ============================================== end demo and peer benchmarks
+
+# ================================================================ cost
+# (owned by the per-call cost gauge: bench/cost/, scripts/bench-cost.py)
+# bench/cost/*.c are small programs on the public API, one per workload
+# of `make bench-cost` (issue 12): each bench/cost/NAME.c becomes
+# $(O)/bench/cost/NAME with underscores as dashes.  They are compiled
+# against include/libxprt/ only and linked against libxprt.so, as a user
+# links with pkg-config (found through an $ORIGIN rpath, in place).
+# `make bench-cost` counts their client instructions (callgrind) and
+# system calls (strace) per operation beside nfs3-bench, p9-bench,
+# mem-bench and the peers, against the same servers: a table and
+# $(O)/bench-cost.json, in a few minutes.
+COST_SRCS := $(sort $(wildcard bench/cost/*.c))
+COST_BINS := $(foreach s,$(COST_SRCS),\
+               $(O)/bench/cost/$(subst _,-,$(notdir $(s:.c=))))
+COST_CFLAGS = $(CSTD) $(WARN) $(OPT) -pthread -Iinclude $(PKG_CFLAGS) \
+              $(CFLAGS)
+
+.PHONY: cost-tools bench-cost
+
+# one pattern per binary: make cannot map dashes back to underscores
+define COST_RULE
+$(O)/bench/cost/$(subst _,-,$(notdir $(1:.c=))): $(1) $(O)/libxprt.so \
+		$(PUB_HDRS)
+	@mkdir -p $$(@D)
+	$$(CC) $$(COST_CFLAGS) -o $$@ $$< -L$(O) -lxprt \
+	    -Wl,-rpath,'$$$$ORIGIN/../..' $$(LDFLAGS_ALL)
+endef
+$(foreach s,$(COST_SRCS),$(eval $(call COST_RULE,$(s))))
+
+cost-tools: $(COST_BINS)
+
+all: cost-tools
+
+bench-cost:
+	@scripts/deps.sh build servers cost
+	@$(MAKE) --no-print-directory -s all bench-peers
+	scripts/bench-cost.py $(O)
+# ============================================================ end cost
 
 # ---------------------------------------------------------------- install
 LIB_MANS := $(sort $(wildcard docs/man/*.3))
