@@ -564,7 +564,7 @@ all: cost-tools
 
 bench-cost:
 	@scripts/deps.sh build servers cost
-	@$(MAKE) --no-print-directory -s all bench-peers
+	@$(MAKE) --no-print-directory -s all bench-peers rdma-tools
 	scripts/bench-cost.py $(O)
 # ============================================================ end cost
 

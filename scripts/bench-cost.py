@@ -3,6 +3,7 @@
 (make bench-cost, issue 12).
 
 usage: scripts/bench-cost.py BUILDDIR [--only ID,ID...] [--no-rdma]
+                                      (BUILDDIR: build/plain)
        scripts/bench-cost.py --self-test
        scripts/bench-cost.py --list
   env: N1, N2 (operation counts, default 2000 and 12000), REPS (pairs
@@ -167,8 +168,10 @@ def per_op(a, b, n1, n2):
     return (b - a) / (n2 - n1)
 
 
-def summarise(p1, p2, s1, s2, n1, n2, ours):
-    """Per-operation figures of one workload from its four runs."""
+def summarise(p1, p2, s1, s2, n1, n2, ours, sn=None):
+    """Per-operation figures of one workload from its four runs (the
+    strace pair at the counts @sn when they differ from @n1, @n2)."""
+    sn1, sn2 = sn or (n1, n2)
     r = {"ir": {"n1": p1.summary, "n2": p2.summary},
          "ir_per_op": per_op(p1.summary, p2.summary, n1, n2)}
     c1, c2 = p1.copy_ir(), p2.copy_ir()
@@ -177,8 +180,8 @@ def summarise(p1, p2, s1, s2, n1, n2, ours):
     if s1 is not None:
         t1, t2 = sum(s1.values()), sum(s2.values())
         r["syscalls"] = {"n1": t1, "n2": t2}
-        r["syscalls_per_op"] = per_op(t1, t2, n1, n2)
-        by = {k: per_op(s1.get(k, 0), s2.get(k, 0), n1, n2)
+        r["syscalls_per_op"] = per_op(t1, t2, sn1, sn2)
+        by = {k: per_op(s1.get(k, 0), s2.get(k, 0), sn1, sn2)
               for k in set(s1) | set(s2)}
         r["syscalls_by_name_per_op"] = {
             k: round(v, 3) for k, v in sorted(by.items(), key=lambda x: -x[1])
@@ -292,6 +295,171 @@ ROWS = [
 ]
 
 
+# ---------------------------------------------------------------- RDMA
+# In the tests/rdma guest (Soft-RoCE, the kernel nfsd with an RDMA
+# listener, everything under TCG): fewer operations, valgrind ~10 s to
+# start there.  The floor is perftest's ib_send_lat in event mode (-e:
+# sleeps on the completion channel, as our transport does with its
+# default busy_poll_us 0), client side counted, same message sizes.
+RN1 = int(os.environ.get("RDMA_N1", "200"))
+RN2 = int(os.environ.get("RDMA_N2", "1200"))
+# strace (ptrace) is the slow part under TCG: 500 operations apart suffice
+# for counts that are whole numbers per call
+RSN2 = int(os.environ.get("RDMA_STRACE_N2", "700"))
+R_WARMUP = 100
+GUEST_IP = "10.0.2.15"   # tests/rdma/run-vm.sh: RDMAVM_IP
+RDMA_IMAGE = os.path.join(TOP, ".cache", "rdmavm-cost")
+RDMA_EXTRA_PKGS = "perftest strace"
+RDMA_EXTRA_BINS = "/usr/bin/ib_send_lat /usr/bin/strace"
+RDMA_BUDGET = int(os.environ.get("RDMA_COST_BUDGET", "420"))
+
+
+def rdma_workloads(build, rbin):
+    cost = os.path.join(os.path.abspath(build), "bench", "cost")
+    ip, w = GUEST_IP, str(R_WARMUP)
+    lib = ["-t", "rdma", "-m", "20048", "-w", w]
+    nb = [os.path.join(rbin, "nfs3-bench"), "--server", f"{ip}:20049",
+          "--transport", "rdma", "--mount-port", "20048", "--export",
+          "/export", "--eta", "never"]
+    rd = ["--rw", "randread", "--bs", "4k", "--filename", "bench16m.dat",
+          "--size", "16m"]
+    lat = ["ib_send_lat", "-d", "rxe0", "-x", "1", "-e"]
+    return [
+        W("r.null.lib", "ours", "nfs3-null -t rdma (nfs3_null())",
+          lambda n: [os.path.join(cost, "nfs3-null"), *lib, "-n", str(n),
+                     ip]),
+        W("r.null.bench", "ours",
+          "nfs3-bench --transport rdma --rw null --iodepth 1",
+          lambda n: [*nb, "--rw", "null", "--iodepth", "1",
+                     "--number_ios", str(n)]),
+        W("r.floor64", "peer", "ib_send_lat -e -s 64 (raw verbs round trip)",
+          lambda n: [*lat, "-s", "64", "-n", str(n), ip]),
+        W("r.read.lib", "ours",
+          "nfs3-read -t rdma -d 1 (per-I/O registration, the default)",
+          lambda n: [os.path.join(cost, "nfs3-read"), *lib, "-d", "1",
+                     "-f", "bench16m.dat", "-n", str(n), ip]),
+        W("r.read.lib_cache", "ours",
+          "nfs3-read -t rdma -d 1 -r cache (registration cache)",
+          lambda n: [os.path.join(cost, "nfs3-read"), *lib, "-r", "cache",
+                     "-d", "1", "-f", "bench16m.dat", "-n", str(n), ip]),
+        W("r.read.bench", "ours",
+          "nfs3-bench --transport rdma --rw randread --bs 4k --iodepth 1 "
+          "(registration cache)",
+          lambda n: [*nb, *rd, "--iodepth", "1", "--number_ios", str(n)]),
+        W("r.floor4k", "peer",
+          "ib_send_lat -e -s 4096 (raw verbs round trip)",
+          lambda n: [*lat, "-s", "4096", "-n", str(n), ip]),
+    ]
+
+
+RDMA_ROWS = [
+    ("(r) NFSv3 NULL over RDMA, 1 in flight, library", "r.null.lib",
+     "r.floor64"),
+    ("(r) NFSv3 NULL over RDMA, 1 in flight, nfs3-bench", "r.null.bench",
+     "r.floor64"),
+    ("(r) READ 4 KiB over RDMA, 1 in flight, library, per-I/O reg.",
+     "r.read.lib", "r.floor4k"),
+    ("(r) READ 4 KiB over RDMA, 1 in flight, library, reg. cache",
+     "r.read.lib_cache", "r.floor4k"),
+    ("(r) READ 4 KiB over RDMA, 1 in flight, nfs3-bench, reg. cache",
+     "r.read.bench", "r.floor4k"),
+]
+
+
+def rdma_part(rn, only):
+    """Boot the guest once and measure the RDMA workloads; returns
+    ({id: result}, status) where status says what ran or why not."""
+    ws = [w for w in rdma_workloads(rn.build, rn.rdma_bin)
+          if not only or w.id in only]
+    if not ws:
+        return {}, "skipped: not selected (--only)"
+    if subprocess.run([os.path.join(TOP, "scripts/deps.sh"), "--check",
+                       "rdma"], capture_output=True).returncode:
+        return {}, ("skipped: the RDMA guest's packages are missing "
+                    "(scripts/deps.sh rdma)")
+    if not os.path.isdir("/usr/libexec/valgrind"):
+        return {}, "skipped: no /usr/libexec/valgrind to share with the guest"
+    for b in ("nfs3-bench",):
+        if not os.access(os.path.join(rn.rdma_bin, b), os.X_OK):
+            return {}, f"skipped: {rn.rdma_bin}/{b} not built (make rdma-tools)"
+    env = dict(os.environ, RDMAVM_DIR=RDMA_IMAGE,
+               EXTRA_PKGS=(os.environ.get("EXTRA_PKGS", "") + " " +
+                           RDMA_EXTRA_PKGS).strip(),
+               EXTRA_BINS=(os.environ.get("EXTRA_BINS", "") + " " +
+                           RDMA_EXTRA_BINS).strip())
+    debs = os.path.join(TOP, ".cache", "rdmavm", "debs")
+    if not os.path.isdir(os.path.join(RDMA_IMAGE, "debs")) and \
+            os.path.isdir(debs):
+        # the packages check-rdma already fetched: hard links
+        os.makedirs(RDMA_IMAGE, exist_ok=True)
+        subprocess.run(["cp", "-al", debs, RDMA_IMAGE + "/"])
+    log(f"RDMA: guest image with perftest and strace ({RDMA_IMAGE})")
+    img_log = os.path.join(rn.raw, "rdma-image.log")
+    with open(img_log, "w") as lf:
+        if subprocess.run([os.path.join(TOP, "tests/rdma/build-image.sh")],
+                          env=env, stdout=lf, stderr=subprocess.STDOUT,
+                          timeout=900).returncode:
+            return {}, f"skipped: the guest image did not build ({img_log})"
+    out = os.path.join(rn.raw, "rdma")
+    os.makedirs(out, exist_ok=True)
+    vg = os.path.join(rn.raw, "valgrind.bin")
+    shutil.copy2(shutil.which("valgrind.bin") or "/usr/bin/valgrind.bin", vg)
+    plan = os.path.join(out, "plan.tsv")
+    with open(plan, "w") as f:
+        for w in ws:
+            for tool, ns in (("callgrind", (RN1, RN2)), ("strace", (RN1, RSN2))):
+                for n in ns:
+                    cmd = w.cmd(n)
+                    srv = "-"
+                    if cmd[0] == "ib_send_lat":
+                        srv = " ".join(cmd[:-1])   # the same, no address
+                    f.write(f"{w.id}.n{n}.r1.{tool}\t{tool}\t{srv}\t"
+                            f"{' '.join(cmd)}\n")
+    log(f"RDMA: booting the guest for {len(ws)} workloads at "
+        f"{RN1} and {RN2} operations (budget {RDMA_BUDGET} s)")
+    t0 = time.time()
+    vm_log = os.path.join(out, "guest.log")
+    with open(vm_log, "w") as lf:
+        rc = subprocess.run(
+            [os.path.join(TOP, "tests/rdma/run-vm.sh"), "--no-build", "-t",
+             str(RDMA_BUDGET), "-s", "/usr/libexec/valgrind",
+             "-e", f"BENCH_COST_VALGRIND={vg}",
+             os.path.join(TOP, "tests/rdma/bench-cost-guest.sh"), plan, out],
+            env=env, stdout=lf, stderr=subprocess.STDOUT).returncode
+    res = {}
+
+    def read(tag):
+        with open(os.path.join(out, tag)) as f:
+            return f.read()
+
+    for w in ws:
+        tags = [f"{w.id}.n{n}.r1.callgrind" for n in (RN1, RN2)] + \
+               [f"{w.id}.n{n}.r1.strace" for n in (RN1, RSN2)]
+        try:
+            ok = all(read(t + ".rc").strip() == "0" for t in tags)
+            p = [parse_callgrind(read(t)) for t in tags[:2]]
+            st = [parse_strace(read(t)) for t in tags[2:]]
+        except (OSError, ValueError, IndexError):
+            ok = False
+        if not ok or not p[0].summary or not p[1].summary:
+            rn.failed.append(w.id)
+            log(f"RDMA: {w.id}: a run failed (logs in {out})")
+            continue
+        r = summarise(p[0], p[1], st[0], st[1], RN1, RN2, w.side == "ours",
+                      (RN1, RSN2))
+        r.update(what=w.what, side=w.side, cmd=" ".join(w.cmd(RN2)),
+                 transport="rdma")
+        res[w.id] = r
+        log(f"{w.id:16s} {r['ir_per_op']:9.1f} Ir/op (beyond copy "
+            f"{r['beyond_copy_per_op']:.1f}), {r['syscalls_per_op']:.2f} "
+            f"syscalls/op")
+    status = (f"measured in the guest in {time.time() - t0:.0f} s "
+              f"(run-vm.sh exit {rc}, log {vm_log})")
+    if rc:
+        log(f"RDMA: guest run failed, exit {rc} (log {vm_log})")
+    return res, status
+
+
 # ---------------------------------------------------------------- running
 def read_env(path):
     env = {}
@@ -319,6 +487,10 @@ class Runner:
         self.run_dir = os.path.abspath(os.environ.get(
             "XPRT_RUN_DIR", os.path.join(self.build, "bench-cost-run")))
         self.failed = []
+        variant = os.path.basename(self.build)
+        self.rdma_bin = os.path.join(
+            os.path.dirname(self.build),
+            "rdma" if variant == "plain" else f"rdma-{variant}")
 
     def up(self):
         env = dict(os.environ, XPRT_GANESHA_SHARE_RPCBIND="1")
@@ -459,9 +631,24 @@ def top_functions(res):
                    ", ".join(f"{o} {fmt(v)}" for o, v in
                              r["by_object_per_op"][:5]))
         out.append("")
+        if r.get("syscalls_by_name_per_op"):
+            out.append("syscalls/op: " + ", ".join(
+                f"{k} {v:.2f}" for k, v in
+                r["syscalls_by_name_per_op"].items()))
+            out.append("")
         out.append("| function (self) | Ir/op |")
         out.append("|---|---|")
         out += [f"| `{f}` | {fmt(v)} |" for f, v in r["top_self_per_op"]]
+        out.append("")
+    peers = [(wid, r) for wid, r in res.items() if r.get("side") == "peer"]
+    if peers:
+        out.append("Peers (Ir/op, copy/op; syscalls/op by name):")
+        out.append("")
+        out += [f"- **{wid}** {r['what']}: {fmt(r['ir_per_op'])}, copy "
+                f"{fmt(r['copy_per_op'])}; " + ", ".join(
+                    f"{k} {v:.2f}" for k, v in
+                    r.get("syscalls_by_name_per_op", {}).items())
+                for wid, r in peers]
         out.append("")
     return out
 
@@ -557,14 +744,19 @@ def main(argv):
             only = set(argv[i + 1].split(","))
             args.remove(argv[i + 1])
     if "--list" in argv:
-        for w in workloads("build/plain", defaultdict(str)):
+        for w in (workloads("build/plain", defaultdict(str)) +
+                  rdma_workloads("build/plain", "build/rdma")):
             print(f"{w.id:12s} {w.side:5s} {w.what}")
         return 0
     if len(args) != 1:
         print(__doc__.split("\n\n")[1], file=sys.stderr)
         return 2
-    for tool in ("valgrind", "strace"):
-        if not shutil.which(tool):
+    if os.path.basename(os.path.abspath(args[0])) != "plain":
+        sys.exit("bench-cost: the plain build only (valgrind does not run "
+                 "sanitizer builds)")
+    for tool in ("valgrind", "strace", "valgrind.bin"):
+        if not shutil.which(tool) and not os.access("/usr/bin/" + tool,
+                                                    os.X_OK):
             sys.exit(f"bench-cost: {tool} missing (scripts/deps.sh cost)")
     t_start = time.time()
     rn = Runner(args[0])
@@ -572,10 +764,10 @@ def main(argv):
     os.makedirs(rn.raw)
     rn.up()
     res = {}
+    tcp = [w for w in workloads(rn.build, rn.env)
+           if not only or w.id in only]
     try:
-        for w in workloads(rn.build, rn.env):
-            if only and w.id not in only:
-                continue
+        for w in tcp:
             r = rn.measure(w)
             if r is None:
                 rn.failed.append(w.id)
@@ -583,11 +775,24 @@ def main(argv):
                 res[w.id] = r
     finally:
         rn.down()
-    rdma = {"skipped": "not run yet"}
+    if "--no-rdma" in argv:
+        rres, rdma = {}, "skipped: --no-rdma"
+    else:
+        try:
+            rres, rdma = rdma_part(rn, only)
+        except (OSError, subprocess.SubprocessError) as e:
+            rres, rdma = {}, f"skipped: {e}"
+    if rdma.startswith("skipped"):
+        log(f"RDMA: {rdma}")
+    res.update(rres)
+    rows = ROWS + RDMA_ROWS
     wall = time.time() - t_start
     out = {
         "method": {
             "n1": N1, "n2": N2, "reps": REPS, "warmup": WARMUP,
+            "rdma_n1": RN1, "rdma_n2": RN2, "rdma_strace_n2": RSN2,
+            "rdma_reps": 1,
+            "rdma_warmup": R_WARMUP,
             "valgrind": tool_version(["valgrind", "--version"]),
             "strace": tool_version(["strace", "-V"]),
             "kernel": os.uname().release,
@@ -598,23 +803,24 @@ def main(argv):
             "syscalls": "strace -f -c, (S(N2)-S(N1))/(N2-N1)",
         },
         "workloads": res,
-        "rows": [{"row": r, "ours": o, "peer": p} for r, o, p in ROWS],
+        "rows": [{"row": r, "ours": o, "peer": p} for r, o, p in rows],
         "rdma": rdma,
         "failed": rn.failed,
         "wall_seconds": round(wall, 1),
     }
     with open(os.path.join(rn.build, "bench-cost.json"), "w") as f:
         json.dump(out, f, indent=1)
-    md = table(ROWS, res)
+    md = table(rows, res)
     with open(os.path.join(rn.build, "bench-cost.md"), "w") as f:
         f.write(f"# bench-cost {out['method']['date']}: N1={N1} N2={N2}, "
                 f"{out['method']['valgrind']}\n\n")
-        f.write("\n".join(md) + "\n\n## Top functions (self Ir/op)\n\n")
+        f.write("\n".join(md) + f"\n\nRDMA: {rdma}\n\n"
+                "## Top functions (self Ir/op)\n\n")
         f.write("\n".join(top_functions(res)) + "\n")
     print("\n".join(md))
     print()
     print("\n".join(top_functions(res)))
-    print(f"RDMA: {rdma.get('skipped') or 'measured'}")
+    print(f"RDMA: {rdma}")
     print(f"bench-cost: {wall:.0f} s; {rn.build}/bench-cost.json, "
           f"{rn.build}/bench-cost.md")
     if rn.failed:

@@ -29,6 +29,9 @@ static void usage(FILE *f)
 		"  -p, --port N        NFS port (default: ask rpcbind)\n"
 		"  -m, --mount-port N  MOUNT port (default: ask rpcbind)\n"
 		"  -e, --export PATH   export to mount (default /export)\n"
+		"  -t, --transport T   tcp, or rdma: NFS over RPC-over-RDMA, "
+		"MOUNT over TCP\n"
+		"                      (default tcp)\n"
 		"  -n, --count N       calls to make (default 10000)\n"
 		"  -w, --warmup N      calls made first, not counted "
 		"(default 1000)\n"
@@ -64,6 +67,7 @@ int main(int argc, char **argv)
 		{"port", required_argument, NULL, 'p'},
 		{"mount-port", required_argument, NULL, 'm'},
 		{"export", required_argument, NULL, 'e'},
+		{"transport", required_argument, NULL, 't'},
 		{"count", required_argument, NULL, 'n'},
 		{"warmup", required_argument, NULL, 'w'},
 		{"help", no_argument, NULL, 'h'},
@@ -76,8 +80,8 @@ int main(int argc, char **argv)
 	double t0, t1;
 	int opt, ret;
 
-	while ((opt = getopt_long(argc, argv, "p:m:e:n:w:h", longopts, NULL)) !=
-	       -1) {
+	while ((opt = getopt_long(argc, argv, "p:m:e:t:n:w:h", longopts,
+				  NULL)) != -1) {
 		switch (opt) {
 		case 'p':
 			ret = parse_num(optarg, 65535, &port);
@@ -88,6 +92,13 @@ int main(int argc, char **argv)
 		case 'e':
 			o.export_path = optarg;
 			ret = 0;
+			break;
+		case 't':
+			ret = 0;
+			if (!strcmp(optarg, "rdma"))
+				o.transport = XPRT_TRANSPORT_RDMA;
+			else if (strcmp(optarg, "tcp"))
+				ret = -EINVAL;
 			break;
 		case 'n':
 			ret = parse_num(optarg, 1ul << 40, &count);

@@ -26,6 +26,7 @@
 #include <time.h>
 
 #include <libxprt/nfs3.h>
+#include <libxprt/rdma.h>
 
 struct run {
 	struct nfs3_clnt *clnt;
@@ -135,6 +136,12 @@ static void usage(FILE *f)
 		"  -p, --port N        NFS port (default: ask rpcbind)\n"
 		"  -m, --mount-port N  MOUNT port (default: ask rpcbind)\n"
 		"  -e, --export PATH   export to mount (default /export)\n"
+		"  -t, --transport T   tcp, or rdma: NFS over RPC-over-RDMA, "
+		"MOUNT over TCP\n"
+		"                      (default tcp)\n"
+		"  -r, --reg MODE      over RDMA, how the READ buffers are "
+		"registered: per-io\n"
+		"                      (the library's default) or cache\n"
 		"  -f, --file PATH     file to read, relative to the export "
 		"(default\n"
 		"                      bench64m.dat)\n"
@@ -175,6 +182,8 @@ int main(int argc, char **argv)
 		{"port", required_argument, NULL, 'p'},
 		{"mount-port", required_argument, NULL, 'm'},
 		{"export", required_argument, NULL, 'e'},
+		{"transport", required_argument, NULL, 't'},
+		{"reg", required_argument, NULL, 'r'},
 		{"file", required_argument, NULL, 'f'},
 		{"bs", required_argument, NULL, 'b'},
 		{"depth", required_argument, NULL, 'd'},
@@ -187,6 +196,7 @@ int main(int argc, char **argv)
 	unsigned long warmup = 1000, bs = 4096, i;
 	const char *file = "bench64m.dat";
 	struct nfs3_fattr attr;
+	struct xprt_rdma_opts ro = {0};
 	struct nfs3_opts o = {.export_path = "/export"};
 	struct run r = {.lock = PTHREAD_MUTEX_INITIALIZER,
 			.idle = PTHREAD_COND_INITIALIZER};
@@ -196,7 +206,7 @@ int main(int argc, char **argv)
 	double t0, t1;
 	int opt, ret;
 
-	while ((opt = getopt_long(argc, argv, "p:m:e:f:b:d:n:w:h", longopts,
+	while ((opt = getopt_long(argc, argv, "p:m:e:t:r:f:b:d:n:w:h", longopts,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'p':
@@ -208,6 +218,20 @@ int main(int argc, char **argv)
 		case 'e':
 			o.export_path = optarg;
 			ret = 0;
+			break;
+		case 't':
+			ret = 0;
+			if (!strcmp(optarg, "rdma"))
+				o.transport = XPRT_TRANSPORT_RDMA;
+			else if (strcmp(optarg, "tcp"))
+				ret = -EINVAL;
+			break;
+		case 'r':
+			ret = 0;
+			if (!strcmp(optarg, "cache"))
+				ro.reg_mode = XPRT_RDMA_REG_CACHE;
+			else if (strcmp(optarg, "per-io"))
+				ret = -EINVAL;
 			break;
 		case 'f':
 			file = optarg;
@@ -248,6 +272,7 @@ int main(int argc, char **argv)
 	o.host = argv[optind];
 	o.nfs_port = (uint16_t)port;
 	o.mount_port = (uint16_t)mport;
+	o.rdma = &ro;
 	o.errmsg = errmsg;
 	o.errmsg_len = sizeof(errmsg);
 	r.bs = (uint32_t)bs;
