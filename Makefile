@@ -184,8 +184,9 @@ check-rdma:
 # The README's test command: everything, on a fresh Debian 12 machine.
 # The fuzz targets run FUZZ_SECONDS (60) each and the fault soak
 # SOAK_SECONDS (60): short runs of what `make fuzz-long` / longer soaks do.
-check: deps-check-all check-format check-man check-unit check-install \
-       check-integration check-mpi check-plot check-rdma fuzz soak
+check: deps-check-all check-format check-man check-unit check-cost \
+       check-install check-integration check-mpi check-plot check-rdma fuzz \
+       soak
 
 # Everything `make check` needs, installed once up front so every build
 # sees the same optional dependencies (Open MPI decides the benches' MPI
@@ -561,6 +562,28 @@ $(foreach s,$(COST_SRCS),$(eval $(call COST_RULE,$(s))))
 cost-tools: $(COST_BINS)
 
 all: cost-tools
+
+# The regression guard (issue 12 item 3), in make check, plain build only
+# (valgrind does not run sanitizer builds): client instructions per call
+# of the synchronous NULL and of 16-deep 4 KiB READs against the fake
+# in-process server of tests/unit (tests/cost/cost_guard.c; its threads
+# not counted), against tests/cost/baseline.txt: fails when either grows
+# more than 20 % past it.  Lower the baseline as the fast path improves.
+COST_GUARD := build/plain/tests/cost/cost-guard
+
+.PHONY: check-cost
+
+$(O)/tests/cost/cost-guard: tests/cost/cost_guard.c $(LIB_A) \
+		$(UNIT_HELPER_OBJS) tests/unit/test_nfs3_fakesrv.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -Itests/unit -o $@ $< $(UNIT_HELPER_OBJS) $(LIB_A) \
+	    $(LDFLAGS_ALL) $(PKG_LIBS) $(CMOCKA_LIBS)
+
+check-cost:
+	@scripts/deps.sh --check cost >/dev/null 2>&1 || scripts/deps.sh cost
+	@$(MAKE) --no-print-directory -s BUILD=plain $(COST_GUARD)
+	@scripts/bench-cost.py --self-test
+	scripts/bench-cost.py --guard build/plain
 
 bench-cost:
 	@scripts/deps.sh build servers cost

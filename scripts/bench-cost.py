@@ -4,6 +4,7 @@
 
 usage: scripts/bench-cost.py BUILDDIR [--only ID,ID...] [--no-rdma]
                                       (BUILDDIR: build/plain)
+       scripts/bench-cost.py --guard BUILDDIR    (make check-cost)
        scripts/bench-cost.py --self-test
        scripts/bench-cost.py --list
   env: N1, N2 (operation counts, default 2000 and 12000), REPS (pairs
@@ -33,6 +34,12 @@ peers: libtirpc clnt_call (bench/peers/peer_tirpc_null), libnfs's async
 API (peer_libnfs) and a plain C 9P loop (peer_p9), in their exact count
 modes (--count).  Then, when the tests/rdma guest can boot, the same
 measurement inside it over Soft-RoCE (tests/rdma/bench-cost-guest.sh).
+
+--guard is the regression guard of make check: BUILDDIR/tests/cost/
+cost-guard (the synchronous NULL, and 4 KiB READs 16 in flight) against
+the fake in-process server of tests/unit, under callgrind with a file per
+thread, the fake server's threads left out; fails when a figure is more
+than 20 % above tests/cost/baseline.txt.  About 5 seconds.
 
 Prints the table and the top functions by self cost per operation of our
 workloads; writes BUILDDIR/bench-cost.json and BUILDDIR/bench-cost.md,
@@ -670,6 +677,82 @@ def top_functions(res):
     return out
 
 
+# ---------------------------------------------------------------- guard
+GUARD_N1, GUARD_N2 = 1000, 5000
+GUARD_LIMIT = 1.20
+GUARD_BASELINE = os.environ.get("COST_BASELINE") or os.path.join(
+    TOP, "tests", "cost", "baseline.txt")
+# the fake server's threads (tests/unit/helpers/fakesrv.c)
+SERVER_FNS = ("accept_main", "conn_main")
+
+
+def read_baseline(path):
+    base = {}
+    with open(path) as f:
+        for line in f:
+            line = line.split("#", 1)[0].split()
+            if len(line) == 2:
+                base[line[0]] = float(line[1])
+    return base
+
+
+def client_ir(files):
+    """Ir of the client's threads: every per-thread file of a run but the
+    fake server's."""
+    total = 0
+    for path in files:
+        with open(path) as f:
+            p = parse_callgrind(f.read())
+        if not any(fn in p.self_ir for fn in SERVER_FNS):
+            total += p.summary
+    return total
+
+
+def guard(build):
+    prog = os.path.join(os.path.abspath(build), "tests", "cost", "cost-guard")
+    raw = os.path.join(os.path.abspath(build), "cost-guard")
+    base = read_baseline(GUARD_BASELINE)
+    failed = []
+    for mode, ref in base.items():
+        best = None
+        for attempt in (1, 2):   # a second pair before calling it a failure
+            ir = []
+            for n in (GUARD_N1, GUARD_N2):
+                d = os.path.join(raw, f"{mode}.n{n}.a{attempt}")
+                shutil.rmtree(d, ignore_errors=True)
+                os.makedirs(d)
+                r = subprocess.run(
+                    ["valgrind", "--tool=callgrind", "--separate-threads=yes",
+                     f"--callgrind-out-file={d}/out", prog, mode, str(n)],
+                    capture_output=True, text=True, timeout=120)
+                if r.returncode:
+                    print(f"cost guard: {prog} {mode} {n} failed:\n"
+                          f"{r.stderr[-1500:]}", file=sys.stderr)
+                    return 1
+                ir.append(client_ir(os.path.join(d, f) for f in os.listdir(d)
+                                    if f.startswith("out-")))
+            v = per_op(ir[0], ir[1], GUARD_N1, GUARD_N2)
+            best = v if best is None else min(best, v)
+            if best <= ref * GUARD_LIMIT:
+                break
+        verdict = "ok" if best <= ref * GUARD_LIMIT else "FAIL"
+        note = ""
+        if best < ref * 0.9:
+            note = (f" ({100 * (1 - best / ref):.0f} % below: lower "
+                    f"tests/cost/baseline.txt)")
+        print(f"cost guard: {mode:7s} {best:8.1f} Ir/call, baseline "
+              f"{ref:.0f}, limit {ref * GUARD_LIMIT:.0f}: {verdict}{note}")
+        if verdict != "ok":
+            failed.append(mode)
+    if failed:
+        print("cost guard: FAILED: " + ", ".join(failed) + " grew more than "
+              f"20 %; where it goes: callgrind_annotate {raw}/"
+              f"{failed[0]}.n{GUARD_N2}.a1/out-01 (the calling thread), "
+              "or make bench-cost")
+        return 1
+    return 0
+
+
 # ---------------------------------------------------------------- self-test
 _CG_SAMPLE = """# callgrind format
 version: 1
@@ -746,6 +829,19 @@ def self_test():
     assert r["syscalls_per_op"] == (545 - 140) / 200, r
     assert r["syscalls_by_name_per_op"]["sendmsg"] == 1.0, r
     assert r["top_self_per_op"][0] == ["__memmove_avx_unaligned_erms", 10.0]
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        files = []
+        for i, fn in enumerate(("main", "conn_main", "tcp_rx_main")):
+            files.append(os.path.join(d, f"out-0{i + 1}"))
+            with open(files[-1], "w") as f:
+                f.write(f"events: Ir\nsummary: {100 * (i + 1)}\n"
+                        f"fn=(1) {fn}\n1 {100 * (i + 1)}\n")
+        assert client_ir(files) == 100 + 300   # the server thread left out
+        with open(os.path.join(d, "base"), "w") as f:
+            f.write("# comment\nnull 4229 # sync\n\nread16  5520\n")
+        assert read_baseline(os.path.join(d, "base")) == {
+            "null": 4229.0, "read16": 5520.0}
     print("bench-cost self-test: ok")
 
 
@@ -754,6 +850,12 @@ def main(argv):
     if "--self-test" in argv:
         self_test()
         return 0
+    if "--guard" in argv:
+        rest = [a for a in argv if a != "--guard"]
+        if len(rest) != 1:
+            print(__doc__.split("\n\n")[1], file=sys.stderr)
+            return 2
+        return guard(rest[0])
     args = [a for a in argv if not a.startswith("--")]
     only = None
     for i, a in enumerate(argv):
