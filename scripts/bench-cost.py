@@ -9,7 +9,10 @@ usage: scripts/bench-cost.py BUILDDIR [--only ID,ID...] [--no-rdma]
        scripts/bench-cost.py --list
   env: N1, N2 (operation counts, default 2000 and 12000), REPS (pairs
        of runs per tool and workload, default 3: the median is reported),
-       XPRT_RUN_DIR (servers' run dir, default BUILDDIR/bench-cost-run)
+       XPRT_RUN_DIR (servers' run dir, default BUILDDIR/bench-cost-run),
+       RDMA_N1, RDMA_N2, RDMA_STRACE_N2, RDMA_REPS (the guest's: 200,
+       1200, 700, 1), RDMA_COST_BUDGET (the boot's, 420 s), COST_BASELINE
+       (--guard: another baseline file)
 
 Starts ganesha (NFSv3, with rpcbind when none runs) and diod (9P2000.L)
 on free loopback ports through tests/servers/servers.sh, puts a 64 MiB
@@ -39,7 +42,7 @@ measurement inside it over Soft-RoCE (tests/rdma/bench-cost-guest.sh).
 cost-guard (the synchronous NULL, and 4 KiB READs 16 in flight) against
 the fake in-process server of tests/unit, under callgrind with a file per
 thread, the fake server's threads left out; fails when a figure is more
-than 20 % above tests/cost/baseline.txt.  About 5 seconds.
+than 20 % above tests/cost/baseline.txt.  About 3 seconds.
 
 Prints the table and the top functions by self cost per operation of our
 workloads; writes BUILDDIR/bench-cost.json and BUILDDIR/bench-cost.md,
@@ -847,6 +850,9 @@ def self_test():
 
 # ---------------------------------------------------------------- main
 def main(argv):
+    if "-h" in argv or "--help" in argv:
+        print(__doc__)
+        return 0
     if "--self-test" in argv:
         self_test()
         return 0
