@@ -2,8 +2,8 @@
 /*
  * nfs3-null: synchronous NFSv3 NULL calls through libxprt, one at a time.
  *
- * The smallest program on the public API: nfs3_mount(), then nfs3_null()
- * COUNT times, then nfs3_destroy().  It is what `make bench-cost` counts
+ * The smallest program on the public API: lx_nfs3_mount(), then lx_nfs3_null()
+ * COUNT times, then lx_nfs3_destroy().  It is what `make bench-cost` counts
  * the instructions and system calls of (scripts/bench-cost.py): nothing in
  * the loop but the library call, so the per-call difference between two
  * counts is the library's own cost.
@@ -25,7 +25,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: nfs3-null [options] HOST\n"
 		"Mount HOST's export and make COUNT synchronous NFSv3 NULL "
-		"calls (nfs3_null()).\n"
+		"calls (lx_nfs3_null()).\n"
 		"  -p, --port N        NFS port (default: ask rpcbind)\n"
 		"  -m, --mount-port N  MOUNT port (default: ask rpcbind)\n"
 		"  -e, --export PATH   export to mount (default /export)\n"
@@ -74,8 +74,8 @@ int main(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	unsigned long port = 0, mport = 0, count = 10000, warmup = 1000, i;
-	struct nfs3_opts o = {.export_path = "/export"};
-	struct nfs3_clnt *c;
+	struct lx_nfs3_opts o = {.export_path = "/export"};
+	struct lx_nfs3_clnt *c;
 	char errmsg[256] = "";
 	double t0, t1;
 	int opt, ret;
@@ -96,7 +96,7 @@ int main(int argc, char **argv)
 		case 't':
 			ret = 0;
 			if (!strcmp(optarg, "rdma"))
-				o.transport = XPRT_TRANSPORT_RDMA;
+				o.transport = LX_XPRT_TRANSPORT_RDMA;
 			else if (strcmp(optarg, "tcp"))
 				ret = -EINVAL;
 			break;
@@ -128,22 +128,22 @@ int main(int argc, char **argv)
 	o.errmsg = errmsg;
 	o.errmsg_len = sizeof(errmsg);
 
-	ret = nfs3_mount(&c, &o);
+	ret = lx_nfs3_mount(&c, &o);
 	if (ret) {
 		fprintf(stderr, "nfs3-null: mount %s:%s: %s (%s)\n", o.host,
-			o.export_path, nfs3_strerror(ret), errmsg);
+			o.export_path, lx_nfs3_strerror(ret), errmsg);
 		return 1;
 	}
 	for (i = 0; i < warmup && !ret; i++)
-		ret = nfs3_null(c);
+		ret = lx_nfs3_null(c);
 	t0 = now_s();
 	for (i = 0; i < count && !ret; i++)
-		ret = nfs3_null(c);
+		ret = lx_nfs3_null(c);
 	t1 = now_s();
-	nfs3_destroy(c);
+	lx_nfs3_destroy(c);
 	if (ret) {
 		fprintf(stderr, "nfs3-null: NULL call: %s\n",
-			nfs3_strerror(ret));
+			lx_nfs3_strerror(ret));
 		return 1;
 	}
 	printf("calls=%lu seconds=%.3f calls_per_s=%.0f\n", count, t1 - t0,

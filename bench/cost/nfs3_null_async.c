@@ -3,9 +3,9 @@
  * nfs3-null-async: NFSv3 NULL calls through libxprt's async API, DEPTH of
  * them in flight on one connection.
  *
- * nfs3_mount(), then DEPTH calls of nfs3_null_async(); each completion
+ * lx_nfs3_mount(), then DEPTH calls of lx_nfs3_null_async(); each completion
  * (on the library's receive thread) starts the next call from its
- * callback, with NFS3_CALL_NOWAIT as the API asks there, until
+ * callback, with LX_NFS3_CALL_NOWAIT as the API asks there, until
  * WARMUP + COUNT calls have been made; the main thread sleeps until the
  * last one completes.  No clock is read per call: `make bench-cost`
  * counts this program's instructions and system calls per call
@@ -27,7 +27,7 @@
 #include <libxprt/nfs3.h>
 
 struct run {
-	struct nfs3_clnt *clnt;
+	struct lx_nfs3_clnt *clnt;
 	atomic_ulong to_issue; /* calls not started yet */
 	atomic_ulong active;   /* calls started and not completed */
 	atomic_int err;	       /* first failure */
@@ -35,10 +35,10 @@ struct run {
 	pthread_cond_t idle; /* signalled when active drops to 0 */
 };
 
-static void null_done(struct nfs3_call *call, int status, void *arg);
+static void null_done(struct lx_nfs3_call *call, int status, void *arg);
 
 /* Start one call on @call if any are left; false when none was started. */
-static bool start(struct run *r, struct nfs3_call *call, unsigned int flags)
+static bool start(struct run *r, struct lx_nfs3_call *call, unsigned int flags)
 {
 	unsigned long left = atomic_load(&r->to_issue);
 	int ret;
@@ -51,7 +51,7 @@ static bool start(struct run *r, struct nfs3_call *call, unsigned int flags)
 	call->arg = r;
 	call->flags = flags;
 	atomic_fetch_add(&r->active, 1);
-	ret = nfs3_null_async(r->clnt, call);
+	ret = lx_nfs3_null_async(r->clnt, call);
 	if (ret) {
 		/* with DEPTH below the client's max_reqs a slot is always
 		 * free, so a failure here is a real one */
@@ -62,13 +62,13 @@ static bool start(struct run *r, struct nfs3_call *call, unsigned int flags)
 	return true;
 }
 
-static void null_done(struct nfs3_call *call, int status, void *arg)
+static void null_done(struct lx_nfs3_call *call, int status, void *arg)
 {
 	struct run *r = arg;
 
 	/* @call is ours again as soon as this runs: it carries the next */
 	if (!status)
-		start(r, call, NFS3_CALL_NOWAIT);
+		start(r, call, LX_NFS3_CALL_NOWAIT);
 	else
 		atomic_store(&r->err, status);
 	if (atomic_fetch_sub(&r->active, 1) == 1) {
@@ -79,7 +79,7 @@ static void null_done(struct nfs3_call *call, int status, void *arg)
 }
 
 /* @n calls, @depth in flight; returns when all have completed */
-static int run_calls(struct run *r, struct nfs3_call *calls,
+static int run_calls(struct run *r, struct lx_nfs3_call *calls,
 		     unsigned long depth, unsigned long n)
 {
 	unsigned long i;
@@ -100,7 +100,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: nfs3-null-async [options] HOST\n"
 		"Mount HOST's export and make COUNT NFSv3 NULL calls with "
-		"nfs3_null_async(),\nDEPTH in flight.\n"
+		"lx_nfs3_null_async(),\nDEPTH in flight.\n"
 		"  -p, --port N        NFS port (default: ask rpcbind)\n"
 		"  -m, --mount-port N  MOUNT port (default: ask rpcbind)\n"
 		"  -e, --export PATH   export to mount (default /export)\n"
@@ -148,10 +148,10 @@ int main(int argc, char **argv)
 	};
 	unsigned long port = 0, mport = 0, depth = 16, count = 10000;
 	unsigned long warmup = 1000;
-	struct nfs3_opts o = {.export_path = "/export"};
+	struct lx_nfs3_opts o = {.export_path = "/export"};
 	struct run r = {.lock = PTHREAD_MUTEX_INITIALIZER,
 			.idle = PTHREAD_COND_INITIALIZER};
-	struct nfs3_call *calls;
+	struct lx_nfs3_call *calls;
 	char errmsg[256] = "";
 	double t0, t1;
 	int opt, ret;
@@ -208,10 +208,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	ret = nfs3_mount(&r.clnt, &o);
+	ret = lx_nfs3_mount(&r.clnt, &o);
 	if (ret) {
 		fprintf(stderr, "nfs3-null-async: mount %s:%s: %s (%s)\n",
-			o.host, o.export_path, nfs3_strerror(ret), errmsg);
+			o.host, o.export_path, lx_nfs3_strerror(ret), errmsg);
 		free(calls);
 		return 1;
 	}
@@ -220,11 +220,11 @@ int main(int argc, char **argv)
 	if (!ret)
 		ret = run_calls(&r, calls, depth, count);
 	t1 = now_s();
-	nfs3_destroy(r.clnt);
+	lx_nfs3_destroy(r.clnt);
 	free(calls);
 	if (ret) {
 		fprintf(stderr, "nfs3-null-async: NULL call: %s\n",
-			nfs3_strerror(ret));
+			lx_nfs3_strerror(ret));
 		return 1;
 	}
 	printf("calls=%lu depth=%lu seconds=%.3f calls_per_s=%.0f\n", count,

@@ -3,11 +3,11 @@
  * nfs3-read: NFSv3 READs of BS bytes at random BS-aligned offsets of one
  * file through libxprt's async API, DEPTH of them in flight.
  *
- * nfs3_mount(), nfs3_lookup_path() for the file's handle and size, then
- * DEPTH calls of nfs3_read_buf_async(), each into a buffer of its own (the
+ * lx_nfs3_mount(), lx_nfs3_lookup_path() for the file's handle and size, then
+ * DEPTH calls of lx_nfs3_read_buf_async(), each into a buffer of its own (the
  * library reads the data from the socket straight into it); each
  * completion (on the library's receive thread) starts the next READ from
- * its callback, with NFS3_CALL_NOWAIT as the API asks there, until
+ * its callback, with LX_NFS3_CALL_NOWAIT as the API asks there, until
  * WARMUP + COUNT READs have been made; the main thread sleeps until the
  * last one completes.  No clock is read per call: `make bench-cost`
  * counts this program's instructions and system calls per READ
@@ -29,8 +29,8 @@
 #include <libxprt/rdma.h>
 
 struct run {
-	struct nfs3_clnt *clnt;
-	struct nfs3_fh fh;
+	struct lx_nfs3_clnt *clnt;
+	struct lx_nfs3_fh fh;
 	uint32_t bs;
 	uint64_t nblocks;
 	atomic_ulong seq;      /* draws of the offset sequence */
@@ -43,13 +43,13 @@ struct run {
 
 /* one READ in flight: its call, its result and its buffer */
 struct slot {
-	struct nfs3_call call;
-	struct nfs3_read_res res;
+	struct lx_nfs3_call call;
+	struct lx_nfs3_read_res res;
 	struct run *run;
 	void *buf;
 };
 
-static void read_done(struct nfs3_call *call, int status, void *arg);
+static void read_done(struct lx_nfs3_call *call, int status, void *arg);
 
 /* a random block: splitmix64 of a counter, safe from any thread */
 static uint64_t next_block(struct run *r)
@@ -77,9 +77,9 @@ static bool start(struct slot *s, unsigned int flags)
 	s->call.arg = s;
 	s->call.flags = flags;
 	atomic_fetch_add(&r->active, 1);
-	ret = nfs3_read_buf_async(r->clnt, &s->call, &r->fh,
-				  next_block(r) * r->bs, r->bs, s->buf,
-				  &s->res);
+	ret = lx_nfs3_read_buf_async(r->clnt, &s->call, &r->fh,
+				     next_block(r) * r->bs, r->bs, s->buf,
+				     &s->res);
 	if (ret) {
 		/* with DEPTH below the client's max_reqs a slot is always
 		 * free, so a failure here is a real one */
@@ -90,7 +90,7 @@ static bool start(struct slot *s, unsigned int flags)
 	return true;
 }
 
-static void read_done(struct nfs3_call *call, int status, void *arg)
+static void read_done(struct lx_nfs3_call *call, int status, void *arg)
 {
 	struct slot *s = arg;
 	struct run *r = s->run;
@@ -99,7 +99,7 @@ static void read_done(struct nfs3_call *call, int status, void *arg)
 		status = -EIO; /* short: the file is smaller than it said */
 	/* @s is ours again as soon as this runs: it carries the next */
 	if (!status)
-		start(s, NFS3_CALL_NOWAIT);
+		start(s, LX_NFS3_CALL_NOWAIT);
 	else
 		atomic_store(&r->err, status);
 	if (atomic_fetch_sub(&r->active, 1) == 1) {
@@ -131,7 +131,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: nfs3-read [options] HOST\n"
 		"Mount HOST's export and READ COUNT blocks of BS bytes at "
-		"random offsets of\nFILE with nfs3_read_buf_async(), DEPTH in "
+		"random offsets of\nFILE with lx_nfs3_read_buf_async(), DEPTH in "
 		"flight.\n"
 		"  -p, --port N        NFS port (default: ask rpcbind)\n"
 		"  -m, --mount-port N  MOUNT port (default: ask rpcbind)\n"
@@ -195,9 +195,9 @@ int main(int argc, char **argv)
 	unsigned long port = 0, mport = 0, depth = 16, count = 10000;
 	unsigned long warmup = 1000, bs = 4096, i;
 	const char *file = "bench64m.dat";
-	struct nfs3_fattr attr;
-	struct xprt_rdma_opts ro = {0};
-	struct nfs3_opts o = {.export_path = "/export"};
+	struct lx_nfs3_fattr attr;
+	struct lx_xprt_rdma_opts ro = {0};
+	struct lx_nfs3_opts o = {.export_path = "/export"};
 	struct run r = {.lock = PTHREAD_MUTEX_INITIALIZER,
 			.idle = PTHREAD_COND_INITIALIZER};
 	struct slot *slots = NULL;
@@ -222,14 +222,14 @@ int main(int argc, char **argv)
 		case 't':
 			ret = 0;
 			if (!strcmp(optarg, "rdma"))
-				o.transport = XPRT_TRANSPORT_RDMA;
+				o.transport = LX_XPRT_TRANSPORT_RDMA;
 			else if (strcmp(optarg, "tcp"))
 				ret = -EINVAL;
 			break;
 		case 'r':
 			ret = 0;
 			if (!strcmp(optarg, "cache"))
-				ro.reg_mode = XPRT_RDMA_REG_CACHE;
+				ro.reg_mode = LX_XPRT_RDMA_REG_CACHE;
 			else if (strcmp(optarg, "per-io"))
 				ret = -EINVAL;
 			break;
@@ -277,16 +277,16 @@ int main(int argc, char **argv)
 	o.errmsg_len = sizeof(errmsg);
 	r.bs = (uint32_t)bs;
 
-	ret = nfs3_mount(&r.clnt, &o);
+	ret = lx_nfs3_mount(&r.clnt, &o);
 	if (ret) {
 		fprintf(stderr, "nfs3-read: mount %s:%s: %s (%s)\n", o.host,
-			o.export_path, nfs3_strerror(ret), errmsg);
+			o.export_path, lx_nfs3_strerror(ret), errmsg);
 		return 1;
 	}
-	ret = nfs3_lookup_path(r.clnt, file, &r.fh, &attr);
+	ret = lx_nfs3_lookup_path(r.clnt, file, &r.fh, &attr);
 	if (ret) {
 		fprintf(stderr, "nfs3-read: %s: %s\n", file,
-			nfs3_strerror(ret));
+			lx_nfs3_strerror(ret));
 		goto out_destroy;
 	}
 	r.nblocks = attr.size / bs;
@@ -313,7 +313,7 @@ int main(int argc, char **argv)
 		ret = run_calls(&r, slots, depth, count);
 	t1 = now_s();
 	if (ret)
-		fprintf(stderr, "nfs3-read: READ: %s\n", nfs3_strerror(ret));
+		fprintf(stderr, "nfs3-read: READ: %s\n", lx_nfs3_strerror(ret));
 	else
 		printf("reads=%lu depth=%lu bs=%lu seconds=%.3f "
 		       "reads_per_s=%.0f\n",
@@ -323,6 +323,6 @@ out_free:
 	free(bufs);
 	free(slots);
 out_destroy:
-	nfs3_destroy(r.clnt);
+	lx_nfs3_destroy(r.clnt);
 	return ret ? 1 : 0;
 }

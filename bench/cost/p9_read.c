@@ -3,12 +3,12 @@
  * p9-read: 9P2000.L Treads of BS bytes at random BS-aligned offsets of one
  * file through libxprt, DEPTH of them in flight.
  *
- * p9_connect() (Tversion, Tattach), p9_open_path() (Twalk, Tlopen) and
- * p9_stat_path() for the size; then, at DEPTH 1, the blocking p9_read()
- * WARMUP + COUNT times; deeper, DEPTH calls of p9_read_async(), each into
+ * lx_p9_connect() (Tversion, Tattach), lx_p9_open_path() (Twalk, Tlopen) and
+ * lx_p9_stat_path() for the size; then, at DEPTH 1, the blocking lx_p9_read()
+ * WARMUP + COUNT times; deeper, DEPTH calls of lx_p9_read_async(), each into
  * a buffer of its own (the library reads the data from the socket straight
  * into it), each completion (on the library's receive thread) starting the
- * next Tread from its callback with P9_NOWAIT, as the API asks there,
+ * next Tread from its callback with LX_P9_NOWAIT, as the API asks there,
  * while the main thread sleeps until the last one completes.  No clock is
  * read per call: `make bench-cost` counts this program's instructions and
  * system calls per Tread (scripts/bench-cost.py).
@@ -29,7 +29,7 @@
 #include <libxprt/p9.h>
 
 struct run {
-	struct p9_clnt *clnt;
+	struct lx_p9_clnt *clnt;
 	uint32_t fid, bs;
 	uint64_t nblocks;
 	atomic_ulong seq;      /* draws of the offset sequence */
@@ -65,8 +65,8 @@ static int read_sync(struct run *r, void *buf, unsigned long n)
 	int ret;
 
 	for (i = 0; i < n; i++) {
-		ret = p9_read(r->clnt, r->fid, next_block(r) * r->bs, r->bs,
-			      buf, &got);
+		ret = lx_p9_read(r->clnt, r->fid, next_block(r) * r->bs, r->bs,
+				 buf, &got);
 		if (ret)
 			return ret;
 		if (got != r->bs)
@@ -89,8 +89,8 @@ static bool start(struct slot *s, unsigned int flags)
 			return false;
 	} while (!atomic_compare_exchange_weak(&r->to_issue, &left, left - 1));
 	atomic_fetch_add(&r->active, 1);
-	ret = p9_read_async(r->clnt, r->fid, next_block(r) * r->bs, r->bs,
-			    s->buf, 0, flags, read_done, s);
+	ret = lx_p9_read_async(r->clnt, r->fid, next_block(r) * r->bs, r->bs,
+			       s->buf, 0, flags, read_done, s);
 	if (ret) {
 		/* with DEPTH below the client's max_reqs a tag is always
 		 * free, so a failure here is a real one */
@@ -109,7 +109,7 @@ static void read_done(void *arg, int status, uint32_t count)
 	if (!status && count != r->bs)
 		status = -EIO;
 	if (!status)
-		start(s, P9_NOWAIT);
+		start(s, LX_P9_NOWAIT);
 	else
 		atomic_store(&r->err, status);
 	if (atomic_fetch_sub(&r->active, 1) == 1) {
@@ -148,8 +148,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: p9-read [options] HOST\n"
 		"Attach to HOST's 9P2000.L tree and Tread COUNT blocks of BS "
-		"bytes at random\noffsets of FILE, DEPTH in flight: p9_read() "
-		"at DEPTH 1, p9_read_async() above.\n"
+		"bytes at random\noffsets of FILE, DEPTH in flight: lx_p9_read() "
+		"at DEPTH 1, lx_p9_read_async() above.\n"
 		"  -p, --port N        9P port (default 564)\n"
 		"  -a, --aname PATH    tree to attach (diod: the exported "
 		"directory; required)\n"
@@ -205,9 +205,9 @@ int main(int argc, char **argv)
 	const char *file = "bench64m.dat";
 	struct run r = {.lock = PTHREAD_MUTEX_INITIALIZER,
 			.idle = PTHREAD_COND_INITIALIZER};
-	struct p9_opts o = {0};
+	struct lx_p9_opts o = {0};
 	struct slot *slots = NULL;
-	struct p9_attr attr;
+	struct lx_p9_attr attr;
 	char errbuf[256] = "";
 	char *bufs = NULL;
 	double t0, t1;
@@ -265,21 +265,21 @@ int main(int argc, char **argv)
 	o.errbuf_len = sizeof(errbuf);
 	r.bs = (uint32_t)bs;
 
-	ret = p9_connect(&r.clnt, &o);
+	ret = lx_p9_connect(&r.clnt, &o);
 	if (ret) {
 		fprintf(stderr, "p9-read: %s aname %s: %s (%s)\n", o.host,
-			o.aname, p9_strerror(ret), errbuf);
+			o.aname, lx_p9_strerror(ret), errbuf);
 		return 1;
 	}
-	ret = p9_stat_path(r.clnt, file, P9_GETATTR_SIZE, &attr);
+	ret = lx_p9_stat_path(r.clnt, file, LX_P9_GETATTR_SIZE, &attr);
 	if (!ret)
-		ret = p9_open_path(r.clnt, file, O_RDONLY, 0, &r.fid, NULL);
+		ret = lx_p9_open_path(r.clnt, file, O_RDONLY, 0, &r.fid, NULL);
 	if (ret) {
-		fprintf(stderr, "p9-read: %s: %s\n", file, p9_strerror(ret));
+		fprintf(stderr, "p9-read: %s: %s\n", file, lx_p9_strerror(ret));
 		goto out_close;
 	}
 	r.nblocks = attr.size / bs;
-	if (!r.nblocks || bs > p9_iosize(r.clnt)) {
+	if (!r.nblocks || bs > lx_p9_iosize(r.clnt)) {
 		fprintf(stderr,
 			"p9-read: %s is smaller than %lu bytes, or %lu is "
 			"above msize - 24\n",
@@ -304,7 +304,7 @@ int main(int argc, char **argv)
 		ret = run_reads(&r, slots, depth, count);
 	t1 = now_s();
 	if (ret)
-		fprintf(stderr, "p9-read: Tread: %s\n", p9_strerror(ret));
+		fprintf(stderr, "p9-read: Tread: %s\n", lx_p9_strerror(ret));
 	else
 		printf("reads=%lu depth=%lu bs=%lu seconds=%.3f "
 		       "reads_per_s=%.0f\n",
@@ -314,8 +314,8 @@ out_free:
 	free(bufs);
 	free(slots);
 out_clunk:
-	p9_clunk(r.clnt, r.fid);
+	lx_p9_clunk(r.clnt, r.fid);
 out_close:
-	p9_close(r.clnt);
+	lx_p9_close(r.clnt);
 	return ret ? 1 : 0;
 }

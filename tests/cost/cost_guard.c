@@ -4,9 +4,9 @@
  * check-cost, issue 12 item 3), against the in-process fake NFSv3 server
  * of tests/unit/test_nfs3_fakesrv.h.
  *
- *   cost-guard null N     nfs3_mount(), 200 + N synchronous nfs3_null()
+ *   cost-guard null N     lx_nfs3_mount(), 200 + N synchronous lx_nfs3_null()
  *   cost-guard read16 N   200 + N READs of 4 KiB at varying offsets,
- *                         16 in flight (nfs3_read_buf_async(), each
+ *                         16 in flight (lx_nfs3_read_buf_async(), each
  *                         completion starting the next)
  *
  * scripts/bench-cost.py --guard runs it under callgrind with one output
@@ -37,8 +37,8 @@
 #define BS     4096
 
 struct run {
-	struct nfs3_clnt *clnt;
-	struct nfs3_fh fh;
+	struct lx_nfs3_clnt *clnt;
+	struct lx_nfs3_fh fh;
 	atomic_ulong to_issue, active, seq;
 	atomic_int err;
 	pthread_mutex_t lock;
@@ -46,13 +46,13 @@ struct run {
 };
 
 struct slot {
-	struct nfs3_call call;
-	struct nfs3_read_res res;
+	struct lx_nfs3_call call;
+	struct lx_nfs3_read_res res;
 	struct run *run;
 	uint8_t buf[BS];
 };
 
-static void read_done(struct nfs3_call *call, int status, void *arg);
+static void read_done(struct lx_nfs3_call *call, int status, void *arg);
 
 static bool start(struct slot *s, unsigned int flags)
 {
@@ -70,8 +70,8 @@ static bool start(struct slot *s, unsigned int flags)
 	s->call.arg = s;
 	s->call.flags = flags;
 	atomic_fetch_add(&r->active, 1);
-	ret = nfs3_read_buf_async(r->clnt, &s->call, &r->fh, blk * BS, BS,
-				  s->buf, &s->res);
+	ret = lx_nfs3_read_buf_async(r->clnt, &s->call, &r->fh, blk * BS, BS,
+				     s->buf, &s->res);
 	if (ret) {
 		atomic_store(&r->err, ret);
 		atomic_fetch_sub(&r->active, 1);
@@ -80,7 +80,7 @@ static bool start(struct slot *s, unsigned int flags)
 	return true;
 }
 
-static void read_done(struct nfs3_call *call, int status, void *arg)
+static void read_done(struct lx_nfs3_call *call, int status, void *arg)
 {
 	struct slot *s = arg;
 	struct run *r = s->run;
@@ -88,7 +88,7 @@ static void read_done(struct nfs3_call *call, int status, void *arg)
 	if (!status && s->res.count != BS)
 		status = -EIO;
 	if (!status)
-		start(s, NFS3_CALL_NOWAIT);
+		start(s, LX_NFS3_CALL_NOWAIT);
 	else
 		atomic_store(&r->err, status);
 	if (atomic_fetch_sub(&r->active, 1) == 1) {
@@ -118,7 +118,7 @@ int main(int argc, char **argv)
 	struct run r = {.lock = PTHREAD_MUTEX_INITIALIZER,
 			.idle = PTHREAD_COND_INITIALIZER};
 	struct slot *slots = NULL;
-	struct nfs3_opts o;
+	struct lx_nfs3_opts o;
 	unsigned long n, i;
 	char msg[256] = "";
 	bool rd;
@@ -139,10 +139,10 @@ int main(int argc, char **argv)
 	for (i = 0; i < FSIZE_MAX; i++)
 		S->cache[i] = (uint8_t)(i * 7);
 	opts_init(&o, msg, sizeof(msg));
-	ret = nfs3_mount(&r.clnt, &o);
+	ret = lx_nfs3_mount(&r.clnt, &o);
 	if (ret) {
 		fprintf(stderr, "cost-guard: mount: %s (%s)\n",
-			nfs3_strerror(ret), msg);
+			lx_nfs3_strerror(ret), msg);
 		goto out_srv;
 	}
 	if (rd) {
@@ -159,14 +159,14 @@ int main(int argc, char **argv)
 			ret = reads(&r, slots, n);
 	} else {
 		for (i = 0; i < WARMUP + n && !ret; i++)
-			ret = nfs3_null(r.clnt);
+			ret = lx_nfs3_null(r.clnt);
 	}
 	if (ret)
 		fprintf(stderr, "cost-guard: %s: %s\n", argv[1],
-			nfs3_strerror(ret));
+			lx_nfs3_strerror(ret));
 	free(slots);
 out_clnt:
-	nfs3_destroy(r.clnt);
+	lx_nfs3_destroy(r.clnt);
 out_srv:
 	teardown(NULL);
 	return ret ? 1 : 0;
