@@ -158,7 +158,31 @@ $(O)/tests/integration/%: tests/integration/%.c $(LIB_A) $(UNIT_HELPER_OBJS)
 	    $(UNIT_HELPER_OBJS) $(LIB_A) $(LDFLAGS_ALL) $(PKG_LIBS) \
 	    $(CMOCKA_LIBS)
 
-integration: $(INTEG_BINS) tools
+# libnfs and libxprt in one program (test_libnfs_side.sh): linked with
+# libxprt.so before libnfs, libnfs before libxprt.so, and with libxprt.a.
+# Two translation units: libnfs's and libtirpc's headers both define
+# bool_t.  rpath: run from the build tree, never an installed libxprt.
+NFS_CFLAGS := $(shell pkg-config --cflags libnfs 2>/dev/null)
+NFS_LIBS   := $(shell pkg-config --libs libnfs 2>/dev/null || echo -lnfs)
+SIDE_OBJS  := $(O)/obj/tests/integration/side_main.o \
+              $(O)/obj/tests/integration/side_libnfs.o \
+              $(O)/obj/tests/integration/side_libxprt.o
+SIDE_BINS  := $(O)/tests/integration/side-xprt-nfs \
+              $(O)/tests/integration/side-nfs-xprt \
+              $(O)/tests/integration/side-static
+$(O)/obj/tests/integration/side_libnfs.o: CFLAGS_ALL += $(NFS_CFLAGS)
+SIDE_RPATH = -L$(O) -Wl,-rpath,$(abspath $(O))
+$(O)/tests/integration/side-xprt-nfs: $(SIDE_OBJS) $(O)/libxprt.so
+	@mkdir -p $(@D)
+	$(CC) -o $@ $(SIDE_OBJS) $(LDFLAGS_ALL) $(SIDE_RPATH) -lxprt $(NFS_LIBS)
+$(O)/tests/integration/side-nfs-xprt: $(SIDE_OBJS) $(O)/libxprt.so
+	@mkdir -p $(@D)
+	$(CC) -o $@ $(SIDE_OBJS) $(LDFLAGS_ALL) $(NFS_LIBS) $(SIDE_RPATH) -lxprt
+$(O)/tests/integration/side-static: $(SIDE_OBJS) $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) -o $@ $(SIDE_OBJS) $(LIB_A) $(LDFLAGS_ALL) $(PKG_LIBS) $(NFS_LIBS)
+
+integration: $(INTEG_BINS) $(SIDE_BINS) tools
 	@scripts/run-integration.sh $(O) $(INTEG_BINS) $(INTEG_SCRIPTS)
 
 asan:
@@ -627,4 +651,5 @@ check-format:
 clean:
 	rm -rf build
 
--include $(LIB_OBJS:.o=.d) $(UNIT_HELPER_OBJS:.o=.d) $(MICRO_COMMON_OBJS:.o=.d)
+-include $(LIB_OBJS:.o=.d) $(UNIT_HELPER_OBJS:.o=.d) $(MICRO_COMMON_OBJS:.o=.d) \
+	$(SIDE_OBJS:.o=.d)
