@@ -172,6 +172,46 @@ static bool_t lx_rpc_xdr_later(XDR *xdrs, void *p)
 	return TRUE;
 }
 
+/*
+ * The common reply, decoded in place: our XID, accepted, any verifier
+ * (AUTH_NONE or a short AUTH_SYS/AUTH_SHORT one: skipped, as
+ * xdr_replymsg() would only copy it out), SUCCESS.  Return the offset of
+ * the results, or 0 for anything else, which goes to libtirpc's decoder
+ * (denials, other accept_stats, short or odd replies): the same answers,
+ * and the rare cases keep one decoder.
+ */
+static size_t lx_rpc_fast_hdr(const uint8_t *p, size_t len, uint32_t xid)
+{
+	uint32_t vlen;
+	size_t pos;
+
+	if (len < LX_RPC_REPLY_MIN || get_be32(p) != xid ||
+	    get_be32(p + 4) != REPLY || get_be32(p + 8) != MSG_ACCEPTED)
+		return 0;
+	vlen = get_be32(p + 16);
+	if (vlen > MAX_AUTH_BYTES)
+		return 0;
+	pos = 20 + ((vlen + 3) & ~3u);
+	if (len < pos + 4 || get_be32(p + pos) != SUCCESS)
+		return 0;
+	return pos + 4;
+}
+
+/* Decode the results at @pos of the reply. */
+static int lx_rpc_decode_results(struct lx_xprt_req *req, struct lx_rpc_task *t,
+				 size_t pos)
+{
+	XDR xdr;
+	int status = 0;
+
+	xdrmem_create(&xdr, (char *)req->rbuf->data + pos,
+		      (u_int)(req->rlen - pos), XDR_DECODE);
+	if (!t->dec(&xdr, t->res))
+		status = -EBADMSG;
+	xdr_destroy(&xdr);
+	return status;
+}
+
 /* Decode header and results of a complete reply. */
 static int lx_rpc_decode_reply(struct lx_xprt_req *req, struct lx_rpc_task *t)
 {
@@ -180,7 +220,14 @@ static int lx_rpc_decode_reply(struct lx_xprt_req *req, struct lx_rpc_task *t)
 	u_int pos;
 	XDR xdr;
 	int status;
+	size_t fast;
 
+	fast = lx_rpc_fast_hdr(req->rbuf->data, req->rlen, t->xid);
+	if (fast) {
+		t->info.reply_stat = MSG_ACCEPTED;
+		t->info.accept_stat = SUCCESS;
+		return t->dec ? lx_rpc_decode_results(req, t, fast) : 0;
+	}
 	memset(&m, 0, sizeof(m));
 	m.acpted_rply.ar_verf.oa_base = verf;
 	m.acpted_rply.ar_results.where = NULL;
@@ -191,15 +238,10 @@ static int lx_rpc_decode_reply(struct lx_xprt_req *req, struct lx_rpc_task *t)
 		return -EBADMSG;
 	}
 	status = lx_rpc_reply_status(&m, &t->info);
-	if (!status && t->dec) {
-		pos = xdr_getpos(&xdr);
-		xdr_destroy(&xdr);
-		xdrmem_create(&xdr, (char *)req->rbuf->data + pos,
-			      (u_int)(req->rlen - pos), XDR_DECODE);
-		if (!t->dec(&xdr, t->res))
-			status = -EBADMSG;
-	}
+	pos = xdr_getpos(&xdr);
 	xdr_destroy(&xdr);
+	if (!status && t->dec)
+		status = lx_rpc_decode_results(req, t, pos);
 	return status;
 }
 
