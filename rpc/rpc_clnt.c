@@ -330,12 +330,41 @@ static int lx_rpc_encode(struct lx_rpc_clnt *cl, struct lx_xprt_req *req,
 	return 0;
 }
 
-static struct xprt *lx_rpc_pick_xprt(struct lx_rpc_clnt *cl)
+static struct xprt *lx_rpc_pick_xprt(struct lx_rpc_clnt *cl, unsigned int *conn)
 {
-	unsigned int i = atomic_fetch_add_explicit(&cl->next_conn, 1,
-						   memory_order_relaxed);
+	unsigned int i =
+		cl->nconn == 1 ?
+			0 :
+			atomic_fetch_add_explicit(&cl->next_conn, 1,
+						  memory_order_relaxed) %
+				cl->nconn;
 
-	return cl->x[i % cl->nconn];
+	*conn = i;
+	return cl->x[i];
+}
+
+/*
+ * The XID of a call: its slot in the low xid_shift bits, so that the
+ * transport finds the reply by reading that slot (xprt.c, reply index),
+ * and above them a count of the slot's uses, interleaved over the
+ * connections and offset by the client's random base.  A given XID
+ * comes back only after 2^(32 - xid_shift) / nconnect uses of one slot
+ * (67 million with the default 64 slots and one connection): sequential
+ * XIDs of one client repeat after 2^32 calls, these after at least as
+ * many unless one slot takes every call, and never across the client's
+ * connections (servers key their duplicate caches by XID and address).
+ */
+static uint32_t lx_rpc_xid(struct lx_rpc_clnt *cl, struct lx_rpc_task *t,
+			   unsigned int slot, unsigned int conn)
+{
+	uint32_t hi;
+
+	if (lx_xprt_unlikely(cl->xid_pinned))
+		return atomic_fetch_add_explicit(&cl->xid, 1,
+						 memory_order_relaxed);
+	hi = atomic_load_explicit(&cl->xid, memory_order_relaxed) +
+	     t->xid_gen++ * cl->nconn + conn;
+	return (uint32_t)((uint64_t)hi << cl->xid_shift) | slot;
 }
 
 /*
@@ -348,7 +377,8 @@ static int lx_rpc_start(struct lx_rpc_clnt *cl,
 			lx_rpc_done_fn done, void *arg,
 			struct lx_xprt_req **reqp)
 {
-	struct xprt *x = lx_rpc_pick_xprt(cl);
+	unsigned int conn;
+	struct xprt *x = lx_rpc_pick_xprt(cl, &conn);
 	struct lx_xprt_req *req;
 	struct lx_rpc_task *t;
 	uint32_t xid;
@@ -359,7 +389,9 @@ static int lx_rpc_start(struct lx_rpc_clnt *cl,
 	if (err)
 		return err;
 	t = task_of(req);
-	memset(t, 0, sizeof(*t));
+	/* everything but the slot's use count, which XIDs are made of */
+	memset((char *)t + offsetof(struct lx_rpc_task, cl), 0,
+	       sizeof(*t) - offsetof(struct lx_rpc_task, cl));
 	t->cl = cl;
 	t->dec = a->dec;
 	t->res = a->res;
@@ -378,7 +410,7 @@ static int lx_rpc_start(struct lx_rpc_clnt *cl,
 	t->timeo_ns =
 		(uint64_t)(a->timeo_ms ? a->timeo_ms : cl->opts.timeo_ms) *
 		1000000u;
-	xid = atomic_fetch_add_explicit(&cl->xid, 1, memory_order_relaxed);
+	xid = lx_rpc_xid(cl, t, req->slot, conn);
 	t->xid = xid;
 	t->info.xid = xid;
 	t->info.reply_stat = -1;
@@ -561,6 +593,9 @@ int lx_rpc_clnt_create(struct lx_rpc_clnt **clp,
 			goto out_xprts;
 		cl->nconn++;
 	}
+	/* as many bits as the transports' key_mask (xprt.h: reply keys) */
+	while ((1u << cl->xid_shift) < lx_xprt_max_reqs(cl->x[0]))
+		cl->xid_shift++;
 	*clp = cl;
 	return 0;
 
