@@ -172,14 +172,15 @@ static size_t lx_rpc_fast_hdr(const uint8_t *p, size_t len, uint32_t xid)
 	uint32_t vlen;
 	size_t pos;
 
-	if (len < LX_RPC_REPLY_MIN || get_be32(p) != xid ||
-	    get_be32(p + 4) != REPLY || get_be32(p + 8) != MSG_ACCEPTED)
+	if (len < LX_RPC_REPLY_MIN || lx_xprt_get_be32(p) != xid ||
+	    lx_xprt_get_be32(p + 4) != REPLY ||
+	    lx_xprt_get_be32(p + 8) != MSG_ACCEPTED)
 		return 0;
-	vlen = get_be32(p + 16);
+	vlen = lx_xprt_get_be32(p + 16);
 	if (vlen > MAX_AUTH_BYTES)
 		return 0;
 	pos = 20 + ((vlen + 3) & ~3u);
-	if (len < pos + 4 || get_be32(p + pos) != SUCCESS)
+	if (len < pos + 4 || lx_xprt_get_be32(p + pos) != SUCCESS)
 		return 0;
 	return pos + 4;
 }
