@@ -319,7 +319,7 @@ class Bench:
                 ours = self.ours(srv, [
                     "--filename", "bench64m.dat", "--size", "64m", "--rw",
                     "randread", "--bs", "4k", "--iodepth", str(depth),
-                    "--runtime", str(SECS), "--ramp_time", "500ms"])
+                    "--time_based", "--runtime", str(SECS), "--ramp_time", "500ms"])
                 peer = [self.peer, "--depth", str(depth), "--seconds",
                         str(SECS), "--warmup", "0.5", "--msize", "65536",
                         srv[0], srv[1], srv[2], "bench64m.dat"]
@@ -343,7 +343,7 @@ class Bench:
         for streams in (1, 16):
             ours = self.ours(srv, [
                 "--filename", "null", "--rw", "getattr", "--numjobs",
-                str(streams), "--iodepth", "1", "--runtime", str(SECS),
+                str(streams), "--iodepth", "1", "--time_based", "--runtime", str(SECS),
                 "--ramp_time", "500ms"])
             dl = [self.diodload, "-s", f"127.0.0.1:{self.ctl_port}", "-g",
                   "-n", str(streams), "-r", str(SECS)]

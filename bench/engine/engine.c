@@ -109,6 +109,26 @@ bool bench_reads_after_write(const struct bench_opts *o)
 	return bench_rw_reads(o->rw);
 }
 
+/**
+ * bench_region() - the size of a job's file and where its I/O region
+ * starts: --offset N puts the --size bytes of I/O after N bytes (the file
+ * is N + size long, as fio extends a file it creates); --offset P% starts
+ * the I/O P% into a file of --size bytes, at a block boundary.
+ */
+void bench_region(const struct bench_opts *o, uint64_t *file_size,
+		  uint64_t *base)
+{
+	if (o->offset_pct) {
+		*file_size = o->size;
+		*base = o->size / 100 * o->offset_pct / o->bs * o->bs;
+		if (*base >= o->size)
+			*base = o->size - o->bs;
+		return;
+	}
+	*file_size = o->offset + o->size;
+	*base = o->offset;
+}
+
 static unsigned int slots_per_job(const struct bench_opts *o)
 {
 	if (bench_may_layout(o) && o->iodepth < BENCH_LAYOUT_DEPTH)
@@ -250,8 +270,9 @@ static int files_create(struct bench *b)
 			f->name = NULL;
 			return -ENOMEM;
 		}
-		f->size = o->size;
-		f->nblocks = o->size / o->bs;
+		bench_region(o, &f->size, &f->base);
+		f->bs = (uint32_t)o->bs;
+		f->nblocks = (f->size - f->base) / o->bs;
 		f->layout_job = i;
 		if (o->verify) {
 			f->state = calloc(f->nblocks, sizeof(*f->state));
@@ -268,11 +289,12 @@ static int job_create(struct bench *b, struct bench_job *j, unsigned int i)
 	size_t hdr = round_up(sizeof(struct bench_slot), BENCH_CACHELINE);
 	unsigned int k, d;
 	size_t blen = 0;
+	uint64_t base;
 
 	j->b = b;
 	j->info.index = i;
 	j->info.owner = (uint64_t)i + 1;
-	j->info.size = o->size;
+	bench_region(o, &j->info.size, &base);
 	j->rank = b->rank;
 	j->gid = b->rank * o->numjobs + i;
 	snprintf(j->name, sizeof(j->name), "%s%u", o->name, j->gid);

@@ -59,7 +59,13 @@ enum bench_dir {
 enum bench_fmt {
 	FMT_NORMAL,
 	FMT_JSON,
+	FMT_JSON_PLUS, /* json with the histograms' bins */
+	FMT_TERSE,     /* fio's semicolon-separated line, version 3 */
+	FMT_NR,
 };
+
+#define BENCH_FMT_BIT(f) (1u << (f))
+#define BENCH_MAX_PCT	 20 /* fio's FIO_IO_U_LIST_MAX_LEN */
 
 enum bench_eta {
 	ETA_AUTO,
@@ -81,6 +87,9 @@ enum {
 	SET_NUMBER_IOS = 1u << 9,
 	SET_IODEPTH = 1u << 10,
 	SET_LOG_INTERVAL = 1u << 11,
+	SET_LOOPS = 1u << 12,
+	SET_OFFSET = 1u << 13,
+	SET_SEED = 1u << 14,
 };
 
 #define BENCH_LOG_MIN_NS   100000000ull /* the main thread's tick */
@@ -115,10 +124,23 @@ struct bench_opts {
 	bool group_reporting;
 	unsigned int repetitions;
 	const char *preset;
-	const char *log_file;	  /* --write_log */
-	uint64_t log_interval_ns; /* --log_interval */
-	bool log_per_job;	  /* --log_per_job */
-	const char *hist_file;	  /* --write_hist */
+	const char *log_file;	    /* --write_log */
+	uint64_t log_interval_ns;   /* --log_interval */
+	bool log_per_job;	    /* --log_per_job */
+	const char *hist_file;	    /* --write_hist */
+	bool time_based;	    /* --time_based: loop until --runtime */
+	unsigned int loops;	    /* --loops: passes over the file */
+	uint64_t offset;	    /* --offset: the jobs' region starts here */
+	unsigned int offset_pct;    /* --offset=P%: P (0: absolute) */
+	bool randrepeat;	    /* --randrepeat (default 1) */
+	unsigned int kb_base;	    /* --kb_base */
+	double pcts[BENCH_MAX_PCT]; /* --percentile_list */
+	unsigned int npcts;
+	unsigned int fmts;	     /* BENCH_FMT_BIT() of --output-format */
+	uint64_t eta_newline_ns;     /* --eta-newline */
+	uint64_t status_interval_ns; /* --status-interval */
+	const char *description;
+	bool stonewall, new_group; /* job files */
 	unsigned int set;
 };
 
@@ -159,8 +181,10 @@ struct bench_phase {
 
 struct bench_file {
 	char *name;
-	uint64_t size;
-	uint64_t nblocks;
+	uint64_t size;	  /* the file's size: --offset + the region */
+	uint64_t base;	  /* where the jobs' region starts (--offset) */
+	uint32_t bs;	  /* block size of the region */
+	uint64_t nblocks; /* blocks of the region */
 	_Atomic uint32_t *state;
 	unsigned int nusers;
 	unsigned int layout_job;
@@ -335,6 +359,9 @@ struct bench {
 void bench_opts_defaults(struct bench_opts *o);
 int bench_cli_parse(struct bench *b, int argc, char **argv);
 
+/* cli.c: a fio option accepted with a note on how it is read (once) */
+void bench_note(const char *opt, const char *value, const char *how);
+
 /* usage.c */
 struct bench_preset {
 	const char *name;
@@ -354,6 +381,8 @@ extern const char *bench_prog_name;
 /* engine.c */
 #define BENCH_LAYOUT_DEPTH 4u
 bool bench_may_layout(const struct bench_opts *o);
+void bench_region(const struct bench_opts *o, uint64_t *file_size,
+		  uint64_t *base);
 int bench_jobs_call(struct bench *b,
 		    int (*hook)(void *priv, struct bench_job_info *job));
 bool bench_writes_data(const struct bench_opts *o);
@@ -389,9 +418,14 @@ int bench_report_json(struct bench *b, FILE *f);
 int bench_report_hist(struct bench *b, FILE *f);
 const char *bench_dir_name(enum bench_dir d);
 
+/* units.c: fio's kb_base for bench_parse_size() (1024 or 1000) */
+extern unsigned int bench_kb_base;
+
 /* units.c: messages of ranks other than 0 */
-extern int bench_msg_rank; /* -1: alone; else prefixed "[rank N]" */
-extern bool bench_mute;	   /* drop bench_error() (identical on rank 0) */
+extern int bench_msg_rank;  /* -1: alone; else prefixed "[rank N]" */
+extern bool bench_mute;	    /* drop bench_error() (identical on rank 0) */
+void bench_mute_push(void); /* mute messages for a while (nestable) */
+void bench_mute_pop(void);
 
 /* engine.c */
 int bench_rep_add(struct bench *b, struct bench_job *j);

@@ -51,7 +51,11 @@ static uint64_t job_budget(struct bench *b, struct bench_job *j,
 			return o->size / o->bs;
 		if (o->number_ios)
 			return o->number_ios;
-		return o->runtime_ns ? UINT64_MAX : o->size / o->bs;
+		/* fio: --runtime caps the time; only --time_based loops
+		 * until it (a metadata workload has no size to finish) */
+		if (o->runtime_ns && (o->time_based || bench_rw_meta(o->rw)))
+			return UINT64_MAX;
+		return (f ? f->nblocks : o->size / o->bs) * o->loops;
 	}
 	return 0;
 }

@@ -141,7 +141,7 @@ bool bench_draw(struct bench_job *j, struct bench_slot *s)
 			op = bench_rw_reads(ph->rw) ? BENCH_OP_READ :
 						      BENCH_OP_WRITE;
 		s->io.op = op;
-		s->io.offset = blk * j->io_len;
+		s->io.offset = (f ? f->base : 0) + blk * j->io_len;
 		s->io.len = j->io_len;
 		s->io.buf = s->buf;
 		if (!f || !f->state)

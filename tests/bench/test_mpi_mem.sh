@@ -35,7 +35,7 @@ ok() { echo ok; }
 # 1. 4 ranks x 2 jobs, two latencies (MPMD): the merged percentiles must
 # come from the merged histogram (bimodal), not from averaging ranks.
 step "4 ranks x 2 jobs, merged report and histograms"
-common=(--rw randrw --runtime 1500ms --ramp_time 300ms --numjobs 2
+common=(--rw randrw --time_based --runtime 1500ms --ramp_time 300ms --numjobs 2
 	--iodepth 4 --mem-virtual --eta never)
 "${MPIRUN[@]}" -np 2 "$bin" "${common[@]}" --mem-lat 100us \
 	--output-format json --output "$tmp/out.json" \

@@ -17,7 +17,7 @@ trap 'rm -rf "$tmp"' EXIT
 fail() { echo "test_plot: FAIL: $*" >&2; exit 1; }
 command -v gnuplot >/dev/null || fail "gnuplot is not installed (scripts/deps.sh mpi)"
 
-"$bin" --rw randrw --runtime 2 --numjobs 2 --iodepth 4 --mem-lat 50us:400us \
+"$bin" --rw randrw --time_based --runtime 2 --numjobs 2 --iodepth 4 --mem-lat 50us:400us \
 	--write_log "$tmp/run.tsv" --log_per_job --log_interval 250ms \
 	--write_hist "$tmp/run.hist" --output-format json --output "$tmp/a.json" \
 	--eta never

@@ -59,7 +59,7 @@ if usable "$nfs"; then
 	N=(--server "$XPRT_NFS_HOST:$XPRT_NFS_PORT" --mount-port "$XPRT_MNT_PORT"
 		--export "$XPRT_NFS_EXPORT" --directory "$d" --eta never)
 	"${MPIRUN[@]}" -np 4 "$nfs" "${N[@]}" --rw randrw --bs 4k --size 1m \
-		--numjobs 2 --iodepth 4 --ramp_time 500ms --runtime 2 \
+		--numjobs 2 --iodepth 4 --ramp_time 500ms --time_based --runtime 2 \
 		--output-format json --output "$tmp/nfs.json" 2>"$tmp/err" ||
 		fail "nfs3-bench under mpirun: $(cat "$tmp/err")"
 	check "$tmp/nfs.json" 4 2 "$XPRT_NFS_EXPORT_DIR"
@@ -91,7 +91,7 @@ if usable "$p9"; then
 		fi
 		"${MPIRUN[@]}" -np 4 "$p9" "${S[@]}" --directory "$d" --name "p9$srv" \
 			--rw randrw --bs 4k --size 1m --numjobs 2 --iodepth 4 \
-			--ramp_time 500ms --runtime 2 --eta never --output-format json \
+			--ramp_time 500ms --time_based --runtime 2 --eta never --output-format json \
 			--output "$tmp/p9-$srv.json" 2>"$tmp/err" ||
 			fail "p9-bench ($srv) under mpirun: $(cat "$tmp/err")"
 		check "$tmp/p9-$srv.json" 4 2 "$root"

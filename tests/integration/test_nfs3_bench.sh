@@ -80,42 +80,42 @@ fi
 # and two jobs sharing it: every read is checked against the pattern.
 run "randrw --verify, 2 jobs sharing a file" 0 "" "${SRV[@]}" \
 	--directory nfs3-bench-test --filename mixed.dat --rw randrw --bs 16k \
-	--size 32m --iodepth 16 --numjobs 2 --verify --runtime 2
+	--size 32m --iodepth 16 --numjobs 2 --verify --time_based --runtime 2
 
 # ------------------------------------------------------------- 2. errors
 run "wrong export" 1 "export /no-such-export does not exist" \
 	--server "$XPRT_NFS_HOST:$XPRT_NFS_PORT" --mount-port "$XPRT_MNT_PORT" \
-	--export /no-such-export --runtime 1
+	--export /no-such-export --time_based --runtime 1
 run "nothing listens on the NFS port" 1 "Connection refused" \
 	--server "$XPRT_NFS_HOST:1" --mount-port "$XPRT_MNT_PORT" \
-	--export "$XPRT_NFS_EXPORT" --runtime 1
+	--export "$XPRT_NFS_EXPORT" --time_based --runtime 1
 run "MOUNT port is not MOUNT (wrong server)" 1 "does not run that program" \
 	--server "$XPRT_NFS_HOST:$XPRT_NFS_PORT" --mount-port "$XPRT_NFS_PORT" \
-	--export "$XPRT_NFS_EXPORT" --runtime 1
+	--export "$XPRT_NFS_EXPORT" --time_based --runtime 1
 run "host does not resolve" 1 "cannot resolve" \
-	--server no-such-host.invalid --export "$XPRT_NFS_EXPORT" --runtime 1
+	--server no-such-host.invalid --export "$XPRT_NFS_EXPORT" --time_based --runtime 1
 run "--transport rdma (no RDMA device on this host)" 1 "no RDMA device" \
-	"${SRV[@]}" --transport rdma --runtime 1
+	"${SRV[@]}" --transport rdma --time_based --runtime 1
 mkdir -p "$dir/locked" && chmod 755 "$dir/locked"
 run "server refuses to create for uid 65534" 1 "permission denied to uid 65534" \
 	"${SRV[@]}" --uid 65534 --gid 65534 --directory nfs3-bench-test/locked \
-	--rw write --size 1m --runtime 1
+	--rw write --size 1m --time_based --runtime 1
 run "directory missing in the export" 1 "no such file" "${SRV[@]}" \
-	--directory nfs3-bench-test/missing --rw write --size 1m --runtime 1
+	--directory nfs3-bench-test/missing --rw write --size 1m --time_based --runtime 1
 run "--server missing" 2 "--server and --export are required" \
-	--export /export --runtime 1
+	--export /export --time_based --runtime 1
 run "bad --stable" 2 "--stable" "${SRV[@]}" --stable sometimes
 run "bad --server port" 2 "--server" --server "$XPRT_NFS_HOST:99999" \
 	--export /export
 run "--bs above the server's wsize" 2 "largest transfer" "${SRV[@]}" \
-	--directory nfs3-bench-test --rw write --bs 2m --size 4m --runtime 1
+	--directory nfs3-bench-test --rw write --bs 2m --size 4m --time_based --runtime 1
 
 # ------------------------------------------- 3. seed workloads, briefly
 # The documented command lines (docs/man/nfs3-bench.1, EXAMPLES) with a
 # short runtime; randread reuses the files randrw laid out.
 for p in nfs-randrw nfs-randread; do
 	if run "--preset $p --runtime 2" 0 "" "${SRV[@]}" --directory nfs3-bench-test \
-		--preset "$p" --runtime 2 --output-format json --output "$work/$p.json"; then
+		--preset "$p" --time_based --runtime 2 --output-format json --output "$work/$p.json"; then
 		cp "$work/$p.json" "$work/out"
 		ops=$(python3 -c 'import json, sys
 a = json.load(open(sys.argv[1]))["aggregate"]
@@ -125,12 +125,12 @@ print(a["read"]["total_ios"] + a["write"]["total_ios"])' "$work/out")
 			bad "$p: status $(json status.ok), $ops I/Os"
 	fi
 done
-run "--rw null" 0 "" "${SRV[@]}" --rw null --iodepth 8 --runtime 1
+run "--rw null" 0 "" "${SRV[@]}" --rw null --iodepth 8 --time_based --runtime 1
 run "--rw getattr" 0 "" "${SRV[@]}" --directory nfs3-bench-test --rw getattr \
-	--iodepth 8 --runtime 1
+	--iodepth 8 --time_based --runtime 1
 for s in datasync filesync; do
 	if run "--stable $s" 0 "" "${SRV[@]}" --directory nfs3-bench-test --name "$s" \
-		--rw randwrite --bs 8k --size 8m --iodepth 8 --stable $s --runtime 1 \
+		--rw randwrite --bs 8k --size 8m --iodepth 8 --stable $s --time_based --runtime 1 \
 		--output-format json; then
 		[[ $(json backend_stats.commits) == 0 && $(json backend_stats.unstable_writes) == 0 ]] &&
 			ok "--stable $s: no unstable writes, no COMMIT" ||
@@ -149,7 +149,7 @@ done
 if [[ -n ${XPRT_SERVERS_SH:-} && -n ${XPRT_SERVERS_RUN_DIR:-} ]]; then
 	"$bin" "${SRV[@]}" --directory nfs3-bench-test --name restart \
 		--rw randwrite --bs 64k --size 32m --iodepth 8 --numjobs 2 \
-		--runtime 5 --verify --output-format json >"$work/out" 2>"$work/err" &
+		--time_based --runtime 5 --verify --output-format json >"$work/out" 2>"$work/err" &
 	pid=$!
 	sleep 2
 	"$XPRT_SERVERS_SH" kill "$XPRT_SERVERS_RUN_DIR" ganesha >/dev/null 2>&1

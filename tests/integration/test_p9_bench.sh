@@ -97,7 +97,7 @@ server() {
 
 	run "$s: randrw 4k, iodepth 16, 2 jobs, 2 sessions, --verify" 0 "" \
 		"${SRV[@]}" --directory "$sub" --name r --rw randrw --bs 4k \
-		--size 1m --iodepth 16 --numjobs 2 --nconnect 2 --runtime 1 \
+		--size 1m --iodepth 16 --numjobs 2 --nconnect 2 --time_based --runtime 1 \
 		--verify --output-format json &&
 		expect "$s: randrw read and wrote, no errors" \
 			'd["aggregate"]["read"]["total_ios"] > 0 and d["aggregate"]["write"]["total_ios"] > 0 and d["backend_stats"]["sessions"] == 2 and d["aggregate"]["io_errors"] == 0'
@@ -106,14 +106,14 @@ server() {
 	# slot in completion context and go to the back-end's helper thread
 	run "$s: 256k I/Os through 6 slots, --verify" 0 "" "${SRV[@]}" \
 		--directory "$sub" --name s --rw randrw --bs 256k --size 4m \
-		--iodepth 4 --numjobs 2 --max-reqs 6 --runtime 1 --verify \
+		--iodepth 4 --numjobs 2 --max-reqs 6 --time_based --runtime 1 --verify \
 		--output-format json &&
 		expect "$s: parts deferred to the helper, no errors" \
 			'd["backend_stats"]["deferred"] > 0 and d["backend_stats"]["max_reqs"] == 6 and d["aggregate"]["io_errors"] == 0'
 
 	run "$s: getattr, 2 jobs, iodepth 4" 0 "" "${SRV[@]}" \
 		--directory "$sub" --name r --rw getattr --numjobs 2 \
-		--iodepth 4 --runtime 500ms --output-format json &&
+		--iodepth 4 --time_based --runtime 500ms --output-format json &&
 		expect "$s: getattr round trips counted" \
 			'd["aggregate"]["other"]["total_ios"] > 0'
 
@@ -166,7 +166,7 @@ run "--alloc unknown" 2 "--alloc" "${A[@]}" --alloc slab
 run "--server missing" 2 "--server HOST[:PORT] is required" --aname /x
 run "--aname missing" 2 "--aname PATH is required" --server 127.0.0.1:1
 run "--server bad port" 2 "--server" --server 127.0.0.1:port --aname /x
-run "--rw null refused" 2 "no null operation" "${A[@]}" --rw null --runtime 1
+run "--rw null refused" 2 "no null operation" "${A[@]}" --rw null --time_based --runtime 1
 if [[ -n ${XPRT_DIOD_PORT:-} ]]; then
 	run "--bs above 128 messages" 2 "largest transfer" \
 		--server "$XPRT_DIOD_HOST:$XPRT_DIOD_PORT" \

@@ -88,22 +88,47 @@ static void test_sizes_parse_with_binary_suffixes(void **st)
 		const char *s;
 		uint64_t v;
 	} ok[] = {
-		{"0", 0},	    {"512", 512},	  {"4k", 4096},
-		{"4K", 4096},	    {"4kb", 4096},	  {"4KiB", 4096},
-		{"1m", 1048576},    {"64M", 64ull << 20}, {"1g", 1ull << 30},
-		{"2t", 2ull << 40}, {"1p", 1ull << 50},	  {"32b", 32},
-		{"0x1000", 0}, /* not accepted: see below */
+		{"0", 0},
+		{"512", 512},
+		{"4k", 4096},
+		{"4K", 4096},
+		{"4kb", 4096},
+		{"4ki", 4096},
+		{"1m", 1048576},
+		{"64M", 64ull << 20},
+		{"1g", 1ull << 30},
+		{"2t", 2ull << 40},
+		{"1p", 1ull << 50},
+		{"32b", 32},
+		{"0x1000", 4096},
+		{"2mi", 2ull << 20},
+		/* fio 3.33's compatibility mode: the full IEC spelling is
+		 * the other base (what Debian's fio computes) */
+		{"4KiB", 4000},
+		{"2mib", 2000000},
+		{"1GiB", 1000000000},
 	};
 	uint64_t v;
 	unsigned int i;
 
 	(void)st;
-	for (i = 0; i < sizeof(ok) / sizeof(ok[0]) - 1; i++) {
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
 		v = 7;
 		assert_int_equal(bench_parse_size(ok[i].s, &v), 0);
-		assert_int_equal(v, ok[i].v);
+		if (v != ok[i].v)
+			fail_msg("'%s' = %llu, want %llu", ok[i].s,
+				 (unsigned long long)v,
+				 (unsigned long long)ok[i].v);
 	}
-	assert_int_equal(bench_parse_size("0x1000", &v), -EINVAL);
+	/* kb_base=1000: the other way round */
+	bench_kb_base = 1000;
+	assert_int_equal(bench_parse_size("4k", &v), 0);
+	assert_int_equal(v, 4000);
+	assert_int_equal(bench_parse_size("4KiB", &v), 0);
+	assert_int_equal(v, 4096);
+	assert_int_equal(bench_parse_size("1m", &v), 0);
+	assert_int_equal(v, 1000000);
+	bench_kb_base = 1024;
 }
 
 static void test_bad_sizes_are_rejected(void **st)
@@ -207,7 +232,7 @@ static void test_bad_values_exit_2_naming_the_option(void **st)
 	expect_usage_error(RUN("--rwmixread", "101"), "--rwmixread");
 	expect_usage_error(RUN("--output-format", "xml"), "normal, json");
 	expect_usage_error(RUN("--transport", "ib"), "tcp, rdma");
-	expect_usage_error(RUN("--verify=md5"), "--verify");
+	expect_usage_error(RUN("--verify=sha7"), "--verify");
 	expect_usage_error(RUN("--nconnect", "17"), "--nconnect");
 	expect_usage_error(RUN("--mem-lat", "fast"), "--mem-lat");
 	expect_usage_error(RUN("--preset", "nope"), "not a preset");
@@ -268,6 +293,93 @@ static struct bench *parse(const char *const *args, int *ret)
 }
 
 #define PARSE(ret, ...) parse((const char *const[]){__VA_ARGS__, NULL}, ret)
+
+/* ------------------------------------------------- fio's option rules */
+
+static void test_fio_prefix_rules(void **st)
+{
+	struct bench *b;
+	int ret;
+
+	(void)st;
+	/* --direct is fio's own option: never --directory */
+	assert_int_equal(RUN("--direct=1", "--number_ios", "1", "--size", "64k",
+			     "--eta", "never"),
+			 0);
+	assert_non_null(strstr(err_text, "note: --direct=1"));
+	expect_usage_error(RUN("--dire=1"), "'--dire' is ambiguous");
+	assert_non_null(strstr(err_text, "'--directory' '--direct'"));
+	/* ambiguous in fio's table, not only in ours */
+	expect_usage_error(RUN("--write", "1"), "'--write' is ambiguous");
+	assert_non_null(strstr(err_text, "'--write_lat_log'"));
+	expect_usage_error(RUN("--nr=1"), "'--nr' is ambiguous");
+	/* unknown: the closest real name */
+	expect_usage_error(RUN("--iodepht=4"), "did you mean '--iodepth'");
+	expect_usage_error(RUN("--bogus"), "unknown option '--bogus'");
+	/* a fio option without meaning here is refused by name */
+	expect_usage_error(RUN("--cpus_allowed=0"),
+			   "--cpus_allowed is a fio option");
+	/* unique prefixes, one dash, fio switches with =0 */
+	b = PARSE(&ret, "--directo=d", "-rw=randread", "--numj", "8",
+		  "--time_based=0", "--group_reporting=1", "--timeout=3");
+	assert_int_equal(ret, 0);
+	assert_string_equal(b->o.directory, "d");
+	assert_int_equal(b->o.rw, RW_RANDREAD);
+	assert_int_equal(b->o.numjobs, 8);
+	assert_false(b->o.time_based);
+	assert_true(b->o.group_reporting);
+	assert_int_equal(b->o.runtime_ns, 3000000000ull);
+	bench_destroy(b);
+}
+
+static void test_fio_values(void **st)
+{
+	struct bench *b;
+	int ret;
+
+	(void)st;
+	b = PARSE(&ret, "--kb_base=1000", "--size=8m", "--bs=4k",
+		  "--offset=40k", "--loops=3", "--percentile_list=50:99.9",
+		  "--output-format=json,normal", "--verify=crc32c",
+		  "--rw=write");
+	assert_int_equal(ret, 0);
+	assert_int_equal(b->o.size, 8000000);
+	assert_int_equal(b->o.bs, 4000);
+	assert_int_equal(b->o.offset, 40000);
+	assert_int_equal(b->o.loops, 3);
+	assert_int_equal(b->o.npcts, 2);
+	assert_true(b->o.pcts[1] == 99.9);
+	assert_int_equal(b->o.fmts,
+			 BENCH_FMT_BIT(FMT_JSON) | BENCH_FMT_BIT(FMT_NORMAL));
+	assert_true(b->o.verify);
+	bench_destroy(b);
+	bench_kb_base = 1024;
+	b = PARSE(&ret, "--offset=50%", "--size=1m", "--randrepeat=0");
+	assert_int_equal(ret, 0);
+	assert_int_equal(b->o.offset_pct, 50);
+	assert_false(b->o.randrepeat);
+	bench_destroy(b);
+	expect_usage_error(RUN("--percentile_list=50:101"), "percentile");
+	expect_usage_error(RUN("--output-format=json,xml"), "normal");
+	expect_usage_error(RUN("--offset=3k", "--bs=4k"), "not a multiple");
+	expect_usage_error(RUN("--kb_base=1012"), "1000 or 1024");
+}
+
+static void test_time_based_semantics(void **st)
+{
+	(void)st;
+	/* without --time_based, --runtime only caps the time: one pass */
+	assert_int_equal(RUN("--rw", "randread", "--size", "256k", "--runtime",
+			     "5", "--mem-lat", "20us", "--output-format",
+			     "json", "--eta", "never"),
+			 0);
+	assert_non_null(strstr(out_text, "\"total_ios\" : 64,"));
+	/* --loops passes */
+	assert_int_equal(RUN("--rw", "read", "--size", "256k", "--loops", "3",
+			     "--output-format", "json", "--eta", "never"),
+			 0);
+	assert_non_null(strstr(out_text, "\"total_ios\" : 192,"));
+}
 
 static void test_preset_sets_the_kernel_workload(void **st)
 {
@@ -436,6 +548,9 @@ int main(void)
 		cmocka_unit_test(test_config_handed_to_the_backend),
 		cmocka_unit_test(test_ops_used_lists_exactly_what_will_be_sent),
 		cmocka_unit_test(test_parse_rejects_bad_arguments),
+		cmocka_unit_test(test_fio_prefix_rules),
+		cmocka_unit_test(test_fio_values),
+		cmocka_unit_test(test_time_based_semantics),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

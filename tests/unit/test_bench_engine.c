@@ -540,7 +540,8 @@ static void test_verify_randrw_many_passes_and_shared_file_pass(void **st)
 	/* four jobs on one file with real latency */
 	expect_ok(RUN("--rw", "randrw", "--filename", "shared", "--numjobs",
 		      "4", "--size", "512k", "--bs", "4k", "--iodepth", "4",
-		      "--runtime", "300ms", "--verify", "--mem-lat", "0:20us"));
+		      "--time_based", "--runtime", "300ms", "--verify",
+		      "--mem-lat", "0:20us"));
 	assert_true(jnum("aggregate/write/total_ios") > 0);
 	assert_int_equal(jnum("aggregate/verify_errors"), 0);
 	assert_string_equal(jstr("jobs/3/filename"), "shared");
@@ -555,12 +556,12 @@ static void test_ramp_time_is_excluded_from_stats(void **st)
 	 * slow ones are submitted at once, inside the ramp. */
 	expect_ok(RUN("--rw", "randread", "--size", "1m", "--iodepth", "4",
 		      "--mem-slow", "8:150ms", "--mem-lat", "50us",
-		      "--mem-virtual", "--runtime", "300ms"));
+		      "--mem-virtual", "--time_based", "--runtime", "300ms"));
 	assert_true(jnum("aggregate/read/lat_ns/max") >= 150e6);
 	expect_ok(RUN("--rw", "randread", "--size", "1m", "--iodepth", "4",
 		      "--mem-slow", "8:150ms", "--mem-lat", "50us",
-		      "--mem-virtual", "--ramp_time", "200ms", "--runtime",
-		      "300ms"));
+		      "--mem-virtual", "--ramp_time", "200ms", "--time_based",
+		      "--runtime", "300ms"));
 	assert_true(jnum("aggregate/read/lat_ns/max") < 100e6);
 	assert_true(jnum("aggregate/read/total_ios") > 0);
 	/* a loaded machine may wake the job thread late */
@@ -574,7 +575,8 @@ static void test_runtime_is_respected(void **st)
 {
 	(void)st;
 	expect_ok(RUN("--rw", "randread", "--size", "1m", "--iodepth", "4",
-		      "--mem-lat", "100us", "--runtime", "500ms"));
+		      "--mem-lat", "100us", "--time_based", "--runtime",
+		      "500ms"));
 	/* a loaded machine may wake the job thread late */
 	assert_true(jnum("aggregate/read/runtime") >= 500 - 50 &&
 		    jnum("aggregate/read/runtime") <= 500 + 50);
@@ -589,8 +591,8 @@ static void test_iodepth_and_owners_per_job(void **st)
 
 	(void)st;
 	expect_ok(RUN("--rw", "randread", "--size", "1m", "--iodepth", "7",
-		      "--numjobs", "3", "--mem-lat", "5ms", "--runtime",
-		      "300ms"));
+		      "--numjobs", "3", "--mem-lat", "5ms", "--time_based",
+		      "--runtime", "300ms"));
 	/* never more than iodepth per job, and all of them at once */
 	assert_int_equal(jnum("backend_stats/owner_max_inflight_max"), 7);
 	assert_int_equal(jnum("backend_stats/owner_max_inflight_min"), 7);
@@ -694,11 +696,13 @@ static void test_progress_line_only_on_request_when_piped(void **st)
 {
 	(void)st;
 	/* stderr is a file here: "auto" prints nothing */
-	expect_ok(RUN("--rw", "read", "--size", "1m", "--runtime", "1200ms",
-		      "--mem-lat", "200us", "--eta", "auto"));
+	expect_ok(RUN("--rw", "read", "--size", "1m", "--time_based",
+		      "--runtime", "1200ms", "--mem-lat", "200us", "--eta",
+		      "auto"));
 	assert_null(strstr(err_text, "Jobs:"));
-	expect_ok(RUN("--rw", "read", "--size", "1m", "--runtime", "1200ms",
-		      "--mem-lat", "200us", "--eta", "always"));
+	expect_ok(RUN("--rw", "read", "--size", "1m", "--time_based",
+		      "--runtime", "1200ms", "--mem-lat", "200us", "--eta",
+		      "always"));
 	assert_non_null(strstr(err_text, "Jobs: 1 (run)"));
 	assert_non_null(strstr(err_text, "IOPS]"));
 }
