@@ -144,14 +144,15 @@ def run(cmd, server_pid, timeout):
 def parse_ours(out, phase):
     """ops/s, CPU us/op, user CPU us/op, p50 us from p9-bench's JSON."""
     d = json.loads(out)
-    agg = d["aggregate"]
+    agg = d["xprt"]["aggregate"]
     if phase == "ior-write":
-        iops = d["ior"]["results"][0]["iops"]
-        p50 = agg["write"]["lat_ns"]["percentile"]["50.000000"]
+        iops = d["xprt"]["ior"]["results"][0]["iops"]
+        p50 = agg["write"]["clat_ns"]["percentile"]["50.000000"]
     else:
-        iops = agg[phase]["iops"]
-        p50 = agg[phase]["lat_ns"]["percentile"]["50.000000"]
-    cpu = agg["cpu_us_per_op"]
+        dv = agg["xprt"]["other"] if phase == "other" else agg[phase]
+        iops = dv["iops"]
+        p50 = dv["clat_ns"]["percentile"]["50.000000"]
+    cpu = agg["xprt"]["cpu_us_per_op"]
     tot = agg["usr_cpu"] + agg["sys_cpu"]
     return iops, cpu, cpu * agg["usr_cpu"] / tot if tot else None, p50 / 1e3
 

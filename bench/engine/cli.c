@@ -882,6 +882,27 @@ static struct bench_optdef *build_table(struct bench *b, unsigned int *n)
 	return t;
 }
 
+/* fio's "job options" list the options of the job, not those of the
+ * program's run (output, eta...) */
+static bool job_option(int id)
+{
+	switch (id) {
+	case OPT_HELP:
+	case OPT_VERSION:
+	case OPT_OUTPUT:
+	case OPT_OUTPUT_FORMAT:
+	case OPT_MINIMAL:
+	case OPT_ETA:
+	case OPT_ETA_NEWLINE:
+	case OPT_STATUS_INTERVAL:
+	case OPT_PRESET:
+	case OPT_FIO_ONLY:
+		return false;
+	default:
+		return true;
+	}
+}
+
 /* notes already printed, so that a job file's sections say each once */
 static char notes_said[N_FIO_NOTES];
 
@@ -987,6 +1008,11 @@ int bench_cli_parse(struct bench *b, int argc, char **argv)
 		if (d->id == OPT_VERSION) {
 			help = 2;
 			continue;
+		}
+		if (job_option(d->id) && b->ngiven < BENCH_MAX_GIVEN) {
+			b->given[b->ngiven].name = d->name;
+			b->given[b->ngiven].value = val ? val : "";
+			b->ngiven++;
 		}
 		if (d->id == OPT_NOTE) {
 			fio_note(b, d->name, val);

@@ -665,9 +665,15 @@ int bench_report(struct bench *b, FILE *f)
 
 	if (!b || !b->started)
 		return -EINVAL;
-	if (b->o.fmt == FMT_JSON)
-		ret = bench_report_json(b, out);
-	else
+	/* fio's order: terse, then JSON, then the text */
+	ret = 0;
+	if (b->o.fmts & BENCH_FMT_BIT(FMT_TERSE))
+		ret = bench_report_terse(b, out);
+	if (!ret && (b->o.fmts &
+		     (BENCH_FMT_BIT(FMT_JSON) | BENCH_FMT_BIT(FMT_JSON_PLUS))))
+		ret = bench_report_json(
+			b, out, b->o.fmts & BENCH_FMT_BIT(FMT_JSON_PLUS));
+	if (!ret && (b->o.fmts & BENCH_FMT_BIT(FMT_NORMAL)))
 		ret = bench_report_normal(b, out);
 	if (fflush(out) && !ret)
 		ret = -errno;

@@ -193,6 +193,17 @@ struct bench_file {
 
 struct bench_job;
 
+/*
+ * Samples of a rate (fio's bw and iops logs' statistics): the main thread
+ * takes one per job and direction every BENCH_SAMPLE_NS of measured time.
+ */
+#define BENCH_SAMPLE_NS 500000000ull /* fio's bwavgtime/iopsavgtime */
+
+struct bench_samp {
+	uint64_t n;
+	double sum, sumsq, min, max;
+};
+
 /**
  * struct bench_slot - an I/O slot: the back-end's bench_io plus engine
  * state; the back-end's private area follows at io.priv
@@ -264,6 +275,9 @@ struct bench_job {
 		__attribute__((aligned(BENCH_CACHELINE)));
 	uint64_t elapsed_ns[DIR_NR];
 	uint64_t verified_bytes;
+	/* rate samples (main thread): bandwidth in KiB/s, IOPS */
+	struct bench_samp sbw[DIR_NR], siops[DIR_NR];
+	uint64_t s_bytes[DIR_NR], s_ops[DIR_NR];
 };
 
 struct bench_ior_result {
@@ -274,7 +288,8 @@ struct bench_ior_result {
 	bool done;
 };
 
-#define BENCH_MAX_KV 64
+#define BENCH_MAX_KV	64
+#define BENCH_MAX_GIVEN 128
 
 struct bench_kv {
 	char name[48];
@@ -344,6 +359,18 @@ struct bench {
 	struct bench_kv kv[BENCH_MAX_KV];
 	unsigned int nkv;
 
+	/* fio's report: rate samples of all jobs together, the process's
+	 * context switches and faults over the measured time, the options
+	 * as given (fio's "job options") */
+	struct bench_samp all_sbw[DIR_NR], all_siops[DIR_NR];
+	uint64_t all_s_bytes[DIR_NR], all_s_ops[DIR_NR];
+	uint64_t samp_last, samp_next;
+	uint64_t ctx, majf, minf;
+	struct {
+		const char *name, *value;
+	} given[BENCH_MAX_GIVEN];
+	unsigned int ngiven;
+
 	/* progress */
 	bool progress;
 	FILE *progress_f;
@@ -390,6 +417,9 @@ bool bench_reads_after_write(const struct bench_opts *o);
 
 /* phase.c */
 extern volatile sig_atomic_t bench_sigint;
+void bench_samp_add(struct bench_samp *s, double v);
+double bench_samp_mean(const struct bench_samp *s);
+double bench_samp_dev(const struct bench_samp *s);
 int bench_run_phases(struct bench *b);
 void bench_stop_all(struct bench *b);
 
@@ -414,7 +444,9 @@ long bench_pattern_check(const void *buf, uint64_t off, size_t len,
 
 /* report.c */
 int bench_report_normal(struct bench *b, FILE *f);
-int bench_report_json(struct bench *b, FILE *f);
+int bench_report_json(struct bench *b, FILE *f, bool plus);
+int bench_report_terse(struct bench *b, FILE *f);
+unsigned int bench_report_pcts(const struct bench *b, const double **pcts);
 int bench_report_hist(struct bench *b, FILE *f);
 const char *bench_dir_name(enum bench_dir d);
 

@@ -31,7 +31,7 @@ void bench_progress_start(struct bench *b)
 		return;
 	if (o->eta == ETA_ALWAYS || isatty(STDERR_FILENO))
 		b->progress_f = stderr;
-	else if (isatty(STDOUT_FILENO) && (o->fmt != FMT_JSON || o->output))
+	else if (isatty(STDOUT_FILENO) && (o->fmt == FMT_NORMAL || o->output))
 		b->progress_f = stdout;
 	b->progress = b->progress_f != NULL;
 	b->prog_last_t = bench_now_ns();

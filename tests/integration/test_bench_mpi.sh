@@ -37,16 +37,16 @@ check() {
 import json, os, sys
 path, nr, per, root = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 d = json.load(open(path))
-jobs, agg = d["jobs"], d["aggregate"]
-assert d["status"]["ok"] is True, d["status"]
-assert d["mpi"]["ranks"] == nr and len(jobs) == nr * per == agg["jobs"]
+jobs, agg = d["jobs"], d["xprt"]["aggregate"]
+assert d["xprt"]["status"]["ok"] is True, d["xprt"]["status"]
+assert d["xprt"]["mpi"]["ranks"] == nr and len(jobs) == nr * per == agg["xprt"]["jobs"]
 assert sorted(j["jobid"] for j in jobs) == list(range(nr * per))
-assert sorted({j["rank"] for j in jobs}) == list(range(nr))
+assert sorted({j["xprt"]["rank"] for j in jobs}) == list(range(nr))
 for k in ("read", "write"):
     assert agg[k]["total_ios"] == sum(j[k]["total_ios"] for j in jobs)
-files = {j["filename"] for j in jobs}
+files = {j["xprt"]["filename"] for j in jobs}
 assert len(files) == nr * per, "ranks shared files"
-size = d["global options"]["size"]
+size = d["xprt"]["options"]["size"]
 for f in files:
     st = os.stat(os.path.join(root, f))
     assert st.st_size >= size, (f, st.st_size)
@@ -69,8 +69,8 @@ if usable "$nfs"; then
 		fail "nfs3-bench ior --verify under mpirun: $(cat "$tmp/err")"
 	python3 -c "
 import json; d = json.load(open('$tmp/nfs-ior.json'))
-assert d['ior']['tasks'] == 6 and d['aggregate']['verify_errors'] == 0
-assert all(r['bytes'] == 6 * 2 << 20 for r in d['ior']['results'])" ||
+assert d['xprt']['ior']['tasks'] == 6 and d['xprt']['aggregate']['xprt']['verify_errors'] == 0
+assert all(r['bytes'] == 6 * 2 << 20 for r in d['xprt']['ior']['results'])" ||
 		fail "nfs3-bench ior report"
 	echo "ok nfs3-bench: 4 ranks randrw, 3 ranks ior --verify"
 	ran=$((ran + 1))

@@ -55,13 +55,13 @@ size=$((256 << 20))
 if run "256 MiB write --verify" 0 "" "${SRV[@]}" --directory nfs3-bench-test \
 	--filename big.dat --rw write --bs 1m --size 256m --iodepth 8 --verify \
 	--output-format json; then
-	got=$(json backend_stats.bytes_received)
+	got=$(json xprt.backend_stats.bytes_received)
 	((got >= size)) && ok "the verify pass read back $got bytes" ||
 		bad "the verify pass read only $got bytes"
-	[[ $(json aggregate.verify_errors) == 0 ]] && ok "no verify errors" ||
+	[[ $(json xprt.aggregate.xprt.verify_errors) == 0 ]] && ok "no verify errors" ||
 		bad "verify errors reported"
-	[[ $(json backend_stats.commits) -ge 1 ]] &&
-		ok "unstable writes were committed ($(json backend_stats.commits) COMMIT)" ||
+	[[ $(json xprt.backend_stats.commits) -ge 1 ]] &&
+		ok "unstable writes were committed ($(json xprt.backend_stats.commits) COMMIT)" ||
 		bad "no COMMIT after unstable writes"
 fi
 f=$dir/big.dat
@@ -120,9 +120,9 @@ for p in nfs-randrw nfs-randread; do
 		ops=$(python3 -c 'import json, sys
 a = json.load(open(sys.argv[1]))["aggregate"]
 print(a["read"]["total_ios"] + a["write"]["total_ios"])' "$work/out")
-		[[ $(json status.ok) == True && $ops -gt 0 && $(json backend_stats.retransmits) == 0 ]] &&
+		[[ $(json xprt.status.ok) == True && $ops -gt 0 && $(json xprt.backend_stats.retransmits) == 0 ]] &&
 			ok "$p: $ops I/Os, $(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["jobs"]))' "$work/out") jobs, no retransmits" ||
-			bad "$p: status $(json status.ok), $ops I/Os"
+			bad "$p: status $(json xprt.status.ok), $ops I/Os"
 	fi
 done
 run "--rw null" 0 "" "${SRV[@]}" --rw null --iodepth 8 --time_based --runtime 1
@@ -132,9 +132,9 @@ for s in datasync filesync; do
 	if run "--stable $s" 0 "" "${SRV[@]}" --directory nfs3-bench-test --name "$s" \
 		--rw randwrite --bs 8k --size 8m --iodepth 8 --stable $s --time_based --runtime 1 \
 		--output-format json; then
-		[[ $(json backend_stats.commits) == 0 && $(json backend_stats.unstable_writes) == 0 ]] &&
+		[[ $(json xprt.backend_stats.commits) == 0 && $(json xprt.backend_stats.unstable_writes) == 0 ]] &&
 			ok "--stable $s: no unstable writes, no COMMIT" ||
-			bad "--stable $s: $(json backend_stats.unstable_writes) unstable writes, $(json backend_stats.commits) commits"
+			bad "--stable $s: $(json xprt.backend_stats.unstable_writes) unstable writes, $(json xprt.backend_stats.commits) commits"
 	fi
 done
 
@@ -160,12 +160,12 @@ if [[ -n ${XPRT_SERVERS_SH:-} && -n ${XPRT_SERVERS_RUN_DIR:-} ]]; then
 	rc=$?
 	if ((rc == 0)); then
 		ok "unstable writes across a restart: exit 0"
-		changes=$(json backend_stats.write_verifier_changes)
-		resent=$(json backend_stats.resent_bytes)
+		changes=$(json xprt.backend_stats.write_verifier_changes)
+		resent=$(json xprt.backend_stats.resent_bytes)
 		((changes >= 1 && resent > 0)) &&
 			ok "the verifier change was seen ($changes) and $resent bytes written again" ||
 			bad "verifier changes $changes, resent $resent bytes: the restart went unnoticed"
-		[[ $(json aggregate.verify_errors) == 0 ]] &&
+		[[ $(json xprt.aggregate.xprt.verify_errors) == 0 ]] &&
 			ok "the verify pass after the restart found every byte" ||
 			bad "verify errors after the restart"
 	else
