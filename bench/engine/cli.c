@@ -70,6 +70,8 @@ enum {
 	OPT_DESCRIPTION,
 	OPT_STONEWALL,
 	OPT_NEW_GROUP,
+	OPT_PARSE_ONLY,
+	OPT_NORANDOMMAP,
 	OPT_NOTE,     /* a fio option accepted with a note */
 	OPT_FIO_ONLY, /* a fio option with no meaning here */
 	OPT_BACKEND_BASE = 1000,
@@ -140,6 +142,8 @@ static const struct bench_optdef engine_opts[] = {
 	{"fileoffset", OPT_OFFSET, FA_REQ, false},
 	{"kb_base", OPT_KB_BASE, FA_REQ, false},
 	{"percentile_list", OPT_PERCENTILE_LIST, FA_REQ, false},
+	{"parse-only", OPT_PARSE_ONLY, FA_NONE, false},
+	{"norandommap", OPT_NORANDOMMAP, FA_OPT, false},
 };
 
 #define N_ENGINE_OPTS (sizeof(engine_opts) / sizeof(engine_opts[0]))
@@ -563,6 +567,12 @@ static int apply_engine_opt(struct bench *b, int id, const char *name,
 	case OPT_RANDREPEAT:
 		ret = parse_bool(name, arg, &o->randrepeat);
 		break;
+	case OPT_NORANDOMMAP:
+		ret = parse_bool(name, arg, &o->norandommap);
+		break;
+	case OPT_PARSE_ONLY:
+		b->parse_only = true;
+		break;
 	case OPT_DESCRIPTION:
 		o->description = arg;
 		break;
@@ -707,12 +717,8 @@ static int check_combinations(struct bench *b)
 		bench_error("--filename and --file-per-job exclude each other");
 		return -EINVAL;
 	}
-	if ((o->set & SET_RWMIX) && o->rw != RW_RANDRW && o->rw != RW_RW) {
-		bench_error("--rwmixread/--rwmixwrite apply to --rw randrw or "
-			    "rw, not %s",
-			    bench_rw_name(o->rw));
-		return -EINVAL;
-	}
+	/* fio ignores --rwmixread where nothing is mixed (the seed thread's
+	 * randread command line has rwmixread=100): so does the engine */
 	if (!(b->ops->ops_supported & BENCH_OP_BIT(BENCH_OP_NULL)) &&
 	    o->rw == RW_NULL) {
 		bench_error("the %s back-end has no null operation",
@@ -723,6 +729,11 @@ static int check_combinations(struct bench *b)
 	    o->rw == RW_GETATTR) {
 		bench_error("the %s back-end has no getattr operation",
 			    b->ops->name);
+		return -EINVAL;
+	}
+	if (o->norandommap && o->verify) {
+		bench_error("--verify keeps one I/O per block: it needs the "
+			    "random map (drop --norandommap)");
 		return -EINVAL;
 	}
 	if (meta && o->verify) {
@@ -896,11 +907,30 @@ static bool job_option(int id)
 	case OPT_ETA_NEWLINE:
 	case OPT_STATUS_INTERVAL:
 	case OPT_PRESET:
+	case OPT_PARSE_ONLY:
 	case OPT_FIO_ONLY:
 		return false;
 	default:
 		return true;
 	}
+}
+
+/* an option for fio's "job options": a later value replaces one given
+ * before (a job file's [global] by its section, by the command line) */
+static void note_given(struct bench *b, const char *name, const char *val)
+{
+	unsigned int i;
+
+	for (i = 0; i < b->ngiven; i++)
+		if (!strcmp(b->given[i].name, name))
+			break;
+	if (i == b->ngiven) {
+		if (b->ngiven == BENCH_MAX_GIVEN)
+			return;
+		b->ngiven++;
+	}
+	b->given[i].name = name;
+	b->given[i].value = val ? val : "";
 }
 
 /* notes already printed, so that a job file's sections say each once */
@@ -1009,11 +1039,8 @@ int bench_cli_parse(struct bench *b, int argc, char **argv)
 			help = 2;
 			continue;
 		}
-		if (job_option(d->id) && b->ngiven < BENCH_MAX_GIVEN) {
-			b->given[b->ngiven].name = d->name;
-			b->given[b->ngiven].value = val ? val : "";
-			b->ngiven++;
-		}
+		if (job_option(d->id))
+			note_given(b, d->name, val);
 		if (d->id == OPT_NOTE) {
 			fio_note(b, d->name, val);
 			continue;
@@ -1064,4 +1091,36 @@ int bench_cli_parse(struct bench *b, int argc, char **argv)
 out_usage:
 	free(all);
 	return usage_err(b);
+}
+
+/**
+ * bench_cli_positionals() - the words of argv that are no option nor an
+ * option's value (fio's job files), resolved as bench_cli_parse() does
+ * @pos: receives their indexes (at most @max)
+ * Return: how many there are; messages about bad options are left to the
+ * real parse.
+ */
+unsigned int bench_cli_positionals(const struct bench_backend_ops *ops,
+				   int argc, char **argv, int *pos,
+				   unsigned int max)
+{
+	struct bench tmp = {.ops = ops};
+	struct bench_optscan sc = {.argc = argc, .argv = argv, .i = 1};
+	const struct bench_optdef *d;
+	const char *val, *given;
+	struct bench_optdef *all;
+	unsigned int n = 0, nd = 0;
+	int ret;
+
+	bench_mute_push();
+	all = build_table(&tmp, &nd);
+	sc.defs = all;
+	sc.ndefs = nd;
+	while (all && (ret = bench_optscan_next(&sc, &d, &val, &given)) !=
+			      BENCH_OPT_END)
+		if (ret == BENCH_OPT_POSITIONAL && n < max)
+			pos[n++] = sc.i - 1;
+	bench_mute_pop();
+	free(all);
+	return n;
 }

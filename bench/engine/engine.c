@@ -201,7 +201,7 @@ int bench_parse(struct bench *b, int argc, char **argv)
 	}
 	/* open the outputs now: a long run must not end unable to report;
 	 * only rank 0 reports */
-	if (b->o.output && !b->rank) {
+	if (b->o.output && !b->rank && !b->no_outputs) {
 		b->out = fopen(b->o.output, "w");
 		if (!b->out) {
 			bench_error("--output %s: %s", b->o.output,
@@ -209,7 +209,7 @@ int bench_parse(struct bench *b, int argc, char **argv)
 			return -EINVAL;
 		}
 	}
-	if (b->o.hist_file && !b->rank) {
+	if (b->o.hist_file && !b->rank && !b->no_outputs) {
 		b->hist_out = fopen(b->o.hist_file, "w");
 		if (!b->hist_out) {
 			bench_error("--write_hist %s: %s", b->o.hist_file,
@@ -610,9 +610,13 @@ static int run_prepare(struct bench *b)
 	return jobs_open(b);
 }
 
+static pthread_mutex_t sig_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned int sig_users;
+static struct sigaction old_int, old_term;
+
 int bench_run(struct bench *b)
 {
-	struct sigaction sa, old_int, old_term;
+	struct sigaction sa;
 	int ret;
 
 	if (!b || !b->parsed || b->ran)
@@ -625,17 +629,27 @@ int bench_run(struct bench *b)
 	if (ret)
 		goto out_close;
 
-	bench_sigint = 0;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_sigint;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
+	/* the first of the runs going on (a job file's sections may run
+	 * together) installs the handlers, the last restores them */
+	pthread_mutex_lock(&sig_lock);
+	if (!sig_users++) {
+		bench_sigint = 0;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_sigint;
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGINT, &sa, &old_int);
+		sigaction(SIGTERM, &sa, &old_term);
+	}
+	pthread_mutex_unlock(&sig_lock);
 	bench_progress_start(b);
 	ret = bench_run_phases(b);
 	bench_progress_end(b);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
+	pthread_mutex_lock(&sig_lock);
+	if (!--sig_users) {
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGTERM, &old_term, NULL);
+	}
+	pthread_mutex_unlock(&sig_lock);
 
 	if (!ret && b->ops->job_end && !atomic_load(&b->abort))
 		ret = bench_jobs_call(b, b->ops->job_end);
@@ -744,6 +758,13 @@ int bench_main(const struct bench_backend_ops *ops, int argc, char **argv)
 	/* a build with MPI, started by mpirun: join the other ranks */
 	if (bench_dist_mpi_init)
 		d = bench_dist_mpi_init(&argc, &argv);
+	if (!d) { /* fio job files on the command line (multi.c) */
+		bool handled;
+
+		rc = bench_main_jobfiles(ops, argc, argv, &handled);
+		if (handled)
+			return rc;
+	}
 	b = bench_create(ops);
 	if (!b) {
 		fprintf(stderr, "%s: cannot initialise the %s back-end\n",
@@ -769,6 +790,8 @@ int bench_main(const struct bench_backend_ops *ops, int argc, char **argv)
 		rc = rc == 2 ? 2 : 0;
 		goto out;
 	}
+	if (b->parse_only)
+		goto out;
 	ret = bench_run(b);
 	rc = ret ? (b->usage_error ? 2 : 1) : 0;
 	if (b->started)

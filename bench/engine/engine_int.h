@@ -124,16 +124,17 @@ struct bench_opts {
 	bool group_reporting;
 	unsigned int repetitions;
 	const char *preset;
-	const char *log_file;	    /* --write_log */
-	uint64_t log_interval_ns;   /* --log_interval */
-	bool log_per_job;	    /* --log_per_job */
-	const char *hist_file;	    /* --write_hist */
-	bool time_based;	    /* --time_based: loop until --runtime */
-	unsigned int loops;	    /* --loops: passes over the file */
-	uint64_t offset;	    /* --offset: the jobs' region starts here */
-	unsigned int offset_pct;    /* --offset=P%: P (0: absolute) */
-	bool randrepeat;	    /* --randrepeat (default 1) */
-	unsigned int kb_base;	    /* --kb_base */
+	const char *log_file;	  /* --write_log */
+	uint64_t log_interval_ns; /* --log_interval */
+	bool log_per_job;	  /* --log_per_job */
+	const char *hist_file;	  /* --write_hist */
+	bool time_based;	  /* --time_based: loop until --runtime */
+	bool norandommap;	 /* --norandommap: offsets drawn with repeats */
+	unsigned int loops;	 /* --loops: passes over the file */
+	uint64_t offset;	 /* --offset: the jobs' region starts here */
+	unsigned int offset_pct; /* --offset=P%: P (0: absolute) */
+	bool randrepeat;	 /* --randrepeat (default 1) */
+	unsigned int kb_base;	 /* --kb_base */
 	double pcts[BENCH_MAX_PCT]; /* --percentile_list */
 	unsigned int npcts;
 	unsigned int fmts;	     /* BENCH_FMT_BIT() of --output-format */
@@ -370,6 +371,9 @@ struct bench {
 		const char *name, *value;
 	} given[BENCH_MAX_GIVEN];
 	unsigned int ngiven;
+	unsigned int groupid; /* fio's group (job files: stonewall...) */
+	bool no_outputs;      /* a job file section: the driver writes */
+	bool parse_only;      /* --parse-only */
 
 	/* progress */
 	bool progress;
@@ -385,6 +389,14 @@ struct bench {
 /* cli.c */
 void bench_opts_defaults(struct bench_opts *o);
 int bench_cli_parse(struct bench *b, int argc, char **argv);
+unsigned int bench_cli_positionals(const struct bench_backend_ops *ops,
+				   int argc, char **argv, int *pos,
+				   unsigned int max);
+
+/* multi.c: a run of fio job files (their sections); 0 when argv names
+ * none (then *handled is false) */
+int bench_main_jobfiles(const struct bench_backend_ops *ops, int argc,
+			char **argv, bool *handled);
 
 /* cli.c: a fio option accepted with a note on how it is read (once) */
 void bench_note(const char *opt, const char *value, const char *how);
@@ -445,6 +457,9 @@ long bench_pattern_check(const void *buf, uint64_t off, size_t len,
 /* report.c */
 int bench_report_normal(struct bench *b, FILE *f);
 int bench_report_json(struct bench *b, FILE *f, bool plus);
+int bench_report_json_multi(struct bench **bs, unsigned int n,
+			    char *const *globals, unsigned int nglobals,
+			    FILE *f, bool plus);
 int bench_report_terse(struct bench *b, FILE *f);
 unsigned int bench_report_pcts(const struct bench *b, const double **pcts);
 int bench_report_hist(struct bench *b, FILE *f);

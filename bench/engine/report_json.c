@@ -415,7 +415,7 @@ static void js_view(struct js *j, struct bench *b, const struct view *v,
 
 	js_open(j, key, '{');
 	js_str(j, "jobname", v->name);
-	js_u64(j, "groupid", 0);
+	js_u64(j, "groupid", b->groupid);
 	js_i64(j, "error", v->err ? -v->err->status : 0);
 	js_u64(j, "eta", 0);
 	for (d = 0; d < DIR_NR; d++)
@@ -601,11 +601,79 @@ static void js_mpi(struct js *j, struct bench *b)
 	js_close(j, '}');
 }
 
-int bench_report_json(struct bench *b, FILE *f, bool plus)
+/* the jobs of @b, as elements of the "jobs" array */
+static void js_jobs(struct js *j, struct bench *b, bool plus,
+		    struct bench_hist *tmp, const struct view *all)
+{
+	struct view v;
+	unsigned int i;
+
+	if (b->o.group_reporting) {
+		js_view(j, b, all, NULL, plus, tmp, all);
+		return;
+	}
+	for (i = 0; i < b->nrep; i++) {
+		bench_view_job(b, b->rep[i], &v);
+		js_view(j, b, &v, NULL, plus, tmp, all);
+	}
+}
+
+/* the members of an "xprt" object of a run: ours, beside fio's keys */
+static void js_xprt(struct js *j, struct bench *b, bool plus,
+		    struct bench_hist *tmp, const struct view *all)
+{
+	unsigned int i;
+
+	js_u64(j, "start", (uint64_t)b->start_time);
+	js_options(j, b);
+	if (b->dist)
+		js_mpi(j, b);
+	js_view(j, b, all, "aggregate", plus, tmp, all);
+	if (b->o.workload == WL_IOR)
+		js_ior(j, b);
+	js_open(j, "backend_stats", '{');
+	js_str(j, "name", b->ops->name);
+	for (i = 0; i < b->nkv; i++)
+		js_u64(j, b->kv[i].name, b->kv[i].value);
+	js_close(j, '}');
+	js_open(j, "status", '{');
+	js_bool(j, "ok", b->status == 0);
+	js_i64(j, "errno", b->status < 0 ? -b->status : 0);
+	js_str(j, "error", b->status ? strerror(-b->status) : "");
+	js_bool(j, "interrupted", b->interrupted);
+	js_close(j, '}');
+}
+
+/* "--key=value" words as fio's "global options" strings */
+static void js_globals(struct js *j, char *const *globals, unsigned int n)
+{
+	unsigned int i;
+
+	js_open(j, "global options", '{');
+	for (i = 0; i < n; i++) {
+		const char *w = globals[i] + 2, *eq = strchr(w, '=');
+		char key[64];
+
+		snprintf(key, sizeof(key), "%.*s",
+			 (int)(eq ? (size_t)(eq - w) : strlen(w)), w);
+		js_str(j, key, eq ? eq + 1 : "");
+	}
+	js_close(j, '}');
+}
+
+/**
+ * bench_report_json_multi() - one JSON document for the runs @bs (a job
+ * file's sections, in order); @globals are the job file's [global]
+ * options.  With one run and no globals, the single-run document.
+ * Return: 0 or -ENOMEM.
+ */
+int bench_report_json_multi(struct bench **bs, unsigned int n,
+			    char *const *globals, unsigned int nglobals,
+			    FILE *f, bool plus)
 {
 	struct bench_hist *agg[DIR_NR], *tmp;
 	struct js j = {.f = f, .depth = 0, .first = {true}};
-	struct view all, v;
+	struct view all;
 	struct timespec ts;
 	char tbuf[64];
 	unsigned int i;
@@ -617,7 +685,6 @@ int bench_report_json(struct bench *b, FILE *f, bool plus)
 		bench_agg_free(agg);
 		return -ENOMEM;
 	}
-	bench_view_all(b, agg, &all);
 	clock_gettime(CLOCK_REALTIME, &ts);
 	strftime(tbuf, sizeof(tbuf), "%a %b %e %H:%M:%S %Y",
 		 localtime(&ts.tv_sec));
@@ -631,43 +698,48 @@ int bench_report_json(struct bench *b, FILE *f, bool plus)
 	js_u64(&j, "timestamp_ms",
 	       (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000);
 	js_str(&j, "time", tbuf);
+	if (nglobals)
+		js_globals(&j, globals, nglobals);
 	js_open(&j, "jobs", '[');
-	if (b->o.group_reporting) {
-		js_view(&j, b, &all, NULL, plus, tmp, &all);
-	} else {
-		for (i = 0; i < b->nrep; i++) {
-			bench_view_job(b, b->rep[i], &v);
-			js_view(&j, b, &v, NULL, plus, tmp, &all);
-		}
+	for (i = 0; i < n; i++) {
+		if (!bs[i]->started)
+			continue;
+		bench_view_all(bs[i], agg, &all);
+		js_jobs(&j, bs[i], plus, tmp, &all);
 	}
 	js_close(&j, ']');
 	js_open(&j, "xprt", '{');
 	js_str(&j, "bench version", "libxprt-bench-0.1.0");
 	js_str(&j, "program", bench_prog_name);
-	js_str(&j, "backend", b->ops->name);
-	js_u64(&j, "start", (uint64_t)b->start_time);
-	js_options(&j, b);
-	if (b->dist)
-		js_mpi(&j, b);
-	js_view(&j, b, &all, "aggregate", plus, tmp, &all);
-	if (b->o.workload == WL_IOR)
-		js_ior(&j, b);
-	js_open(&j, "backend_stats", '{');
-	js_str(&j, "name", b->ops->name);
-	for (i = 0; i < b->nkv; i++)
-		js_u64(&j, b->kv[i].name, b->kv[i].value);
-	js_close(&j, '}');
-	js_open(&j, "status", '{');
-	js_bool(&j, "ok", b->status == 0);
-	js_i64(&j, "errno", b->status < 0 ? -b->status : 0);
-	js_str(&j, "error", b->status ? strerror(-b->status) : "");
-	js_bool(&j, "interrupted", b->interrupted);
-	js_close(&j, '}');
+	js_str(&j, "backend", bs[0]->ops->name);
+	if (n == 1) {
+		bench_view_all(bs[0], agg, &all);
+		js_xprt(&j, bs[0], plus, tmp, &all);
+	} else {
+		js_open(&j, "sections", '[');
+		for (i = 0; i < n; i++) {
+			js_open(&j, NULL, '{');
+			js_str(&j, "name", bs[i]->o.name);
+			js_u64(&j, "groupid", bs[i]->groupid);
+			js_bool(&j, "ran", bs[i]->started);
+			if (bs[i]->started) {
+				bench_view_all(bs[i], agg, &all);
+				js_xprt(&j, bs[i], plus, tmp, &all);
+			}
+			js_close(&j, '}');
+		}
+		js_close(&j, ']');
+	}
 	js_close(&j, '}');
 	fputs("\n}\n", f);
 	free(tmp);
 	bench_agg_free(agg);
 	return 0;
+}
+
+int bench_report_json(struct bench *b, FILE *f, bool plus)
+{
+	return bench_report_json_multi(&b, 1, NULL, 0, f, plus);
 }
 
 /* ------------------------------------------------------------ terse */

@@ -127,7 +127,13 @@ bool bench_draw(struct bench_job *j, struct bench_slot *s)
 			return true;
 		}
 		r = idx % nblk;
-		if (bench_rw_random(ph->rw))
+		if (bench_rw_random(ph->rw) && j->b->o.norandommap)
+			/* fio's norandommap: every draw independent, blocks
+			 * may repeat within a pass */
+			r = bench_mix64(j->key ^
+					(idx + 1) * 0xd1342543de82ef95ull) %
+			    nblk;
+		else if (bench_rw_random(ph->rw))
 			r = bench_perm(r, nblk,
 				       j->key ^ (idx / nblk) *
 							0x9e3779b97f4a7c15ull);

@@ -245,8 +245,6 @@ static void test_impossible_combinations_exit_2(void **st)
 	(void)st;
 	expect_usage_error(RUN("--filename", "f", "--file-per-job"),
 			   "exclude each other");
-	expect_usage_error(RUN("--rw", "randread", "--rwmixread", "70"),
-			   "apply to --rw randrw");
 	expect_usage_error(RUN("--rw", "null"), "--runtime or --number_ios");
 	expect_usage_error(RUN("--rw", "getattr", "--verify", "--runtime", "1"),
 			   "--verify needs a data workload");
