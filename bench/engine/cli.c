@@ -1117,9 +1117,14 @@ unsigned int bench_cli_positionals(const struct bench_backend_ops *ops,
 	sc.defs = all;
 	sc.ndefs = nd;
 	while (all && (ret = bench_optscan_next(&sc, &d, &val, &given)) !=
-			      BENCH_OPT_END)
+			      BENCH_OPT_END) {
+		if (ret < 0) { /* the command line's parse says why */
+			n = 0;
+			break;
+		}
 		if (ret == BENCH_OPT_POSITIONAL && n < max)
 			pos[n++] = sc.i - 1;
+	}
 	bench_mute_pop();
 	free(all);
 	return n;
