@@ -484,6 +484,11 @@ static int apply_engine_opt(struct bench *b, int id, const char *name,
 		if (!arg || !*arg)
 			return bad_value(name, arg, "a file name");
 		o->filename = arg;
+		if (bench_url_is(b, arg)) {
+			ret = bench_url_apply(b, arg, b->url_file,
+					      sizeof(b->url_file));
+			o->filename = b->url_file;
+		}
 		o->set |= SET_FILENAME;
 		break;
 	case OPT_FILE_PER_JOB:
@@ -1056,7 +1061,11 @@ int bench_cli_parse(struct bench *b, int argc, char **argv)
 			const struct bench_option *bo =
 				&b->ops->options[d->id - OPT_BACKEND_BASE];
 
-			ret = b->ops->parse_option(b->priv, bo->id, val);
+			if (!strcmp(bo->name, "server") && bench_url_is(b, val))
+				ret = bench_url_apply(b, val, NULL, 0);
+			else
+				ret = b->ops->parse_option(b->priv, bo->id,
+							   val);
 		} else if (d->arg == FA_REQ && !val) {
 			bench_error("option '--%s' needs a value", d->name);
 			ret = -EINVAL;

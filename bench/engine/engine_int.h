@@ -374,6 +374,7 @@ struct bench {
 	unsigned int groupid; /* fio's group (job files: stonewall...) */
 	bool no_outputs;      /* a job file section: the driver writes */
 	bool parse_only;      /* --parse-only */
+	char url_file[4096];  /* --filename\'s path from a URL */
 
 	/* progress */
 	bool progress;
@@ -392,6 +393,10 @@ int bench_cli_parse(struct bench *b, int argc, char **argv);
 unsigned int bench_cli_positionals(const struct bench_backend_ops *ops,
 				   int argc, char **argv, int *pos,
 				   unsigned int max);
+
+/* url.c: --server and --filename URLs */
+bool bench_url_is(const struct bench *b, const char *s);
+int bench_url_apply(struct bench *b, const char *s, char *file, size_t len);
 
 /* multi.c: a run of fio job files (their sections); 0 when argv names
  * none (then *handled is false) */
