@@ -72,6 +72,13 @@ enum {
 	OPT_NEW_GROUP,
 	OPT_PARSE_ONLY,
 	OPT_NORANDOMMAP,
+	OPT_LAT_LOG,
+	OPT_BW_LOG,
+	OPT_IOPS_LOG,
+	OPT_HIST_LOG,
+	OPT_LOG_AVG_MSEC,
+	OPT_LOG_HIST_MSEC,
+	OPT_PER_JOB_LOGS,
 	OPT_NOTE,     /* a fio option accepted with a note */
 	OPT_FIO_ONLY, /* a fio option with no meaning here */
 	OPT_BACKEND_BASE = 1000,
@@ -144,6 +151,13 @@ static const struct bench_optdef engine_opts[] = {
 	{"percentile_list", OPT_PERCENTILE_LIST, FA_REQ, false},
 	{"parse-only", OPT_PARSE_ONLY, FA_NONE, false},
 	{"norandommap", OPT_NORANDOMMAP, FA_OPT, false},
+	{"write_lat_log", OPT_LAT_LOG, FA_REQ, false},
+	{"write_bw_log", OPT_BW_LOG, FA_REQ, false},
+	{"write_iops_log", OPT_IOPS_LOG, FA_REQ, false},
+	{"write_hist_log", OPT_HIST_LOG, FA_REQ, false},
+	{"log_avg_msec", OPT_LOG_AVG_MSEC, FA_REQ, false},
+	{"log_hist_msec", OPT_LOG_HIST_MSEC, FA_REQ, false},
+	{"per_job_logs", OPT_PER_JOB_LOGS, FA_REQ, false},
 };
 
 #define N_ENGINE_OPTS (sizeof(engine_opts) / sizeof(engine_opts[0]))
@@ -238,6 +252,7 @@ void bench_opts_defaults(struct bench_opts *o)
 	o->log_interval_ns = 1000000000ull;
 	o->loops = 1;
 	o->randrepeat = true;
+	o->per_job_logs = true;
 	o->kb_base = 1024;
 	o->fmts = BENCH_FMT_BIT(FMT_NORMAL);
 }
@@ -571,6 +586,29 @@ static int apply_engine_opt(struct bench *b, int id, const char *name,
 		break;
 	case OPT_RANDREPEAT:
 		ret = parse_bool(name, arg, &o->randrepeat);
+		break;
+	case OPT_LAT_LOG:
+		o->lat_log = arg;
+		break;
+	case OPT_BW_LOG:
+		o->bw_log = arg;
+		break;
+	case OPT_IOPS_LOG:
+		o->iops_log = arg;
+		break;
+	case OPT_HIST_LOG:
+		o->hist_log = arg;
+		break;
+	case OPT_LOG_AVG_MSEC:
+	case OPT_LOG_HIST_MSEC:
+		ret = parse_count(name, arg, 0, 3600000, &v);
+		if (id == OPT_LOG_AVG_MSEC)
+			o->log_avg_ns = v * 1000000ull;
+		else
+			o->log_hist_ns = v * 1000000ull;
+		break;
+	case OPT_PER_JOB_LOGS:
+		ret = parse_bool(name, arg, &o->per_job_logs);
 		break;
 	case OPT_NORANDOMMAP:
 		ret = parse_bool(name, arg, &o->norandommap);

@@ -607,6 +607,12 @@ static int run_prepare(struct bench *b)
 		bench_error("cannot allocate the jobs: %s", strerror(-ret));
 		return ret;
 	}
+	ret = bench_fiolog_open(b);
+	if (ret) {
+		if (ret == -ENOMEM)
+			bench_error("fio logs: out of memory");
+		return ret;
+	}
 	return jobs_open(b);
 }
 
@@ -655,6 +661,8 @@ int bench_run(struct bench *b)
 		ret = bench_jobs_call(b, b->ops->job_end);
 	if (b->ops->stats)
 		b->ops->stats(b->priv, kv_add, b);
+	if (b->fiolog)
+		kv_add(b, "log_dropped", bench_fiolog_dropped(b));
 	if (!ret)
 		ret = report_errors(b);
 	else
@@ -743,6 +751,7 @@ void bench_destroy(struct bench *b)
 	if (b->hist_out)
 		fclose(b->hist_out);
 	bench_log_close(b);
+	bench_fiolog_close(b);
 	if (b->ops->destroy)
 		b->ops->destroy(b->priv);
 	free(b->priv);

@@ -129,12 +129,15 @@ struct bench_opts {
 	bool log_per_job;	  /* --log_per_job */
 	const char *hist_file;	  /* --write_hist */
 	bool time_based;	  /* --time_based: loop until --runtime */
-	bool norandommap;	 /* --norandommap: offsets drawn with repeats */
-	unsigned int loops;	 /* --loops: passes over the file */
-	uint64_t offset;	 /* --offset: the jobs' region starts here */
-	unsigned int offset_pct; /* --offset=P%: P (0: absolute) */
-	bool randrepeat;	 /* --randrepeat (default 1) */
-	unsigned int kb_base;	 /* --kb_base */
+	bool norandommap; /* --norandommap: offsets drawn with repeats */
+	const char *lat_log, *bw_log, *iops_log, *hist_log; /* fio's logs */
+	uint64_t log_avg_ns, log_hist_ns; /* --log_avg_msec, --log_hist_msec */
+	bool per_job_logs;		  /* --per_job_logs (default 1) */
+	unsigned int loops;		  /* --loops: passes over the file */
+	uint64_t offset;	    /* --offset: the jobs' region starts here */
+	unsigned int offset_pct;    /* --offset=P%: P (0: absolute) */
+	bool randrepeat;	    /* --randrepeat (default 1) */
+	unsigned int kb_base;	    /* --kb_base */
 	double pcts[BENCH_MAX_PCT]; /* --percentile_list */
 	unsigned int npcts;
 	unsigned int fmts;	     /* BENCH_FMT_BIT() of --output-format */
@@ -279,6 +282,7 @@ struct bench_job {
 	/* rate samples (main thread): bandwidth in KiB/s, IOPS */
 	struct bench_samp sbw[DIR_NR], siops[DIR_NR];
 	uint64_t s_bytes[DIR_NR], s_ops[DIR_NR];
+	struct bench_flog_ring *flog; /* fio's per-I/O logs, or NULL */
 };
 
 struct bench_ior_result {
@@ -312,6 +316,8 @@ struct bench_rankinfo {
 };
 
 struct bench_log;
+struct bench_fiolog;
+struct bench_flog_ring;
 
 struct bench {
 	const struct bench_backend_ops *ops;
@@ -379,9 +385,11 @@ struct bench {
 	/* progress */
 	bool progress;
 	FILE *progress_f;
-	FILE *out;	       /* --output, opened at parse time */
-	FILE *hist_out;	       /* --write_hist, opened at parse time */
-	struct bench_log *log; /* --write_log */
+	FILE *out;		     /* --output, opened at parse time */
+	FILE *hist_out;		     /* --write_hist, opened at parse time */
+	struct bench_log *log;	     /* --write_log */
+	struct bench_fiolog *fiolog; /* fio's logs (fiolog.c) */
+	unsigned int log_job_base;   /* job files: jobs of earlier sections */
 	uint64_t prog_last_t;
 	uint64_t prog_last_ops[DIR_NR], prog_last_bytes[DIR_NR];
 	size_t prog_width;
@@ -506,6 +514,17 @@ uint64_t bench_log_next(const struct bench *b);
 void bench_log_close(struct bench *b);
 int bench_rank_path(char *out, size_t len, const char *path, unsigned int rank,
 		    unsigned int nranks);
+
+/* fiolog.c: fio's lat/bw/iops/hist logs */
+int bench_fiolog_open(struct bench *b);
+void bench_flog_record(struct bench_flog_ring *r, uint64_t t, uint64_t lat,
+		       unsigned int dir, uint32_t len);
+void bench_fiolog_phase_start(struct bench *b);
+uint64_t bench_fiolog_next(const struct bench *b);
+void bench_fiolog_tick(struct bench *b, uint64_t now);
+void bench_fiolog_phase_end(struct bench *b, uint64_t now);
+uint64_t bench_fiolog_dropped(const struct bench *b);
+void bench_fiolog_close(struct bench *b);
 
 /* progress.c */
 void bench_progress_start(struct bench *b);

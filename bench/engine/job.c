@@ -176,6 +176,11 @@ void bench_io_done_at(struct bench_io *io, int status, size_t bytes, uint64_t t)
 
 		bench_hist_record(j->hist[d],
 				  t > io->t_submit ? t - io->t_submit : 0);
+		if (j->flog) /* fio's per-I/O logs */
+			bench_flog_record(j->flog, t,
+					  t > io->t_submit ? t - io->t_submit :
+							     0,
+					  d, io->len);
 		if (io->len && d != DIR_OTHER)
 			atomic_fetch_add_explicit(&j->bytes[d], io->len,
 						  memory_order_relaxed);

@@ -39,6 +39,7 @@ static uint64_t job_budget(struct bench *b, struct bench_job *j,
 {
 	const struct bench_opts *o = &b->o;
 	struct bench_file *f = j->file;
+	uint64_t n;
 
 	switch (kind) {
 	case PH_LAYOUT:
@@ -50,13 +51,13 @@ static uint64_t job_budget(struct bench *b, struct bench_job *j,
 	case PH_MAIN:
 		if (o->workload == WL_IOR)
 			return o->size / o->bs;
-		if (o->number_ios)
-			return o->number_ios;
 		/* fio: --runtime caps the time; only --time_based loops
-		 * until it (a metadata workload has no size to finish) */
-		if (o->runtime_ns && (o->time_based || bench_rw_meta(o->rw)))
-			return UINT64_MAX;
-		return (f ? f->nblocks : o->size / o->bs) * o->loops;
+		 * until it (a metadata workload has no size to finish), and
+		 * --number_ios stops a job early, never extends it */
+		if (o->time_based || bench_rw_meta(o->rw))
+			return o->number_ios ? o->number_ios : UINT64_MAX;
+		n = (f ? f->nblocks : o->size / o->bs) * o->loops;
+		return o->number_ios && o->number_ios < n ? o->number_ios : n;
 	}
 	return 0;
 }
@@ -251,10 +252,14 @@ static void phase_wait(struct bench *b)
 		if (b->log)
 			bench_log_tick(b, now);
 		sample_tick(b, now);
+		bench_fiolog_tick(b, now);
 		/* short sleeps: notice ^C and the ramp's end promptly */
 		wait = 100000000ull;
 		if (b->samp_next > now && b->samp_next - now < wait)
 			wait = b->samp_next - now;
+		if (bench_fiolog_next(b) > now &&
+		    bench_fiolog_next(b) - now < wait)
+			wait = bench_fiolog_next(b) - now;
 		if (ph->measured && !b->ru_marked && ph->t_measure > now &&
 		    ph->t_measure - now < wait)
 			wait = ph->t_measure - now;
@@ -393,6 +398,7 @@ static int run_phase(struct bench *b, enum bench_phase_kind kind,
 			ru_mark(b);
 		if (b->log)
 			bench_log_phase_start(b);
+		bench_fiolog_phase_start(b);
 	}
 	atomic_store_explicit(&b->jobs_running, n, memory_order_relaxed);
 	for (i = 0; i < b->njobs; i++) {
@@ -429,6 +435,7 @@ static int run_phase(struct bench *b, enum bench_phase_kind kind,
 		phase_account(b, before);
 		if (b->log)
 			bench_log_phase_end(b, now);
+		bench_fiolog_phase_end(b, now);
 	}
 	if (kind == PH_LAYOUT)
 		layout_done(b);

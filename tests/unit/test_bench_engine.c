@@ -347,8 +347,9 @@ static void test_percentiles_of_uniform_latency_within_error(void **st)
 
 	(void)st;
 	expect_ok(RUN("--rw", "randread", "--bs", "4k", "--size", "1m",
-		      "--iodepth", "8", "--numjobs", "2", "--number_ios",
-		      "25000", "--mem-virtual", "--mem-lat", "100us:200us"));
+		      "--iodepth", "8", "--numjobs", "2", "--time_based",
+		      "--number_ios", "25000", "--mem-virtual", "--mem-lat",
+		      "100us:200us"));
 	assert_int_equal(jnum("xprt/aggregate/read/lat_ns/N"), 50000);
 	assert_true(jnum("xprt/aggregate/read/lat_ns/min") >= 100000);
 	assert_true(jnum("xprt/aggregate/read/lat_ns/max") <= 200000);
@@ -439,8 +440,8 @@ static void test_json_has_fio_shape_per_job_and_aggregate(void **st)
 
 	(void)st;
 	expect_ok(RUN("--rw", "randrw", "--rwmixread", "70", "--size", "1m",
-		      "--iodepth", "4", "--numjobs", "3", "--number_ios",
-		      "2000"));
+		      "--iodepth", "4", "--numjobs", "3", "--time_based",
+		      "--number_ios", "2000"));
 	assert_int_equal(jget(J, "jobs")->n, 3);
 	check_dir_shape("jobs/0");
 	check_dir_shape("jobs/2");
@@ -539,8 +540,9 @@ static void test_verify_randrw_many_passes_and_shared_file_pass(void **st)
 	/* 64 blocks, 20000 ops: every block rewritten ~200 times while
 	 * being read back; generations must stay in step */
 	expect_ok(RUN("--rw", "randrw", "--size", "256k", "--bs", "4k",
-		      "--iodepth", "8", "--numjobs", "2", "--number_ios",
-		      "20000", "--verify", "--mem-threads", "3"));
+		      "--iodepth", "8", "--numjobs", "2", "--time_based",
+		      "--number_ios", "20000", "--verify", "--mem-threads",
+		      "3"));
 	assert_true(jnum("xprt/aggregate/read/total_ios") > 10000);
 	assert_int_equal(jnum("xprt/aggregate/xprt/verify_errors"), 0);
 	/* four jobs on one file with real latency */
@@ -616,8 +618,8 @@ static void test_eagain_hands_off_to_the_job_thread(void **st)
 {
 	(void)st;
 	expect_ok(RUN("--rw", "randread", "--size", "1m", "--iodepth", "8",
-		      "--numjobs", "2", "--number_ios", "3000", "--mem-eagain",
-		      "3"));
+		      "--numjobs", "2", "--time_based", "--number_ios", "3000",
+		      "--mem-eagain", "3"));
 	assert_int_equal(jnum("xprt/aggregate/read/total_ios"), 6000);
 	assert_true(jnum("xprt/aggregate/xprt/handoffs") > 0);
 	assert_true(jnum("xprt/backend_stats/eagain") > 0);
@@ -627,8 +629,8 @@ static void test_backend_slot_limit_blocks_but_completes(void **st)
 {
 	(void)st;
 	expect_ok(RUN("--rw", "randread", "--size", "1m", "--iodepth", "8",
-		      "--numjobs", "4", "--number_ios", "2000", "--mem-slots",
-		      "4", "--mem-lat", "0:20us"));
+		      "--numjobs", "4", "--time_based", "--number_ios", "2000",
+		      "--mem-slots", "4", "--mem-lat", "0:20us"));
 	assert_int_equal(jnum("xprt/aggregate/read/total_ios"), 8000);
 	assert_true(jnum("xprt/backend_stats/max_inflight") <= 4);
 }
@@ -649,11 +651,12 @@ static void test_metadata_ops_count_as_other(void **st)
 {
 	(void)st;
 	expect_ok(RUN("--rw", "null", "--numjobs", "2", "--iodepth", "4",
-		      "--number_ios", "1000"));
+		      "--time_based", "--number_ios", "1000"));
 	assert_int_equal(jnum("xprt/aggregate/xprt/other/total_ios"), 2000);
 	assert_int_equal(jnum("xprt/aggregate/read/total_ios"), 0);
 	assert_true(jnum("xprt/aggregate/xprt/other/iops") > 0);
-	expect_ok(RUN("--rw", "getattr", "--number_ios", "100"));
+	expect_ok(
+		RUN("--rw", "getattr", "--time_based", "--number_ios", "100"));
 	assert_int_equal(jnum("xprt/aggregate/xprt/other/total_ios"), 100);
 }
 
