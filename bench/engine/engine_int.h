@@ -393,6 +393,9 @@ struct bench {
 	uint64_t prog_last_t;
 	uint64_t prog_last_ops[DIR_NR], prog_last_bytes[DIR_NR];
 	size_t prog_width;
+	bool prog_tty;	       /* \r only on a terminal */
+	uint64_t prog_nl_last; /* --eta-newline */
+	uint64_t status_next;  /* --status-interval */
 };
 
 /* cli.c */
@@ -439,6 +442,9 @@ int bench_jobs_call(struct bench *b,
 		    int (*hook)(void *priv, struct bench_job_info *job));
 bool bench_writes_data(const struct bench_opts *o);
 bool bench_reads_after_write(const struct bench_opts *o);
+
+/* engine.c: --status-interval */
+void bench_status_dump(struct bench *b, uint64_t now);
 
 /* phase.c */
 extern volatile sig_atomic_t bench_sigint;

@@ -229,6 +229,23 @@ static void sample_tick(struct bench *b, uint64_t now)
 		b->samp_next += BENCH_SAMPLE_NS;
 }
 
+/* fio's --status-interval: the whole report every interval */
+static void status_tick(struct bench *b, uint64_t now)
+{
+	const struct bench_phase *ph = &b->phase;
+	uint64_t iv = b->o.status_interval_ns;
+
+	if (!iv || !ph->measured || now < ph->t_measure)
+		return;
+	if (!b->status_next)
+		b->status_next = ph->t_measure + iv;
+	if (now < b->status_next || now > ph->t_end)
+		return;
+	bench_status_dump(b, now);
+	while (b->status_next <= now)
+		b->status_next += iv;
+}
+
 static void phase_wait(struct bench *b)
 {
 	const struct bench_phase *ph = &b->phase;
@@ -253,6 +270,7 @@ static void phase_wait(struct bench *b)
 			bench_log_tick(b, now);
 		sample_tick(b, now);
 		bench_fiolog_tick(b, now);
+		status_tick(b, now);
 		/* short sleeps: notice ^C and the ramp's end promptly */
 		wait = 100000000ull;
 		if (b->samp_next > now && b->samp_next - now < wait)
@@ -260,6 +278,8 @@ static void phase_wait(struct bench *b)
 		if (bench_fiolog_next(b) > now &&
 		    bench_fiolog_next(b) - now < wait)
 			wait = bench_fiolog_next(b) - now;
+		if (b->status_next > now && b->status_next - now < wait)
+			wait = b->status_next - now;
 		if (ph->measured && !b->ru_marked && ph->t_measure > now &&
 		    ph->t_measure - now < wait)
 			wait = ph->t_measure - now;
@@ -392,6 +412,7 @@ static int run_phase(struct bench *b, enum bench_phase_kind kind,
 			ph->t_end = ph->t_measure + b->o.runtime_ns;
 	}
 	b->samp_next = 0;
+	b->status_next = 0;
 	if (ph->measured) {
 		b->measured_any = true;
 		if (ph->t_measure == ph->t_start)

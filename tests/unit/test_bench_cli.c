@@ -275,6 +275,27 @@ static void test_bs_above_backend_max_io_exits_2(void **st)
 			   "largest transfer");
 }
 
+static void test_status_interval_and_eta_off_a_terminal(void **st)
+{
+	const char *p;
+	unsigned int n = 0;
+
+	(void)st;
+	/* the report every second, then the final one: terse lines */
+	assert_int_equal(RUN("--rw", "randread", "--size", "256k",
+			     "--time_based", "--runtime", "2200ms", "--mem-lat",
+			     "50us", "--status-interval", "1",
+			     "--output-format", "terse", "--eta", "always"),
+			 0);
+	for (p = out_text; (p = strstr(p, "3;fio-3.33;")); p++)
+		n++;
+	assert_int_equal(n, 3);
+	/* the progress line into a file: lines, no carriage return */
+	assert_non_null(strstr(err_text, "Jobs: 1 (run)"));
+	assert_null(strchr(err_text, '\r'));
+	expect_usage_error(RUN("--status-interval", "100ms"), "at least 1s");
+}
+
 /* ------------------------------------------------------------ presets */
 
 static struct bench *parse(const char *const *args, int *ret)
@@ -551,6 +572,7 @@ int main(void)
 		cmocka_unit_test(test_fio_prefix_rules),
 		cmocka_unit_test(test_fio_values),
 		cmocka_unit_test(test_time_based_semantics),
+		cmocka_unit_test(test_status_interval_and_eta_off_a_terminal),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
