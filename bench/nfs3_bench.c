@@ -80,6 +80,7 @@ struct nfs_io {
 		struct nfs3_read_res rd;
 		struct nfs3_write_res wr;
 		struct nfs3_getattr_res ga;
+		struct nfs3_commit_res cm;
 	} res;
 };
 
@@ -662,6 +663,10 @@ static int nfs_submit(void *priv, struct bench_io *io, unsigned int flags)
 	case BENCH_OP_NULL:
 		err = nfs3_null_async(n->clnt, &ni->call);
 		break;
+	case BENCH_OP_FSYNC: /* fio's fsync=N: COMMIT the whole file */
+		err = nfs3_commit_async(n->clnt, &ni->call, &f->fh, 0, 0,
+					&ni->res.cm);
+		break;
 	default:
 		return -EINVAL;
 	}
@@ -899,7 +904,8 @@ static const struct bench_backend_ops nfs3_backend = {
 	.io_priv_size = sizeof(struct nfs_io),
 	.ops_supported =
 		BENCH_OP_BIT(BENCH_OP_READ) | BENCH_OP_BIT(BENCH_OP_WRITE) |
-		BENCH_OP_BIT(BENCH_OP_NULL) | BENCH_OP_BIT(BENCH_OP_GETATTR),
+		BENCH_OP_BIT(BENCH_OP_NULL) | BENCH_OP_BIT(BENCH_OP_GETATTR) |
+		BENCH_OP_BIT(BENCH_OP_FSYNC),
 	.options = nfs_options,
 	.usage_extra =
 		"Examples:\n"

@@ -72,6 +72,13 @@ enum {
 	OPT_NEW_GROUP,
 	OPT_PARSE_ONLY,
 	OPT_NORANDOMMAP,
+	OPT_BSRANGE,
+	OPT_BSSPLIT,
+	OPT_RANDOM_DIST,
+	OPT_FSYNC,
+	OPT_END_FSYNC,
+	OPT_RATE_IOPS,
+	OPT_THINKTIME,
 	OPT_LAT_LOG,
 	OPT_BW_LOG,
 	OPT_IOPS_LOG,
@@ -151,6 +158,14 @@ static const struct bench_optdef engine_opts[] = {
 	{"percentile_list", OPT_PERCENTILE_LIST, FA_REQ, false},
 	{"parse-only", OPT_PARSE_ONLY, FA_NONE, false},
 	{"norandommap", OPT_NORANDOMMAP, FA_OPT, false},
+	{"bsrange", OPT_BSRANGE, FA_REQ, false},
+	{"blocksize_range", OPT_BSRANGE, FA_REQ, false},
+	{"bssplit", OPT_BSSPLIT, FA_REQ, false},
+	{"random_distribution", OPT_RANDOM_DIST, FA_REQ, false},
+	{"fsync", OPT_FSYNC, FA_REQ, false},
+	{"end_fsync", OPT_END_FSYNC, FA_REQ, false},
+	{"rate_iops", OPT_RATE_IOPS, FA_REQ, false},
+	{"thinktime", OPT_THINKTIME, FA_REQ, false},
 	{"write_lat_log", OPT_LAT_LOG, FA_REQ, false},
 	{"write_bw_log", OPT_BW_LOG, FA_REQ, false},
 	{"write_iops_log", OPT_IOPS_LOG, FA_REQ, false},
@@ -237,6 +252,8 @@ void bench_opts_defaults(struct bench_opts *o)
 	o->workload = WL_FIO;
 	o->rw = RW_READ;
 	o->bs = 4096;
+	o->bsd[0].lo = o->bsd[0].hi = 4096;
+	o->bsd[1] = o->bsd[0];
 	o->size = 64ull << 20;
 	o->iodepth = 1;
 	o->numjobs = 1;
@@ -399,6 +416,215 @@ static int parse_formats(struct bench_opts *o, const char *opt, const char *arg)
 	return 0;
 }
 
+/* one size of a bs list; an empty one keeps the default */
+static int one_size(const char *opt, const char *s, size_t n, uint32_t *out)
+{
+	char buf[40];
+	uint64_t v;
+
+	if (n >= sizeof(buf))
+		return bad_value(opt, s, "a size");
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	if (bench_parse_size(buf, &v) || !v || v > (1u << 30))
+		return bad_value(opt, buf, "a size from 1 to 1g");
+	*out = (uint32_t)v;
+	return 0;
+}
+
+/* "lo-hi" or "lo:hi" (fio swaps them when lo > hi) */
+static int one_range(const char *opt, const char *s, size_t n,
+		     struct bench_bsdist *d)
+{
+	size_t k = strcspn(s, "-:");
+	uint32_t a, b2;
+
+	if (k >= n)
+		return bad_value(opt, s, "a range lo-hi (4k-64k)");
+	if (one_size(opt, s, k, &a) || one_size(opt, s + k + 1, n - k - 1, &b2))
+		return -EINVAL;
+	d->lo = a < b2 ? a : b2;
+	d->hi = a < b2 ? b2 : a;
+	d->n = 0;
+	return 0;
+}
+
+/* "4k/50:8k/30:16k/" (fio: blank weights share what is left) */
+static int one_split(const char *opt, const char *s, size_t n,
+		     struct bench_bsdist *d)
+{
+	unsigned int pct[BENCH_MAX_SPLIT], blank = 0, sum = 0, i;
+	const char *p = s, *end = s + n, *colon, *slash;
+
+	d->n = 0;
+	while (p < end) {
+		colon = memchr(p, ':', (size_t)(end - p));
+		if (!colon)
+			colon = end;
+		slash = memchr(p, '/', (size_t)(colon - p));
+		if (d->n == BENCH_MAX_SPLIT)
+			return bad_value(opt, s, "at most 64 sizes");
+		if (one_size(opt, p,
+			     slash ? (size_t)(slash - p) : (size_t)(colon - p),
+			     &d->len[d->n]))
+			return -EINVAL;
+		if (slash && slash + 1 < colon) {
+			char w[8];
+			size_t wl = (size_t)(colon - slash - 1);
+
+			if (wl >= sizeof(w))
+				return bad_value(opt, s, "size/percent pairs");
+			memcpy(w, slash + 1, wl);
+			w[wl] = '\0';
+			pct[d->n] = (unsigned int)atoi(w);
+			if (pct[d->n] > 100 || strspn(w, "0123456789") != wl)
+				return bad_value(opt, s, "size/percent pairs");
+			sum += pct[d->n];
+		} else {
+			pct[d->n] = UINT32_MAX;
+			blank++;
+		}
+		d->n++;
+		p = colon + 1;
+	}
+	if (!d->n || sum > 100 || (!blank && sum != 100))
+		return bad_value(opt, s,
+				 "sizes and weights adding up to 100 "
+				 "(4k/50:8k/50)");
+	for (i = 0, sum = 0; i < d->n; i++) {
+		if (pct[i] == UINT32_MAX)
+			pct[i] = 0; /* shared below */
+		sum += pct[i];
+	}
+	for (i = 0; blank && i < d->n; i++)
+		if (!pct[i])
+			pct[i] = (100 - sum) / blank;
+	for (i = 0, sum = 0; i < d->n; i++) {
+		sum += pct[i];
+		d->cum[i] = sum;
+	}
+	d->cum[d->n - 1] = 100; /* rounding of blank shares */
+	d->lo = d->hi = 0;
+	return 0;
+}
+
+/*
+ * --bs R[,W[,T]], --bsrange R[,W], --bssplit R[,W]: fio's per-direction
+ * lists; a single value sets both directions, an empty one keeps the
+ * read default (fio: "bs=,8k"), trim's is ignored (no trim here).
+ */
+static int parse_bs_list(struct bench_opts *o, int id, const char *opt,
+			 const char *arg)
+{
+	const char *p = arg, *comma;
+	unsigned int d;
+	size_t n;
+	int ret = 0;
+
+	if (!arg || !*arg)
+		return bad_value(opt, arg, "a size");
+	for (d = 0; d < 2; d++) {
+		comma = strchr(p, ',');
+		n = comma ? (size_t)(comma - p) : strlen(p);
+		if (n) {
+			struct bench_bsdist *bd = &o->bsd[d];
+
+			if (id == OPT_BS) {
+				ret = one_size(opt, p, n, &bd->lo);
+				bd->hi = bd->lo;
+				bd->n = 0;
+			} else if (id == OPT_BSRANGE) {
+				ret = one_range(opt, p, n, bd);
+			} else {
+				ret = one_split(opt, p, n, bd);
+			}
+			if (ret)
+				return ret;
+		}
+		if (!comma) {
+			/* one value: both directions (fio) */
+			if (d == 0)
+				o->bsd[1] = o->bsd[0];
+			break;
+		}
+		p = comma + 1;
+	}
+	return 0;
+}
+
+/* fio's random_distribution: random, zipf:THETA, pareto:H, normal:DEV,
+ * each with an optional :CENTER in [0, 1] */
+static int parse_dist(struct bench_opts *o, const char *opt, const char *arg)
+{
+	static const char *const kinds[] = {"random", "zipf", "pareto",
+					    "normal"};
+	const char *colon = arg ? strchr(arg, ':') : NULL;
+	size_t n = colon ? (size_t)(colon - arg) : (arg ? strlen(arg) : 0);
+	unsigned int k;
+	char *end;
+
+	for (k = 0; k < 4; k++)
+		if (strlen(kinds[k]) == n && !strncmp(arg, kinds[k], n))
+			break;
+	if (k == 4)
+		return bad_value(opt, arg,
+				 "random, zipf:THETA, pareto:H or normal:DEV "
+				 "(zoned is not supported)");
+	o->dist = (enum bench_dist_kind)k;
+	o->dist_center = -1;
+	if (k == DIST_RANDOM)
+		return 0;
+	if (!colon)
+		return bad_value(opt, arg,
+				 "the distribution with its value "
+				 "(zipf:1.2)");
+	o->dist_arg = strtod(colon + 1, &end);
+	if (end == colon + 1 || (*end && *end != ':'))
+		return bad_value(opt, arg, "a number after ':'");
+	if (*end == ':') {
+		o->dist_center = strtod(end + 1, &end);
+		if (*end || o->dist_center < 0 || o->dist_center > 1)
+			return bad_value(opt, arg, "a center from 0 to 1");
+	}
+	if ((k == DIST_ZIPF && (o->dist_arg <= 0 || o->dist_arg == 1)) ||
+	    (k == DIST_PARETO && (o->dist_arg <= 0 || o->dist_arg >= 1)) ||
+	    (k == DIST_NORMAL && (o->dist_arg <= 0 || o->dist_arg > 100)))
+		return bad_value(opt, arg,
+				 "zipf theta > 0 and not 1, pareto power in "
+				 "(0, 1), normal deviation in (0, 100]");
+	return 0;
+}
+
+/* --rate_iops R[,W] per job (fio) */
+static int parse_rate(struct bench_opts *o, const char *opt, const char *arg)
+{
+	const char *comma = arg ? strchr(arg, ',') : NULL;
+	char buf[32];
+	uint64_t v;
+	size_t n;
+	unsigned int d;
+
+	for (d = 0; d < 2; d++) {
+		const char *p = d ? (comma ? comma + 1 : NULL) : arg;
+
+		if (!p) {
+			o->rate_iops[1] = o->rate_iops[0];
+			break;
+		}
+		n = d || !comma ? strlen(p) : (size_t)(comma - p);
+		if (!n)
+			continue;
+		if (n >= sizeof(buf))
+			return bad_value(opt, arg, "IOPS");
+		memcpy(buf, p, n);
+		buf[n] = '\0';
+		if (bench_parse_size(buf, &v) || v > 100000000)
+			return bad_value(opt, arg, "IOPS per job, R[,W]");
+		o->rate_iops[d] = v;
+	}
+	return 0;
+}
+
 static int pick(const char *opt, const char *arg, const char *const *names,
 		unsigned int n, const char *list)
 {
@@ -457,9 +683,50 @@ static int apply_engine_opt(struct bench *b, int id, const char *name,
 		return 0;
 	}
 	case OPT_BS:
-		ret = parse_size_opt(name, arg, 1, 1ull << 30, &o->bs);
+	case OPT_BSRANGE:
+	case OPT_BSSPLIT:
+		ret = parse_bs_list(o, id, name, arg);
 		o->set |= SET_BS;
 		break;
+	case OPT_RANDOM_DIST:
+		ret = parse_dist(o, name, arg);
+		break;
+	case OPT_FSYNC:
+		ret = parse_count(name, arg, 0, UINT32_MAX, &v);
+		o->fsync_every = (unsigned int)v;
+		break;
+	case OPT_END_FSYNC: {
+		bool on;
+
+		ret = parse_bool(name, arg, &on);
+		if (ret || !on)
+			break;
+		if (!b->ops->job_sync) {
+			bench_error("--end_fsync: the %s back-end has no sync "
+				    "of a file",
+				    b->ops->name);
+			return -EINVAL;
+		}
+		bench_note(name, arg,
+			   "every phase that writes already ends with the "
+			   "back-end's sync of each file (the NFS COMMIT), "
+			   "outside the measured time");
+		break;
+	}
+	case OPT_RATE_IOPS:
+		ret = parse_rate(o, name, arg);
+		break;
+	case OPT_THINKTIME: {
+		/* fio: a bare number is microseconds */
+		char us[40];
+
+		if (arg && arg[0] && strspn(arg, "0123456789") == strlen(arg)) {
+			snprintf(us, sizeof(us), "%sus", arg);
+			arg = us;
+		}
+		ret = parse_time_opt(name, arg, &o->thinktime_ns);
+		break;
+	}
 	case OPT_IODEPTH:
 		ret = parse_count(name, arg, 1, 65536, &v);
 		o->iodepth = (unsigned int)v;
@@ -751,10 +1018,58 @@ static int apply_preset(struct bench *b, const char *name)
 	return 0;
 }
 
+/* the smallest and largest I/O of the run: bs is the block unit */
+static void finalize_bs(struct bench_opts *o)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+	unsigned int d, i;
+
+	o->varbs = false;
+	for (d = 0; d < 2; d++) {
+		const struct bench_bsdist *bd = &o->bsd[d];
+
+		if (bd->n) {
+			for (i = 0; i < bd->n; i++) {
+				lo = bd->len[i] < lo ? bd->len[i] : lo;
+				hi = bd->len[i] > hi ? bd->len[i] : hi;
+			}
+			o->varbs = true;
+		} else {
+			lo = bd->lo < lo ? bd->lo : lo;
+			hi = bd->hi > hi ? bd->hi : hi;
+		}
+	}
+	if (lo != hi)
+		o->varbs = true;
+	o->bs = lo;
+	o->bs_max = hi;
+}
+
 static int check_combinations(struct bench *b)
 {
 	struct bench_opts *o = &b->o;
 	bool meta = bench_rw_meta(o->rw);
+
+	finalize_bs(o);
+	if (o->varbs && (o->verify || o->workload == WL_IOR)) {
+		bench_error("--verify and --workload ior need one block size "
+			    "(not --bs R,W, --bsrange or --bssplit)");
+		return -EINVAL;
+	}
+	if (o->fsync_every &&
+	    !(b->ops->ops_supported & BENCH_OP_BIT(BENCH_OP_FSYNC))) {
+		bench_error("--fsync: the %s back-end has no sync operation",
+			    b->ops->name);
+		return -EINVAL;
+	}
+	if (o->dist != DIST_RANDOM && o->verify) {
+		bench_error("--random_distribution %s draws blocks with "
+			    "repeats: --verify needs the random map",
+			    o->dist == DIST_ZIPF   ? "zipf" :
+			    o->dist == DIST_PARETO ? "pareto" :
+						     "normal");
+		return -EINVAL;
+	}
 
 	if ((o->set & SET_FILENAME) && (o->set & SET_FILE_PER_JOB)) {
 		bench_error("--filename and --file-per-job exclude each other");

@@ -23,6 +23,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,7 +151,8 @@ static void fill_config(struct bench *b)
 	c->numjobs = o->numjobs;
 	c->iodepth = o->iodepth;
 	c->max_inflight = o->numjobs * slots_per_job(o);
-	c->bs = o->rw == RW_NULL || o->rw == RW_GETATTR ? 0 : o->bs;
+	/* the largest I/O: a back-end checks it against its transfer size */
+	c->bs = o->rw == RW_NULL || o->rw == RW_GETATTR ? 0 : o->bs_max;
 	c->size = o->size;
 	c->verify = o->verify;
 	c->seed = o->seed;
@@ -167,6 +169,8 @@ static void fill_config(struct bench *b)
 			c->ops_used |= BENCH_OP_BIT(BENCH_OP_READ);
 		if (bench_writes_data(o) || bench_may_layout(o))
 			c->ops_used |= BENCH_OP_BIT(BENCH_OP_WRITE);
+		if (o->fsync_every && bench_writes_data(o))
+			c->ops_used |= BENCH_OP_BIT(BENCH_OP_FSYNC);
 	}
 	c->max_len = c->bs;
 	if (bench_may_layout(o)) {
@@ -323,7 +327,7 @@ static int job_create(struct bench *b, struct bench_job *j, unsigned int i)
 	memset(j->slots_mem, 0, j->slot_stride * j->nslots);
 
 	if (!bench_rw_meta(o->rw)) {
-		blen = (size_t)o->iodepth * o->bs;
+		blen = (size_t)o->iodepth * o->bs_max;
 		if (bench_may_layout(o) &&
 		    BENCH_LAYOUT_DEPTH * b->layout_bs > blen)
 			blen = BENCH_LAYOUT_DEPTH * b->layout_bs;
@@ -345,7 +349,8 @@ static int job_create(struct bench *b, struct bench_job *j, unsigned int i)
 		s->io.priv = (char *)s + hdr;
 		if (j->bufs) {
 			if (k < o->iodepth)
-				s->buf = (char *)j->bufs + (size_t)k * o->bs;
+				s->buf =
+					(char *)j->bufs + (size_t)k * o->bs_max;
 			if (k < BENCH_LAYOUT_DEPTH && bench_may_layout(o))
 				s->lbuf = (char *)j->bufs +
 					  (size_t)k * b->layout_bs;
@@ -362,6 +367,26 @@ static int job_create(struct bench *b, struct bench_job *j, unsigned int i)
 	return 0;
 }
 
+/* Gray et al.'s zipf constants for the region's blocks (fio sums at most
+ * 10 million terms of zeta too) */
+static void zipf_setup(struct bench *b)
+{
+	double theta = b->o.dist_arg, zeta2, n;
+	uint64_t i, nn;
+
+	n = (double)(b->nfiles ? b->files[0].nblocks : b->o.size / b->o.bs);
+	if (n < 2)
+		n = 2;
+	nn = n > 1e7 ? 10000000 : (uint64_t)n;
+	b->zipf_zetan = 0;
+	for (i = 1; i <= nn; i++)
+		b->zipf_zetan += pow((double)i, -theta);
+	zeta2 = 1.0 + pow(0.5, theta);
+	b->zipf_alpha = 1.0 / (1.0 - theta);
+	b->zipf_eta = (1.0 - pow(2.0 / n, 1.0 - theta)) /
+		      (1.0 - zeta2 / b->zipf_zetan);
+}
+
 static int jobs_create(struct bench *b)
 {
 	unsigned int i;
@@ -370,6 +395,8 @@ static int jobs_create(struct bench *b)
 	ret = files_create(b);
 	if (ret)
 		return ret;
+	if (b->o.dist == DIST_ZIPF)
+		zipf_setup(b);
 	if (b->o.workload == WL_IOR) {
 		b->ior = calloc(b->o.repetitions, sizeof(*b->ior));
 		if (!b->ior)
@@ -493,7 +520,8 @@ static void kv_add(void *arg, const char *name, uint64_t value)
 
 static const char *op_name(enum bench_op op)
 {
-	static const char *const n[] = {"read", "write", "null", "getattr"};
+	static const char *const n[] = {"read", "write", "null", "getattr",
+					"fsync"};
 
 	return op < BENCH_OP_NR ? n[op] : "?";
 }

@@ -60,6 +60,8 @@ enum bench_op {
 	BENCH_OP_WRITE,	  /* write len bytes from buf at offset */
 	BENCH_OP_NULL,	  /* a no-op round trip (NFS NULL procedure) */
 	BENCH_OP_GETATTR, /* fetch the attributes of the job's file */
+	BENCH_OP_FSYNC,	  /* make the job file's writes durable (fio's
+			   * fsync=N; the NFS COMMIT) */
 	BENCH_OP_NR,
 };
 

@@ -95,6 +95,27 @@ enum {
 #define BENCH_LOG_MIN_NS   100000000ull /* the main thread's tick */
 #define BENCH_LOG_MAX_JOBS 1024u
 
+/*
+ * Block sizes of one direction (fio's bs=R,W, bsrange, bssplit): fixed
+ * (n = 1, lo = hi), a range (lo..hi in multiples of the smallest size of
+ * the run), or a split (len[i] with weight pct[i], cumulative in cum[]).
+ */
+#define BENCH_MAX_SPLIT	   64
+struct bench_bsdist {
+	uint32_t lo, hi;
+	unsigned int n;
+	uint32_t len[BENCH_MAX_SPLIT];
+	uint32_t cum[BENCH_MAX_SPLIT]; /* cumulative percent, last = 100 */
+};
+
+/* fio's random_distribution */
+enum bench_dist_kind {
+	DIST_RANDOM,
+	DIST_ZIPF,
+	DIST_PARETO,
+	DIST_NORMAL,
+};
+
 /**
  * struct bench_opts - the parsed command line (strings point into argv
  * or into static tables, never allocated)
@@ -133,7 +154,15 @@ struct bench_opts {
 	const char *lat_log, *bw_log, *iops_log, *hist_log; /* fio's logs */
 	uint64_t log_avg_ns, log_hist_ns; /* --log_avg_msec, --log_hist_msec */
 	bool per_job_logs;		  /* --per_job_logs (default 1) */
-	unsigned int loops;		  /* --loops: passes over the file */
+	struct bench_bsdist bsd[2];	  /* block sizes of reads, writes */
+	bool varbs;		   /* not one fixed size: bsd[] is drawn */
+	uint64_t bs_max;	   /* the largest I/O (bs is the smallest) */
+	enum bench_dist_kind dist; /* --random_distribution */
+	double dist_arg, dist_center;
+	unsigned int fsync_every;   /* --fsync: a sync every N writes */
+	uint64_t rate_iops[2];	    /* --rate_iops: per job, reads, writes */
+	uint64_t thinktime_ns;	    /* --thinktime */
+	unsigned int loops;	    /* --loops: passes over the file */
 	uint64_t offset;	    /* --offset: the jobs' region starts here */
 	unsigned int offset_pct;    /* --offset=P%: P (0: absolute) */
 	bool randrepeat;	    /* --randrepeat (default 1) */
@@ -217,6 +246,7 @@ struct bench_slot {
 	struct bench_job *job;
 	struct bench_slot *next; /* hand-off list */
 	uint64_t blk;		 /* verify: claimed block, or UINT64_MAX */
+	uint64_t not_before;	 /* rate_iops/thinktime: submit at (ns) */
 	uint32_t old_state;	 /* verify: the block's state when claimed */
 	uint32_t new_state;	 /* verify: what a successful write leaves */
 	void *buf;		 /* bs-sized buffer of the measured workload */
@@ -262,6 +292,14 @@ struct bench_job {
 
 	/* hot */
 	_Atomic uint64_t next_idx __attribute__((aligned(BENCH_CACHELINE)));
+	_Atomic uint64_t seq_pos;      /* varbs sequential: next offset */
+	_Atomic uint64_t issued;       /* varbs: bytes drawn this phase */
+	uint64_t byte_budget;	       /* varbs: 0 = none */
+	_Atomic uint64_t wcount;       /* --fsync: writes drawn */
+	_Atomic uint64_t sync_due;     /* --fsync: syncs to issue */
+	_Atomic uint64_t rate_next[2]; /* --rate_iops: next I/O's time */
+	_Atomic(struct bench_slot *) delayed; /* waiting for their time */
+	bool paced; /* rate_iops or thinktime in this phase */
 	_Atomic int active;
 	_Atomic bool stop;
 	_Atomic(struct bench_slot *) deferred;
@@ -378,9 +416,10 @@ struct bench {
 	} given[BENCH_MAX_GIVEN];
 	unsigned int ngiven;
 	unsigned int groupid; /* fio's group (job files: stonewall...) */
-	bool no_outputs;      /* a job file section: the driver writes */
-	bool parse_only;      /* --parse-only */
-	char url_file[4096];  /* --filename\'s path from a URL */
+	double zipf_zetan, zipf_eta, zipf_alpha; /* --random_distribution */
+	bool no_outputs;     /* a job file section: the driver writes */
+	bool parse_only;     /* --parse-only */
+	char url_file[4096]; /* --filename\'s path from a URL */
 
 	/* progress */
 	bool progress;

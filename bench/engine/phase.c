@@ -78,6 +78,24 @@ static void phase_prepare_job(struct bench *b, struct bench_job *j)
 		j->blk_hi = nb * (j->file_rank + 1) / f->nusers;
 	}
 	j->budget = job_budget(b, j, ph->kind);
+	/* variable block sizes: a size-bound run ends after its bytes */
+	j->byte_budget = 0;
+	if (b->o.varbs && ph->kind == PH_MAIN && !b->o.time_based &&
+	    !bench_rw_meta(ph->rw) && f) {
+		j->byte_budget = (f->size - f->base) * b->o.loops;
+		if (!b->o.number_ios)
+			j->budget = UINT64_MAX;
+	}
+	atomic_store_explicit(&j->seq_pos, 0, memory_order_relaxed);
+	atomic_store_explicit(&j->issued, 0, memory_order_relaxed);
+	atomic_store_explicit(&j->wcount, 0, memory_order_relaxed);
+	atomic_store_explicit(&j->sync_due, 0, memory_order_relaxed);
+	atomic_store_explicit(&j->rate_next[0], 0, memory_order_relaxed);
+	atomic_store_explicit(&j->rate_next[1], 0, memory_order_relaxed);
+	atomic_store_explicit(&j->delayed, NULL, memory_order_relaxed);
+	j->paced =
+		ph->kind == PH_MAIN &&
+		(b->o.rate_iops[0] || b->o.rate_iops[1] || b->o.thinktime_ns);
 	atomic_store_explicit(&j->next_idx, 0, memory_order_relaxed);
 	atomic_store_explicit(&j->active, 0, memory_order_relaxed);
 	atomic_store_explicit(&j->stop, false, memory_order_relaxed);

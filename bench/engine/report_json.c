@@ -245,7 +245,8 @@ static void js_dir_none(struct js *j, const char *key)
 
 static const char *op_str(enum bench_op op)
 {
-	static const char *const n[] = {"read", "write", "null", "getattr"};
+	static const char *const n[] = {"read", "write", "null", "getattr",
+					"fsync"};
 
 	return op < BENCH_OP_NR ? n[op] : "?";
 }
@@ -427,9 +428,15 @@ static void js_view(struct js *j, struct bench *b, const struct view *v,
 		js_dir(j, b, v, d, bench_dir_names[d], plus,
 		       bench_per_sec(all->bytes[d], all->elapsed[d]) / 1024.0);
 	js_dir_none(j, "trim");
+	/* fio's fsync=N syncs: a data workload's only "other" operations */
 	js_open(j, "sync", '{');
-	js_u64(j, "total_ios", 0);
-	js_nolat(j, "lat_ns");
+	if (bench_rw_meta(b->o.rw)) {
+		js_u64(j, "total_ios", 0);
+		js_nolat(j, "lat_ns");
+	} else {
+		js_u64(j, "total_ios", bench_hist_count(v->h[DIR_OTHER]));
+		js_lat(j, b, "lat_ns", v->h[DIR_OTHER], false, false);
+	}
 	js_close(j, '}');
 	js_u64(j, "job_runtime", rt / 1000000);
 	js_dbl(j, "usr_cpu", bench_cpu_pct(v->usr_ns, v->wall_ns));

@@ -224,7 +224,7 @@ static void test_bad_values_exit_2_naming_the_option(void **st)
 {
 	(void)st;
 	expect_usage_error(RUN("--bs", "4x"), "--bs: '4x' is not a size");
-	expect_usage_error(RUN("--bs", "0"), "--bs: 0 is out of range");
+	expect_usage_error(RUN("--bs", "0"), "a size from 1 to 1g");
 	expect_usage_error(RUN("--size", "lots"), "--size");
 	expect_usage_error(RUN("--rw", "sideways"), "--rw: 'sideways'");
 	expect_usage_error(RUN("--iodepth", "0"), "--iodepth");
@@ -402,6 +402,84 @@ static void test_time_based_semantics(void **st)
 	assert_non_null(strstr(out_text, "\"total_ios\" : 192,"));
 }
 
+/* the fio workload options: sizes, syncs, rates, distributions */
+static double jnum_in(const char *text, const char *after, const char *key)
+{
+	const char *p = strstr(text, after);
+	char k[64];
+
+	if (!p)
+		fail_msg("no %s in %s", after, text);
+	snprintf(k, sizeof(k), "\"%s\" : ", key);
+	p = strstr(p, k);
+	if (!p)
+		fail_msg("no %s after %s", key, after);
+	return strtod(p + strlen(k), NULL);
+}
+
+static void test_fio_workload_options(void **st)
+{
+	struct bench *b;
+	double n, by;
+	int ret;
+
+	(void)st;
+	/* bs=R,W and bssplit: per direction, fio's blank weights */
+	b = PARSE(&ret, "--bs=4k,16k", "--rw=randrw");
+	assert_int_equal(ret, 0);
+	assert_int_equal(b->o.bs, 4096);
+	assert_int_equal(b->o.bs_max, 16384);
+	assert_true(b->o.varbs);
+	bench_destroy(b);
+	b = PARSE(&ret, "--bssplit=4k/50:1k/:32k/", "--size=1m");
+	assert_int_equal(ret, 0);
+	assert_int_equal(b->o.bsd[0].n, 3);
+	assert_int_equal(b->o.bsd[0].cum[0], 50);
+	assert_int_equal(b->o.bsd[0].cum[1], 75);
+	assert_int_equal(b->o.bs, 1024);
+	assert_int_equal(b->o.bs_max, 32768);
+	bench_destroy(b);
+	expect_usage_error(RUN("--bssplit=4k/60:8k/60"), "adding up to 100");
+	expect_usage_error(RUN("--bsrange=4k-8k", "--verify"),
+			   "one block size");
+	/* a size-bound run moves --size bytes whatever the sizes */
+	assert_int_equal(RUN("--rw=read", "--bsrange=4k-64k", "--size=1m",
+			     "--mem-lat=10us", "--output-format=json",
+			     "--eta=never"),
+			 0);
+	by = jnum_in(out_text, "\"read\" : {", "io_bytes");
+	n = jnum_in(out_text, "\"read\" : {", "total_ios");
+	assert_true(by == 1048576 && n > 16 && n < 256);
+	/* fsync=4: a sync after every 4 writes, under "sync" too */
+	assert_int_equal(RUN("--rw=write", "--fsync=4", "--size=256k",
+			     "--mem-lat=10us", "--output-format=json",
+			     "--eta=never"),
+			 0);
+	assert_int_equal(jnum_in(out_text, "\"sync\" : {", "total_ios"), 16);
+	/* rate_iops paces each job */
+	assert_int_equal(RUN("--rw=randread", "--rate_iops=200", "--iodepth=8",
+			     "--size=1m", "--time_based", "--runtime=1500ms",
+			     "--mem-lat=10us", "--output-format=json",
+			     "--eta=never"),
+			 0);
+	n = jnum_in(out_text, "\"read\" : {", "iops");
+	assert_true(n > 150 && n < 250);
+	/* the distributions fio has (zoned aside) */
+	b = PARSE(&ret, "--random_distribution=zipf:1.2:0.25", "--rw=randread");
+	assert_int_equal(ret, 0);
+	assert_int_equal(b->o.dist, DIST_ZIPF);
+	assert_true(b->o.dist_center == 0.25);
+	bench_destroy(b);
+	expect_usage_error(RUN("--random_distribution=zipf:1"), "not 1");
+	expect_usage_error(RUN("--random_distribution=zoned:60/10:40/90"),
+			   "zoned is not supported");
+	assert_int_equal(RUN("--rw=randread",
+			     "--random_distribution=pareto:0.3", "--size=1m",
+			     "--number_ios=500", "--time_based",
+			     "--mem-lat=10us", "--eta=never"),
+			 0);
+}
+
 static void test_preset_sets_the_kernel_workload(void **st)
 {
 	struct bench *b;
@@ -573,6 +651,7 @@ int main(void)
 		cmocka_unit_test(test_fio_values),
 		cmocka_unit_test(test_time_based_semantics),
 		cmocka_unit_test(test_status_interval_and_eta_off_a_terminal),
+		cmocka_unit_test(test_fio_workload_options),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
