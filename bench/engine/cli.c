@@ -79,6 +79,7 @@ enum {
 	OPT_END_FSYNC,
 	OPT_RATE_IOPS,
 	OPT_THINKTIME,
+	OPT_ALLOW_CREATE,
 	OPT_LAT_LOG,
 	OPT_BW_LOG,
 	OPT_IOPS_LOG,
@@ -166,6 +167,7 @@ static const struct bench_optdef engine_opts[] = {
 	{"end_fsync", OPT_END_FSYNC, FA_REQ, false},
 	{"rate_iops", OPT_RATE_IOPS, FA_REQ, false},
 	{"thinktime", OPT_THINKTIME, FA_REQ, false},
+	{"allow_file_create", OPT_ALLOW_CREATE, FA_REQ, false},
 	{"write_lat_log", OPT_LAT_LOG, FA_REQ, false},
 	{"write_bw_log", OPT_BW_LOG, FA_REQ, false},
 	{"write_iops_log", OPT_IOPS_LOG, FA_REQ, false},
@@ -207,6 +209,21 @@ static const struct {
 	{"clocksource", "latencies are always taken from CLOCK_MONOTONIC"},
 	{"create_on_open", "files are opened (and created) before the run"},
 	{"unified_rw_reporting", "reads and writes are reported apart"},
+	{"create_serialize", "files are created one after the other anyway"},
+	{"create_fsync", "a layout's writes are made durable (the NFS COMMIT) "
+			 "before the run"},
+	{"disable_lat", "latencies are always recorded (lock-free histograms)"},
+	{"disable_clat",
+	 "latencies are always recorded (lock-free histograms)"},
+	{"disable_slat", "submission is not timed apart from completion"},
+	{"disable_bw_measurement", "bandwidth is always sampled, by the main "
+				   "thread"},
+	{"disable_bw", "bandwidth is always sampled, by the main thread"},
+	{"log_prio", "the logs' priority column is always 0"},
+	{"io_submit_mode", "completions resubmit inline, as fio's inline mode"},
+	{"fill_device", "the file is --size long, the server's file system "
+			"is not filled"},
+	{"stats", "every job's figures are reported"},
 };
 
 #define N_FIO_NOTES (sizeof(fio_notes) / sizeof(fio_notes[0]))
@@ -716,6 +733,13 @@ static int apply_engine_opt(struct bench *b, int id, const char *name,
 	case OPT_RATE_IOPS:
 		ret = parse_rate(o, name, arg);
 		break;
+	case OPT_ALLOW_CREATE: {
+		bool on;
+
+		ret = parse_bool(name, arg, &on);
+		o->no_create = !on;
+		break;
+	}
 	case OPT_THINKTIME: {
 		/* fio: a bare number is microseconds */
 		char us[40];

@@ -310,7 +310,7 @@ static int job_create(struct bench *b, struct bench_job *j, unsigned int i)
 		j->file_rank = j->file->nusers++;
 		j->info.filename = j->file->name;
 		j->info.shared = o->filename != NULL && o->numjobs > 1;
-		j->info.open_flags = BENCH_OPEN_CREATE;
+		j->info.open_flags = o->no_create ? 0 : BENCH_OPEN_CREATE;
 		if (bench_writes_data(o))
 			j->info.open_flags |=
 				BENCH_OPEN_WRITE | BENCH_OPEN_EXTEND;

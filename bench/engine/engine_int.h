@@ -159,14 +159,15 @@ struct bench_opts {
 	uint64_t bs_max;	   /* the largest I/O (bs is the smallest) */
 	enum bench_dist_kind dist; /* --random_distribution */
 	double dist_arg, dist_center;
-	unsigned int fsync_every;   /* --fsync: a sync every N writes */
-	uint64_t rate_iops[2];	    /* --rate_iops: per job, reads, writes */
-	uint64_t thinktime_ns;	    /* --thinktime */
-	unsigned int loops;	    /* --loops: passes over the file */
-	uint64_t offset;	    /* --offset: the jobs' region starts here */
-	unsigned int offset_pct;    /* --offset=P%: P (0: absolute) */
-	bool randrepeat;	    /* --randrepeat (default 1) */
-	unsigned int kb_base;	    /* --kb_base */
+	unsigned int fsync_every; /* --fsync: a sync every N writes */
+	uint64_t rate_iops[2];	  /* --rate_iops: per job, reads, writes */
+	uint64_t thinktime_ns;	  /* --thinktime */
+	bool no_create;		  /* --allow_file_create=0: files must exist */
+	unsigned int loops;	  /* --loops: passes over the file */
+	uint64_t offset;	  /* --offset: the jobs' region starts here */
+	unsigned int offset_pct;  /* --offset=P%: P (0: absolute) */
+	bool randrepeat;	  /* --randrepeat (default 1) */
+	unsigned int kb_base;	  /* --kb_base */
 	double pcts[BENCH_MAX_PCT]; /* --percentile_list */
 	unsigned int npcts;
 	unsigned int fmts;	     /* BENCH_FMT_BIT() of --output-format */

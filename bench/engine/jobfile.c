@@ -181,6 +181,18 @@ static int sec_add(struct ctx *c, const char *name, const char *file,
 	return 0;
 }
 
+/* fio drops a comment after a value too: "size=1m ; 100 MiB" */
+static void strip_comment(char *line)
+{
+	char *p;
+
+	for (p = line + 1; *p; p++)
+		if ((*p == ';' || *p == '#') && isspace((unsigned char)p[-1])) {
+			*p = '\0';
+			return;
+		}
+}
+
 static int do_line(struct ctx *c, char *raw, const char *file,
 		   unsigned int lineno, unsigned int depth)
 {
@@ -189,6 +201,8 @@ static int do_line(struct ctx *c, char *raw, const char *file,
 
 	if (!*line || *line == ';' || *line == '#')
 		return 0;
+	strip_comment(line);
+	line = trim(line);
 	if (*line == '[') {
 		char *end = strchr(line, ']');
 

@@ -9,7 +9,7 @@
  *   [name]                a job section: its name is the job's name
  *   key=value, key        "key = value" with spaces is the same; a bare
  *                         key is a switch (time_based, stonewall)
- *   ; comment, # comment  whole-line comments
+ *   ; comment, # comment  comments, whole lines or after a value
  *   include FILE          the lines of FILE, relative to the including
  *                         file's directory (at most 8 deep)
  *   ${NAME}               the environment variable NAME; fio's own
