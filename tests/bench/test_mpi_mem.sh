@@ -51,7 +51,7 @@ d = json.load(open(f"{t}/out.json"))
 jobs, agg = d["jobs"], d["xprt"]["aggregate"]
 assert d["xprt"]["mpi"]["ranks"] == 4 and d["xprt"]["mpi"]["jobs"] == 8, d["xprt"]["mpi"]
 assert len(jobs) == 8 and agg["xprt"]["jobs"] == 8
-assert sorted(j["jobid"] for j in jobs) == list(range(8))
+assert sorted(j["xprt"]["jobid"] for j in jobs) == list(range(8))
 assert [j["xprt"]["rank"] for j in jobs] == [0, 0, 1, 1, 2, 2, 3, 3]
 assert len({j["xprt"]["filename"] for j in jobs}) == 8, "ranks share files"
 for k in ("read", "write"):

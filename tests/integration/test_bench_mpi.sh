@@ -40,7 +40,7 @@ d = json.load(open(path))
 jobs, agg = d["jobs"], d["xprt"]["aggregate"]
 assert d["xprt"]["status"]["ok"] is True, d["xprt"]["status"]
 assert d["xprt"]["mpi"]["ranks"] == nr and len(jobs) == nr * per == agg["xprt"]["jobs"]
-assert sorted(j["jobid"] for j in jobs) == list(range(nr * per))
+assert sorted(j["xprt"]["jobid"] for j in jobs) == list(range(nr * per))
 assert sorted({j["xprt"]["rank"] for j in jobs}) == list(range(nr))
 for k in ("read", "write"):
     assert agg[k]["total_ios"] == sum(j[k]["total_ios"] for j in jobs)

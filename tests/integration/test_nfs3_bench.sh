@@ -118,7 +118,7 @@ for p in nfs-randrw nfs-randread; do
 		--preset "$p" --time_based --runtime 2 --output-format json --output "$work/$p.json"; then
 		cp "$work/$p.json" "$work/out"
 		ops=$(python3 -c 'import json, sys
-a = json.load(open(sys.argv[1]))["aggregate"]
+a = json.load(open(sys.argv[1]))["xprt"]["aggregate"]
 print(a["read"]["total_ios"] + a["write"]["total_ios"])' "$work/out")
 		[[ $(json xprt.status.ok) == True && $ops -gt 0 && $(json xprt.backend_stats.retransmits) == 0 ]] &&
 			ok "$p: $ops I/Os, $(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["jobs"]))' "$work/out") jobs, no retransmits" ||
