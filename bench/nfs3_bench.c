@@ -131,9 +131,9 @@ enum {
 
 static const struct bench_option nfs_options[] = {
 	{"server", "HOST[:PORT]|URL",
-	 "NFS server (required); PORT: NFS port [rpcbind, then 2049]; or "
-	 "nfs://HOST[:PORT]/EXPORT?mountport=N&nfsport=N&uid=N&gid=N&"
-	 "transport=rdma",
+	 "NFS server (required) [port: rpcbind, then 2049],\n"
+	 "                       or nfs://HOST[:PORT]/EXPORT?mountport=N&..."
+	 " (also in --filename)",
 	 NO_SERVER},
 	{"export", "PATH", "export to mount with MOUNT v3 (required)",
 	 NO_EXPORT},

@@ -30,8 +30,9 @@ enum {
 
 static const struct bench_option p9b_options[] = {
 	{"server", "HOST[:PORT]|URL",
-	 "9P server (required); port 564 (tcp), 5640 (rdma); or "
-	 "9p://HOST[:PORT]/ANAME?msize=SIZE&uid=N&gid=N&transport=rdma",
+	 "9P server (required) [port 564 tcp, 5640 rdma],\n"
+	 "                       or 9p://HOST[:PORT]/ANAME?msize=SIZE&..."
+	 " (also in --filename)",
 	 PO_SERVER},
 	{"aname", "PATH", "tree to attach, e.g. the exported path (required)",
 	 PO_ANAME},
