@@ -132,8 +132,7 @@ enum {
 static const struct bench_option nfs_options[] = {
 	{"server", "HOST[:PORT]|URL",
 	 "NFS server (required) [port: rpcbind, then 2049],\n"
-	 "                       or nfs://HOST[:PORT]/EXPORT?mountport=N&..."
-	 " (also in --filename)",
+	 "                       or a URL: nfs://HOST[:PORT]/EXPORT?...",
 	 NO_SERVER},
 	{"export", "PATH", "export to mount with MOUNT v3 (required)",
 	 NO_EXPORT},
@@ -910,11 +909,11 @@ static const struct bench_backend_ops nfs3_backend = {
 	.usage_extra =
 		"Examples:\n"
 		"  nfs3-bench --server nfs1 --export /export --preset "
-		"nfs-randrw --runtime 60\n"
+		"nfs-randrw --time_based --runtime 60\n"
 		"  nfs3-bench --server 192.0.2.10:2049 --mount-port 20048 "
 		"--export /export \\\n"
 		"      --rw randread --bs 4k --iodepth 64 --numjobs 4 "
-		"--runtime 30\n"
+		"--time_based --runtime 30\n"
 		"  nfs3-bench --server nfs1 --export /export --rw null "
 		"--iodepth 16 --runtime 10\n",
 	.init = nfs_init,

@@ -31,8 +31,7 @@ enum {
 static const struct bench_option p9b_options[] = {
 	{"server", "HOST[:PORT]|URL",
 	 "9P server (required) [port 564 tcp, 5640 rdma],\n"
-	 "                       or 9p://HOST[:PORT]/ANAME?msize=SIZE&..."
-	 " (also in --filename)",
+	 "                       or a URL: 9p://HOST[:PORT]/ANAME?...",
 	 PO_SERVER},
 	{"aname", "PATH", "tree to attach, e.g. the exported path (required)",
 	 PO_ANAME},
