@@ -80,6 +80,7 @@ enum {
 	OPT_RATE_IOPS,
 	OPT_THINKTIME,
 	OPT_ALLOW_CREATE,
+	OPT_NRFILES,
 	OPT_LAT_LOG,
 	OPT_BW_LOG,
 	OPT_IOPS_LOG,
@@ -168,6 +169,8 @@ static const struct bench_optdef engine_opts[] = {
 	{"rate_iops", OPT_RATE_IOPS, FA_REQ, false},
 	{"thinktime", OPT_THINKTIME, FA_REQ, false},
 	{"allow_file_create", OPT_ALLOW_CREATE, FA_REQ, false},
+	{"nrfiles", OPT_NRFILES, FA_REQ, false},
+	{"nr_files", OPT_NRFILES, FA_REQ, false},
 	{"write_lat_log", OPT_LAT_LOG, FA_REQ, false},
 	{"write_bw_log", OPT_BW_LOG, FA_REQ, false},
 	{"write_iops_log", OPT_IOPS_LOG, FA_REQ, false},
@@ -287,6 +290,7 @@ void bench_opts_defaults(struct bench_opts *o)
 	o->loops = 1;
 	o->randrepeat = true;
 	o->per_job_logs = true;
+	o->nrfiles = 1;
 	o->kb_base = 1024;
 	o->fmts = BENCH_FMT_BIT(FMT_NORMAL);
 }
@@ -654,6 +658,46 @@ static int pick(const char *opt, const char *arg, const char *const *names,
 	return -EINVAL;
 }
 
+/*
+ * fio's --filename=a:b:c: the job's files, ':' separated ("\\:" is a
+ * colon of a name).  A single name stays in o->filename.
+ */
+static int split_filenames(struct bench *b, const char *opt, const char *arg)
+{
+	struct bench_opts *o = &b->o;
+	char *w = b->fname_store, *start = w;
+	const char *p;
+
+	if (strlen(arg) >= sizeof(b->fname_store))
+		return bad_value(opt, arg, "a shorter list of files");
+	o->nfilenames = 0;
+	for (p = arg;; p++) {
+		if (*p == '\\' && p[1] == ':') {
+			*w++ = ':';
+			p++;
+			continue;
+		}
+		if (*p == ':' || !*p) {
+			*w++ = '\0';
+			if (!*start)
+				return bad_value(opt, arg,
+						 "file names separated by ':'");
+			if (o->nfilenames == BENCH_MAX_FILES)
+				return bad_value(opt, arg, "at most 64 files");
+			o->filenames[o->nfilenames++] = start;
+			start = w;
+			if (!*p)
+				break;
+			continue;
+		}
+		*w++ = *p;
+	}
+	o->filename = o->filenames[0];
+	if (o->nfilenames == 1)
+		o->nfilenames = 0;
+	return 0;
+}
+
 /* fio's verify= methods (fio 3.33, HOWTO "verify") */
 static bool bench_fio_verify_method(const char *m)
 {
@@ -733,6 +777,10 @@ static int apply_engine_opt(struct bench *b, int id, const char *name,
 	case OPT_RATE_IOPS:
 		ret = parse_rate(o, name, arg);
 		break;
+	case OPT_NRFILES:
+		ret = parse_count(name, arg, 1, BENCH_MAX_FILES, &v);
+		o->nrfiles = (unsigned int)v;
+		break;
 	case OPT_ALLOW_CREATE: {
 		bool on;
 
@@ -790,10 +838,13 @@ static int apply_engine_opt(struct bench *b, int id, const char *name,
 		if (!arg || !*arg)
 			return bad_value(name, arg, "a file name");
 		o->filename = arg;
+		o->nfilenames = 0;
 		if (bench_url_is(b, arg)) {
 			ret = bench_url_apply(b, arg, b->url_file,
 					      sizeof(b->url_file));
 			o->filename = b->url_file;
+		} else if (strchr(arg, ':')) {
+			ret = split_filenames(b, name, arg);
 		}
 		o->set |= SET_FILENAME;
 		break;
@@ -1075,6 +1126,23 @@ static int check_combinations(struct bench *b)
 	bool meta = bench_rw_meta(o->rw);
 
 	finalize_bs(o);
+	/* fio: --size is the job's total over its files */
+	if (o->nfilenames > 1)
+		o->nrfiles = o->nfilenames;
+	o->file_bytes = o->size / o->nrfiles / o->bs * o->bs;
+	if (o->nrfiles > 1 && !o->file_bytes) {
+		bench_error("--size %" PRIu64 " divided among %u files is less "
+			    "than a block",
+			    o->size, o->nrfiles);
+		return -EINVAL;
+	}
+	if (o->nrfiles > 1 &&
+	    (o->verify || o->workload == WL_IOR || bench_rw_meta(o->rw))) {
+		bench_error("several files per job (--nrfiles, --filename "
+			    "a:b) do not go with --verify, ior or --rw %s",
+			    bench_rw_name(o->rw));
+		return -EINVAL;
+	}
 	if (o->varbs && (o->verify || o->workload == WL_IOR)) {
 		bench_error("--verify and --workload ior need one block size "
 			    "(not --bs R,W, --bsrange or --bssplit)");

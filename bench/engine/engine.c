@@ -119,14 +119,16 @@ bool bench_reads_after_write(const struct bench_opts *o)
 void bench_region(const struct bench_opts *o, uint64_t *file_size,
 		  uint64_t *base)
 {
+	uint64_t size = o->file_bytes ? o->file_bytes : o->size;
+
 	if (o->offset_pct) {
-		*file_size = o->size;
-		*base = o->size / 100 * o->offset_pct / o->bs * o->bs;
-		if (*base >= o->size)
-			*base = o->size - o->bs;
+		*file_size = size;
+		*base = size / 100 * o->offset_pct / o->bs * o->bs;
+		if (*base >= size)
+			*base = size - o->bs;
 		return;
 	}
-	*file_size = o->offset + o->size;
+	*file_size = o->offset + size;
 	*base = o->offset;
 }
 
@@ -257,19 +259,29 @@ static int files_create(struct bench *b)
 
 	if (o->rw == RW_NULL)
 		return 0;
-	b->nfiles = o->filename ? 1 : o->numjobs;
+	/* shared files (--filename): nrfiles of them for all jobs; else
+	 * nrfiles per job, fio's $jobname.$jobnum.$filenum */
+	b->nfiles = o->nrfiles * (o->filename ? 1 : o->numjobs);
 	b->files = calloc(b->nfiles, sizeof(*b->files));
 	if (!b->files)
 		return -ENOMEM;
 	for (i = 0; i < b->nfiles; i++) {
 		struct bench_file *f = &b->files[i];
+		unsigned int k = i % o->nrfiles;
 
-		if (o->filename)
+		if (o->filename && o->nfilenames)
+			n = asprintf(&f->name, "%s%s%s", dir ? dir : "", sep,
+				     o->filenames[k]);
+		else if (o->filename && o->nrfiles > 1)
+			n = asprintf(&f->name, "%s%s%s.%u", dir ? dir : "", sep,
+				     o->filename, k);
+		else if (o->filename)
 			n = asprintf(&f->name, "%s%s%s", dir ? dir : "", sep,
 				     o->filename);
 		else /* the job's global number: ranks' files differ */
-			n = asprintf(&f->name, "%s%s%s.%u.0", dir ? dir : "",
-				     sep, o->name, b->rank * o->numjobs + i);
+			n = asprintf(&f->name, "%s%s%s.%u.%u", dir ? dir : "",
+				     sep, o->name,
+				     b->rank * o->numjobs + i / o->nrfiles, k);
 		if (n < 0) {
 			f->name = NULL;
 			return -ENOMEM;
@@ -277,7 +289,7 @@ static int files_create(struct bench *b)
 		bench_region(o, &f->size, &f->base);
 		f->bs = (uint32_t)o->bs;
 		f->nblocks = (f->size - f->base) / o->bs;
-		f->layout_job = i;
+		f->layout_job = o->filename ? 0 : i / o->nrfiles;
 		if (o->verify) {
 			f->state = calloc(f->nblocks, sizeof(*f->state));
 			if (!f->state)
@@ -306,9 +318,16 @@ static int job_create(struct bench *b, struct bench_job *j, unsigned int i)
 	j->key = bench_mix64(o->seed ^
 			     ((uint64_t)j->gid + 1) * 0x9e3779b97f4a7c15ull);
 	if (b->files) {
-		j->file = &b->files[o->filename ? 0 : i];
-		j->file_rank = j->file->nusers++;
-		j->info.filename = j->file->name;
+		unsigned int f0 = o->filename ? 0 : i * o->nrfiles;
+
+		j->nfiles = o->nrfiles;
+		j->jfiles = calloc(j->nfiles, sizeof(*j->jfiles));
+		if (j->nfiles > 1)
+			j->xinfo = calloc(j->nfiles - 1, sizeof(*j->xinfo));
+		if (!j->jfiles || (j->nfiles > 1 && !j->xinfo))
+			return -ENOMEM;
+		j->file = &b->files[f0];
+		j->file_rank = j->file->nusers;
 		j->info.shared = o->filename != NULL && o->numjobs > 1;
 		j->info.open_flags = o->no_create ? 0 : BENCH_OPEN_CREATE;
 		if (bench_writes_data(o))
@@ -317,6 +336,16 @@ static int job_create(struct bench *b, struct bench_job *j, unsigned int i)
 		else if (bench_may_layout(o))
 			j->info.open_flags |=
 				BENCH_OPEN_WRITE | BENCH_OPEN_LAYOUT;
+		for (k = 0; k < j->nfiles; k++) {
+			struct bench_job_info *fi = bench_job_finfo(j, k);
+
+			j->jfiles[k] = &b->files[f0 + k];
+			j->jfiles[k]->nusers++;
+			if (k)
+				*fi = j->info;
+			fi->filename = j->jfiles[k]->name;
+			fi->filenum = k;
+		}
 	}
 	j->nslots = slots_per_job(o);
 	j->slot_stride = hdr + round_up(b->ops->io_priv_size, BENCH_CACHELINE);
@@ -338,6 +367,10 @@ static int job_create(struct bench *b, struct bench_job *j, unsigned int i)
 		fill_random(j->bufs, blen, j->key);
 		j->info.buf_base = j->bufs;
 		j->info.buf_len = blen;
+		for (k = 1; k < j->nfiles; k++) {
+			j->xinfo[k - 1].buf_base = j->bufs;
+			j->xinfo[k - 1].buf_len = blen;
+		}
 	}
 	for (k = 0; k < j->nslots; k++) {
 		struct bench_slot *s = slot_at(j, k);
@@ -440,33 +473,45 @@ int bench_rep_add(struct bench *b, struct bench_job *j)
 
 static int jobs_open(struct bench *b)
 {
-	unsigned int i;
+	unsigned int i, k, n;
 	int ret;
 
 	for (i = 0; i < b->njobs; i++) {
 		struct bench_job *j = &b->jobs[i];
 
-		ret = b->ops->job_open(b->priv, &j->info);
-		if (ret) {
-			bench_error("%s: cannot open %s: %s", j->name,
-				    j->info.filename ? j->info.filename :
-						       "(no file)",
-				    strerror(ret < 0 ? -ret : ret));
-			return ret < 0 ? ret : -EIO;
-		}
-		j->opened = true;
-		/* a file all ranks share is laid out by rank 0 alone */
-		if (j->file && j->file->layout_job == i &&
-		    bench_may_layout(&b->o) && !(b->o.filename && b->rank) &&
-		    (j->info.file_size < j->file->size || b->o.verify))
-			j->file->need_layout = true;
-		if (j->file && j->file->need_layout && j->info.read_only) {
-			bench_error("%s: %s must be written first (%s) but the "
-				    "server lets it be opened for reading only",
-				    j->name, j->info.filename,
-				    b->o.verify ? "--verify lays it out" :
-						  "it is shorter than --size");
-			return -EROFS;
+		n = j->nfiles ? j->nfiles : 1; /* --rw null: no file, once */
+		for (k = 0; k < n; k++) {
+			struct bench_job_info *fi = bench_job_finfo(j, k);
+			struct bench_file *f = j->nfiles ? j->jfiles[k] : NULL;
+
+			ret = b->ops->job_open(b->priv, fi);
+			if (ret) {
+				bench_error("%s: cannot open %s: %s", j->name,
+					    fi->filename ? fi->filename :
+							   "(no file)",
+					    strerror(ret < 0 ? -ret : ret));
+				return ret < 0 ? ret : -EIO;
+			}
+			j->opened = true;
+			j->nopened = k + 1;
+			/* a file all ranks share is laid out by rank 0
+			 * alone */
+			if (f && f->layout_job == i &&
+			    bench_may_layout(&b->o) &&
+			    !(b->o.filename && b->rank) &&
+			    (fi->file_size < f->size || b->o.verify))
+				f->need_layout = true;
+			if (f && f->need_layout && fi->read_only) {
+				bench_error(
+					"%s: %s must be written first (%s) "
+					"but the server lets it be opened "
+					"for reading only",
+					j->name, fi->filename,
+					b->o.verify ?
+						"--verify lays it out" :
+						"it is shorter than --size");
+				return -EROFS;
+			}
 		}
 	}
 	return 0;
@@ -474,14 +519,16 @@ static int jobs_open(struct bench *b)
 
 static void jobs_close(struct bench *b)
 {
-	unsigned int i;
+	unsigned int i, k;
 
 	for (i = 0; i < b->njobs; i++) {
-		if (!b->jobs[i].opened)
+		struct bench_job *j = &b->jobs[i];
+
+		if (!j->opened)
 			continue;
-		if (b->ops->job_close)
-			b->ops->job_close(b->priv, &b->jobs[i].info);
-		b->jobs[i].opened = false;
+		for (k = 0; b->ops->job_close && k < j->nopened; k++)
+			b->ops->job_close(b->priv, bench_job_finfo(j, k));
+		j->opened = false;
 	}
 }
 
@@ -497,12 +544,16 @@ int bench_jobs_call(struct bench *b,
 	unsigned int i;
 	int ret;
 
+	unsigned int k;
+
 	for (i = 0; i < b->njobs; i++) {
 		if (!b->jobs[i].opened)
 			continue;
-		ret = hook(b->priv, &b->jobs[i].info);
-		if (ret)
-			return ret < 0 ? ret : -EIO;
+		for (k = 0; k < b->jobs[i].nopened; k++) {
+			ret = hook(b->priv, bench_job_finfo(&b->jobs[i], k));
+			if (ret)
+				return ret < 0 ? ret : -EIO;
+		}
 	}
 	return 0;
 }
@@ -810,6 +861,8 @@ void bench_job_free(struct bench_job *j)
 		free(j->hist[d]);
 	free(j->bufs);
 	free(j->slots_mem);
+	free(j->jfiles);
+	free(j->xinfo);
 	if (j->remote)
 		free((char *)j->info.filename);
 }

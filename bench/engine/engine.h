@@ -147,6 +147,10 @@ struct bench_limits {
  * @read_only: set by job_open() when it opened the file for reading only
  *	(%BENCH_OPEN_LAYOUT); the run then fails if the file needs a layout
  * @priv: the back-end's, e.g. the file handle or fid
+ * @filenum: which of the job's files (fio's nrfiles, or a ':'-separated
+ *	--filename): 0 .. files - 1; each file of a job has its own
+ *	bench_job_info (same @index and @owner), and bench_io.job says
+ *	which one an I/O goes to
  */
 struct bench_job_info {
 	unsigned int index;
@@ -160,6 +164,7 @@ struct bench_job_info {
 	uint64_t file_size;
 	bool read_only;
 	void *priv;
+	unsigned int filenum;
 };
 
 /**

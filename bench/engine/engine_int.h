@@ -101,6 +101,7 @@ enum {
  * the run), or a split (len[i] with weight pct[i], cumulative in cum[]).
  */
 #define BENCH_MAX_SPLIT	   64
+#define BENCH_MAX_FILES	   64 /* files per job */
 struct bench_bsdist {
 	uint32_t lo, hi;
 	unsigned int n;
@@ -163,11 +164,15 @@ struct bench_opts {
 	uint64_t rate_iops[2];	  /* --rate_iops: per job, reads, writes */
 	uint64_t thinktime_ns;	  /* --thinktime */
 	bool no_create;		  /* --allow_file_create=0: files must exist */
-	unsigned int loops;	  /* --loops: passes over the file */
-	uint64_t offset;	  /* --offset: the jobs' region starts here */
-	unsigned int offset_pct;  /* --offset=P%: P (0: absolute) */
-	bool randrepeat;	  /* --randrepeat (default 1) */
-	unsigned int kb_base;	  /* --kb_base */
+	unsigned int nrfiles;	  /* files per job (nrfiles, --filename a:b) */
+	char *filenames[BENCH_MAX_FILES]; /* --filename's list (a:b:c) */
+	unsigned int nfilenames;
+	uint64_t file_bytes;	    /* --size divided among a job's files */
+	unsigned int loops;	    /* --loops: passes over the file */
+	uint64_t offset;	    /* --offset: the jobs' region starts here */
+	unsigned int offset_pct;    /* --offset=P%: P (0: absolute) */
+	bool randrepeat;	    /* --randrepeat (default 1) */
+	unsigned int kb_base;	    /* --kb_base */
 	double pcts[BENCH_MAX_PCT]; /* --percentile_list */
 	unsigned int npcts;
 	unsigned int fmts;	     /* BENCH_FMT_BIT() of --output-format */
@@ -270,6 +275,11 @@ struct bench_job {
 	struct bench_job_info info;
 	struct bench *b;
 	struct bench_file *file;
+	/* several files (nrfiles, --filename a:b): file k is jfiles[k] with
+	 * bench_job_info k (0: info, else xinfo[k - 1]) */
+	unsigned int nfiles;
+	struct bench_file **jfiles;
+	struct bench_job_info *xinfo;
 	unsigned int file_rank; /* among the jobs sharing the file */
 	char name[64];
 	unsigned int gid;  /* global job number: rank * numjobs + index */
@@ -284,6 +294,7 @@ struct bench_job {
 	pthread_t thread;
 	bool thread_started;
 	bool opened;
+	unsigned int nopened; /* files opened, in order */
 
 	/* per phase, set before the job thread starts */
 	uint64_t budget;
@@ -418,9 +429,10 @@ struct bench {
 	unsigned int ngiven;
 	unsigned int groupid; /* fio's group (job files: stonewall...) */
 	double zipf_zetan, zipf_eta, zipf_alpha; /* --random_distribution */
-	bool no_outputs;     /* a job file section: the driver writes */
-	bool parse_only;     /* --parse-only */
-	char url_file[4096]; /* --filename\'s path from a URL */
+	bool no_outputs;	/* a job file section: the driver writes */
+	bool parse_only;	/* --parse-only */
+	char url_file[4096];	/* --filename\'s path from a URL */
+	char fname_store[4096]; /* --filename a:b:c, split */
 
 	/* progress */
 	bool progress;
@@ -576,6 +588,13 @@ void bench_fiolog_close(struct bench *b);
 void bench_progress_start(struct bench *b);
 void bench_progress_tick(struct bench *b, uint64_t now);
 void bench_progress_end(struct bench *b);
+
+/** bench_job_finfo() - the bench_job_info of file @k of @j */
+static inline struct bench_job_info *bench_job_finfo(struct bench_job *j,
+						     unsigned int k)
+{
+	return k ? &j->xinfo[k - 1] : &j->info;
+}
 
 static inline enum bench_dir bench_op_dir(enum bench_op op)
 {

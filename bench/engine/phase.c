@@ -42,10 +42,18 @@ static uint64_t job_budget(struct bench *b, struct bench_job *j,
 	uint64_t n;
 
 	switch (kind) {
-	case PH_LAYOUT:
-		if (!f || !f->need_layout || f->layout_job != j->info.index)
-			return 0;
-		return (f->size + b->layout_bs - 1) / b->layout_bs;
+	case PH_LAYOUT: {
+		/* every file of the job it lays out, one after the other */
+		unsigned int k;
+
+		for (k = 0, n = 0; k < j->nfiles; k++) {
+			f = j->jfiles[k];
+			if (f->need_layout && f->layout_job == j->info.index)
+				n += (f->size + b->layout_bs - 1) /
+				     b->layout_bs;
+		}
+		return n;
+	}
 	case PH_VERIFY:
 		return j->blk_hi - j->blk_lo;
 	case PH_MAIN:
@@ -56,7 +64,7 @@ static uint64_t job_budget(struct bench *b, struct bench_job *j,
 		 * --number_ios stops a job early, never extends it */
 		if (o->time_based || bench_rw_meta(o->rw))
 			return o->number_ios ? o->number_ios : UINT64_MAX;
-		n = (f ? f->nblocks : o->size / o->bs) * o->loops;
+		n = (f ? f->nblocks * j->nfiles : o->size / o->bs) * o->loops;
 		return o->number_ios && o->number_ios < n ? o->number_ios : n;
 	}
 	return 0;
@@ -82,7 +90,7 @@ static void phase_prepare_job(struct bench *b, struct bench_job *j)
 	j->byte_budget = 0;
 	if (b->o.varbs && ph->kind == PH_MAIN && !b->o.time_based &&
 	    !bench_rw_meta(ph->rw) && f) {
-		j->byte_budget = (f->size - f->base) * b->o.loops;
+		j->byte_budget = (f->size - f->base) * j->nfiles * b->o.loops;
 		if (!b->o.number_ios)
 			j->budget = UINT64_MAX;
 	}

@@ -91,13 +91,28 @@ static bool draw_meta(struct bench_job *j, struct bench_slot *s,
 
 static void draw_layout(struct bench_job *j, struct bench_slot *s, uint64_t idx)
 {
-	uint64_t off = idx * j->io_len, left = j->file->size - off;
+	struct bench_file *f = j->file;
+	uint64_t off, left, n;
+	unsigned int k;
 
+	/* the idx-th layout write among the files the job lays out */
+	for (k = 0; k < j->nfiles; k++) {
+		f = j->jfiles[k];
+		if (!f->need_layout || f->layout_job != j->info.index)
+			continue;
+		n = (f->size + j->io_len - 1) / j->io_len;
+		if (idx < n)
+			break;
+		idx -= n;
+	}
+	s->io.job = bench_job_finfo(j, k < j->nfiles ? k : 0);
+	off = idx * j->io_len;
+	left = f->size - off;
 	s->io.op = BENCH_OP_WRITE;
 	s->io.offset = off;
 	s->io.len = left < j->io_len ? (uint32_t)left : j->io_len;
 	s->io.buf = s->lbuf;
-	if (j->file->state)
+	if (f->state)
 		bench_pattern_fill(s->lbuf, off, s->io.len,
 				   next_tag(0, j->info.index));
 }
@@ -223,6 +238,7 @@ bool bench_draw(struct bench_job *j, struct bench_slot *s)
 	uint32_t st;
 
 	const struct bench_opts *o = &j->b->o;
+	uint64_t key_mix = 0, fidx;
 	uint32_t len;
 
 	for (;;) {
@@ -238,7 +254,18 @@ bool bench_draw(struct bench_job *j, struct bench_slot *s)
 			draw_layout(j, s, idx);
 			return true;
 		}
-		r = idx % nblk;
+		fidx = idx;
+		if (j->nfiles > 1 && ph->kind == PH_MAIN) {
+			/* fio's default file_service_type, roundrobin: the
+			 * next file for every I/O; each file its own pass */
+			unsigned int k = (unsigned int)(idx % j->nfiles);
+
+			f = j->jfiles[k];
+			s->io.job = bench_job_finfo(j, k);
+			fidx = idx / j->nfiles;
+			key_mix = k;
+		}
+		r = fidx % nblk;
 		if (bench_rw_random(ph->rw) && o->dist != DIST_RANDOM &&
 		    ph->kind == PH_MAIN)
 			r = dist_block(j->b, j, idx, nblk);
@@ -249,9 +276,10 @@ bool bench_draw(struct bench_job *j, struct bench_slot *s)
 					(idx + 1) * 0xd1342543de82ef95ull) %
 			    nblk;
 		else if (bench_rw_random(ph->rw))
-			r = bench_perm(r, nblk,
-				       j->key ^ (idx / nblk) *
-							0x9e3779b97f4a7c15ull);
+			r = bench_perm(
+				r, nblk,
+				j->key ^ (fidx / nblk + key_mix * 0x10000) *
+						 0x9e3779b97f4a7c15ull);
 		blk = j->blk_lo + r;
 		if (ph->rw == RW_RANDRW || ph->rw == RW_RW)
 			op = bench_mix64(j->key + idx) % 100 <

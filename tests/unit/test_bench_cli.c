@@ -473,6 +473,21 @@ static void test_fio_workload_options(void **st)
 	expect_usage_error(RUN("--random_distribution=zipf:1"), "not 1");
 	expect_usage_error(RUN("--random_distribution=zoned:60/10:40/90"),
 			   "zoned is not supported");
+	/* several files per job: nrfiles, or fio's a:b (\\: a colon) */
+	b = PARSE(&ret, "--filename=a:b\\:c:d", "--size=3m");
+	assert_int_equal(ret, 0);
+	assert_int_equal(b->o.nfilenames, 3);
+	assert_string_equal(b->o.filenames[1], "b:c");
+	assert_int_equal(b->o.nrfiles, 3);
+	assert_int_equal(b->o.file_bytes, 1 << 20);
+	bench_destroy(b);
+	assert_int_equal(RUN("--rw=randread", "--nrfiles=4", "--numjobs=2",
+			     "--size=1m", "--mem-lat=10us",
+			     "--output-format=json", "--eta=never"),
+			 0);
+	/* 4 files of 256k per job, each block once: 256 I/Os a job */
+	assert_int_equal(jnum_in(out_text, "\"read\" : {", "total_ios"), 256);
+	expect_usage_error(RUN("--nrfiles=2", "--verify"), "several files");
 	assert_int_equal(RUN("--rw=randread",
 			     "--random_distribution=pareto:0.3", "--size=1m",
 			     "--number_ios=500", "--time_based",
