@@ -1386,6 +1386,12 @@ static void note_given(struct bench *b, const char *name, const char *val)
 /* notes already printed, so that a job file's sections say each once */
 static char notes_said[N_FIO_NOTES];
 
+/** bench_notes_reset() - every note may be printed again (once) */
+void bench_notes_reset(void)
+{
+	memset(notes_said, 0, sizeof(notes_said));
+}
+
 void bench_note(const char *opt, const char *value, const char *how)
 {
 	if (bench_mute)
@@ -1461,6 +1467,8 @@ int bench_cli_parse(struct bench *b, int argc, char **argv)
 	int ret, help = 0;
 
 	bench_kb_base = 1024;
+	if (!b->no_outputs) /* a job file's sections share one set */
+		bench_notes_reset();
 	all = build_table(b, &n);
 	if (!all)
 		return -EINVAL;

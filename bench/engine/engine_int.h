@@ -468,6 +468,7 @@ int bench_main_jobfiles(const struct bench_backend_ops *ops, int argc,
 
 /* cli.c: a fio option accepted with a note on how it is read (once) */
 void bench_note(const char *opt, const char *value, const char *how);
+void bench_notes_reset(void);
 
 /* usage.c */
 struct bench_preset {

@@ -160,6 +160,7 @@ int bench_main_jobfiles(const struct bench_backend_ops *ops, int argc,
 		rc = 2;
 		goto out;
 	}
+	bench_notes_reset();
 	runs = calloc(jf.nsec, sizeof(*runs));
 	if (!runs) {
 		rc = 1;
