@@ -873,6 +873,7 @@ void bench_destroy(struct bench *b)
 
 	if (!b)
 		return;
+	bench_fiolog_close(b); /* it clears the jobs' ring pointers */
 	for (i = 0; i < b->njobs; i++)
 		bench_job_free(&b->jobs[i]);
 	for (i = 0; i < b->nrep; i++)
@@ -894,7 +895,6 @@ void bench_destroy(struct bench *b)
 	if (b->hist_out)
 		fclose(b->hist_out);
 	bench_log_close(b);
-	bench_fiolog_close(b);
 	if (b->ops->destroy)
 		b->ops->destroy(b->priv);
 	free(b->priv);
