@@ -38,7 +38,7 @@ OPT      := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 SANLD    := -fsanitize=address,undefined
 endif
 ifeq ($(BUILD),tsan)
-OPT      := -O1 -g -fsanitize=thread -DXPRT_TSAN=1
+OPT      := -O1 -g -fsanitize=thread -DLX_XPRT_TSAN=1
 SANLD    := -fsanitize=thread
 endif
 

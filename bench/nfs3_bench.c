@@ -6,7 +6,7 @@
  * Set-up mounts the export once (MOUNT v3 over TCP, then the NFS client
  * with --nconnect connections and AUTH_SYS --uid/--gid).  Every job then
  * shares that one client; each job is its own fairness owner in the
- * transmit queue (bench_io.owner goes into nfs3_call.owner), so a job
+ * transmit queue (bench_io.owner goes into lx_nfs3_call.owner), so a job
  * with a deep queue cannot starve the others.
  *
  * Over RDMA the I/O buffers are registered once, through the transport's
@@ -15,10 +15,10 @@
  * One engine I/O is exactly one NFS call: setup() reports the smaller of
  * rsize and wsize as the largest transfer, so the engine never asks for a
  * READ or WRITE the server would split.  The call's state (struct
- * nfs3_call, the iovec and the decoded result) lives in the slot's private
+ * lx_nfs3_call, the iovec and the decoded result) lives in the slot's private
  * area, so nothing is allocated per operation; the completion runs on the
  * transport's receive thread and hands the outcome straight to
- * bench_io_done(), which resubmits the slot with NFS3_CALL_NOWAIT.
+ * bench_io_done(), which resubmits the slot with LX_NFS3_CALL_NOWAIT.
  *
  * Request slots.  A completing call keeps its transport slot until its
  * callback returns, and that callback already starts the next call; and
@@ -73,14 +73,14 @@
 
 /* the per-I/O private area (bench_io.priv) */
 struct nfs_io {
-	struct nfs3_call call;
+	struct lx_nfs3_call call;
 	struct nfs_be *be;
 	struct iovec iov;
 	union {
-		struct nfs3_read_res rd;
-		struct nfs3_write_res wr;
-		struct nfs3_getattr_res ga;
-		struct nfs3_commit_res cm;
+		struct lx_nfs3_read_res rd;
+		struct lx_nfs3_write_res wr;
+		struct lx_nfs3_getattr_res ga;
+		struct lx_nfs3_commit_res cm;
 	} res;
 };
 
@@ -91,7 +91,7 @@ struct nfs_io {
  * completion-side words are written by the job's WRITE replies
  */
 struct nfs_file {
-	struct nfs3_fh fh;
+	struct lx_nfs3_fh fh;
 	_Atomic bool dirty; /* unstable data written since the last COMMIT */
 	_Atomic uint64_t verf;
 	_Atomic int verf_state;	       /* 0 none, 1 being set, 2 set */
@@ -103,15 +103,15 @@ struct nfs_be {
 	char host[NFS_HOST_MAX];
 	uint16_t nfs_port, mount_port;
 	const char *export_path;
-	char export_buf[NFS3_MAXPATHLEN + 1]; /* an export from a URL */
+	char export_buf[LX_NFS3_MAXPATHLEN + 1]; /* an export from a URL */
 	uint32_t stable;
 	const struct bench_config *cfg;
 	char where[NFS_HOST_MAX + 1026]; /* host:export (MOUNT paths: 1024) */
 
 	/* run */
-	struct nfs3_clnt *clnt;
+	struct lx_nfs3_clnt *clnt;
 	unsigned int max_reqs;
-	struct xprt_rdma_opts rdma;
+	struct lx_xprt_rdma_opts rdma;
 
 	/* completion-side counters */
 	_Atomic uint64_t unstable_writes
@@ -149,7 +149,7 @@ static int nfs_init(void *priv)
 {
 	struct nfs_be *n = priv;
 
-	n->stable = NFS3_UNSTABLE;
+	n->stable = LX_NFS3_UNSTABLE;
 	return 0;
 }
 
@@ -199,7 +199,7 @@ static int nfs_parse_option(void *priv, int id, const char *arg)
 			goto bad;
 		return 0;
 	case NO_EXPORT:
-		if (arg[0] != '/' || strlen(arg) > NFS3_MAXPATHLEN) {
+		if (arg[0] != '/' || strlen(arg) > LX_NFS3_MAXPATHLEN) {
 			bench_error("--export: '%s' must be an absolute path",
 				    arg);
 			return -EINVAL;
@@ -213,11 +213,11 @@ static int nfs_parse_option(void *priv, int id, const char *arg)
 		return 0;
 	case NO_STABLE:
 		if (!strcmp(arg, "unstable"))
-			n->stable = NFS3_UNSTABLE;
+			n->stable = LX_NFS3_UNSTABLE;
 		else if (!strcmp(arg, "datasync"))
-			n->stable = NFS3_DATA_SYNC;
+			n->stable = LX_NFS3_DATA_SYNC;
 		else if (!strcmp(arg, "filesync"))
-			n->stable = NFS3_FILE_SYNC;
+			n->stable = LX_NFS3_FILE_SYNC;
 		else
 			goto bad;
 		return 0;
@@ -278,7 +278,7 @@ static int nfs_url(void *priv, const struct bench_url *u, char *file,
 			n->mount_port = (uint16_t)v;
 	}
 	if (!file) {
-		if (strlen(path) > NFS3_MAXPATHLEN)
+		if (strlen(path) > LX_NFS3_MAXPATHLEN)
 			goto bad;
 		strcpy(n->export_buf, path);
 		n->export_path = n->export_buf;
@@ -295,7 +295,7 @@ static int nfs_url(void *priv, const struct bench_url *u, char *file,
 	} else {
 		slash = strrchr(path, '/');
 		elen = (size_t)(slash - path);
-		if (elen > NFS3_MAXPATHLEN)
+		if (elen > LX_NFS3_MAXPATHLEN)
 			goto bad;
 		memcpy(n->export_buf, path, elen ? elen : 1);
 		n->export_buf[elen ? elen : 1] = '\0';
@@ -339,13 +339,13 @@ static int nfs_check(void *priv, const struct bench_config *cfg)
 /* ------------------------------------------------------------ set-up */
 
 /*
- * The ports, asked here rather than inside nfs3_mount() so that each
+ * The ports, asked here rather than inside lx_nfs3_mount() so that each
  * failure says what is missing: the man page's "rpcbind, then 2049" for
  * NFS, a clear "give --mount-port" for MOUNT.
  */
 static int resolve_ports(struct nfs_be *n)
 {
-	struct rpcbind_opts ro = {.host = n->host, .timeo_ms = 3000};
+	struct lx_rpcbind_opts ro = {.host = n->host, .timeo_ms = 3000};
 	struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *ai;
 	uint16_t port;
 	int err;
@@ -358,17 +358,17 @@ static int resolve_ports(struct nfs_be *n)
 	}
 	freeaddrinfo(ai);
 	if (!n->nfs_port) {
-		err = rpcbind_getport(&ro, NFS3_PROGRAM, NFS3_VERSION,
-				      IPPROTO_TCP, &port);
+		err = lx_rpcbind_getport(&ro, LX_NFS3_PROGRAM, LX_NFS3_VERSION,
+					 IPPROTO_TCP, &port);
 		n->nfs_port = err ? NFS_DEF_PORT : port;
 	}
 	if (!n->mount_port) {
-		err = rpcbind_getport(&ro, MOUNT3_PROGRAM, MOUNT3_VERSION,
-				      IPPROTO_TCP, &port);
+		err = lx_rpcbind_getport(&ro, LX_MOUNT3_PROGRAM,
+					 LX_MOUNT3_VERSION, IPPROTO_TCP, &port);
 		if (err) {
 			bench_error("cannot learn the MOUNT v3 port of %s from "
 				    "its rpcbind (%s): give --mount-port",
-				    n->host, rpc_strerror(err));
+				    n->host, lx_rpc_strerror(err));
 			return err;
 		}
 		n->mount_port = port;
@@ -380,7 +380,7 @@ static int nfs_setup(void *priv, const struct bench_config *cfg,
 		     struct bench_limits *lim)
 {
 	struct nfs_be *n = priv;
-	struct nfs3_opts o = {0};
+	struct lx_nfs3_opts o = {0};
 	char msg[512] = "";
 	int err;
 
@@ -394,27 +394,27 @@ static int nfs_setup(void *priv, const struct bench_config *cfg,
 	o.nfs_port = n->nfs_port;
 	o.mount_port = n->mount_port;
 	o.transport = cfg->transport == BENCH_TRANSPORT_RDMA ?
-			      XPRT_TRANSPORT_RDMA :
-			      XPRT_TRANSPORT_TCP;
+			      LX_XPRT_TRANSPORT_RDMA :
+			      LX_XPRT_TRANSPORT_TCP;
 	o.nconnect = cfg->nconnect;
 	o.max_reqs = n->max_reqs;
 	o.set_ids = true;
 	o.uid = cfg->uid;
 	o.gid = cfg->gid;
 	o.buf_size = NFS_BUF_SIZE;
-	if (o.transport == XPRT_TRANSPORT_RDMA) {
+	if (o.transport == LX_XPRT_TRANSPORT_RDMA) {
 		/* the engine's buffers stay put for the whole run and the
 		 * client is destroyed (teardown) before they are freed: the
 		 * registration cache is safe here, and saves a registration
 		 * and a deregistration (two system calls) per I/O; an entry
 		 * per slot and some for the header buffers of Reply chunks */
-		n->rdma.reg_mode = XPRT_RDMA_REG_CACHE;
+		n->rdma.reg_mode = LX_XPRT_RDMA_REG_CACHE;
 		n->rdma.reg_cache_entries = n->max_reqs + 16;
 		o.rdma = &n->rdma;
 	}
 	o.errmsg = msg;
 	o.errmsg_len = sizeof(msg);
-	err = nfs3_mount(&n->clnt, &o);
+	err = lx_nfs3_mount(&n->clnt, &o);
 	if (err) {
 		if (cfg->transport == BENCH_TRANSPORT_RDMA &&
 		    err == -EPROTONOSUPPORT)
@@ -428,46 +428,48 @@ static int nfs_setup(void *priv, const struct bench_config *cfg,
 				    "rdma_rxe/siw, set up?)",
 				    n->host, n->nfs_port);
 		else
-			bench_error("%s", msg[0] ? msg : nfs3_strerror(err));
+			bench_error("%s", msg[0] ? msg : lx_nfs3_strerror(err));
 		n->clnt = NULL;
 		return err;
 	}
-	lim->max_io = nfs3_rsize(n->clnt) < nfs3_wsize(n->clnt) ?
-			      nfs3_rsize(n->clnt) :
-			      nfs3_wsize(n->clnt);
+	lim->max_io = lx_nfs3_rsize(n->clnt) < lx_nfs3_wsize(n->clnt) ?
+			      lx_nfs3_rsize(n->clnt) :
+			      lx_nfs3_wsize(n->clnt);
 	return 0;
 }
 
-static int set_size(struct nfs_be *n, const struct nfs3_fh *fh, uint64_t size)
+static int set_size(struct nfs_be *n, const struct lx_nfs3_fh *fh,
+		    uint64_t size)
 {
-	struct nfs3_sattr sa = {.set_size = true, .size = size};
-	struct nfs3_wcc_res res;
+	struct lx_nfs3_sattr sa = {.set_size = true, .size = size};
+	struct lx_nfs3_wcc_res res;
 
-	return nfs3_setattr(n->clnt, fh, &sa, NULL, &res);
+	return lx_nfs3_setattr(n->clnt, fh, &sa, NULL, &res);
 }
 
 /* Look up (or create) @name in @dir; its handle and attributes. */
-static int open_name(struct nfs_be *n, const struct nfs3_fh *dir,
-		     const char *name, bool create, struct nfs3_fh *fh,
-		     struct nfs3_fattr *attr)
+static int open_name(struct nfs_be *n, const struct lx_nfs3_fh *dir,
+		     const char *name, bool create, struct lx_nfs3_fh *fh,
+		     struct lx_nfs3_fattr *attr)
 {
-	struct nfs3_sattr sa = {.set_mode = true, .mode = NFS_FILE_MODE};
+	struct lx_nfs3_sattr sa = {.set_mode = true, .mode = NFS_FILE_MODE};
 	union {
-		struct nfs3_lookup_res lr;
-		struct nfs3_create_res cr;
-		struct nfs3_getattr_res gr;
+		struct lx_nfs3_lookup_res lr;
+		struct lx_nfs3_create_res cr;
+		struct lx_nfs3_getattr_res gr;
 	} u;
 	bool have = false;
 	int err;
 
-	err = nfs3_lookup(n->clnt, dir, name, &u.lr);
+	err = lx_nfs3_lookup(n->clnt, dir, name, &u.lr);
 	if (!err) {
 		*fh = u.lr.fh;
 		have = u.lr.attr.present;
 		*attr = u.lr.attr.attr;
 	} else if (err == -ENOENT && create) {
-		err = nfs3_create(n->clnt, dir, name, NFS3_CREATE_UNCHECKED,
-				  &sa, NULL, &u.cr);
+		err = lx_nfs3_create(n->clnt, dir, name,
+				     LX_NFS3_CREATE_UNCHECKED, &sa, NULL,
+				     &u.cr);
 		if (err)
 			return err;
 		if (!u.cr.fh_present)
@@ -478,7 +480,7 @@ static int open_name(struct nfs_be *n, const struct nfs3_fh *dir,
 	}
 	if (err || have)
 		return err;
-	err = nfs3_getattr(n->clnt, fh, &u.gr);
+	err = lx_nfs3_getattr(n->clnt, fh, &u.gr);
 	if (!err)
 		*attr = u.gr.attr;
 	return err;
@@ -488,9 +490,9 @@ static int nfs_job_open(void *priv, struct bench_job_info *job)
 {
 	struct nfs_be *n = priv;
 	const char *slash, *name;
-	char dir[NFS3_MAXPATHLEN + 1] = "";
-	struct nfs3_fattr attr;
-	struct nfs3_fh dfh;
+	char dir[LX_NFS3_MAXPATHLEN + 1] = "";
+	struct lx_nfs3_fattr attr;
+	struct lx_nfs3_fh dfh;
 	struct nfs_file *f;
 	bool cut;
 	int err;
@@ -511,10 +513,10 @@ static int nfs_job_open(void *priv, struct bench_job_info *job)
 	if (!f)
 		return -ENOMEM;
 	memset(f, 0, sizeof(*f));
-	err = nfs3_lookup_path(n->clnt, dir, &dfh, NULL);
+	err = lx_nfs3_lookup_path(n->clnt, dir, &dfh, NULL);
 	if (err) {
 		bench_error("directory '%s' in %s on %s: %s", dir,
-			    n->export_path, n->host, nfs3_strerror(err));
+			    n->export_path, n->host, lx_nfs3_strerror(err));
 		goto out_free;
 	}
 	err = open_name(n, &dfh, name, job->open_flags & BENCH_OPEN_CREATE,
@@ -555,7 +557,7 @@ out_err:
 			    n->cfg->gid);
 	else
 		bench_error("%s in %s on %s: %s", job->filename, n->export_path,
-			    n->host, nfs3_strerror(err));
+			    n->host, lx_nfs3_strerror(err));
 out_free:
 	free(f);
 	return err;
@@ -609,7 +611,7 @@ static void note_unstable(struct nfs_be *n, struct nfs_file *f,
 }
 
 /* Completion: on the transport's receive thread; must not block. */
-static void nfs_done(struct nfs3_call *call, int status, void *arg)
+static void nfs_done(struct lx_nfs3_call *call, int status, void *arg)
 {
 	struct bench_io *io = arg;
 	struct nfs_io *ni = io->priv;
@@ -624,7 +626,7 @@ static void nfs_done(struct nfs3_call *call, int status, void *arg)
 		bytes = ni->res.rd.count;
 	} else if (io->op == BENCH_OP_WRITE) {
 		bytes = ni->res.wr.count;
-		if (ni->res.wr.committed == NFS3_UNSTABLE)
+		if (ni->res.wr.committed == LX_NFS3_UNSTABLE)
 			note_unstable(n, io->job->priv, ni->res.wr.verf);
 	}
 	bench_io_done(io, 0, bytes);
@@ -640,31 +642,32 @@ static int nfs_submit(void *priv, struct bench_io *io, unsigned int flags)
 	ni->call.done = nfs_done;
 	ni->call.arg = io;
 	ni->call.owner = io->owner;
-	ni->call.flags = flags & BENCH_SUBMIT_NOWAIT ? NFS3_CALL_NOWAIT : 0;
+	ni->call.flags = flags & BENCH_SUBMIT_NOWAIT ? LX_NFS3_CALL_NOWAIT : 0;
 	ni->be = n;
 	switch (io->op) {
 	case BENCH_OP_READ:
 		ni->iov.iov_base = io->buf;
 		ni->iov.iov_len = io->len;
-		err = nfs3_read_async(n->clnt, &ni->call, &f->fh, io->offset,
-				      io->len, &ni->iov, 1, &ni->res.rd);
+		err = lx_nfs3_read_async(n->clnt, &ni->call, &f->fh, io->offset,
+					 io->len, &ni->iov, 1, &ni->res.rd);
 		break;
 	case BENCH_OP_WRITE:
 		ni->iov.iov_base = io->buf;
 		ni->iov.iov_len = io->len;
-		err = nfs3_write_async(n->clnt, &ni->call, &f->fh, io->offset,
-				       &ni->iov, 1, n->stable, &ni->res.wr);
+		err = lx_nfs3_write_async(n->clnt, &ni->call, &f->fh,
+					  io->offset, &ni->iov, 1, n->stable,
+					  &ni->res.wr);
 		break;
 	case BENCH_OP_GETATTR:
-		err = nfs3_getattr_async(n->clnt, &ni->call, &f->fh,
-					 &ni->res.ga);
+		err = lx_nfs3_getattr_async(n->clnt, &ni->call, &f->fh,
+					    &ni->res.ga);
 		break;
 	case BENCH_OP_NULL:
-		err = nfs3_null_async(n->clnt, &ni->call);
+		err = lx_nfs3_null_async(n->clnt, &ni->call);
 		break;
 	case BENCH_OP_FSYNC: /* fio's fsync=N: COMMIT the whole file */
-		err = nfs3_commit_async(n->clnt, &ni->call, &f->fh, 0, 0,
-					&ni->res.cm);
+		err = lx_nfs3_commit_async(n->clnt, &ni->call, &f->fh, 0, 0,
+					   &ni->res.cm);
 		break;
 	default:
 		return -EINVAL;
@@ -689,7 +692,7 @@ struct nfs_resend {
 static int resend_flush(struct nfs_resend *rs)
 {
 	struct nfs_be *n = rs->n;
-	struct nfs3_write_res res;
+	struct lx_nfs3_write_res res;
 	struct iovec iov;
 	size_t done = 0;
 	int err;
@@ -697,13 +700,13 @@ static int resend_flush(struct nfs_resend *rs)
 	while (done < rs->len) {
 		iov.iov_base = rs->buf + done;
 		iov.iov_len = rs->len - done;
-		err = nfs3_write(n->clnt, &rs->f->fh, rs->off + done, &iov, 1,
-				 n->stable, &res);
+		err = lx_nfs3_write(n->clnt, &rs->f->fh, rs->off + done, &iov,
+				    1, n->stable, &res);
 		if (!err && !res.count)
 			err = -EIO;
 		if (err)
 			return err;
-		if (res.committed == NFS3_UNSTABLE)
+		if (res.committed == LX_NFS3_UNSTABLE)
 			note_unstable(n, rs->f, res.verf);
 		done += res.count;
 		n->resent_bytes += res.count;
@@ -736,7 +739,7 @@ static int resend_known(struct nfs_be *n, struct bench_job_info *job)
 	struct nfs_resend rs = {.n = n, .f = job->priv};
 	int err;
 
-	rs.cap = nfs3_wsize(n->clnt);
+	rs.cap = lx_nfs3_wsize(n->clnt);
 	if (rs.cap < n->cfg->bs)
 		rs.cap = n->cfg->bs;
 	rs.buf = malloc(rs.cap);
@@ -748,7 +751,7 @@ static int resend_known(struct nfs_be *n, struct bench_job_info *job)
 	free(rs.buf);
 	if (err)
 		bench_error("writing %s again on %s failed: %s", job->filename,
-			    n->host, nfs3_strerror(err));
+			    n->host, lx_nfs3_strerror(err));
 	return err;
 }
 
@@ -770,7 +773,7 @@ static int nfs_job_sync(void *priv, struct bench_job_info *job)
 {
 	struct nfs_be *n = priv;
 	struct nfs_file *f = job->priv;
-	struct nfs3_commit_res res;
+	struct lx_nfs3_commit_res res;
 	unsigned int round;
 	uint64_t t0;
 	int err;
@@ -779,12 +782,13 @@ static int nfs_job_sync(void *priv, struct bench_job_info *job)
 		return 0;
 	for (round = 0;; round++) {
 		t0 = bench_now_ns();
-		err = nfs3_commit(n->clnt, &f->fh, 0, 0, &res);
+		err = lx_nfs3_commit(n->clnt, &f->fh, 0, 0, &res);
 		n->commit_ns += bench_now_ns() - t0;
 		n->commits++;
 		if (err) {
 			bench_error("COMMIT of %s on %s failed: %s",
-				    job->filename, n->host, nfs3_strerror(err));
+				    job->filename, n->host,
+				    lx_nfs3_strerror(err));
 			return err;
 		}
 		if (!verf_changed(f, res.verf))
@@ -836,16 +840,16 @@ static const char *nfs_where(void *priv)
 static void nfs_stats(void *priv, bench_stat_fn fn, void *arg)
 {
 	struct nfs_be *n = priv;
-	struct xprt_stats sum = {0}, st;
-	struct rpc_clnt *rpc;
+	struct lx_xprt_stats sum = {0}, st;
+	struct lx_rpc_clnt *rpc;
 	unsigned int i, nc;
 
 	if (!n->clnt)
 		return;
-	rpc = nfs3_clnt_rpc(n->clnt);
-	nc = rpc_clnt_nconnect(rpc);
+	rpc = lx_nfs3_clnt_rpc(n->clnt);
+	nc = lx_rpc_clnt_nconnect(rpc);
 	for (i = 0; i < nc; i++) {
-		xprt_get_stats(rpc_clnt_xprt(rpc, i), &st);
+		lx_xprt_get_stats(lx_rpc_clnt_xprt(rpc, i), &st);
 		sum.submitted += st.submitted;
 		sum.replies += st.replies;
 		sum.sends += st.sends;
@@ -863,8 +867,8 @@ static void nfs_stats(void *priv, bench_stat_fn fn, void *arg)
 	}
 	fn(arg, "nconnect", nc);
 	fn(arg, "max_reqs_per_conn", n->max_reqs);
-	fn(arg, "rsize", nfs3_rsize(n->clnt));
-	fn(arg, "wsize", nfs3_wsize(n->clnt));
+	fn(arg, "rsize", lx_nfs3_rsize(n->clnt));
+	fn(arg, "wsize", lx_nfs3_wsize(n->clnt));
 	fn(arg, "calls", sum.submitted);
 	fn(arg, "replies", sum.replies);
 	fn(arg, "sends", sum.sends);
@@ -891,7 +895,7 @@ static void nfs_teardown(void *priv)
 {
 	struct nfs_be *n = priv;
 
-	nfs3_destroy(n->clnt);
+	lx_nfs3_destroy(n->clnt);
 	n->clnt = NULL;
 }
 

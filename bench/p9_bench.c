@@ -3,7 +3,7 @@
  * p9-bench: the 9P2000.L back-end of the bench engine.
  *
  * Completions run on the sessions' receive threads, which hand them to
- * the engine, which resubmits with P9_NOWAIT.  Sessions, request slots
+ * the engine, which resubmits with LX_P9_NOWAIT.  Sessions, request slots
  * and the recovery of a lost session: see p9_sess.c.  Transfers larger
  * than one message, --alloc malloc, the helper thread and resubmission:
  * see p9_io.c.
@@ -105,11 +105,11 @@ static int p9b_parse_option(void *priv, int id, const char *arg)
 		p->aname = arg;
 		return 0;
 	case PO_MSIZE:
-		if (bench_parse_size(arg, &v) || v < P9_MIN_MSIZE ||
-		    v > P9_MAX_MSIZE) {
+		if (bench_parse_size(arg, &v) || v < LX_P9_MIN_MSIZE ||
+		    v > LX_P9_MAX_MSIZE) {
 			bench_error("--msize: '%s' is not a size from %u to %u "
 				    "bytes (4k to 8m)",
-				    arg, P9_MIN_MSIZE, P9_MAX_MSIZE);
+				    arg, LX_P9_MIN_MSIZE, LX_P9_MAX_MSIZE);
 			return -EINVAL;
 		}
 		p->msize = (uint32_t)v;
@@ -169,11 +169,11 @@ static int p9b_url(void *priv, const struct bench_url *u, char *file,
 				    k);
 			return -EINVAL;
 		}
-		if (bench_parse_size(val, &v) || v < P9_MIN_MSIZE ||
-		    v > P9_MAX_MSIZE) {
+		if (bench_parse_size(val, &v) || v < LX_P9_MIN_MSIZE ||
+		    v > LX_P9_MAX_MSIZE) {
 			bench_error("URL: msize=%s is not a size from %u to "
 				    "%u bytes",
-				    val, P9_MIN_MSIZE, P9_MAX_MSIZE);
+				    val, LX_P9_MIN_MSIZE, LX_P9_MAX_MSIZE);
 			return -EINVAL;
 		}
 		p->msize = (uint32_t)v;
@@ -262,25 +262,25 @@ static int p9b_setup(void *priv, const struct bench_config *cfg,
  * open on @c.
  */
 static int p9b_job_open_on(struct p9b *p, struct bench_job_info *job,
-			   struct p9b_job *pj, struct p9_clnt *c)
+			   struct p9b_job *pj, struct lx_p9_clnt *c)
 {
-	struct p9_attr attr;
+	struct lx_p9_attr attr;
 	uint32_t flags = pj->oflags, iounit = 0;
 	int ret;
 
 	if (job->open_flags & BENCH_OPEN_CREATE)
 		flags |= O_CREAT;
-	ret = p9_open_path(c, job->filename, flags, 0644, &pj->fid, &iounit);
+	ret = lx_p9_open_path(c, job->filename, flags, 0644, &pj->fid, &iounit);
 	if (ret)
 		return ret;
-	ret = p9_getattr(c, pj->fid, P9_GETATTR_SIZE, &attr);
+	ret = lx_p9_getattr(c, pj->fid, LX_P9_GETATTR_SIZE, &attr);
 	if (ret)
 		goto out_clunk;
 	if ((job->open_flags & BENCH_OPEN_EXTEND) && attr.size < job->size) {
-		struct p9_iattr ia = {.valid = P9_SETATTR_SIZE,
-				      .size = job->size};
+		struct lx_p9_iattr ia = {.valid = LX_P9_SETATTR_SIZE,
+					 .size = job->size};
 
-		ret = p9_setattr(c, pj->fid, &ia);
+		ret = lx_p9_setattr(c, pj->fid, &ia);
 		if (ret)
 			goto out_clunk;
 		attr.size = job->size;
@@ -300,7 +300,7 @@ static int p9b_job_open_on(struct p9b *p, struct bench_job_info *job,
 	return 0;
 
 out_clunk:
-	p9_clunk(c, pj->fid);
+	lx_p9_clunk(c, pj->fid);
 	return ret;
 }
 
@@ -308,7 +308,7 @@ static int p9b_job_open(void *priv, struct bench_job_info *job)
 {
 	struct p9b *p = priv;
 	struct p9b_job *pj;
-	struct p9_clnt *c;
+	struct lx_p9_clnt *c;
 	unsigned int gen;
 	int ret;
 
@@ -359,7 +359,7 @@ out_free:
 static void p9b_job_close(void *priv, struct bench_job_info *job)
 {
 	struct p9b_job *pj = job->priv;
-	struct p9_clnt *c;
+	struct lx_p9_clnt *c;
 	unsigned int gen;
 
 	if (!pj)
@@ -367,7 +367,7 @@ static void p9b_job_close(void *priv, struct bench_job_info *job)
 	p9b_sess_del_job(pj);
 	/* a session lost for good has nothing to clunk: its error is moot */
 	p9b_sess_get(pj->s, &c, &gen);
-	p9_clunk(c, pj->fid);
+	lx_p9_clunk(c, pj->fid);
 	free(pj->path);
 	free(pj);
 	job->priv = NULL;

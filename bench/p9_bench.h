@@ -75,7 +75,7 @@ struct p9b_counters {
  */
 struct p9b_sess {
 	pthread_rwlock_t lock;
-	struct p9_clnt *c;
+	struct lx_p9_clnt *c;
 	unsigned int gen;
 	unsigned int index;
 	pthread_mutex_t rlock;
@@ -208,7 +208,7 @@ int p9b_sess_setup(struct p9b *p);
  * For sync calls of the main thread (job_open, job_close), while no I/O
  * is in flight; the I/O path reads them under s->lock itself.
  */
-void p9b_sess_get(struct p9b_sess *s, struct p9_clnt **c, unsigned int *gen);
+void p9b_sess_get(struct p9b_sess *s, struct lx_p9_clnt **c, unsigned int *gen);
 
 /**
  * p9b_sess_lost() - does @err mean that the session is gone, so that

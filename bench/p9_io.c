@@ -35,7 +35,7 @@
  * request, before a per-client cache brought the cost back): every 9P
  * message of the run mallocs a request buffer and a reply buffer of the
  * negotiated msize, the request is built in the first (its header encoded
- * with p9_msg_encode(), Twrite data copied behind it) and sent from it,
+ * with lx_p9_msg_encode(), Twrite data copied behind it) and sent from it,
  * Rread data lands in the second and is copied out to the engine's
  * buffer, and both are freed when the reply has been handled.  The
  * client's own pool buffers are still taken and returned per call (a
@@ -159,8 +159,8 @@ static void p9b_part_done(void *arg, int status, uint32_t count)
 	p9b_put(pio, false);
 }
 
-static void p9b_getattr_done(struct p9_req *req, int status,
-			     const struct p9_fcall *rx, void *arg)
+static void p9b_getattr_done(struct lx_p9_req *req, int status,
+			     const struct lx_p9_fcall *rx, void *arg)
 {
 	struct p9b_part *pt = arg;
 
@@ -169,8 +169,8 @@ static void p9b_getattr_done(struct p9_req *req, int status,
 		size_t n = 0;
 
 		if (!status)
-			p9_msg_encode(rx, pt->mrx, pt->pio->p->msize_got, 0,
-				      &n);
+			lx_p9_msg_encode(rx, pt->mrx, pt->pio->p->msize_got, 0,
+					 &n);
 		p9b_free_bufs(pt);
 	}
 	if (status)
@@ -180,7 +180,8 @@ static void p9b_getattr_done(struct p9_req *req, int status,
 
 /* --alloc malloc: both buffers of the message, the request built in one */
 static int p9b_build(struct p9b *p, struct p9b_part *pt,
-		     const struct p9_fcall *tx, const void *data, uint32_t len)
+		     const struct lx_p9_fcall *tx, const void *data,
+		     uint32_t len)
 {
 	size_t n;
 
@@ -190,7 +191,7 @@ static int p9b_build(struct p9b *p, struct p9b_part *pt,
 		p9b_free_bufs(pt);
 		return -ENOMEM;
 	}
-	p9_msg_encode(tx, pt->mtx, p->msize_got, P9_ENC_NODATA, &n);
+	lx_p9_msg_encode(tx, pt->mtx, p->msize_got, LX_P9_ENC_NODATA, &n);
 	if (data)
 		memcpy((char *)pt->mtx + n, data, len);
 	return 0;
@@ -198,21 +199,21 @@ static int p9b_build(struct p9b *p, struct p9b_part *pt,
 
 /* Tgetattr of the job's file, the only message of its I/O */
 static int p9b_send_getattr(struct p9b *p, struct p9b_io *pio,
-			    struct p9_clnt *c, uint32_t fid, unsigned int pf)
+			    struct lx_p9_clnt *c, uint32_t fid, unsigned int pf)
 {
 	struct p9b_part *pt = &pio->part[0];
-	struct p9_fcall tx = {.type = P9_TGETATTR};
-	struct p9_call_opts o = {.owner = pio->io->owner, .flags = pf};
+	struct lx_p9_fcall tx = {.type = LX_P9_TGETATTR};
+	struct lx_p9_call_opts o = {.owner = pio->io->owner, .flags = pf};
 	int ret;
 
 	tx.u.tgetattr.fid = fid;
-	tx.u.tgetattr.request_mask = P9_GETATTR_BASIC;
+	tx.u.tgetattr.request_mask = LX_P9_GETATTR_BASIC;
 	if (p->alloc == P9B_ALLOC_MALLOC) {
 		ret = p9b_build(p, pt, &tx, NULL, 0);
 		if (ret)
 			return ret;
 	}
-	ret = p9_call_async(c, &tx, &o, p9b_getattr_done, pt, NULL);
+	ret = lx_p9_call_async(c, &tx, &o, p9b_getattr_done, pt, NULL);
 	if (ret)
 		p9b_free_bufs(pt);
 	return ret;
@@ -231,8 +232,8 @@ static int p9b_send_one(struct p9b *p, struct p9b_io *pio, unsigned int k,
 	struct p9b_part *pt = &pio->part[k];
 	size_t off = (size_t)k * pj->chunk;
 	uint32_t len = io->len - (uint32_t)off;
-	unsigned int pf = flags & BENCH_SUBMIT_NOWAIT ? P9_NOWAIT : 0;
-	struct p9_fcall tx = {0};
+	unsigned int pf = flags & BENCH_SUBMIT_NOWAIT ? LX_P9_NOWAIT : 0;
+	struct lx_p9_fcall tx = {0};
 	void *buf = (char *)io->buf + off;
 	int ret;
 
@@ -246,7 +247,7 @@ static int p9b_send_one(struct p9b *p, struct p9b_io *pio, unsigned int k,
 		goto out_unlock;
 	}
 	if (p->alloc == P9B_ALLOC_MALLOC) {
-		tx.type = io->op == BENCH_OP_WRITE ? P9_TWRITE : P9_TREAD;
+		tx.type = io->op == BENCH_OP_WRITE ? LX_P9_TWRITE : LX_P9_TREAD;
 		tx.u.twrite.fid = pj->fid; /* tread shares the layout */
 		tx.u.twrite.offset = io->offset + off;
 		tx.u.twrite.count = len;
@@ -260,11 +261,11 @@ static int p9b_send_one(struct p9b *p, struct p9b_io *pio, unsigned int k,
 			      (char *)pt->mrx + P9B_RREAD_HDR;
 	}
 	if (io->op == BENCH_OP_WRITE)
-		ret = p9_write_async(s->c, pj->fid, io->offset + off, len, buf,
-				     io->owner, pf, p9b_part_done, pt);
+		ret = lx_p9_write_async(s->c, pj->fid, io->offset + off, len,
+					buf, io->owner, pf, p9b_part_done, pt);
 	else
-		ret = p9_read_async(s->c, pj->fid, io->offset + off, len, buf,
-				    io->owner, pf, p9b_part_done, pt);
+		ret = lx_p9_read_async(s->c, pj->fid, io->offset + off, len,
+				       buf, io->owner, pf, p9b_part_done, pt);
 	if (ret)
 		p9b_free_bufs(pt);
 out_unlock:

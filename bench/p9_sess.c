@@ -16,7 +16,7 @@
  * therefore never finds the slots exhausted.
  *
  * Recovery.  A 9P session does not survive its connection (the library's
- * XPRT_FAIL policy): calls in flight fail with -ECONNRESET, later ones
+ * LX_XPRT_FAIL policy): calls in flight fail with -ECONNRESET, later ones
  * with -ENOTCONN.  Unless --reconnect-timeout is 0, p9_io.c hands every
  * I/O that failed so to the helper thread, which calls
  * p9b_sess_recover() with the generation the I/O was lost on, then sends
@@ -82,11 +82,11 @@ static unsigned int slots_needed(const struct p9b *p, uint32_t iosize)
 
 /* One session; on failure @err says why (a sentence, no hint). */
 static int p9b_connect_one(struct p9b *p, uint32_t msize, unsigned int max_reqs,
-			   struct p9_clnt **cp, char *err, size_t errlen)
+			   struct lx_p9_clnt **cp, char *err, size_t errlen)
 {
 	const struct bench_config *cfg = p->cfg;
 	unsigned int per_conn = (cfg->numjobs + p->nc - 1) / p->nc;
-	struct p9_opts o = {
+	struct lx_p9_opts o = {
 		.host = p->host,
 		.port = p->port,
 		.aname = p->aname,
@@ -98,8 +98,8 @@ static int p9b_connect_one(struct p9b *p, uint32_t msize, unsigned int max_reqs,
 		 * need more */
 		.max_fids = per_conn + 16 > 1024 ? per_conn + 16 : 1024,
 		.transport = cfg->transport == BENCH_TRANSPORT_RDMA ?
-				     XPRT_TRANSPORT_RDMA :
-				     XPRT_TRANSPORT_TCP,
+				     LX_XPRT_TRANSPORT_RDMA :
+				     LX_XPRT_TRANSPORT_TCP,
 		.errbuf = err,
 		.errbuf_len = errlen,
 	};
@@ -109,19 +109,19 @@ static int p9b_connect_one(struct p9b *p, uint32_t msize, unsigned int max_reqs,
 	if (!o.port)
 		o.port = cfg->transport == BENCH_TRANSPORT_RDMA ?
 				 P9B_RDMA_PORT :
-				 P9_DEF_PORT;
+				 LX_P9_DEF_PORT;
 	if (o.max_fids > 0xFFFF)
 		o.max_fids = 0xFFFF;
-	ret = p9_connect(cp, &o);
+	ret = lx_p9_connect(cp, &o);
 	if (ret && !err[0])
 		snprintf(err, errlen, "%s:%u: %s", p->host, o.port,
-			 p9_strerror(ret));
+			 lx_p9_strerror(ret));
 	return ret;
 }
 
 /* The first connection's failure, with a hint at the likely mistake. */
 static int p9b_connect_setup(struct p9b *p, uint32_t msize,
-			     unsigned int max_reqs, struct p9_clnt **cp)
+			     unsigned int max_reqs, struct lx_p9_clnt **cp)
 {
 	char err[256];
 	const char *hint = "";
@@ -163,15 +163,15 @@ int p9b_sess_setup(struct p9b *p)
 	}
 
 	/* the slots depend on msize, which the first session negotiates */
-	p->max_reqs = slots_needed(p, p->msize - P9_IOHDRSZ);
+	p->max_reqs = slots_needed(p, p->msize - LX_P9_IOHDRSZ);
 	ret = p9b_connect_setup(p, p->msize, p->max_reqs, &p->sess[0].c);
 	if (ret)
 		return ret;
-	p->msize_got = p9_msize(p->sess[0].c);
-	p->iosize = p9_iosize(p->sess[0].c);
+	p->msize_got = lx_p9_msize(p->sess[0].c);
+	p->iosize = lx_p9_iosize(p->sess[0].c);
 	need = slots_needed(p, p->iosize);
 	if (need > p->max_reqs) {
-		p9_close(p->sess[0].c);
+		lx_p9_close(p->sess[0].c);
 		p->sess[0].c = NULL;
 		p->max_reqs = need;
 		ret = p9b_connect_setup(p, p->msize_got, need, &p->sess[0].c);
@@ -183,17 +183,17 @@ int p9b_sess_setup(struct p9b *p)
 		ret = p9b_connect_setup(p, p->msize_got, p->max_reqs, &s->c);
 		if (ret)
 			return ret;
-		if (p9_msize(s->c) != p->msize_got) {
+		if (lx_p9_msize(s->c) != p->msize_got) {
 			bench_error("session %u negotiated msize %u, the first "
 				    "%u",
-				    i, p9_msize(s->c), p->msize_got);
+				    i, lx_p9_msize(s->c), p->msize_got);
 			return -EPROTO;
 		}
 	}
 	return 0;
 }
 
-void p9b_sess_get(struct p9b_sess *s, struct p9_clnt **c, unsigned int *gen)
+void p9b_sess_get(struct p9b_sess *s, struct lx_p9_clnt **c, unsigned int *gen)
 {
 	pthread_rwlock_rdlock(&s->lock);
 	*c = s->c;
@@ -232,24 +232,24 @@ static bool p9b_permanent(int err)
 
 /* Open every job's file on @nc (into pj->newfid). */
 static int p9b_reopen_jobs(struct p9b *p, struct p9b_sess *s,
-			   struct p9_clnt *nc, char *err, size_t errlen)
+			   struct lx_p9_clnt *nc, char *err, size_t errlen)
 {
 	struct p9b_job *pj;
 	uint32_t iounit;
 	int ret;
 
-	if (p9_msize(nc) != p->msize_got) {
+	if (lx_p9_msize(nc) != p->msize_got) {
 		snprintf(err, errlen, "the new session has msize %u, not %u",
-			 p9_msize(nc), p->msize_got);
+			 lx_p9_msize(nc), p->msize_got);
 		return -EPROTO;
 	}
 	for (pj = s->jobs; pj; pj = pj->snext) {
 		iounit = 0;
-		ret = p9_open_path(nc, pj->path, pj->oflags, 0644, &pj->newfid,
-				   &iounit);
+		ret = lx_p9_open_path(nc, pj->path, pj->oflags, 0644,
+				      &pj->newfid, &iounit);
 		if (ret) {
 			snprintf(err, errlen, "%s: open: %s", pj->path,
-				 p9_strerror(ret));
+				 lx_p9_strerror(ret));
 			return ret;
 		}
 		if (iounit && iounit < pj->chunk) {
@@ -262,13 +262,13 @@ static int p9b_reopen_jobs(struct p9b *p, struct p9b_sess *s,
 	return 0;
 }
 
-static void p9b_counters_of(struct p9_clnt *c, struct p9b_counters *sum)
+static void p9b_counters_of(struct lx_p9_clnt *c, struct p9b_counters *sum)
 {
-	struct xprt_stats xs;
-	struct xprt_pool_stats ps;
-	struct p9_stats st;
+	struct lx_xprt_stats xs;
+	struct lx_xprt_pool_stats ps;
+	struct lx_p9_stats st;
 
-	xprt_get_stats(p9_xprt(c), &xs);
+	lx_xprt_get_stats(lx_p9_xprt(c), &xs);
 	sum->messages += xs.submitted;
 	sum->direct_sends += xs.direct_sends;
 	sum->worker_sends += xs.worker_sends;
@@ -276,11 +276,11 @@ static void p9b_counters_of(struct p9_clnt *c, struct p9b_counters *sum)
 	sum->bytes_sent += xs.bytes_sent;
 	sum->bytes_received += xs.bytes_received;
 	sum->bytes_received_direct += xs.direct_rx_bytes;
-	xprt_pool_stats(xprt_pool(p9_xprt(c)), &ps);
+	lx_xprt_pool_stats(lx_xprt_pool(lx_p9_xprt(c)), &ps);
 	sum->pool_gets += ps.gets;
 	sum->pool_misses += ps.misses;
 	sum->pool_high_water += ps.high_water;
-	p9_get_stats(c, &st);
+	lx_p9_get_stats(c, &st);
 	sum->flushes += st.flushes;
 	sum->late_replies += st.late_replies;
 }
@@ -314,9 +314,9 @@ static void p9b_sleep_ns(uint64_t ns)
 }
 
 /* Publish @nc with the jobs' new fids; return the client it replaces. */
-static struct p9_clnt *p9b_swap(struct p9b_sess *s, struct p9_clnt *nc)
+static struct lx_p9_clnt *p9b_swap(struct p9b_sess *s, struct lx_p9_clnt *nc)
 {
-	struct p9_clnt *old;
+	struct lx_p9_clnt *old;
 	struct p9b_job *pj;
 
 	pthread_rwlock_wrlock(&s->lock);
@@ -332,7 +332,7 @@ static struct p9_clnt *p9b_swap(struct p9b_sess *s, struct p9_clnt *nc)
 int p9b_sess_recover(struct p9b *p, struct p9b_sess *s, unsigned int gen)
 {
 	uint64_t t0 = bench_now_ns(), backoff = P9B_BACKOFF_MIN_NS, now;
-	struct p9_clnt *nc = NULL, *old;
+	struct lx_p9_clnt *nc = NULL, *old;
 	char err[256] = "";
 	int ret;
 
@@ -347,7 +347,7 @@ int p9b_sess_recover(struct p9b *p, struct p9b_sess *s, unsigned int gen)
 			ret = p9b_reopen_jobs(p, s, nc, err, sizeof(err));
 			if (!ret)
 				break;
-			p9_close(nc); /* the fids opened on it go with it */
+			lx_p9_close(nc); /* the fids opened on it go with it */
 			nc = NULL;
 		}
 		now = bench_now_ns();
@@ -378,7 +378,7 @@ int p9b_sess_recover(struct p9b *p, struct p9b_sess *s, unsigned int gen)
 	/* nobody starts a call on @old any more: close it; its calls in
 	 * flight come back to the helper with -ESHUTDOWN */
 	p9b_counters_of(old, &s->retired);
-	p9_close(old);
+	lx_p9_close(old);
 	if (!atomic_fetch_add(&p->reconnects, 1))
 		atomic_store(&p->rss_kib_first_reconnect, p9b_rss_kib());
 out_unlock:
@@ -436,7 +436,7 @@ void p9b_sess_teardown(struct p9b *p)
 
 	for (i = 0; p->sess && i < p->nc; i++) {
 		s = &p->sess[i];
-		p9_close(s->c);
+		lx_p9_close(s->c);
 		s->c = NULL;
 		if (s->locks_init) {
 			pthread_mutex_destroy(&s->rlock);

@@ -9,10 +9,10 @@
  *   nfs3cp -s server -e /export :isos/big.iso copy.iso    # download
  *   nfs3cp nfs://server/export/isos/big.iso copy.iso      # libnfs's URL
  *
- * It uses the blocking file helpers of <libxprt/nfs3.h>: nfs3_mount(),
- * nfs3_open(), nfs3_file_pread() and nfs3_file_pwrite() (which split each
+ * It uses the blocking file helpers of <libxprt/nfs3.h>: lx_nfs3_mount(),
+ * lx_nfs3_open(), lx_nfs3_file_pread() and lx_nfs3_file_pwrite() (which split each
  * call at the server's rsize/wsize and keep the pieces in flight
- * together), and nfs3_file_close(), which COMMITs the UNSTABLE writes and
+ * together), and lx_nfs3_file_close(), which COMMITs the UNSTABLE writes and
  * checks the server's write verifier.  Should the server restart before
  * the COMMIT and lose data, the file asks for it again through the
  * resupply callback, which reads it back from the local source: nothing
@@ -242,11 +242,11 @@ static int resupply(void *arg, uint64_t offset, void *buf, size_t len)
 	return 0;
 }
 
-static int upload(struct nfs3_clnt *c, const struct opts *o, const char *src,
+static int upload(struct lx_nfs3_clnt *c, const struct opts *o, const char *src,
 		  const char *dst, void *buf, uint64_t *bytes)
 {
-	struct nfs3_file_opts fo = {0};
-	struct nfs3_file *f;
+	struct lx_nfs3_file_opts fo = {0};
+	struct lx_nfs3_file *f;
 	struct stat st;
 	uint64_t off = 0;
 	ssize_t n;
@@ -259,13 +259,13 @@ static int upload(struct nfs3_clnt *c, const struct opts *o, const char *src,
 			close(fd);
 		return 1;
 	}
-	fo.stable = o->stable ? NFS3_FILE_SYNC : NFS3_UNSTABLE;
+	fo.stable = o->stable ? LX_NFS3_FILE_SYNC : LX_NFS3_UNSTABLE;
 	fo.resupply = resupply;
 	fo.resupply_arg = &fd;
-	ret = nfs3_open(c, dst, O_CREAT | (o->force ? O_TRUNC : O_EXCL),
+	ret = lx_nfs3_open(c, dst, O_CREAT | (o->force ? O_TRUNC : O_EXCL),
 			st.st_mode & 0777, &fo, &f);
 	if (ret) {
-		fprintf(stderr, "nfs3cp: :%s: %s%s\n", dst, nfs3_strerror(ret),
+		fprintf(stderr, "nfs3cp: :%s: %s%s\n", dst, lx_nfs3_strerror(ret),
 			ret == -EEXIST ? " (-f replaces it)" : "");
 		close(fd);
 		return 1;
@@ -282,20 +282,20 @@ static int upload(struct nfs3_clnt *c, const struct opts *o, const char *src,
 		}
 		if (!n)
 			break;
-		ret = nfs3_file_pwrite(f, buf, (size_t)n, off);
+		ret = lx_nfs3_file_pwrite(f, buf, (size_t)n, off);
 		if (ret) {
 			fprintf(stderr,
 				"nfs3cp: writing :%s at %" PRIu64 ": %s\n", dst,
-				off, nfs3_strerror(ret));
+				off, lx_nfs3_strerror(ret));
 			break;
 		}
 		off += (uint64_t)n;
 	}
 	/* COMMIT what was written unstable (resupplying after a restart) */
-	n = nfs3_file_close(f);
+	n = lx_nfs3_file_close(f);
 	if (n && !ret) {
 		fprintf(stderr, "nfs3cp: committing :%s: %s\n", dst,
-			nfs3_strerror((int)n));
+			lx_nfs3_strerror((int)n));
 		ret = (int)n;
 	}
 	close(fd);
@@ -319,20 +319,20 @@ static int write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
-static int download(struct nfs3_clnt *c, const struct opts *o, const char *src,
+static int download(struct lx_nfs3_clnt *c, const struct opts *o, const char *src,
 		    const char *dst, void *buf, uint64_t *bytes)
 {
-	struct nfs3_getattr_res ga;
-	struct nfs3_file *f;
+	struct lx_nfs3_getattr_res ga;
+	struct lx_nfs3_file *f;
 	uint64_t off = 0;
 	size_t got;
 	int fd, ret;
 
-	ret = nfs3_open(c, src, 0, 0, NULL, &f);
+	ret = lx_nfs3_open(c, src, 0, 0, NULL, &f);
 	if (!ret)
-		ret = nfs3_getattr(c, nfs3_file_fh(f), &ga);
+		ret = lx_nfs3_getattr(c, lx_nfs3_file_fh(f), &ga);
 	if (ret) {
-		fprintf(stderr, "nfs3cp: :%s: %s\n", src, nfs3_strerror(ret));
+		fprintf(stderr, "nfs3cp: :%s: %s\n", src, lx_nfs3_strerror(ret));
 		return 1;
 	}
 	fd = open(dst, O_WRONLY | O_CREAT | (o->force ? O_TRUNC : O_EXCL),
@@ -340,15 +340,15 @@ static int download(struct nfs3_clnt *c, const struct opts *o, const char *src,
 	if (fd < 0) {
 		fprintf(stderr, "nfs3cp: %s: %s%s\n", dst, strerror(errno),
 			errno == EEXIST ? " (-f replaces it)" : "");
-		nfs3_file_close(f);
+		lx_nfs3_file_close(f);
 		return 1;
 	}
 	for (;;) {
-		ret = nfs3_file_pread(f, buf, o->chunk, off, &got);
+		ret = lx_nfs3_file_pread(f, buf, o->chunk, off, &got);
 		if (ret) {
 			fprintf(stderr,
 				"nfs3cp: reading :%s at %" PRIu64 ": %s\n", src,
-				off, nfs3_strerror(ret));
+				off, lx_nfs3_strerror(ret));
 			break;
 		}
 		if (!got)
@@ -361,7 +361,7 @@ static int download(struct nfs3_clnt *c, const struct opts *o, const char *src,
 		}
 		off += got;
 	}
-	nfs3_file_close(f);
+	lx_nfs3_file_close(f);
 	if (close(fd) && !ret) {
 		fprintf(stderr, "nfs3cp: %s: %s\n", dst, strerror(errno));
 		ret = -EIO;
@@ -373,8 +373,8 @@ static int download(struct nfs3_clnt *c, const struct opts *o, const char *src,
 int main(int argc, char **argv)
 {
 	struct opts o = {.chunk = 1u << 20, .nconnect = 1};
-	struct nfs3_opts no = {0};
-	struct nfs3_clnt *c;
+	struct lx_nfs3_opts no = {0};
+	struct lx_nfs3_clnt *c;
 	char errmsg[256] = "";
 	const char *src, *dst;
 	char rpath[1024];
@@ -484,19 +484,19 @@ int main(int argc, char **argv)
 	no.set_ids = o.set_ids;
 	no.uid = o.set_ids ? o.uid : (uint32_t)getuid();
 	no.gid = o.set_ids ? o.gid : (uint32_t)getgid();
-	no.transport = o.rdma ? XPRT_TRANSPORT_RDMA : XPRT_TRANSPORT_TCP;
+	no.transport = o.rdma ? LX_XPRT_TRANSPORT_RDMA : LX_XPRT_TRANSPORT_TCP;
 	no.errmsg = errmsg;
 	no.errmsg_len = sizeof(errmsg);
-	rc = nfs3_mount(&c, &no);
+	rc = lx_nfs3_mount(&c, &no);
 	if (rc) {
 		fprintf(stderr, "nfs3cp: %s:%s: %s\n", o.host, o.export_path,
-			errmsg[0] ? errmsg : nfs3_strerror(rc));
+			errmsg[0] ? errmsg : lx_nfs3_strerror(rc));
 		return 1;
 	}
 	buf = malloc(o.chunk);
 	if (!buf) {
 		fprintf(stderr, "nfs3cp: out of memory\n");
-		nfs3_destroy(c);
+		lx_nfs3_destroy(c);
 		return 1;
 	}
 	t0 = now_s();
@@ -509,8 +509,8 @@ int main(int argc, char **argv)
 		printf("%" PRIu64 " bytes in %.3f s: %.1f MiB/s (rsize %u, "
 		       "wsize %u)\n",
 		       bytes, dt, dt > 0 ? (double)bytes / 1048576.0 / dt : 0.0,
-		       nfs3_rsize(c), nfs3_wsize(c));
+		       lx_nfs3_rsize(c), lx_nfs3_wsize(c));
 	free(buf);
-	nfs3_destroy(c);
+	lx_nfs3_destroy(c);
 	return rc;
 }

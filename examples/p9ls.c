@@ -9,10 +9,10 @@
  *   p9ls -A /srv/export server            # the root of the attached tree
  *   p9ls -l -p 5640 -A /export server dir # long listing of dir
  *
- * It uses the path helpers of <libxprt/p9.h>: p9_connect() (Tversion and
- * Tattach), p9_opendir() / p9_readdir_next() (Treaddir, the entries of
- * one reply at a time), p9_stat_path() (Twalk + Tgetattr + Tclunk) and,
- * for symbolic links, p9_walk_path() + p9_readlink().  Every call is
+ * It uses the path helpers of <libxprt/p9.h>: lx_p9_connect() (Tversion and
+ * Tattach), lx_p9_opendir() / lx_p9_readdir_next() (Treaddir, the entries of
+ * one reply at a time), lx_p9_stat_path() (Twalk + Tgetattr + Tclunk) and,
+ * for symbolic links, lx_p9_walk_path() + lx_p9_readlink().  Every call is
  * synchronous; see rpcping.c for asynchronous calls.
  */
 #ifndef _GNU_SOURCE
@@ -88,10 +88,10 @@ static void join(char *out, size_t len, const char *dir, const char *name)
 }
 
 /* One line of the listing; @path is the entry's path from the root. */
-static int show(struct p9_clnt *c, const struct opts *o, const char *path,
+static int show(struct lx_p9_clnt *c, const struct opts *o, const char *path,
 		const char *name, uint8_t qtype)
 {
-	struct p9_attr at;
+	struct lx_p9_attr at;
 	char mode[11], when[32], target[4096] = "";
 	const char *mark = "";
 	struct tm tm;
@@ -101,21 +101,21 @@ static int show(struct p9_clnt *c, const struct opts *o, const char *path,
 
 	if (!o->lng) {
 		if (o->classify)
-			mark = qtype & P9_QTDIR	    ? "/" :
-			       qtype & P9_QTSYMLINK ? "@" :
+			mark = qtype & LX_P9_QTDIR	    ? "/" :
+			       qtype & LX_P9_QTSYMLINK ? "@" :
 						      "";
 		printf("%s%s\n", name, mark);
 		return 0;
 	}
-	ret = p9_stat_path(c, path, P9_GETATTR_BASIC, &at);
+	ret = lx_p9_stat_path(c, path, LX_P9_GETATTR_BASIC, &at);
 	if (ret) {
-		fprintf(stderr, "p9ls: %s: %s\n", path, p9_strerror(ret));
+		fprintf(stderr, "p9ls: %s: %s\n", path, lx_p9_strerror(ret));
 		return ret;
 	}
-	if (S_ISLNK(at.mode) && !p9_walk_path(c, P9_NOFID, path, &fid, NULL)) {
-		if (p9_readlink(c, fid, target, sizeof(target)))
+	if (S_ISLNK(at.mode) && !lx_p9_walk_path(c, LX_P9_NOFID, path, &fid, NULL)) {
+		if (lx_p9_readlink(c, fid, target, sizeof(target)))
 			target[0] = '\0';
-		p9_clunk(c, fid);
+		lx_p9_clunk(c, fid);
 	}
 	if (o->classify)
 		mark = S_ISDIR(at.mode) ? "/" : S_ISLNK(at.mode) ? "@" : "";
@@ -130,10 +130,10 @@ static int show(struct p9_clnt *c, const struct opts *o, const char *path,
 }
 
 /* List @path: a directory's entries sorted by name, or the file itself. */
-static int list(struct p9_clnt *c, const struct opts *o, const char *path)
+static int list(struct lx_p9_clnt *c, const struct opts *o, const char *path)
 {
-	struct p9_dirent e;
-	struct p9_dir *dir;
+	struct lx_p9_dirent e;
+	struct lx_p9_dir *dir;
 	struct {
 		char *name;
 		uint8_t qtype;
@@ -142,15 +142,15 @@ static int list(struct p9_clnt *c, const struct opts *o, const char *path)
 	char full[4096];
 	int ret, status = 0;
 
-	ret = p9_opendir(c, path, &dir);
+	ret = lx_p9_opendir(c, path, &dir);
 	if (ret == -ENOTDIR)
 		return show(c, o, path, path, 0) ? 1 : 0;
 	if (ret) {
 		fprintf(stderr, "p9ls: %s: %s\n", *path ? path : "/",
-			p9_strerror(ret));
+			lx_p9_strerror(ret));
 		return 1;
 	}
-	while ((ret = p9_readdir_next(dir, &e)) == 1) {
+	while ((ret = lx_p9_readdir_next(dir, &e)) == 1) {
 		if (!o->all && e.name.len <= 2 && e.name.s[0] == '.' &&
 		    (e.name.len == 1 || e.name.s[1] == '.'))
 			continue;
@@ -172,10 +172,10 @@ static int list(struct p9_clnt *c, const struct opts *o, const char *path)
 		}
 		n++;
 	}
-	p9_closedir(dir);
+	lx_p9_closedir(dir);
 	if (ret < 0) {
 		fprintf(stderr, "p9ls: %s: %s\n", *path ? path : "/",
-			p9_strerror(ret));
+			lx_p9_strerror(ret));
 		status = 1;
 	}
 	if (n) /* an empty directory has no array */
@@ -192,9 +192,9 @@ static int list(struct p9_clnt *c, const struct opts *o, const char *path)
 
 int main(int argc, char **argv)
 {
-	struct p9_opts po = {.n_uname = (uint32_t)getuid()};
+	struct lx_p9_opts po = {.n_uname = (uint32_t)getuid()};
 	struct opts o = {0};
-	struct p9_clnt *c;
+	struct lx_p9_clnt *c;
 	char errbuf[256] = "";
 	int ch, i, ret, status = 0;
 	long v;
@@ -244,10 +244,10 @@ int main(int argc, char **argv)
 	po.host = argv[optind++];
 	po.errbuf = errbuf;
 	po.errbuf_len = sizeof(errbuf);
-	ret = p9_connect(&c, &po);
+	ret = lx_p9_connect(&c, &po);
 	if (ret) {
 		fprintf(stderr, "p9ls: %s: %s\n", po.host,
-			errbuf[0] ? errbuf : p9_strerror(ret));
+			errbuf[0] ? errbuf : lx_p9_strerror(ret));
 		return 1;
 	}
 	if (optind >= argc)
@@ -257,6 +257,6 @@ int main(int argc, char **argv)
 			printf("%s%s:\n", i > optind ? "\n" : "", argv[i]);
 		status |= list(c, &o, argv[i]);
 	}
-	p9_close(c);
+	lx_p9_close(c);
 	return status;
 }

@@ -45,7 +45,7 @@ struct slot {
 };
 
 struct run {
-	struct rpc_clnt *cl;
+	struct lx_rpc_clnt *cl;
 	const struct opts *o;
 	uint64_t *rtt; /* ns, one per completed call */
 	size_t cap;
@@ -78,7 +78,7 @@ static void usage(FILE *f, const char *me)
 		"  -c COUNT    stop after COUNT calls\n"
 		"  -t SECONDS  stop after SECONDS (default 1 without -c)\n"
 		"  -d DEPTH    calls in flight (default 1)\n"
-		"  -S          synchronous calls (rpc_call_sync, depth 1)\n"
+		"  -S          synchronous calls (lx_rpc_call_sync, depth 1)\n"
 		"  -n N        connections (nconnect, default 1)\n"
 		"  -a none|sys credentials (default sys)\n"
 		"  -j          JSON output\n"
@@ -114,7 +114,7 @@ static const char *prog_name(uint32_t prog)
 	return e ? e->r_name : "";
 }
 
-static void list_cb(const struct rpcbind_entry *e, void *arg)
+static void list_cb(const struct lx_rpcbind_entry *e, void *arg)
 {
 	(void)arg;
 	printf("%10u %5u %6s %6u  %s\n", e->prog, e->vers, e->netid, e->port,
@@ -123,14 +123,14 @@ static void list_cb(const struct rpcbind_entry *e, void *arg)
 
 static int do_list(const struct opts *o, uint32_t rpcbvers)
 {
-	struct rpcbind_opts ro = { .host = o->host };
+	struct lx_rpcbind_opts ro = { .host = o->host };
 	int n;
 
 	printf("   program  vers  proto   port  service\n");
-	n = rpcbind_dump(&ro, rpcbvers, list_cb, NULL);
+	n = lx_rpcbind_dump(&ro, rpcbvers, list_cb, NULL);
 	if (n < 0) {
 		fprintf(stderr, "rpcping: rpcbind on %s: %s\n", o->host,
-			rpc_strerror(n));
+			lx_rpc_strerror(n));
 		return 1;
 	}
 	return 0;
@@ -138,7 +138,7 @@ static int do_list(const struct opts *o, uint32_t rpcbvers)
 
 static void start_one(struct run *r, struct slot *s, bool from_callback);
 
-static void ping_done(struct rpc_call *call, int status, void *arg)
+static void ping_done(struct lx_rpc_call *call, int status, void *arg)
 {
 	struct slot *s = arg;
 	struct run *r = s->run;
@@ -162,16 +162,16 @@ static void ping_done(struct rpc_call *call, int status, void *arg)
 /* Start the next call on @s, or retire the slot when the run is over. */
 static void start_one(struct run *r, struct slot *s, bool from_callback)
 {
-	struct rpc_call_args a = { .proc = 0 };
+	struct lx_rpc_call_args a = { .proc = 0 };
 	size_t n;
 	int err;
 
-	a.flags = from_callback ? RPC_CALL_NOWAIT : 0;
+	a.flags = from_callback ? LX_RPC_CALL_NOWAIT : 0;
 	n = atomic_fetch_add(&r->issued, 1);
 	if (atomic_load(&r->stop) || (r->o->count && n >= r->o->count))
 		goto retire;
 	s->start = now_ns();
-	err = rpc_call_async(r->cl, &a, ping_done, s, NULL);
+	err = lx_rpc_call_async(r->cl, &a, ping_done, s, NULL);
 	if (!err)
 		return;
 	/* a slot was free when this one completed, so this is rare: let
@@ -230,7 +230,7 @@ static uint64_t cpu_ns(void)
 
 static int do_ping(const struct opts *o)
 {
-	struct rpc_clnt_opts co = { 0 };
+	struct lx_rpc_clnt_opts co = { 0 };
 	struct run r;
 	uint64_t t0, t1, c0, c1, deadline;
 	size_t n, i;
@@ -243,16 +243,16 @@ static int do_ping(const struct opts *o)
 	co.port = o->port;
 	co.prog = o->prog;
 	co.vers = o->vers;
-	co.auth.flavor = o->auth_sys ? RPC_AUTH_SYS : RPC_AUTH_NONE;
+	co.auth.flavor = o->auth_sys ? LX_RPC_AUTH_SYS : LX_RPC_AUTH_NONE;
 	co.nconnect = o->nconnect;
 	/* room for a completion to start the next call before its own slot
 	 * is released */
 	co.max_reqs = 2 * o->depth + 2;
 	co.timeo_ms = 10000;
-	err = rpc_clnt_create(&r.cl, &co);
+	err = lx_rpc_clnt_create(&r.cl, &co);
 	if (err) {
 		fprintf(stderr, "rpcping: %s: program %u version %u: %s\n",
-			o->host, o->prog, o->vers, rpc_strerror(err));
+			o->host, o->prog, o->vers, lx_rpc_strerror(err));
 		return 1;
 	}
 	r.cap = o->count ? o->count : (size_t)(o->seconds * 2e6) + 1024;
@@ -273,7 +273,7 @@ static int do_ping(const struct opts *o)
 		for (i = 0; !o->count || i < o->count; i++) {
 			uint64_t s0 = now_ns();
 
-			err = rpc_null(r.cl);
+			err = lx_rpc_null(r.cl);
 			if (err) {
 				atomic_fetch_add(&r.failed, 1);
 				atomic_store(&r.first_err, err);
@@ -351,10 +351,10 @@ finished:
 			       pct(r.rtt, n, 90), pct(r.rtt, n, 99),
 			       pct(r.rtt, n, 99.9), pct(r.rtt, n, 100));
 	}
-	for (i = 0; o->verbose && i < rpc_clnt_nconnect(r.cl); i++) {
-		struct xprt_stats st;
+	for (i = 0; o->verbose && i < lx_rpc_clnt_nconnect(r.cl); i++) {
+		struct lx_xprt_stats st;
 
-		xprt_get_stats(rpc_clnt_xprt(r.cl, i), &st);
+		lx_xprt_get_stats(lx_rpc_clnt_xprt(r.cl, i), &st);
 		printf("conn %zu: sent %" PRIu64 " in %" PRIu64
 		       " send calls (%" PRIu64 " direct, %" PRIu64
 		       " by the worker), %" PRIu64 " replies, %" PRIu64
@@ -367,8 +367,8 @@ finished:
 	err = atomic_load(&r.first_err);
 	if (err)
 		fprintf(stderr, "rpcping: first error: %s\n",
-			rpc_strerror(err));
-	rpc_clnt_destroy(r.cl);
+			lx_rpc_strerror(err));
+	lx_rpc_clnt_destroy(r.cl);
 	pthread_cond_destroy(&r.cond);
 	pthread_mutex_destroy(&r.lock);
 	free(r.rtt);

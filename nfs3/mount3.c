@@ -5,7 +5,7 @@
  * procedures (nothing allocated: DUMP and EXPORT lists go into the
  * caller's entry array and string buffer).
  *
- * MOUNT runs on an RPC client of its own: nfs3_mount() creates one for
+ * MOUNT runs on an RPC client of its own: lx_nfs3_mount() creates one for
  * the MNT call and closes it again, since ganesha (like most servers)
  * needs nothing more from MOUNT once the root handle is known.
  */
@@ -16,30 +16,30 @@
 
 #define MNT_NAMLEN 255u /* MNTNAMLEN: host and group names */
 
-bool_t nfs3_enc_dirpath(XDR *x, const char *path)
+bool_t lx_nfs3_enc_dirpath(XDR *x, const char *path)
 {
 	char *s = (char *)path;
 
-	return xdr_string(x, &s, NFS3_MAXPATHLEN);
+	return xdr_string(x, &s, LX_NFS3_MAXPATHLEN);
 }
 
-bool_t nfs3_dec_mnt(XDR *x, struct nfs3_ctx *c)
+bool_t lx_nfs3_dec_mnt(XDR *x, struct lx_nfs3_ctx *c)
 {
-	struct nfs3_mnt_res *r = c->res;
+	struct lx_nfs3_mnt_res *r = c->res;
 	uint32_t n, i, f;
 
 	r->nflavors = 0;
 	if (!xdr_u_int(x, &r->status))
 		return FALSE;
-	if (r->status != MNT3_OK)
+	if (r->status != LX_MNT3_OK)
 		return TRUE;
-	if (!nfs3_xdr_fh(x, &r->fh) || !xdr_u_int(x, &n))
+	if (!lx_nfs3_xdr_fh(x, &r->fh) || !xdr_u_int(x, &n))
 		return FALSE;
 	/* the count is bounded by the reply: each flavour is one word */
 	for (i = 0; i < n; i++) {
 		if (!xdr_u_int(x, &f))
 			return FALSE;
-		if (r->nflavors < NFS3_MNT_MAX_FLAVORS)
+		if (r->nflavors < LX_NFS3_MNT_MAX_FLAVORS)
 			r->flavors[r->nflavors++] = f;
 	}
 	return TRUE;
@@ -50,10 +50,10 @@ bool_t nfs3_dec_mnt(XDR *x, struct nfs3_ctx *c)
  * list's string buffer (after a space when @space), NUL-terminated, the
  * NUL not counted in *@used so that the next string can extend it.
  */
-static bool_t dec_raw(XDR *x, struct nfs3_ctx *c, uint32_t max, size_t *used,
+static bool_t dec_raw(XDR *x, struct lx_nfs3_ctx *c, uint32_t max, size_t *used,
 		      bool space)
 {
-	struct nfs3_mnt_list *l = c->u.ml;
+	struct lx_nfs3_mnt_list *l = c->u.ml;
 	const char *p;
 	uint32_t len;
 
@@ -79,7 +79,7 @@ static bool_t dec_raw(XDR *x, struct nfs3_ctx *c, uint32_t max, size_t *used,
 }
 
 /* One whole string; *@s points at it. */
-static bool_t dec_str(XDR *x, struct nfs3_ctx *c, uint32_t max, size_t *used,
+static bool_t dec_str(XDR *x, struct lx_nfs3_ctx *c, uint32_t max, size_t *used,
 		      const char **s)
 {
 	size_t first = *used;
@@ -101,18 +101,18 @@ static bool_t follows(XDR *x, bool *more)
 	return TRUE;
 }
 
-static bool_t dec_list(XDR *x, struct nfs3_ctx *c, bool exports)
+static bool_t dec_list(XDR *x, struct lx_nfs3_ctx *c, bool exports)
 {
-	struct nfs3_mnt_list *l = c->u.ml;
+	struct lx_nfs3_mnt_list *l = c->u.ml;
 	size_t used = 0;
 	bool more;
 
-	l->status = MNT3_OK;
+	l->status = LX_MNT3_OK;
 	l->n = 0;
 	if (!follows(x, &more))
 		return FALSE;
 	while (more) {
-		struct nfs3_mnt_entry *e;
+		struct lx_nfs3_mnt_entry *e;
 
 		if (l->n >= l->cap) {
 			c->err = -E2BIG;
@@ -121,13 +121,13 @@ static bool_t dec_list(XDR *x, struct nfs3_ctx *c, bool exports)
 		e = &l->ent[l->n];
 		if (!exports) {
 			if (!dec_str(x, c, MNT_NAMLEN, &used, &e->host) ||
-			    !dec_str(x, c, NFS3_MAXPATHLEN, &used, &e->dir))
+			    !dec_str(x, c, LX_NFS3_MAXPATHLEN, &used, &e->dir))
 				return FALSE;
 		} else {
 			size_t first;
 			bool g;
 
-			if (!dec_str(x, c, NFS3_MAXPATHLEN, &used, &e->dir))
+			if (!dec_str(x, c, LX_NFS3_MAXPATHLEN, &used, &e->dir))
 				return FALSE;
 			/* the groups, joined by spaces in one string */
 			if (l->strsize - used < 1) {
@@ -154,63 +154,64 @@ static bool_t dec_list(XDR *x, struct nfs3_ctx *c, bool exports)
 	return TRUE;
 }
 
-bool_t nfs3_dec_mnt_dump(XDR *x, struct nfs3_ctx *c)
+bool_t lx_nfs3_dec_mnt_dump(XDR *x, struct lx_nfs3_ctx *c)
 {
 	return dec_list(x, c, false);
 }
 
-bool_t nfs3_dec_mnt_export(XDR *x, struct nfs3_ctx *c)
+bool_t lx_nfs3_dec_mnt_export(XDR *x, struct lx_nfs3_ctx *c)
 {
 	return dec_list(x, c, true);
 }
 
 /* ---------------------------------------------------------- procedures */
 
-static int mrun(struct rpc_clnt *mc, struct nfs3_call *call,
-		const struct nfs3_req *r, void *res, const struct nfs3_ctx *in)
+static int mrun(struct lx_rpc_clnt *mc, struct lx_nfs3_call *call,
+		const struct lx_nfs3_req *r, void *res,
+		const struct lx_nfs3_ctx *in)
 {
-	struct nfs3_ctx local, *ctx;
+	struct lx_nfs3_ctx local, *ctx;
 
 	if (!mc || (call && !call->done))
 		return -EINVAL;
-	ctx = call ? nfs3_call_ctx(call) : &local;
+	ctx = call ? lx_nfs3_call_ctx(call) : &local;
 	if (in)
 		*ctx = *in;
 	else
 		memset(ctx, 0, sizeof(*ctx));
-	return nfs3_call_start(mc, call, r, ctx, res);
+	return lx_nfs3_call_start(mc, call, r, ctx, res);
 }
 
 static int path_ok(const char *path)
 {
 	size_t n;
 
-	if (!path || !(n = strnlen(path, NFS3_MAXPATHLEN + 1)))
+	if (!path || !(n = strnlen(path, LX_NFS3_MAXPATHLEN + 1)))
 		return -EINVAL;
-	return n > NFS3_MAXPATHLEN ? -ENAMETOOLONG : 0;
+	return n > LX_NFS3_MAXPATHLEN ? -ENAMETOOLONG : 0;
 }
 
-int nfs3_mnt_null(struct rpc_clnt *mc)
+int lx_nfs3_mnt_null(struct lx_rpc_clnt *mc)
 {
-	struct nfs3_req r = {.proc = MOUNT3PROC_NULL};
+	struct lx_nfs3_req r = {.proc = LX_MOUNT3PROC_NULL};
 
 	return mrun(mc, NULL, &r, NULL, NULL);
 }
 
-int nfs3_mnt_null_async(struct rpc_clnt *mc, struct nfs3_call *call)
+int lx_nfs3_mnt_null_async(struct lx_rpc_clnt *mc, struct lx_nfs3_call *call)
 {
-	struct nfs3_req r = {.proc = MOUNT3PROC_NULL};
+	struct lx_nfs3_req r = {.proc = LX_MOUNT3PROC_NULL};
 
 	return call ? mrun(mc, call, &r, NULL, NULL) : -EINVAL;
 }
 
-static int mnt_start(struct rpc_clnt *mc, struct nfs3_call *call,
-		     const char *path, struct nfs3_mnt_res *res)
+static int mnt_start(struct lx_rpc_clnt *mc, struct lx_nfs3_call *call,
+		     const char *path, struct lx_nfs3_mnt_res *res)
 {
-	struct nfs3_req r = {.proc = MOUNT3PROC_MNT,
-			     .enc = (xdrproc_t)nfs3_enc_dirpath,
-			     .args = path,
-			     .dec = (xdrproc_t)nfs3_dec_mnt};
+	struct lx_nfs3_req r = {.proc = LX_MOUNT3PROC_MNT,
+				.enc = (xdrproc_t)lx_nfs3_enc_dirpath,
+				.args = path,
+				.dec = (xdrproc_t)lx_nfs3_dec_mnt};
 	int err = path_ok(path);
 
 	if (!err && !res)
@@ -218,26 +219,27 @@ static int mnt_start(struct rpc_clnt *mc, struct nfs3_call *call,
 	return err ? err : mrun(mc, call, &r, res, NULL);
 }
 
-int nfs3_mnt_mnt(struct rpc_clnt *mc, const char *path,
-		 struct nfs3_mnt_res *res)
+int lx_nfs3_mnt_mnt(struct lx_rpc_clnt *mc, const char *path,
+		    struct lx_nfs3_mnt_res *res)
 {
 	return mnt_start(mc, NULL, path, res);
 }
 
-int nfs3_mnt_mnt_async(struct rpc_clnt *mc, struct nfs3_call *call,
-		       const char *path, struct nfs3_mnt_res *res)
+int lx_nfs3_mnt_mnt_async(struct lx_rpc_clnt *mc, struct lx_nfs3_call *call,
+			  const char *path, struct lx_nfs3_mnt_res *res)
 {
 	return call ? mnt_start(mc, call, path, res) : -EINVAL;
 }
 
-static int list_start(struct rpc_clnt *mc, struct nfs3_call *call,
-		      uint32_t proc, struct nfs3_mnt_list *res)
+static int list_start(struct lx_rpc_clnt *mc, struct lx_nfs3_call *call,
+		      uint32_t proc, struct lx_nfs3_mnt_list *res)
 {
-	struct nfs3_req r = {.proc = proc,
-			     .dec = proc == MOUNT3PROC_DUMP ?
-					    (xdrproc_t)nfs3_dec_mnt_dump :
-					    (xdrproc_t)nfs3_dec_mnt_export};
-	struct nfs3_ctx in = {0};
+	struct lx_nfs3_req r = {
+		.proc = proc,
+		.dec = proc == LX_MOUNT3PROC_DUMP ?
+			       (xdrproc_t)lx_nfs3_dec_mnt_dump :
+			       (xdrproc_t)lx_nfs3_dec_mnt_export};
+	struct lx_nfs3_ctx in = {0};
 
 	if (!res || (res->cap && !res->ent) || !res->strbuf || !res->strsize)
 		return -EINVAL;
@@ -245,60 +247,60 @@ static int list_start(struct rpc_clnt *mc, struct nfs3_call *call,
 	return mrun(mc, call, &r, res, &in);
 }
 
-int nfs3_mnt_dump(struct rpc_clnt *mc, struct nfs3_mnt_list *res)
+int lx_nfs3_mnt_dump(struct lx_rpc_clnt *mc, struct lx_nfs3_mnt_list *res)
 {
-	return list_start(mc, NULL, MOUNT3PROC_DUMP, res);
+	return list_start(mc, NULL, LX_MOUNT3PROC_DUMP, res);
 }
 
-int nfs3_mnt_dump_async(struct rpc_clnt *mc, struct nfs3_call *call,
-			struct nfs3_mnt_list *res)
+int lx_nfs3_mnt_dump_async(struct lx_rpc_clnt *mc, struct lx_nfs3_call *call,
+			   struct lx_nfs3_mnt_list *res)
 {
-	return call ? list_start(mc, call, MOUNT3PROC_DUMP, res) : -EINVAL;
+	return call ? list_start(mc, call, LX_MOUNT3PROC_DUMP, res) : -EINVAL;
 }
 
-int nfs3_mnt_export(struct rpc_clnt *mc, struct nfs3_mnt_list *res)
+int lx_nfs3_mnt_export(struct lx_rpc_clnt *mc, struct lx_nfs3_mnt_list *res)
 {
-	return list_start(mc, NULL, MOUNT3PROC_EXPORT, res);
+	return list_start(mc, NULL, LX_MOUNT3PROC_EXPORT, res);
 }
 
-int nfs3_mnt_export_async(struct rpc_clnt *mc, struct nfs3_call *call,
-			  struct nfs3_mnt_list *res)
+int lx_nfs3_mnt_export_async(struct lx_rpc_clnt *mc, struct lx_nfs3_call *call,
+			     struct lx_nfs3_mnt_list *res)
 {
-	return call ? list_start(mc, call, MOUNT3PROC_EXPORT, res) : -EINVAL;
+	return call ? list_start(mc, call, LX_MOUNT3PROC_EXPORT, res) : -EINVAL;
 }
 
-static int umnt_start(struct rpc_clnt *mc, struct nfs3_call *call,
+static int umnt_start(struct lx_rpc_clnt *mc, struct lx_nfs3_call *call,
 		      const char *path)
 {
-	struct nfs3_req r = {.proc = MOUNT3PROC_UMNT,
-			     .enc = (xdrproc_t)nfs3_enc_dirpath,
-			     .args = path};
+	struct lx_nfs3_req r = {.proc = LX_MOUNT3PROC_UMNT,
+				.enc = (xdrproc_t)lx_nfs3_enc_dirpath,
+				.args = path};
 	int err = path_ok(path);
 
 	return err ? err : mrun(mc, call, &r, NULL, NULL);
 }
 
-int nfs3_mnt_umnt(struct rpc_clnt *mc, const char *path)
+int lx_nfs3_mnt_umnt(struct lx_rpc_clnt *mc, const char *path)
 {
 	return umnt_start(mc, NULL, path);
 }
 
-int nfs3_mnt_umnt_async(struct rpc_clnt *mc, struct nfs3_call *call,
-			const char *path)
+int lx_nfs3_mnt_umnt_async(struct lx_rpc_clnt *mc, struct lx_nfs3_call *call,
+			   const char *path)
 {
 	return call ? umnt_start(mc, call, path) : -EINVAL;
 }
 
-int nfs3_mnt_umntall(struct rpc_clnt *mc)
+int lx_nfs3_mnt_umntall(struct lx_rpc_clnt *mc)
 {
-	struct nfs3_req r = {.proc = MOUNT3PROC_UMNTALL};
+	struct lx_nfs3_req r = {.proc = LX_MOUNT3PROC_UMNTALL};
 
 	return mrun(mc, NULL, &r, NULL, NULL);
 }
 
-int nfs3_mnt_umntall_async(struct rpc_clnt *mc, struct nfs3_call *call)
+int lx_nfs3_mnt_umntall_async(struct lx_rpc_clnt *mc, struct lx_nfs3_call *call)
 {
-	struct nfs3_req r = {.proc = MOUNT3PROC_UMNTALL};
+	struct lx_nfs3_req r = {.proc = LX_MOUNT3PROC_UMNTALL};
 
 	return call ? mrun(mc, call, &r, NULL, NULL) : -EINVAL;
 }

@@ -2,8 +2,8 @@
 /*
  * Path lookup and directory iteration.
  *
- * nfs3_readdirplus_iter() asks for replies as large as the client's
- * per-call buffer allows (nfs3_dirsize()), decodes each into one entry
+ * lx_nfs3_readdirplus_iter() asks for replies as large as the client's
+ * per-call buffer allows (lx_nfs3_dirsize()), decodes each into one entry
  * array and one name buffer allocated once per iteration, and carries the
  * last entry's cookie and the reply's cookie verifier to the next call.
  *
@@ -23,16 +23,16 @@
 
 #include "nfs3_int.h"
 
-#define NFS3_ITER_DEF_MAX (16ull << 20)
+#define LX_NFS3_ITER_DEF_MAX (16ull << 20)
 
-int nfs3_lookup_path(struct nfs3_clnt *c, const char *path, struct nfs3_fh *fh,
-		     struct nfs3_fattr *attr)
+int lx_nfs3_lookup_path(struct lx_nfs3_clnt *c, const char *path,
+			struct lx_nfs3_fh *fh, struct lx_nfs3_fattr *attr)
 {
-	struct nfs3_lookup_res lr;
-	struct nfs3_getattr_res gr;
-	struct nfs3_fh cur;
+	struct lx_nfs3_lookup_res lr;
+	struct lx_nfs3_getattr_res gr;
+	struct lx_nfs3_fh cur;
 	bool have_attr = false;
-	char name[NFS3_MAXNAMLEN + 1];
+	char name[LX_NFS3_MAXNAMLEN + 1];
 	const char *p, *end;
 	int err;
 
@@ -50,11 +50,11 @@ int nfs3_lookup_path(struct nfs3_clnt *c, const char *path, struct nfs3_fh *fh,
 		n = (size_t)(end - p);
 		if (!n || (n == 1 && p[0] == '.'))
 			continue;
-		if (n > NFS3_MAXNAMLEN)
+		if (n > LX_NFS3_MAXNAMLEN)
 			return -ENAMETOOLONG;
 		memcpy(name, p, n);
 		name[n] = '\0';
-		err = nfs3_lookup(c, &cur, name, &lr);
+		err = lx_nfs3_lookup(c, &cur, name, &lr);
 		if (err)
 			return err;
 		cur = lr.fh;
@@ -63,7 +63,7 @@ int nfs3_lookup_path(struct nfs3_clnt *c, const char *path, struct nfs3_fh *fh,
 			*attr = lr.attr.attr;
 	}
 	if (attr && !have_attr) {
-		err = nfs3_getattr(c, &cur, &gr);
+		err = lx_nfs3_getattr(c, &cur, &gr);
 		if (err)
 			return err;
 		*attr = gr.attr;
@@ -125,30 +125,31 @@ static int cs_add(struct cookie_set *s, uint64_t v)
 
 /* ------------------------------------------------------ iteration */
 
-static bool dot_or_dotdot(const struct nfs3_dirent *e)
+static bool dot_or_dotdot(const struct lx_nfs3_dirent *e)
 {
 	return (e->namelen == 1 && e->name[0] == '.') ||
 	       (e->namelen == 2 && e->name[0] == '.' && e->name[1] == '.');
 }
 
-int nfs3_readdirplus_iter(struct nfs3_clnt *c, const struct nfs3_fh *dir,
-			  uint64_t max_entries, nfs3_dir_fn fn, void *arg)
+int lx_nfs3_readdirplus_iter(struct lx_nfs3_clnt *c,
+			     const struct lx_nfs3_fh *dir, uint64_t max_entries,
+			     lx_nfs3_dir_fn fn, void *arg)
 {
-	uint8_t verf[NFS3_VERFSIZE] = {0};
+	uint8_t verf[LX_NFS3_VERFSIZE] = {0};
 	struct cookie_set seen = {0};
-	struct nfs3_readdir_res res;
-	struct nfs3_dirbuf db;
+	struct lx_nfs3_readdir_res res;
+	struct lx_nfs3_dirbuf db;
 	uint64_t cookie = 0, total = 0;
 	uint32_t maxcount;
 	unsigned int i;
 	int err;
 
-	if (!c || nfs3_fh_ok(dir) || !fn)
+	if (!c || lx_nfs3_fh_ok(dir) || !fn)
 		return -EINVAL;
 	if (!max_entries)
-		max_entries = NFS3_ITER_DEF_MAX;
+		max_entries = LX_NFS3_ITER_DEF_MAX;
 	maxcount = c->dirsize;
-	db.cap = maxcount / NFS3_DIRENTPLUS_MIN + 1;
+	db.cap = maxcount / LX_NFS3_DIRENTPLUS_MIN + 1;
 	db.names_size = maxcount;
 	db.ent = calloc(db.cap, sizeof(*db.ent));
 	db.names = malloc(db.names_size);
@@ -159,8 +160,8 @@ int nfs3_readdirplus_iter(struct nfs3_clnt *c, const struct nfs3_fh *dir,
 	for (;;) {
 		uint64_t last;
 
-		err = nfs3_readdirplus(c, dir, cookie, verf, maxcount, maxcount,
-				       &db, &res);
+		err = lx_nfs3_readdirplus(c, dir, cookie, verf, maxcount,
+					  maxcount, &db, &res);
 		if (err)
 			break;
 		memcpy(verf, res.cookieverf, sizeof(verf));

@@ -16,14 +16,14 @@
  *
  * Where the bytes for a resend come from is the caller's choice, and the
  * memory cost with it:
- *   - a resupply callback (struct nfs3_file_opts.resupply): the file keeps
+ *   - a resupply callback (struct lx_nfs3_file_opts.resupply): the file keeps
  *     only the ranges, ~80 bytes per non-contiguous range (sequential
  *     writes with one verifier merge into one range);
  *   - by default, a copy of each unstable write, made after the server
  *     acknowledged it: memory = the uncommitted bytes (plus a range each),
  *     bounded by max_uncommitted, past which pwrite commits by itself.
  *
- * nfs3_file_fsync(): COMMIT; drop the ranges whose verifier matches; if
+ * lx_nfs3_file_fsync(): COMMIT; drop the ranges whose verifier matches; if
  * any is left, the server lost them: write them again (UNSTABLE, as the
  * file writes) and COMMIT again, until a COMMIT matches everything (at
  * most 5 rounds, then -EIO).  A range whose resend saw two verifiers
@@ -49,77 +49,78 @@
 #define DEF_MAX_UNCOMMITTED (64u << 20)
 
 /* copy-mode data, shared by the pieces of a range that was cut in two */
-struct nfs3_blk {
+struct lx_nfs3_blk {
 	unsigned int ref;
 	uint8_t data[];
 };
 
-struct nfs3_range {
-	RB_ENTRY(nfs3_range) rb;
+struct lx_nfs3_range {
+	RB_ENTRY(lx_nfs3_range) rb;
 	uint64_t off, len;
-	struct nfs3_blk *blk;
+	struct lx_nfs3_blk *blk;
 	uint8_t *data; /* within blk->data, or NULL (resupply mode) */
-	uint8_t verf[NFS3_VERFSIZE];
+	uint8_t verf[LX_NFS3_VERFSIZE];
 	bool verf_ok; /* false: resend whatever COMMIT says */
 	bool stable;  /* a resend made it stable: drop it */
 };
 
-static int range_cmp(const struct nfs3_range *a, const struct nfs3_range *b)
+static int range_cmp(const struct lx_nfs3_range *a,
+		     const struct lx_nfs3_range *b)
 {
 	return a->off < b->off ? -1 : a->off > b->off;
 }
 
-RB_HEAD(nfs3_rtree, nfs3_range);
+RB_HEAD(lx_nfs3_rtree, lx_nfs3_range);
 #define __unused __attribute__((__unused__))
-RB_GENERATE_STATIC(nfs3_rtree, nfs3_range, rb, range_cmp)
+RB_GENERATE_STATIC(lx_nfs3_rtree, lx_nfs3_range, rb, range_cmp)
 #undef __unused
 
-struct nfs3_file {
-	struct nfs3_clnt *c;
-	struct nfs3_fh fh;
-	struct nfs3_file_opts o;
+struct lx_nfs3_file {
+	struct lx_nfs3_clnt *c;
+	struct lx_nfs3_fh fh;
+	struct lx_nfs3_file_opts o;
 	pthread_rwlock_t sync_lock;
 	pthread_mutex_t lock;
-	struct nfs3_rtree ranges;
-	struct nfs3_file_stats st;
+	struct lx_nfs3_rtree ranges;
+	struct lx_nfs3_file_stats st;
 };
 
 /* ------------------------------------------------------------- ranges */
 
-static void blk_put(struct nfs3_blk *b)
+static void blk_put(struct lx_nfs3_blk *b)
 {
 	if (b && !--b->ref)
 		free(b);
 }
 
-static void range_free(struct nfs3_file *f, struct nfs3_range *r)
+static void range_free(struct lx_nfs3_file *f, struct lx_nfs3_range *r)
 {
-	RB_REMOVE(nfs3_rtree, &f->ranges, r);
+	RB_REMOVE(lx_nfs3_rtree, &f->ranges, r);
 	f->st.uncommitted -= r->len;
 	blk_put(r->blk);
 	free(r);
 }
 
 /* Remove [off, off + len) from the ranges.  Caller holds f->lock. */
-static int range_cut(struct nfs3_file *f, uint64_t off, uint64_t len)
+static int range_cut(struct lx_nfs3_file *f, uint64_t off, uint64_t len)
 {
-	struct nfs3_range key = {.off = off}, *r, *next;
+	struct lx_nfs3_range key = {.off = off}, *r, *next;
 	uint64_t end = off + len;
 
-	r = RB_NFIND(nfs3_rtree, &f->ranges, &key);
-	next = r ? RB_PREV(nfs3_rtree, &f->ranges, r) :
-		   RB_MAX(nfs3_rtree, &f->ranges);
+	r = RB_NFIND(lx_nfs3_rtree, &f->ranges, &key);
+	next = r ? RB_PREV(lx_nfs3_rtree, &f->ranges, r) :
+		   RB_MAX(lx_nfs3_rtree, &f->ranges);
 	if (next)
 		r = next; /* may start before @off and reach into it */
 	for (; r && r->off < end; r = next) {
 		uint64_t rend = r->off + r->len;
 
-		next = RB_NEXT(nfs3_rtree, &f->ranges, r);
+		next = RB_NEXT(lx_nfs3_rtree, &f->ranges, r);
 		if (rend <= off)
 			continue;
 		if (r->off < off && rend > end) {
 			/* the cut is inside: keep both sides */
-			struct nfs3_range *right = malloc(sizeof(*right));
+			struct lx_nfs3_range *right = malloc(sizeof(*right));
 
 			if (!right)
 				return -ENOMEM;
@@ -132,7 +133,7 @@ static int range_cut(struct nfs3_file *f, uint64_t off, uint64_t len)
 				right->blk->ref++;
 			r->len = off - r->off;
 			f->st.uncommitted -= len;
-			RB_INSERT(nfs3_rtree, &f->ranges, right);
+			RB_INSERT(lx_nfs3_rtree, &f->ranges, right);
 			return 0;
 		}
 		if (r->off < off) {
@@ -154,10 +155,10 @@ static int range_cut(struct nfs3_file *f, uint64_t off, uint64_t len)
 
 /* Remember [off, off + len) as written unstable under @verf; @src is the
  * data (copied unless the file has a resupply callback). */
-static int range_add(struct nfs3_file *f, uint64_t off, uint64_t len,
+static int range_add(struct lx_nfs3_file *f, uint64_t off, uint64_t len,
 		     const void *src, const uint8_t *verf)
 {
-	struct nfs3_range key = {.off = off}, *r, *prev;
+	struct lx_nfs3_range key = {.off = off}, *r, *prev;
 	int err;
 
 	pthread_mutex_lock(&f->lock);
@@ -165,11 +166,11 @@ static int range_add(struct nfs3_file *f, uint64_t off, uint64_t len,
 	if (err)
 		goto out_unlock;
 	if (f->o.resupply) {
-		r = RB_NFIND(nfs3_rtree, &f->ranges, &key);
-		prev = r ? RB_PREV(nfs3_rtree, &f->ranges, r) :
-			   RB_MAX(nfs3_rtree, &f->ranges);
+		r = RB_NFIND(lx_nfs3_rtree, &f->ranges, &key);
+		prev = r ? RB_PREV(lx_nfs3_rtree, &f->ranges, r) :
+			   RB_MAX(lx_nfs3_rtree, &f->ranges);
 		if (prev && prev->off + prev->len == off && prev->verf_ok &&
-		    !memcmp(prev->verf, verf, NFS3_VERFSIZE)) {
+		    !memcmp(prev->verf, verf, LX_NFS3_VERFSIZE)) {
 			prev->len += len; /* sequential: grow the last range */
 			f->st.uncommitted += len;
 			goto out_unlock;
@@ -193,9 +194,9 @@ static int range_add(struct nfs3_file *f, uint64_t off, uint64_t len,
 	}
 	r->off = off;
 	r->len = len;
-	memcpy(r->verf, verf, NFS3_VERFSIZE);
+	memcpy(r->verf, verf, LX_NFS3_VERFSIZE);
 	r->verf_ok = true;
-	RB_INSERT(nfs3_rtree, &f->ranges, r);
+	RB_INSERT(lx_nfs3_rtree, &f->ranges, r);
 	f->st.uncommitted += len;
 out_unlock:
 	pthread_mutex_unlock(&f->lock);
@@ -205,20 +206,20 @@ out_unlock:
 /* Account the acknowledged pieces of a finished split write of @buf at
  * @off: unstable ones are remembered, stable ones supersede older ranges.
  * Every acknowledged piece counts, also those after a short or failed one. */
-static int track_pieces(struct nfs3_file *f, const struct nfs3_pio *io,
+static int track_pieces(struct lx_nfs3_file *f, const struct lx_nfs3_pio *io,
 			const uint8_t *buf, uint64_t off)
 {
 	unsigned int i;
 	int err = 0, e;
 
 	for (i = 0; i < io->npieces_; i++) {
-		const struct nfs3_pio_piece *p = &io->piece_[i];
+		const struct lx_nfs3_pio_piece *p = &io->piece_[i];
 		uint32_t got;
 
 		if (p->status || !p->res.wr.count)
 			continue;
-		got = XPRT_MIN(p->res.wr.count, p->count);
-		if (p->res.wr.committed == NFS3_UNSTABLE) {
+		got = LX_XPRT_MIN(p->res.wr.count, p->count);
+		if (p->res.wr.committed == LX_NFS3_UNSTABLE) {
 			e = range_add(f, p->offset, got,
 				      buf + (p->offset - off), p->res.wr.verf);
 		} else {
@@ -234,26 +235,26 @@ static int track_pieces(struct nfs3_file *f, const struct nfs3_pio *io,
 
 /* ---------------------------------------------------------------- I/O */
 
-int nfs3_file_pread(struct nfs3_file *f, void *buf, size_t count,
-		    uint64_t offset, size_t *nread)
+int lx_nfs3_file_pread(struct lx_nfs3_file *f, void *buf, size_t count,
+		       uint64_t offset, size_t *nread)
 {
 	if (!f || (!buf && count) || !nread)
 		return -EINVAL;
-	return nfs3_io_sync_read(f->c, &f->fh, buf, count, offset, nread);
+	return lx_nfs3_io_sync_read(f->c, &f->fh, buf, count, offset, nread);
 }
 
-static int write_all(struct nfs3_file *f, const uint8_t *buf, size_t count,
+static int write_all(struct lx_nfs3_file *f, const uint8_t *buf, size_t count,
 		     uint64_t offset, uint32_t stable, bool track)
 {
-	struct nfs3_pio io;
+	struct lx_nfs3_pio io;
 	size_t pos = 0, n;
 	bool eof;
 	int err = 0, terr;
 
 	while (pos < count) {
-		err = nfs3_io_once(f->c, &io, &f->fh, (void *)(buf + pos),
-				   count - pos, offset + pos, true, stable, &n,
-				   &eof);
+		err = lx_nfs3_io_once(f->c, &io, &f->fh, (void *)(buf + pos),
+				      count - pos, offset + pos, true, stable,
+				      &n, &eof);
 		/* pieces acknowledged before an error count too */
 		if (track && io.npieces_) {
 			terr = track_pieces(f, &io, buf + pos, offset + pos);
@@ -271,8 +272,8 @@ static int write_all(struct nfs3_file *f, const uint8_t *buf, size_t count,
 	return err;
 }
 
-int nfs3_file_pwrite(struct nfs3_file *f, const void *buf, size_t count,
-		     uint64_t offset)
+int lx_nfs3_file_pwrite(struct lx_nfs3_file *f, const void *buf, size_t count,
+			uint64_t offset)
 {
 	uint64_t unc;
 	int err;
@@ -289,24 +290,24 @@ int nfs3_file_pwrite(struct nfs3_file *f, const void *buf, size_t count,
 	pthread_mutex_lock(&f->lock);
 	unc = f->st.uncommitted;
 	pthread_mutex_unlock(&f->lock);
-	return unc > f->o.max_uncommitted ? nfs3_file_fsync(f) : 0;
+	return unc > f->o.max_uncommitted ? lx_nfs3_file_fsync(f) : 0;
 }
 
 /* ---------------------------------------------------------------- fsync */
 
 /* Write range @r again; note the verifier(s) its pieces came back with. */
-static int resend(struct nfs3_file *f, struct nfs3_range *r, uint8_t *tmp,
+static int resend(struct lx_nfs3_file *f, struct lx_nfs3_range *r, uint8_t *tmp,
 		  size_t tmp_size)
 {
-	uint8_t verf[NFS3_VERFSIZE];
+	uint8_t verf[LX_NFS3_VERFSIZE];
 	bool have = false, same = true, all_stable = true;
 	uint64_t pos = 0;
-	struct nfs3_pio io;
+	struct lx_nfs3_pio io;
 	int err;
 
 	while (pos < r->len) {
 		size_t want =
-			(size_t)XPRT_MIN(r->len - pos, (uint64_t)tmp_size);
+			(size_t)LX_XPRT_MIN(r->len - pos, (uint64_t)tmp_size);
 		const uint8_t *src = r->data ? r->data + pos : tmp;
 		size_t n, done = 0;
 		unsigned int i;
@@ -319,27 +320,27 @@ static int resend(struct nfs3_file *f, struct nfs3_range *r, uint8_t *tmp,
 				return err < 0 ? err : -EIO;
 		}
 		while (done < want) {
-			err = nfs3_io_once(f->c, &io, &f->fh,
-					   (void *)(src + done), want - done,
-					   r->off + pos + done, true,
-					   f->o.stable, &n, &eof);
+			err = lx_nfs3_io_once(f->c, &io, &f->fh,
+					      (void *)(src + done), want - done,
+					      r->off + pos + done, true,
+					      f->o.stable, &n, &eof);
 			if (err)
 				return err;
 			if (!n)
 				return -EIO;
 			for (i = 0; i < io.npieces_; i++) {
-				const struct nfs3_write_res *w =
+				const struct lx_nfs3_write_res *w =
 					&io.piece_[i].res.wr;
 
 				if (io.piece_[i].status)
 					continue;
-				if (w->committed != NFS3_UNSTABLE)
+				if (w->committed != LX_NFS3_UNSTABLE)
 					continue;
 				all_stable = false;
 				if (have &&
-				    memcmp(verf, w->verf, NFS3_VERFSIZE))
+				    memcmp(verf, w->verf, LX_NFS3_VERFSIZE))
 					same = false;
-				memcpy(verf, w->verf, NFS3_VERFSIZE);
+				memcpy(verf, w->verf, LX_NFS3_VERFSIZE);
 				have = true;
 			}
 			done += n;
@@ -351,22 +352,22 @@ static int resend(struct nfs3_file *f, struct nfs3_range *r, uint8_t *tmp,
 	r->stable = all_stable;
 	r->verf_ok = same;
 	if (have)
-		memcpy(r->verf, verf, NFS3_VERFSIZE);
+		memcpy(r->verf, verf, LX_NFS3_VERFSIZE);
 	pthread_mutex_unlock(&f->lock);
 	return 0;
 }
 
 /* Drop the ranges COMMIT (verifier @cv) proved stable, and those a
  * resend made stable; return how many are left.  Caller holds f->lock. */
-static unsigned int drop_committed(struct nfs3_file *f, const uint8_t *cv)
+static unsigned int drop_committed(struct lx_nfs3_file *f, const uint8_t *cv)
 {
-	struct nfs3_range *r, *next;
+	struct lx_nfs3_range *r, *next;
 	unsigned int left = 0;
 
-	for (r = RB_MIN(nfs3_rtree, &f->ranges); r; r = next) {
-		next = RB_NEXT(nfs3_rtree, &f->ranges, r);
-		if (r->stable ||
-		    (cv && r->verf_ok && !memcmp(r->verf, cv, NFS3_VERFSIZE)))
+	for (r = RB_MIN(lx_nfs3_rtree, &f->ranges); r; r = next) {
+		next = RB_NEXT(lx_nfs3_rtree, &f->ranges, r);
+		if (r->stable || (cv && r->verf_ok &&
+				  !memcmp(r->verf, cv, LX_NFS3_VERFSIZE)))
 			range_free(f, r);
 		else
 			left++;
@@ -374,10 +375,10 @@ static unsigned int drop_committed(struct nfs3_file *f, const uint8_t *cv)
 	return left;
 }
 
-int nfs3_file_fsync(struct nfs3_file *f)
+int lx_nfs3_file_fsync(struct lx_nfs3_file *f)
 {
-	struct nfs3_commit_res cr;
-	struct nfs3_range *r;
+	struct lx_nfs3_commit_res cr;
+	struct lx_nfs3_range *r;
 	uint8_t *tmp = NULL;
 	size_t tmp_size;
 	unsigned int round, left;
@@ -385,7 +386,7 @@ int nfs3_file_fsync(struct nfs3_file *f)
 
 	if (!f)
 		return -EINVAL;
-	tmp_size = (size_t)f->c->wsize * NFS3_PIO_MAX;
+	tmp_size = (size_t)f->c->wsize * LX_NFS3_PIO_MAX;
 	pthread_rwlock_wrlock(&f->sync_lock);
 	for (round = 0; round < FSYNC_ROUNDS; round++) {
 		pthread_mutex_lock(&f->lock);
@@ -395,7 +396,7 @@ int nfs3_file_fsync(struct nfs3_file *f)
 			err = 0;
 			break;
 		}
-		err = nfs3_commit(f->c, &f->fh, 0, 0, &cr);
+		err = lx_nfs3_commit(f->c, &f->fh, 0, 0, &cr);
 		pthread_mutex_lock(&f->lock);
 		f->st.commits++;
 		left = err ? 1 : drop_committed(f, cr.verf);
@@ -417,7 +418,7 @@ int nfs3_file_fsync(struct nfs3_file *f)
 				break;
 			}
 		}
-		RB_FOREACH (r, nfs3_rtree, &f->ranges) {
+		RB_FOREACH (r, lx_nfs3_rtree, &f->ranges) {
 			err = resend(f, r, tmp, tmp_size);
 			if (err)
 				goto out_unlock;
@@ -429,7 +430,7 @@ out_unlock:
 	return err;
 }
 
-void nfs3_file_stats(struct nfs3_file *f, struct nfs3_file_stats *st)
+void lx_nfs3_file_stats(struct lx_nfs3_file *f, struct lx_nfs3_file_stats *st)
 {
 	if (!f || !st)
 		return;
@@ -452,7 +453,7 @@ static int split_path(const char *path, char *dir, size_t dsize, char *name)
 	n = (size_t)(end - slash);
 	if (!n)
 		return -EISDIR; /* the root */
-	if (n > NFS3_MAXNAMLEN)
+	if (n > LX_NFS3_MAXNAMLEN)
 		return -ENAMETOOLONG;
 	memcpy(name, slash, n);
 	name[n] = '\0';
@@ -463,17 +464,17 @@ static int split_path(const char *path, char *dir, size_t dsize, char *name)
 	return 0;
 }
 
-static int open_fh(struct nfs3_clnt *c, const char *path, int flags,
-		   uint32_t mode, struct nfs3_fh *fh)
+static int open_fh(struct lx_nfs3_clnt *c, const char *path, int flags,
+		   uint32_t mode, struct lx_nfs3_fh *fh)
 {
-	char dir[NFS3_MAXPATHLEN + 1], name[NFS3_MAXNAMLEN + 1];
-	struct nfs3_fh dfh;
-	struct nfs3_fattr attr;
+	char dir[LX_NFS3_MAXPATHLEN + 1], name[LX_NFS3_MAXNAMLEN + 1];
+	struct lx_nfs3_fh dfh;
+	struct lx_nfs3_fattr attr;
 	union {
-		struct nfs3_create_res cr;
-		struct nfs3_lookup_res lr;
-		struct nfs3_getattr_res gr;
-		struct nfs3_wcc_res wr;
+		struct lx_nfs3_create_res cr;
+		struct lx_nfs3_lookup_res lr;
+		struct lx_nfs3_getattr_res gr;
+		struct lx_nfs3_wcc_res wr;
 	} u;
 	bool have_attr;
 	int err;
@@ -483,16 +484,18 @@ static int open_fh(struct nfs3_clnt *c, const char *path, int flags,
 		return err;
 	if (!strcmp(name, ".") || !strcmp(name, ".."))
 		return -EISDIR;
-	err = nfs3_lookup_path(c, dir, &dfh, NULL);
+	err = lx_nfs3_lookup_path(c, dir, &dfh, NULL);
 	if (err)
 		return err;
 	if (flags & O_CREAT) {
-		struct nfs3_sattr sa = {.set_mode = true, .mode = mode & 07777};
+		struct lx_nfs3_sattr sa = {.set_mode = true,
+					   .mode = mode & 07777};
 
-		err = nfs3_create(c, &dfh, name,
-				  (flags & O_EXCL) ? NFS3_CREATE_GUARDED :
-						     NFS3_CREATE_UNCHECKED,
-				  &sa, NULL, &u.cr);
+		err = lx_nfs3_create(c, &dfh, name,
+				     (flags & O_EXCL) ?
+					     LX_NFS3_CREATE_GUARDED :
+					     LX_NFS3_CREATE_UNCHECKED,
+				     &sa, NULL, &u.cr);
 		if (err)
 			return err;
 		have_attr = u.cr.attr.present;
@@ -500,7 +503,7 @@ static int open_fh(struct nfs3_clnt *c, const char *path, int flags,
 		if (u.cr.fh_present) {
 			*fh = u.cr.fh;
 		} else {
-			err = nfs3_lookup(c, &dfh, name, &u.lr);
+			err = lx_nfs3_lookup(c, &dfh, name, &u.lr);
 			if (err)
 				return err;
 			*fh = u.lr.fh;
@@ -508,7 +511,7 @@ static int open_fh(struct nfs3_clnt *c, const char *path, int flags,
 			attr = u.lr.attr.attr;
 		}
 	} else {
-		err = nfs3_lookup(c, &dfh, name, &u.lr);
+		err = lx_nfs3_lookup(c, &dfh, name, &u.lr);
 		if (err)
 			return err;
 		*fh = u.lr.fh;
@@ -516,7 +519,7 @@ static int open_fh(struct nfs3_clnt *c, const char *path, int flags,
 		attr = u.lr.attr.attr;
 	}
 	if (!have_attr) {
-		err = nfs3_getattr(c, fh, &u.gr);
+		err = lx_nfs3_getattr(c, fh, &u.gr);
 		if (err)
 			return err;
 		attr = u.gr.attr;
@@ -524,20 +527,21 @@ static int open_fh(struct nfs3_clnt *c, const char *path, int flags,
 	if (attr.type == NF3DIR)
 		return -EISDIR;
 	if ((flags & O_TRUNC) && attr.size) {
-		struct nfs3_sattr sa = {.set_size = true, .size = 0};
+		struct lx_nfs3_sattr sa = {.set_size = true, .size = 0};
 
-		err = nfs3_setattr(c, fh, &sa, NULL, &u.wr);
+		err = lx_nfs3_setattr(c, fh, &sa, NULL, &u.wr);
 	}
 	return err;
 }
 
-int nfs3_open(struct nfs3_clnt *c, const char *path, int flags, uint32_t mode,
-	      const struct nfs3_file_opts *fo, struct nfs3_file **fp)
+int lx_nfs3_open(struct lx_nfs3_clnt *c, const char *path, int flags,
+		 uint32_t mode, const struct lx_nfs3_file_opts *fo,
+		 struct lx_nfs3_file **fp)
 {
-	struct nfs3_file *f;
+	struct lx_nfs3_file *f;
 	int err;
 
-	if (!c || !path || !fp || (fo && fo->stable > NFS3_FILE_SYNC))
+	if (!c || !path || !fp || (fo && fo->stable > LX_NFS3_FILE_SYNC))
 		return -EINVAL;
 	f = calloc(1, sizeof(*f));
 	if (!f)
@@ -561,20 +565,20 @@ out_free:
 	return err;
 }
 
-const struct nfs3_fh *nfs3_file_fh(const struct nfs3_file *f)
+const struct lx_nfs3_fh *lx_nfs3_file_fh(const struct lx_nfs3_file *f)
 {
 	return &f->fh;
 }
 
-int nfs3_file_close(struct nfs3_file *f)
+int lx_nfs3_file_close(struct lx_nfs3_file *f)
 {
-	struct nfs3_range *r;
+	struct lx_nfs3_range *r;
 	int err;
 
 	if (!f)
 		return -EINVAL;
-	err = nfs3_file_fsync(f);
-	while ((r = RB_MIN(nfs3_rtree, &f->ranges)))
+	err = lx_nfs3_file_fsync(f);
+	while ((r = RB_MIN(lx_nfs3_rtree, &f->ranges)))
 		range_free(f, r);
 	pthread_rwlock_destroy(&f->sync_lock);
 	pthread_mutex_destroy(&f->lock);

@@ -2,8 +2,8 @@
 /*
  * NFSv3 client internals shared by the files of nfs3/.  Not installed.
  */
-#ifndef NFS3_NFS3_INT_H
-#define NFS3_NFS3_INT_H
+#ifndef LX_NFS3_NFS3_INT_H
+#define LX_NFS3_NFS3_INT_H
 
 #include <stdatomic.h>
 #include <stdint.h>
@@ -12,26 +12,26 @@
 
 #include <libxprt/nfs3.h>
 
-#define NFS3_DEF_BUF_SIZE   16384u
+#define LX_NFS3_DEF_BUF_SIZE   16384u
 /* room for the RPC reply header and READDIR's fixed fields in buf_size */
-#define NFS3_DIR_SLACK	    512u
+#define LX_NFS3_DIR_SLACK      512u
 /* an RPC accepted-reply header (its verifier included) and the fixed
  * results before READLINK's path: added to a reply hint */
-#define NFS3_REPLY_SLACK    256u
+#define LX_NFS3_REPLY_SLACK    256u
 /* smallest encoded entries: value_follows fileid name<> cookie (+ READDIRPLUS
  * attributes_follow and handle_follows) */
-#define NFS3_DIRENT_MIN	    24u
-#define NFS3_DIRENTPLUS_MIN 32u
-#define NFS3_FATTR_XDR	    84u
+#define LX_NFS3_DIRENT_MIN     24u
+#define LX_NFS3_DIRENTPLUS_MIN 32u
+#define LX_NFS3_FATTR_XDR      84u
 
 /**
- * struct nfs3_ctx - what a decoder sees besides the XDR stream: the
+ * struct lx_nfs3_ctx - what a decoder sees besides the XDR stream: the
  * caller's result struct, in-parameters that results need (READ
  * destination, READLINK buffer, directory arrays), and a precise error for
- * a reply that fails to decode.  Lives in struct nfs3_call (async) or on
+ * a reply that fails to decode.  Lives in struct lx_nfs3_call (async) or on
  * the caller's stack (sync).
  */
-struct nfs3_ctx {
+struct lx_nfs3_ctx {
 	void *res;
 	int err;
 	union {
@@ -47,110 +47,110 @@ struct nfs3_ctx {
 			char *buf;
 			size_t size;
 		} str;
-		struct nfs3_dirbuf *db;
-		struct nfs3_mnt_list *ml;
+		struct lx_nfs3_dirbuf *db;
+		struct lx_nfs3_mnt_list *ml;
 	} u;
 };
 
-/* What the private area of struct nfs3_call holds. */
-struct nfs3_call_priv {
-	struct nfs3_ctx ctx;
+/* What the private area of struct lx_nfs3_call holds. */
+struct lx_nfs3_call_priv {
+	struct lx_nfs3_ctx ctx;
 };
 
-_Static_assert(sizeof(struct nfs3_call_priv) <=
-		       sizeof(((struct nfs3_call *)0)->priv_),
-	       "nfs3_call private area too small");
+_Static_assert(sizeof(struct lx_nfs3_call_priv) <=
+		       sizeof(((struct lx_nfs3_call *)0)->priv_),
+	       "lx_nfs3_call private area too small");
 
-struct nfs3_clnt {
-	struct rpc_clnt *rpc;
-	struct nfs3_fh root;
-	struct nfs3_fsinfo_res fsinfo;
+struct lx_nfs3_clnt {
+	struct lx_rpc_clnt *rpc;
+	struct lx_nfs3_fh root;
+	struct lx_nfs3_fsinfo_res fsinfo;
 	uint32_t rsize, wsize, dirsize;
 	size_t buf_size;
 };
 
 /* ------------------------------------------------------------ nfs3_xdr.c
  * Encoders take the argument structs below; decoders take a struct
- * nfs3_ctx whose res is the procedure's result struct.
+ * lx_nfs3_ctx whose res is the procedure's result struct.
  */
-struct nfs3_diropargs {
-	const struct nfs3_fh *dir;
+struct lx_nfs3_diropargs {
+	const struct lx_nfs3_fh *dir;
 	const char *name;
 };
 
-struct nfs3_args {
-	const struct nfs3_fh *fh;
-	struct nfs3_diropargs where, to;
-	const struct nfs3_sattr *sa;
-	const struct nfs3_time *guard;
+struct lx_nfs3_args {
+	const struct lx_nfs3_fh *fh;
+	struct lx_nfs3_diropargs where, to;
+	const struct lx_nfs3_sattr *sa;
+	const struct lx_nfs3_time *guard;
 	const uint8_t *verf;
 	const char *target;
 	uint64_t offset, cookie;
 	uint32_t count, count2, how, type, major, minor;
 };
 
-bool_t nfs3_xdr_fh(XDR *x, struct nfs3_fh *fh);
-bool_t nfs3_xdr_fattr(XDR *x, struct nfs3_fattr *a);
-bool_t nfs3_xdr_post_attr(XDR *x, struct nfs3_post_attr *a);
-bool_t nfs3_xdr_wcc(XDR *x, struct nfs3_wcc *w);
-bool_t nfs3_xdr_sattr(XDR *x, const struct nfs3_sattr *sa);
-bool_t nfs3_xdr_name(XDR *x, const char *name);
+bool_t lx_nfs3_xdr_fh(XDR *x, struct lx_nfs3_fh *fh);
+bool_t lx_nfs3_xdr_fattr(XDR *x, struct lx_nfs3_fattr *a);
+bool_t lx_nfs3_xdr_post_attr(XDR *x, struct lx_nfs3_post_attr *a);
+bool_t lx_nfs3_xdr_wcc(XDR *x, struct lx_nfs3_wcc *w);
+bool_t lx_nfs3_xdr_sattr(XDR *x, const struct lx_nfs3_sattr *sa);
+bool_t lx_nfs3_xdr_name(XDR *x, const char *name);
 
-bool_t nfs3_enc_fh(XDR *x, const struct nfs3_args *a);
-bool_t nfs3_enc_setattr(XDR *x, const struct nfs3_args *a);
-bool_t nfs3_enc_diropargs(XDR *x, const struct nfs3_args *a);
-bool_t nfs3_enc_access(XDR *x, const struct nfs3_args *a);
-bool_t nfs3_enc_read(XDR *x, const struct nfs3_args *a);
-bool_t nfs3_enc_write(XDR *x, const struct nfs3_args *a);
-bool_t nfs3_enc_create(XDR *x, const struct nfs3_args *a);
-bool_t nfs3_enc_mkdir(XDR *x, const struct nfs3_args *a);
-bool_t nfs3_enc_symlink(XDR *x, const struct nfs3_args *a);
-bool_t nfs3_enc_mknod(XDR *x, const struct nfs3_args *a);
-bool_t nfs3_enc_rename(XDR *x, const struct nfs3_args *a);
-bool_t nfs3_enc_link(XDR *x, const struct nfs3_args *a);
-bool_t nfs3_enc_readdir(XDR *x, const struct nfs3_args *a);
-bool_t nfs3_enc_readdirplus(XDR *x, const struct nfs3_args *a);
-bool_t nfs3_enc_commit(XDR *x, const struct nfs3_args *a);
+bool_t lx_nfs3_enc_fh(XDR *x, const struct lx_nfs3_args *a);
+bool_t lx_nfs3_enc_setattr(XDR *x, const struct lx_nfs3_args *a);
+bool_t lx_nfs3_enc_diropargs(XDR *x, const struct lx_nfs3_args *a);
+bool_t lx_nfs3_enc_access(XDR *x, const struct lx_nfs3_args *a);
+bool_t lx_nfs3_enc_read(XDR *x, const struct lx_nfs3_args *a);
+bool_t lx_nfs3_enc_write(XDR *x, const struct lx_nfs3_args *a);
+bool_t lx_nfs3_enc_create(XDR *x, const struct lx_nfs3_args *a);
+bool_t lx_nfs3_enc_mkdir(XDR *x, const struct lx_nfs3_args *a);
+bool_t lx_nfs3_enc_symlink(XDR *x, const struct lx_nfs3_args *a);
+bool_t lx_nfs3_enc_mknod(XDR *x, const struct lx_nfs3_args *a);
+bool_t lx_nfs3_enc_rename(XDR *x, const struct lx_nfs3_args *a);
+bool_t lx_nfs3_enc_link(XDR *x, const struct lx_nfs3_args *a);
+bool_t lx_nfs3_enc_readdir(XDR *x, const struct lx_nfs3_args *a);
+bool_t lx_nfs3_enc_readdirplus(XDR *x, const struct lx_nfs3_args *a);
+bool_t lx_nfs3_enc_commit(XDR *x, const struct lx_nfs3_args *a);
 
-bool_t nfs3_dec_getattr(XDR *x, struct nfs3_ctx *c);
-bool_t nfs3_dec_wcc_res(XDR *x, struct nfs3_ctx *c);
-bool_t nfs3_dec_lookup(XDR *x, struct nfs3_ctx *c);
-bool_t nfs3_dec_access(XDR *x, struct nfs3_ctx *c);
-bool_t nfs3_dec_readlink(XDR *x, struct nfs3_ctx *c);
-bool_t nfs3_dec_read(XDR *x, struct nfs3_ctx *c);
-bool_t nfs3_dec_write(XDR *x, struct nfs3_ctx *c);
-bool_t nfs3_dec_create(XDR *x, struct nfs3_ctx *c);
-bool_t nfs3_dec_rename(XDR *x, struct nfs3_ctx *c);
-bool_t nfs3_dec_link(XDR *x, struct nfs3_ctx *c);
-bool_t nfs3_dec_fsstat(XDR *x, struct nfs3_ctx *c);
-bool_t nfs3_dec_fsinfo(XDR *x, struct nfs3_ctx *c);
-bool_t nfs3_dec_pathconf(XDR *x, struct nfs3_ctx *c);
-bool_t nfs3_dec_commit(XDR *x, struct nfs3_ctx *c);
+bool_t lx_nfs3_dec_getattr(XDR *x, struct lx_nfs3_ctx *c);
+bool_t lx_nfs3_dec_wcc_res(XDR *x, struct lx_nfs3_ctx *c);
+bool_t lx_nfs3_dec_lookup(XDR *x, struct lx_nfs3_ctx *c);
+bool_t lx_nfs3_dec_access(XDR *x, struct lx_nfs3_ctx *c);
+bool_t lx_nfs3_dec_readlink(XDR *x, struct lx_nfs3_ctx *c);
+bool_t lx_nfs3_dec_read(XDR *x, struct lx_nfs3_ctx *c);
+bool_t lx_nfs3_dec_write(XDR *x, struct lx_nfs3_ctx *c);
+bool_t lx_nfs3_dec_create(XDR *x, struct lx_nfs3_ctx *c);
+bool_t lx_nfs3_dec_rename(XDR *x, struct lx_nfs3_ctx *c);
+bool_t lx_nfs3_dec_link(XDR *x, struct lx_nfs3_ctx *c);
+bool_t lx_nfs3_dec_fsstat(XDR *x, struct lx_nfs3_ctx *c);
+bool_t lx_nfs3_dec_fsinfo(XDR *x, struct lx_nfs3_ctx *c);
+bool_t lx_nfs3_dec_pathconf(XDR *x, struct lx_nfs3_ctx *c);
+bool_t lx_nfs3_dec_commit(XDR *x, struct lx_nfs3_ctx *c);
 
-/* READ: rpc_body_place_fn finding the data in a READ3res */
-int nfs3_read_place(void *arg, const uint8_t *body, size_t have,
-		    size_t *data_off, size_t *data_len);
+/* READ: lx_rpc_body_place_fn finding the data in a READ3res */
+int lx_nfs3_read_place(void *arg, const uint8_t *body, size_t have,
+		       size_t *data_off, size_t *data_len);
 
 /* nfs3_xdr_dir.c */
-bool_t nfs3_dec_readdir(XDR *x, struct nfs3_ctx *c);
-bool_t nfs3_dec_readdirplus(XDR *x, struct nfs3_ctx *c);
+bool_t lx_nfs3_dec_readdir(XDR *x, struct lx_nfs3_ctx *c);
+bool_t lx_nfs3_dec_readdirplus(XDR *x, struct lx_nfs3_ctx *c);
 
 /* mount3.c */
-bool_t nfs3_enc_dirpath(XDR *x, const char *path);
-bool_t nfs3_dec_mnt(XDR *x, struct nfs3_ctx *c);
-bool_t nfs3_dec_mnt_dump(XDR *x, struct nfs3_ctx *c);
-bool_t nfs3_dec_mnt_export(XDR *x, struct nfs3_ctx *c);
+bool_t lx_nfs3_enc_dirpath(XDR *x, const char *path);
+bool_t lx_nfs3_dec_mnt(XDR *x, struct lx_nfs3_ctx *c);
+bool_t lx_nfs3_dec_mnt_dump(XDR *x, struct lx_nfs3_ctx *c);
+bool_t lx_nfs3_dec_mnt_export(XDR *x, struct lx_nfs3_ctx *c);
 
 /* ---------------------------------------------------------- nfs3_proc.c */
 
 /**
- * struct nfs3_req - one call as the generic machinery sees it
+ * struct lx_nfs3_req - one call as the generic machinery sees it
  * @read: READ destination (uses ctx->u.rd)
  * @reply_hint: the largest reply, bulk data excluded, when it may be
  *	large (READDIR, READDIRPLUS, READLINK): over RDMA it decides whether
- *	the call offers a Reply chunk (rpc_call_args.reply_hint); 0 = small
+ *	the call offers a Reply chunk (lx_rpc_call_args.reply_hint); 0 = small
  */
-struct nfs3_req {
+struct lx_nfs3_req {
 	uint32_t proc;
 	xdrproc_t enc;
 	const void *args;
@@ -162,25 +162,27 @@ struct nfs3_req {
 };
 
 /* Make a call: sync when @call is NULL (ctx on the caller's stack). */
-int nfs3_call_start(struct rpc_clnt *rpc, struct nfs3_call *call,
-		    const struct nfs3_req *r, struct nfs3_ctx *ctx, void *res);
+int lx_nfs3_call_start(struct lx_rpc_clnt *rpc, struct lx_nfs3_call *call,
+		       const struct lx_nfs3_req *r, struct lx_nfs3_ctx *ctx,
+		       void *res);
 
-int nfs3_run(struct nfs3_clnt *c, struct nfs3_call *call,
-	     const struct nfs3_req *r, void *res, const struct nfs3_ctx *in);
-int nfs3_chk(const struct nfs3_clnt *c, const void *res,
-	     const struct nfs3_fh *fh);
-int nfs3_chk_dirop(const struct nfs3_clnt *c, const void *res,
-		   const struct nfs3_fh *dir, const char *name);
+int lx_nfs3_run(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+		const struct lx_nfs3_req *r, void *res,
+		const struct lx_nfs3_ctx *in);
+int lx_nfs3_chk(const struct lx_nfs3_clnt *c, const void *res,
+		const struct lx_nfs3_fh *fh);
+int lx_nfs3_chk_dirop(const struct lx_nfs3_clnt *c, const void *res,
+		      const struct lx_nfs3_fh *dir, const char *name);
 
-#define NFS3_REQ(p, e, d, a)                                     \
+#define LX_NFS3_REQ(p, e, d, a)                                  \
 	{                                                        \
 		.proc = (p), .enc = (xdrproc_t)(e), .args = (a), \
 		.dec = (xdrproc_t)(d)                            \
 	}
 
-static inline struct nfs3_ctx *nfs3_call_ctx(struct nfs3_call *call)
+static inline struct lx_nfs3_ctx *lx_nfs3_call_ctx(struct lx_nfs3_call *call)
 {
-	return &((struct nfs3_call_priv *)(void *)call->priv_)->ctx;
+	return &((struct lx_nfs3_call_priv *)(void *)call->priv_)->ctx;
 }
 
 static inline uint32_t get_be32_(const uint8_t *p)
@@ -189,19 +191,20 @@ static inline uint32_t get_be32_(const uint8_t *p)
 	       (uint32_t)p[2] << 8 | p[3];
 }
 
-int nfs3_name_ok(const char *name);
-int nfs3_fh_ok(const struct nfs3_fh *fh);
+int lx_nfs3_name_ok(const char *name);
+int lx_nfs3_fh_ok(const struct lx_nfs3_fh *fh);
 
-/* nfs3_io.c: one split I/O of at most NFS3_PIO_MAX pieces, waited for */
-int nfs3_io_once(struct nfs3_clnt *c, struct nfs3_pio *io,
-		 const struct nfs3_fh *fh, void *buf, size_t count,
-		 uint64_t offset, bool write, uint32_t stable, size_t *n,
-		 bool *eof);
-int nfs3_io_sync_read(struct nfs3_clnt *c, const struct nfs3_fh *fh, void *buf,
-		      size_t count, uint64_t offset, size_t *nread);
+/* nfs3_io.c: one split I/O of at most LX_NFS3_PIO_MAX pieces, waited for */
+int lx_nfs3_io_once(struct lx_nfs3_clnt *c, struct lx_nfs3_pio *io,
+		    const struct lx_nfs3_fh *fh, void *buf, size_t count,
+		    uint64_t offset, bool write, uint32_t stable, size_t *n,
+		    bool *eof);
+int lx_nfs3_io_sync_read(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *fh,
+			 void *buf, size_t count, uint64_t offset,
+			 size_t *nread);
 
 /* nfs3_clnt.c */
-void nfs3_seterr(const struct nfs3_opts *o, const char *fmt, ...)
+void lx_nfs3_seterr(const struct lx_nfs3_opts *o, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-#endif /* NFS3_NFS3_INT_H */
+#endif /* LX_NFS3_NFS3_INT_H */

@@ -3,15 +3,15 @@
  * Split I/O: one pread/pwrite larger than the server's rtmax/wtmax becomes
  * several READ/WRITE calls in flight together.
  *
- * An async split I/O (struct nfs3_pio, owned by the caller) holds up to
- * NFS3_PIO_MAX pieces, each with its own struct nfs3_call and result, so
+ * An async split I/O (struct lx_nfs3_pio, owned by the caller) holds up to
+ * LX_NFS3_PIO_MAX pieces, each with its own struct lx_nfs3_call and result, so
  * nothing is allocated.  A counter starts at the number of pieces plus
  * one (the submitter's guard, dropped once every piece was started or
  * refused); the completion that takes it to zero assembles the outcome:
  * bytes done contiguously from the start up to the first short or failed
  * piece, like pread(2)/pwrite(2), and an error only when nothing was done.
  * The sync helpers (nfs3_io_sync()) wait for such an I/O with a condition
- * variable and loop over chunks of NFS3_PIO_MAX pieces, re-issuing the
+ * variable and loop over chunks of LX_NFS3_PIO_MAX pieces, re-issuing the
  * rest after a short piece.
  */
 #include <errno.h>
@@ -21,7 +21,7 @@
 #include "nfs3_int.h"
 #include "xprt/util.h"
 
-static void pio_complete(struct nfs3_pio *io)
+static void pio_complete(struct lx_nfs3_pio *io)
 {
 	size_t done = 0;
 	unsigned int i;
@@ -29,7 +29,7 @@ static void pio_complete(struct nfs3_pio *io)
 	int status = 0;
 
 	for (i = 0; i < io->npieces_; i++) {
-		struct nfs3_pio_piece *p = &io->piece_[i];
+		struct lx_nfs3_pio_piece *p = &io->piece_[i];
 		uint32_t got;
 
 		if (p->status) {
@@ -37,8 +37,8 @@ static void pio_complete(struct nfs3_pio *io)
 				status = p->status;
 			break;
 		}
-		got = io->write_ ? XPRT_MIN(p->res.wr.count, p->count) :
-				   XPRT_MIN(p->res.rd.count, p->count);
+		got = io->write_ ? LX_XPRT_MIN(p->res.wr.count, p->count) :
+				   LX_XPRT_MIN(p->res.rd.count, p->count);
 		done += got;
 		if (!io->write_ && p->res.rd.eof) {
 			eof = true;
@@ -50,36 +50,36 @@ static void pio_complete(struct nfs3_pio *io)
 	io->done(io, status, done, eof, io->arg);
 }
 
-static void pio_put(struct nfs3_pio *io, unsigned int n)
+static void pio_put(struct lx_nfs3_pio *io, unsigned int n)
 {
 	if (__atomic_sub_fetch(&io->left_, n, __ATOMIC_ACQ_REL) == 0)
 		pio_complete(io);
 }
 
-static void piece_done(struct nfs3_call *call, int status, void *arg)
+static void piece_done(struct lx_nfs3_call *call, int status, void *arg)
 {
-	struct nfs3_pio *io = arg;
-	struct nfs3_pio_piece *p =
-		xprt_container_of(call, struct nfs3_pio_piece, call);
+	struct lx_nfs3_pio *io = arg;
+	struct lx_nfs3_pio_piece *p =
+		lx_xprt_container_of(call, struct lx_nfs3_pio_piece, call);
 
 	p->status = status;
 	pio_put(io, 1);
 }
 
-static int pio_start(struct nfs3_clnt *c, struct nfs3_pio *io,
-		     const struct nfs3_fh *fh, void *buf, size_t count,
+static int pio_start(struct lx_nfs3_clnt *c, struct lx_nfs3_pio *io,
+		     const struct lx_nfs3_fh *fh, void *buf, size_t count,
 		     uint64_t offset, bool write, uint32_t stable)
 {
 	uint32_t piece_max;
 	unsigned int n, i;
 	int err = 0;
 
-	if (!c || !io || !io->done || nfs3_fh_ok(fh) || (!buf && count) ||
-	    !count || stable > NFS3_FILE_SYNC)
+	if (!c || !io || !io->done || lx_nfs3_fh_ok(fh) || (!buf && count) ||
+	    !count || stable > LX_NFS3_FILE_SYNC)
 		return -EINVAL;
 	piece_max = write ? c->wsize : c->rsize;
 	n = (unsigned int)((count + piece_max - 1) / piece_max);
-	if (count > (size_t)piece_max * NFS3_PIO_MAX)
+	if (count > (size_t)piece_max * LX_NFS3_PIO_MAX)
 		return -EINVAL;
 	io->clnt_ = c;
 	io->buf_ = buf;
@@ -89,7 +89,7 @@ static int pio_start(struct nfs3_clnt *c, struct nfs3_pio *io,
 	io->npieces_ = n;
 	__atomic_store_n(&io->left_, n + 1, __ATOMIC_RELAXED);
 	for (i = 0; i < n; i++) {
-		struct nfs3_pio_piece *p = &io->piece_[i];
+		struct lx_nfs3_pio_piece *p = &io->piece_[i];
 		size_t at = (size_t)i * piece_max;
 
 		memset(&p->call, 0, sizeof(p->call));
@@ -98,16 +98,18 @@ static int pio_start(struct nfs3_clnt *c, struct nfs3_pio *io,
 		p->call.owner = io->owner;
 		p->call.flags = io->flags;
 		p->offset = offset + at;
-		p->count = (uint32_t)XPRT_MIN(count - at, piece_max);
+		p->count = (uint32_t)LX_XPRT_MIN(count - at, piece_max);
 		p->iov.iov_base = (char *)buf + at;
 		p->iov.iov_len = p->count;
 		p->status = 0;
 		if (write)
-			err = nfs3_write_async(c, &p->call, fh, p->offset,
-					       &p->iov, 1, stable, &p->res.wr);
+			err = lx_nfs3_write_async(c, &p->call, fh, p->offset,
+						  &p->iov, 1, stable,
+						  &p->res.wr);
 		else
-			err = nfs3_read_async(c, &p->call, fh, p->offset,
-					      p->count, &p->iov, 1, &p->res.rd);
+			err = lx_nfs3_read_async(c, &p->call, fh, p->offset,
+						 p->count, &p->iov, 1,
+						 &p->res.rd);
 		if (err)
 			break;
 	}
@@ -120,16 +122,16 @@ static int pio_start(struct nfs3_clnt *c, struct nfs3_pio *io,
 	return 0;
 }
 
-int nfs3_pread_async(struct nfs3_clnt *c, struct nfs3_pio *io,
-		     const struct nfs3_fh *fh, void *buf, size_t count,
-		     uint64_t offset)
+int lx_nfs3_pread_async(struct lx_nfs3_clnt *c, struct lx_nfs3_pio *io,
+			const struct lx_nfs3_fh *fh, void *buf, size_t count,
+			uint64_t offset)
 {
 	return pio_start(c, io, fh, buf, count, offset, false, 0);
 }
 
-int nfs3_pwrite_async(struct nfs3_clnt *c, struct nfs3_pio *io,
-		      const struct nfs3_fh *fh, const void *buf, size_t count,
-		      uint64_t offset, uint32_t stable)
+int lx_nfs3_pwrite_async(struct lx_nfs3_clnt *c, struct lx_nfs3_pio *io,
+			 const struct lx_nfs3_fh *fh, const void *buf,
+			 size_t count, uint64_t offset, uint32_t stable)
 {
 	return pio_start(c, io, fh, (void *)buf, count, offset, true, stable);
 }
@@ -145,8 +147,8 @@ struct io_wait {
 	bool eof;
 };
 
-static void io_wait_done(struct nfs3_pio *io, int status, size_t done, bool eof,
-			 void *arg)
+static void io_wait_done(struct lx_nfs3_pio *io, int status, size_t done,
+			 bool eof, void *arg)
 {
 	struct io_wait *w = arg;
 
@@ -160,21 +162,21 @@ static void io_wait_done(struct nfs3_pio *io, int status, size_t done, bool eof,
 	pthread_mutex_unlock(&w->lock);
 }
 
-int nfs3_io_once(struct nfs3_clnt *c, struct nfs3_pio *io,
-		 const struct nfs3_fh *fh, void *buf, size_t count,
-		 uint64_t offset, bool write, uint32_t stable, size_t *n,
-		 bool *eof)
+int lx_nfs3_io_once(struct lx_nfs3_clnt *c, struct lx_nfs3_pio *io,
+		    const struct lx_nfs3_fh *fh, void *buf, size_t count,
+		    uint64_t offset, bool write, uint32_t stable, size_t *n,
+		    bool *eof)
 {
 	struct io_wait w = {.done = false};
-	size_t max = (size_t)(write ? c->wsize : c->rsize) * NFS3_PIO_MAX;
+	size_t max = (size_t)(write ? c->wsize : c->rsize) * LX_NFS3_PIO_MAX;
 	int err;
 
 	pthread_mutex_init(&w.lock, NULL);
 	pthread_cond_init(&w.cond, NULL);
-	memset(io, 0, offsetof(struct nfs3_pio, piece_));
+	memset(io, 0, offsetof(struct lx_nfs3_pio, piece_));
 	io->done = io_wait_done;
 	io->arg = &w;
-	err = pio_start(c, io, fh, buf, XPRT_MIN(count, max), offset, write,
+	err = pio_start(c, io, fh, buf, LX_XPRT_MIN(count, max), offset, write,
 			stable);
 	if (!err) {
 		pthread_mutex_lock(&w.lock);
@@ -190,17 +192,19 @@ int nfs3_io_once(struct nfs3_clnt *c, struct nfs3_pio *io,
 	return err;
 }
 
-int nfs3_io_sync_read(struct nfs3_clnt *c, const struct nfs3_fh *fh, void *buf,
-		      size_t count, uint64_t offset, size_t *nread)
+int lx_nfs3_io_sync_read(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *fh,
+			 void *buf, size_t count, uint64_t offset,
+			 size_t *nread)
 {
-	struct nfs3_pio io;
+	struct lx_nfs3_pio io;
 	size_t pos = 0, n;
 	bool eof = false;
 	int err = 0;
 
 	while (pos < count && !eof) {
-		err = nfs3_io_once(c, &io, fh, (char *)buf + pos, count - pos,
-				   offset + pos, false, 0, &n, &eof);
+		err = lx_nfs3_io_once(c, &io, fh, (char *)buf + pos,
+				      count - pos, offset + pos, false, 0, &n,
+				      &eof);
 		if (err)
 			break;
 		pos += n;

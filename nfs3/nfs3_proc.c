@@ -7,15 +7,15 @@
  *
  * Every procedure is the same three steps: check the arguments, describe
  * the call (procedure number, encoder and its arguments, decoder), and
- * hand it to nfs3_call_start().  The decoder's context (struct nfs3_ctx:
+ * hand it to lx_nfs3_call_start().  The decoder's context (struct lx_nfs3_ctx:
  * the caller's result struct, READ destination, READLINK buffer, directory
  * arrays, a precise decode error) lives on the caller's stack for a sync
- * call and in the caller's struct nfs3_call for an async one, so no call
+ * call and in the caller's struct lx_nfs3_call for an async one, so no call
  * allocates.  After the RPC layer decoded the reply, the NFS status is
- * turned into an errno (nfs3_stat_errno()) and, for async calls, the
+ * turned into an errno (lx_nfs3_stat_errno()) and, for async calls, the
  * caller's callback runs.
  *
- * READ hands the RPC layer a placement hook (nfs3_read_place) and an
+ * READ hands the RPC layer a placement hook (lx_nfs3_read_place) and an
  * iterator over the caller's buffers: the transport reads the data
  * straight into them and refuses a reply announcing more than was asked.
  * WRITE passes the caller's iovecs as the call's payload: they are sent
@@ -31,7 +31,7 @@
 
 /* ----------------------------------------------------------- machinery */
 
-static int finish(int err, struct nfs3_ctx *ctx, void *res,
+static int finish(int err, struct lx_nfs3_ctx *ctx, void *res,
 		  uint32_t *nfs_status)
 {
 	if (err == -EBADMSG && ctx->err)
@@ -41,25 +41,26 @@ static int finish(int err, struct nfs3_ctx *ctx, void *res,
 	if (!res)
 		return 0;
 	*nfs_status = *(uint32_t *)res;
-	return nfs3_stat_errno(*nfs_status);
+	return lx_nfs3_stat_errno(*nfs_status);
 }
 
-static void nfs3_rpc_done(struct rpc_call *rc, int status, void *arg)
+static void lx_nfs3_rpc_done(struct lx_rpc_call *rc, int status, void *arg)
 {
-	struct nfs3_call *call = arg;
+	struct lx_nfs3_call *call = arg;
 
 	(void)rc;
-	status = finish(status, nfs3_call_ctx(call), call->res,
+	status = finish(status, lx_nfs3_call_ctx(call), call->res,
 			&call->nfs_status);
 	/* the caller may reuse @call from here on: touch nothing after */
 	call->done(call, status, call->arg);
 }
 
-int nfs3_call_start(struct rpc_clnt *rpc, struct nfs3_call *call,
-		    const struct nfs3_req *r, struct nfs3_ctx *ctx, void *res)
+int lx_nfs3_call_start(struct lx_rpc_clnt *rpc, struct lx_nfs3_call *call,
+		       const struct lx_nfs3_req *r, struct lx_nfs3_ctx *ctx,
+		       void *res)
 {
-	struct rpc_call_args a = {0};
-	struct xprt_iter it;
+	struct lx_rpc_call_args a = {0};
+	struct lx_xprt_iter it;
 	uint32_t st;
 	int err;
 
@@ -80,151 +81,158 @@ int nfs3_call_start(struct rpc_clnt *rpc, struct nfs3_call *call,
 			ctx->u.rd.iov = &ctx->u.rd.iov1;
 			ctx->u.rd.iovcnt = 1;
 		}
-		err = xprt_iter_iovec(&it, ctx->u.rd.iov, ctx->u.rd.iovcnt,
-				      ctx->u.rd.max);
+		err = lx_xprt_iter_iovec(&it, ctx->u.rd.iov, ctx->u.rd.iovcnt,
+					 ctx->u.rd.max);
 		if (err)
 			return err;
-		if (xprt_iter_count(&it) < ctx->u.rd.max)
+		if (lx_xprt_iter_count(&it) < ctx->u.rd.max)
 			return -EINVAL; /* buffers smaller than count */
 		ctx->u.rd.placed = false;
 		ctx->u.rd.plen = 0;
-		a.place = nfs3_read_place;
+		a.place = lx_nfs3_read_place;
 		a.place_arg = ctx;
 		a.rx_dst = &it;
 	}
 	if (!call)
-		return finish(rpc_call_sync(rpc, &a, NULL), ctx, res, &st);
+		return finish(lx_rpc_call_sync(rpc, &a, NULL), ctx, res, &st);
 	a.owner = call->owner;
-	a.flags = call->flags & NFS3_CALL_NOWAIT;
+	a.flags = call->flags & LX_NFS3_CALL_NOWAIT;
 	call->res = res;
 	call->nfs_status = 0;
-	return rpc_call_async(rpc, &a, nfs3_rpc_done, call, NULL);
+	return lx_rpc_call_async(rpc, &a, lx_nfs3_rpc_done, call, NULL);
 }
 
 /* Start @r on the client's NFS connection(s); @in carries in-parameters
  * for the decoder (or NULL). */
-int nfs3_run(struct nfs3_clnt *c, struct nfs3_call *call,
-	     const struct nfs3_req *r, void *res, const struct nfs3_ctx *in)
+int lx_nfs3_run(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+		const struct lx_nfs3_req *r, void *res,
+		const struct lx_nfs3_ctx *in)
 {
-	struct nfs3_ctx local, *ctx;
+	struct lx_nfs3_ctx local, *ctx;
 
 	if (call && !call->done)
 		return -EINVAL;
-	ctx = call ? nfs3_call_ctx(call) : &local;
+	ctx = call ? lx_nfs3_call_ctx(call) : &local;
 	if (in)
 		*ctx = *in;
 	else
 		memset(ctx, 0, sizeof(*ctx));
-	return nfs3_call_start(c->rpc, call, r, ctx, res);
+	return lx_nfs3_call_start(c->rpc, call, r, ctx, res);
 }
 
-int nfs3_name_ok(const char *name)
+int lx_nfs3_name_ok(const char *name)
 {
 	size_t n;
 
 	if (!name)
 		return -EINVAL;
-	n = strnlen(name, NFS3_MAXNAMLEN + 1);
+	n = strnlen(name, LX_NFS3_MAXNAMLEN + 1);
 	if (!n)
 		return -EINVAL;
-	return n > NFS3_MAXNAMLEN ? -ENAMETOOLONG : 0;
+	return n > LX_NFS3_MAXNAMLEN ? -ENAMETOOLONG : 0;
 }
 
-int nfs3_fh_ok(const struct nfs3_fh *fh)
+int lx_nfs3_fh_ok(const struct lx_nfs3_fh *fh)
 {
-	return fh && fh->len <= NFS3_FHSIZE ? 0 : -EINVAL;
+	return fh && fh->len <= LX_NFS3_FHSIZE ? 0 : -EINVAL;
 }
 
 /* Client, result and handle present and sane. */
-int nfs3_chk(const struct nfs3_clnt *c, const void *res,
-	     const struct nfs3_fh *fh)
+int lx_nfs3_chk(const struct lx_nfs3_clnt *c, const void *res,
+		const struct lx_nfs3_fh *fh)
 {
-	return c && res ? nfs3_fh_ok(fh) : -EINVAL;
+	return c && res ? lx_nfs3_fh_ok(fh) : -EINVAL;
 }
 
 /* ... plus a name in a directory. */
-int nfs3_chk_dirop(const struct nfs3_clnt *c, const void *res,
-		   const struct nfs3_fh *dir, const char *name)
+int lx_nfs3_chk_dirop(const struct lx_nfs3_clnt *c, const void *res,
+		      const struct lx_nfs3_fh *dir, const char *name)
 {
-	int err = nfs3_chk(c, res, dir);
+	int err = lx_nfs3_chk(c, res, dir);
 
-	return err ? err : nfs3_name_ok(name);
+	return err ? err : lx_nfs3_name_ok(name);
 }
 
 /* ----------------------------------------------------------------- NULL */
 
-static int null_start(struct nfs3_clnt *c, struct nfs3_call *call)
+static int null_start(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call)
 {
-	struct nfs3_req r = {.proc = NFS3PROC_NULL};
+	struct lx_nfs3_req r = {.proc = LX_NFS3PROC_NULL};
 
 	if (!c)
 		return -EINVAL;
-	return nfs3_run(c, call, &r, NULL, NULL);
+	return lx_nfs3_run(c, call, &r, NULL, NULL);
 }
 
-int nfs3_null(struct nfs3_clnt *c)
+int lx_nfs3_null(struct lx_nfs3_clnt *c)
 {
 	return null_start(c, NULL);
 }
 
-int nfs3_null_async(struct nfs3_clnt *c, struct nfs3_call *call)
+int lx_nfs3_null_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call)
 {
 	return call ? null_start(c, call) : -EINVAL;
 }
 
 /* -------------------------------------------------------------- GETATTR */
 
-static int getattr_start(struct nfs3_clnt *c, struct nfs3_call *call,
-			 const struct nfs3_fh *fh, struct nfs3_getattr_res *res)
+static int getattr_start(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+			 const struct lx_nfs3_fh *fh,
+			 struct lx_nfs3_getattr_res *res)
 {
-	struct nfs3_args a = {.fh = fh};
-	struct nfs3_req r =
-		NFS3_REQ(NFS3PROC_GETATTR, nfs3_enc_fh, nfs3_dec_getattr, &a);
-	int err = nfs3_chk(c, res, fh);
+	struct lx_nfs3_args a = {.fh = fh};
+	struct lx_nfs3_req r = LX_NFS3_REQ(LX_NFS3PROC_GETATTR, lx_nfs3_enc_fh,
+					   lx_nfs3_dec_getattr, &a);
+	int err = lx_nfs3_chk(c, res, fh);
 
-	return err ? err : nfs3_run(c, call, &r, res, NULL);
+	return err ? err : lx_nfs3_run(c, call, &r, res, NULL);
 }
 
-int nfs3_getattr(struct nfs3_clnt *c, const struct nfs3_fh *fh,
-		 struct nfs3_getattr_res *res)
+int lx_nfs3_getattr(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *fh,
+		    struct lx_nfs3_getattr_res *res)
 {
 	return getattr_start(c, NULL, fh, res);
 }
 
-int nfs3_getattr_async(struct nfs3_clnt *c, struct nfs3_call *call,
-		       const struct nfs3_fh *fh, struct nfs3_getattr_res *res)
+int lx_nfs3_getattr_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+			  const struct lx_nfs3_fh *fh,
+			  struct lx_nfs3_getattr_res *res)
 {
 	return call ? getattr_start(c, call, fh, res) : -EINVAL;
 }
 
 /* -------------------------------------------------------------- SETATTR */
 
-static int setattr_start(struct nfs3_clnt *c, struct nfs3_call *call,
-			 const struct nfs3_fh *fh, const struct nfs3_sattr *sa,
-			 const struct nfs3_time *guard,
-			 struct nfs3_wcc_res *res)
+static int setattr_start(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+			 const struct lx_nfs3_fh *fh,
+			 const struct lx_nfs3_sattr *sa,
+			 const struct lx_nfs3_time *guard,
+			 struct lx_nfs3_wcc_res *res)
 {
-	struct nfs3_args a = {.fh = fh, .sa = sa, .guard = guard};
-	struct nfs3_req r = NFS3_REQ(NFS3PROC_SETATTR, nfs3_enc_setattr,
-				     nfs3_dec_wcc_res, &a);
-	int err = nfs3_chk(c, res, fh);
+	struct lx_nfs3_args a = {.fh = fh, .sa = sa, .guard = guard};
+	struct lx_nfs3_req r =
+		LX_NFS3_REQ(LX_NFS3PROC_SETATTR, lx_nfs3_enc_setattr,
+			    lx_nfs3_dec_wcc_res, &a);
+	int err = lx_nfs3_chk(c, res, fh);
 
 	if (!err && !sa)
 		err = -EINVAL;
-	return err ? err : nfs3_run(c, call, &r, res, NULL);
+	return err ? err : lx_nfs3_run(c, call, &r, res, NULL);
 }
 
-int nfs3_setattr(struct nfs3_clnt *c, const struct nfs3_fh *fh,
-		 const struct nfs3_sattr *sa,
-		 const struct nfs3_time *guard_ctime, struct nfs3_wcc_res *res)
+int lx_nfs3_setattr(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *fh,
+		    const struct lx_nfs3_sattr *sa,
+		    const struct lx_nfs3_time *guard_ctime,
+		    struct lx_nfs3_wcc_res *res)
 {
 	return setattr_start(c, NULL, fh, sa, guard_ctime, res);
 }
 
-int nfs3_setattr_async(struct nfs3_clnt *c, struct nfs3_call *call,
-		       const struct nfs3_fh *fh, const struct nfs3_sattr *sa,
-		       const struct nfs3_time *guard_ctime,
-		       struct nfs3_wcc_res *res)
+int lx_nfs3_setattr_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+			  const struct lx_nfs3_fh *fh,
+			  const struct lx_nfs3_sattr *sa,
+			  const struct lx_nfs3_time *guard_ctime,
+			  struct lx_nfs3_wcc_res *res)
 {
 	return call ? setattr_start(c, call, fh, sa, guard_ctime, res) :
 		      -EINVAL;
@@ -232,69 +240,70 @@ int nfs3_setattr_async(struct nfs3_clnt *c, struct nfs3_call *call,
 
 /* --------------------------------------------------------------- LOOKUP */
 
-static int lookup_start(struct nfs3_clnt *c, struct nfs3_call *call,
-			const struct nfs3_fh *dir, const char *name,
-			struct nfs3_lookup_res *res)
+static int lookup_start(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+			const struct lx_nfs3_fh *dir, const char *name,
+			struct lx_nfs3_lookup_res *res)
 {
-	struct nfs3_args a = {.where = {dir, name}};
-	struct nfs3_req r = NFS3_REQ(NFS3PROC_LOOKUP, nfs3_enc_diropargs,
-				     nfs3_dec_lookup, &a);
-	int err = nfs3_chk_dirop(c, res, dir, name);
+	struct lx_nfs3_args a = {.where = {dir, name}};
+	struct lx_nfs3_req r =
+		LX_NFS3_REQ(LX_NFS3PROC_LOOKUP, lx_nfs3_enc_diropargs,
+			    lx_nfs3_dec_lookup, &a);
+	int err = lx_nfs3_chk_dirop(c, res, dir, name);
 
-	return err ? err : nfs3_run(c, call, &r, res, NULL);
+	return err ? err : lx_nfs3_run(c, call, &r, res, NULL);
 }
 
-int nfs3_lookup(struct nfs3_clnt *c, const struct nfs3_fh *dir,
-		const char *name, struct nfs3_lookup_res *res)
+int lx_nfs3_lookup(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *dir,
+		   const char *name, struct lx_nfs3_lookup_res *res)
 {
 	return lookup_start(c, NULL, dir, name, res);
 }
 
-int nfs3_lookup_async(struct nfs3_clnt *c, struct nfs3_call *call,
-		      const struct nfs3_fh *dir, const char *name,
-		      struct nfs3_lookup_res *res)
+int lx_nfs3_lookup_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+			 const struct lx_nfs3_fh *dir, const char *name,
+			 struct lx_nfs3_lookup_res *res)
 {
 	return call ? lookup_start(c, call, dir, name, res) : -EINVAL;
 }
 
 /* --------------------------------------------------------------- ACCESS */
 
-static int access_start(struct nfs3_clnt *c, struct nfs3_call *call,
-			const struct nfs3_fh *fh, uint32_t access,
-			struct nfs3_access_res *res)
+static int access_start(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+			const struct lx_nfs3_fh *fh, uint32_t access,
+			struct lx_nfs3_access_res *res)
 {
-	struct nfs3_args a = {.fh = fh, .count = access};
-	struct nfs3_req r =
-		NFS3_REQ(NFS3PROC_ACCESS, nfs3_enc_access, nfs3_dec_access, &a);
-	int err = nfs3_chk(c, res, fh);
+	struct lx_nfs3_args a = {.fh = fh, .count = access};
+	struct lx_nfs3_req r = LX_NFS3_REQ(
+		LX_NFS3PROC_ACCESS, lx_nfs3_enc_access, lx_nfs3_dec_access, &a);
+	int err = lx_nfs3_chk(c, res, fh);
 
-	return err ? err : nfs3_run(c, call, &r, res, NULL);
+	return err ? err : lx_nfs3_run(c, call, &r, res, NULL);
 }
 
-int nfs3_access(struct nfs3_clnt *c, const struct nfs3_fh *fh, uint32_t access,
-		struct nfs3_access_res *res)
+int lx_nfs3_access(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *fh,
+		   uint32_t access, struct lx_nfs3_access_res *res)
 {
 	return access_start(c, NULL, fh, access, res);
 }
 
-int nfs3_access_async(struct nfs3_clnt *c, struct nfs3_call *call,
-		      const struct nfs3_fh *fh, uint32_t access,
-		      struct nfs3_access_res *res)
+int lx_nfs3_access_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+			 const struct lx_nfs3_fh *fh, uint32_t access,
+			 struct lx_nfs3_access_res *res)
 {
 	return call ? access_start(c, call, fh, access, res) : -EINVAL;
 }
 
 /* ------------------------------------------------------------- READLINK */
 
-static int readlink_start(struct nfs3_clnt *c, struct nfs3_call *call,
-			  const struct nfs3_fh *fh, char *buf, size_t size,
-			  struct nfs3_readlink_res *res)
+static int readlink_start(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+			  const struct lx_nfs3_fh *fh, char *buf, size_t size,
+			  struct lx_nfs3_readlink_res *res)
 {
-	struct nfs3_args a = {.fh = fh};
-	struct nfs3_req r =
-		NFS3_REQ(NFS3PROC_READLINK, nfs3_enc_fh, nfs3_dec_readlink, &a);
-	struct nfs3_ctx in = {0};
-	int err = nfs3_chk(c, res, fh);
+	struct lx_nfs3_args a = {.fh = fh};
+	struct lx_nfs3_req r = LX_NFS3_REQ(LX_NFS3PROC_READLINK, lx_nfs3_enc_fh,
+					   lx_nfs3_dec_readlink, &a);
+	struct lx_nfs3_ctx in = {0};
+	int err = lx_nfs3_chk(c, res, fh);
 
 	if (!err && (!buf || size < 2))
 		err = -EINVAL;
@@ -303,39 +312,40 @@ static int readlink_start(struct nfs3_clnt *c, struct nfs3_call *call,
 	in.u.str.buf = buf;
 	in.u.str.size = size;
 	/* a path of up to MAXPATHLEN: more than a small reply (RDMA) */
-	r.reply_hint = NFS3_REPLY_SLACK + NFS3_MAXPATHLEN;
-	return nfs3_run(c, call, &r, res, &in);
+	r.reply_hint = LX_NFS3_REPLY_SLACK + LX_NFS3_MAXPATHLEN;
+	return lx_nfs3_run(c, call, &r, res, &in);
 }
 
-int nfs3_readlink(struct nfs3_clnt *c, const struct nfs3_fh *fh, char *buf,
-		  size_t size, struct nfs3_readlink_res *res)
+int lx_nfs3_readlink(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *fh,
+		     char *buf, size_t size, struct lx_nfs3_readlink_res *res)
 {
 	return readlink_start(c, NULL, fh, buf, size, res);
 }
 
-int nfs3_readlink_async(struct nfs3_clnt *c, struct nfs3_call *call,
-			const struct nfs3_fh *fh, char *buf, size_t size,
-			struct nfs3_readlink_res *res)
+int lx_nfs3_readlink_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+			   const struct lx_nfs3_fh *fh, char *buf, size_t size,
+			   struct lx_nfs3_readlink_res *res)
 {
 	return call ? readlink_start(c, call, fh, buf, size, res) : -EINVAL;
 }
 
 /* ----------------------------------------------------------------- READ */
 
-static int read_start(struct nfs3_clnt *c, struct nfs3_call *call,
-		      const struct nfs3_fh *fh, uint64_t offset, uint32_t count,
-		      const struct iovec *iov, unsigned int iovcnt, void *buf,
-		      struct nfs3_read_res *res)
+static int read_start(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+		      const struct lx_nfs3_fh *fh, uint64_t offset,
+		      uint32_t count, const struct iovec *iov,
+		      unsigned int iovcnt, void *buf,
+		      struct lx_nfs3_read_res *res)
 {
-	struct nfs3_args a = {.fh = fh, .offset = offset, .count = count};
-	struct nfs3_req r =
-		NFS3_REQ(NFS3PROC_READ, nfs3_enc_read, nfs3_dec_read, &a);
-	struct nfs3_ctx in = {0};
-	int err = nfs3_chk(c, res, fh);
+	struct lx_nfs3_args a = {.fh = fh, .offset = offset, .count = count};
+	struct lx_nfs3_req r = LX_NFS3_REQ(LX_NFS3PROC_READ, lx_nfs3_enc_read,
+					   lx_nfs3_dec_read, &a);
+	struct lx_nfs3_ctx in = {0};
+	int err = lx_nfs3_chk(c, res, fh);
 
 	if (err)
 		return err;
-	if (count > NFS3_MAX_SIZE_FIELD || (count && !iov && !buf) ||
+	if (count > LX_NFS3_MAX_SIZE_FIELD || (count && !iov && !buf) ||
 	    (iov && !iovcnt))
 		return -EINVAL;
 	r.read = true;
@@ -344,31 +354,32 @@ static int read_start(struct nfs3_clnt *c, struct nfs3_call *call,
 	in.u.rd.iovcnt = iovcnt;
 	in.u.rd.iov1.iov_base = buf;
 	in.u.rd.iov1.iov_len = count;
-	return nfs3_run(c, call, &r, res, &in);
+	return lx_nfs3_run(c, call, &r, res, &in);
 }
 
-int nfs3_read(struct nfs3_clnt *c, const struct nfs3_fh *fh, uint64_t offset,
-	      uint32_t count, const struct iovec *iov, unsigned int iovcnt,
-	      struct nfs3_read_res *res)
+int lx_nfs3_read(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *fh,
+		 uint64_t offset, uint32_t count, const struct iovec *iov,
+		 unsigned int iovcnt, struct lx_nfs3_read_res *res)
 {
 	if (!iov)
 		return -EINVAL;
 	return read_start(c, NULL, fh, offset, count, iov, iovcnt, NULL, res);
 }
 
-int nfs3_read_async(struct nfs3_clnt *c, struct nfs3_call *call,
-		    const struct nfs3_fh *fh, uint64_t offset, uint32_t count,
-		    const struct iovec *iov, unsigned int iovcnt,
-		    struct nfs3_read_res *res)
+int lx_nfs3_read_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+		       const struct lx_nfs3_fh *fh, uint64_t offset,
+		       uint32_t count, const struct iovec *iov,
+		       unsigned int iovcnt, struct lx_nfs3_read_res *res)
 {
 	if (!call || !iov)
 		return -EINVAL;
 	return read_start(c, call, fh, offset, count, iov, iovcnt, NULL, res);
 }
 
-int nfs3_read_buf_async(struct nfs3_clnt *c, struct nfs3_call *call,
-			const struct nfs3_fh *fh, uint64_t offset,
-			uint32_t count, void *buf, struct nfs3_read_res *res)
+int lx_nfs3_read_buf_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+			   const struct lx_nfs3_fh *fh, uint64_t offset,
+			   uint32_t count, void *buf,
+			   struct lx_nfs3_read_res *res)
 {
 	if (!call || !buf)
 		return -EINVAL;
@@ -377,46 +388,47 @@ int nfs3_read_buf_async(struct nfs3_clnt *c, struct nfs3_call *call,
 
 /* ---------------------------------------------------------------- WRITE */
 
-static int write_start(struct nfs3_clnt *c, struct nfs3_call *call,
-		       const struct nfs3_fh *fh, uint64_t offset,
+static int write_start(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+		       const struct lx_nfs3_fh *fh, uint64_t offset,
 		       const struct iovec *iov, unsigned int iovcnt,
-		       uint32_t stable, struct nfs3_write_res *res)
+		       uint32_t stable, struct lx_nfs3_write_res *res)
 {
-	struct nfs3_args a = {.fh = fh, .offset = offset, .how = stable};
-	struct nfs3_req r =
-		NFS3_REQ(NFS3PROC_WRITE, nfs3_enc_write, nfs3_dec_write, &a);
+	struct lx_nfs3_args a = {.fh = fh, .offset = offset, .how = stable};
+	struct lx_nfs3_req r = LX_NFS3_REQ(LX_NFS3PROC_WRITE, lx_nfs3_enc_write,
+					   lx_nfs3_dec_write, &a);
 	size_t total = 0;
 	unsigned int i;
-	int err = nfs3_chk(c, res, fh);
+	int err = lx_nfs3_chk(c, res, fh);
 
 	if (err)
 		return err;
-	if (!iov || !iovcnt || iovcnt > NFS3_MAX_IOV || stable > NFS3_FILE_SYNC)
+	if (!iov || !iovcnt || iovcnt > LX_NFS3_MAX_IOV ||
+	    stable > LX_NFS3_FILE_SYNC)
 		return -EINVAL;
 	for (i = 0; i < iovcnt; i++) {
 		if (iov[i].iov_len && !iov[i].iov_base)
 			return -EINVAL;
 		total += iov[i].iov_len;
-		if (total > NFS3_MAX_SIZE_FIELD)
+		if (total > LX_NFS3_MAX_SIZE_FIELD)
 			return -EINVAL;
 	}
 	a.count = (uint32_t)total;
 	r.payload = iov;
 	r.npayload = iovcnt;
-	return nfs3_run(c, call, &r, res, NULL);
+	return lx_nfs3_run(c, call, &r, res, NULL);
 }
 
-int nfs3_write(struct nfs3_clnt *c, const struct nfs3_fh *fh, uint64_t offset,
-	       const struct iovec *iov, unsigned int iovcnt, uint32_t stable,
-	       struct nfs3_write_res *res)
+int lx_nfs3_write(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *fh,
+		  uint64_t offset, const struct iovec *iov, unsigned int iovcnt,
+		  uint32_t stable, struct lx_nfs3_write_res *res)
 {
 	return write_start(c, NULL, fh, offset, iov, iovcnt, stable, res);
 }
 
-int nfs3_write_async(struct nfs3_clnt *c, struct nfs3_call *call,
-		     const struct nfs3_fh *fh, uint64_t offset,
-		     const struct iovec *iov, unsigned int iovcnt,
-		     uint32_t stable, struct nfs3_write_res *res)
+int lx_nfs3_write_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+			const struct lx_nfs3_fh *fh, uint64_t offset,
+			const struct iovec *iov, unsigned int iovcnt,
+			uint32_t stable, struct lx_nfs3_write_res *res)
 {
 	if (!call)
 		return -EINVAL;
@@ -425,27 +437,28 @@ int nfs3_write_async(struct nfs3_clnt *c, struct nfs3_call *call,
 
 /* --------------------------------------------------------------- COMMIT */
 
-static int commit_start(struct nfs3_clnt *c, struct nfs3_call *call,
-			const struct nfs3_fh *fh, uint64_t offset,
-			uint32_t count, struct nfs3_commit_res *res)
+static int commit_start(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+			const struct lx_nfs3_fh *fh, uint64_t offset,
+			uint32_t count, struct lx_nfs3_commit_res *res)
 {
-	struct nfs3_args a = {.fh = fh, .offset = offset, .count = count};
-	struct nfs3_req r =
-		NFS3_REQ(NFS3PROC_COMMIT, nfs3_enc_commit, nfs3_dec_commit, &a);
-	int err = nfs3_chk(c, res, fh);
+	struct lx_nfs3_args a = {.fh = fh, .offset = offset, .count = count};
+	struct lx_nfs3_req r = LX_NFS3_REQ(
+		LX_NFS3PROC_COMMIT, lx_nfs3_enc_commit, lx_nfs3_dec_commit, &a);
+	int err = lx_nfs3_chk(c, res, fh);
 
-	return err ? err : nfs3_run(c, call, &r, res, NULL);
+	return err ? err : lx_nfs3_run(c, call, &r, res, NULL);
 }
 
-int nfs3_commit(struct nfs3_clnt *c, const struct nfs3_fh *fh, uint64_t offset,
-		uint32_t count, struct nfs3_commit_res *res)
+int lx_nfs3_commit(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *fh,
+		   uint64_t offset, uint32_t count,
+		   struct lx_nfs3_commit_res *res)
 {
 	return commit_start(c, NULL, fh, offset, count, res);
 }
 
-int nfs3_commit_async(struct nfs3_clnt *c, struct nfs3_call *call,
-		      const struct nfs3_fh *fh, uint64_t offset, uint32_t count,
-		      struct nfs3_commit_res *res)
+int lx_nfs3_commit_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+			 const struct lx_nfs3_fh *fh, uint64_t offset,
+			 uint32_t count, struct lx_nfs3_commit_res *res)
 {
 	return call ? commit_start(c, call, fh, offset, count, res) : -EINVAL;
 }

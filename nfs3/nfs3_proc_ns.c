@@ -3,7 +3,7 @@
  * The NFSv3 procedures that change or list the name space and describe the
  * file system: CREATE, MKDIR, SYMLINK, MKNOD, REMOVE, RMDIR, RENAME, LINK,
  * READDIR, READDIRPLUS, FSSTAT, FSINFO, PATHCONF; sync and async.  Same
- * three steps as those of nfs3_proc.c (check, describe, nfs3_run()).
+ * three steps as those of nfs3_proc.c (check, describe, lx_nfs3_run()).
  */
 #include <errno.h>
 #include <string.h>
@@ -12,136 +12,144 @@
 
 /* ------------------------------------------------ CREATE MKDIR SYMLINK MKNOD */
 
-static int create_start(struct nfs3_clnt *c, struct nfs3_call *call,
-			const struct nfs3_fh *dir, const char *name,
-			uint32_t mode, const struct nfs3_sattr *sa,
-			const uint8_t *verf, struct nfs3_create_res *res)
+static int create_start(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+			const struct lx_nfs3_fh *dir, const char *name,
+			uint32_t mode, const struct lx_nfs3_sattr *sa,
+			const uint8_t *verf, struct lx_nfs3_create_res *res)
 {
-	struct nfs3_args a = {
+	struct lx_nfs3_args a = {
 		.where = {dir, name}, .how = mode, .sa = sa, .verf = verf};
-	struct nfs3_req r =
-		NFS3_REQ(NFS3PROC_CREATE, nfs3_enc_create, nfs3_dec_create, &a);
-	int err = nfs3_chk_dirop(c, res, dir, name);
+	struct lx_nfs3_req r = LX_NFS3_REQ(
+		LX_NFS3PROC_CREATE, lx_nfs3_enc_create, lx_nfs3_dec_create, &a);
+	int err = lx_nfs3_chk_dirop(c, res, dir, name);
 
 	if (err)
 		return err;
-	if (mode > NFS3_CREATE_EXCLUSIVE ||
-	    (mode == NFS3_CREATE_EXCLUSIVE && !verf))
+	if (mode > LX_NFS3_CREATE_EXCLUSIVE ||
+	    (mode == LX_NFS3_CREATE_EXCLUSIVE && !verf))
 		return -EINVAL;
-	return nfs3_run(c, call, &r, res, NULL);
+	return lx_nfs3_run(c, call, &r, res, NULL);
 }
 
-int nfs3_create(struct nfs3_clnt *c, const struct nfs3_fh *dir,
-		const char *name, uint32_t mode, const struct nfs3_sattr *sa,
-		const uint8_t *verf, struct nfs3_create_res *res)
+int lx_nfs3_create(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *dir,
+		   const char *name, uint32_t mode,
+		   const struct lx_nfs3_sattr *sa, const uint8_t *verf,
+		   struct lx_nfs3_create_res *res)
 {
 	return create_start(c, NULL, dir, name, mode, sa, verf, res);
 }
 
-int nfs3_create_async(struct nfs3_clnt *c, struct nfs3_call *call,
-		      const struct nfs3_fh *dir, const char *name,
-		      uint32_t mode, const struct nfs3_sattr *sa,
-		      const uint8_t *verf, struct nfs3_create_res *res)
+int lx_nfs3_create_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+			 const struct lx_nfs3_fh *dir, const char *name,
+			 uint32_t mode, const struct lx_nfs3_sattr *sa,
+			 const uint8_t *verf, struct lx_nfs3_create_res *res)
 {
 	return call ? create_start(c, call, dir, name, mode, sa, verf, res) :
 		      -EINVAL;
 }
 
-static int mkdir_start(struct nfs3_clnt *c, struct nfs3_call *call,
-		       const struct nfs3_fh *dir, const char *name,
-		       const struct nfs3_sattr *sa, struct nfs3_create_res *res)
+static int mkdir_start(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+		       const struct lx_nfs3_fh *dir, const char *name,
+		       const struct lx_nfs3_sattr *sa,
+		       struct lx_nfs3_create_res *res)
 {
-	struct nfs3_args a = {.where = {dir, name}, .sa = sa};
-	struct nfs3_req r =
-		NFS3_REQ(NFS3PROC_MKDIR, nfs3_enc_mkdir, nfs3_dec_create, &a);
-	int err = nfs3_chk_dirop(c, res, dir, name);
+	struct lx_nfs3_args a = {.where = {dir, name}, .sa = sa};
+	struct lx_nfs3_req r = LX_NFS3_REQ(LX_NFS3PROC_MKDIR, lx_nfs3_enc_mkdir,
+					   lx_nfs3_dec_create, &a);
+	int err = lx_nfs3_chk_dirop(c, res, dir, name);
 
-	return err ? err : nfs3_run(c, call, &r, res, NULL);
+	return err ? err : lx_nfs3_run(c, call, &r, res, NULL);
 }
 
-int nfs3_mkdir(struct nfs3_clnt *c, const struct nfs3_fh *dir, const char *name,
-	       const struct nfs3_sattr *sa, struct nfs3_create_res *res)
+int lx_nfs3_mkdir(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *dir,
+		  const char *name, const struct lx_nfs3_sattr *sa,
+		  struct lx_nfs3_create_res *res)
 {
 	return mkdir_start(c, NULL, dir, name, sa, res);
 }
 
-int nfs3_mkdir_async(struct nfs3_clnt *c, struct nfs3_call *call,
-		     const struct nfs3_fh *dir, const char *name,
-		     const struct nfs3_sattr *sa, struct nfs3_create_res *res)
+int lx_nfs3_mkdir_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+			const struct lx_nfs3_fh *dir, const char *name,
+			const struct lx_nfs3_sattr *sa,
+			struct lx_nfs3_create_res *res)
 {
 	return call ? mkdir_start(c, call, dir, name, sa, res) : -EINVAL;
 }
 
-static int symlink_start(struct nfs3_clnt *c, struct nfs3_call *call,
-			 const struct nfs3_fh *dir, const char *name,
-			 const struct nfs3_sattr *sa, const char *target,
-			 struct nfs3_create_res *res)
+static int symlink_start(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+			 const struct lx_nfs3_fh *dir, const char *name,
+			 const struct lx_nfs3_sattr *sa, const char *target,
+			 struct lx_nfs3_create_res *res)
 {
-	struct nfs3_args a = {.where = {dir, name}, .sa = sa, .target = target};
-	struct nfs3_req r = NFS3_REQ(NFS3PROC_SYMLINK, nfs3_enc_symlink,
-				     nfs3_dec_create, &a);
-	int err = nfs3_chk_dirop(c, res, dir, name);
+	struct lx_nfs3_args a = {
+		.where = {dir, name}, .sa = sa, .target = target};
+	struct lx_nfs3_req r =
+		LX_NFS3_REQ(LX_NFS3PROC_SYMLINK, lx_nfs3_enc_symlink,
+			    lx_nfs3_dec_create, &a);
+	int err = lx_nfs3_chk_dirop(c, res, dir, name);
 	size_t n;
 
 	if (err)
 		return err;
-	if (!target || !(n = strnlen(target, NFS3_MAXPATHLEN + 1)))
+	if (!target || !(n = strnlen(target, LX_NFS3_MAXPATHLEN + 1)))
 		return -EINVAL;
-	if (n > NFS3_MAXPATHLEN)
+	if (n > LX_NFS3_MAXPATHLEN)
 		return -ENAMETOOLONG;
-	return nfs3_run(c, call, &r, res, NULL);
+	return lx_nfs3_run(c, call, &r, res, NULL);
 }
 
-int nfs3_symlink(struct nfs3_clnt *c, const struct nfs3_fh *dir,
-		 const char *name, const struct nfs3_sattr *sa,
-		 const char *target, struct nfs3_create_res *res)
+int lx_nfs3_symlink(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *dir,
+		    const char *name, const struct lx_nfs3_sattr *sa,
+		    const char *target, struct lx_nfs3_create_res *res)
 {
 	return symlink_start(c, NULL, dir, name, sa, target, res);
 }
 
-int nfs3_symlink_async(struct nfs3_clnt *c, struct nfs3_call *call,
-		       const struct nfs3_fh *dir, const char *name,
-		       const struct nfs3_sattr *sa, const char *target,
-		       struct nfs3_create_res *res)
+int lx_nfs3_symlink_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+			  const struct lx_nfs3_fh *dir, const char *name,
+			  const struct lx_nfs3_sattr *sa, const char *target,
+			  struct lx_nfs3_create_res *res)
 {
 	return call ? symlink_start(c, call, dir, name, sa, target, res) :
 		      -EINVAL;
 }
 
-static int mknod_start(struct nfs3_clnt *c, struct nfs3_call *call,
-		       const struct nfs3_fh *dir, const char *name,
-		       uint32_t type, const struct nfs3_sattr *sa,
+static int mknod_start(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+		       const struct lx_nfs3_fh *dir, const char *name,
+		       uint32_t type, const struct lx_nfs3_sattr *sa,
 		       uint32_t major, uint32_t minor,
-		       struct nfs3_create_res *res)
+		       struct lx_nfs3_create_res *res)
 {
-	struct nfs3_args a = {.where = {dir, name},
-			      .type = type,
-			      .sa = sa,
-			      .major = major,
-			      .minor = minor};
-	struct nfs3_req r =
-		NFS3_REQ(NFS3PROC_MKNOD, nfs3_enc_mknod, nfs3_dec_create, &a);
-	int err = nfs3_chk_dirop(c, res, dir, name);
+	struct lx_nfs3_args a = {.where = {dir, name},
+				 .type = type,
+				 .sa = sa,
+				 .major = major,
+				 .minor = minor};
+	struct lx_nfs3_req r = LX_NFS3_REQ(LX_NFS3PROC_MKNOD, lx_nfs3_enc_mknod,
+					   lx_nfs3_dec_create, &a);
+	int err = lx_nfs3_chk_dirop(c, res, dir, name);
 
 	if (err)
 		return err;
 	if (type != NF3CHR && type != NF3BLK && type != NF3SOCK &&
 	    type != NF3FIFO)
 		return -EINVAL;
-	return nfs3_run(c, call, &r, res, NULL);
+	return lx_nfs3_run(c, call, &r, res, NULL);
 }
 
-int nfs3_mknod(struct nfs3_clnt *c, const struct nfs3_fh *dir, const char *name,
-	       uint32_t type, const struct nfs3_sattr *sa, uint32_t major,
-	       uint32_t minor, struct nfs3_create_res *res)
+int lx_nfs3_mknod(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *dir,
+		  const char *name, uint32_t type,
+		  const struct lx_nfs3_sattr *sa, uint32_t major,
+		  uint32_t minor, struct lx_nfs3_create_res *res)
 {
 	return mknod_start(c, NULL, dir, name, type, sa, major, minor, res);
 }
 
-int nfs3_mknod_async(struct nfs3_clnt *c, struct nfs3_call *call,
-		     const struct nfs3_fh *dir, const char *name, uint32_t type,
-		     const struct nfs3_sattr *sa, uint32_t major,
-		     uint32_t minor, struct nfs3_create_res *res)
+int lx_nfs3_mknod_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+			const struct lx_nfs3_fh *dir, const char *name,
+			uint32_t type, const struct lx_nfs3_sattr *sa,
+			uint32_t major, uint32_t minor,
+			struct lx_nfs3_create_res *res)
 {
 	if (!call)
 		return -EINVAL;
@@ -150,74 +158,75 @@ int nfs3_mknod_async(struct nfs3_clnt *c, struct nfs3_call *call,
 
 /* -------------------------------------------------------- REMOVE RMDIR */
 
-static int unlink_start(struct nfs3_clnt *c, struct nfs3_call *call,
-			uint32_t proc, const struct nfs3_fh *dir,
-			const char *name, struct nfs3_wcc_res *res)
+static int unlink_start(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+			uint32_t proc, const struct lx_nfs3_fh *dir,
+			const char *name, struct lx_nfs3_wcc_res *res)
 {
-	struct nfs3_args a = {.where = {dir, name}};
-	struct nfs3_req r =
-		NFS3_REQ(proc, nfs3_enc_diropargs, nfs3_dec_wcc_res, &a);
-	int err = nfs3_chk_dirop(c, res, dir, name);
+	struct lx_nfs3_args a = {.where = {dir, name}};
+	struct lx_nfs3_req r = LX_NFS3_REQ(proc, lx_nfs3_enc_diropargs,
+					   lx_nfs3_dec_wcc_res, &a);
+	int err = lx_nfs3_chk_dirop(c, res, dir, name);
 
-	return err ? err : nfs3_run(c, call, &r, res, NULL);
+	return err ? err : lx_nfs3_run(c, call, &r, res, NULL);
 }
 
-int nfs3_remove(struct nfs3_clnt *c, const struct nfs3_fh *dir,
-		const char *name, struct nfs3_wcc_res *res)
+int lx_nfs3_remove(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *dir,
+		   const char *name, struct lx_nfs3_wcc_res *res)
 {
-	return unlink_start(c, NULL, NFS3PROC_REMOVE, dir, name, res);
+	return unlink_start(c, NULL, LX_NFS3PROC_REMOVE, dir, name, res);
 }
 
-int nfs3_remove_async(struct nfs3_clnt *c, struct nfs3_call *call,
-		      const struct nfs3_fh *dir, const char *name,
-		      struct nfs3_wcc_res *res)
+int lx_nfs3_remove_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+			 const struct lx_nfs3_fh *dir, const char *name,
+			 struct lx_nfs3_wcc_res *res)
 {
-	return call ? unlink_start(c, call, NFS3PROC_REMOVE, dir, name, res) :
+	return call ? unlink_start(c, call, LX_NFS3PROC_REMOVE, dir, name,
+				   res) :
 		      -EINVAL;
 }
 
-int nfs3_rmdir(struct nfs3_clnt *c, const struct nfs3_fh *dir, const char *name,
-	       struct nfs3_wcc_res *res)
+int lx_nfs3_rmdir(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *dir,
+		  const char *name, struct lx_nfs3_wcc_res *res)
 {
-	return unlink_start(c, NULL, NFS3PROC_RMDIR, dir, name, res);
+	return unlink_start(c, NULL, LX_NFS3PROC_RMDIR, dir, name, res);
 }
 
-int nfs3_rmdir_async(struct nfs3_clnt *c, struct nfs3_call *call,
-		     const struct nfs3_fh *dir, const char *name,
-		     struct nfs3_wcc_res *res)
+int lx_nfs3_rmdir_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+			const struct lx_nfs3_fh *dir, const char *name,
+			struct lx_nfs3_wcc_res *res)
 {
-	return call ? unlink_start(c, call, NFS3PROC_RMDIR, dir, name, res) :
+	return call ? unlink_start(c, call, LX_NFS3PROC_RMDIR, dir, name, res) :
 		      -EINVAL;
 }
 
 /* --------------------------------------------------------------- RENAME */
 
-static int rename_start(struct nfs3_clnt *c, struct nfs3_call *call,
-			const struct nfs3_fh *fdir, const char *fname,
-			const struct nfs3_fh *tdir, const char *tname,
-			struct nfs3_rename_res *res)
+static int rename_start(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+			const struct lx_nfs3_fh *fdir, const char *fname,
+			const struct lx_nfs3_fh *tdir, const char *tname,
+			struct lx_nfs3_rename_res *res)
 {
-	struct nfs3_args a = {.where = {fdir, fname}, .to = {tdir, tname}};
-	struct nfs3_req r =
-		NFS3_REQ(NFS3PROC_RENAME, nfs3_enc_rename, nfs3_dec_rename, &a);
-	int err = nfs3_chk_dirop(c, res, fdir, fname);
+	struct lx_nfs3_args a = {.where = {fdir, fname}, .to = {tdir, tname}};
+	struct lx_nfs3_req r = LX_NFS3_REQ(
+		LX_NFS3PROC_RENAME, lx_nfs3_enc_rename, lx_nfs3_dec_rename, &a);
+	int err = lx_nfs3_chk_dirop(c, res, fdir, fname);
 
 	if (!err)
-		err = nfs3_chk_dirop(c, res, tdir, tname);
-	return err ? err : nfs3_run(c, call, &r, res, NULL);
+		err = lx_nfs3_chk_dirop(c, res, tdir, tname);
+	return err ? err : lx_nfs3_run(c, call, &r, res, NULL);
 }
 
-int nfs3_rename(struct nfs3_clnt *c, const struct nfs3_fh *from_dir,
-		const char *from_name, const struct nfs3_fh *to_dir,
-		const char *to_name, struct nfs3_rename_res *res)
+int lx_nfs3_rename(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *from_dir,
+		   const char *from_name, const struct lx_nfs3_fh *to_dir,
+		   const char *to_name, struct lx_nfs3_rename_res *res)
 {
 	return rename_start(c, NULL, from_dir, from_name, to_dir, to_name, res);
 }
 
-int nfs3_rename_async(struct nfs3_clnt *c, struct nfs3_call *call,
-		      const struct nfs3_fh *from_dir, const char *from_name,
-		      const struct nfs3_fh *to_dir, const char *to_name,
-		      struct nfs3_rename_res *res)
+int lx_nfs3_rename_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+			 const struct lx_nfs3_fh *from_dir,
+			 const char *from_name, const struct lx_nfs3_fh *to_dir,
+			 const char *to_name, struct lx_nfs3_rename_res *res)
 {
 	if (!call)
 		return -EINVAL;
@@ -226,50 +235,53 @@ int nfs3_rename_async(struct nfs3_clnt *c, struct nfs3_call *call,
 
 /* ----------------------------------------------------------------- LINK */
 
-static int link_start(struct nfs3_clnt *c, struct nfs3_call *call,
-		      const struct nfs3_fh *fh, const struct nfs3_fh *dir,
-		      const char *name, struct nfs3_link_res *res)
+static int link_start(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+		      const struct lx_nfs3_fh *fh, const struct lx_nfs3_fh *dir,
+		      const char *name, struct lx_nfs3_link_res *res)
 {
-	struct nfs3_args a = {.fh = fh, .where = {dir, name}};
-	struct nfs3_req r =
-		NFS3_REQ(NFS3PROC_LINK, nfs3_enc_link, nfs3_dec_link, &a);
-	int err = nfs3_chk_dirop(c, res, dir, name);
+	struct lx_nfs3_args a = {.fh = fh, .where = {dir, name}};
+	struct lx_nfs3_req r = LX_NFS3_REQ(LX_NFS3PROC_LINK, lx_nfs3_enc_link,
+					   lx_nfs3_dec_link, &a);
+	int err = lx_nfs3_chk_dirop(c, res, dir, name);
 
 	if (!err)
-		err = nfs3_fh_ok(fh);
-	return err ? err : nfs3_run(c, call, &r, res, NULL);
+		err = lx_nfs3_fh_ok(fh);
+	return err ? err : lx_nfs3_run(c, call, &r, res, NULL);
 }
 
-int nfs3_link(struct nfs3_clnt *c, const struct nfs3_fh *fh,
-	      const struct nfs3_fh *dir, const char *name,
-	      struct nfs3_link_res *res)
+int lx_nfs3_link(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *fh,
+		 const struct lx_nfs3_fh *dir, const char *name,
+		 struct lx_nfs3_link_res *res)
 {
 	return link_start(c, NULL, fh, dir, name, res);
 }
 
-int nfs3_link_async(struct nfs3_clnt *c, struct nfs3_call *call,
-		    const struct nfs3_fh *fh, const struct nfs3_fh *dir,
-		    const char *name, struct nfs3_link_res *res)
+int lx_nfs3_link_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+		       const struct lx_nfs3_fh *fh,
+		       const struct lx_nfs3_fh *dir, const char *name,
+		       struct lx_nfs3_link_res *res)
 {
 	return call ? link_start(c, call, fh, dir, name, res) : -EINVAL;
 }
 
 /* --------------------------------------------------- READDIR(PLUS) */
 
-static int readdir_start(struct nfs3_clnt *c, struct nfs3_call *call, bool plus,
-			 const struct nfs3_fh *dir, uint64_t cookie,
-			 const uint8_t *verf, uint32_t count, uint32_t maxcount,
-			 struct nfs3_dirbuf *db, struct nfs3_readdir_res *res)
+static int readdir_start(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+			 bool plus, const struct lx_nfs3_fh *dir,
+			 uint64_t cookie, const uint8_t *verf, uint32_t count,
+			 uint32_t maxcount, struct lx_nfs3_dirbuf *db,
+			 struct lx_nfs3_readdir_res *res)
 {
-	struct nfs3_args a = {.fh = dir,
-			      .cookie = cookie,
-			      .verf = verf,
-			      .count = count,
-			      .count2 = maxcount};
-	struct nfs3_req r = NFS3_REQ(NFS3PROC_READDIR, nfs3_enc_readdir,
-				     nfs3_dec_readdir, &a);
-	struct nfs3_ctx in = {0};
-	int err = nfs3_chk(c, res, dir);
+	struct lx_nfs3_args a = {.fh = dir,
+				 .cookie = cookie,
+				 .verf = verf,
+				 .count = count,
+				 .count2 = maxcount};
+	struct lx_nfs3_req r =
+		LX_NFS3_REQ(LX_NFS3PROC_READDIR, lx_nfs3_enc_readdir,
+			    lx_nfs3_dec_readdir, &a);
+	struct lx_nfs3_ctx in = {0};
+	int err = lx_nfs3_chk(c, res, dir);
 
 	if (err)
 		return err;
@@ -277,29 +289,30 @@ static int readdir_start(struct nfs3_clnt *c, struct nfs3_call *call, bool plus,
 	    !count || (plus && !maxcount))
 		return -EINVAL;
 	if (plus) {
-		r.proc = NFS3PROC_READDIRPLUS;
-		r.enc = (xdrproc_t)nfs3_enc_readdirplus;
-		r.dec = (xdrproc_t)nfs3_dec_readdirplus;
+		r.proc = LX_NFS3PROC_READDIRPLUS;
+		r.enc = (xdrproc_t)lx_nfs3_enc_readdirplus;
+		r.dec = (xdrproc_t)lx_nfs3_dec_readdirplus;
 	}
 	/* the results are at most count (maxcount) bytes: over RDMA a
 	 * Reply chunk when that may exceed the inline threshold */
-	r.reply_hint = (size_t)(plus ? maxcount : count) + NFS3_REPLY_SLACK;
+	r.reply_hint = (size_t)(plus ? maxcount : count) + LX_NFS3_REPLY_SLACK;
 	in.u.db = db;
-	return nfs3_run(c, call, &r, res, &in);
+	return lx_nfs3_run(c, call, &r, res, &in);
 }
 
-int nfs3_readdir(struct nfs3_clnt *c, const struct nfs3_fh *dir,
-		 uint64_t cookie, const uint8_t *verf, uint32_t count,
-		 struct nfs3_dirbuf *db, struct nfs3_readdir_res *res)
+int lx_nfs3_readdir(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *dir,
+		    uint64_t cookie, const uint8_t *verf, uint32_t count,
+		    struct lx_nfs3_dirbuf *db, struct lx_nfs3_readdir_res *res)
 {
 	return readdir_start(c, NULL, false, dir, cookie, verf, count, 0, db,
 			     res);
 }
 
-int nfs3_readdir_async(struct nfs3_clnt *c, struct nfs3_call *call,
-		       const struct nfs3_fh *dir, uint64_t cookie,
-		       const uint8_t *verf, uint32_t count,
-		       struct nfs3_dirbuf *db, struct nfs3_readdir_res *res)
+int lx_nfs3_readdir_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+			  const struct lx_nfs3_fh *dir, uint64_t cookie,
+			  const uint8_t *verf, uint32_t count,
+			  struct lx_nfs3_dirbuf *db,
+			  struct lx_nfs3_readdir_res *res)
 {
 	if (!call)
 		return -EINVAL;
@@ -307,20 +320,20 @@ int nfs3_readdir_async(struct nfs3_clnt *c, struct nfs3_call *call,
 			     res);
 }
 
-int nfs3_readdirplus(struct nfs3_clnt *c, const struct nfs3_fh *dir,
-		     uint64_t cookie, const uint8_t *verf, uint32_t dircount,
-		     uint32_t maxcount, struct nfs3_dirbuf *db,
-		     struct nfs3_readdir_res *res)
+int lx_nfs3_readdirplus(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *dir,
+			uint64_t cookie, const uint8_t *verf, uint32_t dircount,
+			uint32_t maxcount, struct lx_nfs3_dirbuf *db,
+			struct lx_nfs3_readdir_res *res)
 {
 	return readdir_start(c, NULL, true, dir, cookie, verf, dircount,
 			     maxcount, db, res);
 }
 
-int nfs3_readdirplus_async(struct nfs3_clnt *c, struct nfs3_call *call,
-			   const struct nfs3_fh *dir, uint64_t cookie,
-			   const uint8_t *verf, uint32_t dircount,
-			   uint32_t maxcount, struct nfs3_dirbuf *db,
-			   struct nfs3_readdir_res *res)
+int lx_nfs3_readdirplus_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+			      const struct lx_nfs3_fh *dir, uint64_t cookie,
+			      const uint8_t *verf, uint32_t dircount,
+			      uint32_t maxcount, struct lx_nfs3_dirbuf *db,
+			      struct lx_nfs3_readdir_res *res)
 {
 	if (!call)
 		return -EINVAL;
@@ -330,61 +343,64 @@ int nfs3_readdirplus_async(struct nfs3_clnt *c, struct nfs3_call *call,
 
 /* --------------------------------------------- FSSTAT FSINFO PATHCONF */
 
-static int fhop_start(struct nfs3_clnt *c, struct nfs3_call *call,
-		      uint32_t proc, xdrproc_t dec, const struct nfs3_fh *fh,
+static int fhop_start(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+		      uint32_t proc, xdrproc_t dec, const struct lx_nfs3_fh *fh,
 		      void *res)
 {
-	struct nfs3_args a = {.fh = fh};
-	struct nfs3_req r = NFS3_REQ(proc, nfs3_enc_fh, dec, &a);
-	int err = nfs3_chk(c, res, fh);
+	struct lx_nfs3_args a = {.fh = fh};
+	struct lx_nfs3_req r = LX_NFS3_REQ(proc, lx_nfs3_enc_fh, dec, &a);
+	int err = lx_nfs3_chk(c, res, fh);
 
-	return err ? err : nfs3_run(c, call, &r, res, NULL);
+	return err ? err : lx_nfs3_run(c, call, &r, res, NULL);
 }
 
-int nfs3_fsstat(struct nfs3_clnt *c, const struct nfs3_fh *fh,
-		struct nfs3_fsstat_res *res)
+int lx_nfs3_fsstat(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *fh,
+		   struct lx_nfs3_fsstat_res *res)
 {
-	return fhop_start(c, NULL, NFS3PROC_FSSTAT, (xdrproc_t)nfs3_dec_fsstat,
-			  fh, res);
+	return fhop_start(c, NULL, LX_NFS3PROC_FSSTAT,
+			  (xdrproc_t)lx_nfs3_dec_fsstat, fh, res);
 }
 
-int nfs3_fsstat_async(struct nfs3_clnt *c, struct nfs3_call *call,
-		      const struct nfs3_fh *fh, struct nfs3_fsstat_res *res)
-{
-	if (!call)
-		return -EINVAL;
-	return fhop_start(c, call, NFS3PROC_FSSTAT, (xdrproc_t)nfs3_dec_fsstat,
-			  fh, res);
-}
-
-int nfs3_fsinfo(struct nfs3_clnt *c, const struct nfs3_fh *fh,
-		struct nfs3_fsinfo_res *res)
-{
-	return fhop_start(c, NULL, NFS3PROC_FSINFO, (xdrproc_t)nfs3_dec_fsinfo,
-			  fh, res);
-}
-
-int nfs3_fsinfo_async(struct nfs3_clnt *c, struct nfs3_call *call,
-		      const struct nfs3_fh *fh, struct nfs3_fsinfo_res *res)
+int lx_nfs3_fsstat_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+			 const struct lx_nfs3_fh *fh,
+			 struct lx_nfs3_fsstat_res *res)
 {
 	if (!call)
 		return -EINVAL;
-	return fhop_start(c, call, NFS3PROC_FSINFO, (xdrproc_t)nfs3_dec_fsinfo,
-			  fh, res);
+	return fhop_start(c, call, LX_NFS3PROC_FSSTAT,
+			  (xdrproc_t)lx_nfs3_dec_fsstat, fh, res);
 }
 
-int nfs3_pathconf(struct nfs3_clnt *c, const struct nfs3_fh *fh,
-		  struct nfs3_pathconf_res *res)
+int lx_nfs3_fsinfo(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *fh,
+		   struct lx_nfs3_fsinfo_res *res)
 {
-	return fhop_start(c, NULL, NFS3PROC_PATHCONF,
-			  (xdrproc_t)nfs3_dec_pathconf, fh, res);
+	return fhop_start(c, NULL, LX_NFS3PROC_FSINFO,
+			  (xdrproc_t)lx_nfs3_dec_fsinfo, fh, res);
 }
 
-int nfs3_pathconf_async(struct nfs3_clnt *c, struct nfs3_call *call,
-			const struct nfs3_fh *fh, struct nfs3_pathconf_res *res)
+int lx_nfs3_fsinfo_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+			 const struct lx_nfs3_fh *fh,
+			 struct lx_nfs3_fsinfo_res *res)
 {
 	if (!call)
 		return -EINVAL;
-	return fhop_start(c, call, NFS3PROC_PATHCONF,
-			  (xdrproc_t)nfs3_dec_pathconf, fh, res);
+	return fhop_start(c, call, LX_NFS3PROC_FSINFO,
+			  (xdrproc_t)lx_nfs3_dec_fsinfo, fh, res);
+}
+
+int lx_nfs3_pathconf(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *fh,
+		     struct lx_nfs3_pathconf_res *res)
+{
+	return fhop_start(c, NULL, LX_NFS3PROC_PATHCONF,
+			  (xdrproc_t)lx_nfs3_dec_pathconf, fh, res);
+}
+
+int lx_nfs3_pathconf_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+			   const struct lx_nfs3_fh *fh,
+			   struct lx_nfs3_pathconf_res *res)
+{
+	if (!call)
+		return -EINVAL;
+	return fhop_start(c, call, LX_NFS3PROC_PATHCONF,
+			  (xdrproc_t)lx_nfs3_dec_pathconf, fh, res);
 }

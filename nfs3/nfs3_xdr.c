@@ -14,13 +14,13 @@
  * READ results are decoded from the "reduced" stream (RFC 8166 section
  * 3.4, which the transport produces over TCP as well): the opaque length
  * of the data is there, the data and its padding are not, because
- * nfs3_read_place() had the transport put them in the caller's memory.
+ * lx_nfs3_read_place() had the transport put them in the caller's memory.
  * If a reply arrived without placement (a server that split its reply
  * into tiny record fragments), the data is still inline and is copied out
  * here, with the same bound.
  *
  * Strictness: booleans must be 0 or 1, discriminants must be known, a
- * handle longer than 64 bytes or a name longer than NFS3_MAXNAMLEN fails
+ * handle longer than 64 bytes or a name longer than LX_NFS3_MAXNAMLEN fails
  * the decode; a malformed reply can never make a decoder write outside
  * the caller's structs.
  */
@@ -76,35 +76,35 @@ static uint64_t rd64(const int32_t **p)
 	return hi << 32 | rd32(p);
 }
 
-static bool_t time3(XDR *x, struct nfs3_time *t)
+static bool_t time3(XDR *x, struct lx_nfs3_time *t)
 {
 	return u32(x, &t->sec) && u32(x, &t->nsec);
 }
 
 /* ---------------------------------------------------------------- types */
 
-bool_t nfs3_xdr_fh(XDR *x, struct nfs3_fh *fh)
+bool_t lx_nfs3_xdr_fh(XDR *x, struct lx_nfs3_fh *fh)
 {
 	uint32_t len;
 
 	if (x->x_op == XDR_ENCODE) {
-		if (fh->len > NFS3_FHSIZE)
+		if (fh->len > LX_NFS3_FHSIZE)
 			return FALSE;
 		return put32(x, fh->len) &&
 		       xdr_opaque(x, (char *)fh->data, fh->len);
 	}
-	if (!u32(x, &len) || len > NFS3_FHSIZE)
+	if (!u32(x, &len) || len > LX_NFS3_FHSIZE)
 		return FALSE;
 	fh->len = len;
 	return xdr_opaque(x, (char *)fh->data, len);
 }
 
-static bool_t enc_fh(XDR *x, const struct nfs3_fh *fh)
+static bool_t enc_fh(XDR *x, const struct lx_nfs3_fh *fh)
 {
-	return nfs3_xdr_fh(x, (struct nfs3_fh *)fh);
+	return lx_nfs3_xdr_fh(x, (struct lx_nfs3_fh *)fh);
 }
 
-static void fattr_inline(const int32_t *p, struct nfs3_fattr *a)
+static void fattr_inline(const int32_t *p, struct lx_nfs3_fattr *a)
 {
 	a->type = rd32(&p);
 	a->mode = rd32(&p);
@@ -126,9 +126,9 @@ static void fattr_inline(const int32_t *p, struct nfs3_fattr *a)
 }
 
 /* Decode only (attributes are never sent whole). */
-bool_t nfs3_xdr_fattr(XDR *x, struct nfs3_fattr *a)
+bool_t lx_nfs3_xdr_fattr(XDR *x, struct lx_nfs3_fattr *a)
 {
-	const int32_t *p = (const int32_t *)xdr_inline(x, NFS3_FATTR_XDR);
+	const int32_t *p = (const int32_t *)xdr_inline(x, LX_NFS3_FATTR_XDR);
 
 	if (p) {
 		fattr_inline(p, a);
@@ -142,14 +142,14 @@ bool_t nfs3_xdr_fattr(XDR *x, struct nfs3_fattr *a)
 	       time3(x, &a->mtime) && time3(x, &a->ctime);
 }
 
-bool_t nfs3_xdr_post_attr(XDR *x, struct nfs3_post_attr *a)
+bool_t lx_nfs3_xdr_post_attr(XDR *x, struct lx_nfs3_post_attr *a)
 {
 	if (!boolean(x, &a->present))
 		return FALSE;
-	return !a->present || nfs3_xdr_fattr(x, &a->attr);
+	return !a->present || lx_nfs3_xdr_fattr(x, &a->attr);
 }
 
-bool_t nfs3_xdr_wcc(XDR *x, struct nfs3_wcc *w)
+bool_t lx_nfs3_xdr_wcc(XDR *x, struct lx_nfs3_wcc *w)
 {
 	if (!boolean(x, &w->before_present))
 		return FALSE;
@@ -157,21 +157,21 @@ bool_t nfs3_xdr_wcc(XDR *x, struct nfs3_wcc *w)
 	    !(u64(x, &w->before_size) && time3(x, &w->before_mtime) &&
 	      time3(x, &w->before_ctime)))
 		return FALSE;
-	return nfs3_xdr_post_attr(x, &w->after);
+	return lx_nfs3_xdr_post_attr(x, &w->after);
 }
 
-static bool_t set_time(XDR *x, uint32_t how, const struct nfs3_time *t)
+static bool_t set_time(XDR *x, uint32_t how, const struct lx_nfs3_time *t)
 {
-	if (how > NFS3_SET_TO_CLIENT_TIME || !put32(x, how))
+	if (how > LX_NFS3_SET_TO_CLIENT_TIME || !put32(x, how))
 		return FALSE;
-	return how != NFS3_SET_TO_CLIENT_TIME ||
+	return how != LX_NFS3_SET_TO_CLIENT_TIME ||
 	       (put32(x, t->sec) && put32(x, t->nsec));
 }
 
 /* Encode only.  NULL encodes "set nothing". */
-bool_t nfs3_xdr_sattr(XDR *x, const struct nfs3_sattr *sa)
+bool_t lx_nfs3_xdr_sattr(XDR *x, const struct lx_nfs3_sattr *sa)
 {
-	static const struct nfs3_sattr none;
+	static const struct lx_nfs3_sattr none;
 
 	if (!sa)
 		sa = &none;
@@ -187,33 +187,33 @@ bool_t nfs3_xdr_sattr(XDR *x, const struct nfs3_sattr *sa)
 	       set_time(x, sa->mtime_how, &sa->mtime);
 }
 
-bool_t nfs3_xdr_name(XDR *x, const char *name)
+bool_t lx_nfs3_xdr_name(XDR *x, const char *name)
 {
 	char *s = (char *)name;
 
-	return xdr_string(x, &s, NFS3_MAXNAMLEN);
+	return xdr_string(x, &s, LX_NFS3_MAXNAMLEN);
 }
 
-static bool_t diropargs(XDR *x, const struct nfs3_diropargs *d)
+static bool_t diropargs(XDR *x, const struct lx_nfs3_diropargs *d)
 {
-	return enc_fh(x, d->dir) && nfs3_xdr_name(x, d->name);
+	return enc_fh(x, d->dir) && lx_nfs3_xdr_name(x, d->name);
 }
 
 static bool_t verf(XDR *x, uint8_t *v)
 {
-	return xdr_opaque(x, (char *)v, NFS3_VERFSIZE);
+	return xdr_opaque(x, (char *)v, LX_NFS3_VERFSIZE);
 }
 
 /* ------------------------------------------------------------- encoders */
 
-bool_t nfs3_enc_fh(XDR *x, const struct nfs3_args *a)
+bool_t lx_nfs3_enc_fh(XDR *x, const struct lx_nfs3_args *a)
 {
 	return enc_fh(x, a->fh);
 }
 
-bool_t nfs3_enc_setattr(XDR *x, const struct nfs3_args *a)
+bool_t lx_nfs3_enc_setattr(XDR *x, const struct lx_nfs3_args *a)
 {
-	if (!enc_fh(x, a->fh) || !nfs3_xdr_sattr(x, a->sa))
+	if (!enc_fh(x, a->fh) || !lx_nfs3_xdr_sattr(x, a->sa))
 		return FALSE;
 	if (!a->guard)
 		return put32(x, 0);
@@ -221,155 +221,156 @@ bool_t nfs3_enc_setattr(XDR *x, const struct nfs3_args *a)
 	       put32(x, a->guard->nsec);
 }
 
-bool_t nfs3_enc_diropargs(XDR *x, const struct nfs3_args *a)
+bool_t lx_nfs3_enc_diropargs(XDR *x, const struct lx_nfs3_args *a)
 {
 	return diropargs(x, &a->where);
 }
 
-bool_t nfs3_enc_access(XDR *x, const struct nfs3_args *a)
+bool_t lx_nfs3_enc_access(XDR *x, const struct lx_nfs3_args *a)
 {
 	return enc_fh(x, a->fh) && put32(x, a->count);
 }
 
-bool_t nfs3_enc_read(XDR *x, const struct nfs3_args *a)
+bool_t lx_nfs3_enc_read(XDR *x, const struct lx_nfs3_args *a)
 {
 	return enc_fh(x, a->fh) && put64(x, a->offset) && put32(x, a->count);
 }
 
-/* The data follows from the caller's memory (rpc_call_args.payload). */
-bool_t nfs3_enc_write(XDR *x, const struct nfs3_args *a)
+/* The data follows from the caller's memory (lx_rpc_call_args.payload). */
+bool_t lx_nfs3_enc_write(XDR *x, const struct lx_nfs3_args *a)
 {
 	return enc_fh(x, a->fh) && put64(x, a->offset) && put32(x, a->count) &&
 	       put32(x, a->how) && put32(x, a->count);
 }
 
-bool_t nfs3_enc_create(XDR *x, const struct nfs3_args *a)
+bool_t lx_nfs3_enc_create(XDR *x, const struct lx_nfs3_args *a)
 {
 	if (!diropargs(x, &a->where) || !put32(x, a->how))
 		return FALSE;
 	switch (a->how) {
-	case NFS3_CREATE_UNCHECKED:
-	case NFS3_CREATE_GUARDED:
-		return nfs3_xdr_sattr(x, a->sa);
-	case NFS3_CREATE_EXCLUSIVE:
+	case LX_NFS3_CREATE_UNCHECKED:
+	case LX_NFS3_CREATE_GUARDED:
+		return lx_nfs3_xdr_sattr(x, a->sa);
+	case LX_NFS3_CREATE_EXCLUSIVE:
 		return a->verf && verf(x, (uint8_t *)a->verf);
 	default:
 		return FALSE;
 	}
 }
 
-bool_t nfs3_enc_mkdir(XDR *x, const struct nfs3_args *a)
+bool_t lx_nfs3_enc_mkdir(XDR *x, const struct lx_nfs3_args *a)
 {
-	return diropargs(x, &a->where) && nfs3_xdr_sattr(x, a->sa);
+	return diropargs(x, &a->where) && lx_nfs3_xdr_sattr(x, a->sa);
 }
 
-bool_t nfs3_enc_symlink(XDR *x, const struct nfs3_args *a)
+bool_t lx_nfs3_enc_symlink(XDR *x, const struct lx_nfs3_args *a)
 {
 	char *t = (char *)a->target;
 
-	return diropargs(x, &a->where) && nfs3_xdr_sattr(x, a->sa) &&
-	       xdr_string(x, &t, NFS3_MAXPATHLEN);
+	return diropargs(x, &a->where) && lx_nfs3_xdr_sattr(x, a->sa) &&
+	       xdr_string(x, &t, LX_NFS3_MAXPATHLEN);
 }
 
-bool_t nfs3_enc_mknod(XDR *x, const struct nfs3_args *a)
+bool_t lx_nfs3_enc_mknod(XDR *x, const struct lx_nfs3_args *a)
 {
 	if (!diropargs(x, &a->where) || !put32(x, a->type))
 		return FALSE;
 	switch (a->type) {
 	case NF3CHR:
 	case NF3BLK:
-		return nfs3_xdr_sattr(x, a->sa) && put32(x, a->major) &&
+		return lx_nfs3_xdr_sattr(x, a->sa) && put32(x, a->major) &&
 		       put32(x, a->minor);
 	case NF3SOCK:
 	case NF3FIFO:
-		return nfs3_xdr_sattr(x, a->sa);
+		return lx_nfs3_xdr_sattr(x, a->sa);
 	default:
 		return FALSE;
 	}
 }
 
-bool_t nfs3_enc_rename(XDR *x, const struct nfs3_args *a)
+bool_t lx_nfs3_enc_rename(XDR *x, const struct lx_nfs3_args *a)
 {
 	return diropargs(x, &a->where) && diropargs(x, &a->to);
 }
 
-bool_t nfs3_enc_link(XDR *x, const struct nfs3_args *a)
+bool_t lx_nfs3_enc_link(XDR *x, const struct lx_nfs3_args *a)
 {
 	return enc_fh(x, a->fh) && diropargs(x, &a->where);
 }
 
-bool_t nfs3_enc_readdir(XDR *x, const struct nfs3_args *a)
+bool_t lx_nfs3_enc_readdir(XDR *x, const struct lx_nfs3_args *a)
 {
-	static const uint8_t zero[NFS3_VERFSIZE];
+	static const uint8_t zero[LX_NFS3_VERFSIZE];
 
 	return enc_fh(x, a->fh) && put64(x, a->cookie) &&
 	       verf(x, (uint8_t *)(a->verf ? a->verf : zero)) &&
 	       put32(x, a->count);
 }
 
-bool_t nfs3_enc_readdirplus(XDR *x, const struct nfs3_args *a)
+bool_t lx_nfs3_enc_readdirplus(XDR *x, const struct lx_nfs3_args *a)
 {
-	return nfs3_enc_readdir(x, a) && put32(x, a->count2);
+	return lx_nfs3_enc_readdir(x, a) && put32(x, a->count2);
 }
 
-bool_t nfs3_enc_commit(XDR *x, const struct nfs3_args *a)
+bool_t lx_nfs3_enc_commit(XDR *x, const struct lx_nfs3_args *a)
 {
 	return enc_fh(x, a->fh) && put64(x, a->offset) && put32(x, a->count);
 }
 
 /* ------------------------------------------------------------- decoders */
 
-bool_t nfs3_dec_getattr(XDR *x, struct nfs3_ctx *c)
+bool_t lx_nfs3_dec_getattr(XDR *x, struct lx_nfs3_ctx *c)
 {
-	struct nfs3_getattr_res *r = c->res;
+	struct lx_nfs3_getattr_res *r = c->res;
 
 	if (!u32(x, &r->status))
 		return FALSE;
-	return r->status != NFS3_OK || nfs3_xdr_fattr(x, &r->attr);
+	return r->status != LX_NFS3_OK || lx_nfs3_xdr_fattr(x, &r->attr);
 }
 
 /* SETATTR, REMOVE, RMDIR: wcc_data in both arms */
-bool_t nfs3_dec_wcc_res(XDR *x, struct nfs3_ctx *c)
+bool_t lx_nfs3_dec_wcc_res(XDR *x, struct lx_nfs3_ctx *c)
 {
-	struct nfs3_wcc_res *r = c->res;
+	struct lx_nfs3_wcc_res *r = c->res;
 
-	return u32(x, &r->status) && nfs3_xdr_wcc(x, &r->wcc);
+	return u32(x, &r->status) && lx_nfs3_xdr_wcc(x, &r->wcc);
 }
 
-bool_t nfs3_dec_lookup(XDR *x, struct nfs3_ctx *c)
+bool_t lx_nfs3_dec_lookup(XDR *x, struct lx_nfs3_ctx *c)
 {
-	struct nfs3_lookup_res *r = c->res;
+	struct lx_nfs3_lookup_res *r = c->res;
 
 	if (!u32(x, &r->status))
 		return FALSE;
-	if (r->status != NFS3_OK)
-		return nfs3_xdr_post_attr(x, &r->dir_attr);
-	return nfs3_xdr_fh(x, &r->fh) && nfs3_xdr_post_attr(x, &r->attr) &&
-	       nfs3_xdr_post_attr(x, &r->dir_attr);
+	if (r->status != LX_NFS3_OK)
+		return lx_nfs3_xdr_post_attr(x, &r->dir_attr);
+	return lx_nfs3_xdr_fh(x, &r->fh) &&
+	       lx_nfs3_xdr_post_attr(x, &r->attr) &&
+	       lx_nfs3_xdr_post_attr(x, &r->dir_attr);
 }
 
-bool_t nfs3_dec_access(XDR *x, struct nfs3_ctx *c)
+bool_t lx_nfs3_dec_access(XDR *x, struct lx_nfs3_ctx *c)
 {
-	struct nfs3_access_res *r = c->res;
+	struct lx_nfs3_access_res *r = c->res;
 
-	if (!u32(x, &r->status) || !nfs3_xdr_post_attr(x, &r->attr))
+	if (!u32(x, &r->status) || !lx_nfs3_xdr_post_attr(x, &r->attr))
 		return FALSE;
-	return r->status != NFS3_OK || u32(x, &r->access);
+	return r->status != LX_NFS3_OK || u32(x, &r->access);
 }
 
-bool_t nfs3_dec_readlink(XDR *x, struct nfs3_ctx *c)
+bool_t lx_nfs3_dec_readlink(XDR *x, struct lx_nfs3_ctx *c)
 {
-	struct nfs3_readlink_res *r = c->res;
+	struct lx_nfs3_readlink_res *r = c->res;
 	const char *p;
 	uint32_t len;
 
-	if (!u32(x, &r->status) || !nfs3_xdr_post_attr(x, &r->attr))
+	if (!u32(x, &r->status) || !lx_nfs3_xdr_post_attr(x, &r->attr))
 		return FALSE;
-	if (r->status != NFS3_OK)
+	if (r->status != LX_NFS3_OK)
 		return TRUE;
 	if (!u32(x, &len))
 		return FALSE;
-	if (len > NFS3_MAXPATHLEN || len >= c->u.str.size) {
+	if (len > LX_NFS3_MAXPATHLEN || len >= c->u.str.size) {
 		c->err = -ENAMETOOLONG;
 		return FALSE;
 	}
@@ -383,27 +384,27 @@ bool_t nfs3_dec_readlink(XDR *x, struct nfs3_ctx *c)
 }
 
 /*
- * READ3res: status, post_op_attr, then for NFS3_OK count, eof, and the
+ * READ3res: status, post_op_attr, then for LX_NFS3_OK count, eof, and the
  * data's opaque length.  Tell the transport where the data starts and how
  * long it is; refuse more than the caller asked for.
  */
-int nfs3_read_place(void *arg, const uint8_t *b, size_t have, size_t *off,
-		    size_t *len)
+int lx_nfs3_read_place(void *arg, const uint8_t *b, size_t have, size_t *off,
+		       size_t *len)
 {
-	struct nfs3_ctx *c = arg;
+	struct lx_nfs3_ctx *c = arg;
 	uint32_t follows, n;
 	size_t need;
 
 	if (have < 8)
 		return 8;
-	if (get_be32_(b) != NFS3_OK) {
+	if (get_be32_(b) != LX_NFS3_OK) {
 		*len = 0;
 		return 0;
 	}
 	follows = get_be32_(b + 4);
 	if (follows > 1)
 		return -EBADMSG;
-	need = 8 + (follows ? NFS3_FATTR_XDR : 0) + 12;
+	need = 8 + (follows ? LX_NFS3_FATTR_XDR : 0) + 12;
 	if (have < need)
 		return (int)need;
 	n = get_be32_(b + need - 4);
@@ -419,9 +420,9 @@ int nfs3_read_place(void *arg, const uint8_t *b, size_t have, size_t *off,
 }
 
 /* Data that was not placed by the transport: copy it out of the stream. */
-static bool_t read_inline(XDR *x, struct nfs3_ctx *c, uint32_t len)
+static bool_t read_inline(XDR *x, struct lx_nfs3_ctx *c, uint32_t len)
 {
-	struct xprt_iter it;
+	struct lx_xprt_iter it;
 	const void *p;
 
 	if (len > c->u.rd.max) {
@@ -430,20 +431,20 @@ static bool_t read_inline(XDR *x, struct nfs3_ctx *c, uint32_t len)
 	}
 	p = xdr_inline(x, (u_int)((len + 3) & ~3u));
 	if (!p ||
-	    xprt_iter_iovec(&it, c->u.rd.iov, c->u.rd.iovcnt, c->u.rd.max) ||
-	    xprt_iter_copy_to(&it, p, len) != len)
+	    lx_xprt_iter_iovec(&it, c->u.rd.iov, c->u.rd.iovcnt, c->u.rd.max) ||
+	    lx_xprt_iter_copy_to(&it, p, len) != len)
 		return FALSE;
 	return TRUE;
 }
 
-bool_t nfs3_dec_read(XDR *x, struct nfs3_ctx *c)
+bool_t lx_nfs3_dec_read(XDR *x, struct lx_nfs3_ctx *c)
 {
-	struct nfs3_read_res *r = c->res;
+	struct lx_nfs3_read_res *r = c->res;
 	uint32_t len;
 
-	if (!u32(x, &r->status) || !nfs3_xdr_post_attr(x, &r->attr))
+	if (!u32(x, &r->status) || !lx_nfs3_xdr_post_attr(x, &r->attr))
 		return FALSE;
-	if (r->status != NFS3_OK)
+	if (r->status != LX_NFS3_OK)
 		return TRUE;
 	if (!u32(x, &r->count) || !boolean(x, &r->eof) || !u32(x, &len))
 		return FALSE;
@@ -454,70 +455,70 @@ bool_t nfs3_dec_read(XDR *x, struct nfs3_ctx *c)
 	return read_inline(x, c, len);
 }
 
-bool_t nfs3_dec_write(XDR *x, struct nfs3_ctx *c)
+bool_t lx_nfs3_dec_write(XDR *x, struct lx_nfs3_ctx *c)
 {
-	struct nfs3_write_res *r = c->res;
+	struct lx_nfs3_write_res *r = c->res;
 
-	if (!u32(x, &r->status) || !nfs3_xdr_wcc(x, &r->wcc))
+	if (!u32(x, &r->status) || !lx_nfs3_xdr_wcc(x, &r->wcc))
 		return FALSE;
-	if (r->status != NFS3_OK)
+	if (r->status != LX_NFS3_OK)
 		return TRUE;
 	return u32(x, &r->count) && u32(x, &r->committed) &&
-	       r->committed <= NFS3_FILE_SYNC && verf(x, r->verf);
+	       r->committed <= LX_NFS3_FILE_SYNC && verf(x, r->verf);
 }
 
 /* CREATE, MKDIR, SYMLINK, MKNOD */
-bool_t nfs3_dec_create(XDR *x, struct nfs3_ctx *c)
+bool_t lx_nfs3_dec_create(XDR *x, struct lx_nfs3_ctx *c)
 {
-	struct nfs3_create_res *r = c->res;
+	struct lx_nfs3_create_res *r = c->res;
 
 	if (!u32(x, &r->status))
 		return FALSE;
-	if (r->status == NFS3_OK) {
+	if (r->status == LX_NFS3_OK) {
 		if (!boolean(x, &r->fh_present) ||
-		    (r->fh_present && !nfs3_xdr_fh(x, &r->fh)) ||
-		    !nfs3_xdr_post_attr(x, &r->attr))
+		    (r->fh_present && !lx_nfs3_xdr_fh(x, &r->fh)) ||
+		    !lx_nfs3_xdr_post_attr(x, &r->attr))
 			return FALSE;
 	}
-	return nfs3_xdr_wcc(x, &r->dir_wcc);
+	return lx_nfs3_xdr_wcc(x, &r->dir_wcc);
 }
 
-bool_t nfs3_dec_rename(XDR *x, struct nfs3_ctx *c)
+bool_t lx_nfs3_dec_rename(XDR *x, struct lx_nfs3_ctx *c)
 {
-	struct nfs3_rename_res *r = c->res;
+	struct lx_nfs3_rename_res *r = c->res;
 
-	return u32(x, &r->status) && nfs3_xdr_wcc(x, &r->from_wcc) &&
-	       nfs3_xdr_wcc(x, &r->to_wcc);
+	return u32(x, &r->status) && lx_nfs3_xdr_wcc(x, &r->from_wcc) &&
+	       lx_nfs3_xdr_wcc(x, &r->to_wcc);
 }
 
-bool_t nfs3_dec_link(XDR *x, struct nfs3_ctx *c)
+bool_t lx_nfs3_dec_link(XDR *x, struct lx_nfs3_ctx *c)
 {
-	struct nfs3_link_res *r = c->res;
+	struct lx_nfs3_link_res *r = c->res;
 
-	return u32(x, &r->status) && nfs3_xdr_post_attr(x, &r->attr) &&
-	       nfs3_xdr_wcc(x, &r->dir_wcc);
+	return u32(x, &r->status) && lx_nfs3_xdr_post_attr(x, &r->attr) &&
+	       lx_nfs3_xdr_wcc(x, &r->dir_wcc);
 }
 
-bool_t nfs3_dec_fsstat(XDR *x, struct nfs3_ctx *c)
+bool_t lx_nfs3_dec_fsstat(XDR *x, struct lx_nfs3_ctx *c)
 {
-	struct nfs3_fsstat_res *r = c->res;
+	struct lx_nfs3_fsstat_res *r = c->res;
 
-	if (!u32(x, &r->status) || !nfs3_xdr_post_attr(x, &r->attr))
+	if (!u32(x, &r->status) || !lx_nfs3_xdr_post_attr(x, &r->attr))
 		return FALSE;
-	if (r->status != NFS3_OK)
+	if (r->status != LX_NFS3_OK)
 		return TRUE;
 	return u64(x, &r->tbytes) && u64(x, &r->fbytes) && u64(x, &r->abytes) &&
 	       u64(x, &r->tfiles) && u64(x, &r->ffiles) && u64(x, &r->afiles) &&
 	       u32(x, &r->invarsec);
 }
 
-bool_t nfs3_dec_fsinfo(XDR *x, struct nfs3_ctx *c)
+bool_t lx_nfs3_dec_fsinfo(XDR *x, struct lx_nfs3_ctx *c)
 {
-	struct nfs3_fsinfo_res *r = c->res;
+	struct lx_nfs3_fsinfo_res *r = c->res;
 
-	if (!u32(x, &r->status) || !nfs3_xdr_post_attr(x, &r->attr))
+	if (!u32(x, &r->status) || !lx_nfs3_xdr_post_attr(x, &r->attr))
 		return FALSE;
-	if (r->status != NFS3_OK)
+	if (r->status != LX_NFS3_OK)
 		return TRUE;
 	return u32(x, &r->rtmax) && u32(x, &r->rtpref) && u32(x, &r->rtmult) &&
 	       u32(x, &r->wtmax) && u32(x, &r->wtpref) && u32(x, &r->wtmult) &&
@@ -525,13 +526,13 @@ bool_t nfs3_dec_fsinfo(XDR *x, struct nfs3_ctx *c)
 	       time3(x, &r->time_delta) && u32(x, &r->properties);
 }
 
-bool_t nfs3_dec_pathconf(XDR *x, struct nfs3_ctx *c)
+bool_t lx_nfs3_dec_pathconf(XDR *x, struct lx_nfs3_ctx *c)
 {
-	struct nfs3_pathconf_res *r = c->res;
+	struct lx_nfs3_pathconf_res *r = c->res;
 
-	if (!u32(x, &r->status) || !nfs3_xdr_post_attr(x, &r->attr))
+	if (!u32(x, &r->status) || !lx_nfs3_xdr_post_attr(x, &r->attr))
 		return FALSE;
-	if (r->status != NFS3_OK)
+	if (r->status != LX_NFS3_OK)
 		return TRUE;
 	return u32(x, &r->linkmax) && u32(x, &r->name_max) &&
 	       boolean(x, &r->no_trunc) && boolean(x, &r->chown_restricted) &&
@@ -539,11 +540,11 @@ bool_t nfs3_dec_pathconf(XDR *x, struct nfs3_ctx *c)
 	       boolean(x, &r->case_preserving);
 }
 
-bool_t nfs3_dec_commit(XDR *x, struct nfs3_ctx *c)
+bool_t lx_nfs3_dec_commit(XDR *x, struct lx_nfs3_ctx *c)
 {
-	struct nfs3_commit_res *r = c->res;
+	struct lx_nfs3_commit_res *r = c->res;
 
-	if (!u32(x, &r->status) || !nfs3_xdr_wcc(x, &r->wcc))
+	if (!u32(x, &r->status) || !lx_nfs3_xdr_wcc(x, &r->wcc))
 		return FALSE;
-	return r->status != NFS3_OK || verf(x, r->verf);
+	return r->status != LX_NFS3_OK || verf(x, r->verf);
 }

@@ -17,16 +17,16 @@
 
 #include "nfs3_int.h"
 
-static bool_t dec_name(XDR *x, struct nfs3_ctx *c, struct nfs3_dirent *e,
+static bool_t dec_name(XDR *x, struct lx_nfs3_ctx *c, struct lx_nfs3_dirent *e,
 		       size_t *used)
 {
-	struct nfs3_dirbuf *db = c->u.db;
+	struct lx_nfs3_dirbuf *db = c->u.db;
 	const char *p;
 	uint32_t len;
 
 	if (!xdr_u_int(x, &len))
 		return FALSE;
-	if (len > NFS3_MAXNAMLEN) {
+	if (len > LX_NFS3_MAXNAMLEN) {
 		c->err = -ENAMETOOLONG;
 		return FALSE;
 	}
@@ -45,16 +45,16 @@ static bool_t dec_name(XDR *x, struct nfs3_ctx *c, struct nfs3_dirent *e,
 	return TRUE;
 }
 
-static bool_t dec_entries(XDR *x, struct nfs3_ctx *c, bool plus)
+static bool_t dec_entries(XDR *x, struct lx_nfs3_ctx *c, bool plus)
 {
-	struct nfs3_readdir_res *r = c->res;
-	struct nfs3_dirbuf *db = c->u.db;
+	struct lx_nfs3_readdir_res *r = c->res;
+	struct lx_nfs3_dirbuf *db = c->u.db;
 	size_t used = 0;
 	uint32_t follows;
 
 	r->n = 0;
 	for (;;) {
-		struct nfs3_dirent *e;
+		struct lx_nfs3_dirent *e;
 
 		if (!xdr_u_int(x, &follows) || follows > 1)
 			return FALSE;
@@ -73,11 +73,11 @@ static bool_t dec_entries(XDR *x, struct nfs3_ctx *c, bool plus)
 		if (plus) {
 			uint32_t hf;
 
-			if (!nfs3_xdr_post_attr(x, &e->attr) ||
+			if (!lx_nfs3_xdr_post_attr(x, &e->attr) ||
 			    !xdr_u_int(x, &hf) || hf > 1)
 				return FALSE;
 			e->fh_present = hf;
-			if (hf && !nfs3_xdr_fh(x, &e->fh))
+			if (hf && !lx_nfs3_xdr_fh(x, &e->fh))
 				return FALSE;
 		}
 		r->n++;
@@ -88,27 +88,27 @@ static bool_t dec_entries(XDR *x, struct nfs3_ctx *c, bool plus)
 	return TRUE;
 }
 
-static bool_t dec_dir(XDR *x, struct nfs3_ctx *c, bool plus)
+static bool_t dec_dir(XDR *x, struct lx_nfs3_ctx *c, bool plus)
 {
-	struct nfs3_readdir_res *r = c->res;
+	struct lx_nfs3_readdir_res *r = c->res;
 
 	r->n = 0;
 	r->eof = false;
 	if (!c->u.db || !xdr_u_int(x, &r->status) ||
-	    !nfs3_xdr_post_attr(x, &r->dir_attr))
+	    !lx_nfs3_xdr_post_attr(x, &r->dir_attr))
 		return FALSE;
-	if (r->status != NFS3_OK)
+	if (r->status != LX_NFS3_OK)
 		return TRUE;
-	return xdr_opaque(x, (char *)r->cookieverf, NFS3_VERFSIZE) &&
+	return xdr_opaque(x, (char *)r->cookieverf, LX_NFS3_VERFSIZE) &&
 	       dec_entries(x, c, plus);
 }
 
-bool_t nfs3_dec_readdir(XDR *x, struct nfs3_ctx *c)
+bool_t lx_nfs3_dec_readdir(XDR *x, struct lx_nfs3_ctx *c)
 {
 	return dec_dir(x, c, false);
 }
 
-bool_t nfs3_dec_readdirplus(XDR *x, struct nfs3_ctx *c)
+bool_t lx_nfs3_dec_readdirplus(XDR *x, struct lx_nfs3_ctx *c)
 {
 	return dec_dir(x, c, true);
 }

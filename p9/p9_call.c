@@ -56,43 +56,44 @@ static uint32_t get_le32(const uint8_t *p)
 
 /* Mark first, drop the connection after: a caller woken by the call we
  * complete in between must already see the session as gone. */
-void p9_mark_broken(struct p9_clnt *c)
+void lx_p9_mark_broken(struct lx_p9_clnt *c)
 {
 	atomic_store(&c->broken, true);
 }
 
-void p9_set_broken(struct p9_clnt *c)
+void lx_p9_set_broken(struct lx_p9_clnt *c)
 {
-	p9_mark_broken(c);
+	lx_p9_mark_broken(c);
 	if (!atomic_exchange(&c->killed, true))
-		xprt_disconnect(c->x);
+		lx_xprt_disconnect(c->x);
 }
 
 /* The errno a call gets when the session cannot take it. */
-static int p9_gone(struct p9_clnt *c)
+static int lx_p9_gone(struct lx_p9_clnt *c)
 {
 	return atomic_load(&c->closing) ? -ESHUTDOWN : -ENOTCONN;
 }
 
 /* ------------------------------------------------------------ starting */
 
-static int p9_alloc(struct p9_clnt *c, unsigned int flags, uint8_t kind,
-		    struct xprt_req **reqp)
+static int lx_p9_alloc(struct lx_p9_clnt *c, unsigned int flags, uint8_t kind,
+		       struct lx_xprt_req **reqp)
 {
-	struct xprt_req *req;
-	struct p9_call *pc;
-	enum xprt_state s;
+	struct lx_xprt_req *req;
+	struct lx_p9_call *pc;
+	enum lx_xprt_state s;
 	int err;
 
 	if (atomic_load(&c->broken))
-		return p9_gone(c);
-	s = xprt_state(c->x);
-	if (s != XPRT_CONNECTED && s != XPRT_CONNECTING)
-		return p9_gone(c);
-	err = xprt_req_alloc(c->x, (flags & P9_NOWAIT) ? XPRT_NOWAIT : 0, &req);
+		return lx_p9_gone(c);
+	s = lx_xprt_state(c->x);
+	if (s != LX_XPRT_CONNECTED && s != LX_XPRT_CONNECTING)
+		return lx_p9_gone(c);
+	err = lx_xprt_req_alloc(
+		c->x, (flags & LX_P9_NOWAIT) ? LX_XPRT_NOWAIT : 0, &req);
 	if (err)
 		return err;
-	pc = p9_call_of(req);
+	pc = lx_p9_call_of(req);
 	pc->c = c;
 	pc->kind = kind;
 	pc->server_err = false;
@@ -112,22 +113,23 @@ static int p9_alloc(struct p9_clnt *c, unsigned int flags, uint8_t kind,
 	pc->fl_want = 0;
 	pc->fl_busy = 0;
 	pc->fl_confirmed = false;
-	req->ops = &p9_req_ops;
+	req->ops = &lx_p9_req_ops;
 	*reqp = req;
 	return 0;
 }
 
 /* Encode @tx into the request's send buffer under @tag; Twrite data is
  * sent from the caller's memory. */
-int p9_encode_req(struct xprt_req *req, const struct p9_fcall *tx, uint16_t tag)
+int lx_p9_encode_req(struct lx_xprt_req *req, const struct lx_p9_fcall *tx,
+		     uint16_t tag)
 {
-	struct p9_clnt *c = p9_call_of(req)->c;
-	bool write = tx->type == P9_TWRITE;
+	struct lx_p9_clnt *c = lx_p9_call_of(req)->c;
+	bool write = tx->type == LX_P9_TWRITE;
 	size_t len, total;
 	int err;
 
-	err = p9_msg_encode(tx, req->sbuf->data, req->sbuf->cap,
-			    write ? P9_ENC_NODATA : 0, &len);
+	err = lx_p9_msg_encode(tx, req->sbuf->data, req->sbuf->cap,
+			       write ? LX_P9_ENC_NODATA : 0, &len);
 	if (err)
 		return err;
 	total = len + (write ? tx->u.twrite.count : 0);
@@ -136,63 +138,63 @@ int p9_encode_req(struct xprt_req *req, const struct p9_fcall *tx, uint16_t tag)
 	put_le16((uint8_t *)req->sbuf->data + 5, tag);
 	req->sbuf->len = (uint32_t)len;
 	if (write && tx->u.twrite.count)
-		return xprt_req_add_seg(req, tx->u.twrite.data,
-					tx->u.twrite.count);
+		return lx_xprt_req_add_seg(req, tx->u.twrite.data,
+					   tx->u.twrite.count);
 	return 0;
 }
 
 /*
  * Submit under @key and arm the call's timer.  The timer is armed after
- * the submit (xprt_req_set_timer() wants a submitted request), by which
+ * the submit (lx_xprt_req_set_timer() wants a submitted request), by which
  * time the call may already have completed and its owner put it: a
  * reference held across both keeps the slot ours meanwhile.
  */
-int p9_submit(struct xprt_req *req, uint16_t key)
+int lx_p9_submit(struct lx_xprt_req *req, uint16_t key)
 {
-	struct p9_call *pc = p9_call_of(req);
-	struct p9_clnt *c = pc->c;
+	struct lx_p9_call *pc = lx_p9_call_of(req);
+	struct lx_p9_clnt *c = pc->c;
 	int err;
 
-	xprt_req_get(req);
-	err = xprt_req_submit(req, key);
+	lx_xprt_req_get(req);
+	err = lx_xprt_req_submit(req, key);
 	if (!err && pc->timeout_ns)
-		xprt_req_set_timer(req, pc->timeout_ns);
-	xprt_req_put(req);
+		lx_xprt_req_set_timer(req, pc->timeout_ns);
+	lx_xprt_req_put(req);
 	if (!err)
 		atomic_fetch_add_explicit(&c->st.calls, 1,
 					  memory_order_relaxed);
-	return err == -ESHUTDOWN ? p9_gone(c) : err;
+	return err == -ESHUTDOWN ? lx_p9_gone(c) : err;
 }
 
-static bool p9_is_tmsg(uint8_t type)
+static bool lx_p9_is_tmsg(uint8_t type)
 {
 	switch (type) {
-	case P9_TSTATFS:
-	case P9_TLOPEN:
-	case P9_TLCREATE:
-	case P9_TSYMLINK:
-	case P9_TMKNOD:
-	case P9_TRENAME:
-	case P9_TREADLINK:
-	case P9_TGETATTR:
-	case P9_TSETATTR:
-	case P9_TXATTRWALK:
-	case P9_TXATTRCREATE:
-	case P9_TREADDIR:
-	case P9_TFSYNC:
-	case P9_TLOCK:
-	case P9_TGETLOCK:
-	case P9_TLINK:
-	case P9_TMKDIR:
-	case P9_TRENAMEAT:
-	case P9_TUNLINKAT:
-	case P9_TAUTH:
-	case P9_TATTACH:
-	case P9_TWALK:
-	case P9_TREAD:
-	case P9_TWRITE:
-	case P9_TCLUNK:
-	case P9_TREMOVE:
+	case LX_P9_TSTATFS:
+	case LX_P9_TLOPEN:
+	case LX_P9_TLCREATE:
+	case LX_P9_TSYMLINK:
+	case LX_P9_TMKNOD:
+	case LX_P9_TRENAME:
+	case LX_P9_TREADLINK:
+	case LX_P9_TGETATTR:
+	case LX_P9_TSETATTR:
+	case LX_P9_TXATTRWALK:
+	case LX_P9_TXATTRCREATE:
+	case LX_P9_TREADDIR:
+	case LX_P9_TFSYNC:
+	case LX_P9_TLOCK:
+	case LX_P9_TGETLOCK:
+	case LX_P9_TLINK:
+	case LX_P9_TMKDIR:
+	case LX_P9_TRENAMEAT:
+	case LX_P9_TUNLINKAT:
+	case LX_P9_TAUTH:
+	case LX_P9_TATTACH:
+	case LX_P9_TWALK:
+	case LX_P9_TREAD:
+	case LX_P9_TWRITE:
+	case LX_P9_TCLUNK:
+	case LX_P9_TREMOVE:
 		return true;
 	default:
 		return false; /* Tversion and Tflush are the client's own */
@@ -203,111 +205,112 @@ static bool p9_is_tmsg(uint8_t type)
  * Allocate, encode and submit a call.  With @handle an extra reference is
  * taken for the caller before the call can complete.
  */
-static int p9_start(struct p9_clnt *c, const struct p9_fcall *tx,
-		    const struct p9_call_opts *o, uint8_t kind, p9_call_fn cb,
-		    void *arg, bool handle, struct xprt_req **reqp)
+static int lx_p9_start(struct lx_p9_clnt *c, const struct lx_p9_fcall *tx,
+		       const struct lx_p9_call_opts *o, uint8_t kind,
+		       lx_p9_call_fn cb, void *arg, bool handle,
+		       struct lx_xprt_req **reqp)
 {
 	unsigned int flags = o ? o->flags : 0;
-	struct xprt_req *req;
-	struct p9_call *pc;
+	struct lx_xprt_req *req;
+	struct lx_p9_call *pc;
 	uint16_t tag;
 	int err;
 
-	if (flags & ~P9_NOWAIT)
+	if (flags & ~LX_P9_NOWAIT)
 		return -EINVAL;
-	if (kind == P9C_VERSION ? tx->type != P9_TVERSION :
-				  !p9_is_tmsg(tx->type))
+	if (kind == LX_P9C_VERSION ? tx->type != LX_P9_TVERSION :
+				     !lx_p9_is_tmsg(tx->type))
 		return -EINVAL;
-	err = p9_alloc(c, flags, kind, &req);
+	err = lx_p9_alloc(c, flags, kind, &req);
 	if (err)
 		return err;
-	pc = p9_call_of(req);
+	pc = lx_p9_call_of(req);
 	pc->ttype = tx->type;
 	if (o && o->timeout_ms)
-		pc->timeout_ns = o->timeout_ms == P9_NO_TIMEOUT ?
+		pc->timeout_ns = o->timeout_ms == LX_P9_NO_TIMEOUT ?
 					 0 :
 					 (uint64_t)o->timeout_ms * 1000000u;
 	switch (tx->type) {
-	case P9_TREAD:
-	case P9_TREADDIR:
+	case LX_P9_TREAD:
+	case LX_P9_TREADDIR:
 		pc->want = tx->u.tread.count;
 		pc->rdata = o ? o->rdata : NULL;
 		break;
-	case P9_TWRITE:
+	case LX_P9_TWRITE:
 		pc->want = tx->u.twrite.count;
 		break;
-	case P9_TWALK:
+	case LX_P9_TWALK:
 		pc->want = tx->u.twalk.nwname;
 		break;
 	default:
 		break;
 	}
-	tag = kind == P9C_VERSION ? P9_NOTAG : (uint16_t)req->slot;
-	err = p9_encode_req(req, tx, tag);
+	tag = kind == LX_P9C_VERSION ? LX_P9_NOTAG : (uint16_t)req->slot;
+	err = lx_p9_encode_req(req, tx, tag);
 	if (err)
 		goto out_put;
 	req->owner = o ? o->owner : 0;
 	pc->cb.call = cb;
 	pc->arg = arg;
 	if (handle)
-		xprt_req_get(req);
-	err = p9_submit(req, tag);
+		lx_xprt_req_get(req);
+	err = lx_p9_submit(req, tag);
 	if (err) {
 		if (handle)
-			xprt_req_put(req);
+			lx_xprt_req_put(req);
 		goto out_put;
 	}
 	*reqp = req;
 	return 0;
 
 out_put:
-	xprt_req_put(req);
+	lx_xprt_req_put(req);
 	return err;
 }
 
 /* --------------------------------------------------------------- reply */
 
 /* Transport hook: refuse oversize replies, place Rread/Rreaddir data. */
-static int p9_place(struct xprt_req *req, size_t have, size_t msg_len)
+static int lx_p9_place(struct lx_xprt_req *req, size_t have, size_t msg_len)
 {
-	struct p9_call *pc = p9_call_of(req);
+	struct lx_p9_call *pc = lx_p9_call_of(req);
 	const uint8_t *p = req->rbuf->data;
 	uint32_t count;
 
 	if (msg_len > pc->c->msize)
 		return -EMSGSIZE;
-	if (!pc->rdata || p[4] != pc->ttype + 1 || msg_len < P9_RREAD_HDR)
+	if (!pc->rdata || p[4] != pc->ttype + 1 || msg_len < LX_P9_RREAD_HDR)
 		return 0; /* all into rbuf; done() judges it */
-	if (have < P9_RREAD_HDR)
-		return P9_RREAD_HDR;
+	if (have < LX_P9_RREAD_HDR)
+		return LX_P9_RREAD_HDR;
 	count = get_le32(p + 7);
 	if (count > pc->want)
 		return -EPROTO; /* never write past the caller's buffer */
-	if (P9_RREAD_HDR + (size_t)count != msg_len)
+	if (LX_P9_RREAD_HDR + (size_t)count != msg_len)
 		return -EBADMSG;
 	if (!count)
 		return 0;
 	pc->rd_iov.iov_base = pc->rdata;
 	pc->rd_iov.iov_len = count;
-	xprt_iter_kvec(&req->rx_data, &pc->rd_iov, 1, count);
-	req->rx_data_off = P9_RREAD_HDR;
+	lx_xprt_iter_kvec(&req->rx_data, &pc->rd_iov, 1, count);
+	req->rx_data_off = LX_P9_RREAD_HDR;
 	req->rx_data_len = count;
 	req->rx_data_pad = 0;
 	return 0;
 }
 
 /* Decode the reply in rbuf into pc->rx; return the call's status. */
-static int p9_parse(struct xprt_req *req, struct p9_call *pc)
+static int lx_p9_parse(struct lx_xprt_req *req, struct lx_p9_call *pc)
 {
 	const uint8_t *p = req->rbuf->data;
-	struct p9_fcall *rx = &pc->rx;
+	struct lx_p9_fcall *rx = &pc->rx;
 	uint32_t ecode;
 	int err;
 
 	if (req->rx_data_len) {
 		/* place() checked type, count and size; the data is in the
 		 * caller's memory, the header in rbuf */
-		if (req->rlen != P9_RREAD_HDR)
+		if (req->rlen != LX_P9_RREAD_HDR)
 			return -EBADMSG;
 		rx->type = p[4];
 		rx->tag = (uint16_t)(p[5] | p[6] << 8);
@@ -317,10 +320,10 @@ static int p9_parse(struct xprt_req *req, struct p9_call *pc)
 	}
 	if (req->rlen != req->rx_msg_len)
 		return -EBADMSG;
-	err = p9_msg_decode(p, req->rlen, pc->c->msize, rx);
+	err = lx_p9_msg_decode(p, req->rlen, pc->c->msize, rx);
 	if (err)
 		return err;
-	if (rx->type == P9_RLERROR || rx->type == P9_RERROR) {
+	if (rx->type == LX_P9_RLERROR || rx->type == LX_P9_RERROR) {
 		ecode = rx->u.rlerror.ecode;
 		pc->server_err = true;
 		return ecode && ecode < 4096 ? -(int)ecode : -EIO;
@@ -328,16 +331,16 @@ static int p9_parse(struct xprt_req *req, struct p9_call *pc)
 	if (rx->type != pc->ttype + 1)
 		return -EPROTO;
 	switch (rx->type) {
-	case P9_RREAD:
-	case P9_RREADDIR:
+	case LX_P9_RREAD:
+	case LX_P9_RREADDIR:
 		if (rx->u.rread.count > pc->want)
 			return -EPROTO;
 		break;
-	case P9_RWRITE:
+	case LX_P9_RWRITE:
 		if (rx->u.rwrite.count > pc->want)
 			return -EPROTO;
 		break;
-	case P9_RWALK:
+	case LX_P9_RWALK:
 		if (rx->u.rwalk.nwqid > pc->want)
 			return -EPROTO;
 		break;
@@ -348,37 +351,38 @@ static int p9_parse(struct xprt_req *req, struct p9_call *pc)
 }
 
 /* Transport hook: the outcome, exactly once. */
-static void p9_done(struct xprt_req *req, int status)
+static void lx_p9_done(struct lx_xprt_req *req, int status)
 {
-	struct p9_call *pc = p9_call_of(req);
+	struct lx_p9_call *pc = lx_p9_call_of(req);
 	uint32_t count = 0;
 	bool replied = !status;
 
-	if (pc->kind == P9C_FLUSH) {
-		p9_flush_done(req, status);
+	if (pc->kind == LX_P9C_FLUSH) {
+		lx_p9_flush_done(req, status);
 		return;
 	}
 	atomic_store_explicit(&pc->finished, true, memory_order_relaxed);
 	if (replied)
-		status = p9_parse(req, pc);
-	if (xprt_unlikely(
+		status = lx_p9_parse(req, pc);
+	if (lx_xprt_unlikely(
 		    replied &&
 		    atomic_load_explicit(&pc->fl_status, memory_order_relaxed)))
 		atomic_fetch_add_explicit(&pc->c->st.late_replies, 1,
 					  memory_order_relaxed);
 	pc->status = status;
 	switch (pc->kind) {
-	case P9C_IO:
+	case LX_P9C_IO:
 		if (!status)
-			count = pc->ttype == P9_TREAD ? pc->rx.u.rread.count :
-							pc->rx.u.rwrite.count;
+			count = pc->ttype == LX_P9_TREAD ?
+					pc->rx.u.rread.count :
+					pc->rx.u.rwrite.count;
 		pc->cb.io(pc->arg, status, count);
-		xprt_req_put(req);
+		lx_xprt_req_put(req);
 		break;
-	case P9C_ASYNC:
-		pc->cb.call((struct p9_req *)req, status,
+	case LX_P9C_ASYNC:
+		pc->cb.call((struct lx_p9_req *)req, status,
 			    status ? NULL : &pc->rx, pc->arg);
-		xprt_req_put(req);
+		lx_xprt_req_put(req);
 		break;
 	default:
 		break; /* the waiter reads the status and puts */
@@ -386,51 +390,51 @@ static void p9_done(struct xprt_req *req, int status)
 }
 
 /* Transport hook: the call's timer expired. */
-static void p9_timeout(struct xprt_req *req)
+static void lx_p9_timeout(struct lx_xprt_req *req)
 {
-	struct p9_call *pc = p9_call_of(req);
+	struct lx_p9_call *pc = lx_p9_call_of(req);
 
 	switch (pc->kind) {
-	case P9C_VERSION:
-		xprt_req_fail(req, -ETIMEDOUT); /* nothing to flush yet */
+	case LX_P9C_VERSION:
+		lx_xprt_req_fail(req, -ETIMEDOUT); /* nothing to flush yet */
 		return;
-	case P9C_FLUSH:
-		p9_flush_expired(req);
+	case LX_P9C_FLUSH:
+		lx_p9_flush_expired(req);
 		return;
 	default:
 		break;
 	}
 	if (atomic_load(&pc->fl_finish))
-		xprt_req_fail(req, atomic_load(&pc->fl_status));
+		lx_xprt_req_fail(req, atomic_load(&pc->fl_status));
 	else if (!atomic_load(&pc->fl_status))
-		p9_flush_start(req, -ETIMEDOUT);
+		lx_p9_flush_start(req, -ETIMEDOUT);
 	else
-		p9_flush_send(req); /* retry: no slot was free before */
+		lx_p9_flush_send(req); /* retry: no slot was free before */
 }
 
-const struct xprt_req_ops p9_req_ops = {
-	.done = p9_done,
-	.place = p9_place,
-	.timeout = p9_timeout,
+const struct lx_xprt_req_ops lx_p9_req_ops = {
+	.done = lx_p9_done,
+	.place = lx_p9_place,
+	.timeout = lx_p9_timeout,
 };
 
 /* ------------------------------------------------------------ sync API */
 
-int p9_rpc(struct p9_clnt *c, const struct p9_fcall *tx,
-	   const struct p9_call_opts *o, struct p9_result *res)
+int lx_p9_rpc(struct lx_p9_clnt *c, const struct lx_p9_fcall *tx,
+	      const struct lx_p9_call_opts *o, struct lx_p9_result *res)
 {
-	struct xprt_req *req;
-	struct p9_call *pc;
+	struct lx_xprt_req *req;
+	struct lx_p9_call *pc;
 	int err, fl;
 
 	res->req = NULL;
 	res->server_err = false;
 	res->unknown = false;
-	err = p9_start(c, tx, o, P9C_SYNC, NULL, NULL, false, &req);
+	err = lx_p9_start(c, tx, o, LX_P9C_SYNC, NULL, NULL, false, &req);
 	if (err)
 		return err;
-	xprt_req_done_wait(req, -1);
-	pc = p9_call_of(req);
+	lx_xprt_req_done_wait(req, -1);
+	pc = lx_p9_call_of(req);
 	err = pc->status;
 	if (err) {
 		fl = atomic_load(&pc->fl_status);
@@ -439,7 +443,7 @@ int p9_rpc(struct p9_clnt *c, const struct p9_fcall *tx,
 		res->unknown = !pc->server_err &&
 			       !(pc->fl_confirmed && fl && err == fl);
 		pthread_mutex_unlock(&c->flush_lock);
-		xprt_req_put(req);
+		lx_xprt_req_put(req);
 		return err;
 	}
 	res->req = req;
@@ -447,20 +451,20 @@ int p9_rpc(struct p9_clnt *c, const struct p9_fcall *tx,
 	return 0;
 }
 
-void p9_result_put(struct p9_result *res)
+void lx_p9_result_put(struct lx_p9_result *res)
 {
 	if (res->req) {
-		xprt_req_put(res->req);
+		lx_xprt_req_put(res->req);
 		res->req = NULL;
 	}
 }
 
-int p9_version_call(struct p9_clnt *c, uint32_t msize, struct p9_str version,
-		    struct p9_result *res)
+int lx_p9_version_call(struct lx_p9_clnt *c, uint32_t msize,
+		       struct lx_p9_str version, struct lx_p9_result *res)
 {
-	struct p9_fcall tx = {.type = P9_TVERSION};
-	struct xprt_req *req;
-	struct p9_call *pc;
+	struct lx_p9_fcall tx = {.type = LX_P9_TVERSION};
+	struct lx_xprt_req *req;
+	struct lx_p9_call *pc;
 	int err;
 
 	tx.u.version.msize = msize;
@@ -468,15 +472,16 @@ int p9_version_call(struct p9_clnt *c, uint32_t msize, struct p9_str version,
 	res->req = NULL;
 	res->server_err = false;
 	res->unknown = false;
-	err = p9_start(c, &tx, NULL, P9C_VERSION, NULL, NULL, false, &req);
+	err = lx_p9_start(c, &tx, NULL, LX_P9C_VERSION, NULL, NULL, false,
+			  &req);
 	if (err)
 		return err;
-	xprt_req_done_wait(req, -1);
-	pc = p9_call_of(req);
+	lx_xprt_req_done_wait(req, -1);
+	pc = lx_p9_call_of(req);
 	err = pc->status;
 	res->server_err = pc->server_err;
 	if (err) {
-		xprt_req_put(req);
+		lx_xprt_req_put(req);
 		return err;
 	}
 	res->req = req;
@@ -484,124 +489,126 @@ int p9_version_call(struct p9_clnt *c, uint32_t msize, struct p9_str version,
 	return 0;
 }
 
-int p9_call(struct p9_clnt *c, const struct p9_fcall *tx,
-	    const struct p9_call_opts *o, struct p9_fcall *rx,
-	    struct p9_req **holdp)
+int lx_p9_call(struct lx_p9_clnt *c, const struct lx_p9_fcall *tx,
+	       const struct lx_p9_call_opts *o, struct lx_p9_fcall *rx,
+	       struct lx_p9_req **holdp)
 {
-	struct p9_result res;
+	struct lx_p9_result res;
 	int err;
 
 	if (!c || !tx || !rx)
 		return -EINVAL;
-	err = p9_rpc(c, tx, o, &res);
+	err = lx_p9_rpc(c, tx, o, &res);
 	if (err)
 		return err;
 	*rx = res.rx;
 	if (holdp)
-		*holdp = (struct p9_req *)res.req;
+		*holdp = (struct lx_p9_req *)res.req;
 	else
-		p9_result_put(&res);
+		lx_p9_result_put(&res);
 	return 0;
 }
 
 /* ----------------------------------------------------------- async API */
 
-int p9_call_async(struct p9_clnt *c, const struct p9_fcall *tx,
-		  const struct p9_call_opts *o, p9_call_fn cb, void *arg,
-		  struct p9_req **reqp)
+int lx_p9_call_async(struct lx_p9_clnt *c, const struct lx_p9_fcall *tx,
+		     const struct lx_p9_call_opts *o, lx_p9_call_fn cb,
+		     void *arg, struct lx_p9_req **reqp)
 {
-	struct xprt_req *req;
+	struct lx_xprt_req *req;
 	int err;
 
 	if (!c || !tx || !cb)
 		return -EINVAL;
-	err = p9_start(c, tx, o, P9C_ASYNC, cb, arg, reqp != NULL, &req);
+	err = lx_p9_start(c, tx, o, LX_P9C_ASYNC, cb, arg, reqp != NULL, &req);
 	if (err)
 		return err;
 	if (reqp)
-		*reqp = (struct p9_req *)req;
+		*reqp = (struct lx_p9_req *)req;
 	return 0;
 }
 
-int p9_cancel(struct p9_req *r)
+int lx_p9_cancel(struct lx_p9_req *r)
 {
-	struct xprt_req *req = (struct xprt_req *)r;
-	struct p9_call *pc;
+	struct lx_xprt_req *req = (struct lx_xprt_req *)r;
+	struct lx_p9_call *pc;
 
 	if (!req)
 		return -EINVAL;
-	pc = p9_call_of(req);
-	if (pc->kind != P9C_SYNC && pc->kind != P9C_ASYNC)
+	pc = lx_p9_call_of(req);
+	if (pc->kind != LX_P9C_SYNC && pc->kind != LX_P9C_ASYNC)
 		return -EINVAL;
-	return p9_flush_start(req, -ECANCELED);
+	return lx_p9_flush_start(req, -ECANCELED);
 }
 
-void p9_req_put(struct p9_req *r)
+void lx_p9_req_put(struct lx_p9_req *r)
 {
 	if (r)
-		xprt_req_put((struct xprt_req *)r);
+		lx_xprt_req_put((struct lx_xprt_req *)r);
 }
 
-uint16_t p9_req_tag(const struct p9_req *r)
+uint16_t lx_p9_req_tag(const struct lx_p9_req *r)
 {
-	return r ? (uint16_t)((const struct xprt_req *)r)->slot : P9_NOTAG;
+	return r ? (uint16_t)((const struct lx_xprt_req *)r)->slot :
+		   LX_P9_NOTAG;
 }
 
 /* ------------------------------------------------------ async data path */
 
-static int p9_io_start(struct p9_clnt *c, uint8_t type, uint32_t fid,
-		       uint64_t offset, uint32_t count, const void *buf,
-		       uint64_t owner, unsigned int flags, p9_io_fn cb,
-		       void *arg)
+static int lx_p9_io_start(struct lx_p9_clnt *c, uint8_t type, uint32_t fid,
+			  uint64_t offset, uint32_t count, const void *buf,
+			  uint64_t owner, unsigned int flags, lx_p9_io_fn cb,
+			  void *arg)
 {
-	struct xprt_req *req;
-	struct p9_call *pc;
+	struct lx_xprt_req *req;
+	struct lx_p9_call *pc;
 	uint8_t *p;
 	int err;
 
-	if (!c || !cb || (!buf && count) || (flags & ~P9_NOWAIT))
+	if (!c || !cb || (!buf && count) || (flags & ~LX_P9_NOWAIT))
 		return -EINVAL;
-	count = XPRT_MIN(count, p9_fid_iosize(c, fid));
-	err = p9_alloc(c, flags, P9C_IO, &req);
+	count = LX_XPRT_MIN(count, lx_p9_fid_iosize(c, fid));
+	err = lx_p9_alloc(c, flags, LX_P9C_IO, &req);
 	if (err)
 		return err;
-	pc = p9_call_of(req);
+	pc = lx_p9_call_of(req);
 	pc->ttype = type;
 	pc->want = count;
 	pc->cb.io = cb;
 	pc->arg = arg;
 	/* Tread and the Twrite header are the same 23 bytes */
 	p = req->sbuf->data;
-	put_le32(p, type == P9_TREAD ? P9_TWRITE_HDR : P9_TWRITE_HDR + count);
+	put_le32(p, type == LX_P9_TREAD ? LX_P9_TWRITE_HDR :
+					  LX_P9_TWRITE_HDR + count);
 	p[4] = type;
 	put_le16(p + 5, (uint16_t)req->slot);
 	put_le32(p + 7, fid);
 	put_le64(p + 11, offset);
 	put_le32(p + 19, count);
-	req->sbuf->len = P9_TWRITE_HDR;
-	if (type == P9_TREAD)
+	req->sbuf->len = LX_P9_TWRITE_HDR;
+	if (type == LX_P9_TREAD)
 		pc->rdata = (void *)buf;
 	else if (count)
-		xprt_req_add_seg(req, buf, count);
+		lx_xprt_req_add_seg(req, buf, count);
 	req->owner = owner;
-	err = p9_submit(req, (uint16_t)req->slot);
+	err = lx_p9_submit(req, (uint16_t)req->slot);
 	if (err)
-		xprt_req_put(req);
+		lx_xprt_req_put(req);
 	return err;
 }
 
-int p9_read_async(struct p9_clnt *c, uint32_t fid, uint64_t offset,
-		  uint32_t count, void *buf, uint64_t owner, unsigned int flags,
-		  p9_io_fn cb, void *arg)
+int lx_p9_read_async(struct lx_p9_clnt *c, uint32_t fid, uint64_t offset,
+		     uint32_t count, void *buf, uint64_t owner,
+		     unsigned int flags, lx_p9_io_fn cb, void *arg)
 {
-	return p9_io_start(c, P9_TREAD, fid, offset, count, buf, owner, flags,
-			   cb, arg);
+	return lx_p9_io_start(c, LX_P9_TREAD, fid, offset, count, buf, owner,
+			      flags, cb, arg);
 }
 
-int p9_write_async(struct p9_clnt *c, uint32_t fid, uint64_t offset,
-		   uint32_t count, const void *buf, uint64_t owner,
-		   unsigned int flags, p9_io_fn cb, void *arg)
+int lx_p9_write_async(struct lx_p9_clnt *c, uint32_t fid, uint64_t offset,
+		      uint32_t count, const void *buf, uint64_t owner,
+		      unsigned int flags, lx_p9_io_fn cb, void *arg)
 {
-	return p9_io_start(c, P9_TWRITE, fid, offset, count, buf, owner, flags,
-			   cb, arg);
+	return lx_p9_io_start(c, LX_P9_TWRITE, fid, offset, count, buf, owner,
+			      flags, cb, arg);
 }

@@ -6,7 +6,7 @@
  * is only known after Tversion, which itself needs a request and so a
  * pool.  The transport is therefore created with a pool for the msize we
  * propose; when the server answers with a smaller one, a pool of the
- * agreed size replaces it before any other call (xprt_set_pool()), and the
+ * agreed size replaces it before any other call (lx_xprt_set_pool()), and the
  * first pool is kept, idle, until close (the receive thread may still
  * cache the Tversion buffers).  Both test servers agree to 65536, the
  * default, so usually there is one pool.
@@ -15,7 +15,7 @@
  * and that is refused per call by the request engine (-EMSGSIZE, the
  * message discarded, the session goes on); a size field beyond it cannot
  * be a 9P message at all and drops the connection, which ends the session
- * (9P state does not survive a connection: the XPRT_FAIL policy).
+ * (9P state does not survive a connection: the LX_XPRT_FAIL policy).
  *
  * Over RDMA the session is the same on the transport's whole-message
  * binding (xprt/rdma_msg.c, framed as Linux's trans_rdma: one 9P message
@@ -39,10 +39,10 @@
 
 #include "p9_int.h"
 
-static void p9_errmsg(const struct p9_opts *o, const char *fmt, ...)
+static void lx_p9_errmsg(const struct lx_p9_opts *o, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-static void p9_errmsg(const struct p9_opts *o, const char *fmt, ...)
+static void lx_p9_errmsg(const struct lx_p9_opts *o, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -53,18 +53,19 @@ static void p9_errmsg(const struct p9_opts *o, const char *fmt, ...)
 	va_end(ap);
 }
 
-static int p9_check_opts(const struct p9_opts *o)
+static int lx_p9_check_opts(const struct lx_p9_opts *o)
 {
 	if (!o->host || !*o->host)
 		return -EINVAL;
-	if (o->msize && (o->msize < P9_MIN_MSIZE || o->msize > P9_MAX_MSIZE))
+	if (o->msize &&
+	    (o->msize < LX_P9_MIN_MSIZE || o->msize > LX_P9_MAX_MSIZE))
 		return -EINVAL;
 	if (o->max_reqs && (o->max_reqs < 2 || o->max_reqs > 0xFFFF))
 		return -EINVAL;
 	if (o->max_fids && (o->max_fids < 2 || o->max_fids > 0xFFFF))
 		return -EINVAL;
-	if (o->transport != XPRT_TRANSPORT_TCP &&
-	    o->transport != XPRT_TRANSPORT_RDMA)
+	if (o->transport != LX_XPRT_TRANSPORT_TCP &&
+	    o->transport != LX_XPRT_TRANSPORT_RDMA)
 		return -EINVAL;
 	if (o->aname && strlen(o->aname) > 0xFFFF)
 		return -ENAMETOOLONG;
@@ -73,122 +74,127 @@ static int p9_check_opts(const struct p9_opts *o)
 	return 0;
 }
 
-static void p9_apply_defaults(struct p9_opts *o)
+static void lx_p9_apply_defaults(struct lx_p9_opts *o)
 {
-	bool rdma = o->transport == XPRT_TRANSPORT_RDMA;
+	bool rdma = o->transport == LX_XPRT_TRANSPORT_RDMA;
 
 	if (!o->port)
-		o->port = rdma ? XPRT_RDMA_9P_PORT : P9_DEF_PORT;
+		o->port = rdma ? LX_XPRT_RDMA_9P_PORT : LX_P9_DEF_PORT;
 	if (!o->msize)
-		o->msize = P9_DEF_MSIZE;
+		o->msize = LX_P9_DEF_MSIZE;
 	if (!o->max_reqs)
-		o->max_reqs = rdma ? P9_RDMA_DEF_MAX_REQS : P9_DEF_MAX_REQS;
+		o->max_reqs =
+			rdma ? LX_P9_RDMA_DEF_MAX_REQS : LX_P9_DEF_MAX_REQS;
 	if (!o->max_fids)
-		o->max_fids = P9_DEF_MAX_FIDS;
+		o->max_fids = LX_P9_DEF_MAX_FIDS;
 	if (!o->timeout_ms)
-		o->timeout_ms = P9_DEF_TIMEOUT_MS;
+		o->timeout_ms = LX_P9_DEF_TIMEOUT_MS;
 	if (!o->connect_timeout_ms)
-		o->connect_timeout_ms = P9_DEF_CONNECT_MS;
+		o->connect_timeout_ms = LX_P9_DEF_CONNECT_MS;
 }
 
-static int p9_make_pool(struct p9_clnt *c, struct xprt_pool **pp,
-			uint32_t msize)
+static int lx_p9_make_pool(struct lx_p9_clnt *c, struct lx_xprt_pool **pp,
+			   uint32_t msize)
 {
-	struct xprt_pool_opts po = {0};
+	struct lx_xprt_pool_opts po = {0};
 	unsigned int max_reqs = c->opts.max_reqs;
 
 	po.buf_size = msize;
 	/* RDMA Sends gather from pool buffers: registered per slab */
-	if (c->opts.transport == XPRT_TRANSPORT_RDMA)
-		po.reg = xprt_rdma_pool_reg();
+	if (c->opts.transport == LX_XPRT_TRANSPORT_RDMA)
+		po.reg = lx_xprt_rdma_pool_reg();
 	/* a send and a receive buffer per slot, and the per-thread caches
 	 * other threads may hold */
 	po.max_bytes = 2 * (size_t)msize * max_reqs + 64 * (size_t)msize;
-	return xprt_pool_create(pp, &po);
+	return lx_xprt_pool_create(pp, &po);
 }
 
 /* Tversion: agree on 9P2000.L and msize. */
-static int p9_negotiate(struct p9_clnt *c)
+static int lx_p9_negotiate(struct lx_p9_clnt *c)
 {
-	struct p9_result res;
-	struct xprt_pool *pool;
-	const struct p9_str *v;
+	struct lx_p9_result res;
+	struct lx_xprt_pool *pool;
+	const struct lx_p9_str *v;
 	uint32_t msize;
 	int err;
 
-	err = p9_version_call(c, c->opts.msize, p9_str_c(P9_VERSION_L), &res);
+	err = lx_p9_version_call(c, c->opts.msize, lx_p9_str_c(LX_P9_VERSION_L),
+				 &res);
 	if (err) {
 		if (res.server_err) {
-			p9_errmsg(&c->opts,
-				  "%s:%u refused Tversion(\"%s\"): %s: not a "
-				  "9P2000.L server",
-				  c->host, c->opts.port, P9_VERSION_L,
-				  strerror(-err));
+			lx_p9_errmsg(
+				&c->opts,
+				"%s:%u refused Tversion(\"%s\"): %s: not a "
+				"9P2000.L server",
+				c->host, c->opts.port, LX_P9_VERSION_L,
+				strerror(-err));
 			return -EPROTONOSUPPORT;
 		}
-		p9_errmsg(&c->opts, "Tversion to %s:%u: %s", c->host,
-			  c->opts.port, p9_strerror(err));
+		lx_p9_errmsg(&c->opts, "Tversion to %s:%u: %s", c->host,
+			     c->opts.port, lx_p9_strerror(err));
 		return err;
 	}
 	v = &res.rx.u.version.version;
 	msize = res.rx.u.version.msize;
-	if (v->len != strlen(P9_VERSION_L) ||
-	    memcmp(v->s, P9_VERSION_L, v->len)) {
-		p9_errmsg(&c->opts,
-			  "%s:%u answered Tversion with version \"%.*s\": it "
-			  "does not speak %s",
-			  c->host, c->opts.port, (int)v->len, v->s,
-			  P9_VERSION_L);
-		p9_result_put(&res);
+	if (v->len != strlen(LX_P9_VERSION_L) ||
+	    memcmp(v->s, LX_P9_VERSION_L, v->len)) {
+		lx_p9_errmsg(
+			&c->opts,
+			"%s:%u answered Tversion with version \"%.*s\": it "
+			"does not speak %s",
+			c->host, c->opts.port, (int)v->len, v->s,
+			LX_P9_VERSION_L);
+		lx_p9_result_put(&res);
 		return -EPROTONOSUPPORT;
 	}
-	p9_result_put(&res);
-	if (msize < P9_MIN_MSIZE) {
-		p9_errmsg(&c->opts,
-			  "%s:%u offers msize %u, below the minimum %u",
-			  c->host, c->opts.port, msize, P9_MIN_MSIZE);
+	lx_p9_result_put(&res);
+	if (msize < LX_P9_MIN_MSIZE) {
+		lx_p9_errmsg(&c->opts,
+			     "%s:%u offers msize %u, below the minimum %u",
+			     c->host, c->opts.port, msize, LX_P9_MIN_MSIZE);
 		return -EPROTO;
 	}
 	if (msize >= c->opts.msize)
 		return 0; /* a larger answer is not ours to take */
 
-	err = p9_make_pool(c, &pool, msize);
+	err = lx_p9_make_pool(c, &pool, msize);
 	if (err)
 		return err;
-	err = xprt_set_pool(c->x, pool);
+	err = lx_xprt_set_pool(c->x, pool);
 	if (err) {
-		xprt_pool_destroy(pool);
+		lx_xprt_pool_destroy(pool);
 		return err;
 	}
 	c->boot_pool = c->pool;
 	c->pool = pool;
 	c->msize = msize;
-	c->iosize = msize - P9_IOHDRSZ;
+	c->iosize = msize - LX_P9_IOHDRSZ;
 	return 0;
 }
 
-static int p9_attach_root(struct p9_clnt *c)
+static int lx_p9_attach_root(struct lx_p9_clnt *c)
 {
 	int err;
 
-	err = p9_fid_alloc(c, &c->root_fid);
+	err = lx_p9_fid_alloc(c, &c->root_fid);
 	if (err)
 		return err;
-	err = p9_attach(c, c->root_fid, P9_NOFID, c->uname, c->aname,
-			c->opts.n_uname, &c->root_qid);
+	err = lx_p9_attach(c, c->root_fid, LX_P9_NOFID, c->uname, c->aname,
+			   c->opts.n_uname, &c->root_qid);
 	if (err) {
-		p9_errmsg(&c->opts,
-			  "%s:%u refused Tattach(aname \"%s\", uname \"%s\", "
-			  "n_uname %u): %s",
-			  c->host, c->opts.port, c->aname, c->uname,
-			  c->opts.n_uname, p9_strerror(err));
+		lx_p9_errmsg(
+			&c->opts,
+			"%s:%u refused Tattach(aname \"%s\", uname \"%s\", "
+			"n_uname %u): %s",
+			c->host, c->opts.port, c->aname, c->uname,
+			c->opts.n_uname, lx_p9_strerror(err));
 		return err;
 	}
 	c->attached = true;
 	return 0;
 }
 
-static void p9_free(struct p9_clnt *c)
+static void lx_p9_free(struct lx_p9_clnt *c)
 {
 	free(c->host);
 	free(c->aname);
@@ -197,27 +203,27 @@ static void p9_free(struct p9_clnt *c)
 	free(c);
 }
 
-int p9_connect(struct p9_clnt **cp, const struct p9_opts *opts)
+int lx_p9_connect(struct lx_p9_clnt **cp, const struct lx_p9_opts *opts)
 {
-	struct xprt_opts xo = {0};
-	struct p9_clnt *c;
+	struct lx_xprt_opts xo = {0};
+	struct lx_p9_clnt *c;
 	int err;
 
 	if (!cp || !opts)
 		return -EINVAL;
-	err = p9_check_opts(opts);
+	err = lx_p9_check_opts(opts);
 	if (err) {
-		p9_errmsg(opts, "bad options: %s", strerror(-err));
+		lx_p9_errmsg(opts, "bad options: %s", strerror(-err));
 		return err;
 	}
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
 	c->opts = *opts;
-	p9_apply_defaults(&c->opts);
+	lx_p9_apply_defaults(&c->opts);
 	c->msize = c->opts.msize;
-	c->iosize = c->msize - P9_IOHDRSZ;
-	c->root_fid = P9_NOFID;
+	c->iosize = c->msize - LX_P9_IOHDRSZ;
+	c->root_fid = LX_P9_NOFID;
 	err = -pthread_mutex_init(&c->flush_lock, NULL);
 	if (err) {
 		free(c);
@@ -234,123 +240,124 @@ int p9_connect(struct p9_clnt **cp, const struct p9_opts *opts)
 	c->opts.aname = c->aname;
 	c->opts.uname = c->uname;
 
-	err = p9_make_pool(c, &c->pool, c->msize);
+	err = lx_p9_make_pool(c, &c->pool, c->msize);
 	if (err) {
-		p9_errmsg(&c->opts, "buffer pool of msize %u: %s", c->msize,
-			  strerror(-err));
+		lx_p9_errmsg(&c->opts, "buffer pool of msize %u: %s", c->msize,
+			     strerror(-err));
 		goto out_free;
 	}
 	xo.transport = c->opts.transport;
 	xo.rdma = c->opts.rdma; /* NULL: the binding picks the framing's */
 	xo.host = c->host;
 	xo.port = c->opts.port;
-	xo.framing = &xprt_framing_9p;
+	xo.framing = &lx_xprt_framing_9p;
 	xo.max_reqs = c->opts.max_reqs;
 	xo.buf_size = c->msize;
 	xo.max_msg = 2 * (size_t)c->msize;
 	xo.pool = c->pool;
-	xo.req_priv = sizeof(struct p9_call);
-	xo.policy = XPRT_FAIL;
+	xo.req_priv = sizeof(struct lx_p9_call);
+	xo.policy = LX_XPRT_FAIL;
 	xo.connect_timeout_ms = c->opts.connect_timeout_ms;
-	err = xprt_create(&c->x, &xo);
+	err = lx_xprt_create(&c->x, &xo);
 	if (err) {
 		/* the transport's -ENOENT means the name did not resolve */
-		p9_errmsg(&c->opts, "connect to %s:%u%s: %s", c->host,
-			  c->opts.port,
-			  xo.transport == XPRT_TRANSPORT_RDMA ? " (RDMA)" : "",
-			  err == -ENOENT ? "host name does not resolve" :
-					   strerror(-err));
+		lx_p9_errmsg(
+			&c->opts, "connect to %s:%u%s: %s", c->host,
+			c->opts.port,
+			xo.transport == LX_XPRT_TRANSPORT_RDMA ? " (RDMA)" : "",
+			err == -ENOENT ? "host name does not resolve" :
+					 strerror(-err));
 		goto out_pool;
 	}
 	/* the handshake runs under the connect timeout, calls after it
 	 * under theirs */
 	c->timeout_ns = (uint64_t)c->opts.connect_timeout_ms * 1000000u;
-	err = p9_negotiate(c);
+	err = lx_p9_negotiate(c);
 	if (err)
 		goto out_xprt;
-	err = p9_fids_init(c);
+	err = lx_p9_fids_init(c);
 	if (err)
 		goto out_xprt;
-	err = p9_attach_root(c);
+	err = lx_p9_attach_root(c);
 	if (err)
 		goto out_fids;
-	c->timeout_ns = c->opts.timeout_ms == P9_NO_TIMEOUT ?
+	c->timeout_ns = c->opts.timeout_ms == LX_P9_NO_TIMEOUT ?
 				0 :
 				(uint64_t)c->opts.timeout_ms * 1000000u;
 	*cp = c;
 	return 0;
 
 out_fids:
-	p9_fids_destroy(c);
+	lx_p9_fids_destroy(c);
 out_xprt:
 	atomic_store(&c->closing, true);
-	xprt_destroy(c->x);
+	lx_xprt_destroy(c->x);
 out_pool:
-	xprt_pool_destroy(c->pool);
+	lx_xprt_pool_destroy(c->pool);
 	if (c->boot_pool)
-		xprt_pool_destroy(c->boot_pool);
+		lx_xprt_pool_destroy(c->boot_pool);
 out_free:
-	p9_free(c);
+	lx_p9_free(c);
 	return err;
 }
 
-void p9_close(struct p9_clnt *c)
+void lx_p9_close(struct lx_p9_clnt *c)
 {
-	struct p9_fcall tx = {.type = P9_TCLUNK};
+	struct lx_p9_fcall tx = {.type = LX_P9_TCLUNK};
 	/* never wait for a slot: calls in flight may hold them all */
-	struct p9_call_opts o = {.timeout_ms = 1000, .flags = P9_NOWAIT};
-	struct p9_result res;
+	struct lx_p9_call_opts o = {.timeout_ms = 1000, .flags = LX_P9_NOWAIT};
+	struct lx_p9_result res;
 
 	if (!c)
 		return;
 	/* best effort: a dead session has nothing to clunk */
 	if (c->attached && !atomic_load(&c->broken) &&
-	    xprt_state(c->x) == XPRT_CONNECTED) {
+	    lx_xprt_state(c->x) == LX_XPRT_CONNECTED) {
 		tx.u.tfid.fid = c->root_fid;
 		if (c->timeout_ns && c->timeout_ns < 1000000000ull)
 			o.timeout_ms = (unsigned int)(c->timeout_ns / 1000000u);
-		if (!p9_rpc(c, &tx, &o, &res))
-			p9_result_put(&res);
+		if (!lx_p9_rpc(c, &tx, &o, &res))
+			lx_p9_result_put(&res);
 	}
 	atomic_store(&c->closing, true);
-	xprt_destroy(c->x);
-	xprt_pool_destroy(c->pool);
+	lx_xprt_destroy(c->x);
+	lx_xprt_pool_destroy(c->pool);
 	if (c->boot_pool)
-		xprt_pool_destroy(c->boot_pool);
-	p9_fids_destroy(c);
-	p9_free(c);
+		lx_xprt_pool_destroy(c->boot_pool);
+	lx_p9_fids_destroy(c);
+	lx_p9_free(c);
 }
 
-uint32_t p9_msize(const struct p9_clnt *c)
+uint32_t lx_p9_msize(const struct lx_p9_clnt *c)
 {
 	return c ? c->msize : 0;
 }
 
-uint32_t p9_iosize(const struct p9_clnt *c)
+uint32_t lx_p9_iosize(const struct lx_p9_clnt *c)
 {
 	return c ? c->iosize : 0;
 }
 
-uint32_t p9_root_fid(const struct p9_clnt *c)
+uint32_t lx_p9_root_fid(const struct lx_p9_clnt *c)
 {
-	return c ? c->root_fid : P9_NOFID;
+	return c ? c->root_fid : LX_P9_NOFID;
 }
 
-struct p9_qid p9_root_qid(const struct p9_clnt *c)
+struct lx_p9_qid lx_p9_root_qid(const struct lx_p9_clnt *c)
 {
-	struct p9_qid q = {0};
+	struct lx_p9_qid q = {0};
 
 	return c ? c->root_qid : q;
 }
 
-struct xprt *p9_xprt(const struct p9_clnt *c)
+struct xprt *lx_p9_xprt(const struct lx_p9_clnt *c)
 {
 	return c ? c->x : NULL;
 }
 
-void p9_get_stats(const struct p9_clnt *cc, struct p9_stats *st)
+void lx_p9_get_stats(const struct lx_p9_clnt *cc, struct lx_p9_stats *st)
 {
-	struct p9_clnt *c = (struct p9_clnt *)cc;
+	struct lx_p9_clnt *c = (struct lx_p9_clnt *)cc;
 
 	if (!c || !st)
 		return;
@@ -360,10 +367,10 @@ void p9_get_stats(const struct p9_clnt *cc, struct p9_stats *st)
 	st->late_replies = atomic_load(&c->st.late_replies);
 	st->flush_expired = atomic_load(&c->st.flush_expired);
 	st->fids_lost = atomic_load(&c->st.fids_lost);
-	st->fids_in_use = xprt_tags_in_use(c->fids);
+	st->fids_in_use = lx_xprt_tags_in_use(c->fids);
 }
 
-const char *p9_strerror(int err)
+const char *lx_p9_strerror(int err)
 {
 	switch (err) {
 	case 0:

@@ -8,7 +8,7 @@
  * thing that touches bytes.  The decoder is strict: the size field must
  * equal the bytes given, the body must end exactly at the end of the
  * message, counts and string lengths must fit in what is left, and list
- * lengths may not exceed P9_MAXWELEM.  A server answering with anything
+ * lengths may not exceed LX_P9_MAXWELEM.  A server answering with anything
  * else gets -EBADMSG, not a best guess.  Strings and data are not copied:
  * they point into the message, so decoding allocates nothing.
  *
@@ -25,7 +25,7 @@
 
 /* ------------------------------------------------------------- cursor */
 
-struct p9_rcur {
+struct lx_p9_rcur {
 	const uint8_t *p;
 	size_t len;
 	size_t off;
@@ -34,7 +34,7 @@ struct p9_rcur {
 
 /* Return a pointer to the next @n bytes and step over them, or NULL (and
  * latch -EBADMSG) when fewer are left. */
-static const uint8_t *r_take(struct p9_rcur *r, size_t n)
+static const uint8_t *r_take(struct lx_p9_rcur *r, size_t n)
 {
 	const uint8_t *q;
 
@@ -49,21 +49,21 @@ static const uint8_t *r_take(struct p9_rcur *r, size_t n)
 	return q;
 }
 
-static uint8_t r8(struct p9_rcur *r)
+static uint8_t r8(struct lx_p9_rcur *r)
 {
 	const uint8_t *q = r_take(r, 1);
 
 	return q ? q[0] : 0;
 }
 
-static uint16_t r16(struct p9_rcur *r)
+static uint16_t r16(struct lx_p9_rcur *r)
 {
 	const uint8_t *q = r_take(r, 2);
 
 	return q ? (uint16_t)(q[0] | q[1] << 8) : 0;
 }
 
-static uint32_t r32(struct p9_rcur *r)
+static uint32_t r32(struct lx_p9_rcur *r)
 {
 	const uint8_t *q = r_take(r, 4);
 
@@ -72,16 +72,16 @@ static uint32_t r32(struct p9_rcur *r)
 		   0;
 }
 
-static uint64_t r64(struct p9_rcur *r)
+static uint64_t r64(struct lx_p9_rcur *r)
 {
 	uint64_t lo = r32(r);
 
 	return lo | (uint64_t)r32(r) << 32;
 }
 
-static struct p9_str rstr(struct p9_rcur *r)
+static struct lx_p9_str rstr(struct lx_p9_rcur *r)
 {
-	struct p9_str s = {NULL, 0};
+	struct lx_p9_str s = {NULL, 0};
 	uint16_t len = r16(r);
 	const uint8_t *q = r_take(r, len);
 
@@ -92,14 +92,14 @@ static struct p9_str rstr(struct p9_rcur *r)
 	return s;
 }
 
-static void rqid(struct p9_rcur *r, struct p9_qid *q)
+static void rqid(struct lx_p9_rcur *r, struct lx_p9_qid *q)
 {
 	q->type = r8(r);
 	q->version = r32(r);
 	q->path = r64(r);
 }
 
-static void rdata(struct p9_rcur *r, uint32_t *count, const void **data)
+static void rdata(struct lx_p9_rcur *r, uint32_t *count, const void **data)
 {
 	*count = r32(r);
 	*data = r_take(r, *count);
@@ -109,7 +109,7 @@ static void rdata(struct p9_rcur *r, uint32_t *count, const void **data)
 
 /* ------------------------------------------------------------- decoder */
 
-static void dec_getlock(struct p9_rcur *r, struct p9_getlock *g)
+static void dec_getlock(struct lx_p9_rcur *r, struct lx_p9_getlock *g)
 {
 	g->type = r8(r);
 	g->start = r64(r);
@@ -118,7 +118,7 @@ static void dec_getlock(struct p9_rcur *r, struct p9_getlock *g)
 	g->client_id = rstr(r);
 }
 
-static void dec_rerror(struct p9_rcur *r, struct p9_fcall *f)
+static void dec_rerror(struct lx_p9_rcur *r, struct lx_p9_fcall *f)
 {
 	f->u.rlerror.ename.s = NULL;
 	f->u.rlerror.ename.len = 0;
@@ -130,110 +130,110 @@ static void dec_rerror(struct p9_rcur *r, struct p9_fcall *f)
 	f->u.rlerror.ecode = r->len - r->off == 4 ? r32(r) : EIO;
 }
 
-static int dec_body(struct p9_rcur *r, struct p9_fcall *f)
+static int dec_body(struct lx_p9_rcur *r, struct lx_p9_fcall *f)
 {
-	struct p9_iattr *ia;
-	struct p9_attr *a;
+	struct lx_p9_iattr *ia;
+	struct lx_p9_attr *a;
 	unsigned int i;
 
 	switch (f->type) {
-	case P9_TVERSION:
-	case P9_RVERSION:
+	case LX_P9_TVERSION:
+	case LX_P9_RVERSION:
 		f->u.version.msize = r32(r);
 		f->u.version.version = rstr(r);
 		break;
-	case P9_TAUTH:
+	case LX_P9_TAUTH:
 		f->u.tauth.afid = r32(r);
 		f->u.tauth.uname = rstr(r);
 		f->u.tauth.aname = rstr(r);
 		f->u.tauth.n_uname = r32(r);
 		break;
-	case P9_TATTACH:
+	case LX_P9_TATTACH:
 		f->u.tattach.fid = r32(r);
 		f->u.tattach.afid = r32(r);
 		f->u.tattach.uname = rstr(r);
 		f->u.tattach.aname = rstr(r);
 		f->u.tattach.n_uname = r32(r);
 		break;
-	case P9_RAUTH:
-	case P9_RATTACH:
-	case P9_RMKDIR:
-	case P9_RSYMLINK:
-	case P9_RMKNOD:
+	case LX_P9_RAUTH:
+	case LX_P9_RATTACH:
+	case LX_P9_RMKDIR:
+	case LX_P9_RSYMLINK:
+	case LX_P9_RMKNOD:
 		rqid(r, &f->u.rqid.qid);
 		break;
-	case P9_RLERROR:
+	case LX_P9_RLERROR:
 		f->u.rlerror.ecode = r32(r);
 		f->u.rlerror.ename.s = NULL;
 		f->u.rlerror.ename.len = 0;
 		break;
-	case P9_RERROR:
+	case LX_P9_RERROR:
 		dec_rerror(r, f);
 		break;
-	case P9_TFLUSH:
+	case LX_P9_TFLUSH:
 		f->u.tflush.oldtag = r16(r);
 		break;
-	case P9_TWALK:
+	case LX_P9_TWALK:
 		f->u.twalk.fid = r32(r);
 		f->u.twalk.newfid = r32(r);
 		f->u.twalk.nwname = r16(r);
-		if (f->u.twalk.nwname > P9_MAXWELEM)
+		if (f->u.twalk.nwname > LX_P9_MAXWELEM)
 			return -EBADMSG;
 		for (i = 0; i < f->u.twalk.nwname; i++)
 			f->u.twalk.wname[i] = rstr(r);
 		break;
-	case P9_RWALK:
+	case LX_P9_RWALK:
 		f->u.rwalk.nwqid = r16(r);
-		if (f->u.rwalk.nwqid > P9_MAXWELEM)
+		if (f->u.rwalk.nwqid > LX_P9_MAXWELEM)
 			return -EBADMSG;
 		for (i = 0; i < f->u.rwalk.nwqid; i++)
 			rqid(r, &f->u.rwalk.wqid[i]);
 		break;
-	case P9_TLOPEN:
+	case LX_P9_TLOPEN:
 		f->u.tlopen.fid = r32(r);
 		f->u.tlopen.flags = r32(r);
 		break;
-	case P9_RLOPEN:
-	case P9_RLCREATE:
+	case LX_P9_RLOPEN:
+	case LX_P9_RLCREATE:
 		rqid(r, &f->u.ropen.qid);
 		f->u.ropen.iounit = r32(r);
 		break;
-	case P9_TLCREATE:
+	case LX_P9_TLCREATE:
 		f->u.tlcreate.fid = r32(r);
 		f->u.tlcreate.name = rstr(r);
 		f->u.tlcreate.flags = r32(r);
 		f->u.tlcreate.mode = r32(r);
 		f->u.tlcreate.gid = r32(r);
 		break;
-	case P9_TREAD:
-	case P9_TREADDIR:
+	case LX_P9_TREAD:
+	case LX_P9_TREADDIR:
 		f->u.tread.fid = r32(r);
 		f->u.tread.offset = r64(r);
 		f->u.tread.count = r32(r);
 		break;
-	case P9_RREAD:
-	case P9_RREADDIR:
+	case LX_P9_RREAD:
+	case LX_P9_RREADDIR:
 		rdata(r, &f->u.rread.count, &f->u.rread.data);
 		break;
-	case P9_TWRITE:
+	case LX_P9_TWRITE:
 		f->u.twrite.fid = r32(r);
 		f->u.twrite.offset = r64(r);
 		rdata(r, &f->u.twrite.count, &f->u.twrite.data);
 		break;
-	case P9_RWRITE:
+	case LX_P9_RWRITE:
 		f->u.rwrite.count = r32(r);
 		break;
-	case P9_TCLUNK:
-	case P9_TREMOVE:
-	case P9_TSTATFS:
-	case P9_TREADLINK:
+	case LX_P9_TCLUNK:
+	case LX_P9_TREMOVE:
+	case LX_P9_TSTATFS:
+	case LX_P9_TREADLINK:
 		f->u.tfid.fid = r32(r);
 		break;
-	case P9_TGETATTR:
+	case LX_P9_TGETATTR:
 		f->u.tgetattr.fid = r32(r);
 		f->u.tgetattr.request_mask = r64(r);
 		break;
-	case P9_RGETATTR:
+	case LX_P9_RGETATTR:
 		a = &f->u.rgetattr;
 		a->valid = r64(r);
 		rqid(r, &a->qid);
@@ -256,7 +256,7 @@ static int dec_body(struct p9_rcur *r, struct p9_fcall *f)
 		a->gen = r64(r);
 		a->data_version = r64(r);
 		break;
-	case P9_TSETATTR:
+	case LX_P9_TSETATTR:
 		ia = &f->u.tsetattr.attr;
 		f->u.tsetattr.fid = r32(r);
 		ia->valid = r32(r);
@@ -269,28 +269,28 @@ static int dec_body(struct p9_rcur *r, struct p9_fcall *f)
 		ia->mtime_sec = r64(r);
 		ia->mtime_nsec = r64(r);
 		break;
-	case P9_TFSYNC:
+	case LX_P9_TFSYNC:
 		f->u.tfsync.fid = r32(r);
 		f->u.tfsync.datasync = r32(r);
 		break;
-	case P9_TMKDIR:
+	case LX_P9_TMKDIR:
 		f->u.tmkdir.dfid = r32(r);
 		f->u.tmkdir.name = rstr(r);
 		f->u.tmkdir.mode = r32(r);
 		f->u.tmkdir.gid = r32(r);
 		break;
-	case P9_TUNLINKAT:
+	case LX_P9_TUNLINKAT:
 		f->u.tunlinkat.dfid = r32(r);
 		f->u.tunlinkat.name = rstr(r);
 		f->u.tunlinkat.flags = r32(r);
 		break;
-	case P9_TRENAMEAT:
+	case LX_P9_TRENAMEAT:
 		f->u.trenameat.olddfid = r32(r);
 		f->u.trenameat.oldname = rstr(r);
 		f->u.trenameat.newdfid = r32(r);
 		f->u.trenameat.newname = rstr(r);
 		break;
-	case P9_RSTATFS:
+	case LX_P9_RSTATFS:
 		f->u.rstatfs.type = r32(r);
 		f->u.rstatfs.bsize = r32(r);
 		f->u.rstatfs.blocks = r64(r);
@@ -301,13 +301,13 @@ static int dec_body(struct p9_rcur *r, struct p9_fcall *f)
 		f->u.rstatfs.fsid = r64(r);
 		f->u.rstatfs.namelen = r32(r);
 		break;
-	case P9_TSYMLINK:
+	case LX_P9_TSYMLINK:
 		f->u.tsymlink.fid = r32(r);
 		f->u.tsymlink.name = rstr(r);
 		f->u.tsymlink.symtgt = rstr(r);
 		f->u.tsymlink.gid = r32(r);
 		break;
-	case P9_TMKNOD:
+	case LX_P9_TMKNOD:
 		f->u.tmknod.dfid = r32(r);
 		f->u.tmknod.name = rstr(r);
 		f->u.tmknod.mode = r32(r);
@@ -315,20 +315,20 @@ static int dec_body(struct p9_rcur *r, struct p9_fcall *f)
 		f->u.tmknod.minor = r32(r);
 		f->u.tmknod.gid = r32(r);
 		break;
-	case P9_TRENAME:
+	case LX_P9_TRENAME:
 		f->u.trename.fid = r32(r);
 		f->u.trename.dfid = r32(r);
 		f->u.trename.name = rstr(r);
 		break;
-	case P9_RREADLINK:
+	case LX_P9_RREADLINK:
 		f->u.rreadlink.target = rstr(r);
 		break;
-	case P9_TLINK:
+	case LX_P9_TLINK:
 		f->u.tlink.dfid = r32(r);
 		f->u.tlink.fid = r32(r);
 		f->u.tlink.name = rstr(r);
 		break;
-	case P9_TLOCK:
+	case LX_P9_TLOCK:
 		f->u.tlock.fid = r32(r);
 		f->u.tlock.lock.type = r8(r);
 		f->u.tlock.lock.flags = r32(r);
@@ -337,40 +337,40 @@ static int dec_body(struct p9_rcur *r, struct p9_fcall *f)
 		f->u.tlock.lock.proc_id = r32(r);
 		f->u.tlock.lock.client_id = rstr(r);
 		break;
-	case P9_RLOCK:
+	case LX_P9_RLOCK:
 		f->u.rlock.status = r8(r);
 		break;
-	case P9_TGETLOCK:
+	case LX_P9_TGETLOCK:
 		f->u.tgetlock.fid = r32(r);
 		dec_getlock(r, &f->u.tgetlock.lock);
 		break;
-	case P9_RGETLOCK:
+	case LX_P9_RGETLOCK:
 		dec_getlock(r, &f->u.rgetlock);
 		break;
-	case P9_TXATTRWALK:
+	case LX_P9_TXATTRWALK:
 		f->u.txattrwalk.fid = r32(r);
 		f->u.txattrwalk.newfid = r32(r);
 		f->u.txattrwalk.name = rstr(r);
 		break;
-	case P9_RXATTRWALK:
+	case LX_P9_RXATTRWALK:
 		f->u.rxattrwalk.size = r64(r);
 		break;
-	case P9_TXATTRCREATE:
+	case LX_P9_TXATTRCREATE:
 		f->u.txattrcreate.fid = r32(r);
 		f->u.txattrcreate.name = rstr(r);
 		f->u.txattrcreate.attr_size = r64(r);
 		f->u.txattrcreate.flags = r32(r);
 		break;
-	case P9_RFLUSH:
-	case P9_RCLUNK:
-	case P9_RREMOVE:
-	case P9_RSETATTR:
-	case P9_RFSYNC:
-	case P9_RUNLINKAT:
-	case P9_RRENAMEAT:
-	case P9_RRENAME:
-	case P9_RLINK:
-	case P9_RXATTRCREATE:
+	case LX_P9_RFLUSH:
+	case LX_P9_RCLUNK:
+	case LX_P9_RREMOVE:
+	case LX_P9_RSETATTR:
+	case LX_P9_RFSYNC:
+	case LX_P9_RUNLINKAT:
+	case LX_P9_RRENAMEAT:
+	case LX_P9_RRENAME:
+	case LX_P9_RLINK:
+	case LX_P9_RXATTRCREATE:
 		break;
 	default:
 		return -EPROTO;
@@ -378,15 +378,16 @@ static int dec_body(struct p9_rcur *r, struct p9_fcall *f)
 	return 0;
 }
 
-int p9_msg_decode(const void *buf, size_t len, size_t msize, struct p9_fcall *f)
+int lx_p9_msg_decode(const void *buf, size_t len, size_t msize,
+		     struct lx_p9_fcall *f)
 {
-	struct p9_rcur r = {.p = buf, .len = len};
+	struct lx_p9_rcur r = {.p = buf, .len = len};
 	uint32_t size;
 	int err;
 
 	if (!buf || !f)
 		return -EINVAL;
-	if (len < P9_HDRSZ)
+	if (len < LX_P9_HDRSZ)
 		return -EBADMSG;
 	size = r32(&r);
 	if (size != len)
@@ -407,10 +408,10 @@ int p9_msg_decode(const void *buf, size_t len, size_t msize, struct p9_fcall *f)
 
 /* ------------------------------------------------------------ dirents */
 
-int p9_dirent_next(const void *buf, size_t len, size_t *pos,
-		   struct p9_dirent *d)
+int lx_p9_dirent_next(const void *buf, size_t len, size_t *pos,
+		      struct lx_p9_dirent *d)
 {
-	struct p9_rcur r = {.p = buf, .len = len};
+	struct lx_p9_rcur r = {.p = buf, .len = len};
 
 	if (!pos || !d || (!buf && len))
 		return -EINVAL;

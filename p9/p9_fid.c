@@ -24,17 +24,17 @@
 
 #include "p9_int.h"
 
-int p9_fids_init(struct p9_clnt *c)
+int lx_p9_fids_init(struct lx_p9_clnt *c)
 {
 	unsigned int i;
 	int err;
 
-	err = xprt_tags_create(&c->fids, c->opts.max_fids);
+	err = lx_xprt_tags_create(&c->fids, c->opts.max_fids);
 	if (err)
 		return err;
 	c->iounit = calloc(c->opts.max_fids, sizeof(*c->iounit));
 	if (!c->iounit) {
-		xprt_tags_destroy(c->fids);
+		lx_xprt_tags_destroy(c->fids);
 		c->fids = NULL;
 		return -ENOMEM;
 	}
@@ -43,26 +43,26 @@ int p9_fids_init(struct p9_clnt *c)
 	return 0;
 }
 
-void p9_fids_destroy(struct p9_clnt *c)
+void lx_p9_fids_destroy(struct lx_p9_clnt *c)
 {
-	xprt_tags_destroy(c->fids);
+	lx_xprt_tags_destroy(c->fids);
 	c->fids = NULL;
 	free((void *)c->iounit);
 	c->iounit = NULL;
 }
 
-bool p9_fid_valid(const struct p9_clnt *c, uint32_t fid)
+bool lx_p9_fid_valid(const struct lx_p9_clnt *c, uint32_t fid)
 {
 	return c->fids && fid < c->opts.max_fids;
 }
 
-int p9_fid_alloc(struct p9_clnt *c, uint32_t *fid)
+int lx_p9_fid_alloc(struct lx_p9_clnt *c, uint32_t *fid)
 {
 	int t;
 
 	if (!c || !fid || !c->fids)
 		return -EINVAL;
-	t = xprt_tags_get(c->fids);
+	t = lx_xprt_tags_get(c->fids);
 	if (t == -EAGAIN)
 		return -ENFILE;
 	if (t < 0)
@@ -72,33 +72,33 @@ int p9_fid_alloc(struct p9_clnt *c, uint32_t *fid)
 	return 0;
 }
 
-int p9_fid_free(struct p9_clnt *c, uint32_t fid)
+int lx_p9_fid_free(struct lx_p9_clnt *c, uint32_t fid)
 {
-	if (!c || !p9_fid_valid(c, fid))
+	if (!c || !lx_p9_fid_valid(c, fid))
 		return -EINVAL;
 	atomic_store_explicit(&c->iounit[fid], 0, memory_order_relaxed);
-	return xprt_tags_put(c->fids, fid);
+	return lx_xprt_tags_put(c->fids, fid);
 }
 
-void p9_fid_lose(struct p9_clnt *c, uint32_t fid)
+void lx_p9_fid_lose(struct lx_p9_clnt *c, uint32_t fid)
 {
-	if (p9_fid_valid(c, fid))
+	if (lx_p9_fid_valid(c, fid))
 		atomic_fetch_add_explicit(&c->st.fids_lost, 1,
 					  memory_order_relaxed);
 }
 
-void p9_fid_set_iounit(struct p9_clnt *c, uint32_t fid, uint32_t iounit)
+void lx_p9_fid_set_iounit(struct lx_p9_clnt *c, uint32_t fid, uint32_t iounit)
 {
-	if (p9_fid_valid(c, fid))
+	if (lx_p9_fid_valid(c, fid))
 		atomic_store_explicit(&c->iounit[fid], iounit,
 				      memory_order_relaxed);
 }
 
-uint32_t p9_fid_iosize(struct p9_clnt *c, uint32_t fid)
+uint32_t lx_p9_fid_iosize(struct lx_p9_clnt *c, uint32_t fid)
 {
 	uint32_t io = 0;
 
-	if (p9_fid_valid(c, fid))
+	if (lx_p9_fid_valid(c, fid))
 		io = atomic_load_explicit(&c->iounit[fid],
 					  memory_order_relaxed);
 	return io && io < c->iosize ? io : c->iosize;

@@ -62,20 +62,20 @@
  * it - forever, when this runs on the receive thread itself (another
  * request's timer) while that reply has stalled half-way.
  */
-static void p9_flush_finish_soon(struct xprt_req *req)
+static void lx_p9_flush_finish_soon(struct lx_xprt_req *req)
 {
-	atomic_store(&p9_call_of(req)->fl_finish, true);
-	xprt_req_set_timer(req, 1);
+	atomic_store(&lx_p9_call_of(req)->fl_finish, true);
+	lx_xprt_req_set_timer(req, 1);
 }
 
 /*
  * Start flushing @req (a reference on it is held by the caller: the
  * canceller's handle, or the timer).  See the top of this file.
  */
-int p9_flush_start(struct xprt_req *req, int status)
+int lx_p9_flush_start(struct lx_xprt_req *req, int status)
 {
-	struct p9_call *pc = p9_call_of(req);
-	struct p9_clnt *c = pc->c;
+	struct lx_p9_call *pc = lx_p9_call_of(req);
+	struct lx_p9_clnt *c = pc->c;
 	uint64_t grace;
 
 	pthread_mutex_lock(&c->flush_lock);
@@ -83,34 +83,36 @@ int p9_flush_start(struct xprt_req *req, int status)
 		pthread_mutex_unlock(&c->flush_lock);
 		return -EALREADY;
 	}
-	if (pc->fl_n + pc->fl_want >= P9_MAX_FLUSH) {
+	if (pc->fl_n + pc->fl_want >= LX_P9_MAX_FLUSH) {
 		pthread_mutex_unlock(&c->flush_lock);
 		return -EBUSY;
 	}
 	if (!atomic_load(&pc->fl_status)) {
 		/* a call without a timeout still gets a bounded flush */
-		grace = pc->timeout_ns ? pc->timeout_ns :
-			c->timeout_ns  ? c->timeout_ns :
-					 (uint64_t)P9_DEF_TIMEOUT_MS * 1000000u;
+		grace = pc->timeout_ns ?
+				pc->timeout_ns :
+			c->timeout_ns ?
+				c->timeout_ns :
+				(uint64_t)LX_P9_DEF_TIMEOUT_MS * 1000000u;
 		pc->fl_grace = grace;
-		pc->fl_deadline = xprt_now_ns() + grace;
+		pc->fl_deadline = lx_xprt_now_ns() + grace;
 		atomic_store(&pc->fl_status, status);
 	}
 	pc->fl_want++;
 	pthread_mutex_unlock(&c->flush_lock);
 	/* from now on the Tflush's timer decides */
-	xprt_req_set_timer(req, 0);
-	p9_flush_send(req);
+	lx_xprt_req_set_timer(req, 0);
+	lx_p9_flush_send(req);
 	return 0;
 }
 
 /* Send the Tflush messages @req still wants. */
-void p9_flush_send(struct xprt_req *req)
+void lx_p9_flush_send(struct lx_xprt_req *req)
 {
-	struct p9_call *pc = p9_call_of(req), *fpc;
-	struct p9_clnt *c = pc->c;
-	struct p9_fcall tx = {.type = P9_TFLUSH};
-	struct xprt_req *f;
+	struct lx_p9_call *pc = lx_p9_call_of(req), *fpc;
+	struct lx_p9_clnt *c = pc->c;
+	struct lx_p9_fcall tx = {.type = LX_P9_TFLUSH};
+	struct lx_xprt_req *f;
 	unsigned int want, i;
 	bool orphan;
 	int err;
@@ -125,46 +127,46 @@ void p9_flush_send(struct xprt_req *req)
 		pthread_mutex_unlock(&c->flush_lock);
 		if (!want)
 			return;
-		err = xprt_req_alloc(c->x, XPRT_NOWAIT, &f);
+		err = lx_xprt_req_alloc(c->x, LX_XPRT_NOWAIT, &f);
 		if (err) {
 			pthread_mutex_lock(&c->flush_lock);
 			pc->fl_busy--;
 			pthread_mutex_unlock(&c->flush_lock);
 		}
 		if (err == -EAGAIN || err == -ENOBUFS) {
-			if (xprt_now_ns() > pc->fl_deadline) {
+			if (lx_xprt_now_ns() > pc->fl_deadline) {
 				/* nothing is being answered: give up */
-				p9_mark_broken(c);
-				p9_flush_finish_soon(req);
-				p9_set_broken(c);
+				lx_p9_mark_broken(c);
+				lx_p9_flush_finish_soon(req);
+				lx_p9_set_broken(c);
 				return;
 			}
-			xprt_req_set_timer(req, P9_FLUSH_RETRY_NS);
+			lx_xprt_req_set_timer(req, LX_P9_FLUSH_RETRY_NS);
 			return;
 		}
 		if (err)
-			return; /* closing: xprt_destroy() fails the call */
-		fpc = p9_call_of(f);
+			return; /* closing: lx_xprt_destroy() fails the call */
+		fpc = lx_p9_call_of(f);
 		memset(fpc, 0, sizeof(*fpc));
 		fpc->c = c;
-		fpc->kind = P9C_FLUSH;
-		fpc->ttype = P9_TFLUSH;
+		fpc->kind = LX_P9C_FLUSH;
+		fpc->ttype = LX_P9_TFLUSH;
 		fpc->target = req;
 		fpc->timeout_ns = pc->fl_grace;
-		f->ops = &p9_req_ops;
+		f->ops = &lx_p9_req_ops;
 		tx.u.tflush.oldtag = (uint16_t)req->slot;
-		err = p9_encode_req(f, &tx, (uint16_t)f->slot);
+		err = lx_p9_encode_req(f, &tx, (uint16_t)f->slot);
 		if (err) {
 			pthread_mutex_lock(&c->flush_lock);
 			pc->fl_busy--;
 			pthread_mutex_unlock(&c->flush_lock);
-			xprt_req_put(f);
+			lx_xprt_req_put(f);
 			return;
 		}
 		/* behind the call in its owner's FIFO, never before it */
 		f->owner = req->owner;
 		/* the call's tag stays reserved until this Tflush ends */
-		xprt_req_get(req);
+		lx_xprt_req_get(req);
 		pthread_mutex_lock(&c->flush_lock);
 		pc->fl_busy--;
 		pc->fl_want--;
@@ -172,7 +174,7 @@ void p9_flush_send(struct xprt_req *req)
 		pthread_mutex_unlock(&c->flush_lock);
 		atomic_fetch_add_explicit(&c->st.flushes, 1,
 					  memory_order_relaxed);
-		err = p9_submit(f, (uint16_t)f->slot);
+		err = lx_p9_submit(f, (uint16_t)f->slot);
 		if (!err) {
 			/* an Rflush to a later Tflush may have answered this
 			 * one while it was being submitted: it is ended here,
@@ -182,7 +184,7 @@ void p9_flush_send(struct xprt_req *req)
 			orphan = fpc->fl_orphan;
 			pthread_mutex_unlock(&c->flush_lock);
 			if (orphan)
-				xprt_req_fail(f, -ECANCELED);
+				lx_xprt_req_fail(f, -ECANCELED);
 			continue;
 		}
 		/* the session is going away: end the call now */
@@ -196,28 +198,29 @@ void p9_flush_send(struct xprt_req *req)
 			}
 		}
 		pthread_mutex_unlock(&c->flush_lock);
-		xprt_req_fail(req, atomic_load(&pc->fl_status));
-		xprt_req_put(req);
-		xprt_req_put(f);
+		lx_xprt_req_fail(req, atomic_load(&pc->fl_status));
+		lx_xprt_req_put(req);
+		lx_xprt_req_put(f);
 		return;
 	}
 }
 
 /* A Tflush is finished: its Rflush arrived, a later Tflush's Rflush
  * answered it, or the session ended. */
-void p9_flush_done(struct xprt_req *f, int status)
+void lx_p9_flush_done(struct lx_xprt_req *f, int status)
 {
-	struct p9_call *fpc = p9_call_of(f);
-	struct xprt_req *req = fpc->target, *earlier[P9_MAX_FLUSH];
-	struct p9_call *pc = p9_call_of(req);
-	struct p9_clnt *c = fpc->c;
+	struct lx_p9_call *fpc = lx_p9_call_of(f);
+	struct lx_xprt_req *req = fpc->target, *earlier[LX_P9_MAX_FLUSH];
+	struct lx_p9_call *pc = lx_p9_call_of(req);
+	struct lx_p9_clnt *c = fpc->c;
 	unsigned int i, k, n = 0;
 	bool found = false, broken = false;
 
 	if (!status) {
 		/* a flush may be answered by Rflush and nothing else */
-		broken = f->rlen != P9_HDRSZ || f->rx_msg_len != P9_HDRSZ ||
-			 ((const uint8_t *)f->rbuf->data)[4] != P9_RFLUSH;
+		broken = f->rlen != LX_P9_HDRSZ ||
+			 f->rx_msg_len != LX_P9_HDRSZ ||
+			 ((const uint8_t *)f->rbuf->data)[4] != LX_P9_RFLUSH;
 	} else if (status != -ECONNRESET && status != -ESHUTDOWN &&
 		   status != -ECANCELED) {
 		broken = true; /* garbage with the Tflush's tag */
@@ -233,10 +236,10 @@ void p9_flush_done(struct xprt_req *f, int status)
 	if (found) {
 		for (i = 0; i < k; i++) {
 			/* one still being submitted is ended by its sender */
-			if (p9_call_of(pc->fl[i])->fl_sent)
+			if (lx_p9_call_of(pc->fl[i])->fl_sent)
 				earlier[n++] = pc->fl[i];
 			else
-				p9_call_of(pc->fl[i])->fl_orphan = true;
+				lx_p9_call_of(pc->fl[i])->fl_orphan = true;
 		}
 		memmove(&pc->fl[0], &pc->fl[k + 1],
 			(pc->fl_n - k - 1) * sizeof(pc->fl[0]));
@@ -249,23 +252,23 @@ void p9_flush_done(struct xprt_req *f, int status)
 	/* an answer to a later Tflush answers the earlier ones: the server
 	 * will not answer them any more */
 	for (i = 0; i < n; i++)
-		xprt_req_fail(earlier[i], -ECANCELED);
+		lx_xprt_req_fail(earlier[i], -ECANCELED);
 	if (found) {
 		if (!status && !broken)
 			atomic_fetch_add_explicit(&c->st.flush_replies, 1,
 						  memory_order_relaxed);
 		if (broken)
-			p9_mark_broken(c);
+			lx_p9_mark_broken(c);
 		/* the server is done with the call: if it has not answered
 		 * it by now, it never will */
-		xprt_req_fail(req, atomic_load(&pc->fl_status));
+		lx_xprt_req_fail(req, atomic_load(&pc->fl_status));
 		if (broken)
-			p9_set_broken(c);
+			lx_p9_set_broken(c);
 	}
 	if (atomic_exchange(&fpc->fl_stuck, false))
 		atomic_fetch_sub(&c->fl_stuck, 1);
-	xprt_req_put(req);
-	xprt_req_put(f);
+	lx_xprt_req_put(req);
+	lx_xprt_req_put(f);
 }
 
 /*
@@ -275,12 +278,12 @@ void p9_flush_done(struct xprt_req *f, int status)
  * and new calls could only wait for a slot forever: the session is shut
  * down instead.
  */
-void p9_flush_expired(struct xprt_req *f)
+void lx_p9_flush_expired(struct lx_xprt_req *f)
 {
-	struct p9_call *fpc = p9_call_of(f);
-	struct xprt_req *req = fpc->target;
-	struct p9_call *pc = p9_call_of(req);
-	struct p9_clnt *c = pc->c;
+	struct lx_p9_call *fpc = lx_p9_call_of(f);
+	struct lx_xprt_req *req = fpc->target;
+	struct lx_p9_call *pc = lx_p9_call_of(req);
+	struct lx_p9_clnt *c = pc->c;
 	unsigned int stuck = 0;
 
 	atomic_fetch_add_explicit(&c->st.flush_expired, 1,
@@ -288,8 +291,8 @@ void p9_flush_expired(struct xprt_req *f)
 	if (!atomic_exchange(&fpc->fl_stuck, true))
 		stuck = atomic_fetch_add(&c->fl_stuck, 1) + 1;
 	if (2 * stuck >= c->opts.max_reqs)
-		p9_mark_broken(c);
-	p9_flush_finish_soon(req);
+		lx_p9_mark_broken(c);
+	lx_p9_flush_finish_soon(req);
 	if (2 * stuck >= c->opts.max_reqs)
-		p9_set_broken(c);
+		lx_p9_set_broken(c);
 }

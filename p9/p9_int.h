@@ -13,8 +13,8 @@
  *   p9_ops.c   one sync call per message
  *   p9_path.c  path helpers, pipelined pread/pwrite, directories
  */
-#ifndef P9_P9_INT_H
-#define P9_P9_INT_H
+#ifndef LX_P9_P9_INT_H
+#define LX_P9_P9_INT_H
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -26,29 +26,29 @@
 #include <libxprt/tags.h>
 #include <libxprt/xprt.h>
 
-/* Tflush messages in flight for one call at most (p9_cancel() -EBUSY) */
-#define P9_MAX_FLUSH	     4u
+/* Tflush messages in flight for one call at most (lx_p9_cancel() -EBUSY) */
+#define LX_P9_MAX_FLUSH		4u
 /* Retry period when no slot is free to send a Tflush from */
-#define P9_FLUSH_RETRY_NS    5000000ull
-#define P9_DEF_MAX_REQS	     64u
+#define LX_P9_FLUSH_RETRY_NS	5000000ull
+#define LX_P9_DEF_MAX_REQS	64u
 /* Linux trans_rdma's default send/receive queue depth (its sq=, rq=) */
-#define P9_RDMA_DEF_MAX_REQS 32u
-#define P9_DEF_MAX_FIDS	     1024u
-#define P9_DEF_TIMEOUT_MS    30000u
-#define P9_DEF_CONNECT_MS    5000u
-#define P9_RREAD_HDR	     11u /* size[4] type[1] tag[2] count[4] */
-#define P9_TWRITE_HDR	     23u /* size type tag fid[4] offset[8] count[4] */
+#define LX_P9_RDMA_DEF_MAX_REQS 32u
+#define LX_P9_DEF_MAX_FIDS	1024u
+#define LX_P9_DEF_TIMEOUT_MS	30000u
+#define LX_P9_DEF_CONNECT_MS	5000u
+#define LX_P9_RREAD_HDR		11u /* size[4] type[1] tag[2] count[4] */
+#define LX_P9_TWRITE_HDR	23u /* size type tag fid[4] offset[8] count[4] */
 
 /**
- * struct p9_clnt - a session
- * @x: the transport (one connection; XPRT_FAIL policy)
+ * struct lx_p9_clnt - a session
+ * @x: the transport (one connection; LX_XPRT_FAIL policy)
  * @pool: buffers of msize bytes
  * @boot_pool: the pool Tversion ran on when the server lowered msize
  *	(kept until close: the receive thread may still cache its buffers)
  * @fids: fid allocator (a tag map of max_fids)
  * @iounit: per fid, the iounit Rlopen/Rlcreate gave (0: iosize)
  * @msize: negotiated
- * @iosize: msize - P9_IOHDRSZ
+ * @iosize: msize - LX_P9_IOHDRSZ
  * @timeout_ns: per call, 0 = none
  * @flush_lock: the flush state of every call (rare path only)
  * @broken: the session cannot go on (a Tflush answered with an error,
@@ -56,20 +56,20 @@
  * @killed: the connection was dropped for @broken
  * @fl_stuck: Tflushes past their deadline still waiting for an Rflush
  *	(each holds two slots)
- * @closing: p9_close() runs
+ * @closing: lx_p9_close() runs
  */
-struct p9_clnt {
-	struct p9_opts opts;
+struct lx_p9_clnt {
+	struct lx_p9_opts opts;
 	char *host, *aname, *uname;
 	struct xprt *x;
-	struct xprt_pool *pool;
-	struct xprt_pool *boot_pool;
-	struct xprt_tags *fids;
+	struct lx_xprt_pool *pool;
+	struct lx_xprt_pool *boot_pool;
+	struct lx_xprt_tags *fids;
 	_Atomic uint32_t *iounit;
 	uint32_t msize;
 	uint32_t iosize;
 	uint32_t root_fid;
-	struct p9_qid root_qid;
+	struct lx_p9_qid root_qid;
 	bool attached;
 	uint64_t timeout_ns;
 	pthread_mutex_t flush_lock;
@@ -83,21 +83,21 @@ struct p9_clnt {
 	} st;
 };
 
-enum p9_call_kind {
-	P9C_SYNC,    /* a thread waits in xprt_req_done_wait() */
-	P9C_ASYNC,   /* p9_call_fn */
-	P9C_IO,	     /* p9_io_fn: Tread/Twrite fast path */
-	P9C_FLUSH,   /* an internal Tflush */
-	P9C_VERSION, /* Tversion: NOTAG, never flushed */
+enum lx_p9_call_kind {
+	LX_P9C_SYNC,	/* a thread waits in lx_xprt_req_done_wait() */
+	LX_P9C_ASYNC,	/* lx_p9_call_fn */
+	LX_P9C_IO,	/* lx_p9_io_fn: Tread/Twrite fast path */
+	LX_P9C_FLUSH,	/* an internal Tflush */
+	LX_P9C_VERSION, /* Tversion: NOTAG, never flushed */
 };
 
 /**
- * struct p9_call - per-call state in the request's private area
+ * struct lx_p9_call - per-call state in the request's private area
  * @c: the client
  * @ttype: the T-message type sent
- * @kind: enum p9_call_kind
+ * @kind: enum lx_p9_call_kind
  * @server_err: @status is an errno the server sent
- * @finished: done() has started (p9_cancel() answers -EALREADY)
+ * @finished: done() has started (lx_p9_cancel() answers -EALREADY)
  * @status: the outcome (sync calls read it after the wait)
  * @want: Tread/Treaddir count (placement bound), Twrite count, Twalk
  *	nwname: what the reply may not exceed
@@ -124,8 +124,8 @@ enum p9_call_kind {
  *	submission returned: its sender ends it
  * @fl_stuck: (a Tflush) past its deadline, counted in c->fl_stuck
  */
-struct p9_call {
-	struct p9_clnt *c;
+struct lx_p9_call {
+	struct lx_p9_clnt *c;
 	uint8_t ttype;
 	uint8_t kind;
 	bool server_err;
@@ -136,13 +136,13 @@ struct p9_call {
 	struct iovec rd_iov;
 	uint64_t timeout_ns;
 	union {
-		p9_call_fn call;
-		p9_io_fn io;
+		lx_p9_call_fn call;
+		lx_p9_io_fn io;
 	} cb;
 	void *arg;
-	struct p9_fcall rx;
+	struct lx_p9_fcall rx;
 
-	struct xprt_req *target;
+	struct lx_xprt_req *target;
 	atomic_int fl_status;
 	atomic_bool fl_finish;
 	uint64_t fl_grace;
@@ -150,20 +150,20 @@ struct p9_call {
 	unsigned int fl_n;
 	unsigned int fl_want;
 	unsigned int fl_busy;
-	struct xprt_req *fl[P9_MAX_FLUSH];
+	struct lx_xprt_req *fl[LX_P9_MAX_FLUSH];
 	bool fl_confirmed;
 	bool fl_sent;
 	bool fl_orphan;
 	atomic_bool fl_stuck;
 };
 
-static inline struct p9_call *p9_call_of(struct xprt_req *req)
+static inline struct lx_p9_call *lx_p9_call_of(struct lx_xprt_req *req)
 {
-	return xprt_req_priv(req);
+	return lx_xprt_req_priv(req);
 }
 
 /**
- * struct p9_result - what a sync call tells its internal caller
+ * struct lx_p9_result - what a sync call tells its internal caller
  * @req: the request, held: @rx points into its buffer; put it when done
  *	(NULL on error)
  * @rx: the reply
@@ -171,41 +171,41 @@ static inline struct p9_call *p9_call_of(struct xprt_req *req)
  * @unknown: a local error after which the server may still have acted on
  *	the call (timeout or cancel without an Rflush, connection loss)
  */
-struct p9_result {
-	struct xprt_req *req;
-	struct p9_fcall rx;
+struct lx_p9_result {
+	struct lx_xprt_req *req;
+	struct lx_p9_fcall rx;
 	bool server_err;
 	bool unknown;
 };
 
 /* p9_call.c */
-extern const struct xprt_req_ops p9_req_ops;
-void p9_mark_broken(struct p9_clnt *c);
-int p9_encode_req(struct xprt_req *req, const struct p9_fcall *tx,
-		  uint16_t tag);
-int p9_submit(struct xprt_req *req, uint16_t key);
-int p9_rpc(struct p9_clnt *c, const struct p9_fcall *tx,
-	   const struct p9_call_opts *o, struct p9_result *res);
-void p9_result_put(struct p9_result *res);
-int p9_version_call(struct p9_clnt *c, uint32_t msize, struct p9_str version,
-		    struct p9_result *res);
-void p9_set_broken(struct p9_clnt *c);
+extern const struct lx_xprt_req_ops lx_p9_req_ops;
+void lx_p9_mark_broken(struct lx_p9_clnt *c);
+int lx_p9_encode_req(struct lx_xprt_req *req, const struct lx_p9_fcall *tx,
+		     uint16_t tag);
+int lx_p9_submit(struct lx_xprt_req *req, uint16_t key);
+int lx_p9_rpc(struct lx_p9_clnt *c, const struct lx_p9_fcall *tx,
+	      const struct lx_p9_call_opts *o, struct lx_p9_result *res);
+void lx_p9_result_put(struct lx_p9_result *res);
+int lx_p9_version_call(struct lx_p9_clnt *c, uint32_t msize,
+		       struct lx_p9_str version, struct lx_p9_result *res);
+void lx_p9_set_broken(struct lx_p9_clnt *c);
 
 /* p9_flush.c: the transport hooks of p9_call.c hand over to these */
-int p9_flush_start(struct xprt_req *req, int status);
-void p9_flush_send(struct xprt_req *req);
-void p9_flush_done(struct xprt_req *f, int status);
-void p9_flush_expired(struct xprt_req *f);
+int lx_p9_flush_start(struct lx_xprt_req *req, int status);
+void lx_p9_flush_send(struct lx_xprt_req *req);
+void lx_p9_flush_done(struct lx_xprt_req *f, int status);
+void lx_p9_flush_expired(struct lx_xprt_req *f);
 
 /* p9_fid.c */
-int p9_fids_init(struct p9_clnt *c);
-void p9_fids_destroy(struct p9_clnt *c);
-void p9_fid_lose(struct p9_clnt *c, uint32_t fid);
-void p9_fid_set_iounit(struct p9_clnt *c, uint32_t fid, uint32_t iounit);
-uint32_t p9_fid_iosize(struct p9_clnt *c, uint32_t fid);
-bool p9_fid_valid(const struct p9_clnt *c, uint32_t fid);
+int lx_p9_fids_init(struct lx_p9_clnt *c);
+void lx_p9_fids_destroy(struct lx_p9_clnt *c);
+void lx_p9_fid_lose(struct lx_p9_clnt *c, uint32_t fid);
+void lx_p9_fid_set_iounit(struct lx_p9_clnt *c, uint32_t fid, uint32_t iounit);
+uint32_t lx_p9_fid_iosize(struct lx_p9_clnt *c, uint32_t fid);
+bool lx_p9_fid_valid(const struct lx_p9_clnt *c, uint32_t fid);
 
 /* p9_ops.c */
-int p9_check_name(const char *name);
+int lx_p9_check_name(const char *name);
 
-#endif /* P9_P9_INT_H */
+#endif /* LX_P9_P9_INT_H */

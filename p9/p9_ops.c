@@ -3,7 +3,7 @@
  * One synchronous call per 9P2000.L message.
  *
  * Each builds its T-message on the stack, runs it through the request
- * engine (p9_rpc(): the reply stays in its pool buffer, decoded in place)
+ * engine (lx_p9_rpc(): the reply stays in its pool buffer, decoded in place)
  * and copies the few result fields out before releasing the buffer, so
  * nothing here allocates.  Arguments are checked before anything is sent.
  *
@@ -18,7 +18,7 @@
 
 #include "p9_int.h"
 
-int p9_check_name(const char *name)
+int lx_p9_check_name(const char *name)
 {
 	if (!name)
 		return -EINVAL;
@@ -26,428 +26,436 @@ int p9_check_name(const char *name)
 }
 
 /* Run @tx with no result beyond success. */
-static int p9_simple(struct p9_clnt *c, const struct p9_fcall *tx)
+static int lx_p9_simple(struct lx_p9_clnt *c, const struct lx_p9_fcall *tx)
 {
-	struct p9_result res;
+	struct lx_p9_result res;
 	int err;
 
-	err = p9_rpc(c, tx, NULL, &res);
+	err = lx_p9_rpc(c, tx, NULL, &res);
 	if (!err)
-		p9_result_put(&res);
+		lx_p9_result_put(&res);
 	return err;
 }
 
 /* Run @tx whose reply carries one qid. */
-static int p9_qid_call(struct p9_clnt *c, const struct p9_fcall *tx,
-		       struct p9_qid *qid)
+static int lx_p9_qid_call(struct lx_p9_clnt *c, const struct lx_p9_fcall *tx,
+			  struct lx_p9_qid *qid)
 {
-	struct p9_result res;
+	struct lx_p9_result res;
 	int err;
 
-	err = p9_rpc(c, tx, NULL, &res);
+	err = lx_p9_rpc(c, tx, NULL, &res);
 	if (err)
 		return err;
 	if (qid)
 		*qid = res.rx.u.rqid.qid;
-	p9_result_put(&res);
+	lx_p9_result_put(&res);
 	return 0;
 }
 
-int p9_auth(struct p9_clnt *c, uint32_t afid, const char *uname,
-	    const char *aname, uint32_t n_uname, struct p9_qid *aqid)
+int lx_p9_auth(struct lx_p9_clnt *c, uint32_t afid, const char *uname,
+	       const char *aname, uint32_t n_uname, struct lx_p9_qid *aqid)
 {
-	struct p9_fcall tx = {.type = P9_TAUTH};
+	struct lx_p9_fcall tx = {.type = LX_P9_TAUTH};
 	int err;
 
 	if (!c)
 		return -EINVAL;
-	err = p9_check_name(uname ? uname : "");
+	err = lx_p9_check_name(uname ? uname : "");
 	if (!err)
-		err = p9_check_name(aname ? aname : "");
+		err = lx_p9_check_name(aname ? aname : "");
 	if (err)
 		return err;
 	tx.u.tauth.afid = afid;
-	tx.u.tauth.uname = p9_str_c(uname ? uname : "");
-	tx.u.tauth.aname = p9_str_c(aname ? aname : "");
+	tx.u.tauth.uname = lx_p9_str_c(uname ? uname : "");
+	tx.u.tauth.aname = lx_p9_str_c(aname ? aname : "");
 	tx.u.tauth.n_uname = n_uname;
-	return p9_qid_call(c, &tx, aqid);
+	return lx_p9_qid_call(c, &tx, aqid);
 }
 
-int p9_attach(struct p9_clnt *c, uint32_t fid, uint32_t afid, const char *uname,
-	      const char *aname, uint32_t n_uname, struct p9_qid *qid)
+int lx_p9_attach(struct lx_p9_clnt *c, uint32_t fid, uint32_t afid,
+		 const char *uname, const char *aname, uint32_t n_uname,
+		 struct lx_p9_qid *qid)
 {
-	struct p9_fcall tx = {.type = P9_TATTACH};
+	struct lx_p9_fcall tx = {.type = LX_P9_TATTACH};
 	int err;
 
 	if (!c)
 		return -EINVAL;
-	err = p9_check_name(uname ? uname : "");
+	err = lx_p9_check_name(uname ? uname : "");
 	if (!err)
-		err = p9_check_name(aname ? aname : "");
+		err = lx_p9_check_name(aname ? aname : "");
 	if (err)
 		return err;
 	tx.u.tattach.fid = fid;
 	tx.u.tattach.afid = afid;
-	tx.u.tattach.uname = p9_str_c(uname ? uname : "");
-	tx.u.tattach.aname = p9_str_c(aname ? aname : "");
+	tx.u.tattach.uname = lx_p9_str_c(uname ? uname : "");
+	tx.u.tattach.aname = lx_p9_str_c(aname ? aname : "");
 	tx.u.tattach.n_uname = n_uname;
-	return p9_qid_call(c, &tx, qid);
+	return lx_p9_qid_call(c, &tx, qid);
 }
 
-int p9_walk(struct p9_clnt *c, uint32_t fid, uint32_t newfid,
-	    unsigned int nwname, const char *const *wnames, unsigned int *nwqid,
-	    struct p9_qid *wqids)
+int lx_p9_walk(struct lx_p9_clnt *c, uint32_t fid, uint32_t newfid,
+	       unsigned int nwname, const char *const *wnames,
+	       unsigned int *nwqid, struct lx_p9_qid *wqids)
 {
-	struct p9_fcall tx = {.type = P9_TWALK};
-	struct p9_result res;
+	struct lx_p9_fcall tx = {.type = LX_P9_TWALK};
+	struct lx_p9_result res;
 	unsigned int i;
 	int err;
 
-	if (!c || !nwqid || nwname > P9_MAXWELEM || (nwname && !wnames))
+	if (!c || !nwqid || nwname > LX_P9_MAXWELEM || (nwname && !wnames))
 		return -EINVAL;
 	for (i = 0; i < nwname; i++) {
-		err = p9_check_name(wnames[i]);
+		err = lx_p9_check_name(wnames[i]);
 		if (err)
 			return err;
-		tx.u.twalk.wname[i] = p9_str_c(wnames[i]);
+		tx.u.twalk.wname[i] = lx_p9_str_c(wnames[i]);
 	}
 	tx.u.twalk.fid = fid;
 	tx.u.twalk.newfid = newfid;
 	tx.u.twalk.nwname = (uint16_t)nwname;
-	err = p9_rpc(c, &tx, NULL, &res);
+	err = lx_p9_rpc(c, &tx, NULL, &res);
 	if (err) {
 		if (res.unknown && newfid != fid)
-			p9_fid_lose(c, newfid);
+			lx_p9_fid_lose(c, newfid);
 		return err;
 	}
 	*nwqid = res.rx.u.rwalk.nwqid;
 	if (wqids)
 		memcpy(wqids, res.rx.u.rwalk.wqid,
 		       res.rx.u.rwalk.nwqid * sizeof(*wqids));
-	p9_result_put(&res);
+	lx_p9_result_put(&res);
 	return 0;
 }
 
-static int p9_open_reply(struct p9_clnt *c, uint32_t fid,
-			 const struct p9_fcall *tx, struct p9_qid *qid,
-			 uint32_t *iounit)
+static int lx_p9_open_reply(struct lx_p9_clnt *c, uint32_t fid,
+			    const struct lx_p9_fcall *tx, struct lx_p9_qid *qid,
+			    uint32_t *iounit)
 {
-	struct p9_result res;
+	struct lx_p9_result res;
 	int err;
 
-	err = p9_rpc(c, tx, NULL, &res);
+	err = lx_p9_rpc(c, tx, NULL, &res);
 	if (err)
 		return err;
-	p9_fid_set_iounit(c, fid, res.rx.u.ropen.iounit);
+	lx_p9_fid_set_iounit(c, fid, res.rx.u.ropen.iounit);
 	if (qid)
 		*qid = res.rx.u.ropen.qid;
 	if (iounit)
 		*iounit = res.rx.u.ropen.iounit;
-	p9_result_put(&res);
+	lx_p9_result_put(&res);
 	return 0;
 }
 
-int p9_lopen(struct p9_clnt *c, uint32_t fid, uint32_t flags,
-	     struct p9_qid *qid, uint32_t *iounit)
+int lx_p9_lopen(struct lx_p9_clnt *c, uint32_t fid, uint32_t flags,
+		struct lx_p9_qid *qid, uint32_t *iounit)
 {
-	struct p9_fcall tx = {.type = P9_TLOPEN};
+	struct lx_p9_fcall tx = {.type = LX_P9_TLOPEN};
 
 	if (!c)
 		return -EINVAL;
 	tx.u.tlopen.fid = fid;
 	tx.u.tlopen.flags = flags;
-	return p9_open_reply(c, fid, &tx, qid, iounit);
+	return lx_p9_open_reply(c, fid, &tx, qid, iounit);
 }
 
-int p9_lcreate(struct p9_clnt *c, uint32_t fid, const char *name,
-	       uint32_t flags, uint32_t mode, uint32_t gid, struct p9_qid *qid,
-	       uint32_t *iounit)
+int lx_p9_lcreate(struct lx_p9_clnt *c, uint32_t fid, const char *name,
+		  uint32_t flags, uint32_t mode, uint32_t gid,
+		  struct lx_p9_qid *qid, uint32_t *iounit)
 {
-	struct p9_fcall tx = {.type = P9_TLCREATE};
+	struct lx_p9_fcall tx = {.type = LX_P9_TLCREATE};
 	int err;
 
 	if (!c)
 		return -EINVAL;
-	err = p9_check_name(name);
+	err = lx_p9_check_name(name);
 	if (err)
 		return err;
 	tx.u.tlcreate.fid = fid;
-	tx.u.tlcreate.name = p9_str_c(name);
+	tx.u.tlcreate.name = lx_p9_str_c(name);
 	tx.u.tlcreate.flags = flags;
 	tx.u.tlcreate.mode = mode;
 	tx.u.tlcreate.gid = gid;
-	return p9_open_reply(c, fid, &tx, qid, iounit);
+	return lx_p9_open_reply(c, fid, &tx, qid, iounit);
 }
 
 /* Tread or Treaddir into @buf. */
-static int p9_read_into(struct p9_clnt *c, uint8_t type, uint32_t fid,
-			uint64_t offset, uint32_t count, void *buf, uint32_t *n)
+static int lx_p9_read_into(struct lx_p9_clnt *c, uint8_t type, uint32_t fid,
+			   uint64_t offset, uint32_t count, void *buf,
+			   uint32_t *n)
 {
-	struct p9_fcall tx = {.type = type};
-	struct p9_call_opts o = {.rdata = buf};
-	struct p9_result res;
+	struct lx_p9_fcall tx = {.type = type};
+	struct lx_p9_call_opts o = {.rdata = buf};
+	struct lx_p9_result res;
 	int err;
 
 	if (!c || !n || (!buf && count))
 		return -EINVAL;
 	tx.u.tread.fid = fid;
 	tx.u.tread.offset = offset;
-	tx.u.tread.count =
-		count < p9_fid_iosize(c, fid) ? count : p9_fid_iosize(c, fid);
-	err = p9_rpc(c, &tx, &o, &res);
+	tx.u.tread.count = count < lx_p9_fid_iosize(c, fid) ?
+				   count :
+				   lx_p9_fid_iosize(c, fid);
+	err = lx_p9_rpc(c, &tx, &o, &res);
 	if (err)
 		return err;
 	*n = res.rx.u.rread.count;
 	/* a reply without placement (count 0) needs no copy; with it the
 	 * data is already in @buf */
-	p9_result_put(&res);
+	lx_p9_result_put(&res);
 	return 0;
 }
 
-int p9_read(struct p9_clnt *c, uint32_t fid, uint64_t offset, uint32_t count,
-	    void *buf, uint32_t *nread)
+int lx_p9_read(struct lx_p9_clnt *c, uint32_t fid, uint64_t offset,
+	       uint32_t count, void *buf, uint32_t *nread)
 {
-	return p9_read_into(c, P9_TREAD, fid, offset, count, buf, nread);
+	return lx_p9_read_into(c, LX_P9_TREAD, fid, offset, count, buf, nread);
 }
 
-int p9_readdir(struct p9_clnt *c, uint32_t fid, uint64_t offset, uint32_t count,
-	       void *buf, uint32_t *nbytes)
+int lx_p9_readdir(struct lx_p9_clnt *c, uint32_t fid, uint64_t offset,
+		  uint32_t count, void *buf, uint32_t *nbytes)
 {
-	return p9_read_into(c, P9_TREADDIR, fid, offset, count, buf, nbytes);
+	return lx_p9_read_into(c, LX_P9_TREADDIR, fid, offset, count, buf,
+			       nbytes);
 }
 
-int p9_write(struct p9_clnt *c, uint32_t fid, uint64_t offset, uint32_t count,
-	     const void *buf, uint32_t *nwritten)
+int lx_p9_write(struct lx_p9_clnt *c, uint32_t fid, uint64_t offset,
+		uint32_t count, const void *buf, uint32_t *nwritten)
 {
-	struct p9_fcall tx = {.type = P9_TWRITE};
-	struct p9_result res;
+	struct lx_p9_fcall tx = {.type = LX_P9_TWRITE};
+	struct lx_p9_result res;
 	int err;
 
 	if (!c || !nwritten || (!buf && count))
 		return -EINVAL;
 	tx.u.twrite.fid = fid;
 	tx.u.twrite.offset = offset;
-	tx.u.twrite.count =
-		count < p9_fid_iosize(c, fid) ? count : p9_fid_iosize(c, fid);
+	tx.u.twrite.count = count < lx_p9_fid_iosize(c, fid) ?
+				    count :
+				    lx_p9_fid_iosize(c, fid);
 	tx.u.twrite.data = buf;
-	err = p9_rpc(c, &tx, NULL, &res);
+	err = lx_p9_rpc(c, &tx, NULL, &res);
 	if (err)
 		return err;
 	*nwritten = res.rx.u.rwrite.count;
-	p9_result_put(&res);
+	lx_p9_result_put(&res);
 	return 0;
 }
 
 /* Tclunk/Tremove: the fid is gone on the server once it answered. */
-static int p9_fid_end(struct p9_clnt *c, uint8_t type, uint32_t fid)
+static int lx_p9_fid_end(struct lx_p9_clnt *c, uint8_t type, uint32_t fid)
 {
-	struct p9_fcall tx = {.type = type};
-	struct p9_result res;
+	struct lx_p9_fcall tx = {.type = type};
+	struct lx_p9_result res;
 	int err;
 
 	if (!c)
 		return -EINVAL;
 	tx.u.tfid.fid = fid;
-	err = p9_rpc(c, &tx, NULL, &res);
+	err = lx_p9_rpc(c, &tx, NULL, &res);
 	if (!err)
-		p9_result_put(&res);
+		lx_p9_result_put(&res);
 	if (!err || res.server_err || !res.unknown)
-		p9_fid_free(c, fid);
+		lx_p9_fid_free(c, fid);
 	else
-		p9_fid_lose(c, fid);
+		lx_p9_fid_lose(c, fid);
 	return err;
 }
 
-int p9_clunk(struct p9_clnt *c, uint32_t fid)
+int lx_p9_clunk(struct lx_p9_clnt *c, uint32_t fid)
 {
-	return p9_fid_end(c, P9_TCLUNK, fid);
+	return lx_p9_fid_end(c, LX_P9_TCLUNK, fid);
 }
 
-int p9_remove(struct p9_clnt *c, uint32_t fid)
+int lx_p9_remove(struct lx_p9_clnt *c, uint32_t fid)
 {
-	return p9_fid_end(c, P9_TREMOVE, fid);
+	return lx_p9_fid_end(c, LX_P9_TREMOVE, fid);
 }
 
-int p9_getattr(struct p9_clnt *c, uint32_t fid, uint64_t mask,
-	       struct p9_attr *attr)
+int lx_p9_getattr(struct lx_p9_clnt *c, uint32_t fid, uint64_t mask,
+		  struct lx_p9_attr *attr)
 {
-	struct p9_fcall tx = {.type = P9_TGETATTR};
-	struct p9_result res;
+	struct lx_p9_fcall tx = {.type = LX_P9_TGETATTR};
+	struct lx_p9_result res;
 	int err;
 
 	if (!c || !attr)
 		return -EINVAL;
 	tx.u.tgetattr.fid = fid;
 	tx.u.tgetattr.request_mask = mask;
-	err = p9_rpc(c, &tx, NULL, &res);
+	err = lx_p9_rpc(c, &tx, NULL, &res);
 	if (err)
 		return err;
 	*attr = res.rx.u.rgetattr;
-	p9_result_put(&res);
+	lx_p9_result_put(&res);
 	return 0;
 }
 
-int p9_setattr(struct p9_clnt *c, uint32_t fid, const struct p9_iattr *ia)
+int lx_p9_setattr(struct lx_p9_clnt *c, uint32_t fid,
+		  const struct lx_p9_iattr *ia)
 {
-	struct p9_fcall tx = {.type = P9_TSETATTR};
+	struct lx_p9_fcall tx = {.type = LX_P9_TSETATTR};
 
 	if (!c || !ia)
 		return -EINVAL;
 	tx.u.tsetattr.fid = fid;
 	tx.u.tsetattr.attr = *ia;
-	return p9_simple(c, &tx);
+	return lx_p9_simple(c, &tx);
 }
 
-int p9_fsync(struct p9_clnt *c, uint32_t fid, bool datasync)
+int lx_p9_fsync(struct lx_p9_clnt *c, uint32_t fid, bool datasync)
 {
-	struct p9_fcall tx = {.type = P9_TFSYNC};
+	struct lx_p9_fcall tx = {.type = LX_P9_TFSYNC};
 
 	if (!c)
 		return -EINVAL;
 	tx.u.tfsync.fid = fid;
 	tx.u.tfsync.datasync = datasync;
-	return p9_simple(c, &tx);
+	return lx_p9_simple(c, &tx);
 }
 
-int p9_mkdir(struct p9_clnt *c, uint32_t dfid, const char *name, uint32_t mode,
-	     uint32_t gid, struct p9_qid *qid)
+int lx_p9_mkdir(struct lx_p9_clnt *c, uint32_t dfid, const char *name,
+		uint32_t mode, uint32_t gid, struct lx_p9_qid *qid)
 {
-	struct p9_fcall tx = {.type = P9_TMKDIR};
+	struct lx_p9_fcall tx = {.type = LX_P9_TMKDIR};
 	int err;
 
 	if (!c)
 		return -EINVAL;
-	err = p9_check_name(name);
+	err = lx_p9_check_name(name);
 	if (err)
 		return err;
 	tx.u.tmkdir.dfid = dfid;
-	tx.u.tmkdir.name = p9_str_c(name);
+	tx.u.tmkdir.name = lx_p9_str_c(name);
 	tx.u.tmkdir.mode = mode;
 	tx.u.tmkdir.gid = gid;
-	return p9_qid_call(c, &tx, qid);
+	return lx_p9_qid_call(c, &tx, qid);
 }
 
-int p9_unlinkat(struct p9_clnt *c, uint32_t dfid, const char *name,
-		uint32_t flags)
+int lx_p9_unlinkat(struct lx_p9_clnt *c, uint32_t dfid, const char *name,
+		   uint32_t flags)
 {
-	struct p9_fcall tx = {.type = P9_TUNLINKAT};
+	struct lx_p9_fcall tx = {.type = LX_P9_TUNLINKAT};
 	int err;
 
 	if (!c)
 		return -EINVAL;
-	err = p9_check_name(name);
+	err = lx_p9_check_name(name);
 	if (err)
 		return err;
 	tx.u.tunlinkat.dfid = dfid;
-	tx.u.tunlinkat.name = p9_str_c(name);
+	tx.u.tunlinkat.name = lx_p9_str_c(name);
 	tx.u.tunlinkat.flags = flags;
-	return p9_simple(c, &tx);
+	return lx_p9_simple(c, &tx);
 }
 
-int p9_renameat(struct p9_clnt *c, uint32_t olddfid, const char *oldname,
-		uint32_t newdfid, const char *newname)
+int lx_p9_renameat(struct lx_p9_clnt *c, uint32_t olddfid, const char *oldname,
+		   uint32_t newdfid, const char *newname)
 {
-	struct p9_fcall tx = {.type = P9_TRENAMEAT};
+	struct lx_p9_fcall tx = {.type = LX_P9_TRENAMEAT};
 	int err;
 
 	if (!c)
 		return -EINVAL;
-	err = p9_check_name(oldname);
+	err = lx_p9_check_name(oldname);
 	if (!err)
-		err = p9_check_name(newname);
+		err = lx_p9_check_name(newname);
 	if (err)
 		return err;
 	tx.u.trenameat.olddfid = olddfid;
-	tx.u.trenameat.oldname = p9_str_c(oldname);
+	tx.u.trenameat.oldname = lx_p9_str_c(oldname);
 	tx.u.trenameat.newdfid = newdfid;
-	tx.u.trenameat.newname = p9_str_c(newname);
-	return p9_simple(c, &tx);
+	tx.u.trenameat.newname = lx_p9_str_c(newname);
+	return lx_p9_simple(c, &tx);
 }
 
-int p9_statfs(struct p9_clnt *c, uint32_t fid, struct p9_statfs *st)
+int lx_p9_statfs(struct lx_p9_clnt *c, uint32_t fid, struct lx_p9_statfs *st)
 {
-	struct p9_fcall tx = {.type = P9_TSTATFS};
-	struct p9_result res;
+	struct lx_p9_fcall tx = {.type = LX_P9_TSTATFS};
+	struct lx_p9_result res;
 	int err;
 
 	if (!c || !st)
 		return -EINVAL;
 	tx.u.tfid.fid = fid;
-	err = p9_rpc(c, &tx, NULL, &res);
+	err = lx_p9_rpc(c, &tx, NULL, &res);
 	if (err)
 		return err;
 	*st = res.rx.u.rstatfs;
-	p9_result_put(&res);
+	lx_p9_result_put(&res);
 	return 0;
 }
 
-int p9_symlink(struct p9_clnt *c, uint32_t dfid, const char *name,
-	       const char *target, uint32_t gid, struct p9_qid *qid)
+int lx_p9_symlink(struct lx_p9_clnt *c, uint32_t dfid, const char *name,
+		  const char *target, uint32_t gid, struct lx_p9_qid *qid)
 {
-	struct p9_fcall tx = {.type = P9_TSYMLINK};
+	struct lx_p9_fcall tx = {.type = LX_P9_TSYMLINK};
 	int err;
 
 	if (!c)
 		return -EINVAL;
-	err = p9_check_name(name);
+	err = lx_p9_check_name(name);
 	if (!err)
-		err = p9_check_name(target);
+		err = lx_p9_check_name(target);
 	if (err)
 		return err;
 	tx.u.tsymlink.fid = dfid;
-	tx.u.tsymlink.name = p9_str_c(name);
-	tx.u.tsymlink.symtgt = p9_str_c(target);
+	tx.u.tsymlink.name = lx_p9_str_c(name);
+	tx.u.tsymlink.symtgt = lx_p9_str_c(target);
 	tx.u.tsymlink.gid = gid;
-	return p9_qid_call(c, &tx, qid);
+	return lx_p9_qid_call(c, &tx, qid);
 }
 
-int p9_mknod(struct p9_clnt *c, uint32_t dfid, const char *name, uint32_t mode,
-	     uint32_t major, uint32_t minor, uint32_t gid, struct p9_qid *qid)
+int lx_p9_mknod(struct lx_p9_clnt *c, uint32_t dfid, const char *name,
+		uint32_t mode, uint32_t major, uint32_t minor, uint32_t gid,
+		struct lx_p9_qid *qid)
 {
-	struct p9_fcall tx = {.type = P9_TMKNOD};
+	struct lx_p9_fcall tx = {.type = LX_P9_TMKNOD};
 	int err;
 
 	if (!c)
 		return -EINVAL;
-	err = p9_check_name(name);
+	err = lx_p9_check_name(name);
 	if (err)
 		return err;
 	tx.u.tmknod.dfid = dfid;
-	tx.u.tmknod.name = p9_str_c(name);
+	tx.u.tmknod.name = lx_p9_str_c(name);
 	tx.u.tmknod.mode = mode;
 	tx.u.tmknod.major = major;
 	tx.u.tmknod.minor = minor;
 	tx.u.tmknod.gid = gid;
-	return p9_qid_call(c, &tx, qid);
+	return lx_p9_qid_call(c, &tx, qid);
 }
 
-int p9_rename(struct p9_clnt *c, uint32_t fid, uint32_t dfid, const char *name)
+int lx_p9_rename(struct lx_p9_clnt *c, uint32_t fid, uint32_t dfid,
+		 const char *name)
 {
-	struct p9_fcall tx = {.type = P9_TRENAME};
+	struct lx_p9_fcall tx = {.type = LX_P9_TRENAME};
 	int err;
 
 	if (!c)
 		return -EINVAL;
-	err = p9_check_name(name);
+	err = lx_p9_check_name(name);
 	if (err)
 		return err;
 	tx.u.trename.fid = fid;
 	tx.u.trename.dfid = dfid;
-	tx.u.trename.name = p9_str_c(name);
-	return p9_simple(c, &tx);
+	tx.u.trename.name = lx_p9_str_c(name);
+	return lx_p9_simple(c, &tx);
 }
 
-int p9_readlink(struct p9_clnt *c, uint32_t fid, char *buf, size_t len)
+int lx_p9_readlink(struct lx_p9_clnt *c, uint32_t fid, char *buf, size_t len)
 {
-	struct p9_fcall tx = {.type = P9_TREADLINK};
-	struct p9_result res;
-	struct p9_str *t;
+	struct lx_p9_fcall tx = {.type = LX_P9_TREADLINK};
+	struct lx_p9_result res;
+	struct lx_p9_str *t;
 	int err;
 
 	if (!c || !buf || !len)
 		return -EINVAL;
 	tx.u.tfid.fid = fid;
-	err = p9_rpc(c, &tx, NULL, &res);
+	err = lx_p9_rpc(c, &tx, NULL, &res);
 	if (err)
 		return err;
 	t = &res.rx.u.rreadlink.target;
@@ -457,51 +465,52 @@ int p9_readlink(struct p9_clnt *c, uint32_t fid, char *buf, size_t len)
 		memcpy(buf, t->s, t->len);
 		buf[t->len] = '\0';
 	}
-	p9_result_put(&res);
+	lx_p9_result_put(&res);
 	return err;
 }
 
-int p9_link(struct p9_clnt *c, uint32_t dfid, uint32_t fid, const char *name)
+int lx_p9_link(struct lx_p9_clnt *c, uint32_t dfid, uint32_t fid,
+	       const char *name)
 {
-	struct p9_fcall tx = {.type = P9_TLINK};
+	struct lx_p9_fcall tx = {.type = LX_P9_TLINK};
 	int err;
 
 	if (!c)
 		return -EINVAL;
-	err = p9_check_name(name);
+	err = lx_p9_check_name(name);
 	if (err)
 		return err;
 	tx.u.tlink.dfid = dfid;
 	tx.u.tlink.fid = fid;
-	tx.u.tlink.name = p9_str_c(name);
-	return p9_simple(c, &tx);
+	tx.u.tlink.name = lx_p9_str_c(name);
+	return lx_p9_simple(c, &tx);
 }
 
-int p9_lock(struct p9_clnt *c, uint32_t fid, const struct p9_flock *fl,
-	    uint8_t *status)
+int lx_p9_lock(struct lx_p9_clnt *c, uint32_t fid, const struct lx_p9_flock *fl,
+	       uint8_t *status)
 {
-	struct p9_fcall tx = {.type = P9_TLOCK};
-	struct p9_result res;
+	struct lx_p9_fcall tx = {.type = LX_P9_TLOCK};
+	struct lx_p9_result res;
 	int err;
 
 	if (!c || !fl || !status || (!fl->client_id.s && fl->client_id.len))
 		return -EINVAL;
 	tx.u.tlock.fid = fid;
 	tx.u.tlock.lock = *fl;
-	err = p9_rpc(c, &tx, NULL, &res);
+	err = lx_p9_rpc(c, &tx, NULL, &res);
 	if (err)
 		return err;
 	*status = res.rx.u.rlock.status;
-	p9_result_put(&res);
+	lx_p9_result_put(&res);
 	return 0;
 }
 
-int p9_getlock(struct p9_clnt *c, uint32_t fid, struct p9_getlock *gl,
-	       char *idbuf, size_t idlen)
+int lx_p9_getlock(struct lx_p9_clnt *c, uint32_t fid, struct lx_p9_getlock *gl,
+		  char *idbuf, size_t idlen)
 {
-	struct p9_fcall tx = {.type = P9_TGETLOCK};
-	struct p9_result res;
-	struct p9_getlock *r;
+	struct lx_p9_fcall tx = {.type = LX_P9_TGETLOCK};
+	struct lx_p9_result res;
+	struct lx_p9_getlock *r;
 	int err;
 
 	if (!c || !gl || !idbuf || !idlen ||
@@ -509,62 +518,62 @@ int p9_getlock(struct p9_clnt *c, uint32_t fid, struct p9_getlock *gl,
 		return -EINVAL;
 	tx.u.tgetlock.fid = fid;
 	tx.u.tgetlock.lock = *gl;
-	err = p9_rpc(c, &tx, NULL, &res);
+	err = lx_p9_rpc(c, &tx, NULL, &res);
 	if (err)
 		return err;
 	r = &res.rx.u.rgetlock;
 	if ((size_t)r->client_id.len + 1 > idlen) {
-		p9_result_put(&res);
+		lx_p9_result_put(&res);
 		return -ENAMETOOLONG;
 	}
 	memcpy(idbuf, r->client_id.s, r->client_id.len);
 	idbuf[r->client_id.len] = '\0';
 	*gl = *r;
 	gl->client_id.s = idbuf;
-	p9_result_put(&res);
+	lx_p9_result_put(&res);
 	return 0;
 }
 
-int p9_xattrwalk(struct p9_clnt *c, uint32_t fid, uint32_t newfid,
-		 const char *name, uint64_t *size)
+int lx_p9_xattrwalk(struct lx_p9_clnt *c, uint32_t fid, uint32_t newfid,
+		    const char *name, uint64_t *size)
 {
-	struct p9_fcall tx = {.type = P9_TXATTRWALK};
-	struct p9_result res;
+	struct lx_p9_fcall tx = {.type = LX_P9_TXATTRWALK};
+	struct lx_p9_result res;
 	int err;
 
 	if (!c || !size)
 		return -EINVAL;
-	err = p9_check_name(name);
+	err = lx_p9_check_name(name);
 	if (err)
 		return err;
 	tx.u.txattrwalk.fid = fid;
 	tx.u.txattrwalk.newfid = newfid;
-	tx.u.txattrwalk.name = p9_str_c(name);
-	err = p9_rpc(c, &tx, NULL, &res);
+	tx.u.txattrwalk.name = lx_p9_str_c(name);
+	err = lx_p9_rpc(c, &tx, NULL, &res);
 	if (err) {
 		if (res.unknown && newfid != fid)
-			p9_fid_lose(c, newfid);
+			lx_p9_fid_lose(c, newfid);
 		return err;
 	}
 	*size = res.rx.u.rxattrwalk.size;
-	p9_result_put(&res);
+	lx_p9_result_put(&res);
 	return 0;
 }
 
-int p9_xattrcreate(struct p9_clnt *c, uint32_t fid, const char *name,
-		   uint64_t size, uint32_t flags)
+int lx_p9_xattrcreate(struct lx_p9_clnt *c, uint32_t fid, const char *name,
+		      uint64_t size, uint32_t flags)
 {
-	struct p9_fcall tx = {.type = P9_TXATTRCREATE};
+	struct lx_p9_fcall tx = {.type = LX_P9_TXATTRCREATE};
 	int err;
 
 	if (!c)
 		return -EINVAL;
-	err = p9_check_name(name);
+	err = lx_p9_check_name(name);
 	if (err)
 		return err;
 	tx.u.txattrcreate.fid = fid;
-	tx.u.txattrcreate.name = p9_str_c(name);
+	tx.u.txattrcreate.name = lx_p9_str_c(name);
 	tx.u.txattrcreate.attr_size = size;
 	tx.u.txattrcreate.flags = flags;
-	return p9_simple(c, &tx);
+	return lx_p9_simple(c, &tx);
 }

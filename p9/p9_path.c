@@ -4,7 +4,7 @@
  *
  * Paths are walked without copying them: components are (pointer, length)
  * slices of the caller's string put straight into a Twalk, 16 per message
- * (P9_MAXWELEM), the first walk cloning into a new fid and the next ones
+ * (LX_P9_MAXWELEM), the first walk cloning into a new fid and the next ones
  * walking that fid in place.  A walk that stops short is -ENOENT and
  * leaves nothing allocated.
  *
@@ -32,12 +32,12 @@
 #include "p9_int.h"
 #include "xprt/util.h"
 
-#define P9_PIO_DEPTH 16u
+#define LX_P9_PIO_DEPTH 16u
 
 /* Next component of path[0..len) from *pos: return its length (0 at the
  * end) and its start in *s. */
-static size_t p9_next_comp(const char *path, size_t len, size_t *pos,
-			   const char **s)
+static size_t lx_p9_next_comp(const char *path, size_t len, size_t *pos,
+			      const char **s)
 {
 	size_t start;
 
@@ -52,8 +52,8 @@ static size_t p9_next_comp(const char *path, size_t len, size_t *pos,
 
 /* Split @path into its parent (the first *dirlen bytes) and last
  * component.  Return -EINVAL for a path naming the root. */
-static int p9_split_last(const char *path, size_t *dirlen, const char **base,
-			 size_t *baselen)
+static int lx_p9_split_last(const char *path, size_t *dirlen, const char **base,
+			    size_t *baselen)
 {
 	size_t end = strlen(path), start;
 
@@ -73,27 +73,27 @@ static int p9_split_last(const char *path, size_t *dirlen, const char **base,
 }
 
 /* One Twalk of @n slices. */
-static int p9_walk_strs(struct p9_clnt *c, uint32_t fid, uint32_t newfid,
-			unsigned int n, const struct p9_str *names,
-			struct p9_result *res)
+static int lx_p9_walk_strs(struct lx_p9_clnt *c, uint32_t fid, uint32_t newfid,
+			   unsigned int n, const struct lx_p9_str *names,
+			   struct lx_p9_result *res)
 {
-	struct p9_fcall tx = {.type = P9_TWALK};
+	struct lx_p9_fcall tx = {.type = LX_P9_TWALK};
 
 	tx.u.twalk.fid = fid;
 	tx.u.twalk.newfid = newfid;
 	tx.u.twalk.nwname = (uint16_t)n;
 	memcpy(tx.u.twalk.wname, names, n * sizeof(*names));
-	return p9_rpc(c, &tx, NULL, res);
+	return lx_p9_rpc(c, &tx, NULL, res);
 }
 
 /* Walk path[0..plen) from @fid to a new fid. */
-static int p9_walk_n(struct p9_clnt *c, uint32_t fid, const char *path,
-		     size_t plen, uint32_t *newfidp, struct p9_qid *qid)
+static int lx_p9_walk_n(struct lx_p9_clnt *c, uint32_t fid, const char *path,
+			size_t plen, uint32_t *newfidp, struct lx_p9_qid *qid)
 {
-	struct p9_str names[P9_MAXWELEM];
-	struct p9_result res;
-	struct p9_qid last = c->root_qid;
-	struct p9_attr attr;
+	struct lx_p9_str names[LX_P9_MAXWELEM];
+	struct lx_p9_result res;
+	struct lx_p9_qid last = c->root_qid;
+	struct lx_p9_attr attr;
 	size_t pos = 0, l;
 	const char *s;
 	unsigned int n;
@@ -101,14 +101,14 @@ static int p9_walk_n(struct p9_clnt *c, uint32_t fid, const char *path,
 	bool first = true, any = false;
 	int err;
 
-	if (fid == P9_NOFID)
+	if (fid == LX_P9_NOFID)
 		fid = c->root_fid;
-	err = p9_fid_alloc(c, &nf);
+	err = lx_p9_fid_alloc(c, &nf);
 	if (err)
 		return err;
 	do {
-		for (n = 0; n < P9_MAXWELEM; n++) {
-			l = p9_next_comp(path, plen, &pos, &s);
+		for (n = 0; n < LX_P9_MAXWELEM; n++) {
+			l = lx_p9_next_comp(path, plen, &pos, &s);
 			if (!l)
 				break;
 			if (l > 0xFFFF) {
@@ -120,11 +120,11 @@ static int p9_walk_n(struct p9_clnt *c, uint32_t fid, const char *path,
 		}
 		if (!n && !first)
 			break;
-		err = p9_walk_strs(c, first ? fid : nf, nf, n, names, &res);
+		err = lx_p9_walk_strs(c, first ? fid : nf, nf, n, names, &res);
 		if (err)
 			goto out_fail_res;
 		if (res.rx.u.rwalk.nwqid < n) {
-			p9_result_put(&res);
+			lx_p9_result_put(&res);
 			err = -ENOENT;
 			goto out_fail;
 		}
@@ -132,15 +132,15 @@ static int p9_walk_n(struct p9_clnt *c, uint32_t fid, const char *path,
 			last = res.rx.u.rwalk.wqid[n - 1];
 			any = true;
 		}
-		p9_result_put(&res);
+		lx_p9_result_put(&res);
 		first = false;
-	} while (n == P9_MAXWELEM);
+	} while (n == LX_P9_MAXWELEM);
 
 	if (qid) {
 		if (!any && fid != c->root_fid) {
-			err = p9_getattr(c, nf, P9_GETATTR_MODE, &attr);
+			err = lx_p9_getattr(c, nf, LX_P9_GETATTR_MODE, &attr);
 			if (err) {
-				p9_clunk(c, nf);
+				lx_p9_clunk(c, nf);
 				return err;
 			}
 			last = attr.qid;
@@ -153,30 +153,30 @@ static int p9_walk_n(struct p9_clnt *c, uint32_t fid, const char *path,
 out_fail_res:
 	if (first) {
 		if (res.unknown)
-			p9_fid_lose(c, nf);
+			lx_p9_fid_lose(c, nf);
 		else
-			p9_fid_free(c, nf);
+			lx_p9_fid_free(c, nf);
 		return err;
 	}
 out_fail:
 	/* once created, the new fid exists on the server: clunk it */
 	if (first)
-		p9_fid_free(c, nf);
+		lx_p9_fid_free(c, nf);
 	else
-		p9_clunk(c, nf);
+		lx_p9_clunk(c, nf);
 	return err;
 }
 
-int p9_walk_path(struct p9_clnt *c, uint32_t fid, const char *path,
-		 uint32_t *newfid, struct p9_qid *qid)
+int lx_p9_walk_path(struct lx_p9_clnt *c, uint32_t fid, const char *path,
+		    uint32_t *newfid, struct lx_p9_qid *qid)
 {
 	if (!c || !path || !newfid)
 		return -EINVAL;
-	return p9_walk_n(c, fid, path, strlen(path), newfid, qid);
+	return lx_p9_walk_n(c, fid, path, strlen(path), newfid, qid);
 }
 
-int p9_open_path(struct p9_clnt *c, const char *path, uint32_t flags,
-		 uint32_t mode, uint32_t *fidp, uint32_t *iounit)
+int lx_p9_open_path(struct lx_p9_clnt *c, const char *path, uint32_t flags,
+		    uint32_t mode, uint32_t *fidp, uint32_t *iounit)
 {
 	const char *base;
 	size_t dirlen, baselen;
@@ -186,16 +186,16 @@ int p9_open_path(struct p9_clnt *c, const char *path, uint32_t flags,
 
 	if (!c || !path || !fidp)
 		return -EINVAL;
-	err = p9_walk_path(c, P9_NOFID, path, &fid, NULL);
+	err = lx_p9_walk_path(c, LX_P9_NOFID, path, &fid, NULL);
 	if (!err) {
 		if ((flags & O_CREAT) && (flags & O_EXCL)) {
-			p9_clunk(c, fid);
+			lx_p9_clunk(c, fid);
 			return -EEXIST;
 		}
-		err = p9_lopen(c, fid, flags & ~(uint32_t)(O_CREAT | O_EXCL),
-			       NULL, iounit);
+		err = lx_p9_lopen(c, fid, flags & ~(uint32_t)(O_CREAT | O_EXCL),
+				  NULL, iounit);
 		if (err) {
-			p9_clunk(c, fid);
+			lx_p9_clunk(c, fid);
 			return err;
 		}
 		*fidp = fid;
@@ -204,27 +204,27 @@ int p9_open_path(struct p9_clnt *c, const char *path, uint32_t flags,
 	if (err != -ENOENT || !(flags & O_CREAT))
 		return err;
 
-	err = p9_split_last(path, &dirlen, &base, &baselen);
+	err = lx_p9_split_last(path, &dirlen, &base, &baselen);
 	if (err)
 		return err;
-	err = p9_walk_n(c, P9_NOFID, path, dirlen, &fid, NULL);
+	err = lx_p9_walk_n(c, LX_P9_NOFID, path, dirlen, &fid, NULL);
 	if (err)
 		return err;
 	/* Tlcreate wants a C string: the last component, copied */
 	if (baselen >= sizeof(name)) {
 		big = malloc(baselen + 1);
 		if (!big) {
-			p9_clunk(c, fid);
+			lx_p9_clunk(c, fid);
 			return -ENOMEM;
 		}
 	}
 	memcpy(big ? big : name, base, baselen);
 	(big ? big : name)[baselen] = '\0';
-	err = p9_lcreate(c, fid, big ? big : name, flags, mode, c->opts.n_gid,
-			 NULL, iounit);
+	err = lx_p9_lcreate(c, fid, big ? big : name, flags, mode,
+			    c->opts.n_gid, NULL, iounit);
 	free(big);
 	if (err) {
-		p9_clunk(c, fid);
+		lx_p9_clunk(c, fid);
 		return err;
 	}
 	*fidp = fid;
@@ -234,12 +234,12 @@ int p9_open_path(struct p9_clnt *c, const char *path, uint32_t flags,
 /* ------------------------------------------------------- pread/pwrite */
 
 /**
- * struct p9_pio - one pipelined pread/pwrite
+ * struct lx_p9_pio - one pipelined pread/pwrite
  * @stop: the lowest offset (relative to the start) where a chunk came
  *	back short or failed; what is before it is complete
  * @err_at: the lowest offset of a failed chunk, @err its error
  */
-struct p9_pio {
+struct lx_p9_pio {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	unsigned int inflight;
@@ -248,17 +248,17 @@ struct p9_pio {
 	int err;
 };
 
-struct p9_chunk {
-	struct p9_pio *io;
+struct lx_p9_chunk {
+	struct lx_p9_pio *io;
 	size_t off; /* relative to the start */
 	uint32_t len;
 	bool busy; /* in flight (under io->lock) */
 };
 
-static void p9_pio_done(void *arg, int status, uint32_t count)
+static void lx_p9_pio_done(void *arg, int status, uint32_t count)
 {
-	struct p9_chunk *ch = arg;
-	struct p9_pio *io = ch->io;
+	struct lx_p9_chunk *ch = arg;
+	struct lx_p9_pio *io = ch->io;
 
 	pthread_mutex_lock(&io->lock);
 	if (status) {
@@ -277,45 +277,45 @@ static void p9_pio_done(void *arg, int status, uint32_t count)
 	pthread_mutex_unlock(&io->lock);
 }
 
-static int p9_pio(struct p9_clnt *c, uint8_t type, uint32_t fid, void *buf,
-		  size_t len, uint64_t offset, size_t *done)
+static int lx_p9_pio(struct lx_p9_clnt *c, uint8_t type, uint32_t fid,
+		     void *buf, size_t len, uint64_t offset, size_t *done)
 {
-	struct p9_chunk ch[P9_PIO_DEPTH];
-	struct p9_pio io = {.stop = SIZE_MAX, .err_at = SIZE_MAX};
-	uint32_t step = p9_fid_iosize(c, fid);
-	struct p9_chunk *k = NULL;
+	struct lx_p9_chunk ch[LX_P9_PIO_DEPTH];
+	struct lx_p9_pio io = {.stop = SIZE_MAX, .err_at = SIZE_MAX};
+	uint32_t step = lx_p9_fid_iosize(c, fid);
+	struct lx_p9_chunk *k = NULL;
 	size_t pos = 0;
 	unsigned int i;
 	int err = 0;
 
 	pthread_mutex_init(&io.lock, NULL);
 	pthread_cond_init(&io.cond, NULL);
-	for (i = 0; i < P9_PIO_DEPTH; i++) {
+	for (i = 0; i < LX_P9_PIO_DEPTH; i++) {
 		ch[i].io = &io;
 		ch[i].busy = false;
 	}
 	pthread_mutex_lock(&io.lock);
 	while (pos < len && io.stop == SIZE_MAX) {
-		while (io.inflight == P9_PIO_DEPTH)
+		while (io.inflight == LX_P9_PIO_DEPTH)
 			pthread_cond_wait(&io.cond, &io.lock);
-		for (i = 0; i < P9_PIO_DEPTH; i++) {
+		for (i = 0; i < LX_P9_PIO_DEPTH; i++) {
 			k = &ch[i];
 			if (!k->busy)
 				break;
 		}
 		k->off = pos;
-		k->len = (uint32_t)XPRT_MIN((size_t)step, len - pos);
+		k->len = (uint32_t)LX_XPRT_MIN((size_t)step, len - pos);
 		k->busy = true;
 		io.inflight++;
 		pthread_mutex_unlock(&io.lock);
-		if (type == P9_TREAD)
-			err = p9_read_async(c, fid, offset + pos, k->len,
-					    (char *)buf + pos, 0, 0,
-					    p9_pio_done, k);
+		if (type == LX_P9_TREAD)
+			err = lx_p9_read_async(c, fid, offset + pos, k->len,
+					       (char *)buf + pos, 0, 0,
+					       lx_p9_pio_done, k);
 		else
-			err = p9_write_async(c, fid, offset + pos, k->len,
-					     (char *)buf + pos, 0, 0,
-					     p9_pio_done, k);
+			err = lx_p9_write_async(c, fid, offset + pos, k->len,
+						(char *)buf + pos, 0, 0,
+						lx_p9_pio_done, k);
 		pthread_mutex_lock(&io.lock);
 		if (err) {
 			k->busy = false;
@@ -336,32 +336,33 @@ static int p9_pio(struct p9_clnt *c, uint8_t type, uint32_t fid, void *buf,
 	pthread_cond_destroy(&io.cond);
 	pthread_mutex_destroy(&io.lock);
 
-	*done = XPRT_MIN(io.stop, len);
+	*done = LX_XPRT_MIN(io.stop, len);
 	if (io.err && io.err_at <= *done)
 		return io.err;
 	return 0;
 }
 
-int p9_pread(struct p9_clnt *c, uint32_t fid, void *buf, size_t len,
-	     uint64_t offset, size_t *nread)
+int lx_p9_pread(struct lx_p9_clnt *c, uint32_t fid, void *buf, size_t len,
+		uint64_t offset, size_t *nread)
 {
 	if (!c || !nread || (!buf && len))
 		return -EINVAL;
-	return p9_pio(c, P9_TREAD, fid, buf, len, offset, nread);
+	return lx_p9_pio(c, LX_P9_TREAD, fid, buf, len, offset, nread);
 }
 
-int p9_pwrite(struct p9_clnt *c, uint32_t fid, const void *buf, size_t len,
-	      uint64_t offset, size_t *nwritten)
+int lx_p9_pwrite(struct lx_p9_clnt *c, uint32_t fid, const void *buf,
+		 size_t len, uint64_t offset, size_t *nwritten)
 {
 	if (!c || !nwritten || (!buf && len))
 		return -EINVAL;
-	return p9_pio(c, P9_TWRITE, fid, (void *)buf, len, offset, nwritten);
+	return lx_p9_pio(c, LX_P9_TWRITE, fid, (void *)buf, len, offset,
+			 nwritten);
 }
 
 /* ---------------------------------------------------------- directories */
 
-struct p9_dir {
-	struct p9_clnt *c;
+struct lx_p9_dir {
+	struct lx_p9_clnt *c;
 	uint32_t fid;
 	uint64_t offset;
 	uint8_t *buf;
@@ -370,23 +371,23 @@ struct p9_dir {
 	bool eof;
 };
 
-int p9_opendir(struct p9_clnt *c, const char *path, struct p9_dir **dp)
+int lx_p9_opendir(struct lx_p9_clnt *c, const char *path, struct lx_p9_dir **dp)
 {
-	struct p9_dir *d;
-	struct p9_qid qid;
+	struct lx_p9_dir *d;
+	struct lx_p9_qid qid;
 	uint32_t fid;
 	int err;
 
 	if (!c || !path || !dp)
 		return -EINVAL;
-	err = p9_walk_path(c, P9_NOFID, path, &fid, &qid);
+	err = lx_p9_walk_path(c, LX_P9_NOFID, path, &fid, &qid);
 	if (err)
 		return err;
-	if (!(qid.type & P9_QTDIR)) {
+	if (!(qid.type & LX_P9_QTDIR)) {
 		err = -ENOTDIR;
 		goto out_clunk;
 	}
-	err = p9_lopen(c, fid, O_RDONLY | O_DIRECTORY, NULL, NULL);
+	err = lx_p9_lopen(c, fid, O_RDONLY | O_DIRECTORY, NULL, NULL);
 	if (err)
 		goto out_clunk;
 	d = calloc(1, sizeof(*d));
@@ -394,7 +395,7 @@ int p9_opendir(struct p9_clnt *c, const char *path, struct p9_dir **dp)
 		err = -ENOMEM;
 		goto out_clunk;
 	}
-	d->cap = p9_fid_iosize(c, fid);
+	d->cap = lx_p9_fid_iosize(c, fid);
 	d->buf = malloc(d->cap);
 	if (!d->buf) {
 		free(d);
@@ -407,11 +408,11 @@ int p9_opendir(struct p9_clnt *c, const char *path, struct p9_dir **dp)
 	return 0;
 
 out_clunk:
-	p9_clunk(c, fid);
+	lx_p9_clunk(c, fid);
 	return err;
 }
 
-int p9_readdir_next(struct p9_dir *d, struct p9_dirent *ent)
+int lx_p9_readdir_next(struct lx_p9_dir *d, struct lx_p9_dirent *ent)
 {
 	int r;
 
@@ -420,8 +421,8 @@ int p9_readdir_next(struct p9_dir *d, struct p9_dirent *ent)
 	if (d->pos >= d->len) {
 		if (d->eof)
 			return 0;
-		r = p9_readdir(d->c, d->fid, d->offset, d->cap, d->buf,
-			       &d->len);
+		r = lx_p9_readdir(d->c, d->fid, d->offset, d->cap, d->buf,
+				  &d->len);
 		if (r)
 			return r;
 		d->pos = 0;
@@ -430,7 +431,7 @@ int p9_readdir_next(struct p9_dir *d, struct p9_dirent *ent)
 			return 0;
 		}
 	}
-	r = p9_dirent_next(d->buf, d->len, &d->pos, ent);
+	r = lx_p9_dirent_next(d->buf, d->len, &d->pos, ent);
 	if (r < 0)
 		return r;
 	if (r == 0)
@@ -439,11 +440,11 @@ int p9_readdir_next(struct p9_dir *d, struct p9_dirent *ent)
 	return 1;
 }
 
-void p9_closedir(struct p9_dir *d)
+void lx_p9_closedir(struct lx_p9_dir *d)
 {
 	if (!d)
 		return;
-	p9_clunk(d->c, d->fid);
+	lx_p9_clunk(d->c, d->fid);
 	free(d->buf);
 	free(d);
 }
@@ -452,15 +453,15 @@ void p9_closedir(struct p9_dir *d)
 
 /* Walk to the parent of @path; the last component is copied into a C
  * string (*namep, to free() when it is not @small). */
-static int p9_parent(struct p9_clnt *c, const char *path, uint32_t *dfid,
-		     char *small, size_t smalllen, char **namep)
+static int lx_p9_parent(struct lx_p9_clnt *c, const char *path, uint32_t *dfid,
+			char *small, size_t smalllen, char **namep)
 {
 	const char *base;
 	size_t dirlen, baselen;
 	char *name = small;
 	int err;
 
-	err = p9_split_last(path, &dirlen, &base, &baselen);
+	err = lx_p9_split_last(path, &dirlen, &base, &baselen);
 	if (err)
 		return err;
 	if (baselen >= smalllen) {
@@ -470,7 +471,7 @@ static int p9_parent(struct p9_clnt *c, const char *path, uint32_t *dfid,
 	}
 	memcpy(name, base, baselen);
 	name[baselen] = '\0';
-	err = p9_walk_n(c, P9_NOFID, path, dirlen, dfid, NULL);
+	err = lx_p9_walk_n(c, LX_P9_NOFID, path, dirlen, dfid, NULL);
 	if (err) {
 		if (name != small)
 			free(name);
@@ -480,7 +481,7 @@ static int p9_parent(struct p9_clnt *c, const char *path, uint32_t *dfid,
 	return 0;
 }
 
-int p9_mkdir_path(struct p9_clnt *c, const char *path, uint32_t mode)
+int lx_p9_mkdir_path(struct lx_p9_clnt *c, const char *path, uint32_t mode)
 {
 	char small[256], *name;
 	uint32_t dfid;
@@ -488,72 +489,73 @@ int p9_mkdir_path(struct p9_clnt *c, const char *path, uint32_t mode)
 
 	if (!c || !path)
 		return -EINVAL;
-	err = p9_parent(c, path, &dfid, small, sizeof(small), &name);
+	err = lx_p9_parent(c, path, &dfid, small, sizeof(small), &name);
 	if (err)
 		return err;
-	err = p9_mkdir(c, dfid, name, mode, c->opts.n_gid, NULL);
-	p9_clunk(c, dfid);
+	err = lx_p9_mkdir(c, dfid, name, mode, c->opts.n_gid, NULL);
+	lx_p9_clunk(c, dfid);
 	if (name != small)
 		free(name);
 	return err;
 }
 
-int p9_remove_path(struct p9_clnt *c, const char *path)
+int lx_p9_remove_path(struct lx_p9_clnt *c, const char *path)
 {
 	char small[256], *name;
-	struct p9_qid qid;
+	struct lx_p9_qid qid;
 	uint32_t dfid, fid;
 	int err;
 
 	if (!c || !path)
 		return -EINVAL;
-	err = p9_parent(c, path, &dfid, small, sizeof(small), &name);
+	err = lx_p9_parent(c, path, &dfid, small, sizeof(small), &name);
 	if (err)
 		return err;
 	/* the type decides AT_REMOVEDIR; the fid serves the fallback */
-	err = p9_walk_path(c, dfid, name, &fid, &qid);
+	err = lx_p9_walk_path(c, dfid, name, &fid, &qid);
 	if (err)
 		goto out_dfid;
-	err = p9_unlinkat(c, dfid, name,
-			  (qid.type & P9_QTDIR) ? P9_AT_REMOVEDIR : 0);
+	err = lx_p9_unlinkat(c, dfid, name,
+			     (qid.type & LX_P9_QTDIR) ? LX_P9_AT_REMOVEDIR : 0);
 	if (err == -EOPNOTSUPP)
-		err = p9_remove(c, fid); /* frees the fid either way */
+		err = lx_p9_remove(c, fid); /* frees the fid either way */
 	else
-		p9_clunk(c, fid);
+		lx_p9_clunk(c, fid);
 out_dfid:
-	p9_clunk(c, dfid);
+	lx_p9_clunk(c, dfid);
 	if (name != small)
 		free(name);
 	return err;
 }
 
-int p9_stat_path(struct p9_clnt *c, const char *path, uint64_t mask,
-		 struct p9_attr *attr)
+int lx_p9_stat_path(struct lx_p9_clnt *c, const char *path, uint64_t mask,
+		    struct lx_p9_attr *attr)
 {
 	uint32_t fid;
 	int err;
 
 	if (!c || !path || !attr)
 		return -EINVAL;
-	err = p9_walk_path(c, P9_NOFID, path, &fid, NULL);
+	err = lx_p9_walk_path(c, LX_P9_NOFID, path, &fid, NULL);
 	if (err)
 		return err;
-	err = p9_getattr(c, fid, mask, attr);
-	p9_clunk(c, fid);
+	err = lx_p9_getattr(c, fid, mask, attr);
+	lx_p9_clunk(c, fid);
 	return err;
 }
 
-int p9_statfs_path(struct p9_clnt *c, const char *path, struct p9_statfs *st)
+int lx_p9_statfs_path(struct lx_p9_clnt *c, const char *path,
+		      struct lx_p9_statfs *st)
 {
 	uint32_t fid;
 	int err;
 
 	if (!c || !path || !st)
 		return -EINVAL;
-	err = p9_walk_path(c, P9_NOFID, path, &fid, NULL);
+	err = lx_p9_walk_path(c, LX_P9_NOFID, path, &fid, NULL);
 	if (err)
 		return err;
-	err = p9_statfs(c, fid, st);
-	p9_clunk(c, fid);
+	err = lx_p9_statfs(c, fid, st);
+	lx_p9_clunk(c, fid);
 	return err;
 }

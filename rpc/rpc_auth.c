@@ -17,11 +17,11 @@
 
 #include "rpc_int.h"
 
-static int rpc_encode_authsys(struct rpc_clnt *cl, uint8_t *buf, size_t len,
-			      size_t *outlen)
+static int lx_rpc_encode_authsys(struct lx_rpc_clnt *cl, uint8_t *buf,
+				 size_t len, size_t *outlen)
 {
-	const struct rpc_auth_opts *a = &cl->opts.auth;
-	gid_t gids[RPC_AUTH_SYS_MAX_GIDS];
+	const struct lx_rpc_auth_opts *a = &cl->opts.auth;
+	gid_t gids[LX_RPC_AUTH_SYS_MAX_GIDS];
 	struct authunix_parms p = {0};
 	unsigned int i;
 	XDR xdr;
@@ -37,7 +37,7 @@ static int rpc_encode_authsys(struct rpc_clnt *cl, uint8_t *buf, size_t len,
 	p.aup_machname = cl->machine;
 	p.aup_uid = a->set_ids ? a->uid : getuid();
 	p.aup_gid = a->set_ids ? a->gid : getgid();
-	if (a->ngids > RPC_AUTH_SYS_MAX_GIDS)
+	if (a->ngids > LX_RPC_AUTH_SYS_MAX_GIDS)
 		return -EINVAL;
 	for (i = 0; i < a->ngids; i++)
 		gids[i] = a->gids[i];
@@ -51,7 +51,7 @@ static int rpc_encode_authsys(struct rpc_clnt *cl, uint8_t *buf, size_t len,
 	return 0;
 }
 
-int rpc_build_header(struct rpc_clnt *cl)
+int lx_rpc_build_header(struct lx_rpc_clnt *cl)
 {
 	uint8_t cred[MAX_AUTH_BYTES];
 	struct rpc_msg m = {0};
@@ -68,10 +68,10 @@ int rpc_build_header(struct rpc_clnt *cl)
 	m.rm_call.cb_cred.oa_flavor = AUTH_NONE;
 	m.rm_call.cb_verf.oa_flavor = AUTH_NONE;
 	switch (cl->opts.auth.flavor) {
-	case RPC_AUTH_NONE:
+	case LX_RPC_AUTH_NONE:
 		break;
-	case RPC_AUTH_SYS:
-		err = rpc_encode_authsys(cl, cred, sizeof(cred), &credlen);
+	case LX_RPC_AUTH_SYS:
+		err = lx_rpc_encode_authsys(cl, cred, sizeof(cred), &credlen);
 		if (err)
 			return err;
 		m.rm_call.cb_cred.oa_flavor = AUTH_SYS;

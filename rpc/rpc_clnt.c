@@ -3,7 +3,7 @@
  * SunRPC client calls on the transport core.
  *
  * A call is a transport request whose private area holds a struct
- * rpc_task.  The call header is the client's template with XID and
+ * lx_rpc_task.  The call header is the client's template with XID and
  * procedure patched in; the arguments are encoded by the caller's XDR
  * routine straight into the request's pool buffer (xdrmem); bulk payload
  * segments follow from the caller's memory with their XDR padding.
@@ -31,16 +31,16 @@
 #include "xprt/cong.h"
 #include "xprt/util.h"
 
-#define RPC_DEF_TIMEO_MS 60000u
-#define RPC_DEF_RETRANS	 2u
-#define RPC_DEF_BUF_SIZE 8192u
-#define RPC_REPLY_MIN	 24u /* xid mtype stat verf(flavor, len) accept */
+#define LX_RPC_DEF_TIMEO_MS 60000u
+#define LX_RPC_DEF_RETRANS  2u
+#define LX_RPC_DEF_BUF_SIZE 8192u
+#define LX_RPC_REPLY_MIN    24u /* xid mtype stat verf(flavor, len) accept */
 
-static const uint8_t rpc_zero_pad[4];
+static const uint8_t lx_rpc_zero_pad[4];
 
-static struct rpc_task *task_of(struct xprt_req *req)
+static struct lx_rpc_task *task_of(struct lx_xprt_req *req)
 {
-	return rpc_task_of(req);
+	return lx_rpc_task_of(req);
 }
 
 static void put_be32(uint8_t *p, uint32_t v)
@@ -60,7 +60,7 @@ static uint32_t get_be32(const uint8_t *p)
 /* -------------------------------------------------------------- reply */
 
 /* See rpc_int.h. */
-long rpc_reply_hdr_len(const uint8_t *p, size_t have, bool *accepted)
+long lx_rpc_reply_hdr_len(const uint8_t *p, size_t have, bool *accepted)
 {
 	uint32_t vlen;
 	size_t len;
@@ -85,16 +85,16 @@ long rpc_reply_hdr_len(const uint8_t *p, size_t have, bool *accepted)
 }
 
 /* Transport hook: find the bulk data of the results for the caller. */
-static int rpc_place(struct xprt_req *req, size_t have, size_t msg_len)
+static int lx_rpc_place(struct lx_xprt_req *req, size_t have, size_t msg_len)
 {
-	struct rpc_task *t = task_of(req);
+	struct lx_rpc_task *t = task_of(req);
 	const uint8_t *p = req->rbuf->data;
 	size_t off = 0, len = 0;
 	bool accepted;
 	long hlen;
 	int r;
 
-	hlen = rpc_reply_hdr_len(p, have, &accepted);
+	hlen = lx_rpc_reply_hdr_len(p, have, &accepted);
 	if (hlen < 0)
 		return (int)hlen;
 	(void)msg_len; /* a shorter reply just ends the header early */
@@ -118,8 +118,8 @@ static int rpc_place(struct xprt_req *req, size_t have, size_t msg_len)
 }
 
 /* Map a decoded reply header to the API's errno, filling @info. */
-static int rpc_reply_status(const struct rpc_msg *m,
-			    struct rpc_reply_info *info)
+static int lx_rpc_reply_status(const struct rpc_msg *m,
+			       struct lx_rpc_reply_info *info)
 {
 	info->reply_stat = (int)m->rm_reply.rp_stat;
 	if (m->rm_reply.rp_stat == MSG_ACCEPTED) {
@@ -165,7 +165,7 @@ static int rpc_reply_status(const struct rpc_msg *m,
 }
 
 /* The results are decoded separately, after the header. */
-static bool_t rpc_xdr_later(XDR *xdrs, void *p)
+static bool_t lx_rpc_xdr_later(XDR *xdrs, void *p)
 {
 	(void)xdrs;
 	(void)p;
@@ -173,7 +173,7 @@ static bool_t rpc_xdr_later(XDR *xdrs, void *p)
 }
 
 /* Decode header and results of a complete reply. */
-static int rpc_decode_reply(struct xprt_req *req, struct rpc_task *t)
+static int lx_rpc_decode_reply(struct lx_xprt_req *req, struct lx_rpc_task *t)
 {
 	char verf[MAX_AUTH_BYTES];
 	struct rpc_msg m;
@@ -184,13 +184,13 @@ static int rpc_decode_reply(struct xprt_req *req, struct rpc_task *t)
 	memset(&m, 0, sizeof(m));
 	m.acpted_rply.ar_verf.oa_base = verf;
 	m.acpted_rply.ar_results.where = NULL;
-	m.acpted_rply.ar_results.proc = (xdrproc_t)rpc_xdr_later;
+	m.acpted_rply.ar_results.proc = (xdrproc_t)lx_rpc_xdr_later;
 	xdrmem_create(&xdr, req->rbuf->data, (u_int)req->rlen, XDR_DECODE);
 	if (!xdr_replymsg(&xdr, &m) || m.rm_xid != t->xid) {
 		xdr_destroy(&xdr);
 		return -EBADMSG;
 	}
-	status = rpc_reply_status(&m, &t->info);
+	status = lx_rpc_reply_status(&m, &t->info);
 	if (!status && t->dec) {
 		pos = xdr_getpos(&xdr);
 		xdr_destroy(&xdr);
@@ -204,51 +204,51 @@ static int rpc_decode_reply(struct xprt_req *req, struct rpc_task *t)
 }
 
 /* Transport hook: the outcome, exactly once. */
-static void rpc_done(struct xprt_req *req, int status)
+static void lx_rpc_done(struct lx_xprt_req *req, int status)
 {
-	struct rpc_task *t = task_of(req);
+	struct lx_rpc_task *t = task_of(req);
 
 	if (!status)
-		status = rpc_decode_reply(req, t);
+		status = lx_rpc_decode_reply(req, t);
 	else
 		t->info.reply_stat = -1;
 	t->status = status;
 	if (t->sync)
 		return; /* the waiter reads the status and puts */
-	t->done((struct rpc_call *)req, status, t->arg);
-	xprt_req_put(req);
+	t->done((struct lx_rpc_call *)req, status, t->arg);
+	lx_xprt_req_put(req);
 }
 
 /* Transport hook: retransmit, or give up. */
-static void rpc_timeout(struct xprt_req *req)
+static void lx_rpc_timeout(struct lx_xprt_req *req)
 {
-	struct rpc_task *t = task_of(req);
+	struct lx_rpc_task *t = task_of(req);
 	uint64_t max_ns = (uint64_t)t->cl->opts.timeo_max_ms * 1000000u;
 
 	if (t->retries >= t->cl->opts.retrans) {
-		xprt_req_fail(req, -ETIMEDOUT);
+		lx_xprt_req_fail(req, -ETIMEDOUT);
 		return;
 	}
 	t->retries++;
 	t->info.retransmits = t->retries;
 	t->timeo_ns = t->timeo_ns * 2 > max_ns ? max_ns : t->timeo_ns * 2;
 	/* -EALREADY: still queued (a reconnect resends it): just wait */
-	xprt_req_retransmit(req);
-	xprt_req_set_timer(req, t->timeo_ns);
+	lx_xprt_req_retransmit(req);
+	lx_xprt_req_set_timer(req, t->timeo_ns);
 }
 
-static const struct xprt_req_ops rpc_req_ops = {
-	.done = rpc_done,
-	.place = rpc_place,
-	.timeout = rpc_timeout,
+static const struct lx_xprt_req_ops lx_rpc_req_ops = {
+	.done = lx_rpc_done,
+	.place = lx_rpc_place,
+	.timeout = lx_rpc_timeout,
 };
 
 /* --------------------------------------------------------------- call */
 
-static int rpc_encode(struct rpc_clnt *cl, struct xprt_req *req,
-		      const struct rpc_call_args *a, uint32_t xid)
+static int lx_rpc_encode(struct lx_rpc_clnt *cl, struct lx_xprt_req *req,
+			 const struct lx_rpc_call_args *a, uint32_t xid)
 {
-	struct xprt_buf *b = req->sbuf;
+	struct lx_xprt_buf *b = req->sbuf;
 	size_t plen = 0;
 	unsigned int i;
 	XDR xdr;
@@ -258,7 +258,7 @@ static int rpc_encode(struct rpc_clnt *cl, struct xprt_req *req,
 		return -EINVAL;
 	memcpy(b->data, cl->hdr, cl->hdr_len);
 	put_be32(b->data, xid);
-	put_be32((uint8_t *)b->data + RPC_CALL_PROC_OFF, a->proc);
+	put_be32((uint8_t *)b->data + LX_RPC_CALL_PROC_OFF, a->proc);
 	b->len = (uint32_t)cl->hdr_len;
 	if (a->enc) {
 		xdrmem_create(&xdr, (char *)b->data + cl->hdr_len,
@@ -271,8 +271,8 @@ static int rpc_encode(struct rpc_clnt *cl, struct xprt_req *req,
 		xdr_destroy(&xdr);
 	}
 	for (i = 0; i < a->npayload; i++) {
-		err = xprt_req_add_seg(req, a->payload[i].iov_base,
-				       a->payload[i].iov_len);
+		err = lx_xprt_req_add_seg(req, a->payload[i].iov_base,
+					  a->payload[i].iov_len);
 		if (err)
 			return -EINVAL;
 		plen += a->payload[i].iov_len;
@@ -281,13 +281,14 @@ static int rpc_encode(struct rpc_clnt *cl, struct xprt_req *req,
 	task_of(req)->payload_segs = req->nr_tx_segs;
 	task_of(req)->payload_len = plen;
 	if (plen & 3)
-		return xprt_req_add_seg(req, rpc_zero_pad, 4 - (plen & 3)) ?
+		return lx_xprt_req_add_seg(req, lx_rpc_zero_pad,
+					   4 - (plen & 3)) ?
 			       -EINVAL :
 			       0;
 	return 0;
 }
 
-static struct xprt *rpc_pick_xprt(struct rpc_clnt *cl)
+static struct xprt *lx_rpc_pick_xprt(struct lx_rpc_clnt *cl)
 {
 	unsigned int i = atomic_fetch_add_explicit(&cl->next_conn, 1,
 						   memory_order_relaxed);
@@ -300,18 +301,19 @@ static struct xprt *rpc_pick_xprt(struct rpc_clnt *cl)
  * *reqp is set before the submit: an async completion may run (and the
  * request be released) before this returns.
  */
-static int rpc_start(struct rpc_clnt *cl, const struct rpc_call_args *a,
-		     bool sync, rpc_done_fn done, void *arg,
-		     struct xprt_req **reqp)
+static int lx_rpc_start(struct lx_rpc_clnt *cl,
+			const struct lx_rpc_call_args *a, bool sync,
+			lx_rpc_done_fn done, void *arg,
+			struct lx_xprt_req **reqp)
 {
-	struct xprt *x = rpc_pick_xprt(cl);
-	struct xprt_req *req;
-	struct rpc_task *t;
+	struct xprt *x = lx_rpc_pick_xprt(cl);
+	struct lx_xprt_req *req;
+	struct lx_rpc_task *t;
 	uint32_t xid;
 	int err;
 
-	err = xprt_req_alloc(x, (a->flags & RPC_CALL_NOWAIT) ? XPRT_NOWAIT : 0,
-			     &req);
+	err = lx_xprt_req_alloc(
+		x, (a->flags & LX_RPC_CALL_NOWAIT) ? LX_XPRT_NOWAIT : 0, &req);
 	if (err)
 		return err;
 	t = task_of(req);
@@ -339,64 +341,65 @@ static int rpc_start(struct rpc_clnt *cl, const struct rpc_call_args *a,
 	t->info.xid = xid;
 	t->info.reply_stat = -1;
 
-	err = rpc_encode(cl, req, a, xid);
+	err = lx_rpc_encode(cl, req, a, xid);
 	if (err)
 		goto out_put;
-	req->ops = &rpc_req_ops;
+	req->ops = &lx_rpc_req_ops;
 	req->owner = a->owner;
 	req->will_wait = sync;
 	*reqp = req;
 	/* armed by the submit itself: a fast async completion may release
-	 * the request before xprt_req_submit() even returns */
+	 * the request before lx_xprt_req_submit() even returns */
 	req->timeout_ns = t->timeo_ns;
-	err = xprt_req_submit(req, xid);
+	err = lx_xprt_req_submit(req, xid);
 	if (err)
 		goto out_put;
 	return 0;
 
 out_put:
-	xprt_req_put(req);
+	lx_xprt_req_put(req);
 	return err;
 }
 
-int rpc_call_async(struct rpc_clnt *cl, const struct rpc_call_args *a,
-		   rpc_done_fn done, void *arg, struct rpc_call **callp)
+int lx_rpc_call_async(struct lx_rpc_clnt *cl, const struct lx_rpc_call_args *a,
+		      lx_rpc_done_fn done, void *arg,
+		      struct lx_rpc_call **callp)
 {
-	struct xprt_req *req;
+	struct lx_xprt_req *req;
 	int err;
 
 	if (!cl || !a || !done)
 		return -EINVAL;
-	err = rpc_start(cl, a, false, done, arg,
-			callp ? (struct xprt_req **)callp : &req);
+	err = lx_rpc_start(cl, a, false, done, arg,
+			   callp ? (struct lx_xprt_req **)callp : &req);
 	return err;
 }
 
-int rpc_call_sync(struct rpc_clnt *cl, const struct rpc_call_args *a,
-		  struct rpc_reply_info *info)
+int lx_rpc_call_sync(struct lx_rpc_clnt *cl, const struct lx_rpc_call_args *a,
+		     struct lx_rpc_reply_info *info)
 {
-	struct xprt_req *req;
-	struct rpc_task *t;
+	struct lx_xprt_req *req;
+	struct lx_rpc_task *t;
 	int err;
 
 	if (!cl || !a)
 		return -EINVAL;
-	err = rpc_start(cl, a, true, NULL, NULL, &req);
+	err = lx_rpc_start(cl, a, true, NULL, NULL, &req);
 	if (err)
 		return err;
-	xprt_req_done_wait(req, -1);
+	lx_xprt_req_done_wait(req, -1);
 	t = task_of(req);
 	err = t->status;
 	if (info)
 		*info = t->info;
-	xprt_req_put(req);
+	lx_xprt_req_put(req);
 	return err;
 }
 
-int rpc_call_simple(struct rpc_clnt *cl, uint32_t proc, xdrproc_t enc,
-		    const void *args, xdrproc_t dec, void *res)
+int lx_rpc_call_simple(struct lx_rpc_clnt *cl, uint32_t proc, xdrproc_t enc,
+		       const void *args, xdrproc_t dec, void *res)
 {
-	struct rpc_call_args a = {
+	struct lx_rpc_call_args a = {
 		.proc = proc,
 		.enc = enc,
 		.args = args,
@@ -404,112 +407,114 @@ int rpc_call_simple(struct rpc_clnt *cl, uint32_t proc, xdrproc_t enc,
 		.res = res,
 	};
 
-	return rpc_call_sync(cl, &a, NULL);
+	return lx_rpc_call_sync(cl, &a, NULL);
 }
 
-int rpc_null(struct rpc_clnt *cl)
+int lx_rpc_null(struct lx_rpc_clnt *cl)
 {
-	return rpc_call_simple(cl, 0, NULL, NULL, NULL, NULL);
+	return lx_rpc_call_simple(cl, 0, NULL, NULL, NULL, NULL);
 }
 
-int rpc_call_cancel(struct rpc_call *call)
+int lx_rpc_call_cancel(struct lx_rpc_call *call)
 {
 	if (!call)
 		return -EINVAL;
-	return xprt_req_cancel((struct xprt_req *)call);
+	return lx_xprt_req_cancel((struct lx_xprt_req *)call);
 }
 
-const struct rpc_reply_info *rpc_call_info(const struct rpc_call *call)
+const struct lx_rpc_reply_info *lx_rpc_call_info(const struct lx_rpc_call *call)
 {
-	return &task_of((struct xprt_req *)call)->info;
+	return &task_of((struct lx_xprt_req *)call)->info;
 }
 
 /* ------------------------------------------------------------- client */
 
-static void rpc_apply_defaults(struct rpc_clnt_opts *o)
+static void lx_rpc_apply_defaults(struct lx_rpc_clnt_opts *o)
 {
 	if (!o->nconnect)
 		o->nconnect = 1;
 	if (!o->buf_size)
-		o->buf_size = RPC_DEF_BUF_SIZE;
+		o->buf_size = LX_RPC_DEF_BUF_SIZE;
 	if (!o->timeo_ms)
-		o->timeo_ms = RPC_DEF_TIMEO_MS;
+		o->timeo_ms = LX_RPC_DEF_TIMEO_MS;
 	if (!o->timeo_max_ms)
 		o->timeo_max_ms = 10 * o->timeo_ms;
 	if (!o->retrans)
-		o->retrans = RPC_DEF_RETRANS;
-	else if (o->retrans == RPC_NO_RETRANS)
+		o->retrans = LX_RPC_DEF_RETRANS;
+	else if (o->retrans == LX_RPC_NO_RETRANS)
 		o->retrans = 0;
 }
 
-int rpc_clnt_create(struct rpc_clnt **clp, const struct rpc_clnt_opts *opts)
+int lx_rpc_clnt_create(struct lx_rpc_clnt **clp,
+		       const struct lx_rpc_clnt_opts *opts)
 {
-	struct xprt_pool_opts po = {0};
-	struct xprt_opts xo = {0};
-	struct rpc_clnt *cl;
+	struct lx_xprt_pool_opts po = {0};
+	struct lx_xprt_opts xo = {0};
+	struct lx_rpc_clnt *cl;
 	unsigned int i;
 	uint32_t seed;
 	int err;
 
-	if (!clp || !opts || !opts->host || opts->nconnect > RPC_MAX_CONN)
+	if (!clp || !opts || !opts->host || opts->nconnect > LX_RPC_MAX_CONN)
 		return -EINVAL;
 	cl = calloc(1, sizeof(*cl));
 	if (!cl)
 		return -ENOMEM;
 	cl->opts = *opts;
-	rpc_apply_defaults(&cl->opts);
-	if (cl->opts.buf_size < RPC_HDR_MAX) {
+	lx_rpc_apply_defaults(&cl->opts);
+	if (cl->opts.buf_size < LX_RPC_HDR_MAX) {
 		err = -EINVAL;
 		goto out_free;
 	}
-	err = rpc_build_header(cl);
+	err = lx_rpc_build_header(cl);
 	if (err)
 		goto out_free;
 	if (getrandom(&seed, sizeof(seed), 0) != sizeof(seed))
-		seed = (uint32_t)xprt_now_ns();
+		seed = (uint32_t)lx_xprt_now_ns();
 	atomic_store(&cl->xid, seed);
 
 	if (!cl->opts.port) {
 		/* rpcbind maps TCP ports: RDMA needs an explicit one */
-		err = cl->opts.transport == XPRT_TRANSPORT_RDMA ?
+		err = cl->opts.transport == LX_XPRT_TRANSPORT_RDMA ?
 			      -EINVAL :
-			      rpcbind_getport_tcp(cl->opts.host, cl->opts.prog,
-						  cl->opts.vers,
-						  &cl->opts.port);
+			      lx_rpcbind_getport_tcp(
+				      cl->opts.host, cl->opts.prog,
+				      cl->opts.vers, &cl->opts.port);
 		if (err)
 			goto out_free;
 	}
-	if (cl->opts.transport == XPRT_TRANSPORT_RDMA) {
+	if (cl->opts.transport == LX_XPRT_TRANSPORT_RDMA) {
 		/* RPC-over-RDMA: our binding, the server's credit grants,
 		 * and pool slabs registered once for the device */
 		if (opts->rdma)
-			cl->rdma = *(const struct xprt_rdma_opts *)opts->rdma;
-		cl->rdma.ulp = &rpc_rdma_ulp;
+			cl->rdma =
+				*(const struct lx_xprt_rdma_opts *)opts->rdma;
+		cl->rdma.ulp = &lx_rpc_rdma_ulp;
 		xo.rdma = &cl->rdma;
-		xo.cong = XPRT_CONG_GRANT;
-		po.reg = xprt_rdma_pool_reg();
+		xo.cong = LX_XPRT_CONG_GRANT;
+		po.reg = lx_xprt_rdma_pool_reg();
 	}
 
 	xo.transport = cl->opts.transport;
 	xo.host = cl->opts.host;
 	xo.port = cl->opts.port;
-	xo.framing = &xprt_framing_rpc;
+	xo.framing = &lx_xprt_framing_rpc;
 	xo.max_reqs = cl->opts.max_reqs;
 	xo.buf_size = cl->opts.buf_size;
-	xo.req_priv = sizeof(struct rpc_task);
-	xo.policy = XPRT_RESEND;
+	xo.req_priv = sizeof(struct lx_rpc_task);
+	xo.policy = LX_XPRT_RESEND;
 	xo.reconnect_give_up_ms = cl->opts.reconnect_give_up_ms;
 	po.buf_size = cl->opts.buf_size;
 	po.max_bytes = 2 * cl->opts.buf_size *
 			       (cl->opts.max_reqs ? cl->opts.max_reqs : 64) *
 			       cl->opts.nconnect +
 		       1;
-	err = xprt_pool_create(&cl->pool, &po);
+	err = lx_xprt_pool_create(&cl->pool, &po);
 	if (err)
 		goto out_free;
 	xo.pool = cl->pool;
 	for (i = 0; i < cl->opts.nconnect; i++) {
-		err = xprt_create(&cl->x[i], &xo);
+		err = lx_xprt_create(&cl->x[i], &xo);
 		if (err)
 			goto out_xprts;
 		cl->nconn++;
@@ -519,36 +524,36 @@ int rpc_clnt_create(struct rpc_clnt **clp, const struct rpc_clnt_opts *opts)
 
 out_xprts:
 	while (i--)
-		xprt_destroy(cl->x[i]);
-	xprt_pool_destroy(cl->pool);
+		lx_xprt_destroy(cl->x[i]);
+	lx_xprt_pool_destroy(cl->pool);
 out_free:
 	free(cl);
 	return err;
 }
 
-void rpc_clnt_destroy(struct rpc_clnt *cl)
+void lx_rpc_clnt_destroy(struct lx_rpc_clnt *cl)
 {
 	unsigned int i;
 
 	if (!cl)
 		return;
 	for (i = 0; i < cl->nconn; i++)
-		xprt_destroy(cl->x[i]);
-	xprt_pool_destroy(cl->pool);
+		lx_xprt_destroy(cl->x[i]);
+	lx_xprt_pool_destroy(cl->pool);
 	free(cl);
 }
 
-struct xprt *rpc_clnt_xprt(const struct rpc_clnt *cl, unsigned int i)
+struct xprt *lx_rpc_clnt_xprt(const struct lx_rpc_clnt *cl, unsigned int i)
 {
 	return i < cl->nconn ? cl->x[i] : NULL;
 }
 
-unsigned int rpc_clnt_nconnect(const struct rpc_clnt *cl)
+unsigned int lx_rpc_clnt_nconnect(const struct lx_rpc_clnt *cl)
 {
 	return cl->nconn;
 }
 
-const char *rpc_strerror(int err)
+const char *lx_rpc_strerror(int err)
 {
 	switch (err) {
 	case 0:

@@ -2,8 +2,8 @@
 /*
  * SunRPC client internals shared by the files of rpc/.  Not installed.
  */
-#ifndef RPC_RPC_INT_H
-#define RPC_RPC_INT_H
+#ifndef LX_RPC_RPC_INT_H
+#define LX_RPC_RPC_INT_H
 
 #include <stdatomic.h>
 #include <stdint.h>
@@ -13,12 +13,12 @@
 #include <libxprt/rdma.h>
 #include <libxprt/rpc.h>
 
-#define RPC_MAX_CONN	  16u
-#define RPC_HDR_MAX	  512u /* call header: 40 + cred (<= 400) + verf */
-#define RPC_CALL_PROC_OFF 20u
+#define LX_RPC_MAX_CONN	     16u
+#define LX_RPC_HDR_MAX	     512u /* call header: 40 + cred (<= 400) + verf */
+#define LX_RPC_CALL_PROC_OFF 20u
 
 /**
- * struct rpc_clnt - a client
+ * struct lx_rpc_clnt - a client
  * @x: one transport per connection
  * @next_conn: round-robin cursor
  * @xid: next XID (random start, then sequential)
@@ -26,32 +26,32 @@
  *	call), through libtirpc's xdr_callmsg
  * @hdr_len: its length
  */
-struct rpc_clnt {
-	struct rpc_clnt_opts opts;
-	struct xprt *x[RPC_MAX_CONN];
+struct lx_rpc_clnt {
+	struct lx_rpc_clnt_opts opts;
+	struct xprt *x[LX_RPC_MAX_CONN];
 	unsigned int nconn;
-	struct xprt_pool *pool;
+	struct lx_xprt_pool *pool;
 	atomic_uint next_conn;
 	atomic_uint xid;
-	uint8_t hdr[RPC_HDR_MAX];
+	uint8_t hdr[LX_RPC_HDR_MAX];
 	size_t hdr_len;
 	char machine[256];
-	struct xprt_rdma_opts rdma;
+	struct lx_xprt_rdma_opts rdma;
 };
 
 /**
- * struct rpc_task - per-call state, in the request's private area
+ * struct lx_rpc_task - per-call state, in the request's private area
  */
-struct rpc_task {
-	struct rpc_clnt *cl;
+struct lx_rpc_task {
+	struct lx_rpc_clnt *cl;
 	uint32_t xid;
 	xdrproc_t dec;
 	void *res;
-	rpc_done_fn done;
+	lx_rpc_done_fn done;
 	void *arg;
-	rpc_body_place_fn place;
+	lx_rpc_body_place_fn place;
 	void *place_arg;
-	struct xprt_iter rx_dst;
+	struct lx_xprt_iter rx_dst;
 	bool has_rx_dst;
 	/* for RPC-over-RDMA chunk decisions (rpc_rdma_ulp.c): the payload
 	 * is tx_segs[0 .. payload_segs) of the request, XDR pad after it */
@@ -62,32 +62,32 @@ struct rpc_task {
 	unsigned int retries;
 	uint64_t timeo_ns;
 	int status;
-	struct rpc_reply_info info;
+	struct lx_rpc_reply_info info;
 };
 
-static inline struct rpc_task *rpc_task_of(struct xprt_req *req)
+static inline struct lx_rpc_task *lx_rpc_task_of(struct lx_xprt_req *req)
 {
-	return xprt_req_priv(req);
+	return lx_xprt_req_priv(req);
 }
 
 /* rpc_clnt.c */
 /**
- * rpc_reply_hdr_len() - length of an RPC reply header (through
+ * lx_rpc_reply_hdr_len() - length of an RPC reply header (through
  * accept_stat) in its first @have bytes
  * Return: the length; 0 when more bytes are needed; -EBADMSG.
  * *@accepted tells whether the call was accepted with SUCCESS.
  */
-long rpc_reply_hdr_len(const uint8_t *p, size_t have, bool *accepted);
+long lx_rpc_reply_hdr_len(const uint8_t *p, size_t have, bool *accepted);
 
 /* rpc_rdma_ulp.c: RPC-over-RDMA as the RDMA transport's binding */
-struct xprt_rdma_ulp;
-extern const struct xprt_rdma_ulp rpc_rdma_ulp;
+struct lx_xprt_rdma_ulp;
+extern const struct lx_xprt_rdma_ulp lx_rpc_rdma_ulp;
 
 /* rpc_auth.c */
-int rpc_build_header(struct rpc_clnt *cl);
+int lx_rpc_build_header(struct lx_rpc_clnt *cl);
 
 /* rpc_rpcb.c */
-int rpcbind_getport_tcp(const char *host, uint32_t prog, uint32_t vers,
-			uint16_t *port);
+int lx_rpcbind_getport_tcp(const char *host, uint32_t prog, uint32_t vers,
+			   uint16_t *port);
 
-#endif /* RPC_RPC_INT_H */
+#endif /* LX_RPC_RPC_INT_H */

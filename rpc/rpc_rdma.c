@@ -7,14 +7,14 @@
  * every read first asks "are these bytes there?" (cur_need); a count read
  * off the wire is compared with the bytes left *before* it is multiplied
  * by an entry size, so no arithmetic on peer-controlled numbers can wrap;
- * lists stop at fixed limits (RPCRDMA_MAX_SEGS, RPCRDMA_MAX_WCHUNKS) that
+ * lists stop at fixed limits (LX_RPCRDMA_MAX_SEGS, LX_RPCRDMA_MAX_WCHUNKS) that
  * size the output struct, so nothing is ever written outside it.  The
  * decoder only says what the header contains; whether a reply may contain
  * it (chunks we never offered, lengths beyond our registration) is the
- * separate, equally pure rpcrdma_check_reply().  Keeping the two apart is
+ * separate, equally pure lx_rpcrdma_check_reply().  Keeping the two apart is
  * what lets a fuzzer drive either with raw bytes.
  *
- * Chunk decisions (rpcrdma_plan) follow RFC 8166 section 3.5 and the
+ * Chunk decisions (lx_rpcrdma_plan) follow RFC 8166 section 3.5 and the
  * choices of Linux's client (net/sunrpc/xprtrdma/rpc_rdma.c): a reply that
  * fits the receive threshold needs no chunk; bulk result data goes to a
  * Write chunk when it does not fit; a large non-bulk reply (READDIR,
@@ -67,7 +67,7 @@ static void put32(uint8_t **p, uint32_t v)
 	*p += 4;
 }
 
-static void put_seg(uint8_t **p, const struct rpcrdma_seg *s)
+static void put_seg(uint8_t **p, const struct lx_rpcrdma_seg *s)
 {
 	put32(p, s->handle);
 	put32(p, s->length);
@@ -76,7 +76,7 @@ static void put_seg(uint8_t **p, const struct rpcrdma_seg *s)
 }
 
 /* handle, length, offset: 16 bytes; the caller checked they are there */
-static void get_seg(struct cur *c, struct rpcrdma_seg *s)
+static void get_seg(struct cur *c, struct lx_rpcrdma_seg *s)
 {
 	uint64_t hi;
 
@@ -88,12 +88,12 @@ static void get_seg(struct cur *c, struct rpcrdma_seg *s)
 
 /* ------------------------------------------------------------- encode */
 
-static size_t wchunk_len(const struct rpcrdma_wchunk *w)
+static size_t wchunk_len(const struct lx_rpcrdma_wchunk *w)
 {
 	return 4 + (size_t)w->nsegs * 16; /* count + segments */
 }
 
-size_t rpcrdma_hdr_len(const struct rpcrdma_hdr *h)
+size_t lx_rpcrdma_hdr_len(const struct lx_rpcrdma_hdr *h)
 {
 	size_t len = 16;
 	unsigned int i;
@@ -101,14 +101,14 @@ size_t rpcrdma_hdr_len(const struct rpcrdma_hdr *h)
 	if (!h)
 		return 0;
 	if (h->proc == RDMA_ERROR)
-		return h->err == RPCRDMA_ERR_VERS ? 28 : 20;
-	if (h->nr_reads > RPCRDMA_MAX_SEGS ||
-	    h->nr_writes > RPCRDMA_MAX_WCHUNKS ||
-	    (h->has_reply && h->reply.nsegs > RPCRDMA_MAX_SEGS))
+		return h->err == LX_RPCRDMA_ERR_VERS ? 28 : 20;
+	if (h->nr_reads > LX_RPCRDMA_MAX_SEGS ||
+	    h->nr_writes > LX_RPCRDMA_MAX_WCHUNKS ||
+	    (h->has_reply && h->reply.nsegs > LX_RPCRDMA_MAX_SEGS))
 		return 0;
 	len += (size_t)h->nr_reads * 24 + 4; /* 1 position seg ... 0 */
 	for (i = 0; i < h->nr_writes; i++) {
-		if (h->writes[i].nsegs > RPCRDMA_MAX_SEGS)
+		if (h->writes[i].nsegs > LX_RPCRDMA_MAX_SEGS)
 			return 0;
 		len += 4 + wchunk_len(&h->writes[i]);
 	}
@@ -117,7 +117,7 @@ size_t rpcrdma_hdr_len(const struct rpcrdma_hdr *h)
 	return len;
 }
 
-long rpcrdma_encode(void *buf, size_t cap, const struct rpcrdma_hdr *h)
+long lx_rpcrdma_encode(void *buf, size_t cap, const struct lx_rpcrdma_hdr *h)
 {
 	uint8_t *p = buf;
 	size_t len;
@@ -128,7 +128,7 @@ long rpcrdma_encode(void *buf, size_t cap, const struct rpcrdma_hdr *h)
 	if (h->proc != RDMA_MSG && h->proc != RDMA_NOMSG &&
 	    h->proc != RDMA_ERROR)
 		return -EINVAL;
-	len = rpcrdma_hdr_len(h);
+	len = lx_rpcrdma_hdr_len(h);
 	if (!len)
 		return -EINVAL;
 	if (len > cap)
@@ -139,7 +139,7 @@ long rpcrdma_encode(void *buf, size_t cap, const struct rpcrdma_hdr *h)
 	put32(&p, h->proc);
 	if (h->proc == RDMA_ERROR) {
 		put32(&p, h->err);
-		if (h->err == RPCRDMA_ERR_VERS) {
+		if (h->err == LX_RPCRDMA_ERR_VERS) {
 			put32(&p, h->vers_low);
 			put32(&p, h->vers_high);
 		}
@@ -186,7 +186,7 @@ static int get_disc(struct cur *c, bool *present)
 }
 
 /* A counted segment array: the count, then that many segments. */
-static int get_wchunk(struct cur *c, struct rpcrdma_wchunk *w)
+static int get_wchunk(struct cur *c, struct lx_rpcrdma_wchunk *w)
 {
 	uint32_t n, i;
 
@@ -196,7 +196,7 @@ static int get_wchunk(struct cur *c, struct rpcrdma_wchunk *w)
 	/* compare with what is left before multiplying: n is the peer's */
 	if (n > c->left / 16)
 		return -EBADMSG;
-	if (n > RPCRDMA_MAX_SEGS)
+	if (n > LX_RPCRDMA_MAX_SEGS)
 		return -E2BIG;
 	w->nsegs = n;
 	for (i = 0; i < n; i++)
@@ -204,7 +204,7 @@ static int get_wchunk(struct cur *c, struct rpcrdma_wchunk *w)
 	return 0;
 }
 
-static int get_chunk_lists(struct cur *c, struct rpcrdma_hdr *h)
+static int get_chunk_lists(struct cur *c, struct lx_rpcrdma_hdr *h)
 {
 	bool more;
 	int r;
@@ -218,7 +218,7 @@ static int get_chunk_lists(struct cur *c, struct rpcrdma_hdr *h)
 			break;
 		if (!cur_need(c, 20))
 			return -EBADMSG;
-		if (h->nr_reads == RPCRDMA_MAX_SEGS)
+		if (h->nr_reads == LX_RPCRDMA_MAX_SEGS)
 			return -E2BIG;
 		h->reads[h->nr_reads].position = cur_u32(c);
 		get_seg(c, &h->reads[h->nr_reads].seg);
@@ -231,7 +231,7 @@ static int get_chunk_lists(struct cur *c, struct rpcrdma_hdr *h)
 			return r;
 		if (!more)
 			break;
-		if (h->nr_writes == RPCRDMA_MAX_WCHUNKS)
+		if (h->nr_writes == LX_RPCRDMA_MAX_WCHUNKS)
 			return -E2BIG;
 		r = get_wchunk(c, &h->writes[h->nr_writes]);
 		if (r)
@@ -251,7 +251,7 @@ static int get_chunk_lists(struct cur *c, struct rpcrdma_hdr *h)
 	return 0;
 }
 
-long rpcrdma_decode(const void *buf, size_t len, struct rpcrdma_hdr *h)
+long lx_rpcrdma_decode(const void *buf, size_t len, struct lx_rpcrdma_hdr *h)
 {
 	struct cur c = {.p = buf, .left = len};
 	int r;
@@ -278,17 +278,17 @@ long rpcrdma_decode(const void *buf, size_t len, struct rpcrdma_hdr *h)
 		if (!cur_need(&c, 4))
 			return -EBADMSG;
 		h->err = cur_u32(&c);
-		if (h->err == RPCRDMA_ERR_VERS) {
+		if (h->err == LX_RPCRDMA_ERR_VERS) {
 			if (!cur_need(&c, 8))
 				return -EBADMSG;
 			h->vers_low = cur_u32(&c);
 			h->vers_high = cur_u32(&c);
-		} else if (h->err != RPCRDMA_ERR_CHUNK) {
+		} else if (h->err != LX_RPCRDMA_ERR_CHUNK) {
 			return -EBADMSG;
 		}
 		return (long)(len - c.left);
 	}
-	if (h->vers != RPCRDMA_VERSION)
+	if (h->vers != LX_RPCRDMA_VERSION)
 		return -EPROTONOSUPPORT;
 	switch (h->proc) {
 	case RDMA_MSG:
@@ -331,21 +331,22 @@ static size_t reply_hdr_len(unsigned int wsegs, bool reply)
 	return call_hdr_len(0, wsegs, reply);
 }
 
-int rpcrdma_plan(const struct rpcrdma_plan_in *in, struct rpcrdma_plan *out)
+int lx_rpcrdma_plan(const struct lx_rpcrdma_plan_in *in,
+		    struct lx_rpcrdma_plan *out)
 {
 	size_t nonbulk, pad, msg, reads;
 	unsigned int wsegs = 0;
 
-	if (!in || !out || in->inline_send < RPCRDMA_MIN_INLINE ||
-	    in->inline_recv < RPCRDMA_MIN_INLINE)
+	if (!in || !out || in->inline_send < LX_RPCRDMA_MIN_INLINE ||
+	    in->inline_recv < LX_RPCRDMA_MIN_INLINE)
 		return -EINVAL;
 	memset(out, 0, sizeof(*out));
-	if (in->payload_segs > RPCRDMA_MAX_SEGS ||
-	    in->rx_dst_segs > RPCRDMA_MAX_SEGS)
+	if (in->payload_segs > LX_RPCRDMA_MAX_SEGS ||
+	    in->rx_dst_segs > LX_RPCRDMA_MAX_SEGS)
 		return -E2BIG;
 
 	/* the reply: inline, Write chunk, Reply chunk */
-	nonbulk = in->reply_hint ? in->reply_hint : RPCRDMA_SMALL_REPLY;
+	nonbulk = in->reply_hint ? in->reply_hint : LX_RPCRDMA_SMALL_REPLY;
 	if (in->rx_dst_len) {
 		/* data and its pad inline, with the header */
 		if (reply_hdr_len(0, false) + nonbulk + in->rx_dst_len + 3 >
@@ -361,13 +362,13 @@ int rpcrdma_plan(const struct rpcrdma_plan_in *in, struct rpcrdma_plan *out)
 	pad = (4 - (in->payload_len & 3)) & 3;
 	msg = in->call_len + in->payload_len + (in->payload_len ? pad : 0);
 	out->proc = RDMA_MSG;
-	out->read = RPCRDMA_READ_NONE;
+	out->read = LX_RPCRDMA_READ_NONE;
 	out->hdr_len = call_hdr_len(0, wsegs, out->reply);
 	out->inline_len = msg;
 	if (out->hdr_len + msg <= in->inline_send)
 		return 0;
 	if (in->payload_len) {
-		out->read = RPCRDMA_READ_PAYLOAD;
+		out->read = LX_RPCRDMA_READ_PAYLOAD;
 		out->hdr_len =
 			call_hdr_len(in->payload_segs, wsegs, out->reply);
 		out->inline_len = in->call_len;
@@ -376,10 +377,10 @@ int rpcrdma_plan(const struct rpcrdma_plan_in *in, struct rpcrdma_plan *out)
 	}
 	/* everything by RDMA Read: the call buffer, payload, pad */
 	reads = 1 + in->payload_segs + (in->payload_len && pad ? 1 : 0);
-	if (reads > RPCRDMA_MAX_SEGS)
+	if (reads > LX_RPCRDMA_MAX_SEGS)
 		return -E2BIG;
 	out->proc = RDMA_NOMSG;
-	out->read = RPCRDMA_READ_POS0;
+	out->read = LX_RPCRDMA_READ_POS0;
 	out->hdr_len = call_hdr_len((unsigned int)reads, wsegs, out->reply);
 	out->inline_len = 0;
 	if (out->hdr_len > in->inline_send)
@@ -395,8 +396,8 @@ int rpcrdma_plan(const struct rpcrdma_plan_in *in, struct rpcrdma_plan *out)
  * non-empty one must be full, so the data is one run from the chunk's
  * start.  Store the total in *@total.
  */
-static int check_chunk(const struct rpcrdma_wchunk *got,
-		       const struct rpcrdma_wchunk *offered, bool contiguous,
+static int check_chunk(const struct lx_rpcrdma_wchunk *got,
+		       const struct lx_rpcrdma_wchunk *offered, bool contiguous,
 		       size_t *total)
 {
 	size_t sum = 0;
@@ -406,8 +407,8 @@ static int check_chunk(const struct rpcrdma_wchunk *got,
 	if (got->nsegs > offered->nsegs)
 		return -EBADMSG;
 	for (i = 0; i < got->nsegs; i++) {
-		const struct rpcrdma_seg *g = &got->segs[i];
-		const struct rpcrdma_seg *o = &offered->segs[i];
+		const struct lx_rpcrdma_seg *g = &got->segs[i];
+		const struct lx_rpcrdma_seg *o = &offered->segs[i];
 
 		if (g->handle != o->handle || g->length > o->length)
 			return -EBADMSG;
@@ -421,9 +422,9 @@ static int check_chunk(const struct rpcrdma_wchunk *got,
 	return 0;
 }
 
-int rpcrdma_check_reply(const struct rpcrdma_hdr *h, size_t hdr_len,
-			size_t rx_len, const struct rpcrdma_offer *o,
-			struct rpcrdma_reply_info *ri)
+int lx_rpcrdma_check_reply(const struct lx_rpcrdma_hdr *h, size_t hdr_len,
+			   size_t rx_len, const struct lx_rpcrdma_offer *o,
+			   struct lx_rpcrdma_reply_info *ri)
 {
 	int r;
 
@@ -431,9 +432,9 @@ int rpcrdma_check_reply(const struct rpcrdma_hdr *h, size_t hdr_len,
 		return -EINVAL;
 	memset(ri, 0, sizeof(*ri));
 	if (h->proc == RDMA_ERROR) {
-		if (h->err == RPCRDMA_ERR_VERS)
+		if (h->err == LX_RPCRDMA_ERR_VERS)
 			return -EPROTO;
-		if (h->err == RPCRDMA_ERR_CHUNK)
+		if (h->err == LX_RPCRDMA_ERR_CHUNK)
 			return -EMSGSIZE;
 		return -EBADMSG;
 	}
@@ -476,36 +477,37 @@ static bool size_ok(unsigned int size)
 	return size >= 1024 && size <= 256 * 1024 && !(size & 1023);
 }
 
-int rpcrdma_cm_encode(void *buf, unsigned int send_size, unsigned int recv_size)
+int lx_rpcrdma_cm_encode(void *buf, unsigned int send_size,
+			 unsigned int recv_size)
 {
 	uint8_t *p = buf;
 
 	if (!buf || !size_ok(send_size) || !size_ok(recv_size))
 		return -EINVAL;
-	put32(&p, RPCRDMA_CM_MAGIC);
-	p[0] = RPCRDMA_CM_VERSION;
+	put32(&p, LX_RPCRDMA_CM_MAGIC);
+	p[0] = LX_RPCRDMA_CM_VERSION;
 	p[1] = 0; /* flags: no Remote Invalidation (we use no FRWR MRs) */
 	p[2] = (uint8_t)(send_size / 1024 - 1);
 	p[3] = (uint8_t)(recv_size / 1024 - 1);
-	return (int)RPCRDMA_CM_PDATA_LEN;
+	return (int)LX_RPCRDMA_CM_PDATA_LEN;
 }
 
-int rpcrdma_cm_negotiate(const void *pdata, size_t len, unsigned int our_send,
-			 unsigned int our_recv, unsigned int *send,
-			 unsigned int *recv)
+int lx_rpcrdma_cm_negotiate(const void *pdata, size_t len,
+			    unsigned int our_send, unsigned int our_recv,
+			    unsigned int *send, unsigned int *recv)
 {
 	struct cur c = {.p = pdata, .left = len};
 	unsigned int peer_send, peer_recv;
 	const uint8_t *b;
 
-	*send = min_u(our_send, RPCRDMA_DEF_INLINE);
-	*recv = min_u(our_recv, RPCRDMA_DEF_INLINE);
-	if (!pdata || len < RPCRDMA_CM_PDATA_LEN)
+	*send = min_u(our_send, LX_RPCRDMA_DEF_INLINE);
+	*recv = min_u(our_recv, LX_RPCRDMA_DEF_INLINE);
+	if (!pdata || len < LX_RPCRDMA_CM_PDATA_LEN)
 		return 0;
-	if (cur_u32(&c) != RPCRDMA_CM_MAGIC)
+	if (cur_u32(&c) != LX_RPCRDMA_CM_MAGIC)
 		return 0;
 	b = c.p;
-	if (b[0] != RPCRDMA_CM_VERSION)
+	if (b[0] != LX_RPCRDMA_CM_VERSION)
 		return 0;
 	peer_send = ((unsigned int)b[2] + 1) * 1024;
 	peer_recv = ((unsigned int)b[3] + 1) * 1024;

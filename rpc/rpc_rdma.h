@@ -19,21 +19,21 @@
  *
  * Internal header: not installed.
  */
-#ifndef RPC_RPC_RDMA_H
-#define RPC_RPC_RDMA_H
+#ifndef LX_RPC_RPC_RDMA_H
+#define LX_RPC_RPC_RDMA_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#define RPCRDMA_VERSION	    1u
-#define RPCRDMA_CM_MAGIC    0xf6ab0e18u /* RFC 8797 section 4.1 */
-#define RPCRDMA_CM_VERSION  1u
-#define RPCRDMA_DEF_INLINE  1024u /* RFC 8166 section 3.3.2 */
-#define RPCRDMA_MIN_INLINE  1024u
-#define RPCRDMA_MAX_INLINE  65536u
-#define RPCRDMA_HDR_MIN	    28u /* four words and three empty lists */
-#define RPCRDMA_ERR_HDR_MIN 20u /* four words and the error code */
+#define LX_RPCRDMA_VERSION     1u
+#define LX_RPCRDMA_CM_MAGIC    0xf6ab0e18u /* RFC 8797 section 4.1 */
+#define LX_RPCRDMA_CM_VERSION  1u
+#define LX_RPCRDMA_DEF_INLINE  1024u /* RFC 8166 section 3.3.2 */
+#define LX_RPCRDMA_MIN_INLINE  1024u
+#define LX_RPCRDMA_MAX_INLINE  65536u
+#define LX_RPCRDMA_HDR_MIN     28u /* four words and three empty lists */
+#define LX_RPCRDMA_ERR_HDR_MIN 20u /* four words and the error code */
 
 /*
  * Segments per chunk we build and accept (Linux's RPCRDMA_MAX_HDR_SEGS is
@@ -41,13 +41,13 @@
  * a 1 KiB threshold).  A peer sending more gets -E2BIG, the local
  * equivalent of ERR_CHUNK.
  */
-#define RPCRDMA_MAX_SEGS    16u
+#define LX_RPCRDMA_MAX_SEGS    16u
 /* Write chunks accepted in one list: we offer at most one per call */
-#define RPCRDMA_MAX_WCHUNKS 4u
+#define LX_RPCRDMA_MAX_WCHUNKS 4u
 /* Largest header we ever encode: room for the slot's header area */
-#define RPCRDMA_HDR_MAX	    1024u
+#define LX_RPCRDMA_HDR_MAX     1024u
 
-enum rpcrdma_proc {
+enum lx_rpcrdma_proc {
 	RDMA_MSG = 0,
 	RDMA_NOMSG = 1,
 	RDMA_MSGP = 2, /* deprecated by RFC 8166 */
@@ -55,67 +55,67 @@ enum rpcrdma_proc {
 	RDMA_ERROR = 4,
 };
 
-enum rpcrdma_errcode {
-	RPCRDMA_ERR_VERS = 1,
-	RPCRDMA_ERR_CHUNK = 2,
+enum lx_rpcrdma_errcode {
+	LX_RPCRDMA_ERR_VERS = 1,
+	LX_RPCRDMA_ERR_CHUNK = 2,
 };
 
-/** struct rpcrdma_seg - a registered memory segment (RFC 8166 4.1.1) */
-struct rpcrdma_seg {
+/** struct lx_rpcrdma_seg - a registered memory segment (RFC 8166 4.1.1) */
+struct lx_rpcrdma_seg {
 	uint32_t handle;
 	uint32_t length;
 	uint64_t offset;
 };
 
-/** struct rpcrdma_read_seg - a Read list entry: position + segment */
-struct rpcrdma_read_seg {
+/** struct lx_rpcrdma_read_seg - a Read list entry: position + segment */
+struct lx_rpcrdma_read_seg {
 	uint32_t position;
-	struct rpcrdma_seg seg;
+	struct lx_rpcrdma_seg seg;
 };
 
-/** struct rpcrdma_wchunk - one Write chunk: a counted array of segments */
-struct rpcrdma_wchunk {
+/** struct lx_rpcrdma_wchunk - one Write chunk: a counted array of segments */
+struct lx_rpcrdma_wchunk {
 	uint32_t nsegs;
-	struct rpcrdma_seg segs[RPCRDMA_MAX_SEGS];
+	struct lx_rpcrdma_seg segs[LX_RPCRDMA_MAX_SEGS];
 };
 
 /**
- * struct rpcrdma_hdr - a decoded (or to-be-encoded) transport header
+ * struct lx_rpcrdma_hdr - a decoded (or to-be-encoded) transport header
  * @xid, @vers, @credits, @proc: the four fixed words
  * @nr_reads, @reads: Read list (each entry its own position)
  * @nr_writes, @writes: Write list
  * @has_reply, @reply: Reply chunk
  * @err, @vers_low, @vers_high: RDMA_ERROR body
  */
-struct rpcrdma_hdr {
+struct lx_rpcrdma_hdr {
 	uint32_t xid, vers, credits, proc;
 	uint32_t nr_reads;
-	struct rpcrdma_read_seg reads[RPCRDMA_MAX_SEGS];
+	struct lx_rpcrdma_read_seg reads[LX_RPCRDMA_MAX_SEGS];
 	uint32_t nr_writes;
-	struct rpcrdma_wchunk writes[RPCRDMA_MAX_WCHUNKS];
+	struct lx_rpcrdma_wchunk writes[LX_RPCRDMA_MAX_WCHUNKS];
 	bool has_reply;
-	struct rpcrdma_wchunk reply;
+	struct lx_rpcrdma_wchunk reply;
 	uint32_t err, vers_low, vers_high;
 };
 
 /**
- * rpcrdma_hdr_len() - bytes rpcrdma_encode() would write for @h
+ * lx_rpcrdma_hdr_len() - bytes lx_rpcrdma_encode() would write for @h
  * Return: the length; 0 for a NULL @h or counts beyond the limits.
  */
-size_t rpcrdma_hdr_len(const struct rpcrdma_hdr *h);
+size_t lx_rpcrdma_hdr_len(const struct lx_rpcrdma_hdr *h);
 
 /**
- * rpcrdma_encode() - encode a transport header
+ * lx_rpcrdma_encode() - encode a transport header
  * @buf: destination, @cap bytes
  * @h: header; only the fields of its @proc are used
  * Return: bytes written; %-EMSGSIZE when @cap is too small; %-EINVAL for
  * NULL arguments, counts beyond the limits, or a @proc other than
  * RDMA_MSG, RDMA_NOMSG, RDMA_ERROR.  Nothing is written on error.
  */
-long rpcrdma_encode(void *buf, size_t cap, const struct rpcrdma_hdr *h);
+long lx_rpcrdma_encode(void *buf, size_t cap, const struct lx_rpcrdma_hdr *h);
 
 /**
- * rpcrdma_decode() - decode a received transport header
+ * lx_rpcrdma_decode() - decode a received transport header
  * @buf: the received bytes
  * @len: their number
  * @h: decoded header (filled as far as the decoder got, xid first)
@@ -125,25 +125,25 @@ long rpcrdma_encode(void *buf, size_t cap, const struct rpcrdma_hdr *h);
  * Return: header length in bytes (for RDMA_MSG the RPC message starts
  * there); %-EBADMSG when truncated or malformed (a list discriminator
  * other than 0/1, an unknown procedure or error code); %-E2BIG when a
- * list holds more entries than RPCRDMA_MAX_SEGS / RPCRDMA_MAX_WCHUNKS;
+ * list holds more entries than LX_RPCRDMA_MAX_SEGS / LX_RPCRDMA_MAX_WCHUNKS;
  * %-EPROTONOSUPPORT for a version other than 1 on anything but
  * RDMA_ERROR (whose layout every version shares).  @h->xid is valid
  * whenever @len >= 4, even on error.
  */
-long rpcrdma_decode(const void *buf, size_t len, struct rpcrdma_hdr *h);
+long lx_rpcrdma_decode(const void *buf, size_t len, struct lx_rpcrdma_hdr *h);
 
 /* ------------------------------------------------------------ calls */
 
-enum rpcrdma_read_kind {
-	RPCRDMA_READ_NONE,    /* whole call inline */
-	RPCRDMA_READ_PAYLOAD, /* RDMA_MSG, payload in a Read chunk at its
+enum lx_rpcrdma_read_kind {
+	LX_RPCRDMA_READ_NONE,	 /* whole call inline */
+	LX_RPCRDMA_READ_PAYLOAD, /* RDMA_MSG, payload in a Read chunk at its
 			       * XDR position */
-	RPCRDMA_READ_POS0,    /* RDMA_NOMSG, whole call in a position-zero
+	LX_RPCRDMA_READ_POS0,	 /* RDMA_NOMSG, whole call in a position-zero
 			       * Read chunk */
 };
 
 /**
- * struct rpcrdma_plan_in - what the chunk decisions depend on
+ * struct lx_rpcrdma_plan_in - what the chunk decisions depend on
  * @call_len: RPC call header and arguments (contiguous)
  * @payload_len: bulk payload after them (WRITE data), XDR pad excluded
  * @payload_segs: its segments
@@ -153,7 +153,7 @@ enum rpcrdma_read_kind {
  * @reply_cap: the call's receive buffer: what a Reply chunk can cover
  * @inline_send, @inline_recv: thresholds in force
  */
-struct rpcrdma_plan_in {
+struct lx_rpcrdma_plan_in {
 	size_t call_len;
 	size_t payload_len;
 	unsigned int payload_segs;
@@ -166,17 +166,17 @@ struct rpcrdma_plan_in {
 };
 
 /**
- * struct rpcrdma_plan - the chunk decisions for one call
+ * struct lx_rpcrdma_plan - the chunk decisions for one call
  * @proc: RDMA_MSG or RDMA_NOMSG
- * @read: see enum rpcrdma_read_kind
+ * @read: see enum lx_rpcrdma_read_kind
  * @write: offer a Write chunk over the caller's result memory
  * @reply: offer a Reply chunk over the receive buffer
  * @hdr_len: length of the transport header these choices produce
  * @inline_len: bytes of the RPC message sent after the header
  */
-struct rpcrdma_plan {
-	enum rpcrdma_proc proc;
-	enum rpcrdma_read_kind read;
+struct lx_rpcrdma_plan {
+	enum lx_rpcrdma_proc proc;
+	enum lx_rpcrdma_read_kind read;
 	bool write;
 	bool reply;
 	size_t hdr_len;
@@ -188,10 +188,10 @@ struct rpcrdma_plan {
  * an RPC accepted-reply header with a short verifier and NFSv3 READ
  * results (post_op_attr, count, eof, data length) fit in it.
  */
-#define RPCRDMA_SMALL_REPLY 256u
+#define LX_RPCRDMA_SMALL_REPLY 256u
 
 /**
- * rpcrdma_plan() - decide the chunks of a call (RFC 8166 section 3.5,
+ * lx_rpcrdma_plan() - decide the chunks of a call (RFC 8166 section 3.5,
  * the choices of Linux's client)
  *
  * Results: no chunk when the whole reply fits the receive threshold; a
@@ -201,24 +201,25 @@ struct rpcrdma_plan {
  * Read chunk when the rest fits; else the whole call in a position-zero
  * Read chunk.
  * Return: %0; %-EINVAL for NULL arguments or thresholds below 1024;
- * %-E2BIG when a chunk would need more than RPCRDMA_MAX_SEGS segments.
+ * %-E2BIG when a chunk would need more than LX_RPCRDMA_MAX_SEGS segments.
  */
-int rpcrdma_plan(const struct rpcrdma_plan_in *in, struct rpcrdma_plan *out);
+int lx_rpcrdma_plan(const struct lx_rpcrdma_plan_in *in,
+		    struct lx_rpcrdma_plan *out);
 
 /* ----------------------------------------------------------- replies */
 
 /**
- * struct rpcrdma_offer - the chunks a call offered, to check its reply
+ * struct lx_rpcrdma_offer - the chunks a call offered, to check its reply
  * @write: the Write chunk (nsegs 0: none)
  * @reply: the Reply chunk (nsegs 0: none)
  */
-struct rpcrdma_offer {
-	struct rpcrdma_wchunk write;
-	struct rpcrdma_wchunk reply;
+struct lx_rpcrdma_offer {
+	struct lx_rpcrdma_wchunk write;
+	struct lx_rpcrdma_wchunk reply;
 };
 
 /**
- * struct rpcrdma_reply_info - where a checked reply's RPC message is
+ * struct lx_rpcrdma_reply_info - where a checked reply's RPC message is
  * @msg_off, @msg_len: RDMA_MSG: the RPC reply inline in the receive buffer
  * @in_reply_chunk: RDMA_NOMSG: the RPC reply was written into the Reply
  *	chunk, @reply_len bytes of it
@@ -226,7 +227,7 @@ struct rpcrdma_offer {
  *	bulk data were written into it, contiguously from its start (the
  *	inline or Reply-chunk message is then the reduced stream)
  */
-struct rpcrdma_reply_info {
+struct lx_rpcrdma_reply_info {
 	size_t msg_off, msg_len;
 	bool in_reply_chunk;
 	size_t reply_len;
@@ -235,9 +236,9 @@ struct rpcrdma_reply_info {
 };
 
 /**
- * rpcrdma_check_reply() - check a decoded reply against the call's offer
+ * lx_rpcrdma_check_reply() - check a decoded reply against the call's offer
  * @h: the decoded header
- * @hdr_len: what rpcrdma_decode() returned (> 0)
+ * @hdr_len: what lx_rpcrdma_decode() returned (> 0)
  * @rx_len: bytes received (header included)
  * @o: the chunks the call offered
  * @ri: the result
@@ -251,27 +252,27 @@ struct rpcrdma_reply_info {
  * speak version 1, its range is in @h) or %-EMSGSIZE (ERR_CHUNK: it could
  * not use the chunks, e.g. the reply did not fit them).
  */
-int rpcrdma_check_reply(const struct rpcrdma_hdr *h, size_t hdr_len,
-			size_t rx_len, const struct rpcrdma_offer *o,
-			struct rpcrdma_reply_info *ri);
+int lx_rpcrdma_check_reply(const struct lx_rpcrdma_hdr *h, size_t hdr_len,
+			   size_t rx_len, const struct lx_rpcrdma_offer *o,
+			   struct lx_rpcrdma_reply_info *ri);
 
 /* -------------------------------------------------- connection data */
 
 /** RFC 8797 connection private data, 8 bytes on the wire */
-#define RPCRDMA_CM_PDATA_LEN 8u
+#define LX_RPCRDMA_CM_PDATA_LEN 8u
 
 /**
- * rpcrdma_cm_encode() - our RDMA-CM private data (RFC 8797 section 4.1)
+ * lx_rpcrdma_cm_encode() - our RDMA-CM private data (RFC 8797 section 4.1)
  * @buf: 8 bytes
  * @send_size, @recv_size: our thresholds, multiples of 1024 in 1 KiB ..
  *	256 KiB (the size byte is size / 1024 - 1)
  * Return: bytes written (8); %-EINVAL for sizes out of range.
  */
-int rpcrdma_cm_encode(void *buf, unsigned int send_size,
-		      unsigned int recv_size);
+int lx_rpcrdma_cm_encode(void *buf, unsigned int send_size,
+			 unsigned int recv_size);
 
 /**
- * rpcrdma_cm_negotiate() - thresholds in force after the server's reply
+ * lx_rpcrdma_cm_negotiate() - thresholds in force after the server's reply
  * @pdata: the server's private data, NULL or @len bytes
  * @our_send, @our_recv: what we offered
  * @send, @recv: thresholds to use: ours capped by the server's receive and
@@ -280,8 +281,8 @@ int rpcrdma_cm_encode(void *buf, unsigned int send_size,
  * Return: %1 when the server sent valid parameters, %0 when defaults
  * apply.
  */
-int rpcrdma_cm_negotiate(const void *pdata, size_t len, unsigned int our_send,
-			 unsigned int our_recv, unsigned int *send,
-			 unsigned int *recv);
+int lx_rpcrdma_cm_negotiate(const void *pdata, size_t len,
+			    unsigned int our_send, unsigned int our_recv,
+			    unsigned int *send, unsigned int *recv);
 
-#endif /* RPC_RPC_RDMA_H */
+#endif /* LX_RPC_RPC_RDMA_H */

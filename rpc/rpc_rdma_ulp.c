@@ -2,7 +2,7 @@
 /*
  * RPC-over-RDMA version 1 as the RDMA transport's upper-layer binding.
  *
- * Marshal (transmit lock held): the chunk decisions of rpcrdma_plan() for
+ * Marshal (transmit lock held): the chunk decisions of lx_rpcrdma_plan() for
  * this call and this connection's thresholds, the registrations they need
  * (caller memory through the transport's per-I/O or cached registration),
  * and the transport header, encoded into the slot's registered header
@@ -15,7 +15,7 @@
  *
  * Receive (poller): decode the header (pure, rpc_rdma.c), apply the
  * credit grant, find the call by XID, check the reply against what the
- * call offered (rpcrdma_check_reply: no chunk we did not offer, no length
+ * call offered (lx_rpcrdma_check_reply: no chunk we did not offer, no length
  * beyond our registration), then place the RPC reply:
  *   - RDMA_MSG with the Write chunk used: the inline message is already
  *     the reduced stream (bulk data sits in the caller's memory): copied
@@ -45,12 +45,13 @@
 
 /* per-slot state */
 struct ru_slot {
-	struct rpcrdma_offer offer;
-	struct rpcrdma_plan plan;
+	struct lx_rpcrdma_offer offer;
+	struct lx_rpcrdma_plan plan;
 	size_t hdr_len;
 };
 
-static size_t ru_recv_size(const struct xprt *x, const struct xprt_rdma_opts *o)
+static size_t ru_recv_size(const struct xprt *x,
+			   const struct lx_xprt_rdma_opts *o)
 {
 	(void)x;
 	return o->inline_recv;
@@ -58,39 +59,39 @@ static size_t ru_recv_size(const struct xprt *x, const struct xprt_rdma_opts *o)
 
 static int ru_conn_pdata(struct xprt *x, void *buf, size_t cap)
 {
-	const struct xprt_rdma_opts *o = xprt_rdma_opts_of(x);
+	const struct lx_xprt_rdma_opts *o = lx_xprt_rdma_opts_of(x);
 
-	if (cap < RPCRDMA_CM_PDATA_LEN)
+	if (cap < LX_RPCRDMA_CM_PDATA_LEN)
 		return -EINVAL;
-	return rpcrdma_cm_encode(buf, o->inline_send, o->inline_recv);
+	return lx_rpcrdma_cm_encode(buf, o->inline_send, o->inline_recv);
 }
 
 static void ru_conn_params(struct xprt *x, const void *pdata, size_t len,
-			   struct xprt_rdma_params *p)
+			   struct lx_xprt_rdma_params *p)
 {
-	const struct xprt_rdma_opts *o = xprt_rdma_opts_of(x);
+	const struct lx_xprt_rdma_opts *o = lx_xprt_rdma_opts_of(x);
 
-	rpcrdma_cm_negotiate(pdata, len, o->inline_send, o->inline_recv,
-			     &p->inline_send, &p->inline_recv);
+	lx_rpcrdma_cm_negotiate(pdata, len, o->inline_send, o->inline_recv,
+				&p->inline_send, &p->inline_recv);
 }
 
 /* Register one segment and describe it in @seg. */
-static int ru_reg_seg(struct xprt *x, struct xprt_rdma_slot *s, void *addr,
-		      size_t len, int access, struct rpcrdma_seg *seg)
+static int ru_reg_seg(struct xprt *x, struct lx_xprt_rdma_slot *s, void *addr,
+		      size_t len, int access, struct lx_rpcrdma_seg *seg)
 {
 	int r;
 
 	if (len > UINT32_MAX)
 		return -E2BIG;
-	r = xprt_rdma_slot_reg(x, s, addr, len, access, &seg->handle,
-			       &seg->offset, NULL);
+	r = lx_xprt_rdma_slot_reg(x, s, addr, len, access, &seg->handle,
+				  &seg->offset, NULL);
 	seg->length = (uint32_t)len;
 	return r;
 }
 
 /* Read chunk entries for tx segments [from, to), all at @pos. */
-static int ru_reads(struct xprt *x, struct xprt_rqst *rq,
-		    struct xprt_rdma_slot *s, struct rpcrdma_hdr *h,
+static int ru_reads(struct xprt *x, struct lx_xprt_rqst *rq,
+		    struct lx_xprt_rdma_slot *s, struct lx_rpcrdma_hdr *h,
 		    unsigned int from, unsigned int to, uint32_t pos)
 {
 	unsigned int i;
@@ -99,7 +100,7 @@ static int ru_reads(struct xprt *x, struct xprt_rqst *rq,
 	for (i = from; i < to; i++) {
 		struct iovec *v = &rq->pub.tx_segs[i];
 
-		if (h->nr_reads >= RPCRDMA_MAX_SEGS)
+		if (h->nr_reads >= LX_RPCRDMA_MAX_SEGS)
 			return -E2BIG;
 		h->reads[h->nr_reads].position = pos;
 		r = ru_reg_seg(x, s, v->iov_base, v->iov_len,
@@ -113,15 +114,15 @@ static int ru_reads(struct xprt *x, struct xprt_rqst *rq,
 }
 
 /* Decide the chunks, register them, encode the header into s->hdr. */
-static int ru_prepare(struct xprt *x, struct xprt_rqst *rq,
-		      struct xprt_rdma_slot *s, struct ru_slot *u,
-		      const struct xprt_rdma_params *p)
+static int ru_prepare(struct xprt *x, struct lx_xprt_rqst *rq,
+		      struct lx_xprt_rdma_slot *s, struct ru_slot *u,
+		      const struct lx_xprt_rdma_params *p)
 {
-	struct xprt_req *req = &rq->pub;
-	struct rpc_task *t = rpc_task_of(req);
-	struct iovec dst[RPCRDMA_MAX_SEGS + 1];
-	struct rpcrdma_plan_in in = {0};
-	struct rpcrdma_hdr h;
+	struct lx_xprt_req *req = &rq->pub;
+	struct lx_rpc_task *t = lx_rpc_task_of(req);
+	struct iovec dst[LX_RPCRDMA_MAX_SEGS + 1];
+	struct lx_rpcrdma_plan_in in = {0};
+	struct lx_rpcrdma_hdr h;
 	unsigned int ndst = 0, i;
 	size_t covered = 0;
 	long hl;
@@ -130,13 +131,14 @@ static int ru_prepare(struct xprt *x, struct xprt_rqst *rq,
 	in.call_len = req->sbuf->len;
 	in.payload_len = t->payload_len;
 	in.payload_segs = t->payload_segs;
-	if (t->has_rx_dst && xprt_iter_count(&t->rx_dst)) {
-		in.rx_dst_len = xprt_iter_count(&t->rx_dst);
-		ndst = xprt_iter_to_iovec(&t->rx_dst, dst, RPCRDMA_MAX_SEGS + 1,
-					  in.rx_dst_len);
+	if (t->has_rx_dst && lx_xprt_iter_count(&t->rx_dst)) {
+		in.rx_dst_len = lx_xprt_iter_count(&t->rx_dst);
+		ndst = lx_xprt_iter_to_iovec(&t->rx_dst, dst,
+					     LX_RPCRDMA_MAX_SEGS + 1,
+					     in.rx_dst_len);
 		for (i = 0; i < ndst; i++)
 			covered += dst[i].iov_len;
-		if (ndst > RPCRDMA_MAX_SEGS || covered < in.rx_dst_len)
+		if (ndst > LX_RPCRDMA_MAX_SEGS || covered < in.rx_dst_len)
 			return -E2BIG; /* more pieces than one chunk takes */
 		in.rx_dst_segs = ndst;
 	}
@@ -144,15 +146,15 @@ static int ru_prepare(struct xprt *x, struct xprt_rqst *rq,
 	in.reply_cap = req->rbuf->cap;
 	in.inline_send = p->inline_send;
 	in.inline_recv = p->inline_recv;
-	r = rpcrdma_plan(&in, &u->plan);
+	r = lx_rpcrdma_plan(&in, &u->plan);
 	if (r)
 		return r;
 
 	memset(&h, 0, sizeof(h));
 	memset(&u->offer, 0, sizeof(u->offer));
 	h.xid = t->xid;
-	h.vers = RPCRDMA_VERSION;
-	h.credits = xprt_max_reqs(x); /* what we can use */
+	h.vers = LX_RPCRDMA_VERSION;
+	h.credits = lx_xprt_max_reqs(x); /* what we can use */
 	h.proc = u->plan.proc;
 	if (u->plan.write) {
 		for (i = 0; i < ndst; i++) {
@@ -164,7 +166,7 @@ static int ru_prepare(struct xprt *x, struct xprt_rqst *rq,
 		h.writes[0].nsegs = ndst;
 		h.nr_writes = 1;
 		u->offer.write = h.writes[0];
-		xprt_rdma_stat_inc(x, XPRT_RDMA_ST_WRITE_CHUNKS);
+		lx_xprt_rdma_stat_inc(x, LX_XPRT_RDMA_ST_WRITE_CHUNKS);
 	}
 	if (u->plan.reply) {
 		r = ru_reg_seg(x, s, req->rbuf->data, req->rbuf->cap,
@@ -174,18 +176,18 @@ static int ru_prepare(struct xprt *x, struct xprt_rqst *rq,
 		h.reply.nsegs = 1;
 		h.has_reply = true;
 		u->offer.reply = h.reply;
-		xprt_rdma_stat_inc(x, XPRT_RDMA_ST_REPLY_CHUNKS);
+		lx_xprt_rdma_stat_inc(x, LX_XPRT_RDMA_ST_REPLY_CHUNKS);
 	}
 	switch (u->plan.read) {
-	case RPCRDMA_READ_PAYLOAD:
+	case LX_RPCRDMA_READ_PAYLOAD:
 		/* the payload at its XDR position, its pad left out */
 		r = ru_reads(x, rq, s, &h, 0, t->payload_segs,
 			     (uint32_t)req->sbuf->len);
 		if (r)
 			return r;
-		xprt_rdma_stat_inc(x, XPRT_RDMA_ST_READ_CHUNKS);
+		lx_xprt_rdma_stat_inc(x, LX_XPRT_RDMA_ST_READ_CHUNKS);
 		break;
-	case RPCRDMA_READ_POS0:
+	case LX_RPCRDMA_READ_POS0:
 		/* the whole message: call, payload, pad */
 		h.reads[0].position = 0;
 		r = ru_reg_seg(x, s, req->sbuf->data, req->sbuf->len,
@@ -196,32 +198,33 @@ static int ru_prepare(struct xprt *x, struct xprt_rqst *rq,
 		r = ru_reads(x, rq, s, &h, 0, req->nr_tx_segs, 0);
 		if (r)
 			return r;
-		xprt_rdma_stat_inc(x, XPRT_RDMA_ST_POS0_CHUNKS);
+		lx_xprt_rdma_stat_inc(x, LX_XPRT_RDMA_ST_POS0_CHUNKS);
 		break;
 	default:
 		break;
 	}
-	hl = rpcrdma_encode(s->hdr, RPCRDMA_HDR_MAX, &h);
+	hl = lx_rpcrdma_encode(s->hdr, LX_RPCRDMA_HDR_MAX, &h);
 	if (hl < 0)
 		return (int)hl;
 	u->hdr_len = (size_t)hl;
 	return 0;
 }
 
-static int ru_marshal(struct xprt *x, struct xprt_rqst *rq,
-		      struct xprt_rdma_slot *s, struct xprt_rdma_send *snd)
+static int ru_marshal(struct xprt *x, struct lx_xprt_rqst *rq,
+		      struct lx_xprt_rdma_slot *s,
+		      struct lx_xprt_rdma_send *snd)
 {
-	const struct xprt_rdma_params *p = xprt_rdma_params_of(x);
+	const struct lx_xprt_rdma_params *p = lx_xprt_rdma_params_of(x);
 	struct ru_slot *u = s->ulp;
 	int r;
 
 	if (!s->prepared || s->gen != p->gen) {
 		/* first send, or a connection with other thresholds */
-		xprt_rdma_slot_unreg(x, s, false);
+		lx_xprt_rdma_slot_unreg(x, s, false);
 		s->prepared = false;
 		r = ru_prepare(x, rq, s, u, p);
 		if (r) {
-			xprt_rdma_slot_unreg(x, s, false);
+			lx_xprt_rdma_slot_unreg(x, s, false);
 			return r;
 		}
 		s->prepared = true;
@@ -235,10 +238,10 @@ static int ru_marshal(struct xprt *x, struct xprt_rqst *rq,
 	snd->nsge = 1;
 	snd->bytes = u->hdr_len;
 	switch (u->plan.read) {
-	case RPCRDMA_READ_NONE:
-		return xprt_rdma_add_msg(x, rq, s, snd, rq->pub.nr_tx_segs);
-	case RPCRDMA_READ_PAYLOAD:
-		return xprt_rdma_add_msg(x, rq, s, snd, 0);
+	case LX_RPCRDMA_READ_NONE:
+		return lx_xprt_rdma_add_msg(x, rq, s, snd, rq->pub.nr_tx_segs);
+	case LX_RPCRDMA_READ_PAYLOAD:
+		return lx_xprt_rdma_add_msg(x, rq, s, snd, 0);
 	default:
 		return 0;
 	}
@@ -249,7 +252,7 @@ static int ru_marshal(struct xprt *x, struct xprt_rqst *rq,
  * the caller's memory: a reply whose results announce more data than
  * that would make the caller read bytes nobody wrote.
  */
-static int ru_check_reduced(struct rpc_task *t, struct xprt_req *req,
+static int ru_check_reduced(struct lx_rpc_task *t, struct lx_xprt_req *req,
 			    size_t written)
 {
 	const uint8_t *b = req->rbuf->data;
@@ -260,7 +263,7 @@ static int ru_check_reduced(struct rpc_task *t, struct xprt_req *req,
 
 	if (!t->place)
 		return 0;
-	hl = rpc_reply_hdr_len(b, req->rlen, &accepted);
+	hl = lx_rpc_reply_hdr_len(b, req->rlen, &accepted);
 	if (hl <= 0 || !accepted)
 		return 0; /* the decoder reports it; no data either way */
 	r = t->place(t->place_arg, b + hl, req->rlen - (size_t)hl, &off, &len);
@@ -271,10 +274,12 @@ static int ru_check_reduced(struct rpc_task *t, struct xprt_req *req,
 	return 0;
 }
 
-static int ru_deliver(struct xprt *x, struct xprt_rqst *rq, struct rpc_task *t,
-		      const struct rpcrdma_reply_info *ri, const uint8_t *buf)
+static int ru_deliver(struct xprt *x, struct lx_xprt_rqst *rq,
+		      struct lx_rpc_task *t,
+		      const struct lx_rpcrdma_reply_info *ri,
+		      const uint8_t *buf)
 {
-	struct xprt_req *req = &rq->pub;
+	struct lx_xprt_req *req = &rq->pub;
 
 	if (ri->write_used)
 		atomic_fetch_add_explicit(&x->stats.direct_rx_bytes,
@@ -293,69 +298,70 @@ static int ru_deliver(struct xprt *x, struct xprt_rqst *rq, struct rpc_task *t,
 		req->rx_msg_len = ri->msg_len;
 	} else {
 		/* bulk data inline: placed as over TCP */
-		return xprt_rx_deliver(x, rq, buf + ri->msg_off, ri->msg_len);
+		return lx_xprt_rx_deliver(x, rq, buf + ri->msg_off,
+					  ri->msg_len);
 	}
 	return ri->write_used ? ru_check_reduced(t, req, ri->write_len) : 0;
 }
 
 static int ru_receive(struct xprt *x, void *buf, size_t len)
 {
-	struct rpcrdma_reply_info ri;
-	struct xprt_rdma_slot *s;
-	struct rpcrdma_hdr h;
-	struct xprt_rqst *rq;
-	struct rpc_task *t;
+	struct lx_rpcrdma_reply_info ri;
+	struct lx_xprt_rdma_slot *s;
+	struct lx_rpcrdma_hdr h;
+	struct lx_xprt_rqst *rq;
+	struct lx_rpc_task *t;
 	long hl;
 	int r;
 
-	hl = rpcrdma_decode(buf, len, &h);
+	hl = lx_rpcrdma_decode(buf, len, &h);
 	if (hl < 0) {
-		xprt_rdma_stat_inc(x, XPRT_RDMA_ST_BAD_HEADERS);
+		lx_xprt_rdma_stat_inc(x, LX_XPRT_RDMA_ST_BAD_HEADERS);
 		/* a header we cannot read still names its call: fail it
 		 * now rather than at its timeout */
-		rq = len >= 4 ? xprt_rx_lookup(x, h.xid) : NULL;
+		rq = len >= 4 ? lx_xprt_rx_lookup(x, h.xid) : NULL;
 		if (!rq)
 			return 0;
-		xprt_rx_complete(x, rq,
-				 hl == -EPROTONOSUPPORT ? -EPROTO : -EBADMSG);
+		lx_xprt_rx_complete(
+			x, rq, hl == -EPROTONOSUPPORT ? -EPROTO : -EBADMSG);
 		return 1;
 	}
-	xprt_rdma_grant(x, h.credits);
-	rq = xprt_rx_lookup(x, h.xid);
+	lx_xprt_rdma_grant(x, h.credits);
+	rq = lx_xprt_rx_lookup(x, h.xid);
 	if (!rq)
 		return 0;
-	s = xprt_rdma_slot_of(x, rq->pub.slot);
-	xprt_rdma_slot_acquire(s);
-	t = rpc_task_of(&rq->pub);
-	r = rpcrdma_check_reply(&h, (size_t)hl, len,
-				&((struct ru_slot *)s->ulp)->offer, &ri);
+	s = lx_xprt_rdma_slot_of(x, rq->pub.slot);
+	lx_xprt_rdma_slot_acquire(s);
+	t = lx_rpc_task_of(&rq->pub);
+	r = lx_rpcrdma_check_reply(&h, (size_t)hl, len,
+				   &((struct ru_slot *)s->ulp)->offer, &ri);
 	if (h.proc == RDMA_ERROR) {
-		xprt_rdma_stat_inc(x, XPRT_RDMA_ST_RDMA_ERRORS);
-		if (h.err == RPCRDMA_ERR_VERS) {
+		lx_xprt_rdma_stat_inc(x, LX_XPRT_RDMA_ST_RDMA_ERRORS);
+		if (h.err == LX_RPCRDMA_ERR_VERS) {
 			t->info.low = h.vers_low;
 			t->info.high = h.vers_high;
 		}
 	} else if (r) {
-		xprt_rdma_stat_inc(x, XPRT_RDMA_ST_BAD_HEADERS);
+		lx_xprt_rdma_stat_inc(x, LX_XPRT_RDMA_ST_BAD_HEADERS);
 	}
 	if (!r)
 		r = ru_deliver(x, rq, t, &ri, buf);
-	xprt_rx_complete(x, rq, r);
+	lx_xprt_rx_complete(x, rq, r);
 	return 1;
 }
 
-static void ru_release(struct xprt *x, struct xprt_rqst *rq,
-		       struct xprt_rdma_slot *s, int status)
+static void ru_release(struct xprt *x, struct lx_xprt_rqst *rq,
+		       struct lx_xprt_rdma_slot *s, int status)
 {
 	(void)rq;
-	xprt_rdma_slot_unreg(x, s, status != 0);
+	lx_xprt_rdma_slot_unreg(x, s, status != 0);
 	s->prepared = false;
 }
 
-const struct xprt_rdma_ulp rpc_rdma_ulp = {
+const struct lx_xprt_rdma_ulp lx_rpc_rdma_ulp = {
 	.name = "rpc-rdma-v1",
-	.framing = &xprt_framing_rpc,
-	.hdr_size = RPCRDMA_HDR_MAX,
+	.framing = &lx_xprt_framing_rpc,
+	.hdr_size = LX_RPCRDMA_HDR_MAX,
 	.slot_priv = sizeof(struct ru_slot),
 	.per_request_recv = false,
 	.def_rnr_retry = 0,

@@ -20,42 +20,42 @@
 
 #include "rpc_int.h"
 
-static int rpcbind_open(struct rpc_clnt **clp, const struct rpcbind_opts *o,
-			uint32_t vers)
+static int lx_rpcbind_open(struct lx_rpc_clnt **clp,
+			   const struct lx_rpcbind_opts *o, uint32_t vers)
 {
-	struct rpc_clnt_opts co = {0};
+	struct lx_rpc_clnt_opts co = {0};
 
 	co.host = o->host;
-	co.port = o->port ? o->port : RPCBIND_PORT;
+	co.port = o->port ? o->port : LX_RPCBIND_PORT;
 	co.prog = RPCBPROG;
 	co.vers = vers;
-	co.auth.flavor = RPC_AUTH_NONE;
+	co.auth.flavor = LX_RPC_AUTH_NONE;
 	co.max_reqs = 4;
 	co.buf_size = 64 * 1024;
 	co.timeo_ms = o->timeo_ms ? o->timeo_ms : 5000;
-	co.retrans = RPC_NO_RETRANS;
-	return rpc_clnt_create(clp, &co);
+	co.retrans = LX_RPC_NO_RETRANS;
+	return lx_rpc_clnt_create(clp, &co);
 }
 
-int rpcbind_getport(const struct rpcbind_opts *o, uint32_t prog, uint32_t vers,
-		    int proto, uint16_t *port)
+int lx_rpcbind_getport(const struct lx_rpcbind_opts *o, uint32_t prog,
+		       uint32_t vers, int proto, uint16_t *port)
 {
-	struct rpc_clnt *cl;
+	struct lx_rpc_clnt *cl;
 	struct pmap pm = {0};
 	u_long res = 0;
 	int err;
 
 	if (!o || !o->host || !port)
 		return -EINVAL;
-	err = rpcbind_open(&cl, o, PMAPVERS);
+	err = lx_rpcbind_open(&cl, o, PMAPVERS);
 	if (err)
 		return err;
 	pm.pm_prog = prog;
 	pm.pm_vers = vers;
 	pm.pm_prot = (u_long)proto;
-	err = rpc_call_simple(cl, PMAPPROC_GETPORT, (xdrproc_t)xdr_pmap, &pm,
-			      (xdrproc_t)xdr_u_long, &res);
-	rpc_clnt_destroy(cl);
+	err = lx_rpc_call_simple(cl, PMAPPROC_GETPORT, (xdrproc_t)xdr_pmap, &pm,
+				 (xdrproc_t)xdr_u_long, &res);
+	lx_rpc_clnt_destroy(cl);
 	if (err)
 		return err;
 	if (res == 0 || res > 65535)
@@ -64,19 +64,19 @@ int rpcbind_getport(const struct rpcbind_opts *o, uint32_t prog, uint32_t vers,
 	return 0;
 }
 
-int rpcbind_getport_tcp(const char *host, uint32_t prog, uint32_t vers,
-			uint16_t *port)
+int lx_rpcbind_getport_tcp(const char *host, uint32_t prog, uint32_t vers,
+			   uint16_t *port)
 {
-	struct rpcbind_opts o = {.host = host};
+	struct lx_rpcbind_opts o = {.host = host};
 
-	return rpcbind_getport(&o, prog, vers, IPPROTO_TCP, port);
+	return lx_rpcbind_getport(&o, prog, vers, IPPROTO_TCP, port);
 }
 
-int rpcbind_getaddr(const struct rpcbind_opts *o, uint32_t rpcbvers,
-		    uint32_t prog, uint32_t vers, const char *netid,
-		    char *uaddr, size_t len)
+int lx_rpcbind_getaddr(const struct lx_rpcbind_opts *o, uint32_t rpcbvers,
+		       uint32_t prog, uint32_t vers, const char *netid,
+		       char *uaddr, size_t len)
 {
-	struct rpc_clnt *cl;
+	struct lx_rpc_clnt *cl;
 	struct rpcb args = {0};
 	char *res = NULL;
 	int err;
@@ -84,7 +84,7 @@ int rpcbind_getaddr(const struct rpcbind_opts *o, uint32_t rpcbvers,
 	if (!o || !o->host || !netid || !uaddr || !len ||
 	    (rpcbvers != RPCBVERS && rpcbvers != RPCBVERS4))
 		return -EINVAL;
-	err = rpcbind_open(&cl, o, rpcbvers);
+	err = lx_rpcbind_open(&cl, o, rpcbvers);
 	if (err)
 		return err;
 	args.r_prog = prog;
@@ -92,9 +92,9 @@ int rpcbind_getaddr(const struct rpcbind_opts *o, uint32_t rpcbvers,
 	args.r_netid = (char *)netid;
 	args.r_addr = (char *)"";
 	args.r_owner = (char *)"";
-	err = rpc_call_simple(cl, RPCBPROC_GETADDR, (xdrproc_t)xdr_rpcb, &args,
-			      (xdrproc_t)xdr_wrapstring, &res);
-	rpc_clnt_destroy(cl);
+	err = lx_rpc_call_simple(cl, RPCBPROC_GETADDR, (xdrproc_t)xdr_rpcb,
+				 &args, (xdrproc_t)xdr_wrapstring, &res);
+	lx_rpc_clnt_destroy(cl);
 	if (err)
 		goto out;
 	if (!res || !*res) {
@@ -112,7 +112,7 @@ out:
 	return err;
 }
 
-int rpcbind_uaddr_port(const char *uaddr, uint16_t *port)
+int lx_rpcbind_uaddr_port(const char *uaddr, uint16_t *port)
 {
 	const char *p1, *p2;
 	unsigned long hi, lo;
@@ -139,10 +139,10 @@ int rpcbind_uaddr_port(const char *uaddr, uint16_t *port)
 	return 0;
 }
 
-int rpcbind_dump(const struct rpcbind_opts *o, uint32_t rpcbvers,
-		 rpcbind_dump_fn fn, void *arg)
+int lx_rpcbind_dump(const struct lx_rpcbind_opts *o, uint32_t rpcbvers,
+		    lx_rpcbind_dump_fn fn, void *arg)
 {
-	struct rpc_clnt *cl;
+	struct lx_rpc_clnt *cl;
 	int err, n = 0;
 
 	if (!o || !o->host || !fn)
@@ -150,14 +150,14 @@ int rpcbind_dump(const struct rpcbind_opts *o, uint32_t rpcbvers,
 	if (rpcbvers == PMAPVERS) {
 		struct pmaplist *head = NULL, *pl;
 
-		err = rpcbind_open(&cl, o, PMAPVERS);
+		err = lx_rpcbind_open(&cl, o, PMAPVERS);
 		if (err)
 			return err;
-		err = rpc_call_simple(cl, PMAPPROC_DUMP, NULL, NULL,
-				      (xdrproc_t)xdr_pmaplist_ptr, &head);
-		rpc_clnt_destroy(cl);
+		err = lx_rpc_call_simple(cl, PMAPPROC_DUMP, NULL, NULL,
+					 (xdrproc_t)xdr_pmaplist_ptr, &head);
+		lx_rpc_clnt_destroy(cl);
 		for (pl = head; !err && pl; pl = pl->pml_next, n++) {
-			struct rpcbind_entry e = {
+			struct lx_rpcbind_entry e = {
 				.prog = (uint32_t)pl->pml_map.pm_prog,
 				.vers = (uint32_t)pl->pml_map.pm_vers,
 				.netid = pl->pml_map.pm_prot == IPPROTO_UDP ?
@@ -173,14 +173,14 @@ int rpcbind_dump(const struct rpcbind_opts *o, uint32_t rpcbvers,
 	if (rpcbvers == RPCBVERS || rpcbvers == RPCBVERS4) {
 		rpcblist_ptr head = NULL, rl;
 
-		err = rpcbind_open(&cl, o, rpcbvers);
+		err = lx_rpcbind_open(&cl, o, rpcbvers);
 		if (err)
 			return err;
-		err = rpc_call_simple(cl, RPCBPROC_DUMP, NULL, NULL,
-				      (xdrproc_t)xdr_rpcblist_ptr, &head);
-		rpc_clnt_destroy(cl);
+		err = lx_rpc_call_simple(cl, RPCBPROC_DUMP, NULL, NULL,
+					 (xdrproc_t)xdr_rpcblist_ptr, &head);
+		lx_rpc_clnt_destroy(cl);
 		for (rl = head; !err && rl; rl = rl->rpcb_next, n++) {
-			struct rpcbind_entry e = {
+			struct lx_rpcbind_entry e = {
 				.prog = (uint32_t)rl->rpcb_map.r_prog,
 				.vers = (uint32_t)rl->rpcb_map.r_vers,
 				.netid = rl->rpcb_map.r_netid,
@@ -189,7 +189,7 @@ int rpcbind_dump(const struct rpcbind_opts *o, uint32_t rpcbvers,
 			};
 			uint16_t port;
 
-			if (!rpcbind_uaddr_port(e.uaddr, &port))
+			if (!lx_rpcbind_uaddr_port(e.uaddr, &port))
 				e.port = port;
 			fn(&e, arg);
 		}

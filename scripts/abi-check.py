@@ -3,7 +3,7 @@
 
 The shared library links with libxprt.map (a version script: everything
 not listed is local), so a function the layers share with each other
-(xprt_rqtree_insert, p9_rpc, ...) is not part of what users can link
+(lx_xprt_rqtree_insert, lx_p9_rpc, ...) is not part of what users can link
 against and can change freely.  This script keeps the three lists in step:
 
   abi-check.py LIB.so      the functions and objects declared in

@@ -6,7 +6,7 @@
 #   env: QUICK=1 (under a minute), ROUNDS=N, SECS=S (per run)
 #
 #   case     ours                         peer
-#   null-1   rpcping -S (rpc_null: sync)  peer_tirpc_null (clnt_call)
+#   null-1   rpcping -S (lx_rpc_null: sync)  peer_tirpc_null (clnt_call)
 #   null-16  rpcping -d 16 (async)        peer_libnfs --mode null --depth 16
 #   null-64  rpcping -d 64 (async)        peer_libnfs --mode null --depth 64
 #

@@ -88,7 +88,7 @@ for h in include/libxprt/*.h; do
 done
 {
 	printf '#include <libxprt/%s>\n' include/libxprt/*.h | sed 's|include/libxprt/||'
-	printf '#include <cstring>\nint main() { return !std::strlen(nfs3_strerror(-5)) || !std::strlen(p9_strerror(-5)); }\n'
+	printf '#include <cstring>\nint main() { return !std::strlen(lx_nfs3_strerror(-5)) || !std::strlen(lx_p9_strerror(-5)); }\n'
 } >"$ex/cxx.cc"
 # shellcheck disable=SC2046
 "$cxx" -std=c++11 -Wall -Wextra -Werror -o "$ex/cxx" "$ex/cxx.cc" \

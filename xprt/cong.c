@@ -27,7 +27,7 @@
 
 #include "xprt/cong.h"
 
-#define XPRT_CONG_MAX_REQS 65536u
+#define LX_XPRT_CONG_MAX_REQS 65536u
 
 static inline uint32_t cong_cwnd(uint64_t state)
 {
@@ -50,31 +50,32 @@ static inline bool cong_full(uint64_t state)
 }
 
 /* The window a fresh connection starts with in @mode. */
-static uint32_t cong_initial_cwnd(enum xprt_cong_mode mode, uint32_t max_reqs)
+static uint32_t cong_initial_cwnd(enum lx_xprt_cong_mode mode,
+				  uint32_t max_reqs)
 {
-	return mode == XPRT_CONG_FIXED ? max_reqs << XPRT_CWND_SHIFT :
-					 XPRT_CWND_SCALE;
+	return mode == LX_XPRT_CONG_FIXED ? max_reqs << LX_XPRT_CWND_SHIFT :
+					    LX_XPRT_CWND_SCALE;
 }
 
 /**
- * xprt_cong_init() - set the mode and the local maximum
+ * lx_xprt_cong_init() - set the mode and the local maximum
  * @c: the credits to initialise
- * @mode: %XPRT_CONG_FIXED, %XPRT_CONG_AIMD or %XPRT_CONG_GRANT
+ * @mode: %LX_XPRT_CONG_FIXED, %LX_XPRT_CONG_AIMD or %LX_XPRT_CONG_GRANT
  * @max_reqs: 1 .. 65536
  *
  * Context: before any other call on @c; not concurrent with them.
  * Return: %0; %-EINVAL for NULL @c, a bad @mode or @max_reqs (@c is then
  * left untouched).
  */
-int xprt_cong_init(struct xprt_cong *c, enum xprt_cong_mode mode,
-		   uint32_t max_reqs)
+int lx_xprt_cong_init(struct lx_xprt_cong *c, enum lx_xprt_cong_mode mode,
+		      uint32_t max_reqs)
 {
-	if (!c || max_reqs < 1 || max_reqs > XPRT_CONG_MAX_REQS)
+	if (!c || max_reqs < 1 || max_reqs > LX_XPRT_CONG_MAX_REQS)
 		return -EINVAL;
 	switch (mode) {
-	case XPRT_CONG_FIXED:
-	case XPRT_CONG_AIMD:
-	case XPRT_CONG_GRANT:
+	case LX_XPRT_CONG_FIXED:
+	case LX_XPRT_CONG_AIMD:
+	case LX_XPRT_CONG_GRANT:
 		break;
 	default:
 		return -EINVAL;
@@ -86,14 +87,14 @@ int xprt_cong_init(struct xprt_cong *c, enum xprt_cong_mode mode,
 }
 
 /**
- * xprt_cong_get() - take one credit if the window allows
+ * lx_xprt_cong_get() - take one credit if the window allows
  * @c: the credits
  *
  * Context: any thread; lock-free.
  * Return: true when taken; false when congested (cong >= cwnd: queue the
  * request and retry when a put reports it was congested) or @c is NULL.
  */
-bool xprt_cong_get(struct xprt_cong *c)
+bool lx_xprt_cong_get(struct lx_xprt_cong *c)
 {
 	uint64_t old, new;
 
@@ -103,7 +104,7 @@ bool xprt_cong_get(struct xprt_cong *c)
 	do {
 		if (cong_full(old))
 			return false;
-		new = old + XPRT_CWND_SCALE;
+		new = old + LX_XPRT_CWND_SCALE;
 	} while (!atomic_compare_exchange_weak_explicit(&c->state, &old, new,
 							memory_order_acq_rel,
 							memory_order_relaxed));
@@ -121,45 +122,46 @@ enum cong_event {
  * test of the increase ("was it full?") uses the state before the credit
  * is returned, as the rule in cong.h says.
  */
-static bool cong_release(struct xprt_cong *c, enum cong_event ev)
+static bool cong_release(struct lx_xprt_cong *c, enum cong_event ev)
 {
 	uint32_t max_cwnd, cwnd, used;
 	uint64_t old;
 
 	if (!c)
 		return false;
-	max_cwnd = c->max_reqs << XPRT_CWND_SHIFT;
+	max_cwnd = c->max_reqs << LX_XPRT_CWND_SHIFT;
 	old = atomic_load_explicit(&c->state, memory_order_relaxed);
 	do {
 		cwnd = cong_cwnd(old);
 		used = cong_used(old);
 		/* Nothing held (an unbalanced put, or one from before a
 		 * reset): refusing keeps @cong from wrapping. */
-		if (used < XPRT_CWND_SCALE)
+		if (used < LX_XPRT_CWND_SCALE)
 			return false;
-		if (c->mode == XPRT_CONG_AIMD) {
+		if (c->mode == LX_XPRT_CONG_AIMD) {
 			if (ev == CONG_REPLY && cwnd <= used) {
 				/* Round to nearest: + cwnd/2 before dividing
 				 * gives about 1/cwnd request per reply. */
-				cwnd += (XPRT_CWND_SCALE * XPRT_CWND_SCALE +
+				cwnd += (LX_XPRT_CWND_SCALE *
+						 LX_XPRT_CWND_SCALE +
 					 cwnd / 2) /
 					cwnd;
 				if (cwnd > max_cwnd)
 					cwnd = max_cwnd;
 			} else if (ev == CONG_TIMEOUT) {
 				cwnd >>= 1;
-				if (cwnd < XPRT_CWND_SCALE)
-					cwnd = XPRT_CWND_SCALE;
+				if (cwnd < LX_XPRT_CWND_SCALE)
+					cwnd = LX_XPRT_CWND_SCALE;
 			}
 		}
 	} while (!atomic_compare_exchange_weak_explicit(
-		&c->state, &old, cong_pack(cwnd, used - XPRT_CWND_SCALE),
+		&c->state, &old, cong_pack(cwnd, used - LX_XPRT_CWND_SCALE),
 		memory_order_acq_rel, memory_order_relaxed));
 	return cong_full(old);
 }
 
 /**
- * xprt_cong_put() - return one credit
+ * lx_xprt_cong_put() - return one credit
  * @c: the credits
  *
  * Context: any thread; lock-free.
@@ -169,40 +171,40 @@ static bool cong_release(struct xprt_cong *c, enum cong_event ev)
  * otherwise, and false with nothing changed when no credit is held or @c
  * is NULL.
  */
-bool xprt_cong_put(struct xprt_cong *c)
+bool lx_xprt_cong_put(struct lx_xprt_cong *c)
 {
 	return cong_release(c, CONG_PUT);
 }
 
 /**
- * xprt_cong_reply() - a reply arrived for a request holding a credit
+ * lx_xprt_cong_reply() - a reply arrived for a request holding a credit
  * @c: the credits
  *
  * AIMD: when the window was full (cwnd <= cong) before the credit is
  * returned, cwnd += (256 * 256 + cwnd / 2) / cwnd, at most max_reqs * 256.
  * Context: any thread; lock-free.
- * Return: as xprt_cong_put().
+ * Return: as lx_xprt_cong_put().
  */
-bool xprt_cong_reply(struct xprt_cong *c)
+bool lx_xprt_cong_reply(struct lx_xprt_cong *c)
 {
 	return cong_release(c, CONG_REPLY);
 }
 
 /**
- * xprt_cong_timeout() - a request holding a credit timed out
+ * lx_xprt_cong_timeout() - a request holding a credit timed out
  * @c: the credits
  *
  * AIMD: cwnd >>= 1, at least 256 (one request), then the credit returns.
  * Context: any thread; lock-free.
- * Return: as xprt_cong_put().
+ * Return: as lx_xprt_cong_put().
  */
-bool xprt_cong_timeout(struct xprt_cong *c)
+bool lx_xprt_cong_timeout(struct lx_xprt_cong *c)
 {
 	return cong_release(c, CONG_TIMEOUT);
 }
 
 /**
- * xprt_cong_grant() - GRANT mode: the server granted @credits
+ * lx_xprt_cong_grant() - GRANT mode: the server granted @credits
  * @c: the credits
  * @credits: the grant; 0 counts as 1, above max_reqs counts as max_reqs
  *
@@ -212,20 +214,20 @@ bool xprt_cong_timeout(struct xprt_cong *c)
  * Return: the window now in force, in requests (in FIXED and AIMD mode the
  * grant is ignored and the current window is returned); 0 for NULL @c.
  */
-uint32_t xprt_cong_grant(struct xprt_cong *c, uint32_t credits)
+uint32_t lx_xprt_cong_grant(struct lx_xprt_cong *c, uint32_t credits)
 {
 	uint64_t old;
 	uint32_t cwnd;
 
 	if (!c)
 		return 0;
-	if (c->mode != XPRT_CONG_GRANT)
-		return xprt_cong_window(c);
+	if (c->mode != LX_XPRT_CONG_GRANT)
+		return lx_xprt_cong_window(c);
 	if (credits < 1)
 		credits = 1;
 	if (credits > c->max_reqs)
 		credits = c->max_reqs;
-	cwnd = credits << XPRT_CWND_SHIFT;
+	cwnd = credits << LX_XPRT_CWND_SHIFT;
 	old = atomic_load_explicit(&c->state, memory_order_relaxed);
 	while (!atomic_compare_exchange_weak_explicit(
 		&c->state, &old, cong_pack(cwnd, cong_used(old)),
@@ -235,7 +237,7 @@ uint32_t xprt_cong_grant(struct xprt_cong *c, uint32_t credits)
 }
 
 /**
- * xprt_cong_reset() - a new connection: no credit is held any more
+ * lx_xprt_cong_reset() - a new connection: no credit is held any more
  * @c: the credits; NULL is a no-op
  *
  * AIMD and GRANT windows restart at one request, FIXED at max_reqs.
@@ -244,7 +246,7 @@ uint32_t xprt_cong_grant(struct xprt_cong *c, uint32_t credits)
  * them with the old connection.  A put with no credit held is ignored.
  * Context: any thread; lock-free.
  */
-void xprt_cong_reset(struct xprt_cong *c)
+void lx_xprt_cong_reset(struct lx_xprt_cong *c)
 {
 	if (!c)
 		return;
@@ -255,30 +257,30 @@ void xprt_cong_reset(struct xprt_cong *c)
 }
 
 /**
- * xprt_cong_window() - the window in requests
+ * lx_xprt_cong_window() - the window in requests
  * @c: the credits
  *
  * Rounded down, >= 1; 0 for NULL @c.  An AIMD window between two whole
  * numbers admits one request more than this (see the design comment).
  */
-uint32_t xprt_cong_window(const struct xprt_cong *c)
+uint32_t lx_xprt_cong_window(const struct lx_xprt_cong *c)
 {
 	if (!c)
 		return 0;
 	return cong_cwnd(
 		       atomic_load_explicit(&c->state, memory_order_relaxed)) >>
-	       XPRT_CWND_SHIFT;
+	       LX_XPRT_CWND_SHIFT;
 }
 
 /**
- * xprt_cong_held() - credits held now
+ * lx_xprt_cong_held() - credits held now
  * @c: the credits; 0 for NULL
  */
-uint32_t xprt_cong_held(const struct xprt_cong *c)
+uint32_t lx_xprt_cong_held(const struct lx_xprt_cong *c)
 {
 	if (!c)
 		return 0;
 	return cong_used(
 		       atomic_load_explicit(&c->state, memory_order_relaxed)) >>
-	       XPRT_CWND_SHIFT;
+	       LX_XPRT_CWND_SHIFT;
 }

@@ -20,36 +20,36 @@
  *
  * Internal header: not installed.
  */
-#ifndef XPRT_CONG_H
-#define XPRT_CONG_H
+#ifndef LX_XPRT_CONG_H
+#define LX_XPRT_CONG_H
 
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
-#define XPRT_CWND_SHIFT 8
-#define XPRT_CWND_SCALE (1u << XPRT_CWND_SHIFT)
+#define LX_XPRT_CWND_SHIFT 8
+#define LX_XPRT_CWND_SCALE (1u << LX_XPRT_CWND_SHIFT)
 
-enum xprt_cong_mode {
-	XPRT_CONG_FIXED,
-	XPRT_CONG_AIMD,
-	XPRT_CONG_GRANT,
+enum lx_xprt_cong_mode {
+	LX_XPRT_CONG_FIXED,
+	LX_XPRT_CONG_AIMD,
+	LX_XPRT_CONG_GRANT,
 };
 
 /**
- * struct xprt_cong - credits of one connection
+ * struct lx_xprt_cong - credits of one connection
  * @state: cwnd in the high 32 bits, cong in the low 32 bits (both scaled)
  * @max_reqs: the local maximum window, in requests
  * @mode: how the window moves
  */
-struct xprt_cong {
+struct lx_xprt_cong {
 	atomic_uint_least64_t state;
 	uint32_t max_reqs;
-	enum xprt_cong_mode mode;
+	enum lx_xprt_cong_mode mode;
 };
 
 /**
- * xprt_cong_init() - set the mode and the local maximum
+ * lx_xprt_cong_init() - set the mode and the local maximum
  * @max_reqs: 1 .. 65536
  *
  * FIXED starts with the window at @max_reqs; AIMD and GRANT start at one
@@ -57,64 +57,64 @@ struct xprt_cong {
  * Return: %0; %-EINVAL for NULL @c, a bad mode or @max_reqs (@c is left
  * untouched).
  */
-int xprt_cong_init(struct xprt_cong *c, enum xprt_cong_mode mode,
-		   uint32_t max_reqs);
+int lx_xprt_cong_init(struct lx_xprt_cong *c, enum lx_xprt_cong_mode mode,
+		      uint32_t max_reqs);
 
 /**
- * xprt_cong_get() - take one credit if the window allows
+ * lx_xprt_cong_get() - take one credit if the window allows
  * Every function below is lock-free and may be called from any thread.
  * Return: true when taken; false when congested (cong >= cwnd) or @c is
  * NULL.  As in Linux, a fractional AIMD window admits ceil(cwnd/256)
  * requests.
  */
-bool xprt_cong_get(struct xprt_cong *c);
+bool lx_xprt_cong_get(struct lx_xprt_cong *c);
 
 /**
- * xprt_cong_put() - return one credit
+ * lx_xprt_cong_put() - return one credit
  * Return: true when the connection was congested before this put (a queued
  * sender may now go; after a shrinking grant or a timeout the window may
  * still be full, and its get fails again); false otherwise.  When no credit
- * is held (unbalanced put, or a credit taken before xprt_cong_reset()) or
+ * is held (unbalanced put, or a credit taken before lx_xprt_cong_reset()) or
  * @c is NULL: false, and nothing changes.
  */
-bool xprt_cong_put(struct xprt_cong *c);
+bool lx_xprt_cong_put(struct lx_xprt_cong *c);
 
 /**
- * xprt_cong_reply() - a reply arrived for a request holding a credit:
+ * lx_xprt_cong_reply() - a reply arrived for a request holding a credit:
  * AIMD additive increase if the window was full, then return the credit
- * Return: as xprt_cong_put().
+ * Return: as lx_xprt_cong_put().
  */
-bool xprt_cong_reply(struct xprt_cong *c);
+bool lx_xprt_cong_reply(struct lx_xprt_cong *c);
 
 /**
- * xprt_cong_timeout() - a request holding a credit timed out: AIMD halves
+ * lx_xprt_cong_timeout() - a request holding a credit timed out: AIMD halves
  * the window (floor one request), then the credit is returned
- * Return: as xprt_cong_put().
+ * Return: as lx_xprt_cong_put().
  */
-bool xprt_cong_timeout(struct xprt_cong *c);
+bool lx_xprt_cong_timeout(struct lx_xprt_cong *c);
 
 /**
- * xprt_cong_grant() - GRANT mode: the server granted @credits
+ * lx_xprt_cong_grant() - GRANT mode: the server granted @credits
  * 0 counts as 1 (never deadlock); values above the local maximum are
  * clamped.  Ignored in other modes.  Credits already held stay held; a
  * window shrunk below them makes gets fail until enough are put.
  * Return: the window now in force, in requests (the current window in
  * other modes; 0 for NULL @c).
  */
-uint32_t xprt_cong_grant(struct xprt_cong *c, uint32_t credits);
+uint32_t lx_xprt_cong_grant(struct lx_xprt_cong *c, uint32_t credits);
 
 /**
- * xprt_cong_reset() - a new connection: no credit is held any more, and
+ * lx_xprt_cong_reset() - a new connection: no credit is held any more, and
  * GRANT (and AIMD) windows restart at one request; FIXED at @max_reqs.
  * Credits taken before the reset must not be put after it.  NULL: no-op.
  */
-void xprt_cong_reset(struct xprt_cong *c);
+void lx_xprt_cong_reset(struct lx_xprt_cong *c);
 
-/** xprt_cong_window() - the window in requests (rounded down, >= 1; 0 for
+/** lx_xprt_cong_window() - the window in requests (rounded down, >= 1; 0 for
  * NULL) */
-uint32_t xprt_cong_window(const struct xprt_cong *c);
+uint32_t lx_xprt_cong_window(const struct lx_xprt_cong *c);
 
-/** xprt_cong_held() - credits held now (0 for NULL) */
-uint32_t xprt_cong_held(const struct xprt_cong *c);
+/** lx_xprt_cong_held() - credits held now (0 for NULL) */
+uint32_t lx_xprt_cong_held(const struct lx_xprt_cong *c);
 
-#endif /* XPRT_CONG_H */
+#endif /* LX_XPRT_CONG_H */

@@ -18,12 +18,12 @@
 
 #include <libxprt/xprt.h>
 
-#define RPC_LAST_FRAG 0x80000000u
-#define RPC_FRAG_MASK 0x7fffffffu
+#define LX_RPC_LAST_FRAG 0x80000000u
+#define LX_RPC_FRAG_MASK 0x7fffffffu
 
-static size_t rpc_encode(void *hdr, size_t len)
+static size_t lx_rpc_encode(void *hdr, size_t len)
 {
-	uint32_t w = RPC_LAST_FRAG | (uint32_t)len;
+	uint32_t w = LX_RPC_LAST_FRAG | (uint32_t)len;
 	uint8_t *p = hdr;
 
 	p[0] = (uint8_t)(w >> 24);
@@ -33,18 +33,18 @@ static size_t rpc_encode(void *hdr, size_t len)
 	return 4;
 }
 
-static int rpc_decode(const void *hdr, size_t *len, bool *last)
+static int lx_rpc_decode(const void *hdr, size_t *len, bool *last)
 {
 	const uint8_t *p = hdr;
 	uint32_t w = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
 		     (uint32_t)p[2] << 8 | p[3];
 
-	*len = w & RPC_FRAG_MASK;
-	*last = (w & RPC_LAST_FRAG) != 0;
+	*len = w & LX_RPC_FRAG_MASK;
+	*last = (w & LX_RPC_LAST_FRAG) != 0;
 	return 0;
 }
 
-static uint32_t rpc_key(const void *msg)
+static uint32_t lx_rpc_key(const void *msg)
 {
 	const uint8_t *p = msg;
 
@@ -52,52 +52,52 @@ static uint32_t rpc_key(const void *msg)
 	       (uint32_t)p[2] << 8 | p[3];
 }
 
-const struct xprt_framing_ops xprt_framing_rpc = {
+const struct lx_xprt_framing_ops lx_xprt_framing_rpc = {
 	.name = "rpc-record-marking",
 	.hdr_len = 4,
 	.keep_hdr = false,
 	.key_len = 4,
-	.encode = rpc_encode,
-	.decode = rpc_decode,
-	.key = rpc_key,
+	.encode = lx_rpc_encode,
+	.decode = lx_rpc_decode,
+	.key = lx_rpc_key,
 };
 
 /* size[4] type[1] tag[2] */
-#define P9_HDR_LEN 7
+#define LX_P9_HDR_LEN 7
 
-static size_t p9_encode(void *hdr, size_t len)
+static size_t lx_p9_encode(void *hdr, size_t len)
 {
 	(void)hdr;
 	(void)len;
 	return 0;
 }
 
-static int p9_decode(const void *hdr, size_t *len, bool *last)
+static int lx_p9_decode(const void *hdr, size_t *len, bool *last)
 {
 	const uint8_t *p = hdr;
 	uint32_t size = (uint32_t)p[0] | (uint32_t)p[1] << 8 |
 			(uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 
-	if (size < P9_HDR_LEN)
+	if (size < LX_P9_HDR_LEN)
 		return -EBADMSG;
 	*len = size - 4;
 	*last = true;
 	return 0;
 }
 
-static uint32_t p9_key(const void *msg)
+static uint32_t lx_p9_key(const void *msg)
 {
 	const uint8_t *p = msg;
 
 	return (uint32_t)p[5] | (uint32_t)p[6] << 8;
 }
 
-const struct xprt_framing_ops xprt_framing_9p = {
+const struct lx_xprt_framing_ops lx_xprt_framing_9p = {
 	.name = "9p",
 	.hdr_len = 4,
 	.keep_hdr = true,
-	.key_len = P9_HDR_LEN,
-	.encode = p9_encode,
-	.decode = p9_decode,
-	.key = p9_key,
+	.key_len = LX_P9_HDR_LEN,
+	.encode = lx_p9_encode,
+	.decode = lx_p9_decode,
+	.key = lx_p9_key,
 };

@@ -5,7 +5,7 @@
  * Design
  * ------
  * Every kind of memory gets one table of operations (struct
- * xprt_iter_ops); the public functions validate and clamp their arguments
+ * lx_xprt_iter_ops); the public functions validate and clamp their arguments
  * once, then make one indirect call.  Callers therefore never switch on the
  * kind, and a new kind (RDMA-registered regions, say) is one more table, not
  * one more case in every loop of every transport.
@@ -39,7 +39,7 @@
 #include "xprt/util.h"
 
 /**
- * struct xprt_iter_ops - what one kind of memory knows how to do
+ * struct lx_xprt_iter_ops - what one kind of memory knows how to do
  * @copy_to: copy @len bytes into the memory at the cursor and advance
  * @copy_from: copy @len bytes out of the memory at the cursor and advance
  * @advance: move forward @n bytes
@@ -52,13 +52,14 @@
  * operation returns the bytes it handled, which is then exactly @len or @n
  * (DISCARD's copy_from excepted: it yields nothing).
  */
-struct xprt_iter_ops {
-	size_t (*copy_to)(struct xprt_iter *it, const void *src, size_t len);
-	size_t (*copy_from)(struct xprt_iter *it, void *dst, size_t len);
-	size_t (*advance)(struct xprt_iter *it, size_t n);
-	size_t (*revert)(struct xprt_iter *it, size_t n);
-	unsigned int (*to_iovec)(const struct xprt_iter *it, struct iovec *out,
-				 unsigned int max, size_t maxbytes);
+struct lx_xprt_iter_ops {
+	size_t (*copy_to)(struct lx_xprt_iter *it, const void *src, size_t len);
+	size_t (*copy_from)(struct lx_xprt_iter *it, void *dst, size_t len);
+	size_t (*advance)(struct lx_xprt_iter *it, size_t n);
+	size_t (*revert)(struct lx_xprt_iter *it, size_t n);
+	unsigned int (*to_iovec)(const struct lx_xprt_iter *it,
+				 struct iovec *out, unsigned int max,
+				 size_t maxbytes);
 };
 
 /* The copy direction of the shared walkers; constant at every call site so
@@ -95,7 +96,7 @@ static inline void iter_move(void *seg, char *buf, size_t n, enum iter_dir dir)
  * Moving on from a segment only happens while bytes are left, and @count
  * never exceeds the segments' sum, so a non-empty segment always follows.
  */
-static inline size_t iov_walk(struct xprt_iter *it, char *buf, size_t len,
+static inline size_t iov_walk(struct lx_xprt_iter *it, char *buf, size_t len,
 			      enum iter_dir dir)
 {
 	const struct iovec *v = it->iov;
@@ -105,7 +106,7 @@ static inline size_t iov_walk(struct xprt_iter *it, char *buf, size_t len,
 	size_t left = len;
 
 	for (;;) {
-		size_t n = XPRT_MIN(v->iov_len - off, left);
+		size_t n = LX_XPRT_MIN(v->iov_len - off, left);
 
 		iter_move((char *)v->iov_base + off, buf, n, dir);
 		if (dir != ITER_SKIP)
@@ -136,29 +137,29 @@ static inline size_t iov_walk(struct xprt_iter *it, char *buf, size_t len,
 	return len;
 }
 
-static size_t iov_copy_to(struct xprt_iter *it, const void *src, size_t len)
+static size_t iov_copy_to(struct lx_xprt_iter *it, const void *src, size_t len)
 {
 	return iov_walk(it, (char *)src, len, ITER_TO);
 }
 
-static size_t iov_copy_from(struct xprt_iter *it, void *dst, size_t len)
+static size_t iov_copy_from(struct lx_xprt_iter *it, void *dst, size_t len)
 {
 	return iov_walk(it, dst, len, ITER_FROM);
 }
 
-static size_t iov_advance(struct xprt_iter *it, size_t n)
+static size_t iov_advance(struct lx_xprt_iter *it, size_t n)
 {
 	return iov_walk(it, NULL, n, ITER_SKIP);
 }
 
-static size_t iov_revert(struct xprt_iter *it, size_t n)
+static size_t iov_revert(struct lx_xprt_iter *it, size_t n)
 {
 	size_t left = n;
 
 	/* n <= done, and exactly @done bytes lie behind the cursor, so the
 	 * walk never steps before the first segment. */
 	for (;;) {
-		size_t step = XPRT_MIN(it->off, left);
+		size_t step = LX_XPRT_MIN(it->off, left);
 
 		it->off -= step;
 		left -= step;
@@ -173,16 +174,17 @@ static size_t iov_revert(struct xprt_iter *it, size_t n)
 	return n;
 }
 
-static unsigned int iov_to_iovec(const struct xprt_iter *it, struct iovec *out,
-				 unsigned int max, size_t maxbytes)
+static unsigned int iov_to_iovec(const struct lx_xprt_iter *it,
+				 struct iovec *out, unsigned int max,
+				 size_t maxbytes)
 {
 	const struct iovec *v = it->iov;
-	size_t left = XPRT_MIN(it->count, maxbytes);
+	size_t left = LX_XPRT_MIN(it->count, maxbytes);
 	size_t off = it->off;
 	unsigned int i = 0;
 
 	while (left && i < max) {
-		size_t n = XPRT_MIN(v->iov_len - off, left);
+		size_t n = LX_XPRT_MIN(v->iov_len - off, left);
 
 		if (n) {
 			out[i].iov_base = (char *)v->iov_base + off;
@@ -198,7 +200,7 @@ static unsigned int iov_to_iovec(const struct xprt_iter *it, struct iovec *out,
 	return i;
 }
 
-static const struct xprt_iter_ops iter_kvec_ops = {
+static const struct lx_xprt_iter_ops iter_kvec_ops = {
 	.copy_to = iov_copy_to,
 	.copy_from = iov_copy_from,
 	.advance = iov_advance,
@@ -206,7 +208,7 @@ static const struct xprt_iter_ops iter_kvec_ops = {
 	.to_iovec = iov_to_iovec,
 };
 
-static const struct xprt_iter_ops iter_iovec_ops = {
+static const struct lx_xprt_iter_ops iter_iovec_ops = {
 	.copy_to = iov_copy_to,
 	.copy_from = iov_copy_from,
 	.advance = iov_advance,
@@ -217,7 +219,7 @@ static const struct xprt_iter_ops iter_iovec_ops = {
 /* ---------------------------------------------------------------- BUFCHAIN */
 
 /* Step onto the next non-empty buffer; only called while @count > 0. */
-static inline void bc_next(struct xprt_iter *it)
+static inline void bc_next(struct lx_xprt_iter *it)
 {
 	do {
 		it->buf = it->buf->next;
@@ -226,16 +228,16 @@ static inline void bc_next(struct xprt_iter *it)
 }
 
 /* As iov_walk(), over the chain. */
-static inline size_t bc_walk(struct xprt_iter *it, char *buf, size_t len,
+static inline size_t bc_walk(struct lx_xprt_iter *it, char *buf, size_t len,
 			     enum iter_dir dir)
 {
-	struct xprt_buf *b = it->buf;
+	struct lx_xprt_buf *b = it->buf;
 	size_t count = it->count - len;
 	size_t off = it->off;
 	size_t left = len;
 
 	for (;;) {
-		size_t n = XPRT_MIN(b->len - off, left);
+		size_t n = LX_XPRT_MIN(b->len - off, left);
 
 		iter_move((char *)b->data + off, buf, n, dir);
 		if (dir != ITER_SKIP)
@@ -262,25 +264,25 @@ static inline size_t bc_walk(struct xprt_iter *it, char *buf, size_t len,
 	return len;
 }
 
-static size_t bc_copy_to(struct xprt_iter *it, const void *src, size_t len)
+static size_t bc_copy_to(struct lx_xprt_iter *it, const void *src, size_t len)
 {
 	return bc_walk(it, (char *)src, len, ITER_TO);
 }
 
-static size_t bc_copy_from(struct xprt_iter *it, void *dst, size_t len)
+static size_t bc_copy_from(struct lx_xprt_iter *it, void *dst, size_t len)
 {
 	return bc_walk(it, dst, len, ITER_FROM);
 }
 
-static size_t bc_advance(struct xprt_iter *it, size_t n)
+static size_t bc_advance(struct lx_xprt_iter *it, size_t n)
 {
 	return bc_walk(it, NULL, n, ITER_SKIP);
 }
 
 /* Put the cursor on the first byte of the chain, as initialisation did. */
-static void bc_rewind(struct xprt_iter *it)
+static void bc_rewind(struct lx_xprt_iter *it)
 {
-	it->buf = (struct xprt_buf *)it->first;
+	it->buf = (struct lx_xprt_buf *)it->first;
 	it->off = 0;
 	it->count = it->total;
 	it->done = 0;
@@ -288,7 +290,7 @@ static void bc_rewind(struct xprt_iter *it)
 		bc_next(it);
 }
 
-static size_t bc_revert(struct xprt_iter *it, size_t n)
+static size_t bc_revert(struct lx_xprt_iter *it, size_t n)
 {
 	size_t target = it->done - n;
 
@@ -298,16 +300,17 @@ static size_t bc_revert(struct xprt_iter *it, size_t n)
 	return n;
 }
 
-static unsigned int bc_to_iovec(const struct xprt_iter *it, struct iovec *out,
-				unsigned int max, size_t maxbytes)
+static unsigned int bc_to_iovec(const struct lx_xprt_iter *it,
+				struct iovec *out, unsigned int max,
+				size_t maxbytes)
 {
-	const struct xprt_buf *b = it->buf;
-	size_t left = XPRT_MIN(it->count, maxbytes);
+	const struct lx_xprt_buf *b = it->buf;
+	size_t left = LX_XPRT_MIN(it->count, maxbytes);
 	size_t off = it->off;
 	unsigned int i = 0;
 
 	while (left && i < max) {
-		size_t n = XPRT_MIN(b->len - off, left);
+		size_t n = LX_XPRT_MIN(b->len - off, left);
 
 		if (n) {
 			out[i].iov_base = (char *)b->data + off;
@@ -323,7 +326,7 @@ static unsigned int bc_to_iovec(const struct xprt_iter *it, struct iovec *out,
 	return i;
 }
 
-static const struct xprt_iter_ops iter_bufchain_ops = {
+static const struct lx_xprt_iter_ops iter_bufchain_ops = {
 	.copy_to = bc_copy_to,
 	.copy_from = bc_copy_from,
 	.advance = bc_advance,
@@ -333,14 +336,15 @@ static const struct xprt_iter_ops iter_bufchain_ops = {
 
 /* ----------------------------------------------------------------- DISCARD */
 
-static size_t discard_advance(struct xprt_iter *it, size_t n)
+static size_t discard_advance(struct lx_xprt_iter *it, size_t n)
 {
 	it->count -= n;
 	it->done += n;
 	return n;
 }
 
-static size_t discard_copy_to(struct xprt_iter *it, const void *src, size_t len)
+static size_t discard_copy_to(struct lx_xprt_iter *it, const void *src,
+			      size_t len)
 {
 	return discard_advance(it, len);
 }
@@ -348,26 +352,26 @@ static size_t discard_copy_to(struct xprt_iter *it, const void *src, size_t len)
 /* A sink holds no bytes: reading from it yields nothing and moves nothing,
  * so a caller that mistakes it for a source sees an immediate short read
  * instead of silently consuming the count. */
-static size_t discard_copy_from(struct xprt_iter *it, void *dst, size_t len)
+static size_t discard_copy_from(struct lx_xprt_iter *it, void *dst, size_t len)
 {
 	return 0;
 }
 
-static size_t discard_revert(struct xprt_iter *it, size_t n)
+static size_t discard_revert(struct lx_xprt_iter *it, size_t n)
 {
 	it->count += n;
 	it->done -= n;
 	return n;
 }
 
-static unsigned int discard_to_iovec(const struct xprt_iter *it,
+static unsigned int discard_to_iovec(const struct lx_xprt_iter *it,
 				     struct iovec *out, unsigned int max,
 				     size_t maxbytes)
 {
 	return 0;
 }
 
-static const struct xprt_iter_ops iter_discard_ops = {
+static const struct lx_xprt_iter_ops iter_discard_ops = {
 	.copy_to = discard_copy_to,
 	.copy_from = discard_copy_from,
 	.advance = discard_advance,
@@ -377,8 +381,8 @@ static const struct xprt_iter_ops iter_discard_ops = {
 
 /* ---------------------------------------------------------- initialisation */
 
-static int iter_init_iov(struct xprt_iter *it, enum xprt_iter_type type,
-			 const struct xprt_iter_ops *ops,
+static int iter_init_iov(struct lx_xprt_iter *it, enum lx_xprt_iter_type type,
+			 const struct lx_xprt_iter_ops *ops,
 			 const struct iovec *iov, unsigned int nr, size_t count)
 {
 	size_t sum = 0;
@@ -399,7 +403,7 @@ static int iter_init_iov(struct xprt_iter *it, enum xprt_iter_type type,
 	memset(it, 0, sizeof(*it));
 	it->ops = ops;
 	it->type = type;
-	it->count = XPRT_MIN(count, sum);
+	it->count = LX_XPRT_MIN(count, sum);
 	it->total = it->count;
 	it->iov = iov;
 	it->nr_segs = nr;
@@ -416,35 +420,35 @@ static int iter_init_iov(struct xprt_iter *it, enum xprt_iter_type type,
 }
 
 /**
- * xprt_iter_kvec() - iterate over an iovec array the library owns
+ * lx_xprt_iter_kvec() - iterate over an iovec array the library owns
  * See include/libxprt/iter.h.
  */
-int xprt_iter_kvec(struct xprt_iter *it, const struct iovec *iov,
-		   unsigned int nr, size_t count)
+int lx_xprt_iter_kvec(struct lx_xprt_iter *it, const struct iovec *iov,
+		      unsigned int nr, size_t count)
 {
-	return iter_init_iov(it, XPRT_ITER_KVEC, &iter_kvec_ops, iov, nr,
+	return iter_init_iov(it, LX_XPRT_ITER_KVEC, &iter_kvec_ops, iov, nr,
 			     count);
 }
 
 /**
- * xprt_iter_iovec() - iterate over a caller's iovec array
+ * lx_xprt_iter_iovec() - iterate over a caller's iovec array
  * See include/libxprt/iter.h.
  */
-int xprt_iter_iovec(struct xprt_iter *it, const struct iovec *iov,
-		    unsigned int nr, size_t count)
+int lx_xprt_iter_iovec(struct lx_xprt_iter *it, const struct iovec *iov,
+		       unsigned int nr, size_t count)
 {
-	return iter_init_iov(it, XPRT_ITER_IOVEC, &iter_iovec_ops, iov, nr,
+	return iter_init_iov(it, LX_XPRT_ITER_IOVEC, &iter_iovec_ops, iov, nr,
 			     count);
 }
 
 /**
- * xprt_iter_bufchain() - iterate over pool buffers chained through ->next
+ * lx_xprt_iter_bufchain() - iterate over pool buffers chained through ->next
  * See include/libxprt/iter.h.
  */
-int xprt_iter_bufchain(struct xprt_iter *it, struct xprt_buf *head,
-		       size_t count)
+int lx_xprt_iter_bufchain(struct lx_xprt_iter *it, struct lx_xprt_buf *head,
+			  size_t count)
 {
-	const struct xprt_buf *b;
+	const struct lx_xprt_buf *b;
 	size_t sum = 0;
 
 	if (!it)
@@ -460,8 +464,8 @@ int xprt_iter_bufchain(struct xprt_iter *it, struct xprt_buf *head,
 
 	memset(it, 0, sizeof(*it));
 	it->ops = &iter_bufchain_ops;
-	it->type = XPRT_ITER_BUFCHAIN;
-	it->count = XPRT_MIN(count, sum);
+	it->type = LX_XPRT_ITER_BUFCHAIN;
+	it->count = LX_XPRT_MIN(count, sum);
 	it->total = it->count;
 	it->buf = head;
 	it->first = head;
@@ -471,16 +475,16 @@ int xprt_iter_bufchain(struct xprt_iter *it, struct xprt_buf *head,
 }
 
 /**
- * xprt_iter_discard() - a sink that accepts and drops @count bytes
+ * lx_xprt_iter_discard() - a sink that accepts and drops @count bytes
  * See include/libxprt/iter.h.
  */
-int xprt_iter_discard(struct xprt_iter *it, size_t count)
+int lx_xprt_iter_discard(struct lx_xprt_iter *it, size_t count)
 {
 	if (!it)
 		return -EINVAL;
 	memset(it, 0, sizeof(*it));
 	it->ops = &iter_discard_ops;
-	it->type = XPRT_ITER_DISCARD;
+	it->type = LX_XPRT_ITER_DISCARD;
 	it->count = count;
 	it->total = count;
 	return 0;
@@ -489,67 +493,69 @@ int xprt_iter_discard(struct xprt_iter *it, size_t count)
 /* ---------------------------------------------------------------- dispatch */
 
 /**
- * xprt_iter_copy_to() - copy bytes into the memory at the cursor, advancing
+ * lx_xprt_iter_copy_to() - copy bytes into the memory at the cursor, advancing
  * See include/libxprt/iter.h.
  */
-size_t xprt_iter_copy_to(struct xprt_iter *it, const void *src, size_t len)
+size_t lx_xprt_iter_copy_to(struct lx_xprt_iter *it, const void *src,
+			    size_t len)
 {
 	if (!it || !it->ops || !src)
 		return 0;
-	len = XPRT_MIN(len, it->count);
+	len = LX_XPRT_MIN(len, it->count);
 	if (!len)
 		return 0;
 	return it->ops->copy_to(it, src, len);
 }
 
 /**
- * xprt_iter_copy_from() - copy bytes out of the memory at the cursor
+ * lx_xprt_iter_copy_from() - copy bytes out of the memory at the cursor
  * See include/libxprt/iter.h.
  */
-size_t xprt_iter_copy_from(struct xprt_iter *it, void *dst, size_t len)
+size_t lx_xprt_iter_copy_from(struct lx_xprt_iter *it, void *dst, size_t len)
 {
 	if (!it || !it->ops || !dst)
 		return 0;
-	len = XPRT_MIN(len, it->count);
+	len = LX_XPRT_MIN(len, it->count);
 	if (!len)
 		return 0;
 	return it->ops->copy_from(it, dst, len);
 }
 
 /**
- * xprt_iter_advance() - move the cursor forward
+ * lx_xprt_iter_advance() - move the cursor forward
  * See include/libxprt/iter.h.
  */
-size_t xprt_iter_advance(struct xprt_iter *it, size_t n)
+size_t lx_xprt_iter_advance(struct lx_xprt_iter *it, size_t n)
 {
 	if (!it || !it->ops)
 		return 0;
-	n = XPRT_MIN(n, it->count);
+	n = LX_XPRT_MIN(n, it->count);
 	if (!n)
 		return 0;
 	return it->ops->advance(it, n);
 }
 
 /**
- * xprt_iter_revert() - move the cursor back
+ * lx_xprt_iter_revert() - move the cursor back
  * See include/libxprt/iter.h.
  */
-size_t xprt_iter_revert(struct xprt_iter *it, size_t n)
+size_t lx_xprt_iter_revert(struct lx_xprt_iter *it, size_t n)
 {
 	if (!it || !it->ops)
 		return 0;
-	n = XPRT_MIN(n, it->done);
+	n = LX_XPRT_MIN(n, it->done);
 	if (!n)
 		return 0;
 	return it->ops->revert(it, n);
 }
 
 /**
- * xprt_iter_to_iovec() - describe the next bytes as iovecs
+ * lx_xprt_iter_to_iovec() - describe the next bytes as iovecs
  * See include/libxprt/iter.h.
  */
-unsigned int xprt_iter_to_iovec(const struct xprt_iter *it, struct iovec *out,
-				unsigned int max, size_t maxbytes)
+unsigned int lx_xprt_iter_to_iovec(const struct lx_xprt_iter *it,
+				   struct iovec *out, unsigned int max,
+				   size_t maxbytes)
 {
 	if (!it || !it->ops || !out || !max || !maxbytes || !it->count)
 		return 0;

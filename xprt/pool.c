@@ -77,7 +77,7 @@
  * the fast path.
  *
  * Counters.  gets/puts/misses live in the magazine, written only by its
- * owner, and are summed by xprt_pool_stats().  The high-water mark needs a
+ * owner, and are summed by lx_xprt_pool_stats().  The high-water mark needs a
  * global view: each magazine folds its net get-put count into one shared
  * counter every POOL_FOLD operations and each get compares shared + local
  * against the mark, so the mark is exact for one thread at a time and at
@@ -106,7 +106,7 @@
 #define POOL_TC_SLOTS	16u	    /* pools a thread caches at once */
 #define POOL_FOLD	8	    /* high-water fold batch, see above */
 
-/* xprt_buf.state_: 0 never appears in a descriptor we carved */
+/* lx_xprt_buf.state_: 0 never appears in a descriptor we carved */
 #define BUF_FREE	0x5ee1f4eeu
 #define BUF_HELD	0x5ee1d0edu
 
@@ -118,15 +118,15 @@
  * never share a cache line.
  */
 struct pool_desc {
-	struct xprt_buf b;
+	struct lx_xprt_buf b;
 	struct pool_desc *depot_next; /* next batch in the depot */
-} xprt_cacheline_aligned;
+} lx_xprt_cacheline_aligned;
 
-_Static_assert(sizeof(struct pool_desc) == XPRT_CACHELINE,
+_Static_assert(sizeof(struct pool_desc) == LX_XPRT_CACHELINE,
 	       "descriptor must fill exactly one cache line");
 
 struct pool_slab {
-	struct xprt_pool *pool;
+	struct lx_xprt_pool *pool;
 	void *data;
 	size_t len;
 	void *handle; /* from the registration hook */
@@ -146,10 +146,10 @@ struct pool_mag {
 	uint64_t gets, puts, misses; /* owner-written, summed by stats */
 	struct pool_desc *bufs[POOL_MAG_MAX];
 	/* Cold: under the pool lock (list, claimed) or the global lock. */
-	struct xprt_pool *pool; /* NULL once the pool is destroyed */
+	struct lx_xprt_pool *pool; /* NULL once the pool is destroyed */
 	struct cds_list_head node;
 	bool claimed;
-} xprt_cacheline_aligned;
+} lx_xprt_cacheline_aligned;
 
 struct pool_waiter {
 	struct cds_list_head node;
@@ -163,7 +163,7 @@ struct pool_tc {
 	unsigned int last, victim;
 };
 
-struct xprt_pool {
+struct lx_xprt_pool {
 	/* Read on every get/put, written rarely. */
 	uint64_t id;
 	uint32_t closed;  /* atomic */
@@ -172,16 +172,16 @@ struct xprt_pool {
 	size_t buf_size, stride, align;
 
 	/* High-water accounting, written every POOL_FOLD operations. */
-	int64_t folded xprt_cacheline_aligned;
+	int64_t folded lx_xprt_cacheline_aligned;
 	uint64_t hw;
 	uint64_t total_hint; /* copy of bufs_total readable without lock */
 
-	struct pool_desc *depot xprt_cacheline_aligned;
+	struct pool_desc *depot lx_xprt_cacheline_aligned;
 
-	pthread_mutex_t depot_lock xprt_cacheline_aligned; /* depot pops */
+	pthread_mutex_t depot_lock lx_xprt_cacheline_aligned; /* depot pops */
 
 	/* Slow path, under lock. */
-	pthread_mutex_t lock xprt_cacheline_aligned;
+	pthread_mutex_t lock lx_xprt_cacheline_aligned;
 	struct cds_list_head mags;
 	struct cds_list_head waitq;
 	struct pool_slab *slabs;
@@ -192,7 +192,7 @@ struct xprt_pool {
 	/* Atomics for rare events and for threads without a cache. */
 	uint64_t bad_puts, nc_gets, nc_puts, nc_misses;
 	bool has_reg;
-	struct xprt_pool_reg reg;
+	struct lx_xprt_pool_reg reg;
 };
 
 static pthread_mutex_t pool_global_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -261,14 +261,14 @@ static inline void ctr_inc(uint64_t *c)
  */
 static inline bool mag_enter(struct pool_mag *m)
 {
-	if (xprt_likely(pool_asym)) {
+	if (lx_xprt_likely(pool_asym)) {
 		__atomic_store_n(&m->busy, 1, __ATOMIC_RELAXED);
 		/* The thief's membarrier orders this store before the load. */
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	} else {
 		__atomic_exchange_n(&m->busy, 1, __ATOMIC_SEQ_CST);
 	}
-	if (xprt_likely(!__atomic_load_n(&m->steal, __ATOMIC_SEQ_CST)))
+	if (lx_xprt_likely(!__atomic_load_n(&m->steal, __ATOMIC_SEQ_CST)))
 		return true;
 	__atomic_store_n(&m->busy, 0, __ATOMIC_RELEASE);
 	return false;
@@ -316,7 +316,7 @@ static inline void batch_link(struct pool_desc *d, struct pool_desc *next)
  * Lock-free, any thread.  Sequentially consistent so that a later load of
  * pool->waiters cannot be ordered before it (lost wake-up, see top).
  */
-static void depot_push(struct xprt_pool *pool, struct pool_desc *head)
+static void depot_push(struct lx_xprt_pool *pool, struct pool_desc *head)
 {
 	struct pool_desc *old = __atomic_load_n(&pool->depot, __ATOMIC_RELAXED);
 
@@ -328,7 +328,7 @@ static void depot_push(struct xprt_pool *pool, struct pool_desc *head)
 }
 
 /* Pop one batch or NULL.  Takes depot_lock: poppers exclude each other. */
-static struct pool_desc *depot_pop(struct xprt_pool *pool)
+static struct pool_desc *depot_pop(struct lx_xprt_pool *pool)
 {
 	struct pool_desc *old;
 
@@ -349,11 +349,11 @@ static struct pool_desc *depot_pop(struct xprt_pool *pool)
 }
 
 /* Push a chain of @n buffers, cut into batches a magazine can hold. */
-static void depot_push_chain(struct xprt_pool *pool, struct pool_desc *d,
+static void depot_push_chain(struct lx_xprt_pool *pool, struct pool_desc *d,
 			     uint64_t n)
 {
 	while (n) {
-		uint32_t k = (uint32_t)XPRT_MIN(n, (uint64_t)pool->mag_cap);
+		uint32_t k = (uint32_t)LX_XPRT_MIN(n, (uint64_t)pool->mag_cap);
 		struct pool_desc *head = d, *last = d;
 		uint32_t i;
 
@@ -368,7 +368,7 @@ static void depot_push_chain(struct xprt_pool *pool, struct pool_desc *d,
 }
 
 /* Take one buffer out of the depot, pushing the rest of its batch back. */
-static struct pool_desc *depot_take_one(struct xprt_pool *pool)
+static struct pool_desc *depot_take_one(struct lx_xprt_pool *pool)
 {
 	struct pool_desc *b = depot_pop(pool), *rest;
 
@@ -384,19 +384,20 @@ static struct pool_desc *depot_take_one(struct xprt_pool *pool)
 
 /* ------------------------------------------------------------ waiting */
 
-static inline bool pool_has_waiters(const struct xprt_pool *pool)
+static inline bool pool_has_waiters(const struct lx_xprt_pool *pool)
 {
 	return __atomic_load_n(&pool->waiters, __ATOMIC_SEQ_CST) != 0;
 }
 
-static void pool_dequeue_locked(struct xprt_pool *pool, struct pool_waiter *w)
+static void pool_dequeue_locked(struct lx_xprt_pool *pool,
+				struct pool_waiter *w)
 {
 	cds_list_del(&w->node);
 	__atomic_sub_fetch(&pool->waiters, 1, __ATOMIC_SEQ_CST);
 }
 
 /* Hand @d to the oldest waiter.  Caller holds pool->lock, waitq not empty. */
-static void pool_handoff_locked(struct xprt_pool *pool, struct pool_desc *d)
+static void pool_handoff_locked(struct lx_xprt_pool *pool, struct pool_desc *d)
 {
 	struct pool_waiter *w =
 		cds_list_entry(pool->waitq.next, struct pool_waiter, node);
@@ -407,7 +408,7 @@ static void pool_handoff_locked(struct xprt_pool *pool, struct pool_desc *d)
 }
 
 /* Serve queued getters, oldest first, from the depot.  Under pool->lock. */
-static void pool_kick_locked(struct xprt_pool *pool)
+static void pool_kick_locked(struct lx_xprt_pool *pool)
 {
 	struct pool_desc *d;
 
@@ -420,7 +421,7 @@ static void pool_kick_locked(struct xprt_pool *pool)
 }
 
 /* After a depot push seen racing with a getter about to sleep. */
-static void pool_kick(struct xprt_pool *pool)
+static void pool_kick(struct lx_xprt_pool *pool)
 {
 	pthread_mutex_lock(&pool->lock);
 	pool_kick_locked(pool);
@@ -429,7 +430,7 @@ static void pool_kick(struct xprt_pool *pool)
 
 /* ------------------------------------------------------------ accounting */
 
-static void pool_raise_hw(struct xprt_pool *pool, int64_t est)
+static void pool_raise_hw(struct lx_xprt_pool *pool, int64_t est)
 {
 	uint64_t total = __atomic_load_n(&pool->total_hint, __ATOMIC_RELAXED);
 	uint64_t cur = __atomic_load_n(&pool->hw, __ATOMIC_RELAXED);
@@ -437,24 +438,24 @@ static void pool_raise_hw(struct xprt_pool *pool, int64_t est)
 
 	if (est <= 0)
 		return;
-	v = XPRT_MIN((uint64_t)est, total);
+	v = LX_XPRT_MIN((uint64_t)est, total);
 	while (v > cur &&
 	       !__atomic_compare_exchange_n(&pool->hw, &cur, v, true,
 					    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
 		;
 }
 
-static inline void pool_fold(struct xprt_pool *pool, int64_t d)
+static inline void pool_fold(struct lx_xprt_pool *pool, int64_t d)
 {
 	__atomic_add_fetch(&pool->folded, d, __ATOMIC_RELAXED);
 }
 
-static inline void pool_note_get(struct xprt_pool *pool, struct pool_mag *m,
+static inline void pool_note_get(struct lx_xprt_pool *pool, struct pool_mag *m,
 				 bool miss)
 {
 	int64_t d, est;
 
-	if (xprt_unlikely(!m)) {
+	if (lx_xprt_unlikely(!m)) {
 		__atomic_add_fetch(&pool->nc_gets, 1, __ATOMIC_RELAXED);
 		__atomic_add_fetch(&pool->nc_misses, 1, __ATOMIC_RELAXED);
 		pool_fold(pool, 1);
@@ -470,14 +471,14 @@ static inline void pool_note_get(struct xprt_pool *pool, struct pool_mag *m,
 		}
 	}
 	est = __atomic_load_n(&pool->folded, __ATOMIC_RELAXED) + d;
-	if (xprt_unlikely(est > (int64_t)__atomic_load_n(&pool->hw,
-							 __ATOMIC_RELAXED)))
+	if (lx_xprt_unlikely(est > (int64_t)__atomic_load_n(&pool->hw,
+							    __ATOMIC_RELAXED)))
 		pool_raise_hw(pool, est);
 }
 
-static inline void pool_note_put(struct xprt_pool *pool, struct pool_mag *m)
+static inline void pool_note_put(struct lx_xprt_pool *pool, struct pool_mag *m)
 {
-	if (xprt_unlikely(!m)) {
+	if (lx_xprt_unlikely(!m)) {
 		__atomic_add_fetch(&pool->nc_puts, 1, __ATOMIC_RELAXED);
 		pool_fold(pool, -1);
 		return;
@@ -493,7 +494,7 @@ static inline void pool_note_put(struct xprt_pool *pool, struct pool_mag *m)
  * Buffers held right now, summed over every magazine.  Under pool->lock;
  * O(threads), so only the locked slow path and stats call it.
  */
-static uint64_t pool_in_use_locked(struct xprt_pool *pool, uint64_t *getsp,
+static uint64_t pool_in_use_locked(struct lx_xprt_pool *pool, uint64_t *getsp,
 				   uint64_t *putsp, uint64_t *missesp)
 {
 	uint64_t gets, puts, misses;
@@ -518,19 +519,19 @@ static uint64_t pool_in_use_locked(struct xprt_pool *pool, uint64_t *getsp,
 		*missesp = misses;
 	}
 	/* Counters of running threads race with us: stay plausible. */
-	return XPRT_MIN(gets > puts ? gets - puts : 0, pool->bufs_total);
+	return LX_XPRT_MIN(gets > puts ? gets - puts : 0, pool->bufs_total);
 }
 
 /* ------------------------------------------------------------ per thread */
 
-static inline struct pool_mag *tc_find(const struct xprt_pool *pool)
+static inline struct pool_mag *tc_find(const struct lx_xprt_pool *pool)
 {
 	struct pool_tc *t = pool_tc;
 	unsigned int i;
 
-	if (xprt_unlikely(!t))
+	if (lx_xprt_unlikely(!t))
 		return NULL;
-	if (xprt_likely(t->id[t->last] == pool->id))
+	if (lx_xprt_likely(t->id[t->last] == pool->id))
 		return t->mag[t->last];
 	for (i = 0; i < POOL_TC_SLOTS; i++) {
 		if (t->id[i] == pool->id) {
@@ -556,11 +557,11 @@ static uint32_t mag_drain(struct pool_mag *m, struct pool_desc **chain)
 /*
  * Give a magazine back to its pool (owner thread, global lock held): flush
  * its buffers to the depot and its counters to the pool, unlink it, free
- * it.  A magazine orphaned by xprt_pool_destroy() is only freed.
+ * it.  A magazine orphaned by lx_xprt_pool_destroy() is only freed.
  */
 static void mag_detach_global_locked(struct pool_mag *m)
 {
-	struct xprt_pool *pool = m->pool;
+	struct lx_xprt_pool *pool = m->pool;
 	struct pool_desc *chain;
 	uint32_t n;
 
@@ -622,7 +623,7 @@ static unsigned int tc_evict(struct pool_tc *t)
  * Create this thread's magazine for @pool.  No lock held.  Returns NULL
  * when memory is short: the caller then works on the depot directly.
  */
-static struct pool_mag *tc_attach(struct xprt_pool *pool)
+static struct pool_mag *tc_attach(struct lx_xprt_pool *pool)
 {
 	struct pool_tc *t = pool_tc;
 	struct pool_mag *m;
@@ -640,7 +641,7 @@ static struct pool_mag *tc_attach(struct xprt_pool *pool)
 		}
 		pool_tc = t;
 	}
-	if (posix_memalign((void **)&m, XPRT_CACHELINE, sizeof(*m)))
+	if (posix_memalign((void **)&m, LX_XPRT_CACHELINE, sizeof(*m)))
 		return NULL;
 	memset(m, 0, sizeof(*m));
 	m->cap = pool->mag_cap;
@@ -663,7 +664,8 @@ static struct pool_mag *tc_attach(struct xprt_pool *pool)
  * Refill an empty magazine from the depot, inside the owner's critical
  * section.  Returns one buffer for the caller or NULL.
  */
-static struct pool_desc *mag_refill(struct xprt_pool *pool, struct pool_mag *m)
+static struct pool_desc *mag_refill(struct lx_xprt_pool *pool,
+				    struct pool_mag *m)
 {
 	struct pool_desc *b = depot_pop(pool), *d;
 	uint32_t cnt, i;
@@ -678,7 +680,7 @@ static struct pool_desc *mag_refill(struct xprt_pool *pool, struct pool_mag *m)
 }
 
 /* Move the oldest half of a full magazine to the depot (owner, inside). */
-static void mag_spill(struct xprt_pool *pool, struct pool_mag *m)
+static void mag_spill(struct lx_xprt_pool *pool, struct pool_mag *m)
 {
 	uint32_t k = pool->mag_batch, n = mag_count(m), i;
 
@@ -696,8 +698,8 @@ static void mag_spill(struct xprt_pool *pool, struct pool_mag *m)
  * after a getter queued itself, to catch puts already in their fast path.
  * Returns the number of buffers moved.
  */
-static uint64_t pool_steal_locked(struct xprt_pool *pool, struct pool_mag *self,
-				  bool force)
+static uint64_t pool_steal_locked(struct lx_xprt_pool *pool,
+				  struct pool_mag *self, bool force)
 {
 	struct cds_list_head *pos;
 	struct pool_desc *chain;
@@ -735,7 +737,7 @@ static uint64_t pool_steal_locked(struct xprt_pool *pool, struct pool_mag *self,
 
 /* ------------------------------------------------------------ slabs */
 
-static void slab_free(struct xprt_pool *pool, struct pool_slab *s)
+static void slab_free(struct lx_xprt_pool *pool, struct pool_slab *s)
 {
 	if (pool->has_reg && pool->reg.unreg)
 		pool->reg.unreg(pool->reg.ctx, s->handle);
@@ -744,15 +746,16 @@ static void slab_free(struct xprt_pool *pool, struct pool_slab *s)
 }
 
 /* Allocate and register a slab of @n buffers.  No lock held. */
-static int slab_new(struct xprt_pool *pool, uint32_t n, struct pool_slab **sp)
+static int slab_new(struct lx_xprt_pool *pool, uint32_t n,
+		    struct pool_slab **sp)
 {
-	size_t hdr = (sizeof(struct pool_slab) + XPRT_CACHELINE - 1) &
-		     ~(size_t)(XPRT_CACHELINE - 1);
+	size_t hdr = (sizeof(struct pool_slab) + LX_XPRT_CACHELINE - 1) &
+		     ~(size_t)(LX_XPRT_CACHELINE - 1);
 	struct pool_slab *s;
 	uint32_t i;
 	int err;
 
-	if (posix_memalign((void **)&s, XPRT_CACHELINE,
+	if (posix_memalign((void **)&s, LX_XPRT_CACHELINE,
 			   hdr + (size_t)n * sizeof(struct pool_desc)))
 		return -ENOMEM;
 	memset(s, 0, hdr + (size_t)n * sizeof(struct pool_desc));
@@ -790,7 +793,7 @@ out_free_slab:
 	return err;
 }
 
-static void pool_add_slab_locked(struct xprt_pool *pool, struct pool_slab *s)
+static void pool_add_slab_locked(struct lx_xprt_pool *pool, struct pool_slab *s)
 {
 	s->next = pool->slabs;
 	pool->slabs = s;
@@ -799,7 +802,7 @@ static void pool_add_slab_locked(struct xprt_pool *pool, struct pool_slab *s)
 	__atomic_store_n(&pool->total_hint, pool->bufs_total, __ATOMIC_RELAXED);
 }
 
-static inline bool pool_can_grow(const struct xprt_pool *pool)
+static inline bool pool_can_grow(const struct lx_xprt_pool *pool)
 {
 	return pool->bufs_total + pool->growing < pool->max_bufs;
 }
@@ -808,10 +811,10 @@ static inline bool pool_can_grow(const struct xprt_pool *pool)
  * Add a slab and take its first buffer.  Called and returns with
  * pool->lock held; drops it around allocation and the registration hook.
  */
-static int pool_grow_locked(struct xprt_pool *pool, struct pool_desc **dp)
+static int pool_grow_locked(struct lx_xprt_pool *pool, struct pool_desc **dp)
 {
 	uint64_t room = pool->max_bufs - pool->bufs_total - pool->growing;
-	uint32_t n = (uint32_t)XPRT_MIN((uint64_t)pool->slab_bufs, room);
+	uint32_t n = (uint32_t)LX_XPRT_MIN((uint64_t)pool->slab_bufs, room);
 	struct pool_slab *s;
 	int err;
 
@@ -845,7 +848,7 @@ static int pool_grow_locked(struct xprt_pool *pool, struct pool_desc **dp)
  * Everything the magazine could not serve.  Takes pool->lock; may sleep.
  * @m is this thread's magazine or NULL (no cache).
  */
-static int pool_get_slow(struct xprt_pool *pool, struct pool_mag *m,
+static int pool_get_slow(struct lx_xprt_pool *pool, struct pool_mag *m,
 			 unsigned int flags, struct pool_desc **dp)
 {
 	struct pool_waiter w = {.d = NULL};
@@ -875,7 +878,7 @@ static int pool_get_slow(struct xprt_pool *pool, struct pool_mag *m,
 				break;
 			}
 		}
-		if (flags & XPRT_POOL_NOWAIT) {
+		if (flags & LX_XPRT_POOL_NOWAIT) {
 			if (cds_list_empty(&pool->waitq) &&
 			    pool_steal_locked(pool, m, false)) {
 				*dp = depot_take_one(pool);
@@ -943,35 +946,35 @@ static int pool_get_slow(struct xprt_pool *pool, struct pool_mag *m,
 }
 
 /**
- * xprt_pool_get() - take a buffer (see include/libxprt/pool.h)
+ * lx_xprt_pool_get() - take a buffer (see include/libxprt/pool.h)
  *
  * Fast path: a pop from this thread's magazine, no lock and no atomic
  * read-modify-write.  Misses refill from the depot (depot lock only), then
  * fall back to pool_get_slow() under the pool lock.
  *
- * Context: any thread; may sleep unless @flags has %XPRT_POOL_NOWAIT.
+ * Context: any thread; may sleep unless @flags has %LX_XPRT_POOL_NOWAIT.
  * Return: %0; %-EINVAL for NULL arguments or unknown flags; %-ENOBUFS
  * (NOWAIT, budget exhausted, retry later); %-ESHUTDOWN after close;
  * %-ENOMEM or the registration hook's error when growing failed.
  */
-int xprt_pool_get(struct xprt_pool *pool, unsigned int flags,
-		  struct xprt_buf **bufp)
+int lx_xprt_pool_get(struct lx_xprt_pool *pool, unsigned int flags,
+		     struct lx_xprt_buf **bufp)
 {
 	struct pool_desc *d = NULL;
 	struct pool_mag *m;
 	bool miss = true;
 	int err;
 
-	if (xprt_unlikely(!pool || !bufp || (flags & ~XPRT_POOL_NOWAIT)))
+	if (lx_xprt_unlikely(!pool || !bufp || (flags & ~LX_XPRT_POOL_NOWAIT)))
 		return -EINVAL;
-	if (xprt_unlikely(__atomic_load_n(&pool->closed, __ATOMIC_ACQUIRE)))
+	if (lx_xprt_unlikely(__atomic_load_n(&pool->closed, __ATOMIC_ACQUIRE)))
 		return -ESHUTDOWN;
 	m = tc_find(pool);
-	if (xprt_likely(m)) {
-		if (xprt_likely(mag_enter(m))) {
+	if (lx_xprt_likely(m)) {
+		if (lx_xprt_likely(mag_enter(m))) {
 			uint32_t n = mag_count(m);
 
-			if (xprt_likely(n)) {
+			if (lx_xprt_likely(n)) {
 				d = m->bufs[n - 1];
 				mag_set_count(m, n - 1);
 				miss = false;
@@ -983,7 +986,7 @@ int xprt_pool_get(struct xprt_pool *pool, unsigned int flags,
 	} else {
 		m = tc_attach(pool);
 	}
-	if (xprt_unlikely(!d)) {
+	if (lx_xprt_unlikely(!d)) {
 		err = pool_get_slow(pool, m, flags, &d);
 		if (err)
 			return err;
@@ -998,7 +1001,7 @@ int xprt_pool_get(struct xprt_pool *pool, unsigned int flags,
 
 /* ------------------------------------------------------------ put */
 
-static void pool_put_slow(struct xprt_pool *pool, struct pool_mag *m,
+static void pool_put_slow(struct lx_xprt_pool *pool, struct pool_mag *m,
 			  struct pool_desc *d)
 {
 	pthread_mutex_lock(&pool->lock);
@@ -1019,7 +1022,7 @@ static void pool_put_slow(struct xprt_pool *pool, struct pool_mag *m,
 }
 
 /**
- * xprt_pool_put() - give a buffer back (see include/libxprt/pool.h)
+ * lx_xprt_pool_put() - give a buffer back (see include/libxprt/pool.h)
  *
  * Fast path: one compare-and-swap on the descriptor (it makes a double put
  * racing from two threads fail on one of them) and a push onto this
@@ -1029,7 +1032,7 @@ static void pool_put_slow(struct xprt_pool *pool, struct pool_mag *m,
  * Context: any thread; never sleeps (it may briefly take the pool lock).
  * Return: %0; %-EINVAL when @buf is not currently held from @pool.
  */
-int xprt_pool_put(struct xprt_pool *pool, struct xprt_buf *buf)
+int lx_xprt_pool_put(struct lx_xprt_pool *pool, struct lx_xprt_buf *buf)
 {
 	struct pool_desc *d;
 	struct pool_slab *s;
@@ -1037,25 +1040,25 @@ int xprt_pool_put(struct xprt_pool *pool, struct xprt_buf *buf)
 	uint32_t held = BUF_HELD;
 	bool spilled = false;
 
-	if (xprt_unlikely(!pool || !buf))
+	if (lx_xprt_unlikely(!pool || !buf))
 		return -EINVAL;
 	s = buf->slab_;
-	if (xprt_unlikely(!s || s->pool != pool))
+	if (lx_xprt_unlikely(!s || s->pool != pool))
 		goto bad;
-	if (xprt_unlikely(!__atomic_compare_exchange_n(
+	if (lx_xprt_unlikely(!__atomic_compare_exchange_n(
 		    &buf->state_, &held, BUF_FREE, false, __ATOMIC_ACQ_REL,
 		    __ATOMIC_RELAXED)))
 		goto bad;
-	d = xprt_container_of(buf, struct pool_desc, b);
+	d = lx_xprt_container_of(buf, struct pool_desc, b);
 	m = tc_find(pool);
-	if (xprt_unlikely(!m))
+	if (lx_xprt_unlikely(!m))
 		m = tc_attach(pool);
 	pool_note_put(pool, m);
-	if (xprt_likely(m) && xprt_likely(mag_enter(m))) {
-		if (xprt_likely(!pool_has_waiters(pool))) {
+	if (lx_xprt_likely(m) && lx_xprt_likely(mag_enter(m))) {
+		if (lx_xprt_likely(!pool_has_waiters(pool))) {
 			uint32_t n = mag_count(m);
 
-			if (xprt_unlikely(n == m->cap)) {
+			if (lx_xprt_unlikely(n == m->cap)) {
 				mag_spill(pool, m);
 				n = mag_count(m);
 				spilled = true;
@@ -1063,7 +1066,7 @@ int xprt_pool_put(struct xprt_pool *pool, struct xprt_buf *buf)
 			m->bufs[n] = d;
 			mag_set_count(m, n + 1);
 			mag_leave(m);
-			if (xprt_unlikely(spilled) && pool_has_waiters(pool))
+			if (lx_xprt_unlikely(spilled) && pool_has_waiters(pool))
 				pool_kick(pool);
 			return 0;
 		}
@@ -1080,12 +1083,12 @@ bad:
 /* ------------------------------------------------------------ misc */
 
 /**
- * xprt_buf_reg_handle() - the registration handle of the buffer's slab
+ * lx_xprt_buf_reg_handle() - the registration handle of the buffer's slab
  * Context: any thread, lock-free.
  * Return: what the registration hook stored, or NULL without a hook or for
  * a NULL @buf.
  */
-void *xprt_buf_reg_handle(const struct xprt_buf *buf)
+void *lx_xprt_buf_reg_handle(const struct lx_xprt_buf *buf)
 {
 	const struct pool_slab *s = buf ? buf->slab_ : NULL;
 
@@ -1093,23 +1096,24 @@ void *xprt_buf_reg_handle(const struct xprt_buf *buf)
 }
 
 /**
- * xprt_pool_buf_size() - the pool's buffer size in bytes (0 for NULL)
+ * lx_xprt_pool_buf_size() - the pool's buffer size in bytes (0 for NULL)
  */
-size_t xprt_pool_buf_size(const struct xprt_pool *pool)
+size_t lx_xprt_pool_buf_size(const struct lx_xprt_pool *pool)
 {
 	return pool ? pool->buf_size : 0;
 }
 
 /**
- * xprt_pool_stats() - snapshot the counters
+ * lx_xprt_pool_stats() - snapshot the counters
  *
  * Context: any thread; takes the pool lock briefly.  Per-thread counters
  * are read without stopping their owners: exact when the pool is idle.
  */
-void xprt_pool_stats(const struct xprt_pool *cpool, struct xprt_pool_stats *st)
+void lx_xprt_pool_stats(const struct lx_xprt_pool *cpool,
+			struct lx_xprt_pool_stats *st)
 {
 	/* The lock is logically mutable: stats change nothing. */
-	struct xprt_pool *pool = (struct xprt_pool *)cpool;
+	struct lx_xprt_pool *pool = (struct lx_xprt_pool *)cpool;
 	uint64_t hw;
 
 	if (!pool || !st)
@@ -1125,16 +1129,16 @@ void xprt_pool_stats(const struct xprt_pool *cpool, struct xprt_pool_stats *st)
 	st->slabs = pool->nslabs;
 	hw = __atomic_load_n(&pool->hw, __ATOMIC_RELAXED);
 	st->high_water =
-		XPRT_MIN(XPRT_MAX(hw, st->bufs_in_use), st->bufs_total);
+		LX_XPRT_MIN(LX_XPRT_MAX(hw, st->bufs_in_use), st->bufs_total);
 	pthread_mutex_unlock(&pool->lock);
 }
 
 /**
- * xprt_pool_close() - fail blocked and future gets with -ESHUTDOWN
+ * lx_xprt_pool_close() - fail blocked and future gets with -ESHUTDOWN
  *
  * Context: any thread; takes the pool lock.  Idempotent, NULL is a no-op.
  */
-void xprt_pool_close(struct xprt_pool *pool)
+void lx_xprt_pool_close(struct lx_xprt_pool *pool)
 {
 	struct cds_list_head *pos;
 	struct pool_waiter *w;
@@ -1151,7 +1155,7 @@ void xprt_pool_close(struct xprt_pool *pool)
 	pthread_mutex_unlock(&pool->lock);
 }
 
-static bool pool_any_held_locked(const struct xprt_pool *pool)
+static bool pool_any_held_locked(const struct lx_xprt_pool *pool)
 {
 	const struct pool_slab *s;
 	uint32_t i;
@@ -1164,7 +1168,7 @@ static bool pool_any_held_locked(const struct xprt_pool *pool)
 	return false;
 }
 
-static void pool_free(struct xprt_pool *pool)
+static void pool_free(struct lx_xprt_pool *pool)
 {
 	struct pool_slab *s, *next;
 
@@ -1178,7 +1182,7 @@ static void pool_free(struct xprt_pool *pool)
 }
 
 /**
- * xprt_pool_destroy() - free the pool and all its slabs
+ * lx_xprt_pool_destroy() - free the pool and all its slabs
  *
  * Closes the pool, checks that every buffer is back (buffers cached by
  * other threads count as back: their magazines are orphaned, not read),
@@ -1189,13 +1193,13 @@ static void pool_free(struct xprt_pool *pool)
  * Return: %0; %-EBUSY while buffers are held or getters are still inside
  * the pool (nothing freed, the pool stays closed, call again later).
  */
-int xprt_pool_destroy(struct xprt_pool *pool)
+int lx_xprt_pool_destroy(struct lx_xprt_pool *pool)
 {
 	struct pool_mag *m;
 
 	if (!pool)
 		return 0;
-	xprt_pool_close(pool);
+	lx_xprt_pool_close(pool);
 	pthread_mutex_lock(&pool_global_lock);
 	pthread_mutex_lock(&pool->lock);
 	if (pool->growing || !cds_list_empty(&pool->waitq) ||
@@ -1219,9 +1223,9 @@ int xprt_pool_destroy(struct xprt_pool *pool)
  * For tests/unit/test_pool.c only: buffers sitting in per-thread caches and
  * the number of caches linked on @pool.  Not part of the API.
  */
-uint64_t xprt__pool_cached(struct xprt_pool *pool, unsigned int *nmags);
+uint64_t lx_xprt__pool_cached(struct lx_xprt_pool *pool, unsigned int *nmags);
 
-uint64_t xprt__pool_cached(struct xprt_pool *pool, unsigned int *nmags)
+uint64_t lx_xprt__pool_cached(struct lx_xprt_pool *pool, unsigned int *nmags)
 {
 	struct cds_list_head *pos;
 	struct pool_mag *m;
@@ -1242,16 +1246,16 @@ uint64_t xprt__pool_cached(struct xprt_pool *pool, unsigned int *nmags)
 
 /* ------------------------------------------------------------ create */
 
-static int pool_prealloc(struct xprt_pool *pool, uint64_t want)
+static int pool_prealloc(struct lx_xprt_pool *pool, uint64_t want)
 {
 	struct pool_slab *s;
 	uint32_t n;
 	int err;
 
-	want = XPRT_MIN(want, pool->max_bufs);
+	want = LX_XPRT_MIN(want, pool->max_bufs);
 	while (pool->bufs_total < want) {
-		n = (uint32_t)XPRT_MIN((uint64_t)pool->slab_bufs,
-				       pool->max_bufs - pool->bufs_total);
+		n = (uint32_t)LX_XPRT_MIN((uint64_t)pool->slab_bufs,
+					  pool->max_bufs - pool->bufs_total);
 		err = slab_new(pool, n, &s);
 		if (err)
 			return err;
@@ -1262,30 +1266,30 @@ static int pool_prealloc(struct xprt_pool *pool, uint64_t want)
 }
 
 /**
- * xprt_pool_create() - create a pool (see include/libxprt/pool.h)
+ * lx_xprt_pool_create() - create a pool (see include/libxprt/pool.h)
  *
  * Context: any thread; may sleep (allocation, registration hook).
  * Return: %0; %-EINVAL for bad parameters (nothing allocated, *@poolp
  * untouched); %-ENOMEM; or the registration hook's error.
  */
-int xprt_pool_create(struct xprt_pool **poolp,
-		     const struct xprt_pool_opts *opts)
+int lx_xprt_pool_create(struct lx_xprt_pool **poolp,
+			const struct lx_xprt_pool_opts *opts)
 {
-	struct xprt_pool *pool;
+	struct lx_xprt_pool *pool;
 	size_t align, stride, budget;
 	uint64_t slab_bufs, cap;
 	int err;
 
 	if (!poolp || !opts || !opts->buf_size || opts->buf_size > POOL_BUF_MAX)
 		return -EINVAL;
-	align = opts->buf_size % 4096 ? XPRT_CACHELINE : 4096;
+	align = opts->buf_size % 4096 ? LX_XPRT_CACHELINE : 4096;
 	stride = (opts->buf_size + align - 1) & ~(align - 1);
 	budget = opts->max_bytes ? opts->max_bytes : POOL_DEF_BUDGET;
 	if (budget < stride || opts->prealloc > budget / stride)
 		return -EINVAL;
 	pthread_once(&pool_once, pool_global_init);
 
-	if (posix_memalign((void **)&pool, XPRT_CACHELINE, sizeof(*pool)))
+	if (posix_memalign((void **)&pool, LX_XPRT_CACHELINE, sizeof(*pool)))
 		return -ENOMEM;
 	memset(pool, 0, sizeof(*pool));
 	pool->id = __atomic_fetch_add(&pool_next_id, 1, __ATOMIC_RELAXED);
@@ -1294,20 +1298,22 @@ int xprt_pool_create(struct xprt_pool **poolp,
 	pool->stride = stride;
 	pool->max_bufs = budget / stride;
 	slab_bufs = opts->slab_bufs ? opts->slab_bufs :
-				      XPRT_MAX(POOL_SLAB_BYTES / stride, 1);
-	pool->slab_bufs = (uint32_t)XPRT_MIN(slab_bufs, pool->max_bufs);
+				      LX_XPRT_MAX(POOL_SLAB_BYTES / stride, 1);
+	pool->slab_bufs = (uint32_t)LX_XPRT_MIN(slab_bufs, pool->max_bufs);
 	/*
 	 * Per-thread caches hold at most ~1 MiB and a quarter of the budget,
 	 * so idle threads cannot sit on much memory.  Spills and refills
 	 * move half a magazine, giving hysteresis around the get/put
 	 * pattern of one request.
 	 */
-	cap = XPRT_MIN((uint64_t)(POOL_MAG_BYTES / stride), pool->max_bufs / 4);
-	cap = XPRT_MAX(XPRT_MIN(cap, (uint64_t)POOL_MAG_MAX), (uint64_t)1);
+	cap = LX_XPRT_MIN((uint64_t)(POOL_MAG_BYTES / stride),
+			  pool->max_bufs / 4);
+	cap = LX_XPRT_MAX(LX_XPRT_MIN(cap, (uint64_t)POOL_MAG_MAX),
+			  (uint64_t)1);
 	if (cap < 2 && pool->max_bufs >= 8)
 		cap = 2;
 	pool->mag_cap = (uint32_t)cap;
-	pool->mag_batch = XPRT_MAX(pool->mag_cap / 2, 1u);
+	pool->mag_batch = LX_XPRT_MAX(pool->mag_cap / 2, 1u);
 	if (opts->reg) {
 		pool->reg = *opts->reg;
 		pool->has_reg = true;

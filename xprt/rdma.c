@@ -18,9 +18,9 @@
  *
  * Retransmission never reuses a connection (credits are per connection):
  * the core turns a retransmit of a request already sent on the current
- * connection into a disconnect (XPRT_TP_NO_SAME_CONN_RESEND), and the
+ * connection into a disconnect (LX_XPRT_TP_NO_SAME_CONN_RESEND), and the
  * reconnect resends everything in flight.  A message expecting no reply
- * is refused (XPRT_TP_NEED_REPLY): it would leave a credit unaccounted.
+ * is refused (LX_XPRT_TP_NEED_REPLY): it would leave a credit unaccounted.
  *
  * Memory registration: the pool's slabs once per device (pool hook), the
  * transport's own header areas and receive buffers once per device, chunk
@@ -42,60 +42,61 @@
 
 /* ------------------------------------------------------------ services */
 
-const struct xprt_rdma_opts *xprt_rdma_opts_of(const struct xprt *x)
+const struct lx_xprt_rdma_opts *lx_xprt_rdma_opts_of(const struct xprt *x)
 {
-	return &xr_tp_of(x)->o;
+	return &lx_xr_tp_of(x)->o;
 }
 
-const struct xprt_rdma_params *xprt_rdma_params_of(const struct xprt *x)
+const struct lx_xprt_rdma_params *lx_xprt_rdma_params_of(const struct xprt *x)
 {
-	struct xr_tp *tp = xr_tp_of(x);
+	struct lx_xr_tp *tp = lx_xr_tp_of(x);
 
 	return tp->conn ? &tp->conn->params : NULL;
 }
 
-struct xprt_rdma_slot *xprt_rdma_slot_of(struct xprt *x, unsigned int slot)
+struct lx_xprt_rdma_slot *lx_xprt_rdma_slot_of(struct xprt *x,
+					       unsigned int slot)
 {
-	return &xr_tp_of(x)->slots[slot];
+	return &lx_xr_tp_of(x)->slots[slot];
 }
 
-void xprt_rdma_stat_inc(struct xprt *x, enum xprt_rdma_stat which)
+void lx_xprt_rdma_stat_inc(struct xprt *x, enum lx_xprt_rdma_stat which)
 {
-	if ((unsigned int)which < XPRT_RDMA_ST_NR)
-		atomic_fetch_add_explicit(&xr_tp_of(x)->ulp_ctr[which], 1,
+	if ((unsigned int)which < LX_XPRT_RDMA_ST_NR)
+		atomic_fetch_add_explicit(&lx_xr_tp_of(x)->ulp_ctr[which], 1,
 					  memory_order_relaxed);
 }
 
-int xprt_rdma_buf_lkey(const struct xprt *x, const struct xprt_buf *b,
-		       uint32_t *lkey)
+int lx_xprt_rdma_buf_lkey(const struct xprt *x, const struct lx_xprt_buf *b,
+			  uint32_t *lkey)
 {
-	struct xr_tp *tp = xr_tp_of(x);
+	struct lx_xr_tp *tp = lx_xr_tp_of(x);
 	int r;
 
-	r = xprt_rdma_slab_lkey(xprt_buf_reg_handle(b),
-				(unsigned int)tp->conn->dev, lkey);
+	r = lx_xprt_rdma_slab_lkey(lx_xprt_buf_reg_handle(b),
+				   (unsigned int)tp->conn->dev, lkey);
 	if (r && !atomic_exchange(&tp->pool_warned, true))
 		fprintf(stderr,
 			"libxprt: %s: pool buffers are not registered for "
-			"RDMA (create the pool with xprt_rdma_pool_reg())\n",
+			"RDMA (create the pool with lx_xprt_rdma_pool_reg())\n",
 			x->peer);
 	return r;
 }
 
-int xprt_rdma_slot_reg(struct xprt *x, struct xprt_rdma_slot *s, void *addr,
-		       size_t len, int access, uint32_t *rkey, uint64_t *iova,
-		       uint32_t *lkey)
+int lx_xprt_rdma_slot_reg(struct xprt *x, struct lx_xprt_rdma_slot *s,
+			  void *addr, size_t len, int access, uint32_t *rkey,
+			  uint64_t *iova, uint32_t *lkey)
 {
-	struct xr_tp *tp = xr_tp_of(x);
-	const struct xprt_rdma_dev *d;
-	struct xprt_rdma_mr *mr;
+	struct lx_xr_tp *tp = lx_xr_tp_of(x);
+	const struct lx_xprt_rdma_dev *d;
+	struct lx_xprt_rdma_mr *mr;
 	int r;
 
-	if (s->nmrs >= XPRT_RDMA_SLOT_MRS)
+	if (s->nmrs >= LX_XPRT_RDMA_SLOT_MRS)
 		return -E2BIG;
-	d = xprt_rdma_dev_get((unsigned int)tp->conn->dev);
-	r = xprt_rdma_mr_get(&tp->mrc, d->pd, addr, len, access, &mr, lkey,
-			     rkey);
+	d = lx_xprt_rdma_dev_get((unsigned int)tp->conn->dev);
+	r = lx_xprt_rdma_mr_get(&tp->mrc, d->pd, addr, len, access, &mr, lkey,
+				rkey);
 	if (r)
 		return r;
 	s->mrs[s->nmrs++] = mr;
@@ -104,21 +105,21 @@ int xprt_rdma_slot_reg(struct xprt *x, struct xprt_rdma_slot *s, void *addr,
 	return 0;
 }
 
-void xprt_rdma_slot_unreg(struct xprt *x, struct xprt_rdma_slot *s,
-			  bool invalidate)
+void lx_xprt_rdma_slot_unreg(struct xprt *x, struct lx_xprt_rdma_slot *s,
+			     bool invalidate)
 {
-	struct xr_tp *tp = xr_tp_of(x);
+	struct lx_xr_tp *tp = lx_xr_tp_of(x);
 
 	while (s->nmrs)
-		xprt_rdma_mr_put(&tp->mrc, s->mrs[--s->nmrs], invalidate);
+		lx_xprt_rdma_mr_put(&tp->mrc, s->mrs[--s->nmrs], invalidate);
 }
 
-int xprt_rdma_add_msg(struct xprt *x, struct xprt_rqst *rq,
-		      struct xprt_rdma_slot *s, struct xprt_rdma_send *snd,
-		      unsigned int nsegs)
+int lx_xprt_rdma_add_msg(struct xprt *x, struct lx_xprt_rqst *rq,
+			 struct lx_xprt_rdma_slot *s,
+			 struct lx_xprt_rdma_send *snd, unsigned int nsegs)
 {
-	const struct xprt_rdma_params *p = xprt_rdma_params_of(x);
-	struct xprt_buf *b = rq->pub.sbuf;
+	const struct lx_xprt_rdma_params *p = lx_xprt_rdma_params_of(x);
+	struct lx_xprt_buf *b = rq->pub.sbuf;
 	size_t room = b->cap - b->len, extra = 0;
 	unsigned int i;
 	uint32_t lkey;
@@ -126,7 +127,7 @@ int xprt_rdma_add_msg(struct xprt *x, struct xprt_rqst *rq,
 
 	for (i = 0; i < nsegs; i++)
 		extra += rq->pub.tx_segs[i].iov_len;
-	r = xprt_rdma_buf_lkey(x, b, &lkey);
+	r = lx_xprt_rdma_buf_lkey(x, b, &lkey);
 	if (r)
 		return r;
 	if (snd->nsge >= p->max_send_sge)
@@ -160,8 +161,8 @@ int xprt_rdma_add_msg(struct xprt *x, struct xprt_rqst *rq,
 
 		if (snd->nsge >= p->max_send_sge)
 			return -E2BIG;
-		r = xprt_rdma_slot_reg(x, s, v->iov_base, v->iov_len, 0, NULL,
-				       NULL, &lkey);
+		r = lx_xprt_rdma_slot_reg(x, s, v->iov_base, v->iov_len, 0,
+					  NULL, NULL, &lkey);
 		if (r)
 			return r;
 		snd->sge[snd->nsge++] = (struct ibv_sge){
@@ -177,23 +178,23 @@ int xprt_rdma_add_msg(struct xprt *x, struct xprt_rqst *rq,
 /* ---------------------------------------------------------------- send */
 
 /* The core decided the request fails before it was posted: let the core
- * complete it as if sent.  Transmit lock held: xprt_req_fail() would take
+ * complete it as if sent.  Transmit lock held: lx_xprt_req_fail() would take
  * it again, so decide the outcome here directly. */
-static void xr_fail_unsent(struct xprt *x, struct xprt_rqst *rq, int err)
+static void lx_xr_fail_unsent(struct xprt *x, struct lx_xprt_rqst *rq, int err)
 {
-	if (xprt_claim_outcome(rq, err))
-		xprt_rqtree_erase(&x->rqtree, &rq->rqnode);
+	if (lx_xprt_claim_outcome(rq, err))
+		lx_xprt_rqtree_erase(&x->rqtree, &rq->rqnode);
 }
 
-static int xr_send(struct xprt *x, struct xprt_rqst **reqs, unsigned int n,
-		   unsigned int *nsent, bool more)
+static int lx_xr_send(struct xprt *x, struct lx_xprt_rqst **reqs,
+		      unsigned int n, unsigned int *nsent, bool more)
 {
-	struct xr_tp *tp = xr_tp_of(x);
-	struct xr_conn *c = tp->conn;
-	struct ibv_send_wr wr[XPRT_XMIT_BATCH], *bad = NULL, *head = NULL;
+	struct lx_xr_tp *tp = lx_xr_tp_of(x);
+	struct lx_xr_conn *c = tp->conn;
+	struct ibv_send_wr wr[LX_XPRT_XMIT_BATCH], *bad = NULL, *head = NULL;
 	struct ibv_send_wr **tail = &head;
-	struct xprt_rdma_send snd[XPRT_XMIT_BATCH];
-	unsigned int widx[XPRT_XMIT_BATCH]; /* request index of each WR */
+	struct lx_xprt_rdma_send snd[LX_XPRT_XMIT_BATCH];
+	unsigned int widx[LX_XPRT_XMIT_BATCH]; /* request index of each WR */
 	unsigned int i, nwr = 0, ok = n, recvs = 0, j;
 	int free_slots, r;
 
@@ -204,12 +205,12 @@ static int xr_send(struct xprt *x, struct xprt_rqst **reqs, unsigned int n,
 	tp->sq_wait_seq = atomic_load(&tp->sq_seq);
 	free_slots = atomic_load(&c->sq_free);
 	for (i = 0; i < n; i++) {
-		struct xprt_rqst *rq = reqs[i];
-		struct xprt_rdma_slot *s = &tp->slots[rq->pub.slot];
+		struct lx_xprt_rqst *rq = reqs[i];
+		struct lx_xprt_rdma_slot *s = &tp->slots[rq->pub.slot];
 		bool sig;
 
 		if (free_slots - (int)nwr < 1) {
-			xr_ctr_add(tp, RC_SQ_FULL, 1);
+			lx_xr_ctr_add(tp, RC_SQ_FULL, 1);
 			ok = i;
 			break;
 		}
@@ -217,10 +218,10 @@ static int xr_send(struct xprt *x, struct xprt_rqst **reqs, unsigned int n,
 		snd[nwr].bytes = 0;
 		r = tp->ulp->marshal(x, rq, s, &snd[nwr]);
 		if (r) {
-			xr_fail_unsent(x, rq, r);
+			lx_xr_fail_unsent(x, rq, r);
 			continue;
 		}
-		xprt_rdma_slot_publish(s);
+		lx_xprt_rdma_slot_publish(s);
 		if (tp->ulp->per_request_recv) {
 			/* trans_rdma: a receive per request, unless one
 			 * left by a flushed request is still posted */
@@ -255,7 +256,7 @@ static int xr_send(struct xprt *x, struct xprt_rqst **reqs, unsigned int n,
 	}
 	if (recvs) {
 		/* receives before the Sends they answer */
-		r = xr_post_recvs(tp, c, recvs);
+		r = lx_xr_post_recvs(tp, c, recvs);
 		if (r < 0)
 			return r;
 		if ((unsigned int)r < recvs)
@@ -264,52 +265,52 @@ static int xr_send(struct xprt *x, struct xprt_rqst **reqs, unsigned int n,
 	if (head) {
 		atomic_fetch_sub(&c->sq_free, (int)nwr);
 		r = xv_post_send(c->qp, head, &bad);
-		xr_ctr_add(tp, RC_SEND_DOORBELLS, 1);
+		lx_xr_ctr_add(tp, RC_SEND_DOORBELLS, 1);
 		if (r) {
 			/* WRs from bad on were not posted */
 			for (j = 0; j < nwr && &wr[j] != bad; j++)
 				;
 			atomic_fetch_add(&c->sq_free, (int)(nwr - j));
-			xr_ctr_add(tp, RC_SENDS, j);
+			lx_xr_ctr_add(tp, RC_SENDS, j);
 			*nsent = j ? widx[j - 1] + 1 : 0;
 			return r;
 		}
-		xr_ctr_add(tp, RC_SENDS, nwr);
+		lx_xr_ctr_add(tp, RC_SENDS, nwr);
 		for (j = 0; j < nwr; j++)
 			if (wr[j].send_flags & IBV_SEND_SIGNALED)
-				xr_ctr_add(tp, RC_SENDS_SIGNALED, 1);
+				lx_xr_ctr_add(tp, RC_SENDS_SIGNALED, 1);
 	}
 	*nsent = ok;
 	return ok == n ? 0 : -EAGAIN;
 }
 
-static void xr_wait_writable(struct xprt *x, int timeout_ms)
+static void lx_xr_wait_writable(struct xprt *x, int timeout_ms)
 {
-	struct xr_tp *tp = xr_tp_of(x);
+	struct lx_xr_tp *tp = lx_xr_tp_of(x);
 	unsigned int seen = tp->sq_wait_seq;
 
 	atomic_fetch_add(&tp->sq_waiters, 1);
 	/* the poller arms the send CQ only while someone waits here */
-	xr_kick_poller(tp);
+	lx_xr_kick_poller(tp);
 	if (atomic_load(&tp->sq_seq) == seen)
-		xprt_futex_wait(&tp->sq_seq, seen,
-				(int64_t)timeout_ms * 1000000);
+		lx_xprt_futex_wait(&tp->sq_seq, seen,
+				   (int64_t)timeout_ms * 1000000);
 	atomic_fetch_sub(&tp->sq_waiters, 1);
 }
 
-static void xr_kick_rx(struct xprt *x)
+static void lx_xr_kick_rx(struct xprt *x)
 {
-	struct xr_tp *tp = xr_tp_of(x);
+	struct lx_xr_tp *tp = lx_xr_tp_of(x);
 
 	atomic_store(&tp->timer_kick, true);
-	xr_kick_poller(tp);
+	lx_xr_kick_poller(tp);
 }
 
 /* Core hook: the request's outcome is decided, done() comes next. */
-static void xr_release(struct xprt *x, struct xprt_rqst *rq, int status)
+static void lx_xr_release(struct xprt *x, struct lx_xprt_rqst *rq, int status)
 {
-	struct xr_tp *tp = xr_tp_of(x);
-	struct xprt_rdma_slot *s = &tp->slots[rq->pub.slot];
+	struct lx_xr_tp *tp = lx_xr_tp_of(x);
+	struct lx_xprt_rdma_slot *s = &tp->slots[rq->pub.slot];
 
 	tp->ulp->release(x, rq, s, status);
 	if (tp->ulp->per_request_recv && s->recv_cookie) {
@@ -317,9 +318,9 @@ static void xr_release(struct xprt *x, struct xprt_rqst *rq, int status)
 		 * request uses it (trans_rdma's excess_rc) */
 		if (!atomic_load(&s->got_reply) &&
 		    s->recv_cookie == atomic_load(&x->cookie) &&
-		    atomic_load(&x->state) == XPRT_CONNECTED) {
+		    atomic_load(&x->state) == LX_XPRT_CONNECTED) {
 			atomic_fetch_add(&tp->excess, 1);
-			xr_ctr_add(tp, RC_EXCESS, 1);
+			lx_xr_ctr_add(tp, RC_EXCESS, 1);
 		}
 		s->recv_cookie = 0;
 	}
@@ -327,18 +328,18 @@ static void xr_release(struct xprt *x, struct xprt_rqst *rq, int status)
 
 /* ------------------------------------------------------------ lifetime */
 
-static int xr_resolve_opts(struct xprt *x, struct xr_tp *tp)
+static int lx_xr_resolve_opts(struct xprt *x, struct lx_xr_tp *tp)
 {
-	struct xprt_rdma_opts *o = &tp->o;
+	struct lx_xprt_rdma_opts *o = &tp->o;
 
 	if (x->opts.rdma)
-		*o = *(const struct xprt_rdma_opts *)x->opts.rdma;
+		*o = *(const struct lx_xprt_rdma_opts *)x->opts.rdma;
 	tp->ulp = o->ulp;
 	if (!tp->ulp) {
 		/* whole messages need a framing that carries its own size */
 		if (x->framing && !x->framing->keep_hdr)
 			return -EPROTONOSUPPORT;
-		tp->ulp = &xprt_rdma_ulp_msg;
+		tp->ulp = &lx_xprt_rdma_ulp_msg;
 	}
 	if (!x->framing)
 		x->framing = tp->ulp->framing;
@@ -351,19 +352,19 @@ static int xr_resolve_opts(struct xprt *x, struct xr_tp *tp)
 	    o->inline_recv > 65536 || (o->inline_recv & 1023))
 		return -EINVAL;
 	if (!o->signal_every)
-		o->signal_every = XPRT_MAX(x->max_reqs / 8, 1u);
+		o->signal_every = LX_XPRT_MAX(x->max_reqs / 8, 1u);
 	if (!o->recv_batch)
 		o->recv_batch = RDMA_DEF_RECV_BATCH;
 	if (!o->rnr_retry_set)
 		o->rnr_retry = tp->ulp->def_rnr_retry;
-	if (o->rnr_retry > 7 || o->reg_mode > XPRT_RDMA_REG_CACHE ||
+	if (o->rnr_retry > 7 || o->reg_mode > LX_XPRT_RDMA_REG_CACHE ||
 	    o->ack_timeout > 31)
 		return -EINVAL;
 	return 0;
 }
 
 /* Per-slot header areas and ULP state, receive buffers. */
-static int xr_alloc_areas(struct xprt *x, struct xr_tp *tp)
+static int lx_xr_alloc_areas(struct xprt *x, struct lx_xr_tp *tp)
 {
 	size_t hsz = tp->ulp->hdr_size, psz;
 	unsigned int i;
@@ -398,7 +399,7 @@ static int xr_alloc_areas(struct xprt *x, struct xr_tp *tp)
 	return 0;
 }
 
-static void xr_free_areas(struct xr_tp *tp)
+static void lx_xr_free_areas(struct lx_xr_tp *tp)
 {
 	free(tp->rfree);
 	free(tp->rbufs);
@@ -407,11 +408,11 @@ static void xr_free_areas(struct xr_tp *tp)
 	free(tp->slots);
 }
 
-static void xr_teardown(struct xprt *x);
+static void lx_xr_teardown(struct xprt *x);
 
-static int xr_setup(struct xprt *x)
+static int lx_xr_setup(struct xprt *x)
 {
-	struct xr_tp *tp;
+	struct lx_xr_tp *tp;
 	int r;
 
 	tp = calloc(1, sizeof(*tp));
@@ -436,17 +437,18 @@ static int xr_setup(struct xprt *x)
 	}
 	if (r)
 		goto out_rlock;
-	r = xr_resolve_opts(x, tp);
+	r = lx_xr_resolve_opts(x, tp);
 	if (r)
 		goto out_cond;
-	r = xprt_rdma_mrc_init(&tp->mrc, tp->o.reg_mode == XPRT_RDMA_REG_CACHE,
-			       tp->o.reg_cache_entries);
+	r = lx_xprt_rdma_mrc_init(&tp->mrc,
+				  tp->o.reg_mode == LX_XPRT_RDMA_REG_CACHE,
+				  tp->o.reg_cache_entries);
 	if (r)
 		goto out_cond;
-	r = xr_alloc_areas(x, tp);
+	r = lx_xr_alloc_areas(x, tp);
 	if (r)
 		goto out_areas;
-	r = xr_resolve(x, tp);
+	r = lx_xr_resolve(x, tp);
 	if (r)
 		goto out_areas;
 	tp->evfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -454,7 +456,7 @@ static int xr_setup(struct xprt *x)
 		r = xv_errno();
 		goto out_areas;
 	}
-	r = -pthread_create(&tp->poller, NULL, xr_poller_main, x);
+	r = -pthread_create(&tp->poller, NULL, lx_xr_poller_main, x);
 	if (r)
 		goto out_evfd;
 	tp->poller_started = true;
@@ -463,8 +465,8 @@ static int xr_setup(struct xprt *x)
 out_evfd:
 	close(tp->evfd);
 out_areas:
-	xr_free_areas(tp);
-	xprt_rdma_mrc_destroy(&tp->mrc);
+	lx_xr_free_areas(tp);
+	lx_xprt_rdma_mrc_destroy(&tp->mrc);
 out_cond:
 	pthread_cond_destroy(&tp->cond);
 out_rlock:
@@ -477,28 +479,28 @@ out_free:
 	return r;
 }
 
-static void xr_teardown(struct xprt *x)
+static void lx_xr_teardown(struct xprt *x)
 {
-	struct xr_tp *tp = xr_tp_of(x);
+	struct lx_xr_tp *tp = lx_xr_tp_of(x);
 	unsigned int i;
 
 	if (!tp)
 		return;
 	atomic_store(&tp->stop, true);
-	xr_kick_poller(tp);
+	lx_xr_kick_poller(tp);
 	if (tp->poller_started)
 		pthread_join(tp->poller, NULL);
 	if (tp->conn) {
 		rdma_disconnect(tp->conn->id);
-		xr_conn_free(tp->conn);
+		lx_xr_conn_free(tp->conn);
 		tp->conn = NULL;
 	}
 	for (i = 0; i < x->max_reqs; i++)
-		xprt_rdma_slot_unreg(x, &tp->slots[i], true);
-	xprt_rdma_mrc_destroy(&tp->mrc);
+		lx_xprt_rdma_slot_unreg(x, &tp->slots[i], true);
+	lx_xprt_rdma_mrc_destroy(&tp->mrc);
 	xv_dereg_mr(tp->hdr_mr);
 	xv_dereg_mr(tp->rbuf_mr);
-	xr_free_areas(tp);
+	lx_xr_free_areas(tp);
 	close(tp->evfd);
 	pthread_cond_destroy(&tp->cond);
 	pthread_mutex_destroy(&tp->rlock);
@@ -507,32 +509,32 @@ static void xr_teardown(struct xprt *x)
 	x->tp = NULL;
 }
 
-const struct xprt_transport_ops xprt_rdma_ops = {
+const struct lx_xprt_transport_ops lx_xprt_rdma_ops = {
 	.name = "rdma",
-	.flags = XPRT_TP_NO_SAME_CONN_RESEND | XPRT_TP_NEED_REPLY,
-	.setup = xr_setup,
-	.connect = xr_connect,
-	.shutdown = xr_shutdown,
-	.reap = xr_reap,
-	.send = xr_send,
-	.wait_writable = xr_wait_writable,
-	.kick_rx = xr_kick_rx,
-	.teardown = xr_teardown,
-	.release = xr_release,
-	.pool_reg = &xprt_rdma_pool_reg_ops,
+	.flags = LX_XPRT_TP_NO_SAME_CONN_RESEND | LX_XPRT_TP_NEED_REPLY,
+	.setup = lx_xr_setup,
+	.connect = lx_xr_connect,
+	.shutdown = lx_xr_shutdown,
+	.reap = lx_xr_reap,
+	.send = lx_xr_send,
+	.wait_writable = lx_xr_wait_writable,
+	.kick_rx = lx_xr_kick_rx,
+	.teardown = lx_xr_teardown,
+	.release = lx_xr_release,
+	.pool_reg = &lx_xprt_rdma_pool_reg_ops,
 };
 
 /* ------------------------------------------------------------- public */
 
-int xprt_rdma_get_stats(const struct xprt *x, struct xprt_rdma_stats *st)
+int lx_xprt_rdma_get_stats(const struct xprt *x, struct lx_xprt_rdma_stats *st)
 {
-	struct xr_tp *tp;
+	struct lx_xr_tp *tp;
 
-	if (!x || !st || x->ops != &xprt_rdma_ops || !x->tp)
+	if (!x || !st || x->ops != &lx_xprt_rdma_ops || !x->tp)
 		return -EINVAL;
-	tp = xr_tp_of(x);
+	tp = lx_xr_tp_of(x);
 	memset(st, 0, sizeof(*st));
-	st->credits = xprt_cong_window(&((struct xprt *)x)->cong);
+	st->credits = lx_xprt_cong_window(&((struct xprt *)x)->cong);
 	st->max_credits = atomic_load(&tp->max_credits);
 	pthread_mutex_lock(&tp->lock);
 	if (tp->conn) {
@@ -553,12 +555,18 @@ int xprt_rdma_get_stats(const struct xprt *x, struct xprt_rdma_stats *st)
 	st->connect_failures = atomic_load(&tp->ctr[RC_CONNECT_FAILS]);
 	st->last_connect_error = atomic_load(&tp->last_connect_error);
 	st->last_connect_us = atomic_load(&tp->last_connect_ns) / 1000;
-	st->read_chunks = atomic_load(&tp->ulp_ctr[XPRT_RDMA_ST_READ_CHUNKS]);
-	st->pos0_chunks = atomic_load(&tp->ulp_ctr[XPRT_RDMA_ST_POS0_CHUNKS]);
-	st->write_chunks = atomic_load(&tp->ulp_ctr[XPRT_RDMA_ST_WRITE_CHUNKS]);
-	st->reply_chunks = atomic_load(&tp->ulp_ctr[XPRT_RDMA_ST_REPLY_CHUNKS]);
-	st->bad_headers = atomic_load(&tp->ulp_ctr[XPRT_RDMA_ST_BAD_HEADERS]);
-	st->rdma_errors = atomic_load(&tp->ulp_ctr[XPRT_RDMA_ST_RDMA_ERRORS]);
+	st->read_chunks =
+		atomic_load(&tp->ulp_ctr[LX_XPRT_RDMA_ST_READ_CHUNKS]);
+	st->pos0_chunks =
+		atomic_load(&tp->ulp_ctr[LX_XPRT_RDMA_ST_POS0_CHUNKS]);
+	st->write_chunks =
+		atomic_load(&tp->ulp_ctr[LX_XPRT_RDMA_ST_WRITE_CHUNKS]);
+	st->reply_chunks =
+		atomic_load(&tp->ulp_ctr[LX_XPRT_RDMA_ST_REPLY_CHUNKS]);
+	st->bad_headers =
+		atomic_load(&tp->ulp_ctr[LX_XPRT_RDMA_ST_BAD_HEADERS]);
+	st->rdma_errors =
+		atomic_load(&tp->ulp_ctr[LX_XPRT_RDMA_ST_RDMA_ERRORS]);
 	st->regs = atomic_load(&tp->mrc.regs);
 	st->deregs = atomic_load(&tp->mrc.deregs);
 	st->reg_ns = atomic_load(&tp->mrc.reg_ns);
@@ -566,10 +574,10 @@ int xprt_rdma_get_stats(const struct xprt *x, struct xprt_rdma_stats *st)
 	return 0;
 }
 
-int xprt_rdma_reg_flush(struct xprt *x)
+int lx_xprt_rdma_reg_flush(struct xprt *x)
 {
-	if (!x || x->ops != &xprt_rdma_ops || !x->tp)
+	if (!x || x->ops != &lx_xprt_rdma_ops || !x->tp)
 		return -EINVAL;
-	xprt_rdma_mrc_flush(&xr_tp_of(x)->mrc);
+	lx_xprt_rdma_mrc_flush(&lx_xr_tp_of(x)->mrc);
 	return 0;
 }

@@ -9,7 +9,7 @@
  * registrations; a ULP decides what a Send carries (marshal), what a
  * received message means (receive) and what to undo when a request ends
  * (release).  The ULP calls back into the transport through the
- * xprt_rdma_*() services below.
+ * lx_xprt_rdma_*() services below.
  *
  * Threads: marshal runs under the transport's transmit lock (the
  * submitting thread or the transmit worker); receive runs on the poller
@@ -19,8 +19,8 @@
  *
  * Internal header: not installed.
  */
-#ifndef XPRT_RDMA_H
-#define XPRT_RDMA_H
+#ifndef LX_XPRT_RDMA_H
+#define LX_XPRT_RDMA_H
 
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -33,14 +33,14 @@
 #include "xprt_int.h"
 
 /* header + send buffer + every payload segment registered apart */
-#define XPRT_RDMA_MAX_SEND_SGE (2 + XPRT_REQ_MAX_TX_SEGS)
+#define LX_XPRT_RDMA_MAX_SEND_SGE (2 + LX_XPRT_REQ_MAX_TX_SEGS)
 /* registrations one request may hold: Read, Write and Reply chunks */
-#define XPRT_RDMA_SLOT_MRS     40u
+#define LX_XPRT_RDMA_SLOT_MRS	  40u
 
-struct xprt_rdma_mr;
+struct lx_xprt_rdma_mr;
 
 /**
- * struct xprt_rdma_params - what one connection negotiated
+ * struct lx_xprt_rdma_params - what one connection negotiated
  * @gen: changes when a connection negotiates other parameters (device,
  *	thresholds, gather entries) than the previous one: a ULP's prepared
  *	chunks and headers stay valid while it does not
@@ -48,7 +48,7 @@ struct xprt_rdma_mr;
  * @max_send_sge: gather entries a Send may use
  * @dev: index of the device in the registry (pool slab lkeys)
  */
-struct xprt_rdma_params {
+struct lx_xprt_rdma_params {
 	uint32_t gen;
 	unsigned int inline_send;
 	unsigned int inline_recv;
@@ -57,7 +57,7 @@ struct xprt_rdma_params {
 };
 
 /**
- * struct xprt_rdma_slot - the transport's state of one request slot
+ * struct lx_xprt_rdma_slot - the transport's state of one request slot
  * @hdr: the ULP's header area (ulp->hdr_size bytes, registered)
  * @hdr_lkey: its local key
  * @mrs, @nmrs: registrations the request holds (chunks, payload SGEs)
@@ -70,10 +70,10 @@ struct xprt_rdma_params {
  *	poller that reads the slot when the reply comes
  * @ulp: the ULP's per-slot state (ulp->slot_priv bytes)
  */
-struct xprt_rdma_slot {
+struct lx_xprt_rdma_slot {
 	uint8_t *hdr;
 	uint32_t hdr_lkey;
-	struct xprt_rdma_mr *mrs[XPRT_RDMA_SLOT_MRS];
+	struct lx_xprt_rdma_mr *mrs[LX_XPRT_RDMA_SLOT_MRS];
 	unsigned int nmrs;
 	bool prepared;
 	uint32_t gen;
@@ -84,20 +84,20 @@ struct xprt_rdma_slot {
 };
 
 /**
- * struct xprt_rdma_send - one Send as a ULP describes it
+ * struct lx_xprt_rdma_send - one Send as a ULP describes it
  * @sge: gather list; @nsge entries
  * @bytes: total length (for counters)
  */
-struct xprt_rdma_send {
-	struct ibv_sge sge[XPRT_RDMA_MAX_SEND_SGE];
+struct lx_xprt_rdma_send {
+	struct ibv_sge sge[LX_XPRT_RDMA_MAX_SEND_SGE];
 	unsigned int nsge;
 	size_t bytes;
 };
 
 /**
- * struct xprt_rdma_ulp - an upper-layer binding
+ * struct lx_xprt_rdma_ulp - an upper-layer binding
  * @name: for messages
- * @framing: the framing whose keys the ULP uses (xprt_opts.framing may be
+ * @framing: the framing whose keys the ULP uses (lx_xprt_opts.framing may be
  *	left NULL for RDMA; this one is taken then)
  * @hdr_size: bytes of registered header area per slot (0: none)
  * @slot_priv: bytes of ULP state per slot
@@ -120,53 +120,55 @@ struct xprt_rdma_send {
  * @release: @rq's outcome is @status and done() is about to run: drop
  *	what marshal registered (invalidating them when no reply came)
  */
-struct xprt_rdma_ulp {
+struct lx_xprt_rdma_ulp {
 	const char *name;
-	const struct xprt_framing_ops *framing;
+	const struct lx_xprt_framing_ops *framing;
 	unsigned int hdr_size;
 	size_t slot_priv;
 	bool per_request_recv;
 	unsigned int def_rnr_retry;
 	size_t (*recv_size)(const struct xprt *x,
-			    const struct xprt_rdma_opts *o);
+			    const struct lx_xprt_rdma_opts *o);
 	int (*conn_pdata)(struct xprt *x, void *buf, size_t cap);
 	void (*conn_params)(struct xprt *x, const void *pdata, size_t len,
-			    struct xprt_rdma_params *p);
-	int (*marshal)(struct xprt *x, struct xprt_rqst *rq,
-		       struct xprt_rdma_slot *s, struct xprt_rdma_send *snd);
+			    struct lx_xprt_rdma_params *p);
+	int (*marshal)(struct xprt *x, struct lx_xprt_rqst *rq,
+		       struct lx_xprt_rdma_slot *s,
+		       struct lx_xprt_rdma_send *snd);
 	int (*receive)(struct xprt *x, void *buf, size_t len);
-	void (*release)(struct xprt *x, struct xprt_rqst *rq,
-			struct xprt_rdma_slot *s, int status);
+	void (*release)(struct xprt *x, struct lx_xprt_rqst *rq,
+			struct lx_xprt_rdma_slot *s, int status);
 };
 
 /* whole messages, as Linux's 9P trans_rdma (xprt/rdma_msg.c) */
-extern const struct xprt_rdma_ulp xprt_rdma_ulp_msg;
+extern const struct lx_xprt_rdma_ulp lx_xprt_rdma_ulp_msg;
 
 /* ---- transport services for ULPs (xprt/rdma.c) ---- */
 
-/** xprt_rdma_opts_of() - the resolved options of @x */
-const struct xprt_rdma_opts *xprt_rdma_opts_of(const struct xprt *x);
+/** lx_xprt_rdma_opts_of() - the resolved options of @x */
+const struct lx_xprt_rdma_opts *lx_xprt_rdma_opts_of(const struct xprt *x);
 
 /**
- * xprt_rdma_params_of() - the current connection's parameters
+ * lx_xprt_rdma_params_of() - the current connection's parameters
  * Context: marshal (transmit lock) or receive (poller).
  */
-const struct xprt_rdma_params *xprt_rdma_params_of(const struct xprt *x);
+const struct lx_xprt_rdma_params *lx_xprt_rdma_params_of(const struct xprt *x);
 
-/** xprt_rdma_slot_of() - the transport state of slot @slot */
-struct xprt_rdma_slot *xprt_rdma_slot_of(struct xprt *x, unsigned int slot);
+/** lx_xprt_rdma_slot_of() - the transport state of slot @slot */
+struct lx_xprt_rdma_slot *lx_xprt_rdma_slot_of(struct xprt *x,
+					       unsigned int slot);
 
 /**
- * xprt_rdma_buf_lkey() - local key of a pool buffer on this connection's
+ * lx_xprt_rdma_buf_lkey() - local key of a pool buffer on this connection's
  * device
  * Return: %0; %-EINVAL when the buffer's pool was not created with
- * xprt_rdma_pool_reg() (or not on this device).
+ * lx_xprt_rdma_pool_reg() (or not on this device).
  */
-int xprt_rdma_buf_lkey(const struct xprt *x, const struct xprt_buf *b,
-		       uint32_t *lkey);
+int lx_xprt_rdma_buf_lkey(const struct xprt *x, const struct lx_xprt_buf *b,
+			  uint32_t *lkey);
 
 /**
- * xprt_rdma_slot_reg() - register caller memory for the request of @s
+ * lx_xprt_rdma_slot_reg() - register caller memory for the request of @s
  * @access: IBV_ACCESS_* flags the peer needs (REMOTE_READ for a Read
  *	chunk, LOCAL_WRITE|REMOTE_WRITE for Write and Reply chunks, 0 for a
  *	local gather entry)
@@ -175,64 +177,64 @@ int xprt_rdma_buf_lkey(const struct xprt *x, const struct xprt_buf *b,
  * @lkey: filled with the local key for a gather entry (may be NULL)
  *
  * Per the registration mode: a fresh registration, or a cache hit.  The
- * registration stays with @s until xprt_rdma_slot_unreg().
+ * registration stays with @s until lx_xprt_rdma_slot_unreg().
  * Context: marshal.
- * Return: %0; %-E2BIG when the slot holds XPRT_RDMA_SLOT_MRS already;
+ * Return: %0; %-E2BIG when the slot holds LX_XPRT_RDMA_SLOT_MRS already;
  * %-ENOMEM or the device's error from ibv_reg_mr.
  */
-int xprt_rdma_slot_reg(struct xprt *x, struct xprt_rdma_slot *s, void *addr,
-		       size_t len, int access, uint32_t *rkey, uint64_t *iova,
-		       uint32_t *lkey);
+int lx_xprt_rdma_slot_reg(struct xprt *x, struct lx_xprt_rdma_slot *s,
+			  void *addr, size_t len, int access, uint32_t *rkey,
+			  uint64_t *iova, uint32_t *lkey);
 
 /**
- * xprt_rdma_slot_unreg() - drop every registration of @s
+ * lx_xprt_rdma_slot_unreg() - drop every registration of @s
  * @invalidate: the request ended without a reply: make sure the peer can
  *	no longer reach the memory (cached entries are dropped too)
  */
-void xprt_rdma_slot_unreg(struct xprt *x, struct xprt_rdma_slot *s,
-			  bool invalidate);
+void lx_xprt_rdma_slot_unreg(struct xprt *x, struct lx_xprt_rdma_slot *s,
+			     bool invalidate);
 
 /**
- * xprt_rdma_add_msg() - gather @rq's message into @snd: the send buffer,
+ * lx_xprt_rdma_add_msg() - gather @rq's message into @snd: the send buffer,
  * then tx segments [0, @nsegs) copied behind it in the send buffer when
  * there is room (one gather entry, no registration), else registered
  * Return: %0 or a negative errno (registration, too many entries).
  */
-int xprt_rdma_add_msg(struct xprt *x, struct xprt_rqst *rq,
-		      struct xprt_rdma_slot *s, struct xprt_rdma_send *snd,
-		      unsigned int nsegs);
+int lx_xprt_rdma_add_msg(struct xprt *x, struct lx_xprt_rqst *rq,
+			 struct lx_xprt_rdma_slot *s,
+			 struct lx_xprt_rdma_send *snd, unsigned int nsegs);
 
 /**
- * xprt_rdma_grant() - a reply granted @credits (RPC-over-RDMA)
+ * lx_xprt_rdma_grant() - a reply granted @credits (RPC-over-RDMA)
  *
  * Feeds the congestion window; when it grows, receives for the new window
  * are posted before anything can be sent into it, and the transmit
  * worker is kicked.  Context: receive.
  */
-void xprt_rdma_grant(struct xprt *x, uint32_t credits);
+void lx_xprt_rdma_grant(struct xprt *x, uint32_t credits);
 
 /* counters a ULP bumps */
-enum xprt_rdma_stat {
-	XPRT_RDMA_ST_READ_CHUNKS,
-	XPRT_RDMA_ST_POS0_CHUNKS,
-	XPRT_RDMA_ST_WRITE_CHUNKS,
-	XPRT_RDMA_ST_REPLY_CHUNKS,
-	XPRT_RDMA_ST_BAD_HEADERS,
-	XPRT_RDMA_ST_RDMA_ERRORS,
-	XPRT_RDMA_ST_NR,
+enum lx_xprt_rdma_stat {
+	LX_XPRT_RDMA_ST_READ_CHUNKS,
+	LX_XPRT_RDMA_ST_POS0_CHUNKS,
+	LX_XPRT_RDMA_ST_WRITE_CHUNKS,
+	LX_XPRT_RDMA_ST_REPLY_CHUNKS,
+	LX_XPRT_RDMA_ST_BAD_HEADERS,
+	LX_XPRT_RDMA_ST_RDMA_ERRORS,
+	LX_XPRT_RDMA_ST_NR,
 };
 
-/** xprt_rdma_stat_inc() - bump counter @which of @x */
-void xprt_rdma_stat_inc(struct xprt *x, enum xprt_rdma_stat which);
+/** lx_xprt_rdma_stat_inc() - bump counter @which of @x */
+void lx_xprt_rdma_stat_inc(struct xprt *x, enum lx_xprt_rdma_stat which);
 
-/** xprt_rdma_slot_publish() - marshal is done with @s (release) */
-static inline void xprt_rdma_slot_publish(struct xprt_rdma_slot *s)
+/** lx_xprt_rdma_slot_publish() - marshal is done with @s (release) */
+static inline void lx_xprt_rdma_slot_publish(struct lx_xprt_rdma_slot *s)
 {
 	atomic_fetch_add_explicit(&s->published, 1, memory_order_release);
 }
 
-/** xprt_rdma_slot_acquire() - the poller is about to read @s (acquire) */
-static inline void xprt_rdma_slot_acquire(struct xprt_rdma_slot *s)
+/** lx_xprt_rdma_slot_acquire() - the poller is about to read @s (acquire) */
+static inline void lx_xprt_rdma_slot_acquire(struct lx_xprt_rdma_slot *s)
 {
 	(void)atomic_load_explicit(&s->published, memory_order_acquire);
 }
@@ -240,12 +242,12 @@ static inline void xprt_rdma_slot_acquire(struct xprt_rdma_slot *s)
 /* ---- device registry and registration (xprt/rdma_dev.c, rdma_mr.c) */
 
 /**
- * struct xprt_rdma_dev - one RDMA device as the library uses it
+ * struct lx_xprt_rdma_dev - one RDMA device as the library uses it
  * @verbs: librdmacm's context for it (kept open for the process)
  * @pd: the protection domain every library object on it uses
  * @max_sge, @max_qp_rd_atom: device limits
  */
-struct xprt_rdma_dev {
+struct lx_xprt_rdma_dev {
 	struct ibv_context *verbs;
 	struct ibv_pd *pd;
 	int max_sge;
@@ -253,57 +255,59 @@ struct xprt_rdma_dev {
 };
 
 /**
- * xprt_rdma_dev_find() - the registry entry for @verbs
+ * lx_xprt_rdma_dev_find() - the registry entry for @verbs
  * Return: its index, or %-ENODEV (a device that appeared after the
  * registry was built).
  */
-int xprt_rdma_dev_find(struct ibv_context *verbs);
+int lx_xprt_rdma_dev_find(struct ibv_context *verbs);
 
-/** xprt_rdma_dev_get() - entry @idx (valid for the process lifetime) */
-const struct xprt_rdma_dev *xprt_rdma_dev_get(unsigned int idx);
+/** lx_xprt_rdma_dev_get() - entry @idx (valid for the process lifetime) */
+const struct lx_xprt_rdma_dev *lx_xprt_rdma_dev_get(unsigned int idx);
 
-/* the hook behind xprt_rdma_pool_reg() (pools the core creates for RDMA) */
-extern const struct xprt_pool_reg xprt_rdma_pool_reg_ops;
+/* the hook behind lx_xprt_rdma_pool_reg() (pools the core creates for RDMA) */
+extern const struct lx_xprt_pool_reg lx_xprt_rdma_pool_reg_ops;
 
 /**
- * xprt_rdma_slab_lkey() - local key on device @dev of a pool slab
- * registered by xprt_rdma_pool_reg()
- * @handle: xprt_buf_reg_handle() of a buffer of the slab
+ * lx_xprt_rdma_slab_lkey() - local key on device @dev of a pool slab
+ * registered by lx_xprt_rdma_pool_reg()
+ * @handle: lx_xprt_buf_reg_handle() of a buffer of the slab
  * Return: %0; %-EINVAL when @handle is not such a registration.
  */
-int xprt_rdma_slab_lkey(const void *handle, unsigned int dev, uint32_t *lkey);
+int lx_xprt_rdma_slab_lkey(const void *handle, unsigned int dev,
+			   uint32_t *lkey);
 
 /**
- * struct xprt_rdma_mrc - chunk registrations of one transport
+ * struct lx_xprt_rdma_mrc - chunk registrations of one transport
  * The members are private to rdma_mr.c.
  */
-struct xprt_rdma_mrc {
+struct lx_xprt_rdma_mrc {
 	pthread_mutex_t lock;
-	struct xprt_rdma_mr *ents;
+	struct lx_xprt_rdma_mr *ents;
 	unsigned int nents, cap;
 	bool cache;
 	uint64_t tick;
 	atomic_ullong regs, deregs, reg_ns, hits;
 };
 
-int xprt_rdma_mrc_init(struct xprt_rdma_mrc *c, bool cache,
-		       unsigned int entries);
-void xprt_rdma_mrc_destroy(struct xprt_rdma_mrc *c);
+int lx_xprt_rdma_mrc_init(struct lx_xprt_rdma_mrc *c, bool cache,
+			  unsigned int entries);
+void lx_xprt_rdma_mrc_destroy(struct lx_xprt_rdma_mrc *c);
 
 /**
- * xprt_rdma_mr_get() - a registration covering [@addr, @addr + @len)
+ * lx_xprt_rdma_mr_get() - a registration covering [@addr, @addr + @len)
  * with at least @access in @pd
  * Return: %0 with *@mrp, *@lkey, *@rkey set; a negative errno.
  */
-int xprt_rdma_mr_get(struct xprt_rdma_mrc *c, struct ibv_pd *pd, void *addr,
-		     size_t len, int access, struct xprt_rdma_mr **mrp,
-		     uint32_t *lkey, uint32_t *rkey);
+int lx_xprt_rdma_mr_get(struct lx_xprt_rdma_mrc *c, struct ibv_pd *pd,
+			void *addr, size_t len, int access,
+			struct lx_xprt_rdma_mr **mrp, uint32_t *lkey,
+			uint32_t *rkey);
 
-/** xprt_rdma_mr_put() - release a registration (see slot_unreg) */
-void xprt_rdma_mr_put(struct xprt_rdma_mrc *c, struct xprt_rdma_mr *mr,
-		      bool invalidate);
+/** lx_xprt_rdma_mr_put() - release a registration (see slot_unreg) */
+void lx_xprt_rdma_mr_put(struct lx_xprt_rdma_mrc *c, struct lx_xprt_rdma_mr *mr,
+			 bool invalidate);
 
-/** xprt_rdma_mrc_flush() - deregister cached entries nobody holds */
-void xprt_rdma_mrc_flush(struct xprt_rdma_mrc *c);
+/** lx_xprt_rdma_mrc_flush() - deregister cached entries nobody holds */
+void lx_xprt_rdma_mrc_flush(struct lx_xprt_rdma_mrc *c);
 
-#endif /* XPRT_RDMA_H */
+#endif /* LX_XPRT_RDMA_H */

@@ -2,7 +2,7 @@
 /*
  * RDMA transport: connections (librdmacm).
  *
- * Connecting is the transmit worker's job (or xprt_create()'s): a fresh
+ * Connecting is the transmit worker's job (or lx_xprt_create()'s): a fresh
  * event channel and cm_id per attempt, address and route resolution, the
  * device's process-wide protection domain (rdma_dev.c), a completion
  * channel with a send CQ and a receive CQ, an RC queue pair, the first
@@ -39,7 +39,7 @@
 #define RDMA_PDATA_MAX	  56u /* RDMA-CM REQ private data on RoCE/IB */
 #define RDMA_REAP_WAIT_NS 2000000000ull
 
-static int xr_nonblock(int fd)
+static int lx_xr_nonblock(int fd)
 {
 	int fl = fcntl(fd, F_GETFL);
 
@@ -50,7 +50,7 @@ static int xr_nonblock(int fd)
 
 /* ------------------------------------------------------------- connect */
 
-int xr_resolve(struct xprt *x, struct xr_tp *tp)
+int lx_xr_resolve(struct xprt *x, struct lx_xr_tp *tp)
 {
 	struct addrinfo hints = {0}, *res;
 	char port[16];
@@ -73,7 +73,7 @@ int xr_resolve(struct xprt *x, struct xr_tp *tp)
  * errors a TCP connect would give.
  */
 /* XPRT_RDMA_DEBUG=1: report connection steps slower than 200 ms */
-static bool xr_debug(void)
+static bool lx_xr_debug(void)
 {
 	static int on = -1;
 
@@ -85,23 +85,23 @@ static bool xr_debug(void)
 	return on;
 }
 
-static int cm_wait_once(struct xr_conn *c, enum rdma_cm_event_type want,
+static int cm_wait_once(struct lx_xr_conn *c, enum rdma_cm_event_type want,
 			uint64_t deadline, struct rdma_cm_event **evp);
 
-static int cm_wait(struct xr_conn *c, enum rdma_cm_event_type want,
+static int cm_wait(struct lx_xr_conn *c, enum rdma_cm_event_type want,
 		   uint64_t deadline, struct rdma_cm_event **evp)
 {
-	uint64_t t0 = xprt_now_ns();
+	uint64_t t0 = lx_xprt_now_ns();
 	int r = cm_wait_once(c, want, deadline, evp);
 
-	if (xr_debug() && xprt_now_ns() - t0 > 200000000ull)
+	if (lx_xr_debug() && lx_xprt_now_ns() - t0 > 200000000ull)
 		fprintf(stderr, "libxprt: rdma: waited %llu ms for %s: %d\n",
-			(unsigned long long)(xprt_now_ns() - t0) / 1000000,
+			(unsigned long long)(lx_xprt_now_ns() - t0) / 1000000,
 			rdma_event_str(want), r);
 	return r;
 }
 
-static int cm_wait_once(struct xr_conn *c, enum rdma_cm_event_type want,
+static int cm_wait_once(struct lx_xr_conn *c, enum rdma_cm_event_type want,
 			uint64_t deadline, struct rdma_cm_event **evp)
 {
 	struct rdma_cm_event *ev;
@@ -109,7 +109,7 @@ static int cm_wait_once(struct xr_conn *c, enum rdma_cm_event_type want,
 	int r;
 
 	for (;;) {
-		uint64_t now = xprt_now_ns();
+		uint64_t now = lx_xprt_now_ns();
 
 		if (!rdma_get_cm_event(c->ech, &ev))
 			break;
@@ -148,7 +148,7 @@ static int cm_wait_once(struct xr_conn *c, enum rdma_cm_event_type want,
 	return r;
 }
 
-static int cm_expect(struct xr_conn *c, enum rdma_cm_event_type want,
+static int cm_expect(struct lx_xr_conn *c, enum rdma_cm_event_type want,
 		     uint64_t deadline)
 {
 	struct rdma_cm_event *ev;
@@ -161,9 +161,10 @@ static int cm_expect(struct xr_conn *c, enum rdma_cm_event_type want,
 
 /* Register the transport's own memory (header areas, receive buffers) on
  * device @dev, once; again only if a connection lands on another device. */
-static int xr_reg_own(struct xprt *x, struct xr_tp *tp, int dev)
+static int lx_xr_reg_own(struct xprt *x, struct lx_xr_tp *tp, int dev)
 {
-	const struct xprt_rdma_dev *d = xprt_rdma_dev_get((unsigned int)dev);
+	const struct lx_xprt_rdma_dev *d =
+		lx_xprt_rdma_dev_get((unsigned int)dev);
 	struct ibv_mr *hmr = NULL, *rmr = NULL;
 	unsigned int i;
 	int r;
@@ -191,7 +192,7 @@ static int xr_reg_own(struct xprt *x, struct xr_tp *tp, int dev)
 	return 0;
 }
 
-void xr_conn_free(struct xr_conn *c)
+void lx_xr_conn_free(struct lx_xr_conn *c)
 {
 	if (!c)
 		return;
@@ -215,16 +216,18 @@ void xr_conn_free(struct xr_conn *c)
 }
 
 /* CQs and the queue pair on @c->id's device. */
-static int xr_conn_qp(struct xprt *x, struct xr_tp *tp, struct xr_conn *c)
+static int lx_xr_conn_qp(struct xprt *x, struct lx_xr_tp *tp,
+			 struct lx_xr_conn *c)
 {
-	const struct xprt_rdma_dev *d = xprt_rdma_dev_get((unsigned int)c->dev);
+	const struct lx_xprt_rdma_dev *d =
+		lx_xprt_rdma_dev_get((unsigned int)c->dev);
 	struct ibv_qp_init_attr qa = {0};
 	int r;
 
 	c->cc = ibv_create_comp_channel(c->id->verbs);
 	if (!c->cc)
 		return xv_errno();
-	r = xr_nonblock(c->cc->fd);
+	r = lx_xr_nonblock(c->cc->fd);
 	if (r)
 		return r;
 	c->scq = ibv_create_cq(c->id->verbs, (int)c->sq_depth, c, c->cc, 0);
@@ -240,8 +243,8 @@ static int xr_conn_qp(struct xprt *x, struct xr_tp *tp, struct xr_conn *c)
 	qa.sq_sig_all = 0;
 	qa.cap.max_send_wr = c->sq_depth;
 	qa.cap.max_recv_wr = c->rq_depth;
-	qa.cap.max_send_sge =
-		(uint32_t)XPRT_MIN((int)XPRT_RDMA_MAX_SEND_SGE, d->max_sge);
+	qa.cap.max_send_sge = (uint32_t)LX_XPRT_MIN(
+		(int)LX_XPRT_RDMA_MAX_SEND_SGE, d->max_sge);
 	qa.cap.max_recv_sge = 1;
 	r = xv_cm(rdma_create_qp(c->id, d->pd, &qa));
 	if (r)
@@ -253,33 +256,33 @@ static int xr_conn_qp(struct xprt *x, struct xr_tp *tp, struct xr_conn *c)
 	return 0;
 }
 
-static int xr_connect_once(struct xprt *x, uint32_t cookie);
+static int lx_xr_connect_once(struct xprt *x, uint32_t cookie);
 
-int xr_connect(struct xprt *x, uint32_t cookie)
+int lx_xr_connect(struct xprt *x, uint32_t cookie)
 {
-	struct xr_tp *tp = xr_tp_of(x);
-	uint64_t t0 = xprt_now_ns();
-	int r = xr_connect_once(x, cookie);
+	struct lx_xr_tp *tp = lx_xr_tp_of(x);
+	uint64_t t0 = lx_xprt_now_ns();
+	int r = lx_xr_connect_once(x, cookie);
 
-	xr_ctr_add(tp, RC_CONNECTS, 1);
+	lx_xr_ctr_add(tp, RC_CONNECTS, 1);
 	if (r)
-		xr_ctr_add(tp, RC_CONNECT_FAILS, 1);
+		lx_xr_ctr_add(tp, RC_CONNECT_FAILS, 1);
 	atomic_store(&tp->last_connect_error, r);
-	atomic_store(&tp->last_connect_ns, xprt_now_ns() - t0);
+	atomic_store(&tp->last_connect_ns, lx_xprt_now_ns() - t0);
 	return r;
 }
 
-static int xr_connect_once(struct xprt *x, uint32_t cookie)
+static int lx_xr_connect_once(struct xprt *x, uint32_t cookie)
 {
-	struct xr_tp *tp = xr_tp_of(x);
-	uint64_t deadline =
-		xprt_now_ns() + (uint64_t)x->opts.connect_timeout_ms * 1000000u;
+	struct lx_xr_tp *tp = lx_xr_tp_of(x);
+	uint64_t deadline = lx_xprt_now_ns() +
+			    (uint64_t)x->opts.connect_timeout_ms * 1000000u;
 	int tmo = (int)x->opts.connect_timeout_ms;
 	struct rdma_conn_param cp = {0};
-	const struct xprt_rdma_dev *d;
+	const struct lx_xprt_rdma_dev *d;
 	uint8_t pdata[RDMA_PDATA_MAX];
 	struct rdma_cm_event *ev;
-	struct xr_conn *c;
+	struct lx_xr_conn *c;
 	int r, plen;
 
 	c = calloc(1, sizeof(*c));
@@ -294,7 +297,7 @@ static int xr_connect_once(struct xprt *x, uint32_t cookie)
 		r = xv_errno();
 		goto out_free;
 	}
-	r = xr_nonblock(c->ech->fd);
+	r = lx_xr_nonblock(c->ech->fd);
 	if (r)
 		goto out_free;
 	r = xv_cm(rdma_create_id(c->ech, &c->id, c, RDMA_PS_TCP));
@@ -317,21 +320,21 @@ static int xr_connect_once(struct xprt *x, uint32_t cookie)
 	}
 	if (r)
 		goto out_free;
-	c->dev = xprt_rdma_dev_find(c->id->verbs);
+	c->dev = lx_xprt_rdma_dev_find(c->id->verbs);
 	if (c->dev < 0) {
 		r = c->dev;
 		goto out_free;
 	}
-	d = xprt_rdma_dev_get((unsigned int)c->dev);
-	r = xr_reg_own(x, tp, c->dev);
+	d = lx_xprt_rdma_dev_get((unsigned int)c->dev);
+	r = lx_xr_reg_own(x, tp, c->dev);
 	if (r)
 		goto out_free;
-	r = xr_conn_qp(x, tp, c);
+	r = lx_xr_conn_qp(x, tp, c);
 	if (r)
 		goto out_free;
 
 	/* fresh accounting: nothing is posted on a new queue pair */
-	xr_recv_reset(tp);
+	lx_xr_recv_reset(tp);
 	atomic_store(&c->sq_free, (int)c->sq_depth);
 	atomic_store(&c->posted, 0);
 	atomic_store(&tp->excess, 0);
@@ -340,7 +343,7 @@ static int xr_connect_once(struct xprt *x, uint32_t cookie)
 	c->params.inline_send = 1024;
 	c->params.inline_recv = (unsigned int)tp->rbuf_size;
 	if (!tp->ulp->per_request_recv)
-		xr_replenish(x, c);
+		lx_xr_replenish(x, c);
 
 	plen = tp->ulp->conn_pdata ?
 		       tp->ulp->conn_pdata(x, pdata, sizeof(pdata)) :
@@ -353,7 +356,7 @@ static int xr_connect_once(struct xprt *x, uint32_t cookie)
 	cp.private_data_len = (uint8_t)plen;
 	/* the server reads our Read chunks: let it have reads in flight;
 	 * we never issue RDMA Reads ourselves */
-	cp.responder_resources = (uint8_t)XPRT_MIN(
+	cp.responder_resources = (uint8_t)LX_XPRT_MIN(
 		d->max_qp_rd_atom > 0 ? d->max_qp_rd_atom : 1, 255);
 	cp.initiator_depth = 0;
 	cp.retry_count = RDMA_CM_RETRY;
@@ -382,17 +385,17 @@ static int xr_connect_once(struct xprt *x, uint32_t cookie)
 	tp->last_params = c->params;
 	tp->conn = c;
 	pthread_mutex_unlock(&tp->lock);
-	xr_kick_poller(tp);
+	lx_xr_kick_poller(tp);
 	return 0;
 
 out_free:
-	xr_conn_free(c);
+	lx_xr_conn_free(c);
 	return r;
 }
 
-void xr_shutdown(struct xprt *x)
+void lx_xr_shutdown(struct xprt *x)
 {
-	struct xr_tp *tp = xr_tp_of(x);
+	struct lx_xr_tp *tp = lx_xr_tp_of(x);
 
 	pthread_mutex_lock(&tp->lock);
 	/* moves the QP to the error state: posted work flushes */
@@ -401,19 +404,19 @@ void xr_shutdown(struct xprt *x)
 		rdma_disconnect(tp->conn->id);
 	}
 	pthread_mutex_unlock(&tp->lock);
-	xr_kick_poller(tp);
+	lx_xr_kick_poller(tp);
 	atomic_fetch_add(&tp->sq_seq, 1);
-	xprt_futex_wake(&tp->sq_seq, INT32_MAX);
+	lx_xprt_futex_wake(&tp->sq_seq, INT32_MAX);
 }
 
 /* Worker, transmit lock held: free the dead connection once the poller
  * has let go of it. */
-void xr_reap(struct xprt *x)
+void lx_xr_reap(struct xprt *x)
 {
-	struct xr_tp *tp = xr_tp_of(x);
+	struct lx_xr_tp *tp = lx_xr_tp_of(x);
 	struct timespec ts =
-		xprt_ns_to_timespec(xprt_now_ns() + RDMA_REAP_WAIT_NS);
-	struct xr_conn *c;
+		lx_xprt_ns_to_timespec(lx_xprt_now_ns() + RDMA_REAP_WAIT_NS);
+	struct lx_xr_conn *c;
 
 	pthread_mutex_lock(&tp->lock);
 	c = tp->conn;
@@ -423,7 +426,7 @@ void xr_reap(struct xprt *x)
 	}
 	atomic_store(&c->dead, true);
 	rdma_disconnect(c->id);
-	xr_kick_poller(tp);
+	lx_xr_kick_poller(tp);
 	while (tp->rx_conn == c && tp->poller_started &&
 	       !atomic_load(&tp->stop)) {
 		if (pthread_cond_timedwait(&tp->cond, &tp->lock, &ts) ==
@@ -441,5 +444,5 @@ void xr_reap(struct xprt *x)
 	}
 	tp->conn = NULL;
 	pthread_mutex_unlock(&tp->lock);
-	xr_conn_free(c);
+	lx_xr_conn_free(c);
 }

@@ -40,7 +40,7 @@
 
 static pthread_once_t dev_once = PTHREAD_ONCE_INIT;
 static struct ibv_context **dev_list; /* held, see above */
-static struct xprt_rdma_dev *devs;
+static struct lx_xprt_rdma_dev *devs;
 static unsigned int ndevs;
 static int dev_err;
 
@@ -89,7 +89,7 @@ static int dev_ready(void)
 	return ndevs ? 0 : (dev_err ? dev_err : -ENODEV);
 }
 
-int xprt_rdma_dev_find(struct ibv_context *verbs)
+int lx_xprt_rdma_dev_find(struct ibv_context *verbs)
 {
 	unsigned int i;
 	int r = dev_ready();
@@ -102,7 +102,7 @@ int xprt_rdma_dev_find(struct ibv_context *verbs)
 	return -ENODEV;
 }
 
-const struct xprt_rdma_dev *xprt_rdma_dev_get(unsigned int idx)
+const struct lx_xprt_rdma_dev *lx_xprt_rdma_dev_get(unsigned int idx)
 {
 	return idx < ndevs ? &devs[idx] : NULL;
 }
@@ -159,29 +159,29 @@ static void slab_unreg(void *ctx, void *handle)
 	free(sr);
 }
 
-const struct xprt_pool_reg xprt_rdma_pool_reg_ops = {
+const struct lx_xprt_pool_reg lx_xprt_rdma_pool_reg_ops = {
 	.reg = slab_reg,
 	.unreg = slab_unreg,
 	.ctx = NULL,
 };
 
 /**
- * xprt_rdma_pool_reg() - the pool registration hook for RDMA
+ * lx_xprt_rdma_pool_reg() - the pool registration hook for RDMA
  *
  * Context: any thread.
  * Return: the hook (static storage); see include/libxprt/rdma.h.
  */
-const struct xprt_pool_reg *xprt_rdma_pool_reg(void)
+const struct lx_xprt_pool_reg *lx_xprt_rdma_pool_reg(void)
 {
-	return &xprt_rdma_pool_reg_ops;
+	return &lx_xprt_rdma_pool_reg_ops;
 }
 
 /**
- * xprt_rdma_slab_lkey() - local key of a slab on device @dev
- * @handle: what the pool stored for the slab (xprt_buf_reg_handle())
+ * lx_xprt_rdma_slab_lkey() - local key of a slab on device @dev
+ * @handle: what the pool stored for the slab (lx_xprt_buf_reg_handle())
  * Return: %0; %-EINVAL when @handle is not ours or lacks @dev.
  */
-int xprt_rdma_slab_lkey(const void *handle, unsigned int dev, uint32_t *lkey)
+int lx_xprt_rdma_slab_lkey(const void *handle, unsigned int dev, uint32_t *lkey)
 {
 	const struct rdma_slab_reg *sr = handle;
 

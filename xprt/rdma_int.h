@@ -12,8 +12,8 @@
  *
  * Internal header: not installed.
  */
-#ifndef XPRT_RDMA_INT_H
-#define XPRT_RDMA_INT_H
+#ifndef LX_XPRT_RDMA_INT_H
+#define LX_XPRT_RDMA_INT_H
 
 #include <sys/socket.h>
 
@@ -22,7 +22,7 @@
 #include "rdma.h"
 
 /**
- * struct xr_conn - one connection (a queue pair and its CQs)
+ * struct lx_xr_conn - one connection (a queue pair and its CQs)
  * @cookie: the core's connect cookie
  * @ech, @id: RDMA-CM event channel and id
  * @cc, @scq, @rcq: completion channel, send and receive CQs
@@ -37,9 +37,9 @@
  * @armed: both CQs asked for an event (poller)
  * @unacked_s, @unacked_r: CQ events not acknowledged yet (poller)
  * @rx_detached: the poller let go of it (tp->lock)
- * @dead: reported lost (xr_shutdown): the poller detaches
+ * @dead: reported lost (lx_xr_shutdown): the poller detaches
  */
-struct xr_conn {
+struct lx_xr_conn {
 	uint32_t cookie;
 	struct rdma_event_channel *ech;
 	struct rdma_cm_id *id;
@@ -47,7 +47,7 @@ struct xr_conn {
 	struct ibv_cq *scq, *rcq;
 	struct ibv_qp *qp;
 	int dev;
-	struct xprt_rdma_params params;
+	struct lx_xprt_rdma_params params;
 	unsigned int sq_depth, rq_depth;
 	unsigned int signal_every;
 	unsigned int unsignaled;
@@ -61,7 +61,7 @@ struct xr_conn {
 
 #define RDMA_RECV_CHAIN_MAX 64u
 
-enum xr_ctr {
+enum lx_xr_ctr {
 	RC_RECV_DOORBELLS,
 	RC_RECVS_POSTED,
 	RC_SEND_DOORBELLS,
@@ -77,19 +77,19 @@ enum xr_ctr {
 };
 
 /**
- * struct xr_tp - the transport private state (x->tp)
+ * struct lx_xr_tp - the transport private state (x->tp)
  */
-struct xr_tp {
-	struct xprt_rdma_opts o;
-	const struct xprt_rdma_ulp *ulp;
+struct lx_xr_tp {
+	struct lx_xprt_rdma_opts o;
+	const struct lx_xprt_rdma_ulp *ulp;
 	struct sockaddr_storage dst;
 
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	struct xr_conn *conn;	 /* current connection */
-	struct xr_conn *rx_conn; /* adopted by the poller */
+	struct lx_xr_conn *conn;    /* current connection */
+	struct lx_xr_conn *rx_conn; /* adopted by the poller */
 	uint32_t params_gen;
-	struct xprt_rdma_params last_params; /* of the last connection */
+	struct lx_xprt_rdma_params last_params; /* of the last connection */
 
 	int evfd; /* kicks the poller */
 	pthread_t poller;
@@ -98,7 +98,7 @@ struct xr_tp {
 	atomic_bool timer_kick;
 
 	/* per slot: header areas, ULP state */
-	struct xprt_rdma_slot *slots;
+	struct lx_xprt_rdma_slot *slots;
 	uint8_t *hdr_area;
 	size_t hdr_area_len;
 	void *ulp_area;
@@ -117,7 +117,7 @@ struct xr_tp {
 	 * them (trans_rdma's excess_rc) */
 	atomic_int excess;
 
-	struct xprt_rdma_mrc mrc;
+	struct lx_xprt_rdma_mrc mrc;
 
 	/* send queue space: bumped by the poller, waited on by the worker */
 	atomic_uint sq_seq;
@@ -129,51 +129,52 @@ struct xr_tp {
 	atomic_int last_connect_error;
 	atomic_ullong last_connect_ns;
 	atomic_ullong ctr[RC_NR];
-	atomic_ullong ulp_ctr[XPRT_RDMA_ST_NR];
+	atomic_ullong ulp_ctr[LX_XPRT_RDMA_ST_NR];
 };
 
-static inline struct xr_tp *xr_tp_of(const struct xprt *x)
+static inline struct lx_xr_tp *lx_xr_tp_of(const struct xprt *x)
 {
 	return x->tp;
 }
 
-static inline void xr_ctr_add(struct xr_tp *tp, enum xr_ctr c, uint64_t n)
+static inline void lx_xr_ctr_add(struct lx_xr_tp *tp, enum lx_xr_ctr c,
+				 uint64_t n)
 {
 	atomic_fetch_add_explicit(&tp->ctr[c], n, memory_order_relaxed);
 }
 
 /* ---- rdma_conn.c: the transport ops of connections ---- */
 
-/** xr_resolve() - the peer's address from opts.host/port (setup) */
-int xr_resolve(struct xprt *x, struct xr_tp *tp);
-int xr_connect(struct xprt *x, uint32_t cookie);
-void xr_shutdown(struct xprt *x);
-void xr_reap(struct xprt *x);
-/** xr_conn_free() - destroy a connection's verbs objects (not adopted) */
-void xr_conn_free(struct xr_conn *c);
+/** lx_xr_resolve() - the peer's address from opts.host/port (setup) */
+int lx_xr_resolve(struct xprt *x, struct lx_xr_tp *tp);
+int lx_xr_connect(struct xprt *x, uint32_t cookie);
+void lx_xr_shutdown(struct xprt *x);
+void lx_xr_reap(struct xprt *x);
+/** lx_xr_conn_free() - destroy a connection's verbs objects (not adopted) */
+void lx_xr_conn_free(struct lx_xr_conn *c);
 
 /* ---- rdma_rx.c ---- */
 
 /**
- * xr_post_recvs() - post up to @n receives in one chain
+ * lx_xr_post_recvs() - post up to @n receives in one chain
  * Return: number posted (fewer when buffers run out), or a negative errno
  * from the device.
  */
-int xr_post_recvs(struct xr_tp *tp, struct xr_conn *c, unsigned int n);
+int lx_xr_post_recvs(struct lx_xr_tp *tp, struct lx_xr_conn *c, unsigned int n);
 
 /**
- * xr_replenish() - credit mode: keep more receives posted than the
+ * lx_xr_replenish() - credit mode: keep more receives posted than the
  * window needs (deficit plus a batch, one doorbell)
  */
-void xr_replenish(struct xprt *x, struct xr_conn *c);
+void lx_xr_replenish(struct xprt *x, struct lx_xr_conn *c);
 
-/** xr_recv_reset() - every receive buffer back to the free list */
-void xr_recv_reset(struct xr_tp *tp);
+/** lx_xr_recv_reset() - every receive buffer back to the free list */
+void lx_xr_recv_reset(struct lx_xr_tp *tp);
 
-/** xr_poller_main() - the receive thread */
-void *xr_poller_main(void *arg);
+/** lx_xr_poller_main() - the receive thread */
+void *lx_xr_poller_main(void *arg);
 
-/** xr_kick_poller() - wake the poller (new connection, stop) */
-void xr_kick_poller(struct xr_tp *tp);
+/** lx_xr_kick_poller() - wake the poller (new connection, stop) */
+void lx_xr_kick_poller(struct lx_xr_tp *tp);
 
-#endif /* XPRT_RDMA_INT_H */
+#endif /* LX_XPRT_RDMA_INT_H */

@@ -55,7 +55,7 @@
 	 IBV_ACCESS_REMOTE_READ)
 
 /**
- * struct xprt_rdma_mr - one registration
+ * struct lx_xprt_rdma_mr - one registration
  * @mr: the verbs registration (NULL: a free cache entry)
  * @pd: its protection domain
  * @start, @end: the range it covers
@@ -65,7 +65,7 @@
  * @cached: an entry of the cache array (else allocated per I/O)
  * @dead: dropped from the cache while held: deregister at the last put
  */
-struct xprt_rdma_mr {
+struct lx_xprt_rdma_mr {
 	struct ibv_mr *mr;
 	struct ibv_pd *pd;
 	uintptr_t start, end;
@@ -76,8 +76,8 @@ struct xprt_rdma_mr {
 	bool dead;
 };
 
-int xprt_rdma_mrc_init(struct xprt_rdma_mrc *c, bool cache,
-		       unsigned int entries)
+int lx_xprt_rdma_mrc_init(struct lx_xprt_rdma_mrc *c, bool cache,
+			  unsigned int entries)
 {
 	int err;
 
@@ -100,35 +100,36 @@ int xprt_rdma_mrc_init(struct xprt_rdma_mrc *c, bool cache,
 
 /* Register [start, end) in @pd, timing it.  Called with the lock held
  * (cache) or without (per I/O). */
-static int mrc_reg(struct xprt_rdma_mrc *c, struct ibv_pd *pd, uintptr_t start,
-		   uintptr_t end, int access, struct ibv_mr **mrp)
+static int mrc_reg(struct lx_xprt_rdma_mrc *c, struct ibv_pd *pd,
+		   uintptr_t start, uintptr_t end, int access,
+		   struct ibv_mr **mrp)
 {
-	uint64_t t0 = xprt_now_ns();
+	uint64_t t0 = lx_xprt_now_ns();
 	int r = xv_reg_mr(pd, (void *)start, end - start, access, mrp);
 
-	atomic_fetch_add_explicit(&c->reg_ns, xprt_now_ns() - t0,
+	atomic_fetch_add_explicit(&c->reg_ns, lx_xprt_now_ns() - t0,
 				  memory_order_relaxed);
 	if (!r)
 		atomic_fetch_add_explicit(&c->regs, 1, memory_order_relaxed);
 	return r;
 }
 
-static void mrc_dereg(struct xprt_rdma_mrc *c, struct ibv_mr *mr)
+static void mrc_dereg(struct lx_xprt_rdma_mrc *c, struct ibv_mr *mr)
 {
-	uint64_t t0 = xprt_now_ns();
+	uint64_t t0 = lx_xprt_now_ns();
 
 	xv_dereg_mr(mr);
-	atomic_fetch_add_explicit(&c->reg_ns, xprt_now_ns() - t0,
+	atomic_fetch_add_explicit(&c->reg_ns, lx_xprt_now_ns() - t0,
 				  memory_order_relaxed);
 	atomic_fetch_add_explicit(&c->deregs, 1, memory_order_relaxed);
 }
 
 /* A registration of exactly the range, owned by one call. */
-static int mr_get_uncached(struct xprt_rdma_mrc *c, struct ibv_pd *pd,
+static int mr_get_uncached(struct lx_xprt_rdma_mrc *c, struct ibv_pd *pd,
 			   uintptr_t a, size_t len, int access,
-			   struct xprt_rdma_mr **mrp)
+			   struct lx_xprt_rdma_mr **mrp)
 {
-	struct xprt_rdma_mr *m = calloc(1, sizeof(*m));
+	struct lx_xprt_rdma_mr *m = calloc(1, sizeof(*m));
 	int r;
 
 	if (!m)
@@ -148,13 +149,14 @@ static int mr_get_uncached(struct xprt_rdma_mrc *c, struct ibv_pd *pd,
 }
 
 /* Cache, lock held: a live entry covering the range with the rights. */
-static struct xprt_rdma_mr *mrc_find(struct xprt_rdma_mrc *c, struct ibv_pd *pd,
-				     uintptr_t a, uintptr_t e, int access)
+static struct lx_xprt_rdma_mr *mrc_find(struct lx_xprt_rdma_mrc *c,
+					struct ibv_pd *pd, uintptr_t a,
+					uintptr_t e, int access)
 {
 	unsigned int i;
 
 	for (i = 0; i < c->nents; i++) {
-		struct xprt_rdma_mr *m = &c->ents[i];
+		struct lx_xprt_rdma_mr *m = &c->ents[i];
 
 		if (m->mr && !m->dead && m->pd == pd && m->start <= a &&
 		    e <= m->end && (m->access & access) == access)
@@ -165,13 +167,13 @@ static struct xprt_rdma_mr *mrc_find(struct xprt_rdma_mrc *c, struct ibv_pd *pd,
 
 /* Cache, lock held: a free entry, or the least recently used idle one
  * (deregistered).  NULL when every entry is held. */
-static struct xprt_rdma_mr *mrc_victim(struct xprt_rdma_mrc *c)
+static struct lx_xprt_rdma_mr *mrc_victim(struct lx_xprt_rdma_mrc *c)
 {
-	struct xprt_rdma_mr *best = NULL;
+	struct lx_xprt_rdma_mr *best = NULL;
 	unsigned int i;
 
 	for (i = 0; i < c->nents; i++) {
-		struct xprt_rdma_mr *m = &c->ents[i];
+		struct lx_xprt_rdma_mr *m = &c->ents[i];
 
 		if (!m->mr)
 			return m;
@@ -185,12 +187,13 @@ static struct xprt_rdma_mr *mrc_victim(struct xprt_rdma_mrc *c)
 	return best;
 }
 
-int xprt_rdma_mr_get(struct xprt_rdma_mrc *c, struct ibv_pd *pd, void *addr,
-		     size_t len, int access, struct xprt_rdma_mr **mrp,
-		     uint32_t *lkey, uint32_t *rkey)
+int lx_xprt_rdma_mr_get(struct lx_xprt_rdma_mrc *c, struct ibv_pd *pd,
+			void *addr, size_t len, int access,
+			struct lx_xprt_rdma_mr **mrp, uint32_t *lkey,
+			uint32_t *rkey)
 {
 	uintptr_t a = (uintptr_t)addr, page, s, e;
-	struct xprt_rdma_mr *m;
+	struct lx_xprt_rdma_mr *m;
 	int r;
 
 	if (!c || !pd || !addr || !len || !mrp)
@@ -251,8 +254,8 @@ out:
 	return 0;
 }
 
-void xprt_rdma_mr_put(struct xprt_rdma_mrc *c, struct xprt_rdma_mr *m,
-		      bool invalidate)
+void lx_xprt_rdma_mr_put(struct lx_xprt_rdma_mrc *c, struct lx_xprt_rdma_mr *m,
+			 bool invalidate)
 {
 	if (!c || !m)
 		return;
@@ -274,7 +277,7 @@ void xprt_rdma_mr_put(struct xprt_rdma_mrc *c, struct xprt_rdma_mr *m,
 	pthread_mutex_unlock(&c->lock);
 }
 
-void xprt_rdma_mrc_flush(struct xprt_rdma_mrc *c)
+void lx_xprt_rdma_mrc_flush(struct lx_xprt_rdma_mrc *c)
 {
 	unsigned int i;
 
@@ -282,7 +285,7 @@ void xprt_rdma_mrc_flush(struct xprt_rdma_mrc *c)
 		return;
 	pthread_mutex_lock(&c->lock);
 	for (i = 0; i < c->nents; i++) {
-		struct xprt_rdma_mr *m = &c->ents[i];
+		struct lx_xprt_rdma_mr *m = &c->ents[i];
 
 		if (m->mr && !m->refs) {
 			mrc_dereg(c, m->mr);
@@ -294,7 +297,7 @@ void xprt_rdma_mrc_flush(struct xprt_rdma_mrc *c)
 	pthread_mutex_unlock(&c->lock);
 }
 
-void xprt_rdma_mrc_destroy(struct xprt_rdma_mrc *c)
+void lx_xprt_rdma_mrc_destroy(struct lx_xprt_rdma_mrc *c)
 {
 	unsigned int i;
 

@@ -22,14 +22,14 @@
 #include "rdma.h"
 
 static size_t msg_recv_size(const struct xprt *x,
-			    const struct xprt_rdma_opts *o)
+			    const struct lx_xprt_rdma_opts *o)
 {
 	(void)o;
 	return x->opts.buf_size;
 }
 
 static void msg_conn_params(struct xprt *x, const void *pdata, size_t len,
-			    struct xprt_rdma_params *p)
+			    struct lx_xprt_rdma_params *p)
 {
 	(void)pdata;
 	(void)len;
@@ -38,8 +38,9 @@ static void msg_conn_params(struct xprt *x, const void *pdata, size_t len,
 	p->inline_recv = (unsigned int)x->opts.buf_size;
 }
 
-static int msg_marshal(struct xprt *x, struct xprt_rqst *rq,
-		       struct xprt_rdma_slot *s, struct xprt_rdma_send *snd)
+static int msg_marshal(struct xprt *x, struct lx_xprt_rqst *rq,
+		       struct lx_xprt_rdma_slot *s,
+		       struct lx_xprt_rdma_send *snd)
 {
 	size_t len = rq->pub.sbuf->len;
 	unsigned int i;
@@ -50,53 +51,53 @@ static int msg_marshal(struct xprt *x, struct xprt_rqst *rq,
 	 * the connection (a local length error on its side) */
 	if (len > x->opts.buf_size)
 		return -EMSGSIZE;
-	xprt_rdma_slot_unreg(x, s, false); /* an earlier attempt's */
-	return xprt_rdma_add_msg(x, rq, s, snd, rq->pub.nr_tx_segs);
+	lx_xprt_rdma_slot_unreg(x, s, false); /* an earlier attempt's */
+	return lx_xprt_rdma_add_msg(x, rq, s, snd, rq->pub.nr_tx_segs);
 }
 
 static int msg_receive(struct xprt *x, void *buf, size_t len)
 {
-	const struct xprt_framing_ops *f = x->framing;
-	struct xprt_rdma_slot *s;
-	struct xprt_rqst *rq;
+	const struct lx_xprt_framing_ops *f = x->framing;
+	struct lx_xprt_rdma_slot *s;
+	struct lx_xprt_rqst *rq;
 	size_t flen = 0;
 	bool last;
 	int status = 0;
 
 	if (len < f->key_len || len < f->hdr_len) {
-		xprt_rdma_stat_inc(x, XPRT_RDMA_ST_BAD_HEADERS);
+		lx_xprt_rdma_stat_inc(x, LX_XPRT_RDMA_ST_BAD_HEADERS);
 		return 0;
 	}
 	/* the size field must say what arrived */
 	if (f->decode(buf, &flen, &last) || flen + f->hdr_len != len || !last)
 		status = -EBADMSG;
-	rq = xprt_rx_lookup(x, f->key(buf));
+	rq = lx_xprt_rx_lookup(x, f->key(buf));
 	if (!rq) {
 		if (status)
-			xprt_rdma_stat_inc(x, XPRT_RDMA_ST_BAD_HEADERS);
+			lx_xprt_rdma_stat_inc(x, LX_XPRT_RDMA_ST_BAD_HEADERS);
 		return 0;
 	}
-	s = xprt_rdma_slot_of(x, rq->pub.slot);
-	xprt_rdma_slot_acquire(s);
+	s = lx_xprt_rdma_slot_of(x, rq->pub.slot);
+	lx_xprt_rdma_slot_acquire(s);
 	atomic_store(&s->got_reply, true);
 	if (!status)
-		status = xprt_rx_deliver(x, rq, buf, len);
+		status = lx_xprt_rx_deliver(x, rq, buf, len);
 	else
-		xprt_rdma_stat_inc(x, XPRT_RDMA_ST_BAD_HEADERS);
-	xprt_rx_complete(x, rq, status);
+		lx_xprt_rdma_stat_inc(x, LX_XPRT_RDMA_ST_BAD_HEADERS);
+	lx_xprt_rx_complete(x, rq, status);
 	return 1;
 }
 
-static void msg_release(struct xprt *x, struct xprt_rqst *rq,
-			struct xprt_rdma_slot *s, int status)
+static void msg_release(struct xprt *x, struct lx_xprt_rqst *rq,
+			struct lx_xprt_rdma_slot *s, int status)
 {
 	(void)rq;
-	xprt_rdma_slot_unreg(x, s, status != 0);
+	lx_xprt_rdma_slot_unreg(x, s, status != 0);
 }
 
-const struct xprt_rdma_ulp xprt_rdma_ulp_msg = {
+const struct lx_xprt_rdma_ulp lx_xprt_rdma_ulp_msg = {
 	.name = "9p-rdma",
-	.framing = &xprt_framing_9p,
+	.framing = &lx_xprt_framing_9p,
 	.hdr_size = 0,
 	.slot_priv = 0,
 	.per_request_recv = true,

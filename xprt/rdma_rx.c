@@ -21,8 +21,8 @@
  * soft-RoCE kernel threads need.
  *
  * Sending from completions.  Calls started by the completion callbacks of
- * one poll batch are held back (xprt_rx_batch_begin) and sent together
- * after it (xprt_rx_batch_end), as the TCP receiver does: with rxe every
+ * one poll batch are held back (lx_xprt_rx_batch_begin) and sent together
+ * after it (lx_xprt_rx_batch_end), as the TCP receiver does: with rxe every
  * Send doorbell is a system call, and a batch of replies restarting as
  * many calls (a benchmark at depth) then costs one instead of one each.
  * The send never waits on this thread: with the send queue full it
@@ -54,7 +54,7 @@
 #define RX_POLL_BATCH 16
 #define RX_ACK_BATCH  64u
 
-void xr_kick_poller(struct xr_tp *tp)
+void lx_xr_kick_poller(struct lx_xr_tp *tp)
 {
 	uint64_t one = 1;
 
@@ -62,7 +62,7 @@ void xr_kick_poller(struct xr_tp *tp)
 		perror("libxprt: rdma: eventfd write");
 }
 
-void xr_recv_reset(struct xr_tp *tp)
+void lx_xr_recv_reset(struct lx_xr_tp *tp)
 {
 	unsigned int i;
 
@@ -73,7 +73,7 @@ void xr_recv_reset(struct xr_tp *tp)
 	pthread_mutex_unlock(&tp->rlock);
 }
 
-static void rx_free_buf(struct xr_tp *tp, unsigned int idx)
+static void rx_free_buf(struct lx_xr_tp *tp, unsigned int idx)
 {
 	pthread_mutex_lock(&tp->rlock);
 	if (tp->nfree < tp->nrbufs)
@@ -81,7 +81,7 @@ static void rx_free_buf(struct xr_tp *tp, unsigned int idx)
 	pthread_mutex_unlock(&tp->rlock);
 }
 
-int xr_post_recvs(struct xr_tp *tp, struct xr_conn *c, unsigned int n)
+int lx_xr_post_recvs(struct lx_xr_tp *tp, struct lx_xr_conn *c, unsigned int n)
 {
 	struct ibv_recv_wr wr[RDMA_RECV_CHAIN_MAX], *bad = NULL;
 	struct ibv_sge sge[RDMA_RECV_CHAIN_MAX];
@@ -89,10 +89,10 @@ int xr_post_recvs(struct xr_tp *tp, struct xr_conn *c, unsigned int n)
 	int r;
 
 	while (done < n) {
-		unsigned int want = XPRT_MIN(n - done, RDMA_RECV_CHAIN_MAX);
+		unsigned int want = LX_XPRT_MIN(n - done, RDMA_RECV_CHAIN_MAX);
 
 		pthread_mutex_lock(&tp->rlock);
-		k = XPRT_MIN(want, tp->nfree);
+		k = LX_XPRT_MIN(want, tp->nfree);
 		for (i = 0; i < k; i++)
 			wr[i].wr_id = tp->rfree[--tp->nfree];
 		pthread_mutex_unlock(&tp->rlock);
@@ -111,18 +111,18 @@ int xr_post_recvs(struct xr_tp *tp, struct xr_conn *c, unsigned int n)
 		 * post returns */
 		atomic_fetch_add(&c->posted, (int)k);
 		r = xv_post_recv(c->qp, wr, &bad);
-		xr_ctr_add(tp, RC_RECV_DOORBELLS, 1);
+		lx_xr_ctr_add(tp, RC_RECV_DOORBELLS, 1);
 		if (r) {
 			for (i = 0; i < k && &wr[i] != bad; i++)
 				;
 			atomic_fetch_sub(&c->posted, (int)(k - i));
-			xr_ctr_add(tp, RC_RECVS_POSTED, i);
+			lx_xr_ctr_add(tp, RC_RECVS_POSTED, i);
 			done += i;
 			for (; i < k; i++)
 				rx_free_buf(tp, (unsigned int)wr[i].wr_id);
 			return done ? (int)done : r;
 		}
-		xr_ctr_add(tp, RC_RECVS_POSTED, k);
+		lx_xr_ctr_add(tp, RC_RECVS_POSTED, k);
 		done += k;
 	}
 	return (int)done;
@@ -131,28 +131,29 @@ int xr_post_recvs(struct xr_tp *tp, struct xr_conn *c, unsigned int n)
 /* Receives the credit window needs now. */
 static unsigned int rx_need(struct xprt *x)
 {
-	return XPRT_MAX(xprt_cong_window(&x->cong), xprt_cong_held(&x->cong));
+	return LX_XPRT_MAX(lx_xprt_cong_window(&x->cong),
+			   lx_xprt_cong_held(&x->cong));
 }
 
-static void rx_top_up(struct xprt *x, struct xr_conn *c, unsigned int need)
+static void rx_top_up(struct xprt *x, struct lx_xr_conn *c, unsigned int need)
 {
-	struct xr_tp *tp = xr_tp_of(x);
+	struct lx_xr_tp *tp = lx_xr_tp_of(x);
 	int posted = atomic_load(&c->posted);
 
 	if (posted > (int)need)
 		return; /* the common case: nothing to do */
-	xr_post_recvs(tp, c, need - (unsigned int)posted + tp->o.recv_batch);
+	lx_xr_post_recvs(tp, c, need - (unsigned int)posted + tp->o.recv_batch);
 }
 
-void xr_replenish(struct xprt *x, struct xr_conn *c)
+void lx_xr_replenish(struct xprt *x, struct lx_xr_conn *c)
 {
 	rx_top_up(x, c, rx_need(x));
 }
 
-void xprt_rdma_grant(struct xprt *x, uint32_t credits)
+void lx_xprt_rdma_grant(struct xprt *x, uint32_t credits)
 {
-	struct xr_tp *tp = xr_tp_of(x);
-	uint32_t old = xprt_cong_window(&x->cong), want, seen;
+	struct lx_xr_tp *tp = lx_xr_tp_of(x);
+	uint32_t old = lx_xprt_cong_window(&x->cong), want, seen;
 
 	want = credits ? credits : 1; /* 0 would deadlock */
 	if (want > x->max_reqs)
@@ -164,15 +165,15 @@ void xprt_rdma_grant(struct xprt *x, uint32_t credits)
 	/* receives for the larger window go up before the window does:
 	 * any thread may send into it the moment it is raised */
 	if (want > old && tp->rx_conn)
-		rx_top_up(x, tp->rx_conn, XPRT_MAX(want, rx_need(x)));
-	xprt_cong_grant(&x->cong, credits);
+		rx_top_up(x, tp->rx_conn, LX_XPRT_MAX(want, rx_need(x)));
+	lx_xprt_cong_grant(&x->cong, credits);
 	if (want > old)
-		xprt_credit_returned(x);
+		lx_xprt_credit_returned(x);
 }
 
 /* ----------------------------------------------------------- poller */
 
-static void rx_adopt(struct xr_tp *tp, struct xr_conn **cp)
+static void rx_adopt(struct lx_xr_tp *tp, struct lx_xr_conn **cp)
 {
 	pthread_mutex_lock(&tp->lock);
 	if (!*cp && tp->conn && !tp->conn->rx_detached &&
@@ -184,13 +185,13 @@ static void rx_adopt(struct xr_tp *tp, struct xr_conn **cp)
 	pthread_mutex_unlock(&tp->lock);
 }
 
-static void rx_detach(struct xprt *x, struct xr_tp *tp, struct xr_conn **cp,
-		      int err)
+static void rx_detach(struct xprt *x, struct lx_xr_tp *tp,
+		      struct lx_xr_conn **cp, int err)
 {
-	struct xr_conn *c = *cp;
+	struct lx_xr_conn *c = *cp;
 
 	if (err)
-		xprt_conn_lost(x, c->cookie, err);
+		lx_xprt_conn_lost(x, c->cookie, err);
 	pthread_mutex_lock(&tp->lock);
 	tp->rx_conn = NULL;
 	c->rx_detached = true;
@@ -199,7 +200,7 @@ static void rx_detach(struct xprt *x, struct xr_tp *tp, struct xr_conn **cp,
 	*cp = NULL;
 	/* a worker waiting for send queue space must see the loss too */
 	atomic_fetch_add(&tp->sq_seq, 1);
-	xprt_futex_wake(&tp->sq_seq, INT32_MAX);
+	lx_xprt_futex_wake(&tp->sq_seq, INT32_MAX);
 }
 
 static int wc_err(const struct ibv_wc *wc)
@@ -213,7 +214,7 @@ static int wc_err(const struct ibv_wc *wc)
 
 /* Drain both CQs once.  Return the completions handled, or a negative
  * errno when the connection failed. */
-static int rx_poll(struct xprt *x, struct xr_tp *tp, struct xr_conn *c)
+static int rx_poll(struct xprt *x, struct lx_xr_tp *tp, struct lx_xr_conn *c)
 {
 	struct ibv_wc wc[RX_POLL_BATCH];
 	int n, i, err = 0, work;
@@ -226,7 +227,7 @@ static int rx_poll(struct xprt *x, struct xr_tp *tp, struct xr_conn *c)
 	/* calls the completions start go out together after the batch:
 	 * one chained post (one doorbell, a system call with rxe) */
 	if (n > 0)
-		xprt_rx_batch_begin(x);
+		lx_xprt_rx_batch_begin(x);
 	for (i = 0; i < n; i++) {
 		unsigned int idx = (unsigned int)wc[i].wr_id;
 		int matched;
@@ -243,7 +244,7 @@ static int rx_poll(struct xprt *x, struct xr_tp *tp, struct xr_conn *c)
 			continue;
 		}
 		if (!tp->ulp->per_request_recv)
-			xr_replenish(x, c);
+			lx_xr_replenish(x, c);
 		atomic_fetch_add_explicit(&x->stats.bytes_received,
 					  wc[i].byte_len, memory_order_relaxed);
 		matched = tp->ulp->receive(
@@ -259,7 +260,7 @@ static int rx_poll(struct xprt *x, struct xr_tp *tp, struct xr_conn *c)
 		rx_free_buf(tp, idx);
 	}
 	if (work > 0)
-		xprt_rx_batch_end(x);
+		lx_xprt_rx_batch_end(x);
 
 	n = ibv_poll_cq(c->scq, RX_POLL_BATCH, wc);
 	if (n < 0)
@@ -277,15 +278,15 @@ static int rx_poll(struct xprt *x, struct xr_tp *tp, struct xr_conn *c)
 		atomic_fetch_add(&c->sq_free, (int)freed);
 		atomic_fetch_add(&tp->sq_seq, 1);
 		if (atomic_load(&tp->sq_waiters))
-			xprt_futex_wake(&tp->sq_seq, INT32_MAX);
+			lx_xprt_futex_wake(&tp->sq_seq, INT32_MAX);
 	}
 	if (work)
-		xr_ctr_add(tp, RC_POLLS, 1);
+		lx_xr_ctr_add(tp, RC_POLLS, 1);
 	return err ? err : work;
 }
 
 /* Events of an established connection: only its end matters. */
-static int rx_cm_events(struct xr_conn *c)
+static int rx_cm_events(struct lx_xr_conn *c)
 {
 	struct rdma_cm_event *ev;
 	int err = 0;
@@ -306,13 +307,13 @@ static int rx_cm_events(struct xr_conn *c)
 	return err;
 }
 
-static void rx_get_cq_events(struct xr_tp *tp, struct xr_conn *c)
+static void rx_get_cq_events(struct lx_xr_tp *tp, struct lx_xr_conn *c)
 {
 	struct ibv_cq *cq;
 	void *ctx;
 
 	while (!ibv_get_cq_event(c->cc, &cq, &ctx)) {
-		xr_ctr_add(tp, RC_CQ_EVENTS, 1);
+		lx_xr_ctr_add(tp, RC_CQ_EVENTS, 1);
 		if (cq == c->scq)
 			c->unacked_s++;
 		else
@@ -336,7 +337,7 @@ static void rx_get_cq_events(struct xr_tp *tp, struct xr_conn *c)
  * system call on some providers (rxe), and Send completions matter only
  * for giving slots back.  Return 0 or the device's error.
  */
-static int rx_arm(struct xr_tp *tp, struct xr_conn *c)
+static int rx_arm(struct lx_xr_tp *tp, struct lx_xr_conn *c)
 {
 	int r = xv_req_notify(c->rcq);
 
@@ -354,18 +355,18 @@ static int ms_until(uint64_t deadline)
 
 	if (!deadline)
 		return -1;
-	now = xprt_now_ns();
+	now = lx_xprt_now_ns();
 	if (deadline <= now)
 		return 0;
-	return (int)XPRT_MIN((deadline - now + 999999) / 1000000, 60000ull);
+	return (int)LX_XPRT_MIN((deadline - now + 999999) / 1000000, 60000ull);
 }
 
-void *xr_poller_main(void *arg)
+void *lx_xr_poller_main(void *arg)
 {
 	struct xprt *x = arg;
-	struct xr_tp *tp = xr_tp_of(x);
+	struct lx_xr_tp *tp = lx_xr_tp_of(x);
 	uint64_t next = 0, spin_end = 0, busy_ns;
-	struct xr_conn *c = NULL;
+	struct lx_xr_conn *c = NULL;
 	struct pollfd pfd[3];
 	nfds_t nfds;
 	int r;
@@ -378,8 +379,8 @@ void *xr_poller_main(void *arg)
 			continue;
 		}
 		if (atomic_exchange(&tp->timer_kick, false) ||
-		    (next && xprt_now_ns() >= next))
-			next = xprt_timer_run(x);
+		    (next && lx_xprt_now_ns() >= next))
+			next = lx_xprt_timer_run(x);
 		if (c) {
 			r = rx_poll(x, tp, c);
 			if (r < 0) {
@@ -388,10 +389,10 @@ void *xr_poller_main(void *arg)
 			}
 			if (r > 0) {
 				if (busy_ns)
-					spin_end = xprt_now_ns() + busy_ns;
+					spin_end = lx_xprt_now_ns() + busy_ns;
 				continue;
 			}
-			if (busy_ns && xprt_now_ns() < spin_end)
+			if (busy_ns && lx_xprt_now_ns() < spin_end)
 				continue;
 			if (!c->armed) {
 				r = rx_arm(tp, c);
@@ -428,7 +429,7 @@ void *xr_poller_main(void *arg)
 				continue;
 			}
 		}
-		next = xprt_timer_run(x);
+		next = lx_xprt_timer_run(x);
 	}
 	if (c) {
 		pthread_mutex_lock(&tp->lock);

@@ -11,8 +11,8 @@
  *
  * Internal header: not installed.
  */
-#ifndef XPRT_RDMA_VERBS_H
-#define XPRT_RDMA_VERBS_H
+#ifndef LX_XPRT_RDMA_VERBS_H
+#define LX_XPRT_RDMA_VERBS_H
 
 #include <errno.h>
 
@@ -68,4 +68,4 @@ static inline int xv_dereg_mr(struct ibv_mr *mr)
 	return mr ? xv_ret(ibv_dereg_mr(mr)) : 0;
 }
 
-#endif /* XPRT_RDMA_VERBS_H */
+#endif /* LX_XPRT_RDMA_VERBS_H */

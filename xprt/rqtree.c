@@ -13,7 +13,7 @@
  * holding the lock, so an eraser that takes the lock afterwards either
  * finds the node already pinned or removes it before the lookup can see it.
  * The receiver then places the reply without the lock and unpins.  The
- * owner erases the node and calls xprt_rqtree_wait_unpinned() before it
+ * owner erases the node and calls lx_xprt_rqtree_wait_unpinned() before it
  * frees or reuses the request.
  *
  * Unpin is the hot side and usually nobody waits, so it must not take the
@@ -44,8 +44,8 @@
 
 #include "xprt/rqtree.h"
 
-static int xprt_rqnode_cmp(const struct xprt_rqnode *a,
-			   const struct xprt_rqnode *b)
+static int lx_xprt_rqnode_cmp(const struct lx_xprt_rqnode *a,
+			      const struct lx_xprt_rqnode *b)
 {
 	/* No subtraction: keys use all 32 bits. */
 	return a->key < b->key ? -1 : a->key > b->key;
@@ -57,17 +57,17 @@ static int xprt_rqnode_cmp(const struct xprt_rqnode *a,
  * Define it for this one expansion only, after every system header.
  */
 #define __unused __attribute__((__unused__))
-RB_GENERATE_STATIC(xprt_rqroot, xprt_rqnode, rb, xprt_rqnode_cmp)
+RB_GENERATE_STATIC(lx_xprt_rqroot, lx_xprt_rqnode, rb, lx_xprt_rqnode_cmp)
 #undef __unused
 
 /**
- * xprt_rqtree_init() - initialise an empty index
+ * lx_xprt_rqtree_init() - initialise an empty index
  * @t: the index
  *
  * Return: %0; %-EINVAL for NULL @t; or the negated error of
  * pthread_mutex_init()/pthread_cond_init() (nothing to undo then).
  */
-int xprt_rqtree_init(struct xprt_rqtree *t)
+int lx_xprt_rqtree_init(struct lx_xprt_rqtree *t)
 {
 	int err;
 
@@ -92,11 +92,11 @@ out_mutex:
 }
 
 /**
- * xprt_rqtree_destroy() - release the index's lock and condvar
+ * lx_xprt_rqtree_destroy() - release the index's lock and condvar
  * @t: the index, empty, with no thread inside any of its functions;
  *	NULL is a no-op
  */
-void xprt_rqtree_destroy(struct xprt_rqtree *t)
+void lx_xprt_rqtree_destroy(struct lx_xprt_rqtree *t)
 {
 	if (!t)
 		return;
@@ -105,10 +105,10 @@ void xprt_rqtree_destroy(struct xprt_rqtree *t)
 }
 
 /**
- * xprt_rqnode_init() - prepare a node once, before its first insert
+ * lx_xprt_rqnode_init() - prepare a node once, before its first insert
  * @n: the node; NULL is a no-op
  */
-void xprt_rqnode_init(struct xprt_rqnode *n)
+void lx_xprt_rqnode_init(struct lx_xprt_rqnode *n)
 {
 	if (!n)
 		return;
@@ -119,11 +119,11 @@ void xprt_rqnode_init(struct xprt_rqnode *n)
 }
 
 /**
- * xprt_rqtree_insert() - link @n under @key
+ * lx_xprt_rqtree_insert() - link @n under @key
  * See xprt/rqtree.h.  Also %-EINVAL for NULL @t or @n.
  */
-int xprt_rqtree_insert(struct xprt_rqtree *t, struct xprt_rqnode *n,
-		       uint32_t key)
+int lx_xprt_rqtree_insert(struct lx_xprt_rqtree *t, struct lx_xprt_rqnode *n,
+			  uint32_t key)
 {
 	uint32_t old_key;
 	int ret = 0;
@@ -137,7 +137,7 @@ int xprt_rqtree_insert(struct xprt_rqtree *t, struct xprt_rqnode *n,
 	}
 	old_key = n->key;
 	n->key = key;
-	if (xprt_rqroot_RB_INSERT(&t->root, n)) {
+	if (lx_xprt_rqroot_RB_INSERT(&t->root, n)) {
 		n->key = old_key;
 		ret = -EEXIST;
 		goto out_unlock;
@@ -150,19 +150,20 @@ out_unlock:
 }
 
 /**
- * xprt_rqtree_lookup_pin() - find @key and pin its node
+ * lx_xprt_rqtree_lookup_pin() - find @key and pin its node
  * See xprt/rqtree.h.  NULL @t returns NULL without counting.
  */
-struct xprt_rqnode *xprt_rqtree_lookup_pin(struct xprt_rqtree *t, uint32_t key)
+struct lx_xprt_rqnode *lx_xprt_rqtree_lookup_pin(struct lx_xprt_rqtree *t,
+						 uint32_t key)
 {
-	struct xprt_rqnode probe, *n;
+	struct lx_xprt_rqnode probe, *n;
 
 	if (!t)
 		return NULL;
 	probe.key = key;
 	atomic_fetch_add_explicit(&t->lookups, 1, memory_order_relaxed);
 	pthread_mutex_lock(&t->lock);
-	n = xprt_rqroot_RB_FIND(&t->root, &probe);
+	n = lx_xprt_rqroot_RB_FIND(&t->root, &probe);
 	/* Pin under the lock: an eraser serialised after us sees the pin. */
 	if (n)
 		atomic_fetch_add_explicit(&n->pins, 1, memory_order_relaxed);
@@ -173,10 +174,10 @@ struct xprt_rqnode *xprt_rqtree_lookup_pin(struct xprt_rqtree *t, uint32_t key)
 }
 
 /**
- * xprt_rqtree_unpin() - drop a pin taken by xprt_rqtree_lookup_pin()
+ * lx_xprt_rqtree_unpin() - drop a pin taken by lx_xprt_rqtree_lookup_pin()
  * See xprt/rqtree.h.  NULL arguments, or a node with no pin, are ignored.
  */
-void xprt_rqtree_unpin(struct xprt_rqtree *t, struct xprt_rqnode *n)
+void lx_xprt_rqtree_unpin(struct lx_xprt_rqtree *t, struct lx_xprt_rqnode *n)
 {
 	unsigned int pins;
 
@@ -201,10 +202,10 @@ void xprt_rqtree_unpin(struct xprt_rqtree *t, struct xprt_rqnode *n)
 }
 
 /**
- * xprt_rqtree_erase() - unlink @n if it is linked
+ * lx_xprt_rqtree_erase() - unlink @n if it is linked
  * See xprt/rqtree.h.  NULL arguments return false.
  */
-bool xprt_rqtree_erase(struct xprt_rqtree *t, struct xprt_rqnode *n)
+bool lx_xprt_rqtree_erase(struct lx_xprt_rqtree *t, struct lx_xprt_rqnode *n)
 {
 	bool was_linked;
 
@@ -213,7 +214,7 @@ bool xprt_rqtree_erase(struct xprt_rqtree *t, struct xprt_rqnode *n)
 	pthread_mutex_lock(&t->lock);
 	was_linked = n->linked;
 	if (was_linked) {
-		xprt_rqroot_RB_REMOVE(&t->root, n);
+		lx_xprt_rqroot_RB_REMOVE(&t->root, n);
 		n->linked = false;
 		t->count--;
 	}
@@ -222,10 +223,11 @@ bool xprt_rqtree_erase(struct xprt_rqtree *t, struct xprt_rqnode *n)
 }
 
 /**
- * xprt_rqtree_wait_unpinned() - wait until no lookup holds @n
+ * lx_xprt_rqtree_wait_unpinned() - wait until no lookup holds @n
  * See xprt/rqtree.h.  NULL arguments return at once.
  */
-void xprt_rqtree_wait_unpinned(struct xprt_rqtree *t, struct xprt_rqnode *n)
+void lx_xprt_rqtree_wait_unpinned(struct lx_xprt_rqtree *t,
+				  struct lx_xprt_rqnode *n)
 {
 	if (!t || !n)
 		return;
@@ -241,10 +243,10 @@ void xprt_rqtree_wait_unpinned(struct xprt_rqtree *t, struct xprt_rqnode *n)
 }
 
 /**
- * xprt_rqtree_count() - linked nodes
+ * lx_xprt_rqtree_count() - linked nodes
  * See xprt/rqtree.h.  0 for NULL @t.
  */
-unsigned int xprt_rqtree_count(struct xprt_rqtree *t)
+unsigned int lx_xprt_rqtree_count(struct lx_xprt_rqtree *t)
 {
 	unsigned int count;
 

@@ -12,8 +12,8 @@
  *
  * Internal header: not installed.
  */
-#ifndef XPRT_RQTREE_H
-#define XPRT_RQTREE_H
+#ifndef LX_XPRT_RQTREE_H
+#define LX_XPRT_RQTREE_H
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -23,37 +23,37 @@
 #include <bsd/sys/tree.h>
 
 /**
- * struct xprt_rqnode - tree linkage embedded in a request
+ * struct lx_xprt_rqnode - tree linkage embedded in a request
  * @rb: red-black links
  * @key: the key while linked
  * @linked: in a tree now (protected by the tree lock)
  * @pins: lookups that still use the node
  */
-struct xprt_rqnode {
-	RB_ENTRY(xprt_rqnode) rb;
+struct lx_xprt_rqnode {
+	RB_ENTRY(lx_xprt_rqnode) rb;
 	uint32_t key;
 	bool linked;
 	atomic_uint pins;
 };
 
-RB_HEAD(xprt_rqroot, xprt_rqnode);
+RB_HEAD(lx_xprt_rqroot, lx_xprt_rqnode);
 
 /**
- * struct xprt_rqtree - the index
+ * struct lx_xprt_rqtree - the index
  * @lock: protects @root, @count and every node's @linked
  * @unpinned: signalled when a pin drops while someone waits for it
  * @root: the tree
  * @count: linked nodes
- * @waiters: threads inside xprt_rqtree_wait_unpinned(); while it is 0,
- *	xprt_rqtree_unpin() neither locks nor signals (see rqtree.c for the
+ * @waiters: threads inside lx_xprt_rqtree_wait_unpinned(); while it is 0,
+ *	lx_xprt_rqtree_unpin() neither locks nor signals (see rqtree.c for the
  *	ordering that makes this safe)
  * @lookups: lookups done
  * @unknown: lookups of keys not in the tree
  */
-struct xprt_rqtree {
+struct lx_xprt_rqtree {
 	pthread_mutex_t lock;
 	pthread_cond_t unpinned;
-	struct xprt_rqroot root;
+	struct lx_xprt_rqroot root;
 	unsigned int count;
 	atomic_uint waiters;
 	atomic_ullong lookups;
@@ -61,72 +61,74 @@ struct xprt_rqtree {
 };
 
 /**
- * xprt_rqtree_init() - initialise an empty index
+ * lx_xprt_rqtree_init() - initialise an empty index
  * Return: %0; %-EINVAL for NULL @t; or a negative errno from pthreads.
  */
-int xprt_rqtree_init(struct xprt_rqtree *t);
+int lx_xprt_rqtree_init(struct lx_xprt_rqtree *t);
 
 /**
- * xprt_rqtree_destroy() - the tree must be empty and no thread inside any
+ * lx_xprt_rqtree_destroy() - the tree must be empty and no thread inside any
  * of its functions; NULL is a no-op
  */
-void xprt_rqtree_destroy(struct xprt_rqtree *t);
+void lx_xprt_rqtree_destroy(struct lx_xprt_rqtree *t);
 
 /**
- * xprt_rqnode_init() - prepare a node once, before first use (not while it
+ * lx_xprt_rqnode_init() - prepare a node once, before first use (not while it
  * is linked or pinned); NULL is a no-op
  */
-void xprt_rqnode_init(struct xprt_rqnode *n);
+void lx_xprt_rqnode_init(struct lx_xprt_rqnode *n);
 
 /**
- * xprt_rqtree_insert() - link @n under @key
+ * lx_xprt_rqtree_insert() - link @n under @key
  * Context: any thread; takes the tree lock.  A node is in one tree at a
  * time (@linked is protected by the lock of the tree it is in).
  * Return: %0; %-EEXIST when @key is already linked (nothing changes);
  * %-EINVAL when @n is already linked, or @t or @n is NULL.
  */
-int xprt_rqtree_insert(struct xprt_rqtree *t, struct xprt_rqnode *n,
-		       uint32_t key);
+int lx_xprt_rqtree_insert(struct lx_xprt_rqtree *t, struct lx_xprt_rqnode *n,
+			  uint32_t key);
 
 /**
- * xprt_rqtree_lookup_pin() - find @key and pin its node
+ * lx_xprt_rqtree_lookup_pin() - find @key and pin its node
  * Context: any thread; takes the tree lock briefly.
- * Return: the node, pinned (the caller must xprt_rqtree_unpin() it), or
+ * Return: the node, pinned (the caller must lx_xprt_rqtree_unpin() it), or
  * NULL when no node has @key (counted in @unknown) or @t is NULL.
  */
-struct xprt_rqnode *xprt_rqtree_lookup_pin(struct xprt_rqtree *t, uint32_t key);
+struct lx_xprt_rqnode *lx_xprt_rqtree_lookup_pin(struct lx_xprt_rqtree *t,
+						 uint32_t key);
 
 /**
- * xprt_rqtree_unpin() - drop a pin taken by xprt_rqtree_lookup_pin()
+ * lx_xprt_rqtree_unpin() - drop a pin taken by lx_xprt_rqtree_lookup_pin()
  * Context: any thread; never blocks for long: it takes the tree lock only
  * when it drops the last pin while a thread waits in
- * xprt_rqtree_wait_unpinned().  After it, the caller must not touch @n
+ * lx_xprt_rqtree_wait_unpinned().  After it, the caller must not touch @n
  * (its owner may free it at once).  NULL arguments, or a node without
  * pins, are ignored (the count never wraps).
  */
-void xprt_rqtree_unpin(struct xprt_rqtree *t, struct xprt_rqnode *n);
+void lx_xprt_rqtree_unpin(struct lx_xprt_rqtree *t, struct lx_xprt_rqnode *n);
 
 /**
- * xprt_rqtree_erase() - unlink @n if it is linked
+ * lx_xprt_rqtree_erase() - unlink @n if it is linked
  * Context: any thread; takes the tree lock.
  * Return: true when this call unlinked it, false when it was not linked
  * (or an argument is NULL).  Pins survive the erase: call
- * xprt_rqtree_wait_unpinned() before freeing.
+ * lx_xprt_rqtree_wait_unpinned() before freeing.
  */
-bool xprt_rqtree_erase(struct xprt_rqtree *t, struct xprt_rqnode *n);
+bool lx_xprt_rqtree_erase(struct lx_xprt_rqtree *t, struct lx_xprt_rqnode *n);
 
 /**
- * xprt_rqtree_wait_unpinned() - wait until no lookup holds @n
+ * lx_xprt_rqtree_wait_unpinned() - wait until no lookup holds @n
  *
- * Call after xprt_rqtree_erase(), before reusing or freeing the request,
+ * Call after lx_xprt_rqtree_erase(), before reusing or freeing the request,
  * from a thread that holds no pin on @n itself.
  * Context: may block (briefly: pins are held only while a reply is placed);
  * returns without locking when @n has no pin.  NULL arguments return at
  * once.
  */
-void xprt_rqtree_wait_unpinned(struct xprt_rqtree *t, struct xprt_rqnode *n);
+void lx_xprt_rqtree_wait_unpinned(struct lx_xprt_rqtree *t,
+				  struct lx_xprt_rqnode *n);
 
-/** xprt_rqtree_count() - linked nodes (under the lock); 0 for NULL @t */
-unsigned int xprt_rqtree_count(struct xprt_rqtree *t);
+/** lx_xprt_rqtree_count() - linked nodes (under the lock); 0 for NULL @t */
+unsigned int lx_xprt_rqtree_count(struct lx_xprt_rqtree *t);
 
-#endif /* XPRT_RQTREE_H */
+#endif /* LX_XPRT_RQTREE_H */

@@ -41,14 +41,14 @@
 static _Thread_local unsigned int tags_tls_hint;
 static _Thread_local bool tags_tls_seeded;
 
-unsigned int xprt_tags__hint(unsigned int depth)
+unsigned int lx_xprt_tags__hint(unsigned int depth)
 {
 	unsigned int h = tags_tls_hint;
 
-	if (xprt_unlikely(!tags_tls_seeded)) {
+	if (lx_xprt_unlikely(!tags_tls_seeded)) {
 		/* splitmix64 of the clock and this thread's TLS address */
 		uint64_t z =
-			xprt_now_ns() ^ (uint64_t)(uintptr_t)&tags_tls_hint;
+			lx_xprt_now_ns() ^ (uint64_t)(uintptr_t)&tags_tls_hint;
 
 		z += 0x9e3779b97f4a7c15ull;
 		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -69,7 +69,7 @@ unsigned int xprt_tags__hint(unsigned int depth)
 static unsigned int tags_calc_shift(unsigned int depth)
 {
 	unsigned int shift = (unsigned int)__builtin_ctz(TAGS_WORD_BITS);
-	unsigned int lines = XPRT_MIN(depth, 4u);
+	unsigned int lines = LX_XPRT_MIN(depth, 4u);
 
 	/* spread small maps over four cache lines, or one per tag */
 	while (shift && (lines << shift) > depth)
@@ -83,14 +83,14 @@ static unsigned long tags_word_mask(unsigned int nbits)
 }
 
 /* Bits of word @idx usable under @depth (0 when the word lies above it). */
-static unsigned int tags_word_bits(const struct xprt_tags *t, unsigned int idx,
-				   unsigned int depth)
+static unsigned int tags_word_bits(const struct lx_xprt_tags *t,
+				   unsigned int idx, unsigned int depth)
 {
 	unsigned int first = idx << t->shift;
 
 	if (first >= depth)
 		return 0;
-	return XPRT_MIN(1u << t->shift, depth - first);
+	return LX_XPRT_MIN(1u << t->shift, depth - first);
 }
 
 /*
@@ -160,7 +160,7 @@ static int tags_word_get(struct tags_word *w, unsigned int nbits,
  * Take a tag below the current depth, searching from @hint.  Ignores
  * fairness: callers decide whether they may take tags now.
  */
-int xprt_tags__alloc(struct xprt_tags *t, unsigned int hint)
+int lx_xprt_tags__alloc(struct lx_xprt_tags *t, unsigned int hint)
 {
 	unsigned int depth = atomic_load(&t->depth);
 	unsigned int nwords = ((depth - 1) >> t->shift) + 1;
@@ -184,11 +184,11 @@ int xprt_tags__alloc(struct xprt_tags *t, unsigned int hint)
 }
 
 /* Fast-path get for the calling thread: from and then past its hint. */
-int xprt_tags__alloc_hinted(struct xprt_tags *t)
+int lx_xprt_tags__alloc_hinted(struct lx_xprt_tags *t)
 {
 	unsigned int depth =
 		atomic_load_explicit(&t->depth, memory_order_relaxed);
-	int tag = xprt_tags__alloc(t, xprt_tags__hint(depth));
+	int tag = lx_xprt_tags__alloc(t, lx_xprt_tags__hint(depth));
 
 	if (tag >= 0)
 		tags_tls_hint = (unsigned int)tag + 1 < depth ? tag + 1 : 0;
@@ -196,7 +196,8 @@ int xprt_tags__alloc_hinted(struct xprt_tags *t)
 }
 
 /* Held tags (allocated, not put), counting only until @need are found. */
-unsigned int xprt_tags__held_at_least(struct xprt_tags *t, unsigned int need)
+unsigned int lx_xprt_tags__held_at_least(struct lx_xprt_tags *t,
+					 unsigned int need)
 {
 	unsigned int n = 0, i;
 
@@ -212,7 +213,7 @@ unsigned int xprt_tags__held_at_least(struct xprt_tags *t, unsigned int need)
 }
 
 /* Whether a tag below the depth is free (never taken, or put). */
-bool xprt_tags__any_free(struct xprt_tags *t)
+bool lx_xprt_tags__any_free(struct lx_xprt_tags *t)
 {
 	unsigned int depth = atomic_load(&t->depth);
 	unsigned int nwords = ((depth - 1) >> t->shift) + 1, i;
@@ -231,32 +232,33 @@ bool xprt_tags__any_free(struct xprt_tags *t)
 /* ------------------------------------------------------------ the API */
 
 /**
- * xprt_tags_create() - create a map of @depth tags, 0 .. depth-1
+ * lx_xprt_tags_create() - create a map of @depth tags, 0 .. depth-1
  * @tp: where the map is stored (untouched on error)
- * @depth: 1 .. %XPRT_TAGS_MAX_DEPTH
+ * @depth: 1 .. %LX_XPRT_TAGS_MAX_DEPTH
  *
  * Context: any thread; allocates.
  * Return: %0; %-EINVAL for a depth out of range or a NULL @tp; %-ENOMEM.
  */
-int xprt_tags_create(struct xprt_tags **tp, unsigned int depth)
+int lx_xprt_tags_create(struct lx_xprt_tags **tp, unsigned int depth)
 {
-	struct xprt_tags *t;
+	struct lx_xprt_tags *t;
 	unsigned int i;
 	int err;
 
-	if (!tp || !depth || depth > XPRT_TAGS_MAX_DEPTH)
+	if (!tp || !depth || depth > LX_XPRT_TAGS_MAX_DEPTH)
 		return -EINVAL;
-	t = aligned_alloc(XPRT_CACHELINE, sizeof(*t));
+	t = aligned_alloc(LX_XPRT_CACHELINE, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
 	memset(t, 0, sizeof(*t));
 	t->max_depth = depth;
 	t->shift = tags_calc_shift(depth);
 	t->nr_words = ((depth - 1) >> t->shift) + 1;
-	t->wake_batch = XPRT_MAX(1u, XPRT_MIN(depth / 8, TAGS_WAKE_BATCH));
+	t->wake_batch =
+		LX_XPRT_MAX(1u, LX_XPRT_MIN(depth / 8, TAGS_WAKE_BATCH));
 	atomic_init(&t->depth, depth);
-	t->words =
-		aligned_alloc(XPRT_CACHELINE, t->nr_words * sizeof(*t->words));
+	t->words = aligned_alloc(LX_XPRT_CACHELINE,
+				 t->nr_words * sizeof(*t->words));
 	if (!t->words) {
 		err = -ENOMEM;
 		goto err_free_map;
@@ -281,16 +283,16 @@ err_free_map:
 }
 
 /**
- * xprt_tags_get() - take a free tag without blocking
+ * lx_xprt_tags_get() - take a free tag without blocking
  * @t: the map
  *
  * Context: any thread, never blocks.  Touches no wait-queue state unless
  * threads are waiting.
  * Return: the tag (>= 0); %-EAGAIN when none is free or threads are waiting
- * (retry later or use xprt_tags_get_wait()); %-ESHUTDOWN after
- * xprt_tags_close(); %-EINVAL for a NULL @t.
+ * (retry later or use lx_xprt_tags_get_wait()); %-ESHUTDOWN after
+ * lx_xprt_tags_close(); %-EINVAL for a NULL @t.
  */
-int xprt_tags_get(struct xprt_tags *t)
+int lx_xprt_tags_get(struct lx_xprt_tags *t)
 {
 	uint32_t w;
 	int tag;
@@ -298,13 +300,14 @@ int xprt_tags_get(struct xprt_tags *t)
 	if (!t)
 		return -EINVAL;
 	w = atomic_load(&t->waiters);
-	if (xprt_unlikely(w)) {
+	if (lx_xprt_unlikely(w)) {
 		if (w & TAGS_CLOSED)
 			return -ESHUTDOWN;
-		tag = xprt_tags__may_barge(t) ? xprt_tags__alloc_hinted(t) :
-						-EAGAIN;
+		tag = lx_xprt_tags__may_barge(t) ?
+			      lx_xprt_tags__alloc_hinted(t) :
+			      -EAGAIN;
 	} else {
-		tag = xprt_tags__alloc_hinted(t);
+		tag = lx_xprt_tags__alloc_hinted(t);
 	}
 	if (tag < 0)
 		atomic_fetch_add_explicit(&t->fails, 1, memory_order_relaxed);
@@ -312,7 +315,7 @@ int xprt_tags_get(struct xprt_tags *t)
 }
 
 /**
- * xprt_tags_put() - return a tag
+ * lx_xprt_tags_put() - return a tag
  * @t: the map
  * @tag: a tag this caller holds
  *
@@ -322,7 +325,7 @@ int xprt_tags_get(struct xprt_tags *t)
  * Return: %0; %-EINVAL when @t is NULL, or @tag is out of range or not
  * allocated (a double put): nothing changes and bad_puts counts it.
  */
-int xprt_tags_put(struct xprt_tags *t, unsigned int tag)
+int lx_xprt_tags_put(struct lx_xprt_tags *t, unsigned int tag)
 {
 	struct tags_word *w;
 	unsigned long bit;
@@ -340,8 +343,8 @@ int xprt_tags_put(struct xprt_tags *t, unsigned int tag)
 		goto bad;
 	tags_tls_hint = tag;
 	tags_tls_seeded = true;
-	if (xprt_unlikely(atomic_load(&t->waiters) & TAGS_WAIT_COUNT))
-		xprt_tags__put_wake(t, tag);
+	if (lx_xprt_unlikely(atomic_load(&t->waiters) & TAGS_WAIT_COUNT))
+		lx_xprt_tags__put_wake(t, tag);
 	return 0;
 
 bad:
@@ -350,7 +353,7 @@ bad:
 }
 
 /**
- * xprt_tags_resize() - change the usable depth
+ * lx_xprt_tags_resize() - change the usable depth
  * @t: the map
  * @depth: 1 .. the depth given at creation
  *
@@ -360,7 +363,7 @@ bad:
  * Context: any thread; may serve waiters (never blocks for long).
  * Return: %0; %-EINVAL for a NULL @t, 0 or above the creation depth.
  */
-int xprt_tags_resize(struct xprt_tags *t, unsigned int depth)
+int lx_xprt_tags_resize(struct lx_xprt_tags *t, unsigned int depth)
 {
 	unsigned int old;
 
@@ -369,28 +372,28 @@ int xprt_tags_resize(struct xprt_tags *t, unsigned int depth)
 	/* seq_cst store, then the waiters load: a grow is a free (rule 1) */
 	old = atomic_exchange(&t->depth, depth);
 	if (depth > old && (atomic_load(&t->waiters) & TAGS_WAIT_COUNT) &&
-	    xprt_tags__serve(t, UINT_MAX, old))
+	    lx_xprt_tags__serve(t, UINT_MAX, old))
 		atomic_fetch_add_explicit(&t->wake_batches, 1,
 					  memory_order_relaxed);
 	return 0;
 }
 
 /**
- * xprt_tags_depth() - the current usable depth
+ * lx_xprt_tags_depth() - the current usable depth
  * @t: the map (NULL gives 0)
  */
-unsigned int xprt_tags_depth(const struct xprt_tags *t)
+unsigned int lx_xprt_tags_depth(const struct lx_xprt_tags *t)
 {
 	return t ? atomic_load_explicit(&t->depth, memory_order_relaxed) : 0;
 }
 
 /**
- * xprt_tags_in_use() - tags held now (approximate under concurrency)
+ * lx_xprt_tags_in_use() - tags held now (approximate under concurrency)
  * @t: the map (NULL gives 0)
  *
  * Counts every held tag, also those above a shrunk depth.
  */
-unsigned int xprt_tags_in_use(const struct xprt_tags *t)
+unsigned int lx_xprt_tags_in_use(const struct lx_xprt_tags *t)
 {
 	unsigned int n = 0, i;
 
@@ -399,7 +402,7 @@ unsigned int xprt_tags_in_use(const struct xprt_tags *t)
 	for (i = 0; i < t->nr_words; i++) {
 		struct tags_word *w = &t->words[i];
 		/* acquire: a caller that sees a tag free also sees what its
-		 * holder did before the put (xprt_set_pool() relies on it) */
+		 * holder did before the put (lx_xprt_set_pool() relies on it) */
 		unsigned long c =
 			atomic_load_explicit(&w->cleared, memory_order_acquire);
 		unsigned long v =
@@ -411,7 +414,7 @@ unsigned int xprt_tags_in_use(const struct xprt_tags *t)
 }
 
 /**
- * xprt_tags_stats() - snapshot the counters
+ * lx_xprt_tags_stats() - snapshot the counters
  * @t: the map (NULL gives all zeros)
  * @st: where to store them (NULL: nothing happens)
  *
@@ -419,7 +422,8 @@ unsigned int xprt_tags_in_use(const struct xprt_tags *t)
  * gets and puts are derived from the words and exact when no call is in
  * progress.
  */
-void xprt_tags_stats(const struct xprt_tags *t, struct xprt_tags_stats *st)
+void lx_xprt_tags_stats(const struct lx_xprt_tags *t,
+			struct lx_xprt_tags_stats *st)
 {
 	unsigned int i;
 
@@ -449,25 +453,25 @@ void xprt_tags_stats(const struct xprt_tags *t, struct xprt_tags_stats *st)
 }
 
 /* For the unit tests: how many words (cache lines) the map spans. */
-unsigned int xprt_tags__nr_words(const struct xprt_tags *t);
-unsigned int xprt_tags__nr_words(const struct xprt_tags *t)
+unsigned int lx_xprt_tags__nr_words(const struct lx_xprt_tags *t);
+unsigned int lx_xprt_tags__nr_words(const struct lx_xprt_tags *t)
 {
 	return t->nr_words;
 }
 
 /**
- * xprt_tags_destroy() - close and free the map
+ * lx_xprt_tags_destroy() - close and free the map
  * @t: the map (NULL is a no-op)
  *
  * No thread may be inside a call on @t (waiters must have returned).
  */
-void xprt_tags_destroy(struct xprt_tags *t)
+void lx_xprt_tags_destroy(struct lx_xprt_tags *t)
 {
 	unsigned int i;
 
 	if (!t)
 		return;
-	xprt_tags_close(t);
+	lx_xprt_tags_close(t);
 	for (i = 0; i < TAGS_WAIT_QUEUES; i++)
 		pthread_mutex_destroy(&t->wq[i].lock);
 	free(t->words);

@@ -6,8 +6,8 @@
  *
  * Internal header: not installed.
  */
-#ifndef XPRT_TAGS_INT_H
-#define XPRT_TAGS_INT_H
+#ifndef LX_XPRT_TAGS_INT_H
+#define LX_XPRT_TAGS_INT_H
 
 #include <libxprt/tags.h>
 
@@ -42,13 +42,13 @@ struct tags_word {
 	_Atomic unsigned long word;    /* set: allocated (or pending clear) */
 	_Atomic unsigned long cleared; /* set: put, not yet folded into word */
 	_Atomic uint64_t folded;       /* stats: bits folded back so far */
-} xprt_cacheline_aligned;
+} lx_xprt_cacheline_aligned;
 
 struct tags_waiter {
 	TAILQ_ENTRY(tags_waiter) link;
 	_Atomic uint32_t done; /* futex word, TAGS_W_* */
 	int result;	       /* tag or -ESHUTDOWN, valid once done */
-	bool starving;	       /* counted in xprt_tags.starving (queue lock) */
+	bool starving; /* counted in lx_xprt_tags.starving (queue lock) */
 };
 
 TAILQ_HEAD(tags_wlist, tags_waiter);
@@ -57,9 +57,9 @@ struct tags_waitq {
 	pthread_mutex_t lock;
 	struct tags_wlist list;
 	_Atomic unsigned int len; /* written under lock, read as a hint */
-} xprt_cacheline_aligned;
+} lx_xprt_cacheline_aligned;
 
-struct xprt_tags {
+struct lx_xprt_tags {
 	/* read-mostly */
 	struct tags_word *words;
 	unsigned int max_depth;
@@ -69,7 +69,7 @@ struct xprt_tags {
 	_Atomic unsigned int depth;
 
 	/* read by every fast path, written only when waiters come and go */
-	_Atomic uint32_t waiters xprt_cacheline_aligned;
+	_Atomic uint32_t waiters lx_xprt_cacheline_aligned;
 	/* barging mode: 0 = strict FIFO; else the longest a waiter may be
 	 * overtaken (ns) */
 	_Atomic uint64_t barge_ns;
@@ -77,12 +77,12 @@ struct xprt_tags {
 	_Atomic uint32_t nudge;	   /* a nudged waiter has yet to look */
 
 	/* written only while threads wait */
-	_Atomic unsigned int completion_cnt xprt_cacheline_aligned;
+	_Atomic unsigned int completion_cnt lx_xprt_cacheline_aligned;
 	_Atomic unsigned int wakeup_cnt;
 	_Atomic unsigned int wake_index;
 	_Atomic unsigned int wait_index;
 
-	_Atomic uint64_t fails xprt_cacheline_aligned;
+	_Atomic uint64_t fails lx_xprt_cacheline_aligned;
 	_Atomic uint64_t waits, wakeups, wake_batches, bad_puts;
 
 	struct tags_waitq wq[TAGS_WAIT_QUEUES];
@@ -91,24 +91,25 @@ struct xprt_tags {
 /* the map (tags.c) */
 
 /* A starting hint for the calling thread, below @depth. */
-unsigned int xprt_tags__hint(unsigned int depth);
+unsigned int lx_xprt_tags__hint(unsigned int depth);
 /* Take a tag below the depth from @hint on, ignoring fairness; -EAGAIN. */
-int xprt_tags__alloc(struct xprt_tags *t, unsigned int hint);
+int lx_xprt_tags__alloc(struct lx_xprt_tags *t, unsigned int hint);
 /* The same from the calling thread's hint, which it then advances. */
-int xprt_tags__alloc_hinted(struct xprt_tags *t);
+int lx_xprt_tags__alloc_hinted(struct lx_xprt_tags *t);
 /* Held tags (allocated, not put), counting only until @need are found. */
-unsigned int xprt_tags__held_at_least(struct xprt_tags *t, unsigned int need);
+unsigned int lx_xprt_tags__held_at_least(struct lx_xprt_tags *t,
+					 unsigned int need);
 /* Whether a tag below the depth is free. */
-bool xprt_tags__any_free(struct xprt_tags *t);
+bool lx_xprt_tags__any_free(struct lx_xprt_tags *t);
 
 /* the waiting (tags_wait.c) */
 
 /* Whether a get may overtake waiters now (barging mode, none starving). */
-bool xprt_tags__may_barge(struct xprt_tags *t);
+bool lx_xprt_tags__may_barge(struct lx_xprt_tags *t);
 /* Serve up to @max queued waiters; return how many were served. */
-unsigned int xprt_tags__serve(struct xprt_tags *t, unsigned int max,
-			      unsigned int hint);
+unsigned int lx_xprt_tags__serve(struct lx_xprt_tags *t, unsigned int max,
+				 unsigned int hint);
 /* A put that saw waiters: batch and serve, or nudge. */
-void xprt_tags__put_wake(struct xprt_tags *t, unsigned int tag);
+void lx_xprt_tags__put_wake(struct lx_xprt_tags *t, unsigned int tag);
 
-#endif /* XPRT_TAGS_INT_H */
+#endif /* LX_XPRT_TAGS_INT_H */

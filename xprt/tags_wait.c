@@ -67,7 +67,7 @@
  * ------------
  * Strict FIFO costs a context switch per tag once threads outnumber tags
  * and cores: every put hands its tag to a sleeper while the putter, about
- * to get again, goes to sleep in turn.  xprt_tags_set_barging() trades
+ * to get again, goes to sleep in turn.  lx_xprt_tags_set_barging() trades
  * order for throughput within a bound, as Linux mutexes do: a get may
  * take a free tag while others wait, and a put that sees waiters does not
  * hand its tag over but nudges the oldest waiter of the next queue (state
@@ -137,7 +137,7 @@ static void tags_futex_wake(_Atomic uint32_t *addr)
  * starving waiter (barging may resume: the caller calls tags_pass_on()).
  * Context: @q's lock held.
  */
-static bool tags_unqueue(struct xprt_tags *t, struct tags_waitq *q,
+static bool tags_unqueue(struct lx_xprt_tags *t, struct tags_waitq *q,
 			 struct tags_waiter *w)
 {
 	TAILQ_REMOVE(&q->list, w, link);
@@ -155,7 +155,7 @@ struct tags_served {
 	bool unstarved;	  /* served the last starving waiter */
 };
 
-static void tags_pass_on(struct xprt_tags *t);
+static void tags_pass_on(struct lx_xprt_tags *t);
 
 /*
  * Serve up to @max queued waiters, queues in turn from the next one: take a
@@ -166,7 +166,7 @@ static void tags_pass_on(struct xprt_tags *t);
  *
  * Context: any thread; takes the wait-queue locks one at a time.
  */
-static unsigned int tags_serve_some(struct xprt_tags *t, unsigned int max,
+static unsigned int tags_serve_some(struct lx_xprt_tags *t, unsigned int max,
 				    unsigned int hint, struct tags_served *ev)
 {
 	unsigned int served = 0;
@@ -205,7 +205,7 @@ static unsigned int tags_serve_some(struct xprt_tags *t, unsigned int max,
 
 				if (!w)
 					break;
-				tag = xprt_tags__alloc(t, hint);
+				tag = lx_xprt_tags__alloc(t, hint);
 				if (tag < 0) {
 					full = true;
 					break;
@@ -262,15 +262,15 @@ static unsigned int tags_serve_some(struct xprt_tags *t, unsigned int max,
  * to barging mode: a nudge it answered by hand-off, or the end of
  * starvation, leaves frees that nobody may look at (rules B3, B4).
  */
-unsigned int xprt_tags__serve(struct xprt_tags *t, unsigned int max,
-			      unsigned int hint)
+unsigned int lx_xprt_tags__serve(struct lx_xprt_tags *t, unsigned int max,
+				 unsigned int hint)
 {
 	struct tags_served ev = {false, false};
 	unsigned int served = tags_serve_some(t, max, hint, &ev);
 
-	if (xprt_unlikely(ev.nudge_taken))
+	if (lx_xprt_unlikely(ev.nudge_taken))
 		atomic_store(&t->nudge, 0);
-	if (xprt_unlikely(ev.nudge_taken || ev.unstarved))
+	if (lx_xprt_unlikely(ev.nudge_taken || ev.unstarved))
 		tags_pass_on(t);
 	return served;
 }
@@ -279,7 +279,7 @@ unsigned int xprt_tags__serve(struct xprt_tags *t, unsigned int max,
  * A put (or a grow) saw waiters: count the completion, serve whole batches,
  * and flush when the rest of a batch can no longer fill.
  */
-static void tags_wake(struct xprt_tags *t, unsigned int hint)
+static void tags_wake(struct lx_xprt_tags *t, unsigned int hint)
 {
 	unsigned int batch = t->wake_batch;
 	unsigned int done, woken, pending;
@@ -293,15 +293,15 @@ static void tags_wake(struct xprt_tags *t, unsigned int hint)
 			break;
 		if (atomic_compare_exchange_strong(&t->wakeup_cnt, &woken,
 						   woken + batch) &&
-		    xprt_tags__serve(t, batch, hint))
+		    lx_xprt_tags__serve(t, batch, hint))
 			atomic_fetch_add_explicit(&t->wake_batches, 1,
 						  memory_order_relaxed);
 	}
-	if (pending + xprt_tags__held_at_least(t, batch - pending) >= batch)
+	if (pending + lx_xprt_tags__held_at_least(t, batch - pending) >= batch)
 		return;
 	/* Claim the remainder (best effort: a loser is serving anyway). */
 	atomic_compare_exchange_strong(&t->wakeup_cnt, &woken, done);
-	if (xprt_tags__serve(t, UINT_MAX, hint))
+	if (lx_xprt_tags__serve(t, UINT_MAX, hint))
 		atomic_fetch_add_explicit(&t->wake_batches, 1,
 					  memory_order_relaxed);
 }
@@ -313,7 +313,7 @@ static void tags_wake(struct xprt_tags *t, unsigned int hint)
  * is on and no waiter has waited out its bound.  seq_cst loads: a put reads
  * them after its free (rules B2, B4).
  */
-bool xprt_tags__may_barge(struct xprt_tags *t)
+bool lx_xprt_tags__may_barge(struct lx_xprt_tags *t)
 {
 	return atomic_load(&t->barge_ns) && !atomic_load(&t->starving);
 }
@@ -327,7 +327,7 @@ bool xprt_tags__may_barge(struct xprt_tags *t)
  *
  * Context: any thread; takes wait-queue locks one at a time.
  */
-static void tags_nudge(struct xprt_tags *t)
+static void tags_nudge(struct lx_xprt_tags *t)
 {
 	unsigned int qi =
 		atomic_load_explicit(&t->wake_index, memory_order_relaxed) + 1;
@@ -357,7 +357,7 @@ static void tags_nudge(struct xprt_tags *t)
 		old = atomic_exchange_explicit(&w->done, TAGS_W_NUDGED,
 					       memory_order_acq_rel);
 		pthread_mutex_unlock(&q->lock);
-		/* by address only, like xprt_tags__serve(): a stale wake is harmless */
+		/* by address only, like lx_xprt_tags__serve(): a stale wake is harmless */
 		if (old == TAGS_W_ASLEEP)
 			tags_futex_wake(&w->done);
 		atomic_fetch_add_explicit(&t->wakeups, 1, memory_order_relaxed);
@@ -371,11 +371,11 @@ static void tags_nudge(struct xprt_tags *t)
  * answered it by hand-off, or saw it time out), or ended starvation, looks
  * for frees whose puts relied on that and nudges again.
  */
-static void tags_pass_on(struct xprt_tags *t)
+static void tags_pass_on(struct lx_xprt_tags *t)
 {
 	if ((atomic_load(&t->waiters) & TAGS_WAIT_COUNT) &&
-	    xprt_tags__may_barge(t) && !atomic_load(&t->nudge) &&
-	    xprt_tags__any_free(t))
+	    lx_xprt_tags__may_barge(t) && !atomic_load(&t->nudge) &&
+	    lx_xprt_tags__any_free(t))
 		tags_nudge(t);
 }
 
@@ -385,7 +385,7 @@ static void tags_pass_on(struct xprt_tags *t)
  * handed over, the result of a close, or -EAGAIN: still queued, back to
  * waiting.
  */
-static int tags_try_barge(struct xprt_tags *t, struct tags_waitq *q,
+static int tags_try_barge(struct lx_xprt_tags *t, struct tags_waitq *q,
 			  struct tags_waiter *w)
 {
 	bool took = false;
@@ -403,8 +403,8 @@ static int tags_try_barge(struct xprt_tags *t, struct tags_waitq *q,
 	if (d == TAGS_W_NUDGED)
 		atomic_store(&t->nudge, 0);
 	/* a starving waiter is whom the hand-offs are for: it may take */
-	if (w->starving || xprt_tags__may_barge(t))
-		tag = xprt_tags__alloc_hinted(t);
+	if (w->starving || lx_xprt_tags__may_barge(t))
+		tag = lx_xprt_tags__alloc_hinted(t);
 	if (tag >= 0) {
 		tags_unqueue(t, q, w);
 		took = true;
@@ -423,7 +423,7 @@ static int tags_try_barge(struct xprt_tags *t, struct tags_waitq *q,
  * served: it counts itself starving and hands out every free tag in order.
  * Return as tags_try_barge().
  */
-static int tags_starve(struct xprt_tags *t, struct tags_waitq *q,
+static int tags_starve(struct lx_xprt_tags *t, struct tags_waitq *q,
 		       struct tags_waiter *w)
 {
 	pthread_mutex_lock(&q->lock);
@@ -435,9 +435,9 @@ static int tags_starve(struct xprt_tags *t, struct tags_waitq *q,
 	w->starving = true;
 	atomic_fetch_add(&t->starving, 1);
 	pthread_mutex_unlock(&q->lock);
-	xprt_tags__serve(t, UINT_MAX,
-			 xprt_tags__hint(atomic_load_explicit(
-				 &t->depth, memory_order_relaxed)));
+	lx_xprt_tags__serve(t, UINT_MAX,
+			    lx_xprt_tags__hint(atomic_load_explicit(
+				    &t->depth, memory_order_relaxed)));
 	return -EAGAIN;
 }
 
@@ -445,9 +445,9 @@ static int tags_starve(struct xprt_tags *t, struct tags_waitq *q,
  * A put saw waiters: count it towards a batch and serve (strict mode, or
  * while a waiter starves), or nudge a waiter (barging mode, rule B2).
  */
-void xprt_tags__put_wake(struct xprt_tags *t, unsigned int tag)
+void lx_xprt_tags__put_wake(struct lx_xprt_tags *t, unsigned int tag)
 {
-	if (!xprt_tags__may_barge(t))
+	if (!lx_xprt_tags__may_barge(t))
 		tags_wake(t, tag);
 	else if (!atomic_load(&t->nudge))
 		tags_nudge(t);
@@ -459,13 +459,13 @@ void xprt_tags__put_wake(struct xprt_tags *t, unsigned int tag)
  * For the unit tests only: called on the slow path of a blocking get,
  * between its failed attempt and its queueing, the window rule 2 covers.
  */
-void (*xprt_tags__wait_hook)(struct xprt_tags *t);
+void (*lx_xprt_tags__wait_hook)(struct lx_xprt_tags *t);
 
 /*
  * Queue @w and sleep until served, the map closes or @deadline (monotonic
  * ns, 0 = none) passes.
  */
-static int tags_wait(struct xprt_tags *t, struct tags_waiter *w,
+static int tags_wait(struct lx_xprt_tags *t, struct tags_waiter *w,
 		     uint64_t deadline)
 {
 	unsigned int qi = atomic_fetch_add_explicit(&t->wait_index, 1,
@@ -483,8 +483,8 @@ static int tags_wait(struct xprt_tags *t, struct tags_waiter *w,
 	atomic_init(&w->done, TAGS_W_WAITING);
 	w->result = -ESHUTDOWN;
 	w->starving = false;
-	if (xprt_unlikely(xprt_tags__wait_hook != NULL))
-		xprt_tags__wait_hook(t);
+	if (lx_xprt_unlikely(lx_xprt_tags__wait_hook != NULL))
+		lx_xprt_tags__wait_hook(t);
 	pthread_mutex_lock(&q->lock);
 	/* close() sweeps the queues under their locks after setting the flag */
 	if (atomic_load(&t->waiters) & TAGS_CLOSED) {
@@ -499,15 +499,15 @@ static int tags_wait(struct xprt_tags *t, struct tags_waiter *w,
 
 	if (bound) {
 		/* rule B1: every barging waiter looks once after counting */
-		starve_at = xprt_now_ns() + bound;
+		starve_at = lx_xprt_now_ns() + bound;
 		tag = tags_try_barge(t, q, w);
 		if (tag != -EAGAIN)
 			return tag;
 	} else if (!(old & TAGS_WAIT_COUNT)) {
 		/* rule 2: the first waiter hands out tags freed before */
-		xprt_tags__serve(t, UINT_MAX,
-				 xprt_tags__hint(atomic_load_explicit(
-					 &t->depth, memory_order_relaxed)));
+		lx_xprt_tags__serve(t, UINT_MAX,
+				    lx_xprt_tags__hint(atomic_load_explicit(
+					    &t->depth, memory_order_relaxed)));
 	}
 
 	for (;;) {
@@ -521,7 +521,7 @@ static int tags_wait(struct xprt_tags *t, struct tags_waiter *w,
 			    memory_order_acquire, memory_order_acquire) ||
 		    expect == TAGS_W_ASLEEP) {
 			if (until)
-				ts = xprt_ns_to_timespec(until);
+				ts = lx_xprt_ns_to_timespec(until);
 			tags_futex_wait(&w->done, TAGS_W_ASLEEP,
 					until ? &ts : NULL);
 		}
@@ -534,7 +534,7 @@ static int tags_wait(struct xprt_tags *t, struct tags_waiter *w,
 				return tag;
 			continue;
 		}
-		now = xprt_now_ns();
+		now = lx_xprt_now_ns();
 		if (starve_at && now >= starve_at) {
 			starve_at = 0;
 			tag = tags_starve(t, q, w);
@@ -565,7 +565,7 @@ static int tags_wait(struct xprt_tags *t, struct tags_waiter *w,
 }
 
 /**
- * xprt_tags_get_wait() - take a tag, sleeping until one is free
+ * lx_xprt_tags_get_wait() - take a tag, sleeping until one is free
  * @t: the map
  * @timeout_ns: relative timeout in nanoseconds; 0 tries once (fairly: it
  *	fails while others wait); negative waits forever
@@ -577,7 +577,7 @@ static int tags_wait(struct xprt_tags *t, struct tags_waiter *w,
  * %-ESHUTDOWN when the map was closed before or during the wait;
  * %-EINVAL for a NULL @t.
  */
-int xprt_tags_get_wait(struct xprt_tags *t, int64_t timeout_ns)
+int lx_xprt_tags_get_wait(struct lx_xprt_tags *t, int64_t timeout_ns)
 {
 	struct tags_waiter w;
 	uint64_t deadline = 0;
@@ -589,20 +589,20 @@ int xprt_tags_get_wait(struct xprt_tags *t, int64_t timeout_ns)
 	ws = atomic_load(&t->waiters);
 	if (ws & TAGS_CLOSED)
 		return -ESHUTDOWN;
-	if (!ws || xprt_tags__may_barge(t)) {
-		tag = xprt_tags__alloc_hinted(t);
+	if (!ws || lx_xprt_tags__may_barge(t)) {
+		tag = lx_xprt_tags__alloc_hinted(t);
 		if (tag >= 0)
 			return tag;
 	}
 	if (!timeout_ns)
 		return -ETIMEDOUT;
 	if (timeout_ns > 0)
-		deadline = xprt_now_ns() + (uint64_t)timeout_ns;
+		deadline = lx_xprt_now_ns() + (uint64_t)timeout_ns;
 	return tags_wait(t, &w, deadline);
 }
 
 /**
- * xprt_tags_set_barging() - let running threads overtake waiters, boundedly
+ * lx_xprt_tags_set_barging() - let running threads overtake waiters, boundedly
  * @t: the map
  * @max_wait_ns: 0 for strict FIFO (the default); otherwise the longest a
  *	waiter may be overtaken
@@ -617,7 +617,7 @@ int xprt_tags_get_wait(struct xprt_tags *t, int64_t timeout_ns)
  * Context: any thread; may serve waiters (never blocks for long).
  * Return: %0; %-EINVAL for a NULL @t.
  */
-int xprt_tags_set_barging(struct xprt_tags *t, uint64_t max_wait_ns)
+int lx_xprt_tags_set_barging(struct lx_xprt_tags *t, uint64_t max_wait_ns)
 {
 	if (!t)
 		return -EINVAL;
@@ -625,21 +625,21 @@ int xprt_tags_set_barging(struct xprt_tags *t, uint64_t max_wait_ns)
 	 * nudged, the queued waiters get every free tag now (rule B5) */
 	atomic_store(&t->barge_ns, max_wait_ns);
 	if (!max_wait_ns && (atomic_load(&t->waiters) & TAGS_WAIT_COUNT) &&
-	    xprt_tags__serve(t, UINT_MAX, 0))
+	    lx_xprt_tags__serve(t, UINT_MAX, 0))
 		atomic_fetch_add_explicit(&t->wake_batches, 1,
 					  memory_order_relaxed);
 	return 0;
 }
 
 /**
- * xprt_tags_close() - wake every waiter with -ESHUTDOWN and fail later gets
+ * lx_xprt_tags_close() - wake every waiter with -ESHUTDOWN and fail later gets
  * @t: the map (NULL is a no-op)
  *
  * Puts keep working.  Idempotent.  A waiter served a tag concurrently with
  * the close returns that tag.
  * Context: any thread; takes each wait-queue lock once.
  */
-void xprt_tags_close(struct xprt_tags *t)
+void lx_xprt_tags_close(struct lx_xprt_tags *t)
 {
 	unsigned int i;
 

@@ -14,7 +14,7 @@
  * receive buffer, bulk data straight into the caller's memory.
  *
  * Synchronous callers receive their own replies.  A thread waiting for
- * its reply (xprt_req_done_wait() on a request marked will_wait) takes
+ * its reply (lx_xprt_req_done_wait() on a request marked will_wait) takes
  * the receiver role if it is free, takes the socket out of the receive
  * thread's epoll set and reads replies itself - its own and any other -
  * until its reply is in.  Each call then costs send, poll and recv on
@@ -46,7 +46,7 @@
 
 #include "tcp_rx.h"
 
-#define TCP_IOV_PER_REQ	 (2 + XPRT_REQ_MAX_TX_SEGS)
+#define TCP_IOV_PER_REQ	 (2 + LX_XPRT_REQ_MAX_TX_SEGS)
 #define TCP_REAP_WAIT_NS 2000000000ull
 
 /* A reply whose request has given up on it, and whose next byte has not
@@ -78,7 +78,7 @@ struct tcp_tp {
 	atomic_bool arm_wanted;	 /* someone needs the receive thread to
 				  * read: arm rx_fd (see role_release) */
 	atomic_bool rx_deferred; /* the receive thread found the role taken */
-	struct xprt_tcp_rx rx;
+	struct lx_xprt_tcp_rx rx;
 };
 
 static struct tcp_tp *tp_of(struct xprt *x)
@@ -196,8 +196,8 @@ static void tcp_shutdown(struct xprt *x)
 static void tcp_reap(struct xprt *x)
 {
 	struct tcp_tp *tp = tp_of(x);
-	uint64_t deadline = xprt_now_ns() + TCP_REAP_WAIT_NS;
-	struct timespec ts = xprt_ns_to_timespec(deadline);
+	uint64_t deadline = lx_xprt_now_ns() + TCP_REAP_WAIT_NS;
+	struct timespec ts = lx_xprt_ns_to_timespec(deadline);
 
 	pthread_mutex_lock(&tp->lock);
 	if (tp->fd >= 0) {
@@ -218,7 +218,7 @@ static void tcp_reap(struct xprt *x)
 
 /* --------------------------------------------------------------- send */
 
-static unsigned int tcp_fill_iov(struct xprt_rqst *rq, struct iovec *iov)
+static unsigned int tcp_fill_iov(struct lx_xprt_rqst *rq, struct iovec *iov)
 {
 	struct iovec seg[TCP_IOV_PER_REQ];
 	unsigned int nseg = 0, n = 0, i;
@@ -244,10 +244,10 @@ static unsigned int tcp_fill_iov(struct xprt_rqst *rq, struct iovec *iov)
 	return n;
 }
 
-static int tcp_send(struct xprt *x, struct xprt_rqst **reqs, unsigned int n,
+static int tcp_send(struct xprt *x, struct lx_xprt_rqst **reqs, unsigned int n,
 		    unsigned int *nsent, bool more)
 {
-	struct iovec iov[XPRT_XMIT_BATCH * TCP_IOV_PER_REQ];
+	struct iovec iov[LX_XPRT_XMIT_BATCH * TCP_IOV_PER_REQ];
 	struct tcp_tp *tp = tp_of(x);
 	struct msghdr msg = {0};
 	unsigned int i, niov = 0;
@@ -299,7 +299,7 @@ static void tcp_wait_writable(struct xprt *x, int timeout_ms)
  * TCP_RX_STALL_NS the peer is taken as gone.  Receiver role held.
  * Return: true when the connection should be dropped.
  */
-static bool rx_stalled(struct xprt_tcp_rx *rx, uint64_t now)
+static bool rx_stalled(struct lx_xprt_tcp_rx *rx, uint64_t now)
 {
 	return rx->in_msg && rx->rq &&
 	       (rq_flags(atomic_load(&rx->rq->st)) & RQ_OUTCOME) &&
@@ -338,8 +338,8 @@ static void rx_arm(struct tcp_tp *tp, bool on)
 
 static void rx_detach(struct xprt *x, struct tcp_tp *tp, int err)
 {
-	xprt_conn_lost(x, tp->rx_cookie, err);
-	xprt_tcp_rx_reset(x, &tp->rx);
+	lx_xprt_conn_lost(x, tp->rx_cookie, err);
+	lx_xprt_tcp_rx_reset(x, &tp->rx);
 	pthread_mutex_lock(&tp->lock);
 	epoll_ctl(tp->epfd, EPOLL_CTL_DEL, tp->rx_fd, NULL);
 	tp->rx_fd = -1;
@@ -394,16 +394,16 @@ static void *tcp_rx_main(void *arg)
 			if (atomic_exchange(&tp->arm_wanted, false))
 				rx_arm(tp, true);
 			if (tp->rx_fd >= 0 &&
-			    rx_stalled(&tp->rx, xprt_now_ns()))
+			    rx_stalled(&tp->rx, lx_xprt_now_ns()))
 				rx_detach(x, tp, -ETIMEDOUT);
 			mid_msg = tp->rx.in_msg;
 			role_release(tp);
 		} else {
 			atomic_store(&tp->rx_deferred, true);
 		}
-		next = xprt_timer_next(x);
+		next = lx_xprt_timer_next(x);
 		if (next) {
-			now = xprt_now_ns();
+			now = lx_xprt_now_ns();
 			timeout =
 				next <= now ?
 					0 :
@@ -428,16 +428,16 @@ static void *tcp_rx_main(void *arg)
 				role_release(tp);
 				continue;
 			}
-			xprt_rx_batch_begin(x);
-			err = xprt_tcp_rx_read(x, &tp->rx, tp->rx_fd);
-			xprt_rx_batch_end(x);
+			lx_xprt_rx_batch_begin(x);
+			err = lx_xprt_tcp_rx_read(x, &tp->rx, tp->rx_fd);
+			lx_xprt_rx_batch_end(x);
 			if (!err && (evs[i].events & (EPOLLHUP | EPOLLERR)))
 				err = -ECONNRESET;
 			if (err)
 				rx_detach(x, tp, err);
 			role_release(tp);
 		}
-		xprt_timer_run(x);
+		lx_xprt_timer_run(x);
 	}
 	pthread_mutex_lock(&tp->rx_mtx);
 	if (tp->rx_fd >= 0)
@@ -447,7 +447,7 @@ static void *tcp_rx_main(void *arg)
 }
 
 /* An asynchronous request went out: someone must be receiving. */
-static void tcp_submitted(struct xprt *x, struct xprt_rqst *rq)
+static void tcp_submitted(struct xprt *x, struct lx_xprt_rqst *rq)
 {
 	struct tcp_tp *tp = tp_of(x);
 
@@ -462,9 +462,9 @@ static void tcp_submitted(struct xprt *x, struct xprt_rqst *rq)
 	/* else the role's holder arms it when it lets go */
 }
 
-static bool rq_done(struct xprt_rqst *rq)
+static bool rq_done(struct lx_xprt_rqst *rq)
 {
-	return atomic_load(&rq->done_futex) == XPRT_DONE;
+	return atomic_load(&rq->done_futex) == LX_XPRT_DONE;
 }
 
 /*
@@ -473,7 +473,7 @@ static bool rq_done(struct xprt_rqst *rq)
  * -ETIMEDOUT at @deadline (0: none), or -EAGAIN to fall back to sleeping
  * until someone else completes it.
  */
-static int tcp_wait(struct xprt *x, struct xprt_rqst *rq, uint64_t deadline)
+static int tcp_wait(struct xprt *x, struct lx_xprt_rqst *rq, uint64_t deadline)
 {
 	struct tcp_tp *tp = tp_of(x);
 	struct pollfd pfd = {.events = POLLIN};
@@ -497,7 +497,7 @@ static int tcp_wait(struct xprt *x, struct xprt_rqst *rq, uint64_t deadline)
 		int ms = 10; /* notice a cancel or a timer within 10 ms */
 
 		if (deadline) {
-			uint64_t now = xprt_now_ns();
+			uint64_t now = lx_xprt_now_ns();
 
 			if (now >= deadline) {
 				err = -ETIMEDOUT;
@@ -507,16 +507,16 @@ static int tcp_wait(struct xprt *x, struct xprt_rqst *rq, uint64_t deadline)
 				ms = (int)((deadline - now + 999999) / 1000000);
 		}
 		r = poll(&pfd, 1, ms);
-		if (r == 0 && rx_stalled(&tp->rx, xprt_now_ns())) {
+		if (r == 0 && rx_stalled(&tp->rx, lx_xprt_now_ns())) {
 			rx_detach(x, tp, -ETIMEDOUT);
 			err = -EAGAIN;
 			break;
 		}
 		if (r <= 0 || atomic_load(&tp->stop))
 			continue;
-		xprt_rx_batch_begin(x);
-		r = xprt_tcp_rx_read(x, &tp->rx, pfd.fd);
-		xprt_rx_batch_end(x);
+		lx_xprt_rx_batch_begin(x);
+		r = lx_xprt_tcp_rx_read(x, &tp->rx, pfd.fd);
+		lx_xprt_rx_batch_end(x);
 		if (!r && (pfd.revents & (POLLHUP | POLLERR)))
 			r = -ECONNRESET;
 		if (r) {
@@ -526,7 +526,7 @@ static int tcp_wait(struct xprt *x, struct xprt_rqst *rq, uint64_t deadline)
 		}
 	}
 	/* hand the socket back if anything else is waiting for a reply */
-	if (xprt_rqtree_count(&x->rqtree) || atomic_load(&tp->arm_wanted)) {
+	if (lx_xprt_rqtree_count(&x->rqtree) || atomic_load(&tp->arm_wanted)) {
 		atomic_store(&tp->arm_wanted, false);
 		rx_arm(tp, true);
 	}
@@ -550,7 +550,7 @@ static int tcp_setup(struct xprt *x)
 	x->tp = tp;
 	tp->fd = -1;
 	tp->rx_fd = -1;
-	err = xprt_tcp_rx_init(&tp->rx);
+	err = lx_xprt_tcp_rx_init(&tp->rx);
 	if (err)
 		goto out_free;
 	err = tcp_resolve(x);
@@ -605,7 +605,7 @@ out_lock:
 	pthread_mutex_destroy(&tp->rx_mtx);
 	pthread_mutex_destroy(&tp->lock);
 out_stage:
-	xprt_tcp_rx_fini(&tp->rx);
+	lx_xprt_tcp_rx_fini(&tp->rx);
 out_free:
 	free(tp);
 	x->tp = NULL;
@@ -629,12 +629,12 @@ static void tcp_teardown(struct xprt *x)
 	pthread_cond_destroy(&tp->cond);
 	pthread_mutex_destroy(&tp->rx_mtx);
 	pthread_mutex_destroy(&tp->lock);
-	xprt_tcp_rx_fini(&tp->rx);
+	lx_xprt_tcp_rx_fini(&tp->rx);
 	free(tp);
 	x->tp = NULL;
 }
 
-const struct xprt_transport_ops xprt_tcp_ops = {
+const struct lx_xprt_transport_ops lx_xprt_tcp_ops = {
 	.name = "tcp",
 	.setup = tcp_setup,
 	.connect = tcp_connect,

@@ -40,23 +40,23 @@
 
 #include "tcp_rx.h"
 
-int xprt_tcp_rx_init(struct xprt_tcp_rx *rx)
+int lx_xprt_tcp_rx_init(struct lx_xprt_tcp_rx *rx)
 {
 	memset(rx, 0, sizeof(*rx));
-	rx->stage = malloc(XPRT_TCP_STAGE_SIZE);
+	rx->stage = malloc(LX_XPRT_TCP_STAGE_SIZE);
 	return rx->stage ? 0 : -ENOMEM;
 }
 
-void xprt_tcp_rx_fini(struct xprt_tcp_rx *rx)
+void lx_xprt_tcp_rx_fini(struct lx_xprt_tcp_rx *rx)
 {
 	free(rx->stage);
 	rx->stage = NULL;
 }
 
-void xprt_tcp_rx_reset(struct xprt *x, struct xprt_tcp_rx *rx)
+void lx_xprt_tcp_rx_reset(struct xprt *x, struct lx_xprt_tcp_rx *rx)
 {
 	if (rx->rq) {
-		xprt_rx_unpin(x, rx->rq);
+		lx_xprt_rx_unpin(x, rx->rq);
 		rx->rq = NULL;
 	}
 	rx->in_msg = false;
@@ -65,9 +65,9 @@ void xprt_tcp_rx_reset(struct xprt *x, struct xprt_tcp_rx *rx)
 	rx->head = rx->tail = 0;
 }
 
-static void rx_end_message(struct xprt *x, struct xprt_tcp_rx *rx)
+static void rx_end_message(struct xprt *x, struct lx_xprt_tcp_rx *rx)
 {
-	struct xprt_rqst *rq = rx->rq;
+	struct lx_xprt_rqst *rq = rx->rq;
 
 	if (rq) {
 		/* shorter than it announced: the data place() was promised
@@ -78,7 +78,7 @@ static void rx_end_message(struct xprt *x, struct xprt_tcp_rx *rx)
 			rx->err = -EBADMSG;
 		rq->pub.rx_msg_len = rx->msg_have;
 		rx->rq = NULL;
-		xprt_rx_complete(x, rq, rx->err);
+		lx_xprt_rx_complete(x, rq, rx->err);
 	}
 	rx->in_msg = false;
 	rx->phase = RX_MARK;
@@ -86,7 +86,7 @@ static void rx_end_message(struct xprt *x, struct xprt_tcp_rx *rx)
 
 /* The request failed to take its reply: drop the rest of the message,
  * report @err at its end. */
-static void rx_fail(struct xprt_tcp_rx *rx, int err)
+static void rx_fail(struct lx_xprt_tcp_rx *rx, int err)
 {
 	if (!rx->err)
 		rx->err = err;
@@ -94,7 +94,7 @@ static void rx_fail(struct xprt_tcp_rx *rx, int err)
 }
 
 /* Data placed (or some of it): next, its padding, then the tail. */
-static void rx_after_data(struct xprt_tcp_rx *rx)
+static void rx_after_data(struct lx_xprt_tcp_rx *rx)
 {
 	if (rx->data_left)
 		rx->phase = RX_DATA;
@@ -105,9 +105,9 @@ static void rx_after_data(struct xprt_tcp_rx *rx)
 }
 
 /* Ask the protocol where the rest goes, now that rlen bytes are in rbuf. */
-static void rx_place(struct xprt *x, struct xprt_tcp_rx *rx)
+static void rx_place(struct xprt *x, struct lx_xprt_tcp_rx *rx)
 {
-	struct xprt_req *req = &rx->rq->pub;
+	struct lx_xprt_req *req = &rx->rq->pub;
 	size_t have = req->rlen, cap = req->rbuf->cap, over, off, len;
 	int r;
 
@@ -138,7 +138,7 @@ static void rx_place(struct xprt *x, struct xprt_tcp_rx *rx)
 		rx->phase = RX_TAIL;
 		return;
 	}
-	if (xprt_iter_count(&req->rx_data) < len) {
+	if (lx_xprt_iter_count(&req->rx_data) < len) {
 		rx_fail(rx,
 			-EOVERFLOW); /* never write past the caller's buffer */
 		return;
@@ -157,10 +157,10 @@ static void rx_place(struct xprt *x, struct xprt_tcp_rx *rx)
 	 * their place */
 	over = have - off;
 	if (over > len) {
-		size_t pad = XPRT_MIN(over - len, rx->pad_left);
+		size_t pad = LX_XPRT_MIN(over - len, rx->pad_left);
 
-		xprt_iter_copy_to(&req->rx_data, (char *)req->rbuf->data + off,
-				  len);
+		lx_xprt_iter_copy_to(&req->rx_data,
+				     (char *)req->rbuf->data + off, len);
 		rx->pad_left -= pad;
 		memmove((char *)req->rbuf->data + off,
 			(char *)req->rbuf->data + off + len + pad,
@@ -168,8 +168,8 @@ static void rx_place(struct xprt *x, struct xprt_tcp_rx *rx)
 		req->rlen = off + over - len - pad;
 		rx->data_left = 0;
 	} else {
-		xprt_iter_copy_to(&req->rx_data, (char *)req->rbuf->data + off,
-				  over);
+		lx_xprt_iter_copy_to(&req->rx_data,
+				     (char *)req->rbuf->data + off, over);
 		req->rlen = off;
 		rx->data_left = len - over;
 	}
@@ -177,12 +177,12 @@ static void rx_place(struct xprt *x, struct xprt_tcp_rx *rx)
 }
 
 /* KEY complete: find the request and start placing. */
-static void rx_got_key(struct xprt *x, struct xprt_tcp_rx *rx)
+static void rx_got_key(struct xprt *x, struct lx_xprt_tcp_rx *rx)
 {
-	struct xprt_rqst *rq;
-	struct xprt_req *req;
+	struct lx_xprt_rqst *rq;
+	struct lx_xprt_req *req;
 
-	rq = xprt_rx_lookup(x, x->framing->key(rx->key));
+	rq = lx_xprt_rx_lookup(x, x->framing->key(rx->key));
 	if (!rq) {
 		rx->phase = RX_DISCARD;
 		return;
@@ -199,7 +199,7 @@ static void rx_got_key(struct xprt *x, struct xprt_tcp_rx *rx)
 }
 
 /* Account @n message bytes consumed in the current fragment. */
-static void rx_consumed(struct xprt *x, struct xprt_tcp_rx *rx, size_t n)
+static void rx_consumed(struct xprt *x, struct lx_xprt_tcp_rx *rx, size_t n)
 {
 	rx->frag_left -= n;
 	rx->msg_have += n;
@@ -214,9 +214,9 @@ static void rx_consumed(struct xprt *x, struct xprt_tcp_rx *rx, size_t n)
 }
 
 /* A complete marker: start a message or continue one. */
-static int rx_marker(struct xprt *x, struct xprt_tcp_rx *rx)
+static int rx_marker(struct xprt *x, struct lx_xprt_tcp_rx *rx)
 {
-	const struct xprt_framing_ops *f = x->framing;
+	const struct lx_xprt_framing_ops *f = x->framing;
 	size_t flen;
 	bool last;
 	int r;
@@ -260,18 +260,18 @@ static int rx_marker(struct xprt *x, struct xprt_tcp_rx *rx)
 
 /* Feed staged bytes through the state machine.  Return 0 or a fatal
  * stream error. */
-static int rx_process(struct xprt *x, struct xprt_tcp_rx *rx)
+static int rx_process(struct xprt *x, struct lx_xprt_tcp_rx *rx)
 {
-	const struct xprt_framing_ops *f = x->framing;
+	const struct lx_xprt_framing_ops *f = x->framing;
 	size_t avail, take;
 	int r;
 
 	while ((avail = rx->tail - rx->head) > 0) {
 		uint8_t *src = rx->stage + rx->head;
-		struct xprt_req *req = rx->rq ? &rx->rq->pub : NULL;
+		struct lx_xprt_req *req = rx->rq ? &rx->rq->pub : NULL;
 
 		if (rx->phase == RX_MARK) {
-			take = XPRT_MIN(f->hdr_len - rx->mark_have, avail);
+			take = LX_XPRT_MIN(f->hdr_len - rx->mark_have, avail);
 			memcpy(rx->mark + rx->mark_have, src, take);
 			rx->mark_have += take;
 			rx->head += take;
@@ -282,25 +282,25 @@ static int rx_process(struct xprt *x, struct xprt_tcp_rx *rx)
 			}
 			continue;
 		}
-		take = XPRT_MIN(avail, rx->frag_left);
+		take = LX_XPRT_MIN(avail, rx->frag_left);
 		switch (rx->phase) {
 		case RX_KEY:
-			take = XPRT_MIN(take, f->key_len - rx->key_have);
+			take = LX_XPRT_MIN(take, f->key_len - rx->key_have);
 			memcpy(rx->key + rx->key_have, src, take);
 			rx->key_have += take;
 			break;
 		case RX_HEAD:
-			take = XPRT_MIN(take, rx->want - req->rlen);
+			take = LX_XPRT_MIN(take, rx->want - req->rlen);
 			memcpy((char *)req->rbuf->data + req->rlen, src, take);
 			req->rlen += take;
 			break;
 		case RX_DATA:
-			take = XPRT_MIN(take, rx->data_left);
-			xprt_iter_copy_to(&req->rx_data, src, take);
+			take = LX_XPRT_MIN(take, rx->data_left);
+			lx_xprt_iter_copy_to(&req->rx_data, src, take);
 			rx->data_left -= take;
 			break;
 		case RX_PAD:
-			take = XPRT_MIN(take, rx->pad_left);
+			take = LX_XPRT_MIN(take, rx->pad_left);
 			rx->pad_left -= take;
 			break;
 		case RX_TAIL:
@@ -332,15 +332,15 @@ static int rx_process(struct xprt *x, struct xprt_tcp_rx *rx)
 
 /* Bulk data with nothing staged: read it straight into the caller's
  * memory.  Return bytes read, 0 for EOF, or a negative errno. */
-static ssize_t rx_direct(struct xprt *x, int fd, struct xprt_tcp_rx *rx)
+static ssize_t rx_direct(struct xprt *x, int fd, struct lx_xprt_tcp_rx *rx)
 {
-	struct xprt_req *req = &rx->rq->pub;
+	struct lx_xprt_req *req = &rx->rq->pub;
 	struct iovec iov[16];
 	unsigned int n;
 	ssize_t r;
 
-	n = xprt_iter_to_iovec(&req->rx_data, iov, 16,
-			       XPRT_MIN(rx->data_left, rx->frag_left));
+	n = lx_xprt_iter_to_iovec(&req->rx_data, iov, 16,
+				  LX_XPRT_MIN(rx->data_left, rx->frag_left));
 	if (!n)
 		return -EPROTO;
 	do {
@@ -348,9 +348,9 @@ static ssize_t rx_direct(struct xprt *x, int fd, struct xprt_tcp_rx *rx)
 	} while (r < 0 && errno == EINTR);
 	if (r <= 0)
 		return r < 0 ? -errno : 0;
-	xprt_iter_advance(&req->rx_data, (size_t)r);
+	lx_xprt_iter_advance(&req->rx_data, (size_t)r);
 	rx->data_left -= (size_t)r;
-	rx->progress = xprt_now_ns();
+	rx->progress = lx_xprt_now_ns();
 	/* count before rx_consumed() may complete the request: whoever
 	 * waits for the last reply reads the counters right after it */
 	atomic_fetch_add_explicit(&x->stats.direct_rx_bytes, (size_t)r,
@@ -363,7 +363,7 @@ static ssize_t rx_direct(struct xprt *x, int fd, struct xprt_tcp_rx *rx)
 }
 
 /* Socket readable: read and process until it would block (see tcp_rx.h). */
-int xprt_tcp_rx_read(struct xprt *x, struct xprt_tcp_rx *rx, int fd)
+int lx_xprt_tcp_rx_read(struct xprt *x, struct lx_xprt_tcp_rx *rx, int fd)
 {
 	ssize_t r;
 	int err;
@@ -372,8 +372,8 @@ int xprt_tcp_rx_read(struct xprt *x, struct xprt_tcp_rx *rx, int fd)
 		size_t room;
 
 		if (rx->phase == RX_DATA && rx->rq &&
-		    rx->data_left >= XPRT_TCP_DIRECT_MIN &&
-		    rx->frag_left >= XPRT_TCP_DIRECT_MIN) {
+		    rx->data_left >= LX_XPRT_TCP_DIRECT_MIN &&
+		    rx->frag_left >= LX_XPRT_TCP_DIRECT_MIN) {
 			r = rx_direct(x, fd, rx);
 			if (r == -EAGAIN)
 				return 0;
@@ -381,7 +381,7 @@ int xprt_tcp_rx_read(struct xprt *x, struct xprt_tcp_rx *rx, int fd)
 				return r ? (int)r : -ECONNRESET;
 			continue;
 		}
-		room = XPRT_TCP_STAGE_SIZE - rx->tail;
+		room = LX_XPRT_TCP_STAGE_SIZE - rx->tail;
 		do {
 			r = recv(fd, rx->stage + rx->tail, room, MSG_DONTWAIT);
 		} while (r < 0 && errno == EINTR);
@@ -392,7 +392,7 @@ int xprt_tcp_rx_read(struct xprt *x, struct xprt_tcp_rx *rx, int fd)
 		atomic_fetch_add_explicit(&x->stats.bytes_received, (size_t)r,
 					  memory_order_relaxed);
 		rx->tail += (size_t)r;
-		rx->progress = xprt_now_ns();
+		rx->progress = lx_xprt_now_ns();
 		err = rx_process(x, rx);
 		if (err)
 			return err;

@@ -8,8 +8,8 @@
  *
  * Internal header: not installed.
  */
-#ifndef XPRT_TCP_RX_H
-#define XPRT_TCP_RX_H
+#ifndef LX_XPRT_TCP_RX_H
+#define LX_XPRT_TCP_RX_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -17,11 +17,12 @@
 
 #include "xprt_int.h"
 
-#define XPRT_TCP_STAGE_SIZE (64u * 1024)
-#define XPRT_TCP_DIRECT_MIN 4096u /* read bulk data in place from this size */
-#define XPRT_TCP_MAX_KEY    16u
+#define LX_XPRT_TCP_STAGE_SIZE (64u * 1024)
+#define LX_XPRT_TCP_DIRECT_MIN \
+	4096u /* read bulk data in place from this size */
+#define LX_XPRT_TCP_MAX_KEY 16u
 
-enum xprt_tcp_rx_phase {
+enum lx_xprt_tcp_rx_phase {
 	RX_MARK,
 	RX_KEY,
 	RX_HEAD,
@@ -32,11 +33,11 @@ enum xprt_tcp_rx_phase {
 };
 
 /**
- * struct xprt_tcp_rx - receive state of one stream
+ * struct lx_xprt_tcp_rx - receive state of one stream
  * Owned by whoever holds the receiver role; zeroed, then @stage set to
- * XPRT_TCP_STAGE_SIZE bytes (xprt_tcp_rx_init()).
+ * LX_XPRT_TCP_STAGE_SIZE bytes (lx_xprt_tcp_rx_init()).
  */
-struct xprt_tcp_rx {
+struct lx_xprt_tcp_rx {
 	uint8_t *stage;
 	size_t head, tail;
 	uint8_t mark[8];
@@ -44,31 +45,31 @@ struct xprt_tcp_rx {
 	size_t frag_left;
 	bool frag_last;
 	bool in_msg;
-	enum xprt_tcp_rx_phase phase, resume;
+	enum lx_xprt_tcp_rx_phase phase, resume;
 	size_t msg_have;  /* message bytes consumed */
 	size_t msg_known; /* message bytes announced so far */
-	uint8_t key[XPRT_TCP_MAX_KEY];
+	uint8_t key[LX_XPRT_TCP_MAX_KEY];
 	size_t key_have;
-	struct xprt_rqst *rq; /* pinned target, NULL while discarding */
-	size_t want;	      /* HEAD: bytes wanted in rbuf */
-	bool data_due;	      /* HEAD: bulk data starts at want */
-	size_t data_left;     /* DATA: bytes left for rx_data */
-	size_t pad_left;      /* PAD: bytes left to drop */
-	int err;	      /* outcome to report at the end of the message */
-	uint64_t progress;    /* monotonic ns of the last byte read */
+	struct lx_xprt_rqst *rq; /* pinned target, NULL while discarding */
+	size_t want;		 /* HEAD: bytes wanted in rbuf */
+	bool data_due;		 /* HEAD: bulk data starts at want */
+	size_t data_left;	 /* DATA: bytes left for rx_data */
+	size_t pad_left;	 /* PAD: bytes left to drop */
+	int err;	   /* outcome to report at the end of the message */
+	uint64_t progress; /* monotonic ns of the last byte read */
 };
 
 /**
- * xprt_tcp_rx_init() - zero @rx and allocate its staging buffer
+ * lx_xprt_tcp_rx_init() - zero @rx and allocate its staging buffer
  * Return: %0 or %-ENOMEM.
  */
-int xprt_tcp_rx_init(struct xprt_tcp_rx *rx);
+int lx_xprt_tcp_rx_init(struct lx_xprt_tcp_rx *rx);
 
-/** xprt_tcp_rx_fini() - free the staging buffer (after a reset) */
-void xprt_tcp_rx_fini(struct xprt_tcp_rx *rx);
+/** lx_xprt_tcp_rx_fini() - free the staging buffer (after a reset) */
+void lx_xprt_tcp_rx_fini(struct lx_xprt_tcp_rx *rx);
 
 /**
- * xprt_tcp_rx_read() - read @fd until it would block, feeding the replies
+ * lx_xprt_tcp_rx_read() - read @fd until it would block, feeding the replies
  * to the requests of @x
  * @x: the transport whose reply index, framing and max_msg apply
  * @rx: the stream's receive state
@@ -79,16 +80,16 @@ void xprt_tcp_rx_fini(struct xprt_tcp_rx *rx);
  * Return: %0 when @fd would block; %-ECONNRESET at end of stream;
  * %-EMSGSIZE or %-EBADMSG for a marker no valid reply can carry (the
  * stream cannot be resynchronised: drop the connection); another negative
- * errno from recv()/readv().  After an error, call xprt_tcp_rx_reset()
+ * errno from recv()/readv().  After an error, call lx_xprt_tcp_rx_reset()
  * before reading another stream.
  */
-int xprt_tcp_rx_read(struct xprt *x, struct xprt_tcp_rx *rx, int fd);
+int lx_xprt_tcp_rx_read(struct xprt *x, struct lx_xprt_tcp_rx *rx, int fd);
 
 /**
- * xprt_tcp_rx_reset() - forget a half-received message (its request is
+ * lx_xprt_tcp_rx_reset() - forget a half-received message (its request is
  * unpinned, not completed) and start over at a marker
- * Context: as xprt_tcp_rx_read().
+ * Context: as lx_xprt_tcp_rx_read().
  */
-void xprt_tcp_rx_reset(struct xprt *x, struct xprt_tcp_rx *rx);
+void lx_xprt_tcp_rx_reset(struct xprt *x, struct lx_xprt_tcp_rx *rx);
 
-#endif /* XPRT_TCP_RX_H */
+#endif /* LX_XPRT_TCP_RX_H */

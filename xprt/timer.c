@@ -8,7 +8,7 @@
  * search; the array is preallocated with one entry per slot, so arming
  * never allocates.  Timers fire on the transport's receive thread, which
  * sleeps in epoll (or on its completion channel) until the earliest
- * deadline, but never longer than XPRT_TIMER_TICK_NS: arming a deadline
+ * deadline, but never longer than LX_XPRT_TIMER_TICK_NS: arming a deadline
  * earlier than the one it sleeps to kicks it.  The tick is what keeps
  * kicks rare: without it an idle receive thread sleeps "forever", and the
  * first request armed after every quiet moment (at one request in flight,
@@ -27,7 +27,7 @@
 
 #include "xprt_int.h"
 
-static void heap_set(struct xprt *x, unsigned int i, struct xprt_rqst *rq)
+static void heap_set(struct xprt *x, unsigned int i, struct lx_xprt_rqst *rq)
 {
 	x->heap[i] = rq;
 	atomic_store_explicit(&rq->heap_idx, (int)i, memory_order_relaxed);
@@ -35,7 +35,7 @@ static void heap_set(struct xprt *x, unsigned int i, struct xprt_rqst *rq)
 
 static void heap_up(struct xprt *x, unsigned int i)
 {
-	struct xprt_rqst *rq = x->heap[i];
+	struct lx_xprt_rqst *rq = x->heap[i];
 
 	while (i > 0) {
 		unsigned int p = (i - 1) / 2;
@@ -50,7 +50,7 @@ static void heap_up(struct xprt *x, unsigned int i)
 
 static void heap_down(struct xprt *x, unsigned int i)
 {
-	struct xprt_rqst *rq = x->heap[i];
+	struct lx_xprt_rqst *rq = x->heap[i];
 
 	for (;;) {
 		unsigned int c = 2 * i + 1;
@@ -68,11 +68,11 @@ static void heap_down(struct xprt *x, unsigned int i)
 	heap_set(x, i, rq);
 }
 
-static void heap_remove(struct xprt *x, struct xprt_rqst *rq)
+static void heap_remove(struct xprt *x, struct lx_xprt_rqst *rq)
 {
 	unsigned int i = (unsigned int)atomic_load_explicit(
 		&rq->heap_idx, memory_order_relaxed);
-	struct xprt_rqst *last;
+	struct lx_xprt_rqst *last;
 
 	atomic_store_explicit(&rq->heap_idx, -1, memory_order_relaxed);
 	last = x->heap[--x->heap_len];
@@ -84,7 +84,8 @@ static void heap_remove(struct xprt *x, struct xprt_rqst *rq)
 						      memory_order_relaxed));
 }
 
-void xprt_timer_arm(struct xprt *x, struct xprt_rqst *rq, uint64_t deadline)
+void lx_xprt_timer_arm(struct xprt *x, struct lx_xprt_rqst *rq,
+		       uint64_t deadline)
 {
 	bool kick = false;
 
@@ -107,7 +108,7 @@ void xprt_timer_arm(struct xprt *x, struct xprt_rqst *rq, uint64_t deadline)
 /* The wake-up time for the receive thread; timer_lock held. */
 static uint64_t wake_at(struct xprt *x, uint64_t now)
 {
-	uint64_t d = now + XPRT_TIMER_TICK_NS;
+	uint64_t d = now + LX_XPRT_TIMER_TICK_NS;
 
 	if (x->heap_len && x->heap[0]->deadline < d)
 		d = x->heap[0]->deadline;
@@ -115,9 +116,9 @@ static uint64_t wake_at(struct xprt *x, uint64_t now)
 	return d;
 }
 
-uint64_t xprt_timer_next(struct xprt *x)
+uint64_t lx_xprt_timer_next(struct xprt *x)
 {
-	uint64_t now = xprt_now_ns(), d;
+	uint64_t now = lx_xprt_now_ns(), d;
 
 	pthread_mutex_lock(&x->timer_lock);
 	d = wake_at(x, now);
@@ -125,11 +126,11 @@ uint64_t xprt_timer_next(struct xprt *x)
 	return d;
 }
 
-uint64_t xprt_timer_run(struct xprt *x)
+uint64_t lx_xprt_timer_run(struct xprt *x)
 {
 	for (;;) {
-		uint64_t now = xprt_now_ns();
-		struct xprt_rqst *rq;
+		uint64_t now = lx_xprt_now_ns();
+		struct lx_xprt_rqst *rq;
 
 		pthread_mutex_lock(&x->timer_lock);
 		if (!x->heap_len || x->heap[0]->deadline > now) {
@@ -140,15 +141,15 @@ uint64_t xprt_timer_run(struct xprt *x)
 		}
 		rq = x->heap[0];
 		heap_remove(x, rq);
-		xprt_req_get(&rq->pub);
+		lx_xprt_req_get(&rq->pub);
 		pthread_mutex_unlock(&x->timer_lock);
 
 		if (rq_flags(atomic_load(&rq->st)) & RQ_SUBMITTED) {
 			if (rq->pub.ops && rq->pub.ops->timeout)
 				rq->pub.ops->timeout(&rq->pub);
 			else
-				xprt_req_fail(&rq->pub, -ETIMEDOUT);
+				lx_xprt_req_fail(&rq->pub, -ETIMEDOUT);
 		}
-		xprt_req_put(&rq->pub);
+		lx_xprt_req_put(&rq->pub);
 	}
 }

@@ -5,25 +5,25 @@
  *
  * Internal header: not installed.
  */
-#ifndef XPRT_UTIL_H
-#define XPRT_UTIL_H
+#ifndef LX_XPRT_UTIL_H
+#define LX_XPRT_UTIL_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
 
-#define xprt_container_of(ptr, type, member) \
+#define lx_xprt_container_of(ptr, type, member) \
 	((type *)(void *)((char *)(ptr)-offsetof(type, member)))
 
-#define xprt_likely(x)	       __builtin_expect(!!(x), 1)
-#define xprt_unlikely(x)       __builtin_expect(!!(x), 0)
+#define lx_xprt_likely(x)	  __builtin_expect(!!(x), 1)
+#define lx_xprt_unlikely(x)	  __builtin_expect(!!(x), 0)
 
-#define XPRT_CACHELINE	       64
-#define xprt_cacheline_aligned __attribute__((aligned(XPRT_CACHELINE)))
+#define LX_XPRT_CACHELINE	  64
+#define lx_xprt_cacheline_aligned __attribute__((aligned(LX_XPRT_CACHELINE)))
 
-#define XPRT_ARRAY_SIZE(a)     (sizeof(a) / sizeof((a)[0]))
-#define XPRT_MIN(a, b)	       ((a) < (b) ? (a) : (b))
-#define XPRT_MAX(a, b)	       ((a) > (b) ? (a) : (b))
+#define LX_XPRT_ARRAY_SIZE(a)	  (sizeof(a) / sizeof((a)[0]))
+#define LX_XPRT_MIN(a, b)	  ((a) < (b) ? (a) : (b))
+#define LX_XPRT_MAX(a, b)	  ((a) > (b) ? (a) : (b))
 
 /*
  * ThreadSanitizer cannot see the inline-assembly atomics liburcu uses for
@@ -33,18 +33,18 @@
  * edge explicitly: release on the producing side, acquire on the consuming
  * side.  In other builds these compile to nothing.
  */
-#if defined(XPRT_TSAN) && XPRT_TSAN
+#if defined(LX_XPRT_TSAN) && LX_XPRT_TSAN
 void __tsan_acquire(void *addr);
 void __tsan_release(void *addr);
-#define xprt_tsan_acquire(p) __tsan_acquire((void *)(p))
-#define xprt_tsan_release(p) __tsan_release((void *)(p))
+#define lx_xprt_tsan_acquire(p) __tsan_acquire((void *)(p))
+#define lx_xprt_tsan_release(p) __tsan_release((void *)(p))
 #else
-#define xprt_tsan_acquire(p) ((void)(p))
-#define xprt_tsan_release(p) ((void)(p))
+#define lx_xprt_tsan_acquire(p) ((void)(p))
+#define lx_xprt_tsan_release(p) ((void)(p))
 #endif
 
-/** xprt_now_ns() - CLOCK_MONOTONIC in nanoseconds. */
-static inline uint64_t xprt_now_ns(void)
+/** lx_xprt_now_ns() - CLOCK_MONOTONIC in nanoseconds. */
+static inline uint64_t lx_xprt_now_ns(void)
 {
 	struct timespec ts;
 
@@ -52,8 +52,8 @@ static inline uint64_t xprt_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/** xprt_ns_to_timespec() - monotonic nanoseconds to an absolute timespec */
-static inline struct timespec xprt_ns_to_timespec(uint64_t ns)
+/** lx_xprt_ns_to_timespec() - monotonic nanoseconds to an absolute timespec */
+static inline struct timespec lx_xprt_ns_to_timespec(uint64_t ns)
 {
 	struct timespec ts = {
 		.tv_sec = (time_t)(ns / 1000000000ull),
@@ -62,4 +62,4 @@ static inline struct timespec xprt_ns_to_timespec(uint64_t ns)
 	return ts;
 }
 
-#endif /* XPRT_UTIL_H */
+#endif /* LX_XPRT_UTIL_H */

@@ -10,7 +10,7 @@
  * over when credits or socket space come back, and it owns connection
  * re-establishment, so a submitter never blocks on the network.
  *
- * Draining gathers up to XPRT_XMIT_BATCH requests into one transport send
+ * Draining gathers up to LX_XPRT_XMIT_BATCH requests into one transport send
  * (one writev for TCP: a burst of small calls costs one system call, and
  * the kernel segments them together - the cork hint of the Linux client
  * taken one step further).  A request takes a congestion credit as it
@@ -36,32 +36,32 @@
  * Each holds a reference meanwhile.
  */
 struct xmit_defer {
-	struct xprt_rqst *rq[XPRT_XMIT_BATCH * 2];
+	struct lx_xprt_rqst *rq[LX_XPRT_XMIT_BATCH * 2];
 	unsigned int n;
 };
 
-static void xmit_defer(struct xmit_defer *d, struct xprt_rqst *rq)
+static void xmit_defer(struct xmit_defer *d, struct lx_xprt_rqst *rq)
 {
-	xprt_req_get(&rq->pub);
+	lx_xprt_req_get(&rq->pub);
 	d->rq[d->n++] = rq;
 }
 
 /*
  * The connection whose deferred completions this thread is running, and
  * whether one of their done() callbacks queued a request on it meanwhile
- * (see xprt_xmit_in_done()).
+ * (see lx_xprt_xmit_in_done()).
  */
 static _Thread_local struct xprt *xmit_tls_in_done;
 static _Thread_local bool xmit_tls_queued;
 
-bool xprt_xmit_in_done(struct xprt *x)
+bool lx_xprt_xmit_in_done(struct xprt *x)
 {
 	if (!xmit_tls_in_done)
 		return false;
 	if (xmit_tls_in_done == x)
-		xmit_tls_queued = true; /* our xprt_xmit() sends it next */
+		xmit_tls_queued = true; /* our lx_xprt_xmit() sends it next */
 	else
-		xprt_kick_worker(x);
+		lx_xprt_kick_worker(x);
 	return true;
 }
 
@@ -75,8 +75,8 @@ static bool xmit_run_deferred(struct xprt *x, struct xmit_defer *d)
 	xmit_tls_in_done = x;
 	xmit_tls_queued = false;
 	for (i = 0; i < d->n; i++) {
-		xprt_try_complete(d->rq[i]);
-		xprt_req_put(&d->rq[i]->pub);
+		lx_xprt_try_complete(d->rq[i]);
+		lx_xprt_req_put(&d->rq[i]->pub);
 	}
 	d->n = 0;
 	queued = xmit_tls_queued;
@@ -86,7 +86,7 @@ static bool xmit_run_deferred(struct xprt *x, struct xmit_defer *d)
 }
 
 /* Bookkeeping after a request has been completely written. */
-static void xmit_sent(struct xprt *x, struct xprt_rqst *rq,
+static void xmit_sent(struct xprt *x, struct lx_xprt_rqst *rq,
 		      struct xmit_defer *d)
 {
 	atomic_fetch_or(&rq->st, RQ_SENT);
@@ -94,22 +94,22 @@ static void xmit_sent(struct xprt *x, struct xprt_rqst *rq,
 				  memory_order_relaxed);
 	atomic_fetch_add_explicit(&x->stats.sends, 1, memory_order_relaxed);
 	if (rq->pub.no_reply)
-		xprt_claim_outcome(rq, 0);
+		lx_xprt_claim_outcome(rq, 0);
 	xmit_defer(d, rq);
 	atomic_fetch_and(&rq->st, ~(uint64_t)RQ_XMIT);
 }
 
 /* Put popped but unsent requests back at the front, in their order. */
-static void xmit_requeue_tail(struct xprt *x, struct xprt_rqst **batch,
+static void xmit_requeue_tail(struct xprt *x, struct lx_xprt_rqst **batch,
 			      unsigned int from, unsigned int n)
 {
 	while (n-- > from) {
-		struct xprt_rqst *rq = batch[n];
+		struct lx_xprt_rqst *rq = batch[n];
 
 		rq->tx_done = 0;
 		atomic_fetch_or(&rq->st, RQ_QUEUED);
 		atomic_fetch_and(&rq->st, ~(uint64_t)RQ_XMIT);
-		xprt_xmitq_requeue(&x->xmitq, &rq->xnode);
+		lx_xprt_xmitq_requeue(&x->xmitq, &rq->xnode);
 	}
 }
 
@@ -118,34 +118,34 @@ static void xmit_requeue_tail(struct xprt *x, struct xprt_rqst **batch,
  * Return: 1 with *rqp set; 0 when the queue is empty or the deferral list
  * is full; -EBUSY when the next request needs a credit and none is free.
  */
-static int xmit_next(struct xprt *x, struct xprt_rqst **rqp,
+static int xmit_next(struct xprt *x, struct lx_xprt_rqst **rqp,
 		     struct xmit_defer *d)
 {
-	struct xprt_xmit_node *n;
-	struct xprt_rqst *rq;
+	struct lx_xprt_xmit_node *n;
+	struct lx_xprt_rqst *rq;
 	uint64_t st;
 
-	while (d->n < XPRT_XMIT_BATCH) {
-		n = xprt_xmitq_peek(&x->xmitq);
+	while (d->n < LX_XPRT_XMIT_BATCH) {
+		n = lx_xprt_xmitq_peek(&x->xmitq);
 		if (!n)
 			return 0;
-		rq = xprt_container_of(n, struct xprt_rqst, xnode);
-		xprt_tsan_acquire(rq);
+		rq = lx_xprt_container_of(n, struct lx_xprt_rqst, xnode);
+		lx_xprt_tsan_acquire(rq);
 		st = atomic_load(&rq->st);
 		if (rq_flags(st) & RQ_OUTCOME) {
 			/* failed or answered while queued: never send */
-			xprt_xmitq_pop(&x->xmitq);
+			lx_xprt_xmitq_pop(&x->xmitq);
 			xmit_defer(d, rq);
 			atomic_fetch_and(&rq->st, ~(uint64_t)RQ_QUEUED);
 			continue;
 		}
 		if (!(rq_flags(st) & RQ_CREDIT)) {
-			if (!xprt_cong_get(&x->cong))
+			if (!lx_xprt_cong_get(&x->cong))
 				return -EBUSY;
 			atomic_fetch_or(&rq->st, RQ_CREDIT);
 			rq->xnode.credited = true;
 		}
-		xprt_xmitq_pop(&x->xmitq);
+		lx_xprt_xmitq_pop(&x->xmitq);
 		/* XMIT before clearing QUEUED: the request is never seen idle */
 		atomic_fetch_or(&rq->st, RQ_XMIT);
 		atomic_fetch_and(&rq->st, ~(uint64_t)RQ_QUEUED);
@@ -158,23 +158,23 @@ static int xmit_next(struct xprt *x, struct xprt_rqst **rqp,
 
 /*
  * One round under the transmit lock: fill a batch, hand it to the
- * transport.  Return as xprt_xmit(), or 1 to go on.
+ * transport.  Return as lx_xprt_xmit(), or 1 to go on.
  */
 static int xmit_round(struct xprt *x, unsigned int *budget, bool direct,
 		      struct xmit_defer *d)
 {
-	struct xprt_rqst *batch[XPRT_XMIT_BATCH];
+	struct lx_xprt_rqst *batch[LX_XPRT_XMIT_BATCH];
 	uint32_t cookie = atomic_load(&x->cookie);
 	unsigned int n = 0, nsent, i;
 	int r, res = 1;
 
-	if (atomic_load(&x->state) != XPRT_CONNECTED)
+	if (atomic_load(&x->state) != LX_XPRT_CONNECTED)
 		return -ENOTCONN;
 	if (x->tx_partial) {
 		batch[n++] = x->tx_partial;
 		x->tx_partial = NULL;
 	}
-	while (n < XPRT_XMIT_BATCH && n < *budget) {
+	while (n < LX_XPRT_XMIT_BATCH && n < *budget) {
 		r = xmit_next(x, &batch[n], d);
 		if (r <= 0) {
 			res = r;
@@ -186,7 +186,7 @@ static int xmit_round(struct xprt *x, unsigned int *budget, bool direct,
 	if (!n)
 		return res == 1 ? 0 : res;
 
-	r = x->ops->send(x, batch, n, &nsent, xprt_xmitq_len(&x->xmitq) > 0);
+	r = x->ops->send(x, batch, n, &nsent, lx_xprt_xmitq_len(&x->xmitq) > 0);
 	atomic_fetch_add_explicit(&x->stats.send_calls, 1,
 				  memory_order_relaxed);
 	atomic_fetch_add_explicit(direct ? &x->stats.direct_sends :
@@ -199,7 +199,7 @@ static int xmit_round(struct xprt *x, unsigned int *budget, bool direct,
 		if (res == -EBUSY)
 			return -EBUSY;
 		if (!*budget)
-			return xprt_xmitq_len(&x->xmitq) ? -EBUSY : 0;
+			return lx_xprt_xmitq_len(&x->xmitq) ? -EBUSY : 0;
 		return 1;
 	}
 	if (nsent < n && batch[nsent]->tx_done > 0) {
@@ -211,11 +211,11 @@ static int xmit_round(struct xprt *x, unsigned int *budget, bool direct,
 	}
 	if (r == -EAGAIN || r == 0)
 		return -EAGAIN;
-	xprt_conn_lost(x, cookie, r);
+	lx_xprt_conn_lost(x, cookie, r);
 	return r;
 }
 
-int xprt_xmit(struct xprt *x, unsigned int budget, bool direct)
+int lx_xprt_xmit(struct xprt *x, unsigned int budget, bool direct)
 {
 	struct xmit_defer d = {.n = 0};
 	bool queued;
@@ -232,7 +232,7 @@ int xprt_xmit(struct xprt *x, unsigned int budget, bool direct)
 		if (r != 1 || d.n) {
 			pthread_mutex_unlock(&x->xmit_lock);
 			queued = xmit_run_deferred(x, &d);
-			/* a callback queued a request (xprt_xmit_in_done()):
+			/* a callback queued a request (lx_xprt_xmit_in_done()):
 			 * an empty queue is no longer the end; any other
 			 * non-zero result already has the caller kick the
 			 * worker for what is queued */
@@ -267,7 +267,7 @@ static void xmit_conn_down(struct xprt *x)
 
 	pthread_mutex_lock(&x->xmit_lock);
 	if (x->tx_partial) {
-		struct xprt_rqst *rq = x->tx_partial;
+		struct lx_xprt_rqst *rq = x->tx_partial;
 
 		x->tx_partial = NULL;
 		rq->tx_done = 0;
@@ -276,7 +276,7 @@ static void xmit_conn_down(struct xprt *x)
 		atomic_fetch_and(&rq->st, ~(uint64_t)RQ_XMIT);
 	}
 	for (i = 0; i < x->max_reqs; i++) {
-		struct xprt_rqst *rq = xprt_slot(x, i);
+		struct lx_xprt_rqst *rq = lx_xprt_slot(x, i);
 		uint64_t st = atomic_load(&rq->st);
 		uint32_t f = rq_flags(st);
 
@@ -288,24 +288,24 @@ static void xmit_conn_down(struct xprt *x)
 		if (!(f & RQ_SUBMITTED) || (f & RQ_OUTCOME))
 			continue;
 		if (f & RQ_QUEUED) {
-			if (x->opts.policy == XPRT_FAIL) {
+			if (x->opts.policy == LX_XPRT_FAIL) {
 				pthread_mutex_unlock(&x->xmit_lock);
-				xprt_req_fail(&rq->pub, -ECONNRESET);
+				lx_xprt_req_fail(&rq->pub, -ECONNRESET);
 				pthread_mutex_lock(&x->xmit_lock);
 			}
 			continue;
 		}
 		if (!(f & RQ_SENT))
 			continue;
-		if (x->opts.policy == XPRT_RESEND) {
-			xprt_req_retransmit(&rq->pub);
+		if (x->opts.policy == LX_XPRT_RESEND) {
+			lx_xprt_req_retransmit(&rq->pub);
 		} else {
 			pthread_mutex_unlock(&x->xmit_lock);
-			xprt_req_fail(&rq->pub, -ECONNRESET);
+			lx_xprt_req_fail(&rq->pub, -ECONNRESET);
 			pthread_mutex_lock(&x->xmit_lock);
 		}
 	}
-	xprt_cong_reset(&x->cong);
+	lx_xprt_cong_reset(&x->cong);
 	pthread_mutex_unlock(&x->xmit_lock);
 }
 
@@ -313,12 +313,13 @@ static void xmit_conn_down(struct xprt *x)
 static bool xmit_backoff_sleep(struct xprt *x, unsigned int ms)
 {
 	struct timespec ts;
-	uint64_t deadline = xprt_now_ns() + (uint64_t)ms * 1000000u;
+	uint64_t deadline = lx_xprt_now_ns() + (uint64_t)ms * 1000000u;
 	bool stop;
 
 	pthread_mutex_lock(&x->state_lock);
-	ts = xprt_ns_to_timespec(deadline);
-	while (!(stop = atomic_load(&x->stopping)) && xprt_now_ns() < deadline)
+	ts = lx_xprt_ns_to_timespec(deadline);
+	while (!(stop = atomic_load(&x->stopping)) &&
+	       lx_xprt_now_ns() < deadline)
 		if (pthread_cond_timedwait(&x->state_cond, &x->state_lock,
 					   &ts) == ETIMEDOUT)
 			break;
@@ -335,17 +336,17 @@ static void xmit_reconnect(struct xprt *x)
 	int err;
 
 	xmit_conn_down(x);
-	if (x->opts.policy == XPRT_FAIL) {
+	if (x->opts.policy == LX_XPRT_FAIL) {
 		/* a 9P session does not survive its connection */
 		pthread_mutex_lock(&x->state_lock);
 		if (!atomic_load(&x->stopping))
-			atomic_store(&x->state, XPRT_CLOSED);
+			atomic_store(&x->state, LX_XPRT_CLOSED);
 		pthread_cond_broadcast(&x->state_cond);
 		pthread_mutex_unlock(&x->state_lock);
-		xprt_fail_all(x, -ECONNRESET);
+		lx_xprt_fail_all(x, -ECONNRESET);
 		return;
 	}
-	atomic_store(&x->state, XPRT_CONNECTING);
+	atomic_store(&x->state, LX_XPRT_CONNECTING);
 	while (!atomic_load(&x->stopping)) {
 		cookie = atomic_load(&x->cookie) + 1;
 		err = x->ops->connect(x, cookie);
@@ -353,7 +354,7 @@ static void xmit_reconnect(struct xprt *x)
 			pthread_mutex_lock(&x->state_lock);
 			atomic_store(&x->cookie, cookie);
 			x->disconnected_since = 0;
-			atomic_store(&x->state, XPRT_CONNECTED);
+			atomic_store(&x->state, LX_XPRT_CONNECTED);
 			pthread_cond_broadcast(&x->state_cond);
 			pthread_mutex_unlock(&x->state_lock);
 			atomic_fetch_add(&x->stats.connects, 1);
@@ -361,10 +362,10 @@ static void xmit_reconnect(struct xprt *x)
 		}
 		x->last_error = err;
 		if (x->opts.reconnect_give_up_ms && !gave_up &&
-		    xprt_now_ns() - x->disconnected_since >
+		    lx_xprt_now_ns() - x->disconnected_since >
 			    (uint64_t)x->opts.reconnect_give_up_ms * 1000000u) {
 			gave_up = true;
-			xprt_fail_all(x, -ENOTCONN);
+			lx_xprt_fail_all(x, -ENOTCONN);
 		}
 		if (!xmit_backoff_sleep(x, delay))
 			break;
@@ -372,8 +373,8 @@ static void xmit_reconnect(struct xprt *x)
 				x->opts.reconnect_max_ms :
 				delay * 2;
 	}
-	if (atomic_load(&x->state) == XPRT_CONNECTING)
-		atomic_store(&x->state, XPRT_DISCONNECTED);
+	if (atomic_load(&x->state) == LX_XPRT_CONNECTING)
+		atomic_store(&x->state, LX_XPRT_DISCONNECTED);
 }
 
 /* --------------------------------------------------------- the worker */
@@ -382,29 +383,29 @@ static void worker_sleep(struct xprt *x, unsigned int seen)
 {
 	atomic_store(&x->worker_sleeping, true);
 	if (atomic_load(&x->worker_kick) == seen && !atomic_load(&x->stopping))
-		xprt_futex_wait(&x->worker_kick, seen, -1);
+		lx_xprt_futex_wait(&x->worker_kick, seen, -1);
 	atomic_store(&x->worker_sleeping, false);
 }
 
-void *xprt_worker_main(void *arg)
+void *lx_xprt_worker_main(void *arg)
 {
 	struct xprt *x = arg;
 	unsigned int seen;
 	int r;
 
 	while (!atomic_load(&x->stopping)) {
-		enum xprt_state s = atomic_load(&x->state);
+		enum lx_xprt_state s = atomic_load(&x->state);
 
-		if (s == XPRT_DISCONNECTED) {
+		if (s == LX_XPRT_DISCONNECTED) {
 			xmit_reconnect(x);
 			continue;
 		}
 		seen = atomic_load(&x->worker_kick);
-		if (s != XPRT_CONNECTED) {
+		if (s != LX_XPRT_CONNECTED) {
 			worker_sleep(x, seen);
 			continue;
 		}
-		r = xprt_xmit(x, ~0u, false);
+		r = lx_xprt_xmit(x, ~0u, false);
 		if (r == -EAGAIN)
 			x->ops->wait_writable(x, 100);
 		else if (r == 0 || r == -EBUSY || r == -ENOTCONN)

@@ -52,7 +52,7 @@
  * are not instrumented; the node release/acquire below then carries the
  * whole hand-off.
  */
-#if !(defined(XPRT_TSAN) && XPRT_TSAN)
+#if !(defined(LX_XPRT_TSAN) && LX_XPRT_TSAN)
 #define _LGPL_SOURCE
 #endif
 #include "xprt/xmitq.h"
@@ -62,24 +62,25 @@
 
 #include "xprt/util.h"
 
-static struct xprt_xmit_node *xmitq_node_of_inq(struct cds_wfcq_node *qn)
+static struct lx_xprt_xmit_node *xmitq_node_of_inq(struct cds_wfcq_node *qn)
 {
-	return xprt_container_of(qn, struct xprt_xmit_node, inq);
+	return lx_xprt_container_of(qn, struct lx_xprt_xmit_node, inq);
 }
 
-static struct cds_hlist_head *xmitq_bucket(struct xprt_xmitq *q, uint64_t owner)
+static struct cds_hlist_head *xmitq_bucket(struct lx_xprt_xmitq *q,
+					   uint64_t owner)
 {
 	/* Fibonacci hashing: thread ids and job ids are often sequential or
 	 * share low bits; the multiply spreads them over the top bits. */
 	uint64_t h = owner * 0x9e3779b97f4a7c15ull;
 
-	return &q->owners[h >> (64 - XPRT_XMITQ_HASH_BITS)];
+	return &q->owners[h >> (64 - LX_XPRT_XMITQ_HASH_BITS)];
 }
 
-static struct xprt_xmit_node *xmitq_owner_entry(struct xprt_xmitq *q,
-						uint64_t owner)
+static struct lx_xprt_xmit_node *xmitq_owner_entry(struct lx_xprt_xmitq *q,
+						   uint64_t owner)
 {
-	struct xprt_xmit_node *e;
+	struct lx_xprt_xmit_node *e;
 
 	cds_hlist_for_each_entry_2(e, xmitq_bucket(q, owner), hash)
 	{
@@ -90,27 +91,28 @@ static struct xprt_xmit_node *xmitq_owner_entry(struct xprt_xmitq *q,
 }
 
 /* @n becomes its owner's entry, with an empty sub-list, at the ring tail. */
-static void xmitq_add_entry(struct xprt_xmitq *q, struct xprt_xmit_node *n)
+static void xmitq_add_entry(struct lx_xprt_xmitq *q,
+			    struct lx_xprt_xmit_node *n)
 {
-	n->state = XPRT_XMIT_HEAD;
+	n->state = LX_XPRT_XMIT_HEAD;
 	CDS_INIT_LIST_HEAD(&n->sub);
 	cds_list_add_tail(&n->link, &q->ring);
 	cds_hlist_add_head(&n->hash, xmitq_bucket(q, n->owner));
 }
 
 /* Place a freshly dequeued incoming node by the ordering rules. */
-static void xmitq_sort(struct xprt_xmitq *q, struct xprt_xmit_node *n)
+static void xmitq_sort(struct lx_xprt_xmitq *q, struct lx_xprt_xmit_node *n)
 {
-	struct xprt_xmit_node *e;
+	struct lx_xprt_xmit_node *e;
 
 	if (n->credited) {
-		n->state = XPRT_XMIT_CREDITED;
+		n->state = LX_XPRT_XMIT_CREDITED;
 		cds_list_add_tail(&n->link, &q->credited);
 		return;
 	}
 	e = xmitq_owner_entry(q, n->owner);
 	if (e) {
-		n->state = XPRT_XMIT_SUB;
+		n->state = LX_XPRT_XMIT_SUB;
 		cds_list_add_tail(&n->sub, &e->sub);
 		return;
 	}
@@ -120,7 +122,7 @@ static void xmitq_sort(struct xprt_xmitq *q, struct xprt_xmit_node *n)
 /* Take one node out of the incoming queue; NULL when empty, or
  * CDS_WFCQ_WOULDBLOCK when the next node's push is still in progress and
  * @wait is false. */
-static struct cds_wfcq_node *xmitq_take_incoming(struct xprt_xmitq *q,
+static struct cds_wfcq_node *xmitq_take_incoming(struct lx_xprt_xmitq *q,
 						 bool wait)
 {
 	struct cds_wfcq_node *qn;
@@ -129,7 +131,7 @@ static struct cds_wfcq_node *xmitq_take_incoming(struct xprt_xmitq *q,
 	if (qn == CDS_WFCQ_WOULDBLOCK && wait)
 		qn = __cds_wfcq_dequeue_blocking(&q->in_head, &q->in_tail);
 	if (qn && qn != CDS_WFCQ_WOULDBLOCK)
-		xprt_tsan_acquire(xmitq_node_of_inq(qn));
+		lx_xprt_tsan_acquire(xmitq_node_of_inq(qn));
 	return qn;
 }
 
@@ -137,7 +139,7 @@ static struct cds_wfcq_node *xmitq_take_incoming(struct xprt_xmitq *q,
  * Sort incoming nodes.  Bounded: a node cannot be pushed again before it is
  * popped, so one call sorts at most the nodes that exist.
  */
-static void xmitq_sort_incoming(struct xprt_xmitq *q)
+static void xmitq_sort_incoming(struct lx_xprt_xmitq *q)
 {
 	struct cds_wfcq_node *qn;
 
@@ -156,28 +158,29 @@ static void xmitq_sort_incoming(struct xprt_xmitq *q)
 
 /* Sort incoming nodes until @n is sorted or the incoming queue is empty,
  * waiting for pushes in progress ahead of it. */
-static void xmitq_sort_until(struct xprt_xmitq *q, struct xprt_xmit_node *n)
+static void xmitq_sort_until(struct lx_xprt_xmitq *q,
+			     struct lx_xprt_xmit_node *n)
 {
 	struct cds_wfcq_node *qn;
 
-	while (n->state == XPRT_XMIT_INCOMING &&
+	while (n->state == LX_XPRT_XMIT_INCOMING &&
 	       (qn = xmitq_take_incoming(q, true)) != NULL)
 		xmitq_sort(q, xmitq_node_of_inq(qn));
 }
 
-static struct xprt_xmit_node *xmitq_first(struct xprt_xmitq *q)
+static struct lx_xprt_xmit_node *xmitq_first(struct lx_xprt_xmitq *q)
 {
 	if (!cds_list_empty(&q->credited))
-		return cds_list_first_entry(&q->credited, struct xprt_xmit_node,
-					    link);
+		return cds_list_first_entry(&q->credited,
+					    struct lx_xprt_xmit_node, link);
 	if (!cds_list_empty(&q->ring))
-		return cds_list_first_entry(&q->ring, struct xprt_xmit_node,
+		return cds_list_first_entry(&q->ring, struct lx_xprt_xmit_node,
 					    link);
 	return NULL;
 }
 
 /* The consumer is the only writer: no locked read-modify-write needed. */
-static void xmitq_count_popped(struct xprt_xmitq *q)
+static void xmitq_count_popped(struct lx_xprt_xmitq *q)
 {
 	unsigned long long v;
 
@@ -190,29 +193,29 @@ static void xmitq_count_popped(struct xprt_xmitq *q)
  * role to the next one: at the ring tail (@keep_place false, a pop: round
  * robin) or in its own place (@keep_place true, a removal).
  */
-static void xmitq_unlink(struct xprt_xmitq *q, struct xprt_xmit_node *n,
+static void xmitq_unlink(struct lx_xprt_xmitq *q, struct lx_xprt_xmit_node *n,
 			 bool keep_place)
 {
-	struct xprt_xmit_node *next;
+	struct lx_xprt_xmit_node *next;
 
 	switch (n->state) {
-	case XPRT_XMIT_CREDITED:
+	case LX_XPRT_XMIT_CREDITED:
 		cds_list_del(&n->link);
 		break;
-	case XPRT_XMIT_SUB:
+	case LX_XPRT_XMIT_SUB:
 		cds_list_del(&n->sub);
 		break;
-	case XPRT_XMIT_HEAD:
+	case LX_XPRT_XMIT_HEAD:
 		cds_hlist_del(&n->hash);
 		if (cds_list_empty(&n->sub)) {
 			cds_list_del(&n->link);
 			break;
 		}
-		next = cds_list_first_entry(&n->sub, struct xprt_xmit_node,
+		next = cds_list_first_entry(&n->sub, struct lx_xprt_xmit_node,
 					    sub);
 		/* The circle without @n's head is next's list of the rest. */
 		cds_list_del(&n->sub);
-		next->state = XPRT_XMIT_HEAD;
+		next->state = LX_XPRT_XMIT_HEAD;
 		cds_hlist_add_head(&next->hash, xmitq_bucket(q, next->owner));
 		if (keep_place) {
 			cds_list_replace(&n->link, &next->link);
@@ -225,13 +228,13 @@ static void xmitq_unlink(struct xprt_xmitq *q, struct xprt_xmit_node *n,
 		/* IDLE or INCOMING: not in the sorted structure. */
 		return;
 	}
-	n->state = XPRT_XMIT_IDLE;
+	n->state = LX_XPRT_XMIT_IDLE;
 	/* Release: the caller may hand @n back to its owner after this. */
 	atomic_store_explicit(&n->queued, false, memory_order_release);
 	xmitq_count_popped(q);
 }
 
-void xprt_xmitq_init(struct xprt_xmitq *q)
+void lx_xprt_xmitq_init(struct lx_xprt_xmitq *q)
 {
 	size_t i;
 
@@ -242,11 +245,11 @@ void xprt_xmitq_init(struct xprt_xmitq *q)
 	atomic_init(&q->popped, 0);
 	CDS_INIT_LIST_HEAD(&q->credited);
 	CDS_INIT_LIST_HEAD(&q->ring);
-	for (i = 0; i < XPRT_ARRAY_SIZE(q->owners); i++)
+	for (i = 0; i < LX_XPRT_ARRAY_SIZE(q->owners); i++)
 		CDS_INIT_HLIST_HEAD(&q->owners[i]);
 }
 
-void xprt_xmitq_destroy(struct xprt_xmitq *q)
+void lx_xprt_xmitq_destroy(struct lx_xprt_xmitq *q)
 {
 	/* Nothing allocated, and the nodes belong to their requests: an
 	 * empty queue needs no teardown.  Kept so that owners of a queue have
@@ -256,18 +259,18 @@ void xprt_xmitq_destroy(struct xprt_xmitq *q)
 
 /* The producer side of push and of a non-credited requeue; @n->queued is
  * already set. */
-static void xmitq_enqueue(struct xprt_xmitq *q, struct xprt_xmit_node *n)
+static void xmitq_enqueue(struct lx_xprt_xmitq *q, struct lx_xprt_xmit_node *n)
 {
-	n->state = XPRT_XMIT_INCOMING;
+	n->state = LX_XPRT_XMIT_INCOMING;
 	cds_wfcq_node_init(&n->inq);
 	/* Count before publishing so the consumer never pops more than was
 	 * pushed: len() stays non-negative. */
 	atomic_fetch_add(&q->pushed, 1);
-	xprt_tsan_release(n);
+	lx_xprt_tsan_release(n);
 	cds_wfcq_enqueue(&q->in_head, &q->in_tail, &n->inq);
 }
 
-int xprt_xmitq_push(struct xprt_xmitq *q, struct xprt_xmit_node *n)
+int lx_xprt_xmitq_push(struct lx_xprt_xmitq *q, struct lx_xprt_xmit_node *n)
 {
 	if (!q || !n)
 		return -EINVAL;
@@ -277,7 +280,7 @@ int xprt_xmitq_push(struct xprt_xmitq *q, struct xprt_xmit_node *n)
 	return 0;
 }
 
-struct xprt_xmit_node *xprt_xmitq_peek(struct xprt_xmitq *q)
+struct lx_xprt_xmit_node *lx_xprt_xmitq_peek(struct lx_xprt_xmitq *q)
 {
 	if (!q)
 		return NULL;
@@ -285,16 +288,16 @@ struct xprt_xmit_node *xprt_xmitq_peek(struct xprt_xmitq *q)
 	return xmitq_first(q);
 }
 
-struct xprt_xmit_node *xprt_xmitq_pop(struct xprt_xmitq *q)
+struct lx_xprt_xmit_node *lx_xprt_xmitq_pop(struct lx_xprt_xmitq *q)
 {
-	struct xprt_xmit_node *n = xprt_xmitq_peek(q);
+	struct lx_xprt_xmit_node *n = lx_xprt_xmitq_peek(q);
 
 	if (n)
 		xmitq_unlink(q, n, false);
 	return n;
 }
 
-int xprt_xmitq_requeue(struct xprt_xmitq *q, struct xprt_xmit_node *n)
+int lx_xprt_xmitq_requeue(struct lx_xprt_xmitq *q, struct lx_xprt_xmit_node *n)
 {
 	if (!q || !n)
 		return -EINVAL;
@@ -305,25 +308,25 @@ int xprt_xmitq_requeue(struct xprt_xmitq *q, struct xprt_xmit_node *n)
 		return 0;
 	}
 	atomic_fetch_add(&q->pushed, 1);
-	n->state = XPRT_XMIT_CREDITED;
+	n->state = LX_XPRT_XMIT_CREDITED;
 	cds_list_add(&n->link, &q->credited);
 	return 0;
 }
 
-bool xprt_xmitq_remove(struct xprt_xmitq *q, struct xprt_xmit_node *n)
+bool lx_xprt_xmitq_remove(struct lx_xprt_xmitq *q, struct lx_xprt_xmit_node *n)
 {
 	if (!q || !n)
 		return false;
 	if (!atomic_load_explicit(&n->queued, memory_order_acquire))
 		return false;
 	xmitq_sort_until(q, n);
-	if (n->state == XPRT_XMIT_INCOMING || n->state == XPRT_XMIT_IDLE)
+	if (n->state == LX_XPRT_XMIT_INCOMING || n->state == LX_XPRT_XMIT_IDLE)
 		return false; /* its push has not returned: not ours yet */
 	xmitq_unlink(q, n, true);
 	return true;
 }
 
-unsigned int xprt_xmitq_len(const struct xprt_xmitq *q)
+unsigned int lx_xprt_xmitq_len(const struct lx_xprt_xmitq *q)
 {
 	unsigned long long popped, pushed;
 

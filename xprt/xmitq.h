@@ -26,13 +26,13 @@
  * Protocol expected from the caller: push, then make sure a consumer runs
  * (take the transmit lock and drain, or kick the transmit worker).  A
  * consumer that found the queue empty may have looked just before the push,
- * and xprt_xmitq_pop() never waits for a push still in progress, so the
+ * and lx_xprt_xmitq_pop() never waits for a push still in progress, so the
  * kick after every push is what guarantees progress.
  *
  * Internal header: not installed.
  */
-#ifndef XPRT_XMITQ_H
-#define XPRT_XMITQ_H
+#ifndef LX_XPRT_XMITQ_H
+#define LX_XPRT_XMITQ_H
 
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -49,19 +49,19 @@
  * for the owners one connection has queued at once (one per thread or job
  * with a request waiting), not for every owner that ever existed.
  */
-#define XPRT_XMITQ_HASH_BITS 8
+#define LX_XPRT_XMITQ_HASH_BITS 8
 
 /* Where a node is; consumer-private once the node has been sorted. */
-enum xprt_xmit_state {
-	XPRT_XMIT_IDLE = 0, /* not queued */
-	XPRT_XMIT_INCOMING, /* pushed, not yet sorted by the consumer */
-	XPRT_XMIT_CREDITED, /* on the credited FIFO */
-	XPRT_XMIT_HEAD,	    /* its owner's entry in the ring */
-	XPRT_XMIT_SUB,	    /* waiting in its owner's sub-list */
+enum lx_xprt_xmit_state {
+	LX_XPRT_XMIT_IDLE = 0, /* not queued */
+	LX_XPRT_XMIT_INCOMING, /* pushed, not yet sorted by the consumer */
+	LX_XPRT_XMIT_CREDITED, /* on the credited FIFO */
+	LX_XPRT_XMIT_HEAD,     /* its owner's entry in the ring */
+	LX_XPRT_XMIT_SUB,      /* waiting in its owner's sub-list */
 };
 
 /**
- * struct xprt_xmit_node - queue linkage embedded in a request
+ * struct lx_xprt_xmit_node - queue linkage embedded in a request
  * @inq: incoming-queue node (producers)
  * @owner: who submitted it (thread id, job id...); set by the caller
  *	before the push, not changed while queued
@@ -69,7 +69,7 @@ enum xprt_xmit_state {
  *	caller before the push or requeue, not changed while queued
  * @queued: in the queue now (between push and pop/remove); atomic so that
  *	a second push of the same node is refused even when it races
- * @state: an &enum xprt_xmit_state, owned by the queue
+ * @state: an &enum lx_xprt_xmit_state, owned by the queue
  * @link: ring or credited-list link (consumer)
  * @sub: for an owner's ring entry: its waiting requests; for those
  *	requests: their link in that list
@@ -77,10 +77,10 @@ enum xprt_xmit_state {
  *
  * What a push writes and the consumer reads when sorting comes first, in
  * 24 bytes, so the hand-off usually moves one cache line, not two; the
- * consumer-only links follow.  Initialise with xprt_xmit_node_init() (an
+ * consumer-only links follow.  Initialise with lx_xprt_xmit_node_init() (an
  * all-zero node is also valid).
  */
-struct xprt_xmit_node {
+struct lx_xprt_xmit_node {
 	struct cds_wfcq_node inq;
 	uint64_t owner;
 	bool credited;
@@ -92,7 +92,7 @@ struct xprt_xmit_node {
 };
 
 /**
- * struct xprt_xmitq - one connection's transmit queue
+ * struct lx_xprt_xmitq - one connection's transmit queue
  * @in_tail: incoming wait-free queue, tail (producers)
  * @pushed: nodes pushed or requeued so far (producers; monotonic)
  * @pad_producers: ends the producers' cache line
@@ -111,29 +111,30 @@ struct xprt_xmit_node {
  * an alignment attribute: an over-aligned type would not be safe to embed
  * in structures allocated with malloc().
  */
-struct xprt_xmitq {
+struct lx_xprt_xmitq {
 	struct cds_wfcq_tail in_tail;
 	atomic_ullong pushed;
-	char pad_producers[XPRT_CACHELINE - sizeof(struct cds_wfcq_tail) -
+	char pad_producers[LX_XPRT_CACHELINE - sizeof(struct cds_wfcq_tail) -
 			   sizeof(atomic_ullong)];
 
 	struct __cds_wfcq_head in_head;
-	char pad_head[XPRT_CACHELINE - sizeof(struct __cds_wfcq_head)];
+	char pad_head[LX_XPRT_CACHELINE - sizeof(struct __cds_wfcq_head)];
 
 	atomic_ullong popped;
 	struct cds_list_head credited;
 	struct cds_list_head ring;
-	struct cds_hlist_head owners[1u << XPRT_XMITQ_HASH_BITS];
+	struct cds_hlist_head owners[1u << LX_XPRT_XMITQ_HASH_BITS];
 };
 
 /**
- * xprt_xmit_node_init() - prepare a node for its first push
+ * lx_xprt_xmit_node_init() - prepare a node for its first push
  * @n: the node
  * @owner: who submits it
  *
  * The node starts not queued and not credited.
  */
-static inline void xprt_xmit_node_init(struct xprt_xmit_node *n, uint64_t owner)
+static inline void lx_xprt_xmit_node_init(struct lx_xprt_xmit_node *n,
+					  uint64_t owner)
 {
 	n->inq.next = NULL;
 	CDS_INIT_LIST_HEAD(&n->link);
@@ -143,28 +144,28 @@ static inline void xprt_xmit_node_init(struct xprt_xmit_node *n, uint64_t owner)
 	n->owner = owner;
 	n->credited = false;
 	atomic_init(&n->queued, false);
-	n->state = XPRT_XMIT_IDLE;
+	n->state = LX_XPRT_XMIT_IDLE;
 }
 
 /**
- * xprt_xmitq_init() - make @q an empty queue
+ * lx_xprt_xmitq_init() - make @q an empty queue
  * @q: the queue (NULL is ignored)
  *
  * Context: before any other use of @q; allocates nothing, cannot fail.
  */
-void xprt_xmitq_init(struct xprt_xmitq *q);
+void lx_xprt_xmitq_init(struct lx_xprt_xmitq *q);
 
 /**
- * xprt_xmitq_destroy() - end of life of @q
+ * lx_xprt_xmitq_destroy() - end of life of @q
  * @q: the queue (NULL is ignored); must be empty: pop or remove every node
  *	first (the queue does not own the nodes, so it cannot fail them)
  *
  * Context: no other thread may use @q any more.
  */
-void xprt_xmitq_destroy(struct xprt_xmitq *q);
+void lx_xprt_xmitq_destroy(struct lx_xprt_xmitq *q);
 
 /**
- * xprt_xmitq_push() - queue a request for transmission
+ * lx_xprt_xmitq_push() - queue a request for transmission
  * @q: the queue
  * @n: its node; @n->owner and @n->credited set by the caller; not queued
  *
@@ -173,10 +174,10 @@ void xprt_xmitq_destroy(struct xprt_xmitq *q);
  * Return: %0; %-EINVAL when @q or @n is NULL or @n is already queued
  * (nothing changed: a caller bug, do not retry).
  */
-int xprt_xmitq_push(struct xprt_xmitq *q, struct xprt_xmit_node *n);
+int lx_xprt_xmitq_push(struct lx_xprt_xmitq *q, struct lx_xprt_xmit_node *n);
 
 /**
- * xprt_xmitq_peek() - the node that xprt_xmitq_pop() would return
+ * lx_xprt_xmitq_peek() - the node that lx_xprt_xmitq_pop() would return
  * @q: the queue
  *
  * Sorts what producers pushed since the last call, then looks.  A credited
@@ -184,12 +185,12 @@ int xprt_xmitq_push(struct xprt_xmitq *q, struct xprt_xmit_node *n);
  * first; nothing else can overtake the peeked node.
  * Context: consumer only (transmit lock held).
  * Return: the node, still queued; NULL when nothing can be taken now (see
- * xprt_xmitq_pop()) or @q is NULL.
+ * lx_xprt_xmitq_pop()) or @q is NULL.
  */
-struct xprt_xmit_node *xprt_xmitq_peek(struct xprt_xmitq *q);
+struct lx_xprt_xmit_node *lx_xprt_xmitq_peek(struct lx_xprt_xmitq *q);
 
 /**
- * xprt_xmitq_pop() - remove and return the next node by the rules above
+ * lx_xprt_xmitq_pop() - remove and return the next node by the rules above
  * @q: the queue
  *
  * Never waits for producers: a node whose push has not returned yet, and
@@ -199,10 +200,10 @@ struct xprt_xmit_node *xprt_xmitq_peek(struct xprt_xmitq *q);
  * Return: the node (no longer queued; the caller owns it again), or NULL
  * when nothing can be taken now or @q is NULL.
  */
-struct xprt_xmit_node *xprt_xmitq_pop(struct xprt_xmitq *q);
+struct lx_xprt_xmit_node *lx_xprt_xmitq_pop(struct lx_xprt_xmitq *q);
 
 /**
- * xprt_xmitq_requeue() - put back a popped node that could not be sent
+ * lx_xprt_xmitq_requeue() - put back a popped node that could not be sent
  * @q: the queue
  * @n: a node popped from @q and not queued since
  *
@@ -213,10 +214,10 @@ struct xprt_xmit_node *xprt_xmitq_pop(struct xprt_xmitq *q);
  * Return: %0; %-EINVAL when @q or @n is NULL or @n is queued (nothing
  * changed).
  */
-int xprt_xmitq_requeue(struct xprt_xmitq *q, struct xprt_xmit_node *n);
+int lx_xprt_xmitq_requeue(struct lx_xprt_xmitq *q, struct lx_xprt_xmit_node *n);
 
 /**
- * xprt_xmitq_remove() - take a queued node out (cancel, shutdown)
+ * lx_xprt_xmitq_remove() - take a queued node out (cancel, shutdown)
  * @q: the queue
  * @n: a node whose push on @q has returned (or any node not queued)
  *
@@ -227,16 +228,16 @@ int xprt_xmitq_requeue(struct xprt_xmitq *q, struct xprt_xmit_node *n);
  * Return: true when @n was queued and is now removed; false when it was
  * not queued (already popped or removed) or @q or @n is NULL.
  */
-bool xprt_xmitq_remove(struct xprt_xmitq *q, struct xprt_xmit_node *n);
+bool lx_xprt_xmitq_remove(struct lx_xprt_xmitq *q, struct lx_xprt_xmit_node *n);
 
 /**
- * xprt_xmitq_len() - nodes queued (pushed and not yet popped or removed)
+ * lx_xprt_xmitq_len() - nodes queued (pushed and not yet popped or removed)
  * @q: the queue (NULL: 0)
  *
  * Context: any thread; exact for the consumer when no push is in
  * progress (a push counts from its start), a snapshot for others.
  * Drives the cork hint: cork while more than one request is queued.
  */
-unsigned int xprt_xmitq_len(const struct xprt_xmitq *q);
+unsigned int lx_xprt_xmitq_len(const struct lx_xprt_xmitq *q);
 
-#endif /* XPRT_XMITQ_H */
+#endif /* LX_XPRT_XMITQ_H */

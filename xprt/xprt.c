@@ -4,15 +4,15 @@
  *
  * Exactly-once completion.  A request can be finished by several parties
  * racing each other: the receive thread (a reply), its timer (timeout), a
- * canceller, the transmit worker (connection lost), xprt_destroy().  Each
+ * canceller, the transmit worker (connection lost), lx_xprt_destroy().  Each
  * of them tries to *decide* the outcome with one compare-and-swap on the
- * request's state word (xprt_claim_outcome()): one wins, the others see the
+ * request's state word (lx_xprt_claim_outcome()): one wins, the others see the
  * decision and back off.  Deciding is not delivering: done() may only run
  * once nobody else touches the request's memory any more - the transmitter
  * may still be writing it out of the caller's buffer (RQ_XMIT), it may
  * still sit in the transmit queue (RQ_QUEUED), the receiver may still be
  * placing reply bytes (a pin in the reply index).  Whoever clears the last
- * of those conditions calls xprt_try_complete(), which claims delivery
+ * of those conditions calls lx_xprt_try_complete(), which claims delivery
  * (RQ_DONE) with another compare-and-swap and runs done() once.  Nobody
  * ever waits for another party: a canceller or a timer firing on the
  * receive thread just decides, and the last party out delivers.
@@ -34,11 +34,11 @@
 
 #include "xprt_int.h"
 
-#define XPRT_DEF_MAX_REQS 64u
-#define XPRT_DEF_BUF_SIZE 8192u
-#define XPRT_DEF_MAX_MSG  (8u << 20)
+#define LX_XPRT_DEF_MAX_REQS 64u
+#define LX_XPRT_DEF_BUF_SIZE 8192u
+#define LX_XPRT_DEF_MAX_MSG  (8u << 20)
 
-void xprt_futex_wait(atomic_uint *word, unsigned int val, int64_t timeout_ns)
+void lx_xprt_futex_wait(atomic_uint *word, unsigned int val, int64_t timeout_ns)
 {
 	struct timespec ts, *tsp = NULL;
 
@@ -50,7 +50,7 @@ void xprt_futex_wait(atomic_uint *word, unsigned int val, int64_t timeout_ns)
 	syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, val, tsp, NULL, 0);
 }
 
-void xprt_futex_wake(atomic_uint *word, int n)
+void lx_xprt_futex_wake(atomic_uint *word, int n)
 {
 	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
 }
@@ -61,7 +61,7 @@ void xprt_futex_wake(atomic_uint *word, int n)
  * forked child inherits its parent's value: harmless, an owner is only a
  * queueing key.)
  */
-static uint64_t xprt_thread_owner(void)
+static uint64_t lx_xprt_thread_owner(void)
 {
 	static _Thread_local uint64_t tid;
 
@@ -72,7 +72,7 @@ static uint64_t xprt_thread_owner(void)
 
 /* ------------------------------------------------------------ outcomes */
 
-bool xprt_claim_outcome(struct xprt_rqst *rq, int status)
+bool lx_xprt_claim_outcome(struct lx_xprt_rqst *rq, int status)
 {
 	uint64_t st = atomic_load(&rq->st), nst;
 
@@ -86,7 +86,8 @@ bool xprt_claim_outcome(struct xprt_rqst *rq, int status)
 }
 
 /* Return the credit a finished request held, adjusting the window. */
-static void rq_return_credit(struct xprt *x, struct xprt_rqst *rq, uint64_t st)
+static void rq_return_credit(struct xprt *x, struct lx_xprt_rqst *rq,
+			     uint64_t st)
 {
 	uint64_t old = atomic_fetch_and(&rq->st, ~(uint64_t)RQ_CREDIT);
 	bool eased;
@@ -94,18 +95,18 @@ static void rq_return_credit(struct xprt *x, struct xprt_rqst *rq, uint64_t st)
 	if (!(rq_flags(old) & RQ_CREDIT))
 		return;
 	if (rq_flags(st) & RQ_REPLIED)
-		eased = xprt_cong_reply(&x->cong);
+		eased = lx_xprt_cong_reply(&x->cong);
 	else if (rq_status(st) == -ETIMEDOUT)
-		eased = xprt_cong_timeout(&x->cong);
+		eased = lx_xprt_cong_timeout(&x->cong);
 	else
-		eased = xprt_cong_put(&x->cong);
+		eased = lx_xprt_cong_put(&x->cong);
 	/* Only a congested queue waits for credits; otherwise whoever
 	 * queued a request also arranged for its transmission. */
 	if (eased)
-		xprt_credit_returned(x);
+		lx_xprt_credit_returned(x);
 }
 
-void xprt_try_complete(struct xprt_rqst *rq)
+void lx_xprt_try_complete(struct lx_xprt_rqst *rq)
 {
 	struct xprt *x = rq->pub.xprt;
 	uint64_t st = atomic_load(&rq->st);
@@ -115,7 +116,7 @@ void xprt_try_complete(struct xprt_rqst *rq)
 		if (!(rq_flags(st) & RQ_OUTCOME) || (rq_flags(st) & busy))
 			return;
 		/* A receiver still placing bytes: it calls us again when it
-		 * unpins (xprt_rx_unpin).  Whoever decided the outcome took
+		 * unpins (lx_xprt_rx_unpin).  Whoever decided the outcome took
 		 * the request out of the reply index first, so no new pin
 		 * that could write can appear. */
 		if (atomic_load(&rq->rqnode.pins))
@@ -123,7 +124,7 @@ void xprt_try_complete(struct xprt_rqst *rq)
 	} while (!atomic_compare_exchange_weak(&rq->st, &st, st | RQ_DONE));
 
 	if (atomic_load_explicit(&rq->heap_idx, memory_order_relaxed) >= 0)
-		xprt_timer_arm(x, rq, 0);
+		lx_xprt_timer_arm(x, rq, 0);
 	rq_return_credit(x, rq, st);
 	/* transport state of the request (RDMA chunk registrations) goes
 	 * before done() hands the caller's memory back */
@@ -135,55 +136,58 @@ void xprt_try_complete(struct xprt_rqst *rq)
 
 	atomic_fetch_or(&rq->st, RQ_FINISHED);
 	atomic_fetch_and(&rq->st, ~(uint64_t)RQ_SUBMITTED);
-	/* A timer armed while done() ran (xprt_req_set_timer() called by the
+	/* A timer armed while done() ran (lx_xprt_req_set_timer() called by the
 	 * submitter after the reply was already in) must not outlive the
 	 * request: it would fire on whoever gets the slot next.  Pairs with
-	 * the fence in xprt_req_set_timer(): one of the two sees the other. */
+	 * the fence in lx_xprt_req_set_timer(): one of the two sees the other. */
 	atomic_thread_fence(memory_order_seq_cst);
 	if (atomic_load_explicit(&rq->heap_idx, memory_order_relaxed) >= 0)
-		xprt_timer_arm(x, rq, 0);
+		lx_xprt_timer_arm(x, rq, 0);
 	/* A wake is a system call: only when a waiter said it sleeps.
 	 * Async requests (nobody waits) and sync callers that receive
 	 * their own reply never need one. */
-	if (atomic_exchange(&rq->done_futex, XPRT_DONE) == XPRT_DONE_SLEEPING)
-		xprt_futex_wake(&rq->done_futex, INT_MAX);
-	xprt_req_put(&rq->pub);
+	if (atomic_exchange(&rq->done_futex, LX_XPRT_DONE) ==
+	    LX_XPRT_DONE_SLEEPING)
+		lx_xprt_futex_wake(&rq->done_futex, INT_MAX);
+	lx_xprt_req_put(&rq->pub);
 }
 
 /* ------------------------------------------------------------- slots */
 
-static void rq_release_slot(struct xprt_rqst *rq)
+static void rq_release_slot(struct lx_xprt_rqst *rq)
 {
 	struct xprt *x = rq->pub.xprt;
 
 	if (rq->pub.sbuf)
-		xprt_pool_put(x->pool, rq->pub.sbuf);
+		lx_xprt_pool_put(x->pool, rq->pub.sbuf);
 	if (rq->pub.rbuf)
-		xprt_pool_put(x->pool, rq->pub.rbuf);
+		lx_xprt_pool_put(x->pool, rq->pub.rbuf);
 	rq->pub.sbuf = NULL;
 	rq->pub.rbuf = NULL;
-	xprt_tags_put(x->tags, rq->pub.slot);
+	lx_xprt_tags_put(x->tags, rq->pub.slot);
 }
 
-int xprt_req_alloc(struct xprt *x, unsigned int flags, struct xprt_req **reqp)
+int lx_xprt_req_alloc(struct xprt *x, unsigned int flags,
+		      struct lx_xprt_req **reqp)
 {
-	unsigned int pflags = (flags & XPRT_NOWAIT) ? XPRT_POOL_NOWAIT : 0;
-	struct xprt_rqst *rq;
+	unsigned int pflags =
+		(flags & LX_XPRT_NOWAIT) ? LX_XPRT_POOL_NOWAIT : 0;
+	struct lx_xprt_rqst *rq;
 	int tag, err;
 
 	if (!x || !reqp)
 		return -EINVAL;
 	if (atomic_load(&x->stopping))
 		return -ESHUTDOWN;
-	tag = (flags & XPRT_NOWAIT) ? xprt_tags_get(x->tags) :
-				      xprt_tags_get_wait(x->tags, -1);
+	tag = (flags & LX_XPRT_NOWAIT) ? lx_xprt_tags_get(x->tags) :
+					 lx_xprt_tags_get_wait(x->tags, -1);
 	if (tag < 0)
 		return tag;
-	rq = xprt_slot(x, (unsigned int)tag);
-	err = xprt_pool_get(x->pool, pflags, &rq->pub.sbuf);
+	rq = lx_xprt_slot(x, (unsigned int)tag);
+	err = lx_xprt_pool_get(x->pool, pflags, &rq->pub.sbuf);
 	if (err)
 		goto out_put_tag;
-	err = xprt_pool_get(x->pool, pflags, &rq->pub.rbuf);
+	err = lx_xprt_pool_get(x->pool, pflags, &rq->pub.rbuf);
 	if (err)
 		goto out_put_sbuf;
 
@@ -210,23 +214,23 @@ int xprt_req_alloc(struct xprt *x, unsigned int flags, struct xprt_req **reqp)
 	return 0;
 
 out_put_sbuf:
-	xprt_pool_put(x->pool, rq->pub.sbuf);
+	lx_xprt_pool_put(x->pool, rq->pub.sbuf);
 	rq->pub.sbuf = NULL;
 out_put_tag:
-	xprt_tags_put(x->tags, (unsigned int)tag);
+	lx_xprt_tags_put(x->tags, (unsigned int)tag);
 	return err;
 }
 
-void *xprt_req_priv(struct xprt_req *req)
+void *lx_xprt_req_priv(struct lx_xprt_req *req)
 {
-	return (char *)rq_of(req) + sizeof(struct xprt_rqst);
+	return (char *)rq_of(req) + sizeof(struct lx_xprt_rqst);
 }
 
-int xprt_req_add_seg(struct xprt_req *req, const void *base, size_t len)
+int lx_xprt_req_add_seg(struct lx_xprt_req *req, const void *base, size_t len)
 {
 	if (!req || (!base && len))
 		return -EINVAL;
-	if (req->nr_tx_segs >= XPRT_REQ_MAX_TX_SEGS)
+	if (req->nr_tx_segs >= LX_XPRT_REQ_MAX_TX_SEGS)
 		return -E2BIG;
 	if (!len)
 		return 0;
@@ -236,14 +240,14 @@ int xprt_req_add_seg(struct xprt_req *req, const void *base, size_t len)
 	return 0;
 }
 
-void xprt_req_get(struct xprt_req *req)
+void lx_xprt_req_get(struct lx_xprt_req *req)
 {
 	atomic_fetch_add(&rq_of(req)->refs, 1);
 }
 
-int xprt_req_put(struct xprt_req *req)
+int lx_xprt_req_put(struct lx_xprt_req *req)
 {
-	struct xprt_rqst *rq;
+	struct lx_xprt_rqst *rq;
 	int old;
 
 	if (!req)
@@ -269,51 +273,51 @@ int xprt_req_put(struct xprt_req *req)
  * hop on an idle connection.  Anything left goes to the worker. */
 /*
  * The receive thread of the transport being processed right now by this
- * thread, between xprt_rx_batch_begin() and _end(): requests submitted
+ * thread, between lx_xprt_rx_batch_begin() and _end(): requests submitted
  * from its completion callbacks are sent together at the end of the
  * batch, in one gathered send, instead of one system call each.
  */
-static _Thread_local struct xprt *xprt_rx_batch_cur;
+static _Thread_local struct xprt *lx_xprt_rx_batch_cur;
 
-static void xprt_kick_after_xmit(struct xprt *x, int r)
+static void lx_xprt_kick_after_xmit(struct xprt *x, int r)
 {
 	/* 0: all sent.  Otherwise (lock taken, socket full, budget used,
 	 * not connected) the worker takes over; a congested queue is kicked
 	 * again when a credit returns. */
-	if (r && !(r == -EBUSY && !xprt_xmitq_len(&x->xmitq)))
-		xprt_kick_worker(x);
+	if (r && !(r == -EBUSY && !lx_xprt_xmitq_len(&x->xmitq)))
+		lx_xprt_kick_worker(x);
 }
 
-static void xprt_push_and_kick(struct xprt *x, struct xprt_rqst *rq)
+static void lx_xprt_push_and_kick(struct xprt *x, struct lx_xprt_rqst *rq)
 {
-	xprt_tsan_release(rq);
-	xprt_xmitq_push(&x->xmitq, &rq->xnode);
-	if (xprt_rx_batch_cur == x) {
+	lx_xprt_tsan_release(rq);
+	lx_xprt_xmitq_push(&x->xmitq, &rq->xnode);
+	if (lx_xprt_rx_batch_cur == x) {
 		x->tx_deferred = true;
 		return;
 	}
-	if (xprt_xmit_in_done(x))
+	if (lx_xprt_xmit_in_done(x))
 		return;
-	xprt_kick_after_xmit(x, xprt_xmit(x, XPRT_XMIT_BATCH, true));
+	lx_xprt_kick_after_xmit(x, lx_xprt_xmit(x, LX_XPRT_XMIT_BATCH, true));
 }
 
-void xprt_rx_batch_begin(struct xprt *x)
+void lx_xprt_rx_batch_begin(struct xprt *x)
 {
-	xprt_rx_batch_cur = x;
+	lx_xprt_rx_batch_cur = x;
 }
 
-void xprt_rx_batch_end(struct xprt *x)
+void lx_xprt_rx_batch_end(struct xprt *x)
 {
-	xprt_rx_batch_cur = NULL;
+	lx_xprt_rx_batch_cur = NULL;
 	if (x->tx_deferred) {
 		x->tx_deferred = false;
-		xprt_kick_after_xmit(x, xprt_xmit(x, ~0u, true));
+		lx_xprt_kick_after_xmit(x, lx_xprt_xmit(x, ~0u, true));
 	}
 }
 
-int xprt_req_submit(struct xprt_req *req, uint32_t key)
+int lx_xprt_req_submit(struct lx_xprt_req *req, uint32_t key)
 {
-	struct xprt_rqst *rq;
+	struct lx_xprt_rqst *rq;
 	struct xprt *x;
 	size_t len;
 	unsigned int i;
@@ -332,14 +336,15 @@ int xprt_req_submit(struct xprt_req *req, uint32_t key)
 		return -EINVAL;
 	if (len > x->opts.max_msg)
 		return -EMSGSIZE;
-	if (atomic_load(&x->stopping) || atomic_load(&x->state) >= XPRT_CLOSING)
+	if (atomic_load(&x->stopping) ||
+	    atomic_load(&x->state) >= LX_XPRT_CLOSING)
 		return -ESHUTDOWN;
-	if (req->no_reply && (x->ops->flags & XPRT_TP_NEED_REPLY))
+	if (req->no_reply && (x->ops->flags & LX_XPRT_TP_NEED_REPLY))
 		return -EOPNOTSUPP;
 
 	req->key = key;
 	if (!req->owner)
-		req->owner = xprt_thread_owner();
+		req->owner = lx_xprt_thread_owner();
 	rq->marker_len = x->framing->encode(rq->marker, len);
 	rq->tx_total = rq->marker_len + len;
 	rq->tx_done = 0;
@@ -349,7 +354,7 @@ int xprt_req_submit(struct xprt_req *req, uint32_t key)
 	atomic_store(&rq->st, RQ_SUBMITTED | RQ_QUEUED);
 
 	if (!req->no_reply) {
-		err = xprt_rqtree_insert(&x->rqtree, &rq->rqnode, key);
+		err = lx_xprt_rqtree_insert(&x->rqtree, &rq->rqnode, key);
 		if (err) {
 			atomic_store(&rq->st, 0);
 			return err;
@@ -358,16 +363,16 @@ int xprt_req_submit(struct xprt_req *req, uint32_t key)
 	atomic_fetch_add(&rq->refs, 1);
 	atomic_fetch_add_explicit(&x->stats.submitted, 1, memory_order_relaxed);
 	if (req->timeout_ns)
-		xprt_timer_arm(x, rq, xprt_now_ns() + req->timeout_ns);
+		lx_xprt_timer_arm(x, rq, lx_xprt_now_ns() + req->timeout_ns);
 	if (x->ops->submitted && !req->no_reply)
 		x->ops->submitted(x, rq);
-	xprt_push_and_kick(x, rq);
+	lx_xprt_push_and_kick(x, rq);
 	return 0;
 }
 
-int xprt_req_retransmit(struct xprt_req *req)
+int lx_xprt_req_retransmit(struct lx_xprt_req *req)
 {
-	struct xprt_rqst *rq;
+	struct lx_xprt_rqst *rq;
 	struct xprt *x;
 	uint64_t st;
 
@@ -376,16 +381,16 @@ int xprt_req_retransmit(struct xprt_req *req)
 	rq = rq_of(req);
 	x = req->xprt;
 	st = atomic_load(&rq->st);
-	if ((x->ops->flags & XPRT_TP_NO_SAME_CONN_RESEND) &&
+	if ((x->ops->flags & LX_XPRT_TP_NO_SAME_CONN_RESEND) &&
 	    (rq_flags(st) & (RQ_SUBMITTED | RQ_SENT | RQ_OUTCOME | RQ_QUEUED |
 			     RQ_XMIT)) == (RQ_SUBMITTED | RQ_SENT) &&
 	    rq->cookie == atomic_load(&x->cookie) &&
-	    atomic_load(&x->state) == XPRT_CONNECTED) {
+	    atomic_load(&x->state) == LX_XPRT_CONNECTED) {
 		/* never twice on one connection: drop it, the reconnect
 		 * resends every request in flight (PROTOCOLS.md 1.9) */
 		atomic_fetch_add_explicit(&x->stats.retransmits, 1,
 					  memory_order_relaxed);
-		xprt_conn_lost(x, rq->cookie, -ETIMEDOUT);
+		lx_xprt_conn_lost(x, rq->cookie, -ETIMEDOUT);
 		return 0;
 	}
 	do {
@@ -397,26 +402,26 @@ int xprt_req_retransmit(struct xprt_req *req)
 	rq->xnode.credited = (rq_flags(st) & RQ_CREDIT) != 0;
 	atomic_fetch_add_explicit(&x->stats.retransmits, 1,
 				  memory_order_relaxed);
-	xprt_push_and_kick(x, rq);
+	lx_xprt_push_and_kick(x, rq);
 	return 0;
 }
 
-void xprt_req_set_timer(struct xprt_req *req, uint64_t timeout_ns)
+void lx_xprt_req_set_timer(struct lx_xprt_req *req, uint64_t timeout_ns)
 {
-	struct xprt_rqst *rq = rq_of(req);
+	struct lx_xprt_rqst *rq = rq_of(req);
 
-	xprt_timer_arm(req->xprt, rq,
-		       timeout_ns ? xprt_now_ns() + timeout_ns : 0);
+	lx_xprt_timer_arm(req->xprt, rq,
+			  timeout_ns ? lx_xprt_now_ns() + timeout_ns : 0);
 	/* Armed after the request finished (its reply raced the caller):
-	 * take it back, see xprt_try_complete(). */
+	 * take it back, see lx_xprt_try_complete(). */
 	atomic_thread_fence(memory_order_seq_cst);
 	if (timeout_ns && !(rq_flags(atomic_load(&rq->st)) & RQ_SUBMITTED))
-		xprt_timer_arm(req->xprt, rq, 0);
+		lx_xprt_timer_arm(req->xprt, rq, 0);
 }
 
-int xprt_req_fail(struct xprt_req *req, int status)
+int lx_xprt_req_fail(struct lx_xprt_req *req, int status)
 {
-	struct xprt_rqst *rq;
+	struct lx_xprt_rqst *rq;
 	struct xprt *x;
 	uint64_t st;
 
@@ -426,7 +431,7 @@ int xprt_req_fail(struct xprt_req *req, int status)
 	x = req->xprt;
 	if (!(rq_flags(atomic_load(&rq->st)) & RQ_SUBMITTED))
 		return -EINVAL;
-	if (!xprt_claim_outcome(rq, status))
+	if (!lx_xprt_claim_outcome(rq, status))
 		return -EALREADY;
 	if (status == -ECANCELED)
 		atomic_fetch_add_explicit(&x->stats.cancels, 1,
@@ -435,7 +440,7 @@ int xprt_req_fail(struct xprt_req *req, int status)
 		atomic_fetch_add_explicit(&x->stats.timeouts, 1,
 					  memory_order_relaxed);
 	/* A late reply must find nothing. */
-	xprt_rqtree_erase(&x->rqtree, &rq->rqnode);
+	lx_xprt_rqtree_erase(&x->rqtree, &rq->rqnode);
 
 	/* Take it out of the transmit queue now rather than when the queue
 	 * next moves: the queue may be stalled on credits for a long time.
@@ -444,31 +449,31 @@ int xprt_req_fail(struct xprt_req *req, int status)
 	pthread_mutex_lock(&x->xmit_lock);
 	st = atomic_load(&rq->st);
 	if ((rq_flags(st) & RQ_QUEUED) &&
-	    xprt_xmitq_remove(&x->xmitq, &rq->xnode))
+	    lx_xprt_xmitq_remove(&x->xmitq, &rq->xnode))
 		atomic_fetch_and(&rq->st, ~(uint64_t)RQ_QUEUED);
 	if (x->tx_partial == rq && x->ops->shutdown)
-		xprt_conn_lost(x, atomic_load(&x->cookie), -ECANCELED);
+		lx_xprt_conn_lost(x, atomic_load(&x->cookie), -ECANCELED);
 	pthread_mutex_unlock(&x->xmit_lock);
 
-	xprt_try_complete(rq);
+	lx_xprt_try_complete(rq);
 	return 0;
 }
 
-int xprt_req_cancel(struct xprt_req *req)
+int lx_xprt_req_cancel(struct lx_xprt_req *req)
 {
-	return xprt_req_fail(req, -ECANCELED);
+	return lx_xprt_req_fail(req, -ECANCELED);
 }
 
-int xprt_req_done_wait(struct xprt_req *req, int64_t timeout_ns)
+int lx_xprt_req_done_wait(struct lx_xprt_req *req, int64_t timeout_ns)
 {
-	struct xprt_rqst *rq;
+	struct lx_xprt_rqst *rq;
 	uint64_t deadline = 0, now;
 
 	if (!req)
 		return -EINVAL;
 	rq = rq_of(req);
 	if (timeout_ns >= 0)
-		deadline = xprt_now_ns() + (uint64_t)timeout_ns;
+		deadline = lx_xprt_now_ns() + (uint64_t)timeout_ns;
 	if (req->will_wait && req->xprt->ops->wait &&
 	    (rq_flags(atomic_load(&rq->st)) & RQ_SUBMITTED)) {
 		int r = req->xprt->ops->wait(req->xprt, rq, deadline);
@@ -480,36 +485,38 @@ int xprt_req_done_wait(struct xprt_req *req, int64_t timeout_ns)
 		unsigned int v = atomic_load(&rq->done_futex);
 		int64_t left = -1;
 
-		if (v == XPRT_DONE)
+		if (v == LX_XPRT_DONE)
 			return 0;
 		/* announce the sleep; the completer's exchange sees it, or
-		 * we see XPRT_DONE here */
-		if (v == 0 && !atomic_compare_exchange_strong(
-				      &rq->done_futex, &v, XPRT_DONE_SLEEPING))
+		 * we see LX_XPRT_DONE here */
+		if (v == 0 &&
+		    !atomic_compare_exchange_strong(&rq->done_futex, &v,
+						    LX_XPRT_DONE_SLEEPING))
 			continue;
 		if (timeout_ns >= 0) {
-			now = xprt_now_ns();
+			now = lx_xprt_now_ns();
 			if (now >= deadline)
 				return -ETIMEDOUT;
 			left = (int64_t)(deadline - now);
 		}
-		xprt_futex_wait(&rq->done_futex, XPRT_DONE_SLEEPING, left);
+		lx_xprt_futex_wait(&rq->done_futex, LX_XPRT_DONE_SLEEPING,
+				   left);
 	}
 }
 
 /* ----------------------------------------------------------- receive */
 
-struct xprt_rqst *xprt_rx_lookup(struct xprt *x, uint32_t key)
+struct lx_xprt_rqst *lx_xprt_rx_lookup(struct xprt *x, uint32_t key)
 {
-	struct xprt_rqnode *n = xprt_rqtree_lookup_pin(&x->rqtree, key);
-	struct xprt_rqst *rq;
+	struct lx_xprt_rqnode *n = lx_xprt_rqtree_lookup_pin(&x->rqtree, key);
+	struct lx_xprt_rqst *rq;
 
 	if (!n)
 		return NULL;
-	rq = xprt_container_of(n, struct xprt_rqst, rqnode);
+	rq = lx_xprt_container_of(n, struct lx_xprt_rqst, rqnode);
 	if (rq_flags(atomic_load(&rq->st)) & RQ_OUTCOME) {
 		/* decided while we looked: the reply is late */
-		xprt_rx_unpin(x, rq);
+		lx_xprt_rx_unpin(x, rq);
 		atomic_fetch_add_explicit(&x->stats.dup_replies, 1,
 					  memory_order_relaxed);
 		return NULL;
@@ -517,11 +524,11 @@ struct xprt_rqst *xprt_rx_lookup(struct xprt *x, uint32_t key)
 	return rq;
 }
 
-int xprt_rx_deliver(struct xprt *x, struct xprt_rqst *rq, const void *msg,
-		    size_t len)
+int lx_xprt_rx_deliver(struct xprt *x, struct lx_xprt_rqst *rq, const void *msg,
+		       size_t len)
 {
-	struct xprt_req *req = &rq->pub;
-	size_t cap = req->rbuf->cap, have = XPRT_MIN(len, cap);
+	struct lx_xprt_req *req = &rq->pub;
+	size_t cap = req->rbuf->cap, have = LX_XPRT_MIN(len, cap);
 	size_t off, dlen, pad, tail;
 	const char *m = msg;
 	int r;
@@ -552,116 +559,116 @@ int xprt_rx_deliver(struct xprt *x, struct xprt_rqst *rq, const void *msg,
 		return off > cap ? -EMSGSIZE : -EBADMSG;
 	if (dlen > len - off || pad > len - off - dlen)
 		return -EBADMSG;
-	if (xprt_iter_count(&req->rx_data) < dlen)
+	if (lx_xprt_iter_count(&req->rx_data) < dlen)
 		return -EOVERFLOW; /* never past the caller's buffer */
 	tail = len - off - dlen - pad;
 	if (tail > cap - off)
 		return -EMSGSIZE;
-	xprt_iter_copy_to(&req->rx_data, m + off, dlen);
+	lx_xprt_iter_copy_to(&req->rx_data, m + off, dlen);
 	memmove((char *)req->rbuf->data + off, m + off + dlen + pad, tail);
 	req->rlen = off + tail;
 	return 0;
 }
 
 /*
- * A pin holds back delivery (xprt_try_complete), so whoever drops the
+ * A pin holds back delivery (lx_xprt_try_complete), so whoever drops the
  * last one delivers if the outcome was decided meanwhile (a timeout or a
  * cancel while the reply was being placed).  The reference keeps the slot
  * from being reused between the unpin and that check.
  */
-void xprt_rx_unpin(struct xprt *x, struct xprt_rqst *rq)
+void lx_xprt_rx_unpin(struct xprt *x, struct lx_xprt_rqst *rq)
 {
-	xprt_req_get(&rq->pub);
-	xprt_rqtree_unpin(&x->rqtree, &rq->rqnode);
-	xprt_try_complete(rq);
-	xprt_req_put(&rq->pub);
+	lx_xprt_req_get(&rq->pub);
+	lx_xprt_rqtree_unpin(&x->rqtree, &rq->rqnode);
+	lx_xprt_try_complete(rq);
+	lx_xprt_req_put(&rq->pub);
 }
 
-void xprt_rx_complete(struct xprt *x, struct xprt_rqst *rq, int status)
+void lx_xprt_rx_complete(struct xprt *x, struct lx_xprt_rqst *rq, int status)
 {
-	if (xprt_claim_outcome(rq, status)) {
+	if (lx_xprt_claim_outcome(rq, status)) {
 		atomic_fetch_add_explicit(&x->stats.replies, 1,
 					  memory_order_relaxed);
-		xprt_rqtree_erase(&x->rqtree, &rq->rqnode);
+		lx_xprt_rqtree_erase(&x->rqtree, &rq->rqnode);
 	}
-	xprt_rx_unpin(x, rq);
+	lx_xprt_rx_unpin(x, rq);
 }
 
 /* ------------------------------------------------------ worker kicks */
 
-void xprt_kick_worker(struct xprt *x)
+void lx_xprt_kick_worker(struct xprt *x)
 {
 	atomic_fetch_add(&x->worker_kick, 1);
 	if (atomic_load(&x->worker_sleeping))
-		xprt_futex_wake(&x->worker_kick, 1);
+		lx_xprt_futex_wake(&x->worker_kick, 1);
 }
 
-void xprt_credit_returned(struct xprt *x)
+void lx_xprt_credit_returned(struct xprt *x)
 {
-	xprt_kick_worker(x);
+	lx_xprt_kick_worker(x);
 }
 
-void xprt_conn_lost(struct xprt *x, uint32_t cookie, int err)
+void lx_xprt_conn_lost(struct xprt *x, uint32_t cookie, int err)
 {
-	enum xprt_state s;
+	enum lx_xprt_state s;
 
 	pthread_mutex_lock(&x->state_lock);
 	s = atomic_load(&x->state);
-	if (s == XPRT_CONNECTED && cookie == atomic_load(&x->cookie) &&
+	if (s == LX_XPRT_CONNECTED && cookie == atomic_load(&x->cookie) &&
 	    x->lost_cookie != cookie) {
 		x->lost_cookie = cookie;
 		x->last_error = err;
-		x->disconnected_since = xprt_now_ns();
-		atomic_store(&x->state, XPRT_DISCONNECTED);
+		x->disconnected_since = lx_xprt_now_ns();
+		atomic_store(&x->state, LX_XPRT_DISCONNECTED);
 		atomic_fetch_add_explicit(&x->stats.disconnects, 1,
 					  memory_order_relaxed);
 		pthread_cond_broadcast(&x->state_cond);
 		pthread_mutex_unlock(&x->state_lock);
 		x->ops->shutdown(x);
-		xprt_kick_worker(x);
+		lx_xprt_kick_worker(x);
 		return;
 	}
 	pthread_mutex_unlock(&x->state_lock);
 }
 
-void xprt_disconnect(struct xprt *x)
+void lx_xprt_disconnect(struct xprt *x)
 {
 	if (x)
-		xprt_conn_lost(x, atomic_load(&x->cookie), -ECONNABORTED);
+		lx_xprt_conn_lost(x, atomic_load(&x->cookie), -ECONNABORTED);
 }
 
 /* ------------------------------------------------------------ create */
 
-static int xprt_check_opts(const struct xprt_opts *o)
+static int lx_xprt_check_opts(const struct lx_xprt_opts *o)
 {
 	if (!o->host || !o->port)
 		return -EINVAL;
-	if (o->max_reqs > XPRT_TAGS_MAX_DEPTH)
+	if (o->max_reqs > LX_XPRT_TAGS_MAX_DEPTH)
 		return -EINVAL;
-	if (o->transport != XPRT_TRANSPORT_TCP &&
-	    o->transport != XPRT_TRANSPORT_RDMA)
+	if (o->transport != LX_XPRT_TRANSPORT_TCP &&
+	    o->transport != LX_XPRT_TRANSPORT_RDMA)
 		return -EINVAL;
-	if (o->transport == XPRT_TRANSPORT_TCP && !o->framing)
+	if (o->transport == LX_XPRT_TRANSPORT_TCP && !o->framing)
 		return -EINVAL;
-	if (o->cong < XPRT_CONG_FIXED || o->cong > XPRT_CONG_GRANT)
+	if (o->cong < LX_XPRT_CONG_FIXED || o->cong > LX_XPRT_CONG_GRANT)
 		return -EINVAL;
-	if (o->policy != XPRT_RESEND && o->policy != XPRT_FAIL)
+	if (o->policy != LX_XPRT_RESEND && o->policy != LX_XPRT_FAIL)
 		return -EINVAL;
 	if (o->pool && o->buf_size &&
-	    xprt_pool_buf_size(o->pool) != o->buf_size)
+	    lx_xprt_pool_buf_size(o->pool) != o->buf_size)
 		return -EINVAL;
 	return 0;
 }
 
-static void xprt_apply_defaults(struct xprt_opts *o)
+static void lx_xprt_apply_defaults(struct lx_xprt_opts *o)
 {
 	if (!o->max_reqs)
-		o->max_reqs = XPRT_DEF_MAX_REQS;
+		o->max_reqs = LX_XPRT_DEF_MAX_REQS;
 	if (!o->buf_size)
-		o->buf_size = o->pool ? xprt_pool_buf_size(o->pool) :
-					XPRT_DEF_BUF_SIZE;
+		o->buf_size = o->pool ? lx_xprt_pool_buf_size(o->pool) :
+					LX_XPRT_DEF_BUF_SIZE;
 	if (!o->max_msg)
-		o->max_msg = XPRT_DEF_MAX_MSG;
+		o->max_msg = LX_XPRT_DEF_MAX_MSG;
 	if (!o->connect_timeout_ms)
 		o->connect_timeout_ms = 5000;
 	if (!o->reconnect_min_ms)
@@ -672,29 +679,29 @@ static void xprt_apply_defaults(struct xprt_opts *o)
 		o->reconnect_max_ms = o->reconnect_min_ms;
 }
 
-static int xprt_init_slots(struct xprt *x)
+static int lx_xprt_init_slots(struct xprt *x)
 {
 	unsigned int i;
 
-	x->stride = (sizeof(struct xprt_rqst) + x->opts.req_priv +
-		     XPRT_CACHELINE - 1) &
-		    ~(size_t)(XPRT_CACHELINE - 1);
-	x->slots = aligned_alloc(XPRT_CACHELINE, x->stride * x->max_reqs);
+	x->stride = (sizeof(struct lx_xprt_rqst) + x->opts.req_priv +
+		     LX_XPRT_CACHELINE - 1) &
+		    ~(size_t)(LX_XPRT_CACHELINE - 1);
+	x->slots = aligned_alloc(LX_XPRT_CACHELINE, x->stride * x->max_reqs);
 	if (!x->slots)
 		return -ENOMEM;
 	memset(x->slots, 0, x->stride * x->max_reqs);
 	for (i = 0; i < x->max_reqs; i++) {
-		struct xprt_rqst *rq = xprt_slot(x, i);
+		struct lx_xprt_rqst *rq = lx_xprt_slot(x, i);
 
 		rq->pub.xprt = x;
 		rq->pub.slot = i;
 		atomic_init(&rq->heap_idx, -1);
-		xprt_rqnode_init(&rq->rqnode);
+		lx_xprt_rqnode_init(&rq->rqnode);
 	}
 	return 0;
 }
 
-static int xprt_init_locks(struct xprt *x)
+static int lx_xprt_init_locks(struct xprt *x)
 {
 	pthread_condattr_t ca;
 	int err;
@@ -725,7 +732,7 @@ out_xmit:
 	return err;
 }
 
-static void xprt_fini_locks(struct xprt *x)
+static void lx_xprt_fini_locks(struct xprt *x)
 {
 	pthread_cond_destroy(&x->state_cond);
 	pthread_mutex_destroy(&x->timer_lock);
@@ -733,40 +740,40 @@ static void xprt_fini_locks(struct xprt *x)
 	pthread_mutex_destroy(&x->xmit_lock);
 }
 
-int xprt_create(struct xprt **xp, const struct xprt_opts *opts)
+int lx_xprt_create(struct xprt **xp, const struct lx_xprt_opts *opts)
 {
-	return xprt__create_ops(xp, opts, NULL);
+	return lx_xprt__create_ops(xp, opts, NULL);
 }
 
 /* See xprt_int.h. */
-int xprt__create_ops(struct xprt **xp, const struct xprt_opts *opts,
-		     const struct xprt_transport_ops *ops)
+int lx_xprt__create_ops(struct xprt **xp, const struct lx_xprt_opts *opts,
+			const struct lx_xprt_transport_ops *ops)
 {
-	struct xprt_pool_opts po = {0};
+	struct lx_xprt_pool_opts po = {0};
 	struct xprt *x;
 	int err;
 
 	if (!xp || !opts)
 		return -EINVAL;
-	err = xprt_check_opts(opts);
+	err = lx_xprt_check_opts(opts);
 	if (err)
 		return err;
 	x = calloc(1, sizeof(*x));
 	if (!x)
 		return -ENOMEM;
 	x->opts = *opts;
-	xprt_apply_defaults(&x->opts);
+	lx_xprt_apply_defaults(&x->opts);
 	x->max_reqs = x->opts.max_reqs;
 	x->framing = x->opts.framing;
 	snprintf(x->peer, sizeof(x->peer), "%s:%u", x->opts.host, x->opts.port);
 	if (ops)
 		x->ops = ops;
-	else if (x->opts.transport == XPRT_TRANSPORT_TCP)
-		x->ops = &xprt_tcp_ops;
+	else if (x->opts.transport == LX_XPRT_TRANSPORT_TCP)
+		x->ops = &lx_xprt_tcp_ops;
 	else
-		x->ops = &xprt_rdma_ops;
+		x->ops = &lx_xprt_rdma_ops;
 
-	err = xprt_init_locks(x);
+	err = lx_xprt_init_locks(x);
 	if (err)
 		goto out_free;
 	if (x->opts.pool) {
@@ -775,31 +782,31 @@ int xprt__create_ops(struct xprt **xp, const struct xprt_opts *opts,
 		po.buf_size = x->opts.buf_size;
 		po.max_bytes = 2 * x->opts.buf_size * x->max_reqs + 1;
 		po.reg = x->ops->pool_reg; /* RDMA: slabs registered once */
-		err = xprt_pool_create(&x->pool, &po);
+		err = lx_xprt_pool_create(&x->pool, &po);
 		if (err)
 			goto out_locks;
 		x->own_pool = true;
 	}
-	err = xprt_tags_create(&x->tags, x->max_reqs);
+	err = lx_xprt_tags_create(&x->tags, x->max_reqs);
 	if (err)
 		goto out_pool;
-	err = xprt_init_slots(x);
+	err = lx_xprt_init_slots(x);
 	if (err)
 		goto out_tags;
-	err = xprt_rqtree_init(&x->rqtree);
+	err = lx_xprt_rqtree_init(&x->rqtree);
 	if (err)
 		goto out_slots;
-	err = xprt_cong_init(&x->cong, (enum xprt_cong_mode)x->opts.cong,
-			     x->max_reqs);
+	err = lx_xprt_cong_init(&x->cong, (enum lx_xprt_cong_mode)x->opts.cong,
+				x->max_reqs);
 	if (err)
 		goto out_rqtree;
-	xprt_xmitq_init(&x->xmitq);
+	lx_xprt_xmitq_init(&x->xmitq);
 	x->heap = calloc(x->max_reqs, sizeof(*x->heap));
 	if (!x->heap) {
 		err = -ENOMEM;
 		goto out_xmitq;
 	}
-	atomic_store(&x->state, XPRT_CONNECTING);
+	atomic_store(&x->state, LX_XPRT_CONNECTING);
 
 	err = x->ops->setup(x);
 	if (err)
@@ -808,10 +815,10 @@ int xprt__create_ops(struct xprt **xp, const struct xprt_opts *opts,
 	if (err)
 		goto out_teardown;
 	atomic_store(&x->cookie, 1);
-	atomic_store(&x->state, XPRT_CONNECTED);
+	atomic_store(&x->state, LX_XPRT_CONNECTED);
 	atomic_fetch_add(&x->stats.connects, 1);
 
-	err = -pthread_create(&x->worker, NULL, xprt_worker_main, x);
+	err = -pthread_create(&x->worker, NULL, lx_xprt_worker_main, x);
 	if (err)
 		goto out_teardown;
 	x->worker_started = true;
@@ -820,42 +827,42 @@ int xprt__create_ops(struct xprt **xp, const struct xprt_opts *opts,
 
 out_teardown:
 	atomic_store(&x->stopping, true);
-	atomic_store(&x->state, XPRT_CLOSED);
+	atomic_store(&x->state, LX_XPRT_CLOSED);
 	x->ops->teardown(x);
 out_heap:
 	free(x->heap);
 out_xmitq:
-	xprt_xmitq_destroy(&x->xmitq);
+	lx_xprt_xmitq_destroy(&x->xmitq);
 out_rqtree:
-	xprt_rqtree_destroy(&x->rqtree);
+	lx_xprt_rqtree_destroy(&x->rqtree);
 out_slots:
 	free(x->slots);
 out_tags:
-	xprt_tags_destroy(x->tags);
+	lx_xprt_tags_destroy(x->tags);
 out_pool:
 	if (x->own_pool)
-		xprt_pool_destroy(x->pool);
+		lx_xprt_pool_destroy(x->pool);
 out_locks:
-	xprt_fini_locks(x);
+	lx_xprt_fini_locks(x);
 out_free:
 	free(x);
 	return err;
 }
 
 /* Fail everything still submitted: destroy, or a dead 9P session. */
-void xprt_fail_all(struct xprt *x, int status)
+void lx_xprt_fail_all(struct xprt *x, int status)
 {
 	unsigned int i;
 
 	for (i = 0; i < x->max_reqs; i++) {
-		struct xprt_rqst *rq = xprt_slot(x, i);
+		struct lx_xprt_rqst *rq = lx_xprt_slot(x, i);
 
 		if (rq_flags(atomic_load(&rq->st)) & RQ_SUBMITTED)
-			xprt_req_fail(&rq->pub, status);
+			lx_xprt_req_fail(&rq->pub, status);
 	}
 }
 
-void xprt_destroy(struct xprt *x)
+void lx_xprt_destroy(struct xprt *x)
 {
 	unsigned int waited = 0;
 
@@ -863,14 +870,14 @@ void xprt_destroy(struct xprt *x)
 		return;
 	pthread_mutex_lock(&x->state_lock);
 	atomic_store(&x->stopping, true);
-	atomic_store(&x->state, XPRT_CLOSING);
+	atomic_store(&x->state, LX_XPRT_CLOSING);
 	pthread_cond_broadcast(&x->state_cond);
 	pthread_mutex_unlock(&x->state_lock);
-	xprt_tags_close(x->tags);
+	lx_xprt_tags_close(x->tags);
 
 	/* Stop the worker first: after it is gone only this thread
 	 * transmits, and the queue can be emptied. */
-	xprt_kick_worker(x);
+	lx_xprt_kick_worker(x);
 	if (x->worker_started)
 		pthread_join(x->worker, NULL);
 	x->ops->shutdown(x);
@@ -881,34 +888,34 @@ void xprt_destroy(struct xprt *x)
 		x->tx_partial = NULL;
 	}
 	pthread_mutex_unlock(&x->xmit_lock);
-	xprt_fail_all(x, -ESHUTDOWN);
+	lx_xprt_fail_all(x, -ESHUTDOWN);
 	x->ops->teardown(x);
-	atomic_store(&x->state, XPRT_CLOSED);
+	atomic_store(&x->state, LX_XPRT_CLOSED);
 
 	/* Protocols put their last references from done() or right after
 	 * a sync wait: give them the time to. */
-	while (xprt_tags_in_use(x->tags)) {
+	while (lx_xprt_tags_in_use(x->tags)) {
 		if (++waited == 5000)
 			fprintf(stderr,
-				"libxprt: xprt_destroy(%s): waiting for %u "
+				"libxprt: lx_xprt_destroy(%s): waiting for %u "
 				"requests to be put\n",
-				x->peer, xprt_tags_in_use(x->tags));
+				x->peer, lx_xprt_tags_in_use(x->tags));
 		usleep(1000);
 	}
 	free(x->heap);
-	xprt_xmitq_destroy(&x->xmitq);
-	xprt_rqtree_destroy(&x->rqtree);
+	lx_xprt_xmitq_destroy(&x->xmitq);
+	lx_xprt_rqtree_destroy(&x->rqtree);
 	free(x->slots);
-	xprt_tags_destroy(x->tags);
+	lx_xprt_tags_destroy(x->tags);
 	if (x->own_pool)
-		xprt_pool_destroy(x->pool);
-	xprt_fini_locks(x);
+		lx_xprt_pool_destroy(x->pool);
+	lx_xprt_fini_locks(x);
 	free(x);
 }
 
 /* ----------------------------------------------------------- queries */
 
-int xprt_set_pool(struct xprt *x, struct xprt_pool *pool)
+int lx_xprt_set_pool(struct xprt *x, struct lx_xprt_pool *pool)
 {
 	unsigned int waited = 0;
 
@@ -916,54 +923,54 @@ int xprt_set_pool(struct xprt *x, struct xprt_pool *pool)
 		return -EINVAL;
 	/* The receive thread may still be dropping the transport's own
 	 * reference to the last request: its buffers go back to x->pool
-	 * before its tag is freed, and xprt_tags_in_use() reads the map
+	 * before its tag is freed, and lx_xprt_tags_in_use() reads the map
 	 * with acquire, so seeing no tag in use orders those puts before
 	 * the switch. */
-	while (xprt_tags_in_use(x->tags)) {
+	while (lx_xprt_tags_in_use(x->tags)) {
 		if (++waited > 1000)
 			return -EBUSY;
 		usleep(1000);
 	}
 	if (x->own_pool && x->pool != pool)
-		xprt_pool_destroy(x->pool);
+		lx_xprt_pool_destroy(x->pool);
 	x->own_pool = false;
 	x->pool = pool;
 	x->opts.pool = pool;
-	x->opts.buf_size = xprt_pool_buf_size(pool);
+	x->opts.buf_size = lx_xprt_pool_buf_size(pool);
 	return 0;
 }
 
-enum xprt_state xprt_state(const struct xprt *x)
+enum lx_xprt_state lx_xprt_state(const struct xprt *x)
 {
 	return atomic_load(&((struct xprt *)x)->state);
 }
 
-uint32_t xprt_connect_cookie(const struct xprt *x)
+uint32_t lx_xprt_connect_cookie(const struct xprt *x)
 {
 	return atomic_load(&((struct xprt *)x)->cookie);
 }
 
-uint32_t xprt_req_cookie(const struct xprt_req *req)
+uint32_t lx_xprt_req_cookie(const struct lx_xprt_req *req)
 {
-	return rq_of((struct xprt_req *)req)->cookie;
+	return rq_of((struct lx_xprt_req *)req)->cookie;
 }
 
-struct xprt_pool *xprt_pool(const struct xprt *x)
+struct lx_xprt_pool *lx_xprt_pool(const struct xprt *x)
 {
 	return x->pool;
 }
 
-unsigned int xprt_max_reqs(const struct xprt *x)
+unsigned int lx_xprt_max_reqs(const struct xprt *x)
 {
 	return x->max_reqs;
 }
 
-const char *xprt_peer(const struct xprt *x)
+const char *lx_xprt_peer(const struct xprt *x)
 {
 	return x->peer;
 }
 
-void xprt_get_stats(const struct xprt *cx, struct xprt_stats *st)
+void lx_xprt_get_stats(const struct xprt *cx, struct lx_xprt_stats *st)
 {
 	struct xprt *x = (struct xprt *)cx;
 

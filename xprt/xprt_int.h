@@ -15,8 +15,8 @@
  *
  * Internal header: not installed.
  */
-#ifndef XPRT_XPRT_INT_H
-#define XPRT_XPRT_INT_H
+#ifndef LX_XPRT_XPRT_INT_H
+#define LX_XPRT_XPRT_INT_H
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -49,7 +49,7 @@
 #define RQ_FINISHED  0x100u /* done() has returned */
 
 /**
- * struct xprt_rqst - a request slot: the public part and the library's
+ * struct lx_xprt_rqst - a request slot: the public part and the library's
  * @pub: what protocols see
  * @st: flags and outcome (see RQ_*)
  * @refs: references; the slot is free when it drops to 0
@@ -63,15 +63,15 @@
  * @marker: the framing marker (RPC record mark)
  * @marker_len: its length
  * @done_futex: 0 while done() has not returned, 1 once it has; a waiter
- *	about to sleep turns 0 into %XPRT_DONE_SLEEPING, and only then does
+ *	about to sleep turns 0 into %LX_XPRT_DONE_SLEEPING, and only then does
  *	the completer pay for a FUTEX_WAKE
  */
-struct xprt_rqst {
-	struct xprt_req pub;
+struct lx_xprt_rqst {
+	struct lx_xprt_req pub;
 	_Atomic uint64_t st;
 	atomic_int refs;
-	struct xprt_rqnode rqnode;
-	struct xprt_xmit_node xnode;
+	struct lx_xprt_rqnode rqnode;
+	struct lx_xprt_xmit_node xnode;
 	uint32_t cookie;
 	atomic_int heap_idx;
 	uint64_t deadline;
@@ -80,15 +80,15 @@ struct xprt_rqst {
 	uint8_t marker[8];
 	unsigned int marker_len;
 	atomic_uint done_futex;
-} xprt_cacheline_aligned;
+} lx_xprt_cacheline_aligned;
 
 /* done_futex values */
-#define XPRT_DONE	   1u
-#define XPRT_DONE_SLEEPING 2u
+#define LX_XPRT_DONE	      1u
+#define LX_XPRT_DONE_SLEEPING 2u
 
-static inline struct xprt_rqst *rq_of(struct xprt_req *req)
+static inline struct lx_xprt_rqst *rq_of(struct lx_xprt_req *req)
 {
-	return xprt_container_of(req, struct xprt_rqst, pub);
+	return lx_xprt_container_of(req, struct lx_xprt_rqst, pub);
 }
 
 static inline uint32_t rq_flags(uint64_t st)
@@ -102,15 +102,15 @@ static inline int rq_status(uint64_t st)
 }
 
 /**
- * struct xprt_transport_ops - what a transport implements
+ * struct lx_xprt_transport_ops - what a transport implements
  * @name: "tcp", "rdma"
- * @setup: allocate transport state once at xprt_create() (before the first
+ * @setup: allocate transport state once at lx_xprt_create() (before the first
  *	connect); may start the receive thread
  * @connect: establish a new connection tagged @cookie, blocking up to the
- *	connect timeout; called with no lock held (xprt_create(), then the
+ *	connect timeout; called with no lock held (lx_xprt_create(), then the
  *	transmit worker).  Return 0 or a negative errno.
  * @shutdown: make the current connection fail fast (any thread); the
- *	receive side notices and reports xprt_conn_lost()
+ *	receive side notices and reports lx_xprt_conn_lost()
  * @reap: release the dead connection's resources; called by the worker
  *	without locks once no send can still use the connection; it may wait
  *	for the receive side to let go of it
@@ -130,30 +130,30 @@ static inline int rq_status(uint64_t st)
  *	the transport may let it receive itself.  Return 0 when done() has
  *	run, -ETIMEDOUT at @deadline (monotonic ns, 0 = none), -EAGAIN to
  *	fall back to sleeping until someone else completes it.
- * @teardown: stop threads and free the transport state (xprt_destroy)
- * @flags: XPRT_TP_* rules the core enforces for this transport
+ * @teardown: stop threads and free the transport state (lx_xprt_destroy)
+ * @flags: LX_XPRT_TP_* rules the core enforces for this transport
  * @release: optional; a request's outcome is decided and done() is about
  *	to run: drop per-request transport state (RDMA: chunk registrations,
  *	which must go before the caller may reuse its memory).  Runs on the
  *	thread delivering done(), with nothing else touching the request.
- * @pool_reg: registration hook for pools xprt_create() makes itself
+ * @pool_reg: registration hook for pools lx_xprt_create() makes itself
  */
-struct xprt_transport_ops {
+struct lx_xprt_transport_ops {
 	const char *name;
 	unsigned int flags;
 	int (*setup)(struct xprt *x);
 	int (*connect)(struct xprt *x, uint32_t cookie);
 	void (*shutdown)(struct xprt *x);
 	void (*reap)(struct xprt *x);
-	int (*send)(struct xprt *x, struct xprt_rqst **reqs, unsigned int n,
+	int (*send)(struct xprt *x, struct lx_xprt_rqst **reqs, unsigned int n,
 		    unsigned int *nsent, bool more);
 	void (*wait_writable)(struct xprt *x, int timeout_ms);
 	void (*kick_rx)(struct xprt *x);
-	void (*submitted)(struct xprt *x, struct xprt_rqst *rq);
-	int (*wait)(struct xprt *x, struct xprt_rqst *rq, uint64_t deadline);
+	void (*submitted)(struct xprt *x, struct lx_xprt_rqst *rq);
+	int (*wait)(struct xprt *x, struct lx_xprt_rqst *rq, uint64_t deadline);
 	void (*teardown)(struct xprt *x);
-	void (*release)(struct xprt *x, struct xprt_rqst *rq, int status);
-	const struct xprt_pool_reg *pool_reg;
+	void (*release)(struct xprt *x, struct lx_xprt_rqst *rq, int status);
+	const struct lx_xprt_pool_reg *pool_reg;
 };
 
 /*
@@ -161,40 +161,40 @@ struct xprt_transport_ops {
  * drops the connection instead; the reconnect resends it (RDMA: credits
  * and receives are per connection, a second copy would break both).
  */
-#define XPRT_TP_NO_SAME_CONN_RESEND 0x1u
+#define LX_XPRT_TP_NO_SAME_CONN_RESEND 0x1u
 /* Every message must expect a reply (RDMA: its credit comes back with it) */
-#define XPRT_TP_NEED_REPLY	    0x2u
+#define LX_XPRT_TP_NEED_REPLY	       0x2u
 
-extern const struct xprt_transport_ops xprt_tcp_ops;
-extern const struct xprt_transport_ops xprt_rdma_ops;
+extern const struct lx_xprt_transport_ops lx_xprt_tcp_ops;
+extern const struct lx_xprt_transport_ops lx_xprt_rdma_ops;
 
-#define XPRT_XMIT_BATCH 16
+#define LX_XPRT_XMIT_BATCH 16
 
 /**
  * struct xprt - one transport instance
  * See the locking summary at the top of this file.
  */
 struct xprt {
-	struct xprt_opts opts;
-	const struct xprt_transport_ops *ops;
-	const struct xprt_framing_ops *framing;
+	struct lx_xprt_opts opts;
+	const struct lx_xprt_transport_ops *ops;
+	const struct lx_xprt_framing_ops *framing;
 	char peer[128];
 
 	/* request slots */
-	struct xprt_tags *tags;
-	struct xprt_pool *pool;
+	struct lx_xprt_tags *tags;
+	struct lx_xprt_pool *pool;
 	bool own_pool;
 	unsigned int max_reqs;
 	size_t stride;
 	void *slots;
 
-	struct xprt_rqtree rqtree;
-	struct xprt_cong cong;
+	struct lx_xprt_rqtree rqtree;
+	struct lx_xprt_cong cong;
 
 	/* transmit side */
 	pthread_mutex_t xmit_lock;
-	struct xprt_xmitq xmitq;
-	struct xprt_rqst *tx_partial;
+	struct lx_xprt_xmitq xmitq;
+	struct lx_xprt_rqst *tx_partial;
 	pthread_t worker;
 	bool worker_started;
 	atomic_uint worker_kick; /* futex word: bumped by kicks */
@@ -203,7 +203,7 @@ struct xprt {
 	/* connection state */
 	pthread_mutex_t state_lock;
 	pthread_cond_t state_cond;
-	_Atomic enum xprt_state state;
+	_Atomic enum lx_xprt_state state;
 	atomic_uint cookie;	     /* connections established */
 	uint32_t lost_cookie;	     /* connection reported lost */
 	int last_error;		     /* why the last connection ended */
@@ -212,7 +212,7 @@ struct xprt {
 
 	/* timers (run on the receive thread) */
 	pthread_mutex_t timer_lock;
-	struct xprt_rqst **heap;
+	struct lx_xprt_rqst **heap;
 	unsigned int heap_len;
 	_Atomic uint64_t rx_wake_deadline; /* what the rx thread sleeps to */
 
@@ -232,24 +232,25 @@ struct xprt {
 	} stats;
 };
 
-static inline struct xprt_rqst *xprt_slot(struct xprt *x, unsigned int i)
+static inline struct lx_xprt_rqst *lx_xprt_slot(struct xprt *x, unsigned int i)
 {
-	return (struct xprt_rqst *)((char *)x->slots + (size_t)i * x->stride);
+	return (struct lx_xprt_rqst *)((char *)x->slots +
+				       (size_t)i * x->stride);
 }
 
 /* ---- core services for transports (xprt.c) ---- */
 
 /**
- * xprt_rx_lookup() - find the in-flight request a reply belongs to
- * Return: the request, pinned (release with xprt_rx_unpin()), or NULL for
+ * lx_xprt_rx_lookup() - find the in-flight request a reply belongs to
+ * Return: the request, pinned (release with lx_xprt_rx_unpin()), or NULL for
  * an unknown key or a request whose outcome is already decided (counted).
  */
-struct xprt_rqst *xprt_rx_lookup(struct xprt *x, uint32_t key);
+struct lx_xprt_rqst *lx_xprt_rx_lookup(struct xprt *x, uint32_t key);
 
 /**
- * xprt_rx_deliver() - place a whole received message into a pinned request
+ * lx_xprt_rx_deliver() - place a whole received message into a pinned request
  * @x: the transport
- * @rq: the request, pinned by xprt_rx_lookup()
+ * @rq: the request, pinned by lx_xprt_rx_lookup()
  * @msg: the message (its framing marker included when the framing keeps
  *	it, as 9P's size field)
  * @len: its length
@@ -260,66 +261,66 @@ struct xprt_rqst *xprt_rx_lookup(struct xprt *x, uint32_t key);
  * name bulk data (rx_data_off/len/pad) that is copied into its rx_data
  * iterator, its pad dropped, and the rest appended in rbuf.  Never writes
  * past rbuf's capacity or the iterator's count.  The caller then
- * completes the request with the result (xprt_rx_complete()).
+ * completes the request with the result (lx_xprt_rx_complete()).
  * Context: receive thread.
  * Return: %0 (req->rlen and rx_msg_len set); %-EMSGSIZE when the message
  * or its non-bulk part does not fit rbuf; %-EOVERFLOW when the bulk data
  * exceeds the caller's memory; %-EBADMSG when the message is shorter than
  * what place() announced; place()'s own negative errno.
  */
-int xprt_rx_deliver(struct xprt *x, struct xprt_rqst *rq, const void *msg,
-		    size_t len);
+int lx_xprt_rx_deliver(struct xprt *x, struct lx_xprt_rqst *rq, const void *msg,
+		       size_t len);
 
 /**
- * xprt_rx_unpin() - drop the pin of xprt_rx_lookup() without a reply
+ * lx_xprt_rx_unpin() - drop the pin of lx_xprt_rx_lookup() without a reply
  * (connection lost mid-message); delivers done() if the outcome was
  * decided meanwhile
  */
-void xprt_rx_unpin(struct xprt *x, struct xprt_rqst *rq);
+void lx_xprt_rx_unpin(struct xprt *x, struct lx_xprt_rqst *rq);
 
 /**
- * xprt_rx_complete() - a reply (or a receive error) for a pinned request:
+ * lx_xprt_rx_complete() - a reply (or a receive error) for a pinned request:
  * decide its outcome, unlink it, unpin it, deliver done() if nothing else
  * holds it.  Called on the receive thread.
  */
-void xprt_rx_complete(struct xprt *x, struct xprt_rqst *rq, int status);
+void lx_xprt_rx_complete(struct xprt *x, struct lx_xprt_rqst *rq, int status);
 
 /**
- * xprt_rx_batch_begin() - the calling (receive) thread starts processing
+ * lx_xprt_rx_batch_begin() - the calling (receive) thread starts processing
  * a batch of replies: requests its callbacks submit are held back...
- * xprt_rx_batch_end() - ...and sent together here, in one gathered send
+ * lx_xprt_rx_batch_end() - ...and sent together here, in one gathered send
  */
-void xprt_rx_batch_begin(struct xprt *x);
-void xprt_rx_batch_end(struct xprt *x);
+void lx_xprt_rx_batch_begin(struct xprt *x);
+void lx_xprt_rx_batch_end(struct xprt *x);
 
 /**
- * xprt_conn_lost() - the connection with @cookie failed with @err
+ * lx_xprt_conn_lost() - the connection with @cookie failed with @err
  * Any thread; idempotent per connection; kicks the worker to reconnect.
  */
-void xprt_conn_lost(struct xprt *x, uint32_t cookie, int err);
+void lx_xprt_conn_lost(struct xprt *x, uint32_t cookie, int err);
 
-/** xprt_kick_worker() - wake the transmit worker if it sleeps */
-void xprt_kick_worker(struct xprt *x);
+/** lx_xprt_kick_worker() - wake the transmit worker if it sleeps */
+void lx_xprt_kick_worker(struct xprt *x);
 
-/** xprt_credit_returned() - a credit came back: let queued requests go */
-void xprt_credit_returned(struct xprt *x);
+/** lx_xprt_credit_returned() - a credit came back: let queued requests go */
+void lx_xprt_credit_returned(struct xprt *x);
 
 /**
- * xprt_fail_all() - fail every submitted request with @status
+ * lx_xprt_fail_all() - fail every submitted request with @status
  */
-void xprt_fail_all(struct xprt *x, int status);
+void lx_xprt_fail_all(struct xprt *x, int status);
 
 /**
- * xprt__create_ops() - xprt_create() on the transport @ops (NULL: the one
+ * lx_xprt__create_ops() - lx_xprt_create() on the transport @ops (NULL: the one
  * @opts names); for unit tests that need a transport of their own
  */
-int xprt__create_ops(struct xprt **xp, const struct xprt_opts *opts,
-		     const struct xprt_transport_ops *ops);
+int lx_xprt__create_ops(struct xprt **xp, const struct lx_xprt_opts *opts,
+			const struct lx_xprt_transport_ops *ops);
 
 /* ---- transmit engine (xmit.c) ---- */
 
 /**
- * xprt_xmit() - drain the transmit queue as far as credits and the
+ * lx_xprt_xmit() - drain the transmit queue as far as credits and the
  * connection allow
  * @budget: stop after this many requests (the direct path sends a few,
  *	the worker everything)
@@ -330,14 +331,14 @@ int xprt__create_ops(struct xprt **xp, const struct xprt_opts *opts,
  * Return: 0 when the queue is empty; -EAGAIN when the connection is full;
  * -EBUSY when congested (no credit), the budget ran out or (direct) the
  * lock was taken; -ENOTCONN when not connected; another negative errno
- * for a connection error (reported through xprt_conn_lost()).
+ * for a connection error (reported through lx_xprt_conn_lost()).
  */
-int xprt_xmit(struct xprt *x, unsigned int budget, bool direct);
+int lx_xprt_xmit(struct xprt *x, unsigned int budget, bool direct);
 
 /**
- * xprt_xmit_in_done() - a request was just queued on @x from a done()
- * callback that xprt_xmit() runs on this thread: leave its transmission
- * to that xprt_xmit() (or, for another connection, to its worker) rather
+ * lx_xprt_xmit_in_done() - a request was just queued on @x from a done()
+ * callback that lx_xprt_xmit() runs on this thread: leave its transmission
+ * to that lx_xprt_xmit() (or, for another connection, to its worker) rather
  * than sending from inside the callback
  *
  * Without this, a callback that submits the next request would send it,
@@ -350,47 +351,49 @@ int xprt_xmit(struct xprt *x, unsigned int budget, bool direct);
  * Return: true when it took care of the transmission, false when the
  * caller should transmit as usual.
  */
-bool xprt_xmit_in_done(struct xprt *x);
+bool lx_xprt_xmit_in_done(struct xprt *x);
 
-/** xprt_worker_main() - the transmit worker thread */
-void *xprt_worker_main(void *arg);
+/** lx_xprt_worker_main() - the transmit worker thread */
+void *lx_xprt_worker_main(void *arg);
 
 /**
- * xprt_try_complete() - deliver done() if the outcome is decided and no
+ * lx_xprt_try_complete() - deliver done() if the outcome is decided and no
  * transmitter, queue or receiver holds the request any more
  */
-void xprt_try_complete(struct xprt_rqst *rq);
+void lx_xprt_try_complete(struct lx_xprt_rqst *rq);
 
 /**
- * xprt_claim_outcome() - decide @rq's outcome as @status
+ * lx_xprt_claim_outcome() - decide @rq's outcome as @status
  * Return: true when this call decided it.
  */
-bool xprt_claim_outcome(struct xprt_rqst *rq, int status);
+bool lx_xprt_claim_outcome(struct lx_xprt_rqst *rq, int status);
 
 /* ---- timers (timer.c) ---- */
 
-/** xprt_timer_arm() - arm @rq's timer at @deadline (0 disarms) */
-void xprt_timer_arm(struct xprt *x, struct xprt_rqst *rq, uint64_t deadline);
+/** lx_xprt_timer_arm() - arm @rq's timer at @deadline (0 disarms) */
+void lx_xprt_timer_arm(struct xprt *x, struct lx_xprt_rqst *rq,
+		       uint64_t deadline);
 
 /* the receive thread sleeps at most this long (see timer.c) */
-#define XPRT_TIMER_TICK_NS 1000000000ull
+#define LX_XPRT_TIMER_TICK_NS 1000000000ull
 
 /**
- * xprt_timer_run() - run expired timers; receive thread only
+ * lx_xprt_timer_run() - run expired timers; receive thread only
  * Return: when to wake up next: the earliest armed deadline, at most
- * %XPRT_TIMER_TICK_NS from now (never 0).
+ * %LX_XPRT_TIMER_TICK_NS from now (never 0).
  */
-uint64_t xprt_timer_run(struct xprt *x);
+uint64_t lx_xprt_timer_run(struct xprt *x);
 
 /**
- * xprt_timer_next() - when the receive thread must wake up next, as
- * xprt_timer_run() returns it; receive thread only (it publishes the time
- * the thread sleeps to, which xprt_timer_arm() compares with)
+ * lx_xprt_timer_next() - when the receive thread must wake up next, as
+ * lx_xprt_timer_run() returns it; receive thread only (it publishes the time
+ * the thread sleeps to, which lx_xprt_timer_arm() compares with)
  */
-uint64_t xprt_timer_next(struct xprt *x);
+uint64_t lx_xprt_timer_next(struct xprt *x);
 
 /* ---- futex helpers (xprt.c) ---- */
-void xprt_futex_wait(atomic_uint *word, unsigned int val, int64_t timeout_ns);
-void xprt_futex_wake(atomic_uint *word, int n);
+void lx_xprt_futex_wait(atomic_uint *word, unsigned int val,
+			int64_t timeout_ns);
+void lx_xprt_futex_wake(atomic_uint *word, int n);
 
-#endif /* XPRT_XPRT_INT_H */
+#endif /* LX_XPRT_XPRT_INT_H */

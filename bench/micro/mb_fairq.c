@@ -56,7 +56,7 @@
 /* Inline wfcqueue for the FIFO baseline, as xprt/xmitq.c does; under TSan
  * the out-of-line copies and the annotations in fifo_push/fifo_pop, for
  * the same reason as there: the bench then runs TSan-clean. */
-#if !(defined(XPRT_TSAN) && XPRT_TSAN)
+#if !(defined(LX_XPRT_TSAN) && LX_XPRT_TSAN)
 #define _LGPL_SOURCE
 #endif
 #include <errno.h>
@@ -104,18 +104,18 @@ struct breq {
 	struct cds_wfcq_node fn; /* FIFO baseline */
 	struct owner *o;
 	struct breq *next_done;
-	struct xprt_xmit_node xn; /* fair queue */
-} xprt_cacheline_aligned;
+	struct lx_xprt_xmit_node xn; /* fair queue */
+} lx_xprt_cacheline_aligned;
 
 struct owner {
 	/* owner-written */
 	atomic_uint_least64_t pushed;
 	/* consumer-written, owner-read */
-	_Atomic(struct breq *) done xprt_cacheline_aligned;
+	_Atomic(struct breq *) done lx_xprt_cacheline_aligned;
 	atomic_uint seq; /* futex word */
 	atomic_int sleeping;
 	/* consumer-written, main-read */
-	atomic_uint_least64_t completed xprt_cacheline_aligned;
+	atomic_uint_least64_t completed lx_xprt_cacheline_aligned;
 	/* consumer-private */
 	uint64_t popped;
 	uint64_t backlog_hits;
@@ -124,7 +124,7 @@ struct owner {
 	unsigned int k;
 	struct breq *reqs;
 	pthread_t tid;
-} xprt_cacheline_aligned;
+} lx_xprt_cacheline_aligned;
 
 struct qops {
 	const char *name;
@@ -149,31 +149,31 @@ static uint64_t consumer_cpu_ns, consumer_sys_ns, work_ns, work_n;
 
 /* ------------------------------------------------------------ the queues */
 
-static struct xprt_xmitq fq;
+static struct lx_xprt_xmitq fq;
 
 static void fair_push(struct breq *r)
 {
-	if (xprt_xmitq_push(&fq, &r->xn))
+	if (lx_xprt_xmitq_push(&fq, &r->xn))
 		abort();
 }
 
 static struct breq *fair_pop(void)
 {
-	struct xprt_xmit_node *n = xprt_xmitq_pop(&fq);
+	struct lx_xprt_xmit_node *n = lx_xprt_xmitq_pop(&fq);
 
-	return n ? xprt_container_of(n, struct breq, xn) : NULL;
+	return n ? lx_xprt_container_of(n, struct breq, xn) : NULL;
 }
 
 /* The baseline: the same wfcqueue, no sorting, same cache-line split. */
 static struct {
 	struct cds_wfcq_tail tail;
-	struct __cds_wfcq_head head xprt_cacheline_aligned;
-} fifo xprt_cacheline_aligned;
+	struct __cds_wfcq_head head lx_xprt_cacheline_aligned;
+} fifo lx_xprt_cacheline_aligned;
 
 static void fifo_push(struct breq *r)
 {
 	cds_wfcq_node_init(&r->fn);
-	xprt_tsan_release(r);
+	lx_xprt_tsan_release(r);
 	cds_wfcq_enqueue(&fifo.head, &fifo.tail, &r->fn);
 }
 
@@ -185,8 +185,8 @@ static struct breq *fifo_pop(void)
 	qn = __cds_wfcq_dequeue_nonblocking(&fifo.head, &fifo.tail);
 	if (!qn || qn == CDS_WFCQ_WOULDBLOCK)
 		return NULL;
-	r = xprt_container_of(qn, struct breq, fn);
-	xprt_tsan_acquire(r);
+	r = lx_xprt_container_of(qn, struct breq, fn);
+	lx_xprt_tsan_acquire(r);
 	return r;
 }
 
@@ -398,7 +398,7 @@ static void *consumer_main(void *arg)
 
 			x += spin(spin_iters);
 			t1 = thread_cpu_ns();
-			work_ns += t1 - t0 - XPRT_MIN(e1 - e0, t1 - t0);
+			work_ns += t1 - t0 - LX_XPRT_MIN(e1 - e0, t1 - t0);
 			work_n++;
 		} else {
 			x += spin(spin_iters);
@@ -439,7 +439,7 @@ static void run_once(const struct qops *q, double warmup, double secs,
 	pthread_t ctid;
 
 	ops = q;
-	xprt_xmitq_init(&fq);
+	lx_xprt_xmitq_init(&fq);
 	__cds_wfcq_init(&fifo.head, &fifo.tail);
 	atomic_store(&stop_owners, 0);
 	atomic_store(&stop_consumer, 0);
@@ -457,7 +457,7 @@ static void run_once(const struct qops *q, double warmup, double secs,
 		atomic_store(&o->completed, 0);
 		o->popped = o->backlog_hits = 0;
 		for (unsigned int j = 0; j < o->k; j++) {
-			xprt_xmit_node_init(&o->reqs[j].xn, (uint64_t)i);
+			lx_xprt_xmit_node_init(&o->reqs[j].xn, (uint64_t)i);
 			o->reqs[j].o = o;
 		}
 	}
@@ -500,7 +500,7 @@ static void run_once(const struct qops *q, double warmup, double secs,
 	/* Owners are gone: drain what is left so every node is idle. */
 	while (q->pop())
 		;
-	xprt_xmitq_destroy(&fq);
+	lx_xprt_xmitq_destroy(&fq);
 
 	res->samples = consumer_samples;
 	res->wakes = consumer_wakes;
@@ -565,10 +565,10 @@ static double cost_alone(const struct qops *q, struct breq *r, int nodes,
 	uint64_t now;
 
 	ops = q;
-	xprt_xmitq_init(&fq);
+	lx_xprt_xmitq_init(&fq);
 	__cds_wfcq_init(&fifo.head, &fifo.tail);
 	for (int i = 0; i < nodes; i++)
-		xprt_xmit_node_init(&r[i].xn, (uint64_t)(i % nown));
+		lx_xprt_xmit_node_init(&r[i].xn, (uint64_t)(i % nown));
 	do {
 		for (int i = 0; i < nodes; i++)
 			q->push(&r[i]);
@@ -578,7 +578,7 @@ static double cost_alone(const struct qops *q, struct breq *r, int nodes,
 		ops_n += (uint64_t)nodes;
 		now = mb_now_ns();
 	} while (now < end);
-	xprt_xmitq_destroy(&fq);
+	lx_xprt_xmitq_destroy(&fq);
 	return (double)(now - t0) / (double)ops_n;
 }
 
@@ -591,12 +591,12 @@ static void table_cost_alone(double secs)
 	struct mb_table *t = mb_table_new(
 		"push+pop cost, one thread, 4096 nodes queued then drained", 4,
 		cols);
-	struct breq *r = aligned_alloc(XPRT_CACHELINE, NODES * sizeof(*r));
+	struct breq *r = aligned_alloc(LX_XPRT_CACHELINE, NODES * sizeof(*r));
 
 	if (!r)
 		abort();
 	memset(r, 0, NODES * sizeof(*r));
-	for (size_t i = 0; i < XPRT_ARRAY_SIZE(nowns); i++) {
+	for (size_t i = 0; i < LX_XPRT_ARRAY_SIZE(nowns); i++) {
 		double fifo_ns =
 			cost_alone(&fifo_ops, r, NODES, nowns[i], secs);
 		double fair_ns =
@@ -664,8 +664,8 @@ static double run_mode(enum cmode m, const char *title, int rounds,
 		       double warmup, double secs, struct result acc[2])
 {
 	const struct qops *qs[2] = {&fair_ops, &fifo_ops};
-	struct mb_table *runs =
-		mb_table_new(title, (int)XPRT_ARRAY_SIZE(run_cols), run_cols);
+	struct mb_table *runs = mb_table_new(
+		title, (int)LX_XPRT_ARRAY_SIZE(run_cols), run_cols);
 	struct result one;
 	double rate[2], *ratios = calloc((size_t)rounds, sizeof(*ratios));
 	double median;
@@ -777,8 +777,8 @@ int main(int argc, char **argv)
 		o->idx = i;
 		o->k = (unsigned int)lround(pow(KMAX, i / (NOWNERS - 1.0)));
 		/* aligned_alloc: the type is cache-line aligned */
-		o->reqs =
-			aligned_alloc(XPRT_CACHELINE, o->k * sizeof(*o->reqs));
+		o->reqs = aligned_alloc(LX_XPRT_CACHELINE,
+					o->k * sizeof(*o->reqs));
 		if (!o->reqs)
 			abort();
 		printf(" %u", o->k);

@@ -28,13 +28,13 @@
 /* ------------------------------------------- the open-coded alternative */
 
 struct sw_iter {
-	enum xprt_iter_type type;
+	enum lx_xprt_iter_type type;
 	size_t count;
 	size_t off;
 	size_t done;
 	union {
 		const struct iovec *iov;
-		struct xprt_buf *buf;
+		struct lx_xprt_buf *buf;
 	};
 	unsigned int nr_segs;
 	const void *first;
@@ -61,7 +61,7 @@ static SW_NOINLINE int sw_init_iovec(struct sw_iter *it,
 			sum += iov[i].iov_len;
 	}
 	memset(it, 0, sizeof(*it));
-	it->type = XPRT_ITER_IOVEC;
+	it->type = LX_XPRT_ITER_IOVEC;
 	it->count = count < sum ? count : sum;
 	it->total = it->count;
 	it->iov = iov;
@@ -76,9 +76,9 @@ static SW_NOINLINE int sw_init_iovec(struct sw_iter *it,
 }
 
 static SW_NOINLINE int sw_init_bufchain(struct sw_iter *it,
-					struct xprt_buf *head, size_t count)
+					struct lx_xprt_buf *head, size_t count)
 {
-	const struct xprt_buf *b;
+	const struct lx_xprt_buf *b;
 	size_t sum = 0;
 
 	if (!it)
@@ -92,7 +92,7 @@ static SW_NOINLINE int sw_init_bufchain(struct sw_iter *it,
 			sum += b->len;
 	}
 	memset(it, 0, sizeof(*it));
-	it->type = XPRT_ITER_BUFCHAIN;
+	it->type = LX_XPRT_ITER_BUFCHAIN;
 	it->count = count < sum ? count : sum;
 	it->total = it->count;
 	it->buf = head;
@@ -121,8 +121,8 @@ static inline size_t sw_copy(struct sw_iter *it, char *p, size_t len, int to)
 	off = it->off;
 	count = it->count - len;
 	switch (it->type) {
-	case XPRT_ITER_KVEC:
-	case XPRT_ITER_IOVEC: {
+	case LX_XPRT_ITER_KVEC:
+	case LX_XPRT_ITER_IOVEC: {
 		const struct iovec *v = it->iov;
 		unsigned int nr = it->nr_segs;
 
@@ -157,8 +157,8 @@ static inline size_t sw_copy(struct sw_iter *it, char *p, size_t len, int to)
 		it->nr_segs = nr;
 		break;
 	}
-	case XPRT_ITER_BUFCHAIN: {
-		struct xprt_buf *b = it->buf;
+	case LX_XPRT_ITER_BUFCHAIN: {
+		struct lx_xprt_buf *b = it->buf;
 
 		for (;;) {
 			size_t n = b->len - off;
@@ -188,7 +188,7 @@ static inline size_t sw_copy(struct sw_iter *it, char *p, size_t len, int to)
 		it->buf = b;
 		break;
 	}
-	case XPRT_ITER_DISCARD:
+	case LX_XPRT_ITER_DISCARD:
 		if (!to)
 			return 0;
 		break;
@@ -214,11 +214,11 @@ static SW_NOINLINE size_t sw_copy_from(struct sw_iter *it, void *dst,
 /* ------------------------------------------------------------ workloads */
 
 struct fixture {
-	char *flat;		 /* the caller's side of the copy */
-	char *seg[4];		 /* 4 segments, one allocation each */
-	struct iovec iov[4];	 /* the 4-segment iovec */
-	struct xprt_buf bufs[2]; /* the 2-buffer chain */
-	size_t payload;		 /* bytes per operation */
+	char *flat;		    /* the caller's side of the copy */
+	char *seg[4];		    /* 4 segments, one allocation each */
+	struct iovec iov[4];	    /* the 4-segment iovec */
+	struct lx_xprt_buf bufs[2]; /* the 2-buffer chain */
+	size_t payload;		    /* bytes per operation */
 };
 
 static void *xaligned(size_t n)
@@ -279,27 +279,29 @@ static const char *const wl_name[WL_NR] = {
 /* @iters operations of @wl through the ops table; returns bytes moved. */
 static size_t run_ops(struct fixture *f, enum wl wl, unsigned long iters)
 {
-	struct xprt_iter it;
+	struct lx_xprt_iter it;
 	size_t moved = 0;
 	unsigned long i;
 
 	for (i = 0; i < iters; i++) {
 		switch (wl) {
 		case WL_IOV_TO:
-			xprt_iter_iovec(&it, f->iov, 4, f->payload);
-			moved += xprt_iter_copy_to(&it, f->flat, f->payload);
+			lx_xprt_iter_iovec(&it, f->iov, 4, f->payload);
+			moved += lx_xprt_iter_copy_to(&it, f->flat, f->payload);
 			break;
 		case WL_IOV_FROM:
-			xprt_iter_iovec(&it, f->iov, 4, f->payload);
-			moved += xprt_iter_copy_from(&it, f->flat, f->payload);
+			lx_xprt_iter_iovec(&it, f->iov, 4, f->payload);
+			moved += lx_xprt_iter_copy_from(&it, f->flat,
+							f->payload);
 			break;
 		case WL_CHAIN_TO:
-			xprt_iter_bufchain(&it, f->bufs, f->payload);
-			moved += xprt_iter_copy_to(&it, f->flat, f->payload);
+			lx_xprt_iter_bufchain(&it, f->bufs, f->payload);
+			moved += lx_xprt_iter_copy_to(&it, f->flat, f->payload);
 			break;
 		default:
-			xprt_iter_bufchain(&it, f->bufs, f->payload);
-			moved += xprt_iter_copy_from(&it, f->flat, f->payload);
+			lx_xprt_iter_bufchain(&it, f->bufs, f->payload);
+			moved += lx_xprt_iter_copy_from(&it, f->flat,
+							f->payload);
 			break;
 		}
 		mb_use(f->flat);

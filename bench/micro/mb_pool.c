@@ -36,7 +36,7 @@ enum mode { MODE_POOL, MODE_MALLOC };
 struct run {
 	enum mode mode;
 	size_t size;
-	struct xprt_pool *pool;
+	struct lx_xprt_pool *pool;
 	pthread_barrier_t start;
 	volatile int stop;
 	int errors;
@@ -50,19 +50,20 @@ struct worker {
 
 static int one_request(struct run *r, unsigned char tag)
 {
-	struct xprt_buf *a, *b;
+	struct lx_xprt_buf *a, *b;
 	void *pa, *pb;
 
 	if (r->mode == MODE_POOL) {
-		if (xprt_pool_get(r->pool, 0, &a) ||
-		    xprt_pool_get(r->pool, 0, &b))
+		if (lx_xprt_pool_get(r->pool, 0, &a) ||
+		    lx_xprt_pool_get(r->pool, 0, &b))
 			return -1;
 		memset(a->data, tag, 64);
 		memset(b->data, tag ^ 0xff, 64);
 		a->len = b->len = 64;
 		mb_use(a->data);
 		mb_use(b->data);
-		if (xprt_pool_put(r->pool, a) || xprt_pool_put(r->pool, b))
+		if (lx_xprt_pool_put(r->pool, a) ||
+		    lx_xprt_pool_put(r->pool, b))
 			return -1;
 		return 0;
 	}
@@ -110,15 +111,15 @@ struct rate {
 static struct rate measure(enum mode mode, size_t size, int threads,
 			   double seconds)
 {
-	struct xprt_pool_opts o = {.buf_size = size};
+	struct lx_xprt_pool_opts o = {.buf_size = size};
 	struct run r = {.mode = mode, .size = size};
 	struct worker w[64];
 	struct timespec ts;
 	uint64_t t0, t1, c0, c1, total = 0;
 	int i;
 
-	if (mode == MODE_POOL && xprt_pool_create(&r.pool, &o)) {
-		fprintf(stderr, "mb_pool: xprt_pool_create failed\n");
+	if (mode == MODE_POOL && lx_xprt_pool_create(&r.pool, &o)) {
+		fprintf(stderr, "mb_pool: lx_xprt_pool_create failed\n");
 		exit(1);
 	}
 	pthread_barrier_init(&r.start, NULL, (unsigned int)threads + 1);
@@ -147,7 +148,7 @@ static struct rate measure(enum mode mode, size_t size, int threads,
 		fprintf(stderr, "mb_pool: %d failed requests\n", r.errors);
 		exit(1);
 	}
-	if (r.pool && xprt_pool_destroy(r.pool)) {
+	if (r.pool && lx_xprt_pool_destroy(r.pool)) {
 		fprintf(stderr, "mb_pool: buffers leaked\n");
 		exit(1);
 	}

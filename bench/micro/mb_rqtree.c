@@ -12,7 +12,7 @@
  * Structures (all intrusive, nodes inside the request, no locking unless
  * stated):
  *   rbtree     libbsd RB_* tree, the same generated code as xprt/rqtree.c
- *   rqtree API xprt_rqtree_lookup_pin() + xprt_rqtree_unpin(): the tree
+ *   rqtree API lx_xprt_rqtree_lookup_pin() + lx_xprt_rqtree_unpin(): the tree
  *              plus its uncontended mutex and the pin atomics
  *   list       singly linked, in send order, searched from the oldest
  *   hash       chained hash, power-of-two buckets >= keys in flight,
@@ -34,24 +34,25 @@
 #include "xprt/util.h"
 
 struct req {
-	struct xprt_rqnode node; /* xprt_rqtree linkage */
+	struct lx_xprt_rqnode node; /* lx_xprt_rqtree linkage */
 	struct req *list_next;
 	struct req *hash_next;
 	uint32_t key;
-	char body[256 - sizeof(struct xprt_rqnode) - 2 * sizeof(void *) -
+	char body[256 - sizeof(struct lx_xprt_rqnode) - 2 * sizeof(void *) -
 		  sizeof(uint32_t)];
 };
 
 /* ---------------------------------------------------------- raw rbtree */
 
-static int rb_cmp(const struct xprt_rqnode *a, const struct xprt_rqnode *b)
+static int rb_cmp(const struct lx_xprt_rqnode *a,
+		  const struct lx_xprt_rqnode *b)
 {
 	return a->key < b->key ? -1 : a->key > b->key;
 }
 
 /* The same generated tree as xprt/rqtree.c; see there for __unused. */
 #define __unused __attribute__((__unused__))
-RB_GENERATE_STATIC(xprt_rqroot, xprt_rqnode, rb, rb_cmp)
+RB_GENERATE_STATIC(lx_xprt_rqroot, lx_xprt_rqnode, rb, rb_cmp)
 #undef __unused
 
 /* ------------------------------------------------------------- fixture */
@@ -62,7 +63,7 @@ struct bench {
 	unsigned int n;
 	struct req *reqs;    /* n requests in shuffled memory order */
 	struct req *by_send; /* NULL-terminated list in send order */
-	struct xprt_rqtree tree;
+	struct lx_xprt_rqtree tree;
 	struct req **buckets;
 	unsigned int hash_bits;
 	uint32_t keys[LOOKUP_KEYS];
@@ -97,7 +98,7 @@ static void bench_init(struct bench *b, unsigned int n, uint32_t xid0)
 		;
 	nb = 1u << b->hash_bits;
 	b->buckets = calloc(nb, sizeof(*b->buckets));
-	if (!b->reqs || !perm || !b->buckets || xprt_rqtree_init(&b->tree))
+	if (!b->reqs || !perm || !b->buckets || lx_xprt_rqtree_init(&b->tree))
 		abort();
 	/* Request i (the i-th sent) lives in slot perm[i]. */
 	for (i = 0; i < n; i++)
@@ -113,8 +114,8 @@ static void bench_init(struct bench *b, unsigned int n, uint32_t xid0)
 		unsigned int h;
 
 		r->key = xid0 + i; /* wraps past 2^32 like real XIDs */
-		xprt_rqnode_init(&r->node);
-		if (xprt_rqtree_insert(&b->tree, &r->node, r->key))
+		lx_xprt_rqnode_init(&r->node);
+		if (lx_xprt_rqtree_insert(&b->tree, &r->node, r->key))
 			abort();
 		*tail = r;
 		tail = &r->list_next;
@@ -134,8 +135,8 @@ static void bench_free(struct bench *b)
 	unsigned int i;
 
 	for (i = 0; i < b->n; i++)
-		xprt_rqtree_erase(&b->tree, &b->reqs[i].node);
-	xprt_rqtree_destroy(&b->tree);
+		lx_xprt_rqtree_erase(&b->tree, &b->reqs[i].node);
+	lx_xprt_rqtree_destroy(&b->tree);
 	free(b->buckets);
 	free(b->reqs);
 }
@@ -148,8 +149,8 @@ static void bench_free(struct bench *b)
  * out in the same shuffled order.
  */
 struct rawtree {
-	struct xprt_rqnode *nodes;
-	struct xprt_rqroot root;
+	struct lx_xprt_rqnode *nodes;
+	struct lx_xprt_rqroot root;
 };
 
 static void rawtree_init(struct rawtree *rt, const struct bench *b)
@@ -162,10 +163,10 @@ static void rawtree_init(struct rawtree *rt, const struct bench *b)
 	RB_INIT(&rt->root);
 	/* Stride 6 nodes (~256 bytes) apart, like the requests. */
 	for (i = 0; i < b->n; i++) {
-		struct xprt_rqnode *nd = &rt->nodes[(size_t)i * 6];
+		struct lx_xprt_rqnode *nd = &rt->nodes[(size_t)i * 6];
 
 		nd->key = b->reqs[i].key;
-		if (xprt_rqroot_RB_INSERT(&rt->root, nd))
+		if (lx_xprt_rqroot_RB_INSERT(&rt->root, nd))
 			abort();
 	}
 }
@@ -186,10 +187,11 @@ static uint64_t run_rbtree(struct bench *b, struct rawtree *rt,
 	uint64_t sum = 0;
 
 	for (i = start; i < start + count; i++) {
-		struct xprt_rqnode probe = {
+		struct lx_xprt_rqnode probe = {
 			.key = b->keys[(i + dep) % LOOKUP_KEYS],
 		};
-		struct xprt_rqnode *n = xprt_rqroot_RB_FIND(&rt->root, &probe);
+		struct lx_xprt_rqnode *n =
+			lx_xprt_rqroot_RB_FIND(&rt->root, &probe);
 
 		if (!n)
 			break;
@@ -206,16 +208,16 @@ static uint64_t run_api(struct bench *b, struct rawtree *rt,
 	uint64_t sum = 0;
 
 	for (i = start; i < start + count; i++) {
-		struct xprt_rqnode *n = xprt_rqtree_lookup_pin(
+		struct lx_xprt_rqnode *n = lx_xprt_rqtree_lookup_pin(
 			&b->tree, b->keys[(i + dep) % LOOKUP_KEYS]);
 		struct req *r;
 
 		if (!n)
 			break;
-		r = xprt_container_of(n, struct req, node);
+		r = lx_xprt_container_of(n, struct req, node);
 		sum += r->key;
 		dep = (unsigned char)r->body[0];
-		xprt_rqtree_unpin(&b->tree, n);
+		lx_xprt_rqtree_unpin(&b->tree, n);
 	}
 	return sum;
 }
@@ -324,7 +326,7 @@ int main(int argc, char **argv)
 	if (!b)
 		abort();
 	tab = mb_table_new("ns per lookup of a random in-flight XID", 5, cols);
-	for (s = 0; s < XPRT_ARRAY_SIZE(sizes); s++) {
+	for (s = 0; s < LX_XPRT_ARRAY_SIZE(sizes); s++) {
 		char label[32];
 		double v[4];
 

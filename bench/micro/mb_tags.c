@@ -243,9 +243,9 @@ static void fp_destroy(void *arg)
 
 static void *xt_create(unsigned int depth)
 {
-	struct xprt_tags *t;
+	struct lx_xprt_tags *t;
 
-	if (xprt_tags_create(&t, depth))
+	if (lx_xprt_tags_create(&t, depth))
 		abort();
 	return t;
 }
@@ -253,32 +253,32 @@ static void *xt_create(unsigned int depth)
 /* Ours in barging mode: overtaking allowed until a waiter waited 1 ms. */
 static void *xt_create_barging(unsigned int depth)
 {
-	struct xprt_tags *t = xt_create(depth);
+	struct lx_xprt_tags *t = xt_create(depth);
 
-	if (xprt_tags_set_barging(t, 1000 * 1000))
+	if (lx_xprt_tags_set_barging(t, 1000 * 1000))
 		abort();
 	return t;
 }
 
 static int xt_get(void *arg)
 {
-	return xprt_tags_get_wait(arg, -1);
+	return lx_xprt_tags_get_wait(arg, -1);
 }
 
 static void xt_put(void *arg, int tag)
 {
-	if (xprt_tags_put(arg, (unsigned int)tag))
+	if (lx_xprt_tags_put(arg, (unsigned int)tag))
 		abort();
 }
 
 static void xt_close(void *arg)
 {
-	xprt_tags_close(arg);
+	lx_xprt_tags_close(arg);
 }
 
 static void xt_destroy(void *arg)
 {
-	xprt_tags_destroy(arg);
+	lx_xprt_tags_destroy(arg);
 }
 
 struct impl {

@@ -8,7 +8,7 @@
  *   - KVEC: an array of iovecs the library owns (headers, staging buffers)
  *   - IOVEC: a caller's iovec array (READ destinations, WRITE sources);
  *     never modified
- *   - BUFCHAIN: a chain of pool buffers linked through xprt_buf.next, each
+ *   - BUFCHAIN: a chain of pool buffers linked through lx_xprt_buf.next, each
  *     contributing its @len bytes
  *   - DISCARD: a sink of a given length (bytes to drop, e.g. the excess of
  *     a reply larger than the caller's buffer)
@@ -26,17 +26,17 @@
 extern "C" {
 #endif
 
-enum xprt_iter_type {
-	XPRT_ITER_KVEC,
-	XPRT_ITER_IOVEC,
-	XPRT_ITER_BUFCHAIN,
-	XPRT_ITER_DISCARD,
+enum lx_xprt_iter_type {
+	LX_XPRT_ITER_KVEC,
+	LX_XPRT_ITER_IOVEC,
+	LX_XPRT_ITER_BUFCHAIN,
+	LX_XPRT_ITER_DISCARD,
 };
 
-struct xprt_iter_ops;
+struct lx_xprt_iter_ops;
 
 /**
- * struct xprt_iter - cursor over memory
+ * struct lx_xprt_iter - cursor over memory
  * @ops: the operations of this kind of memory
  * @type: which kind
  * @count: bytes left from the cursor to the end
@@ -58,15 +58,15 @@ struct xprt_iter_ops;
  * @it is NULL or was never initialised (its @ops is NULL), or when the
  * source or destination pointer is NULL.
  */
-struct xprt_iter {
-	const struct xprt_iter_ops *ops;
-	enum xprt_iter_type type;
+struct lx_xprt_iter {
+	const struct lx_xprt_iter_ops *ops;
+	enum lx_xprt_iter_type type;
 	size_t count;
 	size_t off;
 	size_t done;
 	union {
 		const struct iovec *iov;
-		struct xprt_buf *buf;
+		struct lx_xprt_buf *buf;
 	};
 	unsigned int nr_segs;
 	const void *first;
@@ -75,7 +75,7 @@ struct xprt_iter {
 };
 
 /**
- * xprt_iter_kvec() / xprt_iter_iovec() - iterate over an iovec array
+ * lx_xprt_iter_kvec() / lx_xprt_iter_iovec() - iterate over an iovec array
  * @it: the iterator to initialise
  * @iov: the segments (zero-length segments are skipped)
  * @nr: number of segments
@@ -86,72 +86,73 @@ struct xprt_iter {
  * within @count with a NULL base and a non-zero length (@it is then left
  * untouched).
  */
-int xprt_iter_kvec(struct xprt_iter *it, const struct iovec *iov,
-		   unsigned int nr, size_t count);
-int xprt_iter_iovec(struct xprt_iter *it, const struct iovec *iov,
-		    unsigned int nr, size_t count);
+int lx_xprt_iter_kvec(struct lx_xprt_iter *it, const struct iovec *iov,
+		      unsigned int nr, size_t count);
+int lx_xprt_iter_iovec(struct lx_xprt_iter *it, const struct iovec *iov,
+		       unsigned int nr, size_t count);
 
 /**
- * xprt_iter_bufchain() - iterate over pool buffers chained through ->next
+ * lx_xprt_iter_bufchain() - iterate over pool buffers chained through ->next
  * @it: the iterator to initialise
  * @head: first buffer; each contributes its ->len bytes
  * @count: bytes to cover; clamped to the chain's total length
  *
  * A NULL @head is an empty chain.  Only the buffers that the (clamped)
  * @count reaches are ever read; the chain must not change while the
- * iterator is in use (xprt_iter_revert() walks it again from @head).
+ * iterator is in use (lx_xprt_iter_revert() walks it again from @head).
  * Return: %0; %-EINVAL for NULL @it, or a buffer within @count with NULL
  * ->data and a non-zero ->len (@it is then left untouched).
  */
-int xprt_iter_bufchain(struct xprt_iter *it, struct xprt_buf *head,
-		       size_t count);
+int lx_xprt_iter_bufchain(struct lx_xprt_iter *it, struct lx_xprt_buf *head,
+			  size_t count);
 
 /**
- * xprt_iter_discard() - a sink that accepts and drops @count bytes
+ * lx_xprt_iter_discard() - a sink that accepts and drops @count bytes
  * Copying from a DISCARD iterator yields nothing (returns 0).
  * Return: %0; %-EINVAL for NULL @it.
  */
-int xprt_iter_discard(struct xprt_iter *it, size_t count);
+int lx_xprt_iter_discard(struct lx_xprt_iter *it, size_t count);
 
 /**
- * xprt_iter_copy_to() - copy bytes into the memory at the cursor, advancing
+ * lx_xprt_iter_copy_to() - copy bytes into the memory at the cursor, advancing
  * @it: destination
  * @src: source bytes
  * @len: how many
  * Return: bytes copied: min(@len, bytes left); 0 for a NULL @src.
  * A DISCARD iterator accepts and drops them.
  */
-size_t xprt_iter_copy_to(struct xprt_iter *it, const void *src, size_t len);
+size_t lx_xprt_iter_copy_to(struct lx_xprt_iter *it, const void *src,
+			    size_t len);
 
 /**
- * xprt_iter_copy_from() - copy bytes out of the memory at the cursor,
+ * lx_xprt_iter_copy_from() - copy bytes out of the memory at the cursor,
  * advancing
  * Return: bytes copied: min(@len, bytes left); 0 for a NULL @dst; 0 for
  * DISCARD, whose cursor then does not move.
  */
-size_t xprt_iter_copy_from(struct xprt_iter *it, void *dst, size_t len);
+size_t lx_xprt_iter_copy_from(struct lx_xprt_iter *it, void *dst, size_t len);
 
 /**
- * xprt_iter_advance() - move the cursor forward
+ * lx_xprt_iter_advance() - move the cursor forward
  * Return: bytes advanced: min(@n, bytes left).
  */
-size_t xprt_iter_advance(struct xprt_iter *it, size_t n);
+size_t lx_xprt_iter_advance(struct lx_xprt_iter *it, size_t n);
 
 /**
- * xprt_iter_revert() - move the cursor back, e.g. after a short send
+ * lx_xprt_iter_revert() - move the cursor back, e.g. after a short send
  * Return: bytes reverted: min(@n, bytes consumed so far).  KVEC/IOVEC step
  * back through the array; BUFCHAIN walks the chain again from its head.
  */
-size_t xprt_iter_revert(struct xprt_iter *it, size_t n);
+size_t lx_xprt_iter_revert(struct lx_xprt_iter *it, size_t n);
 
-/** xprt_iter_count() - bytes left */
-static inline size_t xprt_iter_count(const struct xprt_iter *it)
+/** lx_xprt_iter_count() - bytes left */
+static inline size_t lx_xprt_iter_count(const struct lx_xprt_iter *it)
 {
 	return it->count;
 }
 
 /**
- * xprt_iter_to_iovec() - describe the next bytes as iovecs, without
+ * lx_xprt_iter_to_iovec() - describe the next bytes as iovecs, without
  * advancing (for readv/writev/recvmsg and RDMA scatter lists)
  * @it: the iterator
  * @out: array to fill
@@ -164,8 +165,9 @@ static inline size_t xprt_iter_count(const struct xprt_iter *it)
  * caller drains it with a scratch buffer of its own.  0 for a NULL @it or
  * @out, or @max or @maxbytes of 0.
  */
-unsigned int xprt_iter_to_iovec(const struct xprt_iter *it, struct iovec *out,
-				unsigned int max, size_t maxbytes);
+unsigned int lx_xprt_iter_to_iovec(const struct lx_xprt_iter *it,
+				   struct iovec *out, unsigned int max,
+				   size_t maxbytes);
 
 #ifdef __cplusplus
 }

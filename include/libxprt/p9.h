@@ -10,15 +10,15 @@
  * in the caller's buffer; Twrite data is sent from it.
  *
  * Three levels of API:
- *   - the codec (p9_msg_encode(), p9_msg_decode()): every 9P2000.L
+ *   - the codec (lx_p9_msg_encode(), lx_p9_msg_decode()): every 9P2000.L
  *     message, T and R, bounds-checked, no allocation; usable alone (test
  *     servers use it);
- *   - one call per message (p9_walk(), p9_lopen(), p9_read()...), sync, and
- *     the generic p9_call() / p9_call_async() for any message, plus
- *     p9_read_async() / p9_write_async() for benchmarks;
- *   - path helpers: p9_walk_path(), p9_open_path(), p9_pread() /
- *     p9_pwrite() (split at the iounit, pipelined), directory iteration,
- *     p9_mkdir_path(), p9_remove_path(), p9_stat_path(), p9_statfs_path().
+ *   - one call per message (lx_p9_walk(), lx_p9_lopen(), lx_p9_read()...), sync, and
+ *     the generic lx_p9_call() / lx_p9_call_async() for any message, plus
+ *     lx_p9_read_async() / lx_p9_write_async() for benchmarks;
+ *   - path helpers: lx_p9_walk_path(), lx_p9_open_path(), lx_p9_pread() /
+ *     lx_p9_pwrite() (split at the iounit, pipelined), directory iteration,
+ *     lx_p9_mkdir_path(), lx_p9_remove_path(), lx_p9_stat_path(), lx_p9_statfs_path().
  *
  * Errors: every function returns 0 or a negative errno; async callbacks get
  * a status.  A server error (Rlerror, or type 107 as ganesha sends it with
@@ -37,22 +37,22 @@
  *                      more qids than names
  *   %-EPROTONOSUPPORT  the server does not speak 9P2000.L (connect)
  *   %-ETIMEDOUT        no reply within timeout_ms (the request was flushed)
- *   %-ECANCELED        p9_cancel()
+ *   %-ECANCELED        lx_p9_cancel()
  *   %-ECONNRESET       the connection broke with the call in flight (also
  *                      when the server sent a size field no 9P message can
  *                      have: the stream cannot be followed any more)
  *   %-ENOTCONN         the session is gone (connection lost earlier, or a
  *                      Tflush answered with an error broke it)
- *   %-EAGAIN/-ENOBUFS  %P9_NOWAIT and no free slot or buffer
- *   %-ESHUTDOWN        p9_close() is running
+ *   %-EAGAIN/-ENOBUFS  %LX_P9_NOWAIT and no free slot or buffer
+ *   %-ESHUTDOWN        lx_p9_close() is running
  *   %-ENFILE           no free fid below the fid ceiling
  *
  * Threads: a client is thread-safe.  Sync calls may come from any thread
  * but not from a completion callback.  Callbacks run on the transport's
  * receive thread and must not block; they may start new async calls with
- * %P9_NOWAIT (on -EAGAIN, hand the work to another thread).
+ * %LX_P9_NOWAIT (on -EAGAIN, hand the work to another thread).
  *
- * Flush (cancel, timeout): see p9_cancel().
+ * Flush (cancel, timeout): see lx_p9_cancel().
  */
 #ifndef LIBXPRT_P9_H
 #define LIBXPRT_P9_H
@@ -70,157 +70,157 @@ extern "C" {
 /* ------------------------------------------------------------ protocol */
 
 /* Message types of 9P2000.L (and the 9P2000 ones it keeps). */
-enum p9_msg_type {
-	P9_TLERROR = 6,
-	P9_RLERROR = 7,
-	P9_TSTATFS = 8,
-	P9_RSTATFS = 9,
-	P9_TLOPEN = 12,
-	P9_RLOPEN = 13,
-	P9_TLCREATE = 14,
-	P9_RLCREATE = 15,
-	P9_TSYMLINK = 16,
-	P9_RSYMLINK = 17,
-	P9_TMKNOD = 18,
-	P9_RMKNOD = 19,
-	P9_TRENAME = 20,
-	P9_RRENAME = 21,
-	P9_TREADLINK = 22,
-	P9_RREADLINK = 23,
-	P9_TGETATTR = 24,
-	P9_RGETATTR = 25,
-	P9_TSETATTR = 26,
-	P9_RSETATTR = 27,
-	P9_TXATTRWALK = 30,
-	P9_RXATTRWALK = 31,
-	P9_TXATTRCREATE = 32,
-	P9_RXATTRCREATE = 33,
-	P9_TREADDIR = 40,
-	P9_RREADDIR = 41,
-	P9_TFSYNC = 50,
-	P9_RFSYNC = 51,
-	P9_TLOCK = 52,
-	P9_RLOCK = 53,
-	P9_TGETLOCK = 54,
-	P9_RGETLOCK = 55,
-	P9_TLINK = 70,
-	P9_RLINK = 71,
-	P9_TMKDIR = 72,
-	P9_RMKDIR = 73,
-	P9_TRENAMEAT = 74,
-	P9_RRENAMEAT = 75,
-	P9_TUNLINKAT = 76,
-	P9_RUNLINKAT = 77,
-	P9_TVERSION = 100,
-	P9_RVERSION = 101,
-	P9_TAUTH = 102,
-	P9_RAUTH = 103,
-	P9_TATTACH = 104,
-	P9_RATTACH = 105,
-	P9_RERROR = 107,
-	P9_TFLUSH = 108,
-	P9_RFLUSH = 109,
-	P9_TWALK = 110,
-	P9_RWALK = 111,
-	P9_TREAD = 116,
-	P9_RREAD = 117,
-	P9_TWRITE = 118,
-	P9_RWRITE = 119,
-	P9_TCLUNK = 120,
-	P9_RCLUNK = 121,
-	P9_TREMOVE = 122,
-	P9_RREMOVE = 123,
+enum lx_p9_msg_type {
+	LX_P9_TLERROR = 6,
+	LX_P9_RLERROR = 7,
+	LX_P9_TSTATFS = 8,
+	LX_P9_RSTATFS = 9,
+	LX_P9_TLOPEN = 12,
+	LX_P9_RLOPEN = 13,
+	LX_P9_TLCREATE = 14,
+	LX_P9_RLCREATE = 15,
+	LX_P9_TSYMLINK = 16,
+	LX_P9_RSYMLINK = 17,
+	LX_P9_TMKNOD = 18,
+	LX_P9_RMKNOD = 19,
+	LX_P9_TRENAME = 20,
+	LX_P9_RRENAME = 21,
+	LX_P9_TREADLINK = 22,
+	LX_P9_RREADLINK = 23,
+	LX_P9_TGETATTR = 24,
+	LX_P9_RGETATTR = 25,
+	LX_P9_TSETATTR = 26,
+	LX_P9_RSETATTR = 27,
+	LX_P9_TXATTRWALK = 30,
+	LX_P9_RXATTRWALK = 31,
+	LX_P9_TXATTRCREATE = 32,
+	LX_P9_RXATTRCREATE = 33,
+	LX_P9_TREADDIR = 40,
+	LX_P9_RREADDIR = 41,
+	LX_P9_TFSYNC = 50,
+	LX_P9_RFSYNC = 51,
+	LX_P9_TLOCK = 52,
+	LX_P9_RLOCK = 53,
+	LX_P9_TGETLOCK = 54,
+	LX_P9_RGETLOCK = 55,
+	LX_P9_TLINK = 70,
+	LX_P9_RLINK = 71,
+	LX_P9_TMKDIR = 72,
+	LX_P9_RMKDIR = 73,
+	LX_P9_TRENAMEAT = 74,
+	LX_P9_RRENAMEAT = 75,
+	LX_P9_TUNLINKAT = 76,
+	LX_P9_RUNLINKAT = 77,
+	LX_P9_TVERSION = 100,
+	LX_P9_RVERSION = 101,
+	LX_P9_TAUTH = 102,
+	LX_P9_RAUTH = 103,
+	LX_P9_TATTACH = 104,
+	LX_P9_RATTACH = 105,
+	LX_P9_RERROR = 107,
+	LX_P9_TFLUSH = 108,
+	LX_P9_RFLUSH = 109,
+	LX_P9_TWALK = 110,
+	LX_P9_RWALK = 111,
+	LX_P9_TREAD = 116,
+	LX_P9_RREAD = 117,
+	LX_P9_TWRITE = 118,
+	LX_P9_RWRITE = 119,
+	LX_P9_TCLUNK = 120,
+	LX_P9_RCLUNK = 121,
+	LX_P9_TREMOVE = 122,
+	LX_P9_RREMOVE = 123,
 };
 
-#define P9_VERSION_L		"9P2000.L"
-#define P9_NOTAG		0xFFFFu
-#define P9_NOFID		0xFFFFFFFFu
-#define P9_NONUNAME		0xFFFFFFFFu
-#define P9_MAXWELEM		16u
-#define P9_HDRSZ		7u /* size[4] type[1] tag[2] */
-#define P9_IOHDRSZ		24u /* room a Twrite/Rread header takes of msize */
-#define P9_MIN_MSIZE		4096u
-#define P9_DEF_MSIZE		65536u
-#define P9_MAX_MSIZE		(8u << 20)
-#define P9_DEF_PORT		564u
+#define LX_P9_VERSION_L		   "9P2000.L"
+#define LX_P9_NOTAG		   0xFFFFu
+#define LX_P9_NOFID		   0xFFFFFFFFu
+#define LX_P9_NONUNAME		   0xFFFFFFFFu
+#define LX_P9_MAXWELEM		   16u
+#define LX_P9_HDRSZ		   7u /* size[4] type[1] tag[2] */
+#define LX_P9_IOHDRSZ		   24u /* room a Twrite/Rread header takes of msize */
+#define LX_P9_MIN_MSIZE		   4096u
+#define LX_P9_DEF_MSIZE		   65536u
+#define LX_P9_MAX_MSIZE		   (8u << 20)
+#define LX_P9_DEF_PORT		   564u
 
 /* qid.type */
-#define P9_QTDIR		0x80u
-#define P9_QTAPPEND		0x40u
-#define P9_QTEXCL		0x20u
-#define P9_QTMOUNT		0x10u
-#define P9_QTAUTH		0x08u
-#define P9_QTTMP		0x04u
-#define P9_QTSYMLINK		0x02u
-#define P9_QTLINK		0x01u
-#define P9_QTFILE		0x00u
+#define LX_P9_QTDIR		   0x80u
+#define LX_P9_QTAPPEND		   0x40u
+#define LX_P9_QTEXCL		   0x20u
+#define LX_P9_QTMOUNT		   0x10u
+#define LX_P9_QTAUTH		   0x08u
+#define LX_P9_QTTMP		   0x04u
+#define LX_P9_QTSYMLINK		   0x02u
+#define LX_P9_QTLINK		   0x01u
+#define LX_P9_QTFILE		   0x00u
 
 /* Tgetattr request_mask / Rgetattr valid */
-#define P9_GETATTR_MODE		0x00000001ull
-#define P9_GETATTR_NLINK	0x00000002ull
-#define P9_GETATTR_UID		0x00000004ull
-#define P9_GETATTR_GID		0x00000008ull
-#define P9_GETATTR_RDEV		0x00000010ull
-#define P9_GETATTR_ATIME	0x00000020ull
-#define P9_GETATTR_MTIME	0x00000040ull
-#define P9_GETATTR_CTIME	0x00000080ull
-#define P9_GETATTR_INO		0x00000100ull
-#define P9_GETATTR_SIZE		0x00000200ull
-#define P9_GETATTR_BLOCKS	0x00000400ull
-#define P9_GETATTR_BTIME	0x00000800ull
-#define P9_GETATTR_GEN		0x00001000ull
-#define P9_GETATTR_DATA_VERSION 0x00002000ull
-#define P9_GETATTR_BASIC	0x000007ffull
-#define P9_GETATTR_ALL		0x00003fffull
+#define LX_P9_GETATTR_MODE	   0x00000001ull
+#define LX_P9_GETATTR_NLINK	   0x00000002ull
+#define LX_P9_GETATTR_UID	   0x00000004ull
+#define LX_P9_GETATTR_GID	   0x00000008ull
+#define LX_P9_GETATTR_RDEV	   0x00000010ull
+#define LX_P9_GETATTR_ATIME	   0x00000020ull
+#define LX_P9_GETATTR_MTIME	   0x00000040ull
+#define LX_P9_GETATTR_CTIME	   0x00000080ull
+#define LX_P9_GETATTR_INO	   0x00000100ull
+#define LX_P9_GETATTR_SIZE	   0x00000200ull
+#define LX_P9_GETATTR_BLOCKS	   0x00000400ull
+#define LX_P9_GETATTR_BTIME	   0x00000800ull
+#define LX_P9_GETATTR_GEN	   0x00001000ull
+#define LX_P9_GETATTR_DATA_VERSION 0x00002000ull
+#define LX_P9_GETATTR_BASIC	   0x000007ffull
+#define LX_P9_GETATTR_ALL	   0x00003fffull
 
 /* Tsetattr valid */
-#define P9_SETATTR_MODE		0x00000001u
-#define P9_SETATTR_UID		0x00000002u
-#define P9_SETATTR_GID		0x00000004u
-#define P9_SETATTR_SIZE		0x00000008u
-#define P9_SETATTR_ATIME	0x00000010u
-#define P9_SETATTR_MTIME	0x00000020u
-#define P9_SETATTR_CTIME	0x00000040u
-#define P9_SETATTR_ATIME_SET	0x00000080u
-#define P9_SETATTR_MTIME_SET	0x00000100u
+#define LX_P9_SETATTR_MODE	   0x00000001u
+#define LX_P9_SETATTR_UID	   0x00000002u
+#define LX_P9_SETATTR_GID	   0x00000004u
+#define LX_P9_SETATTR_SIZE	   0x00000008u
+#define LX_P9_SETATTR_ATIME	   0x00000010u
+#define LX_P9_SETATTR_MTIME	   0x00000020u
+#define LX_P9_SETATTR_CTIME	   0x00000040u
+#define LX_P9_SETATTR_ATIME_SET	   0x00000080u
+#define LX_P9_SETATTR_MTIME_SET	   0x00000100u
 
 /* Tlock / Tgetlock */
-#define P9_LOCK_TYPE_RDLCK	0u
-#define P9_LOCK_TYPE_WRLCK	1u
-#define P9_LOCK_TYPE_UNLCK	2u
-#define P9_LOCK_FLAGS_BLOCK	1u
-#define P9_LOCK_FLAGS_RECLAIM	2u
-#define P9_LOCK_SUCCESS		0u
-#define P9_LOCK_BLOCKED		1u
-#define P9_LOCK_ERROR		2u
-#define P9_LOCK_GRACE		3u
+#define LX_P9_LOCK_TYPE_RDLCK	   0u
+#define LX_P9_LOCK_TYPE_WRLCK	   1u
+#define LX_P9_LOCK_TYPE_UNLCK	   2u
+#define LX_P9_LOCK_FLAGS_BLOCK	   1u
+#define LX_P9_LOCK_FLAGS_RECLAIM   2u
+#define LX_P9_LOCK_SUCCESS	   0u
+#define LX_P9_LOCK_BLOCKED	   1u
+#define LX_P9_LOCK_ERROR	   2u
+#define LX_P9_LOCK_GRACE	   3u
 
 /* Tunlinkat flags */
-#define P9_AT_REMOVEDIR		0x200u
+#define LX_P9_AT_REMOVEDIR	   0x200u
 
 /**
- * struct p9_qid - the server's identity of a file
+ * struct lx_p9_qid - the server's identity of a file
  */
-struct p9_qid {
+struct lx_p9_qid {
 	uint8_t type;
 	uint32_t version;
 	uint64_t path;
 };
 
 /**
- * struct p9_str - a 9P string: @len bytes at @s, not NUL-terminated
+ * struct lx_p9_str - a 9P string: @len bytes at @s, not NUL-terminated
  *
  * Decoded strings point into the message buffer and live as long as it.
  */
-struct p9_str {
+struct lx_p9_str {
 	const char *s;
 	uint16_t len;
 };
 
-/** struct p9_attr - Rgetattr */
-struct p9_attr {
+/** struct lx_p9_attr - Rgetattr */
+struct lx_p9_attr {
 	uint64_t valid;
-	struct p9_qid qid;
+	struct lx_p9_qid qid;
 	uint32_t mode, uid, gid;
 	uint64_t nlink, rdev, size, blksize, blocks;
 	uint64_t atime_sec, atime_nsec, mtime_sec, mtime_nsec;
@@ -228,48 +228,48 @@ struct p9_attr {
 	uint64_t gen, data_version;
 };
 
-/** struct p9_iattr - Tsetattr (fields apply when their valid bit is set) */
-struct p9_iattr {
+/** struct lx_p9_iattr - Tsetattr (fields apply when their valid bit is set) */
+struct lx_p9_iattr {
 	uint32_t valid, mode, uid, gid;
 	uint64_t size;
 	uint64_t atime_sec, atime_nsec, mtime_sec, mtime_nsec;
 };
 
-/** struct p9_statfs - Rstatfs */
-struct p9_statfs {
+/** struct lx_p9_statfs - Rstatfs */
+struct lx_p9_statfs {
 	uint32_t type, bsize;
 	uint64_t blocks, bfree, bavail, files, ffree, fsid;
 	uint32_t namelen;
 };
 
-/** struct p9_flock - Tlock */
-struct p9_flock {
+/** struct lx_p9_flock - Tlock */
+struct lx_p9_flock {
 	uint8_t type;
 	uint32_t flags;
 	uint64_t start, length;
 	uint32_t proc_id;
-	struct p9_str client_id;
+	struct lx_p9_str client_id;
 };
 
-/** struct p9_getlock - Tgetlock and Rgetlock */
-struct p9_getlock {
+/** struct lx_p9_getlock - Tgetlock and Rgetlock */
+struct lx_p9_getlock {
 	uint8_t type;
 	uint64_t start, length;
 	uint32_t proc_id;
-	struct p9_str client_id;
+	struct lx_p9_str client_id;
 };
 
-/** struct p9_dirent - one entry of Rreaddir data */
-struct p9_dirent {
-	struct p9_qid qid;
+/** struct lx_p9_dirent - one entry of Rreaddir data */
+struct lx_p9_dirent {
+	struct lx_p9_qid qid;
 	uint64_t offset;
 	uint8_t type;
-	struct p9_str name;
+	struct lx_p9_str name;
 };
 
 /**
- * struct p9_fcall - one message, decoded or to encode
- * @type: enum p9_msg_type
+ * struct lx_p9_fcall - one message, decoded or to encode
+ * @type: enum lx_p9_msg_type
  * @tag: the tag (the client sets it when it sends)
  * @u: the body of @type; messages with an empty body (Rflush, Rclunk,
  *	Rremove, Rsetattr, Rfsync, Runlinkat, Rrenameat, Rrename, Rlink,
@@ -283,30 +283,30 @@ struct p9_dirent {
  * Rerror (ename[s], optionally errno[4] as 9P2000.u) fills @ename and
  * takes @ecode from errno[4], or EIO without it.
  */
-struct p9_fcall {
+struct lx_p9_fcall {
 	uint8_t type;
 	uint16_t tag;
 	union {
 		struct {
 			uint32_t msize;
-			struct p9_str version;
+			struct lx_p9_str version;
 		} version;
 		struct {
 			uint32_t afid;
-			struct p9_str uname, aname;
+			struct lx_p9_str uname, aname;
 			uint32_t n_uname;
 		} tauth;
 		struct {
 			uint32_t fid, afid;
-			struct p9_str uname, aname;
+			struct lx_p9_str uname, aname;
 			uint32_t n_uname;
 		} tattach;
 		struct {
-			struct p9_qid qid;
+			struct lx_p9_qid qid;
 		} rqid;
 		struct {
 			uint32_t ecode;
-			struct p9_str ename;
+			struct lx_p9_str ename;
 		} rlerror;
 		struct {
 			uint16_t oldtag;
@@ -314,22 +314,22 @@ struct p9_fcall {
 		struct {
 			uint32_t fid, newfid;
 			uint16_t nwname;
-			struct p9_str wname[P9_MAXWELEM];
+			struct lx_p9_str wname[LX_P9_MAXWELEM];
 		} twalk;
 		struct {
 			uint16_t nwqid;
-			struct p9_qid wqid[P9_MAXWELEM];
+			struct lx_p9_qid wqid[LX_P9_MAXWELEM];
 		} rwalk;
 		struct {
 			uint32_t fid, flags;
 		} tlopen;
 		struct {
-			struct p9_qid qid;
+			struct lx_p9_qid qid;
 			uint32_t iounit;
 		} ropen;
 		struct {
 			uint32_t fid;
-			struct p9_str name;
+			struct lx_p9_str name;
 			uint32_t flags, mode, gid;
 		} tlcreate;
 		struct {
@@ -357,116 +357,116 @@ struct p9_fcall {
 			uint32_t fid;
 			uint64_t request_mask;
 		} tgetattr;
-		struct p9_attr rgetattr;
+		struct lx_p9_attr rgetattr;
 		struct {
 			uint32_t fid;
-			struct p9_iattr attr;
+			struct lx_p9_iattr attr;
 		} tsetattr;
 		struct {
 			uint32_t fid, datasync;
 		} tfsync;
 		struct {
 			uint32_t dfid;
-			struct p9_str name;
+			struct lx_p9_str name;
 			uint32_t mode, gid;
 		} tmkdir;
 		struct {
 			uint32_t dfid;
-			struct p9_str name;
+			struct lx_p9_str name;
 			uint32_t flags;
 		} tunlinkat;
 		struct {
 			uint32_t olddfid;
-			struct p9_str oldname;
+			struct lx_p9_str oldname;
 			uint32_t newdfid;
-			struct p9_str newname;
+			struct lx_p9_str newname;
 		} trenameat;
-		struct p9_statfs rstatfs;
+		struct lx_p9_statfs rstatfs;
 		struct {
 			uint32_t fid;
-			struct p9_str name, symtgt;
+			struct lx_p9_str name, symtgt;
 			uint32_t gid;
 		} tsymlink;
 		struct {
 			uint32_t dfid;
-			struct p9_str name;
+			struct lx_p9_str name;
 			uint32_t mode, major, minor, gid;
 		} tmknod;
 		struct {
 			uint32_t fid, dfid;
-			struct p9_str name;
+			struct lx_p9_str name;
 		} trename;
 		struct {
-			struct p9_str target;
+			struct lx_p9_str target;
 		} rreadlink;
 		struct {
 			uint32_t dfid, fid;
-			struct p9_str name;
+			struct lx_p9_str name;
 		} tlink;
 		struct {
 			uint32_t fid;
-			struct p9_flock lock;
+			struct lx_p9_flock lock;
 		} tlock;
 		struct {
 			uint8_t status;
 		} rlock;
 		struct {
 			uint32_t fid;
-			struct p9_getlock lock;
+			struct lx_p9_getlock lock;
 		} tgetlock;
-		struct p9_getlock rgetlock;
+		struct lx_p9_getlock rgetlock;
 		struct {
 			uint32_t fid, newfid;
-			struct p9_str name;
+			struct lx_p9_str name;
 		} txattrwalk;
 		struct {
 			uint64_t size;
 		} rxattrwalk;
 		struct {
 			uint32_t fid;
-			struct p9_str name;
+			struct lx_p9_str name;
 			uint64_t attr_size;
 			uint32_t flags;
 		} txattrcreate;
 	} u;
 };
 
-/* p9_msg_encode() flags */
+/* lx_p9_msg_encode() flags */
 /* Twrite/Rread/Rreaddir: count the data in the size field but do not copy
  * it (it is sent from the caller's memory right after the header). */
-#define P9_ENC_NODATA 0x1u
+#define LX_P9_ENC_NODATA 0x1u
 
 /**
- * p9_str_c() - a 9P string for a C string
+ * lx_p9_str_c() - a 9P string for a C string
  * Strings longer than 65535 bytes get len 0xFFFF; check with strlen()
  * first where that matters (the client's calls return -ENAMETOOLONG).
  */
-struct p9_str p9_str_c(const char *s);
+struct lx_p9_str lx_p9_str_c(const char *s);
 
 /**
- * p9_msg_size() - bytes @f takes on the wire (data included)
+ * lx_p9_msg_size() - bytes @f takes on the wire (data included)
  * Return: the size, or 0 for an unknown type or a bad field.
  */
-size_t p9_msg_size(const struct p9_fcall *f);
+size_t lx_p9_msg_size(const struct lx_p9_fcall *f);
 
 /**
- * p9_msg_encode() - write a message
+ * lx_p9_msg_encode() - write a message
  * @f: the message
  * @buf: destination, @cap bytes
  * @cap: room
- * @flags: %P9_ENC_NODATA or 0
- * @lenp: bytes written (without data under %P9_ENC_NODATA)
+ * @flags: %LX_P9_ENC_NODATA or 0
+ * @lenp: bytes written (without data under %LX_P9_ENC_NODATA)
  *
  * Context: any; no allocation.
  * Return: %0; %-EINVAL for an unknown type, nwname/nwqid above 16, a
  * string or data pointer that is NULL with a non-zero length, or NULL
  * arguments; %-EMSGSIZE when it does not fit @cap (or 2^32 bytes).
  */
-int p9_msg_encode(const struct p9_fcall *f, void *buf, size_t cap,
-		  unsigned int flags, size_t *lenp);
+int lx_p9_msg_encode(const struct lx_p9_fcall *f, void *buf, size_t cap,
+		     unsigned int flags, size_t *lenp);
 
 /**
- * p9_msg_decode() - parse one whole message
+ * lx_p9_msg_decode() - parse one whole message
  * @buf: the message, starting at its size field
  * @len: bytes available at @buf
  * @msize: the largest message allowed (0: no limit)
@@ -480,11 +480,11 @@ int p9_msg_encode(const struct p9_fcall *f, void *buf, size_t cap,
  * size field exceeds @msize; %-EPROTO for a type 9P2000.L does not have;
  * %-EINVAL for NULL arguments.  @f is undefined on error.
  */
-int p9_msg_decode(const void *buf, size_t len, size_t msize,
-		  struct p9_fcall *f);
+int lx_p9_msg_decode(const void *buf, size_t len, size_t msize,
+		     struct lx_p9_fcall *f);
 
 /**
- * p9_dirent_next() - parse the next directory entry of Rreaddir data
+ * lx_p9_dirent_next() - parse the next directory entry of Rreaddir data
  * @buf: the data, @len bytes
  * @pos: in: offset of the entry; out: offset of the next one
  * @d: the entry; its name points into @buf
@@ -492,38 +492,38 @@ int p9_msg_decode(const void *buf, size_t len, size_t msize,
  * Return: %1 with an entry, %0 at the end of the data, %-EBADMSG when an
  * entry runs past the end (then *@pos is unchanged).
  */
-int p9_dirent_next(const void *buf, size_t len, size_t *pos,
-		   struct p9_dirent *d);
+int lx_p9_dirent_next(const void *buf, size_t len, size_t *pos,
+		      struct lx_p9_dirent *d);
 
 /**
- * p9_dirent_put() - append one directory entry (servers, tests)
+ * lx_p9_dirent_put() - append one directory entry (servers, tests)
  * Return: %0; %-EMSGSIZE when it does not fit (*@pos unchanged).
  */
-int p9_dirent_put(void *buf, size_t cap, size_t *pos,
-		  const struct p9_dirent *d);
+int lx_p9_dirent_put(void *buf, size_t cap, size_t *pos,
+		     const struct lx_p9_dirent *d);
 
-/** p9_msg_name() - "Twalk", "Rlerror"... or "unknown" */
-const char *p9_msg_name(uint8_t type);
+/** lx_p9_msg_name() - "Twalk", "Rlerror"... or "unknown" */
+const char *lx_p9_msg_name(uint8_t type);
 
 /* -------------------------------------------------------------- client */
 
-struct p9_clnt;
-struct p9_req; /* a call in flight, see p9_call_async() */
+struct lx_p9_clnt;
+struct lx_p9_req; /* a call in flight, see lx_p9_call_async() */
 
-#define P9_NO_TIMEOUT (~0u)
-/* Flag of the async calls: never block (see XPRT_NOWAIT) */
-#define P9_NOWAIT     XPRT_NOWAIT
+#define LX_P9_NO_TIMEOUT (~0u)
+/* Flag of the async calls: never block (see LX_XPRT_NOWAIT) */
+#define LX_P9_NOWAIT	 LX_XPRT_NOWAIT
 
 /**
- * struct p9_opts - session parameters (zero means the default)
+ * struct lx_p9_opts - session parameters (zero means the default)
  * @host: server address or name (required)
- * @port: default 564 (TCP), 5640 (RDMA: %XPRT_RDMA_9P_PORT)
+ * @port: default 564 (TCP), 5640 (RDMA: %LX_XPRT_RDMA_9P_PORT)
  * @aname: the tree to attach ("" when NULL); diod wants the exported
  *	directory's absolute path, ganesha its pseudo path ("/export")
  * @uname: user name sent in Tattach ("" when NULL)
  * @n_uname: numeric uid in Tattach; both servers trust it (0 = root)
  * @n_gid: gid the path helpers give to what they create (Tlcreate, Tmkdir)
- * @msize: the largest message proposed, %P9_MIN_MSIZE .. %P9_MAX_MSIZE
+ * @msize: the largest message proposed, %LX_P9_MIN_MSIZE .. %LX_P9_MAX_MSIZE
  *	(default 65536); the server may lower it
  * @max_reqs: calls in flight, 2 .. 65535 (default 64; over RDMA 32, the
  *	queue depth of Linux's trans_rdma that its servers post receives
@@ -531,20 +531,20 @@ struct p9_req; /* a call in flight, see p9_call_async() */
  * @max_fids: fid ceiling: fids are 0 .. max_fids-1, 2 .. 65535 (default
  *	1024: ganesha refuses fids >= 1024 with ERANGE)
  * @timeout_ms: per call; a call without a reply by then is flushed and
- *	fails with -ETIMEDOUT (default 30000; %P9_NO_TIMEOUT: never)
+ *	fails with -ETIMEDOUT (default 30000; %LX_P9_NO_TIMEOUT: never)
  * @connect_timeout_ms: TCP connect, and then each of Tversion and
  *	Tattach (default 5000)
- * @transport: %XPRT_TRANSPORT_TCP (default) or %XPRT_TRANSPORT_RDMA: 9P
+ * @transport: %LX_XPRT_TRANSPORT_TCP (default) or %LX_XPRT_TRANSPORT_RDMA: 9P
  *	over RDMA as Linux's trans_rdma frames it (one message per Send, no
  *	RDMA Read or Write; libxprt/rdma.h)
- * @rdma: RDMA transport options (a struct xprt_rdma_opts, libxprt/rdma.h;
+ * @rdma: RDMA transport options (a struct lx_xprt_rdma_opts, libxprt/rdma.h;
  *	copied at connect), NULL for the defaults; e.g. a longer ack_timeout
  *	for a server that may stall for seconds
- * @errbuf: optional; p9_connect() writes a sentence there saying why it
+ * @errbuf: optional; lx_p9_connect() writes a sentence there saying why it
  *	failed (NUL-terminated, truncated to @errbuf_len)
  * @errbuf_len: its size
  */
-struct p9_opts {
+struct lx_p9_opts {
 	const char *host;
 	uint16_t port;
 	const char *aname;
@@ -556,14 +556,14 @@ struct p9_opts {
 	unsigned int max_fids;
 	unsigned int timeout_ms;
 	unsigned int connect_timeout_ms;
-	enum xprt_transport transport;
+	enum lx_xprt_transport transport;
 	const void *rdma;
 	char *errbuf;
 	size_t errbuf_len;
 };
 
 /**
- * struct p9_stats - client counters
+ * struct lx_p9_stats - client counters
  * @calls: calls started; @flushes: Tflush sent; @flush_replies: Rflush
  * received; @late_replies: replies to a flushed call that arrived before
  * its Rflush (honoured as its outcome); @flush_expired: flushed calls
@@ -572,88 +572,88 @@ struct p9_opts {
  * @fids_lost: fid numbers never reused because the server's view of them
  * is unknown (a walk or clunk that timed out)
  */
-struct p9_stats {
+struct lx_p9_stats {
 	uint64_t calls, flushes, flush_replies, late_replies, flush_expired;
 	uint64_t fids_in_use, fids_lost;
 };
 
 /**
- * p9_connect() - connect, negotiate the version and attach
+ * lx_p9_connect() - connect, negotiate the version and attach
  * @cp: where the client is stored
  * @opts: parameters (copied)
  *
  * Sends Tversion("9P2000.L", msize) with NOTAG and takes the server's
  * msize when it is smaller; sizes the buffer pool to it; attaches the root
- * fid (p9_root_fid()).
+ * fid (lx_p9_root_fid()).
  * Context: blocks up to three times the connect timeout.
- * Return: %0; %-EINVAL for bad options (msize below %P9_MIN_MSIZE...);
+ * Return: %0; %-EINVAL for bad options (msize below %LX_P9_MIN_MSIZE...);
  * %-ECONNREFUSED (nothing listens), %-ETIMEDOUT, %-ENOENT (host does not
  * resolve) or another connect error (over RDMA also %-ENODEV: no RDMA
  * device, or none reaching @host); %-EPROTONOSUPPORT when the server
  * answers another version (or refuses Tversion); %-EPROTO when its msize
- * is below %P9_MIN_MSIZE; the server's error for Tattach (a wrong aname:
+ * is below %LX_P9_MIN_MSIZE; the server's error for Tattach (a wrong aname:
  * ganesha %-ENOENT/%-EACCES, diod %-EPERM); %-ENOMEM.  @errbuf says more.
  */
-int p9_connect(struct p9_clnt **cp, const struct p9_opts *opts);
+int lx_p9_connect(struct lx_p9_clnt **cp, const struct lx_p9_opts *opts);
 
 /**
- * p9_close() - clunk the root fid, fail calls in flight with -ESHUTDOWN,
+ * lx_p9_close() - clunk the root fid, fail calls in flight with -ESHUTDOWN,
  * close the connection and free the client
  *
- * Their callbacks run before this returns.  Handles from p9_call_async()
- * and p9_call() must all be released with p9_req_put(): this waits for
+ * Their callbacks run before this returns.  Handles from lx_p9_call_async()
+ * and lx_p9_call() must all be released with lx_p9_req_put(): this waits for
  * that (another thread may do it meanwhile).
  * Context: blocks briefly; never from a completion callback.  NULL is a
  * no-op.
  */
-void p9_close(struct p9_clnt *c);
+void lx_p9_close(struct lx_p9_clnt *c);
 
-/** p9_msize() - the negotiated msize */
-uint32_t p9_msize(const struct p9_clnt *c);
+/** lx_p9_msize() - the negotiated msize */
+uint32_t lx_p9_msize(const struct lx_p9_clnt *c);
 
-/** p9_iosize() - the largest Tread/Twrite count: msize - %P9_IOHDRSZ */
-uint32_t p9_iosize(const struct p9_clnt *c);
+/** lx_p9_iosize() - the largest Tread/Twrite count: msize - %LX_P9_IOHDRSZ */
+uint32_t lx_p9_iosize(const struct lx_p9_clnt *c);
 
-/** p9_root_fid() - the fid attached at connect (do not clunk it) */
-uint32_t p9_root_fid(const struct p9_clnt *c);
+/** lx_p9_root_fid() - the fid attached at connect (do not clunk it) */
+uint32_t lx_p9_root_fid(const struct lx_p9_clnt *c);
 
-/** p9_root_qid() - the qid Rattach returned */
-struct p9_qid p9_root_qid(const struct p9_clnt *c);
+/** lx_p9_root_qid() - the qid Rattach returned */
+struct lx_p9_qid lx_p9_root_qid(const struct lx_p9_clnt *c);
 
-/** p9_xprt() - the transport (stats, fault injection) */
-struct xprt *p9_xprt(const struct p9_clnt *c);
+/** lx_p9_xprt() - the transport (stats, fault injection) */
+struct xprt *lx_p9_xprt(const struct lx_p9_clnt *c);
 
-/** p9_get_stats() - snapshot of the counters */
-void p9_get_stats(const struct p9_clnt *c, struct p9_stats *st);
+/** lx_p9_get_stats() - snapshot of the counters */
+void lx_p9_get_stats(const struct lx_p9_clnt *c, struct lx_p9_stats *st);
 
-/** p9_strerror() - a short text for an errno this API returns */
-const char *p9_strerror(int err);
+/** lx_p9_strerror() - a short text for an errno this API returns */
+const char *lx_p9_strerror(int err);
 
 /**
- * p9_fid_alloc() - reserve a fid number below the ceiling
+ * lx_p9_fid_alloc() - reserve a fid number below the ceiling
  * Context: any, never blocks.
  * Return: %0; %-ENFILE when all are in use; %-EINVAL.
  */
-int p9_fid_alloc(struct p9_clnt *c, uint32_t *fid);
+int lx_p9_fid_alloc(struct lx_p9_clnt *c, uint32_t *fid);
 
 /**
- * p9_fid_free() - give back a fid the server does not know (a walk to it
- * failed or never ran).  p9_clunk() and p9_remove() free their fid.
+ * lx_p9_fid_free() - give back a fid the server does not know (a walk to it
+ * failed or never ran).  lx_p9_clunk() and lx_p9_remove() free their fid.
  * Return: %0; %-EINVAL when @fid is not allocated.
  */
-int p9_fid_free(struct p9_clnt *c, uint32_t fid);
+int lx_p9_fid_free(struct lx_p9_clnt *c, uint32_t fid);
 
 /* ----------------------------------------------------- generic calls */
 
 /**
- * struct p9_call_opts - per-call options (all optional)
+ * struct lx_p9_call_opts - per-call options (all optional)
  * @owner: fairness owner of the transmit queue (0 = the calling thread)
- * @flags: %P9_NOWAIT
+ * @flags: %LX_P9_NOWAIT
  * @timeout_ms: overrides the client's (0 = the client's)
  * @rdata: for Tread/Treaddir: where the reply's data lands (at least
  *	the request's count bytes); NULL leaves it in the reply buffer
  */
-struct p9_call_opts {
+struct lx_p9_call_opts {
 	uint64_t owner;
 	unsigned int flags;
 	unsigned int timeout_ms;
@@ -661,44 +661,44 @@ struct p9_call_opts {
 };
 
 /**
- * p9_call_fn - completion of p9_call_async()
+ * lx_p9_call_fn - completion of lx_p9_call_async()
  * @req: the call
  * @status: 0 with @rx the reply, or a negative errno (@rx NULL)
  * @rx: the decoded reply; strings point into the reply buffer, valid until
- *	this returns (or until p9_req_put() if the caller holds a handle)
+ *	this returns (or until lx_p9_req_put() if the caller holds a handle)
  * @arg: the caller's
  *
  * Runs on the receive thread (or the thread that failed the call); must
  * not block.
  */
-typedef void (*p9_call_fn)(struct p9_req *req, int status,
-			   const struct p9_fcall *rx, void *arg);
+typedef void (*lx_p9_call_fn)(struct lx_p9_req *req, int status,
+			      const struct lx_p9_fcall *rx, void *arg);
 
 /**
- * p9_call_async() - send any T-message
+ * lx_p9_call_async() - send any T-message
  * @c: the client
  * @tx: the message (its tag is set by the client; Twrite data is sent from
  *	tx->u.twrite.data, which must stay valid until completion)
  * @o: options or NULL
  * @cb: completion, called exactly once if this returns 0
  * @arg: for @cb
- * @reqp: optional; receives a handle for p9_cancel(), which the caller
- *	must release with p9_req_put() (before or after completion); the
+ * @reqp: optional; receives a handle for lx_p9_cancel(), which the caller
+ *	must release with lx_p9_req_put() (before or after completion); the
  *	call's slot, and so its tag, stays taken until then
  *
- * Context: may block for a free slot unless %P9_NOWAIT.
+ * Context: may block for a free slot unless %LX_P9_NOWAIT.
  * Return: %0; %-EINVAL (a bad message, Tversion or Tflush); %-EMSGSIZE;
- * %-EAGAIN/%-ENOBUFS (%P9_NOWAIT); %-ENOTCONN; %-ESHUTDOWN.  @cb is not
+ * %-EAGAIN/%-ENOBUFS (%LX_P9_NOWAIT); %-ENOTCONN; %-ESHUTDOWN.  @cb is not
  * called on error.
  */
-int p9_call_async(struct p9_clnt *c, const struct p9_fcall *tx,
-		  const struct p9_call_opts *o, p9_call_fn cb, void *arg,
-		  struct p9_req **reqp);
+int lx_p9_call_async(struct lx_p9_clnt *c, const struct lx_p9_fcall *tx,
+		     const struct lx_p9_call_opts *o, lx_p9_call_fn cb,
+		     void *arg, struct lx_p9_req **reqp);
 
 /**
- * p9_call() - send any T-message and wait for the reply
+ * lx_p9_call() - send any T-message and wait for the reply
  * @rx: the decoded reply; its strings and data point into the reply
- *	buffer, which stays valid until p9_req_put(*@holdp)
+ *	buffer, which stays valid until lx_p9_req_put(*@holdp)
  * @holdp: receives the reply's handle when the call succeeded (the
  *	caller puts it); NULL copies nothing out that points into the buffer
  *	(the buffer is released at once and @rx's pointers are not valid)
@@ -706,12 +706,12 @@ int p9_call_async(struct p9_clnt *c, const struct p9_fcall *tx,
  * Context: blocks; not from a callback.
  * Return: 0 or a negative errno (a server error is its errno).
  */
-int p9_call(struct p9_clnt *c, const struct p9_fcall *tx,
-	    const struct p9_call_opts *o, struct p9_fcall *rx,
-	    struct p9_req **holdp);
+int lx_p9_call(struct lx_p9_clnt *c, const struct lx_p9_fcall *tx,
+	       const struct lx_p9_call_opts *o, struct lx_p9_fcall *rx,
+	       struct lx_p9_req **holdp);
 
 /**
- * p9_cancel() - flush a call in flight
+ * lx_p9_cancel() - flush a call in flight
  *
  * Sends Tflush(oldtag).  The call's tag stays reserved until the Rflush,
  * so no new call can be confused with it.  Its outcome is its real reply
@@ -727,28 +727,28 @@ int p9_call(struct p9_clnt *c, const struct p9_fcall *tx,
  * Return: %0; %-EALREADY when the call's outcome is already decided;
  * %-EBUSY when too many flushes of it are pending; %-EINVAL.
  */
-int p9_cancel(struct p9_req *req);
+int lx_p9_cancel(struct lx_p9_req *req);
 
-/** p9_req_put() - release a handle from p9_call_async() or p9_call() */
-void p9_req_put(struct p9_req *req);
+/** lx_p9_req_put() - release a handle from lx_p9_call_async() or lx_p9_call() */
+void lx_p9_req_put(struct lx_p9_req *req);
 
-/** p9_req_tag() - the tag of a call (tests, logs) */
-uint16_t p9_req_tag(const struct p9_req *req);
+/** lx_p9_req_tag() - the tag of a call (tests, logs) */
+uint16_t lx_p9_req_tag(const struct lx_p9_req *req);
 
 /* ------------------------------------------------- async data path */
 
 /**
- * p9_io_fn - completion of p9_read_async() / p9_write_async()
+ * lx_p9_io_fn - completion of lx_p9_read_async() / lx_p9_write_async()
  * @arg: the caller's
  * @status: 0 or a negative errno
  * @count: bytes read or written (0 at end of file for reads)
  *
  * Runs on the receive thread; must not block.
  */
-typedef void (*p9_io_fn)(void *arg, int status, uint32_t count);
+typedef void (*lx_p9_io_fn)(void *arg, int status, uint32_t count);
 
 /**
- * p9_read_async() - Tread into the caller's buffer
+ * lx_p9_read_async() - Tread into the caller's buffer
  * @c: the client
  * @fid: an open fid
  * @offset: file offset
@@ -757,123 +757,128 @@ typedef void (*p9_io_fn)(void *arg, int status, uint32_t count);
  * @buf: destination of @count bytes; the data is read into it straight
  *	from the socket and never past @count
  * @owner: fairness owner (a job id; 0 = the calling thread)
- * @flags: %P9_NOWAIT (required from a completion callback)
+ * @flags: %LX_P9_NOWAIT (required from a completion callback)
  * @cb: completion, exactly once if this returns 0
  * @arg: for @cb
  *
- * No allocation.  Context: may block for a slot unless %P9_NOWAIT.
+ * No allocation.  Context: may block for a slot unless %LX_P9_NOWAIT.
  * Return: %0; %-EINVAL; %-EAGAIN/%-ENOBUFS; %-ENOTCONN; %-ESHUTDOWN.
  */
-int p9_read_async(struct p9_clnt *c, uint32_t fid, uint64_t offset,
-		  uint32_t count, void *buf, uint64_t owner, unsigned int flags,
-		  p9_io_fn cb, void *arg);
+int lx_p9_read_async(struct lx_p9_clnt *c, uint32_t fid, uint64_t offset,
+		     uint32_t count, void *buf, uint64_t owner,
+		     unsigned int flags, lx_p9_io_fn cb, void *arg);
 
 /**
- * p9_write_async() - Twrite from the caller's buffer (kept unchanged until
- * completion); as p9_read_async()
+ * lx_p9_write_async() - Twrite from the caller's buffer (kept unchanged until
+ * completion); as lx_p9_read_async()
  */
-int p9_write_async(struct p9_clnt *c, uint32_t fid, uint64_t offset,
-		   uint32_t count, const void *buf, uint64_t owner,
-		   unsigned int flags, p9_io_fn cb, void *arg);
+int lx_p9_write_async(struct lx_p9_clnt *c, uint32_t fid, uint64_t offset,
+		      uint32_t count, const void *buf, uint64_t owner,
+		      unsigned int flags, lx_p9_io_fn cb, void *arg);
 
 /* ---------------------------------------------- one call per message */
 
 /* All sync: context blocks, not from a callback; return 0 or -errno. */
 
-/** p9_auth() - Tauth (both test servers refuse it) */
-int p9_auth(struct p9_clnt *c, uint32_t afid, const char *uname,
-	    const char *aname, uint32_t n_uname, struct p9_qid *aqid);
-/** p9_attach() - Tattach another tree or user on the session */
-int p9_attach(struct p9_clnt *c, uint32_t fid, uint32_t afid, const char *uname,
-	      const char *aname, uint32_t n_uname, struct p9_qid *qid);
+/** lx_p9_auth() - Tauth (both test servers refuse it) */
+int lx_p9_auth(struct lx_p9_clnt *c, uint32_t afid, const char *uname,
+	       const char *aname, uint32_t n_uname, struct lx_p9_qid *aqid);
+/** lx_p9_attach() - Tattach another tree or user on the session */
+int lx_p9_attach(struct lx_p9_clnt *c, uint32_t fid, uint32_t afid,
+		 const char *uname, const char *aname, uint32_t n_uname,
+		 struct lx_p9_qid *qid);
 /**
- * p9_walk() - Twalk @nwname (<= 16) names from @fid to @newfid
+ * lx_p9_walk() - Twalk @nwname (<= 16) names from @fid to @newfid
  * @nwqid: qids returned; fewer than @nwname means the walk stopped there
  *	and @newfid was not created
  * @wqids: room for @nwname qids, or NULL
  *
  * On a server error (or a partial walk) @newfid is still the caller's to
- * reuse or p9_fid_free().  On a local error after which the server may
+ * reuse or lx_p9_fid_free().  On a local error after which the server may
  * still have created it (timeout without Rflush, lost connection, garbage
  * reply) the client keeps @newfid out of use for the rest of the session:
- * do not use or free it.  The same holds for p9_xattrwalk().
+ * do not use or free it.  The same holds for lx_p9_xattrwalk().
  */
-int p9_walk(struct p9_clnt *c, uint32_t fid, uint32_t newfid,
-	    unsigned int nwname, const char *const *wnames, unsigned int *nwqid,
-	    struct p9_qid *wqids);
-/** p9_lopen() - Tlopen; the iounit is remembered for the fid */
-int p9_lopen(struct p9_clnt *c, uint32_t fid, uint32_t flags,
-	     struct p9_qid *qid, uint32_t *iounit);
-/** p9_lcreate() - Tlcreate: @fid (a directory) becomes the new file */
-int p9_lcreate(struct p9_clnt *c, uint32_t fid, const char *name,
-	       uint32_t flags, uint32_t mode, uint32_t gid, struct p9_qid *qid,
-	       uint32_t *iounit);
-/** p9_read() - one Tread (count clamped to the iounit) */
-int p9_read(struct p9_clnt *c, uint32_t fid, uint64_t offset, uint32_t count,
-	    void *buf, uint32_t *nread);
-/** p9_write() - one Twrite (count clamped to the iounit) */
-int p9_write(struct p9_clnt *c, uint32_t fid, uint64_t offset, uint32_t count,
-	     const void *buf, uint32_t *nwritten);
-/** p9_clunk() - Tclunk; the fid is freed once the server answered */
-int p9_clunk(struct p9_clnt *c, uint32_t fid);
-/** p9_remove() - Tremove; the fid is freed once the server answered */
-int p9_remove(struct p9_clnt *c, uint32_t fid);
-/** p9_getattr() - Tgetattr */
-int p9_getattr(struct p9_clnt *c, uint32_t fid, uint64_t mask,
-	       struct p9_attr *attr);
-/** p9_setattr() - Tsetattr */
-int p9_setattr(struct p9_clnt *c, uint32_t fid, const struct p9_iattr *ia);
+int lx_p9_walk(struct lx_p9_clnt *c, uint32_t fid, uint32_t newfid,
+	       unsigned int nwname, const char *const *wnames,
+	       unsigned int *nwqid, struct lx_p9_qid *wqids);
+/** lx_p9_lopen() - Tlopen; the iounit is remembered for the fid */
+int lx_p9_lopen(struct lx_p9_clnt *c, uint32_t fid, uint32_t flags,
+		struct lx_p9_qid *qid, uint32_t *iounit);
+/** lx_p9_lcreate() - Tlcreate: @fid (a directory) becomes the new file */
+int lx_p9_lcreate(struct lx_p9_clnt *c, uint32_t fid, const char *name,
+		  uint32_t flags, uint32_t mode, uint32_t gid,
+		  struct lx_p9_qid *qid, uint32_t *iounit);
+/** lx_p9_read() - one Tread (count clamped to the iounit) */
+int lx_p9_read(struct lx_p9_clnt *c, uint32_t fid, uint64_t offset,
+	       uint32_t count, void *buf, uint32_t *nread);
+/** lx_p9_write() - one Twrite (count clamped to the iounit) */
+int lx_p9_write(struct lx_p9_clnt *c, uint32_t fid, uint64_t offset,
+		uint32_t count, const void *buf, uint32_t *nwritten);
+/** lx_p9_clunk() - Tclunk; the fid is freed once the server answered */
+int lx_p9_clunk(struct lx_p9_clnt *c, uint32_t fid);
+/** lx_p9_remove() - Tremove; the fid is freed once the server answered */
+int lx_p9_remove(struct lx_p9_clnt *c, uint32_t fid);
+/** lx_p9_getattr() - Tgetattr */
+int lx_p9_getattr(struct lx_p9_clnt *c, uint32_t fid, uint64_t mask,
+		  struct lx_p9_attr *attr);
+/** lx_p9_setattr() - Tsetattr */
+int lx_p9_setattr(struct lx_p9_clnt *c, uint32_t fid,
+		  const struct lx_p9_iattr *ia);
 /**
- * p9_readdir() - one Treaddir into @buf; parse with p9_dirent_next()
+ * lx_p9_readdir() - one Treaddir into @buf; parse with lx_p9_dirent_next()
  * @count: room at @buf (clamped to the iounit)
  * @nbytes: bytes of entries returned (0 at the end of the directory)
  */
-int p9_readdir(struct p9_clnt *c, uint32_t fid, uint64_t offset, uint32_t count,
-	       void *buf, uint32_t *nbytes);
-/** p9_fsync() - Tfsync */
-int p9_fsync(struct p9_clnt *c, uint32_t fid, bool datasync);
-/** p9_mkdir() - Tmkdir */
-int p9_mkdir(struct p9_clnt *c, uint32_t dfid, const char *name, uint32_t mode,
-	     uint32_t gid, struct p9_qid *qid);
-/** p9_unlinkat() - Tunlinkat (diod refuses it: EOPNOTSUPP) */
-int p9_unlinkat(struct p9_clnt *c, uint32_t dfid, const char *name,
-		uint32_t flags);
-/** p9_renameat() - Trenameat */
-int p9_renameat(struct p9_clnt *c, uint32_t olddfid, const char *oldname,
-		uint32_t newdfid, const char *newname);
-/** p9_statfs() - Tstatfs */
-int p9_statfs(struct p9_clnt *c, uint32_t fid, struct p9_statfs *st);
-/** p9_symlink() - Tsymlink */
-int p9_symlink(struct p9_clnt *c, uint32_t dfid, const char *name,
-	       const char *target, uint32_t gid, struct p9_qid *qid);
-/** p9_mknod() - Tmknod */
-int p9_mknod(struct p9_clnt *c, uint32_t dfid, const char *name, uint32_t mode,
-	     uint32_t major, uint32_t minor, uint32_t gid, struct p9_qid *qid);
-/** p9_rename() - Trename */
-int p9_rename(struct p9_clnt *c, uint32_t fid, uint32_t dfid, const char *name);
+int lx_p9_readdir(struct lx_p9_clnt *c, uint32_t fid, uint64_t offset,
+		  uint32_t count, void *buf, uint32_t *nbytes);
+/** lx_p9_fsync() - Tfsync */
+int lx_p9_fsync(struct lx_p9_clnt *c, uint32_t fid, bool datasync);
+/** lx_p9_mkdir() - Tmkdir */
+int lx_p9_mkdir(struct lx_p9_clnt *c, uint32_t dfid, const char *name,
+		uint32_t mode, uint32_t gid, struct lx_p9_qid *qid);
+/** lx_p9_unlinkat() - Tunlinkat (diod refuses it: EOPNOTSUPP) */
+int lx_p9_unlinkat(struct lx_p9_clnt *c, uint32_t dfid, const char *name,
+		   uint32_t flags);
+/** lx_p9_renameat() - Trenameat */
+int lx_p9_renameat(struct lx_p9_clnt *c, uint32_t olddfid, const char *oldname,
+		   uint32_t newdfid, const char *newname);
+/** lx_p9_statfs() - Tstatfs */
+int lx_p9_statfs(struct lx_p9_clnt *c, uint32_t fid, struct lx_p9_statfs *st);
+/** lx_p9_symlink() - Tsymlink */
+int lx_p9_symlink(struct lx_p9_clnt *c, uint32_t dfid, const char *name,
+		  const char *target, uint32_t gid, struct lx_p9_qid *qid);
+/** lx_p9_mknod() - Tmknod */
+int lx_p9_mknod(struct lx_p9_clnt *c, uint32_t dfid, const char *name,
+		uint32_t mode, uint32_t major, uint32_t minor, uint32_t gid,
+		struct lx_p9_qid *qid);
+/** lx_p9_rename() - Trename */
+int lx_p9_rename(struct lx_p9_clnt *c, uint32_t fid, uint32_t dfid,
+		 const char *name);
 /**
- * p9_readlink() - Treadlink; the target is copied NUL-terminated into
+ * lx_p9_readlink() - Treadlink; the target is copied NUL-terminated into
  * @buf.  Return: 0; -ENAMETOOLONG when it does not fit @len; ...
  */
-int p9_readlink(struct p9_clnt *c, uint32_t fid, char *buf, size_t len);
-/** p9_link() - Tlink: a hard link @name in @dfid to @fid */
-int p9_link(struct p9_clnt *c, uint32_t dfid, uint32_t fid, const char *name);
-/** p9_lock() - Tlock; @status gets P9_LOCK_SUCCESS... */
-int p9_lock(struct p9_clnt *c, uint32_t fid, const struct p9_flock *fl,
-	    uint8_t *status);
+int lx_p9_readlink(struct lx_p9_clnt *c, uint32_t fid, char *buf, size_t len);
+/** lx_p9_link() - Tlink: a hard link @name in @dfid to @fid */
+int lx_p9_link(struct lx_p9_clnt *c, uint32_t dfid, uint32_t fid,
+	       const char *name);
+/** lx_p9_lock() - Tlock; @status gets LX_P9_LOCK_SUCCESS... */
+int lx_p9_lock(struct lx_p9_clnt *c, uint32_t fid, const struct lx_p9_flock *fl,
+	       uint8_t *status);
 /**
- * p9_getlock() - Tgetlock; @gl in: the lock to test, out: the conflicting
- * one (type P9_LOCK_TYPE_UNLCK when none); its client_id is copied into
+ * lx_p9_getlock() - Tgetlock; @gl in: the lock to test, out: the conflicting
+ * one (type LX_P9_LOCK_TYPE_UNLCK when none); its client_id is copied into
  * @idbuf (NUL-terminated, @idlen bytes) and points there
  */
-int p9_getlock(struct p9_clnt *c, uint32_t fid, struct p9_getlock *gl,
-	       char *idbuf, size_t idlen);
-/** p9_xattrwalk() - Txattrwalk; @size gets the attribute's size */
-int p9_xattrwalk(struct p9_clnt *c, uint32_t fid, uint32_t newfid,
-		 const char *name, uint64_t *size);
-/** p9_xattrcreate() - Txattrcreate; then Twrite the value and clunk */
-int p9_xattrcreate(struct p9_clnt *c, uint32_t fid, const char *name,
-		   uint64_t size, uint32_t flags);
+int lx_p9_getlock(struct lx_p9_clnt *c, uint32_t fid, struct lx_p9_getlock *gl,
+		  char *idbuf, size_t idlen);
+/** lx_p9_xattrwalk() - Txattrwalk; @size gets the attribute's size */
+int lx_p9_xattrwalk(struct lx_p9_clnt *c, uint32_t fid, uint32_t newfid,
+		    const char *name, uint64_t *size);
+/** lx_p9_xattrcreate() - Txattrcreate; then Twrite the value and clunk */
+int lx_p9_xattrcreate(struct lx_p9_clnt *c, uint32_t fid, const char *name,
+		      uint64_t size, uint32_t flags);
 
 /* ------------------------------------------------------- path helpers */
 
@@ -882,17 +887,17 @@ int p9_xattrcreate(struct p9_clnt *c, uint32_t fid, const char *name,
  * are passed to the server as they are. */
 
 /**
- * p9_walk_path() - walk @path from @fid (P9_NOFID: the root) to a new fid
+ * lx_p9_walk_path() - walk @path from @fid (LX_P9_NOFID: the root) to a new fid
  * @newfid: receives the fid (allocated here; clunk it when done)
  * @qid: optional; the qid of the last component (of @fid for "")
  * Walks 16 components per Twalk.  Return: 0; -ENOENT when a component
  * is missing (nothing is left allocated); -ENFILE; a server error.
  */
-int p9_walk_path(struct p9_clnt *c, uint32_t fid, const char *path,
-		 uint32_t *newfid, struct p9_qid *qid);
+int lx_p9_walk_path(struct lx_p9_clnt *c, uint32_t fid, const char *path,
+		    uint32_t *newfid, struct lx_p9_qid *qid);
 
 /**
- * p9_open_path() - open (and with O_CREAT create) a file
+ * lx_p9_open_path() - open (and with O_CREAT create) a file
  * @flags: Linux open flags (O_RDONLY, O_RDWR, O_CREAT, O_EXCL, O_TRUNC...)
  * @mode: permissions for a created file
  * @fid: receives the open fid (clunk it when done)
@@ -900,61 +905,63 @@ int p9_walk_path(struct p9_clnt *c, uint32_t fid, const char *path,
  * With O_CREAT|O_EXCL an existing file is -EEXIST (checked by a walk
  * first: ganesha's Tlcreate ignores O_EXCL).
  */
-int p9_open_path(struct p9_clnt *c, const char *path, uint32_t flags,
-		 uint32_t mode, uint32_t *fid, uint32_t *iounit);
+int lx_p9_open_path(struct lx_p9_clnt *c, const char *path, uint32_t flags,
+		    uint32_t mode, uint32_t *fid, uint32_t *iounit);
 
 /**
- * p9_pread() - read @len bytes at @offset, split at the iounit, with up
+ * lx_p9_pread() - read @len bytes at @offset, split at the iounit, with up
  * to 16 Treads in flight
  * @nread: bytes read; less than @len only at the end of the file
  */
-int p9_pread(struct p9_clnt *c, uint32_t fid, void *buf, size_t len,
-	     uint64_t offset, size_t *nread);
+int lx_p9_pread(struct lx_p9_clnt *c, uint32_t fid, void *buf, size_t len,
+		uint64_t offset, size_t *nread);
 
 /**
- * p9_pwrite() - write @len bytes at @offset, split and pipelined as
- * p9_pread()
+ * lx_p9_pwrite() - write @len bytes at @offset, split and pipelined as
+ * lx_p9_pread()
  * @nwritten: bytes written (the server may write less)
  */
-int p9_pwrite(struct p9_clnt *c, uint32_t fid, const void *buf, size_t len,
-	      uint64_t offset, size_t *nwritten);
+int lx_p9_pwrite(struct lx_p9_clnt *c, uint32_t fid, const void *buf,
+		 size_t len, uint64_t offset, size_t *nwritten);
 
-/** struct p9_dir - directory iteration state, see p9_opendir() */
-struct p9_dir;
+/** struct lx_p9_dir - directory iteration state, see lx_p9_opendir() */
+struct lx_p9_dir;
 
 /**
- * p9_opendir() - open the directory @path for p9_readdir_next()
+ * lx_p9_opendir() - open the directory @path for lx_p9_readdir_next()
  * Return: 0; -ENOTDIR; -ENOENT; -ENOMEM...
  */
-int p9_opendir(struct p9_clnt *c, const char *path, struct p9_dir **dp);
+int lx_p9_opendir(struct lx_p9_clnt *c, const char *path,
+		  struct lx_p9_dir **dp);
 
 /**
- * p9_readdir_next() - the next entry ("." and ".." included, as the
+ * lx_p9_readdir_next() - the next entry ("." and ".." included, as the
  * server sends them)
  * @d: the entry; its name is valid until the next call
  * Return: 1 with an entry; 0 at the end; a negative errno.
  */
-int p9_readdir_next(struct p9_dir *dir, struct p9_dirent *d);
+int lx_p9_readdir_next(struct lx_p9_dir *dir, struct lx_p9_dirent *d);
 
-/** p9_closedir() - clunk and free; NULL is a no-op */
-void p9_closedir(struct p9_dir *dir);
+/** lx_p9_closedir() - clunk and free; NULL is a no-op */
+void lx_p9_closedir(struct lx_p9_dir *dir);
 
-/** p9_mkdir_path() - create the directory @path (its parent must exist) */
-int p9_mkdir_path(struct p9_clnt *c, const char *path, uint32_t mode);
+/** lx_p9_mkdir_path() - create the directory @path (its parent must exist) */
+int lx_p9_mkdir_path(struct lx_p9_clnt *c, const char *path, uint32_t mode);
 
 /**
- * p9_remove_path() - remove a file or an empty directory
+ * lx_p9_remove_path() - remove a file or an empty directory
  * Tunlinkat from the parent (AT_REMOVEDIR for a directory); when the
  * server refuses it with EOPNOTSUPP (diod), Twalk + Tremove instead.
  */
-int p9_remove_path(struct p9_clnt *c, const char *path);
+int lx_p9_remove_path(struct lx_p9_clnt *c, const char *path);
 
-/** p9_stat_path() - Tgetattr of @path */
-int p9_stat_path(struct p9_clnt *c, const char *path, uint64_t mask,
-		 struct p9_attr *attr);
+/** lx_p9_stat_path() - Tgetattr of @path */
+int lx_p9_stat_path(struct lx_p9_clnt *c, const char *path, uint64_t mask,
+		    struct lx_p9_attr *attr);
 
-/** p9_statfs_path() - Tstatfs of @path */
-int p9_statfs_path(struct p9_clnt *c, const char *path, struct p9_statfs *st);
+/** lx_p9_statfs_path() - Tstatfs of @path */
+int lx_p9_statfs_path(struct lx_p9_clnt *c, const char *path,
+		      struct lx_p9_statfs *st);
 
 #ifdef __cplusplus
 }

@@ -30,25 +30,25 @@
 extern "C" {
 #endif
 
-struct xprt_pool;
+struct lx_xprt_pool;
 
 /**
- * struct xprt_buf - one buffer of a pool
+ * struct lx_xprt_buf - one buffer of a pool
  * @data: the memory, @cap bytes, aligned to 64 bytes (4096 when @cap is a
  *	multiple of 4096)
  * @cap: capacity, the pool's buffer size
  * @len: bytes in use; the pool sets it to 0 on get, the holder owns it
  * @next: NULL on get, then free for the holder's use while it holds the
- *	buffer (chaining buffers, see xprt_iter_bufchain())
+ *	buffer (chaining buffers, see lx_xprt_iter_bufchain())
  *
  * Descriptors live apart from the data they describe, so @data keeps its
  * full size and alignment.  The other fields are the pool's.
  */
-struct xprt_buf {
+struct lx_xprt_buf {
 	void *data;
 	uint32_t cap;
 	uint32_t len;
-	struct xprt_buf *next;
+	struct lx_xprt_buf *next;
 	/* private to the pool */
 	void *slab_;
 	void *node_[2];
@@ -57,25 +57,25 @@ struct xprt_buf {
 };
 
 /**
- * struct xprt_pool_reg - registration hook called once per slab
+ * struct lx_xprt_pool_reg - registration hook called once per slab
  * @reg: register [base, base+len) and store an opaque handle (an ibv_mr,
  *	say) in *handle.  Return 0 or a negative errno (a positive value is
  *	taken as its negation); on error the slab is freed and the get that
  *	needed it fails with that errno.
- * @unreg: undo @reg, called once per slab at xprt_pool_destroy()
+ * @unreg: undo @reg, called once per slab at lx_xprt_pool_destroy()
  * @ctx: passed to both
  *
  * Called without any pool lock held, from the thread whose get grew the
- * pool (or from xprt_pool_create() for the preallocated slabs).
+ * pool (or from lx_xprt_pool_create() for the preallocated slabs).
  */
-struct xprt_pool_reg {
+struct lx_xprt_pool_reg {
 	int (*reg)(void *ctx, void *base, size_t len, void **handle);
 	void (*unreg)(void *ctx, void *handle);
 	void *ctx;
 };
 
 /**
- * struct xprt_pool_opts - pool parameters
+ * struct lx_xprt_pool_opts - pool parameters
  * @buf_size: size of every buffer in bytes (1 .. 64 MiB)
  * @max_bytes: hard budget for buffer memory; 0 means 64 MiB.  Each buffer
  *	counts as its footprint: @buf_size rounded up to its alignment (64,
@@ -86,19 +86,19 @@ struct xprt_pool_reg {
  *	within the budget); more than the budget holds is an error
  * @reg: optional registration hook, copied; NULL for none
  */
-struct xprt_pool_opts {
+struct lx_xprt_pool_opts {
 	size_t buf_size;
 	size_t max_bytes;
 	unsigned int slab_bufs;
 	unsigned int prealloc;
-	const struct xprt_pool_reg *reg;
+	const struct lx_xprt_pool_reg *reg;
 };
 
-/* xprt_pool_get() flags */
-#define XPRT_POOL_NOWAIT 0x1u /* return -ENOBUFS instead of blocking */
+/* lx_xprt_pool_get() flags */
+#define LX_XPRT_POOL_NOWAIT 0x1u /* return -ENOBUFS instead of blocking */
 
 /**
- * struct xprt_pool_stats - counters, read with xprt_pool_stats()
+ * struct lx_xprt_pool_stats - counters, read with lx_xprt_pool_stats()
  * @gets: successful gets
  * @puts: successful puts
  * @misses: gets the per-thread fast path could not serve
@@ -114,13 +114,13 @@ struct xprt_pool_opts {
  *	the shared mark in batches to keep the fast path off shared lines
  * @slabs: slabs allocated (= registration hook calls)
  */
-struct xprt_pool_stats {
+struct lx_xprt_pool_stats {
 	uint64_t gets, puts, misses, waits, nobufs, bad_puts;
 	uint64_t bufs_total, bufs_in_use, high_water, slabs;
 };
 
 /**
- * xprt_pool_create() - create a pool
+ * lx_xprt_pool_create() - create a pool
  * @poolp: where the new pool is stored
  * @opts: parameters, copied
  *
@@ -131,30 +131,30 @@ struct xprt_pool_stats {
  * registration hook's error for preallocated slabs (slabs already
  * registered are unregistered and freed).
  */
-int xprt_pool_create(struct xprt_pool **poolp,
-		     const struct xprt_pool_opts *opts);
+int lx_xprt_pool_create(struct lx_xprt_pool **poolp,
+			const struct lx_xprt_pool_opts *opts);
 
 /**
- * xprt_pool_get() - take a buffer
+ * lx_xprt_pool_get() - take a buffer
  * @pool: the pool
- * @flags: %XPRT_POOL_NOWAIT or 0
+ * @flags: %LX_XPRT_POOL_NOWAIT or 0
  * @bufp: where the buffer is stored (len set to 0)
  *
- * Context: any thread.  Without %XPRT_POOL_NOWAIT it may block until
+ * Context: any thread.  Without %LX_XPRT_POOL_NOWAIT it may block until
  * another thread puts a buffer back; blocked getters are served first in,
  * first out, and a newcomer does not overtake them.
- * Return: %0; %-ENOBUFS when @flags has %XPRT_POOL_NOWAIT and no buffer is
+ * Return: %0; %-ENOBUFS when @flags has %LX_XPRT_POOL_NOWAIT and no buffer is
  * free within the budget (including buffers cached by other threads) or
  * other getters are already waiting (retry later); %-ESHUTDOWN after
- * xprt_pool_close(); %-EINVAL for NULL arguments or unknown @flags;
+ * lx_xprt_pool_close(); %-EINVAL for NULL arguments or unknown @flags;
  * %-ENOMEM or the registration hook's error when growing failed (retry
  * may succeed).
  */
-int xprt_pool_get(struct xprt_pool *pool, unsigned int flags,
-		  struct xprt_buf **bufp);
+int lx_xprt_pool_get(struct lx_xprt_pool *pool, unsigned int flags,
+		     struct lx_xprt_buf **bufp);
 
 /**
- * xprt_pool_put() - give a buffer back
+ * lx_xprt_pool_put() - give a buffer back
  * @pool: the pool it came from
  * @buf: the buffer
  *
@@ -165,34 +165,35 @@ int xprt_pool_get(struct xprt_pool *pool, unsigned int flags,
  * put, or a buffer of another live pool): nothing changes and bad_puts
  * counts it.  @buf must be a descriptor some pool handed out.
  */
-int xprt_pool_put(struct xprt_pool *pool, struct xprt_buf *buf);
+int lx_xprt_pool_put(struct lx_xprt_pool *pool, struct lx_xprt_buf *buf);
 
 /**
- * xprt_buf_reg_handle() - the registration handle of the buffer's slab
+ * lx_xprt_buf_reg_handle() - the registration handle of the buffer's slab
  * Return: what the registration hook stored, or NULL without a hook.
  */
-void *xprt_buf_reg_handle(const struct xprt_buf *buf);
+void *lx_xprt_buf_reg_handle(const struct lx_xprt_buf *buf);
 
-/** xprt_pool_buf_size() - the pool's buffer size in bytes */
-size_t xprt_pool_buf_size(const struct xprt_pool *pool);
+/** lx_xprt_pool_buf_size() - the pool's buffer size in bytes */
+size_t lx_xprt_pool_buf_size(const struct lx_xprt_pool *pool);
 
 /**
- * xprt_pool_stats() - snapshot the counters
+ * lx_xprt_pool_stats() - snapshot the counters
  *
  * Counters are summed without stopping other threads, so a snapshot taken
  * while buffers move is approximate; it is exact when the pool is idle.
  */
-void xprt_pool_stats(const struct xprt_pool *pool, struct xprt_pool_stats *st);
+void lx_xprt_pool_stats(const struct lx_xprt_pool *pool,
+			struct lx_xprt_pool_stats *st);
 
 /**
- * xprt_pool_close() - fail blocked and future gets with -ESHUTDOWN
+ * lx_xprt_pool_close() - fail blocked and future gets with -ESHUTDOWN
  *
  * Puts keep working so holders can return their buffers.  Idempotent.
  */
-void xprt_pool_close(struct xprt_pool *pool);
+void lx_xprt_pool_close(struct lx_xprt_pool *pool);
 
 /**
- * xprt_pool_destroy() - free the pool and all its slabs
+ * lx_xprt_pool_destroy() - free the pool and all its slabs
  *
  * Closes the pool first.  Every buffer must have been put back; buffers
  * that other (possibly still running) threads hold in their per-thread
@@ -205,7 +206,7 @@ void xprt_pool_close(struct xprt_pool *pool);
  * waiting (nothing is freed, the pool stays closed).  NULL is a no-op
  * returning 0.
  */
-int xprt_pool_destroy(struct xprt_pool *pool);
+int lx_xprt_pool_destroy(struct lx_xprt_pool *pool);
 
 #ifdef __cplusplus
 }

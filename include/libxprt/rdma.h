@@ -2,23 +2,23 @@
 /*
  * libxprt RDMA transport: options, counters, memory registration.
  *
- * An RDMA xprt (struct xprt_opts.transport = XPRT_TRANSPORT_RDMA) is one
+ * An RDMA xprt (struct lx_xprt_opts.transport = LX_XPRT_TRANSPORT_RDMA) is one
  * reliable-connected queue pair set up with librdmacm, re-established on
  * failure like a TCP connection.  What travels in its Sends is decided by
  * an upper-layer binding:
  *   - RPC-over-RDMA version 1 (RFC 8166, RFC 8797 connection parameters):
- *     the SunRPC client (rpc_clnt_create() with transport RDMA) installs
+ *     the SunRPC client (lx_rpc_clnt_create() with transport RDMA) installs
  *     it; large payloads move by RDMA Read/Write chunks, the server's
  *     credit grants drive the congestion window.  Default port 20049.
  *   - whole messages, as Linux's 9P trans_rdma frames 9P (the default when
- *     the framing is xprt_framing_9p): one message per Send, a receive of
+ *     the framing is lx_xprt_framing_9p): one message per Send, a receive of
  *     the full buffer size posted for every request before its Send, no
  *     connection private data.  Default port 5640.
  *
  * Buffers: every request buffer a Send gathers from must be registered
  * with the device.  Pools an RDMA xprt creates itself are; a pool handed
- * in (struct xprt_opts.pool, or shared between connections) must be
- * created with the hook of xprt_rdma_pool_reg(), which registers each
+ * in (struct lx_xprt_opts.pool, or shared between connections) must be
+ * created with the hook of lx_xprt_rdma_pool_reg(), which registers each
  * slab once, on every RDMA device, when the slab is carved.
  */
 #ifndef LIBXPRT_RDMA_H
@@ -37,34 +37,34 @@ extern "C" {
 struct xprt;
 
 /* IANA-registered NFS/RDMA port (RFC 5666 / RFC 8267) */
-#define XPRT_RDMA_NFS_PORT 20049
+#define LX_XPRT_RDMA_NFS_PORT 20049
 /* Linux 9P over RDMA (net/9p/trans_rdma.c P9_PORT) */
-#define XPRT_RDMA_9P_PORT  5640
+#define LX_XPRT_RDMA_9P_PORT  5640
 
 /**
- * enum xprt_rdma_reg_mode - how caller memory is registered for chunks
- * @XPRT_RDMA_REG_PER_IO: register before the call is sent, deregister
+ * enum lx_xprt_rdma_reg_mode - how caller memory is registered for chunks
+ * @LX_XPRT_RDMA_REG_PER_IO: register before the call is sent, deregister
  *	before its completion is delivered.  The server can touch the memory
  *	only while the call is in flight.  The default.
- * @XPRT_RDMA_REG_CACHE: keep registrations in a small per-connection
+ * @LX_XPRT_RDMA_REG_CACHE: keep registrations in a small per-connection
  *	cache keyed by page range; a buffer used again costs nothing.  The
  *	caller promises not to unmap (munmap, free of a large block) memory it
  *	used for I/O while the transport lives, or to call
- *	xprt_rdma_reg_flush() first: a cached registration keeps the old
+ *	lx_xprt_rdma_reg_flush() first: a cached registration keeps the old
  *	pages pinned and would hand them to the server.  Registrations of a
  *	call that ends without a reply (timeout, cancel, shutdown) are always
  *	dropped, so a late server access cannot reach reused memory.
  */
-enum xprt_rdma_reg_mode {
-	XPRT_RDMA_REG_PER_IO = 0,
-	XPRT_RDMA_REG_CACHE = 1,
+enum lx_xprt_rdma_reg_mode {
+	LX_XPRT_RDMA_REG_PER_IO = 0,
+	LX_XPRT_RDMA_REG_CACHE = 1,
 };
 
-struct xprt_rdma_ulp;
+struct lx_xprt_rdma_ulp;
 
 /**
- * struct xprt_rdma_opts - RDMA transport options (struct xprt_opts.rdma,
- * struct rpc_clnt_opts.rdma); zeroed fields take the defaults
+ * struct lx_xprt_rdma_opts - RDMA transport options (struct lx_xprt_opts.rdma,
+ * struct lx_rpc_clnt_opts.rdma); zeroed fields take the defaults
  * @ulp: upper-layer binding; NULL picks it from the framing (9P framing:
  *	whole messages).  The SunRPC client sets its own.
  * @inline_send: largest RPC-over-RDMA message we offer to Send, bytes,
@@ -80,8 +80,8 @@ struct xprt_rdma_ulp;
  * @busy_poll_us: poll the completion queues for this long before sleeping
  *	on the completion channel (default 0: sleep at once; spinning only
  *	pays with a core to spare)
- * @reg_mode: see enum xprt_rdma_reg_mode
- * @reg_cache_entries: cache size for %XPRT_RDMA_REG_CACHE (default 64)
+ * @reg_mode: see enum lx_xprt_rdma_reg_mode
+ * @reg_cache_entries: cache size for %LX_XPRT_RDMA_REG_CACHE (default 64)
  * @rnr_retry: RNR retry count for our Sends, 0 .. 7 (7 = forever); default
  *	0 for RPC-over-RDMA (the credit protocol guarantees a receive; a
  *	missing one is a bug to surface), 7 for whole messages
@@ -92,14 +92,14 @@ struct xprt_rdma_ulp;
  *	for seconds (an emulated guest on a busy host): a Send not
  *	acknowledged in time breaks the connection.
  */
-struct xprt_rdma_opts {
-	const struct xprt_rdma_ulp *ulp;
+struct lx_xprt_rdma_opts {
+	const struct lx_xprt_rdma_ulp *ulp;
 	unsigned int inline_send;
 	unsigned int inline_recv;
 	unsigned int signal_every;
 	unsigned int recv_batch;
 	unsigned int busy_poll_us;
-	enum xprt_rdma_reg_mode reg_mode;
+	enum lx_xprt_rdma_reg_mode reg_mode;
 	unsigned int reg_cache_entries;
 	unsigned int rnr_retry;
 	bool rnr_retry_set;
@@ -107,7 +107,7 @@ struct xprt_rdma_opts {
 };
 
 /**
- * struct xprt_rdma_stats - counters of one RDMA transport
+ * struct lx_xprt_rdma_stats - counters of one RDMA transport
  * @credits: congestion window in force (the server's last grant)
  * @max_credits: largest grant seen
  * @inline_send, @inline_recv: thresholds in force on this connection
@@ -129,7 +129,7 @@ struct xprt_rdma_opts {
  * @last_connect_error: errno of the last failed attempt (negative), 0
  * @last_connect_us: duration of the last attempt
  */
-struct xprt_rdma_stats {
+struct lx_xprt_rdma_stats {
 	uint32_t credits, max_credits;
 	uint32_t inline_send, inline_recv;
 	uint64_t recv_doorbells, recvs_posted;
@@ -145,30 +145,30 @@ struct xprt_rdma_stats {
 };
 
 /**
- * xprt_rdma_pool_reg() - the pool registration hook for RDMA
+ * lx_xprt_rdma_pool_reg() - the pool registration hook for RDMA
  *
- * Give it to xprt_pool_create() (struct xprt_pool_opts.reg) for a pool an
+ * Give it to lx_xprt_pool_create() (struct lx_xprt_pool_opts.reg) for a pool an
  * RDMA xprt will use.  Each slab is registered for local access once on
  * every RDMA device of the host, and deregistered when the pool is
  * destroyed.  A slab carved when no device exists fails with %-ENODEV.
  * Return: the hook (static storage).
  */
-const struct xprt_pool_reg *xprt_rdma_pool_reg(void);
+const struct lx_xprt_pool_reg *lx_xprt_rdma_pool_reg(void);
 
 /**
- * xprt_rdma_get_stats() - snapshot the RDMA counters of @x
+ * lx_xprt_rdma_get_stats() - snapshot the RDMA counters of @x
  * Return: %0; %-EINVAL when @x or @st is NULL or @x is not an RDMA xprt.
  */
-int xprt_rdma_get_stats(const struct xprt *x, struct xprt_rdma_stats *st);
+int lx_xprt_rdma_get_stats(const struct xprt *x, struct lx_xprt_rdma_stats *st);
 
 /**
- * xprt_rdma_reg_flush() - drop every cached registration no call uses
+ * lx_xprt_rdma_reg_flush() - drop every cached registration no call uses
  *
- * For %XPRT_RDMA_REG_CACHE users about to unmap or free memory they did
+ * For %LX_XPRT_RDMA_REG_CACHE users about to unmap or free memory they did
  * I/O with.  Context: any thread; takes the cache lock.
  * Return: %0; %-EINVAL when @x is NULL or not an RDMA xprt.
  */
-int xprt_rdma_reg_flush(struct xprt *x);
+int lx_xprt_rdma_reg_flush(struct xprt *x);
 
 #ifdef __cplusplus
 }

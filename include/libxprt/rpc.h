@@ -15,7 +15,7 @@
  * async completions):
  *   %-EPFNOSUPPORT      PROG_UNAVAIL: the server does not run the program
  *   %-EPROTONOSUPPORT   PROG_MISMATCH: program version not served; the
- *                       server's range is in rpc_reply_info.low/high
+ *                       server's range is in lx_rpc_reply_info.low/high
  *   %-EOPNOTSUPP        PROC_UNAVAIL: no such procedure
  *   %-EINVAL            GARBAGE_ARGS: the server could not decode the call
  *                       (from a call: bad arguments, nothing sent)
@@ -26,13 +26,13 @@
  *                       (its range in low/high)
  *   %-EACCES            MSG_DENIED/AUTH_ERROR: credentials refused; the
  *                       reason (auth_stat, e.g. 5 AUTH_TOOWEAK) in
- *                       rpc_reply_info.auth_stat
+ *                       lx_rpc_reply_info.auth_stat
  *   %-EBADMSG           the reply could not be decoded (header or results)
  *   %-EMSGSIZE          the reply does not fit the call's buffers; over
  *                       RDMA also ERR_CHUNK: the server could not use the
  *                       chunks offered (a reply larger than reply_hint)
  *   %-ETIMEDOUT         no reply after the retransmissions (major timeout)
- *   %-ECANCELED         rpc_call_cancel()
+ *   %-ECANCELED         lx_rpc_call_cancel()
  *   %-ENOTCONN          the connection could not be re-established within
  *                       reconnect_give_up_ms
  *   %-ESHUTDOWN         the client is being destroyed
@@ -57,39 +57,39 @@
 extern "C" {
 #endif
 
-struct rpc_clnt;
-struct rpc_call;
+struct lx_rpc_clnt;
+struct lx_rpc_call;
 
-enum rpc_auth_flavor {
-	RPC_AUTH_NONE = 0,
-	RPC_AUTH_SYS = 1,
+enum lx_rpc_auth_flavor {
+	LX_RPC_AUTH_NONE = 0,
+	LX_RPC_AUTH_SYS = 1,
 };
 
-#define RPC_AUTH_SYS_MAX_GIDS 16
-#define RPC_NO_RETRANS	      (~0u)
+#define LX_RPC_AUTH_SYS_MAX_GIDS 16
+#define LX_RPC_NO_RETRANS	 (~0u)
 
 /**
- * struct rpc_auth_opts - credentials
+ * struct lx_rpc_auth_opts - credentials
  * @flavor: AUTH_NONE or AUTH_SYS
  * @machine: AUTH_SYS machine name (default: this host's name)
  * @uid, @gid: AUTH_SYS ids (default: 0, 0 when not set: see @set_ids)
  * @set_ids: use @uid/@gid instead of the process's own ids
  * @ngids, @gids: supplementary groups (at most 16)
  */
-struct rpc_auth_opts {
-	enum rpc_auth_flavor flavor;
+struct lx_rpc_auth_opts {
+	enum lx_rpc_auth_flavor flavor;
 	const char *machine;
 	bool set_ids;
 	uint32_t uid, gid;
 	unsigned int ngids;
-	uint32_t gids[RPC_AUTH_SYS_MAX_GIDS];
+	uint32_t gids[LX_RPC_AUTH_SYS_MAX_GIDS];
 };
 
 /**
- * struct rpc_clnt_opts - client parameters
+ * struct lx_rpc_clnt_opts - client parameters
  * @host: server address or name
  * @port: server port; 0 asks the server's rpcbind (GETPORT, TCP); RDMA
- *	needs it given (NFS: XPRT_RDMA_NFS_PORT, 20049)
+ *	needs it given (NFS: LX_XPRT_RDMA_NFS_PORT, 20049)
  * @prog, @vers: program and version
  * @auth: credentials
  * @transport: TCP (default) or RDMA
@@ -101,19 +101,19 @@ struct rpc_auth_opts {
  * @timeo_ms: time before the first retransmission (default 60000, the
  *	Linux NFS/TCP timeo)
  * @retrans: retransmissions before a major timeout (0 means the default,
- *	2; %RPC_NO_RETRANS for none); each one doubles the wait, up to
+ *	2; %LX_RPC_NO_RETRANS for none); each one doubles the wait, up to
  *	@timeo_max_ms (default 10 * timeo)
- * @reconnect_give_up_ms: see struct xprt_opts (0 = keep trying)
- * @rdma: RDMA transport options (struct xprt_rdma_opts, libxprt/rdma.h),
+ * @reconnect_give_up_ms: see struct lx_xprt_opts (0 = keep trying)
+ * @rdma: RDMA transport options (struct lx_xprt_rdma_opts, libxprt/rdma.h),
  *	NULL for defaults; the client installs the RPC-over-RDMA binding and
  *	the server's credit grants as congestion window
  */
-struct rpc_clnt_opts {
+struct lx_rpc_clnt_opts {
 	const char *host;
 	uint16_t port;
 	uint32_t prog, vers;
-	struct rpc_auth_opts auth;
-	enum xprt_transport transport;
+	struct lx_rpc_auth_opts auth;
+	enum lx_xprt_transport transport;
 	unsigned int nconnect;
 	unsigned int max_reqs;
 	size_t buf_size;
@@ -125,7 +125,7 @@ struct rpc_clnt_opts {
 };
 
 /**
- * struct rpc_reply_info - what the server said, beyond the status
+ * struct lx_rpc_reply_info - what the server said, beyond the status
  * @reply_stat: 0 MSG_ACCEPTED, 1 MSG_DENIED, -1 no reply
  * @accept_stat: for MSG_ACCEPTED (0 SUCCESS .. 5 SYSTEM_ERR)
  * @reject_stat: for MSG_DENIED (0 RPC_MISMATCH, 1 AUTH_ERROR)
@@ -134,7 +134,7 @@ struct rpc_clnt_opts {
  * @xid: the call's XID
  * @retransmits: how many times the call was sent again
  */
-struct rpc_reply_info {
+struct lx_rpc_reply_info {
 	int reply_stat;
 	int accept_stat;
 	int reject_stat;
@@ -145,8 +145,8 @@ struct rpc_reply_info {
 };
 
 /**
- * rpc_body_place_fn - where bulk result data starts (see xprt_req_ops.place)
- * @arg: rpc_call_args.place_arg
+ * lx_rpc_body_place_fn - where bulk result data starts (see lx_xprt_req_ops.place)
+ * @arg: lx_rpc_call_args.place_arg
  * @body: the first @have bytes of the results (after the RPC header)
  * @have: bytes available
  * @data_off: set to the offset of the bulk data in the results
@@ -156,11 +156,11 @@ struct rpc_reply_info {
  * needed first; a negative errno to fail the call (a reply announcing more
  * data than the caller asked for, say).
  */
-typedef int (*rpc_body_place_fn)(void *arg, const uint8_t *body, size_t have,
-				 size_t *data_off, size_t *data_len);
+typedef int (*lx_rpc_body_place_fn)(void *arg, const uint8_t *body, size_t have,
+				    size_t *data_off, size_t *data_len);
 
 /**
- * struct rpc_call_args - one call
+ * struct lx_rpc_call_args - one call
  * @proc: procedure number
  * @enc, @args: XDR encoder of the arguments and their value (xdr_void/NULL
  *	for none)
@@ -180,11 +180,11 @@ typedef int (*rpc_body_place_fn)(void *arg, const uint8_t *body, size_t have,
  *	0 = small.  Ignored over TCP.
  * @owner: fairness owner (0 = the calling thread)
  * @timeo_ms: overrides the client's timeo for this call (0 = default)
- * @flags: %RPC_CALL_NOWAIT: fail with -EAGAIN instead of waiting for a
+ * @flags: %LX_RPC_CALL_NOWAIT: fail with -EAGAIN instead of waiting for a
  *	free slot or buffer (required when calling from a completion
  *	callback, which must not block)
  */
-struct rpc_call_args {
+struct lx_rpc_call_args {
 	uint32_t proc;
 	xdrproc_t enc;
 	const void *args;
@@ -192,99 +192,102 @@ struct rpc_call_args {
 	void *res;
 	const struct iovec *payload;
 	unsigned int npayload;
-	rpc_body_place_fn place;
+	lx_rpc_body_place_fn place;
 	void *place_arg;
-	struct xprt_iter *rx_dst;
+	struct lx_xprt_iter *rx_dst;
 	size_t reply_hint;
 	uint64_t owner;
 	unsigned int timeo_ms;
 	unsigned int flags;
 };
 
-#define RPC_CALL_NOWAIT 0x1u
+#define LX_RPC_CALL_NOWAIT 0x1u
 
 /**
- * rpc_done_fn - completion of an async call
- * @call: the call; valid until this returns (rpc_call_info() works here)
+ * lx_rpc_done_fn - completion of an async call
+ * @call: the call; valid until this returns (lx_rpc_call_info() works here)
  * @status: 0 (results decoded into args->res) or a negative errno (above)
  * @arg: the caller's argument
  *
  * Runs on a transport receive thread (or the thread that failed the call);
  * must not block.
  */
-typedef void (*rpc_done_fn)(struct rpc_call *call, int status, void *arg);
+typedef void (*lx_rpc_done_fn)(struct lx_rpc_call *call, int status, void *arg);
 
 /**
- * rpc_clnt_create() - create a client and connect
+ * lx_rpc_clnt_create() - create a client and connect
  * Return: %0; %-EINVAL for bad options; a negative errno from rpcbind
  * (%-EPFNOSUPPORT when the program is not registered) or from connecting.
  */
-int rpc_clnt_create(struct rpc_clnt **clp, const struct rpc_clnt_opts *opts);
+int lx_rpc_clnt_create(struct lx_rpc_clnt **clp,
+		       const struct lx_rpc_clnt_opts *opts);
 
 /**
- * rpc_clnt_destroy() - fail calls in flight with -ESHUTDOWN, close, free
+ * lx_rpc_clnt_destroy() - fail calls in flight with -ESHUTDOWN, close, free
  * Must not be called from a completion callback.  NULL is a no-op.
  */
-void rpc_clnt_destroy(struct rpc_clnt *cl);
+void lx_rpc_clnt_destroy(struct lx_rpc_clnt *cl);
 
 /**
- * rpc_call_async() - start a call
+ * lx_rpc_call_async() - start a call
  * @cl: the client
  * @a: the call; copied except the memory it points to (args and payload
  *	until the call is sent... keep them until completion; res and rx_dst
  *	until completion)
  * @done: completion, called exactly once if this returns 0
  * @arg: passed to @done
- * @callp: optional; receives a handle for rpc_call_cancel(), valid until
+ * @callp: optional; receives a handle for lx_rpc_call_cancel(), valid until
  *	@done returns
  *
  * Context: may block while all slots are in use (FIFO), never on the
- * network; with %RPC_CALL_NOWAIT it never blocks.
+ * network; with %LX_RPC_CALL_NOWAIT it never blocks.
  * Return: %0; %-EINVAL (arguments failed to encode or too large for the
- * buffer); %-EAGAIN or %-ENOBUFS (%RPC_CALL_NOWAIT and no slot or
+ * buffer); %-EAGAIN or %-ENOBUFS (%LX_RPC_CALL_NOWAIT and no slot or
  * buffer free: retry after a completion); %-ESHUTDOWN; @done is not
  * called on error.
  */
-int rpc_call_async(struct rpc_clnt *cl, const struct rpc_call_args *a,
-		   rpc_done_fn done, void *arg, struct rpc_call **callp);
+int lx_rpc_call_async(struct lx_rpc_clnt *cl, const struct lx_rpc_call_args *a,
+		      lx_rpc_done_fn done, void *arg,
+		      struct lx_rpc_call **callp);
 
 /**
- * rpc_call_sync() - make a call and wait for its outcome
+ * lx_rpc_call_sync() - make a call and wait for its outcome
  * @info: optional; filled with the reply details
  * Context: blocks; not from a completion callback.
  * Return: 0 or a negative errno (see the top of this header).
  */
-int rpc_call_sync(struct rpc_clnt *cl, const struct rpc_call_args *a,
-		  struct rpc_reply_info *info);
+int lx_rpc_call_sync(struct lx_rpc_clnt *cl, const struct lx_rpc_call_args *a,
+		     struct lx_rpc_reply_info *info);
 
 /**
- * rpc_call_simple() - sync call without bulk data, the common case
+ * lx_rpc_call_simple() - sync call without bulk data, the common case
  */
-int rpc_call_simple(struct rpc_clnt *cl, uint32_t proc, xdrproc_t enc,
-		    const void *args, xdrproc_t dec, void *res);
+int lx_rpc_call_simple(struct lx_rpc_clnt *cl, uint32_t proc, xdrproc_t enc,
+		       const void *args, xdrproc_t dec, void *res);
 
 /**
- * rpc_null() - call procedure 0 (a ping)
+ * lx_rpc_null() - call procedure 0 (a ping)
  */
-int rpc_null(struct rpc_clnt *cl);
+int lx_rpc_null(struct lx_rpc_clnt *cl);
 
 /**
- * rpc_call_cancel() - fail an async call with -ECANCELED
+ * lx_rpc_call_cancel() - fail an async call with -ECANCELED
  * Return: %0; %-EALREADY when its outcome was already decided.
  */
-int rpc_call_cancel(struct rpc_call *call);
+int lx_rpc_call_cancel(struct lx_rpc_call *call);
 
-/** rpc_call_info() - reply details; valid inside the done callback */
-const struct rpc_reply_info *rpc_call_info(const struct rpc_call *call);
+/** lx_rpc_call_info() - reply details; valid inside the done callback */
+const struct lx_rpc_reply_info *
+lx_rpc_call_info(const struct lx_rpc_call *call);
 
-/** rpc_clnt_xprt() - the transport of connection @i (0 .. nconnect-1) */
-struct xprt *rpc_clnt_xprt(const struct rpc_clnt *cl, unsigned int i);
+/** lx_rpc_clnt_xprt() - the transport of connection @i (0 .. nconnect-1) */
+struct xprt *lx_rpc_clnt_xprt(const struct lx_rpc_clnt *cl, unsigned int i);
 
-/** rpc_clnt_nconnect() - number of connections */
-unsigned int rpc_clnt_nconnect(const struct rpc_clnt *cl);
+/** lx_rpc_clnt_nconnect() - number of connections */
+unsigned int lx_rpc_clnt_nconnect(const struct lx_rpc_clnt *cl);
 
-/** rpc_strerror() - a short text for an errno returned by this API */
-const char *rpc_strerror(int err);
+/** lx_rpc_strerror() - a short text for an errno returned by this API */
+const char *lx_rpc_strerror(int err);
 
 #ifdef __cplusplus
 }

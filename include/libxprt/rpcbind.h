@@ -14,28 +14,28 @@
 extern "C" {
 #endif
 
-#define RPCBIND_PORT 111
+#define LX_RPCBIND_PORT 111
 
 /**
- * struct rpcbind_opts - where rpcbind is
+ * struct lx_rpcbind_opts - where rpcbind is
  * @host: server
  * @port: 0 = 111
  * @timeo_ms: per call, 0 = 5000
  */
-struct rpcbind_opts {
+struct lx_rpcbind_opts {
 	const char *host;
 	uint16_t port;
 	unsigned int timeo_ms;
 };
 
 /**
- * struct rpcbind_entry - one registration
+ * struct lx_rpcbind_entry - one registration
  * @prog, @vers: program and version
  * @netid: "tcp", "udp", "tcp6", ...
  * @port: port (from the universal address for versions 3/4)
  * @uaddr, @owner: versions 3/4 only, else NULL
  */
-struct rpcbind_entry {
+struct lx_rpcbind_entry {
 	uint32_t prog, vers;
 	const char *netid;
 	uint16_t port;
@@ -43,19 +43,19 @@ struct rpcbind_entry {
 	const char *owner;
 };
 
-typedef void (*rpcbind_dump_fn)(const struct rpcbind_entry *e, void *arg);
+typedef void (*lx_rpcbind_dump_fn)(const struct lx_rpcbind_entry *e, void *arg);
 
 /**
- * rpcbind_getport() - PMAPPROC_GETPORT (portmapper version 2)
+ * lx_rpcbind_getport() - PMAPPROC_GETPORT (portmapper version 2)
  * @proto: IPPROTO_TCP or IPPROTO_UDP
  * Return: %0 with *@port set; %-EPFNOSUPPORT when not registered; an RPC
  * or connection error (see rpc.h).
  */
-int rpcbind_getport(const struct rpcbind_opts *o, uint32_t prog, uint32_t vers,
-		    int proto, uint16_t *port);
+int lx_rpcbind_getport(const struct lx_rpcbind_opts *o, uint32_t prog,
+		       uint32_t vers, int proto, uint16_t *port);
 
 /**
- * rpcbind_getaddr() - RPCBPROC_GETADDR (rpcbind version 3 or 4)
+ * lx_rpcbind_getaddr() - RPCBPROC_GETADDR (rpcbind version 3 or 4)
  * @rpcbvers: 3 or 4
  * @netid: "tcp", "udp", ...
  * @uaddr: receives the universal address ("127.0.0.1.8.1")
@@ -63,23 +63,23 @@ int rpcbind_getport(const struct rpcbind_opts *o, uint32_t prog, uint32_t vers,
  * Return: %0; %-EPFNOSUPPORT when not registered; %-ENAMETOOLONG when
  * @uaddr is too small; an RPC or connection error.
  */
-int rpcbind_getaddr(const struct rpcbind_opts *o, uint32_t rpcbvers,
-		    uint32_t prog, uint32_t vers, const char *netid,
-		    char *uaddr, size_t len);
+int lx_rpcbind_getaddr(const struct lx_rpcbind_opts *o, uint32_t rpcbvers,
+		       uint32_t prog, uint32_t vers, const char *netid,
+		       char *uaddr, size_t len);
 
 /**
- * rpcbind_uaddr_port() - the port of a universal address
+ * lx_rpcbind_uaddr_port() - the port of a universal address
  * Return: %0; %-EINVAL when @uaddr is malformed.
  */
-int rpcbind_uaddr_port(const char *uaddr, uint16_t *port);
+int lx_rpcbind_uaddr_port(const char *uaddr, uint16_t *port);
 
 /**
- * rpcbind_dump() - list the registrations (PMAPPROC_DUMP for version 2,
+ * lx_rpcbind_dump() - list the registrations (PMAPPROC_DUMP for version 2,
  * RPCBPROC_DUMP for 3 and 4), calling @fn for each
  * Return: the number of entries, or a negative errno.
  */
-int rpcbind_dump(const struct rpcbind_opts *o, uint32_t rpcbvers,
-		 rpcbind_dump_fn fn, void *arg);
+int lx_rpcbind_dump(const struct lx_rpcbind_opts *o, uint32_t rpcbvers,
+		    lx_rpcbind_dump_fn fn, void *arg);
 
 #ifdef __cplusplus
 }

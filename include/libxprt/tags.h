@@ -9,7 +9,7 @@
  * are woken in batches driven by two monotonic counters (completions and
  * wake-ups, the 2022 sbitmap fix for lost wake-ups).  Waiting is FIFO-fair:
  * a new arrival does not overtake threads already waiting, unless the map
- * is in barging mode (xprt_tags_set_barging()), where it may until a waiter
+ * is in barging mode (lx_xprt_tags_set_barging()), where it may until a waiter
  * has waited a set bound.
  */
 #ifndef LIBXPRT_TAGS_H
@@ -21,12 +21,12 @@
 extern "C" {
 #endif
 
-#define XPRT_TAGS_MAX_DEPTH 65535u
+#define LX_XPRT_TAGS_MAX_DEPTH 65535u
 
-struct xprt_tags;
+struct lx_xprt_tags;
 
 /**
- * struct xprt_tags_stats - counters
+ * struct lx_xprt_tags_stats - counters
  * @gets: tags handed out
  * @puts: tags returned
  * @fails: non-blocking gets that found no tag
@@ -35,31 +35,31 @@ struct xprt_tags;
  * @wake_batches: batched wake-up rounds
  * @bad_puts: puts rejected (out of range, not allocated)
  */
-struct xprt_tags_stats {
+struct lx_xprt_tags_stats {
 	uint64_t gets, puts, fails, waits, wakeups, wake_batches, bad_puts;
 };
 
 /**
- * xprt_tags_create() - create a map of @depth tags, 0 .. depth-1
+ * lx_xprt_tags_create() - create a map of @depth tags, 0 .. depth-1
  * @tp: where the map is stored
- * @depth: 1 .. %XPRT_TAGS_MAX_DEPTH
+ * @depth: 1 .. %LX_XPRT_TAGS_MAX_DEPTH
  *
  * Return: %0; %-EINVAL for depth 0 or above the maximum, or NULL @tp;
  * %-ENOMEM.
  */
-int xprt_tags_create(struct xprt_tags **tp, unsigned int depth);
+int lx_xprt_tags_create(struct lx_xprt_tags **tp, unsigned int depth);
 
 /**
- * xprt_tags_get() - take a free tag without blocking
+ * lx_xprt_tags_get() - take a free tag without blocking
  * Context: any thread, never blocks.
  * Return: the tag (>= 0); %-EAGAIN when none is free or threads are
  * already waiting (FIFO fairness: they go first); %-ESHUTDOWN after
- * xprt_tags_close(); %-EINVAL for a NULL @t.
+ * lx_xprt_tags_close(); %-EINVAL for a NULL @t.
  */
-int xprt_tags_get(struct xprt_tags *t);
+int lx_xprt_tags_get(struct lx_xprt_tags *t);
 
 /**
- * xprt_tags_get_wait() - take a tag, sleeping until one is free
+ * lx_xprt_tags_get_wait() - take a tag, sleeping until one is free
  * @t: the map
  * @timeout_ns: relative timeout in nanoseconds; negative waits forever;
  *	0 tries once without queueing (and fails while others wait)
@@ -69,18 +69,18 @@ int xprt_tags_get(struct xprt_tags *t);
  * Return: the tag (>= 0); %-ETIMEDOUT; %-ESHUTDOWN when the map was closed
  * before or during the wait; %-EINVAL for a NULL @t.
  */
-int xprt_tags_get_wait(struct xprt_tags *t, int64_t timeout_ns);
+int lx_xprt_tags_get_wait(struct lx_xprt_tags *t, int64_t timeout_ns);
 
 /**
- * xprt_tags_put() - return a tag
+ * lx_xprt_tags_put() - return a tag
  * Context: any thread, never blocks.
  * Return: %0; %-EINVAL when @tag is out of range or not allocated (double
  * put): nothing changes and bad_puts counts it; %-EINVAL for a NULL @t.
  */
-int xprt_tags_put(struct xprt_tags *t, unsigned int tag);
+int lx_xprt_tags_put(struct lx_xprt_tags *t, unsigned int tag);
 
 /**
- * xprt_tags_resize() - change the usable depth
+ * lx_xprt_tags_resize() - change the usable depth
  * @t: the map
  * @depth: 1 .. the depth given at creation
  *
@@ -90,10 +90,10 @@ int xprt_tags_put(struct xprt_tags *t, unsigned int tag);
  * creation depth wakes waiters.
  * Return: %0; %-EINVAL for 0 or above the creation depth, or a NULL @t.
  */
-int xprt_tags_resize(struct xprt_tags *t, unsigned int depth);
+int lx_xprt_tags_resize(struct lx_xprt_tags *t, unsigned int depth);
 
 /**
- * xprt_tags_set_barging() - let running threads overtake waiters, boundedly
+ * lx_xprt_tags_set_barging() - let running threads overtake waiters, boundedly
  * @t: the map
  * @max_wait_ns: 0 for strict FIFO (the default); otherwise the longest a
  *	waiter may be overtaken before tags are handed to waiters in order
@@ -103,31 +103,32 @@ int xprt_tags_resize(struct xprt_tags *t, unsigned int depth);
  * with a sleeper.  Set it before the map is used.
  * Return: %0; %-EINVAL for a NULL @t.
  */
-int xprt_tags_set_barging(struct xprt_tags *t, uint64_t max_wait_ns);
+int lx_xprt_tags_set_barging(struct lx_xprt_tags *t, uint64_t max_wait_ns);
 
-/** xprt_tags_depth() - the current usable depth (0 for NULL) */
-unsigned int xprt_tags_depth(const struct xprt_tags *t);
+/** lx_xprt_tags_depth() - the current usable depth (0 for NULL) */
+unsigned int lx_xprt_tags_depth(const struct lx_xprt_tags *t);
 
-/** xprt_tags_in_use() - tags held now (approximate under concurrency) */
-unsigned int xprt_tags_in_use(const struct xprt_tags *t);
+/** lx_xprt_tags_in_use() - tags held now (approximate under concurrency) */
+unsigned int lx_xprt_tags_in_use(const struct lx_xprt_tags *t);
 
-/** xprt_tags_stats() - snapshot the counters (all 0 for a NULL map) */
-void xprt_tags_stats(const struct xprt_tags *t, struct xprt_tags_stats *st);
+/** lx_xprt_tags_stats() - snapshot the counters (all 0 for a NULL map) */
+void lx_xprt_tags_stats(const struct lx_xprt_tags *t,
+			struct lx_xprt_tags_stats *st);
 
 /**
- * xprt_tags_close() - wake every waiter with -ESHUTDOWN and fail later gets
+ * lx_xprt_tags_close() - wake every waiter with -ESHUTDOWN and fail later gets
  *
  * Puts keep working.  Idempotent.  NULL is a no-op.
  */
-void xprt_tags_close(struct xprt_tags *t);
+void lx_xprt_tags_close(struct lx_xprt_tags *t);
 
 /**
- * xprt_tags_destroy() - close and free the map
+ * lx_xprt_tags_destroy() - close and free the map
  *
  * No thread may be inside a call on @t (waiters must have returned).
  * NULL is a no-op.
  */
-void xprt_tags_destroy(struct xprt_tags *t);
+void lx_xprt_tags_destroy(struct lx_xprt_tags *t);
 
 #ifdef __cplusplus
 }

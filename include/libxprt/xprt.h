@@ -13,11 +13,11 @@
  *
  * The life of a request:
  *
- *   xprt_req_alloc()   takes a slot (blocking FIFO when all are in use) and
+ *   lx_xprt_req_alloc()   takes a slot (blocking FIFO when all are in use) and
  *                      a send and a receive buffer from the pool
  *   (encode)           the protocol writes its message into req->sbuf and
  *                      may add payload segments from the caller's memory
- *   xprt_req_submit()  links the request into the reply index under its
+ *   lx_xprt_req_submit()  links the request into the reply index under its
  *                      key *before* queueing it, so no reply can miss it;
  *                      the calling thread transmits itself when it can take
  *                      the transmit lock and a credit, otherwise the
@@ -29,12 +29,12 @@
  *   ops->done()        called exactly once with the outcome: 0 (a reply is
  *                      in rbuf) or a negative errno (timeout, cancel,
  *                      connection loss with the fail policy, shutdown)
- *   xprt_req_put()     the protocol drops its reference; the last one
+ *   lx_xprt_req_put()     the protocol drops its reference; the last one
  *                      returns the buffers and the slot
  *
  * Threads: done() and timeout() run on the xprt's receive thread (or, for
  * failures found elsewhere, on the thread that found them: a canceller, the
- * transmit worker, xprt_destroy()).  They must not block.  A request's
+ * transmit worker, lx_xprt_destroy()).  They must not block.  A request's
  * memory is never written by the library after done() returns.
  */
 #ifndef LIBXPRT_XPRT_H
@@ -53,10 +53,10 @@ extern "C" {
 #endif
 
 struct xprt;
-struct xprt_req;
+struct lx_xprt_req;
 
 /**
- * struct xprt_framing_ops - how messages are delimited on a byte stream
+ * struct lx_xprt_framing_ops - how messages are delimited on a byte stream
  * @name: for messages
  * @hdr_len: bytes of the per-fragment marker (4 for both protocols)
  * @keep_hdr: the marker is part of the message (9P's size field) rather
@@ -70,7 +70,7 @@ struct xprt_req;
  *	Return 0 or %-EBADMSG for a marker that cannot be valid.
  * @key: the reply's key (XID, tag) from its first @key_len bytes
  */
-struct xprt_framing_ops {
+struct lx_xprt_framing_ops {
 	const char *name;
 	size_t hdr_len;
 	bool keep_hdr;
@@ -82,37 +82,37 @@ struct xprt_framing_ops {
 
 /* RFC 5531 record marking: 4-byte big-endian marker, bit 31 = last
  * fragment; key = XID (first word of the message, big-endian). */
-extern const struct xprt_framing_ops xprt_framing_rpc;
+extern const struct lx_xprt_framing_ops lx_xprt_framing_rpc;
 /* 9P: size[4] little-endian including itself, then type[1] tag[2];
  * key = tag. */
-extern const struct xprt_framing_ops xprt_framing_9p;
+extern const struct lx_xprt_framing_ops lx_xprt_framing_9p;
 
-enum xprt_transport {
-	XPRT_TRANSPORT_TCP,
-	XPRT_TRANSPORT_RDMA,
+enum lx_xprt_transport {
+	LX_XPRT_TRANSPORT_TCP,
+	LX_XPRT_TRANSPORT_RDMA,
 };
 
 /* What happens to requests already sent when the connection drops. */
-enum xprt_reconnect_policy {
+enum lx_xprt_reconnect_policy {
 	/* SunRPC: reconnect and send them again (same key) */
-	XPRT_RESEND,
+	LX_XPRT_RESEND,
 	/* 9P: the session died with the connection: fail them with
 	 * -ECONNRESET */
-	XPRT_FAIL,
+	LX_XPRT_FAIL,
 };
 
-enum xprt_state {
-	XPRT_CONNECTING,
-	XPRT_CONNECTED,
-	XPRT_DISCONNECTED, /* waiting to reconnect */
-	XPRT_CLOSING,
-	XPRT_CLOSED,
+enum lx_xprt_state {
+	LX_XPRT_CONNECTING,
+	LX_XPRT_CONNECTED,
+	LX_XPRT_DISCONNECTED, /* waiting to reconnect */
+	LX_XPRT_CLOSING,
+	LX_XPRT_CLOSED,
 };
 
 /**
- * struct xprt_stats - counters of one transport
+ * struct lx_xprt_stats - counters of one transport
  */
-struct xprt_stats {
+struct lx_xprt_stats {
 	uint64_t submitted, completed, replies, bad_keys, dup_replies;
 	uint64_t sends, send_calls, direct_sends, worker_sends;
 	uint64_t retransmits, timeouts, cancels, connects, disconnects;
@@ -120,7 +120,7 @@ struct xprt_stats {
 };
 
 /**
- * struct xprt_opts - transport parameters
+ * struct lx_xprt_opts - transport parameters
  * @transport: TCP or RDMA
  * @host: numeric address or host name
  * @port: port number (host order)
@@ -133,7 +133,7 @@ struct xprt_stats {
  *	bulk data placed straight into caller memory counts too
  * @pool: a pool of @buf_size buffers to share, or NULL to create one
  * @req_priv: bytes of per-request private space for the protocol
- * @policy: see enum xprt_reconnect_policy
+ * @policy: see enum lx_xprt_reconnect_policy
  * @cong: 0 fixed window (TCP), 1 AIMD, 2 server grants (RDMA)
  * @connect_timeout_ms: per attempt (default 5000)
  * @reconnect_min_ms: first backoff delay (default 100)
@@ -142,20 +142,20 @@ struct xprt_stats {
  *	-ENOTCONN after this long without a connection; 0 = never (default)
  * @nodelay: set TCP_NODELAY (default true; opts zeroed means true)
  * @no_nodelay: turn @nodelay off
- * @rdma: RDMA options, a struct xprt_rdma_opts (libxprt/rdma.h); may be
+ * @rdma: RDMA options, a struct lx_xprt_rdma_opts (libxprt/rdma.h); may be
  *	NULL
  */
-struct xprt_opts {
-	enum xprt_transport transport;
+struct lx_xprt_opts {
+	enum lx_xprt_transport transport;
 	const char *host;
 	uint16_t port;
-	const struct xprt_framing_ops *framing;
+	const struct lx_xprt_framing_ops *framing;
 	unsigned int max_reqs;
 	size_t buf_size;
 	size_t max_msg;
-	struct xprt_pool *pool;
+	struct lx_xprt_pool *pool;
 	size_t req_priv;
-	enum xprt_reconnect_policy policy;
+	enum lx_xprt_reconnect_policy policy;
 	int cong;
 	unsigned int connect_timeout_ms;
 	unsigned int reconnect_min_ms;
@@ -166,12 +166,12 @@ struct xprt_opts {
 };
 
 /**
- * struct xprt_req_ops - the protocol's hooks for one request
+ * struct lx_xprt_req_ops - the protocol's hooks for one request
  * @done: the outcome, exactly once: @status 0 means a reply of
  *	req->rlen bytes is in req->rbuf (bulk data, if placed, is in the
  *	caller's memory); negative is an errno.  Runs on the receive thread or
  *	on the thread that decided the outcome; must not block.  The request
- *	stays valid until the protocol's xprt_req_put().
+ *	stays valid until the protocol's lx_xprt_req_put().
  * @place: optional; called on the receive thread while a reply arrives,
  *	each time @have bytes of the message (of @msg_len in all) are in
  *	req->rbuf.  Return a number > @have to get that many bytes in rbuf
@@ -185,20 +185,20 @@ struct xprt_opts {
  *	data (rx_data_len 0) to have everything in rbuf; or a negative errno
  *	to fail the request (the message is then discarded).  Bytes already
  *	in rbuf past data_off are copied, the rest read straight into place.
- * @timeout: optional; the request's timer expired (xprt_req_set_timer()).
+ * @timeout: optional; the request's timer expired (lx_xprt_req_set_timer()).
  *	Runs on the receive thread.  The protocol decides: retransmit
- *	(xprt_req_retransmit()), fail (xprt_req_fail()), or re-arm.
+ *	(lx_xprt_req_retransmit()), fail (lx_xprt_req_fail()), or re-arm.
  */
-struct xprt_req_ops {
-	void (*done)(struct xprt_req *req, int status);
-	int (*place)(struct xprt_req *req, size_t have, size_t msg_len);
-	void (*timeout)(struct xprt_req *req);
+struct lx_xprt_req_ops {
+	void (*done)(struct lx_xprt_req *req, int status);
+	int (*place)(struct lx_xprt_req *req, size_t have, size_t msg_len);
+	void (*timeout)(struct lx_xprt_req *req);
 };
 
-#define XPRT_REQ_MAX_TX_SEGS 8
+#define LX_XPRT_REQ_MAX_TX_SEGS 8
 
 /**
- * struct xprt_req - one request slot
+ * struct lx_xprt_req - one request slot
  *
  * Fields marked (proto) belong to the protocol between alloc and submit,
  * and are read-only for it afterwards; the others are the library's.
@@ -211,34 +211,34 @@ struct xprt_req_ops {
  * @rbuf: receive buffer: the reply (minus bulk data) lands here
  * @rlen: bytes of the reply in rbuf, valid in done() when status is 0
  * @rx_data, @rx_data_off, @rx_data_len, @rx_data_pad: bulk placement,
- *	see xprt_req_ops.place (proto, set from place())
+ *	see lx_xprt_req_ops.place (proto, set from place())
  * @rx_msg_len: total length of the reply message
  * @ops: hooks (proto)
  * @owner: fairness owner (proto; thread id or job id; 0 = calling thread)
  * @no_reply: the message expects no reply (proto)
- * @timeout_ns: the request's timer, armed by xprt_req_submit() before the
+ * @timeout_ns: the request's timer, armed by lx_xprt_req_submit() before the
  *	request can complete (proto; 0: none).  Arming it after the submit
  *	would race with an async completion releasing the request.
  * @will_wait: the caller will wait for the outcome with
- *	xprt_req_done_wait() (proto): the transport may let that thread
+ *	lx_xprt_req_done_wait() (proto): the transport may let that thread
  *	receive the reply itself, saving a thread hop
  * @key: the reply key given at submit
  * @user: free for the protocol
  */
-struct xprt_req {
+struct lx_xprt_req {
 	struct xprt *xprt;
 	unsigned int slot;
-	struct xprt_buf *sbuf;
-	struct iovec tx_segs[XPRT_REQ_MAX_TX_SEGS];
+	struct lx_xprt_buf *sbuf;
+	struct iovec tx_segs[LX_XPRT_REQ_MAX_TX_SEGS];
 	unsigned int nr_tx_segs;
-	struct xprt_buf *rbuf;
+	struct lx_xprt_buf *rbuf;
 	size_t rlen;
-	struct xprt_iter rx_data;
+	struct lx_xprt_iter rx_data;
 	size_t rx_data_off;
 	size_t rx_data_len;
 	size_t rx_data_pad;
 	size_t rx_msg_len;
-	const struct xprt_req_ops *ops;
+	const struct lx_xprt_req_ops *ops;
 	uint64_t owner;
 	bool no_reply;
 	bool will_wait;
@@ -247,11 +247,12 @@ struct xprt_req {
 	void *user;
 };
 
-/* xprt_req_alloc() flags */
-#define XPRT_NOWAIT 0x1u /* fail with -EAGAIN instead of waiting for a slot */
+/* lx_xprt_req_alloc() flags */
+#define LX_XPRT_NOWAIT \
+	0x1u /* fail with -EAGAIN instead of waiting for a slot */
 
 /**
- * xprt_create() - create a transport and connect it
+ * lx_xprt_create() - create a transport and connect it
  * @xp: where the transport is stored
  * @opts: parameters, copied (the pool is referenced, not copied)
  *
@@ -261,43 +262,44 @@ struct xprt_req {
  * resolve; %-ECONNREFUSED, %-ETIMEDOUT, %-EHOSTUNREACH or another connect
  * error; %-ENOMEM; %-EPROTONOSUPPORT for a transport not built in.
  */
-int xprt_create(struct xprt **xp, const struct xprt_opts *opts);
+int lx_xprt_create(struct xprt **xp, const struct lx_xprt_opts *opts);
 
 /**
- * xprt_destroy() - close the transport and free it
+ * lx_xprt_destroy() - close the transport and free it
  *
  * Queued and in-flight requests complete with -ESHUTDOWN (their done()
  * runs on the calling thread or the receive thread before this returns).
- * Every request must then be put by its protocol before xprt_destroy()
+ * Every request must then be put by its protocol before lx_xprt_destroy()
  * returns: it waits for that.  Must not be called from a done() callback.
  * NULL is a no-op.
  */
-void xprt_destroy(struct xprt *x);
+void lx_xprt_destroy(struct xprt *x);
 
 /**
- * xprt_req_alloc() - take a free request slot and its buffers
+ * lx_xprt_req_alloc() - take a free request slot and its buffers
  * @x: the transport
- * @flags: %XPRT_NOWAIT or 0
+ * @flags: %LX_XPRT_NOWAIT or 0
  * @reqp: where the request is stored; its sbuf->len is 0, ops NULL
  *
- * Context: may block (FIFO behind other waiters) without %XPRT_NOWAIT.
- * Return: %0; %-EAGAIN (no slot and %XPRT_NOWAIT); %-ENOBUFS (no buffer
- * and %XPRT_NOWAIT); %-ESHUTDOWN when the transport is closing.
+ * Context: may block (FIFO behind other waiters) without %LX_XPRT_NOWAIT.
+ * Return: %0; %-EAGAIN (no slot and %LX_XPRT_NOWAIT); %-ENOBUFS (no buffer
+ * and %LX_XPRT_NOWAIT); %-ESHUTDOWN when the transport is closing.
  */
-int xprt_req_alloc(struct xprt *x, unsigned int flags, struct xprt_req **reqp);
+int lx_xprt_req_alloc(struct xprt *x, unsigned int flags,
+		      struct lx_xprt_req **reqp);
 
-/** xprt_req_priv() - the protocol's private area of @req (req_priv bytes) */
-void *xprt_req_priv(struct xprt_req *req);
+/** lx_xprt_req_priv() - the protocol's private area of @req (req_priv bytes) */
+void *lx_xprt_req_priv(struct lx_xprt_req *req);
 
 /**
- * xprt_req_add_seg() - append a send segment from caller memory
+ * lx_xprt_req_add_seg() - append a send segment from caller memory
  * The memory must stay valid and unchanged until done() has run.
- * Return: %0; %-E2BIG when all %XPRT_REQ_MAX_TX_SEGS are used.
+ * Return: %0; %-E2BIG when all %LX_XPRT_REQ_MAX_TX_SEGS are used.
  */
-int xprt_req_add_seg(struct xprt_req *req, const void *base, size_t len);
+int lx_xprt_req_add_seg(struct lx_xprt_req *req, const void *base, size_t len);
 
 /**
- * xprt_req_submit() - send a request and wait for its reply in the
+ * lx_xprt_req_submit() - send a request and wait for its reply in the
  * background
  * @req: encoded request, ops set
  * @key: the key its reply will carry (XID, 9P tag)
@@ -312,10 +314,10 @@ int xprt_req_add_seg(struct xprt_req *req, const void *base, size_t len);
  * than the peer accepts), %-EOPNOTSUPP (no_reply on RDMA, where every
  * message must be answered to return its credit).
  */
-int xprt_req_submit(struct xprt_req *req, uint32_t key);
+int lx_xprt_req_submit(struct lx_xprt_req *req, uint32_t key);
 
 /**
- * xprt_req_set_timer() - arm (or re-arm) the timer of a request the
+ * lx_xprt_req_set_timer() - arm (or re-arm) the timer of a request the
  * caller holds a reference to (from its timeout hook, say; for the
  * initial timer use req->timeout_ns)
  * @req: a submitted request
@@ -324,10 +326,10 @@ int xprt_req_submit(struct xprt_req *req, uint32_t key);
  * On expiry ops->timeout() runs on the receive thread.  Safe from any
  * thread, including from ops->timeout() itself.
  */
-void xprt_req_set_timer(struct xprt_req *req, uint64_t timeout_ns);
+void lx_xprt_req_set_timer(struct lx_xprt_req *req, uint64_t timeout_ns);
 
 /**
- * xprt_req_retransmit() - queue a submitted request for transmission
+ * lx_xprt_req_retransmit() - queue a submitted request for transmission
  * again with the same key (RPC retransmission after a minor timeout)
  *
  * Over RDMA a request already sent on the current connection is not sent
@@ -336,10 +338,10 @@ void xprt_req_set_timer(struct xprt_req *req, uint64_t timeout_ns);
  * Return: %0; %-EALREADY when its outcome is already decided or it is still
  * queued; %-EINVAL when it was never submitted.
  */
-int xprt_req_retransmit(struct xprt_req *req);
+int lx_xprt_req_retransmit(struct lx_xprt_req *req);
 
 /**
- * xprt_req_fail() - decide a submitted request's outcome as an error
+ * lx_xprt_req_fail() - decide a submitted request's outcome as an error
  * @req: the request
  * @status: negative errno passed to done()
  *
@@ -350,32 +352,32 @@ int xprt_req_retransmit(struct xprt_req *req);
  * Return: %0; %-EALREADY when the outcome was decided already (done() has
  * run or is about to, with that outcome).
  */
-int xprt_req_fail(struct xprt_req *req, int status);
+int lx_xprt_req_fail(struct lx_xprt_req *req, int status);
 
 /**
- * xprt_req_cancel() - xprt_req_fail(req, -ECANCELED)
+ * lx_xprt_req_cancel() - lx_xprt_req_fail(req, -ECANCELED)
  */
-int xprt_req_cancel(struct xprt_req *req);
+int lx_xprt_req_cancel(struct lx_xprt_req *req);
 
 /**
- * xprt_req_get() - take a reference on @req (e.g. before handing it to
+ * lx_xprt_req_get() - take a reference on @req (e.g. before handing it to
  * another thread)
  */
-void xprt_req_get(struct xprt_req *req);
+void lx_xprt_req_get(struct lx_xprt_req *req);
 
 /**
- * xprt_req_put() - drop a reference; the last one frees the slot
+ * lx_xprt_req_put() - drop a reference; the last one frees the slot
  *
- * The protocol holds one reference from xprt_req_alloc(); it puts it after
+ * The protocol holds one reference from lx_xprt_req_alloc(); it puts it after
  * done() has run (or after a failed submit, or to abandon an unsubmitted
  * request).
  * Return: %0; %-EINVAL for a request with no reference left (a double
  * put, reported and otherwise ignored).
  */
-int xprt_req_put(struct xprt_req *req);
+int lx_xprt_req_put(struct lx_xprt_req *req);
 
 /**
- * xprt_req_done_wait() - wait until done() has run for @req
+ * lx_xprt_req_done_wait() - wait until done() has run for @req
  * @req: a submitted request
  * @timeout_ns: relative, negative = forever
  *
@@ -384,25 +386,25 @@ int xprt_req_put(struct xprt_req *req);
  * Context: may block; not on the receive thread.
  * Return: %0 when done() has returned; %-ETIMEDOUT.
  */
-int xprt_req_done_wait(struct xprt_req *req, int64_t timeout_ns);
+int lx_xprt_req_done_wait(struct lx_xprt_req *req, int64_t timeout_ns);
 
-/** xprt_state() - the connection state now */
-enum xprt_state xprt_state(const struct xprt *x);
+/** lx_xprt_state() - the connection state now */
+enum lx_xprt_state lx_xprt_state(const struct xprt *x);
 
 /**
- * xprt_connect_cookie() - number of connections established so far; a
+ * lx_xprt_connect_cookie() - number of connections established so far; a
  * request whose cookie differs went out on an older connection
  */
-uint32_t xprt_connect_cookie(const struct xprt *x);
+uint32_t lx_xprt_connect_cookie(const struct xprt *x);
 
-/** xprt_req_cookie() - the connect cookie @req was last sent under */
-uint32_t xprt_req_cookie(const struct xprt_req *req);
+/** lx_xprt_req_cookie() - the connect cookie @req was last sent under */
+uint32_t lx_xprt_req_cookie(const struct lx_xprt_req *req);
 
 /**
- * xprt_set_pool() - give an idle transport another buffer pool
+ * lx_xprt_set_pool() - give an idle transport another buffer pool
  * @x: the transport
  * @pool: the new pool (referenced, not owned: the caller destroys it
- *	after xprt_destroy()); its buffer size becomes buf_size
+ *	after lx_xprt_destroy()); its buffer size becomes buf_size
  *
  * For protocols that negotiate their message size on the connection
  * itself (9P msize): create the transport with a pool for the size asked
@@ -415,25 +417,25 @@ uint32_t xprt_req_cookie(const struct xprt_req *req);
  * Return: %0; %-EINVAL for NULL arguments; %-EBUSY when requests are
  * still held after that wait.
  */
-int xprt_set_pool(struct xprt *x, struct xprt_pool *pool);
+int lx_xprt_set_pool(struct xprt *x, struct lx_xprt_pool *pool);
 
-/** xprt_pool() - the transport's buffer pool */
-struct xprt_pool *xprt_pool(const struct xprt *x);
+/** lx_xprt_pool() - the transport's buffer pool */
+struct lx_xprt_pool *lx_xprt_pool(const struct xprt *x);
 
-/** xprt_max_reqs() - request slots of @x */
-unsigned int xprt_max_reqs(const struct xprt *x);
+/** lx_xprt_max_reqs() - request slots of @x */
+unsigned int lx_xprt_max_reqs(const struct xprt *x);
 
-/** xprt_get_stats() - snapshot of the counters */
-void xprt_get_stats(const struct xprt *x, struct xprt_stats *st);
+/** lx_xprt_get_stats() - snapshot of the counters */
+void lx_xprt_get_stats(const struct xprt *x, struct lx_xprt_stats *st);
 
 /**
- * xprt_disconnect() - drop the connection now (tests, fault injection);
+ * lx_xprt_disconnect() - drop the connection now (tests, fault injection);
  * the worker reconnects with backoff
  */
-void xprt_disconnect(struct xprt *x);
+void lx_xprt_disconnect(struct xprt *x);
 
-/** xprt_peer() - "host:port" of the peer, for messages */
-const char *xprt_peer(const struct xprt *x);
+/** lx_xprt_peer() - "host:port" of the peer, for messages */
+const char *lx_xprt_peer(const struct xprt *x);
 
 #ifdef __cplusplus
 }

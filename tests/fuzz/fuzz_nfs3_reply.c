@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Fuzz target: a whole NFSv3 / MOUNT v3 call's reply path - the public
- * async API (nfs3_*_async, nfs3_mnt_*_async), the RPC reply header, READ
- * placement into the caller's iovecs (nfs3_read_place, straight from the
+ * async API (nfs3_*_async, lx_nfs3_mnt_*_async), the RPC reply header, READ
+ * placement into the caller's iovecs (lx_nfs3_read_place, straight from the
  * stage or by readv()), the decoders on the reduced stream, the status
  * mapping, the completion callback - over the real receive state machine.
  *
@@ -22,19 +22,19 @@
 #include "nfs3_cases.h"
 
 static struct {
-	struct rpc_clnt *rpc;
-	struct nfs3_clnt clnt;
+	struct lx_rpc_clnt *rpc;
+	struct lx_nfs3_clnt clnt;
 	struct fz_stream s;
 	struct nfs3_case_buf b;
 } g;
 
 struct fz_nfs_call {
-	struct nfs3_call call;
+	struct lx_nfs3_call call;
 	unsigned int done;
 	int status;
 };
 
-static void done(struct nfs3_call *call, int status, void *arg)
+static void done(struct lx_nfs3_call *call, int status, void *arg)
 {
 	struct fz_nfs_call *fc = arg;
 
@@ -45,79 +45,83 @@ static void done(struct nfs3_call *call, int status, void *arg)
 	FZ_ASSERT(status <= 0);
 }
 
-static int start(enum nfs3_case c, struct nfs3_call *call)
+static int start(enum nfs3_case c, struct lx_nfs3_call *call)
 {
-	static const struct nfs3_fh fh = {.len = 8, .data = "fuzzfh!"};
-	static const struct nfs3_sattr sa = {.set_mode = true, .mode = 0644};
-	static const uint8_t verf[NFS3_VERFSIZE];
+	static const struct lx_nfs3_fh fh = {.len = 8, .data = "fuzzfh!"};
+	static const struct lx_nfs3_sattr sa = {.set_mode = true, .mode = 0644};
+	static const uint8_t verf[LX_NFS3_VERFSIZE];
 	static char wdata[5] = "hello";
 	static const struct iovec wiov = {wdata, sizeof(wdata)};
-	struct nfs3_clnt *cl = &g.clnt;
+	struct lx_nfs3_clnt *cl = &g.clnt;
 	struct nfs3_case_buf *b = &g.b;
 
 	switch (c) {
 	case NC_NULL:
-		return nfs3_null_async(cl, call);
+		return lx_nfs3_null_async(cl, call);
 	case NC_GETATTR:
-		return nfs3_getattr_async(cl, call, &fh, &b->res.getattr);
+		return lx_nfs3_getattr_async(cl, call, &fh, &b->res.getattr);
 	case NC_SETATTR:
-		return nfs3_setattr_async(cl, call, &fh, &sa, NULL,
-					  &b->res.wcc);
+		return lx_nfs3_setattr_async(cl, call, &fh, &sa, NULL,
+					     &b->res.wcc);
 	case NC_LOOKUP:
-		return nfs3_lookup_async(cl, call, &fh, "a", &b->res.lookup);
+		return lx_nfs3_lookup_async(cl, call, &fh, "a", &b->res.lookup);
 	case NC_ACCESS:
-		return nfs3_access_async(cl, call, &fh, 0x3f, &b->res.access);
+		return lx_nfs3_access_async(cl, call, &fh, 0x3f,
+					    &b->res.access);
 	case NC_READLINK:
-		return nfs3_readlink_async(cl, call, &fh, b->link, b->link_size,
-					   &b->res.readlink);
+		return lx_nfs3_readlink_async(cl, call, &fh, b->link,
+					      b->link_size, &b->res.readlink);
 	case NC_READ:
-		return nfs3_read_async(cl, call, &fh, 0, b->count, b->iov,
-				       b->iovcnt, &b->res.read);
+		return lx_nfs3_read_async(cl, call, &fh, 0, b->count, b->iov,
+					  b->iovcnt, &b->res.read);
 	case NC_WRITE:
-		return nfs3_write_async(cl, call, &fh, 0, &wiov, 1,
-					NFS3_UNSTABLE, &b->res.write);
+		return lx_nfs3_write_async(cl, call, &fh, 0, &wiov, 1,
+					   LX_NFS3_UNSTABLE, &b->res.write);
 	case NC_CREATE:
-		return nfs3_create_async(cl, call, &fh, "a",
-					 NFS3_CREATE_UNCHECKED, &sa, NULL,
-					 &b->res.create);
+		return lx_nfs3_create_async(cl, call, &fh, "a",
+					    LX_NFS3_CREATE_UNCHECKED, &sa, NULL,
+					    &b->res.create);
 	case NC_MKDIR:
-		return nfs3_mkdir_async(cl, call, &fh, "a", &sa,
-					&b->res.create);
+		return lx_nfs3_mkdir_async(cl, call, &fh, "a", &sa,
+					   &b->res.create);
 	case NC_SYMLINK:
-		return nfs3_symlink_async(cl, call, &fh, "a", &sa, "t",
-					  &b->res.create);
+		return lx_nfs3_symlink_async(cl, call, &fh, "a", &sa, "t",
+					     &b->res.create);
 	case NC_MKNOD:
-		return nfs3_mknod_async(cl, call, &fh, "a", NF3FIFO, &sa, 0, 0,
-					&b->res.create);
+		return lx_nfs3_mknod_async(cl, call, &fh, "a", NF3FIFO, &sa, 0,
+					   0, &b->res.create);
 	case NC_REMOVE:
-		return nfs3_remove_async(cl, call, &fh, "a", &b->res.wcc);
+		return lx_nfs3_remove_async(cl, call, &fh, "a", &b->res.wcc);
 	case NC_RMDIR:
-		return nfs3_rmdir_async(cl, call, &fh, "a", &b->res.wcc);
+		return lx_nfs3_rmdir_async(cl, call, &fh, "a", &b->res.wcc);
 	case NC_RENAME:
-		return nfs3_rename_async(cl, call, &fh, "a", &fh, "b",
-					 &b->res.rename);
+		return lx_nfs3_rename_async(cl, call, &fh, "a", &fh, "b",
+					    &b->res.rename);
 	case NC_LINK:
-		return nfs3_link_async(cl, call, &fh, &fh, "a", &b->res.link);
+		return lx_nfs3_link_async(cl, call, &fh, &fh, "a",
+					  &b->res.link);
 	case NC_READDIR:
-		return nfs3_readdir_async(cl, call, &fh, 0, verf, 4096, &b->db,
-					  &b->res.readdir);
+		return lx_nfs3_readdir_async(cl, call, &fh, 0, verf, 4096,
+					     &b->db, &b->res.readdir);
 	case NC_READDIRPLUS:
-		return nfs3_readdirplus_async(cl, call, &fh, 0, verf, 4096,
-					      8192, &b->db, &b->res.readdir);
+		return lx_nfs3_readdirplus_async(cl, call, &fh, 0, verf, 4096,
+						 8192, &b->db, &b->res.readdir);
 	case NC_FSSTAT:
-		return nfs3_fsstat_async(cl, call, &fh, &b->res.fsstat);
+		return lx_nfs3_fsstat_async(cl, call, &fh, &b->res.fsstat);
 	case NC_FSINFO:
-		return nfs3_fsinfo_async(cl, call, &fh, &b->res.fsinfo);
+		return lx_nfs3_fsinfo_async(cl, call, &fh, &b->res.fsinfo);
 	case NC_PATHCONF:
-		return nfs3_pathconf_async(cl, call, &fh, &b->res.pathconf);
+		return lx_nfs3_pathconf_async(cl, call, &fh, &b->res.pathconf);
 	case NC_COMMIT:
-		return nfs3_commit_async(cl, call, &fh, 0, 0, &b->res.commit);
+		return lx_nfs3_commit_async(cl, call, &fh, 0, 0,
+					    &b->res.commit);
 	case NC_MNT:
-		return nfs3_mnt_mnt_async(g.rpc, call, "/export", &b->res.mnt);
+		return lx_nfs3_mnt_mnt_async(g.rpc, call, "/export",
+					     &b->res.mnt);
 	case NC_DUMP:
-		return nfs3_mnt_dump_async(g.rpc, call, &b->ml);
+		return lx_nfs3_mnt_dump_async(g.rpc, call, &b->ml);
 	case NC_EXPORT:
-		return nfs3_mnt_export_async(g.rpc, call, &b->ml);
+		return lx_nfs3_mnt_export_async(g.rpc, call, &b->ml);
 	default:
 		abort();
 	}
@@ -134,12 +138,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct xprt *x;
 
 	if (!g.rpc) {
-		/* NFS3_DEF_BUF_SIZE, as nfs3_connect() would */
-		g.rpc = fz_rpc_clnt(NFS3_DEF_BUF_SIZE, 4);
+		/* LX_NFS3_DEF_BUF_SIZE, as lx_nfs3_connect() would */
+		g.rpc = fz_rpc_clnt(LX_NFS3_DEF_BUF_SIZE, 4);
 		g.clnt.rpc = g.rpc;
-		g.clnt.buf_size = NFS3_DEF_BUF_SIZE;
+		g.clnt.buf_size = LX_NFS3_DEF_BUF_SIZE;
 		g.clnt.rsize = g.clnt.wsize = 1u << 20;
-		g.clnt.dirsize = NFS3_DEF_BUF_SIZE - NFS3_DIR_SLACK;
+		g.clnt.dirsize = LX_NFS3_DEF_BUF_SIZE - LX_NFS3_DIR_SLACK;
 		fz_stream_open(&g.s);
 	}
 	x = fz_rpc_xprt(g.rpc);
@@ -153,7 +157,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fz_stream_feed(&g.s, x, in.p, in.left, fz_chunk(chunk));
 	fz_stream_reset(&g.s, x);
 	if (!fc.done)
-		xprt_fail_all(x, -ECANCELED);
+		lx_xprt_fail_all(x, -ECANCELED);
 	FZ_ASSERT(fc.done == 1);
 	if (fc.status == 0)
 		nc_check(&g.b, c, true);

@@ -14,33 +14,33 @@
 
 #include "nfs3_cases.h"
 
-typedef bool_t (*nc_dec_fn)(XDR *x, struct nfs3_ctx *c);
+typedef bool_t (*nc_dec_fn)(XDR *x, struct lx_nfs3_ctx *c);
 
 static const nc_dec_fn nc_dec[NC_N] = {
-	[NC_GETATTR] = nfs3_dec_getattr,
-	[NC_SETATTR] = nfs3_dec_wcc_res,
-	[NC_LOOKUP] = nfs3_dec_lookup,
-	[NC_ACCESS] = nfs3_dec_access,
-	[NC_READLINK] = nfs3_dec_readlink,
-	[NC_READ] = nfs3_dec_read,
-	[NC_WRITE] = nfs3_dec_write,
-	[NC_CREATE] = nfs3_dec_create,
-	[NC_MKDIR] = nfs3_dec_create,
-	[NC_SYMLINK] = nfs3_dec_create,
-	[NC_MKNOD] = nfs3_dec_create,
-	[NC_REMOVE] = nfs3_dec_wcc_res,
-	[NC_RMDIR] = nfs3_dec_wcc_res,
-	[NC_RENAME] = nfs3_dec_rename,
-	[NC_LINK] = nfs3_dec_link,
-	[NC_READDIR] = nfs3_dec_readdir,
-	[NC_READDIRPLUS] = nfs3_dec_readdirplus,
-	[NC_FSSTAT] = nfs3_dec_fsstat,
-	[NC_FSINFO] = nfs3_dec_fsinfo,
-	[NC_PATHCONF] = nfs3_dec_pathconf,
-	[NC_COMMIT] = nfs3_dec_commit,
-	[NC_MNT] = nfs3_dec_mnt,
-	[NC_DUMP] = nfs3_dec_mnt_dump,
-	[NC_EXPORT] = nfs3_dec_mnt_export,
+	[NC_GETATTR] = lx_nfs3_dec_getattr,
+	[NC_SETATTR] = lx_nfs3_dec_wcc_res,
+	[NC_LOOKUP] = lx_nfs3_dec_lookup,
+	[NC_ACCESS] = lx_nfs3_dec_access,
+	[NC_READLINK] = lx_nfs3_dec_readlink,
+	[NC_READ] = lx_nfs3_dec_read,
+	[NC_WRITE] = lx_nfs3_dec_write,
+	[NC_CREATE] = lx_nfs3_dec_create,
+	[NC_MKDIR] = lx_nfs3_dec_create,
+	[NC_SYMLINK] = lx_nfs3_dec_create,
+	[NC_MKNOD] = lx_nfs3_dec_create,
+	[NC_REMOVE] = lx_nfs3_dec_wcc_res,
+	[NC_RMDIR] = lx_nfs3_dec_wcc_res,
+	[NC_RENAME] = lx_nfs3_dec_rename,
+	[NC_LINK] = lx_nfs3_dec_link,
+	[NC_READDIR] = lx_nfs3_dec_readdir,
+	[NC_READDIRPLUS] = lx_nfs3_dec_readdirplus,
+	[NC_FSSTAT] = lx_nfs3_dec_fsstat,
+	[NC_FSINFO] = lx_nfs3_dec_fsinfo,
+	[NC_PATHCONF] = lx_nfs3_dec_pathconf,
+	[NC_COMMIT] = lx_nfs3_dec_commit,
+	[NC_MNT] = lx_nfs3_dec_mnt,
+	[NC_DUMP] = lx_nfs3_dec_mnt_dump,
+	[NC_EXPORT] = lx_nfs3_dec_mnt_export,
 };
 
 static struct nfs3_case_buf nb;
@@ -53,7 +53,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct fz_in in = {data, size};
 	enum nfs3_case c = (enum nfs3_case)(fz_u8(&in) % NC_N);
 	uint8_t param = fz_u8(&in);
-	struct nfs3_ctx ctx;
+	struct lx_nfs3_ctx ctx;
 	bool ok;
 	XDR x;
 

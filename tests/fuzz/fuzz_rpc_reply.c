@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Fuzz target: SunRPC reply headers (rpc/rpc_clnt.c: rpc_place, the
+ * Fuzz target: SunRPC reply headers (rpc/rpc_clnt.c: lx_rpc_place, the
  * reply header length, libtirpc's xdr_replymsg, the accept/reject status
  * mapping) and bulk placement through the RPC layer, over the real
  * receive state machine.
@@ -13,7 +13,7 @@
  * bulk data into a 4 KiB buffer, then an end word.
  *
  * Checks: each call completes exactly once, with a status from rpc.h's
- * table; rpc_call_info() agrees with the status; a successful B saw the
+ * table; lx_rpc_call_info() agrees with the status; a successful B saw the
  * data length its placement hook accepted, never more than its buffer.
  */
 #include <errno.h>
@@ -37,13 +37,13 @@ struct res_b {
 };
 
 struct fz_call {
-	struct rpc_call *call;
+	struct lx_rpc_call *call;
 	unsigned int done;
 	int status;
 };
 
 static struct {
-	struct rpc_clnt *cl;
+	struct lx_rpc_clnt *cl;
 	struct fz_stream s;
 	uint8_t data[B_CAP];
 	struct iovec iov[3];
@@ -110,10 +110,10 @@ static void check_status(int status)
 	}
 }
 
-static void done(struct rpc_call *call, int status, void *arg)
+static void done(struct lx_rpc_call *call, int status, void *arg)
 {
 	struct fz_call *c = arg;
-	const struct rpc_reply_info *info = rpc_call_info(call);
+	const struct lx_rpc_reply_info *info = lx_rpc_call_info(call);
 
 	FZ_ASSERT(c->done == 0);
 	c->done++;
@@ -132,11 +132,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fz_in in = {data, size};
 	uint8_t sel = fz_u8(&in);
-	struct rpc_call_args a = {0}, b = {0};
+	struct lx_rpc_call_args a = {0}, b = {0};
 	struct fz_call ca = {0}, cb = {0};
 	struct res_a ra;
 	struct res_b rb;
-	struct xprt_iter it;
+	struct lx_xprt_iter it;
 	bool with_b = sel & 0x08;
 
 	if (!g.cl) {
@@ -149,18 +149,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		g.iov[0] = (struct iovec){g.data, 1};
 		g.iov[1] = (struct iovec){g.data + 1, 2000};
 		g.iov[2] = (struct iovec){g.data + 2001, B_CAP - 2001};
-		xprt_iter_iovec(&it, g.iov, 3, B_CAP);
+		lx_xprt_iter_iovec(&it, g.iov, 3, B_CAP);
 	} else {
 		g.iov[0] = (struct iovec){g.data, B_CAP};
-		xprt_iter_iovec(&it, g.iov, 1, B_CAP);
+		lx_xprt_iter_iovec(&it, g.iov, 1, B_CAP);
 	}
 
 	a.proc = 1;
 	a.dec = (xdrproc_t)dec_a;
 	a.res = &ra;
 	fz_rpc_next_xid(g.cl, FZ_XID);
-	FZ_ASSERT(rpc_call_async(g.cl, &a, done, &ca, &ca.call) == 0);
-	fz_wait_sent((struct xprt_req *)ca.call);
+	FZ_ASSERT(lx_rpc_call_async(g.cl, &a, done, &ca, &ca.call) == 0);
+	fz_wait_sent((struct lx_xprt_req *)ca.call);
 	if (with_b) {
 		b.proc = 2;
 		b.dec = (xdrproc_t)dec_b;
@@ -168,21 +168,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		b.place = place_b;
 		b.place_arg = &rb;
 		b.rx_dst = &it;
-		FZ_ASSERT(rpc_call_async(g.cl, &b, done, &cb, &cb.call) == 0);
-		fz_wait_sent((struct xprt_req *)cb.call);
+		FZ_ASSERT(lx_rpc_call_async(g.cl, &b, done, &cb, &cb.call) ==
+			  0);
+		fz_wait_sent((struct lx_xprt_req *)cb.call);
 	}
 
 	fz_stream_feed(&g.s, fz_rpc_xprt(g.cl), in.p, in.left, fz_chunk(sel));
 	fz_stream_reset(&g.s, fz_rpc_xprt(g.cl));
 
 	if (!ca.done)
-		FZ_ASSERT(rpc_call_cancel(ca.call) == 0);
+		FZ_ASSERT(lx_rpc_call_cancel(ca.call) == 0);
 	FZ_ASSERT(ca.done == 1);
 	if (!ca.status)
 		FZ_ASSERT(ra.n <= 8);
 	if (with_b) {
 		if (!cb.done)
-			FZ_ASSERT(rpc_call_cancel(cb.call) == 0);
+			FZ_ASSERT(lx_rpc_call_cancel(cb.call) == 0);
 		FZ_ASSERT(cb.done == 1);
 		if (!cb.status && rb.hooked)
 			FZ_ASSERT(rb.len == rb.placed && rb.placed <= B_CAP);

@@ -24,21 +24,23 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void make_offer(uint8_t sel, struct rpcrdma_offer *o)
+static void make_offer(uint8_t sel, struct lx_rpcrdma_offer *o)
 {
 	memset(o, 0, sizeof(*o));
 	if (sel & 1) {
 		o->write.nsegs = 2;
-		o->write.segs[0] = (struct rpcrdma_seg){0x1001, 4096, 0x1000};
-		o->write.segs[1] = (struct rpcrdma_seg){0x1002, 8192, 0x9000};
+		o->write.segs[0] =
+			(struct lx_rpcrdma_seg){0x1001, 4096, 0x1000};
+		o->write.segs[1] =
+			(struct lx_rpcrdma_seg){0x1002, 8192, 0x9000};
 	}
 	if (sel & 2) {
 		o->reply.nsegs = 1;
-		o->reply.segs[0] = (struct rpcrdma_seg){0x2001, 65536, 0x0};
+		o->reply.segs[0] = (struct lx_rpcrdma_seg){0x2001, 65536, 0x0};
 	}
 }
 
-static size_t offered(const struct rpcrdma_wchunk *c)
+static size_t offered(const struct lx_rpcrdma_wchunk *c)
 {
 	size_t n = 0;
 	uint32_t i;
@@ -50,10 +52,10 @@ static size_t offered(const struct rpcrdma_wchunk *c)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static uint8_t enc[RPCRDMA_HDR_MAX * 4];
-	struct rpcrdma_reply_info ri;
-	struct rpcrdma_offer o;
-	struct rpcrdma_hdr h;
+	static uint8_t enc[LX_RPCRDMA_HDR_MAX * 4];
+	struct lx_rpcrdma_reply_info ri;
+	struct lx_rpcrdma_offer o;
+	struct lx_rpcrdma_hdr h;
 	unsigned int send, recv;
 	const uint8_t *msg;
 	size_t len;
@@ -62,27 +64,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 9)
 		return 0;
 	make_offer(data[0], &o);
-	FZ_ASSERT(rpcrdma_cm_negotiate(data + 1, 8, 4096, 4096, &send, &recv) >=
-		  0);
+	FZ_ASSERT(lx_rpcrdma_cm_negotiate(data + 1, 8, 4096, 4096, &send,
+					  &recv) >= 0);
 	FZ_ASSERT(send >= 1024 && send <= 4096);
 	FZ_ASSERT(recv >= 1024 && recv <= 4096);
 	msg = data + 9;
 	len = size - 9;
 
 	memset(&h, 0, sizeof(h));
-	hl = rpcrdma_decode(msg, len, &h);
+	hl = lx_rpcrdma_decode(msg, len, &h);
 	if (hl < 0)
 		return 0;
 	FZ_ASSERT((size_t)hl <= len && hl >= 16); /* RDMA_DONE: 4 words */
-	FZ_ASSERT(h.nr_reads <= RPCRDMA_MAX_SEGS);
-	FZ_ASSERT(h.nr_writes <= RPCRDMA_MAX_WCHUNKS);
+	FZ_ASSERT(h.nr_reads <= LX_RPCRDMA_MAX_SEGS);
+	FZ_ASSERT(h.nr_writes <= LX_RPCRDMA_MAX_WCHUNKS);
 	if (h.proc == RDMA_MSG || h.proc == RDMA_NOMSG ||
 	    h.proc == RDMA_ERROR) {
-		el = rpcrdma_encode(enc, sizeof(enc), &h);
+		el = lx_rpcrdma_encode(enc, sizeof(enc), &h);
 		FZ_ASSERT(el == hl);
 		FZ_ASSERT(!memcmp(enc, msg, (size_t)el));
 	}
-	if (rpcrdma_check_reply(&h, (size_t)hl, len, &o, &ri))
+	if (lx_rpcrdma_check_reply(&h, (size_t)hl, len, &o, &ri))
 		return 0;
 	if (ri.in_reply_chunk) {
 		FZ_ASSERT(o.reply.nsegs);

@@ -44,7 +44,7 @@
 #define TOY_SMALL_DST 0x10u
 
 struct toy_req {
-	struct xprt_req *req;
+	struct lx_xprt_req *req;
 	unsigned int done;
 	int status;
 	bool has_data; /* the last place() decision placed data */
@@ -74,7 +74,7 @@ static uint32_t be16(const uint8_t *p)
 	return (uint32_t)p[0] << 8 | p[1];
 }
 
-static int toy_place(struct xprt_req *req, size_t have, size_t msg_len)
+static int toy_place(struct lx_xprt_req *req, size_t have, size_t msg_len)
 {
 	struct toy_req *t = req->user;
 	const uint8_t *b = (const uint8_t *)req->rbuf->data + g.key_len;
@@ -93,8 +93,8 @@ static int toy_place(struct xprt_req *req, size_t have, size_t msg_len)
 		return (int)(hdr + more);
 	if (flags & TOY_NODATA)
 		return 0;
-	if (xprt_iter_iovec(&req->rx_data, t->iov, t->iovcnt,
-			    (flags & TOY_SMALL_DST) ? 100 : DATA_CAP))
+	if (lx_xprt_iter_iovec(&req->rx_data, t->iov, t->iovcnt,
+			       (flags & TOY_SMALL_DST) ? 100 : DATA_CAP))
 		abort();
 	req->rx_data_off = be16(b);
 	req->rx_data_len = be16(b + 2);
@@ -139,7 +139,7 @@ static void gather(const struct toy_req *t, uint8_t *out, size_t len)
 	}
 }
 
-static void check_reply(struct xprt_req *req, struct toy_req *t)
+static void check_reply(struct lx_xprt_req *req, struct toy_req *t)
 {
 	const struct ref_msg *m = ref_first(req->key, req->xprt == g.x[1]);
 	static uint8_t expect[MAX_MSG], got[DATA_CAP];
@@ -170,7 +170,7 @@ static void check_reply(struct xprt_req *req, struct toy_req *t)
 	FZ_ASSERT(!memcmp(got, mb + t->off, t->len));
 }
 
-static void toy_done(struct xprt_req *req, int status)
+static void toy_done(struct lx_xprt_req *req, int status)
 {
 	struct toy_req *t = req->user;
 
@@ -193,7 +193,7 @@ static void toy_done(struct xprt_req *req, int status)
 	}
 }
 
-static const struct xprt_req_ops toy_ops = {
+static const struct lx_xprt_req_ops toy_ops = {
 	.done = toy_done,
 	.place = toy_place,
 };
@@ -245,18 +245,18 @@ static void ref_parse(const uint8_t *d, size_t len, bool p9)
 
 static void setup(void)
 {
-	struct xprt_opts o = {0};
+	struct lx_xprt_opts o = {0};
 	int i;
 
-	o.transport = XPRT_TRANSPORT_TCP;
+	o.transport = LX_XPRT_TRANSPORT_TCP;
 	o.host = "127.0.0.1";
 	o.port = 9;
 	o.max_reqs = NREQ;
 	o.buf_size = BUF_SIZE;
 	o.max_msg = MAX_MSG;
 	for (i = 0; i < 2; i++) {
-		o.framing = i ? &xprt_framing_9p : &xprt_framing_rpc;
-		if (xprt_create(&g.x[i], &o))
+		o.framing = i ? &lx_xprt_framing_9p : &lx_xprt_framing_rpc;
+		if (lx_xprt_create(&g.x[i], &o))
 			abort();
 		fz_stream_open(&g.s[i]);
 	}
@@ -284,7 +284,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	for (i = 0; i < nreq; i++) {
 		struct toy_req *t = &g.t[i];
-		struct xprt_req *req;
+		struct lx_xprt_req *req;
 
 		memset(t, 0, sizeof(*t));
 		if (sel & 0x40) {
@@ -297,13 +297,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			t->iov[0] = (struct iovec){t->data, DATA_CAP};
 			t->iovcnt = 1;
 		}
-		FZ_ASSERT(xprt_req_alloc(x, XPRT_NOWAIT, &req) == 0);
+		FZ_ASSERT(lx_xprt_req_alloc(x, LX_XPRT_NOWAIT, &req) == 0);
 		t->req = req;
 		req->user = t;
 		req->ops = &toy_ops;
 		memcpy(req->sbuf->data, "call", 4);
 		req->sbuf->len = 4;
-		FZ_ASSERT(xprt_req_submit(req, i + 1) == 0);
+		FZ_ASSERT(lx_xprt_req_submit(req, i + 1) == 0);
 		fz_wait_sent(req);
 	}
 
@@ -314,9 +314,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct toy_req *t = &g.t[i];
 
 		if (!t->done)
-			FZ_ASSERT(xprt_req_cancel(t->req) == 0);
+			FZ_ASSERT(lx_xprt_req_cancel(t->req) == 0);
 		FZ_ASSERT(t->done == 1);
-		xprt_req_put(t->req);
+		lx_xprt_req_put(t->req);
 	}
 	fz_wait_idle(x);
 	free(g.ref);

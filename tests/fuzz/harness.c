@@ -54,15 +54,15 @@ size_t fz_chunk(uint8_t sel)
 static void fz_spin(uint64_t *start)
 {
 	if (!*start)
-		*start = xprt_now_ns();
-	else if (xprt_now_ns() - *start > 10000000000ull)
+		*start = lx_xprt_now_ns();
+	else if (lx_xprt_now_ns() - *start > 10000000000ull)
 		fz_fail(__FILE__, __LINE__, "request never became idle");
 	sched_yield();
 }
 
-void fz_wait_sent(struct xprt_req *req)
+void fz_wait_sent(struct lx_xprt_req *req)
 {
-	struct xprt_rqst *rq = rq_of(req);
+	struct lx_xprt_rqst *rq = rq_of(req);
 	const uint32_t busy = RQ_QUEUED | RQ_XMIT;
 	uint64_t start = 0;
 
@@ -76,7 +76,7 @@ void fz_wait_xprt_sent(struct xprt *x)
 	unsigned int i;
 
 	for (i = 0; i < x->max_reqs; i++) {
-		struct xprt_rqst *rq = xprt_slot(x, i);
+		struct lx_xprt_rqst *rq = lx_xprt_slot(x, i);
 
 		if (rq_flags(atomic_load(&rq->st)) & RQ_SUBMITTED)
 			fz_wait_sent(&rq->pub);
@@ -87,7 +87,7 @@ void fz_wait_idle(struct xprt *x)
 {
 	uint64_t start = 0;
 
-	while (xprt_tags_in_use(x->tags))
+	while (lx_xprt_tags_in_use(x->tags))
 		fz_spin(&start);
 }
 
@@ -113,7 +113,7 @@ static void fz_noop(struct xprt *x)
 
 /* Every request goes out whole, at once: nothing is partial or queued
  * after the submit, so completions run on the fuzzing thread. */
-static int fz_send(struct xprt *x, struct xprt_rqst **reqs, unsigned int n,
+static int fz_send(struct xprt *x, struct lx_xprt_rqst **reqs, unsigned int n,
 		   unsigned int *nsent, bool more)
 {
 	unsigned int i;
@@ -133,7 +133,7 @@ static void fz_wait_writable(struct xprt *x, int timeout_ms)
 }
 
 /* Replaces xprt/tcp.c's, which the fuzz build does not link. */
-const struct xprt_transport_ops xprt_tcp_ops = {
+const struct lx_xprt_transport_ops lx_xprt_tcp_ops = {
 	.name = "fuzz",
 	.setup = fz_setup,
 	.connect = fz_connect,
@@ -153,7 +153,7 @@ void fz_stream_open(struct fz_stream *s)
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0,
 		       sv) < 0 ||
-	    xprt_tcp_rx_init(&s->rx)) {
+	    lx_xprt_tcp_rx_init(&s->rx)) {
 		perror("fuzz harness: socketpair");
 		abort();
 	}
@@ -186,8 +186,8 @@ int fz_stream_feed(struct fz_stream *s, struct xprt *x, const uint8_t *data,
 	size_t n;
 	int err;
 
-	if (!chunk || chunk > XPRT_TCP_STAGE_SIZE)
-		chunk = XPRT_TCP_STAGE_SIZE;
+	if (!chunk || chunk > LX_XPRT_TCP_STAGE_SIZE)
+		chunk = LX_XPRT_TCP_STAGE_SIZE;
 	/* at most FZ_MAX_PIECES reads per input: tiny pieces of a long
 	 * input cost a system call each and find nothing the first few
 	 * dozen boundaries did not */
@@ -198,7 +198,7 @@ int fz_stream_feed(struct fz_stream *s, struct xprt *x, const uint8_t *data,
 		put_all(s->wfd, data, n);
 		data += n;
 		len -= n;
-		err = xprt_tcp_rx_read(x, &s->rx, s->rfd);
+		err = lx_xprt_tcp_rx_read(x, &s->rx, s->rfd);
 		if (err)
 			return err;
 	}
@@ -211,15 +211,15 @@ void fz_stream_reset(struct fz_stream *s, struct xprt *x)
 
 	while (read(s->rfd, junk, sizeof(junk)) > 0)
 		;
-	xprt_tcp_rx_reset(x, &s->rx);
+	lx_xprt_tcp_rx_reset(x, &s->rx);
 }
 
 /* --------------------------------------------------------------- rpc */
 
-struct rpc_clnt *fz_rpc_clnt(size_t buf_size, unsigned int max_reqs)
+struct lx_rpc_clnt *fz_rpc_clnt(size_t buf_size, unsigned int max_reqs)
 {
-	struct rpc_clnt_opts o = {0};
-	struct rpc_clnt *cl;
+	struct lx_rpc_clnt_opts o = {0};
+	struct lx_rpc_clnt *cl;
 
 	o.host = "127.0.0.1";
 	o.port = 9; /* never connected: the null transport */
@@ -227,17 +227,17 @@ struct rpc_clnt *fz_rpc_clnt(size_t buf_size, unsigned int max_reqs)
 	o.vers = 3;
 	o.buf_size = buf_size;
 	o.max_reqs = max_reqs;
-	if (rpc_clnt_create(&cl, &o))
-		fz_fail(__FILE__, __LINE__, "rpc_clnt_create");
+	if (lx_rpc_clnt_create(&cl, &o))
+		fz_fail(__FILE__, __LINE__, "lx_rpc_clnt_create");
 	return cl;
 }
 
-void fz_rpc_next_xid(struct rpc_clnt *cl, uint32_t xid)
+void fz_rpc_next_xid(struct lx_rpc_clnt *cl, uint32_t xid)
 {
 	atomic_store(&cl->xid, xid);
 }
 
-struct xprt *fz_rpc_xprt(struct rpc_clnt *cl)
+struct xprt *fz_rpc_xprt(struct lx_rpc_clnt *cl)
 {
-	return rpc_clnt_xprt(cl, 0);
+	return lx_rpc_clnt_xprt(cl, 0);
 }

@@ -3,9 +3,9 @@
  * What every libFuzzer target of tests/fuzz shares.
  *
  * Transport: the fuzz build links everything of libxprt except xprt/tcp.c
- * (the socket side) and gets harness.c's xprt_tcp_ops instead: a
+ * (the socket side) and gets harness.c's lx_xprt_tcp_ops instead: a
  * transport that "sends" by dropping the bytes and never receives on its
- * own.  xprt_create(), rpc_clnt_create() and the NFSv3 calls above them
+ * own.  lx_xprt_create(), lx_rpc_clnt_create() and the NFSv3 calls above them
  * run unchanged; no thread ever reads a socket.
  *
  * Replies: a target hands the server's side of the stream to
@@ -53,7 +53,7 @@ uint16_t fz_u16(struct fz_in *in);
 /* The server's side of one connection. */
 struct fz_stream {
 	int wfd, rfd;
-	struct xprt_tcp_rx rx;
+	struct lx_xprt_tcp_rx rx;
 };
 
 /* Once per process; aborts on failure (the target cannot run). */
@@ -62,7 +62,7 @@ void fz_stream_open(struct fz_stream *s);
 /*
  * Feed @len bytes to @x's receive state machine, @chunk bytes at a time
  * (0: all at once).  Return 0, or the fatal stream error of
- * xprt_tcp_rx_read() (the bytes after it are dropped, as a client drops
+ * lx_xprt_tcp_rx_read() (the bytes after it are dropped, as a client drops
  * the connection).
  */
 int fz_stream_feed(struct fz_stream *s, struct xprt *x, const uint8_t *data,
@@ -77,7 +77,7 @@ void fz_stream_reset(struct fz_stream *s, struct xprt *x);
  * which holds a reference until it is done): from then on only the
  * fuzzing thread touches it, and done() runs on it.  Aborts after 10 s.
  */
-void fz_wait_sent(struct xprt_req *req);
+void fz_wait_sent(struct lx_xprt_req *req);
 
 /* fz_wait_sent() for every request submitted on @x (for callers that
  * hold no handle, as the NFS API gives none). */
@@ -86,16 +86,16 @@ void fz_wait_xprt_sent(struct xprt *x);
 /* Same for a whole transport: every slot free again. */
 void fz_wait_idle(struct xprt *x);
 
-struct rpc_clnt;
+struct lx_rpc_clnt;
 
 /*
  * An RPC client on the null transport (once per process; aborts on
  * failure) and the way to pin its next XID, so that the replies of a
  * corpus find their call.
  */
-struct rpc_clnt *fz_rpc_clnt(size_t buf_size, unsigned int max_reqs);
-void fz_rpc_next_xid(struct rpc_clnt *cl, uint32_t xid);
-struct xprt *fz_rpc_xprt(struct rpc_clnt *cl);
+struct lx_rpc_clnt *fz_rpc_clnt(size_t buf_size, unsigned int max_reqs);
+void fz_rpc_next_xid(struct lx_rpc_clnt *cl, uint32_t xid);
+struct xprt *fz_rpc_xprt(struct lx_rpc_clnt *cl);
 
 /* Chunk sizes worth trying: 1 byte, a marker, odd sizes, a stage. */
 size_t fz_chunk(uint8_t sel);

@@ -65,36 +65,36 @@ static const char *const nc_name[NC_N] = {
 struct nfs3_case_buf {
 	union {
 		uint32_t status;
-		struct nfs3_getattr_res getattr;
-		struct nfs3_wcc_res wcc;
-		struct nfs3_lookup_res lookup;
-		struct nfs3_access_res access;
-		struct nfs3_readlink_res readlink;
-		struct nfs3_read_res read;
-		struct nfs3_write_res write;
-		struct nfs3_create_res create;
-		struct nfs3_rename_res rename;
-		struct nfs3_link_res link;
-		struct nfs3_readdir_res readdir;
-		struct nfs3_fsstat_res fsstat;
-		struct nfs3_fsinfo_res fsinfo;
-		struct nfs3_pathconf_res pathconf;
-		struct nfs3_commit_res commit;
-		struct nfs3_mnt_res mnt;
+		struct lx_nfs3_getattr_res getattr;
+		struct lx_nfs3_wcc_res wcc;
+		struct lx_nfs3_lookup_res lookup;
+		struct lx_nfs3_access_res access;
+		struct lx_nfs3_readlink_res readlink;
+		struct lx_nfs3_read_res read;
+		struct lx_nfs3_write_res write;
+		struct lx_nfs3_create_res create;
+		struct lx_nfs3_rename_res rename;
+		struct lx_nfs3_link_res link;
+		struct lx_nfs3_readdir_res readdir;
+		struct lx_nfs3_fsstat_res fsstat;
+		struct lx_nfs3_fsinfo_res fsinfo;
+		struct lx_nfs3_pathconf_res pathconf;
+		struct lx_nfs3_commit_res commit;
+		struct lx_nfs3_mnt_res mnt;
 	} res;
-	struct nfs3_mnt_list ml; /* DUMP, EXPORT: set up by the caller */
+	struct lx_nfs3_mnt_list ml; /* DUMP, EXPORT: set up by the caller */
 	/* sizes chosen by the parameter byte */
 	uint32_t count;
 	struct iovec iov[3];
 	unsigned int iovcnt;
-	struct nfs3_dirbuf db;
+	struct lx_nfs3_dirbuf db;
 	size_t link_size;
 	/* storage */
 	uint8_t data[NC_DATA_MAX];
-	struct nfs3_dirent ent[128];
+	struct lx_nfs3_dirent ent[128];
 	char names[8192];
 	char link[1100];
-	struct nfs3_mnt_entry ment[16];
+	struct lx_nfs3_mnt_entry ment[16];
 	char strbuf[4096];
 };
 
@@ -135,7 +135,7 @@ static inline void *nc_res(struct nfs3_case_buf *b, enum nfs3_case c)
 
 /* A decoder's context as the procedure functions build it. */
 static inline void nc_ctx(struct nfs3_case_buf *b, enum nfs3_case c,
-			  struct nfs3_ctx *ctx)
+			  struct lx_nfs3_ctx *ctx)
 {
 	memset(ctx, 0, sizeof(*ctx));
 	ctx->res = nc_res(b, c);
@@ -179,46 +179,49 @@ static inline void nc_check(const struct nfs3_case_buf *b, enum nfs3_case c,
 		return;
 	switch (c) {
 	case NC_LOOKUP:
-		if (b->res.lookup.status == NFS3_OK)
-			FZ_ASSERT(b->res.lookup.fh.len <= NFS3_FHSIZE);
+		if (b->res.lookup.status == LX_NFS3_OK)
+			FZ_ASSERT(b->res.lookup.fh.len <= LX_NFS3_FHSIZE);
 		break;
 	case NC_CREATE:
 	case NC_MKDIR:
 	case NC_SYMLINK:
 	case NC_MKNOD:
-		if (b->res.create.status == NFS3_OK && b->res.create.fh_present)
-			FZ_ASSERT(b->res.create.fh.len <= NFS3_FHSIZE);
+		if (b->res.create.status == LX_NFS3_OK &&
+		    b->res.create.fh_present)
+			FZ_ASSERT(b->res.create.fh.len <= LX_NFS3_FHSIZE);
 		break;
 	case NC_READLINK:
-		if (b->res.readlink.status == NFS3_OK) {
+		if (b->res.readlink.status == LX_NFS3_OK) {
 			FZ_ASSERT(b->res.readlink.len < b->link_size);
 			FZ_ASSERT(b->link[b->res.readlink.len] == '\0');
 		}
 		break;
 	case NC_READ:
-		if (b->res.read.status == NFS3_OK)
+		if (b->res.read.status == LX_NFS3_OK)
 			FZ_ASSERT(b->res.read.count <= b->count);
 		break;
 	case NC_READDIR:
 	case NC_READDIRPLUS:
-		if (b->res.readdir.status != NFS3_OK)
+		if (b->res.readdir.status != LX_NFS3_OK)
 			break;
 		FZ_ASSERT(b->res.readdir.n <= b->db.cap);
 		for (i = 0; i < b->res.readdir.n; i++) {
-			const struct nfs3_dirent *e = &b->ent[i];
+			const struct lx_nfs3_dirent *e = &b->ent[i];
 
-			FZ_ASSERT(e->namelen <= NFS3_MAXNAMLEN);
+			FZ_ASSERT(e->namelen <= LX_NFS3_MAXNAMLEN);
 			FZ_ASSERT(e->name >= b->names &&
 				  e->name + e->namelen <
 					  b->names + b->db.names_size);
 			FZ_ASSERT(e->name[e->namelen] == '\0');
-			FZ_ASSERT(!e->fh_present || e->fh.len <= NFS3_FHSIZE);
+			FZ_ASSERT(!e->fh_present ||
+				  e->fh.len <= LX_NFS3_FHSIZE);
 		}
 		break;
 	case NC_MNT:
 		if (b->res.mnt.status == 0) {
-			FZ_ASSERT(b->res.mnt.fh.len <= NFS3_FHSIZE);
-			FZ_ASSERT(b->res.mnt.nflavors <= NFS3_MNT_MAX_FLAVORS);
+			FZ_ASSERT(b->res.mnt.fh.len <= LX_NFS3_FHSIZE);
+			FZ_ASSERT(b->res.mnt.nflavors <=
+				  LX_NFS3_MNT_MAX_FLAVORS);
 		}
 		break;
 	case NC_DUMP:

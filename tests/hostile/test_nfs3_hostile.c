@@ -31,114 +31,116 @@
 
 static void test_mount_learns_fsinfo(void **state)
 {
-	struct nfs3_clnt *c = mk();
+	struct lx_nfs3_clnt *c = mk();
 
 	(void)state;
-	assert_int_equal(nfs3_root(c)->len, sizeof(ROOT));
-	assert_memory_equal(nfs3_root(c)->data, ROOT, sizeof(ROOT));
-	assert_int_equal(nfs3_rsize(c), 4096);
-	assert_int_equal(nfs3_wsize(c), 4096);
-	assert_int_equal(nfs3_fsinfo_cached(c)->properties, 0x1b);
-	assert_non_null(nfs3_clnt_rpc(c));
-	nfs3_destroy(c);
+	assert_int_equal(lx_nfs3_root(c)->len, sizeof(ROOT));
+	assert_memory_equal(lx_nfs3_root(c)->data, ROOT, sizeof(ROOT));
+	assert_int_equal(lx_nfs3_rsize(c), 4096);
+	assert_int_equal(lx_nfs3_wsize(c), 4096);
+	assert_int_equal(lx_nfs3_fsinfo_cached(c)->properties, 0x1b);
+	assert_non_null(lx_nfs3_clnt_rpc(c));
+	lx_nfs3_destroy(c);
 }
 
 static void test_mount_errors_have_messages(void **state)
 {
-	struct nfs3_opts o;
-	struct nfs3_clnt *c;
+	struct lx_nfs3_opts o;
+	struct lx_nfs3_clnt *c;
 	char msg[256];
 
 	(void)state;
 	opts_init(&o, msg, sizeof(msg));
 	set_mode(M_MNT_NOENT);
-	assert_int_equal(nfs3_mount(&c, &o), -ENOENT);
+	assert_int_equal(lx_nfs3_mount(&c, &o), -ENOENT);
 	assert_non_null(strstr(msg, "export /export does not exist"));
 	set_mode(M_MNT_ACCES);
-	assert_int_equal(nfs3_mount(&c, &o), -EACCES);
+	assert_int_equal(lx_nfs3_mount(&c, &o), -EACCES);
 	assert_non_null(strstr(msg, "refused"));
 	set_mode(M_MNT_ACCES_UNK); /* ganesha's way of saying NOENT */
-	assert_int_equal(nfs3_mount(&c, &o), -ENOENT);
+	assert_int_equal(lx_nfs3_mount(&c, &o), -ENOENT);
 	assert_non_null(strstr(msg, "exports: /elsewhere"));
 	set_mode(M_PROG_UNAVAIL);
-	assert_int_equal(nfs3_mount(&c, &o), -EPFNOSUPPORT);
+	assert_int_equal(lx_nfs3_mount(&c, &o), -EPFNOSUPPORT);
 	assert_non_null(strstr(msg, "wrong server"));
 	set_mode(M_NORMAL);
 	/* bad options: nothing is sent */
 	o.export_path = "export";
-	assert_int_equal(nfs3_mount(&c, &o), -EINVAL);
+	assert_int_equal(lx_nfs3_mount(&c, &o), -EINVAL);
 	o.export_path = "/export";
 	o.nconnect = 17;
-	assert_int_equal(nfs3_mount(&c, &o), -EINVAL);
+	assert_int_equal(lx_nfs3_mount(&c, &o), -EINVAL);
 	o.nconnect = 0;
 	o.host = NULL;
-	assert_int_equal(nfs3_mount(&c, &o), -EINVAL);
-	assert_int_equal(nfs3_mount(NULL, &o), -EINVAL);
-	assert_int_equal(nfs3_mount(&c, NULL), -EINVAL);
+	assert_int_equal(lx_nfs3_mount(&c, &o), -EINVAL);
+	assert_int_equal(lx_nfs3_mount(NULL, &o), -EINVAL);
+	assert_int_equal(lx_nfs3_mount(&c, NULL), -EINVAL);
 }
 
 static void test_mount_procs_and_lists(void **state)
 {
-	struct nfs3_opts o;
-	struct rpc_clnt *mc;
-	struct nfs3_mnt_res mr;
-	struct nfs3_mnt_entry ent[4];
+	struct lx_nfs3_opts o;
+	struct lx_rpc_clnt *mc;
+	struct lx_nfs3_mnt_res mr;
+	struct lx_nfs3_mnt_entry ent[4];
 	char strs[256];
-	struct nfs3_mnt_list ml = {
+	struct lx_nfs3_mnt_list ml = {
 		.ent = ent, .cap = 4, .strbuf = strs, .strsize = sizeof(strs)};
 	char msg[64];
 
 	(void)state;
 	opts_init(&o, msg, sizeof(msg));
-	assert_int_equal(nfs3_mnt_clnt_create(&mc, &o), 0);
-	assert_int_equal(nfs3_mnt_null(mc), 0);
-	assert_int_equal(nfs3_mnt_mnt(mc, "/export", &mr), 0);
-	assert_int_equal(mr.nflavors, NFS3_MNT_MAX_FLAVORS); /* 10 sent */
+	assert_int_equal(lx_nfs3_mnt_clnt_create(&mc, &o), 0);
+	assert_int_equal(lx_nfs3_mnt_null(mc), 0);
+	assert_int_equal(lx_nfs3_mnt_mnt(mc, "/export", &mr), 0);
+	assert_int_equal(mr.nflavors, LX_NFS3_MNT_MAX_FLAVORS); /* 10 sent */
 	assert_int_equal(mr.flavors[0], 1);
-	assert_int_equal(nfs3_mnt_dump(mc, &ml), 0);
+	assert_int_equal(lx_nfs3_mnt_dump(mc, &ml), 0);
 	assert_int_equal(ml.n, 2);
 	assert_string_equal(ent[1].host, "hostB");
 	assert_string_equal(ent[1].dir, "/other");
-	assert_int_equal(nfs3_mnt_export(mc, &ml), 0);
+	assert_int_equal(lx_nfs3_mnt_export(mc, &ml), 0);
 	assert_int_equal(ml.n, 1);
 	assert_string_equal(ent[0].dir, "/export");
 	assert_string_equal(ent[0].host, "grp1 grp2");
 	/* arrays too small: E2BIG, not an overrun */
 	ml.cap = 1;
-	assert_int_equal(nfs3_mnt_dump(mc, &ml), -E2BIG);
+	assert_int_equal(lx_nfs3_mnt_dump(mc, &ml), -E2BIG);
 	ml.cap = 4;
 	ml.strsize = 12;
-	assert_int_equal(nfs3_mnt_dump(mc, &ml), -E2BIG);
-	assert_int_equal(nfs3_mnt_umnt(mc, "/export"), 0);
-	assert_int_equal(nfs3_mnt_umntall(mc), 0);
-	assert_int_equal(nfs3_mnt_umnt(mc, ""), -EINVAL);
-	assert_int_equal(nfs3_mnt_mnt(mc, "/export", NULL), -EINVAL);
-	rpc_clnt_destroy(mc);
+	assert_int_equal(lx_nfs3_mnt_dump(mc, &ml), -E2BIG);
+	assert_int_equal(lx_nfs3_mnt_umnt(mc, "/export"), 0);
+	assert_int_equal(lx_nfs3_mnt_umntall(mc), 0);
+	assert_int_equal(lx_nfs3_mnt_umnt(mc, ""), -EINVAL);
+	assert_int_equal(lx_nfs3_mnt_mnt(mc, "/export", NULL), -EINVAL);
+	lx_rpc_clnt_destroy(mc);
 }
 
 /* ----------------------------------------------------------- bad input */
 
 static void test_handle_longer_than_64_refused(void **state)
 {
-	struct nfs3_clnt *c = mk();
-	struct nfs3_lookup_res lr;
+	struct lx_nfs3_clnt *c = mk();
+	struct lx_nfs3_lookup_res lr;
 
 	(void)state;
 	set_mode(M_BIG_FH);
 	memset(&lr, 0, sizeof(lr));
-	assert_int_equal(nfs3_lookup(c, nfs3_root(c), "x", &lr), -EBADMSG);
-	assert_true(lr.fh.len <= NFS3_FHSIZE);
+	assert_int_equal(lx_nfs3_lookup(c, lx_nfs3_root(c), "x", &lr),
+			 -EBADMSG);
+	assert_true(lr.fh.len <= LX_NFS3_FHSIZE);
 	set_mode(M_NORMAL);
-	assert_int_equal(nfs3_lookup(c, nfs3_root(c), "x", &lr), 0);
-	assert_int_equal(nfs3_lookup(c, nfs3_root(c), "missing", &lr), -ENOENT);
-	nfs3_destroy(c);
+	assert_int_equal(lx_nfs3_lookup(c, lx_nfs3_root(c), "x", &lr), 0);
+	assert_int_equal(lx_nfs3_lookup(c, lx_nfs3_root(c), "missing", &lr),
+			 -ENOENT);
+	lx_nfs3_destroy(c);
 }
 
 static void test_read_more_than_asked_refused(void **state)
 {
-	struct nfs3_clnt *c = mk();
-	struct nfs3_fh fh = file_fh();
-	struct nfs3_read_res rr;
+	struct lx_nfs3_clnt *c = mk();
+	struct lx_nfs3_fh fh = file_fh();
+	struct lx_nfs3_read_res rr;
 	uint8_t buf[256];
 	struct iovec iov = {buf, 100};
 
@@ -146,59 +148,60 @@ static void test_read_more_than_asked_refused(void **state)
 	S->size = 200;
 	memset(buf, 0x11, sizeof(buf));
 	set_mode(M_READ_OVER);
-	assert_int_equal(nfs3_read(c, &fh, 0, 100, &iov, 1, &rr), -EOVERFLOW);
+	assert_int_equal(lx_nfs3_read(c, &fh, 0, 100, &iov, 1, &rr),
+			 -EOVERFLOW);
 	for (size_t i = 100; i < sizeof(buf); i++)
 		assert_int_equal(buf[i], 0x11); /* nothing past the buffer */
 	set_mode(M_READ_MISMATCH);
-	assert_int_equal(nfs3_read(c, &fh, 0, 100, &iov, 1, &rr), -EBADMSG);
+	assert_int_equal(lx_nfs3_read(c, &fh, 0, 100, &iov, 1, &rr), -EBADMSG);
 	set_mode(M_NORMAL);
 	/* the connection is still in step */
-	assert_int_equal(nfs3_read(c, &fh, 0, 100, &iov, 1, &rr), 0);
+	assert_int_equal(lx_nfs3_read(c, &fh, 0, 100, &iov, 1, &rr), 0);
 	assert_int_equal(rr.count, 100);
-	assert_string_equal(nfs3_strerror(-EOVERFLOW),
+	assert_string_equal(lx_nfs3_strerror(-EOVERFLOW),
 			    "reply carries more data than asked for");
-	nfs3_destroy(c);
+	lx_nfs3_destroy(c);
 }
 
 static void test_truncated_replies(void **state)
 {
-	struct nfs3_clnt *c = mk();
-	struct nfs3_fh fh = file_fh();
-	struct nfs3_getattr_res gr;
-	struct nfs3_read_res rr;
+	struct lx_nfs3_clnt *c = mk();
+	struct lx_nfs3_fh fh = file_fh();
+	struct lx_nfs3_getattr_res gr;
+	struct lx_nfs3_read_res rr;
 	uint8_t buf[1000];
 	struct iovec iov = {buf, sizeof(buf)};
 
 	(void)state;
 	S->size = 1000;
 	set_mode(M_TRUNC_GETATTR);
-	assert_int_equal(nfs3_getattr(c, &fh, &gr), -EBADMSG);
+	assert_int_equal(lx_nfs3_getattr(c, &fh, &gr), -EBADMSG);
 	set_mode(M_TRUNC_READ);
-	assert_int_equal(nfs3_read(c, &fh, 0, 1000, &iov, 1, &rr), -EBADMSG);
+	assert_int_equal(lx_nfs3_read(c, &fh, 0, 1000, &iov, 1, &rr), -EBADMSG);
 	set_mode(M_NORMAL);
-	assert_int_equal(nfs3_getattr(c, &fh, &gr), 0);
+	assert_int_equal(lx_nfs3_getattr(c, &fh, &gr), 0);
 	assert_int_equal(gr.attr.size, 1000);
-	nfs3_destroy(c);
+	lx_nfs3_destroy(c);
 }
 
 static void test_nospc_rofs(void **state)
 {
-	struct nfs3_clnt *c = mk();
-	struct nfs3_fh fh = file_fh();
-	struct nfs3_write_res wr;
+	struct lx_nfs3_clnt *c = mk();
+	struct lx_nfs3_fh fh = file_fh();
+	struct lx_nfs3_write_res wr;
 	struct iovec iov = {(void *)"x", 1};
 
 	(void)state;
 	set_mode(M_NOSPC);
-	assert_int_equal(nfs3_write(c, &fh, 0, &iov, 1, 2, &wr), -ENOSPC);
-	assert_int_equal(wr.status, NFS3ERR_NOSPC);
-	assert_string_equal(nfs3_strerror(-ENOSPC),
+	assert_int_equal(lx_nfs3_write(c, &fh, 0, &iov, 1, 2, &wr), -ENOSPC);
+	assert_int_equal(wr.status, LX_NFS3ERR_NOSPC);
+	assert_string_equal(lx_nfs3_strerror(-ENOSPC),
 			    "no space left on the server's file system");
 	set_mode(M_ROFS);
-	assert_int_equal(nfs3_write(c, &fh, 0, &iov, 1, 2, &wr), -EROFS);
-	assert_string_equal(nfs3_strerror(-EROFS), "read-only file system");
+	assert_int_equal(lx_nfs3_write(c, &fh, 0, &iov, 1, 2, &wr), -EROFS);
+	assert_string_equal(lx_nfs3_strerror(-EROFS), "read-only file system");
 	set_mode(M_NORMAL);
-	nfs3_destroy(c);
+	lx_nfs3_destroy(c);
 }
 
 /* ---------------------------------------------------------- directories */
@@ -208,7 +211,7 @@ struct names {
 	char seen[64][8];
 };
 
-static int collect(const struct nfs3_dirent *e, void *arg)
+static int collect(const struct lx_nfs3_dirent *e, void *arg)
 {
 	struct names *nm = arg;
 
@@ -220,7 +223,7 @@ static int collect(const struct nfs3_dirent *e, void *arg)
 	return 0;
 }
 
-static int stop_at_3(const struct nfs3_dirent *e, void *arg)
+static int stop_at_3(const struct lx_nfs3_dirent *e, void *arg)
 {
 	(void)e;
 	return ++*(int *)arg == 3 ? 42 : 0;
@@ -228,93 +231,95 @@ static int stop_at_3(const struct nfs3_dirent *e, void *arg)
 
 static void test_readdirplus_iteration(void **state)
 {
-	struct nfs3_clnt *c = mk();
+	struct lx_nfs3_clnt *c = mk();
 	struct names nm = {0};
 	int count = 0;
 
 	(void)state;
 	assert_int_equal(
-		nfs3_readdirplus_iter(c, nfs3_root(c), 0, collect, &nm), 0);
+		lx_nfs3_readdirplus_iter(c, lx_nfs3_root(c), 0, collect, &nm),
+		0);
 	assert_int_equal(nm.dots, 0); /* . and .. are left out */
 	assert_int_equal(nm.n, 12);
 	assert_string_equal(nm.seen[0], "f3");
 	assert_string_equal(nm.seen[11], "f14");
 	/* the callback stops it */
+	assert_int_equal(lx_nfs3_readdirplus_iter(c, lx_nfs3_root(c), 0,
+						  stop_at_3, &count),
+			 42);
 	assert_int_equal(
-		nfs3_readdirplus_iter(c, nfs3_root(c), 0, stop_at_3, &count),
-		42);
-	assert_int_equal(nfs3_readdirplus_iter(c, nfs3_root(c), 0, NULL, NULL),
-			 -EINVAL);
-	nfs3_destroy(c);
+		lx_nfs3_readdirplus_iter(c, lx_nfs3_root(c), 0, NULL, NULL),
+		-EINVAL);
+	lx_nfs3_destroy(c);
 }
 
 static void test_readdir_cookie_loop_and_no_progress(void **state)
 {
-	struct nfs3_clnt *c = mk();
+	struct lx_nfs3_clnt *c = mk();
 	struct names nm = {0};
 
 	(void)state;
 	set_mode(M_DIR_LOOP);
 	assert_int_equal(
-		nfs3_readdirplus_iter(c, nfs3_root(c), 0, collect, &nm),
+		lx_nfs3_readdirplus_iter(c, lx_nfs3_root(c), 0, collect, &nm),
 		-ELOOP);
 	/* the repeated entries were not delivered a second time */
 	assert_int_equal(nm.n, 3);
 	set_mode(M_DIR_EMPTY);
 	assert_int_equal(
-		nfs3_readdirplus_iter(c, nfs3_root(c), 0, collect, &nm),
+		lx_nfs3_readdirplus_iter(c, lx_nfs3_root(c), 0, collect, &nm),
 		-ELOOP);
 	set_mode(M_NORMAL);
-	nfs3_destroy(c);
+	lx_nfs3_destroy(c);
 }
 
 static void test_readdir_absurd_counts(void **state)
 {
-	struct nfs3_clnt *c = mk();
-	struct nfs3_dirent ent[10];
+	struct lx_nfs3_clnt *c = mk();
+	struct lx_nfs3_dirent ent[10];
 	char names[4096];
-	struct nfs3_dirbuf db = {ent, 10, names, sizeof(names)};
-	struct nfs3_readdir_res rr;
+	struct lx_nfs3_dirbuf db = {ent, 10, names, sizeof(names)};
+	struct lx_nfs3_readdir_res rr;
 	struct names nm = {0};
 
 	(void)state;
 	set_mode(M_DIR_MANY); /* 50 entries into an array of 10 */
-	assert_int_equal(nfs3_readdirplus(c, nfs3_root(c), 0, NULL, 4096, 4096,
-					  &db, &rr),
+	assert_int_equal(lx_nfs3_readdirplus(c, lx_nfs3_root(c), 0, NULL, 4096,
+					     4096, &db, &rr),
 			 -E2BIG);
 	/* names that do not fit the name buffer */
 	db.cap = 10;
 	db.names_size = 8;
 	set_mode(M_DIR_MANY);
-	assert_int_equal(nfs3_readdirplus(c, nfs3_root(c), 0, NULL, 4096, 4096,
-					  &db, &rr),
+	assert_int_equal(lx_nfs3_readdirplus(c, lx_nfs3_root(c), 0, NULL, 4096,
+					     4096, &db, &rr),
 			 -E2BIG);
 	/* a reply of 20,000 entries (~3 MB) is larger than the call buffer */
 	set_mode(M_DIR_HUGE);
 	assert_int_equal(
-		nfs3_readdirplus_iter(c, nfs3_root(c), 0, collect, &nm),
+		lx_nfs3_readdirplus_iter(c, lx_nfs3_root(c), 0, collect, &nm),
 		-EMSGSIZE);
 	/* an iteration bound below the directory's size */
 	set_mode(M_DIR_MANY);
 	assert_int_equal(
-		nfs3_readdirplus_iter(c, nfs3_root(c), 20, collect, &nm),
+		lx_nfs3_readdirplus_iter(c, lx_nfs3_root(c), 20, collect, &nm),
 		-E2BIG);
 	set_mode(M_NORMAL);
-	nfs3_destroy(c);
+	lx_nfs3_destroy(c);
 }
 
 /* ----------------------------------------------------------- async API */
 
 struct chain {
-	struct nfs3_clnt *c;
-	struct nfs3_fh fh;
-	struct nfs3_getattr_res res;
+	struct lx_nfs3_clnt *c;
+	struct lx_nfs3_fh fh;
+	struct lx_nfs3_getattr_res res;
 	atomic_int left, errors, again, again_err;
 	atomic_int done;
 };
 
 /* resubmit from the completion callback with NOWAIT */
-static void chain_cb(struct nfs3_call *call, int status, void *arg)
+static void chain_cb(struct lx_nfs3_call *call, int status, void *arg)
 {
 	struct chain *ch = arg;
 	int err;
@@ -322,7 +327,7 @@ static void chain_cb(struct nfs3_call *call, int status, void *arg)
 	if (status)
 		atomic_fetch_add(&ch->errors, 1);
 	if (atomic_fetch_sub(&ch->left, 1) > 1) {
-		err = nfs3_getattr_async(ch->c, call, &ch->fh, &ch->res);
+		err = lx_nfs3_getattr_async(ch->c, call, &ch->fh, &ch->res);
 		if (!err)
 			return;
 		atomic_fetch_add(&ch->again, 1);
@@ -334,7 +339,7 @@ static void chain_cb(struct nfs3_call *call, int status, void *arg)
 static void test_async_resubmit_from_callback(void **state)
 {
 	struct chain ch = {0};
-	static struct nfs3_call call;
+	static struct lx_nfs3_call call;
 	int i;
 
 	(void)state;
@@ -344,9 +349,10 @@ static void test_async_resubmit_from_callback(void **state)
 	memset(&call, 0, sizeof(call));
 	call.done = chain_cb;
 	call.arg = &ch;
-	call.flags = NFS3_CALL_NOWAIT;
+	call.flags = LX_NFS3_CALL_NOWAIT;
 	call.owner = 42;
-	assert_int_equal(nfs3_getattr_async(ch.c, &call, &ch.fh, &ch.res), 0);
+	assert_int_equal(lx_nfs3_getattr_async(ch.c, &call, &ch.fh, &ch.res),
+			 0);
 	for (i = 0; i < 2000 && !atomic_load(&ch.done); i++)
 		usleep(1000);
 	assert_int_equal(atomic_load(&ch.done), 1);
@@ -355,10 +361,10 @@ static void test_async_resubmit_from_callback(void **state)
 		fail_msg("a resubmit from the callback failed: %d, %d left",
 			 atomic_load(&ch.again_err), atomic_load(&ch.left));
 	assert_int_equal(atomic_load(&ch.left), 0);
-	nfs3_destroy(ch.c);
+	lx_nfs3_destroy(ch.c);
 }
 
-static void never(struct nfs3_call *call, int status, void *arg)
+static void never(struct lx_nfs3_call *call, int status, void *arg)
 {
 	(void)call;
 	(void)status;
@@ -367,16 +373,16 @@ static void never(struct nfs3_call *call, int status, void *arg)
 
 static void test_argument_validation(void **state)
 {
-	struct nfs3_clnt *c = mk();
-	struct nfs3_fh fh = file_fh(), bad = {.len = 65};
-	struct nfs3_getattr_res gr;
-	struct nfs3_lookup_res lr;
-	struct nfs3_write_res wr;
-	struct nfs3_read_res rr;
-	struct nfs3_create_res cr;
-	struct nfs3_readdir_res dr;
-	struct nfs3_readlink_res rl;
-	struct nfs3_call call = {0};
+	struct lx_nfs3_clnt *c = mk();
+	struct lx_nfs3_fh fh = file_fh(), bad = {.len = 65};
+	struct lx_nfs3_getattr_res gr;
+	struct lx_nfs3_lookup_res lr;
+	struct lx_nfs3_write_res wr;
+	struct lx_nfs3_read_res rr;
+	struct lx_nfs3_create_res cr;
+	struct lx_nfs3_readdir_res dr;
+	struct lx_nfs3_readlink_res rl;
+	struct lx_nfs3_call call = {0};
 	struct iovec iov[8];
 	char longname[300], buf[8];
 	int called = 0;
@@ -387,54 +393,55 @@ static void test_argument_validation(void **state)
 	iov[0].iov_len = 1;
 	memset(longname, 'n', sizeof(longname) - 1);
 	longname[sizeof(longname) - 1] = '\0';
-	assert_int_equal(nfs3_getattr(NULL, &fh, &gr), -EINVAL);
-	assert_int_equal(nfs3_getattr(c, NULL, &gr), -EINVAL);
-	assert_int_equal(nfs3_getattr(c, &fh, NULL), -EINVAL);
-	assert_int_equal(nfs3_getattr(c, &bad, &gr), -EINVAL);
-	assert_int_equal(nfs3_lookup(c, &fh, "", &lr), -EINVAL);
-	assert_int_equal(nfs3_lookup(c, &fh, NULL, &lr), -EINVAL);
-	assert_int_equal(nfs3_lookup(c, &fh, longname, &lr), -ENAMETOOLONG);
-	assert_int_equal(nfs3_write(c, &fh, 0, iov, 0, 0, &wr), -EINVAL);
-	assert_int_equal(nfs3_write(c, &fh, 0, iov, 8, 0, &wr), -EINVAL);
-	assert_int_equal(nfs3_write(c, &fh, 0, iov, 1, 3, &wr), -EINVAL);
+	assert_int_equal(lx_nfs3_getattr(NULL, &fh, &gr), -EINVAL);
+	assert_int_equal(lx_nfs3_getattr(c, NULL, &gr), -EINVAL);
+	assert_int_equal(lx_nfs3_getattr(c, &fh, NULL), -EINVAL);
+	assert_int_equal(lx_nfs3_getattr(c, &bad, &gr), -EINVAL);
+	assert_int_equal(lx_nfs3_lookup(c, &fh, "", &lr), -EINVAL);
+	assert_int_equal(lx_nfs3_lookup(c, &fh, NULL, &lr), -EINVAL);
+	assert_int_equal(lx_nfs3_lookup(c, &fh, longname, &lr), -ENAMETOOLONG);
+	assert_int_equal(lx_nfs3_write(c, &fh, 0, iov, 0, 0, &wr), -EINVAL);
+	assert_int_equal(lx_nfs3_write(c, &fh, 0, iov, 8, 0, &wr), -EINVAL);
+	assert_int_equal(lx_nfs3_write(c, &fh, 0, iov, 1, 3, &wr), -EINVAL);
 	iov[1].iov_len = 5; /* NULL base */
-	assert_int_equal(nfs3_write(c, &fh, 0, iov, 2, 0, &wr), -EINVAL);
-	assert_int_equal(nfs3_read(c, &fh, 0, 10, NULL, 1, &rr), -EINVAL);
+	assert_int_equal(lx_nfs3_write(c, &fh, 0, iov, 2, 0, &wr), -EINVAL);
+	assert_int_equal(lx_nfs3_read(c, &fh, 0, 10, NULL, 1, &rr), -EINVAL);
 	/* a destination smaller than the count */
-	assert_int_equal(nfs3_read(c, &fh, 0, 10, iov, 1, &rr), -EINVAL);
-	assert_int_equal(nfs3_create(c, &fh, "x", NFS3_CREATE_EXCLUSIVE, NULL,
-				     NULL, &cr),
+	assert_int_equal(lx_nfs3_read(c, &fh, 0, 10, iov, 1, &rr), -EINVAL);
+	assert_int_equal(lx_nfs3_create(c, &fh, "x", LX_NFS3_CREATE_EXCLUSIVE,
+					NULL, NULL, &cr),
 			 -EINVAL);
-	assert_int_equal(nfs3_create(c, &fh, "x", 3, NULL, NULL, &cr), -EINVAL);
-	assert_int_equal(nfs3_mknod(c, &fh, "x", NF3REG, NULL, 0, 0, &cr),
+	assert_int_equal(lx_nfs3_create(c, &fh, "x", 3, NULL, NULL, &cr),
 			 -EINVAL);
-	assert_int_equal(nfs3_symlink(c, &fh, "x", NULL, "", &cr), -EINVAL);
-	assert_int_equal(nfs3_setattr(c, &fh, NULL, NULL, (void *)&wr),
+	assert_int_equal(lx_nfs3_mknod(c, &fh, "x", NF3REG, NULL, 0, 0, &cr),
 			 -EINVAL);
-	assert_int_equal(nfs3_readlink(c, &fh, buf, 1, &rl), -EINVAL);
-	assert_int_equal(nfs3_readdir(c, &fh, 0, NULL, 100, NULL, &dr),
+	assert_int_equal(lx_nfs3_symlink(c, &fh, "x", NULL, "", &cr), -EINVAL);
+	assert_int_equal(lx_nfs3_setattr(c, &fh, NULL, NULL, (void *)&wr),
 			 -EINVAL);
-	assert_int_equal(nfs3_rename(c, &fh, "a", &fh, "", (void *)&wr),
+	assert_int_equal(lx_nfs3_readlink(c, &fh, buf, 1, &rl), -EINVAL);
+	assert_int_equal(lx_nfs3_readdir(c, &fh, 0, NULL, 100, NULL, &dr),
 			 -EINVAL);
-	assert_int_equal(nfs3_link(c, &bad, &fh, "a", (void *)&wr), -EINVAL);
+	assert_int_equal(lx_nfs3_rename(c, &fh, "a", &fh, "", (void *)&wr),
+			 -EINVAL);
+	assert_int_equal(lx_nfs3_link(c, &bad, &fh, "a", (void *)&wr), -EINVAL);
 	/* async: no call, no callback; and a refused call never calls back */
-	assert_int_equal(nfs3_getattr_async(c, NULL, &fh, &gr), -EINVAL);
-	assert_int_equal(nfs3_getattr_async(c, &call, &fh, &gr), -EINVAL);
+	assert_int_equal(lx_nfs3_getattr_async(c, NULL, &fh, &gr), -EINVAL);
+	assert_int_equal(lx_nfs3_getattr_async(c, &call, &fh, &gr), -EINVAL);
 	call.done = never;
 	call.arg = &called;
-	assert_int_equal(nfs3_getattr_async(c, &call, &bad, &gr), -EINVAL);
-	assert_int_equal(nfs3_null_async(NULL, &call), -EINVAL);
+	assert_int_equal(lx_nfs3_getattr_async(c, &call, &bad, &gr), -EINVAL);
+	assert_int_equal(lx_nfs3_null_async(NULL, &call), -EINVAL);
 	usleep(10000);
 	assert_int_equal(called, 0);
 	/* helpers */
-	assert_int_equal(nfs3_lookup_path(c, NULL, &fh, NULL), -EINVAL);
-	assert_int_equal(nfs3_open(c, "/", 0, 0, NULL, (void *)&called),
+	assert_int_equal(lx_nfs3_lookup_path(c, NULL, &fh, NULL), -EINVAL);
+	assert_int_equal(lx_nfs3_open(c, "/", 0, 0, NULL, (void *)&called),
 			 -EISDIR);
-	assert_int_equal(nfs3_open(c, "f", 0, 0, NULL, NULL), -EINVAL);
-	assert_int_equal(nfs3_file_fsync(NULL), -EINVAL);
-	assert_int_equal(nfs3_file_close(NULL), -EINVAL);
-	nfs3_destroy(c);
-	nfs3_destroy(NULL);
+	assert_int_equal(lx_nfs3_open(c, "f", 0, 0, NULL, NULL), -EINVAL);
+	assert_int_equal(lx_nfs3_file_fsync(NULL), -EINVAL);
+	assert_int_equal(lx_nfs3_file_close(NULL), -EINVAL);
+	lx_nfs3_destroy(c);
+	lx_nfs3_destroy(NULL);
 }
 
 int main(void)

@@ -59,10 +59,10 @@ static void hostile_stop(struct hostile *h)
 	spawn_stop(&h->sp);
 }
 
-static struct p9_clnt *hostile_conn(struct hostile *h)
+static struct lx_p9_clnt *hostile_conn(struct hostile *h)
 {
 	char err[256];
-	struct p9_opts o = {
+	struct lx_p9_opts o = {
 		.host = "127.0.0.1",
 		.port = h->port,
 		.aname = "/hostile",
@@ -72,11 +72,11 @@ static struct p9_clnt *hostile_conn(struct hostile *h)
 		.errbuf = err,
 		.errbuf_len = sizeof(err),
 	};
-	struct p9_clnt *c = NULL;
-	int r = p9_connect(&c, &o);
+	struct lx_p9_clnt *c = NULL;
+	int r = lx_p9_connect(&c, &o);
 
 	if (r)
-		fail_msg("p9_connect: %d (%s)", r, err);
+		fail_msg("lx_p9_connect: %d (%s)", r, err);
 	return c;
 }
 
@@ -92,8 +92,8 @@ static void run_alt(const char *scenario, bool readlink, int want, int alt,
 	uint8_t buf[64 + 32];
 	char link[128];
 	struct hostile h;
-	struct p9_clnt *c;
-	struct p9_attr a;
+	struct lx_p9_clnt *c;
+	struct lx_p9_attr a;
 	uint32_t n = 12345, i;
 	uint64_t t0, dt;
 	int r;
@@ -103,12 +103,12 @@ static void run_alt(const char *scenario, bool readlink, int want, int alt,
 	memset(buf, 0xC5, sizeof(buf));
 	t0 = now_ms();
 	if (readlink)
-		r = p9_readlink(c, p9_root_fid(c), link, sizeof(link));
+		r = lx_p9_readlink(c, lx_p9_root_fid(c), link, sizeof(link));
 	else
-		r = p9_read(c, p9_root_fid(c), 1000, 64, buf, &n);
+		r = lx_p9_read(c, lx_p9_root_fid(c), 1000, 64, buf, &n);
 	dt = now_ms() - t0;
 	if (r != want && (!alt || r != alt))
-		fail_msg("%s: %d (%s), want %d", scenario, r, p9_strerror(r),
+		fail_msg("%s: %d (%s), want %d", scenario, r, lx_p9_strerror(r),
 			 want);
 	if (dt > bound_ms)
 		fail_msg("%s: took %llu ms, bound %llu", scenario,
@@ -123,9 +123,9 @@ static void run_alt(const char *scenario, bool readlink, int want, int alt,
 	} else if (!readlink) {
 		assert_int_equal(n, 12345); /* untouched on error */
 	}
-	r = p9_getattr(c, p9_root_fid(c), P9_GETATTR_BASIC, &a);
+	r = lx_p9_getattr(c, lx_p9_root_fid(c), LX_P9_GETATTR_BASIC, &a);
 	assert_int_equal(r, after == USABLE ? 0 : -ENOTCONN);
-	p9_close(c);
+	lx_p9_close(c);
 	hostile_stop(&h);
 }
 
@@ -258,14 +258,14 @@ static void test_version_unknown_is_eprotonosupport(void **state)
 {
 	char err[256] = "";
 	struct hostile h;
-	struct p9_opts o = {
+	struct lx_p9_opts o = {
 		.host = "127.0.0.1", .errbuf = err, .errbuf_len = sizeof(err)};
-	struct p9_clnt *c = NULL;
+	struct lx_p9_clnt *c = NULL;
 
 	(void)state;
 	hostile_start(&h, "version_unknown");
 	o.port = h.port;
-	assert_int_equal(p9_connect(&c, &o), -EPROTONOSUPPORT);
+	assert_int_equal(lx_p9_connect(&c, &o), -EPROTONOSUPPORT);
 	assert_non_null(strstr(err, "\"unknown\""));
 	hostile_stop(&h);
 }

@@ -87,20 +87,20 @@ static int calls_with_xid(const struct srv *s, uint32_t xid)
 	return n;
 }
 
-static struct rpc_clnt *mk(const struct srv *s, unsigned int timeo_ms,
-			   unsigned int retrans)
+static struct lx_rpc_clnt *mk(const struct srv *s, unsigned int timeo_ms,
+			      unsigned int retrans)
 {
-	struct rpc_clnt_opts o = {0};
-	struct rpc_clnt *cl = NULL;
+	struct lx_rpc_clnt_opts o = {0};
+	struct lx_rpc_clnt *cl = NULL;
 
 	o.host = "127.0.0.1";
 	o.port = s->sp.port;
 	o.prog = PROG;
 	o.vers = 1;
-	o.auth.flavor = RPC_AUTH_SYS;
+	o.auth.flavor = LX_RPC_AUTH_SYS;
 	o.timeo_ms = timeo_ms;
 	o.retrans = retrans;
-	assert_int_equal(rpc_clnt_create(&cl, &o), 0);
+	assert_int_equal(lx_rpc_clnt_create(&cl, &o), 0);
 	return cl;
 }
 
@@ -115,31 +115,31 @@ static double now_s(void)
 /* One NULL call against @scenario: return its status and reply info. */
 static int one_call(const char *scenario, const char *x1, const char *x2,
 		    unsigned int timeo_ms, unsigned int retrans,
-		    struct rpc_reply_info *info, struct xprt_stats *st)
+		    struct lx_rpc_reply_info *info, struct lx_xprt_stats *st)
 {
-	struct rpc_call_args a = {.proc = 0};
-	struct rpc_clnt *cl;
+	struct lx_rpc_call_args a = {.proc = 0};
+	struct lx_rpc_clnt *cl;
 	double t0;
 	int r;
 
 	srv_start(&S, scenario, x1, x2);
 	cl = mk(&S, timeo_ms, retrans);
 	t0 = now_s();
-	r = rpc_call_sync(cl, &a, info);
+	r = lx_rpc_call_sync(cl, &a, info);
 	/* bounded: every scenario ends within timeo * (2^(retrans+1)) */
 	assert_true(now_s() - t0 <
 		    (double)timeo_ms / 1000.0 * (1u << (retrans + 1)) + 2.0);
 	if (st)
-		xprt_get_stats(rpc_clnt_xprt(cl, 0), st);
+		lx_xprt_get_stats(lx_rpc_clnt_xprt(cl, 0), st);
 	/* the client stays usable after whatever happened */
-	rpc_clnt_destroy(cl);
+	lx_rpc_clnt_destroy(cl);
 	srv_stop(&S);
 	return r;
 }
 
 static void test_ok(void **state)
 {
-	struct rpc_reply_info info;
+	struct lx_rpc_reply_info info;
 
 	(void)state;
 	assert_int_equal(one_call("ok", NULL, NULL, 1000, 1, &info, NULL), 0);
@@ -148,8 +148,8 @@ static void test_ok(void **state)
 
 static void test_unknown_xid_is_counted(void **state)
 {
-	struct rpc_reply_info info;
-	struct xprt_stats st;
+	struct lx_rpc_reply_info info;
+	struct lx_xprt_stats st;
 
 	(void)state;
 	assert_int_equal(
@@ -160,31 +160,31 @@ static void test_unknown_xid_is_counted(void **state)
 
 static void test_duplicate_reply_ignored(void **state)
 {
-	struct rpc_call_args a = {.proc = 0};
-	struct xprt_stats st;
-	struct rpc_clnt *cl;
+	struct lx_rpc_call_args a = {.proc = 0};
+	struct lx_xprt_stats st;
+	struct lx_rpc_clnt *cl;
 	int i;
 
 	(void)state;
 	srv_start(&S, "dup_reply", NULL, NULL);
 	cl = mk(&S, 1000, 1);
 	for (i = 0; i < 10; i++)
-		assert_int_equal(rpc_call_sync(cl, &a, NULL), 0);
+		assert_int_equal(lx_rpc_call_sync(cl, &a, NULL), 0);
 	/* The duplicate of the 10th reply may still be unread: a sync
 	 * caller stops reading at its own reply and an idle socket is not
 	 * watched.  It precedes the next reply on the stream, so one more
 	 * call reads it (and maybe the 11th's duplicate too). */
-	assert_int_equal(rpc_call_sync(cl, &a, NULL), 0);
-	xprt_get_stats(rpc_clnt_xprt(cl, 0), &st);
+	assert_int_equal(lx_rpc_call_sync(cl, &a, NULL), 0);
+	lx_xprt_get_stats(lx_rpc_clnt_xprt(cl, 0), &st);
 	assert_int_equal(st.completed, 11);
 	assert_in_range(st.bad_keys, 10, 11); /* each duplicate */
-	rpc_clnt_destroy(cl);
+	lx_rpc_clnt_destroy(cl);
 	srv_stop(&S);
 }
 
 static void test_truncated_record(void **state)
 {
-	struct xprt_stats st;
+	struct lx_xprt_stats st;
 
 	(void)state;
 	/* the record never completes: reconnect, resend, time out */
@@ -197,7 +197,7 @@ static void test_truncated_record(void **state)
 
 static void test_huge_fragment(void **state)
 {
-	struct xprt_stats st;
+	struct lx_xprt_stats st;
 
 	(void)state;
 	assert_int_equal(
@@ -216,7 +216,7 @@ static void test_bad_headers(void **state)
 		"msg_type",	 "reply_stat",	"accept_stat", "truncated_verf",
 		"verf_too_long", "reject_stat", "auth_stat",
 	};
-	struct rpc_reply_info info;
+	struct lx_rpc_reply_info info;
 	unsigned int i;
 	int r;
 
@@ -240,7 +240,7 @@ static void test_bad_headers(void **state)
 
 static void test_denied_and_accept_statuses(void **state)
 {
-	struct rpc_reply_info info;
+	struct lx_rpc_reply_info info;
 
 	(void)state;
 	assert_int_equal(
@@ -273,7 +273,7 @@ static void test_denied_and_accept_statuses(void **state)
 
 static void test_reset_mid_record(void **state)
 {
-	struct xprt_stats st;
+	struct lx_xprt_stats st;
 
 	(void)state;
 	assert_int_equal(
@@ -298,33 +298,33 @@ static void test_slow_within_timeout(void **state)
 
 static void test_drop_retransmits_same_xid(void **state)
 {
-	struct rpc_call_args a = {.proc = 0};
-	struct rpc_reply_info info;
-	struct rpc_clnt *cl;
+	struct lx_rpc_call_args a = {.proc = 0};
+	struct lx_rpc_reply_info info;
+	struct lx_rpc_clnt *cl;
 
 	(void)state;
 	srv_start(&S, "drop", NULL, NULL);
 	cl = mk(&S, 100, 2);
-	assert_int_equal(rpc_call_sync(cl, &a, &info), -ETIMEDOUT);
+	assert_int_equal(lx_rpc_call_sync(cl, &a, &info), -ETIMEDOUT);
 	assert_int_equal(info.retransmits, 2);
 	/* the first send and two retransmissions, one XID */
 	usleep(100000);
 	assert_int_equal(calls_with_xid(&S, info.xid), 3);
-	rpc_clnt_destroy(cl);
+	lx_rpc_clnt_destroy(cl);
 	srv_stop(&S);
 
 	srv_start(&S, "drop_first", NULL, NULL);
 	cl = mk(&S, 100, 2);
-	assert_int_equal(rpc_call_sync(cl, &a, &info), 0);
+	assert_int_equal(lx_rpc_call_sync(cl, &a, &info), 0);
 	assert_int_equal(info.retransmits, 1);
 	assert_int_equal(calls_with_xid(&S, info.xid), 2);
-	rpc_clnt_destroy(cl);
+	lx_rpc_clnt_destroy(cl);
 	srv_stop(&S);
 }
 
 static void test_close_on_call(void **state)
 {
-	struct xprt_stats st;
+	struct lx_xprt_stats st;
 
 	(void)state;
 	assert_int_equal(
@@ -337,7 +337,7 @@ struct reorder {
 	atomic_uint done, ok;
 };
 
-static void reorder_cb(struct rpc_call *call, int status, void *arg)
+static void reorder_cb(struct lx_rpc_call *call, int status, void *arg)
 {
 	struct reorder *r = arg;
 
@@ -350,23 +350,23 @@ static void reorder_cb(struct rpc_call *call, int status, void *arg)
 static void test_reordered_replies(void **state)
 {
 	struct reorder r = {0};
-	struct rpc_clnt *cl;
+	struct lx_rpc_clnt *cl;
 	int i;
 
 	(void)state;
 	srv_start(&S, "reorder", NULL, NULL);
 	cl = mk(&S, 2000, 1);
 	for (i = 0; i < 20; i++) {
-		struct rpc_call_args a = {.proc = 0};
+		struct lx_rpc_call_args a = {.proc = 0};
 
-		assert_int_equal(rpc_call_async(cl, &a, reorder_cb, &r, NULL),
-				 0);
+		assert_int_equal(
+			lx_rpc_call_async(cl, &a, reorder_cb, &r, NULL), 0);
 	}
 	for (i = 0; i < 500 && atomic_load(&r.done) < 20; i++)
 		usleep(10000);
 	assert_int_equal(atomic_load(&r.done), 20);
 	assert_int_equal(atomic_load(&r.ok), 20);
-	rpc_clnt_destroy(cl);
+	lx_rpc_clnt_destroy(cl);
 	srv_stop(&S);
 }
 

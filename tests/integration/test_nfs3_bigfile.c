@@ -61,11 +61,11 @@ static void pattern(uint8_t *b, size_t n, uint64_t off)
 
 static void test_256m_write_then_nfs_cat(void **state)
 {
-	struct nfs3_opts o = {0};
-	struct nfs3_file_opts fo = {.stable = NFS3_UNSTABLE};
-	struct nfs3_file_stats st;
-	struct nfs3_clnt *c;
-	struct nfs3_file *f;
+	struct lx_nfs3_opts o = {0};
+	struct lx_nfs3_file_opts fo = {.stable = LX_NFS3_UNSTABLE};
+	struct lx_nfs3_file_stats st;
+	struct lx_nfs3_clnt *c;
+	struct lx_nfs3_file *f;
 	uint8_t *buf = malloc(CHUNK);
 	uint64_t off, h_us = FNV_INIT, h_them = FNV_INIT, h_back = FNV_INIT;
 	size_t got = 0, n;
@@ -82,17 +82,17 @@ static void test_256m_write_then_nfs_cat(void **state)
 	o.nconnect = 2;
 	o.errmsg = msg;
 	o.errmsg_len = sizeof(msg);
-	if (nfs3_mount(&c, &o))
+	if (lx_nfs3_mount(&c, &o))
 		fail_msg("mount: %s", msg);
 	assert_int_equal(
-		nfs3_open(c, "big256", O_CREAT | O_TRUNC, 0644, &fo, &f), 0);
+		lx_nfs3_open(c, "big256", O_CREAT | O_TRUNC, 0644, &fo, &f), 0);
 	for (off = 0; off < BIG; off += CHUNK) {
 		pattern(buf, CHUNK, off);
 		h_us = fnv(h_us, buf, CHUNK);
-		assert_int_equal(nfs3_file_pwrite(f, buf, CHUNK, off), 0);
+		assert_int_equal(lx_nfs3_file_pwrite(f, buf, CHUNK, off), 0);
 	}
-	assert_int_equal(nfs3_file_fsync(f), 0);
-	nfs3_file_stats(f, &st);
+	assert_int_equal(lx_nfs3_file_fsync(f), 0);
+	lx_nfs3_file_stats(f, &st);
 	printf("wrote 256 MiB: %llu COMMITs, %llu verifier changes\n",
 	       (unsigned long long)st.commits,
 	       (unsigned long long)st.verf_changes);
@@ -100,11 +100,11 @@ static void test_256m_write_then_nfs_cat(void **state)
 
 	/* read back ourselves */
 	for (off = 0; off < BIG; off += CHUNK) {
-		assert_int_equal(nfs3_file_pread(f, buf, CHUNK, off, &n), 0);
+		assert_int_equal(lx_nfs3_file_pread(f, buf, CHUNK, off, &n), 0);
 		assert_int_equal(n, CHUNK);
 		h_back = fnv(h_back, buf, CHUNK);
 	}
-	assert_int_equal(nfs3_file_close(f), 0);
+	assert_int_equal(lx_nfs3_file_close(f), 0);
 	assert_true(h_back == h_us);
 
 	/* and through libnfs: nfs://host/export/big256?ports */
@@ -125,12 +125,12 @@ static void test_256m_write_then_nfs_cat(void **state)
 	assert_true(h_them == h_us);
 	{
 		/* 256 MiB in the run directory is worth giving back */
-		struct nfs3_wcc_res wr;
+		struct lx_nfs3_wcc_res wr;
 
-		assert_int_equal(nfs3_remove(c, nfs3_root(c), "big256", &wr),
-				 0);
+		assert_int_equal(
+			lx_nfs3_remove(c, lx_nfs3_root(c), "big256", &wr), 0);
 	}
-	nfs3_destroy(c);
+	lx_nfs3_destroy(c);
 	free(buf);
 }
 

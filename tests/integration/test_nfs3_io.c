@@ -36,10 +36,10 @@ static const char *env(const char *k)
 	return v;
 }
 
-static struct nfs3_clnt *mount_with(uint32_t rsize, uint32_t wsize)
+static struct lx_nfs3_clnt *mount_with(uint32_t rsize, uint32_t wsize)
 {
-	struct nfs3_opts o = {0};
-	struct nfs3_clnt *c = NULL;
+	struct lx_nfs3_opts o = {0};
+	struct lx_nfs3_clnt *c = NULL;
 	char msg[256] = "";
 	int err;
 
@@ -54,7 +54,7 @@ static struct nfs3_clnt *mount_with(uint32_t rsize, uint32_t wsize)
 	o.retrans = 10;
 	o.errmsg = msg;
 	o.errmsg_len = sizeof(msg);
-	err = nfs3_mount(&c, &o);
+	err = lx_nfs3_mount(&c, &o);
 	if (err)
 		fail_msg("mount: %d %s", err, msg);
 	return c;
@@ -97,20 +97,21 @@ static uint8_t *disk_read(const char *name, size_t *len)
 static void split_roundtrip(uint32_t rsize, uint32_t wsize, size_t len,
 			    uint64_t off, const char *name)
 {
-	struct nfs3_clnt *c = mount_with(rsize, wsize);
-	struct nfs3_file_opts fo = {.stable = NFS3_FILE_SYNC};
-	struct nfs3_file *f;
+	struct lx_nfs3_clnt *c = mount_with(rsize, wsize);
+	struct lx_nfs3_file_opts fo = {.stable = LX_NFS3_FILE_SYNC};
+	struct lx_nfs3_file *f;
 	uint8_t *src = malloc(len), *back = malloc(len + 100), *disk;
 	size_t n, dlen;
 
 	printf("%s: rsize %u wsize %u, %zu bytes at %llu\n", name,
-	       nfs3_rsize(c), nfs3_wsize(c), len, (unsigned long long)off);
+	       lx_nfs3_rsize(c), lx_nfs3_wsize(c), len,
+	       (unsigned long long)off);
 	if (rsize)
-		assert_int_equal(nfs3_rsize(c), rsize);
+		assert_int_equal(lx_nfs3_rsize(c), rsize);
 	fill(src, len, (uint32_t)len);
-	assert_int_equal(nfs3_open(c, name, O_CREAT | O_TRUNC, 0644, &fo, &f),
-			 0);
-	assert_int_equal(nfs3_file_pwrite(f, src, len, off), 0);
+	assert_int_equal(
+		lx_nfs3_open(c, name, O_CREAT | O_TRUNC, 0644, &fo, &f), 0);
+	assert_int_equal(lx_nfs3_file_pwrite(f, src, len, off), 0);
 	/* the disk is the witness */
 	disk = disk_read(name, &dlen);
 	assert_int_equal(dlen, off + len);
@@ -118,11 +119,11 @@ static void split_roundtrip(uint32_t rsize, uint32_t wsize, size_t len,
 	free(disk);
 	/* read back more than there is: short at end of file */
 	memset(back, 0xee, len + 100);
-	assert_int_equal(nfs3_file_pread(f, back, len + 100, off, &n), 0);
+	assert_int_equal(lx_nfs3_file_pread(f, back, len + 100, off, &n), 0);
 	assert_int_equal(n, len);
 	assert_memory_equal(back, src, len);
-	assert_int_equal(nfs3_file_close(f), 0);
-	nfs3_destroy(c);
+	assert_int_equal(lx_nfs3_file_close(f), 0);
+	lx_nfs3_destroy(c);
 	free(src);
 	free(back);
 }
@@ -151,7 +152,7 @@ struct pio_wait {
 	bool eof;
 };
 
-static void pio_cb(struct nfs3_pio *io, int status, size_t done, bool eof,
+static void pio_cb(struct lx_nfs3_pio *io, int status, size_t done, bool eof,
 		   void *arg)
 {
 	struct pio_wait *w = arg;
@@ -177,29 +178,30 @@ static void pio_run(struct pio_wait *w)
 
 static void test_async_split(void **state)
 {
-	struct nfs3_clnt *c = mount_with(32768, 32768);
+	struct lx_nfs3_clnt *c = mount_with(32768, 32768);
 	struct pio_wait w = {.lock = PTHREAD_MUTEX_INITIALIZER,
 			     .cond = PTHREAD_COND_INITIALIZER};
-	static struct nfs3_pio io;
-	struct nfs3_create_res cr;
+	static struct lx_nfs3_pio io;
+	struct lx_nfs3_create_res cr;
 	size_t len = 16 * 32768 - 5, dlen;
 	uint8_t *src = malloc(len), *back = calloc(1, len), *disk;
 
 	(void)state;
 	fill(src, len, 99);
-	assert_int_equal(nfs3_create(c, nfs3_root(c), "asyncsplit",
-				     NFS3_CREATE_UNCHECKED, NULL, NULL, &cr),
+	assert_int_equal(lx_nfs3_create(c, lx_nfs3_root(c), "asyncsplit",
+					LX_NFS3_CREATE_UNCHECKED, NULL, NULL,
+					&cr),
 			 0);
 	io.done = pio_cb;
 	io.arg = &w;
 	io.owner = 3;
 	/* 17 pieces do not fit one split I/O */
-	assert_int_equal(nfs3_pwrite_async(c, &io, &cr.fh, src, 17 * 32768, 0,
-					   NFS3_FILE_SYNC),
+	assert_int_equal(lx_nfs3_pwrite_async(c, &io, &cr.fh, src, 17 * 32768,
+					      0, LX_NFS3_FILE_SYNC),
 			 -EINVAL);
-	assert_int_equal(
-		nfs3_pwrite_async(c, &io, &cr.fh, src, len, 0, NFS3_FILE_SYNC),
-		0);
+	assert_int_equal(lx_nfs3_pwrite_async(c, &io, &cr.fh, src, len, 0,
+					      LX_NFS3_FILE_SYNC),
+			 0);
 	pio_run(&w);
 	assert_int_equal(w.status, 0);
 	assert_int_equal(w.n, len);
@@ -207,13 +209,13 @@ static void test_async_split(void **state)
 	assert_int_equal(dlen, len);
 	assert_memory_equal(disk, src, len);
 	free(disk);
-	assert_int_equal(nfs3_pread_async(c, &io, &cr.fh, back, len, 0), 0);
+	assert_int_equal(lx_nfs3_pread_async(c, &io, &cr.fh, back, len, 0), 0);
 	pio_run(&w);
 	assert_int_equal(w.status, 0);
 	assert_int_equal(w.n, len);
 	assert_true(w.eof);
 	assert_memory_equal(back, src, len);
-	nfs3_destroy(c);
+	lx_nfs3_destroy(c);
 	free(src);
 	free(back);
 }
@@ -227,7 +229,7 @@ struct seen {
 	unsigned int n, bad, noattr;
 };
 
-static int on_entry(const struct nfs3_dirent *e, void *arg)
+static int on_entry(const struct lx_nfs3_dirent *e, void *arg)
 {
 	struct seen *s = arg;
 	unsigned int i;
@@ -245,9 +247,9 @@ static int on_entry(const struct nfs3_dirent *e, void *arg)
 
 static void test_readdirplus_10000(void **state)
 {
-	struct nfs3_clnt *c = mount_with(0, 0);
+	struct lx_nfs3_clnt *c = mount_with(0, 0);
 	struct seen s = {.hit = calloc(1, NDIRENT)};
-	struct nfs3_fh dfh;
+	struct lx_nfs3_fh dfh;
 	char p[512], fp[600];
 	unsigned int i;
 	int fd;
@@ -265,18 +267,19 @@ static void test_readdirplus_10000(void **state)
 		close(fd);
 	}
 	snprintf(p, sizeof(p), "big.%d", (int)getpid());
-	assert_int_equal(nfs3_lookup_path(c, p, &dfh, NULL), 0);
-	assert_int_equal(nfs3_readdirplus_iter(c, &dfh, 0, on_entry, &s), 0);
-	printf("READDIRPLUS: %u entries, dirsize %u\n", s.n, nfs3_dirsize(c));
+	assert_int_equal(lx_nfs3_lookup_path(c, p, &dfh, NULL), 0);
+	assert_int_equal(lx_nfs3_readdirplus_iter(c, &dfh, 0, on_entry, &s), 0);
+	printf("READDIRPLUS: %u entries, dirsize %u\n", s.n,
+	       lx_nfs3_dirsize(c));
 	assert_int_equal(s.bad, 0);
 	assert_int_equal(s.noattr, 0);
 	assert_int_equal(s.n, NDIRENT);
 	/* a bound below the size: E2BIG */
 	memset(s.hit, 0, NDIRENT);
 	s.n = 0;
-	assert_int_equal(nfs3_readdirplus_iter(c, &dfh, 1000, on_entry, &s),
+	assert_int_equal(lx_nfs3_readdirplus_iter(c, &dfh, 1000, on_entry, &s),
 			 -E2BIG);
-	nfs3_destroy(c);
+	lx_nfs3_destroy(c);
 	free(s.hit);
 }
 
@@ -322,11 +325,11 @@ static int resupply(void *arg, uint64_t off, void *buf, size_t len)
 
 static void unstable_restart(bool with_resupply, const char *name)
 {
-	struct nfs3_clnt *c = mount_with(0, 0);
+	struct lx_nfs3_clnt *c = mount_with(0, 0);
 	struct supply sup = {0};
-	struct nfs3_file_opts fo = {.stable = NFS3_UNSTABLE};
-	struct nfs3_file_stats st;
-	struct nfs3_file *f;
+	struct lx_nfs3_file_opts fo = {.stable = LX_NFS3_UNSTABLE};
+	struct lx_nfs3_file_stats st;
+	struct lx_nfs3_file *f;
 	size_t len = (4u << 20) + 11, dlen;
 	uint8_t *src = malloc(len), *disk;
 
@@ -336,10 +339,10 @@ static void unstable_restart(bool with_resupply, const char *name)
 		fo.resupply = resupply;
 		fo.resupply_arg = &sup;
 	}
-	assert_int_equal(nfs3_open(c, name, O_CREAT | O_TRUNC, 0644, &fo, &f),
-			 0);
-	assert_int_equal(nfs3_file_pwrite(f, src, len, 0), 0);
-	nfs3_file_stats(f, &st);
+	assert_int_equal(
+		lx_nfs3_open(c, name, O_CREAT | O_TRUNC, 0644, &fo, &f), 0);
+	assert_int_equal(lx_nfs3_file_pwrite(f, src, len, 0), 0);
+	lx_nfs3_file_stats(f, &st);
 	assert_int_equal(st.uncommitted, len);
 	/* ganesha's write verifier is its start time in whole seconds: a
 	 * restart within the second it started keeps the verifier (and a
@@ -347,8 +350,8 @@ static void unstable_restart(bool with_resupply, const char *name)
 	usleep(1100 * 1000);
 	restart_ganesha();
 	clobber_on_disk(name, len);
-	assert_int_equal(nfs3_file_fsync(f), 0);
-	nfs3_file_stats(f, &st);
+	assert_int_equal(lx_nfs3_file_fsync(f), 0);
+	lx_nfs3_file_stats(f, &st);
 	printf("%s: commits %llu verifier changes %llu resent %llu bytes, "
 	       "resupply calls %u\n",
 	       name, (unsigned long long)st.commits,
@@ -363,8 +366,8 @@ static void unstable_restart(bool with_resupply, const char *name)
 	assert_memory_equal(disk, src, len);
 	free(disk);
 	/* nothing left to commit: close commits nothing */
-	assert_int_equal(nfs3_file_close(f), 0);
-	nfs3_destroy(c);
+	assert_int_equal(lx_nfs3_file_close(f), 0);
+	lx_nfs3_destroy(c);
 	free(src);
 }
 

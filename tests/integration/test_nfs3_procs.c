@@ -34,7 +34,7 @@ static const char *env(const char *k)
 	return v;
 }
 
-static void base_opts(struct nfs3_opts *o)
+static void base_opts(struct lx_nfs3_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->host = env("XPRT_NFS_HOST");
@@ -45,26 +45,26 @@ static void base_opts(struct nfs3_opts *o)
 	o->timeo_ms = 5000;
 }
 
-static struct nfs3_clnt *clnt;
-static struct nfs3_fh dir; /* this run's directory */
+static struct lx_nfs3_clnt *clnt;
+static struct lx_nfs3_fh dir; /* this run's directory */
 static char dirname_[64];
 
 static int setup(void **state)
 {
-	struct nfs3_opts o;
-	struct nfs3_create_res cr;
+	struct lx_nfs3_opts o;
+	struct lx_nfs3_create_res cr;
 	char msg[256] = "";
 
 	(void)state;
 	base_opts(&o);
 	o.errmsg = msg;
 	o.errmsg_len = sizeof(msg);
-	if (nfs3_mount(&clnt, &o)) {
+	if (lx_nfs3_mount(&clnt, &o)) {
 		fprintf(stderr, "mount: %s\n", msg);
 		return -1;
 	}
 	snprintf(dirname_, sizeof(dirname_), "procs.%d", (int)getpid());
-	if (nfs3_mkdir(clnt, nfs3_root(clnt), dirname_, NULL, &cr) ||
+	if (lx_nfs3_mkdir(clnt, lx_nfs3_root(clnt), dirname_, NULL, &cr) ||
 	    !cr.fh_present)
 		return -1;
 	dir = cr.fh;
@@ -74,17 +74,17 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	nfs3_destroy(clnt);
+	lx_nfs3_destroy(clnt);
 	return 0;
 }
 
-static struct nfs3_fh mkfile(const char *name)
+static struct lx_nfs3_fh mkfile(const char *name)
 {
-	struct nfs3_create_res cr;
-	struct nfs3_sattr sa = {.set_mode = true, .mode = 0644};
+	struct lx_nfs3_create_res cr;
+	struct lx_nfs3_sattr sa = {.set_mode = true, .mode = 0644};
 
-	assert_int_equal(nfs3_create(clnt, &dir, name, NFS3_CREATE_GUARDED, &sa,
-				     NULL, &cr),
+	assert_int_equal(lx_nfs3_create(clnt, &dir, name,
+					LX_NFS3_CREATE_GUARDED, &sa, NULL, &cr),
 			 0);
 	assert_true(cr.fh_present);
 	return cr.fh;
@@ -94,15 +94,15 @@ static struct nfs3_fh mkfile(const char *name)
 
 static void test_mount_fsinfo_root(void **state)
 {
-	const struct nfs3_fsinfo_res *fi = nfs3_fsinfo_cached(clnt);
-	struct nfs3_getattr_res gr;
-	struct nfs3_fsstat_res fs;
-	struct nfs3_pathconf_res pc;
-	struct nfs3_fsinfo_res fi2;
+	const struct lx_nfs3_fsinfo_res *fi = lx_nfs3_fsinfo_cached(clnt);
+	struct lx_nfs3_getattr_res gr;
+	struct lx_nfs3_fsstat_res fs;
+	struct lx_nfs3_pathconf_res pc;
+	struct lx_nfs3_fsinfo_res fi2;
 
 	(void)state;
-	assert_int_equal(nfs3_null(clnt), 0);
-	assert_int_equal(nfs3_root(clnt)->len, 24); /* ganesha quirk */
+	assert_int_equal(lx_nfs3_null(clnt), 0);
+	assert_int_equal(lx_nfs3_root(clnt)->len, 24); /* ganesha quirk */
 	printf("FSINFO: rtmax %u rtpref %u wtmax %u wtpref %u dtpref %u "
 	       "maxfilesize %llu props 0x%x\n",
 	       fi->rtmax, fi->rtpref, fi->wtmax, fi->wtpref, fi->dtpref,
@@ -110,120 +110,130 @@ static void test_mount_fsinfo_root(void **state)
 	assert_true(fi->rtmax >= 4096);
 	assert_true(fi->wtmax >= 4096);
 	/* ganesha announces 64 MiB but serves 1 MiB: the client caps */
-	assert_true(nfs3_rsize(clnt) <= fi->rtmax &&
-		    nfs3_rsize(clnt) <= (1u << 20));
-	assert_int_equal(nfs3_fsinfo(clnt, nfs3_root(clnt), &fi2), 0);
+	assert_true(lx_nfs3_rsize(clnt) <= fi->rtmax &&
+		    lx_nfs3_rsize(clnt) <= (1u << 20));
+	assert_int_equal(lx_nfs3_fsinfo(clnt, lx_nfs3_root(clnt), &fi2), 0);
 	assert_int_equal(fi2.rtmax, fi->rtmax);
-	assert_int_equal(nfs3_getattr(clnt, nfs3_root(clnt), &gr), 0);
+	assert_int_equal(lx_nfs3_getattr(clnt, lx_nfs3_root(clnt), &gr), 0);
 	assert_int_equal(gr.attr.type, NF3DIR);
-	assert_int_equal(nfs3_fsstat(clnt, nfs3_root(clnt), &fs), 0);
+	assert_int_equal(lx_nfs3_fsstat(clnt, lx_nfs3_root(clnt), &fs), 0);
 	assert_true(fs.tbytes > 0 && fs.fbytes <= fs.tbytes);
-	assert_int_equal(nfs3_pathconf(clnt, nfs3_root(clnt), &pc), 0);
+	assert_int_equal(lx_nfs3_pathconf(clnt, lx_nfs3_root(clnt), &pc), 0);
 	assert_true(pc.name_max >= 255);
 }
 
 static void test_create_lookup_errors(void **state)
 {
-	struct nfs3_create_res cr;
-	struct nfs3_lookup_res lr;
-	struct nfs3_fh f;
-	uint8_t verf[NFS3_VERFSIZE] = {1, 2, 3, 4, 5, 6, 7, 8};
+	struct lx_nfs3_create_res cr;
+	struct lx_nfs3_lookup_res lr;
+	struct lx_nfs3_fh f;
+	uint8_t verf[LX_NFS3_VERFSIZE] = {1, 2, 3, 4, 5, 6, 7, 8};
 
 	(void)state;
 	f = mkfile("c1");
 	/* GUARDED on an existing name: EXIST */
-	assert_int_equal(nfs3_create(clnt, &dir, "c1", NFS3_CREATE_GUARDED,
-				     NULL, NULL, &cr),
+	assert_int_equal(lx_nfs3_create(clnt, &dir, "c1",
+					LX_NFS3_CREATE_GUARDED, NULL, NULL,
+					&cr),
 			 -EEXIST);
-	assert_int_equal(cr.status, NFS3ERR_EXIST);
+	assert_int_equal(cr.status, LX_NFS3ERR_EXIST);
 	/* UNCHECKED on an existing name: fine */
-	assert_int_equal(nfs3_create(clnt, &dir, "c1", NFS3_CREATE_UNCHECKED,
-				     NULL, NULL, &cr),
+	assert_int_equal(lx_nfs3_create(clnt, &dir, "c1",
+					LX_NFS3_CREATE_UNCHECKED, NULL, NULL,
+					&cr),
 			 0);
 	/* EXCLUSIVE twice with the same verifier: the retry succeeds */
-	assert_int_equal(nfs3_create(clnt, &dir, "c2", NFS3_CREATE_EXCLUSIVE,
-				     NULL, verf, &cr),
+	assert_int_equal(lx_nfs3_create(clnt, &dir, "c2",
+					LX_NFS3_CREATE_EXCLUSIVE, NULL, verf,
+					&cr),
 			 0);
-	assert_int_equal(nfs3_create(clnt, &dir, "c2", NFS3_CREATE_EXCLUSIVE,
-				     NULL, verf, &cr),
+	assert_int_equal(lx_nfs3_create(clnt, &dir, "c2",
+					LX_NFS3_CREATE_EXCLUSIVE, NULL, verf,
+					&cr),
 			 0);
-	assert_int_equal(nfs3_lookup(clnt, &dir, "c1", &lr), 0);
+	assert_int_equal(lx_nfs3_lookup(clnt, &dir, "c1", &lr), 0);
 	assert_int_equal(lr.fh.len, f.len);
 	assert_memory_equal(lr.fh.data, f.data, f.len);
-	assert_int_equal(nfs3_lookup(clnt, &dir, "nope", &lr), -ENOENT);
-	assert_int_equal(lr.status, NFS3ERR_NOENT);
+	assert_int_equal(lx_nfs3_lookup(clnt, &dir, "nope", &lr), -ENOENT);
+	assert_int_equal(lr.status, LX_NFS3ERR_NOENT);
 	/* a file used as a directory */
-	assert_int_equal(nfs3_lookup(clnt, &f, "x", &lr), -ENOTDIR);
-	assert_int_equal(nfs3_mkdir(clnt, &dir, "c1", NULL, &cr), -EEXIST);
+	assert_int_equal(lx_nfs3_lookup(clnt, &f, "x", &lr), -ENOTDIR);
+	assert_int_equal(lx_nfs3_mkdir(clnt, &dir, "c1", NULL, &cr), -EEXIST);
 }
 
 static void test_read_write_commit_access(void **state)
 {
-	struct nfs3_fh f = mkfile("rw");
-	struct nfs3_write_res wr;
-	struct nfs3_read_res rr;
-	struct nfs3_commit_res cm;
-	struct nfs3_access_res ar;
+	struct lx_nfs3_fh f = mkfile("rw");
+	struct lx_nfs3_write_res wr;
+	struct lx_nfs3_read_res rr;
+	struct lx_nfs3_commit_res cm;
+	struct lx_nfs3_access_res ar;
 	char buf[64] = {0};
 	struct iovec iov[2] = {{(void *)"hello ", 6}, {(void *)"world", 5}};
 	struct iovec riov = {buf, sizeof(buf)};
 
 	(void)state;
-	assert_int_equal(nfs3_write(clnt, &f, 0, iov, 2, NFS3_FILE_SYNC, &wr),
-			 0);
+	assert_int_equal(
+		lx_nfs3_write(clnt, &f, 0, iov, 2, LX_NFS3_FILE_SYNC, &wr), 0);
 	assert_int_equal(wr.count, 11);
-	assert_int_equal(wr.committed, NFS3_FILE_SYNC);
+	assert_int_equal(wr.committed, LX_NFS3_FILE_SYNC);
 	assert_true(wr.wcc.after.present);
 	assert_int_equal(wr.wcc.after.attr.size, 11);
 	/* UNSTABLE, then COMMIT with the same verifier */
 	assert_int_equal(
-		nfs3_write(clnt, &f, 11, iov + 1, 1, NFS3_UNSTABLE, &wr), 0);
-	assert_int_equal(nfs3_commit(clnt, &f, 0, 0, &cm), 0);
-	assert_memory_equal(cm.verf, wr.verf, NFS3_VERFSIZE);
-	assert_int_equal(nfs3_read(clnt, &f, 0, sizeof(buf), &riov, 1, &rr), 0);
+		lx_nfs3_write(clnt, &f, 11, iov + 1, 1, LX_NFS3_UNSTABLE, &wr),
+		0);
+	assert_int_equal(lx_nfs3_commit(clnt, &f, 0, 0, &cm), 0);
+	assert_memory_equal(cm.verf, wr.verf, LX_NFS3_VERFSIZE);
+	assert_int_equal(lx_nfs3_read(clnt, &f, 0, sizeof(buf), &riov, 1, &rr),
+			 0);
 	assert_int_equal(rr.count, 16);
 	assert_true(rr.eof);
 	assert_memory_equal(buf, "hello worldworld", 16);
 	/* a read past the end: 0 bytes, eof */
-	assert_int_equal(nfs3_read(clnt, &f, 100, 10, &riov, 1, &rr), 0);
+	assert_int_equal(lx_nfs3_read(clnt, &f, 100, 10, &riov, 1, &rr), 0);
 	assert_int_equal(rr.count, 0);
 	assert_true(rr.eof);
-	assert_int_equal(nfs3_access(clnt, &f,
-				     NFS3_ACCESS_READ | NFS3_ACCESS_MODIFY,
-				     &ar),
-			 0);
-	assert_int_equal(ar.access & NFS3_ACCESS_READ, NFS3_ACCESS_READ);
+	assert_int_equal(
+		lx_nfs3_access(clnt, &f,
+			       LX_NFS3_ACCESS_READ | LX_NFS3_ACCESS_MODIFY,
+			       &ar),
+		0);
+	assert_int_equal(ar.access & LX_NFS3_ACCESS_READ, LX_NFS3_ACCESS_READ);
 	/* READ and WRITE of a directory: ISDIR */
-	assert_int_equal(nfs3_read(clnt, &dir, 0, 10, &riov, 1, &rr), -EISDIR);
-	assert_int_equal(rr.status, NFS3ERR_ISDIR);
-	assert_int_equal(nfs3_write(clnt, &dir, 0, iov, 1, NFS3_FILE_SYNC, &wr),
+	assert_int_equal(lx_nfs3_read(clnt, &dir, 0, 10, &riov, 1, &rr),
 			 -EISDIR);
+	assert_int_equal(rr.status, LX_NFS3ERR_ISDIR);
+	assert_int_equal(
+		lx_nfs3_write(clnt, &dir, 0, iov, 1, LX_NFS3_FILE_SYNC, &wr),
+		-EISDIR);
 }
 
 static void test_setattr_guard(void **state)
 {
-	struct nfs3_fh f = mkfile("sa");
-	struct nfs3_sattr sa = {.set_size = true, .size = 4096};
-	struct nfs3_getattr_res gr;
-	struct nfs3_wcc_res wr;
-	struct nfs3_time bad = {1, 2};
+	struct lx_nfs3_fh f = mkfile("sa");
+	struct lx_nfs3_sattr sa = {.set_size = true, .size = 4096};
+	struct lx_nfs3_getattr_res gr;
+	struct lx_nfs3_wcc_res wr;
+	struct lx_nfs3_time bad = {1, 2};
 
 	(void)state;
-	assert_int_equal(nfs3_setattr(clnt, &f, &sa, NULL, &wr), 0);
-	assert_int_equal(nfs3_getattr(clnt, &f, &gr), 0);
+	assert_int_equal(lx_nfs3_setattr(clnt, &f, &sa, NULL, &wr), 0);
+	assert_int_equal(lx_nfs3_getattr(clnt, &f, &gr), 0);
 	assert_int_equal(gr.attr.size, 4096);
 	sa.size = 10;
 	/* the right ctime passes the guard, a wrong one: NOT_SYNC */
-	assert_int_equal(nfs3_setattr(clnt, &f, &sa, &bad, &wr), -EBUSY);
-	assert_int_equal(wr.status, NFS3ERR_NOT_SYNC);
-	assert_int_equal(nfs3_setattr(clnt, &f, &sa, &gr.attr.ctime, &wr), 0);
+	assert_int_equal(lx_nfs3_setattr(clnt, &f, &sa, &bad, &wr), -EBUSY);
+	assert_int_equal(wr.status, LX_NFS3ERR_NOT_SYNC);
+	assert_int_equal(lx_nfs3_setattr(clnt, &f, &sa, &gr.attr.ctime, &wr),
+			 0);
 	sa.set_size = false;
 	sa.set_mode = true;
 	sa.mode = 0600;
-	sa.mtime_how = NFS3_SET_TO_CLIENT_TIME;
+	sa.mtime_how = LX_NFS3_SET_TO_CLIENT_TIME;
 	sa.mtime.sec = 1000000;
-	assert_int_equal(nfs3_setattr(clnt, &f, &sa, NULL, &wr), 0);
-	assert_int_equal(nfs3_getattr(clnt, &f, &gr), 0);
+	assert_int_equal(lx_nfs3_setattr(clnt, &f, &sa, NULL, &wr), 0);
+	assert_int_equal(lx_nfs3_getattr(clnt, &f, &gr), 0);
 	assert_int_equal(gr.attr.size, 10);
 	assert_int_equal(gr.attr.mode & 07777, 0600);
 	assert_int_equal(gr.attr.mtime.sec, 1000000);
@@ -231,112 +241,116 @@ static void test_setattr_guard(void **state)
 
 static void test_symlink_readlink_mknod_link_rename(void **state)
 {
-	struct nfs3_fh f = mkfile("orig");
-	struct nfs3_create_res cr;
-	struct nfs3_readlink_res rl;
-	struct nfs3_link_res lk;
-	struct nfs3_rename_res rn;
-	struct nfs3_lookup_res lr;
-	struct nfs3_getattr_res gr;
+	struct lx_nfs3_fh f = mkfile("orig");
+	struct lx_nfs3_create_res cr;
+	struct lx_nfs3_readlink_res rl;
+	struct lx_nfs3_link_res lk;
+	struct lx_nfs3_rename_res rn;
+	struct lx_nfs3_lookup_res lr;
+	struct lx_nfs3_getattr_res gr;
 	char buf[64];
 	int err;
 
 	(void)state;
 	assert_int_equal(
-		nfs3_symlink(clnt, &dir, "sl", NULL, "some/target", &cr), 0);
+		lx_nfs3_symlink(clnt, &dir, "sl", NULL, "some/target", &cr), 0);
 	assert_true(cr.fh_present);
-	assert_int_equal(nfs3_readlink(clnt, &cr.fh, buf, sizeof(buf), &rl), 0);
+	assert_int_equal(lx_nfs3_readlink(clnt, &cr.fh, buf, sizeof(buf), &rl),
+			 0);
 	assert_string_equal(buf, "some/target");
 	assert_int_equal(rl.len, 11);
 	/* a buffer too small for the target */
-	assert_int_equal(nfs3_readlink(clnt, &cr.fh, buf, 5, &rl),
+	assert_int_equal(lx_nfs3_readlink(clnt, &cr.fh, buf, 5, &rl),
 			 -ENAMETOOLONG);
 	/* READLINK of a regular file: INVAL */
-	assert_int_equal(nfs3_readlink(clnt, &f, buf, sizeof(buf), &rl),
+	assert_int_equal(lx_nfs3_readlink(clnt, &f, buf, sizeof(buf), &rl),
 			 -EINVAL);
 
-	err = nfs3_mknod(clnt, &dir, "fifo", NF3FIFO, NULL, 0, 0, &cr);
-	printf("MKNOD fifo: %d (%s)\n", err, nfs3_strerror(err));
+	err = lx_nfs3_mknod(clnt, &dir, "fifo", NF3FIFO, NULL, 0, 0, &cr);
+	printf("MKNOD fifo: %d (%s)\n", err, lx_nfs3_strerror(err));
 	assert_true(err == 0 || err == -ENOTSUP);
 	if (!err) {
-		assert_int_equal(nfs3_lookup(clnt, &dir, "fifo", &lr), 0);
+		assert_int_equal(lx_nfs3_lookup(clnt, &dir, "fifo", &lr), 0);
 		assert_int_equal(lr.attr.attr.type, NF3FIFO);
 	}
 
-	assert_int_equal(nfs3_link(clnt, &f, &dir, "hard", &lk), 0);
-	assert_int_equal(nfs3_getattr(clnt, &f, &gr), 0);
+	assert_int_equal(lx_nfs3_link(clnt, &f, &dir, "hard", &lk), 0);
+	assert_int_equal(lx_nfs3_getattr(clnt, &f, &gr), 0);
 	assert_int_equal(gr.attr.nlink, 2);
-	assert_int_equal(nfs3_link(clnt, &f, &dir, "hard", &lk), -EEXIST);
-	assert_int_equal(nfs3_rename(clnt, &dir, "hard", &dir, "moved", &rn),
+	assert_int_equal(lx_nfs3_link(clnt, &f, &dir, "hard", &lk), -EEXIST);
+	assert_int_equal(lx_nfs3_rename(clnt, &dir, "hard", &dir, "moved", &rn),
 			 0);
-	assert_int_equal(nfs3_lookup(clnt, &dir, "hard", &lr), -ENOENT);
-	assert_int_equal(nfs3_lookup(clnt, &dir, "moved", &lr), 0);
-	assert_int_equal(nfs3_rename(clnt, &dir, "hard", &dir, "x", &rn),
+	assert_int_equal(lx_nfs3_lookup(clnt, &dir, "hard", &lr), -ENOENT);
+	assert_int_equal(lx_nfs3_lookup(clnt, &dir, "moved", &lr), 0);
+	assert_int_equal(lx_nfs3_rename(clnt, &dir, "hard", &dir, "x", &rn),
 			 -ENOENT);
 }
 
 static void test_remove_rmdir_errors(void **state)
 {
-	struct nfs3_create_res cr;
-	struct nfs3_wcc_res wr;
-	struct nfs3_fh sub;
+	struct lx_nfs3_create_res cr;
+	struct lx_nfs3_wcc_res wr;
+	struct lx_nfs3_fh sub;
 
 	(void)state;
-	assert_int_equal(nfs3_mkdir(clnt, &dir, "sub", NULL, &cr), 0);
+	assert_int_equal(lx_nfs3_mkdir(clnt, &dir, "sub", NULL, &cr), 0);
 	sub = cr.fh;
-	assert_int_equal(nfs3_create(clnt, &sub, "inner", NFS3_CREATE_GUARDED,
-				     NULL, NULL, &cr),
+	assert_int_equal(lx_nfs3_create(clnt, &sub, "inner",
+					LX_NFS3_CREATE_GUARDED, NULL, NULL,
+					&cr),
 			 0);
-	assert_int_equal(nfs3_rmdir(clnt, &dir, "sub", &wr), -ENOTEMPTY);
-	assert_int_equal(wr.status, NFS3ERR_NOTEMPTY);
-	assert_int_equal(nfs3_rmdir(clnt, &sub, "inner", &wr), -ENOTDIR);
-	assert_int_equal(nfs3_remove(clnt, &sub, "inner", &wr), 0);
-	assert_int_equal(nfs3_remove(clnt, &sub, "inner", &wr), -ENOENT);
-	assert_int_equal(nfs3_rmdir(clnt, &dir, "sub", &wr), 0);
-	assert_int_equal(nfs3_rmdir(clnt, &dir, "sub", &wr), -ENOENT);
+	assert_int_equal(lx_nfs3_rmdir(clnt, &dir, "sub", &wr), -ENOTEMPTY);
+	assert_int_equal(wr.status, LX_NFS3ERR_NOTEMPTY);
+	assert_int_equal(lx_nfs3_rmdir(clnt, &sub, "inner", &wr), -ENOTDIR);
+	assert_int_equal(lx_nfs3_remove(clnt, &sub, "inner", &wr), 0);
+	assert_int_equal(lx_nfs3_remove(clnt, &sub, "inner", &wr), -ENOENT);
+	assert_int_equal(lx_nfs3_rmdir(clnt, &dir, "sub", &wr), 0);
+	assert_int_equal(lx_nfs3_rmdir(clnt, &dir, "sub", &wr), -ENOENT);
 }
 
 static void test_forged_handle(void **state)
 {
-	struct nfs3_fh forged = *nfs3_root(clnt);
-	struct nfs3_getattr_res gr;
+	struct lx_nfs3_fh forged = *lx_nfs3_root(clnt);
+	struct lx_nfs3_getattr_res gr;
 	unsigned int i;
 	int err;
 
 	(void)state;
 	for (i = 8; i < forged.len; i++)
 		forged.data[i] ^= 0x5a;
-	err = nfs3_getattr(clnt, &forged, &gr);
+	err = lx_nfs3_getattr(clnt, &forged, &gr);
 	printf("GETATTR of a forged handle: %d %s (%s)\n", err,
-	       nfs3_stat_name(gr.status), nfs3_strerror(err));
+	       lx_nfs3_stat_name(gr.status), lx_nfs3_strerror(err));
 	assert_true(err == -ESTALE || err == -EBADF);
 	forged.len = 3;
-	err = nfs3_getattr(clnt, &forged, &gr);
+	err = lx_nfs3_getattr(clnt, &forged, &gr);
 	printf("GETATTR of a 3-byte handle: %d %s\n", err,
-	       nfs3_stat_name(gr.status));
+	       lx_nfs3_stat_name(gr.status));
 	assert_true(err == -ESTALE || err == -EBADF);
 }
 
 static void test_readdir_and_plus(void **state)
 {
-	struct nfs3_create_res cr;
-	struct nfs3_dirent ent[64];
+	struct lx_nfs3_create_res cr;
+	struct lx_nfs3_dirent ent[64];
 	char names[8192];
-	struct nfs3_dirbuf db = {ent, 64, names, sizeof(names)};
-	struct nfs3_readdir_res rr;
-	struct nfs3_fh sub;
+	struct lx_nfs3_dirbuf db = {ent, 64, names, sizeof(names)};
+	struct lx_nfs3_readdir_res rr;
+	struct lx_nfs3_fh sub;
 	unsigned int i, seen = 0;
 
 	(void)state;
-	assert_int_equal(nfs3_mkdir(clnt, &dir, "rd", NULL, &cr), 0);
+	assert_int_equal(lx_nfs3_mkdir(clnt, &dir, "rd", NULL, &cr), 0);
 	sub = cr.fh;
-	assert_int_equal(nfs3_create(clnt, &sub, "a", NFS3_CREATE_GUARDED, NULL,
-				     NULL, &cr),
+	assert_int_equal(lx_nfs3_create(clnt, &sub, "a", LX_NFS3_CREATE_GUARDED,
+					NULL, NULL, &cr),
 			 0);
-	assert_int_equal(nfs3_create(clnt, &sub, "bb", NFS3_CREATE_GUARDED,
-				     NULL, NULL, &cr),
+	assert_int_equal(lx_nfs3_create(clnt, &sub, "bb",
+					LX_NFS3_CREATE_GUARDED, NULL, NULL,
+					&cr),
 			 0);
-	assert_int_equal(nfs3_readdir(clnt, &sub, 0, NULL, 4096, &db, &rr), 0);
+	assert_int_equal(lx_nfs3_readdir(clnt, &sub, 0, NULL, 4096, &db, &rr),
+			 0);
 	assert_true(rr.eof);
 	for (i = 0; i < rr.n; i++)
 		seen |= !strcmp(ent[i].name, "a")  ? 1 :
@@ -345,7 +359,8 @@ static void test_readdir_and_plus(void **state)
 	assert_int_equal(seen, 3);
 	seen = 0;
 	assert_int_equal(
-		nfs3_readdirplus(clnt, &sub, 0, NULL, 4096, 8192, &db, &rr), 0);
+		lx_nfs3_readdirplus(clnt, &sub, 0, NULL, 4096, 8192, &db, &rr),
+		0);
 	for (i = 0; i < rr.n; i++) {
 		if (!strcmp(ent[i].name, "bb")) {
 			assert_true(ent[i].attr.present);
@@ -356,42 +371,42 @@ static void test_readdir_and_plus(void **state)
 	}
 	assert_int_equal(seen, 1);
 	/* READDIR of a file: NOTDIR */
-	assert_int_equal(nfs3_create(clnt, &sub, "c", NFS3_CREATE_GUARDED, NULL,
-				     NULL, &cr),
+	assert_int_equal(lx_nfs3_create(clnt, &sub, "c", LX_NFS3_CREATE_GUARDED,
+					NULL, NULL, &cr),
 			 0);
-	assert_int_equal(nfs3_readdir(clnt, &cr.fh, 0, NULL, 4096, &db, &rr),
+	assert_int_equal(lx_nfs3_readdir(clnt, &cr.fh, 0, NULL, 4096, &db, &rr),
 			 -ENOTDIR);
 }
 
 static void test_lookup_path_open(void **state)
 {
-	struct nfs3_fh fh;
-	struct nfs3_fattr a;
-	struct nfs3_file *f;
+	struct lx_nfs3_fh fh;
+	struct lx_nfs3_fattr a;
+	struct lx_nfs3_file *f;
 	char path[128], buf[16];
 	size_t n;
 
 	(void)state;
 	snprintf(path, sizeof(path), "/%s/op/", dirname_);
-	assert_int_equal(nfs3_lookup_path(clnt, path, &fh, NULL), -ENOENT);
+	assert_int_equal(lx_nfs3_lookup_path(clnt, path, &fh, NULL), -ENOENT);
 	snprintf(path, sizeof(path), "%s/opened", dirname_);
-	assert_int_equal(nfs3_open(clnt, path, 0, 0, NULL, &f), -ENOENT);
+	assert_int_equal(lx_nfs3_open(clnt, path, 0, 0, NULL, &f), -ENOENT);
 	assert_int_equal(
-		nfs3_open(clnt, path, O_CREAT | O_EXCL, 0640, NULL, &f), 0);
-	assert_int_equal(nfs3_file_pwrite(f, "abcdef", 6, 0), 0);
-	assert_int_equal(nfs3_file_close(f), 0);
+		lx_nfs3_open(clnt, path, O_CREAT | O_EXCL, 0640, NULL, &f), 0);
+	assert_int_equal(lx_nfs3_file_pwrite(f, "abcdef", 6, 0), 0);
+	assert_int_equal(lx_nfs3_file_close(f), 0);
 	assert_int_equal(
-		nfs3_open(clnt, path, O_CREAT | O_EXCL, 0640, NULL, &f),
+		lx_nfs3_open(clnt, path, O_CREAT | O_EXCL, 0640, NULL, &f),
 		-EEXIST);
-	assert_int_equal(nfs3_lookup_path(clnt, path, &fh, &a), 0);
+	assert_int_equal(lx_nfs3_lookup_path(clnt, path, &fh, &a), 0);
 	assert_int_equal(a.size, 6);
 	assert_int_equal(a.mode & 0777, 0640);
-	assert_int_equal(nfs3_open(clnt, path, O_TRUNC, 0, NULL, &f), 0);
-	assert_int_equal(nfs3_file_pread(f, buf, sizeof(buf), 0, &n), 0);
+	assert_int_equal(lx_nfs3_open(clnt, path, O_TRUNC, 0, NULL, &f), 0);
+	assert_int_equal(lx_nfs3_file_pread(f, buf, sizeof(buf), 0, &n), 0);
 	assert_int_equal(n, 0);
-	assert_int_equal(nfs3_file_close(f), 0);
-	assert_int_equal(nfs3_open(clnt, dirname_, 0, 0, NULL, &f), -EISDIR);
-	assert_int_equal(nfs3_lookup_path(clnt, "/", &fh, &a), 0);
+	assert_int_equal(lx_nfs3_file_close(f), 0);
+	assert_int_equal(lx_nfs3_open(clnt, dirname_, 0, 0, NULL, &f), -EISDIR);
+	assert_int_equal(lx_nfs3_lookup_path(clnt, "/", &fh, &a), 0);
 	assert_int_equal(a.type, NF3DIR);
 }
 
@@ -399,44 +414,44 @@ static void test_lookup_path_open(void **state)
 
 static void test_mount_procs(void **state)
 {
-	struct nfs3_opts o;
-	struct rpc_clnt *mc;
-	struct nfs3_mnt_res mr;
-	struct nfs3_mnt_entry ent[16];
+	struct lx_nfs3_opts o;
+	struct lx_rpc_clnt *mc;
+	struct lx_nfs3_mnt_res mr;
+	struct lx_nfs3_mnt_entry ent[16];
 	char strs[4096];
-	struct nfs3_mnt_list ml = {
+	struct lx_nfs3_mnt_list ml = {
 		.ent = ent, .cap = 16, .strbuf = strs, .strsize = sizeof(strs)};
 	unsigned int i;
 	bool found = false;
 
 	(void)state;
 	base_opts(&o);
-	assert_int_equal(nfs3_mnt_clnt_create(&mc, &o), 0);
-	assert_int_equal(nfs3_mnt_null(mc), 0);
-	assert_int_equal(nfs3_mnt_mnt(mc, o.export_path, &mr), 0);
-	assert_int_equal(mr.fh.len, nfs3_root(clnt)->len);
+	assert_int_equal(lx_nfs3_mnt_clnt_create(&mc, &o), 0);
+	assert_int_equal(lx_nfs3_mnt_null(mc), 0);
+	assert_int_equal(lx_nfs3_mnt_mnt(mc, o.export_path, &mr), 0);
+	assert_int_equal(mr.fh.len, lx_nfs3_root(clnt)->len);
 	assert_true(mr.nflavors >= 1);
 	/* ganesha says ACCES, not NOENT, for a path it does not export
-	 * (nfs3_mount() then checks EXPORT to say "does not exist") */
-	assert_int_equal(nfs3_mnt_mnt(mc, "/no/such/export", &mr), -EACCES);
-	assert_int_equal(mr.status, MNT3ERR_ACCES);
-	assert_int_equal(nfs3_mnt_export(mc, &ml), 0);
+	 * (lx_nfs3_mount() then checks EXPORT to say "does not exist") */
+	assert_int_equal(lx_nfs3_mnt_mnt(mc, "/no/such/export", &mr), -EACCES);
+	assert_int_equal(mr.status, LX_MNT3ERR_ACCES);
+	assert_int_equal(lx_nfs3_mnt_export(mc, &ml), 0);
 	for (i = 0; i < ml.n; i++) {
 		printf("EXPORT %s groups '%s'\n", ent[i].dir, ent[i].host);
 		found |= !strcmp(ent[i].dir, o.export_path);
 	}
 	assert_true(found);
-	assert_int_equal(nfs3_mnt_dump(mc, &ml), 0);
+	assert_int_equal(lx_nfs3_mnt_dump(mc, &ml), 0);
 	printf("DUMP: %u entries\n", ml.n);
-	assert_int_equal(nfs3_mnt_umnt(mc, o.export_path), 0);
-	assert_int_equal(nfs3_mnt_umntall(mc), 0);
-	rpc_clnt_destroy(mc);
+	assert_int_equal(lx_nfs3_mnt_umnt(mc, o.export_path), 0);
+	assert_int_equal(lx_nfs3_mnt_umntall(mc), 0);
+	lx_rpc_clnt_destroy(mc);
 }
 
 static void test_mount_errors(void **state)
 {
-	struct nfs3_opts o;
-	struct nfs3_clnt *c;
+	struct lx_nfs3_opts o;
+	struct lx_nfs3_clnt *c;
 	char msg[256];
 
 	(void)state;
@@ -444,7 +459,7 @@ static void test_mount_errors(void **state)
 	o.errmsg = msg;
 	o.errmsg_len = sizeof(msg);
 	o.export_path = "/not-exported";
-	assert_int_equal(nfs3_mount(&c, &o), -ENOENT);
+	assert_int_equal(lx_nfs3_mount(&c, &o), -ENOENT);
 	printf("missing export: %s\n", msg);
 	assert_non_null(strstr(msg, "does not exist"));
 	/* the NFS port is not a MOUNT server: a wrong server */
@@ -452,7 +467,7 @@ static void test_mount_errors(void **state)
 	o.errmsg = msg;
 	o.errmsg_len = sizeof(msg);
 	o.mount_port = o.nfs_port;
-	assert_int_equal(nfs3_mount(&c, &o), -EPFNOSUPPORT);
+	assert_int_equal(lx_nfs3_mount(&c, &o), -EPFNOSUPPORT);
 	printf("wrong server: %s\n", msg);
 	assert_non_null(strstr(msg, "wrong server"));
 	/* AUTH_NONE: ganesha wants AUTH_SYS for everything but NULL */
@@ -462,17 +477,17 @@ static void test_mount_errors(void **state)
 	o.auth_none = true;
 	{
 		/* ganesha lets MNT and FSINFO through, GETATTR is refused */
-		struct nfs3_getattr_res gr;
-		int err = nfs3_mount(&c, &o);
+		struct lx_nfs3_getattr_res gr;
+		int err = lx_nfs3_mount(&c, &o);
 
 		printf("AUTH_NONE mount: %d\n", err);
 		assert_true(err == 0 || err == -EACCES);
 		if (!err) {
-			err = nfs3_getattr(c, nfs3_root(c), &gr);
+			err = lx_nfs3_getattr(c, lx_nfs3_root(c), &gr);
 			printf("AUTH_NONE GETATTR: %d (%s)\n", err,
-			       nfs3_strerror(err));
+			       lx_nfs3_strerror(err));
 			assert_int_equal(err, -EACCES);
-			nfs3_destroy(c);
+			lx_nfs3_destroy(c);
 		}
 	}
 	/* nobody listens: refused */
@@ -480,7 +495,7 @@ static void test_mount_errors(void **state)
 	o.errmsg = msg;
 	o.errmsg_len = sizeof(msg);
 	o.mount_port = 1;
-	assert_int_equal(nfs3_mount(&c, &o), -ECONNREFUSED);
+	assert_int_equal(lx_nfs3_mount(&c, &o), -ECONNREFUSED);
 	printf("no server: %s\n", msg);
 }
 
@@ -493,7 +508,7 @@ struct waiter {
 	int status[8];
 };
 
-static void cb(struct nfs3_call *call, int status, void *arg)
+static void cb(struct lx_nfs3_call *call, int status, void *arg)
 {
 	struct waiter *w = arg;
 
@@ -516,12 +531,12 @@ static void test_async_forms(void **state)
 {
 	struct waiter w = {
 		PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, {0}};
-	struct nfs3_call calls[5];
-	struct nfs3_fh f = mkfile("async");
-	struct nfs3_getattr_res gr;
-	struct nfs3_write_res wr;
-	struct nfs3_read_res rr;
-	struct nfs3_lookup_res lr;
+	struct lx_nfs3_call calls[5];
+	struct lx_nfs3_fh f = mkfile("async");
+	struct lx_nfs3_getattr_res gr;
+	struct lx_nfs3_write_res wr;
+	struct lx_nfs3_read_res rr;
+	struct lx_nfs3_lookup_res lr;
 	char out[32];
 	struct iovec iov = {(void *)"async data", 10};
 	int i;
@@ -533,13 +548,13 @@ static void test_async_forms(void **state)
 		calls[i].arg = &w;
 		calls[i].owner = 7;
 	}
-	assert_int_equal(nfs3_null_async(clnt, &calls[0]), 0);
-	assert_int_equal(nfs3_write_async(clnt, &calls[1], &f, 0, &iov, 1,
-					  NFS3_FILE_SYNC, &wr),
+	assert_int_equal(lx_nfs3_null_async(clnt, &calls[0]), 0);
+	assert_int_equal(lx_nfs3_write_async(clnt, &calls[1], &f, 0, &iov, 1,
+					     LX_NFS3_FILE_SYNC, &wr),
 			 0);
-	assert_int_equal(nfs3_getattr_async(clnt, &calls[2], &dir, &gr), 0);
+	assert_int_equal(lx_nfs3_getattr_async(clnt, &calls[2], &dir, &gr), 0);
 	assert_int_equal(
-		nfs3_lookup_async(clnt, &calls[3], &dir, "missing", &lr), 0);
+		lx_nfs3_lookup_async(clnt, &calls[3], &dir, "missing", &lr), 0);
 	wait_n(&w, 4);
 	assert_int_equal(w.done, 4);
 	/* one of them failed with NOENT, the others succeeded */
@@ -552,12 +567,12 @@ static void test_async_forms(void **state)
 		}
 		assert_int_equal(ok, 3);
 		assert_int_equal(noent, 1);
-		assert_int_equal(calls[3].nfs_status, NFS3ERR_NOENT);
+		assert_int_equal(calls[3].nfs_status, LX_NFS3ERR_NOENT);
 	}
 	assert_int_equal(wr.count, 10);
 	assert_int_equal(gr.attr.type, NF3DIR);
-	assert_int_equal(nfs3_read_buf_async(clnt, &calls[4], &f, 0,
-					     sizeof(out), out, &rr),
+	assert_int_equal(lx_nfs3_read_buf_async(clnt, &calls[4], &f, 0,
+						sizeof(out), out, &rr),
 			 0);
 	wait_n(&w, 5);
 	assert_int_equal(w.status[4], 0);

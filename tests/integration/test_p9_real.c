@@ -17,7 +17,7 @@
  *            attribute case (ENODATA) is sent there; and Tremove of
  *            anything (segfault in libganesha_nfsd, reproduced with a
  *            stdlib Python client too), so Tremove goes to diod only
- * (p9_remove_path() never sends Tremove to a server that takes
+ * (lx_p9_remove_path() never sends Tremove to a server that takes
  * Tunlinkat.)
  * Data written through the client is compared with the file in the
  * server's export directory on disk, and data written on disk is read
@@ -89,9 +89,9 @@ static struct srv *srv_of(void **state)
 	return s;
 }
 
-static struct p9_opts opts_of(const struct srv *s, char *err, size_t len)
+static struct lx_p9_opts opts_of(const struct srv *s, char *err, size_t len)
 {
-	struct p9_opts o = {
+	struct lx_p9_opts o = {
 		.host = s->host,
 		.port = s->port,
 		.aname = s->aname,
@@ -106,15 +106,15 @@ static struct p9_opts opts_of(const struct srv *s, char *err, size_t len)
 	return o;
 }
 
-static struct p9_clnt *conn(const struct srv *s)
+static struct lx_p9_clnt *conn(const struct srv *s)
 {
 	char err[256];
-	struct p9_opts o = opts_of(s, err, sizeof(err));
-	struct p9_clnt *c = NULL;
-	int r = p9_connect(&c, &o);
+	struct lx_p9_opts o = opts_of(s, err, sizeof(err));
+	struct lx_p9_clnt *c = NULL;
+	int r = lx_p9_connect(&c, &o);
 
 	if (r)
-		fail_msg("%s: p9_connect: %d (%s)", s->name, r, err);
+		fail_msg("%s: lx_p9_connect: %d (%s)", s->name, r, err);
 	return c;
 }
 
@@ -146,16 +146,16 @@ static void test_connect_negotiates_msize(void **state)
 {
 	struct srv *s = srv_of(state);
 	char err[256];
-	struct p9_opts o = opts_of(s, err, sizeof(err));
-	struct p9_clnt *c = NULL;
+	struct lx_p9_opts o = opts_of(s, err, sizeof(err));
+	struct lx_p9_clnt *c = NULL;
 
 	o.msize = 1u << 20; /* both servers cap it at 65536 */
-	assert_int_equal(p9_connect(&c, &o), 0);
-	printf("%s: asked msize 1048576, got %u\n", s->name, p9_msize(c));
-	assert_int_equal(p9_msize(c), 65536);
-	assert_int_equal(p9_iosize(c), 65536 - 24);
-	assert_true(p9_root_qid(c).type & P9_QTDIR);
-	p9_close(c);
+	assert_int_equal(lx_p9_connect(&c, &o), 0);
+	printf("%s: asked msize 1048576, got %u\n", s->name, lx_p9_msize(c));
+	assert_int_equal(lx_p9_msize(c), 65536);
+	assert_int_equal(lx_p9_iosize(c), 65536 - 24);
+	assert_true(lx_p9_root_qid(c).type & LX_P9_QTDIR);
+	lx_p9_close(c);
 }
 
 static void test_wrong_aname_and_bad_options(void **state)
@@ -164,13 +164,13 @@ static void test_wrong_aname_and_bad_options(void **state)
 	struct sockaddr_in a = {.sin_family = AF_INET};
 	socklen_t al = sizeof(a);
 	char err[256];
-	struct p9_opts o = opts_of(s, err, sizeof(err));
-	struct p9_clnt *c = NULL;
+	struct lx_p9_opts o = opts_of(s, err, sizeof(err));
+	struct lx_p9_clnt *c = NULL;
 	int r, fd;
 
 	o.aname = "/no/such/tree";
-	r = p9_connect(&c, &o);
-	printf("%s: wrong aname: %d (%s): %s\n", s->name, r, p9_strerror(r),
+	r = lx_p9_connect(&c, &o);
+	printf("%s: wrong aname: %d (%s): %s\n", s->name, r, lx_p9_strerror(r),
 	       err);
 	if (s->diod)
 		assert_int_equal(r, -EPERM);
@@ -180,7 +180,7 @@ static void test_wrong_aname_and_bad_options(void **state)
 
 	o = opts_of(s, err, sizeof(err));
 	o.msize = 100;
-	assert_int_equal(p9_connect(&c, &o), -EINVAL);
+	assert_int_equal(lx_p9_connect(&c, &o), -EINVAL);
 
 	fd = socket(AF_INET, SOCK_STREAM, 0);
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -190,7 +190,7 @@ static void test_wrong_aname_and_bad_options(void **state)
 	o = opts_of(s, err, sizeof(err));
 	o.host = "127.0.0.1";
 	o.port = ntohs(a.sin_port);
-	assert_int_equal(p9_connect(&c, &o), -ECONNREFUSED);
+	assert_int_equal(lx_p9_connect(&c, &o), -ECONNREFUSED);
 	assert_null(c);
 }
 
@@ -219,8 +219,8 @@ struct fwait {
 	int status;
 };
 
-static void fwait_cb(struct p9_req *req, int status, const struct p9_fcall *rx,
-		     void *arg)
+static void fwait_cb(struct lx_p9_req *req, int status,
+		     const struct lx_p9_fcall *rx, void *arg)
 {
 	struct fwait *w = arg;
 
@@ -236,14 +236,14 @@ static void fwait_cb(struct p9_req *req, int status, const struct p9_fcall *rx,
  * first, the read's outcome is its reply or -ECANCELED.  Return 0 when the
  * server answered the Tflush, -ETIMEDOUT when it did not within 10 s.
  */
-static int flush_a_read(struct p9_clnt *c, uint32_t fid)
+static int flush_a_read(struct lx_p9_clnt *c, uint32_t fid)
 {
 	static uint8_t buf[4096];
-	struct p9_fcall tx = {.type = P9_TREAD};
-	struct p9_call_opts co = {.rdata = buf};
-	struct p9_stats st;
+	struct lx_p9_fcall tx = {.type = LX_P9_TREAD};
+	struct lx_p9_call_opts co = {.rdata = buf};
+	struct lx_p9_stats st;
 	struct fwait w;
-	struct p9_req *h;
+	struct lx_p9_req *h;
 	unsigned int i, tries;
 	int r = -EALREADY;
 
@@ -251,17 +251,17 @@ static int flush_a_read(struct p9_clnt *c, uint32_t fid)
 	tx.u.tread.count = sizeof(buf);
 	for (tries = 0; tries < 100 && r; tries++) {
 		atomic_init(&w.done, 0);
-		assert_int_equal(p9_call_async(c, &tx, &co, fwait_cb, &w, &h),
-				 0);
-		r = p9_cancel(h);
+		assert_int_equal(
+			lx_p9_call_async(c, &tx, &co, fwait_cb, &w, &h), 0);
+		r = lx_p9_cancel(h);
 		while (!atomic_load(&w.done))
 			usleep(100);
 		assert_true(w.status == 0 || w.status == -ECANCELED);
-		p9_req_put(h);
+		lx_p9_req_put(h);
 	}
 	assert_int_equal(r, 0);
 	for (i = 0; i < 10000; i++) {
-		p9_get_stats(c, &st);
+		lx_p9_get_stats(c, &st);
 		if (st.flush_replies == st.flushes)
 			return 0;
 		usleep(1000);
@@ -272,139 +272,146 @@ static int flush_a_read(struct p9_clnt *c, uint32_t fid)
 static void test_every_message(void **state)
 {
 	struct srv *s = srv_of(state);
-	struct p9_clnt *c = conn(s);
+	struct lx_p9_clnt *c = conn(s);
 	struct row rows[64];
 	unsigned int n = 0, i, bad = 0, nq;
 	char dirname[128], path[256], link[128], id[64], val[8];
-	struct p9_qid q;
-	struct p9_attr a;
-	struct p9_statfs sf;
-	struct p9_iattr ia = {.valid = P9_SETATTR_SIZE | P9_SETATTR_MODE,
-			      .size = 3,
-			      .mode = 0600};
-	struct p9_flock fl = {.type = P9_LOCK_TYPE_WRLCK,
-			      .length = 10,
-			      .proc_id = (uint32_t)getpid(),
-			      .client_id = p9_str_c("p9real")};
-	struct p9_getlock gl = {.type = P9_LOCK_TYPE_WRLCK,
-				.length = 10,
-				.proc_id = 1,
-				.client_id = p9_str_c("other")};
+	struct lx_p9_qid q;
+	struct lx_p9_attr a;
+	struct lx_p9_statfs sf;
+	struct lx_p9_iattr ia = {.valid = LX_P9_SETATTR_SIZE |
+					  LX_P9_SETATTR_MODE,
+				 .size = 3,
+				 .mode = 0600};
+	struct lx_p9_flock fl = {.type = LX_P9_LOCK_TYPE_WRLCK,
+				 .length = 10,
+				 .proc_id = (uint32_t)getpid(),
+				 .client_id = lx_p9_str_c("p9real")};
+	struct lx_p9_getlock gl = {.type = LX_P9_LOCK_TYPE_WRLCK,
+				   .length = 10,
+				   .proc_id = 1,
+				   .client_id = lx_p9_str_c("other")};
 	const char *names[1];
 	uint8_t buf[64], st;
-	uint32_t root = p9_root_fid(c), d, f, x, cnt;
+	uint32_t root = lx_p9_root_fid(c), d, f, x, cnt;
 	uint64_t xsize = 0;
-	struct p9_stats pst;
+	struct lx_p9_stats pst;
 	int r;
 
 	snprintf(dirname, sizeof(dirname), "%s", uniq("msgs"));
-	check(rows, &n, "Tversion", 0, 0); /* p9_connect */
+	check(rows, &n, "Tversion", 0, 0); /* lx_p9_connect */
 	check(rows, &n, "Tattach",
-	      p9_attach(c, root, P9_NOFID, "root", s->aname, 0, &q), 0);
-	check(rows, &n, "Tauth", p9_auth(c, 900, "root", s->aname, 0, &q),
+	      lx_p9_attach(c, root, LX_P9_NOFID, "root", s->aname, 0, &q), 0);
+	check(rows, &n, "Tauth", lx_p9_auth(c, 900, "root", s->aname, 0, &q),
 	      s->diod ? -ENOENT : -EOPNOTSUPP);
-	check(rows, &n, "Tmkdir", p9_mkdir(c, root, dirname, 0755, 0, &q), 0);
+	check(rows, &n, "Tmkdir", lx_p9_mkdir(c, root, dirname, 0755, 0, &q),
+	      0);
 	names[0] = dirname;
-	assert_int_equal(p9_fid_alloc(c, &d), 0);
-	check(rows, &n, "Twalk", p9_walk(c, root, d, 1, names, &nq, &q), 0);
+	assert_int_equal(lx_p9_fid_alloc(c, &d), 0);
+	check(rows, &n, "Twalk", lx_p9_walk(c, root, d, 1, names, &nq, &q), 0);
 	assert_int_equal(nq, 1);
-	assert_int_equal(p9_walk_path(c, root, dirname, &f, NULL), 0);
+	assert_int_equal(lx_p9_walk_path(c, root, dirname, &f, NULL), 0);
 	check(rows, &n, "Tlcreate",
-	      p9_lcreate(c, f, "f", O_RDWR | O_CREAT, 0644, 0, &q, NULL), 0);
-	check(rows, &n, "Twrite", p9_write(c, f, 0, 5, "hello", &cnt), 0);
+	      lx_p9_lcreate(c, f, "f", O_RDWR | O_CREAT, 0644, 0, &q, NULL), 0);
+	check(rows, &n, "Twrite", lx_p9_write(c, f, 0, 5, "hello", &cnt), 0);
 	assert_int_equal(cnt, 5);
-	check(rows, &n, "Tfsync", p9_fsync(c, f, false), 0);
-	check(rows, &n, "Tread", p9_read(c, f, 0, sizeof(buf), buf, &cnt), 0);
+	check(rows, &n, "Tfsync", lx_p9_fsync(c, f, false), 0);
+	check(rows, &n, "Tread", lx_p9_read(c, f, 0, sizeof(buf), buf, &cnt),
+	      0);
 	assert_int_equal(cnt, 5);
 	assert_memory_equal(buf, "hello", 5);
-	check(rows, &n, "Tsetattr", p9_setattr(c, f, &ia), 0);
-	check(rows, &n, "Tgetattr", p9_getattr(c, f, P9_GETATTR_ALL, &a), 0);
+	check(rows, &n, "Tsetattr", lx_p9_setattr(c, f, &ia), 0);
+	check(rows, &n, "Tgetattr", lx_p9_getattr(c, f, LX_P9_GETATTR_ALL, &a),
+	      0);
 	assert_int_equal(a.size, 3);
 	assert_int_equal(a.mode & 0777, 0600);
-	check(rows, &n, "Tlock", p9_lock(c, f, &fl, &st),
+	check(rows, &n, "Tlock", lx_p9_lock(c, f, &fl, &st),
 	      s->diod ? 0 : -EINVAL);
-	check(rows, &n, "Tgetlock", p9_getlock(c, f, &gl, id, sizeof(id)), 0);
-	check(rows, &n, "Tstatfs", p9_statfs(c, root, &sf), 0);
-	check(rows, &n, "Tsymlink", p9_symlink(c, d, "ln", "f", 0, &q), 0);
-	assert_int_equal(p9_walk_path(c, d, "ln", &x, NULL), 0);
-	check(rows, &n, "Treadlink", p9_readlink(c, x, link, sizeof(link)), 0);
-	assert_string_equal(link, "f");
-	assert_int_equal(p9_clunk(c, x), 0);
-	check(rows, &n, "Tlink", p9_link(c, d, f, "hard"), 0);
-	check(rows, &n, "Tmknod", p9_mknod(c, d, "fifo", 010644, 0, 0, 0, &q),
+	check(rows, &n, "Tgetlock", lx_p9_getlock(c, f, &gl, id, sizeof(id)),
 	      0);
-	check(rows, &n, "Trenameat", p9_renameat(c, d, "hard", d, "hard2"),
+	check(rows, &n, "Tstatfs", lx_p9_statfs(c, root, &sf), 0);
+	check(rows, &n, "Tsymlink", lx_p9_symlink(c, d, "ln", "f", 0, &q), 0);
+	assert_int_equal(lx_p9_walk_path(c, d, "ln", &x, NULL), 0);
+	check(rows, &n, "Treadlink", lx_p9_readlink(c, x, link, sizeof(link)),
+	      0);
+	assert_string_equal(link, "f");
+	assert_int_equal(lx_p9_clunk(c, x), 0);
+	check(rows, &n, "Tlink", lx_p9_link(c, d, f, "hard"), 0);
+	check(rows, &n, "Tmknod",
+	      lx_p9_mknod(c, d, "fifo", 010644, 0, 0, 0, &q), 0);
+	check(rows, &n, "Trenameat", lx_p9_renameat(c, d, "hard", d, "hard2"),
 	      s->diod ? -EOPNOTSUPP : 0);
 	assert_int_equal(
-		p9_walk_path(c, d, s->diod ? "hard" : "hard2", &x, NULL), 0);
-	check(rows, &n, "Trename", p9_rename(c, x, d, "moved"), 0);
-	assert_int_equal(p9_clunk(c, x), 0);
+		lx_p9_walk_path(c, d, s->diod ? "hard" : "hard2", &x, NULL), 0);
+	check(rows, &n, "Trename", lx_p9_rename(c, x, d, "moved"), 0);
+	assert_int_equal(lx_p9_clunk(c, x), 0);
 	check(rows, &n, "Txattrcreate",
-	      (r = p9_walk_path(c, d, "f", &x, NULL))	      ? r :
-	      (r = p9_xattrcreate(c, x, "user.p9real", 3, 0)) ? r :
-	      (r = p9_write(c, x, 0, 3, "abc", &cnt))	      ? r :
-								p9_clunk(c, x),
+	      (r = lx_p9_walk_path(c, d, "f", &x, NULL))	 ? r :
+	      (r = lx_p9_xattrcreate(c, x, "user.p9real", 3, 0)) ? r :
+	      (r = lx_p9_write(c, x, 0, 3, "abc", &cnt))	 ? r :
+							   lx_p9_clunk(c, x),
 	      0);
-	assert_int_equal(p9_fid_alloc(c, &x), 0);
-	r = p9_xattrwalk(c, f, x, "user.p9real-missing", &xsize);
+	assert_int_equal(lx_p9_fid_alloc(c, &x), 0);
+	r = lx_p9_xattrwalk(c, f, x, "user.p9real-missing", &xsize);
 	check(rows, &n, "Txattrwalk (missing)", r, -ENODATA);
 	if (r == 0)
-		p9_clunk(c, x);
+		lx_p9_clunk(c, x);
 	else
-		p9_fid_free(c, x);
+		lx_p9_fid_free(c, x);
 	if (s->diod) {
 		/* ganesha 4.3 crashes on the clunk of such a fid */
-		assert_int_equal(p9_fid_alloc(c, &x), 0);
-		r = p9_xattrwalk(c, f, x, "user.p9real", &xsize);
+		assert_int_equal(lx_p9_fid_alloc(c, &x), 0);
+		r = lx_p9_xattrwalk(c, f, x, "user.p9real", &xsize);
 		check(rows, &n, "Txattrwalk", r, 0);
 		assert_int_equal(xsize, 3);
-		assert_int_equal(p9_read(c, x, 0, 3, val, &cnt), 0);
+		assert_int_equal(lx_p9_read(c, x, 0, 3, val, &cnt), 0);
 		assert_memory_equal(val, "abc", 3);
-		assert_int_equal(p9_clunk(c, x), 0);
+		assert_int_equal(lx_p9_clunk(c, x), 0);
 	}
 	check(rows, &n, "Tflush", flush_a_read(c, f), 0);
-	check(rows, &n, "Tunlinkat", p9_unlinkat(c, d, "fifo", 0),
+	check(rows, &n, "Tunlinkat", lx_p9_unlinkat(c, d, "fifo", 0),
 	      s->diod ? -EOPNOTSUPP : 0);
 	if (s->diod) /* any Tremove crashes ganesha 4.3 */
 		check(rows, &n, "Tremove",
-		      (r = p9_walk_path(c, d, "moved", &x, NULL)) ?
+		      (r = lx_p9_walk_path(c, d, "moved", &x, NULL)) ?
 			      r :
-			      p9_remove(c, x),
+			      lx_p9_remove(c, x),
 		      0);
-	check(rows, &n, "Tclunk", p9_clunk(c, f), 0);
+	check(rows, &n, "Tclunk", lx_p9_clunk(c, f), 0);
 	check(rows, &n, "Treaddir", 0, 0);
 	{
-		struct p9_dir *dir;
-		struct p9_dirent e;
+		struct lx_p9_dir *dir;
+		struct lx_p9_dirent e;
 		bool seen_ln = false;
 
 		snprintf(path, sizeof(path), "%s", dirname);
-		r = p9_opendir(c, path, &dir);
+		r = lx_p9_opendir(c, path, &dir);
 		rows[n - 1].got = r;
 		if (!r) {
-			while ((r = p9_readdir_next(dir, &e)) == 1)
+			while ((r = lx_p9_readdir_next(dir, &e)) == 1)
 				seen_ln |= e.name.len == 2 &&
 					   !memcmp(e.name.s, "ln", 2);
 			rows[n - 1].got = r;
 			assert_true(seen_ln);
-			p9_closedir(dir);
+			lx_p9_closedir(dir);
 		}
 	}
 	/* ganesha's fid ceiling */
 	names[0] = dirname;
-	r = p9_walk(c, root, 1024, 1, names, &nq, NULL);
+	r = lx_p9_walk(c, root, 1024, 1, names, &nq, NULL);
 	check(rows, &n, "Twalk newfid 1024", r, s->diod ? 0 : -ERANGE);
 	if (!r)
-		p9_clunk(c, 1024) /* not from the allocator: -EINVAL ignored */;
-	p9_clunk(c, d);
+		lx_p9_clunk(c,
+			    1024) /* not from the allocator: -EINVAL ignored */;
+	lx_p9_clunk(c, d);
 	for (i = 0; i < 6; i++) {
 		static const char *const left[] = {"f",	    "ln",    "hard",
 						   "hard2", "moved", "fifo"};
 
 		snprintf(path, sizeof(path), "%s/%s", dirname, left[i]);
-		p9_remove_path(c, path);
+		lx_p9_remove_path(c, path);
 	}
-	assert_int_equal(p9_remove_path(c, dirname), 0);
+	assert_int_equal(lx_p9_remove_path(c, dirname), 0);
 
 	printf("%s: %-22s %-10s %s\n", s->name, "message", "result",
 	       "expected");
@@ -412,15 +419,15 @@ static void test_every_message(void **state)
 		printf("%s: %-22s %-10d %d%s%s\n", s->name, rows[i].msg,
 		       rows[i].got, rows[i].want,
 		       rows[i].got ? "  refused: " : "",
-		       rows[i].got ? p9_strerror(rows[i].got) : "");
+		       rows[i].got ? lx_p9_strerror(rows[i].got) : "");
 		if (rows[i].got != rows[i].want)
 			bad++;
 	}
-	p9_get_stats(c, &pst);
+	lx_p9_get_stats(c, &pst);
 	printf("%s: %llu calls, %llu flushes, %llu Rflush\n", s->name,
 	       (unsigned long long)pst.calls, (unsigned long long)pst.flushes,
 	       (unsigned long long)pst.flush_replies);
-	p9_close(c);
+	lx_p9_close(c);
 	assert_int_equal(bad, 0);
 }
 
@@ -429,11 +436,11 @@ static void test_every_message(void **state)
 static void test_data_written_through_client_is_on_disk(void **state)
 {
 	struct srv *s = srv_of(state);
-	struct p9_clnt *c = conn(s);
+	struct lx_p9_clnt *c = conn(s);
 	const char *name = uniq("written.dat");
 	size_t len = (1u << 20) + 12345, n, i;
 	uint8_t *out = malloc(len), *disk = malloc(len);
-	struct p9_iattr ia = {.valid = P9_SETATTR_SIZE, .size = 1000};
+	struct lx_p9_iattr ia = {.valid = LX_P9_SETATTR_SIZE, .size = 1000};
 	char path[512];
 	struct stat sb;
 	uint32_t fid;
@@ -443,13 +450,13 @@ static void test_data_written_through_client_is_on_disk(void **state)
 	assert_non_null(disk);
 	for (i = 0; i < len; i++)
 		out[i] = pat(i, 1);
-	assert_int_equal(p9_open_path(c, name, O_RDWR | O_CREAT | O_TRUNC, 0644,
-				      &fid, NULL),
+	assert_int_equal(lx_p9_open_path(c, name, O_RDWR | O_CREAT | O_TRUNC,
+					 0644, &fid, NULL),
 			 0);
-	assert_int_equal(p9_pwrite(c, fid, out, len, 0, &n), 0);
+	assert_int_equal(lx_p9_pwrite(c, fid, out, len, 0, &n), 0);
 	assert_int_equal(n, len);
-	assert_int_equal(p9_fsync(c, fid, false), 0);
-	assert_int_equal(p9_clunk(c, fid), 0);
+	assert_int_equal(lx_p9_fsync(c, fid, false), 0);
+	assert_int_equal(lx_p9_clunk(c, fid), 0);
 
 	disk_path(s, name, path, sizeof(path));
 	fp = fopen(path, "rb");
@@ -460,16 +467,16 @@ static void test_data_written_through_client_is_on_disk(void **state)
 	assert_memory_equal(disk, out, len);
 
 	/* Tsetattr truncates the file on disk */
-	assert_int_equal(p9_walk_path(c, P9_NOFID, name, &fid, NULL), 0);
-	assert_int_equal(p9_setattr(c, fid, &ia), 0);
-	assert_int_equal(p9_clunk(c, fid), 0);
+	assert_int_equal(lx_p9_walk_path(c, LX_P9_NOFID, name, &fid, NULL), 0);
+	assert_int_equal(lx_p9_setattr(c, fid, &ia), 0);
+	assert_int_equal(lx_p9_clunk(c, fid), 0);
 	assert_int_equal(stat(path, &sb), 0);
 	assert_int_equal(sb.st_size, 1000);
 
-	assert_int_equal(p9_remove_path(c, name), 0);
+	assert_int_equal(lx_p9_remove_path(c, name), 0);
 	assert_int_equal(stat(path, &sb), -1);
 	assert_int_equal(errno, ENOENT);
-	p9_close(c);
+	lx_p9_close(c);
 	free(out);
 	free(disk);
 }
@@ -491,14 +498,14 @@ static void io_done(void *arg, int status, uint32_t count)
 static void test_data_on_disk_reads_back_through_client(void **state)
 {
 	struct srv *s = srv_of(state);
-	struct p9_clnt *c = conn(s);
+	struct lx_p9_clnt *c = conn(s);
 	const char *name = uniq("ondisk.dat");
 	size_t len = (3u << 20) + 777, n, i;
 	uint8_t *disk = malloc(len), *in = malloc(len);
 	static uint8_t bufs[256][4096];
 	uint64_t offs[256];
-	struct p9_dir *dir;
-	struct p9_dirent e;
+	struct lx_p9_dir *dir;
+	struct lx_p9_dirent e;
 	struct ioctx x;
 	char path[512];
 	bool listed = false;
@@ -516,12 +523,12 @@ static void test_data_on_disk_reads_back_through_client(void **state)
 	assert_int_equal(fwrite(disk, 1, len, fp), len);
 	fclose(fp);
 
-	assert_int_equal(p9_open_path(c, name, O_RDONLY, 0, &fid, NULL), 0);
+	assert_int_equal(lx_p9_open_path(c, name, O_RDONLY, 0, &fid, NULL), 0);
 	memset(in, 0, len);
-	assert_int_equal(p9_pread(c, fid, in, len, 0, &n), 0);
+	assert_int_equal(lx_p9_pread(c, fid, in, len, 0, &n), 0);
 	assert_int_equal(n, len);
 	assert_memory_equal(in, disk, len);
-	assert_int_equal(p9_pread(c, fid, in, 100000, len - 500, &n), 0);
+	assert_int_equal(lx_p9_pread(c, fid, in, 100000, len - 500, &n), 0);
 	assert_int_equal(n, 500);
 
 	/* 256 random 4 KiB reads, all in flight at once, four owners */
@@ -530,8 +537,8 @@ static void test_data_on_disk_reads_back_through_client(void **state)
 	atomic_init(&x.err, 0);
 	for (i = 0; i < 256; i++) {
 		offs[i] = (uint64_t)lrand48() % (len - 4096);
-		r = p9_read_async(c, fid, offs[i], 4096, bufs[i], 1 + i % 4, 0,
-				  io_done, &x);
+		r = lx_p9_read_async(c, fid, offs[i], 4096, bufs[i], 1 + i % 4,
+				     0, io_done, &x);
 		assert_int_equal(r, 0);
 	}
 	while (atomic_load(&x.left))
@@ -539,18 +546,18 @@ static void test_data_on_disk_reads_back_through_client(void **state)
 	assert_int_equal(atomic_load(&x.err), 0);
 	for (i = 0; i < 256; i++)
 		assert_memory_equal(bufs[i], disk + offs[i], 4096);
-	assert_int_equal(p9_clunk(c, fid), 0);
+	assert_int_equal(lx_p9_clunk(c, fid), 0);
 
-	assert_int_equal(p9_opendir(c, "", &dir), 0);
-	while ((r = p9_readdir_next(dir, &e)) == 1)
+	assert_int_equal(lx_p9_opendir(c, "", &dir), 0);
+	while ((r = lx_p9_readdir_next(dir, &e)) == 1)
 		listed |= e.name.len == strlen(name) &&
 			  !memcmp(e.name.s, name, e.name.len);
 	assert_int_equal(r, 0);
-	p9_closedir(dir);
+	lx_p9_closedir(dir);
 	assert_true(listed);
-	assert_int_equal(p9_remove_path(c, name), 0);
+	assert_int_equal(lx_p9_remove_path(c, name), 0);
 	assert_int_equal(access(path, F_OK), -1);
-	p9_close(c);
+	lx_p9_close(c);
 	free(disk);
 	free(in);
 }
@@ -558,32 +565,33 @@ static void test_data_on_disk_reads_back_through_client(void **state)
 static void test_mkdir_and_remove_are_on_disk(void **state)
 {
 	struct srv *s = srv_of(state);
-	struct p9_clnt *c = conn(s);
+	struct lx_p9_clnt *c = conn(s);
 	const char *dname = uniq("dir");
 	char path[512], file[256];
-	struct p9_attr a;
+	struct lx_p9_attr a;
 	struct stat sb;
 	uint32_t fid;
 
-	assert_int_equal(p9_mkdir_path(c, dname, 0750), 0);
+	assert_int_equal(lx_p9_mkdir_path(c, dname, 0750), 0);
 	disk_path(s, dname, path, sizeof(path));
 	assert_int_equal(stat(path, &sb), 0);
 	assert_true(S_ISDIR(sb.st_mode));
 	assert_int_equal(sb.st_mode & 0777, 0750);
 	snprintf(file, sizeof(file), "%s/inner", dname);
 	assert_int_equal(
-		p9_open_path(c, file, O_WRONLY | O_CREAT, 0600, &fid, NULL), 0);
-	assert_int_equal(p9_clunk(c, fid), 0);
-	assert_int_equal(p9_stat_path(c, file, P9_GETATTR_BASIC, &a), 0);
+		lx_p9_open_path(c, file, O_WRONLY | O_CREAT, 0600, &fid, NULL),
+		0);
+	assert_int_equal(lx_p9_clunk(c, fid), 0);
+	assert_int_equal(lx_p9_stat_path(c, file, LX_P9_GETATTR_BASIC, &a), 0);
 	assert_int_equal(a.mode & 0777, 0600);
 	/* not empty */
-	assert_true(p9_remove_path(c, dname) < 0);
+	assert_true(lx_p9_remove_path(c, dname) < 0);
 	/* diod: Tunlinkat refused, Twalk + Tremove instead */
-	assert_int_equal(p9_remove_path(c, file), 0);
-	assert_int_equal(p9_remove_path(c, dname), 0);
+	assert_int_equal(lx_p9_remove_path(c, file), 0);
+	assert_int_equal(lx_p9_remove_path(c, dname), 0);
 	assert_int_equal(stat(path, &sb), -1);
-	assert_int_equal(p9_stat_path(c, dname, 0, &a), -ENOENT);
-	p9_close(c);
+	assert_int_equal(lx_p9_stat_path(c, dname, 0, &a), -ENOENT);
+	lx_p9_close(c);
 }
 
 int main(void)

@@ -37,21 +37,21 @@ static const char *env(const char *k)
 	return v;
 }
 
-static struct rpc_clnt *mk(uint32_t prog, uint32_t vers, uint16_t port,
-			   unsigned int timeo_ms, unsigned int retrans)
+static struct lx_rpc_clnt *mk(uint32_t prog, uint32_t vers, uint16_t port,
+			      unsigned int timeo_ms, unsigned int retrans)
 {
-	struct rpc_clnt_opts o = {0};
-	struct rpc_clnt *cl = NULL;
+	struct lx_rpc_clnt_opts o = {0};
+	struct lx_rpc_clnt *cl = NULL;
 
 	o.host = env("XPRT_NFS_HOST");
 	o.port = port;
 	o.prog = prog;
 	o.vers = vers;
-	o.auth.flavor = RPC_AUTH_SYS;
+	o.auth.flavor = LX_RPC_AUTH_SYS;
 	o.timeo_ms = timeo_ms;
 	o.retrans = retrans;
 	o.reconnect_give_up_ms = 0;
-	assert_int_equal(rpc_clnt_create(&cl, &o), 0);
+	assert_int_equal(lx_rpc_clnt_create(&cl, &o), 0);
 	return cl;
 }
 
@@ -67,33 +67,33 @@ static uint16_t mnt_port(void)
 
 static void test_null_nfs3_and_mount3(void **state)
 {
-	struct rpc_clnt *nfs = mk(NFS_PROG, 3, nfs_port(), 0, 0);
-	struct rpc_clnt *mnt = mk(MOUNT_PROG, 3, mnt_port(), 0, 0);
+	struct lx_rpc_clnt *nfs = mk(NFS_PROG, 3, nfs_port(), 0, 0);
+	struct lx_rpc_clnt *mnt = mk(MOUNT_PROG, 3, mnt_port(), 0, 0);
 
 	(void)state;
-	assert_int_equal(rpc_null(nfs), 0);
-	assert_int_equal(rpc_null(mnt), 0);
-	rpc_clnt_destroy(nfs);
-	rpc_clnt_destroy(mnt);
+	assert_int_equal(lx_rpc_null(nfs), 0);
+	assert_int_equal(lx_rpc_null(mnt), 0);
+	lx_rpc_clnt_destroy(nfs);
+	lx_rpc_clnt_destroy(mnt);
 }
 
 static void test_wrong_program_and_version(void **state)
 {
-	struct rpc_clnt *cl;
-	struct rpc_call_args a = {.proc = 0};
-	struct rpc_reply_info info;
+	struct lx_rpc_clnt *cl;
+	struct lx_rpc_call_args a = {.proc = 0};
+	struct lx_rpc_reply_info info;
 
 	(void)state;
 	cl = mk(NFS_PROG + 77, 1, nfs_port(), 0, 0);
-	assert_int_equal(rpc_call_sync(cl, &a, &info), -EPFNOSUPPORT);
-	rpc_clnt_destroy(cl);
+	assert_int_equal(lx_rpc_call_sync(cl, &a, &info), -EPFNOSUPPORT);
+	lx_rpc_clnt_destroy(cl);
 
 	cl = mk(NFS_PROG, 7, nfs_port(), 0, 0);
-	assert_int_equal(rpc_call_sync(cl, &a, &info), -EPROTONOSUPPORT);
+	assert_int_equal(lx_rpc_call_sync(cl, &a, &info), -EPROTONOSUPPORT);
 	/* ganesha serves v3 here (and v4 when built with it) */
 	assert_true(info.low <= 3 && info.high >= 3);
 	printf("PROG_MISMATCH range reported: %u..%u\n", info.low, info.high);
-	rpc_clnt_destroy(cl);
+	lx_rpc_clnt_destroy(cl);
 }
 
 struct fh {
@@ -130,13 +130,13 @@ static bool_t dec_mnt(XDR *x, void *p)
 
 static void test_auth_none_too_weak(void **state)
 {
-	struct rpc_clnt_opts o = {0};
-	struct rpc_clnt *cl;
-	struct rpc_reply_info info;
+	struct lx_rpc_clnt_opts o = {0};
+	struct lx_rpc_clnt *cl;
+	struct lx_rpc_reply_info info;
 	struct fh fh = {.len = 0};
-	struct rpc_call_args a = {.proc = 1, /* GETATTR */
-				  .enc = (xdrproc_t)enc_fh,
-				  .args = &fh};
+	struct lx_rpc_call_args a = {.proc = 1, /* GETATTR */
+				     .enc = (xdrproc_t)enc_fh,
+				     .args = &fh};
 
 	(void)state;
 	/* MOUNT accepts AUTH_NONE and gives a real root handle */
@@ -144,25 +144,25 @@ static void test_auth_none_too_weak(void **state)
 	o.port = mnt_port();
 	o.prog = MOUNT_PROG;
 	o.vers = 3;
-	o.auth.flavor = RPC_AUTH_NONE;
-	assert_int_equal(rpc_clnt_create(&cl, &o), 0);
-	assert_int_equal(rpc_call_simple(cl, 1, (xdrproc_t)enc_path,
-					 env("XPRT_NFS_EXPORT"),
-					 (xdrproc_t)dec_mnt, &fh),
+	o.auth.flavor = LX_RPC_AUTH_NONE;
+	assert_int_equal(lx_rpc_clnt_create(&cl, &o), 0);
+	assert_int_equal(lx_rpc_call_simple(cl, 1, (xdrproc_t)enc_path,
+					    env("XPRT_NFS_EXPORT"),
+					    (xdrproc_t)dec_mnt, &fh),
 			 0);
 	assert_true(fh.len > 0);
-	rpc_clnt_destroy(cl);
+	lx_rpc_clnt_destroy(cl);
 	o.host = env("XPRT_NFS_HOST");
 	o.port = nfs_port();
 	o.prog = NFS_PROG;
 	o.vers = 3;
-	o.auth.flavor = RPC_AUTH_NONE;
-	assert_int_equal(rpc_clnt_create(&cl, &o), 0);
+	o.auth.flavor = LX_RPC_AUTH_NONE;
+	assert_int_equal(lx_rpc_clnt_create(&cl, &o), 0);
 	/* ganesha refuses every procedure but NULL without AUTH_SYS */
-	assert_int_equal(rpc_call_sync(cl, &a, &info), -EACCES);
+	assert_int_equal(lx_rpc_call_sync(cl, &a, &info), -EACCES);
 	assert_int_equal(info.auth_stat, 5); /* AUTH_TOOWEAK */
-	assert_int_equal(rpc_null(cl), 0);
-	rpc_clnt_destroy(cl);
+	assert_int_equal(lx_rpc_null(cl), 0);
+	lx_rpc_clnt_destroy(cl);
 }
 
 struct dump_seen {
@@ -170,7 +170,7 @@ struct dump_seen {
 	uint16_t nfs_port;
 };
 
-static void dump_cb(const struct rpcbind_entry *e, void *arg)
+static void dump_cb(const struct lx_rpcbind_entry *e, void *arg)
 {
 	struct dump_seen *s = arg;
 
@@ -184,34 +184,35 @@ static void dump_cb(const struct rpcbind_entry *e, void *arg)
 
 static void test_rpcbind(void **state)
 {
-	struct rpcbind_opts o = {.host = env("XPRT_RPCBIND")};
+	struct lx_rpcbind_opts o = {.host = env("XPRT_RPCBIND")};
 	struct dump_seen s = {0};
 	char uaddr[64];
 	uint16_t port = 0;
 	int n;
 
 	(void)state;
-	assert_int_equal(rpcbind_getport(&o, NFS_PROG, 3, IPPROTO_TCP, &port),
-			 0);
+	assert_int_equal(
+		lx_rpcbind_getport(&o, NFS_PROG, 3, IPPROTO_TCP, &port), 0);
 	assert_int_equal(port, nfs_port());
-	assert_int_equal(rpcbind_getport(&o, 0x31337u, 1, IPPROTO_TCP, &port),
-			 -EPFNOSUPPORT);
-	assert_int_equal(rpcbind_getaddr(&o, 4, NFS_PROG, 3, "tcp", uaddr,
-					 sizeof(uaddr)),
+	assert_int_equal(
+		lx_rpcbind_getport(&o, 0x31337u, 1, IPPROTO_TCP, &port),
+		-EPFNOSUPPORT);
+	assert_int_equal(lx_rpcbind_getaddr(&o, 4, NFS_PROG, 3, "tcp", uaddr,
+					    sizeof(uaddr)),
 			 0);
-	assert_int_equal(rpcbind_uaddr_port(uaddr, &port), 0);
+	assert_int_equal(lx_rpcbind_uaddr_port(uaddr, &port), 0);
 	assert_int_equal(port, nfs_port());
-	assert_int_equal(rpcbind_getaddr(&o, 3, MOUNT_PROG, 3, "tcp", uaddr,
-					 sizeof(uaddr)),
+	assert_int_equal(lx_rpcbind_getaddr(&o, 3, MOUNT_PROG, 3, "tcp", uaddr,
+					    sizeof(uaddr)),
 			 0);
-	assert_int_equal(rpcbind_uaddr_port(uaddr, &port), 0);
+	assert_int_equal(lx_rpcbind_uaddr_port(uaddr, &port), 0);
 	assert_int_equal(port, mnt_port());
-	n = rpcbind_dump(&o, 2, dump_cb, &s);
+	n = lx_rpcbind_dump(&o, 2, dump_cb, &s);
 	assert_true(n > 0);
 	assert_int_equal(s.nfs3_tcp, 1);
 	assert_int_equal(s.nfs_port, nfs_port());
 	memset(&s, 0, sizeof(s));
-	n = rpcbind_dump(&o, 4, dump_cb, &s);
+	n = lx_rpcbind_dump(&o, 4, dump_cb, &s);
 	assert_true(n > 0);
 	assert_true(s.nfs3_tcp >= 1);
 	assert_true(s.mnt3 >= 1);
@@ -219,15 +220,15 @@ static void test_rpcbind(void **state)
 
 static void test_port_from_rpcbind(void **state)
 {
-	struct rpc_clnt *cl = mk(NFS_PROG, 3, 0, 0, 0);
+	struct lx_rpc_clnt *cl = mk(NFS_PROG, 3, 0, 0, 0);
 
 	(void)state;
-	assert_int_equal(rpc_null(cl), 0);
-	rpc_clnt_destroy(cl);
+	assert_int_equal(lx_rpc_null(cl), 0);
+	lx_rpc_clnt_destroy(cl);
 }
 
 struct nulls {
-	struct rpc_clnt *cl;
+	struct lx_rpc_clnt *cl;
 	atomic_uint ok;
 };
 
@@ -237,7 +238,7 @@ static void *null_thread(void *p)
 	int i;
 
 	for (i = 0; i < 200; i++)
-		if (rpc_null(n->cl) == 0)
+		if (lx_rpc_null(n->cl) == 0)
 			atomic_fetch_add(&n->ok, 1);
 	return NULL;
 }
@@ -247,7 +248,7 @@ struct async_state {
 	atomic_uchar count[64];
 };
 
-static void async_cb(struct rpc_call *call, int status, void *arg)
+static void async_cb(struct lx_rpc_call *call, int status, void *arg)
 {
 	struct async_state *s = arg;
 
@@ -264,15 +265,15 @@ static void test_64_in_flight_8_threads(void **state)
 	struct nulls n = {.cl = mk(NFS_PROG, 3, nfs_port(), 0, 0)};
 	struct async_state *s = calloc(1, sizeof(*s));
 	pthread_t th[8];
-	struct xprt_stats st;
+	struct lx_xprt_stats st;
 	int i;
 
 	(void)state;
 	/* 64 async calls put on the wire at once... */
 	for (i = 0; i < 64; i++) {
-		struct rpc_call_args a = {.proc = 0};
+		struct lx_rpc_call_args a = {.proc = 0};
 
-		assert_int_equal(rpc_call_async(n.cl, &a, async_cb, s, NULL),
+		assert_int_equal(lx_rpc_call_async(n.cl, &a, async_cb, s, NULL),
 				 0);
 	}
 	/* ...while 8 threads make sync calls on the same connection */
@@ -285,10 +286,10 @@ static void test_64_in_flight_8_threads(void **state)
 	assert_int_equal(atomic_load(&s->done), 64);
 	assert_int_equal(atomic_load(&s->ok), 64);
 	assert_int_equal(atomic_load(&n.ok), 8 * 200);
-	xprt_get_stats(rpc_clnt_xprt(n.cl, 0), &st);
+	lx_xprt_get_stats(lx_rpc_clnt_xprt(n.cl, 0), &st);
 	assert_int_equal(st.connects, 1);
 	assert_int_equal(st.bad_keys, 0);
-	rpc_clnt_destroy(n.cl);
+	lx_rpc_clnt_destroy(n.cl);
 	free(s);
 }
 
@@ -314,7 +315,7 @@ struct restart_arg {
 	unsigned int i;
 };
 
-static void restart_cb(struct rpc_call *call, int status, void *arg)
+static void restart_cb(struct lx_rpc_call *call, int status, void *arg)
 {
 	struct restart_arg *ra = arg;
 	struct restart_state *s = ra->s;
@@ -337,15 +338,15 @@ static void restart_cb(struct rpc_call *call, int status, void *arg)
  */
 static void test_server_killed_mid_run(void **state)
 {
-	struct rpc_clnt *cl = mk(NFS_PROG, 3, nfs_port(), 700, 3);
+	struct lx_rpc_clnt *cl = mk(NFS_PROG, 3, nfs_port(), 700, 3);
 	struct restart_state *s = calloc(1, sizeof(*s));
 	struct restart_arg *ra = calloc(RESTART_CALLS, sizeof(*ra));
-	struct xprt_stats st;
+	struct lx_xprt_stats st;
 	unsigned int i;
 
 	(void)state;
 	for (i = 0; i < RESTART_CALLS; i++) {
-		struct rpc_call_args a = {.proc = 0};
+		struct lx_rpc_call_args a = {.proc = 0};
 
 		ra[i] = (struct restart_arg){s, i};
 		if (i == RESTART_CALLS / 4)
@@ -355,7 +356,7 @@ static void test_server_killed_mid_run(void **state)
 			assert_int_equal(servers_sh("start"), 0);
 		}
 		assert_int_equal(
-			rpc_call_async(cl, &a, restart_cb, &ra[i], NULL), 0);
+			lx_rpc_call_async(cl, &a, restart_cb, &ra[i], NULL), 0);
 		usleep(2000);
 	}
 	/* bounded: timeo 0.7 s doubling over 3 retransmissions < 6 s */
@@ -369,11 +370,11 @@ static void test_server_killed_mid_run(void **state)
 		assert_int_equal(atomic_load(&s->per_call[i]), 1);
 	assert_int_equal(atomic_load(&s->other), 0);
 	assert_true(atomic_load(&s->ok) >= RESTART_CALLS / 2);
-	xprt_get_stats(rpc_clnt_xprt(cl, 0), &st);
+	lx_xprt_get_stats(lx_rpc_clnt_xprt(cl, 0), &st);
 	assert_true(st.connects >= 2);
 	/* and it works normally afterwards */
-	assert_int_equal(rpc_null(cl), 0);
-	rpc_clnt_destroy(cl);
+	assert_int_equal(lx_rpc_null(cl), 0);
+	lx_rpc_clnt_destroy(cl);
 	free(ra);
 	free(s);
 }

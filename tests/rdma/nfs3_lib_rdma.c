@@ -2,30 +2,30 @@
 /*
  * nfs3_lib_rdma - the NFSv3 client library (libxprt/nfs3.h) over
  * RPC-over-RDMA against the guest's kernel nfsd.  nfs3_rdma checks the
- * transport with hand-written XDR; this goes through nfs3_mount() with
+ * transport with hand-written XDR; this goes through lx_nfs3_mount() with
  * transport RDMA (MOUNT over TCP, NFS over RDMA on 20049) and the
  * library's own calls, and checks the results against the export on the
  * guest's disk (nfsd serves a local directory, so what the server did is
  * visible with stat(2), read(2) and readdir).
  *
- *   mount     nfs3_mount(RDMA): MNT over TCP, NULL and FSINFO over RDMA
+ *   mount     lx_nfs3_mount(RDMA): MNT over TCP, NULL and FSINFO over RDMA
  *   procs     every NFSv3 procedure at least once, with the errors a
  *             client must tell apart (EXIST, NOENT, NOTDIR, ISDIR,
  *             NOTEMPTY, NOT_SYNC, a forged handle) and every MOUNT
  *             procedure over its TCP client; results compared with disk
  *   async     the async forms, several calls in flight
- *   write     nfs3_file_pwrite of SIZE bytes in wsize pieces: each WRITE
+ *   write     lx_nfs3_file_pwrite of SIZE bytes in wsize pieces: each WRITE
  *             carries its payload in a Read chunk; the file on disk must
  *             hold exactly those bytes
  *   read      a file written with pwrite(2) read back with
- *             nfs3_file_pread in rsize pieces: each READ's data comes
+ *             lx_nfs3_file_pread in rsize pieces: each READ's data comes
  *             through a Write chunk; a small READ comes inline
  *   readdir   NFILES files made on disk, listed with READDIRPLUS
- *             (nfs3_readdirplus_iter) and with READDIR: every name once,
+ *             (lx_nfs3_readdirplus_iter) and with READDIR: every name once,
  *             fileid, size and mode equal to stat(2); the replies need
  *             Reply chunks
  *
- * The chunk counters of the transport (struct xprt_rdma_stats) must show
+ * The chunk counters of the transport (struct lx_xprt_rdma_stats) must show
  * each chunk type was used where it had to be.
  *
  * usage: nfs3_lib_rdma [-a IP] [-e EXPORT] [-D EXPORT_DIR] [-s SIZE]
@@ -57,8 +57,8 @@ static unsigned int mnt_port = 20048, nfs_port; /* 0: the RDMA default */
 static size_t total = 8u << 20;
 static unsigned int nfiles = 2000;
 static char topdir[64];
-static struct nfs3_clnt *clnt;
-static struct nfs3_fh dir; /* this run's directory */
+static struct lx_nfs3_clnt *clnt;
+static struct lx_nfs3_fh dir; /* this run's directory */
 
 /* one check inside a section: silent when right */
 #define CK(got, want) ck(__LINE__, #got, (long long)(got), (long long)(want))
@@ -68,7 +68,7 @@ static void ck(int line, const char *expr, long long got, long long want)
 	if (got == want)
 		return;
 	printf("FAIL line %d: %s = %lld (%s), expected %lld\n", line, expr, got,
-	       got < 0 && got > -4096 ? nfs3_strerror((int)got) : "", want);
+	       got < 0 && got > -4096 ? lx_nfs3_strerror((int)got) : "", want);
 	fails++;
 }
 
@@ -82,26 +82,27 @@ static const char *disk(const char *rel)
 	return p[i];
 }
 
-static struct xprt_rdma_stats rstats(void)
+static struct lx_xprt_rdma_stats rstats(void)
 {
-	struct xprt_rdma_stats st = {0};
+	struct lx_xprt_rdma_stats st = {0};
 
-	xprt_rdma_get_stats(rpc_clnt_xprt(nfs3_clnt_rpc(clnt), 0), &st);
+	lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(lx_nfs3_clnt_rpc(clnt), 0),
+			       &st);
 	return st;
 }
 
-static void base_opts(struct nfs3_opts *o, char *msg, size_t len)
+static void base_opts(struct lx_nfs3_opts *o, char *msg, size_t len)
 {
 	/* the guest may stall for seconds on a busy host: a long ACK
 	 * timeout keeps rxe from declaring nfsd dead */
-	static const struct xprt_rdma_opts ro = {.ack_timeout = 20};
+	static const struct lx_xprt_rdma_opts ro = {.ack_timeout = 20};
 
 	memset(o, 0, sizeof(*o));
 	o->host = host;
 	o->export_path = export_;
 	o->mount_port = (uint16_t)mnt_port;
 	o->nfs_port = (uint16_t)nfs_port;
-	o->transport = XPRT_TRANSPORT_RDMA;
+	o->transport = LX_XPRT_TRANSPORT_RDMA;
 	o->rdma = &ro;
 	o->set_ids = true; /* root: the export belongs to root */
 	o->timeo_ms = 20000;
@@ -109,12 +110,13 @@ static void base_opts(struct nfs3_opts *o, char *msg, size_t len)
 	o->errmsg_len = len;
 }
 
-static struct nfs3_fh mkfile(const char *name)
+static struct lx_nfs3_fh mkfile(const char *name)
 {
-	struct nfs3_create_res cr;
-	struct nfs3_sattr sa = {.set_mode = true, .mode = 0644};
+	struct lx_nfs3_create_res cr;
+	struct lx_nfs3_sattr sa = {.set_mode = true, .mode = 0644};
 
-	CK(nfs3_create(clnt, &dir, name, NFS3_CREATE_GUARDED, &sa, NULL, &cr),
+	CK(lx_nfs3_create(clnt, &dir, name, LX_NFS3_CREATE_GUARDED, &sa, NULL,
+			  &cr),
 	   0);
 	CK(cr.fh_present, 1);
 	return cr.fh;
@@ -124,33 +126,33 @@ static struct nfs3_fh mkfile(const char *name)
 
 static int do_mount(void)
 {
-	const struct nfs3_fsinfo_res *fi;
-	struct xprt_rdma_stats st;
-	struct nfs3_create_res cr;
-	struct nfs3_opts o;
+	const struct lx_nfs3_fsinfo_res *fi;
+	struct lx_xprt_rdma_stats st;
+	struct lx_nfs3_create_res cr;
+	struct lx_nfs3_opts o;
 	char msg[256] = "";
 	double t0 = now_s();
 	int r;
 
 	base_opts(&o, msg, sizeof(msg));
-	r = nfs3_mount(&clnt, &o);
+	r = lx_nfs3_mount(&clnt, &o);
 	if (!report("mount", !r,
-		    "nfs3_mount %s:%s, MOUNT over TCP %u, NFS over RDMA: %s%s%s "
+		    "lx_nfs3_mount %s:%s, MOUNT over TCP %u, NFS over RDMA: %s%s%s "
 		    "(%.1f ms)",
-		    host, export_, mnt_port, nfs3_strerror(r), r ? ": " : "",
+		    host, export_, mnt_port, lx_nfs3_strerror(r), r ? ": " : "",
 		    msg, (now_s() - t0) * 1e3))
 		return r;
-	fi = nfs3_fsinfo_cached(clnt);
+	fi = lx_nfs3_fsinfo_cached(clnt);
 	st = rstats();
 	report("fsinfo", fi->rtmax >= 4096 && fi->wtmax >= 4096,
 	       "rtmax %u wtmax %u dtpref %u -> rsize %u wsize %u; RDMA "
 	       "credits %u, inline %u/%u",
-	       fi->rtmax, fi->wtmax, fi->dtpref, nfs3_rsize(clnt),
-	       nfs3_wsize(clnt), st.credits, st.inline_send, st.inline_recv);
+	       fi->rtmax, fi->wtmax, fi->dtpref, lx_nfs3_rsize(clnt),
+	       lx_nfs3_wsize(clnt), st.credits, st.inline_send, st.inline_recv);
 	snprintf(topdir, sizeof(topdir), "nfs3lib.%d", (int)getpid());
-	r = nfs3_mkdir(clnt, nfs3_root(clnt), topdir, NULL, &cr);
+	r = lx_nfs3_mkdir(clnt, lx_nfs3_root(clnt), topdir, NULL, &cr);
 	if (!report("mkdir", !r && cr.fh_present, "%s: %s", topdir,
-		    nfs3_strerror(r)))
+		    lx_nfs3_strerror(r)))
 		return r ? r : -EIO;
 	dir = cr.fh;
 	return 0;
@@ -160,74 +162,75 @@ static int do_mount(void)
 
 static void test_procs(void)
 {
-	uint8_t verf[NFS3_VERFSIZE] = {1, 2, 3, 4, 5, 6, 7, 8};
+	uint8_t verf[LX_NFS3_VERFSIZE] = {1, 2, 3, 4, 5, 6, 7, 8};
 	struct iovec iov[2] = {{(void *)"hello ", 6}, {(void *)"world", 5}};
-	struct nfs3_sattr sa = {.set_size = true, .size = 4096};
-	struct nfs3_time bad = {1, 2};
-	struct nfs3_getattr_res gr;
-	struct nfs3_lookup_res lr;
-	struct nfs3_create_res cr;
-	struct nfs3_write_res wr;
-	struct nfs3_read_res rr;
-	struct nfs3_commit_res cm;
-	struct nfs3_access_res ar;
-	struct nfs3_wcc_res wc;
-	struct nfs3_readlink_res rl;
-	struct nfs3_link_res lk;
-	struct nfs3_rename_res rn;
-	struct nfs3_fsstat_res fs;
-	struct nfs3_pathconf_res pc;
-	struct nfs3_fsinfo_res fi;
-	struct nfs3_fh f, sub, forged;
+	struct lx_nfs3_sattr sa = {.set_size = true, .size = 4096};
+	struct lx_nfs3_time bad = {1, 2};
+	struct lx_nfs3_getattr_res gr;
+	struct lx_nfs3_lookup_res lr;
+	struct lx_nfs3_create_res cr;
+	struct lx_nfs3_write_res wr;
+	struct lx_nfs3_read_res rr;
+	struct lx_nfs3_commit_res cm;
+	struct lx_nfs3_access_res ar;
+	struct lx_nfs3_wcc_res wc;
+	struct lx_nfs3_readlink_res rl;
+	struct lx_nfs3_link_res lk;
+	struct lx_nfs3_rename_res rn;
+	struct lx_nfs3_fsstat_res fs;
+	struct lx_nfs3_pathconf_res pc;
+	struct lx_nfs3_fsinfo_res fi;
+	struct lx_nfs3_fh f, sub, forged;
 	char buf[64] = {0}, lnk[64];
 	struct iovec riov = {buf, sizeof(buf)};
 	struct stat st;
 	int before = fails, r;
 	unsigned int i;
 
-	CK(nfs3_null(clnt), 0);
-	CK(nfs3_getattr(clnt, nfs3_root(clnt), &gr), 0);
+	CK(lx_nfs3_null(clnt), 0);
+	CK(lx_nfs3_getattr(clnt, lx_nfs3_root(clnt), &gr), 0);
 	CK(gr.attr.type, NF3DIR);
-	CK(nfs3_fsstat(clnt, nfs3_root(clnt), &fs), 0);
+	CK(lx_nfs3_fsstat(clnt, lx_nfs3_root(clnt), &fs), 0);
 	CK(fs.tbytes > 0 && fs.fbytes <= fs.tbytes, 1);
-	CK(nfs3_fsinfo(clnt, nfs3_root(clnt), &fi), 0);
-	CK(fi.rtmax, nfs3_fsinfo_cached(clnt)->rtmax);
-	CK(nfs3_pathconf(clnt, nfs3_root(clnt), &pc), 0);
+	CK(lx_nfs3_fsinfo(clnt, lx_nfs3_root(clnt), &fi), 0);
+	CK(fi.rtmax, lx_nfs3_fsinfo_cached(clnt)->rtmax);
+	CK(lx_nfs3_pathconf(clnt, lx_nfs3_root(clnt), &pc), 0);
 	CK(pc.name_max >= 255, 1);
 
 	/* CREATE in its three modes, LOOKUP */
 	f = mkfile("c1");
 	CK(stat(disk("c1"), &st), 0);
 	CK(st.st_mode & 07777, 0644);
-	CK(nfs3_create(clnt, &dir, "c1", NFS3_CREATE_GUARDED, NULL, NULL, &cr),
+	CK(lx_nfs3_create(clnt, &dir, "c1", LX_NFS3_CREATE_GUARDED, NULL, NULL,
+			  &cr),
 	   -EEXIST);
-	CK(cr.status, NFS3ERR_EXIST);
-	CK(nfs3_create(clnt, &dir, "c1", NFS3_CREATE_UNCHECKED, NULL, NULL,
-		       &cr),
+	CK(cr.status, LX_NFS3ERR_EXIST);
+	CK(lx_nfs3_create(clnt, &dir, "c1", LX_NFS3_CREATE_UNCHECKED, NULL,
+			  NULL, &cr),
 	   0);
-	CK(nfs3_create(clnt, &dir, "c2", NFS3_CREATE_EXCLUSIVE, NULL, verf,
-		       &cr),
+	CK(lx_nfs3_create(clnt, &dir, "c2", LX_NFS3_CREATE_EXCLUSIVE, NULL,
+			  verf, &cr),
 	   0);
-	CK(nfs3_create(clnt, &dir, "c2", NFS3_CREATE_EXCLUSIVE, NULL, verf,
-		       &cr),
+	CK(lx_nfs3_create(clnt, &dir, "c2", LX_NFS3_CREATE_EXCLUSIVE, NULL,
+			  verf, &cr),
 	   0); /* a retry with the same verifier succeeds */
 	CK(access(disk("c2"), F_OK), 0);
-	CK(nfs3_lookup(clnt, &dir, "c1", &lr), 0);
+	CK(lx_nfs3_lookup(clnt, &dir, "c1", &lr), 0);
 	CK(lr.fh.len == f.len && !memcmp(lr.fh.data, f.data, f.len), 1);
 	CK(lr.attr.present && lr.attr.attr.fileid == (uint64_t)st.st_ino, 1);
-	CK(nfs3_lookup(clnt, &dir, "nope", &lr), -ENOENT);
-	CK(lr.status, NFS3ERR_NOENT);
-	CK(nfs3_lookup(clnt, &f, "x", &lr), -ENOTDIR);
-	CK(nfs3_mkdir(clnt, &dir, "c1", NULL, &cr), -EEXIST);
+	CK(lx_nfs3_lookup(clnt, &dir, "nope", &lr), -ENOENT);
+	CK(lr.status, LX_NFS3ERR_NOENT);
+	CK(lx_nfs3_lookup(clnt, &f, "x", &lr), -ENOTDIR);
+	CK(lx_nfs3_mkdir(clnt, &dir, "c1", NULL, &cr), -EEXIST);
 
 	/* WRITE (stable and not), COMMIT, READ, ACCESS */
-	CK(nfs3_write(clnt, &f, 0, iov, 2, NFS3_FILE_SYNC, &wr), 0);
+	CK(lx_nfs3_write(clnt, &f, 0, iov, 2, LX_NFS3_FILE_SYNC, &wr), 0);
 	CK(wr.count, 11);
-	CK(wr.committed, NFS3_FILE_SYNC);
-	CK(nfs3_write(clnt, &f, 11, iov + 1, 1, NFS3_UNSTABLE, &wr), 0);
-	CK(nfs3_commit(clnt, &f, 0, 0, &cm), 0);
-	CK(memcmp(cm.verf, wr.verf, NFS3_VERFSIZE), 0);
-	CK(nfs3_read(clnt, &f, 0, sizeof(buf), &riov, 1, &rr), 0);
+	CK(wr.committed, LX_NFS3_FILE_SYNC);
+	CK(lx_nfs3_write(clnt, &f, 11, iov + 1, 1, LX_NFS3_UNSTABLE, &wr), 0);
+	CK(lx_nfs3_commit(clnt, &f, 0, 0, &cm), 0);
+	CK(memcmp(cm.verf, wr.verf, LX_NFS3_VERFSIZE), 0);
+	CK(lx_nfs3_read(clnt, &f, 0, sizeof(buf), &riov, 1, &rr), 0);
 	CK(rr.count, 16);
 	CK(rr.eof, 1);
 	CK(memcmp(buf, "hello worldworld", 16), 0);
@@ -240,103 +243,106 @@ static void test_procs(void)
 		if (fd >= 0)
 			close(fd);
 	}
-	CK(nfs3_read(clnt, &f, 100, 10, &riov, 1, &rr), 0);
+	CK(lx_nfs3_read(clnt, &f, 100, 10, &riov, 1, &rr), 0);
 	CK(rr.count, 0);
 	CK(rr.eof, 1);
-	CK(nfs3_access(clnt, &f, NFS3_ACCESS_READ | NFS3_ACCESS_MODIFY, &ar),
+	CK(lx_nfs3_access(clnt, &f, LX_NFS3_ACCESS_READ | LX_NFS3_ACCESS_MODIFY,
+			  &ar),
 	   0);
-	CK(ar.access & NFS3_ACCESS_READ, NFS3_ACCESS_READ);
-	CK(nfs3_read(clnt, &dir, 0, 10, &riov, 1, &rr), -EISDIR);
-	CK(nfs3_write(clnt, &dir, 0, iov, 1, NFS3_FILE_SYNC, &wr), -EISDIR);
+	CK(ar.access & LX_NFS3_ACCESS_READ, LX_NFS3_ACCESS_READ);
+	CK(lx_nfs3_read(clnt, &dir, 0, 10, &riov, 1, &rr), -EISDIR);
+	CK(lx_nfs3_write(clnt, &dir, 0, iov, 1, LX_NFS3_FILE_SYNC, &wr),
+	   -EISDIR);
 
 	/* SETATTR with and without the ctime guard */
-	CK(nfs3_setattr(clnt, &f, &sa, NULL, &wc), 0);
+	CK(lx_nfs3_setattr(clnt, &f, &sa, NULL, &wc), 0);
 	CK(stat(disk("c1"), &st) ? -1 : st.st_size, 4096);
-	CK(nfs3_getattr(clnt, &f, &gr), 0);
+	CK(lx_nfs3_getattr(clnt, &f, &gr), 0);
 	sa.size = 10;
-	CK(nfs3_setattr(clnt, &f, &sa, &bad, &wc), -EBUSY);
-	CK(wc.status, NFS3ERR_NOT_SYNC);
-	CK(nfs3_setattr(clnt, &f, &sa, &gr.attr.ctime, &wc), 0);
+	CK(lx_nfs3_setattr(clnt, &f, &sa, &bad, &wc), -EBUSY);
+	CK(wc.status, LX_NFS3ERR_NOT_SYNC);
+	CK(lx_nfs3_setattr(clnt, &f, &sa, &gr.attr.ctime, &wc), 0);
 	sa.set_size = false;
 	sa.set_mode = true;
 	sa.mode = 0600;
-	sa.mtime_how = NFS3_SET_TO_CLIENT_TIME;
+	sa.mtime_how = LX_NFS3_SET_TO_CLIENT_TIME;
 	sa.mtime.sec = 1000000;
-	CK(nfs3_setattr(clnt, &f, &sa, NULL, &wc), 0);
+	CK(lx_nfs3_setattr(clnt, &f, &sa, NULL, &wc), 0);
 	CK(stat(disk("c1"), &st), 0);
 	CK(st.st_size, 10);
 	CK(st.st_mode & 07777, 0600);
 	CK(st.st_mtime, 1000000);
 
 	/* SYMLINK, READLINK, MKNOD, LINK, RENAME */
-	CK(nfs3_symlink(clnt, &dir, "sl", NULL, "some/target", &cr), 0);
+	CK(lx_nfs3_symlink(clnt, &dir, "sl", NULL, "some/target", &cr), 0);
 	CK(cr.fh_present, 1);
 	CK(readlink(disk("sl"), lnk, sizeof(lnk)), 11);
-	CK(nfs3_readlink(clnt, &cr.fh, buf, sizeof(buf), &rl), 0);
+	CK(lx_nfs3_readlink(clnt, &cr.fh, buf, sizeof(buf), &rl), 0);
 	CK(strcmp(buf, "some/target"), 0);
-	CK(nfs3_readlink(clnt, &cr.fh, buf, 5, &rl), -ENAMETOOLONG);
-	CK(nfs3_readlink(clnt, &f, buf, sizeof(buf), &rl), -EINVAL);
-	CK(nfs3_mknod(clnt, &dir, "fifo", NF3FIFO, NULL, 0, 0, &cr), 0);
+	CK(lx_nfs3_readlink(clnt, &cr.fh, buf, 5, &rl), -ENAMETOOLONG);
+	CK(lx_nfs3_readlink(clnt, &f, buf, sizeof(buf), &rl), -EINVAL);
+	CK(lx_nfs3_mknod(clnt, &dir, "fifo", NF3FIFO, NULL, 0, 0, &cr), 0);
 	CK(lstat(disk("fifo"), &st) == 0 && S_ISFIFO(st.st_mode), 1);
-	CK(nfs3_link(clnt, &f, &dir, "hard", &lk), 0);
+	CK(lx_nfs3_link(clnt, &f, &dir, "hard", &lk), 0);
 	CK(stat(disk("c1"), &st) ? -1 : (long long)st.st_nlink, 2);
-	CK(nfs3_link(clnt, &f, &dir, "hard", &lk), -EEXIST);
-	CK(nfs3_rename(clnt, &dir, "hard", &dir, "moved", &rn), 0);
+	CK(lx_nfs3_link(clnt, &f, &dir, "hard", &lk), -EEXIST);
+	CK(lx_nfs3_rename(clnt, &dir, "hard", &dir, "moved", &rn), 0);
 	CK(access(disk("hard"), F_OK) != 0 && access(disk("moved"), F_OK) == 0,
 	   1);
-	CK(nfs3_rename(clnt, &dir, "hard", &dir, "x", &rn), -ENOENT);
+	CK(lx_nfs3_rename(clnt, &dir, "hard", &dir, "x", &rn), -ENOENT);
 
 	/* REMOVE, RMDIR and their errors */
-	CK(nfs3_mkdir(clnt, &dir, "sub", NULL, &cr), 0);
+	CK(lx_nfs3_mkdir(clnt, &dir, "sub", NULL, &cr), 0);
 	sub = cr.fh;
-	CK(nfs3_create(clnt, &sub, "inner", NFS3_CREATE_GUARDED, NULL, NULL,
-		       &cr),
+	CK(lx_nfs3_create(clnt, &sub, "inner", LX_NFS3_CREATE_GUARDED, NULL,
+			  NULL, &cr),
 	   0);
-	CK(nfs3_rmdir(clnt, &dir, "sub", &wc), -ENOTEMPTY);
-	CK(nfs3_rmdir(clnt, &sub, "inner", &wc), -ENOTDIR);
-	CK(nfs3_remove(clnt, &sub, "inner", &wc), 0);
-	CK(nfs3_remove(clnt, &sub, "inner", &wc), -ENOENT);
-	CK(nfs3_rmdir(clnt, &dir, "sub", &wc), 0);
+	CK(lx_nfs3_rmdir(clnt, &dir, "sub", &wc), -ENOTEMPTY);
+	CK(lx_nfs3_rmdir(clnt, &sub, "inner", &wc), -ENOTDIR);
+	CK(lx_nfs3_remove(clnt, &sub, "inner", &wc), 0);
+	CK(lx_nfs3_remove(clnt, &sub, "inner", &wc), -ENOENT);
+	CK(lx_nfs3_rmdir(clnt, &dir, "sub", &wc), 0);
 	CK(access(disk("sub"), F_OK) != 0, 1);
 	for (i = 0; i < 5; i++) {
 		static const char *const left[] = {"c1", "c2", "sl", "fifo",
 						   "moved"};
 
-		CK(nfs3_remove(clnt, &dir, left[i], &wc), 0);
+		CK(lx_nfs3_remove(clnt, &dir, left[i], &wc), 0);
 		CK(access(disk(left[i]), F_OK) != 0, 1);
 	}
 
 	/* a forged handle: the server must refuse it */
-	forged = *nfs3_root(clnt);
+	forged = *lx_nfs3_root(clnt);
 	for (i = 4; i < forged.len; i++)
 		forged.data[i] ^= 0x5a;
-	r = nfs3_getattr(clnt, &forged, &gr);
+	r = lx_nfs3_getattr(clnt, &forged, &gr);
 	CK(r == -ESTALE || r == -EBADF || r == -EACCES, 1);
 
-	/* nfs3_open / path helpers */
+	/* lx_nfs3_open / path helpers */
 	{
-		struct nfs3_file *nf;
-		struct nfs3_fattr a;
-		struct nfs3_fh fh;
+		struct lx_nfs3_file *nf;
+		struct lx_nfs3_fattr a;
+		struct lx_nfs3_fh fh;
 		char path[128];
 		size_t n;
 
 		snprintf(path, sizeof(path), "%s/opened", topdir);
-		CK(nfs3_open(clnt, path, 0, 0, NULL, &nf), -ENOENT);
-		CK(nfs3_open(clnt, path, O_CREAT | O_EXCL, 0640, NULL, &nf), 0);
-		CK(nfs3_file_pwrite(nf, "abcdef", 6, 0), 0);
-		CK(nfs3_file_close(nf), 0);
-		CK(nfs3_open(clnt, path, O_CREAT | O_EXCL, 0640, NULL, &nf),
+		CK(lx_nfs3_open(clnt, path, 0, 0, NULL, &nf), -ENOENT);
+		CK(lx_nfs3_open(clnt, path, O_CREAT | O_EXCL, 0640, NULL, &nf),
+		   0);
+		CK(lx_nfs3_file_pwrite(nf, "abcdef", 6, 0), 0);
+		CK(lx_nfs3_file_close(nf), 0);
+		CK(lx_nfs3_open(clnt, path, O_CREAT | O_EXCL, 0640, NULL, &nf),
 		   -EEXIST);
-		CK(nfs3_lookup_path(clnt, path, &fh, &a), 0);
+		CK(lx_nfs3_lookup_path(clnt, path, &fh, &a), 0);
 		CK(a.size, 6);
 		CK(a.mode & 0777, 0640);
-		CK(nfs3_open(clnt, path, O_TRUNC, 0, NULL, &nf), 0);
-		CK(nfs3_file_pread(nf, buf, sizeof(buf), 0, &n), 0);
+		CK(lx_nfs3_open(clnt, path, O_TRUNC, 0, NULL, &nf), 0);
+		CK(lx_nfs3_file_pread(nf, buf, sizeof(buf), 0, &n), 0);
 		CK(n, 0);
-		CK(nfs3_file_close(nf), 0);
-		CK(nfs3_open(clnt, topdir, 0, 0, NULL, &nf), -EISDIR);
-		CK(nfs3_remove(clnt, &dir, "opened", &wc), 0);
+		CK(lx_nfs3_file_close(nf), 0);
+		CK(lx_nfs3_open(clnt, topdir, 0, 0, NULL, &nf), -EISDIR);
+		CK(lx_nfs3_remove(clnt, &dir, "opened", &wc), 0);
 	}
 	report("procs", fails == before,
 	       "NULL GETATTR SETATTR LOOKUP ACCESS READLINK READ WRITE CREATE "
@@ -346,36 +352,36 @@ static void test_procs(void)
 
 static void test_mount_procs(void)
 {
-	struct nfs3_opts o;
-	struct rpc_clnt *mc;
-	struct nfs3_mnt_res mr;
-	struct nfs3_mnt_entry ent[16];
+	struct lx_nfs3_opts o;
+	struct lx_rpc_clnt *mc;
+	struct lx_nfs3_mnt_res mr;
+	struct lx_nfs3_mnt_entry ent[16];
 	char strs[4096], msg[256];
-	struct nfs3_mnt_list ml = {
+	struct lx_nfs3_mnt_list ml = {
 		.ent = ent, .cap = 16, .strbuf = strs, .strsize = sizeof(strs)};
 	unsigned int i;
 	bool found = false;
 	int before = fails, r;
 
 	base_opts(&o, msg, sizeof(msg));
-	r = nfs3_mnt_clnt_create(&mc, &o);
+	r = lx_nfs3_mnt_clnt_create(&mc, &o);
 	CK(r, 0);
 	if (r)
 		goto out;
-	CK(nfs3_mnt_null(mc), 0);
-	CK(nfs3_mnt_mnt(mc, export_, &mr), 0);
-	CK(mr.fh.len, nfs3_root(clnt)->len);
+	CK(lx_nfs3_mnt_null(mc), 0);
+	CK(lx_nfs3_mnt_mnt(mc, export_, &mr), 0);
+	CK(mr.fh.len, lx_nfs3_root(clnt)->len);
 	CK(mr.nflavors >= 1, 1);
-	r = nfs3_mnt_mnt(mc, "/no/such/export", &mr);
+	r = lx_nfs3_mnt_mnt(mc, "/no/such/export", &mr);
 	CK(r == -EACCES || r == -ENOENT, 1);
-	CK(nfs3_mnt_export(mc, &ml), 0);
+	CK(lx_nfs3_mnt_export(mc, &ml), 0);
 	for (i = 0; i < ml.n; i++)
 		found |= !strcmp(ent[i].dir, export_);
 	CK(found, 1);
-	CK(nfs3_mnt_dump(mc, &ml), 0);
-	CK(nfs3_mnt_umnt(mc, export_), 0);
-	CK(nfs3_mnt_umntall(mc), 0);
-	rpc_clnt_destroy(mc);
+	CK(lx_nfs3_mnt_dump(mc, &ml), 0);
+	CK(lx_nfs3_mnt_umnt(mc, export_), 0);
+	CK(lx_nfs3_mnt_umntall(mc), 0);
+	lx_rpc_clnt_destroy(mc);
 out:
 	report("mount-procs", fails == before,
 	       "MOUNT NULL MNT (and a refused path) EXPORT DUMP UMNT UMNTALL "
@@ -391,7 +397,7 @@ struct waiter {
 	int status[8];
 };
 
-static void cb(struct nfs3_call *call, int status, void *arg)
+static void cb(struct lx_nfs3_call *call, int status, void *arg)
 {
 	struct waiter *w = arg;
 
@@ -414,13 +420,13 @@ static void test_async(void)
 {
 	struct waiter w = {
 		PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, {0}};
-	struct nfs3_call calls[5];
-	struct nfs3_fh f = mkfile("async");
-	struct nfs3_getattr_res gr;
-	struct nfs3_write_res wr;
-	struct nfs3_read_res rr;
-	struct nfs3_lookup_res lr;
-	struct nfs3_wcc_res wc;
+	struct lx_nfs3_call calls[5];
+	struct lx_nfs3_fh f = mkfile("async");
+	struct lx_nfs3_getattr_res gr;
+	struct lx_nfs3_write_res wr;
+	struct lx_nfs3_read_res rr;
+	struct lx_nfs3_lookup_res lr;
+	struct lx_nfs3_wcc_res wc;
 	struct iovec iov = {(void *)"async data", 10};
 	char out[32];
 	int i, ok = 0, noent = 0, before = fails;
@@ -431,12 +437,12 @@ static void test_async(void)
 		calls[i].arg = &w;
 		calls[i].owner = 7;
 	}
-	CK(nfs3_null_async(clnt, &calls[0]), 0);
-	CK(nfs3_write_async(clnt, &calls[1], &f, 0, &iov, 1, NFS3_FILE_SYNC,
-			    &wr),
+	CK(lx_nfs3_null_async(clnt, &calls[0]), 0);
+	CK(lx_nfs3_write_async(clnt, &calls[1], &f, 0, &iov, 1,
+			       LX_NFS3_FILE_SYNC, &wr),
 	   0);
-	CK(nfs3_getattr_async(clnt, &calls[2], &dir, &gr), 0);
-	CK(nfs3_lookup_async(clnt, &calls[3], &dir, "missing", &lr), 0);
+	CK(lx_nfs3_getattr_async(clnt, &calls[2], &dir, &gr), 0);
+	CK(lx_nfs3_lookup_async(clnt, &calls[3], &dir, "missing", &lr), 0);
 	wait_n(&w, 4);
 	for (i = 0; i < 4; i++) {
 		ok += w.status[i] == 0;
@@ -444,16 +450,17 @@ static void test_async(void)
 	}
 	CK(ok, 3);
 	CK(noent, 1);
-	CK(calls[3].nfs_status, NFS3ERR_NOENT);
+	CK(calls[3].nfs_status, LX_NFS3ERR_NOENT);
 	CK(wr.count, 10);
 	CK(gr.attr.type, NF3DIR);
-	CK(nfs3_read_buf_async(clnt, &calls[4], &f, 0, sizeof(out), out, &rr),
+	CK(lx_nfs3_read_buf_async(clnt, &calls[4], &f, 0, sizeof(out), out,
+				  &rr),
 	   0);
 	wait_n(&w, 5);
 	CK(w.status[4], 0);
 	CK(rr.count, 10);
 	CK(memcmp(out, "async data", 10), 0);
-	CK(nfs3_remove(clnt, &dir, "async", &wc), 0);
+	CK(lx_nfs3_remove(clnt, &dir, "async", &wc), 0);
 	report("async", fails == before,
 	       "NULL WRITE GETATTR LOOKUP in flight together, then READ");
 }
@@ -463,11 +470,11 @@ static void test_async(void)
 static void test_data(void)
 {
 	uint8_t *src = malloc(total), *back = malloc(total);
-	struct xprt_rdma_stats s0, s1;
-	struct nfs3_file_opts fo = {.stable = NFS3_UNSTABLE};
-	struct nfs3_read_res rr;
-	struct nfs3_wcc_res wc;
-	struct nfs3_file *f = NULL;
+	struct lx_xprt_rdma_stats s0, s1;
+	struct lx_nfs3_file_opts fo = {.stable = LX_NFS3_UNSTABLE};
+	struct lx_nfs3_read_res rr;
+	struct lx_nfs3_wcc_res wc;
+	struct lx_nfs3_file *f = NULL;
 	struct iovec riov;
 	char path[128];
 	size_t n = 0, off, got = 0;
@@ -480,23 +487,23 @@ static void test_data(void)
 		goto out;
 	}
 	snprintf(path, sizeof(path), "%s/data", topdir);
-	r = nfs3_open(clnt, path, O_CREAT | O_TRUNC, 0644, &fo, &f);
-	if (!report("open", !r, "%s: %s", path, nfs3_strerror(r)))
+	r = lx_nfs3_open(clnt, path, O_CREAT | O_TRUNC, 0644, &fo, &f);
+	if (!report("open", !r, "%s: %s", path, lx_nfs3_strerror(r)))
 		goto out;
 	fill_random(src, total, 1);
 	s0 = rstats();
 	t0 = now_s();
-	r = nfs3_file_pwrite(f, src, total, 0);
+	r = lx_nfs3_file_pwrite(f, src, total, 0);
 	if (!r)
-		r = nfs3_file_fsync(f);
+		r = lx_nfs3_file_fsync(f);
 	dt = now_s() - t0;
 	s1 = rstats();
 	report("write",
 	       !r && s1.read_chunks - s0.read_chunks >=
-			       total / nfs3_wsize(clnt),
-	       "nfs3_file_pwrite + COMMIT of %zu bytes in %u-byte WRITEs: %s, "
+			       total / lx_nfs3_wsize(clnt),
+	       "lx_nfs3_file_pwrite + COMMIT of %zu bytes in %u-byte WRITEs: %s, "
 	       "%.1f MiB/s; Read chunks +%llu",
-	       total, nfs3_wsize(clnt), nfs3_strerror(r),
+	       total, lx_nfs3_wsize(clnt), lx_nfs3_strerror(r),
 	       (double)total / (1 << 20) / dt,
 	       (unsigned long long)(s1.read_chunks - s0.read_chunks));
 	fd = open(disk("data"), O_RDONLY);
@@ -523,17 +530,17 @@ static void test_data(void)
 	s0 = rstats();
 	t0 = now_s();
 	if (!r)
-		r = nfs3_file_pread(f, back, total, 0, &n);
+		r = lx_nfs3_file_pread(f, back, total, 0, &n);
 	dt = now_s() - t0;
 	s1 = rstats();
 	off = first_diff(src, back, n);
 	report("read",
 	       !r && n == total && off == (size_t)-1 &&
 		       s1.write_chunks - s0.write_chunks >=
-			       total / nfs3_rsize(clnt),
-	       "nfs3_file_pread of %zu bytes written on disk, %u-byte READs: "
+			       total / lx_nfs3_rsize(clnt),
+	       "lx_nfs3_file_pread of %zu bytes written on disk, %u-byte READs: "
 	       "%s, %zu read, %s, %.1f MiB/s; Write chunks +%llu",
-	       total, nfs3_rsize(clnt), nfs3_strerror(r), n,
+	       total, lx_nfs3_rsize(clnt), lx_nfs3_strerror(r), n,
 	       off == (size_t)-1 ? "identical" : "DIFFERENT",
 	       (double)n / (1 << 20) / dt,
 	       (unsigned long long)(s1.write_chunks - s0.write_chunks));
@@ -545,19 +552,19 @@ static void test_data(void)
 	riov.iov_base = back;
 	riov.iov_len = 1000;
 	s0 = rstats();
-	r = nfs3_read(clnt, nfs3_file_fh(f), 5, 1000, &riov, 1, &rr);
+	r = lx_nfs3_read(clnt, lx_nfs3_file_fh(f), 5, 1000, &riov, 1, &rr);
 	s1 = rstats();
 	report("read-inline",
 	       !r && rr.count == 1000 && !memcmp(back, src + 5, 1000) &&
 		       s1.write_chunks == s0.write_chunks,
 	       "1000 bytes at offset 5: %s, %u bytes, %s, Write chunks +%llu",
-	       nfs3_strerror(r), rr.count,
+	       lx_nfs3_strerror(r), rr.count,
 	       memcmp(back, src + 5, 1000) ? "DIFFERENT" : "identical",
 	       (unsigned long long)(s1.write_chunks - s0.write_chunks));
-	nfs3_file_close(f);
-	r = nfs3_remove(clnt, &dir, "data", &wc);
+	lx_nfs3_file_close(f);
+	r = lx_nfs3_remove(clnt, &dir, "data", &wc);
 	report("remove", !r && access(disk("data"), F_OK) != 0, "data: %s",
-	       nfs3_strerror(r));
+	       lx_nfs3_strerror(r));
 out:
 	free(src);
 	free(back);
@@ -570,7 +577,7 @@ struct listing {
 	unsigned int n, dups, others, attr_bad, fh_missing;
 };
 
-static int on_entry(const struct nfs3_dirent *e, void *arg)
+static int on_entry(const struct lx_nfs3_dirent *e, void *arg)
 {
 	struct listing *l = arg;
 	char name[160];
@@ -599,15 +606,15 @@ static int on_entry(const struct nfs3_dirent *e, void *arg)
 static void test_readdir(void)
 {
 	struct listing l = {0};
-	struct xprt_rdma_stats s0, s1;
-	struct nfs3_lookup_res lr;
-	struct nfs3_dirent *ent = calloc(1024, sizeof(*ent));
+	struct lx_xprt_rdma_stats s0, s1;
+	struct lx_nfs3_lookup_res lr;
+	struct lx_nfs3_dirent *ent = calloc(1024, sizeof(*ent));
 	char *names = malloc(65536), name[128];
-	struct nfs3_dirbuf db = {ent, 1024, names, 65536};
-	struct nfs3_readdir_res rr;
+	struct lx_nfs3_dirbuf db = {ent, 1024, names, 65536};
+	struct lx_nfs3_readdir_res rr;
 	unsigned int i, missing = 0, calls = 0, seen = 0;
 	uint64_t cookie = 0;
-	uint8_t verf[NFS3_VERFSIZE] = {0};
+	uint8_t verf[LX_NFS3_VERFSIZE] = {0};
 	double t0;
 	int r, fd;
 
@@ -628,12 +635,12 @@ static void test_readdir(void)
 			close(fd);
 		}
 	}
-	r = nfs3_lookup(clnt, &dir, "many", &lr);
-	if (!report("lookup", !r, "many: %s", nfs3_strerror(r)))
+	r = lx_nfs3_lookup(clnt, &dir, "many", &lr);
+	if (!report("lookup", !r, "many: %s", lx_nfs3_strerror(r)))
 		goto out;
 	s0 = rstats();
 	t0 = now_s();
-	r = nfs3_readdirplus_iter(clnt, &lr.fh, 0, on_entry, &l);
+	r = lx_nfs3_readdirplus_iter(clnt, &lr.fh, 0, on_entry, &l);
 	s1 = rstats();
 	for (i = 0; i < nfiles; i++)
 		missing += !l.seen[i];
@@ -643,7 +650,7 @@ static void test_readdir(void)
 	       "%u entries of %u files in %.0f ms: %s; %u missing, %u twice, "
 	       "%u unknown, %u with attributes unlike stat(2), %u without a "
 	       "handle; Reply chunks +%llu",
-	       l.n, nfiles, (now_s() - t0) * 1e3, nfs3_strerror(r), missing,
+	       l.n, nfiles, (now_s() - t0) * 1e3, lx_nfs3_strerror(r), missing,
 	       l.dups, l.others, l.attr_bad, l.fh_missing,
 	       (unsigned long long)(s1.reply_chunks - s0.reply_chunks));
 
@@ -651,8 +658,8 @@ static void test_readdir(void)
 	memset(l.seen, 0, nfiles);
 	s0 = rstats();
 	do {
-		r = nfs3_readdir(clnt, &lr.fh, cookie, verf, nfs3_dirsize(clnt),
-				 &db, &rr);
+		r = lx_nfs3_readdir(clnt, &lr.fh, cookie, verf,
+				    lx_nfs3_dirsize(clnt), &db, &rr);
 		calls++;
 		if (r)
 			break;
@@ -674,7 +681,7 @@ static void test_readdir(void)
 		       s1.reply_chunks - s0.reply_chunks >= calls - 1,
 	       "%u calls of up to %u bytes: %s, %u of %u names; Reply chunks "
 	       "+%llu",
-	       calls, nfs3_dirsize(clnt), nfs3_strerror(r), seen, nfiles,
+	       calls, lx_nfs3_dirsize(clnt), lx_nfs3_strerror(r), seen, nfiles,
 	       (unsigned long long)(s1.reply_chunks - s0.reply_chunks));
 	for (i = 0; i < nfiles; i++) {
 		snprintf(name, sizeof(name),
@@ -682,11 +689,11 @@ static void test_readdir(void)
 		unlink(disk(name));
 	}
 	{
-		struct nfs3_wcc_res wc;
+		struct lx_nfs3_wcc_res wc;
 
-		r = nfs3_rmdir(clnt, &dir, "many", &wc);
+		r = lx_nfs3_rmdir(clnt, &dir, "many", &wc);
 		report("rmdir", !r && access(disk("many"), F_OK) != 0,
-		       "many: %s", nfs3_strerror(r));
+		       "many: %s", lx_nfs3_strerror(r));
 	}
 out:
 	free(l.seen);
@@ -698,8 +705,8 @@ out:
 
 int main(int argc, char **argv)
 {
-	struct xprt_rdma_stats st;
-	struct nfs3_wcc_res wc;
+	struct lx_xprt_rdma_stats st;
+	struct lx_nfs3_wcc_res wc;
 	int opt, r;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -748,8 +755,8 @@ int main(int argc, char **argv)
 	test_async();
 	test_data();
 	test_readdir();
-	r = nfs3_rmdir(clnt, nfs3_root(clnt), topdir, &wc);
-	report("cleanup", !r, "%s: %s", topdir, nfs3_strerror(r));
+	r = lx_nfs3_rmdir(clnt, lx_nfs3_root(clnt), topdir, &wc);
+	report("cleanup", !r, "%s: %s", topdir, lx_nfs3_strerror(r));
 	st = rstats();
 	printf("rdma: credits %u, chunks read %llu pos0 %llu write %llu reply "
 	       "%llu, registrations %llu (%.0f us each), %llu sends in %llu "
@@ -765,7 +772,7 @@ int main(int argc, char **argv)
 	       (unsigned long long)st.bad_headers);
 	if (st.rdma_errors || st.bad_headers)
 		report("transport", false, "RDMA errors or bad headers");
-	nfs3_destroy(clnt);
+	lx_nfs3_destroy(clnt);
 	printf("%s: %d failure(s)\n", fails ? "FAIL" : "PASS", fails);
 	return fails ? 1 : 0;
 }

@@ -65,31 +65,32 @@
 static const char *host = "10.0.2.15";
 static const char *export_path = "/export";
 static const char *dirname_ = "many";
-static unsigned int nfs_port = XPRT_RDMA_NFS_PORT, mnt_port = 20048;
+static unsigned int nfs_port = LX_XPRT_RDMA_NFS_PORT, mnt_port = 20048;
 static unsigned int expect_entries;
 static size_t big = 256 * 1024, bw_size = 256 * 1024;
 static unsigned int bw_total_mib = 4, depth = 4;
 static bool use_cache;
 /* the guest may stall for seconds on a busy host: a long ACK timeout
- * keeps rxe from declaring the peer dead (see xprt_rdma_opts) */
+ * keeps rxe from declaring the peer dead (see lx_xprt_rdma_opts) */
 #define TOOL_ACK_TIMEOUT 20
-static const struct xprt_rdma_opts stall_ro = {.ack_timeout = TOOL_ACK_TIMEOUT};
+static const struct lx_xprt_rdma_opts stall_ro = {.ack_timeout =
+							  TOOL_ACK_TIMEOUT};
 static const char *stall_file;
 
 /* ------------------------------------------------------------ calls */
 
-static int call(struct rpc_clnt *cl, uint32_t proc, xdrproc_t enc,
+static int call(struct lx_rpc_clnt *cl, uint32_t proc, xdrproc_t enc,
 		const void *args, xdrproc_t dec, void *res)
 {
-	return rpc_call_simple(cl, proc, enc, args, dec, res);
+	return lx_rpc_call_simple(cl, proc, enc, args, dec, res);
 }
 
-static int nfs_write(struct rpc_clnt *cl, struct fh *fh, uint64_t off,
+static int nfs_write(struct lx_rpc_clnt *cl, struct fh *fh, uint64_t off,
 		     const void *data, uint32_t len, struct write_res *res)
 {
 	struct write_args wa = {.fh = fh, .off = off, .count = len};
 	struct iovec iov = {.iov_base = (void *)data, .iov_len = len};
-	struct rpc_call_args a = {
+	struct lx_rpc_call_args a = {
 		.proc = P_WRITE,
 		.enc = (xdrproc_t)x_write_args,
 		.args = &wa,
@@ -100,17 +101,17 @@ static int nfs_write(struct rpc_clnt *cl, struct fh *fh, uint64_t off,
 	};
 
 	memset(res, 0, sizeof(*res));
-	return rpc_call_sync(cl, &a, NULL);
+	return lx_rpc_call_sync(cl, &a, NULL);
 }
 
-static int nfs_read(struct rpc_clnt *cl, struct fh *fh, uint64_t off, void *buf,
-		    uint32_t len, struct read_res *res)
+static int nfs_read(struct lx_rpc_clnt *cl, struct fh *fh, uint64_t off,
+		    void *buf, uint32_t len, struct read_res *res)
 {
 	struct read_args ra = {.fh = fh, .off = off, .count = len};
 	struct iovec iov = {.iov_base = buf, .iov_len = len};
 	size_t cap = len;
-	struct xprt_iter it;
-	struct rpc_call_args a = {
+	struct lx_xprt_iter it;
+	struct lx_rpc_call_args a = {
 		.proc = P_READ,
 		.enc = (xdrproc_t)x_read_args,
 		.args = &ra,
@@ -121,9 +122,9 @@ static int nfs_read(struct rpc_clnt *cl, struct fh *fh, uint64_t off, void *buf,
 		.rx_dst = &it,
 	};
 
-	xprt_iter_iovec(&it, &iov, 1, len);
+	lx_xprt_iter_iovec(&it, &iov, 1, len);
 	memset(res, 0, sizeof(*res));
-	return rpc_call_sync(cl, &a, NULL);
+	return lx_rpc_call_sync(cl, &a, NULL);
 }
 
 /* ------------------------------------------------------------ bandwidth */
@@ -142,12 +143,12 @@ struct bw_call {
 	struct write_res wres;
 	struct read_res rres;
 	struct iovec iov;
-	struct xprt_iter it;
+	struct lx_xprt_iter it;
 	size_t cap;
 	bool busy;
 };
 
-static void bw_done(struct rpc_call *c, int status, void *arg)
+static void bw_done(struct lx_rpc_call *c, int status, void *arg)
 {
 	struct bw_call *bc = arg;
 	struct bw_state *bs = bc->bs;
@@ -168,7 +169,7 @@ static void bw_done(struct rpc_call *c, int status, void *arg)
 }
 
 /* Move @total bytes in @size calls, @depth in flight.  Return MiB/s. */
-static double bw_run(struct rpc_clnt *cl, struct fh *fh, bool write,
+static double bw_run(struct lx_rpc_clnt *cl, struct fh *fh, bool write,
 		     uint8_t *buf, size_t total, int *err)
 {
 	struct bw_state bs = {.inflight = 0};
@@ -184,7 +185,7 @@ static double bw_run(struct rpc_clnt *cl, struct fh *fh, bool write,
 	while (off < total || bs.inflight) {
 		for (i = 0; i < depth && off < total; i++) {
 			struct bw_call *bc = &calls[i];
-			struct rpc_call_args a = {0};
+			struct lx_rpc_call_args a = {0};
 			int r;
 
 			if (bc->busy)
@@ -207,7 +208,8 @@ static double bw_run(struct rpc_clnt *cl, struct fh *fh, bool write,
 				bc->ra = (struct read_args){fh, off,
 							    (uint32_t)bw_size};
 				bc->cap = bw_size;
-				xprt_iter_iovec(&bc->it, &bc->iov, 1, bw_size);
+				lx_xprt_iter_iovec(&bc->it, &bc->iov, 1,
+						   bw_size);
 				a.proc = P_READ;
 				a.enc = (xdrproc_t)x_read_args;
 				a.args = &bc->ra;
@@ -220,7 +222,7 @@ static double bw_run(struct rpc_clnt *cl, struct fh *fh, bool write,
 			bs.inflight++;
 			off += bw_size;
 			pthread_mutex_unlock(&bs.lock);
-			r = rpc_call_async(cl, &a, bw_done, bc, NULL);
+			r = lx_rpc_call_async(cl, &a, bw_done, bc, NULL);
 			pthread_mutex_lock(&bs.lock);
 			if (r) {
 				bs.inflight--;
@@ -248,16 +250,16 @@ static double bw_run(struct rpc_clnt *cl, struct fh *fh, bool write,
  */
 static void test_small_inline(struct fh *root)
 {
-	struct rpc_clnt_opts o = {0};
-	struct xprt_rdma_opts ro = {.inline_send = 1024,
-				    .inline_recv = 1024,
-				    .ack_timeout = TOOL_ACK_TIMEOUT};
-	struct xprt_rdma_stats s0, s1;
+	struct lx_rpc_clnt_opts o = {0};
+	struct lx_xprt_rdma_opts ro = {.inline_send = 1024,
+				       .inline_recv = 1024,
+				       .ack_timeout = TOOL_ACK_TIMEOUT};
+	struct lx_xprt_rdma_stats s0, s1;
 	struct readlink_res *rl = calloc(1, sizeof(*rl));
 	struct fh_res lr = {0};
 	char target[1001];
 	const char *lname = "rdma-long-link";
-	struct rpc_clnt *cl;
+	struct lx_rpc_clnt *cl;
 	uint32_t st = 0;
 	int r;
 
@@ -268,30 +270,30 @@ static void test_small_inline(struct fh *root)
 	o.port = (uint16_t)nfs_port;
 	o.prog = NFS_PROG;
 	o.vers = NFS_V3;
-	o.auth.flavor = RPC_AUTH_SYS;
+	o.auth.flavor = LX_RPC_AUTH_SYS;
 	o.auth.set_ids = true;
-	o.transport = XPRT_TRANSPORT_RDMA;
+	o.transport = LX_XPRT_TRANSPORT_RDMA;
 	o.rdma = &ro;
-	r = rpc_clnt_create(&cl, &o);
+	r = lx_rpc_clnt_create(&cl, &o);
 	if (r) {
-		report("pos0", false, "client: %s", rpc_strerror(r));
+		report("pos0", false, "client: %s", lx_rpc_strerror(r));
 		free(rl);
 		return;
 	}
-	xprt_rdma_get_stats(rpc_clnt_xprt(cl, 0), &s0);
+	lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &s0);
 	{
 		struct symlink_args sa = {{root, lname}, target};
 
 		r = call(cl, P_SYMLINK, (xdrproc_t)x_symlink_args, &sa,
 			 (xdrproc_t)x_status_only, &st);
 	}
-	xprt_rdma_get_stats(rpc_clnt_xprt(cl, 0), &s1);
+	lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &s1);
 	report("pos0",
 	       !r && !st && s1.pos0_chunks > s0.pos0_chunks &&
 		       s1.inline_send == 1024,
 	       "SYMLINK with a 1000-byte target, inline %u: %s, status %u, "
 	       "position-zero chunks +%llu",
-	       s1.inline_send, rpc_strerror(r), st,
+	       s1.inline_send, lx_rpc_strerror(r), st,
 	       (unsigned long long)(s1.pos0_chunks - s0.pos0_chunks));
 	{
 		struct diropargs da = {root, lname};
@@ -300,7 +302,7 @@ static void test_small_inline(struct fh *root)
 			 (xdrproc_t)x_lookup_res, &lr);
 	}
 	if (!r && !lr.status) {
-		struct rpc_call_args a = {
+		struct lx_rpc_call_args a = {
 			.proc = P_READLINK,
 			.enc = (xdrproc_t)x_fh,
 			.args = &lr.fh,
@@ -310,19 +312,19 @@ static void test_small_inline(struct fh *root)
 		};
 
 		s0 = s1;
-		r = rpc_call_sync(cl, &a, NULL);
-		xprt_rdma_get_stats(rpc_clnt_xprt(cl, 0), &s1);
+		r = lx_rpc_call_sync(cl, &a, NULL);
+		lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &s1);
 		report("readlink",
 		       !r && !rl->status && !strcmp(rl->path, target) &&
 			       s1.reply_chunks > s0.reply_chunks,
 		       "1000-byte target back through a Reply chunk: %s, "
 		       "status %u, %s, reply chunks +%llu",
-		       rpc_strerror(r), rl->status,
+		       lx_rpc_strerror(r), rl->status,
 		       strcmp(rl->path, target) ? "differs" : "same",
 		       (unsigned long long)(s1.reply_chunks - s0.reply_chunks));
 	} else {
 		report("readlink", false, "LOOKUP %s: %s, status %u", lname,
-		       rpc_strerror(r), lr.status);
+		       lx_rpc_strerror(r), lr.status);
 	}
 	{
 		uint8_t data[2000];
@@ -336,13 +338,13 @@ static void test_small_inline(struct fh *root)
 		s0 = s1;
 		if (!r && !fr.status && fr.has_fh)
 			r = nfs_write(cl, &fr.fh, 0, data, sizeof(data), &wr);
-		xprt_rdma_get_stats(rpc_clnt_xprt(cl, 0), &s1);
+		lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &s1);
 		report("write-1k",
 		       !r && !wr.status && wr.count == 2000 &&
 			       s1.read_chunks > s0.read_chunks,
 		       "2000-byte WRITE with a 1 KiB threshold: %s, status %u, "
 		       "read chunks +%llu",
-		       rpc_strerror(r), wr.status,
+		       lx_rpc_strerror(r), wr.status,
 		       (unsigned long long)(s1.read_chunks - s0.read_chunks));
 	}
 	{
@@ -354,7 +356,7 @@ static void test_small_inline(struct fh *root)
 		call(cl, P_REMOVE, (xdrproc_t)x_diropargs, &da,
 		     (xdrproc_t)x_remove_res, &st);
 	}
-	rpc_clnt_destroy(cl);
+	lx_rpc_clnt_destroy(cl);
 	free(rl);
 }
 
@@ -369,10 +371,10 @@ static void test_small_inline(struct fh *root)
  */
 static void test_stall(struct fh *root, struct fh *file, const uint8_t *want)
 {
-	struct rpc_clnt_opts o = {0};
-	struct rpc_reply_info info;
+	struct lx_rpc_clnt_opts o = {0};
+	struct lx_rpc_reply_info info;
 	struct attr_res ar = {0};
-	struct rpc_call_args a = {
+	struct lx_rpc_call_args a = {
 		.proc = P_GETATTR,
 		.enc = (xdrproc_t)x_fh,
 		.args = root,
@@ -387,8 +389,8 @@ static void test_stall(struct fh *root, struct fh *file, const uint8_t *want)
 	struct iovec iov = {.iov_base = buf, .iov_len = len};
 	size_t cap = len, i, bad = 0;
 	struct read_res rr = {0};
-	struct xprt_iter it;
-	struct rpc_call_args ra_args = {
+	struct lx_xprt_iter it;
+	struct lx_rpc_call_args ra_args = {
 		.proc = P_READ,
 		.enc = (xdrproc_t)x_read_args,
 		.args = &ra,
@@ -398,9 +400,9 @@ static void test_stall(struct fh *root, struct fh *file, const uint8_t *want)
 		.place_arg = &cap,
 		.rx_dst = &it,
 	};
-	struct xprt_rdma_stats rs;
-	struct xprt_stats st;
-	struct rpc_clnt *cl;
+	struct lx_xprt_rdma_stats rs;
+	struct lx_xprt_stats st;
+	struct lx_rpc_clnt *cl;
 	char ok[512];
 	FILE *f;
 	double t0;
@@ -410,18 +412,19 @@ static void test_stall(struct fh *root, struct fh *file, const uint8_t *want)
 	o.port = (uint16_t)nfs_port;
 	o.prog = NFS_PROG;
 	o.vers = NFS_V3;
-	o.auth.flavor = RPC_AUTH_SYS;
+	o.auth.flavor = LX_RPC_AUTH_SYS;
 	o.auth.set_ids = true;
-	o.transport = XPRT_TRANSPORT_RDMA;
+	o.transport = LX_XPRT_TRANSPORT_RDMA;
 	o.timeo_ms = 500;
 	o.timeo_max_ms = 2000;
 	o.retrans = 30;
 	o.rdma = &stall_ro;
-	r = rpc_clnt_create(&cl, &o);
+	r = lx_rpc_clnt_create(&cl, &o);
 	if (!r)
-		r = rpc_call_sync(cl, &a, &info); /* warm: the export cached */
+		r = lx_rpc_call_sync(cl, &a,
+				     &info); /* warm: the export cached */
 	if (r) {
-		report("stall", false, "client: %s", rpc_strerror(r));
+		report("stall", false, "client: %s", lx_rpc_strerror(r));
 		return;
 	}
 	snprintf(ok, sizeof(ok), "%s.ok", stall_file);
@@ -434,10 +437,10 @@ static void test_stall(struct fh *root, struct fh *file, const uint8_t *want)
 	if (f)
 		fclose(f);
 	t0 = now_s();
-	xprt_iter_iovec(&it, &iov, 1, len);
-	r = rpc_call_sync(cl, &ra_args, &info);
-	xprt_get_stats(rpc_clnt_xprt(cl, 0), &st);
-	xprt_rdma_get_stats(rpc_clnt_xprt(cl, 0), &rs);
+	lx_xprt_iter_iovec(&it, &iov, 1, len);
+	r = lx_rpc_call_sync(cl, &ra_args, &info);
+	lx_xprt_get_stats(lx_rpc_clnt_xprt(cl, 0), &st);
+	lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &rs);
 	for (i = 0; i < len; i++)
 		bad += buf[i] != want[i];
 	report("stall",
@@ -447,21 +450,21 @@ static void test_stall(struct fh *root, struct fh *file, const uint8_t *want)
 	       "64 KiB READ while nfsd drops calls: %s after %.1f s, %zu "
 	       "bytes differ, %u retransmission(s), %llu disconnect(s), "
 	       "%llu connect(s), write chunks prepared %llu",
-	       rpc_strerror(r), now_s() - t0, bad, info.retransmits,
+	       lx_rpc_strerror(r), now_s() - t0, bad, info.retransmits,
 	       (unsigned long long)st.disconnects,
 	       (unsigned long long)st.connects,
 	       (unsigned long long)rs.write_chunks);
-	rpc_clnt_destroy(cl);
+	lx_rpc_clnt_destroy(cl);
 	free(buf);
 }
 
 /* ------------------------------------------------------------ main */
 
-static void print_rdma(struct rpc_clnt *cl, const char *when)
+static void print_rdma(struct lx_rpc_clnt *cl, const char *when)
 {
-	struct xprt_rdma_stats s;
+	struct lx_xprt_rdma_stats s;
 
-	xprt_rdma_get_stats(rpc_clnt_xprt(cl, 0), &s);
+	lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &s);
 	printf("rdma %s: credits %u, inline %u/%u, chunks read %llu pos0 "
 	       "%llu write %llu reply %llu, registrations %llu (%llu "
 	       "deregistrations, %llu cache hits, %.1f us each), "
@@ -486,16 +489,16 @@ static uint8_t pat(size_t i)
 
 int main(int argc, char **argv)
 {
-	struct rpc_clnt_opts o = {0};
-	struct xprt_rdma_opts ro = {.ack_timeout = TOOL_ACK_TIMEOUT};
-	struct rpc_clnt *mnt, *cl;
+	struct lx_rpc_clnt_opts o = {0};
+	struct lx_xprt_rdma_opts ro = {.ack_timeout = TOOL_ACK_TIMEOUT};
+	struct lx_rpc_clnt *mnt, *cl;
 	struct mnt_res mr = {0};
 	struct attr_res ar = {0};
 	struct fh_res fr = {0}, dr = {0};
 	struct write_res wr;
 	struct read_res rr;
 	struct fh root, file, dir;
-	struct xprt_rdma_stats s0, s1;
+	struct lx_xprt_rdma_stats s0, s1;
 	uint8_t *wbuf, *rbuf, *bw;
 	const char *fname = "rdma-test.bin";
 	unsigned int total_entries = 0, rounds = 0;
@@ -559,18 +562,18 @@ int main(int argc, char **argv)
 	o.port = (uint16_t)mnt_port;
 	o.prog = MNT_PROG;
 	o.vers = MNT_V3;
-	o.auth.flavor = RPC_AUTH_SYS;
+	o.auth.flavor = LX_RPC_AUTH_SYS;
 	o.auth.set_ids = true;
-	r = rpc_clnt_create(&mnt, &o);
+	r = lx_rpc_clnt_create(&mnt, &o);
 	if (!r) {
 		r = call(mnt, MNTPROC_MNT, (xdrproc_t)x_mnt_args, &export_path,
 			 (xdrproc_t)x_mnt_res, &mr);
-		rpc_clnt_destroy(mnt);
+		lx_rpc_clnt_destroy(mnt);
 	}
 	report("mount", !r && !mr.status,
 	       "MNT %s over TCP: %s, status %u, "
 	       "handle %u bytes",
-	       export_path, rpc_strerror(r), mr.status, mr.fh.len);
+	       export_path, lx_rpc_strerror(r), mr.status, mr.fh.len);
 	if (r || mr.status)
 		return 1;
 	root = mr.fh;
@@ -579,14 +582,15 @@ int main(int argc, char **argv)
 	o.port = (uint16_t)nfs_port;
 	o.prog = NFS_PROG;
 	o.vers = NFS_V3;
-	o.transport = XPRT_TRANSPORT_RDMA;
+	o.transport = LX_XPRT_TRANSPORT_RDMA;
 	o.max_reqs = 16;
 	o.buf_size = 64 * 1024; /* READDIR replies land here */
-	ro.reg_mode = use_cache ? XPRT_RDMA_REG_CACHE : XPRT_RDMA_REG_PER_IO;
+	ro.reg_mode =
+		use_cache ? LX_XPRT_RDMA_REG_CACHE : LX_XPRT_RDMA_REG_PER_IO;
 	o.rdma = &ro;
-	r = rpc_clnt_create(&cl, &o);
+	r = lx_rpc_clnt_create(&cl, &o);
 	report("connect", !r, "NFSv3 over RDMA to %s:%u: %s (%s registration)",
-	       host, nfs_port, rpc_strerror(r),
+	       host, nfs_port, lx_rpc_strerror(r),
 	       use_cache ? "cached" : "per-I/O");
 	if (r)
 		return 1;
@@ -594,7 +598,7 @@ int main(int argc, char **argv)
 	r = call(cl, P_GETATTR, (xdrproc_t)x_fh, &root,
 		 (xdrproc_t)x_getattr_res, &ar);
 	report("getattr", !r && !ar.status && ar.type == 2,
-	       "root: %s, status %u, type %u", rpc_strerror(r), ar.status,
+	       "root: %s, status %u, type %u", lx_rpc_strerror(r), ar.status,
 	       ar.type);
 
 	{
@@ -610,7 +614,7 @@ int main(int argc, char **argv)
 			 (xdrproc_t)x_lookup_res, &fr);
 	}
 	report("create", !r && !fr.status && fr.has_fh, "%s: %s, status %u",
-	       fname, rpc_strerror(r), fr.status);
+	       fname, lx_rpc_strerror(r), fr.status);
 	if (r || fr.status)
 		goto out;
 	file = fr.fh;
@@ -620,24 +624,24 @@ int main(int argc, char **argv)
 	rbuf = malloc(big);
 	for (i = 0; i < big; i++)
 		wbuf[i] = pat(i);
-	xprt_rdma_get_stats(rpc_clnt_xprt(cl, 0), &s0);
+	lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &s0);
 	t0 = now_s();
 	r = nfs_write(cl, &file, 0, wbuf, (uint32_t)big, &wr);
-	xprt_rdma_get_stats(rpc_clnt_xprt(cl, 0), &s1);
+	lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &s1);
 	report("write",
 	       !r && !wr.status && wr.count == big &&
 		       s1.read_chunks > s0.read_chunks,
 	       "%zu bytes in %.1f ms: %s, status %u, count %u, read chunks "
 	       "+%llu",
-	       big, (now_s() - t0) * 1e3, rpc_strerror(r), wr.status, wr.count,
-	       (unsigned long long)(s1.read_chunks - s0.read_chunks));
+	       big, (now_s() - t0) * 1e3, lx_rpc_strerror(r), wr.status,
+	       wr.count, (unsigned long long)(s1.read_chunks - s0.read_chunks));
 
 	/* READ: a Write chunk */
 	memset(rbuf, 0, big);
 	s0 = s1;
 	t0 = now_s();
 	r = nfs_read(cl, &file, 0, rbuf, (uint32_t)big, &rr);
-	xprt_rdma_get_stats(rpc_clnt_xprt(cl, 0), &s1);
+	lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &s1);
 	for (bad = 0, i = 0; i < big; i++)
 		bad += rbuf[i] != wbuf[i];
 	report("read",
@@ -645,15 +649,15 @@ int main(int argc, char **argv)
 		       s1.write_chunks > s0.write_chunks,
 	       "%zu bytes in %.1f ms: %s, status %u, count %u, data length "
 	       "%u, %zu bytes differ, write chunks +%llu",
-	       big, (now_s() - t0) * 1e3, rpc_strerror(r), rr.status, rr.count,
-	       rr.len, bad,
+	       big, (now_s() - t0) * 1e3, lx_rpc_strerror(r), rr.status,
+	       rr.count, rr.len, bad,
 	       (unsigned long long)(s1.write_chunks - s0.write_chunks));
 
 	/* a small READ: data inline, placed by the result parser */
 	memset(rbuf, 0, 2000);
 	s0 = s1;
 	r = nfs_read(cl, &file, 5, rbuf, 1000, &rr);
-	xprt_rdma_get_stats(rpc_clnt_xprt(cl, 0), &s1);
+	lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &s1);
 	for (bad = 0, i = 0; i < 1000; i++)
 		bad += rbuf[i] != wbuf[i + 5];
 	for (i = 1000; i < 2000; i++)
@@ -663,7 +667,7 @@ int main(int argc, char **argv)
 		       s1.write_chunks == s0.write_chunks,
 	       "1000 bytes at offset 5: %s, status %u, data length %u, %zu "
 	       "bytes wrong, write chunks +%llu",
-	       rpc_strerror(r), rr.status, rr.len, bad,
+	       lx_rpc_strerror(r), rr.status, rr.len, bad,
 	       (unsigned long long)(s1.write_chunks - s0.write_chunks));
 
 	/* READDIR: a Reply chunk */
@@ -679,7 +683,7 @@ int main(int argc, char **argv)
 		do {
 			struct readdir_args ra = {&dir, cookie, {0}, 32768};
 			struct readdir_res res = {0};
-			struct rpc_call_args a = {
+			struct lx_rpc_call_args a = {
 				.proc = P_READDIR,
 				.enc = (xdrproc_t)x_readdir_args,
 				.args = &ra,
@@ -689,7 +693,7 @@ int main(int argc, char **argv)
 			};
 
 			memcpy(ra.verf, verf, 8);
-			r = rpc_call_sync(cl, &a, NULL);
+			r = lx_rpc_call_sync(cl, &a, NULL);
 			if (r || res.status) {
 				r = r ? r : -EIO;
 				break;
@@ -701,7 +705,7 @@ int main(int argc, char **argv)
 			if (res.eof)
 				break;
 		} while (rounds < 100);
-		xprt_rdma_get_stats(rpc_clnt_xprt(cl, 0), &s1);
+		lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &s1);
 		report("readdir",
 		       !r &&
 			       (!expect_entries ||
@@ -710,11 +714,11 @@ int main(int argc, char **argv)
 		       "%s: %u entries (with . and ..) in %u call(s), "
 		       "expected %u + 2: %s; reply chunks +%llu",
 		       dirname_, total_entries, rounds, expect_entries,
-		       rpc_strerror(r),
+		       lx_rpc_strerror(r),
 		       (unsigned long long)(s1.reply_chunks - s0.reply_chunks));
 	} else {
 		report("readdir", false, "LOOKUP %s: %s, status %u", dirname_,
-		       rpc_strerror(r), dr.status);
+		       lx_rpc_strerror(r), dr.status);
 	}
 	print_rdma(cl, "after checks");
 	test_small_inline(&root);
@@ -728,13 +732,13 @@ int main(int argc, char **argv)
 		bw = malloc(bw_size * depth);
 		for (i = 0; i < bw_size * depth; i++)
 			bw[i] = pat(i);
-		xprt_rdma_get_stats(rpc_clnt_xprt(cl, 0), &s0);
+		lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &s0);
 		mibs = bw_run(cl, &file, true, bw, total, &err);
 		report("bw-write", !err,
 		       "%u MiB in %zu KiB WRITEs, %u in flight: %.1f MiB/s "
 		       "(%s)",
 		       bw_total_mib, bw_size >> 10, depth, mibs,
-		       rpc_strerror(err));
+		       lx_rpc_strerror(err));
 		mibs = bw_run(cl, &file, false, bw, total, &err);
 		for (bad = 0, i = 0; i < bw_size * depth; i++)
 			bad += bw[i] != pat(i);
@@ -742,8 +746,8 @@ int main(int argc, char **argv)
 		       "%u MiB in %zu KiB READs, %u in flight: %.1f MiB/s (%s, "
 		       "%zu bytes differ)",
 		       bw_total_mib, bw_size >> 10, depth, mibs,
-		       rpc_strerror(err), bad);
-		xprt_rdma_get_stats(rpc_clnt_xprt(cl, 0), &s1);
+		       lx_rpc_strerror(err), bad);
+		lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &s1);
 		printf("bandwidth registration: %llu reg+dereg, %.1f us each, "
 		       "%llu cache hits\n",
 		       (unsigned long long)(s1.regs - s0.regs + s1.deregs -
@@ -766,9 +770,9 @@ int main(int argc, char **argv)
 		r = call(cl, P_REMOVE, (xdrproc_t)x_diropargs, &da,
 			 (xdrproc_t)x_remove_res, &st);
 		report("remove", !r && !st, "%s: %s, status %u", fname,
-		       rpc_strerror(r), st);
+		       lx_rpc_strerror(r), st);
 	}
 out:
-	rpc_clnt_destroy(cl);
+	lx_rpc_clnt_destroy(cl);
 	return fails ? 1 : 0;
 }

@@ -277,7 +277,7 @@ static uint32_t be32(const uint8_t *p)
 	       (uint32_t)p[2] << 8 | p[3];
 }
 
-/* where the READ data starts in the results (see rpc_body_place_fn) */
+/* where the READ data starts in the results (see lx_rpc_body_place_fn) */
 static int read_place(void *arg, const uint8_t *b, size_t have,
 		      size_t *data_off, size_t *data_len)
 {

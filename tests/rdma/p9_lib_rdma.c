@@ -2,30 +2,30 @@
 /*
  * p9_lib_rdma - the 9P2000.L client library (libxprt/p9.h) over RDMA,
  * against p9relay + diod in the test guest.  Where p9_rdma builds 9P by
- * hand to check the transport, this goes through p9_connect() with
+ * hand to check the transport, this goes through lx_p9_connect() with
  * transport RDMA and the library's own calls, and compares what it did
  * with the files diod serves, read directly from the guest's disk (the
  * relay and diod run in the same guest, so the export directory is
  * local).
  *
- *   connect   p9_connect(RDMA): Tversion and Tattach over the
+ *   connect   lx_p9_connect(RDMA): Tversion and Tattach over the
  *             whole-message binding; with -m above the relay's buffers
  *             the server lowers msize and the client swaps its RDMA-
- *             registered pool for one of the agreed size (xprt_set_pool)
+ *             registered pool for one of the agreed size (lx_xprt_set_pool)
  *   messages  one call of each kind diod supports: mkdir, walk, lcreate,
  *             write, fsync, read, setattr, getattr (against stat(2)),
  *             statfs, symlink, readlink, link, mknod, rename, xattr,
  *             lock, getlock; each result checked
- *   write     p9_pwrite of SIZE bytes (split at the iounit, pipelined):
+ *   write     lx_p9_pwrite of SIZE bytes (split at the iounit, pipelined):
  *             the file on disk must hold exactly those bytes
  *   read      a file written on disk with pwrite(2), read back with
- *             p9_pread: the bytes must match
- *   async     DEPTH p9_read_async of 4 KiB in flight: operations/s, every
+ *             lx_p9_pread: the bytes must match
+ *   async     DEPTH lx_p9_read_async of 4 KiB in flight: operations/s, every
  *             block checked against the disk
  *   readdir   a directory of NFILES files made on disk, listed with
- *             p9_opendir/p9_readdir_next: every name exactly once, each
+ *             lx_p9_opendir/lx_p9_readdir_next: every name exactly once, each
  *             qid path equal to the inode number on disk
- *   remove    p9_remove_path of files and directories: gone from disk;
+ *   remove    lx_p9_remove_path of files and directories: gone from disk;
  *             a missing name is -ENOENT
  *   flush     (-x, through a relay started with -X 117, which swallows
  *             the first Rread of a connection) a Tread without a reply
@@ -57,7 +57,7 @@
 #include "tool.h"
 
 static const char *host = "10.0.2.15";
-static unsigned int port = XPRT_RDMA_9P_PORT;
+static unsigned int port = LX_XPRT_RDMA_9P_PORT;
 static const char *aname = "/p9export";
 static const char *expdir; /* default: aname, the same directory */
 static size_t total = 4u << 20;
@@ -105,12 +105,12 @@ static int read_disk(const char *path, uint8_t *buf, size_t len, size_t *got)
 	return 0;
 }
 
-static struct p9_clnt *connect_p9(unsigned int req_msize, unsigned int tmo)
+static struct lx_p9_clnt *connect_p9(unsigned int req_msize, unsigned int tmo)
 {
 	static char err[256];
-	struct xprt_rdma_opts ro = {.ack_timeout = 20};
-	struct p9_opts o = {0};
-	struct p9_clnt *c = NULL;
+	struct lx_xprt_rdma_opts ro = {.ack_timeout = 20};
+	struct lx_p9_opts o = {0};
+	struct lx_p9_clnt *c = NULL;
 	double t0 = now_s();
 	int r;
 
@@ -121,27 +121,29 @@ static struct p9_clnt *connect_p9(unsigned int req_msize, unsigned int tmo)
 	o.msize = req_msize;
 	o.timeout_ms = tmo;
 	o.connect_timeout_ms = 20000;
-	o.transport = XPRT_TRANSPORT_RDMA;
+	o.transport = LX_XPRT_TRANSPORT_RDMA;
 	/* the guest may stall for seconds on a busy host: a long ACK
 	 * timeout keeps rxe from declaring the relay dead */
 	o.rdma = &ro;
 	o.errbuf = err;
 	o.errbuf_len = sizeof(err);
-	r = p9_connect(&c, &o);
+	r = lx_p9_connect(&c, &o);
 	report("connect", !r,
-	       "p9_connect over RDMA to %s:%u, msize %u asked, %u agreed: "
+	       "lx_p9_connect over RDMA to %s:%u, msize %u asked, %u agreed: "
 	       "%s%s%s (%.1f ms)",
-	       host, port, req_msize, r ? 0 : p9_msize(c), p9_strerror(r),
+	       host, port, req_msize, r ? 0 : lx_p9_msize(c), lx_p9_strerror(r),
 	       r ? ": " : "", r ? err : "", (now_s() - t0) * 1e3);
 	if (r)
 		return NULL;
 	/* a lowered msize swaps the pool: buffers of the agreed size,
 	 * registered for RDMA like the first */
-	if (p9_msize(c) != req_msize)
+	if (lx_p9_msize(c) != req_msize)
 		report("pool",
-		       xprt_pool_buf_size(xprt_pool(p9_xprt(c))) == p9_msize(c),
+		       lx_xprt_pool_buf_size(lx_xprt_pool(lx_p9_xprt(c))) ==
+			       lx_p9_msize(c),
 		       "buffers of %zu bytes after msize %u",
-		       xprt_pool_buf_size(xprt_pool(p9_xprt(c))), p9_msize(c));
+		       lx_xprt_pool_buf_size(lx_xprt_pool(lx_p9_xprt(c))),
+		       lx_p9_msize(c));
 	return c;
 }
 
@@ -151,104 +153,106 @@ static void check_msg(const char *msg, int got, int want)
 {
 	if (got != want)
 		report(msg, false, "%d (%s), expected %d", got,
-		       p9_strerror(got), want);
+		       lx_p9_strerror(got), want);
 }
 
-static void test_messages(struct p9_clnt *c)
+static void test_messages(struct lx_p9_clnt *c)
 {
-	struct p9_iattr ia = {.valid = P9_SETATTR_SIZE | P9_SETATTR_MODE,
-			      .size = 3,
-			      .mode = 0600};
-	struct p9_flock fl = {.type = P9_LOCK_TYPE_WRLCK,
-			      .length = 10,
-			      .proc_id = (uint32_t)getpid(),
-			      .client_id = p9_str_c("p9lib")};
-	struct p9_getlock gl = {.type = P9_LOCK_TYPE_WRLCK,
-				.length = 10,
-				.proc_id = 1,
-				.client_id = p9_str_c("other")};
-	uint32_t root = p9_root_fid(c), d, f, x, cnt, nq;
+	struct lx_p9_iattr ia = {.valid = LX_P9_SETATTR_SIZE |
+					  LX_P9_SETATTR_MODE,
+				 .size = 3,
+				 .mode = 0600};
+	struct lx_p9_flock fl = {.type = LX_P9_LOCK_TYPE_WRLCK,
+				 .length = 10,
+				 .proc_id = (uint32_t)getpid(),
+				 .client_id = lx_p9_str_c("p9lib")};
+	struct lx_p9_getlock gl = {.type = LX_P9_LOCK_TYPE_WRLCK,
+				   .length = 10,
+				   .proc_id = 1,
+				   .client_id = lx_p9_str_c("other")};
+	uint32_t root = lx_p9_root_fid(c), d, f, x, cnt, nq;
 	const char *names[1] = {topdir};
 	char link[64], id[64], val[8];
 	uint8_t buf[64], lst;
-	struct p9_statfs sf;
-	struct p9_attr a;
-	struct p9_qid q;
+	struct lx_p9_statfs sf;
+	struct lx_p9_attr a;
+	struct lx_p9_qid q;
 	struct stat st;
 	const char *xattr = "xattr";
 	uint64_t xsize = 0;
 	int before = fails, r;
 
-	check_msg("Tmkdir", p9_mkdir(c, root, topdir, 0755, 0, &q), 0);
+	check_msg("Tmkdir", lx_p9_mkdir(c, root, topdir, 0755, 0, &q), 0);
 	check_msg("Tmkdir on disk", stat(disk(""), &st) || !S_ISDIR(st.st_mode),
 		  0);
-	check_msg("fid", p9_fid_alloc(c, &d), 0);
-	check_msg("Twalk", p9_walk(c, root, d, 1, names, &nq, &q), 0);
+	check_msg("fid", lx_p9_fid_alloc(c, &d), 0);
+	check_msg("Twalk", lx_p9_walk(c, root, d, 1, names, &nq, &q), 0);
 	check_msg("Twalk qids", (int)nq, 1);
-	check_msg("walk", p9_walk_path(c, root, topdir, &f, NULL), 0);
+	check_msg("walk", lx_p9_walk_path(c, root, topdir, &f, NULL), 0);
 	check_msg("Tlcreate",
-		  p9_lcreate(c, f, "f", O_RDWR | O_CREAT, 0644, 0, &q, NULL),
+		  lx_p9_lcreate(c, f, "f", O_RDWR | O_CREAT, 0644, 0, &q, NULL),
 		  0);
-	check_msg("Twrite", p9_write(c, f, 0, 5, "hello", &cnt), 0);
+	check_msg("Twrite", lx_p9_write(c, f, 0, 5, "hello", &cnt), 0);
 	check_msg("Twrite count", (int)cnt, 5);
-	check_msg("Tfsync", p9_fsync(c, f, false), 0);
-	check_msg("Tread", p9_read(c, f, 0, sizeof(buf), buf, &cnt), 0);
+	check_msg("Tfsync", lx_p9_fsync(c, f, false), 0);
+	check_msg("Tread", lx_p9_read(c, f, 0, sizeof(buf), buf, &cnt), 0);
 	check_msg("Tread data", cnt != 5 || memcmp(buf, "hello", 5), 0);
-	check_msg("Tsetattr", p9_setattr(c, f, &ia), 0);
-	check_msg("Tgetattr", p9_getattr(c, f, P9_GETATTR_ALL, &a), 0);
+	check_msg("Tsetattr", lx_p9_setattr(c, f, &ia), 0);
+	check_msg("Tgetattr", lx_p9_getattr(c, f, LX_P9_GETATTR_ALL, &a), 0);
 	check_msg("stat(2)", stat(disk("f"), &st), 0);
 	check_msg("Tgetattr size = disk", (int)a.size, (int)st.st_size);
 	check_msg("Tgetattr mode = disk", (int)(a.mode & 07777),
 		  (int)(st.st_mode & 07777));
 	check_msg("Tgetattr mode", (int)(a.mode & 07777), 0600);
 	check_msg("Tgetattr ino = disk", a.qid.path != (uint64_t)st.st_ino, 0);
-	check_msg("Tlock", p9_lock(c, f, &fl, &lst), 0);
-	check_msg("Tgetlock", p9_getlock(c, f, &gl, id, sizeof(id)), 0);
-	check_msg("Tstatfs", p9_statfs(c, root, &sf), 0);
+	check_msg("Tlock", lx_p9_lock(c, f, &fl, &lst), 0);
+	check_msg("Tgetlock", lx_p9_getlock(c, f, &gl, id, sizeof(id)), 0);
+	check_msg("Tstatfs", lx_p9_statfs(c, root, &sf), 0);
 	check_msg("Tstatfs blocks", sf.blocks == 0, 0);
-	check_msg("Tsymlink", p9_symlink(c, d, "ln", "f", 0, &q), 0);
+	check_msg("Tsymlink", lx_p9_symlink(c, d, "ln", "f", 0, &q), 0);
 	check_msg("readlink(2)",
 		  (int)readlink(disk("ln"), link, sizeof(link)) != 1 ||
 			  link[0] != 'f',
 		  0);
-	check_msg("walk ln", p9_walk_path(c, d, "ln", &x, NULL), 0);
-	check_msg("Treadlink", p9_readlink(c, x, link, sizeof(link)), 0);
+	check_msg("walk ln", lx_p9_walk_path(c, d, "ln", &x, NULL), 0);
+	check_msg("Treadlink", lx_p9_readlink(c, x, link, sizeof(link)), 0);
 	check_msg("Treadlink target", strcmp(link, "f") != 0, 0);
-	check_msg("Tclunk", p9_clunk(c, x), 0);
-	check_msg("Tlink", p9_link(c, d, f, "hard"), 0);
+	check_msg("Tclunk", lx_p9_clunk(c, x), 0);
+	check_msg("Tlink", lx_p9_link(c, d, f, "hard"), 0);
 	check_msg("Tlink nlink on disk",
 		  stat(disk("f"), &st) ? -errno : (int)st.st_nlink, 2);
-	check_msg("Tmknod", p9_mknod(c, d, "fifo", 010644, 0, 0, 0, &q), 0);
+	check_msg("Tmknod", lx_p9_mknod(c, d, "fifo", 010644, 0, 0, 0, &q), 0);
 	check_msg("Tmknod on disk",
 		  lstat(disk("fifo"), &st) || !S_ISFIFO(st.st_mode), 0);
-	check_msg("walk hard", p9_walk_path(c, d, "hard", &x, NULL), 0);
-	check_msg("Trename", p9_rename(c, x, d, "moved"), 0);
+	check_msg("walk hard", lx_p9_walk_path(c, d, "hard", &x, NULL), 0);
+	check_msg("Trename", lx_p9_rename(c, x, d, "moved"), 0);
 	check_msg("Trename on disk",
 		  access(disk("moved"), F_OK) || !access(disk("hard"), F_OK),
 		  0);
-	check_msg("Tclunk", p9_clunk(c, x), 0);
-	check_msg("walk f", p9_walk_path(c, d, "f", &x, NULL), 0);
-	check_msg("Txattrcreate", p9_xattrcreate(c, x, "user.p9lib", 3, 0), 0);
-	check_msg("Twrite xattr", p9_write(c, x, 0, 3, "abc", &cnt), 0);
+	check_msg("Tclunk", lx_p9_clunk(c, x), 0);
+	check_msg("walk f", lx_p9_walk_path(c, d, "f", &x, NULL), 0);
+	check_msg("Txattrcreate", lx_p9_xattrcreate(c, x, "user.p9lib", 3, 0),
+		  0);
+	check_msg("Twrite xattr", lx_p9_write(c, x, 0, 3, "abc", &cnt), 0);
 	/* diod sets the attribute at the clunk; the guest's tmpfs (Linux
 	 * 6.1) has no user.* attributes: then only the refusal is checked */
-	r = p9_clunk(c, x);
+	r = lx_p9_clunk(c, x);
 	if (r == -EOPNOTSUPP) {
 		xattr = "xattr (refused by tmpfs)";
 	} else {
 		check_msg("Tclunk xattr", r, 0);
-		check_msg("fid", p9_fid_alloc(c, &x), 0);
+		check_msg("fid", lx_p9_fid_alloc(c, &x), 0);
 		check_msg("Txattrwalk",
-			  p9_xattrwalk(c, f, x, "user.p9lib", &xsize), 0);
+			  lx_p9_xattrwalk(c, f, x, "user.p9lib", &xsize), 0);
 		check_msg("Txattrwalk size", (int)xsize, 3);
-		check_msg("Tread xattr", p9_read(c, x, 0, 3, val, &cnt), 0);
+		check_msg("Tread xattr", lx_p9_read(c, x, 0, 3, val, &cnt), 0);
 		check_msg("xattr value", cnt != 3 || memcmp(val, "abc", 3), 0);
-		check_msg("Tclunk", p9_clunk(c, x), 0);
+		check_msg("Tclunk", lx_p9_clunk(c, x), 0);
 	}
-	check_msg("Twalk missing", p9_walk_path(c, d, "nope", &x, NULL),
+	check_msg("Twalk missing", lx_p9_walk_path(c, d, "nope", &x, NULL),
 		  -ENOENT);
-	check_msg("Tclunk", p9_clunk(c, f), 0);
-	check_msg("Tclunk", p9_clunk(c, d), 0);
+	check_msg("Tclunk", lx_p9_clunk(c, f), 0);
+	check_msg("Tclunk", lx_p9_clunk(c, d), 0);
 	report("messages", fails == before,
 	       "mkdir walk lcreate write fsync read setattr getattr lock "
 	       "getlock statfs symlink readlink link mknod rename %s: "
@@ -258,7 +262,7 @@ static void test_messages(struct p9_clnt *c)
 
 /* ----------------------------------------------------------- data */
 
-static void test_write_read(struct p9_clnt *c)
+static void test_write_read(struct lx_p9_clnt *c)
 {
 	uint8_t *src = malloc(total), *back = malloc(total);
 	uint32_t fid, iounit = 0;
@@ -271,18 +275,18 @@ static void test_write_read(struct p9_clnt *c)
 		goto out;
 	}
 	fill_random(src, total, 1);
-	r = p9_open_path(c, rpath("data"), O_RDWR | O_CREAT | O_TRUNC, 0644,
-			 &fid, &iounit);
+	r = lx_p9_open_path(c, rpath("data"), O_RDWR | O_CREAT | O_TRUNC, 0644,
+			    &fid, &iounit);
 	if (!report("open", !r, "%s O_CREAT: %s, iounit %u", rpath("data"),
-		    p9_strerror(r), iounit))
+		    lx_p9_strerror(r), iounit))
 		goto out;
 	t0 = now_s();
-	r = p9_pwrite(c, fid, src, total, 0, &n);
+	r = lx_p9_pwrite(c, fid, src, total, 0, &n);
 	dt = now_s() - t0;
 	report("write", !r && n == total,
-	       "p9_pwrite %zu bytes (%u-byte Twrites): %s, %zu written, "
+	       "lx_p9_pwrite %zu bytes (%u-byte Twrites): %s, %zu written, "
 	       "%.1f MiB/s",
-	       total, p9_iosize(c), p9_strerror(r), n,
+	       total, lx_p9_iosize(c), lx_p9_strerror(r), n,
 	       (double)n / (1 << 20) / dt);
 	r = read_disk(disk("data"), back, total, &got);
 	off = first_diff(src, back, got);
@@ -301,21 +305,21 @@ static void test_write_read(struct p9_clnt *c)
 	memset(back, 0, total);
 	t0 = now_s();
 	if (!r)
-		r = p9_pread(c, fid, back, total, 0, &n);
+		r = lx_p9_pread(c, fid, back, total, 0, &n);
 	dt = now_s() - t0;
 	off = first_diff(src, back, n);
 	report("read", !r && n == total && off == (size_t)-1,
-	       "p9_pread %zu bytes written on disk: %s, %zu read, %s, "
+	       "lx_p9_pread %zu bytes written on disk: %s, %zu read, %s, "
 	       "%.1f MiB/s",
-	       total, p9_strerror(r), n,
+	       total, lx_p9_strerror(r), n,
 	       off == (size_t)-1 ? "identical" : "DIFFERENT",
 	       (double)n / (1 << 20) / dt);
 	if (off != (size_t)-1)
 		printf("  first difference at offset %zu\n", off);
-	r = p9_pread(c, fid, back, 4096, total, &n);
+	r = lx_p9_pread(c, fid, back, 4096, total, &n);
 	report("read-eof", !r && n == 0, "read at the end: %s, %zu bytes",
-	       p9_strerror(r), n);
-	p9_clunk(c, fid);
+	       lx_p9_strerror(r), n);
+	lx_p9_clunk(c, fid);
 out:
 	free(src);
 	free(back);
@@ -354,7 +358,7 @@ static void aio_done(void *arg, int status, uint32_t count)
 }
 
 /* DEPTH random 4 KiB reads in flight, each checked against the disk */
-static void test_async(struct p9_clnt *c, unsigned int ops)
+static void test_async(struct lx_p9_clnt *c, unsigned int ops)
 {
 	struct aio a = {PTHREAD_MUTEX_INITIALIZER,
 			PTHREAD_COND_INITIALIZER,
@@ -377,7 +381,7 @@ static void test_async(struct p9_clnt *c, unsigned int ops)
 	}
 	r = read_disk(disk("data"), want, total, &got);
 	if (r || got != total ||
-	    p9_open_path(c, rpath("data"), O_RDONLY, 0, &fid, NULL)) {
+	    lx_p9_open_path(c, rpath("data"), O_RDONLY, 0, &fid, NULL)) {
 		report("async", false, "setup: %s, %zu bytes on disk",
 		       strerror(-r), got);
 		goto out;
@@ -400,8 +404,8 @@ static void test_async(struct p9_clnt *c, unsigned int ops)
 		one[slot].a = &a;
 		one[slot].buf = bufs + (size_t)slot * 4096;
 		one[slot].want = want + blk * 4096;
-		r = p9_read_async(c, fid, blk * 4096, 4096, one[slot].buf, 0, 0,
-				  aio_done, &one[slot]);
+		r = lx_p9_read_async(c, fid, blk * 4096, 4096, one[slot].buf, 0,
+				     0, aio_done, &one[slot]);
 		if (r) {
 			pthread_mutex_lock(&a.lock);
 			one[slot].busy = false;
@@ -421,8 +425,9 @@ static void test_async(struct p9_clnt *c, unsigned int ops)
 	report("async", !a.errors && !a.bad,
 	       "%u random 4 KiB Treads, up to %u in flight: %.0f ops/s, "
 	       "%u wrong, %u errors (first %s)",
-	       ops, depth, ops / dt, a.bad, a.errors, p9_strerror(a.first_err));
-	p9_clunk(c, fid);
+	       ops, depth, ops / dt, a.bad, a.errors,
+	       lx_p9_strerror(a.first_err));
+	lx_p9_clunk(c, fid);
 out:
 	free(want);
 	free(bufs);
@@ -431,12 +436,12 @@ out:
 
 /* ----------------------------------------------------- directories */
 
-static void test_readdir(struct p9_clnt *c)
+static void test_readdir(struct lx_p9_clnt *c)
 {
 	unsigned char *seen = calloc(nfiles, 1);
 	unsigned int i, dups = 0, ino_bad = 0, others = 0, n = 0;
-	struct p9_dir *dir = NULL;
-	struct p9_dirent e;
+	struct lx_p9_dir *dir = NULL;
+	struct lx_p9_dirent e;
 	char name[160];
 	struct stat st;
 	double t0;
@@ -458,8 +463,8 @@ static void test_readdir(struct p9_clnt *c)
 			close(fd);
 	}
 	t0 = now_s();
-	r = p9_opendir(c, rpath("many"), &dir);
-	while (!r && (r = p9_readdir_next(dir, &e)) == 1) {
+	r = lx_p9_opendir(c, rpath("many"), &dir);
+	while (!r && (r = lx_p9_readdir_next(dir, &e)) == 1) {
 		r = 0;
 		unsigned int k;
 		char nm[128];
@@ -483,14 +488,14 @@ static void test_readdir(struct p9_clnt *c)
 	       "%u entries (%u files + . ..) in %.1f ms: %s; %u missing "
 	       "from the listing, %u twice, %u unknown, %u qid paths differ "
 	       "from the inode",
-	       n, nfiles, (now_s() - t0) * 1e3, r ? p9_strerror(r) : "end",
+	       n, nfiles, (now_s() - t0) * 1e3, r ? lx_p9_strerror(r) : "end",
 	       nfiles - i, dups, others, ino_bad);
-	p9_closedir(dir);
+	lx_p9_closedir(dir);
 out:
 	free(seen);
 }
 
-static void test_remove(struct p9_clnt *c)
+static void test_remove(struct lx_p9_clnt *c)
 {
 	static const char *const left[] = {"f",	   "ln",   "moved",
 					   "fifo", "data", NULL};
@@ -499,47 +504,47 @@ static void test_remove(struct p9_clnt *c)
 	int r, bad = 0;
 
 	for (i = 0; left[i]; i++, n++) {
-		r = p9_remove_path(c, rpath(left[i]));
+		r = lx_p9_remove_path(c, rpath(left[i]));
 		bad += r != 0;
 		gone += access(disk(left[i]), F_OK) != 0;
 	}
-	r = p9_remove_path(c, rpath("many"));
+	r = lx_p9_remove_path(c, rpath("many"));
 	report("rmdir-notempty", r == -ENOTEMPTY || r == -EEXIST,
-	       "removing a full directory: %s", p9_strerror(r));
+	       "removing a full directory: %s", lx_p9_strerror(r));
 	for (i = 0; i < nfiles; i++, n++) {
 		snprintf(name, sizeof(name),
 			 "many/entry-with-a-longish-name-%u", i);
 		/* a few through 9P, the rest on disk (time) */
 		if (i < 20) {
-			r = p9_remove_path(c, rpath(name));
+			r = lx_p9_remove_path(c, rpath(name));
 			bad += r != 0;
 			gone += access(disk(name), F_OK) != 0;
 		} else {
 			gone += unlink(disk(name)) == 0;
 		}
 	}
-	r = p9_remove_path(c, rpath("many"));
+	r = lx_p9_remove_path(c, rpath("many"));
 	bad += r != 0;
 	gone += access(disk("many"), F_OK) != 0;
-	r = p9_remove_path(c, topdir);
+	r = lx_p9_remove_path(c, topdir);
 	bad += r != 0;
 	gone += access(disk(""), F_OK) != 0;
 	n += 2;
-	r = p9_remove_path(c, topdir);
+	r = lx_p9_remove_path(c, topdir);
 	report("remove", !bad && gone == n && r == -ENOENT,
 	       "%u files and directories removed (%u gone from disk), "
 	       "%d errors; removing again: %s",
-	       n, gone, bad, p9_strerror(r));
+	       n, gone, bad, lx_p9_strerror(r));
 }
 
 /* ---------------------------------------------------- flush over RDMA */
 
 static void test_flush(void)
 {
-	struct p9_clnt *c = connect_p9(msize, 3000);
+	struct lx_p9_clnt *c = connect_p9(msize, 3000);
 	uint8_t *src = malloc(40 * 4096), *buf = malloc(40 * 4096);
-	struct xprt_rdma_stats st = {0};
-	struct p9_stats ps = {0};
+	struct lx_xprt_rdma_stats st = {0};
+	struct lx_p9_stats ps = {0};
 	uint32_t fid, cnt = 0;
 	size_t n = 0, off;
 	double t0;
@@ -548,40 +553,40 @@ static void test_flush(void)
 	if (!c || !src || !buf)
 		goto out;
 	fill_random(src, 40 * 4096, 3);
-	r = p9_open_path(c, rpath("flush"), O_RDWR | O_CREAT | O_TRUNC, 0644,
-			 &fid, NULL);
+	r = lx_p9_open_path(c, rpath("flush"), O_RDWR | O_CREAT | O_TRUNC, 0644,
+			    &fid, NULL);
 	if (!r)
-		r = p9_pwrite(c, fid, src, 40 * 4096, 0, &n);
+		r = lx_p9_pwrite(c, fid, src, 40 * 4096, 0, &n);
 	if (!report("flush-setup", !r && n == 40 * 4096, "%s: %s",
-		    rpath("flush"), p9_strerror(r)))
+		    rpath("flush"), lx_p9_strerror(r)))
 		goto out_close;
 	t0 = now_s();
-	r = p9_read(c, fid, 0, 4096, buf, &cnt);
-	p9_get_stats(c, &ps);
+	r = lx_p9_read(c, fid, 0, 4096, buf, &cnt);
+	lx_p9_get_stats(c, &ps);
 	report("flush-timeout", r == -ETIMEDOUT && ps.flushes >= 1,
 	       "a Tread whose Rread the relay dropped: %s after %.1f s; "
 	       "%llu Tflush, %llu Rflush",
-	       p9_strerror(r), now_s() - t0, (unsigned long long)ps.flushes,
+	       lx_p9_strerror(r), now_s() - t0, (unsigned long long)ps.flushes,
 	       (unsigned long long)ps.flush_replies);
 	memset(buf, 0, 40 * 4096);
-	r = p9_pread(c, fid, buf, 40 * 4096, 0, &n);
+	r = lx_p9_pread(c, fid, buf, 40 * 4096, 0, &n);
 	off = first_diff(src, buf, n);
-	xprt_rdma_get_stats(p9_xprt(c), &st);
-	p9_get_stats(c, &ps);
+	lx_xprt_rdma_get_stats(lx_p9_xprt(c), &st);
+	lx_p9_get_stats(c, &ps);
 	report("flush-after",
 	       !r && n == 40 * 4096 && off == (size_t)-1 &&
 		       st.excess_recvs >= 1 && ps.flush_replies == ps.flushes,
 	       "40 Treads after it: %s, %zu bytes, %s; %llu excess "
 	       "receive(s) reused, %llu Rflush for %llu Tflush",
-	       p9_strerror(r), n, off == (size_t)-1 ? "identical" : "DIFFER",
+	       lx_p9_strerror(r), n, off == (size_t)-1 ? "identical" : "DIFFER",
 	       (unsigned long long)st.excess_recvs,
 	       (unsigned long long)ps.flush_replies,
 	       (unsigned long long)ps.flushes);
-	p9_clunk(c, fid);
-	r2 = p9_remove_path(c, rpath("flush"));
-	report("flush-cleanup", r2 == 0, "%s", p9_strerror(r2));
+	lx_p9_clunk(c, fid);
+	r2 = lx_p9_remove_path(c, rpath("flush"));
+	report("flush-cleanup", r2 == 0, "%s", lx_p9_strerror(r2));
 out_close:
-	p9_close(c);
+	lx_p9_close(c);
 out:
 	if (!c)
 		fails++;
@@ -593,9 +598,9 @@ out:
 
 int main(int argc, char **argv)
 {
-	struct xprt_rdma_stats st = {0};
-	struct p9_stats ps = {0};
-	struct p9_clnt *c;
+	struct lx_xprt_rdma_stats st = {0};
+	struct lx_p9_stats ps = {0};
+	struct lx_p9_clnt *c;
 	int opt;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -649,14 +654,14 @@ int main(int argc, char **argv)
 		c = connect_p9(msize, 10000);
 		if (!c)
 			return 1;
-		if (p9_mkdir_path(c, topdir, 0755))
+		if (lx_p9_mkdir_path(c, topdir, 0755))
 			fails++;
-		p9_close(c);
+		lx_p9_close(c);
 		test_flush();
 		c = connect_p9(msize, 10000);
 		if (c) {
-			p9_remove_path(c, topdir);
-			p9_close(c);
+			lx_p9_remove_path(c, topdir);
+			lx_p9_close(c);
 		}
 		printf("%s: %d failure(s)\n", fails ? "FAIL" : "PASS", fails);
 		return fails ? 1 : 0;
@@ -669,8 +674,8 @@ int main(int argc, char **argv)
 	test_async(c, 2000);
 	test_readdir(c);
 	test_remove(c);
-	xprt_rdma_get_stats(p9_xprt(c), &st);
-	p9_get_stats(c, &ps);
+	lx_xprt_rdma_get_stats(lx_p9_xprt(c), &st);
+	lx_p9_get_stats(c, &ps);
 	printf("rdma: %llu Sends in %llu doorbells (%llu signalled), %llu "
 	       "receives in %llu doorbells, %llu chunk registrations, "
 	       "%llu bad headers; 9P: %llu calls, %llu flushes\n",
@@ -684,7 +689,7 @@ int main(int argc, char **argv)
 	if (st.regs || st.bad_headers)
 		report("registrations", false,
 		       "pool buffers must need no registration per call");
-	p9_close(c);
+	lx_p9_close(c);
 	printf("%s: %d failure(s)\n", fails ? "FAIL" : "PASS", fails);
 	return fails ? 1 : 0;
 }

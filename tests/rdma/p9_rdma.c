@@ -62,7 +62,7 @@
 #define IOHDR	 24 /* Twrite/Tread header: diod caps counts at msize-24 */
 
 static const char *host = "10.0.2.15";
-static unsigned int port = XPRT_RDMA_9P_PORT;
+static unsigned int port = LX_XPRT_RDMA_9P_PORT;
 static const char *aname = "/p9export";
 static size_t total = 1 << 20, msize = 65536;
 static unsigned int depth = 8, rate_ops = 2000;
@@ -114,7 +114,7 @@ static uint32_t g32(const uint8_t *p)
 }
 
 /* Start a message in the request's send buffer: size is patched later. */
-static struct mb msg_begin(struct xprt_req *req, uint8_t type, uint16_t tag)
+static struct mb msg_begin(struct lx_xprt_req *req, uint8_t type, uint16_t tag)
 {
 	struct mb m = {.p = req->sbuf->data, .n = 0, .cap = req->sbuf->cap};
 
@@ -125,7 +125,7 @@ static struct mb msg_begin(struct xprt_req *req, uint8_t type, uint16_t tag)
 }
 
 /* Patch the size: header bytes plus @extra bytes of payload segments. */
-static void msg_end(struct xprt_req *req, struct mb *m, size_t extra)
+static void msg_end(struct lx_xprt_req *req, struct mb *m, size_t extra)
 {
 	uint8_t *p = m->p;
 	uint32_t size = (uint32_t)(m->n + extra);
@@ -150,7 +150,7 @@ struct call {
 	bool done;
 };
 
-static void call_done(struct xprt_req *req, int status)
+static void call_done(struct lx_xprt_req *req, int status)
 {
 	struct call *c = req->user;
 	const uint8_t *r = req->rbuf->data;
@@ -175,11 +175,11 @@ static void call_done(struct xprt_req *req, int status)
 	(*c->inflight)--;
 	pthread_cond_broadcast(c->cond);
 	pthread_mutex_unlock(c->lock);
-	xprt_req_put(req); /* async: nobody waits on the request */
+	lx_xprt_req_put(req); /* async: nobody waits on the request */
 }
 
 /* Rread: data after size[4] type[1] tag[2] count[4] goes to the caller */
-static int rread_place(struct xprt_req *req, size_t have, size_t msg_len)
+static int rread_place(struct lx_xprt_req *req, size_t have, size_t msg_len)
 {
 	struct call *c = req->user;
 	const uint8_t *r = req->rbuf->data;
@@ -194,31 +194,31 @@ static int rread_place(struct xprt_req *req, size_t have, size_t msg_len)
 		return -EBADMSG;
 	if (count > c->dst.iov_len)
 		return -EOVERFLOW;
-	xprt_iter_iovec(&req->rx_data, &c->dst, 1, count);
+	lx_xprt_iter_iovec(&req->rx_data, &c->dst, 1, count);
 	req->rx_data_off = P9_RHDR;
 	req->rx_data_len = count;
 	req->rx_data_pad = 0;
 	return 0;
 }
 
-static const struct xprt_req_ops ops_plain = {.done = call_done};
-static const struct xprt_req_ops ops_read = {
+static const struct lx_xprt_req_ops ops_plain = {.done = call_done};
+static const struct lx_xprt_req_ops ops_read = {
 	.done = call_done,
 	.place = rread_place,
 };
 
 /* Synchronous: build with @fill, submit under the slot's tag (or NOTAG),
  * wait.  Return the status; the reply stays in *@rep. */
-typedef void (*fill_fn)(struct xprt_req *req, uint16_t tag, void *arg);
+typedef void (*fill_fn)(struct lx_xprt_req *req, uint16_t tag, void *arg);
 
 static int rpc9(struct xprt *x, uint8_t type, bool notag, fill_fn fill,
 		void *arg, struct call *c, uint8_t *rep, size_t repcap)
 {
-	struct xprt_req *req;
+	struct lx_xprt_req *req;
 	uint16_t tag;
 	int r;
 
-	r = xprt_req_alloc(x, 0, &req);
+	r = lx_xprt_req_alloc(x, 0, &req);
 	if (r)
 		return r;
 	tag = notag ? NOTAG : (uint16_t)req->slot;
@@ -226,20 +226,20 @@ static int rpc9(struct xprt *x, uint8_t type, bool notag, fill_fn fill,
 	req->user = c;
 	req->ops = &ops_plain;
 	fill(req, tag, arg);
-	r = xprt_req_submit(req, tag);
+	r = lx_xprt_req_submit(req, tag);
 	if (r) {
-		xprt_req_put(req);
+		lx_xprt_req_put(req);
 		return r;
 	}
-	xprt_req_done_wait(req, -1);
+	lx_xprt_req_done_wait(req, -1);
 	if (rep)
 		memcpy(rep, req->rbuf->data,
 		       req->rlen < repcap ? req->rlen : repcap);
-	xprt_req_put(req);
+	lx_xprt_req_put(req);
 	return c->status;
 }
 
-static void fill_version(struct xprt_req *req, uint16_t tag, void *arg)
+static void fill_version(struct lx_xprt_req *req, uint16_t tag, void *arg)
 {
 	struct mb m = msg_begin(req, TVERSION, tag);
 
@@ -249,7 +249,7 @@ static void fill_version(struct xprt_req *req, uint16_t tag, void *arg)
 	msg_end(req, &m, 0);
 }
 
-static void fill_attach(struct xprt_req *req, uint16_t tag, void *arg)
+static void fill_attach(struct lx_xprt_req *req, uint16_t tag, void *arg)
 {
 	struct mb m = msg_begin(req, TATTACH, tag);
 
@@ -267,7 +267,7 @@ struct walk_arg {
 	const char *name; /* NULL: clone */
 };
 
-static void fill_walk(struct xprt_req *req, uint16_t tag, void *arg)
+static void fill_walk(struct lx_xprt_req *req, uint16_t tag, void *arg)
 {
 	struct walk_arg *w = arg;
 	struct mb m = msg_begin(req, TWALK, tag);
@@ -280,7 +280,7 @@ static void fill_walk(struct xprt_req *req, uint16_t tag, void *arg)
 	msg_end(req, &m, 0);
 }
 
-static void fill_lcreate(struct xprt_req *req, uint16_t tag, void *arg)
+static void fill_lcreate(struct lx_xprt_req *req, uint16_t tag, void *arg)
 {
 	struct mb m = msg_begin(req, TLCREATE, tag);
 
@@ -292,7 +292,7 @@ static void fill_lcreate(struct xprt_req *req, uint16_t tag, void *arg)
 	msg_end(req, &m, 0);
 }
 
-static void fill_clunk(struct xprt_req *req, uint16_t tag, void *arg)
+static void fill_clunk(struct lx_xprt_req *req, uint16_t tag, void *arg)
 {
 	struct mb m = msg_begin(req, TCLUNK, tag);
 
@@ -321,7 +321,7 @@ static int io_pipe(struct xprt *x, bool write, uint8_t *buf, size_t len,
 	while ((off < len && !err) || inflight) {
 		for (i = 0; i < d && off < len && !err; i++) {
 			struct call *c = &calls[i];
-			struct xprt_req *req;
+			struct lx_xprt_req *req;
 			size_t n = len - off < chunk ? len - off : chunk;
 			struct mb m;
 
@@ -338,7 +338,7 @@ static int io_pipe(struct xprt *x, bool write, uint8_t *buf, size_t len,
 			c->dst.iov_base = buf + off;
 			c->dst.iov_len = n;
 			pthread_mutex_unlock(&lock);
-			r = xprt_req_alloc(x, 0, &req);
+			r = lx_xprt_req_alloc(x, 0, &req);
 			if (r) {
 				pthread_mutex_lock(&lock);
 				err = r;
@@ -352,7 +352,7 @@ static int io_pipe(struct xprt *x, bool write, uint8_t *buf, size_t len,
 			b64(&m, off);
 			b32(&m, (uint32_t)n);
 			if (write) {
-				xprt_req_add_seg(req, buf + off, n);
+				lx_xprt_req_add_seg(req, buf + off, n);
 				msg_end(req, &m, n);
 				req->ops = &ops_plain;
 			} else {
@@ -362,14 +362,14 @@ static int io_pipe(struct xprt *x, bool write, uint8_t *buf, size_t len,
 			pthread_mutex_lock(&lock);
 			inflight++;
 			pthread_mutex_unlock(&lock);
-			r = xprt_req_submit(req, (uint16_t)req->slot);
+			r = lx_xprt_req_submit(req, (uint16_t)req->slot);
 			pthread_mutex_lock(&lock);
 			if (r) {
 				inflight--;
 				c->done = true;
 				err = r;
 				pthread_mutex_unlock(&lock);
-				xprt_req_put(req);
+				lx_xprt_req_put(req);
 				pthread_mutex_lock(&lock);
 				break;
 			}
@@ -393,8 +393,8 @@ static int io_pipe(struct xprt *x, bool write, uint8_t *buf, size_t len,
  * and the receive it left posted must serve the next requests. */
 static void test_excess(struct xprt *x, size_t chunk)
 {
-	struct xprt_rdma_stats st;
-	struct xprt_req *req;
+	struct lx_xprt_rdma_stats st;
+	struct lx_xprt_req *req;
 	struct call c = {0};
 	uint8_t *buf = calloc(40, 4096);
 	unsigned int bad;
@@ -402,7 +402,7 @@ static void test_excess(struct xprt *x, size_t chunk)
 	int r;
 
 	(void)chunk;
-	r = xprt_req_alloc(x, 0, &req);
+	r = lx_xprt_req_alloc(x, 0, &req);
 	if (r) {
 		report("excess", false, "alloc: %s", strerror(-r));
 		free(buf);
@@ -417,17 +417,17 @@ static void test_excess(struct xprt *x, size_t chunk)
 	b64(&m, 0);
 	b32(&m, 4096);
 	msg_end(req, &m, 0);
-	r = xprt_req_submit(req, (uint16_t)req->slot);
+	r = lx_xprt_req_submit(req, (uint16_t)req->slot);
 	if (!r) {
-		xprt_req_set_timer(req, 1000000000ull);
-		xprt_req_done_wait(req, -1);
+		lx_xprt_req_set_timer(req, 1000000000ull);
+		lx_xprt_req_done_wait(req, -1);
 		r = c.status;
 	}
-	xprt_req_put(req);
+	lx_xprt_req_put(req);
 	report("excess-timeout", r == -ETIMEDOUT,
 	       "Tread whose reply the relay dropped: %s", strerror(-r));
 	r = io_pipe(x, false, buf, 4096 * 40, 4096, 4, &bad);
-	xprt_rdma_get_stats(x, &st);
+	lx_xprt_rdma_get_stats(x, &st);
 	report("excess", !r && !bad && st.excess_recvs >= 1,
 	       "40 Treads after it: %s, %u short; %llu excess receive(s) "
 	       "reused",
@@ -444,9 +444,9 @@ static uint8_t pat(size_t i)
 
 int main(int argc, char **argv)
 {
-	struct xprt_opts o = {0};
-	struct xprt_rdma_opts ro = {.ack_timeout = 20};
-	struct xprt_rdma_stats st;
+	struct lx_xprt_opts o = {0};
+	struct lx_xprt_rdma_opts ro = {.ack_timeout = 20};
+	struct lx_xprt_rdma_stats st;
 	struct xprt *x;
 	struct call c;
 	uint8_t rep[64], *wbuf, *rbuf;
@@ -491,18 +491,18 @@ int main(int argc, char **argv)
 		}
 	}
 
-	o.transport = XPRT_TRANSPORT_RDMA;
+	o.transport = LX_XPRT_TRANSPORT_RDMA;
 	o.host = host;
 	o.port = (uint16_t)port;
-	o.framing = &xprt_framing_9p;
+	o.framing = &lx_xprt_framing_9p;
 	o.max_reqs = 32;
 	o.buf_size = msize; /* receive buffers are msize, as trans_rdma */
-	o.policy = XPRT_FAIL;
+	o.policy = LX_XPRT_FAIL;
 	/* the guest may stall for seconds on a busy host: a long ACK
 	 * timeout keeps rxe from declaring the relay dead */
 	o.rdma = &ro;
 	t0 = now_s();
-	r = xprt_create(&x, &o);
+	r = lx_xprt_create(&x, &o);
 	report("connect", !r, "9P over RDMA to %s:%u: %s (%.1f ms)", host, port,
 	       strerror(-r), (now_s() - t0) * 1e3);
 	if (r)
@@ -524,9 +524,9 @@ int main(int argc, char **argv)
 	{
 		/* over RDMA every message must be answered (its receive and
 		 * credit come back with the reply): no_reply is refused */
-		struct xprt_req *req;
+		struct lx_xprt_req *req;
 
-		r = xprt_req_alloc(x, 0, &req);
+		r = lx_xprt_req_alloc(x, 0, &req);
 		if (!r) {
 			struct mb m =
 				msg_begin(req, TCLUNK, (uint16_t)req->slot);
@@ -535,8 +535,8 @@ int main(int argc, char **argv)
 			msg_end(req, &m, 0);
 			req->ops = &ops_plain;
 			req->no_reply = true;
-			r = xprt_req_submit(req, (uint16_t)req->slot);
-			xprt_req_put(req);
+			r = lx_xprt_req_submit(req, (uint16_t)req->slot);
+			lx_xprt_req_put(req);
 		}
 		report("no-reply", r == -EOPNOTSUPP,
 		       "a message expecting no reply: %s", strerror(-r));
@@ -630,7 +630,7 @@ clunk:
 		r = rpc9(x, TCLUNK, false, fill_clunk, &fid0, &c, NULL, 0);
 	report("clunk", !r && c.type == RCLUNK, "fids 1 and 0: %s",
 	       strerror(-r));
-	xprt_rdma_get_stats(x, &st);
+	lx_xprt_rdma_get_stats(x, &st);
 	printf("rdma: receives %llu in %llu doorbells, sends %llu (%llu "
 	       "signalled), excess receives %llu, bad headers %llu\n",
 	       (unsigned long long)st.recvs_posted,
@@ -640,6 +640,6 @@ clunk:
 	       (unsigned long long)st.excess_recvs,
 	       (unsigned long long)st.bad_headers);
 out:
-	xprt_destroy(x);
+	lx_xprt_destroy(x);
 	return fails ? 1 : 0;
 }

@@ -4,7 +4,7 @@
  * kernel nfsd in the test guest.
  *
  * Checks, each a PASS/FAIL line:
- *   sync      one rpc_null() round trip
+ *   sync      one lx_rpc_null() round trip
  *   credits   the server's credit grant reached the congestion window
  *             (the window starts at 1 on a new connection and must grow)
  *   pipeline  COUNT async NULL calls with DEPTH in flight all succeed; the
@@ -16,7 +16,7 @@
  *   timeout   (with -T) calls timed out by the client drop the connection
  *             instead of being resent on it, and complete after the
  *             reconnect
- *   refused   (with -r PORT) a closed port fails rpc_clnt_create with
+ *   refused   (with -r PORT) a closed port fails lx_rpc_clnt_create with
  *             -ECONNREFUSED, promptly
  */
 #include <errno.h>
@@ -36,22 +36,23 @@
 #include "tool.h"
 
 static const char *host = "10.0.2.15";
-static unsigned int port = XPRT_RDMA_NFS_PORT;
+static unsigned int port = LX_XPRT_RDMA_NFS_PORT;
 static unsigned int count = 2000, depth = 32, nconnect = 1;
 /* the guest may stall for seconds on a busy host: a long ACK timeout
- * keeps rxe from declaring the peer dead (see xprt_rdma_opts) */
+ * keeps rxe from declaring the peer dead (see lx_xprt_rdma_opts) */
 #define TOOL_ACK_TIMEOUT 20
-static const struct xprt_rdma_opts stall_ro = {.ack_timeout = TOOL_ACK_TIMEOUT};
+static const struct lx_xprt_rdma_opts stall_ro = {.ack_timeout =
+							  TOOL_ACK_TIMEOUT};
 
 /* A stall prints the counters of the connection: enough to tell a lost
  * wake-up from a lost message. */
 static void dump_stats(struct xprt *x, const char *why)
 {
-	struct xprt_rdma_stats r;
-	struct xprt_stats s;
+	struct lx_xprt_rdma_stats r;
+	struct lx_xprt_stats s;
 
-	xprt_get_stats(x, &s);
-	xprt_rdma_get_stats(x, &r);
+	lx_xprt_get_stats(x, &s);
+	lx_xprt_rdma_get_stats(x, &r);
 	printf("STALL %s: submitted %llu completed %llu replies %llu "
 	       "bad_keys %llu dup %llu sends %llu direct %llu worker %llu "
 	       "retrans %llu connects %llu disconnects %llu state %d | rdma: "
@@ -66,8 +67,8 @@ static void dump_stats(struct xprt *x, const char *why)
 	       (unsigned long long)s.worker_sends,
 	       (unsigned long long)s.retransmits,
 	       (unsigned long long)s.connects,
-	       (unsigned long long)s.disconnects, (int)xprt_state(x), r.credits,
-	       (unsigned long long)r.recvs_posted,
+	       (unsigned long long)s.disconnects, (int)lx_xprt_state(x),
+	       r.credits, (unsigned long long)r.recvs_posted,
 	       (unsigned long long)r.recv_doorbells,
 	       (unsigned long long)r.sends,
 	       (unsigned long long)r.sends_signaled,
@@ -85,7 +86,7 @@ struct pipe_state {
 	int first_err;
 };
 
-static void null_done(struct rpc_call *call, int status, void *arg)
+static void null_done(struct lx_rpc_call *call, int status, void *arg)
 {
 	struct pipe_state *ps = arg;
 
@@ -120,33 +121,33 @@ static void wait_progress(struct pipe_state *ps, struct xprt *x,
 	}
 }
 
-static int make_client(struct rpc_clnt **cl, uint16_t p, unsigned int timeo,
-		       const struct xprt_rdma_opts *ro)
+static int make_client(struct lx_rpc_clnt **cl, uint16_t p, unsigned int timeo,
+		       const struct lx_xprt_rdma_opts *ro)
 {
-	struct rpc_clnt_opts o = {0};
+	struct lx_rpc_clnt_opts o = {0};
 
 	o.host = host;
 	o.port = p;
 	o.prog = 100003;
 	o.vers = 3;
-	o.transport = XPRT_TRANSPORT_RDMA;
+	o.transport = LX_XPRT_TRANSPORT_RDMA;
 	o.max_reqs = 64;
 	o.nconnect = nconnect; /* connections share one registered pool */
 	o.timeo_ms = timeo;
 	o.rdma = ro ? ro : &stall_ro;
 	o.reconnect_give_up_ms = 20000;
-	return rpc_clnt_create(cl, &o);
+	return lx_rpc_clnt_create(cl, &o);
 }
 
 /* counters of all connections of @cl */
-static void sum_stats(struct rpc_clnt *cl, struct xprt_rdma_stats *sum)
+static void sum_stats(struct lx_rpc_clnt *cl, struct lx_xprt_rdma_stats *sum)
 {
-	struct xprt_rdma_stats s;
+	struct lx_xprt_rdma_stats s;
 	unsigned int i;
 
 	memset(sum, 0, sizeof(*sum));
-	for (i = 0; i < rpc_clnt_nconnect(cl); i++) {
-		xprt_rdma_get_stats(rpc_clnt_xprt(cl, i), &s);
+	for (i = 0; i < lx_rpc_clnt_nconnect(cl); i++) {
+		lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, i), &s);
 		sum->recvs_posted += s.recvs_posted;
 		sum->recv_doorbells += s.recv_doorbells;
 		sum->sends += s.sends;
@@ -154,12 +155,12 @@ static void sum_stats(struct rpc_clnt *cl, struct xprt_rdma_stats *sum)
 	}
 }
 
-static void test_pipeline(struct rpc_clnt *cl)
+static void test_pipeline(struct lx_rpc_clnt *cl)
 {
 	struct pipe_state ps = {.inflight = 0};
-	struct rpc_call_args a = {.proc = 0};
-	struct xprt_rdma_stats st0, st;
-	struct xprt *x = rpc_clnt_xprt(cl, 0);
+	struct lx_rpc_call_args a = {.proc = 0};
+	struct lx_xprt_rdma_stats st0, st;
+	struct xprt *x = lx_rpc_clnt_xprt(cl, 0);
 	unsigned int sent = 0;
 	double t0, dt;
 	int r;
@@ -174,7 +175,7 @@ static void test_pipeline(struct rpc_clnt *cl)
 			ps.inflight++;
 			sent++;
 			pthread_mutex_unlock(&ps.lock);
-			r = rpc_call_async(cl, &a, null_done, &ps, NULL);
+			r = lx_rpc_call_async(cl, &a, null_done, &ps, NULL);
 			pthread_mutex_lock(&ps.lock);
 			if (r) {
 				ps.inflight--;
@@ -195,9 +196,9 @@ static void test_pipeline(struct rpc_clnt *cl)
 	       "calls/s (%.0f us/call), "
 	       "%u errors (first %s); receives %llu in %llu doorbells, "
 	       "sends %llu of which %llu signalled",
-	       count, depth, rpc_clnt_nconnect(cl), count / dt,
+	       count, depth, lx_rpc_clnt_nconnect(cl), count / dt,
 	       dt * 1e6 / count, ps.errors,
-	       ps.first_err ? rpc_strerror(ps.first_err) : "none",
+	       ps.first_err ? lx_rpc_strerror(ps.first_err) : "none",
 	       (unsigned long long)(st.recvs_posted - st0.recvs_posted),
 	       (unsigned long long)(st.recv_doorbells - st0.recv_doorbells),
 	       (unsigned long long)(st.sends - st0.sends),
@@ -219,16 +220,16 @@ static void test_pipeline(struct rpc_clnt *cl)
 }
 
 /*
- * Connection loss with calls in flight: xprt_disconnect() in the middle of
+ * Connection loss with calls in flight: lx_xprt_disconnect() in the middle of
  * a pipeline; the calls already sent are resent on the new connection
  * (same XIDs) and every call succeeds.
  */
-static void test_reconnect(struct rpc_clnt *cl)
+static void test_reconnect(struct lx_rpc_clnt *cl)
 {
 	struct pipe_state ps = {.inflight = 0};
-	struct rpc_call_args a = {.proc = 0};
-	struct xprt *x = rpc_clnt_xprt(cl, 0);
-	struct xprt_stats st0, st;
+	struct lx_rpc_call_args a = {.proc = 0};
+	struct xprt *x = lx_rpc_clnt_xprt(cl, 0);
+	struct lx_xprt_stats st0, st;
 	unsigned int n = 400, sent = 0, i;
 	/*
 	 * Few calls in flight at the cut: the kernel nfsd keeps a thread
@@ -242,14 +243,14 @@ static void test_reconnect(struct rpc_clnt *cl)
 
 	pthread_mutex_init(&ps.lock, NULL);
 	pthread_cond_init(&ps.cond, NULL);
-	xprt_get_stats(x, &st0);
+	lx_xprt_get_stats(x, &st0);
 	pthread_mutex_lock(&ps.lock);
 	while (ps.done < n) {
 		while (sent < n && ps.inflight < rdepth) {
 			ps.inflight++;
 			sent++;
 			pthread_mutex_unlock(&ps.lock);
-			r = rpc_call_async(cl, &a, null_done, &ps, NULL);
+			r = lx_rpc_call_async(cl, &a, null_done, &ps, NULL);
 			pthread_mutex_lock(&ps.lock);
 			if (r) {
 				ps.inflight--;
@@ -262,7 +263,7 @@ static void test_reconnect(struct rpc_clnt *cl)
 		if (!cut && sent >= n / 2) {
 			cut = true;
 			pthread_mutex_unlock(&ps.lock);
-			xprt_disconnect(x);
+			lx_xprt_disconnect(x);
 			pthread_mutex_lock(&ps.lock);
 			continue; /* completions may have come meanwhile */
 		}
@@ -273,7 +274,7 @@ static void test_reconnect(struct rpc_clnt *cl)
 	/* the worker counts a connection just after publishing it: calls can
 	 * finish first; give the counter a moment */
 	for (i = 0; i < 200; i++) {
-		xprt_get_stats(x, &st);
+		lx_xprt_get_stats(x, &st);
 		if (st.connects > st0.connects)
 			break;
 		nanosleep(&(struct timespec){0, 10000000}, NULL);
@@ -281,7 +282,8 @@ static void test_reconnect(struct rpc_clnt *cl)
 	report("reconnect", !ps.errors && st.connects > st0.connects,
 	       "%u calls across a dropped connection: %u errors (first %s), "
 	       "%llu reconnect(s), %llu disconnect(s), %llu resent",
-	       n, ps.errors, ps.first_err ? rpc_strerror(ps.first_err) : "none",
+	       n, ps.errors,
+	       ps.first_err ? lx_rpc_strerror(ps.first_err) : "none",
 	       (unsigned long long)(st.connects - st0.connects),
 	       (unsigned long long)(st.disconnects - st0.disconnects),
 	       (unsigned long long)(st.retransmits - st0.retransmits));
@@ -298,30 +300,30 @@ static void test_reconnect(struct rpc_clnt *cl)
  */
 static void test_timeout(void)
 {
-	struct rpc_clnt_opts o = {0};
-	struct rpc_reply_info info;
-	struct rpc_call_args a = {.proc = 0};
-	struct xprt_stats st;
+	struct lx_rpc_clnt_opts o = {0};
+	struct lx_rpc_reply_info info;
+	struct lx_rpc_call_args a = {.proc = 0};
+	struct lx_xprt_stats st;
 	unsigned int i, errs = 0, retrans = 0;
-	struct rpc_clnt *cl;
+	struct lx_rpc_clnt *cl;
 	int r, first = 0;
 
 	o.host = host;
 	o.port = (uint16_t)port;
 	o.prog = 100003;
 	o.vers = 3;
-	o.transport = XPRT_TRANSPORT_RDMA;
+	o.transport = LX_XPRT_TRANSPORT_RDMA;
 	o.timeo_ms = 1;
 	o.timeo_max_ms = 2000;
 	o.retrans = 12;
 	o.rdma = &stall_ro;
-	r = rpc_clnt_create(&cl, &o);
+	r = lx_rpc_clnt_create(&cl, &o);
 	if (r) {
-		report("timeout", 0, "client: %s", rpc_strerror(r));
+		report("timeout", 0, "client: %s", lx_rpc_strerror(r));
 		return;
 	}
 	for (i = 0; i < 20; i++) {
-		r = rpc_call_sync(cl, &a, &info);
+		r = lx_rpc_call_sync(cl, &a, &info);
 		retrans += info.retransmits;
 		if (r) {
 			errs++;
@@ -329,7 +331,7 @@ static void test_timeout(void)
 				first = r;
 		}
 	}
-	xprt_get_stats(rpc_clnt_xprt(cl, 0), &st);
+	lx_xprt_get_stats(lx_rpc_clnt_xprt(cl, 0), &st);
 	/* a timer may also fire before the call was sent (nothing to
 	 * resend): only a resend of a sent call must drop the connection */
 	if (!st.retransmits)
@@ -341,19 +343,19 @@ static void test_timeout(void)
 	       "20 calls with a 1 ms timeo: %u errors (first %s), %u "
 	       "timer expiries, %llu resend(s), %llu disconnect(s), %llu "
 	       "connect(s)",
-	       errs, first ? rpc_strerror(first) : "none", retrans,
+	       errs, first ? lx_rpc_strerror(first) : "none", retrans,
 	       (unsigned long long)st.retransmits,
 	       (unsigned long long)st.disconnects,
 	       (unsigned long long)st.connects);
-	rpc_clnt_destroy(cl);
+	lx_rpc_clnt_destroy(cl);
 }
 
 int main(int argc, char **argv)
 {
-	struct xprt_rdma_opts ro = {.ack_timeout = TOOL_ACK_TIMEOUT};
+	struct lx_xprt_rdma_opts ro = {.ack_timeout = TOOL_ACK_TIMEOUT};
 	bool timeout = false;
-	struct xprt_rdma_stats st;
-	struct rpc_clnt *cl;
+	struct lx_xprt_rdma_stats st;
+	struct lx_rpc_clnt *cl;
 	unsigned int refused = 0;
 	double t0;
 	int c, r;
@@ -398,23 +400,24 @@ int main(int argc, char **argv)
 	t0 = now_s();
 	r = make_client(&cl, (uint16_t)port, 10000, &ro);
 	if (r) {
-		report("connect", 0, "%s:%u: %s", host, port, rpc_strerror(r));
+		report("connect", 0, "%s:%u: %s", host, port,
+		       lx_rpc_strerror(r));
 		return 1;
 	}
 	report("connect", 1, "%s:%u in %.1f ms", host, port,
 	       (now_s() - t0) * 1e3);
 	t0 = now_s();
-	r = rpc_null(cl);
-	report("sync", !r, "NULL: %s, %.0f us", rpc_strerror(r),
+	r = lx_rpc_null(cl);
+	report("sync", !r, "NULL: %s, %.0f us", lx_rpc_strerror(r),
 	       (now_s() - t0) * 1e6);
-	xprt_rdma_get_stats(rpc_clnt_xprt(cl, 0), &st);
+	lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &st);
 	report("credits", st.credits > 1 && st.max_credits > 1,
 	       "server granted %u credits (window now %u); inline send %u, "
 	       "receive %u",
 	       st.max_credits, st.credits, st.inline_send, st.inline_recv);
 	test_pipeline(cl);
 	test_reconnect(cl);
-	rpc_clnt_destroy(cl);
+	lx_rpc_clnt_destroy(cl);
 
 	if (timeout)
 		test_timeout();
@@ -423,9 +426,9 @@ int main(int argc, char **argv)
 		r = make_client(&cl, (uint16_t)refused, 10000, NULL);
 		report("refused", r == -ECONNREFUSED,
 		       "closed port %u: %s after %.1f ms", refused,
-		       rpc_strerror(r), (now_s() - t0) * 1e3);
+		       lx_rpc_strerror(r), (now_s() - t0) * 1e3);
 		if (!r)
-			rpc_clnt_destroy(cl);
+			lx_rpc_clnt_destroy(cl);
 	}
 	return fails ? 1 : 0;
 }

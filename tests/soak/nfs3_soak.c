@@ -4,8 +4,8 @@
  * is killed and restarted under us (driven by scripts/run-soak.sh).
  *
  * Writers: FILES files of SIZE bytes are rewritten generation after
- * generation with UNSTABLE writes (nfs3_file_pwrite, pieces of up to
- * 1 MiB at shuffled offsets) and committed with nfs3_file_fsync(), which
+ * generation with UNSTABLE writes (lx_nfs3_file_pwrite, pieces of up to
+ * 1 MiB at shuffled offsets) and committed with lx_nfs3_file_fsync(), which
  * resends whatever the server may have lost when its write verifier
  * changed.  Every 8-byte word holds (file, generation, offset), so stale,
  * torn or misplaced data shows.  A generation is acknowledged when its
@@ -54,8 +54,8 @@ static struct {
 	size_t size;
 	const char *state_file;
 	bool short_run;
-	struct nfs3_clnt *c;
-	struct nfs3_fh dir;
+	struct lx_nfs3_clnt *c;
+	struct lx_nfs3_fh dir;
 	char dirname[64];
 	atomic_bool stop;
 	/* probes */
@@ -127,12 +127,12 @@ static long long check(const uint8_t *buf, unsigned int file, uint64_t gen,
 /* ------------------------------------------------------------ probes */
 
 struct probe {
-	struct nfs3_call call;
-	struct nfs3_getattr_res res;
+	struct lx_nfs3_call call;
+	struct lx_nfs3_getattr_res res;
 	uint32_t id;
 };
 
-static void probe_done(struct nfs3_call *call, int status, void *arg)
+static void probe_done(struct lx_nfs3_call *call, int status, void *arg)
 {
 	struct probe *p = arg;
 
@@ -167,7 +167,7 @@ static void *probe_main(void *arg)
 		p->call.done = probe_done;
 		p->call.arg = p;
 		atomic_fetch_add(&g.inflight, 1);
-		if (nfs3_getattr_async(g.c, &p->call, &g.dir, &p->res)) {
+		if (lx_nfs3_getattr_async(g.c, &p->call, &g.dir, &p->res)) {
 			atomic_fetch_sub(&g.inflight, 1);
 			free(p);
 			usleep(10000);
@@ -192,14 +192,14 @@ static int with_retries(const char *what, unsigned long *errs,
 			return 0;
 		(*errs)++;
 		fprintf(stderr, "soak: %s: %s (retrying)\n", what,
-			nfs3_strerror(err));
+			lx_nfs3_strerror(err));
 		usleep(200000);
 	}
 	return err;
 }
 
 struct wr {
-	struct nfs3_file *f;
+	struct lx_nfs3_file *f;
 	uint8_t *buf;
 	size_t len;
 	uint64_t off;
@@ -210,27 +210,27 @@ static int do_write(void *arg)
 {
 	struct wr *w = arg;
 
-	return nfs3_file_pwrite(w->f, w->buf, w->len, w->off);
+	return lx_nfs3_file_pwrite(w->f, w->buf, w->len, w->off);
 }
 
 static int do_fsync(void *arg)
 {
-	return nfs3_file_fsync(((struct wr *)arg)->f);
+	return lx_nfs3_file_fsync(((struct wr *)arg)->f);
 }
 
 static int do_read(void *arg)
 {
 	struct wr *w = arg;
 
-	return nfs3_file_pread(w->f, w->buf, w->len, w->off, w->nread);
+	return lx_nfs3_file_pread(w->f, w->buf, w->len, w->off, w->nread);
 }
 
 /* One generation of one file: write it all, commit, read back. */
 static int generation(unsigned int file, uint64_t gen, uint8_t *buf)
 {
-	struct nfs3_file_opts fo = {.stable = NFS3_UNSTABLE};
-	struct nfs3_file_stats st;
-	struct nfs3_file *f;
+	struct lx_nfs3_file_opts fo = {.stable = LX_NFS3_UNSTABLE};
+	struct lx_nfs3_file_stats st;
+	struct lx_nfs3_file *f;
 	char path[128];
 	size_t npieces, i, nread = 0;
 	size_t piece = g.size < PIECE_MAX ? g.size : PIECE_MAX;
@@ -239,7 +239,7 @@ static int generation(unsigned int file, uint64_t gen, uint8_t *buf)
 	int err;
 
 	snprintf(path, sizeof(path), "%s/f%u", g.dirname, file);
-	err = nfs3_open(g.c, path, O_CREAT, 0644, &fo, &f);
+	err = lx_nfs3_open(g.c, path, O_CREAT, 0644, &fo, &f);
 	if (err)
 		return err;
 	npieces = (g.size + piece - 1) / piece;
@@ -260,7 +260,7 @@ static int generation(unsigned int file, uint64_t gen, uint8_t *buf)
 	if (err)
 		goto out_close;
 	g.acked[file] = gen;
-	nfs3_file_stats(f, &st);
+	lx_nfs3_file_stats(f, &st);
 	g.resent_bytes += st.resent_bytes;
 	g.verf_changes += st.verf_changes;
 	for (i = 0; i < npieces; i++) {
@@ -286,7 +286,7 @@ static int generation(unsigned int file, uint64_t gen, uint8_t *buf)
 		}
 	}
 out_close:
-	nfs3_file_close(f);
+	lx_nfs3_file_close(f);
 	return err;
 }
 
@@ -367,7 +367,7 @@ static int report(void)
 	unsigned int i, twice = 0, never = 0;
 	unsigned int started = atomic_load(&g.probes_started);
 	uint64_t submitted = 0, completed = 0;
-	struct rpc_clnt *rpc = nfs3_clnt_rpc(g.c);
+	struct lx_rpc_clnt *rpc = lx_nfs3_clnt_rpc(g.c);
 	FILE *f;
 
 	for (i = 0; i < started; i++) {
@@ -376,10 +376,10 @@ static int report(void)
 		else if (!g.probe_done[i])
 			never++;
 	}
-	for (i = 0; i < rpc_clnt_nconnect(rpc); i++) {
-		struct xprt_stats st;
+	for (i = 0; i < lx_rpc_clnt_nconnect(rpc); i++) {
+		struct lx_xprt_stats st;
 
-		xprt_get_stats(rpc_clnt_xprt(rpc, i), &st);
+		lx_xprt_get_stats(lx_rpc_clnt_xprt(rpc, i), &st);
 		submitted += st.submitted;
 		completed += st.completed;
 	}
@@ -416,8 +416,8 @@ static int report(void)
 
 int main(int argc, char **argv)
 {
-	struct nfs3_opts o = {0};
-	struct nfs3_create_res cr;
+	struct lx_nfs3_opts o = {0};
+	struct lx_nfs3_create_res cr;
 	char msg[256] = "";
 	pthread_t probe;
 	uint8_t *buf;
@@ -441,15 +441,16 @@ int main(int argc, char **argv)
 	g.probe_done = calloc(MAX_PROBES, 1);
 	if (!buf || !g.probe_done)
 		return 1;
-	err = nfs3_mount(&g.c, &o);
+	err = lx_nfs3_mount(&g.c, &o);
 	if (err) {
 		fprintf(stderr, "nfs3-soak: mount: %s\n", msg);
 		return 1;
 	}
 	snprintf(g.dirname, sizeof(g.dirname), "soak.%d", (int)getpid());
-	err = nfs3_mkdir(g.c, nfs3_root(g.c), g.dirname, NULL, &cr);
+	err = lx_nfs3_mkdir(g.c, lx_nfs3_root(g.c), g.dirname, NULL, &cr);
 	if (err || !cr.fh_present) {
-		fprintf(stderr, "nfs3-soak: mkdir: %s\n", nfs3_strerror(err));
+		fprintf(stderr, "nfs3-soak: mkdir: %s\n",
+			lx_nfs3_strerror(err));
 		return 1;
 	}
 	g.dir = cr.fh;
@@ -462,7 +463,7 @@ int main(int argc, char **argv)
 			err = generation(i, gen, buf);
 			if (err) {
 				fprintf(stderr, "soak: f%u gave up: %s\n", i,
-					nfs3_strerror(err));
+					lx_nfs3_strerror(err));
 				g.verify_failures++;
 			}
 		}
@@ -479,7 +480,7 @@ int main(int argc, char **argv)
 	while (atomic_load(&g.inflight))
 		usleep(1000);
 	rc = report();
-	nfs3_destroy(g.c);
+	lx_nfs3_destroy(g.c);
 	free(buf);
 	free(g.probe_done);
 	return rc;

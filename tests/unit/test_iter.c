@@ -31,7 +31,7 @@ static const char alpha[] =
 struct layout {
 	unsigned int nr;
 	struct iovec iov[16];
-	struct xprt_buf bufs[16];
+	struct lx_xprt_buf bufs[16];
 	char *mem[16];
 };
 
@@ -87,29 +87,30 @@ static size_t layout_flatten(const struct layout *l, char *out)
 }
 
 /* The three kinds that walk real memory, over one layout. */
-static const enum xprt_iter_type mem_kinds[] = {
-	XPRT_ITER_KVEC,
-	XPRT_ITER_IOVEC,
-	XPRT_ITER_BUFCHAIN,
+static const enum lx_xprt_iter_type mem_kinds[] = {
+	LX_XPRT_ITER_KVEC,
+	LX_XPRT_ITER_IOVEC,
+	LX_XPRT_ITER_BUFCHAIN,
 };
 
-static void iter_over(struct xprt_iter *it, enum xprt_iter_type type,
+static void iter_over(struct lx_xprt_iter *it, enum lx_xprt_iter_type type,
 		      struct layout *l, size_t count)
 {
 	int rc;
 
 	switch (type) {
-	case XPRT_ITER_KVEC:
-		rc = xprt_iter_kvec(it, l->iov, l->nr, count);
+	case LX_XPRT_ITER_KVEC:
+		rc = lx_xprt_iter_kvec(it, l->iov, l->nr, count);
 		break;
-	case XPRT_ITER_IOVEC:
-		rc = xprt_iter_iovec(it, l->iov, l->nr, count);
+	case LX_XPRT_ITER_IOVEC:
+		rc = lx_xprt_iter_iovec(it, l->iov, l->nr, count);
 		break;
-	case XPRT_ITER_BUFCHAIN:
-		rc = xprt_iter_bufchain(it, l->nr ? &l->bufs[0] : NULL, count);
+	case LX_XPRT_ITER_BUFCHAIN:
+		rc = lx_xprt_iter_bufchain(it, l->nr ? &l->bufs[0] : NULL,
+					   count);
 		break;
 	default:
-		rc = xprt_iter_discard(it, count);
+		rc = lx_xprt_iter_discard(it, count);
 		break;
 	}
 	assert_int_equal(rc, 0);
@@ -121,7 +122,7 @@ static void iter_over(struct xprt_iter *it, enum xprt_iter_type type,
 static void test_copy_from_stops_exactly_at_segment_ends(void **state)
 {
 	static const size_t lens[] = {3, 5, 4};
-	struct xprt_iter it;
+	struct lx_xprt_iter it;
 	struct layout l;
 	char out[16];
 	size_t k;
@@ -129,17 +130,17 @@ static void test_copy_from_stops_exactly_at_segment_ends(void **state)
 	for (k = 0; k < 3; k++) {
 		layout_init(&l, lens, 3, alpha);
 		iter_over(&it, mem_kinds[k], &l, SIZE_MAX);
-		assert_int_equal(xprt_iter_count(&it), 12);
-		assert_int_equal(xprt_iter_copy_from(&it, out, 3), 3);
+		assert_int_equal(lx_xprt_iter_count(&it), 12);
+		assert_int_equal(lx_xprt_iter_copy_from(&it, out, 3), 3);
 		assert_memory_equal(out, "ABC", 3);
-		assert_int_equal(xprt_iter_copy_from(&it, out, 5), 5);
+		assert_int_equal(lx_xprt_iter_copy_from(&it, out, 5), 5);
 		assert_memory_equal(out, "DEFGH", 5);
-		assert_int_equal(xprt_iter_copy_from(&it, out, 4), 4);
+		assert_int_equal(lx_xprt_iter_copy_from(&it, out, 4), 4);
 		assert_memory_equal(out, "IJKL", 4);
-		assert_int_equal(xprt_iter_count(&it), 0);
+		assert_int_equal(lx_xprt_iter_count(&it), 0);
 		assert_int_equal(it.done, 12);
-		assert_int_equal(xprt_iter_copy_from(&it, out, 1), 0);
-		assert_int_equal(xprt_iter_advance(&it, 1), 0);
+		assert_int_equal(lx_xprt_iter_copy_from(&it, out, 1), 0);
+		assert_int_equal(lx_xprt_iter_advance(&it, 1), 0);
 		layout_free(&l);
 	}
 }
@@ -147,7 +148,7 @@ static void test_copy_from_stops_exactly_at_segment_ends(void **state)
 static void test_copy_to_fills_exactly_at_segment_ends(void **state)
 {
 	static const size_t lens[] = {2, 3};
-	struct xprt_iter it;
+	struct lx_xprt_iter it;
 	struct layout l;
 	char flat[5];
 	size_t k;
@@ -155,11 +156,11 @@ static void test_copy_to_fills_exactly_at_segment_ends(void **state)
 	for (k = 0; k < 3; k++) {
 		layout_init(&l, lens, 2, NULL);
 		iter_over(&it, mem_kinds[k], &l, SIZE_MAX);
-		assert_int_equal(xprt_iter_copy_to(&it, "ab", 2), 2);
+		assert_int_equal(lx_xprt_iter_copy_to(&it, "ab", 2), 2);
 		assert_memory_equal(l.mem[0], "ab", 2);
-		assert_int_equal(xprt_iter_copy_to(&it, "cde", 3), 3);
+		assert_int_equal(lx_xprt_iter_copy_to(&it, "cde", 3), 3);
 		assert_memory_equal(l.mem[1], "cde", 3);
-		assert_int_equal(xprt_iter_copy_to(&it, "f", 1), 0);
+		assert_int_equal(lx_xprt_iter_copy_to(&it, "f", 1), 0);
 		layout_flatten(&l, flat);
 		assert_memory_equal(flat, "abcde", 5);
 		layout_free(&l);
@@ -170,7 +171,7 @@ static void test_zero_length_segments_are_skipped(void **state)
 {
 	static const size_t lens[] = {0, 3, 0, 0, 2, 0};
 	struct iovec v[4];
-	struct xprt_iter it;
+	struct lx_xprt_iter it;
 	struct layout l;
 	char out[8];
 	size_t k;
@@ -178,17 +179,17 @@ static void test_zero_length_segments_are_skipped(void **state)
 	for (k = 0; k < 3; k++) {
 		layout_init(&l, lens, 6, alpha);
 		iter_over(&it, mem_kinds[k], &l, SIZE_MAX);
-		assert_int_equal(xprt_iter_count(&it), 5);
-		assert_int_equal(xprt_iter_to_iovec(&it, v, 4, SIZE_MAX), 2);
+		assert_int_equal(lx_xprt_iter_count(&it), 5);
+		assert_int_equal(lx_xprt_iter_to_iovec(&it, v, 4, SIZE_MAX), 2);
 		assert_ptr_equal(v[0].iov_base, l.mem[1]);
 		assert_int_equal(v[0].iov_len, 3);
 		assert_ptr_equal(v[1].iov_base, l.mem[4]);
 		assert_int_equal(v[1].iov_len, 2);
-		assert_int_equal(xprt_iter_copy_from(&it, out, 3), 3);
+		assert_int_equal(lx_xprt_iter_copy_from(&it, out, 3), 3);
 		/* Cursor moved over the empty segments onto the next byte. */
-		assert_int_equal(xprt_iter_to_iovec(&it, v, 4, SIZE_MAX), 1);
+		assert_int_equal(lx_xprt_iter_to_iovec(&it, v, 4, SIZE_MAX), 1);
 		assert_ptr_equal(v[0].iov_base, l.mem[4]);
-		assert_int_equal(xprt_iter_copy_from(&it, out + 3, 8), 2);
+		assert_int_equal(lx_xprt_iter_copy_from(&it, out + 3, 8), 2);
 		assert_memory_equal(out, "ABCDE", 5);
 		layout_free(&l);
 	}
@@ -197,7 +198,7 @@ static void test_zero_length_segments_are_skipped(void **state)
 static void test_all_segments_empty_gives_empty_iterator(void **state)
 {
 	static const size_t lens[] = {0, 0, 0};
-	struct xprt_iter it;
+	struct lx_xprt_iter it;
 	struct iovec v[2];
 	struct layout l;
 	char out[4];
@@ -206,23 +207,23 @@ static void test_all_segments_empty_gives_empty_iterator(void **state)
 	for (k = 0; k < 3; k++) {
 		layout_init(&l, lens, 3, NULL);
 		iter_over(&it, mem_kinds[k], &l, 100);
-		assert_int_equal(xprt_iter_count(&it), 0);
-		assert_int_equal(xprt_iter_copy_from(&it, out, 4), 0);
-		assert_int_equal(xprt_iter_to_iovec(&it, v, 2, 10), 0);
-		assert_int_equal(xprt_iter_revert(&it, 4), 0);
+		assert_int_equal(lx_xprt_iter_count(&it), 0);
+		assert_int_equal(lx_xprt_iter_copy_from(&it, out, 4), 0);
+		assert_int_equal(lx_xprt_iter_to_iovec(&it, v, 2, 10), 0);
+		assert_int_equal(lx_xprt_iter_revert(&it, 4), 0);
 		layout_free(&l);
 	}
-	assert_int_equal(xprt_iter_kvec(&it, NULL, 0, 10), 0);
-	assert_int_equal(xprt_iter_count(&it), 0);
-	assert_int_equal(xprt_iter_bufchain(&it, NULL, 10), 0);
-	assert_int_equal(xprt_iter_count(&it), 0);
-	assert_int_equal(xprt_iter_copy_from(&it, out, 4), 0);
+	assert_int_equal(lx_xprt_iter_kvec(&it, NULL, 0, 10), 0);
+	assert_int_equal(lx_xprt_iter_count(&it), 0);
+	assert_int_equal(lx_xprt_iter_bufchain(&it, NULL, 10), 0);
+	assert_int_equal(lx_xprt_iter_count(&it), 0);
+	assert_int_equal(lx_xprt_iter_copy_from(&it, out, 4), 0);
 }
 
 static void test_count_smaller_than_segments_limits_everything(void **state)
 {
 	static const size_t lens[] = {3, 5, 4};
-	struct xprt_iter it;
+	struct lx_xprt_iter it;
 	struct iovec v[4];
 	struct layout l;
 	char out[16];
@@ -231,18 +232,19 @@ static void test_count_smaller_than_segments_limits_everything(void **state)
 	for (k = 0; k < 3; k++) {
 		layout_init(&l, lens, 3, alpha);
 		iter_over(&it, mem_kinds[k], &l, 5);
-		assert_int_equal(xprt_iter_count(&it), 5);
+		assert_int_equal(lx_xprt_iter_count(&it), 5);
 		assert_int_equal(it.total, 5);
 		/* to_iovec cuts the last segment at the count. */
-		assert_int_equal(xprt_iter_to_iovec(&it, v, 4, SIZE_MAX), 2);
+		assert_int_equal(lx_xprt_iter_to_iovec(&it, v, 4, SIZE_MAX), 2);
 		assert_int_equal(v[0].iov_len, 3);
 		assert_int_equal(v[1].iov_len, 2);
-		assert_int_equal(xprt_iter_copy_from(&it, out, sizeof(out)), 5);
+		assert_int_equal(lx_xprt_iter_copy_from(&it, out, sizeof(out)),
+				 5);
 		assert_memory_equal(out, "ABCDE", 5);
-		assert_int_equal(xprt_iter_copy_from(&it, out, 1), 0);
+		assert_int_equal(lx_xprt_iter_copy_from(&it, out, 1), 0);
 		/* Revert within the limited range and read again. */
-		assert_int_equal(xprt_iter_revert(&it, 4), 4);
-		assert_int_equal(xprt_iter_copy_from(&it, out, 16), 4);
+		assert_int_equal(lx_xprt_iter_revert(&it, 4), 4);
+		assert_int_equal(lx_xprt_iter_copy_from(&it, out, 16), 4);
 		assert_memory_equal(out, "BCDE", 4);
 		layout_free(&l);
 	}
@@ -251,16 +253,16 @@ static void test_count_smaller_than_segments_limits_everything(void **state)
 static void test_count_larger_than_segments_is_clamped(void **state)
 {
 	static const size_t lens[] = {3, 5};
-	struct xprt_iter it;
+	struct lx_xprt_iter it;
 	struct layout l;
 	size_t k;
 
 	for (k = 0; k < 3; k++) {
 		layout_init(&l, lens, 2, alpha);
 		iter_over(&it, mem_kinds[k], &l, 1000);
-		assert_int_equal(xprt_iter_count(&it), 8);
+		assert_int_equal(lx_xprt_iter_count(&it), 8);
 		assert_int_equal(it.total, 8);
-		assert_int_equal(xprt_iter_advance(&it, 1000), 8);
+		assert_int_equal(lx_xprt_iter_advance(&it, 1000), 8);
 		layout_free(&l);
 	}
 }
@@ -268,7 +270,7 @@ static void test_count_larger_than_segments_is_clamped(void **state)
 static void test_copy_larger_than_left_returns_short_count(void **state)
 {
 	static const size_t lens[] = {4, 4};
-	struct xprt_iter it;
+	struct lx_xprt_iter it;
 	struct layout l;
 	char out[32];
 	size_t k;
@@ -276,11 +278,11 @@ static void test_copy_larger_than_left_returns_short_count(void **state)
 	for (k = 0; k < 3; k++) {
 		layout_init(&l, lens, 2, alpha);
 		iter_over(&it, mem_kinds[k], &l, SIZE_MAX);
-		assert_int_equal(xprt_iter_advance(&it, 3), 3);
-		assert_int_equal(xprt_iter_copy_from(&it, out, 32), 5);
+		assert_int_equal(lx_xprt_iter_advance(&it, 3), 3);
+		assert_int_equal(lx_xprt_iter_copy_from(&it, out, 32), 5);
 		assert_memory_equal(out, "DEFGH", 5);
-		assert_int_equal(xprt_iter_revert(&it, 2), 2);
-		assert_int_equal(xprt_iter_copy_to(&it, "xyzw", 4), 2);
+		assert_int_equal(lx_xprt_iter_revert(&it, 2), 2);
+		assert_int_equal(lx_xprt_iter_copy_to(&it, "xyzw", 4), 2);
 		assert_memory_equal(l.mem[1], "EFxy", 4);
 		layout_free(&l);
 	}
@@ -289,7 +291,7 @@ static void test_copy_larger_than_left_returns_short_count(void **state)
 static void test_revert_across_segments_recopies_same_bytes(void **state)
 {
 	static const size_t lens[] = {2, 0, 3, 1, 0, 4, 2};
-	struct xprt_iter it;
+	struct lx_xprt_iter it;
 	struct layout l;
 	char a[12], b[12];
 	size_t k;
@@ -297,20 +299,20 @@ static void test_revert_across_segments_recopies_same_bytes(void **state)
 	for (k = 0; k < 3; k++) {
 		layout_init(&l, lens, 7, alpha);
 		iter_over(&it, mem_kinds[k], &l, SIZE_MAX);
-		assert_int_equal(xprt_iter_advance(&it, 1), 1);
-		assert_int_equal(xprt_iter_copy_from(&it, a, 9), 9);
+		assert_int_equal(lx_xprt_iter_advance(&it, 1), 1);
+		assert_int_equal(lx_xprt_iter_copy_from(&it, a, 9), 9);
 		assert_memory_equal(a, "BCDEFGHIJ", 9);
 		/* Back over five segments (two of them empty). */
-		assert_int_equal(xprt_iter_revert(&it, 9), 9);
-		assert_int_equal(xprt_iter_count(&it), 11);
+		assert_int_equal(lx_xprt_iter_revert(&it, 9), 9);
+		assert_int_equal(lx_xprt_iter_count(&it), 11);
 		assert_int_equal(it.done, 1);
-		assert_int_equal(xprt_iter_copy_from(&it, b, 9), 9);
+		assert_int_equal(lx_xprt_iter_copy_from(&it, b, 9), 9);
 		assert_memory_equal(a, b, 9);
 		/* Back to the very start, then everything again. */
-		assert_int_equal(xprt_iter_revert(&it, 100), 10);
+		assert_int_equal(lx_xprt_iter_revert(&it, 100), 10);
 		assert_int_equal(it.done, 0);
-		assert_int_equal(xprt_iter_count(&it), 12);
-		assert_int_equal(xprt_iter_copy_from(&it, b, 12), 12);
+		assert_int_equal(lx_xprt_iter_count(&it), 12);
+		assert_int_equal(lx_xprt_iter_copy_from(&it, b, 12), 12);
 		assert_memory_equal(b, "ABCDEFGHIJKL", 12);
 		layout_free(&l);
 	}
@@ -319,7 +321,7 @@ static void test_revert_across_segments_recopies_same_bytes(void **state)
 static void test_revert_exactly_to_segment_start(void **state)
 {
 	static const size_t lens[] = {3, 3, 3};
-	struct xprt_iter it;
+	struct lx_xprt_iter it;
 	struct iovec v[3];
 	struct layout l;
 	char out[3];
@@ -328,12 +330,12 @@ static void test_revert_exactly_to_segment_start(void **state)
 	for (k = 0; k < 3; k++) {
 		layout_init(&l, lens, 3, alpha);
 		iter_over(&it, mem_kinds[k], &l, SIZE_MAX);
-		assert_int_equal(xprt_iter_advance(&it, 9), 9);
-		assert_int_equal(xprt_iter_revert(&it, 6), 6);
-		assert_int_equal(xprt_iter_to_iovec(&it, v, 3, SIZE_MAX), 2);
+		assert_int_equal(lx_xprt_iter_advance(&it, 9), 9);
+		assert_int_equal(lx_xprt_iter_revert(&it, 6), 6);
+		assert_int_equal(lx_xprt_iter_to_iovec(&it, v, 3, SIZE_MAX), 2);
 		assert_ptr_equal(v[0].iov_base, l.mem[1]);
 		assert_int_equal(v[0].iov_len, 3);
-		assert_int_equal(xprt_iter_copy_from(&it, out, 3), 3);
+		assert_int_equal(lx_xprt_iter_copy_from(&it, out, 3), 3);
 		assert_memory_equal(out, "DEF", 3);
 		layout_free(&l);
 	}
@@ -343,17 +345,17 @@ static void test_iovec_array_is_never_modified(void **state)
 {
 	static const size_t lens[] = {2, 0, 5, 3};
 	struct iovec saved[4], v[4];
-	struct xprt_iter it;
+	struct lx_xprt_iter it;
 	struct layout l;
 	char out[10];
 
 	layout_init(&l, lens, 4, alpha);
 	memcpy(saved, l.iov, sizeof(saved));
-	assert_int_equal(xprt_iter_iovec(&it, l.iov, 4, SIZE_MAX), 0);
-	xprt_iter_copy_from(&it, out, 6);
-	xprt_iter_revert(&it, 5);
-	xprt_iter_copy_to(&it, "0123456789", 10);
-	xprt_iter_to_iovec(&it, v, 4, SIZE_MAX);
+	assert_int_equal(lx_xprt_iter_iovec(&it, l.iov, 4, SIZE_MAX), 0);
+	lx_xprt_iter_copy_from(&it, out, 6);
+	lx_xprt_iter_revert(&it, 5);
+	lx_xprt_iter_copy_to(&it, "0123456789", 10);
+	lx_xprt_iter_to_iovec(&it, v, 4, SIZE_MAX);
 	assert_memory_equal(saved, l.iov, sizeof(saved));
 	layout_free(&l);
 }
@@ -361,7 +363,7 @@ static void test_iovec_array_is_never_modified(void **state)
 static void test_to_iovec_respects_max_entries(void **state)
 {
 	static const size_t lens[] = {1, 2, 3, 4};
-	struct xprt_iter it;
+	struct lx_xprt_iter it;
 	struct iovec v[4];
 	struct layout l;
 	size_t k;
@@ -370,13 +372,13 @@ static void test_to_iovec_respects_max_entries(void **state)
 		layout_init(&l, lens, 4, alpha);
 		iter_over(&it, mem_kinds[k], &l, SIZE_MAX);
 		memset(v, 0xa5, sizeof(v));
-		assert_int_equal(xprt_iter_to_iovec(&it, v, 2, SIZE_MAX), 2);
+		assert_int_equal(lx_xprt_iter_to_iovec(&it, v, 2, SIZE_MAX), 2);
 		assert_int_equal(v[0].iov_len, 1);
 		assert_int_equal(v[1].iov_len, 2);
 		/* Entries past @max untouched. */
 		assert_int_equal(v[2].iov_len, (size_t)0xa5a5a5a5a5a5a5a5ull);
 		/* No advance. */
-		assert_int_equal(xprt_iter_count(&it), 10);
+		assert_int_equal(lx_xprt_iter_count(&it), 10);
 		assert_int_equal(it.done, 0);
 		layout_free(&l);
 	}
@@ -385,7 +387,7 @@ static void test_to_iovec_respects_max_entries(void **state)
 static void test_to_iovec_respects_maxbytes_mid_segment(void **state)
 {
 	static const size_t lens[] = {4, 4, 4};
-	struct xprt_iter it;
+	struct lx_xprt_iter it;
 	struct iovec v[4];
 	struct layout l;
 	size_t k;
@@ -393,16 +395,16 @@ static void test_to_iovec_respects_maxbytes_mid_segment(void **state)
 	for (k = 0; k < 3; k++) {
 		layout_init(&l, lens, 3, alpha);
 		iter_over(&it, mem_kinds[k], &l, SIZE_MAX);
-		assert_int_equal(xprt_iter_advance(&it, 2), 2);
-		assert_int_equal(xprt_iter_to_iovec(&it, v, 4, 5), 2);
+		assert_int_equal(lx_xprt_iter_advance(&it, 2), 2);
+		assert_int_equal(lx_xprt_iter_to_iovec(&it, v, 4, 5), 2);
 		assert_ptr_equal(v[0].iov_base, l.mem[0] + 2);
 		assert_int_equal(v[0].iov_len, 2);
 		assert_ptr_equal(v[1].iov_base, l.mem[1]);
 		assert_int_equal(v[1].iov_len, 3);
 		/* maxbytes ending exactly at a segment end. */
-		assert_int_equal(xprt_iter_to_iovec(&it, v, 4, 6), 2);
+		assert_int_equal(lx_xprt_iter_to_iovec(&it, v, 4, 6), 2);
 		assert_int_equal(v[1].iov_len, 4);
-		assert_int_equal(xprt_iter_to_iovec(&it, v, 4, 1), 1);
+		assert_int_equal(lx_xprt_iter_to_iovec(&it, v, 4, 1), 1);
 		assert_int_equal(v[0].iov_len, 1);
 		layout_free(&l);
 	}
@@ -410,25 +412,25 @@ static void test_to_iovec_respects_maxbytes_mid_segment(void **state)
 
 static void test_discard_accepts_drops_and_yields_nothing(void **state)
 {
-	struct xprt_iter it;
+	struct lx_xprt_iter it;
 	struct iovec v[2];
 	char buf[16] = "untouched";
 
-	assert_int_equal(xprt_iter_discard(&it, 10), 0);
-	assert_int_equal(it.type, XPRT_ITER_DISCARD);
-	assert_int_equal(xprt_iter_count(&it), 10);
-	assert_int_equal(xprt_iter_copy_to(&it, "abcdef", 6), 6);
-	assert_int_equal(xprt_iter_count(&it), 4);
+	assert_int_equal(lx_xprt_iter_discard(&it, 10), 0);
+	assert_int_equal(it.type, LX_XPRT_ITER_DISCARD);
+	assert_int_equal(lx_xprt_iter_count(&it), 10);
+	assert_int_equal(lx_xprt_iter_copy_to(&it, "abcdef", 6), 6);
+	assert_int_equal(lx_xprt_iter_count(&it), 4);
 	/* Copying out of a sink yields nothing and does not move it. */
-	assert_int_equal(xprt_iter_copy_from(&it, buf, 4), 0);
+	assert_int_equal(lx_xprt_iter_copy_from(&it, buf, 4), 0);
 	assert_string_equal(buf, "untouched");
-	assert_int_equal(xprt_iter_count(&it), 4);
-	assert_int_equal(xprt_iter_to_iovec(&it, v, 2, 100), 0);
-	assert_int_equal(xprt_iter_copy_to(&it, "abcdef", 6), 4);
-	assert_int_equal(xprt_iter_count(&it), 0);
-	assert_int_equal(xprt_iter_revert(&it, 20), 10);
-	assert_int_equal(xprt_iter_count(&it), 10);
-	assert_int_equal(xprt_iter_advance(&it, 3), 3);
+	assert_int_equal(lx_xprt_iter_count(&it), 4);
+	assert_int_equal(lx_xprt_iter_to_iovec(&it, v, 2, 100), 0);
+	assert_int_equal(lx_xprt_iter_copy_to(&it, "abcdef", 6), 4);
+	assert_int_equal(lx_xprt_iter_count(&it), 0);
+	assert_int_equal(lx_xprt_iter_revert(&it, 20), 10);
+	assert_int_equal(lx_xprt_iter_count(&it), 10);
+	assert_int_equal(lx_xprt_iter_advance(&it, 3), 3);
 	assert_int_equal(it.done, 3);
 }
 
@@ -436,65 +438,65 @@ static void test_init_rejects_bad_arguments_without_side_effect(void **state)
 {
 	struct iovec bad[2] = {{.iov_base = (void *)alpha, .iov_len = 2},
 			       {.iov_base = NULL, .iov_len = 3}};
-	struct xprt_buf b2 = {.data = NULL, .len = 3};
-	struct xprt_buf b1 = {.data = (void *)alpha, .len = 2, .next = &b2};
-	struct xprt_iter it, pristine;
+	struct lx_xprt_buf b2 = {.data = NULL, .len = 3};
+	struct lx_xprt_buf b1 = {.data = (void *)alpha, .len = 2, .next = &b2};
+	struct lx_xprt_iter it, pristine;
 
 	memset(&pristine, 0x5a, sizeof(pristine));
 	memcpy(&it, &pristine, sizeof(it));
 
-	assert_int_equal(xprt_iter_kvec(NULL, bad, 1, 2), -EINVAL);
-	assert_int_equal(xprt_iter_iovec(NULL, bad, 1, 2), -EINVAL);
-	assert_int_equal(xprt_iter_bufchain(NULL, &b1, 2), -EINVAL);
-	assert_int_equal(xprt_iter_discard(NULL, 2), -EINVAL);
+	assert_int_equal(lx_xprt_iter_kvec(NULL, bad, 1, 2), -EINVAL);
+	assert_int_equal(lx_xprt_iter_iovec(NULL, bad, 1, 2), -EINVAL);
+	assert_int_equal(lx_xprt_iter_bufchain(NULL, &b1, 2), -EINVAL);
+	assert_int_equal(lx_xprt_iter_discard(NULL, 2), -EINVAL);
 
-	assert_int_equal(xprt_iter_kvec(&it, NULL, 1, 2), -EINVAL);
-	assert_int_equal(xprt_iter_iovec(&it, NULL, 3, 2), -EINVAL);
+	assert_int_equal(lx_xprt_iter_kvec(&it, NULL, 1, 2), -EINVAL);
+	assert_int_equal(lx_xprt_iter_iovec(&it, NULL, 3, 2), -EINVAL);
 	/* A NULL base with bytes to cover is refused... */
-	assert_int_equal(xprt_iter_kvec(&it, bad, 2, 5), -EINVAL);
-	assert_int_equal(xprt_iter_iovec(&it, bad, 2, SIZE_MAX), -EINVAL);
-	assert_int_equal(xprt_iter_bufchain(&it, &b1, 5), -EINVAL);
+	assert_int_equal(lx_xprt_iter_kvec(&it, bad, 2, 5), -EINVAL);
+	assert_int_equal(lx_xprt_iter_iovec(&it, bad, 2, SIZE_MAX), -EINVAL);
+	assert_int_equal(lx_xprt_iter_bufchain(&it, &b1, 5), -EINVAL);
 	assert_memory_equal(&it, &pristine, sizeof(it));
 
 	/* ...but segments past the count are never looked at. */
-	assert_int_equal(xprt_iter_kvec(&it, bad, 2, 2), 0);
-	assert_int_equal(xprt_iter_count(&it), 2);
-	assert_int_equal(xprt_iter_bufchain(&it, &b1, 2), 0);
-	assert_int_equal(xprt_iter_count(&it), 2);
+	assert_int_equal(lx_xprt_iter_kvec(&it, bad, 2, 2), 0);
+	assert_int_equal(lx_xprt_iter_count(&it), 2);
+	assert_int_equal(lx_xprt_iter_bufchain(&it, &b1, 2), 0);
+	assert_int_equal(lx_xprt_iter_count(&it), 2);
 }
 
 static void test_ops_reject_null_without_side_effect(void **state)
 {
 	static const size_t lens[] = {4, 4};
-	struct xprt_iter it, before, zero;
+	struct lx_xprt_iter it, before, zero;
 	struct iovec v[2];
 	struct layout l;
 	char out[8];
 
-	assert_int_equal(xprt_iter_copy_to(NULL, "ab", 2), 0);
-	assert_int_equal(xprt_iter_copy_from(NULL, out, 2), 0);
-	assert_int_equal(xprt_iter_advance(NULL, 2), 0);
-	assert_int_equal(xprt_iter_revert(NULL, 2), 0);
-	assert_int_equal(xprt_iter_to_iovec(NULL, v, 2, 2), 0);
+	assert_int_equal(lx_xprt_iter_copy_to(NULL, "ab", 2), 0);
+	assert_int_equal(lx_xprt_iter_copy_from(NULL, out, 2), 0);
+	assert_int_equal(lx_xprt_iter_advance(NULL, 2), 0);
+	assert_int_equal(lx_xprt_iter_revert(NULL, 2), 0);
+	assert_int_equal(lx_xprt_iter_to_iovec(NULL, v, 2, 2), 0);
 
 	/* An iterator never initialised (zeroed) is refused too. */
 	memset(&zero, 0, sizeof(zero));
-	assert_int_equal(xprt_iter_copy_from(&zero, out, 2), 0);
-	assert_int_equal(xprt_iter_advance(&zero, 2), 0);
-	assert_int_equal(xprt_iter_to_iovec(&zero, v, 2, 2), 0);
+	assert_int_equal(lx_xprt_iter_copy_from(&zero, out, 2), 0);
+	assert_int_equal(lx_xprt_iter_advance(&zero, 2), 0);
+	assert_int_equal(lx_xprt_iter_to_iovec(&zero, v, 2, 2), 0);
 
 	layout_init(&l, lens, 2, alpha);
-	assert_int_equal(xprt_iter_kvec(&it, l.iov, 2, SIZE_MAX), 0);
-	xprt_iter_advance(&it, 1);
+	assert_int_equal(lx_xprt_iter_kvec(&it, l.iov, 2, SIZE_MAX), 0);
+	lx_xprt_iter_advance(&it, 1);
 	before = it;
-	assert_int_equal(xprt_iter_copy_to(&it, NULL, 2), 0);
-	assert_int_equal(xprt_iter_copy_from(&it, NULL, 2), 0);
-	assert_int_equal(xprt_iter_to_iovec(&it, NULL, 2, 2), 0);
-	assert_int_equal(xprt_iter_to_iovec(&it, v, 0, 2), 0);
-	assert_int_equal(xprt_iter_to_iovec(&it, v, 2, 0), 0);
-	assert_int_equal(xprt_iter_copy_from(&it, out, 0), 0);
-	assert_int_equal(xprt_iter_advance(&it, 0), 0);
-	assert_int_equal(xprt_iter_revert(&it, 0), 0);
+	assert_int_equal(lx_xprt_iter_copy_to(&it, NULL, 2), 0);
+	assert_int_equal(lx_xprt_iter_copy_from(&it, NULL, 2), 0);
+	assert_int_equal(lx_xprt_iter_to_iovec(&it, NULL, 2, 2), 0);
+	assert_int_equal(lx_xprt_iter_to_iovec(&it, v, 0, 2), 0);
+	assert_int_equal(lx_xprt_iter_to_iovec(&it, v, 2, 0), 0);
+	assert_int_equal(lx_xprt_iter_copy_from(&it, out, 0), 0);
+	assert_int_equal(lx_xprt_iter_advance(&it, 0), 0);
+	assert_int_equal(lx_xprt_iter_revert(&it, 0), 0);
 	assert_memory_equal(&it, &before, sizeof(it));
 	assert_memory_equal(l.mem[0], "ABCD", 4);
 	layout_free(&l);
@@ -521,13 +523,13 @@ static size_t rnd_below(size_t n)
 #define PROP_MAX 200
 
 /* One random walk: @kind over a random layout, compared with @ref. */
-static void prop_one(enum xprt_iter_type kind, unsigned long trial)
+static void prop_one(enum lx_xprt_iter_type kind, unsigned long trial)
 {
 	char ref[PROP_MAX], flat[PROP_MAX] = {0}, tmp[PROP_MAX + 8];
 	size_t lens[16], sum = 0, count, limit, pos = 0, i;
 	unsigned int nr = 1 + (unsigned int)rnd_below(16), op;
 	struct iovec v[8];
-	struct xprt_iter it;
+	struct lx_xprt_iter it;
 	struct layout l;
 
 	for (i = 0; i < PROP_MAX; i++)
@@ -549,17 +551,17 @@ static void prop_one(enum xprt_iter_type kind, unsigned long trial)
 		switch (rnd_below(5)) {
 		case 0:
 			want = XPRT_TEST_MIN(n, limit - pos);
-			got = xprt_iter_advance(&it, n);
+			got = lx_xprt_iter_advance(&it, n);
 			pos += want;
 			break;
 		case 1:
 			want = XPRT_TEST_MIN(n, pos);
-			got = xprt_iter_revert(&it, n);
+			got = lx_xprt_iter_revert(&it, n);
 			pos -= want;
 			break;
 		case 2:
 			want = XPRT_TEST_MIN(n, limit - pos);
-			got = xprt_iter_copy_from(&it, tmp, n);
+			got = lx_xprt_iter_copy_from(&it, tmp, n);
 			if (got == want && memcmp(tmp, ref + pos, want))
 				fail_msg("trial %lu op %u: copy_from bytes",
 					 trial, op);
@@ -569,14 +571,14 @@ static void prop_one(enum xprt_iter_type kind, unsigned long trial)
 			want = XPRT_TEST_MIN(n, limit - pos);
 			for (j = 0; j < n; j++)
 				tmp[j] = (char)rnd();
-			got = xprt_iter_copy_to(&it, tmp, n);
+			got = lx_xprt_iter_copy_to(&it, tmp, n);
 			memcpy(ref + pos, tmp, want);
 			pos += want;
 			break;
 		default:
 			max = 1 + (unsigned int)rnd_below(8);
 			want = XPRT_TEST_MIN(n, limit - pos);
-			nv = xprt_iter_to_iovec(&it, v, max, n);
+			nv = lx_xprt_iter_to_iovec(&it, v, max, n);
 			got = 0;
 			for (j = 0; j < nv; j++) {
 				if (!v[j].iov_len)
@@ -600,15 +602,15 @@ static void prop_one(enum xprt_iter_type kind, unsigned long trial)
 		if (got != want)
 			fail_msg("trial %lu op %u: got %zu want %zu", trial, op,
 				 got, want);
-		if (xprt_iter_count(&it) != limit - pos || it.done != pos)
+		if (lx_xprt_iter_count(&it) != limit - pos || it.done != pos)
 			fail_msg("trial %lu op %u: count %zu done %zu, model "
 				 "%zu/%zu",
-				 trial, op, xprt_iter_count(&it), it.done,
+				 trial, op, lx_xprt_iter_count(&it), it.done,
 				 limit - pos, pos);
 		/* Cursor invariant of iter.h: with bytes left it sits on one. */
-		if (xprt_iter_count(&it) &&
-		    (kind == XPRT_ITER_BUFCHAIN ? it.off >= it.buf->len :
-						  it.off >= it.iov->iov_len))
+		if (lx_xprt_iter_count(&it) &&
+		    (kind == LX_XPRT_ITER_BUFCHAIN ? it.off >= it.buf->len :
+						     it.off >= it.iov->iov_len))
 			fail_msg("trial %lu op %u: cursor off %zu past its "
 				 "segment",
 				 trial, op, it.off);

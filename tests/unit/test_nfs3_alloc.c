@@ -117,7 +117,7 @@ static enum fakesrv_action srv(void *arg, const uint8_t *msg, size_t len,
 	put(out, &n, 0);
 	put(out, &n, 0);
 	put(out, &n, 0);
-	if (prog == MOUNT3_PROGRAM) {
+	if (prog == LX_MOUNT3_PROGRAM) {
 		put(out, &n, 0);
 		put(out, &n, sizeof(FH));
 		memcpy(out + n, FH, sizeof(FH));
@@ -125,7 +125,7 @@ static enum fakesrv_action srv(void *arg, const uint8_t *msg, size_t len,
 		put(out, &n, 0);
 		goto out;
 	}
-	put(out, &n, 0); /* NFS3_OK */
+	put(out, &n, 0); /* LX_NFS3_OK */
 	switch (proc) {
 	case 1: /* GETATTR: fattr3 */
 		for (int i = 0; i < 21; i++)
@@ -187,7 +187,7 @@ struct waiter {
 	int left, bad;
 };
 
-static void done_cb(struct nfs3_call *call, int status, void *arg)
+static void done_cb(struct lx_nfs3_call *call, int status, void *arg)
 {
 	struct waiter *w = arg;
 
@@ -204,49 +204,52 @@ static void done_cb(struct nfs3_call *call, int status, void *arg)
 
 /* one round of every hot procedure, sync then async; @buf holds three
  * 8 KiB areas so that calls in flight together never share memory */
-static void hot_round(struct nfs3_clnt *c, struct nfs3_fh *fh, uint8_t *buf)
+static void hot_round(struct lx_nfs3_clnt *c, struct lx_nfs3_fh *fh,
+		      uint8_t *buf)
 {
-	static struct nfs3_call calls[DEPTH];
+	static struct lx_nfs3_call calls[DEPTH];
 	static union {
-		struct nfs3_getattr_res ga;
-		struct nfs3_lookup_res lk;
-		struct nfs3_access_res ac;
-		struct nfs3_read_res rd;
-		struct nfs3_write_res wr;
-		struct nfs3_commit_res cm;
+		struct lx_nfs3_getattr_res ga;
+		struct lx_nfs3_lookup_res lk;
+		struct lx_nfs3_access_res ac;
+		struct lx_nfs3_read_res rd;
+		struct lx_nfs3_write_res wr;
+		struct lx_nfs3_commit_res cm;
 	} res[DEPTH];
 	struct waiter w = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
 			   DEPTH, 0};
 	struct iovec iov = {buf, 8192}, wiov = {buf + 16384, 8192};
 	int i;
 
-	assert_int_equal(nfs3_getattr(c, fh, &res[0].ga), 0);
-	assert_int_equal(nfs3_lookup(c, fh, "name", &res[0].lk), 0);
-	assert_int_equal(nfs3_access(c, fh, 0x3f, &res[0].ac), 0);
-	assert_int_equal(nfs3_read(c, fh, 0, 8192, &iov, 1, &res[0].rd), 0);
-	assert_int_equal(nfs3_write(c, fh, 0, &wiov, 1, 0, &res[0].wr), 0);
-	assert_int_equal(nfs3_commit(c, fh, 0, 0, &res[0].cm), 0);
+	assert_int_equal(lx_nfs3_getattr(c, fh, &res[0].ga), 0);
+	assert_int_equal(lx_nfs3_lookup(c, fh, "name", &res[0].lk), 0);
+	assert_int_equal(lx_nfs3_access(c, fh, 0x3f, &res[0].ac), 0);
+	assert_int_equal(lx_nfs3_read(c, fh, 0, 8192, &iov, 1, &res[0].rd), 0);
+	assert_int_equal(lx_nfs3_write(c, fh, 0, &wiov, 1, 0, &res[0].wr), 0);
+	assert_int_equal(lx_nfs3_commit(c, fh, 0, 0, &res[0].cm), 0);
 	for (i = 0; i < DEPTH; i++) {
 		calls[i].done = done_cb;
 		calls[i].arg = &w;
 		calls[i].owner = (uint64_t)i;
 	}
-	assert_int_equal(nfs3_getattr_async(c, &calls[0], fh, &res[0].ga), 0);
-	assert_int_equal(nfs3_lookup_async(c, &calls[1], fh, "n", &res[1].lk),
+	assert_int_equal(lx_nfs3_getattr_async(c, &calls[0], fh, &res[0].ga),
 			 0);
-	assert_int_equal(nfs3_access_async(c, &calls[2], fh, 1, &res[2].ac), 0);
 	assert_int_equal(
-		nfs3_read_buf_async(c, &calls[3], fh, 0, 4096, buf, &res[3].rd),
-		0);
-	assert_int_equal(
-		nfs3_read_async(c, &calls[4], fh, 0, 4096, &iov, 1, &res[4].rd),
-		0);
-	assert_int_equal(
-		nfs3_write_async(c, &calls[5], fh, 0, &wiov, 1, 0, &res[5].wr),
-		0);
-	assert_int_equal(nfs3_commit_async(c, &calls[6], fh, 0, 0, &res[6].cm),
+		lx_nfs3_lookup_async(c, &calls[1], fh, "n", &res[1].lk), 0);
+	assert_int_equal(lx_nfs3_access_async(c, &calls[2], fh, 1, &res[2].ac),
 			 0);
-	assert_int_equal(nfs3_null_async(c, &calls[7]), 0);
+	assert_int_equal(lx_nfs3_read_buf_async(c, &calls[3], fh, 0, 4096, buf,
+						&res[3].rd),
+			 0);
+	assert_int_equal(lx_nfs3_read_async(c, &calls[4], fh, 0, 4096, &iov, 1,
+					    &res[4].rd),
+			 0);
+	assert_int_equal(lx_nfs3_write_async(c, &calls[5], fh, 0, &wiov, 1, 0,
+					     &res[5].wr),
+			 0);
+	assert_int_equal(
+		lx_nfs3_commit_async(c, &calls[6], fh, 0, 0, &res[6].cm), 0);
+	assert_int_equal(lx_nfs3_null_async(c, &calls[7]), 0);
 	pthread_mutex_lock(&w.lock);
 	while (w.left)
 		pthread_cond_wait(&w.cond, &w.lock);
@@ -256,9 +259,9 @@ static void hot_round(struct nfs3_clnt *c, struct nfs3_fh *fh, uint8_t *buf)
 
 static void test_hot_path_allocates_nothing(void **state)
 {
-	struct nfs3_opts o = {0};
-	struct nfs3_clnt *c;
-	struct nfs3_fh fh = {.len = sizeof(FH)};
+	struct lx_nfs3_opts o = {0};
+	struct lx_nfs3_clnt *c;
+	struct lx_nfs3_fh fh = {.len = sizeof(FH)};
 	uint8_t *buf = calloc(1, 3 * 8192);
 	unsigned long before = 0, after = 0;
 	int i;
@@ -272,7 +275,7 @@ static void test_hot_path_allocates_nothing(void **state)
 #if COUNTING
 	before = atomic_load(&nallocs);
 #endif
-	assert_int_equal(nfs3_mount(&c, &o), 0);
+	assert_int_equal(lx_nfs3_mount(&c, &o), 0);
 #if COUNTING
 	/* the wrappers are live: mounting does allocate */
 	assert_true(atomic_load(&nallocs) > before);
@@ -293,7 +296,7 @@ static void test_hot_path_allocates_nothing(void **state)
 #endif
 	assert_int_equal(after - before, 0);
 	assert_int_equal(buf[100], 0x5a);
-	nfs3_destroy(c);
+	lx_nfs3_destroy(c);
 	free(buf);
 }
 

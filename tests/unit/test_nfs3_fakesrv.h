@@ -35,12 +35,12 @@ enum mode {
 	M_DIR_EMPTY,	 /* READDIRPLUS: no entries, not eof */
 	M_DIR_MANY,	 /* READDIRPLUS: 50 entries */
 	M_DIR_HUGE,	 /* READDIRPLUS: ~3 MB, far beyond buf_size */
-	M_NOSPC,	 /* WRITE: NFS3ERR_NOSPC */
-	M_ROFS,		 /* WRITE: NFS3ERR_ROFS */
+	M_NOSPC,	 /* WRITE: LX_NFS3ERR_NOSPC */
+	M_ROFS,		 /* WRITE: LX_NFS3ERR_ROFS */
 	M_PROG_UNAVAIL,	 /* every call: PROG_UNAVAIL */
-	M_MNT_NOENT,	 /* MNT: MNT3ERR_NOENT */
-	M_MNT_ACCES,	 /* MNT: MNT3ERR_ACCES, /export is exported */
-	M_MNT_ACCES_UNK, /* MNT: MNT3ERR_ACCES, nothing like it exported */
+	M_MNT_NOENT,	 /* MNT: LX_MNT3ERR_NOENT */
+	M_MNT_ACCES,	 /* MNT: LX_MNT3ERR_ACCES, /export is exported */
+	M_MNT_ACCES_UNK, /* MNT: LX_MNT3ERR_ACCES, nothing like it exported */
 	M_VERF_CHURN,	 /* COMMIT: the server restarted again, every time */
 };
 
@@ -453,11 +453,11 @@ static FS_UNUSED enum fakesrv_action srv_fn(void *arg, const uint8_t *msg,
 		goto out;
 	}
 	accepted(&w, xid, 0);
-	if (prog == MOUNT3_PROGRAM)
+	if (prog == LX_MOUNT3_PROGRAM)
 		mount_proc(s, proc, &a, &w);
 	else
 		nfs_proc(s, proc, &a, &w);
-	if (s->mode == M_TRUNC_READ && prog == NFS3_PROGRAM && proc == 6) {
+	if (s->mode == M_TRUNC_READ && prog == LX_NFS3_PROGRAM && proc == 6) {
 		/* frame it ourselves, announcing what we send: the data
 		 * stops 100 bytes short of its opaque length */
 		size_t keep = w.n - 100;
@@ -492,7 +492,7 @@ static FS_UNUSED void restart(void)
 	pthread_mutex_unlock(&S->lock);
 }
 
-static FS_UNUSED void opts_init(struct nfs3_opts *o, char *msg, size_t len)
+static FS_UNUSED void opts_init(struct lx_nfs3_opts *o, char *msg, size_t len)
 {
 	memset(o, 0, sizeof(*o));
 	o->host = "127.0.0.1";
@@ -504,14 +504,14 @@ static FS_UNUSED void opts_init(struct nfs3_opts *o, char *msg, size_t len)
 	o->errmsg_len = len;
 }
 
-static FS_UNUSED struct nfs3_clnt *mk(void)
+static FS_UNUSED struct lx_nfs3_clnt *mk(void)
 {
-	struct nfs3_opts o;
-	struct nfs3_clnt *c = NULL;
+	struct lx_nfs3_opts o;
+	struct lx_nfs3_clnt *c = NULL;
 	char msg[256];
 
 	opts_init(&o, msg, sizeof(msg));
-	assert_int_equal(nfs3_mount(&c, &o), 0);
+	assert_int_equal(lx_nfs3_mount(&c, &o), 0);
 	return c;
 }
 
@@ -533,9 +533,9 @@ static FS_UNUSED int teardown(void **state)
 	return 0;
 }
 
-static FS_UNUSED struct nfs3_fh file_fh(void)
+static FS_UNUSED struct lx_nfs3_fh file_fh(void)
 {
-	struct nfs3_fh fh = {.len = sizeof(FILEH)};
+	struct lx_nfs3_fh fh = {.len = sizeof(FILEH)};
 
 	memcpy(fh.data, FILEH, sizeof(FILEH));
 	return fh;

@@ -5,7 +5,7 @@
  * start, scattered READ buffers), and files whose UNSTABLE writes survive
  * simulated server restarts: resend from a copy or a resupply callback,
  * overlapping generations, a verifier that never settles, auto-commit;
- * and nfs3_mount() over RDMA without a device.
+ * and lx_nfs3_mount() over RDMA without a device.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -37,32 +37,32 @@ static void fill(uint8_t *b, size_t n, uint8_t seed)
 
 static void test_split_pwrite_pread(void **state)
 {
-	struct nfs3_clnt *c = mk();
-	struct nfs3_file_opts fo = {.stable = NFS3_FILE_SYNC};
-	struct nfs3_file *f;
+	struct lx_nfs3_clnt *c = mk();
+	struct lx_nfs3_file_opts fo = {.stable = LX_NFS3_FILE_SYNC};
+	struct lx_nfs3_file *f;
 	size_t len = 200000, n;
 	uint8_t *src = malloc(len), *back = malloc(len + 1000);
 	unsigned int writes;
 
 	(void)state;
 	fill(src, len, 3);
-	assert_int_equal(nfs3_open(c, "file", O_CREAT, 0644, &fo, &f), 0);
-	assert_int_equal(nfs3_file_pwrite(f, src, len, 5), 0);
+	assert_int_equal(lx_nfs3_open(c, "file", O_CREAT, 0644, &fo, &f), 0);
+	assert_int_equal(lx_nfs3_file_pwrite(f, src, len, 5), 0);
 	writes = S->writes;
 	assert_int_equal(writes, (len + 4095) / 4096); /* 4 KiB pieces */
 	assert_memory_equal(S->disk + 5, src, len);
-	assert_int_equal(nfs3_file_pread(f, back, len + 1000, 5, &n), 0);
+	assert_int_equal(lx_nfs3_file_pread(f, back, len + 1000, 5, &n), 0);
 	assert_int_equal(n, len);
 	assert_memory_equal(back, src, len);
 	/* a server that answers half of each piece: the rest is re-read */
 	set_mode(M_SHORT_READ);
 	memset(back, 0, len);
-	assert_int_equal(nfs3_file_pread(f, back, 50000, 1000, &n), 0);
+	assert_int_equal(lx_nfs3_file_pread(f, back, 50000, 1000, &n), 0);
 	assert_int_equal(n, 50000);
 	assert_memory_equal(back, src + 995, 50000);
 	set_mode(M_NORMAL);
-	assert_int_equal(nfs3_file_close(f), 0);
-	nfs3_destroy(c);
+	assert_int_equal(lx_nfs3_file_close(f), 0);
+	lx_nfs3_destroy(c);
 	free(src);
 	free(back);
 }
@@ -75,7 +75,7 @@ struct pio_wait {
 	bool eof;
 };
 
-static void pio_cb(struct nfs3_pio *io, int status, size_t done, bool eof,
+static void pio_cb(struct lx_nfs3_pio *io, int status, size_t done, bool eof,
 		   void *arg)
 {
 	struct pio_wait *w = arg;
@@ -92,19 +92,19 @@ static void pio_cb(struct nfs3_pio *io, int status, size_t done, bool eof,
 
 static void test_async_split_and_validation(void **state)
 {
-	struct nfs3_clnt *c = mk();
-	struct nfs3_fh fh = file_fh();
+	struct lx_nfs3_clnt *c = mk();
+	struct lx_nfs3_fh fh = file_fh();
 	struct pio_wait w = {.lock = PTHREAD_MUTEX_INITIALIZER,
 			     .cond = PTHREAD_COND_INITIALIZER};
-	static struct nfs3_pio io;
+	static struct lx_nfs3_pio io;
 	uint8_t src[16 * 4096], back[16 * 4096];
 
 	(void)state;
 	fill(src, sizeof(src), 9);
 	io.done = pio_cb;
 	io.arg = &w;
-	assert_int_equal(nfs3_pwrite_async(c, &io, &fh, src, sizeof(src), 0,
-					   NFS3_FILE_SYNC),
+	assert_int_equal(lx_nfs3_pwrite_async(c, &io, &fh, src, sizeof(src), 0,
+					      LX_NFS3_FILE_SYNC),
 			 0);
 	pthread_mutex_lock(&w.lock);
 	while (!w.done)
@@ -113,8 +113,8 @@ static void test_async_split_and_validation(void **state)
 	pthread_mutex_unlock(&w.lock);
 	assert_int_equal(w.status, 0);
 	assert_int_equal(w.n, sizeof(src));
-	assert_int_equal(nfs3_pread_async(c, &io, &fh, back, sizeof(back), 0),
-			 0);
+	assert_int_equal(
+		lx_nfs3_pread_async(c, &io, &fh, back, sizeof(back), 0), 0);
 	pthread_mutex_lock(&w.lock);
 	while (!w.done)
 		pthread_cond_wait(&w.cond, &w.lock);
@@ -124,22 +124,24 @@ static void test_async_split_and_validation(void **state)
 	assert_memory_equal(back, src, sizeof(src));
 	/* too many pieces, no callback, no buffer */
 	assert_int_equal(
-		nfs3_pread_async(c, &io, &fh, back, sizeof(back) + 1, 0),
+		lx_nfs3_pread_async(c, &io, &fh, back, sizeof(back) + 1, 0),
 		-EINVAL);
 	io.done = NULL;
-	assert_int_equal(nfs3_pread_async(c, &io, &fh, back, 10, 0), -EINVAL);
-	io.done = pio_cb;
-	assert_int_equal(nfs3_pread_async(c, &io, &fh, NULL, 10, 0), -EINVAL);
-	assert_int_equal(nfs3_pwrite_async(c, &io, &fh, src, 10, 0, 3),
+	assert_int_equal(lx_nfs3_pread_async(c, &io, &fh, back, 10, 0),
 			 -EINVAL);
-	nfs3_destroy(c);
+	io.done = pio_cb;
+	assert_int_equal(lx_nfs3_pread_async(c, &io, &fh, NULL, 10, 0),
+			 -EINVAL);
+	assert_int_equal(lx_nfs3_pwrite_async(c, &io, &fh, src, 10, 0, 3),
+			 -EINVAL);
+	lx_nfs3_destroy(c);
 }
 
 static void test_read_into_scattered_buffers(void **state)
 {
-	struct nfs3_clnt *c = mk();
-	struct nfs3_fh fh = file_fh();
-	struct nfs3_read_res rr;
+	struct lx_nfs3_clnt *c = mk();
+	struct lx_nfs3_fh fh = file_fh();
+	struct lx_nfs3_read_res rr;
 	uint8_t a[7], b[1000], d[3000], guard[16];
 	struct iovec iov[3] = {{a, sizeof(a)}, {b, sizeof(b)}, {d, sizeof(d)}};
 
@@ -147,27 +149,27 @@ static void test_read_into_scattered_buffers(void **state)
 	fill(S->cache, 5000, 6);
 	S->size = 5000;
 	memset(guard, 0x77, sizeof(guard));
-	assert_int_equal(nfs3_read(c, &fh, 100, 4007, iov, 3, &rr), 0);
+	assert_int_equal(lx_nfs3_read(c, &fh, 100, 4007, iov, 3, &rr), 0);
 	assert_int_equal(rr.count, 4007);
 	assert_memory_equal(a, S->cache + 100, 7);
 	assert_memory_equal(b, S->cache + 107, 1000);
 	assert_memory_equal(d, S->cache + 1107, 3000);
 	/* count below the buffers: only count bytes are touched */
 	memset(d, 0, sizeof(d));
-	assert_int_equal(nfs3_read(c, &fh, 0, 1010, iov, 3, &rr), 0);
+	assert_int_equal(lx_nfs3_read(c, &fh, 0, 1010, iov, 3, &rr), 0);
 	assert_memory_equal(d, S->cache + 1007, 3);
 	assert_int_equal(d[3], 0);
-	nfs3_destroy(c);
+	lx_nfs3_destroy(c);
 }
 
 static void test_async_split_nowait_ends_short(void **state)
 {
-	struct nfs3_opts o;
-	struct nfs3_clnt *c;
-	struct nfs3_fh fh = file_fh();
+	struct lx_nfs3_opts o;
+	struct lx_nfs3_clnt *c;
+	struct lx_nfs3_fh fh = file_fh();
 	struct pio_wait w = {.lock = PTHREAD_MUTEX_INITIALIZER,
 			     .cond = PTHREAD_COND_INITIALIZER};
-	static struct nfs3_pio io;
+	static struct lx_nfs3_pio io;
 	static uint8_t back[16 * 4096];
 	char msg[64];
 
@@ -176,12 +178,12 @@ static void test_async_split_nowait_ends_short(void **state)
 	S->size = sizeof(back);
 	opts_init(&o, msg, sizeof(msg));
 	o.max_reqs = 2; /* two slots: most pieces cannot start */
-	assert_int_equal(nfs3_mount(&c, &o), 0);
+	assert_int_equal(lx_nfs3_mount(&c, &o), 0);
 	io.done = pio_cb;
 	io.arg = &w;
-	io.flags = NFS3_CALL_NOWAIT;
-	assert_int_equal(nfs3_pread_async(c, &io, &fh, back, sizeof(back), 0),
-			 0);
+	io.flags = LX_NFS3_CALL_NOWAIT;
+	assert_int_equal(
+		lx_nfs3_pread_async(c, &io, &fh, back, sizeof(back), 0), 0);
 	pthread_mutex_lock(&w.lock);
 	while (!w.done)
 		pthread_cond_wait(&w.cond, &w.lock);
@@ -192,132 +194,133 @@ static void test_async_split_nowait_ends_short(void **state)
 	assert_int_equal(w.n % 4096, 0);
 	assert_false(w.eof);
 	assert_memory_equal(back, S->cache, w.n);
-	nfs3_destroy(c);
+	lx_nfs3_destroy(c);
 }
 
 /* ------------------------------------------ UNSTABLE writes + restart */
 
-static struct nfs3_file *open_unstable(struct nfs3_clnt *c, nfs3_resupply_fn fn,
-				       void *arg)
+static struct lx_nfs3_file *open_unstable(struct lx_nfs3_clnt *c,
+					  lx_nfs3_resupply_fn fn, void *arg)
 {
-	struct nfs3_file_opts fo = {
-		.stable = NFS3_UNSTABLE, .resupply = fn, .resupply_arg = arg};
-	struct nfs3_file *f;
+	struct lx_nfs3_file_opts fo = {.stable = LX_NFS3_UNSTABLE,
+				       .resupply = fn,
+				       .resupply_arg = arg};
+	struct lx_nfs3_file *f;
 
-	assert_int_equal(nfs3_open(c, "file", O_CREAT | O_TRUNC, 0644, &fo, &f),
-			 0);
+	assert_int_equal(
+		lx_nfs3_open(c, "file", O_CREAT | O_TRUNC, 0644, &fo, &f), 0);
 	return f;
 }
 
 static void test_commit_same_verifier_keeps_nothing(void **state)
 {
-	struct nfs3_clnt *c = mk();
-	struct nfs3_file *f = open_unstable(c, NULL, NULL);
-	struct nfs3_file_stats st;
+	struct lx_nfs3_clnt *c = mk();
+	struct lx_nfs3_file *f = open_unstable(c, NULL, NULL);
+	struct lx_nfs3_file_stats st;
 	uint8_t src[20000];
 
 	(void)state;
 	fill(src, sizeof(src), 1);
-	assert_int_equal(nfs3_file_pwrite(f, src, sizeof(src), 0), 0);
-	nfs3_file_stats(f, &st);
+	assert_int_equal(lx_nfs3_file_pwrite(f, src, sizeof(src), 0), 0);
+	lx_nfs3_file_stats(f, &st);
 	assert_int_equal(st.uncommitted, sizeof(src));
-	assert_int_equal(nfs3_file_fsync(f), 0);
-	nfs3_file_stats(f, &st);
+	assert_int_equal(lx_nfs3_file_fsync(f), 0);
+	lx_nfs3_file_stats(f, &st);
 	assert_int_equal(st.uncommitted, 0);
 	assert_int_equal(st.commits, 1);
 	assert_int_equal(st.verf_changes, 0);
 	assert_int_equal(st.resent_bytes, 0);
 	assert_memory_equal(S->disk, src, sizeof(src));
-	assert_int_equal(nfs3_file_close(f), 0);
-	nfs3_destroy(c);
+	assert_int_equal(lx_nfs3_file_close(f), 0);
+	lx_nfs3_destroy(c);
 }
 
 static void test_restart_resends_copy(void **state)
 {
-	struct nfs3_clnt *c = mk();
-	struct nfs3_file *f = open_unstable(c, NULL, NULL);
-	struct nfs3_file_stats st;
+	struct lx_nfs3_clnt *c = mk();
+	struct lx_nfs3_file *f = open_unstable(c, NULL, NULL);
+	struct lx_nfs3_file_stats st;
 	uint8_t a[30000], b[10000], want[30000];
 
 	(void)state;
 	fill(a, sizeof(a), 1);
 	fill(b, sizeof(b), 2);
-	assert_int_equal(nfs3_file_pwrite(f, a, sizeof(a), 0), 0);
+	assert_int_equal(lx_nfs3_file_pwrite(f, a, sizeof(a), 0), 0);
 	restart(); /* "a" is lost, verifier changes */
 	/* a newer write over the middle of "a", under the new verifier */
-	assert_int_equal(nfs3_file_pwrite(f, b, sizeof(b), 10000), 0);
+	assert_int_equal(lx_nfs3_file_pwrite(f, b, sizeof(b), 10000), 0);
 	memcpy(want, a, sizeof(a));
 	memcpy(want + 10000, b, sizeof(b));
-	assert_int_equal(nfs3_file_fsync(f), 0);
-	nfs3_file_stats(f, &st);
+	assert_int_equal(lx_nfs3_file_fsync(f), 0);
+	lx_nfs3_file_stats(f, &st);
 	assert_int_equal(st.verf_changes, 1);
 	/* only the parts of "a" that "b" did not overwrite went again */
 	assert_int_equal(st.resent_bytes, sizeof(a) - sizeof(b));
 	assert_int_equal(st.uncommitted, 0);
 	assert_int_equal(S->disk_size, sizeof(want));
 	assert_memory_equal(S->disk, want, sizeof(want));
-	assert_int_equal(nfs3_file_close(f), 0);
-	nfs3_destroy(c);
+	assert_int_equal(lx_nfs3_file_close(f), 0);
+	lx_nfs3_destroy(c);
 }
 
 /* Three generations of overlapping unstable writes, a restart after
  * each: every byte must end up as the newest write left it. */
 static void test_restart_overlapping_generations(void **state)
 {
-	struct nfs3_clnt *c = mk();
-	struct nfs3_file *f = open_unstable(c, NULL, NULL);
-	struct nfs3_file_stats st;
+	struct lx_nfs3_clnt *c = mk();
+	struct lx_nfs3_file *f = open_unstable(c, NULL, NULL);
+	struct lx_nfs3_file_stats st;
 	static uint8_t a[30000], b[10000], d[15000], want[40000];
 
 	(void)state;
 	fill(a, sizeof(a), 1);
 	fill(b, sizeof(b), 2);
 	fill(d, sizeof(d), 3);
-	assert_int_equal(nfs3_file_pwrite(f, a, sizeof(a), 0), 0);
+	assert_int_equal(lx_nfs3_file_pwrite(f, a, sizeof(a), 0), 0);
 	restart();
-	assert_int_equal(nfs3_file_pwrite(f, b, sizeof(b), 10000), 0);
+	assert_int_equal(lx_nfs3_file_pwrite(f, b, sizeof(b), 10000), 0);
 	restart();
-	assert_int_equal(nfs3_file_pwrite(f, d, sizeof(d), 25000), 0);
+	assert_int_equal(lx_nfs3_file_pwrite(f, d, sizeof(d), 25000), 0);
 	/* a rewrite of the start of "b", same verifier as "d" */
-	assert_int_equal(nfs3_file_pwrite(f, a, 100, 10000), 0);
+	assert_int_equal(lx_nfs3_file_pwrite(f, a, 100, 10000), 0);
 	memcpy(want, a, sizeof(a));
 	memcpy(want + 10000, b, sizeof(b));
 	memcpy(want + 25000, d, sizeof(d));
 	memcpy(want + 10000, a, 100);
-	nfs3_file_stats(f, &st);
+	lx_nfs3_file_stats(f, &st);
 	assert_int_equal(st.uncommitted, sizeof(want));
-	assert_int_equal(nfs3_file_fsync(f), 0);
-	nfs3_file_stats(f, &st);
+	assert_int_equal(lx_nfs3_file_fsync(f), 0);
+	lx_nfs3_file_stats(f, &st);
 	assert_int_equal(st.uncommitted, 0);
 	/* what the restarts lost: a[0,10000) a[20000,25000) b[100,10000) */
 	assert_int_equal(st.resent_bytes, 10000 + 5000 + 9900);
 	assert_int_equal(S->disk_size, sizeof(want));
 	assert_memory_equal(S->disk, want, sizeof(want));
-	assert_int_equal(nfs3_file_close(f), 0);
-	nfs3_destroy(c);
+	assert_int_equal(lx_nfs3_file_close(f), 0);
+	lx_nfs3_destroy(c);
 }
 
 static void test_verifier_churn_gives_up_keeping_ranges(void **state)
 {
-	struct nfs3_clnt *c = mk();
-	struct nfs3_file *f = open_unstable(c, NULL, NULL);
-	struct nfs3_file_stats st;
+	struct lx_nfs3_clnt *c = mk();
+	struct lx_nfs3_file *f = open_unstable(c, NULL, NULL);
+	struct lx_nfs3_file_stats st;
 	uint8_t a[5000];
 
 	(void)state;
 	fill(a, sizeof(a), 8);
-	assert_int_equal(nfs3_file_pwrite(f, a, sizeof(a), 0), 0);
+	assert_int_equal(lx_nfs3_file_pwrite(f, a, sizeof(a), 0), 0);
 	set_mode(M_VERF_CHURN);
-	assert_int_equal(nfs3_file_fsync(f), -EIO);
-	nfs3_file_stats(f, &st);
+	assert_int_equal(lx_nfs3_file_fsync(f), -EIO);
+	lx_nfs3_file_stats(f, &st);
 	assert_int_equal(st.commits, 5);
 	assert_int_equal(st.uncommitted, sizeof(a)); /* kept for a retry */
 	/* the server settles: a retry succeeds */
 	set_mode(M_NORMAL);
-	assert_int_equal(nfs3_file_fsync(f), 0);
+	assert_int_equal(lx_nfs3_file_fsync(f), 0);
 	assert_memory_equal(S->disk, a, sizeof(a));
-	assert_int_equal(nfs3_file_close(f), 0);
-	nfs3_destroy(c);
+	assert_int_equal(lx_nfs3_file_close(f), 0);
+	lx_nfs3_destroy(c);
 }
 
 struct supply {
@@ -339,50 +342,50 @@ static int resupply(void *arg, uint64_t off, void *buf, size_t len)
 
 static void test_restart_resends_resupply(void **state)
 {
-	struct nfs3_clnt *c = mk();
+	struct lx_nfs3_clnt *c = mk();
 	uint8_t a[50000];
 	struct supply sup = {a, 0, 0};
-	struct nfs3_file *f = open_unstable(c, resupply, &sup);
-	struct nfs3_file_stats st;
+	struct lx_nfs3_file *f = open_unstable(c, resupply, &sup);
+	struct lx_nfs3_file_stats st;
 
 	(void)state;
 	fill(a, sizeof(a), 5);
-	assert_int_equal(nfs3_file_pwrite(f, a, 20000, 0), 0);
-	assert_int_equal(nfs3_file_pwrite(f, a + 20000, 30000, 20000), 0);
+	assert_int_equal(lx_nfs3_file_pwrite(f, a, 20000, 0), 0);
+	assert_int_equal(lx_nfs3_file_pwrite(f, a + 20000, 30000, 20000), 0);
 	restart();
 	/* a resupply failure fails fsync and keeps the ranges */
 	sup.fail = -EIO;
-	assert_int_equal(nfs3_file_fsync(f), -EIO);
-	nfs3_file_stats(f, &st);
+	assert_int_equal(lx_nfs3_file_fsync(f), -EIO);
+	lx_nfs3_file_stats(f, &st);
 	assert_int_equal(st.uncommitted, sizeof(a));
 	sup.fail = 0;
-	assert_int_equal(nfs3_file_fsync(f), 0);
-	nfs3_file_stats(f, &st);
+	assert_int_equal(lx_nfs3_file_fsync(f), 0);
+	lx_nfs3_file_stats(f, &st);
 	assert_int_equal(st.uncommitted, 0);
 	assert_int_equal(st.resent_bytes, sizeof(a));
 	assert_memory_equal(S->disk, a, sizeof(a));
-	assert_int_equal(nfs3_file_close(f), 0);
-	nfs3_destroy(c);
+	assert_int_equal(lx_nfs3_file_close(f), 0);
+	lx_nfs3_destroy(c);
 }
 
 static void test_auto_commit_bounds_memory(void **state)
 {
-	struct nfs3_clnt *c = mk();
-	struct nfs3_file_opts fo = {.stable = NFS3_UNSTABLE,
-				    .max_uncommitted = 8192};
-	struct nfs3_file_stats st;
-	struct nfs3_file *f;
+	struct lx_nfs3_clnt *c = mk();
+	struct lx_nfs3_file_opts fo = {.stable = LX_NFS3_UNSTABLE,
+				       .max_uncommitted = 8192};
+	struct lx_nfs3_file_stats st;
+	struct lx_nfs3_file *f;
 	uint8_t a[20000];
 
 	(void)state;
 	fill(a, sizeof(a), 4);
-	assert_int_equal(nfs3_open(c, "file", O_CREAT, 0644, &fo, &f), 0);
-	assert_int_equal(nfs3_file_pwrite(f, a, sizeof(a), 0), 0);
-	nfs3_file_stats(f, &st);
+	assert_int_equal(lx_nfs3_open(c, "file", O_CREAT, 0644, &fo, &f), 0);
+	assert_int_equal(lx_nfs3_file_pwrite(f, a, sizeof(a), 0), 0);
+	lx_nfs3_file_stats(f, &st);
 	assert_int_equal(st.uncommitted, 0);
 	assert_int_equal(st.commits, 1);
-	assert_int_equal(nfs3_file_close(f), 0);
-	nfs3_destroy(c);
+	assert_int_equal(lx_nfs3_file_close(f), 0);
+	lx_nfs3_destroy(c);
 }
 
 /* ------------------------------------------------------------- RDMA */
@@ -396,31 +399,31 @@ static void test_auto_commit_bounds_memory(void **state)
  */
 static void test_rdma_mounts_over_tcp_then_nfs_on_20049(void **state)
 {
-	struct xprt_rdma_opts bad = {.ack_timeout = 32};
-	struct nfs3_opts o;
-	struct nfs3_clnt *c = NULL;
+	struct lx_xprt_rdma_opts bad = {.ack_timeout = 32};
+	struct lx_nfs3_opts o;
+	struct lx_nfs3_clnt *c = NULL;
 	char msg[256] = "";
 	int r;
 
 	(void)state;
 	opts_init(&o, msg, sizeof(msg));
-	o.transport = XPRT_TRANSPORT_RDMA;
+	o.transport = LX_XPRT_TRANSPORT_RDMA;
 	o.nfs_port = 0;
-	r = nfs3_mount(&c, &o);
+	r = lx_nfs3_mount(&c, &o);
 	if (!r) {
 		/* a host with a device and an NFS/RDMA server: fine */
-		nfs3_destroy(c);
+		lx_nfs3_destroy(c);
 		skip();
 	}
-	printf("nfs3_mount over RDMA without a device: %d: %s\n", r, msg);
+	printf("lx_nfs3_mount over RDMA without a device: %d: %s\n", r, msg);
 	assert_true(r < 0);
 	assert_null(c);
 	assert_non_null(strstr(msg, "cannot reach NFS v3"));
 	assert_non_null(strstr(msg, "port 20049 (RDMA)"));
 	opts_init(&o, msg, sizeof(msg));
-	o.transport = XPRT_TRANSPORT_RDMA;
+	o.transport = LX_XPRT_TRANSPORT_RDMA;
 	o.rdma = &bad;
-	assert_int_equal(nfs3_mount(&c, &o), -EINVAL);
+	assert_int_equal(lx_nfs3_mount(&c, &o), -EINVAL);
 	assert_null(c);
 }
 

@@ -81,7 +81,7 @@ static void pwcc(struct b *b, bool before, bool after)
 
 /* decode @b (first @len bytes; all when 0) with @dec into ctx */
 static bool_t run_dec(struct b *b, size_t len, xdrproc_t dec,
-		      struct nfs3_ctx *ctx)
+		      struct lx_nfs3_ctx *ctx)
 {
 	XDR x;
 	bool_t ok;
@@ -93,7 +93,8 @@ static bool_t run_dec(struct b *b, size_t len, xdrproc_t dec,
 }
 
 /* every proper prefix must fail to decode, and not crash */
-static void all_prefixes_fail(struct b *b, xdrproc_t dec, struct nfs3_ctx *ctx)
+static void all_prefixes_fail(struct b *b, xdrproc_t dec,
+			      struct lx_nfs3_ctx *ctx)
 {
 	size_t len;
 
@@ -120,13 +121,13 @@ static size_t run_enc(uint8_t *out, size_t cap, xdrproc_t enc, const void *args,
 static void test_fattr_and_getattr(void **state)
 {
 	struct b b = {.n = 0};
-	struct nfs3_getattr_res r;
-	struct nfs3_ctx ctx = {.res = &r};
+	struct lx_nfs3_getattr_res r;
+	struct lx_nfs3_ctx ctx = {.res = &r};
 
 	(void)state;
-	p32(&b, NFS3_OK);
+	p32(&b, LX_NFS3_OK);
 	pfattr(&b, NF3DIR, 4096);
-	assert_true(run_dec(&b, 0, (xdrproc_t)nfs3_dec_getattr, &ctx));
+	assert_true(run_dec(&b, 0, (xdrproc_t)lx_nfs3_dec_getattr, &ctx));
 	assert_int_equal(r.attr.type, NF3DIR);
 	assert_int_equal(r.attr.mode, 0755);
 	assert_int_equal(r.attr.nlink, 3);
@@ -140,19 +141,19 @@ static void test_fattr_and_getattr(void **state)
 	assert_int_equal(r.attr.fileid, 0xabcdef0123ull);
 	assert_int_equal(r.attr.atime.sec, 11);
 	assert_int_equal(r.attr.ctime.nsec, 16);
-	all_prefixes_fail(&b, (xdrproc_t)nfs3_dec_getattr, &ctx);
+	all_prefixes_fail(&b, (xdrproc_t)lx_nfs3_dec_getattr, &ctx);
 	/* the error arm has nothing after the status */
 	b.n = 0;
-	p32(&b, NFS3ERR_STALE);
-	assert_true(run_dec(&b, 0, (xdrproc_t)nfs3_dec_getattr, &ctx));
-	assert_int_equal(r.status, NFS3ERR_STALE);
+	p32(&b, LX_NFS3ERR_STALE);
+	assert_true(run_dec(&b, 0, (xdrproc_t)lx_nfs3_dec_getattr, &ctx));
+	assert_int_equal(r.status, LX_NFS3ERR_STALE);
 }
 
 static void test_fh_bounds(void **state)
 {
 	struct b b = {.n = 0};
 	uint8_t big[65];
-	struct nfs3_fh fh;
+	struct lx_nfs3_fh fh;
 	XDR x;
 	bool_t ok;
 	uint8_t out[128];
@@ -161,19 +162,19 @@ static void test_fh_bounds(void **state)
 	memset(big, 7, sizeof(big));
 	popaque(&b, big, 64);
 	xdrmem_create(&x, (char *)b.p, (u_int)b.n, XDR_DECODE);
-	assert_true(nfs3_xdr_fh(&x, &fh));
+	assert_true(lx_nfs3_xdr_fh(&x, &fh));
 	assert_int_equal(fh.len, 64);
 	b.n = 0;
 	popaque(&b, big, 65);
 	xdrmem_create(&x, (char *)b.p, (u_int)b.n, XDR_DECODE);
-	assert_false(nfs3_xdr_fh(&x, &fh));
+	assert_false(lx_nfs3_xdr_fh(&x, &fh));
 	assert_true(fh.len <= 64);
 	/* and a handle that long is never sent */
 	fh.len = 65;
 	{
-		struct nfs3_args a = {.fh = &fh};
+		struct lx_nfs3_args a = {.fh = &fh};
 
-		run_enc(out, sizeof(out), (xdrproc_t)nfs3_enc_fh, &a, &ok);
+		run_enc(out, sizeof(out), (xdrproc_t)lx_nfs3_enc_fh, &a, &ok);
 		assert_false(ok);
 	}
 }
@@ -181,52 +182,52 @@ static void test_fh_bounds(void **state)
 static void test_post_attr_and_wcc_strict(void **state)
 {
 	struct b b = {.n = 0};
-	struct nfs3_wcc_res r;
-	struct nfs3_ctx ctx = {.res = &r};
+	struct lx_nfs3_wcc_res r;
+	struct lx_nfs3_ctx ctx = {.res = &r};
 
 	(void)state;
-	p32(&b, NFS3ERR_ACCES);
+	p32(&b, LX_NFS3ERR_ACCES);
 	pwcc(&b, true, true);
-	assert_true(run_dec(&b, 0, (xdrproc_t)nfs3_dec_wcc_res, &ctx));
-	assert_int_equal(r.status, NFS3ERR_ACCES);
+	assert_true(run_dec(&b, 0, (xdrproc_t)lx_nfs3_dec_wcc_res, &ctx));
+	assert_int_equal(r.status, LX_NFS3ERR_ACCES);
 	assert_true(r.wcc.before_present);
 	assert_int_equal(r.wcc.before_size, 77);
 	assert_int_equal(r.wcc.before_mtime.sec, 1);
 	assert_int_equal(r.wcc.before_ctime.nsec, 4);
 	assert_true(r.wcc.after.present);
 	assert_int_equal(r.wcc.after.attr.size, 88);
-	all_prefixes_fail(&b, (xdrproc_t)nfs3_dec_wcc_res, &ctx);
+	all_prefixes_fail(&b, (xdrproc_t)lx_nfs3_dec_wcc_res, &ctx);
 	/* a boolean of 2 */
 	b.n = 0;
-	p32(&b, NFS3_OK);
+	p32(&b, LX_NFS3_OK);
 	p32(&b, 2);
 	p32(&b, 0);
-	assert_false(run_dec(&b, 0, (xdrproc_t)nfs3_dec_wcc_res, &ctx));
+	assert_false(run_dec(&b, 0, (xdrproc_t)lx_nfs3_dec_wcc_res, &ctx));
 }
 
 static void test_lookup_both_arms(void **state)
 {
 	struct b b = {.n = 0};
-	struct nfs3_lookup_res r;
-	struct nfs3_ctx ctx = {.res = &r};
+	struct lx_nfs3_lookup_res r;
+	struct lx_nfs3_ctx ctx = {.res = &r};
 
 	(void)state;
-	p32(&b, NFS3_OK);
+	p32(&b, LX_NFS3_OK);
 	popaque(&b, "handle-24-bytes-long!!!!", 24);
 	p32(&b, 1);
 	pfattr(&b, NF3REG, 5);
 	p32(&b, 0);
-	assert_true(run_dec(&b, 0, (xdrproc_t)nfs3_dec_lookup, &ctx));
+	assert_true(run_dec(&b, 0, (xdrproc_t)lx_nfs3_dec_lookup, &ctx));
 	assert_int_equal(r.fh.len, 24);
 	assert_memory_equal(r.fh.data, "handle-24", 9);
 	assert_true(r.attr.present);
 	assert_false(r.dir_attr.present);
-	all_prefixes_fail(&b, (xdrproc_t)nfs3_dec_lookup, &ctx);
+	all_prefixes_fail(&b, (xdrproc_t)lx_nfs3_dec_lookup, &ctx);
 	b.n = 0;
-	p32(&b, NFS3ERR_NOENT);
+	p32(&b, LX_NFS3ERR_NOENT);
 	p32(&b, 1);
 	pfattr(&b, NF3DIR, 1);
-	assert_true(run_dec(&b, 0, (xdrproc_t)nfs3_dec_lookup, &ctx));
+	assert_true(run_dec(&b, 0, (xdrproc_t)lx_nfs3_dec_lookup, &ctx));
 	assert_true(r.dir_attr.present);
 	assert_int_equal(r.dir_attr.attr.type, NF3DIR);
 }
@@ -234,40 +235,40 @@ static void test_lookup_both_arms(void **state)
 static void test_access_readlink(void **state)
 {
 	struct b b = {.n = 0};
-	struct nfs3_access_res ar;
-	struct nfs3_readlink_res rl;
+	struct lx_nfs3_access_res ar;
+	struct lx_nfs3_readlink_res rl;
 	char buf[16];
-	struct nfs3_ctx ctx = {.res = &ar};
+	struct lx_nfs3_ctx ctx = {.res = &ar};
 
 	(void)state;
-	p32(&b, NFS3_OK);
+	p32(&b, LX_NFS3_OK);
 	p32(&b, 0);
 	p32(&b, 0x3f);
-	assert_true(run_dec(&b, 0, (xdrproc_t)nfs3_dec_access, &ctx));
+	assert_true(run_dec(&b, 0, (xdrproc_t)lx_nfs3_dec_access, &ctx));
 	assert_int_equal(ar.access, 0x3f);
-	all_prefixes_fail(&b, (xdrproc_t)nfs3_dec_access, &ctx);
+	all_prefixes_fail(&b, (xdrproc_t)lx_nfs3_dec_access, &ctx);
 
 	b.n = 0;
-	p32(&b, NFS3_OK);
+	p32(&b, LX_NFS3_OK);
 	p32(&b, 0);
 	popaque(&b, "a/b/c", 5);
 	ctx.res = &rl;
 	ctx.u.str.buf = buf;
 	ctx.u.str.size = sizeof(buf);
-	assert_true(run_dec(&b, 0, (xdrproc_t)nfs3_dec_readlink, &ctx));
+	assert_true(run_dec(&b, 0, (xdrproc_t)lx_nfs3_dec_readlink, &ctx));
 	assert_string_equal(buf, "a/b/c");
 	assert_int_equal(rl.len, 5);
 	/* the NUL must fit too */
 	ctx.u.str.size = 5;
 	ctx.err = 0;
-	assert_false(run_dec(&b, 0, (xdrproc_t)nfs3_dec_readlink, &ctx));
+	assert_false(run_dec(&b, 0, (xdrproc_t)lx_nfs3_dec_readlink, &ctx));
 	assert_int_equal(ctx.err, -ENAMETOOLONG);
 	/* longer than any path: refused before touching the buffer */
 	b.n = 8;
 	p32(&b, 5000);
 	ctx.u.str.size = sizeof(buf);
 	ctx.err = 0;
-	assert_false(run_dec(&b, 0, (xdrproc_t)nfs3_dec_readlink, &ctx));
+	assert_false(run_dec(&b, 0, (xdrproc_t)lx_nfs3_dec_readlink, &ctx));
 	assert_int_equal(ctx.err, -ENAMETOOLONG);
 }
 
@@ -276,7 +277,7 @@ static void test_access_readlink(void **state)
 static void read_header(struct b *b, bool attrs, uint32_t count, bool eof,
 			uint32_t len)
 {
-	p32(b, NFS3_OK);
+	p32(b, LX_NFS3_OK);
 	p32(b, attrs);
 	if (attrs)
 		pfattr(b, NF3REG, 1000);
@@ -288,51 +289,52 @@ static void read_header(struct b *b, bool attrs, uint32_t count, bool eof,
 static void test_read_place(void **state)
 {
 	struct b b = {.n = 0};
-	struct nfs3_ctx ctx = {0};
+	struct lx_nfs3_ctx ctx = {0};
 	size_t off = 0, len = 0;
 
 	(void)state;
 	ctx.u.rd.max = 100;
 	read_header(&b, true, 60, false, 60);
 	/* not enough bytes yet: ask for the header */
-	assert_int_equal(nfs3_read_place(&ctx, b.p, 4, &off, &len), 8);
-	assert_int_equal(nfs3_read_place(&ctx, b.p, 8, &off, &len), 104);
-	assert_int_equal(nfs3_read_place(&ctx, b.p, 103, &off, &len), 104);
-	assert_int_equal(nfs3_read_place(&ctx, b.p, 104, &off, &len), 0);
+	assert_int_equal(lx_nfs3_read_place(&ctx, b.p, 4, &off, &len), 8);
+	assert_int_equal(lx_nfs3_read_place(&ctx, b.p, 8, &off, &len), 104);
+	assert_int_equal(lx_nfs3_read_place(&ctx, b.p, 103, &off, &len), 104);
+	assert_int_equal(lx_nfs3_read_place(&ctx, b.p, 104, &off, &len), 0);
 	assert_int_equal(off, 104);
 	assert_int_equal(len, 60);
 	assert_true(ctx.u.rd.placed);
 	/* without attributes */
 	b.n = 0;
 	read_header(&b, false, 7, true, 7);
-	assert_int_equal(nfs3_read_place(&ctx, b.p, b.n, &off, &len), 0);
+	assert_int_equal(lx_nfs3_read_place(&ctx, b.p, b.n, &off, &len), 0);
 	assert_int_equal(off, 20);
 	assert_int_equal(len, 7);
 	/* more than asked: refused, with the precise error */
 	b.n = 0;
 	read_header(&b, false, 101, true, 101);
-	assert_int_equal(nfs3_read_place(&ctx, b.p, b.n, &off, &len),
+	assert_int_equal(lx_nfs3_read_place(&ctx, b.p, b.n, &off, &len),
 			 -EOVERFLOW);
 	assert_int_equal(ctx.err, -EOVERFLOW);
 	/* an error status: no data */
 	b.n = 0;
-	p32(&b, NFS3ERR_IO);
+	p32(&b, LX_NFS3ERR_IO);
 	p32(&b, 0);
 	len = 99;
-	assert_int_equal(nfs3_read_place(&ctx, b.p, b.n, &off, &len), 0);
+	assert_int_equal(lx_nfs3_read_place(&ctx, b.p, b.n, &off, &len), 0);
 	assert_int_equal(len, 0);
 	/* attributes_follow of 2 */
 	b.n = 0;
-	p32(&b, NFS3_OK);
+	p32(&b, LX_NFS3_OK);
 	p32(&b, 2);
-	assert_int_equal(nfs3_read_place(&ctx, b.p, b.n, &off, &len), -EBADMSG);
+	assert_int_equal(lx_nfs3_read_place(&ctx, b.p, b.n, &off, &len),
+			 -EBADMSG);
 }
 
 static void test_read_decode_reduced_and_inline(void **state)
 {
 	struct b b = {.n = 0};
-	struct nfs3_read_res r;
-	struct nfs3_ctx ctx = {.res = &r};
+	struct lx_nfs3_read_res r;
+	struct lx_nfs3_ctx ctx = {.res = &r};
 	uint8_t dst[16];
 
 	(void)state;
@@ -346,27 +348,27 @@ static void test_read_decode_reduced_and_inline(void **state)
 	ctx.u.rd.placed = true;
 	ctx.u.rd.plen = 6;
 	read_header(&b, true, 6, true, 6);
-	assert_true(run_dec(&b, 0, (xdrproc_t)nfs3_dec_read, &ctx));
+	assert_true(run_dec(&b, 0, (xdrproc_t)lx_nfs3_dec_read, &ctx));
 	assert_int_equal(r.count, 6);
 	assert_true(r.eof);
 	/* placed length and decoded length disagree */
 	ctx.u.rd.plen = 5;
-	assert_false(run_dec(&b, 0, (xdrproc_t)nfs3_dec_read, &ctx));
+	assert_false(run_dec(&b, 0, (xdrproc_t)lx_nfs3_dec_read, &ctx));
 	/* count field and opaque length disagree */
 	b.n = 0;
 	ctx.u.rd.plen = 6;
 	read_header(&b, false, 5, true, 6);
-	assert_false(run_dec(&b, 0, (xdrproc_t)nfs3_dec_read, &ctx));
+	assert_false(run_dec(&b, 0, (xdrproc_t)lx_nfs3_dec_read, &ctx));
 	/* not placed: the data is inline and copied to the caller */
 	b.n = 0;
 	ctx.u.rd.placed = false;
 	read_header(&b, false, 6, false, 6);
 	memcpy(b.p + b.n, "abcdef\0\0", 8);
 	b.n += 8;
-	assert_true(run_dec(&b, 0, (xdrproc_t)nfs3_dec_read, &ctx));
+	assert_true(run_dec(&b, 0, (xdrproc_t)lx_nfs3_dec_read, &ctx));
 	assert_memory_equal(dst, "abcdef", 6);
 	assert_int_equal(dst[6], 0);
-	all_prefixes_fail(&b, (xdrproc_t)nfs3_dec_read, &ctx);
+	all_prefixes_fail(&b, (xdrproc_t)lx_nfs3_dec_read, &ctx);
 	/* inline and more than asked: refused, buffer untouched past max */
 	b.n = 0;
 	memset(dst, 0x55, sizeof(dst));
@@ -374,7 +376,7 @@ static void test_read_decode_reduced_and_inline(void **state)
 	memset(b.p + b.n, 'z', 12);
 	b.n += 12;
 	ctx.err = 0;
-	assert_false(run_dec(&b, 0, (xdrproc_t)nfs3_dec_read, &ctx));
+	assert_false(run_dec(&b, 0, (xdrproc_t)lx_nfs3_dec_read, &ctx));
 	assert_int_equal(ctx.err, -EOVERFLOW);
 	assert_int_equal(dst[10], 0x55);
 }
@@ -384,94 +386,94 @@ static void test_read_decode_reduced_and_inline(void **state)
 static void test_write_commit_create(void **state)
 {
 	struct b b = {.n = 0};
-	struct nfs3_write_res wr;
-	struct nfs3_commit_res cm;
-	struct nfs3_create_res cr;
-	struct nfs3_ctx ctx = {.res = &wr};
+	struct lx_nfs3_write_res wr;
+	struct lx_nfs3_commit_res cm;
+	struct lx_nfs3_create_res cr;
+	struct lx_nfs3_ctx ctx = {.res = &wr};
 
 	(void)state;
-	p32(&b, NFS3_OK);
+	p32(&b, LX_NFS3_OK);
 	pwcc(&b, false, true);
 	p32(&b, 4096);
-	p32(&b, NFS3_UNSTABLE);
+	p32(&b, LX_NFS3_UNSTABLE);
 	p64(&b, 0x0102030405060708ull);
-	assert_true(run_dec(&b, 0, (xdrproc_t)nfs3_dec_write, &ctx));
+	assert_true(run_dec(&b, 0, (xdrproc_t)lx_nfs3_dec_write, &ctx));
 	assert_int_equal(wr.count, 4096);
-	assert_int_equal(wr.committed, NFS3_UNSTABLE);
+	assert_int_equal(wr.committed, LX_NFS3_UNSTABLE);
 	assert_memory_equal(wr.verf, "\1\2\3\4\5\6\7\10", 8);
-	all_prefixes_fail(&b, (xdrproc_t)nfs3_dec_write, &ctx);
+	all_prefixes_fail(&b, (xdrproc_t)lx_nfs3_dec_write, &ctx);
 	/* committed must be a stable_how */
 	b.p[b.n - 12] = 3;
-	assert_false(run_dec(&b, 0, (xdrproc_t)nfs3_dec_write, &ctx));
+	assert_false(run_dec(&b, 0, (xdrproc_t)lx_nfs3_dec_write, &ctx));
 
 	b.n = 0;
-	p32(&b, NFS3_OK);
+	p32(&b, LX_NFS3_OK);
 	pwcc(&b, true, false);
 	p64(&b, 42);
 	ctx.res = &cm;
-	assert_true(run_dec(&b, 0, (xdrproc_t)nfs3_dec_commit, &ctx));
+	assert_true(run_dec(&b, 0, (xdrproc_t)lx_nfs3_dec_commit, &ctx));
 	assert_memory_equal(cm.verf, "\0\0\0\0\0\0\0\x2a", 8);
-	all_prefixes_fail(&b, (xdrproc_t)nfs3_dec_commit, &ctx);
+	all_prefixes_fail(&b, (xdrproc_t)lx_nfs3_dec_commit, &ctx);
 
 	/* CREATE without a handle, and its error arm (wcc only) */
 	b.n = 0;
-	p32(&b, NFS3_OK);
+	p32(&b, LX_NFS3_OK);
 	p32(&b, 0);
 	p32(&b, 0);
 	pwcc(&b, false, false);
 	ctx.res = &cr;
-	assert_true(run_dec(&b, 0, (xdrproc_t)nfs3_dec_create, &ctx));
+	assert_true(run_dec(&b, 0, (xdrproc_t)lx_nfs3_dec_create, &ctx));
 	assert_false(cr.fh_present);
 	b.n = 0;
-	p32(&b, NFS3ERR_EXIST);
+	p32(&b, LX_NFS3ERR_EXIST);
 	pwcc(&b, true, true);
-	assert_true(run_dec(&b, 0, (xdrproc_t)nfs3_dec_create, &ctx));
-	assert_int_equal(cr.status, NFS3ERR_EXIST);
+	assert_true(run_dec(&b, 0, (xdrproc_t)lx_nfs3_dec_create, &ctx));
+	assert_int_equal(cr.status, LX_NFS3ERR_EXIST);
 	assert_true(cr.dir_wcc.after.present);
 }
 
 static void test_rename_link_fs_info(void **state)
 {
 	struct b b = {.n = 0};
-	struct nfs3_rename_res rn;
-	struct nfs3_link_res lk;
-	struct nfs3_fsstat_res fs;
-	struct nfs3_fsinfo_res fi;
-	struct nfs3_pathconf_res pc;
-	struct nfs3_ctx ctx = {.res = &rn};
+	struct lx_nfs3_rename_res rn;
+	struct lx_nfs3_link_res lk;
+	struct lx_nfs3_fsstat_res fs;
+	struct lx_nfs3_fsinfo_res fi;
+	struct lx_nfs3_pathconf_res pc;
+	struct lx_nfs3_ctx ctx = {.res = &rn};
 
 	(void)state;
-	p32(&b, NFS3_OK);
+	p32(&b, LX_NFS3_OK);
 	pwcc(&b, true, false);
 	pwcc(&b, false, true);
-	assert_true(run_dec(&b, 0, (xdrproc_t)nfs3_dec_rename, &ctx));
+	assert_true(run_dec(&b, 0, (xdrproc_t)lx_nfs3_dec_rename, &ctx));
 	assert_true(rn.from_wcc.before_present);
 	assert_true(rn.to_wcc.after.present);
-	all_prefixes_fail(&b, (xdrproc_t)nfs3_dec_rename, &ctx);
+	all_prefixes_fail(&b, (xdrproc_t)lx_nfs3_dec_rename, &ctx);
 
 	b.n = 0;
-	p32(&b, NFS3ERR_XDEV);
+	p32(&b, LX_NFS3ERR_XDEV);
 	p32(&b, 0);
 	pwcc(&b, false, false);
 	ctx.res = &lk;
-	assert_true(run_dec(&b, 0, (xdrproc_t)nfs3_dec_link, &ctx));
-	assert_int_equal(lk.status, NFS3ERR_XDEV);
+	assert_true(run_dec(&b, 0, (xdrproc_t)lx_nfs3_dec_link, &ctx));
+	assert_int_equal(lk.status, LX_NFS3ERR_XDEV);
 
 	b.n = 0;
-	p32(&b, NFS3_OK);
+	p32(&b, LX_NFS3_OK);
 	p32(&b, 0);
 	for (int i = 1; i <= 6; i++)
 		p64(&b, (uint64_t)i << 33);
 	p32(&b, 9);
 	ctx.res = &fs;
-	assert_true(run_dec(&b, 0, (xdrproc_t)nfs3_dec_fsstat, &ctx));
+	assert_true(run_dec(&b, 0, (xdrproc_t)lx_nfs3_dec_fsstat, &ctx));
 	assert_int_equal(fs.tbytes, 1ull << 33);
 	assert_int_equal(fs.afiles, 6ull << 33);
 	assert_int_equal(fs.invarsec, 9);
-	all_prefixes_fail(&b, (xdrproc_t)nfs3_dec_fsstat, &ctx);
+	all_prefixes_fail(&b, (xdrproc_t)lx_nfs3_dec_fsstat, &ctx);
 
 	b.n = 0;
-	p32(&b, NFS3_OK);
+	p32(&b, LX_NFS3_OK);
 	p32(&b, 0);
 	for (int i = 1; i <= 7; i++)
 		p32(&b, (uint32_t)i * 1024);
@@ -480,17 +482,17 @@ static void test_rename_link_fs_info(void **state)
 	p32(&b, 1);
 	p32(&b, 0x1b);
 	ctx.res = &fi;
-	assert_true(run_dec(&b, 0, (xdrproc_t)nfs3_dec_fsinfo, &ctx));
+	assert_true(run_dec(&b, 0, (xdrproc_t)lx_nfs3_dec_fsinfo, &ctx));
 	assert_int_equal(fi.rtmax, 1024);
 	assert_int_equal(fi.wtmax, 4096);
 	assert_int_equal(fi.dtpref, 7168);
 	assert_int_equal(fi.maxfilesize, 1ull << 50);
 	assert_int_equal(fi.time_delta.nsec, 1);
 	assert_int_equal(fi.properties, 0x1b);
-	all_prefixes_fail(&b, (xdrproc_t)nfs3_dec_fsinfo, &ctx);
+	all_prefixes_fail(&b, (xdrproc_t)lx_nfs3_dec_fsinfo, &ctx);
 
 	b.n = 0;
-	p32(&b, NFS3_OK);
+	p32(&b, LX_NFS3_OK);
 	p32(&b, 0);
 	p32(&b, 32000);
 	p32(&b, 255);
@@ -499,12 +501,12 @@ static void test_rename_link_fs_info(void **state)
 	p32(&b, 0);
 	p32(&b, 1);
 	ctx.res = &pc;
-	assert_true(run_dec(&b, 0, (xdrproc_t)nfs3_dec_pathconf, &ctx));
+	assert_true(run_dec(&b, 0, (xdrproc_t)lx_nfs3_dec_pathconf, &ctx));
 	assert_int_equal(pc.linkmax, 32000);
 	assert_int_equal(pc.name_max, 255);
 	assert_true(pc.no_trunc && pc.chown_restricted && pc.case_preserving);
 	assert_false(pc.case_insensitive);
-	all_prefixes_fail(&b, (xdrproc_t)nfs3_dec_pathconf, &ctx);
+	all_prefixes_fail(&b, (xdrproc_t)lx_nfs3_dec_pathconf, &ctx);
 }
 
 /* ----------------------------------------------------------- directories */
@@ -526,22 +528,22 @@ static void entry(struct b *b, bool plus, uint64_t cookie, const char *name)
 static void test_readdir_decoders(void **state)
 {
 	struct b b = {.n = 0};
-	struct nfs3_readdir_res r;
-	struct nfs3_dirent ent[4];
+	struct lx_nfs3_readdir_res r;
+	struct lx_nfs3_dirent ent[4];
 	char names[64];
-	struct nfs3_dirbuf db = {ent, 4, names, sizeof(names)};
-	struct nfs3_ctx ctx = {.res = &r};
+	struct lx_nfs3_dirbuf db = {ent, 4, names, sizeof(names)};
+	struct lx_nfs3_ctx ctx = {.res = &r};
 
 	(void)state;
 	ctx.u.db = &db;
-	p32(&b, NFS3_OK);
+	p32(&b, LX_NFS3_OK);
 	p32(&b, 0);
 	p64(&b, 0x55);
 	entry(&b, false, 1, "one");
 	entry(&b, false, 2, "three");
 	p32(&b, 0);
 	p32(&b, 1);
-	assert_true(run_dec(&b, 0, (xdrproc_t)nfs3_dec_readdir, &ctx));
+	assert_true(run_dec(&b, 0, (xdrproc_t)lx_nfs3_dec_readdir, &ctx));
 	assert_int_equal(r.n, 2);
 	assert_true(r.eof);
 	assert_string_equal(ent[1].name, "three");
@@ -549,27 +551,27 @@ static void test_readdir_decoders(void **state)
 	assert_int_equal(ent[1].fileid, 1002);
 	assert_int_equal(ent[1].cookie, 2);
 	assert_false(ent[1].attr.present);
-	all_prefixes_fail(&b, (xdrproc_t)nfs3_dec_readdir, &ctx);
+	all_prefixes_fail(&b, (xdrproc_t)lx_nfs3_dec_readdir, &ctx);
 
 	b.n = 0;
-	p32(&b, NFS3_OK);
+	p32(&b, LX_NFS3_OK);
 	p32(&b, 0);
 	p64(&b, 0x55);
 	entry(&b, true, 7, "plus");
 	p32(&b, 0);
 	p32(&b, 0);
-	assert_true(run_dec(&b, 0, (xdrproc_t)nfs3_dec_readdirplus, &ctx));
+	assert_true(run_dec(&b, 0, (xdrproc_t)lx_nfs3_dec_readdirplus, &ctx));
 	assert_int_equal(r.n, 1);
 	assert_false(r.eof);
 	assert_true(ent[0].attr.present);
 	assert_int_equal(ent[0].attr.attr.size, 7);
 	assert_true(ent[0].fh_present);
 	assert_int_equal(ent[0].fh.len, 2);
-	all_prefixes_fail(&b, (xdrproc_t)nfs3_dec_readdirplus, &ctx);
+	all_prefixes_fail(&b, (xdrproc_t)lx_nfs3_dec_readdirplus, &ctx);
 
 	/* five entries into four slots */
 	b.n = 0;
-	p32(&b, NFS3_OK);
+	p32(&b, LX_NFS3_OK);
 	p32(&b, 0);
 	p64(&b, 0);
 	for (int i = 1; i <= 5; i++)
@@ -577,7 +579,7 @@ static void test_readdir_decoders(void **state)
 	p32(&b, 0);
 	p32(&b, 1);
 	ctx.err = 0;
-	assert_false(run_dec(&b, 0, (xdrproc_t)nfs3_dec_readdir, &ctx));
+	assert_false(run_dec(&b, 0, (xdrproc_t)lx_nfs3_dec_readdir, &ctx));
 	assert_int_equal(ctx.err, -E2BIG);
 
 	/* a 256-byte name */
@@ -587,23 +589,24 @@ static void test_readdir_decoders(void **state)
 		memset(longname, 'l', 256);
 		longname[256] = '\0';
 		b.n = 0;
-		p32(&b, NFS3_OK);
+		p32(&b, LX_NFS3_OK);
 		p32(&b, 0);
 		p64(&b, 0);
 		entry(&b, false, 1, longname);
 		p32(&b, 0);
 		p32(&b, 1);
 		ctx.err = 0;
-		assert_false(run_dec(&b, 0, (xdrproc_t)nfs3_dec_readdir, &ctx));
+		assert_false(
+			run_dec(&b, 0, (xdrproc_t)lx_nfs3_dec_readdir, &ctx));
 		assert_int_equal(ctx.err, -ENAMETOOLONG);
 	}
 	/* value_follows of 2 */
 	b.n = 0;
-	p32(&b, NFS3_OK);
+	p32(&b, LX_NFS3_OK);
 	p32(&b, 0);
 	p64(&b, 0);
 	p32(&b, 2);
-	assert_false(run_dec(&b, 0, (xdrproc_t)nfs3_dec_readdir, &ctx));
+	assert_false(run_dec(&b, 0, (xdrproc_t)lx_nfs3_dec_readdir, &ctx));
 }
 
 /* ----------------------------------------------------------------- MOUNT */
@@ -611,30 +614,30 @@ static void test_readdir_decoders(void **state)
 static void test_mount_decoders(void **state)
 {
 	struct b b = {.n = 0};
-	struct nfs3_mnt_res mr;
-	struct nfs3_mnt_entry ent[2];
+	struct lx_nfs3_mnt_res mr;
+	struct lx_nfs3_mnt_entry ent[2];
 	char strs[64];
-	struct nfs3_mnt_list ml = {
+	struct lx_nfs3_mnt_list ml = {
 		.ent = ent, .cap = 2, .strbuf = strs, .strsize = sizeof(strs)};
-	struct nfs3_ctx ctx = {.res = &mr};
+	struct lx_nfs3_ctx ctx = {.res = &mr};
 	uint8_t big[65] = {0};
 
 	(void)state;
-	p32(&b, MNT3_OK);
+	p32(&b, LX_MNT3_OK);
 	popaque(&b, big, 65);
 	p32(&b, 0);
-	assert_false(run_dec(&b, 0, (xdrproc_t)nfs3_dec_mnt, &ctx));
+	assert_false(run_dec(&b, 0, (xdrproc_t)lx_nfs3_dec_mnt, &ctx));
 	b.n = 0;
-	p32(&b, MNT3_OK);
+	p32(&b, LX_MNT3_OK);
 	popaque(&b, big, 24);
 	p32(&b, 2);
 	p32(&b, 1);
 	p32(&b, 390003);
-	assert_true(run_dec(&b, 0, (xdrproc_t)nfs3_dec_mnt, &ctx));
+	assert_true(run_dec(&b, 0, (xdrproc_t)lx_nfs3_dec_mnt, &ctx));
 	assert_int_equal(mr.fh.len, 24);
 	assert_int_equal(mr.nflavors, 2);
 	assert_int_equal(mr.flavors[1], 390003);
-	all_prefixes_fail(&b, (xdrproc_t)nfs3_dec_mnt, &ctx);
+	all_prefixes_fail(&b, (xdrproc_t)lx_nfs3_dec_mnt, &ctx);
 
 	/* EXPORT: one export, no groups; one with three */
 	b.n = 0;
@@ -653,37 +656,37 @@ static void test_mount_decoders(void **state)
 	p32(&b, 0);
 	ctx.res = &ml;
 	ctx.u.ml = &ml;
-	assert_true(run_dec(&b, 0, (xdrproc_t)nfs3_dec_mnt_export, &ctx));
+	assert_true(run_dec(&b, 0, (xdrproc_t)lx_nfs3_dec_mnt_export, &ctx));
 	assert_int_equal(ml.n, 2);
 	assert_string_equal(ent[0].dir, "/a");
 	assert_string_equal(ent[0].host, "");
 	assert_string_equal(ent[1].dir, "/b");
 	assert_string_equal(ent[1].host, "x yy z");
-	all_prefixes_fail(&b, (xdrproc_t)nfs3_dec_mnt_export, &ctx);
+	all_prefixes_fail(&b, (xdrproc_t)lx_nfs3_dec_mnt_export, &ctx);
 	/* string buffer exactly too small by one */
 	ml.strsize = 3 + 1 + 3 + 7 - 1;
 	ctx.err = 0;
-	assert_false(run_dec(&b, 0, (xdrproc_t)nfs3_dec_mnt_export, &ctx));
+	assert_false(run_dec(&b, 0, (xdrproc_t)lx_nfs3_dec_mnt_export, &ctx));
 	assert_int_equal(ctx.err, -E2BIG);
 	ml.strsize = 3 + 1 + 3 + 7;
-	assert_true(run_dec(&b, 0, (xdrproc_t)nfs3_dec_mnt_export, &ctx));
+	assert_true(run_dec(&b, 0, (xdrproc_t)lx_nfs3_dec_mnt_export, &ctx));
 }
 
 /* -------------------------------------------------------------- encoders */
 
 static void test_encoders_bytes(void **state)
 {
-	struct nfs3_fh fh = {.len = 3, .data = {1, 2, 3}};
-	struct nfs3_sattr sa = {.set_mode = true,
-				.mode = 0640,
-				.set_size = true,
-				.size = 1ull << 32,
-				.mtime_how = NFS3_SET_TO_CLIENT_TIME,
-				.mtime = {5, 6}};
-	struct nfs3_args a = {.fh = &fh,
-			      .offset = 0x100000002ull,
-			      .count = 512,
-			      .how = NFS3_DATA_SYNC};
+	struct lx_nfs3_fh fh = {.len = 3, .data = {1, 2, 3}};
+	struct lx_nfs3_sattr sa = {.set_mode = true,
+				   .mode = 0640,
+				   .set_size = true,
+				   .size = 1ull << 32,
+				   .mtime_how = LX_NFS3_SET_TO_CLIENT_TIME,
+				   .mtime = {5, 6}};
+	struct lx_nfs3_args a = {.fh = &fh,
+				 .offset = 0x100000002ull,
+				 .count = 512,
+				 .how = LX_NFS3_DATA_SYNC};
 	uint8_t out[512];
 	struct b want = {.n = 0};
 	bool_t ok;
@@ -691,12 +694,12 @@ static void test_encoders_bytes(void **state)
 
 	(void)state;
 	/* WRITE: fh, offset, count, stable, then the data's length */
-	n = run_enc(out, sizeof(out), (xdrproc_t)nfs3_enc_write, &a, &ok);
+	n = run_enc(out, sizeof(out), (xdrproc_t)lx_nfs3_enc_write, &a, &ok);
 	assert_true(ok);
 	popaque(&want, fh.data, 3);
 	p64(&want, 0x100000002ull);
 	p32(&want, 512);
-	p32(&want, NFS3_DATA_SYNC);
+	p32(&want, LX_NFS3_DATA_SYNC);
 	p32(&want, 512);
 	assert_int_equal(n, want.n);
 	assert_memory_equal(out, want.p, n);
@@ -704,7 +707,7 @@ static void test_encoders_bytes(void **state)
 	/* SETATTR with a sattr3 and a guard */
 	a.sa = &sa;
 	a.guard = &sa.mtime;
-	n = run_enc(out, sizeof(out), (xdrproc_t)nfs3_enc_setattr, &a, &ok);
+	n = run_enc(out, sizeof(out), (xdrproc_t)lx_nfs3_enc_setattr, &a, &ok);
 	assert_true(ok);
 	want.n = 0;
 	popaque(&want, fh.data, 3);
@@ -727,22 +730,22 @@ static void test_encoders_bytes(void **state)
 	/* CREATE EXCLUSIVE carries the verifier, and needs one */
 	a.where.dir = &fh;
 	a.where.name = "nm";
-	a.how = NFS3_CREATE_EXCLUSIVE;
+	a.how = LX_NFS3_CREATE_EXCLUSIVE;
 	a.verf = (const uint8_t *)"VERIFIER";
-	n = run_enc(out, sizeof(out), (xdrproc_t)nfs3_enc_create, &a, &ok);
+	n = run_enc(out, sizeof(out), (xdrproc_t)lx_nfs3_enc_create, &a, &ok);
 	assert_true(ok);
 	assert_memory_equal(out + n - 8, "VERIFIER", 8);
 	a.verf = NULL;
-	run_enc(out, sizeof(out), (xdrproc_t)nfs3_enc_create, &a, &ok);
+	run_enc(out, sizeof(out), (xdrproc_t)lx_nfs3_enc_create, &a, &ok);
 	assert_false(ok);
 	/* MKNOD of a regular file is not encodable */
 	a.type = NF3REG;
-	run_enc(out, sizeof(out), (xdrproc_t)nfs3_enc_mknod, &a, &ok);
+	run_enc(out, sizeof(out), (xdrproc_t)lx_nfs3_enc_mknod, &a, &ok);
 	assert_false(ok);
 	a.type = NF3CHR;
 	a.major = 4;
 	a.minor = 5;
-	n = run_enc(out, sizeof(out), (xdrproc_t)nfs3_enc_mknod, &a, &ok);
+	n = run_enc(out, sizeof(out), (xdrproc_t)lx_nfs3_enc_mknod, &a, &ok);
 	assert_true(ok);
 	assert_int_equal(get_be32_(out + n - 4), 5);
 	/* READDIRPLUS: zero verifier by default, then two counts */
@@ -750,7 +753,8 @@ static void test_encoders_bytes(void **state)
 	a.cookie = 9;
 	a.count = 100;
 	a.count2 = 200;
-	n = run_enc(out, sizeof(out), (xdrproc_t)nfs3_enc_readdirplus, &a, &ok);
+	n = run_enc(out, sizeof(out), (xdrproc_t)lx_nfs3_enc_readdirplus, &a,
+		    &ok);
 	assert_true(ok);
 	want.n = 0;
 	popaque(&want, fh.data, 3);
@@ -761,7 +765,7 @@ static void test_encoders_bytes(void **state)
 	assert_int_equal(n, want.n);
 	assert_memory_equal(out, want.p, n);
 	/* a buffer too small fails instead of overrunning */
-	run_enc(out, 12, (xdrproc_t)nfs3_enc_readdirplus, &a, &ok);
+	run_enc(out, 12, (xdrproc_t)lx_nfs3_enc_readdirplus, &a, &ok);
 	assert_false(ok);
 }
 
@@ -773,52 +777,52 @@ static void test_status_table(void **state)
 		uint32_t st;
 		int err;
 	} t[] = {
-		{NFS3_OK, 0},
-		{NFS3ERR_PERM, -EPERM},
-		{NFS3ERR_NOENT, -ENOENT},
-		{NFS3ERR_IO, -EIO},
-		{NFS3ERR_NXIO, -ENXIO},
-		{NFS3ERR_ACCES, -EACCES},
-		{NFS3ERR_EXIST, -EEXIST},
-		{NFS3ERR_XDEV, -EXDEV},
-		{NFS3ERR_NODEV, -ENODEV},
-		{NFS3ERR_NOTDIR, -ENOTDIR},
-		{NFS3ERR_ISDIR, -EISDIR},
-		{NFS3ERR_INVAL, -EINVAL},
-		{NFS3ERR_FBIG, -EFBIG},
-		{NFS3ERR_NOSPC, -ENOSPC},
-		{NFS3ERR_ROFS, -EROFS},
-		{NFS3ERR_MLINK, -EMLINK},
-		{NFS3ERR_NAMETOOLONG, -ENAMETOOLONG},
-		{NFS3ERR_NOTEMPTY, -ENOTEMPTY},
-		{NFS3ERR_DQUOT, -EDQUOT},
-		{NFS3ERR_STALE, -ESTALE},
-		{NFS3ERR_REMOTE, -EREMOTE},
-		{NFS3ERR_BADHANDLE, -EBADF},
-		{NFS3ERR_NOT_SYNC, -EBUSY},
-		{NFS3ERR_BAD_COOKIE, -EILSEQ},
-		{NFS3ERR_NOTSUPP, -ENOTSUP},
-		{NFS3ERR_TOOSMALL, -ERANGE},
-		{NFS3ERR_SERVERFAULT, -EREMOTEIO},
-		{NFS3ERR_BADTYPE, -EPROTOTYPE},
-		{NFS3ERR_JUKEBOX, -EAGAIN},
+		{LX_NFS3_OK, 0},
+		{LX_NFS3ERR_PERM, -EPERM},
+		{LX_NFS3ERR_NOENT, -ENOENT},
+		{LX_NFS3ERR_IO, -EIO},
+		{LX_NFS3ERR_NXIO, -ENXIO},
+		{LX_NFS3ERR_ACCES, -EACCES},
+		{LX_NFS3ERR_EXIST, -EEXIST},
+		{LX_NFS3ERR_XDEV, -EXDEV},
+		{LX_NFS3ERR_NODEV, -ENODEV},
+		{LX_NFS3ERR_NOTDIR, -ENOTDIR},
+		{LX_NFS3ERR_ISDIR, -EISDIR},
+		{LX_NFS3ERR_INVAL, -EINVAL},
+		{LX_NFS3ERR_FBIG, -EFBIG},
+		{LX_NFS3ERR_NOSPC, -ENOSPC},
+		{LX_NFS3ERR_ROFS, -EROFS},
+		{LX_NFS3ERR_MLINK, -EMLINK},
+		{LX_NFS3ERR_NAMETOOLONG, -ENAMETOOLONG},
+		{LX_NFS3ERR_NOTEMPTY, -ENOTEMPTY},
+		{LX_NFS3ERR_DQUOT, -EDQUOT},
+		{LX_NFS3ERR_STALE, -ESTALE},
+		{LX_NFS3ERR_REMOTE, -EREMOTE},
+		{LX_NFS3ERR_BADHANDLE, -EBADF},
+		{LX_NFS3ERR_NOT_SYNC, -EBUSY},
+		{LX_NFS3ERR_BAD_COOKIE, -EILSEQ},
+		{LX_NFS3ERR_NOTSUPP, -ENOTSUP},
+		{LX_NFS3ERR_TOOSMALL, -ERANGE},
+		{LX_NFS3ERR_SERVERFAULT, -EREMOTEIO},
+		{LX_NFS3ERR_BADTYPE, -EPROTOTYPE},
+		{LX_NFS3ERR_JUKEBOX, -EAGAIN},
 		{12345, -EREMOTEIO},
 	};
 	size_t i;
 
 	(void)state;
 	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
-		if (nfs3_stat_errno(t[i].st) != t[i].err)
+		if (lx_nfs3_stat_errno(t[i].st) != t[i].err)
 			fail_msg("status %u -> %d, want %d", t[i].st,
-				 nfs3_stat_errno(t[i].st), t[i].err);
-	assert_string_equal(nfs3_stat_name(NFS3ERR_NOTEMPTY),
-			    "NFS3ERR_NOTEMPTY");
-	assert_string_equal(nfs3_stat_name(4242), "NFS3ERR_unknown");
+				 lx_nfs3_stat_errno(t[i].st), t[i].err);
+	assert_string_equal(lx_nfs3_stat_name(LX_NFS3ERR_NOTEMPTY),
+			    "LX_NFS3ERR_NOTEMPTY");
+	assert_string_equal(lx_nfs3_stat_name(4242), "NFS3ERR_unknown");
 	assert_string_equal(
-		nfs3_strerror(-ELOOP),
+		lx_nfs3_strerror(-ELOOP),
 		"directory cookie loop (server sent a cookie twice)");
-	/* RPC errors fall through to rpc_strerror */
-	assert_string_equal(nfs3_strerror(-EPFNOSUPPORT),
+	/* RPC errors fall through to lx_rpc_strerror */
+	assert_string_equal(lx_nfs3_strerror(-EPFNOSUPPORT),
 			    "program unavailable (PROG_UNAVAIL)");
 }
 

@@ -39,9 +39,9 @@ static void setup_srv(void)
 	pthread_mutex_unlock(&srv.lock);
 }
 
-static struct p9_opts opts(void)
+static struct lx_p9_opts opts(void)
 {
-	struct p9_opts o = {
+	struct lx_p9_opts o = {
 		.host = "127.0.0.1",
 		.port = fakesrv_port(srv.srv),
 		.aname = "/fake",
@@ -55,13 +55,13 @@ static struct p9_opts opts(void)
 	return o;
 }
 
-static struct p9_clnt *conn(const struct p9_opts *o)
+static struct lx_p9_clnt *conn(const struct lx_p9_opts *o)
 {
-	struct p9_clnt *c = NULL;
-	int r = p9_connect(&c, o);
+	struct lx_p9_clnt *c = NULL;
+	int r = lx_p9_connect(&c, o);
 
 	if (r)
-		fail_msg("p9_connect: %d (%s)", r, errbuf);
+		fail_msg("lx_p9_connect: %d (%s)", r, errbuf);
 	return c;
 }
 
@@ -75,19 +75,19 @@ static unsigned int nlog(void)
 	return n;
 }
 
-static uint64_t fids_in_use(struct p9_clnt *c)
+static uint64_t fids_in_use(struct lx_p9_clnt *c)
 {
-	struct p9_stats st;
+	struct lx_p9_stats st;
 
-	p9_get_stats(c, &st);
+	lx_p9_get_stats(c, &st);
 	return st.fids_in_use;
 }
 
-static uint32_t open_file(struct p9_clnt *c, const char *path)
+static uint32_t open_file(struct lx_p9_clnt *c, const char *path)
 {
 	uint32_t fid;
 
-	assert_int_equal(p9_open_path(c, path, O_RDWR, 0, &fid, NULL), 0);
+	assert_int_equal(lx_p9_open_path(c, path, O_RDWR, 0, &fid, NULL), 0);
 	return fid;
 }
 
@@ -95,29 +95,29 @@ static uint32_t open_file(struct p9_clnt *c, const char *path)
 
 static void test_connect_versions_with_notag_and_attaches(void **state)
 {
-	struct p9_opts o;
-	struct p9_clnt *c;
+	struct lx_p9_opts o;
+	struct lx_p9_clnt *c;
 
 	(void)state;
 	setup_srv();
 	o = opts();
 	c = conn(&o);
-	assert_int_equal(p9_msize(c), 65536);
-	assert_int_equal(p9_iosize(c), 65536 - 24);
-	assert_int_equal(srv.version_tag, P9_NOTAG);
-	assert_int_equal(p9f_count(&srv, P9_TATTACH), 1);
-	assert_int_equal(p9_root_qid(c).type, P9_QTDIR);
-	assert_true(p9_root_fid(c) < 1024);
-	p9_close(c);
+	assert_int_equal(lx_p9_msize(c), 65536);
+	assert_int_equal(lx_p9_iosize(c), 65536 - 24);
+	assert_int_equal(srv.version_tag, LX_P9_NOTAG);
+	assert_int_equal(p9f_count(&srv, LX_P9_TATTACH), 1);
+	assert_int_equal(lx_p9_root_qid(c).type, LX_P9_QTDIR);
+	assert_true(lx_p9_root_fid(c) < 1024);
+	lx_p9_close(c);
 	/* close clunks the root fid */
-	assert_int_equal(p9f_count(&srv, P9_TCLUNK), 1);
+	assert_int_equal(p9f_count(&srv, LX_P9_TCLUNK), 1);
 }
 
 static void test_server_msize_wins_and_pool_follows(void **state)
 {
 	static uint8_t buf[P9F_FILE_SIZE];
-	struct p9_opts o;
-	struct p9_clnt *c;
+	struct lx_p9_opts o;
+	struct lx_p9_clnt *c;
 	uint32_t fid, n;
 	size_t got, i;
 
@@ -126,65 +126,66 @@ static void test_server_msize_wins_and_pool_follows(void **state)
 	srv.msize = 8192;
 	o = opts();
 	c = conn(&o);
-	assert_int_equal(p9_msize(c), 8192);
-	assert_int_equal(p9_iosize(c), 8192 - 24);
+	assert_int_equal(lx_p9_msize(c), 8192);
+	assert_int_equal(lx_p9_iosize(c), 8192 - 24);
 	fid = open_file(c, "file");
 	/* one read asking for more gets msize - 24 on the wire */
-	assert_int_equal(p9_read(c, fid, 0, 60000, buf, &n), 0);
+	assert_int_equal(lx_p9_read(c, fid, 0, 60000, buf, &n), 0);
 	assert_int_equal(n, 8192 - 24);
 	assert_int_equal(srv.max_count_seen, 8192 - 24);
 	/* a pread splits at the iounit, all in msize buffers */
-	assert_int_equal(p9_pread(c, fid, buf, sizeof(buf), 0, &got), 0);
+	assert_int_equal(lx_p9_pread(c, fid, buf, sizeof(buf), 0, &got), 0);
 	assert_int_equal(got, P9F_FILE_SIZE);
 	for (i = 0; i < got; i++)
 		if (buf[i] != (uint8_t)(i * 31 + 7))
 			fail_msg("byte %zu", i);
-	assert_int_equal(xprt_pool_buf_size(xprt_pool(p9_xprt(c))), 8192);
-	assert_int_equal(p9_clunk(c, fid), 0);
-	p9_close(c);
+	assert_int_equal(lx_xprt_pool_buf_size(lx_xprt_pool(lx_p9_xprt(c))),
+			 8192);
+	assert_int_equal(lx_p9_clunk(c, fid), 0);
+	lx_p9_close(c);
 }
 
 static void test_unknown_version_is_eprotonosupport(void **state)
 {
-	struct p9_opts o;
-	struct p9_clnt *c = NULL;
+	struct lx_p9_opts o;
+	struct lx_p9_clnt *c = NULL;
 
 	(void)state;
 	setup_srv();
 	srv.version = "unknown";
 	o = opts();
-	assert_int_equal(p9_connect(&c, &o), -EPROTONOSUPPORT);
+	assert_int_equal(lx_p9_connect(&c, &o), -EPROTONOSUPPORT);
 	assert_null(c);
 	assert_non_null(strstr(errbuf, "unknown"));
 
 	setup_srv();
 	srv.version = "9P2000.u";
-	assert_int_equal(p9_connect(&c, &o), -EPROTONOSUPPORT);
+	assert_int_equal(lx_p9_connect(&c, &o), -EPROTONOSUPPORT);
 
 	setup_srv();
 	srv.version_err = EIO; /* diod's answer to a version it lacks */
-	assert_int_equal(p9_connect(&c, &o), -EPROTONOSUPPORT);
+	assert_int_equal(lx_p9_connect(&c, &o), -EPROTONOSUPPORT);
 	assert_non_null(strstr(errbuf, "refused Tversion"));
 }
 
 static void test_tiny_server_msize_is_eproto(void **state)
 {
-	struct p9_opts o;
-	struct p9_clnt *c = NULL;
+	struct lx_p9_opts o;
+	struct lx_p9_clnt *c = NULL;
 
 	(void)state;
 	setup_srv();
 	srv.msize = 1000;
 	o = opts();
-	assert_int_equal(p9_connect(&c, &o), -EPROTO);
+	assert_int_equal(lx_p9_connect(&c, &o), -EPROTO);
 	assert_non_null(strstr(errbuf, "msize"));
 }
 
 static void test_bad_options_are_einval_and_send_nothing(void **state)
 {
-	static const struct xprt_rdma_opts bad_rdma = {.inline_send = 1000};
-	struct p9_opts o;
-	struct p9_clnt *c = NULL;
+	static const struct lx_xprt_rdma_opts bad_rdma = {.inline_send = 1000};
+	struct lx_p9_opts o;
+	struct lx_p9_clnt *c = NULL;
 	unsigned int before;
 
 	(void)state;
@@ -192,47 +193,47 @@ static void test_bad_options_are_einval_and_send_nothing(void **state)
 	before = nlog();
 	o = opts();
 	o.msize = 4095;
-	assert_int_equal(p9_connect(&c, &o), -EINVAL);
+	assert_int_equal(lx_p9_connect(&c, &o), -EINVAL);
 	o = opts();
-	o.msize = P9_MAX_MSIZE + 1;
-	assert_int_equal(p9_connect(&c, &o), -EINVAL);
+	o.msize = LX_P9_MAX_MSIZE + 1;
+	assert_int_equal(lx_p9_connect(&c, &o), -EINVAL);
 	o = opts();
 	o.max_reqs = 1; /* a flush needs a second slot */
-	assert_int_equal(p9_connect(&c, &o), -EINVAL);
+	assert_int_equal(lx_p9_connect(&c, &o), -EINVAL);
 	o = opts();
 	o.max_reqs = 65536;
-	assert_int_equal(p9_connect(&c, &o), -EINVAL);
+	assert_int_equal(lx_p9_connect(&c, &o), -EINVAL);
 	o = opts();
 	o.max_fids = 1;
-	assert_int_equal(p9_connect(&c, &o), -EINVAL);
+	assert_int_equal(lx_p9_connect(&c, &o), -EINVAL);
 	o = opts();
 	o.host = NULL;
-	assert_int_equal(p9_connect(&c, &o), -EINVAL);
+	assert_int_equal(lx_p9_connect(&c, &o), -EINVAL);
 	o = opts();
-	o.transport = XPRT_TRANSPORT_RDMA + 1;
-	assert_int_equal(p9_connect(&c, &o), -EINVAL);
+	o.transport = LX_XPRT_TRANSPORT_RDMA + 1;
+	assert_int_equal(lx_p9_connect(&c, &o), -EINVAL);
 	o = opts();
-	o.transport = XPRT_TRANSPORT_RDMA;
+	o.transport = LX_XPRT_TRANSPORT_RDMA;
 	o.rdma = &bad_rdma; /* checked by the transport, before any connect */
-	assert_int_equal(p9_connect(&c, &o), -EINVAL);
+	assert_int_equal(lx_p9_connect(&c, &o), -EINVAL);
 	assert_non_null(strstr(errbuf, "(RDMA)"));
-	assert_int_equal(p9_connect(NULL, &o), -EINVAL);
-	assert_int_equal(p9_connect(&c, NULL), -EINVAL);
+	assert_int_equal(lx_p9_connect(NULL, &o), -EINVAL);
+	assert_int_equal(lx_p9_connect(&c, NULL), -EINVAL);
 	assert_null(c);
 	assert_int_equal(nlog(), before);
 }
 
 /*
  * 9P over RDMA is real code now: without an RDMA device (the build host
- * has none) p9_connect() must fail with the transport's errno and a
+ * has none) lx_p9_connect() must fail with the transport's errno and a
  * message, leak nothing and send nothing over TCP.  The guest tests
  * (tests/rdma) run it for real.
  */
 static void test_rdma_without_device_fails_with_errno(void **state)
 {
-	struct xprt_rdma_opts ro = {.ack_timeout = 14};
-	struct p9_opts o;
-	struct p9_clnt *c = NULL;
+	struct lx_xprt_rdma_opts ro = {.ack_timeout = 14};
+	struct lx_p9_opts o;
+	struct lx_p9_clnt *c = NULL;
 	unsigned int before;
 	int r;
 
@@ -240,13 +241,13 @@ static void test_rdma_without_device_fails_with_errno(void **state)
 	setup_srv();
 	before = nlog();
 	o = opts();
-	o.transport = XPRT_TRANSPORT_RDMA;
+	o.transport = LX_XPRT_TRANSPORT_RDMA;
 	o.rdma = &ro;
 	o.connect_timeout_ms = 1000;
-	r = p9_connect(&c, &o);
+	r = lx_p9_connect(&c, &o);
 	if (!r) {
 		/* a host with a device and a 9P RDMA server there: fine */
-		p9_close(c);
+		lx_p9_close(c);
 		skip();
 	}
 	assert_true(r < 0);
@@ -261,8 +262,8 @@ static void test_connection_refused(void **state)
 {
 	struct sockaddr_in a = {.sin_family = AF_INET};
 	socklen_t al = sizeof(a);
-	struct p9_opts o;
-	struct p9_clnt *c = NULL;
+	struct lx_p9_opts o;
+	struct lx_p9_clnt *c = NULL;
 	int fd;
 
 	(void)state;
@@ -274,24 +275,24 @@ static void test_connection_refused(void **state)
 	close(fd);
 	o = opts();
 	o.port = ntohs(a.sin_port);
-	assert_int_equal(p9_connect(&c, &o), -ECONNREFUSED);
+	assert_int_equal(lx_p9_connect(&c, &o), -ECONNREFUSED);
 	assert_non_null(strstr(errbuf, "connect to"));
 }
 
 static void test_attach_refused_carries_errno(void **state)
 {
-	struct p9_opts o;
-	struct p9_clnt *c = NULL;
+	struct lx_p9_opts o;
+	struct lx_p9_clnt *c = NULL;
 
 	(void)state;
 	setup_srv();
 	srv.attach_err = EPERM; /* diod's answer to a wrong aname */
 	o = opts();
-	assert_int_equal(p9_connect(&c, &o), -EPERM);
+	assert_int_equal(lx_p9_connect(&c, &o), -EPERM);
 	assert_non_null(strstr(errbuf, "/fake"));
 	setup_srv();
 	srv.attach_err = ENOENT; /* ganesha's */
-	assert_int_equal(p9_connect(&c, &o), -ENOENT);
+	assert_int_equal(lx_p9_connect(&c, &o), -ENOENT);
 }
 
 /* ------------------------------------------------------------- calls */
@@ -299,9 +300,9 @@ static void test_attach_refused_carries_errno(void **state)
 static void test_read_lands_in_caller_buffer_within_bounds(void **state)
 {
 	static uint8_t buf[20000];
-	struct p9_opts o;
-	struct p9_clnt *c;
-	struct xprt_stats xs;
+	struct lx_p9_opts o;
+	struct lx_p9_clnt *c;
+	struct lx_xprt_stats xs;
 	uint32_t fid, n, i;
 
 	(void)state;
@@ -310,7 +311,7 @@ static void test_read_lands_in_caller_buffer_within_bounds(void **state)
 	c = conn(&o);
 	fid = open_file(c, "file");
 	memset(buf, 0x11, sizeof(buf));
-	assert_int_equal(p9_read(c, fid, 100, 16000, buf + 8, &n), 0);
+	assert_int_equal(lx_p9_read(c, fid, 100, 16000, buf + 8, &n), 0);
 	assert_int_equal(n, 16000);
 	for (i = 0; i < n; i++)
 		if (buf[8 + i] != (uint8_t)((100 + i) * 31 + 7))
@@ -319,23 +320,24 @@ static void test_read_lands_in_caller_buffer_within_bounds(void **state)
 		assert_int_equal(buf[i], 0x11);
 	for (i = 8 + n; i < sizeof(buf); i++)
 		assert_int_equal(buf[i], 0x11);
-	xprt_get_stats(p9_xprt(c), &xs);
+	lx_xprt_get_stats(lx_p9_xprt(c), &xs);
 	assert_true(xs.bytes_received > n);
 	/* at the end of the file: a short read, then 0 */
-	assert_int_equal(p9_read(c, fid, P9F_FILE_SIZE - 5, 100, buf, &n), 0);
+	assert_int_equal(lx_p9_read(c, fid, P9F_FILE_SIZE - 5, 100, buf, &n),
+			 0);
 	assert_int_equal(n, 5);
-	assert_int_equal(p9_read(c, fid, P9F_FILE_SIZE, 100, buf, &n), 0);
+	assert_int_equal(lx_p9_read(c, fid, P9F_FILE_SIZE, 100, buf, &n), 0);
 	assert_int_equal(n, 0);
-	assert_int_equal(p9_clunk(c, fid), 0);
-	p9_close(c);
+	assert_int_equal(lx_p9_clunk(c, fid), 0);
+	lx_p9_close(c);
 }
 
 static void test_rread_count_over_request_is_eproto_untouched(void **state)
 {
 	uint8_t buf[300];
-	struct p9_opts o;
-	struct p9_clnt *c;
-	struct p9_attr a;
+	struct lx_p9_opts o;
+	struct lx_p9_clnt *c;
+	struct lx_p9_attr a;
 	uint32_t fid, n = 77;
 	size_t i;
 
@@ -344,17 +346,17 @@ static void test_rread_count_over_request_is_eproto_untouched(void **state)
 	o = opts();
 	c = conn(&o);
 	fid = open_file(c, "file");
-	srv.bad_type = P9_TREAD;
+	srv.bad_type = LX_P9_TREAD;
 	srv.bad = P9F_BAD_COUNT_OVER;
 	memset(buf, 0x11, sizeof(buf));
-	assert_int_equal(p9_read(c, fid, 0, 100, buf, &n), -EPROTO);
+	assert_int_equal(lx_p9_read(c, fid, 0, 100, buf, &n), -EPROTO);
 	for (i = 0; i < sizeof(buf); i++)
 		assert_int_equal(buf[i], 0x11);
 	assert_int_equal(n, 77);
 	/* the stream stayed in step */
-	assert_int_equal(p9_getattr(c, fid, P9_GETATTR_BASIC, &a), 0);
+	assert_int_equal(lx_p9_getattr(c, fid, LX_P9_GETATTR_BASIC, &a), 0);
 	assert_int_equal(a.size, P9F_FILE_SIZE);
-	p9_close(c);
+	lx_p9_close(c);
 }
 
 static void test_malformed_replies_map_to_their_errno(void **state)
@@ -364,19 +366,20 @@ static void test_malformed_replies_map_to_their_errno(void **state)
 		enum p9f_bad bad;
 		int err;
 	} cases[] = {
-		{P9_TGETATTR, P9F_BAD_WRONG_TYPE, 0}, /* Rgetattr to Tgetattr */
-		{P9_TREAD, P9F_BAD_WRONG_TYPE, -EPROTO},
-		{P9_TREAD, P9F_BAD_OVERSIZE, -EMSGSIZE},
-		{P9_TREAD, P9F_BAD_RERROR, -EACCES},
-		{P9_TREAD, P9F_BAD_RFLUSH, -EPROTO},
-		{P9_TREAD, P9F_BAD_UNUSED_TAG, 0},
-		{P9_TGETATTR, P9F_BAD_TRUNCATED, -EBADMSG},
+		{LX_P9_TGETATTR, P9F_BAD_WRONG_TYPE,
+		 0}, /* Rgetattr to Tgetattr */
+		{LX_P9_TREAD, P9F_BAD_WRONG_TYPE, -EPROTO},
+		{LX_P9_TREAD, P9F_BAD_OVERSIZE, -EMSGSIZE},
+		{LX_P9_TREAD, P9F_BAD_RERROR, -EACCES},
+		{LX_P9_TREAD, P9F_BAD_RFLUSH, -EPROTO},
+		{LX_P9_TREAD, P9F_BAD_UNUSED_TAG, 0},
+		{LX_P9_TGETATTR, P9F_BAD_TRUNCATED, -EBADMSG},
 	};
 	static uint8_t buf[70000];
-	struct p9_opts o;
-	struct p9_clnt *c;
-	struct xprt_stats xs;
-	struct p9_attr a;
+	struct lx_p9_opts o;
+	struct lx_p9_clnt *c;
+	struct lx_xprt_stats xs;
+	struct lx_p9_attr a;
 	uint32_t fid, n;
 	unsigned int i;
 	int r;
@@ -391,28 +394,28 @@ static void test_malformed_replies_map_to_their_errno(void **state)
 		srv.bad_type = cases[i].type;
 		srv.bad = cases[i].bad;
 		pthread_mutex_unlock(&srv.lock);
-		if (cases[i].type == P9_TREAD)
-			r = p9_read(c, fid, 0, 100, buf, &n);
+		if (cases[i].type == LX_P9_TREAD)
+			r = lx_p9_read(c, fid, 0, 100, buf, &n);
 		else
-			r = p9_getattr(c, fid, 0, &a);
+			r = lx_p9_getattr(c, fid, 0, &a);
 		if (r != cases[i].err)
 			fail_msg("case %u: %d, want %d", i, r, cases[i].err);
 		pthread_mutex_lock(&srv.lock);
 		srv.bad = P9F_BAD_NONE;
 		pthread_mutex_unlock(&srv.lock);
 		/* every one leaves the session usable */
-		assert_int_equal(p9_getattr(c, fid, 0, &a), 0);
+		assert_int_equal(lx_p9_getattr(c, fid, 0, &a), 0);
 	}
-	xprt_get_stats(p9_xprt(c), &xs);
+	lx_xprt_get_stats(lx_p9_xprt(c), &xs);
 	assert_true(xs.bad_keys >= 1); /* the reply to tag 0x7777 */
-	p9_close(c);
+	lx_p9_close(c);
 }
 
 static void test_connection_close_is_econnreset_then_enotconn(void **state)
 {
-	struct p9_opts o;
-	struct p9_clnt *c;
-	struct p9_attr a;
+	struct lx_p9_opts o;
+	struct lx_p9_clnt *c;
+	struct lx_p9_attr a;
 	uint32_t fid;
 
 	(void)state;
@@ -420,12 +423,12 @@ static void test_connection_close_is_econnreset_then_enotconn(void **state)
 	o = opts();
 	c = conn(&o);
 	fid = open_file(c, "file");
-	srv.bad_type = P9_TGETATTR;
+	srv.bad_type = LX_P9_TGETATTR;
 	srv.bad = P9F_BAD_CLOSE;
-	assert_int_equal(p9_getattr(c, fid, 0, &a), -ECONNRESET);
-	assert_int_equal(p9_getattr(c, fid, 0, &a), -ENOTCONN);
-	assert_int_equal(p9_fid_free(c, fid), 0);
-	p9_close(c);
+	assert_int_equal(lx_p9_getattr(c, fid, 0, &a), -ECONNRESET);
+	assert_int_equal(lx_p9_getattr(c, fid, 0, &a), -ENOTCONN);
+	assert_int_equal(lx_p9_fid_free(c, fid), 0);
+	lx_p9_close(c);
 }
 
 struct waiter {
@@ -469,8 +472,8 @@ static void io_cb(void *arg, int status, uint32_t count)
 static void test_tags_are_slots_below_max_reqs(void **state)
 {
 	static uint8_t bufs[5][1000];
-	struct p9_opts o;
-	struct p9_clnt *c;
+	struct lx_p9_opts o;
+	struct lx_p9_clnt *c;
 	struct waiter w;
 	uint32_t fid;
 	unsigned int i, got = 0;
@@ -488,8 +491,8 @@ static void test_tags_are_slots_below_max_reqs(void **state)
 		pthread_mutex_lock(&w.lock);
 		w.want++;
 		pthread_mutex_unlock(&w.lock);
-		r = p9_read_async(c, fid, i * 1000, 1000, bufs[i], 0, P9_NOWAIT,
-				  io_cb, &w);
+		r = lx_p9_read_async(c, fid, i * 1000, 1000, bufs[i], 0,
+				     LX_P9_NOWAIT, io_cb, &w);
 		if (r) {
 			assert_true(r == -EAGAIN);
 			pthread_mutex_lock(&w.lock);
@@ -506,14 +509,14 @@ static void test_tags_are_slots_below_max_reqs(void **state)
 		assert_int_equal(w.count[i], 1000);
 	}
 	assert_true(srv.max_tag < 4);
-	assert_int_equal(p9_clunk(c, fid), 0);
-	p9_close(c);
+	assert_int_equal(lx_p9_clunk(c, fid), 0);
+	lx_p9_close(c);
 }
 
 static void test_fid_ceiling_is_enfile(void **state)
 {
-	struct p9_opts o;
-	struct p9_clnt *c;
+	struct lx_p9_opts o;
+	struct lx_p9_clnt *c;
 	uint32_t a, b, x;
 
 	(void)state;
@@ -521,29 +524,30 @@ static void test_fid_ceiling_is_enfile(void **state)
 	o = opts();
 	o.max_fids = 3; /* the root takes one */
 	c = conn(&o);
-	assert_int_equal(p9_walk_path(c, P9_NOFID, "file", &a, NULL), 0);
-	assert_int_equal(p9_walk_path(c, P9_NOFID, "dir", &b, NULL), 0);
+	assert_int_equal(lx_p9_walk_path(c, LX_P9_NOFID, "file", &a, NULL), 0);
+	assert_int_equal(lx_p9_walk_path(c, LX_P9_NOFID, "dir", &b, NULL), 0);
 	assert_true(a < 3 && b < 3 && a != b);
-	assert_int_equal(p9_walk_path(c, P9_NOFID, "file", &x, NULL), -ENFILE);
-	assert_int_equal(p9_fid_alloc(c, &x), -ENFILE);
-	assert_int_equal(p9_clunk(c, a), 0);
-	assert_int_equal(p9_fid_free(c, a), -EINVAL); /* clunk freed it */
-	assert_int_equal(p9_walk_path(c, P9_NOFID, "file", &a, NULL), 0);
-	assert_int_equal(p9_fid_free(c, 999), -EINVAL);
-	assert_int_equal(p9_fid_free(NULL, 0), -EINVAL);
-	assert_int_equal(p9_fid_alloc(c, NULL), -EINVAL);
-	assert_int_equal(p9_clunk(c, a), 0);
-	assert_int_equal(p9_clunk(c, b), 0);
+	assert_int_equal(lx_p9_walk_path(c, LX_P9_NOFID, "file", &x, NULL),
+			 -ENFILE);
+	assert_int_equal(lx_p9_fid_alloc(c, &x), -ENFILE);
+	assert_int_equal(lx_p9_clunk(c, a), 0);
+	assert_int_equal(lx_p9_fid_free(c, a), -EINVAL); /* clunk freed it */
+	assert_int_equal(lx_p9_walk_path(c, LX_P9_NOFID, "file", &a, NULL), 0);
+	assert_int_equal(lx_p9_fid_free(c, 999), -EINVAL);
+	assert_int_equal(lx_p9_fid_free(NULL, 0), -EINVAL);
+	assert_int_equal(lx_p9_fid_alloc(c, NULL), -EINVAL);
+	assert_int_equal(lx_p9_clunk(c, a), 0);
+	assert_int_equal(lx_p9_clunk(c, b), 0);
 	assert_int_equal(fids_in_use(c), 1);
-	p9_close(c);
+	lx_p9_close(c);
 }
 
 static void test_walks_missing_and_long_paths(void **state)
 {
 	char path[256] = "";
-	struct p9_opts o;
-	struct p9_clnt *c;
-	struct p9_qid q;
+	struct lx_p9_opts o;
+	struct lx_p9_clnt *c;
+	struct lx_p9_qid q;
 	unsigned int i, walks;
 	uint32_t fid;
 
@@ -551,36 +555,37 @@ static void test_walks_missing_and_long_paths(void **state)
 	setup_srv();
 	o = opts();
 	c = conn(&o);
-	assert_int_equal(p9_walk_path(c, P9_NOFID, "missing", &fid, NULL),
+	assert_int_equal(lx_p9_walk_path(c, LX_P9_NOFID, "missing", &fid, NULL),
 			 -ENOENT);
 	/* partial: dir exists, the rest does not */
-	assert_int_equal(p9_walk_path(c, P9_NOFID, "dir/nope/x", &fid, NULL),
-			 -ENOENT);
-	assert_int_equal(p9_walk_path(c, P9_NOFID, "file/x", &fid, NULL),
+	assert_int_equal(
+		lx_p9_walk_path(c, LX_P9_NOFID, "dir/nope/x", &fid, NULL),
+		-ENOENT);
+	assert_int_equal(lx_p9_walk_path(c, LX_P9_NOFID, "file/x", &fid, NULL),
 			 -ENOENT);
 	assert_int_equal(fids_in_use(c), 1);
 	/* 21 components: two Twalks, the second in place */
 	for (i = 0; i < 10; i++)
 		strcat(path, "dir/../");
 	strcat(path, "//dir/inner/");
-	walks = p9f_count(&srv, P9_TWALK);
-	assert_int_equal(p9_walk_path(c, P9_NOFID, path, &fid, &q), 0);
-	assert_int_equal(p9f_count(&srv, P9_TWALK) - walks, 2);
+	walks = p9f_count(&srv, LX_P9_TWALK);
+	assert_int_equal(lx_p9_walk_path(c, LX_P9_NOFID, path, &fid, &q), 0);
+	assert_int_equal(p9f_count(&srv, LX_P9_TWALK) - walks, 2);
 	assert_int_equal(q.path, 1003);
-	assert_int_equal(p9_clunk(c, fid), 0);
+	assert_int_equal(lx_p9_clunk(c, fid), 0);
 	/* "" and "/" clone the root */
-	assert_int_equal(p9_walk_path(c, P9_NOFID, "/", &fid, &q), 0);
-	assert_int_equal(q.type, P9_QTDIR);
-	assert_int_equal(p9_clunk(c, fid), 0);
+	assert_int_equal(lx_p9_walk_path(c, LX_P9_NOFID, "/", &fid, &q), 0);
+	assert_int_equal(q.type, LX_P9_QTDIR);
+	assert_int_equal(lx_p9_clunk(c, fid), 0);
 	assert_int_equal(fids_in_use(c), 1);
-	p9_close(c);
+	lx_p9_close(c);
 }
 
 static void test_create_write_read_back(void **state)
 {
 	static uint8_t out[30000], in[30000];
-	struct p9_opts o;
-	struct p9_clnt *c;
+	struct lx_p9_opts o;
+	struct lx_p9_clnt *c;
 	uint32_t fid, fid2;
 	size_t n, i;
 
@@ -591,41 +596,41 @@ static void test_create_write_read_back(void **state)
 	c = conn(&o);
 	for (i = 0; i < sizeof(out); i++)
 		out[i] = (uint8_t)(i ^ 0x5a);
-	assert_int_equal(p9_open_path(c, "dir/new.txt",
-				      O_RDWR | O_CREAT | O_EXCL, 0644, &fid,
-				      NULL),
+	assert_int_equal(lx_p9_open_path(c, "dir/new.txt",
+					 O_RDWR | O_CREAT | O_EXCL, 0644, &fid,
+					 NULL),
 			 0);
-	assert_int_equal(p9f_count(&srv, P9_TLCREATE), 1);
-	assert_int_equal(p9_pwrite(c, fid, out, sizeof(out), 0, &n), 0);
+	assert_int_equal(p9f_count(&srv, LX_P9_TLCREATE), 1);
+	assert_int_equal(lx_p9_pwrite(c, fid, out, sizeof(out), 0, &n), 0);
 	assert_int_equal(n, sizeof(out));
 	assert_int_equal(
-		p9_open_path(c, "dir/new.txt", O_RDONLY, 0, &fid2, NULL), 0);
-	assert_int_equal(p9_pread(c, fid2, in, sizeof(in) + 0, 0, &n), 0);
+		lx_p9_open_path(c, "dir/new.txt", O_RDONLY, 0, &fid2, NULL), 0);
+	assert_int_equal(lx_p9_pread(c, fid2, in, sizeof(in) + 0, 0, &n), 0);
 	assert_int_equal(n, sizeof(out));
 	assert_memory_equal(in, out, sizeof(out));
 	/* reading past the end stops at it */
-	assert_int_equal(p9_pread(c, fid2, in, sizeof(in), 100, &n), 0);
+	assert_int_equal(lx_p9_pread(c, fid2, in, sizeof(in), 100, &n), 0);
 	assert_int_equal(n, sizeof(out) - 100);
-	assert_int_equal(p9_open_path(c, "dir/new.txt",
-				      O_RDWR | O_CREAT | O_EXCL, 0644, &fid,
-				      NULL),
+	assert_int_equal(lx_p9_open_path(c, "dir/new.txt",
+					 O_RDWR | O_CREAT | O_EXCL, 0644, &fid,
+					 NULL),
 			 -EEXIST);
-	assert_int_equal(
-		p9_open_path(c, "nodir/x", O_RDWR | O_CREAT, 0644, &fid, NULL),
-		-ENOENT);
-	assert_int_equal(p9_clunk(c, fid2), 0);
+	assert_int_equal(lx_p9_open_path(c, "nodir/x", O_RDWR | O_CREAT, 0644,
+					 &fid, NULL),
+			 -ENOENT);
+	assert_int_equal(lx_p9_clunk(c, fid2), 0);
 	assert_int_equal(fids_in_use(c), 2);
-	p9_close(c);
+	lx_p9_close(c);
 }
 
 static void test_readdir_mkdir_remove(void **state)
 {
-	struct p9_opts o;
-	struct p9_clnt *c;
-	struct p9_dir *d;
-	struct p9_dirent e;
-	struct p9_attr a;
-	struct p9_statfs sf;
+	struct lx_p9_opts o;
+	struct lx_p9_clnt *c;
+	struct lx_p9_dir *d;
+	struct lx_p9_dirent e;
+	struct lx_p9_attr a;
+	struct lx_p9_statfs sf;
 	bool file = false, dir = false;
 	int r, n = 0;
 
@@ -633,8 +638,8 @@ static void test_readdir_mkdir_remove(void **state)
 	setup_srv();
 	o = opts();
 	c = conn(&o);
-	assert_int_equal(p9_opendir(c, "", &d), 0);
-	while ((r = p9_readdir_next(d, &e)) == 1) {
+	assert_int_equal(lx_p9_opendir(c, "", &d), 0);
+	while ((r = lx_p9_readdir_next(d, &e)) == 1) {
 		n++;
 		file |= e.name.len == 4 && !memcmp(e.name.s, "file", 4);
 		dir |= e.name.len == 3 && !memcmp(e.name.s, "dir", 3);
@@ -642,55 +647,57 @@ static void test_readdir_mkdir_remove(void **state)
 	assert_int_equal(r, 0);
 	assert_true(file && dir);
 	assert_int_equal(n, 2);
-	p9_closedir(d);
-	assert_int_equal(p9_opendir(c, "file", &d), -ENOTDIR);
-	assert_int_equal(p9_mkdir_path(c, "dir/sub", 0755), 0);
-	assert_int_equal(p9_stat_path(c, "dir/sub", P9_GETATTR_BASIC, &a), 0);
-	assert_int_equal(a.qid.type, P9_QTDIR);
-	assert_int_equal(p9_statfs_path(c, "dir", &sf), 0);
+	lx_p9_closedir(d);
+	assert_int_equal(lx_p9_opendir(c, "file", &d), -ENOTDIR);
+	assert_int_equal(lx_p9_mkdir_path(c, "dir/sub", 0755), 0);
+	assert_int_equal(lx_p9_stat_path(c, "dir/sub", LX_P9_GETATTR_BASIC, &a),
+			 0);
+	assert_int_equal(a.qid.type, LX_P9_QTDIR);
+	assert_int_equal(lx_p9_statfs_path(c, "dir", &sf), 0);
 	assert_int_equal(sf.bsize, 4096);
-	assert_int_equal(p9_remove_path(c, "dir/sub"), 0);
-	assert_int_equal(p9_stat_path(c, "dir/sub", 0, &a), -ENOENT);
+	assert_int_equal(lx_p9_remove_path(c, "dir/sub"), 0);
+	assert_int_equal(lx_p9_stat_path(c, "dir/sub", 0, &a), -ENOENT);
 	/* diod refuses Tunlinkat: Twalk + Tremove */
 	srv.unlinkat_unsupported = true;
-	assert_int_equal(p9_remove_path(c, "file"), 0);
-	assert_true(p9f_count(&srv, P9_TREMOVE) == 1);
-	assert_int_equal(p9_stat_path(c, "file", 0, &a), -ENOENT);
-	assert_int_equal(p9_remove_path(c, "/"), -EINVAL);
+	assert_int_equal(lx_p9_remove_path(c, "file"), 0);
+	assert_true(p9f_count(&srv, LX_P9_TREMOVE) == 1);
+	assert_int_equal(lx_p9_stat_path(c, "file", 0, &a), -ENOENT);
+	assert_int_equal(lx_p9_remove_path(c, "/"), -EINVAL);
 	assert_int_equal(fids_in_use(c), 1);
-	p9_close(c);
+	lx_p9_close(c);
 }
 
 static void test_clunk_frees_the_fid_even_on_error(void **state)
 {
-	struct p9_opts o;
-	struct p9_clnt *c;
+	struct lx_p9_opts o;
+	struct lx_p9_clnt *c;
 	uint32_t fid;
 
 	(void)state;
 	setup_srv();
 	o = opts();
 	c = conn(&o);
-	assert_int_equal(p9_walk_path(c, P9_NOFID, "file", &fid, NULL), 0);
+	assert_int_equal(lx_p9_walk_path(c, LX_P9_NOFID, "file", &fid, NULL),
+			 0);
 	assert_int_equal(fids_in_use(c), 2);
-	srv.fail_type = P9_TCLUNK;
+	srv.fail_type = LX_P9_TCLUNK;
 	srv.fail_errno = EIO;
-	assert_int_equal(p9_clunk(c, fid), -EIO);
+	assert_int_equal(lx_p9_clunk(c, fid), -EIO);
 	assert_int_equal(fids_in_use(c), 1);
 	srv.fail_type = 0;
-	p9_close(c);
+	lx_p9_close(c);
 }
 
 static void test_every_message_has_a_call(void **state)
 {
-	struct p9_opts o;
-	struct p9_clnt *c;
-	struct p9_qid q;
-	struct p9_iattr ia = {.valid = P9_SETATTR_MODE, .mode = 0600};
-	struct p9_flock fl = {.type = P9_LOCK_TYPE_WRLCK,
-			      .client_id = p9_str_c("me")};
-	struct p9_getlock gl = {.type = P9_LOCK_TYPE_WRLCK,
-				.client_id = p9_str_c("me")};
+	struct lx_p9_opts o;
+	struct lx_p9_clnt *c;
+	struct lx_p9_qid q;
+	struct lx_p9_iattr ia = {.valid = LX_P9_SETATTR_MODE, .mode = 0600};
+	struct lx_p9_flock fl = {.type = LX_P9_LOCK_TYPE_WRLCK,
+				 .client_id = lx_p9_str_c("me")};
+	struct lx_p9_getlock gl = {.type = LX_P9_LOCK_TYPE_WRLCK,
+				   .client_id = lx_p9_str_c("me")};
 	const char *names[] = {"dir", "inner"};
 	char id[32], link[64];
 	uint8_t st;
@@ -702,66 +709,68 @@ static void test_every_message_has_a_call(void **state)
 	setup_srv();
 	o = opts();
 	c = conn(&o);
-	dfid = p9_root_fid(c);
-	assert_int_equal(p9_auth(c, 5, "u", "/fake", 0, &q), -EOPNOTSUPP);
-	assert_int_equal(p9_fid_alloc(c, &fid), 0);
-	assert_int_equal(p9_attach(c, fid, P9_NOFID, "u", "/fake", 0, &q), 0);
-	assert_int_equal(p9_fid_alloc(c, &nf), 0);
-	assert_int_equal(p9_walk(c, fid, nf, 2, names, &nq, NULL), 0);
+	dfid = lx_p9_root_fid(c);
+	assert_int_equal(lx_p9_auth(c, 5, "u", "/fake", 0, &q), -EOPNOTSUPP);
+	assert_int_equal(lx_p9_fid_alloc(c, &fid), 0);
+	assert_int_equal(lx_p9_attach(c, fid, LX_P9_NOFID, "u", "/fake", 0, &q),
+			 0);
+	assert_int_equal(lx_p9_fid_alloc(c, &nf), 0);
+	assert_int_equal(lx_p9_walk(c, fid, nf, 2, names, &nq, NULL), 0);
 	assert_int_equal(nq, 2);
-	assert_int_equal(p9_lopen(c, nf, O_RDONLY, &q, NULL), 0);
-	assert_int_equal(p9_fsync(c, nf, true), 0);
-	assert_int_equal(p9_setattr(c, nf, &ia), 0);
-	assert_int_equal(p9_lock(c, nf, &fl, &st), 0);
-	assert_int_equal(st, P9_LOCK_SUCCESS);
-	assert_int_equal(p9_getlock(c, nf, &gl, id, sizeof(id)), 0);
+	assert_int_equal(lx_p9_lopen(c, nf, O_RDONLY, &q, NULL), 0);
+	assert_int_equal(lx_p9_fsync(c, nf, true), 0);
+	assert_int_equal(lx_p9_setattr(c, nf, &ia), 0);
+	assert_int_equal(lx_p9_lock(c, nf, &fl, &st), 0);
+	assert_int_equal(st, LX_P9_LOCK_SUCCESS);
+	assert_int_equal(lx_p9_getlock(c, nf, &gl, id, sizeof(id)), 0);
 	assert_string_equal(id, "fake-owner");
-	assert_int_equal(gl.type, P9_LOCK_TYPE_UNLCK);
-	assert_int_equal(p9_getlock(c, nf, &gl, id, 4), -ENAMETOOLONG);
-	assert_int_equal(p9_readlink(c, nf, link, sizeof(link)), 0);
+	assert_int_equal(gl.type, LX_P9_LOCK_TYPE_UNLCK);
+	assert_int_equal(lx_p9_getlock(c, nf, &gl, id, 4), -ENAMETOOLONG);
+	assert_int_equal(lx_p9_readlink(c, nf, link, sizeof(link)), 0);
 	assert_string_equal(link, "target/of/link");
-	assert_int_equal(p9_readlink(c, nf, link, 5), -ENAMETOOLONG);
-	assert_int_equal(p9_symlink(c, dfid, "ln", "file", 0, &q), 0);
-	assert_int_equal(p9_mknod(c, dfid, "nod", 010644, 0, 0, 0, &q), 0);
-	assert_int_equal(p9_rename(c, nf, dfid, "renamed"), 0);
-	assert_int_equal(p9_renameat(c, dfid, "a", dfid, "b"), 0);
-	assert_int_equal(p9_link(c, dfid, nf, "hard"), 0);
-	assert_int_equal(p9_mkdir(c, dfid, "m", 0755, 0, &q), 0);
-	assert_int_equal(p9_unlinkat(c, dfid, "m", P9_AT_REMOVEDIR), 0);
-	assert_int_equal(p9_xattrcreate(c, nf, "user.x", 3, 0), 0);
-	assert_int_equal(p9_clunk(c, nf), 0);
-	assert_int_equal(p9_fid_alloc(c, &nf), 0);
-	assert_int_equal(p9_xattrwalk(c, fid, nf, "user.x", &sz), 0);
+	assert_int_equal(lx_p9_readlink(c, nf, link, 5), -ENAMETOOLONG);
+	assert_int_equal(lx_p9_symlink(c, dfid, "ln", "file", 0, &q), 0);
+	assert_int_equal(lx_p9_mknod(c, dfid, "nod", 010644, 0, 0, 0, &q), 0);
+	assert_int_equal(lx_p9_rename(c, nf, dfid, "renamed"), 0);
+	assert_int_equal(lx_p9_renameat(c, dfid, "a", dfid, "b"), 0);
+	assert_int_equal(lx_p9_link(c, dfid, nf, "hard"), 0);
+	assert_int_equal(lx_p9_mkdir(c, dfid, "m", 0755, 0, &q), 0);
+	assert_int_equal(lx_p9_unlinkat(c, dfid, "m", LX_P9_AT_REMOVEDIR), 0);
+	assert_int_equal(lx_p9_xattrcreate(c, nf, "user.x", 3, 0), 0);
+	assert_int_equal(lx_p9_clunk(c, nf), 0);
+	assert_int_equal(lx_p9_fid_alloc(c, &nf), 0);
+	assert_int_equal(lx_p9_xattrwalk(c, fid, nf, "user.x", &sz), 0);
 	assert_int_equal(sz, 5);
-	assert_int_equal(p9_clunk(c, fid), 0);
-	assert_int_equal(p9_fid_free(c, nf), 0);
+	assert_int_equal(lx_p9_clunk(c, fid), 0);
+	assert_int_equal(lx_p9_fid_free(c, nf), 0);
 	{
 		static const uint8_t seen[] = {
-			P9_TAUTH,	 P9_TATTACH,  P9_TWALK,
-			P9_TLOPEN,	 P9_TFSYNC,   P9_TSETATTR,
-			P9_TLOCK,	 P9_TGETLOCK, P9_TREADLINK,
-			P9_TSYMLINK,	 P9_TMKNOD,   P9_TRENAME,
-			P9_TRENAMEAT,	 P9_TLINK,    P9_TMKDIR,
-			P9_TUNLINKAT,	 P9_TCLUNK,   P9_TXATTRWALK,
-			P9_TXATTRCREATE,
+			LX_P9_TAUTH,	    LX_P9_TATTACH,  LX_P9_TWALK,
+			LX_P9_TLOPEN,	    LX_P9_TFSYNC,   LX_P9_TSETATTR,
+			LX_P9_TLOCK,	    LX_P9_TGETLOCK, LX_P9_TREADLINK,
+			LX_P9_TSYMLINK,	    LX_P9_TMKNOD,   LX_P9_TRENAME,
+			LX_P9_TRENAMEAT,    LX_P9_TLINK,    LX_P9_TMKDIR,
+			LX_P9_TUNLINKAT,    LX_P9_TCLUNK,   LX_P9_TXATTRWALK,
+			LX_P9_TXATTRCREATE,
 		};
 		unsigned int i;
 
 		for (i = 0; i < sizeof(seen); i++)
 			if (!p9f_count(&srv, seen[i]))
-				fail_msg("%s not sent", p9_msg_name(seen[i]));
+				fail_msg("%s not sent",
+					 lx_p9_msg_name(seen[i]));
 	}
-	p9_close(c);
+	lx_p9_close(c);
 }
 
 static void test_arguments_are_checked_before_sending(void **state)
 {
 	static char huge[70000];
-	struct p9_opts o;
-	struct p9_clnt *c;
-	struct p9_fcall tx = {.type = P9_TFLUSH};
-	struct p9_fcall rx;
-	struct p9_attr a;
+	struct lx_p9_opts o;
+	struct lx_p9_clnt *c;
+	struct lx_p9_fcall tx = {.type = LX_P9_TFLUSH};
+	struct lx_p9_fcall rx;
+	struct lx_p9_attr a;
 	const char *names[17] = {0};
 	unsigned int before, nq;
 	uint32_t n;
@@ -773,62 +782,64 @@ static void test_arguments_are_checked_before_sending(void **state)
 	c = conn(&o);
 	memset(huge, 'x', sizeof(huge) - 1);
 	before = nlog();
-	assert_int_equal(p9_walk(c, 0, 1, 17, names, &nq, NULL), -EINVAL);
-	assert_int_equal(p9_walk(c, 0, 1, 1, NULL, &nq, NULL), -EINVAL);
-	assert_int_equal(p9_getattr(c, 0, 0, NULL), -EINVAL);
-	assert_int_equal(p9_getattr(NULL, 0, 0, &a), -EINVAL);
-	assert_int_equal(p9_read(c, 0, 0, 8, NULL, &n), -EINVAL);
-	assert_int_equal(p9_write(c, 0, 0, 8, buf, NULL), -EINVAL);
-	assert_int_equal(p9_mkdir(c, 0, huge, 0, 0, NULL), -ENAMETOOLONG);
-	assert_int_equal(p9_mkdir(c, 0, NULL, 0, 0, NULL), -EINVAL);
-	assert_int_equal(p9_lcreate(c, 0, huge, 0, 0, 0, NULL, NULL),
+	assert_int_equal(lx_p9_walk(c, 0, 1, 17, names, &nq, NULL), -EINVAL);
+	assert_int_equal(lx_p9_walk(c, 0, 1, 1, NULL, &nq, NULL), -EINVAL);
+	assert_int_equal(lx_p9_getattr(c, 0, 0, NULL), -EINVAL);
+	assert_int_equal(lx_p9_getattr(NULL, 0, 0, &a), -EINVAL);
+	assert_int_equal(lx_p9_read(c, 0, 0, 8, NULL, &n), -EINVAL);
+	assert_int_equal(lx_p9_write(c, 0, 0, 8, buf, NULL), -EINVAL);
+	assert_int_equal(lx_p9_mkdir(c, 0, huge, 0, 0, NULL), -ENAMETOOLONG);
+	assert_int_equal(lx_p9_mkdir(c, 0, NULL, 0, 0, NULL), -EINVAL);
+	assert_int_equal(lx_p9_lcreate(c, 0, huge, 0, 0, 0, NULL, NULL),
 			 -ENAMETOOLONG);
-	assert_int_equal(p9_read_async(c, 0, 0, 8, buf, 0, 0, NULL, NULL),
+	assert_int_equal(lx_p9_read_async(c, 0, 0, 8, buf, 0, 0, NULL, NULL),
 			 -EINVAL);
-	assert_int_equal(p9_read_async(c, 0, 0, 8, buf, 0, 0x80, io_cb, NULL),
-			 -EINVAL);
+	assert_int_equal(
+		lx_p9_read_async(c, 0, 0, 8, buf, 0, 0x80, io_cb, NULL),
+		-EINVAL);
 	/* Tversion and Tflush are the client's own */
-	assert_int_equal(p9_call(c, &tx, NULL, &rx, NULL), -EINVAL);
-	tx.type = P9_TVERSION;
-	assert_int_equal(p9_call(c, &tx, NULL, &rx, NULL), -EINVAL);
-	tx.type = P9_RGETATTR;
-	assert_int_equal(p9_call(c, &tx, NULL, &rx, NULL), -EINVAL);
-	assert_int_equal(p9_walk_path(c, P9_NOFID, NULL, &n, NULL), -EINVAL);
-	assert_int_equal(p9_cancel(NULL), -EINVAL);
+	assert_int_equal(lx_p9_call(c, &tx, NULL, &rx, NULL), -EINVAL);
+	tx.type = LX_P9_TVERSION;
+	assert_int_equal(lx_p9_call(c, &tx, NULL, &rx, NULL), -EINVAL);
+	tx.type = LX_P9_RGETATTR;
+	assert_int_equal(lx_p9_call(c, &tx, NULL, &rx, NULL), -EINVAL);
+	assert_int_equal(lx_p9_walk_path(c, LX_P9_NOFID, NULL, &n, NULL),
+			 -EINVAL);
+	assert_int_equal(lx_p9_cancel(NULL), -EINVAL);
 	assert_int_equal(nlog(), before);
 	/* a message larger than msize is refused before it is sent */
-	assert_int_equal(p9_symlink(c, 0, huge + 5000, huge + 5000, 0, NULL),
+	assert_int_equal(lx_p9_symlink(c, 0, huge + 5000, huge + 5000, 0, NULL),
 			 -EMSGSIZE);
 	assert_int_equal(nlog(), before);
-	p9_close(c);
-	p9_close(NULL);
+	lx_p9_close(c);
+	lx_p9_close(NULL);
 }
 
 static void test_generic_call_keeps_reply_until_put(void **state)
 {
-	struct p9_opts o;
-	struct p9_clnt *c;
-	struct p9_fcall tx = {.type = P9_TREADLINK}, rx;
-	struct p9_req *h = NULL;
+	struct lx_p9_opts o;
+	struct lx_p9_clnt *c;
+	struct lx_p9_fcall tx = {.type = LX_P9_TREADLINK}, rx;
+	struct lx_p9_req *h = NULL;
 
 	(void)state;
 	setup_srv();
 	o = opts();
 	c = conn(&o);
-	tx.u.tfid.fid = p9_root_fid(c);
-	assert_int_equal(p9_call(c, &tx, NULL, &rx, &h), 0);
+	tx.u.tfid.fid = lx_p9_root_fid(c);
+	assert_int_equal(lx_p9_call(c, &tx, NULL, &rx, &h), 0);
 	assert_non_null(h);
-	assert_int_equal(rx.type, P9_RREADLINK);
+	assert_int_equal(rx.type, LX_P9_RREADLINK);
 	assert_int_equal(rx.u.rreadlink.target.len, 14);
 	assert_memory_equal(rx.u.rreadlink.target.s, "target/of/link", 14);
-	assert_true(p9_req_tag(h) < 64);
-	p9_req_put(h);
-	p9_close(c);
+	assert_true(lx_p9_req_tag(h) < 64);
+	lx_p9_req_put(h);
+	lx_p9_close(c);
 }
 
 /* A chain: each completion starts the next read from the callback. */
 struct chain {
-	struct p9_clnt *c;
+	struct lx_p9_clnt *c;
 	uint32_t fid;
 	uint8_t buf[4096];
 	unsigned int left, eagain;
@@ -846,8 +857,8 @@ static void chain_cb(void *arg, int status, uint32_t count)
 		io_cb(ch->w, status, count);
 		return;
 	}
-	r = p9_read_async(ch->c, ch->fid, ch->left * 10, sizeof(ch->buf),
-			  ch->buf, 7, P9_NOWAIT, chain_cb, ch);
+	r = lx_p9_read_async(ch->c, ch->fid, ch->left * 10, sizeof(ch->buf),
+			     ch->buf, 7, LX_P9_NOWAIT, chain_cb, ch);
 	if (r) {
 		ch->eagain++;
 		ch->status = r;
@@ -857,8 +868,8 @@ static void chain_cb(void *arg, int status, uint32_t count)
 
 static void test_async_chain_from_callback_with_nowait(void **state)
 {
-	struct p9_opts o;
-	struct p9_clnt *c;
+	struct lx_p9_opts o;
+	struct lx_p9_clnt *c;
 	struct waiter w;
 	struct chain ch;
 
@@ -872,21 +883,21 @@ static void test_async_chain_from_callback_with_nowait(void **state)
 	ch.left = 200;
 	ch.w = &w;
 	waiter_init(&w, 1);
-	assert_int_equal(p9_read_async(c, ch.fid, 0, sizeof(ch.buf), ch.buf, 7,
-				       0, chain_cb, &ch),
+	assert_int_equal(lx_p9_read_async(c, ch.fid, 0, sizeof(ch.buf), ch.buf,
+					  7, 0, chain_cb, &ch),
 			 0);
 	waiter_wait(&w);
 	assert_int_equal(ch.status, 0);
 	assert_int_equal(ch.left, 0);
-	assert_int_equal(p9_clunk(c, ch.fid), 0);
-	p9_close(c);
+	assert_int_equal(lx_p9_clunk(c, ch.fid), 0);
+	lx_p9_close(c);
 }
 
 static void test_writes_async_then_close_with_calls_in_flight(void **state)
 {
 	static uint8_t data[3000];
-	struct p9_opts o;
-	struct p9_clnt *c;
+	struct lx_p9_opts o;
+	struct lx_p9_clnt *c;
 	struct waiter w;
 	uint32_t fid;
 
@@ -897,21 +908,21 @@ static void test_writes_async_then_close_with_calls_in_flight(void **state)
 	fid = open_file(c, "file");
 	memset(data, 0xab, sizeof(data));
 	waiter_init(&w, 1);
-	assert_int_equal(
-		p9_write_async(c, fid, 10, sizeof(data), data, 0, 0, io_cb, &w),
-		0);
+	assert_int_equal(lx_p9_write_async(c, fid, 10, sizeof(data), data, 0, 0,
+					   io_cb, &w),
+			 0);
 	waiter_wait(&w);
 	assert_int_equal(w.status[0], 0);
 	assert_int_equal(w.count[0], sizeof(data));
 	assert_int_equal(srv.nodes[1].data[10], 0xab);
 	/* a read the server never answers: close fails it */
-	srv.hold_type = P9_TREAD;
+	srv.hold_type = LX_P9_TREAD;
 	waiter_init(&w, 1);
-	assert_int_equal(
-		p9_read_async(c, fid, 0, sizeof(data), data, 0, 0, io_cb, &w),
-		0);
+	assert_int_equal(lx_p9_read_async(c, fid, 0, sizeof(data), data, 0, 0,
+					  io_cb, &w),
+			 0);
 	usleep(20000);
-	p9_close(c);
+	lx_p9_close(c);
 	waiter_wait(&w);
 	assert_int_equal(w.status[0], -ESHUTDOWN);
 }

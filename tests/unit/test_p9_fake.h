@@ -148,7 +148,7 @@ static P9F_UNUSED void p9f_reset(struct p9f *s)
 	for (i = 0; i < P9F_MAXFID; i++)
 		s->fids[i] = -1;
 	s->msize = 65536;
-	s->version = P9_VERSION_L;
+	s->version = LX_P9_VERSION_L;
 	s->version_err = 0;
 	s->attach_err = 0;
 	s->version_tag = 0;
@@ -170,14 +170,14 @@ static P9F_UNUSED void p9f_reset(struct p9f *s)
 	p9f_add(s, i, "inner", false, 10);	     /* 3 */
 }
 
-static struct p9_qid p9f_qid(const struct p9f_node *n)
+static struct lx_p9_qid p9f_qid(const struct p9f_node *n)
 {
-	struct p9_qid q = {n->dir ? P9_QTDIR : P9_QTFILE, 0, n->path};
+	struct lx_p9_qid q = {n->dir ? LX_P9_QTDIR : LX_P9_QTFILE, 0, n->path};
 
 	return q;
 }
 
-static int p9f_child(struct p9f *s, int dir, const struct p9_str *name)
+static int p9f_child(struct p9f *s, int dir, const struct lx_p9_str *name)
 {
 	int i;
 
@@ -196,11 +196,11 @@ static int p9f_child(struct p9f *s, int dir, const struct p9_str *name)
 
 static size_t p9f_err(uint8_t *out, size_t cap, uint16_t tag, int e)
 {
-	struct p9_fcall r = {.type = P9_RLERROR, .tag = tag};
+	struct lx_p9_fcall r = {.type = LX_P9_RLERROR, .tag = tag};
 	size_t len = 0;
 
 	r.u.rlerror.ecode = (uint32_t)e;
-	p9_msg_encode(&r, out, cap, 0, &len);
+	lx_p9_msg_encode(&r, out, cap, 0, &len);
 	return len;
 }
 
@@ -210,17 +210,17 @@ static int p9f_fid(struct p9f *s, uint32_t fid)
 }
 
 /* The normal answer to @t; return its length. */
-static size_t p9f_answer(struct p9f *s, const struct p9_fcall *t, uint8_t *out,
-			 size_t cap)
+static size_t p9f_answer(struct p9f *s, const struct lx_p9_fcall *t,
+			 uint8_t *out, size_t cap)
 {
-	struct p9_fcall r = {.type = (uint8_t)(t->type + 1), .tag = t->tag};
+	struct lx_p9_fcall r = {.type = (uint8_t)(t->type + 1), .tag = t->tag};
 	struct p9f_node *n;
 	unsigned int i;
 	size_t len = 0, pos;
 	int node, c;
 
 	switch (t->type) {
-	case P9_TATTACH:
+	case LX_P9_TATTACH:
 		if (s->attach_err)
 			return p9f_err(out, cap, t->tag, s->attach_err);
 		if (t->u.tattach.fid >= P9F_MAXFID)
@@ -228,9 +228,9 @@ static size_t p9f_answer(struct p9f *s, const struct p9_fcall *t, uint8_t *out,
 		s->fids[t->u.tattach.fid] = 0;
 		r.u.rqid.qid = p9f_qid(&s->nodes[0]);
 		break;
-	case P9_TAUTH:
+	case LX_P9_TAUTH:
 		return p9f_err(out, cap, t->tag, EOPNOTSUPP);
-	case P9_TWALK:
+	case LX_P9_TWALK:
 		node = p9f_fid(s, t->u.twalk.fid);
 		if (node < 0 || t->u.twalk.newfid >= P9F_MAXFID)
 			return p9f_err(out, cap, t->tag, EBADF);
@@ -249,13 +249,13 @@ static size_t p9f_answer(struct p9f *s, const struct p9_fcall *t, uint8_t *out,
 		if (i == t->u.twalk.nwname)
 			s->fids[t->u.twalk.newfid] = node;
 		break;
-	case P9_TLOPEN:
+	case LX_P9_TLOPEN:
 		node = p9f_fid(s, t->u.tlopen.fid);
 		if (node < 0)
 			return p9f_err(out, cap, t->tag, EBADF);
 		r.u.ropen.qid = p9f_qid(&s->nodes[node]);
 		break;
-	case P9_TLCREATE:
+	case LX_P9_TLCREATE:
 		node = p9f_fid(s, t->u.tlcreate.fid);
 		if (node < 0 || !s->nodes[node].dir)
 			return p9f_err(out, cap, t->tag, ENOTDIR);
@@ -274,7 +274,7 @@ static size_t p9f_answer(struct p9f *s, const struct p9_fcall *t, uint8_t *out,
 		s->fids[t->u.tlcreate.fid] = c;
 		r.u.ropen.qid = p9f_qid(&s->nodes[c]);
 		break;
-	case P9_TMKDIR:
+	case LX_P9_TMKDIR:
 		node = p9f_fid(s, t->u.tmkdir.dfid);
 		if (node < 0)
 			return p9f_err(out, cap, t->tag, EBADF);
@@ -289,11 +289,11 @@ static size_t p9f_answer(struct p9f *s, const struct p9_fcall *t, uint8_t *out,
 		}
 		r.u.rqid.qid = p9f_qid(&s->nodes[c]);
 		break;
-	case P9_TREAD:
+	case LX_P9_TREAD:
 		node = p9f_fid(s, t->u.tread.fid);
 		if (node < 0)
 			return p9f_err(out, cap, t->tag, EBADF);
-		if (t->u.tread.count > s->cur_msize - P9_IOHDRSZ)
+		if (t->u.tread.count > s->cur_msize - LX_P9_IOHDRSZ)
 			return p9f_err(out, cap, t->tag, EIO); /* as diod */
 		n = &s->nodes[node];
 		r.u.rread.count = 0;
@@ -304,11 +304,11 @@ static size_t p9f_answer(struct p9f *s, const struct p9_fcall *t, uint8_t *out,
 			r.u.rread.count = t->u.tread.count;
 		r.u.rread.data = n->data + t->u.tread.offset;
 		break;
-	case P9_TWRITE:
+	case LX_P9_TWRITE:
 		node = p9f_fid(s, t->u.twrite.fid);
 		if (node < 0)
 			return p9f_err(out, cap, t->tag, EBADF);
-		if (t->u.twrite.count > s->cur_msize - P9_IOHDRSZ)
+		if (t->u.twrite.count > s->cur_msize - LX_P9_IOHDRSZ)
 			return p9f_err(out, cap, t->tag, EIO);
 		n = &s->nodes[node];
 		if (t->u.twrite.offset + t->u.twrite.count > n->size) {
@@ -323,40 +323,40 @@ static size_t p9f_answer(struct p9f *s, const struct p9_fcall *t, uint8_t *out,
 		       t->u.twrite.count);
 		r.u.rwrite.count = t->u.twrite.count;
 		break;
-	case P9_TCLUNK:
-	case P9_TREMOVE:
+	case LX_P9_TCLUNK:
+	case LX_P9_TREMOVE:
 		node = p9f_fid(s, t->u.tfid.fid);
 		if (node < 0)
 			return p9f_err(out, cap, t->tag, EBADF);
 		s->fids[t->u.tfid.fid] = -1;
-		if (t->type == P9_TREMOVE) {
+		if (t->type == LX_P9_TREMOVE) {
 			free(s->nodes[node].data);
 			s->nodes[node].data = NULL;
 			s->nodes[node].used = false;
 		}
 		break;
-	case P9_TGETATTR:
+	case LX_P9_TGETATTR:
 		node = p9f_fid(s, t->u.tgetattr.fid);
 		if (node < 0)
 			return p9f_err(out, cap, t->tag, EBADF);
 		n = &s->nodes[node];
-		r.u.rgetattr.valid = P9_GETATTR_BASIC;
+		r.u.rgetattr.valid = LX_P9_GETATTR_BASIC;
 		r.u.rgetattr.qid = p9f_qid(n);
 		r.u.rgetattr.mode = n->dir ? 040755 : 0100644;
 		r.u.rgetattr.size = n->size;
 		r.u.rgetattr.nlink = 1;
 		break;
-	case P9_TSTATFS:
+	case LX_P9_TSTATFS:
 		r.u.rstatfs.bsize = 4096;
 		r.u.rstatfs.namelen = 255;
 		break;
-	case P9_TREADDIR:
+	case LX_P9_TREADDIR:
 		node = p9f_fid(s, t->u.tread.fid);
 		if (node < 0 || !s->nodes[node].dir)
 			return p9f_err(out, cap, t->tag, ENOTDIR);
 		{
 			static uint8_t dbuf[65536];
-			struct p9_dirent d;
+			struct lx_p9_dirent d;
 
 			pos = 0;
 			for (i = (unsigned int)t->u.tread.offset; i < P9F_NODES;
@@ -369,9 +369,9 @@ static size_t p9f_answer(struct p9f *s, const struct p9_fcall *t, uint8_t *out,
 				d.qid = p9f_qid(n);
 				d.offset = i + 1;
 				d.type = n->dir ? 4 : 8;
-				d.name = p9_str_c(n->name);
-				if (p9_dirent_put(dbuf, t->u.tread.count, &pos,
-						  &d))
+				d.name = lx_p9_str_c(n->name);
+				if (lx_p9_dirent_put(dbuf, t->u.tread.count,
+						     &pos, &d))
 					break;
 				(void)before;
 			}
@@ -379,7 +379,7 @@ static size_t p9f_answer(struct p9f *s, const struct p9_fcall *t, uint8_t *out,
 			r.u.rread.data = dbuf;
 		}
 		break;
-	case P9_TUNLINKAT:
+	case LX_P9_TUNLINKAT:
 		if (s->unlinkat_unsupported)
 			return p9f_err(out, cap, t->tag, EOPNOTSUPP);
 		node = p9f_fid(s, t->u.tunlinkat.dfid);
@@ -390,68 +390,68 @@ static size_t p9f_answer(struct p9f *s, const struct p9_fcall *t, uint8_t *out,
 		free(s->nodes[c].data);
 		s->nodes[c].data = NULL;
 		break;
-	case P9_TFSYNC:
-	case P9_TSETATTR:
-	case P9_TRENAMEAT:
-	case P9_TRENAME:
-	case P9_TLINK:
-	case P9_TXATTRCREATE:
+	case LX_P9_TFSYNC:
+	case LX_P9_TSETATTR:
+	case LX_P9_TRENAMEAT:
+	case LX_P9_TRENAME:
+	case LX_P9_TLINK:
+	case LX_P9_TXATTRCREATE:
 		break;
-	case P9_TREADLINK:
-		r.u.rreadlink.target = p9_str_c("target/of/link");
+	case LX_P9_TREADLINK:
+		r.u.rreadlink.target = lx_p9_str_c("target/of/link");
 		break;
-	case P9_TSYMLINK:
-	case P9_TMKNOD:
+	case LX_P9_TSYMLINK:
+	case LX_P9_TMKNOD:
 		r.u.rqid.qid.path = 77;
 		break;
-	case P9_TLOCK:
-		r.u.rlock.status = P9_LOCK_SUCCESS;
+	case LX_P9_TLOCK:
+		r.u.rlock.status = LX_P9_LOCK_SUCCESS;
 		break;
-	case P9_TGETLOCK:
+	case LX_P9_TGETLOCK:
 		r.u.rgetlock = t->u.tgetlock.lock;
-		r.u.rgetlock.type = P9_LOCK_TYPE_UNLCK;
-		r.u.rgetlock.client_id = p9_str_c("fake-owner");
+		r.u.rgetlock.type = LX_P9_LOCK_TYPE_UNLCK;
+		r.u.rgetlock.client_id = lx_p9_str_c("fake-owner");
 		break;
-	case P9_TXATTRWALK:
+	case LX_P9_TXATTRWALK:
 		r.u.rxattrwalk.size = 5;
 		break;
 	default:
 		return p9f_err(out, cap, t->tag, ENOSYS);
 	}
-	if (p9_msg_encode(&r, out, cap, 0, &len))
+	if (lx_p9_msg_encode(&r, out, cap, 0, &len))
 		return p9f_err(out, cap, t->tag, EIO);
 	return len;
 }
 
 /* The misbehaving answer to @t (type s->bad_type). */
-static enum fakesrv_action p9f_bad(struct p9f *s, const struct p9_fcall *t,
+static enum fakesrv_action p9f_bad(struct p9f *s, const struct lx_p9_fcall *t,
 				   uint8_t *out, size_t cap, size_t *outlen)
 {
-	struct p9_fcall r = {.tag = t->tag};
+	struct lx_p9_fcall r = {.tag = t->tag};
 	static uint8_t big[1 << 20];
 	size_t len = 0, n;
 
 	switch (s->bad) {
 	case P9F_BAD_COUNT_OVER:
-		r.type = P9_RREAD;
+		r.type = LX_P9_RREAD;
 		r.u.rread.count = t->u.tread.count + 10;
 		r.u.rread.data = big;
 		memset(big, 0xEE, r.u.rread.count);
 		break;
 	case P9F_BAD_WRONG_TYPE:
-		r.type = P9_RGETATTR;
+		r.type = LX_P9_RGETATTR;
 		break;
 	case P9F_BAD_OVERSIZE:
-		r.type = P9_RREAD;
+		r.type = LX_P9_RREAD;
 		r.u.rread.count = s->cur_msize; /* 11 + msize > msize */
 		r.u.rread.data = big;
 		break;
 	case P9F_BAD_RERROR:
-		r.type = P9_RERROR;
+		r.type = LX_P9_RERROR;
 		r.u.rlerror.ecode = EACCES;
 		break;
 	case P9F_BAD_RFLUSH:
-		r.type = P9_RFLUSH;
+		r.type = LX_P9_RFLUSH;
 		break;
 	case P9F_BAD_UNUSED_TAG:
 		*outlen = p9f_err(out, cap, 0x7777, EIO);
@@ -470,16 +470,16 @@ static enum fakesrv_action p9f_bad(struct p9f *s, const struct p9_fcall *t,
 	default:
 		break;
 	}
-	if (p9_msg_encode(&r, out, cap, 0, &len))
+	if (lx_p9_msg_encode(&r, out, cap, 0, &len))
 		return FAKESRV_CLOSE;
 	*outlen = len;
 	return FAKESRV_REPLY;
 }
 
-static enum fakesrv_action p9f_flush(struct p9f *s, const struct p9_fcall *t,
+static enum fakesrv_action p9f_flush(struct p9f *s, const struct lx_p9_fcall *t,
 				     uint8_t *out, size_t cap, size_t *outlen)
 {
-	struct p9_fcall r = {.type = P9_RFLUSH, .tag = t->tag}, held;
+	struct lx_p9_fcall r = {.type = LX_P9_RFLUSH, .tag = t->tag}, held;
 	size_t len = 0;
 
 	s->flushes_seen++;
@@ -487,7 +487,7 @@ static enum fakesrv_action p9f_flush(struct p9f *s, const struct p9_fcall *t,
 	case P9F_FLUSH_SILENT:
 		return FAKESRV_NOREPLY;
 	case P9F_FLUSH_SILENT_RELEASE:
-		p9_msg_encode(&r, s->owed, sizeof(s->owed), 0, &s->owed_len);
+		lx_p9_msg_encode(&r, s->owed, sizeof(s->owed), 0, &s->owed_len);
 		return FAKESRV_NOREPLY;
 	case P9F_FLUSH_RLERROR:
 		*outlen = p9f_err(out, cap, t->tag, EINVAL);
@@ -498,8 +498,8 @@ static enum fakesrv_action p9f_flush(struct p9f *s, const struct p9_fcall *t,
 		break;
 	case P9F_FLUSH_SECOND_BOTH:
 		if (s->flushes_seen == 1) {
-			p9_msg_encode(&r, s->owed, sizeof(s->owed), 0,
-				      &s->owed_len);
+			lx_p9_msg_encode(&r, s->owed, sizeof(s->owed), 0,
+					 &s->owed_len);
 			return FAKESRV_NOREPLY;
 		}
 		memcpy(out, s->owed, s->owed_len);
@@ -508,12 +508,12 @@ static enum fakesrv_action p9f_flush(struct p9f *s, const struct p9_fcall *t,
 		break;
 	case P9F_FLUSH_REPLY_FIRST:
 		if (s->held_len &&
-		    !p9_msg_decode(s->held, s->held_len, 0, &held))
+		    !lx_p9_msg_decode(s->held, s->held_len, 0, &held))
 			len = p9f_answer(s, &held, out, cap);
 		break;
 	case P9F_FLUSH_PARTIAL:
 		if (!s->held_len ||
-		    p9_msg_decode(s->held, s->held_len, 0, &held))
+		    lx_p9_msg_decode(s->held, s->held_len, 0, &held))
 			return FAKESRV_NOREPLY;
 		len = p9f_answer(s, &held, out, cap);
 		*outlen = len / 2;
@@ -523,7 +523,7 @@ static enum fakesrv_action p9f_flush(struct p9f *s, const struct p9_fcall *t,
 		break;
 	}
 	s->held_len = 0;
-	p9_msg_encode(&r, out + len, cap - len, 0, outlen);
+	lx_p9_msg_encode(&r, out + len, cap - len, 0, outlen);
 	*outlen += len;
 	return FAKESRV_REPLY;
 }
@@ -533,29 +533,29 @@ static P9F_UNUSED enum fakesrv_action p9f_fn(void *arg, const uint8_t *msg,
 					     size_t *outlen, unsigned int nth)
 {
 	struct p9f *s = arg;
-	struct p9_fcall t, r = {.type = P9_RVERSION};
+	struct lx_p9_fcall t, r = {.type = LX_P9_RVERSION};
 	enum fakesrv_action a = FAKESRV_REPLY;
 	size_t cap = *outlen, len = 0;
 
 	(void)nth;
-	if (p9_msg_decode(msg, mlen, 0, &t))
+	if (lx_p9_msg_decode(msg, mlen, 0, &t))
 		return FAKESRV_CLOSE;
 	pthread_mutex_lock(&s->lock);
 	if (s->nlog < P9F_LOG) {
 		s->log[s->nlog].type = t.type;
 		s->log[s->nlog].tag = t.tag;
 		s->log[s->nlog].oldtag =
-			t.type == P9_TFLUSH ? t.u.tflush.oldtag : 0;
+			t.type == LX_P9_TFLUSH ? t.u.tflush.oldtag : 0;
 		s->nlog++;
 	}
-	if (t.type != P9_TVERSION && t.tag > s->max_tag)
+	if (t.type != LX_P9_TVERSION && t.tag > s->max_tag)
 		s->max_tag = t.tag;
-	if ((t.type == P9_TREAD || t.type == P9_TWRITE) &&
-	    (t.type == P9_TREAD ? t.u.tread.count : t.u.twrite.count) >
+	if ((t.type == LX_P9_TREAD || t.type == LX_P9_TWRITE) &&
+	    (t.type == LX_P9_TREAD ? t.u.tread.count : t.u.twrite.count) >
 		    s->max_count_seen)
-		s->max_count_seen =
-			t.type == P9_TREAD ? t.u.tread.count : t.u.twrite.count;
-	if (t.type == P9_TVERSION) {
+		s->max_count_seen = t.type == LX_P9_TREAD ? t.u.tread.count :
+							    t.u.twrite.count;
+	if (t.type == LX_P9_TVERSION) {
 		s->version_tag = t.tag;
 		if (s->version_err) {
 			*outlen = p9f_err(out, cap, t.tag, s->version_err);
@@ -566,15 +566,15 @@ static P9F_UNUSED enum fakesrv_action p9f_fn(void *arg, const uint8_t *msg,
 					    t.u.version.msize :
 					    s->msize;
 		s->cur_msize = r.u.version.msize;
-		r.u.version.version = p9_str_c(s->version);
-		p9_msg_encode(&r, out, cap, 0, outlen);
+		r.u.version.version = lx_p9_str_c(s->version);
+		lx_p9_msg_encode(&r, out, cap, 0, outlen);
 		goto out;
 	}
-	if (t.type == P9_TFLUSH) {
+	if (t.type == LX_P9_TFLUSH) {
 		a = p9f_flush(s, &t, out, cap, outlen);
 		goto out;
 	}
-	if (t.type == P9_TGETATTR && t.u.tgetattr.fid == 4000) {
+	if (t.type == LX_P9_TGETATTR && t.u.tgetattr.fid == 4000) {
 		/* SILENT_RELEASE: pay the Rflush owed, then answer */
 		memcpy(out, s->owed, s->owed_len);
 		len = s->owed_len;

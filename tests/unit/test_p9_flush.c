@@ -53,10 +53,10 @@ static void srv_set(uint8_t hold, enum p9f_flush flush)
 	pthread_mutex_unlock(&srv.lock);
 }
 
-static struct p9_clnt *conn(unsigned int timeout_ms, unsigned int max_reqs)
+static struct lx_p9_clnt *conn(unsigned int timeout_ms, unsigned int max_reqs)
 {
 	static char err[256];
-	struct p9_opts o = {
+	struct lx_p9_opts o = {
 		.host = "127.0.0.1",
 		.port = fakesrv_port(srv.srv),
 		.aname = "/fake",
@@ -65,19 +65,19 @@ static struct p9_clnt *conn(unsigned int timeout_ms, unsigned int max_reqs)
 		.errbuf = err,
 		.errbuf_len = sizeof(err),
 	};
-	struct p9_clnt *c = NULL;
-	int r = p9_connect(&c, &o);
+	struct lx_p9_clnt *c = NULL;
+	int r = lx_p9_connect(&c, &o);
 
 	if (r)
-		fail_msg("p9_connect: %d (%s)", r, err);
+		fail_msg("lx_p9_connect: %d (%s)", r, err);
 	return c;
 }
 
-static struct p9_stats stats(struct p9_clnt *c)
+static struct lx_p9_stats stats(struct lx_p9_clnt *c)
 {
-	struct p9_stats st;
+	struct lx_p9_stats st;
 
-	p9_get_stats(c, &st);
+	lx_p9_get_stats(c, &st);
 	return st;
 }
 
@@ -102,11 +102,11 @@ static int log_find(uint8_t type, int oldtag, uint16_t *tag)
 	return found;
 }
 
-static uint32_t open_file(struct p9_clnt *c)
+static uint32_t open_file(struct lx_p9_clnt *c)
 {
 	uint32_t fid;
 
-	assert_int_equal(p9_open_path(c, "file", O_RDWR, 0, &fid, NULL), 0);
+	assert_int_equal(lx_p9_open_path(c, "file", O_RDWR, 0, &fid, NULL), 0);
 	return fid;
 }
 
@@ -126,8 +126,8 @@ static void done_init(struct done *d)
 	pthread_cond_init(&d->cond, NULL);
 }
 
-static void done_cb(struct p9_req *req, int status, const struct p9_fcall *rx,
-		    void *arg)
+static void done_cb(struct lx_p9_req *req, int status,
+		    const struct lx_p9_fcall *rx, void *arg)
 {
 	struct done *d = arg;
 
@@ -158,31 +158,31 @@ static void done_fini(struct done *d)
 	pthread_mutex_destroy(&d->lock);
 }
 
-static struct p9_req *read_async(struct p9_clnt *c, uint32_t fid, void *buf,
-				 struct done *d)
+static struct lx_p9_req *read_async(struct lx_p9_clnt *c, uint32_t fid,
+				    void *buf, struct done *d)
 {
-	struct p9_fcall tx = {.type = P9_TREAD};
-	struct p9_call_opts o = {.rdata = buf};
-	struct p9_req *h = NULL;
+	struct lx_p9_fcall tx = {.type = LX_P9_TREAD};
+	struct lx_p9_call_opts o = {.rdata = buf};
+	struct lx_p9_req *h = NULL;
 
 	tx.u.tread.fid = fid;
 	tx.u.tread.count = 512;
-	assert_int_equal(p9_call_async(c, &tx, &o, done_cb, d, &h), 0);
+	assert_int_equal(lx_p9_call_async(c, &tx, &o, done_cb, d, &h), 0);
 	return h;
 }
 
 /* Start @n Tstatfs calls the server holds and that never time out: they
  * occupy @n slots until close.  Return how many got a slot. */
-static unsigned int occupy(struct p9_clnt *c, unsigned int n, struct done *d)
+static unsigned int occupy(struct lx_p9_clnt *c, unsigned int n, struct done *d)
 {
-	struct p9_fcall tx = {.type = P9_TSTATFS};
-	struct p9_call_opts o = {.flags = P9_NOWAIT,
-				 .timeout_ms = P9_NO_TIMEOUT};
+	struct lx_p9_fcall tx = {.type = LX_P9_TSTATFS};
+	struct lx_p9_call_opts o = {.flags = LX_P9_NOWAIT,
+				    .timeout_ms = LX_P9_NO_TIMEOUT};
 	unsigned int i, got = 0;
 
-	tx.u.tfid.fid = p9_root_fid(c);
+	tx.u.tfid.fid = lx_p9_root_fid(c);
 	for (i = 0; i < n; i++)
-		if (!p9_call_async(c, &tx, &o, done_cb, d, NULL))
+		if (!lx_p9_call_async(c, &tx, &o, done_cb, d, NULL))
 			got++;
 	return got;
 }
@@ -192,9 +192,9 @@ static unsigned int occupy(struct p9_clnt *c, unsigned int n, struct done *d)
 static void test_timeout_flushes_after_the_call_then_rflush(void **state)
 {
 	uint8_t buf[600];
-	struct p9_clnt *c;
-	struct p9_attr a;
-	struct p9_stats st;
+	struct lx_p9_clnt *c;
+	struct lx_p9_attr a;
+	struct lx_p9_stats st;
 	uint16_t tag = 0, ftag = 0;
 	uint32_t fid, n;
 	uint64_t t0, dt;
@@ -204,13 +204,13 @@ static void test_timeout_flushes_after_the_call_then_rflush(void **state)
 	setup_srv();
 	c = conn(100, 0);
 	fid = open_file(c);
-	srv_set(P9_TREAD, P9F_FLUSH_RFLUSH);
+	srv_set(LX_P9_TREAD, P9F_FLUSH_RFLUSH);
 	t0 = now_ms();
-	assert_int_equal(p9_read(c, fid, 0, 512, buf, &n), -ETIMEDOUT);
+	assert_int_equal(lx_p9_read(c, fid, 0, 512, buf, &n), -ETIMEDOUT);
 	dt = now_ms() - t0;
 	assert_true(dt >= 90 && dt < 2000);
-	ir = log_find(P9_TREAD, -1, &tag);
-	ifl = log_find(P9_TFLUSH, tag, &ftag);
+	ir = log_find(LX_P9_TREAD, -1, &tag);
+	ifl = log_find(LX_P9_TFLUSH, tag, &ftag);
 	assert_true(ir >= 0 && ifl > ir); /* the Tflush came after the call */
 	assert_int_not_equal(ftag, tag);
 	st = stats(c);
@@ -219,24 +219,24 @@ static void test_timeout_flushes_after_the_call_then_rflush(void **state)
 	assert_int_equal(st.flush_expired, 0);
 	assert_int_equal(st.late_replies, 0);
 	srv_set(0, P9F_FLUSH_RFLUSH);
-	assert_int_equal(p9_getattr(c, fid, 0, &a), 0);
-	p9_close(c);
+	assert_int_equal(lx_p9_getattr(c, fid, 0, &a), 0);
+	lx_p9_close(c);
 }
 
 static void test_reply_before_rflush_is_the_outcome(void **state)
 {
-	struct p9_clnt *c;
-	struct p9_attr a;
-	struct p9_stats st;
+	struct lx_p9_clnt *c;
+	struct lx_p9_attr a;
+	struct lx_p9_stats st;
 	uint32_t fid;
 	unsigned int i;
 
 	(void)state;
 	setup_srv();
 	c = conn(100, 0);
-	srv_set(P9_TWALK, P9F_FLUSH_REPLY_FIRST);
+	srv_set(LX_P9_TWALK, P9F_FLUSH_REPLY_FIRST);
 	/* the Rwalk arrives between Tflush and Rflush: the walk happened */
-	assert_int_equal(p9_walk_path(c, P9_NOFID, "dir", &fid, NULL), 0);
+	assert_int_equal(lx_p9_walk_path(c, LX_P9_NOFID, "dir", &fid, NULL), 0);
 	/* the walk returns with its reply; the Rflush is right behind */
 	for (i = 0; i < 2000 && stats(c).flush_replies < 1; i++)
 		usleep(1000);
@@ -245,18 +245,18 @@ static void test_reply_before_rflush_is_the_outcome(void **state)
 	assert_int_equal(st.flush_replies, 1);
 	srv_set(0, P9F_FLUSH_RFLUSH);
 	/* and its fid is live on the server */
-	assert_int_equal(p9_getattr(c, fid, P9_GETATTR_BASIC, &a), 0);
-	assert_int_equal(a.qid.type, P9_QTDIR);
-	assert_int_equal(p9_clunk(c, fid), 0);
+	assert_int_equal(lx_p9_getattr(c, fid, LX_P9_GETATTR_BASIC, &a), 0);
+	assert_int_equal(a.qid.type, LX_P9_QTDIR);
+	assert_int_equal(lx_p9_clunk(c, fid), 0);
 	assert_int_equal(stats(c).fids_in_use, 1);
-	p9_close(c);
+	lx_p9_close(c);
 }
 
 static void test_cancel_async_call(void **state)
 {
 	uint8_t buf[600];
-	struct p9_clnt *c;
-	struct p9_req *h;
+	struct lx_p9_clnt *c;
+	struct lx_p9_req *h;
 	struct done d;
 	uint32_t fid;
 
@@ -264,24 +264,24 @@ static void test_cancel_async_call(void **state)
 	setup_srv();
 	c = conn(5000, 0);
 	fid = open_file(c);
-	srv_set(P9_TREAD, P9F_FLUSH_RFLUSH);
+	srv_set(LX_P9_TREAD, P9F_FLUSH_RFLUSH);
 	done_init(&d);
 	h = read_async(c, fid, buf, &d);
-	assert_int_equal(p9_cancel(h), 0);
+	assert_int_equal(lx_p9_cancel(h), 0);
 	done_wait(&d, 1);
 	assert_int_equal(d.status, -ECANCELED);
-	assert_true(log_find(P9_TFLUSH, p9_req_tag(h), NULL) >= 0);
-	assert_int_equal(p9_cancel(h), -EALREADY);
-	p9_req_put(h);
+	assert_true(log_find(LX_P9_TFLUSH, lx_p9_req_tag(h), NULL) >= 0);
+	assert_int_equal(lx_p9_cancel(h), -EALREADY);
+	lx_p9_req_put(h);
 	done_fini(&d);
-	p9_close(c);
+	lx_p9_close(c);
 }
 
 static void test_rflush_to_a_later_tflush_answers_the_earlier(void **state)
 {
 	uint8_t buf[600];
-	struct p9_clnt *c;
-	struct p9_req *h;
+	struct lx_p9_clnt *c;
+	struct lx_p9_req *h;
 	struct done d, occ;
 	unsigned int i, got = 0, nfl = 0;
 	uint32_t fid;
@@ -290,34 +290,34 @@ static void test_rflush_to_a_later_tflush_answers_the_earlier(void **state)
 	setup_srv();
 	c = conn(5000, 4);
 	fid = open_file(c);
-	srv_set(P9_TREAD, P9F_FLUSH_SECOND_ONLY);
+	srv_set(LX_P9_TREAD, P9F_FLUSH_SECOND_ONLY);
 	done_init(&d);
 	done_init(&occ);
 	h = read_async(c, fid, buf, &d);
-	assert_int_equal(p9_cancel(h), 0);
-	while (log_find(P9_TFLUSH, p9_req_tag(h), NULL) < 0)
+	assert_int_equal(lx_p9_cancel(h), 0);
+	while (log_find(LX_P9_TFLUSH, lx_p9_req_tag(h), NULL) < 0)
 		usleep(1000);
-	assert_int_equal(p9_cancel(h), 0); /* a second Tflush, same oldtag */
+	assert_int_equal(lx_p9_cancel(h), 0); /* a second Tflush, same oldtag */
 	done_wait(&d, 1);
 	assert_int_equal(d.status, -ECANCELED);
 	pthread_mutex_lock(&srv.lock);
 	for (i = 0; i < srv.nlog; i++)
-		nfl += srv.log[i].type == P9_TFLUSH &&
-		       srv.log[i].oldtag == p9_req_tag(h);
+		nfl += srv.log[i].type == LX_P9_TFLUSH &&
+		       srv.log[i].oldtag == lx_p9_req_tag(h);
 	pthread_mutex_unlock(&srv.lock);
 	assert_int_equal(nfl, 2);
 	assert_int_equal(stats(c).flush_replies, 1);
-	p9_req_put(h);
+	lx_p9_req_put(h);
 	/* the first Tflush, never answered, gave its slot back too: all
 	 * four slots can be taken again (their last puts may lag a little) */
-	srv_set(P9_TSTATFS, P9F_FLUSH_RFLUSH);
+	srv_set(LX_P9_TSTATFS, P9F_FLUSH_RFLUSH);
 	for (i = 0; i < 200 && got < 4; i++) {
 		got += occupy(c, 4 - got, &occ);
 		if (got < 4)
 			usleep(1000);
 	}
 	assert_int_equal(got, 4);
-	p9_close(c);
+	lx_p9_close(c);
 	done_wait(&occ, 4);
 	assert_int_equal(occ.status, -ESHUTDOWN);
 	done_fini(&d);
@@ -327,8 +327,8 @@ static void test_rflush_to_a_later_tflush_answers_the_earlier(void **state)
 static void test_rflushes_answered_in_order(void **state)
 {
 	uint8_t buf[600];
-	struct p9_clnt *c;
-	struct p9_req *h;
+	struct lx_p9_clnt *c;
+	struct lx_p9_req *h;
 	struct done d;
 	uint32_t fid;
 
@@ -336,28 +336,28 @@ static void test_rflushes_answered_in_order(void **state)
 	setup_srv();
 	c = conn(5000, 0);
 	fid = open_file(c);
-	srv_set(P9_TREAD, P9F_FLUSH_SECOND_BOTH);
+	srv_set(LX_P9_TREAD, P9F_FLUSH_SECOND_BOTH);
 	done_init(&d);
 	h = read_async(c, fid, buf, &d);
-	assert_int_equal(p9_cancel(h), 0);
-	while (log_find(P9_TFLUSH, p9_req_tag(h), NULL) < 0)
+	assert_int_equal(lx_p9_cancel(h), 0);
+	while (log_find(LX_P9_TFLUSH, lx_p9_req_tag(h), NULL) < 0)
 		usleep(1000);
-	assert_int_equal(p9_cancel(h), 0);
+	assert_int_equal(lx_p9_cancel(h), 0);
 	done_wait(&d, 1);
 	assert_int_equal(d.status, -ECANCELED);
 	/* the second Rflush follows the first on the stream */
 	while (stats(c).flush_replies < 2)
 		usleep(1000);
-	p9_req_put(h);
+	lx_p9_req_put(h);
 	done_fini(&d);
-	p9_close(c);
+	lx_p9_close(c);
 }
 
 static void test_flushes_per_call_are_bounded(void **state)
 {
 	uint8_t buf[600];
-	struct p9_clnt *c;
-	struct p9_req *h;
+	struct lx_p9_clnt *c;
+	struct lx_p9_req *h;
 	struct done d;
 	uint32_t fid;
 	unsigned int i;
@@ -366,28 +366,28 @@ static void test_flushes_per_call_are_bounded(void **state)
 	setup_srv();
 	c = conn(200, 0);
 	fid = open_file(c);
-	srv_set(P9_TREAD, P9F_FLUSH_SILENT);
+	srv_set(LX_P9_TREAD, P9F_FLUSH_SILENT);
 	done_init(&d);
 	h = read_async(c, fid, buf, &d);
 	for (i = 0; i < 4; i++)
-		assert_int_equal(p9_cancel(h), 0);
-	assert_int_equal(p9_cancel(h), -EBUSY);
+		assert_int_equal(lx_p9_cancel(h), 0);
+	assert_int_equal(lx_p9_cancel(h), -EBUSY);
 	/* no Rflush ever: the call ends at the first flush's deadline */
 	done_wait(&d, 1);
 	assert_int_equal(d.status, -ECANCELED);
 	assert_true(stats(c).flush_expired >= 1);
-	p9_req_put(h);
+	lx_p9_req_put(h);
 	done_fini(&d);
-	p9_close(c); /* the Tflushes still in flight end here */
+	lx_p9_close(c); /* the Tflushes still in flight end here */
 }
 
 static void test_cancel_without_timeout_is_still_bounded(void **state)
 {
-	struct p9_fcall tx = {.type = P9_TREAD};
-	struct p9_call_opts o = {.timeout_ms = P9_NO_TIMEOUT};
+	struct lx_p9_fcall tx = {.type = LX_P9_TREAD};
+	struct lx_p9_call_opts o = {.timeout_ms = LX_P9_NO_TIMEOUT};
 	uint8_t buf[600];
-	struct p9_clnt *c;
-	struct p9_req *h;
+	struct lx_p9_clnt *c;
+	struct lx_p9_req *h;
 	struct done d;
 	uint64_t t0, dt;
 
@@ -397,27 +397,27 @@ static void test_cancel_without_timeout_is_still_bounded(void **state)
 	tx.u.tread.fid = open_file(c);
 	tx.u.tread.count = 512;
 	o.rdata = buf;
-	srv_set(P9_TREAD, P9F_FLUSH_SILENT);
+	srv_set(LX_P9_TREAD, P9F_FLUSH_SILENT);
 	done_init(&d);
-	assert_int_equal(p9_call_async(c, &tx, &o, done_cb, &d, &h), 0);
+	assert_int_equal(lx_p9_call_async(c, &tx, &o, done_cb, &d, &h), 0);
 	usleep(300000); /* longer than the client's timeout: no timer */
 	pthread_mutex_lock(&d.lock);
 	assert_int_equal(d.n, 0);
 	pthread_mutex_unlock(&d.lock);
 	t0 = now_ms();
-	assert_int_equal(p9_cancel(h), 0);
+	assert_int_equal(lx_p9_cancel(h), 0);
 	done_wait(&d, 1);
 	dt = now_ms() - t0;
 	/* the Tflush waits the client's timeout, not forever */
 	assert_int_equal(d.status, -ECANCELED);
 	assert_true(dt >= 140 && dt < 3000);
-	p9_req_put(h);
+	lx_p9_req_put(h);
 	done_fini(&d);
-	p9_close(c);
+	lx_p9_close(c);
 }
 
 struct canceller {
-	struct p9_req *h;
+	struct lx_p9_req *h;
 	pthread_barrier_t *go;
 	int ok;
 };
@@ -429,7 +429,7 @@ static void *cancel_thread(void *arg)
 
 	pthread_barrier_wait(k->go);
 	for (i = 0; i < 3; i++) {
-		r = p9_cancel(k->h);
+		r = lx_p9_cancel(k->h);
 		assert_true(r == 0 || r == -EBUSY || r == -EALREADY);
 		k->ok += r == 0;
 	}
@@ -442,8 +442,8 @@ static void test_concurrent_cancels_stay_bounded(void **state)
 	struct canceller k[2];
 	pthread_t th[2];
 	uint8_t buf[600];
-	struct p9_clnt *c;
-	struct p9_req *h;
+	struct lx_p9_clnt *c;
+	struct lx_p9_req *h;
 	struct done d;
 	unsigned int it, i, nfl = 0;
 	uint32_t fid;
@@ -454,7 +454,7 @@ static void test_concurrent_cancels_stay_bounded(void **state)
 	fid = open_file(c);
 	for (it = 0; it < 30; it++) {
 		/* every Tflush answered: all slots must come back */
-		srv_set(P9_TREAD, P9F_FLUSH_RFLUSH);
+		srv_set(LX_P9_TREAD, P9F_FLUSH_RFLUSH);
 		done_init(&d);
 		h = read_async(c, fid, buf, &d);
 		pthread_barrier_init(&go, NULL, 2);
@@ -473,19 +473,19 @@ static void test_concurrent_cancels_stay_bounded(void **state)
 		assert_int_equal(stats(c).flushes - nfl,
 				 (unsigned int)(k[0].ok + k[1].ok));
 		nfl = (unsigned int)stats(c).flushes;
-		p9_req_put(h);
+		lx_p9_req_put(h);
 		done_fini(&d);
 	}
 	/* and every slot came back */
 	done_init(&d);
-	srv_set(P9_TSTATFS, P9F_FLUSH_RFLUSH);
+	srv_set(LX_P9_TSTATFS, P9F_FLUSH_RFLUSH);
 	for (i = 0, it = 0; i < 500 && it < 16; i++) {
 		it += occupy(c, 16 - it, &d);
 		if (it < 16)
 			usleep(1000);
 	}
 	assert_int_equal(it, 16);
-	p9_close(c);
+	lx_p9_close(c);
 	done_wait(&d, 16);
 	done_fini(&d);
 }
@@ -493,8 +493,8 @@ static void test_concurrent_cancels_stay_bounded(void **state)
 static void test_tags_stay_reserved_until_the_rflush(void **state)
 {
 	uint8_t buf[600];
-	struct p9_clnt *c;
-	struct p9_attr a;
+	struct lx_p9_clnt *c;
+	struct lx_p9_attr a;
 	struct done occ;
 	uint16_t tag = 0, ftag = 0;
 	uint32_t fid, n;
@@ -505,37 +505,37 @@ static void test_tags_stay_reserved_until_the_rflush(void **state)
 	setup_srv();
 	c = conn(100, 3);
 	fid = open_file(c);
-	srv_set(P9_TREAD, P9F_FLUSH_SILENT_RELEASE);
+	srv_set(LX_P9_TREAD, P9F_FLUSH_SILENT_RELEASE);
 	t0 = now_ms();
-	assert_int_equal(p9_read(c, fid, 0, 512, buf, &n), -ETIMEDOUT);
+	assert_int_equal(lx_p9_read(c, fid, 0, 512, buf, &n), -ETIMEDOUT);
 	dt = now_ms() - t0;
 	/* timeout, then the flush's own timeout */
 	assert_true(dt >= 180 && dt < 3000);
 	assert_int_equal(stats(c).flush_expired, 1);
-	log_find(P9_TREAD, -1, &tag);
-	log_find(P9_TFLUSH, tag, &ftag);
+	log_find(LX_P9_TREAD, -1, &tag);
+	log_find(LX_P9_TFLUSH, tag, &ftag);
 	/* one slot is left: every call now uses it, never the two tags */
 	srv_set(0, P9F_FLUSH_SILENT_RELEASE);
 	for (i = 0; i < 10; i++)
-		assert_int_equal(p9_getattr(c, fid, 0, &a), 0);
+		assert_int_equal(lx_p9_getattr(c, fid, 0, &a), 0);
 	pthread_mutex_lock(&srv.lock);
 	for (i = 0; i < srv.nlog; i++)
-		if (srv.log[i].type == P9_TGETATTR)
+		if (srv.log[i].type == LX_P9_TGETATTR)
 			assert_true(srv.log[i].tag != tag &&
 				    srv.log[i].tag != ftag);
 	pthread_mutex_unlock(&srv.lock);
 	/* the server pays the Rflush it owes: both tags come back */
-	assert_int_equal(p9_getattr(c, 4000, 0, &a), -EBADF);
+	assert_int_equal(lx_p9_getattr(c, 4000, 0, &a), -EBADF);
 	assert_int_equal(stats(c).flush_replies, 1);
 	done_init(&occ);
-	srv_set(P9_TSTATFS, P9F_FLUSH_RFLUSH);
+	srv_set(LX_P9_TSTATFS, P9F_FLUSH_RFLUSH);
 	for (i = 0; i < 200 && got < 3; i++) {
 		got += occupy(c, 3 - got, &occ);
 		if (got < 3)
 			usleep(1000);
 	}
 	assert_int_equal(got, 3);
-	p9_close(c);
+	lx_p9_close(c);
 	done_wait(&occ, 3);
 	done_fini(&occ);
 }
@@ -543,8 +543,8 @@ static void test_tags_stay_reserved_until_the_rflush(void **state)
 static void test_stuck_flushes_holding_every_slot_end_the_session(void **state)
 {
 	uint8_t buf[600];
-	struct p9_clnt *c;
-	struct p9_attr a;
+	struct lx_p9_clnt *c;
+	struct lx_p9_attr a;
 	uint32_t fid, n;
 	int r;
 
@@ -552,28 +552,28 @@ static void test_stuck_flushes_holding_every_slot_end_the_session(void **state)
 	setup_srv();
 	c = conn(100, 4);
 	fid = open_file(c);
-	srv_set(P9_TREAD, P9F_FLUSH_SILENT);
+	srv_set(LX_P9_TREAD, P9F_FLUSH_SILENT);
 	/* the first pair leaves two slots: the session goes on */
-	assert_int_equal(p9_read(c, fid, 0, 512, buf, &n), -ETIMEDOUT);
+	assert_int_equal(lx_p9_read(c, fid, 0, 512, buf, &n), -ETIMEDOUT);
 	srv_set(0, P9F_FLUSH_SILENT);
-	assert_int_equal(p9_getattr(c, fid, 0, &a), 0);
+	assert_int_equal(lx_p9_getattr(c, fid, 0, &a), 0);
 	/* the second takes the last two: nothing could run any more.  The
 	 * read ends with its own timeout or, if the session is shut down
 	 * first (a loaded machine can order them either way), with it */
-	srv_set(P9_TREAD, P9F_FLUSH_SILENT);
-	r = p9_read(c, fid, 0, 512, buf, &n);
+	srv_set(LX_P9_TREAD, P9F_FLUSH_SILENT);
+	r = lx_p9_read(c, fid, 0, 512, buf, &n);
 	if (r != -ETIMEDOUT && r != -ECONNRESET)
 		fail_msg("second stuck read: %d", r);
 	assert_int_equal(stats(c).flush_expired, 2);
-	assert_int_equal(p9_getattr(c, fid, 0, &a), -ENOTCONN);
-	p9_close(c);
+	assert_int_equal(lx_p9_getattr(c, fid, 0, &a), -ENOTCONN);
+	lx_p9_close(c);
 }
 
 static void test_reply_stalled_after_the_flush_is_bounded(void **state)
 {
 	uint8_t buf[4096];
-	struct p9_clnt *c;
-	struct p9_attr a;
+	struct lx_p9_clnt *c;
+	struct lx_p9_attr a;
 	uint32_t fid, n;
 	uint64_t t0, dt;
 	int r;
@@ -585,38 +585,38 @@ static void test_reply_stalled_after_the_flush_is_bounded(void **state)
 	/* the Tread times out, its Tflush gets half of the Tread's reply
 	 * and then nothing: the call's reply is pinned half-way when the
 	 * flush expires */
-	srv_set(P9_TREAD, P9F_FLUSH_PARTIAL);
+	srv_set(LX_P9_TREAD, P9F_FLUSH_PARTIAL);
 	t0 = now_ms();
-	r = p9_read(c, fid, 0, sizeof(buf), buf, &n);
+	r = lx_p9_read(c, fid, 0, sizeof(buf), buf, &n);
 	dt = now_ms() - t0;
 	assert_true(r == -ECONNRESET || r == -ETIMEDOUT);
 	assert_true(dt < 5000);
-	assert_int_equal(p9_getattr(c, fid, 0, &a), -ENOTCONN);
-	p9_close(c);
+	assert_int_equal(lx_p9_getattr(c, fid, 0, &a), -ENOTCONN);
+	lx_p9_close(c);
 }
 
 static void test_rlerror_to_tflush_ends_the_session(void **state)
 {
 	uint8_t buf[600];
-	struct p9_clnt *c;
-	struct p9_attr a;
+	struct lx_p9_clnt *c;
+	struct lx_p9_attr a;
 	uint32_t fid, n;
 
 	(void)state;
 	setup_srv();
 	c = conn(100, 0);
 	fid = open_file(c);
-	srv_set(P9_TREAD, P9F_FLUSH_RLERROR);
+	srv_set(LX_P9_TREAD, P9F_FLUSH_RLERROR);
 	/* the call keeps its own reason */
-	assert_int_equal(p9_read(c, fid, 0, 512, buf, &n), -ETIMEDOUT);
+	assert_int_equal(lx_p9_read(c, fid, 0, 512, buf, &n), -ETIMEDOUT);
 	assert_int_equal(stats(c).flush_replies, 0);
-	assert_int_equal(p9_getattr(c, fid, 0, &a), -ENOTCONN);
-	p9_close(c);
+	assert_int_equal(lx_p9_getattr(c, fid, 0, &a), -ENOTCONN);
+	lx_p9_close(c);
 }
 
 static void test_walk_fate_unknown_loses_its_fid(void **state)
 {
-	struct p9_clnt *c;
+	struct lx_p9_clnt *c;
 	uint32_t fid;
 	uint64_t before;
 
@@ -625,35 +625,35 @@ static void test_walk_fate_unknown_loses_its_fid(void **state)
 	c = conn(100, 0);
 	before = stats(c).fids_in_use;
 	/* Rflush: the server confirms the walk did not happen */
-	srv_set(P9_TWALK, P9F_FLUSH_RFLUSH);
-	assert_int_equal(p9_walk_path(c, P9_NOFID, "dir", &fid, NULL),
+	srv_set(LX_P9_TWALK, P9F_FLUSH_RFLUSH);
+	assert_int_equal(lx_p9_walk_path(c, LX_P9_NOFID, "dir", &fid, NULL),
 			 -ETIMEDOUT);
 	assert_int_equal(stats(c).fids_in_use, before);
 	assert_int_equal(stats(c).fids_lost, 0);
 	/* no Rflush: the fid may exist on the server, never reuse it */
-	srv_set(P9_TWALK, P9F_FLUSH_SILENT);
-	assert_int_equal(p9_walk_path(c, P9_NOFID, "dir", &fid, NULL),
+	srv_set(LX_P9_TWALK, P9F_FLUSH_SILENT);
+	assert_int_equal(lx_p9_walk_path(c, LX_P9_NOFID, "dir", &fid, NULL),
 			 -ETIMEDOUT);
 	assert_int_equal(stats(c).fids_lost, 1);
 	assert_int_equal(stats(c).fids_in_use, before + 1);
-	p9_close(c);
+	lx_p9_close(c);
 }
 
 static void test_no_slot_for_the_flush_ends_the_session(void **state)
 {
-	struct p9_clnt *c;
-	struct p9_attr a;
+	struct lx_p9_clnt *c;
+	struct lx_p9_attr a;
 	struct done d;
 	uint8_t b1[600], b2[600];
 	uint32_t fid;
 	uint64_t t0, dt;
-	struct p9_req *h1, *h2;
+	struct lx_p9_req *h1, *h2;
 
 	(void)state;
 	setup_srv();
 	c = conn(100, 2);
 	fid = open_file(c);
-	srv_set(P9_TREAD, P9F_FLUSH_RFLUSH);
+	srv_set(LX_P9_TREAD, P9F_FLUSH_RFLUSH);
 	done_init(&d);
 	t0 = now_ms();
 	h1 = read_async(c, fid, b1, &d);
@@ -663,18 +663,18 @@ static void test_no_slot_for_the_flush_ends_the_session(void **state)
 	assert_true(dt >= 150 && dt < 3000);
 	assert_true(d.status == -ETIMEDOUT || d.status == -ECONNRESET);
 	assert_int_equal(stats(c).flushes, 0);
-	assert_int_equal(p9_getattr(c, fid, 0, &a), -ENOTCONN);
-	p9_req_put(h1);
-	p9_req_put(h2);
+	assert_int_equal(lx_p9_getattr(c, fid, 0, &a), -ENOTCONN);
+	lx_p9_req_put(h1);
+	lx_p9_req_put(h2);
 	done_fini(&d);
-	p9_close(c);
+	lx_p9_close(c);
 }
 
 static void test_cancels_racing_replies_leave_no_slot(void **state)
 {
 	static uint8_t bufs[300][600];
-	struct p9_req *h[300];
-	struct p9_clnt *c;
+	struct lx_p9_req *h[300];
+	struct lx_p9_clnt *c;
 	struct done d, occ;
 	uint32_t fid;
 	unsigned int i, j, got = 0;
@@ -689,25 +689,25 @@ static void test_cancels_racing_replies_leave_no_slot(void **state)
 	for (i = 0; i < 300; i++) {
 		h[i] = read_async(c, fid, bufs[i], &d);
 		if (i % 3 != 2)
-			p9_cancel(h[i]); /* 0 or -EALREADY: both fine */
+			lx_p9_cancel(h[i]); /* 0 or -EALREADY: both fine */
 		if (i % 4 == 3) {
 			done_wait(&d, i + 1);
 			for (j = i - 3; j <= i; j++)
-				p9_req_put(h[j]);
+				lx_p9_req_put(h[j]);
 		}
 	}
 	done_wait(&d, 300);
 	/* every outcome is a reply or a cancel */
 	assert_int_equal(d.statuses[0] + d.statuses[1], 300);
 	done_init(&occ);
-	srv_set(P9_TSTATFS, P9F_FLUSH_RFLUSH);
+	srv_set(LX_P9_TSTATFS, P9F_FLUSH_RFLUSH);
 	for (i = 0; i < 500 && got < 8; i++) {
 		got += occupy(c, 8 - got, &occ);
 		if (got < 8)
 			usleep(1000);
 	}
 	assert_int_equal(got, 8);
-	p9_close(c);
+	lx_p9_close(c);
 	done_wait(&occ, 8);
 	done_fini(&occ);
 	done_fini(&d);

@@ -73,42 +73,42 @@ static void io_cb(void *arg, int status, uint32_t count)
 }
 
 /* One round of the hot-path messages; return 0 or the first error. */
-static int round_trip(struct p9_clnt *c, uint8_t *buf)
+static int round_trip(struct lx_p9_clnt *c, uint8_t *buf)
 {
 	static const char *const names[] = {"file"};
-	struct p9_attr a;
+	struct lx_p9_attr a;
 	atomic_int left = 4;
 	uint32_t fid, n, i;
 	unsigned int nq;
 	int r;
 
-	r = p9_fid_alloc(c, &fid);
+	r = lx_p9_fid_alloc(c, &fid);
 	if (!r)
-		r = p9_walk(c, p9_root_fid(c), fid, 1, names, &nq, NULL);
+		r = lx_p9_walk(c, lx_p9_root_fid(c), fid, 1, names, &nq, NULL);
 	if (!r)
-		r = p9_lopen(c, fid, O_RDWR, NULL, NULL);
+		r = lx_p9_lopen(c, fid, O_RDWR, NULL, NULL);
 	if (!r)
-		r = p9_read(c, fid, 0, 4096, buf, &n);
+		r = lx_p9_read(c, fid, 0, 4096, buf, &n);
 	if (!r)
-		r = p9_write(c, fid, 0, 100, buf, &n);
+		r = lx_p9_write(c, fid, 0, 100, buf, &n);
 	if (!r)
-		r = p9_getattr(c, fid, P9_GETATTR_BASIC, &a);
+		r = lx_p9_getattr(c, fid, LX_P9_GETATTR_BASIC, &a);
 	for (i = 0; !r && i < 4; i++)
-		r = p9_read_async(c, fid, i * 4096, 4096, buf + i * 4096, 0, 0,
-				  io_cb, &left);
+		r = lx_p9_read_async(c, fid, i * 4096, 4096, buf + i * 4096, 0,
+				     0, io_cb, &left);
 	while (!r && atomic_load(&left))
 		usleep(100);
 	if (!r)
-		r = p9_clunk(c, fid);
+		r = lx_p9_clunk(c, fid);
 	return r;
 }
 
 static void test_hot_path_does_not_allocate(void **state)
 {
 	static uint8_t buf[4 * 4096];
-	struct p9_opts o = {.host = "127.0.0.1", .aname = "/fake"};
-	struct p9_clnt *c;
-	struct p9_dir *d;
+	struct lx_p9_opts o = {.host = "127.0.0.1", .aname = "/fake"};
+	struct lx_p9_clnt *c;
+	struct lx_p9_dir *d;
 	unsigned int i;
 	long n;
 
@@ -116,7 +116,7 @@ static void test_hot_path_does_not_allocate(void **state)
 	if (!P9_COUNT_MALLOC)
 		skip();
 	o.port = fakesrv_port(srv.srv);
-	assert_int_equal(p9_connect(&c, &o), 0);
+	assert_int_equal(lx_p9_connect(&c, &o), 0);
 	for (i = 0; i < 50; i++) /* warm-up: slabs, thread caches */
 		assert_int_equal(round_trip(c, buf), 0);
 	atomic_store(&allocs, 0);
@@ -129,11 +129,11 @@ static void test_hot_path_does_not_allocate(void **state)
 		fail_msg("%ld allocations in 200 rounds", n);
 	/* the counter does count: opening a directory allocates its buffer */
 	atomic_store(&counting, true);
-	assert_int_equal(p9_opendir(c, "dir", &d), 0);
+	assert_int_equal(lx_p9_opendir(c, "dir", &d), 0);
 	atomic_store(&counting, false);
 	assert_true(atomic_load(&allocs) > 0);
-	p9_closedir(d);
-	p9_close(c);
+	lx_p9_closedir(d);
+	lx_p9_close(c);
 }
 
 static int group_setup(void **state)

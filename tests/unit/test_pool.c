@@ -18,37 +18,38 @@
 #include "libxprt/pool.h"
 
 /* Internal introspection (xprt/pool.c): buffers in per-thread caches. */
-uint64_t xprt__pool_cached(struct xprt_pool *pool, unsigned int *nmags);
+uint64_t lx_xprt__pool_cached(struct lx_xprt_pool *pool, unsigned int *nmags);
 
-#if defined(XPRT_TSAN) && XPRT_TSAN
+#if defined(LX_XPRT_TSAN) && LX_XPRT_TSAN
 #define STRESS_ITERS 2000 /* TSan is ~10x slower; keep the binary fast */
 #else
 #define STRESS_ITERS 4000
 #endif
 
-static struct xprt_pool *mkpool(size_t size, size_t max_bytes,
-				unsigned int slab_bufs, unsigned int prealloc,
-				const struct xprt_pool_reg *reg)
+static struct lx_xprt_pool *mkpool(size_t size, size_t max_bytes,
+				   unsigned int slab_bufs,
+				   unsigned int prealloc,
+				   const struct lx_xprt_pool_reg *reg)
 {
-	struct xprt_pool_opts o = {
+	struct lx_xprt_pool_opts o = {
 		.buf_size = size,
 		.max_bytes = max_bytes,
 		.slab_bufs = slab_bufs,
 		.prealloc = prealloc,
 		.reg = reg,
 	};
-	struct xprt_pool *p = NULL;
+	struct lx_xprt_pool *p = NULL;
 
-	assert_int_equal(xprt_pool_create(&p, &o), 0);
+	assert_int_equal(lx_xprt_pool_create(&p, &o), 0);
 	assert_non_null(p);
 	return p;
 }
 
-static struct xprt_pool_stats stats(const struct xprt_pool *p)
+static struct lx_xprt_pool_stats stats(const struct lx_xprt_pool *p)
 {
-	struct xprt_pool_stats st;
+	struct lx_xprt_pool_stats st;
 
-	xprt_pool_stats(p, &st);
+	lx_xprt_pool_stats(p, &st);
 	return st;
 }
 
@@ -61,7 +62,7 @@ static void sleep_ms(unsigned int ms)
 }
 
 /* Poll until @p has seen @n blocked gets; fail after 10 s. */
-static void wait_for_waits(const struct xprt_pool *p, uint64_t n)
+static void wait_for_waits(const struct lx_xprt_pool *p, uint64_t n)
 {
 	int i;
 
@@ -91,23 +92,24 @@ static void count_unreg(void *ctx, void *handle)
 
 static void test_create_rejects_bad_args_without_allocating(void **state)
 {
-	struct xprt_pool_reg reg = {count_reg, count_unreg, NULL};
-	struct xprt_pool *sentinel = (struct xprt_pool *)&reg, *p = sentinel;
-	struct xprt_pool_opts o = {.buf_size = 4096, .reg = &reg};
+	struct lx_xprt_pool_reg reg = {count_reg, count_unreg, NULL};
+	struct lx_xprt_pool *sentinel = (struct lx_xprt_pool *)&reg,
+			    *p = sentinel;
+	struct lx_xprt_pool_opts o = {.buf_size = 4096, .reg = &reg};
 
 	reg_calls = 0;
-	assert_int_equal(xprt_pool_create(NULL, &o), -EINVAL);
-	assert_int_equal(xprt_pool_create(&p, NULL), -EINVAL);
+	assert_int_equal(lx_xprt_pool_create(NULL, &o), -EINVAL);
+	assert_int_equal(lx_xprt_pool_create(&p, NULL), -EINVAL);
 	o.buf_size = 0;
-	assert_int_equal(xprt_pool_create(&p, &o), -EINVAL);
+	assert_int_equal(lx_xprt_pool_create(&p, &o), -EINVAL);
 	o.buf_size = (64u << 20) + 1;
-	assert_int_equal(xprt_pool_create(&p, &o), -EINVAL);
+	assert_int_equal(lx_xprt_pool_create(&p, &o), -EINVAL);
 	o.buf_size = 8192;
 	o.max_bytes = 8191; /* smaller than one buffer */
-	assert_int_equal(xprt_pool_create(&p, &o), -EINVAL);
+	assert_int_equal(lx_xprt_pool_create(&p, &o), -EINVAL);
 	o.max_bytes = 4 * 8192;
 	o.prealloc = 5; /* more than the budget holds */
-	assert_int_equal(xprt_pool_create(&p, &o), -EINVAL);
+	assert_int_equal(lx_xprt_pool_create(&p, &o), -EINVAL);
 	assert_ptr_equal(p, sentinel);
 	assert_int_equal(reg_calls, 0);
 
@@ -116,77 +118,77 @@ static void test_create_rejects_bad_args_without_allocating(void **state)
 	o.max_bytes = 0;
 	o.prealloc = 0;
 	o.reg = NULL;
-	assert_int_equal(xprt_pool_create(&p, &o), 0);
-	assert_int_equal(xprt_pool_buf_size(p), 64u << 20);
-	assert_int_equal(xprt_pool_destroy(p), 0);
+	assert_int_equal(lx_xprt_pool_create(&p, &o), 0);
+	assert_int_equal(lx_xprt_pool_buf_size(p), 64u << 20);
+	assert_int_equal(lx_xprt_pool_destroy(p), 0);
 }
 
 static void test_calls_reject_null_and_unknown_flags(void **state)
 {
-	struct xprt_pool *p = mkpool(512, 0, 0, 0, NULL);
-	struct xprt_buf *b = NULL;
-	struct xprt_pool_stats st;
+	struct lx_xprt_pool *p = mkpool(512, 0, 0, 0, NULL);
+	struct lx_xprt_buf *b = NULL;
+	struct lx_xprt_pool_stats st;
 
-	assert_int_equal(xprt_pool_get(NULL, 0, &b), -EINVAL);
-	assert_int_equal(xprt_pool_get(p, 0, NULL), -EINVAL);
-	assert_int_equal(xprt_pool_get(p, 0x2, &b), -EINVAL);
+	assert_int_equal(lx_xprt_pool_get(NULL, 0, &b), -EINVAL);
+	assert_int_equal(lx_xprt_pool_get(p, 0, NULL), -EINVAL);
+	assert_int_equal(lx_xprt_pool_get(p, 0x2, &b), -EINVAL);
 	assert_null(b);
-	assert_int_equal(xprt_pool_put(p, NULL), -EINVAL);
-	assert_int_equal(xprt_pool_get(p, 0, &b), 0);
-	assert_int_equal(xprt_pool_put(NULL, b), -EINVAL);
-	assert_int_equal(xprt_pool_put(p, b), 0);
-	xprt_pool_stats(NULL, &st);
-	xprt_pool_stats(p, NULL);
-	xprt_pool_close(NULL);
-	assert_int_equal(xprt_pool_buf_size(NULL), 0);
-	assert_null(xprt_buf_reg_handle(NULL));
-	assert_int_equal(xprt_pool_destroy(NULL), 0);
+	assert_int_equal(lx_xprt_pool_put(p, NULL), -EINVAL);
+	assert_int_equal(lx_xprt_pool_get(p, 0, &b), 0);
+	assert_int_equal(lx_xprt_pool_put(NULL, b), -EINVAL);
+	assert_int_equal(lx_xprt_pool_put(p, b), 0);
+	lx_xprt_pool_stats(NULL, &st);
+	lx_xprt_pool_stats(p, NULL);
+	lx_xprt_pool_close(NULL);
+	assert_int_equal(lx_xprt_pool_buf_size(NULL), 0);
+	assert_null(lx_xprt_buf_reg_handle(NULL));
+	assert_int_equal(lx_xprt_pool_destroy(NULL), 0);
 	st = stats(p);
 	assert_int_equal(st.gets, 1);
 	assert_int_equal(st.puts, 1);
 	assert_int_equal(st.bad_puts, 0);
-	assert_int_equal(xprt_pool_destroy(p), 0);
+	assert_int_equal(lx_xprt_pool_destroy(p), 0);
 }
 
 /* ------------------------------------------------------------ basics */
 
 static void test_get_put_round_trip(void **state)
 {
-	struct xprt_pool *p = mkpool(1000, 0, 0, 0, NULL);
-	struct xprt_pool_stats st;
-	struct xprt_buf *b, *b2;
+	struct lx_xprt_pool *p = mkpool(1000, 0, 0, 0, NULL);
+	struct lx_xprt_pool_stats st;
+	struct lx_xprt_buf *b, *b2;
 
-	assert_int_equal(xprt_pool_get(p, 0, &b), 0);
+	assert_int_equal(lx_xprt_pool_get(p, 0, &b), 0);
 	assert_non_null(b->data);
 	assert_int_equal(b->cap, 1000);
 	assert_int_equal(b->len, 0);
 	memset(b->data, 0xab, b->cap);
 	b->len = 10;
-	assert_null(xprt_buf_reg_handle(b));
+	assert_null(lx_xprt_buf_reg_handle(b));
 	st = stats(p);
 	assert_int_equal(st.gets, 1);
 	assert_int_equal(st.bufs_in_use, 1);
-	assert_int_equal(xprt_pool_put(p, b), 0);
-	assert_int_equal(xprt_pool_get(p, 0, &b2), 0);
+	assert_int_equal(lx_xprt_pool_put(p, b), 0);
+	assert_int_equal(lx_xprt_pool_get(p, 0, &b2), 0);
 	assert_int_equal(b2->len, 0); /* reset on every get */
-	assert_int_equal(xprt_pool_put(p, b2), 0);
+	assert_int_equal(lx_xprt_pool_put(p, b2), 0);
 	st = stats(p);
 	assert_int_equal(st.gets, 2);
 	assert_int_equal(st.puts, 2);
 	assert_int_equal(st.bufs_in_use, 0);
 	assert_int_equal(st.bad_puts, 0);
 	assert_true(st.misses >= 1); /* the first get found an empty cache */
-	assert_int_equal(xprt_pool_destroy(p), 0);
+	assert_int_equal(lx_xprt_pool_destroy(p), 0);
 }
 
 static void check_alignment(size_t size, uintptr_t align)
 {
-	struct xprt_pool *p = mkpool(size, 0, 8, 0, NULL);
-	struct xprt_buf *b[40];
+	struct lx_xprt_pool *p = mkpool(size, 0, 8, 0, NULL);
+	struct lx_xprt_buf *b[40];
 	int i, j;
 
 	for (i = 0; i < 40; i++) {
-		assert_int_equal(xprt_pool_get(p, 0, &b[i]), 0);
+		assert_int_equal(lx_xprt_pool_get(p, 0, &b[i]), 0);
 		assert_int_equal((uintptr_t)b[i]->data % align, 0);
 		assert_int_equal(b[i]->cap, size);
 		/* descriptors live apart from the data they describe */
@@ -204,9 +206,9 @@ static void check_alignment(size_t size, uintptr_t align)
 						    (char *)b[i]->data);
 	for (i = 0; i < 40; i++) {
 		assert_int_equal(((unsigned char *)b[i]->data)[size - 1], i);
-		assert_int_equal(xprt_pool_put(p, b[i]), 0);
+		assert_int_equal(lx_xprt_pool_put(p, b[i]), 0);
 	}
-	assert_int_equal(xprt_pool_destroy(p), 0);
+	assert_int_equal(lx_xprt_pool_destroy(p), 0);
 }
 
 static void test_memory_aligned_64_or_4096(void **state)
@@ -221,35 +223,37 @@ static void test_memory_aligned_64_or_4096(void **state)
 
 static void test_budget_exhausted_nowait_gets_enobufs(void **state)
 {
-	struct xprt_pool *p = mkpool(4096, 4 * 4096, 0, 0, NULL);
-	struct xprt_buf *b[4], *x = NULL;
-	struct xprt_pool_stats st;
+	struct lx_xprt_pool *p = mkpool(4096, 4 * 4096, 0, 0, NULL);
+	struct lx_xprt_buf *b[4], *x = NULL;
+	struct lx_xprt_pool_stats st;
 	int i;
 
 	for (i = 0; i < 4; i++)
-		assert_int_equal(xprt_pool_get(p, XPRT_POOL_NOWAIT, &b[i]), 0);
-	assert_int_equal(xprt_pool_get(p, XPRT_POOL_NOWAIT, &x), -ENOBUFS);
+		assert_int_equal(
+			lx_xprt_pool_get(p, LX_XPRT_POOL_NOWAIT, &b[i]), 0);
+	assert_int_equal(lx_xprt_pool_get(p, LX_XPRT_POOL_NOWAIT, &x),
+			 -ENOBUFS);
 	assert_null(x);
 	st = stats(p);
 	assert_int_equal(st.nobufs, 1);
 	assert_int_equal(st.bufs_total, 4);
 	assert_int_equal(st.bufs_in_use, 4);
 	assert_int_equal(st.waits, 0);
-	assert_int_equal(xprt_pool_put(p, b[2]), 0);
-	assert_int_equal(xprt_pool_get(p, XPRT_POOL_NOWAIT, &x), 0);
+	assert_int_equal(lx_xprt_pool_put(p, b[2]), 0);
+	assert_int_equal(lx_xprt_pool_get(p, LX_XPRT_POOL_NOWAIT, &x), 0);
 	assert_ptr_equal(x, b[2]);
-	assert_int_equal(xprt_pool_put(p, x), 0);
+	assert_int_equal(lx_xprt_pool_put(p, x), 0);
 	for (i = 0; i < 4; i++)
 		if (i != 2)
-			assert_int_equal(xprt_pool_put(p, b[i]), 0);
+			assert_int_equal(lx_xprt_pool_put(p, b[i]), 0);
 	assert_int_equal(stats(p).bufs_total, 4); /* the budget held */
-	assert_int_equal(xprt_pool_destroy(p), 0);
+	assert_int_equal(lx_xprt_pool_destroy(p), 0);
 }
 
 struct getter {
-	struct xprt_pool *pool;
+	struct lx_xprt_pool *pool;
 	unsigned int flags;
-	struct xprt_buf *buf;
+	struct lx_xprt_buf *buf;
 	int ret;
 };
 
@@ -257,70 +261,71 @@ static void *getter_main(void *arg)
 {
 	struct getter *g = arg;
 
-	g->ret = xprt_pool_get(g->pool, g->flags, &g->buf);
+	g->ret = lx_xprt_pool_get(g->pool, g->flags, &g->buf);
 	return NULL;
 }
 
 static void test_blocking_get_woken_by_put_from_other_thread(void **state)
 {
-	struct xprt_pool *p = mkpool(4096, 2 * 4096, 0, 0, NULL);
+	struct lx_xprt_pool *p = mkpool(4096, 2 * 4096, 0, 0, NULL);
 	struct getter g = {.pool = p, .ret = 1};
-	struct xprt_buf *a, *b;
+	struct lx_xprt_buf *a, *b;
 	pthread_t t;
 
-	assert_int_equal(xprt_pool_get(p, 0, &a), 0);
-	assert_int_equal(xprt_pool_get(p, 0, &b), 0);
+	assert_int_equal(lx_xprt_pool_get(p, 0, &a), 0);
+	assert_int_equal(lx_xprt_pool_get(p, 0, &b), 0);
 	assert_int_equal(pthread_create(&t, NULL, getter_main, &g), 0);
 	wait_for_waits(p, 1);
-	assert_int_equal(xprt_pool_put(p, b), 0);
+	assert_int_equal(lx_xprt_pool_put(p, b), 0);
 	assert_int_equal(pthread_join(t, NULL), 0);
 	assert_int_equal(g.ret, 0);
 	assert_ptr_equal(g.buf, b);
 	assert_int_equal(stats(p).waits, 1);
-	assert_int_equal(xprt_pool_put(p, g.buf), 0);
-	assert_int_equal(xprt_pool_put(p, a), 0);
-	assert_int_equal(xprt_pool_destroy(p), 0);
+	assert_int_equal(lx_xprt_pool_put(p, g.buf), 0);
+	assert_int_equal(lx_xprt_pool_put(p, a), 0);
+	assert_int_equal(lx_xprt_pool_destroy(p), 0);
 }
 
 static void test_close_wakes_waiters_with_eshutdown(void **state)
 {
-	struct xprt_pool *p = mkpool(4096, 4096, 0, 0, NULL);
+	struct lx_xprt_pool *p = mkpool(4096, 4096, 0, 0, NULL);
 	struct getter g[2] = {{.pool = p, .ret = 1}, {.pool = p, .ret = 1}};
-	struct xprt_buf *a, *x = NULL;
+	struct lx_xprt_buf *a, *x = NULL;
 	pthread_t t[2];
 	int i;
 
-	assert_int_equal(xprt_pool_get(p, 0, &a), 0);
+	assert_int_equal(lx_xprt_pool_get(p, 0, &a), 0);
 	for (i = 0; i < 2; i++)
 		assert_int_equal(
 			pthread_create(&t[i], NULL, getter_main, &g[i]), 0);
 	wait_for_waits(p, 2);
-	xprt_pool_close(p);
+	lx_xprt_pool_close(p);
 	for (i = 0; i < 2; i++) {
 		assert_int_equal(pthread_join(t[i], NULL), 0);
 		assert_int_equal(g[i].ret, -ESHUTDOWN);
 	}
-	assert_int_equal(xprt_pool_get(p, 0, &x), -ESHUTDOWN);
-	assert_int_equal(xprt_pool_get(p, XPRT_POOL_NOWAIT, &x), -ESHUTDOWN);
+	assert_int_equal(lx_xprt_pool_get(p, 0, &x), -ESHUTDOWN);
+	assert_int_equal(lx_xprt_pool_get(p, LX_XPRT_POOL_NOWAIT, &x),
+			 -ESHUTDOWN);
 	assert_null(x);
-	xprt_pool_close(p);			  /* idempotent */
-	assert_int_equal(xprt_pool_put(p, a), 0); /* puts still work */
-	assert_int_equal(xprt_pool_destroy(p), 0);
+	lx_xprt_pool_close(p);			     /* idempotent */
+	assert_int_equal(lx_xprt_pool_put(p, a), 0); /* puts still work */
+	assert_int_equal(lx_xprt_pool_destroy(p), 0);
 }
 
 static void test_destroy_busy_while_held_then_succeeds(void **state)
 {
-	struct xprt_pool *p = mkpool(4096, 0, 0, 0, NULL);
-	struct xprt_buf *a, *x;
+	struct lx_xprt_pool *p = mkpool(4096, 0, 0, 0, NULL);
+	struct lx_xprt_buf *a, *x;
 
-	assert_int_equal(xprt_pool_get(p, 0, &a), 0);
-	assert_int_equal(xprt_pool_destroy(p), -EBUSY);
+	assert_int_equal(lx_xprt_pool_get(p, 0, &a), 0);
+	assert_int_equal(lx_xprt_pool_destroy(p), -EBUSY);
 	/* still usable for returns, closed for gets */
-	assert_int_equal(xprt_pool_get(p, 0, &x), -ESHUTDOWN);
+	assert_int_equal(lx_xprt_pool_get(p, 0, &x), -ESHUTDOWN);
 	assert_int_equal(stats(p).bufs_in_use, 1);
-	assert_int_equal(xprt_pool_destroy(p), -EBUSY);
-	assert_int_equal(xprt_pool_put(p, a), 0);
-	assert_int_equal(xprt_pool_destroy(p), 0);
+	assert_int_equal(lx_xprt_pool_destroy(p), -EBUSY);
+	assert_int_equal(lx_xprt_pool_put(p, a), 0);
+	assert_int_equal(lx_xprt_pool_destroy(p), 0);
 }
 
 /* ------------------------------------------------------------ registration */
@@ -359,7 +364,7 @@ static void ctx_unreg(void *vctx, void *handle)
 }
 
 /* The slab (registration index) holding @b, checked against its handle. */
-static int slab_of(const struct regctx *c, const struct xprt_buf *b)
+static int slab_of(const struct regctx *c, const struct lx_xprt_buf *b)
 {
 	int k;
 
@@ -367,7 +372,8 @@ static int slab_of(const struct regctx *c, const struct xprt_buf *b)
 		if ((char *)b->data >= (char *)c->base[k] &&
 		    (char *)b->data + b->cap <=
 			    (char *)c->base[k] + c->len[k]) {
-			assert_ptr_equal(xprt_buf_reg_handle(b), &c->base[k]);
+			assert_ptr_equal(lx_xprt_buf_reg_handle(b),
+					 &c->base[k]);
 			return k;
 		}
 	}
@@ -378,14 +384,14 @@ static int slab_of(const struct regctx *c, const struct xprt_buf *b)
 static void test_reg_hook_called_once_per_slab(void **state)
 {
 	struct regctx c = {0};
-	struct xprt_pool_reg reg = {ctx_reg, ctx_unreg, &c};
-	struct xprt_pool *p = mkpool(2048, 16 * 2048, 4, 0, &reg);
-	struct xprt_buf *b[10];
+	struct lx_xprt_pool_reg reg = {ctx_reg, ctx_unreg, &c};
+	struct lx_xprt_pool *p = mkpool(2048, 16 * 2048, 4, 0, &reg);
+	struct lx_xprt_buf *b[10];
 	int i, k, seen[MAX_SLABS] = {0};
 
 	assert_int_equal(c.reg_calls, 0); /* no prealloc, no slab yet */
 	for (i = 0; i < 10; i++) {
-		assert_int_equal(xprt_pool_get(p, 0, &b[i]), 0);
+		assert_int_equal(lx_xprt_pool_get(p, 0, &b[i]), 0);
 		seen[slab_of(&c, b[i])]++;
 	}
 	assert_int_equal(c.reg_calls, 3); /* ceil(10 / 4) */
@@ -394,16 +400,16 @@ static void test_reg_hook_called_once_per_slab(void **state)
 	assert_int_equal(seen[0] + seen[1] + seen[2], 10);
 	assert_int_equal(stats(p).slabs, 3);
 	for (i = 0; i < 10; i++)
-		assert_int_equal(xprt_pool_put(p, b[i]), 0);
+		assert_int_equal(lx_xprt_pool_put(p, b[i]), 0);
 	/* Recycling never registers again. */
 	for (i = 0; i < 1000; i++) {
-		assert_int_equal(xprt_pool_get(p, 0, &b[0]), 0);
+		assert_int_equal(lx_xprt_pool_get(p, 0, &b[0]), 0);
 		slab_of(&c, b[0]);
-		assert_int_equal(xprt_pool_put(p, b[0]), 0);
+		assert_int_equal(lx_xprt_pool_put(p, b[0]), 0);
 	}
 	assert_int_equal(c.reg_calls, 3);
 	assert_int_equal(c.unreg_calls, 0);
-	assert_int_equal(xprt_pool_destroy(p), 0);
+	assert_int_equal(lx_xprt_pool_destroy(p), 0);
 	assert_int_equal(c.unreg_calls, 3);
 	for (k = 0; k < 3; k++) {
 		int j, found = 0;
@@ -417,34 +423,34 @@ static void test_reg_hook_called_once_per_slab(void **state)
 static void test_prealloc_registers_whole_slabs_up_front(void **state)
 {
 	struct regctx c = {0};
-	struct xprt_pool_reg reg = {ctx_reg, ctx_unreg, &c};
-	struct xprt_pool *p = mkpool(4096, 6 * 4096, 4, 5, &reg);
-	struct xprt_pool_stats st = stats(p);
+	struct lx_xprt_pool_reg reg = {ctx_reg, ctx_unreg, &c};
+	struct lx_xprt_pool *p = mkpool(4096, 6 * 4096, 4, 5, &reg);
+	struct lx_xprt_pool_stats st = stats(p);
 
 	/* 5 rounds up to 2 slabs of 4, capped by the budget of 6. */
 	assert_int_equal(c.reg_calls, 2);
 	assert_int_equal(st.slabs, 2);
 	assert_int_equal(st.bufs_total, 6);
 	assert_int_equal(st.bufs_in_use, 0);
-	assert_int_equal(xprt_pool_destroy(p), 0);
+	assert_int_equal(lx_xprt_pool_destroy(p), 0);
 	assert_int_equal(c.unreg_calls, 2);
 }
 
 static void test_reg_hook_failure_propagates(void **state)
 {
 	struct regctx c = {.fail_at = 2, .fail_err = -EIO};
-	struct xprt_pool_reg reg = {ctx_reg, ctx_unreg, &c};
-	struct xprt_pool_opts o = {.buf_size = 4096,
-				   .max_bytes = 8 * 4096,
-				   .slab_bufs = 2,
-				   .prealloc = 4,
-				   .reg = &reg};
-	struct xprt_pool *p = NULL;
-	struct xprt_buf *b[3], *x = NULL;
+	struct lx_xprt_pool_reg reg = {ctx_reg, ctx_unreg, &c};
+	struct lx_xprt_pool_opts o = {.buf_size = 4096,
+				      .max_bytes = 8 * 4096,
+				      .slab_bufs = 2,
+				      .prealloc = 4,
+				      .reg = &reg};
+	struct lx_xprt_pool *p = NULL;
+	struct lx_xprt_buf *b[3], *x = NULL;
 	int i;
 
 	/* Preallocation: the second slab fails, the first is undone. */
-	assert_int_equal(xprt_pool_create(&p, &o), -EIO);
+	assert_int_equal(lx_xprt_pool_create(&p, &o), -EIO);
 	assert_null(p);
 	assert_int_equal(c.reg_calls, 2);
 	assert_int_equal(c.unreg_calls, 1);
@@ -455,18 +461,18 @@ static void test_reg_hook_failure_propagates(void **state)
 	c.fail_err = -EACCES;
 	p = mkpool(4096, 8 * 4096, 2, 0, &reg);
 	for (i = 0; i < 2; i++)
-		assert_int_equal(xprt_pool_get(p, 0, &b[i]), 0);
-	assert_int_equal(xprt_pool_get(p, 0, &x), -EACCES);
+		assert_int_equal(lx_xprt_pool_get(p, 0, &b[i]), 0);
+	assert_int_equal(lx_xprt_pool_get(p, 0, &x), -EACCES);
 	assert_null(x);
 	assert_int_equal(stats(p).slabs, 1);
 	assert_int_equal(stats(p).bufs_total, 2);
 	/* The hook recovers: growing works again. */
-	assert_int_equal(xprt_pool_get(p, XPRT_POOL_NOWAIT, &b[2]), 0);
+	assert_int_equal(lx_xprt_pool_get(p, LX_XPRT_POOL_NOWAIT, &b[2]), 0);
 	assert_int_equal(c.reg_calls, 3);
 	assert_int_equal(stats(p).slabs, 2);
 	for (i = 0; i < 3; i++)
-		assert_int_equal(xprt_pool_put(p, b[i]), 0);
-	assert_int_equal(xprt_pool_destroy(p), 0);
+		assert_int_equal(lx_xprt_pool_put(p, b[i]), 0);
+	assert_int_equal(lx_xprt_pool_destroy(p), 0);
 	assert_int_equal(c.unreg_calls, 2); /* the failed slab is not unreg'd */
 }
 
@@ -474,74 +480,75 @@ static void test_reg_hook_failure_propagates(void **state)
 
 static void test_double_put_rejected_and_changes_nothing(void **state)
 {
-	struct xprt_pool *p = mkpool(4096, 4 * 4096, 0, 0, NULL);
-	struct xprt_buf *a, *b[4];
-	struct xprt_pool_stats st;
+	struct lx_xprt_pool *p = mkpool(4096, 4 * 4096, 0, 0, NULL);
+	struct lx_xprt_buf *a, *b[4];
+	struct lx_xprt_pool_stats st;
 	int i, j;
 
-	assert_int_equal(xprt_pool_get(p, 0, &a), 0);
-	assert_int_equal(xprt_pool_put(p, a), 0);
-	assert_int_equal(xprt_pool_put(p, a), -EINVAL);
+	assert_int_equal(lx_xprt_pool_get(p, 0, &a), 0);
+	assert_int_equal(lx_xprt_pool_put(p, a), 0);
+	assert_int_equal(lx_xprt_pool_put(p, a), -EINVAL);
 	st = stats(p);
 	assert_int_equal(st.bad_puts, 1);
 	assert_int_equal(st.puts, 1);
 	assert_int_equal(st.bufs_in_use, 0);
 	/* Had the second put been taken, a would now come out twice. */
 	for (i = 0; i < 4; i++)
-		assert_int_equal(xprt_pool_get(p, XPRT_POOL_NOWAIT, &b[i]), 0);
+		assert_int_equal(
+			lx_xprt_pool_get(p, LX_XPRT_POOL_NOWAIT, &b[i]), 0);
 	for (i = 0; i < 4; i++)
 		for (j = i + 1; j < 4; j++)
 			assert_ptr_not_equal(b[i], b[j]);
 	for (i = 0; i < 4; i++)
-		assert_int_equal(xprt_pool_put(p, b[i]), 0);
-	assert_int_equal(xprt_pool_destroy(p), 0);
+		assert_int_equal(lx_xprt_pool_put(p, b[i]), 0);
+	assert_int_equal(lx_xprt_pool_destroy(p), 0);
 }
 
 static void test_foreign_buffer_put_rejected(void **state)
 {
-	struct xprt_pool *p = mkpool(4096, 0, 0, 0, NULL);
-	struct xprt_pool *q = mkpool(4096, 0, 0, 0, NULL);
-	struct xprt_buf *a;
+	struct lx_xprt_pool *p = mkpool(4096, 0, 0, 0, NULL);
+	struct lx_xprt_pool *q = mkpool(4096, 0, 0, 0, NULL);
+	struct lx_xprt_buf *a;
 
-	assert_int_equal(xprt_pool_get(p, 0, &a), 0);
-	assert_int_equal(xprt_pool_put(q, a), -EINVAL);
+	assert_int_equal(lx_xprt_pool_get(p, 0, &a), 0);
+	assert_int_equal(lx_xprt_pool_put(q, a), -EINVAL);
 	assert_int_equal(stats(q).bad_puts, 1);
 	assert_int_equal(stats(q).puts, 0);
 	assert_int_equal(stats(p).bad_puts, 0);
 	assert_int_equal(stats(p).bufs_in_use, 1); /* still held from p */
-	assert_int_equal(xprt_pool_put(p, a), 0);
-	assert_int_equal(xprt_pool_destroy(q), 0);
-	assert_int_equal(xprt_pool_destroy(p), 0);
+	assert_int_equal(lx_xprt_pool_put(p, a), 0);
+	assert_int_equal(lx_xprt_pool_destroy(q), 0);
+	assert_int_equal(lx_xprt_pool_destroy(p), 0);
 }
 
 /* ------------------------------------------------------------ counters */
 
 static void test_high_water_tracks_peak_in_use(void **state)
 {
-	struct xprt_pool *p = mkpool(1024, 0, 0, 0, NULL);
-	struct xprt_buf *b[20];
+	struct lx_xprt_pool *p = mkpool(1024, 0, 0, 0, NULL);
+	struct lx_xprt_buf *b[20];
 	int i;
 
 	for (i = 0; i < 5; i++)
-		assert_int_equal(xprt_pool_get(p, 0, &b[i]), 0);
+		assert_int_equal(lx_xprt_pool_get(p, 0, &b[i]), 0);
 	for (i = 0; i < 5; i++)
-		assert_int_equal(xprt_pool_put(p, b[i]), 0);
+		assert_int_equal(lx_xprt_pool_put(p, b[i]), 0);
 	for (i = 0; i < 3; i++)
-		assert_int_equal(xprt_pool_get(p, 0, &b[i]), 0);
+		assert_int_equal(lx_xprt_pool_get(p, 0, &b[i]), 0);
 	assert_int_equal(stats(p).high_water, 5);
 	assert_int_equal(stats(p).bufs_in_use, 3);
 	for (i = 0; i < 3; i++)
-		assert_int_equal(xprt_pool_put(p, b[i]), 0);
+		assert_int_equal(lx_xprt_pool_put(p, b[i]), 0);
 	/* beyond one fold batch */
 	for (i = 0; i < 20; i++)
-		assert_int_equal(xprt_pool_get(p, 0, &b[i]), 0);
+		assert_int_equal(lx_xprt_pool_get(p, 0, &b[i]), 0);
 	for (i = 0; i < 20; i++)
-		assert_int_equal(xprt_pool_put(p, b[i]), 0);
+		assert_int_equal(lx_xprt_pool_put(p, b[i]), 0);
 	assert_int_equal(stats(p).high_water, 20);
 	assert_int_equal(stats(p).bufs_in_use, 0);
 	assert_int_equal(stats(p).gets, 28);
 	assert_int_equal(stats(p).puts, 28);
-	assert_int_equal(xprt_pool_destroy(p), 0);
+	assert_int_equal(lx_xprt_pool_destroy(p), 0);
 }
 
 /* ------------------------------------------------------------ threads */
@@ -550,7 +557,7 @@ static void test_high_water_tracks_peak_in_use(void **state)
 #define STRESS_BUFS    3
 
 struct stress {
-	struct xprt_pool *pool;
+	struct lx_xprt_pool *pool;
 	int id;
 	int iters;
 	int hold_two; /* take two buffers per round (request + reply) */
@@ -583,7 +590,8 @@ static int buf_index(struct stress *s, void *data)
 	return i;
 }
 
-static int stress_use(struct stress *s, struct xprt_buf *b, unsigned int seed)
+static int stress_use(struct stress *s, struct lx_xprt_buf *b,
+		      unsigned int seed)
 {
 	unsigned int *w = b->data;
 	unsigned int n = b->cap / sizeof(*w), i;
@@ -606,27 +614,27 @@ static int stress_use(struct stress *s, struct xprt_buf *b, unsigned int seed)
 static void *stress_main(void *arg)
 {
 	struct stress *s = arg;
-	struct xprt_buf *a, *b;
+	struct lx_xprt_buf *a, *b;
 	int i;
 
 	for (i = 0; i < s->iters; i++) {
 		unsigned int seed = ((unsigned int)s->id << 24) ^ (unsigned)i;
 
-		if (xprt_pool_get(s->pool, 0, &a)) {
+		if (lx_xprt_pool_get(s->pool, 0, &a)) {
 			s->errors++;
 			break;
 		}
 		s->errors += stress_use(s, a, seed);
 		if (s->hold_two && (i & 1)) {
-			if (xprt_pool_get(s->pool, 0, &b)) {
+			if (lx_xprt_pool_get(s->pool, 0, &b)) {
 				s->errors++;
 				break;
 			}
 			s->errors += stress_use(s, b, ~seed);
-			if (xprt_pool_put(s->pool, b))
+			if (lx_xprt_pool_put(s->pool, b))
 				s->errors++;
 		}
-		if (xprt_pool_put(s->pool, a))
+		if (lx_xprt_pool_put(s->pool, a))
 			s->errors++;
 	}
 	return NULL;
@@ -635,11 +643,11 @@ static void *stress_main(void *arg)
 static void run_stress(size_t size, int nbufs, int threads, int iters,
 		       int hold_two)
 {
-	struct xprt_pool *p = mkpool(size, (size_t)nbufs * size, 1, 0, NULL);
+	struct lx_xprt_pool *p = mkpool(size, (size_t)nbufs * size, 1, 0, NULL);
 	struct bufmap map = {.lock = PTHREAD_MUTEX_INITIALIZER};
 	struct stress s[STRESS_THREADS];
 	pthread_t t[STRESS_THREADS];
-	struct xprt_pool_stats st;
+	struct lx_xprt_pool_stats st;
 	int i;
 
 	assert_true(threads <= STRESS_THREADS);
@@ -663,8 +671,8 @@ static void run_stress(size_t size, int nbufs, int threads, int iters,
 	assert_true(st.high_water <= (uint64_t)nbufs);
 	assert_int_equal(st.bad_puts, 0);
 	/* The threads exited: their caches went back to the depot. */
-	assert_int_equal(xprt__pool_cached(p, NULL), 0);
-	assert_int_equal(xprt_pool_destroy(p), 0);
+	assert_int_equal(lx_xprt__pool_cached(p, NULL), 0);
+	assert_int_equal(lx_xprt_pool_destroy(p), 0);
 	assert_true(map.n <= nbufs);
 }
 
@@ -688,19 +696,19 @@ static void test_no_deadlock_more_threads_than_buffers(void **state)
 static void *burst_main(void *arg)
 {
 	struct stress *s = arg;
-	struct xprt_buf *b[4];
+	struct lx_xprt_buf *b[4];
 	int i, k;
 
 	for (i = 0; i < s->iters; i++) {
 		for (k = 0; k < 4; k++) {
-			if (xprt_pool_get(s->pool, 0, &b[k])) {
+			if (lx_xprt_pool_get(s->pool, 0, &b[k])) {
 				s->errors++;
 				return NULL;
 			}
 			s->errors += stress_use(s, b[k], (unsigned)(i * 4 + k));
 		}
 		for (k = 0; k < 4; k++)
-			if (xprt_pool_put(s->pool, b[k]))
+			if (lx_xprt_pool_put(s->pool, b[k]))
 				s->errors++;
 	}
 	return NULL;
@@ -710,17 +718,18 @@ static void *burst_main(void *arg)
 static void *grabber_main(void *arg)
 {
 	struct stress *s = arg;
-	struct xprt_buf *b[48];
+	struct lx_xprt_buf *b[48];
 	int i, k, n;
 
 	for (i = 0; i < s->iters / 8; i++) {
 		for (n = 0; n < 48; n++)
-			if (xprt_pool_get(s->pool, XPRT_POOL_NOWAIT, &b[n]))
+			if (lx_xprt_pool_get(s->pool, LX_XPRT_POOL_NOWAIT,
+					     &b[n]))
 				break;
 		for (k = 0; k < n; k++)
 			s->errors += stress_use(s, b[k], ~(unsigned)k);
 		for (k = 0; k < n; k++)
-			if (xprt_pool_put(s->pool, b[k]))
+			if (lx_xprt_pool_put(s->pool, b[k]))
 				s->errors++;
 	}
 	return NULL;
@@ -730,7 +739,7 @@ static void test_steal_races_owner_fast_path(void **state)
 {
 	/* 48 buffers, caches of 12: workers hit their caches, the grabber
 	 * steals from them while they run. */
-	struct xprt_pool *p = mkpool(1024, 48 * 1024, 0, 0, NULL);
+	struct lx_xprt_pool *p = mkpool(1024, 48 * 1024, 0, 0, NULL);
 	struct bufmap map = {.lock = PTHREAD_MUTEX_INITIALIZER};
 	struct stress s[3];
 	pthread_t t[3];
@@ -750,7 +759,7 @@ static void test_steal_races_owner_fast_path(void **state)
 	}
 	assert_int_equal(stats(p).bufs_in_use, 0);
 	assert_int_equal(stats(p).bad_puts, 0);
-	assert_int_equal(xprt_pool_destroy(p), 0);
+	assert_int_equal(lx_xprt_pool_destroy(p), 0);
 }
 
 struct hammer {
@@ -761,16 +770,16 @@ struct hammer {
 static void *hammer_owner(void *arg)
 {
 	struct hammer *h = arg;
-	struct xprt_buf *b;
+	struct lx_xprt_buf *b;
 	unsigned int i = 0;
 
 	while (!__atomic_load_n(&h->stop, __ATOMIC_RELAXED)) {
-		if (xprt_pool_get(h->s.pool, 0, &b)) {
+		if (lx_xprt_pool_get(h->s.pool, 0, &b)) {
 			h->s.errors++;
 			break;
 		}
 		h->s.errors += stress_use(&h->s, b, i++);
-		if (xprt_pool_put(h->s.pool, b))
+		if (lx_xprt_pool_put(h->s.pool, b))
 			h->s.errors++;
 	}
 	return NULL;
@@ -790,20 +799,21 @@ static void test_steal_handshake_vs_busy_owner(void **state)
 				 .id = 1,
 				 .map = &map}};
 	struct stress me = {.pool = h.s.pool, .map = &map};
-	struct xprt_buf *b[8];
+	struct lx_xprt_buf *b[8];
 	pthread_t t;
 	int i, k, n, full = 0;
 
 	assert_int_equal(pthread_create(&t, NULL, hammer_owner, &h), 0);
 	for (i = 0; i < STRESS_ITERS; i++) {
 		for (n = 0; n < 8; n++)
-			if (xprt_pool_get(h.s.pool, XPRT_POOL_NOWAIT, &b[n]))
+			if (lx_xprt_pool_get(h.s.pool, LX_XPRT_POOL_NOWAIT,
+					     &b[n]))
 				break;
 		full += n == 8;
 		for (k = 0; k < n; k++)
 			me.errors += stress_use(&me, b[k], ~(unsigned)k);
 		for (k = 0; k < n; k++)
-			assert_int_equal(xprt_pool_put(h.s.pool, b[k]), 0);
+			assert_int_equal(lx_xprt_pool_put(h.s.pool, b[k]), 0);
 	}
 	__atomic_store_n(&h.stop, 1, __ATOMIC_RELAXED);
 	assert_int_equal(pthread_join(t, NULL), 0);
@@ -811,12 +821,12 @@ static void test_steal_handshake_vs_busy_owner(void **state)
 	assert_int_equal(h.s.errors, 0);
 	assert_true(full > 0); /* the steals did happen */
 	assert_int_equal(stats(h.s.pool).bufs_in_use, 0);
-	assert_int_equal(xprt_pool_destroy(h.s.pool), 0);
+	assert_int_equal(lx_xprt_pool_destroy(h.s.pool), 0);
 }
 
 /* A thread that caches buffers, then stays alive and idle. */
 struct idler {
-	struct xprt_pool *pool;
+	struct lx_xprt_pool *pool;
 	int n;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
@@ -826,13 +836,13 @@ struct idler {
 static void *idler_main(void *arg)
 {
 	struct idler *d = arg;
-	struct xprt_buf *b[32];
+	struct lx_xprt_buf *b[32];
 	int i;
 
 	for (i = 0; i < d->n; i++)
-		assert_int_equal(xprt_pool_get(d->pool, 0, &b[i]), 0);
+		assert_int_equal(lx_xprt_pool_get(d->pool, 0, &b[i]), 0);
 	for (i = 0; i < d->n; i++)
-		assert_int_equal(xprt_pool_put(d->pool, b[i]), 0);
+		assert_int_equal(lx_xprt_pool_put(d->pool, b[i]), 0);
 	pthread_mutex_lock(&d->lock);
 	d->stage = 1;
 	pthread_cond_broadcast(&d->cond);
@@ -868,136 +878,139 @@ static void idler_stop(struct idler *d, pthread_t t)
 static void test_buffers_cached_by_idle_thread_are_stolen(void **state)
 {
 	/* 16 buffers: per-thread caches hold 4 (a quarter of the budget). */
-	struct xprt_pool *p = mkpool(4096, 16 * 4096, 0, 0, NULL);
+	struct lx_xprt_pool *p = mkpool(4096, 16 * 4096, 0, 0, NULL);
 	struct idler d = {.pool = p, .n = 4};
-	struct xprt_buf *b[16], *x;
+	struct lx_xprt_buf *b[16], *x;
 	unsigned int nmags;
 	pthread_t t;
 	int i;
 
 	idler_start(&d, &t);
-	assert_int_equal(xprt__pool_cached(p, &nmags), 4);
+	assert_int_equal(lx_xprt__pool_cached(p, &nmags), 4);
 	assert_int_equal(nmags, 1);
 	/* NOWAIT must find them rather than fail... */
 	for (i = 0; i < 16; i++)
-		assert_int_equal(xprt_pool_get(p, XPRT_POOL_NOWAIT, &b[i]), 0);
-	assert_int_equal(xprt_pool_get(p, XPRT_POOL_NOWAIT, &x), -ENOBUFS);
+		assert_int_equal(
+			lx_xprt_pool_get(p, LX_XPRT_POOL_NOWAIT, &b[i]), 0);
+	assert_int_equal(lx_xprt_pool_get(p, LX_XPRT_POOL_NOWAIT, &x),
+			 -ENOBUFS);
 	for (i = 0; i < 16; i++)
-		assert_int_equal(xprt_pool_put(p, b[i]), 0);
+		assert_int_equal(lx_xprt_pool_put(p, b[i]), 0);
 	idler_stop(&d, t);
 
 	/* ...and so must a blocking get, which would otherwise hang. */
 	idler_start(&d, &t);
-	assert_int_equal(xprt__pool_cached(p, NULL) >= 4, 1);
+	assert_int_equal(lx_xprt__pool_cached(p, NULL) >= 4, 1);
 	for (i = 0; i < 16; i++)
-		assert_int_equal(xprt_pool_get(p, 0, &b[i]), 0);
+		assert_int_equal(lx_xprt_pool_get(p, 0, &b[i]), 0);
 	assert_int_equal(stats(p).bufs_total, 16);
 	for (i = 0; i < 16; i++)
-		assert_int_equal(xprt_pool_put(p, b[i]), 0);
+		assert_int_equal(lx_xprt_pool_put(p, b[i]), 0);
 	idler_stop(&d, t);
-	assert_int_equal(xprt_pool_destroy(p), 0);
+	assert_int_equal(lx_xprt_pool_destroy(p), 0);
 }
 
 static void test_thread_exit_flushes_its_cache(void **state)
 {
-	struct xprt_pool *p = mkpool(4096, 16 * 4096, 0, 0, NULL);
+	struct lx_xprt_pool *p = mkpool(4096, 16 * 4096, 0, 0, NULL);
 	struct idler d = {.pool = p, .n = 4};
-	struct xprt_buf *b[16];
+	struct lx_xprt_buf *b[16];
 	unsigned int nmags;
 	pthread_t t;
 	int i;
 
 	idler_start(&d, &t);
-	assert_int_equal(xprt__pool_cached(p, &nmags), 4);
+	assert_int_equal(lx_xprt__pool_cached(p, &nmags), 4);
 	assert_int_equal(nmags, 1);
 	idler_stop(&d, t); /* the thread exits */
-	assert_int_equal(xprt__pool_cached(p, &nmags), 0);
+	assert_int_equal(lx_xprt__pool_cached(p, &nmags), 0);
 	assert_int_equal(nmags, 0);
 	/* All back and usable, counters kept. */
 	for (i = 0; i < 16; i++)
-		assert_int_equal(xprt_pool_get(p, XPRT_POOL_NOWAIT, &b[i]), 0);
+		assert_int_equal(
+			lx_xprt_pool_get(p, LX_XPRT_POOL_NOWAIT, &b[i]), 0);
 	for (i = 0; i < 16; i++)
-		assert_int_equal(xprt_pool_put(p, b[i]), 0);
+		assert_int_equal(lx_xprt_pool_put(p, b[i]), 0);
 	assert_int_equal(stats(p).gets, 20);
 	assert_int_equal(stats(p).puts, 20);
-	assert_int_equal(xprt_pool_destroy(p), 0);
+	assert_int_equal(lx_xprt_pool_destroy(p), 0);
 }
 
 static void test_destroy_with_live_thread_cache_then_thread_exits(void **state)
 {
-	struct xprt_pool *p = mkpool(4096, 16 * 4096, 0, 0, NULL);
+	struct lx_xprt_pool *p = mkpool(4096, 16 * 4096, 0, 0, NULL);
 	struct idler d = {.pool = p, .n = 4};
-	struct xprt_pool *q[3];
+	struct lx_xprt_pool *q[3];
 	pthread_t t;
 	int i;
 
 	idler_start(&d, &t);
 	/* Buffers cached by a live thread are not held: destroy succeeds. */
-	assert_int_equal(xprt_pool_destroy(p), 0);
+	assert_int_equal(lx_xprt_pool_destroy(p), 0);
 	/* New pools (maybe at p's address) must not see the stale entry. */
 	for (i = 0; i < 3; i++)
 		q[i] = mkpool(4096, 16 * 4096, 0, 0, NULL);
 	d.pool = q[1];
 	idler_stop(&d, t); /* frees the orphan, must not touch p */
 	idler_start(&d, &t);
-	assert_int_equal(xprt__pool_cached(q[1], NULL), 4);
+	assert_int_equal(lx_xprt__pool_cached(q[1], NULL), 4);
 	idler_stop(&d, t);
-	assert_int_equal(xprt__pool_cached(q[1], NULL), 0);
+	assert_int_equal(lx_xprt__pool_cached(q[1], NULL), 0);
 	for (i = 0; i < 3; i++)
-		assert_int_equal(xprt_pool_destroy(q[i]), 0);
+		assert_int_equal(lx_xprt_pool_destroy(q[i]), 0);
 }
 
 static void test_one_thread_many_pools_evicts_cleanly(void **state)
 {
 	enum { NP = 40, ROUNDS = 5 };
-	struct xprt_pool *p[NP];
-	struct xprt_buf *a, *b;
+	struct lx_xprt_pool *p[NP];
+	struct lx_xprt_buf *a, *b;
 	int i, r;
 
 	for (i = 0; i < NP; i++)
 		p[i] = mkpool(256 + i, 0, 0, 0, NULL);
 	for (r = 0; r < ROUNDS; r++) {
 		for (i = 0; i < NP; i++) {
-			assert_int_equal(xprt_pool_get(p[i], 0, &a), 0);
-			assert_int_equal(xprt_pool_get(p[i], 0, &b), 0);
+			assert_int_equal(lx_xprt_pool_get(p[i], 0, &a), 0);
+			assert_int_equal(lx_xprt_pool_get(p[i], 0, &b), 0);
 			assert_int_equal(a->cap, 256 + i);
-			assert_int_equal(xprt_pool_put(p[i], a), 0);
-			assert_int_equal(xprt_pool_put(p[i], b), 0);
+			assert_int_equal(lx_xprt_pool_put(p[i], a), 0);
+			assert_int_equal(lx_xprt_pool_put(p[i], b), 0);
 		}
 		/* Destroy some pools while this thread still caches them. */
 		if (r == 2)
 			for (i = 0; i < NP; i += 3) {
-				assert_int_equal(xprt_pool_destroy(p[i]), 0);
+				assert_int_equal(lx_xprt_pool_destroy(p[i]), 0);
 				p[i] = mkpool(256 + i, 0, 0, 0, NULL);
 			}
 	}
 	for (i = 0; i < NP; i++) {
-		struct xprt_pool_stats st = stats(p[i]);
+		struct lx_xprt_pool_stats st = stats(p[i]);
 
 		assert_int_equal(st.gets, st.puts);
 		assert_int_equal(st.bufs_in_use, 0);
 		assert_int_equal(st.high_water, 2);
-		assert_int_equal(xprt_pool_destroy(p[i]), 0);
+		assert_int_equal(lx_xprt_pool_destroy(p[i]), 0);
 	}
 }
 
 /* Application threads get, a "receive" thread puts (cross-thread puts). */
 struct xfer {
-	struct xprt_pool *pool;
+	struct lx_xprt_pool *pool;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	struct xprt_buf *q[64];
+	struct lx_xprt_buf *q[64];
 	int head, tail, producers, errors;
 };
 
 static void *xfer_producer(void *arg)
 {
 	struct xfer *x = arg;
-	struct xprt_buf *b;
+	struct lx_xprt_buf *b;
 	int i;
 
 	for (i = 0; i < STRESS_ITERS; i++) {
-		if (xprt_pool_get(x->pool, 0, &b)) {
+		if (lx_xprt_pool_get(x->pool, 0, &b)) {
 			__atomic_add_fetch(&x->errors, 1, __ATOMIC_RELAXED);
 			break;
 		}
@@ -1018,7 +1031,7 @@ static void *xfer_producer(void *arg)
 static void *xfer_receiver(void *arg)
 {
 	struct xfer *x = arg;
-	struct xprt_buf *b;
+	struct lx_xprt_buf *b;
 
 	pthread_mutex_lock(&x->lock);
 	for (;;) {
@@ -1028,7 +1041,7 @@ static void *xfer_receiver(void *arg)
 			break;
 		b = x->q[x->head++ % 64];
 		pthread_mutex_unlock(&x->lock);
-		if (b->len != 64 || xprt_pool_put(x->pool, b))
+		if (b->len != 64 || lx_xprt_pool_put(x->pool, b))
 			__atomic_add_fetch(&x->errors, 1, __ATOMIC_RELAXED);
 		pthread_mutex_lock(&x->lock);
 	}
@@ -1041,7 +1054,7 @@ static void test_cross_thread_puts_receive_thread_pattern(void **state)
 	/* 32 buffers in flight at most (< 64 queue slots). */
 	struct xfer x = {.pool = mkpool(8192, 32 * 8192, 0, 0, NULL),
 			 .producers = 3};
-	struct xprt_pool_stats st;
+	struct lx_xprt_pool_stats st;
 	pthread_t t[4];
 	int i;
 
@@ -1059,7 +1072,7 @@ static void test_cross_thread_puts_receive_thread_pattern(void **state)
 	assert_int_equal(st.puts, 3 * STRESS_ITERS);
 	assert_int_equal(st.bufs_in_use, 0);
 	assert_true(st.bufs_total <= 32);
-	assert_int_equal(xprt_pool_destroy(x.pool), 0);
+	assert_int_equal(lx_xprt_pool_destroy(x.pool), 0);
 	pthread_mutex_destroy(&x.lock);
 	pthread_cond_destroy(&x.cond);
 }

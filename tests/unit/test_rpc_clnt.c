@@ -175,22 +175,22 @@ static enum fakesrv_action srv_fn(void *arg, const uint8_t *msg, size_t len,
 	return FAKESRV_REPLY;
 }
 
-static struct rpc_clnt *mk_clnt(unsigned int nconnect, unsigned int timeo_ms)
+static struct lx_rpc_clnt *mk_clnt(unsigned int nconnect, unsigned int timeo_ms)
 {
-	struct rpc_clnt_opts o = {0};
-	struct rpc_clnt *cl = NULL;
+	struct lx_rpc_clnt_opts o = {0};
+	struct lx_rpc_clnt *cl = NULL;
 
 	o.host = "127.0.0.1";
 	o.port = fakesrv_port(fs);
 	o.prog = TPROG;
 	o.vers = TVERS;
-	o.auth.flavor = RPC_AUTH_SYS;
+	o.auth.flavor = LX_RPC_AUTH_SYS;
 	o.auth.set_ids = true;
 	o.auth.uid = 1234;
 	o.auth.gid = 5678;
 	o.nconnect = nconnect;
 	o.timeo_ms = timeo_ms;
-	assert_int_equal(rpc_clnt_create(&cl, &o), 0);
+	assert_int_equal(lx_rpc_clnt_create(&cl, &o), 0);
 	return cl;
 }
 
@@ -210,71 +210,72 @@ static int teardown(void **state)
 
 static void test_null_and_xdr(void **state)
 {
-	struct rpc_clnt *cl = mk_clnt(1, 0);
+	struct lx_rpc_clnt *cl = mk_clnt(1, 0);
 	uint32_t in = 41, out = 0;
 
 	(void)state;
-	assert_int_equal(rpc_null(cl), 0);
-	assert_int_equal(rpc_call_simple(cl, P_ADD1, (xdrproc_t)xdr_u_int, &in,
-					 (xdrproc_t)xdr_u_int, &out),
+	assert_int_equal(lx_rpc_null(cl), 0);
+	assert_int_equal(lx_rpc_call_simple(cl, P_ADD1, (xdrproc_t)xdr_u_int,
+					    &in, (xdrproc_t)xdr_u_int, &out),
 			 0);
 	assert_int_equal(out, 42);
-	rpc_clnt_destroy(cl);
+	lx_rpc_clnt_destroy(cl);
 }
 
 static void test_accept_reject_statuses(void **state)
 {
-	struct rpc_clnt *cl = mk_clnt(1, 0);
-	struct rpc_call_args a = {0};
-	struct rpc_reply_info info;
+	struct lx_rpc_clnt *cl = mk_clnt(1, 0);
+	struct lx_rpc_call_args a = {0};
+	struct lx_rpc_reply_info info;
 
 	(void)state;
 	a.proc = P_PROG_UNAVAIL;
-	assert_int_equal(rpc_call_sync(cl, &a, &info), -EPFNOSUPPORT);
+	assert_int_equal(lx_rpc_call_sync(cl, &a, &info), -EPFNOSUPPORT);
 	assert_int_equal(info.accept_stat, 1);
 	a.proc = P_PROG_MISMATCH;
-	assert_int_equal(rpc_call_sync(cl, &a, &info), -EPROTONOSUPPORT);
+	assert_int_equal(lx_rpc_call_sync(cl, &a, &info), -EPROTONOSUPPORT);
 	assert_int_equal(info.low, 2);
 	assert_int_equal(info.high, 4);
 	a.proc = P_PROC_UNAVAIL;
-	assert_int_equal(rpc_call_sync(cl, &a, &info), -EOPNOTSUPP);
+	assert_int_equal(lx_rpc_call_sync(cl, &a, &info), -EOPNOTSUPP);
 	a.proc = P_GARBAGE;
-	assert_int_equal(rpc_call_sync(cl, &a, &info), -EINVAL);
+	assert_int_equal(lx_rpc_call_sync(cl, &a, &info), -EINVAL);
 	a.proc = P_SYSERR;
-	assert_int_equal(rpc_call_sync(cl, &a, &info), -EREMOTEIO);
+	assert_int_equal(lx_rpc_call_sync(cl, &a, &info), -EREMOTEIO);
 	a.proc = P_RPC_MISMATCH;
-	assert_int_equal(rpc_call_sync(cl, &a, &info), -EPROTO);
+	assert_int_equal(lx_rpc_call_sync(cl, &a, &info), -EPROTO);
 	assert_int_equal(info.reply_stat, 1);
 	assert_int_equal(info.low, 2);
 	a.proc = P_AUTH_TOOWEAK;
-	assert_int_equal(rpc_call_sync(cl, &a, &info), -EACCES);
+	assert_int_equal(lx_rpc_call_sync(cl, &a, &info), -EACCES);
 	assert_int_equal(info.auth_stat, 5);
 	a.proc = P_BAD_HEADER;
-	assert_int_equal(rpc_call_sync(cl, &a, &info), -EBADMSG);
+	assert_int_equal(lx_rpc_call_sync(cl, &a, &info), -EBADMSG);
 	/* results that fail to decode */
 	{
 		uint32_t out;
 
-		assert_int_equal(rpc_call_simple(cl, P_BAD_RESULTS, NULL, NULL,
-						 (xdrproc_t)xdr_u_int, &out),
+		assert_int_equal(lx_rpc_call_simple(cl, P_BAD_RESULTS, NULL,
+						    NULL, (xdrproc_t)xdr_u_int,
+						    &out),
 				 -EBADMSG);
 	}
 	/* the client still works */
-	assert_int_equal(rpc_null(cl), 0);
-	rpc_clnt_destroy(cl);
+	assert_int_equal(lx_rpc_null(cl), 0);
+	lx_rpc_clnt_destroy(cl);
 }
 
 static void test_auth_sys_credential(void **state)
 {
-	struct rpc_clnt *cl = mk_clnt(1, 0);
+	struct lx_rpc_clnt *cl = mk_clnt(1, 0);
 	uint32_t out[3];
 
 	(void)state;
-	assert_int_equal(rpc_call_simple(cl, P_CRED, NULL, NULL,
-					 (xdrproc_t)xdr_u_int, &out[0]),
+	assert_int_equal(lx_rpc_call_simple(cl, P_CRED, NULL, NULL,
+					    (xdrproc_t)xdr_u_int, &out[0]),
 			 0);
 	assert_int_equal(out[0], 1); /* AUTH_SYS */
-	rpc_clnt_destroy(cl);
+	lx_rpc_clnt_destroy(cl);
 }
 
 static bool_t dec_cred(XDR *x, void *p)
@@ -287,38 +288,38 @@ static bool_t dec_cred(XDR *x, void *p)
 
 static void test_auth_sys_ids(void **state)
 {
-	struct rpc_clnt *cl = mk_clnt(1, 0);
+	struct lx_rpc_clnt *cl = mk_clnt(1, 0);
 	uint32_t v[3] = {0};
 
 	(void)state;
-	assert_int_equal(
-		rpc_call_simple(cl, P_CRED, NULL, NULL, (xdrproc_t)dec_cred, v),
-		0);
+	assert_int_equal(lx_rpc_call_simple(cl, P_CRED, NULL, NULL,
+					    (xdrproc_t)dec_cred, v),
+			 0);
 	assert_int_equal(v[0], 1);
 	assert_int_equal(v[1], 1234);
 	assert_int_equal(v[2], 5678);
-	rpc_clnt_destroy(cl);
+	lx_rpc_clnt_destroy(cl);
 }
 
 static void test_retransmit_same_xid(void **state)
 {
-	struct rpc_clnt *cl = mk_clnt(1, 50);
-	struct rpc_call_args a = {.proc = P_SILENT};
-	struct rpc_reply_info info;
+	struct lx_rpc_clnt *cl = mk_clnt(1, 50);
+	struct lx_rpc_call_args a = {.proc = P_SILENT};
+	struct lx_rpc_reply_info info;
 
 	(void)state;
-	assert_int_equal(rpc_call_sync(cl, &a, &info), 0);
+	assert_int_equal(lx_rpc_call_sync(cl, &a, &info), 0);
 	assert_int_equal(info.retransmits, 2);
 	assert_int_equal(atomic_load(&srvst.silent_calls), 3);
 	assert_int_equal(atomic_load(&srvst.silent_xid), info.xid);
-	rpc_clnt_destroy(cl);
+	lx_rpc_clnt_destroy(cl);
 }
 
 static void test_major_timeout(void **state)
 {
-	struct rpc_clnt_opts o = {0};
-	struct rpc_clnt *cl;
-	struct rpc_call_args a = {.proc = P_SILENT};
+	struct lx_rpc_clnt_opts o = {0};
+	struct lx_rpc_clnt *cl;
+	struct lx_rpc_call_args a = {.proc = P_SILENT};
 
 	(void)state;
 	atomic_store(&srvst.silent_calls, 0);
@@ -328,10 +329,10 @@ static void test_major_timeout(void **state)
 	o.vers = TVERS;
 	o.timeo_ms = 30;
 	o.retrans = 1;
-	assert_int_equal(rpc_clnt_create(&cl, &o), 0);
-	assert_int_equal(rpc_call_sync(cl, &a, NULL), -ETIMEDOUT);
+	assert_int_equal(lx_rpc_clnt_create(&cl, &o), 0);
+	assert_int_equal(lx_rpc_call_sync(cl, &a, NULL), -ETIMEDOUT);
 	assert_int_equal(atomic_load(&srvst.silent_calls), 2);
-	rpc_clnt_destroy(cl);
+	lx_rpc_clnt_destroy(cl);
 }
 
 struct bulk {
@@ -363,16 +364,16 @@ static int place_bulk(void *arg, const uint8_t *body, size_t have, size_t *off,
 	return 0;
 }
 
-static void run_bulk(struct rpc_clnt *cl, uint32_t cnt)
+static void run_bulk(struct lx_rpc_clnt *cl, uint32_t cnt)
 {
 	uint8_t *buf = calloc(1, cnt + 16);
 	struct iovec iov = {buf, cnt};
-	struct xprt_iter it;
+	struct lx_xprt_iter it;
 	struct bulk b = {0};
-	struct rpc_call_args a = {0};
+	struct lx_rpc_call_args a = {0};
 	uint32_t i;
 
-	xprt_iter_iovec(&it, &iov, 1, cnt);
+	lx_xprt_iter_iovec(&it, &iov, 1, cnt);
 	a.proc = P_BULK;
 	a.enc = (xdrproc_t)xdr_u_int;
 	a.args = &cnt;
@@ -381,7 +382,7 @@ static void run_bulk(struct rpc_clnt *cl, uint32_t cnt)
 	a.place = place_bulk;
 	a.place_arg = &cnt;
 	a.rx_dst = &it;
-	assert_int_equal(rpc_call_sync(cl, &a, NULL), 0);
+	assert_int_equal(lx_rpc_call_sync(cl, &a, NULL), 0);
 	assert_int_equal(b.before, 0xabcd);
 	assert_int_equal(b.len, cnt);
 	assert_int_equal(b.after, 0x600d);
@@ -395,14 +396,14 @@ static void run_bulk(struct rpc_clnt *cl, uint32_t cnt)
 
 static void test_bulk_results(void **state)
 {
-	struct rpc_clnt *cl = mk_clnt(2, 0);
+	struct lx_rpc_clnt *cl = mk_clnt(2, 0);
 
 	(void)state;
 	run_bulk(cl, 1);
 	run_bulk(cl, 4096);
 	run_bulk(cl, 100001);
 	run_bulk(cl, 1u << 20);
-	rpc_clnt_destroy(cl);
+	lx_rpc_clnt_destroy(cl);
 }
 
 struct async_ctx {
@@ -411,25 +412,25 @@ struct async_ctx {
 	uint32_t out[256];
 };
 
-static void async_done(struct rpc_call *call, int status, void *arg)
+static void async_done(struct lx_rpc_call *call, int status, void *arg)
 {
 	struct async_ctx *c = arg;
 
-	if (status || !rpc_call_info(call))
+	if (status || !lx_rpc_call_info(call))
 		atomic_fetch_add(&c->bad, 1);
 	atomic_fetch_add(&c->done, 1);
 }
 
 static void test_async_nconnect(void **state)
 {
-	struct rpc_clnt *cl = mk_clnt(4, 0);
+	struct lx_rpc_clnt *cl = mk_clnt(4, 0);
 	struct async_ctx *c = calloc(1, sizeof(*c));
 	uint32_t in[256];
 	unsigned int i;
 
 	(void)state;
 	for (i = 0; i < 256; i++) {
-		struct rpc_call_args a = {0};
+		struct lx_rpc_call_args a = {0};
 
 		in[i] = i * 3;
 		a.proc = P_ADD1;
@@ -437,7 +438,7 @@ static void test_async_nconnect(void **state)
 		a.args = &in[i];
 		a.dec = (xdrproc_t)xdr_u_int;
 		a.res = &c->out[i];
-		assert_int_equal(rpc_call_async(cl, &a, async_done, c, NULL),
+		assert_int_equal(lx_rpc_call_async(cl, &a, async_done, c, NULL),
 				 0);
 	}
 	for (i = 0; i < 1000 && atomic_load(&c->done) < 256; i++)
@@ -446,50 +447,50 @@ static void test_async_nconnect(void **state)
 	assert_int_equal(atomic_load(&c->bad), 0);
 	for (i = 0; i < 256; i++)
 		assert_int_equal(c->out[i], i * 3 + 1);
-	assert_int_equal(rpc_clnt_nconnect(cl), 4);
+	assert_int_equal(lx_rpc_clnt_nconnect(cl), 4);
 	assert_int_equal(fakesrv_conns(fs), 4);
-	rpc_clnt_destroy(cl);
+	lx_rpc_clnt_destroy(cl);
 	free(c);
 }
 
 static void test_cancel_async(void **state)
 {
-	struct rpc_clnt *cl = mk_clnt(1, 0);
+	struct lx_rpc_clnt *cl = mk_clnt(1, 0);
 	struct async_ctx *c = calloc(1, sizeof(*c));
-	struct rpc_call_args a = {.proc = P_SILENT};
-	struct rpc_call *call;
+	struct lx_rpc_call_args a = {.proc = P_SILENT};
+	struct lx_rpc_call *call;
 
 	(void)state;
 	atomic_store(&srvst.silent_calls, 0);
-	assert_int_equal(rpc_call_async(cl, &a, async_done, c, &call), 0);
-	assert_int_equal(rpc_call_cancel(call), 0);
+	assert_int_equal(lx_rpc_call_async(cl, &a, async_done, c, &call), 0);
+	assert_int_equal(lx_rpc_call_cancel(call), 0);
 	for (int i = 0; i < 500 && !atomic_load(&c->done); i++)
 		usleep(1000);
 	assert_int_equal(atomic_load(&c->done), 1);
 	assert_int_equal(atomic_load(&c->bad), 1);
-	rpc_clnt_destroy(cl);
+	lx_rpc_clnt_destroy(cl);
 	free(c);
 }
 
 static void test_create_validation(void **state)
 {
-	struct rpc_clnt_opts o = {0};
-	struct rpc_clnt *cl;
+	struct lx_rpc_clnt_opts o = {0};
+	struct lx_rpc_clnt *cl;
 
 	(void)state;
-	assert_int_equal(rpc_clnt_create(&cl, &o), -EINVAL);
+	assert_int_equal(lx_rpc_clnt_create(&cl, &o), -EINVAL);
 	o.host = "127.0.0.1";
 	o.port = fakesrv_port(fs);
 	o.nconnect = 17;
-	assert_int_equal(rpc_clnt_create(&cl, &o), -EINVAL);
+	assert_int_equal(lx_rpc_clnt_create(&cl, &o), -EINVAL);
 	o.nconnect = 1;
 	o.buf_size = 100; /* smaller than a call header */
-	assert_int_equal(rpc_clnt_create(&cl, &o), -EINVAL);
+	assert_int_equal(lx_rpc_clnt_create(&cl, &o), -EINVAL);
 	o.buf_size = 0;
 	o.auth.flavor = 6; /* RPCSEC_GSS: not supported */
-	assert_int_equal(rpc_clnt_create(&cl, &o), -EINVAL);
-	assert_int_equal(rpc_call_sync(NULL, NULL, NULL), -EINVAL);
-	assert_string_equal(rpc_strerror(-EPFNOSUPPORT),
+	assert_int_equal(lx_rpc_clnt_create(&cl, &o), -EINVAL);
+	assert_int_equal(lx_rpc_call_sync(NULL, NULL, NULL), -EINVAL);
+	assert_string_equal(lx_rpc_strerror(-EPFNOSUPPORT),
 			    "program unavailable (PROG_UNAVAIL)");
 }
 

@@ -54,49 +54,50 @@ static void whdr(struct wbuf *w, uint32_t xid, uint32_t vers, uint32_t cred,
 }
 
 /* decode from an exact-size heap copy (ASan sees any overread) */
-static long decode_exact(const void *p, size_t len, struct rpcrdma_hdr *h)
+static long decode_exact(const void *p, size_t len, struct lx_rpcrdma_hdr *h)
 {
 	void *copy = malloc(len ? len : 1);
 	long r;
 
 	assert_non_null(copy);
 	memcpy(copy, p, len);
-	r = rpcrdma_decode(copy, len, h);
+	r = lx_rpcrdma_decode(copy, len, h);
 	free(copy);
 	return r;
 }
 
-static struct rpcrdma_hdr *new_hdr(void)
+static struct lx_rpcrdma_hdr *new_hdr(void)
 {
-	struct rpcrdma_hdr *h = calloc(1, sizeof(*h));
+	struct lx_rpcrdma_hdr *h = calloc(1, sizeof(*h));
 
 	assert_non_null(h);
 	return h;
 }
 
-static struct rpcrdma_hdr *full_call(void)
+static struct lx_rpcrdma_hdr *full_call(void)
 {
-	struct rpcrdma_hdr *h = new_hdr();
+	struct lx_rpcrdma_hdr *h = new_hdr();
 
 	h->xid = 0x11223344;
 	h->vers = 1;
 	h->credits = 64;
 	h->proc = RDMA_MSG;
 	h->nr_reads = 2;
-	h->reads[0] = (struct rpcrdma_read_seg){
+	h->reads[0] = (struct lx_rpcrdma_read_seg){
 		.position = 132,
 		.seg = {.handle = 7, .length = 4096, .offset = 0x1000}};
-	h->reads[1] = (struct rpcrdma_read_seg){
+	h->reads[1] = (struct lx_rpcrdma_read_seg){
 		.position = 132,
 		.seg = {.handle = 8, .length = 100, .offset = 0xffffffff00}};
 	h->nr_writes = 1;
 	h->writes[0].nsegs = 3;
-	h->writes[0].segs[0] = (struct rpcrdma_seg){9, 4096, 0x7f0000001000};
-	h->writes[0].segs[1] = (struct rpcrdma_seg){10, 4096, 0x7f0000002000};
-	h->writes[0].segs[2] = (struct rpcrdma_seg){11, 17, 0x7f0000003000};
+	h->writes[0].segs[0] = (struct lx_rpcrdma_seg){9, 4096, 0x7f0000001000};
+	h->writes[0].segs[1] =
+		(struct lx_rpcrdma_seg){10, 4096, 0x7f0000002000};
+	h->writes[0].segs[2] = (struct lx_rpcrdma_seg){11, 17, 0x7f0000003000};
 	h->has_reply = true;
 	h->reply.nsegs = 1;
-	h->reply.segs[0] = (struct rpcrdma_seg){12, 8192, 0x5000};
+	h->reply.segs[0] = (struct lx_rpcrdma_seg){12, 8192, 0x5000};
 	return h;
 }
 
@@ -104,14 +105,14 @@ static struct rpcrdma_hdr *full_call(void)
 
 static void test_roundtrip_full_call_preserves_every_field(void **state)
 {
-	struct rpcrdma_hdr *h = full_call(), *d = new_hdr();
-	uint8_t buf[RPCRDMA_HDR_MAX];
+	struct lx_rpcrdma_hdr *h = full_call(), *d = new_hdr();
+	uint8_t buf[LX_RPCRDMA_HDR_MAX];
 	long n, m;
 
 	(void)state;
-	n = rpcrdma_encode(buf, sizeof(buf), h);
+	n = lx_rpcrdma_encode(buf, sizeof(buf), h);
 	assert_true(n > 0);
-	assert_int_equal((size_t)n, rpcrdma_hdr_len(h));
+	assert_int_equal((size_t)n, lx_rpcrdma_hdr_len(h));
 	/* 16 + 2*24+4 + (4+4+3*16)+4 + 4+4+16 */
 	assert_int_equal(n, 16 + 52 + 60 + 24);
 	m = decode_exact(buf, (size_t)n, d);
@@ -136,7 +137,7 @@ static void test_roundtrip_full_call_preserves_every_field(void **state)
 
 static void test_roundtrip_empty_msg_is_28_bytes(void **state)
 {
-	struct rpcrdma_hdr *h = new_hdr(), *d = new_hdr();
+	struct lx_rpcrdma_hdr *h = new_hdr(), *d = new_hdr();
 	uint8_t buf[64];
 
 	(void)state;
@@ -144,7 +145,7 @@ static void test_roundtrip_empty_msg_is_28_bytes(void **state)
 	h->vers = 1;
 	h->credits = 1;
 	h->proc = RDMA_NOMSG;
-	assert_int_equal(rpcrdma_encode(buf, sizeof(buf), h), 28);
+	assert_int_equal(lx_rpcrdma_encode(buf, sizeof(buf), h), 28);
 	assert_int_equal(decode_exact(buf, 28, d), 28);
 	assert_int_equal(d->proc, RDMA_NOMSG);
 	assert_int_equal(d->nr_reads + d->nr_writes, 0);
@@ -155,38 +156,38 @@ static void test_roundtrip_empty_msg_is_28_bytes(void **state)
 
 static void test_roundtrip_errors_carry_version_range(void **state)
 {
-	struct rpcrdma_hdr *h = new_hdr(), *d = new_hdr();
+	struct lx_rpcrdma_hdr *h = new_hdr(), *d = new_hdr();
 	uint8_t buf[64];
 
 	(void)state;
 	h->xid = 77;
 	h->vers = 1;
 	h->proc = RDMA_ERROR;
-	h->err = RPCRDMA_ERR_VERS;
+	h->err = LX_RPCRDMA_ERR_VERS;
 	h->vers_low = 2;
 	h->vers_high = 3;
-	assert_int_equal(rpcrdma_encode(buf, sizeof(buf), h), 28);
+	assert_int_equal(lx_rpcrdma_encode(buf, sizeof(buf), h), 28);
 	assert_int_equal(decode_exact(buf, 28, d), 28);
-	assert_int_equal(d->err, RPCRDMA_ERR_VERS);
+	assert_int_equal(d->err, LX_RPCRDMA_ERR_VERS);
 	assert_int_equal(d->vers_low, 2);
 	assert_int_equal(d->vers_high, 3);
-	h->err = RPCRDMA_ERR_CHUNK;
-	assert_int_equal(rpcrdma_encode(buf, sizeof(buf), h), 20);
+	h->err = LX_RPCRDMA_ERR_CHUNK;
+	assert_int_equal(lx_rpcrdma_encode(buf, sizeof(buf), h), 20);
 	assert_int_equal(decode_exact(buf, 20, d), 20);
-	assert_int_equal(d->err, RPCRDMA_ERR_CHUNK);
+	assert_int_equal(d->err, LX_RPCRDMA_ERR_CHUNK);
 	free(h);
 	free(d);
 }
 
 static void test_encode_short_buffer_writes_nothing(void **state)
 {
-	struct rpcrdma_hdr *h = full_call();
-	uint8_t buf[RPCRDMA_HDR_MAX];
-	size_t need = rpcrdma_hdr_len(h);
+	struct lx_rpcrdma_hdr *h = full_call();
+	uint8_t buf[LX_RPCRDMA_HDR_MAX];
+	size_t need = lx_rpcrdma_hdr_len(h);
 
 	(void)state;
 	memset(buf, 0xa5, sizeof(buf));
-	assert_int_equal(rpcrdma_encode(buf, need - 1, h), -EMSGSIZE);
+	assert_int_equal(lx_rpcrdma_encode(buf, need - 1, h), -EMSGSIZE);
 	for (size_t i = 0; i < sizeof(buf); i++)
 		assert_int_equal(buf[i], 0xa5);
 	free(h);
@@ -194,22 +195,22 @@ static void test_encode_short_buffer_writes_nothing(void **state)
 
 static void test_encode_rejects_bad_arguments(void **state)
 {
-	struct rpcrdma_hdr *h = full_call();
-	uint8_t buf[RPCRDMA_HDR_MAX];
+	struct lx_rpcrdma_hdr *h = full_call();
+	uint8_t buf[LX_RPCRDMA_HDR_MAX];
 
 	(void)state;
-	assert_int_equal(rpcrdma_encode(NULL, sizeof(buf), h), -EINVAL);
-	assert_int_equal(rpcrdma_encode(buf, sizeof(buf), NULL), -EINVAL);
+	assert_int_equal(lx_rpcrdma_encode(NULL, sizeof(buf), h), -EINVAL);
+	assert_int_equal(lx_rpcrdma_encode(buf, sizeof(buf), NULL), -EINVAL);
 	h->proc = RDMA_DONE;
-	assert_int_equal(rpcrdma_encode(buf, sizeof(buf), h), -EINVAL);
+	assert_int_equal(lx_rpcrdma_encode(buf, sizeof(buf), h), -EINVAL);
 	h->proc = RDMA_MSG;
-	h->nr_reads = RPCRDMA_MAX_SEGS + 1;
-	assert_int_equal(rpcrdma_encode(buf, sizeof(buf), h), -EINVAL);
+	h->nr_reads = LX_RPCRDMA_MAX_SEGS + 1;
+	assert_int_equal(lx_rpcrdma_encode(buf, sizeof(buf), h), -EINVAL);
 	h->nr_reads = 0;
-	h->writes[0].nsegs = RPCRDMA_MAX_SEGS + 1;
-	assert_int_equal(rpcrdma_encode(buf, sizeof(buf), h), -EINVAL);
-	assert_int_equal(rpcrdma_hdr_len(h), 0);
-	assert_int_equal(rpcrdma_hdr_len(NULL), 0);
+	h->writes[0].nsegs = LX_RPCRDMA_MAX_SEGS + 1;
+	assert_int_equal(lx_rpcrdma_encode(buf, sizeof(buf), h), -EINVAL);
+	assert_int_equal(lx_rpcrdma_hdr_len(h), 0);
+	assert_int_equal(lx_rpcrdma_hdr_len(NULL), 0);
 	free(h);
 }
 
@@ -217,9 +218,9 @@ static void test_encode_rejects_bad_arguments(void **state)
 
 static void test_decode_every_truncation_is_badmsg(void **state)
 {
-	struct rpcrdma_hdr *h = full_call(), *d = new_hdr();
-	uint8_t buf[RPCRDMA_HDR_MAX];
-	long n = rpcrdma_encode(buf, sizeof(buf), h);
+	struct lx_rpcrdma_hdr *h = full_call(), *d = new_hdr();
+	uint8_t buf[LX_RPCRDMA_HDR_MAX];
+	long n = lx_rpcrdma_encode(buf, sizeof(buf), h);
 	size_t len;
 
 	(void)state;
@@ -235,7 +236,7 @@ static void test_decode_every_truncation_is_badmsg(void **state)
 
 static void test_decode_huge_segment_count_is_badmsg(void **state)
 {
-	struct rpcrdma_hdr *d = new_hdr();
+	struct lx_rpcrdma_hdr *d = new_hdr();
 	struct wbuf w;
 
 	(void)state;
@@ -258,7 +259,7 @@ static void test_decode_huge_segment_count_is_badmsg(void **state)
 
 static void test_decode_more_segments_than_supported_is_e2big(void **state)
 {
-	struct rpcrdma_hdr *d = new_hdr();
+	struct lx_rpcrdma_hdr *d = new_hdr();
 	struct wbuf w;
 	unsigned int i;
 
@@ -266,15 +267,15 @@ static void test_decode_more_segments_than_supported_is_e2big(void **state)
 	whdr(&w, 1, 1, 1, RDMA_MSG);
 	w32(&w, 0);
 	w32(&w, 1);
-	w32(&w, RPCRDMA_MAX_SEGS + 1);
-	for (i = 0; i < RPCRDMA_MAX_SEGS + 1; i++)
+	w32(&w, LX_RPCRDMA_MAX_SEGS + 1);
+	for (i = 0; i < LX_RPCRDMA_MAX_SEGS + 1; i++)
 		wseg(&w, i, 1, 0);
 	w32(&w, 0);
 	w32(&w, 0);
 	assert_int_equal(decode_exact(w.b, w.n, d), -E2BIG);
 	/* a Read list longer than the output array */
 	whdr(&w, 1, 1, 1, RDMA_MSG);
-	for (i = 0; i < RPCRDMA_MAX_SEGS + 1; i++) {
+	for (i = 0; i < LX_RPCRDMA_MAX_SEGS + 1; i++) {
 		w32(&w, 1);
 		w32(&w, 0);
 		wseg(&w, i, 1, 0);
@@ -286,7 +287,7 @@ static void test_decode_more_segments_than_supported_is_e2big(void **state)
 	/* more Write chunks than the output array */
 	whdr(&w, 1, 1, 1, RDMA_MSG);
 	w32(&w, 0);
-	for (i = 0; i < RPCRDMA_MAX_WCHUNKS + 1; i++) {
+	for (i = 0; i < LX_RPCRDMA_MAX_WCHUNKS + 1; i++) {
 		w32(&w, 1);
 		w32(&w, 0);
 	}
@@ -298,7 +299,7 @@ static void test_decode_more_segments_than_supported_is_e2big(void **state)
 
 static void test_decode_bad_discriminator_proc_and_vers(void **state)
 {
-	struct rpcrdma_hdr *d = new_hdr();
+	struct lx_rpcrdma_hdr *d = new_hdr();
 	struct wbuf w;
 
 	(void)state;
@@ -324,69 +325,69 @@ static void test_decode_bad_discriminator_proc_and_vers(void **state)
 	w32(&w, 3);
 	assert_int_equal(decode_exact(w.b, w.n, d), -EBADMSG);
 	whdr(&w, 9, 1, 1, RDMA_ERROR);
-	w32(&w, RPCRDMA_ERR_VERS);
+	w32(&w, LX_RPCRDMA_ERR_VERS);
 	w32(&w, 1);
 	assert_int_equal(decode_exact(w.b, w.n, d), -EBADMSG);
 	/* an error header of another version still decodes */
 	whdr(&w, 9, 7, 1, RDMA_ERROR);
-	w32(&w, RPCRDMA_ERR_CHUNK);
+	w32(&w, LX_RPCRDMA_ERR_CHUNK);
 	assert_int_equal(decode_exact(w.b, w.n, d), 20);
-	assert_int_equal(rpcrdma_decode(NULL, 0, d), -EBADMSG);
-	assert_int_equal(rpcrdma_decode(w.b, w.n, NULL), -EINVAL);
+	assert_int_equal(lx_rpcrdma_decode(NULL, 0, d), -EBADMSG);
+	assert_int_equal(lx_rpcrdma_decode(w.b, w.n, NULL), -EINVAL);
 	free(d);
 }
 
 static void test_decode_passes_credit_grants_through(void **state)
 {
-	struct rpcrdma_hdr *d = new_hdr();
-	struct xprt_cong c;
+	struct lx_rpcrdma_hdr *d = new_hdr();
+	struct lx_xprt_cong c;
 	struct wbuf w;
 
 	(void)state;
 	/* the decoder reports the word as sent; the congestion module
 	 * (GRANT mode) turns 0 into 1 and clamps 2^32-1 */
-	assert_int_equal(xprt_cong_init(&c, XPRT_CONG_GRANT, 64), 0);
+	assert_int_equal(lx_xprt_cong_init(&c, LX_XPRT_CONG_GRANT, 64), 0);
 	whdr(&w, 1, 1, 0, RDMA_MSG);
 	w32(&w, 0);
 	w32(&w, 0);
 	w32(&w, 0);
 	assert_int_equal(decode_exact(w.b, w.n, d), 28);
 	assert_int_equal(d->credits, 0);
-	assert_int_equal(xprt_cong_grant(&c, d->credits), 1);
-	assert_true(xprt_cong_get(&c));
-	assert_false(xprt_cong_get(&c));
+	assert_int_equal(lx_xprt_cong_grant(&c, d->credits), 1);
+	assert_true(lx_xprt_cong_get(&c));
+	assert_false(lx_xprt_cong_get(&c));
 	whdr(&w, 1, 1, UINT32_MAX, RDMA_MSG);
 	w32(&w, 0);
 	w32(&w, 0);
 	w32(&w, 0);
 	assert_int_equal(decode_exact(w.b, w.n, d), 28);
 	assert_int_equal(d->credits, UINT32_MAX);
-	assert_int_equal(xprt_cong_grant(&c, d->credits), 64);
-	assert_int_equal(xprt_cong_window(&c), 64);
+	assert_int_equal(lx_xprt_cong_grant(&c, d->credits), 64);
+	assert_int_equal(lx_xprt_cong_window(&c), 64);
 	free(d);
 }
 
 /* ---------------------------------------------------- reply checks */
 
 /* what a call offered: a 3-segment Write chunk and a Reply chunk */
-static void offer_init(struct rpcrdma_offer *o, bool write, bool reply)
+static void offer_init(struct lx_rpcrdma_offer *o, bool write, bool reply)
 {
 	memset(o, 0, sizeof(*o));
 	if (write) {
 		o->write.nsegs = 3;
-		o->write.segs[0] = (struct rpcrdma_seg){9, 4096, 0x1000};
-		o->write.segs[1] = (struct rpcrdma_seg){10, 4096, 0x2000};
-		o->write.segs[2] = (struct rpcrdma_seg){11, 100, 0x3000};
+		o->write.segs[0] = (struct lx_rpcrdma_seg){9, 4096, 0x1000};
+		o->write.segs[1] = (struct lx_rpcrdma_seg){10, 4096, 0x2000};
+		o->write.segs[2] = (struct lx_rpcrdma_seg){11, 100, 0x3000};
 	}
 	if (reply) {
 		o->reply.nsegs = 1;
-		o->reply.segs[0] = (struct rpcrdma_seg){12, 8192, 0x5000};
+		o->reply.segs[0] = (struct lx_rpcrdma_seg){12, 8192, 0x5000};
 	}
 }
 
-static struct rpcrdma_hdr *reply_hdr(uint32_t proc)
+static struct lx_rpcrdma_hdr *reply_hdr(uint32_t proc)
 {
-	struct rpcrdma_hdr *h = new_hdr();
+	struct lx_rpcrdma_hdr *h = new_hdr();
 
 	h->xid = 1;
 	h->vers = 1;
@@ -397,9 +398,9 @@ static struct rpcrdma_hdr *reply_hdr(uint32_t proc)
 
 static void test_check_reply_accepts_what_was_offered(void **state)
 {
-	struct rpcrdma_hdr *h = reply_hdr(RDMA_MSG);
-	struct rpcrdma_reply_info ri;
-	struct rpcrdma_offer o;
+	struct lx_rpcrdma_hdr *h = reply_hdr(RDMA_MSG);
+	struct lx_rpcrdma_reply_info ri;
+	struct lx_rpcrdma_offer o;
 
 	(void)state;
 	offer_init(&o, true, true);
@@ -407,7 +408,7 @@ static void test_check_reply_accepts_what_was_offered(void **state)
 	h->writes[0] = o.write;
 	h->writes[0].segs[1].length = 1000; /* short read: 4096 + 1000 */
 	h->writes[0].segs[2].length = 0;
-	assert_int_equal(rpcrdma_check_reply(h, 64, 64 + 120, &o, &ri), 0);
+	assert_int_equal(lx_rpcrdma_check_reply(h, 64, 64 + 120, &o, &ri), 0);
 	assert_true(ri.write_used);
 	assert_int_equal(ri.write_len, 5096);
 	assert_int_equal(ri.msg_off, 64);
@@ -419,7 +420,7 @@ static void test_check_reply_accepts_what_was_offered(void **state)
 	h->has_reply = true;
 	h->reply = o.reply;
 	h->reply.segs[0].length = 3000;
-	assert_int_equal(rpcrdma_check_reply(h, 48, 48, &o, &ri), 0);
+	assert_int_equal(lx_rpcrdma_check_reply(h, 48, 48, &o, &ri), 0);
 	assert_true(ri.in_reply_chunk);
 	assert_int_equal(ri.reply_len, 3000);
 	free(h);
@@ -427,57 +428,57 @@ static void test_check_reply_accepts_what_was_offered(void **state)
 
 static void test_check_reply_refuses_write_list_not_offered(void **state)
 {
-	struct rpcrdma_hdr *h = reply_hdr(RDMA_MSG);
-	struct rpcrdma_reply_info ri;
-	struct rpcrdma_offer o, w;
+	struct lx_rpcrdma_hdr *h = reply_hdr(RDMA_MSG);
+	struct lx_rpcrdma_reply_info ri;
+	struct lx_rpcrdma_offer o, w;
 
 	(void)state;
 	offer_init(&o, false, false);
 	offer_init(&w, true, false);
 	h->nr_writes = 1;
 	h->writes[0] = w.write;
-	assert_int_equal(rpcrdma_check_reply(h, 80, 200, &o, &ri), -EBADMSG);
+	assert_int_equal(lx_rpcrdma_check_reply(h, 80, 200, &o, &ri), -EBADMSG);
 	free(h);
 }
 
 static void test_check_reply_refuses_segment_past_registration(void **state)
 {
-	struct rpcrdma_hdr *h = reply_hdr(RDMA_MSG);
-	struct rpcrdma_reply_info ri;
-	struct rpcrdma_offer o;
+	struct lx_rpcrdma_hdr *h = reply_hdr(RDMA_MSG);
+	struct lx_rpcrdma_reply_info ri;
+	struct lx_rpcrdma_offer o;
 
 	(void)state;
 	offer_init(&o, true, false);
 	h->nr_writes = 1;
 	h->writes[0] = o.write;
 	h->writes[0].segs[2].length = 101; /* one byte past what we gave */
-	assert_int_equal(rpcrdma_check_reply(h, 80, 200, &o, &ri), -EBADMSG);
+	assert_int_equal(lx_rpcrdma_check_reply(h, 80, 200, &o, &ri), -EBADMSG);
 	h->writes[0].segs[2].length = UINT32_MAX;
-	assert_int_equal(rpcrdma_check_reply(h, 80, 200, &o, &ri), -EBADMSG);
+	assert_int_equal(lx_rpcrdma_check_reply(h, 80, 200, &o, &ri), -EBADMSG);
 	/* another handle, more segments than offered, a hole */
 	h->writes[0] = o.write;
 	h->writes[0].segs[1].handle = 99;
-	assert_int_equal(rpcrdma_check_reply(h, 80, 200, &o, &ri), -EBADMSG);
+	assert_int_equal(lx_rpcrdma_check_reply(h, 80, 200, &o, &ri), -EBADMSG);
 	h->writes[0] = o.write;
 	h->writes[0].nsegs = 4;
-	h->writes[0].segs[3] = (struct rpcrdma_seg){13, 1, 0};
-	assert_int_equal(rpcrdma_check_reply(h, 80, 200, &o, &ri), -EBADMSG);
+	h->writes[0].segs[3] = (struct lx_rpcrdma_seg){13, 1, 0};
+	assert_int_equal(lx_rpcrdma_check_reply(h, 80, 200, &o, &ri), -EBADMSG);
 	h->writes[0] = o.write;
 	h->writes[0].segs[0].length = 10; /* short, then data after it */
-	assert_int_equal(rpcrdma_check_reply(h, 80, 200, &o, &ri), -EBADMSG);
+	assert_int_equal(lx_rpcrdma_check_reply(h, 80, 200, &o, &ri), -EBADMSG);
 	/* two Write chunks for our one */
 	h->writes[0] = o.write;
 	h->nr_writes = 2;
 	h->writes[1] = o.write;
-	assert_int_equal(rpcrdma_check_reply(h, 80, 200, &o, &ri), -EBADMSG);
+	assert_int_equal(lx_rpcrdma_check_reply(h, 80, 200, &o, &ri), -EBADMSG);
 	free(h);
 }
 
 static void test_check_reply_refuses_bad_reply_chunk_and_lists(void **state)
 {
-	struct rpcrdma_hdr *h = reply_hdr(RDMA_NOMSG);
-	struct rpcrdma_reply_info ri;
-	struct rpcrdma_offer o, r;
+	struct lx_rpcrdma_hdr *h = reply_hdr(RDMA_NOMSG);
+	struct lx_rpcrdma_reply_info ri;
+	struct lx_rpcrdma_offer o, r;
 
 	(void)state;
 	offer_init(&o, false, false);
@@ -485,57 +486,57 @@ static void test_check_reply_refuses_bad_reply_chunk_and_lists(void **state)
 	h->has_reply = true;
 	h->reply = r.reply;
 	/* a Reply chunk we did not offer */
-	assert_int_equal(rpcrdma_check_reply(h, 48, 48, &o, &ri), -EBADMSG);
+	assert_int_equal(lx_rpcrdma_check_reply(h, 48, 48, &o, &ri), -EBADMSG);
 	/* longer than offered */
 	h->reply.segs[0].length = 8193;
-	assert_int_equal(rpcrdma_check_reply(h, 48, 48, &r, &ri), -EBADMSG);
+	assert_int_equal(lx_rpcrdma_check_reply(h, 48, 48, &r, &ri), -EBADMSG);
 	/* NOMSG without Reply chunk, or with bytes after the header, or an
 	 * empty one */
 	h->has_reply = false;
-	assert_int_equal(rpcrdma_check_reply(h, 28, 28, &r, &ri), -EBADMSG);
+	assert_int_equal(lx_rpcrdma_check_reply(h, 28, 28, &r, &ri), -EBADMSG);
 	h->has_reply = true;
 	h->reply.segs[0].length = 100;
-	assert_int_equal(rpcrdma_check_reply(h, 48, 60, &r, &ri), -EBADMSG);
+	assert_int_equal(lx_rpcrdma_check_reply(h, 48, 60, &r, &ri), -EBADMSG);
 	h->reply.segs[0].length = 0;
-	assert_int_equal(rpcrdma_check_reply(h, 48, 48, &r, &ri), -EBADMSG);
+	assert_int_equal(lx_rpcrdma_check_reply(h, 48, 48, &r, &ri), -EBADMSG);
 	/* a Read list in a reply */
 	free(h);
 	h = reply_hdr(RDMA_MSG);
 	h->nr_reads = 1;
-	assert_int_equal(rpcrdma_check_reply(h, 52, 100, &r, &ri), -EBADMSG);
+	assert_int_equal(lx_rpcrdma_check_reply(h, 52, 100, &r, &ri), -EBADMSG);
 	/* RDMA_MSG with no room for an XID; deprecated procedures */
 	h->nr_reads = 0;
-	assert_int_equal(rpcrdma_check_reply(h, 28, 31, &r, &ri), -EBADMSG);
+	assert_int_equal(lx_rpcrdma_check_reply(h, 28, 31, &r, &ri), -EBADMSG);
 	h->proc = RDMA_MSGP;
-	assert_int_equal(rpcrdma_check_reply(h, 28, 100, &r, &ri), -EBADMSG);
+	assert_int_equal(lx_rpcrdma_check_reply(h, 28, 100, &r, &ri), -EBADMSG);
 	h->proc = RDMA_DONE;
-	assert_int_equal(rpcrdma_check_reply(h, 16, 100, &r, &ri), -EBADMSG);
-	assert_int_equal(rpcrdma_check_reply(h, 200, 100, &r, &ri), -EINVAL);
+	assert_int_equal(lx_rpcrdma_check_reply(h, 16, 100, &r, &ri), -EBADMSG);
+	assert_int_equal(lx_rpcrdma_check_reply(h, 200, 100, &r, &ri), -EINVAL);
 	free(h);
 }
 
 static void test_check_reply_maps_rdma_errors(void **state)
 {
-	struct rpcrdma_hdr *h = reply_hdr(RDMA_ERROR);
-	struct rpcrdma_reply_info ri;
-	struct rpcrdma_offer o;
+	struct lx_rpcrdma_hdr *h = reply_hdr(RDMA_ERROR);
+	struct lx_rpcrdma_reply_info ri;
+	struct lx_rpcrdma_offer o;
 
 	(void)state;
 	offer_init(&o, true, true);
-	h->err = RPCRDMA_ERR_VERS;
-	assert_int_equal(rpcrdma_check_reply(h, 28, 28, &o, &ri), -EPROTO);
-	h->err = RPCRDMA_ERR_CHUNK;
-	assert_int_equal(rpcrdma_check_reply(h, 20, 20, &o, &ri), -EMSGSIZE);
+	h->err = LX_RPCRDMA_ERR_VERS;
+	assert_int_equal(lx_rpcrdma_check_reply(h, 28, 28, &o, &ri), -EPROTO);
+	h->err = LX_RPCRDMA_ERR_CHUNK;
+	assert_int_equal(lx_rpcrdma_check_reply(h, 20, 20, &o, &ri), -EMSGSIZE);
 	h->err = 9;
-	assert_int_equal(rpcrdma_check_reply(h, 20, 20, &o, &ri), -EBADMSG);
+	assert_int_equal(lx_rpcrdma_check_reply(h, 20, 20, &o, &ri), -EBADMSG);
 	free(h);
 }
 
 /* --------------------------------------------------------------- plan */
 
-static struct rpcrdma_plan_in plan_in(void)
+static struct lx_rpcrdma_plan_in plan_in(void)
 {
-	struct rpcrdma_plan_in in = {
+	struct lx_rpcrdma_plan_in in = {
 		.call_len = 140,
 		.reply_cap = 8192,
 		.inline_send = 4096,
@@ -546,13 +547,13 @@ static struct rpcrdma_plan_in plan_in(void)
 
 static void test_plan_small_call_goes_inline_without_chunks(void **state)
 {
-	struct rpcrdma_plan_in in = plan_in();
-	struct rpcrdma_plan p;
+	struct lx_rpcrdma_plan_in in = plan_in();
+	struct lx_rpcrdma_plan p;
 
 	(void)state;
-	assert_int_equal(rpcrdma_plan(&in, &p), 0);
+	assert_int_equal(lx_rpcrdma_plan(&in, &p), 0);
 	assert_int_equal(p.proc, RDMA_MSG);
-	assert_int_equal(p.read, RPCRDMA_READ_NONE);
+	assert_int_equal(p.read, LX_RPCRDMA_READ_NONE);
 	assert_false(p.write);
 	assert_false(p.reply);
 	assert_int_equal(p.hdr_len, 28);
@@ -560,54 +561,54 @@ static void test_plan_small_call_goes_inline_without_chunks(void **state)
 	/* a 1 KiB WRITE with its pad stays inline */
 	in.payload_len = 1021;
 	in.payload_segs = 1;
-	assert_int_equal(rpcrdma_plan(&in, &p), 0);
-	assert_int_equal(p.read, RPCRDMA_READ_NONE);
+	assert_int_equal(lx_rpcrdma_plan(&in, &p), 0);
+	assert_int_equal(p.read, LX_RPCRDMA_READ_NONE);
 	assert_int_equal(p.inline_len, 140 + 1024);
 }
 
 static void test_plan_large_write_uses_read_chunk_at_position(void **state)
 {
-	struct rpcrdma_plan_in in = plan_in();
-	struct rpcrdma_plan p;
+	struct lx_rpcrdma_plan_in in = plan_in();
+	struct lx_rpcrdma_plan p;
 
 	(void)state;
 	in.payload_len = 65536;
 	in.payload_segs = 2;
-	assert_int_equal(rpcrdma_plan(&in, &p), 0);
+	assert_int_equal(lx_rpcrdma_plan(&in, &p), 0);
 	assert_int_equal(p.proc, RDMA_MSG);
-	assert_int_equal(p.read, RPCRDMA_READ_PAYLOAD);
+	assert_int_equal(p.read, LX_RPCRDMA_READ_PAYLOAD);
 	assert_int_equal(p.inline_len, 140);
 	assert_int_equal(p.hdr_len, 16 + 2 * 24 + 4 + 4 + 4);
 	/* the rest too large as well: everything by position zero */
 	in.call_len = 4090;
-	assert_int_equal(rpcrdma_plan(&in, &p), 0);
+	assert_int_equal(lx_rpcrdma_plan(&in, &p), 0);
 	assert_int_equal(p.proc, RDMA_NOMSG);
-	assert_int_equal(p.read, RPCRDMA_READ_POS0);
+	assert_int_equal(p.read, LX_RPCRDMA_READ_POS0);
 	assert_int_equal(p.inline_len, 0);
 	/* a large call without payload */
 	in.payload_len = 0;
 	in.payload_segs = 0;
 	in.call_len = 5000;
-	assert_int_equal(rpcrdma_plan(&in, &p), 0);
-	assert_int_equal(p.read, RPCRDMA_READ_POS0);
+	assert_int_equal(lx_rpcrdma_plan(&in, &p), 0);
+	assert_int_equal(p.read, LX_RPCRDMA_READ_POS0);
 }
 
 static void test_plan_results_choose_write_or_reply_chunk(void **state)
 {
-	struct rpcrdma_plan_in in = plan_in();
-	struct rpcrdma_plan p;
+	struct lx_rpcrdma_plan_in in = plan_in();
+	struct lx_rpcrdma_plan p;
 
 	(void)state;
 	/* a 2 KiB READ fits the 4 KiB threshold: data inline */
 	in.rx_dst_len = 2048;
 	in.rx_dst_segs = 1;
-	assert_int_equal(rpcrdma_plan(&in, &p), 0);
+	assert_int_equal(lx_rpcrdma_plan(&in, &p), 0);
 	assert_false(p.write);
 	assert_false(p.reply);
 	/* a 64 KiB READ: Write chunk, header grows by the chunk */
 	in.rx_dst_len = 65536;
 	in.rx_dst_segs = 2;
-	assert_int_equal(rpcrdma_plan(&in, &p), 0);
+	assert_int_equal(lx_rpcrdma_plan(&in, &p), 0);
 	assert_true(p.write);
 	assert_false(p.reply);
 	assert_int_equal(p.hdr_len, 16 + 4 + 4 + 4 + 2 * 16 + 4 + 4);
@@ -615,48 +616,48 @@ static void test_plan_results_choose_write_or_reply_chunk(void **state)
 	in.rx_dst_len = 0;
 	in.rx_dst_segs = 0;
 	in.reply_hint = 32768 + 200;
-	assert_int_equal(rpcrdma_plan(&in, &p), 0);
+	assert_int_equal(lx_rpcrdma_plan(&in, &p), 0);
 	assert_false(p.write);
 	assert_true(p.reply);
 	/* with the 1 KiB default thresholds a 900-byte hint needs one too */
 	in = plan_in();
 	in.inline_send = in.inline_recv = 1024;
 	in.reply_hint = 1000;
-	assert_int_equal(rpcrdma_plan(&in, &p), 0);
+	assert_int_equal(lx_rpcrdma_plan(&in, &p), 0);
 	assert_true(p.reply);
 }
 
 static void test_plan_rejects_too_many_segments_and_bad_args(void **state)
 {
-	struct rpcrdma_plan_in in = plan_in();
-	struct rpcrdma_plan p;
+	struct lx_rpcrdma_plan_in in = plan_in();
+	struct lx_rpcrdma_plan p;
 
 	(void)state;
 	in.rx_dst_len = 1 << 20;
-	in.rx_dst_segs = RPCRDMA_MAX_SEGS + 1;
-	assert_int_equal(rpcrdma_plan(&in, &p), -E2BIG);
+	in.rx_dst_segs = LX_RPCRDMA_MAX_SEGS + 1;
+	assert_int_equal(lx_rpcrdma_plan(&in, &p), -E2BIG);
 	in = plan_in();
 	in.payload_len = 100000;
-	in.payload_segs = RPCRDMA_MAX_SEGS;
+	in.payload_segs = LX_RPCRDMA_MAX_SEGS;
 	in.call_len = 4000; /* forces position zero: 1 + 16 + pad > 16 */
 	in.payload_len = 99999;
-	assert_int_equal(rpcrdma_plan(&in, &p), -E2BIG);
+	assert_int_equal(lx_rpcrdma_plan(&in, &p), -E2BIG);
 	in = plan_in();
 	in.inline_send = 512;
-	assert_int_equal(rpcrdma_plan(&in, &p), -EINVAL);
-	assert_int_equal(rpcrdma_plan(NULL, &p), -EINVAL);
-	assert_int_equal(rpcrdma_plan(&in, NULL), -EINVAL);
+	assert_int_equal(lx_rpcrdma_plan(&in, &p), -EINVAL);
+	assert_int_equal(lx_rpcrdma_plan(NULL, &p), -EINVAL);
+	assert_int_equal(lx_rpcrdma_plan(&in, NULL), -EINVAL);
 }
 
 /* ---------------------------------------------------- connection data */
 
 static void test_cm_private_data_layout_and_negotiation(void **state)
 {
-	uint8_t pd[RPCRDMA_CM_PDATA_LEN], srv[RPCRDMA_CM_PDATA_LEN];
+	uint8_t pd[LX_RPCRDMA_CM_PDATA_LEN], srv[LX_RPCRDMA_CM_PDATA_LEN];
 	unsigned int s, r;
 
 	(void)state;
-	assert_int_equal(rpcrdma_cm_encode(pd, 4096, 8192), 8);
+	assert_int_equal(lx_rpcrdma_cm_encode(pd, 4096, 8192), 8);
 	assert_int_equal(pd[0], 0xf6);
 	assert_int_equal(pd[1], 0xab);
 	assert_int_equal(pd[2], 0x0e);
@@ -666,27 +667,32 @@ static void test_cm_private_data_layout_and_negotiation(void **state)
 	assert_int_equal(pd[6], 3); /* 4096 / 1024 - 1 */
 	assert_int_equal(pd[7], 7);
 	/* the server receives 2 KiB, sends 16 KiB: we take the minimum */
-	assert_int_equal(rpcrdma_cm_encode(srv, 16384, 2048), 8);
-	assert_int_equal(rpcrdma_cm_negotiate(srv, 8, 4096, 8192, &s, &r), 1);
+	assert_int_equal(lx_rpcrdma_cm_encode(srv, 16384, 2048), 8);
+	assert_int_equal(lx_rpcrdma_cm_negotiate(srv, 8, 4096, 8192, &s, &r),
+			 1);
 	assert_int_equal(s, 2048);
 	assert_int_equal(r, 8192);
 	/* no private data: 1024 each way (RFC 8166) */
-	assert_int_equal(rpcrdma_cm_negotiate(NULL, 0, 4096, 4096, &s, &r), 0);
+	assert_int_equal(lx_rpcrdma_cm_negotiate(NULL, 0, 4096, 4096, &s, &r),
+			 0);
 	assert_int_equal(s, 1024);
 	assert_int_equal(r, 1024);
 	/* short, bad magic, other version: ignored */
-	assert_int_equal(rpcrdma_cm_negotiate(srv, 7, 4096, 4096, &s, &r), 0);
+	assert_int_equal(lx_rpcrdma_cm_negotiate(srv, 7, 4096, 4096, &s, &r),
+			 0);
 	srv[0] ^= 1;
-	assert_int_equal(rpcrdma_cm_negotiate(srv, 8, 4096, 4096, &s, &r), 0);
+	assert_int_equal(lx_rpcrdma_cm_negotiate(srv, 8, 4096, 4096, &s, &r),
+			 0);
 	srv[0] ^= 1;
 	srv[4] = 2;
-	assert_int_equal(rpcrdma_cm_negotiate(srv, 8, 4096, 4096, &s, &r), 0);
+	assert_int_equal(lx_rpcrdma_cm_negotiate(srv, 8, 4096, 4096, &s, &r),
+			 0);
 	assert_int_equal(s, 1024);
 	/* our sizes must be whole KiB in range */
-	assert_int_equal(rpcrdma_cm_encode(pd, 1000, 4096), -EINVAL);
-	assert_int_equal(rpcrdma_cm_encode(pd, 4096, 0), -EINVAL);
-	assert_int_equal(rpcrdma_cm_encode(pd, 512 * 1024, 4096), -EINVAL);
-	assert_int_equal(rpcrdma_cm_encode(NULL, 4096, 4096), -EINVAL);
+	assert_int_equal(lx_rpcrdma_cm_encode(pd, 1000, 4096), -EINVAL);
+	assert_int_equal(lx_rpcrdma_cm_encode(pd, 4096, 0), -EINVAL);
+	assert_int_equal(lx_rpcrdma_cm_encode(pd, 512 * 1024, 4096), -EINVAL);
+	assert_int_equal(lx_rpcrdma_cm_encode(NULL, 4096, 4096), -EINVAL);
 }
 
 int main(void)

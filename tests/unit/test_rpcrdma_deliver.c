@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The receive side of message transports, without verbs:
- *   - xprt_rx_deliver(): a whole received message placed into a request,
+ *   - lx_xprt_rx_deliver(): a whole received message placed into a request,
  *     bulk data into the caller's memory through the place() hook, as
  *     the RDMA bindings use it (9P Rread, RPC replies with inline data);
  *     hostile lengths must never write outside the receive buffer or the
@@ -36,14 +36,14 @@ static struct {
 
 struct fix {
 	struct xprt *x;
-	struct xprt_rqst *rq;
-	struct xprt_buf rbuf;
+	struct lx_xprt_rqst *rq;
+	struct lx_xprt_buf rbuf;
 	uint8_t *dst; /* the caller's memory, exact size */
 	size_t dst_len;
 	struct iovec iov;
 };
 
-static int fake_place(struct xprt_req *req, size_t have, size_t msg_len)
+static int fake_place(struct lx_xprt_req *req, size_t have, size_t msg_len)
 {
 	hook.calls++;
 	hook.seen_have = have;
@@ -56,17 +56,17 @@ static int fake_place(struct xprt_req *req, size_t have, size_t msg_len)
 	return 0;
 }
 
-static void fake_done(struct xprt_req *req, int status)
+static void fake_done(struct lx_xprt_req *req, int status)
 {
 	(void)req;
 	(void)status;
 }
 
-static const struct xprt_req_ops ops_place = {
+static const struct lx_xprt_req_ops ops_place = {
 	.done = fake_done,
 	.place = fake_place,
 };
-static const struct xprt_req_ops ops_plain = {.done = fake_done};
+static const struct lx_xprt_req_ops ops_plain = {.done = fake_done};
 
 static struct fix *fix_new(size_t cap, size_t dst_len, bool place)
 {
@@ -92,7 +92,7 @@ static struct fix *fix_new(size_t cap, size_t dst_len, bool place)
 	f->iov.iov_base = f->dst;
 	f->iov.iov_len = dst_len;
 	assert_int_equal(
-		xprt_iter_kvec(&f->rq->pub.rx_data, &f->iov, 1, dst_len), 0);
+		lx_xprt_iter_kvec(&f->rq->pub.rx_data, &f->iov, 1, dst_len), 0);
 	memset(&hook, 0, sizeof(hook));
 	return f;
 }
@@ -120,7 +120,7 @@ static uint8_t *msg_new(size_t len)
 
 static int deliver(struct fix *f, const uint8_t *m, size_t len)
 {
-	return xprt_rx_deliver(f->x, f->rq, m, len);
+	return lx_xprt_rx_deliver(f->x, f->rq, m, len);
 }
 
 /* ------------------------------------------------------------ deliver */
@@ -169,7 +169,7 @@ static void test_deliver_places_bulk_data_and_keeps_the_rest(void **state)
 	assert_int_equal(f->rq->pub.rlen, 24);
 	assert_memory_equal(f->rbuf.data, m, 16);
 	assert_memory_equal((uint8_t *)f->rbuf.data + 16, m + 116, 8);
-	assert_int_equal(xprt_iter_count(&f->rq->pub.rx_data), 0);
+	assert_int_equal(lx_xprt_iter_count(&f->rq->pub.rx_data), 0);
 	free(m);
 	fix_free(f);
 }
@@ -276,61 +276,61 @@ static void test_deliver_maps_place_requests_it_cannot_meet(void **state)
 
 static void test_rdma_api_rejects_bad_arguments(void **state)
 {
-	struct xprt_rdma_stats st;
-	struct xprt_opts o = {0};
-	struct xprt_rdma_opts ro = {0};
-	struct rpc_clnt_opts co = {0};
-	struct rpc_clnt *cl;
+	struct lx_xprt_rdma_stats st;
+	struct lx_xprt_opts o = {0};
+	struct lx_xprt_rdma_opts ro = {0};
+	struct lx_rpc_clnt_opts co = {0};
+	struct lx_rpc_clnt *cl;
 	struct xprt *x = NULL;
 
 	(void)state;
-	assert_int_equal(xprt_rdma_get_stats(NULL, &st), -EINVAL);
-	assert_int_equal(xprt_rdma_reg_flush(NULL), -EINVAL);
-	assert_non_null(xprt_rdma_pool_reg());
-	assert_non_null(xprt_rdma_pool_reg()->reg);
+	assert_int_equal(lx_xprt_rdma_get_stats(NULL, &st), -EINVAL);
+	assert_int_equal(lx_xprt_rdma_reg_flush(NULL), -EINVAL);
+	assert_non_null(lx_xprt_rdma_pool_reg());
+	assert_non_null(lx_xprt_rdma_pool_reg()->reg);
 
-	o.transport = XPRT_TRANSPORT_RDMA;
+	o.transport = LX_XPRT_TRANSPORT_RDMA;
 	o.host = "127.0.0.1";
-	o.port = XPRT_RDMA_9P_PORT;
-	o.framing = &xprt_framing_9p;
+	o.port = LX_XPRT_RDMA_9P_PORT;
+	o.framing = &lx_xprt_framing_9p;
 	o.rdma = &ro;
 	ro.inline_send = 1000; /* not whole KiB */
-	assert_int_equal(xprt_create(&x, &o), -EINVAL);
+	assert_int_equal(lx_xprt_create(&x, &o), -EINVAL);
 	ro.inline_send = 0;
 	ro.rnr_retry = 8;
 	ro.rnr_retry_set = true;
-	assert_int_equal(xprt_create(&x, &o), -EINVAL);
+	assert_int_equal(lx_xprt_create(&x, &o), -EINVAL);
 	ro.rnr_retry_set = false;
 	/* record-marked RPC cannot go as whole messages */
-	o.framing = &xprt_framing_rpc;
-	assert_int_equal(xprt_create(&x, &o), -EPROTONOSUPPORT);
+	o.framing = &lx_xprt_framing_rpc;
+	assert_int_equal(lx_xprt_create(&x, &o), -EPROTONOSUPPORT);
 	assert_null(x);
 
 	/* rpcbind maps TCP: RDMA needs the port */
 	co.host = "127.0.0.1";
 	co.prog = 100003;
 	co.vers = 3;
-	co.transport = XPRT_TRANSPORT_RDMA;
-	assert_int_equal(rpc_clnt_create(&cl, &co), -EINVAL);
+	co.transport = LX_XPRT_TRANSPORT_RDMA;
+	assert_int_equal(lx_rpc_clnt_create(&cl, &co), -EINVAL);
 }
 
 static void test_rdma_without_device_fails_cleanly(void **state)
 {
-	struct xprt_opts o = {0};
+	struct lx_xprt_opts o = {0};
 	struct xprt *x = NULL;
 	int r;
 
 	(void)state;
 	/* the build host has no RDMA device: connecting fails with an
 	 * errno, nothing leaks (ASan), nothing is left running */
-	o.transport = XPRT_TRANSPORT_RDMA;
+	o.transport = LX_XPRT_TRANSPORT_RDMA;
 	o.host = "127.0.0.1";
-	o.port = XPRT_RDMA_9P_PORT;
+	o.port = LX_XPRT_RDMA_9P_PORT;
 	o.connect_timeout_ms = 1000;
-	r = xprt_create(&x, &o);
+	r = lx_xprt_create(&x, &o);
 	if (!r) {
 		/* a host with a working device and a listener: fine too */
-		xprt_destroy(x);
+		lx_xprt_destroy(x);
 		skip();
 	}
 	assert_true(r < 0);

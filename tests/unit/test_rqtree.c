@@ -43,9 +43,9 @@ static uint64_t rnd(uint64_t *s)
 
 static int setup_tree(void **state)
 {
-	struct xprt_rqtree *t = malloc(sizeof(*t));
+	struct lx_xprt_rqtree *t = malloc(sizeof(*t));
 
-	if (!t || xprt_rqtree_init(t)) {
+	if (!t || lx_xprt_rqtree_init(t)) {
 		free(t);
 		return -1;
 	}
@@ -55,7 +55,7 @@ static int setup_tree(void **state)
 
 static int teardown_tree(void **state)
 {
-	xprt_rqtree_destroy(*state);
+	lx_xprt_rqtree_destroy(*state);
 	free(*state);
 	return 0;
 }
@@ -69,8 +69,8 @@ struct walk {
 };
 
 /* Return the black height of @n's subtree, failing on any violation. */
-static int check_subtree(const struct xprt_rqnode *n,
-			 const struct xprt_rqnode *parent, struct walk *w)
+static int check_subtree(const struct lx_xprt_rqnode *n,
+			 const struct lx_xprt_rqnode *parent, struct walk *w)
 {
 	int lh, rh;
 
@@ -99,17 +99,17 @@ static int check_subtree(const struct xprt_rqnode *n,
 }
 
 /* Check the whole tree; return the in-order node count. */
-static unsigned int check_tree(struct xprt_rqtree *t)
+static unsigned int check_tree(struct lx_xprt_rqtree *t)
 {
 	struct walk w = {0};
-	const struct xprt_rqnode *root = RB_ROOT(&t->root);
+	const struct lx_xprt_rqnode *root = RB_ROOT(&t->root);
 
 	if (root && RB_COLOR(root, rb) != RB_BLACK)
 		fail_msg("root is red");
 	check_subtree(root, NULL, &w);
-	if (w.nodes != xprt_rqtree_count(t))
+	if (w.nodes != lx_xprt_rqtree_count(t))
 		fail_msg("walk found %u nodes, count says %u", w.nodes,
-			 xprt_rqtree_count(t));
+			 lx_xprt_rqtree_count(t));
 	return w.nodes;
 }
 
@@ -117,114 +117,114 @@ static unsigned int check_tree(struct xprt_rqtree *t)
 
 static void test_insert_lookup_erase_roundtrip(void **state)
 {
-	struct xprt_rqtree *t = *state;
-	struct xprt_rqnode a, b;
+	struct lx_xprt_rqtree *t = *state;
+	struct lx_xprt_rqnode a, b;
 
-	xprt_rqnode_init(&a);
-	xprt_rqnode_init(&b);
-	assert_int_equal(xprt_rqtree_insert(t, &a, 10), 0);
-	assert_int_equal(xprt_rqtree_insert(t, &b, 20), 0);
-	assert_int_equal(xprt_rqtree_count(t), 2);
+	lx_xprt_rqnode_init(&a);
+	lx_xprt_rqnode_init(&b);
+	assert_int_equal(lx_xprt_rqtree_insert(t, &a, 10), 0);
+	assert_int_equal(lx_xprt_rqtree_insert(t, &b, 20), 0);
+	assert_int_equal(lx_xprt_rqtree_count(t), 2);
 	assert_true(a.linked);
 	assert_int_equal(a.key, 10);
 
-	assert_ptr_equal(xprt_rqtree_lookup_pin(t, 20), &b);
+	assert_ptr_equal(lx_xprt_rqtree_lookup_pin(t, 20), &b);
 	assert_int_equal(atomic_load(&b.pins), 1);
-	assert_ptr_equal(xprt_rqtree_lookup_pin(t, 20), &b);
+	assert_ptr_equal(lx_xprt_rqtree_lookup_pin(t, 20), &b);
 	assert_int_equal(atomic_load(&b.pins), 2);
-	xprt_rqtree_unpin(t, &b);
-	xprt_rqtree_unpin(t, &b);
+	lx_xprt_rqtree_unpin(t, &b);
+	lx_xprt_rqtree_unpin(t, &b);
 	assert_int_equal(atomic_load(&b.pins), 0);
 
-	assert_true(xprt_rqtree_erase(t, &a));
+	assert_true(lx_xprt_rqtree_erase(t, &a));
 	assert_false(a.linked);
-	assert_int_equal(xprt_rqtree_count(t), 1);
-	assert_null(xprt_rqtree_lookup_pin(t, 10));
-	assert_ptr_equal(xprt_rqtree_lookup_pin(t, 20), &b);
-	xprt_rqtree_unpin(t, &b);
-	assert_true(xprt_rqtree_erase(t, &b));
-	assert_int_equal(xprt_rqtree_count(t), 0);
+	assert_int_equal(lx_xprt_rqtree_count(t), 1);
+	assert_null(lx_xprt_rqtree_lookup_pin(t, 10));
+	assert_ptr_equal(lx_xprt_rqtree_lookup_pin(t, 20), &b);
+	lx_xprt_rqtree_unpin(t, &b);
+	assert_true(lx_xprt_rqtree_erase(t, &b));
+	assert_int_equal(lx_xprt_rqtree_count(t), 0);
 	check_tree(t);
 }
 
 static void test_duplicate_key_returns_eexist_and_changes_nothing(void **st)
 {
-	struct xprt_rqtree *t = *st;
-	struct xprt_rqnode a, b;
+	struct lx_xprt_rqtree *t = *st;
+	struct lx_xprt_rqnode a, b;
 
-	xprt_rqnode_init(&a);
-	xprt_rqnode_init(&b);
+	lx_xprt_rqnode_init(&a);
+	lx_xprt_rqnode_init(&b);
 	b.key = 77;
-	assert_int_equal(xprt_rqtree_insert(t, &a, 5), 0);
-	assert_int_equal(xprt_rqtree_insert(t, &b, 5), -EEXIST);
+	assert_int_equal(lx_xprt_rqtree_insert(t, &a, 5), 0);
+	assert_int_equal(lx_xprt_rqtree_insert(t, &b, 5), -EEXIST);
 	assert_false(b.linked);
 	assert_int_equal(b.key, 77);
-	assert_int_equal(xprt_rqtree_count(t), 1);
-	assert_ptr_equal(xprt_rqtree_lookup_pin(t, 5), &a);
-	xprt_rqtree_unpin(t, &a);
-	assert_true(xprt_rqtree_erase(t, &a));
+	assert_int_equal(lx_xprt_rqtree_count(t), 1);
+	assert_ptr_equal(lx_xprt_rqtree_lookup_pin(t, 5), &a);
+	lx_xprt_rqtree_unpin(t, &a);
+	assert_true(lx_xprt_rqtree_erase(t, &a));
 }
 
 static void test_insert_of_linked_node_returns_einval(void **state)
 {
-	struct xprt_rqtree *t = *state;
-	struct xprt_rqnode a;
+	struct lx_xprt_rqtree *t = *state;
+	struct lx_xprt_rqnode a;
 
-	xprt_rqnode_init(&a);
-	assert_int_equal(xprt_rqtree_insert(t, &a, 1), 0);
-	assert_int_equal(xprt_rqtree_insert(t, &a, 2), -EINVAL);
-	assert_int_equal(xprt_rqtree_insert(t, &a, 1), -EINVAL);
+	lx_xprt_rqnode_init(&a);
+	assert_int_equal(lx_xprt_rqtree_insert(t, &a, 1), 0);
+	assert_int_equal(lx_xprt_rqtree_insert(t, &a, 2), -EINVAL);
+	assert_int_equal(lx_xprt_rqtree_insert(t, &a, 1), -EINVAL);
 	assert_int_equal(a.key, 1);
-	assert_int_equal(xprt_rqtree_count(t), 1);
-	assert_null(xprt_rqtree_lookup_pin(t, 2));
-	assert_true(xprt_rqtree_erase(t, &a));
+	assert_int_equal(lx_xprt_rqtree_count(t), 1);
+	assert_null(lx_xprt_rqtree_lookup_pin(t, 2));
+	assert_true(lx_xprt_rqtree_erase(t, &a));
 	/* Unlinked again: the node may be reused under another key. */
-	assert_int_equal(xprt_rqtree_insert(t, &a, 2), 0);
-	assert_true(xprt_rqtree_erase(t, &a));
+	assert_int_equal(lx_xprt_rqtree_insert(t, &a, 2), 0);
+	assert_true(lx_xprt_rqtree_erase(t, &a));
 }
 
 static void test_unknown_keys_are_counted(void **state)
 {
-	struct xprt_rqtree *t = *state;
-	struct xprt_rqnode a;
+	struct lx_xprt_rqtree *t = *state;
+	struct lx_xprt_rqnode a;
 
-	xprt_rqnode_init(&a);
-	assert_int_equal(xprt_rqtree_insert(t, &a, 3), 0);
-	assert_null(xprt_rqtree_lookup_pin(t, 4));
-	assert_null(xprt_rqtree_lookup_pin(t, 0xffffffffu));
-	assert_non_null(xprt_rqtree_lookup_pin(t, 3));
-	xprt_rqtree_unpin(t, &a);
+	lx_xprt_rqnode_init(&a);
+	assert_int_equal(lx_xprt_rqtree_insert(t, &a, 3), 0);
+	assert_null(lx_xprt_rqtree_lookup_pin(t, 4));
+	assert_null(lx_xprt_rqtree_lookup_pin(t, 0xffffffffu));
+	assert_non_null(lx_xprt_rqtree_lookup_pin(t, 3));
+	lx_xprt_rqtree_unpin(t, &a);
 	assert_int_equal(atomic_load(&t->lookups), 3);
 	assert_int_equal(atomic_load(&t->unknown), 2);
-	assert_true(xprt_rqtree_erase(t, &a));
+	assert_true(lx_xprt_rqtree_erase(t, &a));
 }
 
 static void test_erase_of_unlinked_node_returns_false(void **state)
 {
-	struct xprt_rqtree *t = *state;
-	struct xprt_rqnode a, b;
+	struct lx_xprt_rqtree *t = *state;
+	struct lx_xprt_rqnode a, b;
 
-	xprt_rqnode_init(&a);
-	xprt_rqnode_init(&b);
-	assert_false(xprt_rqtree_erase(t, &a));
-	assert_int_equal(xprt_rqtree_insert(t, &b, 9), 0);
-	assert_true(xprt_rqtree_erase(t, &b));
-	assert_false(xprt_rqtree_erase(t, &b));
-	assert_int_equal(xprt_rqtree_count(t), 0);
+	lx_xprt_rqnode_init(&a);
+	lx_xprt_rqnode_init(&b);
+	assert_false(lx_xprt_rqtree_erase(t, &a));
+	assert_int_equal(lx_xprt_rqtree_insert(t, &b, 9), 0);
+	assert_true(lx_xprt_rqtree_erase(t, &b));
+	assert_false(lx_xprt_rqtree_erase(t, &b));
+	assert_int_equal(lx_xprt_rqtree_count(t), 0);
 }
 
 static void test_keys_order_as_unsigned_32_bit(void **state)
 {
 	static const uint32_t keys[] = {0x80000000u, 1, 0xffffffffu, 0,
 					0x7fffffffu};
-	struct xprt_rqtree *t = *state;
-	struct xprt_rqnode n[5];
-	const struct xprt_rqnode *m;
+	struct lx_xprt_rqtree *t = *state;
+	struct lx_xprt_rqnode n[5];
+	const struct lx_xprt_rqnode *m;
 	unsigned int i;
 
 	for (i = 0; i < 5; i++) {
-		xprt_rqnode_init(&n[i]);
-		assert_int_equal(xprt_rqtree_insert(t, &n[i], keys[i]), 0);
+		lx_xprt_rqnode_init(&n[i]);
+		assert_int_equal(lx_xprt_rqtree_insert(t, &n[i], keys[i]), 0);
 	}
 	check_tree(t);
 	/* The leftmost node is key 0, the rightmost 0xffffffff. */
@@ -235,47 +235,47 @@ static void test_keys_order_as_unsigned_32_bit(void **state)
 		;
 	assert_int_equal(m->key, 0xffffffffu);
 	for (i = 0; i < 5; i++) {
-		assert_ptr_equal(xprt_rqtree_lookup_pin(t, keys[i]), &n[i]);
-		xprt_rqtree_unpin(t, &n[i]);
-		assert_true(xprt_rqtree_erase(t, &n[i]));
+		assert_ptr_equal(lx_xprt_rqtree_lookup_pin(t, keys[i]), &n[i]);
+		lx_xprt_rqtree_unpin(t, &n[i]);
+		assert_true(lx_xprt_rqtree_erase(t, &n[i]));
 	}
 }
 
 static void test_unbalanced_unpin_does_not_wrap(void **state)
 {
-	struct xprt_rqtree *t = *state;
-	struct xprt_rqnode a;
+	struct lx_xprt_rqtree *t = *state;
+	struct lx_xprt_rqnode a;
 
-	xprt_rqnode_init(&a);
-	assert_int_equal(xprt_rqtree_insert(t, &a, 1), 0);
-	xprt_rqtree_unpin(t, &a);
+	lx_xprt_rqnode_init(&a);
+	assert_int_equal(lx_xprt_rqtree_insert(t, &a, 1), 0);
+	lx_xprt_rqtree_unpin(t, &a);
 	assert_int_equal(atomic_load(&a.pins), 0);
-	assert_true(xprt_rqtree_erase(t, &a));
+	assert_true(lx_xprt_rqtree_erase(t, &a));
 	/* Would hang forever had the count wrapped. */
-	xprt_rqtree_wait_unpinned(t, &a);
+	lx_xprt_rqtree_wait_unpinned(t, &a);
 }
 
 static void test_null_arguments_are_rejected(void **state)
 {
-	struct xprt_rqtree *t = *state;
-	struct xprt_rqnode a;
+	struct lx_xprt_rqtree *t = *state;
+	struct lx_xprt_rqnode a;
 
-	xprt_rqnode_init(&a);
-	assert_int_equal(xprt_rqtree_init(NULL), -EINVAL);
-	assert_int_equal(xprt_rqtree_insert(NULL, &a, 1), -EINVAL);
-	assert_int_equal(xprt_rqtree_insert(t, NULL, 1), -EINVAL);
-	assert_null(xprt_rqtree_lookup_pin(NULL, 1));
-	assert_false(xprt_rqtree_erase(NULL, &a));
-	assert_false(xprt_rqtree_erase(t, NULL));
-	assert_int_equal(xprt_rqtree_count(NULL), 0);
-	xprt_rqtree_unpin(NULL, &a);
-	xprt_rqtree_unpin(t, NULL);
-	xprt_rqtree_wait_unpinned(NULL, &a);
-	xprt_rqtree_wait_unpinned(t, NULL);
-	xprt_rqnode_init(NULL);
-	xprt_rqtree_destroy(NULL);
+	lx_xprt_rqnode_init(&a);
+	assert_int_equal(lx_xprt_rqtree_init(NULL), -EINVAL);
+	assert_int_equal(lx_xprt_rqtree_insert(NULL, &a, 1), -EINVAL);
+	assert_int_equal(lx_xprt_rqtree_insert(t, NULL, 1), -EINVAL);
+	assert_null(lx_xprt_rqtree_lookup_pin(NULL, 1));
+	assert_false(lx_xprt_rqtree_erase(NULL, &a));
+	assert_false(lx_xprt_rqtree_erase(t, NULL));
+	assert_int_equal(lx_xprt_rqtree_count(NULL), 0);
+	lx_xprt_rqtree_unpin(NULL, &a);
+	lx_xprt_rqtree_unpin(t, NULL);
+	lx_xprt_rqtree_wait_unpinned(NULL, &a);
+	lx_xprt_rqtree_wait_unpinned(t, NULL);
+	lx_xprt_rqnode_init(NULL);
+	lx_xprt_rqtree_destroy(NULL);
 	/* Nothing above touched the tree or its counters. */
-	assert_int_equal(xprt_rqtree_count(t), 0);
+	assert_int_equal(lx_xprt_rqtree_count(t), 0);
 	assert_int_equal(atomic_load(&t->lookups), 0);
 	assert_false(a.linked);
 }
@@ -286,18 +286,18 @@ static void test_null_arguments_are_rejected(void **state)
 
 static void test_rb_invariants_hold_after_random_churn(void **state)
 {
-	struct xprt_rqtree *t = *state;
-	struct xprt_rqnode *n = calloc(CHURN_NODES, sizeof(*n));
+	struct lx_xprt_rqtree *t = *state;
+	struct lx_xprt_rqnode *n = calloc(CHURN_NODES, sizeof(*n));
 	uint64_t seed = 0x243f6a8885a308d3ull;
 	unsigned int i, op, linked = 0;
 
 	assert_non_null(n);
 	for (i = 0; i < CHURN_NODES; i++)
-		xprt_rqnode_init(&n[i]);
+		lx_xprt_rqnode_init(&n[i]);
 	for (op = 0; op < 60000; op++) {
 		i = (unsigned int)(rnd(&seed) % CHURN_NODES);
 		if (n[i].linked) {
-			assert_true(xprt_rqtree_erase(t, &n[i]));
+			assert_true(lx_xprt_rqtree_erase(t, &n[i]));
 			linked--;
 		} else {
 			/* Keys across the whole 32-bit range, unique by
@@ -305,7 +305,8 @@ static void test_rb_invariants_hold_after_random_churn(void **state)
 			 * low bits. */
 			uint32_t key = (uint32_t)(rnd(&seed) << 12) | i;
 
-			assert_int_equal(xprt_rqtree_insert(t, &n[i], key), 0);
+			assert_int_equal(lx_xprt_rqtree_insert(t, &n[i], key),
+					 0);
 			linked++;
 		}
 		if (op % 2000 == 0)
@@ -313,17 +314,17 @@ static void test_rb_invariants_hold_after_random_churn(void **state)
 	}
 	assert_int_equal(check_tree(t), linked);
 	for (i = 0; i < CHURN_NODES; i++) {
-		struct xprt_rqnode *f;
+		struct lx_xprt_rqnode *f;
 
 		if (!n[i].linked)
 			continue;
-		f = xprt_rqtree_lookup_pin(t, n[i].key);
+		f = lx_xprt_rqtree_lookup_pin(t, n[i].key);
 		assert_ptr_equal(f, &n[i]);
-		xprt_rqtree_unpin(t, f);
+		lx_xprt_rqtree_unpin(t, f);
 	}
 	for (i = 0; i < CHURN_NODES; i++)
 		if (n[i].linked)
-			assert_true(xprt_rqtree_erase(t, &n[i]));
+			assert_true(lx_xprt_rqtree_erase(t, &n[i]));
 	assert_int_equal(check_tree(t), 0);
 	free(n);
 }
@@ -331,7 +332,7 @@ static void test_rb_invariants_hold_after_random_churn(void **state)
 /* ------------------------------------------------------- pin and wait */
 
 struct pin_ctx {
-	struct xprt_rqtree *t;
+	struct lx_xprt_rqtree *t;
 	atomic_bool pinned;
 	atomic_bool unpinning;
 	atomic_bool saw_waiter;
@@ -340,7 +341,7 @@ struct pin_ctx {
 static void *pin_holder(void *arg)
 {
 	struct pin_ctx *c = arg;
-	struct xprt_rqnode *n = xprt_rqtree_lookup_pin(c->t, 42);
+	struct lx_xprt_rqnode *n = lx_xprt_rqtree_lookup_pin(c->t, 42);
 	uint64_t deadline = now_ns() + 5000000000ull;
 
 	if (!n)
@@ -353,25 +354,25 @@ static void *pin_holder(void *arg)
 	atomic_store(&c->saw_waiter, atomic_load(&c->t->waiters) == 1);
 	usleep(50000);
 	atomic_store(&c->unpinning, true);
-	xprt_rqtree_unpin(c->t, n);
+	lx_xprt_rqtree_unpin(c->t, n);
 	return NULL;
 }
 
 static void test_wait_unpinned_blocks_until_other_thread_unpins(void **st)
 {
 	struct pin_ctx c = {.t = *st};
-	struct xprt_rqnode a;
+	struct lx_xprt_rqnode a;
 	pthread_t th;
 	uint64_t t0;
 
-	xprt_rqnode_init(&a);
-	assert_int_equal(xprt_rqtree_insert(c.t, &a, 42), 0);
+	lx_xprt_rqnode_init(&a);
+	assert_int_equal(lx_xprt_rqtree_insert(c.t, &a, 42), 0);
 	assert_int_equal(pthread_create(&th, NULL, pin_holder, &c), 0);
 	while (!atomic_load(&c.pinned))
 		usleep(1000);
-	assert_true(xprt_rqtree_erase(c.t, &a));
+	assert_true(lx_xprt_rqtree_erase(c.t, &a));
 	t0 = now_ns();
-	xprt_rqtree_wait_unpinned(c.t, &a);
+	lx_xprt_rqtree_wait_unpinned(c.t, &a);
 	/* Returned only after the other thread began its unpin. */
 	assert_true(atomic_load(&c.unpinning));
 	assert_int_equal(atomic_load(&a.pins), 0);
@@ -383,15 +384,15 @@ static void test_wait_unpinned_blocks_until_other_thread_unpins(void **st)
 
 static void test_wait_unpinned_returns_at_once_without_pins(void **state)
 {
-	struct xprt_rqtree *t = *state;
-	struct xprt_rqnode a;
+	struct lx_xprt_rqtree *t = *state;
+	struct lx_xprt_rqnode a;
 
-	xprt_rqnode_init(&a);
-	assert_int_equal(xprt_rqtree_insert(t, &a, 1), 0);
-	assert_non_null(xprt_rqtree_lookup_pin(t, 1));
-	xprt_rqtree_unpin(t, &a);
-	assert_true(xprt_rqtree_erase(t, &a));
-	xprt_rqtree_wait_unpinned(t, &a);
+	lx_xprt_rqnode_init(&a);
+	assert_int_equal(lx_xprt_rqtree_insert(t, &a, 1), 0);
+	assert_non_null(lx_xprt_rqtree_lookup_pin(t, 1));
+	lx_xprt_rqtree_unpin(t, &a);
+	assert_true(lx_xprt_rqtree_erase(t, &a));
+	lx_xprt_rqtree_wait_unpinned(t, &a);
 	assert_int_equal(atomic_load(&t->waiters), 0);
 }
 
@@ -403,14 +404,14 @@ static void test_wait_unpinned_returns_at_once_without_pins(void **state)
 /* A request as a transport would hold it: linkage plus a payload that the
  * reader touches while pinned and the owner rewrites between lives. */
 struct conc_req {
-	struct xprt_rqnode node;
+	struct lx_xprt_rqnode node;
 	uint32_t key;	     /* plain: written by the owner between lives */
 	unsigned int alive;  /* plain: 0 while the owner recycles it */
 	atomic_uint touched; /* readers that placed a "reply" */
 };
 
 struct conc_ctx {
-	struct xprt_rqtree *t;
+	struct lx_xprt_rqtree *t;
 	struct conc_req reqs[CONC_REQS];
 	atomic_bool stop;
 	atomic_uint started;
@@ -428,7 +429,7 @@ static void *conc_reader(void *arg)
 
 	while (!atomic_load_explicit(&c->stop, memory_order_relaxed)) {
 		uint32_t key = (uint32_t)(rnd(&seed) % c->key_span);
-		struct xprt_rqnode *n = xprt_rqtree_lookup_pin(c->t, key);
+		struct lx_xprt_rqnode *n = lx_xprt_rqtree_lookup_pin(c->t, key);
 		struct conc_req *r;
 
 		if (!n)
@@ -441,7 +442,7 @@ static void *conc_reader(void *arg)
 		atomic_fetch_add_explicit(&r->touched, 1, memory_order_relaxed);
 		if ((key & 7) == 0)
 			sched_yield(); /* hold some pins for longer */
-		xprt_rqtree_unpin(c->t, n);
+		lx_xprt_rqtree_unpin(c->t, n);
 		atomic_fetch_add_explicit(&c->found, 1, memory_order_relaxed);
 	}
 	return NULL;
@@ -462,10 +463,10 @@ static void test_concurrent_lookups_race_erase_and_reuse(void **state)
 	for (i = 0; i < CONC_REQS; i++) {
 		struct conc_req *r = &c->reqs[i];
 
-		xprt_rqnode_init(&r->node);
+		lx_xprt_rqnode_init(&r->node);
 		r->key = i;
 		r->alive = 1;
-		assert_int_equal(xprt_rqtree_insert(c->t, &r->node, i), 0);
+		assert_int_equal(lx_xprt_rqtree_insert(c->t, &r->node, i), 0);
 		used[i] = true;
 	}
 	next_key = CONC_REQS;
@@ -487,15 +488,15 @@ static void test_concurrent_lookups_race_erase_and_reuse(void **state)
 
 		uint32_t old_key = r->key;
 
-		assert_true(xprt_rqtree_erase(c->t, &r->node));
+		assert_true(lx_xprt_rqtree_erase(c->t, &r->node));
 		if (atomic_load(&r->node.pins))
 			waited++;
-		xprt_rqtree_wait_unpinned(c->t, &r->node);
+		lx_xprt_rqtree_wait_unpinned(c->t, &r->node);
 		r->alive = 0;
 		r->key = next_key;
 		r->alive = 1;
-		assert_int_equal(xprt_rqtree_insert(c->t, &r->node, next_key),
-				 0);
+		assert_int_equal(
+			lx_xprt_rqtree_insert(c->t, &r->node, next_key), 0);
 		used[old_key] = false;
 		used[next_key] = true;
 		/* Next key not held by another request. */
@@ -515,7 +516,7 @@ static void test_concurrent_lookups_race_erase_and_reuse(void **state)
 	assert_int_equal(check_tree(c->t), CONC_REQS);
 	for (i = 0; i < CONC_REQS; i++) {
 		assert_int_equal(atomic_load(&c->reqs[i].node.pins), 0);
-		assert_true(xprt_rqtree_erase(c->t, &c->reqs[i].node));
+		assert_true(lx_xprt_rqtree_erase(c->t, &c->reqs[i].node));
 	}
 	free(c);
 }

@@ -29,8 +29,8 @@
 #include "xprt/util.h"
 
 /* Internals for tests (xprt/tags.c, xprt/tags_wait.c). */
-unsigned int xprt_tags__nr_words(const struct xprt_tags *t);
-extern void (*xprt_tags__wait_hook)(struct xprt_tags *t);
+unsigned int lx_xprt_tags__nr_words(const struct lx_xprt_tags *t);
+extern void (*lx_xprt_tags__wait_hook)(struct lx_xprt_tags *t);
 
 #define NS_PER_MS 1000000ll
 
@@ -41,30 +41,30 @@ static void sleep_ms(long ms)
 	nanosleep(&ts, NULL);
 }
 
-static struct xprt_tags *mk(unsigned int depth)
+static struct lx_xprt_tags *mk(unsigned int depth)
 {
-	struct xprt_tags *t = NULL;
+	struct lx_xprt_tags *t = NULL;
 
-	assert_int_equal(xprt_tags_create(&t, depth), 0);
+	assert_int_equal(lx_xprt_tags_create(&t, depth), 0);
 	assert_non_null(t);
 	return t;
 }
 
-static struct xprt_tags_stats stats_of(struct xprt_tags *t)
+static struct lx_xprt_tags_stats stats_of(struct lx_xprt_tags *t)
 {
-	struct xprt_tags_stats st;
+	struct lx_xprt_tags_stats st;
 
-	xprt_tags_stats(t, &st);
+	lx_xprt_tags_stats(t, &st);
 	return st;
 }
 
 /* Wait (up to 5 s) until @n blocking gets have gone to sleep on @t. */
-static void wait_for_sleepers(struct xprt_tags *t, uint64_t n)
+static void wait_for_sleepers(struct lx_xprt_tags *t, uint64_t n)
 {
-	uint64_t end = xprt_now_ns() + 5000 * NS_PER_MS;
+	uint64_t end = lx_xprt_now_ns() + 5000 * NS_PER_MS;
 
 	while (stats_of(t).waits < n) {
-		if (xprt_now_ns() > end)
+		if (lx_xprt_now_ns() > end)
 			fail_msg("only %llu of %llu waiters went to sleep",
 				 (unsigned long long)stats_of(t).waits,
 				 (unsigned long long)n);
@@ -75,12 +75,13 @@ static void wait_for_sleepers(struct xprt_tags *t, uint64_t n)
 }
 
 /* Take every free tag; return how many. */
-static unsigned int take_all(struct xprt_tags *t, int *tags, unsigned int max)
+static unsigned int take_all(struct lx_xprt_tags *t, int *tags,
+			     unsigned int max)
 {
 	unsigned int n = 0;
 	int tag;
 
-	while ((tag = xprt_tags_get(t)) >= 0) {
+	while ((tag = lx_xprt_tags_get(t)) >= 0) {
 		assert_true(n < max);
 		tags[n++] = tag;
 	}
@@ -92,47 +93,47 @@ static unsigned int take_all(struct xprt_tags *t, int *tags, unsigned int max)
 
 static void test_create_rejects_bad_arguments(void **state)
 {
-	struct xprt_tags *t = (struct xprt_tags *)&t;
-	struct xprt_tags *sentinel = t;
+	struct lx_xprt_tags *t = (struct lx_xprt_tags *)&t;
+	struct lx_xprt_tags *sentinel = t;
 
 	(void)state;
-	assert_int_equal(xprt_tags_create(NULL, 8), -EINVAL);
-	assert_int_equal(xprt_tags_create(&t, 0), -EINVAL);
+	assert_int_equal(lx_xprt_tags_create(NULL, 8), -EINVAL);
+	assert_int_equal(lx_xprt_tags_create(&t, 0), -EINVAL);
 	assert_ptr_equal(t, sentinel);
-	assert_int_equal(xprt_tags_create(&t, XPRT_TAGS_MAX_DEPTH + 1),
+	assert_int_equal(lx_xprt_tags_create(&t, LX_XPRT_TAGS_MAX_DEPTH + 1),
 			 -EINVAL);
-	assert_int_equal(xprt_tags_create(&t, UINT_MAX), -EINVAL);
+	assert_int_equal(lx_xprt_tags_create(&t, UINT_MAX), -EINVAL);
 	assert_ptr_equal(t, sentinel);
 
-	t = mk(XPRT_TAGS_MAX_DEPTH);
-	assert_int_equal(xprt_tags_depth(t), XPRT_TAGS_MAX_DEPTH);
-	xprt_tags_destroy(t);
+	t = mk(LX_XPRT_TAGS_MAX_DEPTH);
+	assert_int_equal(lx_xprt_tags_depth(t), LX_XPRT_TAGS_MAX_DEPTH);
+	lx_xprt_tags_destroy(t);
 	t = mk(1);
-	assert_int_equal(xprt_tags_depth(t), 1);
-	xprt_tags_destroy(t);
+	assert_int_equal(lx_xprt_tags_depth(t), 1);
+	lx_xprt_tags_destroy(t);
 }
 
 static void test_calls_on_null_map_fail_cleanly(void **state)
 {
-	struct xprt_tags_stats st;
-	struct xprt_tags *t = mk(4);
+	struct lx_xprt_tags_stats st;
+	struct lx_xprt_tags *t = mk(4);
 
 	(void)state;
-	assert_int_equal(xprt_tags_get(NULL), -EINVAL);
-	assert_int_equal(xprt_tags_get_wait(NULL, -1), -EINVAL);
-	assert_int_equal(xprt_tags_put(NULL, 0), -EINVAL);
-	assert_int_equal(xprt_tags_resize(NULL, 1), -EINVAL);
-	assert_int_equal(xprt_tags_set_barging(NULL, 1), -EINVAL);
-	assert_int_equal(xprt_tags_depth(NULL), 0);
-	assert_int_equal(xprt_tags_in_use(NULL), 0);
+	assert_int_equal(lx_xprt_tags_get(NULL), -EINVAL);
+	assert_int_equal(lx_xprt_tags_get_wait(NULL, -1), -EINVAL);
+	assert_int_equal(lx_xprt_tags_put(NULL, 0), -EINVAL);
+	assert_int_equal(lx_xprt_tags_resize(NULL, 1), -EINVAL);
+	assert_int_equal(lx_xprt_tags_set_barging(NULL, 1), -EINVAL);
+	assert_int_equal(lx_xprt_tags_depth(NULL), 0);
+	assert_int_equal(lx_xprt_tags_in_use(NULL), 0);
 	memset(&st, 0xff, sizeof(st));
-	xprt_tags_stats(NULL, &st);
+	lx_xprt_tags_stats(NULL, &st);
 	assert_int_equal(st.gets, 0);
 	assert_int_equal(st.bad_puts, 0);
-	xprt_tags_stats(t, NULL);
-	xprt_tags_close(NULL);
-	xprt_tags_destroy(NULL);
-	xprt_tags_destroy(t);
+	lx_xprt_tags_stats(t, NULL);
+	lx_xprt_tags_close(NULL);
+	lx_xprt_tags_destroy(NULL);
+	lx_xprt_tags_destroy(t);
 }
 
 /* ------------------------------------------------------ the bitmap */
@@ -149,14 +150,14 @@ static void test_small_maps_spread_over_four_words(void **state)
 	unsigned int i;
 
 	(void)state;
-	for (i = 0; i < XPRT_ARRAY_SIZE(cases); i++) {
-		struct xprt_tags *t = mk(cases[i].depth);
+	for (i = 0; i < LX_XPRT_ARRAY_SIZE(cases); i++) {
+		struct lx_xprt_tags *t = mk(cases[i].depth);
 
-		if (xprt_tags__nr_words(t) != cases[i].words)
+		if (lx_xprt_tags__nr_words(t) != cases[i].words)
 			fail_msg("depth %u: %u words, expected %u",
-				 cases[i].depth, xprt_tags__nr_words(t),
+				 cases[i].depth, lx_xprt_tags__nr_words(t),
 				 cases[i].words);
-		xprt_tags_destroy(t);
+		lx_xprt_tags_destroy(t);
 	}
 }
 
@@ -167,9 +168,9 @@ static void test_every_tag_handed_out_once_then_eagain(void **state)
 	unsigned int i;
 
 	(void)state;
-	for (i = 0; i < XPRT_ARRAY_SIZE(depths); i++) {
+	for (i = 0; i < LX_XPRT_ARRAY_SIZE(depths); i++) {
 		unsigned int depth = depths[i], n, j;
-		struct xprt_tags *t = mk(depth);
+		struct lx_xprt_tags *t = mk(depth);
 		int *tags = calloc(depth, sizeof(*tags));
 		unsigned char *seen = calloc(depth, 1);
 
@@ -184,13 +185,13 @@ static void test_every_tag_handed_out_once_then_eagain(void **state)
 				fail_msg("depth %u: tag %d handed out twice",
 					 depth, tags[j]);
 		}
-		assert_int_equal(xprt_tags_get(t), -EAGAIN);
-		assert_int_equal(xprt_tags_get_wait(t, 0), -ETIMEDOUT);
-		assert_int_equal(xprt_tags_in_use(t), depth);
+		assert_int_equal(lx_xprt_tags_get(t), -EAGAIN);
+		assert_int_equal(lx_xprt_tags_get_wait(t, 0), -ETIMEDOUT);
+		assert_int_equal(lx_xprt_tags_in_use(t), depth);
 		assert_int_equal(stats_of(t).gets, depth);
 		free(seen);
 		free(tags);
-		xprt_tags_destroy(t);
+		lx_xprt_tags_destroy(t);
 	}
 }
 
@@ -200,90 +201,91 @@ static void test_put_get_round_trip_reuses_tags(void **state)
 	unsigned int i, round, j;
 
 	(void)state;
-	for (i = 0; i < XPRT_ARRAY_SIZE(depths); i++) {
+	for (i = 0; i < LX_XPRT_ARRAY_SIZE(depths); i++) {
 		unsigned int depth = depths[i];
-		struct xprt_tags *t = mk(depth);
+		struct lx_xprt_tags *t = mk(depth);
 		int tags[100];
 		int tag;
 
-		tag = xprt_tags_get(t);
+		tag = lx_xprt_tags_get(t);
 		assert_true(tag >= 0);
-		assert_int_equal(xprt_tags_put(t, (unsigned int)tag), 0);
-		assert_int_equal(xprt_tags_in_use(t), 0);
+		assert_int_equal(lx_xprt_tags_put(t, (unsigned int)tag), 0);
+		assert_int_equal(lx_xprt_tags_in_use(t), 0);
 		/* puts park bits in `cleared`; full words must fold them */
 		for (round = 0; round < 3; round++) {
 			assert_int_equal(take_all(t, tags, depth), depth);
 			for (j = 0; j < depth; j++)
 				assert_int_equal(
-					xprt_tags_put(t, (unsigned int)tags[j]),
+					lx_xprt_tags_put(t,
+							 (unsigned int)tags[j]),
 					0);
-			assert_int_equal(xprt_tags_in_use(t), 0);
+			assert_int_equal(lx_xprt_tags_in_use(t), 0);
 		}
 		assert_int_equal(stats_of(t).puts, 1 + 3 * depth);
 		assert_int_equal(stats_of(t).bad_puts, 0);
-		xprt_tags_destroy(t);
+		lx_xprt_tags_destroy(t);
 	}
 }
 
 static void test_put_rejects_double_and_foreign_tags(void **state)
 {
-	struct xprt_tags *t = mk(8);
+	struct lx_xprt_tags *t = mk(8);
 	int tags[8];
 	int a, b, c;
 
 	(void)state;
-	a = xprt_tags_get(t);
-	b = xprt_tags_get(t);
+	a = lx_xprt_tags_get(t);
+	b = lx_xprt_tags_get(t);
 	assert_true(a >= 0 && b >= 0 && a != b);
 
 	/* still pending in `cleared` */
-	assert_int_equal(xprt_tags_put(t, (unsigned int)a), 0);
-	assert_int_equal(xprt_tags_put(t, (unsigned int)a), -EINVAL);
+	assert_int_equal(lx_xprt_tags_put(t, (unsigned int)a), 0);
+	assert_int_equal(lx_xprt_tags_put(t, (unsigned int)a), -EINVAL);
 	/* never allocated, out of range */
 	c = 0;
 	while (c == a || c == b)
 		c++;
-	assert_int_equal(xprt_tags_put(t, (unsigned int)c), -EINVAL);
-	assert_int_equal(xprt_tags_put(t, 8), -EINVAL);
-	assert_int_equal(xprt_tags_put(t, UINT_MAX), -EINVAL);
-	assert_int_equal(xprt_tags_in_use(t), 1);
+	assert_int_equal(lx_xprt_tags_put(t, (unsigned int)c), -EINVAL);
+	assert_int_equal(lx_xprt_tags_put(t, 8), -EINVAL);
+	assert_int_equal(lx_xprt_tags_put(t, UINT_MAX), -EINVAL);
+	assert_int_equal(lx_xprt_tags_in_use(t), 1);
 
 	/* fill the map: the fold moves a's bit out of `cleared` */
 	assert_int_equal(take_all(t, tags, 8), 7);
-	assert_int_equal(xprt_tags_put(t, (unsigned int)b), 0);
-	assert_int_equal(xprt_tags_put(t, (unsigned int)b), -EINVAL);
+	assert_int_equal(lx_xprt_tags_put(t, (unsigned int)b), 0);
+	assert_int_equal(lx_xprt_tags_put(t, (unsigned int)b), -EINVAL);
 	assert_int_equal(take_all(t, tags, 8), 1);
 	assert_int_equal(tags[0], b);
-	assert_int_equal(xprt_tags_put(t, (unsigned int)b), 0);
+	assert_int_equal(lx_xprt_tags_put(t, (unsigned int)b), 0);
 	assert_int_equal(take_all(t, tags, 8), 1);
 	/* folded and handed out again: a put of it is valid once more */
-	assert_int_equal(xprt_tags_put(t, (unsigned int)b), 0);
-	assert_int_equal(xprt_tags_put(t, (unsigned int)b), -EINVAL);
+	assert_int_equal(lx_xprt_tags_put(t, (unsigned int)b), 0);
+	assert_int_equal(lx_xprt_tags_put(t, (unsigned int)b), -EINVAL);
 
 	assert_true(stats_of(t).bad_puts >= 5);
-	xprt_tags_destroy(t);
+	lx_xprt_tags_destroy(t);
 }
 
 static void test_put_of_unallocated_tag_changes_nothing(void **state)
 {
-	struct xprt_tags *t = mk(16);
+	struct lx_xprt_tags *t = mk(16);
 	int tags[16];
 	unsigned int i;
 
 	(void)state;
 	for (i = 0; i < 16; i++)
-		assert_int_equal(xprt_tags_put(t, i), -EINVAL);
+		assert_int_equal(lx_xprt_tags_put(t, i), -EINVAL);
 	assert_int_equal(stats_of(t).bad_puts, 16);
 	assert_int_equal(stats_of(t).puts, 0);
-	assert_int_equal(xprt_tags_in_use(t), 0);
+	assert_int_equal(lx_xprt_tags_in_use(t), 0);
 	assert_int_equal(take_all(t, tags, 16), 16);
-	xprt_tags_destroy(t);
+	lx_xprt_tags_destroy(t);
 }
 
 /* ------------------------------------------------------ threads */
 
 struct hammer {
-	struct xprt_tags *t;
+	struct lx_xprt_tags *t;
 	_Atomic int *owner;
 	unsigned int depth;
 	unsigned int iters;
@@ -327,11 +329,11 @@ static void *hammer_thread(void *arg)
 		int expect = 0, tag;
 
 		if (h->timeout_ns < 0 && (i & 3) == 1) {
-			tag = xprt_tags_get(h->t);
+			tag = lx_xprt_tags_get(h->t);
 			if (tag == -EAGAIN)
-				tag = xprt_tags_get_wait(h->t, -1);
+				tag = lx_xprt_tags_get_wait(h->t, -1);
 		} else {
-			tag = xprt_tags_get_wait(h->t, h->timeout_ns);
+			tag = lx_xprt_tags_get_wait(h->t, h->timeout_ns);
 		}
 		if (tag == -ETIMEDOUT) {
 			atomic_fetch_add(&h->timeouts, 1);
@@ -347,7 +349,7 @@ static void *hammer_thread(void *arg)
 			atomic_fetch_add(&h->errors, 1);
 		hold_briefly(h->hold_spin, i);
 		atomic_store(&h->owner[tag], 0);
-		if (xprt_tags_put(h->t, (unsigned int)tag))
+		if (lx_xprt_tags_put(h->t, (unsigned int)tag))
 			atomic_fetch_add(&h->errors, 1);
 		atomic_fetch_add(&h->ops, 1);
 	}
@@ -364,7 +366,7 @@ static void run_hammer(struct hammer *h, unsigned int nthreads, int limit_s,
 		       const char *what)
 {
 	pthread_t *th = calloc(nthreads, sizeof(*th));
-	uint64_t end = xprt_now_ns() + (uint64_t)limit_s * 1000 * NS_PER_MS;
+	uint64_t end = lx_xprt_now_ns() + (uint64_t)limit_s * 1000 * NS_PER_MS;
 	unsigned int i, stuck = 0;
 
 	assert_non_null(th);
@@ -375,9 +377,9 @@ static void run_hammer(struct hammer *h, unsigned int nthreads, int limit_s,
 		assert_int_equal(pthread_create(&th[i], NULL, hammer_thread, h),
 				 0);
 	while (atomic_load(&h->finished) < nthreads) {
-		if (xprt_now_ns() > end) {
+		if (lx_xprt_now_ns() > end) {
 			stuck = nthreads - atomic_load(&h->finished);
-			xprt_tags_close(h->t);
+			lx_xprt_tags_close(h->t);
 			break;
 		}
 		sleep_ms(2);
@@ -389,19 +391,19 @@ static void run_hammer(struct hammer *h, unsigned int nthreads, int limit_s,
 	if (stuck)
 		fail_msg("%s: %u of %u threads stuck after %d s (lost wake-up;"
 			 " %u tags in use, %llu ops done)",
-			 what, stuck, nthreads, limit_s, xprt_tags_in_use(h->t),
-			 (unsigned long long)h->ops);
+			 what, stuck, nthreads, limit_s,
+			 lx_xprt_tags_in_use(h->t), (unsigned long long)h->ops);
 	if (atomic_load(&h->errors))
 		fail_msg("%s: %d ownership/put errors", what,
 			 atomic_load(&h->errors));
 }
 
 /* A map in barging mode (bound @ns; 0: strict FIFO). */
-static struct xprt_tags *mk_barging(unsigned int depth, uint64_t ns)
+static struct lx_xprt_tags *mk_barging(unsigned int depth, uint64_t ns)
 {
-	struct xprt_tags *t = mk(depth);
+	struct lx_xprt_tags *t = mk(depth);
 
-	assert_int_equal(xprt_tags_set_barging(t, ns), 0);
+	assert_int_equal(lx_xprt_tags_set_barging(t, ns), 0);
 	return t;
 }
 
@@ -411,12 +413,12 @@ static void never_the_same_tag(uint64_t barge_ns)
 	static const unsigned int depths[] = {1, 3, 8, 64};
 	unsigned int i;
 
-	for (i = 0; i < XPRT_ARRAY_SIZE(depths); i++) {
+	for (i = 0; i < LX_XPRT_ARRAY_SIZE(depths); i++) {
 		struct hammer h = {.depth = depths[i],
 				   .iters = 1500,
 				   .hold_spin = 50,
 				   .timeout_ns = -1};
-		struct xprt_tags_stats st;
+		struct lx_xprt_tags_stats st;
 		char what[64];
 
 		h.t = mk_barging(depths[i], barge_ns);
@@ -427,8 +429,8 @@ static void never_the_same_tag(uint64_t barge_ns)
 		assert_int_equal(st.gets, st.puts);
 		assert_int_equal(st.puts, 12 * 1500);
 		assert_int_equal(st.bad_puts, 0);
-		assert_int_equal(xprt_tags_in_use(h.t), 0);
-		xprt_tags_destroy(h.t);
+		assert_int_equal(lx_xprt_tags_in_use(h.t), 0);
+		lx_xprt_tags_destroy(h.t);
 	}
 }
 
@@ -458,15 +460,15 @@ static void no_lost_wakeup_at(unsigned int create_depth, unsigned int depth,
 	char what[96];
 
 	h.t = mk_barging(create_depth, barge_ns);
-	assert_int_equal(xprt_tags_resize(h.t, depth), 0);
+	assert_int_equal(lx_xprt_tags_resize(h.t, depth), 0);
 	snprintf(what, sizeof(what), "depth %u (created %u), %u threads%s",
 		 depth, create_depth, nthreads, barge_ns ? ", barging" : "");
 	run_hammer(&h, nthreads, 20, what);
 	assert_int_equal(stats_of(h.t).puts, h.ops);
-	assert_int_equal(xprt_tags_in_use(h.t), 0);
+	assert_int_equal(lx_xprt_tags_in_use(h.t), 0);
 	/* nobody left queued: the whole usable depth is free again */
 	assert_int_equal(take_all(h.t, tags, 64), depth);
-	xprt_tags_destroy(h.t);
+	lx_xprt_tags_destroy(h.t);
 }
 
 /* More threads than tags at every depth the issue names. */
@@ -475,10 +477,11 @@ static void more_waiters_than_tags(uint64_t barge_ns)
 	static const unsigned int depths[] = {1, 2, 4, 8, 16, 32, 64};
 	unsigned int i;
 
-	for (i = 0; i < XPRT_ARRAY_SIZE(depths); i++) {
+	for (i = 0; i < LX_XPRT_ARRAY_SIZE(depths); i++) {
 		unsigned int d = depths[i], n = 2 * d + 1;
 
-		no_lost_wakeup_at(d, d, n, XPRT_MAX(30u, 3000 / n), barge_ns);
+		no_lost_wakeup_at(d, d, n, LX_XPRT_MAX(30u, 3000 / n),
+				  barge_ns);
 	}
 }
 
@@ -503,7 +506,7 @@ static void test_no_lost_wakeup_when_depth_below_wake_batch(void **state)
 }
 
 struct waiter_arg {
-	struct xprt_tags *t;
+	struct lx_xprt_tags *t;
 	int64_t timeout_ns;
 	int result;
 	int64_t waited_ns;
@@ -515,14 +518,14 @@ struct waiter_arg {
 static void *waiter_thread(void *arg)
 {
 	struct waiter_arg *w = arg;
-	uint64_t start = xprt_now_ns();
+	uint64_t start = lx_xprt_now_ns();
 
-	w->result = xprt_tags_get_wait(w->t, w->timeout_ns);
-	w->waited_ns = (int64_t)(xprt_now_ns() - start);
+	w->result = lx_xprt_tags_get_wait(w->t, w->timeout_ns);
+	w->waited_ns = (int64_t)(lx_xprt_now_ns() - start);
 	if (w->order && w->result >= 0)
 		w->rank = atomic_fetch_add(w->order, 1);
 	if (w->put_back && w->result >= 0)
-		xprt_tags_put(w->t, (unsigned int)w->result);
+		lx_xprt_tags_put(w->t, (unsigned int)w->result);
 	return NULL;
 }
 
@@ -538,7 +541,7 @@ static void start_waiter(pthread_t *th, struct waiter_arg *w)
  */
 static void test_last_put_flushes_a_partial_batch(void **state)
 {
-	struct xprt_tags *t = mk(16);
+	struct lx_xprt_tags *t = mk(16);
 	struct waiter_arg w = {.timeout_ns = 5000 * NS_PER_MS};
 	int tags[16];
 	pthread_t th;
@@ -547,27 +550,27 @@ static void test_last_put_flushes_a_partial_batch(void **state)
 	(void)state;
 	w.t = t;
 	assert_int_equal(take_all(t, tags, 16), 16);
-	assert_int_equal(xprt_tags_resize(t, 1), 0);
+	assert_int_equal(lx_xprt_tags_resize(t, 1), 0);
 	for (i = 0; i < 16; i++)
 		if (tags[i] != 0)
 			assert_int_equal(
-				xprt_tags_put(t, (unsigned int)tags[i]), 0);
+				lx_xprt_tags_put(t, (unsigned int)tags[i]), 0);
 	start_waiter(&th, &w);
 	wait_for_sleepers(t, 1);
-	assert_int_equal(xprt_tags_put(t, 0), 0);
+	assert_int_equal(lx_xprt_tags_put(t, 0), 0);
 	pthread_join(th, NULL);
 	if (w.result != 0)
 		fail_msg("waiter got %d after the last put, expected tag 0",
 			 w.result);
 	assert_true(w.waited_ns < 4000 * NS_PER_MS);
-	xprt_tags_destroy(t);
+	lx_xprt_tags_destroy(t);
 }
 
-static void put_tag_zero(struct xprt_tags *t)
+static void put_tag_zero(struct lx_xprt_tags *t)
 {
 	/* the put sees no waiter yet, so it is not counted as a completion */
-	assert_int_equal(xprt_tags_put(t, 0), 0);
-	xprt_tags__wait_hook = NULL;
+	assert_int_equal(lx_xprt_tags_put(t, 0), 0);
+	lx_xprt_tags__wait_hook = NULL;
 }
 
 /*
@@ -581,8 +584,8 @@ static void test_first_waiter_finds_tag_freed_before_it_queued(void **state)
 	unsigned int i;
 
 	(void)state;
-	for (i = 0; i < XPRT_ARRAY_SIZE(depths); i++) {
-		struct xprt_tags *t = mk(depths[i]);
+	for (i = 0; i < LX_XPRT_ARRAY_SIZE(depths); i++) {
+		struct lx_xprt_tags *t = mk(depths[i]);
 		struct waiter_arg w = {.t = t, .timeout_ns = 2000 * NS_PER_MS};
 		pthread_t th;
 		int tags[64];
@@ -591,30 +594,31 @@ static void test_first_waiter_finds_tag_freed_before_it_queued(void **state)
 		/* one usable tag, 0, held here; the rest of the map idle */
 		n = take_all(t, tags, 64);
 		assert_int_equal(n, depths[i]);
-		assert_int_equal(xprt_tags_resize(t, 1), 0);
+		assert_int_equal(lx_xprt_tags_resize(t, 1), 0);
 		for (j = 0; j < n; j++)
 			if (tags[j] != 0)
 				assert_int_equal(
-					xprt_tags_put(t, (unsigned int)tags[j]),
+					lx_xprt_tags_put(t,
+							 (unsigned int)tags[j]),
 					0);
-		xprt_tags__wait_hook = put_tag_zero;
+		lx_xprt_tags__wait_hook = put_tag_zero;
 		start_waiter(&th, &w);
 		pthread_join(th, NULL);
-		xprt_tags__wait_hook = NULL;
+		lx_xprt_tags__wait_hook = NULL;
 		if (w.result != 0)
 			fail_msg("depth %u: waiter got %d, expected the tag"
 				 " freed before it queued",
 				 depths[i], w.result);
-		xprt_tags_destroy(t);
+		lx_xprt_tags_destroy(t);
 	}
 }
 
 /* Depth 64 has wake_batch 8: seven puts wake nobody, the eighth wakes 8. */
 static void test_puts_wake_waiters_in_batches(void **state)
 {
-	struct xprt_tags *t = mk(64);
+	struct lx_xprt_tags *t = mk(64);
 	struct waiter_arg w[8];
-	struct xprt_tags_stats st;
+	struct lx_xprt_tags_stats st;
 	pthread_t th[8];
 	int tags[64];
 	unsigned int i;
@@ -627,13 +631,13 @@ static void test_puts_wake_waiters_in_batches(void **state)
 	}
 	wait_for_sleepers(t, 8);
 	for (i = 0; i < 7; i++)
-		assert_int_equal(xprt_tags_put(t, (unsigned int)tags[i]), 0);
+		assert_int_equal(lx_xprt_tags_put(t, (unsigned int)tags[i]), 0);
 	sleep_ms(30);
 	st = stats_of(t);
 	if (st.wakeups != 0)
 		fail_msg("%llu waiters woken before a full batch",
 			 (unsigned long long)st.wakeups);
-	assert_int_equal(xprt_tags_put(t, (unsigned int)tags[7]), 0);
+	assert_int_equal(lx_xprt_tags_put(t, (unsigned int)tags[7]), 0);
 	for (i = 0; i < 8; i++) {
 		pthread_join(th[i], NULL);
 		assert_true(w[i].result >= 0 && w[i].result < 64);
@@ -642,21 +646,21 @@ static void test_puts_wake_waiters_in_batches(void **state)
 	assert_int_equal(st.wakeups, 8);
 	assert_int_equal(st.wake_batches, 1);
 	assert_int_equal(st.waits, 8);
-	assert_int_equal(xprt_tags_in_use(t), 64);
-	xprt_tags_destroy(t);
+	assert_int_equal(lx_xprt_tags_in_use(t), 64);
+	lx_xprt_tags_destroy(t);
 }
 
 static void test_waiters_served_in_arrival_order(void **state)
 {
 	enum { N = 12 }; /* more than the 8 wait queues */
-	struct xprt_tags *t = mk(1);
+	struct lx_xprt_tags *t = mk(1);
 	struct waiter_arg w[N];
 	_Atomic unsigned int order = 0;
 	pthread_t th[N];
 	unsigned int i;
 
 	(void)state;
-	assert_int_equal(xprt_tags_get(t), 0);
+	assert_int_equal(lx_xprt_tags_get(t), 0);
 	for (i = 0; i < N; i++) {
 		w[i] = (struct waiter_arg){.t = t,
 					   .timeout_ns = -1,
@@ -665,7 +669,7 @@ static void test_waiters_served_in_arrival_order(void **state)
 		start_waiter(&th[i], &w[i]);
 		wait_for_sleepers(t, i + 1);
 	}
-	assert_int_equal(xprt_tags_put(t, 0), 0);
+	assert_int_equal(lx_xprt_tags_put(t, 0), 0);
 	for (i = 0; i < N; i++)
 		pthread_join(th[i], NULL);
 	for (i = 0; i < N; i++) {
@@ -674,7 +678,7 @@ static void test_waiters_served_in_arrival_order(void **state)
 			fail_msg("waiter %u (arrival order) served as #%u", i,
 				 w[i].rank);
 	}
-	xprt_tags_destroy(t);
+	lx_xprt_tags_destroy(t);
 }
 
 /*
@@ -683,7 +687,7 @@ static void test_waiters_served_in_arrival_order(void **state)
  */
 static void test_gets_do_not_overtake_waiters(void **state)
 {
-	struct xprt_tags *t = mk(16);
+	struct lx_xprt_tags *t = mk(16);
 	struct waiter_arg w = {.timeout_ns = -1};
 	pthread_t th;
 	int tags[16];
@@ -693,39 +697,39 @@ static void test_gets_do_not_overtake_waiters(void **state)
 	assert_int_equal(take_all(t, tags, 16), 16);
 	start_waiter(&th, &w);
 	wait_for_sleepers(t, 1);
-	assert_int_equal(xprt_tags_put(t, (unsigned int)tags[0]), 0);
-	assert_int_equal(xprt_tags_in_use(t), 15);
-	assert_int_equal(xprt_tags_get(t), -EAGAIN);
-	assert_int_equal(xprt_tags_get_wait(t, 0), -ETIMEDOUT);
-	assert_int_equal(xprt_tags_get_wait(t, 5 * NS_PER_MS), -ETIMEDOUT);
-	assert_int_equal(xprt_tags_put(t, (unsigned int)tags[1]), 0);
+	assert_int_equal(lx_xprt_tags_put(t, (unsigned int)tags[0]), 0);
+	assert_int_equal(lx_xprt_tags_in_use(t), 15);
+	assert_int_equal(lx_xprt_tags_get(t), -EAGAIN);
+	assert_int_equal(lx_xprt_tags_get_wait(t, 0), -ETIMEDOUT);
+	assert_int_equal(lx_xprt_tags_get_wait(t, 5 * NS_PER_MS), -ETIMEDOUT);
+	assert_int_equal(lx_xprt_tags_put(t, (unsigned int)tags[1]), 0);
 	pthread_join(th, NULL);
 	assert_true(w.result == tags[0] || w.result == tags[1]);
-	assert_int_equal(xprt_tags_in_use(t), 15);
-	xprt_tags_destroy(t);
+	assert_int_equal(lx_xprt_tags_in_use(t), 15);
+	lx_xprt_tags_destroy(t);
 }
 
 static void test_get_wait_times_out(void **state)
 {
-	struct xprt_tags *t = mk(1);
+	struct lx_xprt_tags *t = mk(1);
 	uint64_t start, took;
 	int tag;
 
 	(void)state;
-	assert_int_equal(xprt_tags_get(t), 0);
-	start = xprt_now_ns();
-	assert_int_equal(xprt_tags_get_wait(t, 20 * NS_PER_MS), -ETIMEDOUT);
-	took = xprt_now_ns() - start;
+	assert_int_equal(lx_xprt_tags_get(t), 0);
+	start = lx_xprt_now_ns();
+	assert_int_equal(lx_xprt_tags_get_wait(t, 20 * NS_PER_MS), -ETIMEDOUT);
+	took = lx_xprt_now_ns() - start;
 	assert_true(took >= 20 * NS_PER_MS);
 	assert_true(took < 2000 * NS_PER_MS);
-	assert_int_equal(xprt_tags_get_wait(t, 0), -ETIMEDOUT);
+	assert_int_equal(lx_xprt_tags_get_wait(t, 0), -ETIMEDOUT);
 	assert_int_equal(stats_of(t).waits, 1);
 	/* the timed-out waiter left no trace: a get is not held back */
-	assert_int_equal(xprt_tags_put(t, 0), 0);
-	tag = xprt_tags_get(t);
+	assert_int_equal(lx_xprt_tags_put(t, 0), 0);
+	tag = lx_xprt_tags_get(t);
 	assert_int_equal(tag, 0);
-	assert_int_equal(xprt_tags_put(t, 0), 0);
-	xprt_tags_destroy(t);
+	assert_int_equal(lx_xprt_tags_put(t, 0), 0);
+	lx_xprt_tags_destroy(t);
 }
 
 /* Short timeouts racing hand-offs: a waiter served as it times out keeps
@@ -741,10 +745,10 @@ static void test_timeouts_racing_wakeups_leak_no_tag(void **state)
 	(void)state;
 	h.t = mk(4);
 	run_hammer(&h, 10, 20, "10 threads, depth 4, 20 us timeouts");
-	assert_int_equal(xprt_tags_in_use(h.t), 0);
+	assert_int_equal(lx_xprt_tags_in_use(h.t), 0);
 	assert_int_equal(take_all(h.t, tags, 4), 4);
 	assert_int_equal(stats_of(h.t).puts, h.ops);
-	xprt_tags_destroy(h.t);
+	lx_xprt_tags_destroy(h.t);
 }
 
 /* ------------------------------------------------------ barging */
@@ -782,16 +786,16 @@ static void test_barging_starvation_and_timeouts_leak_no_tag(void **state)
 	(void)state;
 	h.t = mk_barging(2, 50000);
 	run_hammer(&h, 9, 20, "9 threads, depth 2, barging 50 us, timeouts");
-	assert_int_equal(xprt_tags_in_use(h.t), 0);
+	assert_int_equal(lx_xprt_tags_in_use(h.t), 0);
 	assert_int_equal(take_all(h.t, tags, 3), 2);
 	assert_int_equal(stats_of(h.t).puts, h.ops);
-	xprt_tags_destroy(h.t);
+	lx_xprt_tags_destroy(h.t);
 
 	forever.t = mk_barging(3, 20000);
 	run_hammer(&forever, 11, 20, "11 threads, depth 3, barging 20 us");
 	assert_int_equal(stats_of(forever.t).puts, forever.ops);
 	assert_int_equal(take_all(forever.t, tags, 3), 3);
-	xprt_tags_destroy(forever.t);
+	lx_xprt_tags_destroy(forever.t);
 }
 
 /*
@@ -803,30 +807,30 @@ static void test_barging_starvation_and_timeouts_leak_no_tag(void **state)
  */
 static unsigned int keep_tag_past_a_waiter(void)
 {
-	struct xprt_tags *t = mk_barging(1, NEVER_STARVE_NS);
+	struct lx_xprt_tags *t = mk_barging(1, NEVER_STARVE_NS);
 	struct waiter_arg w = {.t = t, .timeout_ns = 10000 * NS_PER_MS};
 	unsigned int kept = 0, i;
 	pthread_t th;
 	int tag = 0;
 
-	assert_int_equal(xprt_tags_get(t), 0);
+	assert_int_equal(lx_xprt_tags_get(t), 0);
 	start_waiter(&th, &w);
 	wait_for_sleepers(t, 1);
 	for (i = 0; i < 1000; i++) {
-		assert_int_equal(xprt_tags_put(t, 0), 0);
-		tag = xprt_tags_get(t);
+		assert_int_equal(lx_xprt_tags_put(t, 0), 0);
+		tag = lx_xprt_tags_get(t);
 		if (tag < 0)
 			break;
 		assert_int_equal(tag, 0);
 		kept++;
 	}
 	if (tag >= 0)
-		assert_int_equal(xprt_tags_put(t, 0), 0);
+		assert_int_equal(lx_xprt_tags_put(t, 0), 0);
 	pthread_join(th, NULL);
 	if (w.result != 0)
 		fail_msg("the waiter got %d, expected tag 0", w.result);
-	assert_int_equal(xprt_tags_put(t, 0), 0);
-	xprt_tags_destroy(t);
+	assert_int_equal(lx_xprt_tags_put(t, 0), 0);
+	lx_xprt_tags_destroy(t);
 	return kept;
 }
 
@@ -842,7 +846,7 @@ static void test_barging_running_thread_keeps_its_tag(void **state)
 }
 
 struct starve_arg {
-	struct xprt_tags *t;
+	struct lx_xprt_tags *t;
 	_Atomic bool stop;
 };
 
@@ -851,12 +855,12 @@ static void *barger_thread(void *arg)
 	struct starve_arg *a = arg;
 
 	while (!atomic_load(&a->stop)) {
-		int tag = xprt_tags_get_wait(a->t, -1);
+		int tag = lx_xprt_tags_get_wait(a->t, -1);
 
 		if (tag < 0)
 			break;
 		hold_briefly(30, 1);
-		xprt_tags_put(a->t, (unsigned int)tag);
+		lx_xprt_tags_put(a->t, (unsigned int)tag);
 	}
 	return NULL;
 }
@@ -878,16 +882,16 @@ static void test_barging_waiter_served_within_the_bound(void **state)
 		assert_int_equal(
 			pthread_create(&th[i], NULL, barger_thread, &a), 0);
 	for (i = 0; i < 50; i++) {
-		uint64_t start = xprt_now_ns(), took;
-		int tag = xprt_tags_get_wait(a.t, 5000 * NS_PER_MS);
+		uint64_t start = lx_xprt_now_ns(), took;
+		int tag = lx_xprt_tags_get_wait(a.t, 5000 * NS_PER_MS);
 
-		took = xprt_now_ns() - start;
+		took = lx_xprt_now_ns() - start;
 		if (took > worst)
 			worst = took;
 		if (tag != 0)
 			fail_msg("get %u: %d after %llu us", i, tag,
 				 (unsigned long long)(took / 1000));
-		assert_int_equal(xprt_tags_put(a.t, 0), 0);
+		assert_int_equal(lx_xprt_tags_put(a.t, 0), 0);
 		sleep_ms(1);
 	}
 	atomic_store(&a.stop, true);
@@ -896,14 +900,14 @@ static void test_barging_waiter_served_within_the_bound(void **state)
 	if (worst > 1000 * NS_PER_MS)
 		fail_msg("a waiter waited %llu ms with a 2 ms bound",
 			 (unsigned long long)(worst / NS_PER_MS));
-	assert_int_equal(xprt_tags_in_use(a.t), 0);
-	xprt_tags_destroy(a.t);
+	assert_int_equal(lx_xprt_tags_in_use(a.t), 0);
+	lx_xprt_tags_destroy(a.t);
 }
 
 static void test_close_wakes_all_waiters_with_eshutdown(void **state)
 {
 	enum { N = 10 };
-	struct xprt_tags *t = mk(2);
+	struct lx_xprt_tags *t = mk(2);
 	struct waiter_arg w[N];
 	pthread_t th[N];
 	int tags[2];
@@ -916,25 +920,25 @@ static void test_close_wakes_all_waiters_with_eshutdown(void **state)
 		start_waiter(&th[i], &w[i]);
 	}
 	wait_for_sleepers(t, N);
-	xprt_tags_close(t);
+	lx_xprt_tags_close(t);
 	for (i = 0; i < N; i++) {
 		pthread_join(th[i], NULL);
 		assert_int_equal(w[i].result, -ESHUTDOWN);
 	}
 	assert_int_equal(stats_of(t).wakeups, N);
-	assert_int_equal(xprt_tags_get(t), -ESHUTDOWN);
-	assert_int_equal(xprt_tags_get_wait(t, -1), -ESHUTDOWN);
-	assert_int_equal(xprt_tags_put(t, (unsigned int)tags[0]), 0);
-	assert_int_equal(xprt_tags_get(t), -ESHUTDOWN);
-	xprt_tags_close(t);
-	assert_int_equal(xprt_tags_put(t, (unsigned int)tags[1]), 0);
-	assert_int_equal(xprt_tags_in_use(t), 0);
-	xprt_tags_destroy(t);
+	assert_int_equal(lx_xprt_tags_get(t), -ESHUTDOWN);
+	assert_int_equal(lx_xprt_tags_get_wait(t, -1), -ESHUTDOWN);
+	assert_int_equal(lx_xprt_tags_put(t, (unsigned int)tags[0]), 0);
+	assert_int_equal(lx_xprt_tags_get(t), -ESHUTDOWN);
+	lx_xprt_tags_close(t);
+	assert_int_equal(lx_xprt_tags_put(t, (unsigned int)tags[1]), 0);
+	assert_int_equal(lx_xprt_tags_in_use(t), 0);
+	lx_xprt_tags_destroy(t);
 }
 
 static void test_resize_shrinks_at_once_and_grow_wakes(void **state)
 {
-	struct xprt_tags *t = mk(8);
+	struct lx_xprt_tags *t = mk(8);
 	struct waiter_arg w = {.timeout_ns = 5000 * NS_PER_MS};
 	pthread_t th;
 	int tags[8];
@@ -942,55 +946,55 @@ static void test_resize_shrinks_at_once_and_grow_wakes(void **state)
 
 	(void)state;
 	w.t = t;
-	assert_int_equal(xprt_tags_resize(t, 0), -EINVAL);
-	assert_int_equal(xprt_tags_resize(t, 9), -EINVAL);
-	assert_int_equal(xprt_tags_depth(t), 8);
+	assert_int_equal(lx_xprt_tags_resize(t, 0), -EINVAL);
+	assert_int_equal(lx_xprt_tags_resize(t, 9), -EINVAL);
+	assert_int_equal(lx_xprt_tags_depth(t), 8);
 
-	assert_int_equal(xprt_tags_resize(t, 3), 0);
-	assert_int_equal(xprt_tags_depth(t), 3);
+	assert_int_equal(lx_xprt_tags_resize(t, 3), 0);
+	assert_int_equal(lx_xprt_tags_depth(t), 3);
 	n = take_all(t, tags, 8);
 	assert_int_equal(n, 3);
 	for (i = 0; i < n; i++)
 		assert_in_range(tags[i], 0, 2);
 	for (i = 0; i < n; i++)
-		assert_int_equal(xprt_tags_put(t, (unsigned int)tags[i]), 0);
+		assert_int_equal(lx_xprt_tags_put(t, (unsigned int)tags[i]), 0);
 
 	/* tags above the new depth that are held stay valid until put */
-	assert_int_equal(xprt_tags_resize(t, 8), 0);
+	assert_int_equal(lx_xprt_tags_resize(t, 8), 0);
 	assert_int_equal(take_all(t, tags, 8), 8);
-	assert_int_equal(xprt_tags_resize(t, 2), 0);
+	assert_int_equal(lx_xprt_tags_resize(t, 2), 0);
 	for (i = 0; i < 8; i++)
 		if (tags[i] >= 2)
 			assert_int_equal(
-				xprt_tags_put(t, (unsigned int)tags[i]), 0);
-	assert_int_equal(xprt_tags_in_use(t), 2);
-	assert_int_equal(xprt_tags_get(t), -EAGAIN);
+				lx_xprt_tags_put(t, (unsigned int)tags[i]), 0);
+	assert_int_equal(lx_xprt_tags_in_use(t), 2);
+	assert_int_equal(lx_xprt_tags_get(t), -EAGAIN);
 
 	/* growing serves a waiter with a tag that became usable */
 	start_waiter(&th, &w);
 	wait_for_sleepers(t, 1);
-	assert_int_equal(xprt_tags_resize(t, 8), 0);
+	assert_int_equal(lx_xprt_tags_resize(t, 8), 0);
 	pthread_join(th, NULL);
 	assert_in_range(w.result, 2, 7);
-	assert_int_equal(xprt_tags_in_use(t), 3);
-	xprt_tags_destroy(t);
+	assert_int_equal(lx_xprt_tags_in_use(t), 3);
+	lx_xprt_tags_destroy(t);
 }
 
 static void test_stats_count_every_outcome(void **state)
 {
-	struct xprt_tags *t = mk(2);
-	struct xprt_tags_stats st;
+	struct lx_xprt_tags *t = mk(2);
+	struct lx_xprt_tags_stats st;
 	int a, b;
 
 	(void)state;
-	a = xprt_tags_get(t);
-	b = xprt_tags_get(t);
-	assert_int_equal(xprt_tags_get(t), -EAGAIN);
-	assert_int_equal(xprt_tags_get(t), -EAGAIN);
-	assert_int_equal(xprt_tags_get_wait(t, NS_PER_MS), -ETIMEDOUT);
-	assert_int_equal(xprt_tags_put(t, (unsigned int)a), 0);
-	assert_int_equal(xprt_tags_put(t, (unsigned int)a), -EINVAL);
-	assert_int_equal(xprt_tags_put(t, 99), -EINVAL);
+	a = lx_xprt_tags_get(t);
+	b = lx_xprt_tags_get(t);
+	assert_int_equal(lx_xprt_tags_get(t), -EAGAIN);
+	assert_int_equal(lx_xprt_tags_get(t), -EAGAIN);
+	assert_int_equal(lx_xprt_tags_get_wait(t, NS_PER_MS), -ETIMEDOUT);
+	assert_int_equal(lx_xprt_tags_put(t, (unsigned int)a), 0);
+	assert_int_equal(lx_xprt_tags_put(t, (unsigned int)a), -EINVAL);
+	assert_int_equal(lx_xprt_tags_put(t, 99), -EINVAL);
 	st = stats_of(t);
 	assert_int_equal(st.gets, 2);
 	assert_int_equal(st.puts, 1);
@@ -999,8 +1003,8 @@ static void test_stats_count_every_outcome(void **state)
 	assert_int_equal(st.wakeups, 0);
 	assert_int_equal(st.wake_batches, 0);
 	assert_int_equal(st.bad_puts, 2);
-	assert_int_equal(xprt_tags_put(t, (unsigned int)b), 0);
-	xprt_tags_destroy(t);
+	assert_int_equal(lx_xprt_tags_put(t, (unsigned int)b), 0);
+	lx_xprt_tags_destroy(t);
 }
 
 int main(void)

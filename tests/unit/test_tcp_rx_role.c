@@ -62,7 +62,7 @@ struct batch {
 	int left, failed;
 };
 
-static void async_done(struct rpc_call *call, int status, void *arg)
+static void async_done(struct lx_rpc_call *call, int status, void *arg)
 {
 	struct batch *b = arg;
 
@@ -84,10 +84,10 @@ static uint64_t now_ns(void)
 
 static void test_sync_then_async_rounds_never_strand_a_reply(void **state)
 {
-	struct rpc_clnt_opts o = {0};
+	struct lx_rpc_clnt_opts o = {0};
 	struct batch b = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
 			  0, 0};
-	struct rpc_clnt *cl;
+	struct lx_rpc_clnt *cl;
 	uint64_t end, rounds = 0;
 	int i, timeouts = 0, other = 0;
 
@@ -96,26 +96,26 @@ static void test_sync_then_async_rounds_never_strand_a_reply(void **state)
 	o.port = fakesrv_port(fs);
 	o.prog = TPROG;
 	o.vers = TVERS;
-	o.auth.flavor = RPC_AUTH_NONE;
+	o.auth.flavor = LX_RPC_AUTH_NONE;
 	o.timeo_ms = 300;
-	o.retrans = RPC_NO_RETRANS;
-	assert_int_equal(rpc_clnt_create(&cl, &o), 0);
+	o.retrans = LX_RPC_NO_RETRANS;
+	assert_int_equal(lx_rpc_clnt_create(&cl, &o), 0);
 	end = now_ns() + RUN_NS;
 	while (now_ns() < end && timeouts + other == 0) {
 		for (i = 0; i < SYNC_CALLS; i++) {
-			struct rpc_call_args a = {.proc = 0};
-			int err = rpc_call_sync(cl, &a, NULL);
+			struct lx_rpc_call_args a = {.proc = 0};
+			int err = lx_rpc_call_sync(cl, &a, NULL);
 
 			timeouts += err == -ETIMEDOUT;
 			other += err && err != -ETIMEDOUT;
 		}
 		b.left = ASYNC_CALLS;
 		for (i = 0; i < ASYNC_CALLS; i++) {
-			struct rpc_call_args a = {.proc = 0,
-						  .owner = (uint64_t)i + 1};
+			struct lx_rpc_call_args a = {.proc = 0,
+						     .owner = (uint64_t)i + 1};
 
 			assert_int_equal(
-				rpc_call_async(cl, &a, async_done, &b, NULL),
+				lx_rpc_call_async(cl, &a, async_done, &b, NULL),
 				0);
 		}
 		pthread_mutex_lock(&b.lock);
@@ -124,7 +124,7 @@ static void test_sync_then_async_rounds_never_strand_a_reply(void **state)
 		pthread_mutex_unlock(&b.lock);
 		rounds++;
 	}
-	rpc_clnt_destroy(cl);
+	lx_rpc_clnt_destroy(cl);
 	print_message("%llu rounds of %d sync + %d async calls\n",
 		      (unsigned long long)rounds, SYNC_CALLS, ASYNC_CALLS);
 	/* a stranded reply completes only by its 300 ms timer */

@@ -51,24 +51,25 @@ static void fk_wait_writable(struct xprt *x, int timeout_ms)
 }
 
 /* Sent, and answered (an empty reply) before the sender's bookkeeping. */
-static int fk_send(struct xprt *x, struct xprt_rqst **reqs, unsigned int n,
+static int fk_send(struct xprt *x, struct lx_xprt_rqst **reqs, unsigned int n,
 		   unsigned int *nsent, bool more)
 {
 	unsigned int i;
 
 	(void)more;
 	for (i = 0; i < n; i++) {
-		struct xprt_rqst *rq = xprt_rx_lookup(x, reqs[i]->pub.key);
+		struct lx_xprt_rqst *rq =
+			lx_xprt_rx_lookup(x, reqs[i]->pub.key);
 
 		reqs[i]->tx_done = reqs[i]->tx_total;
 		if (rq)
-			xprt_rx_complete(x, rq, 0);
+			lx_xprt_rx_complete(x, rq, 0);
 	}
 	*nsent = n;
 	return 0;
 }
 
-static const struct xprt_transport_ops fake_ops = {
+static const struct lx_xprt_transport_ops fake_ops = {
 	.name = "fake",
 	.setup = fk_setup,
 	.connect = fk_connect,
@@ -90,7 +91,7 @@ static _Thread_local unsigned int depth;
 
 static int submit_next(void);
 
-static void chain_done(struct xprt_req *req, int status)
+static void chain_done(struct lx_xprt_req *req, int status)
 {
 	unsigned int d = ++depth, m = atomic_load(&C.max_depth);
 	int err;
@@ -106,45 +107,45 @@ static void chain_done(struct xprt_req *req, int status)
 			atomic_store(&C.first_err, err);
 		}
 	}
-	/* the protocol's reference goes last, as rpc_done() does */
-	xprt_req_put(req);
+	/* the protocol's reference goes last, as lx_rpc_done() does */
+	lx_xprt_req_put(req);
 	depth--;
 }
 
-static const struct xprt_req_ops chain_ops = {.done = chain_done};
+static const struct lx_xprt_req_ops chain_ops = {.done = chain_done};
 
 /* From a callback: NOWAIT, as completion context requires. */
 static int submit_next(void)
 {
-	struct xprt_req *req;
+	struct lx_xprt_req *req;
 	int err;
 
-	err = xprt_req_alloc(C.x, XPRT_NOWAIT, &req);
+	err = lx_xprt_req_alloc(C.x, LX_XPRT_NOWAIT, &req);
 	if (err)
 		return err;
 	req->ops = &chain_ops;
 	memset(req->sbuf->data, 0, 4);
 	req->sbuf->len = 4;
-	err = xprt_req_submit(req, atomic_fetch_add(&C.next_key, 1) + 1);
+	err = lx_xprt_req_submit(req, atomic_fetch_add(&C.next_key, 1) + 1);
 	if (err)
-		xprt_req_put(req);
+		lx_xprt_req_put(req);
 	return err;
 }
 
 static void test_callback_chain_is_a_loop_not_a_recursion(void **state)
 {
-	struct xprt_opts o = {
-		.transport = XPRT_TRANSPORT_TCP,
+	struct lx_xprt_opts o = {
+		.transport = LX_XPRT_TRANSPORT_TCP,
 		.host = "fake",
 		.port = 1,
-		.framing = &xprt_framing_rpc,
+		.framing = &lx_xprt_framing_rpc,
 		.max_reqs = SLOTS,
 	};
 	unsigned int i;
 
 	(void)state;
 	memset(&C, 0, sizeof(C));
-	assert_int_equal(xprt__create_ops(&C.x, &o, &fake_ops), 0);
+	assert_int_equal(lx_xprt__create_ops(&C.x, &o, &fake_ops), 0);
 	assert_int_equal(submit_next(), 0);
 	for (i = 0; i < 5000 && atomic_load(&C.done) < CHAIN; i++)
 		usleep(1000);
@@ -157,7 +158,7 @@ static void test_callback_chain_is_a_loop_not_a_recursion(void **state)
 	assert_int_equal(atomic_load(&C.done), CHAIN);
 	/* each callback ran on its own, never inside another's submit */
 	assert_int_equal(atomic_load(&C.max_depth), 1);
-	xprt_destroy(C.x);
+	lx_xprt_destroy(C.x);
 }
 
 int main(void)

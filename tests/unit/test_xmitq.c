@@ -21,36 +21,36 @@
 #include "xprt/xmitq.h"
 
 struct req {
-	struct xprt_xmit_node xn;
+	struct lx_xprt_xmit_node xn;
 	int id;
 };
 
-static struct req *req_of(struct xprt_xmit_node *n)
+static struct req *req_of(struct lx_xprt_xmit_node *n)
 {
-	return n ? xprt_container_of(n, struct req, xn) : NULL;
+	return n ? lx_xprt_container_of(n, struct req, xn) : NULL;
 }
 
 static void req_init(struct req *r, int id, uint64_t owner, bool credited)
 {
-	xprt_xmit_node_init(&r->xn, owner);
+	lx_xprt_xmit_node_init(&r->xn, owner);
 	r->xn.credited = credited;
 	r->id = id;
 }
 
-static void push_ok(struct xprt_xmitq *q, struct req *r)
+static void push_ok(struct lx_xprt_xmitq *q, struct req *r)
 {
-	assert_int_equal(xprt_xmitq_push(q, &r->xn), 0);
+	assert_int_equal(lx_xprt_xmitq_push(q, &r->xn), 0);
 }
 
 /* Pop @n nodes, checking peek agrees with pop and the ids come in order,
  * then check the queue is empty. */
-static void expect_pops(struct xprt_xmitq *q, const int *ids, size_t n)
+static void expect_pops(struct lx_xprt_xmitq *q, const int *ids, size_t n)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		struct xprt_xmit_node *peeked = xprt_xmitq_peek(q);
-		struct xprt_xmit_node *popped = xprt_xmitq_pop(q);
+		struct lx_xprt_xmit_node *peeked = lx_xprt_xmitq_peek(q);
+		struct lx_xprt_xmit_node *popped = lx_xprt_xmitq_pop(q);
 
 		assert_non_null(popped);
 		assert_ptr_equal(peeked, popped);
@@ -58,29 +58,29 @@ static void expect_pops(struct xprt_xmitq *q, const int *ids, size_t n)
 			fail_msg("pop %zu: got id %d, expected %d", i,
 				 req_of(popped)->id, ids[i]);
 		assert_false(atomic_load(&popped->queued));
-		assert_int_equal(xprt_xmitq_len(q), n - i - 1);
+		assert_int_equal(lx_xprt_xmitq_len(q), n - i - 1);
 	}
-	assert_null(xprt_xmitq_peek(q));
-	assert_null(xprt_xmitq_pop(q));
-	assert_int_equal(xprt_xmitq_len(q), 0);
+	assert_null(lx_xprt_xmitq_peek(q));
+	assert_null(lx_xprt_xmitq_pop(q));
+	assert_int_equal(lx_xprt_xmitq_len(q), 0);
 }
 
 static int setup_queue(void **state)
 {
-	struct xprt_xmitq *q = malloc(sizeof(*q));
+	struct lx_xprt_xmitq *q = malloc(sizeof(*q));
 
 	if (!q)
 		return -1;
-	xprt_xmitq_init(q);
+	lx_xprt_xmitq_init(q);
 	*state = q;
 	return 0;
 }
 
 static int teardown_queue(void **state)
 {
-	struct xprt_xmitq *q = *state;
+	struct lx_xprt_xmitq *q = *state;
 
-	xprt_xmitq_destroy(q);
+	lx_xprt_xmitq_destroy(q);
 	free(q);
 	return 0;
 }
@@ -89,42 +89,42 @@ static int teardown_queue(void **state)
 
 static void test_bad_arguments_rejected_without_side_effect(void **state)
 {
-	struct xprt_xmitq *q = *state;
+	struct lx_xprt_xmitq *q = *state;
 	struct req a;
 
 	req_init(&a, 1, 7, false);
-	assert_int_equal(xprt_xmitq_push(NULL, &a.xn), -EINVAL);
+	assert_int_equal(lx_xprt_xmitq_push(NULL, &a.xn), -EINVAL);
 	assert_false(atomic_load(&a.xn.queued));
-	assert_int_equal(xprt_xmitq_push(q, NULL), -EINVAL);
-	assert_int_equal(xprt_xmitq_requeue(NULL, &a.xn), -EINVAL);
+	assert_int_equal(lx_xprt_xmitq_push(q, NULL), -EINVAL);
+	assert_int_equal(lx_xprt_xmitq_requeue(NULL, &a.xn), -EINVAL);
 	assert_false(atomic_load(&a.xn.queued));
-	assert_int_equal(xprt_xmitq_requeue(q, NULL), -EINVAL);
-	assert_false(xprt_xmitq_remove(NULL, &a.xn));
-	assert_false(xprt_xmitq_remove(q, NULL));
-	assert_null(xprt_xmitq_pop(NULL));
-	assert_null(xprt_xmitq_peek(NULL));
-	assert_int_equal(xprt_xmitq_len(NULL), 0);
-	xprt_xmitq_init(NULL);
-	xprt_xmitq_destroy(NULL);
-	assert_int_equal(xprt_xmitq_len(q), 0);
-	assert_null(xprt_xmitq_pop(q));
+	assert_int_equal(lx_xprt_xmitq_requeue(q, NULL), -EINVAL);
+	assert_false(lx_xprt_xmitq_remove(NULL, &a.xn));
+	assert_false(lx_xprt_xmitq_remove(q, NULL));
+	assert_null(lx_xprt_xmitq_pop(NULL));
+	assert_null(lx_xprt_xmitq_peek(NULL));
+	assert_int_equal(lx_xprt_xmitq_len(NULL), 0);
+	lx_xprt_xmitq_init(NULL);
+	lx_xprt_xmitq_destroy(NULL);
+	assert_int_equal(lx_xprt_xmitq_len(q), 0);
+	assert_null(lx_xprt_xmitq_pop(q));
 }
 
 static void test_push_of_queued_node_is_einval(void **state)
 {
-	struct xprt_xmitq *q = *state;
+	struct lx_xprt_xmitq *q = *state;
 	struct req a, b;
 
 	req_init(&a, 1, 7, false);
 	req_init(&b, 2, 8, false);
 	push_ok(q, &a);
-	assert_int_equal(xprt_xmitq_push(q, &a.xn), -EINVAL);
+	assert_int_equal(lx_xprt_xmitq_push(q, &a.xn), -EINVAL);
 	push_ok(q, &b);
 	/* Still refused once sorted into the ring. */
-	assert_ptr_equal(xprt_xmitq_peek(q), &a.xn);
-	assert_int_equal(xprt_xmitq_push(q, &a.xn), -EINVAL);
-	assert_int_equal(xprt_xmitq_push(q, &b.xn), -EINVAL);
-	assert_int_equal(xprt_xmitq_len(q), 2);
+	assert_ptr_equal(lx_xprt_xmitq_peek(q), &a.xn);
+	assert_int_equal(lx_xprt_xmitq_push(q, &a.xn), -EINVAL);
+	assert_int_equal(lx_xprt_xmitq_push(q, &b.xn), -EINVAL);
+	assert_int_equal(lx_xprt_xmitq_len(q), 2);
 	expect_pops(q, (int[]){1, 2}, 2);
 	/* Popped: it may be pushed again. */
 	push_ok(q, &a);
@@ -133,27 +133,27 @@ static void test_push_of_queued_node_is_einval(void **state)
 
 static void test_requeue_of_queued_node_is_einval(void **state)
 {
-	struct xprt_xmitq *q = *state;
+	struct lx_xprt_xmitq *q = *state;
 	struct req a, c;
 
 	req_init(&a, 1, 7, false);
 	req_init(&c, 2, 8, true);
 	push_ok(q, &a);
 	push_ok(q, &c);
-	assert_int_equal(xprt_xmitq_requeue(q, &a.xn), -EINVAL);
-	assert_int_equal(xprt_xmitq_requeue(q, &c.xn), -EINVAL);
-	assert_int_equal(xprt_xmitq_len(q), 2);
+	assert_int_equal(lx_xprt_xmitq_requeue(q, &a.xn), -EINVAL);
+	assert_int_equal(lx_xprt_xmitq_requeue(q, &c.xn), -EINVAL);
+	assert_int_equal(lx_xprt_xmitq_len(q), 2);
 	expect_pops(q, (int[]){2, 1}, 2);
 }
 
 static void test_zeroed_node_is_a_valid_idle_node(void **state)
 {
-	struct xprt_xmitq *q = *state;
+	struct lx_xprt_xmitq *q = *state;
 	struct req r;
 
 	memset(&r, 0, sizeof(r));
 	r.id = 5;
-	assert_false(xprt_xmitq_remove(q, &r.xn));
+	assert_false(lx_xprt_xmitq_remove(q, &r.xn));
 	push_ok(q, &r);
 	expect_pops(q, (int[]){5}, 1);
 }
@@ -162,7 +162,7 @@ static void test_zeroed_node_is_a_valid_idle_node(void **state)
 
 static void test_credited_pops_first_even_if_pushed_last(void **state)
 {
-	struct xprt_xmitq *q = *state;
+	struct lx_xprt_xmitq *q = *state;
 	struct req r[5];
 
 	req_init(&r[0], 0, 1, false);
@@ -178,7 +178,7 @@ static void test_credited_pops_first_even_if_pushed_last(void **state)
 
 static void test_credited_pushed_while_ring_busy_overtakes_it(void **state)
 {
-	struct xprt_xmitq *q = *state;
+	struct lx_xprt_xmitq *q = *state;
 	struct req a[3], c;
 
 	for (int i = 0; i < 3; i++)
@@ -186,7 +186,7 @@ static void test_credited_pushed_while_ring_busy_overtakes_it(void **state)
 	req_init(&c, 9, 2, true);
 	for (int i = 0; i < 3; i++)
 		push_ok(q, &a[i]);
-	assert_int_equal(req_of(xprt_xmitq_pop(q))->id, 0);
+	assert_int_equal(req_of(lx_xprt_xmitq_pop(q))->id, 0);
 	push_ok(q, &c);
 	expect_pops(q, (int[]){9, 1, 2}, 3);
 }
@@ -198,7 +198,7 @@ static void test_credited_pushed_while_ring_busy_overtakes_it(void **state)
  */
 static void test_round_robin_exact_sequence(void **state)
 {
-	struct xprt_xmitq *q = *state;
+	struct lx_xprt_xmitq *q = *state;
 	enum { A = 100, B = 200, C = 300 };
 	static const struct {
 		int id;
@@ -207,20 +207,20 @@ static void test_round_robin_exact_sequence(void **state)
 		{11, A}, {12, A}, {21, B}, {13, A},
 		{31, C}, {14, A}, {32, C}, {15, A},
 	};
-	struct req r[XPRT_ARRAY_SIZE(order)];
+	struct req r[LX_XPRT_ARRAY_SIZE(order)];
 
-	for (size_t i = 0; i < XPRT_ARRAY_SIZE(order); i++) {
+	for (size_t i = 0; i < LX_XPRT_ARRAY_SIZE(order); i++) {
 		req_init(&r[i], order[i].id, order[i].owner, false);
 		push_ok(q, &r[i]);
 	}
-	assert_int_equal(xprt_xmitq_len(q), 8);
+	assert_int_equal(lx_xprt_xmitq_len(q), 8);
 	expect_pops(q, (int[]){11, 21, 31, 12, 32, 13, 14, 15}, 8);
 }
 
 /* Pushes that arrive between pops join the ring where they belong. */
 static void test_round_robin_with_interleaved_pushes(void **state)
 {
-	struct xprt_xmitq *q = *state;
+	struct lx_xprt_xmitq *q = *state;
 	struct req a1, a2, b1, b2, c1;
 
 	req_init(&a1, 1, 1, false);
@@ -232,7 +232,7 @@ static void test_round_robin_with_interleaved_pushes(void **state)
 	push_ok(q, &a2);
 	push_ok(q, &b1);
 	/* Ring A B; pop A1 -> ring B A2. */
-	assert_int_equal(req_of(xprt_xmitq_pop(q))->id, 1);
+	assert_int_equal(req_of(lx_xprt_xmitq_pop(q))->id, 1);
 	/* C is new: ring tail after A2. B2 joins B's sub-list. */
 	push_ok(q, &c1);
 	push_ok(q, &b2);
@@ -242,7 +242,7 @@ static void test_round_robin_with_interleaved_pushes(void **state)
 
 static void test_fifo_within_one_owner(void **state)
 {
-	struct xprt_xmitq *q = *state;
+	struct lx_xprt_xmitq *q = *state;
 	enum { N = 100 };
 	struct req *r = calloc(N, sizeof(*r));
 	int ids[N];
@@ -259,10 +259,10 @@ static void test_fifo_within_one_owner(void **state)
 
 static void test_lone_owner_not_starved_behind_10000_requests(void **state)
 {
-	struct xprt_xmitq *q = *state;
+	struct lx_xprt_xmitq *q = *state;
 	enum { N = 10000 };
 	struct req *r = calloc(N + 1, sizeof(*r));
-	struct xprt_xmit_node *n;
+	struct lx_xprt_xmit_node *n;
 	int expect_a = 0;
 	bool b_seen = false;
 
@@ -274,7 +274,7 @@ static void test_lone_owner_not_starved_behind_10000_requests(void **state)
 	req_init(&r[N], N, 2, false);
 	push_ok(q, &r[N]);
 	for (int i = 0; i < 2; i++) {
-		n = xprt_xmitq_pop(q);
+		n = lx_xprt_xmitq_pop(q);
 		assert_non_null(n);
 		if (req_of(n)->id == N)
 			b_seen = true;
@@ -283,10 +283,10 @@ static void test_lone_owner_not_starved_behind_10000_requests(void **state)
 	}
 	assert_true(b_seen);
 	/* A's flood then drains in order. */
-	while ((n = xprt_xmitq_pop(q)) != NULL)
+	while ((n = lx_xprt_xmitq_pop(q)) != NULL)
 		assert_int_equal(req_of(n)->id, expect_a++);
 	assert_int_equal(expect_a, N);
-	assert_int_equal(xprt_xmitq_len(q), 0);
+	assert_int_equal(lx_xprt_xmitq_len(q), 0);
 	free(r);
 }
 
@@ -296,10 +296,10 @@ static void test_lone_owner_not_starved_behind_10000_requests(void **state)
  */
 static void test_thousands_of_owners_round_robin(void **state)
 {
-	struct xprt_xmitq *q = *state;
+	struct lx_xprt_xmitq *q = *state;
 	enum { OWNERS = 5000 };
 	struct req *r = calloc(2 * OWNERS, sizeof(*r));
-	struct xprt_xmit_node *n;
+	struct lx_xprt_xmit_node *n;
 
 	assert_non_null(r);
 	for (int i = 0; i < OWNERS; i++) {
@@ -311,23 +311,23 @@ static void test_thousands_of_owners_round_robin(void **state)
 		push_ok(q, &r[2 * i]);
 		push_ok(q, &r[2 * i + 1]);
 	}
-	assert_int_equal(xprt_xmitq_len(q), 2 * OWNERS);
+	assert_int_equal(lx_xprt_xmitq_len(q), 2 * OWNERS);
 	/* First round: each owner's first request in owner order; second
 	 * round: each owner's second one. */
 	for (int round = 0; round < 2; round++) {
 		for (int i = 0; i < OWNERS; i++) {
-			n = xprt_xmitq_pop(q);
+			n = lx_xprt_xmitq_pop(q);
 			assert_non_null(n);
 			assert_int_equal(req_of(n)->id, 2 * i + round);
 		}
 	}
-	assert_null(xprt_xmitq_pop(q));
+	assert_null(lx_xprt_xmitq_pop(q));
 	free(r);
 }
 
 static void test_owner_ids_zero_and_max_are_distinct_owners(void **state)
 {
-	struct xprt_xmitq *q = *state;
+	struct lx_xprt_xmitq *q = *state;
 	struct req r[4];
 
 	req_init(&r[0], 0, 0, false);
@@ -343,7 +343,7 @@ static void test_owner_ids_zero_and_max_are_distinct_owners(void **state)
 
 static void test_requeue_credited_goes_back_to_front(void **state)
 {
-	struct xprt_xmitq *q = *state;
+	struct lx_xprt_xmitq *q = *state;
 	struct req c1, c2, c3, a1;
 
 	req_init(&c1, 1, 1, true);
@@ -353,19 +353,19 @@ static void test_requeue_credited_goes_back_to_front(void **state)
 	push_ok(q, &c1);
 	push_ok(q, &c2);
 	push_ok(q, &a1);
-	assert_ptr_equal(xprt_xmitq_pop(q), &c1.xn);
-	assert_int_equal(xprt_xmitq_len(q), 2);
+	assert_ptr_equal(lx_xprt_xmitq_pop(q), &c1.xn);
+	assert_int_equal(lx_xprt_xmitq_len(q), 2);
 	/* A credited push arriving meanwhile must not overtake c1. */
 	push_ok(q, &c3);
-	assert_int_equal(xprt_xmitq_requeue(q, &c1.xn), 0);
+	assert_int_equal(lx_xprt_xmitq_requeue(q, &c1.xn), 0);
 	assert_true(atomic_load(&c1.xn.queued));
-	assert_int_equal(xprt_xmitq_len(q), 4);
+	assert_int_equal(lx_xprt_xmitq_len(q), 4);
 	expect_pops(q, (int[]){1, 2, 3, 4}, 4);
 }
 
 static void test_requeue_uncredited_behaves_as_a_new_push(void **state)
 {
-	struct xprt_xmitq *q = *state;
+	struct lx_xprt_xmitq *q = *state;
 	struct req a1, a2, b1;
 
 	req_init(&a1, 1, 1, false);
@@ -374,16 +374,16 @@ static void test_requeue_uncredited_behaves_as_a_new_push(void **state)
 	push_ok(q, &a1);
 	push_ok(q, &a2);
 	push_ok(q, &b1);
-	assert_ptr_equal(xprt_xmitq_pop(q), &a1.xn);
+	assert_ptr_equal(lx_xprt_xmitq_pop(q), &a1.xn);
 	/* Ring is B1 A2; a1 had its turn and queues behind its owner's a2. */
-	assert_int_equal(xprt_xmitq_requeue(q, &a1.xn), 0);
-	assert_int_equal(xprt_xmitq_len(q), 3);
+	assert_int_equal(lx_xprt_xmitq_requeue(q, &a1.xn), 0);
+	assert_int_equal(lx_xprt_xmitq_len(q), 3);
 	expect_pops(q, (int[]){3, 2, 1}, 3);
 }
 
 static void test_requeue_lone_uncredited_goes_to_ring_tail(void **state)
 {
-	struct xprt_xmitq *q = *state;
+	struct lx_xprt_xmitq *q = *state;
 	struct req a1, b1, c1;
 
 	req_init(&a1, 1, 1, false);
@@ -392,15 +392,15 @@ static void test_requeue_lone_uncredited_goes_to_ring_tail(void **state)
 	push_ok(q, &a1);
 	push_ok(q, &b1);
 	push_ok(q, &c1);
-	assert_ptr_equal(xprt_xmitq_pop(q), &a1.xn);
-	assert_int_equal(xprt_xmitq_requeue(q, &a1.xn), 0);
+	assert_ptr_equal(lx_xprt_xmitq_pop(q), &a1.xn);
+	assert_int_equal(lx_xprt_xmitq_requeue(q, &a1.xn), 0);
 	expect_pops(q, (int[]){2, 3, 1}, 3);
 }
 
 /* The transmit path pops, wins a credit, fails to send: it goes first. */
 static void test_requeue_after_gaining_credit_goes_first(void **state)
 {
-	struct xprt_xmitq *q = *state;
+	struct lx_xprt_xmitq *q = *state;
 	struct req a1, b1, b2;
 
 	req_init(&a1, 1, 1, false);
@@ -409,9 +409,9 @@ static void test_requeue_after_gaining_credit_goes_first(void **state)
 	push_ok(q, &a1);
 	push_ok(q, &b1);
 	push_ok(q, &b2);
-	assert_ptr_equal(xprt_xmitq_pop(q), &a1.xn);
+	assert_ptr_equal(lx_xprt_xmitq_pop(q), &a1.xn);
 	a1.xn.credited = true;
-	assert_int_equal(xprt_xmitq_requeue(q, &a1.xn), 0);
+	assert_int_equal(lx_xprt_xmitq_requeue(q, &a1.xn), 0);
 	expect_pops(q, (int[]){1, 2, 3}, 3);
 }
 
@@ -419,7 +419,7 @@ static void test_requeue_after_gaining_credit_goes_first(void **state)
 
 static void test_remove_from_incoming_before_sorting(void **state)
 {
-	struct xprt_xmitq *q = *state;
+	struct lx_xprt_xmitq *q = *state;
 	struct req a1, a2, b1, c1;
 
 	req_init(&a1, 1, 1, false);
@@ -431,17 +431,17 @@ static void test_remove_from_incoming_before_sorting(void **state)
 	push_ok(q, &b1);
 	push_ok(q, &c1);
 	/* No peek or pop yet: b1 is still in the incoming queue. */
-	assert_int_equal(b1.xn.state, XPRT_XMIT_INCOMING);
-	assert_true(xprt_xmitq_remove(q, &b1.xn));
+	assert_int_equal(b1.xn.state, LX_XPRT_XMIT_INCOMING);
+	assert_true(lx_xprt_xmitq_remove(q, &b1.xn));
 	assert_false(atomic_load(&b1.xn.queued));
-	assert_false(xprt_xmitq_remove(q, &b1.xn));
-	assert_int_equal(xprt_xmitq_len(q), 3);
+	assert_false(lx_xprt_xmitq_remove(q, &b1.xn));
+	assert_int_equal(lx_xprt_xmitq_len(q), 3);
 	expect_pops(q, (int[]){1, 4, 2}, 3);
 }
 
 static void test_remove_ring_head_with_sublist_keeps_owner_turn(void **state)
 {
-	struct xprt_xmitq *q = *state;
+	struct lx_xprt_xmitq *q = *state;
 	struct req a1, a2, a3, b1, c1;
 
 	req_init(&a1, 1, 1, false);
@@ -454,18 +454,18 @@ static void test_remove_ring_head_with_sublist_keeps_owner_turn(void **state)
 	push_ok(q, &a3);
 	push_ok(q, &b1);
 	push_ok(q, &c1);
-	assert_ptr_equal(xprt_xmitq_peek(q), &a1.xn);
-	assert_int_equal(a1.xn.state, XPRT_XMIT_HEAD);
-	assert_true(xprt_xmitq_remove(q, &a1.xn));
+	assert_ptr_equal(lx_xprt_xmitq_peek(q), &a1.xn);
+	assert_int_equal(a1.xn.state, LX_XPRT_XMIT_HEAD);
+	assert_true(lx_xprt_xmitq_remove(q, &a1.xn));
 	/* a2 took a1's place at the ring head (a pop would have sent it to
 	 * the tail); a3 stays behind a2. */
-	assert_int_equal(a2.xn.state, XPRT_XMIT_HEAD);
+	assert_int_equal(a2.xn.state, LX_XPRT_XMIT_HEAD);
 	expect_pops(q, (int[]){2, 4, 5, 3}, 4);
 }
 
 static void test_remove_ring_entry_in_middle(void **state)
 {
-	struct xprt_xmitq *q = *state;
+	struct lx_xprt_xmitq *q = *state;
 	struct req a1, b1, b2, c1;
 
 	req_init(&a1, 1, 1, false);
@@ -476,15 +476,15 @@ static void test_remove_ring_entry_in_middle(void **state)
 	push_ok(q, &b1);
 	push_ok(q, &b2);
 	push_ok(q, &c1);
-	assert_non_null(xprt_xmitq_peek(q));
-	assert_true(xprt_xmitq_remove(q, &b1.xn));
+	assert_non_null(lx_xprt_xmitq_peek(q));
+	assert_true(lx_xprt_xmitq_remove(q, &b1.xn));
 	/* b2 is B's entry now, still between A and C. */
 	expect_pops(q, (int[]){1, 3, 4}, 3);
 }
 
 static void test_remove_last_request_of_owner_drops_owner(void **state)
 {
-	struct xprt_xmitq *q = *state;
+	struct lx_xprt_xmitq *q = *state;
 	struct req a1, b1, c1, b2;
 
 	req_init(&a1, 1, 1, false);
@@ -494,8 +494,8 @@ static void test_remove_last_request_of_owner_drops_owner(void **state)
 	push_ok(q, &a1);
 	push_ok(q, &b1);
 	push_ok(q, &c1);
-	assert_non_null(xprt_xmitq_peek(q));
-	assert_true(xprt_xmitq_remove(q, &b1.xn));
+	assert_non_null(lx_xprt_xmitq_peek(q));
+	assert_true(lx_xprt_xmitq_remove(q, &b1.xn));
 	/* B has no entry any more: a new push of B goes to the ring tail. */
 	push_ok(q, &b2);
 	expect_pops(q, (int[]){1, 3, 4}, 3);
@@ -503,7 +503,7 @@ static void test_remove_last_request_of_owner_drops_owner(void **state)
 
 static void test_remove_sublist_member(void **state)
 {
-	struct xprt_xmitq *q = *state;
+	struct lx_xprt_xmitq *q = *state;
 	struct req a1, a2, a3, b1;
 
 	req_init(&a1, 1, 1, false);
@@ -514,15 +514,15 @@ static void test_remove_sublist_member(void **state)
 	push_ok(q, &a2);
 	push_ok(q, &a3);
 	push_ok(q, &b1);
-	assert_non_null(xprt_xmitq_peek(q));
-	assert_int_equal(a2.xn.state, XPRT_XMIT_SUB);
-	assert_true(xprt_xmitq_remove(q, &a2.xn));
+	assert_non_null(lx_xprt_xmitq_peek(q));
+	assert_int_equal(a2.xn.state, LX_XPRT_XMIT_SUB);
+	assert_true(lx_xprt_xmitq_remove(q, &a2.xn));
 	expect_pops(q, (int[]){1, 4, 3}, 3);
 }
 
 static void test_remove_credited(void **state)
 {
-	struct xprt_xmitq *q = *state;
+	struct lx_xprt_xmitq *q = *state;
 	struct req x1, x2, x3, a1;
 
 	req_init(&x1, 1, 1, true);
@@ -533,26 +533,26 @@ static void test_remove_credited(void **state)
 	push_ok(q, &x2);
 	push_ok(q, &x3);
 	push_ok(q, &a1);
-	assert_non_null(xprt_xmitq_peek(q));
-	assert_true(xprt_xmitq_remove(q, &x2.xn));
-	assert_true(xprt_xmitq_remove(q, &x1.xn));
+	assert_non_null(lx_xprt_xmitq_peek(q));
+	assert_true(lx_xprt_xmitq_remove(q, &x2.xn));
+	assert_true(lx_xprt_xmitq_remove(q, &x1.xn));
 	expect_pops(q, (int[]){3, 4}, 2);
 }
 
 static void test_remove_of_popped_node_changes_nothing(void **state)
 {
-	struct xprt_xmitq *q = *state;
+	struct lx_xprt_xmitq *q = *state;
 	struct req a1, a2;
 
 	req_init(&a1, 1, 1, false);
 	req_init(&a2, 2, 1, false);
 	push_ok(q, &a1);
 	push_ok(q, &a2);
-	assert_ptr_equal(xprt_xmitq_pop(q), &a1.xn);
-	assert_false(xprt_xmitq_remove(q, &a1.xn));
-	assert_int_equal(xprt_xmitq_len(q), 1);
+	assert_ptr_equal(lx_xprt_xmitq_pop(q), &a1.xn);
+	assert_false(lx_xprt_xmitq_remove(q, &a1.xn));
+	assert_int_equal(lx_xprt_xmitq_len(q), 1);
 	/* A removed node can be pushed again. */
-	assert_true(xprt_xmitq_remove(q, &a2.xn));
+	assert_true(lx_xprt_xmitq_remove(q, &a2.xn));
 	push_ok(q, &a2);
 	push_ok(q, &a1);
 	expect_pops(q, (int[]){2, 1}, 2);
@@ -562,34 +562,34 @@ static void test_remove_of_popped_node_changes_nothing(void **state)
 
 static void test_len_counts_push_pop_requeue_remove(void **state)
 {
-	struct xprt_xmitq *q = *state;
+	struct lx_xprt_xmitq *q = *state;
 	struct req r[6];
 
 	for (int i = 0; i < 6; i++)
 		req_init(&r[i], i, (uint64_t)(i % 2), i == 5);
-	assert_int_equal(xprt_xmitq_len(q), 0);
+	assert_int_equal(lx_xprt_xmitq_len(q), 0);
 	for (int i = 0; i < 6; i++) {
 		push_ok(q, &r[i]);
-		assert_int_equal(xprt_xmitq_len(q), i + 1);
+		assert_int_equal(lx_xprt_xmitq_len(q), i + 1);
 	}
-	assert_int_equal(xprt_xmitq_push(q, &r[0].xn), -EINVAL);
-	assert_int_equal(xprt_xmitq_len(q), 6);
-	assert_non_null(xprt_xmitq_peek(q));
-	assert_int_equal(xprt_xmitq_len(q), 6);
-	assert_ptr_equal(xprt_xmitq_pop(q), &r[5].xn);
-	assert_int_equal(xprt_xmitq_len(q), 5);
-	assert_int_equal(xprt_xmitq_requeue(q, &r[5].xn), 0);
-	assert_int_equal(xprt_xmitq_len(q), 6);
-	assert_true(xprt_xmitq_remove(q, &r[2].xn));
-	assert_int_equal(xprt_xmitq_len(q), 5);
-	assert_false(xprt_xmitq_remove(q, &r[2].xn));
-	assert_int_equal(xprt_xmitq_len(q), 5);
+	assert_int_equal(lx_xprt_xmitq_push(q, &r[0].xn), -EINVAL);
+	assert_int_equal(lx_xprt_xmitq_len(q), 6);
+	assert_non_null(lx_xprt_xmitq_peek(q));
+	assert_int_equal(lx_xprt_xmitq_len(q), 6);
+	assert_ptr_equal(lx_xprt_xmitq_pop(q), &r[5].xn);
+	assert_int_equal(lx_xprt_xmitq_len(q), 5);
+	assert_int_equal(lx_xprt_xmitq_requeue(q, &r[5].xn), 0);
+	assert_int_equal(lx_xprt_xmitq_len(q), 6);
+	assert_true(lx_xprt_xmitq_remove(q, &r[2].xn));
+	assert_int_equal(lx_xprt_xmitq_len(q), 5);
+	assert_false(lx_xprt_xmitq_remove(q, &r[2].xn));
+	assert_int_equal(lx_xprt_xmitq_len(q), 5);
 	for (int i = 5; i > 0; i--) {
-		assert_non_null(xprt_xmitq_pop(q));
-		assert_int_equal(xprt_xmitq_len(q), i - 1);
+		assert_non_null(lx_xprt_xmitq_pop(q));
+		assert_int_equal(lx_xprt_xmitq_len(q), i - 1);
 	}
-	assert_null(xprt_xmitq_pop(q));
-	assert_int_equal(xprt_xmitq_len(q), 0);
+	assert_null(lx_xprt_xmitq_pop(q));
+	assert_int_equal(lx_xprt_xmitq_len(q), 0);
 }
 
 /* ---------------------------------------------------------- concurrency */
@@ -597,7 +597,7 @@ static void test_len_counts_push_pop_requeue_remove(void **state)
 enum { PRODUCERS = 4, PER_PRODUCER = 20000 };
 
 struct producer {
-	struct xprt_xmitq *q;
+	struct lx_xprt_xmitq *q;
 	struct req *reqs;
 	int n;
 	atomic_int *failures;
@@ -608,7 +608,7 @@ static void *producer_main(void *arg)
 	struct producer *p = arg;
 
 	for (int i = 0; i < p->n; i++) {
-		if (xprt_xmitq_push(p->q, &p->reqs[i].xn) != 0)
+		if (lx_xprt_xmitq_push(p->q, &p->reqs[i].xn) != 0)
 			atomic_fetch_add(p->failures, 1);
 		if ((i & 63) == 0)
 			sched_yield();
@@ -634,7 +634,7 @@ static struct req *make_producer_reqs(void)
 	return reqs;
 }
 
-static void start_producers(struct xprt_xmitq *q, struct req *reqs,
+static void start_producers(struct lx_xprt_xmitq *q, struct req *reqs,
 			    pthread_t *tids, struct producer *ps,
 			    atomic_int *failures)
 {
@@ -658,7 +658,7 @@ struct tally {
 	int last_credited[PRODUCERS];
 };
 
-static void tally_pop(struct tally *t, struct xprt_xmit_node *n)
+static void tally_pop(struct tally *t, struct lx_xprt_xmit_node *n)
 {
 	struct req *r = req_of(n);
 	int owner = (int)n->owner;
@@ -676,7 +676,7 @@ static void tally_pop(struct tally *t, struct xprt_xmit_node *n)
 
 static void test_concurrent_producers_every_node_popped_once(void **state)
 {
-	struct xprt_xmitq *q = *state;
+	struct lx_xprt_xmitq *q = *state;
 	struct req *reqs = make_producer_reqs();
 	int total = PRODUCERS * PER_PRODUCER;
 	struct tally t = {.count = calloc((size_t)total, sizeof(int))};
@@ -690,7 +690,7 @@ static void test_concurrent_producers_every_node_popped_once(void **state)
 		t.last_uncredited[p] = t.last_credited[p] = -1;
 	start_producers(q, reqs, tids, ps, &failures);
 	while (popped < total) {
-		struct xprt_xmit_node *n = xprt_xmitq_pop(q);
+		struct lx_xprt_xmit_node *n = lx_xprt_xmitq_pop(q);
 
 		if (!n) {
 			sched_yield();
@@ -702,8 +702,8 @@ static void test_concurrent_producers_every_node_popped_once(void **state)
 	for (int p = 0; p < PRODUCERS; p++)
 		pthread_join(tids[p], NULL);
 	assert_int_equal(atomic_load(&failures), 0);
-	assert_null(xprt_xmitq_pop(q));
-	assert_int_equal(xprt_xmitq_len(q), 0);
+	assert_null(lx_xprt_xmitq_pop(q));
+	assert_int_equal(lx_xprt_xmitq_len(q), 0);
 	for (int i = 0; i < total; i++)
 		if (t.count[i] != 1)
 			fail_msg("node %d popped %d times", i, t.count[i]);
@@ -726,7 +726,7 @@ struct loop_req {
 };
 
 struct looper {
-	struct xprt_xmitq *q;
+	struct lx_xprt_xmitq *q;
 	struct loop_req *nodes;
 	atomic_int *failures;
 };
@@ -738,7 +738,7 @@ static void *looper_main(void *arg)
 
 	for (int i = 0; i < LOOP_NODES; i++) {
 		atomic_store(&l->nodes[i].done, 0);
-		if (xprt_xmitq_push(l->q, &l->nodes[i].r.xn))
+		if (lx_xprt_xmitq_push(l->q, &l->nodes[i].r.xn))
 			atomic_fetch_add(l->failures, 1);
 		l->nodes[i].pushes++;
 		pushes++;
@@ -755,7 +755,7 @@ static void *looper_main(void *arg)
 			any = true;
 			atomic_store(&n->done, 0);
 			n->r.xn.credited = (pushes % 5) == 0;
-			if (xprt_xmitq_push(l->q, &n->r.xn))
+			if (lx_xprt_xmitq_push(l->q, &n->r.xn))
 				atomic_fetch_add(l->failures, 1);
 			n->pushes++;
 			if (++pushes == LOOP_NODES * LOOP_ROUNDS)
@@ -769,7 +769,7 @@ static void *looper_main(void *arg)
 
 static void test_closed_loop_repush_every_push_popped_once(void **state)
 {
-	struct xprt_xmitq *q = *state;
+	struct lx_xprt_xmitq *q = *state;
 	struct loop_req *nodes = calloc(PRODUCERS * LOOP_NODES, sizeof(*nodes));
 	struct looper ls[PRODUCERS];
 	pthread_t tids[PRODUCERS];
@@ -786,14 +786,14 @@ static void test_closed_loop_repush_every_push_popped_once(void **state)
 			pthread_create(&tids[p], NULL, looper_main, &ls[p]), 0);
 	}
 	while (popped < total) {
-		struct xprt_xmit_node *n = xprt_xmitq_pop(q);
+		struct lx_xprt_xmit_node *n = lx_xprt_xmitq_pop(q);
 		struct loop_req *lr;
 
 		if (!n) {
 			sched_yield();
 			continue;
 		}
-		lr = xprt_container_of(req_of(n), struct loop_req, r);
+		lr = lx_xprt_container_of(req_of(n), struct loop_req, r);
 		/* Handed back once per push: the done flag must be clear. */
 		if (atomic_load(&lr->done))
 			fail_msg("node %d popped twice for one push", lr->r.id);
@@ -804,7 +804,7 @@ static void test_closed_loop_repush_every_push_popped_once(void **state)
 	for (int p = 0; p < PRODUCERS; p++)
 		pthread_join(tids[p], NULL);
 	assert_int_equal(atomic_load(&failures), 0);
-	assert_null(xprt_xmitq_pop(q));
+	assert_null(lx_xprt_xmitq_pop(q));
 	for (int i = 0; i < PRODUCERS * LOOP_NODES; i++)
 		if (nodes[i].pops != nodes[i].pushes)
 			fail_msg("node %d: %d pushes, %d pops", i,
@@ -820,7 +820,7 @@ static void test_closed_loop_repush_every_push_popped_once(void **state)
  */
 static void test_shutdown_pops_every_queued_node_once(void **state)
 {
-	struct xprt_xmitq *q = *state;
+	struct lx_xprt_xmitq *q = *state;
 	struct req *reqs = make_producer_reqs();
 	int total = PRODUCERS * PER_PRODUCER;
 	int *count = calloc((size_t)total, sizeof(int));
@@ -828,17 +828,17 @@ static void test_shutdown_pops_every_queued_node_once(void **state)
 	struct producer ps[PRODUCERS];
 	atomic_int failures = 0;
 	int taken = 0, removed = 0;
-	struct xprt_xmit_node *n;
+	struct lx_xprt_xmit_node *n;
 
 	assert_non_null(count);
 	start_producers(q, reqs, tids, ps, &failures);
 	/* Busy consumer while producers run: requeue some, remove others. */
 	for (int i = 0; i < total / 4; i++) {
-		n = xprt_xmitq_pop(q);
+		n = lx_xprt_xmitq_pop(q);
 		if (!n)
 			continue;
 		if (i % 3 == 0) {
-			assert_int_equal(xprt_xmitq_requeue(q, n), 0);
+			assert_int_equal(lx_xprt_xmitq_requeue(q, n), 0);
 		} else {
 			count[req_of(n)->id]++;
 			taken++;
@@ -849,16 +849,16 @@ static void test_shutdown_pops_every_queued_node_once(void **state)
 	assert_int_equal(atomic_load(&failures), 0);
 	/* Cancel a few queued nodes the way a shutdown of one job would. */
 	for (int id = 1; id < total; id += 97) {
-		if (xprt_xmitq_remove(q, &reqs[id].xn)) {
+		if (lx_xprt_xmitq_remove(q, &reqs[id].xn)) {
 			count[id]++;
 			removed++;
 		}
 	}
-	assert_int_equal(xprt_xmitq_len(q), total - taken - removed);
-	while ((n = xprt_xmitq_pop(q)) != NULL)
+	assert_int_equal(lx_xprt_xmitq_len(q), total - taken - removed);
+	while ((n = lx_xprt_xmitq_pop(q)) != NULL)
 		count[req_of(n)->id]++;
-	assert_int_equal(xprt_xmitq_len(q), 0);
-	assert_null(xprt_xmitq_peek(q));
+	assert_int_equal(lx_xprt_xmitq_len(q), 0);
+	assert_null(lx_xprt_xmitq_peek(q));
 	for (int i = 0; i < total; i++) {
 		if (count[i] != 1)
 			fail_msg("node %d returned %d times", i, count[i]);

@@ -130,7 +130,7 @@ struct call {
 	size_t bulk_len;
 };
 
-static void t_done(struct xprt_req *req, int status)
+static void t_done(struct lx_xprt_req *req, int status)
 {
 	struct call *c = req->user;
 
@@ -143,7 +143,7 @@ static void t_done(struct xprt_req *req, int status)
 	atomic_fetch_add(&c->done_count, 1);
 }
 
-static int t_place(struct xprt_req *req, size_t have, size_t msg_len)
+static int t_place(struct lx_xprt_req *req, size_t have, size_t msg_len)
 {
 	struct call *c = req->user;
 	const uint8_t *p = req->rbuf->data;
@@ -160,28 +160,28 @@ static int t_place(struct xprt_req *req, size_t have, size_t msg_len)
 	return 0;
 }
 
-static const struct xprt_req_ops t_ops = {.done = t_done};
-static const struct xprt_req_ops t_bulk_ops = {.done = t_done,
-					       .place = t_place};
+static const struct lx_xprt_req_ops t_ops = {.done = t_done};
+static const struct lx_xprt_req_ops t_bulk_ops = {.done = t_done,
+						  .place = t_place};
 
 static struct fakesrv *srv;
 
 static struct xprt *mk_xprt(unsigned int max_reqs, size_t buf_size,
-			    enum xprt_reconnect_policy policy)
+			    enum lx_xprt_reconnect_policy policy)
 {
-	struct xprt_opts o = {0};
+	struct lx_xprt_opts o = {0};
 	struct xprt *x = NULL;
 
-	o.transport = XPRT_TRANSPORT_TCP;
+	o.transport = LX_XPRT_TRANSPORT_TCP;
 	o.host = "127.0.0.1";
 	o.port = fakesrv_port(srv);
-	o.framing = &xprt_framing_rpc;
+	o.framing = &lx_xprt_framing_rpc;
 	o.max_reqs = max_reqs;
 	o.buf_size = buf_size;
 	o.policy = policy;
 	o.reconnect_min_ms = 10;
 	o.reconnect_max_ms = 50;
-	assert_int_equal(xprt_create(&x, &o), 0);
+	assert_int_equal(lx_xprt_create(&x, &o), 0);
 	return x;
 }
 
@@ -200,14 +200,14 @@ static int teardown(void **state)
 	return 0;
 }
 
-static struct xprt_req *mk_req(struct xprt *x, struct call *c, uint32_t key,
-			       uint32_t cmd, uint32_t arg, size_t payload)
+static struct lx_xprt_req *mk_req(struct xprt *x, struct call *c, uint32_t key,
+				  uint32_t cmd, uint32_t arg, size_t payload)
 {
-	struct xprt_req *req;
+	struct lx_xprt_req *req;
 	uint8_t *p;
 	size_t i;
 
-	assert_int_equal(xprt_req_alloc(x, 0, &req), 0);
+	assert_int_equal(lx_xprt_req_alloc(x, 0, &req), 0);
 	p = req->sbuf->data;
 	fs_put_be32(p, key);
 	fs_put_be32(p + 4, cmd);
@@ -221,21 +221,21 @@ static struct xprt_req *mk_req(struct xprt *x, struct call *c, uint32_t key,
 	return req;
 }
 
-static void wait_done(struct xprt_req *req)
+static void wait_done(struct lx_xprt_req *req)
 {
-	assert_int_equal(xprt_req_done_wait(req, 10000000000ll), 0);
+	assert_int_equal(lx_xprt_req_done_wait(req, 10000000000ll), 0);
 }
 
 static void test_echo_round_trip(void **state)
 {
-	struct xprt *x = mk_xprt(8, 4096, XPRT_RESEND);
-	struct xprt_req *req;
+	struct xprt *x = mk_xprt(8, 4096, LX_XPRT_RESEND);
+	struct lx_xprt_req *req;
 	struct call c;
-	struct xprt_stats st;
+	struct lx_xprt_stats st;
 
 	(void)state;
 	req = mk_req(x, &c, 0x1234, CMD_ECHO, 7, 20);
-	assert_int_equal(xprt_req_submit(req, 0x1234), 0);
+	assert_int_equal(lx_xprt_req_submit(req, 0x1234), 0);
 	wait_done(req);
 	assert_int_equal(atomic_load(&c.done_count), 1);
 	assert_int_equal(c.status, 0);
@@ -243,75 +243,75 @@ static void test_echo_round_trip(void **state)
 	assert_int_equal(fs_get_be32(c.reply), 0x1234);
 	assert_int_equal(fs_get_be32(c.reply + 8), 7);
 	assert_int_equal(c.reply[31], (uint8_t)(0x1234 + 19));
-	assert_int_equal(xprt_req_put(req), 0);
-	xprt_get_stats(x, &st);
+	assert_int_equal(lx_xprt_req_put(req), 0);
+	lx_xprt_get_stats(x, &st);
 	assert_int_equal(st.submitted, 1);
 	assert_int_equal(st.completed, 1);
 	assert_int_equal(st.replies, 1);
-	xprt_destroy(x);
+	lx_xprt_destroy(x);
 }
 
 static void test_submit_validation(void **state)
 {
-	struct xprt *x = mk_xprt(4, 4096, XPRT_RESEND);
-	struct xprt_req *req, *req2;
+	struct xprt *x = mk_xprt(4, 4096, LX_XPRT_RESEND);
+	struct lx_xprt_req *req, *req2;
 	struct call c, c2;
 
 	(void)state;
 	req = mk_req(x, &c, 1, CMD_ECHO, 0, 0);
 	req->ops = NULL;
-	assert_int_equal(xprt_req_submit(req, 1), -EINVAL);
+	assert_int_equal(lx_xprt_req_submit(req, 1), -EINVAL);
 	req->ops = &t_ops;
 	req->sbuf->len = 0;
-	assert_int_equal(xprt_req_submit(req, 1), -EINVAL);
+	assert_int_equal(lx_xprt_req_submit(req, 1), -EINVAL);
 	req->sbuf->len = 12;
-	assert_int_equal(xprt_req_submit(req, 1), 0);
+	assert_int_equal(lx_xprt_req_submit(req, 1), 0);
 	/* submitted twice */
-	assert_int_equal(xprt_req_submit(req, 1), -EINVAL);
+	assert_int_equal(lx_xprt_req_submit(req, 1), -EINVAL);
 	/* a second request with the same key while the first is in flight */
 	req2 = mk_req(x, &c2, 1, CMD_ECHO, 0, 0);
 	wait_done(req);
-	assert_int_equal(xprt_req_submit(req2, 1), 0);
+	assert_int_equal(lx_xprt_req_submit(req2, 1), 0);
 	wait_done(req2);
-	assert_int_equal(xprt_req_put(req), 0);
-	assert_int_equal(xprt_req_put(req), -EINVAL); /* double put */
-	assert_int_equal(xprt_req_put(req2), 0);
+	assert_int_equal(lx_xprt_req_put(req), 0);
+	assert_int_equal(lx_xprt_req_put(req), -EINVAL); /* double put */
+	assert_int_equal(lx_xprt_req_put(req2), 0);
 	/* bad create options */
 	{
-		struct xprt_opts o = {0};
+		struct lx_xprt_opts o = {0};
 		struct xprt *y;
 
-		assert_int_equal(xprt_create(&y, &o), -EINVAL);
+		assert_int_equal(lx_xprt_create(&y, &o), -EINVAL);
 		o.host = "127.0.0.1";
 		o.port = fakesrv_port(srv);
-		assert_int_equal(xprt_create(&y, &o), -EINVAL); /* framing */
-		o.framing = &xprt_framing_rpc;
+		assert_int_equal(lx_xprt_create(&y, &o), -EINVAL); /* framing */
+		o.framing = &lx_xprt_framing_rpc;
 		o.max_reqs = 70000;
-		assert_int_equal(xprt_create(&y, &o), -EINVAL);
+		assert_int_equal(lx_xprt_create(&y, &o), -EINVAL);
 		o.max_reqs = 4;
 		o.host = "no-such-host.invalid";
-		assert_int_equal(xprt_create(&y, &o), -ENOENT);
+		assert_int_equal(lx_xprt_create(&y, &o), -ENOENT);
 	}
-	xprt_destroy(x);
+	lx_xprt_destroy(x);
 }
 
 static void test_duplicate_key_rejected(void **state)
 {
-	struct xprt *x = mk_xprt(4, 4096, XPRT_RESEND);
-	struct xprt_req *a, *b;
+	struct xprt *x = mk_xprt(4, 4096, LX_XPRT_RESEND);
+	struct lx_xprt_req *a, *b;
 	struct call ca, cb;
 
 	(void)state;
 	a = mk_req(x, &ca, 77, CMD_SLOW, 200, 0);
 	b = mk_req(x, &cb, 77, CMD_ECHO, 0, 0);
-	assert_int_equal(xprt_req_submit(a, 77), 0);
-	assert_int_equal(xprt_req_submit(b, 77), -EEXIST);
+	assert_int_equal(lx_xprt_req_submit(a, 77), 0);
+	assert_int_equal(lx_xprt_req_submit(b, 77), -EEXIST);
 	wait_done(a);
 	assert_int_equal(ca.status, 0);
 	assert_int_equal(atomic_load(&cb.done_count), 0);
-	xprt_req_put(a);
-	xprt_req_put(b);
-	xprt_destroy(x);
+	lx_xprt_req_put(a);
+	lx_xprt_req_put(b);
+	lx_xprt_destroy(x);
 }
 
 struct pipe_arg {
@@ -323,7 +323,7 @@ struct pipe_arg {
 static void *pipe_thread(void *p)
 {
 	struct pipe_arg *pa = p;
-	struct xprt_req *reqs[8];
+	struct lx_xprt_req *reqs[8];
 	struct call calls[8];
 	unsigned int round, i;
 
@@ -333,7 +333,7 @@ static void *pipe_thread(void *p)
 
 			reqs[i] = mk_req(pa->x, &calls[i], key, CMD_ECHO, i,
 					 i * 3);
-			assert_int_equal(xprt_req_submit(reqs[i], key), 0);
+			assert_int_equal(lx_xprt_req_submit(reqs[i], key), 0);
 		}
 		for (i = 0; i < 8; i++) {
 			uint32_t key = pa->id << 24 | round << 8 | i;
@@ -344,7 +344,7 @@ static void *pipe_thread(void *p)
 			    fs_get_be32(calls[i].reply) == key &&
 			    calls[i].rlen == 12 + i * 3)
 				atomic_fetch_add(pa->ok, 1);
-			xprt_req_put(reqs[i]);
+			lx_xprt_req_put(reqs[i]);
 		}
 	}
 	return NULL;
@@ -353,11 +353,11 @@ static void *pipe_thread(void *p)
 /* 64 calls in flight from 8 threads on one connection */
 static void test_pipelining_8_threads(void **state)
 {
-	struct xprt *x = mk_xprt(64, 4096, XPRT_RESEND);
+	struct xprt *x = mk_xprt(64, 4096, LX_XPRT_RESEND);
 	struct pipe_arg pa[8];
 	pthread_t th[8];
 	atomic_uint ok = 0;
-	struct xprt_stats st;
+	struct lx_xprt_stats st;
 	unsigned int i;
 
 	(void)state;
@@ -368,11 +368,11 @@ static void test_pipelining_8_threads(void **state)
 	for (i = 0; i < 8; i++)
 		pthread_join(th[i], NULL);
 	assert_int_equal(atomic_load(&ok), 8 * 50 * 8);
-	xprt_get_stats(x, &st);
+	lx_xprt_get_stats(x, &st);
 	assert_int_equal(st.completed, 8 * 50 * 8);
 	assert_int_equal(st.bad_keys, 0);
 	assert_int_equal(fakesrv_conns(srv), 1);
-	xprt_destroy(x);
+	lx_xprt_destroy(x);
 }
 
 struct mixed_arg {
@@ -385,7 +385,7 @@ struct mixed_arg {
 static void *mixed_thread(void *p)
 {
 	struct mixed_arg *ma = p;
-	struct xprt_req *req;
+	struct lx_xprt_req *req;
 	struct call c;
 	unsigned int i;
 
@@ -397,11 +397,11 @@ static void *mixed_thread(void *p)
 		/* sync callers may receive for everybody; the others
 		 * leave it to the receive thread (or to a sync caller) */
 		req->will_wait = ma->sync;
-		assert_int_equal(xprt_req_submit(req, key), 0);
+		assert_int_equal(lx_xprt_req_submit(req, key), 0);
 		wait_done(req);
 		if (c.status == 0 && fs_get_be32(c.reply) == key)
 			atomic_fetch_add(ma->ok, 1);
-		xprt_req_put(req);
+		lx_xprt_req_put(req);
 	}
 	return NULL;
 }
@@ -413,7 +413,7 @@ static void *mixed_thread(void *p)
  */
 static void test_mixed_sync_and_async_waiters(void **state)
 {
-	struct xprt *x = mk_xprt(64, 4096, XPRT_RESEND);
+	struct xprt *x = mk_xprt(64, 4096, LX_XPRT_RESEND);
 	struct mixed_arg ma[6];
 	pthread_t th[6];
 	atomic_uint ok = 0;
@@ -427,15 +427,15 @@ static void test_mixed_sync_and_async_waiters(void **state)
 	for (i = 0; i < 6; i++)
 		pthread_join(th[i], NULL);
 	assert_int_equal(atomic_load(&ok), 6 * 1500);
-	xprt_destroy(x);
+	lx_xprt_destroy(x);
 }
 
 static void run_bulk(struct xprt *x, uint32_t len)
 {
-	struct xprt_req *req;
+	struct lx_xprt_req *req;
 	struct call c;
 	uint8_t *buf = malloc(len + 64);
-	struct xprt_iter it;
+	struct lx_xprt_iter it;
 	struct iovec iov[3];
 	uint32_t i;
 
@@ -448,9 +448,9 @@ static void run_bulk(struct xprt *x, uint32_t len)
 	req = mk_req(x, &c, 900 + len, CMD_BULK, len, 0);
 	c.bulk_len = len;
 	req->ops = &t_bulk_ops;
-	assert_int_equal(xprt_iter_iovec(&it, iov, 3, len), 0);
+	assert_int_equal(lx_xprt_iter_iovec(&it, iov, 3, len), 0);
 	req->rx_data = it;
-	assert_int_equal(xprt_req_submit(req, 900 + len), 0);
+	assert_int_equal(lx_xprt_req_submit(req, 900 + len), 0);
 	wait_done(req);
 	assert_int_equal(c.status, 0);
 	/* header and trailer in rbuf, data in place */
@@ -464,32 +464,32 @@ static void run_bulk(struct xprt *x, uint32_t len)
 	/* never a byte past the caller's buffer */
 	for (i = len; i < len + 64; i++)
 		assert_int_equal(buf[i], 0xCC);
-	xprt_req_put(req);
+	lx_xprt_req_put(req);
 	free(buf);
 }
 
 static void test_bulk_placement(void **state)
 {
-	struct xprt *x = mk_xprt(4, 4096, XPRT_RESEND);
-	struct xprt_stats st;
+	struct xprt *x = mk_xprt(4, 4096, LX_XPRT_RESEND);
+	struct lx_xprt_stats st;
 
 	(void)state;
 	run_bulk(x, 100);	      /* staged path */
 	run_bulk(x, 3000);	      /* larger than half the buffer */
 	run_bulk(x, 1u << 20);	      /* mostly direct reads */
 	run_bulk(x, (1u << 20) + 13); /* odd size */
-	xprt_get_stats(x, &st);
+	lx_xprt_get_stats(x, &st);
 	assert_true(st.direct_rx_bytes > 0);
-	xprt_destroy(x);
+	lx_xprt_destroy(x);
 }
 
 static void test_bulk_overflow_refused(void **state)
 {
-	struct xprt *x = mk_xprt(4, 4096, XPRT_RESEND);
-	struct xprt_req *req;
+	struct xprt *x = mk_xprt(4, 4096, LX_XPRT_RESEND);
+	struct lx_xprt_req *req;
 	struct call c;
 	uint8_t buf[128];
-	struct xprt_iter it;
+	struct lx_xprt_iter it;
 	struct iovec iov = {buf, sizeof(buf)};
 
 	(void)state;
@@ -497,95 +497,95 @@ static void test_bulk_overflow_refused(void **state)
 	req = mk_req(x, &c, 4242, CMD_BULK, 5000, 0);
 	c.bulk_len = sizeof(buf);
 	req->ops = &t_bulk_ops;
-	xprt_iter_iovec(&it, &iov, 1, sizeof(buf));
+	lx_xprt_iter_iovec(&it, &iov, 1, sizeof(buf));
 	req->rx_data = it;
-	assert_int_equal(xprt_req_submit(req, 4242), 0);
+	assert_int_equal(lx_xprt_req_submit(req, 4242), 0);
 	wait_done(req);
 	assert_int_equal(c.status, -EOVERFLOW);
-	xprt_req_put(req);
+	lx_xprt_req_put(req);
 	/* the stream is still in step */
 	req = mk_req(x, &c, 4243, CMD_ECHO, 1, 0);
-	assert_int_equal(xprt_req_submit(req, 4243), 0);
+	assert_int_equal(lx_xprt_req_submit(req, 4243), 0);
 	wait_done(req);
 	assert_int_equal(c.status, 0);
-	xprt_req_put(req);
-	xprt_destroy(x);
+	lx_xprt_req_put(req);
+	lx_xprt_destroy(x);
 }
 
 static void test_multi_fragment_reply(void **state)
 {
-	struct xprt *x = mk_xprt(4, 4096, XPRT_RESEND);
-	struct xprt_req *req;
+	struct xprt *x = mk_xprt(4, 4096, LX_XPRT_RESEND);
+	struct lx_xprt_req *req;
 	struct call c;
 
 	(void)state;
 	req = mk_req(x, &c, 31337, CMD_FRAGS, 5, 40);
-	assert_int_equal(xprt_req_submit(req, 31337), 0);
+	assert_int_equal(lx_xprt_req_submit(req, 31337), 0);
 	wait_done(req);
 	assert_int_equal(c.status, 0);
 	assert_int_equal(c.rlen, 52);
 	assert_int_equal(fs_get_be32(c.reply), 31337);
 	assert_int_equal(fs_get_be32(c.reply + 4), CMD_FRAGS);
 	assert_int_equal(c.reply[51], (uint8_t)(31337 + 39));
-	xprt_req_put(req);
-	xprt_destroy(x);
+	lx_xprt_req_put(req);
+	lx_xprt_destroy(x);
 }
 
 static void test_unknown_and_duplicate_replies(void **state)
 {
-	struct xprt *x = mk_xprt(4, 4096, XPRT_RESEND);
-	struct xprt_req *req;
-	struct xprt_stats st;
+	struct xprt *x = mk_xprt(4, 4096, LX_XPRT_RESEND);
+	struct lx_xprt_req *req;
+	struct lx_xprt_stats st;
 	struct call c;
 
 	(void)state;
 	req = mk_req(x, &c, 50, CMD_UNKNOWN, 0, 4);
-	assert_int_equal(xprt_req_submit(req, 50), 0);
+	assert_int_equal(lx_xprt_req_submit(req, 50), 0);
 	wait_done(req);
 	assert_int_equal(c.status, 0);
 	assert_int_equal(fs_get_be32(c.reply), 50);
-	xprt_req_put(req);
+	lx_xprt_req_put(req);
 	req = mk_req(x, &c, 51, CMD_DUP, 0, 4);
-	assert_int_equal(xprt_req_submit(req, 51), 0);
+	assert_int_equal(lx_xprt_req_submit(req, 51), 0);
 	wait_done(req);
 	assert_int_equal(atomic_load(&c.done_count), 1);
-	xprt_req_put(req);
+	lx_xprt_req_put(req);
 	/* a follow-up call proves the duplicate was consumed cleanly */
 	req = mk_req(x, &c, 52, CMD_ECHO, 0, 0);
-	assert_int_equal(xprt_req_submit(req, 52), 0);
+	assert_int_equal(lx_xprt_req_submit(req, 52), 0);
 	wait_done(req);
 	assert_int_equal(c.status, 0);
-	xprt_req_put(req);
-	xprt_get_stats(x, &st);
+	lx_xprt_req_put(req);
+	lx_xprt_get_stats(x, &st);
 	assert_int_equal(st.bad_keys, 2); /* key 1050 and the duplicate */
 	assert_int_equal(st.completed, 3);
-	xprt_destroy(x);
+	lx_xprt_destroy(x);
 }
 
 static void test_reply_too_big(void **state)
 {
-	struct xprt *x = mk_xprt(4, 1024, XPRT_RESEND);
-	struct xprt_req *req;
+	struct xprt *x = mk_xprt(4, 1024, LX_XPRT_RESEND);
+	struct lx_xprt_req *req;
 	struct call c;
 
 	(void)state;
 	req = mk_req(x, &c, 60, CMD_BIG, 5000, 0);
-	assert_int_equal(xprt_req_submit(req, 60), 0);
+	assert_int_equal(lx_xprt_req_submit(req, 60), 0);
 	wait_done(req);
 	assert_int_equal(c.status, -EMSGSIZE);
-	xprt_req_put(req);
+	lx_xprt_req_put(req);
 	req = mk_req(x, &c, 61, CMD_ECHO, 0, 0);
-	assert_int_equal(xprt_req_submit(req, 61), 0);
+	assert_int_equal(lx_xprt_req_submit(req, 61), 0);
 	wait_done(req);
 	assert_int_equal(c.status, 0);
-	xprt_req_put(req);
-	xprt_destroy(x);
+	lx_xprt_req_put(req);
+	lx_xprt_destroy(x);
 }
 
 static void test_timeout_and_cancel(void **state)
 {
-	struct xprt *x = mk_xprt(4, 4096, XPRT_RESEND);
-	struct xprt_req *req;
+	struct xprt *x = mk_xprt(4, 4096, LX_XPRT_RESEND);
+	struct lx_xprt_req *req;
 	struct call c;
 	uint64_t t0;
 
@@ -593,124 +593,124 @@ static void test_timeout_and_cancel(void **state)
 	req = mk_req(x, &c, 70, CMD_SILENT, 0, 0);
 	req->timeout_ns = 50000000; /* 50 ms, armed by the submit */
 	t0 = (uint64_t)time(NULL);
-	assert_int_equal(xprt_req_submit(req, 70), 0);
+	assert_int_equal(lx_xprt_req_submit(req, 70), 0);
 	wait_done(req);
 	assert_int_equal(c.status, -ETIMEDOUT);
 	assert_true((uint64_t)time(NULL) - t0 < 5);
-	assert_int_equal(xprt_req_cancel(req), -EINVAL); /* finished */
-	xprt_req_put(req);
+	assert_int_equal(lx_xprt_req_cancel(req), -EINVAL); /* finished */
+	lx_xprt_req_put(req);
 
 	req = mk_req(x, &c, 71, CMD_SLOW, 100, 0);
-	assert_int_equal(xprt_req_submit(req, 71), 0);
-	assert_int_equal(xprt_req_cancel(req), 0);
+	assert_int_equal(lx_xprt_req_submit(req, 71), 0);
+	assert_int_equal(lx_xprt_req_cancel(req), 0);
 	wait_done(req);
 	assert_int_equal(c.status, -ECANCELED);
 	assert_int_equal(atomic_load(&c.done_count), 1);
-	xprt_req_put(req);
+	lx_xprt_req_put(req);
 	usleep(200000); /* the late reply arrives and is dropped */
 	req = mk_req(x, &c, 72, CMD_ECHO, 0, 0);
-	assert_int_equal(xprt_req_submit(req, 72), 0);
+	assert_int_equal(lx_xprt_req_submit(req, 72), 0);
 	wait_done(req);
 	assert_int_equal(c.status, 0);
-	xprt_req_put(req);
-	xprt_destroy(x);
+	lx_xprt_req_put(req);
+	lx_xprt_destroy(x);
 }
 
 static void test_reconnect_resends(void **state)
 {
-	struct xprt *x = mk_xprt(4, 4096, XPRT_RESEND);
-	struct xprt_req *req;
+	struct xprt *x = mk_xprt(4, 4096, LX_XPRT_RESEND);
+	struct lx_xprt_req *req;
 	struct call c;
 
 	(void)state;
-	assert_int_equal(xprt_connect_cookie(x), 1);
+	assert_int_equal(lx_xprt_connect_cookie(x), 1);
 	req = mk_req(x, &c, 80, CMD_DROP1, 0, 0);
-	assert_int_equal(xprt_req_submit(req, 80), 0);
+	assert_int_equal(lx_xprt_req_submit(req, 80), 0);
 	wait_done(req);
 	assert_int_equal(c.status, 0);
 	assert_int_equal(atomic_load(&c.done_count), 1);
 	assert_int_equal(fs_get_be32(c.reply), 80);
-	assert_true(xprt_connect_cookie(x) >= 2);
-	assert_int_equal(xprt_req_cookie(req), xprt_connect_cookie(x));
-	xprt_req_put(req);
-	xprt_destroy(x);
+	assert_true(lx_xprt_connect_cookie(x) >= 2);
+	assert_int_equal(lx_xprt_req_cookie(req), lx_xprt_connect_cookie(x));
+	lx_xprt_req_put(req);
+	lx_xprt_destroy(x);
 }
 
 static void test_fail_policy(void **state)
 {
-	struct xprt *x = mk_xprt(4, 4096, XPRT_FAIL);
-	struct xprt_req *req;
+	struct xprt *x = mk_xprt(4, 4096, LX_XPRT_FAIL);
+	struct lx_xprt_req *req;
 	struct call c;
 
 	(void)state;
 	req = mk_req(x, &c, 90, CMD_DROP1, 0, 0);
-	assert_int_equal(xprt_req_submit(req, 90), 0);
+	assert_int_equal(lx_xprt_req_submit(req, 90), 0);
 	wait_done(req);
 	assert_int_equal(c.status, -ECONNRESET);
-	xprt_req_put(req);
+	lx_xprt_req_put(req);
 	/* the session is over */
-	for (int i = 0; i < 100 && xprt_state(x) != XPRT_CLOSED; i++)
+	for (int i = 0; i < 100 && lx_xprt_state(x) != LX_XPRT_CLOSED; i++)
 		usleep(10000);
-	assert_int_equal(xprt_state(x), XPRT_CLOSED);
+	assert_int_equal(lx_xprt_state(x), LX_XPRT_CLOSED);
 	req = mk_req(x, &c, 91, CMD_ECHO, 0, 0);
-	assert_int_equal(xprt_req_submit(req, 91), -ESHUTDOWN);
-	xprt_req_put(req);
-	xprt_destroy(x);
+	assert_int_equal(lx_xprt_req_submit(req, 91), -ESHUTDOWN);
+	lx_xprt_req_put(req);
+	lx_xprt_destroy(x);
 }
 
 static void test_huge_fragment_drops_connection(void **state)
 {
-	struct xprt *x = mk_xprt(4, 4096, XPRT_RESEND);
-	struct xprt_req *req;
-	struct xprt_stats st;
+	struct xprt *x = mk_xprt(4, 4096, LX_XPRT_RESEND);
+	struct lx_xprt_req *req;
+	struct lx_xprt_stats st;
 	struct call c;
 
 	(void)state;
 	req = mk_req(x, &c, 100, CMD_HUGEFRAG, 0, 0);
-	assert_int_equal(xprt_req_submit(req, 100), 0);
+	assert_int_equal(lx_xprt_req_submit(req, 100), 0);
 	/* it is resent after each reconnect and answered the same way: the
 	 * caller's timer ends it */
-	xprt_req_set_timer(req, 300000000);
+	lx_xprt_req_set_timer(req, 300000000);
 	wait_done(req);
 	assert_int_equal(c.status, -ETIMEDOUT);
-	xprt_req_put(req);
-	xprt_get_stats(x, &st);
+	lx_xprt_req_put(req);
+	lx_xprt_get_stats(x, &st);
 	assert_true(st.disconnects >= 1);
-	xprt_destroy(x);
+	lx_xprt_destroy(x);
 }
 
 static void test_server_restart(void **state)
 {
-	struct xprt *x = mk_xprt(8, 4096, XPRT_RESEND);
-	struct xprt_req *req;
+	struct xprt *x = mk_xprt(8, 4096, LX_XPRT_RESEND);
+	struct lx_xprt_req *req;
 	struct call c;
 
 	(void)state;
 	fakesrv_pause(srv);
 	req = mk_req(x, &c, 110, CMD_ECHO, 0, 0);
-	assert_int_equal(xprt_req_submit(req, 110), 0);
+	assert_int_equal(lx_xprt_req_submit(req, 110), 0);
 	usleep(150000);
 	assert_int_equal(atomic_load(&c.done_count), 0);
 	assert_int_equal(fakesrv_resume(srv), 0);
 	wait_done(req);
 	assert_int_equal(c.status, 0);
 	assert_int_equal(atomic_load(&c.done_count), 1);
-	xprt_req_put(req);
-	xprt_destroy(x);
+	lx_xprt_req_put(req);
+	lx_xprt_destroy(x);
 }
 
 static void test_destroy_fails_in_flight(void **state)
 {
-	struct xprt *x = mk_xprt(4, 4096, XPRT_RESEND);
-	struct xprt_req *req;
+	struct xprt *x = mk_xprt(4, 4096, LX_XPRT_RESEND);
+	struct lx_xprt_req *req;
 	struct call c;
 
 	(void)state;
 	req = mk_req(x, &c, 120, CMD_SILENT, 0, 0);
-	assert_int_equal(xprt_req_submit(req, 120), 0);
+	assert_int_equal(lx_xprt_req_submit(req, 120), 0);
 	/* async style: the protocol puts its reference from done() */
-	xprt_req_put(req);
-	xprt_destroy(x);
+	lx_xprt_req_put(req);
+	lx_xprt_destroy(x);
 	assert_int_equal(atomic_load(&c.done_count), 1);
 	assert_int_equal(c.status, -ESHUTDOWN);
 }
@@ -718,23 +718,23 @@ static void test_destroy_fails_in_flight(void **state)
 static void test_9p_framing(void **state)
 {
 	struct fakesrv *s9;
-	struct xprt_opts o = {0};
+	struct lx_xprt_opts o = {0};
 	struct xprt *x;
-	struct xprt_req *req;
+	struct lx_xprt_req *req;
 	struct call c;
 	uint8_t *p;
 
 	(void)state;
 	assert_int_equal(fakesrv_start(&s9, false, srv_fn, &srv_state), 0);
-	o.transport = XPRT_TRANSPORT_TCP;
+	o.transport = LX_XPRT_TRANSPORT_TCP;
 	o.host = "127.0.0.1";
 	o.port = fakesrv_port(s9);
-	o.framing = &xprt_framing_9p;
+	o.framing = &lx_xprt_framing_9p;
 	o.max_reqs = 4;
 	o.buf_size = 4096;
-	o.policy = XPRT_FAIL;
-	assert_int_equal(xprt_create(&x, &o), 0);
-	assert_int_equal(xprt_req_alloc(x, 0, &req), 0);
+	o.policy = LX_XPRT_FAIL;
+	assert_int_equal(lx_xprt_create(&x, &o), 0);
+	assert_int_equal(lx_xprt_req_alloc(x, 0, &req), 0);
 	memset(&c, 0, sizeof(c));
 	p = req->sbuf->data;
 	/* size[4] type[1] tag[2] then echo-ignored bytes */
@@ -746,14 +746,14 @@ static void test_9p_framing(void **state)
 	req->sbuf->len = 19;
 	req->ops = &t_ops;
 	req->user = &c;
-	assert_int_equal(xprt_req_submit(req, req->slot), 0);
+	assert_int_equal(lx_xprt_req_submit(req, req->slot), 0);
 	wait_done(req);
 	assert_int_equal(c.status, 0);
 	assert_int_equal(c.rlen, 19);
 	assert_int_equal(fs_get_le32(c.reply), 19);
 	assert_int_equal(c.reply[18], 0xAB);
-	xprt_req_put(req);
-	xprt_destroy(x);
+	lx_xprt_req_put(req);
+	lx_xprt_destroy(x);
 	fakesrv_stop(s9);
 }
 
@@ -764,20 +764,20 @@ static void test_framing_ops(void **state)
 	bool last;
 
 	(void)state;
-	assert_int_equal(xprt_framing_rpc.encode(hdr, 300), 4);
+	assert_int_equal(lx_xprt_framing_rpc.encode(hdr, 300), 4);
 	assert_int_equal(hdr[0], 0x80);
-	assert_int_equal(xprt_framing_rpc.decode(hdr, &len, &last), 0);
+	assert_int_equal(lx_xprt_framing_rpc.decode(hdr, &len, &last), 0);
 	assert_int_equal(len, 300);
 	assert_true(last);
 	hdr[0] = 0x00;
-	xprt_framing_rpc.decode(hdr, &len, &last);
+	lx_xprt_framing_rpc.decode(hdr, &len, &last);
 	assert_false(last);
 	fs_put_le32(hdr, 6); /* smaller than a 9P header */
-	assert_int_equal(xprt_framing_9p.decode(hdr, &len, &last), -EBADMSG);
+	assert_int_equal(lx_xprt_framing_9p.decode(hdr, &len, &last), -EBADMSG);
 	fs_put_le32(hdr, 11);
-	assert_int_equal(xprt_framing_9p.decode(hdr, &len, &last), 0);
+	assert_int_equal(lx_xprt_framing_9p.decode(hdr, &len, &last), 0);
 	assert_int_equal(len, 7);
-	assert_int_equal(xprt_framing_9p.encode(hdr, 11), 0);
+	assert_int_equal(lx_xprt_framing_9p.encode(hdr, 11), 0);
 }
 
 int main(void)

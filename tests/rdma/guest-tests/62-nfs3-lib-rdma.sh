@@ -1,11 +1,11 @@
 #!/bin/sh
 # budget: 180
-# The NFSv3 client library over RPC-over-RDMA (nfs3_mount with transport
+# The NFSv3 client library over RPC-over-RDMA (lx_nfs3_mount with transport
 # RDMA: MOUNT over TCP, NFS over RDMA on 20049) against the kernel nfsd,
 # checked against the export on the guest's disk (tests/rdma/nfs3_lib_rdma):
 # every NFSv3 procedure and the errors a client must tell apart, every
-# MOUNT procedure, the async forms, 8 MiB through nfs3_file_pwrite (Read
-# chunks) and nfs3_file_pread (Write chunks) compared with the file on
+# MOUNT procedure, the async forms, 8 MiB through lx_nfs3_file_pwrite (Read
+# chunks) and lx_nfs3_file_pread (Write chunks) compared with the file on
 # disk, a small READ inline, READDIRPLUS and READDIR of 2000 entries
 # (Reply chunks; names, inode numbers, sizes and modes compared with
 # stat(2)).  Then nfs3-bench --transport rdma --verify on a file large

@@ -1,9 +1,9 @@
 #!/bin/sh
 # budget: 150
-# The 9P client library over RDMA (p9_connect with transport RDMA) through
+# The 9P client library over RDMA (lx_p9_connect with transport RDMA) through
 # tests/rdma/p9relay in front of diod, checked against diod's files on the
 # guest's disk (tests/rdma/p9_lib_rdma): one call of every kind diod
-# serves, p9_pwrite/p9_pread of 4 MiB (the file on disk compared), 4 KiB
+# serves, lx_p9_pwrite/lx_p9_pread of 4 MiB (the file on disk compared), 4 KiB
 # reads 16 in flight, READDIR of 500 entries (inode numbers compared),
 # removal; then a session where the server lowers msize (the client swaps
 # its RDMA-registered pool after Tversion); then, through a relay that
