@@ -185,12 +185,6 @@ static inline struct lx_nfs3_ctx *lx_nfs3_call_ctx(struct lx_nfs3_call *call)
 	return &((struct lx_nfs3_call_priv *)(void *)call->priv_)->ctx;
 }
 
-static inline uint32_t get_be32_(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | p[3];
-}
-
 int lx_nfs3_name_ok(const char *name);
 int lx_nfs3_fh_ok(const struct lx_nfs3_fh *fh);
 

@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "nfs3_int.h"
+#include "xprt/byteorder.h"
 #include "xprt/util.h"
 
 /* ------------------------------------------------------------ primitives */
@@ -397,17 +398,17 @@ int lx_nfs3_read_place(void *arg, const uint8_t *b, size_t have, size_t *off,
 
 	if (have < 8)
 		return 8;
-	if (get_be32_(b) != LX_NFS3_OK) {
+	if (lx_xprt_get_be32(b) != LX_NFS3_OK) {
 		*len = 0;
 		return 0;
 	}
-	follows = get_be32_(b + 4);
+	follows = lx_xprt_get_be32(b + 4);
 	if (follows > 1)
 		return -EBADMSG;
 	need = 8 + (follows ? LX_NFS3_FATTR_XDR : 0) + 12;
 	if (have < need)
 		return (int)need;
-	n = get_be32_(b + need - 4);
+	n = lx_xprt_get_be32(b + need - 4);
 	if (n > c->u.rd.max) {
 		c->err = -EOVERFLOW;
 		return -EOVERFLOW;

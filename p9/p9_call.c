@@ -26,33 +26,8 @@
 #include <string.h>
 
 #include "p9_int.h"
+#include "xprt/byteorder.h"
 #include "xprt/util.h"
-
-static void put_le16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-}
-
-static void put_le32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-	p[2] = (uint8_t)(v >> 16);
-	p[3] = (uint8_t)(v >> 24);
-}
-
-static void put_le64(uint8_t *p, uint64_t v)
-{
-	put_le32(p, (uint32_t)v);
-	put_le32(p + 4, (uint32_t)(v >> 32));
-}
-
-static uint32_t get_le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
 
 /* Mark first, drop the connection after: a caller woken by the call we
  * complete in between must already see the session as gone. */
@@ -135,7 +110,7 @@ int lx_p9_encode_req(struct lx_xprt_req *req, const struct lx_p9_fcall *tx,
 	total = len + (write ? tx->u.twrite.count : 0);
 	if (total > c->msize)
 		return -EMSGSIZE;
-	put_le16((uint8_t *)req->sbuf->data + 5, tag);
+	lx_xprt_put_le16((uint8_t *)req->sbuf->data + 5, tag);
 	req->sbuf->len = (uint32_t)len;
 	if (write && tx->u.twrite.count)
 		return lx_xprt_req_add_seg(req, tx->u.twrite.data,
@@ -283,7 +258,7 @@ static int lx_p9_place(struct lx_xprt_req *req, size_t have, size_t msg_len)
 		return 0; /* all into rbuf; done() judges it */
 	if (have < LX_P9_RREAD_HDR)
 		return LX_P9_RREAD_HDR;
-	count = get_le32(p + 7);
+	count = lx_xprt_get_le32(p + 7);
 	if (count > pc->want)
 		return -EPROTO; /* never write past the caller's buffer */
 	if (LX_P9_RREAD_HDR + (size_t)count != msg_len)
@@ -313,8 +288,8 @@ static int lx_p9_parse(struct lx_xprt_req *req, struct lx_p9_call *pc)
 		if (req->rlen != LX_P9_RREAD_HDR)
 			return -EBADMSG;
 		rx->type = p[4];
-		rx->tag = (uint16_t)(p[5] | p[6] << 8);
-		rx->u.rread.count = get_le32(p + 7);
+		rx->tag = lx_xprt_get_le16(p + 5);
+		rx->u.rread.count = lx_xprt_get_le32(p + 7);
 		rx->u.rread.data = pc->rdata;
 		return 0;
 	}
@@ -578,13 +553,13 @@ static int lx_p9_io_start(struct lx_p9_clnt *c, uint8_t type, uint32_t fid,
 	pc->arg = arg;
 	/* Tread and the Twrite header are the same 23 bytes */
 	p = req->sbuf->data;
-	put_le32(p, type == LX_P9_TREAD ? LX_P9_TWRITE_HDR :
-					  LX_P9_TWRITE_HDR + count);
+	lx_xprt_put_le32(p, type == LX_P9_TREAD ? LX_P9_TWRITE_HDR :
+						  LX_P9_TWRITE_HDR + count);
 	p[4] = type;
-	put_le16(p + 5, (uint16_t)req->slot);
-	put_le32(p + 7, fid);
-	put_le64(p + 11, offset);
-	put_le32(p + 19, count);
+	lx_xprt_put_le16(p + 5, (uint16_t)req->slot);
+	lx_xprt_put_le32(p + 7, fid);
+	lx_xprt_put_le64(p + 11, offset);
+	lx_xprt_put_le32(p + 19, count);
 	req->sbuf->len = LX_P9_TWRITE_HDR;
 	if (type == LX_P9_TREAD)
 		pc->rdata = (void *)buf;

@@ -23,6 +23,8 @@
 
 #include <libxprt/p9.h>
 
+#include "xprt/byteorder.h"
+
 /* ------------------------------------------------------------- cursor */
 
 struct lx_p9_rcur {
@@ -60,16 +62,14 @@ static uint16_t r16(struct lx_p9_rcur *r)
 {
 	const uint8_t *q = r_take(r, 2);
 
-	return q ? (uint16_t)(q[0] | q[1] << 8) : 0;
+	return q ? lx_xprt_get_le16(q) : 0;
 }
 
 static uint32_t r32(struct lx_p9_rcur *r)
 {
 	const uint8_t *q = r_take(r, 4);
 
-	return q ? (uint32_t)q[0] | (uint32_t)q[1] << 8 | (uint32_t)q[2] << 16 |
-			       (uint32_t)q[3] << 24 :
-		   0;
+	return q ? lx_xprt_get_le32(q) : 0;
 }
 
 static uint64_t r64(struct lx_p9_rcur *r)

@@ -19,6 +19,8 @@
 
 #include <libxprt/p9.h>
 
+#include "xprt/byteorder.h"
+
 /* ------------------------------------------------------------- cursor */
 
 struct lx_p9_wcur {
@@ -59,16 +61,17 @@ static void w8(struct lx_p9_wcur *w, uint8_t v)
 
 static void w16(struct lx_p9_wcur *w, uint16_t v)
 {
-	uint8_t b[2] = {(uint8_t)v, (uint8_t)(v >> 8)};
+	uint8_t b[2];
 
+	lx_xprt_put_le16(b, v);
 	w_bytes(w, b, 2);
 }
 
 static void w32(struct lx_p9_wcur *w, uint32_t v)
 {
-	uint8_t b[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16),
-			(uint8_t)(v >> 24)};
+	uint8_t b[4];
 
+	lx_xprt_put_le32(b, v);
 	w_bytes(w, b, 4);
 }
 
@@ -474,14 +477,8 @@ static int enc_run(struct lx_p9_wcur *w, const struct lx_p9_fcall *f,
 		return w->err;
 	if (w->len > UINT32_MAX)
 		return -EMSGSIZE;
-	if (w->p) {
-		uint32_t n = (uint32_t)w->len;
-
-		w->p[0] = (uint8_t)n;
-		w->p[1] = (uint8_t)(n >> 8);
-		w->p[2] = (uint8_t)(n >> 16);
-		w->p[3] = (uint8_t)(n >> 24);
-	}
+	if (w->p)
+		lx_xprt_put_le32(w->p, (uint32_t)w->len);
 	return 0;
 }
 

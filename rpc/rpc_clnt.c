@@ -28,6 +28,7 @@
 #include <libxprt/rdma.h>
 
 #include "rpc_int.h"
+#include "xprt/byteorder.h"
 #include "xprt/cong.h"
 #include "xprt/util.h"
 
@@ -43,20 +44,6 @@ static struct lx_rpc_task *task_of(struct lx_xprt_req *req)
 	return lx_rpc_task_of(req);
 }
 
-static void put_be32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
-static uint32_t get_be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | p[3];
-}
-
 /* -------------------------------------------------------------- reply */
 
 /* See rpc_int.h. */
@@ -68,19 +55,19 @@ long lx_rpc_reply_hdr_len(const uint8_t *p, size_t have, bool *accepted)
 	*accepted = false;
 	if (have < 12)
 		return 0;
-	if (get_be32(p + 4) != REPLY)
+	if (lx_xprt_get_be32(p + 4) != REPLY)
 		return -EBADMSG;
-	if (get_be32(p + 8) != MSG_ACCEPTED)
+	if (lx_xprt_get_be32(p + 8) != MSG_ACCEPTED)
 		return (long)have; /* a denial: no bulk data follows */
 	if (have < 20)
 		return 0;
-	vlen = get_be32(p + 16);
+	vlen = lx_xprt_get_be32(p + 16);
 	if (vlen > MAX_AUTH_BYTES)
 		return -EBADMSG;
 	len = 20 + ((vlen + 3) & ~3u) + 4;
 	if (have < len)
 		return 0;
-	*accepted = get_be32(p + len - 4) == SUCCESS;
+	*accepted = lx_xprt_get_be32(p + len - 4) == SUCCESS;
 	return (long)len;
 }
 
@@ -257,8 +244,8 @@ static int lx_rpc_encode(struct lx_rpc_clnt *cl, struct lx_xprt_req *req,
 	if (b->cap < cl->hdr_len)
 		return -EINVAL;
 	memcpy(b->data, cl->hdr, cl->hdr_len);
-	put_be32(b->data, xid);
-	put_be32((uint8_t *)b->data + LX_RPC_CALL_PROC_OFF, a->proc);
+	lx_xprt_put_be32(b->data, xid);
+	lx_xprt_put_be32((uint8_t *)b->data + LX_RPC_CALL_PROC_OFF, a->proc);
 	b->len = (uint32_t)cl->hdr_len;
 	if (a->enc) {
 		xdrmem_create(&xdr, (char *)b->data + cl->hdr_len,

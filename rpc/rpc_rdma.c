@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "rpc/rpc_rdma.h"
+#include "xprt/byteorder.h"
 
 /* --------------------------------------------------------- primitives */
 
@@ -45,8 +46,7 @@ static bool cur_need(const struct cur *c, size_t n)
 
 static uint32_t cur_u32(struct cur *c)
 {
-	uint32_t v = (uint32_t)c->p[0] << 24 | (uint32_t)c->p[1] << 16 |
-		     (uint32_t)c->p[2] << 8 | c->p[3];
+	uint32_t v = lx_xprt_get_be32(c->p);
 
 	c->p += 4;
 	c->left -= 4;
@@ -60,10 +60,7 @@ static unsigned int min_u(unsigned int a, unsigned int b)
 
 static void put32(uint8_t **p, uint32_t v)
 {
-	(*p)[0] = (uint8_t)(v >> 24);
-	(*p)[1] = (uint8_t)(v >> 16);
-	(*p)[2] = (uint8_t)(v >> 8);
-	(*p)[3] = (uint8_t)v;
+	lx_xprt_put_be32(*p, v);
 	*p += 4;
 }
 

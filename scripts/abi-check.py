@@ -12,6 +12,14 @@ against and can change freely.  This script keeps the three lists in step:
                            map's version) must be the same set; and every
                            function of libxprt.a (beside LIB.so) that a
                            header names must be in the map
+                           and the names (issue 15): every name in the
+                           map, every symbol LIB.so exports and every
+                           global symbol libxprt.a defines starts with
+                           lx_, and no dynamic symbol of the libraries a
+                           program links beside us (Debian's libnfs.so.13,
+                           libtirpc.so.3, libibverbs.so.1, librdmacm.so.1,
+                           liburcu*.so.8; read with nm -D now) starts with
+                           lx_ or is one of ours
   abi-check.py --map       print a map for the current headers (after
                            adding a public function: review, then commit)
 
@@ -26,6 +34,19 @@ import sys
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MAP = os.path.join(TOP, "libxprt.map")
 NODE = "LIBXPRT_0"
+# Every symbol of ours starts with PREFIX: libtirpc exports xprt_* and
+# rpc_*, libnfs rpc_*, nfs_*, nfs3_*, mount_* (unversioned: when we
+# exported nfs3_{access,create,link,...}_async too, a program linked
+# -lxprt -lnfs bound libnfs's own calls to ours), libibverbs ibv_*,
+# librdmacm rdma_*.
+PREFIX = "lx_"
+# The libraries a tool links beside libxprt, by soname; each must be
+# installed (scripts/deps.sh) for the check to pass.
+NEIGHBOURS = ("libnfs.so.13", "libtirpc.so.3", "libibverbs.so.1",
+              "librdmacm.so.1", "liburcu.so.8", "liburcu-cds.so.8",
+              "liburcu-common.so.8", "liburcu-bp.so.8", "liburcu-mb.so.8",
+              "liburcu-memb.so.8", "liburcu-qsbr.so.8",
+              "liburcu-signal.so.8")
 
 
 def strip(src):
@@ -79,15 +100,85 @@ def header_calls():
     return names
 
 
-def archive_functions(lib):
-    """Global functions libxprt.a (beside LIB) defines; empty without it."""
+def archive_globals(lib):
+    """{name: nm type} of the global symbols libxprt.a (beside LIB)
+    defines; None without it."""
     a = os.path.join(os.path.dirname(lib), "libxprt.a")
     if not os.path.exists(a):
-        return set()
+        return None
     out = subprocess.run(["nm", "-g", "--defined-only", a],
                          capture_output=True, text=True, check=True)
-    return {f[2] for f in (l.split() for l in out.stdout.splitlines())
-            if len(f) == 3 and f[1] == "T"}
+    return {f[2]: f[1] for f in (l.split() for l in out.stdout.splitlines())
+            if len(f) == 3}
+
+
+def archive_functions(lib):
+    """Global functions libxprt.a (beside LIB) defines; empty without it."""
+    return {n for n, t in (archive_globals(lib) or {}).items() if t == "T"}
+
+
+def find_soname(soname):
+    """Path of an installed shared library, from ldconfig's cache, else
+    the usual Debian directories."""
+    try:
+        out = subprocess.run(["ldconfig", "-p"], capture_output=True,
+                             text=True).stdout
+    except OSError:
+        out = ""
+    for line in out.splitlines():
+        name, _, path = line.strip().partition(" => ")
+        if name.split(" ")[0] == soname and os.path.exists(path):
+            return path
+    for d in ("/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
+              "/usr/lib64", "/usr/lib", "/lib"):
+        if os.path.exists(os.path.join(d, soname)):
+            return os.path.join(d, soname)
+    return None
+
+
+def neighbour_symbols():
+    """{soname: set of defined dynamic symbols}, and the errors for the
+    libraries that are not installed."""
+    res, errs = {}, []
+    for so in NEIGHBOURS:
+        path = find_soname(so)
+        if not path:
+            errs.append(f"{so} is not installed: cannot check that our "
+                        "names stay clear of it (scripts/deps.sh)")
+            continue
+        out = subprocess.run(["nm", "-D", "--defined-only", path],
+                             capture_output=True, text=True, check=True)
+        res[so] = {f[2].partition("@")[0] for f in
+                   (l.split() for l in out.stdout.splitlines())
+                   if len(f) >= 3}
+    return res, errs
+
+
+def name_errors(lib, mapped, syms):
+    """The prefix rule: ours start with PREFIX, theirs never do."""
+    errs = []
+    errs += [f"{n}: in libxprt.map without the {PREFIX} prefix"
+             for n in sorted(mapped) if not n.startswith(PREFIX)]
+    errs += [f"{n}: exported by {os.path.basename(lib)} without the "
+             f"{PREFIX} prefix" for n in sorted(syms)
+             if not n.startswith(PREFIX)]
+    glob_ = archive_globals(lib)
+    if glob_ is None:
+        errs.append(f"no libxprt.a beside {lib}: its global symbols are "
+                    "unchecked")
+        glob_ = {}
+    errs += [f"{n}: a global symbol ({t}) of libxprt.a without the "
+             f"{PREFIX} prefix (make it static or name it {PREFIX}...)"
+             for n, t in sorted(glob_.items()) if not n.startswith(PREFIX)]
+    theirs, e = neighbour_symbols()
+    errs += e
+    ours = set(syms) | set(glob_)
+    for so, names in sorted(theirs.items()):
+        errs += [f"{n}: {so} exports a name with our prefix {PREFIX}"
+                 for n in sorted(names) if n.startswith(PREFIX)]
+        errs += [f"{n}: ours, and also exported by {so}"
+                 for n in sorted(names & ours) if not n.startswith(PREFIX)]
+    return errs, len(theirs), len(glob_)
 
 
 def in_map():
@@ -144,12 +235,16 @@ def main():
     errs += diff("a library function named in a public header, missing "
                  "from libxprt.map (a declaration this script misread?)",
                  archive_functions(sys.argv[1]) & header_calls(), mapped)
+    nerrs, nlibs, nglob = name_errors(sys.argv[1], mapped, syms)
+    errs += nerrs
     for e in errs:
         print("abi-check: " + e, file=sys.stderr)
     if errs:
         return 1
     print(f"abi-check: {len(syms)} symbols exported under {NODE}, as the "
-          "headers declare")
+          f"headers declare; they and the {nglob} globals of libxprt.a "
+          f"start with {PREFIX}, which none of {nlibs} neighbour "
+          "libraries exports")
     return 0
 
 

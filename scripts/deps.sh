@@ -2,7 +2,7 @@
 # Install the Debian 12 packages libxprt needs, idempotently.
 #
 # usage: scripts/deps.sh [--check] [GROUP...]
-#   groups: build (default), servers, rdma, fuzz, wire, mpi, all
+#   groups: build (default), servers, cost, rdma, fuzz, wire, mpi, all
 #   --check  only report whether something is missing (exit 1 if so)
 #
 # Runs `apt-get update` at most once, and only when a package is missing.
@@ -23,6 +23,8 @@ declare -A GROUP=(
 	[fuzz]="clang libclang-rt-14-dev"
 	[wire]="tshark"
 	[mpi]="libopenmpi-dev openmpi-bin gnuplot-nox"
+	# make bench-cost: instructions (callgrind) and system calls per call
+	[cost]="valgrind strace"
 )
 
 check=0
@@ -31,7 +33,7 @@ for a in "$@"; do
 	case $a in
 	--check) check=1 ;;
 	all) groups+=("${!GROUP[@]}") ;;
-	build|servers|rdma|fuzz|wire|mpi) groups+=("$a") ;;
+	build|servers|cost|rdma|fuzz|wire|mpi) groups+=("$a") ;;
 	-h|--help) sed -n '2,10p' "$0"; exit 0 ;;
 	*) echo "deps.sh: unknown group '$a'" >&2; exit 2 ;;
 	esac

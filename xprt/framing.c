@@ -18,26 +18,20 @@
 
 #include <libxprt/xprt.h>
 
+#include "xprt/byteorder.h"
+
 #define LX_RPC_LAST_FRAG 0x80000000u
 #define LX_RPC_FRAG_MASK 0x7fffffffu
 
 static size_t lx_rpc_encode(void *hdr, size_t len)
 {
-	uint32_t w = LX_RPC_LAST_FRAG | (uint32_t)len;
-	uint8_t *p = hdr;
-
-	p[0] = (uint8_t)(w >> 24);
-	p[1] = (uint8_t)(w >> 16);
-	p[2] = (uint8_t)(w >> 8);
-	p[3] = (uint8_t)w;
+	lx_xprt_put_be32(hdr, LX_RPC_LAST_FRAG | (uint32_t)len);
 	return 4;
 }
 
 static int lx_rpc_decode(const void *hdr, size_t *len, bool *last)
 {
-	const uint8_t *p = hdr;
-	uint32_t w = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-		     (uint32_t)p[2] << 8 | p[3];
+	uint32_t w = lx_xprt_get_be32(hdr);
 
 	*len = w & LX_RPC_FRAG_MASK;
 	*last = (w & LX_RPC_LAST_FRAG) != 0;
@@ -46,10 +40,7 @@ static int lx_rpc_decode(const void *hdr, size_t *len, bool *last)
 
 static uint32_t lx_rpc_key(const void *msg)
 {
-	const uint8_t *p = msg;
-
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | p[3];
+	return lx_xprt_get_be32(msg);
 }
 
 const struct lx_xprt_framing_ops lx_xprt_framing_rpc = {
@@ -74,9 +65,7 @@ static size_t lx_p9_encode(void *hdr, size_t len)
 
 static int lx_p9_decode(const void *hdr, size_t *len, bool *last)
 {
-	const uint8_t *p = hdr;
-	uint32_t size = (uint32_t)p[0] | (uint32_t)p[1] << 8 |
-			(uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+	uint32_t size = lx_xprt_get_le32(hdr);
 
 	if (size < LX_P9_HDR_LEN)
 		return -EBADMSG;
@@ -87,9 +76,7 @@ static int lx_p9_decode(const void *hdr, size_t *len, bool *last)
 
 static uint32_t lx_p9_key(const void *msg)
 {
-	const uint8_t *p = msg;
-
-	return (uint32_t)p[5] | (uint32_t)p[6] << 8;
+	return lx_xprt_get_le16((const uint8_t *)msg + 5);
 }
 
 const struct lx_xprt_framing_ops lx_xprt_framing_9p = {

@@ -448,7 +448,7 @@ static int lx_xr_setup(struct xprt *x)
 	r = lx_xr_alloc_areas(x, tp);
 	if (r)
 		goto out_areas;
-	r = lx_xr_resolve(x, tp);
+	r = lx_xprt_resolve(x, &tp->dst, NULL);
 	if (r)
 		goto out_areas;
 	tp->evfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);

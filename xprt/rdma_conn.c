@@ -50,23 +50,6 @@ static int lx_xr_nonblock(int fd)
 
 /* ------------------------------------------------------------- connect */
 
-int lx_xr_resolve(struct xprt *x, struct lx_xr_tp *tp)
-{
-	struct addrinfo hints = {0}, *res;
-	char port[16];
-	int r;
-
-	hints.ai_family = AF_UNSPEC;
-	hints.ai_socktype = SOCK_STREAM;
-	snprintf(port, sizeof(port), "%u", x->opts.port);
-	r = getaddrinfo(x->opts.host, port, &hints, &res);
-	if (r)
-		return r == EAI_SYSTEM ? -errno : -ENOENT;
-	memcpy(&tp->dst, res->ai_addr, res->ai_addrlen);
-	freeaddrinfo(res);
-	return 0;
-}
-
 /*
  * Wait for the next CM event on @c, which must be @want.  On success the
  * event is returned unacknowledged in *@evp.  Other events map to the

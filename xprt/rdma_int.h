@@ -145,8 +145,6 @@ static inline void lx_xr_ctr_add(struct lx_xr_tp *tp, enum lx_xr_ctr c,
 
 /* ---- rdma_conn.c: the transport ops of connections ---- */
 
-/** lx_xr_resolve() - the peer's address from opts.host/port (setup) */
-int lx_xr_resolve(struct xprt *x, struct lx_xr_tp *tp);
 int lx_xr_connect(struct xprt *x, uint32_t cookie);
 void lx_xr_shutdown(struct xprt *x);
 void lx_xr_reap(struct xprt *x);

@@ -97,25 +97,6 @@ static void tcp_kick_rx(struct xprt *x)
 		perror("libxprt: eventfd write");
 }
 
-static int tcp_resolve(struct xprt *x)
-{
-	struct tcp_tp *tp = tp_of(x);
-	struct addrinfo hints = {0}, *res;
-	char port[16];
-	int r;
-
-	hints.ai_family = AF_UNSPEC;
-	hints.ai_socktype = SOCK_STREAM;
-	snprintf(port, sizeof(port), "%u", x->opts.port);
-	r = getaddrinfo(x->opts.host, port, &hints, &res);
-	if (r)
-		return r == EAI_SYSTEM ? -errno : -ENOENT;
-	memcpy(&tp->addr, res->ai_addr, res->ai_addrlen);
-	tp->addrlen = res->ai_addrlen;
-	freeaddrinfo(res);
-	return 0;
-}
-
 /* ------------------------------------------------------------ connect */
 
 static int tcp_connect_fd(struct xprt *x, int *fdp)
@@ -553,7 +534,7 @@ static int tcp_setup(struct xprt *x)
 	err = lx_xprt_tcp_rx_init(&tp->rx);
 	if (err)
 		goto out_free;
-	err = tcp_resolve(x);
+	err = lx_xprt_resolve(x, &tp->addr, &tp->addrlen);
 	if (err)
 		goto out_stage;
 	err = -pthread_mutex_init(&tp->lock, NULL);

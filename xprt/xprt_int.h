@@ -22,6 +22,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
 #include <libxprt/tags.h>
 #include <libxprt/xprt.h>
@@ -309,6 +310,16 @@ void lx_xprt_credit_returned(struct xprt *x);
  * lx_xprt_fail_all() - fail every submitted request with @status
  */
 void lx_xprt_fail_all(struct xprt *x, int status);
+
+/**
+ * lx_xprt_resolve() - the peer's address from x->opts.host and port
+ * @x: the transport (being set up)
+ * @ss: receives the first address getaddrinfo() gives
+ * @lenp: receives its length (may be NULL)
+ * Return: %0; %-ENOENT when the name does not resolve; another errno.
+ */
+int lx_xprt_resolve(const struct xprt *x, struct sockaddr_storage *ss,
+		    socklen_t *lenp);
 
 /**
  * lx_xprt__create_ops() - lx_xprt_create() on the transport @ops (NULL: the one

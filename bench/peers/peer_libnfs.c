@@ -16,6 +16,11 @@
  * Warm-up (--warmup seconds) runs the same load before the measured window
  * so connection setup and the server's caches are out of the figures.
  *
+ * --count N issues exactly --warmup-count + N requests in all, measures the
+ * last N and reads no clock per request: the mode `make bench-cost`
+ * counts instructions per request in (two counts, differenced; a
+ * time-based run would make the count vary).  The event loop is the same.
+ *
  * Ports: libnfs 4.0 has no setter for them; the nfsport= and mountport=
  * arguments of a libnfs URL are parsed into the context, so that is how
  * --nfsport/--mountport reach it. Without them libnfs asks rpcbind.
@@ -61,6 +66,9 @@ struct bench {
 	unsigned int outstanding;
 	bool stop;
 	bool failed;
+	bool counted;		 /* --count: a number of requests, not a time */
+	uint64_t issue_left;	 /* --count: requests still to issue */
+	uint64_t done, warm_ops; /* --count: completions, warm-up length */
 	uint64_t end_ns, warm_end_ns;
 	struct peer_window w;
 };
@@ -71,7 +79,7 @@ static void issue(struct slot *s);
 static void complete(struct slot *s, bool ok, const char *what)
 {
 	struct bench *b = s->b;
-	uint64_t now = peer_now_ns();
+	uint64_t now;
 
 	b->outstanding--;
 	if (!ok) {
@@ -82,6 +90,16 @@ static void complete(struct slot *s, bool ok, const char *what)
 		b->stop = true;
 		return;
 	}
+	if (b->counted) {
+		if (b->w.running)
+			b->w.ops++;
+		else if (++b->done == b->warm_ops)
+			peer_window_start(&b->w);
+		if (!b->stop && b->issue_left)
+			issue(s);
+		return;
+	}
+	now = peer_now_ns();
 	if (b->w.running) {
 		b->w.ops++;
 		peer_hist_add(&b->w.hist, now - s->issued_ns);
@@ -125,7 +143,10 @@ static void issue(struct slot *s)
 		blk = peer_rng_next(&b->rng) % b->nblk;
 	else
 		blk = b->seq++ % b->nblk;
-	s->issued_ns = peer_now_ns();
+	if (b->counted)
+		b->issue_left--;
+	else
+		s->issued_ns = peer_now_ns();
 	switch (b->mode) {
 	case M_NULL:
 		rc = rpc_nfs3_null_async(b->rpc, null_cb, s);
@@ -170,6 +191,11 @@ static void usage(FILE *f)
 		"  --size N        file span for write modes (default 64m)\n"
 		"  --seconds S     measuring time (default 5)\n"
 		"  --warmup S      unmeasured load first (default 0.5)\n"
+		"  --count N       exactly N measured requests instead of\n"
+		"                  --seconds, no clock read per request (no\n"
+		"                  latencies)\n"
+		"  --warmup-count N  with --count: N unmeasured requests first\n"
+		"                  (default 1000)\n"
 		"  --help          this text\n"
 		"example: " PROG
 		" --nfsport 2049 --mountport 20048 --mode null\n");
@@ -244,12 +270,15 @@ int main(int argc, char **argv)
 		{"size", required_argument, NULL, 'S'},
 		{"seconds", required_argument, NULL, 's'},
 		{"warmup", required_argument, NULL, 'w'},
+		{"count", required_argument, NULL, 'c'},
+		{"warmup-count", required_argument, NULL, 'W'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *host = "127.0.0.1", *export = "/export";
 	const char *file = "/bench.dat";
 	uint64_t nfsport = 0, mountport = 0, size = 64ull << 20, depth = 16;
+	uint64_t count = 0, warm_count = 1000;
 	double secs = 5, warm = 0.5;
 	struct slot *slots;
 	struct bench b;
@@ -304,6 +333,13 @@ int main(int argc, char **argv)
 			if (peer_parse_seconds(optarg, true, &warm))
 				peer_die(PROG, "bad --warmup '%s'", optarg);
 			break;
+		case 'c':
+			count = parse_uint_opt("--count", optarg, 1ull << 40);
+			break;
+		case 'W':
+			warm_count = parse_uint_opt("--warmup-count", optarg,
+						    1ull << 40);
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -354,12 +390,19 @@ int main(int argc, char **argv)
 		peer_die(PROG, "out of memory");
 	b.warm_end_ns = peer_now_ns() + (uint64_t)(warm * 1e9);
 	b.end_ns = b.warm_end_ns + (uint64_t)(secs * 1e9);
-	if (!warm) {
+	if (count) {
+		b.counted = true;
+		b.issue_left = warm_count + count;
+		b.warm_ops = warm_count;
+		if (!warm_count)
+			peer_window_start(&b.w);
+	} else if (!warm) {
 		peer_window_start(&b.w);
 		b.end_ns = b.w.t0_ns + (uint64_t)(secs * 1e9);
 		b.warm_end_ns = UINT64_MAX;
 	}
-	for (i = 0; i < (int)depth && !b.stop; i++) {
+	for (i = 0; i < (int)depth && !b.stop && (!count || b.issue_left);
+	     i++) {
 		slots[i].b = &b;
 		issue(&slots[i]);
 	}

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Fuzz target: a whole NFSv3 / MOUNT v3 call's reply path - the public
- * async API (nfs3_*_async, lx_nfs3_mnt_*_async), the RPC reply header, READ
+ * async API (lx_nfs3_*_async, lx_nfs3_mnt_*_async), the RPC reply header, READ
  * placement into the caller's iovecs (lx_nfs3_read_place, straight from the
  * stage or by readv()), the decoders on the reduced stream, the status
  * mapping, the completion callback - over the real receive state machine.

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "nfs3/nfs3_int.h"
+#include "xprt/byteorder.h"
 
 struct b {
 	uint8_t p[8192];
@@ -747,7 +748,7 @@ static void test_encoders_bytes(void **state)
 	a.minor = 5;
 	n = run_enc(out, sizeof(out), (xdrproc_t)lx_nfs3_enc_mknod, &a, &ok);
 	assert_true(ok);
-	assert_int_equal(get_be32_(out + n - 4), 5);
+	assert_int_equal(lx_xprt_get_be32(out + n - 4), 5);
 	/* READDIRPLUS: zero verifier by default, then two counts */
 	a.verf = NULL;
 	a.cookie = 9;

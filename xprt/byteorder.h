@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Unaligned big- and little-endian loads and stores, for the wire formats
+ * every layer writes: RPC record marks, XIDs and XDR words (big-endian,
+ * RFC 4506), RPC-over-RDMA headers (big-endian), 9P fields (little-endian).
+ * Byte by byte, so they are correct on any host and any alignment; the
+ * compiler turns each into one load or store (and a bswap) on x86-64.
+ *
+ * Internal header: not installed.
+ */
+#ifndef LX_XPRT_BYTEORDER_H
+#define LX_XPRT_BYTEORDER_H
+
+#include <stdint.h>
+
+static inline uint32_t lx_xprt_get_be32(const void *v)
+{
+	const uint8_t *p = v;
+
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | p[3];
+}
+
+static inline void lx_xprt_put_be32(void *v, uint32_t x)
+{
+	uint8_t *p = v;
+
+	p[0] = (uint8_t)(x >> 24);
+	p[1] = (uint8_t)(x >> 16);
+	p[2] = (uint8_t)(x >> 8);
+	p[3] = (uint8_t)x;
+}
+
+static inline uint16_t lx_xprt_get_le16(const void *v)
+{
+	const uint8_t *p = v;
+
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static inline uint32_t lx_xprt_get_le32(const void *v)
+{
+	const uint8_t *p = v;
+
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static inline uint64_t lx_xprt_get_le64(const void *v)
+{
+	const uint8_t *p = v;
+
+	return lx_xprt_get_le32(p) | (uint64_t)lx_xprt_get_le32(p + 4) << 32;
+}
+
+static inline void lx_xprt_put_le16(void *v, uint16_t x)
+{
+	uint8_t *p = v;
+
+	p[0] = (uint8_t)x;
+	p[1] = (uint8_t)(x >> 8);
+}
+
+static inline void lx_xprt_put_le32(void *v, uint32_t x)
+{
+	uint8_t *p = v;
+
+	p[0] = (uint8_t)x;
+	p[1] = (uint8_t)(x >> 8);
+	p[2] = (uint8_t)(x >> 16);
+	p[3] = (uint8_t)(x >> 24);
+}
+
+static inline void lx_xprt_put_le64(void *v, uint64_t x)
+{
+	uint8_t *p = v;
+
+	lx_xprt_put_le32(p, (uint32_t)x);
+	lx_xprt_put_le32(p + 4, (uint32_t)(x >> 32));
+}
+
+#endif /* LX_XPRT_BYTEORDER_H */
