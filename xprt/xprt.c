@@ -105,7 +105,7 @@ void lx_xprt_try_complete(struct lx_xprt_rqst *rq)
 			return;
 	} while (!atomic_compare_exchange_weak(&rq->st, &st, st | RQ_DONE));
 
-	if (atomic_load_explicit(&rq->heap_idx, memory_order_relaxed) >= 0)
+	if (atomic_load_explicit(&rq->deadline, memory_order_relaxed))
 		lx_xprt_timer_arm(x, rq, 0);
 	rq_return_credit(x, rq, st);
 	/* transport state of the request (RDMA chunk registrations) goes
@@ -123,7 +123,7 @@ void lx_xprt_try_complete(struct lx_xprt_rqst *rq)
 	 * request: it would fire on whoever gets the slot next.  Pairs with
 	 * the fence in lx_xprt_req_set_timer(): one of the two sees the other. */
 	atomic_thread_fence(memory_order_seq_cst);
-	if (atomic_load_explicit(&rq->heap_idx, memory_order_relaxed) >= 0)
+	if (atomic_load_explicit(&rq->deadline, memory_order_relaxed))
 		lx_xprt_timer_arm(x, rq, 0);
 	/* A wake is a system call: only when a waiter said it sleeps.
 	 * Async requests (nobody waits) and sync callers that receive
@@ -349,14 +349,15 @@ int lx_xprt_req_done_wait(struct lx_xprt_req *req, int64_t timeout_ns)
 
 /* ------------------------------------------------------------ timers */
 
-/* See xprt_int.h; the heap is timer.c's. */
+/* See xprt_int.h; the deadlines are timer.c's. */
 uint64_t lx_xprt_timer_run(struct xprt *x)
 {
 	struct lx_xprt_rqst *rq;
-	uint64_t next;
+	uint64_t next, now = lx_xprt_now_ns();
+	bool fired;
 
-	while ((rq = lx_xprt_timer_expired(x, lx_xprt_now_ns(), &next))) {
-		if (rq_flags(atomic_load(&rq->st)) & RQ_SUBMITTED) {
+	while ((rq = lx_xprt_timer_expired(x, now, &next, &fired))) {
+		if (fired && (rq_flags(atomic_load(&rq->st)) & RQ_SUBMITTED)) {
 			if (rq->pub.ops && rq->pub.ops->timeout)
 				rq->pub.ops->timeout(&rq->pub);
 			else
