@@ -162,6 +162,7 @@ int lx_xprt__create_ops(struct xprt **xp, const struct lx_xprt_opts *opts,
 		if (err)
 			goto out_locks;
 		x->own_pool = true;
+		x->keep_bufs = true; /* its budget is two buffers a slot */
 	}
 	err = lx_xprt_tags_create(&x->tags, x->max_reqs);
 	if (err)
@@ -259,6 +260,7 @@ void lx_xprt_destroy(struct xprt *x)
 				x->peer, lx_xprt_tags_in_use(x->tags));
 		usleep(1000);
 	}
+	lx_xprt_drop_slot_bufs(x);
 	lx_xprt_xmitq_destroy(&x->xmitq);
 	lx_xprt_rqtree_destroy(&x->rqtree);
 	free(x->slots);

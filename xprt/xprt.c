@@ -136,10 +136,19 @@ void lx_xprt_try_complete(struct lx_xprt_rqst *rq)
 
 /* ------------------------------------------------------------- slots */
 
+/*
+ * With keep_bufs a free slot keeps its two buffers: the next request in
+ * the slot finds them (handed over with the slot: the tag put releases,
+ * the get acquires), and a call costs no pool operation.
+ */
 static void rq_release_slot(struct lx_xprt_rqst *rq)
 {
 	struct xprt *x = rq->pub.xprt;
 
+	if (lx_xprt_likely(x->keep_bufs)) {
+		lx_xprt_tags_put(x->tags, rq->pub.slot);
+		return;
+	}
 	if (rq->pub.sbuf)
 		lx_xprt_pool_put(x->pool, rq->pub.sbuf);
 	if (rq->pub.rbuf)
@@ -166,12 +175,20 @@ int lx_xprt_req_alloc(struct xprt *x, unsigned int flags,
 	if (tag < 0)
 		return tag;
 	rq = lx_xprt_slot(x, (unsigned int)tag);
-	err = lx_xprt_pool_get(x->pool, pflags, &rq->pub.sbuf);
-	if (err)
-		goto out_put_tag;
-	err = lx_xprt_pool_get(x->pool, pflags, &rq->pub.rbuf);
-	if (err)
-		goto out_put_sbuf;
+	if (lx_xprt_likely(rq->pub.sbuf && rq->pub.rbuf)) {
+		/* kept by the slot (keep_bufs): as the pool hands them out */
+		rq->pub.sbuf->len = 0;
+		rq->pub.sbuf->next = NULL;
+		rq->pub.rbuf->len = 0;
+		rq->pub.rbuf->next = NULL;
+	} else {
+		err = lx_xprt_pool_get(x->pool, pflags, &rq->pub.sbuf);
+		if (err)
+			goto out_put_tag;
+		err = lx_xprt_pool_get(x->pool, pflags, &rq->pub.rbuf);
+		if (err)
+			goto out_put_sbuf;
+	}
 
 	rq->pub.nr_tx_segs = 0;
 	rq->pub.rlen = 0;
@@ -512,6 +529,27 @@ void lx_xprt_fail_all(struct xprt *x, int status)
 	}
 }
 
+void lx_xprt__keep_bufs(struct xprt *x)
+{
+	x->keep_bufs = true;
+}
+
+void lx_xprt_drop_slot_bufs(struct xprt *x)
+{
+	unsigned int i;
+
+	for (i = 0; i < x->max_reqs; i++) {
+		struct lx_xprt_rqst *rq = lx_xprt_slot(x, i);
+
+		if (rq->pub.sbuf)
+			lx_xprt_pool_put(x->pool, rq->pub.sbuf);
+		if (rq->pub.rbuf)
+			lx_xprt_pool_put(x->pool, rq->pub.rbuf);
+		rq->pub.sbuf = NULL;
+		rq->pub.rbuf = NULL;
+	}
+}
+
 /* ----------------------------------------------------------- queries */
 
 int lx_xprt_set_pool(struct xprt *x, struct lx_xprt_pool *pool)
@@ -530,6 +568,7 @@ int lx_xprt_set_pool(struct xprt *x, struct lx_xprt_pool *pool)
 			return -EBUSY;
 		usleep(1000);
 	}
+	lx_xprt_drop_slot_bufs(x);
 	if (x->own_pool && x->pool != pool)
 		lx_xprt_pool_destroy(x->pool);
 	x->own_pool = false;

@@ -31,6 +31,7 @@
 #include <libxprt/xprt.h>
 
 #include "cong.h"
+#include "proto.h"
 #include "rqtree.h"
 #include "util.h"
 #include "xmitq.h"
@@ -203,6 +204,7 @@ struct xprt {
 	struct lx_xprt_tags *tags;
 	struct lx_xprt_pool *pool;
 	bool own_pool;
+	bool keep_bufs; /* slots keep their buffers (proto.h) */
 	unsigned int max_reqs;
 	size_t stride;
 	void *slots;
@@ -327,6 +329,12 @@ void lx_xprt_kick_worker(struct xprt *x);
 
 /** lx_xprt_credit_returned() - a credit came back: let queued requests go */
 void lx_xprt_credit_returned(struct xprt *x);
+
+/**
+ * lx_xprt_drop_slot_bufs() - return the buffers free slots keep
+ * (keep_bufs) to the pool; no request may be allocated
+ */
+void lx_xprt_drop_slot_bufs(struct xprt *x);
 
 /**
  * lx_xprt_fail_all() - fail every submitted request with @status
