@@ -144,6 +144,9 @@ int lx_xprt__create_ops(struct xprt **xp, const struct lx_xprt_opts *opts,
 	x->opts = *opts;
 	lx_xprt_apply_defaults(&x->opts);
 	x->max_reqs = x->opts.max_reqs;
+	x->key_mask = 0;
+	while (x->key_mask < x->max_reqs - 1)
+		x->key_mask = x->key_mask << 1 | 1;
 	x->framing = x->opts.framing;
 	snprintf(x->peer, sizeof(x->peer), "%s:%u", x->opts.host, x->opts.port);
 	if (ops)

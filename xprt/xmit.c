@@ -371,7 +371,7 @@ int lx_xprt_req_submit(struct lx_xprt_req *req, uint32_t key)
 	atomic_store(&rq->st, RQ_SUBMITTED | RQ_QUEUED);
 
 	if (!req->no_reply) {
-		err = lx_xprt_rqtree_insert(&x->rqtree, &rq->rqnode, key);
+		err = lx_xprt_ix_link(x, rq, key);
 		if (err) {
 			atomic_store(&rq->st, 0);
 			return err;

@@ -9,7 +9,10 @@
  *   x->timer_lock  the timer heap
  *   x->state_lock  connection state transitions, with x->state_cond
  *   rq->st         one atomic word per request: its flags and outcome
- *   rqtree         its own short mutex (rqtree.h)
+ *   rq->ix         one atomic word per request: its reply key, linked
+ *                  in the reply index, and the receivers' pins (below)
+ *   rqtree         its own short mutex (rqtree.h): keys whose low bits
+ *                  are not the slot (foreign keys, 9P's NOTAG)
  * Lock order: xmit_lock -> timer_lock; state_lock is never held while
  * taking another lock.
  *
@@ -54,7 +57,12 @@
  * @pub: what protocols see
  * @st: flags and outcome (see RQ_*)
  * @refs: references; the slot is free when it drops to 0
- * @rqnode: reply index linkage
+ * @ix: the slot's entry in the direct reply index: key in the high 32 bits,
+ *	%LX_XPRT_IX_LINKED, and the pins of receivers placing a reply in the
+ *	low 31 bits (see lx_xprt_rx_lookup())
+ * @ix_tree: the key is a foreign one: linked in @rqnode's rbtree instead,
+ *	pins in @rqnode (set at submit, before the request is published)
+ * @rqnode: reply index linkage for foreign keys
  * @xnode: transmit queue linkage
  * @cookie: connect cookie of the connection it was last sent on
  * @heap_idx: position in the timer heap, -1 when not armed
@@ -73,6 +81,8 @@ struct lx_xprt_rqst {
 	struct lx_xprt_req pub;
 	_Atomic uint64_t st;
 	atomic_int refs;
+	_Atomic uint64_t ix;
+	bool ix_tree;
 	struct lx_xprt_rqnode rqnode;
 	struct lx_xprt_xmit_node xnode;
 	uint32_t cookie;
@@ -85,6 +95,10 @@ struct lx_xprt_rqst {
 	unsigned int early_losses;
 	atomic_uint done_futex;
 } lx_xprt_cacheline_aligned;
+
+/* rq->ix: linked in the direct index; the rest of the low word is pins */
+#define LX_XPRT_IX_LINKED     0x80000000u
+#define LX_XPRT_IX_PINS	      0x7fffffffu
 
 /* done_futex values */
 #define LX_XPRT_DONE	      1u
@@ -198,6 +212,11 @@ struct xprt {
 	size_t stride;
 	void *slots;
 
+	/* reply index: a key whose bits under key_mask are its request's slot
+	 * is found in that slot (rq->ix); other keys in the rbtree, which is
+	 * looked at only while tree_keys says it holds any */
+	uint32_t key_mask;
+	atomic_uint tree_keys;
 	struct lx_xprt_rqtree rqtree;
 	struct lx_xprt_cong cong;
 
@@ -383,6 +402,35 @@ void lx_xprt_try_complete(struct lx_xprt_rqst *rq);
  * Return: true when this call decided it.
  */
 bool lx_xprt_claim_outcome(struct lx_xprt_rqst *rq, int status);
+
+/* ---- reply index (rqindex.c) ---- */
+
+/**
+ * lx_xprt_ix_link() - link a request about to be sent under its reply key
+ * Return: %0; %-EEXIST when a request with @key is linked; %-EINVAL when
+ * @rq is linked already.
+ */
+int lx_xprt_ix_link(struct xprt *x, struct lx_xprt_rqst *rq, uint32_t key);
+
+/**
+ * lx_xprt_rx_unlink() - take a request out of the reply index (its outcome
+ * was just decided: a late reply must find nothing)
+ * Context: any thread.  Pins survive: delivery waits for them.
+ * Return: true when this call unlinked it.
+ */
+bool lx_xprt_rx_unlink(struct xprt *x, struct lx_xprt_rqst *rq);
+
+/**
+ * lx_xprt_ix_lookup_pin() - the linked request with @key, pinned (a
+ * receiver places its reply); NULL, counted as an unknown key, when none
+ */
+struct lx_xprt_rqst *lx_xprt_ix_lookup_pin(struct xprt *x, uint32_t key);
+
+/** lx_xprt_ix_unpin() - drop a pin of lx_xprt_ix_lookup_pin() */
+void lx_xprt_ix_unpin(struct xprt *x, struct lx_xprt_rqst *rq);
+
+/** lx_xprt_ix_pinned() - whether a receiver still pins @rq */
+bool lx_xprt_ix_pinned(struct lx_xprt_rqst *rq);
 
 /* ---- timers (timer.c) ---- */
 
