@@ -69,6 +69,11 @@ struct lx_xprt_req;
  *	already read) and whether this fragment ends the message in *@last.
  *	Return 0 or %-EBADMSG for a marker that cannot be valid.
  * @key: the reply's key (XID, tag) from its first @key_len bytes
+ * @check: optional; can a message starting with these @key_len bytes be
+ *	a reply at all?  Return 0, or %-EBADMSG for bytes no server sends
+ *	in answer (an RPC message type other than REPLY, a 9P T-message):
+ *	the stream is garbage from there and the connection is dropped.
+ *	A message shorter than @key_len is garbage too.
  */
 struct lx_xprt_framing_ops {
 	const char *name;
@@ -78,13 +83,15 @@ struct lx_xprt_framing_ops {
 	size_t (*encode)(void *hdr, size_t len);
 	int (*decode)(const void *hdr, size_t *len, bool *last);
 	uint32_t (*key)(const void *msg);
+	int (*check)(const void *msg);
 };
 
 /* RFC 5531 record marking: 4-byte big-endian marker, bit 31 = last
- * fragment; key = XID (first word of the message, big-endian). */
+ * fragment; key = XID (first word of the message, big-endian), and the
+ * next word must be REPLY (1). */
 extern const struct lx_xprt_framing_ops lx_xprt_framing_rpc;
 /* 9P: size[4] little-endian including itself, then type[1] tag[2];
- * key = tag. */
+ * key = tag; the type must be an R-message's (odd). */
 extern const struct lx_xprt_framing_ops lx_xprt_framing_9p;
 
 enum lx_xprt_transport {
@@ -116,14 +123,22 @@ enum lx_xprt_state {
  *	connection attempt as a failed connect does (see lx_xprt_opts)
  * @not_responding: episodes of "server HOST:PORT not responding" (each
  *	ends with "server HOST:PORT OK" at the next reply)
+ * @garbage: connections dropped because the server sent what cannot be
+ *	a reply: a message shorter than its key (RPC: XID and message type),
+ *	one that is not a reply (framing check), a fragment chain past
+ *	max_msg or past %LX_XPRT_MAX_FRAGS fragments, a bad 9P size
  */
 struct lx_xprt_stats {
 	uint64_t submitted, completed, replies, bad_keys, dup_replies;
 	uint64_t sends, send_calls, direct_sends, worker_sends;
 	uint64_t retransmits, timeouts, cancels, connects, disconnects;
 	uint64_t bytes_sent, bytes_received, direct_rx_bytes;
-	uint64_t early_disconnects, not_responding;
+	uint64_t early_disconnects, not_responding, garbage;
 };
+
+/* Fragments one record may have (RFC 5531 sets no limit; servers send one,
+ * or a few of their send size): endless one-byte fragments end here. */
+#define LX_XPRT_MAX_FRAGS   8192u
 
 /*
  * A connection lost within this long of being made (or before any reply
