@@ -73,7 +73,8 @@ AUTH_NONE, SUCCESS, results from --results-hex (default empty: a NULL reply)):
   unknown_xid_forever  answers every call with a correct reply under
                     xid+12345 only, forever
   endless_fragments answers a call with one-byte non-final fragments,
-                    without end
+                    without end (the first 8 are the reply's XID and
+                    msg_type, the rest zeros)
   trickle           the correct reply one byte every --delay seconds (1.0)
   no_read           accepts and never reads (nor answers, nor closes)
 """
@@ -309,7 +310,11 @@ class Conn:
         elif sc == "unknown_xid_forever":
             self.send(frame(self.good(xid + 12345)))
         elif sc == "endless_fragments":
-            one = u32(1) + b"\x5a"  # not the last fragment, one byte
+            # the reply's XID and msg_type, then zeros, without end: one
+            # byte per fragment, none of them the last
+            self.send(b"".join(u32(1) + self.good(xid)[i:i + 1]
+                               for i in range(8)))
+            one = u32(1) + b"\0"
             while not self.closed:
                 self.send(one * 4096)
             raise Closed()

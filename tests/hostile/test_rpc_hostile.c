@@ -134,6 +134,10 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* connections the server of the last one_call() accepted, and its time */
+static int last_conns;
+static double last_secs;
+
 /* One NULL call against @scenario: return its status and reply info. */
 static int one_call(const char *scenario, const char *x1, const char *x2,
 		    unsigned int timeo_ms, unsigned int retrans,
@@ -155,6 +159,8 @@ static int one_call(const char *scenario, const char *x1, const char *x2,
 		lx_xprt_get_stats(lx_rpc_clnt_xprt(cl, 0), st);
 	/* the client stays usable after whatever happened */
 	lx_rpc_clnt_destroy(cl);
+	last_conns = conns(&S);
+	last_secs = now_s() - t0;
 	srv_stop(&S);
 	return r;
 }
@@ -235,14 +241,20 @@ static void test_huge_fragment(void **state)
 static void test_bad_headers(void **state)
 {
 	static const char *const variants[] = {
-		"msg_type",	 "reply_stat",	"accept_stat", "truncated_verf",
+		"reply_stat",	 "accept_stat", "truncated_verf",
 		"verf_too_long", "reject_stat", "auth_stat",
 	};
 	struct lx_rpc_reply_info info;
+	struct lx_xprt_stats st;
 	unsigned int i;
 	int r;
 
 	(void)state;
+	/* msg_type 7: not a reply at all - garbage, the connection goes
+	 * (every reconnect gets the same: the call times out) */
+	r = one_call("bad_header", "--variant", "msg_type", 300, 1, &info, &st);
+	assert_int_equal(r, -ETIMEDOUT);
+	assert_true(st.garbage >= 1);
 	for (i = 0; i < sizeof(variants) / sizeof(variants[0]); i++) {
 		r = one_call("bad_header", "--variant", variants[i], 300, 1,
 			     &info, NULL);
@@ -302,6 +314,54 @@ static void test_reset_mid_record(void **state)
 		one_call("reset_mid_record", NULL, NULL, 200, 1, NULL, &st),
 		-ETIMEDOUT);
 	assert_true(st.disconnects >= 1);
+}
+
+/*
+ * A server whose answers can never be replies: each is counted as
+ * garbage and drops the connection (said once), the reconnects back off
+ * (no reply ever came), and the call ends at its timeout.
+ */
+static void garbage_case(const char *scenario, const char *x1, const char *x2)
+{
+	struct lx_xprt_stats st;
+	int r;
+
+	r = one_call(scenario, x1, x2, 300, 1, NULL, &st);
+	print_message("%s%s%s: %d after %.2f s, %d connections, %llu "
+		      "garbage, %llu early disconnects\n",
+		      scenario, x2 ? " " : "", x2 ? x2 : "", r, last_secs,
+		      last_conns, (unsigned long long)st.garbage,
+		      (unsigned long long)st.early_disconnects);
+	logcap_dump(&L);
+	assert_int_equal(r, -ETIMEDOUT);
+	assert_true(st.garbage >= 1);
+	assert_int_equal(st.replies, 0);
+	/* 0.9 s of timeouts: 0, 0.1, 0.3, 0.7 s (and one at ~1.2 s) */
+	assert_in_range(last_conns, 2, 5);
+	assert_int_equal(logcap_count(&L, "connection dropped"), 1);
+	assert_int_equal(logcap_count(&L, "not responding, still trying"), 1);
+}
+
+static void test_short_record(void **state)
+{
+	(void)state;
+	garbage_case("short_record", NULL, NULL);
+	assert_int_equal(logcap_count(&L, "record too short to be a reply"), 1);
+}
+
+static void test_garbage_forever(void **state)
+{
+	(void)state;
+	garbage_case("garbage", NULL, NULL);
+	garbage_case("garbage", "--variant", "raw");
+}
+
+static void test_endless_fragments(void **state)
+{
+	(void)state;
+	garbage_case("endless_fragments", NULL, NULL);
+	assert_int_equal(logcap_count(&L, "fragment chain past the size limit"),
+			 1);
 }
 
 static void test_multi_fragment(void **state)
@@ -458,6 +518,9 @@ int main(void)
 					  stop_server),
 		cmocka_unit_test_teardown(test_reset_mid_record, stop_server),
 		cmocka_unit_test_teardown(test_multi_fragment, stop_server),
+		cmocka_unit_test_teardown(test_short_record, stop_server),
+		cmocka_unit_test_teardown(test_garbage_forever, stop_server),
+		cmocka_unit_test_teardown(test_endless_fragments, stop_server),
 		cmocka_unit_test_teardown(test_slow_within_timeout,
 					  stop_server),
 		cmocka_unit_test_teardown(test_drop_retransmits_same_xid,
