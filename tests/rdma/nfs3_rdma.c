@@ -108,6 +108,32 @@ static int nfs_write(struct lx_rpc_clnt *cl, struct fh *fh, uint64_t off,
 	return lx_rpc_call_sync(cl, &a, NULL);
 }
 
+/* A READ into two buffers: a Write chunk of two segments (two windows,
+ * two keys: nfsd 6.1 does not invalidate remotely then). */
+static int nfs_read2(struct lx_rpc_clnt *cl, struct fh *fh, uint64_t off,
+		     void *b1, void *b2, uint32_t half, struct read_res *res)
+{
+	struct read_args ra = {.fh = fh, .off = off, .count = 2 * half};
+	struct iovec iov[2] = {{.iov_base = b1, .iov_len = half},
+			       {.iov_base = b2, .iov_len = half}};
+	size_t cap = 2 * (size_t)half;
+	struct lx_xprt_iter it;
+	struct lx_rpc_call_args a = {
+		.proc = P_READ,
+		.enc = (xdrproc_t)x_read_args,
+		.args = &ra,
+		.dec = (xdrproc_t)x_read_res,
+		.res = res,
+		.place = read_place,
+		.place_arg = &cap,
+		.rx_dst = &it,
+	};
+
+	lx_xprt_iter_iovec(&it, iov, 2, cap);
+	memset(res, 0, sizeof(*res));
+	return lx_rpc_call_sync(cl, &a, NULL);
+}
+
 static int nfs_read(struct lx_rpc_clnt *cl, struct fh *fh, uint64_t off,
 		    void *buf, uint32_t len, struct read_res *res)
 {
@@ -550,11 +576,12 @@ int main(int argc, char **argv)
 	uint64_t cookie = 0;
 	char verf[8] = {0};
 	double t0, mibs;
+	uint64_t multi_local = 0;
 	size_t i, bad;
 	int c, r, err;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((c = getopt(argc, argv, "a:p:m:e:d:n:s:S:D:M:cR:X:T:")) != -1) {
+	while ((c = getopt(argc, argv, "a:p:m:e:d:n:s:S:D:M:cR:X:IT:")) != -1) {
 		switch (c) {
 		case 'a':
 			host = optarg;
@@ -597,6 +624,9 @@ int main(int argc, char **argv)
 			else
 				reg_mode = LX_XPRT_RDMA_REG_DEFAULT;
 			break;
+		case 'I':
+			ro.no_remote_inv = true;
+			break;
 		case 'X':
 			want_mode = !strcmp(optarg, "window") ?
 					    LX_XPRT_RDMA_REG_WINDOW :
@@ -612,7 +642,7 @@ int main(int argc, char **argv)
 				"usage: nfs3_rdma [-a IP] [-p NFS_PORT] [-m "
 				"MNT_PORT] [-e EXPORT] [-d DIR -n ENTRIES] "
 				"[-s IO_SIZE] [-S BW_SIZE -D DEPTH -M MIB] "
-				"[-c | -R per-io|window] [-X EXPECTED_MODE] "
+				"[-c | -R per-io|window] [-X EXPECTED_MODE] [-I] "
 				"[-T STALL_FILE]\n");
 			return 2;
 		}
@@ -716,6 +746,35 @@ int main(int argc, char **argv)
 	       big, (now_s() - t0) * 1e3, lx_rpc_strerror(r), rr.status,
 	       rr.count, rr.len, bad,
 	       (unsigned long long)(s1.write_chunks - s0.write_chunks));
+
+	/* a READ into two buffers: two windows, two keys */
+	if (big >= 8192) {
+		size_t half = big / 2;
+		uint8_t *b2 = malloc(half);
+
+		memset(rbuf, 0, big);
+		s0 = s1;
+		r = nfs_read2(cl, &file, 0, rbuf, b2, (uint32_t)half, &rr);
+		lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &s1);
+		for (bad = 0, i = 0; i < half; i++)
+			bad += rbuf[i] != wbuf[i] || b2[i] != wbuf[half + i];
+		report("read-2seg",
+		       !r && !rr.status && rr.len == 2 * half && !bad &&
+			       (s1.reg_mode != LX_XPRT_RDMA_REG_WINDOW ||
+				s1.win_binds - s0.win_binds == 2),
+		       "%zu bytes into two buffers: %s, status %u, %zu bytes "
+		       "differ; windows bound +%llu, invalidated remotely "
+		       "+%llu, locally +%llu",
+		       2 * half, lx_rpc_strerror(r), rr.status, bad,
+		       (unsigned long long)(s1.win_binds - s0.win_binds),
+		       (unsigned long long)(s1.win_remote_inv -
+					    s0.win_remote_inv),
+		       (unsigned long long)(s1.win_local_inv -
+					    s0.win_local_inv));
+		if (s1.remote_inv_offered)
+			multi_local += s1.win_local_inv - s0.win_local_inv;
+		free(b2);
+	}
 
 	/* a small READ: data inline, placed by the result parser */
 	memset(rbuf, 0, 2000);
@@ -825,6 +884,32 @@ int main(int argc, char **argv)
 		free(bw);
 	}
 	print_rdma(cl, "at the end");
+	lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &s1);
+	if (s1.reg_mode == LX_XPRT_RDMA_REG_WINDOW)
+		/* every window accounted for; who invalidated: the server
+		 * for calls with one key when offered, we otherwise */
+		report("invalidation",
+		       s1.win_live == 0 && s1.win_bad_inv == 0 &&
+			       s1.win_remote_inv + s1.win_local_inv +
+					       s1.win_deallocs ==
+				       s1.win_binds &&
+			       (s1.remote_inv_offered ?
+					s1.win_remote_inv > 0 &&
+						s1.win_local_inv ==
+							multi_local :
+					s1.win_remote_inv == 0 &&
+						s1.win_local_inv ==
+							s1.win_binds),
+		       "Send With Invalidate %s: %llu windows bound, %llu "
+		       "invalidated by nfsd, %llu by us (%llu of calls with "
+		       "several keys), %llu deallocated, %llu live",
+		       s1.remote_inv_offered ? "offered" : "not offered",
+		       (unsigned long long)s1.win_binds,
+		       (unsigned long long)s1.win_remote_inv,
+		       (unsigned long long)s1.win_local_inv,
+		       (unsigned long long)multi_local,
+		       (unsigned long long)s1.win_deallocs,
+		       (unsigned long long)s1.win_live);
 	free(wbuf);
 	free(rbuf);
 	{
