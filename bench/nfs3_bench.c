@@ -84,6 +84,7 @@ struct nfs_io {
 		struct lx_nfs3_read_res rd;
 		struct lx_nfs3_write_res wr;
 		struct lx_nfs3_getattr_res ga;
+		struct lx_nfs3_commit_res cm;
 	} res;
 };
 
@@ -107,6 +108,7 @@ struct nfs_be {
 	char host[NFS_HOST_MAX];
 	uint16_t nfs_port, mount_port;
 	const char *export_path;
+	char export_buf[LX_NFS3_MAXPATHLEN + 1]; /* an export from a URL */
 	uint32_t stable;
 	enum lx_xprt_rdma_reg_mode reg_mode;
 	const struct bench_config *cfg;
@@ -135,8 +137,9 @@ enum {
 };
 
 static const struct bench_option nfs_options[] = {
-	{"server", "HOST[:PORT]",
-	 "NFS server (required); PORT: NFS port [rpcbind, then 2049]",
+	{"server", "HOST[:PORT]|URL",
+	 "NFS server (required) [port: rpcbind, then 2049],\n"
+	 "                       or a URL: nfs://HOST[:PORT]/EXPORT?...",
 	 NO_SERVER},
 	{"export", "PATH", "export to mount with MOUNT v3 (required)",
 	 NO_EXPORT},
@@ -248,12 +251,102 @@ bad:
 	return -EINVAL;
 }
 
+/*
+ * libnfs's URL: nfs://server[:port]/export[/path]?nfsport=N&mountport=N&
+ * version=3 (uid, gid and transport=rdma are the engine's).  In --server
+ * the path is the export; in --filename it is the export and the file,
+ * split as libnfs's tools split it (the export is everything before the
+ * last '/') unless --export or a --server URL said where the export
+ * ends.
+ */
+static int nfs_url(void *priv, const struct bench_url *u, char *file,
+		   size_t len)
+{
+	struct nfs_be *n = priv;
+	const char *path = u->path, *slash;
+	size_t elen;
+	unsigned int i;
+	uint64_t v;
+
+	if (strlen(u->host) >= sizeof(n->host))
+		goto bad;
+	strcpy(n->host, u->host);
+	if (u->port)
+		n->nfs_port = u->port;
+	for (i = 0; i < u->nparams; i++) {
+		const char *k = u->params[i].key, *val = u->params[i].value;
+
+		if (!strcmp(k, "version")) {
+			if (strcmp(val, "3")) {
+				bench_error(
+					"URL: version=%s: nfs3-bench speaks "
+					"NFS version 3 only",
+					val);
+				return -EINVAL;
+			}
+			continue;
+		}
+		if (strcmp(k, "nfsport") && strcmp(k, "mountport")) {
+			bench_error("URL: '%s' is not a parameter nfs3-bench "
+				    "knows (nfsport, mountport, version, uid, "
+				    "gid, transport)",
+				    k);
+			return -EINVAL;
+		}
+		if (bench_parse_u64(val, 65535, &v) || !v)
+			goto bad;
+		if (k[0] == 'n')
+			n->nfs_port = (uint16_t)v;
+		else
+			n->mount_port = (uint16_t)v;
+	}
+	if (!file) {
+		if (strlen(path) > LX_NFS3_MAXPATHLEN)
+			goto bad;
+		strcpy(n->export_buf, path);
+		n->export_path = n->export_buf;
+		return 0;
+	}
+	elen = n->export_path ? strlen(n->export_path) : 0;
+	if (elen && !strncmp(path, n->export_path, elen) &&
+	    (path[elen] == '/' || n->export_path[elen - 1] == '/')) {
+		path += elen;
+	} else if (elen) {
+		bench_error("--filename %s is not in the export %s", u->path,
+			    n->export_path);
+		return -EINVAL;
+	} else {
+		slash = strrchr(path, '/');
+		elen = (size_t)(slash - path);
+		if (elen > LX_NFS3_MAXPATHLEN)
+			goto bad;
+		memcpy(n->export_buf, path, elen ? elen : 1);
+		n->export_buf[elen ? elen : 1] = '\0';
+		n->export_path = n->export_buf;
+		path = slash;
+	}
+	while (*path == '/')
+		path++;
+	if (!*path || strlen(path) >= len) {
+		bench_error("--filename URL %s names no file in its export",
+			    u->path);
+		return -EINVAL;
+	}
+	strcpy(file, path);
+	return 0;
+bad:
+	bench_error("URL nfs://%s%s: not a valid server, port or export",
+		    u->host, u->path);
+	return -EINVAL;
+}
+
 static int nfs_check(void *priv, const struct bench_config *cfg)
 {
 	struct nfs_be *n = priv;
 
 	if (!n->host[0] || !n->export_path) {
-		bench_error("--server and --export are required");
+		bench_error("--server and --export are required (or an "
+			    "nfs:// URL in --server or --filename)");
 		return -EINVAL;
 	}
 	/* one connection carries everything in the worst case (see top) */
@@ -607,6 +700,10 @@ static int nfs_submit(void *priv, struct bench_io *io, unsigned int flags)
 	case BENCH_OP_NULL:
 		err = lx_nfs3_null_async(n->clnt, &ni->call);
 		break;
+	case BENCH_OP_FSYNC: /* fio's fsync=N: COMMIT the whole file */
+		err = lx_nfs3_commit_async(n->clnt, &ni->call, &f->fh, 0, 0,
+					   &ni->res.cm);
+		break;
 	default:
 		return -EINVAL;
 	}
@@ -886,16 +983,17 @@ static const struct bench_backend_ops nfs3_backend = {
 	.io_priv_size = sizeof(struct nfs_io),
 	.ops_supported =
 		BENCH_OP_BIT(BENCH_OP_READ) | BENCH_OP_BIT(BENCH_OP_WRITE) |
-		BENCH_OP_BIT(BENCH_OP_NULL) | BENCH_OP_BIT(BENCH_OP_GETATTR),
+		BENCH_OP_BIT(BENCH_OP_NULL) | BENCH_OP_BIT(BENCH_OP_GETATTR) |
+		BENCH_OP_BIT(BENCH_OP_FSYNC),
 	.options = nfs_options,
 	.usage_extra =
 		"Examples:\n"
 		"  nfs3-bench --server nfs1 --export /export --preset "
-		"nfs-randrw --runtime 60\n"
+		"nfs-randrw --time_based --runtime 60\n"
 		"  nfs3-bench --server 192.0.2.10:2049 --mount-port 20048 "
 		"--export /export \\\n"
 		"      --rw randread --bs 4k --iodepth 64 --numjobs 4 "
-		"--runtime 30\n"
+		"--time_based --runtime 30\n"
 		"  nfs3-bench --server nfs1 --export /export --rw null "
 		"--iodepth 16 --runtime 10\n",
 	.init = nfs_init,
@@ -909,6 +1007,8 @@ static const struct bench_backend_ops nfs3_backend = {
 	.job_close = nfs_job_close,
 	.stats = nfs_stats,
 	.where = nfs_where,
+	.url_scheme = "nfs",
+	.url = nfs_url,
 	.teardown = nfs_teardown,
 };
 

@@ -29,8 +29,10 @@ enum {
 };
 
 static const struct bench_option p9b_options[] = {
-	{"server", "HOST[:PORT]",
-	 "9P server (required); port 564 (tcp), 5640 (rdma)", PO_SERVER},
+	{"server", "HOST[:PORT]|URL",
+	 "9P server (required) [port 564 tcp, 5640 rdma],\n"
+	 "                       or a URL: 9p://HOST[:PORT]/ANAME?...",
+	 PO_SERVER},
 	{"aname", "PATH", "tree to attach, e.g. the exported path (required)",
 	 PO_ANAME},
 	{"msize", "SIZE", "largest message to offer in Tversion [512k]",
@@ -134,6 +136,81 @@ static int p9b_parse_option(void *priv, int id, const char *arg)
 	bench_error("--%s: '%s' is not valid (see --help)",
 		    p9b_options[id].name, arg ? arg : "");
 	return -EINVAL;
+}
+
+/*
+ * 9p://host[:port]/aname[?msize=SIZE] (uid, gid, transport=rdma are the
+ * engine's).  In --filename the path is the aname and the file, split at
+ * the last '/' unless --aname or a --server URL said where the aname
+ * ends.  The aname is the exported directory for diod, the export's
+ * pseudo path for ganesha.
+ */
+static int p9b_url(void *priv, const struct bench_url *u, char *file,
+		   size_t len)
+{
+	struct p9b *p = priv;
+	const char *path = u->path, *slash;
+	size_t alen;
+	unsigned int i;
+	uint64_t v;
+
+	free(p->host);
+	p->host = strdup(u->host);
+	if (!p->host)
+		return -ENOMEM;
+	if (u->port)
+		p->port = u->port;
+	for (i = 0; i < u->nparams; i++) {
+		const char *k = u->params[i].key, *val = u->params[i].value;
+
+		if (strcmp(k, "msize")) {
+			bench_error("URL: '%s' is not a parameter p9-bench "
+				    "knows (msize, uid, gid, transport)",
+				    k);
+			return -EINVAL;
+		}
+		if (bench_parse_size(val, &v) || v < LX_P9_MIN_MSIZE ||
+		    v > LX_P9_MAX_MSIZE) {
+			bench_error("URL: msize=%s is not a size from %u to "
+				    "%u bytes",
+				    val, LX_P9_MIN_MSIZE, LX_P9_MAX_MSIZE);
+			return -EINVAL;
+		}
+		p->msize = (uint32_t)v;
+	}
+	if (strlen(path) >= sizeof(p->aname_buf)) {
+		bench_error("URL 9p://%s: the path is too long", u->host);
+		return -EINVAL;
+	}
+	if (!file) {
+		memcpy(p->aname_buf, path, strlen(path) + 1);
+		p->aname = p->aname_buf;
+		return 0;
+	}
+	alen = p->aname ? strlen(p->aname) : 0;
+	if (alen && !strncmp(path, p->aname, alen) &&
+	    (path[alen] == '/' || p->aname[alen - 1] == '/')) {
+		path += alen;
+	} else if (alen) {
+		bench_error("--filename %s is not under the aname %s", u->path,
+			    p->aname);
+		return -EINVAL;
+	} else {
+		slash = strrchr(path, '/');
+		alen = (size_t)(slash - path);
+		memcpy(p->aname_buf, path, alen ? alen : 1);
+		p->aname_buf[alen ? alen : 1] = '\0';
+		p->aname = p->aname_buf;
+		path = slash;
+	}
+	while (*path == '/')
+		path++;
+	if (!*path || strlen(path) >= len) {
+		bench_error("--filename URL %s names no file", u->path);
+		return -EINVAL;
+	}
+	strcpy(file, path);
+	return 0;
 }
 
 static int p9b_check(void *priv, const struct bench_config *cfg)
@@ -386,6 +463,8 @@ static const struct bench_backend_ops p9b_ops = {
 	.job_close = p9b_job_close,
 	.stats = p9b_stats,
 	.where = p9b_where,
+	.url_scheme = "9p",
+	.url = p9b_url,
 	.teardown = p9b_teardown,
 	.destroy = p9b_destroy,
 };

@@ -133,6 +133,7 @@ struct p9b {
 	char *host;
 	uint16_t port;
 	const char *aname;
+	char aname_buf[1024]; /* an aname from a 9p:// URL */
 	uint32_t msize;
 	enum p9b_alloc alloc;
 	unsigned int max_reqs_opt;

@@ -7,6 +7,7 @@
  *
  *   nfs3cp -s server -e /export big.iso :isos/big.iso     # upload
  *   nfs3cp -s server -e /export :isos/big.iso copy.iso    # download
+ *   nfs3cp nfs://server/export/isos/big.iso copy.iso      # libnfs's URL
  *
  * It uses the blocking file helpers of <libxprt/nfs3.h>: lx_nfs3_mount(),
  * lx_nfs3_open(), lx_nfs3_file_pread() and lx_nfs3_file_pwrite() (which split each
@@ -40,18 +41,27 @@ struct opts {
 	size_t chunk;
 	unsigned int nconnect;
 	bool stable, force, verbose;
+	bool set_ids, rdma;
+	uint32_t uid, gid;
 };
 
 static void usage(FILE *f, const char *me)
 {
 	fprintf(f,
 		"usage: %s -s HOST -e EXPORT [options] SRC DST\n"
+		"       %s [options] SRC DST   (one of them an nfs:// URL)\n"
 		"Copy a file between this machine and an NFSv3 export, through "
 		"libxprt.\n"
 		"Exactly one of SRC and DST is on the server, written :PATH "
 		"(relative to the\nexport's root):\n"
 		"  %s -s HOST -e /export local.dat :dir/copy.dat   upload\n"
 		"  %s -s HOST -e /export :dir/copy.dat local.dat   download\n"
+		"or an nfs:// URL in libnfs's syntax instead of :PATH and "
+		"-s/-e/-p/-m:\n"
+		"  nfs://HOST[:PORT]/EXPORT/PATH?nfsport=N&mountport=N&uid=N&"
+		"gid=N&version=3\n"
+		"  (and transport=rdma); the export is what precedes the last "
+		"'/', unless -e\n  says where it ends\n"
 		"options:\n"
 		"  -s HOST     server name or address (required)\n"
 		"  -e EXPORT   export path, as the server's MOUNT knows it "
@@ -66,7 +76,118 @@ static void usage(FILE *f, const char *me)
 		"  -v          print size, time and throughput\n"
 		"  -h          this help\n"
 		"Exit status: 0 copied, 1 failed, 2 usage error.\n",
-		me, me, me);
+		me, me, me, me);
+}
+
+static bool is_url(const char *s)
+{
+	return !strncmp(s, "nfs://", 6);
+}
+
+/* the value of URL parameter @key=... at @q (after '?' or '&'), or NULL */
+static int url_param(const char *q, const char *key, char *out, size_t len)
+{
+	size_t k = strlen(key), n;
+
+	for (; q && *q; q = strchr(q, '&') ? strchr(q, '&') + 1 : NULL) {
+		if (strncmp(q, key, k) || q[k] != '=')
+			continue;
+		n = strcspn(q + k + 1, "&");
+		if (n >= len)
+			return -EINVAL;
+		memcpy(out, q + k + 1, n);
+		out[n] = '\0';
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * libnfs's URL: nfs://HOST[:PORT]/EXPORT/PATH?nfsport=&mountport=&uid=&
+ * gid=&version=3 (and transport=rdma).  Fills @o's server and @path (the
+ * file relative to the export); the export is the path up to its last
+ * '/', as libnfs's tools have it, unless -e gave one that it starts with.
+ * (No %-escapes: an example, not a general URL parser.)
+ */
+static int parse_url(const char *url, struct opts *o, char *path, size_t len)
+{
+	static char host[256], export_buf[1024];
+	static const char *const known[] = {"nfsport", "mountport", "uid",
+					    "gid", "version", "transport"};
+	const char *h = url + 6, *p = h + strcspn(h, ":/?"), *q, *e;
+	char val[64];
+	unsigned int i;
+	size_t n;
+	long v;
+
+	if ((size_t)(p - h) >= sizeof(host) || p == h)
+		return -EINVAL;
+	memcpy(host, h, (size_t)(p - h));
+	host[p - h] = '\0';
+	o->host = host;
+	if (*p == ':') {
+		v = strtol(p + 1, (char **)&p, 10);
+		if (v <= 0 || v > 65535)
+			return -EINVAL;
+		o->nfs_port = (uint16_t)v;
+	}
+	if (*p != '/')
+		return -EINVAL;
+	q = strchr(p, '?');
+	n = q ? (size_t)(q - p) : strlen(p);
+	for (q = q ? q + 1 : NULL, e = q; e && *e;
+	     e = strchr(e, '&') ? strchr(e, '&') + 1 : NULL) {
+		for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+			if (!strncmp(e, known[i], strlen(known[i])) &&
+			    e[strlen(known[i])] == '=')
+				break;
+		if (i == sizeof(known) / sizeof(known[0]))
+			return -EINVAL;
+	}
+	if (url_param(q, "version", val, sizeof(val)) == 1 &&
+	    strcmp(val, "3"))
+		return -EPROTONOSUPPORT;
+	if (url_param(q, "transport", val, sizeof(val)) == 1)
+		o->rdma = !strcmp(val, "rdma");
+	for (i = 0; i < 4; i++) {
+		if (url_param(q, known[i], val, sizeof(val)) != 1)
+			continue;
+		v = strtol(val, NULL, 10);
+		if (v < 0 || (i < 2 && (v == 0 || v > 65535)))
+			return -EINVAL;
+		if (i == 0)
+			o->nfs_port = (uint16_t)v;
+		else if (i == 1)
+			o->mount_port = (uint16_t)v;
+		else if (i == 2)
+			o->uid = (uint32_t)v, o->set_ids = true;
+		else
+			o->gid = (uint32_t)v, o->set_ids = true;
+	}
+	if (o->export_path && !strncmp(p, o->export_path,
+				       strlen(o->export_path))) {
+		p += strlen(o->export_path);
+		n -= strlen(o->export_path);
+	} else {
+		const char *slash = p + n;
+
+		while (slash > p && slash[-1] != '/')
+			slash--;
+		if ((size_t)(slash - p) >= sizeof(export_buf) || slash == p)
+			return -EINVAL;
+		memcpy(export_buf, p, (size_t)(slash - p));
+		export_buf[slash - p > 1 ? slash - p - 1 : 1] = '\0';
+		o->export_path = export_buf;
+		n -= (size_t)(slash - p);
+		p = slash;
+	}
+	while (n && *p == '/')
+		p++, n--;
+	if (!n || n >= len)
+		return -EINVAL;
+	memcpy(path, p, n);
+	path[n] = '\0';
+	return 0;
 }
 
 static double now_s(void)
@@ -256,6 +377,8 @@ int main(int argc, char **argv)
 	struct lx_nfs3_clnt *c;
 	char errmsg[256] = "";
 	const char *src, *dst;
+	char rpath[1024];
+	bool up;
 	uint64_t bytes = 0;
 	double t0, dt;
 	void *buf;
@@ -316,20 +439,40 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (argc - optind != 2 || !o.host || !o.export_path) {
+	if (argc - optind != 2) {
 		usage(stderr, argv[0]);
 		return 2;
 	}
 	src = argv[optind];
 	dst = argv[optind + 1];
-	if ((src[0] == ':') == (dst[0] == ':')) {
+	if ((src[0] == ':' || is_url(src)) == (dst[0] == ':' || is_url(dst))) {
 		fprintf(stderr,
-			"nfs3cp: exactly one of SRC and DST is :PATH on "
-			"the server\n");
+			"nfs3cp: exactly one of SRC and DST is :PATH or an "
+			"nfs:// URL on the server\n");
 		return 2;
 	}
-	if (!(src[0] == ':' ? src : dst)[1]) {
-		fprintf(stderr, "nfs3cp: ':' needs a path after it\n");
+	up = dst[0] == ':' || is_url(dst);
+	if (is_url(up ? dst : src)) {
+		rc = parse_url(up ? dst : src, &o, rpath, sizeof(rpath));
+		if (rc) {
+			fprintf(stderr,
+				"nfs3cp: %s: %s\n", up ? dst : src,
+				rc == -EPROTONOSUPPORT ?
+					"only NFS version 3 (version=3)" :
+					"not an nfs://HOST[:PORT]/EXPORT/PATH"
+					"[?nfsport=N&mountport=N&uid=N&gid=N&"
+					"version=3&transport=rdma] URL");
+			return 2;
+		}
+	} else {
+		if (!(up ? dst : src)[1]) {
+			fprintf(stderr, "nfs3cp: ':' needs a path after it\n");
+			return 2;
+		}
+		snprintf(rpath, sizeof(rpath), "%s", (up ? dst : src) + 1);
+	}
+	if (!o.host || !o.export_path) {
+		usage(stderr, argv[0]);
 		return 2;
 	}
 
@@ -338,6 +481,10 @@ int main(int argc, char **argv)
 	no.nfs_port = o.nfs_port;
 	no.mount_port = o.mount_port;
 	no.nconnect = o.nconnect;
+	no.set_ids = o.set_ids;
+	no.uid = o.set_ids ? o.uid : (uint32_t)getuid();
+	no.gid = o.set_ids ? o.gid : (uint32_t)getgid();
+	no.transport = o.rdma ? LX_XPRT_TRANSPORT_RDMA : LX_XPRT_TRANSPORT_TCP;
 	no.errmsg = errmsg;
 	no.errmsg_len = sizeof(errmsg);
 	rc = lx_nfs3_mount(&c, &no);
@@ -353,10 +500,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	t0 = now_s();
-	if (dst[0] == ':')
-		rc = upload(c, &o, src, dst + 1, buf, &bytes);
+	if (up)
+		rc = upload(c, &o, src, rpath, buf, &bytes);
 	else
-		rc = download(c, &o, src + 1, dst, buf, &bytes);
+		rc = download(c, &o, rpath, dst, buf, &bytes);
 	dt = now_s() - t0;
 	if (o.verbose && !rc)
 		printf("%" PRIu64 " bytes in %.3f s: %.1f MiB/s (rsize %u, "

@@ -432,8 +432,10 @@ static void lx_rpc_apply_defaults(struct lx_rpc_clnt_opts *o)
 		o->retrans = 0;
 }
 
-int lx_rpc_clnt_create(struct lx_rpc_clnt **clp,
-		       const struct lx_rpc_clnt_opts *opts)
+/* See rpc_int.h. */
+int lx_rpc__create(struct lx_rpc_clnt **clp,
+		   const struct lx_rpc_clnt_opts *opts,
+		   const struct lx_xprt_rdma_ulp *ulp)
 {
 	struct lx_xprt_pool_opts po = {0};
 	struct lx_xprt_opts xo = {0};
@@ -442,7 +444,9 @@ int lx_rpc_clnt_create(struct lx_rpc_clnt **clp,
 	uint32_t seed;
 	int err;
 
-	if (!clp || !opts || !opts->host || opts->nconnect > LX_RPC_MAX_CONN)
+	if (!clp || !opts || !opts->host || !opts->port ||
+	    opts->nconnect > LX_RPC_MAX_CONN ||
+	    (opts->transport == LX_XPRT_TRANSPORT_RDMA && !ulp))
 		return -EINVAL;
 	cl = calloc(1, sizeof(*cl));
 	if (!cl)
@@ -460,23 +464,13 @@ int lx_rpc_clnt_create(struct lx_rpc_clnt **clp,
 		seed = (uint32_t)lx_xprt_now_ns();
 	atomic_store(&cl->xid, seed);
 
-	if (!cl->opts.port) {
-		/* rpcbind maps TCP ports: RDMA needs an explicit one */
-		err = cl->opts.transport == LX_XPRT_TRANSPORT_RDMA ?
-			      -EINVAL :
-			      lx_rpcbind_getport_tcp(
-				      cl->opts.host, cl->opts.prog,
-				      cl->opts.vers, &cl->opts.port);
-		if (err)
-			goto out_free;
-	}
 	if (cl->opts.transport == LX_XPRT_TRANSPORT_RDMA) {
 		/* RPC-over-RDMA: our binding, the server's credit grants,
 		 * and pool slabs registered once for the device */
 		if (opts->rdma)
 			cl->rdma =
 				*(const struct lx_xprt_rdma_opts *)opts->rdma;
-		cl->rdma.ulp = &lx_rpc_rdma_ulp;
+		cl->rdma.ulp = ulp;
 		xo.rdma = &cl->rdma;
 		xo.cong = LX_XPRT_CONG_GRANT;
 		po.reg = lx_xprt_rdma_pool_reg();

@@ -83,6 +83,19 @@ long lx_rpc_reply_hdr_len(const uint8_t *p, size_t have, bool *accepted);
 struct lx_xprt_rdma_ulp;
 extern const struct lx_xprt_rdma_ulp lx_rpc_rdma_ulp;
 
+/**
+ * lx_rpc__create() - lx_rpc_clnt_create() on a known port
+ * @ulp: the RPC-over-RDMA binding for an RDMA transport (NULL over TCP)
+ *
+ * rpc_create.c adds the rpcbind lookup on top (through rpc_rpcb.c, which
+ * itself builds its clients with this): the port lookup sits above the
+ * client instead of in a circle with it.
+ * Return: as lx_rpc_clnt_create(); %-EINVAL for a port of 0.
+ */
+int lx_rpc__create(struct lx_rpc_clnt **clp,
+		   const struct lx_rpc_clnt_opts *opts,
+		   const struct lx_xprt_rdma_ulp *ulp);
+
 /* rpc_auth.c */
 int lx_rpc_build_header(struct lx_rpc_clnt *cl);
 

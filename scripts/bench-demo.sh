@@ -25,17 +25,17 @@ SRV=(--server "$XPRT_NFS_HOST:$XPRT_NFS_PORT" --mount-port "$XPRT_MNT_PORT"
 echo
 echo "=== 4 KiB random reads, 16 in flight, 4 s (a 64 MiB file is laid out first)"
 echo "    \$ nfs3-bench --server $XPRT_NFS_HOST:$XPRT_NFS_PORT --mount-port $XPRT_MNT_PORT --export $XPRT_NFS_EXPORT \\"
-echo "          --rw randread --bs 4k --iodepth 16 --size 64m --runtime 4"
+echo "          --rw randread --bs 4k --iodepth 16 --size 64m --time_based --runtime 4"
 echo
 "$BENCH" "${SRV[@]}" --name demo --rw randread --bs 4k --iodepth 16 --size 64m \
-	--runtime 4 --eta never
+	--time_based --runtime 4 --eta never
 
 echo
 echo "=== 1 MiB sequential writes, 4 in flight, 4 s (UNSTABLE, COMMIT at the end)"
-echo "    \$ nfs3-bench ... --rw write --bs 1m --iodepth 4 --size 256m --runtime 4"
+echo "    \$ nfs3-bench ... --rw write --bs 1m --iodepth 4 --size 256m --time_based --runtime 4"
 echo
 "$BENCH" "${SRV[@]}" --name demo-write --rw write --bs 1m --iodepth 4 \
-	--size 256m --runtime 4 --eta never
+	--size 256m --time_based --runtime 4 --eta never
 
 rm -f "$XPRT_NFS_EXPORT_DIR"/demo.0.0 "$XPRT_NFS_EXPORT_DIR"/demo-write.0.0
 echo

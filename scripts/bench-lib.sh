@@ -113,18 +113,18 @@ print("ops=%.1f cpu=%.3f p50=%.1f p99=%.1f mibs=0" % (d["calls_per_s"],
 norm_bench() { # nfs3-bench --group_reporting --output-format json
 	python3 -c 'import json, sys
 d = json.loads(sys.stdin.read())
-if not d["status"]["ok"]:
+if not d["xprt"]["status"]["ok"]:
     sys.exit(1)
-a = d["aggregate"]
+a = d["xprt"]["aggregate"]
 ops = bw = 0.0
 lat = None
-for k in ("read", "write", "other"):
-    if a[k]["total_ios"]:
-        ops += a[k]["iops"]
-        bw += a[k]["bw_bytes"]
-        lat = lat or a[k]["clat_ns"]["percentile"]
+for v in (a["read"], a["write"], a["xprt"]["other"]):
+    if v["total_ios"]:
+        ops += v["iops"]
+        bw += v["bw_bytes"]
+        lat = lat or v["clat_ns"]["percentile"]
 print("ops=%.1f cpu=%.3f p50=%.1f p99=%.1f mibs=%.1f" % (ops,
-      a["cpu_us_per_op"], lat["50.000000"] / 1e3, lat["99.000000"] / 1e3,
+      a["xprt"]["cpu_us_per_op"], lat["50.000000"] / 1e3, lat["99.000000"] / 1e3,
       bw / 1048576))'
 }
 

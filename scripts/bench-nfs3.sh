@@ -58,7 +58,7 @@ bl_log "ganesha NFS $XPRT_NFS_HOST:$XPRT_NFS_PORT; $ROUNDS rounds x ${SECS}s per
 SRV=(--server "$XPRT_NFS_HOST:$XPRT_NFS_PORT" --mount-port "$XPRT_MNT_PORT"
 	--export "$XPRT_NFS_EXPORT")
 # the engine's durations are integers with a unit
-NB=(--runtime "$(awk -v s="$SECS" 'BEGIN { printf "%d", s * 1000 }')ms"
+NB=(--time_based --runtime "$(awk -v s="$SECS" 'BEGIN { printf "%d", s * 1000 }')ms"
 	--ramp_time 500ms --group_reporting --output-format json
 	--eta never)
 NP=(--host "$XPRT_NFS_HOST" --nfsport "$XPRT_NFS_PORT" --mountport "$XPRT_MNT_PORT"

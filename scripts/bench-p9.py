@@ -144,14 +144,15 @@ def run(cmd, server_pid, timeout):
 def parse_ours(out, phase):
     """ops/s, CPU us/op, user CPU us/op, p50 us from p9-bench's JSON."""
     d = json.loads(out)
-    agg = d["aggregate"]
+    agg = d["xprt"]["aggregate"]
     if phase == "ior-write":
-        iops = d["ior"]["results"][0]["iops"]
-        p50 = agg["write"]["lat_ns"]["percentile"]["50.000000"]
+        iops = d["xprt"]["ior"]["results"][0]["iops"]
+        p50 = agg["write"]["clat_ns"]["percentile"]["50.000000"]
     else:
-        iops = agg[phase]["iops"]
-        p50 = agg[phase]["lat_ns"]["percentile"]["50.000000"]
-    cpu = agg["cpu_us_per_op"]
+        dv = agg["xprt"]["other"] if phase == "other" else agg[phase]
+        iops = dv["iops"]
+        p50 = dv["clat_ns"]["percentile"]["50.000000"]
+    cpu = agg["xprt"]["cpu_us_per_op"]
     tot = agg["usr_cpu"] + agg["sys_cpu"]
     return iops, cpu, cpu * agg["usr_cpu"] / tot if tot else None, p50 / 1e3
 
@@ -319,7 +320,7 @@ class Bench:
                 ours = self.ours(srv, [
                     "--filename", "bench64m.dat", "--size", "64m", "--rw",
                     "randread", "--bs", "4k", "--iodepth", str(depth),
-                    "--runtime", str(SECS), "--ramp_time", "500ms"])
+                    "--time_based", "--runtime", str(SECS), "--ramp_time", "500ms"])
                 peer = [self.peer, "--depth", str(depth), "--seconds",
                         str(SECS), "--warmup", "0.5", "--msize", "65536",
                         srv[0], srv[1], srv[2], "bench64m.dat"]
@@ -343,7 +344,7 @@ class Bench:
         for streams in (1, 16):
             ours = self.ours(srv, [
                 "--filename", "null", "--rw", "getattr", "--numjobs",
-                str(streams), "--iodepth", "1", "--runtime", str(SECS),
+                str(streams), "--iodepth", "1", "--time_based", "--runtime", str(SECS),
                 "--ramp_time", "500ms"])
             dl = [self.diodload, "-s", f"127.0.0.1:{self.ctl_port}", "-g",
                   "-n", str(streams), "-r", str(SECS)]

@@ -143,14 +143,14 @@ if [[ -x $bench ]]; then
 		--server "$XPRT_NFS_HOST:$XPRT_NFS_PORT" --export "$XPRT_NFS_EXPORT" \
 		--mount-port "$XPRT_MNT_PORT" --verify --stable unstable \
 		--name soak-unstable --rw randwrite --bs 64k --size 16m \
-		--numjobs 2 --iodepth 8 --runtime "$((secs / 2))s" || fail=1
+		--numjobs 2 --iodepth 8 --time_based --runtime "$((secs / 2))s" || fail=1
 	grep -E 'verifier|resent|commits|verify|error' \
 		"$logdir/nfs3-bench-unstable.log" | tail -6 | sed 's/^/  | /'
 	soak_under_kills ganesha 1.5 nfs3-bench-filesync "$bench" \
 		--server "$XPRT_NFS_HOST:$XPRT_NFS_PORT" --export "$XPRT_NFS_EXPORT" \
 		--mount-port "$XPRT_MNT_PORT" --verify --stable filesync \
 		--name soak-filesync --rw randrw --bs 64k --size 16m \
-		--numjobs 2 --iodepth 8 --runtime "$((secs / 2))s" || fail=1
+		--numjobs 2 --iodepth 8 --time_based --runtime "$((secs / 2))s" || fail=1
 	tail -5 "$logdir/nfs3-bench-filesync.log" | sed 's/^/  | /'
 fi
 
@@ -201,14 +201,14 @@ if [[ -x $p9 && -n ${XPRT_DIOD_PORT:-} ]]; then
 	# block written read back by the verify pass
 	soak_under_kills diod 1 p9-bench "${P9[@]}" --name r --verify \
 		--rw randrw --bs 128k --size 16m --numjobs 2 --nconnect 2 \
-		--iodepth 8 --runtime "${secs}s" || fail=1
+		--iodepth 8 --time_based --runtime "${secs}s" || fail=1
 	p9bench_check p9-bench || fail=1
 	# sequential writes, verified, then the files on diod's disk: the
 	# staircase of generations a sequential run leaves, exact with one
 	# I/O in flight per job (check-pattern.py); 4 jobs share the session
 	soak_under_kills diod 1 p9-bench-write "${P9[@]}" --name w --verify \
 		--rw write --bs 64k --size 8m --numjobs 4 --iodepth 1 \
-		--runtime "$(((secs + 1) / 2))s" || fail=1
+		--time_based --runtime "$(((secs + 1) / 2))s" || fail=1
 	p9bench_check p9-bench-write || fail=1
 	if "$top/scripts/check-pattern.py" "$XPRT_DIOD_EXPORT_DIR/$sub" \
 		$((8 << 20)) --sequential 65536 w.0.0 w.1.0 w.2.0 w.3.0 \

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * RDMA transport: the send path, the transport's lifetime, and the
- * services its upper-layer bindings use (see xprt/rdma.h).  Connections
- * are in rdma_conn.c, the receive side (the poller) in rdma_rx.c.
+ * RDMA transport: the send path and the transport's lifetime.  The
+ * services its upper-layer bindings use (see xprt/rdma.h) are in
+ * rdma_ulp.c, connections in rdma_conn.c, the receive side (the poller)
+ * in rdma_rx.c.
  *
  * Sending.  The core hands a batch of up to 16 requests under its
  * transmit lock.  The binding marshals each one into a gather list (its
@@ -41,144 +42,6 @@
 
 #define RDMA_DEF_INLINE	    4096u
 #define RDMA_DEF_RECV_BATCH 8u
-
-/* ------------------------------------------------------------ services */
-
-const struct lx_xprt_rdma_opts *lx_xprt_rdma_opts_of(const struct xprt *x)
-{
-	return &lx_xr_tp_of(x)->o;
-}
-
-const struct lx_xprt_rdma_params *lx_xprt_rdma_params_of(const struct xprt *x)
-{
-	struct lx_xr_tp *tp = lx_xr_tp_of(x);
-
-	return tp->conn ? &tp->conn->params : NULL;
-}
-
-struct lx_xprt_rdma_slot *lx_xprt_rdma_slot_of(struct xprt *x,
-					       unsigned int slot)
-{
-	return &lx_xr_tp_of(x)->slots[slot];
-}
-
-void lx_xprt_rdma_stat_inc(struct xprt *x, enum lx_xprt_rdma_stat which)
-{
-	if ((unsigned int)which < LX_XPRT_RDMA_ST_NR)
-		atomic_fetch_add_explicit(&lx_xr_tp_of(x)->ulp_ctr[which], 1,
-					  memory_order_relaxed);
-}
-
-int lx_xprt_rdma_buf_lkey(const struct xprt *x, const struct lx_xprt_buf *b,
-			  uint32_t *lkey)
-{
-	struct lx_xr_tp *tp = lx_xr_tp_of(x);
-	int r;
-
-	r = lx_xprt_rdma_slab_lkey(lx_xprt_buf_reg_handle(b),
-				   (unsigned int)tp->conn->dev, lkey);
-	if (r && !atomic_exchange(&tp->pool_warned, true))
-		fprintf(stderr,
-			"libxprt: %s: pool buffers are not registered for "
-			"RDMA (create the pool with lx_xprt_rdma_pool_reg())\n",
-			x->peer);
-	return r;
-}
-
-int lx_xprt_rdma_slot_reg(struct xprt *x, struct lx_xprt_rdma_slot *s,
-			  void *addr, size_t len, int access, uint32_t *rkey,
-			  uint64_t *iova, uint32_t *lkey)
-{
-	struct lx_xr_tp *tp = lx_xr_tp_of(x);
-	const struct lx_xprt_rdma_dev *d;
-	struct lx_xprt_rdma_mr *mr;
-	int r;
-
-	if (s->nmrs >= LX_XPRT_RDMA_SLOT_MRS)
-		return -E2BIG;
-	d = lx_xprt_rdma_dev_get((unsigned int)tp->conn->dev);
-	r = lx_xprt_rdma_mr_get(&tp->mrc, d->pd, addr, len, access, &mr, lkey,
-				rkey);
-	if (r)
-		return r;
-	s->mrs[s->nmrs++] = mr;
-	if (iova)
-		*iova = (uint64_t)(uintptr_t)addr;
-	return 0;
-}
-
-void lx_xprt_rdma_slot_unreg(struct xprt *x, struct lx_xprt_rdma_slot *s,
-			     bool invalidate)
-{
-	struct lx_xr_tp *tp = lx_xr_tp_of(x);
-
-	/* windows over a registration go before it (rxe refuses to drop a
-	 * registration with windows bound) */
-	lx_xr_win_release(x, s);
-	while (s->nmrs)
-		lx_xprt_rdma_mr_put(&tp->mrc, s->mrs[--s->nmrs], invalidate);
-}
-
-int lx_xprt_rdma_add_msg(struct xprt *x, struct lx_xprt_rqst *rq,
-			 struct lx_xprt_rdma_slot *s,
-			 struct lx_xprt_rdma_send *snd, unsigned int nsegs)
-{
-	const struct lx_xprt_rdma_params *p = lx_xprt_rdma_params_of(x);
-	struct lx_xprt_buf *b = rq->pub.sbuf;
-	size_t room = b->cap - b->len, extra = 0;
-	unsigned int i;
-	uint32_t lkey;
-	int r;
-
-	for (i = 0; i < nsegs; i++)
-		extra += rq->pub.tx_segs[i].iov_len;
-	r = lx_xprt_rdma_buf_lkey(x, b, &lkey);
-	if (r)
-		return r;
-	if (snd->nsge >= p->max_send_sge)
-		return -E2BIG;
-	if (extra <= room) {
-		/* pull-up: a copy of a few KiB is cheaper than a
-		 * registration, and the send buffer is ours until done() */
-		char *dst = (char *)b->data + b->len;
-
-		for (i = 0; i < nsegs; i++) {
-			memcpy(dst, rq->pub.tx_segs[i].iov_base,
-			       rq->pub.tx_segs[i].iov_len);
-			dst += rq->pub.tx_segs[i].iov_len;
-		}
-		snd->sge[snd->nsge++] = (struct ibv_sge){
-			.addr = (uintptr_t)b->data,
-			.length = (uint32_t)(b->len + extra),
-			.lkey = lkey,
-		};
-		snd->bytes += b->len + extra;
-		return 0;
-	}
-	snd->sge[snd->nsge++] = (struct ibv_sge){
-		.addr = (uintptr_t)b->data,
-		.length = b->len,
-		.lkey = lkey,
-	};
-	snd->bytes += b->len;
-	for (i = 0; i < nsegs; i++) {
-		struct iovec *v = &rq->pub.tx_segs[i];
-
-		if (snd->nsge >= p->max_send_sge)
-			return -E2BIG;
-		r = lx_xprt_rdma_slot_reg(x, s, v->iov_base, v->iov_len, 0,
-					  NULL, NULL, &lkey);
-		if (r)
-			return r;
-		snd->sge[snd->nsge++] = (struct ibv_sge){
-			.addr = (uintptr_t)v->iov_base,
-			.length = (uint32_t)v->iov_len,
-			.lkey = lkey,
-		};
-		snd->bytes += v->iov_len;
-	}
-	return 0;
-}
 
 /* ---------------------------------------------------------------- send */
 

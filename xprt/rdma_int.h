@@ -175,6 +175,19 @@ void lx_xr_conn_free(struct lx_xr_conn *c);
 
 /* ---- rdma_win.c ---- */
 
+/**
+ * lx_xr_win_bind() - a window of @s over [@addr, @addr + @len) of @mr with
+ * remote write (@write) or read access: the bind goes into @snd; *@rkey
+ * is its new key.  @mem (may be NULL): the caller region it is over, whose
+ * busy count the window now holds (dropped on error too).  Marshal.
+ */
+int lx_xr_win_bind(struct xprt *x, struct lx_xprt_rdma_slot *s,
+		   struct lx_xprt_rdma_send *snd, struct ibv_mr *mr,
+		   struct lx_xprt_rdma_mem *mem, void *addr, size_t len,
+		   bool write, uint32_t *rkey);
+/** lx_xr_win_dev() - @s's windows must be in device @dev's domain */
+void lx_xr_win_dev(struct xprt *x, struct lx_xprt_rdma_slot *s,
+		   unsigned int dev);
 /** lx_xr_win_unposted() - @s's binds will not be posted: no window live */
 void lx_xr_win_unposted(struct xprt *x, struct lx_xprt_rdma_slot *s);
 /** lx_xr_win_posted() - @snd's @nbind binds were posted: keys advance */

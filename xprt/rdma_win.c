@@ -105,58 +105,20 @@ static void win_dealloc(struct lx_xr_tp *tp, struct lx_xprt_rdma_win *w)
 
 /* ------------------------------------------------------------ binding */
 
-int lx_xprt_rdma_chunk(struct xprt *x, struct lx_xprt_rdma_slot *s,
-		       struct lx_xprt_rdma_send *snd,
-		       const struct lx_xprt_buf *buf, void *addr, size_t len,
-		       int access, uint32_t *handle, uint64_t *offset)
+int lx_xr_win_bind(struct xprt *x, struct lx_xprt_rdma_slot *s,
+		   struct lx_xprt_rdma_send *snd, struct ibv_mr *mr,
+		   struct lx_xprt_rdma_mem *mem, void *addr, size_t len,
+		   bool write, uint32_t *rkey)
 {
 	struct lx_xr_tp *tp = lx_xr_tp_of(x);
 	const struct lx_xprt_rdma_params *p = &tp->conn->params;
-	bool write = (access & IBV_ACCESS_REMOTE_WRITE) != 0;
 	const struct lx_xprt_rdma_dev *d = lx_xprt_rdma_dev_get(p->dev);
-	struct lx_xprt_rdma_mem *mem = NULL;
 	struct lx_xprt_rdma_win *w;
 	struct ibv_send_wr *wr;
-	struct ibv_mr *mr = NULL;
-	unsigned int i;
-	int r;
 
-	if (!p->windows)
-		/* a registration with the remote rights themselves */
-		return lx_xprt_rdma_slot_reg(
-			x, s, addr, len,
-			write ? IBV_ACCESS_LOCAL_WRITE |
-					IBV_ACCESS_REMOTE_WRITE :
-				IBV_ACCESS_REMOTE_READ,
-			handle, offset, NULL);
-	if (s->nwin >= LX_XPRT_RDMA_SLOT_WINS || len > UINT32_MAX)
+	if (s->nwin >= LX_XPRT_RDMA_SLOT_WINS) {
+		lx_xprt_rdma_mem_put(mem);
 		return -E2BIG;
-	if (s->win_dev != (int)p->dev) {
-		/* windows live in a device's protection domain */
-		for (i = 0; i < LX_XPRT_RDMA_SLOT_WINS; i++)
-			win_dealloc(tp, &s->win[i]);
-		s->win_dev = (int)p->dev;
-	}
-	if (buf)
-		mr = lx_xprt_rdma_slab_mr(lx_xprt_buf_reg_handle(buf), p->dev);
-	if (!mr)
-		mr = lx_xprt_rdma_mem_find(addr, len, p->dev, write, &mem);
-	if (!mr) {
-		/* unregistered caller memory: a registration of this call
-		 * with bind rights only, the window on top of it */
-		struct lx_xprt_rdma_mr *m;
-
-		if (s->nmrs >= LX_XPRT_RDMA_SLOT_MRS)
-			return -E2BIG;
-		r = lx_xprt_rdma_mr_get(
-			&tp->mrc, d->pd, addr, len,
-			IBV_ACCESS_MW_BIND |
-				(write ? IBV_ACCESS_LOCAL_WRITE : 0),
-			&m, NULL, NULL);
-		if (r)
-			return r;
-		s->mrs[s->nmrs++] = m;
-		mr = lx_xprt_rdma_mr_ibv(m);
 	}
 	w = &s->win[s->nwin];
 	if (!w->mw) {
@@ -186,9 +148,22 @@ int lx_xprt_rdma_chunk(struct xprt *x, struct lx_xprt_rdma_slot *s,
 	s->nwin++;
 	s->win_cookie = p->cookie;
 	win_stat(tp, LX_XPRT_RDMA_ST_WIN_BINDS, 1);
-	*handle = w->rkey;
-	*offset = (uint64_t)(uintptr_t)addr;
+	*rkey = w->rkey;
 	return 0;
+}
+
+void lx_xr_win_dev(struct xprt *x, struct lx_xprt_rdma_slot *s,
+		   unsigned int dev)
+{
+	struct lx_xr_tp *tp = lx_xr_tp_of(x);
+	unsigned int i;
+
+	if (s->win_dev == (int)dev)
+		return;
+	/* windows live in a device's protection domain */
+	for (i = 0; i < LX_XPRT_RDMA_SLOT_WINS; i++)
+		win_dealloc(tp, &s->win[i]);
+	s->win_dev = (int)dev;
 }
 
 void lx_xr_win_unposted(struct xprt *x, struct lx_xprt_rdma_slot *s)

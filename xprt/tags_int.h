@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Internal view of the tag allocator, shared by its two halves: the map
- * (xprt/tags.c: words, hints, get/put fast paths) and the waiting
- * (xprt/tags_wait.c: wait queues, hand-off, batching, barging).
+ * Internal view of the tag allocator, shared by its three files: the map
+ * (xprt/tags_map.c: words, hints, taking a bit), the waiting
+ * (xprt/tags_wait.c: wait queues, hand-off, batching, barging) and the API
+ * on both (xprt/tags.c: create, get/put fast paths, resize, stats).
  *
  * Internal header: not installed.
  */
@@ -88,7 +89,16 @@ struct lx_xprt_tags {
 	struct tags_waitq wq[TAGS_WAIT_QUEUES];
 };
 
-/* the map (tags.c) */
+/* the map (tags_map.c) */
+
+/* The calling thread's search hint (a put stores the tag it frees) and
+ * whether it was seeded; hidden, so the accesses cost what a static's do. */
+extern _Thread_local unsigned int lx_xprt_tags__tls_hint
+	__attribute__((visibility("hidden")));
+extern _Thread_local bool lx_xprt_tags__tls_seeded
+	__attribute__((visibility("hidden")));
+/* The word shift for a map of @depth tags (see tags.c). */
+unsigned int lx_xprt_tags__calc_shift(unsigned int depth);
 
 /* A starting hint for the calling thread, below @depth. */
 unsigned int lx_xprt_tags__hint(unsigned int depth);

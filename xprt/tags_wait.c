@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Tag allocator, the waiting half: wait queues, hand-off, batched wake-ups
- * and bounded barging.  The map itself is in tags.c; both share
- * tags_int.h.
+ * and bounded barging, on the map (tags_map.c); the API is tags.c.  All
+ * three share tags_int.h.
  *
  * Waiting
  * -------

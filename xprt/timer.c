@@ -16,9 +16,11 @@
  * switch.  Request deadlines are seconds away, so with a 1 s tick they
  * almost never kick; an idle transport pays one wake-up a second.
  *
- * A timer firing calls ops->timeout() with a reference held, outside the
- * timer lock, so the callback may re-arm or fail the request.  Without a
- * timeout hook the request fails with -ETIMEDOUT.  Failing the request the
+ * A timer firing (lx_xprt_timer_run(), in xprt.c: this file is only the
+ * heap, calling nothing of the requests') calls ops->timeout() with a
+ * reference held, outside the timer lock, so the callback may re-arm or
+ * fail the request.  Without a timeout hook the request fails with
+ * -ETIMEDOUT.  Failing the request the
  * receive thread is placing a reply into right now is fine: delivery waits
  * for that thread's unpin, nobody blocks (and a reply that stops arriving
  * half-way is dealt with by the transport: see tcp.c, rx_stalled()).
@@ -126,30 +128,19 @@ uint64_t lx_xprt_timer_next(struct xprt *x)
 	return d;
 }
 
-uint64_t lx_xprt_timer_run(struct xprt *x)
+struct lx_xprt_rqst *lx_xprt_timer_expired(struct xprt *x, uint64_t now,
+					   uint64_t *next)
 {
-	for (;;) {
-		uint64_t now = lx_xprt_now_ns();
-		struct lx_xprt_rqst *rq;
+	struct lx_xprt_rqst *rq = NULL;
 
-		pthread_mutex_lock(&x->timer_lock);
-		if (!x->heap_len || x->heap[0]->deadline > now) {
-			uint64_t d = wake_at(x, now);
-
-			pthread_mutex_unlock(&x->timer_lock);
-			return d;
-		}
+	pthread_mutex_lock(&x->timer_lock);
+	if (!x->heap_len || x->heap[0]->deadline > now) {
+		*next = wake_at(x, now);
+	} else {
 		rq = x->heap[0];
 		heap_remove(x, rq);
-		lx_xprt_req_get(&rq->pub);
-		pthread_mutex_unlock(&x->timer_lock);
-
-		if (rq_flags(atomic_load(&rq->st)) & RQ_SUBMITTED) {
-			if (rq->pub.ops && rq->pub.ops->timeout)
-				rq->pub.ops->timeout(&rq->pub);
-			else
-				lx_xprt_req_fail(&rq->pub, -ETIMEDOUT);
-		}
-		lx_xprt_req_put(&rq->pub);
+		lx_xprt_rq_get(rq);
 	}
+	pthread_mutex_unlock(&x->timer_lock);
+	return rq;
 }

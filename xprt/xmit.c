@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Transmit engine and transmit worker.
+ * Submission, transmit engine and transmit worker.
  *
  * Whoever holds the transmit lock drains the fair queue (xmitq.h): the
  * submitting thread itself when the lock is free (no hand-off, the lowest
@@ -47,19 +47,67 @@ static void xmit_defer(struct xmit_defer *d, struct lx_xprt_rqst *rq)
 }
 
 /*
- * The connection whose deferred completions this thread is running, and
- * whether one of their done() callbacks queued a request on it meanwhile
- * (see lx_xprt_xmit_in_done()).
+ * Sending later.  Two loops complete requests and transmit afterwards:
+ * the receive thread's batch (lx_xprt_rx_batch_begin() .. _end(): the
+ * replies of one read or one poll) and a transmitter's deferred
+ * completions (xmit_run_deferred(), after lx_xprt_xmit() dropped the
+ * lock).  A request that one of their done() callbacks queues on the
+ * loop's own transport is left to the loop: the receive batch sends them
+ * all in one gathered send at its end, instead of a system call each; the
+ * transmitter's loop goes on sending, instead of sending from inside the
+ * callback - which, when the reply beats the sender's bookkeeping (likely
+ * under load: the sender loses its CPU right after the send), completes it
+ * there too and submits the next from that callback, a recursion as deep
+ * as the request slots, each level holding one, so that a NOWAIT submit
+ * failed with -EAGAIN once all were held (tests/unit/test_xmit_nest.c).
+ * From the transmitter's loop a request queued on another transport goes
+ * to that transport's worker, for the same reason; from a receive batch it
+ * is sent at once.  The state is per thread: only the loop's own thread
+ * runs its callbacks.  The transmitter's loop may nest (a callback sends
+ * directly on another transport, whose completions run inside): each
+ * level saves and restores it.
  */
-static _Thread_local struct xprt *xmit_tls_in_done;
-static _Thread_local bool xmit_tls_queued;
+static void xmit_kick_after(struct xprt *x, int r);
 
-bool lx_xprt_xmit_in_done(struct xprt *x)
+struct xmit_later {
+	struct xprt *rx; /* the receive batch's transport, or NULL */
+	bool rx_queued;	 /* a callback queued a request on it */
+	struct xprt *tx; /* the transmitter loop's transport, or NULL */
+	bool tx_queued;
+};
+
+static _Thread_local struct xmit_later xmit_later;
+
+void lx_xprt_rx_batch_begin(struct xprt *x)
 {
-	if (!xmit_tls_in_done)
+	xmit_later.rx = x;
+	xmit_later.rx_queued = false;
+}
+
+void lx_xprt_rx_batch_end(struct xprt *x)
+{
+	bool queued = xmit_later.rx_queued;
+
+	xmit_later.rx = NULL;
+	xmit_later.rx_queued = false;
+	if (queued)
+		xmit_kick_after(x, lx_xprt_xmit(x, ~0u, true));
+}
+
+/*
+ * A request was just queued on @x: leave it to a loop of this thread
+ * (see above).  Return false when the caller should transmit as usual.
+ */
+static bool xmit_send_later(struct xprt *x)
+{
+	if (xmit_later.rx == x) {
+		xmit_later.rx_queued = true;
+		return true;
+	}
+	if (!xmit_later.tx)
 		return false;
-	if (xmit_tls_in_done == x)
-		xmit_tls_queued = true; /* our lx_xprt_xmit() sends it next */
+	if (xmit_later.tx == x)
+		xmit_later.tx_queued = true; /* our lx_xprt_xmit() sends it */
 	else
 		lx_xprt_kick_worker(x);
 	return true;
@@ -68,20 +116,20 @@ bool lx_xprt_xmit_in_done(struct xprt *x)
 /* Complete the deferred requests; true if their callbacks queued more. */
 static bool xmit_run_deferred(struct xprt *x, struct xmit_defer *d)
 {
-	struct xprt *outer = xmit_tls_in_done;
-	bool outer_queued = xmit_tls_queued, queued;
+	struct xprt *outer = xmit_later.tx;
+	bool outer_queued = xmit_later.tx_queued, queued;
 	unsigned int i;
 
-	xmit_tls_in_done = x;
-	xmit_tls_queued = false;
+	xmit_later.tx = x;
+	xmit_later.tx_queued = false;
 	for (i = 0; i < d->n; i++) {
 		lx_xprt_try_complete(d->rq[i]);
 		lx_xprt_req_put(&d->rq[i]->pub);
 	}
 	d->n = 0;
-	queued = xmit_tls_queued;
-	xmit_tls_in_done = outer;
-	xmit_tls_queued = outer_queued;
+	queued = xmit_later.tx_queued;
+	xmit_later.tx = outer;
+	xmit_later.tx_queued = outer_queued;
 	return queued;
 }
 
@@ -232,7 +280,7 @@ int lx_xprt_xmit(struct xprt *x, unsigned int budget, bool direct)
 		if (r != 1 || d.n) {
 			pthread_mutex_unlock(&x->xmit_lock);
 			queued = xmit_run_deferred(x, &d);
-			/* a callback queued a request (lx_xprt_xmit_in_done()):
+			/* a callback queued a request (xmit_send_later()):
 			 * an empty queue is no longer the end; any other
 			 * non-zero result already has the caller kick the
 			 * worker for what is queued */
@@ -243,6 +291,135 @@ int lx_xprt_xmit(struct xprt *x, unsigned int budget, bool direct)
 			pthread_mutex_lock(&x->xmit_lock);
 		}
 	}
+}
+
+/* ---------------------------------------------------------- submission */
+
+/*
+ * The calling thread as a fairness owner.  gettid() is a system call on
+ * every glibc, once per request; the id is remembered per thread.  (A
+ * forked child inherits its parent's value: harmless, an owner is only a
+ * queueing key.)
+ */
+static uint64_t lx_xprt_thread_owner(void)
+{
+	static _Thread_local uint64_t tid;
+
+	if (!tid)
+		tid = (uint64_t)gettid();
+	return tid;
+}
+
+/* After a direct lx_xprt_xmit(): 0 all sent.  Otherwise (lock taken,
+ * socket full, budget used, not connected) the worker takes over; a
+ * congested queue is kicked again when a credit returns. */
+static void xmit_kick_after(struct xprt *x, int r)
+{
+	if (r && !(r == -EBUSY && !lx_xprt_xmitq_len(&x->xmitq)))
+		lx_xprt_kick_worker(x);
+}
+
+/* Queue @rq; transmit from the calling thread when it can take the lock
+ * (no thread hop on an idle connection), unless a loop of this thread
+ * sends it later.  Anything left goes to the worker. */
+static void xmit_push(struct xprt *x, struct lx_xprt_rqst *rq)
+{
+	lx_xprt_tsan_release(rq);
+	lx_xprt_xmitq_push(&x->xmitq, &rq->xnode);
+	if (xmit_send_later(x))
+		return;
+	xmit_kick_after(x, lx_xprt_xmit(x, LX_XPRT_XMIT_BATCH, true));
+}
+
+int lx_xprt_req_submit(struct lx_xprt_req *req, uint32_t key)
+{
+	struct lx_xprt_rqst *rq;
+	struct xprt *x;
+	size_t len;
+	unsigned int i;
+	int err;
+
+	if (!req || !req->ops || !req->ops->done)
+		return -EINVAL;
+	rq = rq_of(req);
+	x = req->xprt;
+	if (rq_flags(atomic_load(&rq->st)) & (RQ_SUBMITTED | RQ_FINISHED))
+		return -EINVAL;
+	len = req->sbuf->len;
+	for (i = 0; i < req->nr_tx_segs; i++)
+		len += req->tx_segs[i].iov_len;
+	if (!len || req->sbuf->len > req->sbuf->cap)
+		return -EINVAL;
+	if (len > x->opts.max_msg)
+		return -EMSGSIZE;
+	if (atomic_load(&x->stopping) ||
+	    atomic_load(&x->state) >= LX_XPRT_CLOSING)
+		return -ESHUTDOWN;
+	if (req->no_reply && (x->ops->flags & LX_XPRT_TP_NEED_REPLY))
+		return -EOPNOTSUPP;
+
+	req->key = key;
+	if (!req->owner)
+		req->owner = lx_xprt_thread_owner();
+	rq->marker_len = x->framing->encode(rq->marker, len);
+	rq->tx_total = rq->marker_len + len;
+	rq->tx_done = 0;
+	rq->xnode.owner = req->owner;
+	rq->xnode.credited = false;
+	atomic_store(&rq->done_futex, 0);
+	atomic_store(&rq->st, RQ_SUBMITTED | RQ_QUEUED);
+
+	if (!req->no_reply) {
+		err = lx_xprt_rqtree_insert(&x->rqtree, &rq->rqnode, key);
+		if (err) {
+			atomic_store(&rq->st, 0);
+			return err;
+		}
+	}
+	atomic_fetch_add(&rq->refs, 1);
+	atomic_fetch_add_explicit(&x->stats.submitted, 1, memory_order_relaxed);
+	if (req->timeout_ns)
+		lx_xprt_timer_arm(x, rq, lx_xprt_now_ns() + req->timeout_ns);
+	if (x->ops->submitted && !req->no_reply)
+		x->ops->submitted(x, rq);
+	xmit_push(x, rq);
+	return 0;
+}
+
+int lx_xprt_req_retransmit(struct lx_xprt_req *req)
+{
+	struct lx_xprt_rqst *rq;
+	struct xprt *x;
+	uint64_t st;
+
+	if (!req)
+		return -EINVAL;
+	rq = rq_of(req);
+	x = req->xprt;
+	st = atomic_load(&rq->st);
+	if ((x->ops->flags & LX_XPRT_TP_NO_SAME_CONN_RESEND) &&
+	    (rq_flags(st) & (RQ_SUBMITTED | RQ_SENT | RQ_OUTCOME | RQ_QUEUED |
+			     RQ_XMIT)) == (RQ_SUBMITTED | RQ_SENT) &&
+	    rq->cookie == atomic_load(&x->cookie) &&
+	    atomic_load(&x->state) == LX_XPRT_CONNECTED) {
+		/* never twice on one connection: drop it, the reconnect
+		 * resends every request in flight (PROTOCOLS.md 1.9) */
+		atomic_fetch_add_explicit(&x->stats.retransmits, 1,
+					  memory_order_relaxed);
+		lx_xprt_conn_lost(x, rq->cookie, -ETIMEDOUT);
+		return 0;
+	}
+	do {
+		if (!(rq_flags(st) & RQ_SUBMITTED))
+			return -EINVAL;
+		if (rq_flags(st) & (RQ_OUTCOME | RQ_QUEUED | RQ_XMIT))
+			return -EALREADY;
+	} while (!atomic_compare_exchange_weak(&rq->st, &st, st | RQ_QUEUED));
+	rq->xnode.credited = (rq_flags(st) & RQ_CREDIT) != 0;
+	atomic_fetch_add_explicit(&x->stats.retransmits, 1,
+				  memory_order_relaxed);
+	xmit_push(x, rq);
+	return 0;
 }
 
 /* ------------------------------------------------------- reconnection */

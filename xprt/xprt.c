@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Transport core: creation, request slots, submission, outcomes.
+ * Transport core: request slots, outcomes, completion, the receive side's
+ * services, timers firing.  Creation and teardown are in create.c, the
+ * submission and transmit paths in xmit.c.
  *
  * Exactly-once completion.  A request can be finished by several parties
  * racing each other: the receive thread (a reply), its timer (timeout), a
@@ -34,10 +36,6 @@
 
 #include "xprt_int.h"
 
-#define LX_XPRT_DEF_MAX_REQS 64u
-#define LX_XPRT_DEF_BUF_SIZE 8192u
-#define LX_XPRT_DEF_MAX_MSG  (8u << 20)
-
 void lx_xprt_futex_wait(atomic_uint *word, unsigned int val, int64_t timeout_ns)
 {
 	struct timespec ts, *tsp = NULL;
@@ -54,22 +52,6 @@ void lx_xprt_futex_wake(atomic_uint *word, int n)
 {
 	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
 }
-
-/*
- * The calling thread as a fairness owner.  gettid() is a system call on
- * every glibc, once per request; the id is remembered per thread.  (A
- * forked child inherits its parent's value: harmless, an owner is only a
- * queueing key.)
- */
-static uint64_t lx_xprt_thread_owner(void)
-{
-	static _Thread_local uint64_t tid;
-
-	if (!tid)
-		tid = (uint64_t)gettid();
-	return tid;
-}
-
 /* ------------------------------------------------------------ outcomes */
 
 bool lx_xprt_claim_outcome(struct lx_xprt_rqst *rq, int status)
@@ -242,7 +224,7 @@ int lx_xprt_req_add_seg(struct lx_xprt_req *req, const void *base, size_t len)
 
 void lx_xprt_req_get(struct lx_xprt_req *req)
 {
-	atomic_fetch_add(&rq_of(req)->refs, 1);
+	lx_xprt_rq_get(rq_of(req));
 }
 
 int lx_xprt_req_put(struct lx_xprt_req *req)
@@ -264,145 +246,6 @@ int lx_xprt_req_put(struct lx_xprt_req *req)
 	} while (!atomic_compare_exchange_weak(&rq->refs, &old, old - 1));
 	if (old == 1)
 		rq_release_slot(rq);
-	return 0;
-}
-
-/* ------------------------------------------------------------ submit */
-
-/* Transmit from the calling thread when it can take the lock: no thread
- * hop on an idle connection.  Anything left goes to the worker. */
-/*
- * The receive thread of the transport being processed right now by this
- * thread, between lx_xprt_rx_batch_begin() and _end(): requests submitted
- * from its completion callbacks are sent together at the end of the
- * batch, in one gathered send, instead of one system call each.
- */
-static _Thread_local struct xprt *lx_xprt_rx_batch_cur;
-
-static void lx_xprt_kick_after_xmit(struct xprt *x, int r)
-{
-	/* 0: all sent.  Otherwise (lock taken, socket full, budget used,
-	 * not connected) the worker takes over; a congested queue is kicked
-	 * again when a credit returns. */
-	if (r && !(r == -EBUSY && !lx_xprt_xmitq_len(&x->xmitq)))
-		lx_xprt_kick_worker(x);
-}
-
-static void lx_xprt_push_and_kick(struct xprt *x, struct lx_xprt_rqst *rq)
-{
-	lx_xprt_tsan_release(rq);
-	lx_xprt_xmitq_push(&x->xmitq, &rq->xnode);
-	if (lx_xprt_rx_batch_cur == x) {
-		x->tx_deferred = true;
-		return;
-	}
-	if (lx_xprt_xmit_in_done(x))
-		return;
-	lx_xprt_kick_after_xmit(x, lx_xprt_xmit(x, LX_XPRT_XMIT_BATCH, true));
-}
-
-void lx_xprt_rx_batch_begin(struct xprt *x)
-{
-	lx_xprt_rx_batch_cur = x;
-}
-
-void lx_xprt_rx_batch_end(struct xprt *x)
-{
-	lx_xprt_rx_batch_cur = NULL;
-	if (x->tx_deferred) {
-		x->tx_deferred = false;
-		lx_xprt_kick_after_xmit(x, lx_xprt_xmit(x, ~0u, true));
-	}
-}
-
-int lx_xprt_req_submit(struct lx_xprt_req *req, uint32_t key)
-{
-	struct lx_xprt_rqst *rq;
-	struct xprt *x;
-	size_t len;
-	unsigned int i;
-	int err;
-
-	if (!req || !req->ops || !req->ops->done)
-		return -EINVAL;
-	rq = rq_of(req);
-	x = req->xprt;
-	if (rq_flags(atomic_load(&rq->st)) & (RQ_SUBMITTED | RQ_FINISHED))
-		return -EINVAL;
-	len = req->sbuf->len;
-	for (i = 0; i < req->nr_tx_segs; i++)
-		len += req->tx_segs[i].iov_len;
-	if (!len || req->sbuf->len > req->sbuf->cap)
-		return -EINVAL;
-	if (len > x->opts.max_msg)
-		return -EMSGSIZE;
-	if (atomic_load(&x->stopping) ||
-	    atomic_load(&x->state) >= LX_XPRT_CLOSING)
-		return -ESHUTDOWN;
-	if (req->no_reply && (x->ops->flags & LX_XPRT_TP_NEED_REPLY))
-		return -EOPNOTSUPP;
-
-	req->key = key;
-	if (!req->owner)
-		req->owner = lx_xprt_thread_owner();
-	rq->marker_len = x->framing->encode(rq->marker, len);
-	rq->tx_total = rq->marker_len + len;
-	rq->tx_done = 0;
-	rq->xnode.owner = req->owner;
-	rq->xnode.credited = false;
-	atomic_store(&rq->done_futex, 0);
-	atomic_store(&rq->st, RQ_SUBMITTED | RQ_QUEUED);
-
-	if (!req->no_reply) {
-		err = lx_xprt_rqtree_insert(&x->rqtree, &rq->rqnode, key);
-		if (err) {
-			atomic_store(&rq->st, 0);
-			return err;
-		}
-	}
-	atomic_fetch_add(&rq->refs, 1);
-	atomic_fetch_add_explicit(&x->stats.submitted, 1, memory_order_relaxed);
-	if (req->timeout_ns)
-		lx_xprt_timer_arm(x, rq, lx_xprt_now_ns() + req->timeout_ns);
-	if (x->ops->submitted && !req->no_reply)
-		x->ops->submitted(x, rq);
-	lx_xprt_push_and_kick(x, rq);
-	return 0;
-}
-
-int lx_xprt_req_retransmit(struct lx_xprt_req *req)
-{
-	struct lx_xprt_rqst *rq;
-	struct xprt *x;
-	uint64_t st;
-
-	if (!req)
-		return -EINVAL;
-	rq = rq_of(req);
-	x = req->xprt;
-	st = atomic_load(&rq->st);
-	if ((x->ops->flags & LX_XPRT_TP_NO_SAME_CONN_RESEND) &&
-	    (rq_flags(st) & (RQ_SUBMITTED | RQ_SENT | RQ_OUTCOME | RQ_QUEUED |
-			     RQ_XMIT)) == (RQ_SUBMITTED | RQ_SENT) &&
-	    rq->cookie == atomic_load(&x->cookie) &&
-	    atomic_load(&x->state) == LX_XPRT_CONNECTED) {
-		/* never twice on one connection: drop it, the reconnect
-		 * resends every request in flight (PROTOCOLS.md 1.9) */
-		atomic_fetch_add_explicit(&x->stats.retransmits, 1,
-					  memory_order_relaxed);
-		lx_xprt_conn_lost(x, rq->cookie, -ETIMEDOUT);
-		return 0;
-	}
-	do {
-		if (!(rq_flags(st) & RQ_SUBMITTED))
-			return -EINVAL;
-		if (rq_flags(st) & (RQ_OUTCOME | RQ_QUEUED | RQ_XMIT))
-			return -EALREADY;
-	} while (!atomic_compare_exchange_weak(&rq->st, &st, st | RQ_QUEUED));
-	rq->xnode.credited = (rq_flags(st) & RQ_CREDIT) != 0;
-	atomic_fetch_add_explicit(&x->stats.retransmits, 1,
-				  memory_order_relaxed);
-	lx_xprt_push_and_kick(x, rq);
 	return 0;
 }
 
@@ -502,6 +345,26 @@ int lx_xprt_req_done_wait(struct lx_xprt_req *req, int64_t timeout_ns)
 		lx_xprt_futex_wait(&rq->done_futex, LX_XPRT_DONE_SLEEPING,
 				   left);
 	}
+}
+
+/* ------------------------------------------------------------ timers */
+
+/* See xprt_int.h; the heap is timer.c's. */
+uint64_t lx_xprt_timer_run(struct xprt *x)
+{
+	struct lx_xprt_rqst *rq;
+	uint64_t next;
+
+	while ((rq = lx_xprt_timer_expired(x, lx_xprt_now_ns(), &next))) {
+		if (rq_flags(atomic_load(&rq->st)) & RQ_SUBMITTED) {
+			if (rq->pub.ops && rq->pub.ops->timeout)
+				rq->pub.ops->timeout(&rq->pub);
+			else
+				lx_xprt_req_fail(&rq->pub, -ETIMEDOUT);
+		}
+		lx_xprt_req_put(&rq->pub);
+	}
+	return next;
 }
 
 /* ----------------------------------------------------------- receive */
@@ -637,218 +500,6 @@ void lx_xprt_disconnect(struct xprt *x)
 		lx_xprt_conn_lost(x, atomic_load(&x->cookie), -ECONNABORTED);
 }
 
-/* ------------------------------------------------------------ create */
-
-static int lx_xprt_check_opts(const struct lx_xprt_opts *o)
-{
-	if (!o->host || !o->port)
-		return -EINVAL;
-	if (o->max_reqs > LX_XPRT_TAGS_MAX_DEPTH)
-		return -EINVAL;
-	if (o->transport != LX_XPRT_TRANSPORT_TCP &&
-	    o->transport != LX_XPRT_TRANSPORT_RDMA)
-		return -EINVAL;
-	if (o->transport == LX_XPRT_TRANSPORT_TCP && !o->framing)
-		return -EINVAL;
-	if (o->cong < LX_XPRT_CONG_FIXED || o->cong > LX_XPRT_CONG_GRANT)
-		return -EINVAL;
-	if (o->policy != LX_XPRT_RESEND && o->policy != LX_XPRT_FAIL)
-		return -EINVAL;
-	if (o->pool && o->buf_size &&
-	    lx_xprt_pool_buf_size(o->pool) != o->buf_size)
-		return -EINVAL;
-	return 0;
-}
-
-static void lx_xprt_apply_defaults(struct lx_xprt_opts *o)
-{
-	if (!o->max_reqs)
-		o->max_reqs = LX_XPRT_DEF_MAX_REQS;
-	if (!o->buf_size)
-		o->buf_size = o->pool ? lx_xprt_pool_buf_size(o->pool) :
-					LX_XPRT_DEF_BUF_SIZE;
-	if (!o->max_msg)
-		o->max_msg = LX_XPRT_DEF_MAX_MSG;
-	if (!o->connect_timeout_ms)
-		o->connect_timeout_ms = 5000;
-	if (!o->reconnect_min_ms)
-		o->reconnect_min_ms = 100;
-	if (!o->reconnect_max_ms)
-		o->reconnect_max_ms = 5000;
-	if (o->reconnect_max_ms < o->reconnect_min_ms)
-		o->reconnect_max_ms = o->reconnect_min_ms;
-}
-
-static int lx_xprt_init_slots(struct xprt *x)
-{
-	unsigned int i;
-
-	x->stride = (sizeof(struct lx_xprt_rqst) + x->opts.req_priv +
-		     LX_XPRT_CACHELINE - 1) &
-		    ~(size_t)(LX_XPRT_CACHELINE - 1);
-	x->slots = aligned_alloc(LX_XPRT_CACHELINE, x->stride * x->max_reqs);
-	if (!x->slots)
-		return -ENOMEM;
-	memset(x->slots, 0, x->stride * x->max_reqs);
-	for (i = 0; i < x->max_reqs; i++) {
-		struct lx_xprt_rqst *rq = lx_xprt_slot(x, i);
-
-		rq->pub.xprt = x;
-		rq->pub.slot = i;
-		atomic_init(&rq->heap_idx, -1);
-		lx_xprt_rqnode_init(&rq->rqnode);
-	}
-	return 0;
-}
-
-static int lx_xprt_init_locks(struct xprt *x)
-{
-	pthread_condattr_t ca;
-	int err;
-
-	err = -pthread_mutex_init(&x->xmit_lock, NULL);
-	if (err)
-		return err;
-	err = -pthread_mutex_init(&x->state_lock, NULL);
-	if (err)
-		goto out_xmit;
-	err = -pthread_mutex_init(&x->timer_lock, NULL);
-	if (err)
-		goto out_state;
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	err = -pthread_cond_init(&x->state_cond, &ca);
-	pthread_condattr_destroy(&ca);
-	if (err)
-		goto out_timer;
-	return 0;
-
-out_timer:
-	pthread_mutex_destroy(&x->timer_lock);
-out_state:
-	pthread_mutex_destroy(&x->state_lock);
-out_xmit:
-	pthread_mutex_destroy(&x->xmit_lock);
-	return err;
-}
-
-static void lx_xprt_fini_locks(struct xprt *x)
-{
-	pthread_cond_destroy(&x->state_cond);
-	pthread_mutex_destroy(&x->timer_lock);
-	pthread_mutex_destroy(&x->state_lock);
-	pthread_mutex_destroy(&x->xmit_lock);
-}
-
-int lx_xprt_create(struct xprt **xp, const struct lx_xprt_opts *opts)
-{
-	return lx_xprt__create_ops(xp, opts, NULL);
-}
-
-/* See xprt_int.h. */
-int lx_xprt__create_ops(struct xprt **xp, const struct lx_xprt_opts *opts,
-			const struct lx_xprt_transport_ops *ops)
-{
-	struct lx_xprt_pool_opts po = {0};
-	struct xprt *x;
-	int err;
-
-	if (!xp || !opts)
-		return -EINVAL;
-	err = lx_xprt_check_opts(opts);
-	if (err)
-		return err;
-	x = calloc(1, sizeof(*x));
-	if (!x)
-		return -ENOMEM;
-	x->opts = *opts;
-	lx_xprt_apply_defaults(&x->opts);
-	x->max_reqs = x->opts.max_reqs;
-	x->framing = x->opts.framing;
-	snprintf(x->peer, sizeof(x->peer), "%s:%u", x->opts.host, x->opts.port);
-	if (ops)
-		x->ops = ops;
-	else if (x->opts.transport == LX_XPRT_TRANSPORT_TCP)
-		x->ops = &lx_xprt_tcp_ops;
-	else
-		x->ops = &lx_xprt_rdma_ops;
-
-	err = lx_xprt_init_locks(x);
-	if (err)
-		goto out_free;
-	if (x->opts.pool) {
-		x->pool = x->opts.pool;
-	} else {
-		po.buf_size = x->opts.buf_size;
-		po.max_bytes = 2 * x->opts.buf_size * x->max_reqs + 1;
-		po.reg = x->ops->pool_reg; /* RDMA: slabs registered once */
-		err = lx_xprt_pool_create(&x->pool, &po);
-		if (err)
-			goto out_locks;
-		x->own_pool = true;
-	}
-	err = lx_xprt_tags_create(&x->tags, x->max_reqs);
-	if (err)
-		goto out_pool;
-	err = lx_xprt_init_slots(x);
-	if (err)
-		goto out_tags;
-	err = lx_xprt_rqtree_init(&x->rqtree);
-	if (err)
-		goto out_slots;
-	err = lx_xprt_cong_init(&x->cong, (enum lx_xprt_cong_mode)x->opts.cong,
-				x->max_reqs);
-	if (err)
-		goto out_rqtree;
-	lx_xprt_xmitq_init(&x->xmitq);
-	x->heap = calloc(x->max_reqs, sizeof(*x->heap));
-	if (!x->heap) {
-		err = -ENOMEM;
-		goto out_xmitq;
-	}
-	atomic_store(&x->state, LX_XPRT_CONNECTING);
-
-	err = x->ops->setup(x);
-	if (err)
-		goto out_heap;
-	err = x->ops->connect(x, 1);
-	if (err)
-		goto out_teardown;
-	atomic_store(&x->cookie, 1);
-	atomic_store(&x->state, LX_XPRT_CONNECTED);
-	atomic_fetch_add(&x->stats.connects, 1);
-
-	err = -pthread_create(&x->worker, NULL, lx_xprt_worker_main, x);
-	if (err)
-		goto out_teardown;
-	x->worker_started = true;
-	*xp = x;
-	return 0;
-
-out_teardown:
-	atomic_store(&x->stopping, true);
-	atomic_store(&x->state, LX_XPRT_CLOSED);
-	x->ops->teardown(x);
-out_heap:
-	free(x->heap);
-out_xmitq:
-	lx_xprt_xmitq_destroy(&x->xmitq);
-out_rqtree:
-	lx_xprt_rqtree_destroy(&x->rqtree);
-out_slots:
-	free(x->slots);
-out_tags:
-	lx_xprt_tags_destroy(x->tags);
-out_pool:
-	if (x->own_pool)
-		lx_xprt_pool_destroy(x->pool);
-out_locks:
-	lx_xprt_fini_locks(x);
-out_free:
-	free(x);
-	return err;
-}
-
 /* Fail everything still submitted: destroy, or a dead 9P session. */
 void lx_xprt_fail_all(struct xprt *x, int status)
 {
@@ -860,57 +511,6 @@ void lx_xprt_fail_all(struct xprt *x, int status)
 		if (rq_flags(atomic_load(&rq->st)) & RQ_SUBMITTED)
 			lx_xprt_req_fail(&rq->pub, status);
 	}
-}
-
-void lx_xprt_destroy(struct xprt *x)
-{
-	unsigned int waited = 0;
-
-	if (!x)
-		return;
-	pthread_mutex_lock(&x->state_lock);
-	atomic_store(&x->stopping, true);
-	atomic_store(&x->state, LX_XPRT_CLOSING);
-	pthread_cond_broadcast(&x->state_cond);
-	pthread_mutex_unlock(&x->state_lock);
-	lx_xprt_tags_close(x->tags);
-
-	/* Stop the worker first: after it is gone only this thread
-	 * transmits, and the queue can be emptied. */
-	lx_xprt_kick_worker(x);
-	if (x->worker_started)
-		pthread_join(x->worker, NULL);
-	x->ops->shutdown(x);
-	/* a record cut in the middle will never be finished now */
-	pthread_mutex_lock(&x->xmit_lock);
-	if (x->tx_partial) {
-		atomic_fetch_and(&x->tx_partial->st, ~(uint64_t)RQ_XMIT);
-		x->tx_partial = NULL;
-	}
-	pthread_mutex_unlock(&x->xmit_lock);
-	lx_xprt_fail_all(x, -ESHUTDOWN);
-	x->ops->teardown(x);
-	atomic_store(&x->state, LX_XPRT_CLOSED);
-
-	/* Protocols put their last references from done() or right after
-	 * a sync wait: give them the time to. */
-	while (lx_xprt_tags_in_use(x->tags)) {
-		if (++waited == 5000)
-			fprintf(stderr,
-				"libxprt: lx_xprt_destroy(%s): waiting for %u "
-				"requests to be put\n",
-				x->peer, lx_xprt_tags_in_use(x->tags));
-		usleep(1000);
-	}
-	free(x->heap);
-	lx_xprt_xmitq_destroy(&x->xmitq);
-	lx_xprt_rqtree_destroy(&x->rqtree);
-	free(x->slots);
-	lx_xprt_tags_destroy(x->tags);
-	if (x->own_pool)
-		lx_xprt_pool_destroy(x->pool);
-	lx_xprt_fini_locks(x);
-	free(x);
 }
 
 /* ----------------------------------------------------------- queries */

@@ -92,6 +92,12 @@ static inline struct lx_xprt_rqst *rq_of(struct lx_xprt_req *req)
 	return lx_xprt_container_of(req, struct lx_xprt_rqst, pub);
 }
 
+/* A reference on @rq, for the core's own files (lx_xprt_req_get()). */
+static inline void lx_xprt_rq_get(struct lx_xprt_rqst *rq)
+{
+	atomic_fetch_add(&rq->refs, 1);
+}
+
 static inline uint32_t rq_flags(uint64_t st)
 {
 	return (uint32_t)st;
@@ -217,9 +223,6 @@ struct xprt {
 	unsigned int heap_len;
 	_Atomic uint64_t rx_wake_deadline; /* what the rx thread sleeps to */
 
-	/* set by the receive thread inside a receive batch (its own) */
-	bool tx_deferred;
-
 	/* transport private state */
 	void *tp;
 
@@ -290,6 +293,7 @@ void lx_xprt_rx_complete(struct xprt *x, struct lx_xprt_rqst *rq, int status);
  * lx_xprt_rx_batch_begin() - the calling (receive) thread starts processing
  * a batch of replies: requests its callbacks submit are held back...
  * lx_xprt_rx_batch_end() - ...and sent together here, in one gathered send
+ * (xmit.c, "Sending later")
  */
 void lx_xprt_rx_batch_begin(struct xprt *x);
 void lx_xprt_rx_batch_end(struct xprt *x);
@@ -346,24 +350,6 @@ int lx_xprt__create_ops(struct xprt **xp, const struct lx_xprt_opts *opts,
  */
 int lx_xprt_xmit(struct xprt *x, unsigned int budget, bool direct);
 
-/**
- * lx_xprt_xmit_in_done() - a request was just queued on @x from a done()
- * callback that lx_xprt_xmit() runs on this thread: leave its transmission
- * to that lx_xprt_xmit() (or, for another connection, to its worker) rather
- * than sending from inside the callback
- *
- * Without this, a callback that submits the next request would send it,
- * complete it there too when its reply beats the sender's bookkeeping
- * (likely under load: the sender loses its CPU right after the send),
- * submit the next from that callback, and so on: a recursion as deep as
- * the request slots, each level holding one, so a NOWAIT submit failed
- * with -EAGAIN once all were held (and the stack grew with max_reqs).
- * Context: the submitting thread, right after the queue push.
- * Return: true when it took care of the transmission, false when the
- * caller should transmit as usual.
- */
-bool lx_xprt_xmit_in_done(struct xprt *x);
-
 /** lx_xprt_worker_main() - the transmit worker thread */
 void *lx_xprt_worker_main(void *arg);
 
@@ -389,11 +375,23 @@ void lx_xprt_timer_arm(struct xprt *x, struct lx_xprt_rqst *rq,
 #define LX_XPRT_TIMER_TICK_NS 1000000000ull
 
 /**
- * lx_xprt_timer_run() - run expired timers; receive thread only
+ * lx_xprt_timer_run() - run expired timers; receive thread only (xprt.c)
  * Return: when to wake up next: the earliest armed deadline, at most
  * %LX_XPRT_TIMER_TICK_NS from now (never 0).
  */
 uint64_t lx_xprt_timer_run(struct xprt *x);
+
+/**
+ * lx_xprt_timer_expired() - take the earliest expired timer off the heap
+ * @x: the transport
+ * @now: the time now (monotonic ns)
+ * @next: when none has expired, receives the wake-up time as
+ *	lx_xprt_timer_run() returns it
+ * Return: the request, with a reference taken under the timer lock (so its
+ * slot cannot be reused meanwhile), or NULL.  Receive thread only.
+ */
+struct lx_xprt_rqst *lx_xprt_timer_expired(struct xprt *x, uint64_t now,
+					   uint64_t *next);
 
 /**
  * lx_xprt_timer_next() - when the receive thread must wake up next, as

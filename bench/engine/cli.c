@@ -11,13 +11,14 @@
  * underscore spellings (--ramp_time) are accepted beside dashed ones.
  */
 #include <errno.h>
-#include <getopt.h>
+#include <math.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "engine_int.h"
+#include "optparse.h"
 
 #define BENCH_VERSION "0.1.0"
 
@@ -58,59 +59,177 @@ enum {
 	OPT_LOG_INTERVAL,
 	OPT_LOG_PER_JOB,
 	OPT_WRITE_HIST,
+	OPT_LOOPS,
+	OPT_OFFSET,
+	OPT_RANDREPEAT,
+	OPT_KB_BASE,
+	OPT_PERCENTILE_LIST,
+	OPT_ETA_NEWLINE,
+	OPT_STATUS_INTERVAL,
+	OPT_MINIMAL,
+	OPT_DESCRIPTION,
+	OPT_STONEWALL,
+	OPT_NEW_GROUP,
+	OPT_PARSE_ONLY,
+	OPT_NORANDOMMAP,
+	OPT_BSRANGE,
+	OPT_BSSPLIT,
+	OPT_RANDOM_DIST,
+	OPT_FSYNC,
+	OPT_END_FSYNC,
+	OPT_RATE_IOPS,
+	OPT_THINKTIME,
+	OPT_ALLOW_CREATE,
+	OPT_NRFILES,
+	OPT_LAT_LOG,
+	OPT_BW_LOG,
+	OPT_IOPS_LOG,
+	OPT_HIST_LOG,
+	OPT_LOG_AVG_MSEC,
+	OPT_LOG_HIST_MSEC,
+	OPT_PER_JOB_LOGS,
+	OPT_NOTE,     /* a fio option accepted with a note */
+	OPT_FIO_ONLY, /* a fio option with no meaning here */
 	OPT_BACKEND_BASE = 1000,
 };
 
-static const struct option engine_opts[] = {
-	{"help", no_argument, NULL, OPT_HELP},
-	{"version", no_argument, NULL, OPT_VERSION},
-	{"name", required_argument, NULL, OPT_NAME},
-	{"rw", required_argument, NULL, OPT_RW},
-	{"readwrite", required_argument, NULL, OPT_RW},
-	{"bs", required_argument, NULL, OPT_BS},
-	{"blocksize", required_argument, NULL, OPT_BS},
-	{"iodepth", required_argument, NULL, OPT_IODEPTH},
-	{"numjobs", required_argument, NULL, OPT_NUMJOBS},
-	{"size", required_argument, NULL, OPT_SIZE},
-	{"runtime", required_argument, NULL, OPT_RUNTIME},
-	{"ramp_time", required_argument, NULL, OPT_RAMP},
-	{"ramp-time", required_argument, NULL, OPT_RAMP},
-	{"time_based", no_argument, NULL, OPT_TIME_BASED},
-	{"time-based", no_argument, NULL, OPT_TIME_BASED},
-	{"number_ios", required_argument, NULL, OPT_NUMBER_IOS},
-	{"number-ios", required_argument, NULL, OPT_NUMBER_IOS},
-	{"rwmixread", required_argument, NULL, OPT_RWMIXREAD},
-	{"rwmixwrite", required_argument, NULL, OPT_RWMIXWRITE},
-	{"filename", required_argument, NULL, OPT_FILENAME},
-	{"file-per-job", no_argument, NULL, OPT_FILE_PER_JOB},
-	{"file_per_job", no_argument, NULL, OPT_FILE_PER_JOB},
-	{"directory", required_argument, NULL, OPT_DIRECTORY},
-	{"nconnect", required_argument, NULL, OPT_NCONNECT},
-	{"verify", optional_argument, NULL, OPT_VERIFY},
-	{"output-format", required_argument, NULL, OPT_OUTPUT_FORMAT},
-	{"output", required_argument, NULL, OPT_OUTPUT},
-	{"transport", required_argument, NULL, OPT_TRANSPORT},
-	{"uid", required_argument, NULL, OPT_UID},
-	{"gid", required_argument, NULL, OPT_GID},
-	{"seed", required_argument, NULL, OPT_SEED},
-	{"randseed", required_argument, NULL, OPT_SEED},
-	{"eta", required_argument, NULL, OPT_ETA},
-	{"group_reporting", no_argument, NULL, OPT_GROUP_REPORTING},
-	{"group-reporting", no_argument, NULL, OPT_GROUP_REPORTING},
-	{"workload", required_argument, NULL, OPT_WORKLOAD},
-	{"repetitions", required_argument, NULL, OPT_REPETITIONS},
-	{"preset", required_argument, NULL, OPT_PRESET},
-	{"write_log", required_argument, NULL, OPT_WRITE_LOG},
-	{"write-log", required_argument, NULL, OPT_WRITE_LOG},
-	{"log_interval", required_argument, NULL, OPT_LOG_INTERVAL},
-	{"log-interval", required_argument, NULL, OPT_LOG_INTERVAL},
-	{"log_per_job", no_argument, NULL, OPT_LOG_PER_JOB},
-	{"log-per-job", no_argument, NULL, OPT_LOG_PER_JOB},
-	{"write_hist", required_argument, NULL, OPT_WRITE_HIST},
-	{"write-hist", required_argument, NULL, OPT_WRITE_HIST},
+/*
+ * The engine's options.  Names that are fio's are resolved with fio's
+ * prefix rules; the dashed spellings (ramp-time...) are ours and must be
+ * spelled out in full (see optparse.h).
+ */
+static const struct bench_optdef engine_opts[] = {
+	{"help", OPT_HELP, FA_OPT, false},
+	{"version", OPT_VERSION, FA_OPT, false},
+	{"name", OPT_NAME, FA_REQ, false},
+	{"description", OPT_DESCRIPTION, FA_REQ, false},
+	{"rw", OPT_RW, FA_REQ, false},
+	{"readwrite", OPT_RW, FA_REQ, false},
+	{"bs", OPT_BS, FA_REQ, false},
+	{"blocksize", OPT_BS, FA_REQ, false},
+	{"iodepth", OPT_IODEPTH, FA_REQ, false},
+	{"numjobs", OPT_NUMJOBS, FA_REQ, false},
+	{"size", OPT_SIZE, FA_REQ, false},
+	{"runtime", OPT_RUNTIME, FA_REQ, false},
+	{"timeout", OPT_RUNTIME, FA_REQ, false},
+	{"ramp_time", OPT_RAMP, FA_REQ, false},
+	{"ramp-time", OPT_RAMP, FA_REQ, true},
+	{"time_based", OPT_TIME_BASED, FA_OPT, false},
+	{"time-based", OPT_TIME_BASED, FA_OPT, true},
+	{"number_ios", OPT_NUMBER_IOS, FA_REQ, false},
+	{"number-ios", OPT_NUMBER_IOS, FA_REQ, true},
+	{"rwmixread", OPT_RWMIXREAD, FA_REQ, false},
+	{"rwmixwrite", OPT_RWMIXWRITE, FA_REQ, false},
+	{"filename", OPT_FILENAME, FA_REQ, false},
+	{"file-per-job", OPT_FILE_PER_JOB, FA_NONE, false},
+	{"file_per_job", OPT_FILE_PER_JOB, FA_NONE, true},
+	{"directory", OPT_DIRECTORY, FA_REQ, false},
+	{"nconnect", OPT_NCONNECT, FA_REQ, false},
+	{"verify", OPT_VERIFY, FA_BARE, false},
+	{"output-format", OPT_OUTPUT_FORMAT, FA_REQ, false},
+	{"minimal", OPT_MINIMAL, FA_NONE, false},
+	{"output", OPT_OUTPUT, FA_REQ, false},
+	{"transport", OPT_TRANSPORT, FA_REQ, false},
+	{"uid", OPT_UID, FA_REQ, false},
+	{"gid", OPT_GID, FA_REQ, false},
+	{"seed", OPT_SEED, FA_REQ, false},
+	{"randseed", OPT_SEED, FA_REQ, false},
+	{"randrepeat", OPT_RANDREPEAT, FA_REQ, false},
+	{"eta", OPT_ETA, FA_REQ, false},
+	{"eta-newline", OPT_ETA_NEWLINE, FA_REQ, false},
+	{"status-interval", OPT_STATUS_INTERVAL, FA_REQ, false},
+	{"group_reporting", OPT_GROUP_REPORTING, FA_OPT, false},
+	{"group-reporting", OPT_GROUP_REPORTING, FA_OPT, true},
+	{"stonewall", OPT_STONEWALL, FA_OPT, false},
+	{"new_group", OPT_NEW_GROUP, FA_OPT, false},
+	{"workload", OPT_WORKLOAD, FA_REQ, false},
+	{"repetitions", OPT_REPETITIONS, FA_REQ, false},
+	{"preset", OPT_PRESET, FA_REQ, false},
+	{"write_log", OPT_WRITE_LOG, FA_REQ, false},
+	{"write-log", OPT_WRITE_LOG, FA_REQ, true},
+	{"log_interval", OPT_LOG_INTERVAL, FA_REQ, false},
+	{"log-interval", OPT_LOG_INTERVAL, FA_REQ, true},
+	{"log_per_job", OPT_LOG_PER_JOB, FA_NONE, false},
+	{"log-per-job", OPT_LOG_PER_JOB, FA_NONE, true},
+	{"write_hist", OPT_WRITE_HIST, FA_REQ, false},
+	{"write-hist", OPT_WRITE_HIST, FA_REQ, true},
+	{"loops", OPT_LOOPS, FA_REQ, false},
+	{"offset", OPT_OFFSET, FA_REQ, false},
+	{"fileoffset", OPT_OFFSET, FA_REQ, false},
+	{"kb_base", OPT_KB_BASE, FA_REQ, false},
+	{"percentile_list", OPT_PERCENTILE_LIST, FA_REQ, false},
+	{"parse-only", OPT_PARSE_ONLY, FA_NONE, false},
+	{"norandommap", OPT_NORANDOMMAP, FA_OPT, false},
+	{"bsrange", OPT_BSRANGE, FA_REQ, false},
+	{"blocksize_range", OPT_BSRANGE, FA_REQ, false},
+	{"bssplit", OPT_BSSPLIT, FA_REQ, false},
+	{"random_distribution", OPT_RANDOM_DIST, FA_REQ, false},
+	{"fsync", OPT_FSYNC, FA_REQ, false},
+	{"end_fsync", OPT_END_FSYNC, FA_REQ, false},
+	{"rate_iops", OPT_RATE_IOPS, FA_REQ, false},
+	{"thinktime", OPT_THINKTIME, FA_REQ, false},
+	{"allow_file_create", OPT_ALLOW_CREATE, FA_REQ, false},
+	{"nrfiles", OPT_NRFILES, FA_REQ, false},
+	{"nr_files", OPT_NRFILES, FA_REQ, false},
+	{"write_lat_log", OPT_LAT_LOG, FA_REQ, false},
+	{"write_bw_log", OPT_BW_LOG, FA_REQ, false},
+	{"write_iops_log", OPT_IOPS_LOG, FA_REQ, false},
+	{"write_hist_log", OPT_HIST_LOG, FA_REQ, false},
+	{"log_avg_msec", OPT_LOG_AVG_MSEC, FA_REQ, false},
+	{"log_hist_msec", OPT_LOG_HIST_MSEC, FA_REQ, false},
+	{"per_job_logs", OPT_PER_JOB_LOGS, FA_REQ, false},
 };
 
 #define N_ENGINE_OPTS (sizeof(engine_opts) / sizeof(engine_opts[0]))
+
+/*
+ * fio options that mean nothing different for a network client: accepted,
+ * with one line saying how they are read.  Every other fio option this
+ * engine does not implement is refused by name (exit 2).
+ */
+static const struct {
+	const char *name;
+	const char *note;
+} fio_notes[] = {
+	{"ioengine", "the %s back-end does every I/O (asynchronous calls over "
+		     "libxprt, iodepth of them in flight per job)"},
+	{"direct", "there is no client page cache: every I/O is a call to the "
+		   "server, with or without O_DIRECT"},
+	{"buffered", "there is no client page cache: every I/O is a call to "
+		     "the server"},
+	{"thread", "jobs are always threads of this one process"},
+	{"invalidate", "there is no client cache to invalidate"},
+	{"fadvise_hint", "there is no client cache to advise"},
+	{"disk_util", "there is no local disk to watch"},
+	{"iomem", "I/O buffers are the engine's own page-aligned memory"},
+	{"mem", "I/O buffers are the engine's own page-aligned memory"},
+	{"exitall", "the first error of any job stops every job anyway"},
+	{"exitall_on_error", "the first error of any job stops every job"},
+	{"refill_buffers", "write buffers hold random bytes, filled once (or "
+			   "the verify pattern)"},
+	{"scramble_buffers", "write buffers hold random bytes, filled once"},
+	{"gtod_reduce", "latencies are always taken from CLOCK_MONOTONIC"},
+	{"clocksource", "latencies are always taken from CLOCK_MONOTONIC"},
+	{"create_on_open", "files are opened (and created) before the run"},
+	{"unified_rw_reporting", "reads and writes are reported apart"},
+	{"create_serialize", "files are created one after the other anyway"},
+	{"create_fsync", "a layout's writes are made durable (the NFS COMMIT) "
+			 "before the run"},
+	{"disable_lat", "latencies are always recorded (lock-free histograms)"},
+	{"disable_clat",
+	 "latencies are always recorded (lock-free histograms)"},
+	{"disable_slat", "submission is not timed apart from completion"},
+	{"disable_bw_measurement", "bandwidth is always sampled, by the main "
+				   "thread"},
+	{"disable_bw", "bandwidth is always sampled, by the main thread"},
+	{"log_prio", "the logs' priority column is always 0"},
+	{"io_submit_mode", "completions resubmit inline, as fio's inline mode"},
+	{"fill_device", "the file is --size long, the server's file system "
+			"is not filled"},
+	{"stats", "every job's figures are reported"},
+};
+
+#define N_FIO_NOTES (sizeof(fio_notes) / sizeof(fio_notes[0]))
 
 static const char *const rw_names[RW_NR] = {
 	[RW_READ] = "read",	    [RW_WRITE] = "write",
@@ -153,6 +272,8 @@ void bench_opts_defaults(struct bench_opts *o)
 	o->workload = WL_FIO;
 	o->rw = RW_READ;
 	o->bs = 4096;
+	o->bsd[0].lo = o->bsd[0].hi = 4096;
+	o->bsd[1] = o->bsd[0];
 	o->size = 64ull << 20;
 	o->iodepth = 1;
 	o->numjobs = 1;
@@ -166,6 +287,12 @@ void bench_opts_defaults(struct bench_opts *o)
 	o->eta = ETA_AUTO;
 	o->repetitions = 1;
 	o->log_interval_ns = 1000000000ull;
+	o->loops = 1;
+	o->randrepeat = true;
+	o->per_job_logs = true;
+	o->nrfiles = 1;
+	o->kb_base = 1024;
+	o->fmts = BENCH_FMT_BIT(FMT_NORMAL);
 }
 
 static int bad_value(const char *opt, const char *arg, const char *want)
@@ -221,6 +348,304 @@ static int parse_time_opt(const char *opt, const char *arg, uint64_t *out)
 	return 0;
 }
 
+/* fio's booleans: 1/0 (and yes/no, true/false, on/off); bare = 1 */
+static int parse_bool(const char *opt, const char *arg, bool *out)
+{
+	static const char *const yes[] = {"1", "yes", "true", "on"};
+	static const char *const no[] = {"0", "no", "false", "off"};
+	unsigned int i;
+
+	if (!arg || !*arg) {
+		*out = true;
+		return 0;
+	}
+	for (i = 0; i < 4; i++) {
+		if (!strcasecmp(arg, yes[i])) {
+			*out = true;
+			return 0;
+		}
+		if (!strcasecmp(arg, no[i])) {
+			*out = false;
+			return 0;
+		}
+	}
+	return bad_value(opt, arg, "0 or 1");
+}
+
+/* --percentile_list: up to 20 values in (0, 100], ':'-separated (fio) */
+static int parse_pct_list(struct bench_opts *o, const char *opt,
+			  const char *arg)
+{
+	const char *p = arg;
+	char *end;
+	double v;
+
+	o->npcts = 0;
+	while (p && *p) {
+		if (o->npcts == BENCH_MAX_PCT)
+			return bad_value(opt, arg,
+					 "a list of at most 20 percentiles");
+		v = strtod(p, &end);
+		if (end == p || !(v > 0 && v <= 100) || (*end && *end != ':'))
+			return bad_value(opt, arg,
+					 "a ':'-separated list of percentiles "
+					 "in (0, 100], e.g. 50:99:99.9");
+		o->pcts[o->npcts++] = v;
+		p = *end ? end + 1 : end;
+	}
+	if (!o->npcts)
+		return bad_value(opt, arg, "a list of percentiles");
+	return 0;
+}
+
+/* --output-format: fio's comma-separated list of formats */
+static int parse_formats(struct bench_opts *o, const char *opt, const char *arg)
+{
+	static const char *const names[FMT_NR] = {
+		[FMT_NORMAL] = "normal",
+		[FMT_JSON] = "json",
+		[FMT_JSON_PLUS] = "json+",
+		[FMT_TERSE] = "terse",
+	};
+	const char *p = arg, *comma;
+	unsigned int f, fmts = 0;
+	size_t len;
+
+	if (!arg || !*arg)
+		return bad_value(opt, arg, "normal, json, json+ or terse");
+	for (; *p; p = comma ? comma + 1 : p + len) {
+		comma = strchr(p, ',');
+		len = comma ? (size_t)(comma - p) : strlen(p);
+		for (f = 0; f < FMT_NR; f++)
+			if (strlen(names[f]) == len &&
+			    !strncmp(p, names[f], len))
+				break;
+		if (f == FMT_NR)
+			return bad_value(opt, arg,
+					 "a comma-separated list of normal, "
+					 "json, json+, terse");
+		fmts |= BENCH_FMT_BIT(f);
+		if (!comma)
+			break;
+	}
+	o->fmts = fmts;
+	/* the format the progress line and single-format callers look at */
+	o->fmt = fmts & BENCH_FMT_BIT(FMT_NORMAL)    ? FMT_NORMAL :
+		 fmts & BENCH_FMT_BIT(FMT_JSON_PLUS) ? FMT_JSON_PLUS :
+		 fmts & BENCH_FMT_BIT(FMT_JSON)	     ? FMT_JSON :
+						       FMT_TERSE;
+	return 0;
+}
+
+/* one size of a bs list; an empty one keeps the default */
+static int one_size(const char *opt, const char *s, size_t n, uint32_t *out)
+{
+	char buf[40];
+	uint64_t v;
+
+	if (n >= sizeof(buf))
+		return bad_value(opt, s, "a size");
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	if (bench_parse_size(buf, &v) || !v || v > (1u << 30))
+		return bad_value(opt, buf, "a size from 1 to 1g");
+	*out = (uint32_t)v;
+	return 0;
+}
+
+/* "lo-hi" or "lo:hi" (fio swaps them when lo > hi) */
+static int one_range(const char *opt, const char *s, size_t n,
+		     struct bench_bsdist *d)
+{
+	size_t k = strcspn(s, "-:");
+	uint32_t a, b2;
+
+	if (k >= n)
+		return bad_value(opt, s, "a range lo-hi (4k-64k)");
+	if (one_size(opt, s, k, &a) || one_size(opt, s + k + 1, n - k - 1, &b2))
+		return -EINVAL;
+	d->lo = a < b2 ? a : b2;
+	d->hi = a < b2 ? b2 : a;
+	d->n = 0;
+	return 0;
+}
+
+/* "4k/50:8k/30:16k/" (fio: blank weights share what is left) */
+static int one_split(const char *opt, const char *s, size_t n,
+		     struct bench_bsdist *d)
+{
+	unsigned int pct[BENCH_MAX_SPLIT], blank = 0, sum = 0, i;
+	const char *p = s, *end = s + n, *colon, *slash;
+
+	d->n = 0;
+	while (p < end) {
+		colon = memchr(p, ':', (size_t)(end - p));
+		if (!colon)
+			colon = end;
+		slash = memchr(p, '/', (size_t)(colon - p));
+		if (d->n == BENCH_MAX_SPLIT)
+			return bad_value(opt, s, "at most 64 sizes");
+		if (one_size(opt, p,
+			     slash ? (size_t)(slash - p) : (size_t)(colon - p),
+			     &d->len[d->n]))
+			return -EINVAL;
+		if (slash && slash + 1 < colon) {
+			char w[8];
+			size_t wl = (size_t)(colon - slash - 1);
+
+			if (wl >= sizeof(w))
+				return bad_value(opt, s, "size/percent pairs");
+			memcpy(w, slash + 1, wl);
+			w[wl] = '\0';
+			pct[d->n] = (unsigned int)atoi(w);
+			if (pct[d->n] > 100 || strspn(w, "0123456789") != wl)
+				return bad_value(opt, s, "size/percent pairs");
+			sum += pct[d->n];
+		} else {
+			pct[d->n] = UINT32_MAX;
+			blank++;
+		}
+		d->n++;
+		p = colon + 1;
+	}
+	if (!d->n || sum > 100 || (!blank && sum != 100))
+		return bad_value(opt, s,
+				 "sizes and weights adding up to 100 "
+				 "(4k/50:8k/50)");
+	for (i = 0, sum = 0; i < d->n; i++) {
+		if (pct[i] == UINT32_MAX)
+			pct[i] = 0; /* shared below */
+		sum += pct[i];
+	}
+	for (i = 0; blank && i < d->n; i++)
+		if (!pct[i])
+			pct[i] = (100 - sum) / blank;
+	for (i = 0, sum = 0; i < d->n; i++) {
+		sum += pct[i];
+		d->cum[i] = sum;
+	}
+	d->cum[d->n - 1] = 100; /* rounding of blank shares */
+	d->lo = d->hi = 0;
+	return 0;
+}
+
+/*
+ * --bs R[,W[,T]], --bsrange R[,W], --bssplit R[,W]: fio's per-direction
+ * lists; a single value sets both directions, an empty one keeps the
+ * read default (fio: "bs=,8k"), trim's is ignored (no trim here).
+ */
+static int parse_bs_list(struct bench_opts *o, int id, const char *opt,
+			 const char *arg)
+{
+	const char *p = arg, *comma;
+	unsigned int d;
+	size_t n;
+	int ret = 0;
+
+	if (!arg || !*arg)
+		return bad_value(opt, arg, "a size");
+	for (d = 0; d < 2; d++) {
+		comma = strchr(p, ',');
+		n = comma ? (size_t)(comma - p) : strlen(p);
+		if (n) {
+			struct bench_bsdist *bd = &o->bsd[d];
+
+			if (id == OPT_BS) {
+				ret = one_size(opt, p, n, &bd->lo);
+				bd->hi = bd->lo;
+				bd->n = 0;
+			} else if (id == OPT_BSRANGE) {
+				ret = one_range(opt, p, n, bd);
+			} else {
+				ret = one_split(opt, p, n, bd);
+			}
+			if (ret)
+				return ret;
+		}
+		if (!comma) {
+			/* one value: both directions (fio) */
+			if (d == 0)
+				o->bsd[1] = o->bsd[0];
+			break;
+		}
+		p = comma + 1;
+	}
+	return 0;
+}
+
+/* fio's random_distribution: random, zipf:THETA, pareto:H, normal:DEV,
+ * each with an optional :CENTER in [0, 1] */
+static int parse_dist(struct bench_opts *o, const char *opt, const char *arg)
+{
+	static const char *const kinds[] = {"random", "zipf", "pareto",
+					    "normal"};
+	const char *colon = arg ? strchr(arg, ':') : NULL;
+	size_t n = colon ? (size_t)(colon - arg) : (arg ? strlen(arg) : 0);
+	unsigned int k;
+	char *end;
+
+	for (k = 0; k < 4; k++)
+		if (strlen(kinds[k]) == n && !strncmp(arg, kinds[k], n))
+			break;
+	if (k == 4)
+		return bad_value(opt, arg,
+				 "random, zipf:THETA, pareto:H or normal:DEV "
+				 "(zoned is not supported)");
+	o->dist = (enum bench_dist_kind)k;
+	o->dist_center = -1;
+	if (k == DIST_RANDOM)
+		return 0;
+	if (!colon)
+		return bad_value(opt, arg,
+				 "the distribution with its value "
+				 "(zipf:1.2)");
+	o->dist_arg = strtod(colon + 1, &end);
+	if (end == colon + 1 || (*end && *end != ':'))
+		return bad_value(opt, arg, "a number after ':'");
+	if (*end == ':') {
+		o->dist_center = strtod(end + 1, &end);
+		if (*end || o->dist_center < 0 || o->dist_center > 1)
+			return bad_value(opt, arg, "a center from 0 to 1");
+	}
+	if ((k == DIST_ZIPF && (o->dist_arg <= 0 || o->dist_arg == 1)) ||
+	    (k == DIST_PARETO && (o->dist_arg <= 0 || o->dist_arg >= 1)) ||
+	    (k == DIST_NORMAL && (o->dist_arg <= 0 || o->dist_arg > 100)))
+		return bad_value(opt, arg,
+				 "zipf theta > 0 and not 1, pareto power in "
+				 "(0, 1), normal deviation in (0, 100]");
+	return 0;
+}
+
+/* --rate_iops R[,W] per job (fio) */
+static int parse_rate(struct bench_opts *o, const char *opt, const char *arg)
+{
+	const char *comma = arg ? strchr(arg, ',') : NULL;
+	char buf[32];
+	uint64_t v;
+	size_t n;
+	unsigned int d;
+
+	for (d = 0; d < 2; d++) {
+		const char *p = d ? (comma ? comma + 1 : NULL) : arg;
+
+		if (!p) {
+			o->rate_iops[1] = o->rate_iops[0];
+			break;
+		}
+		n = d || !comma ? strlen(p) : (size_t)(comma - p);
+		if (!n)
+			continue;
+		if (n >= sizeof(buf))
+			return bad_value(opt, arg, "IOPS");
+		memcpy(buf, p, n);
+		buf[n] = '\0';
+		if (bench_parse_size(buf, &v) || v > 100000000)
+			return bad_value(opt, arg, "IOPS per job, R[,W]");
+		o->rate_iops[d] = v;
+	}
+	return 0;
+}
+
 static int pick(const char *opt, const char *arg, const char *const *names,
 		unsigned int n, const char *list)
 {
@@ -231,6 +656,63 @@ static int pick(const char *opt, const char *arg, const char *const *names,
 			return (int)i;
 	bench_error("--%s: '%s' is not one of %s", opt, arg ? arg : "", list);
 	return -EINVAL;
+}
+
+/*
+ * fio's --filename=a:b:c: the job's files, ':' separated ("\\:" is a
+ * colon of a name).  A single name stays in o->filename.
+ */
+static int split_filenames(struct bench *b, const char *opt, const char *arg)
+{
+	struct bench_opts *o = &b->o;
+	char *w = b->fname_store, *start = w;
+	const char *p;
+
+	if (strlen(arg) >= sizeof(b->fname_store))
+		return bad_value(opt, arg, "a shorter list of files");
+	o->nfilenames = 0;
+	for (p = arg;; p++) {
+		if (*p == '\\' && p[1] == ':') {
+			*w++ = ':';
+			p++;
+			continue;
+		}
+		if (*p == ':' || !*p) {
+			*w++ = '\0';
+			if (!*start)
+				return bad_value(opt, arg,
+						 "file names separated by ':'");
+			if (o->nfilenames == BENCH_MAX_FILES)
+				return bad_value(opt, arg, "at most 64 files");
+			o->filenames[o->nfilenames++] = start;
+			start = w;
+			if (!*p)
+				break;
+			continue;
+		}
+		*w++ = *p;
+	}
+	o->filename = o->filenames[0];
+	if (o->nfilenames == 1)
+		o->nfilenames = 0;
+	return 0;
+}
+
+/* fio's verify= methods (fio 3.33, HOWTO "verify") */
+static bool bench_fio_verify_method(const char *m)
+{
+	static const char *const methods[] = {
+		"md5",	   "crc64",    "crc32c",   "crc32c-intel", "crc32",
+		"crc16",   "crc7",     "xxhash",   "sha512",	   "sha256",
+		"sha1",	   "sha3-224", "sha3-256", "sha3-384",	   "sha3-512",
+		"pattern", "meta",     "null",
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(methods) / sizeof(methods[0]); i++)
+		if (!strcmp(m, methods[i]))
+			return true;
+	return false;
 }
 
 static int apply_engine_opt(struct bench *b, int id, const char *name,
@@ -262,9 +744,61 @@ static int apply_engine_opt(struct bench *b, int id, const char *name,
 		return 0;
 	}
 	case OPT_BS:
-		ret = parse_size_opt(name, arg, 1, 1ull << 30, &o->bs);
+	case OPT_BSRANGE:
+	case OPT_BSSPLIT:
+		ret = parse_bs_list(o, id, name, arg);
 		o->set |= SET_BS;
 		break;
+	case OPT_RANDOM_DIST:
+		ret = parse_dist(o, name, arg);
+		break;
+	case OPT_FSYNC:
+		ret = parse_count(name, arg, 0, UINT32_MAX, &v);
+		o->fsync_every = (unsigned int)v;
+		break;
+	case OPT_END_FSYNC: {
+		bool on;
+
+		ret = parse_bool(name, arg, &on);
+		if (ret || !on)
+			break;
+		if (!b->ops->job_sync) {
+			bench_error("--end_fsync: the %s back-end has no sync "
+				    "of a file",
+				    b->ops->name);
+			return -EINVAL;
+		}
+		bench_note(name, arg,
+			   "every phase that writes already ends with the "
+			   "back-end's sync of each file (the NFS COMMIT), "
+			   "outside the measured time");
+		break;
+	}
+	case OPT_RATE_IOPS:
+		ret = parse_rate(o, name, arg);
+		break;
+	case OPT_NRFILES:
+		ret = parse_count(name, arg, 1, BENCH_MAX_FILES, &v);
+		o->nrfiles = (unsigned int)v;
+		break;
+	case OPT_ALLOW_CREATE: {
+		bool on;
+
+		ret = parse_bool(name, arg, &on);
+		o->no_create = !on;
+		break;
+	}
+	case OPT_THINKTIME: {
+		/* fio: a bare number is microseconds */
+		char us[40];
+
+		if (arg && arg[0] && strspn(arg, "0123456789") == strlen(arg)) {
+			snprintf(us, sizeof(us), "%sus", arg);
+			arg = us;
+		}
+		ret = parse_time_opt(name, arg, &o->thinktime_ns);
+		break;
+	}
 	case OPT_IODEPTH:
 		ret = parse_count(name, arg, 1, 65536, &v);
 		o->iodepth = (unsigned int)v;
@@ -287,8 +821,7 @@ static int apply_engine_opt(struct bench *b, int id, const char *name,
 		o->set |= SET_RAMP;
 		break;
 	case OPT_TIME_BASED:
-		/* --runtime > 0 is always time based here; accepted for fio
-		 * command lines */
+		ret = parse_bool(name, arg, &o->time_based);
 		break;
 	case OPT_NUMBER_IOS:
 		ret = parse_count(name, arg, 1, UINT64_MAX / 2, &o->number_ios);
@@ -305,6 +838,14 @@ static int apply_engine_opt(struct bench *b, int id, const char *name,
 		if (!arg || !*arg)
 			return bad_value(name, arg, "a file name");
 		o->filename = arg;
+		o->nfilenames = 0;
+		if (bench_url_is(b, arg)) {
+			ret = bench_url_apply(b, arg, b->url_file,
+					      sizeof(b->url_file));
+			o->filename = b->url_file;
+		} else if (strchr(arg, ':')) {
+			ret = split_filenames(b, name, arg);
+		}
 		o->set |= SET_FILENAME;
 		break;
 	case OPT_FILE_PER_JOB:
@@ -320,29 +861,27 @@ static int apply_engine_opt(struct bench *b, int id, const char *name,
 		o->nconnect = (unsigned int)v;
 		break;
 	case OPT_VERIFY:
-		if (!arg || !strcmp(arg, "1") || !strcmp(arg, "pattern") ||
-		    !strcmp(arg, "meta") || !strcmp(arg, "yes"))
+		if (!arg || !strcmp(arg, "1") || !strcmp(arg, "yes"))
 			o->verify = true;
-		else if (!strcmp(arg, "0") || !strcmp(arg, "no"))
+		else if (!strcmp(arg, "0") || !strcmp(arg, "no") ||
+			 !strcmp(arg, "null"))
 			o->verify = false;
-		else
+		else if (bench_fio_verify_method(arg)) {
+			o->verify = true;
+			bench_note(name, arg,
+				   "every block is checked against the "
+				   "engine's own pattern of offset, job and "
+				   "write generation (no checksum header)");
+		} else
 			return bad_value(name, arg,
-					 "a supported verify mode (the engine "
-					 "checks its own offset/job/generation "
-					 "pattern: use --verify or "
-					 "--verify=0)");
+					 "a verify mode (fio's methods are "
+					 "read as the engine's own pattern; "
+					 "0 turns it off)");
 		break;
-	case OPT_OUTPUT_FORMAT: {
-		static const char *const fmts[] = {"normal", "json"};
-
-		if (arg && !strcmp(arg, "json+"))
-			arg = "json";
-		ret = pick(name, arg, fmts, 2, "normal, json");
-		if (ret < 0)
-			return ret;
-		o->fmt = (enum bench_fmt)ret;
-		return 0;
-	}
+	case OPT_OUTPUT_FORMAT:
+		return parse_formats(o, name, arg);
+	case OPT_MINIMAL:
+		return parse_formats(o, name, "terse");
 	case OPT_OUTPUT:
 		if (!arg || !*arg)
 			return bad_value(name, arg, "a file name");
@@ -367,6 +906,7 @@ static int apply_engine_opt(struct bench *b, int id, const char *name,
 		break;
 	case OPT_SEED:
 		ret = parse_count(name, arg, 0, UINT64_MAX, &o->seed);
+		o->set |= SET_SEED;
 		break;
 	case OPT_ETA: {
 		static const char *const etas[] = {"auto", "always", "never"};
@@ -378,7 +918,95 @@ static int apply_engine_opt(struct bench *b, int id, const char *name,
 		return 0;
 	}
 	case OPT_GROUP_REPORTING:
-		o->group_reporting = true;
+		ret = parse_bool(name, arg, &o->group_reporting);
+		break;
+	case OPT_STONEWALL:
+		ret = parse_bool(name, arg, &o->stonewall);
+		break;
+	case OPT_NEW_GROUP:
+		ret = parse_bool(name, arg, &o->new_group);
+		break;
+	case OPT_RANDREPEAT:
+		ret = parse_bool(name, arg, &o->randrepeat);
+		break;
+	case OPT_LAT_LOG:
+		o->lat_log = arg;
+		break;
+	case OPT_BW_LOG:
+		o->bw_log = arg;
+		break;
+	case OPT_IOPS_LOG:
+		o->iops_log = arg;
+		break;
+	case OPT_HIST_LOG:
+		o->hist_log = arg;
+		break;
+	case OPT_LOG_AVG_MSEC:
+	case OPT_LOG_HIST_MSEC:
+		ret = parse_count(name, arg, 0, 3600000, &v);
+		if (id == OPT_LOG_AVG_MSEC)
+			o->log_avg_ns = v * 1000000ull;
+		else
+			o->log_hist_ns = v * 1000000ull;
+		break;
+	case OPT_PER_JOB_LOGS:
+		ret = parse_bool(name, arg, &o->per_job_logs);
+		break;
+	case OPT_NORANDOMMAP:
+		ret = parse_bool(name, arg, &o->norandommap);
+		break;
+	case OPT_PARSE_ONLY:
+		b->parse_only = true;
+		break;
+	case OPT_DESCRIPTION:
+		o->description = arg;
+		break;
+	case OPT_LOOPS:
+		ret = parse_count(name, arg, 1, 1000000, &v);
+		o->loops = (unsigned int)v;
+		o->set |= SET_LOOPS;
+		break;
+	case OPT_OFFSET: {
+		size_t n = arg ? strlen(arg) : 0;
+
+		o->offset = 0;
+		o->offset_pct = 0;
+		if (n > 1 && arg[n - 1] == '%') {
+			char pct[16];
+
+			snprintf(pct, sizeof(pct), "%.*s", (int)(n - 1), arg);
+			ret = parse_count(name, pct, 0, 99, &v);
+			o->offset_pct = (unsigned int)v;
+		} else {
+			ret = parse_size_opt(name, arg, 0, 1ull << 62,
+					     &o->offset);
+		}
+		o->set |= SET_OFFSET;
+		break;
+	}
+	case OPT_KB_BASE:
+		ret = parse_count(name, arg, 1000, 1024, &v);
+		if (!ret && v != 1000 && v != 1024)
+			return bad_value(name, arg, "1000 or 1024");
+		o->kb_base = (unsigned int)v;
+		bench_kb_base = o->kb_base;
+		break;
+	case OPT_PERCENTILE_LIST:
+		ret = parse_pct_list(o, name, arg);
+		break;
+	case OPT_ETA_NEWLINE:
+	case OPT_STATUS_INTERVAL:
+		ret = parse_time_opt(name, arg,
+				     id == OPT_ETA_NEWLINE ?
+					     &o->eta_newline_ns :
+					     &o->status_interval_ns);
+		if (!ret && id == OPT_STATUS_INTERVAL &&
+		    o->status_interval_ns &&
+		    o->status_interval_ns < 1000000000ull)
+			return bad_value(name, arg, "at least 1s");
+		if (!ret && id == OPT_ETA_NEWLINE && o->eta_newline_ns &&
+		    o->eta_newline_ns < 1000000000ull)
+			return bad_value(name, arg, "at least 1s");
 		break;
 	case OPT_WORKLOAD: {
 		static const char *const wls[] = {"fio", "ior"};
@@ -422,7 +1050,7 @@ static int apply_engine_opt(struct bench *b, int id, const char *name,
 	return ret;
 }
 
-static const struct option *find_engine_opt(const char *name)
+static const struct bench_optdef *find_engine_opt(const char *name)
 {
 	unsigned int i;
 
@@ -447,14 +1075,14 @@ static int apply_preset(struct bench *b, const char *name)
 	for (i = 0; p->args[i]; i++) {
 		const char *eq = strchr(p->args[i], '=');
 		char oname[32];
-		const struct option *eo;
+		const struct bench_optdef *eo;
 
 		snprintf(oname, sizeof(oname), "%.*s",
 			 (int)(eq - p->args[i] - 2), p->args[i] + 2);
 		eo = find_engine_opt(oname);
 		if (!eo)
 			return -EINVAL;
-		ret = apply_engine_opt(b, eo->val, oname, eq + 1);
+		ret = apply_engine_opt(b, eo->id, oname, eq + 1);
 		if (ret)
 			return ret;
 	}
@@ -465,28 +1093,31 @@ static int apply_preset(struct bench *b, const char *name)
 	return 0;
 }
 
-static int apply_presets(struct bench *b, int argc, char **argv)
+/* the smallest and largest I/O of the run: bs is the block unit */
+static void finalize_bs(struct bench_opts *o)
 {
-	int i, ret;
+	uint64_t lo = UINT64_MAX, hi = 0;
+	unsigned int d, i;
 
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
+	o->varbs = false;
+	for (d = 0; d < 2; d++) {
+		const struct bench_bsdist *bd = &o->bsd[d];
 
-		if (!strcmp(a, "--"))
-			break;
-		if (!strcmp(a, "--preset")) {
-			if (i + 1 >= argc)
-				return 0; /* getopt reports it */
-			ret = apply_preset(b, argv[++i]);
-		} else if (!strncmp(a, "--preset=", 9)) {
-			ret = apply_preset(b, a + 9);
+		if (bd->n) {
+			for (i = 0; i < bd->n; i++) {
+				lo = bd->len[i] < lo ? bd->len[i] : lo;
+				hi = bd->len[i] > hi ? bd->len[i] : hi;
+			}
+			o->varbs = true;
 		} else {
-			continue;
+			lo = bd->lo < lo ? bd->lo : lo;
+			hi = bd->hi > hi ? bd->hi : hi;
 		}
-		if (ret)
-			return ret;
 	}
-	return 0;
+	if (lo != hi)
+		o->varbs = true;
+	o->bs = lo;
+	o->bs_max = hi;
 }
 
 static int check_combinations(struct bench *b)
@@ -494,16 +1125,50 @@ static int check_combinations(struct bench *b)
 	struct bench_opts *o = &b->o;
 	bool meta = bench_rw_meta(o->rw);
 
+	finalize_bs(o);
+	/* fio: --size is the job's total over its files */
+	if (o->nfilenames > 1)
+		o->nrfiles = o->nfilenames;
+	o->file_bytes = o->size / o->nrfiles / o->bs * o->bs;
+	if (o->nrfiles > 1 && !o->file_bytes) {
+		bench_error("--size %" PRIu64 " divided among %u files is less "
+			    "than a block",
+			    o->size, o->nrfiles);
+		return -EINVAL;
+	}
+	if (o->nrfiles > 1 &&
+	    (o->verify || o->workload == WL_IOR || bench_rw_meta(o->rw))) {
+		bench_error("several files per job (--nrfiles, --filename "
+			    "a:b) do not go with --verify, ior or --rw %s",
+			    bench_rw_name(o->rw));
+		return -EINVAL;
+	}
+	if (o->varbs && (o->verify || o->workload == WL_IOR)) {
+		bench_error("--verify and --workload ior need one block size "
+			    "(not --bs R,W, --bsrange or --bssplit)");
+		return -EINVAL;
+	}
+	if (o->fsync_every &&
+	    !(b->ops->ops_supported & BENCH_OP_BIT(BENCH_OP_FSYNC))) {
+		bench_error("--fsync: the %s back-end has no sync operation",
+			    b->ops->name);
+		return -EINVAL;
+	}
+	if (o->dist != DIST_RANDOM && o->verify) {
+		bench_error("--random_distribution %s draws blocks with "
+			    "repeats: --verify needs the random map",
+			    o->dist == DIST_ZIPF   ? "zipf" :
+			    o->dist == DIST_PARETO ? "pareto" :
+						     "normal");
+		return -EINVAL;
+	}
+
 	if ((o->set & SET_FILENAME) && (o->set & SET_FILE_PER_JOB)) {
 		bench_error("--filename and --file-per-job exclude each other");
 		return -EINVAL;
 	}
-	if ((o->set & SET_RWMIX) && o->rw != RW_RANDRW && o->rw != RW_RW) {
-		bench_error("--rwmixread/--rwmixwrite apply to --rw randrw or "
-			    "rw, not %s",
-			    bench_rw_name(o->rw));
-		return -EINVAL;
-	}
+	/* fio ignores --rwmixread where nothing is mixed (the seed thread's
+	 * randread command line has rwmixread=100): so does the engine */
 	if (!(b->ops->ops_supported & BENCH_OP_BIT(BENCH_OP_NULL)) &&
 	    o->rw == RW_NULL) {
 		bench_error("the %s back-end has no null operation",
@@ -514,6 +1179,11 @@ static int check_combinations(struct bench *b)
 	    o->rw == RW_GETATTR) {
 		bench_error("the %s back-end has no getattr operation",
 			    b->ops->name);
+		return -EINVAL;
+	}
+	if (o->norandommap && o->verify) {
+		bench_error("--verify keeps one I/O per block: it needs the "
+			    "random map (drop --norandommap)");
 		return -EINVAL;
 	}
 	if (meta && o->verify) {
@@ -559,6 +1229,12 @@ static int check_combinations(struct bench *b)
 			bench_error("--bs %" PRIu64 " is larger than --size "
 				    "%" PRIu64,
 				    o->bs, o->size);
+			return -EINVAL;
+		}
+		if (o->offset % o->bs) {
+			bench_error("--offset %" PRIu64 " is not a multiple of "
+				    "--bs %" PRIu64,
+				    o->offset, o->bs);
 			return -EINVAL;
 		}
 		if (o->size % o->bs) {
@@ -616,38 +1292,130 @@ static int check_combinations(struct bench *b)
 	return 0;
 }
 
-static int add_backend_opts(struct bench *b, struct option *all,
-			    unsigned int *n)
+/*
+ * The table options are resolved in: the back-end's options first (its
+ * --server is not fio's), then the engine's, then every other fio name.
+ */
+static struct bench_optdef *build_table(struct bench *b, unsigned int *n)
 {
 	const struct bench_option *bo;
-	int i = 0;
+	struct bench_optdef *t;
+	unsigned int nb = 0, i, k = 0, j;
 
-	if (!b->ops->options)
-		return 0;
-	for (bo = b->ops->options; bo->name; bo++, i++) {
+	for (bo = b->ops->options; bo && bo->name; bo++)
+		nb++;
+	t = calloc(nb + N_ENGINE_OPTS + bench_fio_nnames, sizeof(*t));
+	if (!t)
+		return NULL;
+	for (i = 0; i < nb; i++) {
+		bo = &b->ops->options[i];
 		if (find_engine_opt(bo->name)) {
 			bench_error("back-end option --%s clashes with an "
 				    "engine option",
 				    bo->name);
-			return -EINVAL;
+			free(t);
+			return NULL;
 		}
-		all[*n].name = bo->name;
-		all[*n].has_arg = bo->arg ? required_argument : no_argument;
-		all[*n].flag = NULL;
-		all[*n].val = OPT_BACKEND_BASE + i;
-		(*n)++;
+		t[k].name = bo->name;
+		t[k].id = OPT_BACKEND_BASE + (int)i;
+		t[k].arg = bo->arg ? FA_REQ : FA_NONE;
+		k++;
 	}
-	return 0;
+	for (i = 0; i < N_ENGINE_OPTS; i++)
+		t[k++] = engine_opts[i];
+	for (i = 0; i < bench_fio_nnames; i++) {
+		const struct bench_fio_name *fn = &bench_fio_names[i];
+
+		for (j = 0; j < k; j++)
+			if (!strcmp(t[j].name, fn->name))
+				break;
+		if (j < k)
+			continue; /* implemented (or the back-end's) */
+		t[k].name = fn->name;
+		t[k].id = OPT_FIO_ONLY;
+		t[k].arg = fn->arg;
+		for (j = 0; j < N_FIO_NOTES; j++)
+			if (!strcmp(fio_notes[j].name, fn->name))
+				t[k].id = OPT_NOTE;
+		k++;
+	}
+	*n = k;
+	return t;
 }
 
-static unsigned int count_backend_opts(const struct bench *b)
+/* fio's "job options" list the options of the job, not those of the
+ * program's run (output, eta...) */
+static bool job_option(int id)
 {
-	const struct bench_option *bo;
-	unsigned int n = 0;
+	switch (id) {
+	case OPT_HELP:
+	case OPT_VERSION:
+	case OPT_OUTPUT:
+	case OPT_OUTPUT_FORMAT:
+	case OPT_MINIMAL:
+	case OPT_ETA:
+	case OPT_ETA_NEWLINE:
+	case OPT_STATUS_INTERVAL:
+	case OPT_PRESET:
+	case OPT_PARSE_ONLY:
+	case OPT_FIO_ONLY:
+		return false;
+	default:
+		return true;
+	}
+}
 
-	for (bo = b->ops->options; bo && bo->name; bo++)
-		n++;
-	return n;
+/* an option for fio's "job options": a later value replaces one given
+ * before (a job file's [global] by its section, by the command line) */
+static void note_given(struct bench *b, const char *name, const char *val)
+{
+	unsigned int i;
+
+	for (i = 0; i < b->ngiven; i++)
+		if (!strcmp(b->given[i].name, name))
+			break;
+	if (i == b->ngiven) {
+		if (b->ngiven == BENCH_MAX_GIVEN)
+			return;
+		b->ngiven++;
+	}
+	b->given[i].name = name;
+	b->given[i].value = val ? val : "";
+}
+
+/* notes already printed, so that a job file's sections say each once */
+static char notes_said[N_FIO_NOTES];
+
+/** bench_notes_reset() - every note may be printed again (once) */
+void bench_notes_reset(void)
+{
+	memset(notes_said, 0, sizeof(notes_said));
+}
+
+void bench_note(const char *opt, const char *value, const char *how)
+{
+	if (bench_mute)
+		return;
+	fprintf(stderr, "%s: note: --%s%s%s: %s\n", bench_prog_name, opt,
+		value ? "=" : "", value ? value : "", how);
+}
+
+static void fio_note(struct bench *b, const char *opt, const char *value)
+{
+	char how[256];
+	unsigned int i;
+
+	for (i = 0; i < N_FIO_NOTES; i++) {
+		if (strcmp(fio_notes[i].name, opt))
+			continue;
+		if (notes_said[i])
+			return;
+		notes_said[i] = 1;
+		/* the formats take the back-end's name at most */
+		snprintf(how, sizeof(how), fio_notes[i].note, b->ops->name);
+		bench_note(opt, value, how);
+		return;
+	}
 }
 
 static int usage_err(struct bench *b)
@@ -658,73 +1426,107 @@ static int usage_err(struct bench *b)
 	return -EINVAL;
 }
 
+/* --preset, wherever it is, before everything else */
+static int apply_presets(struct bench *b, const struct bench_optdef *t,
+			 unsigned int n, int argc, char **argv)
+{
+	struct bench_optscan sc = {
+		.argc = argc, .argv = argv, .i = 1, .defs = t, .ndefs = n};
+	const struct bench_optdef *d;
+	const char *val, *given;
+	int ret;
+
+	bench_mute_push();
+	while ((ret = bench_optscan_next(&sc, &d, &val, &given)) !=
+	       BENCH_OPT_END) {
+		if (ret < 0)
+			break; /* the real pass reports it */
+		if (ret == 0 && d->id == OPT_PRESET && val) {
+			bench_mute_pop();
+			ret = apply_preset(b, val);
+			if (ret)
+				return ret;
+			bench_mute_push();
+		}
+	}
+	bench_mute_pop();
+	return 0;
+}
+
 /**
  * bench_cli_parse() - parse argv into b->o and the back-end
  * Return: 0, %BENCH_PARSE_EXIT, or -EINVAL (message printed).
  */
 int bench_cli_parse(struct bench *b, int argc, char **argv)
 {
-	unsigned int nb = count_backend_opts(b), n = 0, i;
-	struct option *all;
-	int c, ret, help = 0;
+	struct bench_optscan sc = {.argc = argc, .argv = argv, .i = 1};
+	const struct bench_optdef *d;
+	const char *val, *given;
+	struct bench_optdef *all;
+	unsigned int n = 0;
+	int ret, help = 0;
 
-	all = calloc(N_ENGINE_OPTS + nb + 1, sizeof(*all));
+	bench_kb_base = 1024;
+	if (!b->no_outputs) /* a job file's sections share one set */
+		bench_notes_reset();
+	all = build_table(b, &n);
 	if (!all)
-		return -ENOMEM;
-	for (i = 0; i < N_ENGINE_OPTS; i++)
-		all[n++] = engine_opts[i];
-	ret = add_backend_opts(b, all, &n);
-	if (ret)
-		goto out_free;
-	ret = apply_presets(b, argc, argv);
+		return -EINVAL;
+	sc.defs = all;
+	sc.ndefs = n;
+	ret = apply_presets(b, all, n, argc, argv);
 	if (ret)
 		goto out_usage;
-
-	optind = 0; /* full re-initialisation: tests parse many times */
-	opterr = 0;
 	for (;;) {
-		int li = -1;
-
-		c = getopt_long(argc, argv, ":hV", all, &li);
-		if (c == -1)
+		ret = bench_optscan_next(&sc, &d, &val, &given);
+		if (ret == BENCH_OPT_END)
 			break;
-		if (c == '?') {
-			if (optopt && optopt < 256)
-				bench_error("unknown option -%c", optopt);
-			else
-				bench_error("unknown option '%s'",
-					    argv[optind - 1]);
+		if (ret < 0)
+			goto out_usage;
+		if (ret == BENCH_OPT_POSITIONAL) {
+			bench_error("unexpected argument '%s' (options start "
+				    "with --; a job file comes alone)",
+				    val);
 			goto out_usage;
 		}
-		if (c == ':') {
-			bench_error("option '%s' needs a value",
-				    argv[optind - 1]);
-			goto out_usage;
-		}
-		if (c == OPT_HELP) {
+		if (d->id == OPT_HELP) {
 			help = 1;
 			continue;
 		}
-		if (c == OPT_VERSION) {
+		if (d->id == OPT_VERSION) {
 			help = 2;
 			continue;
 		}
-		if (c >= OPT_BACKEND_BASE) {
+		if (job_option(d->id))
+			note_given(b, d->name, val);
+		if (d->id == OPT_NOTE) {
+			fio_note(b, d->name, val);
+			continue;
+		}
+		if (d->id == OPT_FIO_ONLY) {
+			bench_error("--%s is a fio option %s does not "
+				    "implement (see FIO COMPATIBILITY in "
+				    "%s(1))",
+				    d->name, bench_prog_name, bench_prog_name);
+			goto out_usage;
+		}
+		if (d->id >= OPT_BACKEND_BASE) {
 			const struct bench_option *bo =
-				&b->ops->options[c - OPT_BACKEND_BASE];
+				&b->ops->options[d->id - OPT_BACKEND_BASE];
 
-			ret = b->ops->parse_option(b->priv, bo->id, optarg);
+			if (!strcmp(bo->name, "server") && bench_url_is(b, val))
+				ret = bench_url_apply(b, val, NULL, 0);
+			else
+				ret = b->ops->parse_option(b->priv, bo->id,
+							   val);
+		} else if (d->arg == FA_REQ && !val) {
+			bench_error("option '--%s' needs a value", d->name);
+			ret = -EINVAL;
 		} else {
-			ret = apply_engine_opt(
-				b, c, li >= 0 ? all[li].name : "?", optarg);
+			ret = apply_engine_opt(b, d->id, d->name, val);
 		}
 		if (ret)
 			goto out_usage;
-	}
-	if (optind < argc) {
-		bench_error("unexpected argument '%s' (options start with --)",
-			    argv[optind]);
-		goto out_usage;
 	}
 	free(all);
 	if (help && bench_mute)
@@ -741,11 +1543,51 @@ int bench_cli_parse(struct bench *b, int argc, char **argv)
 	ret = check_combinations(b);
 	if (ret)
 		return usage_err(b);
+	/* fio's randrepeat=0: other offsets every run (unless seeded) */
+	if (!b->o.randrepeat && !(b->o.set & SET_SEED))
+		b->o.seed = bench_mix64((uint64_t)time(NULL) ^
+					((uint64_t)getpid() << 32) ^
+					bench_now_ns());
 	return 0;
 
 out_usage:
-	ret = usage_err(b);
-out_free:
 	free(all);
-	return ret;
+	return usage_err(b);
+}
+
+/**
+ * bench_cli_positionals() - the words of argv that are no option nor an
+ * option's value (fio's job files), resolved as bench_cli_parse() does
+ * @pos: receives their indexes (at most @max)
+ * Return: how many there are; messages about bad options are left to the
+ * real parse.
+ */
+unsigned int bench_cli_positionals(const struct bench_backend_ops *ops,
+				   int argc, char **argv, int *pos,
+				   unsigned int max)
+{
+	struct bench tmp = {.ops = ops};
+	struct bench_optscan sc = {.argc = argc, .argv = argv, .i = 1};
+	const struct bench_optdef *d;
+	const char *val, *given;
+	struct bench_optdef *all;
+	unsigned int n = 0, nd = 0;
+	int ret;
+
+	bench_mute_push();
+	all = build_table(&tmp, &nd);
+	sc.defs = all;
+	sc.ndefs = nd;
+	while (all && (ret = bench_optscan_next(&sc, &d, &val, &given)) !=
+			      BENCH_OPT_END) {
+		if (ret < 0) { /* the command line's parse says why */
+			n = 0;
+			break;
+		}
+		if (ret == BENCH_OPT_POSITIONAL && n < max)
+			pos[n++] = sc.i - 1;
+	}
+	bench_mute_pop();
+	free(all);
+	return n;
 }

@@ -23,6 +23,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,6 +110,28 @@ bool bench_reads_after_write(const struct bench_opts *o)
 	return bench_rw_reads(o->rw);
 }
 
+/**
+ * bench_region() - the size of a job's file and where its I/O region
+ * starts: --offset N puts the --size bytes of I/O after N bytes (the file
+ * is N + size long, as fio extends a file it creates); --offset P% starts
+ * the I/O P% into a file of --size bytes, at a block boundary.
+ */
+void bench_region(const struct bench_opts *o, uint64_t *file_size,
+		  uint64_t *base)
+{
+	uint64_t size = o->file_bytes ? o->file_bytes : o->size;
+
+	if (o->offset_pct) {
+		*file_size = size;
+		*base = size / 100 * o->offset_pct / o->bs * o->bs;
+		if (*base >= size)
+			*base = size - o->bs;
+		return;
+	}
+	*file_size = o->offset + size;
+	*base = o->offset;
+}
+
 static unsigned int slots_per_job(const struct bench_opts *o)
 {
 	if (bench_may_layout(o) && o->iodepth < BENCH_LAYOUT_DEPTH)
@@ -130,7 +153,8 @@ static void fill_config(struct bench *b)
 	c->numjobs = o->numjobs;
 	c->iodepth = o->iodepth;
 	c->max_inflight = o->numjobs * slots_per_job(o);
-	c->bs = o->rw == RW_NULL || o->rw == RW_GETATTR ? 0 : o->bs;
+	/* the largest I/O: a back-end checks it against its transfer size */
+	c->bs = o->rw == RW_NULL || o->rw == RW_GETATTR ? 0 : o->bs_max;
 	c->size = o->size;
 	c->verify = o->verify;
 	c->seed = o->seed;
@@ -147,6 +171,8 @@ static void fill_config(struct bench *b)
 			c->ops_used |= BENCH_OP_BIT(BENCH_OP_READ);
 		if (bench_writes_data(o) || bench_may_layout(o))
 			c->ops_used |= BENCH_OP_BIT(BENCH_OP_WRITE);
+		if (o->fsync_every && bench_writes_data(o))
+			c->ops_used |= BENCH_OP_BIT(BENCH_OP_FSYNC);
 	}
 	c->max_len = c->bs;
 	if (bench_may_layout(o)) {
@@ -181,7 +207,7 @@ int bench_parse(struct bench *b, int argc, char **argv)
 	}
 	/* open the outputs now: a long run must not end unable to report;
 	 * only rank 0 reports */
-	if (b->o.output && !b->rank) {
+	if (b->o.output && !b->rank && !b->no_outputs) {
 		b->out = fopen(b->o.output, "w");
 		if (!b->out) {
 			bench_error("--output %s: %s", b->o.output,
@@ -189,7 +215,7 @@ int bench_parse(struct bench *b, int argc, char **argv)
 			return -EINVAL;
 		}
 	}
-	if (b->o.hist_file && !b->rank) {
+	if (b->o.hist_file && !b->rank && !b->no_outputs) {
 		b->hist_out = fopen(b->o.hist_file, "w");
 		if (!b->hist_out) {
 			bench_error("--write_hist %s: %s", b->o.hist_file,
@@ -233,26 +259,37 @@ static int files_create(struct bench *b)
 
 	if (o->rw == RW_NULL)
 		return 0;
-	b->nfiles = o->filename ? 1 : o->numjobs;
+	/* shared files (--filename): nrfiles of them for all jobs; else
+	 * nrfiles per job, fio's $jobname.$jobnum.$filenum */
+	b->nfiles = o->nrfiles * (o->filename ? 1 : o->numjobs);
 	b->files = calloc(b->nfiles, sizeof(*b->files));
 	if (!b->files)
 		return -ENOMEM;
 	for (i = 0; i < b->nfiles; i++) {
 		struct bench_file *f = &b->files[i];
+		unsigned int k = i % o->nrfiles;
 
-		if (o->filename)
+		if (o->filename && o->nfilenames)
+			n = asprintf(&f->name, "%s%s%s", dir ? dir : "", sep,
+				     o->filenames[k]);
+		else if (o->filename && o->nrfiles > 1)
+			n = asprintf(&f->name, "%s%s%s.%u", dir ? dir : "", sep,
+				     o->filename, k);
+		else if (o->filename)
 			n = asprintf(&f->name, "%s%s%s", dir ? dir : "", sep,
 				     o->filename);
 		else /* the job's global number: ranks' files differ */
-			n = asprintf(&f->name, "%s%s%s.%u.0", dir ? dir : "",
-				     sep, o->name, b->rank * o->numjobs + i);
+			n = asprintf(&f->name, "%s%s%s.%u.%u", dir ? dir : "",
+				     sep, o->name,
+				     b->rank * o->numjobs + i / o->nrfiles, k);
 		if (n < 0) {
 			f->name = NULL;
 			return -ENOMEM;
 		}
-		f->size = o->size;
-		f->nblocks = o->size / o->bs;
-		f->layout_job = i;
+		bench_region(o, &f->size, &f->base);
+		f->bs = (uint32_t)o->bs;
+		f->nblocks = (f->size - f->base) / o->bs;
+		f->layout_job = o->filename ? 0 : i / o->nrfiles;
 		if (o->verify) {
 			f->state = calloc(f->nblocks, sizeof(*f->state));
 			if (!f->state)
@@ -268,11 +305,12 @@ static int job_create(struct bench *b, struct bench_job *j, unsigned int i)
 	size_t hdr = round_up(sizeof(struct bench_slot), BENCH_CACHELINE);
 	unsigned int k, d;
 	size_t blen = 0;
+	uint64_t base;
 
 	j->b = b;
 	j->info.index = i;
 	j->info.owner = (uint64_t)i + 1;
-	j->info.size = o->size;
+	bench_region(o, &j->info.size, &base);
 	j->rank = b->rank;
 	j->gid = b->rank * o->numjobs + i;
 	snprintf(j->name, sizeof(j->name), "%s%u", o->name, j->gid);
@@ -280,17 +318,34 @@ static int job_create(struct bench *b, struct bench_job *j, unsigned int i)
 	j->key = bench_mix64(o->seed ^
 			     ((uint64_t)j->gid + 1) * 0x9e3779b97f4a7c15ull);
 	if (b->files) {
-		j->file = &b->files[o->filename ? 0 : i];
-		j->file_rank = j->file->nusers++;
-		j->info.filename = j->file->name;
+		unsigned int f0 = o->filename ? 0 : i * o->nrfiles;
+
+		j->nfiles = o->nrfiles;
+		j->jfiles = calloc(j->nfiles, sizeof(*j->jfiles));
+		if (j->nfiles > 1)
+			j->xinfo = calloc(j->nfiles - 1, sizeof(*j->xinfo));
+		if (!j->jfiles || (j->nfiles > 1 && !j->xinfo))
+			return -ENOMEM;
+		j->file = &b->files[f0];
+		j->file_rank = j->file->nusers;
 		j->info.shared = o->filename != NULL && o->numjobs > 1;
-		j->info.open_flags = BENCH_OPEN_CREATE;
+		j->info.open_flags = o->no_create ? 0 : BENCH_OPEN_CREATE;
 		if (bench_writes_data(o))
 			j->info.open_flags |=
 				BENCH_OPEN_WRITE | BENCH_OPEN_EXTEND;
 		else if (bench_may_layout(o))
 			j->info.open_flags |=
 				BENCH_OPEN_WRITE | BENCH_OPEN_LAYOUT;
+		for (k = 0; k < j->nfiles; k++) {
+			struct bench_job_info *fi = bench_job_finfo(j, k);
+
+			j->jfiles[k] = &b->files[f0 + k];
+			j->jfiles[k]->nusers++;
+			if (k)
+				*fi = j->info;
+			fi->filename = j->jfiles[k]->name;
+			fi->filenum = k;
+		}
 	}
 	j->nslots = slots_per_job(o);
 	j->slot_stride = hdr + round_up(b->ops->io_priv_size, BENCH_CACHELINE);
@@ -301,7 +356,7 @@ static int job_create(struct bench *b, struct bench_job *j, unsigned int i)
 	memset(j->slots_mem, 0, j->slot_stride * j->nslots);
 
 	if (!bench_rw_meta(o->rw)) {
-		blen = (size_t)o->iodepth * o->bs;
+		blen = (size_t)o->iodepth * o->bs_max;
 		if (bench_may_layout(o) &&
 		    BENCH_LAYOUT_DEPTH * b->layout_bs > blen)
 			blen = BENCH_LAYOUT_DEPTH * b->layout_bs;
@@ -312,6 +367,10 @@ static int job_create(struct bench *b, struct bench_job *j, unsigned int i)
 		fill_random(j->bufs, blen, j->key);
 		j->info.buf_base = j->bufs;
 		j->info.buf_len = blen;
+		for (k = 1; k < j->nfiles; k++) {
+			j->xinfo[k - 1].buf_base = j->bufs;
+			j->xinfo[k - 1].buf_len = blen;
+		}
 	}
 	for (k = 0; k < j->nslots; k++) {
 		struct bench_slot *s = slot_at(j, k);
@@ -323,7 +382,8 @@ static int job_create(struct bench *b, struct bench_job *j, unsigned int i)
 		s->io.priv = (char *)s + hdr;
 		if (j->bufs) {
 			if (k < o->iodepth)
-				s->buf = (char *)j->bufs + (size_t)k * o->bs;
+				s->buf =
+					(char *)j->bufs + (size_t)k * o->bs_max;
 			if (k < BENCH_LAYOUT_DEPTH && bench_may_layout(o))
 				s->lbuf = (char *)j->bufs +
 					  (size_t)k * b->layout_bs;
@@ -340,6 +400,26 @@ static int job_create(struct bench *b, struct bench_job *j, unsigned int i)
 	return 0;
 }
 
+/* Gray et al.'s zipf constants for the region's blocks (fio sums at most
+ * 10 million terms of zeta too) */
+static void zipf_setup(struct bench *b)
+{
+	double theta = b->o.dist_arg, zeta2, n;
+	uint64_t i, nn;
+
+	n = (double)(b->nfiles ? b->files[0].nblocks : b->o.size / b->o.bs);
+	if (n < 2)
+		n = 2;
+	nn = n > 1e7 ? 10000000 : (uint64_t)n;
+	b->zipf_zetan = 0;
+	for (i = 1; i <= nn; i++)
+		b->zipf_zetan += pow((double)i, -theta);
+	zeta2 = 1.0 + pow(0.5, theta);
+	b->zipf_alpha = 1.0 / (1.0 - theta);
+	b->zipf_eta = (1.0 - pow(2.0 / n, 1.0 - theta)) /
+		      (1.0 - zeta2 / b->zipf_zetan);
+}
+
 static int jobs_create(struct bench *b)
 {
 	unsigned int i;
@@ -348,6 +428,8 @@ static int jobs_create(struct bench *b)
 	ret = files_create(b);
 	if (ret)
 		return ret;
+	if (b->o.dist == DIST_ZIPF)
+		zipf_setup(b);
 	if (b->o.workload == WL_IOR) {
 		b->ior = calloc(b->o.repetitions, sizeof(*b->ior));
 		if (!b->ior)
@@ -391,33 +473,45 @@ int bench_rep_add(struct bench *b, struct bench_job *j)
 
 static int jobs_open(struct bench *b)
 {
-	unsigned int i;
+	unsigned int i, k, n;
 	int ret;
 
 	for (i = 0; i < b->njobs; i++) {
 		struct bench_job *j = &b->jobs[i];
 
-		ret = b->ops->job_open(b->priv, &j->info);
-		if (ret) {
-			bench_error("%s: cannot open %s: %s", j->name,
-				    j->info.filename ? j->info.filename :
-						       "(no file)",
-				    strerror(ret < 0 ? -ret : ret));
-			return ret < 0 ? ret : -EIO;
-		}
-		j->opened = true;
-		/* a file all ranks share is laid out by rank 0 alone */
-		if (j->file && j->file->layout_job == i &&
-		    bench_may_layout(&b->o) && !(b->o.filename && b->rank) &&
-		    (j->info.file_size < j->file->size || b->o.verify))
-			j->file->need_layout = true;
-		if (j->file && j->file->need_layout && j->info.read_only) {
-			bench_error("%s: %s must be written first (%s) but the "
-				    "server lets it be opened for reading only",
-				    j->name, j->info.filename,
-				    b->o.verify ? "--verify lays it out" :
-						  "it is shorter than --size");
-			return -EROFS;
+		n = j->nfiles ? j->nfiles : 1; /* --rw null: no file, once */
+		for (k = 0; k < n; k++) {
+			struct bench_job_info *fi = bench_job_finfo(j, k);
+			struct bench_file *f = j->nfiles ? j->jfiles[k] : NULL;
+
+			ret = b->ops->job_open(b->priv, fi);
+			if (ret) {
+				bench_error("%s: cannot open %s: %s", j->name,
+					    fi->filename ? fi->filename :
+							   "(no file)",
+					    strerror(ret < 0 ? -ret : ret));
+				return ret < 0 ? ret : -EIO;
+			}
+			j->opened = true;
+			j->nopened = k + 1;
+			/* a file all ranks share is laid out by rank 0
+			 * alone */
+			if (f && f->layout_job == i &&
+			    bench_may_layout(&b->o) &&
+			    !(b->o.filename && b->rank) &&
+			    (fi->file_size < f->size || b->o.verify))
+				f->need_layout = true;
+			if (f && f->need_layout && fi->read_only) {
+				bench_error(
+					"%s: %s must be written first (%s) "
+					"but the server lets it be opened "
+					"for reading only",
+					j->name, fi->filename,
+					b->o.verify ?
+						"--verify lays it out" :
+						"it is shorter than --size");
+				return -EROFS;
+			}
 		}
 	}
 	return 0;
@@ -425,14 +519,16 @@ static int jobs_open(struct bench *b)
 
 static void jobs_close(struct bench *b)
 {
-	unsigned int i;
+	unsigned int i, k;
 
 	for (i = 0; i < b->njobs; i++) {
-		if (!b->jobs[i].opened)
+		struct bench_job *j = &b->jobs[i];
+
+		if (!j->opened)
 			continue;
-		if (b->ops->job_close)
-			b->ops->job_close(b->priv, &b->jobs[i].info);
-		b->jobs[i].opened = false;
+		for (k = 0; b->ops->job_close && k < j->nopened; k++)
+			b->ops->job_close(b->priv, bench_job_finfo(j, k));
+		j->opened = false;
 	}
 }
 
@@ -448,12 +544,16 @@ int bench_jobs_call(struct bench *b,
 	unsigned int i;
 	int ret;
 
+	unsigned int k;
+
 	for (i = 0; i < b->njobs; i++) {
 		if (!b->jobs[i].opened)
 			continue;
-		ret = hook(b->priv, &b->jobs[i].info);
-		if (ret)
-			return ret < 0 ? ret : -EIO;
+		for (k = 0; k < b->jobs[i].nopened; k++) {
+			ret = hook(b->priv, bench_job_finfo(&b->jobs[i], k));
+			if (ret)
+				return ret < 0 ? ret : -EIO;
+		}
 	}
 	return 0;
 }
@@ -471,7 +571,8 @@ static void kv_add(void *arg, const char *name, uint64_t value)
 
 static const char *op_name(enum bench_op op)
 {
-	static const char *const n[] = {"read", "write", "null", "getattr"};
+	static const char *const n[] = {"read", "write", "null", "getattr",
+					"fsync"};
 
 	return op < BENCH_OP_NR ? n[op] : "?";
 }
@@ -585,12 +686,22 @@ static int run_prepare(struct bench *b)
 		bench_error("cannot allocate the jobs: %s", strerror(-ret));
 		return ret;
 	}
+	ret = bench_fiolog_open(b);
+	if (ret) {
+		if (ret == -ENOMEM)
+			bench_error("fio logs: out of memory");
+		return ret;
+	}
 	return jobs_open(b);
 }
 
+static pthread_mutex_t sig_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned int sig_users;
+static struct sigaction old_int, old_term;
+
 int bench_run(struct bench *b)
 {
-	struct sigaction sa, old_int, old_term;
+	struct sigaction sa;
 	int ret;
 
 	if (!b || !b->parsed || b->ran)
@@ -603,22 +714,34 @@ int bench_run(struct bench *b)
 	if (ret)
 		goto out_close;
 
-	bench_sigint = 0;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_sigint;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
+	/* the first of the runs going on (a job file's sections may run
+	 * together) installs the handlers, the last restores them */
+	pthread_mutex_lock(&sig_lock);
+	if (!sig_users++) {
+		bench_sigint = 0;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_sigint;
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGINT, &sa, &old_int);
+		sigaction(SIGTERM, &sa, &old_term);
+	}
+	pthread_mutex_unlock(&sig_lock);
 	bench_progress_start(b);
 	ret = bench_run_phases(b);
 	bench_progress_end(b);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
+	pthread_mutex_lock(&sig_lock);
+	if (!--sig_users) {
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGTERM, &old_term, NULL);
+	}
+	pthread_mutex_unlock(&sig_lock);
 
 	if (!ret && b->ops->job_end && !atomic_load(&b->abort))
 		ret = bench_jobs_call(b, b->ops->job_end);
 	if (b->ops->stats)
 		b->ops->stats(b->priv, kv_add, b);
+	if (b->fiolog)
+		kv_add(b, "log_dropped", bench_fiolog_dropped(b));
 	if (!ret)
 		ret = report_errors(b);
 	else
@@ -636,6 +759,77 @@ out_close:
 	return ret;
 }
 
+/* the report in every format asked for, in fio's order: terse, JSON,
+ * text */
+static int report_formats(struct bench *b, FILE *out)
+{
+	int ret = 0;
+
+	if (b->o.fmts & BENCH_FMT_BIT(FMT_TERSE))
+		ret = bench_report_terse(b, out);
+	if (!ret && (b->o.fmts &
+		     (BENCH_FMT_BIT(FMT_JSON) | BENCH_FMT_BIT(FMT_JSON_PLUS))))
+		ret = bench_report_json(
+			b, out, b->o.fmts & BENCH_FMT_BIT(FMT_JSON_PLUS));
+	if (!ret && (b->o.fmts & BENCH_FMT_BIT(FMT_NORMAL)))
+		ret = bench_report_normal(b, out);
+	return ret;
+}
+
+/**
+ * bench_status_dump() - fio's --status-interval: the report so far, as if
+ * the run ended @now (main thread, during a measured phase)
+ */
+void bench_status_dump(struct bench *b, uint64_t now)
+{
+	const struct bench_phase *ph = &b->phase;
+	uint64_t(*saved)[DIR_NR], usr = b->usr_ns, sys = b->sys_ns;
+	uint64_t wall = b->wall_ns, dt;
+	FILE *out = b->out ? b->out : stdout;
+	struct rusage ru;
+	unsigned int i, d;
+
+	if (!ph->measured || now <= ph->t_measure || b->rank)
+		return;
+	saved = malloc(b->njobs * sizeof(*saved));
+	if (!saved)
+		return;
+	dt = now - ph->t_measure;
+	for (i = 0; i < b->njobs; i++)
+		for (d = 0; d < DIR_NR; d++) {
+			saved[i][d] = b->jobs[i].elapsed_ns[d];
+			if (b->jobs[i].budget &&
+			    (bench_hist_count(b->jobs[i].hist[d]) ||
+			     (d == DIR_READ && bench_rw_reads(ph->rw)) ||
+			     (d == DIR_WRITE && bench_rw_writes(ph->rw))))
+				b->jobs[i].elapsed_ns[d] += dt;
+		}
+	if (b->ru_marked && !getrusage(RUSAGE_SELF, &ru)) {
+		b->usr_ns += (uint64_t)(ru.ru_utime.tv_sec -
+					b->ru_mark.ru_utime.tv_sec) *
+				     1000000000ull +
+			     (uint64_t)(ru.ru_utime.tv_usec -
+					b->ru_mark.ru_utime.tv_usec) *
+				     1000ull;
+		b->sys_ns += (uint64_t)(ru.ru_stime.tv_sec -
+					b->ru_mark.ru_stime.tv_sec) *
+				     1000000000ull +
+			     (uint64_t)(ru.ru_stime.tv_usec -
+					b->ru_mark.ru_stime.tv_usec) *
+				     1000ull;
+		b->wall_ns += dt;
+	}
+	report_formats(b, out);
+	fflush(out);
+	for (i = 0; i < b->njobs; i++)
+		for (d = 0; d < DIR_NR; d++)
+			b->jobs[i].elapsed_ns[d] = saved[i][d];
+	b->usr_ns = usr;
+	b->sys_ns = sys;
+	b->wall_ns = wall;
+	free(saved);
+}
+
 int bench_report(struct bench *b, FILE *f)
 {
 	FILE *out = f ? f : b && b->out ? b->out : stdout;
@@ -643,10 +837,7 @@ int bench_report(struct bench *b, FILE *f)
 
 	if (!b || !b->started)
 		return -EINVAL;
-	if (b->o.fmt == FMT_JSON)
-		ret = bench_report_json(b, out);
-	else
-		ret = bench_report_normal(b, out);
+	ret = report_formats(b, out);
 	if (fflush(out) && !ret)
 		ret = -errno;
 	if (ferror(out) && !ret)
@@ -670,6 +861,8 @@ void bench_job_free(struct bench_job *j)
 		free(j->hist[d]);
 	free(j->bufs);
 	free(j->slots_mem);
+	free(j->jfiles);
+	free(j->xinfo);
 	if (j->remote)
 		free((char *)j->info.filename);
 }
@@ -680,6 +873,7 @@ void bench_destroy(struct bench *b)
 
 	if (!b)
 		return;
+	bench_fiolog_close(b); /* it clears the jobs' ring pointers */
 	for (i = 0; i < b->njobs; i++)
 		bench_job_free(&b->jobs[i]);
 	for (i = 0; i < b->nrep; i++)
@@ -716,6 +910,13 @@ int bench_main(const struct bench_backend_ops *ops, int argc, char **argv)
 	/* a build with MPI, started by mpirun: join the other ranks */
 	if (bench_dist_mpi_init)
 		d = bench_dist_mpi_init(&argc, &argv);
+	if (!d) { /* fio job files on the command line (multi.c) */
+		bool handled;
+
+		rc = bench_main_jobfiles(ops, argc, argv, &handled);
+		if (handled)
+			return rc;
+	}
 	b = bench_create(ops);
 	if (!b) {
 		fprintf(stderr, "%s: cannot initialise the %s back-end\n",
@@ -741,6 +942,8 @@ int bench_main(const struct bench_backend_ops *ops, int argc, char **argv)
 		rc = rc == 2 ? 2 : 0;
 		goto out;
 	}
+	if (b->parse_only)
+		goto out;
 	ret = bench_run(b);
 	rc = ret ? (b->usage_error ? 2 : 1) : 0;
 	if (b->started)

@@ -60,6 +60,8 @@ enum bench_op {
 	BENCH_OP_WRITE,	  /* write len bytes from buf at offset */
 	BENCH_OP_NULL,	  /* a no-op round trip (NFS NULL procedure) */
 	BENCH_OP_GETATTR, /* fetch the attributes of the job's file */
+	BENCH_OP_FSYNC,	  /* make the job file's writes durable (fio's
+			   * fsync=N; the NFS COMMIT) */
 	BENCH_OP_NR,
 };
 
@@ -145,6 +147,10 @@ struct bench_limits {
  * @read_only: set by job_open() when it opened the file for reading only
  *	(%BENCH_OPEN_LAYOUT); the run then fails if the file needs a layout
  * @priv: the back-end's, e.g. the file handle or fid
+ * @filenum: which of the job's files (fio's nrfiles, or a ':'-separated
+ *	--filename): 0 .. files - 1; each file of a job has its own
+ *	bench_job_info (same @index and @owner), and bench_io.job says
+ *	which one an I/O goes to
  */
 struct bench_job_info {
 	unsigned int index;
@@ -158,6 +164,7 @@ struct bench_job_info {
 	uint64_t file_size;
 	bool read_only;
 	void *priv;
+	unsigned int filenum;
 };
 
 /**
@@ -204,6 +211,36 @@ struct bench_option {
 	const char *help;
 	int id;
 };
+
+/**
+ * struct bench_url - a server URL: libnfs's nfs://server[:port]/path?k=v
+ * syntax, and p9-bench's 9p:// form
+ * @scheme: "nfs", "9p" (lower case)
+ * @host: the server (an IPv6 address without its brackets)
+ * @port: the URL's port, 0 when none
+ * @path: the path, %-decoded, starting with '/' ("/" when none)
+ * @params: the query's key=value pairs (%-decoded) that the engine did
+ *	not take itself (it takes uid, gid and transport)
+ */
+#define BENCH_URL_MAX_PARAMS 16
+struct bench_url {
+	char scheme[8];
+	char host[256];
+	uint16_t port;
+	char path[4096];
+	unsigned int nparams;
+	struct {
+		char key[32];
+		char value[256];
+	} params[BENCH_URL_MAX_PARAMS];
+};
+
+/**
+ * bench_url_parse() - split @s, SCHEME://HOST[:PORT][/PATH][?K=V&...]
+ * Return: 0; -EINVAL for something else (no scheme, an empty host, a
+ * bad port, a bad %-escape, a parameter without '=').
+ */
+int bench_url_parse(const char *s, struct bench_url *u);
 
 /* stats() hands its counters one at a time to this function. */
 typedef void (*bench_stat_fn)(void *arg, const char *name, uint64_t value);
@@ -266,6 +303,13 @@ typedef void (*bench_stat_fn)(void *arg, const char *name, uint64_t value);
  *	"host:/export", named in the hint the engine prints after an I/O
  *	error whose cause is on the server's side (full, read-only, refused,
  *	removed).  Called from the main thread after the run.
+ * @url_scheme: optional; "nfs", "9p": the URL scheme this back-end reads
+ *	(with @url)
+ * @url: store the server of @u, a --server URL (@file NULL) or a
+ *	--filename URL: then also write into @file (@len bytes) the file's
+ *	path relative to the back-end's root (export, aname).  The engine
+ *	has taken uid=, gid= and transport= already; refuse any other
+ *	parameter you do not know.  Return 0 or -EINVAL after bench_error().
  * @teardown: optional; disconnect; undo setup().  Nothing is in flight.
  * @destroy: optional; free what init()/parse_option() allocated.  Always
  *	called last, also after a parse error.
@@ -291,6 +335,9 @@ struct bench_backend_ops {
 	void (*job_close)(void *priv, struct bench_job_info *job);
 	void (*stats)(void *priv, bench_stat_fn fn, void *arg);
 	const char *(*where)(void *priv);
+	const char *url_scheme;
+	int (*url)(void *priv, const struct bench_url *u, char *file,
+		   size_t len);
 	void (*teardown)(void *priv);
 	void (*destroy)(void *priv);
 };

@@ -59,7 +59,13 @@ enum bench_dir {
 enum bench_fmt {
 	FMT_NORMAL,
 	FMT_JSON,
+	FMT_JSON_PLUS, /* json with the histograms' bins */
+	FMT_TERSE,     /* fio's semicolon-separated line, version 3 */
+	FMT_NR,
 };
+
+#define BENCH_FMT_BIT(f) (1u << (f))
+#define BENCH_MAX_PCT	 20 /* fio's FIO_IO_U_LIST_MAX_LEN */
 
 enum bench_eta {
 	ETA_AUTO,
@@ -81,10 +87,35 @@ enum {
 	SET_NUMBER_IOS = 1u << 9,
 	SET_IODEPTH = 1u << 10,
 	SET_LOG_INTERVAL = 1u << 11,
+	SET_LOOPS = 1u << 12,
+	SET_OFFSET = 1u << 13,
+	SET_SEED = 1u << 14,
 };
 
 #define BENCH_LOG_MIN_NS   100000000ull /* the main thread's tick */
 #define BENCH_LOG_MAX_JOBS 1024u
+
+/*
+ * Block sizes of one direction (fio's bs=R,W, bsrange, bssplit): fixed
+ * (n = 1, lo = hi), a range (lo..hi in multiples of the smallest size of
+ * the run), or a split (len[i] with weight pct[i], cumulative in cum[]).
+ */
+#define BENCH_MAX_SPLIT	   64
+#define BENCH_MAX_FILES	   64 /* files per job */
+struct bench_bsdist {
+	uint32_t lo, hi;
+	unsigned int n;
+	uint32_t len[BENCH_MAX_SPLIT];
+	uint32_t cum[BENCH_MAX_SPLIT]; /* cumulative percent, last = 100 */
+};
+
+/* fio's random_distribution */
+enum bench_dist_kind {
+	DIST_RANDOM,
+	DIST_ZIPF,
+	DIST_PARETO,
+	DIST_NORMAL,
+};
 
 /**
  * struct bench_opts - the parsed command line (strings point into argv
@@ -119,6 +150,36 @@ struct bench_opts {
 	uint64_t log_interval_ns; /* --log_interval */
 	bool log_per_job;	  /* --log_per_job */
 	const char *hist_file;	  /* --write_hist */
+	bool time_based;	  /* --time_based: loop until --runtime */
+	bool norandommap; /* --norandommap: offsets drawn with repeats */
+	const char *lat_log, *bw_log, *iops_log, *hist_log; /* fio's logs */
+	uint64_t log_avg_ns, log_hist_ns; /* --log_avg_msec, --log_hist_msec */
+	bool per_job_logs;		  /* --per_job_logs (default 1) */
+	struct bench_bsdist bsd[2];	  /* block sizes of reads, writes */
+	bool varbs;		   /* not one fixed size: bsd[] is drawn */
+	uint64_t bs_max;	   /* the largest I/O (bs is the smallest) */
+	enum bench_dist_kind dist; /* --random_distribution */
+	double dist_arg, dist_center;
+	unsigned int fsync_every; /* --fsync: a sync every N writes */
+	uint64_t rate_iops[2];	  /* --rate_iops: per job, reads, writes */
+	uint64_t thinktime_ns;	  /* --thinktime */
+	bool no_create;		  /* --allow_file_create=0: files must exist */
+	unsigned int nrfiles;	  /* files per job (nrfiles, --filename a:b) */
+	char *filenames[BENCH_MAX_FILES]; /* --filename's list (a:b:c) */
+	unsigned int nfilenames;
+	uint64_t file_bytes;	    /* --size divided among a job's files */
+	unsigned int loops;	    /* --loops: passes over the file */
+	uint64_t offset;	    /* --offset: the jobs' region starts here */
+	unsigned int offset_pct;    /* --offset=P%: P (0: absolute) */
+	bool randrepeat;	    /* --randrepeat (default 1) */
+	unsigned int kb_base;	    /* --kb_base */
+	double pcts[BENCH_MAX_PCT]; /* --percentile_list */
+	unsigned int npcts;
+	unsigned int fmts;	     /* BENCH_FMT_BIT() of --output-format */
+	uint64_t eta_newline_ns;     /* --eta-newline */
+	uint64_t status_interval_ns; /* --status-interval */
+	const char *description;
+	bool stonewall, new_group; /* job files */
 	unsigned int set;
 };
 
@@ -159,8 +220,10 @@ struct bench_phase {
 
 struct bench_file {
 	char *name;
-	uint64_t size;
-	uint64_t nblocks;
+	uint64_t size;	  /* the file's size: --offset + the region */
+	uint64_t base;	  /* where the jobs' region starts (--offset) */
+	uint32_t bs;	  /* block size of the region */
+	uint64_t nblocks; /* blocks of the region */
 	_Atomic uint32_t *state;
 	unsigned int nusers;
 	unsigned int layout_job;
@@ -168,6 +231,17 @@ struct bench_file {
 };
 
 struct bench_job;
+
+/*
+ * Samples of a rate (fio's bw and iops logs' statistics): the main thread
+ * takes one per job and direction every BENCH_SAMPLE_NS of measured time.
+ */
+#define BENCH_SAMPLE_NS 500000000ull /* fio's bwavgtime/iopsavgtime */
+
+struct bench_samp {
+	uint64_t n;
+	double sum, sumsq, min, max;
+};
 
 /**
  * struct bench_slot - an I/O slot: the back-end's bench_io plus engine
@@ -178,6 +252,7 @@ struct bench_slot {
 	struct bench_job *job;
 	struct bench_slot *next; /* hand-off list */
 	uint64_t blk;		 /* verify: claimed block, or UINT64_MAX */
+	uint64_t not_before;	 /* rate_iops/thinktime: submit at (ns) */
 	uint32_t old_state;	 /* verify: the block's state when claimed */
 	uint32_t new_state;	 /* verify: what a successful write leaves */
 	void *buf;		 /* bs-sized buffer of the measured workload */
@@ -200,6 +275,11 @@ struct bench_job {
 	struct bench_job_info info;
 	struct bench *b;
 	struct bench_file *file;
+	/* several files (nrfiles, --filename a:b): file k is jfiles[k] with
+	 * bench_job_info k (0: info, else xinfo[k - 1]) */
+	unsigned int nfiles;
+	struct bench_file **jfiles;
+	struct bench_job_info *xinfo;
 	unsigned int file_rank; /* among the jobs sharing the file */
 	char name[64];
 	unsigned int gid;  /* global job number: rank * numjobs + index */
@@ -214,6 +294,7 @@ struct bench_job {
 	pthread_t thread;
 	bool thread_started;
 	bool opened;
+	unsigned int nopened; /* files opened, in order */
 
 	/* per phase, set before the job thread starts */
 	uint64_t budget;
@@ -223,6 +304,14 @@ struct bench_job {
 
 	/* hot */
 	_Atomic uint64_t next_idx __attribute__((aligned(BENCH_CACHELINE)));
+	_Atomic uint64_t seq_pos;      /* varbs sequential: next offset */
+	_Atomic uint64_t issued;       /* varbs: bytes drawn this phase */
+	uint64_t byte_budget;	       /* varbs: 0 = none */
+	_Atomic uint64_t wcount;       /* --fsync: writes drawn */
+	_Atomic uint64_t sync_due;     /* --fsync: syncs to issue */
+	_Atomic uint64_t rate_next[2]; /* --rate_iops: next I/O's time */
+	_Atomic(struct bench_slot *) delayed; /* waiting for their time */
+	bool paced; /* rate_iops or thinktime in this phase */
 	_Atomic int active;
 	_Atomic bool stop;
 	_Atomic(struct bench_slot *) deferred;
@@ -240,6 +329,10 @@ struct bench_job {
 		__attribute__((aligned(BENCH_CACHELINE)));
 	uint64_t elapsed_ns[DIR_NR];
 	uint64_t verified_bytes;
+	/* rate samples (main thread): bandwidth in KiB/s, IOPS */
+	struct bench_samp sbw[DIR_NR], siops[DIR_NR];
+	uint64_t s_bytes[DIR_NR], s_ops[DIR_NR];
+	struct bench_flog_ring *flog; /* fio's per-I/O logs, or NULL */
 };
 
 struct bench_ior_result {
@@ -250,7 +343,8 @@ struct bench_ior_result {
 	bool done;
 };
 
-#define BENCH_MAX_KV 64
+#define BENCH_MAX_KV	64
+#define BENCH_MAX_GIVEN 128
 
 struct bench_kv {
 	char name[48];
@@ -272,6 +366,8 @@ struct bench_rankinfo {
 };
 
 struct bench_log;
+struct bench_fiolog;
+struct bench_flog_ring;
 
 struct bench {
 	const struct bench_backend_ops *ops;
@@ -320,20 +416,59 @@ struct bench {
 	struct bench_kv kv[BENCH_MAX_KV];
 	unsigned int nkv;
 
+	/* fio's report: rate samples of all jobs together, the process's
+	 * context switches and faults over the measured time, the options
+	 * as given (fio's "job options") */
+	struct bench_samp all_sbw[DIR_NR], all_siops[DIR_NR];
+	uint64_t all_s_bytes[DIR_NR], all_s_ops[DIR_NR];
+	uint64_t samp_last, samp_next;
+	uint64_t ctx, majf, minf;
+	struct {
+		const char *name, *value;
+	} given[BENCH_MAX_GIVEN];
+	unsigned int ngiven;
+	unsigned int groupid; /* fio's group (job files: stonewall...) */
+	double zipf_zetan, zipf_eta, zipf_alpha; /* --random_distribution */
+	bool no_outputs;	/* a job file section: the driver writes */
+	bool parse_only;	/* --parse-only */
+	char url_file[4096];	/* --filename\'s path from a URL */
+	char fname_store[4096]; /* --filename a:b:c, split */
+
 	/* progress */
 	bool progress;
 	FILE *progress_f;
-	FILE *out;	       /* --output, opened at parse time */
-	FILE *hist_out;	       /* --write_hist, opened at parse time */
-	struct bench_log *log; /* --write_log */
+	FILE *out;		     /* --output, opened at parse time */
+	FILE *hist_out;		     /* --write_hist, opened at parse time */
+	struct bench_log *log;	     /* --write_log */
+	struct bench_fiolog *fiolog; /* fio's logs (fiolog.c) */
+	unsigned int log_job_base;   /* job files: jobs of earlier sections */
 	uint64_t prog_last_t;
 	uint64_t prog_last_ops[DIR_NR], prog_last_bytes[DIR_NR];
 	size_t prog_width;
+	bool prog_tty;	       /* \r only on a terminal */
+	uint64_t prog_nl_last; /* --eta-newline */
+	uint64_t status_next;  /* --status-interval */
 };
 
 /* cli.c */
 void bench_opts_defaults(struct bench_opts *o);
 int bench_cli_parse(struct bench *b, int argc, char **argv);
+unsigned int bench_cli_positionals(const struct bench_backend_ops *ops,
+				   int argc, char **argv, int *pos,
+				   unsigned int max);
+
+/* url.c: --server and --filename URLs */
+bool bench_url_is(const struct bench *b, const char *s);
+int bench_url_apply(struct bench *b, const char *s, char *file, size_t len);
+
+/* multi.c: a run of fio job files (their sections); 0 when argv names
+ * none (then *handled is false) */
+int bench_main_jobfiles(const struct bench_backend_ops *ops, int argc,
+			char **argv, bool *handled);
+
+/* cli.c: a fio option accepted with a note on how it is read (once) */
+void bench_note(const char *opt, const char *value, const char *how);
+void bench_notes_reset(void);
 
 /* usage.c */
 struct bench_preset {
@@ -354,13 +489,21 @@ extern const char *bench_prog_name;
 /* engine.c */
 #define BENCH_LAYOUT_DEPTH 4u
 bool bench_may_layout(const struct bench_opts *o);
+void bench_region(const struct bench_opts *o, uint64_t *file_size,
+		  uint64_t *base);
 int bench_jobs_call(struct bench *b,
 		    int (*hook)(void *priv, struct bench_job_info *job));
 bool bench_writes_data(const struct bench_opts *o);
 bool bench_reads_after_write(const struct bench_opts *o);
 
+/* engine.c: --status-interval */
+void bench_status_dump(struct bench *b, uint64_t now);
+
 /* phase.c */
 extern volatile sig_atomic_t bench_sigint;
+void bench_samp_add(struct bench_samp *s, double v);
+double bench_samp_mean(const struct bench_samp *s);
+double bench_samp_dev(const struct bench_samp *s);
 int bench_run_phases(struct bench *b);
 void bench_stop_all(struct bench *b);
 
@@ -385,13 +528,23 @@ long bench_pattern_check(const void *buf, uint64_t off, size_t len,
 
 /* report.c */
 int bench_report_normal(struct bench *b, FILE *f);
-int bench_report_json(struct bench *b, FILE *f);
+int bench_report_json(struct bench *b, FILE *f, bool plus);
+int bench_report_json_multi(struct bench **bs, unsigned int n,
+			    char *const *globals, unsigned int nglobals,
+			    FILE *f, bool plus);
+int bench_report_terse(struct bench *b, FILE *f);
+unsigned int bench_report_pcts(const struct bench *b, const double **pcts);
 int bench_report_hist(struct bench *b, FILE *f);
 const char *bench_dir_name(enum bench_dir d);
 
+/* units.c: fio's kb_base for bench_parse_size() (1024 or 1000) */
+extern unsigned int bench_kb_base;
+
 /* units.c: messages of ranks other than 0 */
-extern int bench_msg_rank; /* -1: alone; else prefixed "[rank N]" */
-extern bool bench_mute;	   /* drop bench_error() (identical on rank 0) */
+extern int bench_msg_rank;  /* -1: alone; else prefixed "[rank N]" */
+extern bool bench_mute;	    /* drop bench_error() (identical on rank 0) */
+void bench_mute_push(void); /* mute messages for a while (nestable) */
+void bench_mute_pop(void);
 
 /* engine.c */
 int bench_rep_add(struct bench *b, struct bench_job *j);
@@ -421,10 +574,28 @@ void bench_log_close(struct bench *b);
 int bench_rank_path(char *out, size_t len, const char *path, unsigned int rank,
 		    unsigned int nranks);
 
+/* fiolog.c: fio's lat/bw/iops/hist logs */
+int bench_fiolog_open(struct bench *b);
+void bench_flog_record(struct bench_flog_ring *r, uint64_t t, uint64_t lat,
+		       unsigned int dir, uint32_t len);
+void bench_fiolog_phase_start(struct bench *b);
+uint64_t bench_fiolog_next(const struct bench *b);
+void bench_fiolog_tick(struct bench *b, uint64_t now);
+void bench_fiolog_phase_end(struct bench *b, uint64_t now);
+uint64_t bench_fiolog_dropped(const struct bench *b);
+void bench_fiolog_close(struct bench *b);
+
 /* progress.c */
 void bench_progress_start(struct bench *b);
 void bench_progress_tick(struct bench *b, uint64_t now);
 void bench_progress_end(struct bench *b);
+
+/** bench_job_finfo() - the bench_job_info of file @k of @j */
+static inline struct bench_job_info *bench_job_finfo(struct bench_job *j,
+						     unsigned int k)
+{
+	return k ? &j->xinfo[k - 1] : &j->info;
+}
 
 static inline enum bench_dir bench_op_dir(enum bench_op op)
 {

@@ -145,6 +145,53 @@ static void hand_off(struct bench_job *j, struct bench_slot *s)
 	job_wake(j);
 }
 
+/*
+ * fio's rate_iops and thinktime: when the slot's next I/O may go.  A job
+ * at its rate takes the next slot of time per direction (the ramp and
+ * a stall are not made up for by a burst); thinktime waits after every
+ * completion.  Return: 0 (now) or the CLOCK_MONOTONIC time to wait for.
+ */
+static uint64_t pace(struct bench_job *j, struct bench_slot *s, uint64_t now)
+{
+	const struct bench_opts *o = &j->b->o;
+	uint64_t due = 0, cur, next, iv;
+	unsigned int d;
+
+	if (j->b->phase.kind != PH_MAIN)
+		return 0;
+	if (o->thinktime_ns)
+		due = now + o->thinktime_ns;
+	d = s->io.op == BENCH_OP_WRITE;
+	if (o->rate_iops[d] && s->io.op <= BENCH_OP_WRITE) {
+		iv = 1000000000ull / o->rate_iops[d];
+		cur = atomic_load_explicit(&j->rate_next[d],
+					   memory_order_relaxed);
+		do {
+			next = (cur > now ? cur : now) + iv;
+		} while (!atomic_compare_exchange_weak_explicit(
+			&j->rate_next[d], &cur, next, memory_order_relaxed,
+			memory_order_relaxed));
+		if (cur > now && cur > due)
+			due = cur;
+	}
+	return due > now ? due : 0;
+}
+
+/* hand @s to the job thread until its time (never blocks) */
+static void delay(struct bench_job *j, struct bench_slot *s, uint64_t due)
+{
+	struct bench_slot *head =
+		atomic_load_explicit(&j->delayed, memory_order_relaxed);
+
+	s->not_before = due;
+	do {
+		s->next = head;
+	} while (!atomic_compare_exchange_weak_explicit(&j->delayed, &head, s,
+							memory_order_release,
+							memory_order_relaxed));
+	job_wake(j);
+}
+
 void bench_io_done(struct bench_io *io, int status, size_t bytes)
 {
 	bench_io_done_at(io, status, bytes, bench_now_ns());
@@ -176,6 +223,11 @@ void bench_io_done_at(struct bench_io *io, int status, size_t bytes, uint64_t t)
 
 		bench_hist_record(j->hist[d],
 				  t > io->t_submit ? t - io->t_submit : 0);
+		if (j->flog) /* fio's per-I/O logs */
+			bench_flog_record(j->flog, t,
+					  t > io->t_submit ? t - io->t_submit :
+							     0,
+					  d, io->len);
 		if (io->len && d != DIR_OTHER)
 			atomic_fetch_add_explicit(&j->bytes[d], io->len,
 						  memory_order_relaxed);
@@ -202,6 +254,14 @@ void bench_io_done_at(struct bench_io *io, int status, size_t bytes, uint64_t t)
 		atomic_store_explicit(&j->stop, true, memory_order_relaxed);
 		bench_release_block(j, s, BLK_UNSENT);
 		goto idle;
+	}
+	if (j->paced) {
+		uint64_t due = pace(j, s, now);
+
+		if (due) {
+			delay(j, s, due);
+			return;
+		}
 	}
 	io->t_submit = now;
 	ret = b->ops->submit(b->priv, io, BENCH_SUBMIT_NOWAIT);
@@ -245,6 +305,43 @@ static struct bench_slot *job_slot(struct bench_job *j, unsigned int i)
 					     (size_t)i * j->slot_stride);
 }
 
+/*
+ * The slots waiting for their time (rate_iops, thinktime): those due go
+ * now, the others stay on the job thread's own list.  Return: the
+ * earliest time still waited for, or UINT64_MAX.
+ */
+static uint64_t run_delayed(struct bench_job *j, struct bench_slot **waiting)
+{
+	struct bench_slot *list, *s, *keep = NULL;
+	uint64_t now = bench_now_ns(), first = UINT64_MAX;
+
+	list = atomic_exchange_explicit(&j->delayed, NULL,
+					memory_order_acquire);
+	while (*waiting) { /* the ones kept from before */
+		s = *waiting;
+		*waiting = s->next;
+		s->next = list;
+		list = s;
+	}
+	while (list) {
+		s = list;
+		list = s->next;
+		if (job_stopping(j) || now >= j->b->phase.t_end) {
+			bench_release_block(j, s, BLK_UNSENT);
+			slot_idle(j, now);
+		} else if (s->not_before <= now) {
+			submit_blocking(j, s);
+		} else {
+			s->next = keep;
+			keep = s;
+			if (s->not_before < first)
+				first = s->not_before;
+		}
+	}
+	*waiting = keep;
+	return first;
+}
+
 static void run_handed_off(struct bench_job *j)
 {
 	struct bench_slot *list, *fifo = NULL, *s;
@@ -281,7 +378,8 @@ void *bench_job_thread(void *arg)
 	struct bench *b = j->b;
 	const struct bench_phase *ph = &b->phase;
 	unsigned int i, depth = ph->depth;
-	uint64_t now, wait;
+	struct bench_slot *waiting = NULL;
+	uint64_t now, wait, due, first = UINT64_MAX;
 	uint32_t seq;
 
 	if (depth > j->nslots)
@@ -292,11 +390,22 @@ void *bench_job_thread(void *arg)
 		if (!bench_draw(j, s))
 			break;
 		atomic_fetch_add_explicit(&j->active, 1, memory_order_relaxed);
+		due = j->paced && !j->b->o.thinktime_ns ?
+			      pace(j, s, bench_now_ns()) :
+			      0;
+		if (due) {
+			s->not_before = due;
+			s->next = waiting;
+			waiting = s;
+			continue;
+		}
 		submit_blocking(j, s);
 	}
 	for (;;) {
 		seq = atomic_load_explicit(&j->wake, memory_order_acquire);
 		run_handed_off(j);
+		if (j->paced)
+			first = run_delayed(j, &waiting);
 		now = bench_now_ns();
 		if (now >= ph->t_end)
 			atomic_store_explicit(&j->stop, true,
@@ -306,6 +415,10 @@ void *bench_job_thread(void *arg)
 		wait = 1000000000ull;
 		if (ph->t_end > now && ph->t_end - now < wait)
 			wait = ph->t_end - now;
+		if (first != UINT64_MAX)
+			wait = first > now ? (first - now < wait ? first - now :
+								   wait) :
+					     0;
 		bench_futex_wait(&j->wake, seq, wait);
 	}
 	if (atomic_fetch_sub_explicit(&b->jobs_running, 1,

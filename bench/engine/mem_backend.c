@@ -812,7 +812,8 @@ const struct bench_backend_ops bench_mem_backend = {
 	.io_priv_size = sizeof(struct mem_req),
 	.ops_supported =
 		BENCH_OP_BIT(BENCH_OP_READ) | BENCH_OP_BIT(BENCH_OP_WRITE) |
-		BENCH_OP_BIT(BENCH_OP_NULL) | BENCH_OP_BIT(BENCH_OP_GETATTR),
+		BENCH_OP_BIT(BENCH_OP_NULL) | BENCH_OP_BIT(BENCH_OP_GETATTR) |
+		BENCH_OP_BIT(BENCH_OP_FSYNC),
 	.options = mem_options,
 	.usage_extra = "Example: engine overhead with zero latency:\n"
 		       "  mem-bench --rw randread --bs 4k --iodepth 32 "

@@ -27,6 +27,7 @@
  * runtimes start together (to within the barrier's release skew).
  */
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 
 #include "engine_int.h"
@@ -38,20 +39,33 @@ static uint64_t job_budget(struct bench *b, struct bench_job *j,
 {
 	const struct bench_opts *o = &b->o;
 	struct bench_file *f = j->file;
+	uint64_t n;
 
 	switch (kind) {
-	case PH_LAYOUT:
-		if (!f || !f->need_layout || f->layout_job != j->info.index)
-			return 0;
-		return (f->size + b->layout_bs - 1) / b->layout_bs;
+	case PH_LAYOUT: {
+		/* every file of the job it lays out, one after the other */
+		unsigned int k;
+
+		for (k = 0, n = 0; k < j->nfiles; k++) {
+			f = j->jfiles[k];
+			if (f->need_layout && f->layout_job == j->info.index)
+				n += (f->size + b->layout_bs - 1) /
+				     b->layout_bs;
+		}
+		return n;
+	}
 	case PH_VERIFY:
 		return j->blk_hi - j->blk_lo;
 	case PH_MAIN:
 		if (o->workload == WL_IOR)
 			return o->size / o->bs;
-		if (o->number_ios)
-			return o->number_ios;
-		return o->runtime_ns ? UINT64_MAX : o->size / o->bs;
+		/* fio: --runtime caps the time; only --time_based loops
+		 * until it (a metadata workload has no size to finish), and
+		 * --number_ios stops a job early, never extends it */
+		if (o->time_based || bench_rw_meta(o->rw))
+			return o->number_ios ? o->number_ios : UINT64_MAX;
+		n = (f ? f->nblocks * j->nfiles : o->size / o->bs) * o->loops;
+		return o->number_ios && o->number_ios < n ? o->number_ios : n;
 	}
 	return 0;
 }
@@ -72,6 +86,24 @@ static void phase_prepare_job(struct bench *b, struct bench_job *j)
 		j->blk_hi = nb * (j->file_rank + 1) / f->nusers;
 	}
 	j->budget = job_budget(b, j, ph->kind);
+	/* variable block sizes: a size-bound run ends after its bytes */
+	j->byte_budget = 0;
+	if (b->o.varbs && ph->kind == PH_MAIN && !b->o.time_based &&
+	    !bench_rw_meta(ph->rw) && f) {
+		j->byte_budget = (f->size - f->base) * j->nfiles * b->o.loops;
+		if (!b->o.number_ios)
+			j->budget = UINT64_MAX;
+	}
+	atomic_store_explicit(&j->seq_pos, 0, memory_order_relaxed);
+	atomic_store_explicit(&j->issued, 0, memory_order_relaxed);
+	atomic_store_explicit(&j->wcount, 0, memory_order_relaxed);
+	atomic_store_explicit(&j->sync_due, 0, memory_order_relaxed);
+	atomic_store_explicit(&j->rate_next[0], 0, memory_order_relaxed);
+	atomic_store_explicit(&j->rate_next[1], 0, memory_order_relaxed);
+	atomic_store_explicit(&j->delayed, NULL, memory_order_relaxed);
+	j->paced =
+		ph->kind == PH_MAIN &&
+		(b->o.rate_iops[0] || b->o.rate_iops[1] || b->o.thinktime_ns);
 	atomic_store_explicit(&j->next_idx, 0, memory_order_relaxed);
 	atomic_store_explicit(&j->active, 0, memory_order_relaxed);
 	atomic_store_explicit(&j->stop, false, memory_order_relaxed);
@@ -98,6 +130,10 @@ static void ru_account(struct bench *b)
 	if (!b->ru_marked)
 		return;
 	getrusage(RUSAGE_SELF, &now);
+	b->ctx += (uint64_t)(now.ru_nvcsw - b->ru_mark.ru_nvcsw) +
+		  (uint64_t)(now.ru_nivcsw - b->ru_mark.ru_nivcsw);
+	b->majf += (uint64_t)(now.ru_majflt - b->ru_mark.ru_majflt);
+	b->minf += (uint64_t)(now.ru_minflt - b->ru_mark.ru_minflt);
 	b->usr_ns += tv_ns(&now.ru_utime) - tv_ns(&b->ru_mark.ru_utime);
 	b->sys_ns += tv_ns(&now.ru_stime) - tv_ns(&b->ru_mark.ru_stime);
 	b->ru_marked = false;
@@ -115,6 +151,125 @@ void bench_stop_all(struct bench *b)
 					  memory_order_release);
 		bench_futex_wake(&b->jobs[i].wake);
 	}
+}
+
+void bench_samp_add(struct bench_samp *s, double v)
+{
+	if (!s->n || v < s->min)
+		s->min = v;
+	if (!s->n || v > s->max)
+		s->max = v;
+	s->n++;
+	s->sum += v;
+	s->sumsq += v * v;
+}
+
+double bench_samp_mean(const struct bench_samp *s)
+{
+	return s->n ? s->sum / (double)s->n : 0.0;
+}
+
+/* the sample standard deviation, as fio's (n - 1) */
+double bench_samp_dev(const struct bench_samp *s)
+{
+	double m, var;
+
+	if (s->n < 2)
+		return 0.0;
+	m = s->sum / (double)s->n;
+	var = (s->sumsq - (double)s->n * m * m) / (double)(s->n - 1);
+	return var > 0 ? sqrt(var) : 0.0;
+}
+
+/* the directions a phase moves */
+static void phase_dirs(enum bench_rw rw, bool dirs[DIR_NR])
+{
+	dirs[DIR_OTHER] = bench_rw_meta(rw);
+	dirs[DIR_READ] = bench_rw_reads(rw);
+	dirs[DIR_WRITE] = bench_rw_writes(rw);
+}
+
+/*
+ * One rate sample per job and direction, and one of all jobs together,
+ * over the time since the last: what fio's bw_* and iops_* statistics
+ * are made of.  Main thread, every BENCH_SAMPLE_NS of measured time.
+ */
+static void sample_rates(struct bench *b, uint64_t now, bool take)
+{
+	bool dirs[DIR_NR];
+	double dt = (double)(now - b->samp_last) / 1e9;
+	uint64_t ab[DIR_NR] = {0}, ao[DIR_NR] = {0};
+	unsigned int i, d;
+
+	phase_dirs(b->phase.rw, dirs);
+	for (i = 0; i < b->njobs; i++) {
+		struct bench_job *j = &b->jobs[i];
+
+		for (d = 0; d < DIR_NR; d++) {
+			uint64_t by = atomic_load_explicit(
+				&j->bytes[d], memory_order_relaxed);
+			uint64_t op = bench_hist_count(j->hist[d]);
+
+			if (take && dirs[d] && j->budget) {
+				bench_samp_add(&j->sbw[d],
+					       (double)(by - j->s_bytes[d]) /
+						       1024.0 / dt);
+				bench_samp_add(&j->siops[d],
+					       (double)(op - j->s_ops[d]) / dt);
+			}
+			j->s_bytes[d] = by;
+			j->s_ops[d] = op;
+			ab[d] += by;
+			ao[d] += op;
+		}
+	}
+	for (d = 0; d < DIR_NR; d++) {
+		if (take && dirs[d]) {
+			bench_samp_add(&b->all_sbw[d],
+				       (double)(ab[d] - b->all_s_bytes[d]) /
+					       1024.0 / dt);
+			bench_samp_add(&b->all_siops[d],
+				       (double)(ao[d] - b->all_s_ops[d]) / dt);
+		}
+		b->all_s_bytes[d] = ab[d];
+		b->all_s_ops[d] = ao[d];
+	}
+	b->samp_last = now;
+}
+
+static void sample_tick(struct bench *b, uint64_t now)
+{
+	const struct bench_phase *ph = &b->phase;
+
+	if (!ph->measured || now < ph->t_measure)
+		return;
+	if (!b->samp_next) { /* the end of the ramp: the starting point */
+		sample_rates(b, now, false);
+		b->samp_next = now + BENCH_SAMPLE_NS;
+		return;
+	}
+	if (now < b->samp_next || now > ph->t_end)
+		return;
+	sample_rates(b, now, true);
+	while (b->samp_next <= now)
+		b->samp_next += BENCH_SAMPLE_NS;
+}
+
+/* fio's --status-interval: the whole report every interval */
+static void status_tick(struct bench *b, uint64_t now)
+{
+	const struct bench_phase *ph = &b->phase;
+	uint64_t iv = b->o.status_interval_ns;
+
+	if (!iv || !ph->measured || now < ph->t_measure)
+		return;
+	if (!b->status_next)
+		b->status_next = ph->t_measure + iv;
+	if (now < b->status_next || now > ph->t_end)
+		return;
+	bench_status_dump(b, now);
+	while (b->status_next <= now)
+		b->status_next += iv;
 }
 
 static void phase_wait(struct bench *b)
@@ -139,8 +294,18 @@ static void phase_wait(struct bench *b)
 			bench_progress_tick(b, now);
 		if (b->log)
 			bench_log_tick(b, now);
+		sample_tick(b, now);
+		bench_fiolog_tick(b, now);
+		status_tick(b, now);
 		/* short sleeps: notice ^C and the ramp's end promptly */
 		wait = 100000000ull;
+		if (b->samp_next > now && b->samp_next - now < wait)
+			wait = b->samp_next - now;
+		if (bench_fiolog_next(b) > now &&
+		    bench_fiolog_next(b) - now < wait)
+			wait = bench_fiolog_next(b) - now;
+		if (b->status_next > now && b->status_next - now < wait)
+			wait = b->status_next - now;
 		if (ph->measured && !b->ru_marked && ph->t_measure > now &&
 		    ph->t_measure - now < wait)
 			wait = ph->t_measure - now;
@@ -178,10 +343,7 @@ static void phase_account(struct bench *b, const struct dir_snap *before)
 	bool dirs[DIR_NR] = {false};
 	unsigned int i, d;
 
-	if (bench_rw_meta(ph->rw))
-		dirs[DIR_OTHER] = true;
-	dirs[DIR_READ] = bench_rw_reads(ph->rw);
-	dirs[DIR_WRITE] = bench_rw_writes(ph->rw);
+	phase_dirs(ph->rw, dirs);
 	for (i = 0; i < b->njobs; i++) {
 		struct bench_job *j = &b->jobs[i];
 		uint64_t end = atomic_load_explicit(&j->t_drained,
@@ -275,12 +437,15 @@ static int run_phase(struct bench *b, enum bench_phase_kind kind,
 		if (b->o.runtime_ns)
 			ph->t_end = ph->t_measure + b->o.runtime_ns;
 	}
+	b->samp_next = 0;
+	b->status_next = 0;
 	if (ph->measured) {
 		b->measured_any = true;
 		if (ph->t_measure == ph->t_start)
 			ru_mark(b);
 		if (b->log)
 			bench_log_phase_start(b);
+		bench_fiolog_phase_start(b);
 	}
 	atomic_store_explicit(&b->jobs_running, n, memory_order_relaxed);
 	for (i = 0; i < b->njobs; i++) {
@@ -317,6 +482,7 @@ static int run_phase(struct bench *b, enum bench_phase_kind kind,
 		phase_account(b, before);
 		if (b->log)
 			bench_log_phase_end(b, now);
+		bench_fiolog_phase_end(b, now);
 	}
 	if (kind == PH_LAYOUT)
 		layout_done(b);

@@ -10,6 +10,11 @@
  * I/O path nothing.  The line is rewritten in place with '\r' and erased
  * before the report.  Under MPI only rank 0 prints, and its line counts
  * its own jobs, on request (--eta always).
+ *
+ * Off a terminal (--eta always into a file or a pipe) no carriage return
+ * is written: every line ends with a newline.  --eta-newline T (fio's)
+ * also ends the line with a newline every T on a terminal, so that a
+ * scroll-back keeps the history.
  */
 #include <inttypes.h>
 #include <string.h>
@@ -31,9 +36,11 @@ void bench_progress_start(struct bench *b)
 		return;
 	if (o->eta == ETA_ALWAYS || isatty(STDERR_FILENO))
 		b->progress_f = stderr;
-	else if (isatty(STDOUT_FILENO) && (o->fmt != FMT_JSON || o->output))
+	else if (isatty(STDOUT_FILENO) && (o->fmt == FMT_NORMAL || o->output))
 		b->progress_f = stdout;
 	b->progress = b->progress_f != NULL;
+	b->prog_tty = b->progress && isatty(fileno(b->progress_f));
+	b->prog_nl_last = bench_now_ns();
 	b->prog_last_t = bench_now_ns();
 	memset(b->prog_last_ops, 0, sizeof(b->prog_last_ops));
 	memset(b->prog_last_bytes, 0, sizeof(b->prog_last_bytes));
@@ -107,10 +114,20 @@ void bench_progress_tick(struct bench *b, uint64_t now)
 		len += snprintf(line + len, sizeof(line) - (size_t)len,
 				"[%.1f%% done]", 100.0 * (double)done / budget);
 	}
-	fprintf(b->progress_f, "\r%-*s", (int)b->prog_width, line);
+	if (!b->prog_tty) {
+		fprintf(b->progress_f, "%s\n", line);
+	} else {
+		fprintf(b->progress_f, "\r%-*s", (int)b->prog_width, line);
+		if ((size_t)len > b->prog_width)
+			b->prog_width = (size_t)len;
+		if (b->o.eta_newline_ns &&
+		    now - b->prog_nl_last >= b->o.eta_newline_ns) {
+			fputc('\n', b->progress_f);
+			b->prog_nl_last = now;
+			b->prog_width = 0;
+		}
+	}
 	fflush(b->progress_f);
-	if ((size_t)len > b->prog_width)
-		b->prog_width = (size_t)len;
 	memcpy(b->prog_last_ops, ops, sizeof(ops));
 	memcpy(b->prog_last_bytes, bytes, sizeof(bytes));
 	b->prog_last_t = now;
@@ -119,7 +136,7 @@ void bench_progress_tick(struct bench *b, uint64_t now)
 /** bench_progress_end() - erase the line before the report */
 void bench_progress_end(struct bench *b)
 {
-	if (!b->progress || !b->prog_width)
+	if (!b->progress || !b->prog_width || !b->prog_tty)
 		return;
 	fprintf(b->progress_f, "\r%*s\r", (int)b->prog_width, "");
 	fflush(b->progress_f);

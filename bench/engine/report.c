@@ -67,6 +67,8 @@ void bench_view_job(struct bench *b, struct bench_job *j, struct view *v)
 	}
 	v->owner = j->info.owner;
 	v->filename = j->info.filename;
+	v->sbw = j->sbw;
+	v->siops = j->siops;
 	for (d = 0; d < DIR_NR; d++) {
 		v->h[d] = j->hist[d];
 		v->bytes[d] = atomic_load(&j->bytes[d]);
@@ -96,6 +98,8 @@ void bench_view_all(struct bench *b, struct bench_hist *agg[DIR_NR],
 	v->sys_ns = b->sys_ns;
 	v->wall_ns = b->wall_ns;
 	v->cpu_ops = bench_all_ops(b);
+	v->sbw = b->all_sbw;
+	v->siops = b->all_siops;
 	for (d = 0; d < DIR_NR; d++) {
 		bench_hist_init(agg[d]);
 		v->h[d] = agg[d];

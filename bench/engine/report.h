@@ -36,6 +36,7 @@ struct view {
 	const struct bench_job_err *err;
 	uint64_t usr_ns, sys_ns, wall_ns, cpu_ops;
 	const char *host;
+	const struct bench_samp *sbw, *siops; /* [DIR_NR] rate samples */
 };
 
 /** bench_view_job() - the view of job @j */

@@ -96,9 +96,24 @@ static void js_bool(struct js *j, const char *key, bool v)
 	fputs(v ? "true" : "false", j->f);
 }
 
-static void js_lat(struct js *j, const char *key, const struct bench_hist *h)
+/* the percentiles a report prints: --percentile_list, or fio's 17 */
+unsigned int bench_report_pcts(const struct bench *b, const double **pcts)
 {
-	unsigned int i;
+	if (b->o.npcts) {
+		*pcts = b->o.pcts;
+		return b->o.npcts;
+	}
+	*pcts = bench_pcts;
+	return BENCH_NPCT;
+}
+
+/* fio's latency object: @pct adds the percentiles, @bins (json+) every
+ * non-empty bucket as "value" : count, the value its middle in ns */
+static void js_lat(struct js *j, struct bench *b, const char *key,
+		   const struct bench_hist *h, bool pct, bool bins)
+{
+	const double *pcts;
+	unsigned int i, np = bench_report_pcts(b, &pcts);
 
 	js_open(j, key, '{');
 	js_u64(j, "min", bench_hist_min(h));
@@ -106,23 +121,80 @@ static void js_lat(struct js *j, const char *key, const struct bench_hist *h)
 	js_dbl(j, "mean", bench_hist_mean(h));
 	js_dbl(j, "stddev", bench_hist_stddev(h));
 	js_u64(j, "N", bench_hist_count(h));
-	js_open(j, "percentile", '{');
-	for (i = 0; i < BENCH_NPCT; i++) {
-		char k[32];
+	if (pct && bench_hist_count(h)) {
+		js_open(j, "percentile", '{');
+		for (i = 0; i < np; i++) {
+			char k[32];
 
-		snprintf(k, sizeof(k), "%f", bench_pcts[i]);
-		js_u64(j, k, bench_hist_percentile(h, bench_pcts[i]));
+			snprintf(k, sizeof(k), "%f", pcts[i]);
+			js_u64(j, k, bench_hist_percentile(h, pcts[i]));
+		}
+		js_close(j, '}');
 	}
-	js_close(j, '}');
+	if (bins && bench_hist_count(h)) {
+		js_open(j, "bins", '{');
+		for (i = 0; i < BENCH_HIST_NBUCKETS; i++) {
+			uint64_t c = atomic_load_explicit(&h->b[i],
+							  memory_order_relaxed);
+			char k[32];
+
+			if (!c)
+				continue;
+			snprintf(k, sizeof(k), "%" PRIu64,
+				 bench_hist_bucket_low(i) +
+					 bench_hist_bucket_width(i) / 2);
+			js_u64(j, k, c);
+		}
+		js_close(j, '}');
+	}
 	js_close(j, '}');
 }
 
-static void js_dir(struct js *j, const struct view *v, enum bench_dir d)
+/* fio's slat_ns: the engine does not split submission from completion
+ * (lat = clat = submission to completion), so it has no samples */
+static void js_nolat(struct js *j, const char *key)
+{
+	js_open(j, key, '{');
+	js_u64(j, "min", 0);
+	js_u64(j, "max", 0);
+	js_dbl(j, "mean", 0);
+	js_dbl(j, "stddev", 0);
+	js_u64(j, "N", 0);
+	js_close(j, '}');
+}
+
+static const struct bench_samp no_samp;
+
+static void js_samp(struct js *j, const char *pfx, const char *dev,
+		    const struct bench_samp *s)
+{
+	char k[32];
+
+	snprintf(k, sizeof(k), "%s_min", pfx);
+	js_u64(j, k, (uint64_t)s->min);
+	snprintf(k, sizeof(k), "%s_max", pfx);
+	js_u64(j, k, (uint64_t)s->max);
+	if (!strcmp(pfx, "bw"))
+		return;
+	snprintf(k, sizeof(k), "%s_mean", pfx);
+	js_dbl(j, k, bench_samp_mean(s));
+	snprintf(k, sizeof(k), "%s_%s", pfx, dev);
+	js_dbl(j, k, bench_samp_dev(s));
+	snprintf(k, sizeof(k), "%s_samples", pfx);
+	js_u64(j, k, s->n);
+}
+
+/* one direction in fio's keys; @agg_bw: the group's bandwidth (KiB/s)
+ * for bw_agg, fio's share of the job in percent */
+static void js_dir(struct js *j, struct bench *b, const struct view *v,
+		   enum bench_dir d, const char *key, bool plus, double agg_bw)
 {
 	const struct bench_hist *h = v->h[d];
 	uint64_t n = bench_hist_count(h), el = v->elapsed[d];
+	const struct bench_samp *sb = v->sbw ? &v->sbw[d] : &no_samp;
+	const struct bench_samp *si = v->siops ? &v->siops[d] : &no_samp;
 
-	js_open(j, bench_dir_names[d], '{');
+	js_open(j, key, '{');
 	js_u64(j, "io_bytes", v->bytes[d]);
 	js_u64(j, "io_kbytes", v->bytes[d] / 1024);
 	js_u64(j, "bw_bytes", (uint64_t)bench_per_sec(v->bytes[d], el));
@@ -130,29 +202,164 @@ static void js_dir(struct js *j, const struct view *v, enum bench_dir d)
 	js_dbl(j, "iops", bench_per_sec(n, el));
 	js_u64(j, "runtime", el / 1000000);
 	js_u64(j, "total_ios", n);
-	/* one latency: submission to completion.  fio splits it into slat
-	 * and clat; tools read clat_ns percentiles, so both carry them. */
-	js_lat(j, "lat_ns", h);
-	js_lat(j, "clat_ns", h);
+	js_u64(j, "short_ios", 0);
+	js_u64(j, "drop_ios", 0);
+	js_nolat(j, "slat_ns");
+	js_lat(j, b, "clat_ns", h, true, plus);
+	js_lat(j, b, "lat_ns", h, false, false);
+	js_samp(j, "bw", "dev", sb);
+	js_dbl(j, "bw_agg",
+	       agg_bw > 0 ? 100.0 * bench_samp_mean(sb) / agg_bw : 0.0);
+	js_dbl(j, "bw_mean", bench_samp_mean(sb));
+	js_dbl(j, "bw_dev", bench_samp_dev(sb));
+	js_u64(j, "bw_samples", sb->n);
+	js_samp(j, "iops", "stddev", si);
+	js_close(j, '}');
+}
+
+/* an empty direction: fio's trim (there is none over NFS or 9P here) */
+static void js_dir_none(struct js *j, const char *key)
+{
+	static const char *const z[] = {"io_bytes",  "io_kbytes", "bw_bytes",
+					"bw",	     "iops",	  "runtime",
+					"total_ios", "short_ios", "drop_ios"};
+	unsigned int i;
+
+	js_open(j, key, '{');
+	for (i = 0; i < sizeof(z) / sizeof(z[0]); i++)
+		if (!strcmp(z[i], "iops"))
+			js_dbl(j, z[i], 0);
+		else
+			js_u64(j, z[i], 0);
+	js_nolat(j, "slat_ns");
+	js_nolat(j, "clat_ns");
+	js_nolat(j, "lat_ns");
+	js_samp(j, "bw", "dev", &no_samp);
+	js_dbl(j, "bw_agg", 0);
+	js_dbl(j, "bw_mean", 0);
+	js_dbl(j, "bw_dev", 0);
+	js_u64(j, "bw_samples", 0);
+	js_samp(j, "iops", "stddev", &no_samp);
 	js_close(j, '}');
 }
 
 static const char *op_str(enum bench_op op)
 {
-	static const char *const n[] = {"read", "write", "null", "getattr"};
+	static const char *const n[] = {"read", "write", "null", "getattr",
+					"fsync"};
 
 	return op < BENCH_OP_NR ? n[op] : "?";
 }
 
-static void js_view(struct js *j, struct bench *b, const struct view *v,
-		    const char *key)
+/* fio's buckets of latency (ns), each the upper bound of its range */
+static const uint64_t lat_bounds[3][12] = {
+	{2, 4, 10, 20, 50, 100, 250, 500, 750, 1000},
+	{2, 4, 10, 20, 50, 100, 250, 500, 750, 1000},
+	{2, 4, 10, 20, 50, 100, 250, 500, 750, 1000, 2000},
+};
+
+/* the share (percent) of @h's samples in (lo, hi] ns; hi 0: above lo */
+static double share(const struct bench_hist *h, uint64_t lo, uint64_t hi)
 {
-	uint64_t rt = 0;
-	unsigned int d;
+	uint64_t n = 0, tot = 0;
+	unsigned int i;
+
+	for (i = 0; i < BENCH_HIST_NBUCKETS; i++) {
+		uint64_t c =
+			atomic_load_explicit(&h->b[i], memory_order_relaxed);
+		uint64_t mid = bench_hist_bucket_low(i) +
+			       bench_hist_bucket_width(i) / 2;
+
+		tot += c;
+		if (mid > lo && (!hi || mid <= hi))
+			n += c;
+	}
+	return tot ? 100.0 * (double)n / (double)tot : 0.0;
+}
+
+/* fio's latency_ns/us/ms over all directions of @v */
+static void lat_shares(const struct view *v, struct bench_hist *all,
+		       double out[3][12])
+{
+	static const uint64_t mul[3] = {1, 1000, 1000000};
+	unsigned int u, k, d;
+	uint64_t lo;
+
+	bench_hist_init(all);
+	for (d = 0; d < DIR_NR; d++)
+		bench_hist_merge(all, v->h[d]);
+	for (u = 0; u < 3; u++) {
+		lo = u ? lat_bounds[u - 1][9] * mul[u - 1] : 0;
+		for (k = 0; k < (u == 2 ? 11u : 10u); k++) {
+			uint64_t hi = lat_bounds[u][k] * mul[u];
+
+			out[u][k] = share(all, lo, hi);
+			lo = hi;
+		}
+		if (u == 2)
+			out[u][11] = share(all, lo, 0);
+	}
+}
+
+static void js_levels(struct js *j, const char *key, const char *const *names,
+		      unsigned int n, unsigned int hot)
+{
+	unsigned int i;
 
 	js_open(j, key, '{');
-	js_str(j, "jobname", v->name);
-	js_u64(j, "groupid", 0);
+	for (i = 0; i < n; i++)
+		js_dbl(j, names[i], i == hot ? 100.0 : 0.0);
+	js_close(j, '}');
+}
+
+/* fio's iodepth buckets: 1, 2, 4 ... >=64; the slot a depth falls in */
+static unsigned int depth_level(unsigned int depth)
+{
+	unsigned int l = 0;
+
+	while (l < 6 && (2u << l) <= depth)
+		l++;
+	return l;
+}
+
+static void js_job_options(struct js *j, struct bench *b)
+{
+	const struct bench_opts *o = &b->o;
+	bool rw = false, bs = false, iod = false;
+	char buf[32];
+	unsigned int i;
+
+	js_open(j, "job options", '{');
+	for (i = 0; i < b->ngiven; i++) {
+		const char *n = b->given[i].name;
+
+		if (!strcmp(n, "readwrite"))
+			n = "rw";
+		else if (!strcmp(n, "blocksize"))
+			n = "bs";
+		rw |= !strcmp(n, "rw");
+		bs |= !strcmp(n, "bs");
+		iod |= !strcmp(n, "iodepth");
+		js_str(j, n, b->given[i].value);
+	}
+	/* what fio-plot and others look up even when left at its default */
+	if (!rw)
+		js_str(j, "rw", bench_rw_name(o->rw));
+	if (!bs) {
+		snprintf(buf, sizeof(buf), "%" PRIu64, o->bs);
+		js_str(j, "bs", buf);
+	}
+	if (!iod) {
+		snprintf(buf, sizeof(buf), "%u", o->iodepth);
+		js_str(j, "iodepth", buf);
+	}
+	js_close(j, '}');
+}
+
+/* what fio has not: ours, under one key */
+static void js_view_xprt(struct js *j, struct bench *b, const struct view *v)
+{
+	js_open(j, "xprt", '{');
 	if (v->jobid >= 0) {
 		js_i64(j, "jobid", v->jobid);
 		js_u64(j, "owner", v->owner);
@@ -165,15 +372,7 @@ static void js_view(struct js *j, struct bench *b, const struct view *v,
 	js_u64(j, "jobs", v->njobs);
 	if (v->filename)
 		js_str(j, "filename", v->filename);
-	js_i64(j, "error", v->err ? -v->err->status : 0);
-	for (d = 0; d < DIR_NR; d++)
-		if (v->elapsed[d] > rt)
-			rt = v->elapsed[d];
-	js_u64(j, "job_runtime", rt / 1000000);
-	for (d = 0; d < DIR_NR; d++)
-		js_dir(j, v, d);
-	js_dbl(j, "usr_cpu", bench_cpu_pct(v->usr_ns, v->wall_ns));
-	js_dbl(j, "sys_cpu", bench_cpu_pct(v->sys_ns, v->wall_ns));
+	js_dir(j, b, v, DIR_OTHER, "other", false, 0);
 	js_dbl(j, "cpu_us_per_op", bench_cpu_us_per_op(v));
 	js_u64(j, "handoffs", v->handoffs);
 	js_u64(j, "io_errors", v->nerrors - v->verify_errors);
@@ -200,11 +399,82 @@ static void js_view(struct js *j, struct bench *b, const struct view *v,
 	js_close(j, '}');
 }
 
+static void js_view(struct js *j, struct bench *b, const struct view *v,
+		    const char *key, bool plus, struct bench_hist *tmp,
+		    const struct view *all)
+{
+	static const char *const dl[] = {"1",  "2",  "4",   "8",
+					 "16", "32", ">=64"};
+	static const char *const sl[] = {"0",  "4",  "8",   "16",
+					 "32", "64", ">=64"};
+	static const char *const ln[] = {"2",	"4",	"10",	"20",
+					 "50",	"100",	"250",	"500",
+					 "750", "1000", "2000", ">=2000"};
+	double shares[3][12];
+	uint64_t rt = 0;
+	unsigned int d, k;
+
+	js_open(j, key, '{');
+	js_str(j, "jobname", v->name);
+	js_u64(j, "groupid", b->groupid);
+	js_i64(j, "error", v->err ? -v->err->status : 0);
+	js_u64(j, "eta", 0);
+	for (d = 0; d < DIR_NR; d++)
+		if (v->elapsed[d] > rt)
+			rt = v->elapsed[d];
+	js_u64(j, "elapsed", (rt + 999999999ull) / 1000000000ull);
+	js_job_options(j, b);
+	for (d = 0; d < DIR_OTHER; d++)
+		js_dir(j, b, v, d, bench_dir_names[d], plus,
+		       bench_per_sec(all->bytes[d], all->elapsed[d]) / 1024.0);
+	js_dir_none(j, "trim");
+	/* fio's fsync=N syncs: a data workload's only "other" operations */
+	js_open(j, "sync", '{');
+	if (bench_rw_meta(b->o.rw)) {
+		js_u64(j, "total_ios", 0);
+		js_nolat(j, "lat_ns");
+	} else {
+		js_u64(j, "total_ios", bench_hist_count(v->h[DIR_OTHER]));
+		js_lat(j, b, "lat_ns", v->h[DIR_OTHER], false, false);
+	}
+	js_close(j, '}');
+	js_u64(j, "job_runtime", rt / 1000000);
+	js_dbl(j, "usr_cpu", bench_cpu_pct(v->usr_ns, v->wall_ns));
+	js_dbl(j, "sys_cpu", bench_cpu_pct(v->sys_ns, v->wall_ns));
+	js_u64(j, "ctx", b->ctx);
+	js_u64(j, "majf", b->majf);
+	js_u64(j, "minf", b->minf);
+	/* the engine keeps every slot in flight: the whole run at iodepth,
+	 * one I/O per submission and per completion */
+	js_levels(j, "iodepth_level", dl, 7, depth_level(b->o.iodepth));
+	js_levels(j, "iodepth_submit", sl, 7, 1);
+	js_levels(j, "iodepth_complete", sl, 7, 1);
+	lat_shares(v, tmp, shares);
+	js_open(j, "latency_ns", '{');
+	for (k = 0; k < 10; k++)
+		js_dbl(j, ln[k], shares[0][k]);
+	js_close(j, '}');
+	js_open(j, "latency_us", '{');
+	for (k = 0; k < 10; k++)
+		js_dbl(j, ln[k], shares[1][k]);
+	js_close(j, '}');
+	js_open(j, "latency_ms", '{');
+	for (k = 0; k < 12; k++)
+		js_dbl(j, ln[k], shares[2][k]);
+	js_close(j, '}');
+	js_u64(j, "latency_depth", b->o.iodepth);
+	js_u64(j, "latency_target", 0);
+	js_dbl(j, "latency_percentile", 100.0);
+	js_u64(j, "latency_window", 0);
+	js_view_xprt(j, b, v);
+	js_close(j, '}');
+}
+
 static void js_options(struct js *j, struct bench *b)
 {
 	const struct bench_opts *o = &b->o;
 
-	js_open(j, "global options", '{');
+	js_open(j, "options", '{');
 	js_str(j, "workload", o->workload == WL_IOR ? "ior" : "fio");
 	js_str(j, "rw", bench_rw_name(o->rw));
 	js_u64(j, "bs", o->bs);
@@ -212,8 +482,11 @@ static void js_options(struct js *j, struct bench *b)
 	js_u64(j, "iodepth", o->iodepth);
 	js_u64(j, "numjobs", o->numjobs);
 	js_dbl(j, "runtime", (double)o->runtime_ns / 1e9);
+	js_bool(j, "time_based", o->time_based);
 	js_dbl(j, "ramp_time", (double)o->ramp_ns / 1e9);
 	js_u64(j, "number_ios", o->number_ios);
+	js_u64(j, "loops", o->loops);
+	js_u64(j, "offset", o->offset);
 	js_u64(j, "rwmixread", o->rwmixread);
 	if (o->filename)
 		js_str(j, "filename", o->filename);
@@ -335,55 +608,240 @@ static void js_mpi(struct js *j, struct bench *b)
 	js_close(j, '}');
 }
 
-int bench_report_json(struct bench *b, FILE *f)
+/* the jobs of @b, as elements of the "jobs" array */
+static void js_jobs(struct js *j, struct bench *b, bool plus,
+		    struct bench_hist *tmp, const struct view *all)
 {
-	struct bench_hist *agg[DIR_NR];
+	struct view v;
+	unsigned int i;
+
+	if (b->o.group_reporting) {
+		js_view(j, b, all, NULL, plus, tmp, all);
+		return;
+	}
+	for (i = 0; i < b->nrep; i++) {
+		bench_view_job(b, b->rep[i], &v);
+		js_view(j, b, &v, NULL, plus, tmp, all);
+	}
+}
+
+/* the members of an "xprt" object of a run: ours, beside fio's keys */
+static void js_xprt(struct js *j, struct bench *b, bool plus,
+		    struct bench_hist *tmp, const struct view *all)
+{
+	unsigned int i;
+
+	js_u64(j, "start", (uint64_t)b->start_time);
+	js_options(j, b);
+	if (b->dist)
+		js_mpi(j, b);
+	js_view(j, b, all, "aggregate", plus, tmp, all);
+	if (b->o.workload == WL_IOR)
+		js_ior(j, b);
+	js_open(j, "backend_stats", '{');
+	js_str(j, "name", b->ops->name);
+	for (i = 0; i < b->nkv; i++)
+		js_u64(j, b->kv[i].name, b->kv[i].value);
+	js_close(j, '}');
+	js_open(j, "status", '{');
+	js_bool(j, "ok", b->status == 0);
+	js_i64(j, "errno", b->status < 0 ? -b->status : 0);
+	js_str(j, "error", b->status ? strerror(-b->status) : "");
+	js_bool(j, "interrupted", b->interrupted);
+	js_close(j, '}');
+}
+
+/* "--key=value" words as fio's "global options" strings */
+static void js_globals(struct js *j, char *const *globals, unsigned int n)
+{
+	unsigned int i;
+
+	js_open(j, "global options", '{');
+	for (i = 0; i < n; i++) {
+		const char *w = globals[i] + 2, *eq = strchr(w, '=');
+		char key[64];
+
+		snprintf(key, sizeof(key), "%.*s",
+			 (int)(eq ? (size_t)(eq - w) : strlen(w)), w);
+		js_str(j, key, eq ? eq + 1 : "");
+	}
+	js_close(j, '}');
+}
+
+/**
+ * bench_report_json_multi() - one JSON document for the runs @bs (a job
+ * file's sections, in order); @globals are the job file's [global]
+ * options.  With one run and no globals, the single-run document.
+ * Return: 0 or -ENOMEM.
+ */
+int bench_report_json_multi(struct bench **bs, unsigned int n,
+			    char *const *globals, unsigned int nglobals,
+			    FILE *f, bool plus)
+{
+	struct bench_hist *agg[DIR_NR], *tmp;
 	struct js j = {.f = f, .depth = 0, .first = {true}};
-	struct view all, v;
+	struct view all;
+	struct timespec ts;
 	char tbuf[64];
 	unsigned int i;
 
 	if (bench_agg_alloc(agg))
 		return -ENOMEM;
-	bench_view_all(b, agg, &all);
+	tmp = malloc(sizeof(*tmp));
+	if (!tmp) {
+		bench_agg_free(agg);
+		return -ENOMEM;
+	}
+	clock_gettime(CLOCK_REALTIME, &ts);
 	strftime(tbuf, sizeof(tbuf), "%a %b %e %H:%M:%S %Y",
-		 localtime(&b->start_time));
+		 localtime(&ts.tv_sec));
 	fputc('{', f);
 	j.depth = 1;
 	j.first[1] = true;
+	/* fio's: consumers check it exists; ours says which program wrote
+	 * it in xprt.program */
+	js_str(&j, "fio version", "fio-3.33");
+	js_u64(&j, "timestamp", (uint64_t)ts.tv_sec);
+	js_u64(&j, "timestamp_ms",
+	       (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000);
+	js_str(&j, "time", tbuf);
+	if (nglobals)
+		js_globals(&j, globals, nglobals);
+	js_open(&j, "jobs", '[');
+	for (i = 0; i < n; i++) {
+		if (!bs[i]->started)
+			continue;
+		bench_view_all(bs[i], agg, &all);
+		js_jobs(&j, bs[i], plus, tmp, &all);
+	}
+	js_close(&j, ']');
+	js_open(&j, "xprt", '{');
 	js_str(&j, "bench version", "libxprt-bench-0.1.0");
 	js_str(&j, "program", bench_prog_name);
-	js_str(&j, "backend", b->ops->name);
-	js_u64(&j, "timestamp", (uint64_t)b->start_time);
-	js_str(&j, "time", tbuf);
-	js_options(&j, b);
-	if (b->dist)
-		js_mpi(&j, b);
-	js_open(&j, "jobs", '[');
+	js_str(&j, "backend", bs[0]->ops->name);
+	if (n == 1) {
+		bench_view_all(bs[0], agg, &all);
+		js_xprt(&j, bs[0], plus, tmp, &all);
+	} else {
+		js_open(&j, "sections", '[');
+		for (i = 0; i < n; i++) {
+			js_open(&j, NULL, '{');
+			js_str(&j, "name", bs[i]->o.name);
+			js_u64(&j, "groupid", bs[i]->groupid);
+			js_bool(&j, "ran", bs[i]->started);
+			if (bs[i]->started) {
+				bench_view_all(bs[i], agg, &all);
+				js_xprt(&j, bs[i], plus, tmp, &all);
+			}
+			js_close(&j, '}');
+		}
+		js_close(&j, ']');
+	}
+	js_close(&j, '}');
+	fputs("\n}\n", f);
+	free(tmp);
+	bench_agg_free(agg);
+	return 0;
+}
+
+int bench_report_json(struct bench *b, FILE *f, bool plus)
+{
+	return bench_report_json_multi(&b, 1, NULL, 0, f, plus);
+}
+
+/* ------------------------------------------------------------ terse */
+
+static void terse_lat_us(FILE *f, const struct bench_hist *h)
+{
+	fprintf(f, ";%" PRIu64 ";%" PRIu64 ";%f;%f", bench_hist_min(h) / 1000,
+		bench_hist_max(h) / 1000, bench_hist_mean(h) / 1000.0,
+		bench_hist_stddev(h) / 1000.0);
+}
+
+/* fio's terse v3 fields of one direction (41 of them) */
+static void terse_dir(FILE *f, struct bench *b, const struct view *v,
+		      enum bench_dir d, double agg_bw)
+{
+	const struct bench_hist *h = v->h[d];
+	uint64_t n = bench_hist_count(h), el = v->elapsed[d];
+	const struct bench_samp *sb = v->sbw ? &v->sbw[d] : &no_samp;
+	const double *pcts;
+	unsigned int i, np = bench_report_pcts(b, &pcts);
+
+	fprintf(f, ";%" PRIu64 ";%" PRIu64 ";%" PRIu64 ";%" PRIu64,
+		v->bytes[d] / 1024,
+		(uint64_t)(bench_per_sec(v->bytes[d], el) / 1024),
+		(uint64_t)bench_per_sec(n, el), el / 1000000);
+	fputs(";0;0;0.000000;0.000000", f); /* slat: not split */
+	terse_lat_us(f, h);
+	for (i = 0; i < 20; i++) {
+		if (i < np && n)
+			fprintf(f, ";%f%%=%" PRIu64, pcts[i],
+				bench_hist_percentile(h, pcts[i]) / 1000);
+		else
+			fputs(";0%=0", f);
+	}
+	terse_lat_us(f, h);
+	fprintf(f, ";%" PRIu64 ";%" PRIu64 ";%f%%;%f;%f", (uint64_t)sb->min,
+		(uint64_t)sb->max,
+		agg_bw > 0 ? 100.0 * bench_samp_mean(sb) / agg_bw : 0.0,
+		bench_samp_mean(sb), bench_samp_dev(sb));
+}
+
+static void terse_view(FILE *f, struct bench *b, const struct view *v,
+		       const struct view *all, struct bench_hist *tmp)
+{
+	double shares[3][12];
+	unsigned int d, k, hot = depth_level(b->o.iodepth);
+
+	fprintf(f, "3;fio-3.33;%s;0;%d", v->name, v->err ? -v->err->status : 0);
+	for (d = 0; d < DIR_OTHER; d++)
+		terse_dir(f, b, v, d,
+			  bench_per_sec(all->bytes[d], all->elapsed[d]) /
+				  1024.0);
+	fprintf(f, ";%f%%;%f%%;%" PRIu64 ";%" PRIu64 ";%" PRIu64,
+		bench_cpu_pct(v->usr_ns, v->wall_ns),
+		bench_cpu_pct(v->sys_ns, v->wall_ns), b->ctx, b->majf, b->minf);
+	for (k = 0; k < 7; k++)
+		fprintf(f, ";%s", k == hot ? "100.0%" : "0.0%");
+	lat_shares(v, tmp, shares);
+	for (k = 0; k < 10; k++)
+		fprintf(f, ";%.2f%%", shares[1][k]);
+	for (k = 0; k < 12; k++)
+		fprintf(f, ";%.2f%%", shares[2][k]);
+	if (b->o.description)
+		fprintf(f, ";%s", b->o.description);
+	fputc('\n', f);
+}
+
+/**
+ * bench_report_terse() - fio's terse (minimal) output, version 3: one
+ * line per job (or one for all with --group_reporting)
+ * Return: 0 or -ENOMEM.
+ */
+int bench_report_terse(struct bench *b, FILE *f)
+{
+	struct bench_hist *agg[DIR_NR], *tmp;
+	struct view all, v;
+	unsigned int i;
+
+	if (bench_agg_alloc(agg))
+		return -ENOMEM;
+	tmp = malloc(sizeof(*tmp));
+	if (!tmp) {
+		bench_agg_free(agg);
+		return -ENOMEM;
+	}
+	bench_view_all(b, agg, &all);
 	if (b->o.group_reporting) {
-		js_view(&j, b, &all, NULL);
+		terse_view(f, b, &all, &all, tmp);
 	} else {
 		for (i = 0; i < b->nrep; i++) {
 			bench_view_job(b, b->rep[i], &v);
-			js_view(&j, b, &v, NULL);
+			terse_view(f, b, &v, &all, tmp);
 		}
 	}
-	js_close(&j, ']');
-	js_view(&j, b, &all, "aggregate");
-	if (b->o.workload == WL_IOR)
-		js_ior(&j, b);
-	js_open(&j, "backend_stats", '{');
-	js_str(&j, "name", b->ops->name);
-	for (i = 0; i < b->nkv; i++)
-		js_u64(&j, b->kv[i].name, b->kv[i].value);
-	js_close(&j, '}');
-	js_open(&j, "status", '{');
-	js_bool(&j, "ok", b->status == 0);
-	js_i64(&j, "errno", b->status < 0 ? -b->status : 0);
-	js_str(&j, "error", b->status ? strerror(-b->status) : "");
-	js_bool(&j, "interrupted", b->interrupted);
-	js_close(&j, '}');
-	fputs("\n}\n", f);
+	free(tmp);
 	bench_agg_free(agg);
 	return 0;
 }

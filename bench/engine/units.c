@@ -4,9 +4,8 @@
  * spells them, and the one error-message format, for the engine and for
  * the back-ends' own options alike.
  *
- * Sizes are powers of 1024 whatever the suffix's case or spelling (4k,
- * 4K, 4kb, 4KiB all mean 4096), as in fio with its default kb_base; a bare
- * number is bytes.  Parsing is strict: no sign, no spaces, no fractions,
+ * Sizes follow fio's unit rules (bench_parse_size(), kb_base); a bare
+ * number is bytes, 0x is hexadecimal.  Parsing is strict: no sign, no spaces, no fractions,
  * no trailing characters, and overflow is an error rather than a wrap.
  */
 #include <errno.h>
@@ -19,6 +18,23 @@
 
 int bench_msg_rank = -1;
 bool bench_mute;
+
+static unsigned int mute_depth;
+static bool mute_saved;
+
+void bench_mute_push(void)
+{
+	if (!mute_depth++) {
+		mute_saved = bench_mute;
+		bench_mute = true;
+	}
+}
+
+void bench_mute_pop(void)
+{
+	if (mute_depth && !--mute_depth)
+		bench_mute = mute_saved;
+}
 
 void bench_error(const char *fmt, ...)
 {
@@ -81,26 +97,50 @@ static int mul_check(uint64_t a, uint64_t b, uint64_t *out)
 	return 0;
 }
 
+/*
+ * fio's unit rules, as fio 3.33 applies them (measured against it, and
+ * what its HOWTO calls "compatibility mode"): a prefix k, m, g, t or p,
+ * optionally followed by "i" and/or "b", is a power of kb_base (1024 by
+ * default); the full IEC spelling "KiB" (prefix, "i" and "b" together)
+ * is the other base.  So with kb_base=1024, 4k = 4kb = 4ki = 4096 and
+ * 4KiB = 4000; with kb_base=1000, 4k = 4000 and 4KiB = 4096.
+ */
+unsigned int bench_kb_base = 1024;
+
 int bench_parse_size(const char *s, uint64_t *out)
 {
 	static const char units[] = "kmgtp";
 	const char *suf, *u;
-	uint64_t v, mul = 1;
+	uint64_t v, mul = 1, base;
+	unsigned int i, k;
+	bool has_i = false;
 	int ret;
 
 	if (!out)
 		return -EINVAL;
+	if (s && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		return bench_parse_u64(s, UINT64_MAX, out);
 	ret = split_num(s, &v, &suf);
 	if (ret)
 		return ret;
 	if (*suf) {
 		u = strchr(units, (char)(*suf | 0x20));
 		if (u) {
-			mul = 1ull << (10 * (u - units + 1));
+			k = (unsigned int)(u - units + 1);
 			suf++;
-			if (!strcasecmp(suf, "ib") || !strcasecmp(suf, "b"))
-				suf += strlen(suf);
-		} else if (!strcasecmp(suf, "b")) {
+			if ((*suf | 0x20) == 'i') {
+				has_i = true;
+				suf++;
+			}
+			base = bench_kb_base;
+			if ((*suf | 0x20) == 'b') {
+				suf++;
+				if (has_i) /* the full IEC spelling: the other base */
+					base = base == 1024 ? 1000 : 1024;
+			}
+			for (i = 0; i < k; i++)
+				mul *= base;
+		} else if ((*suf | 0x20) == 'b') {
 			suf++;
 		}
 		if (*suf)
@@ -126,6 +166,7 @@ int bench_parse_time(const char *s, uint64_t *out_ns)
 		{"m", 60000000000ull},
 		{"min", 60000000000ull},
 		{"h", 3600000000000ull},
+		{"d", 86400000000000ull},
 	};
 	const char *suf;
 	uint64_t v;

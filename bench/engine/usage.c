@@ -50,12 +50,20 @@ void bench_usage(struct bench *b, FILE *f)
 	const struct bench_option *bo;
 	unsigned int i;
 
-	fprintf(f, "Usage: %s [OPTION]...\n", bench_prog_name);
+	fprintf(f,
+		"Usage: %s [OPTION]...\n"
+		"       %s [OPTION]... JOBFILE... [OPTION]...   (fio job "
+		"files)\n",
+		bench_prog_name, bench_prog_name);
 	if (ops->summary)
 		fprintf(f, "%s\n", ops->summary);
-	fputs("\nSizes take k, m, g, t suffixes (1k = 1024); durations take "
-	      "ns, us, ms, s\n(default), m, h.  --opt VALUE and --opt=VALUE "
-	      "are the same.\n",
+	fputs("\nOptions are fio's and resolved as fio resolves them: an "
+	      "exact name, or a unique\nprefix (--numj); fio options that "
+	      "mean nothing for a network client (--direct,\n--ioengine, "
+	      "--thread...) are accepted with a note.\nSizes take k, m, g, t "
+	      "suffixes (fio's rules: 1k = 1024, 1KiB = 1000 unless\n"
+	      "--kb_base=1000); durations take ns, us, ms, s (default), m, h, "
+	      "d.\n--opt VALUE and --opt=VALUE are the same.\n",
 	      f);
 	fputs("\nWorkload:\n"
 	      "  --rw MODE            read, write, randread, randwrite, "
@@ -63,18 +71,27 @@ void bench_usage(struct bench *b, FILE *f)
 	      "                       sequential), null, getattr (metadata "
 	      "round trips)\n"
 	      "                       [read]\n"
-	      "  --bs SIZE            bytes per I/O (transfer size) [4k]\n"
+	      "  --bs SIZE[,SIZE]     bytes per I/O (reads, writes) [4k]; "
+	      "--bsrange LO-HI,\n"
+	      "                       --bssplit SIZE/PCT:...: variable "
+	      "sizes\n"
 	      "  --size SIZE          bytes per job file [64m]\n"
 	      "  --iodepth N          I/Os in flight per job [1]\n"
 	      "  --numjobs N          jobs; each is a fairness owner on the "
 	      "shared\n"
 	      "                       connection(s) [1]\n"
-	      "  --runtime TIME       run this long, looping over the file; 0 "
-	      "= until\n"
-	      "                       --size is done once [0]\n"
+	      "  --runtime TIME       the longest a job runs; it stops when "
+	      "--size is done\n"
+	      "                       --loops times, or with --time_based "
+	      "loops until TIME\n"
 	      "  --ramp_time TIME     run this long first without counting "
 	      "[0]\n"
-	      "  --number_ios N       stop each job after N I/Os\n"
+	      "  --number_ios N       stop each job after N I/Os (at most "
+	      "--size)\n"
+	      "  --offset SIZE|PCT%   the I/O region starts there\n"
+	      "  --norandommap, --random_distribution zipf:T|pareto:H|"
+	      "normal:DEV[:C]\n"
+	      "  --fsync N, --rate_iops N[,N], --thinktime TIME   (fio's)\n"
 	      "  --rwmixread PCT      reads in randrw/rw, percent [50] "
 	      "(--rwmixwrite)\n"
 	      "  --filename NAME      all jobs share this file\n"
@@ -107,7 +124,15 @@ void bench_usage(struct bench *b, FILE *f)
 	      "  --uid N, --gid N     credentials [the caller's]\n",
 	      f);
 	fputs("\nOutput:\n"
-	      "  --output-format normal|json   [normal]\n"
+	      "  --output-format normal|json|json+|terse[,...]   fio's "
+	      "formats [normal]\n"
+	      "  --status-interval TIME  the report so far, every TIME\n"
+	      "  --eta-newline TIME   newline in the progress line every "
+	      "TIME\n"
+	      "  --write_lat_log P, --write_bw_log P, --write_iops_log P, "
+	      "--log_avg_msec N\n"
+	      "  --write_hist_log P --log_hist_msec N, --per_job_logs 0|1   "
+	      "fio's logs\n"
 	      "  --output FILE        write the report to FILE\n"
 	      "  --group_reporting    report all jobs as one\n"
 	      "  --eta auto|always|never  progress line once a second "

@@ -123,12 +123,12 @@ int bench_job_known_blocks(struct bench_job_info *job, bench_block_fn fn,
 		return -ENODATA;
 	if (!f->nblocks)
 		return 0;
-	blen = (uint32_t)(f->size / f->nblocks);
+	blen = f->bs;
 	for (k = 0; k < f->nblocks; k++) {
 		st = atomic_load_explicit(&f->state[k], memory_order_acquire);
 		if (!st || (st & BLK_BUSY))
 			continue;
-		ret = fn(arg, k * blen, blen, st);
+		ret = fn(arg, f->base + k * blen, blen, st);
 		if (ret)
 			return ret;
 	}

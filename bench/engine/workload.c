@@ -25,6 +25,8 @@
  * that is busy when its turn comes (possible only across a pass boundary
  * or between jobs sharing a file) is skipped for this pass.
  */
+#include <math.h>
+
 #include "engine_int.h"
 
 uint64_t bench_mix64(uint64_t x)
@@ -89,15 +91,135 @@ static bool draw_meta(struct bench_job *j, struct bench_slot *s,
 
 static void draw_layout(struct bench_job *j, struct bench_slot *s, uint64_t idx)
 {
-	uint64_t off = idx * j->io_len, left = j->file->size - off;
+	struct bench_file *f = j->file;
+	uint64_t off, left, n;
+	unsigned int k;
 
+	/* the idx-th layout write among the files the job lays out */
+	for (k = 0; k < j->nfiles; k++) {
+		f = j->jfiles[k];
+		if (!f->need_layout || f->layout_job != j->info.index)
+			continue;
+		n = (f->size + j->io_len - 1) / j->io_len;
+		if (idx < n)
+			break;
+		idx -= n;
+	}
+	s->io.job = bench_job_finfo(j, k < j->nfiles ? k : 0);
+	off = idx * j->io_len;
+	left = f->size - off;
 	s->io.op = BENCH_OP_WRITE;
 	s->io.offset = off;
 	s->io.len = left < j->io_len ? (uint32_t)left : j->io_len;
 	s->io.buf = s->lbuf;
-	if (j->file->state)
+	if (f->state)
 		bench_pattern_fill(s->lbuf, off, s->io.len,
 				   next_tag(0, j->info.index));
+}
+
+/* a uniform double in [0, 1) from @h */
+static double unit01(uint64_t h)
+{
+	return (double)(h >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* the length of an I/O of direction @dir (varbs), from hash @h */
+static uint32_t draw_len(const struct bench_opts *o, unsigned int dir,
+			 uint64_t h)
+{
+	const struct bench_bsdist *d = &o->bsd[dir];
+	unsigned int i, p;
+	uint64_t units;
+
+	if (d->n) {
+		p = (unsigned int)(h % 100);
+		for (i = 0; i + 1 < d->n && p >= d->cum[i]; i++)
+			;
+		return d->len[i];
+	}
+	if (d->lo == d->hi)
+		return d->lo;
+	/* fio's bsrange: multiples of the smallest size, lo..hi */
+	units = (d->hi - d->lo) / o->bs + 1;
+	return d->lo + (uint32_t)((h / 100) % units) * (uint32_t)o->bs;
+}
+
+/*
+ * fio's random_distribution for draw @idx over @n blocks: the rank drawn
+ * from zipf, pareto or normal, scattered by a hash (as fio does, so the
+ * hot blocks are not all at the front) or, with a center, around it.
+ */
+static uint64_t dist_block(const struct bench *b, const struct bench_job *j,
+			   uint64_t idx, uint64_t n)
+{
+	const struct bench_opts *o = &b->o;
+	double u =
+		unit01(bench_mix64(j->key ^ (idx + 1) * 0xa0761d6478bd642full));
+	double v;
+	uint64_t r;
+
+	switch (o->dist) {
+	case DIST_ZIPF: {
+		/* Gray et al., "Quickly generating billion-record synthetic
+		 * databases" (SIGMOD 1994), as fio's zipf */
+		double uz = u * b->zipf_zetan;
+
+		if (uz < 1.0)
+			r = 0;
+		else if (uz < 1.0 + pow(0.5, o->dist_arg))
+			r = 1;
+		else
+			r = (uint64_t)((double)n *
+				       pow(b->zipf_eta * u - b->zipf_eta + 1.0,
+					   b->zipf_alpha));
+		break;
+	}
+	case DIST_PARETO:
+		/* fio's pareto: n * u^(log h / log(1 - h)) */
+		r = (uint64_t)((double)(n - 1) *
+			       pow(u,
+				   log(o->dist_arg) / log(1.0 - o->dist_arg)));
+		break;
+	case DIST_NORMAL: {
+		/* Box-Muller; the deviation is a percentage of the range */
+		double u2 = unit01(
+			bench_mix64(j->key + idx * 0x9e3779b97f4a7c15ull));
+		double c = o->dist_center >= 0 ? o->dist_center : 0.5;
+
+		v = sqrt(-2.0 * log(1.0 - u)) * cos(6.283185307179586 * u2);
+		v = c * (double)n + v * (double)n * o->dist_arg / 100.0;
+		if (v < 0)
+			v = 0;
+		r = (uint64_t)v;
+		return r >= n ? n - 1 : r;
+	}
+	default:
+		return (uint64_t)(u * (double)n);
+	}
+	if (r >= n)
+		r = n - 1;
+	if (o->dist_center >= 0) /* the hot end moved to the center */
+		return (r + (uint64_t)(o->dist_center * (double)n)) % n;
+	return bench_mix64(r ^ j->key) % n;
+}
+
+/* a pending --fsync, claimed by this slot */
+static bool take_sync(struct bench_job *j, struct bench_slot *s)
+{
+	uint64_t due = atomic_load_explicit(&j->sync_due, memory_order_relaxed);
+
+	while (due) {
+		if (atomic_compare_exchange_weak_explicit(
+			    &j->sync_due, &due, due - 1, memory_order_relaxed,
+			    memory_order_relaxed)) {
+			s->io.op = BENCH_OP_FSYNC;
+			s->io.offset = 0;
+			s->io.len = 0;
+			s->io.buf = NULL;
+			return true;
+		}
+	}
+	return false;
 }
 
 /**
@@ -115,7 +237,13 @@ bool bench_draw(struct bench_job *j, struct bench_slot *s)
 	enum bench_op op;
 	uint32_t st;
 
+	const struct bench_opts *o = &j->b->o;
+	uint64_t key_mix = 0, fidx;
+	uint32_t len;
+
 	for (;;) {
+		if (o->fsync_every && ph->kind == PH_MAIN && take_sync(j, s))
+			return true;
 		idx = atomic_fetch_add_explicit(&j->next_idx, 1,
 						memory_order_relaxed);
 		if (idx >= j->budget)
@@ -126,11 +254,32 @@ bool bench_draw(struct bench_job *j, struct bench_slot *s)
 			draw_layout(j, s, idx);
 			return true;
 		}
-		r = idx % nblk;
-		if (bench_rw_random(ph->rw))
-			r = bench_perm(r, nblk,
-				       j->key ^ (idx / nblk) *
-							0x9e3779b97f4a7c15ull);
+		fidx = idx;
+		if (j->nfiles > 1 && ph->kind == PH_MAIN) {
+			/* fio's default file_service_type, roundrobin: the
+			 * next file for every I/O; each file its own pass */
+			unsigned int k = (unsigned int)(idx % j->nfiles);
+
+			f = j->jfiles[k];
+			s->io.job = bench_job_finfo(j, k);
+			fidx = idx / j->nfiles;
+			key_mix = k;
+		}
+		r = fidx % nblk;
+		if (bench_rw_random(ph->rw) && o->dist != DIST_RANDOM &&
+		    ph->kind == PH_MAIN)
+			r = dist_block(j->b, j, idx, nblk);
+		else if (bench_rw_random(ph->rw) && o->norandommap)
+			/* fio's norandommap: every draw independent, blocks
+			 * may repeat within a pass */
+			r = bench_mix64(j->key ^
+					(idx + 1) * 0xd1342543de82ef95ull) %
+			    nblk;
+		else if (bench_rw_random(ph->rw))
+			r = bench_perm(
+				r, nblk,
+				j->key ^ (fidx / nblk + key_mix * 0x10000) *
+						 0x9e3779b97f4a7c15ull);
 		blk = j->blk_lo + r;
 		if (ph->rw == RW_RANDRW || ph->rw == RW_RW)
 			op = bench_mix64(j->key + idx) % 100 <
@@ -141,8 +290,37 @@ bool bench_draw(struct bench_job *j, struct bench_slot *s)
 			op = bench_rw_reads(ph->rw) ? BENCH_OP_READ :
 						      BENCH_OP_WRITE;
 		s->io.op = op;
-		s->io.offset = blk * j->io_len;
-		s->io.len = j->io_len;
+		len = j->io_len;
+		if (o->varbs && ph->kind == PH_MAIN) {
+			uint64_t h = bench_mix64(j->key ^ ~idx), end;
+
+			len = draw_len(o, op == BENCH_OP_WRITE, h);
+			if (!bench_rw_random(ph->rw))
+				blk = j->blk_lo +
+				      atomic_fetch_add_explicit(
+					      &j->seq_pos, len,
+					      memory_order_relaxed) /
+					      j->io_len % nblk;
+			/* an I/O ends at the region's end, as fio's */
+			end = (j->blk_hi - blk) * j->io_len;
+			if (len > end)
+				len = (uint32_t)end;
+			if (j->byte_budget &&
+			    atomic_fetch_add_explicit(&j->issued, len,
+						      memory_order_relaxed) >=
+				    j->byte_budget)
+				return false;
+		}
+		if (o->fsync_every && op == BENCH_OP_WRITE &&
+		    ph->kind == PH_MAIN &&
+		    (atomic_fetch_add_explicit(&j->wcount, 1,
+					       memory_order_relaxed) +
+		     1) % o->fsync_every ==
+			    0)
+			atomic_fetch_add_explicit(&j->sync_due, 1,
+						  memory_order_relaxed);
+		s->io.offset = (f ? f->base : 0) + blk * j->io_len;
+		s->io.len = len;
 		s->io.buf = s->buf;
 		if (!f || !f->state)
 			return true;

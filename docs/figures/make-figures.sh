@@ -23,16 +23,16 @@ trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
 
 # 1. The engine's own latency (zero-latency back-end): 1 vs 32 in flight
-"$bin" --rw randread --iodepth 1 --numjobs 1 --runtime 3 --eta never \
+"$bin" --rw randread --iodepth 1 --numjobs 1 --time_based --runtime 3 --eta never \
 	--write_hist d1.hist >/dev/null
-"$bin" --rw randread --iodepth 32 --numjobs 2 --runtime 3 --eta never \
+"$bin" --rw randread --iodepth 32 --numjobs 2 --time_based --runtime 3 --eta never \
 	--write_hist d32.hist >/dev/null
 "$plot" cdf --size 720x400 -t "mem-bench: the engine's own latency (zero-latency back-end)" \
 	-o "$out/mem-engine-cdf.$ext" "depth 1=d1.hist" "depth 32 x 2 jobs=d32.hist"
 
 # 2. A latency tail and its intervals: exact (virtual) latencies uniform
 # in 100-300 us, the first 20000 I/Os of each job 5 ms
-"$bin" --rw randrw --iodepth 8 --numjobs 2 --runtime 3 --mem-lat 100us:300us \
+"$bin" --rw randrw --iodepth 8 --numjobs 2 --time_based --runtime 3 --mem-lat 100us:300us \
 	--mem-slow 20000:5ms --mem-virtual --eta never --write_hist mix.hist \
 	--write_log mix.tsv --log_interval 500ms >/dev/null
 "$plot" cdf --tail --size 720x400 -t "randrw, 100-300 us, the first 20000 I/Os of each job 5 ms" \
@@ -45,7 +45,7 @@ if [[ $(ldd "$bin") == *libmpi* ]]; then
 	mpirun=(mpirun --oversubscribe)
 	((EUID)) || mpirun+=(--allow-run-as-root)
 	"${mpirun[@]}" -np 4 "$bin" --rw randread --iodepth 4 --numjobs 1 \
-		--runtime 4 --ramp_time 500ms --mem-lat 200us --eta never \
+		--time_based --runtime 4 --ramp_time 500ms --mem-lat 200us --eta never \
 		--write_log mpi.tsv --log_interval 250ms >/dev/null
 	"$plot" timeline --metric iops --size 720x360 -t "mpirun -np 4 mem-bench: IOPS of each rank" \
 		-o "$out/mpi-ranks-iops.$ext" rank0=mpi.0.tsv rank1=mpi.1.tsv \
@@ -63,7 +63,7 @@ if [[ -n $run && -f $run/servers.env ]]; then
 		. "$run/servers.env"
 		n=("$o/bench/nfs3-bench" --server "$XPRT_NFS_HOST:$XPRT_NFS_PORT"
 			--mount-port "$XPRT_MNT_PORT" --export "$XPRT_NFS_EXPORT"
-			--ramp_time 500ms --runtime 3 --eta never --output-format json)
+			--ramp_time 500ms --time_based --runtime 3 --eta never --output-format json)
 		"${n[@]}" --rw null --iodepth 1 --output null1.json
 		for d in 1 16; do
 			"${n[@]}" --rw randread --bs 4k --iodepth $d \

@@ -35,7 +35,7 @@ ok() { echo ok; }
 # 1. 4 ranks x 2 jobs, two latencies (MPMD): the merged percentiles must
 # come from the merged histogram (bimodal), not from averaging ranks.
 step "4 ranks x 2 jobs, merged report and histograms"
-common=(--rw randrw --runtime 1500ms --ramp_time 300ms --numjobs 2
+common=(--rw randrw --time_based --runtime 1500ms --ramp_time 300ms --numjobs 2
 	--iodepth 4 --mem-virtual --eta never)
 "${MPIRUN[@]}" -np 2 "$bin" "${common[@]}" --mem-lat 100us \
 	--output-format json --output "$tmp/out.json" \
@@ -48,12 +48,12 @@ python3 - "$tmp" <<'PY' || fail "merged report"
 import json, sys, os
 t = sys.argv[1]
 d = json.load(open(f"{t}/out.json"))
-jobs, agg = d["jobs"], d["aggregate"]
-assert d["mpi"]["ranks"] == 4 and d["mpi"]["jobs"] == 8, d["mpi"]
-assert len(jobs) == 8 and agg["jobs"] == 8
-assert sorted(j["jobid"] for j in jobs) == list(range(8))
-assert [j["rank"] for j in jobs] == [0, 0, 1, 1, 2, 2, 3, 3]
-assert len({j["filename"] for j in jobs}) == 8, "ranks share files"
+jobs, agg = d["jobs"], d["xprt"]["aggregate"]
+assert d["xprt"]["mpi"]["ranks"] == 4 and d["xprt"]["mpi"]["jobs"] == 8, d["xprt"]["mpi"]
+assert len(jobs) == 8 and agg["xprt"]["jobs"] == 8
+assert sorted(j["xprt"]["jobid"] for j in jobs) == list(range(8))
+assert [j["xprt"]["rank"] for j in jobs] == [0, 0, 1, 1, 2, 2, 3, 3]
+assert len({j["xprt"]["filename"] for j in jobs}) == 8, "ranks share files"
 for k in ("read", "write"):
     assert agg[k]["total_ios"] == sum(j[k]["total_ios"] for j in jobs)
     assert agg[k]["io_bytes"] == sum(j[k]["io_bytes"] for j in jobs)
@@ -73,9 +73,9 @@ for k in ("read", "write"):
     # ...and they match the merged histogram dump
     rows = [l.split("\t") for l in open(f"{t}/hist.tsv").read().splitlines()[1:]]
     assert sum(int(r[3]) for r in rows if r[0] == k) == agg[k]["total_ios"]
-ri = d["mpi"]["rank_info"]
+ri = d["xprt"]["mpi"]["rank_info"]
 assert [r["rank"] for r in ri] == [0, 1, 2, 3] and all(r["merged"] for r in ri)
-assert d["status"]["ok"] is True
+assert d["xprt"]["status"]["ok"] is True
 for r in range(4):
     lines = open(f"{t}/log.{r}.tsv").read().splitlines()
     assert lines[0].startswith("time_s\tjob\tphase") and len(lines) >= 2, r
@@ -92,8 +92,8 @@ step "ior over 3 ranks"
 python3 - "$tmp/ior.json" <<'PY' || fail "ior report"
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["ior"]["tasks"] == 6
-res = d["ior"]["results"]
+assert d["xprt"]["ior"]["tasks"] == 6
+res = d["xprt"]["ior"]["results"]
 assert len(res) == 4
 for r in res:
     assert r["bytes"] == 6 << 20, r
@@ -125,10 +125,10 @@ grep -q 'rank 1.*job1: write of .* failed' "$tmp/stderr" || fail "$(cat "$tmp/st
 python3 - "$tmp/err.json" <<'PY' || fail "error report"
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["status"]["ok"] is False
+assert d["xprt"]["status"]["ok"] is False
 j1 = [j for j in d["jobs"] if j["jobname"] == "job1"][0]
-assert j1["rank"] == 1 and j1["first_error"]["what"] == "I/O", j1
-assert d["mpi"]["rank_info"][1]["errno"] == 5
+assert j1["xprt"]["rank"] == 1 and j1["xprt"]["first_error"]["what"] == "I/O", j1
+assert d["xprt"]["mpi"]["rank_info"][1]["errno"] == 5
 PY
 ok
 
@@ -150,8 +150,8 @@ step "shared --filename across ranks"
 	fail "$(cat "$tmp/stderr")"
 python3 -c "
 import json; d = json.load(open('$tmp/shared.json'))
-assert {j['filename'] for j in d['jobs']} == {'shared'}
-assert d['aggregate']['read']['total_ios'] == 400" || fail "shared file report"
+assert {j['xprt']['filename'] for j in d['jobs']} == {'shared'}
+assert d['xprt']['aggregate']['read']['total_ios'] == 400" || fail "shared file report"
 set +e
 "${MPIRUN[@]}" -np 2 "$bin" --rw randrw --filename shared --size 1m \
 	--verify --mem-virtual >/dev/null 2>"$tmp/stderr"
@@ -166,12 +166,12 @@ step "started alone: no MPI, no \"mpi\" key"
 	--output "$tmp/alone.json" --eta never
 python3 -c "
 import json; d = json.load(open('$tmp/alone.json'))
-assert 'mpi' not in d and 'rank' not in d['jobs'][0]" || fail "alone report"
+assert 'mpi' not in d['xprt'] and 'rank' not in d['jobs'][0]['xprt']" || fail "alone report"
 "${MPIRUN[@]}" -np 1 "$bin" --rw read --size 256k --mem-virtual \
 	--output-format json --output "$tmp/one.json" --eta never
 python3 -c "
 import json; d = json.load(open('$tmp/one.json'))
-assert d['mpi']['ranks'] == 1 and d['jobs'][0]['rank'] == 0
-assert [r['rank'] for r in d['mpi']['rank_info']] == [0]" || fail "-np 1 report"
+assert d['xprt']['mpi']['ranks'] == 1 and d['jobs'][0]['xprt']['rank'] == 0
+assert [r['rank'] for r in d['xprt']['mpi']['rank_info']] == [0]" || fail "-np 1 report"
 ok
 echo "test_mpi_mem: all passed"

@@ -17,11 +17,11 @@ trap 'rm -rf "$tmp"' EXIT
 fail() { echo "test_plot: FAIL: $*" >&2; exit 1; }
 command -v gnuplot >/dev/null || fail "gnuplot is not installed (scripts/deps.sh mpi)"
 
-"$bin" --rw randrw --runtime 2 --numjobs 2 --iodepth 4 --mem-lat 50us:400us \
+"$bin" --rw randrw --time_based --runtime 2 --numjobs 2 --iodepth 4 --mem-lat 50us:400us \
 	--write_log "$tmp/run.tsv" --log_per_job --log_interval 250ms \
 	--write_hist "$tmp/run.hist" --output-format json --output "$tmp/a.json" \
 	--eta never
-"$bin" --rw randread --number_ios 20000 --mem-lat 100us --mem-virtual \
+"$bin" --rw randread --time_based --number_ios 20000 --mem-lat 100us --mem-virtual \
 	--output-format json --output "$tmp/b.json" --eta never
 cat >"$tmp/peers.txt" <<'R'
 some other output

@@ -37,16 +37,16 @@ check() {
 import json, os, sys
 path, nr, per, root = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 d = json.load(open(path))
-jobs, agg = d["jobs"], d["aggregate"]
-assert d["status"]["ok"] is True, d["status"]
-assert d["mpi"]["ranks"] == nr and len(jobs) == nr * per == agg["jobs"]
-assert sorted(j["jobid"] for j in jobs) == list(range(nr * per))
-assert sorted({j["rank"] for j in jobs}) == list(range(nr))
+jobs, agg = d["jobs"], d["xprt"]["aggregate"]
+assert d["xprt"]["status"]["ok"] is True, d["xprt"]["status"]
+assert d["xprt"]["mpi"]["ranks"] == nr and len(jobs) == nr * per == agg["xprt"]["jobs"]
+assert sorted(j["xprt"]["jobid"] for j in jobs) == list(range(nr * per))
+assert sorted({j["xprt"]["rank"] for j in jobs}) == list(range(nr))
 for k in ("read", "write"):
     assert agg[k]["total_ios"] == sum(j[k]["total_ios"] for j in jobs)
-files = {j["filename"] for j in jobs}
+files = {j["xprt"]["filename"] for j in jobs}
 assert len(files) == nr * per, "ranks shared files"
-size = d["global options"]["size"]
+size = d["xprt"]["options"]["size"]
 for f in files:
     st = os.stat(os.path.join(root, f))
     assert st.st_size >= size, (f, st.st_size)
@@ -59,7 +59,7 @@ if usable "$nfs"; then
 	N=(--server "$XPRT_NFS_HOST:$XPRT_NFS_PORT" --mount-port "$XPRT_MNT_PORT"
 		--export "$XPRT_NFS_EXPORT" --directory "$d" --eta never)
 	"${MPIRUN[@]}" -np 4 "$nfs" "${N[@]}" --rw randrw --bs 4k --size 1m \
-		--numjobs 2 --iodepth 4 --ramp_time 500ms --runtime 2 \
+		--numjobs 2 --iodepth 4 --ramp_time 500ms --time_based --runtime 2 \
 		--output-format json --output "$tmp/nfs.json" 2>"$tmp/err" ||
 		fail "nfs3-bench under mpirun: $(cat "$tmp/err")"
 	check "$tmp/nfs.json" 4 2 "$XPRT_NFS_EXPORT_DIR"
@@ -69,8 +69,8 @@ if usable "$nfs"; then
 		fail "nfs3-bench ior --verify under mpirun: $(cat "$tmp/err")"
 	python3 -c "
 import json; d = json.load(open('$tmp/nfs-ior.json'))
-assert d['ior']['tasks'] == 6 and d['aggregate']['verify_errors'] == 0
-assert all(r['bytes'] == 6 * 2 << 20 for r in d['ior']['results'])" ||
+assert d['xprt']['ior']['tasks'] == 6 and d['xprt']['aggregate']['xprt']['verify_errors'] == 0
+assert all(r['bytes'] == 6 * 2 << 20 for r in d['xprt']['ior']['results'])" ||
 		fail "nfs3-bench ior report"
 	echo "ok nfs3-bench: 4 ranks randrw, 3 ranks ior --verify"
 	ran=$((ran + 1))
@@ -91,7 +91,7 @@ if usable "$p9"; then
 		fi
 		"${MPIRUN[@]}" -np 4 "$p9" "${S[@]}" --directory "$d" --name "p9$srv" \
 			--rw randrw --bs 4k --size 1m --numjobs 2 --iodepth 4 \
-			--ramp_time 500ms --runtime 2 --eta never --output-format json \
+			--ramp_time 500ms --time_based --runtime 2 --eta never --output-format json \
 			--output "$tmp/p9-$srv.json" 2>"$tmp/err" ||
 			fail "p9-bench ($srv) under mpirun: $(cat "$tmp/err")"
 		check "$tmp/p9-$srv.json" 4 2 "$root"

@@ -55,13 +55,13 @@ size=$((256 << 20))
 if run "256 MiB write --verify" 0 "" "${SRV[@]}" --directory nfs3-bench-test \
 	--filename big.dat --rw write --bs 1m --size 256m --iodepth 8 --verify \
 	--output-format json; then
-	got=$(json backend_stats.bytes_received)
+	got=$(json xprt.backend_stats.bytes_received)
 	((got >= size)) && ok "the verify pass read back $got bytes" ||
 		bad "the verify pass read only $got bytes"
-	[[ $(json aggregate.verify_errors) == 0 ]] && ok "no verify errors" ||
+	[[ $(json xprt.aggregate.xprt.verify_errors) == 0 ]] && ok "no verify errors" ||
 		bad "verify errors reported"
-	[[ $(json backend_stats.commits) -ge 1 ]] &&
-		ok "unstable writes were committed ($(json backend_stats.commits) COMMIT)" ||
+	[[ $(json xprt.backend_stats.commits) -ge 1 ]] &&
+		ok "unstable writes were committed ($(json xprt.backend_stats.commits) COMMIT)" ||
 		bad "no COMMIT after unstable writes"
 fi
 f=$dir/big.dat
@@ -80,61 +80,61 @@ fi
 # and two jobs sharing it: every read is checked against the pattern.
 run "randrw --verify, 2 jobs sharing a file" 0 "" "${SRV[@]}" \
 	--directory nfs3-bench-test --filename mixed.dat --rw randrw --bs 16k \
-	--size 32m --iodepth 16 --numjobs 2 --verify --runtime 2
+	--size 32m --iodepth 16 --numjobs 2 --verify --time_based --runtime 2
 
 # ------------------------------------------------------------- 2. errors
 run "wrong export" 1 "export /no-such-export does not exist" \
 	--server "$XPRT_NFS_HOST:$XPRT_NFS_PORT" --mount-port "$XPRT_MNT_PORT" \
-	--export /no-such-export --runtime 1
+	--export /no-such-export --time_based --runtime 1
 run "nothing listens on the NFS port" 1 "Connection refused" \
 	--server "$XPRT_NFS_HOST:1" --mount-port "$XPRT_MNT_PORT" \
-	--export "$XPRT_NFS_EXPORT" --runtime 1
+	--export "$XPRT_NFS_EXPORT" --time_based --runtime 1
 run "MOUNT port is not MOUNT (wrong server)" 1 "does not run that program" \
 	--server "$XPRT_NFS_HOST:$XPRT_NFS_PORT" --mount-port "$XPRT_NFS_PORT" \
-	--export "$XPRT_NFS_EXPORT" --runtime 1
+	--export "$XPRT_NFS_EXPORT" --time_based --runtime 1
 run "host does not resolve" 1 "cannot resolve" \
-	--server no-such-host.invalid --export "$XPRT_NFS_EXPORT" --runtime 1
+	--server no-such-host.invalid --export "$XPRT_NFS_EXPORT" --time_based --runtime 1
 run "--transport rdma (no RDMA device on this host)" 1 "no RDMA device" \
-	"${SRV[@]}" --transport rdma --runtime 1
+	"${SRV[@]}" --transport rdma --time_based --runtime 1
 mkdir -p "$dir/locked" && chmod 755 "$dir/locked"
 run "server refuses to create for uid 65534" 1 "permission denied to uid 65534" \
 	"${SRV[@]}" --uid 65534 --gid 65534 --directory nfs3-bench-test/locked \
-	--rw write --size 1m --runtime 1
+	--rw write --size 1m --time_based --runtime 1
 run "directory missing in the export" 1 "no such file" "${SRV[@]}" \
-	--directory nfs3-bench-test/missing --rw write --size 1m --runtime 1
+	--directory nfs3-bench-test/missing --rw write --size 1m --time_based --runtime 1
 run "--server missing" 2 "--server and --export are required" \
-	--export /export --runtime 1
+	--export /export --time_based --runtime 1
 run "bad --stable" 2 "--stable" "${SRV[@]}" --stable sometimes
 run "bad --server port" 2 "--server" --server "$XPRT_NFS_HOST:99999" \
 	--export /export
 run "--bs above the server's wsize" 2 "largest transfer" "${SRV[@]}" \
-	--directory nfs3-bench-test --rw write --bs 2m --size 4m --runtime 1
+	--directory nfs3-bench-test --rw write --bs 2m --size 4m --time_based --runtime 1
 
 # ------------------------------------------- 3. seed workloads, briefly
 # The documented command lines (docs/man/nfs3-bench.1, EXAMPLES) with a
 # short runtime; randread reuses the files randrw laid out.
 for p in nfs-randrw nfs-randread; do
 	if run "--preset $p --runtime 2" 0 "" "${SRV[@]}" --directory nfs3-bench-test \
-		--preset "$p" --runtime 2 --output-format json --output "$work/$p.json"; then
+		--preset "$p" --time_based --runtime 2 --output-format json --output "$work/$p.json"; then
 		cp "$work/$p.json" "$work/out"
 		ops=$(python3 -c 'import json, sys
-a = json.load(open(sys.argv[1]))["aggregate"]
+a = json.load(open(sys.argv[1]))["xprt"]["aggregate"]
 print(a["read"]["total_ios"] + a["write"]["total_ios"])' "$work/out")
-		[[ $(json status.ok) == True && $ops -gt 0 && $(json backend_stats.retransmits) == 0 ]] &&
+		[[ $(json xprt.status.ok) == True && $ops -gt 0 && $(json xprt.backend_stats.retransmits) == 0 ]] &&
 			ok "$p: $ops I/Os, $(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["jobs"]))' "$work/out") jobs, no retransmits" ||
-			bad "$p: status $(json status.ok), $ops I/Os"
+			bad "$p: status $(json xprt.status.ok), $ops I/Os"
 	fi
 done
-run "--rw null" 0 "" "${SRV[@]}" --rw null --iodepth 8 --runtime 1
+run "--rw null" 0 "" "${SRV[@]}" --rw null --iodepth 8 --time_based --runtime 1
 run "--rw getattr" 0 "" "${SRV[@]}" --directory nfs3-bench-test --rw getattr \
-	--iodepth 8 --runtime 1
+	--iodepth 8 --time_based --runtime 1
 for s in datasync filesync; do
 	if run "--stable $s" 0 "" "${SRV[@]}" --directory nfs3-bench-test --name "$s" \
-		--rw randwrite --bs 8k --size 8m --iodepth 8 --stable $s --runtime 1 \
+		--rw randwrite --bs 8k --size 8m --iodepth 8 --stable $s --time_based --runtime 1 \
 		--output-format json; then
-		[[ $(json backend_stats.commits) == 0 && $(json backend_stats.unstable_writes) == 0 ]] &&
+		[[ $(json xprt.backend_stats.commits) == 0 && $(json xprt.backend_stats.unstable_writes) == 0 ]] &&
 			ok "--stable $s: no unstable writes, no COMMIT" ||
-			bad "--stable $s: $(json backend_stats.unstable_writes) unstable writes, $(json backend_stats.commits) commits"
+			bad "--stable $s: $(json xprt.backend_stats.unstable_writes) unstable writes, $(json xprt.backend_stats.commits) commits"
 	fi
 done
 
@@ -149,7 +149,7 @@ done
 if [[ -n ${XPRT_SERVERS_SH:-} && -n ${XPRT_SERVERS_RUN_DIR:-} ]]; then
 	"$bin" "${SRV[@]}" --directory nfs3-bench-test --name restart \
 		--rw randwrite --bs 64k --size 32m --iodepth 8 --numjobs 2 \
-		--runtime 5 --verify --output-format json >"$work/out" 2>"$work/err" &
+		--time_based --runtime 5 --verify --output-format json >"$work/out" 2>"$work/err" &
 	pid=$!
 	sleep 2
 	"$XPRT_SERVERS_SH" kill "$XPRT_SERVERS_RUN_DIR" ganesha >/dev/null 2>&1
@@ -160,12 +160,12 @@ if [[ -n ${XPRT_SERVERS_SH:-} && -n ${XPRT_SERVERS_RUN_DIR:-} ]]; then
 	rc=$?
 	if ((rc == 0)); then
 		ok "unstable writes across a restart: exit 0"
-		changes=$(json backend_stats.write_verifier_changes)
-		resent=$(json backend_stats.resent_bytes)
+		changes=$(json xprt.backend_stats.write_verifier_changes)
+		resent=$(json xprt.backend_stats.resent_bytes)
 		((changes >= 1 && resent > 0)) &&
 			ok "the verifier change was seen ($changes) and $resent bytes written again" ||
 			bad "verifier changes $changes, resent $resent bytes: the restart went unnoticed"
-		[[ $(json aggregate.verify_errors) == 0 ]] &&
+		[[ $(json xprt.aggregate.xprt.verify_errors) == 0 ]] &&
 			ok "the verify pass after the restart found every byte" ||
 			bad "verify errors after the restart"
 	else

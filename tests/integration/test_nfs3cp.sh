@@ -37,6 +37,16 @@ cmp "$tmp/src" "$tmp/down" || fail "the small-call round trip differs"
 "$cp" "${S[@]}" ":$dir/empty" "$tmp/empty2" || fail "empty download"
 [[ ! -s $tmp/empty2 && ! -s $XPRT_NFS_EXPORT_DIR/$dir/empty ]] || fail "empty file grew"
 
+# libnfs's URL instead of -s/-e/-p/-m and :PATH (the harness's own URL,
+# the file put inside its path; the export is what precedes the last '/'
+# unless -e says where it ends)
+q=${XPRT_NFS_URL#*\?}
+base=${XPRT_NFS_URL%%\?*}
+"$cp" -f "$tmp/src" "$base/$dir/url.dat?$q&uid=0&gid=0&version=3" || fail "URL upload"
+cmp "$tmp/src" "$XPRT_NFS_EXPORT_DIR/$dir/url.dat" || fail "the URL upload differs"
+"$cp" -f -e "$XPRT_NFS_EXPORT" "$base/$dir/url.dat?$q" "$tmp/down" || fail "URL download with -e"
+cmp "$tmp/src" "$tmp/down" || fail "the URL round trip differs"
+
 expect() { # RC WHAT ARGS...: exit status RC and a message on stderr
 	local want=$1 what=$2 rc=0
 	shift 2
@@ -55,5 +65,7 @@ expect 1 "no such export" -s "$XPRT_NFS_HOST" -e /no/such/export \
 expect 2 "two local paths" "${S[@]}" "$tmp/src" "$tmp/x"
 expect 2 "two remote paths" "${S[@]}" ":a" ":b"
 expect 2 "no server" -e /export "$tmp/src" ":x"
+expect 2 "URL of NFS version 4" "$base/$dir/url.dat?$q&version=4" "$tmp/x"
+expect 2 "URL with an unknown parameter" "$base/$dir/url.dat?$q&bogus=1" "$tmp/x"
 expect 0 "help" -h
 echo "test_nfs3cp: all passed"

@@ -84,7 +84,7 @@ server() {
 		--directory "$sub" --name w --workload ior --rw write \
 		--numjobs 2 --bs 4k --size 256k --verify --output-format json &&
 		expect "$s: ior write verified 2 x 256 KiB" \
-			'd["ior"]["results"][0]["bytes"] == 2 * 262144 and d["status"]["ok"]'
+			'd["xprt"]["ior"]["results"][0]["bytes"] == 2 * 262144 and d["xprt"]["status"]["ok"]'
 	ondisk "$s: ior write on disk" "$dir/$sub" 262144 1 w.0.0 w.1.0
 
 	# 96 KiB transfers: two Twrite/Tread each at msize 64 KiB
@@ -92,36 +92,36 @@ server() {
 		--directory "$sub" --name m --rw write --bs 96k --size 768k \
 		--alloc malloc --verify --output-format json &&
 		expect "$s: each 96k I/O took two messages" \
-			'd["backend_stats"]["split_ios"] >= 8 and d["backend_stats"]["alloc_malloc"] == 1'
+			'd["xprt"]["backend_stats"]["split_ios"] >= 8 and d["xprt"]["backend_stats"]["alloc_malloc"] == 1'
 	ondisk "$s: split writes on disk" "$dir/$sub" 786432 1 m.0.0
 
 	run "$s: randrw 4k, iodepth 16, 2 jobs, 2 sessions, --verify" 0 "" \
 		"${SRV[@]}" --directory "$sub" --name r --rw randrw --bs 4k \
-		--size 1m --iodepth 16 --numjobs 2 --nconnect 2 --runtime 1 \
+		--size 1m --iodepth 16 --numjobs 2 --nconnect 2 --time_based --runtime 1 \
 		--verify --output-format json &&
 		expect "$s: randrw read and wrote, no errors" \
-			'd["aggregate"]["read"]["total_ios"] > 0 and d["aggregate"]["write"]["total_ios"] > 0 and d["backend_stats"]["sessions"] == 2 and d["aggregate"]["io_errors"] == 0'
+			'd["xprt"]["aggregate"]["read"]["total_ios"] > 0 and d["xprt"]["aggregate"]["write"]["total_ios"] > 0 and d["xprt"]["backend_stats"]["sessions"] == 2 and d["xprt"]["aggregate"]["xprt"]["io_errors"] == 0'
 
 	# 6 slots for 2 x 4 I/Os of 5 messages each: later parts find no
 	# slot in completion context and go to the back-end's helper thread
 	run "$s: 256k I/Os through 6 slots, --verify" 0 "" "${SRV[@]}" \
 		--directory "$sub" --name s --rw randrw --bs 256k --size 4m \
-		--iodepth 4 --numjobs 2 --max-reqs 6 --runtime 1 --verify \
+		--iodepth 4 --numjobs 2 --max-reqs 6 --time_based --runtime 1 --verify \
 		--output-format json &&
 		expect "$s: parts deferred to the helper, no errors" \
-			'd["backend_stats"]["deferred"] > 0 and d["backend_stats"]["max_reqs"] == 6 and d["aggregate"]["io_errors"] == 0'
+			'd["xprt"]["backend_stats"]["deferred"] > 0 and d["xprt"]["backend_stats"]["max_reqs"] == 6 and d["xprt"]["aggregate"]["xprt"]["io_errors"] == 0'
 
 	run "$s: getattr, 2 jobs, iodepth 4" 0 "" "${SRV[@]}" \
 		--directory "$sub" --name r --rw getattr --numjobs 2 \
-		--iodepth 4 --runtime 500ms --output-format json &&
+		--iodepth 4 --time_based --runtime 500ms --output-format json &&
 		expect "$s: getattr round trips counted" \
-			'd["aggregate"]["other"]["total_ios"] > 0'
+			'd["xprt"]["aggregate"]["xprt"]["other"]["total_ios"] > 0'
 
 	run "$s: --preset ior-512k (1 MiB per job)" 0 "" "${SRV[@]}" \
 		--directory "$sub" --name big --preset ior-512k --size 1m \
 		--verify --output-format json &&
 		expect "$s: ior-512k: 32 files written and read in 512 KiB I/Os" \
-			'[(r["access"], r["ops"]) for r in d["ior"]["results"]] == [("write", 64), ("read", 64)] and d["backend_stats"]["split_ios"] >= 128'
+			'[(r["access"], r["ops"]) for r in d["xprt"]["ior"]["results"]] == [("write", 64), ("read", 64)] and d["xprt"]["backend_stats"]["split_ios"] >= 128'
 	ondisk "$s: ior-512k files on disk (first and last job)" "$dir/$sub" \
 		1048576 1 big.0.0 big.31.0
 
@@ -130,7 +130,7 @@ server() {
 		--size 2k --repetitions 2 --alloc malloc --verify \
 		--output-format json &&
 		expect "$s: ior-32b: 32 x 64 32-byte writes and reads per rep" \
-			'[r["ops"] for r in d["ior"]["results"]] == [2048] * 4'
+			'[r["ops"] for r in d["xprt"]["ior"]["results"]] == [2048] * 4'
 	# the second repetition rewrote every block: generation 2
 	ondisk "$s: ior-32b files on disk after 2 reps" "$dir/$sub" 2048 2 \
 		$(cd "$dir/$sub" && echo small.*.0)
@@ -166,7 +166,7 @@ run "--alloc unknown" 2 "--alloc" "${A[@]}" --alloc slab
 run "--server missing" 2 "--server HOST[:PORT] is required" --aname /x
 run "--aname missing" 2 "--aname PATH is required" --server 127.0.0.1:1
 run "--server bad port" 2 "--server" --server 127.0.0.1:port --aname /x
-run "--rw null refused" 2 "no null operation" "${A[@]}" --rw null --runtime 1
+run "--rw null refused" 2 "no null operation" "${A[@]}" --rw null --time_based --runtime 1
 if [[ -n ${XPRT_DIOD_PORT:-} ]]; then
 	run "--bs above 128 messages" 2 "largest transfer" \
 		--server "$XPRT_DIOD_HOST:$XPRT_DIOD_PORT" \

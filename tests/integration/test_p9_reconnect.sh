@@ -81,7 +81,7 @@ expect() {
 	local out
 	out=$(python3 -c 'import json, sys
 d = json.load(open(sys.argv[1]))
-b = d["backend_stats"]
+b = d["xprt"]["backend_stats"]
 print(eval(sys.argv[2]), "(reconnects %d, resubmitted %d, completed_twice %d)"
       % (b["reconnects"], b["resubmitted"], b["completed_twice"]))' \
 		"$work/out" "$2" 2>&1)
@@ -94,14 +94,14 @@ print(eval(sys.argv[2]), "(reconnects %d, resubmitted %d, completed_twice %d)"
 
 run "randrw 128k, 2 sessions, --verify, diod killed twice" 0 "" "1 0.5" \
 	--name r --rw randrw --bs 128k --size 8m --iodepth 8 --numjobs 2 \
-	--nconnect 2 --runtime 6 --verify &&
+	--nconnect 2 --time_based --runtime 6 --verify &&
 	expect "randrw: both sessions back after each kill, I/Os resent" \
-		'b["reconnects"] >= 4 and b["resubmitted"] > 0 and b["completed_twice"] == 0 and d["aggregate"]["io_errors"] == 0 and d["status"]["ok"]'
+		'b["reconnects"] >= 4 and b["resubmitted"] > 0 and b["completed_twice"] == 0 and d["xprt"]["aggregate"]["xprt"]["io_errors"] == 0 and d["xprt"]["status"]["ok"]'
 
 # one I/O in flight per job: the staircase check-pattern.py expects
 run "sequential writes, 4 jobs, --alloc malloc, --verify, diod killed" 0 "" \
 	"1" --name w --rw write --bs 64k --size 4m --iodepth 1 --numjobs 4 \
-	--alloc malloc --runtime 4 --verify &&
+	--alloc malloc --time_based --runtime 4 --verify &&
 	expect "write: session back, I/Os resent" \
 		'b["reconnects"] >= 1 and b["resubmitted"] > 0 and b["completed_twice"] == 0'
 if out=$("$top/scripts/check-pattern.py" "$dir" $((4 << 20)) --sequential 65536 \
@@ -112,16 +112,16 @@ else
 fi
 
 run "getattr, iodepth 4, diod killed" 0 "" "1" \
-	--name r --rw getattr --iodepth 4 --numjobs 2 --runtime 4 &&
+	--name r --rw getattr --iodepth 4 --numjobs 2 --time_based --runtime 4 &&
 	expect "getattr: session back, calls resent" \
-		'b["reconnects"] >= 1 and b["resubmitted"] > 0 and d["aggregate"]["other"]["total_ios"] > 0'
+		'b["reconnects"] >= 1 and b["resubmitted"] > 0 and d["xprt"]["aggregate"]["xprt"]["other"]["total_ios"] > 0'
 
 run "diod down 5 s, --reconnect-timeout 2s" 1 "not re-established" "5" \
-	--name r --rw randread --bs 4k --size 1m --iodepth 4 --runtime 10 \
+	--name r --rw randread --bs 4k --size 1m --iodepth 4 --time_based --runtime 10 \
 	--reconnect-timeout 2s
 
 run "--reconnect-timeout 0, diod killed" 1 "" "0.5" \
-	--name r --rw randread --bs 4k --size 1m --iodepth 4 --runtime 4 \
+	--name r --rw randread --bs 4k --size 1m --iodepth 4 --time_based --runtime 4 \
 	--reconnect-timeout 0 &&
 	expect "no recovery tried" 'b["reconnects"] == 0 and b["resubmitted"] == 0'
 

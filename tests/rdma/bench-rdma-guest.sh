@@ -52,7 +52,7 @@ ours() { # transport point rw bs depth rep
 	"$NB" --server "$IP:$port" --export /export --mount-port 20048 \
 		--transport "$1" --filename "bench/$(fname "$3")" --size ${FILE_MB}m \
 		--rw "$3" --bs "$4" --iodepth "$5" --numjobs 1 \
-		--ramp_time 1 --runtime "$RT" --group_reporting --eta never \
+		--ramp_time 1 --time_based --runtime "$RT" --group_reporting --eta never \
 		--output-format json --output "$OUT/$1-$2-ours-$6.json" \
 		>"$OUT/$1-$2-ours-$6.log" 2>&1
 }
@@ -60,7 +60,7 @@ ours() { # transport point rw bs depth rep
 kernel() { # transport point rw bs depth rep
 	fio --name=job --filename="$MNT/bench/$(fname "$3")" --size=${FILE_MB}m \
 		--ioengine=libaio --direct=1 --rw="$3" --bs="$4" \
-		--iodepth="$5" --numjobs=1 --ramp_time=1 --runtime="$RT" \
+		--iodepth="$5" --numjobs=1 --ramp_time=1 --time_based --runtime="$RT" \
 		--time_based --group_reporting --output-format=json \
 		--output="$OUT/$1-$2-kernel-$6.json" \
 		>"$OUT/$1-$2-kernel-$6.log" 2>&1

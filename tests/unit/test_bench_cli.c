@@ -88,22 +88,47 @@ static void test_sizes_parse_with_binary_suffixes(void **st)
 		const char *s;
 		uint64_t v;
 	} ok[] = {
-		{"0", 0},	    {"512", 512},	  {"4k", 4096},
-		{"4K", 4096},	    {"4kb", 4096},	  {"4KiB", 4096},
-		{"1m", 1048576},    {"64M", 64ull << 20}, {"1g", 1ull << 30},
-		{"2t", 2ull << 40}, {"1p", 1ull << 50},	  {"32b", 32},
-		{"0x1000", 0}, /* not accepted: see below */
+		{"0", 0},
+		{"512", 512},
+		{"4k", 4096},
+		{"4K", 4096},
+		{"4kb", 4096},
+		{"4ki", 4096},
+		{"1m", 1048576},
+		{"64M", 64ull << 20},
+		{"1g", 1ull << 30},
+		{"2t", 2ull << 40},
+		{"1p", 1ull << 50},
+		{"32b", 32},
+		{"0x1000", 4096},
+		{"2mi", 2ull << 20},
+		/* fio 3.33's compatibility mode: the full IEC spelling is
+		 * the other base (what Debian's fio computes) */
+		{"4KiB", 4000},
+		{"2mib", 2000000},
+		{"1GiB", 1000000000},
 	};
 	uint64_t v;
 	unsigned int i;
 
 	(void)st;
-	for (i = 0; i < sizeof(ok) / sizeof(ok[0]) - 1; i++) {
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
 		v = 7;
 		assert_int_equal(bench_parse_size(ok[i].s, &v), 0);
-		assert_int_equal(v, ok[i].v);
+		if (v != ok[i].v)
+			fail_msg("'%s' = %llu, want %llu", ok[i].s,
+				 (unsigned long long)v,
+				 (unsigned long long)ok[i].v);
 	}
-	assert_int_equal(bench_parse_size("0x1000", &v), -EINVAL);
+	/* kb_base=1000: the other way round */
+	bench_kb_base = 1000;
+	assert_int_equal(bench_parse_size("4k", &v), 0);
+	assert_int_equal(v, 4000);
+	assert_int_equal(bench_parse_size("4KiB", &v), 0);
+	assert_int_equal(v, 4096);
+	assert_int_equal(bench_parse_size("1m", &v), 0);
+	assert_int_equal(v, 1000000);
+	bench_kb_base = 1024;
 }
 
 static void test_bad_sizes_are_rejected(void **st)
@@ -189,15 +214,17 @@ static void test_unknown_flag_exits_2(void **st)
 	expect_usage_error(RUN("--bogus"), "unknown option '--bogus'");
 	expect_usage_error(RUN("-z"), "unknown option -z");
 	expect_usage_error(RUN("--bs"), "needs a value");
-	expect_usage_error(RUN("--rw", "read", "stray"), "unexpected argument");
 	assert_non_null(strstr(err_text, "Try 'mem-bench --help'"));
+	/* a word that is no option is a job file */
+	expect_usage_error(RUN("--rw", "read", "stray"),
+			   "job file stray: No such file");
 }
 
 static void test_bad_values_exit_2_naming_the_option(void **st)
 {
 	(void)st;
 	expect_usage_error(RUN("--bs", "4x"), "--bs: '4x' is not a size");
-	expect_usage_error(RUN("--bs", "0"), "--bs: 0 is out of range");
+	expect_usage_error(RUN("--bs", "0"), "a size from 1 to 1g");
 	expect_usage_error(RUN("--size", "lots"), "--size");
 	expect_usage_error(RUN("--rw", "sideways"), "--rw: 'sideways'");
 	expect_usage_error(RUN("--iodepth", "0"), "--iodepth");
@@ -207,7 +234,7 @@ static void test_bad_values_exit_2_naming_the_option(void **st)
 	expect_usage_error(RUN("--rwmixread", "101"), "--rwmixread");
 	expect_usage_error(RUN("--output-format", "xml"), "normal, json");
 	expect_usage_error(RUN("--transport", "ib"), "tcp, rdma");
-	expect_usage_error(RUN("--verify=md5"), "--verify");
+	expect_usage_error(RUN("--verify=sha7"), "--verify");
 	expect_usage_error(RUN("--nconnect", "17"), "--nconnect");
 	expect_usage_error(RUN("--mem-lat", "fast"), "--mem-lat");
 	expect_usage_error(RUN("--preset", "nope"), "not a preset");
@@ -220,8 +247,6 @@ static void test_impossible_combinations_exit_2(void **st)
 	(void)st;
 	expect_usage_error(RUN("--filename", "f", "--file-per-job"),
 			   "exclude each other");
-	expect_usage_error(RUN("--rw", "randread", "--rwmixread", "70"),
-			   "apply to --rw randrw");
 	expect_usage_error(RUN("--rw", "null"), "--runtime or --number_ios");
 	expect_usage_error(RUN("--rw", "getattr", "--verify", "--runtime", "1"),
 			   "--verify needs a data workload");
@@ -250,6 +275,27 @@ static void test_bs_above_backend_max_io_exits_2(void **st)
 			   "largest transfer");
 }
 
+static void test_status_interval_and_eta_off_a_terminal(void **st)
+{
+	const char *p;
+	unsigned int n = 0;
+
+	(void)st;
+	/* the report every second, then the final one: terse lines */
+	assert_int_equal(RUN("--rw", "randread", "--size", "256k",
+			     "--time_based", "--runtime", "2200ms", "--mem-lat",
+			     "50us", "--status-interval", "1",
+			     "--output-format", "terse", "--eta", "always"),
+			 0);
+	for (p = out_text; (p = strstr(p, "3;fio-3.33;")); p++)
+		n++;
+	assert_int_equal(n, 3);
+	/* the progress line into a file: lines, no carriage return */
+	assert_non_null(strstr(err_text, "Jobs: 1 (run)"));
+	assert_null(strchr(err_text, '\r'));
+	expect_usage_error(RUN("--status-interval", "100ms"), "at least 1s");
+}
+
 /* ------------------------------------------------------------ presets */
 
 static struct bench *parse(const char *const *args, int *ret)
@@ -268,6 +314,186 @@ static struct bench *parse(const char *const *args, int *ret)
 }
 
 #define PARSE(ret, ...) parse((const char *const[]){__VA_ARGS__, NULL}, ret)
+
+/* ------------------------------------------------- fio's option rules */
+
+static void test_fio_prefix_rules(void **st)
+{
+	struct bench *b;
+	int ret;
+
+	(void)st;
+	/* --direct is fio's own option: never --directory */
+	assert_int_equal(RUN("--direct=1", "--number_ios", "1", "--size", "64k",
+			     "--eta", "never"),
+			 0);
+	assert_non_null(strstr(err_text, "note: --direct=1"));
+	expect_usage_error(RUN("--dire=1"), "'--dire' is ambiguous");
+	assert_non_null(strstr(err_text, "'--directory' '--direct'"));
+	/* ambiguous in fio's table, not only in ours */
+	expect_usage_error(RUN("--write", "1"), "'--write' is ambiguous");
+	assert_non_null(strstr(err_text, "'--write_lat_log'"));
+	expect_usage_error(RUN("--nr=1"), "'--nr' is ambiguous");
+	/* unknown: the closest real name */
+	expect_usage_error(RUN("--iodepht=4"), "did you mean '--iodepth'");
+	expect_usage_error(RUN("--bogus"), "unknown option '--bogus'");
+	/* a fio option without meaning here is refused by name */
+	expect_usage_error(RUN("--cpus_allowed=0"),
+			   "--cpus_allowed is a fio option");
+	/* unique prefixes, one dash, fio switches with =0 */
+	b = PARSE(&ret, "--directo=d", "-rw=randread", "--numj", "8",
+		  "--time_based=0", "--group_reporting=1", "--timeout=3");
+	assert_int_equal(ret, 0);
+	assert_string_equal(b->o.directory, "d");
+	assert_int_equal(b->o.rw, RW_RANDREAD);
+	assert_int_equal(b->o.numjobs, 8);
+	assert_false(b->o.time_based);
+	assert_true(b->o.group_reporting);
+	assert_int_equal(b->o.runtime_ns, 3000000000ull);
+	bench_destroy(b);
+}
+
+static void test_fio_values(void **st)
+{
+	struct bench *b;
+	int ret;
+
+	(void)st;
+	b = PARSE(&ret, "--kb_base=1000", "--size=8m", "--bs=4k",
+		  "--offset=40k", "--loops=3", "--percentile_list=50:99.9",
+		  "--output-format=json,normal", "--verify=crc32c",
+		  "--rw=write");
+	assert_int_equal(ret, 0);
+	assert_int_equal(b->o.size, 8000000);
+	assert_int_equal(b->o.bs, 4000);
+	assert_int_equal(b->o.offset, 40000);
+	assert_int_equal(b->o.loops, 3);
+	assert_int_equal(b->o.npcts, 2);
+	assert_true(b->o.pcts[1] == 99.9);
+	assert_int_equal(b->o.fmts,
+			 BENCH_FMT_BIT(FMT_JSON) | BENCH_FMT_BIT(FMT_NORMAL));
+	assert_true(b->o.verify);
+	bench_destroy(b);
+	bench_kb_base = 1024;
+	b = PARSE(&ret, "--offset=50%", "--size=1m", "--randrepeat=0");
+	assert_int_equal(ret, 0);
+	assert_int_equal(b->o.offset_pct, 50);
+	assert_false(b->o.randrepeat);
+	bench_destroy(b);
+	expect_usage_error(RUN("--percentile_list=50:101"), "percentile");
+	expect_usage_error(RUN("--output-format=json,xml"), "normal");
+	expect_usage_error(RUN("--offset=3k", "--bs=4k"), "not a multiple");
+	expect_usage_error(RUN("--kb_base=1012"), "1000 or 1024");
+}
+
+static void test_time_based_semantics(void **st)
+{
+	(void)st;
+	/* without --time_based, --runtime only caps the time: one pass */
+	assert_int_equal(RUN("--rw", "randread", "--size", "256k", "--runtime",
+			     "5", "--mem-lat", "20us", "--output-format",
+			     "json", "--eta", "never"),
+			 0);
+	assert_non_null(strstr(out_text, "\"total_ios\" : 64,"));
+	/* --loops passes */
+	assert_int_equal(RUN("--rw", "read", "--size", "256k", "--loops", "3",
+			     "--output-format", "json", "--eta", "never"),
+			 0);
+	assert_non_null(strstr(out_text, "\"total_ios\" : 192,"));
+}
+
+/* the fio workload options: sizes, syncs, rates, distributions */
+static double jnum_in(const char *text, const char *after, const char *key)
+{
+	const char *p = strstr(text, after);
+	char k[64];
+
+	if (!p)
+		fail_msg("no %s in %s", after, text);
+	snprintf(k, sizeof(k), "\"%s\" : ", key);
+	p = strstr(p, k);
+	if (!p)
+		fail_msg("no %s after %s", key, after);
+	return strtod(p + strlen(k), NULL);
+}
+
+static void test_fio_workload_options(void **st)
+{
+	struct bench *b;
+	double n, by;
+	int ret;
+
+	(void)st;
+	/* bs=R,W and bssplit: per direction, fio's blank weights */
+	b = PARSE(&ret, "--bs=4k,16k", "--rw=randrw");
+	assert_int_equal(ret, 0);
+	assert_int_equal(b->o.bs, 4096);
+	assert_int_equal(b->o.bs_max, 16384);
+	assert_true(b->o.varbs);
+	bench_destroy(b);
+	b = PARSE(&ret, "--bssplit=4k/50:1k/:32k/", "--size=1m");
+	assert_int_equal(ret, 0);
+	assert_int_equal(b->o.bsd[0].n, 3);
+	assert_int_equal(b->o.bsd[0].cum[0], 50);
+	assert_int_equal(b->o.bsd[0].cum[1], 75);
+	assert_int_equal(b->o.bs, 1024);
+	assert_int_equal(b->o.bs_max, 32768);
+	bench_destroy(b);
+	expect_usage_error(RUN("--bssplit=4k/60:8k/60"), "adding up to 100");
+	expect_usage_error(RUN("--bsrange=4k-8k", "--verify"),
+			   "one block size");
+	/* a size-bound run moves --size bytes whatever the sizes */
+	assert_int_equal(RUN("--rw=read", "--bsrange=4k-64k", "--size=1m",
+			     "--mem-lat=10us", "--output-format=json",
+			     "--eta=never"),
+			 0);
+	by = jnum_in(out_text, "\"read\" : {", "io_bytes");
+	n = jnum_in(out_text, "\"read\" : {", "total_ios");
+	assert_true(by == 1048576 && n > 16 && n < 256);
+	/* fsync=4: a sync after every 4 writes, under "sync" too */
+	assert_int_equal(RUN("--rw=write", "--fsync=4", "--size=256k",
+			     "--mem-lat=10us", "--output-format=json",
+			     "--eta=never"),
+			 0);
+	assert_int_equal(jnum_in(out_text, "\"sync\" : {", "total_ios"), 16);
+	/* rate_iops paces each job */
+	assert_int_equal(RUN("--rw=randread", "--rate_iops=200", "--iodepth=8",
+			     "--size=1m", "--time_based", "--runtime=1500ms",
+			     "--mem-lat=10us", "--output-format=json",
+			     "--eta=never"),
+			 0);
+	n = jnum_in(out_text, "\"read\" : {", "iops");
+	assert_true(n > 150 && n < 250);
+	/* the distributions fio has (zoned aside) */
+	b = PARSE(&ret, "--random_distribution=zipf:1.2:0.25", "--rw=randread");
+	assert_int_equal(ret, 0);
+	assert_int_equal(b->o.dist, DIST_ZIPF);
+	assert_true(b->o.dist_center == 0.25);
+	bench_destroy(b);
+	expect_usage_error(RUN("--random_distribution=zipf:1"), "not 1");
+	expect_usage_error(RUN("--random_distribution=zoned:60/10:40/90"),
+			   "zoned is not supported");
+	/* several files per job: nrfiles, or fio's a:b (\\: a colon) */
+	b = PARSE(&ret, "--filename=a:b\\:c:d", "--size=3m");
+	assert_int_equal(ret, 0);
+	assert_int_equal(b->o.nfilenames, 3);
+	assert_string_equal(b->o.filenames[1], "b:c");
+	assert_int_equal(b->o.nrfiles, 3);
+	assert_int_equal(b->o.file_bytes, 1 << 20);
+	bench_destroy(b);
+	assert_int_equal(RUN("--rw=randread", "--nrfiles=4", "--numjobs=2",
+			     "--size=1m", "--mem-lat=10us",
+			     "--output-format=json", "--eta=never"),
+			 0);
+	/* 4 files of 256k per job, each block once: 256 I/Os a job */
+	assert_int_equal(jnum_in(out_text, "\"read\" : {", "total_ios"), 256);
+	expect_usage_error(RUN("--nrfiles=2", "--verify"), "several files");
+	assert_int_equal(RUN("--rw=randread",
+			     "--random_distribution=pareto:0.3", "--size=1m",
+			     "--number_ios=500", "--time_based",
+			     "--mem-lat=10us", "--eta=never"),
+			 0);
+}
 
 static void test_preset_sets_the_kernel_workload(void **st)
 {
@@ -436,6 +662,11 @@ int main(void)
 		cmocka_unit_test(test_config_handed_to_the_backend),
 		cmocka_unit_test(test_ops_used_lists_exactly_what_will_be_sent),
 		cmocka_unit_test(test_parse_rejects_bad_arguments),
+		cmocka_unit_test(test_fio_prefix_rules),
+		cmocka_unit_test(test_fio_values),
+		cmocka_unit_test(test_time_based_semantics),
+		cmocka_unit_test(test_status_interval_and_eta_off_a_terminal),
+		cmocka_unit_test(test_fio_workload_options),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

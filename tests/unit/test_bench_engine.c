@@ -347,21 +347,24 @@ static void test_percentiles_of_uniform_latency_within_error(void **st)
 
 	(void)st;
 	expect_ok(RUN("--rw", "randread", "--bs", "4k", "--size", "1m",
-		      "--iodepth", "8", "--numjobs", "2", "--number_ios",
-		      "25000", "--mem-virtual", "--mem-lat", "100us:200us"));
-	assert_int_equal(jnum("aggregate/read/lat_ns/N"), 50000);
-	assert_true(jnum("aggregate/read/lat_ns/min") >= 100000);
-	assert_true(jnum("aggregate/read/lat_ns/max") <= 200000);
-	assert_true(fabs(jnum("aggregate/read/lat_ns/mean") - 150000) < 1500);
+		      "--iodepth", "8", "--numjobs", "2", "--time_based",
+		      "--number_ios", "25000", "--mem-virtual", "--mem-lat",
+		      "100us:200us"));
+	assert_int_equal(jnum("xprt/aggregate/read/lat_ns/N"), 50000);
+	assert_true(jnum("xprt/aggregate/read/lat_ns/min") >= 100000);
+	assert_true(jnum("xprt/aggregate/read/lat_ns/max") <= 200000);
+	assert_true(fabs(jnum("xprt/aggregate/read/lat_ns/mean") - 150000) <
+		    1500);
 	/* uniform on [100, 200] us: sd = 100 / sqrt(12) us */
-	assert_true(fabs(jnum("aggregate/read/lat_ns/stddev") - 28867.5) <
+	assert_true(fabs(jnum("xprt/aggregate/read/lat_ns/stddev") - 28867.5) <
 		    28867.5 * 0.02);
 	for (i = 0; i < NPCT; i++) {
 		double p = strtod(pct_keys[i], NULL);
 		double want = 100000 + p * 1000, got;
 
 		snprintf(path, sizeof(path),
-			 "aggregate/read/lat_ns/percentile/%s", pct_keys[i]);
+			 "xprt/aggregate/read/clat_ns/percentile/%s",
+			 pct_keys[i]);
 		got = jnum(path);
 		/* bucket error <= 0.39%, sampling error of 50k samples
 		 * well below 0.5% */
@@ -379,13 +382,14 @@ static void test_fixed_latency_is_reported_exactly(void **st)
 	(void)st;
 	expect_ok(RUN("--rw", "randwrite", "--size", "1m", "--iodepth", "4",
 		      "--mem-virtual", "--mem-lat", "37us"));
-	assert_int_equal(jnum("aggregate/write/lat_ns/N"), 256);
-	assert_int_equal(jnum("aggregate/write/lat_ns/min"), 37000);
-	assert_int_equal(jnum("aggregate/write/lat_ns/max"), 37000);
-	assert_true(jnum("aggregate/write/lat_ns/stddev") == 0);
+	assert_int_equal(jnum("xprt/aggregate/write/lat_ns/N"), 256);
+	assert_int_equal(jnum("xprt/aggregate/write/lat_ns/min"), 37000);
+	assert_int_equal(jnum("xprt/aggregate/write/lat_ns/max"), 37000);
+	assert_true(jnum("xprt/aggregate/write/lat_ns/stddev") == 0);
 	for (i = 0; i < NPCT; i++) {
 		snprintf(path, sizeof(path),
-			 "aggregate/write/clat_ns/percentile/%s", pct_keys[i]);
+			 "xprt/aggregate/write/clat_ns/percentile/%s",
+			 pct_keys[i]);
 		assert_int_equal(jnum(path), 37000);
 	}
 }
@@ -396,7 +400,7 @@ static void check_dir_shape(const char *base)
 					   "bw",       "iops",	    "runtime",
 					   "total_ios"};
 	static const char *const lat[] = {"min", "max", "mean", "stddev", "N"};
-	static const char *const dirs[] = {"read", "write", "other"};
+	static const char *const dirs[] = {"read", "write", "xprt/other"};
 	char path[160];
 	unsigned int d, i;
 
@@ -411,9 +415,11 @@ static void check_dir_shape(const char *base)
 				 dirs[d], lat[i]);
 			jnum(path);
 		}
-		for (i = 0; i < NPCT; i++) {
+		/* as fio: no percentiles for a direction without I/O */
+		snprintf(path, sizeof(path), "%s/%s/total_ios", base, dirs[d]);
+		for (i = 0; d < 2 && jnum(path) > 0 && i < NPCT; i++) {
 			snprintf(path, sizeof(path),
-				 "%s/%s/lat_ns/percentile/%s", base, dirs[d],
+				 "%s/%s/clat_ns/percentile/%s", base, dirs[d],
 				 pct_keys[i]);
 			jnum(path);
 		}
@@ -422,7 +428,7 @@ static void check_dir_shape(const char *base)
 	jnum(path);
 	snprintf(path, sizeof(path), "%s/sys_cpu", base);
 	jnum(path);
-	snprintf(path, sizeof(path), "%s/cpu_us_per_op", base);
+	snprintf(path, sizeof(path), "%s/xprt/cpu_us_per_op", base);
 	jnum(path);
 	snprintf(path, sizeof(path), "%s/jobname", base);
 	jstr(path);
@@ -434,27 +440,28 @@ static void test_json_has_fio_shape_per_job_and_aggregate(void **st)
 
 	(void)st;
 	expect_ok(RUN("--rw", "randrw", "--rwmixread", "70", "--size", "1m",
-		      "--iodepth", "4", "--numjobs", "3", "--number_ios",
-		      "2000"));
+		      "--iodepth", "4", "--numjobs", "3", "--time_based",
+		      "--number_ios", "2000"));
 	assert_int_equal(jget(J, "jobs")->n, 3);
 	check_dir_shape("jobs/0");
 	check_dir_shape("jobs/2");
-	check_dir_shape("aggregate");
+	check_dir_shape("xprt/aggregate");
 	assert_string_equal(jstr("jobs/1/jobname"), "job1");
-	assert_string_equal(jstr("global options/rw"), "randrw");
-	assert_int_equal(jnum("global options/iodepth"), 4);
-	assert_string_equal(jstr("backend_stats/name"), "mem");
-	assert_true(jnum("status/ok") == 1);
+	assert_string_equal(jstr("xprt/options/rw"), "randrw");
+	assert_int_equal(jnum("xprt/options/iodepth"), 4);
+	assert_string_equal(jstr("xprt/backend_stats/name"), "mem");
+	assert_true(jnum("xprt/status/ok") == 1);
 	/* merged, not averaged: counts add up */
-	assert_int_equal(jnum("aggregate/read/total_ios") +
-				 jnum("aggregate/write/total_ios"),
+	assert_int_equal(jnum("xprt/aggregate/read/total_ios") +
+				 jnum("xprt/aggregate/write/total_ios"),
 			 6000);
-	assert_int_equal(jnum("aggregate/read/total_ios"),
+	assert_int_equal(jnum("xprt/aggregate/read/total_ios"),
 			 jnum("jobs/0/read/total_ios") +
 				 jnum("jobs/1/read/total_ios") +
 				 jnum("jobs/2/read/total_ios"));
 	/* rwmixread 70 */
-	assert_true(fabs(jnum("aggregate/read/total_ios") / 6000 - 0.7) < 0.05);
+	assert_true(fabs(jnum("xprt/aggregate/read/total_ios") / 6000 - 0.7) <
+		    0.05);
 
 	/* python agrees it is JSON (skipped when python3 is missing) */
 	rc = system("python3 -c 'import sys' >/dev/null 2>&1");
@@ -485,9 +492,9 @@ static void test_size_done_once_reads_every_block_after_layout(void **st)
 	expect_ok(RUN("--rw", "randread", "--size", "1m", "--bs", "4k",
 		      "--iodepth", "4"));
 	/* 256 blocks, each once; the layout's write is not reported */
-	assert_int_equal(jnum("aggregate/read/total_ios"), 256);
-	assert_int_equal(jnum("aggregate/write/total_ios"), 0);
-	assert_int_equal(jnum("backend_stats/submitted"), 256 + 1);
+	assert_int_equal(jnum("xprt/aggregate/read/total_ios"), 256);
+	assert_int_equal(jnum("xprt/aggregate/write/total_ios"), 0);
+	assert_int_equal(jnum("xprt/backend_stats/submitted"), 256 + 1);
 }
 
 static void test_verify_catches_a_corrupted_byte_at_its_offset(void **st)
@@ -497,11 +504,11 @@ static void test_verify_catches_a_corrupted_byte_at_its_offset(void **st)
 			     "--iodepth", "4", "--verify", "--mem-corrupt",
 			     "0:12345"),
 			 1);
-	assert_true(jnum("aggregate/verify_errors") >= 1);
-	assert_int_equal(jnum("jobs/0/first_error/bad_offset"), 12345);
-	assert_int_equal(jnum("jobs/0/first_error/offset"), 12288);
-	assert_int_equal(jnum("jobs/0/first_error/errno"), EILSEQ);
-	assert_true(jnum("status/ok") == 0);
+	assert_true(jnum("xprt/aggregate/xprt/verify_errors") >= 1);
+	assert_int_equal(jnum("jobs/0/xprt/first_error/bad_offset"), 12345);
+	assert_int_equal(jnum("jobs/0/xprt/first_error/offset"), 12288);
+	assert_int_equal(jnum("jobs/0/xprt/first_error/errno"), EILSEQ);
+	assert_true(jnum("xprt/status/ok") == 0);
 	assert_non_null(strstr(err_text, "mismatch at offset 12345"));
 
 	/* another job's file, an odd offset in a later block */
@@ -509,8 +516,8 @@ static void test_verify_catches_a_corrupted_byte_at_its_offset(void **st)
 			     "--iodepth", "2", "--numjobs", "2", "--verify",
 			     "--mem-corrupt", "1:777777"),
 			 1);
-	assert_int_equal(jnum("jobs/1/first_error/bad_offset"), 777777);
-	assert_int_equal(jnum("jobs/0/verify_errors"), 0);
+	assert_int_equal(jnum("jobs/1/xprt/first_error/bad_offset"), 777777);
+	assert_int_equal(jnum("jobs/0/xprt/verify_errors"), 0);
 }
 
 static void test_verify_after_writes_checks_what_was_written(void **st)
@@ -518,13 +525,13 @@ static void test_verify_after_writes_checks_what_was_written(void **st)
 	(void)st;
 	expect_ok(RUN("--rw", "randwrite", "--size", "1m", "--iodepth", "8",
 		      "--verify"));
-	assert_int_equal(jnum("aggregate/write/total_ios"), 256);
-	assert_int_equal(jnum("backend_stats/submitted"), 256 + 256);
+	assert_int_equal(jnum("xprt/aggregate/write/total_ios"), 256);
+	assert_int_equal(jnum("xprt/backend_stats/submitted"), 256 + 256);
 	/* the verify pass finds a byte flipped on the way back */
 	assert_int_equal(RUN("--rw", "randwrite", "--size", "1m", "--iodepth",
 			     "8", "--verify", "--mem-corrupt", "0:4096"),
 			 1);
-	assert_int_equal(jnum("jobs/0/first_error/bad_offset"), 4096);
+	assert_int_equal(jnum("jobs/0/xprt/first_error/bad_offset"), 4096);
 }
 
 static void test_verify_randrw_many_passes_and_shared_file_pass(void **st)
@@ -533,17 +540,19 @@ static void test_verify_randrw_many_passes_and_shared_file_pass(void **st)
 	/* 64 blocks, 20000 ops: every block rewritten ~200 times while
 	 * being read back; generations must stay in step */
 	expect_ok(RUN("--rw", "randrw", "--size", "256k", "--bs", "4k",
-		      "--iodepth", "8", "--numjobs", "2", "--number_ios",
-		      "20000", "--verify", "--mem-threads", "3"));
-	assert_true(jnum("aggregate/read/total_ios") > 10000);
-	assert_int_equal(jnum("aggregate/verify_errors"), 0);
+		      "--iodepth", "8", "--numjobs", "2", "--time_based",
+		      "--number_ios", "20000", "--verify", "--mem-threads",
+		      "3"));
+	assert_true(jnum("xprt/aggregate/read/total_ios") > 10000);
+	assert_int_equal(jnum("xprt/aggregate/xprt/verify_errors"), 0);
 	/* four jobs on one file with real latency */
 	expect_ok(RUN("--rw", "randrw", "--filename", "shared", "--numjobs",
 		      "4", "--size", "512k", "--bs", "4k", "--iodepth", "4",
-		      "--runtime", "300ms", "--verify", "--mem-lat", "0:20us"));
-	assert_true(jnum("aggregate/write/total_ios") > 0);
-	assert_int_equal(jnum("aggregate/verify_errors"), 0);
-	assert_string_equal(jstr("jobs/3/filename"), "shared");
+		      "--time_based", "--runtime", "300ms", "--verify",
+		      "--mem-lat", "0:20us"));
+	assert_true(jnum("xprt/aggregate/write/total_ios") > 0);
+	assert_int_equal(jnum("xprt/aggregate/xprt/verify_errors"), 0);
+	assert_string_equal(jstr("jobs/3/xprt/filename"), "shared");
 }
 
 static void test_ramp_time_is_excluded_from_stats(void **st)
@@ -555,30 +564,31 @@ static void test_ramp_time_is_excluded_from_stats(void **st)
 	 * slow ones are submitted at once, inside the ramp. */
 	expect_ok(RUN("--rw", "randread", "--size", "1m", "--iodepth", "4",
 		      "--mem-slow", "8:150ms", "--mem-lat", "50us",
-		      "--mem-virtual", "--runtime", "300ms"));
-	assert_true(jnum("aggregate/read/lat_ns/max") >= 150e6);
+		      "--mem-virtual", "--time_based", "--runtime", "300ms"));
+	assert_true(jnum("xprt/aggregate/read/lat_ns/max") >= 150e6);
 	expect_ok(RUN("--rw", "randread", "--size", "1m", "--iodepth", "4",
 		      "--mem-slow", "8:150ms", "--mem-lat", "50us",
-		      "--mem-virtual", "--ramp_time", "200ms", "--runtime",
-		      "300ms"));
-	assert_true(jnum("aggregate/read/lat_ns/max") < 100e6);
-	assert_true(jnum("aggregate/read/total_ios") > 0);
+		      "--mem-virtual", "--ramp_time", "200ms", "--time_based",
+		      "--runtime", "300ms"));
+	assert_true(jnum("xprt/aggregate/read/lat_ns/max") < 100e6);
+	assert_true(jnum("xprt/aggregate/read/total_ios") > 0);
 	/* a loaded machine may wake the job thread late */
 	/* the runtime itself is test_runtime_is_respected's business; here
 	 * only that the measured window is the runtime, not the ramp too */
-	assert_true(jnum("aggregate/read/runtime") >= 200 &&
-		    jnum("aggregate/read/runtime") <= 400);
+	assert_true(jnum("xprt/aggregate/read/runtime") >= 200 &&
+		    jnum("xprt/aggregate/read/runtime") <= 400);
 }
 
 static void test_runtime_is_respected(void **st)
 {
 	(void)st;
 	expect_ok(RUN("--rw", "randread", "--size", "1m", "--iodepth", "4",
-		      "--mem-lat", "100us", "--runtime", "500ms"));
+		      "--mem-lat", "100us", "--time_based", "--runtime",
+		      "500ms"));
 	/* a loaded machine may wake the job thread late */
-	assert_true(jnum("aggregate/read/runtime") >= 500 - 50 &&
-		    jnum("aggregate/read/runtime") <= 500 + 50);
-	assert_true(jnum("aggregate/read/total_ios") > 256); /* looped */
+	assert_true(jnum("xprt/aggregate/read/runtime") >= 500 - 50 &&
+		    jnum("xprt/aggregate/read/runtime") <= 500 + 50);
+	assert_true(jnum("xprt/aggregate/read/total_ios") > 256); /* looped */
 	if (wall_s < 0.5 || wall_s > 2.0)
 		fail_msg("a 500 ms run took %.3f s", wall_s);
 }
@@ -589,17 +599,17 @@ static void test_iodepth_and_owners_per_job(void **st)
 
 	(void)st;
 	expect_ok(RUN("--rw", "randread", "--size", "1m", "--iodepth", "7",
-		      "--numjobs", "3", "--mem-lat", "5ms", "--runtime",
-		      "300ms"));
+		      "--numjobs", "3", "--mem-lat", "5ms", "--time_based",
+		      "--runtime", "300ms"));
 	/* never more than iodepth per job, and all of them at once */
-	assert_int_equal(jnum("backend_stats/owner_max_inflight_max"), 7);
-	assert_int_equal(jnum("backend_stats/owner_max_inflight_min"), 7);
-	assert_int_equal(jnum("backend_stats/owners"), 3);
-	assert_int_equal(jnum("backend_stats/max_inflight"), 21);
+	assert_int_equal(jnum("xprt/backend_stats/owner_max_inflight_max"), 7);
+	assert_int_equal(jnum("xprt/backend_stats/owner_max_inflight_min"), 7);
+	assert_int_equal(jnum("xprt/backend_stats/owners"), 3);
+	assert_int_equal(jnum("xprt/backend_stats/max_inflight"), 21);
 	for (i = 0; i < 3; i++) {
 		char path[64];
 
-		snprintf(path, sizeof(path), "jobs/%u/owner", i);
+		snprintf(path, sizeof(path), "jobs/%u/xprt/owner", i);
 		assert_int_equal(jnum(path), i + 1); /* distinct, never 0 */
 	}
 }
@@ -608,21 +618,21 @@ static void test_eagain_hands_off_to_the_job_thread(void **st)
 {
 	(void)st;
 	expect_ok(RUN("--rw", "randread", "--size", "1m", "--iodepth", "8",
-		      "--numjobs", "2", "--number_ios", "3000", "--mem-eagain",
-		      "3"));
-	assert_int_equal(jnum("aggregate/read/total_ios"), 6000);
-	assert_true(jnum("aggregate/handoffs") > 0);
-	assert_true(jnum("backend_stats/eagain") > 0);
+		      "--numjobs", "2", "--time_based", "--number_ios", "3000",
+		      "--mem-eagain", "3"));
+	assert_int_equal(jnum("xprt/aggregate/read/total_ios"), 6000);
+	assert_true(jnum("xprt/aggregate/xprt/handoffs") > 0);
+	assert_true(jnum("xprt/backend_stats/eagain") > 0);
 }
 
 static void test_backend_slot_limit_blocks_but_completes(void **st)
 {
 	(void)st;
 	expect_ok(RUN("--rw", "randread", "--size", "1m", "--iodepth", "8",
-		      "--numjobs", "4", "--number_ios", "2000", "--mem-slots",
-		      "4", "--mem-lat", "0:20us"));
-	assert_int_equal(jnum("aggregate/read/total_ios"), 8000);
-	assert_true(jnum("backend_stats/max_inflight") <= 4);
+		      "--numjobs", "4", "--time_based", "--number_ios", "2000",
+		      "--mem-slots", "4", "--mem-lat", "0:20us"));
+	assert_int_equal(jnum("xprt/aggregate/read/total_ios"), 8000);
+	assert_true(jnum("xprt/backend_stats/max_inflight") <= 4);
 }
 
 static void test_io_error_fails_the_run_with_details(void **st)
@@ -631,9 +641,9 @@ static void test_io_error_fails_the_run_with_details(void **st)
 	assert_int_equal(RUN("--rw", "randread", "--size", "1m", "--iodepth",
 			     "4", "--mem-fail-at", "100"),
 			 1);
-	assert_true(jnum("aggregate/io_errors") >= 1);
-	assert_int_equal(jnum("aggregate/first_error/errno"), EIO);
-	assert_true(jnum("status/ok") == 0);
+	assert_true(jnum("xprt/aggregate/xprt/io_errors") >= 1);
+	assert_int_equal(jnum("xprt/aggregate/xprt/first_error/errno"), EIO);
+	assert_true(jnum("xprt/status/ok") == 0);
 	assert_non_null(strstr(err_text, "Input/output error"));
 }
 
@@ -641,12 +651,13 @@ static void test_metadata_ops_count_as_other(void **st)
 {
 	(void)st;
 	expect_ok(RUN("--rw", "null", "--numjobs", "2", "--iodepth", "4",
-		      "--number_ios", "1000"));
-	assert_int_equal(jnum("aggregate/other/total_ios"), 2000);
-	assert_int_equal(jnum("aggregate/read/total_ios"), 0);
-	assert_true(jnum("aggregate/other/iops") > 0);
-	expect_ok(RUN("--rw", "getattr", "--number_ios", "100"));
-	assert_int_equal(jnum("aggregate/other/total_ios"), 100);
+		      "--time_based", "--number_ios", "1000"));
+	assert_int_equal(jnum("xprt/aggregate/xprt/other/total_ios"), 2000);
+	assert_int_equal(jnum("xprt/aggregate/read/total_ios"), 0);
+	assert_true(jnum("xprt/aggregate/xprt/other/iops") > 0);
+	expect_ok(
+		RUN("--rw", "getattr", "--time_based", "--number_ios", "100"));
+	assert_int_equal(jnum("xprt/aggregate/xprt/other/total_ios"), 100);
 }
 
 static void test_ior_workload_runs_phases_per_repetition(void **st)
@@ -655,21 +666,21 @@ static void test_ior_workload_runs_phases_per_repetition(void **st)
 	expect_ok(RUN("--workload", "ior", "--rw", "rw", "--size", "1m", "--bs",
 		      "64k", "--numjobs", "3", "--repetitions", "2",
 		      "--verify"));
-	assert_int_equal(jget(J, "ior/results")->n, 4);
-	assert_string_equal(jstr("ior/results/0/access"), "write");
-	assert_string_equal(jstr("ior/results/1/access"), "read");
-	assert_int_equal(jnum("ior/results/2/iteration"), 1);
-	assert_int_equal(jnum("ior/results/0/bytes"), 3 << 20);
-	assert_int_equal(jnum("ior/results/3/ops"), 3 * 16);
-	assert_int_equal(jnum("aggregate/write/io_bytes"), 6 << 20);
-	assert_int_equal(jnum("aggregate/read/io_bytes"), 6 << 20);
-	assert_true(jnum("ior/summary/read/max_mib") > 0);
-	assert_int_equal(jnum("ior/summary/write/iterations"), 2);
-	assert_int_equal(jnum("aggregate/verify_errors"), 0);
+	assert_int_equal(jget(J, "xprt/ior/results")->n, 4);
+	assert_string_equal(jstr("xprt/ior/results/0/access"), "write");
+	assert_string_equal(jstr("xprt/ior/results/1/access"), "read");
+	assert_int_equal(jnum("xprt/ior/results/2/iteration"), 1);
+	assert_int_equal(jnum("xprt/ior/results/0/bytes"), 3 << 20);
+	assert_int_equal(jnum("xprt/ior/results/3/ops"), 3 * 16);
+	assert_int_equal(jnum("xprt/aggregate/write/io_bytes"), 6 << 20);
+	assert_int_equal(jnum("xprt/aggregate/read/io_bytes"), 6 << 20);
+	assert_true(jnum("xprt/ior/summary/read/max_mib") > 0);
+	assert_int_equal(jnum("xprt/ior/summary/write/iterations"), 2);
+	assert_int_equal(jnum("xprt/aggregate/xprt/verify_errors"), 0);
 	/* 32-byte transfers */
 	expect_ok(RUN("--workload", "ior", "--rw", "write", "--size", "64k",
 		      "--bs", "32", "--numjobs", "2"));
-	assert_int_equal(jnum("aggregate/write/total_ios"), 2 * 2048);
+	assert_int_equal(jnum("xprt/aggregate/write/total_ios"), 2 * 2048);
 }
 
 static void test_text_report_reads_like_fio(void **st)
@@ -694,11 +705,13 @@ static void test_progress_line_only_on_request_when_piped(void **st)
 {
 	(void)st;
 	/* stderr is a file here: "auto" prints nothing */
-	expect_ok(RUN("--rw", "read", "--size", "1m", "--runtime", "1200ms",
-		      "--mem-lat", "200us", "--eta", "auto"));
+	expect_ok(RUN("--rw", "read", "--size", "1m", "--time_based",
+		      "--runtime", "1200ms", "--mem-lat", "200us", "--eta",
+		      "auto"));
 	assert_null(strstr(err_text, "Jobs:"));
-	expect_ok(RUN("--rw", "read", "--size", "1m", "--runtime", "1200ms",
-		      "--mem-lat", "200us", "--eta", "always"));
+	expect_ok(RUN("--rw", "read", "--size", "1m", "--time_based",
+		      "--runtime", "1200ms", "--mem-lat", "200us", "--eta",
+		      "always"));
 	assert_non_null(strstr(err_text, "Jobs: 1 (run)"));
 	assert_non_null(strstr(err_text, "IOPS]"));
 }

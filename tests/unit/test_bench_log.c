@@ -242,10 +242,10 @@ static void test_log_intervals_add_up_to_the_report(void **st)
 	unsigned int i, n_all;
 
 	(void)st;
-	assert_int_equal(RUN("--rw", "randread", "--runtime", "1", "--iodepth",
-			     "4", "--numjobs", "2", "--mem-lat", "500us",
-			     "--write_log", log_path, "--log_interval", "200ms",
-			     "--log_per_job"),
+	assert_int_equal(RUN("--rw", "randread", "--time_based", "--runtime",
+			     "1", "--iodepth", "4", "--numjobs", "2",
+			     "--mem-lat", "500us", "--write_log", log_path,
+			     "--log_interval", "200ms", "--log_per_job"),
 			 0);
 	read_log();
 	assert_non_null(strstr(header, "time_s\tjob\tphase\tread_iops\t"));
@@ -289,8 +289,8 @@ static void test_log_latency_follows_virtual_latency(void **st)
 	unsigned int i, n = 0;
 
 	(void)st;
-	assert_int_equal(RUN("--rw", "randwrite", "--runtime", "400ms",
-			     "--mem-lat", "100us", "--mem-virtual",
+	assert_int_equal(RUN("--rw", "randwrite", "--time_based", "--runtime",
+			     "400ms", "--mem-lat", "100us", "--mem-virtual",
 			     "--write_log", log_path, "--log_interval",
 			     "100ms"),
 			 0);
@@ -316,8 +316,8 @@ static void test_log_leaves_out_the_ramp(void **st)
 
 	(void)st;
 	assert_int_equal(RUN("--rw", "read", "--ramp_time", "300ms",
-			     "--runtime", "500ms", "--mem-lat", "200us",
-			     "--write_log", log_path, "--log_interval",
+			     "--time_based", "--runtime", "500ms", "--mem-lat",
+			     "200us", "--write_log", log_path, "--log_interval",
 			     "100ms"),
 			 0);
 	read_log();

@@ -1,0 +1,222 @@
+#!/usr/bin/env bash
+# shellcheck disable=SC2153 # the XPRT_* variables come from servers.env
+# shellcheck disable=SC2015 # "A && ok ... || bad ...": ok never fails
+# fio's users at home (issue 16), against the real servers (run by
+# scripts/run-integration.sh):
+#   1. fio's JSON: nfs3-bench's json+ has every key of a real fio 3.33
+#      run's (fio itself, sync engine, on a local file), but for the
+#      allow-list below; fio_jsonplus_clat2csv reads ours; xprt-plot
+#      draws fio's JSON beside ours;
+#   2. fio's logs: fio2gnuplot and fiologparser_hist.py read ours;
+#   3. job files: the seed experiments of examples/fio/ on both benches,
+#      server options as job-file keys, and every job of Debian's
+#      fio-examples that examples/fio/fio-examples.list says runs;
+#   4. nfs:// and 9p:// URLs in --server and --filename.
+# fio's tools run with Debian's python3 (/usr/bin/python3: pandas, six),
+# installed by `make deps` (scripts/deps.sh servers).  About 60-90 s.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+bdir=${XPRT_BUILD_DIR:-$top/build/plain}
+nfs=$bdir/bench/nfs3-bench
+p9=$bdir/bench/p9-bench
+py=/usr/bin/python3
+: "${XPRT_NFS_HOST:?run through scripts/run-integration.sh (no servers.env)}"
+for t in fio fio_jsonplus_clat2csv fio2gnuplot gnuplot "$py"; do
+	command -v "$t" >/dev/null || {
+		echo "FAIL - $t is not installed (make deps)"
+		exit 1
+	}
+done
+"$py" -c 'import pandas, six' 2>/dev/null || {
+	echo "FAIL - python3-pandas or python3-six missing (make deps)"
+	exit 1
+}
+work=$(mktemp -d "${TMPDIR:-/tmp}/bench-fio-test.XXXXXX")
+ndir=fio-compat-$$
+trap 'rm -rf "$work" "${XPRT_NFS_EXPORT_DIR:?}/$ndir" "${XPRT_DIOD_EXPORT_DIR:?}/$ndir"' EXIT
+mkdir -p "$XPRT_NFS_EXPORT_DIR/$ndir" "$XPRT_DIOD_EXPORT_DIR/$ndir"
+NFS=(--server "$XPRT_NFS_HOST:$XPRT_NFS_PORT" --mount-port "$XPRT_MNT_PORT"
+	--export "$XPRT_NFS_EXPORT")
+P9=(--server "$XPRT_DIOD_HOST:$XPRT_DIOD_PORT" --aname "$XPRT_DIOD_ANAME")
+fails=0 passes=0
+# shellcheck source=tests/integration/check-lib.sh
+. "$top/tests/integration/check-lib.sh"
+ok() {
+	echo "ok - $*"
+	passes=$((passes + 1))
+}
+
+# run NAME BIN ARGS...: exit 0 wanted; stderr kept in $work/err
+run() {
+	local name=$1 rc
+	shift
+	"$@" >"$work/out" 2>"$work/err"
+	rc=$?
+	check_exit "$name" 0 "$rc" "" "$work/err" && passes=$((passes + 1))
+}
+
+# ------------------------------------------------------------ 1. JSON
+cd "$work" || exit 1
+fio --name=ref --ioengine=sync --filename="$work/ref.dat" --size=4m \
+	--bs=4k --rw=randrw --time_based --runtime=1 --output-format=json+ \
+	--output="$work/fio.json" >/dev/null 2>"$work/fio.err" &&
+	ok "fio 3.33 wrote the reference JSON" || bad "fio: $(cat "$work/fio.err")"
+run "nfs3-bench json+" "$nfs" "${NFS[@]}" --directory "$ndir" --rw randrw \
+	--size 4m --time_based --runtime 2 --iodepth 4 --output-format json+ \
+	--output "$work/ours.json" --eta never
+# Keys fio has and we do not, and why (the documented allow-list):
+#   disk_util  fio's view of the local disks; a network client has none
+allow='disk_util'
+"$py" - "$work/fio.json" "$work/ours.json" "$allow" <<'PY' &&
+import json, sys
+ref, ours = (json.load(open(p)) for p in sys.argv[1:3])
+allow = set(sys.argv[3].split())
+# objects keyed by values (options, percentiles, bins): only their presence
+VALUES = {"job options", "percentile", "bins"}
+def keys(d, p=""):
+    out = set()
+    if isinstance(d, dict):
+        for k, v in d.items():
+            q = p + "/" + k
+            out.add(q)
+            if k not in VALUES:
+                out |= keys(v, q)
+    elif isinstance(d, list) and d:
+        out |= keys(d[0], p + "[]")
+    return out
+def allowed(k):
+    return k.strip("/").split("/")[0].rstrip("[]") in allow
+missing = sorted(k for k in keys(ref) - keys(ours) if not allowed(k))
+extra = sorted(k for k in keys(ours) - keys(ref)
+               if "/xprt" not in k and not k.startswith("/global options"))
+if missing or extra:
+    print("missing:", missing, "\nextra outside xprt:", extra)
+    sys.exit(1)
+j = ours["jobs"][0]
+for k in ("iodepth", "bs", "rw"):
+    assert isinstance(j["job options"][k], str), k
+assert j["read"]["clat_ns"]["bins"] and j["read"]["iops_samples"] > 0
+PY
+	ok "every key of fio's JSON is in ours (allow-list: $allow); ours only under xprt" ||
+	bad "the JSON keys differ from fio's"
+if (cd "$work" && fio_jsonplus_clat2csv ours.json ours.csv >"$work/csv.log" 2>&1) &&
+	head -1 "$work"/ours*_job0.csv | grep -q read_clat_ns_count &&
+	(($(wc -l <"$work"/ours*_job0.csv) > 10)); then
+	ok "fio_jsonplus_clat2csv reads our json+ ($(wc -l <"$work"/ours*_job0.csv) rows)"
+else
+	bad "fio_jsonplus_clat2csv: $(cat "$work/csv.log")"
+fi
+if "$top/scripts/xprt-plot" cdf -o "$work/cdf.svg" fio="$work/fio.json" \
+	ours="$work/ours.json" >"$work/plot.log" 2>&1 &&
+	"$top/scripts/xprt-plot" compare -o "$work/cmp.svg" --metric iops,p99 \
+		fio="$work/fio.json" ours="$work/ours.json" >>"$work/plot.log" 2>&1 &&
+	"$py" -c 'import sys, xml.dom.minidom as m; [m.parse(f) for f in sys.argv[1:]]' \
+		"$work/cdf.svg" "$work/cmp.svg"; then
+	ok "xprt-plot draws fio's JSON beside ours (cdf, compare)"
+else
+	bad "xprt-plot: $(tail -3 "$work/plot.log")"
+fi
+run "terse and normal together" "$nfs" "${NFS[@]}" --directory "$ndir" \
+	--rw read --size 1m --output-format=terse,normal --eta never
+grep -q '^3;fio-3.33;' "$work/out" && grep -q 'Run status' "$work/out" &&
+	ok "--output-format=terse,normal writes both" || bad "no terse line or text"
+
+# ------------------------------------------------------------ 2. logs
+mkdir -p "$work/logs"
+run "fio logs from nfs3-bench" "$nfs" "${NFS[@]}" --directory "$ndir" \
+	--rw randrw --size 4m --time_based --runtime 2 --iodepth 4 \
+	--write_lat_log="$work/logs/r" --write_bw_log="$work/logs/r" \
+	--write_iops_log="$work/logs/r" --write_hist_log="$work/logs/r" \
+	--log_hist_msec=250 --eta never
+n=$(wc -l <"$work/logs/r_lat.1.log")
+[[ $n -gt 100 && -s $work/logs/r_bw.1.log && -s $work/logs/r_iops.1.log ]] &&
+	ok "per-I/O lat, bw and iops logs ($n lines)" || bad "logs: $n lat lines"
+if (cd "$work/logs" && fio2gnuplot -b -g -d "$work/logs/gp" >"$work/gp.log" 2>&1) &&
+	ls "$work"/logs/gp/*.png >/dev/null 2>&1; then
+	ok "fio2gnuplot plots our bandwidth logs"
+else
+	bad "fio2gnuplot: $(tail -3 "$work/gp.log")"
+fi
+zcat /usr/share/doc/fio/fiologparser_hist.py.gz >"$work/fiologparser_hist.py"
+if "$py" "$work/fiologparser_hist.py" "$work/logs/r_clat_hist.1.log" \
+	>"$work/hist.out" 2>&1 && grep -qE '^[0-9]+, [0-9]+,' "$work/hist.out"; then
+	ok "fiologparser_hist.py reads our histogram log ($(($(wc -l <"$work/hist.out") - 1)) intervals)"
+else
+	bad "fiologparser_hist.py: $(tail -3 "$work/hist.out")"
+fi
+
+# ------------------------------------------------------------ 3. job files
+short=(--runtime=1 --size=4m --numjobs=4 --directory="$ndir"
+	--output-format=json --eta=never)
+for f in "$top"/examples/fio/*.fio; do
+	run "nfs3-bench $(basename "$f")" "$nfs" "${NFS[@]}" "$f" "${short[@]}"
+	run "p9-bench $(basename "$f")" "$p9" "${P9[@]}" "$f" "${short[@]}"
+done
+run "sbitmap sweep" "$nfs" "${NFS[@]}" "$top/examples/fio/sbitmap-depth-sweep.fio" \
+	"${short[@]}"
+"$py" -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+assert [j["groupid"] for j in d["jobs"]] == list(range(6)), d["jobs"]
+assert [j["job options"]["iodepth"] for j in d["jobs"]] == ["2", "4", "8", "16", "32", "64"]
+assert all(s["status"]["ok"] for s in d["xprt"]["sections"])' "$work/out" &&
+	ok "the sweep ran six groups, iodepth 2..64, one after the other" ||
+	bad "sweep report: $(head -c 300 "$work/out")"
+cat >"$work/server.fio" <<'EOF'
+; the server in the job file, from the environment
+[global]
+server=${FIO_NFS_SERVER}
+mount-port=${FIO_NFS_MOUNT}
+export=/export
+rw=randread
+bs=4k
+size=1m
+time_based
+runtime=1
+
+[reader]
+iodepth=8
+EOF
+FIO_NFS_SERVER=$XPRT_NFS_HOST:$XPRT_NFS_PORT FIO_NFS_MOUNT=$XPRT_MNT_PORT \
+	run "server options as job-file keys" "$nfs" "$work/server.fio" \
+	--directory="$ndir" --eta=never
+ex=/usr/share/doc/fio/examples
+[[ -d $ex ]] || bad "$ex missing (Debian's fio-examples: make deps)"
+while read -r f what extra; do
+	[[ $f == \#* || -z $f || $what != run ]] && continue
+	# shellcheck disable=SC2086 # extra: options, split on purpose
+	run "fio-examples $f (nfs3-bench)" "$nfs" "${NFS[@]}" "$ex/$f" \
+		"${short[@]}" $extra
+	# shellcheck disable=SC2086
+	run "fio-examples $f (p9-bench)" "$p9" "${P9[@]}" "$ex/$f" \
+		"${short[@]}" $extra
+done <"$top/examples/fio/fio-examples.list"
+n=$(grep -vc '^#' "$top/examples/fio/fio-examples.list")
+[[ $n == $(find "$ex" -name '*.fio' | wc -l) ]] &&
+	ok "fio-examples.list covers all $n job files" ||
+	bad "fio-examples.list has $n lines for $(find "$ex" -name '*.fio' | wc -l) files"
+
+# ------------------------------------------------------------ 4. URLs
+q="nfsport=$XPRT_NFS_PORT&mountport=$XPRT_MNT_PORT"
+run "nfs3-bench --server nfs://" "$nfs" \
+	--server "nfs://$XPRT_NFS_HOST$XPRT_NFS_EXPORT?$q&version=3" \
+	--directory "$ndir" --rw write --size 1m --eta never
+run "nfs3-bench --filename nfs://" "$nfs" \
+	--filename "nfs://$XPRT_NFS_HOST$XPRT_NFS_EXPORT/$ndir/url.dat?$q&uid=0&gid=0" \
+	--rw write --size 1m --eta never
+[[ $(stat -c %s "$XPRT_NFS_EXPORT_DIR/$ndir/url.dat" 2>/dev/null) == 1048576 ]] &&
+	ok "the --filename URL's file is on the export" || bad "no url.dat on the export"
+run "p9-bench --server 9p://" "$p9" \
+	--server "9p://$XPRT_DIOD_HOST:$XPRT_DIOD_PORT$XPRT_DIOD_ANAME?msize=64k" \
+	--directory "$ndir" --rw write --size 1m --eta never
+run "p9-bench --filename 9p://" "$p9" \
+	--filename "9p://$XPRT_DIOD_HOST:$XPRT_DIOD_PORT$XPRT_DIOD_ANAME/$ndir/url9.dat" \
+	--rw write --size 1m --eta never
+[[ $(stat -c %s "$XPRT_DIOD_EXPORT_DIR/$ndir/url9.dat" 2>/dev/null) == 1048576 ]] &&
+	ok "the 9p:// --filename's file is in diod's export" || bad "no url9.dat"
+"$nfs" --server "nfs://$XPRT_NFS_HOST$XPRT_NFS_EXPORT?$q&version=4" \
+	>/dev/null 2>"$work/err"
+check_exit "nfs:// with version=4" 2 $? "NFS version 3 only" "$work/err" &&
+	passes=$((passes + 1))
+
+echo "test_bench_fio: $passes passed, $fails failed"
+exit $((fails > 0))

@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Creating and destroying a transport: options, slots, locks, the
+ * transport's own setup and first connection, the transmit worker; and the
+ * reverse.  The one file of the core that names the transports (TCP,
+ * RDMA): they call the core, the core reaches them only through the ops
+ * picked here.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "xprt_int.h"
+
+#define LX_XPRT_DEF_MAX_REQS 64u
+#define LX_XPRT_DEF_BUF_SIZE 8192u
+#define LX_XPRT_DEF_MAX_MSG  (8u << 20)
+
+static int lx_xprt_check_opts(const struct lx_xprt_opts *o)
+{
+	if (!o->host || !o->port)
+		return -EINVAL;
+	if (o->max_reqs > LX_XPRT_TAGS_MAX_DEPTH)
+		return -EINVAL;
+	if (o->transport != LX_XPRT_TRANSPORT_TCP &&
+	    o->transport != LX_XPRT_TRANSPORT_RDMA)
+		return -EINVAL;
+	if (o->transport == LX_XPRT_TRANSPORT_TCP && !o->framing)
+		return -EINVAL;
+	if (o->cong < LX_XPRT_CONG_FIXED || o->cong > LX_XPRT_CONG_GRANT)
+		return -EINVAL;
+	if (o->policy != LX_XPRT_RESEND && o->policy != LX_XPRT_FAIL)
+		return -EINVAL;
+	if (o->pool && o->buf_size &&
+	    lx_xprt_pool_buf_size(o->pool) != o->buf_size)
+		return -EINVAL;
+	return 0;
+}
+
+static void lx_xprt_apply_defaults(struct lx_xprt_opts *o)
+{
+	if (!o->max_reqs)
+		o->max_reqs = LX_XPRT_DEF_MAX_REQS;
+	if (!o->buf_size)
+		o->buf_size = o->pool ? lx_xprt_pool_buf_size(o->pool) :
+					LX_XPRT_DEF_BUF_SIZE;
+	if (!o->max_msg)
+		o->max_msg = LX_XPRT_DEF_MAX_MSG;
+	if (!o->connect_timeout_ms)
+		o->connect_timeout_ms = 5000;
+	if (!o->reconnect_min_ms)
+		o->reconnect_min_ms = 100;
+	if (!o->reconnect_max_ms)
+		o->reconnect_max_ms = 5000;
+	if (o->reconnect_max_ms < o->reconnect_min_ms)
+		o->reconnect_max_ms = o->reconnect_min_ms;
+}
+
+static int lx_xprt_init_slots(struct xprt *x)
+{
+	unsigned int i;
+
+	x->stride = (sizeof(struct lx_xprt_rqst) + x->opts.req_priv +
+		     LX_XPRT_CACHELINE - 1) &
+		    ~(size_t)(LX_XPRT_CACHELINE - 1);
+	x->slots = aligned_alloc(LX_XPRT_CACHELINE, x->stride * x->max_reqs);
+	if (!x->slots)
+		return -ENOMEM;
+	memset(x->slots, 0, x->stride * x->max_reqs);
+	for (i = 0; i < x->max_reqs; i++) {
+		struct lx_xprt_rqst *rq = lx_xprt_slot(x, i);
+
+		rq->pub.xprt = x;
+		rq->pub.slot = i;
+		atomic_init(&rq->heap_idx, -1);
+		lx_xprt_rqnode_init(&rq->rqnode);
+	}
+	return 0;
+}
+
+static int lx_xprt_init_locks(struct xprt *x)
+{
+	pthread_condattr_t ca;
+	int err;
+
+	err = -pthread_mutex_init(&x->xmit_lock, NULL);
+	if (err)
+		return err;
+	err = -pthread_mutex_init(&x->state_lock, NULL);
+	if (err)
+		goto out_xmit;
+	err = -pthread_mutex_init(&x->timer_lock, NULL);
+	if (err)
+		goto out_state;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	err = -pthread_cond_init(&x->state_cond, &ca);
+	pthread_condattr_destroy(&ca);
+	if (err)
+		goto out_timer;
+	return 0;
+
+out_timer:
+	pthread_mutex_destroy(&x->timer_lock);
+out_state:
+	pthread_mutex_destroy(&x->state_lock);
+out_xmit:
+	pthread_mutex_destroy(&x->xmit_lock);
+	return err;
+}
+
+static void lx_xprt_fini_locks(struct xprt *x)
+{
+	pthread_cond_destroy(&x->state_cond);
+	pthread_mutex_destroy(&x->timer_lock);
+	pthread_mutex_destroy(&x->state_lock);
+	pthread_mutex_destroy(&x->xmit_lock);
+}
+
+int lx_xprt_create(struct xprt **xp, const struct lx_xprt_opts *opts)
+{
+	return lx_xprt__create_ops(xp, opts, NULL);
+}
+
+/* See xprt_int.h. */
+int lx_xprt__create_ops(struct xprt **xp, const struct lx_xprt_opts *opts,
+			const struct lx_xprt_transport_ops *ops)
+{
+	struct lx_xprt_pool_opts po = {0};
+	struct xprt *x;
+	int err;
+
+	if (!xp || !opts)
+		return -EINVAL;
+	err = lx_xprt_check_opts(opts);
+	if (err)
+		return err;
+	x = calloc(1, sizeof(*x));
+	if (!x)
+		return -ENOMEM;
+	x->opts = *opts;
+	lx_xprt_apply_defaults(&x->opts);
+	x->max_reqs = x->opts.max_reqs;
+	x->framing = x->opts.framing;
+	snprintf(x->peer, sizeof(x->peer), "%s:%u", x->opts.host, x->opts.port);
+	if (ops)
+		x->ops = ops;
+	else if (x->opts.transport == LX_XPRT_TRANSPORT_TCP)
+		x->ops = &lx_xprt_tcp_ops;
+	else
+		x->ops = &lx_xprt_rdma_ops;
+
+	err = lx_xprt_init_locks(x);
+	if (err)
+		goto out_free;
+	if (x->opts.pool) {
+		x->pool = x->opts.pool;
+	} else {
+		po.buf_size = x->opts.buf_size;
+		po.max_bytes = 2 * x->opts.buf_size * x->max_reqs + 1;
+		po.reg = x->ops->pool_reg; /* RDMA: slabs registered once */
+		err = lx_xprt_pool_create(&x->pool, &po);
+		if (err)
+			goto out_locks;
+		x->own_pool = true;
+	}
+	err = lx_xprt_tags_create(&x->tags, x->max_reqs);
+	if (err)
+		goto out_pool;
+	err = lx_xprt_init_slots(x);
+	if (err)
+		goto out_tags;
+	err = lx_xprt_rqtree_init(&x->rqtree);
+	if (err)
+		goto out_slots;
+	err = lx_xprt_cong_init(&x->cong, (enum lx_xprt_cong_mode)x->opts.cong,
+				x->max_reqs);
+	if (err)
+		goto out_rqtree;
+	lx_xprt_xmitq_init(&x->xmitq);
+	x->heap = calloc(x->max_reqs, sizeof(*x->heap));
+	if (!x->heap) {
+		err = -ENOMEM;
+		goto out_xmitq;
+	}
+	atomic_store(&x->state, LX_XPRT_CONNECTING);
+
+	err = x->ops->setup(x);
+	if (err)
+		goto out_heap;
+	err = x->ops->connect(x, 1);
+	if (err)
+		goto out_teardown;
+	atomic_store(&x->cookie, 1);
+	atomic_store(&x->state, LX_XPRT_CONNECTED);
+	atomic_fetch_add(&x->stats.connects, 1);
+
+	err = -pthread_create(&x->worker, NULL, lx_xprt_worker_main, x);
+	if (err)
+		goto out_teardown;
+	x->worker_started = true;
+	*xp = x;
+	return 0;
+
+out_teardown:
+	atomic_store(&x->stopping, true);
+	atomic_store(&x->state, LX_XPRT_CLOSED);
+	x->ops->teardown(x);
+out_heap:
+	free(x->heap);
+out_xmitq:
+	lx_xprt_xmitq_destroy(&x->xmitq);
+out_rqtree:
+	lx_xprt_rqtree_destroy(&x->rqtree);
+out_slots:
+	free(x->slots);
+out_tags:
+	lx_xprt_tags_destroy(x->tags);
+out_pool:
+	if (x->own_pool)
+		lx_xprt_pool_destroy(x->pool);
+out_locks:
+	lx_xprt_fini_locks(x);
+out_free:
+	free(x);
+	return err;
+}
+
+void lx_xprt_destroy(struct xprt *x)
+{
+	unsigned int waited = 0;
+
+	if (!x)
+		return;
+	pthread_mutex_lock(&x->state_lock);
+	atomic_store(&x->stopping, true);
+	atomic_store(&x->state, LX_XPRT_CLOSING);
+	pthread_cond_broadcast(&x->state_cond);
+	pthread_mutex_unlock(&x->state_lock);
+	lx_xprt_tags_close(x->tags);
+
+	/* Stop the worker first: after it is gone only this thread
+	 * transmits, and the queue can be emptied. */
+	lx_xprt_kick_worker(x);
+	if (x->worker_started)
+		pthread_join(x->worker, NULL);
+	x->ops->shutdown(x);
+	/* a record cut in the middle will never be finished now */
+	pthread_mutex_lock(&x->xmit_lock);
+	if (x->tx_partial) {
+		atomic_fetch_and(&x->tx_partial->st, ~(uint64_t)RQ_XMIT);
+		x->tx_partial = NULL;
+	}
+	pthread_mutex_unlock(&x->xmit_lock);
+	lx_xprt_fail_all(x, -ESHUTDOWN);
+	x->ops->teardown(x);
+	atomic_store(&x->state, LX_XPRT_CLOSED);
+
+	/* Protocols put their last references from done() or right after
+	 * a sync wait: give them the time to. */
+	while (lx_xprt_tags_in_use(x->tags)) {
+		if (++waited == 5000)
+			fprintf(stderr,
+				"libxprt: lx_xprt_destroy(%s): waiting for %u "
+				"requests to be put\n",
+				x->peer, lx_xprt_tags_in_use(x->tags));
+		usleep(1000);
+	}
+	free(x->heap);
+	lx_xprt_xmitq_destroy(&x->xmitq);
+	lx_xprt_rqtree_destroy(&x->rqtree);
+	free(x->slots);
+	lx_xprt_tags_destroy(x->tags);
+	if (x->own_pool)
+		lx_xprt_pool_destroy(x->pool);
+	lx_xprt_fini_locks(x);
+	free(x);
+}
