@@ -51,7 +51,7 @@
 static void lx_xr_fail_unsent(struct xprt *x, struct lx_xprt_rqst *rq, int err)
 {
 	if (lx_xprt_claim_outcome(rq, err))
-		lx_xprt_rqtree_erase(&x->rqtree, &rq->rqnode);
+		lx_xprt_rx_unlink(x, rq);
 }
 
 static int lx_xr_send(struct xprt *x, struct lx_xprt_rqst **reqs,
