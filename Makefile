@@ -417,7 +417,8 @@ RDMA_BIN   ?= build/rdma
 else
 RDMA_BIN   ?= build/rdma-$(BUILD)
 endif
-RDMA_TOOLS := rdma_null nfs3_rdma nfs3_lib_rdma p9relay p9_rdma p9_lib_rdma
+RDMA_TOOLS := rdma_null nfs3_rdma nfs3_lib_rdma p9relay p9_rdma p9_lib_rdma \
+              rdma_mw
 RDMA_TOOL_BINS := $(RDMA_TOOLS:%=$(RDMA_BIN)/%)
 
 .PHONY: rdma-tools
