@@ -9,7 +9,14 @@
 # Build variants go to separate trees: build/plain (default), build/asan,
 # build/tsan.  `make BUILD=asan <target>` builds any target in a variant.
 
-VERSION    := 0.1.0
+# The version is written in one place, the VERSION file: the library
+# returns it (lx_xprt_version(), xprt/version.c), the .pc, the man pages
+# and the benches' --version say it, and debian/changelog's newest entry
+# must carry it (make check-version).  SOVERSION changes with the ABI only.
+VERSION    := $(shell cat VERSION 2>/dev/null)
+ifeq ($(VERSION),)
+$(error no VERSION file at the top of the tree)
+endif
 SOVERSION  := 0
 PREFIX     ?= /usr/local
 LIBDIR     ?= $(PREFIX)/lib
@@ -105,6 +112,11 @@ $(O)/obj/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -MMD -MP -c -o $@ $<
 
+# The one file that knows the version (VERSION_DEF: the fuzz build too)
+VERSION_DEF := -DLX_XPRT_VERSION_STRING='"$(VERSION)"'
+$(O)/obj/xprt/version.o: CFLAGS_ALL += $(VERSION_DEF)
+$(O)/obj/xprt/version.o: VERSION
+
 $(LIB_A): $(LIB_OBJS)
 	@mkdir -p $(@D)
 	rm -f $@
@@ -147,6 +159,10 @@ $(O)/tests/hostile/%: tests/hostile/%.c $(LIB_A) $(UNIT_HELPER_OBJS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -Itests/unit -o $@ $< $(UNIT_HELPER_OBJS) $(LIB_A) \
 	    $(LDFLAGS_ALL) $(PKG_LIBS) $(CMOCKA_LIBS)
+
+# the VERSION file the library's version must be
+$(O)/tests/unit/test_version: CFLAGS_ALL += \
+    -DLX_TEST_VERSION_FILE='"$(CURDIR)/VERSION"'
 
 unit: $(UNIT_BINS)
 	@scripts/run-unit.sh $(O) $(UNIT_BINS)
@@ -493,6 +509,8 @@ FUZZ_SECONDS ?= 60
 FUZZ_LONG_SECONDS ?= 1800
 
 .PHONY: fuzz fuzz-build fuzz-long
+
+$(FUZZ_O)/obj/xprt/version.o: FUZZ_CFLAGS += $(VERSION_DEF)
 
 $(FUZZ_O)/obj/%.o: %.c
 	@mkdir -p $(@D)

@@ -16,7 +16,7 @@ cc=${CC:-cc}
 cxx=${CXX:-c++}
 inst=$top/build/install-test
 ex=$top/$o/examples-installed
-version=$(sed -n 's/^VERSION *:= *//p' Makefile)
+version=$(cat VERSION)
 soversion=$(sed -n 's/^SOVERSION *:= *//p' Makefile)
 
 fail() { echo "check-install: FAIL: $*" >&2; exit 1; }
@@ -34,7 +34,7 @@ check_tree() {
 	local r=$1 f b
 	for f in lib/libxprt.a lib/libxprt.so "lib/libxprt.so.$soversion" \
 		"lib/libxprt.so.$version" lib/pkgconfig/libxprt.pc \
-		include/libxprt/nfs3.h include/libxprt/rpc.h \
+		include/libxprt/nfs3.h include/libxprt/rpc.h include/libxprt/version.h \
 		share/man/man3/libxprt.3 bin/xprt-plot; do
 		[[ -e $r/$f ]] || fail "$r/$f was not installed"
 	done
@@ -88,7 +88,8 @@ for h in include/libxprt/*.h; do
 done
 {
 	printf '#include <libxprt/%s>\n' include/libxprt/*.h | sed 's|include/libxprt/||'
-	printf '#include <cstring>\nint main() { return !std::strlen(lx_nfs3_strerror(-5)) || !std::strlen(lx_p9_strerror(-5)); }\n'
+	# ...and the library it runs on says the version pkg-config said
+	printf '#include <cstring>\nint main() { return !std::strlen(lx_nfs3_strerror(-5)) || !std::strlen(lx_p9_strerror(-5)) || std::strcmp(lx_xprt_version(), "%s"); }\n' "$version"
 } >"$ex/cxx.cc"
 # shellcheck disable=SC2046
 "$cxx" -std=c++11 -Wall -Wextra -Werror -o "$ex/cxx" "$ex/cxx.cc" \

@@ -2,13 +2,13 @@
 # Assemble the bench man pages from their per-program sources and the
 # fragments common to every program of the bench engine (options, units,
 # presets, output, exit status), so the shared text is written once.
-#   usage: mkman.sh [--check] [VERSION]
+#   usage: mkman.sh [--check] [VERSION]     (VERSION: the top VERSION file)
 # --check: fail when a committed page differs from what would be generated.
 set -euo pipefail
 cd "$(dirname "$0")"
 check=0
 if [[ ${1:-} == --check ]]; then check=1; shift; fi
-version=${1:-0.1.0}
+version=${1:-$(cat ../../VERSION)}
 status=0
 for src in *.1.in; do
 	page=${src%.in}
