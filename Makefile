@@ -19,7 +19,17 @@ $(error no VERSION file at the top of the tree)
 endif
 SOVERSION  := 0
 PREFIX     ?= /usr/local
-LIBDIR     ?= $(PREFIX)/lib
+# Multiarch library directory (lib/x86_64-linux-gnu...) wherever the
+# toolchain has one: dpkg-buildpackage exports DEB_HOST_MULTIARCH,
+# elsewhere dpkg-architecture or the compiler says it; where neither knows
+# (a non-Debian system), plain lib.
+ifeq ($(origin DEB_HOST_MULTIARCH),undefined)
+DEB_HOST_MULTIARCH := $(or $(shell dpkg-architecture -qDEB_HOST_MULTIARCH \
+                        2>/dev/null),$(shell $(or $(CC),cc) \
+                        -print-multiarch 2>/dev/null))
+export DEB_HOST_MULTIARCH
+endif
+LIBDIR     ?= $(PREFIX)/lib$(if $(DEB_HOST_MULTIARCH),/$(DEB_HOST_MULTIARCH))
 INCLUDEDIR ?= $(PREFIX)/include
 BINDIR     ?= $(PREFIX)/bin
 MANDIR     ?= $(PREFIX)/share/man
@@ -50,7 +60,7 @@ SANLD    := -fsanitize=thread
 endif
 
 CFLAGS_ALL := $(CSTD) $(WARN) $(OPT) -pthread -fPIC -Iinclude -I. \
-              $(PKG_CFLAGS) $(CFLAGS)
+              $(PKG_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 LDFLAGS_ALL := $(SANLD) -pthread $(LDFLAGS)
 
 # ---------------------------------------------------------------- library
@@ -98,6 +108,11 @@ tools:
 
 help:
 	@sed -n '1,12p' Makefile
+
+# `make -s print-LIBDIR PREFIX=/p`: a variable's value, for the scripts
+# that must agree with the Makefile (check-install, check-deb)
+print-%:
+	@echo '$($*)'
 
 lib: $(LIB_A) $(O)/libxprt.so $(O)/libxprt.pc
 
@@ -347,7 +362,7 @@ endif
 # and only when it differs from what the file says.
 BENCH_CONFIG := $(O)/bench-mpi.cfg
 BENCH_CFG_LINE := MPI=$(if $(HAVE_MPI),openmpi,none)
-ifneq ($(filter-out clean help,$(or $(MAKECMDGOALS),all)),)
+ifneq ($(filter-out clean help print-%,$(or $(MAKECMDGOALS),all)),)
 $(shell mkdir -p $(O) && { echo '$(BENCH_CFG_LINE)' | cmp -s - $(BENCH_CONFIG) || \
     echo '$(BENCH_CFG_LINE)' > $(BENCH_CONFIG); })
 endif
@@ -587,7 +602,7 @@ COST_SRCS := $(sort $(wildcard bench/cost/*.c))
 COST_BINS := $(foreach s,$(COST_SRCS),\
                $(O)/bench/cost/$(subst _,-,$(notdir $(s:.c=))))
 COST_CFLAGS = $(CSTD) $(WARN) $(OPT) -pthread -Iinclude $(PKG_CFLAGS) \
-              $(CFLAGS)
+              $(CPPFLAGS) $(CFLAGS)
 
 .PHONY: cost-tools bench-cost
 
