@@ -328,7 +328,7 @@ BENCH_BINS        := $(patsubst bench/%_bench.c,$(O)/bench/%-bench,$(BENCH_MAINS
 BENCH_INSTALL     := $(filter-out %/mem-bench,$(BENCH_BINS))
 BENCH_MANS        := $(sort $(wildcard docs/man/*.1))
 
-.PHONY: bench install-bench uninstall-bench check-man check-mpi check-plot
+.PHONY: bench install-tools uninstall-tools check-man check-mpi check-plot
 
 # MPI mode of the benches (docs/benchmarks.md, "Multi-node runs"):
 #   MPI=auto (default)  built when pkg-config finds Open MPI (ompi-c, from
@@ -392,10 +392,21 @@ bench: $(BENCH_BINS)
 
 all: bench
 
+# What `make install` puts in BINDIR: the benches (not mem-bench, nor
+# the bench/cost programs: instruments of make bench-cost), the examples
+# and xprt-plot; each with its man page docs/man/NAME.1.
+INSTALL_BINS    := $(BENCH_INSTALL) $(EXAMPLE_BINS)
+INSTALL_SCRIPTS := scripts/xprt-plot
+INSTALL_MANS1   := $(foreach p,$(INSTALL_BINS) $(INSTALL_SCRIPTS),\
+                     docs/man/$(notdir $(p)).1)
+
 # The man pages must be up to date with their sources and render without a
-# groff warning.
+# groff warning, and every installed program must have one.
 check-man:
 	@docs/man/mkman.sh --check $(VERSION)
+	@for m in $(INSTALL_MANS1); do [ -e $$m ] || \
+		{ echo "$${m%.1}: installed without a man page ($$m)"; exit 1; }; \
+	done
 	@for m in $(BENCH_MANS) $(wildcard docs/man/*.3); do \
 		out=$$(LC_ALL=C.UTF-8 MANWIDTH=80 groff -man -Tutf8 -ww -z $$m 2>&1); \
 		if [ -n "$$out" ]; then echo "$$m: $$out"; exit 1; fi; \
@@ -403,21 +414,19 @@ check-man:
 		    { echo "$$m: not the version $(VERSION)"; exit 1; }; \
 	done; echo "man pages ok: $(BENCH_MANS) $(wildcard docs/man/*.3)"
 
-install: install-bench
+install: install-tools
 
-install-bench: $(BENCH_INSTALL)
+install-tools: $(INSTALL_BINS)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
-	$(if $(BENCH_INSTALL),install -m 0755 $(BENCH_INSTALL) $(DESTDIR)$(BINDIR)/)
-	install -m 0755 scripts/xprt-plot $(DESTDIR)$(BINDIR)/
-	$(foreach b,$(BENCH_INSTALL),$(if $(wildcard docs/man/$(notdir $(b)).1),\
-	    install -m 0644 docs/man/$(notdir $(b)).1 $(DESTDIR)$(MANDIR)/man1/;))
+	install -m 0755 $(INSTALL_BINS) $(INSTALL_SCRIPTS) $(DESTDIR)$(BINDIR)/
+	install -m 0644 $(INSTALL_MANS1) $(DESTDIR)$(MANDIR)/man1/
 
-uninstall: uninstall-bench
+uninstall: uninstall-tools
 
-uninstall-bench:
-	rm -f $(foreach b,$(BENCH_INSTALL),$(DESTDIR)$(BINDIR)/$(notdir $(b)) \
-	    $(DESTDIR)$(MANDIR)/man1/$(notdir $(b)).1) \
-	    $(DESTDIR)$(BINDIR)/xprt-plot
+uninstall-tools:
+	rm -f $(foreach p,$(INSTALL_BINS) $(INSTALL_SCRIPTS),\
+	    $(DESTDIR)$(BINDIR)/$(notdir $(p))) \
+	    $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(INSTALL_MANS1)))
 
 FORMAT_SRCS += $(wildcard bench/*.c)
 
