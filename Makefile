@@ -265,9 +265,31 @@ bench-micro: deps-check $(MICRO_BINS)
 EXAMPLE_SRCS := $(sort $(wildcard examples/*.c))
 EXAMPLE_BINS := $(EXAMPLE_SRCS:examples/%.c=$(O)/examples/%)
 
-$(O)/examples/%: examples/%.c $(LIB_A)
+# How the programs `make install` installs (examples, nfs3-bench,
+# p9-bench) link libxprt:
+#   TOOLS_LINK=static (default)  libxprt.a: the build tree's programs run
+#                                in place, no library path to set
+#   TOOLS_LINK=shared            libxprt.so.0, found by the loader: the
+#                                Debian package's way (libxprt-tools
+#                                depends on libxprt0 instead of carrying
+#                                a copy); only what they call directly is
+#                                linked (--as-needed)
+# The choice is recorded with the MPI one (BENCH_CONFIG): changing it
+# relinks them.
+TOOLS_LINK ?= static
+ifeq ($(TOOLS_LINK),shared)
+TOOL_DEP  := $(O)/libxprt.so
+TOOL_LIBS := -Wl,--as-needed -L$(O) -lxprt
+else ifeq ($(TOOLS_LINK),static)
+TOOL_DEP  := $(LIB_A)
+TOOL_LIBS := $(LIB_A)
+else
+$(error TOOLS_LINK=$(TOOLS_LINK): static or shared)
+endif
+
+$(O)/examples/%: examples/%.c $(TOOL_DEP)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB_A) $(LDFLAGS_ALL) $(PKG_LIBS)
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(TOOL_LIBS) $(LDFLAGS_ALL) $(PKG_LIBS)
 
 examples: $(EXAMPLE_BINS)
 
@@ -361,7 +383,7 @@ endif
 # written to a file when make reads this (before it compares any times),
 # and only when it differs from what the file says.
 BENCH_CONFIG := $(O)/bench-mpi.cfg
-BENCH_CFG_LINE := MPI=$(if $(HAVE_MPI),openmpi,none)
+BENCH_CFG_LINE := MPI=$(if $(HAVE_MPI),openmpi,none) LINK=$(TOOLS_LINK)
 ifneq ($(filter-out clean help print-%,$(or $(MAKECMDGOALS),all)),)
 $(shell mkdir -p $(O) && { echo '$(BENCH_CFG_LINE)' | cmp -s - $(BENCH_CONFIG) || \
     echo '$(BENCH_CFG_LINE)' > $(BENCH_CONFIG); })
@@ -375,11 +397,12 @@ $(BENCH_ENGINE_A): $(BENCH_ENGINE_OBJS)
 # A bench of several files names its other objects in BENCH_OBJS_<proto>
 # (and lists them as prerequisites of its binary): they link after the main.
 $(O)/bench/%-bench: bench/%_bench.c $(BENCH_MPI_OBJ) $(BENCH_ENGINE_A) \
-		$(LIB_A) $(BENCH_CONFIG)
+		$(TOOL_DEP) $(BENCH_CONFIG)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -Ibench -o $@ $< $(BENCH_OBJS_$*) $(BENCH_MPI_OBJ) \
-	    $(BENCH_ENGINE_A) $(LIB_A) $(LDFLAGS_ALL) $(PKG_LIBS) $(MPI_LIBS) \
-	    -lm
+	    $(BENCH_ENGINE_A) $(TOOL_LIBS) $(LDFLAGS_ALL) $(PKG_LIBS) \
+	    $(MPI_LIBS) -lm
+$(EXAMPLE_BINS): $(BENCH_CONFIG)
 
 $(O)/tests/unit/test_bench_%: tests/unit/test_bench_%.c $(BENCH_ENGINE_A) \
 		$(LIB_A) $(UNIT_HELPER_OBJS)
