@@ -239,9 +239,9 @@ check-rdma:
 # The README's test command: everything, on a fresh Debian 12 machine.
 # The fuzz targets run FUZZ_SECONDS (60) each and the fault soak
 # SOAK_SECONDS (60): short runs of what `make fuzz-long` / longer soaks do.
-check: deps-check-all check-format check-man check-unit check-cost \
-       check-install check-integration check-mpi check-plot check-rdma fuzz \
-       soak
+check: deps-check-all check-format check-version check-man check-unit \
+       check-cost check-install check-integration check-mpi \
+       check-plot check-rdma fuzz soak
 
 # Everything `make check` needs, installed once up front so every build
 # sees the same optional dependencies (Open MPI decides the benches' MPI
@@ -422,6 +422,9 @@ INSTALL_BINS    := $(BENCH_INSTALL) $(EXAMPLE_BINS)
 INSTALL_SCRIPTS := scripts/xprt-plot
 INSTALL_MANS1   := $(foreach p,$(INSTALL_BINS) $(INSTALL_SCRIPTS),\
                      docs/man/$(notdir $(p)).1)
+
+# `make tools`: what `make install` installs (the package build's target)
+tools: $(INSTALL_BINS)
 
 # The man pages must be up to date with their sources and render without a
 # groff warning, and every installed program must have one.
@@ -718,3 +721,13 @@ clean:
 
 -include $(LIB_OBJS:.o=.d) $(UNIT_HELPER_OBJS:.o=.d) $(MICRO_COMMON_OBJS:.o=.d) \
 	$(SIDE_OBJS:.o=.d)
+
+# ================================================================ packaging
+# (owned by pkg: debian/, scripts/check-version.sh, deb-symbols.py)
+# check-version: VERSION and debian/changelog's newest entry agree (the
+# version is written once, in VERSION).
+.PHONY: check-version
+
+check-version:
+	@scripts/check-version.sh
+# ============================================================ end packaging
