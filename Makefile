@@ -117,7 +117,7 @@ print-%:
 lib: $(LIB_A) $(O)/libxprt.so $(O)/libxprt.pc
 
 deps:
-	scripts/deps.sh build servers cost
+	scripts/deps.sh build servers cost deb
 
 # Install only what is missing (fast no-op when everything is there).
 deps-check:
@@ -240,7 +240,7 @@ check-rdma:
 # The fuzz targets run FUZZ_SECONDS (60) each and the fault soak
 # SOAK_SECONDS (60): short runs of what `make fuzz-long` / longer soaks do.
 check: deps-check-all check-format check-version check-man check-unit \
-       check-cost check-install check-integration check-mpi \
+       check-cost check-install check-deb check-integration check-mpi \
        check-plot check-rdma fuzz soak
 
 # Everything `make check` needs, installed once up front so every build
@@ -723,11 +723,21 @@ clean:
 	$(SIDE_OBJS:.o=.d)
 
 # ================================================================ packaging
-# (owned by pkg: debian/, scripts/check-version.sh, deb-symbols.py)
+# (owned by pkg: debian/, scripts/check-deb.sh, check-version.sh,
+# deb-symbols.py)
 # check-version: VERSION and debian/changelog's newest entry agree (the
 # version is written once, in VERSION).
-.PHONY: check-version
+# check-deb: the Debian packages (libxprt0, libxprt-dev, libxprt-tools)
+# built with dpkg-buildpackage from a scratch copy of the tree (plain
+# build, parallel=2, no second make check), checked with lintian,
+# unpacked into build/deb/root and run from there; never installed on
+# this system.  About a minute and a half.
+.PHONY: check-version check-deb
 
 check-version:
 	@scripts/check-version.sh
+
+check-deb: check-version
+	@scripts/deps.sh --check deb >/dev/null 2>&1 || scripts/deps.sh deb
+	scripts/check-deb.sh
 # ============================================================ end packaging
