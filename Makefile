@@ -456,12 +456,19 @@ uninstall-tools:
 
 FORMAT_SRCS += $(wildcard bench/*.c)
 
-# Multi-node mode on localhost: mpirun -np 4 mem-bench, the merged report
-# checked against the ranks' own numbers (installs Open MPI when missing).
+# Multi-node mode: on localhost, mpirun -np 4 mem-bench, the merged report
+# checked against the ranks' own numbers; then over two "nodes" (network
+# and UTS namespaces joined by veth links, ranks as nobody, TCP only),
+# nfs3-bench against ganesha and p9-bench against diod, rank 0's report
+# against the sum of the ranks (tests/bench/test_mpi_netns.sh: needs root,
+# skipped without).  Installs Open MPI and the servers when missing.
 check-mpi:
-	@scripts/deps.sh --check mpi >/dev/null 2>&1 || scripts/deps.sh mpi
-	$(MAKE) MPI=1 $(O)/bench/mem-bench
+	@scripts/deps.sh --check mpi servers >/dev/null 2>&1 || \
+	    scripts/deps.sh mpi servers
+	$(MAKE) MPI=1 $(O)/bench/mem-bench $(O)/bench/nfs3-bench \
+	    $(O)/bench/p9-bench
 	tests/bench/test_mpi_mem.sh $(O)
+	tests/bench/test_mpi_netns.sh $(O) || [ $$? = 77 ]
 
 # Logs, histogram dumps and plots from a mem-bench run, checked to be
 # valid SVG and PNG files.
