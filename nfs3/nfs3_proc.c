@@ -28,6 +28,68 @@
 #include <string.h>
 
 #include "nfs3_int.h"
+#include "xprt/util.h"
+
+/* ------------------------------------------------------------- status
+ * NFS and MOUNT status codes as errnos (the table at the top of nfs3.h),
+ * next to finish(), which maps every reply's status through it.
+ */
+
+static const struct {
+	uint32_t stat;
+	int err;
+	const char *name;
+} lx_nfs3_stats[] = {
+	{LX_NFS3_OK, 0, "LX_NFS3_OK"},
+	{LX_NFS3ERR_PERM, -EPERM, "LX_NFS3ERR_PERM"},
+	{LX_NFS3ERR_NOENT, -ENOENT, "LX_NFS3ERR_NOENT"},
+	{LX_NFS3ERR_IO, -EIO, "LX_NFS3ERR_IO"},
+	{LX_NFS3ERR_NXIO, -ENXIO, "LX_NFS3ERR_NXIO"},
+	{LX_NFS3ERR_ACCES, -EACCES, "LX_NFS3ERR_ACCES"},
+	{LX_NFS3ERR_EXIST, -EEXIST, "LX_NFS3ERR_EXIST"},
+	{LX_NFS3ERR_XDEV, -EXDEV, "LX_NFS3ERR_XDEV"},
+	{LX_NFS3ERR_NODEV, -ENODEV, "LX_NFS3ERR_NODEV"},
+	{LX_NFS3ERR_NOTDIR, -ENOTDIR, "LX_NFS3ERR_NOTDIR"},
+	{LX_NFS3ERR_ISDIR, -EISDIR, "LX_NFS3ERR_ISDIR"},
+	{LX_NFS3ERR_INVAL, -EINVAL, "LX_NFS3ERR_INVAL"},
+	{LX_NFS3ERR_FBIG, -EFBIG, "LX_NFS3ERR_FBIG"},
+	{LX_NFS3ERR_NOSPC, -ENOSPC, "LX_NFS3ERR_NOSPC"},
+	{LX_NFS3ERR_ROFS, -EROFS, "LX_NFS3ERR_ROFS"},
+	{LX_NFS3ERR_MLINK, -EMLINK, "LX_NFS3ERR_MLINK"},
+	{LX_NFS3ERR_NAMETOOLONG, -ENAMETOOLONG, "LX_NFS3ERR_NAMETOOLONG"},
+	{LX_NFS3ERR_NOTEMPTY, -ENOTEMPTY, "LX_NFS3ERR_NOTEMPTY"},
+	{LX_NFS3ERR_DQUOT, -EDQUOT, "LX_NFS3ERR_DQUOT"},
+	{LX_NFS3ERR_STALE, -ESTALE, "LX_NFS3ERR_STALE"},
+	{LX_NFS3ERR_REMOTE, -EREMOTE, "LX_NFS3ERR_REMOTE"},
+	{LX_NFS3ERR_BADHANDLE, -EBADF, "LX_NFS3ERR_BADHANDLE"},
+	{LX_NFS3ERR_NOT_SYNC, -EBUSY, "LX_NFS3ERR_NOT_SYNC"},
+	{LX_NFS3ERR_BAD_COOKIE, -EILSEQ, "LX_NFS3ERR_BAD_COOKIE"},
+	{LX_NFS3ERR_NOTSUPP, -ENOTSUP, "LX_NFS3ERR_NOTSUPP"},
+	{LX_NFS3ERR_TOOSMALL, -ERANGE, "LX_NFS3ERR_TOOSMALL"},
+	{LX_NFS3ERR_SERVERFAULT, -EREMOTEIO, "LX_NFS3ERR_SERVERFAULT"},
+	{LX_NFS3ERR_BADTYPE, -EPROTOTYPE, "LX_NFS3ERR_BADTYPE"},
+	{LX_NFS3ERR_JUKEBOX, -EAGAIN, "LX_NFS3ERR_JUKEBOX"},
+};
+
+int lx_nfs3_stat_errno(uint32_t status)
+{
+	size_t i;
+
+	for (i = 0; i < LX_XPRT_ARRAY_SIZE(lx_nfs3_stats); i++)
+		if (lx_nfs3_stats[i].stat == status)
+			return lx_nfs3_stats[i].err;
+	return -EREMOTEIO;
+}
+
+const char *lx_nfs3_stat_name(uint32_t status)
+{
+	size_t i;
+
+	for (i = 0; i < LX_XPRT_ARRAY_SIZE(lx_nfs3_stats); i++)
+		if (lx_nfs3_stats[i].stat == status)
+			return lx_nfs3_stats[i].name;
+	return "NFS3ERR_unknown";
+}
 
 /* ----------------------------------------------------------- machinery */
 

@@ -20,7 +20,8 @@
  *
  * Completion callbacks run on the receive thread (or on whichever thread
  * decided the outcome).  Timeouts and cancels go through Tflush
- * (p9_flush.c).
+ * (p9_flush.c, whose Tflush requests have hooks of their own); encoding
+ * and submitting are p9_req.c's, below both.
  */
 #include <errno.h>
 #include <string.h>
@@ -28,26 +29,6 @@
 #include "p9_int.h"
 #include "xprt/byteorder.h"
 #include "xprt/util.h"
-
-/* Mark first, drop the connection after: a caller woken by the call we
- * complete in between must already see the session as gone. */
-void lx_p9_mark_broken(struct lx_p9_clnt *c)
-{
-	atomic_store(&c->broken, true);
-}
-
-void lx_p9_set_broken(struct lx_p9_clnt *c)
-{
-	lx_p9_mark_broken(c);
-	if (!atomic_exchange(&c->killed, true))
-		lx_xprt_disconnect(c->x);
-}
-
-/* The errno a call gets when the session cannot take it. */
-static int lx_p9_gone(struct lx_p9_clnt *c)
-{
-	return atomic_load(&c->closing) ? -ESHUTDOWN : -ENOTCONN;
-}
 
 /* ------------------------------------------------------------ starting */
 
@@ -91,54 +72,6 @@ static int lx_p9_alloc(struct lx_p9_clnt *c, unsigned int flags, uint8_t kind,
 	req->ops = &lx_p9_req_ops;
 	*reqp = req;
 	return 0;
-}
-
-/* Encode @tx into the request's send buffer under @tag; Twrite data is
- * sent from the caller's memory. */
-int lx_p9_encode_req(struct lx_xprt_req *req, const struct lx_p9_fcall *tx,
-		     uint16_t tag)
-{
-	struct lx_p9_clnt *c = lx_p9_call_of(req)->c;
-	bool write = tx->type == LX_P9_TWRITE;
-	size_t len, total;
-	int err;
-
-	err = lx_p9_msg_encode(tx, req->sbuf->data, req->sbuf->cap,
-			       write ? LX_P9_ENC_NODATA : 0, &len);
-	if (err)
-		return err;
-	total = len + (write ? tx->u.twrite.count : 0);
-	if (total > c->msize)
-		return -EMSGSIZE;
-	lx_xprt_put_le16((uint8_t *)req->sbuf->data + 5, tag);
-	req->sbuf->len = (uint32_t)len;
-	if (write && tx->u.twrite.count)
-		return lx_xprt_req_add_seg(req, tx->u.twrite.data,
-					   tx->u.twrite.count);
-	return 0;
-}
-
-/*
- * Submit under @key and arm the call's timer.  The timer is armed after
- * the submit (lx_xprt_req_set_timer() wants a submitted request), by which
- * time the call may already have completed and its owner put it: a
- * reference held across both keeps the slot ours meanwhile.
- */
-int lx_p9_submit(struct lx_xprt_req *req, uint16_t key)
-{
-	struct lx_p9_call *pc = lx_p9_call_of(req);
-	struct lx_p9_clnt *c = pc->c;
-	int err;
-
-	lx_xprt_req_get(req);
-	err = lx_xprt_req_submit(req, key);
-	if (!err && pc->timeout_ns)
-		lx_xprt_req_set_timer(req, pc->timeout_ns);
-	lx_xprt_req_put(req);
-	if (!err)
-		atomic_fetch_add_explicit(&c->st.calls, 1,
-					  memory_order_relaxed);
-	return err == -ESHUTDOWN ? lx_p9_gone(c) : err;
 }
 
 static bool lx_p9_is_tmsg(uint8_t type)
@@ -332,10 +265,6 @@ static void lx_p9_done(struct lx_xprt_req *req, int status)
 	uint32_t count = 0;
 	bool replied = !status;
 
-	if (pc->kind == LX_P9C_FLUSH) {
-		lx_p9_flush_done(req, status);
-		return;
-	}
 	atomic_store_explicit(&pc->finished, true, memory_order_relaxed);
 	if (replied)
 		status = lx_p9_parse(req, pc);
@@ -372,9 +301,6 @@ static void lx_p9_timeout(struct lx_xprt_req *req)
 	switch (pc->kind) {
 	case LX_P9C_VERSION:
 		lx_xprt_req_fail(req, -ETIMEDOUT); /* nothing to flush yet */
-		return;
-	case LX_P9C_FLUSH:
-		lx_p9_flush_expired(req);
 		return;
 	default:
 		break;

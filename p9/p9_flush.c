@@ -153,7 +153,7 @@ void lx_p9_flush_send(struct lx_xprt_req *req)
 		fpc->ttype = LX_P9_TFLUSH;
 		fpc->target = req;
 		fpc->timeout_ns = pc->fl_grace;
-		f->ops = &lx_p9_req_ops;
+		f->ops = &lx_p9_flush_ops;
 		tx.u.tflush.oldtag = (uint16_t)req->slot;
 		err = lx_p9_encode_req(f, &tx, (uint16_t)f->slot);
 		if (err) {
@@ -207,7 +207,7 @@ void lx_p9_flush_send(struct lx_xprt_req *req)
 
 /* A Tflush is finished: its Rflush arrived, a later Tflush's Rflush
  * answered it, or the session ended. */
-void lx_p9_flush_done(struct lx_xprt_req *f, int status)
+static void lx_p9_flush_done(struct lx_xprt_req *f, int status)
 {
 	struct lx_p9_call *fpc = lx_p9_call_of(f);
 	struct lx_xprt_req *req = fpc->target, *earlier[LX_P9_MAX_FLUSH];
@@ -278,7 +278,7 @@ void lx_p9_flush_done(struct lx_xprt_req *f, int status)
  * and new calls could only wait for a slot forever: the session is shut
  * down instead.
  */
-void lx_p9_flush_expired(struct lx_xprt_req *f)
+static void lx_p9_flush_expired(struct lx_xprt_req *f)
 {
 	struct lx_p9_call *fpc = lx_p9_call_of(f);
 	struct lx_xprt_req *req = fpc->target;
@@ -296,3 +296,9 @@ void lx_p9_flush_expired(struct lx_xprt_req *f)
 	if (2 * stuck >= c->opts.max_reqs)
 		lx_p9_set_broken(c);
 }
+
+/* A Tflush's own hooks: its reply is one header, all into rbuf. */
+const struct lx_xprt_req_ops lx_p9_flush_ops = {
+	.done = lx_p9_flush_done,
+	.timeout = lx_p9_flush_expired,
+};

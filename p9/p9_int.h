@@ -7,8 +7,9 @@
  *   p9_dec.c   decoder (no client state)
  *   p9_flush.c Tflush: cancel and timeout of calls in flight
  *   p9_clnt.c  connect (version, pool sizing, attach), close, accessors
+ *   p9_req.c   the bottom of the request engine: encode, submit, broken
  *   p9_call.c  the request engine: start, reply placement, completion,
- *              timeouts and Tflush, sync and async calls
+ *              timeouts, sync and async calls
  *   p9_fid.c   fid allocator and per-fid iounit
  *   p9_ops.c   one sync call per message
  *   p9_path.c  path helpers, pipelined pread/pwrite, directories
@@ -178,24 +179,26 @@ struct lx_p9_result {
 	bool unknown;
 };
 
-/* p9_call.c */
-extern const struct lx_xprt_req_ops lx_p9_req_ops;
+/* p9_req.c */
 void lx_p9_mark_broken(struct lx_p9_clnt *c);
+void lx_p9_set_broken(struct lx_p9_clnt *c);
+int lx_p9_gone(struct lx_p9_clnt *c);
 int lx_p9_encode_req(struct lx_xprt_req *req, const struct lx_p9_fcall *tx,
 		     uint16_t tag);
 int lx_p9_submit(struct lx_xprt_req *req, uint16_t key);
+
+/* p9_call.c */
+extern const struct lx_xprt_req_ops lx_p9_req_ops;
 int lx_p9_rpc(struct lx_p9_clnt *c, const struct lx_p9_fcall *tx,
 	      const struct lx_p9_call_opts *o, struct lx_p9_result *res);
 void lx_p9_result_put(struct lx_p9_result *res);
 int lx_p9_version_call(struct lx_p9_clnt *c, uint32_t msize,
 		       struct lx_p9_str version, struct lx_p9_result *res);
-void lx_p9_set_broken(struct lx_p9_clnt *c);
 
-/* p9_flush.c: the transport hooks of p9_call.c hand over to these */
+/* p9_flush.c: p9_call.c's hooks and lx_p9_cancel() hand over to these */
+extern const struct lx_xprt_req_ops lx_p9_flush_ops;
 int lx_p9_flush_start(struct lx_xprt_req *req, int status);
 void lx_p9_flush_send(struct lx_xprt_req *req);
-void lx_p9_flush_done(struct lx_xprt_req *f, int status);
-void lx_p9_flush_expired(struct lx_xprt_req *f);
 
 /* p9_fid.c */
 int lx_p9_fids_init(struct lx_p9_clnt *c);

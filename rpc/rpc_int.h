@@ -21,7 +21,10 @@
  * struct lx_rpc_clnt - a client
  * @x: one transport per connection
  * @next_conn: round-robin cursor
- * @xid: next XID (random start, then sequential)
+ * @xid: random XID base (see lx_rpc_xid()); with @xid_pinned, the next XID
+ * @xid_pinned: XIDs come from @xid, sequential (the fuzz harness replays
+ *	captured replies with their XIDs)
+ * @xid_shift: bits of the XID that carry the request's slot
  * @hdr: pre-encoded call header template (XID and procedure patched per
  *	call), through libtirpc's xdr_callmsg
  * @hdr_len: its length
@@ -33,6 +36,8 @@ struct lx_rpc_clnt {
 	struct lx_xprt_pool *pool;
 	atomic_uint next_conn;
 	atomic_uint xid;
+	bool xid_pinned;
+	unsigned int xid_shift;
 	uint8_t hdr[LX_RPC_HDR_MAX];
 	size_t hdr_len;
 	char machine[256];
@@ -43,6 +48,7 @@ struct lx_rpc_clnt {
  * struct lx_rpc_task - per-call state, in the request's private area
  */
 struct lx_rpc_task {
+	uint32_t xid_gen; /* uses of the slot (kept across calls) */
 	struct lx_rpc_clnt *cl;
 	uint32_t xid;
 	xdrproc_t dec;
@@ -82,6 +88,19 @@ long lx_rpc_reply_hdr_len(const uint8_t *p, size_t have, bool *accepted);
 /* rpc_rdma_ulp.c: RPC-over-RDMA as the RDMA transport's binding */
 struct lx_xprt_rdma_ulp;
 extern const struct lx_xprt_rdma_ulp lx_rpc_rdma_ulp;
+
+/**
+ * lx_rpc__create() - lx_rpc_clnt_create() on a known port
+ * @ulp: the RPC-over-RDMA binding for an RDMA transport (NULL over TCP)
+ *
+ * rpc_create.c adds the rpcbind lookup on top (through rpc_rpcb.c, which
+ * itself builds its clients with this): the port lookup sits above the
+ * client instead of in a circle with it.
+ * Return: as lx_rpc_clnt_create(); %-EINVAL for a port of 0.
+ */
+int lx_rpc__create(struct lx_rpc_clnt **clp,
+		   const struct lx_rpc_clnt_opts *opts,
+		   const struct lx_xprt_rdma_ulp *ulp);
 
 /* rpc_auth.c */
 int lx_rpc_build_header(struct lx_rpc_clnt *cl);

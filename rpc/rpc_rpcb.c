@@ -34,7 +34,7 @@ static int lx_rpcbind_open(struct lx_rpc_clnt **clp,
 	co.buf_size = 64 * 1024;
 	co.timeo_ms = o->timeo_ms ? o->timeo_ms : 5000;
 	co.retrans = LX_RPC_NO_RETRANS;
-	return lx_rpc_clnt_create(clp, &co);
+	return lx_rpc__create(clp, &co, NULL);
 }
 
 int lx_rpcbind_getport(const struct lx_rpcbind_opts *o, uint32_t prog,

@@ -20,6 +20,7 @@
 
 #include <libxprt/rpc.h>
 
+#include "helpers/logcap.h"
 #include "helpers/spawn.h"
 
 #define PROG 0x20001234u
@@ -70,6 +71,24 @@ static int stop_server(void **state)
 	return 0;
 }
 
+/* what the client said through its log hook, in the running test */
+static struct logcap L;
+
+/* how many connections the server accepted */
+static int conns(const struct srv *s)
+{
+	char line[512];
+	FILE *f = fopen(s->log, "r");
+	int n = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		n += !strncmp(line, "CONN ", 5);
+	fclose(f);
+	return n;
+}
+
 /* how many logged calls carry @xid */
 static int calls_with_xid(const struct srv *s, uint32_t xid)
 {
@@ -100,6 +119,9 @@ static struct lx_rpc_clnt *mk(const struct srv *s, unsigned int timeo_ms,
 	o.auth.flavor = LX_RPC_AUTH_SYS;
 	o.timeo_ms = timeo_ms;
 	o.retrans = retrans;
+	o.log = logcap_fn;
+	o.log_arg = &L;
+	logcap_init(&L);
 	assert_int_equal(lx_rpc_clnt_create(&cl, &o), 0);
 	return cl;
 }
@@ -300,6 +322,7 @@ static void test_drop_retransmits_same_xid(void **state)
 {
 	struct lx_rpc_call_args a = {.proc = 0};
 	struct lx_rpc_reply_info info;
+	struct lx_xprt_stats st;
 	struct lx_rpc_clnt *cl;
 
 	(void)state;
@@ -318,6 +341,11 @@ static void test_drop_retransmits_same_xid(void **state)
 	assert_int_equal(lx_rpc_call_sync(cl, &a, &info), 0);
 	assert_int_equal(info.retransmits, 1);
 	assert_int_equal(calls_with_xid(&S, info.xid), 2);
+	/* the minor timeout said so once, the reply that followed ended it */
+	assert_int_equal(logcap_count(&L, "not responding, still trying"), 1);
+	assert_int_equal(logcap_count(&L, " OK"), 1);
+	lx_xprt_get_stats(lx_rpc_clnt_xprt(cl, 0), &st);
+	assert_int_equal(st.not_responding, 1);
 	lx_rpc_clnt_destroy(cl);
 	srv_stop(&S);
 }
@@ -331,6 +359,51 @@ static void test_close_on_call(void **state)
 		one_call("close_on_call", NULL, NULL, 200, 1, NULL, &st),
 		-ETIMEDOUT);
 	assert_true(st.connects >= 2);
+}
+
+static void count_cb(struct lx_rpc_call *call, int status, void *arg)
+{
+	atomic_int *st = arg;
+
+	(void)call;
+	atomic_store(st, status);
+}
+
+/*
+ * A server that resets every connection as soon as it is accepted: the
+ * connect succeeds, so only the early-disconnect rule slows the client
+ * down.  Before it: 12,049 connections in 10 s.  Now at most 10 (7 with
+ * the defaults: 0, 0.1, 0.3, 0.7, 1.5, 3.1, 6.3 s), said once.
+ */
+static void test_reset_on_accept_backs_off(void **state)
+{
+	struct lx_rpc_call_args a = {.proc = 0};
+	atomic_int status = 1;
+	struct lx_xprt_stats st;
+	struct lx_rpc_clnt *cl;
+	double t0;
+	int n;
+
+	(void)state;
+	srv_start(&S, "reset_on_accept", NULL, NULL);
+	t0 = now_s();
+	cl = mk(&S, 60000, 1); /* no timeout in the 10 s */
+	assert_int_equal(lx_rpc_call_async(cl, &a, count_cb, &status, NULL), 0);
+	usleep((useconds_t)((t0 + 10.0 - now_s()) * 1e6));
+	n = conns(&S);
+	lx_xprt_get_stats(lx_rpc_clnt_xprt(cl, 0), &st);
+	print_message("reset_on_accept: %d connections in 10 s, %llu early "
+		      "disconnects\n",
+		      n, (unsigned long long)st.early_disconnects);
+	logcap_dump(&L);
+	assert_in_range(n, 4, 10);
+	assert_true(st.early_disconnects >= 3);
+	assert_int_equal(logcap_count(&L, "not responding, still trying"), 1);
+	assert_int_equal(st.not_responding, 1);
+	assert_int_equal(atomic_load(&status), 1); /* still trying */
+	lx_rpc_clnt_destroy(cl);
+	assert_int_equal(atomic_load(&status), -ESHUTDOWN);
+	srv_stop(&S);
 }
 
 struct reorder {
@@ -391,6 +464,8 @@ int main(void)
 					  stop_server),
 		cmocka_unit_test_teardown(test_close_on_call, stop_server),
 		cmocka_unit_test_teardown(test_reordered_replies, stop_server),
+		cmocka_unit_test_teardown(test_reset_on_accept_backs_off,
+					  stop_server),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

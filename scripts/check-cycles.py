@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""No two files of a folder call into each other (issue 15, make check).
+
+    check-cycles.py OBJDIR DIR...
+
+For each DIR (a source folder such as xprt or bench/engine) it reads the
+objects OBJDIR/DIR/*.o with nm: a file depends on another when it uses
+(an undefined symbol) a function or object the other defines.  Two files
+that depend on each other are a circle that makes neither readable
+alone, and so is any longer loop (a strongly connected component of the
+dependency graph); each is printed with the symbols that close it.
+Calls through function pointers (the hooks the layers hand down) are not
+symbol references and so are not dependencies: that is the point.
+
+Exit status: 0 when no folder has a circle, 1 otherwise, 2 usage.
+"""
+import collections
+import glob
+import os
+import subprocess
+import sys
+
+DEFINED = set("TDBRGSVW") | set("C")
+
+
+def symbols(obj):
+    out = subprocess.run(["nm", "-P", obj], capture_output=True, text=True,
+                         check=True).stdout
+    defs, undefs = set(), set()
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) < 2:
+            continue
+        name, kind = f[0], f[1]
+        if kind == "U":
+            undefs.add(name)
+        elif kind in DEFINED:
+            defs.add(name)
+    return defs, undefs
+
+
+def graph(objs):
+    syms = {o: symbols(o) for o in objs}
+    owner = {}
+    for o, (defs, _) in syms.items():
+        for s in defs:
+            owner[s] = o
+    edges = collections.defaultdict(dict)
+    for o, (_, undefs) in syms.items():
+        for s in sorted(undefs):
+            t = owner.get(s)
+            if t and t != o:
+                edges[o].setdefault(t, []).append(s)
+    return edges
+
+
+def sccs(nodes, edges):
+    """Tarjan's algorithm, iteratively; components of more than one node."""
+    index, low, on, stack, out, n = {}, {}, set(), [], [], [0]
+    for root in nodes:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(edges.get(root, {}))))]
+        index[root] = low[root] = n[0]
+        n[0] += 1
+        stack.append(root)
+        on.add(root)
+        while work:
+            v, it = work[-1]
+            w = next(it, None)
+            if w is None:
+                work.pop()
+                if work:
+                    u = work[-1][0]
+                    low[u] = min(low[u], low[v])
+                if low[v] == index[v]:
+                    comp = []
+                    while True:
+                        x = stack.pop()
+                        on.discard(x)
+                        comp.append(x)
+                        if x == v:
+                            break
+                    if len(comp) > 1:
+                        out.append(sorted(comp))
+            elif w not in index:
+                index[w] = low[w] = n[0]
+                n[0] += 1
+                stack.append(w)
+                on.add(w)
+                work.append((w, iter(sorted(edges.get(w, {})))))
+            elif w in on:
+                low[v] = min(low[v], index[w])
+    return out
+
+
+def main(argv):
+    if len(argv) < 3 or argv[1].startswith("-"):
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    objdir, dirs, bad, nobj = argv[1], argv[2:], 0, 0
+    for d in dirs:
+        objs = sorted(glob.glob(os.path.join(objdir, d, "*.o")))
+        if not objs:
+            print(f"check-cycles: no objects in {objdir}/{d} (build first)",
+                  file=sys.stderr)
+            return 2
+        nobj += len(objs)
+        edges = graph(objs)
+        name = lambda o: os.path.join(d, os.path.basename(o)[:-2] + ".c")
+        for comp in sccs(objs, edges):
+            bad += 1
+            if len(comp) == 2:
+                a, b = comp
+                print(f"{name(a)} <-> {name(b)}: "
+                      f"{name(a)} uses {', '.join(edges[a][b][:3])}; "
+                      f"{name(b)} uses {', '.join(edges[b][a][:3])}")
+                continue
+            print("loop of " + str(len(comp)) + " files: " +
+                  ", ".join(name(o) for o in comp))
+            for a in comp:
+                for b in comp:
+                    if b in edges.get(a, {}):
+                        print(f"    {name(a)} -> {name(b)}: "
+                              f"{', '.join(edges[a][b][:3])}")
+    if bad:
+        print(f"check-cycles: {bad} circle(s) between files", file=sys.stderr)
+        return 1
+    print(f"check-cycles: no file calls back into a caller "
+          f"({len(dirs)} folders, {nobj} objects)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
