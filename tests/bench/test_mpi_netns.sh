@@ -116,7 +116,7 @@ for i in a b; do
 	ip -n "${!ns}" link set "${tag}n$i" up
 	ip -n "${!ns}" route add default via "${!sub}.254"
 done
-flock -u 8
+exec 8>&- # unlocked; no daemon started below inherits it
 # through the router: this machine to each node, node a to node b
 # (a TCP connection to a listener of the other side: no ping needed)
 reach() { # NETNS_FROM|"" NETNS_TO|"" ADDR
@@ -125,7 +125,9 @@ reach() { # NETNS_FROM|"" NETNS_TO|"" ADDR
 	[[ -n $2 ]] && to=(ip netns exec "$2")
 	"${to[@]}" timeout 5 python3 -c '
 import socket, sys
-s = socket.socket(); s.bind((sys.argv[1], 29999)); s.listen(1)
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # TIME_WAIT of an earlier check
+s.bind((sys.argv[1], 29999)); s.listen(1)
 print("up", flush=True); s.accept()' "$3" >"$tmp/listen" &
 	local l=$! i
 	for ((i = 0; i < 100; i++)); do
