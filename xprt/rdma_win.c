@@ -228,14 +228,12 @@ void lx_xprt_rdma_complete(struct xprt *x, struct lx_xprt_rqst *rq, int status)
 				lx_xprt_conn_lost(x, c->cookie, -EPROTO);
 		}
 	}
-	if (!lx_xprt_claim_outcome(rq, status)) {
+	if (!lx_xprt_rx_decide(x, rq, status)) {
 		/* timed out or cancelled while we looked: its release
 		 * deallocates what is still live */
 		lx_xprt_rx_unpin(x, rq);
 		return;
 	}
-	atomic_fetch_add_explicit(&x->stats.replies, 1, memory_order_relaxed);
-	lx_xprt_rqtree_erase(&x->rqtree, &rq->rqnode);
 	for (i = 0; i < s->nwin; i++)
 		live += s->win[i].live;
 	if (!live || bad || !c || atomic_load(&c->dead)) {

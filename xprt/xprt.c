@@ -446,16 +446,21 @@ void lx_xprt_rx_unpin(struct xprt *x, struct lx_xprt_rqst *rq)
 	lx_xprt_req_put(&rq->pub);
 }
 
+bool lx_xprt_rx_decide(struct xprt *x, struct lx_xprt_rqst *rq, int status)
+{
+	if (!lx_xprt_claim_outcome(rq, status))
+		return false;
+	atomic_fetch_add_explicit(&x->stats.replies, 1, memory_order_relaxed);
+	lx_xprt_rx_unlink(x, rq);
+	if (lx_xprt_unlikely(
+		    atomic_load_explicit(&x->not_resp, memory_order_relaxed)))
+		lx_xprt__responding(x);
+	return true;
+}
+
 void lx_xprt_rx_complete(struct xprt *x, struct lx_xprt_rqst *rq, int status)
 {
-	if (lx_xprt_claim_outcome(rq, status)) {
-		atomic_fetch_add_explicit(&x->stats.replies, 1,
-					  memory_order_relaxed);
-		lx_xprt_rx_unlink(x, rq);
-		if (lx_xprt_unlikely(atomic_load_explicit(
-			    &x->not_resp, memory_order_relaxed)))
-			lx_xprt__responding(x);
-	}
+	lx_xprt_rx_decide(x, rq, status);
 	lx_xprt_rx_unpin(x, rq);
 }
 

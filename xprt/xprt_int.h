@@ -312,6 +312,17 @@ int lx_xprt_rx_deliver(struct xprt *x, struct lx_xprt_rqst *rq, const void *msg,
 void lx_xprt_rx_unpin(struct xprt *x, struct lx_xprt_rqst *rq);
 
 /**
+ * lx_xprt_rx_decide() - lx_xprt_rx_complete() without the unpin: decide
+ * @rq's outcome as a reply with @status and take it out of the reply
+ * index, but keep the lookup's pin, so done() waits until the caller
+ * calls lx_xprt_rx_unpin() (RDMA: until the memory windows the server
+ * could still write through are invalidated).  Receive thread.
+ * Return: true when this decided the outcome (false: a timeout or a
+ * cancel did first; the pin must be dropped all the same).
+ */
+bool lx_xprt_rx_decide(struct xprt *x, struct lx_xprt_rqst *rq, int status);
+
+/**
  * lx_xprt_rx_complete() - a reply (or a receive error) for a pinned request:
  * decide its outcome, unlink it, unpin it, deliver done() if nothing else
  * holds it.  Called on the receive thread.
