@@ -260,6 +260,9 @@ static void lx_rpc_timeout(struct lx_xprt_req *req)
 		lx_xprt_req_fail(req, -ETIMEDOUT);
 		return;
 	}
+	/* a minor timeout: say so, once per episode (the next reply on the
+	 * transport ends it) */
+	lx_xprt_not_responding(req->xprt);
 	t->retries++;
 	t->info.retransmits = t->retries;
 	t->timeo_ns = t->timeo_ns * 2 > max_ns ? max_ns : t->timeo_ns * 2;
@@ -561,6 +564,8 @@ int lx_rpc__create(struct lx_rpc_clnt **clp,
 	xo.req_priv = sizeof(struct lx_rpc_task);
 	xo.policy = LX_XPRT_RESEND;
 	xo.reconnect_give_up_ms = cl->opts.reconnect_give_up_ms;
+	xo.log = cl->opts.log;
+	xo.log_arg = cl->opts.log_arg;
 	po.buf_size = cl->opts.buf_size;
 	po.max_bytes = 2 * cl->opts.buf_size *
 			       (cl->opts.max_reqs ? cl->opts.max_reqs : 64) *

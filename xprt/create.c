@@ -54,7 +54,7 @@ static void lx_xprt_apply_defaults(struct lx_xprt_opts *o)
 	if (!o->reconnect_min_ms)
 		o->reconnect_min_ms = 100;
 	if (!o->reconnect_max_ms)
-		o->reconnect_max_ms = 5000;
+		o->reconnect_max_ms = 30000;
 	if (o->reconnect_max_ms < o->reconnect_min_ms)
 		o->reconnect_max_ms = o->reconnect_min_ms;
 }
@@ -188,6 +188,7 @@ int lx_xprt__create_ops(struct xprt **xp, const struct lx_xprt_opts *opts,
 	if (err)
 		goto out_teardown;
 	atomic_store(&x->cookie, 1);
+	x->conn_since = lx_xprt_now_ns();
 	atomic_store(&x->state, LX_XPRT_CONNECTED);
 	atomic_fetch_add(&x->stats.connects, 1);
 

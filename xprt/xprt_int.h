@@ -71,6 +71,8 @@
  * @tx_done: bytes of it already sent on the current connection
  * @marker: the framing marker (RPC record mark)
  * @marker_len: its length
+ * @early_losses: connections it was sent on that the server dropped early
+ *	without replying (see lx_xprt_opts.early_loss_limit)
  * @done_futex: 0 while done() has not returned, 1 once it has; a waiter
  *	about to sleep turns 0 into %LX_XPRT_DONE_SLEEPING, and only then does
  *	the completer pay for a FUTEX_WAKE
@@ -89,6 +91,7 @@ struct lx_xprt_rqst {
 	size_t tx_done;
 	uint8_t marker[8];
 	unsigned int marker_len;
+	unsigned int early_losses;
 	atomic_uint done_futex;
 } lx_xprt_cacheline_aligned;
 
@@ -236,6 +239,12 @@ struct xprt {
 	uint64_t disconnected_since; /* monotonic ns, 0 while connected */
 	atomic_bool stopping;
 
+	/* reconnect backoff (the transmit worker's, see xmit_reconnect()) */
+	unsigned int backoff_ms; /* delay before the next attempt, 0: none */
+	uint64_t conn_since;	 /* monotonic ns the connection was made */
+	uint64_t conn_replies;	 /* stats.replies when it was made */
+	atomic_bool not_resp;	 /* a "not responding" episode is on */
+
 	/* timers (timer.c; run on the receive thread) */
 	_Atomic uint64_t timer_scan_at;	   /* no deadline armed before it */
 	_Atomic uint64_t rx_wake_deadline; /* what the rx thread sleeps to */
@@ -252,7 +261,8 @@ struct xprt {
 		atomic_ullong sends, send_calls, direct_sends, worker_sends;
 		atomic_ullong retransmits, timeouts, cancels, connects;
 		atomic_ullong disconnects, bytes_sent, bytes_received;
-		atomic_ullong direct_rx_bytes;
+		atomic_ullong direct_rx_bytes, early_disconnects;
+		atomic_ullong not_responding, garbage;
 	} stats;
 };
 
@@ -303,6 +313,17 @@ int lx_xprt_rx_deliver(struct xprt *x, struct lx_xprt_rqst *rq, const void *msg,
 void lx_xprt_rx_unpin(struct xprt *x, struct lx_xprt_rqst *rq);
 
 /**
+ * lx_xprt_rx_decide() - lx_xprt_rx_complete() without the unpin: decide
+ * @rq's outcome as a reply with @status and take it out of the reply
+ * index, but keep the lookup's pin, so done() waits until the caller
+ * calls lx_xprt_rx_unpin() (RDMA: until the memory windows the server
+ * could still write through are invalidated).  Receive thread.
+ * Return: true when this decided the outcome (false: a timeout or a
+ * cancel did first; the pin must be dropped all the same).
+ */
+bool lx_xprt_rx_decide(struct xprt *x, struct lx_xprt_rqst *rq, int status);
+
+/**
  * lx_xprt_rx_complete() - a reply (or a receive error) for a pinned request:
  * decide its outcome, unlink it, unpin it, deliver done() if nothing else
  * holds it.  Called on the receive thread.
@@ -323,6 +344,15 @@ void lx_xprt_rx_batch_end(struct xprt *x);
  * Any thread; idempotent per connection; kicks the worker to reconnect.
  */
 void lx_xprt_conn_lost(struct xprt *x, uint32_t cookie, int err);
+
+/**
+ * lx_xprt_log() - a message to the log hook of x->opts (dropped without one)
+ */
+void lx_xprt_log(const struct xprt *x, int level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/** lx_xprt__responding() - a reply came: end a "not responding" episode */
+void lx_xprt__responding(struct xprt *x);
 
 /** lx_xprt_kick_worker() - wake the transmit worker if it sleeps */
 void lx_xprt_kick_worker(struct xprt *x);

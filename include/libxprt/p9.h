@@ -543,6 +543,8 @@ struct lx_p9_req; /* a call in flight, see lx_p9_call_async() */
  * @errbuf: optional; lx_p9_connect() writes a sentence there saying why it
  *	failed (NUL-terminated, truncated to @errbuf_len)
  * @errbuf_len: its size
+ * @log, @log_arg: where the session's messages go; see lx_xprt_log_fn.
+ *	NULL: dropped.
  */
 struct lx_p9_opts {
 	const char *host;
@@ -560,6 +562,8 @@ struct lx_p9_opts {
 	const void *rdma;
 	char *errbuf;
 	size_t errbuf_len;
+	lx_xprt_log_fn log;
+	void *log_arg;
 };
 
 /**
