@@ -367,16 +367,17 @@ int lx_xprt_req_submit(struct lx_xprt_req *req, uint32_t key)
 	rq->xnode.owner = req->owner;
 	rq->xnode.credited = false;
 	atomic_store(&rq->done_futex, 0);
-	atomic_store(&rq->st, RQ_SUBMITTED | RQ_QUEUED);
-
+	/* In the reply index before anyone can see it submitted: a canceller
+	 * that decides a submitted request takes it out of there, so linking
+	 * it after that would leave the slot linked for its next use. */
 	if (!req->no_reply) {
 		err = lx_xprt_rqtree_insert(&x->rqtree, &rq->rqnode, key);
-		if (err) {
-			atomic_store(&rq->st, 0);
+		if (err)
 			return err;
-		}
 	}
 	atomic_fetch_add(&rq->refs, 1);
+	/* nothing can complete the request before it is pushed (QUEUED) */
+	atomic_store(&rq->st, RQ_SUBMITTED | RQ_QUEUED);
 	atomic_fetch_add_explicit(&x->stats.submitted, 1, memory_order_relaxed);
 	if (req->timeout_ns)
 		lx_xprt_timer_arm(x, rq, lx_xprt_now_ns() + req->timeout_ns);
@@ -430,6 +431,7 @@ int lx_xprt_req_retransmit(struct lx_xprt_req *req)
  */
 static void xmit_conn_down(struct xprt *x)
 {
+	struct lx_xprt_rqst *cut = NULL;
 	unsigned int i;
 
 	/*
@@ -450,7 +452,12 @@ static void xmit_conn_down(struct xprt *x)
 		rq->tx_done = 0;
 		/* the cut request counts as sent on the dead connection */
 		atomic_fetch_or(&rq->st, RQ_SENT);
+		/* its outcome may be decided already (a cancel dropped the
+		 * connection for it): the transmitter lets go of it, so it
+		 * is the one to deliver, after the lock */
+		lx_xprt_req_get(&rq->pub);
 		atomic_fetch_and(&rq->st, ~(uint64_t)RQ_XMIT);
+		cut = rq;
 	}
 	for (i = 0; i < x->max_reqs; i++) {
 		struct lx_xprt_rqst *rq = lx_xprt_slot(x, i);
@@ -484,6 +491,10 @@ static void xmit_conn_down(struct xprt *x)
 	}
 	lx_xprt_cong_reset(&x->cong);
 	pthread_mutex_unlock(&x->xmit_lock);
+	if (cut) {
+		lx_xprt_try_complete(cut);
+		lx_xprt_req_put(&cut->pub);
+	}
 }
 
 /* Sleep @ms unless the transport is stopping.  Return false if stopping. */

@@ -272,8 +272,9 @@ int lx_xprt_req_fail(struct lx_xprt_req *req, int status)
 		return -EINVAL;
 	rq = rq_of(req);
 	x = req->xprt;
-	if (!(rq_flags(atomic_load(&rq->st)) & RQ_SUBMITTED))
-		return -EINVAL;
+	st = atomic_load(&rq->st);
+	if (!(rq_flags(st) & RQ_SUBMITTED)) /* finished: done() has run */
+		return rq_flags(st) & RQ_FINISHED ? -EALREADY : -EINVAL;
 	if (!lx_xprt_claim_outcome(rq, status))
 		return -EALREADY;
 	if (status == -ECANCELED)
