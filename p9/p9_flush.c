@@ -143,7 +143,7 @@ void lx_p9_flush_send(struct lx_xprt_req *req)
 			pc->fl_busy--;
 			pthread_mutex_unlock(&c->flush_lock);
 		}
-		if (err == -EAGAIN || err == -ENOBUFS) {
+		if (err == -EBUSY) {
 			if (lx_xprt_now_ns() > pc->fl_deadline) {
 				/* nothing is being answered: give up */
 				lx_p9_mark_broken(c);

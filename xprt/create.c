@@ -253,7 +253,7 @@ void lx_xprt_destroy(struct xprt *x)
 	pthread_mutex_lock(&x->xmit_lock);
 	cut = x->tx_partial;
 	if (cut) {
-		lx_xprt_req_get(&cut->pub);
+		lx_xprt_rq_get(cut);
 		atomic_fetch_and(&cut->st, ~(uint64_t)RQ_XMIT);
 		x->tx_partial = NULL;
 	}

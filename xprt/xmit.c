@@ -337,6 +337,7 @@ int lx_xprt_req_submit(struct lx_xprt_req *req, uint32_t key)
 	struct xprt *x;
 	size_t len;
 	unsigned int i;
+	bool pending;
 	int err;
 
 	if (!req || !req->ops || !req->ops->done)
@@ -376,14 +377,28 @@ int lx_xprt_req_submit(struct lx_xprt_req *req, uint32_t key)
 			return err;
 	}
 	atomic_fetch_add(&rq->refs, 1);
-	/* nothing can complete the request before it is pushed (QUEUED) */
-	atomic_store(&rq->st, RQ_SUBMITTED | RQ_QUEUED);
+	/* an exchange (what a seq_cst store is on x86): a cancel that came
+	 * before the submit left RQ_CANCEL (lx_xprt_req_cancel_gen()).
+	 * Nothing can complete the request before it is pushed (QUEUED). */
+	pending = rq_flags(atomic_exchange(&rq->st, RQ_SUBMITTED | RQ_QUEUED)) &
+		  RQ_CANCEL;
 	atomic_fetch_add_explicit(&x->stats.submitted, 1, memory_order_relaxed);
 	if (req->timeout_ns)
 		lx_xprt_timer_arm(x, rq, lx_xprt_now_ns() + req->timeout_ns);
 	if (x->ops->submitted && !req->no_reply)
 		x->ops->submitted(x, rq);
+	/* once pushed it may complete and its slot be reused at any moment:
+	 * a cancel still to run holds a reference from before */
+	if (lx_xprt_unlikely(pending))
+		lx_xprt_rq_get(rq);
 	xmit_push(x, rq);
+	if (lx_xprt_unlikely(pending)) {
+		if (req->ops->cancel)
+			req->ops->cancel(req);
+		else
+			lx_xprt_req_cancel(req);
+		lx_xprt_req_put(req);
+	}
 	return 0;
 }
 
@@ -455,7 +470,7 @@ static void xmit_conn_down(struct xprt *x)
 		/* its outcome may be decided already (a cancel dropped the
 		 * connection for it): the transmitter lets go of it, so it
 		 * is the one to deliver, after the lock */
-		lx_xprt_req_get(&rq->pub);
+		lx_xprt_rq_get(rq);
 		atomic_fetch_and(&rq->st, ~(uint64_t)RQ_XMIT);
 		cut = rq;
 	}

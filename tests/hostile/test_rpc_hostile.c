@@ -337,7 +337,7 @@ struct reorder {
 	atomic_uint done, ok;
 };
 
-static void reorder_cb(struct lx_rpc_call *call, int status, void *arg)
+static void reorder_cb(struct lx_call *call, int status, void *arg)
 {
 	struct reorder *r = arg;
 
@@ -350,6 +350,7 @@ static void reorder_cb(struct lx_rpc_call *call, int status, void *arg)
 static void test_reordered_replies(void **state)
 {
 	struct reorder r = {0};
+	struct lx_call calls[20];
 	struct lx_rpc_clnt *cl;
 	int i;
 
@@ -359,8 +360,8 @@ static void test_reordered_replies(void **state)
 	for (i = 0; i < 20; i++) {
 		struct lx_rpc_call_args a = {.proc = 0};
 
-		assert_int_equal(
-			lx_rpc_call_async(cl, &a, reorder_cb, &r, NULL), 0);
+		calls[i] = (struct lx_call){.done = reorder_cb, .arg = &r};
+		assert_int_equal(lx_rpc_call_async(cl, &calls[i], &a), 0);
 	}
 	for (i = 0; i < 500 && atomic_load(&r.done) < 20; i++)
 		usleep(10000);
