@@ -9,8 +9,12 @@
  * transmit queue (bench_io.owner goes into lx_nfs3_call.owner), so a job
  * with a deep queue cannot starve the others.
  *
- * Over RDMA the I/O buffers are registered once, through the transport's
- * registration cache (they live for the run), instead of per I/O.
+ * Over RDMA each job's I/O buffers are registered once
+ * (lx_xprt_rdma_mem_register(): local access and bind rights, no remote
+ * access), so with the default memory windows an I/O costs no
+ * registration: the server gets a window over the one buffer for the one
+ * call.  --rdma-reg picks another mode for comparison (per-io, or the
+ * unsafe cache, which leaves remote access standing between calls).
  *
  * One engine I/O is exactly one NFS call: setup() reports the smaller of
  * rsize and wsize as the largest transfer, so the engine never asks for a
@@ -96,6 +100,7 @@ struct nfs_file {
 	_Atomic uint64_t verf;
 	_Atomic int verf_state;	       /* 0 none, 1 being set, 2 set */
 	_Atomic uint64_t verf_changes; /* replies with another verifier */
+	struct lx_xprt_rdma_mem *mem;  /* the job's buffers (RDMA) */
 };
 
 struct nfs_be {
@@ -105,6 +110,7 @@ struct nfs_be {
 	const char *export_path;
 	char export_buf[LX_NFS3_MAXPATHLEN + 1]; /* an export from a URL */
 	uint32_t stable;
+	enum lx_xprt_rdma_reg_mode reg_mode;
 	const struct bench_config *cfg;
 	char where[NFS_HOST_MAX + 1026]; /* host:export (MOUNT paths: 1024) */
 
@@ -127,6 +133,7 @@ enum {
 	NO_EXPORT,
 	NO_MOUNT_PORT,
 	NO_STABLE,
+	NO_RDMA_REG,
 };
 
 static const struct bench_option nfs_options[] = {
@@ -140,6 +147,12 @@ static const struct bench_option nfs_options[] = {
 	{"stable", "unstable|datasync|filesync",
 	 "WRITE stability; unstable: COMMIT after writing [unstable]",
 	 NO_STABLE},
+	{"rdma-reg", "window|per-io|cache-unsafe",
+	 "RDMA chunk memory: a memory window per chunk and call, a "
+	 "registration per I/O, or the registration cache (remote access "
+	 "stays open between calls: trusted servers only) [window, per-io "
+	 "without memory windows]",
+	 NO_RDMA_REG},
 	{NULL, NULL, NULL, 0},
 };
 
@@ -218,6 +231,16 @@ static int nfs_parse_option(void *priv, int id, const char *arg)
 			n->stable = LX_NFS3_DATA_SYNC;
 		else if (!strcmp(arg, "filesync"))
 			n->stable = LX_NFS3_FILE_SYNC;
+		else
+			goto bad;
+		return 0;
+	case NO_RDMA_REG:
+		if (!strcmp(arg, "window"))
+			n->reg_mode = LX_XPRT_RDMA_REG_WINDOW;
+		else if (!strcmp(arg, "per-io"))
+			n->reg_mode = LX_XPRT_RDMA_REG_PER_IO;
+		else if (!strcmp(arg, "cache-unsafe"))
+			n->reg_mode = LX_XPRT_RDMA_REG_CACHE_UNSAFE;
 		else
 			goto bad;
 		return 0;
@@ -403,12 +426,10 @@ static int nfs_setup(void *priv, const struct bench_config *cfg,
 	o.gid = cfg->gid;
 	o.buf_size = NFS_BUF_SIZE;
 	if (o.transport == LX_XPRT_TRANSPORT_RDMA) {
-		/* the engine's buffers stay put for the whole run and the
-		 * client is destroyed (teardown) before they are freed: the
-		 * registration cache is safe here, and saves a registration
-		 * and a deregistration (two system calls) per I/O; an entry
-		 * per slot and some for the header buffers of Reply chunks */
-		n->rdma.reg_mode = LX_XPRT_RDMA_REG_CACHE;
+		/* windows by default (the jobs' buffers are registered in
+		 * job_open); the cache only when asked: an entry per slot
+		 * and some for the header buffers of Reply chunks */
+		n->rdma.reg_mode = n->reg_mode;
 		n->rdma.reg_cache_entries = n->max_reqs + 16;
 		o.rdma = &n->rdma;
 	}
@@ -545,6 +566,20 @@ static int nfs_job_open(void *priv, struct bench_job_info *job)
 		if (err)
 			goto out_err;
 		job->file_size = job->size;
+	}
+	if (n->cfg->transport == BENCH_TRANSPORT_RDMA && job->buf_base &&
+	    job->buf_len && n->reg_mode != LX_XPRT_RDMA_REG_PER_IO &&
+	    n->reg_mode != LX_XPRT_RDMA_REG_CACHE_UNSAFE) {
+		/* once for the run: windows over it per I/O */
+		err = lx_xprt_rdma_mem_register(job->buf_base, job->buf_len,
+						&f->mem);
+		if (err) {
+			bench_error("job %s: registering its %zu bytes of "
+				    "buffers for RDMA: %s",
+				    job->filename, job->buf_len,
+				    lx_nfs3_strerror(err));
+			goto out_free;
+		}
 	}
 	job->priv = f;
 	return 0;
@@ -822,7 +857,13 @@ static int nfs_job_sync(void *priv, struct bench_job_info *job)
 
 static void nfs_job_close(void *priv, struct bench_job_info *job)
 {
+	struct nfs_file *f = job->priv;
+
 	(void)priv;
+	if (f && f->mem && lx_xprt_rdma_mem_unregister(f->mem))
+		bench_error("job %s: its RDMA buffer registration is still "
+			    "in use",
+			    job->filename);
 	free(job->priv);
 	job->priv = NULL;
 }
@@ -889,6 +930,41 @@ static void nfs_stats(void *priv, bench_stat_fn fn, void *arg)
 	fn(arg, "commit_us", n->commit_ns / 1000);
 	fn(arg, "write_verifier_changes", n->verf_changes);
 	fn(arg, "resent_bytes", n->resent_bytes);
+	if (n->cfg->transport == BENCH_TRANSPORT_RDMA) {
+		struct lx_xprt_rdma_stats r, rs = {0};
+
+		for (i = 0; i < nc; i++) {
+			if (lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(rpc, i),
+						   &r))
+				continue;
+			rs.reg_mode = r.reg_mode;
+			rs.send_doorbells += r.send_doorbells;
+			rs.recv_doorbells += r.recv_doorbells;
+			rs.win_binds += r.win_binds;
+			rs.win_remote_inv += r.win_remote_inv;
+			rs.win_local_inv += r.win_local_inv;
+			rs.win_deallocs += r.win_deallocs;
+			rs.win_allocs += r.win_allocs;
+			rs.win_bad_inv += r.win_bad_inv;
+			rs.inv_waits += r.inv_waits;
+			rs.regs += r.regs;
+			rs.deregs += r.deregs;
+			rs.reg_hits += r.reg_hits;
+		}
+		fn(arg, "rdma_reg_mode", rs.reg_mode);
+		fn(arg, "rdma_send_doorbells", rs.send_doorbells);
+		fn(arg, "rdma_recv_doorbells", rs.recv_doorbells);
+		fn(arg, "rdma_win_binds", rs.win_binds);
+		fn(arg, "rdma_win_remote_inv", rs.win_remote_inv);
+		fn(arg, "rdma_win_local_inv", rs.win_local_inv);
+		fn(arg, "rdma_win_deallocs", rs.win_deallocs);
+		fn(arg, "rdma_win_allocs", rs.win_allocs);
+		fn(arg, "rdma_win_bad_inv", rs.win_bad_inv);
+		fn(arg, "rdma_inv_waits", rs.inv_waits);
+		fn(arg, "rdma_regs", rs.regs);
+		fn(arg, "rdma_deregs", rs.deregs);
+		fn(arg, "rdma_reg_hits", rs.reg_hits);
+	}
 }
 
 static void nfs_teardown(void *priv)

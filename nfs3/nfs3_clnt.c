@@ -61,6 +61,8 @@ static void lx_rpc_opts_from(struct lx_rpc_clnt_opts *ro,
 	ro->rdma = o->rdma;
 	ro->timeo_ms = o->timeo_ms;
 	ro->retrans = o->retrans;
+	ro->log = o->log;
+	ro->log_arg = o->log_arg;
 }
 
 static int opts_ok(const struct lx_nfs3_opts *o)

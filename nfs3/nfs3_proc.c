@@ -10,7 +10,7 @@
  * hand it to lx_nfs3_call_start().  The decoder's context (struct lx_nfs3_ctx:
  * the caller's result struct, READ destination, READLINK buffer, directory
  * arrays, a precise decode error) lives on the caller's stack for a sync
- * call and in the caller's struct lx_nfs3_call for an async one, so no call
+ * call and in the caller's struct lx_call for an async one, so no call
  * allocates.  After the RPC layer decoded the reply, the NFS status is
  * turned into an errno (lx_nfs3_stat_errno()) and, for async calls, the
  * caller's callback runs.

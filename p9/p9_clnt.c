@@ -258,6 +258,8 @@ int lx_p9_connect(struct lx_p9_clnt **cp, const struct lx_p9_opts *opts)
 	xo.req_priv = sizeof(struct lx_p9_call);
 	xo.policy = LX_XPRT_FAIL;
 	xo.connect_timeout_ms = c->opts.connect_timeout_ms;
+	xo.log = c->opts.log;
+	xo.log_arg = c->opts.log_arg;
 	err = lx_xprt_create(&c->x, &xo);
 	if (err) {
 		/* the transport's -ENOENT means the name did not resolve */

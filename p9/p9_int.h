@@ -29,7 +29,7 @@
 
 #include "xprt/call_int.h"
 
-/* Tflush messages in flight for one call at most (lx_p9_cancel() -EBUSY) */
+/* Tflush messages in flight for one call at most (lx_call_cancel() -EBUSY) */
 #define LX_P9_MAX_FLUSH		4u
 /* Retry period when no slot is free to send a Tflush from */
 #define LX_P9_FLUSH_RETRY_NS	5000000ull
@@ -100,7 +100,7 @@ enum lx_p9_call_kind {
  * @ttype: the T-message type sent
  * @kind: enum lx_p9_call_kind
  * @server_err: @status is an errno the server sent
- * @finished: done() has started (lx_p9_cancel() answers -EALREADY)
+ * @finished: done() has started (lx_call_cancel() answers -EALREADY)
  * @status: the outcome (sync calls read it after the wait)
  * @want: Tread/Treaddir count (placement bound), Twrite count, Twalk
  *	nwname: what the reply may not exceed
@@ -197,7 +197,7 @@ void lx_p9_result_put(struct lx_p9_result *res);
 int lx_p9_version_call(struct lx_p9_clnt *c, uint32_t msize,
 		       struct lx_p9_str version, struct lx_p9_result *res);
 
-/* p9_flush.c: p9_call.c's hooks and lx_p9_cancel() hand over to these */
+/* p9_flush.c: p9_call.c's hooks (timeout, cancel) hand over to these */
 extern const struct lx_xprt_req_ops lx_p9_flush_ops;
 int lx_p9_flush_start(struct lx_xprt_req *req, int status);
 void lx_p9_flush_send(struct lx_xprt_req *req);

@@ -160,6 +160,47 @@ static bool_t lx_rpc_xdr_later(XDR *xdrs, void *p)
 	return TRUE;
 }
 
+/*
+ * The common reply, decoded in place: our XID, accepted, any verifier
+ * (AUTH_NONE or a short AUTH_SYS/AUTH_SHORT one: skipped, as
+ * xdr_replymsg() would only copy it out), SUCCESS.  Return the offset of
+ * the results, or 0 for anything else, which goes to libtirpc's decoder
+ * (denials, other accept_stats, short or odd replies): the same answers,
+ * and the rare cases keep one decoder.
+ */
+static size_t lx_rpc_fast_hdr(const uint8_t *p, size_t len, uint32_t xid)
+{
+	uint32_t vlen;
+	size_t pos;
+
+	if (len < LX_RPC_REPLY_MIN || lx_xprt_get_be32(p) != xid ||
+	    lx_xprt_get_be32(p + 4) != REPLY ||
+	    lx_xprt_get_be32(p + 8) != MSG_ACCEPTED)
+		return 0;
+	vlen = lx_xprt_get_be32(p + 16);
+	if (vlen > MAX_AUTH_BYTES)
+		return 0;
+	pos = 20 + ((vlen + 3) & ~3u);
+	if (len < pos + 4 || lx_xprt_get_be32(p + pos) != SUCCESS)
+		return 0;
+	return pos + 4;
+}
+
+/* Decode the results at @pos of the reply. */
+static int lx_rpc_decode_results(struct lx_xprt_req *req, struct lx_rpc_task *t,
+				 size_t pos)
+{
+	XDR xdr;
+	int status = 0;
+
+	xdrmem_create(&xdr, (char *)req->rbuf->data + pos,
+		      (u_int)(req->rlen - pos), XDR_DECODE);
+	if (!t->dec(&xdr, t->res))
+		status = -EBADMSG;
+	xdr_destroy(&xdr);
+	return status;
+}
+
 /* Decode header and results of a complete reply. */
 static int lx_rpc_decode_reply(struct lx_xprt_req *req, struct lx_rpc_task *t)
 {
@@ -168,7 +209,14 @@ static int lx_rpc_decode_reply(struct lx_xprt_req *req, struct lx_rpc_task *t)
 	u_int pos;
 	XDR xdr;
 	int status;
+	size_t fast;
 
+	fast = lx_rpc_fast_hdr(req->rbuf->data, req->rlen, t->xid);
+	if (fast) {
+		t->info.reply_stat = MSG_ACCEPTED;
+		t->info.accept_stat = SUCCESS;
+		return t->dec ? lx_rpc_decode_results(req, t, fast) : 0;
+	}
 	memset(&m, 0, sizeof(m));
 	m.acpted_rply.ar_verf.oa_base = verf;
 	m.acpted_rply.ar_results.where = NULL;
@@ -179,15 +227,10 @@ static int lx_rpc_decode_reply(struct lx_xprt_req *req, struct lx_rpc_task *t)
 		return -EBADMSG;
 	}
 	status = lx_rpc_reply_status(&m, &t->info);
-	if (!status && t->dec) {
-		pos = xdr_getpos(&xdr);
-		xdr_destroy(&xdr);
-		xdrmem_create(&xdr, (char *)req->rbuf->data + pos,
-			      (u_int)(req->rlen - pos), XDR_DECODE);
-		if (!t->dec(&xdr, t->res))
-			status = -EBADMSG;
-	}
+	pos = xdr_getpos(&xdr);
 	xdr_destroy(&xdr);
+	if (!status && t->dec)
+		status = lx_rpc_decode_results(req, t, pos);
 	return status;
 }
 
@@ -220,6 +263,9 @@ static void lx_rpc_timeout(struct lx_xprt_req *req)
 		lx_xprt_req_fail(req, -ETIMEDOUT);
 		return;
 	}
+	/* a minor timeout: say so, once per episode (the next reply on the
+	 * transport ends it) */
+	lx_xprt_not_responding(req->xprt);
 	t->retries++;
 	t->info.retransmits = t->retries;
 	t->timeo_ns = t->timeo_ns * 2 > max_ns ? max_ns : t->timeo_ns * 2;
@@ -279,12 +325,41 @@ static int lx_rpc_encode(struct lx_rpc_clnt *cl, struct lx_xprt_req *req,
 	return 0;
 }
 
-static struct xprt *lx_rpc_pick_xprt(struct lx_rpc_clnt *cl)
+static struct xprt *lx_rpc_pick_xprt(struct lx_rpc_clnt *cl, unsigned int *conn)
 {
-	unsigned int i = atomic_fetch_add_explicit(&cl->next_conn, 1,
-						   memory_order_relaxed);
+	unsigned int i =
+		cl->nconn == 1 ?
+			0 :
+			atomic_fetch_add_explicit(&cl->next_conn, 1,
+						  memory_order_relaxed) %
+				cl->nconn;
 
-	return cl->x[i % cl->nconn];
+	*conn = i;
+	return cl->x[i];
+}
+
+/*
+ * The XID of a call: its slot in the low xid_shift bits, so that the
+ * transport finds the reply by reading that slot (xprt.c, reply index),
+ * and above them a count of the slot's uses, interleaved over the
+ * connections and offset by the client's random base.  A given XID
+ * comes back only after 2^(32 - xid_shift) / nconnect uses of one slot
+ * (67 million with the default 64 slots and one connection): sequential
+ * XIDs of one client repeat after 2^32 calls, these after at least as
+ * many unless one slot takes every call, and never across the client's
+ * connections (servers key their duplicate caches by XID and address).
+ */
+static uint32_t lx_rpc_xid(struct lx_rpc_clnt *cl, struct lx_rpc_task *t,
+			   unsigned int slot, unsigned int conn)
+{
+	uint32_t hi;
+
+	if (lx_xprt_unlikely(cl->xid_pinned))
+		return atomic_fetch_add_explicit(&cl->xid, 1,
+						 memory_order_relaxed);
+	hi = atomic_load_explicit(&cl->xid, memory_order_relaxed) +
+	     t->xid_gen++ * cl->nconn + conn;
+	return (uint32_t)((uint64_t)hi << cl->xid_shift) | slot;
 }
 
 /*
@@ -297,7 +372,8 @@ static int lx_rpc_start(struct lx_rpc_clnt *cl,
 			lx_rpc_complete_fn complete, struct lx_xprt_req **reqp)
 {
 	bool sync = !call;
-	struct xprt *x = lx_rpc_pick_xprt(cl);
+	unsigned int conn;
+	struct xprt *x = lx_rpc_pick_xprt(cl, &conn);
 	struct lx_xprt_req *req;
 	struct lx_rpc_task *t;
 	uint32_t xid;
@@ -309,7 +385,9 @@ static int lx_rpc_start(struct lx_rpc_clnt *cl,
 	if (err)
 		return err;
 	t = task_of(req);
-	memset(t, 0, sizeof(*t));
+	/* everything but the slot's use count, which XIDs are made of */
+	memset((char *)t + offsetof(struct lx_rpc_task, cl), 0,
+	       sizeof(*t) - offsetof(struct lx_rpc_task, cl));
 	t->cl = cl;
 	t->dec = a->dec;
 	t->res = a->res;
@@ -333,7 +411,7 @@ static int lx_rpc_start(struct lx_rpc_clnt *cl,
 	t->timeo_ns =
 		(uint64_t)(a->timeo_ms ? a->timeo_ms : cl->opts.timeo_ms) *
 		1000000u;
-	xid = atomic_fetch_add_explicit(&cl->xid, 1, memory_order_relaxed);
+	xid = lx_rpc_xid(cl, t, req->slot, conn);
 	t->xid = xid;
 	t->info.xid = xid;
 	t->info.reply_stat = -1;
@@ -501,6 +579,8 @@ int lx_rpc__create(struct lx_rpc_clnt **clp,
 	xo.req_priv = sizeof(struct lx_rpc_task);
 	xo.policy = LX_XPRT_RESEND;
 	xo.reconnect_give_up_ms = cl->opts.reconnect_give_up_ms;
+	xo.log = cl->opts.log;
+	xo.log_arg = cl->opts.log_arg;
 	po.buf_size = cl->opts.buf_size;
 	po.max_bytes = 2 * cl->opts.buf_size *
 			       (cl->opts.max_reqs ? cl->opts.max_reqs : 64) *
@@ -516,6 +596,9 @@ int lx_rpc__create(struct lx_rpc_clnt **clp,
 			goto out_xprts;
 		cl->nconn++;
 	}
+	/* as many bits as the transports' key_mask (xprt.h: reply keys) */
+	while ((1u << cl->xid_shift) < lx_xprt_max_reqs(cl->x[0]))
+		cl->xid_shift++;
 	*clp = cl;
 	return 0;
 

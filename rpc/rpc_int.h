@@ -22,7 +22,10 @@
  * struct lx_rpc_clnt - a client
  * @x: one transport per connection
  * @next_conn: round-robin cursor
- * @xid: next XID (random start, then sequential)
+ * @xid: random XID base (see lx_rpc_xid()); with @xid_pinned, the next XID
+ * @xid_pinned: XIDs come from @xid, sequential (the fuzz harness replays
+ *	captured replies with their XIDs)
+ * @xid_shift: bits of the XID that carry the request's slot
  * @hdr: pre-encoded call header template (XID and procedure patched per
  *	call), through libtirpc's xdr_callmsg
  * @hdr_len: its length
@@ -34,6 +37,8 @@ struct lx_rpc_clnt {
 	struct lx_xprt_pool *pool;
 	atomic_uint next_conn;
 	atomic_uint xid;
+	bool xid_pinned;
+	unsigned int xid_shift;
 	uint8_t hdr[LX_RPC_HDR_MAX];
 	size_t hdr_len;
 	char machine[256];
@@ -52,6 +57,7 @@ typedef void (*lx_rpc_complete_fn)(struct lx_call *call, int status);
  * @complete: see lx_rpc_complete_fn (NULL: @call->done directly)
  */
 struct lx_rpc_task {
+	uint32_t xid_gen; /* uses of the slot (kept across calls) */
 	struct lx_rpc_clnt *cl;
 	uint32_t xid;
 	xdrproc_t dec;

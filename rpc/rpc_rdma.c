@@ -475,15 +475,16 @@ static bool size_ok(unsigned int size)
 }
 
 int lx_rpcrdma_cm_encode(void *buf, unsigned int send_size,
-			 unsigned int recv_size)
+			 unsigned int recv_size, unsigned int flags)
 {
 	uint8_t *p = buf;
 
-	if (!buf || !size_ok(send_size) || !size_ok(recv_size))
+	if (!buf || !size_ok(send_size) || !size_ok(recv_size) ||
+	    (flags & ~LX_RPCRDMA_CM_F_SND_W_INV_OK))
 		return -EINVAL;
 	put32(&p, LX_RPCRDMA_CM_MAGIC);
 	p[0] = LX_RPCRDMA_CM_VERSION;
-	p[1] = 0; /* flags: no Remote Invalidation (we use no FRWR MRs) */
+	p[1] = (uint8_t)flags; /* SND_W_INV_OK: only with memory windows */
 	p[2] = (uint8_t)(send_size / 1024 - 1);
 	p[3] = (uint8_t)(recv_size / 1024 - 1);
 	return (int)LX_RPCRDMA_CM_PDATA_LEN;

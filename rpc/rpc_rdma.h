@@ -259,17 +259,21 @@ int lx_rpcrdma_check_reply(const struct lx_rpcrdma_hdr *h, size_t hdr_len,
 /* -------------------------------------------------- connection data */
 
 /** RFC 8797 connection private data, 8 bytes on the wire */
-#define LX_RPCRDMA_CM_PDATA_LEN 8u
+#define LX_RPCRDMA_CM_PDATA_LEN	     8u
+/* RFC 8797 section 4.1: the sender accepts Send With Invalidate */
+#define LX_RPCRDMA_CM_F_SND_W_INV_OK 0x01u
 
 /**
  * lx_rpcrdma_cm_encode() - our RDMA-CM private data (RFC 8797 section 4.1)
  * @buf: 8 bytes
  * @send_size, @recv_size: our thresholds, multiples of 1024 in 1 KiB ..
  *	256 KiB (the size byte is size / 1024 - 1)
- * Return: bytes written (8); %-EINVAL for sizes out of range.
+ * @flags: %LX_RPCRDMA_CM_F_SND_W_INV_OK or 0
+ * Return: bytes written (8); %-EINVAL for sizes out of range or unknown
+ * flags.
  */
 int lx_rpcrdma_cm_encode(void *buf, unsigned int send_size,
-			 unsigned int recv_size);
+			 unsigned int recv_size, unsigned int flags);
 
 /**
  * lx_rpcrdma_cm_negotiate() - thresholds in force after the server's reply

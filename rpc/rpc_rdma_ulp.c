@@ -30,9 +30,14 @@
  * RDMA_ERROR becomes a clear errno (ERR_VERS: -EPROTO with the server's
  * version range in the reply info; ERR_CHUNK: -EMSGSIZE).
  *
- * Release (before done()): registrations are dropped, invalidated when
- * the call ended without a reply so that a late RDMA access by the server
- * finds no valid key.
+ * Chunk memory is exposed through lx_xprt_rdma_chunk(): a memory window
+ * per segment, bound in the Send's chain (or, without windows, a
+ * registration).  A resend on a new connection binds fresh windows:
+ * they are tied to the queue pair.
+ *
+ * Completion goes through lx_xprt_rdma_complete(), which checks the key a
+ * Send With Invalidate names and holds done() until every window of the
+ * call is invalidated; release only forgets the prepared header.
  */
 #include <errno.h>
 #include <string.h>
@@ -40,8 +45,6 @@
 #include "rpc/rpc_rdma.h"
 #include "rpc_int.h"
 #include "xprt/rdma.h"
-
-#define RU_SINK_ACCESS (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE)
 
 /* per-slot state */
 struct ru_slot {
@@ -57,13 +60,20 @@ static size_t ru_recv_size(const struct xprt *x,
 	return o->inline_recv;
 }
 
-static int ru_conn_pdata(struct xprt *x, void *buf, size_t cap)
+static int ru_conn_pdata(struct xprt *x, struct lx_xprt_rdma_params *p,
+			 void *buf, size_t cap)
 {
 	const struct lx_xprt_rdma_opts *o = lx_xprt_rdma_opts_of(x);
 
 	if (cap < LX_RPCRDMA_CM_PDATA_LEN)
 		return -EINVAL;
-	return lx_rpcrdma_cm_encode(buf, o->inline_send, o->inline_recv);
+	/* a server may invalidate our windows with its reply (RFC 8797):
+	 * only windows, never registrations (rxe and hardware refuse to
+	 * invalidate a plain registration, and the connection breaks) */
+	p->remote_inv = p->windows && !o->no_remote_inv;
+	return lx_rpcrdma_cm_encode(
+		buf, o->inline_send, o->inline_recv,
+		p->remote_inv ? LX_RPCRDMA_CM_F_SND_W_INV_OK : 0);
 }
 
 static void ru_conn_params(struct xprt *x, const void *pdata, size_t len,
@@ -75,24 +85,28 @@ static void ru_conn_params(struct xprt *x, const void *pdata, size_t len,
 				&p->inline_send, &p->inline_recv);
 }
 
-/* Register one segment and describe it in @seg. */
-static int ru_reg_seg(struct xprt *x, struct lx_xprt_rdma_slot *s, void *addr,
-		      size_t len, int access, struct lx_rpcrdma_seg *seg)
+/* Expose one segment (a window, or a registration) and describe it in
+ * @seg; @buf: the pool buffer it lies in, NULL for caller memory. */
+static int ru_reg_seg(struct xprt *x, struct lx_xprt_rdma_slot *s,
+		      struct lx_xprt_rdma_send *snd,
+		      const struct lx_xprt_buf *buf, void *addr, size_t len,
+		      int access, struct lx_rpcrdma_seg *seg)
 {
 	int r;
 
 	if (len > UINT32_MAX)
 		return -E2BIG;
-	r = lx_xprt_rdma_slot_reg(x, s, addr, len, access, &seg->handle,
-				  &seg->offset, NULL);
+	r = lx_xprt_rdma_chunk(x, s, snd, buf, addr, len, access, &seg->handle,
+			       &seg->offset);
 	seg->length = (uint32_t)len;
 	return r;
 }
 
 /* Read chunk entries for tx segments [from, to), all at @pos. */
 static int ru_reads(struct xprt *x, struct lx_xprt_rqst *rq,
-		    struct lx_xprt_rdma_slot *s, struct lx_rpcrdma_hdr *h,
-		    unsigned int from, unsigned int to, uint32_t pos)
+		    struct lx_xprt_rdma_slot *s, struct lx_xprt_rdma_send *snd,
+		    struct lx_rpcrdma_hdr *h, unsigned int from,
+		    unsigned int to, uint32_t pos)
 {
 	unsigned int i;
 	int r;
@@ -103,7 +117,7 @@ static int ru_reads(struct xprt *x, struct lx_xprt_rqst *rq,
 		if (h->nr_reads >= LX_RPCRDMA_MAX_SEGS)
 			return -E2BIG;
 		h->reads[h->nr_reads].position = pos;
-		r = ru_reg_seg(x, s, v->iov_base, v->iov_len,
+		r = ru_reg_seg(x, s, snd, NULL, v->iov_base, v->iov_len,
 			       IBV_ACCESS_REMOTE_READ,
 			       &h->reads[h->nr_reads].seg);
 		if (r)
@@ -115,7 +129,8 @@ static int ru_reads(struct xprt *x, struct lx_xprt_rqst *rq,
 
 /* Decide the chunks, register them, encode the header into s->hdr. */
 static int ru_prepare(struct xprt *x, struct lx_xprt_rqst *rq,
-		      struct lx_xprt_rdma_slot *s, struct ru_slot *u,
+		      struct lx_xprt_rdma_slot *s,
+		      struct lx_xprt_rdma_send *snd, struct ru_slot *u,
 		      const struct lx_xprt_rdma_params *p)
 {
 	struct lx_xprt_req *req = &rq->pub;
@@ -158,8 +173,9 @@ static int ru_prepare(struct xprt *x, struct lx_xprt_rqst *rq,
 	h.proc = u->plan.proc;
 	if (u->plan.write) {
 		for (i = 0; i < ndst; i++) {
-			r = ru_reg_seg(x, s, dst[i].iov_base, dst[i].iov_len,
-				       RU_SINK_ACCESS, &h.writes[0].segs[i]);
+			r = ru_reg_seg(x, s, snd, NULL, dst[i].iov_base,
+				       dst[i].iov_len, IBV_ACCESS_REMOTE_WRITE,
+				       &h.writes[0].segs[i]);
 			if (r)
 				return r;
 		}
@@ -169,8 +185,9 @@ static int ru_prepare(struct xprt *x, struct lx_xprt_rqst *rq,
 		lx_xprt_rdma_stat_inc(x, LX_XPRT_RDMA_ST_WRITE_CHUNKS);
 	}
 	if (u->plan.reply) {
-		r = ru_reg_seg(x, s, req->rbuf->data, req->rbuf->cap,
-			       RU_SINK_ACCESS, &h.reply.segs[0]);
+		r = ru_reg_seg(x, s, snd, req->rbuf, req->rbuf->data,
+			       req->rbuf->cap, IBV_ACCESS_REMOTE_WRITE,
+			       &h.reply.segs[0]);
 		if (r)
 			return r;
 		h.reply.nsegs = 1;
@@ -181,7 +198,7 @@ static int ru_prepare(struct xprt *x, struct lx_xprt_rqst *rq,
 	switch (u->plan.read) {
 	case LX_RPCRDMA_READ_PAYLOAD:
 		/* the payload at its XDR position, its pad left out */
-		r = ru_reads(x, rq, s, &h, 0, t->payload_segs,
+		r = ru_reads(x, rq, s, snd, &h, 0, t->payload_segs,
 			     (uint32_t)req->sbuf->len);
 		if (r)
 			return r;
@@ -190,12 +207,13 @@ static int ru_prepare(struct xprt *x, struct lx_xprt_rqst *rq,
 	case LX_RPCRDMA_READ_POS0:
 		/* the whole message: call, payload, pad */
 		h.reads[0].position = 0;
-		r = ru_reg_seg(x, s, req->sbuf->data, req->sbuf->len,
-			       IBV_ACCESS_REMOTE_READ, &h.reads[0].seg);
+		r = ru_reg_seg(x, s, snd, req->sbuf, req->sbuf->data,
+			       req->sbuf->len, IBV_ACCESS_REMOTE_READ,
+			       &h.reads[0].seg);
 		if (r)
 			return r;
 		h.nr_reads = 1;
-		r = ru_reads(x, rq, s, &h, 0, req->nr_tx_segs, 0);
+		r = ru_reads(x, rq, s, snd, &h, 0, req->nr_tx_segs, 0);
 		if (r)
 			return r;
 		lx_xprt_rdma_stat_inc(x, LX_XPRT_RDMA_ST_POS0_CHUNKS);
@@ -218,11 +236,14 @@ static int ru_marshal(struct xprt *x, struct lx_xprt_rqst *rq,
 	struct ru_slot *u = s->ulp;
 	int r;
 
-	if (!s->prepared || s->gen != p->gen) {
-		/* first send, or a connection with other thresholds */
+	if (!s->prepared || s->gen != p->gen ||
+	    (p->windows && s->win_cookie != p->cookie)) {
+		/* first send, a connection with other thresholds, or with
+		 * windows any new connection: they are bound to a queue
+		 * pair, and a resend gets fresh ones (fresh keys too) */
 		lx_xprt_rdma_slot_unreg(x, s, false);
 		s->prepared = false;
-		r = ru_prepare(x, rq, s, u, p);
+		r = ru_prepare(x, rq, s, snd, u, p);
 		if (r) {
 			lx_xprt_rdma_slot_unreg(x, s, false);
 			return r;
@@ -322,7 +343,7 @@ static int ru_receive(struct xprt *x, void *buf, size_t len)
 		rq = len >= 4 ? lx_xprt_rx_lookup(x, h.xid) : NULL;
 		if (!rq)
 			return 0;
-		lx_xprt_rx_complete(
+		lx_xprt_rdma_complete(
 			x, rq, hl == -EPROTONOSUPPORT ? -EPROTO : -EBADMSG);
 		return 1;
 	}
@@ -346,15 +367,16 @@ static int ru_receive(struct xprt *x, void *buf, size_t len)
 	}
 	if (!r)
 		r = ru_deliver(x, rq, t, &ri, buf);
-	lx_xprt_rx_complete(x, rq, r);
+	lx_xprt_rdma_complete(x, rq, r);
 	return 1;
 }
 
 static void ru_release(struct xprt *x, struct lx_xprt_rqst *rq,
 		       struct lx_xprt_rdma_slot *s, int status)
 {
+	(void)x;
 	(void)rq;
-	lx_xprt_rdma_slot_unreg(x, s, status != 0);
+	(void)status;
 	s->prepared = false;
 }
 

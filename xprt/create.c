@@ -54,7 +54,7 @@ static void lx_xprt_apply_defaults(struct lx_xprt_opts *o)
 	if (!o->reconnect_min_ms)
 		o->reconnect_min_ms = 100;
 	if (!o->reconnect_max_ms)
-		o->reconnect_max_ms = 5000;
+		o->reconnect_max_ms = 30000;
 	if (o->reconnect_max_ms < o->reconnect_min_ms)
 		o->reconnect_max_ms = o->reconnect_min_ms;
 }
@@ -144,6 +144,9 @@ int lx_xprt__create_ops(struct xprt **xp, const struct lx_xprt_opts *opts,
 	x->opts = *opts;
 	lx_xprt_apply_defaults(&x->opts);
 	x->max_reqs = x->opts.max_reqs;
+	x->key_mask = 0;
+	while (x->key_mask < x->max_reqs - 1)
+		x->key_mask = x->key_mask << 1 | 1;
 	x->framing = x->opts.framing;
 	snprintf(x->peer, sizeof(x->peer), "%s:%u", x->opts.host, x->opts.port);
 	if (ops)
@@ -195,6 +198,7 @@ int lx_xprt__create_ops(struct xprt **xp, const struct lx_xprt_opts *opts,
 	if (err)
 		goto out_teardown;
 	atomic_store(&x->cookie, 1);
+	x->conn_since = lx_xprt_now_ns();
 	atomic_store(&x->state, LX_XPRT_CONNECTED);
 	atomic_fetch_add(&x->stats.connects, 1);
 

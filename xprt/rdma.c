@@ -24,9 +24,11 @@
  * is refused (LX_XPRT_TP_NEED_REPLY): it would leave a credit unaccounted.
  *
  * Memory registration: the pool's slabs once per device (pool hook), the
- * transport's own header areas and receive buffers once per device, chunk
- * memory per call or through the cache (rdma_mr.c).  Nothing on the send
- * path registers request buffers.
+ * transport's own header areas and receive buffers once per device.
+ * Chunks: a memory window per segment bound in the Send's chain
+ * (rdma_win.c), or, without windows, a registration per call or through
+ * the cache (rdma_mr.c).  With windows and registered memory nothing on
+ * the send path makes a system call but the doorbell.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -49,7 +51,7 @@
 static void lx_xr_fail_unsent(struct xprt *x, struct lx_xprt_rqst *rq, int err)
 {
 	if (lx_xprt_claim_outcome(rq, err))
-		lx_xprt_rqtree_erase(&x->rqtree, &rq->rqnode);
+		lx_xprt_rx_unlink(x, rq);
 }
 
 static int lx_xr_send(struct xprt *x, struct lx_xprt_rqst **reqs,
@@ -59,10 +61,10 @@ static int lx_xr_send(struct xprt *x, struct lx_xprt_rqst **reqs,
 	struct lx_xr_conn *c = tp->conn;
 	struct ibv_send_wr wr[LX_XPRT_XMIT_BATCH], *bad = NULL, *head = NULL;
 	struct ibv_send_wr **tail = &head;
-	struct lx_xprt_rdma_send snd[LX_XPRT_XMIT_BATCH];
+	struct lx_xprt_rdma_send *snd = tp->snd;
 	unsigned int widx[LX_XPRT_XMIT_BATCH]; /* request index of each WR */
-	unsigned int i, nwr = 0, ok = n, recvs = 0, j;
-	int free_slots, r;
+	unsigned int i, nwr = 0, ok = n, recvs = 0, j, b;
+	int free_slots, used = 0, r;
 
 	(void)more; /* the batch is one doorbell already */
 	*nsent = 0;
@@ -73,20 +75,27 @@ static int lx_xr_send(struct xprt *x, struct lx_xprt_rqst **reqs,
 	for (i = 0; i < n; i++) {
 		struct lx_xprt_rqst *rq = reqs[i];
 		struct lx_xprt_rdma_slot *s = &tp->slots[rq->pub.slot];
+		struct lx_xprt_rdma_send *sn = &snd[nwr];
 		bool sig;
 
-		if (free_slots - (int)nwr < 1) {
+		/* room for the largest call: its binds, its Send and the
+		 * invalidations it reserves */
+		if (free_slots - used < (int)c->max_wr_call) {
 			lx_xr_ctr_add(tp, RC_SQ_FULL, 1);
 			ok = i;
 			break;
 		}
-		snd[nwr].nsge = 0;
-		snd[nwr].bytes = 0;
-		r = tp->ulp->marshal(x, rq, s, &snd[nwr]);
+		sn->nsge = 0;
+		sn->bytes = 0;
+		sn->nbind = 0;
+		r = tp->ulp->marshal(x, rq, s, sn);
 		if (r) {
+			lx_xr_win_unposted(x, s);
 			lx_xr_fail_unsent(x, rq, r);
 			continue;
 		}
+		if (sn->nbind)
+			s->inv_reserved = sn->nbind;
 		lx_xprt_rdma_slot_publish(s);
 		if (tp->ulp->per_request_recv) {
 			/* trans_rdma: a receive per request, unless one
@@ -101,15 +110,22 @@ static int lx_xr_send(struct xprt *x, struct lx_xprt_rqst **reqs,
 			s->recv_cookie = c->cookie;
 			atomic_store(&s->got_reply, false);
 		}
-		sig = ++c->unsignaled >= c->signal_every ||
-		      free_slots - (int)nwr - 1 <= (int)c->signal_every;
+		used += 1 + 2 * (int)sn->nbind;
+		c->unsignaled += 1 + sn->nbind;
+		sig = c->unsignaled >= c->signal_every ||
+		      free_slots - used <= (int)c->signal_every;
+		/* its window binds first, in the same chain (one doorbell) */
+		for (b = 0; b < sn->nbind; b++) {
+			*tail = &sn->bind[b];
+			tail = &sn->bind[b].next;
+		}
 		memset(&wr[nwr], 0, sizeof(wr[nwr]));
-		wr[nwr].sg_list = snd[nwr].sge;
-		wr[nwr].num_sge = (int)snd[nwr].nsge;
+		wr[nwr].sg_list = sn->sge;
+		wr[nwr].num_sge = (int)sn->nsge;
 		wr[nwr].opcode = IBV_WR_SEND;
 		if (sig) {
 			/* its completion retires it and the unsignaled
-			 * Sends before it */
+			 * work requests before it */
 			wr[nwr].send_flags = IBV_SEND_SIGNALED;
 			wr[nwr].wr_id = c->unsignaled;
 			c->unsignaled = 0;
@@ -120,34 +136,50 @@ static int lx_xr_send(struct xprt *x, struct lx_xprt_rqst **reqs,
 		tail = &wr[nwr].next;
 		nwr++;
 	}
+	*tail = NULL;
 	if (recvs) {
 		/* receives before the Sends they answer */
 		r = lx_xr_post_recvs(tp, c, recvs);
 		if (r < 0)
-			return r;
-		if ((unsigned int)r < recvs)
-			return -ENOBUFS;
+			goto out_unposted;
+		if ((unsigned int)r < recvs) {
+			r = -ENOBUFS;
+			goto out_unposted;
+		}
 	}
 	if (head) {
-		atomic_fetch_sub(&c->sq_free, (int)nwr);
+		atomic_fetch_sub(&c->sq_free, used);
 		r = xv_post_send(c->qp, head, &bad);
 		lx_xr_ctr_add(tp, RC_SEND_DOORBELLS, 1);
 		if (r) {
-			/* WRs from bad on were not posted */
-			for (j = 0; j < nwr && &wr[j] != bad; j++)
-				;
-			atomic_fetch_add(&c->sq_free, (int)(nwr - j));
+			/* work requests from bad on were not posted: the
+			 * connection is lost, its sweep takes the windows */
+			for (j = 0; j < nwr; j++) {
+				for (b = 0; b < snd[j].nbind; b++)
+					if (&snd[j].bind[b] == bad)
+						break;
+				lx_xr_win_posted(&snd[j], b);
+				if (b < snd[j].nbind || &wr[j] == bad)
+					break;
+			}
 			lx_xr_ctr_add(tp, RC_SENDS, j);
 			*nsent = j ? widx[j - 1] + 1 : 0;
 			return r;
 		}
 		lx_xr_ctr_add(tp, RC_SENDS, nwr);
-		for (j = 0; j < nwr; j++)
+		for (j = 0; j < nwr; j++) {
+			lx_xr_win_posted(&snd[j], snd[j].nbind);
 			if (wr[j].send_flags & IBV_SEND_SIGNALED)
 				lx_xr_ctr_add(tp, RC_SENDS_SIGNALED, 1);
+		}
 	}
 	*nsent = ok;
 	return ok == n ? 0 : -EAGAIN;
+
+out_unposted:
+	for (j = 0; j < nwr; j++)
+		lx_xr_win_unposted(x, &tp->slots[reqs[widx[j]]->pub.slot]);
+	return r;
 }
 
 static void lx_xr_wait_writable(struct xprt *x, int timeout_ms)
@@ -179,6 +211,9 @@ static void lx_xr_release(struct xprt *x, struct lx_xprt_rqst *rq, int status)
 	struct lx_xprt_rdma_slot *s = &tp->slots[rq->pub.slot];
 
 	tp->ulp->release(x, rq, s, status);
+	/* windows (deallocated when still live: no reply came, or it was
+	 * refused), then the registrations under them */
+	lx_xprt_rdma_slot_unreg(x, s, status != 0);
 	if (tp->ulp->per_request_recv && s->recv_cookie) {
 		/* its receive stays posted with no reply coming: the next
 		 * request uses it (trans_rdma's excess_rc) */
@@ -223,7 +258,7 @@ static int lx_xr_resolve_opts(struct xprt *x, struct lx_xr_tp *tp)
 		o->recv_batch = RDMA_DEF_RECV_BATCH;
 	if (!o->rnr_retry_set)
 		o->rnr_retry = tp->ulp->def_rnr_retry;
-	if (o->rnr_retry > 7 || o->reg_mode > LX_XPRT_RDMA_REG_CACHE ||
+	if (o->rnr_retry > 7 || o->reg_mode > LX_XPRT_RDMA_REG_CACHE_UNSAFE ||
 	    o->ack_timeout > 31)
 		return -EINVAL;
 	return 0;
@@ -251,7 +286,11 @@ static int lx_xr_alloc_areas(struct xprt *x, struct lx_xr_tp *tp)
 	for (i = 0; i < x->max_reqs; i++) {
 		tp->slots[i].hdr = tp->hdr_area ? tp->hdr_area + i * hsz : NULL;
 		tp->slots[i].ulp = psz ? (char *)tp->ulp_area + i * psz : NULL;
+		tp->slots[i].win_dev = -1;
 	}
+	tp->snd = calloc(LX_XPRT_XMIT_BATCH, sizeof(*tp->snd));
+	if (!tp->snd)
+		return -ENOMEM;
 	tp->rbuf_size = tp->ulp->recv_size(x, &tp->o);
 	/* the credit window (or one per request), a batch beyond it, and
 	 * one for an unexpected message */
@@ -267,6 +306,7 @@ static int lx_xr_alloc_areas(struct xprt *x, struct lx_xr_tp *tp)
 
 static void lx_xr_free_areas(struct lx_xr_tp *tp)
 {
+	free(tp->snd);
 	free(tp->rfree);
 	free(tp->rbufs);
 	free(tp->ulp_area);
@@ -306,9 +346,9 @@ static int lx_xr_setup(struct xprt *x)
 	r = lx_xr_resolve_opts(x, tp);
 	if (r)
 		goto out_cond;
-	r = lx_xprt_rdma_mrc_init(&tp->mrc,
-				  tp->o.reg_mode == LX_XPRT_RDMA_REG_CACHE,
-				  tp->o.reg_cache_entries);
+	r = lx_xprt_rdma_mrc_init(
+		&tp->mrc, tp->o.reg_mode == LX_XPRT_RDMA_REG_CACHE_UNSAFE,
+		tp->o.reg_cache_entries);
 	if (r)
 		goto out_cond;
 	r = lx_xr_alloc_areas(x, tp);
@@ -357,7 +397,14 @@ static void lx_xr_teardown(struct xprt *x)
 	if (tp->poller_started)
 		pthread_join(tp->poller, NULL);
 	if (tp->conn) {
+		atomic_store(&tp->conn->dead, true);
 		rdma_disconnect(tp->conn->id);
+	}
+	/* windows before the queue pair they are bound to; requests still
+	 * waiting for an invalidation complete here */
+	lx_xr_win_sweep(x);
+	lx_xr_win_free_all(x);
+	if (tp->conn) {
 		lx_xr_conn_free(tp->conn);
 		tp->conn = NULL;
 	}
@@ -403,9 +450,19 @@ int lx_xprt_rdma_get_stats(const struct xprt *x, struct lx_xprt_rdma_stats *st)
 	st->credits = lx_xprt_cong_window(&((struct xprt *)x)->cong);
 	st->max_credits = atomic_load(&tp->max_credits);
 	pthread_mutex_lock(&tp->lock);
+	st->reg_mode = tp->o.reg_mode == LX_XPRT_RDMA_REG_CACHE_UNSAFE ?
+			       LX_XPRT_RDMA_REG_CACHE_UNSAFE :
+			       LX_XPRT_RDMA_REG_PER_IO;
 	if (tp->conn) {
+		const struct lx_xprt_rdma_dev *d =
+			lx_xprt_rdma_dev_get(tp->conn->params.dev);
+
 		st->inline_send = tp->conn->params.inline_send;
 		st->inline_recv = tp->conn->params.inline_recv;
+		if (tp->conn->params.windows)
+			st->reg_mode = LX_XPRT_RDMA_REG_WINDOW;
+		st->remote_inv_offered = tp->conn->params.remote_inv;
+		st->mw_type = d ? d->mw_type : 0;
 	}
 	pthread_mutex_unlock(&tp->lock);
 	st->recv_doorbells = atomic_load(&tp->ctr[RC_RECV_DOORBELLS]);
@@ -433,6 +490,22 @@ int lx_xprt_rdma_get_stats(const struct xprt *x, struct lx_xprt_rdma_stats *st)
 		atomic_load(&tp->ulp_ctr[LX_XPRT_RDMA_ST_BAD_HEADERS]);
 	st->rdma_errors =
 		atomic_load(&tp->ulp_ctr[LX_XPRT_RDMA_ST_RDMA_ERRORS]);
+	st->win_binds = atomic_load(&tp->ulp_ctr[LX_XPRT_RDMA_ST_WIN_BINDS]);
+	st->win_remote_inv =
+		atomic_load(&tp->ulp_ctr[LX_XPRT_RDMA_ST_WIN_REMOTE_INV]);
+	st->win_local_inv =
+		atomic_load(&tp->ulp_ctr[LX_XPRT_RDMA_ST_WIN_LOCAL_INV]);
+	st->win_deallocs =
+		atomic_load(&tp->ulp_ctr[LX_XPRT_RDMA_ST_WIN_DEALLOCS]);
+	st->win_allocs = atomic_load(&tp->ulp_ctr[LX_XPRT_RDMA_ST_WIN_ALLOCS]);
+	st->win_bad_inv =
+		atomic_load(&tp->ulp_ctr[LX_XPRT_RDMA_ST_WIN_BAD_INV]);
+	st->inv_waits = atomic_load(&tp->ulp_ctr[LX_XPRT_RDMA_ST_INV_WAITS]);
+	{
+		long long live = atomic_load(&tp->win_live);
+
+		st->win_live = live > 0 ? (uint64_t)live : 0;
+	}
 	st->regs = atomic_load(&tp->mrc.regs);
 	st->deregs = atomic_load(&tp->mrc.deregs);
 	st->reg_ns = atomic_load(&tp->mrc.reg_ns);

@@ -272,7 +272,6 @@ static int lx_xr_connect_once(struct xprt *x, uint32_t cookie)
 	if (!c)
 		return -ENOMEM;
 	c->cookie = cookie;
-	c->sq_depth = x->max_reqs + 2 * tp->o.signal_every + 2;
 	c->rq_depth = tp->nrbufs;
 	c->signal_every = tp->o.signal_every;
 	c->ech = rdma_create_event_channel();
@@ -309,6 +308,34 @@ static int lx_xr_connect_once(struct xprt *x, uint32_t cookie)
 		goto out_free;
 	}
 	d = lx_xprt_rdma_dev_get((unsigned int)c->dev);
+	/* chunks through windows where the device binds type 2 ones */
+	switch (tp->o.reg_mode) {
+	case LX_XPRT_RDMA_REG_DEFAULT:
+		c->params.windows = d->mw_type == 2;
+		break;
+	case LX_XPRT_RDMA_REG_WINDOW:
+		if (d->mw_type != 2) {
+			r = -EOPNOTSUPP;
+			goto out_free;
+		}
+		c->params.windows = true;
+		break;
+	default:
+		c->params.windows = false;
+		break;
+	}
+	c->inv_flags = d->inv_flags;
+	/* the send queue: per credit a Send and LX_XR_WINS_PER_CREDIT
+	 * windows' bind and invalidation; room for the largest call
+	 * beyond that, and for the signalling slack */
+	c->max_wr_call = c->params.windows ? 1 + 2 * LX_XPRT_RDMA_SLOT_WINS : 1;
+	c->sq_depth = x->max_reqs * (c->params.windows ?
+					     1 + 2 * LX_XR_WINS_PER_CREDIT :
+					     1) +
+		      (c->max_wr_call > 1 ? c->max_wr_call : 0) +
+		      2 * tp->o.signal_every + 2;
+	if (d->max_qp_wr > 0 && c->sq_depth > (unsigned int)d->max_qp_wr)
+		c->sq_depth = (unsigned int)d->max_qp_wr;
 	r = lx_xr_reg_own(x, tp, c->dev);
 	if (r)
 		goto out_free;
@@ -322,15 +349,16 @@ static int lx_xr_connect_once(struct xprt *x, uint32_t cookie)
 	atomic_store(&c->posted, 0);
 	atomic_store(&tp->excess, 0);
 	c->params.dev = (unsigned int)c->dev;
+	c->params.cookie = cookie;
 	/* until the binding says otherwise (conn_params) */
 	c->params.inline_send = 1024;
 	c->params.inline_recv = (unsigned int)tp->rbuf_size;
 	if (!tp->ulp->per_request_recv)
 		lx_xr_replenish(x, c);
 
-	plen = tp->ulp->conn_pdata ?
-		       tp->ulp->conn_pdata(x, pdata, sizeof(pdata)) :
-		       0;
+	plen = tp->ulp->conn_pdata ? tp->ulp->conn_pdata(x, &c->params, pdata,
+							 sizeof(pdata)) :
+				     0;
 	if (plen < 0) {
 		r = plen;
 		goto out_free;
@@ -362,7 +390,7 @@ static int lx_xr_connect_once(struct xprt *x, uint32_t cookie)
 	    c->params.inline_send != tp->last_params.inline_send ||
 	    c->params.inline_recv != tp->last_params.inline_recv ||
 	    c->params.max_send_sge != tp->last_params.max_send_sge ||
-	    !tp->params_gen)
+	    c->params.windows != tp->last_params.windows || !tp->params_gen)
 		tp->params_gen++;
 	c->params.gen = tp->params_gen;
 	tp->last_params = c->params;
@@ -392,8 +420,8 @@ void lx_xr_shutdown(struct xprt *x)
 	lx_xprt_futex_wake(&tp->sq_seq, INT32_MAX);
 }
 
-/* Worker, transmit lock held: free the dead connection once the poller
- * has let go of it. */
+/* Worker (no transmit lock, nothing sends: the state is not connected):
+ * free the dead connection once the poller has let go of it. */
 void lx_xr_reap(struct xprt *x)
 {
 	struct lx_xr_tp *tp = lx_xr_tp_of(x);
@@ -425,6 +453,12 @@ void lx_xr_reap(struct xprt *x)
 			x->peer);
 		return;
 	}
+	pthread_mutex_unlock(&tp->lock);
+	/* windows bound on it go first: its queue pair can no longer
+	 * invalidate them, and rxe will not destroy a queue pair with
+	 * windows bound; requests waiting for invalidations complete */
+	lx_xr_win_sweep(x);
+	pthread_mutex_lock(&tp->lock);
 	tp->conn = NULL;
 	pthread_mutex_unlock(&tp->lock);
 	lx_xr_conn_free(c);

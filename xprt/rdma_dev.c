@@ -29,6 +29,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include <rdma/rdma_cma.h>
@@ -37,6 +38,33 @@
 #include "rdma_verbs.h"
 
 #define RDMA_SLAB_MAGIC 0x78726d72u /* "xrmr" */
+#define RDMA_RXE_VENDOR 0xffffffu   /* Soft-RoCE's vendor id */
+
+/* XPRT_RDMA_NO_MW=1: behave as if no device had memory windows (tests) */
+static bool env_no_mw(void)
+{
+	const char *e = getenv("XPRT_RDMA_NO_MW");
+
+	return e && *e && *e != '0';
+}
+
+/* A device can bind type 2 windows by work request: the flags say so and
+ * one can be allocated. */
+static int probe_mw(struct ibv_pd *pd, const struct ibv_device_attr *a)
+{
+	struct ibv_mw *mw;
+
+	if (env_no_mw() || !(a->device_cap_flags & IBV_DEVICE_MEM_WINDOW) ||
+	    !(a->device_cap_flags & (IBV_DEVICE_MEM_WINDOW_TYPE_2A |
+				     IBV_DEVICE_MEM_WINDOW_TYPE_2B)) ||
+	    a->max_mw <= 0)
+		return 0;
+	mw = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
+	if (!mw)
+		return 0;
+	ibv_dealloc_mw(mw);
+	return 2;
+}
 
 static pthread_once_t dev_once = PTHREAD_ONCE_INIT;
 static struct ibv_context **dev_list; /* held, see above */
@@ -78,6 +106,11 @@ static void dev_init(void)
 		}
 		devs[i].max_sge = attr.max_sge;
 		devs[i].max_qp_rd_atom = attr.max_qp_rd_atom;
+		devs[i].max_qp_wr = attr.max_qp_wr;
+		devs[i].mw_type = probe_mw(devs[i].pd, &attr);
+		devs[i].inv_flags = IBV_WC_WITH_INV;
+		if (attr.vendor_id == RDMA_RXE_VENDOR)
+			devs[i].inv_flags |= IBV_WC_IP_CSUM_OK;
 		ndevs++;
 	}
 }
@@ -130,8 +163,13 @@ static int slab_reg(void *ctx, void *base, size_t len, void **handle)
 		return -ENOMEM;
 	sr->magic = RDMA_SLAB_MAGIC;
 	for (i = 0; i < ndevs; i++) {
-		r = xv_reg_mr(devs[i].pd, base, len, IBV_ACCESS_LOCAL_WRITE,
-			      &sr->mr[i]);
+		/* local access; windows may be bound over it where the
+		 * device has them: never remote rights of its own */
+		r = xv_reg_mr(
+			devs[i].pd, base, len,
+			IBV_ACCESS_LOCAL_WRITE |
+				(devs[i].mw_type ? IBV_ACCESS_MW_BIND : 0),
+			&sr->mr[i]);
 		if (r)
 			goto out_dereg;
 		sr->n++;
@@ -189,4 +227,18 @@ int lx_xprt_rdma_slab_lkey(const void *handle, unsigned int dev, uint32_t *lkey)
 		return -EINVAL;
 	*lkey = sr->mr[dev]->lkey;
 	return 0;
+}
+
+struct ibv_mr *lx_xprt_rdma_slab_mr(const void *handle, unsigned int dev)
+{
+	const struct rdma_slab_reg *sr = handle;
+
+	if (!sr || sr->magic != RDMA_SLAB_MAGIC || dev >= sr->n)
+		return NULL;
+	return sr->mr[dev];
+}
+
+unsigned int lx_xprt_rdma_ndevs(void)
+{
+	return dev_ready() ? 0 : ndevs;
 }

@@ -38,6 +38,9 @@
  * @unacked_s, @unacked_r: CQ events not acknowledged yet (poller)
  * @rx_detached: the poller let go of it (tp->lock)
  * @dead: reported lost (lx_xr_shutdown): the poller detaches
+ * @max_wr_call: send queue entries one call may need at most (its window
+ *	binds, its Send, the invalidations reserved for its windows)
+ * @inv_flags: receive completion flags meaning Send With Invalidate
  */
 struct lx_xr_conn {
 	uint32_t cookie;
@@ -57,9 +60,19 @@ struct lx_xr_conn {
 	unsigned int unacked_s, unacked_r;
 	bool rx_detached;
 	atomic_bool dead;
+	unsigned int max_wr_call;
+	unsigned int inv_flags;
 };
 
-#define RDMA_RECV_CHAIN_MAX 64u
+#define RDMA_RECV_CHAIN_MAX   64u
+
+/* local invalidations the poller chains into one post */
+#define LX_XR_INV_BATCH	      64u
+/* send completion wr_id: low 32 bits the work requests it retires; this
+ * bit set: the last invalidation of slot (bits 32..62) */
+#define LX_XR_WR_INV	      (1ull << 63)
+/* windows per credit the send queue is sized for (Linux FRWR: 3) */
+#define LX_XR_WINS_PER_CREDIT 3u
 
 enum lx_xr_ctr {
 	RC_RECV_DOORBELLS,
@@ -119,6 +132,15 @@ struct lx_xr_tp {
 
 	struct lx_xprt_rdma_mrc mrc;
 
+	/* memory windows (rdma_win.c) */
+	struct lx_xprt_rdma_send *snd; /* per batch entry, transmit lock */
+	struct ibv_send_wr inv_wr[LX_XR_INV_BATCH]; /* poller */
+	unsigned int ninv;			    /* poller */
+	bool rx_inv;	      /* poller: this receive came With Invalidate */
+	uint32_t rx_inv_rkey; /* ... of this key */
+	atomic_int inv_outstanding; /* slots waiting for invalidations */
+	atomic_llong win_live;
+
 	/* send queue space: bumped by the poller, waited on by the worker */
 	atomic_uint sq_seq;
 	atomic_uint sq_waiters;
@@ -150,6 +172,40 @@ void lx_xr_shutdown(struct xprt *x);
 void lx_xr_reap(struct xprt *x);
 /** lx_xr_conn_free() - destroy a connection's verbs objects (not adopted) */
 void lx_xr_conn_free(struct lx_xr_conn *c);
+
+/* ---- rdma_win.c ---- */
+
+/**
+ * lx_xr_win_bind() - a window of @s over [@addr, @addr + @len) of @mr with
+ * remote write (@write) or read access: the bind goes into @snd; *@rkey
+ * is its new key.  @mem (may be NULL): the caller region it is over, whose
+ * busy count the window now holds (dropped on error too).  Marshal.
+ */
+int lx_xr_win_bind(struct xprt *x, struct lx_xprt_rdma_slot *s,
+		   struct lx_xprt_rdma_send *snd, struct ibv_mr *mr,
+		   struct lx_xprt_rdma_mem *mem, void *addr, size_t len,
+		   bool write, uint32_t *rkey);
+/** lx_xr_win_dev() - @s's windows must be in device @dev's domain */
+void lx_xr_win_dev(struct xprt *x, struct lx_xprt_rdma_slot *s,
+		   unsigned int dev);
+/** lx_xr_win_unposted() - @s's binds will not be posted: no window live */
+void lx_xr_win_unposted(struct xprt *x, struct lx_xprt_rdma_slot *s);
+/** lx_xr_win_posted() - @snd's @nbind binds were posted: keys advance */
+void lx_xr_win_posted(struct lx_xprt_rdma_send *snd, unsigned int nbind);
+/** lx_xr_inv_flush() - post the local invalidations queued (poller) */
+void lx_xr_inv_flush(struct xprt *x, struct lx_xr_conn *c);
+/** lx_xr_inv_done() - the invalidations of @slot completed (poller) */
+void lx_xr_inv_done(struct xprt *x, unsigned int slot);
+/** lx_xr_win_release() - deallocate @s's live windows (release) */
+void lx_xr_win_release(struct xprt *x, struct lx_xprt_rdma_slot *s);
+/**
+ * lx_xr_win_sweep() - the connection is dead and the poller detached:
+ * deallocate every live window, drop the pins of requests that waited
+ * for invalidations.  Before the queue pair is destroyed.
+ */
+void lx_xr_win_sweep(struct xprt *x);
+/** lx_xr_win_free_all() - deallocate every window (teardown) */
+void lx_xr_win_free_all(struct xprt *x);
 
 /* ---- rdma_rx.c ---- */
 

@@ -311,3 +311,8 @@ void lx_xprt_rdma_mrc_destroy(struct lx_xprt_rdma_mrc *c)
 	c->nents = 0;
 	pthread_mutex_destroy(&c->lock);
 }
+
+struct ibv_mr *lx_xprt_rdma_mr_ibv(const struct lx_xprt_rdma_mr *m)
+{
+	return m ? m->mr : NULL;
+}

@@ -84,15 +84,18 @@ static int msg_receive(struct xprt *x, void *buf, size_t len)
 		status = lx_xprt_rx_deliver(x, rq, buf, len);
 	else
 		lx_xprt_rdma_stat_inc(x, LX_XPRT_RDMA_ST_BAD_HEADERS);
-	lx_xprt_rx_complete(x, rq, status);
+	lx_xprt_rdma_complete(x, rq, status);
 	return 1;
 }
 
 static void msg_release(struct xprt *x, struct lx_xprt_rqst *rq,
 			struct lx_xprt_rdma_slot *s, int status)
 {
+	/* nothing of its own: the transport drops the registrations */
+	(void)x;
 	(void)rq;
-	lx_xprt_rdma_slot_unreg(x, s, status != 0);
+	(void)s;
+	(void)status;
 }
 
 const struct lx_xprt_rdma_ulp lx_xprt_rdma_ulp_msg = {

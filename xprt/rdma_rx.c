@@ -217,6 +217,7 @@ static int wc_err(const struct ibv_wc *wc)
 static int rx_poll(struct xprt *x, struct lx_xr_tp *tp, struct lx_xr_conn *c)
 {
 	struct ibv_wc wc[RX_POLL_BATCH];
+	unsigned int inv_slot[RX_POLL_BATCH], ninv = 0;
 	int n, i, err = 0, work;
 	unsigned int freed = 0;
 
@@ -247,9 +248,22 @@ static int rx_poll(struct xprt *x, struct lx_xr_tp *tp, struct lx_xr_conn *c)
 			lx_xr_replenish(x, c);
 		atomic_fetch_add_explicit(&x->stats.bytes_received,
 					  wc[i].byte_len, memory_order_relaxed);
+		/* a Send With Invalidate: its call must own the key
+		 * (lx_xprt_rdma_complete consumes it) */
+		tp->rx_inv = (wc[i].wc_flags & c->inv_flags) != 0;
+		tp->rx_inv_rkey = wc[i].invalidated_rkey;
 		matched = tp->ulp->receive(
 			x, tp->rbufs + (size_t)idx * tp->rbuf_size,
 			wc[i].byte_len);
+		if (tp->rx_inv) {
+			/* it invalidated a key no call here owns: maybe a
+			 * window under another call */
+			tp->rx_inv = false;
+			atomic_fetch_add_explicit(
+				&tp->ulp_ctr[LX_XPRT_RDMA_ST_WIN_BAD_INV], 1,
+				memory_order_relaxed);
+			lx_xprt_conn_lost(x, c->cookie, -EPROTO);
+		}
 		if (!matched && tp->ulp->per_request_recv) {
 			int e = atomic_load(&tp->excess);
 
@@ -259,6 +273,8 @@ static int rx_poll(struct xprt *x, struct lx_xr_tp *tp, struct lx_xr_conn *c)
 		}
 		rx_free_buf(tp, idx);
 	}
+	/* the local invalidations the replies need, in one post */
+	lx_xr_inv_flush(x, c);
 	if (work > 0)
 		lx_xprt_rx_batch_end(x);
 
@@ -272,13 +288,23 @@ static int rx_poll(struct xprt *x, struct lx_xr_tp *tp, struct lx_xr_conn *c)
 				err = wc_err(&wc[i]);
 			continue;
 		}
-		freed += (unsigned int)wc[i].wr_id;
+		freed += (uint32_t)wc[i].wr_id;
+		if (wc[i].wr_id & LX_XR_WR_INV)
+			inv_slot[ninv++] =
+				(unsigned int)(wc[i].wr_id >> 32) & 0x7fffffffu;
 	}
 	if (freed) {
 		atomic_fetch_add(&c->sq_free, (int)freed);
 		atomic_fetch_add(&tp->sq_seq, 1);
 		if (atomic_load(&tp->sq_waiters))
 			lx_xprt_futex_wake(&tp->sq_seq, INT32_MAX);
+	}
+	if (ninv) {
+		/* windows invalidated: their requests' done() now */
+		lx_xprt_rx_batch_begin(x);
+		for (i = 0; i < (int)ninv; i++)
+			lx_xr_inv_done(x, inv_slot[i]);
+		lx_xprt_rx_batch_end(x);
 	}
 	if (work)
 		lx_xr_ctr_add(tp, RC_POLLS, 1);
@@ -335,13 +361,15 @@ static void rx_get_cq_events(struct lx_xr_tp *tp, struct lx_xr_conn *c)
  * flush errors that report a failed connection.  The send CQ only when a
  * sender waits for send queue slots, or few are left: every arming is a
  * system call on some providers (rxe), and Send completions matter only
- * for giving slots back.  Return 0 or the device's error.
+ * for giving slots back - and for local invalidations some request's
+ * done() waits for.  Return 0 or the device's error.
  */
 static int rx_arm(struct lx_xr_tp *tp, struct lx_xr_conn *c)
 {
 	int r = xv_req_notify(c->rcq);
 
 	if (!r && (atomic_load(&tp->sq_waiters) ||
+		   atomic_load(&tp->inv_outstanding) ||
 		   atomic_load(&c->sq_free) <= 2 * (int)c->signal_every))
 		r = xv_req_notify(c->scq);
 	if (!r)

@@ -2,8 +2,9 @@
 /*
  * RDMA transport: the services its upper-layer bindings use (xprt/rdma.h):
  * the options and connection parameters in force, a request's slot state
- * and its chunk registrations, counters, a send buffer's local key, the
- * gather list of a whole message.  The bindings (rdma_msg.c for whole 9P
+ * and its chunk memory (a window over registered memory, or a
+ * registration: lx_xprt_rdma_chunk()), counters, a send buffer's local
+ * key, the gather list of a whole message.  The bindings (rdma_msg.c for whole 9P
  * messages, rpc/rpc_rdma_ulp.c for RPC-over-RDMA) call these; rdma.c,
  * which picks a binding, does not have to be called back by one.
  */
@@ -82,8 +83,63 @@ void lx_xprt_rdma_slot_unreg(struct xprt *x, struct lx_xprt_rdma_slot *s,
 {
 	struct lx_xr_tp *tp = lx_xr_tp_of(x);
 
+	/* windows over a registration go before it (rxe refuses to drop a
+	 * registration with windows bound) */
+	lx_xr_win_release(x, s);
 	while (s->nmrs)
 		lx_xprt_rdma_mr_put(&tp->mrc, s->mrs[--s->nmrs], invalidate);
+}
+
+int lx_xprt_rdma_chunk(struct xprt *x, struct lx_xprt_rdma_slot *s,
+		       struct lx_xprt_rdma_send *snd,
+		       const struct lx_xprt_buf *buf, void *addr, size_t len,
+		       int access, uint32_t *handle, uint64_t *offset)
+{
+	struct lx_xr_tp *tp = lx_xr_tp_of(x);
+	const struct lx_xprt_rdma_params *p = &tp->conn->params;
+	bool write = (access & IBV_ACCESS_REMOTE_WRITE) != 0;
+	struct lx_xprt_rdma_mem *mem = NULL;
+	struct ibv_mr *mr = NULL;
+	int r;
+
+	if (!p->windows)
+		/* a registration with the remote rights themselves */
+		return lx_xprt_rdma_slot_reg(
+			x, s, addr, len,
+			write ? IBV_ACCESS_LOCAL_WRITE |
+					IBV_ACCESS_REMOTE_WRITE :
+				IBV_ACCESS_REMOTE_READ,
+			handle, offset, NULL);
+	if (len > UINT32_MAX)
+		return -E2BIG;
+	lx_xr_win_dev(x, s, p->dev);
+	/* what the window is bound over: a pool slab, a caller region */
+	if (buf)
+		mr = lx_xprt_rdma_slab_mr(lx_xprt_buf_reg_handle(buf), p->dev);
+	if (!mr)
+		mr = lx_xprt_rdma_mem_find(addr, len, p->dev, write, &mem);
+	if (!mr) {
+		/* unregistered caller memory: a registration of this call
+		 * with bind rights only, the window on top of it */
+		struct lx_xprt_rdma_mr *m;
+		const struct lx_xprt_rdma_dev *d = lx_xprt_rdma_dev_get(p->dev);
+
+		if (s->nmrs >= LX_XPRT_RDMA_SLOT_MRS)
+			return -E2BIG;
+		r = lx_xprt_rdma_mr_get(
+			&tp->mrc, d->pd, addr, len,
+			IBV_ACCESS_MW_BIND |
+				(write ? IBV_ACCESS_LOCAL_WRITE : 0),
+			&m, NULL, NULL);
+		if (r)
+			return r;
+		s->mrs[s->nmrs++] = m;
+		mr = lx_xprt_rdma_mr_ibv(m);
+	}
+	r = lx_xr_win_bind(x, s, snd, mr, mem, addr, len, write, handle);
+	if (!r)
+		*offset = (uint64_t)(uintptr_t)addr;
+	return r;
 }
 
 int lx_xprt_rdma_add_msg(struct xprt *x, struct lx_xprt_rqst *rq,

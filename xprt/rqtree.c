@@ -174,6 +174,24 @@ struct lx_xprt_rqnode *lx_xprt_rqtree_lookup_pin(struct lx_xprt_rqtree *t,
 }
 
 /**
+ * lx_xprt_rqtree_has() - whether @key is linked
+ * See xprt/rqtree.h.
+ */
+bool lx_xprt_rqtree_has(struct lx_xprt_rqtree *t, uint32_t key)
+{
+	struct lx_xprt_rqnode probe;
+	bool found;
+
+	if (!t)
+		return false;
+	probe.key = key;
+	pthread_mutex_lock(&t->lock);
+	found = lx_xprt_rqroot_RB_FIND(&t->root, &probe) != NULL;
+	pthread_mutex_unlock(&t->lock);
+	return found;
+}
+
+/**
  * lx_xprt_rqtree_unpin() - drop a pin taken by lx_xprt_rqtree_lookup_pin()
  * See xprt/rqtree.h.  NULL arguments, or a node with no pin, are ignored.
  */

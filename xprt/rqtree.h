@@ -128,6 +128,13 @@ bool lx_xprt_rqtree_erase(struct lx_xprt_rqtree *t, struct lx_xprt_rqnode *n);
 void lx_xprt_rqtree_wait_unpinned(struct lx_xprt_rqtree *t,
 				  struct lx_xprt_rqnode *n);
 
+/**
+ * lx_xprt_rqtree_has() - whether a node is linked under @key (neither
+ * pinned nor counted as a lookup)
+ * Context: any thread; takes the tree lock briefly.  False for NULL @t.
+ */
+bool lx_xprt_rqtree_has(struct lx_xprt_rqtree *t, uint32_t key);
+
 /** lx_xprt_rqtree_count() - linked nodes (under the lock); 0 for NULL @t */
 unsigned int lx_xprt_rqtree_count(struct lx_xprt_rqtree *t);
 

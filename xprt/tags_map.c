@@ -186,6 +186,27 @@ unsigned int lx_xprt_tags__held_at_least(struct lx_xprt_tags *t,
 	return n;
 }
 
+/* Whether a tag other than @tag is held: no popcount, stops at the first. */
+bool lx_xprt_tags__others_held(const struct lx_xprt_tags *t, unsigned int tag)
+{
+	unsigned int i, mine = tag >> t->shift;
+
+	for (i = 0; i < t->nr_words; i++) {
+		const struct tags_word *w = &t->words[i];
+		unsigned long c =
+			atomic_load_explicit(&w->cleared, memory_order_acquire);
+		unsigned long v =
+			atomic_load_explicit(&w->word, memory_order_acquire);
+
+		v &= ~c;
+		if (i == mine)
+			v &= ~(1ul << (tag & ((1u << t->shift) - 1)));
+		if (v)
+			return true;
+	}
+	return false;
+}
+
 /* Whether a tag below the depth is free (never taken, or put). */
 bool lx_xprt_tags__any_free(struct lx_xprt_tags *t)
 {

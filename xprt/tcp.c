@@ -44,6 +44,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "tags_int.h"
 #include "tcp_rx.h"
 
 #define TCP_IOV_PER_REQ	 (2 + LX_XPRT_REQ_MAX_TX_SEGS)
@@ -506,8 +507,11 @@ static int tcp_wait(struct xprt *x, struct lx_xprt_rqst *rq, uint64_t deadline)
 			break;
 		}
 	}
-	/* hand the socket back if anything else is waiting for a reply */
-	if (lx_xprt_rqtree_count(&x->rqtree) || atomic_load(&tp->arm_wanted)) {
+	/* hand the socket back if anything else may wait for a reply: a
+	 * slot other than ours is held (cheaper to read than the index, and
+	 * never short: a request holds its slot from alloc to its last put) */
+	if (lx_xprt_tags__others_held(x->tags, rq->pub.slot) ||
+	    atomic_load(&tp->arm_wanted)) {
 		atomic_store(&tp->arm_wanted, false);
 		rx_arm(tp, true);
 	}

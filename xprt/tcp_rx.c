@@ -24,8 +24,13 @@
  * of their header; large ones one copy of the first staged chunk at most.
  *
  * Every length comes from the peer and is checked before it is used: a
- * fragment or message longer than max_msg ends the stream (no honest
- * reply is that large and the stream cannot be resynchronised), header
+ * fragment or message longer than max_msg, or of more than
+ * LX_XPRT_MAX_FRAGS fragments, ends the stream (no honest reply is that
+ * large and the stream cannot be resynchronised), and so does a message
+ * that cannot be a reply: shorter than its key (an RPC record without an
+ * XID and a message type) or refused by the framing's check (a message
+ * type other than REPLY) - a port that does not speak our protocol, or a
+ * server gone mad; counted in stats.garbage and said once.  Header
  * and tail bytes never go past the receive buffer's capacity, and bulk
  * data never past the caller's iterator (the message is then discarded
  * and the request fails).  The state machine only needs a descriptor to
@@ -63,6 +68,17 @@ void lx_xprt_tcp_rx_reset(struct xprt *x, struct lx_xprt_tcp_rx *rx)
 	rx->phase = RX_MARK;
 	rx->mark_have = 0;
 	rx->head = rx->tail = 0;
+	rx->fatal = 0;
+}
+
+/* The stream cannot be what we think it is: end it with @err. */
+static void rx_garbage(struct lx_xprt_tcp_rx *rx, int err, const char *why)
+{
+	if (!rx->fatal) {
+		rx->fatal = err;
+		rx->fatal_why = why;
+	}
+	rx->phase = RX_DISCARD;
 }
 
 static void rx_end_message(struct xprt *x, struct lx_xprt_tcp_rx *rx)
@@ -79,6 +95,8 @@ static void rx_end_message(struct xprt *x, struct lx_xprt_tcp_rx *rx)
 		rq->pub.rx_msg_len = rx->msg_have;
 		rx->rq = NULL;
 		lx_xprt_rx_complete(x, rq, rx->err);
+	} else if (rx->phase == RX_KEY) {
+		rx_garbage(rx, -EBADMSG, "record too short to be a reply");
 	}
 	rx->in_msg = false;
 	rx->phase = RX_MARK;
@@ -182,6 +200,10 @@ static void rx_got_key(struct xprt *x, struct lx_xprt_tcp_rx *rx)
 	struct lx_xprt_rqst *rq;
 	struct lx_xprt_req *req;
 
+	if (x->framing->check && x->framing->check(rx->key)) {
+		rx_garbage(rx, -EBADMSG, "message that is not a reply");
+		return;
+	}
 	rq = lx_xprt_rx_lookup(x, x->framing->key(rx->key));
 	if (!rq) {
 		rx->phase = RX_DISCARD;
@@ -223,9 +245,12 @@ static int rx_marker(struct xprt *x, struct lx_xprt_tcp_rx *rx)
 
 	r = f->decode(rx->mark, &flen, &last);
 	rx->mark_have = 0;
-	if (r)
+	if (r) {
+		rx_garbage(rx, r, "message with an impossible size");
 		return r;
+	}
 	if (!rx->in_msg) {
+		rx->frags = 0;
 		rx->in_msg = true;
 		rx->msg_have = 0;
 		rx->msg_known = 0;
@@ -240,8 +265,12 @@ static int rx_marker(struct xprt *x, struct lx_xprt_tcp_rx *rx)
 			rx->msg_known = f->hdr_len;
 		}
 	}
-	if (flen > x->opts.max_msg || rx->msg_known + flen > x->opts.max_msg)
-		return -EMSGSIZE; /* no reply is that large: the peer is lying */
+	if (flen > x->opts.max_msg || rx->msg_known + flen > x->opts.max_msg ||
+	    ++rx->frags > LX_XPRT_MAX_FRAGS) {
+		/* no reply is that large: the peer is lying */
+		rx_garbage(rx, -EMSGSIZE, "fragment chain past the size limit");
+		return -EMSGSIZE;
+	}
 	rx->msg_known += flen;
 	rx->frag_left = flen;
 	rx->frag_last = last;
@@ -255,7 +284,7 @@ static int rx_marker(struct xprt *x, struct lx_xprt_tcp_rx *rx)
 		else
 			rx->phase = RX_MARK;
 	}
-	return 0;
+	return rx->fatal;
 }
 
 /* Feed staged bytes through the state machine.  Return 0 or a fatal
@@ -325,6 +354,8 @@ static int rx_process(struct xprt *x, struct lx_xprt_tcp_rx *rx)
 			 (rx->phase == RX_PAD && !rx->pad_left))
 			rx_after_data(rx);
 		rx_consumed(x, rx, take);
+		if (rx->fatal)
+			return rx->fatal;
 	}
 	rx->head = rx->tail = 0;
 	return 0;
@@ -362,6 +393,20 @@ static ssize_t rx_direct(struct xprt *x, int fd, struct lx_xprt_tcp_rx *rx)
 	return r;
 }
 
+/* Count and say (the first time) why the stream is dropped. */
+static int rx_dropped(struct xprt *x, struct lx_xprt_tcp_rx *rx, int err)
+{
+	if (!atomic_fetch_add_explicit(&x->stats.garbage, 1,
+				       memory_order_relaxed))
+		lx_xprt_log(x, LX_XPRT_LOG_WARNING,
+			    "server %s sent a %s (%s framing): connection "
+			    "dropped",
+			    x->peer,
+			    rx->fatal_why ? rx->fatal_why : "bad record",
+			    x->framing->name);
+	return err;
+}
+
 /* Socket readable: read and process until it would block (see tcp_rx.h). */
 int lx_xprt_tcp_rx_read(struct xprt *x, struct lx_xprt_tcp_rx *rx, int fd)
 {
@@ -395,7 +440,7 @@ int lx_xprt_tcp_rx_read(struct xprt *x, struct lx_xprt_tcp_rx *rx, int fd)
 		rx->progress = lx_xprt_now_ns();
 		err = rx_process(x, rx);
 		if (err)
-			return err;
+			return rx_dropped(x, rx, err);
 		if ((size_t)r < room)
 			return 0; /* drained: back to epoll */
 	}

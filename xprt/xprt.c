@@ -28,6 +28,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,7 +102,7 @@ void lx_xprt_try_complete(struct lx_xprt_rqst *rq)
 		 * unpins (lx_xprt_rx_unpin).  Whoever decided the outcome took
 		 * the request out of the reply index first, so no new pin
 		 * that could write can appear. */
-		if (atomic_load(&rq->rqnode.pins))
+		if (lx_xprt_ix_pinned(rq))
 			return;
 	} while (!atomic_compare_exchange_weak(&rq->st, &st, st | RQ_DONE));
 
@@ -290,7 +291,7 @@ int lx_xprt_req_fail(struct lx_xprt_req *req, int status)
 		atomic_fetch_add_explicit(&x->stats.timeouts, 1,
 					  memory_order_relaxed);
 	/* A late reply must find nothing. */
-	lx_xprt_rqtree_erase(&x->rqtree, &rq->rqnode);
+	lx_xprt_rx_unlink(x, rq);
 
 	/* Take it out of the transmit queue now rather than when the queue
 	 * next moves: the queue may be stalled on credits for a long time.
@@ -423,12 +424,10 @@ uint64_t lx_xprt_timer_run(struct xprt *x)
 
 struct lx_xprt_rqst *lx_xprt_rx_lookup(struct xprt *x, uint32_t key)
 {
-	struct lx_xprt_rqnode *n = lx_xprt_rqtree_lookup_pin(&x->rqtree, key);
-	struct lx_xprt_rqst *rq;
+	struct lx_xprt_rqst *rq = lx_xprt_ix_lookup_pin(x, key);
 
-	if (!n)
+	if (!rq)
 		return NULL;
-	rq = lx_xprt_container_of(n, struct lx_xprt_rqst, rqnode);
 	if (rq_flags(atomic_load(&rq->st)) & RQ_OUTCOME) {
 		/* decided while we looked: the reply is late */
 		lx_xprt_rx_unpin(x, rq);
@@ -494,19 +493,64 @@ int lx_xprt_rx_deliver(struct xprt *x, struct lx_xprt_rqst *rq, const void *msg,
 void lx_xprt_rx_unpin(struct xprt *x, struct lx_xprt_rqst *rq)
 {
 	lx_xprt_req_get(&rq->pub);
-	lx_xprt_rqtree_unpin(&x->rqtree, &rq->rqnode);
+	lx_xprt_ix_unpin(x, rq);
 	lx_xprt_try_complete(rq);
 	lx_xprt_req_put(&rq->pub);
 }
 
+bool lx_xprt_rx_decide(struct xprt *x, struct lx_xprt_rqst *rq, int status)
+{
+	if (!lx_xprt_claim_outcome(rq, status))
+		return false;
+	atomic_fetch_add_explicit(&x->stats.replies, 1, memory_order_relaxed);
+	lx_xprt_rx_unlink(x, rq);
+	if (lx_xprt_unlikely(
+		    atomic_load_explicit(&x->not_resp, memory_order_relaxed)))
+		lx_xprt__responding(x);
+	return true;
+}
+
 void lx_xprt_rx_complete(struct xprt *x, struct lx_xprt_rqst *rq, int status)
 {
-	if (lx_xprt_claim_outcome(rq, status)) {
-		atomic_fetch_add_explicit(&x->stats.replies, 1,
-					  memory_order_relaxed);
-		lx_xprt_rqtree_erase(&x->rqtree, &rq->rqnode);
-	}
+	lx_xprt_rx_decide(x, rq, status);
 	lx_xprt_rx_unpin(x, rq);
+}
+
+/* ------------------------------------------------------------ messages */
+
+void lx_xprt_log(const struct xprt *x, int level, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	if (!x->opts.log)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	x->opts.log(x->opts.log_arg, level, msg);
+}
+
+/*
+ * An episode is one flag: the first to set it says so, the first reply
+ * after it clears it and says OK (as the Linux client's "not responding,
+ * still trying" and "OK" lines).
+ */
+void lx_xprt_not_responding(struct xprt *x)
+{
+	if (!x || atomic_load_explicit(&x->not_resp, memory_order_relaxed) ||
+	    atomic_exchange(&x->not_resp, true))
+		return;
+	atomic_fetch_add_explicit(&x->stats.not_responding, 1,
+				  memory_order_relaxed);
+	lx_xprt_log(x, LX_XPRT_LOG_WARNING,
+		    "server %s not responding, still trying", x->peer);
+}
+
+void lx_xprt__responding(struct xprt *x)
+{
+	if (atomic_exchange(&x->not_resp, false))
+		lx_xprt_log(x, LX_XPRT_LOG_NOTICE, "server %s OK", x->peer);
 }
 
 /* ------------------------------------------------------ worker kicks */
@@ -643,4 +687,7 @@ void lx_xprt_get_stats(const struct xprt *cx, struct lx_xprt_stats *st)
 	st->bytes_sent = atomic_load(&x->stats.bytes_sent);
 	st->bytes_received = atomic_load(&x->stats.bytes_received);
 	st->direct_rx_bytes = atomic_load(&x->stats.direct_rx_bytes);
+	st->early_disconnects = atomic_load(&x->stats.early_disconnects);
+	st->not_responding = atomic_load(&x->stats.not_responding);
+	st->garbage = atomic_load(&x->stats.garbage);
 }

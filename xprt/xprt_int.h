@@ -9,7 +9,10 @@
  *   x->timer_lock  the timer heap
  *   x->state_lock  connection state transitions, with x->state_cond
  *   rq->st         one atomic word per request: its flags and outcome
- *   rqtree         its own short mutex (rqtree.h)
+ *   rq->ix         one atomic word per request: its reply key, linked
+ *                  in the reply index, and the receivers' pins (below)
+ *   rqtree         its own short mutex (rqtree.h): keys whose low bits
+ *                  are not the slot (foreign keys, 9P's NOTAG)
  * Lock order: xmit_lock -> timer_lock; state_lock is never held while
  * taking another lock.
  *
@@ -55,7 +58,12 @@
  * @pub: what protocols see
  * @st: flags and outcome (see RQ_*)
  * @refs: references; the slot is free when it drops to 0
- * @rqnode: reply index linkage
+ * @ix: the slot's entry in the direct reply index: key in the high 32 bits,
+ *	%LX_XPRT_IX_LINKED, and the pins of receivers placing a reply in the
+ *	low 31 bits (see lx_xprt_rx_lookup())
+ * @ix_tree: the key is a foreign one: linked in @rqnode's rbtree instead,
+ *	pins in @rqnode (set at submit, before the request is published)
+ * @rqnode: reply index linkage for foreign keys
  * @xnode: transmit queue linkage
  * @cookie: connect cookie of the connection it was last sent on
  * @heap_idx: position in the timer heap, -1 when not armed
@@ -64,6 +72,8 @@
  * @tx_done: bytes of it already sent on the current connection
  * @marker: the framing marker (RPC record mark)
  * @marker_len: its length
+ * @early_losses: connections it was sent on that the server dropped early
+ *	without replying (see lx_xprt_opts.early_loss_limit)
  * @done_futex: 0 while done() has not returned, 1 once it has; a waiter
  *	about to sleep turns 0 into %LX_XPRT_DONE_SLEEPING, and only then does
  *	the completer pay for a FUTEX_WAKE
@@ -72,6 +82,8 @@ struct lx_xprt_rqst {
 	struct lx_xprt_req pub;
 	_Atomic uint64_t st;
 	atomic_int refs;
+	_Atomic uint64_t ix;
+	bool ix_tree;
 	struct lx_xprt_rqnode rqnode;
 	struct lx_xprt_xmit_node xnode;
 	uint32_t cookie;
@@ -81,8 +93,13 @@ struct lx_xprt_rqst {
 	size_t tx_done;
 	uint8_t marker[8];
 	unsigned int marker_len;
+	unsigned int early_losses;
 	atomic_uint done_futex;
 } lx_xprt_cacheline_aligned;
+
+/* rq->ix: linked in the direct index; the rest of the low word is pins */
+#define LX_XPRT_IX_LINKED     0x80000000u
+#define LX_XPRT_IX_PINS	      0x7fffffffu
 
 /* done_futex values */
 #define LX_XPRT_DONE	      1u
@@ -196,6 +213,11 @@ struct xprt {
 	size_t stride;
 	void *slots;
 
+	/* reply index: a key whose bits under key_mask are its request's slot
+	 * is found in that slot (rq->ix); other keys in the rbtree, which is
+	 * looked at only while tree_keys says it holds any */
+	uint32_t key_mask;
+	atomic_uint tree_keys;
 	struct lx_xprt_rqtree rqtree;
 	struct lx_xprt_cong cong;
 
@@ -218,6 +240,12 @@ struct xprt {
 	uint64_t disconnected_since; /* monotonic ns, 0 while connected */
 	atomic_bool stopping;
 
+	/* reconnect backoff (the transmit worker's, see xmit_reconnect()) */
+	unsigned int backoff_ms; /* delay before the next attempt, 0: none */
+	uint64_t conn_since;	 /* monotonic ns the connection was made */
+	uint64_t conn_replies;	 /* stats.replies when it was made */
+	atomic_bool not_resp;	 /* a "not responding" episode is on */
+
 	/* timers (run on the receive thread) */
 	pthread_mutex_t timer_lock;
 	struct lx_xprt_rqst **heap;
@@ -233,7 +261,8 @@ struct xprt {
 		atomic_ullong sends, send_calls, direct_sends, worker_sends;
 		atomic_ullong retransmits, timeouts, cancels, connects;
 		atomic_ullong disconnects, bytes_sent, bytes_received;
-		atomic_ullong direct_rx_bytes;
+		atomic_ullong direct_rx_bytes, early_disconnects;
+		atomic_ullong not_responding, garbage;
 	} stats;
 };
 
@@ -284,6 +313,17 @@ int lx_xprt_rx_deliver(struct xprt *x, struct lx_xprt_rqst *rq, const void *msg,
 void lx_xprt_rx_unpin(struct xprt *x, struct lx_xprt_rqst *rq);
 
 /**
+ * lx_xprt_rx_decide() - lx_xprt_rx_complete() without the unpin: decide
+ * @rq's outcome as a reply with @status and take it out of the reply
+ * index, but keep the lookup's pin, so done() waits until the caller
+ * calls lx_xprt_rx_unpin() (RDMA: until the memory windows the server
+ * could still write through are invalidated).  Receive thread.
+ * Return: true when this decided the outcome (false: a timeout or a
+ * cancel did first; the pin must be dropped all the same).
+ */
+bool lx_xprt_rx_decide(struct xprt *x, struct lx_xprt_rqst *rq, int status);
+
+/**
  * lx_xprt_rx_complete() - a reply (or a receive error) for a pinned request:
  * decide its outcome, unlink it, unpin it, deliver done() if nothing else
  * holds it.  Called on the receive thread.
@@ -304,6 +344,15 @@ void lx_xprt_rx_batch_end(struct xprt *x);
  * Any thread; idempotent per connection; kicks the worker to reconnect.
  */
 void lx_xprt_conn_lost(struct xprt *x, uint32_t cookie, int err);
+
+/**
+ * lx_xprt_log() - a message to the log hook of x->opts (dropped without one)
+ */
+void lx_xprt_log(const struct xprt *x, int level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/** lx_xprt__responding() - a reply came: end a "not responding" episode */
+void lx_xprt__responding(struct xprt *x);
 
 /** lx_xprt_kick_worker() - wake the transmit worker if it sleeps */
 void lx_xprt_kick_worker(struct xprt *x);
@@ -381,6 +430,35 @@ void lx_xprt_try_complete(struct lx_xprt_rqst *rq);
  * Return: true when this call decided it.
  */
 bool lx_xprt_claim_outcome(struct lx_xprt_rqst *rq, int status);
+
+/* ---- reply index (rqindex.c) ---- */
+
+/**
+ * lx_xprt_ix_link() - link a request about to be sent under its reply key
+ * Return: %0; %-EEXIST when a request with @key is linked; %-EINVAL when
+ * @rq is linked already.
+ */
+int lx_xprt_ix_link(struct xprt *x, struct lx_xprt_rqst *rq, uint32_t key);
+
+/**
+ * lx_xprt_rx_unlink() - take a request out of the reply index (its outcome
+ * was just decided: a late reply must find nothing)
+ * Context: any thread.  Pins survive: delivery waits for them.
+ * Return: true when this call unlinked it.
+ */
+bool lx_xprt_rx_unlink(struct xprt *x, struct lx_xprt_rqst *rq);
+
+/**
+ * lx_xprt_ix_lookup_pin() - the linked request with @key, pinned (a
+ * receiver places its reply); NULL, counted as an unknown key, when none
+ */
+struct lx_xprt_rqst *lx_xprt_ix_lookup_pin(struct xprt *x, uint32_t key);
+
+/** lx_xprt_ix_unpin() - drop a pin of lx_xprt_ix_lookup_pin() */
+void lx_xprt_ix_unpin(struct xprt *x, struct lx_xprt_rqst *rq);
+
+/** lx_xprt_ix_pinned() - whether a receiver still pins @rq */
+bool lx_xprt_ix_pinned(struct lx_xprt_rqst *rq);
 
 /* ---- timers (timer.c) ---- */
 

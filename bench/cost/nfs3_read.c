@@ -139,9 +139,15 @@ static void usage(FILE *f)
 		"  -t, --transport T   tcp, or rdma: NFS over RPC-over-RDMA, "
 		"MOUNT over TCP\n"
 		"                      (default tcp)\n"
-		"  -r, --reg MODE      over RDMA, how the READ buffers are "
-		"registered: per-io\n"
-		"                      (the library's default) or cache\n"
+		"  -r, --reg MODE      over RDMA, how the READ buffers reach "
+		"the server: window\n"
+		"                      (registered once, a memory window per "
+		"READ), per-io\n"
+		"                      (a registration per READ) or cache (the "
+		"unsafe\n"
+		"                      registration cache); default: the "
+		"library's (windows,\n"
+		"                      the buffers not registered)\n"
 		"  -f, --file PATH     file to read, relative to the export "
 		"(default\n"
 		"                      bench64m.dat)\n"
@@ -202,6 +208,8 @@ int main(int argc, char **argv)
 			.idle = PTHREAD_COND_INITIALIZER};
 	struct slot *slots = NULL;
 	char *bufs = NULL;
+	struct lx_xprt_rdma_mem *mem = NULL;
+	bool reg_bufs = false;
 	char errmsg[256] = "";
 	double t0, t1;
 	int opt, ret;
@@ -229,8 +237,12 @@ int main(int argc, char **argv)
 		case 'r':
 			ret = 0;
 			if (!strcmp(optarg, "cache"))
-				ro.reg_mode = LX_XPRT_RDMA_REG_CACHE;
-			else if (strcmp(optarg, "per-io"))
+				ro.reg_mode = LX_XPRT_RDMA_REG_CACHE_UNSAFE;
+			else if (!strcmp(optarg, "per-io"))
+				ro.reg_mode = LX_XPRT_RDMA_REG_PER_IO;
+			else if (!strcmp(optarg, "window"))
+				reg_bufs = true;
+			else
 				ret = -EINVAL;
 			break;
 		case 'f':
@@ -307,6 +319,16 @@ int main(int argc, char **argv)
 		slots[i].run = &r;
 		slots[i].buf = bufs + i * bs;
 	}
+	if (reg_bufs) {
+		ret = lx_xprt_rdma_mem_register(bufs, depth * bs, &mem);
+		if (ret) {
+			fprintf(stderr,
+				"nfs3-read: registering the buffers: "
+				"%s\n",
+				lx_nfs3_strerror(ret));
+			goto out_free;
+		}
+	}
 	ret = run_calls(&r, slots, depth, warmup);
 	t0 = now_s();
 	if (!ret)
@@ -320,6 +342,9 @@ int main(int argc, char **argv)
 		       count, depth, bs, t1 - t0,
 		       t1 > t0 ? (double)count / (t1 - t0) : 0.0);
 out_free:
+	lx_nfs3_destroy(r.clnt);
+	r.clnt = NULL;
+	lx_xprt_rdma_mem_unregister(mem);
 	free(bufs);
 	free(slots);
 out_destroy:

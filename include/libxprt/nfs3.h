@@ -483,6 +483,9 @@ struct lx_nfs3_clnt;
  * @rsize, @wsize: cap on the server's rtmax/wtmax (0 = take the server's)
  * @errmsg, @errmsg_len: optional; on failure a one-line explanation is
  *	written there ("export /x does not exist on host:port", ...)
+ * @log, @log_arg: where the client's messages go ("server HOST:PORT not
+ *	responding, still trying", "server HOST:PORT OK"), for MOUNT and NFS
+ *	connections alike; see lx_xprt_log_fn.  NULL: dropped.
  */
 struct lx_nfs3_opts {
 	const char *host;
@@ -501,6 +504,8 @@ struct lx_nfs3_opts {
 	uint32_t rsize, wsize;
 	char *errmsg;
 	size_t errmsg_len;
+	lx_xprt_log_fn log;
+	void *log_arg;
 };
 
 /**

@@ -553,6 +553,8 @@ struct lx_p9_clnt;
  * @errbuf: optional; lx_p9_connect() writes a sentence there saying why it
  *	failed (NUL-terminated, truncated to @errbuf_len)
  * @errbuf_len: its size
+ * @log, @log_arg: where the session's messages go; see lx_xprt_log_fn.
+ *	NULL: dropped.
  */
 struct lx_p9_opts {
 	const char *host;
@@ -570,6 +572,8 @@ struct lx_p9_opts {
 	const void *rdma;
 	char *errbuf;
 	size_t errbuf_len;
+	lx_xprt_log_fn log;
+	void *log_arg;
 };
 
 /**

@@ -15,6 +15,11 @@
  *     the full buffer size posted for every request before its Send, no
  *     connection private data.  Default port 5640.
  *
+ * Chunks: see enum lx_xprt_rdma_reg_mode.  By default the server reaches
+ * caller memory only through a memory window per chunk segment, for one
+ * call; lx_xprt_rdma_mem_register() makes long-lived caller buffers cost
+ * no registration per call.
+ *
  * Buffers: every request buffer a Send gathers from must be registered
  * with the device.  Pools an RDMA xprt creates itself are; a pool handed
  * in (struct lx_xprt_opts.pool, or shared between connections) must be
@@ -42,22 +47,50 @@ struct xprt;
 #define LX_XPRT_RDMA_9P_PORT  5640
 
 /**
- * enum lx_xprt_rdma_reg_mode - how caller memory is registered for chunks
- * @LX_XPRT_RDMA_REG_PER_IO: register before the call is sent, deregister
- *	before its completion is delivered.  The server can touch the memory
- *	only while the call is in flight.  The default.
- * @LX_XPRT_RDMA_REG_CACHE: keep registrations in a small per-connection
- *	cache keyed by page range; a buffer used again costs nothing.  The
- *	caller promises not to unmap (munmap, free of a large block) memory it
- *	used for I/O while the transport lives, or to call
- *	lx_xprt_rdma_reg_flush() first: a cached registration keeps the old
- *	pages pinned and would hand them to the server.  Registrations of a
- *	call that ends without a reply (timeout, cancel, shutdown) are always
- *	dropped, so a late server access cannot reach reused memory.
+ * enum lx_xprt_rdma_reg_mode - how chunk memory is exposed to the server
+ *
+ * A chunk (a READ's destination the server RDMA-Writes, a WRITE's payload
+ * it RDMA-Reads, a Reply chunk) needs a key the server can use.  What the
+ * key opens, to whom, and for how long:
+ *
+ * @LX_XPRT_RDMA_REG_DEFAULT: memory windows where the device has type 2
+ *	windows (mlx5, Soft-RoCE), per-I/O registration where it has not.
+ * @LX_XPRT_RDMA_REG_WINDOW: memory windows, or the connection fails with
+ *	-EOPNOTSUPP.  Per chunk segment a type 2 window is bound by a work
+ *	request in the same doorbell as the Send: over exactly the segment,
+ *	with only the access it needs (REMOTE_READ for a Read chunk,
+ *	REMOTE_WRITE for Write and Reply chunks), its key's low byte rotated
+ *	on every bind, usable only on this connection's queue pair.  It is
+ *	invalidated before done() runs: by the server's Send With Invalidate
+ *	(offered in the connection's private data, RFC 8797) or by a local
+ *	invalidation work request whose completion done() waits for; a call
+ *	that ends without a reply (timeout, cancel, lost connection)
+ *	deallocates its windows before done().  The memory under a window
+ *	must be registered with bind rights: pool buffers are, regions of
+ *	lx_xprt_rdma_mem_register() are; other caller memory is registered
+ *	for the call (bind rights only) with a window on top.  No system
+ *	call on the data path for registered memory; on Soft-RoCE each post
+ *	is a write(2) doorbell.
+ * @LX_XPRT_RDMA_REG_PER_IO: register each segment with remote access
+ *	before the call is sent, deregister it before done().  The server
+ *	can reach exactly the pages of the segment while the call is in
+ *	flight; two system calls per segment.
+ * @LX_XPRT_RDMA_REG_CACHE_UNSAFE: keep registrations of page ranges with
+ *	all remote rights (LOCAL_WRITE | REMOTE_READ | REMOTE_WRITE) in a
+ *	small per-connection cache after calls end.  UNSAFE: after a normal
+ *	reply the server, or anything on the fabric that learned a key, can
+ *	still read and write that memory for as long as the entry lives (any
+ *	queue pair of the process's protection domain), and a cached entry
+ *	pins the old pages if the caller unmaps the memory
+ *	(lx_xprt_rdma_reg_flush() first).  Only registrations of calls that
+ *	end without a reply are dropped at once.  For measurements against a
+ *	trusted server only.
  */
 enum lx_xprt_rdma_reg_mode {
-	LX_XPRT_RDMA_REG_PER_IO = 0,
-	LX_XPRT_RDMA_REG_CACHE = 1,
+	LX_XPRT_RDMA_REG_DEFAULT = 0,
+	LX_XPRT_RDMA_REG_WINDOW = 1,
+	LX_XPRT_RDMA_REG_PER_IO = 2,
+	LX_XPRT_RDMA_REG_CACHE_UNSAFE = 3,
 };
 
 struct lx_xprt_rdma_ulp;
@@ -81,7 +114,10 @@ struct lx_xprt_rdma_ulp;
  *	on the completion channel (default 0: sleep at once; spinning only
  *	pays with a core to spare)
  * @reg_mode: see enum lx_xprt_rdma_reg_mode
- * @reg_cache_entries: cache size for %LX_XPRT_RDMA_REG_CACHE (default 64)
+ * @reg_cache_entries: cache size for %LX_XPRT_RDMA_REG_CACHE_UNSAFE
+ *	(default 64)
+ * @no_remote_inv: do not offer Send With Invalidate (RFC 8797
+ *	SND_W_INV_OK) with windows: every window is invalidated locally
  * @rnr_retry: RNR retry count for our Sends, 0 .. 7 (7 = forever); default
  *	0 for RPC-over-RDMA (the credit protocol guarantees a receive; a
  *	missing one is a bug to surface), 7 for whole messages
@@ -104,6 +140,7 @@ struct lx_xprt_rdma_opts {
 	unsigned int rnr_retry;
 	bool rnr_retry_set;
 	unsigned int ack_timeout;
+	bool no_remote_inv;
 };
 
 /**
@@ -119,7 +156,8 @@ struct lx_xprt_rdma_opts {
  *	work
  * @read_chunks, @pos0_chunks, @write_chunks, @reply_chunks: calls
  *	marshalled with each chunk type
- * @regs, @deregs: ibv_reg_mr / ibv_dereg_mr calls for chunks;
+ * @regs, @deregs: ibv_reg_mr / ibv_dereg_mr calls for chunks (window
+ *	mode: unregistered caller memory under a window);
  *	@reg_ns: time spent in them; @reg_hits: cache hits
  * @bad_headers: replies whose transport header could not be decoded
  * @rdma_errors: RDMA_ERROR replies (ERR_VERS, ERR_CHUNK)
@@ -128,6 +166,22 @@ struct lx_xprt_rdma_opts {
  * @connect_attempts, @connect_failures: connection attempts and failed ones
  * @last_connect_error: errno of the last failed attempt (negative), 0
  * @last_connect_us: duration of the last attempt
+ * @reg_mode: the mode in force on this connection (never DEFAULT:
+ *	WINDOW, PER_IO or CACHE_UNSAFE)
+ * @mw_type: memory window type the device binds (2), 0 for none
+ * @remote_inv_offered: this connection offered Send With Invalidate
+ * @win_binds: windows bound (one per chunk segment)
+ * @win_remote_inv: windows the server invalidated (Send With Invalidate
+ *	naming the call's window)
+ * @win_local_inv: windows invalidated by our local invalidation
+ * @win_deallocs: windows deallocated instead (a call that ended without a
+ *	reply, a lost connection)
+ * @win_allocs: windows allocated (ibv_alloc_mw: warm-up, after a lost
+ *	connection)
+ * @win_live: windows bound now
+ * @win_bad_inv: Sends With Invalidate naming no window of their call
+ *	(each dropped the connection)
+ * @inv_waits: replies whose done() waited for local invalidation
  */
 struct lx_xprt_rdma_stats {
 	uint32_t credits, max_credits;
@@ -142,6 +196,11 @@ struct lx_xprt_rdma_stats {
 	uint64_t connect_attempts, connect_failures;
 	int last_connect_error;
 	uint64_t last_connect_us;
+	enum lx_xprt_rdma_reg_mode reg_mode;
+	int mw_type;
+	bool remote_inv_offered;
+	uint64_t win_binds, win_remote_inv, win_local_inv, win_deallocs;
+	uint64_t win_allocs, win_live, win_bad_inv, inv_waits;
 };
 
 /**
@@ -161,10 +220,43 @@ const struct lx_xprt_pool_reg *lx_xprt_rdma_pool_reg(void);
  */
 int lx_xprt_rdma_get_stats(const struct xprt *x, struct lx_xprt_rdma_stats *st);
 
+struct lx_xprt_rdma_mem;
+
+/**
+ * lx_xprt_rdma_mem_register() - register long-lived caller memory for RDMA
+ * @addr, @len: the memory (any alignment)
+ * @memp: the registration, for lx_xprt_rdma_mem_unregister()
+ *
+ * Registers the memory once on every RDMA device of the process with
+ * local access and the right to bind memory windows, never with remote
+ * access: in window mode a call whose chunk lies in it then costs no
+ * registration (a window per chunk segment, per call, is all the server
+ * ever gets).  Read-only memory is registered for windows the server may
+ * only read through.  Regions must not overlap.  Keep the memory mapped
+ * until it is unregistered.  Without memory windows on the device the
+ * registration is not used for chunks (per-I/O registration applies).
+ * Context: any thread; system calls (one registration per device).
+ * Return: %0; %-EINVAL for NULL or empty arguments; %-EEXIST when the range
+ * overlaps a registered region; %-ENODEV without RDMA devices; %-ENOMEM or
+ * the device's error.
+ */
+int lx_xprt_rdma_mem_register(void *addr, size_t len,
+			      struct lx_xprt_rdma_mem **memp);
+
+/**
+ * lx_xprt_rdma_mem_unregister() - undo lx_xprt_rdma_mem_register()
+ *
+ * Context: any thread, once no call using the memory is in flight.
+ * Return: %0 (NULL is a no-op); %-EBUSY while a window is bound over it
+ * (a call is in flight: try again after its done()); %-EINVAL for
+ * something that is not a registration.
+ */
+int lx_xprt_rdma_mem_unregister(struct lx_xprt_rdma_mem *mem);
+
 /**
  * lx_xprt_rdma_reg_flush() - drop every cached registration no call uses
  *
- * For %LX_XPRT_RDMA_REG_CACHE users about to unmap or free memory they did
+ * For %LX_XPRT_RDMA_REG_CACHE_UNSAFE users about to unmap or free memory they did
  * I/O with.  Context: any thread; takes the cache lock.
  * Return: %0; %-EINVAL when @x is NULL or not an RDMA xprt.
  */

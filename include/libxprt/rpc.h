@@ -103,6 +103,10 @@ struct lx_rpc_auth_opts {
  *	2; %LX_RPC_NO_RETRANS for none); each one doubles the wait, up to
  *	@timeo_max_ms (default 10 * timeo)
  * @reconnect_give_up_ms: see struct lx_xprt_opts (0 = keep trying)
+ * @log, @log_arg: where messages go ("server HOST:PORT not responding,
+ *	still trying" when a call times out or the server drops connections
+ *	without replying, "server HOST:PORT OK" at the next reply); see
+ *	lx_xprt_log_fn.  NULL: dropped.
  * @rdma: RDMA transport options (struct lx_xprt_rdma_opts, libxprt/rdma.h),
  *	NULL for defaults; the client installs the RPC-over-RDMA binding and
  *	the server's credit grants as congestion window
@@ -121,6 +125,8 @@ struct lx_rpc_clnt_opts {
 	unsigned int retrans;
 	unsigned int reconnect_give_up_ms;
 	const void *rdma;
+	lx_xprt_log_fn log;
+	void *log_arg;
 };
 
 /**

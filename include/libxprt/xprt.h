@@ -69,6 +69,11 @@ struct lx_xprt_req;
  *	already read) and whether this fragment ends the message in *@last.
  *	Return 0 or %-EBADMSG for a marker that cannot be valid.
  * @key: the reply's key (XID, tag) from its first @key_len bytes
+ * @check: optional; can a message starting with these @key_len bytes be
+ *	a reply at all?  Return 0, or %-EBADMSG for bytes no server sends
+ *	in answer (an RPC message type other than REPLY, a 9P T-message):
+ *	the stream is garbage from there and the connection is dropped.
+ *	A message shorter than @key_len is garbage too.
  */
 struct lx_xprt_framing_ops {
 	const char *name;
@@ -78,13 +83,15 @@ struct lx_xprt_framing_ops {
 	size_t (*encode)(void *hdr, size_t len);
 	int (*decode)(const void *hdr, size_t *len, bool *last);
 	uint32_t (*key)(const void *msg);
+	int (*check)(const void *msg);
 };
 
 /* RFC 5531 record marking: 4-byte big-endian marker, bit 31 = last
- * fragment; key = XID (first word of the message, big-endian). */
+ * fragment; key = XID (first word of the message, big-endian), and the
+ * next word must be REPLY (1). */
 extern const struct lx_xprt_framing_ops lx_xprt_framing_rpc;
 /* 9P: size[4] little-endian including itself, then type[1] tag[2];
- * key = tag. */
+ * key = tag; the type must be an R-message's (odd). */
 extern const struct lx_xprt_framing_ops lx_xprt_framing_9p;
 
 enum lx_xprt_transport {
@@ -111,13 +118,56 @@ enum lx_xprt_state {
 
 /**
  * struct lx_xprt_stats - counters of one transport
+ * @early_disconnects: connections lost before any reply came back on them
+ *	or within %LX_XPRT_EARLY_MS of being made; each one delays the next
+ *	connection attempt as a failed connect does (see lx_xprt_opts)
+ * @not_responding: episodes of "server HOST:PORT not responding" (each
+ *	ends with "server HOST:PORT OK" at the next reply)
+ * @garbage: connections dropped because the server sent what cannot be
+ *	a reply: a message shorter than its key (RPC: XID and message type),
+ *	one that is not a reply (framing check), a fragment chain past
+ *	max_msg or past %LX_XPRT_MAX_FRAGS fragments, a bad 9P size
  */
 struct lx_xprt_stats {
 	uint64_t submitted, completed, replies, bad_keys, dup_replies;
 	uint64_t sends, send_calls, direct_sends, worker_sends;
 	uint64_t retransmits, timeouts, cancels, connects, disconnects;
 	uint64_t bytes_sent, bytes_received, direct_rx_bytes;
+	uint64_t early_disconnects, not_responding, garbage;
 };
+
+/* Fragments one record may have (RFC 5531 sets no limit; servers send one,
+ * or a few of their send size): endless one-byte fragments end here. */
+#define LX_XPRT_MAX_FRAGS   8192u
+
+/*
+ * A connection lost within this long of being made (or before any reply
+ * came back on it) is an early disconnect: the server accepted and then
+ * dropped us, which must slow us down as a refused connect does.
+ */
+#define LX_XPRT_EARLY_MS    5000u
+
+/* Severities of library messages: syslog(3)'s levels, so that a hook can
+ * hand them to syslog() as they are. */
+#define LX_XPRT_LOG_ERR	    3
+#define LX_XPRT_LOG_WARNING 4
+#define LX_XPRT_LOG_NOTICE  5
+#define LX_XPRT_LOG_INFO    6
+
+/**
+ * lx_xprt_log_fn - where the library's messages go
+ * @arg: the options' log_arg
+ * @level: %LX_XPRT_LOG_WARNING ("server 192.0.2.1:2049 not responding,
+ *	still trying"), %LX_XPRT_LOG_NOTICE ("server 192.0.2.1:2049 OK")...
+ * @msg: one line without its newline; valid during the call only
+ *
+ * The library prints nothing itself: without a hook its messages are
+ * dropped.  Runs on a library thread (a receive thread, a transmit
+ * worker) or on the caller's, possibly on several at once; messages are
+ * rare (one per episode), but the hook must not block for long and must
+ * not call back into the library.
+ */
+typedef void (*lx_xprt_log_fn)(void *arg, int level, const char *msg);
 
 /**
  * struct lx_xprt_opts - transport parameters
@@ -137,13 +187,29 @@ struct lx_xprt_stats {
  * @cong: 0 fixed window (TCP), 1 AIMD, 2 server grants (RDMA)
  * @connect_timeout_ms: per attempt (default 5000)
  * @reconnect_min_ms: first backoff delay (default 100)
- * @reconnect_max_ms: backoff ceiling (default 5000)
+ * @reconnect_max_ms: backoff ceiling (default 30000)
  * @reconnect_give_up_ms: fail queued and in-flight requests with
  *	-ENOTCONN after this long without a connection; 0 = never (default)
  * @nodelay: set TCP_NODELAY (default true; opts zeroed means true)
  * @no_nodelay: turn @nodelay off
  * @rdma: RDMA options, a struct lx_xprt_rdma_opts (libxprt/rdma.h); may be
  *	NULL
+ * @early_loss_limit: a request sent on this many connections in a row
+ *	that the server dropped early without replying fails with
+ *	%-ECONNRESET instead of being sent again (%LX_XPRT_RESEND; 0 = no
+ *	limit, the default): a port that closes on every call (not the
+ *	service we think) fails in a fraction of a second rather than at the
+ *	protocol's timeout
+ * @log: the message hook (NULL: messages are dropped), see lx_xprt_log_fn
+ * @log_arg: its argument
+ *
+ * Reconnection backs off as the Linux client does, counting early
+ * disconnects (%LX_XPRT_EARLY_MS) as failed connects: after a connection
+ * the server dropped early, or a failed attempt, the next attempt waits
+ * the current delay (counted from when the lost connection was made),
+ * which then doubles from @reconnect_min_ms up to @reconnect_max_ms; a
+ * connection that carried replies resets it, and one that lived longer
+ * than the delay is replaced at once.  (Linux: 3 s doubling to 5 min.)
  */
 struct lx_xprt_opts {
 	enum lx_xprt_transport transport;
@@ -163,6 +229,9 @@ struct lx_xprt_opts {
 	unsigned int reconnect_give_up_ms;
 	bool no_nodelay;
 	const void *rdma;
+	unsigned int early_loss_limit;
+	lx_xprt_log_fn log;
+	void *log_arg;
 };
 
 /**
@@ -445,6 +514,18 @@ void lx_xprt_disconnect(struct xprt *x);
 
 /** lx_xprt_peer() - "host:port" of the peer, for messages */
 const char *lx_xprt_peer(const struct xprt *x);
+
+/**
+ * lx_xprt_not_responding() - a protocol saw a call go unanswered past its
+ * timeout (an RPC minor timeout, say)
+ *
+ * Starts a "server HOST:PORT not responding, still trying" episode: the
+ * message goes to the log hook once, counted in stats.not_responding, and
+ * "server HOST:PORT OK" follows at the next reply.  The transport starts
+ * one itself when a connection with calls in flight is lost early or a
+ * reconnect attempt fails.  Any thread; cheap when an episode is on.
+ */
+void lx_xprt_not_responding(struct xprt *x);
 
 #ifdef __cplusplus
 }

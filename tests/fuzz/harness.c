@@ -234,6 +234,7 @@ struct lx_rpc_clnt *fz_rpc_clnt(size_t buf_size, unsigned int max_reqs)
 
 void fz_rpc_next_xid(struct lx_rpc_clnt *cl, uint32_t xid)
 {
+	cl->xid_pinned = true;
 	atomic_store(&cl->xid, xid);
 }
 

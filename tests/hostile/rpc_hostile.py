@@ -63,8 +63,23 @@ AUTH_NONE, SUCCESS, results from --results-hex (default empty: a NULL reply)):
   close_on_call     closes the connection (FIN) when a call arrives
   reorder           holds a call until the next one arrives on the same
                     connection, then answers both, newest first
+  reset_on_accept   resets every connection (RST) as soon as it is
+                    accepted, before reading anything
+  short_record      answers a call with a 2-byte record (too short for an
+                    XID and a message type), then closes
+  garbage           answers every call with a record of 64 random bytes
+                    (--variant raw: 64 random bytes, no record marking),
+                    forever; the connection stays open
+  unknown_xid_forever  answers every call with a correct reply under
+                    xid+12345 only, forever
+  endless_fragments answers a call with one-byte non-final fragments,
+                    without end (the first 8 are the reply's XID and
+                    msg_type, the rest zeros)
+  trickle           the correct reply one byte every --delay seconds (1.0)
+  no_read           accepts and never reads (nor answers, nor closes)
 """
 import argparse
+import os
 import socket
 import struct
 import sys
@@ -85,7 +100,9 @@ SCENARIOS = (
     "bad_header", "rpc_mismatch", "auth_error", "prog_unavail",
     "prog_mismatch", "proc_unavail", "garbage_args", "system_err",
     "reset_mid_record", "multi_fragment", "slow", "drop", "drop_first",
-    "close_on_call", "reorder",
+    "close_on_call", "reorder", "reset_on_accept", "short_record",
+    "garbage", "unknown_xid_forever", "endless_fragments", "trickle",
+    "no_read",
 )
 BAD_HEADER_VARIANTS = ("msg_type", "reply_stat", "accept_stat",
                        "truncated_verf", "verf_too_long", "short",
@@ -283,11 +300,46 @@ class Conn:
             else:
                 self.send(frame(self.good(xid)) + frame(self.good(self.held)))
                 self.held = None
+        elif sc == "short_record":
+            self.send(frame(b"\0\0"))
+            self.close()
+            raise Closed()
+        elif sc == "garbage":
+            junk = os.urandom(64)
+            self.send(junk if a.variant == "raw" else frame(junk))
+        elif sc == "unknown_xid_forever":
+            self.send(frame(self.good(xid + 12345)))
+        elif sc == "endless_fragments":
+            # the reply's XID and msg_type, then zeros, without end: one
+            # byte per fragment, none of them the last
+            self.send(b"".join(u32(1) + self.good(xid)[i:i + 1]
+                               for i in range(8)))
+            one = u32(1) + b"\0"
+            while not self.closed:
+                self.send(one * 4096)
+            raise Closed()
+        elif sc == "trickle":
+            t = threading.Thread(target=self.trickle,
+                                 args=(frame(self.good(xid)),), daemon=True)
+            t.start()
         else:  # argparse already restricts the names
             raise AssertionError(sc)
 
+    def trickle(self, data):
+        for i in range(len(data)):
+            time.sleep(self.a.delay)
+            self.send(data[i:i + 1])
+            if self.closed:
+                return
+
     def run(self):
         try:
+            if self.a.scenario == "reset_on_accept":
+                self.close(rst=True)
+                raise Closed()
+            if self.a.scenario == "no_read":
+                while True:
+                    time.sleep(3600)
             while True:
                 rec = self.recv_record()
                 try:
@@ -307,7 +359,7 @@ class Conn:
         except Exception as e:  # a bug here must not take the server down
             print("rpc_hostile: conn %d: %r" % (self.n, e), file=sys.stderr)
         finally:
-            if self.a.scenario != "slow":
+            if self.a.scenario not in ("slow", "trickle"):
                 self.close()
             else:
                 # pending timers still own the socket for a while
@@ -353,14 +405,15 @@ def main():
     ap.add_argument("--port", type=int, default=0, help="0 = a free port")
     ap.add_argument("--log", help="append one line per call/connection here")
     ap.add_argument("--delay", type=float, default=1.0,
-                    help="slow: seconds before each reply (1.0)")
+                    help="slow: seconds before each reply; trickle: "
+                    "between bytes (1.0)")
     ap.add_argument("--auth-stat", type=int, default=5,
                     help="auth_error: auth_stat (5 = AUTH_TOOWEAK)")
     ap.add_argument("--low", type=int, default=None)
     ap.add_argument("--high", type=int, default=None)
     ap.add_argument("--variant", default=None,
-                    help="bad_header: %s; huge_fragment: last|notlast"
-                    % "|".join(BAD_HEADER_VARIANTS))
+                    help="bad_header: %s; huge_fragment: last|notlast; "
+                    "garbage: raw" % "|".join(BAD_HEADER_VARIANTS))
     ap.add_argument("--results-hex", default="",
                     help="results appended to SUCCESS replies (hex)")
     a = ap.parse_args()

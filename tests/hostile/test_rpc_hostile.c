@@ -20,6 +20,7 @@
 
 #include <libxprt/rpc.h>
 
+#include "helpers/logcap.h"
 #include "helpers/spawn.h"
 
 #define PROG 0x20001234u
@@ -70,6 +71,24 @@ static int stop_server(void **state)
 	return 0;
 }
 
+/* what the client said through its log hook, in the running test */
+static struct logcap L;
+
+/* how many connections the server accepted */
+static int conns(const struct srv *s)
+{
+	char line[512];
+	FILE *f = fopen(s->log, "r");
+	int n = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		n += !strncmp(line, "CONN ", 5);
+	fclose(f);
+	return n;
+}
+
 /* how many logged calls carry @xid */
 static int calls_with_xid(const struct srv *s, uint32_t xid)
 {
@@ -100,6 +119,9 @@ static struct lx_rpc_clnt *mk(const struct srv *s, unsigned int timeo_ms,
 	o.auth.flavor = LX_RPC_AUTH_SYS;
 	o.timeo_ms = timeo_ms;
 	o.retrans = retrans;
+	o.log = logcap_fn;
+	o.log_arg = &L;
+	logcap_init(&L);
 	assert_int_equal(lx_rpc_clnt_create(&cl, &o), 0);
 	return cl;
 }
@@ -111,6 +133,10 @@ static double now_s(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
+
+/* connections the server of the last one_call() accepted, and its time */
+static int last_conns;
+static double last_secs;
 
 /* One NULL call against @scenario: return its status and reply info. */
 static int one_call(const char *scenario, const char *x1, const char *x2,
@@ -133,6 +159,8 @@ static int one_call(const char *scenario, const char *x1, const char *x2,
 		lx_xprt_get_stats(lx_rpc_clnt_xprt(cl, 0), st);
 	/* the client stays usable after whatever happened */
 	lx_rpc_clnt_destroy(cl);
+	last_conns = conns(&S);
+	last_secs = now_s() - t0;
 	srv_stop(&S);
 	return r;
 }
@@ -213,14 +241,20 @@ static void test_huge_fragment(void **state)
 static void test_bad_headers(void **state)
 {
 	static const char *const variants[] = {
-		"msg_type",	 "reply_stat",	"accept_stat", "truncated_verf",
+		"reply_stat",	 "accept_stat", "truncated_verf",
 		"verf_too_long", "reject_stat", "auth_stat",
 	};
 	struct lx_rpc_reply_info info;
+	struct lx_xprt_stats st;
 	unsigned int i;
 	int r;
 
 	(void)state;
+	/* msg_type 7: not a reply at all - garbage, the connection goes
+	 * (every reconnect gets the same: the call times out) */
+	r = one_call("bad_header", "--variant", "msg_type", 300, 1, &info, &st);
+	assert_int_equal(r, -ETIMEDOUT);
+	assert_true(st.garbage >= 1);
 	for (i = 0; i < sizeof(variants) / sizeof(variants[0]); i++) {
 		r = one_call("bad_header", "--variant", variants[i], 300, 1,
 			     &info, NULL);
@@ -282,6 +316,54 @@ static void test_reset_mid_record(void **state)
 	assert_true(st.disconnects >= 1);
 }
 
+/*
+ * A server whose answers can never be replies: each is counted as
+ * garbage and drops the connection (said once), the reconnects back off
+ * (no reply ever came), and the call ends at its timeout.
+ */
+static void garbage_case(const char *scenario, const char *x1, const char *x2)
+{
+	struct lx_xprt_stats st;
+	int r;
+
+	r = one_call(scenario, x1, x2, 300, 1, NULL, &st);
+	print_message("%s%s%s: %d after %.2f s, %d connections, %llu "
+		      "garbage, %llu early disconnects\n",
+		      scenario, x2 ? " " : "", x2 ? x2 : "", r, last_secs,
+		      last_conns, (unsigned long long)st.garbage,
+		      (unsigned long long)st.early_disconnects);
+	logcap_dump(&L);
+	assert_int_equal(r, -ETIMEDOUT);
+	assert_true(st.garbage >= 1);
+	assert_int_equal(st.replies, 0);
+	/* 0.9 s of timeouts: 0, 0.1, 0.3, 0.7 s (and one at ~1.2 s) */
+	assert_in_range(last_conns, 2, 5);
+	assert_int_equal(logcap_count(&L, "connection dropped"), 1);
+	assert_int_equal(logcap_count(&L, "not responding, still trying"), 1);
+}
+
+static void test_short_record(void **state)
+{
+	(void)state;
+	garbage_case("short_record", NULL, NULL);
+	assert_int_equal(logcap_count(&L, "record too short to be a reply"), 1);
+}
+
+static void test_garbage_forever(void **state)
+{
+	(void)state;
+	garbage_case("garbage", NULL, NULL);
+	garbage_case("garbage", "--variant", "raw");
+}
+
+static void test_endless_fragments(void **state)
+{
+	(void)state;
+	garbage_case("endless_fragments", NULL, NULL);
+	assert_int_equal(logcap_count(&L, "fragment chain past the size limit"),
+			 1);
+}
+
 static void test_multi_fragment(void **state)
 {
 	(void)state;
@@ -300,6 +382,7 @@ static void test_drop_retransmits_same_xid(void **state)
 {
 	struct lx_rpc_call_args a = {.proc = 0};
 	struct lx_rpc_reply_info info;
+	struct lx_xprt_stats st;
 	struct lx_rpc_clnt *cl;
 
 	(void)state;
@@ -318,6 +401,11 @@ static void test_drop_retransmits_same_xid(void **state)
 	assert_int_equal(lx_rpc_call_sync(cl, &a, &info), 0);
 	assert_int_equal(info.retransmits, 1);
 	assert_int_equal(calls_with_xid(&S, info.xid), 2);
+	/* the minor timeout said so once, the reply that followed ended it */
+	assert_int_equal(logcap_count(&L, "not responding, still trying"), 1);
+	assert_int_equal(logcap_count(&L, " OK"), 1);
+	lx_xprt_get_stats(lx_rpc_clnt_xprt(cl, 0), &st);
+	assert_int_equal(st.not_responding, 1);
 	lx_rpc_clnt_destroy(cl);
 	srv_stop(&S);
 }
@@ -331,6 +419,52 @@ static void test_close_on_call(void **state)
 		one_call("close_on_call", NULL, NULL, 200, 1, NULL, &st),
 		-ETIMEDOUT);
 	assert_true(st.connects >= 2);
+}
+
+static void count_cb(struct lx_call *call, int status, void *arg)
+{
+	atomic_int *st = arg;
+
+	(void)call;
+	atomic_store(st, status);
+}
+
+/*
+ * A server that resets every connection as soon as it is accepted: the
+ * connect succeeds, so only the early-disconnect rule slows the client
+ * down.  Before it: 12,049 connections in 10 s.  Now at most 10 (7 with
+ * the defaults: 0, 0.1, 0.3, 0.7, 1.5, 3.1, 6.3 s), said once.
+ */
+static void test_reset_on_accept_backs_off(void **state)
+{
+	struct lx_rpc_call_args a = {.proc = 0};
+	atomic_int status = 1;
+	struct lx_call call = {.done = count_cb, .arg = &status};
+	struct lx_xprt_stats st;
+	struct lx_rpc_clnt *cl;
+	double t0;
+	int n;
+
+	(void)state;
+	srv_start(&S, "reset_on_accept", NULL, NULL);
+	t0 = now_s();
+	cl = mk(&S, 60000, 1); /* no timeout in the 10 s */
+	assert_int_equal(lx_rpc_call_async(cl, &call, &a), 0);
+	usleep((useconds_t)((t0 + 10.0 - now_s()) * 1e6));
+	n = conns(&S);
+	lx_xprt_get_stats(lx_rpc_clnt_xprt(cl, 0), &st);
+	print_message("reset_on_accept: %d connections in 10 s, %llu early "
+		      "disconnects\n",
+		      n, (unsigned long long)st.early_disconnects);
+	logcap_dump(&L);
+	assert_in_range(n, 4, 10);
+	assert_true(st.early_disconnects >= 3);
+	assert_int_equal(logcap_count(&L, "not responding, still trying"), 1);
+	assert_int_equal(st.not_responding, 1);
+	assert_int_equal(atomic_load(&status), 1); /* still trying */
+	lx_rpc_clnt_destroy(cl);
+	assert_int_equal(atomic_load(&status), -ESHUTDOWN);
+	srv_stop(&S);
 }
 
 struct reorder {
@@ -386,12 +520,17 @@ int main(void)
 					  stop_server),
 		cmocka_unit_test_teardown(test_reset_mid_record, stop_server),
 		cmocka_unit_test_teardown(test_multi_fragment, stop_server),
+		cmocka_unit_test_teardown(test_short_record, stop_server),
+		cmocka_unit_test_teardown(test_garbage_forever, stop_server),
+		cmocka_unit_test_teardown(test_endless_fragments, stop_server),
 		cmocka_unit_test_teardown(test_slow_within_timeout,
 					  stop_server),
 		cmocka_unit_test_teardown(test_drop_retransmits_same_xid,
 					  stop_server),
 		cmocka_unit_test_teardown(test_close_on_call, stop_server),
 		cmocka_unit_test_teardown(test_reordered_replies, stop_server),
+		cmocka_unit_test_teardown(test_reset_on_accept_backs_off,
+					  stop_server),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -25,8 +25,9 @@
  *             and its data arrives
  *
  * Each check prints PASS/FAIL; the RDMA counters show which chunks were
- * used.  -c selects the registration cache instead of per-I/O
- * registration, to compare their cost.
+ * used and how their memory was exposed (memory windows by default).  -R
+ * per-io selects per-I/O registration, -c the (unsafe) registration
+ * cache, to compare their cost.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -70,6 +71,9 @@ static unsigned int expect_entries;
 static size_t big = 256 * 1024, bw_size = 256 * 1024;
 static unsigned int bw_total_mib = 4, depth = 4;
 static bool use_cache;
+static enum lx_xprt_rdma_reg_mode reg_mode = LX_XPRT_RDMA_REG_DEFAULT;
+/* -X: the mode the connection must end up in (0: any) */
+static enum lx_xprt_rdma_reg_mode want_mode;
 /* the guest may stall for seconds on a busy host: a long ACK timeout
  * keeps rxe from declaring the peer dead (see lx_xprt_rdma_opts) */
 #define TOOL_ACK_TIMEOUT 20
@@ -98,6 +102,31 @@ static int nfs_write(struct lx_rpc_clnt *cl, struct fh *fh, uint64_t off,
 		.res = res,
 		.payload = &iov,
 		.npayload = 1,
+	};
+
+	memset(res, 0, sizeof(*res));
+	return lx_rpc_call_sync(cl, &a, NULL);
+}
+
+/* A READ into two buffers: a Write chunk of two segments (two windows,
+ * two keys: nfsd 6.1 does not invalidate remotely then). */
+static int nfs_read2(struct lx_rpc_clnt *cl, struct fh *fh, uint64_t off,
+		     void *b1, void *b2, uint32_t half, struct read_res *res)
+{
+	struct read_args ra = {.fh = fh, .off = off, .count = 2 * half};
+	struct iovec iov[2] = {{.iov_base = b1, .iov_len = half},
+			       {.iov_base = b2, .iov_len = half}};
+	size_t cap = 2 * (size_t)half;
+	struct lx_rpc_call_args a = {
+		.proc = P_READ,
+		.enc = (xdrproc_t)x_read_args,
+		.args = &ra,
+		.dec = (xdrproc_t)x_read_res,
+		.res = res,
+		.place = read_place,
+		.place_arg = &cap,
+		.rx_iov = iov,
+		.rx_iovcnt = 2,
 	};
 
 	memset(res, 0, sizeof(*res));
@@ -441,28 +470,69 @@ static void test_stall(struct fh *root, struct fh *file, const uint8_t *want)
 	lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &rs);
 	for (i = 0; i < len; i++)
 		bad += buf[i] != want[i];
+	/* registrations serve the resend; windows are tied to their queue
+	 * pair: each connection the READ went out on bound a fresh one,
+	 * the dead connections' were deallocated, the last was invalidated
+	 * by nfsd's reply */
 	report("stall",
 	       !r && !rr.status && rr.len == len && !bad &&
 		       info.retransmits >= 1 && st.disconnects >= 1 &&
-		       st.connects >= 2 && rs.write_chunks == 1,
+		       st.connects >= 2 &&
+		       (rs.reg_mode == LX_XPRT_RDMA_REG_WINDOW ?
+				rs.write_chunks >= 2 &&
+					rs.win_deallocs ==
+						rs.write_chunks - 1 &&
+					rs.win_live == 0 &&
+					rs.win_remote_inv + rs.win_local_inv ==
+						1 :
+				rs.write_chunks == 1),
 	       "64 KiB READ while nfsd drops calls: %s after %.1f s, %zu "
 	       "bytes differ, %u retransmission(s), %llu disconnect(s), "
-	       "%llu connect(s), write chunks prepared %llu",
+	       "%llu connect(s), write chunks prepared %llu, windows bound "
+	       "%llu, deallocated with dead connections %llu, invalidated "
+	       "%llu, live %llu",
 	       lx_rpc_strerror(r), now_s() - t0, bad, info.retransmits,
 	       (unsigned long long)st.disconnects,
 	       (unsigned long long)st.connects,
-	       (unsigned long long)rs.write_chunks);
+	       (unsigned long long)rs.write_chunks,
+	       (unsigned long long)rs.win_binds,
+	       (unsigned long long)rs.win_deallocs,
+	       (unsigned long long)(rs.win_remote_inv + rs.win_local_inv),
+	       (unsigned long long)rs.win_live);
 	lx_rpc_clnt_destroy(cl);
 	free(buf);
 }
 
 /* ------------------------------------------------------------ main */
 
+static const char *reg_mode_name(enum lx_xprt_rdma_reg_mode m)
+{
+	switch (m) {
+	case LX_XPRT_RDMA_REG_WINDOW:
+		return "memory windows";
+	case LX_XPRT_RDMA_REG_PER_IO:
+		return "per-I/O registration";
+	case LX_XPRT_RDMA_REG_CACHE_UNSAFE:
+		return "registration cache (unsafe)";
+	default:
+		return "default";
+	}
+}
+
 static void print_rdma(struct lx_rpc_clnt *cl, const char *when)
 {
 	struct lx_xprt_rdma_stats s;
 
 	lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &s);
+	printf("rdma %s: %s, windows bound %llu, invalidated remotely %llu "
+	       "locally %llu, deallocated %llu, live %llu, bad invalidations "
+	       "%llu\n",
+	       when, reg_mode_name(s.reg_mode), (unsigned long long)s.win_binds,
+	       (unsigned long long)s.win_remote_inv,
+	       (unsigned long long)s.win_local_inv,
+	       (unsigned long long)s.win_deallocs,
+	       (unsigned long long)s.win_live,
+	       (unsigned long long)s.win_bad_inv);
 	printf("rdma %s: credits %u, inline %u/%u, chunks read %llu pos0 "
 	       "%llu write %llu reply %llu, registrations %llu (%llu "
 	       "deregistrations, %llu cache hits, %.1f us each), "
@@ -503,11 +573,12 @@ int main(int argc, char **argv)
 	uint64_t cookie = 0;
 	char verf[8] = {0};
 	double t0, mibs;
+	uint64_t multi_local = 0;
 	size_t i, bad;
 	int c, r, err;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((c = getopt(argc, argv, "a:p:m:e:d:n:s:S:D:M:cT:")) != -1) {
+	while ((c = getopt(argc, argv, "a:p:m:e:d:n:s:S:D:M:cR:X:IT:")) != -1) {
 		switch (c) {
 		case 'a':
 			host = optarg;
@@ -542,6 +613,24 @@ int main(int argc, char **argv)
 		case 'c':
 			use_cache = true;
 			break;
+		case 'R':
+			if (!strcmp(optarg, "per-io"))
+				reg_mode = LX_XPRT_RDMA_REG_PER_IO;
+			else if (!strcmp(optarg, "window"))
+				reg_mode = LX_XPRT_RDMA_REG_WINDOW;
+			else
+				reg_mode = LX_XPRT_RDMA_REG_DEFAULT;
+			break;
+		case 'I':
+			ro.no_remote_inv = true;
+			break;
+		case 'X':
+			want_mode = !strcmp(optarg, "window") ?
+					    LX_XPRT_RDMA_REG_WINDOW :
+				    !strcmp(optarg, "per-io") ?
+					    LX_XPRT_RDMA_REG_PER_IO :
+					    LX_XPRT_RDMA_REG_CACHE_UNSAFE;
+			break;
 		case 'T':
 			stall_file = optarg;
 			break;
@@ -550,7 +639,8 @@ int main(int argc, char **argv)
 				"usage: nfs3_rdma [-a IP] [-p NFS_PORT] [-m "
 				"MNT_PORT] [-e EXPORT] [-d DIR -n ENTRIES] "
 				"[-s IO_SIZE] [-S BW_SIZE -D DEPTH -M MIB] "
-				"[-c] [-T STALL_FILE]\n");
+				"[-c | -R per-io|window] [-X EXPECTED_MODE] [-I] "
+				"[-T STALL_FILE]\n");
 			return 2;
 		}
 	}
@@ -583,13 +673,16 @@ int main(int argc, char **argv)
 	o.transport = LX_XPRT_TRANSPORT_RDMA;
 	o.max_reqs = 16;
 	o.buf_size = 64 * 1024; /* READDIR replies land here */
-	ro.reg_mode =
-		use_cache ? LX_XPRT_RDMA_REG_CACHE : LX_XPRT_RDMA_REG_PER_IO;
+	ro.reg_mode = use_cache ? LX_XPRT_RDMA_REG_CACHE_UNSAFE : reg_mode;
 	o.rdma = &ro;
 	r = lx_rpc_clnt_create(&cl, &o);
-	report("connect", !r, "NFSv3 over RDMA to %s:%u: %s (%s registration)",
-	       host, nfs_port, lx_rpc_strerror(r),
-	       use_cache ? "cached" : "per-I/O");
+	if (!r)
+		lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &s0);
+	report("connect", !r && (!want_mode || s0.reg_mode == want_mode),
+	       "NFSv3 over RDMA to %s:%u: %s (%s%s)", host, nfs_port,
+	       lx_rpc_strerror(r), r ? "-" : reg_mode_name(s0.reg_mode),
+	       !r && s0.remote_inv_offered ? ", Send With Invalidate offered" :
+					     "");
 	if (r)
 		return 1;
 
@@ -650,6 +743,35 @@ int main(int argc, char **argv)
 	       big, (now_s() - t0) * 1e3, lx_rpc_strerror(r), rr.status,
 	       rr.count, rr.len, bad,
 	       (unsigned long long)(s1.write_chunks - s0.write_chunks));
+
+	/* a READ into two buffers: two windows, two keys */
+	if (big >= 8192) {
+		size_t half = big / 2;
+		uint8_t *b2 = malloc(half);
+
+		memset(rbuf, 0, big);
+		s0 = s1;
+		r = nfs_read2(cl, &file, 0, rbuf, b2, (uint32_t)half, &rr);
+		lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &s1);
+		for (bad = 0, i = 0; i < half; i++)
+			bad += rbuf[i] != wbuf[i] || b2[i] != wbuf[half + i];
+		report("read-2seg",
+		       !r && !rr.status && rr.len == 2 * half && !bad &&
+			       (s1.reg_mode != LX_XPRT_RDMA_REG_WINDOW ||
+				s1.win_binds - s0.win_binds == 2),
+		       "%zu bytes into two buffers: %s, status %u, %zu bytes "
+		       "differ; windows bound +%llu, invalidated remotely "
+		       "+%llu, locally +%llu",
+		       2 * half, lx_rpc_strerror(r), rr.status, bad,
+		       (unsigned long long)(s1.win_binds - s0.win_binds),
+		       (unsigned long long)(s1.win_remote_inv -
+					    s0.win_remote_inv),
+		       (unsigned long long)(s1.win_local_inv -
+					    s0.win_local_inv));
+		if (s1.remote_inv_offered)
+			multi_local += s1.win_local_inv - s0.win_local_inv;
+		free(b2);
+	}
 
 	/* a small READ: data inline, placed by the result parser */
 	memset(rbuf, 0, 2000);
@@ -759,6 +881,32 @@ int main(int argc, char **argv)
 		free(bw);
 	}
 	print_rdma(cl, "at the end");
+	lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &s1);
+	if (s1.reg_mode == LX_XPRT_RDMA_REG_WINDOW)
+		/* every window accounted for; who invalidated: the server
+		 * for calls with one key when offered, we otherwise */
+		report("invalidation",
+		       s1.win_live == 0 && s1.win_bad_inv == 0 &&
+			       s1.win_remote_inv + s1.win_local_inv +
+					       s1.win_deallocs ==
+				       s1.win_binds &&
+			       (s1.remote_inv_offered ?
+					s1.win_remote_inv > 0 &&
+						s1.win_local_inv ==
+							multi_local :
+					s1.win_remote_inv == 0 &&
+						s1.win_local_inv ==
+							s1.win_binds),
+		       "Send With Invalidate %s: %llu windows bound, %llu "
+		       "invalidated by nfsd, %llu by us (%llu of calls with "
+		       "several keys), %llu deallocated, %llu live",
+		       s1.remote_inv_offered ? "offered" : "not offered",
+		       (unsigned long long)s1.win_binds,
+		       (unsigned long long)s1.win_remote_inv,
+		       (unsigned long long)s1.win_local_inv,
+		       (unsigned long long)multi_local,
+		       (unsigned long long)s1.win_deallocs,
+		       (unsigned long long)s1.win_live);
 	free(wbuf);
 	free(rbuf);
 	{

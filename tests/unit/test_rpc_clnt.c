@@ -249,8 +249,18 @@ static void test_accept_reject_statuses(void **state)
 	a.proc = P_AUTH_TOOWEAK;
 	assert_int_equal(lx_rpc_call_sync(cl, &a, &info), -EACCES);
 	assert_int_equal(info.auth_stat, 5);
+	/* not a REPLY: garbage, the connection is dropped (again after
+	 * each reconnect) until the call times out */
 	a.proc = P_BAD_HEADER;
-	assert_int_equal(lx_rpc_call_sync(cl, &a, &info), -EBADMSG);
+	a.timeo_ms = 100;
+	assert_int_equal(lx_rpc_call_sync(cl, &a, &info), -ETIMEDOUT);
+	{
+		struct lx_xprt_stats st;
+
+		lx_xprt_get_stats(lx_rpc_clnt_xprt(cl, 0), &st);
+		assert_true(st.garbage >= 1);
+	}
+	a.timeo_ms = 0;
 	/* results that fail to decode */
 	{
 		uint32_t out;

@@ -657,7 +657,7 @@ static void test_cm_private_data_layout_and_negotiation(void **state)
 	unsigned int s, r;
 
 	(void)state;
-	assert_int_equal(lx_rpcrdma_cm_encode(pd, 4096, 8192), 8);
+	assert_int_equal(lx_rpcrdma_cm_encode(pd, 4096, 8192, 0), 8);
 	assert_int_equal(pd[0], 0xf6);
 	assert_int_equal(pd[1], 0xab);
 	assert_int_equal(pd[2], 0x0e);
@@ -667,7 +667,7 @@ static void test_cm_private_data_layout_and_negotiation(void **state)
 	assert_int_equal(pd[6], 3); /* 4096 / 1024 - 1 */
 	assert_int_equal(pd[7], 7);
 	/* the server receives 2 KiB, sends 16 KiB: we take the minimum */
-	assert_int_equal(lx_rpcrdma_cm_encode(srv, 16384, 2048), 8);
+	assert_int_equal(lx_rpcrdma_cm_encode(srv, 16384, 2048, 0), 8);
 	assert_int_equal(lx_rpcrdma_cm_negotiate(srv, 8, 4096, 8192, &s, &r),
 			 1);
 	assert_int_equal(s, 2048);
@@ -689,10 +689,11 @@ static void test_cm_private_data_layout_and_negotiation(void **state)
 			 0);
 	assert_int_equal(s, 1024);
 	/* our sizes must be whole KiB in range */
-	assert_int_equal(lx_rpcrdma_cm_encode(pd, 1000, 4096), -EINVAL);
-	assert_int_equal(lx_rpcrdma_cm_encode(pd, 4096, 0), -EINVAL);
-	assert_int_equal(lx_rpcrdma_cm_encode(pd, 512 * 1024, 4096), -EINVAL);
-	assert_int_equal(lx_rpcrdma_cm_encode(NULL, 4096, 4096), -EINVAL);
+	assert_int_equal(lx_rpcrdma_cm_encode(pd, 1000, 4096, 0), -EINVAL);
+	assert_int_equal(lx_rpcrdma_cm_encode(pd, 4096, 0, 0), -EINVAL);
+	assert_int_equal(lx_rpcrdma_cm_encode(pd, 512 * 1024, 4096, 0),
+			 -EINVAL);
+	assert_int_equal(lx_rpcrdma_cm_encode(NULL, 4096, 4096, 0), -EINVAL);
 }
 
 int main(void)

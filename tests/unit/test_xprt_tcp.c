@@ -165,6 +165,7 @@ static const struct lx_xprt_req_ops t_bulk_ops = {.done = t_done,
 						  .place = t_place};
 
 static struct fakesrv *srv;
+static struct lx_xprt_framing_ops toy_framing;
 
 static struct xprt *mk_xprt(unsigned int max_reqs, size_t buf_size,
 			    enum lx_xprt_reconnect_policy policy)
@@ -172,10 +173,17 @@ static struct xprt *mk_xprt(unsigned int max_reqs, size_t buf_size,
 	struct lx_xprt_opts o = {0};
 	struct xprt *x = NULL;
 
+	/* RPC record marking for a toy protocol: its replies are no RPC
+	 * replies (word 1 is the command), so no check of the message type
+	 * and the key is the first word only */
+	toy_framing = lx_xprt_framing_rpc;
+	toy_framing.name = "toy";
+	toy_framing.key_len = 4;
+	toy_framing.check = NULL;
 	o.transport = LX_XPRT_TRANSPORT_TCP;
 	o.host = "127.0.0.1";
 	o.port = fakesrv_port(srv);
-	o.framing = &lx_xprt_framing_rpc;
+	o.framing = &toy_framing;
 	o.max_reqs = max_reqs;
 	o.buf_size = buf_size;
 	o.policy = policy;
@@ -311,6 +319,69 @@ static void test_duplicate_key_rejected(void **state)
 	assert_int_equal(atomic_load(&cb.done_count), 0);
 	lx_xprt_req_put(a);
 	lx_xprt_req_put(b);
+	lx_xprt_destroy(x);
+}
+
+/*
+ * The reply index has two halves: keys whose low bits (here 2: four
+ * slots) are their request's slot are found in the slot, others in the
+ * rbtree.  A key is refused while it is linked in either; a reply for a
+ * slot's old key (same low bits, another key now) finds nothing.
+ */
+static void test_reply_index_direct_and_foreign(void **state)
+{
+	struct xprt *x = mk_xprt(4, 4096, LX_XPRT_RESEND);
+	struct lx_xprt_req *a, *b, *c, *d;
+	struct call ca, cb, cc, cd;
+	uint32_t ka, kc;
+	struct lx_xprt_stats st;
+
+	(void)state;
+	a = mk_req(x, &ca, 0, CMD_SLOW, 200, 0);
+	b = mk_req(x, &cb, 0, CMD_ECHO, 0, 0);
+	ka = 0x100 | a->slot; /* direct for a, foreign for b */
+	fs_put_be32(a->sbuf->data, ka);
+	fs_put_be32(b->sbuf->data, ka);
+	assert_int_equal(lx_xprt_req_submit(a, ka), 0);
+	assert_int_equal(lx_xprt_req_submit(b, ka), -EEXIST);
+
+	c = mk_req(x, &cc, 0, CMD_SLOW, 200, 0);
+	d = mk_req(x, &cd, 0, CMD_ECHO, 0, 0);
+	kc = 0x200 | d->slot; /* foreign for c, direct for d */
+	fs_put_be32(c->sbuf->data, kc);
+	fs_put_be32(d->sbuf->data, kc);
+	assert_int_equal(lx_xprt_req_submit(c, kc), 0);
+	assert_int_equal(lx_xprt_req_submit(d, kc), -EEXIST);
+
+	wait_done(a);
+	wait_done(c);
+	assert_int_equal(ca.status, 0);
+	assert_int_equal(fs_get_be32(ca.reply), ka);
+	assert_int_equal(cc.status, 0);
+	assert_int_equal(fs_get_be32(cc.reply), kc);
+	assert_int_equal(atomic_load(&cb.done_count), 0);
+	assert_int_equal(atomic_load(&cd.done_count), 0);
+	lx_xprt_req_put(a);
+	lx_xprt_req_put(c);
+
+	/* b and d go again with keys of their own, one of each kind; the
+	 * server first answers key + 1000 (same low bits: a stale key of
+	 * the same slot), which must be refused */
+	fs_put_be32(b->sbuf->data, 0x300 | b->slot);
+	fs_put_be32((uint8_t *)b->sbuf->data + 4, CMD_UNKNOWN);
+	fs_put_be32(d->sbuf->data, 0x400 | ((d->slot + 1) & 3));
+	assert_int_equal(lx_xprt_req_submit(b, 0x300 | b->slot), 0);
+	assert_int_equal(lx_xprt_req_submit(d, 0x400 | ((d->slot + 1) & 3)), 0);
+	wait_done(b);
+	wait_done(d);
+	assert_int_equal(cb.status, 0);
+	assert_int_equal(fs_get_be32(cb.reply), 0x300 | b->slot);
+	assert_int_equal(cd.status, 0);
+	assert_int_equal(fs_get_be32(cd.reply), 0x400 | ((d->slot + 1) & 3));
+	lx_xprt_get_stats(x, &st);
+	assert_int_equal(st.bad_keys, 1);
+	lx_xprt_req_put(b);
+	lx_xprt_req_put(d);
 	lx_xprt_destroy(x);
 }
 
@@ -738,9 +809,10 @@ static void test_9p_framing(void **state)
 	assert_int_equal(lx_xprt_req_alloc(x, 0, &req), 0);
 	memset(&c, 0, sizeof(c));
 	p = req->sbuf->data;
-	/* size[4] type[1] tag[2] then echo-ignored bytes */
+	/* size[4] type[1] tag[2] then echo-ignored bytes; echoed back, so
+	 * an R-message's type (odd: the framing refuses T-messages) */
 	fs_put_le32(p, 19);
-	p[4] = 100;
+	p[4] = 101;
 	p[5] = (uint8_t)req->slot;
 	p[6] = 0;
 	memset(p + 7, 0xAB, 12);
@@ -791,6 +863,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_duplicate_key_rejected,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_reply_index_direct_and_foreign, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pipelining_8_threads,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(

@@ -4,12 +4,17 @@
 # MOUNT over TCP, then GETATTR, CREATE, a WRITE whose payload goes in a
 # Read chunk, a READ whose data comes back through a Write chunk (bytes
 # checked), a small READ with the data inline, a READDIR big enough for a
-# Reply chunk (every entry counted), and WRITE/READ bandwidth with per-I/O
-# registration and with the registration cache.  Last, a READ nfsd drops
+# Reply chunk (every entry counted), and WRITE/READ bandwidth; all of it
+# with memory windows (the default: nfsd invalidates the windows of calls
+# with one key, we those of calls with several), without offering Send
+# With Invalidate (all invalidations ours), then as on a device without windows
+# (XPRT_RDMA_NO_MW=1: per-I/O registration) and with the registration
+# cache.  Last, a READ nfsd drops
 # (mountd frozen, export cache flushed: nfsd drops a call whose export
 # lookup waits for mountd) must time out, be resent only after a
-# reconnect (never on the same connection, its Write chunk registered
-# once) and deliver its data once mountd thaws.
+# reconnect (never on the same connection; a fresh window bound on every
+# new connection, the dead ones' deallocated) and deliver its data once
+# mountd thaws.
 BIN=$RDMAVM_BIN/nfs3_rdma
 N=600
 [ -x "$BIN" ] || { echo "FAIL: $BIN not built (tests/rdma/check-rdma.sh builds it)"; exit 1; }
@@ -21,9 +26,13 @@ while [ $i -lt $N ]; do
 	: >/export/many/a-file-with-a-rather-long-name-to-fill-replies-$i
 	i=$((i + 1))
 done
-"$BIN" -n $N -M 8 || exit 1
+"$BIN" -n $N -M 8 -X window || exit 1
+echo "--- the same without offering Send With Invalidate: all local"
+"$BIN" -n $N -M 2 -X window -I || exit 1
+echo "--- the same on a device without memory windows: per-I/O registration"
+XPRT_RDMA_NO_MW=1 "$BIN" -n $N -M 2 -X per-io || exit 1
 echo "--- the same with the registration cache"
-"$BIN" -n $N -M 8 -c || exit 1
+"$BIN" -n $N -M 2 -c -X cache || exit 1
 echo "--- a call the server drops"
 rm -f /tmp/nfs3-stall /tmp/nfs3-stall.ok
 (
