@@ -28,6 +28,7 @@
 #include <libxprt/rdma.h>
 
 #include "rpc_int.h"
+#include "xprt/call_int.h"
 #include "xprt/byteorder.h"
 #include "xprt/cong.h"
 #include "xprt/proto.h"
@@ -246,7 +247,10 @@ static void lx_rpc_done(struct lx_xprt_req *req, int status)
 	t->status = status;
 	if (t->sync)
 		return; /* the waiter reads the status and puts */
-	t->done((struct lx_rpc_call *)req, status, t->arg);
+	if (t->complete)
+		t->complete(t->call, status);
+	else
+		t->call->done(t->call, status, t->call->arg);
 	lx_xprt_req_put(req);
 }
 
@@ -365,10 +369,10 @@ static uint32_t lx_rpc_xid(struct lx_rpc_clnt *cl, struct lx_rpc_task *t,
  * request be released) before this returns.
  */
 static int lx_rpc_start(struct lx_rpc_clnt *cl,
-			const struct lx_rpc_call_args *a, bool sync,
-			lx_rpc_done_fn done, void *arg,
-			struct lx_xprt_req **reqp)
+			const struct lx_rpc_call_args *a, struct lx_call *call,
+			lx_rpc_complete_fn complete, struct lx_xprt_req **reqp)
 {
+	bool sync = !call;
 	unsigned int conn;
 	struct xprt *x = lx_rpc_pick_xprt(cl, &conn);
 	struct lx_xprt_req *req;
@@ -377,7 +381,8 @@ static int lx_rpc_start(struct lx_rpc_clnt *cl,
 	int err;
 
 	err = lx_xprt_req_alloc(
-		x, (a->flags & LX_RPC_CALL_NOWAIT) ? LX_XPRT_NOWAIT : 0, &req);
+		x, call && (call->flags & LX_CALL_NOWAIT) ? LX_XPRT_NOWAIT : 0,
+		&req);
 	if (err)
 		return err;
 	t = task_of(req);
@@ -387,14 +392,19 @@ static int lx_rpc_start(struct lx_rpc_clnt *cl,
 	t->cl = cl;
 	t->dec = a->dec;
 	t->res = a->res;
-	t->done = done;
-	t->arg = arg;
+	t->call = call;
+	t->complete = complete;
 	t->sync = sync;
 	t->place = a->place;
 	t->place_arg = a->place_arg;
 	t->reply_hint = a->reply_hint;
-	if (a->rx_dst) {
-		t->rx_dst = *a->rx_dst;
+	if (a->rx_iov && a->place) {
+		err = lx_xprt_iter_iovec(&t->rx_dst, a->rx_iov, a->rx_iovcnt,
+					 a->rx_len ? a->rx_len : SIZE_MAX);
+		if (!err && lx_xprt_iter_count(&t->rx_dst) < a->rx_len)
+			err = -EINVAL; /* buffers smaller than rx_len */
+		if (err)
+			goto out_put;
 		t->has_rx_dst = true;
 	} else {
 		t->place = NULL;
@@ -411,8 +421,14 @@ static int lx_rpc_start(struct lx_rpc_clnt *cl,
 	if (err)
 		goto out_put;
 	req->ops = &lx_rpc_req_ops;
-	req->owner = a->owner;
 	req->will_wait = sync;
+	if (call) {
+		req->owner = call->owner;
+		call->res = a->res;
+		call->proto_status = 0;
+		call->count = 0;
+		lx_xprt_call_set(call, req); /* before the submit, see there */
+	}
 	*reqp = req;
 	/* armed by the submit itself: a fast async completion may release
 	 * the request before lx_xprt_req_submit() even returns */
@@ -427,18 +443,22 @@ out_put:
 	return err;
 }
 
-int lx_rpc_call_async(struct lx_rpc_clnt *cl, const struct lx_rpc_call_args *a,
-		      lx_rpc_done_fn done, void *arg,
-		      struct lx_rpc_call **callp)
+/* See rpc_int.h. */
+int lx_rpc__call_async(struct lx_rpc_clnt *cl, struct lx_call *call,
+		       const struct lx_rpc_call_args *a,
+		       lx_rpc_complete_fn complete)
 {
 	struct lx_xprt_req *req;
-	int err;
 
-	if (!cl || !a || !done)
+	if (!cl || !a || !call || !call->done)
 		return -EINVAL;
-	err = lx_rpc_start(cl, a, false, done, arg,
-			   callp ? (struct lx_xprt_req **)callp : &req);
-	return err;
+	return lx_rpc_start(cl, a, call, complete, &req);
+}
+
+int lx_rpc_call_async(struct lx_rpc_clnt *cl, struct lx_call *call,
+		      const struct lx_rpc_call_args *a)
+{
+	return lx_rpc__call_async(cl, call, a, NULL);
 }
 
 int lx_rpc_call_sync(struct lx_rpc_clnt *cl, const struct lx_rpc_call_args *a,
@@ -450,7 +470,7 @@ int lx_rpc_call_sync(struct lx_rpc_clnt *cl, const struct lx_rpc_call_args *a,
 
 	if (!cl || !a)
 		return -EINVAL;
-	err = lx_rpc_start(cl, a, true, NULL, NULL, &req);
+	err = lx_rpc_start(cl, a, NULL, NULL, &req);
 	if (err)
 		return err;
 	lx_xprt_req_done_wait(req, -1);
@@ -481,16 +501,12 @@ int lx_rpc_null(struct lx_rpc_clnt *cl)
 	return lx_rpc_call_simple(cl, 0, NULL, NULL, NULL, NULL);
 }
 
-int lx_rpc_call_cancel(struct lx_rpc_call *call)
+const struct lx_rpc_reply_info *lx_rpc_call_info(const struct lx_call *call)
 {
-	if (!call)
-		return -EINVAL;
-	return lx_xprt_req_cancel((struct lx_xprt_req *)call);
-}
+	struct lx_xprt_req *req =
+		call ? lx_xprt_call_req((struct lx_call *)call) : NULL;
 
-const struct lx_rpc_reply_info *lx_rpc_call_info(const struct lx_rpc_call *call)
-{
-	return &task_of((struct lx_xprt_req *)call)->info;
+	return req ? &task_of(req)->info : NULL;
 }
 
 /* ------------------------------------------------------------- client */

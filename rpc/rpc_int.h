@@ -12,6 +12,7 @@
 
 #include <libxprt/rdma.h>
 #include <libxprt/rpc.h>
+#include <libxprt/xprt.h>
 
 #define LX_RPC_MAX_CONN	     16u
 #define LX_RPC_HDR_MAX	     512u /* call header: 40 + cred (<= 400) + verf */
@@ -45,7 +46,15 @@ struct lx_rpc_clnt {
 };
 
 /**
+ * lx_rpc_complete_fn - a layer above finishing an async call before its
+ * caller's done() (nfs3: the NFS status as an errno); it calls done()
+ */
+typedef void (*lx_rpc_complete_fn)(struct lx_call *call, int status);
+
+/**
  * struct lx_rpc_task - per-call state, in the request's private area
+ * @call: the caller's call object (NULL for a sync call)
+ * @complete: see lx_rpc_complete_fn (NULL: @call->done directly)
  */
 struct lx_rpc_task {
 	uint32_t xid_gen; /* uses of the slot (kept across calls) */
@@ -53,8 +62,8 @@ struct lx_rpc_task {
 	uint32_t xid;
 	xdrproc_t dec;
 	void *res;
-	lx_rpc_done_fn done;
-	void *arg;
+	struct lx_call *call;
+	lx_rpc_complete_fn complete;
 	lx_rpc_body_place_fn place;
 	void *place_arg;
 	struct lx_xprt_iter rx_dst;
@@ -101,6 +110,14 @@ extern const struct lx_xprt_rdma_ulp lx_rpc_rdma_ulp;
 int lx_rpc__create(struct lx_rpc_clnt **clp,
 		   const struct lx_rpc_clnt_opts *opts,
 		   const struct lx_xprt_rdma_ulp *ulp);
+
+/**
+ * lx_rpc__call_async() - lx_rpc_call_async() with a layer's completion
+ * @complete: runs instead of @call->done (and must call it); NULL: none
+ */
+int lx_rpc__call_async(struct lx_rpc_clnt *cl, struct lx_call *call,
+		       const struct lx_rpc_call_args *a,
+		       lx_rpc_complete_fn complete);
 
 /* rpc_auth.c */
 int lx_rpc_build_header(struct lx_rpc_clnt *cl);

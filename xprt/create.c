@@ -223,6 +223,7 @@ out_free:
 
 void lx_xprt_destroy(struct xprt *x)
 {
+	struct lx_xprt_rqst *cut;
 	unsigned int waited = 0;
 
 	if (!x)
@@ -242,11 +243,18 @@ void lx_xprt_destroy(struct xprt *x)
 	x->ops->shutdown(x);
 	/* a record cut in the middle will never be finished now */
 	pthread_mutex_lock(&x->xmit_lock);
-	if (x->tx_partial) {
-		atomic_fetch_and(&x->tx_partial->st, ~(uint64_t)RQ_XMIT);
+	cut = x->tx_partial;
+	if (cut) {
+		lx_xprt_rq_get(cut);
+		atomic_fetch_and(&cut->st, ~(uint64_t)RQ_XMIT);
 		x->tx_partial = NULL;
 	}
 	pthread_mutex_unlock(&x->xmit_lock);
+	/* decided already (cancelled while cut), it is ours to deliver */
+	if (cut) {
+		lx_xprt_try_complete(cut);
+		lx_xprt_req_put(&cut->pub);
+	}
 	lx_xprt_fail_all(x, -ESHUTDOWN);
 	x->ops->teardown(x);
 	atomic_store(&x->state, LX_XPRT_CLOSED);

@@ -480,6 +480,7 @@ int lx_xprt_req_submit(struct lx_xprt_req *req, uint32_t key)
 	struct xprt *x;
 	size_t len;
 	unsigned int i;
+	bool pending;
 	int err;
 
 	if (!req || !req->ops || !req->ops->done)
@@ -511,22 +512,37 @@ int lx_xprt_req_submit(struct lx_xprt_req *req, uint32_t key)
 	rq->xnode.owner = req->owner;
 	rq->xnode.credited = false;
 	atomic_store(&rq->done_futex, 0);
-	atomic_store(&rq->st, RQ_SUBMITTED | RQ_QUEUED);
-
+	/* In the reply index before anyone can see it submitted: a canceller
+	 * that decides a submitted request takes it out of there, so linking
+	 * it after that would leave the slot linked for its next use. */
 	if (!req->no_reply) {
 		err = lx_xprt_ix_link(x, rq, key);
-		if (err) {
-			atomic_store(&rq->st, 0);
+		if (err)
 			return err;
-		}
 	}
 	atomic_fetch_add(&rq->refs, 1);
+	/* an exchange (what a seq_cst store is on x86): a cancel that came
+	 * before the submit left RQ_CANCEL (lx_xprt_req_cancel_gen()).
+	 * Nothing can complete the request before it is pushed (QUEUED). */
+	pending = rq_flags(atomic_exchange(&rq->st, RQ_SUBMITTED | RQ_QUEUED)) &
+		  RQ_CANCEL;
 	atomic_fetch_add_explicit(&x->stats.submitted, 1, memory_order_relaxed);
 	if (req->timeout_ns)
 		lx_xprt_timer_arm(x, rq, lx_xprt_now_ns() + req->timeout_ns);
 	if (x->ops->submitted && !req->no_reply)
 		x->ops->submitted(x, rq);
+	/* once pushed it may complete and its slot be reused at any moment:
+	 * a cancel still to run holds a reference from before */
+	if (lx_xprt_unlikely(pending))
+		lx_xprt_rq_get(rq);
 	xmit_push(x, rq);
+	if (lx_xprt_unlikely(pending)) {
+		if (req->ops->cancel)
+			req->ops->cancel(req);
+		else
+			lx_xprt_req_cancel(req);
+		lx_xprt_req_put(req);
+	}
 	return 0;
 }
 
@@ -577,6 +593,7 @@ int lx_xprt_req_retransmit(struct lx_xprt_req *req)
  */
 static void xmit_conn_down(struct xprt *x, bool early)
 {
+	struct lx_xprt_rqst *cut = NULL;
 	unsigned int i;
 
 	/*
@@ -597,7 +614,12 @@ static void xmit_conn_down(struct xprt *x, bool early)
 		rq->tx_done = 0;
 		/* the cut request counts as sent on the dead connection */
 		atomic_fetch_or(&rq->st, RQ_SENT);
+		/* its outcome may be decided already (a cancel dropped the
+		 * connection for it): the transmitter lets go of it, so it
+		 * is the one to deliver, after the lock */
+		lx_xprt_rq_get(rq);
 		atomic_fetch_and(&rq->st, ~(uint64_t)RQ_XMIT);
+		cut = rq;
 	}
 	for (i = 0; i < x->max_reqs; i++) {
 		struct lx_xprt_rqst *rq = lx_xprt_slot(x, i);
@@ -636,6 +658,10 @@ static void xmit_conn_down(struct xprt *x, bool early)
 	}
 	lx_xprt_cong_reset(&x->cong);
 	pthread_mutex_unlock(&x->xmit_lock);
+	if (cut) {
+		lx_xprt_try_complete(cut);
+		lx_xprt_req_put(&cut->pub);
+	}
 }
 
 /* Sleep until @deadline (monotonic ns) unless the transport is stopping.

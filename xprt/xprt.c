@@ -174,7 +174,7 @@ int lx_xprt_req_alloc(struct xprt *x, unsigned int flags,
 	tag = (flags & LX_XPRT_NOWAIT) ? lx_xprt_tags_get(x->tags) :
 					 lx_xprt_tags_get_wait(x->tags, -1);
 	if (tag < 0)
-		return tag;
+		return tag == -EAGAIN ? -EBUSY : tag;
 	rq = lx_xprt_slot(x, (unsigned int)tag);
 	if (lx_xprt_likely(rq->pub.sbuf && rq->pub.rbuf)) {
 		/* kept by the slot (keep_bufs): as the pool hands them out */
@@ -204,6 +204,10 @@ int lx_xprt_req_alloc(struct xprt *x, unsigned int flags,
 	rq->pub.timeout_ns = 0;
 	rq->pub.key = 0;
 	rq->pub.user = NULL;
+	/* before refs: a canceller that takes a reference sees this use's
+	 * generation (lx_xprt_req_tryget()) */
+	if (!++rq->pub.gen)
+		rq->pub.gen = 1;
 	rq->tx_done = 0;
 	rq->tx_total = 0;
 	rq->xnode.credited = false;
@@ -218,7 +222,9 @@ out_put_sbuf:
 	rq->pub.sbuf = NULL;
 out_put_tag:
 	lx_xprt_tags_put(x->tags, (unsigned int)tag);
-	return err;
+	/* no slot and no buffer are one refusal to the caller: try later
+	 * (-EAGAIN is left to the protocols: NFS3ERR_JUKEBOX) */
+	return err == -ENOBUFS ? -EBUSY : err;
 }
 
 void *lx_xprt_req_priv(struct lx_xprt_req *req)
@@ -290,8 +296,9 @@ int lx_xprt_req_fail(struct lx_xprt_req *req, int status)
 		return -EINVAL;
 	rq = rq_of(req);
 	x = req->xprt;
-	if (!(rq_flags(atomic_load(&rq->st)) & RQ_SUBMITTED))
-		return -EINVAL;
+	st = atomic_load(&rq->st);
+	if (!(rq_flags(st) & RQ_SUBMITTED)) /* finished: done() has run */
+		return rq_flags(st) & RQ_FINISHED ? -EALREADY : -EINVAL;
 	if (!lx_xprt_claim_outcome(rq, status))
 		return -EALREADY;
 	if (status == -ECANCELED)
@@ -323,6 +330,51 @@ int lx_xprt_req_fail(struct lx_xprt_req *req, int status)
 int lx_xprt_req_cancel(struct lx_xprt_req *req)
 {
 	return lx_xprt_req_fail(req, -ECANCELED);
+}
+
+/* See xprt_int.h. */
+int lx_xprt_req_tryget(struct lx_xprt_req *req, uint32_t gen)
+{
+	struct lx_xprt_rqst *rq = rq_of(req);
+	int refs = atomic_load(&rq->refs);
+
+	/* a free slot (no reference) is never revived: its next alloc
+	 * starts from a store of 1, not from our increment */
+	do {
+		if (refs <= 0)
+			return -EALREADY;
+	} while (!atomic_compare_exchange_weak(&rq->refs, &refs, refs + 1));
+	if (req->gen != gen) {
+		lx_xprt_req_put(req); /* another call's now */
+		return -EALREADY;
+	}
+	return 0;
+}
+
+/* See xprt_int.h. */
+int lx_xprt_req_cancel_gen(struct lx_xprt_req *req, uint32_t gen)
+{
+	struct lx_xprt_rqst *rq = rq_of(req);
+	uint64_t st;
+	int err;
+
+	err = lx_xprt_req_tryget(req, gen);
+	if (err)
+		return err;
+	st = atomic_load(&rq->st);
+	do {
+		if (rq_flags(st) & (RQ_SUBMITTED | RQ_FINISHED))
+			break;
+		/* not submitted yet (the start is under way on another
+		 * thread): the submit cancels it as soon as it is */
+	} while (!atomic_compare_exchange_weak(&rq->st, &st, st | RQ_CANCEL));
+	if (rq_flags(st) & RQ_FINISHED)
+		err = -EALREADY;
+	else if (rq_flags(st) & RQ_SUBMITTED)
+		err = req->ops && req->ops->cancel ? req->ops->cancel(req) :
+						     lx_xprt_req_cancel(req);
+	lx_xprt_req_put(req);
+	return err;
 }
 
 int lx_xprt_req_done_wait(struct lx_xprt_req *req, int64_t timeout_ns)

@@ -52,6 +52,7 @@
 #define RQ_CREDIT    0x040u /* holds a congestion credit */
 #define RQ_REPLIED   0x080u /* the outcome is a reply (for credit AIMD) */
 #define RQ_FINISHED  0x100u /* done() has returned */
+#define RQ_CANCEL    0x200u /* cancelled before its submit: cancel then */
 
 /**
  * struct lx_xprt_rqst - a request slot: the public part and the library's
@@ -387,6 +388,22 @@ int lx_xprt_resolve(const struct xprt *x, struct sockaddr_storage *ss,
  */
 int lx_xprt__create_ops(struct xprt **xp, const struct lx_xprt_opts *opts,
 			const struct lx_xprt_transport_ops *ops);
+
+/**
+ * lx_xprt_req_tryget() - take a reference on @req if it is still the use
+ * of its slot numbered @gen
+ * Return: %0 with a reference (put it); %-EALREADY when the slot is free or
+ * serves another call now.
+ */
+int lx_xprt_req_tryget(struct lx_xprt_req *req, uint32_t gen);
+
+/**
+ * lx_xprt_req_cancel_gen() - lx_call_cancel() of the call that use @gen of
+ * @req's slot carries: ops->cancel(), or lx_xprt_req_cancel(); a request
+ * not submitted yet is cancelled by its submit
+ * Return: as lx_call_cancel().
+ */
+int lx_xprt_req_cancel_gen(struct lx_xprt_req *req, uint32_t gen);
 
 /* ---- transmit engine (xmit.c) ---- */
 

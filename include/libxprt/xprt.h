@@ -257,11 +257,16 @@ struct lx_xprt_opts {
  * @timeout: optional; the request's timer expired (lx_xprt_req_set_timer()).
  *	Runs on the receive thread.  The protocol decides: retransmit
  *	(lx_xprt_req_retransmit()), fail (lx_xprt_req_fail()), or re-arm.
+ * @cancel: optional; lx_call_cancel() of the call this request carries
+ *	(a reference is held): NULL fails it with lx_xprt_req_cancel(); a
+ *	protocol whose cancel must first tell the server (9P: Tflush) does
+ *	that here.  Return as lx_call_cancel().  Any thread; must not block.
  */
 struct lx_xprt_req_ops {
 	void (*done)(struct lx_xprt_req *req, int status);
 	int (*place)(struct lx_xprt_req *req, size_t have, size_t msg_len);
 	void (*timeout)(struct lx_xprt_req *req);
+	int (*cancel)(struct lx_xprt_req *req);
 };
 
 #define LX_XPRT_REQ_MAX_TX_SEGS 8
@@ -292,6 +297,8 @@ struct lx_xprt_req_ops {
  *	lx_xprt_req_done_wait() (proto): the transport may let that thread
  *	receive the reply itself, saving a thread hop
  * @key: the reply key given at submit
+ * @gen: which use of the slot this is: changes at every lx_xprt_req_alloc()
+ *	and is never 0 (lx_xprt_call_set() records it for lx_call_cancel())
  * @user: free for the protocol
  */
 struct lx_xprt_req {
@@ -313,12 +320,13 @@ struct lx_xprt_req {
 	bool will_wait;
 	uint64_t timeout_ns;
 	uint32_t key;
+	uint32_t gen;
 	void *user;
 };
 
 /* lx_xprt_req_alloc() flags */
 #define LX_XPRT_NOWAIT \
-	0x1u /* fail with -EAGAIN instead of waiting for a slot */
+	0x1u /* fail with -EBUSY instead of waiting for a slot or buffer */
 
 /**
  * lx_xprt_create() - create a transport and connect it
@@ -351,8 +359,9 @@ void lx_xprt_destroy(struct xprt *x);
  * @reqp: where the request is stored; its sbuf->len is 0, ops NULL
  *
  * Context: may block (FIFO behind other waiters) without %LX_XPRT_NOWAIT.
- * Return: %0; %-EAGAIN (no slot and %LX_XPRT_NOWAIT); %-ENOBUFS (no buffer
- * and %LX_XPRT_NOWAIT); %-ESHUTDOWN when the transport is closing.
+ * Return: %0; %-EBUSY (no slot or no buffer free, and %LX_XPRT_NOWAIT);
+ * %-ESHUTDOWN when the transport is closing; %-ENOMEM (the pool could not
+ * grow).
  */
 int lx_xprt_req_alloc(struct xprt *x, unsigned int flags,
 		      struct lx_xprt_req **reqp);

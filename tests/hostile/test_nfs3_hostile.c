@@ -319,7 +319,7 @@ struct chain {
 };
 
 /* resubmit from the completion callback with NOWAIT */
-static void chain_cb(struct lx_nfs3_call *call, int status, void *arg)
+static void chain_cb(struct lx_call *call, int status, void *arg)
 {
 	struct chain *ch = arg;
 	int err;
@@ -339,7 +339,7 @@ static void chain_cb(struct lx_nfs3_call *call, int status, void *arg)
 static void test_async_resubmit_from_callback(void **state)
 {
 	struct chain ch = {0};
-	static struct lx_nfs3_call call;
+	static struct lx_call call;
 	int i;
 
 	(void)state;
@@ -349,7 +349,7 @@ static void test_async_resubmit_from_callback(void **state)
 	memset(&call, 0, sizeof(call));
 	call.done = chain_cb;
 	call.arg = &ch;
-	call.flags = LX_NFS3_CALL_NOWAIT;
+	call.flags = LX_CALL_NOWAIT;
 	call.owner = 42;
 	assert_int_equal(lx_nfs3_getattr_async(ch.c, &call, &ch.fh, &ch.res),
 			 0);
@@ -364,7 +364,7 @@ static void test_async_resubmit_from_callback(void **state)
 	lx_nfs3_destroy(ch.c);
 }
 
-static void never(struct lx_nfs3_call *call, int status, void *arg)
+static void never(struct lx_call *call, int status, void *arg)
 {
 	(void)call;
 	(void)status;
@@ -382,7 +382,7 @@ static void test_argument_validation(void **state)
 	struct lx_nfs3_create_res cr;
 	struct lx_nfs3_readdir_res dr;
 	struct lx_nfs3_readlink_res rl;
-	struct lx_nfs3_call call = {0};
+	struct lx_call call = {0};
 	struct iovec iov[8];
 	char longname[300], buf[8];
 	int called = 0;

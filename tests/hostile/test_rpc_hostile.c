@@ -421,7 +421,7 @@ static void test_close_on_call(void **state)
 	assert_true(st.connects >= 2);
 }
 
-static void count_cb(struct lx_rpc_call *call, int status, void *arg)
+static void count_cb(struct lx_call *call, int status, void *arg)
 {
 	atomic_int *st = arg;
 
@@ -439,6 +439,7 @@ static void test_reset_on_accept_backs_off(void **state)
 {
 	struct lx_rpc_call_args a = {.proc = 0};
 	atomic_int status = 1;
+	struct lx_call call = {.done = count_cb, .arg = &status};
 	struct lx_xprt_stats st;
 	struct lx_rpc_clnt *cl;
 	double t0;
@@ -448,7 +449,7 @@ static void test_reset_on_accept_backs_off(void **state)
 	srv_start(&S, "reset_on_accept", NULL, NULL);
 	t0 = now_s();
 	cl = mk(&S, 60000, 1); /* no timeout in the 10 s */
-	assert_int_equal(lx_rpc_call_async(cl, &a, count_cb, &status, NULL), 0);
+	assert_int_equal(lx_rpc_call_async(cl, &call, &a), 0);
 	usleep((useconds_t)((t0 + 10.0 - now_s()) * 1e6));
 	n = conns(&S);
 	lx_xprt_get_stats(lx_rpc_clnt_xprt(cl, 0), &st);
@@ -470,7 +471,7 @@ struct reorder {
 	atomic_uint done, ok;
 };
 
-static void reorder_cb(struct lx_rpc_call *call, int status, void *arg)
+static void reorder_cb(struct lx_call *call, int status, void *arg)
 {
 	struct reorder *r = arg;
 
@@ -483,6 +484,7 @@ static void reorder_cb(struct lx_rpc_call *call, int status, void *arg)
 static void test_reordered_replies(void **state)
 {
 	struct reorder r = {0};
+	struct lx_call calls[20];
 	struct lx_rpc_clnt *cl;
 	int i;
 
@@ -492,8 +494,8 @@ static void test_reordered_replies(void **state)
 	for (i = 0; i < 20; i++) {
 		struct lx_rpc_call_args a = {.proc = 0};
 
-		assert_int_equal(
-			lx_rpc_call_async(cl, &a, reorder_cb, &r, NULL), 0);
+		calls[i] = (struct lx_call){.done = reorder_cb, .arg = &r};
+		assert_int_equal(lx_rpc_call_async(cl, &calls[i], &a), 0);
 	}
 	for (i = 0; i < 500 && atomic_load(&r.done) < 20; i++)
 		usleep(10000);
