@@ -42,6 +42,7 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "tags_int.h"
@@ -53,6 +54,10 @@
 /* A reply whose request has given up on it, and whose next byte has not
  * come for this long, means the peer is gone: drop the connection. */
 #define TCP_RX_STALL_NS	 1000000000ull
+
+/* How often a synchronous caller receiving its own reply looks up from
+ * its blocking recv() (SO_RCVTIMEO): for a cancel, a stall */
+#define TCP_WAIT_POLL_MS 10
 
 struct tcp_tp {
 	struct sockaddr_storage addr;
@@ -136,6 +141,17 @@ static int tcp_connect_fd(struct xprt *x, int *fdp)
 			r = -soerr;
 			goto out_close;
 		}
+	}
+	/* Blocking from here on, with a receive timeout: every read and
+	 * send of the receive thread and the transmitter says MSG_DONTWAIT,
+	 * and a synchronous caller's recv() blocks for its reply, ending
+	 * every TCP_WAIT_POLL_MS (tcp_wait()). */
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO,
+		       &(struct timeval){.tv_usec = TCP_WAIT_POLL_MS * 1000},
+		       sizeof(struct timeval)) < 0) {
+		r = -errno;
+		goto out_close;
 	}
 	*fdp = fd;
 	return 0;
@@ -245,7 +261,8 @@ static int tcp_send(struct xprt *x, struct lx_xprt_rqst **reqs, unsigned int n,
 	msg.msg_iov = iov;
 	msg.msg_iovlen = niov;
 	do {
-		w = sendmsg(tp->fd, &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
+		w = lx_xprt_sys_sendmsg(tp->fd, &msg,
+					MSG_DONTWAIT | MSG_NOSIGNAL);
 	} while (w < 0 && errno == EINTR);
 	if (w < 0)
 		return errno == EAGAIN ? -EAGAIN : -errno;
@@ -281,11 +298,9 @@ static void tcp_wait_writable(struct xprt *x, int timeout_ms)
  * TCP_RX_STALL_NS the peer is taken as gone.  Receiver role held.
  * Return: true when the connection should be dropped.
  */
-static bool rx_stalled(struct lx_xprt_tcp_rx *rx, uint64_t now)
+static bool rx_stalled(struct lx_xprt_tcp_rx *rx)
 {
-	return rx->in_msg && rx->rq &&
-	       (rq_flags(atomic_load(&rx->rq->st)) & RQ_OUTCOME) &&
-	       now - rx->progress >= TCP_RX_STALL_NS;
+	return lx_xprt_tcp_rx_stalled(rx, TCP_RX_STALL_NS);
 }
 
 /* Adopt a newly published connection, if any. */
@@ -375,8 +390,7 @@ static void *tcp_rx_main(void *arg)
 			rx_adopt(x, tp, &cookie);
 			if (atomic_exchange(&tp->arm_wanted, false))
 				rx_arm(tp, true);
-			if (tp->rx_fd >= 0 &&
-			    rx_stalled(&tp->rx, lx_xprt_now_ns()))
+			if (tp->rx_fd >= 0 && rx_stalled(&tp->rx))
 				rx_detach(x, tp, -ETIMEDOUT);
 			mid_msg = tp->rx.in_msg;
 			role_release(tp);
@@ -459,7 +473,7 @@ static int tcp_wait(struct xprt *x, struct lx_xprt_rqst *rq, uint64_t deadline)
 {
 	struct tcp_tp *tp = tp_of(x);
 	struct pollfd pfd = {.events = POLLIN};
-	int err = 0, r;
+	int err = 0, r, fd;
 
 	if (pthread_mutex_trylock(&tp->rx_mtx)) {
 		/* someone holds the role; make sure the socket is watched
@@ -474,33 +488,38 @@ static int tcp_wait(struct xprt *x, struct lx_xprt_rqst *rq, uint64_t deadline)
 		return -EAGAIN;
 	}
 	rx_arm(tp, false);
-	pfd.fd = tp->rx_fd;
+	fd = pfd.fd = tp->rx_fd;
+	/*
+	 * One blocking recv() per round: it returns with the reply, or
+	 * after the socket's receive timeout (TCP_WAIT_POLL_MS), when we
+	 * look for a cancel, a deadline and a stalled reply.  Only a
+	 * deadline closer than that polls, to end on time.
+	 */
 	while (!rq_done(rq)) {
-		int ms = 10; /* notice a cancel or a timer within 10 ms */
-
-		if (deadline) {
+		if (lx_xprt_unlikely(deadline)) {
 			uint64_t now = lx_xprt_now_ns();
+			int ms;
 
 			if (now >= deadline) {
 				err = -ETIMEDOUT;
 				break;
 			}
-			if (deadline - now < 10000000u)
+			if (deadline - now < TCP_WAIT_POLL_MS * 1000000ull) {
 				ms = (int)((deadline - now + 999999) / 1000000);
+				if (poll(&pfd, 1, ms) <= 0)
+					continue;
+			}
 		}
-		r = poll(&pfd, 1, ms);
-		if (r == 0 && rx_stalled(&tp->rx, lx_xprt_now_ns())) {
+		if (atomic_load(&tp->stop))
+			break;
+		lx_xprt_rx_batch_begin(x);
+		r = lx_xprt_tcp_rx_read_wait(x, &tp->rx, fd);
+		lx_xprt_rx_batch_end(x);
+		if (!r && rx_stalled(&tp->rx)) {
 			rx_detach(x, tp, -ETIMEDOUT);
 			err = -EAGAIN;
 			break;
 		}
-		if (r <= 0 || atomic_load(&tp->stop))
-			continue;
-		lx_xprt_rx_batch_begin(x);
-		r = lx_xprt_tcp_rx_read(x, &tp->rx, pfd.fd);
-		lx_xprt_rx_batch_end(x);
-		if (!r && (pfd.revents & (POLLHUP | POLLERR)))
-			r = -ECONNRESET;
 		if (r) {
 			rx_detach(x, tp, r);
 			err = -EAGAIN; /* resent after the reconnect */
