@@ -45,7 +45,6 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include "tags_int.h"
 #include "tcp_rx.h"
 
 #define TCP_IOV_PER_REQ	 (2 + LX_XPRT_REQ_MAX_TX_SEGS)
@@ -526,10 +525,13 @@ static int tcp_wait(struct xprt *x, struct lx_xprt_rqst *rq, uint64_t deadline)
 			break;
 		}
 	}
-	/* hand the socket back if anything else may wait for a reply: a
-	 * slot other than ours is held (cheaper to read than the index, and
-	 * never short: a request holds its slot from alloc to its last put) */
-	if (lx_xprt_tags__others_held(x->tags, rq->pub.slot) ||
+	/* hand the socket back if anything else may wait for a reply: more
+	 * requests were submitted than completed (ours is counted complete
+	 * before done() runs; one submitted after this look arms the socket
+	 * itself, tcp_submitted()) */
+	if (atomic_load_explicit(&x->stats.submitted, memory_order_relaxed) !=
+		    atomic_load_explicit(&x->stats.completed,
+					 memory_order_relaxed) ||
 	    atomic_load(&tp->arm_wanted)) {
 		atomic_store(&tp->arm_wanted, false);
 		rx_arm(tp, true);
