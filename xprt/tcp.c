@@ -78,7 +78,7 @@ struct tcp_tp {
 	/* The receiver role: whoever holds rx_mtx runs the receive state
 	 * machine (rx, rx_fd's epoll registration): the receive thread, or a
 	 * synchronous caller waiting for its own reply (tcp_wait). */
-	pthread_mutex_t rx_mtx;
+	struct lx_xprt_lock rx_mtx;
 	atomic_bool fd_armed;	 /* rx_fd is in the epoll set (under rx_mtx) */
 	atomic_bool arm_wanted;	 /* someone needs the receive thread to
 				  * read: arm rx_fd (see role_release) */
@@ -358,12 +358,11 @@ static void rx_detach(struct xprt *x, struct tcp_tp *tp, int err)
  */
 static void role_release(struct tcp_tp *tp)
 {
-	pthread_mutex_unlock(&tp->rx_mtx);
-	while (atomic_load(&tp->arm_wanted) &&
-	       pthread_mutex_trylock(&tp->rx_mtx) == 0) {
+	lx_xprt_unlock(&tp->rx_mtx);
+	while (atomic_load(&tp->arm_wanted) && lx_xprt_lock_try(&tp->rx_mtx)) {
 		if (atomic_exchange(&tp->arm_wanted, false))
 			rx_arm(tp, true);
-		pthread_mutex_unlock(&tp->rx_mtx);
+		lx_xprt_unlock(&tp->rx_mtx);
 	}
 }
 
@@ -384,7 +383,7 @@ static void *tcp_rx_main(void *arg)
 		 * waiting for a retransmission only our timers will make.  It
 		 * kicks us when it lets go (rx_deferred). */
 		mid_msg = false;
-		if (pthread_mutex_trylock(&tp->rx_mtx) == 0) {
+		if (lx_xprt_lock_try(&tp->rx_mtx)) {
 			atomic_store(&tp->rx_deferred, false);
 			rx_adopt(x, tp, &cookie);
 			if (atomic_exchange(&tp->arm_wanted, false))
@@ -415,7 +414,7 @@ static void *tcp_rx_main(void *arg)
 					continue;
 				continue;
 			}
-			if (pthread_mutex_trylock(&tp->rx_mtx)) {
+			if (!lx_xprt_lock_try(&tp->rx_mtx)) {
 				atomic_store(&tp->rx_deferred, true);
 				continue; /* a caller receives (and disarms) */
 			}
@@ -434,10 +433,10 @@ static void *tcp_rx_main(void *arg)
 		}
 		lx_xprt_timer_run(x);
 	}
-	pthread_mutex_lock(&tp->rx_mtx);
+	lx_xprt_lock(&tp->rx_mtx);
 	if (tp->rx_fd >= 0)
 		rx_detach(x, tp, -ESHUTDOWN);
-	pthread_mutex_unlock(&tp->rx_mtx);
+	lx_xprt_unlock(&tp->rx_mtx);
 	return NULL;
 }
 
@@ -449,7 +448,7 @@ static void tcp_submitted(struct xprt *x, struct lx_xprt_rqst *rq)
 	if (rq->pub.will_wait || atomic_load(&tp->fd_armed))
 		return;
 	atomic_store(&tp->arm_wanted, true);
-	if (pthread_mutex_trylock(&tp->rx_mtx) == 0) {
+	if (lx_xprt_lock_try(&tp->rx_mtx)) {
 		if (atomic_exchange(&tp->arm_wanted, false))
 			rx_arm(tp, true);
 		role_release(tp);
@@ -474,11 +473,11 @@ static int tcp_wait(struct xprt *x, struct lx_xprt_rqst *rq, uint64_t deadline)
 	struct pollfd pfd = {.events = POLLIN};
 	int err = 0, r, fd;
 
-	if (pthread_mutex_trylock(&tp->rx_mtx)) {
+	if (!lx_xprt_lock_try(&tp->rx_mtx)) {
 		/* someone holds the role; make sure the socket is watched
 		 * once they let go, since we will only sleep */
 		atomic_store(&tp->arm_wanted, true);
-		if (pthread_mutex_trylock(&tp->rx_mtx))
+		if (!lx_xprt_lock_try(&tp->rx_mtx))
 			return -EAGAIN;
 	}
 	if (tp->rx_fd < 0) {
@@ -565,11 +564,7 @@ static int tcp_setup(struct xprt *x)
 	err = -pthread_mutex_init(&tp->lock, NULL);
 	if (err)
 		goto out_stage;
-	err = -pthread_mutex_init(&tp->rx_mtx, NULL);
-	if (err) {
-		pthread_mutex_destroy(&tp->lock);
-		goto out_stage;
-	}
+	lx_xprt_lock_init(&tp->rx_mtx);
 	{
 		pthread_condattr_t ca;
 
@@ -608,7 +603,6 @@ out_epoll:
 out_cond:
 	pthread_cond_destroy(&tp->cond);
 out_lock:
-	pthread_mutex_destroy(&tp->rx_mtx);
 	pthread_mutex_destroy(&tp->lock);
 out_stage:
 	lx_xprt_tcp_rx_fini(&tp->rx);
@@ -633,7 +627,6 @@ static void tcp_teardown(struct xprt *x)
 	close(tp->evfd);
 	close(tp->epfd);
 	pthread_cond_destroy(&tp->cond);
-	pthread_mutex_destroy(&tp->rx_mtx);
 	pthread_mutex_destroy(&tp->lock);
 	lx_xprt_tcp_rx_fini(&tp->rx);
 	free(tp);

@@ -392,7 +392,7 @@ static int xmit_pre(struct xprt *x, unsigned int budget, bool direct,
 
 	d.n = 0;
 	if (direct) {
-		if (pthread_mutex_trylock(&x->xmit_lock)) {
+		if (!lx_xprt_lock_try(&x->xmit_lock)) {
 			while (p.n) {
 				lx_xprt_tsan_release(p.rq[0]);
 				lx_xprt_xmitq_push(&x->xmitq, &p.rq[0]->xnode);
@@ -402,7 +402,7 @@ static int xmit_pre(struct xprt *x, unsigned int budget, bool direct,
 			return -EBUSY;
 		}
 	} else {
-		pthread_mutex_lock(&x->xmit_lock);
+		lx_xprt_lock(&x->xmit_lock);
 	}
 	if (p.n && (x->tx_partial || lx_xprt_xmitq_len(&x->xmitq) ||
 		    atomic_load(&x->state) != LX_XPRT_CONNECTED))
@@ -412,7 +412,7 @@ static int xmit_pre(struct xprt *x, unsigned int budget, bool direct,
 		if (r != 1 && p.n)
 			xmit_pre_queue(x, &p);
 		if (r != 1 || d.n) {
-			pthread_mutex_unlock(&x->xmit_lock);
+			lx_xprt_unlock(&x->xmit_lock);
 			queued = xmit_run_deferred(x, &d);
 			/* a callback queued a request (xmit_send_later()):
 			 * an empty queue is no longer the end; any other
@@ -422,7 +422,7 @@ static int xmit_pre(struct xprt *x, unsigned int budget, bool direct,
 				r = budget ? 1 : -EBUSY;
 			if (r != 1)
 				return r;
-			pthread_mutex_lock(&x->xmit_lock);
+			lx_xprt_lock(&x->xmit_lock);
 		}
 	}
 }
@@ -605,11 +605,11 @@ static void xmit_conn_down(struct xprt *x, bool early)
 	 * socket is reaped without the lock: reaping waits for the receive
 	 * thread, whose timer callbacks may need the lock themselves.
 	 */
-	pthread_mutex_lock(&x->xmit_lock);
-	pthread_mutex_unlock(&x->xmit_lock);
+	lx_xprt_lock(&x->xmit_lock);
+	lx_xprt_unlock(&x->xmit_lock);
 	x->ops->reap(x);
 
-	pthread_mutex_lock(&x->xmit_lock);
+	lx_xprt_lock(&x->xmit_lock);
 	if (x->tx_partial) {
 		struct lx_xprt_rqst *rq = x->tx_partial;
 
@@ -639,9 +639,9 @@ static void xmit_conn_down(struct xprt *x, bool early)
 			continue;
 		if (f & RQ_QUEUED) {
 			if (x->opts.policy == LX_XPRT_FAIL) {
-				pthread_mutex_unlock(&x->xmit_lock);
+				lx_xprt_unlock(&x->xmit_lock);
 				lx_xprt_req_fail(&rq->pub, -ECONNRESET);
-				pthread_mutex_lock(&x->xmit_lock);
+				lx_xprt_lock(&x->xmit_lock);
 			}
 			continue;
 		}
@@ -654,13 +654,13 @@ static void xmit_conn_down(struct xprt *x, bool early)
 		if (x->opts.policy == LX_XPRT_RESEND && !dead) {
 			lx_xprt_req_retransmit(&rq->pub);
 		} else {
-			pthread_mutex_unlock(&x->xmit_lock);
+			lx_xprt_unlock(&x->xmit_lock);
 			lx_xprt_req_fail(&rq->pub, -ECONNRESET);
-			pthread_mutex_lock(&x->xmit_lock);
+			lx_xprt_lock(&x->xmit_lock);
 		}
 	}
 	lx_xprt_cong_reset(&x->cong);
-	pthread_mutex_unlock(&x->xmit_lock);
+	lx_xprt_unlock(&x->xmit_lock);
 	if (cut) {
 		lx_xprt_try_complete(cut);
 		lx_xprt_req_put(&cut->pub);
