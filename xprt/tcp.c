@@ -221,6 +221,18 @@ static unsigned int tcp_fill_iov(struct lx_xprt_rqst *rq, struct iovec *iov)
 	unsigned int nseg = 0, n = 0, i;
 	size_t skip = rq->tx_done;
 
+	if (lx_xprt_likely(!skip)) {
+		/* the whole message: marker, header buffer, payload */
+		if (rq->marker_len) {
+			iov[n].iov_base = rq->marker;
+			iov[n++].iov_len = rq->marker_len;
+		}
+		iov[n].iov_base = rq->pub.sbuf->data;
+		iov[n++].iov_len = rq->pub.sbuf->len;
+		for (i = 0; i < rq->pub.nr_tx_segs; i++)
+			iov[n++] = rq->pub.tx_segs[i];
+		return n;
+	}
 	if (rq->marker_len) {
 		seg[nseg].iov_base = rq->marker;
 		seg[nseg++].iov_len = rq->marker_len;
