@@ -387,6 +387,35 @@ int lx_xprt_req_submit(struct lx_xprt_req *req, uint32_t key)
 	return 0;
 }
 
+/*
+ * Once done() has returned, try_complete() still clears SUBMITTED, looks
+ * at the timer and the waiter's futex, and drops the transport's
+ * reference: until that last put the slot is not the protocol's alone.
+ */
+int lx_xprt_req_resubmit(struct lx_xprt_req *req, uint32_t key)
+{
+	struct lx_xprt_rqst *rq;
+	uint32_t f;
+
+	if (!req)
+		return -EINVAL;
+	rq = rq_of(req);
+	f = rq_flags(atomic_load(&rq->st));
+	if (!(f & RQ_FINISHED))
+		return (f & RQ_SUBMITTED) ? -EBUSY : -EINVAL;
+	if ((f & RQ_SUBMITTED) || atomic_load(&rq->refs) != 1)
+		return -EBUSY;
+	req->rlen = 0;
+	req->rx_data_off = 0;
+	req->rx_data_len = 0;
+	req->rx_data_pad = 0;
+	req->rx_msg_len = 0;
+	atomic_store(&rq->st, 0);
+	atomic_fetch_add_explicit(&req->xprt->stats.resubmits, 1,
+				  memory_order_relaxed);
+	return lx_xprt_req_submit(req, key);
+}
+
 int lx_xprt_req_retransmit(struct lx_xprt_req *req)
 {
 	struct lx_xprt_rqst *rq;

@@ -638,4 +638,5 @@ void lx_xprt_get_stats(const struct xprt *cx, struct lx_xprt_stats *st)
 	st->early_disconnects = atomic_load(&x->stats.early_disconnects);
 	st->not_responding = atomic_load(&x->stats.not_responding);
 	st->garbage = atomic_load(&x->stats.garbage);
+	st->resubmits = atomic_load(&x->stats.resubmits);
 }

@@ -261,7 +261,7 @@ struct xprt {
 		atomic_ullong retransmits, timeouts, cancels, connects;
 		atomic_ullong disconnects, bytes_sent, bytes_received;
 		atomic_ullong direct_rx_bytes, early_disconnects;
-		atomic_ullong not_responding, garbage;
+		atomic_ullong not_responding, garbage, resubmits;
 	} stats;
 };
 
