@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <time.h>
 
 #include <libxprt/rdma.h>
 
@@ -233,18 +234,46 @@ static int lx_rpc_decode_reply(struct lx_xprt_req *req, struct lx_rpc_task *t)
 	return status;
 }
 
+static uint32_t lx_rpc_xid(struct lx_rpc_clnt *cl, struct lx_rpc_task *t,
+			   unsigned int slot, unsigned int conn);
+
+/* Does the caller want this call sent again (rpc_again.c)?  Then decide
+ * its next XID now: the slot's use count is ours until it completes. */
+static unsigned int lx_rpc_wants_again(struct lx_xprt_req *req,
+				       struct lx_rpc_task *t)
+{
+	struct lx_rpc_clnt *cl = t->cl;
+	unsigned int ms, conn = 0;
+
+	ms = t->again(t->again_arg, t->res, t->again_tries);
+	if (!ms)
+		return 0;
+	while (conn + 1 < cl->nconn && cl->x[conn] != req->xprt)
+		conn++;
+	t->again_tries++;
+	t->next_xid = lx_rpc_xid(cl, t, req->slot, conn);
+	return ms;
+}
+
 /* Transport hook: the outcome, exactly once. */
 static void lx_rpc_done(struct lx_xprt_req *req, int status)
 {
 	struct lx_rpc_task *t = task_of(req);
+	unsigned int ms = 0;
 
 	if (!status)
 		status = lx_rpc_decode_reply(req, t);
 	else
 		t->info.reply_stat = -1;
 	t->status = status;
-	if (t->sync)
+	if (!status && lx_xprt_unlikely(t->again != NULL))
+		ms = lx_rpc_wants_again(req, t);
+	if (t->sync) {
+		t->again_ms = ms;
 		return; /* the waiter reads the status and puts */
+	}
+	if (ms && !lx_rpc_again_queue(req, ms))
+		return; /* goes out again later: done() then */
 	t->done((struct lx_rpc_call *)req, status, t->arg);
 	lx_xprt_req_put(req);
 }
@@ -392,6 +421,8 @@ static int lx_rpc_start(struct lx_rpc_clnt *cl,
 	t->place = a->place;
 	t->place_arg = a->place_arg;
 	t->reply_hint = a->reply_hint;
+	t->again = a->again;
+	t->again_arg = a->again_arg;
 	if (a->rx_dst) {
 		t->rx_dst = *a->rx_dst;
 		t->has_rx_dst = true;
@@ -452,8 +483,25 @@ int lx_rpc_call_sync(struct lx_rpc_clnt *cl, const struct lx_rpc_call_args *a,
 	err = lx_rpc_start(cl, a, true, NULL, NULL, &req);
 	if (err)
 		return err;
-	lx_xprt_req_done_wait(req, -1);
 	t = task_of(req);
+	for (;;) {
+		struct timespec ts;
+
+		lx_xprt_req_done_wait(req, -1);
+		if (!t->again_ms)
+			break;
+		/* sent again after a delay (lx_rpc_again_fn): we wait here */
+		ts.tv_sec = t->again_ms / 1000;
+		ts.tv_nsec = (long)(t->again_ms % 1000) * 1000000;
+		t->again_ms = 0;
+		while (nanosleep(&ts, &ts) && errno == EINTR)
+			;
+		err = lx_rpc_again_send(req);
+		if (err) {
+			t->status = err;
+			break;
+		}
+	}
 	err = t->status;
 	if (info)
 		*info = t->info;
@@ -482,9 +530,18 @@ int lx_rpc_null(struct lx_rpc_clnt *cl)
 
 int lx_rpc_call_cancel(struct lx_rpc_call *call)
 {
+	struct lx_xprt_req *req = (struct lx_xprt_req *)call;
+	int err;
+
 	if (!call)
 		return -EINVAL;
-	return lx_xprt_req_cancel((struct lx_xprt_req *)call);
+	if (lx_rpc_again_cancel(req))
+		return 0;
+	err = lx_xprt_req_cancel(req);
+	/* its reply was deciding to send it again just then */
+	if (err == -EALREADY && lx_rpc_again_cancel(req))
+		return 0;
+	return err;
 }
 
 const struct lx_rpc_reply_info *lx_rpc_call_info(const struct lx_rpc_call *call)
@@ -570,9 +627,12 @@ int lx_rpc__create(struct lx_rpc_clnt **clp,
 			       (cl->opts.max_reqs ? cl->opts.max_reqs : 64) *
 			       cl->opts.nconnect +
 		       1;
-	err = lx_xprt_pool_create(&cl->pool, &po);
+	err = lx_rpc_again_init(cl);
 	if (err)
 		goto out_free;
+	err = lx_xprt_pool_create(&cl->pool, &po);
+	if (err)
+		goto out_again;
 	xo.pool = cl->pool;
 	for (i = 0; i < cl->opts.nconnect; i++) {
 		err = lx_xprt_create(&cl->x[i], &xo);
@@ -590,6 +650,8 @@ out_xprts:
 	while (i--)
 		lx_xprt_destroy(cl->x[i]);
 	lx_xprt_pool_destroy(cl->pool);
+out_again:
+	lx_rpc_again_stop(cl);
 out_free:
 	free(cl);
 	return err;
@@ -601,6 +663,9 @@ void lx_rpc_clnt_destroy(struct lx_rpc_clnt *cl)
 
 	if (!cl)
 		return;
+	/* first: nothing waiting to go out again is resubmitted from now
+	 * on, and what waits ends -ESHUTDOWN */
+	lx_rpc_again_stop(cl);
 	for (i = 0; i < cl->nconn; i++)
 		lx_xprt_destroy(cl->x[i]);
 	lx_xprt_pool_destroy(cl->pool);

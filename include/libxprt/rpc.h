@@ -137,8 +137,10 @@ struct lx_rpc_clnt_opts {
  * @reject_stat: for MSG_DENIED (0 RPC_MISMATCH, 1 AUTH_ERROR)
  * @auth_stat: for AUTH_ERROR
  * @low, @high: the supported range for PROG_MISMATCH and RPC_MISMATCH
- * @xid: the call's XID
- * @retransmits: how many times the call was sent again
+ * @xid: the call's XID (the last one, after @again)
+ * @retransmits: how many times the call was sent again (its last XID)
+ * @again: how many times it went out again under a new XID because its
+ *	again() hook asked (NFS3ERR_JUKEBOX)
  */
 struct lx_rpc_reply_info {
 	int reply_stat;
@@ -148,6 +150,7 @@ struct lx_rpc_reply_info {
 	uint32_t low, high;
 	uint32_t xid;
 	unsigned int retransmits;
+	unsigned int again;
 };
 
 /**
@@ -164,6 +167,25 @@ struct lx_rpc_reply_info {
  */
 typedef int (*lx_rpc_body_place_fn)(void *arg, const uint8_t *body, size_t have,
 				    size_t *data_off, size_t *data_len);
+
+/**
+ * lx_rpc_again_fn - send a call again after this reply?  (NFS3ERR_JUKEBOX)
+ * @arg: lx_rpc_call_args.again_arg
+ * @res: lx_rpc_call_args.res, the reply's results just decoded into it
+ * @tries: how many times the call already went out again this way
+ *
+ * Runs on a receive thread after a successful decode; must not block.
+ * Return: 0 to complete the call with this reply; otherwise a delay in
+ * milliseconds, after which the call goes out again under a NEW XID (the
+ * old one would get the server's cached answer back from its duplicate
+ * request cache) with a fresh timeout.  Meanwhile the call stays in
+ * flight: an async call's done() is not called (it is cancellable; over
+ * the wait it sits on the client's retry thread), a sync caller keeps
+ * waiting; the next reply is decoded into @res again.  Counted in the
+ * transport's stats.resubmits and in lx_rpc_reply_info.again.
+ */
+typedef unsigned int (*lx_rpc_again_fn)(void *arg, const void *res,
+					unsigned int tries);
 
 /**
  * struct lx_rpc_call_args - one call
@@ -189,6 +211,7 @@ typedef int (*lx_rpc_body_place_fn)(void *arg, const uint8_t *body, size_t have,
  * @flags: %LX_RPC_CALL_NOWAIT: fail with -EAGAIN instead of waiting for a
  *	free slot or buffer (required when calling from a completion
  *	callback, which must not block)
+ * @again, @again_arg: optional; see lx_rpc_again_fn
  */
 struct lx_rpc_call_args {
 	uint32_t proc;
@@ -205,6 +228,8 @@ struct lx_rpc_call_args {
 	uint64_t owner;
 	unsigned int timeo_ms;
 	unsigned int flags;
+	lx_rpc_again_fn again;
+	void *again_arg;
 };
 
 #define LX_RPC_CALL_NOWAIT 0x1u
@@ -215,7 +240,8 @@ struct lx_rpc_call_args {
  * @status: 0 (results decoded into args->res) or a negative errno (above)
  * @arg: the caller's argument
  *
- * Runs on a transport receive thread (or the thread that failed the call);
+ * Runs on a transport receive thread (or the thread that failed the call,
+ * or the client's retry thread for a call sent again: lx_rpc_again_fn);
  * must not block.
  */
 typedef void (*lx_rpc_done_fn)(struct lx_rpc_call *call, int status, void *arg);
@@ -278,6 +304,7 @@ int lx_rpc_null(struct lx_rpc_clnt *cl);
 
 /**
  * lx_rpc_call_cancel() - fail an async call with -ECANCELED
+ * A call waiting to go out again (lx_rpc_again_fn) completes at once.
  * Return: %0; %-EALREADY when its outcome was already decided.
  */
 int lx_rpc_call_cancel(struct lx_rpc_call *call);
