@@ -232,6 +232,10 @@ int lx_nfs3_connect(struct lx_nfs3_clnt **cp, const struct lx_nfs3_opts *opts,
 		return -ENOMEM;
 	c->root = *root;
 	c->buf_size = opts->buf_size ? opts->buf_size : LX_NFS3_DEF_BUF_SIZE;
+	c->jukebox_delay_ms = opts->jukebox_delay_ms ? opts->jukebox_delay_ms :
+						       LX_NFS3_JUKEBOX_DELAY_MS;
+	c->jukebox_retries = opts->jukebox_retries ? opts->jukebox_retries :
+						     LX_NFS3_JUKEBOX_RETRIES;
 	lx_rpc_opts_from(&ro, opts, LX_NFS3_PROGRAM, opts->nfs_port);
 	/* rpcbind maps TCP ports: over RDMA the IANA port is the default */
 	if (!ro.port && opts->transport == LX_XPRT_TRANSPORT_RDMA)
@@ -342,7 +346,8 @@ const char *lx_nfs3_strerror(int err)
 	case -EPROTOTYPE:
 		return "object type not supported (LX_NFS3ERR_BADTYPE)";
 	case -EAGAIN:
-		return "try again later (LX_NFS3ERR_JUKEBOX, or no free slot)";
+		return "server busy: NFS3ERR_JUKEBOX to every retry (or no "
+		       "free slot with a NOWAIT call)";
 	case -ENOSPC:
 		return "no space left on the server's file system";
 	case -EROFS:
