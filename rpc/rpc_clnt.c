@@ -237,43 +237,48 @@ static int lx_rpc_decode_reply(struct lx_xprt_req *req, struct lx_rpc_task *t)
 static uint32_t lx_rpc_xid(struct lx_rpc_clnt *cl, struct lx_rpc_task *t,
 			   unsigned int slot, unsigned int conn);
 
-/* Does the caller want this call sent again (rpc_again.c)?  Then decide
- * its next XID now: the slot's use count is ours until it completes. */
-static unsigned int lx_rpc_wants_again(struct lx_xprt_req *req,
-				       struct lx_rpc_task *t)
+/*
+ * The caller's again() hook asked to send the call again in @ms (see
+ * rpc_again.c).  Its next XID is decided now: the slot's use count is
+ * ours until the call completes.  Return true when it goes out again.
+ */
+static __attribute__((noinline)) bool lx_rpc_done_again(struct lx_xprt_req *req,
+							struct lx_rpc_task *t,
+							unsigned int ms)
 {
 	struct lx_rpc_clnt *cl = t->cl;
-	unsigned int ms, conn = 0;
+	unsigned int conn = 0;
 
-	ms = t->again(t->again_arg, t->res, t->again_tries);
-	if (!ms)
-		return 0;
 	while (conn + 1 < cl->nconn && cl->x[conn] != req->xprt)
 		conn++;
 	t->again_tries++;
 	t->next_xid = lx_rpc_xid(cl, t, req->slot, conn);
-	return ms;
+	if (t->sync) {
+		t->again_ms = ms; /* the waiter sleeps, then sends */
+		return true;
+	}
+	return !lx_rpc_again_queue(req, ms);
 }
 
 /* Transport hook: the outcome, exactly once. */
 static void lx_rpc_done(struct lx_xprt_req *req, int status)
 {
 	struct lx_rpc_task *t = task_of(req);
-	unsigned int ms = 0;
 
 	if (!status)
 		status = lx_rpc_decode_reply(req, t);
 	else
 		t->info.reply_stat = -1;
 	t->status = status;
-	if (!status && lx_xprt_unlikely(t->again != NULL))
-		ms = lx_rpc_wants_again(req, t);
-	if (t->sync) {
-		t->again_ms = ms;
-		return; /* the waiter reads the status and puts */
+	if (lx_xprt_unlikely(t->again != NULL) && !status) {
+		unsigned int ms =
+			t->again(t->again_arg, t->res, t->again_tries);
+
+		if (ms && lx_rpc_done_again(req, t, ms))
+			return; /* out again later: done() then */
 	}
-	if (ms && !lx_rpc_again_queue(req, ms))
-		return; /* goes out again later: done() then */
+	if (t->sync)
+		return; /* the waiter reads the status and puts */
 	t->done((struct lx_rpc_call *)req, status, t->arg);
 	lx_xprt_req_put(req);
 }
@@ -409,9 +414,11 @@ static int lx_rpc_start(struct lx_rpc_clnt *cl,
 	if (err)
 		return err;
 	t = task_of(req);
-	/* everything but the slot's use count, which XIDs are made of */
+	/* everything but the slot's use count, which XIDs are made of, and
+	 * the retry list's fields, set when a call is sent again */
 	memset((char *)t + offsetof(struct lx_rpc_task, cl), 0,
-	       sizeof(*t) - offsetof(struct lx_rpc_task, cl));
+	       offsetof(struct lx_rpc_task, next_xid) -
+		       offsetof(struct lx_rpc_task, cl));
 	t->cl = cl;
 	t->dec = a->dec;
 	t->res = a->res;
@@ -471,6 +478,28 @@ int lx_rpc_call_async(struct lx_rpc_clnt *cl, const struct lx_rpc_call_args *a,
 	return err;
 }
 
+/* A sync call sent again after a delay (lx_rpc_again_fn): we wait here. */
+static __attribute__((noinline)) void lx_rpc_sync_again(struct lx_xprt_req *req,
+							struct lx_rpc_task *t)
+{
+	struct timespec ts;
+	int err;
+
+	while (t->again_ms) {
+		ts.tv_sec = t->again_ms / 1000;
+		ts.tv_nsec = (long)(t->again_ms % 1000) * 1000000;
+		t->again_ms = 0;
+		while (nanosleep(&ts, &ts) && errno == EINTR)
+			;
+		err = lx_rpc_again_send(req);
+		if (err) {
+			t->status = err;
+			return;
+		}
+		lx_xprt_req_done_wait(req, -1);
+	}
+}
+
 int lx_rpc_call_sync(struct lx_rpc_clnt *cl, const struct lx_rpc_call_args *a,
 		     struct lx_rpc_reply_info *info)
 {
@@ -484,24 +513,9 @@ int lx_rpc_call_sync(struct lx_rpc_clnt *cl, const struct lx_rpc_call_args *a,
 	if (err)
 		return err;
 	t = task_of(req);
-	for (;;) {
-		struct timespec ts;
-
-		lx_xprt_req_done_wait(req, -1);
-		if (!t->again_ms)
-			break;
-		/* sent again after a delay (lx_rpc_again_fn): we wait here */
-		ts.tv_sec = t->again_ms / 1000;
-		ts.tv_nsec = (long)(t->again_ms % 1000) * 1000000;
-		t->again_ms = 0;
-		while (nanosleep(&ts, &ts) && errno == EINTR)
-			;
-		err = lx_rpc_again_send(req);
-		if (err) {
-			t->status = err;
-			break;
-		}
-	}
+	lx_xprt_req_done_wait(req, -1);
+	if (lx_xprt_unlikely(t->again_ms))
+		lx_rpc_sync_again(req, t);
 	err = t->status;
 	if (info)
 		*info = t->info;

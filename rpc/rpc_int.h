@@ -94,7 +94,8 @@ struct lx_rpc_task {
 	void *again_arg;
 	unsigned int again_tries;
 	unsigned int again_ms; /* sync: the waiter sleeps this, then sends */
-	uint32_t next_xid;     /* the XID it goes out with next */
+	/* from here on set before use: not cleared per call (lx_rpc_start) */
+	uint32_t next_xid; /* the XID it goes out with next */
 	struct lx_xprt_req *req;
 	struct lx_rpc_task *later_next;
 	uint64_t later_due;
