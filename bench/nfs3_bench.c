@@ -22,14 +22,14 @@
  * lx_nfs3_call, the iovec and the decoded result) lives in the slot's private
  * area, so nothing is allocated per operation; the completion runs on the
  * transport's receive thread and hands the outcome straight to
- * bench_io_done(), which resubmits the slot with LX_NFS3_CALL_NOWAIT.
+ * bench_io_done(), which resubmits the slot with LX_CALL_NOWAIT.
  *
  * Request slots.  A completing call keeps its transport slot until its
  * callback returns, and that callback already starts the next call; and
  * calls spread round-robin over the connections, so one connection may
  * briefly carry nearly all of them.  Each connection therefore gets
  * max_inflight + nconnect + 1 slots: a NOWAIT resubmission never finds
- * the slots exhausted (-EAGAIN stays a rare hand-off, counted in the
+ * the slots exhausted (-EBUSY stays a rare hand-off, counted in the
  * stats as "eagain").  Slots are cheap; the header buffers behind them
  * come from a pool that grows on demand, and are kept at 4 KiB because
  * READ and WRITE data never pass through them.
@@ -77,7 +77,7 @@
 
 /* the per-I/O private area (bench_io.priv) */
 struct nfs_io {
-	struct lx_nfs3_call call;
+	struct lx_call call;
 	struct nfs_be *be;
 	struct iovec iov;
 	union {
@@ -646,7 +646,7 @@ static void note_unstable(struct nfs_be *n, struct nfs_file *f,
 }
 
 /* Completion: on the transport's receive thread; must not block. */
-static void nfs_done(struct lx_nfs3_call *call, int status, void *arg)
+static void nfs_done(struct lx_call *call, int status, void *arg)
 {
 	struct bench_io *io = arg;
 	struct nfs_io *ni = io->priv;
@@ -677,7 +677,7 @@ static int nfs_submit(void *priv, struct bench_io *io, unsigned int flags)
 	ni->call.done = nfs_done;
 	ni->call.arg = io;
 	ni->call.owner = io->owner;
-	ni->call.flags = flags & BENCH_SUBMIT_NOWAIT ? LX_NFS3_CALL_NOWAIT : 0;
+	ni->call.flags = flags & BENCH_SUBMIT_NOWAIT ? LX_CALL_NOWAIT : 0;
 	ni->be = n;
 	switch (io->op) {
 	case BENCH_OP_READ:
@@ -707,7 +707,7 @@ static int nfs_submit(void *priv, struct bench_io *io, unsigned int flags)
 	default:
 		return -EINVAL;
 	}
-	if (err == -EAGAIN || err == -ENOBUFS)
+	if (err == -EBUSY)
 		atomic_fetch_add_explicit(&n->eagain, 1, memory_order_relaxed);
 	return err;
 }

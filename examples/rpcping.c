@@ -40,6 +40,7 @@ struct opts {
 };
 
 struct slot {
+	struct lx_call call;
 	struct run *run;
 	uint64_t start;
 };
@@ -138,7 +139,7 @@ static int do_list(const struct opts *o, uint32_t rpcbvers)
 
 static void start_one(struct run *r, struct slot *s, bool from_callback);
 
-static void ping_done(struct lx_rpc_call *call, int status, void *arg)
+static void ping_done(struct lx_call *call, int status, void *arg)
 {
 	struct slot *s = arg;
 	struct run *r = s->run;
@@ -166,18 +167,20 @@ static void start_one(struct run *r, struct slot *s, bool from_callback)
 	size_t n;
 	int err;
 
-	a.flags = from_callback ? LX_RPC_CALL_NOWAIT : 0;
+	s->call.done = ping_done;
+	s->call.arg = s;
+	s->call.flags = from_callback ? LX_CALL_NOWAIT : 0;
 	n = atomic_fetch_add(&r->issued, 1);
 	if (atomic_load(&r->stop) || (r->o->count && n >= r->o->count))
 		goto retire;
 	s->start = now_ns();
-	err = lx_rpc_call_async(r->cl, &a, ping_done, s, NULL);
+	err = lx_rpc_call_async(r->cl, &s->call, &a);
 	if (!err)
 		return;
 	/* a slot was free when this one completed, so this is rare: let
 	 * the main thread start it (it may block; a callback may not) */
 	atomic_fetch_sub(&r->issued, 1);
-	if ((err == -EAGAIN || err == -ENOBUFS) && from_callback) {
+	if (err == -EBUSY && from_callback) {
 		pthread_mutex_lock(&r->lock);
 		if (r->nrestart < 64) {
 			r->restart[r->nrestart++] = s;
@@ -187,7 +190,7 @@ static void start_one(struct run *r, struct slot *s, bool from_callback)
 		}
 		pthread_mutex_unlock(&r->lock);
 	}
-	if (err != -EAGAIN && err != -ENOBUFS) {
+	if (err != -EBUSY) {
 		int zero = 0;
 
 		atomic_compare_exchange_strong(&r->first_err, &zero, err);

@@ -346,8 +346,7 @@ const char *lx_nfs3_strerror(int err)
 	case -EPROTOTYPE:
 		return "object type not supported (LX_NFS3ERR_BADTYPE)";
 	case -EAGAIN:
-		return "server busy: NFS3ERR_JUKEBOX to every retry (or no "
-		       "free slot with a NOWAIT call)";
+		return "server busy: NFS3ERR_JUKEBOX to every retry";
 	case -ENOSPC:
 		return "no space left on the server's file system";
 	case -EROFS:

@@ -12,6 +12,8 @@
 
 #include <libxprt/nfs3.h>
 
+#include "xprt/call_int.h"
+
 #define LX_NFS3_DEF_BUF_SIZE	 16384u
 /* NFS3ERR_JUKEBOX: the Linux v3 client's NFS_JUKEBOX_RETRY_TIME, and our
  * bound on the retries (it has none: bounded by default here) */
@@ -32,12 +34,14 @@
  * struct lx_nfs3_ctx - what a decoder sees besides the XDR stream: the
  * caller's result struct, in-parameters that results need (READ
  * destination, READLINK buffer, directory arrays), and a precise error for
- * a reply that fails to decode.  Lives in struct lx_nfs3_call (async) or on
- * the caller's stack (sync).
+ * a reply that fails to decode.  Lives in the layer's words of struct
+ * lx_call (async) or on the caller's stack (sync).
+ * @proc: the procedure (an async completion reports READ/WRITE counts)
  */
 struct lx_nfs3_ctx {
 	void *res;
 	int err;
+	uint32_t proc;
 	union {
 		struct {
 			const struct iovec *iov;
@@ -56,14 +60,8 @@ struct lx_nfs3_ctx {
 	} u;
 };
 
-/* What the private area of struct lx_nfs3_call holds. */
-struct lx_nfs3_call_priv {
-	struct lx_nfs3_ctx ctx;
-};
-
-_Static_assert(sizeof(struct lx_nfs3_call_priv) <=
-		       sizeof(((struct lx_nfs3_call *)0)->priv_),
-	       "lx_nfs3_call private area too small");
+_Static_assert(sizeof(struct lx_nfs3_ctx) <= LX_CALL_LAYER_BYTES,
+	       "lx_call's private words too few for struct lx_nfs3_ctx");
 
 struct lx_nfs3_clnt {
 	struct lx_rpc_clnt *rpc;
@@ -166,13 +164,13 @@ struct lx_nfs3_req {
 	size_t reply_hint;
 };
 
-/* Make a call: sync when @call is NULL (ctx on the caller's stack); @c: the
- * NFS client whose JUKEBOX policy applies (NULL for MOUNT). */
+/* Make a call: sync when @call is NULL (ctx on the caller's stack); @c:
+ * the NFS client whose JUKEBOX policy applies (NULL for MOUNT). */
 int lx_nfs3_call_start(struct lx_rpc_clnt *rpc, const struct lx_nfs3_clnt *c,
-		       struct lx_nfs3_call *call, const struct lx_nfs3_req *r,
+		       struct lx_call *call, const struct lx_nfs3_req *r,
 		       struct lx_nfs3_ctx *ctx, void *res);
 
-int lx_nfs3_run(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_run(struct lx_nfs3_clnt *c, struct lx_call *call,
 		const struct lx_nfs3_req *r, void *res,
 		const struct lx_nfs3_ctx *in);
 int lx_nfs3_chk(const struct lx_nfs3_clnt *c, const void *res,
@@ -186,9 +184,9 @@ int lx_nfs3_chk_dirop(const struct lx_nfs3_clnt *c, const void *res,
 		.dec = (xdrproc_t)(d)                            \
 	}
 
-static inline struct lx_nfs3_ctx *lx_nfs3_call_ctx(struct lx_nfs3_call *call)
+static inline struct lx_nfs3_ctx *lx_nfs3_call_ctx(struct lx_call *call)
 {
-	return &((struct lx_nfs3_call_priv *)(void *)call->priv_)->ctx;
+	return lx_call_layer(call);
 }
 
 int lx_nfs3_name_ok(const char *name);

@@ -10,7 +10,7 @@
  * hand it to lx_nfs3_call_start().  The decoder's context (struct lx_nfs3_ctx:
  * the caller's result struct, READ destination, READLINK buffer, directory
  * arrays, a precise decode error) lives on the caller's stack for a sync
- * call and in the caller's struct lx_nfs3_call for an async one, so no call
+ * call and in the caller's struct lx_call for an async one, so no call
  * allocates.  After the RPC layer decoded the reply, the NFS status is
  * turned into an errno (lx_nfs3_stat_errno()) and, for async calls, the
  * caller's callback runs.
@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "nfs3_int.h"
+#include "rpc/rpc_int.h" /* lx_rpc__call_async() */
 #include "xprt/util.h"
 
 /* ------------------------------------------------------------- status
@@ -106,13 +107,17 @@ static int finish(int err, struct lx_nfs3_ctx *ctx, void *res,
 	return lx_nfs3_stat_errno(*nfs_status);
 }
 
-static void lx_nfs3_rpc_done(struct lx_rpc_call *rc, int status, void *arg)
+/* The RPC layer's completion of an async call: NFS status, counts, done. */
+static void lx_nfs3_rpc_done(struct lx_call *call, int status)
 {
-	struct lx_nfs3_call *call = arg;
+	struct lx_nfs3_ctx *ctx = lx_nfs3_call_ctx(call);
 
-	(void)rc;
-	status = finish(status, lx_nfs3_call_ctx(call), call->res,
-			&call->nfs_status);
+	status = finish(status, ctx, ctx->res, &call->proto_status);
+	call->res = ctx->res;
+	if (!status && ctx->proc == LX_NFS3PROC_READ)
+		call->count = ((struct lx_nfs3_read_res *)ctx->res)->count;
+	else if (!status && ctx->proc == LX_NFS3PROC_WRITE)
+		call->count = ((struct lx_nfs3_write_res *)ctx->res)->count;
 	/* the caller may reuse @call from here on: touch nothing after */
 	call->done(call, status, call->arg);
 }
@@ -138,18 +143,18 @@ static unsigned int lx_nfs3_jukebox(void *arg, const void *res,
 }
 
 int lx_nfs3_call_start(struct lx_rpc_clnt *rpc, const struct lx_nfs3_clnt *c,
-		       struct lx_nfs3_call *call, const struct lx_nfs3_req *r,
+		       struct lx_call *call, const struct lx_nfs3_req *r,
 		       struct lx_nfs3_ctx *ctx, void *res)
 {
 	struct lx_rpc_call_args a = {0};
-	struct lx_xprt_iter it;
 	uint32_t st;
-	int err;
 
 	if (!rpc)
 		return -EINVAL;
 	ctx->res = res;
 	ctx->err = 0;
+	ctx->proc =
+		r->proc; /* MOUNT's numbers stop at 5: never READ or WRITE */
 	a.proc = r->proc;
 	a.enc = r->enc;
 	a.args = r->args;
@@ -167,30 +172,23 @@ int lx_nfs3_call_start(struct lx_rpc_clnt *rpc, const struct lx_nfs3_clnt *c,
 			ctx->u.rd.iov = &ctx->u.rd.iov1;
 			ctx->u.rd.iovcnt = 1;
 		}
-		err = lx_xprt_iter_iovec(&it, ctx->u.rd.iov, ctx->u.rd.iovcnt,
-					 ctx->u.rd.max);
-		if (err)
-			return err;
-		if (lx_xprt_iter_count(&it) < ctx->u.rd.max)
-			return -EINVAL; /* buffers smaller than count */
+		/* the RPC layer refuses buffers smaller than count (rx_len) */
 		ctx->u.rd.placed = false;
 		ctx->u.rd.plen = 0;
 		a.place = lx_nfs3_read_place;
 		a.place_arg = ctx;
-		a.rx_dst = &it;
+		a.rx_iov = ctx->u.rd.iov;
+		a.rx_iovcnt = ctx->u.rd.iovcnt;
+		a.rx_len = ctx->u.rd.max;
 	}
 	if (!call)
 		return finish(lx_rpc_call_sync(rpc, &a, NULL), ctx, res, &st);
-	a.owner = call->owner;
-	a.flags = call->flags & LX_NFS3_CALL_NOWAIT;
-	call->res = res;
-	call->nfs_status = 0;
-	return lx_rpc_call_async(rpc, &a, lx_nfs3_rpc_done, call, NULL);
+	return lx_rpc__call_async(rpc, call, &a, lx_nfs3_rpc_done);
 }
 
 /* Start @r on the client's NFS connection(s); @in carries in-parameters
  * for the decoder (or NULL). */
-int lx_nfs3_run(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_run(struct lx_nfs3_clnt *c, struct lx_call *call,
 		const struct lx_nfs3_req *r, void *res,
 		const struct lx_nfs3_ctx *in)
 {
@@ -241,7 +239,7 @@ int lx_nfs3_chk_dirop(const struct lx_nfs3_clnt *c, const void *res,
 
 /* ----------------------------------------------------------------- NULL */
 
-static int null_start(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call)
+static int null_start(struct lx_nfs3_clnt *c, struct lx_call *call)
 {
 	struct lx_nfs3_req r = {.proc = LX_NFS3PROC_NULL};
 
@@ -255,14 +253,14 @@ int lx_nfs3_null(struct lx_nfs3_clnt *c)
 	return null_start(c, NULL);
 }
 
-int lx_nfs3_null_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call)
+int lx_nfs3_null_async(struct lx_nfs3_clnt *c, struct lx_call *call)
 {
 	return call ? null_start(c, call) : -EINVAL;
 }
 
 /* -------------------------------------------------------------- GETATTR */
 
-static int getattr_start(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+static int getattr_start(struct lx_nfs3_clnt *c, struct lx_call *call,
 			 const struct lx_nfs3_fh *fh,
 			 struct lx_nfs3_getattr_res *res)
 {
@@ -280,7 +278,7 @@ int lx_nfs3_getattr(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *fh,
 	return getattr_start(c, NULL, fh, res);
 }
 
-int lx_nfs3_getattr_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_getattr_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			  const struct lx_nfs3_fh *fh,
 			  struct lx_nfs3_getattr_res *res)
 {
@@ -289,7 +287,7 @@ int lx_nfs3_getattr_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
 
 /* -------------------------------------------------------------- SETATTR */
 
-static int setattr_start(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+static int setattr_start(struct lx_nfs3_clnt *c, struct lx_call *call,
 			 const struct lx_nfs3_fh *fh,
 			 const struct lx_nfs3_sattr *sa,
 			 const struct lx_nfs3_time *guard,
@@ -314,7 +312,7 @@ int lx_nfs3_setattr(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *fh,
 	return setattr_start(c, NULL, fh, sa, guard_ctime, res);
 }
 
-int lx_nfs3_setattr_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_setattr_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			  const struct lx_nfs3_fh *fh,
 			  const struct lx_nfs3_sattr *sa,
 			  const struct lx_nfs3_time *guard_ctime,
@@ -326,7 +324,7 @@ int lx_nfs3_setattr_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
 
 /* --------------------------------------------------------------- LOOKUP */
 
-static int lookup_start(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+static int lookup_start(struct lx_nfs3_clnt *c, struct lx_call *call,
 			const struct lx_nfs3_fh *dir, const char *name,
 			struct lx_nfs3_lookup_res *res)
 {
@@ -345,7 +343,7 @@ int lx_nfs3_lookup(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *dir,
 	return lookup_start(c, NULL, dir, name, res);
 }
 
-int lx_nfs3_lookup_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_lookup_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			 const struct lx_nfs3_fh *dir, const char *name,
 			 struct lx_nfs3_lookup_res *res)
 {
@@ -354,7 +352,7 @@ int lx_nfs3_lookup_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
 
 /* --------------------------------------------------------------- ACCESS */
 
-static int access_start(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+static int access_start(struct lx_nfs3_clnt *c, struct lx_call *call,
 			const struct lx_nfs3_fh *fh, uint32_t access,
 			struct lx_nfs3_access_res *res)
 {
@@ -372,7 +370,7 @@ int lx_nfs3_access(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *fh,
 	return access_start(c, NULL, fh, access, res);
 }
 
-int lx_nfs3_access_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_access_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			 const struct lx_nfs3_fh *fh, uint32_t access,
 			 struct lx_nfs3_access_res *res)
 {
@@ -381,7 +379,7 @@ int lx_nfs3_access_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
 
 /* ------------------------------------------------------------- READLINK */
 
-static int readlink_start(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+static int readlink_start(struct lx_nfs3_clnt *c, struct lx_call *call,
 			  const struct lx_nfs3_fh *fh, char *buf, size_t size,
 			  struct lx_nfs3_readlink_res *res)
 {
@@ -408,7 +406,7 @@ int lx_nfs3_readlink(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *fh,
 	return readlink_start(c, NULL, fh, buf, size, res);
 }
 
-int lx_nfs3_readlink_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_readlink_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			   const struct lx_nfs3_fh *fh, char *buf, size_t size,
 			   struct lx_nfs3_readlink_res *res)
 {
@@ -417,7 +415,7 @@ int lx_nfs3_readlink_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
 
 /* ----------------------------------------------------------------- READ */
 
-static int read_start(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+static int read_start(struct lx_nfs3_clnt *c, struct lx_call *call,
 		      const struct lx_nfs3_fh *fh, uint64_t offset,
 		      uint32_t count, const struct iovec *iov,
 		      unsigned int iovcnt, void *buf,
@@ -452,7 +450,7 @@ int lx_nfs3_read(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *fh,
 	return read_start(c, NULL, fh, offset, count, iov, iovcnt, NULL, res);
 }
 
-int lx_nfs3_read_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_read_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 		       const struct lx_nfs3_fh *fh, uint64_t offset,
 		       uint32_t count, const struct iovec *iov,
 		       unsigned int iovcnt, struct lx_nfs3_read_res *res)
@@ -462,7 +460,7 @@ int lx_nfs3_read_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
 	return read_start(c, call, fh, offset, count, iov, iovcnt, NULL, res);
 }
 
-int lx_nfs3_read_buf_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_read_buf_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			   const struct lx_nfs3_fh *fh, uint64_t offset,
 			   uint32_t count, void *buf,
 			   struct lx_nfs3_read_res *res)
@@ -474,7 +472,7 @@ int lx_nfs3_read_buf_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
 
 /* ---------------------------------------------------------------- WRITE */
 
-static int write_start(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+static int write_start(struct lx_nfs3_clnt *c, struct lx_call *call,
 		       const struct lx_nfs3_fh *fh, uint64_t offset,
 		       const struct iovec *iov, unsigned int iovcnt,
 		       uint32_t stable, struct lx_nfs3_write_res *res)
@@ -511,7 +509,7 @@ int lx_nfs3_write(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *fh,
 	return write_start(c, NULL, fh, offset, iov, iovcnt, stable, res);
 }
 
-int lx_nfs3_write_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_write_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			const struct lx_nfs3_fh *fh, uint64_t offset,
 			const struct iovec *iov, unsigned int iovcnt,
 			uint32_t stable, struct lx_nfs3_write_res *res)
@@ -523,7 +521,7 @@ int lx_nfs3_write_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
 
 /* --------------------------------------------------------------- COMMIT */
 
-static int commit_start(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+static int commit_start(struct lx_nfs3_clnt *c, struct lx_call *call,
 			const struct lx_nfs3_fh *fh, uint64_t offset,
 			uint32_t count, struct lx_nfs3_commit_res *res)
 {
@@ -542,7 +540,7 @@ int lx_nfs3_commit(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *fh,
 	return commit_start(c, NULL, fh, offset, count, res);
 }
 
-int lx_nfs3_commit_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_commit_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			 const struct lx_nfs3_fh *fh, uint64_t offset,
 			 uint32_t count, struct lx_nfs3_commit_res *res)
 {

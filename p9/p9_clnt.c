@@ -38,6 +38,7 @@
 #include <libxprt/rdma.h>
 
 #include "p9_int.h"
+#include "xprt/proto.h"
 
 static void lx_p9_errmsg(const struct lx_p9_opts *o, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -271,6 +272,8 @@ int lx_p9_connect(struct lx_p9_clnt **cp, const struct lx_p9_opts *opts)
 					 strerror(-err));
 		goto out_pool;
 	}
+	/* our pools hold two buffers a slot (lx_p9_make_pool()) */
+	lx_xprt__keep_bufs(c->x);
 	/* the handshake runs under the connect timeout, calls after it
 	 * under theirs */
 	c->timeout_ns = (uint64_t)c->opts.connect_timeout_ms * 1000000u;
@@ -307,7 +310,7 @@ void lx_p9_close(struct lx_p9_clnt *c)
 {
 	struct lx_p9_fcall tx = {.type = LX_P9_TCLUNK};
 	/* never wait for a slot: calls in flight may hold them all */
-	struct lx_p9_call_opts o = {.timeout_ms = 1000, .flags = LX_P9_NOWAIT};
+	struct lx_p9_call_opts o = {.timeout_ms = 1000};
 	struct lx_p9_result res;
 
 	if (!c)
@@ -318,7 +321,7 @@ void lx_p9_close(struct lx_p9_clnt *c)
 		tx.u.tfid.fid = c->root_fid;
 		if (c->timeout_ns && c->timeout_ns < 1000000000ull)
 			o.timeout_ms = (unsigned int)(c->timeout_ns / 1000000u);
-		if (!lx_p9_rpc(c, &tx, &o, &res))
+		if (!lx_p9_rpc_flags(c, &tx, &o, LX_CALL_NOWAIT, &res))
 			lx_p9_result_put(&res);
 	}
 	atomic_store(&c->closing, true);

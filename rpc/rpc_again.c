@@ -50,14 +50,18 @@ int lx_rpc_again_init(struct lx_rpc_clnt *cl)
 	return err;
 }
 
-/* Complete an async call that waited to be sent again, with @err. */
+/* Complete an async call that waited to be sent again, with @err (as
+ * rpc_clnt.c's done hook would). */
 static void again_complete(struct lx_xprt_req *req, int err)
 {
 	struct lx_rpc_task *t = lx_rpc_task_of(req);
 
 	t->status = err;
 	t->info.reply_stat = -1;
-	t->done((struct lx_rpc_call *)req, err, t->arg);
+	if (t->complete)
+		t->complete(t->call, err);
+	else
+		t->call->done(t->call, err, t->call->arg);
 	lx_xprt_req_put(req);
 }
 
@@ -81,7 +85,7 @@ int lx_rpc_again_send(struct lx_xprt_req *req)
 		err = lx_xprt_req_resubmit(req, t->xid);
 		if (err != -EBUSY || i == AGAIN_BUSY_TRIES)
 			return err;
-		sched_yield();
+		sched_yield(); /* done() returning, or a cancel looking */
 	}
 }
 
@@ -96,7 +100,9 @@ static void *again_main(void *arg)
 	struct lx_rpc_clnt *cl = arg;
 	struct lx_rpc_later *l = &cl->later;
 	struct lx_rpc_task *t, **pp, **first;
+	struct lx_xprt_req *req;
 	struct timespec ts;
+	bool cancel;
 	uint64_t now;
 	int err;
 
@@ -118,14 +124,26 @@ static void *again_main(void *arg)
 		}
 		t = *first;
 		*first = t->later_next;
-		l->busy = t->req;
+		req = t->req;
+		l->busy = req;
+		l->cancel = false;
 		pthread_mutex_unlock(&l->lock);
-		err = lx_rpc_again_send(t->req);
-		if (err)
-			again_complete(t->req, err);
+		/* @t is the call's until it completes: not touched after the
+		 * resubmit, which holds the request for us */
+		err = lx_rpc_again_send(req);
 		pthread_mutex_lock(&l->lock);
+		cancel = l->cancel;
 		l->busy = NULL;
-		pthread_cond_broadcast(&l->cond);
+		l->cancel = false;
+		pthread_mutex_unlock(&l->lock);
+		if (err) {
+			again_complete(req, cancel ? -ECANCELED : err);
+		} else {
+			if (cancel) /* cancelled while we sent it */
+				lx_xprt_req_cancel(req);
+			lx_xprt_req_put(req);
+		}
+		pthread_mutex_lock(&l->lock);
 	}
 	pthread_mutex_unlock(&l->lock);
 	return NULL;
@@ -172,16 +190,22 @@ static bool again_unlink(struct lx_rpc_later *l, struct lx_xprt_req *req)
 	return false;
 }
 
+/*
+ * From lx_call_cancel() (rpc_clnt.c's cancel hook, the request pinned by
+ * the canceller): never waits.  A call being resubmitted right now is
+ * left to the retry thread, which cancels it once the submit returned.
+ */
 int lx_rpc_again_cancel(struct lx_xprt_req *req)
 {
 	struct lx_rpc_later *l = &lx_rpc_task_of(req)->cl->later;
 	bool found;
 
 	pthread_mutex_lock(&l->lock);
-	/* being resubmitted right now: it is in flight once that returns
-	 * (unless a callback of the retry thread itself cancels it) */
-	while (l->busy == req && !pthread_equal(l->thread, pthread_self()))
-		pthread_cond_wait(&l->cond, &l->lock);
+	if (l->busy == req) {
+		l->cancel = true;
+		pthread_mutex_unlock(&l->lock);
+		return 1;
+	}
 	found = again_unlink(l, req);
 	pthread_mutex_unlock(&l->lock);
 	if (!found)

@@ -29,8 +29,10 @@
 #include <libxprt/rdma.h>
 
 #include "rpc_int.h"
+#include "xprt/call_int.h"
 #include "xprt/byteorder.h"
 #include "xprt/cong.h"
+#include "xprt/proto.h"
 #include "xprt/util.h"
 
 #define LX_RPC_DEF_TIMEO_MS 60000u
@@ -257,7 +259,10 @@ static __attribute__((noinline)) bool lx_rpc_done_again(struct lx_xprt_req *req,
 		t->again_ms = ms; /* the waiter sleeps, then sends */
 		return true;
 	}
-	return !lx_rpc_again_queue(req, ms);
+	if (lx_rpc_again_queue(req, ms))
+		return false;
+	lx_xprt_req_park(req); /* lx_call_cancel() reaches us meanwhile */
+	return true;
 }
 
 /* Transport hook: the outcome, exactly once. */
@@ -279,7 +284,10 @@ static void lx_rpc_done(struct lx_xprt_req *req, int status)
 	}
 	if (t->sync)
 		return; /* the waiter reads the status and puts */
-	t->done((struct lx_rpc_call *)req, status, t->arg);
+	if (t->complete)
+		t->complete(t->call, status);
+	else
+		t->call->done(t->call, status, t->call->arg);
 	lx_xprt_req_put(req);
 }
 
@@ -304,10 +312,24 @@ static void lx_rpc_timeout(struct lx_xprt_req *req)
 	lx_xprt_req_set_timer(req, t->timeo_ns);
 }
 
+/*
+ * Transport hook, lx_call_cancel(): a call in flight fails -ECANCELED; one
+ * parked between its JUKEBOX reply and going out again is ended by
+ * rpc_again.c.
+ */
+static int lx_rpc_cancel(struct lx_xprt_req *req)
+{
+	if (lx_rpc_again_cancel(req))
+		return 0;
+	/* in flight (again, maybe: resubmitted since it was parked) */
+	return lx_xprt_req_cancel(req);
+}
+
 static const struct lx_xprt_req_ops lx_rpc_req_ops = {
 	.done = lx_rpc_done,
 	.place = lx_rpc_place,
 	.timeout = lx_rpc_timeout,
+	.cancel = lx_rpc_cancel,
 };
 
 /* --------------------------------------------------------------- call */
@@ -398,10 +420,10 @@ static uint32_t lx_rpc_xid(struct lx_rpc_clnt *cl, struct lx_rpc_task *t,
  * request be released) before this returns.
  */
 static int lx_rpc_start(struct lx_rpc_clnt *cl,
-			const struct lx_rpc_call_args *a, bool sync,
-			lx_rpc_done_fn done, void *arg,
-			struct lx_xprt_req **reqp)
+			const struct lx_rpc_call_args *a, struct lx_call *call,
+			lx_rpc_complete_fn complete, struct lx_xprt_req **reqp)
 {
+	bool sync = !call;
 	unsigned int conn;
 	struct xprt *x = lx_rpc_pick_xprt(cl, &conn);
 	struct lx_xprt_req *req;
@@ -410,7 +432,8 @@ static int lx_rpc_start(struct lx_rpc_clnt *cl,
 	int err;
 
 	err = lx_xprt_req_alloc(
-		x, (a->flags & LX_RPC_CALL_NOWAIT) ? LX_XPRT_NOWAIT : 0, &req);
+		x, call && (call->flags & LX_CALL_NOWAIT) ? LX_XPRT_NOWAIT : 0,
+		&req);
 	if (err)
 		return err;
 	t = task_of(req);
@@ -422,16 +445,21 @@ static int lx_rpc_start(struct lx_rpc_clnt *cl,
 	t->cl = cl;
 	t->dec = a->dec;
 	t->res = a->res;
-	t->done = done;
-	t->arg = arg;
+	t->call = call;
+	t->complete = complete;
 	t->sync = sync;
 	t->place = a->place;
 	t->place_arg = a->place_arg;
 	t->reply_hint = a->reply_hint;
 	t->again = a->again;
 	t->again_arg = a->again_arg;
-	if (a->rx_dst) {
-		t->rx_dst = *a->rx_dst;
+	if (a->rx_iov && a->place) {
+		err = lx_xprt_iter_iovec(&t->rx_dst, a->rx_iov, a->rx_iovcnt,
+					 a->rx_len ? a->rx_len : SIZE_MAX);
+		if (!err && lx_xprt_iter_count(&t->rx_dst) < a->rx_len)
+			err = -EINVAL; /* buffers smaller than rx_len */
+		if (err)
+			goto out_put;
 		t->has_rx_dst = true;
 	} else {
 		t->place = NULL;
@@ -448,8 +476,14 @@ static int lx_rpc_start(struct lx_rpc_clnt *cl,
 	if (err)
 		goto out_put;
 	req->ops = &lx_rpc_req_ops;
-	req->owner = a->owner;
 	req->will_wait = sync;
+	if (call) {
+		req->owner = call->owner;
+		call->res = a->res;
+		call->proto_status = 0;
+		call->count = 0;
+		lx_xprt_call_set(call, req); /* before the submit, see there */
+	}
 	*reqp = req;
 	/* armed by the submit itself: a fast async completion may release
 	 * the request before lx_xprt_req_submit() even returns */
@@ -464,18 +498,22 @@ out_put:
 	return err;
 }
 
-int lx_rpc_call_async(struct lx_rpc_clnt *cl, const struct lx_rpc_call_args *a,
-		      lx_rpc_done_fn done, void *arg,
-		      struct lx_rpc_call **callp)
+/* See rpc_int.h. */
+int lx_rpc__call_async(struct lx_rpc_clnt *cl, struct lx_call *call,
+		       const struct lx_rpc_call_args *a,
+		       lx_rpc_complete_fn complete)
 {
 	struct lx_xprt_req *req;
-	int err;
 
-	if (!cl || !a || !done)
+	if (!cl || !a || !call || !call->done)
 		return -EINVAL;
-	err = lx_rpc_start(cl, a, false, done, arg,
-			   callp ? (struct lx_xprt_req **)callp : &req);
-	return err;
+	return lx_rpc_start(cl, a, call, complete, &req);
+}
+
+int lx_rpc_call_async(struct lx_rpc_clnt *cl, struct lx_call *call,
+		      const struct lx_rpc_call_args *a)
+{
+	return lx_rpc__call_async(cl, call, a, NULL);
 }
 
 /* A sync call sent again after a delay (lx_rpc_again_fn): we wait here. */
@@ -496,6 +534,7 @@ static __attribute__((noinline)) void lx_rpc_sync_again(struct lx_xprt_req *req,
 			t->status = err;
 			return;
 		}
+		lx_xprt_req_put(req); /* resubmit's extra reference */
 		lx_xprt_req_done_wait(req, -1);
 	}
 }
@@ -509,11 +548,11 @@ int lx_rpc_call_sync(struct lx_rpc_clnt *cl, const struct lx_rpc_call_args *a,
 
 	if (!cl || !a)
 		return -EINVAL;
-	err = lx_rpc_start(cl, a, true, NULL, NULL, &req);
+	err = lx_rpc_start(cl, a, NULL, NULL, &req);
 	if (err)
 		return err;
-	t = task_of(req);
 	lx_xprt_req_done_wait(req, -1);
+	t = task_of(req);
 	if (lx_xprt_unlikely(t->again_ms))
 		lx_rpc_sync_again(req, t);
 	err = t->status;
@@ -542,25 +581,12 @@ int lx_rpc_null(struct lx_rpc_clnt *cl)
 	return lx_rpc_call_simple(cl, 0, NULL, NULL, NULL, NULL);
 }
 
-int lx_rpc_call_cancel(struct lx_rpc_call *call)
+const struct lx_rpc_reply_info *lx_rpc_call_info(const struct lx_call *call)
 {
-	struct lx_xprt_req *req = (struct lx_xprt_req *)call;
-	int err;
+	struct lx_xprt_req *req =
+		call ? lx_xprt_call_req((struct lx_call *)call) : NULL;
 
-	if (!call)
-		return -EINVAL;
-	if (lx_rpc_again_cancel(req))
-		return 0;
-	err = lx_xprt_req_cancel(req);
-	/* its reply was deciding to send it again just then */
-	if (err == -EALREADY && lx_rpc_again_cancel(req))
-		return 0;
-	return err;
-}
-
-const struct lx_rpc_reply_info *lx_rpc_call_info(const struct lx_rpc_call *call)
-{
-	return &task_of((struct lx_xprt_req *)call)->info;
+	return req ? &task_of(req)->info : NULL;
 }
 
 /* ------------------------------------------------------------- client */
@@ -652,6 +678,8 @@ int lx_rpc__create(struct lx_rpc_clnt **clp,
 		err = lx_xprt_create(&cl->x[i], &xo);
 		if (err)
 			goto out_xprts;
+		/* the pool holds two buffers a slot of every connection */
+		lx_xprt__keep_bufs(cl->x[i]);
 		cl->nconn++;
 	}
 	/* as many bits as the transports' key_mask (xprt.h: reply keys) */

@@ -13,6 +13,7 @@
 
 #include <libxprt/rdma.h>
 #include <libxprt/rpc.h>
+#include <libxprt/xprt.h>
 
 #define LX_RPC_MAX_CONN	     16u
 #define LX_RPC_HDR_MAX	     512u /* call header: 40 + cred (<= 400) + verf */
@@ -26,6 +27,7 @@ struct lx_rpc_task;
  * @thread: the retry thread, started at the first call that waits
  * @head: the waiting calls (few: an unsorted list)
  * @busy: the request the thread is resubmitting now
+ * @cancel: @busy was cancelled meanwhile
  */
 struct lx_rpc_later {
 	pthread_mutex_t lock;
@@ -34,6 +36,7 @@ struct lx_rpc_later {
 	bool started, stop;
 	struct lx_rpc_task *head;
 	struct lx_xprt_req *busy;
+	bool cancel;
 };
 
 /**
@@ -65,7 +68,15 @@ struct lx_rpc_clnt {
 };
 
 /**
+ * lx_rpc_complete_fn - a layer above finishing an async call before its
+ * caller's done() (nfs3: the NFS status as an errno); it calls done()
+ */
+typedef void (*lx_rpc_complete_fn)(struct lx_call *call, int status);
+
+/**
  * struct lx_rpc_task - per-call state, in the request's private area
+ * @call: the caller's call object (NULL for a sync call)
+ * @complete: see lx_rpc_complete_fn (NULL: @call->done directly)
  */
 struct lx_rpc_task {
 	uint32_t xid_gen; /* uses of the slot (kept across calls) */
@@ -73,8 +84,8 @@ struct lx_rpc_task {
 	uint32_t xid;
 	xdrproc_t dec;
 	void *res;
-	lx_rpc_done_fn done;
-	void *arg;
+	struct lx_call *call;
+	lx_rpc_complete_fn complete;
 	lx_rpc_body_place_fn place;
 	void *place_arg;
 	struct lx_xprt_iter rx_dst;
@@ -132,6 +143,14 @@ int lx_rpc__create(struct lx_rpc_clnt **clp,
 		   const struct lx_rpc_clnt_opts *opts,
 		   const struct lx_xprt_rdma_ulp *ulp);
 
+/**
+ * lx_rpc__call_async() - lx_rpc_call_async() with a layer's completion
+ * @complete: runs instead of @call->done (and must call it); NULL: none
+ */
+int lx_rpc__call_async(struct lx_rpc_clnt *cl, struct lx_call *call,
+		       const struct lx_rpc_call_args *a,
+		       lx_rpc_complete_fn complete);
+
 /* rpc_again.c: calls sent again under a new XID (NFS3ERR_JUKEBOX) */
 /** lx_rpc_again_init() - the client's retry list (at create) */
 int lx_rpc_again_init(struct lx_rpc_clnt *cl);
@@ -141,12 +160,16 @@ int lx_rpc_again_init(struct lx_rpc_clnt *cl);
  * client is going away) or a thread error: complete it as it is.
  */
 int lx_rpc_again_queue(struct lx_xprt_req *req, unsigned int ms);
-/** lx_rpc_again_send() - patch in t->next_xid and resubmit now */
+/**
+ * lx_rpc_again_send() - patch in t->next_xid and resubmit now
+ * Return: as lx_xprt_req_resubmit(); on 0 the caller holds an extra
+ * reference to put.
+ */
 int lx_rpc_again_send(struct lx_xprt_req *req);
 /**
  * lx_rpc_again_cancel() - cancel a call that waits to go out again
- * Return: 1 when it did (done() ran with -ECANCELED), 0 when the call was
- * not waiting.
+ * Return: 1 when it did (done() ran with -ECANCELED, or runs once the
+ * retry thread has let go of it), 0 when the call was not waiting.
  */
 int lx_rpc_again_cancel(struct lx_xprt_req *req);
 /** lx_rpc_again_stop() - at destroy: the waiting calls end -ESHUTDOWN */

@@ -7,7 +7,7 @@
  * DEPTH calls of lx_nfs3_read_buf_async(), each into a buffer of its own (the
  * library reads the data from the socket straight into it); each
  * completion (on the library's receive thread) starts the next READ from
- * its callback, with LX_NFS3_CALL_NOWAIT as the API asks there, until
+ * its callback, with LX_CALL_NOWAIT as the API asks there, until
  * WARMUP + COUNT READs have been made; the main thread sleeps until the
  * last one completes.  No clock is read per call: `make bench-cost`
  * counts this program's instructions and system calls per READ
@@ -43,13 +43,13 @@ struct run {
 
 /* one READ in flight: its call, its result and its buffer */
 struct slot {
-	struct lx_nfs3_call call;
+	struct lx_call call;
 	struct lx_nfs3_read_res res;
 	struct run *run;
 	void *buf;
 };
 
-static void read_done(struct lx_nfs3_call *call, int status, void *arg);
+static void read_done(struct lx_call *call, int status, void *arg);
 
 /* a random block: splitmix64 of a counter, safe from any thread */
 static uint64_t next_block(struct run *r)
@@ -90,7 +90,7 @@ static bool start(struct slot *s, unsigned int flags)
 	return true;
 }
 
-static void read_done(struct lx_nfs3_call *call, int status, void *arg)
+static void read_done(struct lx_call *call, int status, void *arg)
 {
 	struct slot *s = arg;
 	struct run *r = s->run;
@@ -99,7 +99,7 @@ static void read_done(struct lx_nfs3_call *call, int status, void *arg)
 		status = -EIO; /* short: the file is smaller than it said */
 	/* @s is ours again as soon as this runs: it carries the next */
 	if (!status)
-		start(s, LX_NFS3_CALL_NOWAIT);
+		start(s, LX_CALL_NOWAIT);
 	else
 		atomic_store(&r->err, status);
 	if (atomic_fetch_sub(&r->active, 1) == 1) {

@@ -10,14 +10,14 @@
  * READDIRPLUS, MOUNT DUMP/EXPORT) go into arrays and string buffers the
  * caller provides.  READ data lands straight in the caller's memory (the
  * transport reads it there); WRITE data goes out from it.  An async call
- * keeps its state in a struct lx_nfs3_call the caller owns.
+ * keeps its state in a struct lx_call the caller owns (libxprt/call.h).
  *
  * Threads: a client is thread-safe.  Sync calls block the calling thread
  * and must not be made from a completion callback.  Async completions run
  * on a transport receive thread and must not block; to start a call from
- * a callback, set %LX_NFS3_CALL_NOWAIT and hand the work to a thread of your
- * own on -EAGAIN or -ENOBUFS.  A call that fails to start (non-zero
- * return) never invokes its callback.
+ * a callback, set %LX_CALL_NOWAIT and hand the work to a thread of your
+ * own on -EBUSY.  A call that fails to start (non-zero return) never
+ * invokes its callback.
  *
  * Errors: every function returns 0 or a negative errno.  Transport and RPC
  * errors are those of rpc.h (-ETIMEDOUT, -EACCES for refused credentials,
@@ -34,8 +34,8 @@
  *   %-EMSGSIZE    the reply does not fit the client's buffers (buf_size)
  *
  * NFS and MOUNT status codes map to errnos as below; the status itself is
- * in the result struct's @status field (and in struct lx_nfs3_call's
- * @nfs_status for async calls):
+ * in the result struct's @status field (and in struct lx_call's
+ * @proto_status for async calls):
  *
  *   LX_NFS3_OK / LX_MNT3_OK          0
  *   LX_NFS3ERR_PERM        1      -EPERM
@@ -83,6 +83,7 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
+#include "call.h"
 #include "rpc.h"
 
 #ifdef __cplusplus
@@ -446,53 +447,16 @@ struct lx_nfs3_mnt_list {
 	unsigned int n;
 };
 
-/* ----------------------------------------------------------- async calls */
-
-struct lx_nfs3_call;
-
-/**
- * lx_nfs3_done_fn - completion of an async call
- * @call: the caller's call object; free for reuse as soon as this is
- *	entered (the library no longer touches it)
- * @status: 0, or a negative errno: an NFS/MOUNT error mapped as in the
- *	table above (then @call->nfs_status holds the status), or an RPC or
- *	transport error
- * @arg: @call->arg
- *
- * Runs on a transport receive thread, possibly before the *_async
- * function that started the call has returned; must not block.  To start
- * another call from here, set %LX_NFS3_CALL_NOWAIT: the slot of the call
- * being completed is still held while this runs.
+/* ----------------------------------------------------------- async calls
+ * Every *_async() function takes a struct lx_call (libxprt/call.h) that the
+ * caller owns: done, arg, owner and flags (%LX_CALL_NOWAIT) set by the
+ * caller; in done() @call->res is the result struct the call was given,
+ * @call->proto_status the reply's NFS or MOUNT status (when a reply was
+ * decoded) and @call->count the bytes a READ or WRITE moved (res->count).
+ * done() gets 0 or a negative errno: an NFS/MOUNT error mapped as in the
+ * table above, or an RPC or transport error.  lx_call_cancel() works on
+ * every one of them.
  */
-typedef void (*lx_nfs3_done_fn)(struct lx_nfs3_call *call, int status,
-				void *arg);
-
-#define LX_NFS3_CALL_NOWAIT LX_RPC_CALL_NOWAIT
-
-/**
- * struct lx_nfs3_call - state of one async call, owned by the caller
- * @done, @arg: completion (set by the caller)
- * @owner: fairness owner in the transmit queue, e.g. a job id (0 = the
- *	calling thread)
- * @flags: %LX_NFS3_CALL_NOWAIT: fail with -EAGAIN/-ENOBUFS rather than wait
- *	for a free slot (required from a completion callback)
- * @res: the result struct passed to the *_async function (set by it)
- * @nfs_status: the reply's NFS or MOUNT status (valid in @done when the
- *	call got a reply)
- *
- * Must stay valid and untouched from the *_async call until @done is
- * entered.
- */
-struct lx_nfs3_call {
-	lx_nfs3_done_fn done;
-	void *arg;
-	uint64_t owner;
-	unsigned int flags;
-	void *res;
-	uint32_t nfs_status;
-	/* private to the library */
-	uint64_t priv_[10];
-};
 
 /* ---------------------------------------------------------------- client */
 
@@ -622,8 +586,8 @@ const char *lx_nfs3_strerror(int err);
  * was decoded (its @status then tells the NFS status, and attributes
  * carried by the failure arm are valid).  Async: 0 when started (then
  * @call->done runs exactly once), or a negative errno and nothing was
- * sent: %-EINVAL (bad arguments), %-EAGAIN / %-ENOBUFS (%LX_NFS3_CALL_NOWAIT
- * and no free slot or buffer: retry after a completion), %-ESHUTDOWN.
+ * sent: %-EINVAL (bad arguments), %-EBUSY (%LX_CALL_NOWAIT and no free
+ * slot or buffer: retry after a completion), %-ESHUTDOWN.
  * Names are NUL-terminated strings of 1 .. %LX_NFS3_MAXNAMLEN bytes.
  * Handles, names and attribute structs passed in are encoded before the
  * function returns; @res, READ destinations and WRITE sources must stay
@@ -631,11 +595,11 @@ const char *lx_nfs3_strerror(int err);
  */
 
 int lx_nfs3_null(struct lx_nfs3_clnt *c);
-int lx_nfs3_null_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call);
+int lx_nfs3_null_async(struct lx_nfs3_clnt *c, struct lx_call *call);
 
 int lx_nfs3_getattr(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *fh,
 		    struct lx_nfs3_getattr_res *res);
-int lx_nfs3_getattr_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_getattr_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			  const struct lx_nfs3_fh *fh,
 			  struct lx_nfs3_getattr_res *res);
 
@@ -644,7 +608,7 @@ int lx_nfs3_setattr(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *fh,
 		    const struct lx_nfs3_sattr *sa,
 		    const struct lx_nfs3_time *guard_ctime,
 		    struct lx_nfs3_wcc_res *res);
-int lx_nfs3_setattr_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_setattr_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			  const struct lx_nfs3_fh *fh,
 			  const struct lx_nfs3_sattr *sa,
 			  const struct lx_nfs3_time *guard_ctime,
@@ -652,13 +616,13 @@ int lx_nfs3_setattr_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
 
 int lx_nfs3_lookup(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *dir,
 		   const char *name, struct lx_nfs3_lookup_res *res);
-int lx_nfs3_lookup_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_lookup_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			 const struct lx_nfs3_fh *dir, const char *name,
 			 struct lx_nfs3_lookup_res *res);
 
 int lx_nfs3_access(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *fh,
 		   uint32_t access, struct lx_nfs3_access_res *res);
-int lx_nfs3_access_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_access_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			 const struct lx_nfs3_fh *fh, uint32_t access,
 			 struct lx_nfs3_access_res *res);
 
@@ -668,7 +632,7 @@ int lx_nfs3_access_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
  */
 int lx_nfs3_readlink(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *fh,
 		     char *buf, size_t size, struct lx_nfs3_readlink_res *res);
-int lx_nfs3_readlink_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_readlink_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			   const struct lx_nfs3_fh *fh, char *buf, size_t size,
 			   struct lx_nfs3_readlink_res *res);
 
@@ -685,12 +649,12 @@ int lx_nfs3_readlink_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
 int lx_nfs3_read(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *fh,
 		 uint64_t offset, uint32_t count, const struct iovec *iov,
 		 unsigned int iovcnt, struct lx_nfs3_read_res *res);
-int lx_nfs3_read_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_read_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 		       const struct lx_nfs3_fh *fh, uint64_t offset,
 		       uint32_t count, const struct iovec *iov,
 		       unsigned int iovcnt, struct lx_nfs3_read_res *res);
 /** lx_nfs3_read_buf_async() - lx_nfs3_read_async() into one buffer */
-int lx_nfs3_read_buf_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_read_buf_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			   const struct lx_nfs3_fh *fh, uint64_t offset,
 			   uint32_t count, void *buf,
 			   struct lx_nfs3_read_res *res);
@@ -707,7 +671,7 @@ int lx_nfs3_read_buf_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
 int lx_nfs3_write(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *fh,
 		  uint64_t offset, const struct iovec *iov, unsigned int iovcnt,
 		  uint32_t stable, struct lx_nfs3_write_res *res);
-int lx_nfs3_write_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_write_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			const struct lx_nfs3_fh *fh, uint64_t offset,
 			const struct iovec *iov, unsigned int iovcnt,
 			uint32_t stable, struct lx_nfs3_write_res *res);
@@ -722,7 +686,7 @@ int lx_nfs3_create(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *dir,
 		   const char *name, uint32_t mode,
 		   const struct lx_nfs3_sattr *sa, const uint8_t *verf,
 		   struct lx_nfs3_create_res *res);
-int lx_nfs3_create_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_create_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			 const struct lx_nfs3_fh *dir, const char *name,
 			 uint32_t mode, const struct lx_nfs3_sattr *sa,
 			 const uint8_t *verf, struct lx_nfs3_create_res *res);
@@ -730,7 +694,7 @@ int lx_nfs3_create_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
 int lx_nfs3_mkdir(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *dir,
 		  const char *name, const struct lx_nfs3_sattr *sa,
 		  struct lx_nfs3_create_res *res);
-int lx_nfs3_mkdir_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_mkdir_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			const struct lx_nfs3_fh *dir, const char *name,
 			const struct lx_nfs3_sattr *sa,
 			struct lx_nfs3_create_res *res);
@@ -739,7 +703,7 @@ int lx_nfs3_mkdir_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
 int lx_nfs3_symlink(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *dir,
 		    const char *name, const struct lx_nfs3_sattr *sa,
 		    const char *target, struct lx_nfs3_create_res *res);
-int lx_nfs3_symlink_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_symlink_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			  const struct lx_nfs3_fh *dir, const char *name,
 			  const struct lx_nfs3_sattr *sa, const char *target,
 			  struct lx_nfs3_create_res *res);
@@ -753,7 +717,7 @@ int lx_nfs3_mknod(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *dir,
 		  const char *name, uint32_t type,
 		  const struct lx_nfs3_sattr *sa, uint32_t major,
 		  uint32_t minor, struct lx_nfs3_create_res *res);
-int lx_nfs3_mknod_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_mknod_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			const struct lx_nfs3_fh *dir, const char *name,
 			uint32_t type, const struct lx_nfs3_sattr *sa,
 			uint32_t major, uint32_t minor,
@@ -761,20 +725,20 @@ int lx_nfs3_mknod_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
 
 int lx_nfs3_remove(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *dir,
 		   const char *name, struct lx_nfs3_wcc_res *res);
-int lx_nfs3_remove_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_remove_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			 const struct lx_nfs3_fh *dir, const char *name,
 			 struct lx_nfs3_wcc_res *res);
 
 int lx_nfs3_rmdir(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *dir,
 		  const char *name, struct lx_nfs3_wcc_res *res);
-int lx_nfs3_rmdir_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_rmdir_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			const struct lx_nfs3_fh *dir, const char *name,
 			struct lx_nfs3_wcc_res *res);
 
 int lx_nfs3_rename(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *from_dir,
 		   const char *from_name, const struct lx_nfs3_fh *to_dir,
 		   const char *to_name, struct lx_nfs3_rename_res *res);
-int lx_nfs3_rename_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_rename_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			 const struct lx_nfs3_fh *from_dir,
 			 const char *from_name, const struct lx_nfs3_fh *to_dir,
 			 const char *to_name, struct lx_nfs3_rename_res *res);
@@ -783,7 +747,7 @@ int lx_nfs3_rename_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
 int lx_nfs3_link(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *fh,
 		 const struct lx_nfs3_fh *dir, const char *name,
 		 struct lx_nfs3_link_res *res);
-int lx_nfs3_link_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_link_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 		       const struct lx_nfs3_fh *fh,
 		       const struct lx_nfs3_fh *dir, const char *name,
 		       struct lx_nfs3_link_res *res);
@@ -799,7 +763,7 @@ int lx_nfs3_link_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
 int lx_nfs3_readdir(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *dir,
 		    uint64_t cookie, const uint8_t *verf, uint32_t count,
 		    struct lx_nfs3_dirbuf *db, struct lx_nfs3_readdir_res *res);
-int lx_nfs3_readdir_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_readdir_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			  const struct lx_nfs3_fh *dir, uint64_t cookie,
 			  const uint8_t *verf, uint32_t count,
 			  struct lx_nfs3_dirbuf *db,
@@ -810,7 +774,7 @@ int lx_nfs3_readdirplus(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *dir,
 			uint64_t cookie, const uint8_t *verf, uint32_t dircount,
 			uint32_t maxcount, struct lx_nfs3_dirbuf *db,
 			struct lx_nfs3_readdir_res *res);
-int lx_nfs3_readdirplus_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_readdirplus_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			      const struct lx_nfs3_fh *dir, uint64_t cookie,
 			      const uint8_t *verf, uint32_t dircount,
 			      uint32_t maxcount, struct lx_nfs3_dirbuf *db,
@@ -818,19 +782,19 @@ int lx_nfs3_readdirplus_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
 
 int lx_nfs3_fsstat(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *fh,
 		   struct lx_nfs3_fsstat_res *res);
-int lx_nfs3_fsstat_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_fsstat_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			 const struct lx_nfs3_fh *fh,
 			 struct lx_nfs3_fsstat_res *res);
 
 int lx_nfs3_fsinfo(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *fh,
 		   struct lx_nfs3_fsinfo_res *res);
-int lx_nfs3_fsinfo_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_fsinfo_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			 const struct lx_nfs3_fh *fh,
 			 struct lx_nfs3_fsinfo_res *res);
 
 int lx_nfs3_pathconf(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *fh,
 		     struct lx_nfs3_pathconf_res *res);
-int lx_nfs3_pathconf_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_pathconf_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			   const struct lx_nfs3_fh *fh,
 			   struct lx_nfs3_pathconf_res *res);
 
@@ -838,7 +802,7 @@ int lx_nfs3_pathconf_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
 int lx_nfs3_commit(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *fh,
 		   uint64_t offset, uint32_t count,
 		   struct lx_nfs3_commit_res *res);
-int lx_nfs3_commit_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_commit_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			 const struct lx_nfs3_fh *fh, uint64_t offset,
 			 uint32_t count, struct lx_nfs3_commit_res *res);
 
@@ -855,30 +819,29 @@ int lx_nfs3_mnt_clnt_create(struct lx_rpc_clnt **mcp,
 			    const struct lx_nfs3_opts *opts);
 
 int lx_nfs3_mnt_null(struct lx_rpc_clnt *mc);
-int lx_nfs3_mnt_null_async(struct lx_rpc_clnt *mc, struct lx_nfs3_call *call);
+int lx_nfs3_mnt_null_async(struct lx_rpc_clnt *mc, struct lx_call *call);
 
 /** lx_nfs3_mnt_mnt() - MNT @path: its root handle and auth flavours */
 int lx_nfs3_mnt_mnt(struct lx_rpc_clnt *mc, const char *path,
 		    struct lx_nfs3_mnt_res *res);
-int lx_nfs3_mnt_mnt_async(struct lx_rpc_clnt *mc, struct lx_nfs3_call *call,
+int lx_nfs3_mnt_mnt_async(struct lx_rpc_clnt *mc, struct lx_call *call,
 			  const char *path, struct lx_nfs3_mnt_res *res);
 
 /** lx_nfs3_mnt_dump() - DUMP: the server's list of (host, dir) mounts */
 int lx_nfs3_mnt_dump(struct lx_rpc_clnt *mc, struct lx_nfs3_mnt_list *res);
-int lx_nfs3_mnt_dump_async(struct lx_rpc_clnt *mc, struct lx_nfs3_call *call,
+int lx_nfs3_mnt_dump_async(struct lx_rpc_clnt *mc, struct lx_call *call,
 			   struct lx_nfs3_mnt_list *res);
 
 int lx_nfs3_mnt_umnt(struct lx_rpc_clnt *mc, const char *path);
-int lx_nfs3_mnt_umnt_async(struct lx_rpc_clnt *mc, struct lx_nfs3_call *call,
+int lx_nfs3_mnt_umnt_async(struct lx_rpc_clnt *mc, struct lx_call *call,
 			   const char *path);
 
 int lx_nfs3_mnt_umntall(struct lx_rpc_clnt *mc);
-int lx_nfs3_mnt_umntall_async(struct lx_rpc_clnt *mc,
-			      struct lx_nfs3_call *call);
+int lx_nfs3_mnt_umntall_async(struct lx_rpc_clnt *mc, struct lx_call *call);
 
 /** lx_nfs3_mnt_export() - EXPORT: the exports and the groups allowed */
 int lx_nfs3_mnt_export(struct lx_rpc_clnt *mc, struct lx_nfs3_mnt_list *res);
-int lx_nfs3_mnt_export_async(struct lx_rpc_clnt *mc, struct lx_nfs3_call *call,
+int lx_nfs3_mnt_export_async(struct lx_rpc_clnt *mc, struct lx_call *call,
 			     struct lx_nfs3_mnt_list *res);
 
 /* ------------------------------------------------------------- helpers */
@@ -1031,33 +994,26 @@ int lx_nfs3_file_close(struct lx_nfs3_file *f);
 
 #define LX_NFS3_PIO_MAX 16u /* pieces of one async pread/pwrite */
 
-struct lx_nfs3_pio;
-
-/**
- * lx_nfs3_pio_fn - completion of lx_nfs3_pread_async()/lx_nfs3_pwrite_async()
- * @status: 0 or the first piece's error
- * @done: bytes transferred contiguously from the start (a short count
- *	is possible, as with pread(2)/pwrite(2): call again for the rest)
- * @eof: a read reached the end of file
- * Runs on a receive thread, or on the submitting thread when every piece
- * completed before lx_nfs3_pread_async()/lx_nfs3_pwrite_async() returned; must
- * not block.  @io is free for reuse when this is entered.
- */
-typedef void (*lx_nfs3_pio_fn)(struct lx_nfs3_pio *io, int status, size_t done,
-			       bool eof, void *arg);
-
 /**
  * struct lx_nfs3_pio - one split async read or write, owned by the caller
- * @done, @arg, @owner, @flags: as in struct lx_nfs3_call (set by caller)
+ * @call: the call object: done, arg, owner, flags set by the caller as for
+ *	any call; done(&io->call, status, arg) runs once with the status of
+ *	the first piece that failed (0 when any bytes were moved) and
+ *	@call.count the bytes transferred contiguously from the start (a
+ *	short count is possible, as with pread(2)/pwrite(2): call again for
+ *	the rest).  It runs on a receive thread, or on the submitting thread
+ *	when every piece completed before lx_nfs3_pread_async() or
+ *	lx_nfs3_pwrite_async() returned; @io is free for reuse when it is
+ *	entered.  lx_call_cancel(&io->call) cancels every piece in flight.
+ *	It is the first member: a done() callback may cast @call to its pio.
+ * @eof: a read reached the end of file (valid in done())
  *
  * About 5 KiB (a call and a result per piece): allocate it once per
  * outstanding I/O and reuse it.
  */
 struct lx_nfs3_pio {
-	lx_nfs3_pio_fn done;
-	void *arg;
-	uint64_t owner;
-	unsigned int flags;
+	struct lx_call call;
+	bool eof;
 	/* private to the library */
 	struct lx_nfs3_clnt *clnt_;
 	void *buf_;
@@ -1067,7 +1023,7 @@ struct lx_nfs3_pio {
 	unsigned int npieces_;
 	unsigned int left_; /* atomic */
 	struct lx_nfs3_pio_piece {
-		struct lx_nfs3_call call;
+		struct lx_call call;
 		struct iovec iov;
 		uint64_t offset;
 		uint32_t count;
@@ -1082,9 +1038,9 @@ struct lx_nfs3_pio {
 /**
  * lx_nfs3_pread_async() - READ @count bytes (at most %LX_NFS3_PIO_MAX pieces of
  * rsize) at @offset into @buf, the pieces in flight together
- * Return: %0 (@io->done will run once); %-EINVAL (too large, bad args);
- * %-EAGAIN/%-ENOBUFS with %LX_NFS3_CALL_NOWAIT when the first piece could
- * not start (a later piece that cannot start ends the I/O short).
+ * Return: %0 (@io->call.done will run once); %-EINVAL (too large, bad
+ * args); %-EBUSY with %LX_CALL_NOWAIT when the first piece could not start
+ * (a later piece that cannot start ends the I/O short).
  */
 int lx_nfs3_pread_async(struct lx_nfs3_clnt *c, struct lx_nfs3_pio *io,
 			const struct lx_nfs3_fh *fh, void *buf, size_t count,

@@ -259,11 +259,16 @@ struct lx_xprt_opts {
  * @timeout: optional; the request's timer expired (lx_xprt_req_set_timer()).
  *	Runs on the receive thread.  The protocol decides: retransmit
  *	(lx_xprt_req_retransmit()), fail (lx_xprt_req_fail()), or re-arm.
+ * @cancel: optional; lx_call_cancel() of the call this request carries
+ *	(a reference is held): NULL fails it with lx_xprt_req_cancel(); a
+ *	protocol whose cancel must first tell the server (9P: Tflush) does
+ *	that here.  Return as lx_call_cancel().  Any thread; must not block.
  */
 struct lx_xprt_req_ops {
 	void (*done)(struct lx_xprt_req *req, int status);
 	int (*place)(struct lx_xprt_req *req, size_t have, size_t msg_len);
 	void (*timeout)(struct lx_xprt_req *req);
+	int (*cancel)(struct lx_xprt_req *req);
 };
 
 #define LX_XPRT_REQ_MAX_TX_SEGS 8
@@ -294,6 +299,8 @@ struct lx_xprt_req_ops {
  *	lx_xprt_req_done_wait() (proto): the transport may let that thread
  *	receive the reply itself, saving a thread hop
  * @key: the reply key given at submit
+ * @gen: which use of the slot this is: changes at every lx_xprt_req_alloc()
+ *	and is never 0 (lx_xprt_call_set() records it for lx_call_cancel())
  * @user: free for the protocol
  */
 struct lx_xprt_req {
@@ -315,12 +322,13 @@ struct lx_xprt_req {
 	bool will_wait;
 	uint64_t timeout_ns;
 	uint32_t key;
+	uint32_t gen;
 	void *user;
 };
 
 /* lx_xprt_req_alloc() flags */
 #define LX_XPRT_NOWAIT \
-	0x1u /* fail with -EAGAIN instead of waiting for a slot */
+	0x1u /* fail with -EBUSY instead of waiting for a slot or buffer */
 
 /**
  * lx_xprt_create() - create a transport and connect it
@@ -353,8 +361,9 @@ void lx_xprt_destroy(struct xprt *x);
  * @reqp: where the request is stored; its sbuf->len is 0, ops NULL
  *
  * Context: may block (FIFO behind other waiters) without %LX_XPRT_NOWAIT.
- * Return: %0; %-EAGAIN (no slot and %LX_XPRT_NOWAIT); %-ENOBUFS (no buffer
- * and %LX_XPRT_NOWAIT); %-ESHUTDOWN when the transport is closing.
+ * Return: %0; %-EBUSY (no slot or no buffer free, and %LX_XPRT_NOWAIT);
+ * %-ESHUTDOWN when the transport is closing; %-ENOMEM (the pool could not
+ * grow).
  */
 int lx_xprt_req_alloc(struct xprt *x, unsigned int flags,
 		      struct lx_xprt_req **reqp);
@@ -397,11 +406,21 @@ int lx_xprt_req_submit(struct lx_xprt_req *req, uint32_t key);
  * The message in sbuf and tx_segs goes out again as it is (the protocol
  * patches it first: the new XID); ops, owner, will_wait and timeout_ns are
  * kept, the reply fields are reset.  Counted in stats.resubmits.
- * Return: as lx_xprt_req_submit(), done() running once more on %0; and
- * %-EBUSY when the transport still holds the request (done() is
- * returning on another thread: try again in a moment).
+ * Return: as lx_xprt_req_submit(), done() running once more on %0, and
+ * the caller then holds one more reference, to put once it no longer
+ * looks at the request; %-EBUSY when someone else still holds it (done()
+ * is returning on another thread, a cancel is looking: try again in a
+ * moment).
  */
 int lx_xprt_req_resubmit(struct lx_xprt_req *req, uint32_t key);
+
+/**
+ * lx_xprt_req_park() - from done(): this request will be resubmitted
+ * rather than put, and lx_call_cancel() of its call reaches ops->cancel
+ * until then (the protocol ends the wait: done() of its own with
+ * -ECANCELED, then the put).  lx_xprt_req_resubmit() clears it.
+ */
+void lx_xprt_req_park(struct lx_xprt_req *req);
 
 /**
  * lx_xprt_req_set_timer() - arm (or re-arm) the timer of a request the

@@ -46,13 +46,13 @@ struct run {
 };
 
 struct slot {
-	struct lx_nfs3_call call;
+	struct lx_call call;
 	struct lx_nfs3_read_res res;
 	struct run *run;
 	uint8_t buf[BS];
 };
 
-static void read_done(struct lx_nfs3_call *call, int status, void *arg);
+static void read_done(struct lx_call *call, int status, void *arg);
 
 static bool start(struct slot *s, unsigned int flags)
 {
@@ -80,7 +80,7 @@ static bool start(struct slot *s, unsigned int flags)
 	return true;
 }
 
-static void read_done(struct lx_nfs3_call *call, int status, void *arg)
+static void read_done(struct lx_call *call, int status, void *arg)
 {
 	struct slot *s = arg;
 	struct run *r = s->run;
@@ -88,7 +88,7 @@ static void read_done(struct lx_nfs3_call *call, int status, void *arg)
 	if (!status && s->res.count != BS)
 		status = -EIO;
 	if (!status)
-		start(s, LX_NFS3_CALL_NOWAIT);
+		start(s, LX_CALL_NOWAIT);
 	else
 		atomic_store(&r->err, status);
 	if (atomic_fetch_sub(&r->active, 1) == 1) {

@@ -29,12 +29,12 @@ static struct {
 } g;
 
 struct fz_nfs_call {
-	struct lx_nfs3_call call;
+	struct lx_call call;
 	unsigned int done;
 	int status;
 };
 
-static void done(struct lx_nfs3_call *call, int status, void *arg)
+static void done(struct lx_call *call, int status, void *arg)
 {
 	struct fz_nfs_call *fc = arg;
 
@@ -45,7 +45,7 @@ static void done(struct lx_nfs3_call *call, int status, void *arg)
 	FZ_ASSERT(status <= 0);
 }
 
-static int start(enum nfs3_case c, struct lx_nfs3_call *call)
+static int start(enum nfs3_case c, struct lx_call *call)
 {
 	static const struct lx_nfs3_fh fh = {.len = 8, .data = "fuzzfh!"};
 	static const struct lx_nfs3_sattr sa = {.set_mode = true, .mode = 0644};

@@ -320,7 +320,7 @@ struct chain {
 };
 
 /* resubmit from the completion callback with NOWAIT */
-static void chain_cb(struct lx_nfs3_call *call, int status, void *arg)
+static void chain_cb(struct lx_call *call, int status, void *arg)
 {
 	struct chain *ch = arg;
 	int err;
@@ -340,7 +340,7 @@ static void chain_cb(struct lx_nfs3_call *call, int status, void *arg)
 static void test_async_resubmit_from_callback(void **state)
 {
 	struct chain ch = {0};
-	static struct lx_nfs3_call call;
+	static struct lx_call call;
 	int i;
 
 	(void)state;
@@ -350,7 +350,7 @@ static void test_async_resubmit_from_callback(void **state)
 	memset(&call, 0, sizeof(call));
 	call.done = chain_cb;
 	call.arg = &ch;
-	call.flags = LX_NFS3_CALL_NOWAIT;
+	call.flags = LX_CALL_NOWAIT;
 	call.owner = 42;
 	assert_int_equal(lx_nfs3_getattr_async(ch.c, &call, &ch.fh, &ch.res),
 			 0);
@@ -452,7 +452,7 @@ struct jb {
 	atomic_int done, status, calls;
 };
 
-static void jb_cb(struct lx_nfs3_call *call, int status, void *arg)
+static void jb_cb(struct lx_call *call, int status, void *arg)
 {
 	struct jb *j = arg;
 
@@ -479,7 +479,7 @@ static void test_jukebox_async_retried_without_callback(void **state)
 	struct lx_nfs3_fh fh = file_fh();
 	static struct lx_nfs3_getattr_res res;
 	static struct lx_nfs3_read_res rres;
-	static struct lx_nfs3_call call;
+	static struct lx_call call;
 	static char buf[4096];
 	struct jb j = {0};
 
@@ -521,7 +521,7 @@ static void test_jukebox_async_retried_without_callback(void **state)
 	assert_int_equal(lx_nfs3_getattr_async(c, &call, &fh, &res), 0);
 	jb_wait(&j);
 	assert_int_equal(atomic_load(&j.status), -EAGAIN);
-	assert_int_equal(call.nfs_status, LX_NFS3ERR_JUKEBOX);
+	assert_int_equal(call.proto_status, LX_NFS3ERR_JUKEBOX);
 	assert_new_xids(4);
 	/* waiting to go out again when the client goes: -ESHUTDOWN, once */
 	memset(&j, 0, sizeof(j));
@@ -533,7 +533,7 @@ static void test_jukebox_async_retried_without_callback(void **state)
 	assert_int_equal(atomic_load(&j.calls), 1);
 }
 
-static void never(struct lx_nfs3_call *call, int status, void *arg)
+static void never(struct lx_call *call, int status, void *arg)
 {
 	(void)call;
 	(void)status;
@@ -551,7 +551,7 @@ static void test_argument_validation(void **state)
 	struct lx_nfs3_create_res cr;
 	struct lx_nfs3_readdir_res dr;
 	struct lx_nfs3_readlink_res rl;
-	struct lx_nfs3_call call = {0};
+	struct lx_call call = {0};
 	struct iovec iov[8];
 	char longname[300], buf[8];
 	int called = 0;

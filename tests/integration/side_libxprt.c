@@ -85,7 +85,7 @@ struct wait {
 	int done, status;
 };
 
-static void access_done(struct lx_nfs3_call *call, int status, void *arg)
+static void access_done(struct lx_call *call, int status, void *arg)
 {
 	struct wait *w = arg;
 
@@ -103,7 +103,7 @@ int side_xprt_access_root(struct side_xprt *x, char *err, size_t errlen)
 	struct wait w = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0,
 			 0};
 	struct lx_nfs3_access_res res;
-	struct lx_nfs3_call call;
+	struct lx_call call;
 	int rc;
 
 	if (access_of(x, lx_nfs3_root(x->c), want, err, errlen))

@@ -508,7 +508,7 @@ struct waiter {
 	int status[8];
 };
 
-static void cb(struct lx_nfs3_call *call, int status, void *arg)
+static void cb(struct lx_call *call, int status, void *arg)
 {
 	struct waiter *w = arg;
 
@@ -531,7 +531,7 @@ static void test_async_forms(void **state)
 {
 	struct waiter w = {
 		PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, {0}};
-	struct lx_nfs3_call calls[5];
+	struct lx_call calls[5];
 	struct lx_nfs3_fh f = mkfile("async");
 	struct lx_nfs3_getattr_res gr;
 	struct lx_nfs3_write_res wr;
@@ -567,7 +567,7 @@ static void test_async_forms(void **state)
 		}
 		assert_int_equal(ok, 3);
 		assert_int_equal(noent, 1);
-		assert_int_equal(calls[3].nfs_status, LX_NFS3ERR_NOENT);
+		assert_int_equal(calls[3].proto_status, LX_NFS3ERR_NOENT);
 	}
 	assert_int_equal(wr.count, 10);
 	assert_int_equal(gr.attr.type, NF3DIR);

@@ -219,13 +219,11 @@ struct fwait {
 	int status;
 };
 
-static void fwait_cb(struct lx_p9_req *req, int status,
-		     const struct lx_p9_fcall *rx, void *arg)
+static void fwait_cb(struct lx_call *call, int status, void *arg)
 {
 	struct fwait *w = arg;
 
-	(void)req;
-	(void)rx;
+	(void)call;
 	w->status = status;
 	atomic_store(&w->done, 1);
 }
@@ -243,7 +241,7 @@ static int flush_a_read(struct lx_p9_clnt *c, uint32_t fid)
 	struct lx_p9_call_opts co = {.rdata = buf};
 	struct lx_p9_stats st;
 	struct fwait w;
-	struct lx_p9_req *h;
+	struct lx_call h;
 	unsigned int i, tries;
 	int r = -EALREADY;
 
@@ -251,13 +249,12 @@ static int flush_a_read(struct lx_p9_clnt *c, uint32_t fid)
 	tx.u.tread.count = sizeof(buf);
 	for (tries = 0; tries < 100 && r; tries++) {
 		atomic_init(&w.done, 0);
-		assert_int_equal(
-			lx_p9_call_async(c, &tx, &co, fwait_cb, &w, &h), 0);
-		r = lx_p9_cancel(h);
+		h = (struct lx_call){.done = fwait_cb, .arg = &w};
+		assert_int_equal(lx_p9_call_async(c, &h, &tx, &co), 0);
+		r = lx_call_cancel(&h);
 		while (!atomic_load(&w.done))
 			usleep(100);
 		assert_true(w.status == 0 || w.status == -ECANCELED);
-		lx_p9_req_put(h);
 	}
 	assert_int_equal(r, 0);
 	for (i = 0; i < 10000; i++) {
@@ -486,11 +483,11 @@ struct ioctx {
 	atomic_int err;
 };
 
-static void io_done(void *arg, int status, uint32_t count)
+static void io_done(struct lx_call *call, int status, void *arg)
 {
 	struct ioctx *x = arg;
 
-	if (status || count != 4096)
+	if (status || call->count != 4096)
 		atomic_store(&x->err, status ? status : -EIO);
 	atomic_fetch_sub(&x->left, 1);
 }
@@ -503,6 +500,7 @@ static void test_data_on_disk_reads_back_through_client(void **state)
 	size_t len = (3u << 20) + 777, n, i;
 	uint8_t *disk = malloc(len), *in = malloc(len);
 	static uint8_t bufs[256][4096];
+	static struct lx_call calls[256];
 	uint64_t offs[256];
 	struct lx_p9_dir *dir;
 	struct lx_p9_dirent e;
@@ -537,8 +535,9 @@ static void test_data_on_disk_reads_back_through_client(void **state)
 	atomic_init(&x.err, 0);
 	for (i = 0; i < 256; i++) {
 		offs[i] = (uint64_t)lrand48() % (len - 4096);
-		r = lx_p9_read_async(c, fid, offs[i], 4096, bufs[i], 1 + i % 4,
-				     0, io_done, &x);
+		calls[i] = (struct lx_call){
+			.done = io_done, .arg = &x, .owner = 1 + i % 4};
+		r = lx_p9_read_async(c, &calls[i], fid, offs[i], 4096, bufs[i]);
 		assert_int_equal(r, 0);
 	}
 	while (atomic_load(&x.left))

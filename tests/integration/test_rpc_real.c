@@ -246,9 +246,10 @@ static void *null_thread(void *p)
 struct async_state {
 	atomic_uint done, ok;
 	atomic_uchar count[64];
+	struct lx_call calls[64];
 };
 
-static void async_cb(struct lx_rpc_call *call, int status, void *arg)
+static void async_cb(struct lx_call *call, int status, void *arg)
 {
 	struct async_state *s = arg;
 
@@ -273,8 +274,8 @@ static void test_64_in_flight_8_threads(void **state)
 	for (i = 0; i < 64; i++) {
 		struct lx_rpc_call_args a = {.proc = 0};
 
-		assert_int_equal(lx_rpc_call_async(n.cl, &a, async_cb, s, NULL),
-				 0);
+		s->calls[i] = (struct lx_call){.done = async_cb, .arg = s};
+		assert_int_equal(lx_rpc_call_async(n.cl, &s->calls[i], &a), 0);
 	}
 	/* ...while 8 threads make sync calls on the same connection */
 	for (i = 0; i < 8; i++)
@@ -311,11 +312,12 @@ struct restart_state {
 };
 
 struct restart_arg {
+	struct lx_call call;
 	struct restart_state *s;
 	unsigned int i;
 };
 
-static void restart_cb(struct lx_rpc_call *call, int status, void *arg)
+static void restart_cb(struct lx_call *call, int status, void *arg)
 {
 	struct restart_arg *ra = arg;
 	struct restart_state *s = ra->s;
@@ -348,15 +350,16 @@ static void test_server_killed_mid_run(void **state)
 	for (i = 0; i < RESTART_CALLS; i++) {
 		struct lx_rpc_call_args a = {.proc = 0};
 
-		ra[i] = (struct restart_arg){s, i};
+		ra[i] = (struct restart_arg){.s = s, .i = i};
+		ra[i].call =
+			(struct lx_call){.done = restart_cb, .arg = &ra[i]};
 		if (i == RESTART_CALLS / 4)
 			assert_int_equal(servers_sh("kill"), 0);
 		if (i == RESTART_CALLS / 2) {
 			usleep(300000);
 			assert_int_equal(servers_sh("start"), 0);
 		}
-		assert_int_equal(
-			lx_rpc_call_async(cl, &a, restart_cb, &ra[i], NULL), 0);
+		assert_int_equal(lx_rpc_call_async(cl, &ra[i].call, &a), 0);
 		usleep(2000);
 	}
 	/* bounded: timeo 0.7 s doubling over 3 retransmissions < 6 s */

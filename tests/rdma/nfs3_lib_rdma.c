@@ -397,7 +397,7 @@ struct waiter {
 	int status[8];
 };
 
-static void cb(struct lx_nfs3_call *call, int status, void *arg)
+static void cb(struct lx_call *call, int status, void *arg)
 {
 	struct waiter *w = arg;
 
@@ -420,7 +420,7 @@ static void test_async(void)
 {
 	struct waiter w = {
 		PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, {0}};
-	struct lx_nfs3_call calls[5];
+	struct lx_call calls[5];
 	struct lx_nfs3_fh f = mkfile("async");
 	struct lx_nfs3_getattr_res gr;
 	struct lx_nfs3_write_res wr;
@@ -450,7 +450,7 @@ static void test_async(void)
 	}
 	CK(ok, 3);
 	CK(noent, 1);
-	CK(calls[3].nfs_status, LX_NFS3ERR_NOENT);
+	CK(calls[3].proto_status, LX_NFS3ERR_NOENT);
 	CK(wr.count, 10);
 	CK(gr.attr.type, NF3DIR);
 	CK(lx_nfs3_read_buf_async(clnt, &calls[4], &f, 0, sizeof(out), out,

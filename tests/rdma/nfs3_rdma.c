@@ -117,7 +117,6 @@ static int nfs_read2(struct lx_rpc_clnt *cl, struct fh *fh, uint64_t off,
 	struct iovec iov[2] = {{.iov_base = b1, .iov_len = half},
 			       {.iov_base = b2, .iov_len = half}};
 	size_t cap = 2 * (size_t)half;
-	struct lx_xprt_iter it;
 	struct lx_rpc_call_args a = {
 		.proc = P_READ,
 		.enc = (xdrproc_t)x_read_args,
@@ -126,10 +125,10 @@ static int nfs_read2(struct lx_rpc_clnt *cl, struct fh *fh, uint64_t off,
 		.res = res,
 		.place = read_place,
 		.place_arg = &cap,
-		.rx_dst = &it,
+		.rx_iov = iov,
+		.rx_iovcnt = 2,
 	};
 
-	lx_xprt_iter_iovec(&it, iov, 2, cap);
 	memset(res, 0, sizeof(*res));
 	return lx_rpc_call_sync(cl, &a, NULL);
 }
@@ -140,7 +139,6 @@ static int nfs_read(struct lx_rpc_clnt *cl, struct fh *fh, uint64_t off,
 	struct read_args ra = {.fh = fh, .off = off, .count = len};
 	struct iovec iov = {.iov_base = buf, .iov_len = len};
 	size_t cap = len;
-	struct lx_xprt_iter it;
 	struct lx_rpc_call_args a = {
 		.proc = P_READ,
 		.enc = (xdrproc_t)x_read_args,
@@ -149,10 +147,10 @@ static int nfs_read(struct lx_rpc_clnt *cl, struct fh *fh, uint64_t off,
 		.res = res,
 		.place = read_place,
 		.place_arg = &cap,
-		.rx_dst = &it,
+		.rx_iov = &iov,
+		.rx_iovcnt = 1,
 	};
 
-	lx_xprt_iter_iovec(&it, &iov, 1, len);
 	memset(res, 0, sizeof(*res));
 	return lx_rpc_call_sync(cl, &a, NULL);
 }
@@ -167,18 +165,18 @@ struct bw_state {
 };
 
 struct bw_call {
+	struct lx_call call;
 	struct bw_state *bs;
 	struct write_args wa;
 	struct read_args ra;
 	struct write_res wres;
 	struct read_res rres;
 	struct iovec iov;
-	struct lx_xprt_iter it;
 	size_t cap;
 	bool busy;
 };
 
-static void bw_done(struct lx_rpc_call *c, int status, void *arg)
+static void bw_done(struct lx_call *c, int status, void *arg)
 {
 	struct bw_call *bc = arg;
 	struct bw_state *bs = bc->bs;
@@ -238,8 +236,6 @@ static double bw_run(struct lx_rpc_clnt *cl, struct fh *fh, bool write,
 				bc->ra = (struct read_args){fh, off,
 							    (uint32_t)bw_size};
 				bc->cap = bw_size;
-				lx_xprt_iter_iovec(&bc->it, &bc->iov, 1,
-						   bw_size);
 				a.proc = P_READ;
 				a.enc = (xdrproc_t)x_read_args;
 				a.args = &bc->ra;
@@ -247,12 +243,14 @@ static double bw_run(struct lx_rpc_clnt *cl, struct fh *fh, bool write,
 				a.res = &bc->rres;
 				a.place = read_place;
 				a.place_arg = &bc->cap;
-				a.rx_dst = &bc->it;
+				a.rx_iov = &bc->iov;
+				a.rx_iovcnt = 1;
 			}
 			bs.inflight++;
 			off += bw_size;
 			pthread_mutex_unlock(&bs.lock);
-			r = lx_rpc_call_async(cl, &a, bw_done, bc, NULL);
+			bc->call = (struct lx_call){.done = bw_done, .arg = bc};
+			r = lx_rpc_call_async(cl, &bc->call, &a);
 			pthread_mutex_lock(&bs.lock);
 			if (r) {
 				bs.inflight--;
@@ -419,7 +417,6 @@ static void test_stall(struct fh *root, struct fh *file, const uint8_t *want)
 	struct iovec iov = {.iov_base = buf, .iov_len = len};
 	size_t cap = len, i, bad = 0;
 	struct read_res rr = {0};
-	struct lx_xprt_iter it;
 	struct lx_rpc_call_args ra_args = {
 		.proc = P_READ,
 		.enc = (xdrproc_t)x_read_args,
@@ -428,7 +425,8 @@ static void test_stall(struct fh *root, struct fh *file, const uint8_t *want)
 		.res = &rr,
 		.place = read_place,
 		.place_arg = &cap,
-		.rx_dst = &it,
+		.rx_iov = &iov,
+		.rx_iovcnt = 1,
 	};
 	struct lx_xprt_rdma_stats rs;
 	struct lx_xprt_stats st;
@@ -467,7 +465,6 @@ static void test_stall(struct fh *root, struct fh *file, const uint8_t *want)
 	if (f)
 		fclose(f);
 	t0 = now_s();
-	lx_xprt_iter_iovec(&it, &iov, 1, len);
 	r = lx_rpc_call_sync(cl, &ra_args, &info);
 	lx_xprt_get_stats(lx_rpc_clnt_xprt(cl, 0), &st);
 	lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &rs);

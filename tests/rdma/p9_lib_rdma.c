@@ -333,16 +333,18 @@ struct aio {
 };
 
 struct aio_one {
+	struct lx_call call;
 	struct aio *a;
 	uint8_t *buf;
 	const uint8_t *want;
 	bool busy;
 };
 
-static void aio_done(void *arg, int status, uint32_t count)
+static void aio_done(struct lx_call *call, int status, void *arg)
 {
 	struct aio_one *o = arg;
 	struct aio *a = o->a;
+	uint32_t count = call->count;
 
 	pthread_mutex_lock(&a->lock);
 	if (status) {
@@ -404,8 +406,10 @@ static void test_async(struct lx_p9_clnt *c, unsigned int ops)
 		one[slot].a = &a;
 		one[slot].buf = bufs + (size_t)slot * 4096;
 		one[slot].want = want + blk * 4096;
-		r = lx_p9_read_async(c, fid, blk * 4096, 4096, one[slot].buf, 0,
-				     0, aio_done, &one[slot]);
+		one[slot].call =
+			(struct lx_call){.done = aio_done, .arg = &one[slot]};
+		r = lx_p9_read_async(c, &one[slot].call, fid, blk * 4096, 4096,
+				     one[slot].buf);
 		if (r) {
 			pthread_mutex_lock(&a.lock);
 			one[slot].busy = false;

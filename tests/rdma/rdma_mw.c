@@ -563,6 +563,7 @@ static int srv_start(void)
 /* --------------------------------------------------------- the client */
 
 struct ccall {
+	struct lx_call call;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	bool done;
@@ -591,7 +592,7 @@ static int place_count(void *arg, const uint8_t *body, size_t have, size_t *off,
 	return 0;
 }
 
-static void ccall_done(struct lx_rpc_call *call, int status, void *arg)
+static void ccall_done(struct lx_call *call, int status, void *arg)
 {
 	struct ccall *c = arg;
 
@@ -627,7 +628,6 @@ static int run(enum scen sc, uint32_t proc, uint8_t *mem, enum after_op after,
 {
 	struct iovec iov = {.iov_base = mem, .iov_len = LEN};
 	uint32_t arg = LEN;
-	struct lx_xprt_iter it;
 	struct lx_rpc_call_args a = {
 		.proc = proc,
 		.enc = (xdrproc_t)x_u32,
@@ -650,14 +650,17 @@ static int run(enum scen sc, uint32_t proc, uint8_t *mem, enum after_op after,
 	memset(S.keys, 0, sizeof(S.keys));
 	pthread_mutex_unlock(&S.lock);
 	if (proc == P_READ) {
-		lx_xprt_iter_iovec(&it, &iov, 1, LEN);
 		a.place = place_count;
-		a.rx_dst = &it;
+		a.rx_iov = &iov;
+		a.rx_iovcnt = 1;
+		a.rx_len = LEN;
 	} else {
 		a.payload = &iov;
 		a.npayload = 1;
 	}
-	r = lx_rpc_call_async(cl, &a, ccall_done, c, NULL);
+	c->call.done = ccall_done;
+	c->call.arg = c;
+	r = lx_rpc_call_async(cl, &c->call, &a);
 	if (r)
 		return r;
 	pthread_mutex_lock(&c->lock);

@@ -79,19 +79,39 @@ static void dump_stats(struct xprt *x, const char *why)
 	       (unsigned long long)r.last_connect_us);
 }
 
+#define PIPE_MAX 1024u /* calls in flight at most (-d) */
+
 struct pipe_state {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	unsigned int inflight, done, errors;
 	int first_err;
+	struct lx_call calls[PIPE_MAX];
+	struct lx_call *freel[PIPE_MAX]; /* call objects not in flight */
+	unsigned int nfree;
 };
 
-static void null_done(struct lx_rpc_call *call, int status, void *arg)
+static void null_done(struct lx_call *call, int status, void *arg);
+
+/* A call object for the next call; ps->lock held, one is free. */
+static struct lx_call *ps_call(struct pipe_state *ps)
+{
+	struct lx_call *call;
+
+	if (!ps->nfree && !ps->inflight) /* first use */
+		for (; ps->nfree < PIPE_MAX; ps->nfree++)
+			ps->freel[ps->nfree] = &ps->calls[ps->nfree];
+	call = ps->freel[--ps->nfree];
+	*call = (struct lx_call){.done = null_done, .arg = ps};
+	return call;
+}
+
+static void null_done(struct lx_call *call, int status, void *arg)
 {
 	struct pipe_state *ps = arg;
 
-	(void)call;
 	pthread_mutex_lock(&ps->lock);
+	ps->freel[ps->nfree++] = call;
 	ps->inflight--;
 	ps->done++;
 	if (status) {
@@ -157,7 +177,9 @@ static void sum_stats(struct lx_rpc_clnt *cl, struct lx_xprt_rdma_stats *sum)
 
 static void test_pipeline(struct lx_rpc_clnt *cl)
 {
-	struct pipe_state ps = {.inflight = 0};
+	static struct pipe_state ps;
+
+	memset(&ps, 0, sizeof(ps));
 	struct lx_rpc_call_args a = {.proc = 0};
 	struct lx_xprt_rdma_stats st0, st;
 	struct xprt *x = lx_rpc_clnt_xprt(cl, 0);
@@ -172,12 +194,15 @@ static void test_pipeline(struct lx_rpc_clnt *cl)
 	pthread_mutex_lock(&ps.lock);
 	while (ps.done < count) {
 		while (sent < count && ps.inflight < depth) {
+			struct lx_call *call = ps_call(&ps);
+
 			ps.inflight++;
 			sent++;
 			pthread_mutex_unlock(&ps.lock);
-			r = lx_rpc_call_async(cl, &a, null_done, &ps, NULL);
+			r = lx_rpc_call_async(cl, call, &a);
 			pthread_mutex_lock(&ps.lock);
 			if (r) {
+				ps.freel[ps.nfree++] = call;
 				ps.inflight--;
 				ps.done++;
 				ps.errors++;
@@ -226,7 +251,9 @@ static void test_pipeline(struct lx_rpc_clnt *cl)
  */
 static void test_reconnect(struct lx_rpc_clnt *cl)
 {
-	struct pipe_state ps = {.inflight = 0};
+	static struct pipe_state ps;
+
+	memset(&ps, 0, sizeof(ps));
 	struct lx_rpc_call_args a = {.proc = 0};
 	struct xprt *x = lx_rpc_clnt_xprt(cl, 0);
 	struct lx_xprt_stats st0, st;
@@ -247,12 +274,15 @@ static void test_reconnect(struct lx_rpc_clnt *cl)
 	pthread_mutex_lock(&ps.lock);
 	while (ps.done < n) {
 		while (sent < n && ps.inflight < rdepth) {
+			struct lx_call *call = ps_call(&ps);
+
 			ps.inflight++;
 			sent++;
 			pthread_mutex_unlock(&ps.lock);
-			r = lx_rpc_call_async(cl, &a, null_done, &ps, NULL);
+			r = lx_rpc_call_async(cl, call, &a);
 			pthread_mutex_lock(&ps.lock);
 			if (r) {
+				ps.freel[ps.nfree++] = call;
 				ps.inflight--;
 				ps.done++;
 				ps.errors++;
@@ -374,6 +404,8 @@ int main(int argc, char **argv)
 			break;
 		case 'd':
 			depth = (unsigned int)atoi(optarg);
+			if (depth > PIPE_MAX)
+				depth = PIPE_MAX;
 			break;
 		case 'r':
 			refused = (unsigned int)atoi(optarg);

@@ -127,12 +127,12 @@ static long long check(const uint8_t *buf, unsigned int file, uint64_t gen,
 /* ------------------------------------------------------------ probes */
 
 struct probe {
-	struct lx_nfs3_call call;
+	struct lx_call call;
 	struct lx_nfs3_getattr_res res;
 	uint32_t id;
 };
 
-static void probe_done(struct lx_nfs3_call *call, int status, void *arg)
+static void probe_done(struct lx_call *call, int status, void *arg)
 {
 	struct probe *p = arg;
 

@@ -75,16 +75,15 @@ struct pio_wait {
 	bool eof;
 };
 
-static void pio_cb(struct lx_nfs3_pio *io, int status, size_t done, bool eof,
-		   void *arg)
+static void pio_cb(struct lx_call *call, int status, void *arg)
 {
+	struct lx_nfs3_pio *io = (struct lx_nfs3_pio *)call;
 	struct pio_wait *w = arg;
 
-	(void)io;
 	pthread_mutex_lock(&w->lock);
 	w->status = status;
-	w->n = done;
-	w->eof = eof;
+	w->n = call->count;
+	w->eof = io->eof;
 	w->done = 1;
 	pthread_cond_signal(&w->cond);
 	pthread_mutex_unlock(&w->lock);
@@ -101,8 +100,8 @@ static void test_async_split_and_validation(void **state)
 
 	(void)state;
 	fill(src, sizeof(src), 9);
-	io.done = pio_cb;
-	io.arg = &w;
+	io.call.done = pio_cb;
+	io.call.arg = &w;
 	assert_int_equal(lx_nfs3_pwrite_async(c, &io, &fh, src, sizeof(src), 0,
 					      LX_NFS3_FILE_SYNC),
 			 0);
@@ -126,10 +125,10 @@ static void test_async_split_and_validation(void **state)
 	assert_int_equal(
 		lx_nfs3_pread_async(c, &io, &fh, back, sizeof(back) + 1, 0),
 		-EINVAL);
-	io.done = NULL;
+	io.call.done = NULL;
 	assert_int_equal(lx_nfs3_pread_async(c, &io, &fh, back, 10, 0),
 			 -EINVAL);
-	io.done = pio_cb;
+	io.call.done = pio_cb;
 	assert_int_equal(lx_nfs3_pread_async(c, &io, &fh, NULL, 10, 0),
 			 -EINVAL);
 	assert_int_equal(lx_nfs3_pwrite_async(c, &io, &fh, src, 10, 0, 3),
@@ -179,9 +178,9 @@ static void test_async_split_nowait_ends_short(void **state)
 	opts_init(&o, msg, sizeof(msg));
 	o.max_reqs = 2; /* two slots: most pieces cannot start */
 	assert_int_equal(lx_nfs3_mount(&c, &o), 0);
-	io.done = pio_cb;
-	io.arg = &w;
-	io.flags = LX_NFS3_CALL_NOWAIT;
+	io.call.done = pio_cb;
+	io.call.arg = &w;
+	io.call.flags = LX_CALL_NOWAIT;
 	assert_int_equal(
 		lx_nfs3_pread_async(c, &io, &fh, back, sizeof(back), 0), 0);
 	pthread_mutex_lock(&w.lock);

@@ -457,7 +457,7 @@ static void waiter_wait(struct waiter *w)
 	pthread_mutex_destroy(&w->lock);
 }
 
-static void io_cb(void *arg, int status, uint32_t count)
+static void io_note(void *arg, int status, uint32_t count)
 {
 	struct waiter *w = arg;
 
@@ -467,6 +467,22 @@ static void io_cb(void *arg, int status, uint32_t count)
 	w->done++;
 	pthread_cond_signal(&w->cond);
 	pthread_mutex_unlock(&w->lock);
+}
+
+static void io_cb(struct lx_call *call, int status, void *arg)
+{
+	io_note(arg, status, call->count);
+}
+
+/* A call object for @fn(@arg) (the tests keep a few dozen in flight). */
+static struct lx_call *mkcall(lx_done_fn fn, void *arg, unsigned int flags)
+{
+	static struct lx_call calls[64];
+	static unsigned int next;
+	struct lx_call *call = &calls[next++ % 64];
+
+	*call = (struct lx_call){.done = fn, .arg = arg, .flags = flags};
+	return call;
 }
 
 static void test_tags_are_slots_below_max_reqs(void **state)
@@ -491,10 +507,10 @@ static void test_tags_are_slots_below_max_reqs(void **state)
 		pthread_mutex_lock(&w.lock);
 		w.want++;
 		pthread_mutex_unlock(&w.lock);
-		r = lx_p9_read_async(c, fid, i * 1000, 1000, bufs[i], 0,
-				     LX_P9_NOWAIT, io_cb, &w);
+		r = lx_p9_read_async(c, mkcall(io_cb, &w, LX_CALL_NOWAIT), fid,
+				     i * 1000, 1000, bufs[i]);
 		if (r) {
-			assert_true(r == -EAGAIN);
+			assert_true(r == -EBUSY);
 			pthread_mutex_lock(&w.lock);
 			w.want--;
 			pthread_mutex_unlock(&w.lock);
@@ -792,20 +808,22 @@ static void test_arguments_are_checked_before_sending(void **state)
 	assert_int_equal(lx_p9_mkdir(c, 0, NULL, 0, 0, NULL), -EINVAL);
 	assert_int_equal(lx_p9_lcreate(c, 0, huge, 0, 0, 0, NULL, NULL),
 			 -ENAMETOOLONG);
-	assert_int_equal(lx_p9_read_async(c, 0, 0, 8, buf, 0, 0, NULL, NULL),
-			 -EINVAL);
 	assert_int_equal(
-		lx_p9_read_async(c, 0, 0, 8, buf, 0, 0x80, io_cb, NULL),
+		lx_p9_read_async(c, mkcall(NULL, NULL, 0), 0, 0, 8, buf),
+		-EINVAL);
+	assert_int_equal(lx_p9_read_async(c, NULL, 0, 0, 8, buf), -EINVAL);
+	assert_int_equal(
+		lx_p9_read_async(c, mkcall(io_cb, NULL, 0x80), 0, 0, 8, buf),
 		-EINVAL);
 	/* Tversion and Tflush are the client's own */
-	assert_int_equal(lx_p9_call(c, &tx, NULL, &rx, NULL), -EINVAL);
+	assert_int_equal(lx_p9_call(c, &tx, NULL, &rx, NULL, 0), -EINVAL);
 	tx.type = LX_P9_TVERSION;
-	assert_int_equal(lx_p9_call(c, &tx, NULL, &rx, NULL), -EINVAL);
+	assert_int_equal(lx_p9_call(c, &tx, NULL, &rx, NULL, 0), -EINVAL);
 	tx.type = LX_P9_RGETATTR;
-	assert_int_equal(lx_p9_call(c, &tx, NULL, &rx, NULL), -EINVAL);
+	assert_int_equal(lx_p9_call(c, &tx, NULL, &rx, NULL, 0), -EINVAL);
 	assert_int_equal(lx_p9_walk_path(c, LX_P9_NOFID, NULL, &n, NULL),
 			 -EINVAL);
-	assert_int_equal(lx_p9_cancel(NULL), -EINVAL);
+	assert_int_equal(lx_call_cancel(NULL), -EINVAL);
 	assert_int_equal(nlog(), before);
 	/* a message larger than msize is refused before it is sent */
 	assert_int_equal(lx_p9_symlink(c, 0, huge + 5000, huge + 5000, 0, NULL),
@@ -815,30 +833,35 @@ static void test_arguments_are_checked_before_sending(void **state)
 	lx_p9_close(NULL);
 }
 
-static void test_generic_call_keeps_reply_until_put(void **state)
+static void test_generic_call_copies_reply(void **state)
 {
 	struct lx_p9_opts o;
 	struct lx_p9_clnt *c;
 	struct lx_p9_fcall tx = {.type = LX_P9_TREADLINK}, rx;
-	struct lx_p9_req *h = NULL;
+	char rbuf[256], small[8];
 
 	(void)state;
 	setup_srv();
 	o = opts();
 	c = conn(&o);
 	tx.u.tfid.fid = lx_p9_root_fid(c);
-	assert_int_equal(lx_p9_call(c, &tx, NULL, &rx, &h), 0);
-	assert_non_null(h);
+	assert_int_equal(lx_p9_call(c, &tx, NULL, &rx, rbuf, sizeof(rbuf)), 0);
 	assert_int_equal(rx.type, LX_P9_RREADLINK);
 	assert_int_equal(rx.u.rreadlink.target.len, 14);
+	/* the strings point into the caller's copy of the reply */
+	assert_true(rx.u.rreadlink.target.s >= rbuf &&
+		    rx.u.rreadlink.target.s < rbuf + sizeof(rbuf));
 	assert_memory_equal(rx.u.rreadlink.target.s, "target/of/link", 14);
-	assert_true(lx_p9_req_tag(h) < 64);
-	lx_p9_req_put(h);
+	assert_int_equal(lx_p9_call(c, &tx, NULL, &rx, small, sizeof(small)),
+			 -EMSGSIZE);
+	assert_int_equal(lx_p9_call(c, &tx, NULL, &rx, NULL, 0), 0);
+	assert_int_equal(rx.u.rreadlink.target.len, 14);
 	lx_p9_close(c);
 }
 
 /* A chain: each completion starts the next read from the callback. */
 struct chain {
+	struct lx_call call;
 	struct lx_p9_clnt *c;
 	uint32_t fid;
 	uint8_t buf[4096];
@@ -847,22 +870,25 @@ struct chain {
 	int status;
 };
 
-static void chain_cb(void *arg, int status, uint32_t count)
+static void chain_cb(struct lx_call *call, int status, void *arg)
 {
 	struct chain *ch = arg;
+	uint32_t count = call->count;
 	int r;
 
 	if (status || count != sizeof(ch->buf) || !--ch->left) {
 		ch->status = status;
-		io_cb(ch->w, status, count);
+		io_note(ch->w, status, count);
 		return;
 	}
-	r = lx_p9_read_async(ch->c, ch->fid, ch->left * 10, sizeof(ch->buf),
-			     ch->buf, 7, LX_P9_NOWAIT, chain_cb, ch);
+	/* the same call object, restarted from its own callback */
+	call->flags = LX_CALL_NOWAIT;
+	r = lx_p9_read_async(ch->c, call, ch->fid, ch->left * 10,
+			     sizeof(ch->buf), ch->buf);
 	if (r) {
 		ch->eagain++;
 		ch->status = r;
-		io_cb(ch->w, r, 0);
+		io_note(ch->w, r, 0);
 	}
 }
 
@@ -883,8 +909,9 @@ static void test_async_chain_from_callback_with_nowait(void **state)
 	ch.left = 200;
 	ch.w = &w;
 	waiter_init(&w, 1);
-	assert_int_equal(lx_p9_read_async(c, ch.fid, 0, sizeof(ch.buf), ch.buf,
-					  7, 0, chain_cb, &ch),
+	ch.call = (struct lx_call){.done = chain_cb, .arg = &ch, .owner = 7};
+	assert_int_equal(lx_p9_read_async(c, &ch.call, ch.fid, 0,
+					  sizeof(ch.buf), ch.buf),
 			 0);
 	waiter_wait(&w);
 	assert_int_equal(ch.status, 0);
@@ -908,8 +935,8 @@ static void test_writes_async_then_close_with_calls_in_flight(void **state)
 	fid = open_file(c, "file");
 	memset(data, 0xab, sizeof(data));
 	waiter_init(&w, 1);
-	assert_int_equal(lx_p9_write_async(c, fid, 10, sizeof(data), data, 0, 0,
-					   io_cb, &w),
+	assert_int_equal(lx_p9_write_async(c, mkcall(io_cb, &w, 0), fid, 10,
+					   sizeof(data), data),
 			 0);
 	waiter_wait(&w);
 	assert_int_equal(w.status[0], 0);
@@ -918,8 +945,8 @@ static void test_writes_async_then_close_with_calls_in_flight(void **state)
 	/* a read the server never answers: close fails it */
 	srv.hold_type = LX_P9_TREAD;
 	waiter_init(&w, 1);
-	assert_int_equal(lx_p9_read_async(c, fid, 0, sizeof(data), data, 0, 0,
-					  io_cb, &w),
+	assert_int_equal(lx_p9_read_async(c, mkcall(io_cb, &w, 0), fid, 0,
+					  sizeof(data), data),
 			 0);
 	usleep(20000);
 	lx_p9_close(c);
@@ -966,7 +993,7 @@ int main(void)
 		cmocka_unit_test(test_clunk_frees_the_fid_even_on_error),
 		cmocka_unit_test(test_every_message_has_a_call),
 		cmocka_unit_test(test_arguments_are_checked_before_sending),
-		cmocka_unit_test(test_generic_call_keeps_reply_until_put),
+		cmocka_unit_test(test_generic_call_copies_reply),
 		cmocka_unit_test(test_async_chain_from_callback_with_nowait),
 		cmocka_unit_test(
 			test_writes_async_then_close_with_calls_in_flight),

@@ -668,7 +668,8 @@ static void test_timeout_and_cancel(void **state)
 	wait_done(req);
 	assert_int_equal(c.status, -ETIMEDOUT);
 	assert_true((uint64_t)time(NULL) - t0 < 5);
-	assert_int_equal(lx_xprt_req_cancel(req), -EINVAL); /* finished */
+	/* finished: decided, and done() has run */
+	assert_int_equal(lx_xprt_req_cancel(req), -EALREADY);
 	lx_xprt_req_put(req);
 
 	req = mk_req(x, &c, 71, CMD_SLOW, 100, 0);
