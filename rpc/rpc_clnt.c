@@ -439,6 +439,7 @@ static int lx_rpc_start(struct lx_rpc_clnt *cl,
 	struct xprt *x = lx_rpc_pick_xprt(cl, &conn);
 	struct lx_xprt_req *req;
 	struct lx_rpc_task *t;
+	unsigned int dl;
 	uint32_t xid;
 	int err;
 
@@ -478,9 +479,9 @@ static int lx_rpc_start(struct lx_rpc_clnt *cl,
 	t->timeo_ns =
 		(uint64_t)(a->timeo_ms ? a->timeo_ms : cl->opts.timeo_ms) *
 		1000000u;
-	if (a->deadline_ms)
-		t->deadline_ns =
-			lx_xprt_now_ns() + (uint64_t)a->deadline_ms * 1000000u;
+	dl = a->deadline_ms ? a->deadline_ms : cl->opts.deadline_ms;
+	if (lx_xprt_unlikely(dl))
+		t->deadline_ns = lx_xprt_now_ns() + (uint64_t)dl * 1000000u;
 	xid = lx_rpc_xid(cl, t, req->slot, conn);
 	t->xid = xid;
 	t->info.xid = xid;
@@ -502,8 +503,8 @@ static int lx_rpc_start(struct lx_rpc_clnt *cl,
 	/* armed by the submit itself: a fast async completion may release
 	 * the request before lx_xprt_req_submit() even returns */
 	req->timeout_ns = t->timeo_ns;
-	if (a->deadline_ms && (uint64_t)a->deadline_ms * 1000000u < t->timeo_ns)
-		req->timeout_ns = (uint64_t)a->deadline_ms * 1000000u;
+	if (dl && (uint64_t)dl * 1000000u < t->timeo_ns)
+		req->timeout_ns = (uint64_t)dl * 1000000u;
 	err = lx_xprt_req_submit(req, xid);
 	if (err)
 		goto out_put;

@@ -116,6 +116,7 @@ struct lx_rpc_auth_opts {
  *	server closed before any reply came back on them (a port that is
  *	not this RPC service fails in a second, not at the timeout).  A
  *	call's deadline_ms bounds it either way.
+ * @deadline_ms: every call's deadline_ms when it gives none (0: none)
  * @log, @log_arg: where messages go ("server HOST:PORT not responding,
  *	still trying" when a call times out or the server drops connections
  *	without replying, "server HOST:PORT OK" at the next reply); see
@@ -138,6 +139,7 @@ struct lx_rpc_clnt_opts {
 	unsigned int retrans;
 	unsigned int reconnect_give_up_ms;
 	bool hard;
+	unsigned int deadline_ms;
 	const void *rdma;
 	lx_xprt_log_fn log;
 	void *log_arg;
