@@ -666,7 +666,7 @@ const char *lx_xprt_peer(const struct xprt *x)
 	return x->peer;
 }
 
-void lx_xprt_get_stats(const struct xprt *cx, struct lx_xprt_stats *st)
+void lx_xprt_stats(const struct xprt *cx, struct lx_xprt_stats *st)
 {
 	struct xprt *x = (struct xprt *)cx;
 

@@ -503,8 +503,8 @@ struct lx_xprt_pool *lx_xprt_pool(const struct xprt *x);
 /** lx_xprt_max_reqs() - request slots of @x */
 unsigned int lx_xprt_max_reqs(const struct xprt *x);
 
-/** lx_xprt_get_stats() - snapshot of the counters */
-void lx_xprt_get_stats(const struct xprt *x, struct lx_xprt_stats *st);
+/** lx_xprt_stats() - snapshot of the counters */
+void lx_xprt_stats(const struct xprt *x, struct lx_xprt_stats *st);
 
 /**
  * lx_xprt_disconnect() - drop the connection now (tests, fault injection);
