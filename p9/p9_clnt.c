@@ -38,6 +38,7 @@
 #include <libxprt/rdma.h>
 
 #include "p9_int.h"
+#include "xprt/proto.h"
 
 static void lx_p9_errmsg(const struct lx_p9_opts *o, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -271,6 +272,8 @@ int lx_p9_create(struct lx_p9_clnt **cp, const struct lx_p9_opts *opts)
 					 strerror(-err));
 		goto out_pool;
 	}
+	/* our pools hold two buffers a slot (lx_p9_make_pool()) */
+	lx_xprt__keep_bufs(c->x);
 	/* the handshake runs under the connect timeout, calls after it
 	 * under theirs */
 	c->timeout_ns = (uint64_t)c->opts.connect_timeout_ms * 1000000u;

@@ -31,6 +31,7 @@
 #include "xprt/call_int.h"
 #include "xprt/byteorder.h"
 #include "xprt/cong.h"
+#include "xprt/proto.h"
 #include "xprt/util.h"
 
 #define LX_RPC_DEF_TIMEO_MS 60000u
@@ -593,6 +594,8 @@ int lx_rpc__create(struct lx_rpc_clnt **clp, const struct lx_rpc_opts *opts,
 		err = lx_xprt_create(&cl->x[i], &xo);
 		if (err)
 			goto out_xprts;
+		/* the pool holds two buffers a slot of every connection */
+		lx_xprt__keep_bufs(cl->x[i]);
 		cl->nconn++;
 	}
 	/* as many bits as the transports' key_mask (xprt.h: reply keys) */

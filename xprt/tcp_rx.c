@@ -287,6 +287,121 @@ static int rx_marker(struct xprt *x, struct lx_xprt_tcp_rx *rx)
 	return rx->fatal;
 }
 
+/* How much of a whole staged message is copied into rbuf before the
+ * first place() call: the headers of every reply we parse fit. */
+#define RX_WHOLE_FIRST 128u
+
+/*
+ * Place the whole message @m (@len bytes, framing marker included when
+ * the framing keeps it) into pinned @rq, with the placement rules of the
+ * state machine (the same results, byte for byte, and the same status
+ * for each way a message can be wrong): header bytes into rbuf as
+ * place() asks for them, bulk data from the stage straight into the
+ * caller's memory, its pad dropped, the tail after the header.  Return
+ * the status the request completes with.
+ */
+static int rx_whole_place(struct lx_xprt_req *req, const uint8_t *m, size_t len)
+{
+	size_t cap = req->rbuf->cap, have, off, dlen, pad, tail;
+	uint8_t *rb = req->rbuf->data;
+	int r;
+
+	have = LX_XPRT_MIN(LX_XPRT_MIN(len, cap), RX_WHOLE_FIRST);
+	memcpy(rb, m, have);
+	req->rlen = have;
+	req->rx_data_len = 0;
+	if (!req->ops->place)
+		goto all;
+	for (;;) {
+		req->rx_data_len = 0;
+		r = req->ops->place(req, have, len);
+		if (r < 0)
+			return r;
+		if (r == 0)
+			break;
+		if ((size_t)r <= have)
+			return -EPROTO;
+		if ((size_t)r > cap)
+			return -EMSGSIZE;
+		if ((size_t)r >= len) {
+			/* the message ends first: what there is */
+			memcpy(rb + have, m + have, len - have);
+			req->rlen = len;
+			req->rx_data_len = 0;
+			return 0;
+		}
+		memcpy(rb + have, m + have, (size_t)r - have);
+		have = (size_t)r;
+		req->rlen = have;
+	}
+	dlen = req->rx_data_len;
+	if (!dlen)
+		goto all;
+	off = req->rx_data_off;
+	pad = req->rx_data_pad;
+	if (lx_xprt_iter_count(&req->rx_data) < dlen)
+		return -EOVERFLOW; /* never past the caller's buffer */
+	if (off > have) {
+		if (off > cap)
+			return -EMSGSIZE;
+		if (off > len)
+			return -EBADMSG;
+		memcpy(rb + have, m + have, off - have);
+	}
+	if (dlen > len - off || pad > len - off - dlen)
+		return -EBADMSG; /* shorter than place() announced */
+	tail = len - off - dlen - pad;
+	if (tail > cap - off)
+		return -EMSGSIZE;
+	lx_xprt_iter_copy_to(&req->rx_data, m + off, dlen);
+	memcpy(rb + off, m + off + dlen + pad, tail);
+	req->rlen = off + tail;
+	return 0;
+all:
+	if (len > cap)
+		return -EMSGSIZE;
+	memcpy(rb + have, m + have, len - have);
+	req->rlen = len;
+	return 0;
+}
+
+/*
+ * The common case, at a message boundary: the whole message (one last
+ * fragment) is staged.  Look it up, place it and complete its request
+ * in one go, without the byte-wise state machine.  Return the bytes
+ * consumed, or 0 to leave the message to the state machine (not whole,
+ * several fragments, or a marker it must judge).
+ */
+static size_t rx_whole(struct xprt *x, struct lx_xprt_tcp_rx *rx,
+		       const uint8_t *src, size_t avail)
+{
+	const struct lx_xprt_framing_ops *f = x->framing;
+	struct lx_xprt_rqst *rq;
+	const uint8_t *m;
+	size_t flen, len, total;
+	bool last;
+
+	if (f->decode(src, &flen, &last) || !last || flen > x->opts.max_msg)
+		return 0;
+	total = f->hdr_len + flen;
+	if (total > avail)
+		return 0;
+	m = f->keep_hdr ? src : src + f->hdr_len;
+	len = f->keep_hdr ? total : flen;
+	if (len < f->key_len || (f->check && f->check(m)))
+		return 0; /* garbage: the state machine says so */
+	rq = lx_xprt_rx_lookup(x, f->key(m));
+	if (rq) {
+		int err = f->key_len > rq->pub.rbuf->cap ?
+				  -EMSGSIZE :
+				  rx_whole_place(&rq->pub, m, len);
+
+		rq->pub.rx_msg_len = len;
+		lx_xprt_rx_complete(x, rq, err);
+	}
+	return total;
+}
+
 /* Feed staged bytes through the state machine.  Return 0 or a fatal
  * stream error. */
 static int rx_process(struct xprt *x, struct lx_xprt_tcp_rx *rx)
@@ -298,6 +413,15 @@ static int rx_process(struct xprt *x, struct lx_xprt_tcp_rx *rx)
 	while ((avail = rx->tail - rx->head) > 0) {
 		uint8_t *src = rx->stage + rx->head;
 		struct lx_xprt_req *req = rx->rq ? &rx->rq->pub : NULL;
+
+		if (rx->phase == RX_MARK && !rx->in_msg && !rx->mark_have &&
+		    avail >= f->hdr_len) {
+			take = rx_whole(x, rx, src, avail);
+			if (take) {
+				rx->head += take;
+				continue;
+			}
+		}
 
 		if (rx->phase == RX_MARK) {
 			take = LX_XPRT_MIN(f->hdr_len - rx->mark_have, avail);

@@ -69,28 +69,43 @@ static void xmit_defer(struct xmit_defer *d, struct lx_xprt_rqst *rq)
  */
 static void xmit_kick_after(struct xprt *x, int r);
 
+/* Requests a receive batch holds back, at most (more are queued). */
+#define XMIT_PEND_MAX 64u
+
 struct xmit_later {
 	struct xprt *rx; /* the receive batch's transport, or NULL */
 	bool rx_queued;	 /* a callback queued a request on it */
+	unsigned int npend;
 	struct xprt *tx; /* the transmitter loop's transport, or NULL */
 	bool tx_queued;
+	/* what the batch's callbacks submitted on rx, not queued yet */
+	struct lx_xprt_rqst *pend[XMIT_PEND_MAX];
 };
 
 static _Thread_local struct xmit_later xmit_later;
+
+static int xmit_pre(struct xprt *x, unsigned int budget, bool direct,
+		    struct lx_xprt_rqst **pre, unsigned int npre);
 
 void lx_xprt_rx_batch_begin(struct xprt *x)
 {
 	xmit_later.rx = x;
 	xmit_later.rx_queued = false;
+	xmit_later.npend = 0;
 }
 
 void lx_xprt_rx_batch_end(struct xprt *x)
 {
 	bool queued = xmit_later.rx_queued;
+	unsigned int npend = xmit_later.npend;
 
 	xmit_later.rx = NULL;
 	xmit_later.rx_queued = false;
-	if (queued)
+	xmit_later.npend = 0;
+	if (npend)
+		xmit_kick_after(
+			x, xmit_pre(x, ~0u, false, xmit_later.pend, npend));
+	else if (queued)
 		xmit_kick_after(x, lx_xprt_xmit(x, ~0u, true));
 }
 
@@ -161,10 +176,14 @@ static void xmit_requeue_tail(struct xprt *x, struct lx_xprt_rqst **batch,
 	}
 }
 
+/* xmit_next(): the deferral list is full, complete those first */
+#define XMIT_DEFER_FULL 2
+
 /*
  * Take the next request to send off the queue, with a credit.
- * Return: 1 with *rqp set; 0 when the queue is empty or the deferral list
- * is full; -EBUSY when the next request needs a credit and none is free.
+ * Return: 1 with *rqp set; 0 when the queue is empty; %XMIT_DEFER_FULL
+ * when the deferral list is full; -EBUSY when the next request needs a
+ * credit and none is free.
  */
 static int xmit_next(struct xprt *x, struct lx_xprt_rqst **rqp,
 		     struct xmit_defer *d)
@@ -201,19 +220,85 @@ static int xmit_next(struct xprt *x, struct lx_xprt_rqst **rqp,
 		*rqp = rq;
 		return 1;
 	}
-	return 0;
+	return XMIT_DEFER_FULL;
 }
 
 /*
- * One round under the transmit lock: fill a batch, hand it to the
- * transport.  Return as lx_xprt_xmit(), or 1 to go on.
+ * Requests a caller hands to the engine without queueing them (see
+ * xmit_pre()): each is marked RQ_QUEUED, as if queued, so that a
+ * canceller leaves its completion to the engine.
+ */
+struct xmit_pre_list {
+	struct lx_xprt_rqst **rq;
+	unsigned int n;
+};
+
+/* Queue what is left of @p: the engine cannot send it now.  Lock held. */
+static void xmit_pre_queue(struct xprt *x, struct xmit_pre_list *p)
+{
+	unsigned int i;
+
+	for (i = 0; i < p->n; i++) {
+		lx_xprt_tsan_release(p->rq[i]);
+		lx_xprt_xmitq_push(&x->xmitq, &p->rq[i]->xnode);
+	}
+	p->n = 0;
+}
+
+/*
+ * The next request of @p, as xmit_next() takes one off the queue.
+ * Return: as xmit_next() (0: @p is used up); on -EBUSY (no credit) the
+ * rest of @p is queued.
+ */
+static int xmit_next_pre(struct xprt *x, struct lx_xprt_rqst **rqp,
+			 struct xmit_defer *d, struct xmit_pre_list *p)
+{
+	struct lx_xprt_rqst *rq;
+	uint64_t st, nst;
+
+	while (p->n && d->n < LX_XPRT_XMIT_BATCH) {
+		rq = p->rq[0];
+		st = atomic_load(&rq->st);
+		if (rq_flags(st) & RQ_OUTCOME) {
+			/* failed while held back: never send */
+			p->rq++;
+			p->n--;
+			xmit_defer(d, rq);
+			atomic_fetch_and(&rq->st, ~(uint64_t)RQ_QUEUED);
+			continue;
+		}
+		if (!(rq_flags(st) & RQ_CREDIT)) {
+			if (!lx_xprt_cong_get(&x->cong)) {
+				xmit_pre_queue(x, p);
+				return -EBUSY;
+			}
+			rq->xnode.credited = true;
+		}
+		p->rq++;
+		p->n--;
+		/* XMIT with (before) clearing QUEUED: never seen idle */
+		do {
+			nst = (st | RQ_XMIT | RQ_CREDIT) & ~(uint64_t)RQ_QUEUED;
+		} while (!atomic_compare_exchange_weak(&rq->st, &st, nst));
+		rq->tx_done = 0;
+		*rqp = rq;
+		return 1;
+	}
+	return p->n ? XMIT_DEFER_FULL : 0;
+}
+
+/*
+ * One round under the transmit lock: fill a batch (from @p first, then
+ * the queue), hand it to the transport.  Return as lx_xprt_xmit(), or 1 to
+ * go on.
  */
 static int xmit_round(struct xprt *x, unsigned int *budget, bool direct,
-		      struct xmit_defer *d)
+		      struct xmit_defer *d, struct xmit_pre_list *p)
 {
 	struct lx_xprt_rqst *batch[LX_XPRT_XMIT_BATCH];
 	uint32_t cookie = atomic_load(&x->cookie);
 	unsigned int n = 0, nsent, i;
+	bool had_pre = p->n != 0;
 	int r, res = 1;
 
 	if (atomic_load(&x->state) != LX_XPRT_CONNECTED)
@@ -223,7 +308,20 @@ static int xmit_round(struct xprt *x, unsigned int *budget, bool direct,
 		x->tx_partial = NULL;
 	}
 	while (n < LX_XPRT_XMIT_BATCH && n < *budget) {
-		r = xmit_next(x, &batch[n], d);
+		if (p->n) {
+			r = xmit_next_pre(x, &batch[n], d, p);
+			if (r == 0 && lx_xprt_xmitq_len(&x->xmitq))
+				continue; /* used up: the queue's turn */
+		} else if (had_pre && !lx_xprt_xmitq_len(&x->xmitq)) {
+			r = 0; /* used up, and nothing queued */
+		} else {
+			r = xmit_next(x, &batch[n], d);
+		}
+		if (r == XMIT_DEFER_FULL) {
+			if (!n)
+				return 1; /* complete those, then go on */
+			break;
+		}
 		if (r <= 0) {
 			res = r;
 			break;
@@ -234,7 +332,8 @@ static int xmit_round(struct xprt *x, unsigned int *budget, bool direct,
 	if (!n)
 		return res == 1 ? 0 : res;
 
-	r = x->ops->send(x, batch, n, &nsent, lx_xprt_xmitq_len(&x->xmitq) > 0);
+	r = x->ops->send(x, batch, n, &nsent,
+			 p->n || lx_xprt_xmitq_len(&x->xmitq) > 0);
 	atomic_fetch_add_explicit(&x->stats.send_calls, 1,
 				  memory_order_relaxed);
 	atomic_fetch_add_explicit(direct ? &x->stats.direct_sends :
@@ -246,9 +345,9 @@ static int xmit_round(struct xprt *x, unsigned int *budget, bool direct,
 	if (r == 0 && nsent == n) {
 		if (res == -EBUSY)
 			return -EBUSY;
-		if (!*budget)
-			return lx_xprt_xmitq_len(&x->xmitq) ? -EBUSY : 0;
-		return 1;
+		if (!p->n && !lx_xprt_xmitq_len(&x->xmitq))
+			return 0; /* all sent, nothing more: no other round */
+		return *budget ? 1 : -EBUSY;
 	}
 	if (nsent < n && batch[nsent]->tx_done > 0) {
 		/* cut in the middle: its record must be finished first */
@@ -263,20 +362,46 @@ static int xmit_round(struct xprt *x, unsigned int *budget, bool direct,
 	return r;
 }
 
-int lx_xprt_xmit(struct xprt *x, unsigned int budget, bool direct)
+/*
+ * lx_xprt_xmit() with requests @pre[0..npre) to send first, which the
+ * caller has not queued (marked RQ_QUEUED, their nodes idle).  They are
+ * sent ahead of the queue only when it is empty (nothing queued is
+ * overtaken: the fair order is kept), the connection is up and nothing is
+ * half sent; otherwise, and whatever cannot be sent now, they are queued
+ * under the lock, where a canceller that found them unqueued looks only
+ * after (it decided their outcome before taking the lock, which this
+ * loop sees).  @direct: only try the lock, queueing them all when it is
+ * taken; otherwise wait for it.
+ */
+static int xmit_pre(struct xprt *x, unsigned int budget, bool direct,
+		    struct lx_xprt_rqst **pre, unsigned int npre)
 {
-	struct xmit_defer d = {.n = 0};
+	struct xmit_pre_list p = {.rq = pre, .n = npre};
+	struct xmit_defer d; /* only d.rq[0 .. d.n) is ever read */
 	bool queued;
 	int r;
 
+	d.n = 0;
 	if (direct) {
-		if (pthread_mutex_trylock(&x->xmit_lock))
+		if (pthread_mutex_trylock(&x->xmit_lock)) {
+			while (p.n) {
+				lx_xprt_tsan_release(p.rq[0]);
+				lx_xprt_xmitq_push(&x->xmitq, &p.rq[0]->xnode);
+				p.rq++;
+				p.n--;
+			}
 			return -EBUSY;
+		}
 	} else {
 		pthread_mutex_lock(&x->xmit_lock);
 	}
+	if (p.n && (x->tx_partial || lx_xprt_xmitq_len(&x->xmitq) ||
+		    atomic_load(&x->state) != LX_XPRT_CONNECTED))
+		xmit_pre_queue(x, &p);
 	for (;;) {
-		r = xmit_round(x, &budget, direct, &d);
+		r = xmit_round(x, &budget, direct, &d, &p);
+		if (r != 1 && p.n)
+			xmit_pre_queue(x, &p);
 		if (r != 1 || d.n) {
 			pthread_mutex_unlock(&x->xmit_lock);
 			queued = xmit_run_deferred(x, &d);
@@ -291,6 +416,11 @@ int lx_xprt_xmit(struct xprt *x, unsigned int budget, bool direct)
 			pthread_mutex_lock(&x->xmit_lock);
 		}
 	}
+}
+
+int lx_xprt_xmit(struct xprt *x, unsigned int budget, bool direct)
+{
+	return xmit_pre(x, budget, direct, NULL, 0);
 }
 
 /* ---------------------------------------------------------- submission */
@@ -324,6 +454,19 @@ static void xmit_kick_after(struct xprt *x, int r)
  * sends it later.  Anything left goes to the worker. */
 static void xmit_push(struct xprt *x, struct lx_xprt_rqst *rq)
 {
+	if (xmit_later.rx == x && xmit_later.npend < XMIT_PEND_MAX) {
+		/* a receive batch: sent with the others at its end,
+		 * unqueued if the queue is empty then */
+		xmit_later.pend[xmit_later.npend++] = rq;
+		return;
+	}
+	if (!xmit_later.tx && xmit_later.rx != x &&
+	    !lx_xprt_xmitq_len(&x->xmitq)) {
+		/* an idle connection: straight to the socket */
+		xmit_kick_after(x,
+				xmit_pre(x, LX_XPRT_XMIT_BATCH, true, &rq, 1));
+		return;
+	}
 	lx_xprt_tsan_release(rq);
 	lx_xprt_xmitq_push(&x->xmitq, &rq->xnode);
 	if (xmit_send_later(x))

@@ -333,15 +333,3 @@ bool lx_xprt_xmitq_remove(struct lx_xprt_xmitq *q, struct lx_xprt_xmit_node *n)
 	xmitq_unlink(q, n, true);
 	return true;
 }
-
-unsigned int lx_xprt_xmitq_len(const struct lx_xprt_xmitq *q)
-{
-	unsigned long long popped, pushed;
-
-	if (!q)
-		return 0;
-	/* popped first: every pop it counts was pushed before pushed is read */
-	popped = atomic_load(&q->popped);
-	pushed = atomic_load(&q->pushed);
-	return pushed > popped ? (unsigned int)(pushed - popped) : 0;
-}

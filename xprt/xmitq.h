@@ -238,6 +238,16 @@ bool lx_xprt_xmitq_remove(struct lx_xprt_xmitq *q, struct lx_xprt_xmit_node *n);
  * progress (a push counts from its start), a snapshot for others.
  * Drives the cork hint: cork while more than one request is queued.
  */
-unsigned int lx_xprt_xmitq_len(const struct lx_xprt_xmitq *q);
+static inline unsigned int lx_xprt_xmitq_len(const struct lx_xprt_xmitq *q)
+{
+	unsigned long long popped, pushed;
+
+	if (!q)
+		return 0;
+	/* popped first: every pop it counts was pushed before pushed is read */
+	popped = atomic_load(&((struct lx_xprt_xmitq *)q)->popped);
+	pushed = atomic_load(&((struct lx_xprt_xmitq *)q)->pushed);
+	return pushed > popped ? (unsigned int)(pushed - popped) : 0;
+}
 
 #endif /* LX_XPRT_XMITQ_H */

@@ -106,7 +106,7 @@ void lx_xprt_try_complete(struct lx_xprt_rqst *rq)
 			return;
 	} while (!atomic_compare_exchange_weak(&rq->st, &st, st | RQ_DONE));
 
-	if (atomic_load_explicit(&rq->heap_idx, memory_order_relaxed) >= 0)
+	if (atomic_load_explicit(&rq->deadline, memory_order_relaxed))
 		lx_xprt_timer_arm(x, rq, 0);
 	rq_return_credit(x, rq, st);
 	/* transport state of the request (RDMA chunk registrations) goes
@@ -124,7 +124,7 @@ void lx_xprt_try_complete(struct lx_xprt_rqst *rq)
 	 * request: it would fire on whoever gets the slot next.  Pairs with
 	 * the fence in lx_xprt_req_set_timer(): one of the two sees the other. */
 	atomic_thread_fence(memory_order_seq_cst);
-	if (atomic_load_explicit(&rq->heap_idx, memory_order_relaxed) >= 0)
+	if (atomic_load_explicit(&rq->deadline, memory_order_relaxed))
 		lx_xprt_timer_arm(x, rq, 0);
 	/* A wake is a system call: only when a waiter said it sleeps.
 	 * Async requests (nobody waits) and sync callers that receive
@@ -137,10 +137,19 @@ void lx_xprt_try_complete(struct lx_xprt_rqst *rq)
 
 /* ------------------------------------------------------------- slots */
 
+/*
+ * With keep_bufs a free slot keeps its two buffers: the next request in
+ * the slot finds them (handed over with the slot: the tag put releases,
+ * the get acquires), and a call costs no pool operation.
+ */
 static void rq_release_slot(struct lx_xprt_rqst *rq)
 {
 	struct xprt *x = rq->pub.xprt;
 
+	if (lx_xprt_likely(x->keep_bufs)) {
+		lx_xprt_tags_put(x->tags, rq->pub.slot);
+		return;
+	}
 	if (rq->pub.sbuf)
 		lx_xprt_pool_put(x->pool, rq->pub.sbuf);
 	if (rq->pub.rbuf)
@@ -167,12 +176,20 @@ int lx_xprt_req_alloc(struct xprt *x, unsigned int flags,
 	if (tag < 0)
 		return tag == -EAGAIN ? -EBUSY : tag;
 	rq = lx_xprt_slot(x, (unsigned int)tag);
-	err = lx_xprt_pool_get(x->pool, pflags, &rq->pub.sbuf);
-	if (err)
-		goto out_put_tag;
-	err = lx_xprt_pool_get(x->pool, pflags, &rq->pub.rbuf);
-	if (err)
-		goto out_put_sbuf;
+	if (lx_xprt_likely(rq->pub.sbuf && rq->pub.rbuf)) {
+		/* kept by the slot (keep_bufs): as the pool hands them out */
+		rq->pub.sbuf->len = 0;
+		rq->pub.sbuf->next = NULL;
+		rq->pub.rbuf->len = 0;
+		rq->pub.rbuf->next = NULL;
+	} else {
+		err = lx_xprt_pool_get(x->pool, pflags, &rq->pub.sbuf);
+		if (err)
+			goto out_put_tag;
+		err = lx_xprt_pool_get(x->pool, pflags, &rq->pub.rbuf);
+		if (err)
+			goto out_put_sbuf;
+	}
 
 	rq->pub.nr_tx_segs = 0;
 	rq->pub.rlen = 0;
@@ -402,14 +419,15 @@ int lx_xprt_req_done_wait(struct lx_xprt_req *req, int64_t timeout_ns)
 
 /* ------------------------------------------------------------ timers */
 
-/* See xprt_int.h; the heap is timer.c's. */
+/* See xprt_int.h; the deadlines are timer.c's. */
 uint64_t lx_xprt_timer_run(struct xprt *x)
 {
 	struct lx_xprt_rqst *rq;
-	uint64_t next;
+	uint64_t next, now = lx_xprt_now_ns();
+	bool fired;
 
-	while ((rq = lx_xprt_timer_expired(x, lx_xprt_now_ns(), &next))) {
-		if (rq_flags(atomic_load(&rq->st)) & RQ_SUBMITTED) {
+	while ((rq = lx_xprt_timer_expired(x, now, &next, &fired))) {
+		if (fired && (rq_flags(atomic_load(&rq->st)) & RQ_SUBMITTED)) {
 			if (rq->pub.ops && rq->pub.ops->timeout)
 				rq->pub.ops->timeout(&rq->pub);
 			else
@@ -609,6 +627,27 @@ void lx_xprt_fail_all(struct xprt *x, int status)
 	}
 }
 
+void lx_xprt__keep_bufs(struct xprt *x)
+{
+	x->keep_bufs = true;
+}
+
+void lx_xprt_drop_slot_bufs(struct xprt *x)
+{
+	unsigned int i;
+
+	for (i = 0; i < x->max_reqs; i++) {
+		struct lx_xprt_rqst *rq = lx_xprt_slot(x, i);
+
+		if (rq->pub.sbuf)
+			lx_xprt_pool_put(x->pool, rq->pub.sbuf);
+		if (rq->pub.rbuf)
+			lx_xprt_pool_put(x->pool, rq->pub.rbuf);
+		rq->pub.sbuf = NULL;
+		rq->pub.rbuf = NULL;
+	}
+}
+
 /* ----------------------------------------------------------- queries */
 
 int lx_xprt_set_pool(struct xprt *x, struct lx_xprt_pool *pool)
@@ -627,6 +666,7 @@ int lx_xprt_set_pool(struct xprt *x, struct lx_xprt_pool *pool)
 			return -EBUSY;
 		usleep(1000);
 	}
+	lx_xprt_drop_slot_bufs(x);
 	if (x->own_pool && x->pool != pool)
 		lx_xprt_pool_destroy(x->pool);
 	x->own_pool = false;
