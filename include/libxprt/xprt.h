@@ -475,6 +475,14 @@ enum lx_xprt_state lx_xprt_state(const struct xprt *x);
  */
 uint32_t lx_xprt_connect_cookie(const struct xprt *x);
 
+/**
+ * lx_xprt_req_sent() - the whole of @req has been written to a connection
+ * at least once (a message that must follow it on the wire, such as a 9P
+ * Tflush, may be sent now); false while it is queued, held back by a
+ * receive batch or half written
+ */
+bool lx_xprt_req_sent(const struct lx_xprt_req *req);
+
 /** lx_xprt_req_cookie() - the connect cookie @req was last sent under */
 uint32_t lx_xprt_req_cookie(const struct lx_xprt_req *req);
 
