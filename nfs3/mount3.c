@@ -179,7 +179,7 @@ static int mrun(struct lx_rpc_clnt *mc, struct lx_call *call,
 		*ctx = *in;
 	else
 		memset(ctx, 0, sizeof(*ctx));
-	return lx_nfs3_call_start(mc, call, r, ctx, res);
+	return lx_nfs3_call_start(mc, NULL, call, r, ctx, res);
 }
 
 static int path_ok(const char *path)

@@ -231,6 +231,10 @@ static int nfs3_connect(struct lx_nfs3_clnt **cp,
 		return -ENOMEM;
 	c->root = *root;
 	c->buf_size = opts->buf_size ? opts->buf_size : LX_NFS3_DEF_BUF_SIZE;
+	c->jukebox_delay_ms = opts->jukebox_delay_ms ? opts->jukebox_delay_ms :
+						       LX_NFS3_JUKEBOX_DELAY_MS;
+	c->jukebox_retries = opts->jukebox_retries ? opts->jukebox_retries :
+						     LX_NFS3_JUKEBOX_RETRIES;
 	lx_rpc_opts_from(&ro, opts, LX_NFS3_PROGRAM, opts->nfs_port);
 	/* rpcbind maps TCP ports: over RDMA the IANA port is the default */
 	if (!ro.port && opts->transport == LX_XPRT_TRANSPORT_RDMA)

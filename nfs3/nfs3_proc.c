@@ -131,9 +131,29 @@ static void lx_nfs3_rpc_done(struct lx_call *call, int status)
 	call->done(call, status, call->arg);
 }
 
-int lx_nfs3_call_start(struct lx_rpc_clnt *rpc, struct lx_call *call,
-		       const struct lx_nfs3_req *r, struct lx_nfs3_ctx *ctx,
-		       void *res)
+/*
+ * lx_rpc_again_fn: NFS3ERR_JUKEBOX is "busy, try later" (a file being
+ * recalled from tape, a server starting up): the Linux v3 client waits 5
+ * s (NFS_JUKEBOX_RETRY_TIME) and sends the call again, under a new XID;
+ * we do the same, opts.jukebox_retries times at most.
+ */
+static unsigned int lx_nfs3_jukebox(void *arg, const void *res,
+				    unsigned int tries)
+{
+	const struct lx_nfs3_clnt *c = arg;
+	const struct lx_nfs3_ctx *ctx = res;
+
+	if (!ctx->res || *(const uint32_t *)ctx->res != LX_NFS3ERR_JUKEBOX)
+		return 0;
+	if (c->jukebox_retries != LX_NFS3_JUKEBOX_FOREVER &&
+	    tries >= c->jukebox_retries)
+		return 0;
+	return c->jukebox_delay_ms;
+}
+
+int lx_nfs3_call_start(struct lx_rpc_clnt *rpc, const struct lx_nfs3_clnt *c,
+		       struct lx_call *call, const struct lx_nfs3_req *r,
+		       struct lx_nfs3_ctx *ctx, void *res)
 {
 	struct lx_rpc_call_args a = {0};
 	uint32_t st;
@@ -152,6 +172,10 @@ int lx_nfs3_call_start(struct lx_rpc_clnt *rpc, struct lx_call *call,
 	a.payload = r->payload;
 	a.npayload = r->npayload;
 	a.reply_hint = r->reply_hint;
+	if (c && res) {
+		a.again = lx_nfs3_jukebox;
+		a.again_arg = (void *)c;
+	}
 	if (r->read) {
 		if (!ctx->u.rd.iov) {
 			ctx->u.rd.iov = &ctx->u.rd.iov1;
@@ -187,7 +211,7 @@ int lx_nfs3_run(struct lx_nfs3_clnt *c, struct lx_call *call,
 	else
 		memset(ctx, 0, sizeof(*ctx));
 	ctx->ctr = &c->ctr;
-	return lx_nfs3_call_start(c->rpc, call, r, ctx, res);
+	return lx_nfs3_call_start(c->rpc, c, call, r, ctx, res);
 }
 
 int lx_nfs3_name_ok(const char *name)

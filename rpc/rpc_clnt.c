@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <time.h>
 
 #include <libxprt/rdma.h>
 
@@ -235,6 +236,35 @@ static int lx_rpc_decode_reply(struct lx_xprt_req *req, struct lx_rpc_task *t)
 	return status;
 }
 
+static uint32_t lx_rpc_xid(struct lx_rpc_clnt *cl, struct lx_rpc_task *t,
+			   unsigned int slot, unsigned int conn);
+
+/*
+ * The caller's again() hook asked to send the call again in @ms (see
+ * rpc_again.c).  Its next XID is decided now: the slot's use count is
+ * ours until the call completes.  Return true when it goes out again.
+ */
+static __attribute__((noinline)) bool lx_rpc_done_again(struct lx_xprt_req *req,
+							struct lx_rpc_task *t,
+							unsigned int ms)
+{
+	struct lx_rpc_clnt *cl = t->cl;
+	unsigned int conn = 0;
+
+	while (conn + 1 < cl->nconn && cl->x[conn] != req->xprt)
+		conn++;
+	t->again_tries++;
+	t->next_xid = lx_rpc_xid(cl, t, req->slot, conn);
+	if (t->sync) {
+		t->again_ms = ms; /* the waiter sleeps, then sends */
+		return true;
+	}
+	if (lx_rpc_again_queue(req, ms))
+		return false;
+	lx_xprt_req_park(req); /* lx_call_cancel() reaches us meanwhile */
+	return true;
+}
+
 /* Transport hook: the outcome, exactly once. */
 static void lx_rpc_done(struct lx_xprt_req *req, int status)
 {
@@ -245,6 +275,13 @@ static void lx_rpc_done(struct lx_xprt_req *req, int status)
 	else
 		t->info.reply_stat = -1;
 	t->status = status;
+	if (lx_xprt_unlikely(t->again != NULL) && !status) {
+		unsigned int ms =
+			t->again(t->again_arg, t->res, t->again_tries);
+
+		if (ms && lx_rpc_done_again(req, t, ms))
+			return; /* out again later: done() then */
+	}
 	if (t->sync)
 		return; /* the waiter reads the status and puts */
 	if (t->complete)
@@ -275,10 +312,24 @@ static void lx_rpc_timeout(struct lx_xprt_req *req)
 	lx_xprt_req_set_timer(req, t->timeo_ns);
 }
 
+/*
+ * Transport hook, lx_call_cancel(): a call in flight fails -ECANCELED; one
+ * parked between its JUKEBOX reply and going out again is ended by
+ * rpc_again.c.
+ */
+static int lx_rpc_cancel(struct lx_xprt_req *req)
+{
+	if (lx_rpc_again_cancel(req))
+		return 0;
+	/* in flight (again, maybe: resubmitted since it was parked) */
+	return lx_xprt_req_cancel(req);
+}
+
 static const struct lx_xprt_req_ops lx_rpc_req_ops = {
 	.done = lx_rpc_done,
 	.place = lx_rpc_place,
 	.timeout = lx_rpc_timeout,
+	.cancel = lx_rpc_cancel,
 };
 
 /* --------------------------------------------------------------- call */
@@ -386,9 +437,11 @@ static int lx_rpc_start(struct lx_rpc_clnt *cl,
 	if (err)
 		return err;
 	t = task_of(req);
-	/* everything but the slot's use count, which XIDs are made of */
+	/* everything but the slot's use count, which XIDs are made of, and
+	 * the retry list's fields, set when a call is sent again */
 	memset((char *)t + offsetof(struct lx_rpc_task, cl), 0,
-	       sizeof(*t) - offsetof(struct lx_rpc_task, cl));
+	       offsetof(struct lx_rpc_task, next_xid) -
+		       offsetof(struct lx_rpc_task, cl));
 	t->cl = cl;
 	t->dec = a->dec;
 	t->res = a->res;
@@ -398,6 +451,8 @@ static int lx_rpc_start(struct lx_rpc_clnt *cl,
 	t->place = a->place;
 	t->place_arg = a->place_arg;
 	t->reply_hint = a->reply_hint;
+	t->again = a->again;
+	t->again_arg = a->again_arg;
 	if (a->rx_iov && a->place) {
 		err = lx_xprt_iter_iovec(&t->rx_dst, a->rx_iov, a->rx_iovcnt,
 					 a->rx_len ? a->rx_len : SIZE_MAX);
@@ -461,6 +516,29 @@ int lx_rpc_call_async(struct lx_rpc_clnt *cl, struct lx_call *call,
 	return lx_rpc__call_async(cl, call, a, NULL);
 }
 
+/* A sync call sent again after a delay (lx_rpc_again_fn): we wait here. */
+static __attribute__((noinline)) void lx_rpc_sync_again(struct lx_xprt_req *req,
+							struct lx_rpc_task *t)
+{
+	struct timespec ts;
+	int err;
+
+	while (t->again_ms) {
+		ts.tv_sec = t->again_ms / 1000;
+		ts.tv_nsec = (long)(t->again_ms % 1000) * 1000000;
+		t->again_ms = 0;
+		while (nanosleep(&ts, &ts) && errno == EINTR)
+			;
+		err = lx_rpc_again_send(req);
+		if (err) {
+			t->status = err;
+			return;
+		}
+		lx_xprt_req_put(req); /* resubmit's extra reference */
+		lx_xprt_req_done_wait(req, -1);
+	}
+}
+
 int lx_rpc_call_sync(struct lx_rpc_clnt *cl, const struct lx_rpc_call_args *a,
 		     struct lx_rpc_reply_info *info)
 {
@@ -475,6 +553,8 @@ int lx_rpc_call_sync(struct lx_rpc_clnt *cl, const struct lx_rpc_call_args *a,
 		return err;
 	lx_xprt_req_done_wait(req, -1);
 	t = task_of(req);
+	if (lx_xprt_unlikely(t->again_ms))
+		lx_rpc_sync_again(req, t);
 	err = t->status;
 	if (info)
 		*info = t->info;
@@ -586,9 +666,12 @@ int lx_rpc__create(struct lx_rpc_clnt **clp, const struct lx_rpc_opts *opts,
 			       (cl->opts.max_reqs ? cl->opts.max_reqs : 64) *
 			       cl->opts.nconnect +
 		       1;
-	err = lx_xprt_pool_create(&cl->pool, &po);
+	err = lx_rpc_again_init(cl);
 	if (err)
 		goto out_free;
+	err = lx_xprt_pool_create(&cl->pool, &po);
+	if (err)
+		goto out_again;
 	xo.pool = cl->pool;
 	for (i = 0; i < cl->opts.nconnect; i++) {
 		err = lx_xprt_create(&cl->x[i], &xo);
@@ -608,6 +691,8 @@ out_xprts:
 	while (i--)
 		lx_xprt_destroy(cl->x[i]);
 	lx_xprt_pool_destroy(cl->pool);
+out_again:
+	lx_rpc_again_stop(cl);
 out_free:
 	free(cl);
 	return err;
@@ -619,6 +704,9 @@ void lx_rpc_destroy(struct lx_rpc_clnt *cl)
 
 	if (!cl)
 		return;
+	/* first: nothing waiting to go out again is resubmitted from now
+	 * on, and what waits ends -ESHUTDOWN */
+	lx_rpc_again_stop(cl);
 	for (i = 0; i < cl->nconn; i++)
 		lx_xprt_destroy(cl->x[i]);
 	lx_xprt_pool_destroy(cl->pool);

@@ -69,17 +69,11 @@ static void xmit_defer(struct xmit_defer *d, struct lx_xprt_rqst *rq)
  */
 static void xmit_kick_after(struct xprt *x, int r);
 
-/* Requests a receive batch holds back, at most (more are queued). */
-#define XMIT_PEND_MAX 64u
-
 struct xmit_later {
 	struct xprt *rx; /* the receive batch's transport, or NULL */
 	bool rx_queued;	 /* a callback queued a request on it */
-	unsigned int npend;
 	struct xprt *tx; /* the transmitter loop's transport, or NULL */
 	bool tx_queued;
-	/* what the batch's callbacks submitted on rx, not queued yet */
-	struct lx_xprt_rqst *pend[XMIT_PEND_MAX];
 };
 
 static _Thread_local struct xmit_later xmit_later;
@@ -91,21 +85,15 @@ void lx_xprt_rx_batch_begin(struct xprt *x)
 {
 	xmit_later.rx = x;
 	xmit_later.rx_queued = false;
-	xmit_later.npend = 0;
 }
 
 void lx_xprt_rx_batch_end(struct xprt *x)
 {
 	bool queued = xmit_later.rx_queued;
-	unsigned int npend = xmit_later.npend;
 
 	xmit_later.rx = NULL;
 	xmit_later.rx_queued = false;
-	xmit_later.npend = 0;
-	if (npend)
-		xmit_kick_after(
-			x, xmit_pre(x, ~0u, false, xmit_later.pend, npend));
-	else if (queued)
+	if (queued)
 		xmit_kick_after(x, lx_xprt_xmit(x, ~0u, true));
 }
 
@@ -176,6 +164,15 @@ static void xmit_requeue_tail(struct xprt *x, struct lx_xprt_rqst **batch,
 	}
 }
 
+/* Take @n, which xmit_next() peeked (@fifo: with peek_fifo), off the queue. */
+static void xmit_pop(struct xprt *x, struct lx_xprt_xmit_node *n, bool fifo)
+{
+	if (fifo)
+		lx_xprt_xmitq_pop_fifo(&x->xmitq, n);
+	else
+		lx_xprt_xmitq_pop(&x->xmitq);
+}
+
 /* xmit_next(): the deferral list is full, complete those first */
 #define XMIT_DEFER_FULL 2
 
@@ -186,14 +183,20 @@ static void xmit_requeue_tail(struct xprt *x, struct lx_xprt_rqst **batch,
  * credit and none is free.
  */
 static int xmit_next(struct xprt *x, struct lx_xprt_rqst **rqp,
-		     struct xmit_defer *d)
+		     struct xmit_defer *d, bool fifo)
 {
 	struct lx_xprt_xmit_node *n;
 	struct lx_xprt_rqst *rq;
 	uint64_t st;
 
 	while (d->n < LX_XPRT_XMIT_BATCH) {
-		n = lx_xprt_xmitq_peek(&x->xmitq);
+		n = fifo ? lx_xprt_xmitq_peek_fifo(&x->xmitq) : NULL;
+		if (n) {
+			/* taken as pushed: lx_xprt_xmitq_peek_fifo() */
+		} else {
+			fifo = false;
+			n = lx_xprt_xmitq_peek(&x->xmitq);
+		}
 		if (!n)
 			return 0;
 		rq = lx_xprt_container_of(n, struct lx_xprt_rqst, xnode);
@@ -201,7 +204,7 @@ static int xmit_next(struct xprt *x, struct lx_xprt_rqst **rqp,
 		st = atomic_load(&rq->st);
 		if (rq_flags(st) & RQ_OUTCOME) {
 			/* failed or answered while queued: never send */
-			lx_xprt_xmitq_pop(&x->xmitq);
+			xmit_pop(x, n, fifo);
 			xmit_defer(d, rq);
 			atomic_fetch_and(&rq->st, ~(uint64_t)RQ_QUEUED);
 			continue;
@@ -212,7 +215,7 @@ static int xmit_next(struct xprt *x, struct lx_xprt_rqst **rqp,
 			atomic_fetch_or(&rq->st, RQ_CREDIT);
 			rq->xnode.credited = true;
 		}
-		lx_xprt_xmitq_pop(&x->xmitq);
+		xmit_pop(x, n, fifo);
 		/* XMIT before clearing QUEUED: the request is never seen idle */
 		atomic_fetch_or(&rq->st, RQ_XMIT);
 		atomic_fetch_and(&rq->st, ~(uint64_t)RQ_QUEUED);
@@ -298,7 +301,8 @@ static int xmit_round(struct xprt *x, unsigned int *budget, bool direct,
 	struct lx_xprt_rqst *batch[LX_XPRT_XMIT_BATCH];
 	uint32_t cookie = atomic_load(&x->cookie);
 	unsigned int n = 0, nsent, i;
-	bool had_pre = p->n != 0;
+	bool had_pre = p->n != 0, fifo;
+	unsigned int queued;
 	int r, res = 1;
 
 	if (atomic_load(&x->state) != LX_XPRT_CONNECTED)
@@ -307,6 +311,11 @@ static int xmit_round(struct xprt *x, unsigned int *budget, bool direct,
 		batch[n++] = x->tx_partial;
 		x->tx_partial = NULL;
 	}
+	/* everything queued fits this one send: its order inside the send
+	 * changes nobody's turn, so take it as pushed (no sorting) */
+	queued = lx_xprt_xmitq_len(&x->xmitq);
+	fifo = queued + p->n + n <= LX_XPRT_XMIT_BATCH &&
+	       queued + p->n + n <= *budget;
 	while (n < LX_XPRT_XMIT_BATCH && n < *budget) {
 		if (p->n) {
 			r = xmit_next_pre(x, &batch[n], d, p);
@@ -315,7 +324,7 @@ static int xmit_round(struct xprt *x, unsigned int *budget, bool direct,
 		} else if (had_pre && !lx_xprt_xmitq_len(&x->xmitq)) {
 			r = 0; /* used up, and nothing queued */
 		} else {
-			r = xmit_next(x, &batch[n], d);
+			r = xmit_next(x, &batch[n], d, fifo);
 		}
 		if (r == XMIT_DEFER_FULL) {
 			if (!n)
@@ -454,12 +463,6 @@ static void xmit_kick_after(struct xprt *x, int r)
  * sends it later.  Anything left goes to the worker. */
 static void xmit_push(struct xprt *x, struct lx_xprt_rqst *rq)
 {
-	if (xmit_later.rx == x && xmit_later.npend < XMIT_PEND_MAX) {
-		/* a receive batch: sent with the others at its end,
-		 * unqueued if the queue is empty then */
-		xmit_later.pend[xmit_later.npend++] = rq;
-		return;
-	}
 	if (!xmit_later.tx && xmit_later.rx != x &&
 	    !lx_xprt_xmitq_len(&x->xmitq)) {
 		/* an idle connection: straight to the socket */
@@ -544,6 +547,51 @@ int lx_xprt_req_submit(struct lx_xprt_req *req, uint32_t key)
 		lx_xprt_req_put(req);
 	}
 	return 0;
+}
+
+/*
+ * Once done() has returned, try_complete() still clears SUBMITTED, looks
+ * at the timer and the waiter's futex, and drops the transport's
+ * reference: until that last put the slot is not the protocol's alone.
+ */
+int lx_xprt_req_resubmit(struct lx_xprt_req *req, uint32_t key)
+{
+	struct lx_xprt_rqst *rq;
+	uint32_t f;
+	int err;
+
+	if (!req)
+		return -EINVAL;
+	rq = rq_of(req);
+	f = rq_flags(atomic_load(&rq->st));
+	if (!(f & RQ_FINISHED))
+		return (f & RQ_SUBMITTED) ? -EBUSY : -EINVAL;
+	if ((f & RQ_SUBMITTED) || atomic_load(&rq->refs) != 1)
+		return -EBUSY;
+	req->rlen = 0;
+	req->rx_data_off = 0;
+	req->rx_data_len = 0;
+	req->rx_data_pad = 0;
+	req->rx_msg_len = 0;
+	/* the caller's extra reference: it may look at the request (cancel
+	 * it) after the submit, when done() may already have run.  A cancel
+	 * that pinned the request meanwhile (it was parked) leaves RQ_CANCEL
+	 * on the zeroed state, which the submit honours. */
+	atomic_fetch_add(&rq->refs, 1);
+	atomic_fetch_and(&rq->st, (uint64_t)RQ_CANCEL);
+	err = lx_xprt_req_submit(req, key);
+	if (err) {
+		lx_xprt_req_put(req);
+		return err;
+	}
+	atomic_fetch_add_explicit(&req->xprt->stats.resubmits, 1,
+				  memory_order_relaxed);
+	return 0;
+}
+
+void lx_xprt_req_park(struct lx_xprt_req *req)
+{
+	atomic_fetch_or(&rq_of(req)->st, RQ_PARKED);
 }
 
 int lx_xprt_req_retransmit(struct lx_xprt_req *req)

@@ -300,6 +300,30 @@ struct lx_xprt_xmit_node *lx_xprt_xmitq_pop(struct lx_xprt_xmitq *q)
 	return n;
 }
 
+struct lx_xprt_xmit_node *lx_xprt_xmitq_peek_fifo(struct lx_xprt_xmitq *q)
+{
+	struct cds_wfcq_node *qn;
+
+	if (!cds_list_empty(&q->credited) || !cds_list_empty(&q->ring))
+		return NULL;
+	qn = __cds_wfcq_first_nonblocking(&q->in_head, &q->in_tail);
+	if (!qn || qn == CDS_WFCQ_WOULDBLOCK)
+		return NULL;
+	lx_xprt_tsan_acquire(xmitq_node_of_inq(qn));
+	return xmitq_node_of_inq(qn);
+}
+
+void lx_xprt_xmitq_pop_fifo(struct lx_xprt_xmitq *q,
+			    struct lx_xprt_xmit_node *n)
+{
+	/* the first node: its successor's push may still be linking it,
+	 * which the blocking dequeue waits out (a few instructions) */
+	__cds_wfcq_dequeue_blocking(&q->in_head, &q->in_tail);
+	n->state = LX_XPRT_XMIT_IDLE;
+	atomic_store_explicit(&n->queued, false, memory_order_release);
+	xmitq_count_popped(q);
+}
+
 int lx_xprt_xmitq_requeue(struct lx_xprt_xmitq *q, struct lx_xprt_xmit_node *n)
 {
 	if (!q || !n)

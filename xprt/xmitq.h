@@ -203,6 +203,30 @@ struct lx_xprt_xmit_node *lx_xprt_xmitq_peek(struct lx_xprt_xmitq *q);
 struct lx_xprt_xmit_node *lx_xprt_xmitq_pop(struct lx_xprt_xmitq *q);
 
 /**
+ * lx_xprt_xmitq_peek_fifo() - the oldest node pushed, when nothing has
+ * been sorted yet
+ * @q: the queue
+ *
+ * For a consumer about to send everything queued in one go: then the
+ * order inside the batch changes nobody's turn, and the incoming nodes
+ * can be taken as they came (per owner FIFO, as always) without sorting
+ * them into the ring first.  Only while the credited list and the ring
+ * are empty: a sorted node is older than every incoming one.
+ * Context: consumer only.
+ * Return: the node, still queued; NULL when something is sorted, nothing
+ * is pushed, or the first push is still in progress (use peek/pop).
+ */
+struct lx_xprt_xmit_node *lx_xprt_xmitq_peek_fifo(struct lx_xprt_xmitq *q);
+
+/**
+ * lx_xprt_xmitq_pop_fifo() - remove the node lx_xprt_xmitq_peek_fifo() just
+ * returned (no other call on @q in between)
+ * Context: consumer only.
+ */
+void lx_xprt_xmitq_pop_fifo(struct lx_xprt_xmitq *q,
+			    struct lx_xprt_xmit_node *n);
+
+/**
  * lx_xprt_xmitq_requeue() - put back a popped node that could not be sent
  * @q: the queue
  * @n: a node popped from @q and not queued since

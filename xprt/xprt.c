@@ -368,7 +368,11 @@ int lx_xprt_req_cancel_gen(struct lx_xprt_req *req, uint32_t gen)
 		/* not submitted yet (the start is under way on another
 		 * thread): the submit cancels it as soon as it is */
 	} while (!atomic_compare_exchange_weak(&rq->st, &st, st | RQ_CANCEL));
-	if (rq_flags(st) & RQ_FINISHED)
+	if ((rq_flags(st) & (RQ_FINISHED | RQ_PARKED)) ==
+		    (RQ_FINISHED | RQ_PARKED) &&
+	    req->ops && req->ops->cancel)
+		err = req->ops->cancel(req); /* waiting to be resubmitted */
+	else if (rq_flags(st) & RQ_FINISHED)
 		err = -EALREADY;
 	else if (rq_flags(st) & RQ_SUBMITTED)
 		err = req->ops && req->ops->cancel ? req->ops->cancel(req) :
@@ -737,4 +741,5 @@ void lx_xprt_stats(const struct xprt *cx, struct lx_xprt_stats *st)
 	st->early_disconnects = atomic_load(&x->stats.early_disconnects);
 	st->not_responding = atomic_load(&x->stats.not_responding);
 	st->garbage = atomic_load(&x->stats.garbage);
+	st->resubmits = atomic_load(&x->stats.resubmits);
 }

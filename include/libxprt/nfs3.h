@@ -65,9 +65,12 @@
  *   LX_NFS3ERR_TOOSMALL    10005  -ERANGE    (READDIR count too small)
  *   LX_NFS3ERR_SERVERFAULT 10006  -EREMOTEIO
  *   LX_NFS3ERR_BADTYPE     10007  -EPROTOTYPE (object type not supported)
- *   LX_NFS3ERR_JUKEBOX     10008  -EAGAIN    (try again later; only ever a
- *                                          completion status or the return
- *                                          of a sync call)
+ *   LX_NFS3ERR_JUKEBOX     10008  -EAGAIN    (busy, try again later: the
+ *                                          client already retried it
+ *                                          opts.jukebox_retries times,
+ *                                          jukebox_delay_ms apart; only
+ *                                          ever a completion status or
+ *                                          the return of a sync call)
  *   anything else              -EREMOTEIO
  * MOUNT's mountstat3 values are a subset (LX_MNT3ERR_NOENT 2 -> -ENOENT,
  * LX_MNT3ERR_ACCES 13 -> -EACCES, LX_MNT3ERR_NOTSUPP 10004 -> -ENOTSUP, ...).
@@ -459,6 +462,8 @@ struct lx_nfs3_mnt_list {
 
 struct lx_nfs3_clnt;
 
+#define LX_NFS3_JUKEBOX_FOREVER (~0u)
+
 /**
  * struct lx_nfs3_opts - how to reach the server
  * @host: server name or address (required)
@@ -486,6 +491,13 @@ struct lx_nfs3_clnt;
  * @rsize, @wsize: cap on the server's rtmax/wtmax (0 = take the server's)
  * @errmsg, @errmsg_len: optional; on failure a one-line explanation is
  *	written there ("export /x does not exist on host:port", ...)
+ * @jukebox_delay_ms: a call answered NFS3ERR_JUKEBOX goes out again,
+ *	under a new XID, this long after (default 5000, the Linux v3
+ *	client's fixed delay); sync and async calls alike, the async ones
+ *	without their callback in between
+ * @jukebox_retries: at most this many times per call, then it completes
+ *	with -EAGAIN and nfs_status JUKEBOX (default 6: half a minute;
+ *	%LX_NFS3_JUKEBOX_FOREVER: as Linux, until the server relents)
  * @log, @log_arg: where the client's messages go ("server HOST:PORT not
  *	responding, still trying", "server HOST:PORT OK"), for MOUNT and NFS
  *	connections alike; see lx_xprt_log_fn.  NULL: dropped.
@@ -508,6 +520,8 @@ struct lx_nfs3_opts {
 	uint32_t rsize, wsize;
 	char *errmsg;
 	size_t errmsg_len;
+	unsigned int jukebox_delay_ms;
+	unsigned int jukebox_retries;
 	lx_xprt_log_fn log;
 	void *log_arg;
 };

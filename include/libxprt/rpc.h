@@ -136,8 +136,10 @@ struct lx_rpc_opts {
  * @reject_stat: for MSG_DENIED (0 RPC_MISMATCH, 1 AUTH_ERROR)
  * @auth_stat: for AUTH_ERROR
  * @low, @high: the supported range for PROG_MISMATCH and RPC_MISMATCH
- * @xid: the call's XID
- * @retransmits: how many times the call was sent again
+ * @xid: the call's XID (the last one, after @again)
+ * @retransmits: how many times the call was sent again (its last XID)
+ * @again: how many times it went out again under a new XID because its
+ *	again() hook asked (NFS3ERR_JUKEBOX)
  */
 struct lx_rpc_reply_info {
 	int reply_stat;
@@ -147,6 +149,7 @@ struct lx_rpc_reply_info {
 	uint32_t low, high;
 	uint32_t xid;
 	unsigned int retransmits;
+	unsigned int again;
 };
 
 /**
@@ -163,6 +166,26 @@ struct lx_rpc_reply_info {
  */
 typedef int (*lx_rpc_body_place_fn)(void *arg, const uint8_t *body, size_t have,
 				    size_t *data_off, size_t *data_len);
+
+/**
+ * lx_rpc_again_fn - send a call again after this reply?  (NFS3ERR_JUKEBOX)
+ * @arg: lx_rpc_call_args.again_arg
+ * @res: lx_rpc_call_args.res, the reply's results just decoded into it
+ * @tries: how many times the call already went out again this way
+ *
+ * Runs on a receive thread after a successful decode; must not block.
+ * Return: 0 to complete the call with this reply; otherwise a delay in
+ * milliseconds, after which the call goes out again under a NEW XID (the
+ * old one would get the server's cached answer back from its duplicate
+ * request cache) with a fresh timeout.  Meanwhile the call stays in
+ * flight: an async call's done() is not called (lx_call_cancel() ends the
+ * wait at once; the client's retry thread sends it when due), a sync
+ * caller keeps waiting; the next reply is decoded into @res again.
+ * Counted in the transport's stats.resubmits and in
+ * lx_rpc_reply_info.again.
+ */
+typedef unsigned int (*lx_rpc_again_fn)(void *arg, const void *res,
+					unsigned int tries);
 
 /**
  * struct lx_rpc_call_args - one call
@@ -188,6 +211,7 @@ typedef int (*lx_rpc_body_place_fn)(void *arg, const uint8_t *body, size_t have,
  *	given a Reply chunk (the receive buffer, so at most buf_size).
  *	0 = small.  Ignored over TCP.
  * @timeo_ms: overrides the client's timeo for this call (0 = default)
+ * @again, @again_arg: optional; see lx_rpc_again_fn
  *
  * Fairness owner and the non-blocking flag are the call object's
  * (struct lx_call.owner, .flags) for asynchronous calls; synchronous ones
@@ -208,6 +232,8 @@ struct lx_rpc_call_args {
 	size_t rx_len;
 	size_t reply_hint;
 	unsigned int timeo_ms;
+	lx_rpc_again_fn again;
+	void *again_arg;
 };
 
 /**

@@ -123,6 +123,8 @@ enum lx_xprt_state {
  *	connection attempt as a failed connect does (see lx_xprt_opts)
  * @not_responding: episodes of "server HOST:PORT not responding" (each
  *	ends with "server HOST:PORT OK" at the next reply)
+ * @resubmits: requests sent again under a new key after their outcome
+ *	(lx_xprt_req_resubmit(): NFS3ERR_JUKEBOX retries)
  * @garbage: connections dropped because the server sent what cannot be
  *	a reply: a message shorter than its key (RPC: XID and message type),
  *	one that is not a reply (framing check), a fragment chain past
@@ -133,7 +135,7 @@ struct lx_xprt_stats {
 	uint64_t sends, send_calls, direct_sends, worker_sends;
 	uint64_t retransmits, timeouts, cancels, connects, disconnects;
 	uint64_t bytes_sent, bytes_received, direct_rx_bytes;
-	uint64_t early_disconnects, not_responding, garbage;
+	uint64_t early_disconnects, not_responding, garbage, resubmits;
 };
 
 /* Fragments one record may have (RFC 5531 sets no limit; servers send one,
@@ -393,6 +395,32 @@ int lx_xprt_req_add_seg(struct lx_xprt_req *req, const void *base, size_t len);
  * message must be answered to return its credit).
  */
 int lx_xprt_req_submit(struct lx_xprt_req *req, uint32_t key);
+
+/**
+ * lx_xprt_req_resubmit() - submit a request again, under a new key, after
+ * its done() has returned (NFS3ERR_JUKEBOX: the same call, a new XID)
+ * @req: a request whose done() has returned and that only the protocol
+ *	holds (its reference from alloc)
+ * @key: the key the new reply will carry
+ *
+ * The message in sbuf and tx_segs goes out again as it is (the protocol
+ * patches it first: the new XID); ops, owner, will_wait and timeout_ns are
+ * kept, the reply fields are reset.  Counted in stats.resubmits.
+ * Return: as lx_xprt_req_submit(), done() running once more on %0, and
+ * the caller then holds one more reference, to put once it no longer
+ * looks at the request; %-EBUSY when someone else still holds it (done()
+ * is returning on another thread, a cancel is looking: try again in a
+ * moment).
+ */
+int lx_xprt_req_resubmit(struct lx_xprt_req *req, uint32_t key);
+
+/**
+ * lx_xprt_req_park() - from done(): this request will be resubmitted
+ * rather than put, and lx_call_cancel() of its call reaches ops->cancel
+ * until then (the protocol ends the wait: done() of its own with
+ * -ECANCELED, then the put).  lx_xprt_req_resubmit() clears it.
+ */
+void lx_xprt_req_park(struct lx_xprt_req *req);
 
 /**
  * lx_xprt_req_set_timer() - arm (or re-arm) the timer of a request the

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -364,6 +365,174 @@ static void test_async_resubmit_from_callback(void **state)
 	lx_nfs3_destroy(ch.c);
 }
 
+/* ------------------------------------------------------------ JUKEBOX */
+
+static void set_jukebox(unsigned int n)
+{
+	pthread_mutex_lock(&S->lock);
+	S->jukebox = n;
+	S->nxids = 0;
+	pthread_mutex_unlock(&S->lock);
+}
+
+/* a client retrying JUKEBOX every 100 ms, at most 3 times */
+static struct lx_nfs3_clnt *mk_jukebox(void)
+{
+	struct lx_nfs3_opts o;
+	struct lx_nfs3_clnt *c = NULL;
+	char msg[256];
+
+	opts_init(&o, msg, sizeof(msg));
+	o.jukebox_delay_ms = 100;
+	o.jukebox_retries = 3;
+	assert_int_equal(lx_nfs3_create(&c, &o), 0);
+	return c;
+}
+
+/* the NFS calls the server saw all had different XIDs */
+static void assert_new_xids(unsigned int n)
+{
+	unsigned int i, j;
+
+	pthread_mutex_lock(&S->lock);
+	assert_int_equal(S->nxids, n);
+	for (i = 0; i < S->nxids; i++)
+		for (j = 0; j < i; j++)
+			assert_true(S->xids[i] != S->xids[j]);
+	pthread_mutex_unlock(&S->lock);
+}
+
+static uint64_t resubmits(struct lx_nfs3_clnt *c)
+{
+	struct lx_xprt_stats st;
+
+	lx_xprt_stats(lx_rpc_xprt(lx_nfs3_rpc(c), 0), &st);
+	return st.resubmits;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void test_jukebox_sync_retried_under_new_xids(void **state)
+{
+	struct lx_nfs3_clnt *c = mk_jukebox();
+	struct lx_nfs3_fh fh = file_fh();
+	struct lx_nfs3_getattr_res res;
+	double t0;
+
+	(void)state;
+	set_jukebox(2);
+	t0 = now_s();
+	assert_int_equal(lx_nfs3_getattr(c, &fh, &res), 0);
+	assert_true(now_s() - t0 >= 0.2); /* two delays of 100 ms */
+	assert_new_xids(3);
+	assert_int_equal(resubmits(c), 2);
+	/* always JUKEBOX: the budget (3 retries, 4 calls), then -EAGAIN,
+	 * with the status, and a message that says what happened */
+	set_jukebox(~0u);
+	assert_int_equal(lx_nfs3_getattr(c, &fh, &res), -EAGAIN);
+	assert_int_equal(res.status, LX_NFS3ERR_JUKEBOX);
+	assert_new_xids(4);
+	assert_int_equal(resubmits(c), 5);
+	assert_non_null(strstr(lx_strerror(-EAGAIN), "JUKEBOX"));
+	/* FSINFO at mount goes through the same path */
+	lx_nfs3_destroy(c);
+	set_jukebox(1);
+	c = mk_jukebox();
+	assert_new_xids(1 + 1); /* the FSINFO twice */
+	lx_nfs3_destroy(c);
+}
+
+struct jb {
+	atomic_int done, status, calls;
+};
+
+static void jb_cb(struct lx_call *call, int status, void *arg)
+{
+	struct jb *j = arg;
+
+	(void)call;
+	atomic_store(&j->status, status);
+	atomic_fetch_add(&j->calls, 1);
+	atomic_store(&j->done, 1);
+}
+
+static void jb_wait(struct jb *j)
+{
+	int i;
+
+	for (i = 0; i < 3000 && !atomic_load(&j->done); i++)
+		usleep(1000);
+	assert_int_equal(atomic_load(&j->done), 1);
+	usleep(20000); /* and never twice */
+	assert_int_equal(atomic_load(&j->calls), 1);
+}
+
+static void test_jukebox_async_retried_without_callback(void **state)
+{
+	struct lx_nfs3_clnt *c = mk_jukebox();
+	struct lx_nfs3_fh fh = file_fh();
+	static struct lx_nfs3_getattr_res res;
+	static struct lx_nfs3_read_res rres;
+	static struct lx_call call;
+	static char buf[4096];
+	struct jb j = {0};
+
+	(void)state;
+	/* twice JUKEBOX, then the attributes: one callback, status 0 */
+	set_jukebox(2);
+	memset(&call, 0, sizeof(call));
+	call.done = jb_cb;
+	call.arg = &j;
+	assert_int_equal(lx_nfs3_getattr_async(c, &call, &fh, &res), 0);
+	jb_wait(&j);
+	assert_int_equal(atomic_load(&j.status), 0);
+	assert_new_xids(3);
+	/* a READ, the data placed by the third reply */
+	{
+		static char data[100];
+		struct lx_nfs3_write_res wres;
+		struct iovec iov = {data, sizeof(data)};
+
+		memset(data, 0x5c, sizeof(data));
+		assert_int_equal(lx_nfs3_write(c, &fh, 0, &iov, 1,
+					       LX_NFS3_FILE_SYNC, &wres),
+				 0);
+	}
+	memset(&j, 0, sizeof(j));
+	memset(buf, 0, sizeof(buf));
+	set_jukebox(2);
+	assert_int_equal(
+		lx_nfs3_read_buf_async(c, &call, &fh, 0, 100, buf, &rres), 0);
+	jb_wait(&j);
+	assert_int_equal(atomic_load(&j.status), 0);
+	assert_int_equal(rres.count, 100);
+	assert_int_equal(buf[0], 0x5c);
+	assert_int_equal(buf[99], 0x5c);
+	assert_new_xids(3);
+	/* always: the budget, then -EAGAIN and the status */
+	memset(&j, 0, sizeof(j));
+	set_jukebox(~0u);
+	assert_int_equal(lx_nfs3_getattr_async(c, &call, &fh, &res), 0);
+	jb_wait(&j);
+	assert_int_equal(atomic_load(&j.status), -EAGAIN);
+	assert_int_equal(call.proto_status, LX_NFS3ERR_JUKEBOX);
+	assert_new_xids(4);
+	/* waiting to go out again when the client goes: -ESHUTDOWN, once */
+	memset(&j, 0, sizeof(j));
+	assert_int_equal(lx_nfs3_getattr_async(c, &call, &fh, &res), 0);
+	usleep(50000);
+	lx_nfs3_destroy(c);
+	assert_int_equal(atomic_load(&j.done), 1);
+	assert_int_equal(atomic_load(&j.status), -ESHUTDOWN);
+	assert_int_equal(atomic_load(&j.calls), 1);
+}
+
 static void never(struct lx_call *call, int status, void *arg)
 {
 	(void)call;
@@ -460,6 +629,8 @@ int main(void)
 		T(test_readdir_cookie_loop_and_no_progress),
 		T(test_readdir_absurd_counts),
 		T(test_async_resubmit_from_callback),
+		T(test_jukebox_sync_retried_under_new_xids),
+		T(test_jukebox_async_retried_without_callback),
 		T(test_argument_validation),
 	};
 

@@ -473,6 +473,64 @@ static void test_async_nconnect(void **state)
 	free(c);
 }
 
+/* the again() hook: every reply asks for another go, 200 ms later */
+static unsigned int again_always(void *arg, const void *res, unsigned int n)
+{
+	(void)res;
+	(void)n;
+	atomic_fetch_add((atomic_uint *)arg, 1);
+	return 200;
+}
+
+struct one {
+	atomic_int status, calls;
+};
+
+static void one_done(struct lx_call *call, int status, void *arg)
+{
+	struct one *o = arg;
+
+	(void)call;
+	atomic_store(&o->status, status);
+	atomic_fetch_add(&o->calls, 1);
+}
+
+/* A call waiting to go out again is cancelled at once, its callback run
+ * once with -ECANCELED; and destroying the client ends one -ESHUTDOWN. */
+static void test_again_cancel_and_destroy(void **state)
+{
+	struct lx_rpc_clnt *cl = mk_clnt(1, 0);
+	struct lx_rpc_call_args a = {.proc = 0};
+	static struct lx_call call;
+	atomic_uint asked = 0;
+	struct one o = {0};
+	int i;
+
+	(void)state;
+	a.again = again_always;
+	a.again_arg = &asked;
+	call = (struct lx_call){.done = one_done, .arg = &o};
+	assert_int_equal(lx_rpc_call_async(cl, &call, &a), 0);
+	for (i = 0; i < 1000 && atomic_load(&asked) < 2; i++)
+		usleep(1000);
+	assert_int_equal(atomic_load(&asked), 2); /* sent again once */
+	usleep(50000);				  /* waiting for its next go */
+	assert_int_equal(lx_call_cancel(&call), 0);
+	assert_int_equal(atomic_load(&o.calls), 1);
+	assert_int_equal(atomic_load(&o.status), -ECANCELED);
+	usleep(300000);
+	assert_int_equal(atomic_load(&o.calls), 1);
+	assert_int_equal(atomic_load(&asked), 2);
+
+	memset(&o, 0, sizeof(o));
+	call = (struct lx_call){.done = one_done, .arg = &o};
+	assert_int_equal(lx_rpc_call_async(cl, &call, &a), 0);
+	usleep(50000);
+	lx_rpc_destroy(cl);
+	assert_int_equal(atomic_load(&o.calls), 1);
+	assert_int_equal(atomic_load(&o.status), -ESHUTDOWN);
+}
+
 static void test_cancel_async(void **state)
 {
 	struct lx_rpc_clnt *cl = mk_clnt(1, 0);
@@ -537,6 +595,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_async_nconnect, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_again_cancel_and_destroy,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cancel_async, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_create_validation, setup,
