@@ -5,7 +5,7 @@
  * procedures (nothing allocated: DUMP and EXPORT lists go into the
  * caller's entry array and string buffer).
  *
- * MOUNT runs on an RPC client of its own: lx_nfs3_mount() creates one for
+ * MOUNT runs on an RPC client of its own: lx_nfs3_create() creates one for
  * the MNT call and closes it again, since ganesha (like most servers)
  * needs nothing more from MOUNT once the root handle is known.
  */

@@ -39,9 +39,11 @@
  * a reply that fails to decode.  Lives in the layer's words of struct
  * lx_call (async) or on the caller's stack (sync).
  * @proc: the procedure (an async completion reports READ/WRITE counts)
+ * @ctr: the client's counters (NULL for MOUNT)
  */
 struct lx_nfs3_ctx {
 	void *res;
+	struct lx_nfs3_ctr *ctr;
 	int err;
 	uint32_t proc;
 	union {
@@ -65,12 +67,20 @@ struct lx_nfs3_ctx {
 _Static_assert(sizeof(struct lx_nfs3_ctx) <= LX_CALL_LAYER_BYTES,
 	       "lx_call's private words too few for struct lx_nfs3_ctx");
 
+/* Counters of a client that the RPC layer does not keep (error paths
+ * and fsync only: nothing on the way of a call that succeeds). */
+struct lx_nfs3_ctr {
+	atomic_ullong nfs_errors, jukebox;
+	atomic_ullong commits, verf_changes, resent_bytes;
+};
+
 struct lx_nfs3_clnt {
 	struct lx_rpc_clnt *rpc;
 	struct lx_nfs3_fh root;
 	struct lx_nfs3_fsinfo_res fsinfo;
 	uint32_t rsize, wsize, dirsize;
 	size_t buf_size;
+	struct lx_nfs3_ctr ctr;
 	unsigned int jukebox_delay_ms, jukebox_retries;
 	unsigned int deadline_ms; /* of every call now (set-up: FSINFO) */
 };

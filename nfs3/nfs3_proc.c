@@ -40,7 +40,7 @@ static const struct {
 	uint32_t stat;
 	int err;
 	const char *name;
-} lx_nfs3_stats[] = {
+} lx_nfs3_stat_tab[] = {
 	{LX_NFS3_OK, 0, "LX_NFS3_OK"},
 	{LX_NFS3ERR_PERM, -EPERM, "LX_NFS3ERR_PERM"},
 	{LX_NFS3ERR_NOENT, -ENOENT, "LX_NFS3ERR_NOENT"},
@@ -76,9 +76,9 @@ int lx_nfs3_stat_errno(uint32_t status)
 {
 	size_t i;
 
-	for (i = 0; i < LX_XPRT_ARRAY_SIZE(lx_nfs3_stats); i++)
-		if (lx_nfs3_stats[i].stat == status)
-			return lx_nfs3_stats[i].err;
+	for (i = 0; i < LX_XPRT_ARRAY_SIZE(lx_nfs3_stat_tab); i++)
+		if (lx_nfs3_stat_tab[i].stat == status)
+			return lx_nfs3_stat_tab[i].err;
 	return -EREMOTEIO;
 }
 
@@ -86,9 +86,9 @@ const char *lx_nfs3_stat_name(uint32_t status)
 {
 	size_t i;
 
-	for (i = 0; i < LX_XPRT_ARRAY_SIZE(lx_nfs3_stats); i++)
-		if (lx_nfs3_stats[i].stat == status)
-			return lx_nfs3_stats[i].name;
+	for (i = 0; i < LX_XPRT_ARRAY_SIZE(lx_nfs3_stat_tab); i++)
+		if (lx_nfs3_stat_tab[i].stat == status)
+			return lx_nfs3_stat_tab[i].name;
 	return "NFS3ERR_unknown";
 }
 
@@ -104,6 +104,15 @@ static int finish(int err, struct lx_nfs3_ctx *ctx, void *res,
 	if (!res)
 		return 0;
 	*nfs_status = *(uint32_t *)res;
+	if (lx_xprt_likely(!*nfs_status))
+		return 0;
+	if (ctx->ctr) {
+		atomic_fetch_add_explicit(&ctx->ctr->nfs_errors, 1,
+					  memory_order_relaxed);
+		if (*nfs_status == LX_NFS3ERR_JUKEBOX)
+			atomic_fetch_add_explicit(&ctx->ctr->jukebox, 1,
+						  memory_order_relaxed);
+	}
 	return lx_nfs3_stat_errno(*nfs_status);
 }
 
@@ -203,6 +212,7 @@ int lx_nfs3_run(struct lx_nfs3_clnt *c, struct lx_call *call,
 		*ctx = *in;
 	else
 		memset(ctx, 0, sizeof(*ctx));
+	ctx->ctr = &c->ctr;
 	return lx_nfs3_call_start(c->rpc, c, call, r, ctx, res);
 }
 

@@ -59,7 +59,7 @@
  * @killed: the connection was dropped for @broken
  * @fl_stuck: Tflushes past their deadline still waiting for an Rflush
  *	(each holds two slots)
- * @closing: lx_p9_close() runs
+ * @closing: lx_p9_destroy() runs
  */
 struct lx_p9_clnt {
 	struct lx_p9_opts opts;

@@ -608,7 +608,7 @@ const struct lx_rpc_reply_info *lx_rpc_call_info(const struct lx_call *call)
 
 /* ------------------------------------------------------------- client */
 
-static void lx_rpc_apply_defaults(struct lx_rpc_clnt_opts *o)
+static void lx_rpc_apply_defaults(struct lx_rpc_opts *o)
 {
 	if (!o->nconnect)
 		o->nconnect = 1;
@@ -625,8 +625,7 @@ static void lx_rpc_apply_defaults(struct lx_rpc_clnt_opts *o)
 }
 
 /* See rpc_int.h. */
-int lx_rpc__create(struct lx_rpc_clnt **clp,
-		   const struct lx_rpc_clnt_opts *opts,
+int lx_rpc__create(struct lx_rpc_clnt **clp, const struct lx_rpc_opts *opts,
 		   const struct lx_xprt_rdma_ulp *ulp)
 {
 	struct lx_xprt_pool_opts po = {0};
@@ -719,7 +718,7 @@ out_free:
 	return err;
 }
 
-void lx_rpc_clnt_destroy(struct lx_rpc_clnt *cl)
+void lx_rpc_destroy(struct lx_rpc_clnt *cl)
 {
 	unsigned int i;
 
@@ -734,48 +733,30 @@ void lx_rpc_clnt_destroy(struct lx_rpc_clnt *cl)
 	free(cl);
 }
 
-struct xprt *lx_rpc_clnt_xprt(const struct lx_rpc_clnt *cl, unsigned int i)
+struct xprt *lx_rpc_xprt(const struct lx_rpc_clnt *cl, unsigned int i)
 {
 	return i < cl->nconn ? cl->x[i] : NULL;
 }
 
-unsigned int lx_rpc_clnt_nconnect(const struct lx_rpc_clnt *cl)
+unsigned int lx_rpc_nconnect(const struct lx_rpc_clnt *cl)
 {
 	return cl->nconn;
 }
 
-const char *lx_rpc_strerror(int err)
+void lx_rpc_stats(const struct lx_rpc_clnt *cl, struct lx_rpc_stats *st)
 {
-	switch (err) {
-	case 0:
-		return "success";
-	case -EPFNOSUPPORT:
-		return "program unavailable (PROG_UNAVAIL)";
-	case -EPROTONOSUPPORT:
-		return "program version mismatch (PROG_MISMATCH)";
-	case -EOPNOTSUPP:
-		return "procedure unavailable (PROC_UNAVAIL)";
-	case -EINVAL:
-		return "server could not decode arguments (GARBAGE_ARGS), or bad arguments";
-	case -EREMOTEIO:
-		return "server system error (SYSTEM_ERR)";
-	case -EPROTO:
-		return "RPC version mismatch (RPC_MISMATCH)";
-	case -EACCES:
-		return "authentication error (AUTH_ERROR)";
-	case -EBADMSG:
-		return "malformed reply";
-	case -EMSGSIZE:
-		return "reply too large for the call's buffers";
-	case -ETIMEDOUT:
-		return "timed out (major timeout)";
-	case -ECANCELED:
-		return "cancelled";
-	case -ENOTCONN:
-		return "not connected (gave up reconnecting)";
-	case -ESHUTDOWN:
-		return "client shut down";
-	default:
-		return strerror(err < 0 ? -err : err);
+	struct lx_xprt_stats one;
+	uint64_t *sum = (uint64_t *)&st->xprt;
+	const uint64_t *add = (const uint64_t *)&one;
+	unsigned int i, k;
+
+	_Static_assert(sizeof(struct lx_xprt_stats) % sizeof(uint64_t) == 0,
+		       "struct lx_xprt_stats is all uint64_t counters");
+	memset(st, 0, sizeof(*st));
+	st->nconnect = cl->nconn;
+	for (i = 0; i < cl->nconn; i++) {
+		lx_xprt_stats(cl->x[i], &one);
+		for (k = 0; k < sizeof(one) / sizeof(uint64_t); k++)
+			sum[k] += add[k];
 	}
 }

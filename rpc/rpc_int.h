@@ -52,7 +52,7 @@ struct lx_rpc_later {
  * @hdr_len: its length
  */
 struct lx_rpc_clnt {
-	struct lx_rpc_clnt_opts opts;
+	struct lx_rpc_opts opts;
 	struct xprt *x[LX_RPC_MAX_CONN];
 	unsigned int nconn;
 	struct lx_xprt_pool *pool;
@@ -132,16 +132,15 @@ struct lx_xprt_rdma_ulp;
 extern const struct lx_xprt_rdma_ulp lx_rpc_rdma_ulp;
 
 /**
- * lx_rpc__create() - lx_rpc_clnt_create() on a known port
+ * lx_rpc__create() - lx_rpc_create() on a known port
  * @ulp: the RPC-over-RDMA binding for an RDMA transport (NULL over TCP)
  *
  * rpc_create.c adds the rpcbind lookup on top (through rpc_rpcb.c, which
  * itself builds its clients with this): the port lookup sits above the
  * client instead of in a circle with it.
- * Return: as lx_rpc_clnt_create(); %-EINVAL for a port of 0.
+ * Return: as lx_rpc_create(); %-EINVAL for a port of 0.
  */
-int lx_rpc__create(struct lx_rpc_clnt **clp,
-		   const struct lx_rpc_clnt_opts *opts,
+int lx_rpc__create(struct lx_rpc_clnt **clp, const struct lx_rpc_opts *opts,
 		   const struct lx_xprt_rdma_ulp *ulp);
 
 /**

@@ -439,7 +439,7 @@ const struct lx_xprt_transport_ops lx_xprt_rdma_ops = {
 
 /* ------------------------------------------------------------- public */
 
-int lx_xprt_rdma_get_stats(const struct xprt *x, struct lx_xprt_rdma_stats *st)
+int lx_xprt_rdma_stats(const struct xprt *x, struct lx_xprt_rdma_stats *st)
 {
 	struct lx_xr_tp *tp;
 

@@ -730,6 +730,13 @@ uint32_t lx_xprt_connect_cookie(const struct xprt *x)
 	return atomic_load(&((struct xprt *)x)->cookie);
 }
 
+bool lx_xprt_req_sent(const struct lx_xprt_req *req)
+{
+	struct lx_xprt_rqst *rq = rq_of((struct lx_xprt_req *)req);
+
+	return (rq_flags(atomic_load(&rq->st)) & RQ_SENT) != 0;
+}
+
 uint32_t lx_xprt_req_cookie(const struct lx_xprt_req *req)
 {
 	return rq_of((struct lx_xprt_req *)req)->cookie;
@@ -750,7 +757,7 @@ const char *lx_xprt_peer(const struct xprt *x)
 	return x->peer;
 }
 
-void lx_xprt_get_stats(const struct xprt *cx, struct lx_xprt_stats *st)
+void lx_xprt_stats(const struct xprt *cx, struct lx_xprt_stats *st)
 {
 	struct xprt *x = (struct xprt *)cx;
 

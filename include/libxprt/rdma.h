@@ -7,7 +7,7 @@
  * failure like a TCP connection.  What travels in its Sends is decided by
  * an upper-layer binding:
  *   - RPC-over-RDMA version 1 (RFC 8166, RFC 8797 connection parameters):
- *     the SunRPC client (lx_rpc_clnt_create() with transport RDMA) installs
+ *     the SunRPC client (lx_rpc_create() with transport RDMA) installs
  *     it; large payloads move by RDMA Read/Write chunks, the server's
  *     credit grants drive the congestion window.  Default port 20049.
  *   - whole messages, as Linux's 9P trans_rdma frames 9P (the default when
@@ -97,7 +97,7 @@ struct lx_xprt_rdma_ulp;
 
 /**
  * struct lx_xprt_rdma_opts - RDMA transport options (struct lx_xprt_opts.rdma,
- * struct lx_rpc_clnt_opts.rdma); zeroed fields take the defaults
+ * struct lx_rpc_opts.rdma); zeroed fields take the defaults
  * @ulp: upper-layer binding; NULL picks it from the framing (9P framing:
  *	whole messages).  The SunRPC client sets its own.
  * @inline_send: largest RPC-over-RDMA message we offer to Send, bytes,
@@ -215,10 +215,10 @@ struct lx_xprt_rdma_stats {
 const struct lx_xprt_pool_reg *lx_xprt_rdma_pool_reg(void);
 
 /**
- * lx_xprt_rdma_get_stats() - snapshot the RDMA counters of @x
+ * lx_xprt_rdma_stats() - snapshot the RDMA counters of @x
  * Return: %0; %-EINVAL when @x or @st is NULL or @x is not an RDMA xprt.
  */
-int lx_xprt_rdma_get_stats(const struct xprt *x, struct lx_xprt_rdma_stats *st);
+int lx_xprt_rdma_stats(const struct xprt *x, struct lx_xprt_rdma_stats *st);
 
 struct lx_xprt_rdma_mem;
 

@@ -89,7 +89,7 @@ struct lx_rpc_auth_opts {
 };
 
 /**
- * struct lx_rpc_clnt_opts - client parameters
+ * struct lx_rpc_opts - client parameters
  * @host: server address or name
  * @port: server port; 0 asks the server's rpcbind (GETPORT, TCP); RDMA
  *	needs it given (NFS: LX_XPRT_RDMA_NFS_PORT, 20049)
@@ -125,7 +125,7 @@ struct lx_rpc_auth_opts {
  *	NULL for defaults; the client installs the RPC-over-RDMA binding and
  *	the server's credit grants as congestion window
  */
-struct lx_rpc_clnt_opts {
+struct lx_rpc_opts {
 	const char *host;
 	uint16_t port;
 	uint32_t prog, vers;
@@ -257,18 +257,17 @@ struct lx_rpc_call_args {
 };
 
 /**
- * lx_rpc_clnt_create() - create a client and connect
+ * lx_rpc_create() - create a client and connect
  * Return: %0; %-EINVAL for bad options; a negative errno from rpcbind
  * (%-EPFNOSUPPORT when the program is not registered) or from connecting.
  */
-int lx_rpc_clnt_create(struct lx_rpc_clnt **clp,
-		       const struct lx_rpc_clnt_opts *opts);
+int lx_rpc_create(struct lx_rpc_clnt **clp, const struct lx_rpc_opts *opts);
 
 /**
- * lx_rpc_clnt_destroy() - fail calls in flight with -ESHUTDOWN, close, free
+ * lx_rpc_destroy() - fail calls in flight with -ESHUTDOWN, close, free
  * Must not be called from a completion callback.  NULL is a no-op.
  */
-void lx_rpc_clnt_destroy(struct lx_rpc_clnt *cl);
+void lx_rpc_destroy(struct lx_rpc_clnt *cl);
 
 /**
  * lx_rpc_call_async() - start a call
@@ -321,14 +320,30 @@ int lx_rpc_null(struct lx_rpc_clnt *cl);
  */
 const struct lx_rpc_reply_info *lx_rpc_call_info(const struct lx_call *call);
 
-/** lx_rpc_clnt_xprt() - the transport of connection @i (0 .. nconnect-1) */
-struct xprt *lx_rpc_clnt_xprt(const struct lx_rpc_clnt *cl, unsigned int i);
+/**
+ * struct lx_rpc_stats - counters of a client
+ * @nconnect: its connections
+ * @xprt: the counters of its transports (struct lx_xprt_stats), summed
+ *	over the connections: calls submitted and completed, replies,
+ *	retransmissions, timeouts, cancels, connections...
+ */
+struct lx_rpc_stats {
+	unsigned int nconnect;
+	struct lx_xprt_stats xprt;
+};
 
-/** lx_rpc_clnt_nconnect() - number of connections */
-unsigned int lx_rpc_clnt_nconnect(const struct lx_rpc_clnt *cl);
+/**
+ * lx_rpc_stats() - snapshot of @cl's counters
+ * Context: any thread; reads atomics only (not a consistent snapshot
+ * while calls run).
+ */
+void lx_rpc_stats(const struct lx_rpc_clnt *cl, struct lx_rpc_stats *st);
 
-/** lx_rpc_strerror() - a short text for an errno returned by this API */
-const char *lx_rpc_strerror(int err);
+/** lx_rpc_xprt() - the transport of connection @i (0 .. nconnect-1) */
+struct xprt *lx_rpc_xprt(const struct lx_rpc_clnt *cl, unsigned int i);
+
+/** lx_rpc_nconnect() - number of connections */
+unsigned int lx_rpc_nconnect(const struct lx_rpc_clnt *cl);
 
 #ifdef __cplusplus
 }

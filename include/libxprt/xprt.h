@@ -503,6 +503,14 @@ enum lx_xprt_state lx_xprt_state(const struct xprt *x);
  */
 uint32_t lx_xprt_connect_cookie(const struct xprt *x);
 
+/**
+ * lx_xprt_req_sent() - the whole of @req has been written to a connection
+ * at least once (a message that must follow it on the wire, such as a 9P
+ * Tflush, may be sent now); false while it is queued, held back by a
+ * receive batch or half written
+ */
+bool lx_xprt_req_sent(const struct lx_xprt_req *req);
+
 /** lx_xprt_req_cookie() - the connect cookie @req was last sent under */
 uint32_t lx_xprt_req_cookie(const struct lx_xprt_req *req);
 
@@ -531,8 +539,8 @@ struct lx_xprt_pool *lx_xprt_pool(const struct xprt *x);
 /** lx_xprt_max_reqs() - request slots of @x */
 unsigned int lx_xprt_max_reqs(const struct xprt *x);
 
-/** lx_xprt_get_stats() - snapshot of the counters */
-void lx_xprt_get_stats(const struct xprt *x, struct lx_xprt_stats *st);
+/** lx_xprt_stats() - snapshot of the counters */
+void lx_xprt_stats(const struct xprt *x, struct lx_xprt_stats *st);
 
 /**
  * lx_xprt_disconnect() - drop the connection now (tests, fault injection);

@@ -40,7 +40,7 @@ static void test_mount_learns_fsinfo(void **state)
 	assert_int_equal(lx_nfs3_rsize(c), 4096);
 	assert_int_equal(lx_nfs3_wsize(c), 4096);
 	assert_int_equal(lx_nfs3_fsinfo_cached(c)->properties, 0x1b);
-	assert_non_null(lx_nfs3_clnt_rpc(c));
+	assert_non_null(lx_nfs3_rpc(c));
 	lx_nfs3_destroy(c);
 }
 
@@ -53,29 +53,29 @@ static void test_mount_errors_have_messages(void **state)
 	(void)state;
 	opts_init(&o, msg, sizeof(msg));
 	set_mode(M_MNT_NOENT);
-	assert_int_equal(lx_nfs3_mount(&c, &o), -ENOENT);
+	assert_int_equal(lx_nfs3_create(&c, &o), -ENOENT);
 	assert_non_null(strstr(msg, "export /export does not exist"));
 	set_mode(M_MNT_ACCES);
-	assert_int_equal(lx_nfs3_mount(&c, &o), -EACCES);
+	assert_int_equal(lx_nfs3_create(&c, &o), -EACCES);
 	assert_non_null(strstr(msg, "refused"));
 	set_mode(M_MNT_ACCES_UNK); /* ganesha's way of saying NOENT */
-	assert_int_equal(lx_nfs3_mount(&c, &o), -ENOENT);
+	assert_int_equal(lx_nfs3_create(&c, &o), -ENOENT);
 	assert_non_null(strstr(msg, "exports: /elsewhere"));
 	set_mode(M_PROG_UNAVAIL);
-	assert_int_equal(lx_nfs3_mount(&c, &o), -EPFNOSUPPORT);
+	assert_int_equal(lx_nfs3_create(&c, &o), -EPFNOSUPPORT);
 	assert_non_null(strstr(msg, "wrong server"));
 	set_mode(M_NORMAL);
 	/* bad options: nothing is sent */
 	o.export_path = "export";
-	assert_int_equal(lx_nfs3_mount(&c, &o), -EINVAL);
+	assert_int_equal(lx_nfs3_create(&c, &o), -EINVAL);
 	o.export_path = "/export";
 	o.nconnect = 17;
-	assert_int_equal(lx_nfs3_mount(&c, &o), -EINVAL);
+	assert_int_equal(lx_nfs3_create(&c, &o), -EINVAL);
 	o.nconnect = 0;
 	o.host = NULL;
-	assert_int_equal(lx_nfs3_mount(&c, &o), -EINVAL);
-	assert_int_equal(lx_nfs3_mount(NULL, &o), -EINVAL);
-	assert_int_equal(lx_nfs3_mount(&c, NULL), -EINVAL);
+	assert_int_equal(lx_nfs3_create(&c, &o), -EINVAL);
+	assert_int_equal(lx_nfs3_create(NULL, &o), -EINVAL);
+	assert_int_equal(lx_nfs3_create(&c, NULL), -EINVAL);
 }
 
 static void test_mount_procs_and_lists(void **state)
@@ -114,7 +114,7 @@ static void test_mount_procs_and_lists(void **state)
 	assert_int_equal(lx_nfs3_mnt_umntall(mc), 0);
 	assert_int_equal(lx_nfs3_mnt_umnt(mc, ""), -EINVAL);
 	assert_int_equal(lx_nfs3_mnt_mnt(mc, "/export", NULL), -EINVAL);
-	lx_rpc_clnt_destroy(mc);
+	lx_rpc_destroy(mc);
 }
 
 /* ----------------------------------------------------------- bad input */
@@ -159,7 +159,7 @@ static void test_read_more_than_asked_refused(void **state)
 	/* the connection is still in step */
 	assert_int_equal(lx_nfs3_read(c, &fh, 0, 100, &iov, 1, &rr), 0);
 	assert_int_equal(rr.count, 100);
-	assert_string_equal(lx_nfs3_strerror(-EOVERFLOW),
+	assert_string_equal(lx_strerror(-EOVERFLOW),
 			    "reply carries more data than asked for");
 	lx_nfs3_destroy(c);
 }
@@ -196,11 +196,11 @@ static void test_nospc_rofs(void **state)
 	set_mode(M_NOSPC);
 	assert_int_equal(lx_nfs3_write(c, &fh, 0, &iov, 1, 2, &wr), -ENOSPC);
 	assert_int_equal(wr.status, LX_NFS3ERR_NOSPC);
-	assert_string_equal(lx_nfs3_strerror(-ENOSPC),
+	assert_string_equal(lx_strerror(-ENOSPC),
 			    "no space left on the server's file system");
 	set_mode(M_ROFS);
 	assert_int_equal(lx_nfs3_write(c, &fh, 0, &iov, 1, 2, &wr), -EROFS);
-	assert_string_equal(lx_nfs3_strerror(-EROFS), "read-only file system");
+	assert_string_equal(lx_strerror(-EROFS), "read-only file system");
 	set_mode(M_NORMAL);
 	lx_nfs3_destroy(c);
 }
@@ -385,7 +385,7 @@ static struct lx_nfs3_clnt *mk_jukebox(void)
 	opts_init(&o, msg, sizeof(msg));
 	o.jukebox_delay_ms = 100;
 	o.jukebox_retries = 3;
-	assert_int_equal(lx_nfs3_mount(&c, &o), 0);
+	assert_int_equal(lx_nfs3_create(&c, &o), 0);
 	return c;
 }
 
@@ -406,7 +406,7 @@ static uint64_t resubmits(struct lx_nfs3_clnt *c)
 {
 	struct lx_xprt_stats st;
 
-	lx_xprt_get_stats(lx_rpc_clnt_xprt(lx_nfs3_clnt_rpc(c), 0), &st);
+	lx_xprt_stats(lx_rpc_xprt(lx_nfs3_rpc(c), 0), &st);
 	return st.resubmits;
 }
 
@@ -439,7 +439,7 @@ static void test_jukebox_sync_retried_under_new_xids(void **state)
 	assert_int_equal(res.status, LX_NFS3ERR_JUKEBOX);
 	assert_new_xids(4);
 	assert_int_equal(resubmits(c), 5);
-	assert_non_null(strstr(lx_nfs3_strerror(-EAGAIN), "JUKEBOX"));
+	assert_non_null(strstr(lx_strerror(-EAGAIN), "JUKEBOX"));
 	/* FSINFO at mount goes through the same path */
 	lx_nfs3_destroy(c);
 	set_jukebox(1);
@@ -537,7 +537,7 @@ static void test_jukebox_async_retried_without_callback(void **state)
 
 #include "helpers/spawn.h"
 
-/* lx_nfs3_mount() against a scripted server on the MOUNT port: its
+/* lx_nfs3_create() against a scripted server on the MOUNT port: its
  * status, the message, the seconds it took */
 static int mount_hostile(const char *scenario, bool hard, unsigned int setup_ms,
 			 char *msg, size_t len, double *secs)
@@ -556,7 +556,7 @@ static int mount_hostile(const char *scenario, bool hard, unsigned int setup_ms,
 	o.hard = hard;
 	o.setup_timeout_ms = setup_ms;
 	*secs = now_s();
-	r = lx_nfs3_mount(&c, &o);
+	r = lx_nfs3_create(&c, &o);
 	*secs = now_s() - *secs;
 	spawn_stop(&sp);
 	print_message("%s%s: %d after %.2f s: %s\n", scenario,
@@ -638,10 +638,11 @@ static void test_argument_validation(void **state)
 	assert_int_equal(lx_nfs3_read(c, &fh, 0, 10, NULL, 1, &rr), -EINVAL);
 	/* a destination smaller than the count */
 	assert_int_equal(lx_nfs3_read(c, &fh, 0, 10, iov, 1, &rr), -EINVAL);
-	assert_int_equal(lx_nfs3_create(c, &fh, "x", LX_NFS3_CREATE_EXCLUSIVE,
-					NULL, NULL, &cr),
+	assert_int_equal(lx_nfs3_create_file(c, &fh, "x",
+					     LX_NFS3_CREATE_EXCLUSIVE, NULL,
+					     NULL, &cr),
 			 -EINVAL);
-	assert_int_equal(lx_nfs3_create(c, &fh, "x", 3, NULL, NULL, &cr),
+	assert_int_equal(lx_nfs3_create_file(c, &fh, "x", 3, NULL, NULL, &cr),
 			 -EINVAL);
 	assert_int_equal(lx_nfs3_mknod(c, &fh, "x", NF3REG, NULL, 0, 0, &cr),
 			 -EINVAL);

@@ -109,7 +109,7 @@ static int calls_with_xid(const struct srv *s, uint32_t xid)
 static struct lx_rpc_clnt *mk(const struct srv *s, unsigned int timeo_ms,
 			      unsigned int retrans)
 {
-	struct lx_rpc_clnt_opts o = {0};
+	struct lx_rpc_opts o = {0};
 	struct lx_rpc_clnt *cl = NULL;
 
 	o.host = "127.0.0.1";
@@ -122,7 +122,7 @@ static struct lx_rpc_clnt *mk(const struct srv *s, unsigned int timeo_ms,
 	o.log = logcap_fn;
 	o.log_arg = &L;
 	logcap_init(&L);
-	assert_int_equal(lx_rpc_clnt_create(&cl, &o), 0);
+	assert_int_equal(lx_rpc_create(&cl, &o), 0);
 	return cl;
 }
 
@@ -156,9 +156,9 @@ static int one_call(const char *scenario, const char *x1, const char *x2,
 	assert_true(now_s() - t0 <
 		    (double)timeo_ms / 1000.0 * (1u << (retrans + 1)) + 2.0);
 	if (st)
-		lx_xprt_get_stats(lx_rpc_clnt_xprt(cl, 0), st);
+		lx_xprt_stats(lx_rpc_xprt(cl, 0), st);
 	/* the client stays usable after whatever happened */
-	lx_rpc_clnt_destroy(cl);
+	lx_rpc_destroy(cl);
 	last_conns = conns(&S);
 	last_secs = now_s() - t0;
 	srv_stop(&S);
@@ -203,10 +203,10 @@ static void test_duplicate_reply_ignored(void **state)
 	 * watched.  It precedes the next reply on the stream, so one more
 	 * call reads it (and maybe the 11th's duplicate too). */
 	assert_int_equal(lx_rpc_call_sync(cl, &a, NULL), 0);
-	lx_xprt_get_stats(lx_rpc_clnt_xprt(cl, 0), &st);
+	lx_xprt_stats(lx_rpc_xprt(cl, 0), &st);
 	assert_int_equal(st.completed, 11);
 	assert_in_range(st.bad_keys, 10, 11); /* each duplicate */
-	lx_rpc_clnt_destroy(cl);
+	lx_rpc_destroy(cl);
 	srv_stop(&S);
 }
 
@@ -406,7 +406,7 @@ static void test_drop_retransmits_same_xid(void **state)
 	/* the first send and two retransmissions, one XID */
 	usleep(100000);
 	assert_int_equal(calls_with_xid(&S, info.xid), 3);
-	lx_rpc_clnt_destroy(cl);
+	lx_rpc_destroy(cl);
 	srv_stop(&S);
 
 	srv_start(&S, "drop_first", NULL, NULL);
@@ -417,9 +417,9 @@ static void test_drop_retransmits_same_xid(void **state)
 	/* the minor timeout said so once, the reply that followed ended it */
 	assert_int_equal(logcap_count(&L, "not responding, still trying"), 1);
 	assert_int_equal(logcap_count(&L, " OK"), 1);
-	lx_xprt_get_stats(lx_rpc_clnt_xprt(cl, 0), &st);
+	lx_xprt_stats(lx_rpc_xprt(cl, 0), &st);
 	assert_int_equal(st.not_responding, 1);
-	lx_rpc_clnt_destroy(cl);
+	lx_rpc_destroy(cl);
 	srv_stop(&S);
 }
 
@@ -485,7 +485,7 @@ static void test_no_read(void **state)
 static void test_soft_and_hard_on_resets(void **state)
 {
 	struct lx_rpc_call_args a = {.proc = 0};
-	struct lx_rpc_clnt_opts o = {0};
+	struct lx_rpc_opts o = {0};
 	struct lx_rpc_clnt *cl = NULL;
 	double t0;
 	int r;
@@ -500,7 +500,7 @@ static void test_soft_and_hard_on_resets(void **state)
 	o.log_arg = &L;
 	logcap_init(&L);
 	/* soft, the defaults: timeo 60 s, retrans 2: 3 connections */
-	assert_int_equal(lx_rpc_clnt_create(&cl, &o), 0);
+	assert_int_equal(lx_rpc_create(&cl, &o), 0);
 	t0 = now_s();
 	r = lx_rpc_call_sync(cl, &a, NULL);
 	print_message("soft: %d after %.2f s, %d connections\n", r,
@@ -508,14 +508,14 @@ static void test_soft_and_hard_on_resets(void **state)
 	assert_int_equal(r, -ECONNRESET);
 	assert_true(now_s() - t0 < 2.0);
 	assert_int_equal(conns(&S), 3);
-	lx_rpc_clnt_destroy(cl);
+	lx_rpc_destroy(cl);
 
 	/* hard: past the soft bound (timeo 200 ms, retrans 1: 0.6 s) the
 	 * call is still trying; a deadline of 1.5 s ends it */
 	o.hard = true;
 	o.timeo_ms = 200;
 	o.retrans = 1;
-	assert_int_equal(lx_rpc_clnt_create(&cl, &o), 0);
+	assert_int_equal(lx_rpc_create(&cl, &o), 0);
 	a.deadline_ms = 1500;
 	t0 = now_s();
 	r = lx_rpc_call_sync(cl, &a, NULL);
@@ -523,7 +523,7 @@ static void test_soft_and_hard_on_resets(void **state)
 		      now_s() - t0);
 	assert_int_equal(r, -ETIMEDOUT);
 	assert_true(now_s() - t0 >= 1.45 && now_s() - t0 < 2.5);
-	lx_rpc_clnt_destroy(cl);
+	lx_rpc_destroy(cl);
 	srv_stop(&S);
 }
 
@@ -553,23 +553,22 @@ static void test_reset_on_accept_backs_off(void **state)
 
 	(void)state;
 	srv_start(&S, "reset_on_accept", NULL, NULL);
-	/* the first connect itself may see the RST (lx_rpc_clnt_create()
+	/* the first connect itself may see the RST (lx_rpc_create()
 	 * fails -ECONNRESET then): count from the one that made it */
 	for (n0 = 0; n0 < 20; n0++) {
-		struct lx_rpc_clnt_opts o = {.host = "127.0.0.1",
-					     .port = S.sp.port,
-					     .prog = PROG,
-					     .vers = 1,
-					     .timeo_ms =
-						     60000, /* not in 10 s */
-					     .retrans = 1,
-					     .hard = true, /* soft gives up */
-					     .log = logcap_fn,
-					     .log_arg = &L};
+		struct lx_rpc_opts o = {.host = "127.0.0.1",
+					.port = S.sp.port,
+					.prog = PROG,
+					.vers = 1,
+					.timeo_ms = 60000, /* not in 10 s */
+					.retrans = 1,
+					.hard = true, /* soft gives up */
+					.log = logcap_fn,
+					.log_arg = &L};
 
 		logcap_init(&L);
 		t0 = now_s();
-		if (!lx_rpc_clnt_create(&cl, &o))
+		if (!lx_rpc_create(&cl, &o))
 			break;
 	}
 	assert_true(n0 < 20);
@@ -577,7 +576,7 @@ static void test_reset_on_accept_backs_off(void **state)
 	assert_int_equal(lx_rpc_call_async(cl, &call, &a), 0);
 	usleep((useconds_t)((t0 + 10.0 - now_s()) * 1e6));
 	n = conns(&S) - n0;
-	lx_xprt_get_stats(lx_rpc_clnt_xprt(cl, 0), &st);
+	lx_xprt_stats(lx_rpc_xprt(cl, 0), &st);
 	print_message("reset_on_accept: %d connections in 10 s, %llu early "
 		      "disconnects\n",
 		      n, (unsigned long long)st.early_disconnects);
@@ -597,7 +596,7 @@ static void test_reset_on_accept_backs_off(void **state)
 	assert_int_equal(logcap_count(&L, "not responding, still trying"), 1);
 	assert_int_equal(st.not_responding, 1);
 	assert_int_equal(atomic_load(&status), 1); /* still trying */
-	lx_rpc_clnt_destroy(cl);
+	lx_rpc_destroy(cl);
 	assert_int_equal(atomic_load(&status), -ESHUTDOWN);
 	srv_stop(&S);
 }
@@ -636,7 +635,7 @@ static void test_reordered_replies(void **state)
 		usleep(10000);
 	assert_int_equal(atomic_load(&r.done), 20);
 	assert_int_equal(atomic_load(&r.ok), 20);
-	lx_rpc_clnt_destroy(cl);
+	lx_rpc_destroy(cl);
 	srv_stop(&S);
 }
 

@@ -529,7 +529,7 @@ static FS_UNUSED struct lx_nfs3_clnt *mk(void)
 	char msg[256];
 
 	opts_init(&o, msg, sizeof(msg));
-	assert_int_equal(lx_nfs3_mount(&c, &o), 0);
+	assert_int_equal(lx_nfs3_create(&c, &o), 0);
 	return c;
 }
 
