@@ -155,6 +155,7 @@ struct lx_xprt_stats {
 #define LX_XPRT_LOG_WARNING 4
 #define LX_XPRT_LOG_NOTICE  5
 #define LX_XPRT_LOG_INFO    6
+#define LX_XPRT_LOG_DEBUG   7
 
 /**
  * lx_xprt_log_fn - where the library's messages go
