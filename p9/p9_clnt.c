@@ -35,7 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <libxprt/rdma.h>
+#include <libxprt/proto/rdma.h>
 
 #include "p9_int.h"
 #include "xprt/proto.h"

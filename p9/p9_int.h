@@ -24,8 +24,8 @@
 #include <sys/uio.h>
 
 #include <libxprt/p9.h>
-#include <libxprt/tags.h>
-#include <libxprt/xprt.h>
+#include <libxprt/proto/tags.h>
+#include <libxprt/proto/xprt.h>
 
 #include "xprt/call_int.h"
 

@@ -26,7 +26,7 @@
 #include <sys/random.h>
 #include <time.h>
 
-#include <libxprt/rdma.h>
+#include <libxprt/proto/rdma.h>
 
 #include "rpc_int.h"
 #include "xprt/call_int.h"

@@ -11,9 +11,9 @@
 
 #include <rpc/rpc.h>
 
-#include <libxprt/rdma.h>
+#include <libxprt/proto/rdma.h>
 #include <libxprt/rpc.h>
-#include <libxprt/xprt.h>
+#include <libxprt/proto/xprt.h>
 
 #define LX_RPC_MAX_CONN	     16u
 #define LX_RPC_HDR_MAX	     512u /* call header: 40 + cred (<= 400) + verf */

@@ -325,6 +325,7 @@ static int lx_xr_setup(struct xprt *x)
 	if (!tp)
 		return -ENOMEM;
 	x->tp = tp;
+	tp->x = x;
 	tp->evfd = -1;
 	tp->reg_dev = -1;
 	r = -pthread_mutex_init(&tp->lock, NULL);

@@ -262,9 +262,10 @@ int lx_xprt_req_put(struct lx_xprt_req *req)
 	old = atomic_load(&rq->refs);
 	do {
 		if (old <= 0) {
-			fprintf(stderr,
-				"libxprt: double put of request slot %u\n",
-				req->slot);
+			lx_xprt_log(
+				req->xprt, LX_XPRT_LOG_ERR,
+				"libxprt: %s: double put of request slot %u",
+				req->xprt->peer, req->slot);
 			return -EINVAL;
 		}
 	} while (!atomic_compare_exchange_weak(&rq->refs, &old, old - 1));

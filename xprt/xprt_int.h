@@ -27,8 +27,8 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-#include <libxprt/tags.h>
-#include <libxprt/xprt.h>
+#include <libxprt/proto/tags.h>
+#include <libxprt/proto/xprt.h>
 
 #include "cong.h"
 #include "proto.h"

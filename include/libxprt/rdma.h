@@ -23,8 +23,11 @@
  * Buffers: every request buffer a Send gathers from must be registered
  * with the device.  Pools an RDMA xprt creates itself are; a pool handed
  * in (struct lx_xprt_opts.pool, or shared between connections) must be
- * created with the hook of lx_xprt_rdma_pool_reg(), which registers each
- * slab once, on every RDMA device, when the slab is carved.
+ * created with the hook of lx_xprt_rdma_pool_reg() (protocol-author tier,
+ * <libxprt/proto/rdma.h>), which registers each slab once, on every RDMA
+ * device, when the slab is carved.
+ *
+ * Tool tier: the options and counters of the clients' RDMA transports.
  */
 #ifndef LIBXPRT_RDMA_H
 #define LIBXPRT_RDMA_H
@@ -32,8 +35,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-#include "pool.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -202,17 +203,6 @@ struct lx_xprt_rdma_stats {
 	uint64_t win_binds, win_remote_inv, win_local_inv, win_deallocs;
 	uint64_t win_allocs, win_live, win_bad_inv, inv_waits;
 };
-
-/**
- * lx_xprt_rdma_pool_reg() - the pool registration hook for RDMA
- *
- * Give it to lx_xprt_pool_create() (struct lx_xprt_pool_opts.reg) for a pool an
- * RDMA xprt will use.  Each slab is registered for local access once on
- * every RDMA device of the host, and deregistered when the pool is
- * destroyed.  A slab carved when no device exists fails with %-ENODEV.
- * Return: the hook (static storage).
- */
-const struct lx_xprt_pool_reg *lx_xprt_rdma_pool_reg(void);
 
 /**
  * lx_xprt_rdma_stats() - snapshot the RDMA counters of @x

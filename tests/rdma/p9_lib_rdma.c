@@ -52,6 +52,7 @@
 #include <unistd.h>
 
 #include <libxprt/p9.h>
+#include <libxprt/proto/pool.h>
 #include <libxprt/rdma.h>
 
 #include "tool.h"

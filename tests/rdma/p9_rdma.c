@@ -37,7 +37,7 @@
 #include <time.h>
 
 #include <libxprt/rdma.h>
-#include <libxprt/xprt.h>
+#include <libxprt/proto/xprt.h>
 
 #include "tool.h"
 

@@ -67,7 +67,7 @@
 
 #include <libxprt/rdma.h>
 #include <libxprt/rpc.h>
-#include <libxprt/xprt.h>
+#include <libxprt/proto/xprt.h>
 
 #include "rpc/rpc_rdma.h"
 #include "tool.h"

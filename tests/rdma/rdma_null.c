@@ -31,7 +31,7 @@
 
 #include <libxprt/rdma.h>
 #include <libxprt/rpc.h>
-#include <libxprt/xprt.h>
+#include <libxprt/proto/xprt.h>
 
 #include "tool.h"
 

@@ -23,7 +23,7 @@
 #include <cmocka.h>
 
 #include <libxprt/nfs3.h>
-#include <libxprt/rdma.h>
+#include <libxprt/proto/rdma.h>
 
 #include "test_nfs3_fakesrv.h"
 

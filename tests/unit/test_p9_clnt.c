@@ -25,7 +25,7 @@
 #include <cmocka.h>
 
 #include <libxprt/p9.h>
-#include <libxprt/rdma.h>
+#include <libxprt/proto/rdma.h>
 
 #include "test_p9_fake.h"
 

@@ -19,7 +19,7 @@
 
 #include <cmocka.h>
 
-#include <libxprt/rdma.h>
+#include <libxprt/proto/rdma.h>
 #include <libxprt/rpc.h>
 
 #include "xprt/xprt_int.h"

@@ -20,7 +20,7 @@
 
 #include <cmocka.h>
 
-#include <libxprt/xprt.h>
+#include <libxprt/proto/xprt.h>
 
 #include "helpers/fakesrv.h"
 
