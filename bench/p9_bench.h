@@ -19,6 +19,7 @@
 #include <sys/resource.h>
 
 #include <libxprt/p9.h>
+#include <libxprt/pool.h>
 
 #include "engine/engine.h"
 

@@ -131,7 +131,7 @@ static int do_list(const struct opts *o, uint32_t rpcbvers)
 	n = lx_rpcbind_dump(&ro, rpcbvers, list_cb, NULL);
 	if (n < 0) {
 		fprintf(stderr, "rpcping: rpcbind on %s: %s\n", o->host,
-			lx_rpc_strerror(n));
+			lx_strerror(n));
 		return 1;
 	}
 	return 0;
@@ -233,7 +233,7 @@ static uint64_t cpu_ns(void)
 
 static int do_ping(const struct opts *o)
 {
-	struct lx_rpc_clnt_opts co = { 0 };
+	struct lx_rpc_opts co = { 0 };
 	struct run r;
 	uint64_t t0, t1, c0, c1, deadline;
 	size_t n, i;
@@ -252,10 +252,10 @@ static int do_ping(const struct opts *o)
 	 * is released */
 	co.max_reqs = 2 * o->depth + 2;
 	co.timeo_ms = 10000;
-	err = lx_rpc_clnt_create(&r.cl, &co);
+	err = lx_rpc_create(&r.cl, &co);
 	if (err) {
 		fprintf(stderr, "rpcping: %s: program %u version %u: %s\n",
-			o->host, o->prog, o->vers, lx_rpc_strerror(err));
+			o->host, o->prog, o->vers, lx_strerror(err));
 		return 1;
 	}
 	r.cap = o->count ? o->count : (size_t)(o->seconds * 2e6) + 1024;
@@ -354,10 +354,10 @@ finished:
 			       pct(r.rtt, n, 90), pct(r.rtt, n, 99),
 			       pct(r.rtt, n, 99.9), pct(r.rtt, n, 100));
 	}
-	for (i = 0; o->verbose && i < lx_rpc_clnt_nconnect(r.cl); i++) {
+	for (i = 0; o->verbose && i < lx_rpc_nconnect(r.cl); i++) {
 		struct lx_xprt_stats st;
 
-		lx_xprt_get_stats(lx_rpc_clnt_xprt(r.cl, i), &st);
+		lx_xprt_stats(lx_rpc_xprt(r.cl, i), &st);
 		printf("conn %zu: sent %" PRIu64 " in %" PRIu64
 		       " send calls (%" PRIu64 " direct, %" PRIu64
 		       " by the worker), %" PRIu64 " replies, %" PRIu64
@@ -370,8 +370,8 @@ finished:
 	err = atomic_load(&r.first_err);
 	if (err)
 		fprintf(stderr, "rpcping: first error: %s\n",
-			lx_rpc_strerror(err));
-	lx_rpc_clnt_destroy(r.cl);
+			lx_strerror(err));
+	lx_rpc_destroy(r.cl);
 	pthread_cond_destroy(&r.cond);
 	pthread_mutex_destroy(&r.lock);
 	free(r.rtt);

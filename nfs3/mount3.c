@@ -5,7 +5,7 @@
  * procedures (nothing allocated: DUMP and EXPORT lists go into the
  * caller's entry array and string buffer).
  *
- * MOUNT runs on an RPC client of its own: lx_nfs3_mount() creates one for
+ * MOUNT runs on an RPC client of its own: lx_nfs3_create() creates one for
  * the MNT call and closes it again, since ganesha (like most servers)
  * needs nothing more from MOUNT once the root handle is known.
  */
@@ -179,7 +179,7 @@ static int mrun(struct lx_rpc_clnt *mc, struct lx_call *call,
 		*ctx = *in;
 	else
 		memset(ctx, 0, sizeof(*ctx));
-	return lx_nfs3_call_start(mc, call, r, ctx, res);
+	return lx_nfs3_call_start(mc, NULL, call, r, ctx, res);
 }
 
 static int path_ok(const char *path)

@@ -2,7 +2,7 @@
 /*
  * NFSv3 client: mounting, status mapping, messages.
  *
- * lx_nfs3_mount() is three steps, each with its own message on failure so a
+ * lx_nfs3_create() is three steps, each with its own message on failure so a
  * user can tell a wrong server from a missing export from a refused
  * mount: MNT over a short-lived MOUNT v3 client gives the root handle;
  * the NFS v3 RPC client is created (nconnect connections, AUTH_SYS, a
@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <libxprt/rdma.h>
+#include <libxprt/proto/rdma.h>
 
 #include "nfs3_int.h"
 #include "xprt/util.h"
@@ -43,7 +43,7 @@ void lx_nfs3_seterr(const struct lx_nfs3_opts *o, const char *fmt, ...)
 	va_end(ap);
 }
 
-static void lx_rpc_opts_from(struct lx_rpc_clnt_opts *ro,
+static void lx_rpc_opts_from(struct lx_rpc_opts *ro,
 			     const struct lx_nfs3_opts *o, uint32_t prog,
 			     uint16_t port)
 {
@@ -61,8 +61,51 @@ static void lx_rpc_opts_from(struct lx_rpc_clnt_opts *ro,
 	ro->rdma = o->rdma;
 	ro->timeo_ms = o->timeo_ms;
 	ro->retrans = o->retrans;
+	ro->hard = o->hard;
 	ro->log = o->log;
 	ro->log_arg = o->log_arg;
+}
+
+static unsigned int setup_ms(const struct lx_nfs3_opts *o)
+{
+	return o->setup_timeout_ms ? o->setup_timeout_ms :
+				     LX_NFS3_SETUP_TIMEOUT_MS;
+}
+
+/*
+ * Why a set-up step got no usable answer, and what the connections saw,
+ * for the step's message: "no reply within 30 s (seen: 1 connection; 0
+ * replies, 40 for calls we did not make (unknown XID or tag), 2
+ * retransmissions)".
+ */
+static void step_why(const struct lx_nfs3_opts *o, struct lx_rpc_clnt *rc,
+		     int err, const char *service, char *buf, size_t len)
+{
+	struct lx_xprt_stats sum = {0}, st;
+	char seen[256];
+	unsigned int i;
+
+	for (i = 0; i < lx_rpc_nconnect(rc); i++) {
+		lx_xprt_stats(lx_rpc_xprt(rc, i), &st);
+		sum.connects += st.connects;
+		sum.early_disconnects += st.early_disconnects;
+		sum.replies += st.replies;
+		sum.garbage += st.garbage;
+		sum.bad_keys += st.bad_keys;
+		sum.retransmits += st.retransmits;
+		sum.resubmits += st.resubmits;
+	}
+	lx_xprt_stats_explain(&sum, seen, sizeof(seen));
+	if (err == -ETIMEDOUT)
+		snprintf(buf, len, "no reply within %.1f s (seen: %s)",
+			 (double)setup_ms(o) / 1000.0, seen);
+	else if (err == -ECONNRESET)
+		snprintf(buf, len,
+			 "the server closed the connection each time before "
+			 "replying: is that port a %s service? (seen: %s)",
+			 service, seen);
+	else
+		snprintf(buf, len, "%s (seen: %s)", lx_strerror(err), seen);
 }
 
 static int opts_ok(const struct lx_nfs3_opts *o)
@@ -80,7 +123,7 @@ static int opts_ok(const struct lx_nfs3_opts *o)
 int lx_nfs3_mnt_clnt_create(struct lx_rpc_clnt **mcp,
 			    const struct lx_nfs3_opts *opts)
 {
-	struct lx_rpc_clnt_opts ro;
+	struct lx_rpc_opts ro;
 	int err = opts_ok(opts);
 
 	if (err || !mcp)
@@ -92,7 +135,9 @@ int lx_nfs3_mnt_clnt_create(struct lx_rpc_clnt **mcp,
 	ro.rdma = NULL;
 	ro.max_reqs = 4;
 	ro.buf_size = LX_NFS3_DEF_BUF_SIZE;
-	return lx_rpc_clnt_create(mcp, &ro);
+	/* every MOUNT call is a set-up step: bounded, hard or soft */
+	ro.deadline_ms = setup_ms(opts);
+	return lx_rpc_create(mcp, &ro);
 }
 
 static const char *step_err(int err)
@@ -105,7 +150,7 @@ static const char *step_err(int err)
 	case -EACCES:
 		return "credentials refused (AUTH_SYS needed?)";
 	default:
-		return lx_nfs3_strerror(err);
+		return lx_strerror(err);
 	}
 }
 
@@ -157,15 +202,24 @@ static int do_mnt(const struct lx_nfs3_opts *o, struct lx_nfs3_fh *root)
 	}
 	memset(&res, 0, sizeof(res));
 	err = lx_nfs3_mnt_mnt(mc, o->export_path, &res);
+	if (err == -ETIMEDOUT || err == -ECONNRESET || err == -EBADMSG) {
+		char why[512];
+
+		step_why(o, mc, err, "MOUNT v3", why, sizeof(why));
+		lx_nfs3_seterr(o, "MNT %s on %s failed: %s", o->export_path,
+			       lx_xprt_peer(lx_rpc_xprt(mc, 0)), why);
+		lx_rpc_destroy(mc);
+		return err;
+	}
 	if (err == -EACCES && res.status == LX_MNT3ERR_ACCES &&
 	    export_listed(mc, o->export_path, names, sizeof(names)) == 0) {
-		lx_rpc_clnt_destroy(mc);
+		lx_rpc_destroy(mc);
 		lx_nfs3_seterr(
 			o, "export %s does not exist on %s (exports: %s)",
 			o->export_path, o->host, names[0] ? names : "none");
 		return -ENOENT;
 	}
-	lx_rpc_clnt_destroy(mc);
+	lx_rpc_destroy(mc);
 	if (!err) {
 		*root = res.fh;
 		return 0;
@@ -218,20 +272,23 @@ static void set_sizes(struct lx_nfs3_clnt *c, const struct lx_nfs3_opts *o)
 		c->dirsize = LX_XPRT_MAX(fi->dtpref, 1024u);
 }
 
-int lx_nfs3_connect(struct lx_nfs3_clnt **cp, const struct lx_nfs3_opts *opts,
-		    const struct lx_nfs3_fh *root)
+/* The client on a known root handle: NFS connections, FSINFO. */
+static int nfs3_connect(struct lx_nfs3_clnt **cp,
+			const struct lx_nfs3_opts *opts,
+			const struct lx_nfs3_fh *root)
 {
-	struct lx_rpc_clnt_opts ro;
+	struct lx_rpc_opts ro;
 	struct lx_nfs3_clnt *c;
-	int err = opts_ok(opts);
-
-	if (err || !cp || lx_nfs3_fh_ok(root))
-		return -EINVAL;
+	int err;
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
 	c->root = *root;
 	c->buf_size = opts->buf_size ? opts->buf_size : LX_NFS3_DEF_BUF_SIZE;
+	c->jukebox_delay_ms = opts->jukebox_delay_ms ? opts->jukebox_delay_ms :
+						       LX_NFS3_JUKEBOX_DELAY_MS;
+	c->jukebox_retries = opts->jukebox_retries ? opts->jukebox_retries :
+						     LX_NFS3_JUKEBOX_RETRIES;
 	lx_rpc_opts_from(&ro, opts, LX_NFS3_PROGRAM, opts->nfs_port);
 	/* rpcbind maps TCP ports: over RDMA the IANA port is the default */
 	if (!ro.port && opts->transport == LX_XPRT_TRANSPORT_RDMA)
@@ -239,7 +296,7 @@ int lx_nfs3_connect(struct lx_nfs3_clnt **cp, const struct lx_nfs3_opts *opts,
 	ro.nconnect = opts->nconnect;
 	ro.max_reqs = opts->max_reqs;
 	ro.buf_size = c->buf_size;
-	err = lx_rpc_clnt_create(&c->rpc, &ro);
+	err = lx_rpc_create(&c->rpc, &ro);
 	if (err) {
 		lx_nfs3_seterr(
 			opts, "cannot reach NFS v3 on %s port %u%s: %s",
@@ -248,7 +305,17 @@ int lx_nfs3_connect(struct lx_nfs3_clnt **cp, const struct lx_nfs3_opts *opts,
 			step_err(err));
 		goto out_free;
 	}
+	c->deadline_ms = setup_ms(opts);
 	err = lx_nfs3_fsinfo(c, &c->root, &c->fsinfo);
+	c->deadline_ms = 0;
+	if (err == -ETIMEDOUT || err == -ECONNRESET || err == -EBADMSG) {
+		char why[512];
+
+		step_why(opts, c->rpc, err, "NFS v3", why, sizeof(why));
+		lx_nfs3_seterr(opts, "FSINFO of the root on %s failed: %s",
+			       lx_xprt_peer(lx_rpc_xprt(c->rpc, 0)), why);
+		goto out_rpc;
+	}
 	if (err) {
 		lx_nfs3_seterr(
 			opts, "FSINFO of the root on %s failed: %s", opts->host,
@@ -261,31 +328,37 @@ int lx_nfs3_connect(struct lx_nfs3_clnt **cp, const struct lx_nfs3_opts *opts,
 	return 0;
 
 out_rpc:
-	lx_rpc_clnt_destroy(c->rpc);
+	lx_rpc_destroy(c->rpc);
 out_free:
 	free(c);
 	return err;
 }
 
-int lx_nfs3_mount(struct lx_nfs3_clnt **cp, const struct lx_nfs3_opts *opts)
+int lx_nfs3_create(struct lx_nfs3_clnt **cp, const struct lx_nfs3_opts *opts)
 {
 	struct lx_nfs3_fh root;
 	int err = opts_ok(opts);
 
-	if (err || !cp || !opts->export_path || opts->export_path[0] != '/' ||
+	if (err || !cp || !opts->export_path == !opts->root)
+		return -EINVAL;
+	if (opts->root)
+		return lx_nfs3_fh_ok(opts->root) ?
+			       -EINVAL :
+			       nfs3_connect(cp, opts, opts->root);
+	if (opts->export_path[0] != '/' ||
 	    strlen(opts->export_path) > LX_NFS3_MAXPATHLEN)
 		return -EINVAL;
 	err = do_mnt(opts, &root);
 	if (err)
 		return err;
-	return lx_nfs3_connect(cp, opts, &root);
+	return nfs3_connect(cp, opts, &root);
 }
 
 void lx_nfs3_destroy(struct lx_nfs3_clnt *c)
 {
 	if (!c)
 		return;
-	lx_rpc_clnt_destroy(c->rpc);
+	lx_rpc_destroy(c->rpc);
 	free(c);
 }
 
@@ -315,41 +388,19 @@ uint32_t lx_nfs3_dirsize(const struct lx_nfs3_clnt *c)
 	return c->dirsize;
 }
 
-struct lx_rpc_clnt *lx_nfs3_clnt_rpc(const struct lx_nfs3_clnt *c)
+void lx_nfs3_stats(const struct lx_nfs3_clnt *cc, struct lx_nfs3_stats *st)
 {
-	return c->rpc;
+	struct lx_nfs3_clnt *c = (struct lx_nfs3_clnt *)cc;
+
+	lx_rpc_stats(c->rpc, &st->rpc);
+	st->nfs_errors = atomic_load(&c->ctr.nfs_errors);
+	st->jukebox = atomic_load(&c->ctr.jukebox);
+	st->commits = atomic_load(&c->ctr.commits);
+	st->verf_changes = atomic_load(&c->ctr.verf_changes);
+	st->resent_bytes = atomic_load(&c->ctr.resent_bytes);
 }
 
-const char *lx_nfs3_strerror(int err)
+struct lx_rpc_clnt *lx_nfs3_rpc(const struct lx_nfs3_clnt *c)
 {
-	switch (err) {
-	case -EOVERFLOW:
-		return "reply carries more data than asked for";
-	case -E2BIG:
-		return "reply has more entries than the caller's arrays hold";
-	case -ELOOP:
-		return "directory cookie loop (server sent a cookie twice)";
-	case -ESTALE:
-		return "stale file handle (LX_NFS3ERR_STALE)";
-	case -EBADF:
-		return "file handle not understood (LX_NFS3ERR_BADHANDLE)";
-	case -EBUSY:
-		return "object changed since the guard (LX_NFS3ERR_NOT_SYNC)";
-	case -EILSEQ:
-		return "directory cookie no longer valid (LX_NFS3ERR_BAD_COOKIE)";
-	case -ERANGE:
-		return "buffer too small for one entry (LX_NFS3ERR_TOOSMALL)";
-	case -EPROTOTYPE:
-		return "object type not supported (LX_NFS3ERR_BADTYPE)";
-	case -EAGAIN:
-		return "try again later (LX_NFS3ERR_JUKEBOX, or no free slot)";
-	case -ENOSPC:
-		return "no space left on the server's file system";
-	case -EROFS:
-		return "read-only file system";
-	case -ENOENT:
-		return "no such file, directory or export";
-	default:
-		return lx_rpc_strerror(err);
-	}
+	return c->rpc;
 }

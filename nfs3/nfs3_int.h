@@ -14,17 +14,23 @@
 
 #include "xprt/call_int.h"
 
-#define LX_NFS3_DEF_BUF_SIZE   16384u
+#define LX_NFS3_DEF_BUF_SIZE	 16384u
+/* NFS3ERR_JUKEBOX: the Linux v3 client's NFS_JUKEBOX_RETRY_TIME, and our
+ * bound on the retries (it has none: bounded by default here) */
+#define LX_NFS3_JUKEBOX_DELAY_MS 5000u
+#define LX_NFS3_JUKEBOX_RETRIES	 6u
+/* each set-up step (MNT, FSINFO) within this, by default */
+#define LX_NFS3_SETUP_TIMEOUT_MS 30000u
 /* room for the RPC reply header and READDIR's fixed fields in buf_size */
-#define LX_NFS3_DIR_SLACK      512u
+#define LX_NFS3_DIR_SLACK	 512u
 /* an RPC accepted-reply header (its verifier included) and the fixed
  * results before READLINK's path: added to a reply hint */
-#define LX_NFS3_REPLY_SLACK    256u
+#define LX_NFS3_REPLY_SLACK	 256u
 /* smallest encoded entries: value_follows fileid name<> cookie (+ READDIRPLUS
  * attributes_follow and handle_follows) */
-#define LX_NFS3_DIRENT_MIN     24u
-#define LX_NFS3_DIRENTPLUS_MIN 32u
-#define LX_NFS3_FATTR_XDR      84u
+#define LX_NFS3_DIRENT_MIN	 24u
+#define LX_NFS3_DIRENTPLUS_MIN	 32u
+#define LX_NFS3_FATTR_XDR	 84u
 
 /**
  * struct lx_nfs3_ctx - what a decoder sees besides the XDR stream: the
@@ -33,9 +39,11 @@
  * a reply that fails to decode.  Lives in the layer's words of struct
  * lx_call (async) or on the caller's stack (sync).
  * @proc: the procedure (an async completion reports READ/WRITE counts)
+ * @ctr: the client's counters (NULL for MOUNT)
  */
 struct lx_nfs3_ctx {
 	void *res;
+	struct lx_nfs3_ctr *ctr;
 	int err;
 	uint32_t proc;
 	union {
@@ -59,12 +67,22 @@ struct lx_nfs3_ctx {
 _Static_assert(sizeof(struct lx_nfs3_ctx) <= LX_CALL_LAYER_BYTES,
 	       "lx_call's private words too few for struct lx_nfs3_ctx");
 
+/* Counters of a client that the RPC layer does not keep (error paths
+ * and fsync only: nothing on the way of a call that succeeds). */
+struct lx_nfs3_ctr {
+	atomic_ullong nfs_errors, jukebox;
+	atomic_ullong commits, verf_changes, resent_bytes;
+};
+
 struct lx_nfs3_clnt {
 	struct lx_rpc_clnt *rpc;
 	struct lx_nfs3_fh root;
 	struct lx_nfs3_fsinfo_res fsinfo;
 	uint32_t rsize, wsize, dirsize;
 	size_t buf_size;
+	struct lx_nfs3_ctr ctr;
+	unsigned int jukebox_delay_ms, jukebox_retries;
+	unsigned int deadline_ms; /* of every call now (set-up: FSINFO) */
 };
 
 /* ------------------------------------------------------------ nfs3_xdr.c
@@ -159,10 +177,11 @@ struct lx_nfs3_req {
 	size_t reply_hint;
 };
 
-/* Make a call: sync when @call is NULL (ctx on the caller's stack). */
-int lx_nfs3_call_start(struct lx_rpc_clnt *rpc, struct lx_call *call,
-		       const struct lx_nfs3_req *r, struct lx_nfs3_ctx *ctx,
-		       void *res);
+/* Make a call: sync when @call is NULL (ctx on the caller's stack); @c:
+ * the NFS client whose JUKEBOX policy applies (NULL for MOUNT). */
+int lx_nfs3_call_start(struct lx_rpc_clnt *rpc, const struct lx_nfs3_clnt *c,
+		       struct lx_call *call, const struct lx_nfs3_req *r,
+		       struct lx_nfs3_ctx *ctx, void *res);
 
 int lx_nfs3_run(struct lx_nfs3_clnt *c, struct lx_call *call,
 		const struct lx_nfs3_req *r, void *res,

@@ -40,7 +40,7 @@ static const struct {
 	uint32_t stat;
 	int err;
 	const char *name;
-} lx_nfs3_stats[] = {
+} lx_nfs3_stat_tab[] = {
 	{LX_NFS3_OK, 0, "LX_NFS3_OK"},
 	{LX_NFS3ERR_PERM, -EPERM, "LX_NFS3ERR_PERM"},
 	{LX_NFS3ERR_NOENT, -ENOENT, "LX_NFS3ERR_NOENT"},
@@ -76,9 +76,9 @@ int lx_nfs3_stat_errno(uint32_t status)
 {
 	size_t i;
 
-	for (i = 0; i < LX_XPRT_ARRAY_SIZE(lx_nfs3_stats); i++)
-		if (lx_nfs3_stats[i].stat == status)
-			return lx_nfs3_stats[i].err;
+	for (i = 0; i < LX_XPRT_ARRAY_SIZE(lx_nfs3_stat_tab); i++)
+		if (lx_nfs3_stat_tab[i].stat == status)
+			return lx_nfs3_stat_tab[i].err;
 	return -EREMOTEIO;
 }
 
@@ -86,9 +86,9 @@ const char *lx_nfs3_stat_name(uint32_t status)
 {
 	size_t i;
 
-	for (i = 0; i < LX_XPRT_ARRAY_SIZE(lx_nfs3_stats); i++)
-		if (lx_nfs3_stats[i].stat == status)
-			return lx_nfs3_stats[i].name;
+	for (i = 0; i < LX_XPRT_ARRAY_SIZE(lx_nfs3_stat_tab); i++)
+		if (lx_nfs3_stat_tab[i].stat == status)
+			return lx_nfs3_stat_tab[i].name;
 	return "NFS3ERR_unknown";
 }
 
@@ -104,6 +104,15 @@ static int finish(int err, struct lx_nfs3_ctx *ctx, void *res,
 	if (!res)
 		return 0;
 	*nfs_status = *(uint32_t *)res;
+	if (lx_xprt_likely(!*nfs_status))
+		return 0;
+	if (ctx->ctr) {
+		atomic_fetch_add_explicit(&ctx->ctr->nfs_errors, 1,
+					  memory_order_relaxed);
+		if (*nfs_status == LX_NFS3ERR_JUKEBOX)
+			atomic_fetch_add_explicit(&ctx->ctr->jukebox, 1,
+						  memory_order_relaxed);
+	}
 	return lx_nfs3_stat_errno(*nfs_status);
 }
 
@@ -122,9 +131,29 @@ static void lx_nfs3_rpc_done(struct lx_call *call, int status)
 	call->done(call, status, call->arg);
 }
 
-int lx_nfs3_call_start(struct lx_rpc_clnt *rpc, struct lx_call *call,
-		       const struct lx_nfs3_req *r, struct lx_nfs3_ctx *ctx,
-		       void *res)
+/*
+ * lx_rpc_again_fn: NFS3ERR_JUKEBOX is "busy, try later" (a file being
+ * recalled from tape, a server starting up): the Linux v3 client waits 5
+ * s (NFS_JUKEBOX_RETRY_TIME) and sends the call again, under a new XID;
+ * we do the same, opts.jukebox_retries times at most.
+ */
+static unsigned int lx_nfs3_jukebox(void *arg, const void *res,
+				    unsigned int tries)
+{
+	const struct lx_nfs3_clnt *c = arg;
+	const struct lx_nfs3_ctx *ctx = res;
+
+	if (!ctx->res || *(const uint32_t *)ctx->res != LX_NFS3ERR_JUKEBOX)
+		return 0;
+	if (c->jukebox_retries != LX_NFS3_JUKEBOX_FOREVER &&
+	    tries >= c->jukebox_retries)
+		return 0;
+	return c->jukebox_delay_ms;
+}
+
+int lx_nfs3_call_start(struct lx_rpc_clnt *rpc, const struct lx_nfs3_clnt *c,
+		       struct lx_call *call, const struct lx_nfs3_req *r,
+		       struct lx_nfs3_ctx *ctx, void *res)
 {
 	struct lx_rpc_call_args a = {0};
 	uint32_t st;
@@ -143,6 +172,12 @@ int lx_nfs3_call_start(struct lx_rpc_clnt *rpc, struct lx_call *call,
 	a.payload = r->payload;
 	a.npayload = r->npayload;
 	a.reply_hint = r->reply_hint;
+	if (c && res) {
+		a.again = lx_nfs3_jukebox;
+		a.again_arg = (void *)c;
+	}
+	if (c)
+		a.deadline_ms = c->deadline_ms;
 	if (r->read) {
 		if (!ctx->u.rd.iov) {
 			ctx->u.rd.iov = &ctx->u.rd.iov1;
@@ -177,7 +212,8 @@ int lx_nfs3_run(struct lx_nfs3_clnt *c, struct lx_call *call,
 		*ctx = *in;
 	else
 		memset(ctx, 0, sizeof(*ctx));
-	return lx_nfs3_call_start(c->rpc, call, r, ctx, res);
+	ctx->ctr = &c->ctr;
+	return lx_nfs3_call_start(c->rpc, c, call, r, ctx, res);
 }
 
 int lx_nfs3_name_ok(const char *name)

@@ -31,18 +31,19 @@ static int create_start(struct lx_nfs3_clnt *c, struct lx_call *call,
 	return lx_nfs3_run(c, call, &r, res, NULL);
 }
 
-int lx_nfs3_create(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *dir,
-		   const char *name, uint32_t mode,
-		   const struct lx_nfs3_sattr *sa, const uint8_t *verf,
-		   struct lx_nfs3_create_res *res)
+int lx_nfs3_create_file(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *dir,
+			const char *name, uint32_t mode,
+			const struct lx_nfs3_sattr *sa, const uint8_t *verf,
+			struct lx_nfs3_create_res *res)
 {
 	return create_start(c, NULL, dir, name, mode, sa, verf, res);
 }
 
-int lx_nfs3_create_async(struct lx_nfs3_clnt *c, struct lx_call *call,
-			 const struct lx_nfs3_fh *dir, const char *name,
-			 uint32_t mode, const struct lx_nfs3_sattr *sa,
-			 const uint8_t *verf, struct lx_nfs3_create_res *res)
+int lx_nfs3_create_file_async(struct lx_nfs3_clnt *c, struct lx_call *call,
+			      const struct lx_nfs3_fh *dir, const char *name,
+			      uint32_t mode, const struct lx_nfs3_sattr *sa,
+			      const uint8_t *verf,
+			      struct lx_nfs3_create_res *res)
 {
 	return call ? create_start(c, call, dir, name, mode, sa, verf, res) :
 		      -EINVAL;

@@ -137,6 +137,21 @@ void lx_p9_flush_send(struct lx_xprt_req *req)
 		pthread_mutex_unlock(&c->flush_lock);
 		if (!want)
 			return;
+		/*
+		 * Not before the call itself is on the wire: the transmit
+		 * queue keeps one owner's messages in order, but a request a
+		 * receive batch holds back, or one half written, may still be
+		 * overtaken by a message sent at once.  A Tflush ahead of its
+		 * call is answered first, and the call's reply then comes
+		 * under a tag already freed.  Retried from the call's timer.
+		 */
+		if (!lx_xprt_req_sent(req)) {
+			pthread_mutex_lock(&c->flush_lock);
+			pc->fl_busy = 0;
+			pthread_mutex_unlock(&c->flush_lock);
+			lx_xprt_req_set_timer(req, LX_P9_FLUSH_RETRY_NS);
+			return;
+		}
 		err = lx_xprt_req_alloc(c->x, LX_XPRT_NOWAIT, &f);
 		if (err) {
 			pthread_mutex_lock(&c->flush_lock);

@@ -24,8 +24,8 @@
 #include <sys/uio.h>
 
 #include <libxprt/p9.h>
-#include <libxprt/tags.h>
-#include <libxprt/xprt.h>
+#include <libxprt/proto/tags.h>
+#include <libxprt/proto/xprt.h>
 
 #include "xprt/call_int.h"
 
@@ -59,7 +59,7 @@
  * @killed: the connection was dropped for @broken
  * @fl_stuck: Tflushes past their deadline still waiting for an Rflush
  *	(each holds two slots)
- * @closing: lx_p9_close() runs
+ * @closing: lx_p9_destroy() runs
  */
 struct lx_p9_clnt {
 	struct lx_p9_opts opts;

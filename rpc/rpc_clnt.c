@@ -24,8 +24,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <time.h>
 
-#include <libxprt/rdma.h>
+#include <libxprt/proto/rdma.h>
 
 #include "rpc_int.h"
 #include "xprt/call_int.h"
@@ -235,6 +236,35 @@ static int lx_rpc_decode_reply(struct lx_xprt_req *req, struct lx_rpc_task *t)
 	return status;
 }
 
+static uint32_t lx_rpc_xid(struct lx_rpc_clnt *cl, struct lx_rpc_task *t,
+			   unsigned int slot, unsigned int conn);
+
+/*
+ * The caller's again() hook asked to send the call again in @ms (see
+ * rpc_again.c).  Its next XID is decided now: the slot's use count is
+ * ours until the call completes.  Return true when it goes out again.
+ */
+static __attribute__((noinline)) bool lx_rpc_done_again(struct lx_xprt_req *req,
+							struct lx_rpc_task *t,
+							unsigned int ms)
+{
+	struct lx_rpc_clnt *cl = t->cl;
+	unsigned int conn = 0;
+
+	while (conn + 1 < cl->nconn && cl->x[conn] != req->xprt)
+		conn++;
+	t->again_tries++;
+	t->next_xid = lx_rpc_xid(cl, t, req->slot, conn);
+	if (t->sync) {
+		t->again_ms = ms; /* the waiter sleeps, then sends */
+		return true;
+	}
+	if (lx_rpc_again_queue(req, ms))
+		return false;
+	lx_xprt_req_park(req); /* lx_call_cancel() reaches us meanwhile */
+	return true;
+}
+
 /* Transport hook: the outcome, exactly once. */
 static void lx_rpc_done(struct lx_xprt_req *req, int status)
 {
@@ -245,6 +275,13 @@ static void lx_rpc_done(struct lx_xprt_req *req, int status)
 	else
 		t->info.reply_stat = -1;
 	t->status = status;
+	if (lx_xprt_unlikely(t->again != NULL) && !status) {
+		unsigned int ms =
+			t->again(t->again_arg, t->res, t->again_tries);
+
+		if (ms && lx_rpc_done_again(req, t, ms))
+			return; /* out again later: done() then */
+	}
 	if (t->sync)
 		return; /* the waiter reads the status and puts */
 	if (t->complete)
@@ -259,8 +296,16 @@ static void lx_rpc_timeout(struct lx_xprt_req *req)
 {
 	struct lx_rpc_task *t = task_of(req);
 	uint64_t max_ns = (uint64_t)t->cl->opts.timeo_max_ms * 1000000u;
+	uint64_t next, now = 0;
 
-	if (t->retries >= t->cl->opts.retrans) {
+	if (t->deadline_ns) {
+		now = lx_xprt_now_ns();
+		if (now >= t->deadline_ns) {
+			lx_xprt_req_fail(req, -ETIMEDOUT);
+			return;
+		}
+	}
+	if (t->retries >= t->cl->opts.retrans && !t->cl->opts.hard) {
 		lx_xprt_req_fail(req, -ETIMEDOUT);
 		return;
 	}
@@ -272,13 +317,30 @@ static void lx_rpc_timeout(struct lx_xprt_req *req)
 	t->timeo_ns = t->timeo_ns * 2 > max_ns ? max_ns : t->timeo_ns * 2;
 	/* -EALREADY: still queued (a reconnect resends it): just wait */
 	lx_xprt_req_retransmit(req);
-	lx_xprt_req_set_timer(req, t->timeo_ns);
+	next = t->timeo_ns;
+	if (t->deadline_ns && t->deadline_ns - now < next)
+		next = t->deadline_ns - now;
+	lx_xprt_req_set_timer(req, next);
+}
+
+/*
+ * Transport hook, lx_call_cancel(): a call in flight fails -ECANCELED; one
+ * parked between its JUKEBOX reply and going out again is ended by
+ * rpc_again.c.
+ */
+static int lx_rpc_cancel(struct lx_xprt_req *req)
+{
+	if (lx_rpc_again_cancel(req))
+		return 0;
+	/* in flight (again, maybe: resubmitted since it was parked) */
+	return lx_xprt_req_cancel(req);
 }
 
 static const struct lx_xprt_req_ops lx_rpc_req_ops = {
 	.done = lx_rpc_done,
 	.place = lx_rpc_place,
 	.timeout = lx_rpc_timeout,
+	.cancel = lx_rpc_cancel,
 };
 
 /* --------------------------------------------------------------- call */
@@ -377,6 +439,7 @@ static int lx_rpc_start(struct lx_rpc_clnt *cl,
 	struct xprt *x = lx_rpc_pick_xprt(cl, &conn);
 	struct lx_xprt_req *req;
 	struct lx_rpc_task *t;
+	unsigned int dl;
 	uint32_t xid;
 	int err;
 
@@ -386,9 +449,11 @@ static int lx_rpc_start(struct lx_rpc_clnt *cl,
 	if (err)
 		return err;
 	t = task_of(req);
-	/* everything but the slot's use count, which XIDs are made of */
+	/* everything but the slot's use count, which XIDs are made of, and
+	 * the retry list's fields, set when a call is sent again */
 	memset((char *)t + offsetof(struct lx_rpc_task, cl), 0,
-	       sizeof(*t) - offsetof(struct lx_rpc_task, cl));
+	       offsetof(struct lx_rpc_task, next_xid) -
+		       offsetof(struct lx_rpc_task, cl));
 	t->cl = cl;
 	t->dec = a->dec;
 	t->res = a->res;
@@ -398,6 +463,8 @@ static int lx_rpc_start(struct lx_rpc_clnt *cl,
 	t->place = a->place;
 	t->place_arg = a->place_arg;
 	t->reply_hint = a->reply_hint;
+	t->again = a->again;
+	t->again_arg = a->again_arg;
 	if (a->rx_iov && a->place) {
 		err = lx_xprt_iter_iovec(&t->rx_dst, a->rx_iov, a->rx_iovcnt,
 					 a->rx_len ? a->rx_len : SIZE_MAX);
@@ -412,6 +479,9 @@ static int lx_rpc_start(struct lx_rpc_clnt *cl,
 	t->timeo_ns =
 		(uint64_t)(a->timeo_ms ? a->timeo_ms : cl->opts.timeo_ms) *
 		1000000u;
+	dl = a->deadline_ms ? a->deadline_ms : cl->opts.deadline_ms;
+	if (lx_xprt_unlikely(dl))
+		t->deadline_ns = lx_xprt_now_ns() + (uint64_t)dl * 1000000u;
 	xid = lx_rpc_xid(cl, t, req->slot, conn);
 	t->xid = xid;
 	t->info.xid = xid;
@@ -433,6 +503,8 @@ static int lx_rpc_start(struct lx_rpc_clnt *cl,
 	/* armed by the submit itself: a fast async completion may release
 	 * the request before lx_xprt_req_submit() even returns */
 	req->timeout_ns = t->timeo_ns;
+	if (dl && (uint64_t)dl * 1000000u < t->timeo_ns)
+		req->timeout_ns = (uint64_t)dl * 1000000u;
 	err = lx_xprt_req_submit(req, xid);
 	if (err)
 		goto out_put;
@@ -461,6 +533,29 @@ int lx_rpc_call_async(struct lx_rpc_clnt *cl, struct lx_call *call,
 	return lx_rpc__call_async(cl, call, a, NULL);
 }
 
+/* A sync call sent again after a delay (lx_rpc_again_fn): we wait here. */
+static __attribute__((noinline)) void lx_rpc_sync_again(struct lx_xprt_req *req,
+							struct lx_rpc_task *t)
+{
+	struct timespec ts;
+	int err;
+
+	while (t->again_ms) {
+		ts.tv_sec = t->again_ms / 1000;
+		ts.tv_nsec = (long)(t->again_ms % 1000) * 1000000;
+		t->again_ms = 0;
+		while (nanosleep(&ts, &ts) && errno == EINTR)
+			;
+		err = lx_rpc_again_send(req);
+		if (err) {
+			t->status = err;
+			return;
+		}
+		lx_xprt_req_put(req); /* resubmit's extra reference */
+		lx_xprt_req_done_wait(req, -1);
+	}
+}
+
 int lx_rpc_call_sync(struct lx_rpc_clnt *cl, const struct lx_rpc_call_args *a,
 		     struct lx_rpc_reply_info *info)
 {
@@ -475,6 +570,8 @@ int lx_rpc_call_sync(struct lx_rpc_clnt *cl, const struct lx_rpc_call_args *a,
 		return err;
 	lx_xprt_req_done_wait(req, -1);
 	t = task_of(req);
+	if (lx_xprt_unlikely(t->again_ms))
+		lx_rpc_sync_again(req, t);
 	err = t->status;
 	if (info)
 		*info = t->info;
@@ -511,7 +608,7 @@ const struct lx_rpc_reply_info *lx_rpc_call_info(const struct lx_call *call)
 
 /* ------------------------------------------------------------- client */
 
-static void lx_rpc_apply_defaults(struct lx_rpc_clnt_opts *o)
+static void lx_rpc_apply_defaults(struct lx_rpc_opts *o)
 {
 	if (!o->nconnect)
 		o->nconnect = 1;
@@ -528,8 +625,7 @@ static void lx_rpc_apply_defaults(struct lx_rpc_clnt_opts *o)
 }
 
 /* See rpc_int.h. */
-int lx_rpc__create(struct lx_rpc_clnt **clp,
-		   const struct lx_rpc_clnt_opts *opts,
+int lx_rpc__create(struct lx_rpc_clnt **clp, const struct lx_rpc_opts *opts,
 		   const struct lx_xprt_rdma_ulp *ulp)
 {
 	struct lx_xprt_pool_opts po = {0};
@@ -582,14 +678,20 @@ int lx_rpc__create(struct lx_rpc_clnt **clp,
 	xo.reconnect_give_up_ms = cl->opts.reconnect_give_up_ms;
 	xo.log = cl->opts.log;
 	xo.log_arg = cl->opts.log_arg;
+	/* soft: a call the server drops the connection on, retrans + 1
+	 * times before any reply, is not going to be answered */
+	xo.early_loss_limit = cl->opts.hard ? 0 : cl->opts.retrans + 1;
 	po.buf_size = cl->opts.buf_size;
 	po.max_bytes = 2 * cl->opts.buf_size *
 			       (cl->opts.max_reqs ? cl->opts.max_reqs : 64) *
 			       cl->opts.nconnect +
 		       1;
-	err = lx_xprt_pool_create(&cl->pool, &po);
+	err = lx_rpc_again_init(cl);
 	if (err)
 		goto out_free;
+	err = lx_xprt_pool_create(&cl->pool, &po);
+	if (err)
+		goto out_again;
 	xo.pool = cl->pool;
 	for (i = 0; i < cl->opts.nconnect; i++) {
 		err = lx_xprt_create(&cl->x[i], &xo);
@@ -609,65 +711,52 @@ out_xprts:
 	while (i--)
 		lx_xprt_destroy(cl->x[i]);
 	lx_xprt_pool_destroy(cl->pool);
+out_again:
+	lx_rpc_again_stop(cl);
 out_free:
 	free(cl);
 	return err;
 }
 
-void lx_rpc_clnt_destroy(struct lx_rpc_clnt *cl)
+void lx_rpc_destroy(struct lx_rpc_clnt *cl)
 {
 	unsigned int i;
 
 	if (!cl)
 		return;
+	/* first: nothing waiting to go out again is resubmitted from now
+	 * on, and what waits ends -ESHUTDOWN */
+	lx_rpc_again_stop(cl);
 	for (i = 0; i < cl->nconn; i++)
 		lx_xprt_destroy(cl->x[i]);
 	lx_xprt_pool_destroy(cl->pool);
 	free(cl);
 }
 
-struct xprt *lx_rpc_clnt_xprt(const struct lx_rpc_clnt *cl, unsigned int i)
+struct xprt *lx_rpc_xprt(const struct lx_rpc_clnt *cl, unsigned int i)
 {
 	return i < cl->nconn ? cl->x[i] : NULL;
 }
 
-unsigned int lx_rpc_clnt_nconnect(const struct lx_rpc_clnt *cl)
+unsigned int lx_rpc_nconnect(const struct lx_rpc_clnt *cl)
 {
 	return cl->nconn;
 }
 
-const char *lx_rpc_strerror(int err)
+void lx_rpc_stats(const struct lx_rpc_clnt *cl, struct lx_rpc_stats *st)
 {
-	switch (err) {
-	case 0:
-		return "success";
-	case -EPFNOSUPPORT:
-		return "program unavailable (PROG_UNAVAIL)";
-	case -EPROTONOSUPPORT:
-		return "program version mismatch (PROG_MISMATCH)";
-	case -EOPNOTSUPP:
-		return "procedure unavailable (PROC_UNAVAIL)";
-	case -EINVAL:
-		return "server could not decode arguments (GARBAGE_ARGS), or bad arguments";
-	case -EREMOTEIO:
-		return "server system error (SYSTEM_ERR)";
-	case -EPROTO:
-		return "RPC version mismatch (RPC_MISMATCH)";
-	case -EACCES:
-		return "authentication error (AUTH_ERROR)";
-	case -EBADMSG:
-		return "malformed reply";
-	case -EMSGSIZE:
-		return "reply too large for the call's buffers";
-	case -ETIMEDOUT:
-		return "timed out (major timeout)";
-	case -ECANCELED:
-		return "cancelled";
-	case -ENOTCONN:
-		return "not connected (gave up reconnecting)";
-	case -ESHUTDOWN:
-		return "client shut down";
-	default:
-		return strerror(err < 0 ? -err : err);
+	struct lx_xprt_stats one;
+	uint64_t *sum = (uint64_t *)&st->xprt;
+	const uint64_t *add = (const uint64_t *)&one;
+	unsigned int i, k;
+
+	_Static_assert(sizeof(struct lx_xprt_stats) % sizeof(uint64_t) == 0,
+		       "struct lx_xprt_stats is all uint64_t counters");
+	memset(st, 0, sizeof(*st));
+	st->nconnect = cl->nconn;
+	for (i = 0; i < cl->nconn; i++) {
+		lx_xprt_stats(cl->x[i], &one);
+		for (k = 0; k < sizeof(one) / sizeof(uint64_t); k++)
+			sum[k] += add[k];
 	}
 }

@@ -168,7 +168,7 @@ cat >"$work/user/v.c" <<'EOF'
 #include <libxprt/version.h>
 int main(void)
 {
-	printf("%s %s\n", lx_xprt_version(), lx_nfs3_strerror(-2));
+	printf("%s %s\n", lx_xprt_version(), lx_strerror(-2));
 	return 0;
 }
 EOF

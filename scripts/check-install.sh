@@ -50,7 +50,7 @@ check_tree() {
 	# exports = libxprt.map = what the public headers declare
 	scripts/abi-check.py "$r/$lib/libxprt.so.$version" ||
 		fail "the installed library's exports differ from its headers"
-	for f in include/libxprt/*.h; do
+	for f in include/libxprt/*.h include/libxprt/proto/*.h; do
 		cmp -s "$f" "$r/$f" || fail "$r/$f differs from the source"
 	done
 	for f in "$r"/bin/*; do # every installed program has its man page
@@ -81,8 +81,8 @@ done
 # every header stands alone, in pedantic C11 and in C++ (extern "C", no
 # C++ keyword used as a name); a C++ program links against the library
 # shellcheck disable=SC2046
-for h in include/libxprt/*.h; do
-	b=${h##*/}
+for h in include/libxprt/*.h include/libxprt/proto/*.h; do
+	b=${h#include/libxprt/}
 	printf '#include <libxprt/%s>\n' "$b" >"$ex/hdr.c"
 	"$cc" -std=c11 -pedantic -Wall -Wextra -Werror -fsyntax-only \
 		$(pkg-config --cflags libxprt) "$ex/hdr.c" ||
@@ -91,10 +91,26 @@ for h in include/libxprt/*.h; do
 		$(pkg-config --cflags libxprt) "$ex/hdr.c" ||
 		fail "$b does not compile in C++"
 done
+# the tool tier stands without the protocol-author tier: each of its
+# headers compiles with include/libxprt/proto/ out of reach, and uses no
+# name the protocol tier declares (docs/api.md, "Two tiers of headers")
+rm -rf "$ex/tool" && mkdir -p "$ex/tool/libxprt"
+cp include/libxprt/*.h "$ex/tool/libxprt/"
+for h in include/libxprt/*.h; do
+	b=${h##*/}
+	printf '#include <libxprt/%s>\n' "$b" >"$ex/hdr.c"
+	# shellcheck disable=SC2046
+	"$cc" -std=c11 -Wall -Werror -fsyntax-only -I"$ex/tool" \
+		$(pkg-config --cflags-only-other libxprt) \
+		$(pkg-config --cflags-only-I libxprt | tr ' ' '\n' |
+			grep -v "^-I$inst/include\$") "$ex/hdr.c" ||
+		fail "$b (tool tier) needs a protocol-tier header"
+done
 {
-	printf '#include <libxprt/%s>\n' include/libxprt/*.h | sed 's|include/libxprt/||'
+	printf '#include <libxprt/%s>\n' include/libxprt/*.h \
+		include/libxprt/proto/*.h | sed 's|include/libxprt/||'
 	# ...and the library it runs on says the version pkg-config said
-	printf '#include <cstring>\nint main() { return !std::strlen(lx_nfs3_strerror(-5)) || !std::strlen(lx_p9_strerror(-5)) || std::strcmp(lx_xprt_version(), "%s"); }\n' "$version"
+	printf '#include <cstring>\nint main() { return !std::strlen(lx_strerror(-5)) || std::strcmp(lx_xprt_version(), "%s"); }\n' "$version"
 } >"$ex/cxx.cc"
 # shellcheck disable=SC2046
 "$cxx" -std=c++11 -Wall -Wextra -Werror -o "$ex/cxx" "$ex/cxx.cc" \

@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #include <libxprt/call.h>
-#include <libxprt/xprt.h>
+#include <libxprt/proto/xprt.h>
 
 /* words of lx_call.priv_ the core uses; the layer's start after them */
 #define LX_CALL_CORE_WORDS 3

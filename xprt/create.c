@@ -258,10 +258,10 @@ void lx_xprt_destroy(struct xprt *x)
 	 * a sync wait: give them the time to. */
 	while (lx_xprt_tags_in_use(x->tags)) {
 		if (++waited == 5000)
-			fprintf(stderr,
-				"libxprt: lx_xprt_destroy(%s): waiting for %u "
-				"requests to be put\n",
-				x->peer, lx_xprt_tags_in_use(x->tags));
+			lx_xprt_log(x, LX_XPRT_LOG_WARNING,
+				    "libxprt: %s: lx_xprt_destroy(): waiting "
+				    "for %u requests to be put",
+				    x->peer, lx_xprt_tags_in_use(x->tags));
 		usleep(1000);
 	}
 	lx_xprt_drop_slot_bufs(x);

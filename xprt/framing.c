@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include <libxprt/xprt.h>
+#include <libxprt/proto/xprt.h>
 
 #include "xprt/byteorder.h"
 

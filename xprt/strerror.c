@@ -50,7 +50,8 @@ const char *lx_strerror(int err)
 	case -EBUSY:
 		return "no free request slot or buffer (or NFS3ERR_NOT_SYNC)";
 	case -EAGAIN:
-		return "try again later (NFS3ERR_JUKEBOX)";
+		return "server busy: NFS3ERR_JUKEBOX to every retry (try "
+		       "again later)";
 	case -EOVERFLOW:
 		return "reply carries more data than asked for";
 	case -E2BIG:

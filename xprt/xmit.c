@@ -521,6 +521,51 @@ int lx_xprt_req_submit(struct lx_xprt_req *req, uint32_t key)
 	return 0;
 }
 
+/*
+ * Once done() has returned, try_complete() still clears SUBMITTED, looks
+ * at the timer and the waiter's futex, and drops the transport's
+ * reference: until that last put the slot is not the protocol's alone.
+ */
+int lx_xprt_req_resubmit(struct lx_xprt_req *req, uint32_t key)
+{
+	struct lx_xprt_rqst *rq;
+	uint32_t f;
+	int err;
+
+	if (!req)
+		return -EINVAL;
+	rq = rq_of(req);
+	f = rq_flags(atomic_load(&rq->st));
+	if (!(f & RQ_FINISHED))
+		return (f & RQ_SUBMITTED) ? -EBUSY : -EINVAL;
+	if ((f & RQ_SUBMITTED) || atomic_load(&rq->refs) != 1)
+		return -EBUSY;
+	req->rlen = 0;
+	req->rx_data_off = 0;
+	req->rx_data_len = 0;
+	req->rx_data_pad = 0;
+	req->rx_msg_len = 0;
+	/* the caller's extra reference: it may look at the request (cancel
+	 * it) after the submit, when done() may already have run.  A cancel
+	 * that pinned the request meanwhile (it was parked) leaves RQ_CANCEL
+	 * on the zeroed state, which the submit honours. */
+	atomic_fetch_add(&rq->refs, 1);
+	atomic_fetch_and(&rq->st, (uint64_t)RQ_CANCEL);
+	err = lx_xprt_req_submit(req, key);
+	if (err) {
+		lx_xprt_req_put(req);
+		return err;
+	}
+	atomic_fetch_add_explicit(&req->xprt->stats.resubmits, 1,
+				  memory_order_relaxed);
+	return 0;
+}
+
+void lx_xprt_req_park(struct lx_xprt_req *req)
+{
+	atomic_fetch_or(&rq_of(req)->st, RQ_PARKED);
+}
+
 int lx_xprt_req_retransmit(struct lx_xprt_req *req)
 {
 	struct lx_xprt_rqst *rq;

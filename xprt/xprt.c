@@ -262,9 +262,10 @@ int lx_xprt_req_put(struct lx_xprt_req *req)
 	old = atomic_load(&rq->refs);
 	do {
 		if (old <= 0) {
-			fprintf(stderr,
-				"libxprt: double put of request slot %u\n",
-				req->slot);
+			lx_xprt_log(
+				req->xprt, LX_XPRT_LOG_ERR,
+				"libxprt: %s: double put of request slot %u",
+				req->xprt->peer, req->slot);
 			return -EINVAL;
 		}
 	} while (!atomic_compare_exchange_weak(&rq->refs, &old, old - 1));
@@ -368,7 +369,11 @@ int lx_xprt_req_cancel_gen(struct lx_xprt_req *req, uint32_t gen)
 		/* not submitted yet (the start is under way on another
 		 * thread): the submit cancels it as soon as it is */
 	} while (!atomic_compare_exchange_weak(&rq->st, &st, st | RQ_CANCEL));
-	if (rq_flags(st) & RQ_FINISHED)
+	if ((rq_flags(st) & (RQ_FINISHED | RQ_PARKED)) ==
+		    (RQ_FINISHED | RQ_PARKED) &&
+	    req->ops && req->ops->cancel)
+		err = req->ops->cancel(req); /* waiting to be resubmitted */
+	else if (rq_flags(st) & RQ_FINISHED)
 		err = -EALREADY;
 	else if (rq_flags(st) & RQ_SUBMITTED)
 		err = req->ops && req->ops->cancel ? req->ops->cancel(req) :
@@ -565,6 +570,46 @@ void lx_xprt_not_responding(struct xprt *x)
 		    "server %s not responding, still trying", x->peer);
 }
 
+char *lx_xprt_stats_explain(const struct lx_xprt_stats *st, char *buf,
+			    size_t len)
+{
+	size_t n = 0;
+
+#define LX_SAY(...)                                                           \
+	do {                                                                  \
+		if (n < len)                                                  \
+			n += (size_t)snprintf(buf + n, len - n, __VA_ARGS__); \
+	} while (0)
+	if (!len)
+		return buf;
+	buf[0] = '\0';
+	LX_SAY("%llu connection%s", (unsigned long long)st->connects,
+	       st->connects == 1 ? "" : "s");
+	if (st->early_disconnects)
+		LX_SAY(", %llu dropped early (before any reply or within %u "
+		       "s)",
+		       (unsigned long long)st->early_disconnects,
+		       LX_XPRT_EARLY_MS / 1000);
+	LX_SAY("; %llu repl%s", (unsigned long long)st->replies,
+	       st->replies == 1 ? "y" : "ies");
+	if (st->garbage)
+		LX_SAY(", %llu record%s that cannot be a reply",
+		       (unsigned long long)st->garbage,
+		       st->garbage == 1 ? "" : "s");
+	if (st->bad_keys)
+		LX_SAY(", %llu for calls we did not make (unknown XID or tag)",
+		       (unsigned long long)st->bad_keys);
+	if (st->retransmits)
+		LX_SAY(", %llu retransmission%s",
+		       (unsigned long long)st->retransmits,
+		       st->retransmits == 1 ? "" : "s");
+	if (st->resubmits)
+		LX_SAY(", %llu sent again (NFS3ERR_JUKEBOX)",
+		       (unsigned long long)st->resubmits);
+#undef LX_SAY
+	return buf;
+}
+
 void lx_xprt__responding(struct xprt *x)
 {
 	if (atomic_exchange(&x->not_resp, false))
@@ -686,6 +731,13 @@ uint32_t lx_xprt_connect_cookie(const struct xprt *x)
 	return atomic_load(&((struct xprt *)x)->cookie);
 }
 
+bool lx_xprt_req_sent(const struct lx_xprt_req *req)
+{
+	struct lx_xprt_rqst *rq = rq_of((struct lx_xprt_req *)req);
+
+	return (rq_flags(atomic_load(&rq->st)) & RQ_SENT) != 0;
+}
+
 uint32_t lx_xprt_req_cookie(const struct lx_xprt_req *req)
 {
 	return rq_of((struct lx_xprt_req *)req)->cookie;
@@ -706,7 +758,7 @@ const char *lx_xprt_peer(const struct xprt *x)
 	return x->peer;
 }
 
-void lx_xprt_get_stats(const struct xprt *cx, struct lx_xprt_stats *st)
+void lx_xprt_stats(const struct xprt *cx, struct lx_xprt_stats *st)
 {
 	struct xprt *x = (struct xprt *)cx;
 
@@ -730,4 +782,5 @@ void lx_xprt_get_stats(const struct xprt *cx, struct lx_xprt_stats *st)
 	st->early_disconnects = atomic_load(&x->stats.early_disconnects);
 	st->not_responding = atomic_load(&x->stats.not_responding);
 	st->garbage = atomic_load(&x->stats.garbage);
+	st->resubmits = atomic_load(&x->stats.resubmits);
 }

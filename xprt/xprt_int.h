@@ -27,8 +27,8 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-#include <libxprt/tags.h>
-#include <libxprt/xprt.h>
+#include <libxprt/proto/tags.h>
+#include <libxprt/proto/xprt.h>
 
 #include "cong.h"
 #include "lock.h"
@@ -54,6 +54,7 @@
 #define RQ_REPLIED   0x080u /* the outcome is a reply (for credit AIMD) */
 #define RQ_FINISHED  0x100u /* done() has returned */
 #define RQ_CANCEL    0x200u /* cancelled before its submit: cancel then */
+#define RQ_PARKED    0x400u /* finished, to be resubmitted (park()) */
 
 /**
  * struct lx_xprt_rqst - a request slot: the public part and the library's
@@ -264,7 +265,7 @@ struct xprt {
 		atomic_ullong retransmits, timeouts, cancels, connects;
 		atomic_ullong disconnects, bytes_sent, bytes_received;
 		atomic_ullong direct_rx_bytes, early_disconnects;
-		atomic_ullong not_responding, garbage;
+		atomic_ullong not_responding, garbage, resubmits;
 	} stats;
 };
 

@@ -3,7 +3,7 @@
  * nfs3-null-async: NFSv3 NULL calls through libxprt's async API, DEPTH of
  * them in flight on one connection.
  *
- * lx_nfs3_mount(), then DEPTH calls of lx_nfs3_null_async(); each completion
+ * lx_nfs3_create(), then DEPTH calls of lx_nfs3_null_async(); each completion
  * (on the library's receive thread) starts the next call from its
  * callback, with LX_CALL_NOWAIT as the API asks there, until
  * WARMUP + COUNT calls have been made; the main thread sleeps until the
@@ -208,10 +208,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	ret = lx_nfs3_mount(&r.clnt, &o);
+	ret = lx_nfs3_create(&r.clnt, &o);
 	if (ret) {
 		fprintf(stderr, "nfs3-null-async: mount %s:%s: %s (%s)\n",
-			o.host, o.export_path, lx_nfs3_strerror(ret), errmsg);
+			o.host, o.export_path, lx_strerror(ret), errmsg);
 		free(calls);
 		return 1;
 	}
@@ -224,7 +224,7 @@ int main(int argc, char **argv)
 	free(calls);
 	if (ret) {
 		fprintf(stderr, "nfs3-null-async: NULL call: %s\n",
-			lx_nfs3_strerror(ret));
+			lx_strerror(ret));
 		return 1;
 	}
 	printf("calls=%lu depth=%lu seconds=%.3f calls_per_s=%.0f\n", count,

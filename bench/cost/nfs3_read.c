@@ -3,7 +3,7 @@
  * nfs3-read: NFSv3 READs of BS bytes at random BS-aligned offsets of one
  * file through libxprt's async API, DEPTH of them in flight.
  *
- * lx_nfs3_mount(), lx_nfs3_lookup_path() for the file's handle and size, then
+ * lx_nfs3_create(), lx_nfs3_lookup_path() for the file's handle and size, then
  * DEPTH calls of lx_nfs3_read_buf_async(), each into a buffer of its own (the
  * library reads the data from the socket straight into it); each
  * completion (on the library's receive thread) starts the next READ from
@@ -289,16 +289,15 @@ int main(int argc, char **argv)
 	o.errmsg_len = sizeof(errmsg);
 	r.bs = (uint32_t)bs;
 
-	ret = lx_nfs3_mount(&r.clnt, &o);
+	ret = lx_nfs3_create(&r.clnt, &o);
 	if (ret) {
 		fprintf(stderr, "nfs3-read: mount %s:%s: %s (%s)\n", o.host,
-			o.export_path, lx_nfs3_strerror(ret), errmsg);
+			o.export_path, lx_strerror(ret), errmsg);
 		return 1;
 	}
 	ret = lx_nfs3_lookup_path(r.clnt, file, &r.fh, &attr);
 	if (ret) {
-		fprintf(stderr, "nfs3-read: %s: %s\n", file,
-			lx_nfs3_strerror(ret));
+		fprintf(stderr, "nfs3-read: %s: %s\n", file, lx_strerror(ret));
 		goto out_destroy;
 	}
 	r.nblocks = attr.size / bs;
@@ -325,7 +324,7 @@ int main(int argc, char **argv)
 			fprintf(stderr,
 				"nfs3-read: registering the buffers: "
 				"%s\n",
-				lx_nfs3_strerror(ret));
+				lx_strerror(ret));
 			goto out_free;
 		}
 	}
@@ -335,7 +334,7 @@ int main(int argc, char **argv)
 		ret = run_calls(&r, slots, depth, count);
 	t1 = now_s();
 	if (ret)
-		fprintf(stderr, "nfs3-read: READ: %s\n", lx_nfs3_strerror(ret));
+		fprintf(stderr, "nfs3-read: READ: %s\n", lx_strerror(ret));
 	else
 		printf("reads=%lu depth=%lu bs=%lu seconds=%.3f "
 		       "reads_per_s=%.0f\n",

@@ -3,7 +3,7 @@
  * p9-read: 9P2000.L Treads of BS bytes at random BS-aligned offsets of one
  * file through libxprt, DEPTH of them in flight.
  *
- * lx_p9_connect() (Tversion, Tattach), lx_p9_open_path() (Twalk, Tlopen) and
+ * lx_p9_create() (Tversion, Tattach), lx_p9_open_path() (Twalk, Tlopen) and
  * lx_p9_stat_path() for the size; then, at DEPTH 1, the blocking lx_p9_read()
  * WARMUP + COUNT times; deeper, DEPTH calls of lx_p9_read_async(), each into
  * a buffer of its own (the library reads the data from the socket straight
@@ -269,17 +269,17 @@ int main(int argc, char **argv)
 	o.errbuf_len = sizeof(errbuf);
 	r.bs = (uint32_t)bs;
 
-	ret = lx_p9_connect(&r.clnt, &o);
+	ret = lx_p9_create(&r.clnt, &o);
 	if (ret) {
 		fprintf(stderr, "p9-read: %s aname %s: %s (%s)\n", o.host,
-			o.aname, lx_p9_strerror(ret), errbuf);
+			o.aname, lx_strerror(ret), errbuf);
 		return 1;
 	}
 	ret = lx_p9_stat_path(r.clnt, file, LX_P9_GETATTR_SIZE, &attr);
 	if (!ret)
 		ret = lx_p9_open_path(r.clnt, file, O_RDONLY, 0, &r.fid, NULL);
 	if (ret) {
-		fprintf(stderr, "p9-read: %s: %s\n", file, lx_p9_strerror(ret));
+		fprintf(stderr, "p9-read: %s: %s\n", file, lx_strerror(ret));
 		goto out_close;
 	}
 	r.nblocks = attr.size / bs;
@@ -308,7 +308,7 @@ int main(int argc, char **argv)
 		ret = run_reads(&r, slots, depth, count);
 	t1 = now_s();
 	if (ret)
-		fprintf(stderr, "p9-read: Tread: %s\n", lx_p9_strerror(ret));
+		fprintf(stderr, "p9-read: Tread: %s\n", lx_strerror(ret));
 	else
 		printf("reads=%lu depth=%lu bs=%lu seconds=%.3f "
 		       "reads_per_s=%.0f\n",
@@ -320,6 +320,6 @@ out_free:
 out_clunk:
 	lx_p9_clunk(r.clnt, r.fid);
 out_close:
-	lx_p9_close(r.clnt);
+	lx_p9_destroy(r.clnt);
 	return ret ? 1 : 0;
 }

@@ -65,9 +65,12 @@
  *   LX_NFS3ERR_TOOSMALL    10005  -ERANGE    (READDIR count too small)
  *   LX_NFS3ERR_SERVERFAULT 10006  -EREMOTEIO
  *   LX_NFS3ERR_BADTYPE     10007  -EPROTOTYPE (object type not supported)
- *   LX_NFS3ERR_JUKEBOX     10008  -EAGAIN    (try again later; only ever a
- *                                          completion status or the return
- *                                          of a sync call)
+ *   LX_NFS3ERR_JUKEBOX     10008  -EAGAIN    (busy, try again later: the
+ *                                          client already retried it
+ *                                          opts.jukebox_retries times,
+ *                                          jukebox_delay_ms apart; only
+ *                                          ever a completion status or
+ *                                          the return of a sync call)
  *   anything else              -EREMOTEIO
  * MOUNT's mountstat3 values are a subset (LX_MNT3ERR_NOENT 2 -> -ENOENT,
  * LX_MNT3ERR_ACCES 13 -> -EACCES, LX_MNT3ERR_NOTSUPP 10004 -> -ENOTSUP, ...).
@@ -459,10 +462,15 @@ struct lx_nfs3_mnt_list {
 
 struct lx_nfs3_clnt;
 
+#define LX_NFS3_JUKEBOX_FOREVER (~0u)
+
 /**
  * struct lx_nfs3_opts - how to reach the server
  * @host: server name or address (required)
- * @export_path: export path for MOUNT, e.g. "/export" (lx_nfs3_mount() only)
+ * @export_path: the export, e.g. "/export": lx_nfs3_create() asks MOUNT v3
+ *	for its root handle (MNT)
+ * @root: instead of @export_path, the root handle when it is known
+ *	already (no MOUNT call; copied)
  * @nfs_port, @mount_port: 0 = ask the server's rpcbind (over RDMA an
  *	unset @nfs_port is %LX_XPRT_RDMA_NFS_PORT, 20049: rpcbind maps TCP)
  * @transport: %LX_XPRT_TRANSPORT_TCP (default) or %LX_XPRT_TRANSPORT_RDMA: NFS
@@ -483,6 +491,19 @@ struct lx_nfs3_clnt;
  * @rsize, @wsize: cap on the server's rtmax/wtmax (0 = take the server's)
  * @errmsg, @errmsg_len: optional; on failure a one-line explanation is
  *	written there ("export /x does not exist on host:port", ...)
+ * @hard: nfs(5)'s hard: calls are retransmitted for ever (see
+ *	lx_rpc_opts.hard); default soft: -ETIMEDOUT after @retrans,
+ *	-ECONNRESET when the server keeps closing the connection unanswered
+ * @setup_timeout_ms: each step of lx_nfs3_create() - MNT, FSINFO - fails
+ *	-ETIMEDOUT after this long without its reply, hard or soft (default
+ *	30000), with a message naming the step, the server and what was seen
+ * @jukebox_delay_ms: a call answered NFS3ERR_JUKEBOX goes out again,
+ *	under a new XID, this long after (default 5000, the Linux v3
+ *	client's fixed delay); sync and async calls alike, the async ones
+ *	without their callback in between
+ * @jukebox_retries: at most this many times per call, then it completes
+ *	with -EAGAIN and nfs_status JUKEBOX (default 6: half a minute;
+ *	%LX_NFS3_JUKEBOX_FOREVER: as Linux, until the server relents)
  * @log, @log_arg: where the client's messages go ("server HOST:PORT not
  *	responding, still trying", "server HOST:PORT OK"), for MOUNT and NFS
  *	connections alike; see lx_xprt_log_fn.  NULL: dropped.
@@ -490,6 +511,7 @@ struct lx_nfs3_clnt;
 struct lx_nfs3_opts {
 	const char *host;
 	const char *export_path;
+	const struct lx_nfs3_fh *root;
 	uint16_t nfs_port, mount_port;
 	enum lx_xprt_transport transport;
 	const void *rdma;
@@ -504,38 +526,55 @@ struct lx_nfs3_opts {
 	uint32_t rsize, wsize;
 	char *errmsg;
 	size_t errmsg_len;
+	unsigned int jukebox_delay_ms;
+	unsigned int jukebox_retries;
+	bool hard;
+	unsigned int setup_timeout_ms;
 	lx_xprt_log_fn log;
 	void *log_arg;
 };
 
 /**
- * lx_nfs3_mount() - MNT the export over TCP, connect to NFS, learn FSINFO
+ * lx_nfs3_create() - a client of one export: MNT, connect to NFS, FSINFO
  * @cp: receives the client
- * @opts: parameters (copied)
+ * @opts: parameters (copied); exactly one of @export_path and @root
  *
- * Asks MOUNT v3 for the export's root handle, creates the NFS RPC client
- * (nconnect connections) and calls FSINFO on the root to learn rtmax,
- * wtmax and dtpref.  Context: blocks.
- * Return: %0; %-EINVAL for bad options; %-ENOENT (LX_MNT3ERR_NOENT: no such
- * export); %-EACCES (LX_MNT3ERR_ACCES, or AUTH_SYS refused); %-ENOTDIR;
- * %-EPFNOSUPPORT (the port does not serve MOUNT v3 or NFS v3: wrong
- * server); %-ECONNREFUSED, %-ETIMEDOUT, %-ENOENT (host does not resolve)
- * ...; @opts->errmsg says which step failed.
+ * With @export_path, asks MOUNT v3 (over TCP, a connection of its own,
+ * closed again) for the export's root handle; with @root, takes that.
+ * Then creates the NFS RPC client (nconnect connections) and calls FSINFO
+ * on the root to learn rtmax, wtmax and dtpref.  Context: blocks.
+ * Return: %0; %-EINVAL for bad options (neither or both of @export_path
+ * and @root...); %-ENOENT (LX_MNT3ERR_NOENT: no such export); %-EACCES
+ * (LX_MNT3ERR_ACCES, or AUTH_SYS refused); %-ENOTDIR; %-EPFNOSUPPORT (the
+ * port does not serve MOUNT v3 or NFS v3: wrong server); %-ECONNREFUSED,
+ * %-ETIMEDOUT, %-ENOENT (host does not resolve) ...; @opts->errmsg says
+ * which step failed.
  */
-int lx_nfs3_mount(struct lx_nfs3_clnt **cp, const struct lx_nfs3_opts *opts);
-
-/**
- * lx_nfs3_connect() - like lx_nfs3_mount() with a root handle already known
- * (no MOUNT call)
- */
-int lx_nfs3_connect(struct lx_nfs3_clnt **cp, const struct lx_nfs3_opts *opts,
-		    const struct lx_nfs3_fh *root);
+int lx_nfs3_create(struct lx_nfs3_clnt **cp, const struct lx_nfs3_opts *opts);
 
 /**
  * lx_nfs3_destroy() - fail calls in flight with -ESHUTDOWN, close, free.
  * Open files must be closed first.  Not from a callback.  NULL: no-op.
  */
 void lx_nfs3_destroy(struct lx_nfs3_clnt *c);
+
+/**
+ * struct lx_nfs3_stats - counters of a client
+ * @rpc: its NFS connections (struct lx_rpc_stats: calls, replies,
+ *	retransmissions, timeouts, cancels, connections, summed)
+ * @nfs_errors: replies whose NFS status was not NFS3_OK
+ * @jukebox: of those, NFS3ERR_JUKEBOX (the server asked to try later)
+ * @commits, @verf_changes, @resent_bytes: what the files' fsyncs did
+ *	(struct lx_nfs3_file_stats, summed over every file of the client)
+ */
+struct lx_nfs3_stats {
+	struct lx_rpc_stats rpc;
+	uint64_t nfs_errors, jukebox;
+	uint64_t commits, verf_changes, resent_bytes;
+};
+
+/** lx_nfs3_stats() - snapshot of @c's counters */
+void lx_nfs3_stats(const struct lx_nfs3_clnt *c, struct lx_nfs3_stats *st);
 
 /** lx_nfs3_root() - the export's root handle */
 const struct lx_nfs3_fh *lx_nfs3_root(const struct lx_nfs3_clnt *c);
@@ -551,8 +590,8 @@ uint32_t lx_nfs3_wsize(const struct lx_nfs3_clnt *c);
 /** lx_nfs3_dirsize() - READDIRPLUS maxcount the helpers use (fits buf_size) */
 uint32_t lx_nfs3_dirsize(const struct lx_nfs3_clnt *c);
 
-/** lx_nfs3_clnt_rpc() - the underlying RPC client (stats, transports) */
-struct lx_rpc_clnt *lx_nfs3_clnt_rpc(const struct lx_nfs3_clnt *c);
+/** lx_nfs3_rpc() - the underlying RPC client (stats, transports) */
+struct lx_rpc_clnt *lx_nfs3_rpc(const struct lx_nfs3_clnt *c);
 
 /**
  * lx_nfs3_stat_errno() - the errno of an NFS or MOUNT status (table above)
@@ -563,11 +602,10 @@ int lx_nfs3_stat_errno(uint32_t status);
 /** lx_nfs3_stat_name() - "LX_NFS3ERR_NOENT" etc., "NFS3ERR_unknown" if unknown */
 const char *lx_nfs3_stat_name(uint32_t status);
 
-/** lx_nfs3_strerror() - a short text for an errno returned by this API */
-const char *lx_nfs3_strerror(int err);
-
 /* ------------------------------------------------------------ procedures
- * One sync and one async function per procedure.  Sync: 0 when the reply
+ * One sync and one async function per procedure, named after it (CREATE
+ * is lx_nfs3_create_file(): lx_nfs3_create() makes the client, as
+ * lx_<layer>_create() does at every layer).  Sync: 0 when the reply
  * says LX_NFS3_OK, else a negative errno; @res is filled whenever a reply
  * was decoded (its @status then tells the NFS status, and attributes
  * carried by the failure arm are valid).  Async: 0 when started (then
@@ -663,19 +701,20 @@ int lx_nfs3_write_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			uint32_t stable, struct lx_nfs3_write_res *res);
 
 /**
- * lx_nfs3_create() - CREATE @name in @dir
+ * lx_nfs3_create_file() - CREATE @name in @dir
  * @mode: enum lx_nfs3_createmode
  * @sa: attributes for UNCHECKED/GUARDED (NULL = none)
  * @verf: %LX_NFS3_VERFSIZE bytes for EXCLUSIVE (required then)
  */
-int lx_nfs3_create(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *dir,
-		   const char *name, uint32_t mode,
-		   const struct lx_nfs3_sattr *sa, const uint8_t *verf,
-		   struct lx_nfs3_create_res *res);
-int lx_nfs3_create_async(struct lx_nfs3_clnt *c, struct lx_call *call,
-			 const struct lx_nfs3_fh *dir, const char *name,
-			 uint32_t mode, const struct lx_nfs3_sattr *sa,
-			 const uint8_t *verf, struct lx_nfs3_create_res *res);
+int lx_nfs3_create_file(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *dir,
+			const char *name, uint32_t mode,
+			const struct lx_nfs3_sattr *sa, const uint8_t *verf,
+			struct lx_nfs3_create_res *res);
+int lx_nfs3_create_file_async(struct lx_nfs3_clnt *c, struct lx_call *call,
+			      const struct lx_nfs3_fh *dir, const char *name,
+			      uint32_t mode, const struct lx_nfs3_sattr *sa,
+			      const uint8_t *verf,
+			      struct lx_nfs3_create_res *res);
 
 int lx_nfs3_mkdir(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *dir,
 		  const char *name, const struct lx_nfs3_sattr *sa,
@@ -794,12 +833,12 @@ int lx_nfs3_commit_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 
 /* --------------------------------------------------------------- MOUNT
  * MOUNT procedures on an RPC client of their own (lx_nfs3_mnt_clnt_create):
- * lx_nfs3_mount() uses them and closes that client again.
+ * lx_nfs3_create() uses them and closes that client again.
  */
 
 /**
  * lx_nfs3_mnt_clnt_create() - RPC client for MOUNT v3 from @opts (host,
- * mount_port, ids, timeouts); destroy it with lx_rpc_clnt_destroy()
+ * mount_port, ids, timeouts); destroy it with lx_rpc_destroy()
  */
 int lx_nfs3_mnt_clnt_create(struct lx_rpc_clnt **mcp,
 			    const struct lx_nfs3_opts *opts);

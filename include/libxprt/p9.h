@@ -45,7 +45,7 @@
  *   %-ENOTCONN         the session is gone (connection lost earlier, or a
  *                      Tflush answered with an error broke it)
  *   %-EBUSY            %LX_CALL_NOWAIT and no free slot or buffer
- *   %-ESHUTDOWN        lx_p9_close() is running
+ *   %-ESHUTDOWN        lx_p9_destroy() is running
  *   %-ENFILE           no free fid below the fid ceiling
  *
  * Threads: a client is thread-safe.  Sync calls may come from any thread
@@ -550,7 +550,7 @@ struct lx_p9_clnt;
  * @rdma: RDMA transport options (a struct lx_xprt_rdma_opts, libxprt/rdma.h;
  *	copied at connect), NULL for the defaults; e.g. a longer ack_timeout
  *	for a server that may stall for seconds
- * @errbuf: optional; lx_p9_connect() writes a sentence there saying why it
+ * @errbuf: optional; lx_p9_create() writes a sentence there saying why it
  *	failed (NUL-terminated, truncated to @errbuf_len)
  * @errbuf_len: its size
  * @log, @log_arg: where the session's messages go; see lx_xprt_log_fn.
@@ -584,15 +584,17 @@ struct lx_p9_opts {
  * completed at the flush deadline without an Rflush (their tags stay
  * reserved until it comes); @fids_in_use: fids allocated now;
  * @fids_lost: fid numbers never reused because the server's view of them
- * is unknown (a walk or clunk that timed out)
+ * is unknown (a walk or clunk that timed out); @xprt: the session's
+ * transport (struct lx_xprt_stats)
  */
 struct lx_p9_stats {
 	uint64_t calls, flushes, flush_replies, late_replies, flush_expired;
 	uint64_t fids_in_use, fids_lost;
+	struct lx_xprt_stats xprt;
 };
 
 /**
- * lx_p9_connect() - connect, negotiate the version and attach
+ * lx_p9_create() - connect, negotiate the version and attach
  * @cp: where the client is stored
  * @opts: parameters (copied)
  *
@@ -608,17 +610,17 @@ struct lx_p9_stats {
  * is below %LX_P9_MIN_MSIZE; the server's error for Tattach (a wrong aname:
  * ganesha %-ENOENT/%-EACCES, diod %-EPERM); %-ENOMEM.  @errbuf says more.
  */
-int lx_p9_connect(struct lx_p9_clnt **cp, const struct lx_p9_opts *opts);
+int lx_p9_create(struct lx_p9_clnt **cp, const struct lx_p9_opts *opts);
 
 /**
- * lx_p9_close() - clunk the root fid, fail calls in flight with -ESHUTDOWN,
+ * lx_p9_destroy() - clunk the root fid, fail calls in flight with -ESHUTDOWN,
  * close the connection and free the client
  *
  * Their callbacks run before this returns.
  * Context: blocks briefly; never from a completion callback.  NULL is a
  * no-op.
  */
-void lx_p9_close(struct lx_p9_clnt *c);
+void lx_p9_destroy(struct lx_p9_clnt *c);
 
 /** lx_p9_msize() - the negotiated msize */
 uint32_t lx_p9_msize(const struct lx_p9_clnt *c);
@@ -635,11 +637,8 @@ struct lx_p9_qid lx_p9_root_qid(const struct lx_p9_clnt *c);
 /** lx_p9_xprt() - the transport (stats, fault injection) */
 struct xprt *lx_p9_xprt(const struct lx_p9_clnt *c);
 
-/** lx_p9_get_stats() - snapshot of the counters */
-void lx_p9_get_stats(const struct lx_p9_clnt *c, struct lx_p9_stats *st);
-
-/** lx_p9_strerror() - a short text for an errno this API returns */
-const char *lx_p9_strerror(int err);
+/** lx_p9_stats() - snapshot of the counters */
+void lx_p9_stats(const struct lx_p9_clnt *c, struct lx_p9_stats *st);
 
 /**
  * lx_p9_fid_alloc() - reserve a fid number below the ceiling

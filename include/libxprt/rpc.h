@@ -31,7 +31,11 @@
  *   %-EMSGSIZE          the reply does not fit the call's buffers; over
  *                       RDMA also ERR_CHUNK: the server could not use the
  *                       chunks offered (a reply larger than reply_hint)
- *   %-ETIMEDOUT         no reply after the retransmissions (major timeout)
+ *   %-ETIMEDOUT         no reply after the retransmissions (major timeout),
+ *                       or by the call's deadline_ms
+ *   %-ECONNRESET        (soft clients) the server closed the connection
+ *                       retrans + 1 times with the call sent and before
+ *                       any reply: not this service on that port?
  *   %-ECANCELED         lx_call_cancel()
  *   %-ENOTCONN          the connection could not be re-established within
  *                       reconnect_give_up_ms
@@ -85,7 +89,7 @@ struct lx_rpc_auth_opts {
 };
 
 /**
- * struct lx_rpc_clnt_opts - client parameters
+ * struct lx_rpc_opts - client parameters
  * @host: server address or name
  * @port: server port; 0 asks the server's rpcbind (GETPORT, TCP); RDMA
  *	needs it given (NFS: LX_XPRT_RDMA_NFS_PORT, 20049)
@@ -103,6 +107,16 @@ struct lx_rpc_auth_opts {
  *	2; %LX_RPC_NO_RETRANS for none); each one doubles the wait, up to
  *	@timeo_max_ms (default 10 * timeo)
  * @reconnect_give_up_ms: see struct lx_xprt_opts (0 = keep trying)
+ * @hard: as NFS's hard mount: a call is retransmitted for ever (its wait
+ *	doubling up to @timeo_max_ms, "not responding, still trying" said
+ *	once per episode) instead of failing -ETIMEDOUT after @retrans, and
+ *	a server that drops every connection is tried again and again.
+ *	Default (false): soft, bounded: -ETIMEDOUT at the major timeout,
+ *	and -ECONNRESET for a call sent on @retrans + 1 connections that the
+ *	server closed before any reply came back on them (a port that is
+ *	not this RPC service fails in a second, not at the timeout).  A
+ *	call's deadline_ms bounds it either way.
+ * @deadline_ms: every call's deadline_ms when it gives none (0: none)
  * @log, @log_arg: where messages go ("server HOST:PORT not responding,
  *	still trying" when a call times out or the server drops connections
  *	without replying, "server HOST:PORT OK" at the next reply); see
@@ -111,7 +125,7 @@ struct lx_rpc_auth_opts {
  *	NULL for defaults; the client installs the RPC-over-RDMA binding and
  *	the server's credit grants as congestion window
  */
-struct lx_rpc_clnt_opts {
+struct lx_rpc_opts {
 	const char *host;
 	uint16_t port;
 	uint32_t prog, vers;
@@ -124,6 +138,8 @@ struct lx_rpc_clnt_opts {
 	unsigned int timeo_max_ms;
 	unsigned int retrans;
 	unsigned int reconnect_give_up_ms;
+	bool hard;
+	unsigned int deadline_ms;
 	const void *rdma;
 	lx_xprt_log_fn log;
 	void *log_arg;
@@ -136,8 +152,10 @@ struct lx_rpc_clnt_opts {
  * @reject_stat: for MSG_DENIED (0 RPC_MISMATCH, 1 AUTH_ERROR)
  * @auth_stat: for AUTH_ERROR
  * @low, @high: the supported range for PROG_MISMATCH and RPC_MISMATCH
- * @xid: the call's XID
- * @retransmits: how many times the call was sent again
+ * @xid: the call's XID (the last one, after @again)
+ * @retransmits: how many times the call was sent again (its last XID)
+ * @again: how many times it went out again under a new XID because its
+ *	again() hook asked (NFS3ERR_JUKEBOX)
  */
 struct lx_rpc_reply_info {
 	int reply_stat;
@@ -147,6 +165,7 @@ struct lx_rpc_reply_info {
 	uint32_t low, high;
 	uint32_t xid;
 	unsigned int retransmits;
+	unsigned int again;
 };
 
 /**
@@ -163,6 +182,26 @@ struct lx_rpc_reply_info {
  */
 typedef int (*lx_rpc_body_place_fn)(void *arg, const uint8_t *body, size_t have,
 				    size_t *data_off, size_t *data_len);
+
+/**
+ * lx_rpc_again_fn - send a call again after this reply?  (NFS3ERR_JUKEBOX)
+ * @arg: lx_rpc_call_args.again_arg
+ * @res: lx_rpc_call_args.res, the reply's results just decoded into it
+ * @tries: how many times the call already went out again this way
+ *
+ * Runs on a receive thread after a successful decode; must not block.
+ * Return: 0 to complete the call with this reply; otherwise a delay in
+ * milliseconds, after which the call goes out again under a NEW XID (the
+ * old one would get the server's cached answer back from its duplicate
+ * request cache) with a fresh timeout.  Meanwhile the call stays in
+ * flight: an async call's done() is not called (lx_call_cancel() ends the
+ * wait at once; the client's retry thread sends it when due), a sync
+ * caller keeps waiting; the next reply is decoded into @res again.
+ * Counted in the transport's stats.resubmits and in
+ * lx_rpc_reply_info.again.
+ */
+typedef unsigned int (*lx_rpc_again_fn)(void *arg, const void *res,
+					unsigned int tries);
 
 /**
  * struct lx_rpc_call_args - one call
@@ -188,6 +227,10 @@ typedef int (*lx_rpc_body_place_fn)(void *arg, const uint8_t *body, size_t have,
  *	given a Reply chunk (the receive buffer, so at most buf_size).
  *	0 = small.  Ignored over TCP.
  * @timeo_ms: overrides the client's timeo for this call (0 = default)
+ * @deadline_ms: the call fails -ETIMEDOUT when no reply came within this
+ *	long of its start, whatever retransmissions are left, hard client or
+ *	soft (0 = none): set-up steps bounded whatever the timeo
+ * @again, @again_arg: optional; see lx_rpc_again_fn
  *
  * Fairness owner and the non-blocking flag are the call object's
  * (struct lx_call.owner, .flags) for asynchronous calls; synchronous ones
@@ -208,21 +251,23 @@ struct lx_rpc_call_args {
 	size_t rx_len;
 	size_t reply_hint;
 	unsigned int timeo_ms;
+	unsigned int deadline_ms;
+	lx_rpc_again_fn again;
+	void *again_arg;
 };
 
 /**
- * lx_rpc_clnt_create() - create a client and connect
+ * lx_rpc_create() - create a client and connect
  * Return: %0; %-EINVAL for bad options; a negative errno from rpcbind
  * (%-EPFNOSUPPORT when the program is not registered) or from connecting.
  */
-int lx_rpc_clnt_create(struct lx_rpc_clnt **clp,
-		       const struct lx_rpc_clnt_opts *opts);
+int lx_rpc_create(struct lx_rpc_clnt **clp, const struct lx_rpc_opts *opts);
 
 /**
- * lx_rpc_clnt_destroy() - fail calls in flight with -ESHUTDOWN, close, free
+ * lx_rpc_destroy() - fail calls in flight with -ESHUTDOWN, close, free
  * Must not be called from a completion callback.  NULL is a no-op.
  */
-void lx_rpc_clnt_destroy(struct lx_rpc_clnt *cl);
+void lx_rpc_destroy(struct lx_rpc_clnt *cl);
 
 /**
  * lx_rpc_call_async() - start a call
@@ -275,14 +320,30 @@ int lx_rpc_null(struct lx_rpc_clnt *cl);
  */
 const struct lx_rpc_reply_info *lx_rpc_call_info(const struct lx_call *call);
 
-/** lx_rpc_clnt_xprt() - the transport of connection @i (0 .. nconnect-1) */
-struct xprt *lx_rpc_clnt_xprt(const struct lx_rpc_clnt *cl, unsigned int i);
+/**
+ * struct lx_rpc_stats - counters of a client
+ * @nconnect: its connections
+ * @xprt: the counters of its transports (struct lx_xprt_stats), summed
+ *	over the connections: calls submitted and completed, replies,
+ *	retransmissions, timeouts, cancels, connections...
+ */
+struct lx_rpc_stats {
+	unsigned int nconnect;
+	struct lx_xprt_stats xprt;
+};
 
-/** lx_rpc_clnt_nconnect() - number of connections */
-unsigned int lx_rpc_clnt_nconnect(const struct lx_rpc_clnt *cl);
+/**
+ * lx_rpc_stats() - snapshot of @cl's counters
+ * Context: any thread; reads atomics only (not a consistent snapshot
+ * while calls run).
+ */
+void lx_rpc_stats(const struct lx_rpc_clnt *cl, struct lx_rpc_stats *st);
 
-/** lx_rpc_strerror() - a short text for an errno returned by this API */
-const char *lx_rpc_strerror(int err);
+/** lx_rpc_xprt() - the transport of connection @i (0 .. nconnect-1) */
+struct xprt *lx_rpc_xprt(const struct lx_rpc_clnt *cl, unsigned int i);
+
+/** lx_rpc_nconnect() - number of connections */
+unsigned int lx_rpc_nconnect(const struct lx_rpc_clnt *cl);
 
 #ifdef __cplusplus
 }

@@ -20,7 +20,7 @@ Every call is parsed (xid, msg_type, rpcvers, prog, vers, proc, cred, verf).
 A record that does not parse as a CALL is logged as BADCALL and dropped.
 
 --log FILE gets one line per event, flushed at once:
-  CONN conn=<n> peer=<ip:port>
+  CONN conn=<n> peer=<ip:port> t=<monotonic seconds>
   CALL conn=<n> xid=0x<8 hex> prog=<n> vers=<n> proc=<n> cred=<flavor>
        seq=<k> rpcvers=<n>
   BADCALL conn=<n> len=<bytes> why=<text>
@@ -455,7 +455,8 @@ def main():
             continue
         n += 1
         s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        log("CONN conn=%d peer=%s:%d" % (n, peer[0], peer[1]))
+        log("CONN conn=%d peer=%s:%d t=%.3f" % (n, peer[0], peer[1],
+                                                 time.monotonic()))
         threading.Thread(target=Conn(s, n, a, log).run, daemon=True).start()
 
 

@@ -54,7 +54,7 @@ static struct lx_nfs3_clnt *mount_with(uint32_t rsize, uint32_t wsize)
 	o.retrans = 10;
 	o.errmsg = msg;
 	o.errmsg_len = sizeof(msg);
-	err = lx_nfs3_mount(&c, &o);
+	err = lx_nfs3_create(&c, &o);
 	if (err)
 		fail_msg("mount: %d %s", err, msg);
 	return c;
@@ -187,9 +187,9 @@ static void test_async_split(void **state)
 
 	(void)state;
 	fill(src, len, 99);
-	assert_int_equal(lx_nfs3_create(c, lx_nfs3_root(c), "asyncsplit",
-					LX_NFS3_CREATE_UNCHECKED, NULL, NULL,
-					&cr),
+	assert_int_equal(lx_nfs3_create_file(c, lx_nfs3_root(c), "asyncsplit",
+					     LX_NFS3_CREATE_UNCHECKED, NULL,
+					     NULL, &cr),
 			 0);
 	io.call.done = pio_cb;
 	io.call.arg = &w;

@@ -278,7 +278,7 @@ static double bw_run(struct lx_rpc_clnt *cl, struct fh *fh, bool write,
  */
 static void test_small_inline(struct fh *root)
 {
-	struct lx_rpc_clnt_opts o = {0};
+	struct lx_rpc_opts o = {0};
 	struct lx_xprt_rdma_opts ro = {.inline_send = 1024,
 				       .inline_recv = 1024,
 				       .ack_timeout = TOOL_ACK_TIMEOUT};
@@ -302,26 +302,26 @@ static void test_small_inline(struct fh *root)
 	o.auth.set_ids = true;
 	o.transport = LX_XPRT_TRANSPORT_RDMA;
 	o.rdma = &ro;
-	r = lx_rpc_clnt_create(&cl, &o);
+	r = lx_rpc_create(&cl, &o);
 	if (r) {
-		report("pos0", false, "client: %s", lx_rpc_strerror(r));
+		report("pos0", false, "client: %s", lx_strerror(r));
 		free(rl);
 		return;
 	}
-	lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &s0);
+	lx_xprt_rdma_stats(lx_rpc_xprt(cl, 0), &s0);
 	{
 		struct symlink_args sa = {{root, lname}, target};
 
 		r = call(cl, P_SYMLINK, (xdrproc_t)x_symlink_args, &sa,
 			 (xdrproc_t)x_status_only, &st);
 	}
-	lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &s1);
+	lx_xprt_rdma_stats(lx_rpc_xprt(cl, 0), &s1);
 	report("pos0",
 	       !r && !st && s1.pos0_chunks > s0.pos0_chunks &&
 		       s1.inline_send == 1024,
 	       "SYMLINK with a 1000-byte target, inline %u: %s, status %u, "
 	       "position-zero chunks +%llu",
-	       s1.inline_send, lx_rpc_strerror(r), st,
+	       s1.inline_send, lx_strerror(r), st,
 	       (unsigned long long)(s1.pos0_chunks - s0.pos0_chunks));
 	{
 		struct diropargs da = {root, lname};
@@ -341,18 +341,18 @@ static void test_small_inline(struct fh *root)
 
 		s0 = s1;
 		r = lx_rpc_call_sync(cl, &a, NULL);
-		lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &s1);
+		lx_xprt_rdma_stats(lx_rpc_xprt(cl, 0), &s1);
 		report("readlink",
 		       !r && !rl->status && !strcmp(rl->path, target) &&
 			       s1.reply_chunks > s0.reply_chunks,
 		       "1000-byte target back through a Reply chunk: %s, "
 		       "status %u, %s, reply chunks +%llu",
-		       lx_rpc_strerror(r), rl->status,
+		       lx_strerror(r), rl->status,
 		       strcmp(rl->path, target) ? "differs" : "same",
 		       (unsigned long long)(s1.reply_chunks - s0.reply_chunks));
 	} else {
 		report("readlink", false, "LOOKUP %s: %s, status %u", lname,
-		       lx_rpc_strerror(r), lr.status);
+		       lx_strerror(r), lr.status);
 	}
 	{
 		uint8_t data[2000];
@@ -366,13 +366,13 @@ static void test_small_inline(struct fh *root)
 		s0 = s1;
 		if (!r && !fr.status && fr.has_fh)
 			r = nfs_write(cl, &fr.fh, 0, data, sizeof(data), &wr);
-		lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &s1);
+		lx_xprt_rdma_stats(lx_rpc_xprt(cl, 0), &s1);
 		report("write-1k",
 		       !r && !wr.status && wr.count == 2000 &&
 			       s1.read_chunks > s0.read_chunks,
 		       "2000-byte WRITE with a 1 KiB threshold: %s, status %u, "
 		       "read chunks +%llu",
-		       lx_rpc_strerror(r), wr.status,
+		       lx_strerror(r), wr.status,
 		       (unsigned long long)(s1.read_chunks - s0.read_chunks));
 	}
 	{
@@ -384,7 +384,7 @@ static void test_small_inline(struct fh *root)
 		call(cl, P_REMOVE, (xdrproc_t)x_diropargs, &da,
 		     (xdrproc_t)x_remove_res, &st);
 	}
-	lx_rpc_clnt_destroy(cl);
+	lx_rpc_destroy(cl);
 	free(rl);
 }
 
@@ -399,7 +399,7 @@ static void test_small_inline(struct fh *root)
  */
 static void test_stall(struct fh *root, struct fh *file, const uint8_t *want)
 {
-	struct lx_rpc_clnt_opts o = {0};
+	struct lx_rpc_opts o = {0};
 	struct lx_rpc_reply_info info;
 	struct attr_res ar = {0};
 	struct lx_rpc_call_args a = {
@@ -447,12 +447,12 @@ static void test_stall(struct fh *root, struct fh *file, const uint8_t *want)
 	o.timeo_max_ms = 2000;
 	o.retrans = 30;
 	o.rdma = &stall_ro;
-	r = lx_rpc_clnt_create(&cl, &o);
+	r = lx_rpc_create(&cl, &o);
 	if (!r)
 		r = lx_rpc_call_sync(cl, &a,
 				     &info); /* warm: the export cached */
 	if (r) {
-		report("stall", false, "client: %s", lx_rpc_strerror(r));
+		report("stall", false, "client: %s", lx_strerror(r));
 		return;
 	}
 	snprintf(ok, sizeof(ok), "%s.ok", stall_file);
@@ -466,8 +466,8 @@ static void test_stall(struct fh *root, struct fh *file, const uint8_t *want)
 		fclose(f);
 	t0 = now_s();
 	r = lx_rpc_call_sync(cl, &ra_args, &info);
-	lx_xprt_get_stats(lx_rpc_clnt_xprt(cl, 0), &st);
-	lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &rs);
+	lx_xprt_stats(lx_rpc_xprt(cl, 0), &st);
+	lx_xprt_rdma_stats(lx_rpc_xprt(cl, 0), &rs);
 	for (i = 0; i < len; i++)
 		bad += buf[i] != want[i];
 	/* registrations serve the resend; windows are tied to their queue
@@ -491,7 +491,7 @@ static void test_stall(struct fh *root, struct fh *file, const uint8_t *want)
 	       "%llu connect(s), write chunks prepared %llu, windows bound "
 	       "%llu, deallocated with dead connections %llu, invalidated "
 	       "%llu, live %llu",
-	       lx_rpc_strerror(r), now_s() - t0, bad, info.retransmits,
+	       lx_strerror(r), now_s() - t0, bad, info.retransmits,
 	       (unsigned long long)st.disconnects,
 	       (unsigned long long)st.connects,
 	       (unsigned long long)rs.write_chunks,
@@ -499,7 +499,7 @@ static void test_stall(struct fh *root, struct fh *file, const uint8_t *want)
 	       (unsigned long long)rs.win_deallocs,
 	       (unsigned long long)(rs.win_remote_inv + rs.win_local_inv),
 	       (unsigned long long)rs.win_live);
-	lx_rpc_clnt_destroy(cl);
+	lx_rpc_destroy(cl);
 	free(buf);
 }
 
@@ -523,7 +523,7 @@ static void print_rdma(struct lx_rpc_clnt *cl, const char *when)
 {
 	struct lx_xprt_rdma_stats s;
 
-	lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &s);
+	lx_xprt_rdma_stats(lx_rpc_xprt(cl, 0), &s);
 	printf("rdma %s: %s, windows bound %llu, invalidated remotely %llu "
 	       "locally %llu, deallocated %llu, live %llu, bad invalidations "
 	       "%llu\n",
@@ -557,7 +557,7 @@ static uint8_t pat(size_t i)
 
 int main(int argc, char **argv)
 {
-	struct lx_rpc_clnt_opts o = {0};
+	struct lx_rpc_opts o = {0};
 	struct lx_xprt_rdma_opts ro = {.ack_timeout = TOOL_ACK_TIMEOUT};
 	struct lx_rpc_clnt *mnt, *cl;
 	struct mnt_res mr = {0};
@@ -652,16 +652,16 @@ int main(int argc, char **argv)
 	o.vers = MNT_V3;
 	o.auth.flavor = LX_RPC_AUTH_SYS;
 	o.auth.set_ids = true;
-	r = lx_rpc_clnt_create(&mnt, &o);
+	r = lx_rpc_create(&mnt, &o);
 	if (!r) {
 		r = call(mnt, MNTPROC_MNT, (xdrproc_t)x_mnt_args, &export_path,
 			 (xdrproc_t)x_mnt_res, &mr);
-		lx_rpc_clnt_destroy(mnt);
+		lx_rpc_destroy(mnt);
 	}
 	report("mount", !r && !mr.status,
 	       "MNT %s over TCP: %s, status %u, "
 	       "handle %u bytes",
-	       export_path, lx_rpc_strerror(r), mr.status, mr.fh.len);
+	       export_path, lx_strerror(r), mr.status, mr.fh.len);
 	if (r || mr.status)
 		return 1;
 	root = mr.fh;
@@ -675,12 +675,12 @@ int main(int argc, char **argv)
 	o.buf_size = 64 * 1024; /* READDIR replies land here */
 	ro.reg_mode = use_cache ? LX_XPRT_RDMA_REG_CACHE_UNSAFE : reg_mode;
 	o.rdma = &ro;
-	r = lx_rpc_clnt_create(&cl, &o);
+	r = lx_rpc_create(&cl, &o);
 	if (!r)
-		lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &s0);
+		lx_xprt_rdma_stats(lx_rpc_xprt(cl, 0), &s0);
 	report("connect", !r && (!want_mode || s0.reg_mode == want_mode),
 	       "NFSv3 over RDMA to %s:%u: %s (%s%s)", host, nfs_port,
-	       lx_rpc_strerror(r), r ? "-" : reg_mode_name(s0.reg_mode),
+	       lx_strerror(r), r ? "-" : reg_mode_name(s0.reg_mode),
 	       !r && s0.remote_inv_offered ? ", Send With Invalidate offered" :
 					     "");
 	if (r)
@@ -689,7 +689,7 @@ int main(int argc, char **argv)
 	r = call(cl, P_GETATTR, (xdrproc_t)x_fh, &root,
 		 (xdrproc_t)x_getattr_res, &ar);
 	report("getattr", !r && !ar.status && ar.type == 2,
-	       "root: %s, status %u, type %u", lx_rpc_strerror(r), ar.status,
+	       "root: %s, status %u, type %u", lx_strerror(r), ar.status,
 	       ar.type);
 
 	{
@@ -705,7 +705,7 @@ int main(int argc, char **argv)
 			 (xdrproc_t)x_lookup_res, &fr);
 	}
 	report("create", !r && !fr.status && fr.has_fh, "%s: %s, status %u",
-	       fname, lx_rpc_strerror(r), fr.status);
+	       fname, lx_strerror(r), fr.status);
 	if (r || fr.status)
 		goto out;
 	file = fr.fh;
@@ -715,24 +715,24 @@ int main(int argc, char **argv)
 	rbuf = malloc(big);
 	for (i = 0; i < big; i++)
 		wbuf[i] = pat(i);
-	lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &s0);
+	lx_xprt_rdma_stats(lx_rpc_xprt(cl, 0), &s0);
 	t0 = now_s();
 	r = nfs_write(cl, &file, 0, wbuf, (uint32_t)big, &wr);
-	lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &s1);
+	lx_xprt_rdma_stats(lx_rpc_xprt(cl, 0), &s1);
 	report("write",
 	       !r && !wr.status && wr.count == big &&
 		       s1.read_chunks > s0.read_chunks,
 	       "%zu bytes in %.1f ms: %s, status %u, count %u, read chunks "
 	       "+%llu",
-	       big, (now_s() - t0) * 1e3, lx_rpc_strerror(r), wr.status,
-	       wr.count, (unsigned long long)(s1.read_chunks - s0.read_chunks));
+	       big, (now_s() - t0) * 1e3, lx_strerror(r), wr.status, wr.count,
+	       (unsigned long long)(s1.read_chunks - s0.read_chunks));
 
 	/* READ: a Write chunk */
 	memset(rbuf, 0, big);
 	s0 = s1;
 	t0 = now_s();
 	r = nfs_read(cl, &file, 0, rbuf, (uint32_t)big, &rr);
-	lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &s1);
+	lx_xprt_rdma_stats(lx_rpc_xprt(cl, 0), &s1);
 	for (bad = 0, i = 0; i < big; i++)
 		bad += rbuf[i] != wbuf[i];
 	report("read",
@@ -740,8 +740,8 @@ int main(int argc, char **argv)
 		       s1.write_chunks > s0.write_chunks,
 	       "%zu bytes in %.1f ms: %s, status %u, count %u, data length "
 	       "%u, %zu bytes differ, write chunks +%llu",
-	       big, (now_s() - t0) * 1e3, lx_rpc_strerror(r), rr.status,
-	       rr.count, rr.len, bad,
+	       big, (now_s() - t0) * 1e3, lx_strerror(r), rr.status, rr.count,
+	       rr.len, bad,
 	       (unsigned long long)(s1.write_chunks - s0.write_chunks));
 
 	/* a READ into two buffers: two windows, two keys */
@@ -752,7 +752,7 @@ int main(int argc, char **argv)
 		memset(rbuf, 0, big);
 		s0 = s1;
 		r = nfs_read2(cl, &file, 0, rbuf, b2, (uint32_t)half, &rr);
-		lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &s1);
+		lx_xprt_rdma_stats(lx_rpc_xprt(cl, 0), &s1);
 		for (bad = 0, i = 0; i < half; i++)
 			bad += rbuf[i] != wbuf[i] || b2[i] != wbuf[half + i];
 		report("read-2seg",
@@ -762,7 +762,7 @@ int main(int argc, char **argv)
 		       "%zu bytes into two buffers: %s, status %u, %zu bytes "
 		       "differ; windows bound +%llu, invalidated remotely "
 		       "+%llu, locally +%llu",
-		       2 * half, lx_rpc_strerror(r), rr.status, bad,
+		       2 * half, lx_strerror(r), rr.status, bad,
 		       (unsigned long long)(s1.win_binds - s0.win_binds),
 		       (unsigned long long)(s1.win_remote_inv -
 					    s0.win_remote_inv),
@@ -777,7 +777,7 @@ int main(int argc, char **argv)
 	memset(rbuf, 0, 2000);
 	s0 = s1;
 	r = nfs_read(cl, &file, 5, rbuf, 1000, &rr);
-	lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &s1);
+	lx_xprt_rdma_stats(lx_rpc_xprt(cl, 0), &s1);
 	for (bad = 0, i = 0; i < 1000; i++)
 		bad += rbuf[i] != wbuf[i + 5];
 	for (i = 1000; i < 2000; i++)
@@ -787,7 +787,7 @@ int main(int argc, char **argv)
 		       s1.write_chunks == s0.write_chunks,
 	       "1000 bytes at offset 5: %s, status %u, data length %u, %zu "
 	       "bytes wrong, write chunks +%llu",
-	       lx_rpc_strerror(r), rr.status, rr.len, bad,
+	       lx_strerror(r), rr.status, rr.len, bad,
 	       (unsigned long long)(s1.write_chunks - s0.write_chunks));
 
 	/* READDIR: a Reply chunk */
@@ -825,7 +825,7 @@ int main(int argc, char **argv)
 			if (res.eof)
 				break;
 		} while (rounds < 100);
-		lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &s1);
+		lx_xprt_rdma_stats(lx_rpc_xprt(cl, 0), &s1);
 		report("readdir",
 		       !r &&
 			       (!expect_entries ||
@@ -834,11 +834,11 @@ int main(int argc, char **argv)
 		       "%s: %u entries (with . and ..) in %u call(s), "
 		       "expected %u + 2: %s; reply chunks +%llu",
 		       dirname_, total_entries, rounds, expect_entries,
-		       lx_rpc_strerror(r),
+		       lx_strerror(r),
 		       (unsigned long long)(s1.reply_chunks - s0.reply_chunks));
 	} else {
 		report("readdir", false, "LOOKUP %s: %s, status %u", dirname_,
-		       lx_rpc_strerror(r), dr.status);
+		       lx_strerror(r), dr.status);
 	}
 	print_rdma(cl, "after checks");
 	test_small_inline(&root);
@@ -852,13 +852,13 @@ int main(int argc, char **argv)
 		bw = malloc(bw_size * depth);
 		for (i = 0; i < bw_size * depth; i++)
 			bw[i] = pat(i);
-		lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &s0);
+		lx_xprt_rdma_stats(lx_rpc_xprt(cl, 0), &s0);
 		mibs = bw_run(cl, &file, true, bw, total, &err);
 		report("bw-write", !err,
 		       "%u MiB in %zu KiB WRITEs, %u in flight: %.1f MiB/s "
 		       "(%s)",
 		       bw_total_mib, bw_size >> 10, depth, mibs,
-		       lx_rpc_strerror(err));
+		       lx_strerror(err));
 		mibs = bw_run(cl, &file, false, bw, total, &err);
 		for (bad = 0, i = 0; i < bw_size * depth; i++)
 			bad += bw[i] != pat(i);
@@ -866,8 +866,8 @@ int main(int argc, char **argv)
 		       "%u MiB in %zu KiB READs, %u in flight: %.1f MiB/s (%s, "
 		       "%zu bytes differ)",
 		       bw_total_mib, bw_size >> 10, depth, mibs,
-		       lx_rpc_strerror(err), bad);
-		lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &s1);
+		       lx_strerror(err), bad);
+		lx_xprt_rdma_stats(lx_rpc_xprt(cl, 0), &s1);
 		printf("bandwidth registration: %llu reg+dereg, %.1f us each, "
 		       "%llu cache hits\n",
 		       (unsigned long long)(s1.regs - s0.regs + s1.deregs -
@@ -881,7 +881,7 @@ int main(int argc, char **argv)
 		free(bw);
 	}
 	print_rdma(cl, "at the end");
-	lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &s1);
+	lx_xprt_rdma_stats(lx_rpc_xprt(cl, 0), &s1);
 	if (s1.reg_mode == LX_XPRT_RDMA_REG_WINDOW)
 		/* every window accounted for; who invalidated: the server
 		 * for calls with one key when offered, we otherwise */
@@ -916,9 +916,9 @@ int main(int argc, char **argv)
 		r = call(cl, P_REMOVE, (xdrproc_t)x_diropargs, &da,
 			 (xdrproc_t)x_remove_res, &st);
 		report("remove", !r && !st, "%s: %s, status %u", fname,
-		       lx_rpc_strerror(r), st);
+		       lx_strerror(r), st);
 	}
 out:
-	lx_rpc_clnt_destroy(cl);
+	lx_rpc_destroy(cl);
 	return fails ? 1 : 0;
 }

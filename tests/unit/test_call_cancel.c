@@ -298,7 +298,7 @@ static const struct proto rpc_proto = {.start = rpc_start};
 
 static void test_rpc_cancel_races_completion(void **state)
 {
-	struct lx_rpc_clnt_opts o = {0};
+	struct lx_rpc_opts o = {0};
 	struct run *r = calloc(1, sizeof(*r));
 	struct lx_xprt_stats st;
 
@@ -310,12 +310,12 @@ static void test_rpc_cancel_races_completion(void **state)
 	o.vers = TVERS;
 	o.auth.flavor = LX_RPC_AUTH_NONE;
 	o.max_reqs = SLOTS;
-	assert_int_equal(lx_rpc_clnt_create(&rpc_cl, &o), 0);
+	assert_int_equal(lx_rpc_create(&rpc_cl, &o), 0);
 	r->p = &rpc_proto;
 	run_race(r);
 	check_race(r, true);
 	/* the transport counted exactly the cancels that decided a call */
-	lx_xprt_get_stats(lx_rpc_clnt_xprt(rpc_cl, 0), &st);
+	lx_xprt_stats(lx_rpc_xprt(rpc_cl, 0), &st);
 	{
 		unsigned int i, c = 0;
 
@@ -326,7 +326,7 @@ static void test_rpc_cancel_races_completion(void **state)
 		 * only one racing a submit may lose to a quick reply */
 		assert_true(c <= atomic_load(&r->cancel_ok));
 	}
-	lx_rpc_clnt_destroy(rpc_cl);
+	lx_rpc_destroy(rpc_cl);
 	fakesrv_stop(rpc_srv);
 	free(r);
 }
@@ -376,8 +376,8 @@ static void test_p9_cancel_races_completion(void **state)
 	p9f_reset(&srv);
 	pthread_mutex_unlock(&srv.lock);
 	o.port = fakesrv_port(srv.srv);
-	if (lx_p9_connect(&p9c, &o))
-		fail_msg("lx_p9_connect: %s", err);
+	if (lx_p9_create(&p9c, &o))
+		fail_msg("lx_p9_create: %s", err);
 	assert_int_equal(
 		lx_p9_open_path(p9c, "file", O_RDONLY, 0, &p9fid, NULL), 0);
 	r->p = &p9_proto;
@@ -386,15 +386,15 @@ static void test_p9_cancel_races_completion(void **state)
 		r->v[i].run = r;
 		r->v[i].role = VICTIM;
 	}
-	lx_p9_get_stats(p9c, &st0);
+	lx_p9_stats(p9c, &st0);
 	run_race(r);
 	check_race(r, false);
-	lx_p9_get_stats(p9c, &st);
+	lx_p9_stats(p9c, &st);
 	/* every Tflush sent was for a target: at most one per cancel that
 	 * said 0 */
 	assert_true(st.flushes - st0.flushes <= atomic_load(&r->cancel_ok));
 	assert_int_equal(lx_p9_clunk(p9c, p9fid), 0);
-	lx_p9_close(p9c);
+	lx_p9_destroy(p9c);
 	p9f_stop(&srv);
 	free(r);
 }

@@ -67,10 +67,10 @@ static struct lx_p9_clnt *conn(unsigned int timeout_ms, unsigned int max_reqs)
 		.errbuf_len = sizeof(err),
 	};
 	struct lx_p9_clnt *c = NULL;
-	int r = lx_p9_connect(&c, &o);
+	int r = lx_p9_create(&c, &o);
 
 	if (r)
-		fail_msg("lx_p9_connect: %d (%s)", r, err);
+		fail_msg("lx_p9_create: %d (%s)", r, err);
 	return c;
 }
 
@@ -78,7 +78,7 @@ static struct lx_p9_stats stats(struct lx_p9_clnt *c)
 {
 	struct lx_p9_stats st;
 
-	lx_p9_get_stats(c, &st);
+	lx_p9_stats(c, &st);
 	return st;
 }
 
@@ -237,7 +237,7 @@ static void test_timeout_flushes_after_the_call_then_rflush(void **state)
 	assert_int_equal(st.late_replies, 0);
 	srv_set(0, P9F_FLUSH_RFLUSH);
 	assert_int_equal(lx_p9_getattr(c, fid, 0, &a), 0);
-	lx_p9_close(c);
+	lx_p9_destroy(c);
 }
 
 static void test_reply_before_rflush_is_the_outcome(void **state)
@@ -266,7 +266,7 @@ static void test_reply_before_rflush_is_the_outcome(void **state)
 	assert_int_equal(a.qid.type, LX_P9_QTDIR);
 	assert_int_equal(lx_p9_clunk(c, fid), 0);
 	assert_int_equal(stats(c).fids_in_use, 1);
-	lx_p9_close(c);
+	lx_p9_destroy(c);
 }
 
 static void test_cancel_async_call(void **state)
@@ -290,7 +290,7 @@ static void test_cancel_async_call(void **state)
 	assert_true(log_find(LX_P9_TFLUSH, tag_of(h), NULL) >= 0);
 	assert_int_equal(lx_call_cancel(h), -EALREADY);
 	done_fini(&d);
-	lx_p9_close(c);
+	lx_p9_destroy(c);
 }
 
 static void test_rflush_to_a_later_tflush_answers_the_earlier(void **state)
@@ -333,7 +333,7 @@ static void test_rflush_to_a_later_tflush_answers_the_earlier(void **state)
 			usleep(1000);
 	}
 	assert_int_equal(got, 4);
-	lx_p9_close(c);
+	lx_p9_destroy(c);
 	done_wait(&occ, 4);
 	assert_int_equal(occ.status, -ESHUTDOWN);
 	done_fini(&d);
@@ -365,7 +365,7 @@ static void test_rflushes_answered_in_order(void **state)
 	while (stats(c).flush_replies < 2)
 		usleep(1000);
 	done_fini(&d);
-	lx_p9_close(c);
+	lx_p9_destroy(c);
 }
 
 static void test_flushes_per_call_are_bounded(void **state)
@@ -392,7 +392,7 @@ static void test_flushes_per_call_are_bounded(void **state)
 	assert_int_equal(d.status, -ECANCELED);
 	assert_true(stats(c).flush_expired >= 1);
 	done_fini(&d);
-	lx_p9_close(c); /* the Tflushes still in flight end here */
+	lx_p9_destroy(c); /* the Tflushes still in flight end here */
 }
 
 static void test_cancel_without_timeout_is_still_bounded(void **state)
@@ -427,7 +427,7 @@ static void test_cancel_without_timeout_is_still_bounded(void **state)
 	assert_int_equal(d.status, -ECANCELED);
 	assert_true(dt >= 140 && dt < 3000);
 	done_fini(&d);
-	lx_p9_close(c);
+	lx_p9_destroy(c);
 }
 
 struct canceller {
@@ -498,7 +498,7 @@ static void test_concurrent_cancels_stay_bounded(void **state)
 			usleep(1000);
 	}
 	assert_int_equal(it, 16);
-	lx_p9_close(c);
+	lx_p9_destroy(c);
 	done_wait(&d, 16);
 	done_fini(&d);
 }
@@ -548,7 +548,7 @@ static void test_tags_stay_reserved_until_the_rflush(void **state)
 			usleep(1000);
 	}
 	assert_int_equal(got, 3);
-	lx_p9_close(c);
+	lx_p9_destroy(c);
 	done_wait(&occ, 3);
 	done_fini(&occ);
 }
@@ -579,7 +579,7 @@ static void test_stuck_flushes_holding_every_slot_end_the_session(void **state)
 		fail_msg("second stuck read: %d", r);
 	assert_int_equal(stats(c).flush_expired, 2);
 	assert_int_equal(lx_p9_getattr(c, fid, 0, &a), -ENOTCONN);
-	lx_p9_close(c);
+	lx_p9_destroy(c);
 }
 
 static void test_reply_stalled_after_the_flush_is_bounded(void **state)
@@ -605,7 +605,7 @@ static void test_reply_stalled_after_the_flush_is_bounded(void **state)
 	assert_true(r == -ECONNRESET || r == -ETIMEDOUT);
 	assert_true(dt < 5000);
 	assert_int_equal(lx_p9_getattr(c, fid, 0, &a), -ENOTCONN);
-	lx_p9_close(c);
+	lx_p9_destroy(c);
 }
 
 static void test_rlerror_to_tflush_ends_the_session(void **state)
@@ -624,7 +624,7 @@ static void test_rlerror_to_tflush_ends_the_session(void **state)
 	assert_int_equal(lx_p9_read(c, fid, 0, 512, buf, &n), -ETIMEDOUT);
 	assert_int_equal(stats(c).flush_replies, 0);
 	assert_int_equal(lx_p9_getattr(c, fid, 0, &a), -ENOTCONN);
-	lx_p9_close(c);
+	lx_p9_destroy(c);
 }
 
 static void test_walk_fate_unknown_loses_its_fid(void **state)
@@ -649,7 +649,7 @@ static void test_walk_fate_unknown_loses_its_fid(void **state)
 			 -ETIMEDOUT);
 	assert_int_equal(stats(c).fids_lost, 1);
 	assert_int_equal(stats(c).fids_in_use, before + 1);
-	lx_p9_close(c);
+	lx_p9_destroy(c);
 }
 
 static void test_no_slot_for_the_flush_ends_the_session(void **state)
@@ -677,7 +677,7 @@ static void test_no_slot_for_the_flush_ends_the_session(void **state)
 	assert_int_equal(stats(c).flushes, 0);
 	assert_int_equal(lx_p9_getattr(c, fid, 0, &a), -ENOTCONN);
 	done_fini(&d);
-	lx_p9_close(c);
+	lx_p9_destroy(c);
 }
 
 static void test_cancels_racing_replies_leave_no_slot(void **state)
@@ -717,7 +717,7 @@ static void test_cancels_racing_replies_leave_no_slot(void **state)
 			usleep(1000);
 	}
 	assert_int_equal(got, 8);
-	lx_p9_close(c);
+	lx_p9_destroy(c);
 	done_wait(&occ, 8);
 	done_fini(&occ);
 	done_fini(&d);

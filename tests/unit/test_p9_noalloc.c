@@ -119,7 +119,7 @@ static void test_hot_path_does_not_allocate(void **state)
 	if (!P9_COUNT_MALLOC)
 		skip();
 	o.port = fakesrv_port(srv.srv);
-	assert_int_equal(lx_p9_connect(&c, &o), 0);
+	assert_int_equal(lx_p9_create(&c, &o), 0);
 	for (i = 0; i < 50; i++) /* warm-up: slabs, thread caches */
 		assert_int_equal(round_trip(c, buf), 0);
 	atomic_store(&allocs, 0);
@@ -136,7 +136,7 @@ static void test_hot_path_does_not_allocate(void **state)
 	atomic_store(&counting, false);
 	assert_true(atomic_load(&allocs) > 0);
 	lx_p9_closedir(d);
-	lx_p9_close(c);
+	lx_p9_destroy(c);
 }
 
 static int group_setup(void **state)

@@ -84,7 +84,7 @@ static uint64_t now_ns(void)
 
 static void test_sync_then_async_rounds_never_strand_a_reply(void **state)
 {
-	struct lx_rpc_clnt_opts o = {0};
+	struct lx_rpc_opts o = {0};
 	struct batch b = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
 			  0, 0};
 	static struct lx_call calls[ASYNC_CALLS];
@@ -100,7 +100,7 @@ static void test_sync_then_async_rounds_never_strand_a_reply(void **state)
 	o.auth.flavor = LX_RPC_AUTH_NONE;
 	o.timeo_ms = 300;
 	o.retrans = LX_RPC_NO_RETRANS;
-	assert_int_equal(lx_rpc_clnt_create(&cl, &o), 0);
+	assert_int_equal(lx_rpc_create(&cl, &o), 0);
 	end = now_ns() + RUN_NS;
 	while (now_ns() < end && timeouts + other == 0) {
 		for (i = 0; i < SYNC_CALLS; i++) {
@@ -126,7 +126,7 @@ static void test_sync_then_async_rounds_never_strand_a_reply(void **state)
 		pthread_mutex_unlock(&b.lock);
 		rounds++;
 	}
-	lx_rpc_clnt_destroy(cl);
+	lx_rpc_destroy(cl);
 	print_message("%llu rounds of %d sync + %d async calls\n",
 		      (unsigned long long)rounds, SYNC_CALLS, ASYNC_CALLS);
 	/* a stranded reply completes only by its 300 ms timer */

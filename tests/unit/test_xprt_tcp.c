@@ -20,7 +20,7 @@
 
 #include <cmocka.h>
 
-#include <libxprt/xprt.h>
+#include <libxprt/proto/xprt.h>
 
 #include "helpers/fakesrv.h"
 
@@ -252,7 +252,7 @@ static void test_echo_round_trip(void **state)
 	assert_int_equal(fs_get_be32(c.reply + 8), 7);
 	assert_int_equal(c.reply[31], (uint8_t)(0x1234 + 19));
 	assert_int_equal(lx_xprt_req_put(req), 0);
-	lx_xprt_get_stats(x, &st);
+	lx_xprt_stats(x, &st);
 	assert_int_equal(st.submitted, 1);
 	assert_int_equal(st.completed, 1);
 	assert_int_equal(st.replies, 1);
@@ -378,7 +378,7 @@ static void test_reply_index_direct_and_foreign(void **state)
 	assert_int_equal(fs_get_be32(cb.reply), 0x300 | b->slot);
 	assert_int_equal(cd.status, 0);
 	assert_int_equal(fs_get_be32(cd.reply), 0x400 | ((d->slot + 1) & 3));
-	lx_xprt_get_stats(x, &st);
+	lx_xprt_stats(x, &st);
 	assert_int_equal(st.bad_keys, 1);
 	lx_xprt_req_put(b);
 	lx_xprt_req_put(d);
@@ -439,7 +439,7 @@ static void test_pipelining_8_threads(void **state)
 	for (i = 0; i < 8; i++)
 		pthread_join(th[i], NULL);
 	assert_int_equal(atomic_load(&ok), 8 * 50 * 8);
-	lx_xprt_get_stats(x, &st);
+	lx_xprt_stats(x, &st);
 	assert_int_equal(st.completed, 8 * 50 * 8);
 	assert_int_equal(st.bad_keys, 0);
 	assert_int_equal(fakesrv_conns(srv), 1);
@@ -549,7 +549,7 @@ static void test_bulk_placement(void **state)
 	run_bulk(x, 3000);	      /* larger than half the buffer */
 	run_bulk(x, 1u << 20);	      /* mostly direct reads */
 	run_bulk(x, (1u << 20) + 13); /* odd size */
-	lx_xprt_get_stats(x, &st);
+	lx_xprt_stats(x, &st);
 	assert_true(st.direct_rx_bytes > 0);
 	lx_xprt_destroy(x);
 }
@@ -627,7 +627,7 @@ static void test_unknown_and_duplicate_replies(void **state)
 	wait_done(req);
 	assert_int_equal(c.status, 0);
 	lx_xprt_req_put(req);
-	lx_xprt_get_stats(x, &st);
+	lx_xprt_stats(x, &st);
 	assert_int_equal(st.bad_keys, 2); /* key 1050 and the duplicate */
 	assert_int_equal(st.completed, 3);
 	lx_xprt_destroy(x);
@@ -746,7 +746,7 @@ static void test_huge_fragment_drops_connection(void **state)
 	wait_done(req);
 	assert_int_equal(c.status, -ETIMEDOUT);
 	lx_xprt_req_put(req);
-	lx_xprt_get_stats(x, &st);
+	lx_xprt_stats(x, &st);
 	assert_true(st.disconnects >= 1);
 	lx_xprt_destroy(x);
 }
