@@ -56,8 +56,8 @@ echo "bench-rdma: kernel $(uname -r), $(nproc) vCPUs, file $FILE_MB MiB, $REPS r
 BASE_POINTS="randread-4k:randread:4k:16 read-512k:read:512k:4 write-512k:write:512k:4"
 RDMA_POINTS=${BENCH_POINTS:-"$BASE_POINTS collapse-4k:randread:4k:1024:16 randread-4k~per-io:randread:4k:16:1:per-io randread-4k~cache-unsafe:randread:4k:16:1:cache-unsafe"}
 TCP_POINTS=${BENCH_POINTS:-$BASE_POINTS}
-SYS_N1=${SYS_N1:-1000}
-SYS_N2=${SYS_N2:-3000}
+SYS_N1=${SYS_N1:-500}
+SYS_N2=${SYS_N2:-1500}
 
 fname() { # rw: the file it uses
 	case $1 in *write*) echo wfile ;; *) echo file ;; esac

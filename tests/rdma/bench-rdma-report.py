@@ -49,9 +49,12 @@ SYS_KINDS = [("verbs:post_send", "Send doorbells (write)"),
              ("verbs:dereg_mr", "ibv_dereg_mr (write)"),
              ("verbs:alloc_mw", "ibv_alloc_mw (write)"),
              ("verbs:dealloc_mw", "ibv_dealloc_mw (write)"),
-             ("verbs:ioctl", "other verbs (ioctl)"),
+             ("verbs:ioctl", "verbs ioctl (rdma-core 44 registers and "
+              "deregisters memory this way)"),
              ("poll", "poll"), ("read", "read (CQ events, eventfd)"),
-             ("write", "write (eventfd)"), ("futex", "futex")]
+             ("write", "write (eventfd)"), ("futex", "futex"),
+             ("clock_gettime", "clock_gettime (vDSO on hardware; a "
+              "system call in this guest, whose clock source has none)")]
 
 
 def load(path, direction):
@@ -183,9 +186,15 @@ def sys_table(raw):
         for _, _, _, p in modes))
     lines.append("| **total** | %s |" % " | ".join(
         "**%.2f**" % sum(p.values()) for _, _, _, p in modes))
-    lines.append("| of them registrations (reg + dereg) | %s |" % " | ".join(
-        "%.2f" % (p.get("verbs:reg_mr", 0) + p.get("verbs:dereg_mr", 0))
+    lines.append("| **total without clock_gettime** | %s |" % " | ".join(
+        "**%.2f**" % (sum(p.values()) - p.get("clock_gettime", 0))
         for _, _, _, p in modes))
+    lines.append("| of them registration calls (verbs ioctl, reg/dereg "
+                 "writes) | %s |" % " | ".join(
+                     "%.2f" % (p.get("verbs:ioctl", 0) +
+                               p.get("verbs:reg_mr", 0) +
+                               p.get("verbs:dereg_mr", 0))
+                     for _, _, _, p in modes))
     return lines
 
 
