@@ -22,14 +22,14 @@
  * lx_nfs3_call, the iovec and the decoded result) lives in the slot's private
  * area, so nothing is allocated per operation; the completion runs on the
  * transport's receive thread and hands the outcome straight to
- * bench_io_done(), which resubmits the slot with LX_NFS3_CALL_NOWAIT.
+ * bench_io_done(), which resubmits the slot with LX_CALL_NOWAIT.
  *
  * Request slots.  A completing call keeps its transport slot until its
  * callback returns, and that callback already starts the next call; and
  * calls spread round-robin over the connections, so one connection may
  * briefly carry nearly all of them.  Each connection therefore gets
  * max_inflight + nconnect + 1 slots: a NOWAIT resubmission never finds
- * the slots exhausted (-EAGAIN stays a rare hand-off, counted in the
+ * the slots exhausted (-EBUSY stays a rare hand-off, counted in the
  * stats as "eagain").  Slots are cheap; the header buffers behind them
  * come from a pool that grows on demand, and are kept at 4 KiB because
  * READ and WRITE data never pass through them.
@@ -77,7 +77,7 @@
 
 /* the per-I/O private area (bench_io.priv) */
 struct nfs_io {
-	struct lx_nfs3_call call;
+	struct lx_call call;
 	struct nfs_be *be;
 	struct iovec iov;
 	union {
@@ -362,7 +362,7 @@ static int nfs_check(void *priv, const struct bench_config *cfg)
 /* ------------------------------------------------------------ set-up */
 
 /*
- * The ports, asked here rather than inside lx_nfs3_mount() so that each
+ * The ports, asked here rather than inside lx_nfs3_create() so that each
  * failure says what is missing: the man page's "rpcbind, then 2049" for
  * NFS, a clear "give --mount-port" for MOUNT.
  */
@@ -391,7 +391,7 @@ static int resolve_ports(struct nfs_be *n)
 		if (err) {
 			bench_error("cannot learn the MOUNT v3 port of %s from "
 				    "its rpcbind (%s): give --mount-port",
-				    n->host, lx_rpc_strerror(err));
+				    n->host, lx_strerror(err));
 			return err;
 		}
 		n->mount_port = port;
@@ -435,7 +435,7 @@ static int nfs_setup(void *priv, const struct bench_config *cfg,
 	}
 	o.errmsg = msg;
 	o.errmsg_len = sizeof(msg);
-	err = lx_nfs3_mount(&n->clnt, &o);
+	err = lx_nfs3_create(&n->clnt, &o);
 	if (err) {
 		if (cfg->transport == BENCH_TRANSPORT_RDMA &&
 		    err == -EPROTONOSUPPORT)
@@ -449,7 +449,7 @@ static int nfs_setup(void *priv, const struct bench_config *cfg,
 				    "rdma_rxe/siw, set up?)",
 				    n->host, n->nfs_port);
 		else
-			bench_error("%s", msg[0] ? msg : lx_nfs3_strerror(err));
+			bench_error("%s", msg[0] ? msg : lx_strerror(err));
 		n->clnt = NULL;
 		return err;
 	}
@@ -488,9 +488,9 @@ static int open_name(struct nfs_be *n, const struct lx_nfs3_fh *dir,
 		have = u.lr.attr.present;
 		*attr = u.lr.attr.attr;
 	} else if (err == -ENOENT && create) {
-		err = lx_nfs3_create(n->clnt, dir, name,
-				     LX_NFS3_CREATE_UNCHECKED, &sa, NULL,
-				     &u.cr);
+		err = lx_nfs3_create_file(n->clnt, dir, name,
+					  LX_NFS3_CREATE_UNCHECKED, &sa, NULL,
+					  &u.cr);
 		if (err)
 			return err;
 		if (!u.cr.fh_present)
@@ -537,7 +537,7 @@ static int nfs_job_open(void *priv, struct bench_job_info *job)
 	err = lx_nfs3_lookup_path(n->clnt, dir, &dfh, NULL);
 	if (err) {
 		bench_error("directory '%s' in %s on %s: %s", dir,
-			    n->export_path, n->host, lx_nfs3_strerror(err));
+			    n->export_path, n->host, lx_strerror(err));
 		goto out_free;
 	}
 	err = open_name(n, &dfh, name, job->open_flags & BENCH_OPEN_CREATE,
@@ -577,7 +577,7 @@ static int nfs_job_open(void *priv, struct bench_job_info *job)
 			bench_error("job %s: registering its %zu bytes of "
 				    "buffers for RDMA: %s",
 				    job->filename, job->buf_len,
-				    lx_nfs3_strerror(err));
+				    lx_strerror(err));
 			goto out_free;
 		}
 	}
@@ -592,7 +592,7 @@ out_err:
 			    n->cfg->gid);
 	else
 		bench_error("%s in %s on %s: %s", job->filename, n->export_path,
-			    n->host, lx_nfs3_strerror(err));
+			    n->host, lx_strerror(err));
 out_free:
 	free(f);
 	return err;
@@ -646,7 +646,7 @@ static void note_unstable(struct nfs_be *n, struct nfs_file *f,
 }
 
 /* Completion: on the transport's receive thread; must not block. */
-static void nfs_done(struct lx_nfs3_call *call, int status, void *arg)
+static void nfs_done(struct lx_call *call, int status, void *arg)
 {
 	struct bench_io *io = arg;
 	struct nfs_io *ni = io->priv;
@@ -677,7 +677,7 @@ static int nfs_submit(void *priv, struct bench_io *io, unsigned int flags)
 	ni->call.done = nfs_done;
 	ni->call.arg = io;
 	ni->call.owner = io->owner;
-	ni->call.flags = flags & BENCH_SUBMIT_NOWAIT ? LX_NFS3_CALL_NOWAIT : 0;
+	ni->call.flags = flags & BENCH_SUBMIT_NOWAIT ? LX_CALL_NOWAIT : 0;
 	ni->be = n;
 	switch (io->op) {
 	case BENCH_OP_READ:
@@ -707,7 +707,7 @@ static int nfs_submit(void *priv, struct bench_io *io, unsigned int flags)
 	default:
 		return -EINVAL;
 	}
-	if (err == -EAGAIN || err == -ENOBUFS)
+	if (err == -EBUSY)
 		atomic_fetch_add_explicit(&n->eagain, 1, memory_order_relaxed);
 	return err;
 }
@@ -786,7 +786,7 @@ static int resend_known(struct nfs_be *n, struct bench_job_info *job)
 	free(rs.buf);
 	if (err)
 		bench_error("writing %s again on %s failed: %s", job->filename,
-			    n->host, lx_nfs3_strerror(err));
+			    n->host, lx_strerror(err));
 	return err;
 }
 
@@ -822,8 +822,7 @@ static int nfs_job_sync(void *priv, struct bench_job_info *job)
 		n->commits++;
 		if (err) {
 			bench_error("COMMIT of %s on %s failed: %s",
-				    job->filename, n->host,
-				    lx_nfs3_strerror(err));
+				    job->filename, n->host, lx_strerror(err));
 			return err;
 		}
 		if (!verf_changed(f, res.verf))
@@ -887,10 +886,10 @@ static void nfs_stats(void *priv, bench_stat_fn fn, void *arg)
 
 	if (!n->clnt)
 		return;
-	rpc = lx_nfs3_clnt_rpc(n->clnt);
-	nc = lx_rpc_clnt_nconnect(rpc);
+	rpc = lx_nfs3_rpc(n->clnt);
+	nc = lx_rpc_nconnect(rpc);
 	for (i = 0; i < nc; i++) {
-		lx_xprt_get_stats(lx_rpc_clnt_xprt(rpc, i), &st);
+		lx_xprt_stats(lx_rpc_xprt(rpc, i), &st);
 		sum.submitted += st.submitted;
 		sum.replies += st.replies;
 		sum.sends += st.sends;
@@ -934,8 +933,7 @@ static void nfs_stats(void *priv, bench_stat_fn fn, void *arg)
 		struct lx_xprt_rdma_stats r, rs = {0};
 
 		for (i = 0; i < nc; i++) {
-			if (lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(rpc, i),
-						   &r))
+			if (lx_xprt_rdma_stats(lx_rpc_xprt(rpc, i), &r))
 				continue;
 			rs.reg_mode = r.reg_mode;
 			rs.send_doorbells += r.send_doorbells;

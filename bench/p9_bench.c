@@ -3,7 +3,7 @@
  * p9-bench: the 9P2000.L back-end of the bench engine.
  *
  * Completions run on the sessions' receive threads, which hand them to
- * the engine, which resubmits with LX_P9_NOWAIT.  Sessions, request slots
+ * the engine, which resubmits with LX_CALL_NOWAIT.  Sessions, request slots
  * and the recovery of a lost session: see p9_sess.c.  Transfers larger
  * than one message, --alloc malloc, the helper thread and resubmission:
  * see p9_io.c.

@@ -19,6 +19,7 @@
 #include <sys/resource.h>
 
 #include <libxprt/p9.h>
+#include <libxprt/pool.h>
 
 #include "engine/engine.h"
 
@@ -44,6 +45,7 @@ struct p9b_job;
 
 /* One message of an I/O; its address is the callback's argument. */
 struct p9b_part {
+	struct lx_call call; /* the library's state of its call */
 	struct p9b_io *pio;
 	void *mtx, *mrx;  /* --alloc malloc: this message's two buffers */
 	unsigned int gen; /* the session generation it was sent on */
@@ -176,7 +178,7 @@ static inline unsigned int p9b_parts_for(size_t len, size_t chunk)
  * p9b_submit() - the back-end's submit(): start @io as one message, or as
  * several when it is larger than the job's chunk
  * Return: see bench_backend_ops.submit: 0, then bench_io_done() runs once
- * on another thread; -EAGAIN/-ENOBUFS when not even the first message
+ * on another thread; -EBUSY when not even the first message
  * could go out (NOWAIT); another negative errno, nothing in flight.
  */
 int p9b_submit(void *priv, struct bench_io *io, unsigned int flags);

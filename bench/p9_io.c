@@ -15,7 +15,7 @@
  * part finds no free slot in NOWAIT context (only when blocking callers
  * are queued in front of it), the rest of the I/O goes to a helper thread
  * that sends it allowed to block; a part 0 that cannot go out is the
- * engine's -EAGAIN.
+ * engine's -EBUSY.
  *
  * A lost session (p9_sess.c).  A part that fails because the session is
  * gone (-ECONNRESET in flight, -ENOTCONN when started, -ESHUTDOWN when
@@ -135,8 +135,9 @@ static void p9b_free_bufs(struct p9b_part *pt)
 	pt->mtx = pt->mrx = NULL;
 }
 
-static void p9b_part_done(void *arg, int status, uint32_t count)
+static void p9b_part_done(struct lx_call *call, int status, void *arg)
 {
+	uint32_t count = call->count;
 	struct p9b_part *pt = arg;
 	struct p9b_io *pio = pt->pio;
 
@@ -159,9 +160,9 @@ static void p9b_part_done(void *arg, int status, uint32_t count)
 	p9b_put(pio, false);
 }
 
-static void p9b_getattr_done(struct lx_p9_req *req, int status,
-			     const struct lx_p9_fcall *rx, void *arg)
+static void p9b_getattr_done(struct lx_call *call, int status, void *arg)
 {
+	const struct lx_p9_fcall *rx = call->res;
 	struct p9b_part *pt = arg;
 
 	if (pt->mrx) {
@@ -203,7 +204,6 @@ static int p9b_send_getattr(struct p9b *p, struct p9b_io *pio,
 {
 	struct p9b_part *pt = &pio->part[0];
 	struct lx_p9_fcall tx = {.type = LX_P9_TGETATTR};
-	struct lx_p9_call_opts o = {.owner = pio->io->owner, .flags = pf};
 	int ret;
 
 	tx.u.tgetattr.fid = fid;
@@ -213,7 +213,11 @@ static int p9b_send_getattr(struct p9b *p, struct p9b_io *pio,
 		if (ret)
 			return ret;
 	}
-	ret = lx_p9_call_async(c, &tx, &o, p9b_getattr_done, pt, NULL);
+	pt->call.done = p9b_getattr_done;
+	pt->call.arg = pt;
+	pt->call.owner = pio->io->owner;
+	pt->call.flags = pf;
+	ret = lx_p9_call_async(c, &pt->call, &tx, NULL);
 	if (ret)
 		p9b_free_bufs(pt);
 	return ret;
@@ -232,7 +236,7 @@ static int p9b_send_one(struct p9b *p, struct p9b_io *pio, unsigned int k,
 	struct p9b_part *pt = &pio->part[k];
 	size_t off = (size_t)k * pj->chunk;
 	uint32_t len = io->len - (uint32_t)off;
-	unsigned int pf = flags & BENCH_SUBMIT_NOWAIT ? LX_P9_NOWAIT : 0;
+	unsigned int pf = flags & BENCH_SUBMIT_NOWAIT ? LX_CALL_NOWAIT : 0;
 	struct lx_p9_fcall tx = {0};
 	void *buf = (char *)io->buf + off;
 	int ret;
@@ -260,12 +264,16 @@ static int p9b_send_one(struct p9b *p, struct p9b_io *pio, unsigned int k,
 			      (char *)pt->mtx + P9B_TWRITE_HDR :
 			      (char *)pt->mrx + P9B_RREAD_HDR;
 	}
+	pt->call.done = p9b_part_done;
+	pt->call.arg = pt;
+	pt->call.owner = io->owner;
+	pt->call.flags = pf;
 	if (io->op == BENCH_OP_WRITE)
-		ret = lx_p9_write_async(s->c, pj->fid, io->offset + off, len,
-					buf, io->owner, pf, p9b_part_done, pt);
+		ret = lx_p9_write_async(s->c, &pt->call, pj->fid,
+					io->offset + off, len, buf);
 	else
-		ret = lx_p9_read_async(s->c, pj->fid, io->offset + off, len,
-				       buf, io->owner, pf, p9b_part_done, pt);
+		ret = lx_p9_read_async(s->c, &pt->call, pj->fid,
+				       io->offset + off, len, buf);
 	if (ret)
 		p9b_free_bufs(pt);
 out_unlock:
@@ -308,8 +316,7 @@ static int p9b_send_parts(struct p9b *p, struct p9b_io *pio, unsigned int flags,
 		}
 		if (k == 0)
 			return ret;
-		if ((ret == -EAGAIN || ret == -ENOBUFS) &&
-		    (flags & BENCH_SUBMIT_NOWAIT)) {
+		if (ret == -EBUSY && (flags & BENCH_SUBMIT_NOWAIT)) {
 			pio->next = k; /* the helper sends the rest */
 			p9b_defer(p, pio, P9B_D_SEND);
 			return 0;

@@ -112,10 +112,10 @@ static int p9b_connect_one(struct p9b *p, uint32_t msize, unsigned int max_reqs,
 				 LX_P9_DEF_PORT;
 	if (o.max_fids > 0xFFFF)
 		o.max_fids = 0xFFFF;
-	ret = lx_p9_connect(cp, &o);
+	ret = lx_p9_create(cp, &o);
 	if (ret && !err[0])
 		snprintf(err, errlen, "%s:%u: %s", p->host, o.port,
-			 lx_p9_strerror(ret));
+			 lx_strerror(ret));
 	return ret;
 }
 
@@ -171,7 +171,7 @@ int p9b_sess_setup(struct p9b *p)
 	p->iosize = lx_p9_iosize(p->sess[0].c);
 	need = slots_needed(p, p->iosize);
 	if (need > p->max_reqs) {
-		lx_p9_close(p->sess[0].c);
+		lx_p9_destroy(p->sess[0].c);
 		p->sess[0].c = NULL;
 		p->max_reqs = need;
 		ret = p9b_connect_setup(p, p->msize_got, need, &p->sess[0].c);
@@ -249,7 +249,7 @@ static int p9b_reopen_jobs(struct p9b *p, struct p9b_sess *s,
 				      &pj->newfid, &iounit);
 		if (ret) {
 			snprintf(err, errlen, "%s: open: %s", pj->path,
-				 lx_p9_strerror(ret));
+				 lx_strerror(ret));
 			return ret;
 		}
 		if (iounit && iounit < pj->chunk) {
@@ -268,7 +268,7 @@ static void p9b_counters_of(struct lx_p9_clnt *c, struct p9b_counters *sum)
 	struct lx_xprt_pool_stats ps;
 	struct lx_p9_stats st;
 
-	lx_xprt_get_stats(lx_p9_xprt(c), &xs);
+	lx_xprt_stats(lx_p9_xprt(c), &xs);
 	sum->messages += xs.submitted;
 	sum->direct_sends += xs.direct_sends;
 	sum->worker_sends += xs.worker_sends;
@@ -280,7 +280,7 @@ static void p9b_counters_of(struct lx_p9_clnt *c, struct p9b_counters *sum)
 	sum->pool_gets += ps.gets;
 	sum->pool_misses += ps.misses;
 	sum->pool_high_water += ps.high_water;
-	lx_p9_get_stats(c, &st);
+	lx_p9_stats(c, &st);
 	sum->flushes += st.flushes;
 	sum->late_replies += st.late_replies;
 }
@@ -347,7 +347,8 @@ int p9b_sess_recover(struct p9b *p, struct p9b_sess *s, unsigned int gen)
 			ret = p9b_reopen_jobs(p, s, nc, err, sizeof(err));
 			if (!ret)
 				break;
-			lx_p9_close(nc); /* the fids opened on it go with it */
+			lx_p9_destroy(
+				nc); /* the fids opened on it go with it */
 			nc = NULL;
 		}
 		now = bench_now_ns();
@@ -378,7 +379,7 @@ int p9b_sess_recover(struct p9b *p, struct p9b_sess *s, unsigned int gen)
 	/* nobody starts a call on @old any more: close it; its calls in
 	 * flight come back to the helper with -ESHUTDOWN */
 	p9b_counters_of(old, &s->retired);
-	lx_p9_close(old);
+	lx_p9_destroy(old);
 	if (!atomic_fetch_add(&p->reconnects, 1))
 		atomic_store(&p->rss_kib_first_reconnect, p9b_rss_kib());
 out_unlock:
@@ -436,7 +437,7 @@ void p9b_sess_teardown(struct p9b *p)
 
 	for (i = 0; p->sess && i < p->nc; i++) {
 		s = &p->sess[i];
-		lx_p9_close(s->c);
+		lx_p9_destroy(s->c);
 		s->c = NULL;
 		if (s->locks_init) {
 			pthread_mutex_destroy(&s->rlock);

@@ -9,7 +9,7 @@
  *   nfs3cp -s server -e /export :isos/big.iso copy.iso    # download
  *   nfs3cp nfs://server/export/isos/big.iso copy.iso      # libnfs's URL
  *
- * It uses the blocking file helpers of <libxprt/nfs3.h>: lx_nfs3_mount(),
+ * It uses the blocking file helpers of <libxprt/nfs3.h>: lx_nfs3_create(),
  * lx_nfs3_open(), lx_nfs3_file_pread() and lx_nfs3_file_pwrite() (which split each
  * call at the server's rsize/wsize and keep the pieces in flight
  * together), and lx_nfs3_file_close(), which COMMITs the UNSTABLE writes and
@@ -265,7 +265,7 @@ static int upload(struct lx_nfs3_clnt *c, const struct opts *o, const char *src,
 	ret = lx_nfs3_open(c, dst, O_CREAT | (o->force ? O_TRUNC : O_EXCL),
 			st.st_mode & 0777, &fo, &f);
 	if (ret) {
-		fprintf(stderr, "nfs3cp: :%s: %s%s\n", dst, lx_nfs3_strerror(ret),
+		fprintf(stderr, "nfs3cp: :%s: %s%s\n", dst, lx_strerror(ret),
 			ret == -EEXIST ? " (-f replaces it)" : "");
 		close(fd);
 		return 1;
@@ -286,7 +286,7 @@ static int upload(struct lx_nfs3_clnt *c, const struct opts *o, const char *src,
 		if (ret) {
 			fprintf(stderr,
 				"nfs3cp: writing :%s at %" PRIu64 ": %s\n", dst,
-				off, lx_nfs3_strerror(ret));
+				off, lx_strerror(ret));
 			break;
 		}
 		off += (uint64_t)n;
@@ -295,7 +295,7 @@ static int upload(struct lx_nfs3_clnt *c, const struct opts *o, const char *src,
 	n = lx_nfs3_file_close(f);
 	if (n && !ret) {
 		fprintf(stderr, "nfs3cp: committing :%s: %s\n", dst,
-			lx_nfs3_strerror((int)n));
+			lx_strerror((int)n));
 		ret = (int)n;
 	}
 	close(fd);
@@ -332,7 +332,7 @@ static int download(struct lx_nfs3_clnt *c, const struct opts *o, const char *sr
 	if (!ret)
 		ret = lx_nfs3_getattr(c, lx_nfs3_file_fh(f), &ga);
 	if (ret) {
-		fprintf(stderr, "nfs3cp: :%s: %s\n", src, lx_nfs3_strerror(ret));
+		fprintf(stderr, "nfs3cp: :%s: %s\n", src, lx_strerror(ret));
 		return 1;
 	}
 	fd = open(dst, O_WRONLY | O_CREAT | (o->force ? O_TRUNC : O_EXCL),
@@ -348,7 +348,7 @@ static int download(struct lx_nfs3_clnt *c, const struct opts *o, const char *sr
 		if (ret) {
 			fprintf(stderr,
 				"nfs3cp: reading :%s at %" PRIu64 ": %s\n", src,
-				off, lx_nfs3_strerror(ret));
+				off, lx_strerror(ret));
 			break;
 		}
 		if (!got)
@@ -487,10 +487,10 @@ int main(int argc, char **argv)
 	no.transport = o.rdma ? LX_XPRT_TRANSPORT_RDMA : LX_XPRT_TRANSPORT_TCP;
 	no.errmsg = errmsg;
 	no.errmsg_len = sizeof(errmsg);
-	rc = lx_nfs3_mount(&c, &no);
+	rc = lx_nfs3_create(&c, &no);
 	if (rc) {
 		fprintf(stderr, "nfs3cp: %s:%s: %s\n", o.host, o.export_path,
-			errmsg[0] ? errmsg : lx_nfs3_strerror(rc));
+			errmsg[0] ? errmsg : lx_strerror(rc));
 		return 1;
 	}
 	buf = malloc(o.chunk);

@@ -9,7 +9,7 @@
  *   p9ls -A /srv/export server            # the root of the attached tree
  *   p9ls -l -p 5640 -A /export server dir # long listing of dir
  *
- * It uses the path helpers of <libxprt/p9.h>: lx_p9_connect() (Tversion and
+ * It uses the path helpers of <libxprt/p9.h>: lx_p9_create() (Tversion and
  * Tattach), lx_p9_opendir() / lx_p9_readdir_next() (Treaddir, the entries of
  * one reply at a time), lx_p9_stat_path() (Twalk + Tgetattr + Tclunk) and,
  * for symbolic links, lx_p9_walk_path() + lx_p9_readlink().  Every call is
@@ -109,7 +109,7 @@ static int show(struct lx_p9_clnt *c, const struct opts *o, const char *path,
 	}
 	ret = lx_p9_stat_path(c, path, LX_P9_GETATTR_BASIC, &at);
 	if (ret) {
-		fprintf(stderr, "p9ls: %s: %s\n", path, lx_p9_strerror(ret));
+		fprintf(stderr, "p9ls: %s: %s\n", path, lx_strerror(ret));
 		return ret;
 	}
 	if (S_ISLNK(at.mode) && !lx_p9_walk_path(c, LX_P9_NOFID, path, &fid, NULL)) {
@@ -147,7 +147,7 @@ static int list(struct lx_p9_clnt *c, const struct opts *o, const char *path)
 		return show(c, o, path, path, 0) ? 1 : 0;
 	if (ret) {
 		fprintf(stderr, "p9ls: %s: %s\n", *path ? path : "/",
-			lx_p9_strerror(ret));
+			lx_strerror(ret));
 		return 1;
 	}
 	while ((ret = lx_p9_readdir_next(dir, &e)) == 1) {
@@ -175,7 +175,7 @@ static int list(struct lx_p9_clnt *c, const struct opts *o, const char *path)
 	lx_p9_closedir(dir);
 	if (ret < 0) {
 		fprintf(stderr, "p9ls: %s: %s\n", *path ? path : "/",
-			lx_p9_strerror(ret));
+			lx_strerror(ret));
 		status = 1;
 	}
 	if (n) /* an empty directory has no array */
@@ -244,10 +244,10 @@ int main(int argc, char **argv)
 	po.host = argv[optind++];
 	po.errbuf = errbuf;
 	po.errbuf_len = sizeof(errbuf);
-	ret = lx_p9_connect(&c, &po);
+	ret = lx_p9_create(&c, &po);
 	if (ret) {
 		fprintf(stderr, "p9ls: %s: %s\n", po.host,
-			errbuf[0] ? errbuf : lx_p9_strerror(ret));
+			errbuf[0] ? errbuf : lx_strerror(ret));
 		return 1;
 	}
 	if (optind >= argc)
@@ -257,6 +257,6 @@ int main(int argc, char **argv)
 			printf("%s%s:\n", i > optind ? "\n" : "", argv[i]);
 		status |= list(c, &o, argv[i]);
 	}
-	lx_p9_close(c);
+	lx_p9_destroy(c);
 	return status;
 }

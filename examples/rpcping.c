@@ -40,6 +40,7 @@ struct opts {
 };
 
 struct slot {
+	struct lx_call call;
 	struct run *run;
 	uint64_t start;
 };
@@ -130,7 +131,7 @@ static int do_list(const struct opts *o, uint32_t rpcbvers)
 	n = lx_rpcbind_dump(&ro, rpcbvers, list_cb, NULL);
 	if (n < 0) {
 		fprintf(stderr, "rpcping: rpcbind on %s: %s\n", o->host,
-			lx_rpc_strerror(n));
+			lx_strerror(n));
 		return 1;
 	}
 	return 0;
@@ -138,7 +139,7 @@ static int do_list(const struct opts *o, uint32_t rpcbvers)
 
 static void start_one(struct run *r, struct slot *s, bool from_callback);
 
-static void ping_done(struct lx_rpc_call *call, int status, void *arg)
+static void ping_done(struct lx_call *call, int status, void *arg)
 {
 	struct slot *s = arg;
 	struct run *r = s->run;
@@ -166,18 +167,20 @@ static void start_one(struct run *r, struct slot *s, bool from_callback)
 	size_t n;
 	int err;
 
-	a.flags = from_callback ? LX_RPC_CALL_NOWAIT : 0;
+	s->call.done = ping_done;
+	s->call.arg = s;
+	s->call.flags = from_callback ? LX_CALL_NOWAIT : 0;
 	n = atomic_fetch_add(&r->issued, 1);
 	if (atomic_load(&r->stop) || (r->o->count && n >= r->o->count))
 		goto retire;
 	s->start = now_ns();
-	err = lx_rpc_call_async(r->cl, &a, ping_done, s, NULL);
+	err = lx_rpc_call_async(r->cl, &s->call, &a);
 	if (!err)
 		return;
 	/* a slot was free when this one completed, so this is rare: let
 	 * the main thread start it (it may block; a callback may not) */
 	atomic_fetch_sub(&r->issued, 1);
-	if ((err == -EAGAIN || err == -ENOBUFS) && from_callback) {
+	if (err == -EBUSY && from_callback) {
 		pthread_mutex_lock(&r->lock);
 		if (r->nrestart < 64) {
 			r->restart[r->nrestart++] = s;
@@ -187,7 +190,7 @@ static void start_one(struct run *r, struct slot *s, bool from_callback)
 		}
 		pthread_mutex_unlock(&r->lock);
 	}
-	if (err != -EAGAIN && err != -ENOBUFS) {
+	if (err != -EBUSY) {
 		int zero = 0;
 
 		atomic_compare_exchange_strong(&r->first_err, &zero, err);
@@ -230,7 +233,7 @@ static uint64_t cpu_ns(void)
 
 static int do_ping(const struct opts *o)
 {
-	struct lx_rpc_clnt_opts co = { 0 };
+	struct lx_rpc_opts co = { 0 };
 	struct run r;
 	uint64_t t0, t1, c0, c1, deadline;
 	size_t n, i;
@@ -249,10 +252,10 @@ static int do_ping(const struct opts *o)
 	 * is released */
 	co.max_reqs = 2 * o->depth + 2;
 	co.timeo_ms = 10000;
-	err = lx_rpc_clnt_create(&r.cl, &co);
+	err = lx_rpc_create(&r.cl, &co);
 	if (err) {
 		fprintf(stderr, "rpcping: %s: program %u version %u: %s\n",
-			o->host, o->prog, o->vers, lx_rpc_strerror(err));
+			o->host, o->prog, o->vers, lx_strerror(err));
 		return 1;
 	}
 	r.cap = o->count ? o->count : (size_t)(o->seconds * 2e6) + 1024;
@@ -351,10 +354,10 @@ finished:
 			       pct(r.rtt, n, 90), pct(r.rtt, n, 99),
 			       pct(r.rtt, n, 99.9), pct(r.rtt, n, 100));
 	}
-	for (i = 0; o->verbose && i < lx_rpc_clnt_nconnect(r.cl); i++) {
+	for (i = 0; o->verbose && i < lx_rpc_nconnect(r.cl); i++) {
 		struct lx_xprt_stats st;
 
-		lx_xprt_get_stats(lx_rpc_clnt_xprt(r.cl, i), &st);
+		lx_xprt_stats(lx_rpc_xprt(r.cl, i), &st);
 		printf("conn %zu: sent %" PRIu64 " in %" PRIu64
 		       " send calls (%" PRIu64 " direct, %" PRIu64
 		       " by the worker), %" PRIu64 " replies, %" PRIu64
@@ -367,8 +370,8 @@ finished:
 	err = atomic_load(&r.first_err);
 	if (err)
 		fprintf(stderr, "rpcping: first error: %s\n",
-			lx_rpc_strerror(err));
-	lx_rpc_clnt_destroy(r.cl);
+			lx_strerror(err));
+	lx_rpc_destroy(r.cl);
 	pthread_cond_destroy(&r.cond);
 	pthread_mutex_destroy(&r.lock);
 	free(r.rtt);

@@ -5,7 +5,7 @@
  * procedures (nothing allocated: DUMP and EXPORT lists go into the
  * caller's entry array and string buffer).
  *
- * MOUNT runs on an RPC client of its own: lx_nfs3_mount() creates one for
+ * MOUNT runs on an RPC client of its own: lx_nfs3_create() creates one for
  * the MNT call and closes it again, since ganesha (like most servers)
  * needs nothing more from MOUNT once the root handle is known.
  */
@@ -166,7 +166,7 @@ bool_t lx_nfs3_dec_mnt_export(XDR *x, struct lx_nfs3_ctx *c)
 
 /* ---------------------------------------------------------- procedures */
 
-static int mrun(struct lx_rpc_clnt *mc, struct lx_nfs3_call *call,
+static int mrun(struct lx_rpc_clnt *mc, struct lx_call *call,
 		const struct lx_nfs3_req *r, void *res,
 		const struct lx_nfs3_ctx *in)
 {
@@ -179,7 +179,7 @@ static int mrun(struct lx_rpc_clnt *mc, struct lx_nfs3_call *call,
 		*ctx = *in;
 	else
 		memset(ctx, 0, sizeof(*ctx));
-	return lx_nfs3_call_start(mc, call, r, ctx, res);
+	return lx_nfs3_call_start(mc, NULL, call, r, ctx, res);
 }
 
 static int path_ok(const char *path)
@@ -198,14 +198,14 @@ int lx_nfs3_mnt_null(struct lx_rpc_clnt *mc)
 	return mrun(mc, NULL, &r, NULL, NULL);
 }
 
-int lx_nfs3_mnt_null_async(struct lx_rpc_clnt *mc, struct lx_nfs3_call *call)
+int lx_nfs3_mnt_null_async(struct lx_rpc_clnt *mc, struct lx_call *call)
 {
 	struct lx_nfs3_req r = {.proc = LX_MOUNT3PROC_NULL};
 
 	return call ? mrun(mc, call, &r, NULL, NULL) : -EINVAL;
 }
 
-static int mnt_start(struct lx_rpc_clnt *mc, struct lx_nfs3_call *call,
+static int mnt_start(struct lx_rpc_clnt *mc, struct lx_call *call,
 		     const char *path, struct lx_nfs3_mnt_res *res)
 {
 	struct lx_nfs3_req r = {.proc = LX_MOUNT3PROC_MNT,
@@ -225,13 +225,13 @@ int lx_nfs3_mnt_mnt(struct lx_rpc_clnt *mc, const char *path,
 	return mnt_start(mc, NULL, path, res);
 }
 
-int lx_nfs3_mnt_mnt_async(struct lx_rpc_clnt *mc, struct lx_nfs3_call *call,
+int lx_nfs3_mnt_mnt_async(struct lx_rpc_clnt *mc, struct lx_call *call,
 			  const char *path, struct lx_nfs3_mnt_res *res)
 {
 	return call ? mnt_start(mc, call, path, res) : -EINVAL;
 }
 
-static int list_start(struct lx_rpc_clnt *mc, struct lx_nfs3_call *call,
+static int list_start(struct lx_rpc_clnt *mc, struct lx_call *call,
 		      uint32_t proc, struct lx_nfs3_mnt_list *res)
 {
 	struct lx_nfs3_req r = {
@@ -252,7 +252,7 @@ int lx_nfs3_mnt_dump(struct lx_rpc_clnt *mc, struct lx_nfs3_mnt_list *res)
 	return list_start(mc, NULL, LX_MOUNT3PROC_DUMP, res);
 }
 
-int lx_nfs3_mnt_dump_async(struct lx_rpc_clnt *mc, struct lx_nfs3_call *call,
+int lx_nfs3_mnt_dump_async(struct lx_rpc_clnt *mc, struct lx_call *call,
 			   struct lx_nfs3_mnt_list *res)
 {
 	return call ? list_start(mc, call, LX_MOUNT3PROC_DUMP, res) : -EINVAL;
@@ -263,13 +263,13 @@ int lx_nfs3_mnt_export(struct lx_rpc_clnt *mc, struct lx_nfs3_mnt_list *res)
 	return list_start(mc, NULL, LX_MOUNT3PROC_EXPORT, res);
 }
 
-int lx_nfs3_mnt_export_async(struct lx_rpc_clnt *mc, struct lx_nfs3_call *call,
+int lx_nfs3_mnt_export_async(struct lx_rpc_clnt *mc, struct lx_call *call,
 			     struct lx_nfs3_mnt_list *res)
 {
 	return call ? list_start(mc, call, LX_MOUNT3PROC_EXPORT, res) : -EINVAL;
 }
 
-static int umnt_start(struct lx_rpc_clnt *mc, struct lx_nfs3_call *call,
+static int umnt_start(struct lx_rpc_clnt *mc, struct lx_call *call,
 		      const char *path)
 {
 	struct lx_nfs3_req r = {.proc = LX_MOUNT3PROC_UMNT,
@@ -285,7 +285,7 @@ int lx_nfs3_mnt_umnt(struct lx_rpc_clnt *mc, const char *path)
 	return umnt_start(mc, NULL, path);
 }
 
-int lx_nfs3_mnt_umnt_async(struct lx_rpc_clnt *mc, struct lx_nfs3_call *call,
+int lx_nfs3_mnt_umnt_async(struct lx_rpc_clnt *mc, struct lx_call *call,
 			   const char *path)
 {
 	return call ? umnt_start(mc, call, path) : -EINVAL;
@@ -298,7 +298,7 @@ int lx_nfs3_mnt_umntall(struct lx_rpc_clnt *mc)
 	return mrun(mc, NULL, &r, NULL, NULL);
 }
 
-int lx_nfs3_mnt_umntall_async(struct lx_rpc_clnt *mc, struct lx_nfs3_call *call)
+int lx_nfs3_mnt_umntall_async(struct lx_rpc_clnt *mc, struct lx_call *call)
 {
 	struct lx_nfs3_req r = {.proc = LX_MOUNT3PROC_UMNTALL};
 

@@ -2,7 +2,7 @@
 /*
  * NFSv3 client: mounting, status mapping, messages.
  *
- * lx_nfs3_mount() is three steps, each with its own message on failure so a
+ * lx_nfs3_create() is three steps, each with its own message on failure so a
  * user can tell a wrong server from a missing export from a refused
  * mount: MNT over a short-lived MOUNT v3 client gives the root handle;
  * the NFS v3 RPC client is created (nconnect connections, AUTH_SYS, a
@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <libxprt/rdma.h>
+#include <libxprt/proto/rdma.h>
 
 #include "nfs3_int.h"
 #include "xprt/util.h"
@@ -43,7 +43,7 @@ void lx_nfs3_seterr(const struct lx_nfs3_opts *o, const char *fmt, ...)
 	va_end(ap);
 }
 
-static void lx_rpc_opts_from(struct lx_rpc_clnt_opts *ro,
+static void lx_rpc_opts_from(struct lx_rpc_opts *ro,
 			     const struct lx_nfs3_opts *o, uint32_t prog,
 			     uint16_t port)
 {
@@ -80,7 +80,7 @@ static int opts_ok(const struct lx_nfs3_opts *o)
 int lx_nfs3_mnt_clnt_create(struct lx_rpc_clnt **mcp,
 			    const struct lx_nfs3_opts *opts)
 {
-	struct lx_rpc_clnt_opts ro;
+	struct lx_rpc_opts ro;
 	int err = opts_ok(opts);
 
 	if (err || !mcp)
@@ -92,7 +92,7 @@ int lx_nfs3_mnt_clnt_create(struct lx_rpc_clnt **mcp,
 	ro.rdma = NULL;
 	ro.max_reqs = 4;
 	ro.buf_size = LX_NFS3_DEF_BUF_SIZE;
-	return lx_rpc_clnt_create(mcp, &ro);
+	return lx_rpc_create(mcp, &ro);
 }
 
 static const char *step_err(int err)
@@ -105,7 +105,7 @@ static const char *step_err(int err)
 	case -EACCES:
 		return "credentials refused (AUTH_SYS needed?)";
 	default:
-		return lx_nfs3_strerror(err);
+		return lx_strerror(err);
 	}
 }
 
@@ -159,13 +159,13 @@ static int do_mnt(const struct lx_nfs3_opts *o, struct lx_nfs3_fh *root)
 	err = lx_nfs3_mnt_mnt(mc, o->export_path, &res);
 	if (err == -EACCES && res.status == LX_MNT3ERR_ACCES &&
 	    export_listed(mc, o->export_path, names, sizeof(names)) == 0) {
-		lx_rpc_clnt_destroy(mc);
+		lx_rpc_destroy(mc);
 		lx_nfs3_seterr(
 			o, "export %s does not exist on %s (exports: %s)",
 			o->export_path, o->host, names[0] ? names : "none");
 		return -ENOENT;
 	}
-	lx_rpc_clnt_destroy(mc);
+	lx_rpc_destroy(mc);
 	if (!err) {
 		*root = res.fh;
 		return 0;
@@ -218,20 +218,23 @@ static void set_sizes(struct lx_nfs3_clnt *c, const struct lx_nfs3_opts *o)
 		c->dirsize = LX_XPRT_MAX(fi->dtpref, 1024u);
 }
 
-int lx_nfs3_connect(struct lx_nfs3_clnt **cp, const struct lx_nfs3_opts *opts,
-		    const struct lx_nfs3_fh *root)
+/* The client on a known root handle: NFS connections, FSINFO. */
+static int nfs3_connect(struct lx_nfs3_clnt **cp,
+			const struct lx_nfs3_opts *opts,
+			const struct lx_nfs3_fh *root)
 {
-	struct lx_rpc_clnt_opts ro;
+	struct lx_rpc_opts ro;
 	struct lx_nfs3_clnt *c;
-	int err = opts_ok(opts);
-
-	if (err || !cp || lx_nfs3_fh_ok(root))
-		return -EINVAL;
+	int err;
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
 	c->root = *root;
 	c->buf_size = opts->buf_size ? opts->buf_size : LX_NFS3_DEF_BUF_SIZE;
+	c->jukebox_delay_ms = opts->jukebox_delay_ms ? opts->jukebox_delay_ms :
+						       LX_NFS3_JUKEBOX_DELAY_MS;
+	c->jukebox_retries = opts->jukebox_retries ? opts->jukebox_retries :
+						     LX_NFS3_JUKEBOX_RETRIES;
 	lx_rpc_opts_from(&ro, opts, LX_NFS3_PROGRAM, opts->nfs_port);
 	/* rpcbind maps TCP ports: over RDMA the IANA port is the default */
 	if (!ro.port && opts->transport == LX_XPRT_TRANSPORT_RDMA)
@@ -239,7 +242,7 @@ int lx_nfs3_connect(struct lx_nfs3_clnt **cp, const struct lx_nfs3_opts *opts,
 	ro.nconnect = opts->nconnect;
 	ro.max_reqs = opts->max_reqs;
 	ro.buf_size = c->buf_size;
-	err = lx_rpc_clnt_create(&c->rpc, &ro);
+	err = lx_rpc_create(&c->rpc, &ro);
 	if (err) {
 		lx_nfs3_seterr(
 			opts, "cannot reach NFS v3 on %s port %u%s: %s",
@@ -261,31 +264,37 @@ int lx_nfs3_connect(struct lx_nfs3_clnt **cp, const struct lx_nfs3_opts *opts,
 	return 0;
 
 out_rpc:
-	lx_rpc_clnt_destroy(c->rpc);
+	lx_rpc_destroy(c->rpc);
 out_free:
 	free(c);
 	return err;
 }
 
-int lx_nfs3_mount(struct lx_nfs3_clnt **cp, const struct lx_nfs3_opts *opts)
+int lx_nfs3_create(struct lx_nfs3_clnt **cp, const struct lx_nfs3_opts *opts)
 {
 	struct lx_nfs3_fh root;
 	int err = opts_ok(opts);
 
-	if (err || !cp || !opts->export_path || opts->export_path[0] != '/' ||
+	if (err || !cp || !opts->export_path == !opts->root)
+		return -EINVAL;
+	if (opts->root)
+		return lx_nfs3_fh_ok(opts->root) ?
+			       -EINVAL :
+			       nfs3_connect(cp, opts, opts->root);
+	if (opts->export_path[0] != '/' ||
 	    strlen(opts->export_path) > LX_NFS3_MAXPATHLEN)
 		return -EINVAL;
 	err = do_mnt(opts, &root);
 	if (err)
 		return err;
-	return lx_nfs3_connect(cp, opts, &root);
+	return nfs3_connect(cp, opts, &root);
 }
 
 void lx_nfs3_destroy(struct lx_nfs3_clnt *c)
 {
 	if (!c)
 		return;
-	lx_rpc_clnt_destroy(c->rpc);
+	lx_rpc_destroy(c->rpc);
 	free(c);
 }
 
@@ -315,41 +324,19 @@ uint32_t lx_nfs3_dirsize(const struct lx_nfs3_clnt *c)
 	return c->dirsize;
 }
 
-struct lx_rpc_clnt *lx_nfs3_clnt_rpc(const struct lx_nfs3_clnt *c)
+void lx_nfs3_stats(const struct lx_nfs3_clnt *cc, struct lx_nfs3_stats *st)
 {
-	return c->rpc;
+	struct lx_nfs3_clnt *c = (struct lx_nfs3_clnt *)cc;
+
+	lx_rpc_stats(c->rpc, &st->rpc);
+	st->nfs_errors = atomic_load(&c->ctr.nfs_errors);
+	st->jukebox = atomic_load(&c->ctr.jukebox);
+	st->commits = atomic_load(&c->ctr.commits);
+	st->verf_changes = atomic_load(&c->ctr.verf_changes);
+	st->resent_bytes = atomic_load(&c->ctr.resent_bytes);
 }
 
-const char *lx_nfs3_strerror(int err)
+struct lx_rpc_clnt *lx_nfs3_rpc(const struct lx_nfs3_clnt *c)
 {
-	switch (err) {
-	case -EOVERFLOW:
-		return "reply carries more data than asked for";
-	case -E2BIG:
-		return "reply has more entries than the caller's arrays hold";
-	case -ELOOP:
-		return "directory cookie loop (server sent a cookie twice)";
-	case -ESTALE:
-		return "stale file handle (LX_NFS3ERR_STALE)";
-	case -EBADF:
-		return "file handle not understood (LX_NFS3ERR_BADHANDLE)";
-	case -EBUSY:
-		return "object changed since the guard (LX_NFS3ERR_NOT_SYNC)";
-	case -EILSEQ:
-		return "directory cookie no longer valid (LX_NFS3ERR_BAD_COOKIE)";
-	case -ERANGE:
-		return "buffer too small for one entry (LX_NFS3ERR_TOOSMALL)";
-	case -EPROTOTYPE:
-		return "object type not supported (LX_NFS3ERR_BADTYPE)";
-	case -EAGAIN:
-		return "try again later (LX_NFS3ERR_JUKEBOX, or no free slot)";
-	case -ENOSPC:
-		return "no space left on the server's file system";
-	case -EROFS:
-		return "read-only file system";
-	case -ENOENT:
-		return "no such file, directory or export";
-	default:
-		return lx_rpc_strerror(err);
-	}
+	return c->rpc;
 }

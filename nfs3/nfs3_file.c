@@ -349,6 +349,8 @@ static int resend(struct lx_nfs3_file *f, struct lx_nfs3_range *r, uint8_t *tmp,
 	}
 	pthread_mutex_lock(&f->lock);
 	f->st.resent_bytes += r->len;
+	atomic_fetch_add_explicit(&f->c->ctr.resent_bytes, r->len,
+				  memory_order_relaxed);
 	r->stable = all_stable;
 	r->verf_ok = same;
 	if (have)
@@ -399,9 +401,14 @@ int lx_nfs3_file_fsync(struct lx_nfs3_file *f)
 		err = lx_nfs3_commit(f->c, &f->fh, 0, 0, &cr);
 		pthread_mutex_lock(&f->lock);
 		f->st.commits++;
+		atomic_fetch_add_explicit(&f->c->ctr.commits, 1,
+					  memory_order_relaxed);
 		left = err ? 1 : drop_committed(f, cr.verf);
-		if (!err && left)
+		if (!err && left) {
 			f->st.verf_changes++;
+			atomic_fetch_add_explicit(&f->c->ctr.verf_changes, 1,
+						  memory_order_relaxed);
+		}
 		pthread_mutex_unlock(&f->lock);
 		if (err || !left)
 			break;
@@ -491,11 +498,11 @@ static int open_fh(struct lx_nfs3_clnt *c, const char *path, int flags,
 		struct lx_nfs3_sattr sa = {.set_mode = true,
 					   .mode = mode & 07777};
 
-		err = lx_nfs3_create(c, &dfh, name,
-				     (flags & O_EXCL) ?
-					     LX_NFS3_CREATE_GUARDED :
-					     LX_NFS3_CREATE_UNCHECKED,
-				     &sa, NULL, &u.cr);
+		err = lx_nfs3_create_file(c, &dfh, name,
+					  (flags & O_EXCL) ?
+						  LX_NFS3_CREATE_GUARDED :
+						  LX_NFS3_CREATE_UNCHECKED,
+					  &sa, NULL, &u.cr);
 		if (err)
 			return err;
 		have_attr = u.cr.attr.present;

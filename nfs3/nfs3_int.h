@@ -12,28 +12,38 @@
 
 #include <libxprt/nfs3.h>
 
-#define LX_NFS3_DEF_BUF_SIZE   16384u
+#include "xprt/call_int.h"
+
+#define LX_NFS3_DEF_BUF_SIZE	 16384u
+/* NFS3ERR_JUKEBOX: the Linux v3 client's NFS_JUKEBOX_RETRY_TIME, and our
+ * bound on the retries (it has none: bounded by default here) */
+#define LX_NFS3_JUKEBOX_DELAY_MS 5000u
+#define LX_NFS3_JUKEBOX_RETRIES	 6u
 /* room for the RPC reply header and READDIR's fixed fields in buf_size */
-#define LX_NFS3_DIR_SLACK      512u
+#define LX_NFS3_DIR_SLACK	 512u
 /* an RPC accepted-reply header (its verifier included) and the fixed
  * results before READLINK's path: added to a reply hint */
-#define LX_NFS3_REPLY_SLACK    256u
+#define LX_NFS3_REPLY_SLACK	 256u
 /* smallest encoded entries: value_follows fileid name<> cookie (+ READDIRPLUS
  * attributes_follow and handle_follows) */
-#define LX_NFS3_DIRENT_MIN     24u
-#define LX_NFS3_DIRENTPLUS_MIN 32u
-#define LX_NFS3_FATTR_XDR      84u
+#define LX_NFS3_DIRENT_MIN	 24u
+#define LX_NFS3_DIRENTPLUS_MIN	 32u
+#define LX_NFS3_FATTR_XDR	 84u
 
 /**
  * struct lx_nfs3_ctx - what a decoder sees besides the XDR stream: the
  * caller's result struct, in-parameters that results need (READ
  * destination, READLINK buffer, directory arrays), and a precise error for
- * a reply that fails to decode.  Lives in struct lx_nfs3_call (async) or on
- * the caller's stack (sync).
+ * a reply that fails to decode.  Lives in the layer's words of struct
+ * lx_call (async) or on the caller's stack (sync).
+ * @proc: the procedure (an async completion reports READ/WRITE counts)
+ * @ctr: the client's counters (NULL for MOUNT)
  */
 struct lx_nfs3_ctx {
 	void *res;
+	struct lx_nfs3_ctr *ctr;
 	int err;
+	uint32_t proc;
 	union {
 		struct {
 			const struct iovec *iov;
@@ -52,14 +62,15 @@ struct lx_nfs3_ctx {
 	} u;
 };
 
-/* What the private area of struct lx_nfs3_call holds. */
-struct lx_nfs3_call_priv {
-	struct lx_nfs3_ctx ctx;
-};
+_Static_assert(sizeof(struct lx_nfs3_ctx) <= LX_CALL_LAYER_BYTES,
+	       "lx_call's private words too few for struct lx_nfs3_ctx");
 
-_Static_assert(sizeof(struct lx_nfs3_call_priv) <=
-		       sizeof(((struct lx_nfs3_call *)0)->priv_),
-	       "lx_nfs3_call private area too small");
+/* Counters of a client that the RPC layer does not keep (error paths
+ * and fsync only: nothing on the way of a call that succeeds). */
+struct lx_nfs3_ctr {
+	atomic_ullong nfs_errors, jukebox;
+	atomic_ullong commits, verf_changes, resent_bytes;
+};
 
 struct lx_nfs3_clnt {
 	struct lx_rpc_clnt *rpc;
@@ -67,6 +78,8 @@ struct lx_nfs3_clnt {
 	struct lx_nfs3_fsinfo_res fsinfo;
 	uint32_t rsize, wsize, dirsize;
 	size_t buf_size;
+	struct lx_nfs3_ctr ctr;
+	unsigned int jukebox_delay_ms, jukebox_retries;
 };
 
 /* ------------------------------------------------------------ nfs3_xdr.c
@@ -161,12 +174,13 @@ struct lx_nfs3_req {
 	size_t reply_hint;
 };
 
-/* Make a call: sync when @call is NULL (ctx on the caller's stack). */
-int lx_nfs3_call_start(struct lx_rpc_clnt *rpc, struct lx_nfs3_call *call,
-		       const struct lx_nfs3_req *r, struct lx_nfs3_ctx *ctx,
-		       void *res);
+/* Make a call: sync when @call is NULL (ctx on the caller's stack); @c:
+ * the NFS client whose JUKEBOX policy applies (NULL for MOUNT). */
+int lx_nfs3_call_start(struct lx_rpc_clnt *rpc, const struct lx_nfs3_clnt *c,
+		       struct lx_call *call, const struct lx_nfs3_req *r,
+		       struct lx_nfs3_ctx *ctx, void *res);
 
-int lx_nfs3_run(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_run(struct lx_nfs3_clnt *c, struct lx_call *call,
 		const struct lx_nfs3_req *r, void *res,
 		const struct lx_nfs3_ctx *in);
 int lx_nfs3_chk(const struct lx_nfs3_clnt *c, const void *res,
@@ -180,9 +194,9 @@ int lx_nfs3_chk_dirop(const struct lx_nfs3_clnt *c, const void *res,
 		.dec = (xdrproc_t)(d)                            \
 	}
 
-static inline struct lx_nfs3_ctx *lx_nfs3_call_ctx(struct lx_nfs3_call *call)
+static inline struct lx_nfs3_ctx *lx_nfs3_call_ctx(struct lx_call *call)
 {
-	return &((struct lx_nfs3_call_priv *)(void *)call->priv_)->ctx;
+	return lx_call_layer(call);
 }
 
 int lx_nfs3_name_ok(const char *name);

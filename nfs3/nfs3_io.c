@@ -4,7 +4,7 @@
  * several READ/WRITE calls in flight together.
  *
  * An async split I/O (struct lx_nfs3_pio, owned by the caller) holds up to
- * LX_NFS3_PIO_MAX pieces, each with its own struct lx_nfs3_call and result, so
+ * LX_NFS3_PIO_MAX pieces, each with its own struct lx_call and result, so
  * nothing is allocated.  A counter starts at the number of pieces plus
  * one (the submitter's guard, dropped once every piece was started or
  * refused); the completion that takes it to zero assembles the outcome:
@@ -16,10 +16,14 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "nfs3_int.h"
 #include "xprt/util.h"
+
+_Static_assert(offsetof(struct lx_nfs3_pio, call) == 0,
+	       "a done() callback casts the call to its pio");
 
 static void pio_complete(struct lx_nfs3_pio *io)
 {
@@ -27,14 +31,17 @@ static void pio_complete(struct lx_nfs3_pio *io)
 	unsigned int i;
 	bool eof = false;
 	int status = 0;
+	uint32_t pstat = 0;
 
 	for (i = 0; i < io->npieces_; i++) {
 		struct lx_nfs3_pio_piece *p = &io->piece_[i];
 		uint32_t got;
 
 		if (p->status) {
-			if (!done)
+			if (!done) {
 				status = p->status;
+				pstat = p->call.proto_status;
+			}
 			break;
 		}
 		got = io->write_ ? LX_XPRT_MIN(p->res.wr.count, p->count) :
@@ -47,7 +54,24 @@ static void pio_complete(struct lx_nfs3_pio *io)
 		if (got < p->count)
 			break;
 	}
-	io->done(io, status, done, eof, io->arg);
+	io->eof = eof;
+	io->call.count = (uint32_t)done;
+	io->call.proto_status = pstat;
+	io->call.res = NULL;
+	io->call.done(&io->call, status, io->call.arg);
+}
+
+/* lx_call_cancel() of a split I/O: every piece still in flight. */
+static int pio_cancel(struct lx_call *call)
+{
+	struct lx_nfs3_pio *io = (struct lx_nfs3_pio *)call;
+	unsigned int i, n = io->npieces_;
+	int ret = -EALREADY;
+
+	for (i = 0; i < n && i < LX_NFS3_PIO_MAX; i++)
+		if (!lx_call_cancel(&io->piece_[i].call))
+			ret = 0;
+	return ret;
 }
 
 static void pio_put(struct lx_nfs3_pio *io, unsigned int n)
@@ -56,7 +80,7 @@ static void pio_put(struct lx_nfs3_pio *io, unsigned int n)
 		pio_complete(io);
 }
 
-static void piece_done(struct lx_nfs3_call *call, int status, void *arg)
+static void piece_done(struct lx_call *call, int status, void *arg)
 {
 	struct lx_nfs3_pio *io = arg;
 	struct lx_nfs3_pio_piece *p =
@@ -74,8 +98,8 @@ static int pio_start(struct lx_nfs3_clnt *c, struct lx_nfs3_pio *io,
 	unsigned int n, i;
 	int err = 0;
 
-	if (!c || !io || !io->done || lx_nfs3_fh_ok(fh) || (!buf && count) ||
-	    !count || stable > LX_NFS3_FILE_SYNC)
+	if (!c || !io || !io->call.done || lx_nfs3_fh_ok(fh) ||
+	    (!buf && count) || !count || stable > LX_NFS3_FILE_SYNC)
 		return -EINVAL;
 	piece_max = write ? c->wsize : c->rsize;
 	n = (unsigned int)((count + piece_max - 1) / piece_max);
@@ -88,6 +112,7 @@ static int pio_start(struct lx_nfs3_clnt *c, struct lx_nfs3_pio *io,
 	io->write_ = write;
 	io->npieces_ = n;
 	__atomic_store_n(&io->left_, n + 1, __ATOMIC_RELAXED);
+	lx_xprt_call_set_multi(&io->call, pio_cancel);
 	for (i = 0; i < n; i++) {
 		struct lx_nfs3_pio_piece *p = &io->piece_[i];
 		size_t at = (size_t)i * piece_max;
@@ -95,8 +120,8 @@ static int pio_start(struct lx_nfs3_clnt *c, struct lx_nfs3_pio *io,
 		memset(&p->call, 0, sizeof(p->call));
 		p->call.done = piece_done;
 		p->call.arg = io;
-		p->call.owner = io->owner;
-		p->call.flags = io->flags;
+		p->call.owner = io->call.owner;
+		p->call.flags = io->call.flags;
 		p->offset = offset + at;
 		p->count = (uint32_t)LX_XPRT_MIN(count - at, piece_max);
 		p->iov.iov_base = (char *)buf + at;
@@ -147,16 +172,15 @@ struct io_wait {
 	bool eof;
 };
 
-static void io_wait_done(struct lx_nfs3_pio *io, int status, size_t done,
-			 bool eof, void *arg)
+static void io_wait_done(struct lx_call *call, int status, void *arg)
 {
+	struct lx_nfs3_pio *io = (struct lx_nfs3_pio *)call;
 	struct io_wait *w = arg;
 
-	(void)io;
 	pthread_mutex_lock(&w->lock);
 	w->status = status;
-	w->n = done;
-	w->eof = eof;
+	w->n = call->count;
+	w->eof = io->eof;
 	w->done = true;
 	pthread_cond_signal(&w->cond);
 	pthread_mutex_unlock(&w->lock);
@@ -174,8 +198,8 @@ int lx_nfs3_io_once(struct lx_nfs3_clnt *c, struct lx_nfs3_pio *io,
 	pthread_mutex_init(&w.lock, NULL);
 	pthread_cond_init(&w.cond, NULL);
 	memset(io, 0, offsetof(struct lx_nfs3_pio, piece_));
-	io->done = io_wait_done;
-	io->arg = &w;
+	io->call.done = io_wait_done;
+	io->call.arg = &w;
 	err = pio_start(c, io, fh, buf, LX_XPRT_MIN(count, max), offset, write,
 			stable);
 	if (!err) {

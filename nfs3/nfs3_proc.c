@@ -10,7 +10,7 @@
  * hand it to lx_nfs3_call_start().  The decoder's context (struct lx_nfs3_ctx:
  * the caller's result struct, READ destination, READLINK buffer, directory
  * arrays, a precise decode error) lives on the caller's stack for a sync
- * call and in the caller's struct lx_nfs3_call for an async one, so no call
+ * call and in the caller's struct lx_call for an async one, so no call
  * allocates.  After the RPC layer decoded the reply, the NFS status is
  * turned into an errno (lx_nfs3_stat_errno()) and, for async calls, the
  * caller's callback runs.
@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "nfs3_int.h"
+#include "rpc/rpc_int.h" /* lx_rpc__call_async() */
 #include "xprt/util.h"
 
 /* ------------------------------------------------------------- status
@@ -39,7 +40,7 @@ static const struct {
 	uint32_t stat;
 	int err;
 	const char *name;
-} lx_nfs3_stats[] = {
+} lx_nfs3_stat_tab[] = {
 	{LX_NFS3_OK, 0, "LX_NFS3_OK"},
 	{LX_NFS3ERR_PERM, -EPERM, "LX_NFS3ERR_PERM"},
 	{LX_NFS3ERR_NOENT, -ENOENT, "LX_NFS3ERR_NOENT"},
@@ -75,9 +76,9 @@ int lx_nfs3_stat_errno(uint32_t status)
 {
 	size_t i;
 
-	for (i = 0; i < LX_XPRT_ARRAY_SIZE(lx_nfs3_stats); i++)
-		if (lx_nfs3_stats[i].stat == status)
-			return lx_nfs3_stats[i].err;
+	for (i = 0; i < LX_XPRT_ARRAY_SIZE(lx_nfs3_stat_tab); i++)
+		if (lx_nfs3_stat_tab[i].stat == status)
+			return lx_nfs3_stat_tab[i].err;
 	return -EREMOTEIO;
 }
 
@@ -85,9 +86,9 @@ const char *lx_nfs3_stat_name(uint32_t status)
 {
 	size_t i;
 
-	for (i = 0; i < LX_XPRT_ARRAY_SIZE(lx_nfs3_stats); i++)
-		if (lx_nfs3_stats[i].stat == status)
-			return lx_nfs3_stats[i].name;
+	for (i = 0; i < LX_XPRT_ARRAY_SIZE(lx_nfs3_stat_tab); i++)
+		if (lx_nfs3_stat_tab[i].stat == status)
+			return lx_nfs3_stat_tab[i].name;
 	return "NFS3ERR_unknown";
 }
 
@@ -103,33 +104,66 @@ static int finish(int err, struct lx_nfs3_ctx *ctx, void *res,
 	if (!res)
 		return 0;
 	*nfs_status = *(uint32_t *)res;
+	if (lx_xprt_likely(!*nfs_status))
+		return 0;
+	if (ctx->ctr) {
+		atomic_fetch_add_explicit(&ctx->ctr->nfs_errors, 1,
+					  memory_order_relaxed);
+		if (*nfs_status == LX_NFS3ERR_JUKEBOX)
+			atomic_fetch_add_explicit(&ctx->ctr->jukebox, 1,
+						  memory_order_relaxed);
+	}
 	return lx_nfs3_stat_errno(*nfs_status);
 }
 
-static void lx_nfs3_rpc_done(struct lx_rpc_call *rc, int status, void *arg)
+/* The RPC layer's completion of an async call: NFS status, counts, done. */
+static void lx_nfs3_rpc_done(struct lx_call *call, int status)
 {
-	struct lx_nfs3_call *call = arg;
+	struct lx_nfs3_ctx *ctx = lx_nfs3_call_ctx(call);
 
-	(void)rc;
-	status = finish(status, lx_nfs3_call_ctx(call), call->res,
-			&call->nfs_status);
+	status = finish(status, ctx, ctx->res, &call->proto_status);
+	call->res = ctx->res;
+	if (!status && ctx->proc == LX_NFS3PROC_READ)
+		call->count = ((struct lx_nfs3_read_res *)ctx->res)->count;
+	else if (!status && ctx->proc == LX_NFS3PROC_WRITE)
+		call->count = ((struct lx_nfs3_write_res *)ctx->res)->count;
 	/* the caller may reuse @call from here on: touch nothing after */
 	call->done(call, status, call->arg);
 }
 
-int lx_nfs3_call_start(struct lx_rpc_clnt *rpc, struct lx_nfs3_call *call,
-		       const struct lx_nfs3_req *r, struct lx_nfs3_ctx *ctx,
-		       void *res)
+/*
+ * lx_rpc_again_fn: NFS3ERR_JUKEBOX is "busy, try later" (a file being
+ * recalled from tape, a server starting up): the Linux v3 client waits 5
+ * s (NFS_JUKEBOX_RETRY_TIME) and sends the call again, under a new XID;
+ * we do the same, opts.jukebox_retries times at most.
+ */
+static unsigned int lx_nfs3_jukebox(void *arg, const void *res,
+				    unsigned int tries)
+{
+	const struct lx_nfs3_clnt *c = arg;
+	const struct lx_nfs3_ctx *ctx = res;
+
+	if (!ctx->res || *(const uint32_t *)ctx->res != LX_NFS3ERR_JUKEBOX)
+		return 0;
+	if (c->jukebox_retries != LX_NFS3_JUKEBOX_FOREVER &&
+	    tries >= c->jukebox_retries)
+		return 0;
+	return c->jukebox_delay_ms;
+}
+
+int lx_nfs3_call_start(struct lx_rpc_clnt *rpc, const struct lx_nfs3_clnt *c,
+		       struct lx_call *call, const struct lx_nfs3_req *r,
+		       struct lx_nfs3_ctx *ctx, void *res)
 {
 	struct lx_rpc_call_args a = {0};
-	struct lx_xprt_iter it;
 	uint32_t st;
-	int err;
 
 	if (!rpc)
 		return -EINVAL;
 	ctx->res = res;
 	ctx->err = 0;
+	ctx->proc =
+		r->proc; /* MOUNT's numbers stop at 5: never READ or WRITE */
 	a.proc = r->proc;
 	a.enc = r->enc;
 	a.args = r->args;
@@ -138,35 +172,32 @@ int lx_nfs3_call_start(struct lx_rpc_clnt *rpc, struct lx_nfs3_call *call,
 	a.payload = r->payload;
 	a.npayload = r->npayload;
 	a.reply_hint = r->reply_hint;
+	if (c && res) {
+		a.again = lx_nfs3_jukebox;
+		a.again_arg = (void *)c;
+	}
 	if (r->read) {
 		if (!ctx->u.rd.iov) {
 			ctx->u.rd.iov = &ctx->u.rd.iov1;
 			ctx->u.rd.iovcnt = 1;
 		}
-		err = lx_xprt_iter_iovec(&it, ctx->u.rd.iov, ctx->u.rd.iovcnt,
-					 ctx->u.rd.max);
-		if (err)
-			return err;
-		if (lx_xprt_iter_count(&it) < ctx->u.rd.max)
-			return -EINVAL; /* buffers smaller than count */
+		/* the RPC layer refuses buffers smaller than count (rx_len) */
 		ctx->u.rd.placed = false;
 		ctx->u.rd.plen = 0;
 		a.place = lx_nfs3_read_place;
 		a.place_arg = ctx;
-		a.rx_dst = &it;
+		a.rx_iov = ctx->u.rd.iov;
+		a.rx_iovcnt = ctx->u.rd.iovcnt;
+		a.rx_len = ctx->u.rd.max;
 	}
 	if (!call)
 		return finish(lx_rpc_call_sync(rpc, &a, NULL), ctx, res, &st);
-	a.owner = call->owner;
-	a.flags = call->flags & LX_NFS3_CALL_NOWAIT;
-	call->res = res;
-	call->nfs_status = 0;
-	return lx_rpc_call_async(rpc, &a, lx_nfs3_rpc_done, call, NULL);
+	return lx_rpc__call_async(rpc, call, &a, lx_nfs3_rpc_done);
 }
 
 /* Start @r on the client's NFS connection(s); @in carries in-parameters
  * for the decoder (or NULL). */
-int lx_nfs3_run(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_run(struct lx_nfs3_clnt *c, struct lx_call *call,
 		const struct lx_nfs3_req *r, void *res,
 		const struct lx_nfs3_ctx *in)
 {
@@ -179,7 +210,8 @@ int lx_nfs3_run(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
 		*ctx = *in;
 	else
 		memset(ctx, 0, sizeof(*ctx));
-	return lx_nfs3_call_start(c->rpc, call, r, ctx, res);
+	ctx->ctr = &c->ctr;
+	return lx_nfs3_call_start(c->rpc, c, call, r, ctx, res);
 }
 
 int lx_nfs3_name_ok(const char *name)
@@ -217,7 +249,7 @@ int lx_nfs3_chk_dirop(const struct lx_nfs3_clnt *c, const void *res,
 
 /* ----------------------------------------------------------------- NULL */
 
-static int null_start(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call)
+static int null_start(struct lx_nfs3_clnt *c, struct lx_call *call)
 {
 	struct lx_nfs3_req r = {.proc = LX_NFS3PROC_NULL};
 
@@ -231,14 +263,14 @@ int lx_nfs3_null(struct lx_nfs3_clnt *c)
 	return null_start(c, NULL);
 }
 
-int lx_nfs3_null_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call)
+int lx_nfs3_null_async(struct lx_nfs3_clnt *c, struct lx_call *call)
 {
 	return call ? null_start(c, call) : -EINVAL;
 }
 
 /* -------------------------------------------------------------- GETATTR */
 
-static int getattr_start(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+static int getattr_start(struct lx_nfs3_clnt *c, struct lx_call *call,
 			 const struct lx_nfs3_fh *fh,
 			 struct lx_nfs3_getattr_res *res)
 {
@@ -256,7 +288,7 @@ int lx_nfs3_getattr(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *fh,
 	return getattr_start(c, NULL, fh, res);
 }
 
-int lx_nfs3_getattr_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_getattr_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			  const struct lx_nfs3_fh *fh,
 			  struct lx_nfs3_getattr_res *res)
 {
@@ -265,7 +297,7 @@ int lx_nfs3_getattr_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
 
 /* -------------------------------------------------------------- SETATTR */
 
-static int setattr_start(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+static int setattr_start(struct lx_nfs3_clnt *c, struct lx_call *call,
 			 const struct lx_nfs3_fh *fh,
 			 const struct lx_nfs3_sattr *sa,
 			 const struct lx_nfs3_time *guard,
@@ -290,7 +322,7 @@ int lx_nfs3_setattr(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *fh,
 	return setattr_start(c, NULL, fh, sa, guard_ctime, res);
 }
 
-int lx_nfs3_setattr_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_setattr_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			  const struct lx_nfs3_fh *fh,
 			  const struct lx_nfs3_sattr *sa,
 			  const struct lx_nfs3_time *guard_ctime,
@@ -302,7 +334,7 @@ int lx_nfs3_setattr_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
 
 /* --------------------------------------------------------------- LOOKUP */
 
-static int lookup_start(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+static int lookup_start(struct lx_nfs3_clnt *c, struct lx_call *call,
 			const struct lx_nfs3_fh *dir, const char *name,
 			struct lx_nfs3_lookup_res *res)
 {
@@ -321,7 +353,7 @@ int lx_nfs3_lookup(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *dir,
 	return lookup_start(c, NULL, dir, name, res);
 }
 
-int lx_nfs3_lookup_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_lookup_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			 const struct lx_nfs3_fh *dir, const char *name,
 			 struct lx_nfs3_lookup_res *res)
 {
@@ -330,7 +362,7 @@ int lx_nfs3_lookup_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
 
 /* --------------------------------------------------------------- ACCESS */
 
-static int access_start(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+static int access_start(struct lx_nfs3_clnt *c, struct lx_call *call,
 			const struct lx_nfs3_fh *fh, uint32_t access,
 			struct lx_nfs3_access_res *res)
 {
@@ -348,7 +380,7 @@ int lx_nfs3_access(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *fh,
 	return access_start(c, NULL, fh, access, res);
 }
 
-int lx_nfs3_access_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_access_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			 const struct lx_nfs3_fh *fh, uint32_t access,
 			 struct lx_nfs3_access_res *res)
 {
@@ -357,7 +389,7 @@ int lx_nfs3_access_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
 
 /* ------------------------------------------------------------- READLINK */
 
-static int readlink_start(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+static int readlink_start(struct lx_nfs3_clnt *c, struct lx_call *call,
 			  const struct lx_nfs3_fh *fh, char *buf, size_t size,
 			  struct lx_nfs3_readlink_res *res)
 {
@@ -384,7 +416,7 @@ int lx_nfs3_readlink(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *fh,
 	return readlink_start(c, NULL, fh, buf, size, res);
 }
 
-int lx_nfs3_readlink_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_readlink_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			   const struct lx_nfs3_fh *fh, char *buf, size_t size,
 			   struct lx_nfs3_readlink_res *res)
 {
@@ -393,7 +425,7 @@ int lx_nfs3_readlink_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
 
 /* ----------------------------------------------------------------- READ */
 
-static int read_start(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+static int read_start(struct lx_nfs3_clnt *c, struct lx_call *call,
 		      const struct lx_nfs3_fh *fh, uint64_t offset,
 		      uint32_t count, const struct iovec *iov,
 		      unsigned int iovcnt, void *buf,
@@ -428,7 +460,7 @@ int lx_nfs3_read(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *fh,
 	return read_start(c, NULL, fh, offset, count, iov, iovcnt, NULL, res);
 }
 
-int lx_nfs3_read_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_read_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 		       const struct lx_nfs3_fh *fh, uint64_t offset,
 		       uint32_t count, const struct iovec *iov,
 		       unsigned int iovcnt, struct lx_nfs3_read_res *res)
@@ -438,7 +470,7 @@ int lx_nfs3_read_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
 	return read_start(c, call, fh, offset, count, iov, iovcnt, NULL, res);
 }
 
-int lx_nfs3_read_buf_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_read_buf_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			   const struct lx_nfs3_fh *fh, uint64_t offset,
 			   uint32_t count, void *buf,
 			   struct lx_nfs3_read_res *res)
@@ -450,7 +482,7 @@ int lx_nfs3_read_buf_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
 
 /* ---------------------------------------------------------------- WRITE */
 
-static int write_start(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+static int write_start(struct lx_nfs3_clnt *c, struct lx_call *call,
 		       const struct lx_nfs3_fh *fh, uint64_t offset,
 		       const struct iovec *iov, unsigned int iovcnt,
 		       uint32_t stable, struct lx_nfs3_write_res *res)
@@ -487,7 +519,7 @@ int lx_nfs3_write(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *fh,
 	return write_start(c, NULL, fh, offset, iov, iovcnt, stable, res);
 }
 
-int lx_nfs3_write_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_write_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			const struct lx_nfs3_fh *fh, uint64_t offset,
 			const struct iovec *iov, unsigned int iovcnt,
 			uint32_t stable, struct lx_nfs3_write_res *res)
@@ -499,7 +531,7 @@ int lx_nfs3_write_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
 
 /* --------------------------------------------------------------- COMMIT */
 
-static int commit_start(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+static int commit_start(struct lx_nfs3_clnt *c, struct lx_call *call,
 			const struct lx_nfs3_fh *fh, uint64_t offset,
 			uint32_t count, struct lx_nfs3_commit_res *res)
 {
@@ -518,7 +550,7 @@ int lx_nfs3_commit(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *fh,
 	return commit_start(c, NULL, fh, offset, count, res);
 }
 
-int lx_nfs3_commit_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_commit_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			 const struct lx_nfs3_fh *fh, uint64_t offset,
 			 uint32_t count, struct lx_nfs3_commit_res *res)
 {

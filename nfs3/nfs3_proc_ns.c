@@ -12,7 +12,7 @@
 
 /* ------------------------------------------------ CREATE MKDIR SYMLINK MKNOD */
 
-static int create_start(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+static int create_start(struct lx_nfs3_clnt *c, struct lx_call *call,
 			const struct lx_nfs3_fh *dir, const char *name,
 			uint32_t mode, const struct lx_nfs3_sattr *sa,
 			const uint8_t *verf, struct lx_nfs3_create_res *res)
@@ -31,24 +31,25 @@ static int create_start(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
 	return lx_nfs3_run(c, call, &r, res, NULL);
 }
 
-int lx_nfs3_create(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *dir,
-		   const char *name, uint32_t mode,
-		   const struct lx_nfs3_sattr *sa, const uint8_t *verf,
-		   struct lx_nfs3_create_res *res)
+int lx_nfs3_create_file(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *dir,
+			const char *name, uint32_t mode,
+			const struct lx_nfs3_sattr *sa, const uint8_t *verf,
+			struct lx_nfs3_create_res *res)
 {
 	return create_start(c, NULL, dir, name, mode, sa, verf, res);
 }
 
-int lx_nfs3_create_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
-			 const struct lx_nfs3_fh *dir, const char *name,
-			 uint32_t mode, const struct lx_nfs3_sattr *sa,
-			 const uint8_t *verf, struct lx_nfs3_create_res *res)
+int lx_nfs3_create_file_async(struct lx_nfs3_clnt *c, struct lx_call *call,
+			      const struct lx_nfs3_fh *dir, const char *name,
+			      uint32_t mode, const struct lx_nfs3_sattr *sa,
+			      const uint8_t *verf,
+			      struct lx_nfs3_create_res *res)
 {
 	return call ? create_start(c, call, dir, name, mode, sa, verf, res) :
 		      -EINVAL;
 }
 
-static int mkdir_start(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+static int mkdir_start(struct lx_nfs3_clnt *c, struct lx_call *call,
 		       const struct lx_nfs3_fh *dir, const char *name,
 		       const struct lx_nfs3_sattr *sa,
 		       struct lx_nfs3_create_res *res)
@@ -68,7 +69,7 @@ int lx_nfs3_mkdir(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *dir,
 	return mkdir_start(c, NULL, dir, name, sa, res);
 }
 
-int lx_nfs3_mkdir_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_mkdir_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			const struct lx_nfs3_fh *dir, const char *name,
 			const struct lx_nfs3_sattr *sa,
 			struct lx_nfs3_create_res *res)
@@ -76,7 +77,7 @@ int lx_nfs3_mkdir_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
 	return call ? mkdir_start(c, call, dir, name, sa, res) : -EINVAL;
 }
 
-static int symlink_start(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+static int symlink_start(struct lx_nfs3_clnt *c, struct lx_call *call,
 			 const struct lx_nfs3_fh *dir, const char *name,
 			 const struct lx_nfs3_sattr *sa, const char *target,
 			 struct lx_nfs3_create_res *res)
@@ -105,7 +106,7 @@ int lx_nfs3_symlink(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *dir,
 	return symlink_start(c, NULL, dir, name, sa, target, res);
 }
 
-int lx_nfs3_symlink_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_symlink_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			  const struct lx_nfs3_fh *dir, const char *name,
 			  const struct lx_nfs3_sattr *sa, const char *target,
 			  struct lx_nfs3_create_res *res)
@@ -114,7 +115,7 @@ int lx_nfs3_symlink_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
 		      -EINVAL;
 }
 
-static int mknod_start(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+static int mknod_start(struct lx_nfs3_clnt *c, struct lx_call *call,
 		       const struct lx_nfs3_fh *dir, const char *name,
 		       uint32_t type, const struct lx_nfs3_sattr *sa,
 		       uint32_t major, uint32_t minor,
@@ -145,7 +146,7 @@ int lx_nfs3_mknod(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *dir,
 	return mknod_start(c, NULL, dir, name, type, sa, major, minor, res);
 }
 
-int lx_nfs3_mknod_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_mknod_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			const struct lx_nfs3_fh *dir, const char *name,
 			uint32_t type, const struct lx_nfs3_sattr *sa,
 			uint32_t major, uint32_t minor,
@@ -158,7 +159,7 @@ int lx_nfs3_mknod_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
 
 /* -------------------------------------------------------- REMOVE RMDIR */
 
-static int unlink_start(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+static int unlink_start(struct lx_nfs3_clnt *c, struct lx_call *call,
 			uint32_t proc, const struct lx_nfs3_fh *dir,
 			const char *name, struct lx_nfs3_wcc_res *res)
 {
@@ -176,7 +177,7 @@ int lx_nfs3_remove(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *dir,
 	return unlink_start(c, NULL, LX_NFS3PROC_REMOVE, dir, name, res);
 }
 
-int lx_nfs3_remove_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_remove_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			 const struct lx_nfs3_fh *dir, const char *name,
 			 struct lx_nfs3_wcc_res *res)
 {
@@ -191,7 +192,7 @@ int lx_nfs3_rmdir(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *dir,
 	return unlink_start(c, NULL, LX_NFS3PROC_RMDIR, dir, name, res);
 }
 
-int lx_nfs3_rmdir_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_rmdir_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			const struct lx_nfs3_fh *dir, const char *name,
 			struct lx_nfs3_wcc_res *res)
 {
@@ -201,7 +202,7 @@ int lx_nfs3_rmdir_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
 
 /* --------------------------------------------------------------- RENAME */
 
-static int rename_start(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+static int rename_start(struct lx_nfs3_clnt *c, struct lx_call *call,
 			const struct lx_nfs3_fh *fdir, const char *fname,
 			const struct lx_nfs3_fh *tdir, const char *tname,
 			struct lx_nfs3_rename_res *res)
@@ -223,7 +224,7 @@ int lx_nfs3_rename(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *from_dir,
 	return rename_start(c, NULL, from_dir, from_name, to_dir, to_name, res);
 }
 
-int lx_nfs3_rename_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_rename_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			 const struct lx_nfs3_fh *from_dir,
 			 const char *from_name, const struct lx_nfs3_fh *to_dir,
 			 const char *to_name, struct lx_nfs3_rename_res *res)
@@ -235,7 +236,7 @@ int lx_nfs3_rename_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
 
 /* ----------------------------------------------------------------- LINK */
 
-static int link_start(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+static int link_start(struct lx_nfs3_clnt *c, struct lx_call *call,
 		      const struct lx_nfs3_fh *fh, const struct lx_nfs3_fh *dir,
 		      const char *name, struct lx_nfs3_link_res *res)
 {
@@ -256,7 +257,7 @@ int lx_nfs3_link(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *fh,
 	return link_start(c, NULL, fh, dir, name, res);
 }
 
-int lx_nfs3_link_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_link_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 		       const struct lx_nfs3_fh *fh,
 		       const struct lx_nfs3_fh *dir, const char *name,
 		       struct lx_nfs3_link_res *res)
@@ -266,7 +267,7 @@ int lx_nfs3_link_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
 
 /* --------------------------------------------------- READDIR(PLUS) */
 
-static int readdir_start(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+static int readdir_start(struct lx_nfs3_clnt *c, struct lx_call *call,
 			 bool plus, const struct lx_nfs3_fh *dir,
 			 uint64_t cookie, const uint8_t *verf, uint32_t count,
 			 uint32_t maxcount, struct lx_nfs3_dirbuf *db,
@@ -308,7 +309,7 @@ int lx_nfs3_readdir(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *dir,
 			     res);
 }
 
-int lx_nfs3_readdir_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_readdir_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			  const struct lx_nfs3_fh *dir, uint64_t cookie,
 			  const uint8_t *verf, uint32_t count,
 			  struct lx_nfs3_dirbuf *db,
@@ -329,7 +330,7 @@ int lx_nfs3_readdirplus(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *dir,
 			     maxcount, db, res);
 }
 
-int lx_nfs3_readdirplus_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_readdirplus_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			      const struct lx_nfs3_fh *dir, uint64_t cookie,
 			      const uint8_t *verf, uint32_t dircount,
 			      uint32_t maxcount, struct lx_nfs3_dirbuf *db,
@@ -343,7 +344,7 @@ int lx_nfs3_readdirplus_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
 
 /* --------------------------------------------- FSSTAT FSINFO PATHCONF */
 
-static int fhop_start(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+static int fhop_start(struct lx_nfs3_clnt *c, struct lx_call *call,
 		      uint32_t proc, xdrproc_t dec, const struct lx_nfs3_fh *fh,
 		      void *res)
 {
@@ -361,7 +362,7 @@ int lx_nfs3_fsstat(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *fh,
 			  (xdrproc_t)lx_nfs3_dec_fsstat, fh, res);
 }
 
-int lx_nfs3_fsstat_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_fsstat_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			 const struct lx_nfs3_fh *fh,
 			 struct lx_nfs3_fsstat_res *res)
 {
@@ -378,7 +379,7 @@ int lx_nfs3_fsinfo(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *fh,
 			  (xdrproc_t)lx_nfs3_dec_fsinfo, fh, res);
 }
 
-int lx_nfs3_fsinfo_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_fsinfo_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			 const struct lx_nfs3_fh *fh,
 			 struct lx_nfs3_fsinfo_res *res)
 {
@@ -395,7 +396,7 @@ int lx_nfs3_pathconf(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *fh,
 			  (xdrproc_t)lx_nfs3_dec_pathconf, fh, res);
 }
 
-int lx_nfs3_pathconf_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_pathconf_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			   const struct lx_nfs3_fh *fh,
 			   struct lx_nfs3_pathconf_res *res)
 {

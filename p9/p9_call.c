@@ -46,7 +46,7 @@ static int lx_p9_alloc(struct lx_p9_clnt *c, unsigned int flags, uint8_t kind,
 	if (s != LX_XPRT_CONNECTED && s != LX_XPRT_CONNECTING)
 		return lx_p9_gone(c);
 	err = lx_xprt_req_alloc(
-		c->x, (flags & LX_P9_NOWAIT) ? LX_XPRT_NOWAIT : 0, &req);
+		c->x, (flags & LX_CALL_NOWAIT) ? LX_XPRT_NOWAIT : 0, &req);
 	if (err)
 		return err;
 	pc = lx_p9_call_of(req);
@@ -58,8 +58,7 @@ static int lx_p9_alloc(struct lx_p9_clnt *c, unsigned int flags, uint8_t kind,
 	pc->want = 0;
 	pc->rdata = NULL;
 	pc->timeout_ns = c->timeout_ns;
-	pc->cb.call = NULL;
-	pc->arg = NULL;
+	pc->call = NULL;
 	pc->target = NULL;
 	atomic_store_explicit(&pc->fl_status, 0, memory_order_relaxed);
 	atomic_store_explicit(&pc->fl_finish, false, memory_order_relaxed);
@@ -110,21 +109,22 @@ static bool lx_p9_is_tmsg(uint8_t type)
 }
 
 /*
- * Allocate, encode and submit a call.  With @handle an extra reference is
- * taken for the caller before the call can complete.
+ * Allocate, encode and submit a call; @call (async kinds) is recorded in
+ * the request before the submit, and gives the owner and flags.
  */
 static int lx_p9_start(struct lx_p9_clnt *c, const struct lx_p9_fcall *tx,
 		       const struct lx_p9_call_opts *o, uint8_t kind,
-		       lx_p9_call_fn cb, void *arg, bool handle,
+		       struct lx_call *call, unsigned int flags,
 		       struct lx_xprt_req **reqp)
 {
-	unsigned int flags = o ? o->flags : 0;
 	struct lx_xprt_req *req;
 	struct lx_p9_call *pc;
 	uint16_t tag;
 	int err;
 
-	if (flags & ~LX_P9_NOWAIT)
+	if (call)
+		flags = call->flags;
+	if (flags & ~LX_CALL_NOWAIT)
 		return -EINVAL;
 	if (kind == LX_P9C_VERSION ? tx->type != LX_P9_TVERSION :
 				     !lx_p9_is_tmsg(tx->type))
@@ -157,17 +157,14 @@ static int lx_p9_start(struct lx_p9_clnt *c, const struct lx_p9_fcall *tx,
 	err = lx_p9_encode_req(req, tx, tag);
 	if (err)
 		goto out_put;
-	req->owner = o ? o->owner : 0;
-	pc->cb.call = cb;
-	pc->arg = arg;
-	if (handle)
-		lx_xprt_req_get(req);
-	err = lx_p9_submit(req, tag);
-	if (err) {
-		if (handle)
-			lx_xprt_req_put(req);
-		goto out_put;
+	if (call) {
+		req->owner = call->owner;
+		pc->call = call;
+		lx_xprt_call_set(call, req);
 	}
+	err = lx_p9_submit(req, tag);
+	if (err)
+		goto out_put;
 	*reqp = req;
 	return 0;
 
@@ -262,6 +259,7 @@ static int lx_p9_parse(struct lx_xprt_req *req, struct lx_p9_call *pc)
 static void lx_p9_done(struct lx_xprt_req *req, int status)
 {
 	struct lx_p9_call *pc = lx_p9_call_of(req);
+	struct lx_call *call;
 	uint32_t count = 0;
 	bool replied = !status;
 
@@ -274,23 +272,27 @@ static void lx_p9_done(struct lx_xprt_req *req, int status)
 		atomic_fetch_add_explicit(&pc->c->st.late_replies, 1,
 					  memory_order_relaxed);
 	pc->status = status;
-	switch (pc->kind) {
-	case LX_P9C_IO:
-		if (!status)
-			count = pc->ttype == LX_P9_TREAD ?
-					pc->rx.u.rread.count :
-					pc->rx.u.rwrite.count;
-		pc->cb.io(pc->arg, status, count);
-		lx_xprt_req_put(req);
-		break;
-	case LX_P9C_ASYNC:
-		pc->cb.call((struct lx_p9_req *)req, status,
-			    status ? NULL : &pc->rx, pc->arg);
-		lx_xprt_req_put(req);
-		break;
-	default:
-		break; /* the waiter reads the status and puts */
+	if (pc->kind != LX_P9C_IO && pc->kind != LX_P9C_ASYNC)
+		return; /* the waiter reads the status and puts */
+	call = pc->call;
+	if (!status) {
+		switch (pc->rx.type) {
+		case LX_P9_RREAD:
+		case LX_P9_RREADDIR:
+			count = pc->rx.u.rread.count;
+			break;
+		case LX_P9_RWRITE:
+			count = pc->rx.u.rwrite.count;
+			break;
+		default:
+			break;
+		}
 	}
+	call->count = count;
+	call->proto_status = pc->server_err ? (uint32_t)-status : 0;
+	call->res = pc->kind == LX_P9C_ASYNC && !status ? &pc->rx : NULL;
+	call->done(call, status, call->arg);
+	lx_xprt_req_put(req);
 }
 
 /* Transport hook: the call's timer expired. */
@@ -313,16 +315,30 @@ static void lx_p9_timeout(struct lx_xprt_req *req)
 		lx_p9_flush_send(req); /* retry: no slot was free before */
 }
 
+/* Transport hook: lx_call_cancel() (a reference is held): Tflush. */
+static int lx_p9_cancel_hook(struct lx_xprt_req *req)
+{
+	return lx_p9_flush_start(req, -ECANCELED);
+}
+
 const struct lx_xprt_req_ops lx_p9_req_ops = {
 	.done = lx_p9_done,
 	.place = lx_p9_place,
 	.timeout = lx_p9_timeout,
+	.cancel = lx_p9_cancel_hook,
 };
 
 /* ------------------------------------------------------------ sync API */
 
 int lx_p9_rpc(struct lx_p9_clnt *c, const struct lx_p9_fcall *tx,
 	      const struct lx_p9_call_opts *o, struct lx_p9_result *res)
+{
+	return lx_p9_rpc_flags(c, tx, o, 0, res);
+}
+
+int lx_p9_rpc_flags(struct lx_p9_clnt *c, const struct lx_p9_fcall *tx,
+		    const struct lx_p9_call_opts *o, unsigned int flags,
+		    struct lx_p9_result *res)
 {
 	struct lx_xprt_req *req;
 	struct lx_p9_call *pc;
@@ -331,7 +347,7 @@ int lx_p9_rpc(struct lx_p9_clnt *c, const struct lx_p9_fcall *tx,
 	res->req = NULL;
 	res->server_err = false;
 	res->unknown = false;
-	err = lx_p9_start(c, tx, o, LX_P9C_SYNC, NULL, NULL, false, &req);
+	err = lx_p9_start(c, tx, o, LX_P9C_SYNC, NULL, flags, &req);
 	if (err)
 		return err;
 	lx_xprt_req_done_wait(req, -1);
@@ -373,8 +389,7 @@ int lx_p9_version_call(struct lx_p9_clnt *c, uint32_t msize,
 	res->req = NULL;
 	res->server_err = false;
 	res->unknown = false;
-	err = lx_p9_start(c, &tx, NULL, LX_P9C_VERSION, NULL, NULL, false,
-			  &req);
+	err = lx_p9_start(c, &tx, NULL, LX_P9C_VERSION, NULL, 0, &req);
 	if (err)
 		return err;
 	lx_xprt_req_done_wait(req, -1);
@@ -390,93 +405,101 @@ int lx_p9_version_call(struct lx_p9_clnt *c, uint32_t msize,
 	return 0;
 }
 
+/* Move the pointers of reply @rx from the message at @from (@len bytes)
+ * to its copy at @to; pointers elsewhere (placed Rread data) stay. */
+static void lx_p9_rebase(struct lx_p9_fcall *rx, const void *from, size_t len,
+			 void *to)
+{
+	const char *f = from;
+	const char **ptrs[4];
+	unsigned int n = 0, i;
+
+	switch (rx->type) {
+	case LX_P9_RLERROR:
+	case LX_P9_RERROR:
+		ptrs[n++] = &rx->u.rlerror.ename.s;
+		break;
+	case LX_P9_RVERSION:
+		ptrs[n++] = &rx->u.version.version.s;
+		break;
+	case LX_P9_RREAD:
+	case LX_P9_RREADDIR:
+		ptrs[n++] = (const char **)&rx->u.rread.data;
+		break;
+	case LX_P9_RREADLINK:
+		ptrs[n++] = &rx->u.rreadlink.target.s;
+		break;
+	case LX_P9_RGETLOCK:
+		ptrs[n++] = &rx->u.rgetlock.client_id.s;
+		break;
+	default:
+		break;
+	}
+	for (i = 0; i < n; i++)
+		if (*ptrs[i] >= f && *ptrs[i] < f + len)
+			*ptrs[i] = (const char *)to + (*ptrs[i] - f);
+}
+
 int lx_p9_call(struct lx_p9_clnt *c, const struct lx_p9_fcall *tx,
 	       const struct lx_p9_call_opts *o, struct lx_p9_fcall *rx,
-	       struct lx_p9_req **holdp)
+	       void *rbuf, size_t rbuf_len)
 {
 	struct lx_p9_result res;
+	size_t len;
 	int err;
 
-	if (!c || !tx || !rx)
+	if (!c || !tx || !rx || (!rbuf && rbuf_len))
 		return -EINVAL;
 	err = lx_p9_rpc(c, tx, o, &res);
 	if (err)
 		return err;
 	*rx = res.rx;
-	if (holdp)
-		*holdp = (struct lx_p9_req *)res.req;
-	else
-		lx_p9_result_put(&res);
-	return 0;
+	len = res.req->rlen;
+	if (rbuf && len > rbuf_len) {
+		err = -EMSGSIZE;
+	} else if (rbuf) {
+		memcpy(rbuf, res.req->rbuf->data, len);
+		lx_p9_rebase(rx, res.req->rbuf->data, len, rbuf);
+	}
+	lx_p9_result_put(&res);
+	return err;
 }
 
 /* ----------------------------------------------------------- async API */
 
-int lx_p9_call_async(struct lx_p9_clnt *c, const struct lx_p9_fcall *tx,
-		     const struct lx_p9_call_opts *o, lx_p9_call_fn cb,
-		     void *arg, struct lx_p9_req **reqp)
+int lx_p9_call_async(struct lx_p9_clnt *c, struct lx_call *call,
+		     const struct lx_p9_fcall *tx,
+		     const struct lx_p9_call_opts *o)
 {
 	struct lx_xprt_req *req;
-	int err;
 
-	if (!c || !tx || !cb)
+	if (!c || !tx || !call || !call->done)
 		return -EINVAL;
-	err = lx_p9_start(c, tx, o, LX_P9C_ASYNC, cb, arg, reqp != NULL, &req);
-	if (err)
-		return err;
-	if (reqp)
-		*reqp = (struct lx_p9_req *)req;
-	return 0;
-}
-
-int lx_p9_cancel(struct lx_p9_req *r)
-{
-	struct lx_xprt_req *req = (struct lx_xprt_req *)r;
-	struct lx_p9_call *pc;
-
-	if (!req)
-		return -EINVAL;
-	pc = lx_p9_call_of(req);
-	if (pc->kind != LX_P9C_SYNC && pc->kind != LX_P9C_ASYNC)
-		return -EINVAL;
-	return lx_p9_flush_start(req, -ECANCELED);
-}
-
-void lx_p9_req_put(struct lx_p9_req *r)
-{
-	if (r)
-		lx_xprt_req_put((struct lx_xprt_req *)r);
-}
-
-uint16_t lx_p9_req_tag(const struct lx_p9_req *r)
-{
-	return r ? (uint16_t)((const struct lx_xprt_req *)r)->slot :
-		   LX_P9_NOTAG;
+	return lx_p9_start(c, tx, o, LX_P9C_ASYNC, call, 0, &req);
 }
 
 /* ------------------------------------------------------ async data path */
 
-static int lx_p9_io_start(struct lx_p9_clnt *c, uint8_t type, uint32_t fid,
-			  uint64_t offset, uint32_t count, const void *buf,
-			  uint64_t owner, unsigned int flags, lx_p9_io_fn cb,
-			  void *arg)
+static int lx_p9_io_start(struct lx_p9_clnt *c, struct lx_call *call,
+			  uint8_t type, uint32_t fid, uint64_t offset,
+			  uint32_t count, const void *buf)
 {
 	struct lx_xprt_req *req;
 	struct lx_p9_call *pc;
 	uint8_t *p;
 	int err;
 
-	if (!c || !cb || (!buf && count) || (flags & ~LX_P9_NOWAIT))
+	if (!c || !call || !call->done || (!buf && count) ||
+	    (call->flags & ~LX_CALL_NOWAIT))
 		return -EINVAL;
 	count = LX_XPRT_MIN(count, lx_p9_fid_iosize(c, fid));
-	err = lx_p9_alloc(c, flags, LX_P9C_IO, &req);
+	err = lx_p9_alloc(c, call->flags, LX_P9C_IO, &req);
 	if (err)
 		return err;
 	pc = lx_p9_call_of(req);
 	pc->ttype = type;
 	pc->want = count;
-	pc->cb.io = cb;
-	pc->arg = arg;
+	pc->call = call;
 	/* Tread and the Twrite header are the same 23 bytes */
 	p = req->sbuf->data;
 	lx_xprt_put_le32(p, type == LX_P9_TREAD ? LX_P9_TWRITE_HDR :
@@ -491,25 +514,22 @@ static int lx_p9_io_start(struct lx_p9_clnt *c, uint8_t type, uint32_t fid,
 		pc->rdata = (void *)buf;
 	else if (count)
 		lx_xprt_req_add_seg(req, buf, count);
-	req->owner = owner;
+	req->owner = call->owner;
+	lx_xprt_call_set(call, req);
 	err = lx_p9_submit(req, (uint16_t)req->slot);
 	if (err)
 		lx_xprt_req_put(req);
 	return err;
 }
 
-int lx_p9_read_async(struct lx_p9_clnt *c, uint32_t fid, uint64_t offset,
-		     uint32_t count, void *buf, uint64_t owner,
-		     unsigned int flags, lx_p9_io_fn cb, void *arg)
+int lx_p9_read_async(struct lx_p9_clnt *c, struct lx_call *call, uint32_t fid,
+		     uint64_t offset, uint32_t count, void *buf)
 {
-	return lx_p9_io_start(c, LX_P9_TREAD, fid, offset, count, buf, owner,
-			      flags, cb, arg);
+	return lx_p9_io_start(c, call, LX_P9_TREAD, fid, offset, count, buf);
 }
 
-int lx_p9_write_async(struct lx_p9_clnt *c, uint32_t fid, uint64_t offset,
-		      uint32_t count, const void *buf, uint64_t owner,
-		      unsigned int flags, lx_p9_io_fn cb, void *arg)
+int lx_p9_write_async(struct lx_p9_clnt *c, struct lx_call *call, uint32_t fid,
+		      uint64_t offset, uint32_t count, const void *buf)
 {
-	return lx_p9_io_start(c, LX_P9_TWRITE, fid, offset, count, buf, owner,
-			      flags, cb, arg);
+	return lx_p9_io_start(c, call, LX_P9_TWRITE, fid, offset, count, buf);
 }

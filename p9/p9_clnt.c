@@ -35,9 +35,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <libxprt/rdma.h>
+#include <libxprt/proto/rdma.h>
 
 #include "p9_int.h"
+#include "xprt/proto.h"
 
 static void lx_p9_errmsg(const struct lx_p9_opts *o, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -131,7 +132,7 @@ static int lx_p9_negotiate(struct lx_p9_clnt *c)
 			return -EPROTONOSUPPORT;
 		}
 		lx_p9_errmsg(&c->opts, "Tversion to %s:%u: %s", c->host,
-			     c->opts.port, lx_p9_strerror(err));
+			     c->opts.port, lx_strerror(err));
 		return err;
 	}
 	v = &res.rx.u.version.version;
@@ -187,7 +188,7 @@ static int lx_p9_attach_root(struct lx_p9_clnt *c)
 			"%s:%u refused Tattach(aname \"%s\", uname \"%s\", "
 			"n_uname %u): %s",
 			c->host, c->opts.port, c->aname, c->uname,
-			c->opts.n_uname, lx_p9_strerror(err));
+			c->opts.n_uname, lx_strerror(err));
 		return err;
 	}
 	c->attached = true;
@@ -203,7 +204,7 @@ static void lx_p9_free(struct lx_p9_clnt *c)
 	free(c);
 }
 
-int lx_p9_connect(struct lx_p9_clnt **cp, const struct lx_p9_opts *opts)
+int lx_p9_create(struct lx_p9_clnt **cp, const struct lx_p9_opts *opts)
 {
 	struct lx_xprt_opts xo = {0};
 	struct lx_p9_clnt *c;
@@ -271,6 +272,8 @@ int lx_p9_connect(struct lx_p9_clnt **cp, const struct lx_p9_opts *opts)
 					 strerror(-err));
 		goto out_pool;
 	}
+	/* our pools hold two buffers a slot (lx_p9_make_pool()) */
+	lx_xprt__keep_bufs(c->x);
 	/* the handshake runs under the connect timeout, calls after it
 	 * under theirs */
 	c->timeout_ns = (uint64_t)c->opts.connect_timeout_ms * 1000000u;
@@ -303,11 +306,11 @@ out_free:
 	return err;
 }
 
-void lx_p9_close(struct lx_p9_clnt *c)
+void lx_p9_destroy(struct lx_p9_clnt *c)
 {
 	struct lx_p9_fcall tx = {.type = LX_P9_TCLUNK};
 	/* never wait for a slot: calls in flight may hold them all */
-	struct lx_p9_call_opts o = {.timeout_ms = 1000, .flags = LX_P9_NOWAIT};
+	struct lx_p9_call_opts o = {.timeout_ms = 1000};
 	struct lx_p9_result res;
 
 	if (!c)
@@ -318,7 +321,7 @@ void lx_p9_close(struct lx_p9_clnt *c)
 		tx.u.tfid.fid = c->root_fid;
 		if (c->timeout_ns && c->timeout_ns < 1000000000ull)
 			o.timeout_ms = (unsigned int)(c->timeout_ns / 1000000u);
-		if (!lx_p9_rpc(c, &tx, &o, &res))
+		if (!lx_p9_rpc_flags(c, &tx, &o, LX_CALL_NOWAIT, &res))
 			lx_p9_result_put(&res);
 	}
 	atomic_store(&c->closing, true);
@@ -357,7 +360,7 @@ struct xprt *lx_p9_xprt(const struct lx_p9_clnt *c)
 	return c ? c->x : NULL;
 }
 
-void lx_p9_get_stats(const struct lx_p9_clnt *cc, struct lx_p9_stats *st)
+void lx_p9_stats(const struct lx_p9_clnt *cc, struct lx_p9_stats *st)
 {
 	struct lx_p9_clnt *c = (struct lx_p9_clnt *)cc;
 
@@ -370,34 +373,5 @@ void lx_p9_get_stats(const struct lx_p9_clnt *cc, struct lx_p9_stats *st)
 	st->flush_expired = atomic_load(&c->st.flush_expired);
 	st->fids_lost = atomic_load(&c->st.fids_lost);
 	st->fids_in_use = lx_xprt_tags_in_use(c->fids);
-}
-
-const char *lx_p9_strerror(int err)
-{
-	switch (err) {
-	case 0:
-		return "success";
-	case -EMSGSIZE:
-		return "message larger than msize";
-	case -EBADMSG:
-		return "malformed reply";
-	case -EPROTO:
-		return "reply breaks the 9P protocol";
-	case -EPROTONOSUPPORT:
-		return "server does not speak 9P2000.L";
-	case -ETIMEDOUT:
-		return "timed out (the call was flushed)";
-	case -ECANCELED:
-		return "cancelled (the call was flushed)";
-	case -ECONNRESET:
-		return "connection lost with the call in flight";
-	case -ENOTCONN:
-		return "session gone";
-	case -ESHUTDOWN:
-		return "client closing";
-	case -ENFILE:
-		return "no free fid below the fid ceiling";
-	default:
-		return strerror(err < 0 ? -err : err);
-	}
+	lx_xprt_stats(c->x, &st->xprt);
 }

@@ -118,22 +118,47 @@ void lx_p9_flush_send(struct lx_xprt_req *req)
 	int err;
 
 	for (;;) {
-		/* claim one wanted Tflush: a canceller and the retry timer
-		 * may both be here */
+		/*
+		 * Claim the sending of a wanted Tflush.  One thread at a
+		 * time sends a call's Tflushes (a canceller, another one,
+		 * the retry timer may all be here; the others leave theirs
+		 * to the sender's loop): so they reach the wire in the
+		 * order of pc->fl, which an Rflush answering the earlier
+		 * ones relies on.  Two senders could push in the other
+		 * order, and the earlier one, ended by the later one's
+		 * Rflush, would free its tag while its own Rflush is still
+		 * coming - to be taken for the answer of whatever call got
+		 * the tag next.
+		 */
 		pthread_mutex_lock(&c->flush_lock);
-		want = pc->fl_want > pc->fl_busy;
+		want = pc->fl_want && !pc->fl_busy;
 		if (want)
-			pc->fl_busy++;
+			pc->fl_busy = 1;
 		pthread_mutex_unlock(&c->flush_lock);
 		if (!want)
 			return;
+		/*
+		 * Not before the call itself is on the wire: the transmit
+		 * queue keeps one owner's messages in order, but a request a
+		 * receive batch holds back, or one half written, may still be
+		 * overtaken by a message sent at once.  A Tflush ahead of its
+		 * call is answered first, and the call's reply then comes
+		 * under a tag already freed.  Retried from the call's timer.
+		 */
+		if (!lx_xprt_req_sent(req)) {
+			pthread_mutex_lock(&c->flush_lock);
+			pc->fl_busy = 0;
+			pthread_mutex_unlock(&c->flush_lock);
+			lx_xprt_req_set_timer(req, LX_P9_FLUSH_RETRY_NS);
+			return;
+		}
 		err = lx_xprt_req_alloc(c->x, LX_XPRT_NOWAIT, &f);
 		if (err) {
 			pthread_mutex_lock(&c->flush_lock);
 			pc->fl_busy--;
 			pthread_mutex_unlock(&c->flush_lock);
 		}
-		if (err == -EAGAIN || err == -ENOBUFS) {
+		if (err == -EBUSY) {
 			if (lx_xprt_now_ns() > pc->fl_deadline) {
 				/* nothing is being answered: give up */
 				lx_p9_mark_broken(c);
@@ -168,12 +193,15 @@ void lx_p9_flush_send(struct lx_xprt_req *req)
 		/* the call's tag stays reserved until this Tflush ends */
 		lx_xprt_req_get(req);
 		pthread_mutex_lock(&c->flush_lock);
-		pc->fl_busy--;
 		pc->fl_want--;
-		pc->fl[pc->fl_n++] = f;
+		pc->fl[pc->fl_n++] = f; /* still ours to send: fl_busy */
 		pthread_mutex_unlock(&c->flush_lock);
 		atomic_fetch_add_explicit(&c->st.flushes, 1,
 					  memory_order_relaxed);
+		/* held across the submit and what follows: its Rflush may
+		 * come back and end it before the submit returns, and its
+		 * slot must not become another call's while we look at it */
+		lx_xprt_req_get(f);
 		err = lx_p9_submit(f, (uint16_t)f->slot);
 		if (!err) {
 			/* an Rflush to a later Tflush may have answered this
@@ -182,13 +210,17 @@ void lx_p9_flush_send(struct lx_xprt_req *req)
 			pthread_mutex_lock(&c->flush_lock);
 			fpc->fl_sent = true;
 			orphan = fpc->fl_orphan;
+			pc->fl_busy = 0;
 			pthread_mutex_unlock(&c->flush_lock);
 			if (orphan)
 				lx_xprt_req_fail(f, -ECANCELED);
+			lx_xprt_req_put(f);
 			continue;
 		}
+		lx_xprt_req_put(f);
 		/* the session is going away: end the call now */
 		pthread_mutex_lock(&c->flush_lock);
+		pc->fl_busy = 0;
 		for (i = 0; i < pc->fl_n; i++) {
 			if (pc->fl[i] == f) {
 				memmove(&pc->fl[i], &pc->fl[i + 1],

@@ -24,10 +24,12 @@
 #include <sys/uio.h>
 
 #include <libxprt/p9.h>
-#include <libxprt/tags.h>
-#include <libxprt/xprt.h>
+#include <libxprt/proto/tags.h>
+#include <libxprt/proto/xprt.h>
 
-/* Tflush messages in flight for one call at most (lx_p9_cancel() -EBUSY) */
+#include "xprt/call_int.h"
+
+/* Tflush messages in flight for one call at most (lx_call_cancel() -EBUSY) */
 #define LX_P9_MAX_FLUSH		4u
 /* Retry period when no slot is free to send a Tflush from */
 #define LX_P9_FLUSH_RETRY_NS	5000000ull
@@ -57,7 +59,7 @@
  * @killed: the connection was dropped for @broken
  * @fl_stuck: Tflushes past their deadline still waiting for an Rflush
  *	(each holds two slots)
- * @closing: lx_p9_close() runs
+ * @closing: lx_p9_destroy() runs
  */
 struct lx_p9_clnt {
 	struct lx_p9_opts opts;
@@ -86,8 +88,8 @@ struct lx_p9_clnt {
 
 enum lx_p9_call_kind {
 	LX_P9C_SYNC,	/* a thread waits in lx_xprt_req_done_wait() */
-	LX_P9C_ASYNC,	/* lx_p9_call_fn */
-	LX_P9C_IO,	/* lx_p9_io_fn: Tread/Twrite fast path */
+	LX_P9C_ASYNC,	/* lx_p9_call_async(): call->res is the reply */
+	LX_P9C_IO,	/* Tread/Twrite fast path: call->count */
 	LX_P9C_FLUSH,	/* an internal Tflush */
 	LX_P9C_VERSION, /* Tversion: NOTAG, never flushed */
 };
@@ -98,14 +100,14 @@ enum lx_p9_call_kind {
  * @ttype: the T-message type sent
  * @kind: enum lx_p9_call_kind
  * @server_err: @status is an errno the server sent
- * @finished: done() has started (lx_p9_cancel() answers -EALREADY)
+ * @finished: done() has started (lx_call_cancel() answers -EALREADY)
  * @status: the outcome (sync calls read it after the wait)
  * @want: Tread/Treaddir count (placement bound), Twrite count, Twalk
  *	nwname: what the reply may not exceed
  * @rdata: where Rread/Rreaddir data lands; NULL: in the reply buffer
  * @rd_iov: the iterator's segment over @rdata
  * @timeout_ns: this call's timeout
- * @cb, @arg: completion of async kinds
+ * @call: the caller's call object (async kinds)
  * @rx: the decoded reply
  * @target: a Tflush: the call it flushes (a reference is held on it)
  * @fl_status: the outcome flushing will give (-ETIMEDOUT, -ECANCELED);
@@ -136,11 +138,7 @@ struct lx_p9_call {
 	void *rdata;
 	struct iovec rd_iov;
 	uint64_t timeout_ns;
-	union {
-		lx_p9_call_fn call;
-		lx_p9_io_fn io;
-	} cb;
-	void *arg;
+	struct lx_call *call;
 	struct lx_p9_fcall rx;
 
 	struct lx_xprt_req *target;
@@ -191,11 +189,15 @@ int lx_p9_submit(struct lx_xprt_req *req, uint16_t key);
 extern const struct lx_xprt_req_ops lx_p9_req_ops;
 int lx_p9_rpc(struct lx_p9_clnt *c, const struct lx_p9_fcall *tx,
 	      const struct lx_p9_call_opts *o, struct lx_p9_result *res);
+/* lx_p9_rpc() with %LX_CALL_NOWAIT in @flags: never waits for a slot */
+int lx_p9_rpc_flags(struct lx_p9_clnt *c, const struct lx_p9_fcall *tx,
+		    const struct lx_p9_call_opts *o, unsigned int flags,
+		    struct lx_p9_result *res);
 void lx_p9_result_put(struct lx_p9_result *res);
 int lx_p9_version_call(struct lx_p9_clnt *c, uint32_t msize,
 		       struct lx_p9_str version, struct lx_p9_result *res);
 
-/* p9_flush.c: p9_call.c's hooks and lx_p9_cancel() hand over to these */
+/* p9_flush.c: p9_call.c's hooks (timeout, cancel) hand over to these */
 extern const struct lx_xprt_req_ops lx_p9_flush_ops;
 int lx_p9_flush_start(struct lx_xprt_req *req, int status);
 void lx_p9_flush_send(struct lx_xprt_req *req);

@@ -249,16 +249,18 @@ struct lx_p9_pio {
 };
 
 struct lx_p9_chunk {
+	struct lx_call call; /* first: done() casts it back */
 	struct lx_p9_pio *io;
 	size_t off; /* relative to the start */
 	uint32_t len;
 	bool busy; /* in flight (under io->lock) */
 };
 
-static void lx_p9_pio_done(void *arg, int status, uint32_t count)
+static void lx_p9_pio_done(struct lx_call *call, int status, void *arg)
 {
 	struct lx_p9_chunk *ch = arg;
 	struct lx_p9_pio *io = ch->io;
+	uint32_t count = call->count;
 
 	pthread_mutex_lock(&io->lock);
 	if (status) {
@@ -308,14 +310,16 @@ static int lx_p9_pio(struct lx_p9_clnt *c, uint8_t type, uint32_t fid,
 		k->busy = true;
 		io.inflight++;
 		pthread_mutex_unlock(&io.lock);
+		k->call.done = lx_p9_pio_done;
+		k->call.arg = k;
+		k->call.owner = 0;
+		k->call.flags = 0;
 		if (type == LX_P9_TREAD)
-			err = lx_p9_read_async(c, fid, offset + pos, k->len,
-					       (char *)buf + pos, 0, 0,
-					       lx_p9_pio_done, k);
+			err = lx_p9_read_async(c, &k->call, fid, offset + pos,
+					       k->len, (char *)buf + pos);
 		else
-			err = lx_p9_write_async(c, fid, offset + pos, k->len,
-						(char *)buf + pos, 0, 0,
-						lx_p9_pio_done, k);
+			err = lx_p9_write_async(c, &k->call, fid, offset + pos,
+						k->len, (char *)buf + pos);
 		pthread_mutex_lock(&io.lock);
 		if (err) {
 			k->busy = false;

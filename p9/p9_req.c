@@ -56,23 +56,16 @@ int lx_p9_encode_req(struct lx_xprt_req *req, const struct lx_p9_fcall *tx,
 	return 0;
 }
 
-/*
- * Submit under @key and arm the call's timer.  The timer is armed after
- * the submit (lx_xprt_req_set_timer() wants a submitted request), by which
- * time the call may already have completed and its owner put it: a
- * reference held across both keeps the slot ours meanwhile.
- */
+/* Submit under @key, the call's timer armed by the submit itself (before
+ * the call can complete). */
 int lx_p9_submit(struct lx_xprt_req *req, uint16_t key)
 {
 	struct lx_p9_call *pc = lx_p9_call_of(req);
 	struct lx_p9_clnt *c = pc->c;
 	int err;
 
-	lx_xprt_req_get(req);
+	req->timeout_ns = pc->timeout_ns;
 	err = lx_xprt_req_submit(req, key);
-	if (!err && pc->timeout_ns)
-		lx_xprt_req_set_timer(req, pc->timeout_ns);
-	lx_xprt_req_put(req);
 	if (!err)
 		atomic_fetch_add_explicit(&c->st.calls, 1,
 					  memory_order_relaxed);

@@ -24,12 +24,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <time.h>
 
-#include <libxprt/rdma.h>
+#include <libxprt/proto/rdma.h>
 
 #include "rpc_int.h"
+#include "xprt/call_int.h"
 #include "xprt/byteorder.h"
 #include "xprt/cong.h"
+#include "xprt/proto.h"
 #include "xprt/util.h"
 
 #define LX_RPC_DEF_TIMEO_MS 60000u
@@ -233,6 +236,35 @@ static int lx_rpc_decode_reply(struct lx_xprt_req *req, struct lx_rpc_task *t)
 	return status;
 }
 
+static uint32_t lx_rpc_xid(struct lx_rpc_clnt *cl, struct lx_rpc_task *t,
+			   unsigned int slot, unsigned int conn);
+
+/*
+ * The caller's again() hook asked to send the call again in @ms (see
+ * rpc_again.c).  Its next XID is decided now: the slot's use count is
+ * ours until the call completes.  Return true when it goes out again.
+ */
+static __attribute__((noinline)) bool lx_rpc_done_again(struct lx_xprt_req *req,
+							struct lx_rpc_task *t,
+							unsigned int ms)
+{
+	struct lx_rpc_clnt *cl = t->cl;
+	unsigned int conn = 0;
+
+	while (conn + 1 < cl->nconn && cl->x[conn] != req->xprt)
+		conn++;
+	t->again_tries++;
+	t->next_xid = lx_rpc_xid(cl, t, req->slot, conn);
+	if (t->sync) {
+		t->again_ms = ms; /* the waiter sleeps, then sends */
+		return true;
+	}
+	if (lx_rpc_again_queue(req, ms))
+		return false;
+	lx_xprt_req_park(req); /* lx_call_cancel() reaches us meanwhile */
+	return true;
+}
+
 /* Transport hook: the outcome, exactly once. */
 static void lx_rpc_done(struct lx_xprt_req *req, int status)
 {
@@ -243,9 +275,19 @@ static void lx_rpc_done(struct lx_xprt_req *req, int status)
 	else
 		t->info.reply_stat = -1;
 	t->status = status;
+	if (lx_xprt_unlikely(t->again != NULL) && !status) {
+		unsigned int ms =
+			t->again(t->again_arg, t->res, t->again_tries);
+
+		if (ms && lx_rpc_done_again(req, t, ms))
+			return; /* out again later: done() then */
+	}
 	if (t->sync)
 		return; /* the waiter reads the status and puts */
-	t->done((struct lx_rpc_call *)req, status, t->arg);
+	if (t->complete)
+		t->complete(t->call, status);
+	else
+		t->call->done(t->call, status, t->call->arg);
 	lx_xprt_req_put(req);
 }
 
@@ -270,10 +312,24 @@ static void lx_rpc_timeout(struct lx_xprt_req *req)
 	lx_xprt_req_set_timer(req, t->timeo_ns);
 }
 
+/*
+ * Transport hook, lx_call_cancel(): a call in flight fails -ECANCELED; one
+ * parked between its JUKEBOX reply and going out again is ended by
+ * rpc_again.c.
+ */
+static int lx_rpc_cancel(struct lx_xprt_req *req)
+{
+	if (lx_rpc_again_cancel(req))
+		return 0;
+	/* in flight (again, maybe: resubmitted since it was parked) */
+	return lx_xprt_req_cancel(req);
+}
+
 static const struct lx_xprt_req_ops lx_rpc_req_ops = {
 	.done = lx_rpc_done,
 	.place = lx_rpc_place,
 	.timeout = lx_rpc_timeout,
+	.cancel = lx_rpc_cancel,
 };
 
 /* --------------------------------------------------------------- call */
@@ -364,10 +420,10 @@ static uint32_t lx_rpc_xid(struct lx_rpc_clnt *cl, struct lx_rpc_task *t,
  * request be released) before this returns.
  */
 static int lx_rpc_start(struct lx_rpc_clnt *cl,
-			const struct lx_rpc_call_args *a, bool sync,
-			lx_rpc_done_fn done, void *arg,
-			struct lx_xprt_req **reqp)
+			const struct lx_rpc_call_args *a, struct lx_call *call,
+			lx_rpc_complete_fn complete, struct lx_xprt_req **reqp)
 {
+	bool sync = !call;
 	unsigned int conn;
 	struct xprt *x = lx_rpc_pick_xprt(cl, &conn);
 	struct lx_xprt_req *req;
@@ -376,24 +432,34 @@ static int lx_rpc_start(struct lx_rpc_clnt *cl,
 	int err;
 
 	err = lx_xprt_req_alloc(
-		x, (a->flags & LX_RPC_CALL_NOWAIT) ? LX_XPRT_NOWAIT : 0, &req);
+		x, call && (call->flags & LX_CALL_NOWAIT) ? LX_XPRT_NOWAIT : 0,
+		&req);
 	if (err)
 		return err;
 	t = task_of(req);
-	/* everything but the slot's use count, which XIDs are made of */
+	/* everything but the slot's use count, which XIDs are made of, and
+	 * the retry list's fields, set when a call is sent again */
 	memset((char *)t + offsetof(struct lx_rpc_task, cl), 0,
-	       sizeof(*t) - offsetof(struct lx_rpc_task, cl));
+	       offsetof(struct lx_rpc_task, next_xid) -
+		       offsetof(struct lx_rpc_task, cl));
 	t->cl = cl;
 	t->dec = a->dec;
 	t->res = a->res;
-	t->done = done;
-	t->arg = arg;
+	t->call = call;
+	t->complete = complete;
 	t->sync = sync;
 	t->place = a->place;
 	t->place_arg = a->place_arg;
 	t->reply_hint = a->reply_hint;
-	if (a->rx_dst) {
-		t->rx_dst = *a->rx_dst;
+	t->again = a->again;
+	t->again_arg = a->again_arg;
+	if (a->rx_iov && a->place) {
+		err = lx_xprt_iter_iovec(&t->rx_dst, a->rx_iov, a->rx_iovcnt,
+					 a->rx_len ? a->rx_len : SIZE_MAX);
+		if (!err && lx_xprt_iter_count(&t->rx_dst) < a->rx_len)
+			err = -EINVAL; /* buffers smaller than rx_len */
+		if (err)
+			goto out_put;
 		t->has_rx_dst = true;
 	} else {
 		t->place = NULL;
@@ -410,8 +476,14 @@ static int lx_rpc_start(struct lx_rpc_clnt *cl,
 	if (err)
 		goto out_put;
 	req->ops = &lx_rpc_req_ops;
-	req->owner = a->owner;
 	req->will_wait = sync;
+	if (call) {
+		req->owner = call->owner;
+		call->res = a->res;
+		call->proto_status = 0;
+		call->count = 0;
+		lx_xprt_call_set(call, req); /* before the submit, see there */
+	}
 	*reqp = req;
 	/* armed by the submit itself: a fast async completion may release
 	 * the request before lx_xprt_req_submit() even returns */
@@ -426,18 +498,45 @@ out_put:
 	return err;
 }
 
-int lx_rpc_call_async(struct lx_rpc_clnt *cl, const struct lx_rpc_call_args *a,
-		      lx_rpc_done_fn done, void *arg,
-		      struct lx_rpc_call **callp)
+/* See rpc_int.h. */
+int lx_rpc__call_async(struct lx_rpc_clnt *cl, struct lx_call *call,
+		       const struct lx_rpc_call_args *a,
+		       lx_rpc_complete_fn complete)
 {
 	struct lx_xprt_req *req;
+
+	if (!cl || !a || !call || !call->done)
+		return -EINVAL;
+	return lx_rpc_start(cl, a, call, complete, &req);
+}
+
+int lx_rpc_call_async(struct lx_rpc_clnt *cl, struct lx_call *call,
+		      const struct lx_rpc_call_args *a)
+{
+	return lx_rpc__call_async(cl, call, a, NULL);
+}
+
+/* A sync call sent again after a delay (lx_rpc_again_fn): we wait here. */
+static __attribute__((noinline)) void lx_rpc_sync_again(struct lx_xprt_req *req,
+							struct lx_rpc_task *t)
+{
+	struct timespec ts;
 	int err;
 
-	if (!cl || !a || !done)
-		return -EINVAL;
-	err = lx_rpc_start(cl, a, false, done, arg,
-			   callp ? (struct lx_xprt_req **)callp : &req);
-	return err;
+	while (t->again_ms) {
+		ts.tv_sec = t->again_ms / 1000;
+		ts.tv_nsec = (long)(t->again_ms % 1000) * 1000000;
+		t->again_ms = 0;
+		while (nanosleep(&ts, &ts) && errno == EINTR)
+			;
+		err = lx_rpc_again_send(req);
+		if (err) {
+			t->status = err;
+			return;
+		}
+		lx_xprt_req_put(req); /* resubmit's extra reference */
+		lx_xprt_req_done_wait(req, -1);
+	}
 }
 
 int lx_rpc_call_sync(struct lx_rpc_clnt *cl, const struct lx_rpc_call_args *a,
@@ -449,11 +548,13 @@ int lx_rpc_call_sync(struct lx_rpc_clnt *cl, const struct lx_rpc_call_args *a,
 
 	if (!cl || !a)
 		return -EINVAL;
-	err = lx_rpc_start(cl, a, true, NULL, NULL, &req);
+	err = lx_rpc_start(cl, a, NULL, NULL, &req);
 	if (err)
 		return err;
 	lx_xprt_req_done_wait(req, -1);
 	t = task_of(req);
+	if (lx_xprt_unlikely(t->again_ms))
+		lx_rpc_sync_again(req, t);
 	err = t->status;
 	if (info)
 		*info = t->info;
@@ -480,21 +581,17 @@ int lx_rpc_null(struct lx_rpc_clnt *cl)
 	return lx_rpc_call_simple(cl, 0, NULL, NULL, NULL, NULL);
 }
 
-int lx_rpc_call_cancel(struct lx_rpc_call *call)
+const struct lx_rpc_reply_info *lx_rpc_call_info(const struct lx_call *call)
 {
-	if (!call)
-		return -EINVAL;
-	return lx_xprt_req_cancel((struct lx_xprt_req *)call);
-}
+	struct lx_xprt_req *req =
+		call ? lx_xprt_call_req((struct lx_call *)call) : NULL;
 
-const struct lx_rpc_reply_info *lx_rpc_call_info(const struct lx_rpc_call *call)
-{
-	return &task_of((struct lx_xprt_req *)call)->info;
+	return req ? &task_of(req)->info : NULL;
 }
 
 /* ------------------------------------------------------------- client */
 
-static void lx_rpc_apply_defaults(struct lx_rpc_clnt_opts *o)
+static void lx_rpc_apply_defaults(struct lx_rpc_opts *o)
 {
 	if (!o->nconnect)
 		o->nconnect = 1;
@@ -511,8 +608,7 @@ static void lx_rpc_apply_defaults(struct lx_rpc_clnt_opts *o)
 }
 
 /* See rpc_int.h. */
-int lx_rpc__create(struct lx_rpc_clnt **clp,
-		   const struct lx_rpc_clnt_opts *opts,
+int lx_rpc__create(struct lx_rpc_clnt **clp, const struct lx_rpc_opts *opts,
 		   const struct lx_xprt_rdma_ulp *ulp)
 {
 	struct lx_xprt_pool_opts po = {0};
@@ -570,14 +666,19 @@ int lx_rpc__create(struct lx_rpc_clnt **clp,
 			       (cl->opts.max_reqs ? cl->opts.max_reqs : 64) *
 			       cl->opts.nconnect +
 		       1;
-	err = lx_xprt_pool_create(&cl->pool, &po);
+	err = lx_rpc_again_init(cl);
 	if (err)
 		goto out_free;
+	err = lx_xprt_pool_create(&cl->pool, &po);
+	if (err)
+		goto out_again;
 	xo.pool = cl->pool;
 	for (i = 0; i < cl->opts.nconnect; i++) {
 		err = lx_xprt_create(&cl->x[i], &xo);
 		if (err)
 			goto out_xprts;
+		/* the pool holds two buffers a slot of every connection */
+		lx_xprt__keep_bufs(cl->x[i]);
 		cl->nconn++;
 	}
 	/* as many bits as the transports' key_mask (xprt.h: reply keys) */
@@ -590,65 +691,52 @@ out_xprts:
 	while (i--)
 		lx_xprt_destroy(cl->x[i]);
 	lx_xprt_pool_destroy(cl->pool);
+out_again:
+	lx_rpc_again_stop(cl);
 out_free:
 	free(cl);
 	return err;
 }
 
-void lx_rpc_clnt_destroy(struct lx_rpc_clnt *cl)
+void lx_rpc_destroy(struct lx_rpc_clnt *cl)
 {
 	unsigned int i;
 
 	if (!cl)
 		return;
+	/* first: nothing waiting to go out again is resubmitted from now
+	 * on, and what waits ends -ESHUTDOWN */
+	lx_rpc_again_stop(cl);
 	for (i = 0; i < cl->nconn; i++)
 		lx_xprt_destroy(cl->x[i]);
 	lx_xprt_pool_destroy(cl->pool);
 	free(cl);
 }
 
-struct xprt *lx_rpc_clnt_xprt(const struct lx_rpc_clnt *cl, unsigned int i)
+struct xprt *lx_rpc_xprt(const struct lx_rpc_clnt *cl, unsigned int i)
 {
 	return i < cl->nconn ? cl->x[i] : NULL;
 }
 
-unsigned int lx_rpc_clnt_nconnect(const struct lx_rpc_clnt *cl)
+unsigned int lx_rpc_nconnect(const struct lx_rpc_clnt *cl)
 {
 	return cl->nconn;
 }
 
-const char *lx_rpc_strerror(int err)
+void lx_rpc_stats(const struct lx_rpc_clnt *cl, struct lx_rpc_stats *st)
 {
-	switch (err) {
-	case 0:
-		return "success";
-	case -EPFNOSUPPORT:
-		return "program unavailable (PROG_UNAVAIL)";
-	case -EPROTONOSUPPORT:
-		return "program version mismatch (PROG_MISMATCH)";
-	case -EOPNOTSUPP:
-		return "procedure unavailable (PROC_UNAVAIL)";
-	case -EINVAL:
-		return "server could not decode arguments (GARBAGE_ARGS), or bad arguments";
-	case -EREMOTEIO:
-		return "server system error (SYSTEM_ERR)";
-	case -EPROTO:
-		return "RPC version mismatch (RPC_MISMATCH)";
-	case -EACCES:
-		return "authentication error (AUTH_ERROR)";
-	case -EBADMSG:
-		return "malformed reply";
-	case -EMSGSIZE:
-		return "reply too large for the call's buffers";
-	case -ETIMEDOUT:
-		return "timed out (major timeout)";
-	case -ECANCELED:
-		return "cancelled";
-	case -ENOTCONN:
-		return "not connected (gave up reconnecting)";
-	case -ESHUTDOWN:
-		return "client shut down";
-	default:
-		return strerror(err < 0 ? -err : err);
+	struct lx_xprt_stats one;
+	uint64_t *sum = (uint64_t *)&st->xprt;
+	const uint64_t *add = (const uint64_t *)&one;
+	unsigned int i, k;
+
+	_Static_assert(sizeof(struct lx_xprt_stats) % sizeof(uint64_t) == 0,
+		       "struct lx_xprt_stats is all uint64_t counters");
+	memset(st, 0, sizeof(*st));
+	st->nconnect = cl->nconn;
+	for (i = 0; i < cl->nconn; i++) {
+		lx_xprt_stats(cl->x[i], &one);
+		for (k = 0; k < sizeof(one) / sizeof(uint64_t); k++)
+			sum[k] += add[k];
 	}
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * lx_rpc_clnt_create(): a client, its port found through the server's
+ * lx_rpc_create(): a client, its port found through the server's
  * rpcbind when not given.
  *
  * The top of rpc/: it calls the rpcbind client (rpc_rpcb.c), which builds
@@ -13,10 +13,9 @@
 
 #include "rpc_int.h"
 
-int lx_rpc_clnt_create(struct lx_rpc_clnt **clp,
-		       const struct lx_rpc_clnt_opts *opts)
+int lx_rpc_create(struct lx_rpc_clnt **clp, const struct lx_rpc_opts *opts)
 {
-	struct lx_rpc_clnt_opts o;
+	struct lx_rpc_opts o;
 	bool rdma;
 	int err;
 

@@ -5,17 +5,39 @@
 #ifndef LX_RPC_RPC_INT_H
 #define LX_RPC_RPC_INT_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 
 #include <rpc/rpc.h>
 
-#include <libxprt/rdma.h>
+#include <libxprt/proto/rdma.h>
 #include <libxprt/rpc.h>
+#include <libxprt/proto/xprt.h>
 
 #define LX_RPC_MAX_CONN	     16u
 #define LX_RPC_HDR_MAX	     512u /* call header: 40 + cred (<= 400) + verf */
 #define LX_RPC_CALL_PROC_OFF 20u
+
+struct lx_rpc_task;
+
+/**
+ * struct lx_rpc_later - async calls waiting to be sent again (rpc_again.c)
+ * @lock, @cond: the list and the thread's sleep
+ * @thread: the retry thread, started at the first call that waits
+ * @head: the waiting calls (few: an unsorted list)
+ * @busy: the request the thread is resubmitting now
+ * @cancel: @busy was cancelled meanwhile
+ */
+struct lx_rpc_later {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	pthread_t thread;
+	bool started, stop;
+	struct lx_rpc_task *head;
+	struct lx_xprt_req *busy;
+	bool cancel;
+};
 
 /**
  * struct lx_rpc_clnt - a client
@@ -30,7 +52,7 @@
  * @hdr_len: its length
  */
 struct lx_rpc_clnt {
-	struct lx_rpc_clnt_opts opts;
+	struct lx_rpc_opts opts;
 	struct xprt *x[LX_RPC_MAX_CONN];
 	unsigned int nconn;
 	struct lx_xprt_pool *pool;
@@ -42,10 +64,19 @@ struct lx_rpc_clnt {
 	size_t hdr_len;
 	char machine[256];
 	struct lx_xprt_rdma_opts rdma;
+	struct lx_rpc_later later;
 };
 
 /**
+ * lx_rpc_complete_fn - a layer above finishing an async call before its
+ * caller's done() (nfs3: the NFS status as an errno); it calls done()
+ */
+typedef void (*lx_rpc_complete_fn)(struct lx_call *call, int status);
+
+/**
  * struct lx_rpc_task - per-call state, in the request's private area
+ * @call: the caller's call object (NULL for a sync call)
+ * @complete: see lx_rpc_complete_fn (NULL: @call->done directly)
  */
 struct lx_rpc_task {
 	uint32_t xid_gen; /* uses of the slot (kept across calls) */
@@ -53,8 +84,8 @@ struct lx_rpc_task {
 	uint32_t xid;
 	xdrproc_t dec;
 	void *res;
-	lx_rpc_done_fn done;
-	void *arg;
+	struct lx_call *call;
+	lx_rpc_complete_fn complete;
 	lx_rpc_body_place_fn place;
 	void *place_arg;
 	struct lx_xprt_iter rx_dst;
@@ -69,6 +100,16 @@ struct lx_rpc_task {
 	uint64_t timeo_ns;
 	int status;
 	struct lx_rpc_reply_info info;
+	/* sent again after its reply (lx_rpc_call_args.again, rpc_again.c) */
+	lx_rpc_again_fn again;
+	void *again_arg;
+	unsigned int again_tries;
+	unsigned int again_ms; /* sync: the waiter sleeps this, then sends */
+	/* from here on set before use: not cleared per call (lx_rpc_start) */
+	uint32_t next_xid; /* the XID it goes out with next */
+	struct lx_xprt_req *req;
+	struct lx_rpc_task *later_next;
+	uint64_t later_due;
 };
 
 static inline struct lx_rpc_task *lx_rpc_task_of(struct lx_xprt_req *req)
@@ -90,17 +131,48 @@ struct lx_xprt_rdma_ulp;
 extern const struct lx_xprt_rdma_ulp lx_rpc_rdma_ulp;
 
 /**
- * lx_rpc__create() - lx_rpc_clnt_create() on a known port
+ * lx_rpc__create() - lx_rpc_create() on a known port
  * @ulp: the RPC-over-RDMA binding for an RDMA transport (NULL over TCP)
  *
  * rpc_create.c adds the rpcbind lookup on top (through rpc_rpcb.c, which
  * itself builds its clients with this): the port lookup sits above the
  * client instead of in a circle with it.
- * Return: as lx_rpc_clnt_create(); %-EINVAL for a port of 0.
+ * Return: as lx_rpc_create(); %-EINVAL for a port of 0.
  */
-int lx_rpc__create(struct lx_rpc_clnt **clp,
-		   const struct lx_rpc_clnt_opts *opts,
+int lx_rpc__create(struct lx_rpc_clnt **clp, const struct lx_rpc_opts *opts,
 		   const struct lx_xprt_rdma_ulp *ulp);
+
+/**
+ * lx_rpc__call_async() - lx_rpc_call_async() with a layer's completion
+ * @complete: runs instead of @call->done (and must call it); NULL: none
+ */
+int lx_rpc__call_async(struct lx_rpc_clnt *cl, struct lx_call *call,
+		       const struct lx_rpc_call_args *a,
+		       lx_rpc_complete_fn complete);
+
+/* rpc_again.c: calls sent again under a new XID (NFS3ERR_JUKEBOX) */
+/** lx_rpc_again_init() - the client's retry list (at create) */
+int lx_rpc_again_init(struct lx_rpc_clnt *cl);
+/**
+ * lx_rpc_again_queue() - an async call waits @ms, then goes out again
+ * with t->next_xid.  From its done hook.  Return: 0; %-ESHUTDOWN (the
+ * client is going away) or a thread error: complete it as it is.
+ */
+int lx_rpc_again_queue(struct lx_xprt_req *req, unsigned int ms);
+/**
+ * lx_rpc_again_send() - patch in t->next_xid and resubmit now
+ * Return: as lx_xprt_req_resubmit(); on 0 the caller holds an extra
+ * reference to put.
+ */
+int lx_rpc_again_send(struct lx_xprt_req *req);
+/**
+ * lx_rpc_again_cancel() - cancel a call that waits to go out again
+ * Return: 1 when it did (done() ran with -ECANCELED, or runs once the
+ * retry thread has let go of it), 0 when the call was not waiting.
+ */
+int lx_rpc_again_cancel(struct lx_xprt_req *req);
+/** lx_rpc_again_stop() - at destroy: the waiting calls end -ESHUTDOWN */
+void lx_rpc_again_stop(struct lx_rpc_clnt *cl);
 
 /* rpc_auth.c */
 int lx_rpc_build_header(struct lx_rpc_clnt *cl);

@@ -23,7 +23,7 @@
 static int lx_rpcbind_open(struct lx_rpc_clnt **clp,
 			   const struct lx_rpcbind_opts *o, uint32_t vers)
 {
-	struct lx_rpc_clnt_opts co = {0};
+	struct lx_rpc_opts co = {0};
 
 	co.host = o->host;
 	co.port = o->port ? o->port : LX_RPCBIND_PORT;
@@ -55,7 +55,7 @@ int lx_rpcbind_getport(const struct lx_rpcbind_opts *o, uint32_t prog,
 	pm.pm_prot = (u_long)proto;
 	err = lx_rpc_call_simple(cl, PMAPPROC_GETPORT, (xdrproc_t)xdr_pmap, &pm,
 				 (xdrproc_t)xdr_u_long, &res);
-	lx_rpc_clnt_destroy(cl);
+	lx_rpc_destroy(cl);
 	if (err)
 		return err;
 	if (res == 0 || res > 65535)
@@ -94,7 +94,7 @@ int lx_rpcbind_getaddr(const struct lx_rpcbind_opts *o, uint32_t rpcbvers,
 	args.r_owner = (char *)"";
 	err = lx_rpc_call_simple(cl, RPCBPROC_GETADDR, (xdrproc_t)xdr_rpcb,
 				 &args, (xdrproc_t)xdr_wrapstring, &res);
-	lx_rpc_clnt_destroy(cl);
+	lx_rpc_destroy(cl);
 	if (err)
 		goto out;
 	if (!res || !*res) {
@@ -155,7 +155,7 @@ int lx_rpcbind_dump(const struct lx_rpcbind_opts *o, uint32_t rpcbvers,
 			return err;
 		err = lx_rpc_call_simple(cl, PMAPPROC_DUMP, NULL, NULL,
 					 (xdrproc_t)xdr_pmaplist_ptr, &head);
-		lx_rpc_clnt_destroy(cl);
+		lx_rpc_destroy(cl);
 		for (pl = head; !err && pl; pl = pl->pml_next, n++) {
 			struct lx_rpcbind_entry e = {
 				.prog = (uint32_t)pl->pml_map.pm_prog,
@@ -178,7 +178,7 @@ int lx_rpcbind_dump(const struct lx_rpcbind_opts *o, uint32_t rpcbvers,
 			return err;
 		err = lx_rpc_call_simple(cl, RPCBPROC_DUMP, NULL, NULL,
 					 (xdrproc_t)xdr_rpcblist_ptr, &head);
-		lx_rpc_clnt_destroy(cl);
+		lx_rpc_destroy(cl);
 		for (rl = head; !err && rl; rl = rl->rpcb_next, n++) {
 			struct lx_rpcbind_entry e = {
 				.prog = (uint32_t)rl->rpcb_map.r_prog,

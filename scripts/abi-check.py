@@ -61,7 +61,8 @@ def declared():
     """Names of the non-inline functions and extern objects in the public
     headers: the top-level declarations that end in a semicolon."""
     names = set()
-    for path in sorted(glob.glob(os.path.join(TOP, "include/libxprt/*.h"))):
+    for path in sorted(glob.glob(os.path.join(TOP, "include/libxprt/*.h")) +
+                       glob.glob(os.path.join(TOP, "include/libxprt/proto/*.h"))):
         with open(path) as f:
             src = strip(f.read())
         depth, cur = 0, ""
@@ -94,7 +95,8 @@ def header_calls():
     """Every name written like a call or a declarator, name(, in the
     public headers (comments and preprocessor lines left out)."""
     names = set()
-    for path in glob.glob(os.path.join(TOP, "include/libxprt/*.h")):
+    for path in glob.glob(os.path.join(TOP, "include/libxprt/*.h")) + glob.glob(
+            os.path.join(TOP, "include/libxprt/proto/*.h")):
         with open(path) as f:
             names |= set(re.findall(r"\b([A-Za-z_]\w*)\s*\(", strip(f.read())))
     return names

@@ -12,7 +12,13 @@ dependency graph); each is printed with the symbols that close it.
 Calls through function pointers (the hooks the layers hand down) are not
 symbol references and so are not dependencies: that is the point.
 
-Exit status: 0 when no folder has a circle, 1 otherwise, 2 usage.
+The same pass checks that the library (xprt rpc nfs3 p9) prints nothing itself (issue 14,
+the log hook): no object of the folders refers to stdio's printing or
+to stderr/stdout; messages go to the hook of the client's options
+(lx_xprt_log()).
+
+Exit status: 0 when no folder has a circle or a print, 1 otherwise, 2
+usage.
 """
 import collections
 import glob
@@ -21,6 +27,12 @@ import subprocess
 import sys
 
 DEFINED = set("TDBRGSVW") | set("C")
+LIBRARY = {"xprt", "rpc", "nfs3", "p9"}  # the folders that must not print
+PRINTS = {"printf", "fprintf", "vprintf", "vfprintf", "dprintf", "perror",
+          "puts", "fputs", "putchar", "fputc", "putc", "fwrite", "stderr",
+          "stdout", "__printf_chk", "__fprintf_chk", "__vfprintf_chk",
+          "__vprintf_chk", "__dprintf_chk", "psignal", "warn", "warnx",
+          "err", "errx", "error"}
 
 
 def symbols(obj):
@@ -106,6 +118,13 @@ def main(argv):
                   file=sys.stderr)
             return 2
         nobj += len(objs)
+        for o in objs if d in LIBRARY else ():
+            used = sorted(symbols(o)[1] & PRINTS)
+            if used:
+                bad += 1
+                print(f"{os.path.join(d, os.path.basename(o)[:-2])}.c "
+                      f"prints by itself ({', '.join(used)}): use "
+                      "lx_xprt_log()")
         edges = graph(objs)
         name = lambda o: os.path.join(d, os.path.basename(o)[:-2] + ".c")
         for comp in sccs(objs, edges):
@@ -124,9 +143,9 @@ def main(argv):
                         print(f"    {name(a)} -> {name(b)}: "
                               f"{', '.join(edges[a][b][:3])}")
     if bad:
-        print(f"check-cycles: {bad} circle(s) between files", file=sys.stderr)
+        print(f"check-cycles: {bad} circle(s) or print(s)", file=sys.stderr)
         return 1
-    print(f"check-cycles: no file calls back into a caller "
+    print(f"check-cycles: no file calls back into a caller, none prints "
           f"({len(dirs)} folders, {nobj} objects)")
     return 0
 

@@ -16,8 +16,12 @@ cc=${CC:-cc}
 cxx=${CXX:-c++}
 inst=$top/build/install-test
 ex=$top/$o/examples-installed
-version=$(sed -n 's/^VERSION *:= *//p' Makefile)
+version=$(cat VERSION)
 soversion=$(sed -n 's/^SOVERSION *:= *//p' Makefile)
+# the library directory under PREFIX, as the Makefile picks it
+# (lib/x86_64-linux-gnu on Debian: multiarch)
+lib=$("${make[@]}" print-LIBDIR PREFIX=/PREFIX)
+lib=${lib#/PREFIX/}
 
 fail() { echo "check-install: FAIL: $*" >&2; exit 1; }
 left() { find "$1" \( -type f -o -type l \) -print 2>/dev/null; }
@@ -32,25 +36,26 @@ has() {
 # $1: the installation's root (PREFIX, or DESTDIR + PREFIX)
 check_tree() {
 	local r=$1 f b
-	for f in lib/libxprt.a lib/libxprt.so "lib/libxprt.so.$soversion" \
-		"lib/libxprt.so.$version" lib/pkgconfig/libxprt.pc \
-		include/libxprt/nfs3.h include/libxprt/rpc.h \
-		share/man/man3/libxprt.3 bin/xprt-plot; do
+	for f in "$lib/libxprt.a" "$lib/libxprt.so" "$lib/libxprt.so.$soversion" \
+		"$lib/libxprt.so.$version" "$lib/pkgconfig/libxprt.pc" \
+		include/libxprt/nfs3.h include/libxprt/rpc.h include/libxprt/version.h \
+		share/man/man3/libxprt.3 bin/xprt-plot bin/nfs3-bench bin/p9-bench \
+		bin/rpcping bin/nfs3cp bin/p9ls; do
 		[[ -e $r/$f ]] || fail "$r/$f was not installed"
 	done
-	[[ $(readlink "$r/lib/libxprt.so") == "libxprt.so.$version" ]] ||
+	[[ $(readlink "$r/$lib/libxprt.so") == "libxprt.so.$version" ]] ||
 		fail "libxprt.so does not point at libxprt.so.$version"
-	has "Library soname: [libxprt.so.$soversion]" readelf -d "$r/lib/libxprt.so.$version" ||
+	has "Library soname: [libxprt.so.$soversion]" readelf -d "$r/$lib/libxprt.so.$version" ||
 		fail "no soname libxprt.so.$soversion"
 	# exports = libxprt.map = what the public headers declare
-	scripts/abi-check.py "$r/lib/libxprt.so.$version" ||
+	scripts/abi-check.py "$r/$lib/libxprt.so.$version" ||
 		fail "the installed library's exports differ from its headers"
-	for f in include/libxprt/*.h; do
+	for f in include/libxprt/*.h include/libxprt/proto/*.h; do
 		cmp -s "$f" "$r/$f" || fail "$r/$f differs from the source"
 	done
 	for f in "$r"/bin/*; do # every installed program has its man page
 		b=${f##*/}
-		[[ ! -e docs/man/$b.1 || -e $r/share/man/man1/$b.1 ]] ||
+		[[ -e $r/share/man/man1/$b.1 ]] ||
 			fail "$b is installed without its man page"
 	done
 	[[ -x $r/bin/xprt-plot ]] || fail "xprt-plot is not executable"
@@ -60,7 +65,7 @@ check_tree() {
 rm -rf "$inst" "$ex"
 "${make[@]}" install PREFIX="$inst"
 check_tree "$inst"
-export PKG_CONFIG_PATH=$inst/lib/pkgconfig
+export PKG_CONFIG_PATH=$inst/$lib/pkgconfig
 [[ $(pkg-config --modversion libxprt) == "$version" ]] || fail "pkg-config version"
 mkdir -p "$ex"
 for f in examples/*.c; do
@@ -68,16 +73,16 @@ for f in examples/*.c; do
 	echo "  CC (installed libxprt) $b"
 	# shellcheck disable=SC2046 # pkg-config's words
 	"$cc" -std=c11 -Wall -Wextra -Werror -o "$ex/$b" "$f" \
-		$(pkg-config --cflags --libs libxprt) -Wl,-rpath,"$inst/lib"
+		$(pkg-config --cflags --libs libxprt) -Wl,-rpath,"$inst/$lib"
 	"$ex/$b" -h >/dev/null || fail "$b -h"
-	has "$inst/lib/libxprt.so.$soversion" ldd "$ex/$b" ||
+	has "$inst/$lib/libxprt.so.$soversion" ldd "$ex/$b" ||
 		fail "$b does not use the installed libxprt.so.$soversion"
 done
 # every header stands alone, in pedantic C11 and in C++ (extern "C", no
 # C++ keyword used as a name); a C++ program links against the library
 # shellcheck disable=SC2046
-for h in include/libxprt/*.h; do
-	b=${h##*/}
+for h in include/libxprt/*.h include/libxprt/proto/*.h; do
+	b=${h#include/libxprt/}
 	printf '#include <libxprt/%s>\n' "$b" >"$ex/hdr.c"
 	"$cc" -std=c11 -pedantic -Wall -Wextra -Werror -fsyntax-only \
 		$(pkg-config --cflags libxprt) "$ex/hdr.c" ||
@@ -86,19 +91,36 @@ for h in include/libxprt/*.h; do
 		$(pkg-config --cflags libxprt) "$ex/hdr.c" ||
 		fail "$b does not compile in C++"
 done
+# the tool tier stands without the protocol-author tier: each of its
+# headers compiles with include/libxprt/proto/ out of reach, and uses no
+# name the protocol tier declares (docs/api.md, "Two tiers of headers")
+rm -rf "$ex/tool" && mkdir -p "$ex/tool/libxprt"
+cp include/libxprt/*.h "$ex/tool/libxprt/"
+for h in include/libxprt/*.h; do
+	b=${h##*/}
+	printf '#include <libxprt/%s>\n' "$b" >"$ex/hdr.c"
+	# shellcheck disable=SC2046
+	"$cc" -std=c11 -Wall -Werror -fsyntax-only -I"$ex/tool" \
+		$(pkg-config --cflags-only-other libxprt) \
+		$(pkg-config --cflags-only-I libxprt | tr ' ' '\n' |
+			grep -v "^-I$inst/include\$") "$ex/hdr.c" ||
+		fail "$b (tool tier) needs a protocol-tier header"
+done
 {
-	printf '#include <libxprt/%s>\n' include/libxprt/*.h | sed 's|include/libxprt/||'
-	printf '#include <cstring>\nint main() { return !std::strlen(lx_nfs3_strerror(-5)) || !std::strlen(lx_p9_strerror(-5)); }\n'
+	printf '#include <libxprt/%s>\n' include/libxprt/*.h \
+		include/libxprt/proto/*.h | sed 's|include/libxprt/||'
+	# ...and the library it runs on says the version pkg-config said
+	printf '#include <cstring>\nint main() { return !std::strlen(lx_strerror(-5)) || std::strcmp(lx_xprt_version(), "%s"); }\n' "$version"
 } >"$ex/cxx.cc"
 # shellcheck disable=SC2046
 "$cxx" -std=c++11 -Wall -Wextra -Werror -o "$ex/cxx" "$ex/cxx.cc" \
-	$(pkg-config --cflags --libs libxprt) -Wl,-rpath,"$inst/lib" ||
+	$(pkg-config --cflags --libs libxprt) -Wl,-rpath,"$inst/$lib" ||
 	fail "a C++ program does not link against libxprt"
 "$ex/cxx" || fail "the C++ program failed"
 # the static library links too (pkg-config --static)
 # shellcheck disable=SC2046
 "$cc" -std=c11 -o "$ex/rpcping-static" examples/rpcping.c \
-	$(pkg-config --cflags libxprt) "$inst/lib/libxprt.a" \
+	$(pkg-config --cflags libxprt) "$inst/$lib/libxprt.a" \
 	$(pkg-config --static --libs-only-l libxprt | sed 's/-lxprt//') ||
 	fail "static link"
 has libxprt ldd "$ex/rpcping-static" && fail "rpcping-static uses libxprt.so"
@@ -112,11 +134,11 @@ l=$(left "$inst")
 stage=$inst/stage
 "${make[@]}" install DESTDIR="$stage" PREFIX=/usr
 check_tree "$stage/usr"
-pc=$stage/usr/lib/pkgconfig/libxprt.pc
+pc=$stage/usr/$lib/pkgconfig/libxprt.pc
 grep -qx 'prefix=/usr' "$pc" || fail "libxprt.pc: $(head -3 "$pc")"
 grep -q "$stage" "$pc" && fail "libxprt.pc names the staging directory"
 [[ -z $(left "$inst" | grep -v "^$stage/") ]] || fail "DESTDIR install wrote outside it"
-grep -qx 'libdir=${prefix}/lib' "$pc" || fail "libxprt.pc is not relocatable"
+grep -qx "libdir=\${prefix}/$lib" "$pc" || fail "libxprt.pc is not relocatable"
 # the staged tree, relocated by its prefix line alone: what the package's
 # users will compile with
 mkdir -p "$ex/pc"
@@ -124,8 +146,8 @@ sed "s|^prefix=.*|prefix=$stage/usr|" "$pc" >"$ex/pc/libxprt.pc"
 # shellcheck disable=SC2046
 "$cc" -std=c11 -Wall -Wextra -Werror -o "$ex/rpcping-staged" examples/rpcping.c \
 	$(PKG_CONFIG_PATH=$ex/pc pkg-config --cflags --libs libxprt) \
-	-Wl,-rpath,"$stage/usr/lib"
-has "$stage/usr/lib/libxprt.so" ldd "$ex/rpcping-staged" ||
+	-Wl,-rpath,"$stage/usr/$lib"
+has "$stage/usr/$lib/libxprt.so" ldd "$ex/rpcping-staged" ||
 	fail "rpcping-staged does not use the staged library"
 "$ex/rpcping-staged" -h >/dev/null || fail "rpcping against the staged tree"
 "${make[@]}" uninstall DESTDIR="$stage" PREFIX=/usr

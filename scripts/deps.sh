@@ -2,7 +2,7 @@
 # Install the Debian 12 packages libxprt needs, idempotently.
 #
 # usage: scripts/deps.sh [--check] [GROUP...]
-#   groups: build (default), servers, cost, rdma, fuzz, wire, mpi, all
+#   groups: build (default), servers, cost, rdma, fuzz, wire, mpi, deb, all
 #   --check  only report whether something is missing (exit 1 if so)
 #
 # Runs `apt-get update` at most once, and only when a package is missing.
@@ -25,6 +25,10 @@ declare -A GROUP=(
 	[mpi]="libopenmpi-dev openmpi-bin gnuplot-nox"
 	# make bench-cost: instructions (callgrind) and system calls per call
 	[cost]="valgrind strace"
+	# make check-deb: dpkg-buildpackage (dpkg-dev) with debhelper, run
+	# under fakeroot, checked with lintian; the package's Build-Depends
+	# beyond the build group (Open MPI: the benches' multi-node mode)
+	[deb]="dpkg-dev debhelper fakeroot lintian libopenmpi-dev"
 )
 
 check=0
@@ -33,7 +37,7 @@ for a in "$@"; do
 	case $a in
 	--check) check=1 ;;
 	all) groups+=("${!GROUP[@]}") ;;
-	build|servers|cost|rdma|fuzz|wire|mpi) groups+=("$a") ;;
+	build|servers|cost|rdma|fuzz|wire|mpi|deb) groups+=("$a") ;;
 	-h|--help) sed -n '2,10p' "$0"; exit 0 ;;
 	*) echo "deps.sh: unknown group '$a'" >&2; exit 2 ;;
 	esac

@@ -75,7 +75,6 @@ static int lx_xprt_init_slots(struct xprt *x)
 
 		rq->pub.xprt = x;
 		rq->pub.slot = i;
-		atomic_init(&rq->heap_idx, -1);
 		lx_xprt_rqnode_init(&rq->rqnode);
 	}
 	return 0;
@@ -92,19 +91,14 @@ static int lx_xprt_init_locks(struct xprt *x)
 	err = -pthread_mutex_init(&x->state_lock, NULL);
 	if (err)
 		goto out_xmit;
-	err = -pthread_mutex_init(&x->timer_lock, NULL);
-	if (err)
-		goto out_state;
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	err = -pthread_cond_init(&x->state_cond, &ca);
 	pthread_condattr_destroy(&ca);
 	if (err)
-		goto out_timer;
+		goto out_state;
 	return 0;
 
-out_timer:
-	pthread_mutex_destroy(&x->timer_lock);
 out_state:
 	pthread_mutex_destroy(&x->state_lock);
 out_xmit:
@@ -115,7 +109,6 @@ out_xmit:
 static void lx_xprt_fini_locks(struct xprt *x)
 {
 	pthread_cond_destroy(&x->state_cond);
-	pthread_mutex_destroy(&x->timer_lock);
 	pthread_mutex_destroy(&x->state_lock);
 	pthread_mutex_destroy(&x->xmit_lock);
 }
@@ -169,6 +162,7 @@ int lx_xprt__create_ops(struct xprt **xp, const struct lx_xprt_opts *opts,
 		if (err)
 			goto out_locks;
 		x->own_pool = true;
+		x->keep_bufs = true; /* its budget is two buffers a slot */
 	}
 	err = lx_xprt_tags_create(&x->tags, x->max_reqs);
 	if (err)
@@ -184,16 +178,12 @@ int lx_xprt__create_ops(struct xprt **xp, const struct lx_xprt_opts *opts,
 	if (err)
 		goto out_rqtree;
 	lx_xprt_xmitq_init(&x->xmitq);
-	x->heap = calloc(x->max_reqs, sizeof(*x->heap));
-	if (!x->heap) {
-		err = -ENOMEM;
-		goto out_xmitq;
-	}
+	atomic_init(&x->timer_scan_at, UINT64_MAX);
 	atomic_store(&x->state, LX_XPRT_CONNECTING);
 
 	err = x->ops->setup(x);
 	if (err)
-		goto out_heap;
+		goto out_xmitq;
 	err = x->ops->connect(x, 1);
 	if (err)
 		goto out_teardown;
@@ -213,8 +203,6 @@ out_teardown:
 	atomic_store(&x->stopping, true);
 	atomic_store(&x->state, LX_XPRT_CLOSED);
 	x->ops->teardown(x);
-out_heap:
-	free(x->heap);
 out_xmitq:
 	lx_xprt_xmitq_destroy(&x->xmitq);
 out_rqtree:
@@ -235,6 +223,7 @@ out_free:
 
 void lx_xprt_destroy(struct xprt *x)
 {
+	struct lx_xprt_rqst *cut;
 	unsigned int waited = 0;
 
 	if (!x)
@@ -254,11 +243,18 @@ void lx_xprt_destroy(struct xprt *x)
 	x->ops->shutdown(x);
 	/* a record cut in the middle will never be finished now */
 	pthread_mutex_lock(&x->xmit_lock);
-	if (x->tx_partial) {
-		atomic_fetch_and(&x->tx_partial->st, ~(uint64_t)RQ_XMIT);
+	cut = x->tx_partial;
+	if (cut) {
+		lx_xprt_rq_get(cut);
+		atomic_fetch_and(&cut->st, ~(uint64_t)RQ_XMIT);
 		x->tx_partial = NULL;
 	}
 	pthread_mutex_unlock(&x->xmit_lock);
+	/* decided already (cancelled while cut), it is ours to deliver */
+	if (cut) {
+		lx_xprt_try_complete(cut);
+		lx_xprt_req_put(&cut->pub);
+	}
 	lx_xprt_fail_all(x, -ESHUTDOWN);
 	x->ops->teardown(x);
 	atomic_store(&x->state, LX_XPRT_CLOSED);
@@ -267,13 +263,13 @@ void lx_xprt_destroy(struct xprt *x)
 	 * a sync wait: give them the time to. */
 	while (lx_xprt_tags_in_use(x->tags)) {
 		if (++waited == 5000)
-			fprintf(stderr,
-				"libxprt: lx_xprt_destroy(%s): waiting for %u "
-				"requests to be put\n",
-				x->peer, lx_xprt_tags_in_use(x->tags));
+			lx_xprt_log(x, LX_XPRT_LOG_WARNING,
+				    "libxprt: %s: lx_xprt_destroy(): waiting "
+				    "for %u requests to be put",
+				    x->peer, lx_xprt_tags_in_use(x->tags));
 		usleep(1000);
 	}
-	free(x->heap);
+	lx_xprt_drop_slot_bufs(x);
 	lx_xprt_xmitq_destroy(&x->xmitq);
 	lx_xprt_rqtree_destroy(&x->rqtree);
 	free(x->slots);

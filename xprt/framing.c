@@ -5,8 +5,9 @@
  * SunRPC over TCP uses record marking (RFC 5531 section 11): each fragment
  * is preceded by a 4-byte big-endian word, bit 31 set on the last fragment
  * of a record, bits 0-30 the fragment length.  We always send a record as
- * one fragment; we accept any number of fragments.  The reply key is the
- * XID, the first word of the RPC message.
+ * one fragment; we accept up to LX_XPRT_MAX_FRAGS of them.  The reply key
+ * is the XID, the first word of the RPC message; the second must say
+ * REPLY, or the stream is not what we think (tcp_rx.c drops it).
  *
  * 9P has no separate framing: every message starts with size[4], little
  * endian, counting itself, then type[1] and tag[2].  The "marker" is the
@@ -16,7 +17,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include <libxprt/xprt.h>
+#include <libxprt/proto/xprt.h>
 
 #include "xprt/byteorder.h"
 
@@ -43,14 +44,21 @@ static uint32_t lx_rpc_key(const void *msg)
 	return lx_xprt_get_be32(msg);
 }
 
+/* msg_type (RFC 5531 section 9): a client is only ever sent REPLY (1) */
+static int lx_rpc_check(const void *msg)
+{
+	return lx_xprt_get_be32((const uint8_t *)msg + 4) == 1 ? 0 : -EBADMSG;
+}
+
 const struct lx_xprt_framing_ops lx_xprt_framing_rpc = {
 	.name = "rpc-record-marking",
 	.hdr_len = 4,
 	.keep_hdr = false,
-	.key_len = 4,
+	.key_len = 8, /* XID and msg_type */
 	.encode = lx_rpc_encode,
 	.decode = lx_rpc_decode,
 	.key = lx_rpc_key,
+	.check = lx_rpc_check,
 };
 
 /* size[4] type[1] tag[2] */
@@ -79,6 +87,12 @@ static uint32_t lx_p9_key(const void *msg)
 	return lx_xprt_get_le16((const uint8_t *)msg + 5);
 }
 
+/* every R-message type is its T-message's plus one, and those are even */
+static int lx_p9_check(const void *msg)
+{
+	return ((const uint8_t *)msg)[4] & 1 ? 0 : -EBADMSG;
+}
+
 const struct lx_xprt_framing_ops lx_xprt_framing_9p = {
 	.name = "9p",
 	.hdr_len = 4,
@@ -87,4 +101,5 @@ const struct lx_xprt_framing_ops lx_xprt_framing_9p = {
 	.encode = lx_p9_encode,
 	.decode = lx_p9_decode,
 	.key = lx_p9_key,
+	.check = lx_p9_check,
 };

@@ -34,7 +34,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include <libxprt/iter.h>
+#include <libxprt/proto/iter.h>
 
 #include "xprt/util.h"
 

@@ -83,7 +83,7 @@
  * against the mark, so the mark is exact for one thread at a time and at
  * most POOL_FOLD-1 buffers per other thread off under concurrency.
  */
-#include "libxprt/pool.h"
+#include "libxprt/proto/pool.h"
 
 #include <errno.h>
 #include <linux/membarrier.h>

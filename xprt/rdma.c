@@ -324,6 +324,7 @@ static int lx_xr_setup(struct xprt *x)
 	if (!tp)
 		return -ENOMEM;
 	x->tp = tp;
+	tp->x = x;
 	tp->evfd = -1;
 	tp->reg_dev = -1;
 	tp->mw_dev = -1;
@@ -446,7 +447,7 @@ const struct lx_xprt_transport_ops lx_xprt_rdma_ops = {
 
 /* ------------------------------------------------------------- public */
 
-int lx_xprt_rdma_get_stats(const struct xprt *x, struct lx_xprt_rdma_stats *st)
+int lx_xprt_rdma_stats(const struct xprt *x, struct lx_xprt_rdma_stats *st)
 {
 	struct lx_xr_tp *tp;
 

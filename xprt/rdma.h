@@ -28,7 +28,7 @@
 
 #include <infiniband/verbs.h>
 
-#include <libxprt/rdma.h>
+#include <libxprt/proto/rdma.h>
 
 #include "xprt_int.h"
 

@@ -71,14 +71,17 @@ static bool lx_xr_debug(void)
 static int cm_wait_once(struct lx_xr_conn *c, enum rdma_cm_event_type want,
 			uint64_t deadline, struct rdma_cm_event **evp);
 
-static int cm_wait(struct lx_xr_conn *c, enum rdma_cm_event_type want,
-		   uint64_t deadline, struct rdma_cm_event **evp)
+static int cm_wait(const struct xprt *x, struct lx_xr_conn *c,
+		   enum rdma_cm_event_type want, uint64_t deadline,
+		   struct rdma_cm_event **evp)
 {
 	uint64_t t0 = lx_xprt_now_ns();
 	int r = cm_wait_once(c, want, deadline, evp);
 
 	if (lx_xr_debug() && lx_xprt_now_ns() - t0 > 200000000ull)
-		fprintf(stderr, "libxprt: rdma: waited %llu ms for %s: %d\n",
+		lx_xprt_log(
+			x, LX_XPRT_LOG_DEBUG,
+			"libxprt: %s: rdma: waited %llu ms for %s: %d", x->peer,
 			(unsigned long long)(lx_xprt_now_ns() - t0) / 1000000,
 			rdma_event_str(want), r);
 	return r;
@@ -131,11 +134,11 @@ static int cm_wait_once(struct lx_xr_conn *c, enum rdma_cm_event_type want,
 	return r;
 }
 
-static int cm_expect(struct lx_xr_conn *c, enum rdma_cm_event_type want,
-		     uint64_t deadline)
+static int cm_expect(const struct xprt *x, struct lx_xr_conn *c,
+		     enum rdma_cm_event_type want, uint64_t deadline)
 {
 	struct rdma_cm_event *ev;
-	int r = cm_wait(c, want, deadline, &ev);
+	int r = cm_wait(x, c, want, deadline, &ev);
 
 	if (!r)
 		rdma_ack_cm_event(ev);
@@ -288,11 +291,11 @@ static int lx_xr_connect_once(struct xprt *x, uint32_t cookie)
 	r = xv_cm(rdma_resolve_addr(c->id, NULL, (struct sockaddr *)&tp->dst,
 				    tmo));
 	if (!r)
-		r = cm_expect(c, RDMA_CM_EVENT_ADDR_RESOLVED, deadline);
+		r = cm_expect(x, c, RDMA_CM_EVENT_ADDR_RESOLVED, deadline);
 	if (!r)
 		r = xv_cm(rdma_resolve_route(c->id, tmo));
 	if (!r)
-		r = cm_expect(c, RDMA_CM_EVENT_ROUTE_RESOLVED, deadline);
+		r = cm_expect(x, c, RDMA_CM_EVENT_ROUTE_RESOLVED, deadline);
 	if (!r && tp->o.ack_timeout) {
 		uint8_t t = (uint8_t)tp->o.ack_timeout;
 
@@ -379,7 +382,7 @@ static int lx_xr_connect_once(struct xprt *x, uint32_t cookie)
 	r = xv_cm(rdma_connect(c->id, &cp));
 	if (r)
 		goto out_free;
-	r = cm_wait(c, RDMA_CM_EVENT_ESTABLISHED, deadline, &ev);
+	r = cm_wait(x, c, RDMA_CM_EVENT_ESTABLISHED, deadline, &ev);
 	if (r)
 		goto out_free;
 	tp->ulp->conn_params(x, ev->param.conn.private_data,
@@ -450,10 +453,10 @@ void lx_xr_reap(struct xprt *x)
 	if (tp->rx_conn == c) {
 		/* the poller is stuck: leak rather than free under it */
 		pthread_mutex_unlock(&tp->lock);
-		fprintf(stderr,
-			"libxprt: %s: poller did not release the "
-			"connection\n",
-			x->peer);
+		lx_xprt_log(x, LX_XPRT_LOG_ERR,
+			    "libxprt: %s: rdma: the poller did not release the "
+			    "connection (leaked)",
+			    x->peer);
 		return;
 	}
 	pthread_mutex_unlock(&tp->lock);

@@ -95,6 +95,7 @@ enum lx_xr_ctr {
  * struct lx_xr_tp - the transport private state (x->tp)
  */
 struct lx_xr_tp {
+	struct xprt *x; /* the transport this is the state of (messages) */
 	struct lx_xprt_rdma_opts o;
 	const struct lx_xprt_rdma_ulp *ulp;
 	struct sockaddr_storage dst;

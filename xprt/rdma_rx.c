@@ -59,7 +59,9 @@ void lx_xr_kick_poller(struct lx_xr_tp *tp)
 	uint64_t one = 1;
 
 	if (write(tp->evfd, &one, sizeof(one)) < 0 && errno != EAGAIN)
-		perror("libxprt: rdma: eventfd write");
+		lx_xprt_log(tp->x, LX_XPRT_LOG_ERR,
+			    "libxprt: %s: rdma: eventfd write: %s", tp->x->peer,
+			    strerror(errno));
 }
 
 void lx_xr_recv_reset(struct lx_xr_tp *tp)
@@ -203,12 +205,13 @@ static void rx_detach(struct xprt *x, struct lx_xr_tp *tp,
 	lx_xprt_futex_wake(&tp->sq_seq, INT32_MAX);
 }
 
-static int wc_err(const struct ibv_wc *wc)
+static int wc_err(const struct xprt *x, const struct ibv_wc *wc)
 {
 	if (wc->status == IBV_WC_WR_FLUSH_ERR)
 		return -ECONNRESET;
-	fprintf(stderr, "libxprt: rdma: completion error %s (opcode %d)\n",
-		ibv_wc_status_str(wc->status), wc->opcode);
+	lx_xprt_log(x, LX_XPRT_LOG_ERR,
+		    "libxprt: %s: rdma: completion error %s (opcode %d)",
+		    x->peer, ibv_wc_status_str(wc->status), wc->opcode);
 	return wc->status == IBV_WC_RETRY_EXC_ERR ? -ETIMEDOUT : -EIO;
 }
 
@@ -236,7 +239,7 @@ static int rx_poll(struct xprt *x, struct lx_xr_tp *tp, struct lx_xr_conn *c)
 		atomic_fetch_sub(&c->posted, 1);
 		if (wc[i].status != IBV_WC_SUCCESS) {
 			if (!err)
-				err = wc_err(&wc[i]);
+				err = wc_err(x, &wc[i]);
 			rx_free_buf(tp, idx);
 			continue;
 		}
@@ -285,7 +288,7 @@ static int rx_poll(struct xprt *x, struct lx_xr_tp *tp, struct lx_xr_conn *c)
 	for (i = 0; i < n; i++) {
 		if (wc[i].status != IBV_WC_SUCCESS) {
 			if (!err)
-				err = wc_err(&wc[i]);
+				err = wc_err(x, &wc[i]);
 			continue;
 		}
 		freed += (uint32_t)wc[i].wr_id;
@@ -446,7 +449,10 @@ void *lx_xr_poller_main(void *arg)
 
 			if (read(tp->evfd, &v, sizeof(v)) < 0 &&
 			    errno != EAGAIN)
-				perror("libxprt: rdma: eventfd read");
+				lx_xprt_log(x, LX_XPRT_LOG_ERR,
+					    "libxprt: %s: rdma: eventfd read: "
+					    "%s",
+					    x->peer, strerror(errno));
 		}
 		if (r > 0 && c && (pfd[1].revents & POLLIN))
 			rx_get_cq_events(tp, c);

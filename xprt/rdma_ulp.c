@@ -49,9 +49,10 @@ int lx_xprt_rdma_buf_lkey(const struct xprt *x, const struct lx_xprt_buf *b,
 	r = lx_xprt_rdma_slab_lkey(lx_xprt_buf_reg_handle(b),
 				   (unsigned int)tp->conn->dev, lkey);
 	if (r && !atomic_exchange(&tp->pool_warned, true))
-		fprintf(stderr,
+		lx_xprt_log(
+			x, LX_XPRT_LOG_ERR,
 			"libxprt: %s: pool buffers are not registered for "
-			"RDMA (create the pool with lx_xprt_rdma_pool_reg())\n",
+			"RDMA (create the pool with lx_xprt_rdma_pool_reg())",
 			x->peer);
 	return r;
 }

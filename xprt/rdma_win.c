@@ -147,7 +147,9 @@ static void win_dealloc(struct lx_xr_tp *tp, struct lx_xprt_rdma_win *w)
 		win_stat(tp, LX_XPRT_RDMA_ST_WIN_DEALLOCS, 1);
 	}
 	if (w->mw && ibv_dealloc_mw(w->mw))
-		fprintf(stderr, "libxprt: rdma: ibv_dealloc_mw failed\n");
+		lx_xprt_log(tp->x, LX_XPRT_LOG_ERR,
+			    "libxprt: %s: rdma: ibv_dealloc_mw failed",
+			    tp->x->peer);
 	w->mw = NULL;
 }
 
@@ -334,9 +336,10 @@ void lx_xr_inv_flush(struct xprt *x, struct lx_xr_conn *c)
 	r = xv_post_send(c->qp, tp->inv_wr, &bad);
 	lx_xr_ctr_add(tp, RC_SEND_DOORBELLS, 1);
 	if (r) {
-		fprintf(stderr,
-			"libxprt: %s: local invalidation not posted: %s\n",
-			x->peer, strerror(-r));
+		lx_xprt_log(x, LX_XPRT_LOG_ERR,
+			    "libxprt: %s: rdma: local invalidation not posted: "
+			    "%s",
+			    x->peer, strerror(-r));
 		/* the connection goes; its sweep handles the pins */
 		lx_xprt_conn_lost(x, c->cookie, r);
 	}

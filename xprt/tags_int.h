@@ -10,7 +10,7 @@
 #ifndef LX_XPRT_TAGS_INT_H
 #define LX_XPRT_TAGS_INT_H
 
-#include <libxprt/tags.h>
+#include <libxprt/proto/tags.h>
 
 #include <limits.h>
 #include <pthread.h>

@@ -95,7 +95,9 @@ static void tcp_kick_rx(struct xprt *x)
 	uint64_t one = 1;
 
 	if (write(tp->evfd, &one, sizeof(one)) < 0 && errno != EAGAIN)
-		perror("libxprt: eventfd write");
+		lx_xprt_log(x, LX_XPRT_LOG_ERR,
+			    "libxprt: %s: eventfd write: %s", x->peer,
+			    strerror(errno));
 }
 
 /* ------------------------------------------------------------ connect */

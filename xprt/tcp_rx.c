@@ -24,8 +24,13 @@
  * of their header; large ones one copy of the first staged chunk at most.
  *
  * Every length comes from the peer and is checked before it is used: a
- * fragment or message longer than max_msg ends the stream (no honest
- * reply is that large and the stream cannot be resynchronised), header
+ * fragment or message longer than max_msg, or of more than
+ * LX_XPRT_MAX_FRAGS fragments, ends the stream (no honest reply is that
+ * large and the stream cannot be resynchronised), and so does a message
+ * that cannot be a reply: shorter than its key (an RPC record without an
+ * XID and a message type) or refused by the framing's check (a message
+ * type other than REPLY) - a port that does not speak our protocol, or a
+ * server gone mad; counted in stats.garbage and said once.  Header
  * and tail bytes never go past the receive buffer's capacity, and bulk
  * data never past the caller's iterator (the message is then discarded
  * and the request fails).  The state machine only needs a descriptor to
@@ -63,6 +68,17 @@ void lx_xprt_tcp_rx_reset(struct xprt *x, struct lx_xprt_tcp_rx *rx)
 	rx->phase = RX_MARK;
 	rx->mark_have = 0;
 	rx->head = rx->tail = 0;
+	rx->fatal = 0;
+}
+
+/* The stream cannot be what we think it is: end it with @err. */
+static void rx_garbage(struct lx_xprt_tcp_rx *rx, int err, const char *why)
+{
+	if (!rx->fatal) {
+		rx->fatal = err;
+		rx->fatal_why = why;
+	}
+	rx->phase = RX_DISCARD;
 }
 
 static void rx_end_message(struct xprt *x, struct lx_xprt_tcp_rx *rx)
@@ -79,6 +95,8 @@ static void rx_end_message(struct xprt *x, struct lx_xprt_tcp_rx *rx)
 		rq->pub.rx_msg_len = rx->msg_have;
 		rx->rq = NULL;
 		lx_xprt_rx_complete(x, rq, rx->err);
+	} else if (rx->phase == RX_KEY) {
+		rx_garbage(rx, -EBADMSG, "record too short to be a reply");
 	}
 	rx->in_msg = false;
 	rx->phase = RX_MARK;
@@ -182,6 +200,10 @@ static void rx_got_key(struct xprt *x, struct lx_xprt_tcp_rx *rx)
 	struct lx_xprt_rqst *rq;
 	struct lx_xprt_req *req;
 
+	if (x->framing->check && x->framing->check(rx->key)) {
+		rx_garbage(rx, -EBADMSG, "message that is not a reply");
+		return;
+	}
 	rq = lx_xprt_rx_lookup(x, x->framing->key(rx->key));
 	if (!rq) {
 		rx->phase = RX_DISCARD;
@@ -223,9 +245,12 @@ static int rx_marker(struct xprt *x, struct lx_xprt_tcp_rx *rx)
 
 	r = f->decode(rx->mark, &flen, &last);
 	rx->mark_have = 0;
-	if (r)
+	if (r) {
+		rx_garbage(rx, r, "message with an impossible size");
 		return r;
+	}
 	if (!rx->in_msg) {
+		rx->frags = 0;
 		rx->in_msg = true;
 		rx->msg_have = 0;
 		rx->msg_known = 0;
@@ -240,8 +265,12 @@ static int rx_marker(struct xprt *x, struct lx_xprt_tcp_rx *rx)
 			rx->msg_known = f->hdr_len;
 		}
 	}
-	if (flen > x->opts.max_msg || rx->msg_known + flen > x->opts.max_msg)
-		return -EMSGSIZE; /* no reply is that large: the peer is lying */
+	if (flen > x->opts.max_msg || rx->msg_known + flen > x->opts.max_msg ||
+	    ++rx->frags > LX_XPRT_MAX_FRAGS) {
+		/* no reply is that large: the peer is lying */
+		rx_garbage(rx, -EMSGSIZE, "fragment chain past the size limit");
+		return -EMSGSIZE;
+	}
 	rx->msg_known += flen;
 	rx->frag_left = flen;
 	rx->frag_last = last;
@@ -255,7 +284,122 @@ static int rx_marker(struct xprt *x, struct lx_xprt_tcp_rx *rx)
 		else
 			rx->phase = RX_MARK;
 	}
+	return rx->fatal;
+}
+
+/* How much of a whole staged message is copied into rbuf before the
+ * first place() call: the headers of every reply we parse fit. */
+#define RX_WHOLE_FIRST 128u
+
+/*
+ * Place the whole message @m (@len bytes, framing marker included when
+ * the framing keeps it) into pinned @rq, with the placement rules of the
+ * state machine (the same results, byte for byte, and the same status
+ * for each way a message can be wrong): header bytes into rbuf as
+ * place() asks for them, bulk data from the stage straight into the
+ * caller's memory, its pad dropped, the tail after the header.  Return
+ * the status the request completes with.
+ */
+static int rx_whole_place(struct lx_xprt_req *req, const uint8_t *m, size_t len)
+{
+	size_t cap = req->rbuf->cap, have, off, dlen, pad, tail;
+	uint8_t *rb = req->rbuf->data;
+	int r;
+
+	have = LX_XPRT_MIN(LX_XPRT_MIN(len, cap), RX_WHOLE_FIRST);
+	memcpy(rb, m, have);
+	req->rlen = have;
+	req->rx_data_len = 0;
+	if (!req->ops->place)
+		goto all;
+	for (;;) {
+		req->rx_data_len = 0;
+		r = req->ops->place(req, have, len);
+		if (r < 0)
+			return r;
+		if (r == 0)
+			break;
+		if ((size_t)r <= have)
+			return -EPROTO;
+		if ((size_t)r > cap)
+			return -EMSGSIZE;
+		if ((size_t)r >= len) {
+			/* the message ends first: what there is */
+			memcpy(rb + have, m + have, len - have);
+			req->rlen = len;
+			req->rx_data_len = 0;
+			return 0;
+		}
+		memcpy(rb + have, m + have, (size_t)r - have);
+		have = (size_t)r;
+		req->rlen = have;
+	}
+	dlen = req->rx_data_len;
+	if (!dlen)
+		goto all;
+	off = req->rx_data_off;
+	pad = req->rx_data_pad;
+	if (lx_xprt_iter_count(&req->rx_data) < dlen)
+		return -EOVERFLOW; /* never past the caller's buffer */
+	if (off > have) {
+		if (off > cap)
+			return -EMSGSIZE;
+		if (off > len)
+			return -EBADMSG;
+		memcpy(rb + have, m + have, off - have);
+	}
+	if (dlen > len - off || pad > len - off - dlen)
+		return -EBADMSG; /* shorter than place() announced */
+	tail = len - off - dlen - pad;
+	if (tail > cap - off)
+		return -EMSGSIZE;
+	lx_xprt_iter_copy_to(&req->rx_data, m + off, dlen);
+	memcpy(rb + off, m + off + dlen + pad, tail);
+	req->rlen = off + tail;
 	return 0;
+all:
+	if (len > cap)
+		return -EMSGSIZE;
+	memcpy(rb + have, m + have, len - have);
+	req->rlen = len;
+	return 0;
+}
+
+/*
+ * The common case, at a message boundary: the whole message (one last
+ * fragment) is staged.  Look it up, place it and complete its request
+ * in one go, without the byte-wise state machine.  Return the bytes
+ * consumed, or 0 to leave the message to the state machine (not whole,
+ * several fragments, or a marker it must judge).
+ */
+static size_t rx_whole(struct xprt *x, struct lx_xprt_tcp_rx *rx,
+		       const uint8_t *src, size_t avail)
+{
+	const struct lx_xprt_framing_ops *f = x->framing;
+	struct lx_xprt_rqst *rq;
+	const uint8_t *m;
+	size_t flen, len, total;
+	bool last;
+
+	if (f->decode(src, &flen, &last) || !last || flen > x->opts.max_msg)
+		return 0;
+	total = f->hdr_len + flen;
+	if (total > avail)
+		return 0;
+	m = f->keep_hdr ? src : src + f->hdr_len;
+	len = f->keep_hdr ? total : flen;
+	if (len < f->key_len || (f->check && f->check(m)))
+		return 0; /* garbage: the state machine says so */
+	rq = lx_xprt_rx_lookup(x, f->key(m));
+	if (rq) {
+		int err = f->key_len > rq->pub.rbuf->cap ?
+				  -EMSGSIZE :
+				  rx_whole_place(&rq->pub, m, len);
+
+		rq->pub.rx_msg_len = len;
+		lx_xprt_rx_complete(x, rq, err);
+	}
+	return total;
 }
 
 /* Feed staged bytes through the state machine.  Return 0 or a fatal
@@ -269,6 +413,15 @@ static int rx_process(struct xprt *x, struct lx_xprt_tcp_rx *rx)
 	while ((avail = rx->tail - rx->head) > 0) {
 		uint8_t *src = rx->stage + rx->head;
 		struct lx_xprt_req *req = rx->rq ? &rx->rq->pub : NULL;
+
+		if (rx->phase == RX_MARK && !rx->in_msg && !rx->mark_have &&
+		    avail >= f->hdr_len) {
+			take = rx_whole(x, rx, src, avail);
+			if (take) {
+				rx->head += take;
+				continue;
+			}
+		}
 
 		if (rx->phase == RX_MARK) {
 			take = LX_XPRT_MIN(f->hdr_len - rx->mark_have, avail);
@@ -325,6 +478,8 @@ static int rx_process(struct xprt *x, struct lx_xprt_tcp_rx *rx)
 			 (rx->phase == RX_PAD && !rx->pad_left))
 			rx_after_data(rx);
 		rx_consumed(x, rx, take);
+		if (rx->fatal)
+			return rx->fatal;
 	}
 	rx->head = rx->tail = 0;
 	return 0;
@@ -362,6 +517,20 @@ static ssize_t rx_direct(struct xprt *x, int fd, struct lx_xprt_tcp_rx *rx)
 	return r;
 }
 
+/* Count and say (the first time) why the stream is dropped. */
+static int rx_dropped(struct xprt *x, struct lx_xprt_tcp_rx *rx, int err)
+{
+	if (!atomic_fetch_add_explicit(&x->stats.garbage, 1,
+				       memory_order_relaxed))
+		lx_xprt_log(x, LX_XPRT_LOG_WARNING,
+			    "server %s sent a %s (%s framing): connection "
+			    "dropped",
+			    x->peer,
+			    rx->fatal_why ? rx->fatal_why : "bad record",
+			    x->framing->name);
+	return err;
+}
+
 /* Socket readable: read and process until it would block (see tcp_rx.h). */
 int lx_xprt_tcp_rx_read(struct xprt *x, struct lx_xprt_tcp_rx *rx, int fd)
 {
@@ -395,7 +564,7 @@ int lx_xprt_tcp_rx_read(struct xprt *x, struct lx_xprt_tcp_rx *rx, int fd)
 		rx->progress = lx_xprt_now_ns();
 		err = rx_process(x, rx);
 		if (err)
-			return err;
+			return rx_dropped(x, rx, err);
 		if ((size_t)r < room)
 			return 0; /* drained: back to epoll */
 	}

@@ -55,8 +55,11 @@ struct lx_xprt_tcp_rx {
 	bool data_due;		 /* HEAD: bulk data starts at want */
 	size_t data_left;	 /* DATA: bytes left for rx_data */
 	size_t pad_left;	 /* PAD: bytes left to drop */
-	int err;	   /* outcome to report at the end of the message */
-	uint64_t progress; /* monotonic ns of the last byte read */
+	unsigned int frags;	 /* fragments of the message so far */
+	int fatal; /* the stream is garbage: the error to end it with */
+	const char *fatal_why; /* what it was, for the message */
+	int err;	       /* outcome to report at the end of the message */
+	uint64_t progress;     /* monotonic ns of the last byte read */
 };
 
 /**

@@ -78,6 +78,9 @@ struct xmit_later {
 
 static _Thread_local struct xmit_later xmit_later;
 
+static int xmit_pre(struct xprt *x, unsigned int budget, bool direct,
+		    struct lx_xprt_rqst **pre, unsigned int npre);
+
 void lx_xprt_rx_batch_begin(struct xprt *x)
 {
 	xmit_later.rx = x;
@@ -161,20 +164,39 @@ static void xmit_requeue_tail(struct xprt *x, struct lx_xprt_rqst **batch,
 	}
 }
 
+/* Take @n, which xmit_next() peeked (@fifo: with peek_fifo), off the queue. */
+static void xmit_pop(struct xprt *x, struct lx_xprt_xmit_node *n, bool fifo)
+{
+	if (fifo)
+		lx_xprt_xmitq_pop_fifo(&x->xmitq, n);
+	else
+		lx_xprt_xmitq_pop(&x->xmitq);
+}
+
+/* xmit_next(): the deferral list is full, complete those first */
+#define XMIT_DEFER_FULL 2
+
 /*
  * Take the next request to send off the queue, with a credit.
- * Return: 1 with *rqp set; 0 when the queue is empty or the deferral list
- * is full; -EBUSY when the next request needs a credit and none is free.
+ * Return: 1 with *rqp set; 0 when the queue is empty; %XMIT_DEFER_FULL
+ * when the deferral list is full; -EBUSY when the next request needs a
+ * credit and none is free.
  */
 static int xmit_next(struct xprt *x, struct lx_xprt_rqst **rqp,
-		     struct xmit_defer *d)
+		     struct xmit_defer *d, bool fifo)
 {
 	struct lx_xprt_xmit_node *n;
 	struct lx_xprt_rqst *rq;
 	uint64_t st;
 
 	while (d->n < LX_XPRT_XMIT_BATCH) {
-		n = lx_xprt_xmitq_peek(&x->xmitq);
+		n = fifo ? lx_xprt_xmitq_peek_fifo(&x->xmitq) : NULL;
+		if (n) {
+			/* taken as pushed: lx_xprt_xmitq_peek_fifo() */
+		} else {
+			fifo = false;
+			n = lx_xprt_xmitq_peek(&x->xmitq);
+		}
 		if (!n)
 			return 0;
 		rq = lx_xprt_container_of(n, struct lx_xprt_rqst, xnode);
@@ -182,7 +204,7 @@ static int xmit_next(struct xprt *x, struct lx_xprt_rqst **rqp,
 		st = atomic_load(&rq->st);
 		if (rq_flags(st) & RQ_OUTCOME) {
 			/* failed or answered while queued: never send */
-			lx_xprt_xmitq_pop(&x->xmitq);
+			xmit_pop(x, n, fifo);
 			xmit_defer(d, rq);
 			atomic_fetch_and(&rq->st, ~(uint64_t)RQ_QUEUED);
 			continue;
@@ -193,7 +215,7 @@ static int xmit_next(struct xprt *x, struct lx_xprt_rqst **rqp,
 			atomic_fetch_or(&rq->st, RQ_CREDIT);
 			rq->xnode.credited = true;
 		}
-		lx_xprt_xmitq_pop(&x->xmitq);
+		xmit_pop(x, n, fifo);
 		/* XMIT before clearing QUEUED: the request is never seen idle */
 		atomic_fetch_or(&rq->st, RQ_XMIT);
 		atomic_fetch_and(&rq->st, ~(uint64_t)RQ_QUEUED);
@@ -201,19 +223,86 @@ static int xmit_next(struct xprt *x, struct lx_xprt_rqst **rqp,
 		*rqp = rq;
 		return 1;
 	}
-	return 0;
+	return XMIT_DEFER_FULL;
 }
 
 /*
- * One round under the transmit lock: fill a batch, hand it to the
- * transport.  Return as lx_xprt_xmit(), or 1 to go on.
+ * Requests a caller hands to the engine without queueing them (see
+ * xmit_pre()): each is marked RQ_QUEUED, as if queued, so that a
+ * canceller leaves its completion to the engine.
+ */
+struct xmit_pre_list {
+	struct lx_xprt_rqst **rq;
+	unsigned int n;
+};
+
+/* Queue what is left of @p: the engine cannot send it now.  Lock held. */
+static void xmit_pre_queue(struct xprt *x, struct xmit_pre_list *p)
+{
+	unsigned int i;
+
+	for (i = 0; i < p->n; i++) {
+		lx_xprt_tsan_release(p->rq[i]);
+		lx_xprt_xmitq_push(&x->xmitq, &p->rq[i]->xnode);
+	}
+	p->n = 0;
+}
+
+/*
+ * The next request of @p, as xmit_next() takes one off the queue.
+ * Return: as xmit_next() (0: @p is used up); on -EBUSY (no credit) the
+ * rest of @p is queued.
+ */
+static int xmit_next_pre(struct xprt *x, struct lx_xprt_rqst **rqp,
+			 struct xmit_defer *d, struct xmit_pre_list *p)
+{
+	struct lx_xprt_rqst *rq;
+	uint64_t st, nst;
+
+	while (p->n && d->n < LX_XPRT_XMIT_BATCH) {
+		rq = p->rq[0];
+		st = atomic_load(&rq->st);
+		if (rq_flags(st) & RQ_OUTCOME) {
+			/* failed while held back: never send */
+			p->rq++;
+			p->n--;
+			xmit_defer(d, rq);
+			atomic_fetch_and(&rq->st, ~(uint64_t)RQ_QUEUED);
+			continue;
+		}
+		if (!(rq_flags(st) & RQ_CREDIT)) {
+			if (!lx_xprt_cong_get(&x->cong)) {
+				xmit_pre_queue(x, p);
+				return -EBUSY;
+			}
+			rq->xnode.credited = true;
+		}
+		p->rq++;
+		p->n--;
+		/* XMIT with (before) clearing QUEUED: never seen idle */
+		do {
+			nst = (st | RQ_XMIT | RQ_CREDIT) & ~(uint64_t)RQ_QUEUED;
+		} while (!atomic_compare_exchange_weak(&rq->st, &st, nst));
+		rq->tx_done = 0;
+		*rqp = rq;
+		return 1;
+	}
+	return p->n ? XMIT_DEFER_FULL : 0;
+}
+
+/*
+ * One round under the transmit lock: fill a batch (from @p first, then
+ * the queue), hand it to the transport.  Return as lx_xprt_xmit(), or 1 to
+ * go on.
  */
 static int xmit_round(struct xprt *x, unsigned int *budget, bool direct,
-		      struct xmit_defer *d)
+		      struct xmit_defer *d, struct xmit_pre_list *p)
 {
 	struct lx_xprt_rqst *batch[LX_XPRT_XMIT_BATCH];
 	uint32_t cookie = atomic_load(&x->cookie);
 	unsigned int n = 0, nsent, i;
+	bool had_pre = p->n != 0, fifo;
+	unsigned int queued;
 	int r, res = 1;
 
 	if (atomic_load(&x->state) != LX_XPRT_CONNECTED)
@@ -222,8 +311,26 @@ static int xmit_round(struct xprt *x, unsigned int *budget, bool direct,
 		batch[n++] = x->tx_partial;
 		x->tx_partial = NULL;
 	}
+	/* everything queued fits this one send: its order inside the send
+	 * changes nobody's turn, so take it as pushed (no sorting) */
+	queued = lx_xprt_xmitq_len(&x->xmitq);
+	fifo = queued + p->n + n <= LX_XPRT_XMIT_BATCH &&
+	       queued + p->n + n <= *budget;
 	while (n < LX_XPRT_XMIT_BATCH && n < *budget) {
-		r = xmit_next(x, &batch[n], d);
+		if (p->n) {
+			r = xmit_next_pre(x, &batch[n], d, p);
+			if (r == 0 && lx_xprt_xmitq_len(&x->xmitq))
+				continue; /* used up: the queue's turn */
+		} else if (had_pre && !lx_xprt_xmitq_len(&x->xmitq)) {
+			r = 0; /* used up, and nothing queued */
+		} else {
+			r = xmit_next(x, &batch[n], d, fifo);
+		}
+		if (r == XMIT_DEFER_FULL) {
+			if (!n)
+				return 1; /* complete those, then go on */
+			break;
+		}
 		if (r <= 0) {
 			res = r;
 			break;
@@ -234,7 +341,8 @@ static int xmit_round(struct xprt *x, unsigned int *budget, bool direct,
 	if (!n)
 		return res == 1 ? 0 : res;
 
-	r = x->ops->send(x, batch, n, &nsent, lx_xprt_xmitq_len(&x->xmitq) > 0);
+	r = x->ops->send(x, batch, n, &nsent,
+			 p->n || lx_xprt_xmitq_len(&x->xmitq) > 0);
 	atomic_fetch_add_explicit(&x->stats.send_calls, 1,
 				  memory_order_relaxed);
 	atomic_fetch_add_explicit(direct ? &x->stats.direct_sends :
@@ -246,9 +354,9 @@ static int xmit_round(struct xprt *x, unsigned int *budget, bool direct,
 	if (r == 0 && nsent == n) {
 		if (res == -EBUSY)
 			return -EBUSY;
-		if (!*budget)
-			return lx_xprt_xmitq_len(&x->xmitq) ? -EBUSY : 0;
-		return 1;
+		if (!p->n && !lx_xprt_xmitq_len(&x->xmitq))
+			return 0; /* all sent, nothing more: no other round */
+		return *budget ? 1 : -EBUSY;
 	}
 	if (nsent < n && batch[nsent]->tx_done > 0) {
 		/* cut in the middle: its record must be finished first */
@@ -263,20 +371,46 @@ static int xmit_round(struct xprt *x, unsigned int *budget, bool direct,
 	return r;
 }
 
-int lx_xprt_xmit(struct xprt *x, unsigned int budget, bool direct)
+/*
+ * lx_xprt_xmit() with requests @pre[0..npre) to send first, which the
+ * caller has not queued (marked RQ_QUEUED, their nodes idle).  They are
+ * sent ahead of the queue only when it is empty (nothing queued is
+ * overtaken: the fair order is kept), the connection is up and nothing is
+ * half sent; otherwise, and whatever cannot be sent now, they are queued
+ * under the lock, where a canceller that found them unqueued looks only
+ * after (it decided their outcome before taking the lock, which this
+ * loop sees).  @direct: only try the lock, queueing them all when it is
+ * taken; otherwise wait for it.
+ */
+static int xmit_pre(struct xprt *x, unsigned int budget, bool direct,
+		    struct lx_xprt_rqst **pre, unsigned int npre)
 {
-	struct xmit_defer d = {.n = 0};
+	struct xmit_pre_list p = {.rq = pre, .n = npre};
+	struct xmit_defer d; /* only d.rq[0 .. d.n) is ever read */
 	bool queued;
 	int r;
 
+	d.n = 0;
 	if (direct) {
-		if (pthread_mutex_trylock(&x->xmit_lock))
+		if (pthread_mutex_trylock(&x->xmit_lock)) {
+			while (p.n) {
+				lx_xprt_tsan_release(p.rq[0]);
+				lx_xprt_xmitq_push(&x->xmitq, &p.rq[0]->xnode);
+				p.rq++;
+				p.n--;
+			}
 			return -EBUSY;
+		}
 	} else {
 		pthread_mutex_lock(&x->xmit_lock);
 	}
+	if (p.n && (x->tx_partial || lx_xprt_xmitq_len(&x->xmitq) ||
+		    atomic_load(&x->state) != LX_XPRT_CONNECTED))
+		xmit_pre_queue(x, &p);
 	for (;;) {
-		r = xmit_round(x, &budget, direct, &d);
+		r = xmit_round(x, &budget, direct, &d, &p);
+		if (r != 1 && p.n)
+			xmit_pre_queue(x, &p);
 		if (r != 1 || d.n) {
 			pthread_mutex_unlock(&x->xmit_lock);
 			queued = xmit_run_deferred(x, &d);
@@ -291,6 +425,11 @@ int lx_xprt_xmit(struct xprt *x, unsigned int budget, bool direct)
 			pthread_mutex_lock(&x->xmit_lock);
 		}
 	}
+}
+
+int lx_xprt_xmit(struct xprt *x, unsigned int budget, bool direct)
+{
+	return xmit_pre(x, budget, direct, NULL, 0);
 }
 
 /* ---------------------------------------------------------- submission */
@@ -324,6 +463,13 @@ static void xmit_kick_after(struct xprt *x, int r)
  * sends it later.  Anything left goes to the worker. */
 static void xmit_push(struct xprt *x, struct lx_xprt_rqst *rq)
 {
+	if (!xmit_later.tx && xmit_later.rx != x &&
+	    !lx_xprt_xmitq_len(&x->xmitq)) {
+		/* an idle connection: straight to the socket */
+		xmit_kick_after(x,
+				xmit_pre(x, LX_XPRT_XMIT_BATCH, true, &rq, 1));
+		return;
+	}
 	lx_xprt_tsan_release(rq);
 	lx_xprt_xmitq_push(&x->xmitq, &rq->xnode);
 	if (xmit_send_later(x))
@@ -337,6 +483,7 @@ int lx_xprt_req_submit(struct lx_xprt_req *req, uint32_t key)
 	struct xprt *x;
 	size_t len;
 	unsigned int i;
+	bool pending;
 	int err;
 
 	if (!req || !req->ops || !req->ops->done)
@@ -368,23 +515,83 @@ int lx_xprt_req_submit(struct lx_xprt_req *req, uint32_t key)
 	rq->xnode.owner = req->owner;
 	rq->xnode.credited = false;
 	atomic_store(&rq->done_futex, 0);
-	atomic_store(&rq->st, RQ_SUBMITTED | RQ_QUEUED);
-
+	/* In the reply index before anyone can see it submitted: a canceller
+	 * that decides a submitted request takes it out of there, so linking
+	 * it after that would leave the slot linked for its next use. */
 	if (!req->no_reply) {
 		err = lx_xprt_ix_link(x, rq, key);
-		if (err) {
-			atomic_store(&rq->st, 0);
+		if (err)
 			return err;
-		}
 	}
 	atomic_fetch_add(&rq->refs, 1);
+	/* an exchange (what a seq_cst store is on x86): a cancel that came
+	 * before the submit left RQ_CANCEL (lx_xprt_req_cancel_gen()).
+	 * Nothing can complete the request before it is pushed (QUEUED). */
+	pending = rq_flags(atomic_exchange(&rq->st, RQ_SUBMITTED | RQ_QUEUED)) &
+		  RQ_CANCEL;
 	atomic_fetch_add_explicit(&x->stats.submitted, 1, memory_order_relaxed);
 	if (req->timeout_ns)
 		lx_xprt_timer_arm(x, rq, lx_xprt_now_ns() + req->timeout_ns);
 	if (x->ops->submitted && !req->no_reply)
 		x->ops->submitted(x, rq);
+	/* once pushed it may complete and its slot be reused at any moment:
+	 * a cancel still to run holds a reference from before */
+	if (lx_xprt_unlikely(pending))
+		lx_xprt_rq_get(rq);
 	xmit_push(x, rq);
+	if (lx_xprt_unlikely(pending)) {
+		if (req->ops->cancel)
+			req->ops->cancel(req);
+		else
+			lx_xprt_req_cancel(req);
+		lx_xprt_req_put(req);
+	}
 	return 0;
+}
+
+/*
+ * Once done() has returned, try_complete() still clears SUBMITTED, looks
+ * at the timer and the waiter's futex, and drops the transport's
+ * reference: until that last put the slot is not the protocol's alone.
+ */
+int lx_xprt_req_resubmit(struct lx_xprt_req *req, uint32_t key)
+{
+	struct lx_xprt_rqst *rq;
+	uint32_t f;
+	int err;
+
+	if (!req)
+		return -EINVAL;
+	rq = rq_of(req);
+	f = rq_flags(atomic_load(&rq->st));
+	if (!(f & RQ_FINISHED))
+		return (f & RQ_SUBMITTED) ? -EBUSY : -EINVAL;
+	if ((f & RQ_SUBMITTED) || atomic_load(&rq->refs) != 1)
+		return -EBUSY;
+	req->rlen = 0;
+	req->rx_data_off = 0;
+	req->rx_data_len = 0;
+	req->rx_data_pad = 0;
+	req->rx_msg_len = 0;
+	/* the caller's extra reference: it may look at the request (cancel
+	 * it) after the submit, when done() may already have run.  A cancel
+	 * that pinned the request meanwhile (it was parked) leaves RQ_CANCEL
+	 * on the zeroed state, which the submit honours. */
+	atomic_fetch_add(&rq->refs, 1);
+	atomic_fetch_and(&rq->st, (uint64_t)RQ_CANCEL);
+	err = lx_xprt_req_submit(req, key);
+	if (err) {
+		lx_xprt_req_put(req);
+		return err;
+	}
+	atomic_fetch_add_explicit(&req->xprt->stats.resubmits, 1,
+				  memory_order_relaxed);
+	return 0;
+}
+
+void lx_xprt_req_park(struct lx_xprt_req *req)
+{
+	atomic_fetch_or(&rq_of(req)->st, RQ_PARKED);
 }
 
 int lx_xprt_req_retransmit(struct lx_xprt_req *req)
@@ -434,6 +641,7 @@ int lx_xprt_req_retransmit(struct lx_xprt_req *req)
  */
 static void xmit_conn_down(struct xprt *x, bool early)
 {
+	struct lx_xprt_rqst *cut = NULL;
 	unsigned int i;
 
 	/*
@@ -454,7 +662,12 @@ static void xmit_conn_down(struct xprt *x, bool early)
 		rq->tx_done = 0;
 		/* the cut request counts as sent on the dead connection */
 		atomic_fetch_or(&rq->st, RQ_SENT);
+		/* its outcome may be decided already (a cancel dropped the
+		 * connection for it): the transmitter lets go of it, so it
+		 * is the one to deliver, after the lock */
+		lx_xprt_rq_get(rq);
 		atomic_fetch_and(&rq->st, ~(uint64_t)RQ_XMIT);
+		cut = rq;
 	}
 	for (i = 0; i < x->max_reqs; i++) {
 		struct lx_xprt_rqst *rq = lx_xprt_slot(x, i);
@@ -493,6 +706,10 @@ static void xmit_conn_down(struct xprt *x, bool early)
 	}
 	lx_xprt_cong_reset(&x->cong);
 	pthread_mutex_unlock(&x->xmit_lock);
+	if (cut) {
+		lx_xprt_try_complete(cut);
+		lx_xprt_req_put(&cut->pub);
+	}
 }
 
 /* Sleep until @deadline (monotonic ns) unless the transport is stopping.

@@ -163,7 +163,8 @@ static void xmitq_sort_until(struct lx_xprt_xmitq *q,
 {
 	struct cds_wfcq_node *qn;
 
-	while (n->state == LX_XPRT_XMIT_INCOMING &&
+	while (__atomic_load_n(&n->state, __ATOMIC_RELAXED) ==
+		       LX_XPRT_XMIT_INCOMING &&
 	       (qn = xmitq_take_incoming(q, true)) != NULL)
 		xmitq_sort(q, xmitq_node_of_inq(qn));
 }
@@ -261,7 +262,9 @@ void lx_xprt_xmitq_destroy(struct lx_xprt_xmitq *q)
  * already set. */
 static void xmitq_enqueue(struct lx_xprt_xmitq *q, struct lx_xprt_xmit_node *n)
 {
-	n->state = LX_XPRT_XMIT_INCOMING;
+	/* atomic: a remover (lx_xprt_req_fail() on another thread) may look
+	 * at the state of a node whose push is under way */
+	__atomic_store_n(&n->state, LX_XPRT_XMIT_INCOMING, __ATOMIC_RELAXED);
 	cds_wfcq_node_init(&n->inq);
 	/* Count before publishing so the consumer never pops more than was
 	 * pushed: len() stays non-negative. */
@@ -297,6 +300,30 @@ struct lx_xprt_xmit_node *lx_xprt_xmitq_pop(struct lx_xprt_xmitq *q)
 	return n;
 }
 
+struct lx_xprt_xmit_node *lx_xprt_xmitq_peek_fifo(struct lx_xprt_xmitq *q)
+{
+	struct cds_wfcq_node *qn;
+
+	if (!cds_list_empty(&q->credited) || !cds_list_empty(&q->ring))
+		return NULL;
+	qn = __cds_wfcq_first_nonblocking(&q->in_head, &q->in_tail);
+	if (!qn || qn == CDS_WFCQ_WOULDBLOCK)
+		return NULL;
+	lx_xprt_tsan_acquire(xmitq_node_of_inq(qn));
+	return xmitq_node_of_inq(qn);
+}
+
+void lx_xprt_xmitq_pop_fifo(struct lx_xprt_xmitq *q,
+			    struct lx_xprt_xmit_node *n)
+{
+	/* the first node: its successor's push may still be linking it,
+	 * which the blocking dequeue waits out (a few instructions) */
+	__cds_wfcq_dequeue_blocking(&q->in_head, &q->in_tail);
+	n->state = LX_XPRT_XMIT_IDLE;
+	atomic_store_explicit(&n->queued, false, memory_order_release);
+	xmitq_count_popped(q);
+}
+
 int lx_xprt_xmitq_requeue(struct lx_xprt_xmitq *q, struct lx_xprt_xmit_node *n)
 {
 	if (!q || !n)
@@ -320,20 +347,13 @@ bool lx_xprt_xmitq_remove(struct lx_xprt_xmitq *q, struct lx_xprt_xmit_node *n)
 	if (!atomic_load_explicit(&n->queued, memory_order_acquire))
 		return false;
 	xmitq_sort_until(q, n);
-	if (n->state == LX_XPRT_XMIT_INCOMING || n->state == LX_XPRT_XMIT_IDLE)
+	switch (__atomic_load_n(&n->state, __ATOMIC_RELAXED)) {
+	case LX_XPRT_XMIT_INCOMING:
+	case LX_XPRT_XMIT_IDLE:
 		return false; /* its push has not returned: not ours yet */
+	default:
+		break;
+	}
 	xmitq_unlink(q, n, true);
 	return true;
-}
-
-unsigned int lx_xprt_xmitq_len(const struct lx_xprt_xmitq *q)
-{
-	unsigned long long popped, pushed;
-
-	if (!q)
-		return 0;
-	/* popped first: every pop it counts was pushed before pushed is read */
-	popped = atomic_load(&q->popped);
-	pushed = atomic_load(&q->pushed);
-	return pushed > popped ? (unsigned int)(pushed - popped) : 0;
 }

@@ -203,6 +203,30 @@ struct lx_xprt_xmit_node *lx_xprt_xmitq_peek(struct lx_xprt_xmitq *q);
 struct lx_xprt_xmit_node *lx_xprt_xmitq_pop(struct lx_xprt_xmitq *q);
 
 /**
+ * lx_xprt_xmitq_peek_fifo() - the oldest node pushed, when nothing has
+ * been sorted yet
+ * @q: the queue
+ *
+ * For a consumer about to send everything queued in one go: then the
+ * order inside the batch changes nobody's turn, and the incoming nodes
+ * can be taken as they came (per owner FIFO, as always) without sorting
+ * them into the ring first.  Only while the credited list and the ring
+ * are empty: a sorted node is older than every incoming one.
+ * Context: consumer only.
+ * Return: the node, still queued; NULL when something is sorted, nothing
+ * is pushed, or the first push is still in progress (use peek/pop).
+ */
+struct lx_xprt_xmit_node *lx_xprt_xmitq_peek_fifo(struct lx_xprt_xmitq *q);
+
+/**
+ * lx_xprt_xmitq_pop_fifo() - remove the node lx_xprt_xmitq_peek_fifo() just
+ * returned (no other call on @q in between)
+ * Context: consumer only.
+ */
+void lx_xprt_xmitq_pop_fifo(struct lx_xprt_xmitq *q,
+			    struct lx_xprt_xmit_node *n);
+
+/**
  * lx_xprt_xmitq_requeue() - put back a popped node that could not be sent
  * @q: the queue
  * @n: a node popped from @q and not queued since
@@ -238,6 +262,16 @@ bool lx_xprt_xmitq_remove(struct lx_xprt_xmitq *q, struct lx_xprt_xmit_node *n);
  * progress (a push counts from its start), a snapshot for others.
  * Drives the cork hint: cork while more than one request is queued.
  */
-unsigned int lx_xprt_xmitq_len(const struct lx_xprt_xmitq *q);
+static inline unsigned int lx_xprt_xmitq_len(const struct lx_xprt_xmitq *q)
+{
+	unsigned long long popped, pushed;
+
+	if (!q)
+		return 0;
+	/* popped first: every pop it counts was pushed before pushed is read */
+	popped = atomic_load(&((struct lx_xprt_xmitq *)q)->popped);
+	pushed = atomic_load(&((struct lx_xprt_xmitq *)q)->pushed);
+	return pushed > popped ? (unsigned int)(pushed - popped) : 0;
+}
 
 #endif /* LX_XPRT_XMITQ_H */

@@ -106,7 +106,7 @@ void lx_xprt_try_complete(struct lx_xprt_rqst *rq)
 			return;
 	} while (!atomic_compare_exchange_weak(&rq->st, &st, st | RQ_DONE));
 
-	if (atomic_load_explicit(&rq->heap_idx, memory_order_relaxed) >= 0)
+	if (atomic_load_explicit(&rq->deadline, memory_order_relaxed))
 		lx_xprt_timer_arm(x, rq, 0);
 	rq_return_credit(x, rq, st);
 	/* transport state of the request (RDMA chunk registrations) goes
@@ -124,7 +124,7 @@ void lx_xprt_try_complete(struct lx_xprt_rqst *rq)
 	 * request: it would fire on whoever gets the slot next.  Pairs with
 	 * the fence in lx_xprt_req_set_timer(): one of the two sees the other. */
 	atomic_thread_fence(memory_order_seq_cst);
-	if (atomic_load_explicit(&rq->heap_idx, memory_order_relaxed) >= 0)
+	if (atomic_load_explicit(&rq->deadline, memory_order_relaxed))
 		lx_xprt_timer_arm(x, rq, 0);
 	/* A wake is a system call: only when a waiter said it sleeps.
 	 * Async requests (nobody waits) and sync callers that receive
@@ -137,10 +137,19 @@ void lx_xprt_try_complete(struct lx_xprt_rqst *rq)
 
 /* ------------------------------------------------------------- slots */
 
+/*
+ * With keep_bufs a free slot keeps its two buffers: the next request in
+ * the slot finds them (handed over with the slot: the tag put releases,
+ * the get acquires), and a call costs no pool operation.
+ */
 static void rq_release_slot(struct lx_xprt_rqst *rq)
 {
 	struct xprt *x = rq->pub.xprt;
 
+	if (lx_xprt_likely(x->keep_bufs)) {
+		lx_xprt_tags_put(x->tags, rq->pub.slot);
+		return;
+	}
 	if (rq->pub.sbuf)
 		lx_xprt_pool_put(x->pool, rq->pub.sbuf);
 	if (rq->pub.rbuf)
@@ -165,14 +174,22 @@ int lx_xprt_req_alloc(struct xprt *x, unsigned int flags,
 	tag = (flags & LX_XPRT_NOWAIT) ? lx_xprt_tags_get(x->tags) :
 					 lx_xprt_tags_get_wait(x->tags, -1);
 	if (tag < 0)
-		return tag;
+		return tag == -EAGAIN ? -EBUSY : tag;
 	rq = lx_xprt_slot(x, (unsigned int)tag);
-	err = lx_xprt_pool_get(x->pool, pflags, &rq->pub.sbuf);
-	if (err)
-		goto out_put_tag;
-	err = lx_xprt_pool_get(x->pool, pflags, &rq->pub.rbuf);
-	if (err)
-		goto out_put_sbuf;
+	if (lx_xprt_likely(rq->pub.sbuf && rq->pub.rbuf)) {
+		/* kept by the slot (keep_bufs): as the pool hands them out */
+		rq->pub.sbuf->len = 0;
+		rq->pub.sbuf->next = NULL;
+		rq->pub.rbuf->len = 0;
+		rq->pub.rbuf->next = NULL;
+	} else {
+		err = lx_xprt_pool_get(x->pool, pflags, &rq->pub.sbuf);
+		if (err)
+			goto out_put_tag;
+		err = lx_xprt_pool_get(x->pool, pflags, &rq->pub.rbuf);
+		if (err)
+			goto out_put_sbuf;
+	}
 
 	rq->pub.nr_tx_segs = 0;
 	rq->pub.rlen = 0;
@@ -187,6 +204,10 @@ int lx_xprt_req_alloc(struct xprt *x, unsigned int flags,
 	rq->pub.timeout_ns = 0;
 	rq->pub.key = 0;
 	rq->pub.user = NULL;
+	/* before refs: a canceller that takes a reference sees this use's
+	 * generation (lx_xprt_req_tryget()) */
+	if (!++rq->pub.gen)
+		rq->pub.gen = 1;
 	rq->tx_done = 0;
 	rq->tx_total = 0;
 	rq->xnode.credited = false;
@@ -201,7 +222,9 @@ out_put_sbuf:
 	rq->pub.sbuf = NULL;
 out_put_tag:
 	lx_xprt_tags_put(x->tags, (unsigned int)tag);
-	return err;
+	/* no slot and no buffer are one refusal to the caller: try later
+	 * (-EAGAIN is left to the protocols: NFS3ERR_JUKEBOX) */
+	return err == -ENOBUFS ? -EBUSY : err;
 }
 
 void *lx_xprt_req_priv(struct lx_xprt_req *req)
@@ -239,9 +262,10 @@ int lx_xprt_req_put(struct lx_xprt_req *req)
 	old = atomic_load(&rq->refs);
 	do {
 		if (old <= 0) {
-			fprintf(stderr,
-				"libxprt: double put of request slot %u\n",
-				req->slot);
+			lx_xprt_log(
+				req->xprt, LX_XPRT_LOG_ERR,
+				"libxprt: %s: double put of request slot %u",
+				req->xprt->peer, req->slot);
 			return -EINVAL;
 		}
 	} while (!atomic_compare_exchange_weak(&rq->refs, &old, old - 1));
@@ -273,8 +297,9 @@ int lx_xprt_req_fail(struct lx_xprt_req *req, int status)
 		return -EINVAL;
 	rq = rq_of(req);
 	x = req->xprt;
-	if (!(rq_flags(atomic_load(&rq->st)) & RQ_SUBMITTED))
-		return -EINVAL;
+	st = atomic_load(&rq->st);
+	if (!(rq_flags(st) & RQ_SUBMITTED)) /* finished: done() has run */
+		return rq_flags(st) & RQ_FINISHED ? -EALREADY : -EINVAL;
 	if (!lx_xprt_claim_outcome(rq, status))
 		return -EALREADY;
 	if (status == -ECANCELED)
@@ -306,6 +331,55 @@ int lx_xprt_req_fail(struct lx_xprt_req *req, int status)
 int lx_xprt_req_cancel(struct lx_xprt_req *req)
 {
 	return lx_xprt_req_fail(req, -ECANCELED);
+}
+
+/* See xprt_int.h. */
+int lx_xprt_req_tryget(struct lx_xprt_req *req, uint32_t gen)
+{
+	struct lx_xprt_rqst *rq = rq_of(req);
+	int refs = atomic_load(&rq->refs);
+
+	/* a free slot (no reference) is never revived: its next alloc
+	 * starts from a store of 1, not from our increment */
+	do {
+		if (refs <= 0)
+			return -EALREADY;
+	} while (!atomic_compare_exchange_weak(&rq->refs, &refs, refs + 1));
+	if (req->gen != gen) {
+		lx_xprt_req_put(req); /* another call's now */
+		return -EALREADY;
+	}
+	return 0;
+}
+
+/* See xprt_int.h. */
+int lx_xprt_req_cancel_gen(struct lx_xprt_req *req, uint32_t gen)
+{
+	struct lx_xprt_rqst *rq = rq_of(req);
+	uint64_t st;
+	int err;
+
+	err = lx_xprt_req_tryget(req, gen);
+	if (err)
+		return err;
+	st = atomic_load(&rq->st);
+	do {
+		if (rq_flags(st) & (RQ_SUBMITTED | RQ_FINISHED))
+			break;
+		/* not submitted yet (the start is under way on another
+		 * thread): the submit cancels it as soon as it is */
+	} while (!atomic_compare_exchange_weak(&rq->st, &st, st | RQ_CANCEL));
+	if ((rq_flags(st) & (RQ_FINISHED | RQ_PARKED)) ==
+		    (RQ_FINISHED | RQ_PARKED) &&
+	    req->ops && req->ops->cancel)
+		err = req->ops->cancel(req); /* waiting to be resubmitted */
+	else if (rq_flags(st) & RQ_FINISHED)
+		err = -EALREADY;
+	else if (rq_flags(st) & RQ_SUBMITTED)
+		err = req->ops && req->ops->cancel ? req->ops->cancel(req) :
+						     lx_xprt_req_cancel(req);
+	lx_xprt_req_put(req);
+	return err;
 }
 
 int lx_xprt_req_done_wait(struct lx_xprt_req *req, int64_t timeout_ns)
@@ -350,14 +424,15 @@ int lx_xprt_req_done_wait(struct lx_xprt_req *req, int64_t timeout_ns)
 
 /* ------------------------------------------------------------ timers */
 
-/* See xprt_int.h; the heap is timer.c's. */
+/* See xprt_int.h; the deadlines are timer.c's. */
 uint64_t lx_xprt_timer_run(struct xprt *x)
 {
 	struct lx_xprt_rqst *rq;
-	uint64_t next;
+	uint64_t next, now = lx_xprt_now_ns();
+	bool fired;
 
-	while ((rq = lx_xprt_timer_expired(x, lx_xprt_now_ns(), &next))) {
-		if (rq_flags(atomic_load(&rq->st)) & RQ_SUBMITTED) {
+	while ((rq = lx_xprt_timer_expired(x, now, &next, &fired))) {
+		if (fired && (rq_flags(atomic_load(&rq->st)) & RQ_SUBMITTED)) {
 			if (rq->pub.ops && rq->pub.ops->timeout)
 				rq->pub.ops->timeout(&rq->pub);
 			else
@@ -557,6 +632,27 @@ void lx_xprt_fail_all(struct xprt *x, int status)
 	}
 }
 
+void lx_xprt__keep_bufs(struct xprt *x)
+{
+	x->keep_bufs = true;
+}
+
+void lx_xprt_drop_slot_bufs(struct xprt *x)
+{
+	unsigned int i;
+
+	for (i = 0; i < x->max_reqs; i++) {
+		struct lx_xprt_rqst *rq = lx_xprt_slot(x, i);
+
+		if (rq->pub.sbuf)
+			lx_xprt_pool_put(x->pool, rq->pub.sbuf);
+		if (rq->pub.rbuf)
+			lx_xprt_pool_put(x->pool, rq->pub.rbuf);
+		rq->pub.sbuf = NULL;
+		rq->pub.rbuf = NULL;
+	}
+}
+
 /* ----------------------------------------------------------- queries */
 
 int lx_xprt_set_pool(struct xprt *x, struct lx_xprt_pool *pool)
@@ -575,6 +671,7 @@ int lx_xprt_set_pool(struct xprt *x, struct lx_xprt_pool *pool)
 			return -EBUSY;
 		usleep(1000);
 	}
+	lx_xprt_drop_slot_bufs(x);
 	if (x->own_pool && x->pool != pool)
 		lx_xprt_pool_destroy(x->pool);
 	x->own_pool = false;
@@ -592,6 +689,13 @@ enum lx_xprt_state lx_xprt_state(const struct xprt *x)
 uint32_t lx_xprt_connect_cookie(const struct xprt *x)
 {
 	return atomic_load(&((struct xprt *)x)->cookie);
+}
+
+bool lx_xprt_req_sent(const struct lx_xprt_req *req)
+{
+	struct lx_xprt_rqst *rq = rq_of((struct lx_xprt_req *)req);
+
+	return (rq_flags(atomic_load(&rq->st)) & RQ_SENT) != 0;
 }
 
 uint32_t lx_xprt_req_cookie(const struct lx_xprt_req *req)
@@ -614,7 +718,7 @@ const char *lx_xprt_peer(const struct xprt *x)
 	return x->peer;
 }
 
-void lx_xprt_get_stats(const struct xprt *cx, struct lx_xprt_stats *st)
+void lx_xprt_stats(const struct xprt *cx, struct lx_xprt_stats *st)
 {
 	struct xprt *x = (struct xprt *)cx;
 
@@ -637,4 +741,6 @@ void lx_xprt_get_stats(const struct xprt *cx, struct lx_xprt_stats *st)
 	st->direct_rx_bytes = atomic_load(&x->stats.direct_rx_bytes);
 	st->early_disconnects = atomic_load(&x->stats.early_disconnects);
 	st->not_responding = atomic_load(&x->stats.not_responding);
+	st->garbage = atomic_load(&x->stats.garbage);
+	st->resubmits = atomic_load(&x->stats.resubmits);
 }

@@ -6,14 +6,14 @@
  * Locking summary (who may touch what):
  *   x->xmit_lock   the transmit lock: consumer side of x->xmitq, the
  *                  connection's send side (x->tx_partial), cong_get
- *   x->timer_lock  the timer heap
+ *   rq->deadline   the request's timer (timer.c: no lock)
  *   x->state_lock  connection state transitions, with x->state_cond
  *   rq->st         one atomic word per request: its flags and outcome
  *   rq->ix         one atomic word per request: its reply key, linked
  *                  in the reply index, and the receivers' pins (below)
  *   rqtree         its own short mutex (rqtree.h): keys whose low bits
  *                  are not the slot (foreign keys, 9P's NOTAG)
- * Lock order: xmit_lock -> timer_lock; state_lock is never held while
+ * Lock order: state_lock is never held while
  * taking another lock.
  *
  * Internal header: not installed.
@@ -27,10 +27,11 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-#include <libxprt/tags.h>
-#include <libxprt/xprt.h>
+#include <libxprt/proto/tags.h>
+#include <libxprt/proto/xprt.h>
 
 #include "cong.h"
+#include "proto.h"
 #include "rqtree.h"
 #include "util.h"
 #include "xmitq.h"
@@ -51,6 +52,8 @@
 #define RQ_CREDIT    0x040u /* holds a congestion credit */
 #define RQ_REPLIED   0x080u /* the outcome is a reply (for credit AIMD) */
 #define RQ_FINISHED  0x100u /* done() has returned */
+#define RQ_CANCEL    0x200u /* cancelled before its submit: cancel then */
+#define RQ_PARKED    0x400u /* finished, to be resubmitted (park()) */
 
 /**
  * struct lx_xprt_rqst - a request slot: the public part and the library's
@@ -65,8 +68,7 @@
  * @rqnode: reply index linkage for foreign keys
  * @xnode: transmit queue linkage
  * @cookie: connect cookie of the connection it was last sent on
- * @heap_idx: position in the timer heap, -1 when not armed
- * @deadline: monotonic ns of the armed timer
+ * @deadline: monotonic ns of the armed timer, 0 when none (timer.c)
  * @tx_total: bytes of the whole message on the wire (marker included)
  * @tx_done: bytes of it already sent on the current connection
  * @marker: the framing marker (RPC record mark)
@@ -86,8 +88,7 @@ struct lx_xprt_rqst {
 	struct lx_xprt_rqnode rqnode;
 	struct lx_xprt_xmit_node xnode;
 	uint32_t cookie;
-	atomic_int heap_idx;
-	uint64_t deadline;
+	_Atomic uint64_t deadline;
 	size_t tx_total;
 	size_t tx_done;
 	uint8_t marker[8];
@@ -208,6 +209,7 @@ struct xprt {
 	struct lx_xprt_tags *tags;
 	struct lx_xprt_pool *pool;
 	bool own_pool;
+	bool keep_bufs; /* slots keep their buffers (proto.h) */
 	unsigned int max_reqs;
 	size_t stride;
 	void *slots;
@@ -245,11 +247,12 @@ struct xprt {
 	uint64_t conn_replies;	 /* stats.replies when it was made */
 	atomic_bool not_resp;	 /* a "not responding" episode is on */
 
-	/* timers (run on the receive thread) */
-	pthread_mutex_t timer_lock;
-	struct lx_xprt_rqst **heap;
-	unsigned int heap_len;
+	/* timers (timer.c; run on the receive thread) */
+	_Atomic uint64_t timer_scan_at;	   /* no deadline armed before it */
 	_Atomic uint64_t rx_wake_deadline; /* what the rx thread sleeps to */
+	bool timer_walking;		   /* receive thread only: a walk of */
+	unsigned int timer_cursor;	   /* the slots is under way, at */
+	uint64_t timer_walk_min;	   /* this slot, earliest seen */
 
 	/* transport private state */
 	void *tp;
@@ -261,7 +264,7 @@ struct xprt {
 		atomic_ullong retransmits, timeouts, cancels, connects;
 		atomic_ullong disconnects, bytes_sent, bytes_received;
 		atomic_ullong direct_rx_bytes, early_disconnects;
-		atomic_ullong not_responding;
+		atomic_ullong not_responding, garbage, resubmits;
 	} stats;
 };
 
@@ -360,6 +363,12 @@ void lx_xprt_kick_worker(struct xprt *x);
 void lx_xprt_credit_returned(struct xprt *x);
 
 /**
+ * lx_xprt_drop_slot_bufs() - return the buffers free slots keep
+ * (keep_bufs) to the pool; no request may be allocated
+ */
+void lx_xprt_drop_slot_bufs(struct xprt *x);
+
+/**
  * lx_xprt_fail_all() - fail every submitted request with @status
  */
 void lx_xprt_fail_all(struct xprt *x, int status);
@@ -380,6 +389,22 @@ int lx_xprt_resolve(const struct xprt *x, struct sockaddr_storage *ss,
  */
 int lx_xprt__create_ops(struct xprt **xp, const struct lx_xprt_opts *opts,
 			const struct lx_xprt_transport_ops *ops);
+
+/**
+ * lx_xprt_req_tryget() - take a reference on @req if it is still the use
+ * of its slot numbered @gen
+ * Return: %0 with a reference (put it); %-EALREADY when the slot is free or
+ * serves another call now.
+ */
+int lx_xprt_req_tryget(struct lx_xprt_req *req, uint32_t gen);
+
+/**
+ * lx_xprt_req_cancel_gen() - lx_call_cancel() of the call that use @gen of
+ * @req's slot carries: ops->cancel(), or lx_xprt_req_cancel(); a request
+ * not submitted yet is cancelled by its submit
+ * Return: as lx_call_cancel().
+ */
+int lx_xprt_req_cancel_gen(struct lx_xprt_req *req, uint32_t gen);
 
 /* ---- transmit engine (xmit.c) ---- */
 
@@ -460,16 +485,19 @@ void lx_xprt_timer_arm(struct xprt *x, struct lx_xprt_rqst *rq,
 uint64_t lx_xprt_timer_run(struct xprt *x);
 
 /**
- * lx_xprt_timer_expired() - take the earliest expired timer off the heap
+ * lx_xprt_timer_expired() - the next request whose timer expired
  * @x: the transport
  * @now: the time now (monotonic ns)
- * @next: when none has expired, receives the wake-up time as
+ * @next: when none is left, receives the wake-up time as
  *	lx_xprt_timer_run() returns it
- * Return: the request, with a reference taken under the timer lock (so its
- * slot cannot be reused meanwhile), or NULL.  Receive thread only.
+ * @fired: set with a request: true when its timer fired (it is disarmed
+ *	now), false when it was disarmed or re-armed before it could
+ * Return: a request, with a reference taken (so its slot cannot be reused
+ * meanwhile: drop it with lx_xprt_req_put()), or NULL.  Receive thread
+ * only.
  */
 struct lx_xprt_rqst *lx_xprt_timer_expired(struct xprt *x, uint64_t now,
-					   uint64_t *next);
+					   uint64_t *next, bool *fired);
 
 /**
  * lx_xprt_timer_next() - when the receive thread must wake up next, as

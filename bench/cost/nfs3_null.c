@@ -2,7 +2,7 @@
 /*
  * nfs3-null: synchronous NFSv3 NULL calls through libxprt, one at a time.
  *
- * The smallest program on the public API: lx_nfs3_mount(), then lx_nfs3_null()
+ * The smallest program on the public API: lx_nfs3_create(), then lx_nfs3_null()
  * COUNT times, then lx_nfs3_destroy().  It is what `make bench-cost` counts
  * the instructions and system calls of (scripts/bench-cost.py): nothing in
  * the loop but the library call, so the per-call difference between two
@@ -128,10 +128,10 @@ int main(int argc, char **argv)
 	o.errmsg = errmsg;
 	o.errmsg_len = sizeof(errmsg);
 
-	ret = lx_nfs3_mount(&c, &o);
+	ret = lx_nfs3_create(&c, &o);
 	if (ret) {
 		fprintf(stderr, "nfs3-null: mount %s:%s: %s (%s)\n", o.host,
-			o.export_path, lx_nfs3_strerror(ret), errmsg);
+			o.export_path, lx_strerror(ret), errmsg);
 		return 1;
 	}
 	for (i = 0; i < warmup && !ret; i++)
@@ -142,8 +142,7 @@ int main(int argc, char **argv)
 	t1 = now_s();
 	lx_nfs3_destroy(c);
 	if (ret) {
-		fprintf(stderr, "nfs3-null: NULL call: %s\n",
-			lx_nfs3_strerror(ret));
+		fprintf(stderr, "nfs3-null: NULL call: %s\n", lx_strerror(ret));
 		return 1;
 	}
 	printf("calls=%lu seconds=%.3f calls_per_s=%.0f\n", count, t1 - t0,

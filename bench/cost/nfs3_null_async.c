@@ -3,9 +3,9 @@
  * nfs3-null-async: NFSv3 NULL calls through libxprt's async API, DEPTH of
  * them in flight on one connection.
  *
- * lx_nfs3_mount(), then DEPTH calls of lx_nfs3_null_async(); each completion
+ * lx_nfs3_create(), then DEPTH calls of lx_nfs3_null_async(); each completion
  * (on the library's receive thread) starts the next call from its
- * callback, with LX_NFS3_CALL_NOWAIT as the API asks there, until
+ * callback, with LX_CALL_NOWAIT as the API asks there, until
  * WARMUP + COUNT calls have been made; the main thread sleeps until the
  * last one completes.  No clock is read per call: `make bench-cost`
  * counts this program's instructions and system calls per call
@@ -35,10 +35,10 @@ struct run {
 	pthread_cond_t idle; /* signalled when active drops to 0 */
 };
 
-static void null_done(struct lx_nfs3_call *call, int status, void *arg);
+static void null_done(struct lx_call *call, int status, void *arg);
 
 /* Start one call on @call if any are left; false when none was started. */
-static bool start(struct run *r, struct lx_nfs3_call *call, unsigned int flags)
+static bool start(struct run *r, struct lx_call *call, unsigned int flags)
 {
 	unsigned long left = atomic_load(&r->to_issue);
 	int ret;
@@ -62,13 +62,13 @@ static bool start(struct run *r, struct lx_nfs3_call *call, unsigned int flags)
 	return true;
 }
 
-static void null_done(struct lx_nfs3_call *call, int status, void *arg)
+static void null_done(struct lx_call *call, int status, void *arg)
 {
 	struct run *r = arg;
 
 	/* @call is ours again as soon as this runs: it carries the next */
 	if (!status)
-		start(r, call, LX_NFS3_CALL_NOWAIT);
+		start(r, call, LX_CALL_NOWAIT);
 	else
 		atomic_store(&r->err, status);
 	if (atomic_fetch_sub(&r->active, 1) == 1) {
@@ -79,8 +79,8 @@ static void null_done(struct lx_nfs3_call *call, int status, void *arg)
 }
 
 /* @n calls, @depth in flight; returns when all have completed */
-static int run_calls(struct run *r, struct lx_nfs3_call *calls,
-		     unsigned long depth, unsigned long n)
+static int run_calls(struct run *r, struct lx_call *calls, unsigned long depth,
+		     unsigned long n)
 {
 	unsigned long i;
 
@@ -151,7 +151,7 @@ int main(int argc, char **argv)
 	struct lx_nfs3_opts o = {.export_path = "/export"};
 	struct run r = {.lock = PTHREAD_MUTEX_INITIALIZER,
 			.idle = PTHREAD_COND_INITIALIZER};
-	struct lx_nfs3_call *calls;
+	struct lx_call *calls;
 	char errmsg[256] = "";
 	double t0, t1;
 	int opt, ret;
@@ -208,10 +208,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	ret = lx_nfs3_mount(&r.clnt, &o);
+	ret = lx_nfs3_create(&r.clnt, &o);
 	if (ret) {
 		fprintf(stderr, "nfs3-null-async: mount %s:%s: %s (%s)\n",
-			o.host, o.export_path, lx_nfs3_strerror(ret), errmsg);
+			o.host, o.export_path, lx_strerror(ret), errmsg);
 		free(calls);
 		return 1;
 	}
@@ -224,7 +224,7 @@ int main(int argc, char **argv)
 	free(calls);
 	if (ret) {
 		fprintf(stderr, "nfs3-null-async: NULL call: %s\n",
-			lx_nfs3_strerror(ret));
+			lx_strerror(ret));
 		return 1;
 	}
 	printf("calls=%lu depth=%lu seconds=%.3f calls_per_s=%.0f\n", count,

@@ -3,11 +3,11 @@
  * nfs3-read: NFSv3 READs of BS bytes at random BS-aligned offsets of one
  * file through libxprt's async API, DEPTH of them in flight.
  *
- * lx_nfs3_mount(), lx_nfs3_lookup_path() for the file's handle and size, then
+ * lx_nfs3_create(), lx_nfs3_lookup_path() for the file's handle and size, then
  * DEPTH calls of lx_nfs3_read_buf_async(), each into a buffer of its own (the
  * library reads the data from the socket straight into it); each
  * completion (on the library's receive thread) starts the next READ from
- * its callback, with LX_NFS3_CALL_NOWAIT as the API asks there, until
+ * its callback, with LX_CALL_NOWAIT as the API asks there, until
  * WARMUP + COUNT READs have been made; the main thread sleeps until the
  * last one completes.  No clock is read per call: `make bench-cost`
  * counts this program's instructions and system calls per READ
@@ -43,13 +43,13 @@ struct run {
 
 /* one READ in flight: its call, its result and its buffer */
 struct slot {
-	struct lx_nfs3_call call;
+	struct lx_call call;
 	struct lx_nfs3_read_res res;
 	struct run *run;
 	void *buf;
 };
 
-static void read_done(struct lx_nfs3_call *call, int status, void *arg);
+static void read_done(struct lx_call *call, int status, void *arg);
 
 /* a random block: splitmix64 of a counter, safe from any thread */
 static uint64_t next_block(struct run *r)
@@ -90,7 +90,7 @@ static bool start(struct slot *s, unsigned int flags)
 	return true;
 }
 
-static void read_done(struct lx_nfs3_call *call, int status, void *arg)
+static void read_done(struct lx_call *call, int status, void *arg)
 {
 	struct slot *s = arg;
 	struct run *r = s->run;
@@ -99,7 +99,7 @@ static void read_done(struct lx_nfs3_call *call, int status, void *arg)
 		status = -EIO; /* short: the file is smaller than it said */
 	/* @s is ours again as soon as this runs: it carries the next */
 	if (!status)
-		start(s, LX_NFS3_CALL_NOWAIT);
+		start(s, LX_CALL_NOWAIT);
 	else
 		atomic_store(&r->err, status);
 	if (atomic_fetch_sub(&r->active, 1) == 1) {
@@ -289,16 +289,15 @@ int main(int argc, char **argv)
 	o.errmsg_len = sizeof(errmsg);
 	r.bs = (uint32_t)bs;
 
-	ret = lx_nfs3_mount(&r.clnt, &o);
+	ret = lx_nfs3_create(&r.clnt, &o);
 	if (ret) {
 		fprintf(stderr, "nfs3-read: mount %s:%s: %s (%s)\n", o.host,
-			o.export_path, lx_nfs3_strerror(ret), errmsg);
+			o.export_path, lx_strerror(ret), errmsg);
 		return 1;
 	}
 	ret = lx_nfs3_lookup_path(r.clnt, file, &r.fh, &attr);
 	if (ret) {
-		fprintf(stderr, "nfs3-read: %s: %s\n", file,
-			lx_nfs3_strerror(ret));
+		fprintf(stderr, "nfs3-read: %s: %s\n", file, lx_strerror(ret));
 		goto out_destroy;
 	}
 	r.nblocks = attr.size / bs;
@@ -325,7 +324,7 @@ int main(int argc, char **argv)
 			fprintf(stderr,
 				"nfs3-read: registering the buffers: "
 				"%s\n",
-				lx_nfs3_strerror(ret));
+				lx_strerror(ret));
 			goto out_free;
 		}
 	}
@@ -335,7 +334,7 @@ int main(int argc, char **argv)
 		ret = run_calls(&r, slots, depth, count);
 	t1 = now_s();
 	if (ret)
-		fprintf(stderr, "nfs3-read: READ: %s\n", lx_nfs3_strerror(ret));
+		fprintf(stderr, "nfs3-read: READ: %s\n", lx_strerror(ret));
 	else
 		printf("reads=%lu depth=%lu bs=%lu seconds=%.3f "
 		       "reads_per_s=%.0f\n",

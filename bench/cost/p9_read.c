@@ -3,12 +3,12 @@
  * p9-read: 9P2000.L Treads of BS bytes at random BS-aligned offsets of one
  * file through libxprt, DEPTH of them in flight.
  *
- * lx_p9_connect() (Tversion, Tattach), lx_p9_open_path() (Twalk, Tlopen) and
+ * lx_p9_create() (Tversion, Tattach), lx_p9_open_path() (Twalk, Tlopen) and
  * lx_p9_stat_path() for the size; then, at DEPTH 1, the blocking lx_p9_read()
  * WARMUP + COUNT times; deeper, DEPTH calls of lx_p9_read_async(), each into
  * a buffer of its own (the library reads the data from the socket straight
  * into it), each completion (on the library's receive thread) starting the
- * next Tread from its callback with LX_P9_NOWAIT, as the API asks there,
+ * next Tread from its callback with LX_CALL_NOWAIT, as the API asks there,
  * while the main thread sleeps until the last one completes.  No clock is
  * read per call: `make bench-cost` counts this program's instructions and
  * system calls per Tread (scripts/bench-cost.py).
@@ -42,6 +42,7 @@ struct run {
 
 /* one async Tread in flight: its buffer */
 struct slot {
+	struct lx_call call;
 	struct run *run;
 	void *buf;
 };
@@ -75,7 +76,7 @@ static int read_sync(struct run *r, void *buf, unsigned long n)
 	return 0;
 }
 
-static void read_done(void *arg, int status, uint32_t count);
+static void read_done(struct lx_call *call, int status, void *arg);
 
 /* Start one Tread on @s if any are left; false when none was started. */
 static bool start(struct slot *s, unsigned int flags)
@@ -89,8 +90,11 @@ static bool start(struct slot *s, unsigned int flags)
 			return false;
 	} while (!atomic_compare_exchange_weak(&r->to_issue, &left, left - 1));
 	atomic_fetch_add(&r->active, 1);
-	ret = lx_p9_read_async(r->clnt, r->fid, next_block(r) * r->bs, r->bs,
-			       s->buf, 0, flags, read_done, s);
+	s->call.done = read_done;
+	s->call.arg = s;
+	s->call.flags = flags;
+	ret = lx_p9_read_async(r->clnt, &s->call, r->fid, next_block(r) * r->bs,
+			       r->bs, s->buf);
 	if (ret) {
 		/* with DEPTH below the client's max_reqs a tag is always
 		 * free, so a failure here is a real one */
@@ -101,15 +105,15 @@ static bool start(struct slot *s, unsigned int flags)
 	return true;
 }
 
-static void read_done(void *arg, int status, uint32_t count)
+static void read_done(struct lx_call *call, int status, void *arg)
 {
 	struct slot *s = arg;
 	struct run *r = s->run;
 
-	if (!status && count != r->bs)
+	if (!status && call->count != r->bs)
 		status = -EIO;
 	if (!status)
-		start(s, LX_P9_NOWAIT);
+		start(s, LX_CALL_NOWAIT);
 	else
 		atomic_store(&r->err, status);
 	if (atomic_fetch_sub(&r->active, 1) == 1) {
@@ -265,17 +269,17 @@ int main(int argc, char **argv)
 	o.errbuf_len = sizeof(errbuf);
 	r.bs = (uint32_t)bs;
 
-	ret = lx_p9_connect(&r.clnt, &o);
+	ret = lx_p9_create(&r.clnt, &o);
 	if (ret) {
 		fprintf(stderr, "p9-read: %s aname %s: %s (%s)\n", o.host,
-			o.aname, lx_p9_strerror(ret), errbuf);
+			o.aname, lx_strerror(ret), errbuf);
 		return 1;
 	}
 	ret = lx_p9_stat_path(r.clnt, file, LX_P9_GETATTR_SIZE, &attr);
 	if (!ret)
 		ret = lx_p9_open_path(r.clnt, file, O_RDONLY, 0, &r.fid, NULL);
 	if (ret) {
-		fprintf(stderr, "p9-read: %s: %s\n", file, lx_p9_strerror(ret));
+		fprintf(stderr, "p9-read: %s: %s\n", file, lx_strerror(ret));
 		goto out_close;
 	}
 	r.nblocks = attr.size / bs;
@@ -304,7 +308,7 @@ int main(int argc, char **argv)
 		ret = run_reads(&r, slots, depth, count);
 	t1 = now_s();
 	if (ret)
-		fprintf(stderr, "p9-read: Tread: %s\n", lx_p9_strerror(ret));
+		fprintf(stderr, "p9-read: Tread: %s\n", lx_strerror(ret));
 	else
 		printf("reads=%lu depth=%lu bs=%lu seconds=%.3f "
 		       "reads_per_s=%.0f\n",
@@ -316,6 +320,6 @@ out_free:
 out_clunk:
 	lx_p9_clunk(r.clnt, r.fid);
 out_close:
-	lx_p9_close(r.clnt);
+	lx_p9_destroy(r.clnt);
 	return ret ? 1 : 0;
 }

@@ -17,10 +17,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <libxprt/version.h>
+
 #include "engine_int.h"
 #include "optparse.h"
-
-#define BENCH_VERSION "0.1.0"
 
 const char *bench_prog_name = "bench";
 
@@ -1537,7 +1537,7 @@ int bench_cli_parse(struct bench *b, int argc, char **argv)
 	}
 	if (help == 2) {
 		printf("%s (libxprt bench engine %s, back-end %s)\n",
-		       bench_prog_name, BENCH_VERSION, b->ops->name);
+		       bench_prog_name, lx_xprt_version(), b->ops->name);
 		return BENCH_PARSE_EXIT;
 	}
 	ret = check_combinations(b);

@@ -21,7 +21,8 @@
  * back-end delivers it (a transport receive thread), records the latency
  * into the job's histogram with atomic increments, draws the slot's next
  * operation and resubmits it with %BENCH_SUBMIT_NOWAIT.  Only when the
- * back-end answers -EAGAIN or -ENOBUFS is the slot handed to the job's own
+ * back-end answers -EBUSY (no request slot or buffer) is the slot handed to
+ * the job's own
  * thread (a lock-free list and a futex wake), which may block in submit.
  * The job thread also ends the run (runtime), and drains: it waits until
  * no slot is in flight before the report is made.
@@ -277,8 +278,9 @@ typedef void (*bench_stat_fn)(void *arg, const char *name, uint64_t value);
  * @submit: start @io.  With %BENCH_SUBMIT_NOWAIT (completion context) it
  *	must not block.  Return 0, and then bench_io_done() will be called
  *	exactly once for @io, on any thread but never from inside this
- *	submit() call; or -EAGAIN / -ENOBUFS when out of request slots or
- *	buffers (the engine retries from the job's thread without NOWAIT);
+ *	submit() call; or -EBUSY when out of request slots or buffers (the
+ *	engine retries from the job's thread without NOWAIT; -EAGAIN is an
+ *	error like any other: NFS3ERR_JUKEBOX);
  *	or another negative errno for a hard failure (the job stops; no
  *	completion).  Called concurrently from many threads.
  * @job_end: optional; the job's I/O for the run is over (every phase

@@ -7,7 +7,9 @@
  *
  * Files: PREFIX_lat.N.log, PREFIX_clat.N.log, PREFIX_slat.N.log,
  * PREFIX_bw.N.log, PREFIX_iops.N.log, PREFIX_clat_hist.N.log, N the job's
- * number from 1 (with --per_job_logs=0 one file per kind, no ".N").
+ * number from 1, global under MPI, where every rank writes the logs of
+ * its own jobs (with --per_job_logs=0 one file per kind, no ".N"; under
+ * MPI one per kind and rank, PREFIX_lat.R.log).
  * Lines: "time_ms, value, ddir, bs, prio" (fio without log_offset):
  * latencies in ns, bandwidth in KiB/s, IOPS; ddir 0 read, 1 write (and
  * our metadata operations as 2, fio's trim slot, which they are not:
@@ -100,12 +102,22 @@ static int open_one(struct bench *b, struct flog_job *fj, unsigned int k,
 		fj->f[k] = shared;
 		return 0;
 	}
-	if (b->o.per_job_logs)
+	if (b->o.per_job_logs) {
+		/* num is global: under MPI no two ranks write the same file */
 		snprintf(path, sizeof(path), "%s_%s.%u.log", prefix,
 			 kind_names[k], num);
-	else
-		snprintf(path, sizeof(path), "%s_%s.log", prefix,
-			 kind_names[k]);
+	} else {
+		char one[4096];
+
+		/* one file per rank under MPI (PREFIX_lat.R.log, as
+		 * --write_log names them) */
+		snprintf(one, sizeof(one), "%s_%s.log", prefix, kind_names[k]);
+		if (bench_rank_path(path, sizeof(path), one, b->rank,
+				    b->nranks)) {
+			bench_error("%s: %s", one, strerror(ENAMETOOLONG));
+			return -ENAMETOOLONG;
+		}
+	}
 	fj->f[k] = fopen(path, "w");
 	if (!fj->f[k]) {
 		bench_error("%s: %s", path, strerror(errno));
@@ -137,7 +149,8 @@ int bench_fiolog_open(struct bench *b)
 	unsigned int i, k, d;
 	int ret;
 
-	if (!any_log(o) || b->rank)
+	/* under MPI every rank logs its own jobs */
+	if (!any_log(o))
 		return 0;
 	l = calloc(1, sizeof(*l));
 	if (!l)

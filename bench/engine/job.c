@@ -21,7 +21,7 @@
  *   2. --verify: a read is checked against the block's expected tag; the
  *      block's claim is released (a write publishes its new tag);
  *   3. unless the job is stopping, the slot draws its next operation and
- *      is resubmitted with BENCH_SUBMIT_NOWAIT; -EAGAIN/-ENOBUFS push it
+ *      is resubmitted with BENCH_SUBMIT_NOWAIT; -EBUSY pushes it
  *      on the job's lock-free hand-off list and wake the job thread, which
  *      submits it again allowed to block;
  *   4. otherwise the slot goes idle; the last one wakes the job thread.
@@ -272,7 +272,7 @@ void bench_io_done_at(struct bench_io *io, int status, size_t bytes, uint64_t t)
 	ret = b->ops->submit(b->priv, io, BENCH_SUBMIT_NOWAIT);
 	if (!ret)
 		return;
-	if (ret == -EAGAIN || ret == -ENOBUFS) {
+	if (ret == -EBUSY) {
 		hand_off(j, s);
 		return;
 	}
@@ -293,12 +293,12 @@ static void submit_blocking(struct bench_job *j, struct bench_slot *s)
 		ret = b->ops->submit(b->priv, &s->io, 0);
 		if (!ret)
 			return;
-		if ((ret != -EAGAIN && ret != -ENOBUFS) || job_stopping(j))
+		if (ret != -EBUSY || job_stopping(j))
 			break;
 		/* a back-end that cannot wait: poll gently */
 		usleep(50);
 	}
-	if (ret != -EAGAIN && ret != -ENOBUFS)
+	if (ret != -EBUSY)
 		bench_job_fail(j, s, ret, "submit");
 	bench_release_block(j, s, BLK_UNSENT);
 	slot_idle(j, bench_now_ns());

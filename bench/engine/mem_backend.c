@@ -22,7 +22,7 @@
  * reads and writes move no data.
  *
  * Faults, for the engine's tests: every Nth NOWAIT submit refused with
- * -EAGAIN (the hand-off path), a request-slot limit (NOWAIT refusals plus
+ * -EBUSY (the hand-off path), a request-slot limit (NOWAIT refusals plus
  * blocking waits, like a transport's tag allocator), the Nth I/O failing
  * with -EIO, a flipped byte at one offset of one job's reads.
  *
@@ -136,7 +136,7 @@ static const struct bench_option mem_options[] = {
 	 MO_VIRTUAL},
 	{"mem-slow", "N:TIME", "the first N I/Os of each job take TIME",
 	 MO_SLOW},
-	{"mem-eagain", "N", "every Nth non-blocking submit fails with EAGAIN",
+	{"mem-eagain", "N", "every Nth non-blocking submit fails with EBUSY",
 	 MO_EAGAIN},
 	{"mem-slots", "N", "at most N I/Os in the back-end at once", MO_SLOTS},
 	{"mem-fail-at", "N", "the Nth I/O submitted fails with EIO",
@@ -590,7 +590,7 @@ static int take_slot(struct mem_be *m, unsigned int flags)
 	for (;;) {
 		if (m->slots && cur >= m->slots) {
 			if (flags & BENCH_SUBMIT_NOWAIT)
-				return -EAGAIN;
+				return -EBUSY;
 			pthread_mutex_lock(&m->slot_lock);
 			atomic_fetch_add(&m->slot_waiters, 1);
 			atomic_fetch_add_explicit(&m->slot_waits, 1,
@@ -648,7 +648,7 @@ static int mem_submit(void *priv, struct bench_io *io, unsigned int flags)
 	     1) % m->eagain_every ==
 		    0) {
 		atomic_fetch_add_explicit(&m->eagain, 1, memory_order_relaxed);
-		return -EAGAIN;
+		return -EBUSY;
 	}
 	ret = take_slot(m, flags);
 	if (ret) {

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <libxprt/version.h>
+
 #include "report.h"
 
 struct js {
@@ -682,7 +684,7 @@ int bench_report_json_multi(struct bench **bs, unsigned int n,
 	struct js j = {.f = f, .depth = 0, .first = {true}};
 	struct view all;
 	struct timespec ts;
-	char tbuf[64];
+	char tbuf[64], vbuf[64];
 	unsigned int i;
 
 	if (bench_agg_alloc(agg))
@@ -716,7 +718,8 @@ int bench_report_json_multi(struct bench **bs, unsigned int n,
 	}
 	js_close(&j, ']');
 	js_open(&j, "xprt", '{');
-	js_str(&j, "bench version", "libxprt-bench-0.1.0");
+	snprintf(vbuf, sizeof(vbuf), "libxprt-bench-%s", lx_xprt_version());
+	js_str(&j, "bench version", vbuf);
 	js_str(&j, "program", bench_prog_name);
 	js_str(&j, "backend", bs[0]->ops->name);
 	if (n == 1) {

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <libxprt/iter.h>
+#include <libxprt/proto/iter.h>
 
 #include "mbench.h"
 

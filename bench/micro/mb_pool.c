@@ -26,7 +26,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "libxprt/pool.h"
+#include "libxprt/proto/pool.h"
 #include "mbench.h"
 
 #define WARMUP_REQS 200

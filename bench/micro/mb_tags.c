@@ -37,7 +37,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include <libxprt/tags.h>
+#include <libxprt/proto/tags.h>
 
 #include "mbench.h"
 

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# Assemble the bench man pages from their per-program sources and the
-# fragments common to every program of the bench engine (options, units,
-# presets, output, exit status), so the shared text is written once.
-#   usage: mkman.sh [--check] [VERSION]
+# Assemble the section 1 man pages from their sources (NAME.1.in): the
+# version from the top VERSION file, and for the benches the fragments
+# common to every program of the bench engine (options, units, presets,
+# output, exit status), so the shared text is written once.
+#   usage: mkman.sh [--check] [VERSION]     (VERSION: the top VERSION file)
 # --check: fail when a committed page differs from what would be generated.
 set -euo pipefail
 cd "$(dirname "$0")"
 check=0
 if [[ ${1:-} == --check ]]; then check=1; shift; fi
-version=${1:-0.1.0}
+version=${1:-$(cat ../../VERSION)}
 status=0
 for src in *.1.in; do
 	page=${src%.in}

@@ -10,14 +10,14 @@
  * READDIRPLUS, MOUNT DUMP/EXPORT) go into arrays and string buffers the
  * caller provides.  READ data lands straight in the caller's memory (the
  * transport reads it there); WRITE data goes out from it.  An async call
- * keeps its state in a struct lx_nfs3_call the caller owns.
+ * keeps its state in a struct lx_call the caller owns (libxprt/call.h).
  *
  * Threads: a client is thread-safe.  Sync calls block the calling thread
  * and must not be made from a completion callback.  Async completions run
  * on a transport receive thread and must not block; to start a call from
- * a callback, set %LX_NFS3_CALL_NOWAIT and hand the work to a thread of your
- * own on -EAGAIN or -ENOBUFS.  A call that fails to start (non-zero
- * return) never invokes its callback.
+ * a callback, set %LX_CALL_NOWAIT and hand the work to a thread of your
+ * own on -EBUSY.  A call that fails to start (non-zero return) never
+ * invokes its callback.
  *
  * Errors: every function returns 0 or a negative errno.  Transport and RPC
  * errors are those of rpc.h (-ETIMEDOUT, -EACCES for refused credentials,
@@ -34,8 +34,8 @@
  *   %-EMSGSIZE    the reply does not fit the client's buffers (buf_size)
  *
  * NFS and MOUNT status codes map to errnos as below; the status itself is
- * in the result struct's @status field (and in struct lx_nfs3_call's
- * @nfs_status for async calls):
+ * in the result struct's @status field (and in struct lx_call's
+ * @proto_status for async calls):
  *
  *   LX_NFS3_OK / LX_MNT3_OK          0
  *   LX_NFS3ERR_PERM        1      -EPERM
@@ -65,9 +65,12 @@
  *   LX_NFS3ERR_TOOSMALL    10005  -ERANGE    (READDIR count too small)
  *   LX_NFS3ERR_SERVERFAULT 10006  -EREMOTEIO
  *   LX_NFS3ERR_BADTYPE     10007  -EPROTOTYPE (object type not supported)
- *   LX_NFS3ERR_JUKEBOX     10008  -EAGAIN    (try again later; only ever a
- *                                          completion status or the return
- *                                          of a sync call)
+ *   LX_NFS3ERR_JUKEBOX     10008  -EAGAIN    (busy, try again later: the
+ *                                          client already retried it
+ *                                          opts.jukebox_retries times,
+ *                                          jukebox_delay_ms apart; only
+ *                                          ever a completion status or
+ *                                          the return of a sync call)
  *   anything else              -EREMOTEIO
  * MOUNT's mountstat3 values are a subset (LX_MNT3ERR_NOENT 2 -> -ENOENT,
  * LX_MNT3ERR_ACCES 13 -> -EACCES, LX_MNT3ERR_NOTSUPP 10004 -> -ENOTSUP, ...).
@@ -80,6 +83,7 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
+#include "call.h"
 #include "rpc.h"
 
 #ifdef __cplusplus
@@ -443,62 +447,30 @@ struct lx_nfs3_mnt_list {
 	unsigned int n;
 };
 
-/* ----------------------------------------------------------- async calls */
-
-struct lx_nfs3_call;
-
-/**
- * lx_nfs3_done_fn - completion of an async call
- * @call: the caller's call object; free for reuse as soon as this is
- *	entered (the library no longer touches it)
- * @status: 0, or a negative errno: an NFS/MOUNT error mapped as in the
- *	table above (then @call->nfs_status holds the status), or an RPC or
- *	transport error
- * @arg: @call->arg
- *
- * Runs on a transport receive thread, possibly before the *_async
- * function that started the call has returned; must not block.  To start
- * another call from here, set %LX_NFS3_CALL_NOWAIT: the slot of the call
- * being completed is still held while this runs.
+/* ----------------------------------------------------------- async calls
+ * Every *_async() function takes a struct lx_call (libxprt/call.h) that the
+ * caller owns: done, arg, owner and flags (%LX_CALL_NOWAIT) set by the
+ * caller; in done() @call->res is the result struct the call was given,
+ * @call->proto_status the reply's NFS or MOUNT status (when a reply was
+ * decoded) and @call->count the bytes a READ or WRITE moved (res->count).
+ * done() gets 0 or a negative errno: an NFS/MOUNT error mapped as in the
+ * table above, or an RPC or transport error.  lx_call_cancel() works on
+ * every one of them.
  */
-typedef void (*lx_nfs3_done_fn)(struct lx_nfs3_call *call, int status,
-				void *arg);
-
-#define LX_NFS3_CALL_NOWAIT LX_RPC_CALL_NOWAIT
-
-/**
- * struct lx_nfs3_call - state of one async call, owned by the caller
- * @done, @arg: completion (set by the caller)
- * @owner: fairness owner in the transmit queue, e.g. a job id (0 = the
- *	calling thread)
- * @flags: %LX_NFS3_CALL_NOWAIT: fail with -EAGAIN/-ENOBUFS rather than wait
- *	for a free slot (required from a completion callback)
- * @res: the result struct passed to the *_async function (set by it)
- * @nfs_status: the reply's NFS or MOUNT status (valid in @done when the
- *	call got a reply)
- *
- * Must stay valid and untouched from the *_async call until @done is
- * entered.
- */
-struct lx_nfs3_call {
-	lx_nfs3_done_fn done;
-	void *arg;
-	uint64_t owner;
-	unsigned int flags;
-	void *res;
-	uint32_t nfs_status;
-	/* private to the library */
-	uint64_t priv_[10];
-};
 
 /* ---------------------------------------------------------------- client */
 
 struct lx_nfs3_clnt;
 
+#define LX_NFS3_JUKEBOX_FOREVER (~0u)
+
 /**
  * struct lx_nfs3_opts - how to reach the server
  * @host: server name or address (required)
- * @export_path: export path for MOUNT, e.g. "/export" (lx_nfs3_mount() only)
+ * @export_path: the export, e.g. "/export": lx_nfs3_create() asks MOUNT v3
+ *	for its root handle (MNT)
+ * @root: instead of @export_path, the root handle when it is known
+ *	already (no MOUNT call; copied)
  * @nfs_port, @mount_port: 0 = ask the server's rpcbind (over RDMA an
  *	unset @nfs_port is %LX_XPRT_RDMA_NFS_PORT, 20049: rpcbind maps TCP)
  * @transport: %LX_XPRT_TRANSPORT_TCP (default) or %LX_XPRT_TRANSPORT_RDMA: NFS
@@ -519,6 +491,13 @@ struct lx_nfs3_clnt;
  * @rsize, @wsize: cap on the server's rtmax/wtmax (0 = take the server's)
  * @errmsg, @errmsg_len: optional; on failure a one-line explanation is
  *	written there ("export /x does not exist on host:port", ...)
+ * @jukebox_delay_ms: a call answered NFS3ERR_JUKEBOX goes out again,
+ *	under a new XID, this long after (default 5000, the Linux v3
+ *	client's fixed delay); sync and async calls alike, the async ones
+ *	without their callback in between
+ * @jukebox_retries: at most this many times per call, then it completes
+ *	with -EAGAIN and nfs_status JUKEBOX (default 6: half a minute;
+ *	%LX_NFS3_JUKEBOX_FOREVER: as Linux, until the server relents)
  * @log, @log_arg: where the client's messages go ("server HOST:PORT not
  *	responding, still trying", "server HOST:PORT OK"), for MOUNT and NFS
  *	connections alike; see lx_xprt_log_fn.  NULL: dropped.
@@ -526,6 +505,7 @@ struct lx_nfs3_clnt;
 struct lx_nfs3_opts {
 	const char *host;
 	const char *export_path;
+	const struct lx_nfs3_fh *root;
 	uint16_t nfs_port, mount_port;
 	enum lx_xprt_transport transport;
 	const void *rdma;
@@ -540,38 +520,53 @@ struct lx_nfs3_opts {
 	uint32_t rsize, wsize;
 	char *errmsg;
 	size_t errmsg_len;
+	unsigned int jukebox_delay_ms;
+	unsigned int jukebox_retries;
 	lx_xprt_log_fn log;
 	void *log_arg;
 };
 
 /**
- * lx_nfs3_mount() - MNT the export over TCP, connect to NFS, learn FSINFO
+ * lx_nfs3_create() - a client of one export: MNT, connect to NFS, FSINFO
  * @cp: receives the client
- * @opts: parameters (copied)
+ * @opts: parameters (copied); exactly one of @export_path and @root
  *
- * Asks MOUNT v3 for the export's root handle, creates the NFS RPC client
- * (nconnect connections) and calls FSINFO on the root to learn rtmax,
- * wtmax and dtpref.  Context: blocks.
- * Return: %0; %-EINVAL for bad options; %-ENOENT (LX_MNT3ERR_NOENT: no such
- * export); %-EACCES (LX_MNT3ERR_ACCES, or AUTH_SYS refused); %-ENOTDIR;
- * %-EPFNOSUPPORT (the port does not serve MOUNT v3 or NFS v3: wrong
- * server); %-ECONNREFUSED, %-ETIMEDOUT, %-ENOENT (host does not resolve)
- * ...; @opts->errmsg says which step failed.
+ * With @export_path, asks MOUNT v3 (over TCP, a connection of its own,
+ * closed again) for the export's root handle; with @root, takes that.
+ * Then creates the NFS RPC client (nconnect connections) and calls FSINFO
+ * on the root to learn rtmax, wtmax and dtpref.  Context: blocks.
+ * Return: %0; %-EINVAL for bad options (neither or both of @export_path
+ * and @root...); %-ENOENT (LX_MNT3ERR_NOENT: no such export); %-EACCES
+ * (LX_MNT3ERR_ACCES, or AUTH_SYS refused); %-ENOTDIR; %-EPFNOSUPPORT (the
+ * port does not serve MOUNT v3 or NFS v3: wrong server); %-ECONNREFUSED,
+ * %-ETIMEDOUT, %-ENOENT (host does not resolve) ...; @opts->errmsg says
+ * which step failed.
  */
-int lx_nfs3_mount(struct lx_nfs3_clnt **cp, const struct lx_nfs3_opts *opts);
-
-/**
- * lx_nfs3_connect() - like lx_nfs3_mount() with a root handle already known
- * (no MOUNT call)
- */
-int lx_nfs3_connect(struct lx_nfs3_clnt **cp, const struct lx_nfs3_opts *opts,
-		    const struct lx_nfs3_fh *root);
+int lx_nfs3_create(struct lx_nfs3_clnt **cp, const struct lx_nfs3_opts *opts);
 
 /**
  * lx_nfs3_destroy() - fail calls in flight with -ESHUTDOWN, close, free.
  * Open files must be closed first.  Not from a callback.  NULL: no-op.
  */
 void lx_nfs3_destroy(struct lx_nfs3_clnt *c);
+
+/**
+ * struct lx_nfs3_stats - counters of a client
+ * @rpc: its NFS connections (struct lx_rpc_stats: calls, replies,
+ *	retransmissions, timeouts, cancels, connections, summed)
+ * @nfs_errors: replies whose NFS status was not NFS3_OK
+ * @jukebox: of those, NFS3ERR_JUKEBOX (the server asked to try later)
+ * @commits, @verf_changes, @resent_bytes: what the files' fsyncs did
+ *	(struct lx_nfs3_file_stats, summed over every file of the client)
+ */
+struct lx_nfs3_stats {
+	struct lx_rpc_stats rpc;
+	uint64_t nfs_errors, jukebox;
+	uint64_t commits, verf_changes, resent_bytes;
+};
+
+/** lx_nfs3_stats() - snapshot of @c's counters */
+void lx_nfs3_stats(const struct lx_nfs3_clnt *c, struct lx_nfs3_stats *st);
 
 /** lx_nfs3_root() - the export's root handle */
 const struct lx_nfs3_fh *lx_nfs3_root(const struct lx_nfs3_clnt *c);
@@ -587,8 +582,8 @@ uint32_t lx_nfs3_wsize(const struct lx_nfs3_clnt *c);
 /** lx_nfs3_dirsize() - READDIRPLUS maxcount the helpers use (fits buf_size) */
 uint32_t lx_nfs3_dirsize(const struct lx_nfs3_clnt *c);
 
-/** lx_nfs3_clnt_rpc() - the underlying RPC client (stats, transports) */
-struct lx_rpc_clnt *lx_nfs3_clnt_rpc(const struct lx_nfs3_clnt *c);
+/** lx_nfs3_rpc() - the underlying RPC client (stats, transports) */
+struct lx_rpc_clnt *lx_nfs3_rpc(const struct lx_nfs3_clnt *c);
 
 /**
  * lx_nfs3_stat_errno() - the errno of an NFS or MOUNT status (table above)
@@ -599,17 +594,16 @@ int lx_nfs3_stat_errno(uint32_t status);
 /** lx_nfs3_stat_name() - "LX_NFS3ERR_NOENT" etc., "NFS3ERR_unknown" if unknown */
 const char *lx_nfs3_stat_name(uint32_t status);
 
-/** lx_nfs3_strerror() - a short text for an errno returned by this API */
-const char *lx_nfs3_strerror(int err);
-
 /* ------------------------------------------------------------ procedures
- * One sync and one async function per procedure.  Sync: 0 when the reply
+ * One sync and one async function per procedure, named after it (CREATE
+ * is lx_nfs3_create_file(): lx_nfs3_create() makes the client, as
+ * lx_<layer>_create() does at every layer).  Sync: 0 when the reply
  * says LX_NFS3_OK, else a negative errno; @res is filled whenever a reply
  * was decoded (its @status then tells the NFS status, and attributes
  * carried by the failure arm are valid).  Async: 0 when started (then
  * @call->done runs exactly once), or a negative errno and nothing was
- * sent: %-EINVAL (bad arguments), %-EAGAIN / %-ENOBUFS (%LX_NFS3_CALL_NOWAIT
- * and no free slot or buffer: retry after a completion), %-ESHUTDOWN.
+ * sent: %-EINVAL (bad arguments), %-EBUSY (%LX_CALL_NOWAIT and no free
+ * slot or buffer: retry after a completion), %-ESHUTDOWN.
  * Names are NUL-terminated strings of 1 .. %LX_NFS3_MAXNAMLEN bytes.
  * Handles, names and attribute structs passed in are encoded before the
  * function returns; @res, READ destinations and WRITE sources must stay
@@ -617,11 +611,11 @@ const char *lx_nfs3_strerror(int err);
  */
 
 int lx_nfs3_null(struct lx_nfs3_clnt *c);
-int lx_nfs3_null_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call);
+int lx_nfs3_null_async(struct lx_nfs3_clnt *c, struct lx_call *call);
 
 int lx_nfs3_getattr(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *fh,
 		    struct lx_nfs3_getattr_res *res);
-int lx_nfs3_getattr_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_getattr_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			  const struct lx_nfs3_fh *fh,
 			  struct lx_nfs3_getattr_res *res);
 
@@ -630,7 +624,7 @@ int lx_nfs3_setattr(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *fh,
 		    const struct lx_nfs3_sattr *sa,
 		    const struct lx_nfs3_time *guard_ctime,
 		    struct lx_nfs3_wcc_res *res);
-int lx_nfs3_setattr_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_setattr_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			  const struct lx_nfs3_fh *fh,
 			  const struct lx_nfs3_sattr *sa,
 			  const struct lx_nfs3_time *guard_ctime,
@@ -638,13 +632,13 @@ int lx_nfs3_setattr_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
 
 int lx_nfs3_lookup(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *dir,
 		   const char *name, struct lx_nfs3_lookup_res *res);
-int lx_nfs3_lookup_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_lookup_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			 const struct lx_nfs3_fh *dir, const char *name,
 			 struct lx_nfs3_lookup_res *res);
 
 int lx_nfs3_access(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *fh,
 		   uint32_t access, struct lx_nfs3_access_res *res);
-int lx_nfs3_access_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_access_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			 const struct lx_nfs3_fh *fh, uint32_t access,
 			 struct lx_nfs3_access_res *res);
 
@@ -654,7 +648,7 @@ int lx_nfs3_access_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
  */
 int lx_nfs3_readlink(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *fh,
 		     char *buf, size_t size, struct lx_nfs3_readlink_res *res);
-int lx_nfs3_readlink_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_readlink_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			   const struct lx_nfs3_fh *fh, char *buf, size_t size,
 			   struct lx_nfs3_readlink_res *res);
 
@@ -671,12 +665,12 @@ int lx_nfs3_readlink_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
 int lx_nfs3_read(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *fh,
 		 uint64_t offset, uint32_t count, const struct iovec *iov,
 		 unsigned int iovcnt, struct lx_nfs3_read_res *res);
-int lx_nfs3_read_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_read_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 		       const struct lx_nfs3_fh *fh, uint64_t offset,
 		       uint32_t count, const struct iovec *iov,
 		       unsigned int iovcnt, struct lx_nfs3_read_res *res);
 /** lx_nfs3_read_buf_async() - lx_nfs3_read_async() into one buffer */
-int lx_nfs3_read_buf_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_read_buf_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			   const struct lx_nfs3_fh *fh, uint64_t offset,
 			   uint32_t count, void *buf,
 			   struct lx_nfs3_read_res *res);
@@ -693,30 +687,31 @@ int lx_nfs3_read_buf_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
 int lx_nfs3_write(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *fh,
 		  uint64_t offset, const struct iovec *iov, unsigned int iovcnt,
 		  uint32_t stable, struct lx_nfs3_write_res *res);
-int lx_nfs3_write_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_write_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			const struct lx_nfs3_fh *fh, uint64_t offset,
 			const struct iovec *iov, unsigned int iovcnt,
 			uint32_t stable, struct lx_nfs3_write_res *res);
 
 /**
- * lx_nfs3_create() - CREATE @name in @dir
+ * lx_nfs3_create_file() - CREATE @name in @dir
  * @mode: enum lx_nfs3_createmode
  * @sa: attributes for UNCHECKED/GUARDED (NULL = none)
  * @verf: %LX_NFS3_VERFSIZE bytes for EXCLUSIVE (required then)
  */
-int lx_nfs3_create(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *dir,
-		   const char *name, uint32_t mode,
-		   const struct lx_nfs3_sattr *sa, const uint8_t *verf,
-		   struct lx_nfs3_create_res *res);
-int lx_nfs3_create_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
-			 const struct lx_nfs3_fh *dir, const char *name,
-			 uint32_t mode, const struct lx_nfs3_sattr *sa,
-			 const uint8_t *verf, struct lx_nfs3_create_res *res);
+int lx_nfs3_create_file(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *dir,
+			const char *name, uint32_t mode,
+			const struct lx_nfs3_sattr *sa, const uint8_t *verf,
+			struct lx_nfs3_create_res *res);
+int lx_nfs3_create_file_async(struct lx_nfs3_clnt *c, struct lx_call *call,
+			      const struct lx_nfs3_fh *dir, const char *name,
+			      uint32_t mode, const struct lx_nfs3_sattr *sa,
+			      const uint8_t *verf,
+			      struct lx_nfs3_create_res *res);
 
 int lx_nfs3_mkdir(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *dir,
 		  const char *name, const struct lx_nfs3_sattr *sa,
 		  struct lx_nfs3_create_res *res);
-int lx_nfs3_mkdir_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_mkdir_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			const struct lx_nfs3_fh *dir, const char *name,
 			const struct lx_nfs3_sattr *sa,
 			struct lx_nfs3_create_res *res);
@@ -725,7 +720,7 @@ int lx_nfs3_mkdir_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
 int lx_nfs3_symlink(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *dir,
 		    const char *name, const struct lx_nfs3_sattr *sa,
 		    const char *target, struct lx_nfs3_create_res *res);
-int lx_nfs3_symlink_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_symlink_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			  const struct lx_nfs3_fh *dir, const char *name,
 			  const struct lx_nfs3_sattr *sa, const char *target,
 			  struct lx_nfs3_create_res *res);
@@ -739,7 +734,7 @@ int lx_nfs3_mknod(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *dir,
 		  const char *name, uint32_t type,
 		  const struct lx_nfs3_sattr *sa, uint32_t major,
 		  uint32_t minor, struct lx_nfs3_create_res *res);
-int lx_nfs3_mknod_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_mknod_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			const struct lx_nfs3_fh *dir, const char *name,
 			uint32_t type, const struct lx_nfs3_sattr *sa,
 			uint32_t major, uint32_t minor,
@@ -747,20 +742,20 @@ int lx_nfs3_mknod_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
 
 int lx_nfs3_remove(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *dir,
 		   const char *name, struct lx_nfs3_wcc_res *res);
-int lx_nfs3_remove_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_remove_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			 const struct lx_nfs3_fh *dir, const char *name,
 			 struct lx_nfs3_wcc_res *res);
 
 int lx_nfs3_rmdir(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *dir,
 		  const char *name, struct lx_nfs3_wcc_res *res);
-int lx_nfs3_rmdir_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_rmdir_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			const struct lx_nfs3_fh *dir, const char *name,
 			struct lx_nfs3_wcc_res *res);
 
 int lx_nfs3_rename(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *from_dir,
 		   const char *from_name, const struct lx_nfs3_fh *to_dir,
 		   const char *to_name, struct lx_nfs3_rename_res *res);
-int lx_nfs3_rename_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_rename_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			 const struct lx_nfs3_fh *from_dir,
 			 const char *from_name, const struct lx_nfs3_fh *to_dir,
 			 const char *to_name, struct lx_nfs3_rename_res *res);
@@ -769,7 +764,7 @@ int lx_nfs3_rename_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
 int lx_nfs3_link(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *fh,
 		 const struct lx_nfs3_fh *dir, const char *name,
 		 struct lx_nfs3_link_res *res);
-int lx_nfs3_link_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_link_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 		       const struct lx_nfs3_fh *fh,
 		       const struct lx_nfs3_fh *dir, const char *name,
 		       struct lx_nfs3_link_res *res);
@@ -785,7 +780,7 @@ int lx_nfs3_link_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
 int lx_nfs3_readdir(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *dir,
 		    uint64_t cookie, const uint8_t *verf, uint32_t count,
 		    struct lx_nfs3_dirbuf *db, struct lx_nfs3_readdir_res *res);
-int lx_nfs3_readdir_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_readdir_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			  const struct lx_nfs3_fh *dir, uint64_t cookie,
 			  const uint8_t *verf, uint32_t count,
 			  struct lx_nfs3_dirbuf *db,
@@ -796,7 +791,7 @@ int lx_nfs3_readdirplus(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *dir,
 			uint64_t cookie, const uint8_t *verf, uint32_t dircount,
 			uint32_t maxcount, struct lx_nfs3_dirbuf *db,
 			struct lx_nfs3_readdir_res *res);
-int lx_nfs3_readdirplus_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_readdirplus_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			      const struct lx_nfs3_fh *dir, uint64_t cookie,
 			      const uint8_t *verf, uint32_t dircount,
 			      uint32_t maxcount, struct lx_nfs3_dirbuf *db,
@@ -804,19 +799,19 @@ int lx_nfs3_readdirplus_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
 
 int lx_nfs3_fsstat(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *fh,
 		   struct lx_nfs3_fsstat_res *res);
-int lx_nfs3_fsstat_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_fsstat_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			 const struct lx_nfs3_fh *fh,
 			 struct lx_nfs3_fsstat_res *res);
 
 int lx_nfs3_fsinfo(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *fh,
 		   struct lx_nfs3_fsinfo_res *res);
-int lx_nfs3_fsinfo_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_fsinfo_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			 const struct lx_nfs3_fh *fh,
 			 struct lx_nfs3_fsinfo_res *res);
 
 int lx_nfs3_pathconf(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *fh,
 		     struct lx_nfs3_pathconf_res *res);
-int lx_nfs3_pathconf_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_pathconf_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			   const struct lx_nfs3_fh *fh,
 			   struct lx_nfs3_pathconf_res *res);
 
@@ -824,47 +819,46 @@ int lx_nfs3_pathconf_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
 int lx_nfs3_commit(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *fh,
 		   uint64_t offset, uint32_t count,
 		   struct lx_nfs3_commit_res *res);
-int lx_nfs3_commit_async(struct lx_nfs3_clnt *c, struct lx_nfs3_call *call,
+int lx_nfs3_commit_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			 const struct lx_nfs3_fh *fh, uint64_t offset,
 			 uint32_t count, struct lx_nfs3_commit_res *res);
 
 /* --------------------------------------------------------------- MOUNT
  * MOUNT procedures on an RPC client of their own (lx_nfs3_mnt_clnt_create):
- * lx_nfs3_mount() uses them and closes that client again.
+ * lx_nfs3_create() uses them and closes that client again.
  */
 
 /**
  * lx_nfs3_mnt_clnt_create() - RPC client for MOUNT v3 from @opts (host,
- * mount_port, ids, timeouts); destroy it with lx_rpc_clnt_destroy()
+ * mount_port, ids, timeouts); destroy it with lx_rpc_destroy()
  */
 int lx_nfs3_mnt_clnt_create(struct lx_rpc_clnt **mcp,
 			    const struct lx_nfs3_opts *opts);
 
 int lx_nfs3_mnt_null(struct lx_rpc_clnt *mc);
-int lx_nfs3_mnt_null_async(struct lx_rpc_clnt *mc, struct lx_nfs3_call *call);
+int lx_nfs3_mnt_null_async(struct lx_rpc_clnt *mc, struct lx_call *call);
 
 /** lx_nfs3_mnt_mnt() - MNT @path: its root handle and auth flavours */
 int lx_nfs3_mnt_mnt(struct lx_rpc_clnt *mc, const char *path,
 		    struct lx_nfs3_mnt_res *res);
-int lx_nfs3_mnt_mnt_async(struct lx_rpc_clnt *mc, struct lx_nfs3_call *call,
+int lx_nfs3_mnt_mnt_async(struct lx_rpc_clnt *mc, struct lx_call *call,
 			  const char *path, struct lx_nfs3_mnt_res *res);
 
 /** lx_nfs3_mnt_dump() - DUMP: the server's list of (host, dir) mounts */
 int lx_nfs3_mnt_dump(struct lx_rpc_clnt *mc, struct lx_nfs3_mnt_list *res);
-int lx_nfs3_mnt_dump_async(struct lx_rpc_clnt *mc, struct lx_nfs3_call *call,
+int lx_nfs3_mnt_dump_async(struct lx_rpc_clnt *mc, struct lx_call *call,
 			   struct lx_nfs3_mnt_list *res);
 
 int lx_nfs3_mnt_umnt(struct lx_rpc_clnt *mc, const char *path);
-int lx_nfs3_mnt_umnt_async(struct lx_rpc_clnt *mc, struct lx_nfs3_call *call,
+int lx_nfs3_mnt_umnt_async(struct lx_rpc_clnt *mc, struct lx_call *call,
 			   const char *path);
 
 int lx_nfs3_mnt_umntall(struct lx_rpc_clnt *mc);
-int lx_nfs3_mnt_umntall_async(struct lx_rpc_clnt *mc,
-			      struct lx_nfs3_call *call);
+int lx_nfs3_mnt_umntall_async(struct lx_rpc_clnt *mc, struct lx_call *call);
 
 /** lx_nfs3_mnt_export() - EXPORT: the exports and the groups allowed */
 int lx_nfs3_mnt_export(struct lx_rpc_clnt *mc, struct lx_nfs3_mnt_list *res);
-int lx_nfs3_mnt_export_async(struct lx_rpc_clnt *mc, struct lx_nfs3_call *call,
+int lx_nfs3_mnt_export_async(struct lx_rpc_clnt *mc, struct lx_call *call,
 			     struct lx_nfs3_mnt_list *res);
 
 /* ------------------------------------------------------------- helpers */
@@ -1017,33 +1011,26 @@ int lx_nfs3_file_close(struct lx_nfs3_file *f);
 
 #define LX_NFS3_PIO_MAX 16u /* pieces of one async pread/pwrite */
 
-struct lx_nfs3_pio;
-
-/**
- * lx_nfs3_pio_fn - completion of lx_nfs3_pread_async()/lx_nfs3_pwrite_async()
- * @status: 0 or the first piece's error
- * @done: bytes transferred contiguously from the start (a short count
- *	is possible, as with pread(2)/pwrite(2): call again for the rest)
- * @eof: a read reached the end of file
- * Runs on a receive thread, or on the submitting thread when every piece
- * completed before lx_nfs3_pread_async()/lx_nfs3_pwrite_async() returned; must
- * not block.  @io is free for reuse when this is entered.
- */
-typedef void (*lx_nfs3_pio_fn)(struct lx_nfs3_pio *io, int status, size_t done,
-			       bool eof, void *arg);
-
 /**
  * struct lx_nfs3_pio - one split async read or write, owned by the caller
- * @done, @arg, @owner, @flags: as in struct lx_nfs3_call (set by caller)
+ * @call: the call object: done, arg, owner, flags set by the caller as for
+ *	any call; done(&io->call, status, arg) runs once with the status of
+ *	the first piece that failed (0 when any bytes were moved) and
+ *	@call.count the bytes transferred contiguously from the start (a
+ *	short count is possible, as with pread(2)/pwrite(2): call again for
+ *	the rest).  It runs on a receive thread, or on the submitting thread
+ *	when every piece completed before lx_nfs3_pread_async() or
+ *	lx_nfs3_pwrite_async() returned; @io is free for reuse when it is
+ *	entered.  lx_call_cancel(&io->call) cancels every piece in flight.
+ *	It is the first member: a done() callback may cast @call to its pio.
+ * @eof: a read reached the end of file (valid in done())
  *
  * About 5 KiB (a call and a result per piece): allocate it once per
  * outstanding I/O and reuse it.
  */
 struct lx_nfs3_pio {
-	lx_nfs3_pio_fn done;
-	void *arg;
-	uint64_t owner;
-	unsigned int flags;
+	struct lx_call call;
+	bool eof;
 	/* private to the library */
 	struct lx_nfs3_clnt *clnt_;
 	void *buf_;
@@ -1053,7 +1040,7 @@ struct lx_nfs3_pio {
 	unsigned int npieces_;
 	unsigned int left_; /* atomic */
 	struct lx_nfs3_pio_piece {
-		struct lx_nfs3_call call;
+		struct lx_call call;
 		struct iovec iov;
 		uint64_t offset;
 		uint32_t count;
@@ -1068,9 +1055,9 @@ struct lx_nfs3_pio {
 /**
  * lx_nfs3_pread_async() - READ @count bytes (at most %LX_NFS3_PIO_MAX pieces of
  * rsize) at @offset into @buf, the pieces in flight together
- * Return: %0 (@io->done will run once); %-EINVAL (too large, bad args);
- * %-EAGAIN/%-ENOBUFS with %LX_NFS3_CALL_NOWAIT when the first piece could
- * not start (a later piece that cannot start ends the I/O short).
+ * Return: %0 (@io->call.done will run once); %-EINVAL (too large, bad
+ * args); %-EBUSY with %LX_CALL_NOWAIT when the first piece could not start
+ * (a later piece that cannot start ends the I/O short).
  */
 int lx_nfs3_pread_async(struct lx_nfs3_clnt *c, struct lx_nfs3_pio *io,
 			const struct lx_nfs3_fh *fh, void *buf, size_t count,

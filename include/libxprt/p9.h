@@ -13,9 +13,10 @@
  *   - the codec (lx_p9_msg_encode(), lx_p9_msg_decode()): every 9P2000.L
  *     message, T and R, bounds-checked, no allocation; usable alone (test
  *     servers use it);
- *   - one call per message (lx_p9_walk(), lx_p9_lopen(), lx_p9_read()...), sync, and
- *     the generic lx_p9_call() / lx_p9_call_async() for any message, plus
- *     lx_p9_read_async() / lx_p9_write_async() for benchmarks;
+ *   - one call per message (lx_p9_walk(), lx_p9_lopen(), lx_p9_read()...),
+ *     sync, and the generic lx_p9_call() / lx_p9_call_async() for any
+ *     message, plus lx_p9_read_async() / lx_p9_write_async(), the lean data
+ *     path; the async ones take a struct lx_call (libxprt/call.h);
  *   - path helpers: lx_p9_walk_path(), lx_p9_open_path(), lx_p9_pread() /
  *     lx_p9_pwrite() (split at the iounit, pipelined), directory iteration,
  *     lx_p9_mkdir_path(), lx_p9_remove_path(), lx_p9_stat_path(), lx_p9_statfs_path().
@@ -37,22 +38,33 @@
  *                      more qids than names
  *   %-EPROTONOSUPPORT  the server does not speak 9P2000.L (connect)
  *   %-ETIMEDOUT        no reply within timeout_ms (the request was flushed)
- *   %-ECANCELED        lx_p9_cancel()
+ *   %-ECANCELED        lx_call_cancel() (the call was flushed)
  *   %-ECONNRESET       the connection broke with the call in flight (also
  *                      when the server sent a size field no 9P message can
  *                      have: the stream cannot be followed any more)
  *   %-ENOTCONN         the session is gone (connection lost earlier, or a
  *                      Tflush answered with an error broke it)
- *   %-EAGAIN/-ENOBUFS  %LX_P9_NOWAIT and no free slot or buffer
- *   %-ESHUTDOWN        lx_p9_close() is running
+ *   %-EBUSY            %LX_CALL_NOWAIT and no free slot or buffer
+ *   %-ESHUTDOWN        lx_p9_destroy() is running
  *   %-ENFILE           no free fid below the fid ceiling
  *
  * Threads: a client is thread-safe.  Sync calls may come from any thread
  * but not from a completion callback.  Callbacks run on the transport's
  * receive thread and must not block; they may start new async calls with
- * %LX_P9_NOWAIT (on -EAGAIN, hand the work to another thread).
+ * %LX_CALL_NOWAIT (on -EBUSY, hand the work to another thread).
  *
- * Flush (cancel, timeout): see lx_p9_cancel().
+ * Flush (lx_call_cancel(), timeout): a call that is cancelled or times
+ * out is not failed at once: Tflush(oldtag) is sent, and the call's tag
+ * stays reserved until the Rflush, so no new call can be confused with it.
+ * Its outcome is its real reply if one arrives before the Rflush (a walk
+ * that succeeded still created its fid), else -ECANCELED (or -ETIMEDOUT).
+ * If the Rflush does not come within the call's timeout (the client's for
+ * a call without one, 30 s if neither has one), the call completes with
+ * -ECANCELED anyway - the call's memory is no longer written then: a late
+ * reply finds no call - and the tags stay reserved until the Rflush
+ * arrives or the session ends.  Cancelling again sends another Tflush for
+ * the same tag (an Rflush to any of them answers all earlier ones), at
+ * most four (then lx_call_cancel() says %-EBUSY).
  */
 #ifndef LIBXPRT_P9_H
 #define LIBXPRT_P9_H
@@ -61,6 +73,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "call.h"
 #include "xprt.h"
 
 #ifdef __cplusplus
@@ -508,11 +521,8 @@ const char *lx_p9_msg_name(uint8_t type);
 /* -------------------------------------------------------------- client */
 
 struct lx_p9_clnt;
-struct lx_p9_req; /* a call in flight, see lx_p9_call_async() */
 
 #define LX_P9_NO_TIMEOUT (~0u)
-/* Flag of the async calls: never block (see LX_XPRT_NOWAIT) */
-#define LX_P9_NOWAIT	 LX_XPRT_NOWAIT
 
 /**
  * struct lx_p9_opts - session parameters (zero means the default)
@@ -540,7 +550,7 @@ struct lx_p9_req; /* a call in flight, see lx_p9_call_async() */
  * @rdma: RDMA transport options (a struct lx_xprt_rdma_opts, libxprt/rdma.h;
  *	copied at connect), NULL for the defaults; e.g. a longer ack_timeout
  *	for a server that may stall for seconds
- * @errbuf: optional; lx_p9_connect() writes a sentence there saying why it
+ * @errbuf: optional; lx_p9_create() writes a sentence there saying why it
  *	failed (NUL-terminated, truncated to @errbuf_len)
  * @errbuf_len: its size
  * @log, @log_arg: where the session's messages go; see lx_xprt_log_fn.
@@ -574,15 +584,17 @@ struct lx_p9_opts {
  * completed at the flush deadline without an Rflush (their tags stay
  * reserved until it comes); @fids_in_use: fids allocated now;
  * @fids_lost: fid numbers never reused because the server's view of them
- * is unknown (a walk or clunk that timed out)
+ * is unknown (a walk or clunk that timed out); @xprt: the session's
+ * transport (struct lx_xprt_stats)
  */
 struct lx_p9_stats {
 	uint64_t calls, flushes, flush_replies, late_replies, flush_expired;
 	uint64_t fids_in_use, fids_lost;
+	struct lx_xprt_stats xprt;
 };
 
 /**
- * lx_p9_connect() - connect, negotiate the version and attach
+ * lx_p9_create() - connect, negotiate the version and attach
  * @cp: where the client is stored
  * @opts: parameters (copied)
  *
@@ -598,19 +610,17 @@ struct lx_p9_stats {
  * is below %LX_P9_MIN_MSIZE; the server's error for Tattach (a wrong aname:
  * ganesha %-ENOENT/%-EACCES, diod %-EPERM); %-ENOMEM.  @errbuf says more.
  */
-int lx_p9_connect(struct lx_p9_clnt **cp, const struct lx_p9_opts *opts);
+int lx_p9_create(struct lx_p9_clnt **cp, const struct lx_p9_opts *opts);
 
 /**
- * lx_p9_close() - clunk the root fid, fail calls in flight with -ESHUTDOWN,
+ * lx_p9_destroy() - clunk the root fid, fail calls in flight with -ESHUTDOWN,
  * close the connection and free the client
  *
- * Their callbacks run before this returns.  Handles from lx_p9_call_async()
- * and lx_p9_call() must all be released with lx_p9_req_put(): this waits for
- * that (another thread may do it meanwhile).
+ * Their callbacks run before this returns.
  * Context: blocks briefly; never from a completion callback.  NULL is a
  * no-op.
  */
-void lx_p9_close(struct lx_p9_clnt *c);
+void lx_p9_destroy(struct lx_p9_clnt *c);
 
 /** lx_p9_msize() - the negotiated msize */
 uint32_t lx_p9_msize(const struct lx_p9_clnt *c);
@@ -627,11 +637,8 @@ struct lx_p9_qid lx_p9_root_qid(const struct lx_p9_clnt *c);
 /** lx_p9_xprt() - the transport (stats, fault injection) */
 struct xprt *lx_p9_xprt(const struct lx_p9_clnt *c);
 
-/** lx_p9_get_stats() - snapshot of the counters */
-void lx_p9_get_stats(const struct lx_p9_clnt *c, struct lx_p9_stats *st);
-
-/** lx_p9_strerror() - a short text for an errno this API returns */
-const char *lx_p9_strerror(int err);
+/** lx_p9_stats() - snapshot of the counters */
+void lx_p9_stats(const struct lx_p9_clnt *c, struct lx_p9_stats *st);
 
 /**
  * lx_p9_fid_alloc() - reserve a fid number below the ceiling
@@ -651,134 +658,85 @@ int lx_p9_fid_free(struct lx_p9_clnt *c, uint32_t fid);
 
 /**
  * struct lx_p9_call_opts - per-call options (all optional)
- * @owner: fairness owner of the transmit queue (0 = the calling thread)
- * @flags: %LX_P9_NOWAIT
  * @timeout_ms: overrides the client's (0 = the client's)
  * @rdata: for Tread/Treaddir: where the reply's data lands (at least
  *	the request's count bytes); NULL leaves it in the reply buffer
+ *
+ * An asynchronous call's fairness owner and %LX_CALL_NOWAIT are its call
+ * object's (struct lx_call.owner, .flags).
  */
 struct lx_p9_call_opts {
-	uint64_t owner;
-	unsigned int flags;
 	unsigned int timeout_ms;
 	void *rdata;
 };
 
 /**
- * lx_p9_call_fn - completion of lx_p9_call_async()
- * @req: the call
- * @status: 0 with @rx the reply, or a negative errno (@rx NULL)
- * @rx: the decoded reply; strings point into the reply buffer, valid until
- *	this returns (or until lx_p9_req_put() if the caller holds a handle)
- * @arg: the caller's
- *
- * Runs on the receive thread (or the thread that failed the call); must
- * not block.
- */
-typedef void (*lx_p9_call_fn)(struct lx_p9_req *req, int status,
-			      const struct lx_p9_fcall *rx, void *arg);
-
-/**
  * lx_p9_call_async() - send any T-message
  * @c: the client
+ * @call: the call object (libxprt/call.h).  In its done() @call->res is
+ *	the decoded reply (a const struct lx_p9_fcall *; strings and data
+ *	point into the reply buffer, valid only while done() runs; NULL on
+ *	error), @call->proto_status the errno of an Rlerror (the status is
+ *	then its negation) and @call->count the count of an Rread, Rreaddir
+ *	or Rwrite.
  * @tx: the message (its tag is set by the client; Twrite data is sent from
  *	tx->u.twrite.data, which must stay valid until completion)
  * @o: options or NULL
- * @cb: completion, called exactly once if this returns 0
- * @arg: for @cb
- * @reqp: optional; receives a handle for lx_p9_cancel(), which the caller
- *	must release with lx_p9_req_put() (before or after completion); the
- *	call's slot, and so its tag, stays taken until then
  *
- * Context: may block for a free slot unless %LX_P9_NOWAIT.
- * Return: %0; %-EINVAL (a bad message, Tversion or Tflush); %-EMSGSIZE;
- * %-EAGAIN/%-ENOBUFS (%LX_P9_NOWAIT); %-ENOTCONN; %-ESHUTDOWN.  @cb is not
- * called on error.
+ * lx_call_cancel() flushes the call (Tflush): see "Flush" at the top of
+ * this header.
+ * Context: may block for a free slot unless %LX_CALL_NOWAIT.
+ * Return: %0; %-EINVAL (no done, a bad message, Tversion or Tflush);
+ * %-EMSGSIZE; %-EBUSY (%LX_CALL_NOWAIT and no slot or buffer free);
+ * %-ENOTCONN; %-ESHUTDOWN.  done() is not called on error.
  */
-int lx_p9_call_async(struct lx_p9_clnt *c, const struct lx_p9_fcall *tx,
-		     const struct lx_p9_call_opts *o, lx_p9_call_fn cb,
-		     void *arg, struct lx_p9_req **reqp);
+int lx_p9_call_async(struct lx_p9_clnt *c, struct lx_call *call,
+		     const struct lx_p9_fcall *tx,
+		     const struct lx_p9_call_opts *o);
 
 /**
  * lx_p9_call() - send any T-message and wait for the reply
- * @rx: the decoded reply; its strings and data point into the reply
- *	buffer, which stays valid until lx_p9_req_put(*@holdp)
- * @holdp: receives the reply's handle when the call succeeded (the
- *	caller puts it); NULL copies nothing out that points into the buffer
- *	(the buffer is released at once and @rx's pointers are not valid)
+ * @rx: the decoded reply; its strings and data point into @rbuf
+ * @rbuf: where the reply message is copied (msize bytes hold any reply);
+ *	NULL when the caller needs no pointer of @rx (its strings and data
+ *	are then not valid)
+ * @rbuf_len: its size; a reply that does not fit fails with %-EMSGSIZE
  *
  * Context: blocks; not from a callback.
  * Return: 0 or a negative errno (a server error is its errno).
  */
 int lx_p9_call(struct lx_p9_clnt *c, const struct lx_p9_fcall *tx,
 	       const struct lx_p9_call_opts *o, struct lx_p9_fcall *rx,
-	       struct lx_p9_req **holdp);
-
-/**
- * lx_p9_cancel() - flush a call in flight
- *
- * Sends Tflush(oldtag).  The call's tag stays reserved until the Rflush,
- * so no new call can be confused with it.  Its outcome is its real reply
- * if one arrives before the Rflush (a walk that succeeded still created
- * its fid), else -ECANCELED.  If the Rflush does not come within the
- * call's timeout (the client's for a call without one, 30 s if neither
- * has one), the call completes with -ECANCELED anyway and the tags stay
- * reserved until the Rflush arrives or the session ends.  Cancelling
- * again sends another Tflush for the same tag (an Rflush to any of them
- * answers all earlier ones).  A call that times out is flushed the same
- * way and completes with -ETIMEDOUT.
- * Context: any thread, never blocks.
- * Return: %0; %-EALREADY when the call's outcome is already decided;
- * %-EBUSY when too many flushes of it are pending; %-EINVAL.
- */
-int lx_p9_cancel(struct lx_p9_req *req);
-
-/** lx_p9_req_put() - release a handle from lx_p9_call_async() or lx_p9_call() */
-void lx_p9_req_put(struct lx_p9_req *req);
-
-/** lx_p9_req_tag() - the tag of a call (tests, logs) */
-uint16_t lx_p9_req_tag(const struct lx_p9_req *req);
+	       void *rbuf, size_t rbuf_len);
 
 /* ------------------------------------------------- async data path */
 
 /**
- * lx_p9_io_fn - completion of lx_p9_read_async() / lx_p9_write_async()
- * @arg: the caller's
- * @status: 0 or a negative errno
- * @count: bytes read or written (0 at end of file for reads)
- *
- * Runs on the receive thread; must not block.
- */
-typedef void (*lx_p9_io_fn)(void *arg, int status, uint32_t count);
-
-/**
  * lx_p9_read_async() - Tread into the caller's buffer
  * @c: the client
+ * @call: the call object: done(call, status, arg) runs once, with
+ *	@call->count the bytes read (0 at end of file)
  * @fid: an open fid
  * @offset: file offset
  * @count: bytes wanted; clamped to the fid's iounit (msize - 24 when the
  *	server said 0), so a read may be short
  * @buf: destination of @count bytes; the data is read into it straight
  *	from the socket and never past @count
- * @owner: fairness owner (a job id; 0 = the calling thread)
- * @flags: %LX_P9_NOWAIT (required from a completion callback)
- * @cb: completion, exactly once if this returns 0
- * @arg: for @cb
  *
- * No allocation.  Context: may block for a slot unless %LX_P9_NOWAIT.
- * Return: %0; %-EINVAL; %-EAGAIN/%-ENOBUFS; %-ENOTCONN; %-ESHUTDOWN.
+ * No allocation.  lx_call_cancel() flushes it.
+ * Context: may block for a slot unless %LX_CALL_NOWAIT (required from a
+ * completion callback).
+ * Return: %0; %-EINVAL; %-EBUSY; %-ENOTCONN; %-ESHUTDOWN.
  */
-int lx_p9_read_async(struct lx_p9_clnt *c, uint32_t fid, uint64_t offset,
-		     uint32_t count, void *buf, uint64_t owner,
-		     unsigned int flags, lx_p9_io_fn cb, void *arg);
+int lx_p9_read_async(struct lx_p9_clnt *c, struct lx_call *call, uint32_t fid,
+		     uint64_t offset, uint32_t count, void *buf);
 
 /**
  * lx_p9_write_async() - Twrite from the caller's buffer (kept unchanged until
- * completion); as lx_p9_read_async()
+ * completion); @call->count the bytes written; as lx_p9_read_async()
  */
-int lx_p9_write_async(struct lx_p9_clnt *c, uint32_t fid, uint64_t offset,
-		      uint32_t count, const void *buf, uint64_t owner,
-		      unsigned int flags, lx_p9_io_fn cb, void *arg);
+int lx_p9_write_async(struct lx_p9_clnt *c, struct lx_call *call, uint32_t fid,
+		      uint64_t offset, uint32_t count, const void *buf);
 
 /* ---------------------------------------------- one call per message */
 

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * libxprt buffer pool: fixed-size buffers per client.
+ * libxprt buffer pool: fixed-size buffers per client (tool tier: creating,
+ * sharing and counting a pool; taking and returning its buffers is the
+ * protocol-author tier, <libxprt/proto/pool.h>).
  *
  * One pool per client, sized by what was negotiated (9P msize, the RDMA
  * inline threshold, the RPC maximum header).  Buffers are carved from slabs;
@@ -31,48 +33,7 @@ extern "C" {
 #endif
 
 struct lx_xprt_pool;
-
-/**
- * struct lx_xprt_buf - one buffer of a pool
- * @data: the memory, @cap bytes, aligned to 64 bytes (4096 when @cap is a
- *	multiple of 4096)
- * @cap: capacity, the pool's buffer size
- * @len: bytes in use; the pool sets it to 0 on get, the holder owns it
- * @next: NULL on get, then free for the holder's use while it holds the
- *	buffer (chaining buffers, see lx_xprt_iter_bufchain())
- *
- * Descriptors live apart from the data they describe, so @data keeps its
- * full size and alignment.  The other fields are the pool's.
- */
-struct lx_xprt_buf {
-	void *data;
-	uint32_t cap;
-	uint32_t len;
-	struct lx_xprt_buf *next;
-	/* private to the pool */
-	void *slab_;
-	void *node_[2];
-	uint32_t state_;
-	uint32_t pad_;
-};
-
-/**
- * struct lx_xprt_pool_reg - registration hook called once per slab
- * @reg: register [base, base+len) and store an opaque handle (an ibv_mr,
- *	say) in *handle.  Return 0 or a negative errno (a positive value is
- *	taken as its negation); on error the slab is freed and the get that
- *	needed it fails with that errno.
- * @unreg: undo @reg, called once per slab at lx_xprt_pool_destroy()
- * @ctx: passed to both
- *
- * Called without any pool lock held, from the thread whose get grew the
- * pool (or from lx_xprt_pool_create() for the preallocated slabs).
- */
-struct lx_xprt_pool_reg {
-	int (*reg)(void *ctx, void *base, size_t len, void **handle);
-	void (*unreg)(void *ctx, void *handle);
-	void *ctx;
-};
+struct lx_xprt_pool_reg; /* <libxprt/proto/pool.h> */
 
 /**
  * struct lx_xprt_pool_opts - pool parameters
@@ -95,8 +56,6 @@ struct lx_xprt_pool_opts {
 };
 
 /* lx_xprt_pool_get() flags */
-#define LX_XPRT_POOL_NOWAIT 0x1u /* return -ENOBUFS instead of blocking */
-
 /**
  * struct lx_xprt_pool_stats - counters, read with lx_xprt_pool_stats()
  * @gets: successful gets
@@ -135,48 +94,6 @@ int lx_xprt_pool_create(struct lx_xprt_pool **poolp,
 			const struct lx_xprt_pool_opts *opts);
 
 /**
- * lx_xprt_pool_get() - take a buffer
- * @pool: the pool
- * @flags: %LX_XPRT_POOL_NOWAIT or 0
- * @bufp: where the buffer is stored (len set to 0)
- *
- * Context: any thread.  Without %LX_XPRT_POOL_NOWAIT it may block until
- * another thread puts a buffer back; blocked getters are served first in,
- * first out, and a newcomer does not overtake them.
- * Return: %0; %-ENOBUFS when @flags has %LX_XPRT_POOL_NOWAIT and no buffer is
- * free within the budget (including buffers cached by other threads) or
- * other getters are already waiting (retry later); %-ESHUTDOWN after
- * lx_xprt_pool_close(); %-EINVAL for NULL arguments or unknown @flags;
- * %-ENOMEM or the registration hook's error when growing failed (retry
- * may succeed).
- */
-int lx_xprt_pool_get(struct lx_xprt_pool *pool, unsigned int flags,
-		     struct lx_xprt_buf **bufp);
-
-/**
- * lx_xprt_pool_put() - give a buffer back
- * @pool: the pool it came from
- * @buf: the buffer
- *
- * Context: any thread; never waits for anything but, rarely, the pool's
- * internal lock (a thread's first call on the pool, handing the buffer to
- * a blocked getter).  A double put racing from two threads is detected too.
- * Return: %0; %-EINVAL when @buf is not currently held from @pool (double
- * put, or a buffer of another live pool): nothing changes and bad_puts
- * counts it.  @buf must be a descriptor some pool handed out.
- */
-int lx_xprt_pool_put(struct lx_xprt_pool *pool, struct lx_xprt_buf *buf);
-
-/**
- * lx_xprt_buf_reg_handle() - the registration handle of the buffer's slab
- * Return: what the registration hook stored, or NULL without a hook.
- */
-void *lx_xprt_buf_reg_handle(const struct lx_xprt_buf *buf);
-
-/** lx_xprt_pool_buf_size() - the pool's buffer size in bytes */
-size_t lx_xprt_pool_buf_size(const struct lx_xprt_pool *pool);
-
-/**
  * lx_xprt_pool_stats() - snapshot the counters
  *
  * Counters are summed without stopping other threads, so a snapshot taken
@@ -184,13 +101,6 @@ size_t lx_xprt_pool_buf_size(const struct lx_xprt_pool *pool);
  */
 void lx_xprt_pool_stats(const struct lx_xprt_pool *pool,
 			struct lx_xprt_pool_stats *st);
-
-/**
- * lx_xprt_pool_close() - fail blocked and future gets with -ESHUTDOWN
- *
- * Puts keep working so holders can return their buffers.  Idempotent.
- */
-void lx_xprt_pool_close(struct lx_xprt_pool *pool);
 
 /**
  * lx_xprt_pool_destroy() - free the pool and all its slabs

@@ -7,7 +7,7 @@
  * failure like a TCP connection.  What travels in its Sends is decided by
  * an upper-layer binding:
  *   - RPC-over-RDMA version 1 (RFC 8166, RFC 8797 connection parameters):
- *     the SunRPC client (lx_rpc_clnt_create() with transport RDMA) installs
+ *     the SunRPC client (lx_rpc_create() with transport RDMA) installs
  *     it; large payloads move by RDMA Read/Write chunks, the server's
  *     credit grants drive the congestion window.  Default port 20049.
  *   - whole messages, as Linux's 9P trans_rdma frames 9P (the default when
@@ -23,8 +23,11 @@
  * Buffers: every request buffer a Send gathers from must be registered
  * with the device.  Pools an RDMA xprt creates itself are; a pool handed
  * in (struct lx_xprt_opts.pool, or shared between connections) must be
- * created with the hook of lx_xprt_rdma_pool_reg(), which registers each
- * slab once, on every RDMA device, when the slab is carved.
+ * created with the hook of lx_xprt_rdma_pool_reg() (protocol-author tier,
+ * <libxprt/proto/rdma.h>), which registers each slab once, on every RDMA
+ * device, when the slab is carved.
+ *
+ * Tool tier: the options and counters of the clients' RDMA transports.
  */
 #ifndef LIBXPRT_RDMA_H
 #define LIBXPRT_RDMA_H
@@ -32,8 +35,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-#include "pool.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -97,7 +98,7 @@ struct lx_xprt_rdma_ulp;
 
 /**
  * struct lx_xprt_rdma_opts - RDMA transport options (struct lx_xprt_opts.rdma,
- * struct lx_rpc_clnt_opts.rdma); zeroed fields take the defaults
+ * struct lx_rpc_opts.rdma); zeroed fields take the defaults
  * @ulp: upper-layer binding; NULL picks it from the framing (9P framing:
  *	whole messages).  The SunRPC client sets its own.
  * @inline_send: largest RPC-over-RDMA message we offer to Send, bytes,
@@ -204,21 +205,10 @@ struct lx_xprt_rdma_stats {
 };
 
 /**
- * lx_xprt_rdma_pool_reg() - the pool registration hook for RDMA
- *
- * Give it to lx_xprt_pool_create() (struct lx_xprt_pool_opts.reg) for a pool an
- * RDMA xprt will use.  Each slab is registered for local access once on
- * every RDMA device of the host, and deregistered when the pool is
- * destroyed.  A slab carved when no device exists fails with %-ENODEV.
- * Return: the hook (static storage).
- */
-const struct lx_xprt_pool_reg *lx_xprt_rdma_pool_reg(void);
-
-/**
- * lx_xprt_rdma_get_stats() - snapshot the RDMA counters of @x
+ * lx_xprt_rdma_stats() - snapshot the RDMA counters of @x
  * Return: %0; %-EINVAL when @x or @st is NULL or @x is not an RDMA xprt.
  */
-int lx_xprt_rdma_get_stats(const struct xprt *x, struct lx_xprt_rdma_stats *st);
+int lx_xprt_rdma_stats(const struct xprt *x, struct lx_xprt_rdma_stats *st);
 
 struct lx_xprt_rdma_mem;
 

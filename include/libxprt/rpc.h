@@ -32,7 +32,7 @@
  *                       RDMA also ERR_CHUNK: the server could not use the
  *                       chunks offered (a reply larger than reply_hint)
  *   %-ETIMEDOUT         no reply after the retransmissions (major timeout)
- *   %-ECANCELED         lx_rpc_call_cancel()
+ *   %-ECANCELED         lx_call_cancel()
  *   %-ENOTCONN          the connection could not be re-established within
  *                       reconnect_give_up_ms
  *   %-ESHUTDOWN         the client is being destroyed
@@ -50,7 +50,7 @@
 #include <rpc/types.h>
 #include <rpc/xdr.h>
 
-#include "iter.h"
+#include "call.h"
 #include "xprt.h"
 
 #ifdef __cplusplus
@@ -58,7 +58,6 @@ extern "C" {
 #endif
 
 struct lx_rpc_clnt;
-struct lx_rpc_call;
 
 enum lx_rpc_auth_flavor {
 	LX_RPC_AUTH_NONE = 0,
@@ -86,7 +85,7 @@ struct lx_rpc_auth_opts {
 };
 
 /**
- * struct lx_rpc_clnt_opts - client parameters
+ * struct lx_rpc_opts - client parameters
  * @host: server address or name
  * @port: server port; 0 asks the server's rpcbind (GETPORT, TCP); RDMA
  *	needs it given (NFS: LX_XPRT_RDMA_NFS_PORT, 20049)
@@ -112,7 +111,7 @@ struct lx_rpc_auth_opts {
  *	NULL for defaults; the client installs the RPC-over-RDMA binding and
  *	the server's credit grants as congestion window
  */
-struct lx_rpc_clnt_opts {
+struct lx_rpc_opts {
 	const char *host;
 	uint16_t port;
 	uint32_t prog, vers;
@@ -137,8 +136,10 @@ struct lx_rpc_clnt_opts {
  * @reject_stat: for MSG_DENIED (0 RPC_MISMATCH, 1 AUTH_ERROR)
  * @auth_stat: for AUTH_ERROR
  * @low, @high: the supported range for PROG_MISMATCH and RPC_MISMATCH
- * @xid: the call's XID
- * @retransmits: how many times the call was sent again
+ * @xid: the call's XID (the last one, after @again)
+ * @retransmits: how many times the call was sent again (its last XID)
+ * @again: how many times it went out again under a new XID because its
+ *	again() hook asked (NFS3ERR_JUKEBOX)
  */
 struct lx_rpc_reply_info {
 	int reply_stat;
@@ -148,6 +149,7 @@ struct lx_rpc_reply_info {
 	uint32_t low, high;
 	uint32_t xid;
 	unsigned int retransmits;
+	unsigned int again;
 };
 
 /**
@@ -166,6 +168,26 @@ typedef int (*lx_rpc_body_place_fn)(void *arg, const uint8_t *body, size_t have,
 				    size_t *data_off, size_t *data_len);
 
 /**
+ * lx_rpc_again_fn - send a call again after this reply?  (NFS3ERR_JUKEBOX)
+ * @arg: lx_rpc_call_args.again_arg
+ * @res: lx_rpc_call_args.res, the reply's results just decoded into it
+ * @tries: how many times the call already went out again this way
+ *
+ * Runs on a receive thread after a successful decode; must not block.
+ * Return: 0 to complete the call with this reply; otherwise a delay in
+ * milliseconds, after which the call goes out again under a NEW XID (the
+ * old one would get the server's cached answer back from its duplicate
+ * request cache) with a fresh timeout.  Meanwhile the call stays in
+ * flight: an async call's done() is not called (lx_call_cancel() ends the
+ * wait at once; the client's retry thread sends it when due), a sync
+ * caller keeps waiting; the next reply is decoded into @res again.
+ * Counted in the transport's stats.resubmits and in
+ * lx_rpc_reply_info.again.
+ */
+typedef unsigned int (*lx_rpc_again_fn)(void *arg, const void *res,
+					unsigned int tries);
+
+/**
  * struct lx_rpc_call_args - one call
  * @proc: procedure number
  * @enc, @args: XDR encoder of the arguments and their value (xdr_void/NULL
@@ -174,21 +196,26 @@ typedef int (*lx_rpc_body_place_fn)(void *arg, const uint8_t *body, size_t have,
  * @payload, @npayload: bulk data sent after the encoded arguments, from
  *	the caller's memory (kept valid until completion); XDR padding to a
  *	multiple of 4 is added
- * @place, @place_arg, @rx_dst: bulk result placement: @place finds the
- *	bulk data in the results, which lands in @rx_dst (the caller's
- *	memory) instead of the reply buffer; @dec then sees the results with
- *	the bulk bytes and their XDR padding left out, the opaque length
- *	still present (RFC 8166's reduced stream, over every transport)
+ * @place, @place_arg: bulk result placement: @place finds the bulk data
+ *	in the results, which lands in @rx_iov instead of the reply buffer;
+ *	@dec then sees the results with the bulk bytes and their XDR padding
+ *	left out, the opaque length still present (RFC 8166's reduced
+ *	stream, over every transport)
+ * @rx_iov, @rx_iovcnt: where bulk result data lands (the caller's memory,
+ *	valid until completion); never written past @rx_len bytes
+ * @rx_len: at most this many bytes land in @rx_iov, which must hold as
+ *	many (-EINVAL otherwise); 0: their total
  * @reply_hint: the largest reply expected, bulk data excluded, when it
  *	may exceed about 200 bytes (READDIR, READLINK: their count plus
  *	headers); over RDMA a reply that may not fit the inline threshold is
  *	given a Reply chunk (the receive buffer, so at most buf_size).
  *	0 = small.  Ignored over TCP.
- * @owner: fairness owner (0 = the calling thread)
  * @timeo_ms: overrides the client's timeo for this call (0 = default)
- * @flags: %LX_RPC_CALL_NOWAIT: fail with -EAGAIN instead of waiting for a
- *	free slot or buffer (required when calling from a completion
- *	callback, which must not block)
+ * @again, @again_arg: optional; see lx_rpc_again_fn
+ *
+ * Fairness owner and the non-blocking flag are the call object's
+ * (struct lx_call.owner, .flags) for asynchronous calls; synchronous ones
+ * count as the calling thread's and may wait for a slot.
  */
 struct lx_rpc_call_args {
 	uint32_t proc;
@@ -200,61 +227,51 @@ struct lx_rpc_call_args {
 	unsigned int npayload;
 	lx_rpc_body_place_fn place;
 	void *place_arg;
-	struct lx_xprt_iter *rx_dst;
+	const struct iovec *rx_iov;
+	unsigned int rx_iovcnt;
+	size_t rx_len;
 	size_t reply_hint;
-	uint64_t owner;
 	unsigned int timeo_ms;
-	unsigned int flags;
+	lx_rpc_again_fn again;
+	void *again_arg;
 };
 
-#define LX_RPC_CALL_NOWAIT 0x1u
-
 /**
- * lx_rpc_done_fn - completion of an async call
- * @call: the call; valid until this returns (lx_rpc_call_info() works here)
- * @status: 0 (results decoded into args->res) or a negative errno (above)
- * @arg: the caller's argument
- *
- * Runs on a transport receive thread (or the thread that failed the call);
- * must not block.
- */
-typedef void (*lx_rpc_done_fn)(struct lx_rpc_call *call, int status, void *arg);
-
-/**
- * lx_rpc_clnt_create() - create a client and connect
+ * lx_rpc_create() - create a client and connect
  * Return: %0; %-EINVAL for bad options; a negative errno from rpcbind
  * (%-EPFNOSUPPORT when the program is not registered) or from connecting.
  */
-int lx_rpc_clnt_create(struct lx_rpc_clnt **clp,
-		       const struct lx_rpc_clnt_opts *opts);
+int lx_rpc_create(struct lx_rpc_clnt **clp, const struct lx_rpc_opts *opts);
 
 /**
- * lx_rpc_clnt_destroy() - fail calls in flight with -ESHUTDOWN, close, free
+ * lx_rpc_destroy() - fail calls in flight with -ESHUTDOWN, close, free
  * Must not be called from a completion callback.  NULL is a no-op.
  */
-void lx_rpc_clnt_destroy(struct lx_rpc_clnt *cl);
+void lx_rpc_destroy(struct lx_rpc_clnt *cl);
 
 /**
  * lx_rpc_call_async() - start a call
  * @cl: the client
+ * @call: the call object (struct lx_call, libxprt/call.h): @call->done,
+ *	->arg, ->owner and ->flags (%LX_CALL_NOWAIT) set by the caller; the
+ *	library sets ->res to @a->res.  done() gets 0 (the results decoded
+ *	into @a->res) or a negative errno from the table at the top;
+ *	lx_rpc_call_info() tells the details while it runs.
  * @a: the call; copied except the memory it points to (args and payload
- *	until the call is sent... keep them until completion; res and rx_dst
- *	until completion)
- * @done: completion, called exactly once if this returns 0
- * @arg: passed to @done
- * @callp: optional; receives a handle for lx_rpc_call_cancel(), valid until
- *	@done returns
+ *	until completion, res and rx_iov until completion)
  *
+ * Cancel with lx_call_cancel(): done() then gets -ECANCELED once the
+ * receive thread no longer places the reply.
  * Context: may block while all slots are in use (FIFO), never on the
- * network; with %LX_RPC_CALL_NOWAIT it never blocks.
- * Return: %0; %-EINVAL (arguments failed to encode or too large for the
- * buffer); %-EAGAIN or %-ENOBUFS (%LX_RPC_CALL_NOWAIT and no slot or
- * buffer free: retry after a completion); %-ESHUTDOWN; @done is not
- * called on error.
+ * network; with %LX_CALL_NOWAIT it never blocks.
+ * Return: %0, and @call->done runs exactly once; %-EINVAL (no done, or
+ * arguments that failed to encode or do not fit the buffer); %-EBUSY
+ * (%LX_CALL_NOWAIT and no slot or buffer free: retry after a completion,
+ * from a thread that may block); %-ESHUTDOWN.  done() never runs after an
+ * error.
  */
-int lx_rpc_call_async(struct lx_rpc_clnt *cl, const struct lx_rpc_call_args *a,
-		      lx_rpc_done_fn done, void *arg,
-		      struct lx_rpc_call **callp);
+int lx_rpc_call_async(struct lx_rpc_clnt *cl, struct lx_call *call,
+		      const struct lx_rpc_call_args *a);
 
 /**
  * lx_rpc_call_sync() - make a call and wait for its outcome
@@ -277,23 +294,36 @@ int lx_rpc_call_simple(struct lx_rpc_clnt *cl, uint32_t proc, xdrproc_t enc,
 int lx_rpc_null(struct lx_rpc_clnt *cl);
 
 /**
- * lx_rpc_call_cancel() - fail an async call with -ECANCELED
- * Return: %0; %-EALREADY when its outcome was already decided.
+ * lx_rpc_call_info() - reply details of an asynchronous call
+ * @call: the call, inside its done() callback: the details live in the
+ *	call's request slot, which is another call's once done() returns
  */
-int lx_rpc_call_cancel(struct lx_rpc_call *call);
+const struct lx_rpc_reply_info *lx_rpc_call_info(const struct lx_call *call);
 
-/** lx_rpc_call_info() - reply details; valid inside the done callback */
-const struct lx_rpc_reply_info *
-lx_rpc_call_info(const struct lx_rpc_call *call);
+/**
+ * struct lx_rpc_stats - counters of a client
+ * @nconnect: its connections
+ * @xprt: the counters of its transports (struct lx_xprt_stats), summed
+ *	over the connections: calls submitted and completed, replies,
+ *	retransmissions, timeouts, cancels, connections...
+ */
+struct lx_rpc_stats {
+	unsigned int nconnect;
+	struct lx_xprt_stats xprt;
+};
 
-/** lx_rpc_clnt_xprt() - the transport of connection @i (0 .. nconnect-1) */
-struct xprt *lx_rpc_clnt_xprt(const struct lx_rpc_clnt *cl, unsigned int i);
+/**
+ * lx_rpc_stats() - snapshot of @cl's counters
+ * Context: any thread; reads atomics only (not a consistent snapshot
+ * while calls run).
+ */
+void lx_rpc_stats(const struct lx_rpc_clnt *cl, struct lx_rpc_stats *st);
 
-/** lx_rpc_clnt_nconnect() - number of connections */
-unsigned int lx_rpc_clnt_nconnect(const struct lx_rpc_clnt *cl);
+/** lx_rpc_xprt() - the transport of connection @i (0 .. nconnect-1) */
+struct xprt *lx_rpc_xprt(const struct lx_rpc_clnt *cl, unsigned int i);
 
-/** lx_rpc_strerror() - a short text for an errno returned by this API */
-const char *lx_rpc_strerror(int err);
+/** lx_rpc_nconnect() - number of connections */
+unsigned int lx_rpc_nconnect(const struct lx_rpc_clnt *cl);
 
 #ifdef __cplusplus
 }

@@ -1,41 +1,15 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * libxprt transport core: connections, requests, transmission, replies.
+ * libxprt transports, as the clients' users see them (tool tier).
  *
  * A struct xprt is one connection-oriented transport instance (one TCP
- * socket or one RDMA queue pair, re-established on failure) with its own
- * request slots (tag allocator), reply index, congestion credits, fair
- * transmit queue, receive thread and transmit worker.  Protocols (SunRPC in
- * rpc/, 9P in p9/) sit on top: they allocate a request, encode their call
- * into its send buffer, submit it under a key (the RPC XID or the 9P tag),
- * and are called back once with the outcome.  Several xprts may share one
- * buffer pool.
- *
- * The life of a request:
- *
- *   lx_xprt_req_alloc()   takes a slot (blocking FIFO when all are in use) and
- *                      a send and a receive buffer from the pool
- *   (encode)           the protocol writes its message into req->sbuf and
- *                      may add payload segments from the caller's memory
- *   lx_xprt_req_submit()  links the request into the reply index under its
- *                      key *before* queueing it, so no reply can miss it;
- *                      the calling thread transmits itself when it can take
- *                      the transmit lock and a credit, otherwise the
- *                      transmit worker does
- *   (reply)            the receive thread finds the request by key, places
- *                      the reply (header into req->rbuf, bulk data straight
- *                      into the caller's memory when the protocol asks for
- *                      it), and completes it
- *   ops->done()        called exactly once with the outcome: 0 (a reply is
- *                      in rbuf) or a negative errno (timeout, cancel,
- *                      connection loss with the fail policy, shutdown)
- *   lx_xprt_req_put()     the protocol drops its reference; the last one
- *                      returns the buffers and the slot
- *
- * Threads: done() and timeout() run on the xprt's receive thread (or, for
- * failures found elsewhere, on the thread that found them: a canceller, the
- * transmit worker, lx_xprt_destroy()).  They must not block.  A request's
- * memory is never written by the library after done() returns.
+ * socket or one RDMA queue pair, re-established on failure).  The clients
+ * of rpc.h, nfs3.h and p9.h run on one or more of them and hand them out
+ * (lx_rpc_xprt(), lx_p9_xprt()) for their counters, their peer's name,
+ * fault injection; this header has what that takes, the transport choice
+ * of the clients' options and the log hook.  Writing a protocol on the
+ * transport core - requests, framing, buffers - is the protocol-author
+ * tier: <libxprt/proto/xprt.h>.
  */
 #ifndef LIBXPRT_XPRT_H
 #define LIBXPRT_XPRT_H
@@ -43,62 +17,17 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/uio.h>
-
-#include "iter.h"
-#include "pool.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 struct xprt;
-struct lx_xprt_req;
-
-/**
- * struct lx_xprt_framing_ops - how messages are delimited on a byte stream
- * @name: for messages
- * @hdr_len: bytes of the per-fragment marker (4 for both protocols)
- * @keep_hdr: the marker is part of the message (9P's size field) rather
- *	than a separate framing word (RPC record marking)
- * @key_len: bytes at the start of the message needed by @key
- * @encode: write the marker for a @len-byte message into @hdr; return
- *	bytes written (0 when @keep_hdr: the message carries its own size)
- * @decode: parse a marker: store the number of message bytes that follow
- *	it in *@len (with @keep_hdr, the marker's bytes count as message bytes
- *	already read) and whether this fragment ends the message in *@last.
- *	Return 0 or %-EBADMSG for a marker that cannot be valid.
- * @key: the reply's key (XID, tag) from its first @key_len bytes
- */
-struct lx_xprt_framing_ops {
-	const char *name;
-	size_t hdr_len;
-	bool keep_hdr;
-	size_t key_len;
-	size_t (*encode)(void *hdr, size_t len);
-	int (*decode)(const void *hdr, size_t *len, bool *last);
-	uint32_t (*key)(const void *msg);
-};
-
-/* RFC 5531 record marking: 4-byte big-endian marker, bit 31 = last
- * fragment; key = XID (first word of the message, big-endian). */
-extern const struct lx_xprt_framing_ops lx_xprt_framing_rpc;
-/* 9P: size[4] little-endian including itself, then type[1] tag[2];
- * key = tag. */
-extern const struct lx_xprt_framing_ops lx_xprt_framing_9p;
+struct lx_xprt_pool;
 
 enum lx_xprt_transport {
 	LX_XPRT_TRANSPORT_TCP,
 	LX_XPRT_TRANSPORT_RDMA,
-};
-
-/* What happens to requests already sent when the connection drops. */
-enum lx_xprt_reconnect_policy {
-	/* SunRPC: reconnect and send them again (same key) */
-	LX_XPRT_RESEND,
-	/* 9P: the session died with the connection: fail them with
-	 * -ECONNRESET */
-	LX_XPRT_FAIL,
 };
 
 enum lx_xprt_state {
@@ -116,14 +45,24 @@ enum lx_xprt_state {
  *	connection attempt as a failed connect does (see lx_xprt_opts)
  * @not_responding: episodes of "server HOST:PORT not responding" (each
  *	ends with "server HOST:PORT OK" at the next reply)
+ * @resubmits: requests sent again under a new key after their outcome
+ *	(lx_xprt_req_resubmit(): NFS3ERR_JUKEBOX retries)
+ * @garbage: connections dropped because the server sent what cannot be
+ *	a reply: a message shorter than its key (RPC: XID and message type),
+ *	one that is not a reply (framing check), a fragment chain past
+ *	max_msg or past %LX_XPRT_MAX_FRAGS fragments, a bad 9P size
  */
 struct lx_xprt_stats {
 	uint64_t submitted, completed, replies, bad_keys, dup_replies;
 	uint64_t sends, send_calls, direct_sends, worker_sends;
 	uint64_t retransmits, timeouts, cancels, connects, disconnects;
 	uint64_t bytes_sent, bytes_received, direct_rx_bytes;
-	uint64_t early_disconnects, not_responding;
+	uint64_t early_disconnects, not_responding, garbage, resubmits;
 };
+
+/* Fragments one record may have (RFC 5531 sets no limit; servers send one,
+ * or a few of their send size): endless one-byte fragments end here. */
+#define LX_XPRT_MAX_FRAGS   8192u
 
 /*
  * A connection lost within this long of being made (or before any reply
@@ -138,6 +77,7 @@ struct lx_xprt_stats {
 #define LX_XPRT_LOG_WARNING 4
 #define LX_XPRT_LOG_NOTICE  5
 #define LX_XPRT_LOG_INFO    6
+#define LX_XPRT_LOG_DEBUG   7
 
 /**
  * lx_xprt_log_fn - where the library's messages go
@@ -154,324 +94,8 @@ struct lx_xprt_stats {
  */
 typedef void (*lx_xprt_log_fn)(void *arg, int level, const char *msg);
 
-/**
- * struct lx_xprt_opts - transport parameters
- * @transport: TCP or RDMA
- * @host: numeric address or host name
- * @port: port number (host order)
- * @framing: how messages are delimited (TCP); RDMA may leave it NULL
- *	and take its upper-layer binding's (see libxprt/rdma.h)
- * @max_reqs: request slots, 1 .. 65535 (default 64)
- * @buf_size: size of the send and receive buffers of each request, which
- *	bounds call headers and non-bulk replies (default 8192)
- * @max_msg: the largest message accepted from the peer (default 8 MiB);
- *	bulk data placed straight into caller memory counts too
- * @pool: a pool of @buf_size buffers to share, or NULL to create one
- * @req_priv: bytes of per-request private space for the protocol
- * @policy: see enum lx_xprt_reconnect_policy
- * @cong: 0 fixed window (TCP), 1 AIMD, 2 server grants (RDMA)
- * @connect_timeout_ms: per attempt (default 5000)
- * @reconnect_min_ms: first backoff delay (default 100)
- * @reconnect_max_ms: backoff ceiling (default 30000)
- * @reconnect_give_up_ms: fail queued and in-flight requests with
- *	-ENOTCONN after this long without a connection; 0 = never (default)
- * @nodelay: set TCP_NODELAY (default true; opts zeroed means true)
- * @no_nodelay: turn @nodelay off
- * @rdma: RDMA options, a struct lx_xprt_rdma_opts (libxprt/rdma.h); may be
- *	NULL
- * @early_loss_limit: a request sent on this many connections in a row
- *	that the server dropped early without replying fails with
- *	%-ECONNRESET instead of being sent again (%LX_XPRT_RESEND; 0 = no
- *	limit, the default): a port that closes on every call (not the
- *	service we think) fails in a fraction of a second rather than at the
- *	protocol's timeout
- * @log: the message hook (NULL: messages are dropped), see lx_xprt_log_fn
- * @log_arg: its argument
- *
- * Reconnection backs off as the Linux client does, counting early
- * disconnects (%LX_XPRT_EARLY_MS) as failed connects: after a connection
- * the server dropped early, or a failed attempt, the next attempt waits
- * the current delay (counted from when the lost connection was made),
- * which then doubles from @reconnect_min_ms up to @reconnect_max_ms; a
- * connection that carried replies resets it, and one that lived longer
- * than the delay is replaced at once.  (Linux: 3 s doubling to 5 min.)
- */
-struct lx_xprt_opts {
-	enum lx_xprt_transport transport;
-	const char *host;
-	uint16_t port;
-	const struct lx_xprt_framing_ops *framing;
-	unsigned int max_reqs;
-	size_t buf_size;
-	size_t max_msg;
-	struct lx_xprt_pool *pool;
-	size_t req_priv;
-	enum lx_xprt_reconnect_policy policy;
-	int cong;
-	unsigned int connect_timeout_ms;
-	unsigned int reconnect_min_ms;
-	unsigned int reconnect_max_ms;
-	unsigned int reconnect_give_up_ms;
-	bool no_nodelay;
-	const void *rdma;
-	unsigned int early_loss_limit;
-	lx_xprt_log_fn log;
-	void *log_arg;
-};
-
-/**
- * struct lx_xprt_req_ops - the protocol's hooks for one request
- * @done: the outcome, exactly once: @status 0 means a reply of
- *	req->rlen bytes is in req->rbuf (bulk data, if placed, is in the
- *	caller's memory); negative is an errno.  Runs on the receive thread or
- *	on the thread that decided the outcome; must not block.  The request
- *	stays valid until the protocol's lx_xprt_req_put().
- * @place: optional; called on the receive thread while a reply arrives,
- *	each time @have bytes of the message (of @msg_len in all) are in
- *	req->rbuf.  Return a number > @have to get that many bytes in rbuf
- *	before the next call; or 0 after setting req->rx_data_off,
- *	req->rx_data_len and req->rx_data (an iterator over the caller's
- *	memory) to have bytes [data_off, data_off + data_len) of the message
- *	placed there, then req->rx_data_pad bytes dropped (XDR padding of
- *	the data: the reply seen by the decoder is the "reduced" stream of
- *	RFC 8166 section 3.4, the same over TCP and RDMA), and the rest
- *	after them appended to rbuf; or 0 without
- *	data (rx_data_len 0) to have everything in rbuf; or a negative errno
- *	to fail the request (the message is then discarded).  Bytes already
- *	in rbuf past data_off are copied, the rest read straight into place.
- * @timeout: optional; the request's timer expired (lx_xprt_req_set_timer()).
- *	Runs on the receive thread.  The protocol decides: retransmit
- *	(lx_xprt_req_retransmit()), fail (lx_xprt_req_fail()), or re-arm.
- */
-struct lx_xprt_req_ops {
-	void (*done)(struct lx_xprt_req *req, int status);
-	int (*place)(struct lx_xprt_req *req, size_t have, size_t msg_len);
-	void (*timeout)(struct lx_xprt_req *req);
-};
-
-#define LX_XPRT_REQ_MAX_TX_SEGS 8
-
-/**
- * struct lx_xprt_req - one request slot
- *
- * Fields marked (proto) belong to the protocol between alloc and submit,
- * and are read-only for it afterwards; the others are the library's.
- * @xprt: owner transport
- * @slot: slot index, 0 .. max_reqs-1 (9P uses it as the tag)
- * @sbuf: send buffer (proto): the message starts at sbuf->data and is
- *	sbuf->len bytes long, followed by @tx_segs
- * @tx_segs: extra send segments from the caller's memory (proto; WRITE
- *	payloads, padding), @nr_tx_segs of them, sent after sbuf
- * @rbuf: receive buffer: the reply (minus bulk data) lands here
- * @rlen: bytes of the reply in rbuf, valid in done() when status is 0
- * @rx_data, @rx_data_off, @rx_data_len, @rx_data_pad: bulk placement,
- *	see lx_xprt_req_ops.place (proto, set from place())
- * @rx_msg_len: total length of the reply message
- * @ops: hooks (proto)
- * @owner: fairness owner (proto; thread id or job id; 0 = calling thread)
- * @no_reply: the message expects no reply (proto)
- * @timeout_ns: the request's timer, armed by lx_xprt_req_submit() before the
- *	request can complete (proto; 0: none).  Arming it after the submit
- *	would race with an async completion releasing the request.
- * @will_wait: the caller will wait for the outcome with
- *	lx_xprt_req_done_wait() (proto): the transport may let that thread
- *	receive the reply itself, saving a thread hop
- * @key: the reply key given at submit
- * @user: free for the protocol
- */
-struct lx_xprt_req {
-	struct xprt *xprt;
-	unsigned int slot;
-	struct lx_xprt_buf *sbuf;
-	struct iovec tx_segs[LX_XPRT_REQ_MAX_TX_SEGS];
-	unsigned int nr_tx_segs;
-	struct lx_xprt_buf *rbuf;
-	size_t rlen;
-	struct lx_xprt_iter rx_data;
-	size_t rx_data_off;
-	size_t rx_data_len;
-	size_t rx_data_pad;
-	size_t rx_msg_len;
-	const struct lx_xprt_req_ops *ops;
-	uint64_t owner;
-	bool no_reply;
-	bool will_wait;
-	uint64_t timeout_ns;
-	uint32_t key;
-	void *user;
-};
-
-/* lx_xprt_req_alloc() flags */
-#define LX_XPRT_NOWAIT \
-	0x1u /* fail with -EAGAIN instead of waiting for a slot */
-
-/**
- * lx_xprt_create() - create a transport and connect it
- * @xp: where the transport is stored
- * @opts: parameters, copied (the pool is referenced, not copied)
- *
- * Resolves the address, connects (blocking, up to connect_timeout_ms) and
- * starts the receive thread and the transmit worker.
- * Return: %0; %-EINVAL for bad options; %-ENOENT when the host does not
- * resolve; %-ECONNREFUSED, %-ETIMEDOUT, %-EHOSTUNREACH or another connect
- * error; %-ENOMEM; %-EPROTONOSUPPORT for a transport not built in.
- */
-int lx_xprt_create(struct xprt **xp, const struct lx_xprt_opts *opts);
-
-/**
- * lx_xprt_destroy() - close the transport and free it
- *
- * Queued and in-flight requests complete with -ESHUTDOWN (their done()
- * runs on the calling thread or the receive thread before this returns).
- * Every request must then be put by its protocol before lx_xprt_destroy()
- * returns: it waits for that.  Must not be called from a done() callback.
- * NULL is a no-op.
- */
-void lx_xprt_destroy(struct xprt *x);
-
-/**
- * lx_xprt_req_alloc() - take a free request slot and its buffers
- * @x: the transport
- * @flags: %LX_XPRT_NOWAIT or 0
- * @reqp: where the request is stored; its sbuf->len is 0, ops NULL
- *
- * Context: may block (FIFO behind other waiters) without %LX_XPRT_NOWAIT.
- * Return: %0; %-EAGAIN (no slot and %LX_XPRT_NOWAIT); %-ENOBUFS (no buffer
- * and %LX_XPRT_NOWAIT); %-ESHUTDOWN when the transport is closing.
- */
-int lx_xprt_req_alloc(struct xprt *x, unsigned int flags,
-		      struct lx_xprt_req **reqp);
-
-/** lx_xprt_req_priv() - the protocol's private area of @req (req_priv bytes) */
-void *lx_xprt_req_priv(struct lx_xprt_req *req);
-
-/**
- * lx_xprt_req_add_seg() - append a send segment from caller memory
- * The memory must stay valid and unchanged until done() has run.
- * Return: %0; %-E2BIG when all %LX_XPRT_REQ_MAX_TX_SEGS are used.
- */
-int lx_xprt_req_add_seg(struct lx_xprt_req *req, const void *base, size_t len);
-
-/**
- * lx_xprt_req_submit() - send a request and wait for its reply in the
- * background
- * @req: encoded request, ops set
- * @key: the key its reply will carry (XID, 9P tag)
- *
- * The request is linked into the reply index before it is queued.  The
- * calling thread transmits when it can take the transmit lock and a
- * credit; otherwise the transmit worker will.
- * Return: %0, and ops->done() will run exactly once; or a negative errno
- * and done() will never run: %-EEXIST (a request with @key is in flight),
- * %-EINVAL (no ops/done, empty message, or the request was already
- * submitted), %-ESHUTDOWN (transport closing), %-EMSGSIZE (message larger
- * than the peer accepts), %-EOPNOTSUPP (no_reply on RDMA, where every
- * message must be answered to return its credit).
- */
-int lx_xprt_req_submit(struct lx_xprt_req *req, uint32_t key);
-
-/**
- * lx_xprt_req_set_timer() - arm (or re-arm) the timer of a request the
- * caller holds a reference to (from its timeout hook, say; for the
- * initial timer use req->timeout_ns)
- * @req: a submitted request
- * @timeout_ns: relative; 0 disarms
- *
- * On expiry ops->timeout() runs on the receive thread.  Safe from any
- * thread, including from ops->timeout() itself.
- */
-void lx_xprt_req_set_timer(struct lx_xprt_req *req, uint64_t timeout_ns);
-
-/**
- * lx_xprt_req_retransmit() - queue a submitted request for transmission
- * again with the same key (RPC retransmission after a minor timeout)
- *
- * Over RDMA a request already sent on the current connection is not sent
- * twice on it: the connection is dropped and the reconnect resends every
- * request in flight (credits are per connection).
- * Return: %0; %-EALREADY when its outcome is already decided or it is still
- * queued; %-EINVAL when it was never submitted.
- */
-int lx_xprt_req_retransmit(struct lx_xprt_req *req);
-
-/**
- * lx_xprt_req_fail() - decide a submitted request's outcome as an error
- * @req: the request
- * @status: negative errno passed to done()
- *
- * If no reply has been accepted yet, the request leaves the reply index
- * and the transmit queue; done() runs once the transmitter and the
- * receiver no longer touch its memory (possibly on another thread, before
- * or after this returns).  A reply arriving later is counted as unknown.
- * Return: %0; %-EALREADY when the outcome was decided already (done() has
- * run or is about to, with that outcome).
- */
-int lx_xprt_req_fail(struct lx_xprt_req *req, int status);
-
-/**
- * lx_xprt_req_cancel() - lx_xprt_req_fail(req, -ECANCELED)
- */
-int lx_xprt_req_cancel(struct lx_xprt_req *req);
-
-/**
- * lx_xprt_req_get() - take a reference on @req (e.g. before handing it to
- * another thread)
- */
-void lx_xprt_req_get(struct lx_xprt_req *req);
-
-/**
- * lx_xprt_req_put() - drop a reference; the last one frees the slot
- *
- * The protocol holds one reference from lx_xprt_req_alloc(); it puts it after
- * done() has run (or after a failed submit, or to abandon an unsubmitted
- * request).
- * Return: %0; %-EINVAL for a request with no reference left (a double
- * put, reported and otherwise ignored).
- */
-int lx_xprt_req_put(struct lx_xprt_req *req);
-
-/**
- * lx_xprt_req_done_wait() - wait until done() has run for @req
- * @req: a submitted request
- * @timeout_ns: relative, negative = forever
- *
- * For synchronous protocol calls: the caller submits with ops->done set
- * (it may do nothing) and waits here.
- * Context: may block; not on the receive thread.
- * Return: %0 when done() has returned; %-ETIMEDOUT.
- */
-int lx_xprt_req_done_wait(struct lx_xprt_req *req, int64_t timeout_ns);
-
 /** lx_xprt_state() - the connection state now */
 enum lx_xprt_state lx_xprt_state(const struct xprt *x);
-
-/**
- * lx_xprt_connect_cookie() - number of connections established so far; a
- * request whose cookie differs went out on an older connection
- */
-uint32_t lx_xprt_connect_cookie(const struct xprt *x);
-
-/** lx_xprt_req_cookie() - the connect cookie @req was last sent under */
-uint32_t lx_xprt_req_cookie(const struct lx_xprt_req *req);
-
-/**
- * lx_xprt_set_pool() - give an idle transport another buffer pool
- * @x: the transport
- * @pool: the new pool (referenced, not owned: the caller destroys it
- *	after lx_xprt_destroy()); its buffer size becomes buf_size
- *
- * For protocols that negotiate their message size on the connection
- * itself (9P msize): create the transport with a pool for the size asked
- * for, negotiate, then switch to buffers of the size agreed.  No request
- * may be allocated while this runs; a request whose last reference the
- * transport itself drops right after done() is waited for.  A pool the
- * transport created is destroyed; a pool given in the options is left to
- * its owner.
- * Context: may sleep (up to a second); not from a callback.
- * Return: %0; %-EINVAL for NULL arguments; %-EBUSY when requests are
- * still held after that wait.
- */
-int lx_xprt_set_pool(struct xprt *x, struct lx_xprt_pool *pool);
 
 /** lx_xprt_pool() - the transport's buffer pool */
 struct lx_xprt_pool *lx_xprt_pool(const struct xprt *x);
@@ -479,8 +103,8 @@ struct lx_xprt_pool *lx_xprt_pool(const struct xprt *x);
 /** lx_xprt_max_reqs() - request slots of @x */
 unsigned int lx_xprt_max_reqs(const struct xprt *x);
 
-/** lx_xprt_get_stats() - snapshot of the counters */
-void lx_xprt_get_stats(const struct xprt *x, struct lx_xprt_stats *st);
+/** lx_xprt_stats() - snapshot of the counters */
+void lx_xprt_stats(const struct xprt *x, struct lx_xprt_stats *st);
 
 /**
  * lx_xprt_disconnect() - drop the connection now (tests, fault injection);
@@ -490,18 +114,6 @@ void lx_xprt_disconnect(struct xprt *x);
 
 /** lx_xprt_peer() - "host:port" of the peer, for messages */
 const char *lx_xprt_peer(const struct xprt *x);
-
-/**
- * lx_xprt_not_responding() - a protocol saw a call go unanswered past its
- * timeout (an RPC minor timeout, say)
- *
- * Starts a "server HOST:PORT not responding, still trying" episode: the
- * message goes to the log hook once, counted in stats.not_responding, and
- * "server HOST:PORT OK" follows at the next reply.  The transport starts
- * one itself when a connection with calls in flight is lost early or a
- * reconnect attempt fails.  Any thread; cheap when an episode is on.
- */
-void lx_xprt_not_responding(struct xprt *x);
 
 #ifdef __cplusplus
 }

@@ -36,7 +36,8 @@ ok() { echo ok; }
 # come from the merged histogram (bimodal), not from averaging ranks.
 step "4 ranks x 2 jobs, merged report and histograms"
 common=(--rw randrw --time_based --runtime 1500ms --ramp_time 300ms --numjobs 2
-	--iodepth 4 --mem-virtual --eta never)
+	--iodepth 4 --mem-virtual --eta never --write_iops_log "$tmp/fl"
+	--per_job_logs 0)
 "${MPIRUN[@]}" -np 2 "$bin" "${common[@]}" --mem-lat 100us \
 	--output-format json --output "$tmp/out.json" \
 	--write_log "$tmp/log.tsv" --write_hist "$tmp/hist.tsv" \
@@ -80,6 +81,13 @@ for r in range(4):
     lines = open(f"{t}/log.{r}.tsv").read().splitlines()
     assert lines[0].startswith("time_s\tjob\tphase") and len(lines) >= 2, r
 assert not os.path.exists(f"{t}/log.tsv")
+# fio's per-I/O logs: every rank its own (--per_job_logs 0: one file per
+# rank, the rank before the extension), one line per I/O it completed
+dropped = d["xprt"]["backend_stats"]["log_dropped"]
+lines = [sum(1 for _ in open(f"{t}/fl_iops.{r}.log")) for r in range(4)]
+assert all(n <= r["ops"] for n, r in zip(lines, ri)), (lines, ri)
+assert sum(lines) + dropped == sum(r["ops"] for r in ri), (lines, dropped)
+assert not os.path.exists(f"{t}/fl_iops.log")
 PY
 ok
 

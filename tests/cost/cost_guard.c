@@ -4,7 +4,7 @@
  * check-cost, issue 12 item 3), against the in-process fake NFSv3 server
  * of tests/unit/test_nfs3_fakesrv.h.
  *
- *   cost-guard null N     lx_nfs3_mount(), 200 + N synchronous lx_nfs3_null()
+ *   cost-guard null N     lx_nfs3_create(), 200 + N synchronous lx_nfs3_null()
  *   cost-guard read16 N   200 + N READs of 4 KiB at varying offsets,
  *                         16 in flight (lx_nfs3_read_buf_async(), each
  *                         completion starting the next)
@@ -46,13 +46,13 @@ struct run {
 };
 
 struct slot {
-	struct lx_nfs3_call call;
+	struct lx_call call;
 	struct lx_nfs3_read_res res;
 	struct run *run;
 	uint8_t buf[BS];
 };
 
-static void read_done(struct lx_nfs3_call *call, int status, void *arg);
+static void read_done(struct lx_call *call, int status, void *arg);
 
 static bool start(struct slot *s, unsigned int flags)
 {
@@ -80,7 +80,7 @@ static bool start(struct slot *s, unsigned int flags)
 	return true;
 }
 
-static void read_done(struct lx_nfs3_call *call, int status, void *arg)
+static void read_done(struct lx_call *call, int status, void *arg)
 {
 	struct slot *s = arg;
 	struct run *r = s->run;
@@ -88,7 +88,7 @@ static void read_done(struct lx_nfs3_call *call, int status, void *arg)
 	if (!status && s->res.count != BS)
 		status = -EIO;
 	if (!status)
-		start(s, LX_NFS3_CALL_NOWAIT);
+		start(s, LX_CALL_NOWAIT);
 	else
 		atomic_store(&r->err, status);
 	if (atomic_fetch_sub(&r->active, 1) == 1) {
@@ -139,10 +139,10 @@ int main(int argc, char **argv)
 	for (i = 0; i < FSIZE_MAX; i++)
 		S->cache[i] = (uint8_t)(i * 7);
 	opts_init(&o, msg, sizeof(msg));
-	ret = lx_nfs3_mount(&r.clnt, &o);
+	ret = lx_nfs3_create(&r.clnt, &o);
 	if (ret) {
 		fprintf(stderr, "cost-guard: mount: %s (%s)\n",
-			lx_nfs3_strerror(ret), msg);
+			lx_strerror(ret), msg);
 		goto out_srv;
 	}
 	if (rd) {
@@ -163,7 +163,7 @@ int main(int argc, char **argv)
 	}
 	if (ret)
 		fprintf(stderr, "cost-guard: %s: %s\n", argv[1],
-			lx_nfs3_strerror(ret));
+			lx_strerror(ret));
 	free(slots);
 out_clnt:
 	lx_nfs3_destroy(r.clnt);

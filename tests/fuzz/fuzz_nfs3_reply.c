@@ -29,12 +29,12 @@ static struct {
 } g;
 
 struct fz_nfs_call {
-	struct lx_nfs3_call call;
+	struct lx_call call;
 	unsigned int done;
 	int status;
 };
 
-static void done(struct lx_nfs3_call *call, int status, void *arg)
+static void done(struct lx_call *call, int status, void *arg)
 {
 	struct fz_nfs_call *fc = arg;
 
@@ -45,7 +45,7 @@ static void done(struct lx_nfs3_call *call, int status, void *arg)
 	FZ_ASSERT(status <= 0);
 }
 
-static int start(enum nfs3_case c, struct lx_nfs3_call *call)
+static int start(enum nfs3_case c, struct lx_call *call)
 {
 	static const struct lx_nfs3_fh fh = {.len = 8, .data = "fuzzfh!"};
 	static const struct lx_nfs3_sattr sa = {.set_mode = true, .mode = 0644};
@@ -78,9 +78,9 @@ static int start(enum nfs3_case c, struct lx_nfs3_call *call)
 		return lx_nfs3_write_async(cl, call, &fh, 0, &wiov, 1,
 					   LX_NFS3_UNSTABLE, &b->res.write);
 	case NC_CREATE:
-		return lx_nfs3_create_async(cl, call, &fh, "a",
-					    LX_NFS3_CREATE_UNCHECKED, &sa, NULL,
-					    &b->res.create);
+		return lx_nfs3_create_file_async(cl, call, &fh, "a",
+						 LX_NFS3_CREATE_UNCHECKED, &sa,
+						 NULL, &b->res.create);
 	case NC_MKDIR:
 		return lx_nfs3_mkdir_async(cl, call, &fh, "a", &sa,
 					   &b->res.create);
@@ -138,7 +138,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct xprt *x;
 
 	if (!g.rpc) {
-		/* LX_NFS3_DEF_BUF_SIZE, as lx_nfs3_connect() would */
+		/* LX_NFS3_DEF_BUF_SIZE, as lx_nfs3_create() would */
 		g.rpc = fz_rpc_clnt(LX_NFS3_DEF_BUF_SIZE, 4);
 		g.clnt.rpc = g.rpc;
 		g.clnt.buf_size = LX_NFS3_DEF_BUF_SIZE;

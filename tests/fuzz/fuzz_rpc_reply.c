@@ -23,6 +23,7 @@
 #include <libxprt/rpc.h>
 
 #include "harness.h"
+#include "xprt/call_int.h"
 
 #define B_CAP 4096u
 
@@ -37,7 +38,7 @@ struct res_b {
 };
 
 struct fz_call {
-	struct lx_rpc_call *call;
+	struct lx_call call;
 	unsigned int done;
 	int status;
 };
@@ -110,7 +111,7 @@ static void check_status(int status)
 	}
 }
 
-static void done(struct lx_rpc_call *call, int status, void *arg)
+static void done(struct lx_call *call, int status, void *arg)
 {
 	struct fz_call *c = arg;
 	const struct lx_rpc_reply_info *info = lx_rpc_call_info(call);
@@ -136,7 +137,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct fz_call ca = {0}, cb = {0};
 	struct res_a ra;
 	struct res_b rb;
-	struct lx_xprt_iter it;
+	unsigned int niov;
 	bool with_b = sel & 0x08;
 
 	if (!g.cl) {
@@ -149,41 +150,44 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		g.iov[0] = (struct iovec){g.data, 1};
 		g.iov[1] = (struct iovec){g.data + 1, 2000};
 		g.iov[2] = (struct iovec){g.data + 2001, B_CAP - 2001};
-		lx_xprt_iter_iovec(&it, g.iov, 3, B_CAP);
+		niov = 3;
 	} else {
 		g.iov[0] = (struct iovec){g.data, B_CAP};
-		lx_xprt_iter_iovec(&it, g.iov, 1, B_CAP);
+		niov = 1;
 	}
 
 	a.proc = 1;
 	a.dec = (xdrproc_t)dec_a;
 	a.res = &ra;
 	fz_rpc_next_xid(g.cl, FZ_XID);
-	FZ_ASSERT(lx_rpc_call_async(g.cl, &a, done, &ca, &ca.call) == 0);
-	fz_wait_sent((struct lx_xprt_req *)ca.call);
+	ca.call = (struct lx_call){.done = done, .arg = &ca};
+	FZ_ASSERT(lx_rpc_call_async(g.cl, &ca.call, &a) == 0);
+	fz_wait_sent(lx_xprt_call_req(&ca.call));
 	if (with_b) {
 		b.proc = 2;
 		b.dec = (xdrproc_t)dec_b;
 		b.res = &rb;
 		b.place = place_b;
 		b.place_arg = &rb;
-		b.rx_dst = &it;
-		FZ_ASSERT(lx_rpc_call_async(g.cl, &b, done, &cb, &cb.call) ==
-			  0);
-		fz_wait_sent((struct lx_xprt_req *)cb.call);
+		b.rx_iov = g.iov;
+		b.rx_iovcnt = niov;
+		b.rx_len = B_CAP;
+		cb.call = (struct lx_call){.done = done, .arg = &cb};
+		FZ_ASSERT(lx_rpc_call_async(g.cl, &cb.call, &b) == 0);
+		fz_wait_sent(lx_xprt_call_req(&cb.call));
 	}
 
 	fz_stream_feed(&g.s, fz_rpc_xprt(g.cl), in.p, in.left, fz_chunk(sel));
 	fz_stream_reset(&g.s, fz_rpc_xprt(g.cl));
 
 	if (!ca.done)
-		FZ_ASSERT(lx_rpc_call_cancel(ca.call) == 0);
+		FZ_ASSERT(lx_call_cancel(&ca.call) == 0);
 	FZ_ASSERT(ca.done == 1);
 	if (!ca.status)
 		FZ_ASSERT(ra.n <= 8);
 	if (with_b) {
 		if (!cb.done)
-			FZ_ASSERT(lx_rpc_call_cancel(cb.call) == 0);
+			FZ_ASSERT(lx_call_cancel(&cb.call) == 0);
 		FZ_ASSERT(cb.done == 1);
 		if (!cb.status && rb.hooked)
 			FZ_ASSERT(rb.len == rb.placed && rb.placed <= B_CAP);

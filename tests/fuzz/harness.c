@@ -218,7 +218,7 @@ void fz_stream_reset(struct fz_stream *s, struct xprt *x)
 
 struct lx_rpc_clnt *fz_rpc_clnt(size_t buf_size, unsigned int max_reqs)
 {
-	struct lx_rpc_clnt_opts o = {0};
+	struct lx_rpc_opts o = {0};
 	struct lx_rpc_clnt *cl;
 
 	o.host = "127.0.0.1";
@@ -227,8 +227,8 @@ struct lx_rpc_clnt *fz_rpc_clnt(size_t buf_size, unsigned int max_reqs)
 	o.vers = 3;
 	o.buf_size = buf_size;
 	o.max_reqs = max_reqs;
-	if (lx_rpc_clnt_create(&cl, &o))
-		fz_fail(__FILE__, __LINE__, "lx_rpc_clnt_create");
+	if (lx_rpc_create(&cl, &o))
+		fz_fail(__FILE__, __LINE__, "lx_rpc_create");
 	return cl;
 }
 
@@ -240,5 +240,5 @@ void fz_rpc_next_xid(struct lx_rpc_clnt *cl, uint32_t xid)
 
 struct xprt *fz_rpc_xprt(struct lx_rpc_clnt *cl)
 {
-	return lx_rpc_clnt_xprt(cl, 0);
+	return lx_rpc_xprt(cl, 0);
 }

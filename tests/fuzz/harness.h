@@ -5,7 +5,7 @@
  * Transport: the fuzz build links everything of libxprt except xprt/tcp.c
  * (the socket side) and gets harness.c's lx_xprt_tcp_ops instead: a
  * transport that "sends" by dropping the bytes and never receives on its
- * own.  lx_xprt_create(), lx_rpc_clnt_create() and the NFSv3 calls above them
+ * own.  lx_xprt_create(), lx_rpc_create() and the NFSv3 calls above them
  * run unchanged; no thread ever reads a socket.
  *
  * Replies: a target hands the server's side of the stream to

@@ -20,7 +20,7 @@ Every call is parsed (xid, msg_type, rpcvers, prog, vers, proc, cred, verf).
 A record that does not parse as a CALL is logged as BADCALL and dropped.
 
 --log FILE gets one line per event, flushed at once:
-  CONN conn=<n> peer=<ip:port>
+  CONN conn=<n> peer=<ip:port> t=<monotonic seconds>
   CALL conn=<n> xid=0x<8 hex> prog=<n> vers=<n> proc=<n> cred=<flavor>
        seq=<k> rpcvers=<n>
   BADCALL conn=<n> len=<bytes> why=<text>
@@ -73,7 +73,8 @@ AUTH_NONE, SUCCESS, results from --results-hex (default empty: a NULL reply)):
   unknown_xid_forever  answers every call with a correct reply under
                     xid+12345 only, forever
   endless_fragments answers a call with one-byte non-final fragments,
-                    without end
+                    without end (the first 8 are the reply's XID and
+                    msg_type, the rest zeros)
   trickle           the correct reply one byte every --delay seconds (1.0)
   no_read           accepts and never reads (nor answers, nor closes)
 """
@@ -309,7 +310,11 @@ class Conn:
         elif sc == "unknown_xid_forever":
             self.send(frame(self.good(xid + 12345)))
         elif sc == "endless_fragments":
-            one = u32(1) + b"\x5a"  # not the last fragment, one byte
+            # the reply's XID and msg_type, then zeros, without end: one
+            # byte per fragment, none of them the last
+            self.send(b"".join(u32(1) + self.good(xid)[i:i + 1]
+                               for i in range(8)))
+            one = u32(1) + b"\0"
             while not self.closed:
                 self.send(one * 4096)
             raise Closed()
@@ -450,7 +455,8 @@ def main():
             continue
         n += 1
         s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        log("CONN conn=%d peer=%s:%d" % (n, peer[0], peer[1]))
+        log("CONN conn=%d peer=%s:%d t=%.3f" % (n, peer[0], peer[1],
+                                                 time.monotonic()))
         threading.Thread(target=Conn(s, n, a, log).run, daemon=True).start()
 
 

@@ -410,6 +410,92 @@ class TestReorder(HostileTest):
                       payload=call_payload(xid=2))
 
 
+class TestResetOnAccept(unittest.TestCase):
+    def test_rst_before_anything(self):
+        srv = Server("reset_on_accept")
+        try:
+            for _ in range(3):
+                try:  # the RST may beat our first setsockopt
+                    s = srv.connect()
+                    data, how = read_until(s)
+                    s.close()
+                except ConnectionResetError:
+                    data, how = b"", "rst"
+                self.assertEqual((data, how), (b"", "rst"))
+            self.assertEqual(sum(ln.startswith("CONN ")
+                                 for ln in srv.log_lines()), 3)
+        finally:
+            srv.stop()
+
+
+class TestShortRecord(HostileTest):
+    scenario = "short_record"
+
+    def test_two_byte_record_then_fin(self):
+        self.exchange(w(LAST | 2) + b"\0\0", end="eof")
+
+
+class TestGarbage(HostileTest):
+    scenario = "garbage"
+
+    def test_framed_random_record_each_call_stream_open(self):
+        for _ in range(2):
+            self.s.sendall(rec(call_payload()))
+            data, how = read_until(self.s, 68)
+            self.assertEqual((len(data), how), (68, "open"))
+            self.assertEqual(data[:4], w(LAST | 64))
+
+
+class TestGarbageRaw(HostileTest):
+    scenario = "garbage"
+    extra = ("--variant", "raw")
+
+    def test_64_raw_bytes(self):
+        self.s.sendall(rec(call_payload()))
+        data, how = read_until(self.s, 64)
+        self.assertEqual((len(data), how), (64, "open"))
+
+
+class TestUnknownXidForever(HostileTest):
+    scenario = "unknown_xid_forever"
+
+    def test_only_the_wrong_xid(self):
+        self.exchange(rec(good_reply(XID + 12345)))
+        self.exchange(rec(good_reply(XID + 12345)))
+
+
+class TestEndlessFragments(HostileTest):
+    scenario = "endless_fragments"
+
+    def test_one_byte_fragments_none_last(self):
+        self.s.sendall(rec(call_payload()))
+        data, _ = read_until(self.s, 5 * 64, quiet=0.5)
+        self.assertGreaterEqual(len(data), 5 * 64)
+        head = b"".join(w(1) + good_reply()[i:i + 1] for i in range(8))
+        self.assertEqual(data[:40], head)
+        self.assertEqual(data[40:45], w(1) + b"\0")
+
+
+class TestTrickle(HostileTest):
+    scenario = "trickle"
+    extra = ("--delay", "0.1")
+
+    def test_one_byte_per_delay(self):
+        t0 = time.monotonic()
+        self.s.sendall(rec(call_payload()))
+        data, _ = read_until(self.s, 28, limit=6)
+        self.assertEqual(data, rec(good_reply()))
+        self.assertGreaterEqual(time.monotonic() - t0, 2.7)
+
+
+class TestNoRead(HostileTest):
+    scenario = "no_read"
+
+    def test_silent_and_open(self):
+        self.exchange(b"", end="open")
+        self.assertEqual(len(self.srv.calls()), 0)
+
+
 class TestCommandLine(unittest.TestCase):
     def run_cli(self, *args):
         return subprocess.run([sys.executable, SERVER] + list(args),

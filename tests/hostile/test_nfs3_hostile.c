@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -39,7 +40,7 @@ static void test_mount_learns_fsinfo(void **state)
 	assert_int_equal(lx_nfs3_rsize(c), 4096);
 	assert_int_equal(lx_nfs3_wsize(c), 4096);
 	assert_int_equal(lx_nfs3_fsinfo_cached(c)->properties, 0x1b);
-	assert_non_null(lx_nfs3_clnt_rpc(c));
+	assert_non_null(lx_nfs3_rpc(c));
 	lx_nfs3_destroy(c);
 }
 
@@ -52,29 +53,29 @@ static void test_mount_errors_have_messages(void **state)
 	(void)state;
 	opts_init(&o, msg, sizeof(msg));
 	set_mode(M_MNT_NOENT);
-	assert_int_equal(lx_nfs3_mount(&c, &o), -ENOENT);
+	assert_int_equal(lx_nfs3_create(&c, &o), -ENOENT);
 	assert_non_null(strstr(msg, "export /export does not exist"));
 	set_mode(M_MNT_ACCES);
-	assert_int_equal(lx_nfs3_mount(&c, &o), -EACCES);
+	assert_int_equal(lx_nfs3_create(&c, &o), -EACCES);
 	assert_non_null(strstr(msg, "refused"));
 	set_mode(M_MNT_ACCES_UNK); /* ganesha's way of saying NOENT */
-	assert_int_equal(lx_nfs3_mount(&c, &o), -ENOENT);
+	assert_int_equal(lx_nfs3_create(&c, &o), -ENOENT);
 	assert_non_null(strstr(msg, "exports: /elsewhere"));
 	set_mode(M_PROG_UNAVAIL);
-	assert_int_equal(lx_nfs3_mount(&c, &o), -EPFNOSUPPORT);
+	assert_int_equal(lx_nfs3_create(&c, &o), -EPFNOSUPPORT);
 	assert_non_null(strstr(msg, "wrong server"));
 	set_mode(M_NORMAL);
 	/* bad options: nothing is sent */
 	o.export_path = "export";
-	assert_int_equal(lx_nfs3_mount(&c, &o), -EINVAL);
+	assert_int_equal(lx_nfs3_create(&c, &o), -EINVAL);
 	o.export_path = "/export";
 	o.nconnect = 17;
-	assert_int_equal(lx_nfs3_mount(&c, &o), -EINVAL);
+	assert_int_equal(lx_nfs3_create(&c, &o), -EINVAL);
 	o.nconnect = 0;
 	o.host = NULL;
-	assert_int_equal(lx_nfs3_mount(&c, &o), -EINVAL);
-	assert_int_equal(lx_nfs3_mount(NULL, &o), -EINVAL);
-	assert_int_equal(lx_nfs3_mount(&c, NULL), -EINVAL);
+	assert_int_equal(lx_nfs3_create(&c, &o), -EINVAL);
+	assert_int_equal(lx_nfs3_create(NULL, &o), -EINVAL);
+	assert_int_equal(lx_nfs3_create(&c, NULL), -EINVAL);
 }
 
 static void test_mount_procs_and_lists(void **state)
@@ -113,7 +114,7 @@ static void test_mount_procs_and_lists(void **state)
 	assert_int_equal(lx_nfs3_mnt_umntall(mc), 0);
 	assert_int_equal(lx_nfs3_mnt_umnt(mc, ""), -EINVAL);
 	assert_int_equal(lx_nfs3_mnt_mnt(mc, "/export", NULL), -EINVAL);
-	lx_rpc_clnt_destroy(mc);
+	lx_rpc_destroy(mc);
 }
 
 /* ----------------------------------------------------------- bad input */
@@ -158,7 +159,7 @@ static void test_read_more_than_asked_refused(void **state)
 	/* the connection is still in step */
 	assert_int_equal(lx_nfs3_read(c, &fh, 0, 100, &iov, 1, &rr), 0);
 	assert_int_equal(rr.count, 100);
-	assert_string_equal(lx_nfs3_strerror(-EOVERFLOW),
+	assert_string_equal(lx_strerror(-EOVERFLOW),
 			    "reply carries more data than asked for");
 	lx_nfs3_destroy(c);
 }
@@ -195,11 +196,11 @@ static void test_nospc_rofs(void **state)
 	set_mode(M_NOSPC);
 	assert_int_equal(lx_nfs3_write(c, &fh, 0, &iov, 1, 2, &wr), -ENOSPC);
 	assert_int_equal(wr.status, LX_NFS3ERR_NOSPC);
-	assert_string_equal(lx_nfs3_strerror(-ENOSPC),
+	assert_string_equal(lx_strerror(-ENOSPC),
 			    "no space left on the server's file system");
 	set_mode(M_ROFS);
 	assert_int_equal(lx_nfs3_write(c, &fh, 0, &iov, 1, 2, &wr), -EROFS);
-	assert_string_equal(lx_nfs3_strerror(-EROFS), "read-only file system");
+	assert_string_equal(lx_strerror(-EROFS), "read-only file system");
 	set_mode(M_NORMAL);
 	lx_nfs3_destroy(c);
 }
@@ -319,7 +320,7 @@ struct chain {
 };
 
 /* resubmit from the completion callback with NOWAIT */
-static void chain_cb(struct lx_nfs3_call *call, int status, void *arg)
+static void chain_cb(struct lx_call *call, int status, void *arg)
 {
 	struct chain *ch = arg;
 	int err;
@@ -339,7 +340,7 @@ static void chain_cb(struct lx_nfs3_call *call, int status, void *arg)
 static void test_async_resubmit_from_callback(void **state)
 {
 	struct chain ch = {0};
-	static struct lx_nfs3_call call;
+	static struct lx_call call;
 	int i;
 
 	(void)state;
@@ -349,7 +350,7 @@ static void test_async_resubmit_from_callback(void **state)
 	memset(&call, 0, sizeof(call));
 	call.done = chain_cb;
 	call.arg = &ch;
-	call.flags = LX_NFS3_CALL_NOWAIT;
+	call.flags = LX_CALL_NOWAIT;
 	call.owner = 42;
 	assert_int_equal(lx_nfs3_getattr_async(ch.c, &call, &ch.fh, &ch.res),
 			 0);
@@ -364,7 +365,175 @@ static void test_async_resubmit_from_callback(void **state)
 	lx_nfs3_destroy(ch.c);
 }
 
-static void never(struct lx_nfs3_call *call, int status, void *arg)
+/* ------------------------------------------------------------ JUKEBOX */
+
+static void set_jukebox(unsigned int n)
+{
+	pthread_mutex_lock(&S->lock);
+	S->jukebox = n;
+	S->nxids = 0;
+	pthread_mutex_unlock(&S->lock);
+}
+
+/* a client retrying JUKEBOX every 100 ms, at most 3 times */
+static struct lx_nfs3_clnt *mk_jukebox(void)
+{
+	struct lx_nfs3_opts o;
+	struct lx_nfs3_clnt *c = NULL;
+	char msg[256];
+
+	opts_init(&o, msg, sizeof(msg));
+	o.jukebox_delay_ms = 100;
+	o.jukebox_retries = 3;
+	assert_int_equal(lx_nfs3_create(&c, &o), 0);
+	return c;
+}
+
+/* the NFS calls the server saw all had different XIDs */
+static void assert_new_xids(unsigned int n)
+{
+	unsigned int i, j;
+
+	pthread_mutex_lock(&S->lock);
+	assert_int_equal(S->nxids, n);
+	for (i = 0; i < S->nxids; i++)
+		for (j = 0; j < i; j++)
+			assert_true(S->xids[i] != S->xids[j]);
+	pthread_mutex_unlock(&S->lock);
+}
+
+static uint64_t resubmits(struct lx_nfs3_clnt *c)
+{
+	struct lx_xprt_stats st;
+
+	lx_xprt_stats(lx_rpc_xprt(lx_nfs3_rpc(c), 0), &st);
+	return st.resubmits;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void test_jukebox_sync_retried_under_new_xids(void **state)
+{
+	struct lx_nfs3_clnt *c = mk_jukebox();
+	struct lx_nfs3_fh fh = file_fh();
+	struct lx_nfs3_getattr_res res;
+	double t0;
+
+	(void)state;
+	set_jukebox(2);
+	t0 = now_s();
+	assert_int_equal(lx_nfs3_getattr(c, &fh, &res), 0);
+	assert_true(now_s() - t0 >= 0.2); /* two delays of 100 ms */
+	assert_new_xids(3);
+	assert_int_equal(resubmits(c), 2);
+	/* always JUKEBOX: the budget (3 retries, 4 calls), then -EAGAIN,
+	 * with the status, and a message that says what happened */
+	set_jukebox(~0u);
+	assert_int_equal(lx_nfs3_getattr(c, &fh, &res), -EAGAIN);
+	assert_int_equal(res.status, LX_NFS3ERR_JUKEBOX);
+	assert_new_xids(4);
+	assert_int_equal(resubmits(c), 5);
+	assert_non_null(strstr(lx_strerror(-EAGAIN), "JUKEBOX"));
+	/* FSINFO at mount goes through the same path */
+	lx_nfs3_destroy(c);
+	set_jukebox(1);
+	c = mk_jukebox();
+	assert_new_xids(1 + 1); /* the FSINFO twice */
+	lx_nfs3_destroy(c);
+}
+
+struct jb {
+	atomic_int done, status, calls;
+};
+
+static void jb_cb(struct lx_call *call, int status, void *arg)
+{
+	struct jb *j = arg;
+
+	(void)call;
+	atomic_store(&j->status, status);
+	atomic_fetch_add(&j->calls, 1);
+	atomic_store(&j->done, 1);
+}
+
+static void jb_wait(struct jb *j)
+{
+	int i;
+
+	for (i = 0; i < 3000 && !atomic_load(&j->done); i++)
+		usleep(1000);
+	assert_int_equal(atomic_load(&j->done), 1);
+	usleep(20000); /* and never twice */
+	assert_int_equal(atomic_load(&j->calls), 1);
+}
+
+static void test_jukebox_async_retried_without_callback(void **state)
+{
+	struct lx_nfs3_clnt *c = mk_jukebox();
+	struct lx_nfs3_fh fh = file_fh();
+	static struct lx_nfs3_getattr_res res;
+	static struct lx_nfs3_read_res rres;
+	static struct lx_call call;
+	static char buf[4096];
+	struct jb j = {0};
+
+	(void)state;
+	/* twice JUKEBOX, then the attributes: one callback, status 0 */
+	set_jukebox(2);
+	memset(&call, 0, sizeof(call));
+	call.done = jb_cb;
+	call.arg = &j;
+	assert_int_equal(lx_nfs3_getattr_async(c, &call, &fh, &res), 0);
+	jb_wait(&j);
+	assert_int_equal(atomic_load(&j.status), 0);
+	assert_new_xids(3);
+	/* a READ, the data placed by the third reply */
+	{
+		static char data[100];
+		struct lx_nfs3_write_res wres;
+		struct iovec iov = {data, sizeof(data)};
+
+		memset(data, 0x5c, sizeof(data));
+		assert_int_equal(lx_nfs3_write(c, &fh, 0, &iov, 1,
+					       LX_NFS3_FILE_SYNC, &wres),
+				 0);
+	}
+	memset(&j, 0, sizeof(j));
+	memset(buf, 0, sizeof(buf));
+	set_jukebox(2);
+	assert_int_equal(
+		lx_nfs3_read_buf_async(c, &call, &fh, 0, 100, buf, &rres), 0);
+	jb_wait(&j);
+	assert_int_equal(atomic_load(&j.status), 0);
+	assert_int_equal(rres.count, 100);
+	assert_int_equal(buf[0], 0x5c);
+	assert_int_equal(buf[99], 0x5c);
+	assert_new_xids(3);
+	/* always: the budget, then -EAGAIN and the status */
+	memset(&j, 0, sizeof(j));
+	set_jukebox(~0u);
+	assert_int_equal(lx_nfs3_getattr_async(c, &call, &fh, &res), 0);
+	jb_wait(&j);
+	assert_int_equal(atomic_load(&j.status), -EAGAIN);
+	assert_int_equal(call.proto_status, LX_NFS3ERR_JUKEBOX);
+	assert_new_xids(4);
+	/* waiting to go out again when the client goes: -ESHUTDOWN, once */
+	memset(&j, 0, sizeof(j));
+	assert_int_equal(lx_nfs3_getattr_async(c, &call, &fh, &res), 0);
+	usleep(50000);
+	lx_nfs3_destroy(c);
+	assert_int_equal(atomic_load(&j.done), 1);
+	assert_int_equal(atomic_load(&j.status), -ESHUTDOWN);
+	assert_int_equal(atomic_load(&j.calls), 1);
+}
+
+static void never(struct lx_call *call, int status, void *arg)
 {
 	(void)call;
 	(void)status;
@@ -382,7 +551,7 @@ static void test_argument_validation(void **state)
 	struct lx_nfs3_create_res cr;
 	struct lx_nfs3_readdir_res dr;
 	struct lx_nfs3_readlink_res rl;
-	struct lx_nfs3_call call = {0};
+	struct lx_call call = {0};
 	struct iovec iov[8];
 	char longname[300], buf[8];
 	int called = 0;
@@ -408,10 +577,11 @@ static void test_argument_validation(void **state)
 	assert_int_equal(lx_nfs3_read(c, &fh, 0, 10, NULL, 1, &rr), -EINVAL);
 	/* a destination smaller than the count */
 	assert_int_equal(lx_nfs3_read(c, &fh, 0, 10, iov, 1, &rr), -EINVAL);
-	assert_int_equal(lx_nfs3_create(c, &fh, "x", LX_NFS3_CREATE_EXCLUSIVE,
-					NULL, NULL, &cr),
+	assert_int_equal(lx_nfs3_create_file(c, &fh, "x",
+					     LX_NFS3_CREATE_EXCLUSIVE, NULL,
+					     NULL, &cr),
 			 -EINVAL);
-	assert_int_equal(lx_nfs3_create(c, &fh, "x", 3, NULL, NULL, &cr),
+	assert_int_equal(lx_nfs3_create_file(c, &fh, "x", 3, NULL, NULL, &cr),
 			 -EINVAL);
 	assert_int_equal(lx_nfs3_mknod(c, &fh, "x", NF3REG, NULL, 0, 0, &cr),
 			 -EINVAL);
@@ -459,6 +629,8 @@ int main(void)
 		T(test_readdir_cookie_loop_and_no_progress),
 		T(test_readdir_absurd_counts),
 		T(test_async_resubmit_from_callback),
+		T(test_jukebox_sync_retried_under_new_xids),
+		T(test_jukebox_async_retried_without_callback),
 		T(test_argument_validation),
 	};
 

@@ -73,10 +73,10 @@ static struct lx_p9_clnt *hostile_conn(struct hostile *h)
 		.errbuf_len = sizeof(err),
 	};
 	struct lx_p9_clnt *c = NULL;
-	int r = lx_p9_connect(&c, &o);
+	int r = lx_p9_create(&c, &o);
 
 	if (r)
-		fail_msg("lx_p9_connect: %d (%s)", r, err);
+		fail_msg("lx_p9_create: %d (%s)", r, err);
 	return c;
 }
 
@@ -108,7 +108,7 @@ static void run_alt(const char *scenario, bool readlink, int want, int alt,
 		r = lx_p9_read(c, lx_p9_root_fid(c), 1000, 64, buf, &n);
 	dt = now_ms() - t0;
 	if (r != want && (!alt || r != alt))
-		fail_msg("%s: %d (%s), want %d", scenario, r, lx_p9_strerror(r),
+		fail_msg("%s: %d (%s), want %d", scenario, r, lx_strerror(r),
 			 want);
 	if (dt > bound_ms)
 		fail_msg("%s: took %llu ms, bound %llu", scenario,
@@ -125,7 +125,7 @@ static void run_alt(const char *scenario, bool readlink, int want, int alt,
 	}
 	r = lx_p9_getattr(c, lx_p9_root_fid(c), LX_P9_GETATTR_BASIC, &a);
 	assert_int_equal(r, after == USABLE ? 0 : -ENOTCONN);
-	lx_p9_close(c);
+	lx_p9_destroy(c);
 	hostile_stop(&h);
 }
 
@@ -265,7 +265,7 @@ static void test_version_unknown_is_eprotonosupport(void **state)
 	(void)state;
 	hostile_start(&h, "version_unknown");
 	o.port = h.port;
-	assert_int_equal(lx_p9_connect(&c, &o), -EPROTONOSUPPORT);
+	assert_int_equal(lx_p9_create(&c, &o), -EPROTONOSUPPORT);
 	assert_non_null(strstr(err, "\"unknown\""));
 	hostile_stop(&h);
 }

@@ -109,7 +109,7 @@ static int calls_with_xid(const struct srv *s, uint32_t xid)
 static struct lx_rpc_clnt *mk(const struct srv *s, unsigned int timeo_ms,
 			      unsigned int retrans)
 {
-	struct lx_rpc_clnt_opts o = {0};
+	struct lx_rpc_opts o = {0};
 	struct lx_rpc_clnt *cl = NULL;
 
 	o.host = "127.0.0.1";
@@ -122,7 +122,7 @@ static struct lx_rpc_clnt *mk(const struct srv *s, unsigned int timeo_ms,
 	o.log = logcap_fn;
 	o.log_arg = &L;
 	logcap_init(&L);
-	assert_int_equal(lx_rpc_clnt_create(&cl, &o), 0);
+	assert_int_equal(lx_rpc_create(&cl, &o), 0);
 	return cl;
 }
 
@@ -133,6 +133,10 @@ static double now_s(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
+
+/* connections the server of the last one_call() accepted, and its time */
+static int last_conns;
+static double last_secs;
 
 /* One NULL call against @scenario: return its status and reply info. */
 static int one_call(const char *scenario, const char *x1, const char *x2,
@@ -152,9 +156,11 @@ static int one_call(const char *scenario, const char *x1, const char *x2,
 	assert_true(now_s() - t0 <
 		    (double)timeo_ms / 1000.0 * (1u << (retrans + 1)) + 2.0);
 	if (st)
-		lx_xprt_get_stats(lx_rpc_clnt_xprt(cl, 0), st);
+		lx_xprt_stats(lx_rpc_xprt(cl, 0), st);
 	/* the client stays usable after whatever happened */
-	lx_rpc_clnt_destroy(cl);
+	lx_rpc_destroy(cl);
+	last_conns = conns(&S);
+	last_secs = now_s() - t0;
 	srv_stop(&S);
 	return r;
 }
@@ -197,10 +203,10 @@ static void test_duplicate_reply_ignored(void **state)
 	 * watched.  It precedes the next reply on the stream, so one more
 	 * call reads it (and maybe the 11th's duplicate too). */
 	assert_int_equal(lx_rpc_call_sync(cl, &a, NULL), 0);
-	lx_xprt_get_stats(lx_rpc_clnt_xprt(cl, 0), &st);
+	lx_xprt_stats(lx_rpc_xprt(cl, 0), &st);
 	assert_int_equal(st.completed, 11);
 	assert_in_range(st.bad_keys, 10, 11); /* each duplicate */
-	lx_rpc_clnt_destroy(cl);
+	lx_rpc_destroy(cl);
 	srv_stop(&S);
 }
 
@@ -235,14 +241,20 @@ static void test_huge_fragment(void **state)
 static void test_bad_headers(void **state)
 {
 	static const char *const variants[] = {
-		"msg_type",	 "reply_stat",	"accept_stat", "truncated_verf",
+		"reply_stat",	 "accept_stat", "truncated_verf",
 		"verf_too_long", "reject_stat", "auth_stat",
 	};
 	struct lx_rpc_reply_info info;
+	struct lx_xprt_stats st;
 	unsigned int i;
 	int r;
 
 	(void)state;
+	/* msg_type 7: not a reply at all - garbage, the connection goes
+	 * (every reconnect gets the same: the call times out) */
+	r = one_call("bad_header", "--variant", "msg_type", 300, 1, &info, &st);
+	assert_int_equal(r, -ETIMEDOUT);
+	assert_true(st.garbage >= 1);
 	for (i = 0; i < sizeof(variants) / sizeof(variants[0]); i++) {
 		r = one_call("bad_header", "--variant", variants[i], 300, 1,
 			     &info, NULL);
@@ -304,6 +316,54 @@ static void test_reset_mid_record(void **state)
 	assert_true(st.disconnects >= 1);
 }
 
+/*
+ * A server whose answers can never be replies: each is counted as
+ * garbage and drops the connection (said once), the reconnects back off
+ * (no reply ever came), and the call ends at its timeout.
+ */
+static void garbage_case(const char *scenario, const char *x1, const char *x2)
+{
+	struct lx_xprt_stats st;
+	int r;
+
+	r = one_call(scenario, x1, x2, 300, 1, NULL, &st);
+	print_message("%s%s%s: %d after %.2f s, %d connections, %llu "
+		      "garbage, %llu early disconnects\n",
+		      scenario, x2 ? " " : "", x2 ? x2 : "", r, last_secs,
+		      last_conns, (unsigned long long)st.garbage,
+		      (unsigned long long)st.early_disconnects);
+	logcap_dump(&L);
+	assert_int_equal(r, -ETIMEDOUT);
+	assert_true(st.garbage >= 1);
+	assert_int_equal(st.replies, 0);
+	/* 0.9 s of timeouts: 0, 0.1, 0.3, 0.7 s (and one at ~1.2 s) */
+	assert_in_range(last_conns, 2, 5);
+	assert_int_equal(logcap_count(&L, "connection dropped"), 1);
+	assert_int_equal(logcap_count(&L, "not responding, still trying"), 1);
+}
+
+static void test_short_record(void **state)
+{
+	(void)state;
+	garbage_case("short_record", NULL, NULL);
+	assert_int_equal(logcap_count(&L, "record too short to be a reply"), 1);
+}
+
+static void test_garbage_forever(void **state)
+{
+	(void)state;
+	garbage_case("garbage", NULL, NULL);
+	garbage_case("garbage", "--variant", "raw");
+}
+
+static void test_endless_fragments(void **state)
+{
+	(void)state;
+	garbage_case("endless_fragments", NULL, NULL);
+	assert_int_equal(logcap_count(&L, "fragment chain past the size limit"),
+			 1);
+}
+
 static void test_multi_fragment(void **state)
 {
 	(void)state;
@@ -333,7 +393,7 @@ static void test_drop_retransmits_same_xid(void **state)
 	/* the first send and two retransmissions, one XID */
 	usleep(100000);
 	assert_int_equal(calls_with_xid(&S, info.xid), 3);
-	lx_rpc_clnt_destroy(cl);
+	lx_rpc_destroy(cl);
 	srv_stop(&S);
 
 	srv_start(&S, "drop_first", NULL, NULL);
@@ -344,9 +404,9 @@ static void test_drop_retransmits_same_xid(void **state)
 	/* the minor timeout said so once, the reply that followed ended it */
 	assert_int_equal(logcap_count(&L, "not responding, still trying"), 1);
 	assert_int_equal(logcap_count(&L, " OK"), 1);
-	lx_xprt_get_stats(lx_rpc_clnt_xprt(cl, 0), &st);
+	lx_xprt_stats(lx_rpc_xprt(cl, 0), &st);
 	assert_int_equal(st.not_responding, 1);
-	lx_rpc_clnt_destroy(cl);
+	lx_rpc_destroy(cl);
 	srv_stop(&S);
 }
 
@@ -361,7 +421,7 @@ static void test_close_on_call(void **state)
 	assert_true(st.connects >= 2);
 }
 
-static void count_cb(struct lx_rpc_call *call, int status, void *arg)
+static void count_cb(struct lx_call *call, int status, void *arg)
 {
 	atomic_int *st = arg;
 
@@ -379,29 +439,57 @@ static void test_reset_on_accept_backs_off(void **state)
 {
 	struct lx_rpc_call_args a = {.proc = 0};
 	atomic_int status = 1;
+	struct lx_call call = {.done = count_cb, .arg = &status};
 	struct lx_xprt_stats st;
-	struct lx_rpc_clnt *cl;
-	double t0;
-	int n;
+	struct lx_rpc_clnt *cl = NULL;
+	double t0 = 0;
+	int n, n0;
 
 	(void)state;
 	srv_start(&S, "reset_on_accept", NULL, NULL);
-	t0 = now_s();
-	cl = mk(&S, 60000, 1); /* no timeout in the 10 s */
-	assert_int_equal(lx_rpc_call_async(cl, &a, count_cb, &status, NULL), 0);
+	/* the first connect itself may see the RST (lx_rpc_create()
+	 * fails -ECONNRESET then): count from the one that made it */
+	for (n0 = 0; n0 < 20; n0++) {
+		struct lx_rpc_opts o = {.host = "127.0.0.1",
+					.port = S.sp.port,
+					.prog = PROG,
+					.vers = 1,
+					.timeo_ms = 60000, /* not in 10 s */
+					.retrans = 1,
+					.log = logcap_fn,
+					.log_arg = &L};
+
+		logcap_init(&L);
+		t0 = now_s();
+		if (!lx_rpc_create(&cl, &o))
+			break;
+	}
+	assert_true(n0 < 20);
+	n0 = conns(&S) - 1;
+	assert_int_equal(lx_rpc_call_async(cl, &call, &a), 0);
 	usleep((useconds_t)((t0 + 10.0 - now_s()) * 1e6));
-	n = conns(&S);
-	lx_xprt_get_stats(lx_rpc_clnt_xprt(cl, 0), &st);
+	n = conns(&S) - n0;
+	lx_xprt_stats(lx_rpc_xprt(cl, 0), &st);
 	print_message("reset_on_accept: %d connections in 10 s, %llu early "
 		      "disconnects\n",
 		      n, (unsigned long long)st.early_disconnects);
 	logcap_dump(&L);
+	{
+		char line[256];
+		FILE *f = fopen(S.log, "r");
+
+		while (f && fgets(line, sizeof(line), f))
+			if (!strncmp(line, "CONN ", 5))
+				print_message("  %s", line);
+		if (f)
+			fclose(f);
+	}
 	assert_in_range(n, 4, 10);
 	assert_true(st.early_disconnects >= 3);
 	assert_int_equal(logcap_count(&L, "not responding, still trying"), 1);
 	assert_int_equal(st.not_responding, 1);
 	assert_int_equal(atomic_load(&status), 1); /* still trying */
-	lx_rpc_clnt_destroy(cl);
+	lx_rpc_destroy(cl);
 	assert_int_equal(atomic_load(&status), -ESHUTDOWN);
 	srv_stop(&S);
 }
@@ -410,7 +498,7 @@ struct reorder {
 	atomic_uint done, ok;
 };
 
-static void reorder_cb(struct lx_rpc_call *call, int status, void *arg)
+static void reorder_cb(struct lx_call *call, int status, void *arg)
 {
 	struct reorder *r = arg;
 
@@ -423,6 +511,7 @@ static void reorder_cb(struct lx_rpc_call *call, int status, void *arg)
 static void test_reordered_replies(void **state)
 {
 	struct reorder r = {0};
+	struct lx_call calls[20];
 	struct lx_rpc_clnt *cl;
 	int i;
 
@@ -432,14 +521,14 @@ static void test_reordered_replies(void **state)
 	for (i = 0; i < 20; i++) {
 		struct lx_rpc_call_args a = {.proc = 0};
 
-		assert_int_equal(
-			lx_rpc_call_async(cl, &a, reorder_cb, &r, NULL), 0);
+		calls[i] = (struct lx_call){.done = reorder_cb, .arg = &r};
+		assert_int_equal(lx_rpc_call_async(cl, &calls[i], &a), 0);
 	}
 	for (i = 0; i < 500 && atomic_load(&r.done) < 20; i++)
 		usleep(10000);
 	assert_int_equal(atomic_load(&r.done), 20);
 	assert_int_equal(atomic_load(&r.ok), 20);
-	lx_rpc_clnt_destroy(cl);
+	lx_rpc_destroy(cl);
 	srv_stop(&S);
 }
 
@@ -458,6 +547,9 @@ int main(void)
 					  stop_server),
 		cmocka_unit_test_teardown(test_reset_mid_record, stop_server),
 		cmocka_unit_test_teardown(test_multi_fragment, stop_server),
+		cmocka_unit_test_teardown(test_short_record, stop_server),
+		cmocka_unit_test_teardown(test_garbage_forever, stop_server),
+		cmocka_unit_test_teardown(test_endless_fragments, stop_server),
 		cmocka_unit_test_teardown(test_slow_within_timeout,
 					  stop_server),
 		cmocka_unit_test_teardown(test_drop_retransmits_same_xid,

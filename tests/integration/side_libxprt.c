@@ -48,10 +48,10 @@ int side_xprt_mount(struct side_xprt **xp, char *err, size_t errlen)
 	o.timeo_ms = 5000;
 	o.errmsg = msg;
 	o.errmsg_len = sizeof(msg);
-	rc = lx_nfs3_mount(&x->c, &o);
+	rc = lx_nfs3_create(&x->c, &o);
 	if (rc) {
-		snprintf(err, errlen, "lx_nfs3_mount: %s (%s)",
-			 lx_nfs3_strerror(rc), msg);
+		snprintf(err, errlen, "lx_nfs3_create: %s (%s)",
+			 lx_strerror(rc), msg);
 		free(x);
 		return -1;
 	}
@@ -67,8 +67,7 @@ static int access_of(struct side_xprt *x, const struct lx_nfs3_fh *fh,
 
 	rc = lx_nfs3_access(x->c, fh, want, &res);
 	if (rc) {
-		snprintf(err, errlen, "lx_nfs3_access: %s",
-			 lx_nfs3_strerror(rc));
+		snprintf(err, errlen, "lx_nfs3_access: %s", lx_strerror(rc));
 		return -1;
 	}
 	if ((res.access & want) != want) {
@@ -85,7 +84,7 @@ struct wait {
 	int done, status;
 };
 
-static void access_done(struct lx_nfs3_call *call, int status, void *arg)
+static void access_done(struct lx_call *call, int status, void *arg)
 {
 	struct wait *w = arg;
 
@@ -103,7 +102,7 @@ int side_xprt_access_root(struct side_xprt *x, char *err, size_t errlen)
 	struct wait w = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0,
 			 0};
 	struct lx_nfs3_access_res res;
-	struct lx_nfs3_call call;
+	struct lx_call call;
 	int rc;
 
 	if (access_of(x, lx_nfs3_root(x->c), want, err, errlen))
@@ -115,7 +114,7 @@ int side_xprt_access_root(struct side_xprt *x, char *err, size_t errlen)
 	rc = lx_nfs3_access_async(x->c, &call, lx_nfs3_root(x->c), want, &res);
 	if (rc) {
 		snprintf(err, errlen, "lx_nfs3_access_async: %s",
-			 lx_nfs3_strerror(rc));
+			 lx_strerror(rc));
 		return -1;
 	}
 	pthread_mutex_lock(&w.mtx);
@@ -124,7 +123,7 @@ int side_xprt_access_root(struct side_xprt *x, char *err, size_t errlen)
 	pthread_mutex_unlock(&w.mtx);
 	if (w.status || (res.access & want) != want) {
 		snprintf(err, errlen, "lx_nfs3_access_async: %s, granted %#x",
-			 lx_nfs3_strerror(w.status), res.access);
+			 lx_strerror(w.status), res.access);
 		return -1;
 	}
 	return 0;
@@ -143,7 +142,7 @@ int side_xprt_check(struct side_xprt *x, const char *dir, size_t size,
 	rc = lx_nfs3_lookup_path(x->c, path, &fh, &attr);
 	if (rc) {
 		snprintf(err, errlen, "lx_nfs3_lookup_path %s: %s", path,
-			 lx_nfs3_strerror(rc));
+			 lx_strerror(rc));
 		return -1;
 	}
 	if (attr.size != size) {
@@ -158,7 +157,7 @@ int side_xprt_check(struct side_xprt *x, const char *dir, size_t size,
 	rc = lx_nfs3_getattr(x->c, &fh, &ga);
 	if (rc || ga.attr.nlink != 2) {
 		snprintf(err, errlen, "lx_nfs3_getattr: %s, %u links, want 2",
-			 lx_nfs3_strerror(rc), rc ? 0 : ga.attr.nlink);
+			 lx_strerror(rc), rc ? 0 : ga.attr.nlink);
 		return -1;
 	}
 	return 0;

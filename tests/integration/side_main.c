@@ -45,7 +45,7 @@ int main(int argc, char **argv)
 	}
 	snprintf(dir, sizeof(dir), "side.%d", (int)getpid());
 	/* libxprt first, so its connection is up while libnfs works */
-	if (step(side_xprt_mount(&x, err, sizeof(err)), "lx_nfs3_mount", err))
+	if (step(side_xprt_mount(&x, err, sizeof(err)), "lx_nfs3_create", err))
 		return 1;
 	fails += step(side_xprt_access_root(x, err, sizeof(err)),
 		      "lx_nfs3_access and lx_nfs3_access_async of the root",

@@ -82,7 +82,7 @@ static void test_256m_write_then_nfs_cat(void **state)
 	o.nconnect = 2;
 	o.errmsg = msg;
 	o.errmsg_len = sizeof(msg);
-	if (lx_nfs3_mount(&c, &o))
+	if (lx_nfs3_create(&c, &o))
 		fail_msg("mount: %s", msg);
 	assert_int_equal(
 		lx_nfs3_open(c, "big256", O_CREAT | O_TRUNC, 0644, &fo, &f), 0);

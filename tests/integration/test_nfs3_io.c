@@ -54,7 +54,7 @@ static struct lx_nfs3_clnt *mount_with(uint32_t rsize, uint32_t wsize)
 	o.retrans = 10;
 	o.errmsg = msg;
 	o.errmsg_len = sizeof(msg);
-	err = lx_nfs3_mount(&c, &o);
+	err = lx_nfs3_create(&c, &o);
 	if (err)
 		fail_msg("mount: %d %s", err, msg);
 	return c;
@@ -152,16 +152,15 @@ struct pio_wait {
 	bool eof;
 };
 
-static void pio_cb(struct lx_nfs3_pio *io, int status, size_t done, bool eof,
-		   void *arg)
+static void pio_cb(struct lx_call *call, int status, void *arg)
 {
+	struct lx_nfs3_pio *io = (struct lx_nfs3_pio *)call;
 	struct pio_wait *w = arg;
 
-	(void)io;
 	pthread_mutex_lock(&w->lock);
 	w->status = status;
-	w->n = done;
-	w->eof = eof;
+	w->n = call->count;
+	w->eof = io->eof;
 	w->done = 1;
 	pthread_cond_signal(&w->cond);
 	pthread_mutex_unlock(&w->lock);
@@ -188,13 +187,13 @@ static void test_async_split(void **state)
 
 	(void)state;
 	fill(src, len, 99);
-	assert_int_equal(lx_nfs3_create(c, lx_nfs3_root(c), "asyncsplit",
-					LX_NFS3_CREATE_UNCHECKED, NULL, NULL,
-					&cr),
+	assert_int_equal(lx_nfs3_create_file(c, lx_nfs3_root(c), "asyncsplit",
+					     LX_NFS3_CREATE_UNCHECKED, NULL,
+					     NULL, &cr),
 			 0);
-	io.done = pio_cb;
-	io.arg = &w;
-	io.owner = 3;
+	io.call.done = pio_cb;
+	io.call.arg = &w;
+	io.call.owner = 3;
 	/* 17 pieces do not fit one split I/O */
 	assert_int_equal(lx_nfs3_pwrite_async(c, &io, &cr.fh, src, 17 * 32768,
 					      0, LX_NFS3_FILE_SYNC),

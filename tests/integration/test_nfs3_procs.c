@@ -59,7 +59,7 @@ static int setup(void **state)
 	base_opts(&o);
 	o.errmsg = msg;
 	o.errmsg_len = sizeof(msg);
-	if (lx_nfs3_mount(&clnt, &o)) {
+	if (lx_nfs3_create(&clnt, &o)) {
 		fprintf(stderr, "mount: %s\n", msg);
 		return -1;
 	}
@@ -83,8 +83,9 @@ static struct lx_nfs3_fh mkfile(const char *name)
 	struct lx_nfs3_create_res cr;
 	struct lx_nfs3_sattr sa = {.set_mode = true, .mode = 0644};
 
-	assert_int_equal(lx_nfs3_create(clnt, &dir, name,
-					LX_NFS3_CREATE_GUARDED, &sa, NULL, &cr),
+	assert_int_equal(lx_nfs3_create_file(clnt, &dir, name,
+					     LX_NFS3_CREATE_GUARDED, &sa, NULL,
+					     &cr),
 			 0);
 	assert_true(cr.fh_present);
 	return cr.fh;
@@ -132,29 +133,38 @@ static void test_create_lookup_errors(void **state)
 	(void)state;
 	f = mkfile("c1");
 	/* GUARDED on an existing name: EXIST */
-	assert_int_equal(lx_nfs3_create(clnt, &dir, "c1",
-					LX_NFS3_CREATE_GUARDED, NULL, NULL,
-					&cr),
+	assert_int_equal(lx_nfs3_create_file(clnt, &dir, "c1",
+					     LX_NFS3_CREATE_GUARDED, NULL, NULL,
+					     &cr),
 			 -EEXIST);
 	assert_int_equal(cr.status, LX_NFS3ERR_EXIST);
 	/* UNCHECKED on an existing name: fine */
-	assert_int_equal(lx_nfs3_create(clnt, &dir, "c1",
-					LX_NFS3_CREATE_UNCHECKED, NULL, NULL,
-					&cr),
+	assert_int_equal(lx_nfs3_create_file(clnt, &dir, "c1",
+					     LX_NFS3_CREATE_UNCHECKED, NULL,
+					     NULL, &cr),
 			 0);
 	/* EXCLUSIVE twice with the same verifier: the retry succeeds */
-	assert_int_equal(lx_nfs3_create(clnt, &dir, "c2",
-					LX_NFS3_CREATE_EXCLUSIVE, NULL, verf,
-					&cr),
+	assert_int_equal(lx_nfs3_create_file(clnt, &dir, "c2",
+					     LX_NFS3_CREATE_EXCLUSIVE, NULL,
+					     verf, &cr),
 			 0);
-	assert_int_equal(lx_nfs3_create(clnt, &dir, "c2",
-					LX_NFS3_CREATE_EXCLUSIVE, NULL, verf,
-					&cr),
+	assert_int_equal(lx_nfs3_create_file(clnt, &dir, "c2",
+					     LX_NFS3_CREATE_EXCLUSIVE, NULL,
+					     verf, &cr),
 			 0);
 	assert_int_equal(lx_nfs3_lookup(clnt, &dir, "c1", &lr), 0);
 	assert_int_equal(lr.fh.len, f.len);
 	assert_memory_equal(lr.fh.data, f.data, f.len);
-	assert_int_equal(lx_nfs3_lookup(clnt, &dir, "nope", &lr), -ENOENT);
+	{
+		struct lx_nfs3_stats st0, st;
+
+		lx_nfs3_stats(clnt, &st0);
+		assert_int_equal(lx_nfs3_lookup(clnt, &dir, "nope", &lr),
+				 -ENOENT);
+		lx_nfs3_stats(clnt, &st); /* an NFS error, counted */
+		assert_int_equal(st.nfs_errors, st0.nfs_errors + 1);
+		assert_int_equal(st.jukebox, st0.jukebox);
+	}
 	assert_int_equal(lr.status, LX_NFS3ERR_NOENT);
 	/* a file used as a directory */
 	assert_int_equal(lx_nfs3_lookup(clnt, &f, "x", &lr), -ENOTDIR);
@@ -267,7 +277,7 @@ static void test_symlink_readlink_mknod_link_rename(void **state)
 			 -EINVAL);
 
 	err = lx_nfs3_mknod(clnt, &dir, "fifo", NF3FIFO, NULL, 0, 0, &cr);
-	printf("MKNOD fifo: %d (%s)\n", err, lx_nfs3_strerror(err));
+	printf("MKNOD fifo: %d (%s)\n", err, lx_strerror(err));
 	assert_true(err == 0 || err == -ENOTSUP);
 	if (!err) {
 		assert_int_equal(lx_nfs3_lookup(clnt, &dir, "fifo", &lr), 0);
@@ -295,9 +305,9 @@ static void test_remove_rmdir_errors(void **state)
 	(void)state;
 	assert_int_equal(lx_nfs3_mkdir(clnt, &dir, "sub", NULL, &cr), 0);
 	sub = cr.fh;
-	assert_int_equal(lx_nfs3_create(clnt, &sub, "inner",
-					LX_NFS3_CREATE_GUARDED, NULL, NULL,
-					&cr),
+	assert_int_equal(lx_nfs3_create_file(clnt, &sub, "inner",
+					     LX_NFS3_CREATE_GUARDED, NULL, NULL,
+					     &cr),
 			 0);
 	assert_int_equal(lx_nfs3_rmdir(clnt, &dir, "sub", &wr), -ENOTEMPTY);
 	assert_int_equal(wr.status, LX_NFS3ERR_NOTEMPTY);
@@ -320,7 +330,7 @@ static void test_forged_handle(void **state)
 		forged.data[i] ^= 0x5a;
 	err = lx_nfs3_getattr(clnt, &forged, &gr);
 	printf("GETATTR of a forged handle: %d %s (%s)\n", err,
-	       lx_nfs3_stat_name(gr.status), lx_nfs3_strerror(err));
+	       lx_nfs3_stat_name(gr.status), lx_strerror(err));
 	assert_true(err == -ESTALE || err == -EBADF);
 	forged.len = 3;
 	err = lx_nfs3_getattr(clnt, &forged, &gr);
@@ -342,12 +352,13 @@ static void test_readdir_and_plus(void **state)
 	(void)state;
 	assert_int_equal(lx_nfs3_mkdir(clnt, &dir, "rd", NULL, &cr), 0);
 	sub = cr.fh;
-	assert_int_equal(lx_nfs3_create(clnt, &sub, "a", LX_NFS3_CREATE_GUARDED,
-					NULL, NULL, &cr),
+	assert_int_equal(lx_nfs3_create_file(clnt, &sub, "a",
+					     LX_NFS3_CREATE_GUARDED, NULL, NULL,
+					     &cr),
 			 0);
-	assert_int_equal(lx_nfs3_create(clnt, &sub, "bb",
-					LX_NFS3_CREATE_GUARDED, NULL, NULL,
-					&cr),
+	assert_int_equal(lx_nfs3_create_file(clnt, &sub, "bb",
+					     LX_NFS3_CREATE_GUARDED, NULL, NULL,
+					     &cr),
 			 0);
 	assert_int_equal(lx_nfs3_readdir(clnt, &sub, 0, NULL, 4096, &db, &rr),
 			 0);
@@ -371,8 +382,9 @@ static void test_readdir_and_plus(void **state)
 	}
 	assert_int_equal(seen, 1);
 	/* READDIR of a file: NOTDIR */
-	assert_int_equal(lx_nfs3_create(clnt, &sub, "c", LX_NFS3_CREATE_GUARDED,
-					NULL, NULL, &cr),
+	assert_int_equal(lx_nfs3_create_file(clnt, &sub, "c",
+					     LX_NFS3_CREATE_GUARDED, NULL, NULL,
+					     &cr),
 			 0);
 	assert_int_equal(lx_nfs3_readdir(clnt, &cr.fh, 0, NULL, 4096, &db, &rr),
 			 -ENOTDIR);
@@ -432,7 +444,7 @@ static void test_mount_procs(void **state)
 	assert_int_equal(mr.fh.len, lx_nfs3_root(clnt)->len);
 	assert_true(mr.nflavors >= 1);
 	/* ganesha says ACCES, not NOENT, for a path it does not export
-	 * (lx_nfs3_mount() then checks EXPORT to say "does not exist") */
+	 * (lx_nfs3_create() then checks EXPORT to say "does not exist") */
 	assert_int_equal(lx_nfs3_mnt_mnt(mc, "/no/such/export", &mr), -EACCES);
 	assert_int_equal(mr.status, LX_MNT3ERR_ACCES);
 	assert_int_equal(lx_nfs3_mnt_export(mc, &ml), 0);
@@ -445,7 +457,7 @@ static void test_mount_procs(void **state)
 	printf("DUMP: %u entries\n", ml.n);
 	assert_int_equal(lx_nfs3_mnt_umnt(mc, o.export_path), 0);
 	assert_int_equal(lx_nfs3_mnt_umntall(mc), 0);
-	lx_rpc_clnt_destroy(mc);
+	lx_rpc_destroy(mc);
 }
 
 static void test_mount_errors(void **state)
@@ -459,7 +471,7 @@ static void test_mount_errors(void **state)
 	o.errmsg = msg;
 	o.errmsg_len = sizeof(msg);
 	o.export_path = "/not-exported";
-	assert_int_equal(lx_nfs3_mount(&c, &o), -ENOENT);
+	assert_int_equal(lx_nfs3_create(&c, &o), -ENOENT);
 	printf("missing export: %s\n", msg);
 	assert_non_null(strstr(msg, "does not exist"));
 	/* the NFS port is not a MOUNT server: a wrong server */
@@ -467,7 +479,7 @@ static void test_mount_errors(void **state)
 	o.errmsg = msg;
 	o.errmsg_len = sizeof(msg);
 	o.mount_port = o.nfs_port;
-	assert_int_equal(lx_nfs3_mount(&c, &o), -EPFNOSUPPORT);
+	assert_int_equal(lx_nfs3_create(&c, &o), -EPFNOSUPPORT);
 	printf("wrong server: %s\n", msg);
 	assert_non_null(strstr(msg, "wrong server"));
 	/* AUTH_NONE: ganesha wants AUTH_SYS for everything but NULL */
@@ -478,14 +490,14 @@ static void test_mount_errors(void **state)
 	{
 		/* ganesha lets MNT and FSINFO through, GETATTR is refused */
 		struct lx_nfs3_getattr_res gr;
-		int err = lx_nfs3_mount(&c, &o);
+		int err = lx_nfs3_create(&c, &o);
 
 		printf("AUTH_NONE mount: %d\n", err);
 		assert_true(err == 0 || err == -EACCES);
 		if (!err) {
 			err = lx_nfs3_getattr(c, lx_nfs3_root(c), &gr);
 			printf("AUTH_NONE GETATTR: %d (%s)\n", err,
-			       lx_nfs3_strerror(err));
+			       lx_strerror(err));
 			assert_int_equal(err, -EACCES);
 			lx_nfs3_destroy(c);
 		}
@@ -495,7 +507,7 @@ static void test_mount_errors(void **state)
 	o.errmsg = msg;
 	o.errmsg_len = sizeof(msg);
 	o.mount_port = 1;
-	assert_int_equal(lx_nfs3_mount(&c, &o), -ECONNREFUSED);
+	assert_int_equal(lx_nfs3_create(&c, &o), -ECONNREFUSED);
 	printf("no server: %s\n", msg);
 }
 
@@ -508,7 +520,7 @@ struct waiter {
 	int status[8];
 };
 
-static void cb(struct lx_nfs3_call *call, int status, void *arg)
+static void cb(struct lx_call *call, int status, void *arg)
 {
 	struct waiter *w = arg;
 
@@ -531,7 +543,7 @@ static void test_async_forms(void **state)
 {
 	struct waiter w = {
 		PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, {0}};
-	struct lx_nfs3_call calls[5];
+	struct lx_call calls[5];
 	struct lx_nfs3_fh f = mkfile("async");
 	struct lx_nfs3_getattr_res gr;
 	struct lx_nfs3_write_res wr;
@@ -567,7 +579,7 @@ static void test_async_forms(void **state)
 		}
 		assert_int_equal(ok, 3);
 		assert_int_equal(noent, 1);
-		assert_int_equal(calls[3].nfs_status, LX_NFS3ERR_NOENT);
+		assert_int_equal(calls[3].proto_status, LX_NFS3ERR_NOENT);
 	}
 	assert_int_equal(wr.count, 10);
 	assert_int_equal(gr.attr.type, NF3DIR);

@@ -111,10 +111,10 @@ static struct lx_p9_clnt *conn(const struct srv *s)
 	char err[256];
 	struct lx_p9_opts o = opts_of(s, err, sizeof(err));
 	struct lx_p9_clnt *c = NULL;
-	int r = lx_p9_connect(&c, &o);
+	int r = lx_p9_create(&c, &o);
 
 	if (r)
-		fail_msg("%s: lx_p9_connect: %d (%s)", s->name, r, err);
+		fail_msg("%s: lx_p9_create: %d (%s)", s->name, r, err);
 	return c;
 }
 
@@ -150,12 +150,12 @@ static void test_connect_negotiates_msize(void **state)
 	struct lx_p9_clnt *c = NULL;
 
 	o.msize = 1u << 20; /* both servers cap it at 65536 */
-	assert_int_equal(lx_p9_connect(&c, &o), 0);
+	assert_int_equal(lx_p9_create(&c, &o), 0);
 	printf("%s: asked msize 1048576, got %u\n", s->name, lx_p9_msize(c));
 	assert_int_equal(lx_p9_msize(c), 65536);
 	assert_int_equal(lx_p9_iosize(c), 65536 - 24);
 	assert_true(lx_p9_root_qid(c).type & LX_P9_QTDIR);
-	lx_p9_close(c);
+	lx_p9_destroy(c);
 }
 
 static void test_wrong_aname_and_bad_options(void **state)
@@ -169,8 +169,8 @@ static void test_wrong_aname_and_bad_options(void **state)
 	int r, fd;
 
 	o.aname = "/no/such/tree";
-	r = lx_p9_connect(&c, &o);
-	printf("%s: wrong aname: %d (%s): %s\n", s->name, r, lx_p9_strerror(r),
+	r = lx_p9_create(&c, &o);
+	printf("%s: wrong aname: %d (%s): %s\n", s->name, r, lx_strerror(r),
 	       err);
 	if (s->diod)
 		assert_int_equal(r, -EPERM);
@@ -180,7 +180,7 @@ static void test_wrong_aname_and_bad_options(void **state)
 
 	o = opts_of(s, err, sizeof(err));
 	o.msize = 100;
-	assert_int_equal(lx_p9_connect(&c, &o), -EINVAL);
+	assert_int_equal(lx_p9_create(&c, &o), -EINVAL);
 
 	fd = socket(AF_INET, SOCK_STREAM, 0);
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -190,7 +190,7 @@ static void test_wrong_aname_and_bad_options(void **state)
 	o = opts_of(s, err, sizeof(err));
 	o.host = "127.0.0.1";
 	o.port = ntohs(a.sin_port);
-	assert_int_equal(lx_p9_connect(&c, &o), -ECONNREFUSED);
+	assert_int_equal(lx_p9_create(&c, &o), -ECONNREFUSED);
 	assert_null(c);
 }
 
@@ -219,13 +219,11 @@ struct fwait {
 	int status;
 };
 
-static void fwait_cb(struct lx_p9_req *req, int status,
-		     const struct lx_p9_fcall *rx, void *arg)
+static void fwait_cb(struct lx_call *call, int status, void *arg)
 {
 	struct fwait *w = arg;
 
-	(void)req;
-	(void)rx;
+	(void)call;
 	w->status = status;
 	atomic_store(&w->done, 1);
 }
@@ -243,7 +241,7 @@ static int flush_a_read(struct lx_p9_clnt *c, uint32_t fid)
 	struct lx_p9_call_opts co = {.rdata = buf};
 	struct lx_p9_stats st;
 	struct fwait w;
-	struct lx_p9_req *h;
+	struct lx_call h;
 	unsigned int i, tries;
 	int r = -EALREADY;
 
@@ -251,17 +249,16 @@ static int flush_a_read(struct lx_p9_clnt *c, uint32_t fid)
 	tx.u.tread.count = sizeof(buf);
 	for (tries = 0; tries < 100 && r; tries++) {
 		atomic_init(&w.done, 0);
-		assert_int_equal(
-			lx_p9_call_async(c, &tx, &co, fwait_cb, &w, &h), 0);
-		r = lx_p9_cancel(h);
+		h = (struct lx_call){.done = fwait_cb, .arg = &w};
+		assert_int_equal(lx_p9_call_async(c, &h, &tx, &co), 0);
+		r = lx_call_cancel(&h);
 		while (!atomic_load(&w.done))
 			usleep(100);
 		assert_true(w.status == 0 || w.status == -ECANCELED);
-		lx_p9_req_put(h);
 	}
 	assert_int_equal(r, 0);
 	for (i = 0; i < 10000; i++) {
-		lx_p9_get_stats(c, &st);
+		lx_p9_stats(c, &st);
 		if (st.flush_replies == st.flushes)
 			return 0;
 		usleep(1000);
@@ -299,7 +296,7 @@ static void test_every_message(void **state)
 	int r;
 
 	snprintf(dirname, sizeof(dirname), "%s", uniq("msgs"));
-	check(rows, &n, "Tversion", 0, 0); /* lx_p9_connect */
+	check(rows, &n, "Tversion", 0, 0); /* lx_p9_create */
 	check(rows, &n, "Tattach",
 	      lx_p9_attach(c, root, LX_P9_NOFID, "root", s->aname, 0, &q), 0);
 	check(rows, &n, "Tauth", lx_p9_auth(c, 900, "root", s->aname, 0, &q),
@@ -419,15 +416,15 @@ static void test_every_message(void **state)
 		printf("%s: %-22s %-10d %d%s%s\n", s->name, rows[i].msg,
 		       rows[i].got, rows[i].want,
 		       rows[i].got ? "  refused: " : "",
-		       rows[i].got ? lx_p9_strerror(rows[i].got) : "");
+		       rows[i].got ? lx_strerror(rows[i].got) : "");
 		if (rows[i].got != rows[i].want)
 			bad++;
 	}
-	lx_p9_get_stats(c, &pst);
+	lx_p9_stats(c, &pst);
 	printf("%s: %llu calls, %llu flushes, %llu Rflush\n", s->name,
 	       (unsigned long long)pst.calls, (unsigned long long)pst.flushes,
 	       (unsigned long long)pst.flush_replies);
-	lx_p9_close(c);
+	lx_p9_destroy(c);
 	assert_int_equal(bad, 0);
 }
 
@@ -476,7 +473,7 @@ static void test_data_written_through_client_is_on_disk(void **state)
 	assert_int_equal(lx_p9_remove_path(c, name), 0);
 	assert_int_equal(stat(path, &sb), -1);
 	assert_int_equal(errno, ENOENT);
-	lx_p9_close(c);
+	lx_p9_destroy(c);
 	free(out);
 	free(disk);
 }
@@ -486,11 +483,11 @@ struct ioctx {
 	atomic_int err;
 };
 
-static void io_done(void *arg, int status, uint32_t count)
+static void io_done(struct lx_call *call, int status, void *arg)
 {
 	struct ioctx *x = arg;
 
-	if (status || count != 4096)
+	if (status || call->count != 4096)
 		atomic_store(&x->err, status ? status : -EIO);
 	atomic_fetch_sub(&x->left, 1);
 }
@@ -503,6 +500,7 @@ static void test_data_on_disk_reads_back_through_client(void **state)
 	size_t len = (3u << 20) + 777, n, i;
 	uint8_t *disk = malloc(len), *in = malloc(len);
 	static uint8_t bufs[256][4096];
+	static struct lx_call calls[256];
 	uint64_t offs[256];
 	struct lx_p9_dir *dir;
 	struct lx_p9_dirent e;
@@ -537,8 +535,9 @@ static void test_data_on_disk_reads_back_through_client(void **state)
 	atomic_init(&x.err, 0);
 	for (i = 0; i < 256; i++) {
 		offs[i] = (uint64_t)lrand48() % (len - 4096);
-		r = lx_p9_read_async(c, fid, offs[i], 4096, bufs[i], 1 + i % 4,
-				     0, io_done, &x);
+		calls[i] = (struct lx_call){
+			.done = io_done, .arg = &x, .owner = 1 + i % 4};
+		r = lx_p9_read_async(c, &calls[i], fid, offs[i], 4096, bufs[i]);
 		assert_int_equal(r, 0);
 	}
 	while (atomic_load(&x.left))
@@ -557,7 +556,7 @@ static void test_data_on_disk_reads_back_through_client(void **state)
 	assert_true(listed);
 	assert_int_equal(lx_p9_remove_path(c, name), 0);
 	assert_int_equal(access(path, F_OK), -1);
-	lx_p9_close(c);
+	lx_p9_destroy(c);
 	free(disk);
 	free(in);
 }
@@ -591,7 +590,7 @@ static void test_mkdir_and_remove_are_on_disk(void **state)
 	assert_int_equal(lx_p9_remove_path(c, dname), 0);
 	assert_int_equal(stat(path, &sb), -1);
 	assert_int_equal(lx_p9_stat_path(c, dname, 0, &a), -ENOENT);
-	lx_p9_close(c);
+	lx_p9_destroy(c);
 }
 
 int main(void)

@@ -40,7 +40,7 @@ static const char *env(const char *k)
 static struct lx_rpc_clnt *mk(uint32_t prog, uint32_t vers, uint16_t port,
 			      unsigned int timeo_ms, unsigned int retrans)
 {
-	struct lx_rpc_clnt_opts o = {0};
+	struct lx_rpc_opts o = {0};
 	struct lx_rpc_clnt *cl = NULL;
 
 	o.host = env("XPRT_NFS_HOST");
@@ -51,7 +51,7 @@ static struct lx_rpc_clnt *mk(uint32_t prog, uint32_t vers, uint16_t port,
 	o.timeo_ms = timeo_ms;
 	o.retrans = retrans;
 	o.reconnect_give_up_ms = 0;
-	assert_int_equal(lx_rpc_clnt_create(&cl, &o), 0);
+	assert_int_equal(lx_rpc_create(&cl, &o), 0);
 	return cl;
 }
 
@@ -73,8 +73,8 @@ static void test_null_nfs3_and_mount3(void **state)
 	(void)state;
 	assert_int_equal(lx_rpc_null(nfs), 0);
 	assert_int_equal(lx_rpc_null(mnt), 0);
-	lx_rpc_clnt_destroy(nfs);
-	lx_rpc_clnt_destroy(mnt);
+	lx_rpc_destroy(nfs);
+	lx_rpc_destroy(mnt);
 }
 
 static void test_wrong_program_and_version(void **state)
@@ -86,14 +86,14 @@ static void test_wrong_program_and_version(void **state)
 	(void)state;
 	cl = mk(NFS_PROG + 77, 1, nfs_port(), 0, 0);
 	assert_int_equal(lx_rpc_call_sync(cl, &a, &info), -EPFNOSUPPORT);
-	lx_rpc_clnt_destroy(cl);
+	lx_rpc_destroy(cl);
 
 	cl = mk(NFS_PROG, 7, nfs_port(), 0, 0);
 	assert_int_equal(lx_rpc_call_sync(cl, &a, &info), -EPROTONOSUPPORT);
 	/* ganesha serves v3 here (and v4 when built with it) */
 	assert_true(info.low <= 3 && info.high >= 3);
 	printf("PROG_MISMATCH range reported: %u..%u\n", info.low, info.high);
-	lx_rpc_clnt_destroy(cl);
+	lx_rpc_destroy(cl);
 }
 
 struct fh {
@@ -130,7 +130,7 @@ static bool_t dec_mnt(XDR *x, void *p)
 
 static void test_auth_none_too_weak(void **state)
 {
-	struct lx_rpc_clnt_opts o = {0};
+	struct lx_rpc_opts o = {0};
 	struct lx_rpc_clnt *cl;
 	struct lx_rpc_reply_info info;
 	struct fh fh = {.len = 0};
@@ -145,24 +145,24 @@ static void test_auth_none_too_weak(void **state)
 	o.prog = MOUNT_PROG;
 	o.vers = 3;
 	o.auth.flavor = LX_RPC_AUTH_NONE;
-	assert_int_equal(lx_rpc_clnt_create(&cl, &o), 0);
+	assert_int_equal(lx_rpc_create(&cl, &o), 0);
 	assert_int_equal(lx_rpc_call_simple(cl, 1, (xdrproc_t)enc_path,
 					    env("XPRT_NFS_EXPORT"),
 					    (xdrproc_t)dec_mnt, &fh),
 			 0);
 	assert_true(fh.len > 0);
-	lx_rpc_clnt_destroy(cl);
+	lx_rpc_destroy(cl);
 	o.host = env("XPRT_NFS_HOST");
 	o.port = nfs_port();
 	o.prog = NFS_PROG;
 	o.vers = 3;
 	o.auth.flavor = LX_RPC_AUTH_NONE;
-	assert_int_equal(lx_rpc_clnt_create(&cl, &o), 0);
+	assert_int_equal(lx_rpc_create(&cl, &o), 0);
 	/* ganesha refuses every procedure but NULL without AUTH_SYS */
 	assert_int_equal(lx_rpc_call_sync(cl, &a, &info), -EACCES);
 	assert_int_equal(info.auth_stat, 5); /* AUTH_TOOWEAK */
 	assert_int_equal(lx_rpc_null(cl), 0);
-	lx_rpc_clnt_destroy(cl);
+	lx_rpc_destroy(cl);
 }
 
 struct dump_seen {
@@ -224,7 +224,7 @@ static void test_port_from_rpcbind(void **state)
 
 	(void)state;
 	assert_int_equal(lx_rpc_null(cl), 0);
-	lx_rpc_clnt_destroy(cl);
+	lx_rpc_destroy(cl);
 }
 
 struct nulls {
@@ -246,9 +246,10 @@ static void *null_thread(void *p)
 struct async_state {
 	atomic_uint done, ok;
 	atomic_uchar count[64];
+	struct lx_call calls[64];
 };
 
-static void async_cb(struct lx_rpc_call *call, int status, void *arg)
+static void async_cb(struct lx_call *call, int status, void *arg)
 {
 	struct async_state *s = arg;
 
@@ -273,8 +274,8 @@ static void test_64_in_flight_8_threads(void **state)
 	for (i = 0; i < 64; i++) {
 		struct lx_rpc_call_args a = {.proc = 0};
 
-		assert_int_equal(lx_rpc_call_async(n.cl, &a, async_cb, s, NULL),
-				 0);
+		s->calls[i] = (struct lx_call){.done = async_cb, .arg = s};
+		assert_int_equal(lx_rpc_call_async(n.cl, &s->calls[i], &a), 0);
 	}
 	/* ...while 8 threads make sync calls on the same connection */
 	for (i = 0; i < 8; i++)
@@ -286,10 +287,10 @@ static void test_64_in_flight_8_threads(void **state)
 	assert_int_equal(atomic_load(&s->done), 64);
 	assert_int_equal(atomic_load(&s->ok), 64);
 	assert_int_equal(atomic_load(&n.ok), 8 * 200);
-	lx_xprt_get_stats(lx_rpc_clnt_xprt(n.cl, 0), &st);
+	lx_xprt_stats(lx_rpc_xprt(n.cl, 0), &st);
 	assert_int_equal(st.connects, 1);
 	assert_int_equal(st.bad_keys, 0);
-	lx_rpc_clnt_destroy(n.cl);
+	lx_rpc_destroy(n.cl);
 	free(s);
 }
 
@@ -311,11 +312,12 @@ struct restart_state {
 };
 
 struct restart_arg {
+	struct lx_call call;
 	struct restart_state *s;
 	unsigned int i;
 };
 
-static void restart_cb(struct lx_rpc_call *call, int status, void *arg)
+static void restart_cb(struct lx_call *call, int status, void *arg)
 {
 	struct restart_arg *ra = arg;
 	struct restart_state *s = ra->s;
@@ -348,15 +350,16 @@ static void test_server_killed_mid_run(void **state)
 	for (i = 0; i < RESTART_CALLS; i++) {
 		struct lx_rpc_call_args a = {.proc = 0};
 
-		ra[i] = (struct restart_arg){s, i};
+		ra[i] = (struct restart_arg){.s = s, .i = i};
+		ra[i].call =
+			(struct lx_call){.done = restart_cb, .arg = &ra[i]};
 		if (i == RESTART_CALLS / 4)
 			assert_int_equal(servers_sh("kill"), 0);
 		if (i == RESTART_CALLS / 2) {
 			usleep(300000);
 			assert_int_equal(servers_sh("start"), 0);
 		}
-		assert_int_equal(
-			lx_rpc_call_async(cl, &a, restart_cb, &ra[i], NULL), 0);
+		assert_int_equal(lx_rpc_call_async(cl, &ra[i].call, &a), 0);
 		usleep(2000);
 	}
 	/* bounded: timeo 0.7 s doubling over 3 retransmissions < 6 s */
@@ -370,11 +373,11 @@ static void test_server_killed_mid_run(void **state)
 		assert_int_equal(atomic_load(&s->per_call[i]), 1);
 	assert_int_equal(atomic_load(&s->other), 0);
 	assert_true(atomic_load(&s->ok) >= RESTART_CALLS / 2);
-	lx_xprt_get_stats(lx_rpc_clnt_xprt(cl, 0), &st);
+	lx_xprt_stats(lx_rpc_xprt(cl, 0), &st);
 	assert_true(st.connects >= 2);
 	/* and it works normally afterwards */
 	assert_int_equal(lx_rpc_null(cl), 0);
-	lx_rpc_clnt_destroy(cl);
+	lx_rpc_destroy(cl);
 	free(ra);
 	free(s);
 }

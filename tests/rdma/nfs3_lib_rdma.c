@@ -2,13 +2,13 @@
 /*
  * nfs3_lib_rdma - the NFSv3 client library (libxprt/nfs3.h) over
  * RPC-over-RDMA against the guest's kernel nfsd.  nfs3_rdma checks the
- * transport with hand-written XDR; this goes through lx_nfs3_mount() with
+ * transport with hand-written XDR; this goes through lx_nfs3_create() with
  * transport RDMA (MOUNT over TCP, NFS over RDMA on 20049) and the
  * library's own calls, and checks the results against the export on the
  * guest's disk (nfsd serves a local directory, so what the server did is
  * visible with stat(2), read(2) and readdir).
  *
- *   mount     lx_nfs3_mount(RDMA): MNT over TCP, NULL and FSINFO over RDMA
+ *   mount     lx_nfs3_create(RDMA): MNT over TCP, NULL and FSINFO over RDMA
  *   procs     every NFSv3 procedure at least once, with the errors a
  *             client must tell apart (EXIST, NOENT, NOTDIR, ISDIR,
  *             NOTEMPTY, NOT_SYNC, a forged handle) and every MOUNT
@@ -68,7 +68,7 @@ static void ck(int line, const char *expr, long long got, long long want)
 	if (got == want)
 		return;
 	printf("FAIL line %d: %s = %lld (%s), expected %lld\n", line, expr, got,
-	       got < 0 && got > -4096 ? lx_nfs3_strerror((int)got) : "", want);
+	       got < 0 && got > -4096 ? lx_strerror((int)got) : "", want);
 	fails++;
 }
 
@@ -86,8 +86,7 @@ static struct lx_xprt_rdma_stats rstats(void)
 {
 	struct lx_xprt_rdma_stats st = {0};
 
-	lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(lx_nfs3_clnt_rpc(clnt), 0),
-			       &st);
+	lx_xprt_rdma_stats(lx_rpc_xprt(lx_nfs3_rpc(clnt), 0), &st);
 	return st;
 }
 
@@ -115,8 +114,8 @@ static struct lx_nfs3_fh mkfile(const char *name)
 	struct lx_nfs3_create_res cr;
 	struct lx_nfs3_sattr sa = {.set_mode = true, .mode = 0644};
 
-	CK(lx_nfs3_create(clnt, &dir, name, LX_NFS3_CREATE_GUARDED, &sa, NULL,
-			  &cr),
+	CK(lx_nfs3_create_file(clnt, &dir, name, LX_NFS3_CREATE_GUARDED, &sa,
+			       NULL, &cr),
 	   0);
 	CK(cr.fh_present, 1);
 	return cr.fh;
@@ -135,12 +134,12 @@ static int do_mount(void)
 	int r;
 
 	base_opts(&o, msg, sizeof(msg));
-	r = lx_nfs3_mount(&clnt, &o);
+	r = lx_nfs3_create(&clnt, &o);
 	if (!report("mount", !r,
-		    "lx_nfs3_mount %s:%s, MOUNT over TCP %u, NFS over RDMA: %s%s%s "
+		    "lx_nfs3_create %s:%s, MOUNT over TCP %u, NFS over RDMA: %s%s%s "
 		    "(%.1f ms)",
-		    host, export_, mnt_port, lx_nfs3_strerror(r), r ? ": " : "",
-		    msg, (now_s() - t0) * 1e3))
+		    host, export_, mnt_port, lx_strerror(r), r ? ": " : "", msg,
+		    (now_s() - t0) * 1e3))
 		return r;
 	fi = lx_nfs3_fsinfo_cached(clnt);
 	st = rstats();
@@ -152,7 +151,7 @@ static int do_mount(void)
 	snprintf(topdir, sizeof(topdir), "nfs3lib.%d", (int)getpid());
 	r = lx_nfs3_mkdir(clnt, lx_nfs3_root(clnt), topdir, NULL, &cr);
 	if (!report("mkdir", !r && cr.fh_present, "%s: %s", topdir,
-		    lx_nfs3_strerror(r)))
+		    lx_strerror(r)))
 		return r ? r : -EIO;
 	dir = cr.fh;
 	return 0;
@@ -201,18 +200,18 @@ static void test_procs(void)
 	f = mkfile("c1");
 	CK(stat(disk("c1"), &st), 0);
 	CK(st.st_mode & 07777, 0644);
-	CK(lx_nfs3_create(clnt, &dir, "c1", LX_NFS3_CREATE_GUARDED, NULL, NULL,
-			  &cr),
+	CK(lx_nfs3_create_file(clnt, &dir, "c1", LX_NFS3_CREATE_GUARDED, NULL,
+			       NULL, &cr),
 	   -EEXIST);
 	CK(cr.status, LX_NFS3ERR_EXIST);
-	CK(lx_nfs3_create(clnt, &dir, "c1", LX_NFS3_CREATE_UNCHECKED, NULL,
-			  NULL, &cr),
+	CK(lx_nfs3_create_file(clnt, &dir, "c1", LX_NFS3_CREATE_UNCHECKED, NULL,
+			       NULL, &cr),
 	   0);
-	CK(lx_nfs3_create(clnt, &dir, "c2", LX_NFS3_CREATE_EXCLUSIVE, NULL,
-			  verf, &cr),
+	CK(lx_nfs3_create_file(clnt, &dir, "c2", LX_NFS3_CREATE_EXCLUSIVE, NULL,
+			       verf, &cr),
 	   0);
-	CK(lx_nfs3_create(clnt, &dir, "c2", LX_NFS3_CREATE_EXCLUSIVE, NULL,
-			  verf, &cr),
+	CK(lx_nfs3_create_file(clnt, &dir, "c2", LX_NFS3_CREATE_EXCLUSIVE, NULL,
+			       verf, &cr),
 	   0); /* a retry with the same verifier succeeds */
 	CK(access(disk("c2"), F_OK), 0);
 	CK(lx_nfs3_lookup(clnt, &dir, "c1", &lr), 0);
@@ -294,8 +293,8 @@ static void test_procs(void)
 	/* REMOVE, RMDIR and their errors */
 	CK(lx_nfs3_mkdir(clnt, &dir, "sub", NULL, &cr), 0);
 	sub = cr.fh;
-	CK(lx_nfs3_create(clnt, &sub, "inner", LX_NFS3_CREATE_GUARDED, NULL,
-			  NULL, &cr),
+	CK(lx_nfs3_create_file(clnt, &sub, "inner", LX_NFS3_CREATE_GUARDED,
+			       NULL, NULL, &cr),
 	   0);
 	CK(lx_nfs3_rmdir(clnt, &dir, "sub", &wc), -ENOTEMPTY);
 	CK(lx_nfs3_rmdir(clnt, &sub, "inner", &wc), -ENOTDIR);
@@ -381,7 +380,7 @@ static void test_mount_procs(void)
 	CK(lx_nfs3_mnt_dump(mc, &ml), 0);
 	CK(lx_nfs3_mnt_umnt(mc, export_), 0);
 	CK(lx_nfs3_mnt_umntall(mc), 0);
-	lx_rpc_clnt_destroy(mc);
+	lx_rpc_destroy(mc);
 out:
 	report("mount-procs", fails == before,
 	       "MOUNT NULL MNT (and a refused path) EXPORT DUMP UMNT UMNTALL "
@@ -397,7 +396,7 @@ struct waiter {
 	int status[8];
 };
 
-static void cb(struct lx_nfs3_call *call, int status, void *arg)
+static void cb(struct lx_call *call, int status, void *arg)
 {
 	struct waiter *w = arg;
 
@@ -420,7 +419,7 @@ static void test_async(void)
 {
 	struct waiter w = {
 		PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, {0}};
-	struct lx_nfs3_call calls[5];
+	struct lx_call calls[5];
 	struct lx_nfs3_fh f = mkfile("async");
 	struct lx_nfs3_getattr_res gr;
 	struct lx_nfs3_write_res wr;
@@ -450,7 +449,7 @@ static void test_async(void)
 	}
 	CK(ok, 3);
 	CK(noent, 1);
-	CK(calls[3].nfs_status, LX_NFS3ERR_NOENT);
+	CK(calls[3].proto_status, LX_NFS3ERR_NOENT);
 	CK(wr.count, 10);
 	CK(gr.attr.type, NF3DIR);
 	CK(lx_nfs3_read_buf_async(clnt, &calls[4], &f, 0, sizeof(out), out,
@@ -488,7 +487,7 @@ static void test_data(void)
 	}
 	snprintf(path, sizeof(path), "%s/data", topdir);
 	r = lx_nfs3_open(clnt, path, O_CREAT | O_TRUNC, 0644, &fo, &f);
-	if (!report("open", !r, "%s: %s", path, lx_nfs3_strerror(r)))
+	if (!report("open", !r, "%s: %s", path, lx_strerror(r)))
 		goto out;
 	fill_random(src, total, 1);
 	s0 = rstats();
@@ -503,7 +502,7 @@ static void test_data(void)
 			       total / lx_nfs3_wsize(clnt),
 	       "lx_nfs3_file_pwrite + COMMIT of %zu bytes in %u-byte WRITEs: %s, "
 	       "%.1f MiB/s; Read chunks +%llu",
-	       total, lx_nfs3_wsize(clnt), lx_nfs3_strerror(r),
+	       total, lx_nfs3_wsize(clnt), lx_strerror(r),
 	       (double)total / (1 << 20) / dt,
 	       (unsigned long long)(s1.read_chunks - s0.read_chunks));
 	fd = open(disk("data"), O_RDONLY);
@@ -540,7 +539,7 @@ static void test_data(void)
 			       total / lx_nfs3_rsize(clnt),
 	       "lx_nfs3_file_pread of %zu bytes written on disk, %u-byte READs: "
 	       "%s, %zu read, %s, %.1f MiB/s; Write chunks +%llu",
-	       total, lx_nfs3_rsize(clnt), lx_nfs3_strerror(r), n,
+	       total, lx_nfs3_rsize(clnt), lx_strerror(r), n,
 	       off == (size_t)-1 ? "identical" : "DIFFERENT",
 	       (double)n / (1 << 20) / dt,
 	       (unsigned long long)(s1.write_chunks - s0.write_chunks));
@@ -558,13 +557,13 @@ static void test_data(void)
 	       !r && rr.count == 1000 && !memcmp(back, src + 5, 1000) &&
 		       s1.write_chunks == s0.write_chunks,
 	       "1000 bytes at offset 5: %s, %u bytes, %s, Write chunks +%llu",
-	       lx_nfs3_strerror(r), rr.count,
+	       lx_strerror(r), rr.count,
 	       memcmp(back, src + 5, 1000) ? "DIFFERENT" : "identical",
 	       (unsigned long long)(s1.write_chunks - s0.write_chunks));
 	lx_nfs3_file_close(f);
 	r = lx_nfs3_remove(clnt, &dir, "data", &wc);
 	report("remove", !r && access(disk("data"), F_OK) != 0, "data: %s",
-	       lx_nfs3_strerror(r));
+	       lx_strerror(r));
 out:
 	free(src);
 	free(back);
@@ -636,7 +635,7 @@ static void test_readdir(void)
 		}
 	}
 	r = lx_nfs3_lookup(clnt, &dir, "many", &lr);
-	if (!report("lookup", !r, "many: %s", lx_nfs3_strerror(r)))
+	if (!report("lookup", !r, "many: %s", lx_strerror(r)))
 		goto out;
 	s0 = rstats();
 	t0 = now_s();
@@ -650,7 +649,7 @@ static void test_readdir(void)
 	       "%u entries of %u files in %.0f ms: %s; %u missing, %u twice, "
 	       "%u unknown, %u with attributes unlike stat(2), %u without a "
 	       "handle; Reply chunks +%llu",
-	       l.n, nfiles, (now_s() - t0) * 1e3, lx_nfs3_strerror(r), missing,
+	       l.n, nfiles, (now_s() - t0) * 1e3, lx_strerror(r), missing,
 	       l.dups, l.others, l.attr_bad, l.fh_missing,
 	       (unsigned long long)(s1.reply_chunks - s0.reply_chunks));
 
@@ -681,7 +680,7 @@ static void test_readdir(void)
 		       s1.reply_chunks - s0.reply_chunks >= calls - 1,
 	       "%u calls of up to %u bytes: %s, %u of %u names; Reply chunks "
 	       "+%llu",
-	       calls, lx_nfs3_dirsize(clnt), lx_nfs3_strerror(r), seen, nfiles,
+	       calls, lx_nfs3_dirsize(clnt), lx_strerror(r), seen, nfiles,
 	       (unsigned long long)(s1.reply_chunks - s0.reply_chunks));
 	for (i = 0; i < nfiles; i++) {
 		snprintf(name, sizeof(name),
@@ -693,7 +692,7 @@ static void test_readdir(void)
 
 		r = lx_nfs3_rmdir(clnt, &dir, "many", &wc);
 		report("rmdir", !r && access(disk("many"), F_OK) != 0,
-		       "many: %s", lx_nfs3_strerror(r));
+		       "many: %s", lx_strerror(r));
 	}
 out:
 	free(l.seen);
@@ -756,7 +755,7 @@ int main(int argc, char **argv)
 	test_data();
 	test_readdir();
 	r = lx_nfs3_rmdir(clnt, lx_nfs3_root(clnt), topdir, &wc);
-	report("cleanup", !r, "%s: %s", topdir, lx_nfs3_strerror(r));
+	report("cleanup", !r, "%s: %s", topdir, lx_strerror(r));
 	st = rstats();
 	printf("rdma: credits %u, chunks read %llu pos0 %llu write %llu reply "
 	       "%llu, registrations %llu (%.0f us each), %llu sends in %llu "

@@ -117,7 +117,6 @@ static int nfs_read2(struct lx_rpc_clnt *cl, struct fh *fh, uint64_t off,
 	struct iovec iov[2] = {{.iov_base = b1, .iov_len = half},
 			       {.iov_base = b2, .iov_len = half}};
 	size_t cap = 2 * (size_t)half;
-	struct lx_xprt_iter it;
 	struct lx_rpc_call_args a = {
 		.proc = P_READ,
 		.enc = (xdrproc_t)x_read_args,
@@ -126,10 +125,10 @@ static int nfs_read2(struct lx_rpc_clnt *cl, struct fh *fh, uint64_t off,
 		.res = res,
 		.place = read_place,
 		.place_arg = &cap,
-		.rx_dst = &it,
+		.rx_iov = iov,
+		.rx_iovcnt = 2,
 	};
 
-	lx_xprt_iter_iovec(&it, iov, 2, cap);
 	memset(res, 0, sizeof(*res));
 	return lx_rpc_call_sync(cl, &a, NULL);
 }
@@ -140,7 +139,6 @@ static int nfs_read(struct lx_rpc_clnt *cl, struct fh *fh, uint64_t off,
 	struct read_args ra = {.fh = fh, .off = off, .count = len};
 	struct iovec iov = {.iov_base = buf, .iov_len = len};
 	size_t cap = len;
-	struct lx_xprt_iter it;
 	struct lx_rpc_call_args a = {
 		.proc = P_READ,
 		.enc = (xdrproc_t)x_read_args,
@@ -149,10 +147,10 @@ static int nfs_read(struct lx_rpc_clnt *cl, struct fh *fh, uint64_t off,
 		.res = res,
 		.place = read_place,
 		.place_arg = &cap,
-		.rx_dst = &it,
+		.rx_iov = &iov,
+		.rx_iovcnt = 1,
 	};
 
-	lx_xprt_iter_iovec(&it, &iov, 1, len);
 	memset(res, 0, sizeof(*res));
 	return lx_rpc_call_sync(cl, &a, NULL);
 }
@@ -167,18 +165,18 @@ struct bw_state {
 };
 
 struct bw_call {
+	struct lx_call call;
 	struct bw_state *bs;
 	struct write_args wa;
 	struct read_args ra;
 	struct write_res wres;
 	struct read_res rres;
 	struct iovec iov;
-	struct lx_xprt_iter it;
 	size_t cap;
 	bool busy;
 };
 
-static void bw_done(struct lx_rpc_call *c, int status, void *arg)
+static void bw_done(struct lx_call *c, int status, void *arg)
 {
 	struct bw_call *bc = arg;
 	struct bw_state *bs = bc->bs;
@@ -238,8 +236,6 @@ static double bw_run(struct lx_rpc_clnt *cl, struct fh *fh, bool write,
 				bc->ra = (struct read_args){fh, off,
 							    (uint32_t)bw_size};
 				bc->cap = bw_size;
-				lx_xprt_iter_iovec(&bc->it, &bc->iov, 1,
-						   bw_size);
 				a.proc = P_READ;
 				a.enc = (xdrproc_t)x_read_args;
 				a.args = &bc->ra;
@@ -247,12 +243,14 @@ static double bw_run(struct lx_rpc_clnt *cl, struct fh *fh, bool write,
 				a.res = &bc->rres;
 				a.place = read_place;
 				a.place_arg = &bc->cap;
-				a.rx_dst = &bc->it;
+				a.rx_iov = &bc->iov;
+				a.rx_iovcnt = 1;
 			}
 			bs.inflight++;
 			off += bw_size;
 			pthread_mutex_unlock(&bs.lock);
-			r = lx_rpc_call_async(cl, &a, bw_done, bc, NULL);
+			bc->call = (struct lx_call){.done = bw_done, .arg = bc};
+			r = lx_rpc_call_async(cl, &bc->call, &a);
 			pthread_mutex_lock(&bs.lock);
 			if (r) {
 				bs.inflight--;
@@ -280,7 +278,7 @@ static double bw_run(struct lx_rpc_clnt *cl, struct fh *fh, bool write,
  */
 static void test_small_inline(struct fh *root)
 {
-	struct lx_rpc_clnt_opts o = {0};
+	struct lx_rpc_opts o = {0};
 	struct lx_xprt_rdma_opts ro = {.inline_send = 1024,
 				       .inline_recv = 1024,
 				       .ack_timeout = TOOL_ACK_TIMEOUT};
@@ -304,26 +302,26 @@ static void test_small_inline(struct fh *root)
 	o.auth.set_ids = true;
 	o.transport = LX_XPRT_TRANSPORT_RDMA;
 	o.rdma = &ro;
-	r = lx_rpc_clnt_create(&cl, &o);
+	r = lx_rpc_create(&cl, &o);
 	if (r) {
-		report("pos0", false, "client: %s", lx_rpc_strerror(r));
+		report("pos0", false, "client: %s", lx_strerror(r));
 		free(rl);
 		return;
 	}
-	lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &s0);
+	lx_xprt_rdma_stats(lx_rpc_xprt(cl, 0), &s0);
 	{
 		struct symlink_args sa = {{root, lname}, target};
 
 		r = call(cl, P_SYMLINK, (xdrproc_t)x_symlink_args, &sa,
 			 (xdrproc_t)x_status_only, &st);
 	}
-	lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &s1);
+	lx_xprt_rdma_stats(lx_rpc_xprt(cl, 0), &s1);
 	report("pos0",
 	       !r && !st && s1.pos0_chunks > s0.pos0_chunks &&
 		       s1.inline_send == 1024,
 	       "SYMLINK with a 1000-byte target, inline %u: %s, status %u, "
 	       "position-zero chunks +%llu",
-	       s1.inline_send, lx_rpc_strerror(r), st,
+	       s1.inline_send, lx_strerror(r), st,
 	       (unsigned long long)(s1.pos0_chunks - s0.pos0_chunks));
 	{
 		struct diropargs da = {root, lname};
@@ -343,18 +341,18 @@ static void test_small_inline(struct fh *root)
 
 		s0 = s1;
 		r = lx_rpc_call_sync(cl, &a, NULL);
-		lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &s1);
+		lx_xprt_rdma_stats(lx_rpc_xprt(cl, 0), &s1);
 		report("readlink",
 		       !r && !rl->status && !strcmp(rl->path, target) &&
 			       s1.reply_chunks > s0.reply_chunks,
 		       "1000-byte target back through a Reply chunk: %s, "
 		       "status %u, %s, reply chunks +%llu",
-		       lx_rpc_strerror(r), rl->status,
+		       lx_strerror(r), rl->status,
 		       strcmp(rl->path, target) ? "differs" : "same",
 		       (unsigned long long)(s1.reply_chunks - s0.reply_chunks));
 	} else {
 		report("readlink", false, "LOOKUP %s: %s, status %u", lname,
-		       lx_rpc_strerror(r), lr.status);
+		       lx_strerror(r), lr.status);
 	}
 	{
 		uint8_t data[2000];
@@ -368,13 +366,13 @@ static void test_small_inline(struct fh *root)
 		s0 = s1;
 		if (!r && !fr.status && fr.has_fh)
 			r = nfs_write(cl, &fr.fh, 0, data, sizeof(data), &wr);
-		lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &s1);
+		lx_xprt_rdma_stats(lx_rpc_xprt(cl, 0), &s1);
 		report("write-1k",
 		       !r && !wr.status && wr.count == 2000 &&
 			       s1.read_chunks > s0.read_chunks,
 		       "2000-byte WRITE with a 1 KiB threshold: %s, status %u, "
 		       "read chunks +%llu",
-		       lx_rpc_strerror(r), wr.status,
+		       lx_strerror(r), wr.status,
 		       (unsigned long long)(s1.read_chunks - s0.read_chunks));
 	}
 	{
@@ -386,7 +384,7 @@ static void test_small_inline(struct fh *root)
 		call(cl, P_REMOVE, (xdrproc_t)x_diropargs, &da,
 		     (xdrproc_t)x_remove_res, &st);
 	}
-	lx_rpc_clnt_destroy(cl);
+	lx_rpc_destroy(cl);
 	free(rl);
 }
 
@@ -401,7 +399,7 @@ static void test_small_inline(struct fh *root)
  */
 static void test_stall(struct fh *root, struct fh *file, const uint8_t *want)
 {
-	struct lx_rpc_clnt_opts o = {0};
+	struct lx_rpc_opts o = {0};
 	struct lx_rpc_reply_info info;
 	struct attr_res ar = {0};
 	struct lx_rpc_call_args a = {
@@ -419,7 +417,6 @@ static void test_stall(struct fh *root, struct fh *file, const uint8_t *want)
 	struct iovec iov = {.iov_base = buf, .iov_len = len};
 	size_t cap = len, i, bad = 0;
 	struct read_res rr = {0};
-	struct lx_xprt_iter it;
 	struct lx_rpc_call_args ra_args = {
 		.proc = P_READ,
 		.enc = (xdrproc_t)x_read_args,
@@ -428,7 +425,8 @@ static void test_stall(struct fh *root, struct fh *file, const uint8_t *want)
 		.res = &rr,
 		.place = read_place,
 		.place_arg = &cap,
-		.rx_dst = &it,
+		.rx_iov = &iov,
+		.rx_iovcnt = 1,
 	};
 	struct lx_xprt_rdma_stats rs;
 	struct lx_xprt_stats st;
@@ -449,12 +447,12 @@ static void test_stall(struct fh *root, struct fh *file, const uint8_t *want)
 	o.timeo_max_ms = 2000;
 	o.retrans = 30;
 	o.rdma = &stall_ro;
-	r = lx_rpc_clnt_create(&cl, &o);
+	r = lx_rpc_create(&cl, &o);
 	if (!r)
 		r = lx_rpc_call_sync(cl, &a,
 				     &info); /* warm: the export cached */
 	if (r) {
-		report("stall", false, "client: %s", lx_rpc_strerror(r));
+		report("stall", false, "client: %s", lx_strerror(r));
 		return;
 	}
 	snprintf(ok, sizeof(ok), "%s.ok", stall_file);
@@ -467,10 +465,9 @@ static void test_stall(struct fh *root, struct fh *file, const uint8_t *want)
 	if (f)
 		fclose(f);
 	t0 = now_s();
-	lx_xprt_iter_iovec(&it, &iov, 1, len);
 	r = lx_rpc_call_sync(cl, &ra_args, &info);
-	lx_xprt_get_stats(lx_rpc_clnt_xprt(cl, 0), &st);
-	lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &rs);
+	lx_xprt_stats(lx_rpc_xprt(cl, 0), &st);
+	lx_xprt_rdma_stats(lx_rpc_xprt(cl, 0), &rs);
 	for (i = 0; i < len; i++)
 		bad += buf[i] != want[i];
 	/* registrations serve the resend; windows are tied to their queue
@@ -494,7 +491,7 @@ static void test_stall(struct fh *root, struct fh *file, const uint8_t *want)
 	       "%llu connect(s), write chunks prepared %llu, windows bound "
 	       "%llu, deallocated with dead connections %llu, invalidated "
 	       "%llu, live %llu",
-	       lx_rpc_strerror(r), now_s() - t0, bad, info.retransmits,
+	       lx_strerror(r), now_s() - t0, bad, info.retransmits,
 	       (unsigned long long)st.disconnects,
 	       (unsigned long long)st.connects,
 	       (unsigned long long)rs.write_chunks,
@@ -502,7 +499,7 @@ static void test_stall(struct fh *root, struct fh *file, const uint8_t *want)
 	       (unsigned long long)rs.win_deallocs,
 	       (unsigned long long)(rs.win_remote_inv + rs.win_local_inv),
 	       (unsigned long long)rs.win_live);
-	lx_rpc_clnt_destroy(cl);
+	lx_rpc_destroy(cl);
 	free(buf);
 }
 
@@ -526,7 +523,7 @@ static void print_rdma(struct lx_rpc_clnt *cl, const char *when)
 {
 	struct lx_xprt_rdma_stats s;
 
-	lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &s);
+	lx_xprt_rdma_stats(lx_rpc_xprt(cl, 0), &s);
 	printf("rdma %s: %s, windows bound %llu, invalidated remotely %llu "
 	       "locally %llu, deallocated %llu, live %llu, bad invalidations "
 	       "%llu\n",
@@ -560,7 +557,7 @@ static uint8_t pat(size_t i)
 
 int main(int argc, char **argv)
 {
-	struct lx_rpc_clnt_opts o = {0};
+	struct lx_rpc_opts o = {0};
 	struct lx_xprt_rdma_opts ro = {.ack_timeout = TOOL_ACK_TIMEOUT};
 	struct lx_rpc_clnt *mnt, *cl;
 	struct mnt_res mr = {0};
@@ -655,16 +652,16 @@ int main(int argc, char **argv)
 	o.vers = MNT_V3;
 	o.auth.flavor = LX_RPC_AUTH_SYS;
 	o.auth.set_ids = true;
-	r = lx_rpc_clnt_create(&mnt, &o);
+	r = lx_rpc_create(&mnt, &o);
 	if (!r) {
 		r = call(mnt, MNTPROC_MNT, (xdrproc_t)x_mnt_args, &export_path,
 			 (xdrproc_t)x_mnt_res, &mr);
-		lx_rpc_clnt_destroy(mnt);
+		lx_rpc_destroy(mnt);
 	}
 	report("mount", !r && !mr.status,
 	       "MNT %s over TCP: %s, status %u, "
 	       "handle %u bytes",
-	       export_path, lx_rpc_strerror(r), mr.status, mr.fh.len);
+	       export_path, lx_strerror(r), mr.status, mr.fh.len);
 	if (r || mr.status)
 		return 1;
 	root = mr.fh;
@@ -678,12 +675,12 @@ int main(int argc, char **argv)
 	o.buf_size = 64 * 1024; /* READDIR replies land here */
 	ro.reg_mode = use_cache ? LX_XPRT_RDMA_REG_CACHE_UNSAFE : reg_mode;
 	o.rdma = &ro;
-	r = lx_rpc_clnt_create(&cl, &o);
+	r = lx_rpc_create(&cl, &o);
 	if (!r)
-		lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &s0);
+		lx_xprt_rdma_stats(lx_rpc_xprt(cl, 0), &s0);
 	report("connect", !r && (!want_mode || s0.reg_mode == want_mode),
 	       "NFSv3 over RDMA to %s:%u: %s (%s%s)", host, nfs_port,
-	       lx_rpc_strerror(r), r ? "-" : reg_mode_name(s0.reg_mode),
+	       lx_strerror(r), r ? "-" : reg_mode_name(s0.reg_mode),
 	       !r && s0.remote_inv_offered ? ", Send With Invalidate offered" :
 					     "");
 	if (r)
@@ -692,7 +689,7 @@ int main(int argc, char **argv)
 	r = call(cl, P_GETATTR, (xdrproc_t)x_fh, &root,
 		 (xdrproc_t)x_getattr_res, &ar);
 	report("getattr", !r && !ar.status && ar.type == 2,
-	       "root: %s, status %u, type %u", lx_rpc_strerror(r), ar.status,
+	       "root: %s, status %u, type %u", lx_strerror(r), ar.status,
 	       ar.type);
 
 	{
@@ -708,7 +705,7 @@ int main(int argc, char **argv)
 			 (xdrproc_t)x_lookup_res, &fr);
 	}
 	report("create", !r && !fr.status && fr.has_fh, "%s: %s, status %u",
-	       fname, lx_rpc_strerror(r), fr.status);
+	       fname, lx_strerror(r), fr.status);
 	if (r || fr.status)
 		goto out;
 	file = fr.fh;
@@ -718,24 +715,24 @@ int main(int argc, char **argv)
 	rbuf = malloc(big);
 	for (i = 0; i < big; i++)
 		wbuf[i] = pat(i);
-	lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &s0);
+	lx_xprt_rdma_stats(lx_rpc_xprt(cl, 0), &s0);
 	t0 = now_s();
 	r = nfs_write(cl, &file, 0, wbuf, (uint32_t)big, &wr);
-	lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &s1);
+	lx_xprt_rdma_stats(lx_rpc_xprt(cl, 0), &s1);
 	report("write",
 	       !r && !wr.status && wr.count == big &&
 		       s1.read_chunks > s0.read_chunks,
 	       "%zu bytes in %.1f ms: %s, status %u, count %u, read chunks "
 	       "+%llu",
-	       big, (now_s() - t0) * 1e3, lx_rpc_strerror(r), wr.status,
-	       wr.count, (unsigned long long)(s1.read_chunks - s0.read_chunks));
+	       big, (now_s() - t0) * 1e3, lx_strerror(r), wr.status, wr.count,
+	       (unsigned long long)(s1.read_chunks - s0.read_chunks));
 
 	/* READ: a Write chunk */
 	memset(rbuf, 0, big);
 	s0 = s1;
 	t0 = now_s();
 	r = nfs_read(cl, &file, 0, rbuf, (uint32_t)big, &rr);
-	lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &s1);
+	lx_xprt_rdma_stats(lx_rpc_xprt(cl, 0), &s1);
 	for (bad = 0, i = 0; i < big; i++)
 		bad += rbuf[i] != wbuf[i];
 	report("read",
@@ -743,8 +740,8 @@ int main(int argc, char **argv)
 		       s1.write_chunks > s0.write_chunks,
 	       "%zu bytes in %.1f ms: %s, status %u, count %u, data length "
 	       "%u, %zu bytes differ, write chunks +%llu",
-	       big, (now_s() - t0) * 1e3, lx_rpc_strerror(r), rr.status,
-	       rr.count, rr.len, bad,
+	       big, (now_s() - t0) * 1e3, lx_strerror(r), rr.status, rr.count,
+	       rr.len, bad,
 	       (unsigned long long)(s1.write_chunks - s0.write_chunks));
 
 	/* a READ into two buffers: two windows, two keys */
@@ -755,7 +752,7 @@ int main(int argc, char **argv)
 		memset(rbuf, 0, big);
 		s0 = s1;
 		r = nfs_read2(cl, &file, 0, rbuf, b2, (uint32_t)half, &rr);
-		lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &s1);
+		lx_xprt_rdma_stats(lx_rpc_xprt(cl, 0), &s1);
 		for (bad = 0, i = 0; i < half; i++)
 			bad += rbuf[i] != wbuf[i] || b2[i] != wbuf[half + i];
 		report("read-2seg",
@@ -765,7 +762,7 @@ int main(int argc, char **argv)
 		       "%zu bytes into two buffers: %s, status %u, %zu bytes "
 		       "differ; windows bound +%llu, invalidated remotely "
 		       "+%llu, locally +%llu",
-		       2 * half, lx_rpc_strerror(r), rr.status, bad,
+		       2 * half, lx_strerror(r), rr.status, bad,
 		       (unsigned long long)(s1.win_binds - s0.win_binds),
 		       (unsigned long long)(s1.win_remote_inv -
 					    s0.win_remote_inv),
@@ -780,7 +777,7 @@ int main(int argc, char **argv)
 	memset(rbuf, 0, 2000);
 	s0 = s1;
 	r = nfs_read(cl, &file, 5, rbuf, 1000, &rr);
-	lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &s1);
+	lx_xprt_rdma_stats(lx_rpc_xprt(cl, 0), &s1);
 	for (bad = 0, i = 0; i < 1000; i++)
 		bad += rbuf[i] != wbuf[i + 5];
 	for (i = 1000; i < 2000; i++)
@@ -790,7 +787,7 @@ int main(int argc, char **argv)
 		       s1.write_chunks == s0.write_chunks,
 	       "1000 bytes at offset 5: %s, status %u, data length %u, %zu "
 	       "bytes wrong, write chunks +%llu",
-	       lx_rpc_strerror(r), rr.status, rr.len, bad,
+	       lx_strerror(r), rr.status, rr.len, bad,
 	       (unsigned long long)(s1.write_chunks - s0.write_chunks));
 
 	/* READDIR: a Reply chunk */
@@ -828,7 +825,7 @@ int main(int argc, char **argv)
 			if (res.eof)
 				break;
 		} while (rounds < 100);
-		lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &s1);
+		lx_xprt_rdma_stats(lx_rpc_xprt(cl, 0), &s1);
 		report("readdir",
 		       !r &&
 			       (!expect_entries ||
@@ -837,11 +834,11 @@ int main(int argc, char **argv)
 		       "%s: %u entries (with . and ..) in %u call(s), "
 		       "expected %u + 2: %s; reply chunks +%llu",
 		       dirname_, total_entries, rounds, expect_entries,
-		       lx_rpc_strerror(r),
+		       lx_strerror(r),
 		       (unsigned long long)(s1.reply_chunks - s0.reply_chunks));
 	} else {
 		report("readdir", false, "LOOKUP %s: %s, status %u", dirname_,
-		       lx_rpc_strerror(r), dr.status);
+		       lx_strerror(r), dr.status);
 	}
 	print_rdma(cl, "after checks");
 	test_small_inline(&root);
@@ -855,13 +852,13 @@ int main(int argc, char **argv)
 		bw = malloc(bw_size * depth);
 		for (i = 0; i < bw_size * depth; i++)
 			bw[i] = pat(i);
-		lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &s0);
+		lx_xprt_rdma_stats(lx_rpc_xprt(cl, 0), &s0);
 		mibs = bw_run(cl, &file, true, bw, total, &err);
 		report("bw-write", !err,
 		       "%u MiB in %zu KiB WRITEs, %u in flight: %.1f MiB/s "
 		       "(%s)",
 		       bw_total_mib, bw_size >> 10, depth, mibs,
-		       lx_rpc_strerror(err));
+		       lx_strerror(err));
 		mibs = bw_run(cl, &file, false, bw, total, &err);
 		for (bad = 0, i = 0; i < bw_size * depth; i++)
 			bad += bw[i] != pat(i);
@@ -869,8 +866,8 @@ int main(int argc, char **argv)
 		       "%u MiB in %zu KiB READs, %u in flight: %.1f MiB/s (%s, "
 		       "%zu bytes differ)",
 		       bw_total_mib, bw_size >> 10, depth, mibs,
-		       lx_rpc_strerror(err), bad);
-		lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &s1);
+		       lx_strerror(err), bad);
+		lx_xprt_rdma_stats(lx_rpc_xprt(cl, 0), &s1);
 		printf("bandwidth registration: %llu reg+dereg, %.1f us each, "
 		       "%llu cache hits\n",
 		       (unsigned long long)(s1.regs - s0.regs + s1.deregs -
@@ -884,7 +881,7 @@ int main(int argc, char **argv)
 		free(bw);
 	}
 	print_rdma(cl, "at the end");
-	lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &s1);
+	lx_xprt_rdma_stats(lx_rpc_xprt(cl, 0), &s1);
 	if (s1.reg_mode == LX_XPRT_RDMA_REG_WINDOW)
 		/* every window accounted for; who invalidated: the server
 		 * for calls with one key when offered, we otherwise */
@@ -919,9 +916,9 @@ int main(int argc, char **argv)
 		r = call(cl, P_REMOVE, (xdrproc_t)x_diropargs, &da,
 			 (xdrproc_t)x_remove_res, &st);
 		report("remove", !r && !st, "%s: %s, status %u", fname,
-		       lx_rpc_strerror(r), st);
+		       lx_strerror(r), st);
 	}
 out:
-	lx_rpc_clnt_destroy(cl);
+	lx_rpc_destroy(cl);
 	return fails ? 1 : 0;
 }

@@ -2,13 +2,13 @@
 /*
  * p9_lib_rdma - the 9P2000.L client library (libxprt/p9.h) over RDMA,
  * against p9relay + diod in the test guest.  Where p9_rdma builds 9P by
- * hand to check the transport, this goes through lx_p9_connect() with
+ * hand to check the transport, this goes through lx_p9_create() with
  * transport RDMA and the library's own calls, and compares what it did
  * with the files diod serves, read directly from the guest's disk (the
  * relay and diod run in the same guest, so the export directory is
  * local).
  *
- *   connect   lx_p9_connect(RDMA): Tversion and Tattach over the
+ *   connect   lx_p9_create(RDMA): Tversion and Tattach over the
  *             whole-message binding; with -m above the relay's buffers
  *             the server lowers msize and the client swaps its RDMA-
  *             registered pool for one of the agreed size (lx_xprt_set_pool)
@@ -52,6 +52,7 @@
 #include <unistd.h>
 
 #include <libxprt/p9.h>
+#include <libxprt/proto/pool.h>
 #include <libxprt/rdma.h>
 
 #include "tool.h"
@@ -127,11 +128,11 @@ static struct lx_p9_clnt *connect_p9(unsigned int req_msize, unsigned int tmo)
 	o.rdma = &ro;
 	o.errbuf = err;
 	o.errbuf_len = sizeof(err);
-	r = lx_p9_connect(&c, &o);
+	r = lx_p9_create(&c, &o);
 	report("connect", !r,
-	       "lx_p9_connect over RDMA to %s:%u, msize %u asked, %u agreed: "
+	       "lx_p9_create over RDMA to %s:%u, msize %u asked, %u agreed: "
 	       "%s%s%s (%.1f ms)",
-	       host, port, req_msize, r ? 0 : lx_p9_msize(c), lx_p9_strerror(r),
+	       host, port, req_msize, r ? 0 : lx_p9_msize(c), lx_strerror(r),
 	       r ? ": " : "", r ? err : "", (now_s() - t0) * 1e3);
 	if (r)
 		return NULL;
@@ -153,7 +154,7 @@ static void check_msg(const char *msg, int got, int want)
 {
 	if (got != want)
 		report(msg, false, "%d (%s), expected %d", got,
-		       lx_p9_strerror(got), want);
+		       lx_strerror(got), want);
 }
 
 static void test_messages(struct lx_p9_clnt *c)
@@ -278,7 +279,7 @@ static void test_write_read(struct lx_p9_clnt *c)
 	r = lx_p9_open_path(c, rpath("data"), O_RDWR | O_CREAT | O_TRUNC, 0644,
 			    &fid, &iounit);
 	if (!report("open", !r, "%s O_CREAT: %s, iounit %u", rpath("data"),
-		    lx_p9_strerror(r), iounit))
+		    lx_strerror(r), iounit))
 		goto out;
 	t0 = now_s();
 	r = lx_p9_pwrite(c, fid, src, total, 0, &n);
@@ -286,7 +287,7 @@ static void test_write_read(struct lx_p9_clnt *c)
 	report("write", !r && n == total,
 	       "lx_p9_pwrite %zu bytes (%u-byte Twrites): %s, %zu written, "
 	       "%.1f MiB/s",
-	       total, lx_p9_iosize(c), lx_p9_strerror(r), n,
+	       total, lx_p9_iosize(c), lx_strerror(r), n,
 	       (double)n / (1 << 20) / dt);
 	r = read_disk(disk("data"), back, total, &got);
 	off = first_diff(src, back, got);
@@ -311,14 +312,14 @@ static void test_write_read(struct lx_p9_clnt *c)
 	report("read", !r && n == total && off == (size_t)-1,
 	       "lx_p9_pread %zu bytes written on disk: %s, %zu read, %s, "
 	       "%.1f MiB/s",
-	       total, lx_p9_strerror(r), n,
+	       total, lx_strerror(r), n,
 	       off == (size_t)-1 ? "identical" : "DIFFERENT",
 	       (double)n / (1 << 20) / dt);
 	if (off != (size_t)-1)
 		printf("  first difference at offset %zu\n", off);
 	r = lx_p9_pread(c, fid, back, 4096, total, &n);
 	report("read-eof", !r && n == 0, "read at the end: %s, %zu bytes",
-	       lx_p9_strerror(r), n);
+	       lx_strerror(r), n);
 	lx_p9_clunk(c, fid);
 out:
 	free(src);
@@ -333,16 +334,18 @@ struct aio {
 };
 
 struct aio_one {
+	struct lx_call call;
 	struct aio *a;
 	uint8_t *buf;
 	const uint8_t *want;
 	bool busy;
 };
 
-static void aio_done(void *arg, int status, uint32_t count)
+static void aio_done(struct lx_call *call, int status, void *arg)
 {
 	struct aio_one *o = arg;
 	struct aio *a = o->a;
+	uint32_t count = call->count;
 
 	pthread_mutex_lock(&a->lock);
 	if (status) {
@@ -404,8 +407,10 @@ static void test_async(struct lx_p9_clnt *c, unsigned int ops)
 		one[slot].a = &a;
 		one[slot].buf = bufs + (size_t)slot * 4096;
 		one[slot].want = want + blk * 4096;
-		r = lx_p9_read_async(c, fid, blk * 4096, 4096, one[slot].buf, 0,
-				     0, aio_done, &one[slot]);
+		one[slot].call =
+			(struct lx_call){.done = aio_done, .arg = &one[slot]};
+		r = lx_p9_read_async(c, &one[slot].call, fid, blk * 4096, 4096,
+				     one[slot].buf);
 		if (r) {
 			pthread_mutex_lock(&a.lock);
 			one[slot].busy = false;
@@ -425,8 +430,7 @@ static void test_async(struct lx_p9_clnt *c, unsigned int ops)
 	report("async", !a.errors && !a.bad,
 	       "%u random 4 KiB Treads, up to %u in flight: %.0f ops/s, "
 	       "%u wrong, %u errors (first %s)",
-	       ops, depth, ops / dt, a.bad, a.errors,
-	       lx_p9_strerror(a.first_err));
+	       ops, depth, ops / dt, a.bad, a.errors, lx_strerror(a.first_err));
 	lx_p9_clunk(c, fid);
 out:
 	free(want);
@@ -488,7 +492,7 @@ static void test_readdir(struct lx_p9_clnt *c)
 	       "%u entries (%u files + . ..) in %.1f ms: %s; %u missing "
 	       "from the listing, %u twice, %u unknown, %u qid paths differ "
 	       "from the inode",
-	       n, nfiles, (now_s() - t0) * 1e3, r ? lx_p9_strerror(r) : "end",
+	       n, nfiles, (now_s() - t0) * 1e3, r ? lx_strerror(r) : "end",
 	       nfiles - i, dups, others, ino_bad);
 	lx_p9_closedir(dir);
 out:
@@ -510,7 +514,7 @@ static void test_remove(struct lx_p9_clnt *c)
 	}
 	r = lx_p9_remove_path(c, rpath("many"));
 	report("rmdir-notempty", r == -ENOTEMPTY || r == -EEXIST,
-	       "removing a full directory: %s", lx_p9_strerror(r));
+	       "removing a full directory: %s", lx_strerror(r));
 	for (i = 0; i < nfiles; i++, n++) {
 		snprintf(name, sizeof(name),
 			 "many/entry-with-a-longish-name-%u", i);
@@ -534,7 +538,7 @@ static void test_remove(struct lx_p9_clnt *c)
 	report("remove", !bad && gone == n && r == -ENOENT,
 	       "%u files and directories removed (%u gone from disk), "
 	       "%d errors; removing again: %s",
-	       n, gone, bad, lx_p9_strerror(r));
+	       n, gone, bad, lx_strerror(r));
 }
 
 /* ---------------------------------------------------- flush over RDMA */
@@ -558,35 +562,35 @@ static void test_flush(void)
 	if (!r)
 		r = lx_p9_pwrite(c, fid, src, 40 * 4096, 0, &n);
 	if (!report("flush-setup", !r && n == 40 * 4096, "%s: %s",
-		    rpath("flush"), lx_p9_strerror(r)))
+		    rpath("flush"), lx_strerror(r)))
 		goto out_close;
 	t0 = now_s();
 	r = lx_p9_read(c, fid, 0, 4096, buf, &cnt);
-	lx_p9_get_stats(c, &ps);
+	lx_p9_stats(c, &ps);
 	report("flush-timeout", r == -ETIMEDOUT && ps.flushes >= 1,
 	       "a Tread whose Rread the relay dropped: %s after %.1f s; "
 	       "%llu Tflush, %llu Rflush",
-	       lx_p9_strerror(r), now_s() - t0, (unsigned long long)ps.flushes,
+	       lx_strerror(r), now_s() - t0, (unsigned long long)ps.flushes,
 	       (unsigned long long)ps.flush_replies);
 	memset(buf, 0, 40 * 4096);
 	r = lx_p9_pread(c, fid, buf, 40 * 4096, 0, &n);
 	off = first_diff(src, buf, n);
-	lx_xprt_rdma_get_stats(lx_p9_xprt(c), &st);
-	lx_p9_get_stats(c, &ps);
+	lx_xprt_rdma_stats(lx_p9_xprt(c), &st);
+	lx_p9_stats(c, &ps);
 	report("flush-after",
 	       !r && n == 40 * 4096 && off == (size_t)-1 &&
 		       st.excess_recvs >= 1 && ps.flush_replies == ps.flushes,
 	       "40 Treads after it: %s, %zu bytes, %s; %llu excess "
 	       "receive(s) reused, %llu Rflush for %llu Tflush",
-	       lx_p9_strerror(r), n, off == (size_t)-1 ? "identical" : "DIFFER",
+	       lx_strerror(r), n, off == (size_t)-1 ? "identical" : "DIFFER",
 	       (unsigned long long)st.excess_recvs,
 	       (unsigned long long)ps.flush_replies,
 	       (unsigned long long)ps.flushes);
 	lx_p9_clunk(c, fid);
 	r2 = lx_p9_remove_path(c, rpath("flush"));
-	report("flush-cleanup", r2 == 0, "%s", lx_p9_strerror(r2));
+	report("flush-cleanup", r2 == 0, "%s", lx_strerror(r2));
 out_close:
-	lx_p9_close(c);
+	lx_p9_destroy(c);
 out:
 	if (!c)
 		fails++;
@@ -656,12 +660,12 @@ int main(int argc, char **argv)
 			return 1;
 		if (lx_p9_mkdir_path(c, topdir, 0755))
 			fails++;
-		lx_p9_close(c);
+		lx_p9_destroy(c);
 		test_flush();
 		c = connect_p9(msize, 10000);
 		if (c) {
 			lx_p9_remove_path(c, topdir);
-			lx_p9_close(c);
+			lx_p9_destroy(c);
 		}
 		printf("%s: %d failure(s)\n", fails ? "FAIL" : "PASS", fails);
 		return fails ? 1 : 0;
@@ -674,8 +678,8 @@ int main(int argc, char **argv)
 	test_async(c, 2000);
 	test_readdir(c);
 	test_remove(c);
-	lx_xprt_rdma_get_stats(lx_p9_xprt(c), &st);
-	lx_p9_get_stats(c, &ps);
+	lx_xprt_rdma_stats(lx_p9_xprt(c), &st);
+	lx_p9_stats(c, &ps);
 	printf("rdma: %llu Sends in %llu doorbells (%llu signalled), %llu "
 	       "receives in %llu doorbells, %llu chunk registrations, "
 	       "%llu bad headers; 9P: %llu calls, %llu flushes\n",
@@ -689,7 +693,7 @@ int main(int argc, char **argv)
 	if (st.regs || st.bad_headers)
 		report("registrations", false,
 		       "pool buffers must need no registration per call");
-	lx_p9_close(c);
+	lx_p9_destroy(c);
 	printf("%s: %d failure(s)\n", fails ? "FAIL" : "PASS", fails);
 	return fails ? 1 : 0;
 }

@@ -37,7 +37,7 @@
 #include <time.h>
 
 #include <libxprt/rdma.h>
-#include <libxprt/xprt.h>
+#include <libxprt/proto/xprt.h>
 
 #include "tool.h"
 
@@ -427,7 +427,7 @@ static void test_excess(struct xprt *x, size_t chunk)
 	report("excess-timeout", r == -ETIMEDOUT,
 	       "Tread whose reply the relay dropped: %s", strerror(-r));
 	r = io_pipe(x, false, buf, 4096 * 40, 4096, 4, &bad);
-	lx_xprt_rdma_get_stats(x, &st);
+	lx_xprt_rdma_stats(x, &st);
 	report("excess", !r && !bad && st.excess_recvs >= 1,
 	       "40 Treads after it: %s, %u short; %llu excess receive(s) "
 	       "reused",
@@ -630,7 +630,7 @@ clunk:
 		r = rpc9(x, TCLUNK, false, fill_clunk, &fid0, &c, NULL, 0);
 	report("clunk", !r && c.type == RCLUNK, "fids 1 and 0: %s",
 	       strerror(-r));
-	lx_xprt_rdma_get_stats(x, &st);
+	lx_xprt_rdma_stats(x, &st);
 	printf("rdma: receives %llu in %llu doorbells, sends %llu (%llu "
 	       "signalled), excess receives %llu, bad headers %llu\n",
 	       (unsigned long long)st.recvs_posted,

@@ -67,7 +67,7 @@
 
 #include <libxprt/rdma.h>
 #include <libxprt/rpc.h>
-#include <libxprt/xprt.h>
+#include <libxprt/proto/xprt.h>
 
 #include "rpc/rpc_rdma.h"
 #include "tool.h"
@@ -563,6 +563,7 @@ static int srv_start(void)
 /* --------------------------------------------------------- the client */
 
 struct ccall {
+	struct lx_call call;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	bool done;
@@ -591,14 +592,14 @@ static int place_count(void *arg, const uint8_t *body, size_t have, size_t *off,
 	return 0;
 }
 
-static void ccall_done(struct lx_rpc_call *call, int status, void *arg)
+static void ccall_done(struct lx_call *call, int status, void *arg)
 {
 	struct ccall *c = arg;
 
 	(void)call;
 	/* before done() returns: what is live, and what the server can
 	 * still do with the key */
-	lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &c->in_done);
+	lx_xprt_rdma_stats(lx_rpc_xprt(cl, 0), &c->in_done);
 	c->after_status = -1;
 	if (c->after != AFTER_NONE) {
 		struct timespec ts;
@@ -627,7 +628,6 @@ static int run(enum scen sc, uint32_t proc, uint8_t *mem, enum after_op after,
 {
 	struct iovec iov = {.iov_base = mem, .iov_len = LEN};
 	uint32_t arg = LEN;
-	struct lx_xprt_iter it;
 	struct lx_rpc_call_args a = {
 		.proc = proc,
 		.enc = (xdrproc_t)x_u32,
@@ -650,14 +650,17 @@ static int run(enum scen sc, uint32_t proc, uint8_t *mem, enum after_op after,
 	memset(S.keys, 0, sizeof(S.keys));
 	pthread_mutex_unlock(&S.lock);
 	if (proc == P_READ) {
-		lx_xprt_iter_iovec(&it, &iov, 1, LEN);
 		a.place = place_count;
-		a.rx_dst = &it;
+		a.rx_iov = &iov;
+		a.rx_iovcnt = 1;
+		a.rx_len = LEN;
 	} else {
 		a.payload = &iov;
 		a.npayload = 1;
 	}
-	r = lx_rpc_call_async(cl, &a, ccall_done, c, NULL);
+	c->call.done = ccall_done;
+	c->call.arg = c;
+	r = lx_rpc_call_async(cl, &c->call, &a);
 	if (r)
 		return r;
 	pthread_mutex_lock(&c->lock);
@@ -689,7 +692,7 @@ static uint32_t cookie;
 
 static bool wait_connected(unsigned int ms)
 {
-	struct xprt *x = lx_rpc_clnt_xprt(cl, 0);
+	struct xprt *x = lx_rpc_xprt(cl, 0);
 	double t0 = now_s();
 
 	while (now_s() - t0 < ms / 1000.0) {
@@ -705,7 +708,7 @@ static bool wait_connected(unsigned int ms)
 
 int main(int argc, char **argv)
 {
-	struct lx_rpc_clnt_opts o = {0};
+	struct lx_rpc_opts o = {0};
 	struct lx_xprt_rdma_opts ro = {.ack_timeout = ACK_TIMEOUT,
 				       .reg_mode = LX_XPRT_RDMA_REG_WINDOW};
 	struct lx_xprt_rdma_stats s0, s1;
@@ -740,7 +743,7 @@ int main(int argc, char **argv)
 	report("register", !r,
 	       "lx_xprt_rdma_mem_register of %u bytes (local + bind "
 	       "rights): %s",
-	       LEN + 4096, lx_rpc_strerror(r));
+	       LEN + 4096, lx_strerror(r));
 
 	o.host = host;
 	o.port = (uint16_t)port;
@@ -751,14 +754,14 @@ int main(int argc, char **argv)
 	o.timeo_ms = 5000;
 	o.retrans = LX_RPC_NO_RETRANS;
 	o.rdma = &ro;
-	r = lx_rpc_clnt_create(&cl, &o);
+	r = lx_rpc_create(&cl, &o);
 	if (r) {
 		report("connect", false, "%s:%u: %s", host, port,
-		       lx_rpc_strerror(r));
+		       lx_strerror(r));
 		return 1;
 	}
-	cookie = lx_xprt_connect_cookie(lx_rpc_clnt_xprt(cl, 0));
-	lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &s0);
+	cookie = lx_xprt_connect_cookie(lx_rpc_xprt(cl, 0));
+	lx_xprt_rdma_stats(lx_rpc_xprt(cl, 0), &s0);
 	report("connect", s0.reg_mode == LX_XPRT_RDMA_REG_WINDOW,
 	       "to our scripted server: memory windows (type %d)%s", s0.mw_type,
 	       s0.remote_inv_offered ? ", Send With Invalidate offered" : "");
@@ -766,9 +769,9 @@ int main(int argc, char **argv)
 	/* write-win */
 	memset(reg, 0, LEN);
 	s0 = s1 = s0;
-	lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &s0);
+	lx_xprt_rdma_stats(lx_rpc_xprt(cl, 0), &s0);
 	r = run(S_WRITE_WIN, P_READ, reg, AFTER_WRITE, 0, &c);
-	lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &s1);
+	lx_xprt_rdma_stats(lx_rpc_xprt(cl, 0), &s1);
 	ncheck++;
 	open_before += S.pre_status == IBV_WC_SUCCESS;
 	protected_after += c.after_status == IBV_WC_REM_ACCESS_ERR;
@@ -791,10 +794,10 @@ int main(int argc, char **argv)
 	wait_connected(20000);
 
 	/* read-win */
-	lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &s0);
+	lx_xprt_rdma_stats(lx_rpc_xprt(cl, 0), &s0);
 	S.expect = unreg;
 	r = run(S_READ_WIN, P_WRITE, unreg, AFTER_READ, 0, &c);
-	lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &s1);
+	lx_xprt_rdma_stats(lx_rpc_xprt(cl, 0), &s1);
 	ncheck++;
 	open_before += S.pre_status == IBV_WC_SUCCESS;
 	protected_after += c.after_status == IBV_WC_REM_ACCESS_ERR;
@@ -818,9 +821,9 @@ int main(int argc, char **argv)
 
 	/* remote-inv */
 	memset(reg, 0, LEN);
-	lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &s0);
+	lx_xprt_rdma_stats(lx_rpc_xprt(cl, 0), &s0);
 	r = run(S_REMOTE_INV, P_READ, reg, AFTER_WRITE, 0, &c);
-	lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &s1);
+	lx_xprt_rdma_stats(lx_rpc_xprt(cl, 0), &s1);
 	ncheck++;
 	open_before += S.pre_status == IBV_WC_SUCCESS;
 	protected_after += c.after_status == IBV_WC_REM_ACCESS_ERR;
@@ -842,9 +845,9 @@ int main(int argc, char **argv)
 
 	/* access */
 	memset(reg, 0, LEN);
-	lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &s0);
+	lx_xprt_rdma_stats(lx_rpc_xprt(cl, 0), &s0);
 	r = run(S_ACCESS, P_READ, reg, AFTER_NONE, 30000, &c);
-	lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &s1);
+	lx_xprt_rdma_stats(lx_rpc_xprt(cl, 0), &s1);
 	report("access",
 	       !r && S.pre_status == IBV_WC_REM_ACCESS_ERR &&
 		       S.pre2_status == IBV_WC_REM_ACCESS_ERR &&
@@ -860,11 +863,11 @@ int main(int argc, char **argv)
 	       wcs(S.pre_status), S.keys[0], S.keys[1], S.keys[2],
 	       wcs(S.pre2_status),
 	       (unsigned long long)(s1.win_deallocs - s0.win_deallocs),
-	       lx_rpc_strerror(r), S.attempts);
-	cookie = lx_xprt_connect_cookie(lx_rpc_clnt_xprt(cl, 0));
+	       lx_strerror(r), S.attempts);
+	cookie = lx_xprt_connect_cookie(lx_rpc_xprt(cl, 0));
 
 	/* timeout */
-	lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &s0);
+	lx_xprt_rdma_stats(lx_rpc_xprt(cl, 0), &s0);
 	r = run(S_TIMEOUT, P_READ, reg, AFTER_WRITE, 1500, &c);
 	ncheck++;
 	open_before += S.pre_status == IBV_WC_SUCCESS;
@@ -877,13 +880,13 @@ int main(int argc, char **argv)
 	       "a READ never answered: %s; inside done(): %llu window(s) "
 	       "live, %llu deallocated, the server's RDMA Write through key "
 	       "%#x: %s",
-	       lx_rpc_strerror(r), (unsigned long long)c.in_done.win_live,
+	       lx_strerror(r), (unsigned long long)c.in_done.win_live,
 	       (unsigned long long)(c.in_done.win_deallocs - s0.win_deallocs),
 	       S.seg.handle, wcs(c.after_status));
 	wait_connected(20000);
 
 	/* lost */
-	lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &s0);
+	lx_xprt_rdma_stats(lx_rpc_xprt(cl, 0), &s0);
 	r = run(S_LOST, P_READ, reg, AFTER_NONE, 3000, &c);
 	pthread_mutex_lock(&S.lock);
 	S.refuse = false;
@@ -895,7 +898,7 @@ int main(int argc, char **argv)
 	       "a READ whose connection the server dropped, reconnection "
 	       "refused: %s; inside done(): %llu window(s) live, %llu "
 	       "deallocated with the dead queue pair",
-	       lx_rpc_strerror(r), (unsigned long long)c.in_done.win_live,
+	       lx_strerror(r), (unsigned long long)c.in_done.win_live,
 	       (unsigned long long)(c.in_done.win_deallocs - s0.win_deallocs));
 	wait_connected(30000);
 
@@ -909,27 +912,26 @@ int main(int argc, char **argv)
 		       "this device checks only the registration's bounds, as "
 		       "Soft-RoCE 6.1 does" :
 		       "the device enforces the window's bounds");
-	report("bounds", !r, "the READ after it: %s", lx_rpc_strerror(r));
+	report("bounds", !r, "the READ after it: %s", lx_strerror(r));
 
 	/* after */
 	r = lx_rpc_null(cl);
-	lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &s1);
+	lx_xprt_rdma_stats(lx_rpc_xprt(cl, 0), &s1);
 	report("after", !r && s1.win_live == 0 && s1.win_bad_inv == 0,
 	       "NULL: %s; windows bound %llu, invalidated remotely %llu, "
 	       "locally %llu, deallocated %llu, live %llu",
-	       lx_rpc_strerror(r), (unsigned long long)s1.win_binds,
+	       lx_strerror(r), (unsigned long long)s1.win_binds,
 	       (unsigned long long)s1.win_remote_inv,
 	       (unsigned long long)s1.win_local_inv,
 	       (unsigned long long)s1.win_deallocs,
 	       (unsigned long long)s1.win_live);
-	lx_rpc_clnt_destroy(cl);
+	lx_rpc_destroy(cl);
 	r = lx_xprt_rdma_mem_unregister(mem);
-	report("unregister", !r, "the registered buffer: %s",
-	       lx_rpc_strerror(r));
+	report("unregister", !r, "the registered buffer: %s", lx_strerror(r));
 
 	/* control: the unsafe cache leaves the key open */
 	ro.reg_mode = LX_XPRT_RDMA_REG_CACHE_UNSAFE;
-	r = lx_rpc_clnt_create(&cl, &o);
+	r = lx_rpc_create(&cl, &o);
 	if (!r) {
 		memset(reg, 0, LEN);
 		r = run(S_WRITE_WIN, P_READ, reg, AFTER_WRITE, 0, &c);
@@ -940,10 +942,10 @@ int main(int argc, char **argv)
 		       "server's RDMA Write through key %#x after done(): %s "
 		       "(standing remote access)",
 		       S.seg.handle, wcs(c.after_status));
-		lx_rpc_clnt_destroy(cl);
+		lx_rpc_destroy(cl);
 	} else {
 		report("control", false, "client with the cache: %s",
-		       lx_rpc_strerror(r));
+		       lx_strerror(r));
 	}
 	printf("SUMMARY: the server reached our memory through %u of %u "
 	       "chunk keys before the call ended and through %u of %u after "

@@ -16,7 +16,7 @@
  *   timeout   (with -T) calls timed out by the client drop the connection
  *             instead of being resent on it, and complete after the
  *             reconnect
- *   refused   (with -r PORT) a closed port fails lx_rpc_clnt_create with
+ *   refused   (with -r PORT) a closed port fails lx_rpc_create with
  *             -ECONNREFUSED, promptly
  */
 #include <errno.h>
@@ -31,7 +31,7 @@
 
 #include <libxprt/rdma.h>
 #include <libxprt/rpc.h>
-#include <libxprt/xprt.h>
+#include <libxprt/proto/xprt.h>
 
 #include "tool.h"
 
@@ -51,8 +51,8 @@ static void dump_stats(struct xprt *x, const char *why)
 	struct lx_xprt_rdma_stats r;
 	struct lx_xprt_stats s;
 
-	lx_xprt_get_stats(x, &s);
-	lx_xprt_rdma_get_stats(x, &r);
+	lx_xprt_stats(x, &s);
+	lx_xprt_rdma_stats(x, &r);
 	printf("STALL %s: submitted %llu completed %llu replies %llu "
 	       "bad_keys %llu dup %llu sends %llu direct %llu worker %llu "
 	       "retrans %llu connects %llu disconnects %llu state %d | rdma: "
@@ -79,20 +79,40 @@ static void dump_stats(struct xprt *x, const char *why)
 	       (unsigned long long)r.last_connect_us);
 }
 
+#define PIPE_MAX 1024u /* calls in flight at most (-d) */
+
 struct pipe_state {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	unsigned int inflight, done, errors;
 	int first_err;
+	struct lx_call calls[PIPE_MAX];
+	struct lx_call *freel[PIPE_MAX]; /* call objects not in flight */
+	unsigned int nfree;
 	double last, max_gap; /* the longest wait between completions */
 };
 
-static void null_done(struct lx_rpc_call *call, int status, void *arg)
+static void null_done(struct lx_call *call, int status, void *arg);
+
+/* A call object for the next call; ps->lock held, one is free. */
+static struct lx_call *ps_call(struct pipe_state *ps)
+{
+	struct lx_call *call;
+
+	if (!ps->nfree && !ps->inflight) /* first use */
+		for (; ps->nfree < PIPE_MAX; ps->nfree++)
+			ps->freel[ps->nfree] = &ps->calls[ps->nfree];
+	call = ps->freel[--ps->nfree];
+	*call = (struct lx_call){.done = null_done, .arg = ps};
+	return call;
+}
+
+static void null_done(struct lx_call *call, int status, void *arg)
 {
 	struct pipe_state *ps = arg;
 
-	(void)call;
 	pthread_mutex_lock(&ps->lock);
+	ps->freel[ps->nfree++] = call;
 	ps->inflight--;
 	ps->done++;
 	if (ps->last) {
@@ -134,7 +154,7 @@ static void wait_progress(struct pipe_state *ps, struct xprt *x,
 static int make_client(struct lx_rpc_clnt **cl, uint16_t p, unsigned int timeo,
 		       const struct lx_xprt_rdma_opts *ro)
 {
-	struct lx_rpc_clnt_opts o = {0};
+	struct lx_rpc_opts o = {0};
 
 	o.host = host;
 	o.port = p;
@@ -146,7 +166,7 @@ static int make_client(struct lx_rpc_clnt **cl, uint16_t p, unsigned int timeo,
 	o.timeo_ms = timeo;
 	o.rdma = ro ? ro : &stall_ro;
 	o.reconnect_give_up_ms = 20000;
-	return lx_rpc_clnt_create(cl, &o);
+	return lx_rpc_create(cl, &o);
 }
 
 /* counters of all connections of @cl */
@@ -156,8 +176,8 @@ static void sum_stats(struct lx_rpc_clnt *cl, struct lx_xprt_rdma_stats *sum)
 	unsigned int i;
 
 	memset(sum, 0, sizeof(*sum));
-	for (i = 0; i < lx_rpc_clnt_nconnect(cl); i++) {
-		lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, i), &s);
+	for (i = 0; i < lx_rpc_nconnect(cl); i++) {
+		lx_xprt_rdma_stats(lx_rpc_xprt(cl, i), &s);
 		sum->recvs_posted += s.recvs_posted;
 		sum->recv_doorbells += s.recv_doorbells;
 		sum->sends += s.sends;
@@ -167,10 +187,12 @@ static void sum_stats(struct lx_rpc_clnt *cl, struct lx_xprt_rdma_stats *sum)
 
 static void test_pipeline(struct lx_rpc_clnt *cl)
 {
-	struct pipe_state ps = {.inflight = 0};
+	static struct pipe_state ps;
+
+	memset(&ps, 0, sizeof(ps));
 	struct lx_rpc_call_args a = {.proc = 0};
 	struct lx_xprt_rdma_stats st0, st;
-	struct xprt *x = lx_rpc_clnt_xprt(cl, 0);
+	struct xprt *x = lx_rpc_xprt(cl, 0);
 	unsigned int sent = 0;
 	double t0, dt;
 	int r;
@@ -182,12 +204,15 @@ static void test_pipeline(struct lx_rpc_clnt *cl)
 	pthread_mutex_lock(&ps.lock);
 	while (ps.done < count) {
 		while (sent < count && ps.inflight < depth) {
+			struct lx_call *call = ps_call(&ps);
+
 			ps.inflight++;
 			sent++;
 			pthread_mutex_unlock(&ps.lock);
-			r = lx_rpc_call_async(cl, &a, null_done, &ps, NULL);
+			r = lx_rpc_call_async(cl, call, &a);
 			pthread_mutex_lock(&ps.lock);
 			if (r) {
+				ps.freel[ps.nfree++] = call;
 				ps.inflight--;
 				ps.done++;
 				ps.errors++;
@@ -206,9 +231,9 @@ static void test_pipeline(struct lx_rpc_clnt *cl)
 	       "calls/s (%.0f us/call, longest wait %.0f ms), "
 	       "%u errors (first %s); receives %llu in %llu doorbells, "
 	       "sends %llu of which %llu signalled",
-	       count, depth, lx_rpc_clnt_nconnect(cl), count / dt,
-	       dt * 1e6 / count, ps.max_gap * 1e3, ps.errors,
-	       ps.first_err ? lx_rpc_strerror(ps.first_err) : "none",
+	       count, depth, lx_rpc_nconnect(cl), count / dt, dt * 1e6 / count,
+	       ps.max_gap * 1e3, ps.errors,
+	       ps.first_err ? lx_strerror(ps.first_err) : "none",
 	       (unsigned long long)(st.recvs_posted - st0.recvs_posted),
 	       (unsigned long long)(st.recv_doorbells - st0.recv_doorbells),
 	       (unsigned long long)(st.sends - st0.sends),
@@ -236,9 +261,11 @@ static void test_pipeline(struct lx_rpc_clnt *cl)
  */
 static void test_reconnect(struct lx_rpc_clnt *cl)
 {
-	struct pipe_state ps = {.inflight = 0};
+	static struct pipe_state ps;
+
+	memset(&ps, 0, sizeof(ps));
 	struct lx_rpc_call_args a = {.proc = 0};
-	struct xprt *x = lx_rpc_clnt_xprt(cl, 0);
+	struct xprt *x = lx_rpc_xprt(cl, 0);
 	struct lx_xprt_stats st0, st;
 	unsigned int n = 400, sent = 0, i;
 	/*
@@ -253,16 +280,19 @@ static void test_reconnect(struct lx_rpc_clnt *cl)
 
 	pthread_mutex_init(&ps.lock, NULL);
 	pthread_cond_init(&ps.cond, NULL);
-	lx_xprt_get_stats(x, &st0);
+	lx_xprt_stats(x, &st0);
 	pthread_mutex_lock(&ps.lock);
 	while (ps.done < n) {
 		while (sent < n && ps.inflight < rdepth) {
+			struct lx_call *call = ps_call(&ps);
+
 			ps.inflight++;
 			sent++;
 			pthread_mutex_unlock(&ps.lock);
-			r = lx_rpc_call_async(cl, &a, null_done, &ps, NULL);
+			r = lx_rpc_call_async(cl, call, &a);
 			pthread_mutex_lock(&ps.lock);
 			if (r) {
+				ps.freel[ps.nfree++] = call;
 				ps.inflight--;
 				ps.done++;
 				ps.errors++;
@@ -284,7 +314,7 @@ static void test_reconnect(struct lx_rpc_clnt *cl)
 	/* the worker counts a connection just after publishing it: calls can
 	 * finish first; give the counter a moment */
 	for (i = 0; i < 200; i++) {
-		lx_xprt_get_stats(x, &st);
+		lx_xprt_stats(x, &st);
 		if (st.connects > st0.connects)
 			break;
 		nanosleep(&(struct timespec){0, 10000000}, NULL);
@@ -292,8 +322,7 @@ static void test_reconnect(struct lx_rpc_clnt *cl)
 	report("reconnect", !ps.errors && st.connects > st0.connects,
 	       "%u calls across a dropped connection: %u errors (first %s), "
 	       "%llu reconnect(s), %llu disconnect(s), %llu resent",
-	       n, ps.errors,
-	       ps.first_err ? lx_rpc_strerror(ps.first_err) : "none",
+	       n, ps.errors, ps.first_err ? lx_strerror(ps.first_err) : "none",
 	       (unsigned long long)(st.connects - st0.connects),
 	       (unsigned long long)(st.disconnects - st0.disconnects),
 	       (unsigned long long)(st.retransmits - st0.retransmits));
@@ -310,7 +339,7 @@ static void test_reconnect(struct lx_rpc_clnt *cl)
  */
 static void test_timeout(void)
 {
-	struct lx_rpc_clnt_opts o = {0};
+	struct lx_rpc_opts o = {0};
 	struct lx_rpc_reply_info info;
 	struct lx_rpc_call_args a = {.proc = 0};
 	struct lx_xprt_stats st;
@@ -327,9 +356,9 @@ static void test_timeout(void)
 	o.timeo_max_ms = 2000;
 	o.retrans = 12;
 	o.rdma = &stall_ro;
-	r = lx_rpc_clnt_create(&cl, &o);
+	r = lx_rpc_create(&cl, &o);
 	if (r) {
-		report("timeout", 0, "client: %s", lx_rpc_strerror(r));
+		report("timeout", 0, "client: %s", lx_strerror(r));
 		return;
 	}
 	for (i = 0; i < 20; i++) {
@@ -341,7 +370,7 @@ static void test_timeout(void)
 				first = r;
 		}
 	}
-	lx_xprt_get_stats(lx_rpc_clnt_xprt(cl, 0), &st);
+	lx_xprt_stats(lx_rpc_xprt(cl, 0), &st);
 	/* a timer may also fire before the call was sent (nothing to
 	 * resend): only a resend of a sent call must drop the connection */
 	if (!st.retransmits)
@@ -353,11 +382,11 @@ static void test_timeout(void)
 	       "20 calls with a 1 ms timeo: %u errors (first %s), %u "
 	       "timer expiries, %llu resend(s), %llu disconnect(s), %llu "
 	       "connect(s)",
-	       errs, first ? lx_rpc_strerror(first) : "none", retrans,
+	       errs, first ? lx_strerror(first) : "none", retrans,
 	       (unsigned long long)st.retransmits,
 	       (unsigned long long)st.disconnects,
 	       (unsigned long long)st.connects);
-	lx_rpc_clnt_destroy(cl);
+	lx_rpc_destroy(cl);
 }
 
 int main(int argc, char **argv)
@@ -384,6 +413,8 @@ int main(int argc, char **argv)
 			break;
 		case 'd':
 			depth = (unsigned int)atoi(optarg);
+			if (depth > PIPE_MAX)
+				depth = PIPE_MAX;
 			break;
 		case 'm':
 			max_reqs = (unsigned int)atoi(optarg);
@@ -414,24 +445,23 @@ int main(int argc, char **argv)
 	t0 = now_s();
 	r = make_client(&cl, (uint16_t)port, 10000, &ro);
 	if (r) {
-		report("connect", 0, "%s:%u: %s", host, port,
-		       lx_rpc_strerror(r));
+		report("connect", 0, "%s:%u: %s", host, port, lx_strerror(r));
 		return 1;
 	}
 	report("connect", 1, "%s:%u in %.1f ms", host, port,
 	       (now_s() - t0) * 1e3);
 	t0 = now_s();
 	r = lx_rpc_null(cl);
-	report("sync", !r, "NULL: %s, %.0f us", lx_rpc_strerror(r),
+	report("sync", !r, "NULL: %s, %.0f us", lx_strerror(r),
 	       (now_s() - t0) * 1e6);
-	lx_xprt_rdma_get_stats(lx_rpc_clnt_xprt(cl, 0), &st);
+	lx_xprt_rdma_stats(lx_rpc_xprt(cl, 0), &st);
 	report("credits", st.credits > 1 && st.max_credits > 1,
 	       "server granted %u credits (window now %u); inline send %u, "
 	       "receive %u",
 	       st.max_credits, st.credits, st.inline_send, st.inline_recv);
 	test_pipeline(cl);
 	test_reconnect(cl);
-	lx_rpc_clnt_destroy(cl);
+	lx_rpc_destroy(cl);
 
 	if (timeout)
 		test_timeout();
@@ -440,9 +470,9 @@ int main(int argc, char **argv)
 		r = make_client(&cl, (uint16_t)refused, 10000, NULL);
 		report("refused", r == -ECONNREFUSED,
 		       "closed port %u: %s after %.1f ms", refused,
-		       lx_rpc_strerror(r), (now_s() - t0) * 1e3);
+		       lx_strerror(r), (now_s() - t0) * 1e3);
 		if (!r)
-			lx_rpc_clnt_destroy(cl);
+			lx_rpc_destroy(cl);
 	}
 	return fails ? 1 : 0;
 }

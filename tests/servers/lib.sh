@@ -128,6 +128,21 @@ print(" ".join(map(str, ports)))
 EOF
 }
 
+# xs_bind_addr RECORDED -> the IPv4 address the servers listen on: the one
+# a server's env file recorded (a restart keeps its address, like its
+# ports), else XPRT_SERVERS_ADDR, else 127.0.0.1.  Any other address must
+# be one of this machine's (a veth end, for clients in other network
+# namespaces: tests/bench/test_mpi_netns.sh).
+xs_bind_addr() {
+	local a=${1:-${XPRT_SERVERS_ADDR:-127.0.0.1}}
+	[[ $a =~ ^[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+$ ]] ||
+		xs_die "server address '$a' is not an IPv4 address"
+	if [[ $a != 127.* ]] && ! ip -4 -o addr show 2>/dev/null | grep -q " $a/"; then
+		xs_die "server address $a is not an address of this machine (ip -4 addr)"
+	fi
+	printf '%s\n' "$a"
+}
+
 # xs_rpcbind_up -> a portmapper answers on 127.0.0.1:111
 xs_rpcbind_up() { rpcinfo -p 127.0.0.1 >/dev/null 2>&1; }
 

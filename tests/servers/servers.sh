@@ -27,6 +27,10 @@
 #   XPRT_DIOD_HOST XPRT_DIOD_PORT XPRT_DIOD_ANAME XPRT_DIOD_EXPORT_DIR
 #   XPRT_DIOD_PIDFILE
 #
+# XPRT_SERVERS_ADDR=A: ganesha's NFS and MOUNT and diod listen on A (an
+# address of this machine, such as a veth end that clients in other
+# network namespaces reach) instead of 127.0.0.1; the *_HOST keys say A.
+#
 # Every command holds a machine-wide lock (flock) so that harnesses of
 # parallel test runs do not race on rpcbind or on ganesha's registration.
 set -euo pipefail
@@ -36,9 +40,9 @@ set -euo pipefail
 usage() {
 	local rc=${1:-2}
 	if ((rc == 0)); then
-		sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'
+		sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//'
 	else
-		sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//' >&2
+		sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//' >&2
 	fi
 	exit "$rc"
 }

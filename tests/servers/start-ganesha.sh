@@ -2,17 +2,19 @@
 # usage: start-ganesha.sh RUN_DIR
 #
 # Start nfs-ganesha (VFS FSAL) serving RUN_DIR/ganesha-export as pseudo path
-# /export over NFSv3 + MOUNT (TCP, 127.0.0.1) and 9P2000.L (TCP, wildcard).
-# A portmapper must answer already (start-rpcbind.sh).
+# /export over NFSv3 + MOUNT (TCP, 127.0.0.1 or XPRT_SERVERS_ADDR) and
+# 9P2000.L (TCP, wildcard).  A portmapper must answer already
+# (start-rpcbind.sh).
 #
 # Ports are picked free the first time and kept in RUN_DIR/ganesha/ganesha.env;
 # a later start in the same RUN_DIR (after `servers.sh kill|stop ganesha`)
-# reuses them, so clients can reconnect to the same address. stop.sh of the
-# whole RUN_DIR forgets them.
+# reuses them and the address, so clients can reconnect to the same
+# address. stop.sh of the whole RUN_DIR forgets them.
 #
 # Env: XPRT_GANESHA_SHARE_RPCBIND=1 start even if another live NFS server is
 #      registered with rpcbind (ganesha re-registers over it, and removes the
 #      registration when it stops: the other server's rpcbind clients break).
+#      XPRT_SERVERS_ADDR: the address NFS and MOUNT bind (lib.sh: xs_bind_addr).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -38,9 +40,11 @@ if [[ -f $D/ganesha.env ]]; then
 	# shellcheck disable=SC1091
 	. "$D/ganesha.env"
 	NFS_PORT=$XPRT_NFS_PORT MNT_PORT=$XPRT_MNT_PORT P9_PORT=$XPRT_GANESHA_9P_PORT
-	xs_log "ganesha: restarting on the recorded ports nfs=$NFS_PORT mnt=$MNT_PORT 9p=$P9_PORT"
+	ADDR=$(xs_bind_addr "$XPRT_NFS_HOST")
+	xs_log "ganesha: restarting on the recorded address $ADDR, ports nfs=$NFS_PORT mnt=$MNT_PORT 9p=$P9_PORT"
 else
 	read -r NFS_PORT MNT_PORT P9_PORT < <(xs_pick_ports 3)
+	ADDR=$(xs_bind_addr)
 fi
 for p in "$NFS_PORT" "$MNT_PORT" "$P9_PORT"; do
 	if xs_port_busy "$p"; then
@@ -72,6 +76,7 @@ if [[ -n $reg && $reg != "$NFS_PORT" ]] && xs_port_busy "$reg"; then
 fi
 
 sed -e "s|@EXPORT_DIR@|$EXPORT_DIR|g" -e "s|@PSEUDO@|$PSEUDO|g" \
+	-e "s|@BIND_ADDR@|$ADDR|g" \
 	-e "s|@NFS_PORT@|$NFS_PORT|g" -e "s|@MNT_PORT@|$MNT_PORT|g" \
 	-e "s|@P9_PORT@|$P9_PORT|g" "$XS_HERE/ganesha.conf.in" >"$D/ganesha.conf"
 
@@ -89,7 +94,7 @@ if xs_wait_listen "$NFS_PORT" "$pid" 30 && xs_wait_listen "$MNT_PORT" "$pid" 10 
 	xs_wait_listen "$P9_PORT" "$pid" 10; then
 	for ((i = 0; i < 200; i++)); do
 		if [[ $(xs_rpcbind_port $NFS_PROG 3) == "$NFS_PORT" ]] &&
-			rpcinfo -n "$NFS_PORT" -t 127.0.0.1 $NFS_PROG 3 >/dev/null 2>&1; then
+			rpcinfo -n "$NFS_PORT" -t "$ADDR" $NFS_PROG 3 >/dev/null 2>&1; then
 			ok=1
 			break
 		fi
@@ -106,17 +111,17 @@ if ((!ok)); then
 fi
 
 cat >"$D/ganesha.env" <<ENV
-XPRT_NFS_HOST=127.0.0.1
+XPRT_NFS_HOST=$ADDR
 XPRT_NFS_PORT=$NFS_PORT
 XPRT_MNT_PORT=$MNT_PORT
 XPRT_NFS_EXPORT=$PSEUDO
 XPRT_NFS_EXPORT_DIR=$EXPORT_DIR
-XPRT_NFS_URL='nfs://127.0.0.1$PSEUDO?nfsport=$NFS_PORT&mountport=$MNT_PORT'
-XPRT_GANESHA_9P_HOST=127.0.0.1
+XPRT_NFS_URL='nfs://$ADDR$PSEUDO?nfsport=$NFS_PORT&mountport=$MNT_PORT'
+XPRT_GANESHA_9P_HOST=$ADDR
 XPRT_GANESHA_9P_PORT=$P9_PORT
 XPRT_GANESHA_9P_ANAME=$PSEUDO
 XPRT_GANESHA_PIDFILE=$D/ganesha.pid
 XPRT_GANESHA_LOG=$D/ganesha.log
 ENV
 grep -qx ganesha "$RUN/started" 2>/dev/null || echo ganesha >>"$RUN/started"
-xs_log "ganesha: pid $pid up in $(xs_since "$t0") s: NFSv3 127.0.0.1:$NFS_PORT MOUNT :$MNT_PORT 9P *:$P9_PORT export $PSEUDO -> $EXPORT_DIR"
+xs_log "ganesha: pid $pid up in $(xs_since "$t0") s: NFSv3 $ADDR:$NFS_PORT MOUNT :$MNT_PORT 9P *:$P9_PORT export $PSEUDO -> $EXPORT_DIR"

@@ -127,12 +127,12 @@ static long long check(const uint8_t *buf, unsigned int file, uint64_t gen,
 /* ------------------------------------------------------------ probes */
 
 struct probe {
-	struct lx_nfs3_call call;
+	struct lx_call call;
 	struct lx_nfs3_getattr_res res;
 	uint32_t id;
 };
 
-static void probe_done(struct lx_nfs3_call *call, int status, void *arg)
+static void probe_done(struct lx_call *call, int status, void *arg)
 {
 	struct probe *p = arg;
 
@@ -192,7 +192,7 @@ static int with_retries(const char *what, unsigned long *errs,
 			return 0;
 		(*errs)++;
 		fprintf(stderr, "soak: %s: %s (retrying)\n", what,
-			lx_nfs3_strerror(err));
+			lx_strerror(err));
 		usleep(200000);
 	}
 	return err;
@@ -367,7 +367,7 @@ static int report(void)
 	unsigned int i, twice = 0, never = 0;
 	unsigned int started = atomic_load(&g.probes_started);
 	uint64_t submitted = 0, completed = 0;
-	struct lx_rpc_clnt *rpc = lx_nfs3_clnt_rpc(g.c);
+	struct lx_rpc_clnt *rpc = lx_nfs3_rpc(g.c);
 	FILE *f;
 
 	for (i = 0; i < started; i++) {
@@ -376,10 +376,10 @@ static int report(void)
 		else if (!g.probe_done[i])
 			never++;
 	}
-	for (i = 0; i < lx_rpc_clnt_nconnect(rpc); i++) {
+	for (i = 0; i < lx_rpc_nconnect(rpc); i++) {
 		struct lx_xprt_stats st;
 
-		lx_xprt_get_stats(lx_rpc_clnt_xprt(rpc, i), &st);
+		lx_xprt_stats(lx_rpc_xprt(rpc, i), &st);
 		submitted += st.submitted;
 		completed += st.completed;
 	}
@@ -441,7 +441,7 @@ int main(int argc, char **argv)
 	g.probe_done = calloc(MAX_PROBES, 1);
 	if (!buf || !g.probe_done)
 		return 1;
-	err = lx_nfs3_mount(&g.c, &o);
+	err = lx_nfs3_create(&g.c, &o);
 	if (err) {
 		fprintf(stderr, "nfs3-soak: mount: %s\n", msg);
 		return 1;
@@ -449,8 +449,7 @@ int main(int argc, char **argv)
 	snprintf(g.dirname, sizeof(g.dirname), "soak.%d", (int)getpid());
 	err = lx_nfs3_mkdir(g.c, lx_nfs3_root(g.c), g.dirname, NULL, &cr);
 	if (err || !cr.fh_present) {
-		fprintf(stderr, "nfs3-soak: mkdir: %s\n",
-			lx_nfs3_strerror(err));
+		fprintf(stderr, "nfs3-soak: mkdir: %s\n", lx_strerror(err));
 		return 1;
 	}
 	g.dir = cr.fh;
@@ -463,7 +462,7 @@ int main(int argc, char **argv)
 			err = generation(i, gen, buf);
 			if (err) {
 				fprintf(stderr, "soak: f%u gave up: %s\n", i,
-					lx_nfs3_strerror(err));
+					lx_strerror(err));
 				g.verify_failures++;
 			}
 		}

@@ -18,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include <libxprt/iter.h>
+#include <libxprt/proto/iter.h>
 
 /* --------------------------------------------------------------- helpers */
 

@@ -187,7 +187,7 @@ struct waiter {
 	int left, bad;
 };
 
-static void done_cb(struct lx_nfs3_call *call, int status, void *arg)
+static void done_cb(struct lx_call *call, int status, void *arg)
 {
 	struct waiter *w = arg;
 
@@ -207,7 +207,7 @@ static void done_cb(struct lx_nfs3_call *call, int status, void *arg)
 static void hot_round(struct lx_nfs3_clnt *c, struct lx_nfs3_fh *fh,
 		      uint8_t *buf)
 {
-	static struct lx_nfs3_call calls[DEPTH];
+	static struct lx_call calls[DEPTH];
 	static union {
 		struct lx_nfs3_getattr_res ga;
 		struct lx_nfs3_lookup_res lk;
@@ -275,7 +275,7 @@ static void test_hot_path_allocates_nothing(void **state)
 #if COUNTING
 	before = atomic_load(&nallocs);
 #endif
-	assert_int_equal(lx_nfs3_mount(&c, &o), 0);
+	assert_int_equal(lx_nfs3_create(&c, &o), 0);
 #if COUNTING
 	/* the wrappers are live: mounting does allocate */
 	assert_true(atomic_load(&nallocs) > before);

@@ -52,6 +52,11 @@ struct fsrv {
 	size_t size, disk_size;
 	uint64_t verf;
 	unsigned int writes, unstable_writes, commits, reads;
+	/* NFS calls (not NULL) answered NFS3ERR_JUKEBOX before the real
+	 * answer (~0u: all of them), and the XIDs of the NFS calls seen */
+	unsigned int jukebox;
+	uint32_t xids[64];
+	unsigned int nxids;
 };
 
 static FS_UNUSED struct fsrv *S;
@@ -453,6 +458,19 @@ static FS_UNUSED enum fakesrv_action srv_fn(void *arg, const uint8_t *msg,
 		goto out;
 	}
 	accepted(&w, xid, 0);
+	if (prog == LX_NFS3_PROGRAM && proc && s->nxids < 64)
+		s->xids[s->nxids++] = xid;
+	if (prog == LX_NFS3_PROGRAM && proc && s->jukebox) {
+		if (s->jukebox != ~0u)
+			s->jukebox--;
+		w32(&w, 10008); /* JUKEBOX, then each procedure's resfail */
+		if (proc == 3 || proc == 4 || proc == 5 || proc == 6 ||
+		    (proc >= 18 && proc <= 20))
+			w32(&w, 0); /* post_op_attr */
+		else if (proc != 1) /* GETATTR: nothing */
+			wwcc(&w);
+		goto out;
+	}
 	if (prog == LX_MOUNT3_PROGRAM)
 		mount_proc(s, proc, &a, &w);
 	else
@@ -511,7 +529,7 @@ static FS_UNUSED struct lx_nfs3_clnt *mk(void)
 	char msg[256];
 
 	opts_init(&o, msg, sizeof(msg));
-	assert_int_equal(lx_nfs3_mount(&c, &o), 0);
+	assert_int_equal(lx_nfs3_create(&c, &o), 0);
 	return c;
 }
 

@@ -5,7 +5,7 @@
  * start, scattered READ buffers), and files whose UNSTABLE writes survive
  * simulated server restarts: resend from a copy or a resupply callback,
  * overlapping generations, a verifier that never settles, auto-commit;
- * and lx_nfs3_mount() over RDMA without a device.
+ * and lx_nfs3_create() over RDMA without a device.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,7 +23,7 @@
 #include <cmocka.h>
 
 #include <libxprt/nfs3.h>
-#include <libxprt/rdma.h>
+#include <libxprt/proto/rdma.h>
 
 #include "test_nfs3_fakesrv.h"
 
@@ -75,16 +75,15 @@ struct pio_wait {
 	bool eof;
 };
 
-static void pio_cb(struct lx_nfs3_pio *io, int status, size_t done, bool eof,
-		   void *arg)
+static void pio_cb(struct lx_call *call, int status, void *arg)
 {
+	struct lx_nfs3_pio *io = (struct lx_nfs3_pio *)call;
 	struct pio_wait *w = arg;
 
-	(void)io;
 	pthread_mutex_lock(&w->lock);
 	w->status = status;
-	w->n = done;
-	w->eof = eof;
+	w->n = call->count;
+	w->eof = io->eof;
 	w->done = 1;
 	pthread_cond_signal(&w->cond);
 	pthread_mutex_unlock(&w->lock);
@@ -101,8 +100,8 @@ static void test_async_split_and_validation(void **state)
 
 	(void)state;
 	fill(src, sizeof(src), 9);
-	io.done = pio_cb;
-	io.arg = &w;
+	io.call.done = pio_cb;
+	io.call.arg = &w;
 	assert_int_equal(lx_nfs3_pwrite_async(c, &io, &fh, src, sizeof(src), 0,
 					      LX_NFS3_FILE_SYNC),
 			 0);
@@ -126,10 +125,10 @@ static void test_async_split_and_validation(void **state)
 	assert_int_equal(
 		lx_nfs3_pread_async(c, &io, &fh, back, sizeof(back) + 1, 0),
 		-EINVAL);
-	io.done = NULL;
+	io.call.done = NULL;
 	assert_int_equal(lx_nfs3_pread_async(c, &io, &fh, back, 10, 0),
 			 -EINVAL);
-	io.done = pio_cb;
+	io.call.done = pio_cb;
 	assert_int_equal(lx_nfs3_pread_async(c, &io, &fh, NULL, 10, 0),
 			 -EINVAL);
 	assert_int_equal(lx_nfs3_pwrite_async(c, &io, &fh, src, 10, 0, 3),
@@ -178,10 +177,10 @@ static void test_async_split_nowait_ends_short(void **state)
 	S->size = sizeof(back);
 	opts_init(&o, msg, sizeof(msg));
 	o.max_reqs = 2; /* two slots: most pieces cannot start */
-	assert_int_equal(lx_nfs3_mount(&c, &o), 0);
-	io.done = pio_cb;
-	io.arg = &w;
-	io.flags = LX_NFS3_CALL_NOWAIT;
+	assert_int_equal(lx_nfs3_create(&c, &o), 0);
+	io.call.done = pio_cb;
+	io.call.arg = &w;
+	io.call.flags = LX_CALL_NOWAIT;
 	assert_int_equal(
 		lx_nfs3_pread_async(c, &io, &fh, back, sizeof(back), 0), 0);
 	pthread_mutex_lock(&w.lock);
@@ -260,6 +259,17 @@ static void test_restart_resends_copy(void **state)
 	assert_int_equal(S->disk_size, sizeof(want));
 	assert_memory_equal(S->disk, want, sizeof(want));
 	assert_int_equal(lx_nfs3_file_close(f), 0);
+	{
+		/* the client sums its files' fsync work */
+		struct lx_nfs3_stats cs;
+
+		lx_nfs3_stats(c, &cs);
+		assert_int_equal(cs.verf_changes, 1);
+		assert_int_equal(cs.resent_bytes, sizeof(a) - sizeof(b));
+		assert_true(cs.commits >= 2);
+		assert_int_equal(cs.rpc.nconnect, 1);
+		assert_true(cs.rpc.xprt.replies > 0);
+	}
 	lx_nfs3_destroy(c);
 }
 
@@ -409,13 +419,13 @@ static void test_rdma_mounts_over_tcp_then_nfs_on_20049(void **state)
 	opts_init(&o, msg, sizeof(msg));
 	o.transport = LX_XPRT_TRANSPORT_RDMA;
 	o.nfs_port = 0;
-	r = lx_nfs3_mount(&c, &o);
+	r = lx_nfs3_create(&c, &o);
 	if (!r) {
 		/* a host with a device and an NFS/RDMA server: fine */
 		lx_nfs3_destroy(c);
 		skip();
 	}
-	printf("lx_nfs3_mount over RDMA without a device: %d: %s\n", r, msg);
+	printf("lx_nfs3_create over RDMA without a device: %d: %s\n", r, msg);
 	assert_true(r < 0);
 	assert_null(c);
 	assert_non_null(strstr(msg, "cannot reach NFS v3"));
@@ -423,7 +433,7 @@ static void test_rdma_mounts_over_tcp_then_nfs_on_20049(void **state)
 	opts_init(&o, msg, sizeof(msg));
 	o.transport = LX_XPRT_TRANSPORT_RDMA;
 	o.rdma = &bad;
-	assert_int_equal(lx_nfs3_mount(&c, &o), -EINVAL);
+	assert_int_equal(lx_nfs3_create(&c, &o), -EINVAL);
 	assert_null(c);
 }
 

@@ -820,10 +820,10 @@ static void test_status_table(void **state)
 			    "LX_NFS3ERR_NOTEMPTY");
 	assert_string_equal(lx_nfs3_stat_name(4242), "NFS3ERR_unknown");
 	assert_string_equal(
-		lx_nfs3_strerror(-ELOOP),
+		lx_strerror(-ELOOP),
 		"directory cookie loop (server sent a cookie twice)");
-	/* RPC errors fall through to lx_rpc_strerror */
-	assert_string_equal(lx_nfs3_strerror(-EPFNOSUPPORT),
+	/* RPC errors fall through to lx_strerror */
+	assert_string_equal(lx_strerror(-EPFNOSUPPORT),
 			    "program unavailable (PROG_UNAVAIL)");
 }
 

@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "libxprt/pool.h"
+#include "libxprt/proto/pool.h"
 
 /* Internal introspection (xprt/pool.c): buffers in per-thread caches. */
 uint64_t lx_xprt__pool_cached(struct lx_xprt_pool *pool, unsigned int *nmags);

@@ -177,7 +177,7 @@ static enum fakesrv_action srv_fn(void *arg, const uint8_t *msg, size_t len,
 
 static struct lx_rpc_clnt *mk_clnt(unsigned int nconnect, unsigned int timeo_ms)
 {
-	struct lx_rpc_clnt_opts o = {0};
+	struct lx_rpc_opts o = {0};
 	struct lx_rpc_clnt *cl = NULL;
 
 	o.host = "127.0.0.1";
@@ -190,7 +190,7 @@ static struct lx_rpc_clnt *mk_clnt(unsigned int nconnect, unsigned int timeo_ms)
 	o.auth.gid = 5678;
 	o.nconnect = nconnect;
 	o.timeo_ms = timeo_ms;
-	assert_int_equal(lx_rpc_clnt_create(&cl, &o), 0);
+	assert_int_equal(lx_rpc_create(&cl, &o), 0);
 	return cl;
 }
 
@@ -219,7 +219,7 @@ static void test_null_and_xdr(void **state)
 					    &in, (xdrproc_t)xdr_u_int, &out),
 			 0);
 	assert_int_equal(out, 42);
-	lx_rpc_clnt_destroy(cl);
+	lx_rpc_destroy(cl);
 }
 
 static void test_accept_reject_statuses(void **state)
@@ -249,8 +249,18 @@ static void test_accept_reject_statuses(void **state)
 	a.proc = P_AUTH_TOOWEAK;
 	assert_int_equal(lx_rpc_call_sync(cl, &a, &info), -EACCES);
 	assert_int_equal(info.auth_stat, 5);
+	/* not a REPLY: garbage, the connection is dropped (again after
+	 * each reconnect) until the call times out */
 	a.proc = P_BAD_HEADER;
-	assert_int_equal(lx_rpc_call_sync(cl, &a, &info), -EBADMSG);
+	a.timeo_ms = 100;
+	assert_int_equal(lx_rpc_call_sync(cl, &a, &info), -ETIMEDOUT);
+	{
+		struct lx_xprt_stats st;
+
+		lx_xprt_stats(lx_rpc_xprt(cl, 0), &st);
+		assert_true(st.garbage >= 1);
+	}
+	a.timeo_ms = 0;
 	/* results that fail to decode */
 	{
 		uint32_t out;
@@ -262,7 +272,7 @@ static void test_accept_reject_statuses(void **state)
 	}
 	/* the client still works */
 	assert_int_equal(lx_rpc_null(cl), 0);
-	lx_rpc_clnt_destroy(cl);
+	lx_rpc_destroy(cl);
 }
 
 static void test_auth_sys_credential(void **state)
@@ -275,7 +285,7 @@ static void test_auth_sys_credential(void **state)
 					    (xdrproc_t)xdr_u_int, &out[0]),
 			 0);
 	assert_int_equal(out[0], 1); /* AUTH_SYS */
-	lx_rpc_clnt_destroy(cl);
+	lx_rpc_destroy(cl);
 }
 
 static bool_t dec_cred(XDR *x, void *p)
@@ -298,7 +308,7 @@ static void test_auth_sys_ids(void **state)
 	assert_int_equal(v[0], 1);
 	assert_int_equal(v[1], 1234);
 	assert_int_equal(v[2], 5678);
-	lx_rpc_clnt_destroy(cl);
+	lx_rpc_destroy(cl);
 }
 
 static void test_retransmit_same_xid(void **state)
@@ -312,12 +322,12 @@ static void test_retransmit_same_xid(void **state)
 	assert_int_equal(info.retransmits, 2);
 	assert_int_equal(atomic_load(&srvst.silent_calls), 3);
 	assert_int_equal(atomic_load(&srvst.silent_xid), info.xid);
-	lx_rpc_clnt_destroy(cl);
+	lx_rpc_destroy(cl);
 }
 
 static void test_major_timeout(void **state)
 {
-	struct lx_rpc_clnt_opts o = {0};
+	struct lx_rpc_opts o = {0};
 	struct lx_rpc_clnt *cl;
 	struct lx_rpc_call_args a = {.proc = P_SILENT};
 
@@ -329,10 +339,10 @@ static void test_major_timeout(void **state)
 	o.vers = TVERS;
 	o.timeo_ms = 30;
 	o.retrans = 1;
-	assert_int_equal(lx_rpc_clnt_create(&cl, &o), 0);
+	assert_int_equal(lx_rpc_create(&cl, &o), 0);
 	assert_int_equal(lx_rpc_call_sync(cl, &a, NULL), -ETIMEDOUT);
 	assert_int_equal(atomic_load(&srvst.silent_calls), 2);
-	lx_rpc_clnt_destroy(cl);
+	lx_rpc_destroy(cl);
 }
 
 struct bulk {
@@ -367,13 +377,11 @@ static int place_bulk(void *arg, const uint8_t *body, size_t have, size_t *off,
 static void run_bulk(struct lx_rpc_clnt *cl, uint32_t cnt)
 {
 	uint8_t *buf = calloc(1, cnt + 16);
-	struct iovec iov = {buf, cnt};
-	struct lx_xprt_iter it;
+	struct iovec iov = {buf, cnt + 16}; /* room past cnt: never written */
 	struct bulk b = {0};
 	struct lx_rpc_call_args a = {0};
 	uint32_t i;
 
-	lx_xprt_iter_iovec(&it, &iov, 1, cnt);
 	a.proc = P_BULK;
 	a.enc = (xdrproc_t)xdr_u_int;
 	a.args = &cnt;
@@ -381,7 +389,9 @@ static void run_bulk(struct lx_rpc_clnt *cl, uint32_t cnt)
 	a.res = &b;
 	a.place = place_bulk;
 	a.place_arg = &cnt;
-	a.rx_dst = &it;
+	a.rx_iov = &iov;
+	a.rx_iovcnt = 1;
+	a.rx_len = cnt;
 	assert_int_equal(lx_rpc_call_sync(cl, &a, NULL), 0);
 	assert_int_equal(b.before, 0xabcd);
 	assert_int_equal(b.len, cnt);
@@ -403,16 +413,17 @@ static void test_bulk_results(void **state)
 	run_bulk(cl, 4096);
 	run_bulk(cl, 100001);
 	run_bulk(cl, 1u << 20);
-	lx_rpc_clnt_destroy(cl);
+	lx_rpc_destroy(cl);
 }
 
 struct async_ctx {
 	atomic_uint done;
 	atomic_uint bad;
 	uint32_t out[256];
+	struct lx_call calls[256];
 };
 
-static void async_done(struct lx_rpc_call *call, int status, void *arg)
+static void async_done(struct lx_call *call, int status, void *arg)
 {
 	struct async_ctx *c = arg;
 
@@ -438,8 +449,9 @@ static void test_async_nconnect(void **state)
 		a.args = &in[i];
 		a.dec = (xdrproc_t)xdr_u_int;
 		a.res = &c->out[i];
-		assert_int_equal(lx_rpc_call_async(cl, &a, async_done, c, NULL),
-				 0);
+		c->calls[i].done = async_done;
+		c->calls[i].arg = c;
+		assert_int_equal(lx_rpc_call_async(cl, &c->calls[i], &a), 0);
 	}
 	for (i = 0; i < 1000 && atomic_load(&c->done) < 256; i++)
 		usleep(10000);
@@ -447,10 +459,76 @@ static void test_async_nconnect(void **state)
 	assert_int_equal(atomic_load(&c->bad), 0);
 	for (i = 0; i < 256; i++)
 		assert_int_equal(c->out[i], i * 3 + 1);
-	assert_int_equal(lx_rpc_clnt_nconnect(cl), 4);
+	assert_int_equal(lx_rpc_nconnect(cl), 4);
 	assert_int_equal(fakesrv_conns(fs), 4);
-	lx_rpc_clnt_destroy(cl);
+	{
+		struct lx_rpc_stats st;
+
+		lx_rpc_stats(cl, &st); /* summed over the four connections */
+		assert_int_equal(st.nconnect, 4);
+		assert_true(st.xprt.completed >= 256);
+		assert_true(st.xprt.connects >= 4);
+	}
+	lx_rpc_destroy(cl);
 	free(c);
+}
+
+/* the again() hook: every reply asks for another go, 200 ms later */
+static unsigned int again_always(void *arg, const void *res, unsigned int n)
+{
+	(void)res;
+	(void)n;
+	atomic_fetch_add((atomic_uint *)arg, 1);
+	return 200;
+}
+
+struct one {
+	atomic_int status, calls;
+};
+
+static void one_done(struct lx_call *call, int status, void *arg)
+{
+	struct one *o = arg;
+
+	(void)call;
+	atomic_store(&o->status, status);
+	atomic_fetch_add(&o->calls, 1);
+}
+
+/* A call waiting to go out again is cancelled at once, its callback run
+ * once with -ECANCELED; and destroying the client ends one -ESHUTDOWN. */
+static void test_again_cancel_and_destroy(void **state)
+{
+	struct lx_rpc_clnt *cl = mk_clnt(1, 0);
+	struct lx_rpc_call_args a = {.proc = 0};
+	static struct lx_call call;
+	atomic_uint asked = 0;
+	struct one o = {0};
+	int i;
+
+	(void)state;
+	a.again = again_always;
+	a.again_arg = &asked;
+	call = (struct lx_call){.done = one_done, .arg = &o};
+	assert_int_equal(lx_rpc_call_async(cl, &call, &a), 0);
+	for (i = 0; i < 1000 && atomic_load(&asked) < 2; i++)
+		usleep(1000);
+	assert_int_equal(atomic_load(&asked), 2); /* sent again once */
+	usleep(50000);				  /* waiting for its next go */
+	assert_int_equal(lx_call_cancel(&call), 0);
+	assert_int_equal(atomic_load(&o.calls), 1);
+	assert_int_equal(atomic_load(&o.status), -ECANCELED);
+	usleep(300000);
+	assert_int_equal(atomic_load(&o.calls), 1);
+	assert_int_equal(atomic_load(&asked), 2);
+
+	memset(&o, 0, sizeof(o));
+	call = (struct lx_call){.done = one_done, .arg = &o};
+	assert_int_equal(lx_rpc_call_async(cl, &call, &a), 0);
+	usleep(50000);
+	lx_rpc_destroy(cl);
+	assert_int_equal(atomic_load(&o.calls), 1);
+	assert_int_equal(atomic_load(&o.status), -ESHUTDOWN);
 }
 
 static void test_cancel_async(void **state)
@@ -458,39 +536,43 @@ static void test_cancel_async(void **state)
 	struct lx_rpc_clnt *cl = mk_clnt(1, 0);
 	struct async_ctx *c = calloc(1, sizeof(*c));
 	struct lx_rpc_call_args a = {.proc = P_SILENT};
-	struct lx_rpc_call *call;
+	struct lx_call *call = &c->calls[0];
 
 	(void)state;
 	atomic_store(&srvst.silent_calls, 0);
-	assert_int_equal(lx_rpc_call_async(cl, &a, async_done, c, &call), 0);
-	assert_int_equal(lx_rpc_call_cancel(call), 0);
+	call->done = async_done;
+	call->arg = c;
+	assert_int_equal(lx_rpc_call_async(cl, call, &a), 0);
+	assert_int_equal(lx_call_cancel(call), 0);
 	for (int i = 0; i < 500 && !atomic_load(&c->done); i++)
 		usleep(1000);
 	assert_int_equal(atomic_load(&c->done), 1);
 	assert_int_equal(atomic_load(&c->bad), 1);
-	lx_rpc_clnt_destroy(cl);
+	/* decided, and the slot may be another call's now: left alone */
+	assert_int_equal(lx_call_cancel(call), -EALREADY);
+	lx_rpc_destroy(cl);
 	free(c);
 }
 
 static void test_create_validation(void **state)
 {
-	struct lx_rpc_clnt_opts o = {0};
+	struct lx_rpc_opts o = {0};
 	struct lx_rpc_clnt *cl;
 
 	(void)state;
-	assert_int_equal(lx_rpc_clnt_create(&cl, &o), -EINVAL);
+	assert_int_equal(lx_rpc_create(&cl, &o), -EINVAL);
 	o.host = "127.0.0.1";
 	o.port = fakesrv_port(fs);
 	o.nconnect = 17;
-	assert_int_equal(lx_rpc_clnt_create(&cl, &o), -EINVAL);
+	assert_int_equal(lx_rpc_create(&cl, &o), -EINVAL);
 	o.nconnect = 1;
 	o.buf_size = 100; /* smaller than a call header */
-	assert_int_equal(lx_rpc_clnt_create(&cl, &o), -EINVAL);
+	assert_int_equal(lx_rpc_create(&cl, &o), -EINVAL);
 	o.buf_size = 0;
 	o.auth.flavor = 6; /* RPCSEC_GSS: not supported */
-	assert_int_equal(lx_rpc_clnt_create(&cl, &o), -EINVAL);
+	assert_int_equal(lx_rpc_create(&cl, &o), -EINVAL);
 	assert_int_equal(lx_rpc_call_sync(NULL, NULL, NULL), -EINVAL);
-	assert_string_equal(lx_rpc_strerror(-EPFNOSUPPORT),
+	assert_string_equal(lx_strerror(-EPFNOSUPPORT),
 			    "program unavailable (PROG_UNAVAIL)");
 }
 
@@ -513,6 +595,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_async_nconnect, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_again_cancel_and_destroy,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cancel_async, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_create_validation, setup,

@@ -19,7 +19,7 @@
 
 #include <cmocka.h>
 
-#include <libxprt/rdma.h>
+#include <libxprt/proto/rdma.h>
 #include <libxprt/rpc.h>
 
 #include "xprt/xprt_int.h"
@@ -279,12 +279,12 @@ static void test_rdma_api_rejects_bad_arguments(void **state)
 	struct lx_xprt_rdma_stats st;
 	struct lx_xprt_opts o = {0};
 	struct lx_xprt_rdma_opts ro = {0};
-	struct lx_rpc_clnt_opts co = {0};
+	struct lx_rpc_opts co = {0};
 	struct lx_rpc_clnt *cl;
 	struct xprt *x = NULL;
 
 	(void)state;
-	assert_int_equal(lx_xprt_rdma_get_stats(NULL, &st), -EINVAL);
+	assert_int_equal(lx_xprt_rdma_stats(NULL, &st), -EINVAL);
 	assert_int_equal(lx_xprt_rdma_reg_flush(NULL), -EINVAL);
 	assert_non_null(lx_xprt_rdma_pool_reg());
 	assert_non_null(lx_xprt_rdma_pool_reg()->reg);
@@ -311,7 +311,7 @@ static void test_rdma_api_rejects_bad_arguments(void **state)
 	co.prog = 100003;
 	co.vers = 3;
 	co.transport = LX_XPRT_TRANSPORT_RDMA;
-	assert_int_equal(lx_rpc_clnt_create(&cl, &co), -EINVAL);
+	assert_int_equal(lx_rpc_create(&cl, &co), -EINVAL);
 }
 
 static void test_rdma_without_device_fails_cleanly(void **state)

@@ -24,7 +24,7 @@
 
 #include <cmocka.h>
 
-#include <libxprt/tags.h>
+#include <libxprt/proto/tags.h>
 
 #include "xprt/util.h"
 

@@ -62,7 +62,7 @@ struct batch {
 	int left, failed;
 };
 
-static void async_done(struct lx_rpc_call *call, int status, void *arg)
+static void async_done(struct lx_call *call, int status, void *arg)
 {
 	struct batch *b = arg;
 
@@ -84,9 +84,10 @@ static uint64_t now_ns(void)
 
 static void test_sync_then_async_rounds_never_strand_a_reply(void **state)
 {
-	struct lx_rpc_clnt_opts o = {0};
+	struct lx_rpc_opts o = {0};
 	struct batch b = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
 			  0, 0};
+	static struct lx_call calls[ASYNC_CALLS];
 	struct lx_rpc_clnt *cl;
 	uint64_t end, rounds = 0;
 	int i, timeouts = 0, other = 0;
@@ -99,7 +100,7 @@ static void test_sync_then_async_rounds_never_strand_a_reply(void **state)
 	o.auth.flavor = LX_RPC_AUTH_NONE;
 	o.timeo_ms = 300;
 	o.retrans = LX_RPC_NO_RETRANS;
-	assert_int_equal(lx_rpc_clnt_create(&cl, &o), 0);
+	assert_int_equal(lx_rpc_create(&cl, &o), 0);
 	end = now_ns() + RUN_NS;
 	while (now_ns() < end && timeouts + other == 0) {
 		for (i = 0; i < SYNC_CALLS; i++) {
@@ -111,12 +112,13 @@ static void test_sync_then_async_rounds_never_strand_a_reply(void **state)
 		}
 		b.left = ASYNC_CALLS;
 		for (i = 0; i < ASYNC_CALLS; i++) {
-			struct lx_rpc_call_args a = {.proc = 0,
-						     .owner = (uint64_t)i + 1};
+			struct lx_rpc_call_args a = {.proc = 0};
 
-			assert_int_equal(
-				lx_rpc_call_async(cl, &a, async_done, &b, NULL),
-				0);
+			calls[i] = (struct lx_call){.done = async_done,
+						    .arg = &b,
+						    .owner = (uint64_t)i + 1};
+			assert_int_equal(lx_rpc_call_async(cl, &calls[i], &a),
+					 0);
 		}
 		pthread_mutex_lock(&b.lock);
 		while (b.left)
@@ -124,7 +126,7 @@ static void test_sync_then_async_rounds_never_strand_a_reply(void **state)
 		pthread_mutex_unlock(&b.lock);
 		rounds++;
 	}
-	lx_rpc_clnt_destroy(cl);
+	lx_rpc_destroy(cl);
 	print_message("%llu rounds of %d sync + %d async calls\n",
 		      (unsigned long long)rounds, SYNC_CALLS, ASYNC_CALLS);
 	/* a stranded reply completes only by its 300 ms timer */

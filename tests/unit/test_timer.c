@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Request timers (xprt/timer.c): the heap orders deadlines, and arming
- * kicks the receive thread only when the new deadline comes before the
- * time it sleeps to, which is never more than LX_XPRT_TIMER_TICK_NS away.
- * A transport with a counting kick_rx() and no thread: the test plays the
- * receive thread by calling lx_xprt_timer_next() as it would before sleeping.
+ * Request timers (xprt/timer.c): a deadline per slot, walked when one is
+ * due; arming kicks the receive thread only when the new deadline comes
+ * before the time it sleeps to, which is never more than
+ * LX_XPRT_TIMER_TICK_NS away.  A transport with a counting kick_rx() and
+ * no thread: the test plays the receive thread by calling
+ * lx_xprt_timer_next() as it would before sleeping, and
+ * lx_xprt_timer_expired() as lx_xprt_timer_run() does.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -35,7 +37,6 @@ static const struct lx_xprt_transport_ops kick_ops = {
 
 struct fixture {
 	struct xprt x;
-	struct lx_xprt_rqst *heap[NRQ];
 	struct lx_xprt_rqst rq[NRQ];
 };
 
@@ -46,10 +47,12 @@ static int setup(void **state)
 
 	assert_non_null(f);
 	f->x.ops = &kick_ops;
-	f->x.heap = f->heap;
-	pthread_mutex_init(&f->x.timer_lock, NULL);
+	f->x.slots = f->rq;
+	f->x.stride = sizeof(f->rq[0]);
+	f->x.max_reqs = NRQ;
+	atomic_store(&f->x.timer_scan_at, UINT64_MAX);
 	for (i = 0; i < NRQ; i++)
-		atomic_store(&f->rq[i].heap_idx, -1);
+		atomic_store(&f->rq[i].refs, 1);
 	kicks = 0;
 	*state = f;
 	return 0;
@@ -57,10 +60,7 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	struct fixture *f = *state;
-
-	pthread_mutex_destroy(&f->x.timer_lock);
-	free(f);
+	free(*state);
 	return 0;
 }
 
@@ -86,7 +86,6 @@ static void test_far_deadline_does_not_kick(void **state)
 	 * tick, every such arm cost an eventfd write and a wake-up) */
 	lx_xprt_timer_arm(&f->x, &f->rq[0], lx_xprt_now_ns() + 60000 * MS_NS);
 	assert_int_equal(kicks, 0);
-	assert_int_equal(f->x.heap_len, 1);
 	/* and the thread, looking again, still sleeps one tick */
 	assert_true(lx_xprt_timer_next(&f->x) < f->rq[0].deadline);
 }
@@ -122,33 +121,52 @@ static void test_no_kick_before_the_thread_looked(void **state)
 	assert_int_equal(lx_xprt_timer_next(&f->x), f->rq[0].deadline);
 }
 
-static void test_heap_order_rearm_and_disarm(void **state)
+/* Expire as lx_xprt_timer_run() does; return a bit mask of the slots
+ * that fired, dropping every reference taken. */
+static unsigned int expire(struct fixture *f, uint64_t now, uint64_t *next)
+{
+	struct lx_xprt_rqst *rq;
+	unsigned int fired_mask = 0;
+	bool fired;
+
+	while ((rq = lx_xprt_timer_expired(&f->x, now, next, &fired))) {
+		if (fired)
+			fired_mask |= 1u << (unsigned int)(rq - f->rq);
+		atomic_fetch_sub(&rq->refs, 1);
+	}
+	return fired_mask;
+}
+
+static void test_expiry_rearm_and_disarm(void **state)
 {
 	struct fixture *f = *state;
-	uint64_t base = lx_xprt_now_ns() + 100 * MS_NS;
+	uint64_t base = lx_xprt_now_ns() + 100 * MS_NS, next;
 	static const unsigned int order[NRQ] = {5, 2, 7, 0, 3, 6, 1, 4};
 	unsigned int i;
 
 	for (i = 0; i < NRQ; i++)
 		lx_xprt_timer_arm(&f->x, &f->rq[i], base + order[i] * MS_NS);
-	assert_int_equal(f->x.heap_len, NRQ);
-	assert_ptr_equal(f->x.heap[0], &f->rq[3]); /* order 0 */
-	/* re-arm the earliest to the latest: the next one comes first */
+	/* nothing due yet: no walk, the earliest deadline is the wake-up */
+	assert_int_equal(expire(f, base - MS_NS, &next), 0);
+	assert_int_equal(next, base);
+	/* re-arm the earliest to the latest, disarm the next two */
 	lx_xprt_timer_arm(&f->x, &f->rq[3], base + 50 * MS_NS);
-	assert_int_equal(f->x.heap_len, NRQ);
-	assert_ptr_equal(f->x.heap[0], &f->rq[6]); /* order 1 */
-	/* disarm it and the one at order 2: gone, the order holds */
 	lx_xprt_timer_arm(&f->x, &f->rq[6], 0);
 	lx_xprt_timer_arm(&f->x, &f->rq[1], 0);
-	assert_int_equal(f->x.heap_len, NRQ - 2);
-	assert_int_equal(atomic_load(&f->rq[6].heap_idx), -1);
-	assert_int_equal(atomic_load(&f->rq[1].heap_idx), -1);
-	assert_ptr_equal(f->x.heap[0], &f->rq[4]); /* order 3 */
-	for (i = 0; i < f->x.heap_len; i++)
-		assert_int_equal(atomic_load(&f->x.heap[i]->heap_idx), i);
-	for (i = 1; i < f->x.heap_len; i++)
-		assert_true(f->x.heap[(i - 1) / 2]->deadline <=
-			    f->x.heap[i]->deadline);
+	/* at base + 3 ms: orders 0 (re-armed), 1 and 2 (disarmed) do not
+	 * fire, order 3 (rq[4]) does */
+	assert_int_equal(expire(f, base + 3 * MS_NS, &next), 1u << 4);
+	assert_int_equal(atomic_load(&f->rq[4].deadline), 0);
+	assert_int_equal(next, base + 4 * MS_NS); /* order 4: rq[7] */
+	/* a slot nobody holds (a stale deadline) never fires */
+	atomic_store(&f->rq[7].refs, 0);
+	/* at base + 10 ms every armed one but the re-armed rq[3] fires */
+	assert_int_equal(expire(f, base + 10 * MS_NS, &next),
+			 1u << 0 | 1u << 2 | 1u << 5);
+	assert_int_equal(next, base + 50 * MS_NS);
+	atomic_store(&f->rq[7].refs, 1);
+	for (i = 0; i < NRQ; i++)
+		assert_int_equal(atomic_load(&f->rq[i].refs), 1);
 }
 
 int main(void)
@@ -162,8 +180,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(
 			test_no_kick_before_the_thread_looked, setup, teardown),
-		cmocka_unit_test_setup_teardown(
-			test_heap_order_rearm_and_disarm, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_expiry_rearm_and_disarm,
+						setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,6 +1,6 @@
 #!/bin/sh
 # budget: 180
-# The NFSv3 client library over RPC-over-RDMA (lx_nfs3_mount with transport
+# The NFSv3 client library over RPC-over-RDMA (lx_nfs3_create with transport
 # RDMA: MOUNT over TCP, NFS over RDMA on 20049) against the kernel nfsd,
 # checked against the export on the guest's disk (tests/rdma/nfs3_lib_rdma):
 # every NFSv3 procedure and the errors a client must tell apart, every

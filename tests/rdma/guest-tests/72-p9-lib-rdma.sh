@@ -1,6 +1,6 @@
 #!/bin/sh
 # budget: 150
-# The 9P client library over RDMA (lx_p9_connect with transport RDMA) through
+# The 9P client library over RDMA (lx_p9_create with transport RDMA) through
 # tests/rdma/p9relay in front of diod, checked against diod's files on the
 # guest's disk (tests/rdma/p9_lib_rdma): one call of every kind diod
 # serves, lx_p9_pwrite/lx_p9_pread of 4 MiB (the file on disk compared), 4 KiB

@@ -12,8 +12,8 @@
  * is in barging mode (lx_xprt_tags_set_barging()), where it may until a waiter
  * has waited a set bound.
  */
-#ifndef LIBXPRT_TAGS_H
-#define LIBXPRT_TAGS_H
+#ifndef LIBXPRT_PROTO_TAGS_H
+#define LIBXPRT_PROTO_TAGS_H
 
 #include <stdint.h>
 
@@ -134,4 +134,4 @@ void lx_xprt_tags_destroy(struct lx_xprt_tags *t);
 }
 #endif
 
-#endif /* LIBXPRT_TAGS_H */
+#endif /* LIBXPRT_PROTO_TAGS_H */

@@ -14,8 +14,8 @@
  *     a reply larger than the caller's buffer)
  * The iterator never owns the memory it walks.
  */
-#ifndef LIBXPRT_ITER_H
-#define LIBXPRT_ITER_H
+#ifndef LIBXPRT_PROTO_ITER_H
+#define LIBXPRT_PROTO_ITER_H
 
 #include <stddef.h>
 #include <sys/uio.h>
@@ -173,4 +173,4 @@ unsigned int lx_xprt_iter_to_iovec(const struct lx_xprt_iter *it,
 }
 #endif
 
-#endif /* LIBXPRT_ITER_H */
+#endif /* LIBXPRT_PROTO_ITER_H */

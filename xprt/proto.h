@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * What the library's own protocol layers (rpc/, p9/) may ask of the
+ * transport core beyond its public API (libxprt/xprt.h).
+ *
+ * Internal header: not installed.
+ */
+#ifndef LX_XPRT_PROTO_H
+#define LX_XPRT_PROTO_H
+
+struct xprt;
+
+/**
+ * lx_xprt__keep_bufs() - let request slots keep their buffers
+ * @x: a transport no request was allocated on yet
+ *
+ * A slot then holds on to its send and receive buffer when it is freed
+ * and finds them again at its next allocation: no pool operation per
+ * call.  Only for a pool whose budget holds two buffers for every slot of
+ * every transport on it, i.e. a pool the caller made for its own
+ * transports: buffers idle in slots are not available to anyone else
+ * (they go back at lx_xprt_set_pool() and lx_xprt_destroy()).  A pool
+ * the transport made itself is used this way without asking.
+ */
+void lx_xprt__keep_bufs(struct xprt *x);
+
+#endif /* LX_XPRT_PROTO_H */
