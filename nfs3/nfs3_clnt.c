@@ -61,8 +61,51 @@ static void lx_rpc_opts_from(struct lx_rpc_opts *ro,
 	ro->rdma = o->rdma;
 	ro->timeo_ms = o->timeo_ms;
 	ro->retrans = o->retrans;
+	ro->hard = o->hard;
 	ro->log = o->log;
 	ro->log_arg = o->log_arg;
+}
+
+static unsigned int setup_ms(const struct lx_nfs3_opts *o)
+{
+	return o->setup_timeout_ms ? o->setup_timeout_ms :
+				     LX_NFS3_SETUP_TIMEOUT_MS;
+}
+
+/*
+ * Why a set-up step got no usable answer, and what the connections saw,
+ * for the step's message: "no reply within 30 s (seen: 1 connection; 0
+ * replies, 40 for calls we did not make (unknown XID or tag), 2
+ * retransmissions)".
+ */
+static void step_why(const struct lx_nfs3_opts *o, struct lx_rpc_clnt *rc,
+		     int err, const char *service, char *buf, size_t len)
+{
+	struct lx_xprt_stats sum = {0}, st;
+	char seen[256];
+	unsigned int i;
+
+	for (i = 0; i < lx_rpc_nconnect(rc); i++) {
+		lx_xprt_stats(lx_rpc_xprt(rc, i), &st);
+		sum.connects += st.connects;
+		sum.early_disconnects += st.early_disconnects;
+		sum.replies += st.replies;
+		sum.garbage += st.garbage;
+		sum.bad_keys += st.bad_keys;
+		sum.retransmits += st.retransmits;
+		sum.resubmits += st.resubmits;
+	}
+	lx_xprt_stats_explain(&sum, seen, sizeof(seen));
+	if (err == -ETIMEDOUT)
+		snprintf(buf, len, "no reply within %.1f s (seen: %s)",
+			 (double)setup_ms(o) / 1000.0, seen);
+	else if (err == -ECONNRESET)
+		snprintf(buf, len,
+			 "the server closed the connection each time before "
+			 "replying: is that port a %s service? (seen: %s)",
+			 service, seen);
+	else
+		snprintf(buf, len, "%s (seen: %s)", lx_strerror(err), seen);
 }
 
 static int opts_ok(const struct lx_nfs3_opts *o)
@@ -92,6 +135,8 @@ int lx_nfs3_mnt_clnt_create(struct lx_rpc_clnt **mcp,
 	ro.rdma = NULL;
 	ro.max_reqs = 4;
 	ro.buf_size = LX_NFS3_DEF_BUF_SIZE;
+	/* every MOUNT call is a set-up step: bounded, hard or soft */
+	ro.deadline_ms = setup_ms(opts);
 	return lx_rpc_create(mcp, &ro);
 }
 
@@ -157,6 +202,15 @@ static int do_mnt(const struct lx_nfs3_opts *o, struct lx_nfs3_fh *root)
 	}
 	memset(&res, 0, sizeof(res));
 	err = lx_nfs3_mnt_mnt(mc, o->export_path, &res);
+	if (err == -ETIMEDOUT || err == -ECONNRESET || err == -EBADMSG) {
+		char why[512];
+
+		step_why(o, mc, err, "MOUNT v3", why, sizeof(why));
+		lx_nfs3_seterr(o, "MNT %s on %s failed: %s", o->export_path,
+			       lx_xprt_peer(lx_rpc_xprt(mc, 0)), why);
+		lx_rpc_destroy(mc);
+		return err;
+	}
 	if (err == -EACCES && res.status == LX_MNT3ERR_ACCES &&
 	    export_listed(mc, o->export_path, names, sizeof(names)) == 0) {
 		lx_rpc_destroy(mc);
@@ -251,7 +305,17 @@ static int nfs3_connect(struct lx_nfs3_clnt **cp,
 			step_err(err));
 		goto out_free;
 	}
+	c->deadline_ms = setup_ms(opts);
 	err = lx_nfs3_fsinfo(c, &c->root, &c->fsinfo);
+	c->deadline_ms = 0;
+	if (err == -ETIMEDOUT || err == -ECONNRESET || err == -EBADMSG) {
+		char why[512];
+
+		step_why(opts, c->rpc, err, "NFS v3", why, sizeof(why));
+		lx_nfs3_seterr(opts, "FSINFO of the root on %s failed: %s",
+			       lx_xprt_peer(lx_rpc_xprt(c->rpc, 0)), why);
+		goto out_rpc;
+	}
 	if (err) {
 		lx_nfs3_seterr(
 			opts, "FSINFO of the root on %s failed: %s", opts->host,

@@ -19,6 +19,8 @@
  * bound on the retries (it has none: bounded by default here) */
 #define LX_NFS3_JUKEBOX_DELAY_MS 5000u
 #define LX_NFS3_JUKEBOX_RETRIES	 6u
+/* each set-up step (MNT, FSINFO) within this, by default */
+#define LX_NFS3_SETUP_TIMEOUT_MS 30000u
 /* room for the RPC reply header and READDIR's fixed fields in buf_size */
 #define LX_NFS3_DIR_SLACK	 512u
 /* an RPC accepted-reply header (its verifier included) and the fixed
@@ -80,6 +82,7 @@ struct lx_nfs3_clnt {
 	size_t buf_size;
 	struct lx_nfs3_ctr ctr;
 	unsigned int jukebox_delay_ms, jukebox_retries;
+	unsigned int deadline_ms; /* of every call now (set-up: FSINFO) */
 };
 
 /* ------------------------------------------------------------ nfs3_xdr.c

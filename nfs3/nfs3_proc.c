@@ -176,6 +176,8 @@ int lx_nfs3_call_start(struct lx_rpc_clnt *rpc, const struct lx_nfs3_clnt *c,
 		a.again = lx_nfs3_jukebox;
 		a.again_arg = (void *)c;
 	}
+	if (c)
+		a.deadline_ms = c->deadline_ms;
 	if (r->read) {
 		if (!ctx->u.rd.iov) {
 			ctx->u.rd.iov = &ctx->u.rd.iov1;

@@ -296,8 +296,16 @@ static void lx_rpc_timeout(struct lx_xprt_req *req)
 {
 	struct lx_rpc_task *t = task_of(req);
 	uint64_t max_ns = (uint64_t)t->cl->opts.timeo_max_ms * 1000000u;
+	uint64_t next, now = 0;
 
-	if (t->retries >= t->cl->opts.retrans) {
+	if (t->deadline_ns) {
+		now = lx_xprt_now_ns();
+		if (now >= t->deadline_ns) {
+			lx_xprt_req_fail(req, -ETIMEDOUT);
+			return;
+		}
+	}
+	if (t->retries >= t->cl->opts.retrans && !t->cl->opts.hard) {
 		lx_xprt_req_fail(req, -ETIMEDOUT);
 		return;
 	}
@@ -309,7 +317,10 @@ static void lx_rpc_timeout(struct lx_xprt_req *req)
 	t->timeo_ns = t->timeo_ns * 2 > max_ns ? max_ns : t->timeo_ns * 2;
 	/* -EALREADY: still queued (a reconnect resends it): just wait */
 	lx_xprt_req_retransmit(req);
-	lx_xprt_req_set_timer(req, t->timeo_ns);
+	next = t->timeo_ns;
+	if (t->deadline_ns && t->deadline_ns - now < next)
+		next = t->deadline_ns - now;
+	lx_xprt_req_set_timer(req, next);
 }
 
 /*
@@ -428,6 +439,7 @@ static int lx_rpc_start(struct lx_rpc_clnt *cl,
 	struct xprt *x = lx_rpc_pick_xprt(cl, &conn);
 	struct lx_xprt_req *req;
 	struct lx_rpc_task *t;
+	unsigned int dl;
 	uint32_t xid;
 	int err;
 
@@ -467,6 +479,9 @@ static int lx_rpc_start(struct lx_rpc_clnt *cl,
 	t->timeo_ns =
 		(uint64_t)(a->timeo_ms ? a->timeo_ms : cl->opts.timeo_ms) *
 		1000000u;
+	dl = a->deadline_ms ? a->deadline_ms : cl->opts.deadline_ms;
+	if (lx_xprt_unlikely(dl))
+		t->deadline_ns = lx_xprt_now_ns() + (uint64_t)dl * 1000000u;
 	xid = lx_rpc_xid(cl, t, req->slot, conn);
 	t->xid = xid;
 	t->info.xid = xid;
@@ -488,6 +503,8 @@ static int lx_rpc_start(struct lx_rpc_clnt *cl,
 	/* armed by the submit itself: a fast async completion may release
 	 * the request before lx_xprt_req_submit() even returns */
 	req->timeout_ns = t->timeo_ns;
+	if (dl && (uint64_t)dl * 1000000u < t->timeo_ns)
+		req->timeout_ns = (uint64_t)dl * 1000000u;
 	err = lx_xprt_req_submit(req, xid);
 	if (err)
 		goto out_put;
@@ -661,6 +678,9 @@ int lx_rpc__create(struct lx_rpc_clnt **clp, const struct lx_rpc_opts *opts,
 	xo.reconnect_give_up_ms = cl->opts.reconnect_give_up_ms;
 	xo.log = cl->opts.log;
 	xo.log_arg = cl->opts.log_arg;
+	/* soft: a call the server drops the connection on, retrans + 1
+	 * times before any reply, is not going to be answered */
+	xo.early_loss_limit = cl->opts.hard ? 0 : cl->opts.retrans + 1;
 	po.buf_size = cl->opts.buf_size;
 	po.max_bytes = 2 * cl->opts.buf_size *
 			       (cl->opts.max_reqs ? cl->opts.max_reqs : 64) *

@@ -98,6 +98,7 @@ struct lx_rpc_task {
 	bool sync;
 	unsigned int retries;
 	uint64_t timeo_ns;
+	uint64_t deadline_ns; /* monotonic; 0: none (lx_rpc_call_args) */
 	int status;
 	struct lx_rpc_reply_info info;
 	/* sent again after its reply (lx_rpc_call_args.again, rpc_again.c) */

@@ -570,6 +570,46 @@ void lx_xprt_not_responding(struct xprt *x)
 		    "server %s not responding, still trying", x->peer);
 }
 
+char *lx_xprt_stats_explain(const struct lx_xprt_stats *st, char *buf,
+			    size_t len)
+{
+	size_t n = 0;
+
+#define LX_SAY(...)                                                           \
+	do {                                                                  \
+		if (n < len)                                                  \
+			n += (size_t)snprintf(buf + n, len - n, __VA_ARGS__); \
+	} while (0)
+	if (!len)
+		return buf;
+	buf[0] = '\0';
+	LX_SAY("%llu connection%s", (unsigned long long)st->connects,
+	       st->connects == 1 ? "" : "s");
+	if (st->early_disconnects)
+		LX_SAY(", %llu dropped early (before any reply or within %u "
+		       "s)",
+		       (unsigned long long)st->early_disconnects,
+		       LX_XPRT_EARLY_MS / 1000);
+	LX_SAY("; %llu repl%s", (unsigned long long)st->replies,
+	       st->replies == 1 ? "y" : "ies");
+	if (st->garbage)
+		LX_SAY(", %llu record%s that cannot be a reply",
+		       (unsigned long long)st->garbage,
+		       st->garbage == 1 ? "" : "s");
+	if (st->bad_keys)
+		LX_SAY(", %llu for calls we did not make (unknown XID or tag)",
+		       (unsigned long long)st->bad_keys);
+	if (st->retransmits)
+		LX_SAY(", %llu retransmission%s",
+		       (unsigned long long)st->retransmits,
+		       st->retransmits == 1 ? "" : "s");
+	if (st->resubmits)
+		LX_SAY(", %llu sent again (NFS3ERR_JUKEBOX)",
+		       (unsigned long long)st->resubmits);
+#undef LX_SAY
+	return buf;
+}
+
 void lx_xprt__responding(struct xprt *x)
 {
 	if (atomic_exchange(&x->not_resp, false))

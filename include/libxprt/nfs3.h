@@ -491,6 +491,12 @@ struct lx_nfs3_clnt;
  * @rsize, @wsize: cap on the server's rtmax/wtmax (0 = take the server's)
  * @errmsg, @errmsg_len: optional; on failure a one-line explanation is
  *	written there ("export /x does not exist on host:port", ...)
+ * @hard: nfs(5)'s hard: calls are retransmitted for ever (see
+ *	lx_rpc_opts.hard); default soft: -ETIMEDOUT after @retrans,
+ *	-ECONNRESET when the server keeps closing the connection unanswered
+ * @setup_timeout_ms: each step of lx_nfs3_create() - MNT, FSINFO - fails
+ *	-ETIMEDOUT after this long without its reply, hard or soft (default
+ *	30000), with a message naming the step, the server and what was seen
  * @jukebox_delay_ms: a call answered NFS3ERR_JUKEBOX goes out again,
  *	under a new XID, this long after (default 5000, the Linux v3
  *	client's fixed delay); sync and async calls alike, the async ones
@@ -522,6 +528,8 @@ struct lx_nfs3_opts {
 	size_t errmsg_len;
 	unsigned int jukebox_delay_ms;
 	unsigned int jukebox_retries;
+	bool hard;
+	unsigned int setup_timeout_ms;
 	lx_xprt_log_fn log;
 	void *log_arg;
 };

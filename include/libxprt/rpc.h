@@ -31,7 +31,11 @@
  *   %-EMSGSIZE          the reply does not fit the call's buffers; over
  *                       RDMA also ERR_CHUNK: the server could not use the
  *                       chunks offered (a reply larger than reply_hint)
- *   %-ETIMEDOUT         no reply after the retransmissions (major timeout)
+ *   %-ETIMEDOUT         no reply after the retransmissions (major timeout),
+ *                       or by the call's deadline_ms
+ *   %-ECONNRESET        (soft clients) the server closed the connection
+ *                       retrans + 1 times with the call sent and before
+ *                       any reply: not this service on that port?
  *   %-ECANCELED         lx_call_cancel()
  *   %-ENOTCONN          the connection could not be re-established within
  *                       reconnect_give_up_ms
@@ -103,6 +107,16 @@ struct lx_rpc_auth_opts {
  *	2; %LX_RPC_NO_RETRANS for none); each one doubles the wait, up to
  *	@timeo_max_ms (default 10 * timeo)
  * @reconnect_give_up_ms: see struct lx_xprt_opts (0 = keep trying)
+ * @hard: as NFS's hard mount: a call is retransmitted for ever (its wait
+ *	doubling up to @timeo_max_ms, "not responding, still trying" said
+ *	once per episode) instead of failing -ETIMEDOUT after @retrans, and
+ *	a server that drops every connection is tried again and again.
+ *	Default (false): soft, bounded: -ETIMEDOUT at the major timeout,
+ *	and -ECONNRESET for a call sent on @retrans + 1 connections that the
+ *	server closed before any reply came back on them (a port that is
+ *	not this RPC service fails in a second, not at the timeout).  A
+ *	call's deadline_ms bounds it either way.
+ * @deadline_ms: every call's deadline_ms when it gives none (0: none)
  * @log, @log_arg: where messages go ("server HOST:PORT not responding,
  *	still trying" when a call times out or the server drops connections
  *	without replying, "server HOST:PORT OK" at the next reply); see
@@ -124,6 +138,8 @@ struct lx_rpc_opts {
 	unsigned int timeo_max_ms;
 	unsigned int retrans;
 	unsigned int reconnect_give_up_ms;
+	bool hard;
+	unsigned int deadline_ms;
 	const void *rdma;
 	lx_xprt_log_fn log;
 	void *log_arg;
@@ -211,6 +227,9 @@ typedef unsigned int (*lx_rpc_again_fn)(void *arg, const void *res,
  *	given a Reply chunk (the receive buffer, so at most buf_size).
  *	0 = small.  Ignored over TCP.
  * @timeo_ms: overrides the client's timeo for this call (0 = default)
+ * @deadline_ms: the call fails -ETIMEDOUT when no reply came within this
+ *	long of its start, whatever retransmissions are left, hard client or
+ *	soft (0 = none): set-up steps bounded whatever the timeo
  * @again, @again_arg: optional; see lx_rpc_again_fn
  *
  * Fairness owner and the non-blocking flag are the call object's
@@ -232,6 +251,7 @@ struct lx_rpc_call_args {
 	size_t rx_len;
 	size_t reply_hint;
 	unsigned int timeo_ms;
+	unsigned int deadline_ms;
 	lx_rpc_again_fn again;
 	void *again_arg;
 };

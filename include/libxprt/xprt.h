@@ -115,6 +115,19 @@ void lx_xprt_disconnect(struct xprt *x);
 /** lx_xprt_peer() - "host:port" of the peer, for messages */
 const char *lx_xprt_peer(const struct xprt *x);
 
+/**
+ * lx_xprt_stats_explain() - what a transport saw, in words, for messages
+ * @st: its counters (or several transports' added up)
+ * @buf, @len: where the text goes (NUL-terminated, truncated)
+ *
+ * "3 connections, 3 closed by the server before any reply; 12 records
+ * that were not replies; 0 replies": what a user needs to tell a dead
+ * server from one that is not what they think.
+ * Return: @buf.
+ */
+char *lx_xprt_stats_explain(const struct lx_xprt_stats *st, char *buf,
+			    size_t len);
+
 #ifdef __cplusplus
 }
 #endif

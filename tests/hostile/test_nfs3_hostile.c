@@ -533,6 +533,67 @@ static void test_jukebox_async_retried_without_callback(void **state)
 	assert_int_equal(atomic_load(&j.calls), 1);
 }
 
+/* ---------------------------------------------- set-up steps, bounded */
+
+#include "helpers/spawn.h"
+
+/* lx_nfs3_create() against a scripted server on the MOUNT port: its
+ * status, the message, the seconds it took */
+static int mount_hostile(const char *scenario, bool hard, unsigned int setup_ms,
+			 char *msg, size_t len, double *secs)
+{
+	char *argv[] = {"python3", "tests/hostile/rpc_hostile.py", "--scenario",
+			(char *)scenario, NULL};
+	struct lx_nfs3_opts o;
+	struct lx_nfs3_clnt *c = NULL;
+	struct spawned sp;
+	int r;
+
+	assert_int_equal(spawn_server(argv, &sp), 0);
+	opts_init(&o, msg, len);
+	o.mount_port = sp.port;
+	o.timeo_ms = 0; /* nfs(5)'s 60 s: the step's bound must win */
+	o.hard = hard;
+	o.setup_timeout_ms = setup_ms;
+	*secs = now_s();
+	r = lx_nfs3_create(&c, &o);
+	*secs = now_s() - *secs;
+	spawn_stop(&sp);
+	print_message("%s%s: %d after %.2f s: %s\n", scenario,
+		      hard ? " (hard)" : "", r, *secs, msg);
+	if (!r)
+		lx_nfs3_destroy(c);
+	return r;
+}
+
+static void test_setup_steps_bounded_with_messages(void **state)
+{
+	char msg[512];
+	double t;
+
+	(void)state;
+	/* not MOUNT at all: closed connections, said so within a second */
+	assert_int_equal(
+		mount_hostile("garbage", false, 0, msg, sizeof(msg), &t),
+		-ECONNRESET);
+	assert_true(t < 2.0);
+	assert_non_null(strstr(msg, "MNT /export on 127.0.0.1:"));
+	assert_non_null(strstr(msg, "is that port a MOUNT v3 service?"));
+	assert_non_null(strstr(msg, "cannot be a reply"));
+	/* replies for nobody, for ever: the step's 1 s bound, hard or not */
+	assert_int_equal(mount_hostile("unknown_xid_forever", false, 1000, msg,
+				       sizeof(msg), &t),
+			 -ETIMEDOUT);
+	assert_true(t >= 0.95 && t < 2.0);
+	assert_non_null(strstr(msg, "no reply within 1.0 s"));
+	assert_non_null(strstr(msg, "for calls we did not make"));
+	assert_int_equal(
+		mount_hostile("no_read", true, 1000, msg, sizeof(msg), &t),
+		-ETIMEDOUT);
+	assert_true(t >= 0.95 && t < 2.0);
+	assert_non_null(strstr(msg, "1 connection; 0 replies"));
+}
+
 static void never(struct lx_call *call, int status, void *arg)
 {
 	(void)call;
@@ -632,6 +693,7 @@ int main(void)
 		T(test_jukebox_sync_retried_under_new_xids),
 		T(test_jukebox_async_retried_without_callback),
 		T(test_argument_validation),
+		T(test_setup_steps_bounded_with_messages),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
