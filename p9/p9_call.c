@@ -69,6 +69,9 @@ static int lx_p9_alloc(struct lx_p9_clnt *c, unsigned int flags, uint8_t kind,
 	pc->fl_busy = 0;
 	pc->fl_confirmed = false;
 	req->ops = &lx_p9_req_ops;
+	/* a thread waits for it in lx_xprt_req_done_wait(): the transport
+	 * may let that thread receive the reply itself (no wake-up) */
+	req->will_wait = kind == LX_P9C_SYNC || kind == LX_P9C_VERSION;
 	*reqp = req;
 	return 0;
 }

@@ -85,12 +85,10 @@ static int lx_xprt_init_locks(struct xprt *x)
 	pthread_condattr_t ca;
 	int err;
 
-	err = -pthread_mutex_init(&x->xmit_lock, NULL);
-	if (err)
-		return err;
+	lx_xprt_lock_init(&x->xmit_lock);
 	err = -pthread_mutex_init(&x->state_lock, NULL);
 	if (err)
-		goto out_xmit;
+		return err;
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	err = -pthread_cond_init(&x->state_cond, &ca);
@@ -101,8 +99,6 @@ static int lx_xprt_init_locks(struct xprt *x)
 
 out_state:
 	pthread_mutex_destroy(&x->state_lock);
-out_xmit:
-	pthread_mutex_destroy(&x->xmit_lock);
 	return err;
 }
 
@@ -110,7 +106,6 @@ static void lx_xprt_fini_locks(struct xprt *x)
 {
 	pthread_cond_destroy(&x->state_cond);
 	pthread_mutex_destroy(&x->state_lock);
-	pthread_mutex_destroy(&x->xmit_lock);
 }
 
 int lx_xprt_create(struct xprt **xp, const struct lx_xprt_opts *opts)
@@ -242,14 +237,14 @@ void lx_xprt_destroy(struct xprt *x)
 		pthread_join(x->worker, NULL);
 	x->ops->shutdown(x);
 	/* a record cut in the middle will never be finished now */
-	pthread_mutex_lock(&x->xmit_lock);
+	lx_xprt_lock(&x->xmit_lock);
 	cut = x->tx_partial;
 	if (cut) {
 		lx_xprt_rq_get(cut);
 		atomic_fetch_and(&cut->st, ~(uint64_t)RQ_XMIT);
 		x->tx_partial = NULL;
 	}
-	pthread_mutex_unlock(&x->xmit_lock);
+	lx_xprt_unlock(&x->xmit_lock);
 	/* decided already (cancelled while cut), it is ours to deliver */
 	if (cut) {
 		lx_xprt_try_complete(cut);

@@ -286,7 +286,6 @@ static int lx_xr_alloc_areas(struct xprt *x, struct lx_xr_tp *tp)
 	for (i = 0; i < x->max_reqs; i++) {
 		tp->slots[i].hdr = tp->hdr_area ? tp->hdr_area + i * hsz : NULL;
 		tp->slots[i].ulp = psz ? (char *)tp->ulp_area + i * psz : NULL;
-		tp->slots[i].win_dev = -1;
 	}
 	tp->snd = calloc(LX_XPRT_XMIT_BATCH, sizeof(*tp->snd));
 	if (!tp->snd)
@@ -328,9 +327,15 @@ static int lx_xr_setup(struct xprt *x)
 	tp->x = x;
 	tp->evfd = -1;
 	tp->reg_dev = -1;
+	tp->mw_dev = -1;
 	r = -pthread_mutex_init(&tp->lock, NULL);
 	if (r)
 		goto out_free;
+	r = -pthread_mutex_init(&tp->mw_lock, NULL);
+	if (r) {
+		pthread_mutex_destroy(&tp->lock);
+		goto out_free;
+	}
 	r = -pthread_mutex_init(&tp->rlock, NULL);
 	if (r)
 		goto out_lock;
@@ -379,6 +384,7 @@ out_cond:
 out_rlock:
 	pthread_mutex_destroy(&tp->rlock);
 out_lock:
+	pthread_mutex_destroy(&tp->mw_lock);
 	pthread_mutex_destroy(&tp->lock);
 out_free:
 	free(tp);
@@ -418,6 +424,7 @@ static void lx_xr_teardown(struct xprt *x)
 	close(tp->evfd);
 	pthread_cond_destroy(&tp->cond);
 	pthread_mutex_destroy(&tp->rlock);
+	pthread_mutex_destroy(&tp->mw_lock);
 	pthread_mutex_destroy(&tp->lock);
 	free(tp);
 	x->tp = NULL;

@@ -94,8 +94,8 @@ struct lx_xprt_rdma_win {
  * @published: release/acquire edge from marshal (sending thread) to the
  *	poller that reads the slot when the reply comes
  * @ulp: the ULP's per-slot state (ulp->slot_priv bytes)
- * @win: memory windows (window mode); [0, @nwin) belong to the call now
- * @win_dev: device of the windows' protection domain (-1: none yet)
+ * @win: memory windows (window mode); [0, @nwin) belong to the call now,
+ *	each holding a window of the transport's while it is live
  * @win_cookie: connection the call's windows were bound on
  * @inv_reserved: send queue entries reserved on that connection for the
  *	windows' local invalidation
@@ -119,7 +119,6 @@ struct lx_xprt_rdma_slot {
 	void *ulp;
 	struct lx_xprt_rdma_win win[LX_XPRT_RDMA_SLOT_WINS];
 	unsigned int nwin;
-	int win_dev;
 	uint32_t win_cookie;
 	unsigned int inv_reserved;
 	bool inv_pending;

@@ -330,13 +330,16 @@ static int lx_xr_connect_once(struct xprt *x, uint32_t cookie)
 	c->inv_flags = d->inv_flags;
 	/* the send queue: per credit a Send and LX_XR_WINS_PER_CREDIT
 	 * windows' bind and invalidation; room for the largest call
-	 * beyond that, and for the signalling slack */
+	 * beyond that, and for the signalling slack.  Credits beyond
+	 * LX_XR_SQ_CREDITS (no server we know grants that many) wait for
+	 * send queue room rather than make a huge queue for every slot */
 	c->max_wr_call = c->params.windows ? 1 + 2 * LX_XPRT_RDMA_SLOT_WINS : 1;
-	c->sq_depth = x->max_reqs * (c->params.windows ?
-					     1 + 2 * LX_XR_WINS_PER_CREDIT :
+	c->sq_depth =
+		LX_XPRT_MIN(x->max_reqs, LX_XR_SQ_CREDITS) *
+			(c->params.windows ? 1 + 2 * LX_XR_WINS_PER_CREDIT :
 					     1) +
-		      (c->max_wr_call > 1 ? c->max_wr_call : 0) +
-		      2 * tp->o.signal_every + 2;
+		(c->max_wr_call > 1 ? c->max_wr_call : 0) +
+		2 * tp->o.signal_every + 2;
 	if (d->max_qp_wr > 0 && c->sq_depth > (unsigned int)d->max_qp_wr)
 		c->sq_depth = (unsigned int)d->max_qp_wr;
 	r = lx_xr_reg_own(x, tp, c->dev);

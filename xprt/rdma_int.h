@@ -73,6 +73,8 @@ struct lx_xr_conn {
 #define LX_XR_WR_INV	      (1ull << 63)
 /* windows per credit the send queue is sized for (Linux FRWR: 3) */
 #define LX_XR_WINS_PER_CREDIT 3u
+/* credits the send queue is sized for at most (nfsd grants 64) */
+#define LX_XR_SQ_CREDITS      512u
 
 enum lx_xr_ctr {
 	RC_RECV_DOORBELLS,
@@ -140,6 +142,10 @@ struct lx_xr_tp {
 	bool rx_inv;	      /* poller: this receive came With Invalidate */
 	uint32_t rx_inv_rkey; /* ... of this key */
 	atomic_int inv_outstanding; /* slots waiting for invalidations */
+	pthread_mutex_t mw_lock;    /* the idle windows: */
+	struct ibv_mw **mwfree;
+	unsigned int nmwfree, capmwfree;
+	int mw_dev; /* their device (-1 none yet) */
 	atomic_llong win_live;
 
 	/* send queue space: bumped by the poller, waited on by the worker */
@@ -186,9 +192,8 @@ int lx_xr_win_bind(struct xprt *x, struct lx_xprt_rdma_slot *s,
 		   struct lx_xprt_rdma_send *snd, struct ibv_mr *mr,
 		   struct lx_xprt_rdma_mem *mem, void *addr, size_t len,
 		   bool write, uint32_t *rkey);
-/** lx_xr_win_dev() - @s's windows must be in device @dev's domain */
-void lx_xr_win_dev(struct xprt *x, struct lx_xprt_rdma_slot *s,
-		   unsigned int dev);
+/** lx_xr_win_dev() - windows are bound on device @dev now (marshal) */
+void lx_xr_win_dev(struct xprt *x, unsigned int dev);
 /** lx_xr_win_unposted() - @s's binds will not be posted: no window live */
 void lx_xr_win_unposted(struct xprt *x, struct lx_xprt_rdma_slot *s);
 /** lx_xr_win_posted() - @snd's @nbind binds were posted: keys advance */

@@ -113,7 +113,7 @@ int lx_xprt_rdma_chunk(struct xprt *x, struct lx_xprt_rdma_slot *s,
 			handle, offset, NULL);
 	if (len > UINT32_MAX)
 		return -E2BIG;
-	lx_xr_win_dev(x, s, p->dev);
+	lx_xr_win_dev(x, p->dev);
 	/* what the window is bound over: a pool slab, a caller region */
 	if (buf)
 		mr = lx_xprt_rdma_slab_mr(lx_xprt_buf_reg_handle(buf), p->dev);

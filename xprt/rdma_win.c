@@ -92,6 +92,54 @@ static void win_dead(struct lx_xr_tp *tp, struct lx_xprt_rdma_win *w)
 	atomic_fetch_sub_explicit(&tp->win_live, 1, memory_order_relaxed);
 }
 
+/*
+ * Idle windows are the transport's, not a slot's: a slot takes one per
+ * chunk segment at bind and gives it back once it is invalidated (free on
+ * the device, ready to be bound again under the next key), so their
+ * number follows the calls on the wire (the credits), not the slots (a
+ * benchmark 16 jobs x 1024 deep has 16,385 of them).
+ */
+static struct ibv_mw *mw_get(struct lx_xr_tp *tp)
+{
+	struct ibv_mw *mw = NULL;
+
+	pthread_mutex_lock(&tp->mw_lock);
+	if (tp->nmwfree)
+		mw = tp->mwfree[--tp->nmwfree];
+	pthread_mutex_unlock(&tp->mw_lock);
+	return mw;
+}
+
+/* @mw is free on the device (invalidated, or never bound): keep it */
+static void mw_put(struct lx_xr_tp *tp, struct ibv_mw *mw)
+{
+	pthread_mutex_lock(&tp->mw_lock);
+	if (tp->nmwfree == tp->capmwfree) {
+		unsigned int cap = tp->capmwfree ? 2 * tp->capmwfree : 64;
+		struct ibv_mw **p = realloc(tp->mwfree, cap * sizeof(*p));
+
+		if (!p) {
+			pthread_mutex_unlock(&tp->mw_lock);
+			ibv_dealloc_mw(mw);
+			return;
+		}
+		tp->mwfree = p;
+		tp->capmwfree = cap;
+	}
+	tp->mwfree[tp->nmwfree++] = mw;
+	pthread_mutex_unlock(&tp->mw_lock);
+}
+
+/* invalidated (or never bound): the window goes back to the free ones */
+static void win_retire(struct lx_xr_tp *tp, struct lx_xprt_rdma_win *w)
+{
+	if (w->live)
+		win_dead(tp, w);
+	if (w->mw)
+		mw_put(tp, w->mw);
+	w->mw = NULL;
+}
+
 static void win_dealloc(struct lx_xr_tp *tp, struct lx_xprt_rdma_win *w)
 {
 	if (w->live) {
@@ -123,6 +171,8 @@ int lx_xr_win_bind(struct xprt *x, struct lx_xprt_rdma_slot *s,
 		return -E2BIG;
 	}
 	w = &s->win[s->nwin];
+	if (!w->mw)
+		w->mw = mw_get(tp);
 	if (!w->mw) {
 		w->mw = ibv_alloc_mw(d->pd, IBV_MW_TYPE_2);
 		if (!w->mw) {
@@ -154,18 +204,19 @@ int lx_xr_win_bind(struct xprt *x, struct lx_xprt_rdma_slot *s,
 	return 0;
 }
 
-void lx_xr_win_dev(struct xprt *x, struct lx_xprt_rdma_slot *s,
-		   unsigned int dev)
+void lx_xr_win_dev(struct xprt *x, unsigned int dev)
 {
 	struct lx_xr_tp *tp = lx_xr_tp_of(x);
-	unsigned int i;
 
-	if (s->win_dev == (int)dev)
+	if (tp->mw_dev == (int)dev)
 		return;
-	/* windows live in a device's protection domain */
-	for (i = 0; i < LX_XPRT_RDMA_SLOT_WINS; i++)
-		win_dealloc(tp, &s->win[i]);
-	s->win_dev = (int)dev;
+	/* windows live in a device's protection domain: the idle ones of
+	 * another device go (a slot holds none between calls) */
+	pthread_mutex_lock(&tp->mw_lock);
+	while (tp->nmwfree)
+		ibv_dealloc_mw(tp->mwfree[--tp->nmwfree]);
+	tp->mw_dev = (int)dev;
+	pthread_mutex_unlock(&tp->mw_lock);
 }
 
 void lx_xr_win_unposted(struct xprt *x, struct lx_xprt_rdma_slot *s)
@@ -174,8 +225,7 @@ void lx_xr_win_unposted(struct xprt *x, struct lx_xprt_rdma_slot *s)
 	unsigned int i;
 
 	for (i = 0; i < s->nwin; i++)
-		if (s->win[i].live)
-			win_dead(tp, &s->win[i]);
+		win_retire(tp, &s->win[i]);
 	s->nwin = 0;
 	s->inv_reserved = 0;
 	s->prepared = false;
@@ -217,7 +267,7 @@ void lx_xprt_rdma_complete(struct xprt *x, struct lx_xprt_rqst *rq, int status)
 			if (s->win[i].live && s->win[i].rkey == tp->rx_inv_rkey)
 				break;
 		if (i < s->nwin) {
-			win_dead(tp, &s->win[i]);
+			win_retire(tp, &s->win[i]);
 			win_unreserve(s, c, 1);
 			win_stat(tp, LX_XPRT_RDMA_ST_WIN_REMOTE_INV, 1);
 		} else {
@@ -308,7 +358,7 @@ void lx_xr_inv_done(struct xprt *x, unsigned int slot)
 		return;
 	for (i = 0; i < s->nwin; i++)
 		if (s->win[i].live) {
-			win_dead(tp, &s->win[i]);
+			win_retire(tp, &s->win[i]);
 			n++;
 		}
 	win_stat(tp, LX_XPRT_RDMA_ST_WIN_LOCAL_INV, n);
@@ -390,4 +440,11 @@ void lx_xr_win_free_all(struct xprt *x)
 	for (i = 0; i < x->max_reqs; i++)
 		for (j = 0; j < LX_XPRT_RDMA_SLOT_WINS; j++)
 			win_dealloc(tp, &tp->slots[i].win[j]);
+	pthread_mutex_lock(&tp->mw_lock);
+	while (tp->nmwfree)
+		ibv_dealloc_mw(tp->mwfree[--tp->nmwfree]);
+	free(tp->mwfree);
+	tp->mwfree = NULL;
+	tp->capmwfree = 0;
+	pthread_mutex_unlock(&tp->mw_lock);
 }

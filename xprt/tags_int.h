@@ -109,8 +109,6 @@ int lx_xprt_tags__alloc_hinted(struct lx_xprt_tags *t);
 /* Held tags (allocated, not put), counting only until @need are found. */
 unsigned int lx_xprt_tags__held_at_least(struct lx_xprt_tags *t,
 					 unsigned int need);
-/* Whether a tag other than @tag is held (allocated, not put). */
-bool lx_xprt_tags__others_held(const struct lx_xprt_tags *t, unsigned int tag);
 /* Whether a tag below the depth is free. */
 bool lx_xprt_tags__any_free(struct lx_xprt_tags *t);
 

@@ -161,7 +161,40 @@ int lx_xprt_tags__alloc_hinted(struct lx_xprt_tags *t)
 {
 	unsigned int depth =
 		atomic_load_explicit(&t->depth, memory_order_relaxed);
-	int tag = lx_xprt_tags__alloc(t, lx_xprt_tags__hint(depth));
+	unsigned int h = lx_xprt_tags__tls_hint, idx, first;
+	unsigned long v, avail, bit;
+	struct tags_word *w;
+	int tag;
+
+	/*
+	 * The common case first: a free bit at or above the hint in the
+	 * hint's own word, taken with one fetch_or (the same operations
+	 * tags_word_get() starts with, without its general bookkeeping).
+	 */
+	if (lx_xprt_likely(lx_xprt_tags__tls_seeded && h < depth)) {
+		idx = h >> t->shift;
+		first = idx << t->shift;
+		w = &t->words[idx];
+		v = atomic_load(&w->word);
+		avail = ~v &
+			tags_word_mask(
+				LX_XPRT_MIN(1u << t->shift, depth - first)) &
+			(~0ul << (h - first));
+		if (avail) {
+			bit = avail & -avail;
+			if (!(atomic_fetch_or_explicit(&w->word, bit,
+						       memory_order_acq_rel) &
+			      bit)) {
+				tag = (int)first + __builtin_ctzl(bit);
+				lx_xprt_tags__tls_hint =
+					(unsigned int)tag + 1 < depth ?
+						tag + 1 :
+						0;
+				return tag;
+			}
+		}
+	}
+	tag = lx_xprt_tags__alloc(t, lx_xprt_tags__hint(depth));
 
 	if (tag >= 0)
 		lx_xprt_tags__tls_hint =
@@ -184,27 +217,6 @@ unsigned int lx_xprt_tags__held_at_least(struct lx_xprt_tags *t,
 		n += (unsigned int)__builtin_popcountl(v & ~c);
 	}
 	return n;
-}
-
-/* Whether a tag other than @tag is held: no popcount, stops at the first. */
-bool lx_xprt_tags__others_held(const struct lx_xprt_tags *t, unsigned int tag)
-{
-	unsigned int i, mine = tag >> t->shift;
-
-	for (i = 0; i < t->nr_words; i++) {
-		const struct tags_word *w = &t->words[i];
-		unsigned long c =
-			atomic_load_explicit(&w->cleared, memory_order_acquire);
-		unsigned long v =
-			atomic_load_explicit(&w->word, memory_order_acquire);
-
-		v &= ~c;
-		if (i == mine)
-			v &= ~(1ul << (tag & ((1u << t->shift) - 1)));
-		if (v)
-			return true;
-	}
-	return false;
 }
 
 /* Whether a tag below the depth is free (never taken, or put). */

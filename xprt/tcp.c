@@ -42,9 +42,9 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
-#include "tags_int.h"
 #include "tcp_rx.h"
 
 #define TCP_IOV_PER_REQ	 (2 + LX_XPRT_REQ_MAX_TX_SEGS)
@@ -53,6 +53,10 @@
 /* A reply whose request has given up on it, and whose next byte has not
  * come for this long, means the peer is gone: drop the connection. */
 #define TCP_RX_STALL_NS	 1000000000ull
+
+/* How often a synchronous caller receiving its own reply looks up from
+ * its blocking recv() (SO_RCVTIMEO): for a cancel, a stall */
+#define TCP_WAIT_POLL_MS 10
 
 struct tcp_tp {
 	struct sockaddr_storage addr;
@@ -74,7 +78,7 @@ struct tcp_tp {
 	/* The receiver role: whoever holds rx_mtx runs the receive state
 	 * machine (rx, rx_fd's epoll registration): the receive thread, or a
 	 * synchronous caller waiting for its own reply (tcp_wait). */
-	pthread_mutex_t rx_mtx;
+	struct lx_xprt_lock rx_mtx;
 	atomic_bool fd_armed;	 /* rx_fd is in the epoll set (under rx_mtx) */
 	atomic_bool arm_wanted;	 /* someone needs the receive thread to
 				  * read: arm rx_fd (see role_release) */
@@ -138,6 +142,17 @@ static int tcp_connect_fd(struct xprt *x, int *fdp)
 			r = -soerr;
 			goto out_close;
 		}
+	}
+	/* Blocking from here on, with a receive timeout: every read and
+	 * send of the receive thread and the transmitter says MSG_DONTWAIT,
+	 * and a synchronous caller's recv() blocks for its reply, ending
+	 * every TCP_WAIT_POLL_MS (tcp_wait()). */
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO,
+		       &(struct timeval){.tv_usec = TCP_WAIT_POLL_MS * 1000},
+		       sizeof(struct timeval)) < 0) {
+		r = -errno;
+		goto out_close;
 	}
 	*fdp = fd;
 	return 0;
@@ -208,6 +223,18 @@ static unsigned int tcp_fill_iov(struct lx_xprt_rqst *rq, struct iovec *iov)
 	unsigned int nseg = 0, n = 0, i;
 	size_t skip = rq->tx_done;
 
+	if (lx_xprt_likely(!skip)) {
+		/* the whole message: marker, header buffer, payload */
+		if (rq->marker_len) {
+			iov[n].iov_base = rq->marker;
+			iov[n++].iov_len = rq->marker_len;
+		}
+		iov[n].iov_base = rq->pub.sbuf->data;
+		iov[n++].iov_len = rq->pub.sbuf->len;
+		for (i = 0; i < rq->pub.nr_tx_segs; i++)
+			iov[n++] = rq->pub.tx_segs[i];
+		return n;
+	}
 	if (rq->marker_len) {
 		seg[nseg].iov_base = rq->marker;
 		seg[nseg++].iov_len = rq->marker_len;
@@ -247,7 +274,8 @@ static int tcp_send(struct xprt *x, struct lx_xprt_rqst **reqs, unsigned int n,
 	msg.msg_iov = iov;
 	msg.msg_iovlen = niov;
 	do {
-		w = sendmsg(tp->fd, &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
+		w = lx_xprt_sys_sendmsg(tp->fd, &msg,
+					MSG_DONTWAIT | MSG_NOSIGNAL);
 	} while (w < 0 && errno == EINTR);
 	if (w < 0)
 		return errno == EAGAIN ? -EAGAIN : -errno;
@@ -283,11 +311,9 @@ static void tcp_wait_writable(struct xprt *x, int timeout_ms)
  * TCP_RX_STALL_NS the peer is taken as gone.  Receiver role held.
  * Return: true when the connection should be dropped.
  */
-static bool rx_stalled(struct lx_xprt_tcp_rx *rx, uint64_t now)
+static bool rx_stalled(struct lx_xprt_tcp_rx *rx)
 {
-	return rx->in_msg && rx->rq &&
-	       (rq_flags(atomic_load(&rx->rq->st)) & RQ_OUTCOME) &&
-	       now - rx->progress >= TCP_RX_STALL_NS;
+	return lx_xprt_tcp_rx_stalled(rx, TCP_RX_STALL_NS);
 }
 
 /* Adopt a newly published connection, if any. */
@@ -346,12 +372,11 @@ static void rx_detach(struct xprt *x, struct tcp_tp *tp, int err)
  */
 static void role_release(struct tcp_tp *tp)
 {
-	pthread_mutex_unlock(&tp->rx_mtx);
-	while (atomic_load(&tp->arm_wanted) &&
-	       pthread_mutex_trylock(&tp->rx_mtx) == 0) {
+	lx_xprt_unlock(&tp->rx_mtx);
+	while (atomic_load(&tp->arm_wanted) && lx_xprt_lock_try(&tp->rx_mtx)) {
 		if (atomic_exchange(&tp->arm_wanted, false))
 			rx_arm(tp, true);
-		pthread_mutex_unlock(&tp->rx_mtx);
+		lx_xprt_unlock(&tp->rx_mtx);
 	}
 }
 
@@ -372,13 +397,12 @@ static void *tcp_rx_main(void *arg)
 		 * waiting for a retransmission only our timers will make.  It
 		 * kicks us when it lets go (rx_deferred). */
 		mid_msg = false;
-		if (pthread_mutex_trylock(&tp->rx_mtx) == 0) {
+		if (lx_xprt_lock_try(&tp->rx_mtx)) {
 			atomic_store(&tp->rx_deferred, false);
 			rx_adopt(x, tp, &cookie);
 			if (atomic_exchange(&tp->arm_wanted, false))
 				rx_arm(tp, true);
-			if (tp->rx_fd >= 0 &&
-			    rx_stalled(&tp->rx, lx_xprt_now_ns()))
+			if (tp->rx_fd >= 0 && rx_stalled(&tp->rx))
 				rx_detach(x, tp, -ETIMEDOUT);
 			mid_msg = tp->rx.in_msg;
 			role_release(tp);
@@ -404,7 +428,7 @@ static void *tcp_rx_main(void *arg)
 					continue;
 				continue;
 			}
-			if (pthread_mutex_trylock(&tp->rx_mtx)) {
+			if (!lx_xprt_lock_try(&tp->rx_mtx)) {
 				atomic_store(&tp->rx_deferred, true);
 				continue; /* a caller receives (and disarms) */
 			}
@@ -423,10 +447,10 @@ static void *tcp_rx_main(void *arg)
 		}
 		lx_xprt_timer_run(x);
 	}
-	pthread_mutex_lock(&tp->rx_mtx);
+	lx_xprt_lock(&tp->rx_mtx);
 	if (tp->rx_fd >= 0)
 		rx_detach(x, tp, -ESHUTDOWN);
-	pthread_mutex_unlock(&tp->rx_mtx);
+	lx_xprt_unlock(&tp->rx_mtx);
 	return NULL;
 }
 
@@ -438,7 +462,7 @@ static void tcp_submitted(struct xprt *x, struct lx_xprt_rqst *rq)
 	if (rq->pub.will_wait || atomic_load(&tp->fd_armed))
 		return;
 	atomic_store(&tp->arm_wanted, true);
-	if (pthread_mutex_trylock(&tp->rx_mtx) == 0) {
+	if (lx_xprt_lock_try(&tp->rx_mtx)) {
 		if (atomic_exchange(&tp->arm_wanted, false))
 			rx_arm(tp, true);
 		role_release(tp);
@@ -461,13 +485,13 @@ static int tcp_wait(struct xprt *x, struct lx_xprt_rqst *rq, uint64_t deadline)
 {
 	struct tcp_tp *tp = tp_of(x);
 	struct pollfd pfd = {.events = POLLIN};
-	int err = 0, r;
+	int err = 0, r, fd;
 
-	if (pthread_mutex_trylock(&tp->rx_mtx)) {
+	if (!lx_xprt_lock_try(&tp->rx_mtx)) {
 		/* someone holds the role; make sure the socket is watched
 		 * once they let go, since we will only sleep */
 		atomic_store(&tp->arm_wanted, true);
-		if (pthread_mutex_trylock(&tp->rx_mtx))
+		if (!lx_xprt_lock_try(&tp->rx_mtx))
 			return -EAGAIN;
 	}
 	if (tp->rx_fd < 0) {
@@ -476,43 +500,51 @@ static int tcp_wait(struct xprt *x, struct lx_xprt_rqst *rq, uint64_t deadline)
 		return -EAGAIN;
 	}
 	rx_arm(tp, false);
-	pfd.fd = tp->rx_fd;
+	fd = pfd.fd = tp->rx_fd;
+	/*
+	 * One blocking recv() per round: it returns with the reply, or
+	 * after the socket's receive timeout (TCP_WAIT_POLL_MS), when we
+	 * look for a cancel, a deadline and a stalled reply.  Only a
+	 * deadline closer than that polls, to end on time.
+	 */
 	while (!rq_done(rq)) {
-		int ms = 10; /* notice a cancel or a timer within 10 ms */
-
-		if (deadline) {
+		if (lx_xprt_unlikely(deadline)) {
 			uint64_t now = lx_xprt_now_ns();
+			int ms;
 
 			if (now >= deadline) {
 				err = -ETIMEDOUT;
 				break;
 			}
-			if (deadline - now < 10000000u)
+			if (deadline - now < TCP_WAIT_POLL_MS * 1000000ull) {
 				ms = (int)((deadline - now + 999999) / 1000000);
+				if (poll(&pfd, 1, ms) <= 0)
+					continue;
+			}
 		}
-		r = poll(&pfd, 1, ms);
-		if (r == 0 && rx_stalled(&tp->rx, lx_xprt_now_ns())) {
+		if (atomic_load(&tp->stop))
+			break;
+		lx_xprt_rx_batch_begin(x);
+		r = lx_xprt_tcp_rx_read_wait(x, &tp->rx, fd);
+		lx_xprt_rx_batch_end(x);
+		if (!r && rx_stalled(&tp->rx)) {
 			rx_detach(x, tp, -ETIMEDOUT);
 			err = -EAGAIN;
 			break;
 		}
-		if (r <= 0 || atomic_load(&tp->stop))
-			continue;
-		lx_xprt_rx_batch_begin(x);
-		r = lx_xprt_tcp_rx_read(x, &tp->rx, pfd.fd);
-		lx_xprt_rx_batch_end(x);
-		if (!r && (pfd.revents & (POLLHUP | POLLERR)))
-			r = -ECONNRESET;
 		if (r) {
 			rx_detach(x, tp, r);
 			err = -EAGAIN; /* resent after the reconnect */
 			break;
 		}
 	}
-	/* hand the socket back if anything else may wait for a reply: a
-	 * slot other than ours is held (cheaper to read than the index, and
-	 * never short: a request holds its slot from alloc to its last put) */
-	if (lx_xprt_tags__others_held(x->tags, rq->pub.slot) ||
+	/* hand the socket back if anything else may wait for a reply: more
+	 * requests were submitted than completed (ours is counted complete
+	 * before done() runs; one submitted after this look arms the socket
+	 * itself, tcp_submitted()) */
+	if (atomic_load_explicit(&x->stats.submitted, memory_order_relaxed) !=
+		    atomic_load_explicit(&x->stats.completed,
+					 memory_order_relaxed) ||
 	    atomic_load(&tp->arm_wanted)) {
 		atomic_store(&tp->arm_wanted, false);
 		rx_arm(tp, true);
@@ -546,11 +578,7 @@ static int tcp_setup(struct xprt *x)
 	err = -pthread_mutex_init(&tp->lock, NULL);
 	if (err)
 		goto out_stage;
-	err = -pthread_mutex_init(&tp->rx_mtx, NULL);
-	if (err) {
-		pthread_mutex_destroy(&tp->lock);
-		goto out_stage;
-	}
+	lx_xprt_lock_init(&tp->rx_mtx);
 	{
 		pthread_condattr_t ca;
 
@@ -589,7 +617,6 @@ out_epoll:
 out_cond:
 	pthread_cond_destroy(&tp->cond);
 out_lock:
-	pthread_mutex_destroy(&tp->rx_mtx);
 	pthread_mutex_destroy(&tp->lock);
 out_stage:
 	lx_xprt_tcp_rx_fini(&tp->rx);
@@ -614,7 +641,6 @@ static void tcp_teardown(struct xprt *x)
 	close(tp->evfd);
 	close(tp->epfd);
 	pthread_cond_destroy(&tp->cond);
-	pthread_mutex_destroy(&tp->rx_mtx);
 	pthread_mutex_destroy(&tp->lock);
 	lx_xprt_tcp_rx_fini(&tp->rx);
 	free(tp);

@@ -69,6 +69,7 @@ void lx_xprt_tcp_rx_reset(struct xprt *x, struct lx_xprt_tcp_rx *rx)
 	rx->mark_have = 0;
 	rx->head = rx->tail = 0;
 	rx->fatal = 0;
+	rx->stall_since = 0;
 }
 
 /* The stream cannot be what we think it is: end it with @err. */
@@ -490,6 +491,7 @@ static int rx_process(struct xprt *x, struct lx_xprt_tcp_rx *rx)
 static ssize_t rx_direct(struct xprt *x, int fd, struct lx_xprt_tcp_rx *rx)
 {
 	struct lx_xprt_req *req = &rx->rq->pub;
+	struct msghdr msg = {0};
 	struct iovec iov[16];
 	unsigned int n;
 	ssize_t r;
@@ -498,14 +500,16 @@ static ssize_t rx_direct(struct xprt *x, int fd, struct lx_xprt_tcp_rx *rx)
 				  LX_XPRT_MIN(rx->data_left, rx->frag_left));
 	if (!n)
 		return -EPROTO;
+	msg.msg_iov = iov;
+	msg.msg_iovlen = n;
 	do {
-		r = readv(fd, iov, (int)n);
+		r = lx_xprt_sys_recvmsg(fd, &msg, MSG_DONTWAIT);
 	} while (r < 0 && errno == EINTR);
 	if (r <= 0)
 		return r < 0 ? -errno : 0;
 	lx_xprt_iter_advance(&req->rx_data, (size_t)r);
 	rx->data_left -= (size_t)r;
-	rx->progress = lx_xprt_now_ns();
+	rx->nread += (size_t)r;
 	/* count before rx_consumed() may complete the request: whoever
 	 * waits for the last reply reads the counters right after it */
 	atomic_fetch_add_explicit(&x->stats.direct_rx_bytes, (size_t)r,
@@ -531,8 +535,25 @@ static int rx_dropped(struct xprt *x, struct lx_xprt_tcp_rx *rx, int err)
 	return err;
 }
 
-/* Socket readable: read and process until it would block (see tcp_rx.h). */
-int lx_xprt_tcp_rx_read(struct xprt *x, struct lx_xprt_tcp_rx *rx, int fd)
+bool lx_xprt_tcp_rx_stalled(struct lx_xprt_tcp_rx *rx, uint64_t stall_ns)
+{
+	uint64_t now;
+
+	if (!rx->in_msg || !rx->rq ||
+	    !(rq_flags(atomic_load(&rx->rq->st)) & RQ_OUTCOME))
+		return false;
+	now = lx_xprt_now_ns();
+	if (rx->stall_nread != rx->nread || !rx->stall_since) {
+		rx->stall_nread = rx->nread;
+		rx->stall_since = now;
+		return false;
+	}
+	return now - rx->stall_since >= stall_ns;
+}
+
+/* Socket readable: read and process until it would block (see tcp_rx.h);
+ * @flags: of the first recv() (0: it may block) */
+static int rx_read(struct xprt *x, struct lx_xprt_tcp_rx *rx, int fd, int flags)
 {
 	ssize_t r;
 	int err;
@@ -552,20 +573,33 @@ int lx_xprt_tcp_rx_read(struct xprt *x, struct lx_xprt_tcp_rx *rx, int fd)
 		}
 		room = LX_XPRT_TCP_STAGE_SIZE - rx->tail;
 		do {
-			r = recv(fd, rx->stage + rx->tail, room, MSG_DONTWAIT);
+			r = lx_xprt_sys_recv(fd, rx->stage + rx->tail, room,
+					     flags);
 		} while (r < 0 && errno == EINTR);
+		flags = MSG_DONTWAIT;
 		if (r < 0)
-			return errno == EAGAIN ? 0 : -errno;
+			return errno == EAGAIN || errno == EWOULDBLOCK ? 0 :
+									 -errno;
 		if (r == 0)
 			return -ECONNRESET;
 		atomic_fetch_add_explicit(&x->stats.bytes_received, (size_t)r,
 					  memory_order_relaxed);
 		rx->tail += (size_t)r;
-		rx->progress = lx_xprt_now_ns();
+		rx->nread += (size_t)r;
 		err = rx_process(x, rx);
 		if (err)
 			return rx_dropped(x, rx, err);
 		if ((size_t)r < room)
 			return 0; /* drained: back to epoll */
 	}
+}
+
+int lx_xprt_tcp_rx_read(struct xprt *x, struct lx_xprt_tcp_rx *rx, int fd)
+{
+	return rx_read(x, rx, fd, MSG_DONTWAIT);
+}
+
+int lx_xprt_tcp_rx_read_wait(struct xprt *x, struct lx_xprt_tcp_rx *rx, int fd)
+{
+	return rx_read(x, rx, fd, 0);
 }

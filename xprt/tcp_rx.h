@@ -59,7 +59,9 @@ struct lx_xprt_tcp_rx {
 	int fatal; /* the stream is garbage: the error to end it with */
 	const char *fatal_why; /* what it was, for the message */
 	int err;	       /* outcome to report at the end of the message */
-	uint64_t progress;     /* monotonic ns of the last byte read */
+	uint64_t nread;	       /* bytes read from the stream so far */
+	uint64_t stall_nread;  /* nread when a stall was first suspected */
+	uint64_t stall_since;  /* monotonic ns of that */
 };
 
 /**
@@ -87,6 +89,23 @@ void lx_xprt_tcp_rx_fini(struct lx_xprt_tcp_rx *rx);
  * before reading another stream.
  */
 int lx_xprt_tcp_rx_read(struct xprt *x, struct lx_xprt_tcp_rx *rx, int fd);
+
+/**
+ * lx_xprt_tcp_rx_read_wait() - lx_xprt_tcp_rx_read() whose first read
+ * blocks (a synchronous caller waiting for its reply: one recv() instead
+ * of poll() and recv()), for as long as the socket's SO_RCVTIMEO
+ * @fd: a blocking stream socket with a receive timeout
+ * Return: as lx_xprt_tcp_rx_read(); %0 also when the timeout passed.
+ */
+int lx_xprt_tcp_rx_read_wait(struct xprt *x, struct lx_xprt_tcp_rx *rx, int fd);
+
+/**
+ * lx_xprt_tcp_rx_stalled() - a reply stopped half-way while its request
+ * has already been failed, and nothing came for @stall_ns: the peer is
+ * gone.  The first call that sees the stall starts its clock: no clock
+ * read per byte read, nor per call while nothing is stalled.
+ */
+bool lx_xprt_tcp_rx_stalled(struct lx_xprt_tcp_rx *rx, uint64_t stall_ns);
 
 /**
  * lx_xprt_tcp_rx_reset() - forget a half-received message (its request is

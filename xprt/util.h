@@ -10,7 +10,11 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
 #include <time.h>
+#include <unistd.h>
 
 #define lx_xprt_container_of(ptr, type, member) \
 	((type *)(void *)((char *)(ptr)-offsetof(type, member)))
@@ -41,6 +45,29 @@ void __tsan_release(void *addr);
 #else
 #define lx_xprt_tsan_acquire(p) ((void)(p))
 #define lx_xprt_tsan_release(p) ((void)(p))
+#endif
+
+/*
+ * The socket calls of the data path, as bare system calls: glibc's
+ * wrappers are cancellation points and make every call enable and
+ * disable asynchronous cancellation around it (~40 instructions, more
+ * than the rest of the wrapper), and a library's data path is no place
+ * for thread cancellation anyway (it would leave locks held and slots
+ * claimed).  The sanitizer builds keep the wrappers, which they
+ * intercept (ThreadSanitizer orders threads through a descriptor's
+ * reads and writes, AddressSanitizer checks the buffers).
+ */
+#if (defined(LX_XPRT_TSAN) && LX_XPRT_TSAN) || defined(__SANITIZE_ADDRESS__)
+#define lx_xprt_sys_recv(fd, buf, len, flags) recv(fd, buf, len, flags)
+#define lx_xprt_sys_sendmsg(fd, msg, flags)   sendmsg(fd, msg, flags)
+#define lx_xprt_sys_recvmsg(fd, msg, flags)   recvmsg(fd, msg, flags)
+#else
+#define lx_xprt_sys_recv(fd, buf, len, flags) \
+	((ssize_t)syscall(SYS_recvfrom, fd, buf, len, flags, NULL, NULL))
+#define lx_xprt_sys_sendmsg(fd, msg, flags) \
+	((ssize_t)syscall(SYS_sendmsg, fd, msg, flags))
+#define lx_xprt_sys_recvmsg(fd, msg, flags) \
+	((ssize_t)syscall(SYS_recvmsg, fd, msg, flags))
 #endif
 
 /** lx_xprt_now_ns() - CLOCK_MONOTONIC in nanoseconds. */

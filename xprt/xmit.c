@@ -78,9 +78,6 @@ struct xmit_later {
 
 static _Thread_local struct xmit_later xmit_later;
 
-static int xmit_pre(struct xprt *x, unsigned int budget, bool direct,
-		    struct lx_xprt_rqst **pre, unsigned int npre);
-
 void lx_xprt_rx_batch_begin(struct xprt *x)
 {
 	xmit_later.rx = x;
@@ -227,82 +224,17 @@ static int xmit_next(struct xprt *x, struct lx_xprt_rqst **rqp,
 }
 
 /*
- * Requests a caller hands to the engine without queueing them (see
- * xmit_pre()): each is marked RQ_QUEUED, as if queued, so that a
- * canceller leaves its completion to the engine.
- */
-struct xmit_pre_list {
-	struct lx_xprt_rqst **rq;
-	unsigned int n;
-};
-
-/* Queue what is left of @p: the engine cannot send it now.  Lock held. */
-static void xmit_pre_queue(struct xprt *x, struct xmit_pre_list *p)
-{
-	unsigned int i;
-
-	for (i = 0; i < p->n; i++) {
-		lx_xprt_tsan_release(p->rq[i]);
-		lx_xprt_xmitq_push(&x->xmitq, &p->rq[i]->xnode);
-	}
-	p->n = 0;
-}
-
-/*
- * The next request of @p, as xmit_next() takes one off the queue.
- * Return: as xmit_next() (0: @p is used up); on -EBUSY (no credit) the
- * rest of @p is queued.
- */
-static int xmit_next_pre(struct xprt *x, struct lx_xprt_rqst **rqp,
-			 struct xmit_defer *d, struct xmit_pre_list *p)
-{
-	struct lx_xprt_rqst *rq;
-	uint64_t st, nst;
-
-	while (p->n && d->n < LX_XPRT_XMIT_BATCH) {
-		rq = p->rq[0];
-		st = atomic_load(&rq->st);
-		if (rq_flags(st) & RQ_OUTCOME) {
-			/* failed while held back: never send */
-			p->rq++;
-			p->n--;
-			xmit_defer(d, rq);
-			atomic_fetch_and(&rq->st, ~(uint64_t)RQ_QUEUED);
-			continue;
-		}
-		if (!(rq_flags(st) & RQ_CREDIT)) {
-			if (!lx_xprt_cong_get(&x->cong)) {
-				xmit_pre_queue(x, p);
-				return -EBUSY;
-			}
-			rq->xnode.credited = true;
-		}
-		p->rq++;
-		p->n--;
-		/* XMIT with (before) clearing QUEUED: never seen idle */
-		do {
-			nst = (st | RQ_XMIT | RQ_CREDIT) & ~(uint64_t)RQ_QUEUED;
-		} while (!atomic_compare_exchange_weak(&rq->st, &st, nst));
-		rq->tx_done = 0;
-		*rqp = rq;
-		return 1;
-	}
-	return p->n ? XMIT_DEFER_FULL : 0;
-}
-
-/*
- * One round under the transmit lock: fill a batch (from @p first, then
- * the queue), hand it to the transport.  Return as lx_xprt_xmit(), or 1 to
- * go on.
+ * One round under the transmit lock: fill a batch, hand it to the
+ * transport.  Return as lx_xprt_xmit(), or 1 to go on.
  */
 static int xmit_round(struct xprt *x, unsigned int *budget, bool direct,
-		      struct xmit_defer *d, struct xmit_pre_list *p)
+		      struct xmit_defer *d)
 {
 	struct lx_xprt_rqst *batch[LX_XPRT_XMIT_BATCH];
 	uint32_t cookie = atomic_load(&x->cookie);
 	unsigned int n = 0, nsent, i;
-	bool had_pre = p->n != 0, fifo;
 	unsigned int queued;
+	bool fifo;
 	int r, res = 1;
 
 	if (atomic_load(&x->state) != LX_XPRT_CONNECTED)
@@ -314,18 +246,9 @@ static int xmit_round(struct xprt *x, unsigned int *budget, bool direct,
 	/* everything queued fits this one send: its order inside the send
 	 * changes nobody's turn, so take it as pushed (no sorting) */
 	queued = lx_xprt_xmitq_len(&x->xmitq);
-	fifo = queued + p->n + n <= LX_XPRT_XMIT_BATCH &&
-	       queued + p->n + n <= *budget;
+	fifo = queued + n <= LX_XPRT_XMIT_BATCH && queued + n <= *budget;
 	while (n < LX_XPRT_XMIT_BATCH && n < *budget) {
-		if (p->n) {
-			r = xmit_next_pre(x, &batch[n], d, p);
-			if (r == 0 && lx_xprt_xmitq_len(&x->xmitq))
-				continue; /* used up: the queue's turn */
-		} else if (had_pre && !lx_xprt_xmitq_len(&x->xmitq)) {
-			r = 0; /* used up, and nothing queued */
-		} else {
-			r = xmit_next(x, &batch[n], d, fifo);
-		}
+		r = xmit_next(x, &batch[n], d, fifo);
 		if (r == XMIT_DEFER_FULL) {
 			if (!n)
 				return 1; /* complete those, then go on */
@@ -341,8 +264,7 @@ static int xmit_round(struct xprt *x, unsigned int *budget, bool direct,
 	if (!n)
 		return res == 1 ? 0 : res;
 
-	r = x->ops->send(x, batch, n, &nsent,
-			 p->n || lx_xprt_xmitq_len(&x->xmitq) > 0);
+	r = x->ops->send(x, batch, n, &nsent, lx_xprt_xmitq_len(&x->xmitq) > 0);
 	atomic_fetch_add_explicit(&x->stats.send_calls, 1,
 				  memory_order_relaxed);
 	atomic_fetch_add_explicit(direct ? &x->stats.direct_sends :
@@ -354,7 +276,7 @@ static int xmit_round(struct xprt *x, unsigned int *budget, bool direct,
 	if (r == 0 && nsent == n) {
 		if (res == -EBUSY)
 			return -EBUSY;
-		if (!p->n && !lx_xprt_xmitq_len(&x->xmitq))
+		if (!lx_xprt_xmitq_len(&x->xmitq))
 			return 0; /* all sent, nothing more: no other round */
 		return *budget ? 1 : -EBUSY;
 	}
@@ -371,48 +293,23 @@ static int xmit_round(struct xprt *x, unsigned int *budget, bool direct,
 	return r;
 }
 
-/*
- * lx_xprt_xmit() with requests @pre[0..npre) to send first, which the
- * caller has not queued (marked RQ_QUEUED, their nodes idle).  They are
- * sent ahead of the queue only when it is empty (nothing queued is
- * overtaken: the fair order is kept), the connection is up and nothing is
- * half sent; otherwise, and whatever cannot be sent now, they are queued
- * under the lock, where a canceller that found them unqueued looks only
- * after (it decided their outcome before taking the lock, which this
- * loop sees).  @direct: only try the lock, queueing them all when it is
- * taken; otherwise wait for it.
- */
-static int xmit_pre(struct xprt *x, unsigned int budget, bool direct,
-		    struct lx_xprt_rqst **pre, unsigned int npre)
+int lx_xprt_xmit(struct xprt *x, unsigned int budget, bool direct)
 {
-	struct xmit_pre_list p = {.rq = pre, .n = npre};
 	struct xmit_defer d; /* only d.rq[0 .. d.n) is ever read */
 	bool queued;
 	int r;
 
 	d.n = 0;
 	if (direct) {
-		if (pthread_mutex_trylock(&x->xmit_lock)) {
-			while (p.n) {
-				lx_xprt_tsan_release(p.rq[0]);
-				lx_xprt_xmitq_push(&x->xmitq, &p.rq[0]->xnode);
-				p.rq++;
-				p.n--;
-			}
+		if (!lx_xprt_lock_try(&x->xmit_lock))
 			return -EBUSY;
-		}
 	} else {
-		pthread_mutex_lock(&x->xmit_lock);
+		lx_xprt_lock(&x->xmit_lock);
 	}
-	if (p.n && (x->tx_partial || lx_xprt_xmitq_len(&x->xmitq) ||
-		    atomic_load(&x->state) != LX_XPRT_CONNECTED))
-		xmit_pre_queue(x, &p);
 	for (;;) {
-		r = xmit_round(x, &budget, direct, &d, &p);
-		if (r != 1 && p.n)
-			xmit_pre_queue(x, &p);
+		r = xmit_round(x, &budget, direct, &d);
 		if (r != 1 || d.n) {
-			pthread_mutex_unlock(&x->xmit_lock);
+			lx_xprt_unlock(&x->xmit_lock);
 			queued = xmit_run_deferred(x, &d);
 			/* a callback queued a request (xmit_send_later()):
 			 * an empty queue is no longer the end; any other
@@ -422,14 +319,9 @@ static int xmit_pre(struct xprt *x, unsigned int budget, bool direct,
 				r = budget ? 1 : -EBUSY;
 			if (r != 1)
 				return r;
-			pthread_mutex_lock(&x->xmit_lock);
+			lx_xprt_lock(&x->xmit_lock);
 		}
 	}
-}
-
-int lx_xprt_xmit(struct xprt *x, unsigned int budget, bool direct)
-{
-	return xmit_pre(x, budget, direct, NULL, 0);
 }
 
 /* ---------------------------------------------------------- submission */
@@ -461,15 +353,95 @@ static void xmit_kick_after(struct xprt *x, int r)
 /* Queue @rq; transmit from the calling thread when it can take the lock
  * (no thread hop on an idle connection), unless a loop of this thread
  * sends it later.  Anything left goes to the worker. */
+/*
+ * An idle connection (nothing queued, nothing half sent, the transmit
+ * lock free): send @rq, marked RQ_QUEUED but not queued, from the calling
+ * thread at once.  Nothing is overtaken, so the fair order is kept.  A
+ * canceller that found it unqueued looks at it under the lock, which we
+ * check the outcome under.  Return false, having done nothing, when the
+ * caller must queue it instead.
+ */
+static bool xmit_one(struct xprt *x, struct lx_xprt_rqst *rq)
+{
+	uint32_t cookie;
+	uint64_t st, nst;
+	unsigned int nsent;
+	int r;
+
+	if (!lx_xprt_lock_try(&x->xmit_lock))
+		return false;
+	st = atomic_load(&rq->st);
+	if (x->tx_partial || lx_xprt_xmitq_len(&x->xmitq) ||
+	    atomic_load(&x->state) != LX_XPRT_CONNECTED ||
+	    (rq_flags(st) & RQ_OUTCOME) ||
+	    (!(rq_flags(st) & RQ_CREDIT) && !lx_xprt_cong_get(&x->cong))) {
+		lx_xprt_unlock(&x->xmit_lock);
+		return false;
+	}
+	rq->xnode.credited = true;
+	/* XMIT with (before) clearing QUEUED: never seen idle */
+	do {
+		nst = (st | RQ_XMIT | RQ_CREDIT) & ~(uint64_t)RQ_QUEUED;
+	} while (!atomic_compare_exchange_weak(&rq->st, &st, nst));
+	cookie = atomic_load(&x->cookie);
+	rq->cookie = cookie;
+	rq->tx_done = 0;
+	r = x->ops->send(x, &rq, 1, &nsent, false);
+	atomic_fetch_add_explicit(&x->stats.send_calls, 1,
+				  memory_order_relaxed);
+	if (lx_xprt_likely(r == 0 && nsent == 1)) {
+		atomic_fetch_add_explicit(&x->stats.direct_sends, 1,
+					  memory_order_relaxed);
+		atomic_fetch_add_explicit(&x->stats.sends, 1,
+					  memory_order_relaxed);
+		atomic_fetch_add_explicit(&x->stats.bytes_sent, rq->tx_total,
+					  memory_order_relaxed);
+		if (rq->pub.no_reply)
+			lx_xprt_claim_outcome(rq, 0);
+		/* the reply may be in already: done() is ours to run then,
+		 * and the reference keeps the slot from being reused while
+		 * another completer races us for it */
+		lx_xprt_rq_get(rq);
+		st = atomic_load(&rq->st);
+		do {
+			nst = (st | RQ_SENT) & ~(uint64_t)RQ_XMIT;
+		} while (!atomic_compare_exchange_weak(&rq->st, &st, nst));
+		lx_xprt_unlock(&x->xmit_lock);
+		if (lx_xprt_unlikely(rq_flags(st) & RQ_OUTCOME)) {
+			struct xmit_defer d = {.rq = {rq}, .n = 1};
+
+			/* and its reference; a request its done() queued is
+			 * ours to send (xmit_send_later()), in a loop */
+			if (xmit_run_deferred(x, &d))
+				xmit_kick_after(
+					x, lx_xprt_xmit(x, LX_XPRT_XMIT_BATCH,
+							true));
+			return true;
+		}
+		lx_xprt_req_put(&rq->pub);
+		return true;
+	}
+	/* the rare rest, as xmit_round() does it */
+	if (nsent == 0 && rq->tx_done > 0) {
+		x->tx_partial = rq; /* its record must be finished first */
+	} else {
+		rq->tx_done = 0;
+		atomic_fetch_or(&rq->st, RQ_QUEUED);
+		atomic_fetch_and(&rq->st, ~(uint64_t)RQ_XMIT);
+		lx_xprt_xmitq_requeue(&x->xmitq, &rq->xnode);
+	}
+	if (r && r != -EAGAIN)
+		lx_xprt_conn_lost(x, cookie, r);
+	lx_xprt_unlock(&x->xmit_lock);
+	lx_xprt_kick_worker(x);
+	return true;
+}
+
 static void xmit_push(struct xprt *x, struct lx_xprt_rqst *rq)
 {
 	if (!xmit_later.tx && xmit_later.rx != x &&
-	    !lx_xprt_xmitq_len(&x->xmitq)) {
-		/* an idle connection: straight to the socket */
-		xmit_kick_after(x,
-				xmit_pre(x, LX_XPRT_XMIT_BATCH, true, &rq, 1));
-		return;
-	}
+	    !lx_xprt_xmitq_len(&x->xmitq) && xmit_one(x, rq))
+		return; /* an idle connection: straight to the socket */
 	lx_xprt_tsan_release(rq);
 	lx_xprt_xmitq_push(&x->xmitq, &rq->xnode);
 	if (xmit_send_later(x))
@@ -650,11 +622,11 @@ static void xmit_conn_down(struct xprt *x, bool early)
 	 * socket is reaped without the lock: reaping waits for the receive
 	 * thread, whose timer callbacks may need the lock themselves.
 	 */
-	pthread_mutex_lock(&x->xmit_lock);
-	pthread_mutex_unlock(&x->xmit_lock);
+	lx_xprt_lock(&x->xmit_lock);
+	lx_xprt_unlock(&x->xmit_lock);
 	x->ops->reap(x);
 
-	pthread_mutex_lock(&x->xmit_lock);
+	lx_xprt_lock(&x->xmit_lock);
 	if (x->tx_partial) {
 		struct lx_xprt_rqst *rq = x->tx_partial;
 
@@ -684,9 +656,9 @@ static void xmit_conn_down(struct xprt *x, bool early)
 			continue;
 		if (f & RQ_QUEUED) {
 			if (x->opts.policy == LX_XPRT_FAIL) {
-				pthread_mutex_unlock(&x->xmit_lock);
+				lx_xprt_unlock(&x->xmit_lock);
 				lx_xprt_req_fail(&rq->pub, -ECONNRESET);
-				pthread_mutex_lock(&x->xmit_lock);
+				lx_xprt_lock(&x->xmit_lock);
 			}
 			continue;
 		}
@@ -699,13 +671,13 @@ static void xmit_conn_down(struct xprt *x, bool early)
 		if (x->opts.policy == LX_XPRT_RESEND && !dead) {
 			lx_xprt_req_retransmit(&rq->pub);
 		} else {
-			pthread_mutex_unlock(&x->xmit_lock);
+			lx_xprt_unlock(&x->xmit_lock);
 			lx_xprt_req_fail(&rq->pub, -ECONNRESET);
-			pthread_mutex_lock(&x->xmit_lock);
+			lx_xprt_lock(&x->xmit_lock);
 		}
 	}
 	lx_xprt_cong_reset(&x->cong);
-	pthread_mutex_unlock(&x->xmit_lock);
+	lx_xprt_unlock(&x->xmit_lock);
 	if (cut) {
 		lx_xprt_try_complete(cut);
 		lx_xprt_req_put(&cut->pub);

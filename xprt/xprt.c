@@ -315,14 +315,14 @@ int lx_xprt_req_fail(struct lx_xprt_req *req, int status)
 	 * next moves: the queue may be stalled on credits for a long time.
 	 * A request half written to the stream cannot be withdrawn; the
 	 * stream is dropped so its memory is released promptly. */
-	pthread_mutex_lock(&x->xmit_lock);
+	lx_xprt_lock(&x->xmit_lock);
 	st = atomic_load(&rq->st);
 	if ((rq_flags(st) & RQ_QUEUED) &&
 	    lx_xprt_xmitq_remove(&x->xmitq, &rq->xnode))
 		atomic_fetch_and(&rq->st, ~(uint64_t)RQ_QUEUED);
 	if (x->tx_partial == rq && x->ops->shutdown)
 		lx_xprt_conn_lost(x, atomic_load(&x->cookie), -ECANCELED);
-	pthread_mutex_unlock(&x->xmit_lock);
+	lx_xprt_unlock(&x->xmit_lock);
 
 	lx_xprt_try_complete(rq);
 	return 0;

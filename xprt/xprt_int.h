@@ -31,6 +31,7 @@
 #include <libxprt/proto/xprt.h>
 
 #include "cong.h"
+#include "lock.h"
 #include "proto.h"
 #include "rqtree.h"
 #include "util.h"
@@ -223,7 +224,7 @@ struct xprt {
 	struct lx_xprt_cong cong;
 
 	/* transmit side */
-	pthread_mutex_t xmit_lock;
+	struct lx_xprt_lock xmit_lock;
 	struct lx_xprt_xmitq xmitq;
 	struct lx_xprt_rqst *tx_partial;
 	pthread_t worker;

@@ -198,7 +198,7 @@ enum bench_phase_kind {
  * @measured: completions count in the report
  * @depth: slots primed per job
  * @t_start: when the phase started
- * @t_measure: submissions before this are ramp (not counted)
+ * @t_measure: completions before this are ramp (not counted)
  * @t_end: completions after this are not counted and jobs stop
  *	(UINT64_MAX for a phase bounded by size or op count)
  * @ior_rep: repetition number of an ior phase, or -1

@@ -8,11 +8,22 @@
 #   bench-rdma-guest.sh OUT REPS RUNTIME
 #
 # Points: 4 KiB random read (depth 16), 512 KiB sequential read and write
-# (depth 4), one job, one connection.  Each point runs REPS times, ours
-# and the kernel's alternating (which goes first flips every repetition),
-# RUNTIME seconds each after a 1 s ramp.  Both clients read one pre-made
-# file and write another on nfsd's tmpfs export, so no run lays out data
-# and the reads never see what a write run left.
+# (depth 4), one job, one connection; over RDMA also the seed's collapse
+# case (4 KiB random reads, 16 jobs x 1,024 deep) and the 4 KiB point with
+# nfs3-bench's other registration modes (per-io, cache-unsafe: ours only,
+# paired with the kernel's run of the same repetition).  Each point runs
+# REPS times, ours and the kernel's alternating (which goes first flips
+# every repetition), RUNTIME seconds each after a 1 s ramp.  Both clients
+# read one pre-made file and write another on nfsd's tmpfs export, so no
+# run lays out data and the reads never see what a write run left.  Each
+# run also records the guest's busy CPU time (/proc/stat: client, nfsd,
+# rxe together) for a CPU-per-I/O figure measured the same way for both.
+#
+# Then, over RDMA, the system calls of 4 KiB random READs at depth 16 per
+# registration mode: nfs3-bench under strace for SYS_N1 and SYS_N2 READs,
+# the difference divided by SYS_N2 - SYS_N1 (start-up and tear-down cancel
+# out), each write(2) to the verbs device classified by its command (a Send
+# or Receive doorbell, a registration...).
 set -u
 OUT=$1
 REPS=${2:-3}
@@ -39,31 +50,44 @@ dd if=/dev/urandom of=/export/bench/file bs=1M count=$FILE_MB 2>/dev/null &&
 	cp /export/bench/file /export/bench/wfile || die "making the test files"
 echo "bench-rdma: kernel $(uname -r), $(nproc) vCPUs, file $FILE_MB MiB, $REPS repetition(s) of ${RT}s"
 
-# point NAME:RW:BS:DEPTH (BENCH_POINTS and BENCH_TRANSPORTS narrow a run)
-POINTS=${BENCH_POINTS:-randread-4k:randread:4k:16 read-512k:read:512k:4 write-512k:write:512k:4}
+# point NAME:RW:BS:DEPTH[:JOBS[:REG]] (BENCH_POINTS and BENCH_TRANSPORTS
+# narrow a run); a point with REG (an nfs3-bench --rdma-reg mode) runs ours
+# only, NAME being BASE~REG: the report pairs it with the kernel's BASE run
+BASE_POINTS="randread-4k:randread:4k:16 read-512k:read:512k:4 write-512k:write:512k:4"
+RDMA_POINTS=${BENCH_POINTS:-"$BASE_POINTS collapse-4k:randread:4k:1024:16 randread-4k~per-io:randread:4k:16:1:per-io randread-4k~cache-unsafe:randread:4k:16:1:cache-unsafe"}
+TCP_POINTS=${BENCH_POINTS:-$BASE_POINTS}
+SYS_N1=${SYS_N1:-500}
+SYS_N2=${SYS_N2:-1500}
 
 fname() { # rw: the file it uses
 	case $1 in *write*) echo wfile ;; *) echo file ;; esac
 }
 
-ours() { # transport point rw bs depth rep
+ours() { # transport point rw bs depth rep jobs reg
 	port=2049
 	[ "$1" = rdma ] && port=20049
 	"$NB" --server "$IP:$port" --export /export --mount-port 20048 \
 		--transport "$1" --filename "bench/$(fname "$3")" --size ${FILE_MB}m \
-		--rw "$3" --bs "$4" --iodepth "$5" --numjobs 1 \
+		--rw "$3" --bs "$4" --iodepth "$5" --numjobs "$7" \
+		${8:+--rdma-reg "$8"} \
 		--ramp_time 1 --time_based --runtime "$RT" --group_reporting --eta never \
 		--output-format json --output "$OUT/$1-$2-ours-$6.json" \
 		>"$OUT/$1-$2-ours-$6.log" 2>&1
 }
 
-kernel() { # transport point rw bs depth rep
+kernel() { # transport point rw bs depth rep jobs
 	fio --name=job --filename="$MNT/bench/$(fname "$3")" --size=${FILE_MB}m \
 		--ioengine=libaio --direct=1 --rw="$3" --bs="$4" \
-		--iodepth="$5" --numjobs=1 --ramp_time=1 --time_based --runtime="$RT" \
+		--iodepth="$5" --numjobs="$7" --ramp_time=1 --time_based --runtime="$RT" \
 		--time_based --group_reporting --output-format=json \
 		--output="$OUT/$1-$2-kernel-$6.json" \
 		>"$OUT/$1-$2-kernel-$6.log" 2>&1
+}
+
+# busy and total jiffies of all CPUs (/proc/stat's first line)
+cpu_ticks() {
+	awk '/^cpu / { t = 0; for (i = 2; i <= NF; i++) t += $i;
+		print t - $5 - $6, t; exit }' /proc/stat
 }
 
 # IOPS of a report for a progress line: the first "iops" is the read
@@ -75,16 +99,21 @@ iops() { # report rw
 		sed 's/.*: *//' | cut -d. -f1
 }
 
-run() { # who transport point rw bs depth rep
+run() { # who transport point rw bs depth rep jobs [reg]
 	who=$1
 	shift
 	t0=$(cut -d' ' -f1 /proc/uptime)
+	c0=$(cpu_ticks)
 	if "$who" "$@"; then
 		st=ok
 	else
 		st="FAILED (see $OUT/$1-$2-$who-$6.log)"
 	fi
+	c1=$(cpu_ticks)
 	t1=$(cut -d' ' -f1 /proc/uptime)
+	# busy/total jiffies over the run (start-up and ramp included: the
+	# report takes the busy fraction for the measured window)
+	echo "$c0 $c1 $(nproc)" >"$OUT/$1-$2-$who-$6.cpu"
 	printf '  %-5s %-11s %-6s rep %s: %6s IOPS  (%s, %.0fs)\n' "$1" "$2" \
 		"$who" "$6" "$(iops "$OUT/$1-$2-$who-$6.json" "$3")" "$st" \
 		"$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')"
@@ -101,23 +130,52 @@ for tr in ${BENCH_TRANSPORTS:-rdma tcp}; do
 	mount -t nfs -o $opts,mountport=20048,mountproto=tcp "$IP:/export" $MNT ||
 		die "mount -t nfs -o $opts"
 	echo "bench-rdma: $tr: kernel client mounted: $(grep " $MNT " /proc/mounts | cut -d' ' -f4)"
+	POINTS=$TCP_POINTS
+	[ $tr = rdma ] && POINTS=$RDMA_POINTS
 	rep=1
 	while [ $rep -le "$REPS" ]; do
 		for p in $POINTS; do
-			IFS=: read -r name rw bs depth <<EOF
+			IFS=: read -r name rw bs depth jobs reg <<EOF
 $p
 EOF
+			jobs=${jobs:-1}
+			if [ -n "$reg" ]; then
+				run ours $tr "$name" "$rw" "$bs" "$depth" $rep "$jobs" "$reg" || rc=1
+				continue
+			fi
 			if [ $((rep % 2)) = 1 ]; then
 				first=ours second=kernel
 			else
 				first=kernel second=ours
 			fi
-			run $first $tr "$name" "$rw" "$bs" "$depth" $rep || rc=1
-			run $second $tr "$name" "$rw" "$bs" "$depth" $rep || rc=1
+			run $first $tr "$name" "$rw" "$bs" "$depth" $rep "$jobs" || rc=1
+			run $second $tr "$name" "$rw" "$bs" "$depth" $rep "$jobs" || rc=1
 		done
 		rep=$((rep + 1))
 	done
 	umount $MNT || umount -l $MNT
 done
+
+# system calls per 4 KiB READ (depth 16) on the data path, per mode
+if command -v strace >/dev/null && [ -z "${NO_SYSCALLS:-}" ] &&
+	echo " ${BENCH_TRANSPORTS:-rdma tcp} " | grep -q ' rdma '; then
+	for reg in window per-io cache-unsafe; do
+		for n in $SYS_N1 $SYS_N2; do
+			strace -f -qq -y -x -s 8 -o "$OUT/sys-$reg-$n.trace" \
+				"$NB" --server "$IP:20049" --export /export --mount-port 20048 \
+				--transport rdma --filename bench/file --size ${FILE_MB}m \
+				--rw randread --bs 4k --iodepth 16 --numjobs 1 \
+				--rdma-reg "$reg" --number_ios "$n" --eta never \
+				--output-format json --output "$OUT/sys-$reg-$n.json" \
+				>"$OUT/sys-$reg-$n.log" 2>&1 || rc=1
+			# per system call name; a write or ioctl on the verbs
+			# device by its command (the first byte of the header)
+			awk -f "$RDMAVM_REPO/tests/rdma/bench-rdma-syscalls.awk" \
+				"$OUT/sys-$reg-$n.trace" >"$OUT/sys-$reg-$n.counts"
+			rm -f "$OUT/sys-$reg-$n.trace"
+		done
+		echo "  rdma  syscalls    $reg: $(awk '{ s += $2 } END { print s }' "$OUT/sys-$reg-$SYS_N2.counts") system calls for $SYS_N2 READs"
+	done
+fi
 rm -rf /export/bench
 exit $rc

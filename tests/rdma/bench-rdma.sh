@@ -3,20 +3,23 @@
 # libaio, O_DIRECT) on the same kernel nfsd in the test guest, over RDMA
 # and over TCP, side by side in one boot.
 #
-# usage: tests/rdma/bench-rdma.sh          # 3 repetitions of 5 s per point
+# usage: tests/rdma/bench-rdma.sh          # 5 repetitions of 5 s per point
 #        QUICK=1 tests/rdma/bench-rdma.sh  # 1 repetition of 3 s
 #
-#   1. image    the guest image plus fio (its own cache folder,
+#   1. image    the guest image plus fio and strace (its own cache folder,
 #               .cache/rdmavm-bench, so check-rdma's image stays small)
 #   2. compile  make rdma-tools (nfs3-bench linked for the guest)
 #   3. vm       one boot running tests/rdma/bench-rdma-guest.sh: every
-#               point REPS times, ours and the kernel's alternating
+#               point REPS times, ours and the kernel's alternating; then
+#               the system calls per 4 KiB READ in each registration mode
 #   4. report   tests/rdma/bench-rdma-report.py: medians, ratios ours/kernel
 #               (printed, and written to build/bench-rdma/results.md)
 #
 # The guest runs under TCG when the host has no usable KVM: absolute
 # figures are meaningless there, the ratio is the result.  Bounded: the
-# boot's budget is 540 s (QUICK 150 s); override with RDMA_BENCH_BUDGET.
+# boot's budget is 1500 s (QUICK 400 s); override with RDMA_BENCH_BUDGET.
+# SYS_N1/SYS_N2 set the READ counts of the system-call measurement,
+# NO_SYSCALLS=1 skips it.
 # REPS and RUNTIME override the repetitions and seconds per run;
 # BENCH_TRANSPORTS ("rdma tcp") and BENCH_POINTS (NAME:RW:BS:DEPTH ...,
 # see bench-rdma-guest.sh) narrow it, RDMA_BENCH_BIN picks another build
@@ -27,12 +30,14 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
 cd "$REPO" || exit 1
 if [ -n "${QUICK:-}" ] && [ "${QUICK}" != 0 ]; then
-	REPS=${REPS:-1} RUNTIME=${RUNTIME:-3} BUDGET=${RDMA_BENCH_BUDGET:-150}
+	REPS=${REPS:-1} RUNTIME=${RUNTIME:-3} BUDGET=${RDMA_BENCH_BUDGET:-400}
+	SYS_N1=${SYS_N1:-300} SYS_N2=${SYS_N2:-900}
 else
-	REPS=${REPS:-3} RUNTIME=${RUNTIME:-5} BUDGET=${RDMA_BENCH_BUDGET:-540}
+	REPS=${REPS:-5} RUNTIME=${RUNTIME:-5} BUDGET=${RDMA_BENCH_BUDGET:-1500}
 fi
 export RDMAVM_DIR=${RDMAVM_BENCH_DIR:-$REPO/.cache/rdmavm-bench}
-export EXTRA_PKGS="${EXTRA_PKGS:-} fio" EXTRA_BINS="${EXTRA_BINS:-} /usr/bin/fio"
+export EXTRA_PKGS="${EXTRA_PKGS:-} fio strace"
+export EXTRA_BINS="${EXTRA_BINS:-} /usr/bin/fio /usr/bin/strace"
 RES=$REPO/build/bench-rdma
 RAW=$RES/raw
 T0=$(date +%s)
@@ -53,6 +58,8 @@ NB_DIR=${RDMA_BENCH_BIN:-$REPO/build/rdma}
 	-e "RDMAVM_BIN=$REPO/build/rdma" -e "RDMAVM_BENCH=$NB_DIR" \
 	${BENCH_POINTS:+-e "BENCH_POINTS=$BENCH_POINTS"} \
 	${BENCH_TRANSPORTS:+-e "BENCH_TRANSPORTS=$BENCH_TRANSPORTS"} \
+	${SYS_N1:+-e "SYS_N1=$SYS_N1"} ${SYS_N2:+-e "SYS_N2=$SYS_N2"} \
+	${NO_SYSCALLS:+-e "NO_SYSCALLS=$NO_SYSCALLS"} \
 	"$HERE/bench-rdma-guest.sh" "$RAW" "$REPS" "$RUNTIME"
 rc=$?
 echo

@@ -624,7 +624,7 @@ static void ccall_done(struct lx_call *call, int status, void *arg)
 
 /* One call of scenario @sc; returns its status. */
 static int run(enum scen sc, uint32_t proc, uint8_t *mem, enum after_op after,
-	       unsigned int timeo_ms, struct ccall *c)
+	       unsigned int deadline_ms, struct ccall *c)
 {
 	struct iovec iov = {.iov_base = mem, .iov_len = LEN};
 	uint32_t arg = LEN;
@@ -633,7 +633,7 @@ static int run(enum scen sc, uint32_t proc, uint8_t *mem, enum after_op after,
 		.enc = (xdrproc_t)x_u32,
 		.args = &arg,
 		.dec = (xdrproc_t)x_u32,
-		.timeo_ms = timeo_ms,
+		.deadline_ms = deadline_ms,
 	};
 	int r;
 
@@ -752,7 +752,9 @@ int main(int argc, char **argv)
 	o.transport = LX_XPRT_TRANSPORT_RDMA;
 	o.max_reqs = 8;
 	o.timeo_ms = 5000;
-	o.retrans = LX_RPC_NO_RETRANS;
+	/* calls survive the connections the scenarios break; the ones that
+	 * must end do so at their deadline */
+	o.hard = true;
 	o.rdma = &ro;
 	r = lx_rpc_create(&cl, &o);
 	if (r) {

@@ -37,7 +37,7 @@
 
 static const char *host = "10.0.2.15";
 static unsigned int port = LX_XPRT_RDMA_NFS_PORT;
-static unsigned int count = 2000, depth = 32, nconnect = 1;
+static unsigned int count = 2000, depth = 32, nconnect = 1, max_reqs = 64;
 /* the guest may stall for seconds on a busy host: a long ACK timeout
  * keeps rxe from declaring the peer dead (see lx_xprt_rdma_opts) */
 #define TOOL_ACK_TIMEOUT 20
@@ -89,6 +89,7 @@ struct pipe_state {
 	struct lx_call calls[PIPE_MAX];
 	struct lx_call *freel[PIPE_MAX]; /* call objects not in flight */
 	unsigned int nfree;
+	double last, max_gap; /* the longest wait between completions */
 };
 
 static void null_done(struct lx_call *call, int status, void *arg);
@@ -114,6 +115,15 @@ static void null_done(struct lx_call *call, int status, void *arg)
 	ps->freel[ps->nfree++] = call;
 	ps->inflight--;
 	ps->done++;
+	if (ps->last) {
+		double t = now_s();
+
+		if (t - ps->last > ps->max_gap)
+			ps->max_gap = t - ps->last;
+		ps->last = t;
+	} else {
+		ps->last = now_s();
+	}
 	if (status) {
 		ps->errors++;
 		if (!ps->first_err)
@@ -151,7 +161,7 @@ static int make_client(struct lx_rpc_clnt **cl, uint16_t p, unsigned int timeo,
 	o.prog = 100003;
 	o.vers = 3;
 	o.transport = LX_XPRT_TRANSPORT_RDMA;
-	o.max_reqs = 64;
+	o.max_reqs = max_reqs;
 	o.nconnect = nconnect; /* connections share one registered pool */
 	o.timeo_ms = timeo;
 	o.rdma = ro ? ro : &stall_ro;
@@ -218,11 +228,12 @@ static void test_pipeline(struct lx_rpc_clnt *cl)
 	sum_stats(cl, &st);
 	report("pipeline", !ps.errors,
 	       "%u NULL calls, %u in flight on %u connection(s): %.0f "
-	       "calls/s (%.0f us/call), "
+	       "calls/s (%.0f us/call, longest wait %.0f ms), "
 	       "%u errors (first %s); receives %llu in %llu doorbells, "
 	       "sends %llu of which %llu signalled",
 	       count, depth, lx_rpc_nconnect(cl), count / dt, dt * 1e6 / count,
-	       ps.errors, ps.first_err ? lx_strerror(ps.first_err) : "none",
+	       ps.max_gap * 1e3, ps.errors,
+	       ps.first_err ? lx_strerror(ps.first_err) : "none",
 	       (unsigned long long)(st.recvs_posted - st0.recvs_posted),
 	       (unsigned long long)(st.recv_doorbells - st0.recv_doorbells),
 	       (unsigned long long)(st.sends - st0.sends),
@@ -389,7 +400,7 @@ int main(int argc, char **argv)
 	int c, r;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((c = getopt(argc, argv, "a:p:n:d:r:Tb:c:")) != -1) {
+	while ((c = getopt(argc, argv, "a:p:n:d:m:r:Tb:c:")) != -1) {
 		switch (c) {
 		case 'a':
 			host = optarg;
@@ -404,6 +415,9 @@ int main(int argc, char **argv)
 			depth = (unsigned int)atoi(optarg);
 			if (depth > PIPE_MAX)
 				depth = PIPE_MAX;
+			break;
+		case 'm':
+			max_reqs = (unsigned int)atoi(optarg);
 			break;
 		case 'r':
 			refused = (unsigned int)atoi(optarg);
@@ -420,7 +434,8 @@ int main(int argc, char **argv)
 		default:
 			fprintf(stderr,
 				"usage: rdma_null [-a IP] [-p PORT] [-n COUNT] "
-				"[-d DEPTH] [-c NCONNECT] [-b BUSY_US] "
+				"[-d DEPTH] [-m MAX_REQS] [-c NCONNECT] "
+				"[-b BUSY_US] "
 				"[-r CLOSED_PORT] "
 				"[-T]\n");
 			return 2;

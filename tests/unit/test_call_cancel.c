@@ -106,13 +106,13 @@ static void obj_done(struct lx_call *call, int status, void *arg)
 
 	if (!atomic_exchange(&o->inflight, false))
 		atomic_fetch_add(&r->twice, 1);
-	atomic_fetch_add(&o->dones, 1);
 	if (!status)
 		atomic_fetch_add(&o->ok, 1);
 	else if (status == -ECANCELED)
 		atomic_fetch_add(&o->canceled, 1);
 	else
 		atomic_fetch_add(&o->other, 1);
+	atomic_fetch_add(&o->dones, 1); /* last: a waiter reads the status */
 	(void)call;
 	if (o->role != VICTIM && !atomic_load(&r->stop))
 		obj_start(o, LX_CALL_NOWAIT);
@@ -190,7 +190,9 @@ static void run_race(struct run *r)
 		r->v[i].run = r;
 		r->v[i].role = VICTIM;
 		obj_start(&r->v[i], 0);
-		while (atomic_load(&r->v[i].inflight))
+		/* dones, not inflight: done() clears inflight before it
+		 * counts the status, and dones after */
+		while (!atomic_load(&r->v[i].dones))
 			usleep(100);
 		assert_int_equal(atomic_load(&r->v[i].ok), 1);
 	}
