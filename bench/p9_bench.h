@@ -87,10 +87,10 @@ struct p9b_sess {
 	bool locks_init;
 	/* recovery backoff (s->rlock): a session lost within
 	 * P9B_EARLY_NS of being made waits before the next, doubling */
-	uint64_t since;	     /* monotonic ns the session was made */
-	uint64_t backoff_ns; /* 0: none due */
-	uint64_t replies0;   /* its transport's replies once set up */
-	_Atomic bool said;   /* "not responding" said for this episode */
+	uint64_t since;		/* monotonic ns the session was made */
+	uint64_t backoff_ns;	/* 0: none due */
+	uint64_t replies0;	/* its transport's replies once set up */
+	_Atomic bool said;	/* "not responding" said for this episode */
 	unsigned int early_gen; /* last generation lost early, + 1 */
 };
 
@@ -129,7 +129,7 @@ struct p9b_io {
 	_Atomic unsigned int lost_gen; /* the generation it was lost on */
 	_Atomic int lost_err;
 	unsigned int early_losses; /* sessions lost early under it */
-	_Atomic bool inflight; /* between submit() and bench_io_done() */
+	_Atomic bool inflight;	   /* between submit() and bench_io_done() */
 	unsigned int nparts;
 	unsigned int next; /* first part not sent yet */
 	unsigned int resends;

@@ -50,7 +50,7 @@
 #include "p9_bench.h"
 
 /* Sendings of one I/O, the first included, before it fails for good */
-#define P9B_MAX_RESENDS 16u
+#define P9B_MAX_RESENDS	     16u
 /* soft: sessions lost early with the I/O in flight before it fails */
 #define P9B_EARLY_LOSS_LIMIT 3u
 
