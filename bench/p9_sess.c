@@ -152,17 +152,18 @@ static int p9b_connect_one(struct p9b *p, uint32_t msize, unsigned int max_reqs,
 static int p9b_connect_setup(struct p9b *p, uint32_t msize,
 			     unsigned int max_reqs, struct lx_p9_clnt **cp)
 {
-	char err[256];
+	char err[512];
 	const char *hint = "";
 	int ret;
 
 	ret = p9b_connect_one(p, msize, max_reqs, cp, err, sizeof(err));
 	if (!ret)
 		return 0;
-	if (strstr(err, "Tattach"))
+	if (strstr(err, "refused Tattach"))
 		hint = "\n  (--aname: diod wants the exported directory's "
 		       "absolute path, ganesha the\n  export's pseudo path)";
-	else if (strstr(err, "Tversion") || ret == -EPROTONOSUPPORT)
+	else if ((strstr(err, "Tversion") && !strstr(err, "9P server?")) ||
+		 ret == -EPROTONOSUPPORT)
 		hint = "\n  (is that port a 9P2000.L server's?)";
 	bench_error("%s%s", err, hint);
 	return ret;
