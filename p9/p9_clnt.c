@@ -163,7 +163,7 @@ static int lx_p9_negotiate(struct lx_p9_clnt *c)
 			     c->host, c->opts.port,
 			     lx_p9_step_why(c, err, why, sizeof(why)),
 			     err == -ECONNRESET || err == -ENOTCONN ?
-				     ": is that port a 9P server?" :
+				     ": is that port a 9P2000.L server?" :
 				     "",
 			     lx_p9_seen(c, seen, sizeof(seen)));
 		return err;

@@ -385,13 +385,14 @@ static void test_reset_on_accept_fails_create(void **state)
 	/* the reset lands before Tversion is sent or after: either way the
 	 * session is gone, and the message asks whether that port is 9P */
 	setup_fails("reset_on_accept", NULL, -ECONNRESET, -ENOTCONN, FAST,
-		    "a 9P server?");
+		    "a 9P2000.L server?");
 }
 
 static void test_short_record_drops_the_connection(void **state)
 {
 	(void)state;
-	setup_fails("short_record", NULL, -ECONNRESET, 0, FAST, "a 9P server?");
+	setup_fails("short_record", NULL, -ECONNRESET, 0, FAST,
+		    "a 9P2000.L server?");
 }
 
 static void test_garbage_drops_the_connection(void **state)
