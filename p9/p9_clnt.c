@@ -110,6 +110,15 @@ static int lx_p9_make_pool(struct lx_p9_clnt *c, struct lx_xprt_pool **pp,
 	return lx_xprt_pool_create(pp, &po);
 }
 
+/* What the session's connection saw, for a set-up step's message. */
+static const char *lx_p9_seen(struct lx_p9_clnt *c, char *buf, size_t len)
+{
+	struct lx_xprt_stats st;
+
+	lx_xprt_stats(c->x, &st);
+	return lx_xprt_stats_explain(&st, buf, len);
+}
+
 /* Tversion: agree on 9P2000.L and msize. */
 static int lx_p9_negotiate(struct lx_p9_clnt *c)
 {
@@ -131,8 +140,13 @@ static int lx_p9_negotiate(struct lx_p9_clnt *c)
 				strerror(-err));
 			return -EPROTONOSUPPORT;
 		}
-		lx_p9_errmsg(&c->opts, "Tversion to %s:%u: %s", c->host,
-			     c->opts.port, lx_strerror(err));
+		char seen[256];
+
+		lx_p9_errmsg(
+			&c->opts, "Tversion to %s:%u failed: %s%s (seen: %s)",
+			c->host, c->opts.port, lx_strerror(err),
+			err == -ECONNRESET ? ": is that port a 9P server?" : "",
+			lx_p9_seen(c, seen, sizeof(seen)));
 		return err;
 	}
 	v = &res.rx.u.version.version;
@@ -182,6 +196,17 @@ static int lx_p9_attach_root(struct lx_p9_clnt *c)
 		return err;
 	err = lx_p9_attach(c, c->root_fid, LX_P9_NOFID, c->uname, c->aname,
 			   c->opts.n_uname, &c->root_qid);
+	if (err == -ETIMEDOUT || err == -ECONNRESET || err == -ENOTCONN ||
+	    err == -EPROTO) {
+		char seen[256];
+
+		lx_p9_errmsg(&c->opts,
+			     "Tattach(aname \"%s\") to %s:%u failed: %s (seen: "
+			     "%s)",
+			     c->aname, c->host, c->opts.port, lx_strerror(err),
+			     lx_p9_seen(c, seen, sizeof(seen)));
+		return err;
+	}
 	if (err) {
 		lx_p9_errmsg(
 			&c->opts,

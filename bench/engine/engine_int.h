@@ -130,6 +130,9 @@ struct bench_opts {
 	unsigned int iodepth;
 	unsigned int numjobs;
 	unsigned int nconnect;
+	unsigned int timeo_ds; /* --timeo (deciseconds), 0: the back-end's */
+	int retrans;	       /* --retrans, -1: the back-end's */
+	bool hard;	       /* --hard (--soft: the default) */
 	uint64_t runtime_ns;
 	uint64_t ramp_ns;
 	uint64_t number_ios;
