@@ -79,8 +79,11 @@ static unsigned int setup_ms(const struct lx_nfs3_opts *o)
  * retransmissions)".
  */
 static void step_why(const struct lx_nfs3_opts *o, struct lx_rpc_clnt *rc,
-		     int err, const char *service, char *buf, size_t len)
+		     int err, const char *service, uint64_t t0, char *buf,
+		     size_t len)
 {
+	double secs = (double)(lx_xprt_now_ns() - t0) / 1e9;
+
 	struct lx_xprt_stats sum = {0}, st;
 	char seen[256];
 	unsigned int i;
@@ -97,12 +100,14 @@ static void step_why(const struct lx_nfs3_opts *o, struct lx_rpc_clnt *rc,
 	}
 	lx_xprt_stats_explain(&sum, seen, sizeof(seen));
 	if (err == -ETIMEDOUT)
-		snprintf(buf, len, "no reply within %.1f s (seen: %s)",
-			 (double)setup_ms(o) / 1000.0, seen);
+		snprintf(buf, len,
+			 "no reply in %.1f s (the step's bound: %.1f s; "
+			 "--timeo/--retrans may end it sooner) (seen: %s)",
+			 secs, (double)setup_ms(o) / 1000.0, seen);
 	else if (err == -ECONNRESET)
 		snprintf(buf, len,
 			 "the server closed the connection each time before "
-			 "replying: is that port a %s service? (seen: %s)",
+			 "replying: is that port %s service? (seen: %s)",
 			 service, seen);
 	else
 		snprintf(buf, len, "%s (seen: %s)", lx_strerror(err), seen);
@@ -192,6 +197,7 @@ static int do_mnt(const struct lx_nfs3_opts *o, struct lx_nfs3_fh *root)
 	char names[256];
 	struct lx_nfs3_mnt_res res;
 	struct lx_rpc_clnt *mc;
+	uint64_t t0;
 	int err;
 
 	err = lx_nfs3_mnt_clnt_create(&mc, o);
@@ -201,11 +207,12 @@ static int do_mnt(const struct lx_nfs3_opts *o, struct lx_nfs3_fh *root)
 		return err;
 	}
 	memset(&res, 0, sizeof(res));
+	t0 = lx_xprt_now_ns();
 	err = lx_nfs3_mnt_mnt(mc, o->export_path, &res);
 	if (err == -ETIMEDOUT || err == -ECONNRESET || err == -EBADMSG) {
 		char why[512];
 
-		step_why(o, mc, err, "MOUNT v3", why, sizeof(why));
+		step_why(o, mc, err, "a MOUNT v3", t0, why, sizeof(why));
 		lx_nfs3_seterr(o, "MNT %s on %s failed: %s", o->export_path,
 			       lx_xprt_peer(lx_rpc_xprt(mc, 0)), why);
 		lx_rpc_destroy(mc);
@@ -277,6 +284,7 @@ static int nfs3_connect(struct lx_nfs3_clnt **cp,
 			const struct lx_nfs3_opts *opts,
 			const struct lx_nfs3_fh *root)
 {
+	uint64_t t0;
 	struct lx_rpc_opts ro;
 	struct lx_nfs3_clnt *c;
 	int err;
@@ -306,12 +314,13 @@ static int nfs3_connect(struct lx_nfs3_clnt **cp,
 		goto out_free;
 	}
 	c->deadline_ms = setup_ms(opts);
+	t0 = lx_xprt_now_ns();
 	err = lx_nfs3_fsinfo(c, &c->root, &c->fsinfo);
 	c->deadline_ms = 0;
 	if (err == -ETIMEDOUT || err == -ECONNRESET || err == -EBADMSG) {
 		char why[512];
 
-		step_why(opts, c->rpc, err, "NFS v3", why, sizeof(why));
+		step_why(opts, c->rpc, err, "an NFS v3", t0, why, sizeof(why));
 		lx_nfs3_seterr(opts, "FSINFO of the root on %s failed: %s",
 			       lx_xprt_peer(lx_rpc_xprt(c->rpc, 0)), why);
 		goto out_rpc;

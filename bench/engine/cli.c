@@ -88,6 +88,10 @@ enum {
 	OPT_LOG_AVG_MSEC,
 	OPT_LOG_HIST_MSEC,
 	OPT_PER_JOB_LOGS,
+	OPT_TIMEO,
+	OPT_RETRANS,
+	OPT_HARD,
+	OPT_SOFT,
 	OPT_NOTE,     /* a fio option accepted with a note */
 	OPT_FIO_ONLY, /* a fio option with no meaning here */
 	OPT_BACKEND_BASE = 1000,
@@ -125,6 +129,11 @@ static const struct bench_optdef engine_opts[] = {
 	{"file_per_job", OPT_FILE_PER_JOB, FA_NONE, true},
 	{"directory", OPT_DIRECTORY, FA_REQ, false},
 	{"nconnect", OPT_NCONNECT, FA_REQ, false},
+	/* mount-style (nfs(5)), ours: spelled out in full */
+	{"timeo", OPT_TIMEO, FA_REQ, true},
+	{"retrans", OPT_RETRANS, FA_REQ, true},
+	{"hard", OPT_HARD, FA_NONE, true},
+	{"soft", OPT_SOFT, FA_NONE, true},
 	{"verify", OPT_VERIFY, FA_BARE, false},
 	{"output-format", OPT_OUTPUT_FORMAT, FA_REQ, false},
 	{"minimal", OPT_MINIMAL, FA_NONE, false},
@@ -243,28 +252,6 @@ const char *bench_rw_name(enum bench_rw rw)
 	return rw < RW_NR ? rw_names[rw] : "?";
 }
 
-bool bench_rw_reads(enum bench_rw rw)
-{
-	return rw == RW_READ || rw == RW_RANDREAD || rw == RW_RANDRW ||
-	       rw == RW_RW;
-}
-
-bool bench_rw_writes(enum bench_rw rw)
-{
-	return rw == RW_WRITE || rw == RW_RANDWRITE || rw == RW_RANDRW ||
-	       rw == RW_RW;
-}
-
-bool bench_rw_random(enum bench_rw rw)
-{
-	return rw == RW_RANDREAD || rw == RW_RANDWRITE || rw == RW_RANDRW;
-}
-
-bool bench_rw_meta(enum bench_rw rw)
-{
-	return rw == RW_NULL || rw == RW_GETATTR;
-}
-
 void bench_opts_defaults(struct bench_opts *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -277,6 +264,7 @@ void bench_opts_defaults(struct bench_opts *o)
 	o->size = 64ull << 20;
 	o->iodepth = 1;
 	o->numjobs = 1;
+	o->retrans = -1; /* the back-end's */
 	o->nconnect = 1;
 	o->rwmixread = 50;
 	o->fmt = FMT_NORMAL;
@@ -859,6 +847,18 @@ static int apply_engine_opt(struct bench *b, int id, const char *name,
 	case OPT_NCONNECT:
 		ret = parse_count(name, arg, 1, 16, &v);
 		o->nconnect = (unsigned int)v;
+		break;
+	case OPT_TIMEO: /* deciseconds, as nfs(5) */
+		ret = parse_count(name, arg, 1, 36000, &v);
+		o->timeo_ds = (unsigned int)v;
+		break;
+	case OPT_RETRANS:
+		ret = parse_count(name, arg, 0, 100, &v);
+		o->retrans = (int)v;
+		break;
+	case OPT_HARD:
+	case OPT_SOFT:
+		o->hard = id == OPT_HARD;
 		break;
 	case OPT_VERIFY:
 		if (!arg || !strcmp(arg, "1") || !strcmp(arg, "yes"))

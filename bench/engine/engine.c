@@ -40,6 +40,11 @@ static void on_sigint(int sig)
 	bench_sigint = 1;
 }
 
+bool bench_interrupted(void)
+{
+	return bench_sigint != 0;
+}
+
 static size_t round_up(size_t v, size_t a)
 {
 	return (v + a - 1) / a * a;
@@ -148,6 +153,9 @@ static void fill_config(struct bench *b)
 	c->prog = bench_prog_name;
 	c->transport = o->transport;
 	c->nconnect = o->nconnect;
+	c->timeo_ds = o->timeo_ds;
+	c->retrans = o->retrans;
+	c->hard = o->hard;
 	c->uid = o->uid;
 	c->gid = o->gid;
 	c->numjobs = o->numjobs;
@@ -650,6 +658,8 @@ static int report_errors(struct bench *b)
 		}
 	}
 	explain_io_error(b, first_io);
+	if (first_io && b->ops->explain)
+		b->ops->explain(b->priv, first_io);
 	return status;
 }
 

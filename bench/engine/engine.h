@@ -97,6 +97,9 @@ struct bench_config {
 	const char *prog;
 	enum bench_transport transport;
 	unsigned int nconnect;
+	unsigned int timeo_ds; /* --timeo, deciseconds; 0: the back-end's */
+	int retrans;	       /* --retrans; -1: the back-end's */
+	bool hard;	       /* --hard: retry for ever; default soft */
 	uint32_t uid, gid;
 	unsigned int numjobs;
 	unsigned int iodepth;
@@ -305,6 +308,9 @@ typedef void (*bench_stat_fn)(void *arg, const char *name, uint64_t value);
  *	"host:/export", named in the hint the engine prints after an I/O
  *	error whose cause is on the server's side (full, read-only, refused,
  *	removed).  Called from the main thread after the run.
+ * @explain: optional; after the engine reported a failed I/O (@err its
+ *	errno), the back-end's word about it: what the transports saw, the
+ *	option to change (--timeo, --hard...).  Main thread, after the run.
  * @url_scheme: optional; "nfs", "9p": the URL scheme this back-end reads
  *	(with @url)
  * @url: store the server of @u, a --server URL (@file NULL) or a
@@ -337,6 +343,7 @@ struct bench_backend_ops {
 	void (*job_close)(void *priv, struct bench_job_info *job);
 	void (*stats)(void *priv, bench_stat_fn fn, void *arg);
 	const char *(*where)(void *priv);
+	void (*explain)(void *priv, int err);
 	const char *url_scheme;
 	int (*url)(void *priv, const struct bench_url *u, char *file,
 		   size_t len);
@@ -413,6 +420,24 @@ int bench_main(const struct bench_backend_ops *ops, int argc, char **argv);
  * never from a completion, which must not block on a terminal.
  */
 void bench_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/**
+ * bench_interrupted() - has the run been interrupted (SIGINT, SIGTERM)?
+ *
+ * For a back-end's own waits (a backoff before re-establishing a
+ * session): they end early when this turns true.  Any thread.
+ */
+bool bench_interrupted(void);
+
+/**
+ * bench_xprt_log() - a libxprt log hook (lx_xprt_log_fn, @arg unused):
+ * "prog: server HOST:PORT not responding, still trying" on stderr, one
+ * write per line
+ *
+ * Context: library threads (receive threads, transmit workers); the lines
+ * are rare (one per episode) and written whole with one write().
+ */
+void bench_xprt_log(void *arg, int level, const char *msg);
 
 /**
  * bench_parse_size() - parse a size the fio way

@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <strings.h>
 
 #include "engine_int.h"
@@ -182,4 +183,26 @@ int bench_parse_time(const char *s, uint64_t *out_ns)
 		if (!strcasecmp(suf, units[i].unit))
 			return mul_check(v, units[i].ns, out_ns);
 	return -EINVAL;
+}
+
+void bench_xprt_log(void *arg, int level, const char *msg)
+{
+	char line[512];
+	int n;
+
+	(void)arg;
+	(void)level;
+	if (bench_mute)
+		return;
+	if (bench_msg_rank >= 0)
+		n = snprintf(line, sizeof(line), "%s[rank %d]: %s\n",
+			     bench_prog_name, bench_msg_rank, msg);
+	else
+		n = snprintf(line, sizeof(line), "%s: %s\n", bench_prog_name,
+			     msg);
+	if (n > (int)sizeof(line) - 1)
+		n = (int)sizeof(line) - 1;
+	/* one write: whole lines even from several threads */
+	if (write(STDERR_FILENO, line, (size_t)n) < 0)
+		return;
 }

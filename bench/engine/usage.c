@@ -121,7 +121,19 @@ void bench_usage(struct bench *b, FILE *f)
 	fputs("\nConnection:\n"
 	      "  --transport tcp|rdma [tcp]\n"
 	      "  --nconnect N         connections shared by all jobs [1]\n"
-	      "  --uid N, --gid N     credentials [the caller's]\n",
+	      "  --uid N, --gid N     credentials [the caller's]\n"
+	      "  --timeo N            mount-style timeout in tenths of a "
+	      "second (nfs(5))\n"
+	      "                       [NFS: 600, doubling per retransmission; "
+	      "9P: 300]\n"
+	      "  --retrans N          retransmissions before a call fails "
+	      "[NFS: 2; 9P: 0]\n"
+	      "  --soft, --hard       soft (default): a call fails after "
+	      "--retrans, a set-up\n"
+	      "                       step after 30 s, with a message; hard: "
+	      "retry for ever,\n"
+	      "                       saying \"server not responding, still "
+	      "trying\" once\n",
 	      f);
 	fputs("\nOutput:\n"
 	      "  --output-format normal|json|json+|terse[,...]   fio's "

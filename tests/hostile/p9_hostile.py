@@ -57,12 +57,26 @@ answered correctly; Tflush gets Rflush unless said otherwise):
                       its data, then nothing more (the connection stays
                       open)
   version_unknown     (Tversion) Rversion with version "unknown"
+The counterparts of the RPC suite's misbehaving connections, at the first
+message (Tversion):
+  reset_on_accept     resets every connection (RST) as soon as accepted
+  short_record        a message whose size field is 5 (shorter than
+                      size+type+tag), then close
+  garbage             64 random bytes for every message, forever
+  unknown_tag_forever Rversion under tag XOR 0x8000 only, forever
+  trickle             the correct Rversion one byte every --delay s (1.0)
+  no_read             accepts and never reads
+  rlerror_storm       Tversion and Tattach answered, then Rlerror(EIO) to
+                      every message, forever
+Every connection is logged as "CONN conn=<n> t=<monotonic s>".
 """
 import argparse
+import os
 import socket
 import struct
 import sys
 import threading
+import time
 
 NOTAG = 0xFFFF
 HDR = 7
@@ -79,7 +93,9 @@ SCENARIOS = (
     "size_under_header", "string_past_end", "count_over_request",
     "truncated_data", "rflush_unflushed", "rlerror_to_tflush", "wrong_type",
     "rerror_107", "drop", "drop_noflush", "late_reply", "close_on_read",
-    "stall_mid_reply", "version_unknown",
+    "stall_mid_reply", "version_unknown", "reset_on_accept", "short_record",
+    "garbage", "unknown_tag_forever", "trickle", "no_read",
+    "rlerror_storm",
 )
 
 
@@ -132,6 +148,8 @@ class Conn:
         self.msize = args.msize
         self.log = log
         self.held = None  # (tag, offset, count) of a held Tread
+        self.delay = args.delay
+        self.file_size = args.file_size
 
     def recv_exact(self, n):
         buf = b""
@@ -161,13 +179,28 @@ class Conn:
             line += " oldtag=%d" % struct.unpack_from("<H", body)[0]
         self.log(line)
         sc = self.sc
+        if sc == "short_record":
+            self.send(struct.pack("<IBH", 5, 101, tag))
+            raise Closed()
+        if sc == "garbage":
+            self.send(os.urandom(64))
+            return
         if mtype == T["Tversion"]:
             msize = struct.unpack_from("<I", body)[0]
             self.msize = min(msize, self.max_msize)
             ver = "unknown" if sc == "version_unknown" else "9P2000.L"
-            self.send(msg(101, tag, struct.pack("<I", self.msize) + s9(ver)))
+            rep = msg(101, tag if sc != "unknown_tag_forever" else
+                      tag ^ 0x8000, struct.pack("<I", self.msize) + s9(ver))
+            if sc == "trickle":
+                for i in range(len(rep)):
+                    time.sleep(self.delay)
+                    self.send(rep[i:i + 1])
+                return
+            self.send(rep)
         elif mtype == T["Tattach"]:
             self.send(msg(105, tag, qid(1, 0x80)))
+        elif sc == "rlerror_storm":
+            self.send(msg(RLERROR, tag, struct.pack("<I", 5)))
         elif mtype == T["Twalk"]:
             nwname = struct.unpack_from("<H", body, 8)[0]
             qids = b"".join(qid(100 + i) for i in range(nwname))
@@ -179,7 +212,8 @@ class Conn:
         elif mtype == T["Tgetattr"]:
             self.send(msg(25, tag, struct.pack("<Q", 0x7FF) + qid(100) +
                           struct.pack("<III", 0o100644, 0, 0) +
-                          struct.pack("<15Q", *([1] * 15))))
+                          struct.pack("<15Q", 1, 1, self.file_size,
+                                      *([1] * 12))))
         elif mtype == T["Treadlink"]:
             if sc == "string_past_end":
                 # length 100, then only 3 bytes: size counts what is sent
@@ -246,6 +280,13 @@ class Conn:
 
 def serve_conn(sock, n, args, log):
     try:
+        if args.scenario == "reset_on_accept":
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                            struct.pack("ii", 1, 0))
+            raise Closed()
+        if args.scenario == "no_read":
+            while True:
+                time.sleep(3600)
         Conn(sock, n, args, log).serve()
     except (Closed, OSError, struct.error):
         pass
@@ -264,6 +305,10 @@ def main():
     ap.add_argument("--host", default="127.0.0.1")
     ap.add_argument("--log")
     ap.add_argument("--msize", type=int, default=65536)
+    ap.add_argument("--delay", type=float, default=1.0,
+                    help="trickle: seconds between bytes (1.0)")
+    ap.add_argument("--file-size", type=int, default=1,
+                    help="the size Rgetattr gives every file (1)")
     ap.add_argument("--list", action="store_true")
     args = ap.parse_args()
     if args.list:
@@ -282,6 +327,7 @@ def main():
         sock, _ = ls.accept()
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         n += 1
+        log("CONN conn=%d t=%.3f" % (n, time.monotonic()))
         threading.Thread(target=serve_conn, args=(sock, n, args, log),
                          daemon=True).start()
 

@@ -16,6 +16,7 @@ import socket
 import struct
 import subprocess
 import sys
+import time
 import tempfile
 import unittest
 
@@ -63,8 +64,14 @@ class Server:
         os.unlink(self.log)
 
     def log_lines(self):
+        """The MSG lines (CONN lines: conns())."""
         with open(self.log) as f:
-            return f.read().splitlines()
+            return [ln for ln in f.read().splitlines()
+                    if not ln.startswith("CONN ")]
+
+    def conns(self):
+        with open(self.log) as f:
+            return sum(ln.startswith("CONN ") for ln in f)
 
 
 class Client:
@@ -294,6 +301,69 @@ class T(unittest.TestCase):
             c.s.sendall(tread())
             self.assertTrue(c.eof())
         self.run_sc("close_on_read", fn)
+
+    def test_reset_on_accept(self):
+        srv = Server("reset_on_accept")
+        try:
+            for _ in range(2):
+                try:  # the RST may beat the handshake's end
+                    c = Client(srv.port)
+                    self.assertTrue(c.eof())
+                    c.s.close()
+                except ConnectionResetError:
+                    pass
+            self.assertEqual(srv.conns(), 2)
+        finally:
+            srv.close()
+
+    def test_short_record(self):
+        def fn(c, srv):
+            c.s.sendall(m(100, 0xFFFF, struct.pack("<IH", 8192, 8) +
+                          b"9P2000.L"))
+            self.assertEqual(c.rx(7), struct.pack("<IBH", 5, 101, 0xFFFF))
+            self.assertTrue(c.eof())
+        self.run_sc("short_record", fn)
+
+    def test_garbage(self):
+        def fn(c, srv):
+            c.s.sendall(m(100, 0xFFFF, struct.pack("<IH", 8192, 8) +
+                          b"9P2000.L"))
+            self.assertEqual(len(c.rx(64)), 64)
+        self.run_sc("garbage", fn)
+
+    def test_unknown_tag_forever(self):
+        def fn(c, srv):
+            r = c.start()
+            self.assertEqual(struct.unpack_from("<H", r, 5)[0],
+                             0xFFFF ^ 0x8000)
+        self.run_sc("unknown_tag_forever", fn)
+
+    def test_trickle(self):
+        def fn(c, srv):
+            t0 = time.monotonic()
+            c.s.sendall(m(100, 0xFFFF, struct.pack("<IH", 8192, 8) +
+                          b"9P2000.L"))
+            self.assertEqual(c.rx(4), struct.pack("<I", 21))
+            self.assertGreaterEqual(time.monotonic() - t0, 0.35)
+        self.run_sc("trickle", fn, "--delay", "0.1")
+
+    def test_no_read(self):
+        def fn(c, srv):
+            c.s.settimeout(0.3)
+            c.s.sendall(m(100, 0xFFFF, struct.pack("<IH", 8192, 8) +
+                          b"9P2000.L"))
+            with self.assertRaises(socket.timeout):
+                c.s.recv(1)
+            self.assertEqual(srv.log_lines(), [])
+        self.run_sc("no_read", fn)
+
+    def test_rlerror_storm(self):
+        def fn(c, srv):
+            c.start()
+            for _ in range(3):
+                c.s.sendall(tread())
+                self.assertEqual(c.reply(), m(7, TAG, struct.pack("<I", 5)))
+        self.run_sc("rlerror_storm", fn)
 
     def test_every_scenario_listed_is_tested(self):
         out = subprocess.run([sys.executable, SERVER, "--list"],

@@ -85,6 +85,13 @@ struct p9b_sess {
 	int dead;
 	struct p9b_counters retired;
 	bool locks_init;
+	/* recovery backoff (s->rlock): a session lost within
+	 * P9B_EARLY_NS of being made waits before the next, doubling */
+	uint64_t since;		/* monotonic ns the session was made */
+	uint64_t backoff_ns;	/* 0: none due */
+	uint64_t replies0;	/* its transport's replies once set up */
+	_Atomic bool said;	/* "not responding" said for this episode */
+	unsigned int early_gen; /* last generation lost early, + 1 */
 };
 
 /**
@@ -121,7 +128,8 @@ struct p9b_io {
 	_Atomic bool lost;	       /* a part ended with the session lost */
 	_Atomic unsigned int lost_gen; /* the generation it was lost on */
 	_Atomic int lost_err;
-	_Atomic bool inflight; /* between submit() and bench_io_done() */
+	unsigned int early_losses; /* sessions lost early under it */
+	_Atomic bool inflight;	   /* between submit() and bench_io_done() */
 	unsigned int nparts;
 	unsigned int next; /* first part not sent yet */
 	unsigned int resends;
@@ -140,6 +148,7 @@ struct p9b {
 	enum p9b_alloc alloc;
 	unsigned int max_reqs_opt;
 	uint64_t reconnect_ns; /* --reconnect-timeout; 0: never */
+	bool reconnect_set;    /* given: --hard does not lift it */
 	char where[1024];      /* "host aname", for the engine's messages */
 
 	/* run */
@@ -163,6 +172,7 @@ struct p9b {
 
 	/* recovery (p9_sess.c) */
 	_Atomic uint64_t reconnects;
+	_Atomic uint64_t early_losses; /* sessions lost within 5 s */
 	_Atomic uint64_t resubmitted;
 	_Atomic uint64_t completed_twice;
 	_Atomic uint64_t rss_kib_first_reconnect;
@@ -235,6 +245,15 @@ bool p9b_sess_lost(const struct p9b *p, int err);
  * it too.
  */
 int p9b_sess_recover(struct p9b *p, struct p9b_sess *s, unsigned int gen);
+
+/**
+ * p9b_sess_was_early() - was generation @gen of @s lost early (within 5 s
+ * of being made, no I/O answered on it)?
+ */
+bool p9b_sess_was_early(struct p9b_sess *s, unsigned int gen);
+
+/** p9b_sess_answered() - an I/O was answered: "server ... OK" if said */
+void p9b_sess_answered(struct p9b *p, struct p9b_sess *s);
 
 /** p9b_sess_add_job() - @pj's fid lives on its session from now on */
 void p9b_sess_add_job(struct p9b_job *pj);

@@ -54,10 +54,17 @@
 #include "p9_bench.h"
 
 /* Slots beyond the calls in flight: Tflush (two slots each) and clunks */
-#define P9B_SLOT_SPARE	   16u
-#define P9B_RDMA_PORT	   5640u
-#define P9B_BACKOFF_MIN_NS 50000000ull	 /* first retry after 50 ms, */
-#define P9B_BACKOFF_MAX_NS 1000000000ull /* doubling up to 1 s */
+#define P9B_SLOT_SPARE	      16u
+#define P9B_RDMA_PORT	      5640u
+#define P9B_BACKOFF_MIN_NS    50000000ull   /* first retry after 50 ms, */
+#define P9B_BACKOFF_MAX_NS    1000000000ull /* doubling up to 1 s */
+/* A session lost within this long of being made is an early loss (the
+ * library's LX_XPRT_EARLY_MS): before the next one we wait, from 100 ms
+ * doubling to 30 s, as the library's reconnects do, so a server that
+ * drops every session at its first I/O is not hammered */
+#define P9B_EARLY_NS	      5000000000ull
+#define P9B_EARLY_BACKOFF_MIN 100000000ull
+#define P9B_EARLY_BACKOFF_MAX 30000000000ull
 
 /* ------------------------------------------------------------ connect */
 
@@ -81,6 +88,15 @@ static unsigned int slots_needed(const struct p9b *p, uint32_t iosize)
 }
 
 /* One session; on failure @err says why (a sentence, no hint). */
+/* replies its transport has had, to tell a session that answered I/O */
+static uint64_t p9b_replies(struct lx_p9_clnt *c)
+{
+	struct lx_xprt_stats st;
+
+	lx_xprt_stats(lx_p9_xprt(c), &st);
+	return st.replies;
+}
+
 static int p9b_connect_one(struct p9b *p, uint32_t msize, unsigned int max_reqs,
 			   struct lx_p9_clnt **cp, char *err, size_t errlen)
 {
@@ -102,6 +118,7 @@ static int p9b_connect_one(struct p9b *p, uint32_t msize, unsigned int max_reqs,
 				     LX_XPRT_TRANSPORT_TCP,
 		.errbuf = err,
 		.errbuf_len = errlen,
+		.log = bench_xprt_log,
 	};
 	int ret;
 
@@ -112,6 +129,18 @@ static int p9b_connect_one(struct p9b *p, uint32_t msize, unsigned int max_reqs,
 				 LX_P9_DEF_PORT;
 	if (o.max_fids > 0xFFFF)
 		o.max_fids = 0xFFFF;
+	/* mount-style: a call is flushed and fails after timeo x (retrans
+	 * + 1) (9P never sends a call twice on a session); hard: never */
+	if (cfg->hard)
+		o.timeout_ms = LX_P9_NO_TIMEOUT;
+	else if (cfg->timeo_ds)
+		o.timeout_ms = cfg->timeo_ds * 100 *
+			       (cfg->retrans > 0 ? cfg->retrans + 1 : 1);
+	/* the set-up steps (Tversion, Tattach): --timeo, within 30 s */
+	if (cfg->timeo_ds)
+		o.connect_timeout_ms = cfg->timeo_ds * 100 < 30000 ?
+					       cfg->timeo_ds * 100 :
+					       30000;
 	ret = lx_p9_create(cp, &o);
 	if (ret && !err[0])
 		snprintf(err, errlen, "%s:%u: %s", p->host, o.port,
@@ -123,17 +152,19 @@ static int p9b_connect_one(struct p9b *p, uint32_t msize, unsigned int max_reqs,
 static int p9b_connect_setup(struct p9b *p, uint32_t msize,
 			     unsigned int max_reqs, struct lx_p9_clnt **cp)
 {
-	char err[256];
+	char err[512];
 	const char *hint = "";
 	int ret;
 
 	ret = p9b_connect_one(p, msize, max_reqs, cp, err, sizeof(err));
 	if (!ret)
 		return 0;
-	if (strstr(err, "Tattach"))
+	if (strstr(err, "refused Tattach"))
 		hint = "\n  (--aname: diod wants the exported directory's "
 		       "absolute path, ganesha the\n  export's pseudo path)";
-	else if (strstr(err, "Tversion") || ret == -EPROTONOSUPPORT)
+	else if ((strstr(err, "Tversion") &&
+		  !strstr(err, "9P2000.L server?")) ||
+		 ret == -EPROTONOSUPPORT)
 		hint = "\n  (is that port a 9P2000.L server's?)";
 	bench_error("%s%s", err, hint);
 	return ret;
@@ -164,6 +195,8 @@ int p9b_sess_setup(struct p9b *p)
 
 	/* the slots depend on msize, which the first session negotiates */
 	p->max_reqs = slots_needed(p, p->msize - LX_P9_IOHDRSZ);
+	if (p->cfg->hard && !p->reconnect_set)
+		p->reconnect_ns = UINT64_MAX; /* --hard: for ever */
 	ret = p9b_connect_setup(p, p->msize, p->max_reqs, &p->sess[0].c);
 	if (ret)
 		return ret;
@@ -178,11 +211,15 @@ int p9b_sess_setup(struct p9b *p)
 		if (ret)
 			return ret;
 	}
+	p->sess[0].since = bench_now_ns();
+	p->sess[0].replies0 = p9b_replies(p->sess[0].c);
 	for (i = 1; i < p->nc; i++) {
 		s = &p->sess[i];
 		ret = p9b_connect_setup(p, p->msize_got, p->max_reqs, &s->c);
 		if (ret)
 			return ret;
+		s->since = bench_now_ns();
+		s->replies0 = p9b_replies(s->c);
 		if (lx_p9_msize(s->c) != p->msize_got) {
 			bench_error("session %u negotiated msize %u, the first "
 				    "%u",
@@ -302,15 +339,23 @@ static void p9b_counters_add(struct p9b_counters *sum,
 	sum->late_replies += c->late_replies;
 }
 
-static void p9b_sleep_ns(uint64_t ns)
+/* Sleep @ns in slices short enough to notice ^C; false if interrupted. */
+static bool p9b_sleep_ns(uint64_t ns)
 {
-	struct timespec ts = {
-		.tv_sec = (time_t)(ns / 1000000000ull),
-		.tv_nsec = (long)(ns % 1000000000ull),
-	};
+	uint64_t end = bench_now_ns() + ns, now, left;
+	struct timespec ts;
 
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
+	while (!bench_interrupted()) {
+		now = bench_now_ns();
+		if (now >= end)
+			return true;
+		left = end - now < 100000000ull ? end - now : 100000000ull;
+		ts.tv_sec = 0;
+		ts.tv_nsec = (long)left;
+		while (nanosleep(&ts, &ts) && errno == EINTR)
+			;
+	}
+	return false;
 }
 
 /* Publish @nc with the jobs' new fids; return the client it replaces. */
@@ -329,6 +374,73 @@ static struct lx_p9_clnt *p9b_swap(struct p9b_sess *s, struct lx_p9_clnt *nc)
 	return old;
 }
 
+/* "server HOST:PORT not responding, still trying" once per episode */
+static void p9b_say(struct p9b *p, struct p9b_sess *s, bool ok)
+{
+	char line[512];
+	unsigned int port = p->port ? p->port :
+			    p->cfg->transport == BENCH_TRANSPORT_RDMA ?
+				      P9B_RDMA_PORT :
+				      LX_P9_DEF_PORT;
+
+	if (atomic_exchange(&s->said, !ok) == !ok)
+		return;
+	snprintf(line, sizeof(line), "server %s:%u %s", p->host, port,
+		 ok ? "OK" : "not responding, still trying");
+	bench_xprt_log(NULL, 0, line);
+}
+
+/*
+ * A session lost early (within P9B_EARLY_NS of being made) is not
+ * replaced at once: the wait doubles with each such loss, counted from
+ * when the lost session was made, and a session that lived longer
+ * resets it (the library's reconnect rule, applied to whole sessions).
+ * Return 0, -ECONNRESET when the wait would pass the recovery deadline,
+ * -EINTR when the run was interrupted during it.
+ */
+static int p9b_early_wait(struct p9b *p, struct p9b_sess *s, uint64_t t0)
+{
+	uint64_t now = bench_now_ns(), at;
+
+	/* I/Os answered on it: a server that works and went away (the
+	 * soak's kills), not one that drops us */
+	if (now - s->since >= P9B_EARLY_NS || p9b_replies(s->c) > s->replies0) {
+		s->backoff_ns = 0;
+		return 0;
+	}
+	atomic_fetch_add(&p->early_losses, 1);
+	s->early_gen = s->gen + 1;
+	p9b_say(p, s, false);
+	s->backoff_ns = s->backoff_ns < P9B_EARLY_BACKOFF_MIN ?
+				P9B_EARLY_BACKOFF_MIN :
+			s->backoff_ns >= P9B_EARLY_BACKOFF_MAX / 2 ?
+				P9B_EARLY_BACKOFF_MAX :
+				s->backoff_ns * 2;
+	at = s->since + s->backoff_ns;
+	if (at <= now)
+		return 0;
+	if (p->reconnect_ns != UINT64_MAX && at - t0 > p->reconnect_ns)
+		return -ECONNRESET;
+	return p9b_sleep_ns(at - now) ? 0 : -EINTR;
+}
+
+bool p9b_sess_was_early(struct p9b_sess *s, unsigned int gen)
+{
+	bool early;
+
+	pthread_mutex_lock(&s->rlock);
+	early = s->early_gen == gen + 1;
+	pthread_mutex_unlock(&s->rlock);
+	return early;
+}
+
+void p9b_sess_answered(struct p9b *p, struct p9b_sess *s)
+{
+	/* a load, and only after an episode the exchange */
+	if (atomic_load_explicit(&s->said, memory_order_relaxed))
+		p9b_say(p, s, true);
+}
+
 int p9b_sess_recover(struct p9b *p, struct p9b_sess *s, unsigned int gen)
 {
 	uint64_t t0 = bench_now_ns(), backoff = P9B_BACKOFF_MIN_NS, now;
@@ -340,6 +452,21 @@ int p9b_sess_recover(struct p9b *p, struct p9b_sess *s, unsigned int gen)
 	ret = s->dead;
 	if (ret || s->gen != gen)
 		goto out_unlock; /* gave up before, or recovered since */
+	ret = p9b_early_wait(p, s, t0);
+	if (ret == -EINTR) {
+		s->dead = ret;
+		goto out_unlock;
+	}
+	if (ret) {
+		s->dead = ret;
+		bench_error("session %u: lost within %.0f s of being made, "
+			    "again, and the next try would pass "
+			    "--reconnect-timeout %.1f s: the server drops "
+			    "every session",
+			    s->index, P9B_EARLY_NS / 1e9,
+			    (double)p->reconnect_ns / 1e9);
+		goto out_unlock;
+	}
 	for (;;) {
 		ret = p9b_connect_one(p, p->msize_got, p->max_reqs, &nc, err,
 				      sizeof(err));
@@ -367,15 +494,21 @@ int p9b_sess_recover(struct p9b *p, struct p9b_sess *s, unsigned int gen)
 				    err);
 			goto out_unlock;
 		}
+		p9b_say(p, s, false); /* the server is not coming back yet */
 		/* the last attempt at the deadline */
 		if (backoff > p->reconnect_ns - (now - t0))
 			backoff = p->reconnect_ns - (now - t0);
-		p9b_sleep_ns(backoff);
+		if (!p9b_sleep_ns(backoff)) {
+			s->dead = ret = -EINTR;
+			goto out_unlock;
+		}
 		backoff *= 2;
 		if (backoff > P9B_BACKOFF_MAX_NS)
 			backoff = P9B_BACKOFF_MAX_NS;
 	}
 	old = p9b_swap(s, nc);
+	s->since = bench_now_ns();
+	s->replies0 = p9b_replies(nc);
 	/* nobody starts a call on @old any more: close it; its calls in
 	 * flight come back to the helper with -ESHUTDOWN */
 	p9b_counters_of(old, &s->retired);

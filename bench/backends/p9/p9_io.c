@@ -50,7 +50,9 @@
 #include "p9_bench.h"
 
 /* Sendings of one I/O, the first included, before it fails for good */
-#define P9B_MAX_RESENDS 16u
+#define P9B_MAX_RESENDS	     16u
+/* soft: sessions lost early with the I/O in flight before it fails */
+#define P9B_EARLY_LOSS_LIMIT 3u
 
 static void p9b_complete(struct p9b_io *pio)
 {
@@ -64,6 +66,10 @@ static void p9b_complete(struct p9b_io *pio)
 					  memory_order_relaxed);
 		return;
 	}
+	/* the bench's job info is the pio's until bench_io_done() */
+	if (!status && pio->io->job)
+		p9b_sess_answered(pio->p,
+				  ((struct p9b_job *)pio->io->job->priv)->s);
 	bench_io_done(pio->io, status, status ? 0 : bytes);
 }
 
@@ -362,6 +368,7 @@ int p9b_submit(void *priv, struct bench_io *io, unsigned int flags)
 					  memory_order_relaxed);
 	pio->nparts = n;
 	pio->resends = 0;
+	pio->early_losses = 0;
 	atomic_store_explicit(&pio->inflight, true, memory_order_relaxed);
 	ret = p9b_start(p, pio, flags, true);
 	if (ret)
@@ -380,11 +387,18 @@ static void p9b_resend(struct p9b *p, struct p9b_io *pio)
 	struct p9b_job *pj = pio->io->job->priv;
 	int ret = atomic_load_explicit(&pio->lost_err, memory_order_relaxed);
 
-	if (++pio->resends < P9B_MAX_RESENDS)
-		ret = p9b_sess_recover(
-			p, pj->s,
-			atomic_load_explicit(&pio->lost_gen,
-					     memory_order_relaxed));
+	unsigned int gen =
+		atomic_load_explicit(&pio->lost_gen, memory_order_relaxed);
+
+	/* --hard: as many sendings as it takes (the session's backoff
+	 * keeps them apart) */
+	if (++pio->resends < P9B_MAX_RESENDS || p->cfg->hard)
+		ret = p9b_sess_recover(p, pj->s, gen);
+	/* soft: an I/O whose sessions the server keeps dropping early is
+	 * not going to be answered (the RPC layer's early-loss rule) */
+	if (!ret && !p->cfg->hard && p9b_sess_was_early(pj->s, gen) &&
+	    ++pio->early_losses >= P9B_EARLY_LOSS_LIMIT)
+		ret = -ECONNRESET;
 	if (ret) {
 		p9b_set_status(pio, ret);
 		p9b_complete(pio);

@@ -131,6 +131,7 @@ static int p9b_parse_option(void *priv, int id, const char *arg)
 		if (bench_parse_time(arg, &v))
 			break;
 		p->reconnect_ns = v;
+		p->reconnect_set = true;
 		return 0;
 	}
 	bench_error("--%s: '%s' is not valid (see --help)",
@@ -402,6 +403,7 @@ static void p9b_stats(void *priv, bench_stat_fn fn, void *arg)
 	fn(arg, "late_replies", sum.late_replies);
 	fn(arg, "minor_faults", (uint64_t)(ru.ru_minflt - p->ru0.ru_minflt));
 	fn(arg, "reconnects", atomic_load(&p->reconnects));
+	fn(arg, "early_session_losses", atomic_load(&p->early_losses));
 	fn(arg, "resubmitted", atomic_load(&p->resubmitted));
 	fn(arg, "completed_twice", atomic_load(&p->completed_twice));
 	fn(arg, "rss_kib_first_reconnect",
@@ -425,6 +427,53 @@ static const char *p9b_where(void *priv)
 	snprintf(p->where, sizeof(p->where), "%s (aname %s)",
 		 p->host ? p->host : "?", p->aname ? p->aname : "?");
 	return p->where;
+}
+
+/* After a failed I/O: what the sessions' connections saw, what to change. */
+static void p9b_explain(void *priv, int err)
+{
+	struct p9b *p = priv;
+	const struct bench_config *cfg = p->cfg;
+	struct lx_xprt_stats sum = {0}, st;
+	char seen[384];
+	unsigned int i;
+	double secs;
+
+	if (!p->sess)
+		return;
+	for (i = 0; i < p->nc; i++) {
+		if (!p->sess[i].c)
+			continue;
+		lx_xprt_stats(lx_p9_xprt(p->sess[i].c), &st);
+		sum.connects += st.connects;
+		sum.early_disconnects += st.early_disconnects;
+		sum.replies += st.replies;
+		sum.garbage += st.garbage;
+		sum.bad_keys += st.bad_keys;
+	}
+	lx_xprt_stats_explain(&sum, seen, sizeof(seen));
+	secs = cfg->timeo_ds ?
+		       cfg->timeo_ds / 10.0 *
+			       (cfg->retrans > 0 ? cfg->retrans + 1 : 1) :
+		       30.0;
+	if (err == -ECONNRESET || err == -ENOTCONN)
+		bench_error("%s closed the session each time I/Os were in "
+			    "flight: %llu sessions lost within 5 s of being "
+			    "made (--hard retries for ever); the current "
+			    "sessions saw: %s",
+			    p->host,
+			    (unsigned long long)atomic_load(&p->early_losses),
+			    seen);
+	else if (err == -ETIMEDOUT)
+		bench_error("%s did not answer a call within %.1f s (--timeo "
+			    "x (--retrans + 1); --hard waits for ever); the "
+			    "current sessions saw: %s",
+			    p->host, secs, seen);
+	else
+		bench_error("the current sessions to %s saw: %s (%llu "
+			    "sessions lost early)",
+			    p->host, seen,
+			    (unsigned long long)atomic_load(&p->early_losses));
 }
 
 static void p9b_destroy(void *priv)
@@ -463,6 +512,7 @@ static const struct bench_backend_ops p9b_ops = {
 	.job_close = p9b_job_close,
 	.stats = p9b_stats,
 	.where = p9b_where,
+	.explain = p9b_explain,
 	.url_scheme = "9p",
 	.url = p9b_url,
 	.teardown = p9b_teardown,

@@ -111,6 +111,7 @@ struct nfs_be {
 	char export_buf[LX_NFS3_MAXPATHLEN + 1]; /* an export from a URL */
 	uint32_t stable;
 	enum lx_xprt_rdma_reg_mode reg_mode;
+	unsigned int jukebox_delay_ms, jukebox_retries; /* 0: the library's */
 	const struct bench_config *cfg;
 	char where[NFS_HOST_MAX + 1026]; /* host:export (MOUNT paths: 1024) */
 
@@ -134,6 +135,8 @@ enum {
 	NO_MOUNT_PORT,
 	NO_STABLE,
 	NO_RDMA_REG,
+	NO_JUKEBOX_DELAY,
+	NO_JUKEBOX_RETRIES,
 };
 
 static const struct bench_option nfs_options[] = {
@@ -153,6 +156,13 @@ static const struct bench_option nfs_options[] = {
 	 "stays open between calls: trusted servers only) [window, per-io "
 	 "without memory windows]",
 	 NO_RDMA_REG},
+	{"jukebox-delay", "TIME",
+	 "a call answered NFS3ERR_JUKEBOX goes out again (new XID) this "
+	 "long after [5s, as Linux]",
+	 NO_JUKEBOX_DELAY},
+	{"jukebox-retries", "N",
+	 "at most this many times, then the I/O fails saying so [6]",
+	 NO_JUKEBOX_RETRIES},
 	{NULL, NULL, NULL, 0},
 };
 
@@ -243,6 +253,17 @@ static int nfs_parse_option(void *priv, int id, const char *arg)
 			n->reg_mode = LX_XPRT_RDMA_REG_CACHE_UNSAFE;
 		else
 			goto bad;
+		return 0;
+	case NO_JUKEBOX_DELAY:
+		if (bench_parse_time(arg, &v) || v < 1000000 ||
+		    v > 3600000000000ull)
+			goto bad;
+		n->jukebox_delay_ms = (unsigned int)(v / 1000000);
+		return 0;
+	case NO_JUKEBOX_RETRIES:
+		if (bench_parse_u64(arg, 1000000, &v) || !v)
+			goto bad;
+		n->jukebox_retries = (unsigned int)v;
 		return 0;
 	}
 bad:
@@ -433,6 +454,15 @@ static int nfs_setup(void *priv, const struct bench_config *cfg,
 		n->rdma.reg_cache_entries = n->max_reqs + 16;
 		o.rdma = &n->rdma;
 	}
+	/* mount-style --timeo/--retrans/--hard; set-up steps within 30 s */
+	o.timeo_ms = cfg->timeo_ds * 100;
+	if (cfg->retrans >= 0)
+		o.retrans = cfg->retrans ? (unsigned int)cfg->retrans :
+					   LX_RPC_NO_RETRANS;
+	o.hard = cfg->hard;
+	o.jukebox_delay_ms = n->jukebox_delay_ms;
+	o.jukebox_retries = n->jukebox_retries;
+	o.log = bench_xprt_log;
 	o.errmsg = msg;
 	o.errmsg_len = sizeof(msg);
 	err = lx_nfs3_create(&n->clnt, &o);
@@ -904,6 +934,10 @@ static void nfs_stats(void *priv, bench_stat_fn fn, void *arg)
 		sum.bytes_sent += st.bytes_sent;
 		sum.bytes_received += st.bytes_received;
 		sum.direct_rx_bytes += st.direct_rx_bytes;
+		sum.early_disconnects += st.early_disconnects;
+		sum.not_responding += st.not_responding;
+		sum.garbage += st.garbage;
+		sum.resubmits += st.resubmits;
 	}
 	fn(arg, "nconnect", nc);
 	fn(arg, "max_reqs_per_conn", n->max_reqs);
@@ -920,6 +954,10 @@ static void nfs_stats(void *priv, bench_stat_fn fn, void *arg)
 	fn(arg, "connects", sum.connects);
 	fn(arg, "disconnects", sum.disconnects);
 	fn(arg, "unknown_replies", sum.bad_keys);
+	fn(arg, "early_disconnects", sum.early_disconnects);
+	fn(arg, "not_responding", sum.not_responding);
+	fn(arg, "garbage_records", sum.garbage);
+	fn(arg, "jukebox_retries", sum.resubmits);
 	fn(arg, "bytes_sent", sum.bytes_sent);
 	fn(arg, "bytes_received", sum.bytes_received);
 	fn(arg, "bytes_received_direct", sum.direct_rx_bytes);
@@ -965,6 +1003,50 @@ static void nfs_stats(void *priv, bench_stat_fn fn, void *arg)
 	}
 }
 
+/* After a failed I/O: what the connections saw, and what to change. */
+static void nfs_explain(void *priv, int err)
+{
+	struct nfs_be *n = priv;
+	const struct bench_config *cfg = n->cfg;
+	struct lx_rpc_stats rs;
+	char seen[384];
+	double timeo;
+	unsigned int retrans;
+
+	if (!n->clnt)
+		return;
+	lx_rpc_stats(lx_nfs3_rpc(n->clnt), &rs);
+	lx_xprt_stats_explain(&rs.xprt, seen, sizeof(seen));
+	timeo = (cfg->timeo_ds ? cfg->timeo_ds : 600) / 10.0;
+	retrans = cfg->retrans >= 0 ? (unsigned int)cfg->retrans : 2;
+	switch (err) {
+	case -ETIMEDOUT:
+		bench_error("%s:%u did not answer in time: --timeo %.0f (%.1f "
+			    "s, doubling) with --retrans %u; --hard waits "
+			    "for ever (seen: %s)",
+			    n->host, n->nfs_port, timeo * 10, timeo, retrans,
+			    seen);
+		break;
+	case -ECONNRESET:
+		bench_error("%s:%u closed the connection each time before "
+			    "replying (seen: %s)",
+			    n->host, n->nfs_port, seen);
+		break;
+	case -EAGAIN:
+		bench_error("%s:%u answered NFS3ERR_JUKEBOX (busy, try later) "
+			    "to every try: %u retries %.1f s apart "
+			    "(--jukebox-retries, --jukebox-delay)",
+			    n->host, n->nfs_port,
+			    n->jukebox_retries ? n->jukebox_retries : 6,
+			    (n->jukebox_delay_ms ? n->jukebox_delay_ms : 5000) /
+				    1000.0);
+		break;
+	default:
+		bench_error("the connections to %s:%u saw: %s", n->host,
+			    n->nfs_port, seen);
+	}
+}
+
 static void nfs_teardown(void *priv)
 {
 	struct nfs_be *n = priv;
@@ -1005,6 +1087,7 @@ static const struct bench_backend_ops nfs3_backend = {
 	.job_close = nfs_job_close,
 	.stats = nfs_stats,
 	.where = nfs_where,
+	.explain = nfs_explain,
 	.url_scheme = "nfs",
 	.url = nfs_url,
 	.teardown = nfs_teardown,
