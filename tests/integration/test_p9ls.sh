@@ -42,7 +42,7 @@ for srv in diod ganesha; do
 	printf '%s:\n%s\n\n%s:\n' "$d/b.txt" "$d/b.txt" "$d/sub" | diff - "$tmp/out" || fail "$srv: file + dir listing"
 	rc=0
 	"$ls9" "${S[@]}" "$d/nope" >/dev/null 2>"$tmp/err" || rc=$?
-	((rc == 1)) && grep -q 'No such file' "$tmp/err" || fail "$srv: missing path: rc $rc, $(cat "$tmp/err")"
+	((rc == 1)) && grep -qi 'no such file' "$tmp/err" || fail "$srv: missing path: rc $rc, $(cat "$tmp/err")"
 	echo "ok $srv"
 done
 rc=0
