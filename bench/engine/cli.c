@@ -252,28 +252,6 @@ const char *bench_rw_name(enum bench_rw rw)
 	return rw < RW_NR ? rw_names[rw] : "?";
 }
 
-bool bench_rw_reads(enum bench_rw rw)
-{
-	return rw == RW_READ || rw == RW_RANDREAD || rw == RW_RANDRW ||
-	       rw == RW_RW;
-}
-
-bool bench_rw_writes(enum bench_rw rw)
-{
-	return rw == RW_WRITE || rw == RW_RANDWRITE || rw == RW_RANDRW ||
-	       rw == RW_RW;
-}
-
-bool bench_rw_random(enum bench_rw rw)
-{
-	return rw == RW_RANDREAD || rw == RW_RANDWRITE || rw == RW_RANDRW;
-}
-
-bool bench_rw_meta(enum bench_rw rw)
-{
-	return rw == RW_NULL || rw == RW_GETATTR;
-}
-
 void bench_opts_defaults(struct bench_opts *o)
 {
 	memset(o, 0, sizeof(*o));

@@ -250,6 +250,17 @@ struct bench_samp {
  * struct bench_slot - an I/O slot: the back-end's bench_io plus engine
  * state; the back-end's private area follows at io.priv
  */
+/*
+ * One pass's permutation (bench_perm()), its constants derived from the
+ * key once: a slot keeps the one of its last draw, and only a new pass
+ * (or file) derives them again.
+ */
+struct bench_perm {
+	uint64_t n, key; /* what the constants are for (n = 0: none) */
+	uint64_t mask, m1, a1, m2, a2;
+	unsigned int s1, s2;
+};
+
 struct bench_slot {
 	struct bench_io io;
 	struct bench_job *job;
@@ -260,6 +271,7 @@ struct bench_slot {
 	uint32_t new_state;	 /* verify: what a successful write leaves */
 	void *buf;		 /* bs-sized buffer of the measured workload */
 	void *lbuf;		 /* layout-sized buffer (layout phase) */
+	struct bench_perm perm;	 /* random workloads: the current pass's */
 };
 
 struct bench_job_err {
@@ -483,10 +495,29 @@ struct bench_preset {
 void bench_usage(struct bench *b, FILE *f);
 const struct bench_preset *bench_find_preset(const char *name);
 const char *bench_rw_name(enum bench_rw rw);
-bool bench_rw_reads(enum bench_rw rw);
-bool bench_rw_writes(enum bench_rw rw);
-bool bench_rw_random(enum bench_rw rw);
-bool bench_rw_meta(enum bench_rw rw);
+
+/* inline: bench_draw() asks them per I/O */
+static inline bool bench_rw_reads(enum bench_rw rw)
+{
+	return rw == RW_READ || rw == RW_RANDREAD || rw == RW_RANDRW ||
+	       rw == RW_RW;
+}
+
+static inline bool bench_rw_writes(enum bench_rw rw)
+{
+	return rw == RW_WRITE || rw == RW_RANDWRITE || rw == RW_RANDRW ||
+	       rw == RW_RW;
+}
+
+static inline bool bench_rw_random(enum bench_rw rw)
+{
+	return rw == RW_RANDREAD || rw == RW_RANDWRITE || rw == RW_RANDRW;
+}
+
+static inline bool bench_rw_meta(enum bench_rw rw)
+{
+	return rw == RW_NULL || rw == RW_GETATTR;
+}
 extern const char *bench_prog_name;
 
 /* engine.c */
@@ -515,7 +546,19 @@ bool bench_draw(struct bench_job *j, struct bench_slot *s);
 enum { BLK_DONE, BLK_FAILED, BLK_UNSENT };
 void bench_release_block(struct bench_job *j, struct bench_slot *s, int how);
 uint64_t bench_perm(uint64_t i, uint64_t n, uint64_t key);
-uint64_t bench_mix64(uint64_t x);
+void bench_perm_init(struct bench_perm *p, uint64_t n, uint64_t key);
+uint64_t bench_perm_at(const struct bench_perm *p, uint64_t i);
+
+/* a splitmix64-style finaliser: every input bit affects every output bit */
+static inline uint64_t bench_mix64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	x ^= x >> 31;
+	return x;
+}
 
 /* job.c: the job thread and its helpers */
 void *bench_job_thread(void *arg);

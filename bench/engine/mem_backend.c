@@ -32,10 +32,14 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "mem_backend.h"
 
@@ -49,14 +53,22 @@ struct mem_req {
 	int status;
 };
 
+/*
+ * A completion thread.  Submitters push on its inbox, a lock-free stack
+ * (the thread takes the whole stack with one exchange and restores FIFO
+ * order), and wake it only when it sleeps: the thread publishes
+ * "sleeping" before its last look at the inbox and a submitter reads it
+ * after its push (both sequentially consistent), so one of the two always
+ * sees the other and no wake is lost, without a lock per I/O.  Delayed
+ * I/Os wait in a min-heap that only the thread itself touches.
+ */
 struct mem_worker {
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	struct mem_req *head, *tail; /* due now, FIFO */
-	struct mem_req **heap;	     /* due later, min-heap by due */
+	_Atomic(struct mem_req *) inbox; /* newest first */
+	_Atomic uint32_t seq;		 /* the futex word: bumped per wake */
+	_Atomic bool sleeping;
+	_Atomic bool stop;
+	struct mem_req **heap; /* due later, min-heap by due (thread's own) */
 	size_t nheap, cap;
-	bool sleeping;
-	bool stop;
 	bool started;
 	pthread_t thread;
 	struct mem_be *m;
@@ -374,25 +386,47 @@ static void complete(struct mem_be *m, struct mem_req *r)
 		bench_io_done(io, status, bytes);
 }
 
-static struct timespec abs_ts(uint64_t ns)
+static void worker_wake(struct mem_worker *w)
+{
+	atomic_fetch_add(&w->seq, 1);
+	syscall(SYS_futex, (uint32_t *)&w->seq, FUTEX_WAKE_PRIVATE, INT_MAX,
+		NULL, NULL, 0);
+}
+
+/* sleep while w->seq is @seq, at most @ns */
+static void worker_sleep(struct mem_worker *w, uint32_t seq, uint64_t ns)
 {
 	struct timespec ts = {
 		.tv_sec = (time_t)(ns / 1000000000ull),
 		.tv_nsec = (long)(ns % 1000000000ull),
 	};
-	return ts;
+
+	syscall(SYS_futex, (uint32_t *)&w->seq, FUTEX_WAIT_PRIVATE, seq, &ts,
+		NULL, 0);
 }
 
 static void *mem_worker_main(void *arg)
 {
 	struct mem_worker *w = arg;
-	struct mem_req *batch, *r, **tailp;
-	uint64_t now;
+	struct mem_req *in, *batch, *r, **tailp;
+	uint64_t now = 0, wait;
+	uint32_t seq;
 
-	pthread_mutex_lock(&w->lock);
 	for (;;) {
-		batch = w->head;
-		w->head = w->tail = NULL;
+		/* the inbox is newest first: reverse it; delayed ones go on
+		 * the heap */
+		in = atomic_exchange(&w->inbox, NULL);
+		batch = NULL;
+		while (in) {
+			r = in;
+			in = r->next;
+			if (r->due) {
+				heap_push(w, r);
+			} else {
+				r->next = batch;
+				batch = r;
+			}
+		}
 		if (w->nheap) {
 			/* append due timers after the immediate ones */
 			tailp = &batch;
@@ -406,29 +440,24 @@ static void *mem_worker_main(void *arg)
 				tailp = &r->next;
 			}
 		}
-		if (!batch) {
-			if (w->stop && !w->nheap)
-				break;
-			w->sleeping = true;
-			if (w->nheap) {
-				struct timespec ts = abs_ts(w->heap[0]->due);
-
-				pthread_cond_timedwait(&w->cond, &w->lock, &ts);
-			} else {
-				pthread_cond_wait(&w->cond, &w->lock);
+		if (batch) {
+			while (batch) {
+				r = batch;
+				batch = r->next;
+				complete(w->m, r);
 			}
-			w->sleeping = false;
 			continue;
 		}
-		pthread_mutex_unlock(&w->lock);
-		while (batch) {
-			r = batch;
-			batch = r->next;
-			complete(w->m, r);
+		if (atomic_load(&w->stop) && !w->nheap)
+			break;
+		seq = atomic_load(&w->seq);
+		atomic_store(&w->sleeping, true);
+		if (!atomic_load(&w->inbox) && !atomic_load(&w->stop)) {
+			wait = w->nheap ? w->heap[0]->due - now : 1000000000ull;
+			worker_sleep(w, seq, wait);
 		}
-		pthread_mutex_lock(&w->lock);
+		atomic_store(&w->sleeping, false);
 	}
-	pthread_mutex_unlock(&w->lock);
 	return NULL;
 }
 
@@ -443,18 +472,13 @@ static void workers_stop(struct mem_be *m)
 
 		if (!w->started)
 			continue;
-		pthread_mutex_lock(&w->lock);
-		w->stop = true;
-		pthread_cond_signal(&w->cond);
-		pthread_mutex_unlock(&w->lock);
+		atomic_store(&w->stop, true);
+		worker_wake(w);
 		pthread_join(w->thread, NULL);
 		w->started = false;
 	}
-	for (i = 0; i < m->nthreads; i++) {
-		pthread_cond_destroy(&m->w[i].cond);
-		pthread_mutex_destroy(&m->w[i].lock);
+	for (i = 0; i < m->nthreads; i++)
 		free(m->w[i].heap);
-	}
 	free(m->w);
 	m->w = NULL;
 }
@@ -463,7 +487,6 @@ static int mem_setup(void *priv, const struct bench_config *cfg,
 		     struct bench_limits *lim)
 {
 	struct mem_be *m = priv;
-	pthread_condattr_t ca;
 	unsigned int i;
 	int ret;
 
@@ -481,18 +504,13 @@ static int mem_setup(void *priv, const struct bench_config *cfg,
 	if (!m->w)
 		return -ENOMEM;
 	memset(m->w, 0, sizeof(*m->w) * m->nthreads);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	for (i = 0; i < m->nthreads; i++) {
 		struct mem_worker *w = &m->w[i];
 
-		pthread_mutex_init(&w->lock, NULL);
-		pthread_cond_init(&w->cond, &ca);
 		w->m = m;
 		w->cap = cfg->max_inflight;
 		w->heap = calloc(w->cap ? w->cap : 1, sizeof(*w->heap));
 	}
-	pthread_condattr_destroy(&ca);
 	for (i = 0; i < m->nthreads; i++) {
 		struct mem_worker *w = &m->w[i];
 
@@ -680,19 +698,11 @@ static int mem_submit(void *priv, struct bench_io *io, unsigned int flags)
 
 	w = &m->w[atomic_fetch_add_explicit(&m->rr, 1, memory_order_relaxed) %
 		  m->nthreads];
-	pthread_mutex_lock(&w->lock);
-	if (!r->due) {
-		if (w->tail)
-			w->tail->next = r;
-		else
-			w->head = r;
-		w->tail = r;
-	} else {
-		heap_push(w, r);
-	}
-	if (w->sleeping)
-		pthread_cond_signal(&w->cond);
-	pthread_mutex_unlock(&w->lock);
+	r->next = atomic_load_explicit(&w->inbox, memory_order_relaxed);
+	while (!atomic_compare_exchange_weak(&w->inbox, &r->next, r))
+		;
+	if (atomic_load(&w->sleeping))
+		worker_wake(w);
 	return 0;
 }
 

@@ -29,15 +29,42 @@
 
 #include "engine_int.h"
 
-uint64_t bench_mix64(uint64_t x)
+/**
+ * bench_perm_init() - derive the constants of the keyed permutation of
+ * [0, @n) for @key (what bench_perm() does per call)
+ */
+void bench_perm_init(struct bench_perm *p, uint64_t n, uint64_t key)
 {
-	/* a splitmix64-style finaliser: every input bit affects every
-	 * output bit */
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ull;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebull;
-	x ^= x >> 31;
+	unsigned int k = n > 1 ? 64u - (unsigned int)__builtin_clzll(n - 1) : 0;
+
+	p->n = n;
+	p->key = key;
+	p->mask = k == 64 ? ~0ull : (1ull << k) - 1;
+	p->m1 = bench_mix64(key) | 1;
+	p->a1 = bench_mix64(key + 1);
+	p->m2 = bench_mix64(key + 2) | 1;
+	p->a2 = bench_mix64(key + 3);
+	p->s1 = k / 2 + 1;
+	p->s2 = (k + 1) / 3 + 1;
+}
+
+/**
+ * bench_perm_at() - position @i (< p->n) of the permutation @p
+ * Return: a value in [0, n); distinct i in [0, n) give distinct values.
+ */
+uint64_t bench_perm_at(const struct bench_perm *p, uint64_t i)
+{
+	uint64_t x = i;
+
+	if (p->n <= 1)
+		return 0;
+	do {
+		x = (x * p->m1 + p->a1) & p->mask;
+		x ^= x >> p->s1;
+		x = (x * p->m2 + p->a2) & p->mask;
+		x ^= x >> p->s2;
+		x = (x * p->m1 + p->a2) & p->mask;
+	} while (x >= p->n);
 	return x;
 }
 
@@ -48,27 +75,10 @@ uint64_t bench_mix64(uint64_t x)
  */
 uint64_t bench_perm(uint64_t i, uint64_t n, uint64_t key)
 {
-	uint64_t mask, m1, m2, a1, a2, x = i;
-	unsigned int k, s1, s2;
+	struct bench_perm p;
 
-	if (n <= 1)
-		return 0;
-	k = 64u - (unsigned int)__builtin_clzll(n - 1);
-	mask = k == 64 ? ~0ull : (1ull << k) - 1;
-	m1 = bench_mix64(key) | 1;
-	a1 = bench_mix64(key + 1);
-	m2 = bench_mix64(key + 2) | 1;
-	a2 = bench_mix64(key + 3);
-	s1 = k / 2 + 1;
-	s2 = (k + 1) / 3 + 1;
-	do {
-		x = (x * m1 + a1) & mask;
-		x ^= x >> s1;
-		x = (x * m2 + a2) & mask;
-		x ^= x >> s2;
-		x = (x * m1 + a2) & mask;
-	} while (x >= n);
-	return x;
+	bench_perm_init(&p, n, key);
+	return bench_perm_at(&p, i);
 }
 
 static uint32_t next_tag(uint32_t state, unsigned int writer)
@@ -275,11 +285,15 @@ bool bench_draw(struct bench_job *j, struct bench_slot *s)
 			r = bench_mix64(j->key ^
 					(idx + 1) * 0xd1342543de82ef95ull) %
 			    nblk;
-		else if (bench_rw_random(ph->rw))
-			r = bench_perm(
-				r, nblk,
+		else if (bench_rw_random(ph->rw)) {
+			uint64_t key =
 				j->key ^ (fidx / nblk + key_mix * 0x10000) *
-						 0x9e3779b97f4a7c15ull);
+						 0x9e3779b97f4a7c15ull;
+
+			if (s->perm.n != nblk || s->perm.key != key)
+				bench_perm_init(&s->perm, nblk, key);
+			r = bench_perm_at(&s->perm, r);
+		}
 		blk = j->blk_lo + r;
 		if (ph->rw == RW_RANDRW || ph->rw == RW_RW)
 			op = bench_mix64(j->key + idx) % 100 <
