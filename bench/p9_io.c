@@ -400,7 +400,9 @@ static void p9b_resend(struct p9b *p, struct p9b_io *pio)
 	unsigned int gen =
 		atomic_load_explicit(&pio->lost_gen, memory_order_relaxed);
 
-	if (++pio->resends < P9B_MAX_RESENDS)
+	/* --hard: as many sendings as it takes (the session's backoff
+	 * keeps them apart) */
+	if (++pio->resends < P9B_MAX_RESENDS || p->cfg->hard)
 		ret = p9b_sess_recover(p, pj->s, gen);
 	/* soft: an I/O whose sessions the server keeps dropping early is
 	 * not going to be answered (the RPC layer's early-loss rule) */

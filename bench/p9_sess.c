@@ -152,17 +152,19 @@ static int p9b_connect_one(struct p9b *p, uint32_t msize, unsigned int max_reqs,
 static int p9b_connect_setup(struct p9b *p, uint32_t msize,
 			     unsigned int max_reqs, struct lx_p9_clnt **cp)
 {
-	char err[256];
+	char err[512];
 	const char *hint = "";
 	int ret;
 
 	ret = p9b_connect_one(p, msize, max_reqs, cp, err, sizeof(err));
 	if (!ret)
 		return 0;
-	if (strstr(err, "Tattach"))
+	if (strstr(err, "refused Tattach"))
 		hint = "\n  (--aname: diod wants the exported directory's "
 		       "absolute path, ganesha the\n  export's pseudo path)";
-	else if (strstr(err, "Tversion") || ret == -EPROTONOSUPPORT)
+	else if ((strstr(err, "Tversion") &&
+		  !strstr(err, "9P2000.L server?")) ||
+		 ret == -EPROTONOSUPPORT)
 		hint = "\n  (is that port a 9P2000.L server's?)";
 	bench_error("%s%s", err, hint);
 	return ret;
@@ -337,15 +339,23 @@ static void p9b_counters_add(struct p9b_counters *sum,
 	sum->late_replies += c->late_replies;
 }
 
-static void p9b_sleep_ns(uint64_t ns)
+/* Sleep @ns in slices short enough to notice ^C; false if interrupted. */
+static bool p9b_sleep_ns(uint64_t ns)
 {
-	struct timespec ts = {
-		.tv_sec = (time_t)(ns / 1000000000ull),
-		.tv_nsec = (long)(ns % 1000000000ull),
-	};
+	uint64_t end = bench_now_ns() + ns, now, left;
+	struct timespec ts;
 
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
+	while (!bench_interrupted()) {
+		now = bench_now_ns();
+		if (now >= end)
+			return true;
+		left = end - now < 100000000ull ? end - now : 100000000ull;
+		ts.tv_sec = 0;
+		ts.tv_nsec = (long)left;
+		while (nanosleep(&ts, &ts) && errno == EINTR)
+			;
+	}
+	return false;
 }
 
 /* Publish @nc with the jobs' new fids; return the client it replaces. */
@@ -385,9 +395,10 @@ static void p9b_say(struct p9b *p, struct p9b_sess *s, bool ok)
  * replaced at once: the wait doubles with each such loss, counted from
  * when the lost session was made, and a session that lived longer
  * resets it (the library's reconnect rule, applied to whole sessions).
- * Return false when the wait would pass the recovery deadline.
+ * Return 0, -ECONNRESET when the wait would pass the recovery deadline,
+ * -EINTR when the run was interrupted during it.
  */
-static bool p9b_early_wait(struct p9b *p, struct p9b_sess *s, uint64_t t0)
+static int p9b_early_wait(struct p9b *p, struct p9b_sess *s, uint64_t t0)
 {
 	uint64_t now = bench_now_ns(), at;
 
@@ -395,7 +406,7 @@ static bool p9b_early_wait(struct p9b *p, struct p9b_sess *s, uint64_t t0)
 	 * soak's kills), not one that drops us */
 	if (now - s->since >= P9B_EARLY_NS || p9b_replies(s->c) > s->replies0) {
 		s->backoff_ns = 0;
-		return true;
+		return 0;
 	}
 	atomic_fetch_add(&p->early_losses, 1);
 	s->early_gen = s->gen + 1;
@@ -407,11 +418,10 @@ static bool p9b_early_wait(struct p9b *p, struct p9b_sess *s, uint64_t t0)
 				s->backoff_ns * 2;
 	at = s->since + s->backoff_ns;
 	if (at <= now)
-		return true;
+		return 0;
 	if (p->reconnect_ns != UINT64_MAX && at - t0 > p->reconnect_ns)
-		return false;
-	p9b_sleep_ns(at - now);
-	return true;
+		return -ECONNRESET;
+	return p9b_sleep_ns(at - now) ? 0 : -EINTR;
 }
 
 bool p9b_sess_was_early(struct p9b_sess *s, unsigned int gen)
@@ -442,9 +452,13 @@ int p9b_sess_recover(struct p9b *p, struct p9b_sess *s, unsigned int gen)
 	ret = s->dead;
 	if (ret || s->gen != gen)
 		goto out_unlock; /* gave up before, or recovered since */
-	if (!p9b_early_wait(p, s, t0)) {
-		s->dead = -ECONNRESET;
-		ret = s->dead;
+	ret = p9b_early_wait(p, s, t0);
+	if (ret == -EINTR) {
+		s->dead = ret;
+		goto out_unlock;
+	}
+	if (ret) {
+		s->dead = ret;
 		bench_error("session %u: lost within %.0f s of being made, "
 			    "again, and the next try would pass "
 			    "--reconnect-timeout %.1f s: the server drops "
@@ -484,7 +498,10 @@ int p9b_sess_recover(struct p9b *p, struct p9b_sess *s, unsigned int gen)
 		/* the last attempt at the deadline */
 		if (backoff > p->reconnect_ns - (now - t0))
 			backoff = p->reconnect_ns - (now - t0);
-		p9b_sleep_ns(backoff);
+		if (!p9b_sleep_ns(backoff)) {
+			s->dead = ret = -EINTR;
+			goto out_unlock;
+		}
 		backoff *= 2;
 		if (backoff > P9B_BACKOFF_MAX_NS)
 			backoff = P9B_BACKOFF_MAX_NS;

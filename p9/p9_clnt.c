@@ -119,6 +119,22 @@ static const char *lx_p9_seen(struct lx_p9_clnt *c, char *buf, size_t len)
 	return lx_xprt_stats_explain(&st, buf, len);
 }
 
+/* Why a set-up step got no answer, in words: a timeout is the step's
+ * bound (connect_timeout_ms), not a flushed call (Tversion has no tag to
+ * flush). */
+static const char *lx_p9_step_why(struct lx_p9_clnt *c, int err, char *buf,
+				  size_t len)
+{
+	if (err == -ETIMEDOUT)
+		snprintf(buf, len, "no reply within %u ms (connect_timeout_ms)",
+			 c->opts.connect_timeout_ms);
+	else if (err == -ECONNRESET || err == -ENOTCONN)
+		snprintf(buf, len, "the connection was lost");
+	else
+		snprintf(buf, len, "%s", lx_strerror(err));
+	return buf;
+}
+
 /* Tversion: agree on 9P2000.L and msize. */
 static int lx_p9_negotiate(struct lx_p9_clnt *c)
 {
@@ -140,13 +156,16 @@ static int lx_p9_negotiate(struct lx_p9_clnt *c)
 				strerror(-err));
 			return -EPROTONOSUPPORT;
 		}
-		char seen[256];
+		char seen[256], why[128];
 
-		lx_p9_errmsg(
-			&c->opts, "Tversion to %s:%u failed: %s%s (seen: %s)",
-			c->host, c->opts.port, lx_strerror(err),
-			err == -ECONNRESET ? ": is that port a 9P server?" : "",
-			lx_p9_seen(c, seen, sizeof(seen)));
+		lx_p9_errmsg(&c->opts,
+			     "Tversion to %s:%u failed: %s%s (seen: %s)",
+			     c->host, c->opts.port,
+			     lx_p9_step_why(c, err, why, sizeof(why)),
+			     err == -ECONNRESET || err == -ENOTCONN ?
+				     ": is that port a 9P2000.L server?" :
+				     "",
+			     lx_p9_seen(c, seen, sizeof(seen)));
 		return err;
 	}
 	v = &res.rx.u.version.version;
@@ -198,12 +217,13 @@ static int lx_p9_attach_root(struct lx_p9_clnt *c)
 			   c->opts.n_uname, &c->root_qid);
 	if (err == -ETIMEDOUT || err == -ECONNRESET || err == -ENOTCONN ||
 	    err == -EPROTO) {
-		char seen[256];
+		char seen[256], why[128];
 
 		lx_p9_errmsg(&c->opts,
 			     "Tattach(aname \"%s\") to %s:%u failed: %s (seen: "
 			     "%s)",
-			     c->aname, c->host, c->opts.port, lx_strerror(err),
+			     c->aname, c->host, c->opts.port,
+			     lx_p9_step_why(c, err, why, sizeof(why)),
 			     lx_p9_seen(c, seen, sizeof(seen)));
 		return err;
 	}

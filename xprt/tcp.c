@@ -120,6 +120,8 @@ static int tcp_connect_fd(struct xprt *x, int *fdp)
 	if (!x->opts.no_nodelay)
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	if (connect(fd, (struct sockaddr *)&tp->addr, tp->addrlen) < 0) {
+		if (errno == ECONNRESET)
+			goto connected; /* see below */
 		if (errno != EINPROGRESS) {
 			r = -errno;
 			goto out_close;
@@ -138,11 +140,20 @@ static int tcp_connect_fd(struct xprt *x, int *fdp)
 			goto out_close;
 		}
 		getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl);
-		if (soerr) {
+		/* ECONNRESET: the handshake completed (a refused SYN is
+		 * ECONNREFUSED) and the server reset the connection since,
+		 * before or after we looked, depending on the scheduler.
+		 * The connect succeeded either way: the receive thread
+		 * finds the socket closed and the reconnect machinery, which
+		 * counts it as an early disconnect and backs off, takes
+		 * over.  Creating the transport thus succeeds whenever the
+		 * server accepted, whatever the timing. */
+		if (soerr && soerr != ECONNRESET) {
 			r = -soerr;
 			goto out_close;
 		}
 	}
+connected:
 	/* Blocking from here on, with a receive timeout: every read and
 	 * send of the receive thread and the transmitter says MSG_DONTWAIT,
 	 * and a synchronous caller's recv() blocks for its reply, ending

@@ -40,6 +40,11 @@ static void on_sigint(int sig)
 	bench_sigint = 1;
 }
 
+bool bench_interrupted(void)
+{
+	return bench_sigint != 0;
+}
+
 static size_t round_up(size_t v, size_t a)
 {
 	return (v + a - 1) / a * a;

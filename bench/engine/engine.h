@@ -425,6 +425,14 @@ int bench_main(const struct bench_backend_ops *ops, int argc, char **argv);
 void bench_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /**
+ * bench_interrupted() - has the run been interrupted (SIGINT, SIGTERM)?
+ *
+ * For a back-end's own waits (a backoff before re-establishing a
+ * session): they end early when this turns true.  Any thread.
+ */
+bool bench_interrupted(void);
+
+/**
  * bench_xprt_log() - a libxprt log hook (lx_xprt_log_fn, @arg unused):
  * "prog: server HOST:PORT not responding, still trying" on stderr, one
  * write per line

@@ -66,6 +66,8 @@ message (Tversion):
   unknown_tag_forever Rversion under tag XOR 0x8000 only, forever
   trickle             the correct Rversion one byte every --delay s (1.0)
   no_read             accepts and never reads
+  rlerror_storm       Tversion and Tattach answered, then Rlerror(EIO) to
+                      every message, forever
 Every connection is logged as "CONN conn=<n> t=<monotonic s>".
 """
 import argparse
@@ -93,6 +95,7 @@ SCENARIOS = (
     "rerror_107", "drop", "drop_noflush", "late_reply", "close_on_read",
     "stall_mid_reply", "version_unknown", "reset_on_accept", "short_record",
     "garbage", "unknown_tag_forever", "trickle", "no_read",
+    "rlerror_storm",
 )
 
 
@@ -196,6 +199,8 @@ class Conn:
             self.send(rep)
         elif mtype == T["Tattach"]:
             self.send(msg(105, tag, qid(1, 0x80)))
+        elif sc == "rlerror_storm":
+            self.send(msg(RLERROR, tag, struct.pack("<I", 5)))
         elif mtype == T["Twalk"]:
             nwname = struct.unpack_from("<H", body, 8)[0]
             qids = b"".join(qid(100 + i) for i in range(nwname))

@@ -357,6 +357,14 @@ class T(unittest.TestCase):
             self.assertEqual(srv.log_lines(), [])
         self.run_sc("no_read", fn)
 
+    def test_rlerror_storm(self):
+        def fn(c, srv):
+            c.start()
+            for _ in range(3):
+                c.s.sendall(tread())
+                self.assertEqual(c.reply(), m(7, TAG, struct.pack("<I", 5)))
+        self.run_sc("rlerror_storm", fn)
+
     def test_every_scenario_listed_is_tested(self):
         out = subprocess.run([sys.executable, SERVER, "--list"],
                              capture_output=True, text=True, check=True)

@@ -270,6 +270,162 @@ static void test_version_unknown_is_eprotonosupport(void **state)
 	hostile_stop(&h);
 }
 
+static void test_rlerror_storm_fails_each_call_fast(void **state)
+{
+	struct lx_xprt_stats st;
+	struct hostile h;
+	struct lx_p9_clnt *c;
+	uint8_t buf[64];
+	uint32_t n;
+	uint64_t t0, dt;
+	int i;
+
+	(void)state;
+	hostile_start(&h, "rlerror_storm");
+	c = hostile_conn(&h);
+	t0 = now_ms();
+	/* every call gets its error at once: no retry, no reconnect, the
+	 * session stays (an Rlerror is an answer) */
+	for (i = 0; i < 200; i++)
+		assert_int_equal(
+			lx_p9_read(c, lx_p9_root_fid(c), 0, 64, buf, &n), -EIO);
+	dt = now_ms() - t0;
+	lx_xprt_stats(lx_p9_xprt(c), &st);
+	print_message("rlerror_storm: 200 x -EIO in %llu ms, %llu "
+		      "connection(s)\n",
+		      (unsigned long long)dt, (unsigned long long)st.connects);
+	assert_true(dt < FAST);
+	assert_int_equal(st.connects, 1);
+	assert_int_equal(st.disconnects, 0);
+	lx_p9_destroy(c);
+	hostile_stop(&h);
+}
+
+/* ------------------------------------------------ at the first message */
+
+/* The connect timeout of the Tversion-level cases: each of Tversion and
+ * Tattach is bounded by it (p9.h), so these bound lx_p9_create(). */
+#define SETUP_MS 1000u
+
+/* a server's connections, from its --log CONN lines */
+static int conns_in(const char *log)
+{
+	char line[256];
+	FILE *f = fopen(log, "r");
+	int n = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		n += !strncmp(line, "CONN ", 5);
+	fclose(f);
+	return n;
+}
+
+/*
+ * lx_p9_create() against @scenario misbehaving at Tversion: it must fail
+ * with @want (or @alt when not 0) within @bound_ms, after exactly one
+ * connection (a session is never re-made behind the caller's back), with
+ * a message naming the step and the server, and containing @needle.
+ */
+static void setup_fails(const char *scenario, const char *delay, int want,
+			int alt, uint64_t bound_ms, const char *needle)
+{
+	char err[512] = "", log[64], where[64];
+	char *argv[12] = {"python3",	"tests/hostile/p9_hostile.py",
+			  "--scenario", (char *)scenario,
+			  "--port",	"0",
+			  "--log",	log};
+	struct hostile h;
+	struct lx_p9_opts o = {.host = "127.0.0.1",
+			       .aname = "/hostile",
+			       .connect_timeout_ms = SETUP_MS,
+			       .errbuf = err,
+			       .errbuf_len = sizeof(err)};
+	struct lx_p9_clnt *c = NULL;
+	uint64_t t0, dt;
+	int r, n = 8;
+
+	snprintf(log, sizeof(log), "/tmp/libxprt-p9hostile-%d.log",
+		 (int)getpid());
+	unlink(log);
+	if (delay) {
+		argv[n++] = "--delay";
+		argv[n++] = (char *)delay;
+	}
+	argv[n] = NULL;
+	assert_int_equal(spawn_server(argv, &h.sp), 0);
+	o.port = h.sp.port;
+	t0 = now_ms();
+	r = lx_p9_create(&c, &o);
+	dt = now_ms() - t0;
+	print_message("%s: %d after %llu ms, %d connection(s): %s\n", scenario,
+		      r, (unsigned long long)dt, conns_in(log), err);
+	if (r != want && (!alt || r != alt))
+		fail_msg("%s: %d (%s), want %d", scenario, r, lx_strerror(r),
+			 want);
+	assert_null(c);
+	if (dt > bound_ms)
+		fail_msg("%s: took %llu ms, bound %llu", scenario,
+			 (unsigned long long)dt, (unsigned long long)bound_ms);
+	assert_non_null(strstr(err, "Tversion to 127.0.0.1:"));
+	snprintf(where, sizeof(where), "127.0.0.1:%u", (unsigned)o.port);
+	assert_non_null(strstr(err, where));
+	if (needle && !strstr(err, needle))
+		fail_msg("%s: message \"%s\" lacks \"%s\"", scenario, err,
+			 needle);
+	spawn_stop(&h.sp);
+	assert_int_equal(conns_in(log), 1);
+	unlink(log);
+}
+
+static void test_reset_on_accept_fails_create(void **state)
+{
+	(void)state;
+	/* the reset lands before Tversion is sent or after: either way the
+	 * session is gone, and the message asks whether that port is 9P */
+	setup_fails("reset_on_accept", NULL, -ECONNRESET, -ENOTCONN, FAST,
+		    "a 9P2000.L server?");
+}
+
+static void test_short_record_drops_the_connection(void **state)
+{
+	(void)state;
+	setup_fails("short_record", NULL, -ECONNRESET, 0, FAST,
+		    "a 9P2000.L server?");
+}
+
+static void test_garbage_drops_the_connection(void **state)
+{
+	(void)state;
+	/* 64 random bytes: a size field no message can have (almost
+	 * always), else a message under a tag we never used */
+	setup_fails("garbage", NULL, -ECONNRESET, -ETIMEDOUT, SETUP_MS + 2000,
+		    NULL);
+}
+
+static void test_unknown_tag_forever_times_out(void **state)
+{
+	(void)state;
+	setup_fails("unknown_tag_forever", NULL, -ETIMEDOUT, 0, SETUP_MS + 2000,
+		    "for calls we did not make");
+}
+
+static void test_trickled_rversion_is_bounded(void **state)
+{
+	(void)state;
+	/* one byte every 0.3 s: 21 bytes would take 6.3 s */
+	setup_fails("trickle", "0.3", -ETIMEDOUT, -ECONNRESET, SETUP_MS + 2000,
+		    NULL);
+}
+
+static void test_no_read_times_out(void **state)
+{
+	(void)state;
+	setup_fails("no_read", NULL, -ETIMEDOUT, 0, SETUP_MS + 2000,
+		    "no reply");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -293,6 +449,13 @@ int main(void)
 		cmocka_unit_test(
 			test_reply_stalled_half_way_drops_the_connection),
 		cmocka_unit_test(test_version_unknown_is_eprotonosupport),
+		cmocka_unit_test(test_rlerror_storm_fails_each_call_fast),
+		cmocka_unit_test(test_reset_on_accept_fails_create),
+		cmocka_unit_test(test_short_record_drops_the_connection),
+		cmocka_unit_test(test_garbage_drops_the_connection),
+		cmocka_unit_test(test_unknown_tag_forever_times_out),
+		cmocka_unit_test(test_trickled_rversion_is_bounded),
+		cmocka_unit_test(test_no_read_times_out),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

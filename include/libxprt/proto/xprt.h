@@ -270,7 +270,11 @@ struct lx_xprt_req {
  * @opts: parameters, copied (the pool is referenced, not copied)
  *
  * Resolves the address, connects (blocking, up to connect_timeout_ms) and
- * starts the receive thread and the transmit worker.
+ * starts the receive thread and the transmit worker.  Once the server
+ * accepted (the TCP handshake completed), creation succeeds even if the
+ * server has reset the connection since: that loss is the reconnect
+ * machinery's (an early disconnect, backed off), as for one a moment
+ * after this returns, so the outcome does not depend on timing.
  * Return: %0; %-EINVAL for bad options; %-ENOENT when the host does not
  * resolve; %-ECONNREFUSED, %-ETIMEDOUT, %-EHOSTUNREACH or another connect
  * error; %-ENOMEM; %-EPROTONOSUPPORT for a transport not built in.

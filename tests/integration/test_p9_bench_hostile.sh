@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# p9-bench against tests/hostile/p9_hostile.py close_on_read: a server that
+# answers Tversion, Tattach, Twalk... and drops the connection at every
+# Tread.  Each session is lost early (before an I/O was answered), so
+# p9-bench waits before the next one, from 100 ms doubling to 30 s:
+#   1. soft (the default): the read fails after 3 early losses, exit
+#      status 1, within 3 s, with a message saying the server closed the
+#      session each time, "not responding" said once, at most 6
+#      connections;
+#   2. --hard: still trying after 10 s, then SIGTERM; at most 10
+#      connections in those 10 s, "not responding" said once, and the
+#      run ends within 2 s of the signal (the backoff is interruptible).
+# Needs no real server (runs from scripts/run-integration.sh with the
+# others); about 15 s.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+bin=${XPRT_BUILD_DIR:-$top/build/plain}/bench/p9-bench
+[[ -x $bin ]] || { echo "FAIL - $bin not built (make bench)"; exit 1; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/p9-bench-hostile.XXXXXX")
+srv=
+cleanup() {
+	[[ -n $srv ]] && kill "$srv" 2>/dev/null && wait "$srv" 2>/dev/null
+	rm -rf "$work"
+}
+trap cleanup EXIT
+fails=0
+# shellcheck source=tests/integration/check-lib.sh
+. "$top/tests/integration/check-lib.sh"
+
+python3 "$top/tests/hostile/p9_hostile.py" --scenario close_on_read \
+	--port 0 --log "$work/log" >"$work/port" 2>&1 &
+srv=$!
+for _ in $(seq 50); do
+	grep -q '^PORT' "$work/port" && break
+	sleep 0.1
+done
+port=$(awk '/^PORT/ {print $2}' "$work/port")
+[[ -n $port ]] || { bad "p9_hostile.py did not start"; exit 1; }
+ARGS=(--server "127.0.0.1:$port" --aname /hostile --msize 8192 --rw read
+	--bs 1 --size 1 --filename f --eta never --runtime 60s)
+
+conns() { grep -c '^CONN ' "$work/log"; }
+
+# 1. soft
+: >"$work/log"
+t0=$(date +%s.%N)
+timeout 30 "$bin" "${ARGS[@]}" >"$work/out" 2>"$work/err"
+rc=$?
+t=$(echo "$(date +%s.%N) - $t0" | bc)
+n=$(conns)
+echo "# soft: exit $rc after ${t} s, $n connections"
+check_exit "soft: fails" 1 "$rc" "closed the session each time" "$work/err"
+(($(echo "$t < 3" | bc))) && ok "soft: within 3 s (${t} s)" ||
+	bad "soft: took ${t} s"
+((n <= 6)) && ok "soft: $n connections" || bad "soft: $n connections"
+[[ $(grep -c "not responding, still trying" "$work/err") == 1 ]] &&
+	ok "soft: 'not responding' said once" ||
+	bad "soft: 'not responding' said $(grep -c "not responding" "$work/err") times"
+
+# 2. hard, stopped by SIGTERM after 10 s
+: >"$work/log"
+"$bin" "${ARGS[@]}" --hard >"$work/out" 2>"$work/err" &
+pid=$!
+sleep 10
+if kill -0 "$pid" 2>/dev/null; then
+	ok "hard: still trying after 10 s"
+else
+	bad "hard: ended before 10 s"
+fi
+n=$(conns)
+t0=$(date +%s.%N)
+kill -TERM "$pid"
+wait "$pid"
+rc=$?
+t=$(echo "$(date +%s.%N) - $t0" | bc)
+echo "# hard: $n connections in 10 s; ended ${t} s after SIGTERM (exit $rc)"
+awk '/^CONN/ {split($3, a, "="); if (!t0) t0 = a[2];
+	printf "#   connection at %.2f s\n", a[2] - t0}' "$work/log"
+((n <= 10 && n >= 4)) && ok "hard: $n connections in 10 s" ||
+	bad "hard: $n connections in 10 s"
+(($(echo "$t < 2" | bc))) && ok "hard: ended ${t} s after SIGTERM" ||
+	bad "hard: ended ${t} s after SIGTERM"
+[[ $(grep -c "not responding, still trying" "$work/err") == 1 ]] &&
+	ok "hard: 'not responding' said once" ||
+	bad "hard: 'not responding' said $(grep -c "not responding" "$work/err") times"
+exit "$fails"
