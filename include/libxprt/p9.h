@@ -74,6 +74,7 @@
 #include <stdint.h>
 
 #include "call.h"
+#include "pool.h"
 #include "xprt.h"
 
 #ifdef __cplusplus
@@ -553,6 +554,10 @@ struct lx_p9_clnt;
  * @errbuf: optional; lx_p9_create() writes a sentence there saying why it
  *	failed (NUL-terminated, truncated to @errbuf_len)
  * @errbuf_len: its size
+ * @pool: a pool to share with other clients (lx_xprt_pool_create() with
+ *	buf_size 0, libxprt/pool.h), or NULL for one of the session's own
+ *	(either way a server's smaller msize takes a smaller size class);
+ *	it must outlive the client
  * @log, @log_arg: where the session's messages go; see lx_xprt_log_fn.
  *	NULL: dropped.
  */
@@ -572,6 +577,7 @@ struct lx_p9_opts {
 	const void *rdma;
 	char *errbuf;
 	size_t errbuf_len;
+	struct lx_xprt_pool *pool;
 	lx_xprt_log_fn log;
 	void *log_arg;
 };

@@ -546,6 +546,7 @@ static const struct bench_backend_ops p9b_ops = {
 	.job_sync =
 		p9b_job_sync, /* no job_end: job_sync ran after the last write */
 	.submit = p9b_submit,
+	.run_sync = p9b_run_sync,
 	.job_close = p9b_job_close,
 	.stats = p9b_stats,
 	.where = p9b_where,
