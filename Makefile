@@ -95,9 +95,11 @@ INTEG_SCRIPTS := $(sort $(wildcard tests/integration/test_*.sh \
                                    tests/integration/test_*.py))
 
 # ---------------------------------------------------------------- benches
-MICRO_SRCS := $(sort $(wildcard bench/micro/mb_*.c))
-MICRO_COMMON := $(filter-out $(MICRO_SRCS),$(sort $(wildcard bench/micro/*.c)))
-MICRO_BINS := $(MICRO_SRCS:bench/micro/%.c=$(O)/bench/micro/%)
+# (the micro benchmarks are sources in perf/micro; their programs stay in
+# $(O)/bench/micro, where scripts/run-bench-micro.sh runs them)
+MICRO_SRCS := $(sort $(wildcard perf/micro/mb_*.c))
+MICRO_COMMON := $(filter-out $(MICRO_SRCS),$(sort $(wildcard perf/micro/*.c)))
+MICRO_BINS := $(MICRO_SRCS:perf/micro/%.c=$(O)/bench/micro/%)
 MICRO_COMMON_OBJS := $(MICRO_COMMON:%.c=$(O)/obj/%.o)
 
 .SECONDARY:
@@ -241,7 +243,8 @@ check-integration: deps-check
 	$(MAKE) BUILD=asan integration
 	$(MAKE) BUILD=tsan integration
 
-check-rdma:
+# (74-shared-pool-rdma runs the host-built examples/shared_read)
+check-rdma: $(O)/examples/shared_read
 	tests/rdma/check-rdma.sh
 
 # The README's test command: everything, on a fresh Debian 12 machine.
@@ -258,9 +261,9 @@ deps-check-all:
 	@scripts/deps.sh --check all >/dev/null 2>&1 || scripts/deps.sh all
 
 # ---------------------------------------------------------------- benches
-$(O)/bench/micro/%: bench/micro/%.c $(MICRO_COMMON_OBJS) $(LIB_A)
+$(O)/bench/micro/%: perf/micro/%.c $(MICRO_COMMON_OBJS) $(LIB_A)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_ALL) -Ibench/micro -o $@ $< $(MICRO_COMMON_OBJS) \
+	$(CC) $(CFLAGS_ALL) -Iperf/micro -o $@ $< $(MICRO_COMMON_OBJS) \
 	    $(LIB_A) $(LDFLAGS_ALL) $(PKG_LIBS) -lm
 
 bench-micro: deps-check $(MICRO_BINS)
@@ -310,7 +313,7 @@ check-install: lib tools
 	MAKE="$(MAKE)" CC="$(CC)" BUILD=$(BUILD) scripts/check-install.sh $(O)
 
 # ================================================================ p9-bench
-# (owned by p9-bench: bench/p9_bench.[ch], bench/p9_io.c, bench/p9_sess.c,
+# (owned by p9-bench: bench/backends/p9/, 
 # scripts/bench-p9.py, tests/integration/test_p9_bench.sh,
 # tests/integration/test_p9_reconnect.sh)
 # bench-p9: p9-bench against diod and ganesha beside the peers (peer_p9,
@@ -322,7 +325,8 @@ check-install: lib tools
 # p9-bench is three files: its sessions (p9_sess.c) and I/O path
 # (p9_io.c) link beside the main through the engine's rule
 # (BENCH_OBJS_<proto>).
-BENCH_OBJS_p9 := $(O)/obj/bench/p9_sess.o $(O)/obj/bench/p9_io.o
+BENCH_OBJS_p9 := $(O)/obj/bench/backends/p9/p9_sess.o \
+                 $(O)/obj/bench/backends/p9/p9_io.o
 $(O)/bench/p9-bench: $(BENCH_OBJS_p9)
 -include $(BENCH_OBJS_p9:.o=.d)
 
@@ -330,7 +334,7 @@ bench-p9: deps-check
 	@scripts/deps.sh --check servers >/dev/null 2>&1 || \
 	    scripts/deps.sh servers
 	@$(MAKE) --no-print-directory -s $(O)/bench/p9-bench
-	@$(MAKE) --no-print-directory -s -C bench/peers O=$(CURDIR)/$(O)/bench/peers
+	@$(MAKE) --no-print-directory -s -C perf/peers O=$(CURDIR)/$(O)/bench/peers
 	scripts/bench-p9.py $(O)
 
 # test_p9_bench.sh runs the p9-bench of the build being tested, and so
@@ -340,20 +344,26 @@ soak: $(O)/bench/p9-bench
 # ============================================================ end p9-bench
 
 # ================================================================ bench engine
-# (owned by the bench engine: bench/engine/, bench/*_bench.c, docs/man/)
-# One engine, one back-end per protocol: every bench/<proto>_bench.c main
+# (owned by the bench engine: bench/engine/, bench/backends/, docs/man/)
+# One engine, one back-end per protocol: every
+# bench/backends/<proto>/<proto>_bench.c main
 # becomes $(O)/bench/<proto>-bench (nfs3-bench, p9-bench, mem-bench), linked
 # with the engine archive and libxprt.a.  Unit tests named test_bench_*
 # link the engine as well (a more specific pattern than the unit rule).
 # The MPI glue is not part of the engine archive: the benches link it,
 # with Open MPI, when MPI support is built (see MPI below).
 BENCH_MPI_SRC     := bench/engine/mpi.c
+# the in-memory back-end is in the archive: the engine's unit tests use it
 BENCH_ENGINE_SRCS := $(filter-out $(BENCH_MPI_SRC),\
-                       $(sort $(wildcard bench/engine/*.c)))
+                       $(sort $(wildcard bench/engine/*.c))) \
+                     bench/backends/mem/mem_backend.c
 BENCH_ENGINE_OBJS := $(BENCH_ENGINE_SRCS:%.c=$(O)/obj/%.o)
 BENCH_ENGINE_A    := $(O)/libbench.a
-BENCH_MAINS       := $(sort $(wildcard bench/*_bench.c))
-BENCH_BINS        := $(patsubst bench/%_bench.c,$(O)/bench/%-bench,$(BENCH_MAINS))
+BENCH_MAINS       := $(sort $(wildcard bench/backends/*/*_bench.c))
+BENCH_BINS        := $(patsubst %_bench.c,$(O)/bench/%-bench,\
+                       $(notdir $(BENCH_MAINS)))
+# bench/ includes its headers from its root ("engine/engine.h")
+$(O)/obj/bench/%.o: CFLAGS_ALL += -Ibench
 # mem-bench is a development tool: built, not installed
 BENCH_INSTALL     := $(filter-out %/mem-bench,$(BENCH_BINS))
 BENCH_MANS        := $(sort $(wildcard docs/man/*.1))
@@ -404,7 +414,9 @@ $(BENCH_ENGINE_A): $(BENCH_ENGINE_OBJS)
 
 # A bench of several files names its other objects in BENCH_OBJS_<proto>
 # (and lists them as prerequisites of its binary): they link after the main.
-$(O)/bench/%-bench: bench/%_bench.c $(BENCH_MPI_OBJ) $(BENCH_ENGINE_A) \
+# (second expansion: the main of PROTO-bench is bench/backends/PROTO/)
+.SECONDEXPANSION:
+$(O)/bench/%-bench: bench/backends/$$*/$$*_bench.c $(BENCH_MPI_OBJ) $(BENCH_ENGINE_A) \
 		$(TOOL_DEP) $(BENCH_CONFIG)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -Ibench -o $@ $< $(BENCH_OBJS_$*) $(BENCH_MPI_OBJ) \
@@ -424,9 +436,12 @@ bench: $(BENCH_BINS)
 all: bench
 
 # What `make install` puts in BINDIR: the benches (not mem-bench, nor
-# the bench/cost programs: instruments of make bench-cost), the examples
-# and xprt-plot; each with its man page docs/man/NAME.1.
-INSTALL_BINS    := $(BENCH_INSTALL) $(EXAMPLE_BINS)
+# the perf/cost programs: instruments of make bench-cost), the examples
+# that are tools (not shared_read: code to read, run by
+# tests/integration/test_shared_read.sh) and xprt-plot; each with its man
+# page docs/man/NAME.1.
+EXAMPLE_TEACH   := $(O)/examples/shared_read
+INSTALL_BINS    := $(BENCH_INSTALL) $(filter-out $(EXAMPLE_TEACH),$(EXAMPLE_BINS))
 INSTALL_SCRIPTS := scripts/xprt-plot
 INSTALL_MANS1   := $(foreach p,$(INSTALL_BINS) $(INSTALL_SCRIPTS),\
                      docs/man/$(notdir $(p)).1)
@@ -462,7 +477,6 @@ uninstall-tools:
 	    $(DESTDIR)$(BINDIR)/$(notdir $(p))) \
 	    $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(INSTALL_MANS1)))
 
-FORMAT_SRCS += $(wildcard bench/*.c)
 
 # Multi-node mode: on localhost, mpirun -np 4 mem-bench, the merged report
 # checked against the ranks' own numbers; then over two "nodes" (network
@@ -514,7 +528,7 @@ $(RDMA_TOOL_BINS): $(RDMA_BIN)/%: tests/rdma/%.c $(LIB_A) \
 RDMA_BENCH_BINS := $(RDMA_BIN)/nfs3-bench $(RDMA_BIN)/p9-bench
 rdma-tools: $(RDMA_BENCH_BINS)
 $(RDMA_BIN)/p9-bench: $(BENCH_OBJS_p9)
-$(RDMA_BENCH_BINS): $(RDMA_BIN)/%-bench: bench/%_bench.c $(BENCH_ENGINE_A) \
+$(RDMA_BENCH_BINS): $(RDMA_BIN)/%-bench: bench/backends/$$*/$$*_bench.c $(BENCH_ENGINE_A) \
 		    $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -Ibench -o $@ $< $(BENCH_OBJS_$*) \
@@ -613,7 +627,7 @@ fuzz-long: fuzz-build
 .PHONY: bench-rpc bench-nfs3 bench-peers demo-build
 
 bench-peers:
-	$(MAKE) -s -C bench/peers O=$(O)/bench/peers
+	$(MAKE) -s -C perf/peers O=$(O)/bench/peers
 
 demo-build:
 	$(MAKE) $(O)/bench/nfs3-bench
@@ -639,9 +653,9 @@ integration: $(O)/bench/nfs3-bench
 # ============================================== end demo and peer benchmarks
 
 # ================================================================ cost
-# (owned by the per-call cost gauge: bench/cost/, scripts/bench-cost.py)
-# bench/cost/*.c are small programs on the public API, one per workload
-# of `make bench-cost` (issue 12): each bench/cost/NAME.c becomes
+# (owned by the per-call cost gauge: perf/cost/, scripts/bench-cost.py)
+# perf/cost/*.c are small programs on the public API, one per workload
+# of `make bench-cost` (issue 12): each perf/cost/NAME.c becomes
 # $(O)/bench/cost/NAME with underscores as dashes.  They are compiled
 # against include/libxprt/ only and linked against libxprt.so, as a user
 # links with pkg-config (found through an $ORIGIN rpath, in place).
@@ -649,7 +663,7 @@ integration: $(O)/bench/nfs3-bench
 # system calls (strace) per operation beside nfs3-bench, p9-bench,
 # mem-bench and the peers, against the same servers: a table and
 # $(O)/bench-cost.json; about 7 minutes with the RDMA guest.
-COST_SRCS := $(sort $(wildcard bench/cost/*.c))
+COST_SRCS := $(sort $(wildcard perf/cost/*.c))
 COST_BINS := $(foreach s,$(COST_SRCS),\
                $(O)/bench/cost/$(subst _,-,$(notdir $(s:.c=))))
 COST_CFLAGS = $(CSTD) $(WARN) $(OPT) -pthread -Iinclude $(PKG_CFLAGS) \
@@ -741,7 +755,8 @@ check-cycles: lib
 
 # ---------------------------------------------------------------- style
 FORMAT_SRCS = $(sort $(wildcard include/libxprt/*.h include/libxprt/proto/*.h xprt/*.[ch] rpc/*.[ch] \
-              nfs3/*.[ch] p9/*.[ch] bench/*.[ch] bench/*/*.[ch] tests/*/*.[ch]))
+              nfs3/*.[ch] p9/*.[ch] bench/*/*.[ch] bench/backends/*/*.[ch] \
+              perf/*/*.[ch] tests/*/*.[ch]))
 
 format:
 	clang-format -i $(FORMAT_SRCS)

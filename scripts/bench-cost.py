@@ -31,7 +31,7 @@ figure is in the JSON):
   beyond copy  Ir/op - copy/op;
   syscalls/op  the same difference of strace -f -c's call counts.
 
-Our side: the small programs on the public API in bench/cost/ (library
+Our side: the small programs on the public API in perf/cost/ (library
 only), nfs3-bench, p9-bench and mem-bench (library + bench engine).  The
 peers: libtirpc clnt_call (bench/peers/peer_tirpc_null), libnfs's async
 API (peer_libnfs) and a plain C 9P loop (peer_p9), in their exact count

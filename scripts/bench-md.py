@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Render micro-benchmark JSON results (bench/micro/mbench.c) as Markdown.
+"""Render micro-benchmark JSON results (perf/micro/mbench.c) as Markdown.
 
 usage: bench-md.py RESULT.json... > section.md
 Each file becomes a heading, its tables Markdown tables, its targets a

@@ -55,7 +55,7 @@ fi
 # 4. Peers against ganesha, side by side (and nfs3-bench, when built,
 # on the same workloads and file)
 if [[ -n $run && -f $run/servers.env ]]; then
-	"$top/bench/peers/run-peers.sh" "$run" 3 "$o/bench/peers" >peers.txt
+	"$top/perf/peers/run-peers.sh" "$run" 3 "$o/bench/peers" >peers.txt
 	grep -E 'op=(null|randread)' peers.txt | grep 'server=ganesha' >nfs.txt
 	ours=()
 	if [[ -x $o/bench/nfs3-bench ]]; then

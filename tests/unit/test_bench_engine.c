@@ -23,7 +23,7 @@
 #include <cmocka.h>
 
 #include "engine/engine.h"
-#include "engine/mem_backend.h"
+#include "backends/mem/mem_backend.h"
 
 /* ------------------------------------------------------------ tiny JSON */
 

@@ -19,7 +19,7 @@
 #include <cmocka.h>
 
 #include "engine/engine.h"
-#include "engine/mem_backend.h"
+#include "backends/mem/mem_backend.h"
 
 static char dir[] = "/tmp/bench-fiolog-XXXXXX";
 

@@ -20,7 +20,7 @@
 #include <cmocka.h>
 
 #include "engine/engine.h"
-#include "engine/mem_backend.h"
+#include "backends/mem/mem_backend.h"
 
 #define MAX_JOBS 8
 

@@ -19,7 +19,7 @@
 
 #include "engine/engine_int.h"
 #include "engine/jobfile.h"
-#include "engine/mem_backend.h"
+#include "backends/mem/mem_backend.h"
 
 static char dir[] = "/tmp/bench-jobfile-XXXXXX";
 

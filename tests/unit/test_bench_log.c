@@ -21,7 +21,7 @@
 #include <cmocka.h>
 
 #include "engine/engine_int.h"
-#include "engine/mem_backend.h"
+#include "backends/mem/mem_backend.h"
 
 #define MAX_ARGS 40
 #define MAX_ROWS 4096

@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#include "engine.h"
+#include "engine/engine.h"
 
 extern const struct bench_backend_ops bench_mem_backend;
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # shellcheck disable=SC2153 # the XPRT_* variables come from servers.env
-# usage: bench/peers/run-peers.sh RUN_DIR [SECONDS=5] [BIN_DIR]
+# usage: perf/peers/run-peers.sh RUN_DIR [SECONDS=5] [BIN_DIR]
 #
 # Run the standard peer workloads against the servers that
 # `tests/servers/servers.sh up RUN_DIR` started, and print one RESULT line

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * mbench: the small harness every micro benchmark in bench/micro shares.
+ * mbench: the small harness every micro benchmark in perf/micro shares.
  *
  * A benchmark binary parses the common flags with mb_init(), measures, and
  * reports through tables: each table prints aligned text on stdout and, at

@@ -5,7 +5,7 @@
  * engine feature end to end without a server.
  */
 #include "engine/engine.h"
-#include "engine/mem_backend.h"
+#include "mem_backend.h"
 
 int main(int argc, char **argv)
 {
