@@ -34,7 +34,9 @@ static int lx_xprt_check_opts(const struct lx_xprt_opts *o)
 		return -EINVAL;
 	if (o->policy != LX_XPRT_RESEND && o->policy != LX_XPRT_FAIL)
 		return -EINVAL;
-	if (o->pool && o->buf_size &&
+	/* a one-size pool must have the buffers asked for; a shared one
+	 * serves the class of @buf_size */
+	if (o->pool && o->buf_size && !lx_xprt_pool_has_classes(o->pool) &&
 	    lx_xprt_pool_buf_size(o->pool) != o->buf_size)
 		return -EINVAL;
 	return 0;
@@ -45,8 +47,9 @@ static void lx_xprt_apply_defaults(struct lx_xprt_opts *o)
 	if (!o->max_reqs)
 		o->max_reqs = LX_XPRT_DEF_MAX_REQS;
 	if (!o->buf_size)
-		o->buf_size = o->pool ? lx_xprt_pool_buf_size(o->pool) :
-					LX_XPRT_DEF_BUF_SIZE;
+		o->buf_size = o->pool && !lx_xprt_pool_has_classes(o->pool) ?
+				      lx_xprt_pool_buf_size(o->pool) :
+				      LX_XPRT_DEF_BUF_SIZE;
 	if (!o->max_msg)
 		o->max_msg = LX_XPRT_DEF_MAX_MSG;
 	if (!o->connect_timeout_ms)
@@ -108,6 +111,21 @@ static void lx_xprt_fini_locks(struct xprt *x)
 	pthread_mutex_destroy(&x->state_lock);
 }
 
+/* An RDMA transport that could not register its memory: say whether the
+ * locked-memory limit is why, through the log hook (an unprivileged
+ * user's usual failure, which "Cannot allocate memory" does not explain) */
+static void memlock_say(const struct xprt *x, int err)
+{
+	char why[240];
+
+	if (x->opts.transport != LX_XPRT_TRANSPORT_RDMA ||
+	    !lx_xprt_memlock_explain(err,
+				     2 * x->opts.buf_size * (size_t)x->max_reqs,
+				     why, sizeof(why)))
+		return;
+	lx_xprt_log(x, LX_XPRT_LOG_ERR, "libxprt: %s", why);
+}
+
 int lx_xprt_create(struct xprt **xp, const struct lx_xprt_opts *opts)
 {
 	return lx_xprt__create_ops(xp, opts, NULL);
@@ -148,14 +166,26 @@ int lx_xprt__create_ops(struct xprt **xp, const struct lx_xprt_opts *opts,
 	if (err)
 		goto out_free;
 	if (x->opts.pool) {
-		x->pool = x->opts.pool;
+		/* a shared pool: this transport's size class, registered
+		 * for RDMA by the first RDMA transport that uses it */
+		err = lx_xprt_pool_class(x->opts.pool, x->opts.buf_size,
+					 &x->pool);
+		if (!err && x->ops->pool_reg &&
+		    lx_xprt_pool_has_classes(x->pool))
+			err = lx_xprt_pool_attach_reg(x->pool,
+						      x->ops->pool_reg);
+		if (err)
+			goto out_locks;
+		x->opts.buf_size = lx_xprt_pool_buf_size(x->pool);
 	} else {
 		po.buf_size = x->opts.buf_size;
 		po.max_bytes = 2 * x->opts.buf_size * x->max_reqs + 1;
 		po.reg = x->ops->pool_reg; /* RDMA: slabs registered once */
 		err = lx_xprt_pool_create(&x->pool, &po);
-		if (err)
+		if (err) {
+			memlock_say(x, err);
 			goto out_locks;
+		}
 		x->own_pool = true;
 		x->keep_bufs = true; /* its budget is two buffers a slot */
 	}
@@ -177,11 +207,15 @@ int lx_xprt__create_ops(struct xprt **xp, const struct lx_xprt_opts *opts,
 	atomic_store(&x->state, LX_XPRT_CONNECTING);
 
 	err = x->ops->setup(x);
-	if (err)
+	if (err) {
+		memlock_say(x, err);
 		goto out_xmitq;
+	}
 	err = x->ops->connect(x, 1);
-	if (err)
+	if (err) {
+		memlock_say(x, err);
 		goto out_teardown;
+	}
 	atomic_store(&x->cookie, 1);
 	x->conn_since = lx_xprt_now_ns();
 	atomic_store(&x->state, LX_XPRT_CONNECTED);

@@ -169,6 +169,7 @@ struct p9b {
 	pthread_t dthread;
 	_Atomic uint64_t deferred;
 	_Atomic uint64_t split_ios;
+	uint64_t end_fsyncs; /* --end_fsync: Tfsync of job_sync/job_end */
 
 	/* recovery (p9_sess.c) */
 	_Atomic uint64_t reconnects;
@@ -192,6 +193,7 @@ static inline unsigned int p9b_parts_for(size_t len, size_t chunk)
  * could go out (NOWAIT); another negative errno, nothing in flight.
  */
 int p9b_submit(void *priv, struct bench_io *io, unsigned int flags);
+int p9b_run_sync(void *priv, struct bench_io *io, int *status, size_t *bytes);
 
 /**
  * p9b_helper_start() - start the thread that sends what NOWAIT could not
