@@ -341,8 +341,7 @@ int lx_rpcrdma_plan(const struct lx_rpcrdma_plan_in *in,
 		return -EINVAL;
 	memset(out, 0, sizeof(*out));
 	if (in->payload_segs > LX_RPCRDMA_MAX_SEGS ||
-	    in->rx_dst_segs > LX_RPCRDMA_MAX_SEGS ||
-	    in->reply_segs > LX_RPCRDMA_MAX_SEGS)
+	    in->rx_dst_segs > LX_RPCRDMA_MAX_SEGS)
 		return -E2BIG;
 
 	/* the reply: inline, Write chunk, Reply chunk */
@@ -357,6 +356,9 @@ int lx_rpcrdma_plan(const struct lx_rpcrdma_plan_in *in,
 	}
 	if (reply_hdr_len(wsegs, 0) + nonbulk > in->inline_recv) {
 		out->reply = true;
+		/* only a call that offers the chunk needs its segments */
+		if (in->reply_segs > LX_RPCRDMA_MAX_SEGS)
+			return -E2BIG;
 		rsegs = in->reply_segs ? in->reply_segs : 1;
 		/* the server's reply echoes the chunks in its header, which
 		 * must fit our receive (RFC 8166 section 3.3.2: the Reply

@@ -188,21 +188,25 @@ static int ru_prepare(struct xprt *x, struct lx_xprt_rqst *rq,
 			covered += dst[i].iov_len;
 		if (ndst > LX_RPCRDMA_MAX_SEGS || covered < in.rx_dst_len)
 			return -E2BIG; /* more pieces than one chunk takes */
-		/* each piece in segments the connection's limit allows */
-		n = ru_split(dst, ndst, p->max_seg, seg);
-		if (n < 0)
-			return n;
-		memcpy(dst, seg, (size_t)n * sizeof(seg[0]));
-		ndst = (unsigned int)n;
+		/* each piece in segments the connection's limit allows
+		 * (the common case, every piece within it, copies nothing) */
+		if (covered > p->max_seg) {
+			n = ru_split(dst, ndst, p->max_seg, seg);
+			if (n < 0)
+				return n;
+			memcpy(dst, seg, (size_t)n * sizeof(seg[0]));
+			ndst = (unsigned int)n;
+		}
 		in.rx_dst_segs = ndst;
 	}
 	in.reply_hint = t->reply_hint;
 	in.reply_cap = req->rbuf->cap;
-	/* the Reply chunk covers the whole receive buffer */
-	n = ru_split(&rb, 1, p->max_seg, seg);
-	if (n < 0)
-		return n;
-	in.reply_segs = (unsigned int)n;
+	/* the Reply chunk covers the whole receive buffer, in as many
+	 * segments as the limit needs (cut below, when it is offered) */
+	in.reply_segs = rb.iov_len <= p->max_seg ?
+				1 :
+				(unsigned int)((rb.iov_len + p->max_seg - 1) /
+					       p->max_seg);
 	in.inline_send = p->inline_send;
 	in.inline_recv = p->inline_recv;
 	r = lx_rpcrdma_plan(&in, &u->plan);
@@ -232,6 +236,9 @@ static int ru_prepare(struct xprt *x, struct lx_xprt_rqst *rq,
 		/* one window per segment; the server fills them in order,
 		 * so the reply lands contiguously in rbuf (RFC 8166
 		 * section 3.4.5: a chunk is its segments concatenated) */
+		n = ru_split(&rb, 1, p->max_seg, seg);
+		if (n != (int)u->plan.reply_segs)
+			return -E2BIG;
 		for (i = 0; i < u->plan.reply_segs; i++) {
 			r = ru_reg_seg(x, s, snd, req->rbuf, seg[i].iov_base,
 				       seg[i].iov_len, IBV_ACCESS_REMOTE_WRITE,

@@ -831,9 +831,15 @@ static void test_plan_multi_segment_reply_chunk(void **state)
 	in.reply_segs = 0;
 	assert_int_equal(lx_rpcrdma_plan(&in, &p), 0);
 	assert_int_equal(p.reply_segs, 1);
-	/* more than a chunk takes */
+	/* more than a chunk takes: refused when the chunk is needed, and
+	 * only then (a 1 MiB buffer at 4 KiB segments still makes small
+	 * calls) */
 	in.reply_segs = LX_RPCRDMA_MAX_SEGS + 1;
 	assert_int_equal(lx_rpcrdma_plan(&in, &p), -E2BIG);
+	in.reply_hint = 0;
+	in.reply_segs = 256;
+	assert_int_equal(lx_rpcrdma_plan(&in, &p), 0);
+	assert_false(p.reply);
 	/* Write and Reply chunks of 16 segments each still fit 1 KiB */
 	in = plan_in();
 	in.inline_send = in.inline_recv = 1024;
