@@ -22,8 +22,6 @@
 #include "engine_int.h"
 #include "optparse.h"
 
-const char *bench_prog_name = "bench";
-
 enum {
 	OPT_HELP = 'h',
 	OPT_VERSION = 'V',
@@ -239,49 +237,6 @@ static const struct {
 };
 
 #define N_FIO_NOTES (sizeof(fio_notes) / sizeof(fio_notes[0]))
-
-static const char *const rw_names[RW_NR] = {
-	[RW_READ] = "read",	    [RW_WRITE] = "write",
-	[RW_RANDREAD] = "randread", [RW_RANDWRITE] = "randwrite",
-	[RW_RANDRW] = "randrw",	    [RW_RW] = "rw",
-	[RW_NULL] = "null",	    [RW_GETATTR] = "getattr",
-};
-
-const char *bench_rw_name(enum bench_rw rw)
-{
-	return rw < RW_NR ? rw_names[rw] : "?";
-}
-
-void bench_opts_defaults(struct bench_opts *o)
-{
-	memset(o, 0, sizeof(*o));
-	o->name = "job";
-	o->workload = WL_FIO;
-	o->rw = RW_READ;
-	o->bs = 4096;
-	o->bsd[0].lo = o->bsd[0].hi = 4096;
-	o->bsd[1] = o->bsd[0];
-	o->size = 64ull << 20;
-	o->iodepth = 1;
-	o->numjobs = 1;
-	o->retrans = -1; /* the back-end's */
-	o->nconnect = 1;
-	o->rwmixread = 50;
-	o->fmt = FMT_NORMAL;
-	o->transport = BENCH_TRANSPORT_TCP;
-	o->uid = (uint32_t)getuid();
-	o->gid = (uint32_t)getgid();
-	o->seed = 0x89; /* fio's default randseed: runs repeat by default */
-	o->eta = ETA_AUTO;
-	o->repetitions = 1;
-	o->log_interval_ns = 1000000000ull;
-	o->loops = 1;
-	o->randrepeat = true;
-	o->per_job_logs = true;
-	o->nrfiles = 1;
-	o->kb_base = 1024;
-	o->fmts = BENCH_FMT_BIT(FMT_NORMAL);
-}
 
 static int bad_value(const char *opt, const char *arg, const char *want)
 {
@@ -721,8 +676,8 @@ static int apply_engine_opt(struct bench *b, int id, const char *name,
 	case OPT_RW: {
 		/* fio's spelling of sequential mixed I/O */
 		if (arg && !strcmp(arg, "readwrite"))
-			arg = rw_names[RW_RW];
-		ret = pick(name, arg, rw_names, RW_NR,
+			arg = bench_rw_name(RW_RW);
+		ret = pick(name, arg, bench_rw_names, RW_NR,
 			   "read, write, randread, randwrite, randrw, rw, "
 			   "null, getattr");
 		if (ret < 0)

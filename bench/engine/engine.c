@@ -83,60 +83,6 @@ void *bench_backend_priv(struct bench *b)
 	return b ? b->priv : NULL;
 }
 
-/**
- * bench_may_layout() - the workload may read a file before writing it, so
- * a missing or short file (or any file under --verify) is laid out first
- */
-bool bench_may_layout(const struct bench_opts *o)
-{
-	if (bench_rw_meta(o->rw))
-		return false;
-	if (o->workload == WL_IOR)
-		return o->rw == RW_READ;
-	return bench_rw_reads(o->rw);
-}
-
-/** bench_writes_data() - the workload writes (its files are sized) */
-bool bench_writes_data(const struct bench_opts *o)
-{
-	if (o->workload == WL_IOR)
-		return o->rw != RW_READ;
-	return bench_rw_writes(o->rw);
-}
-
-/**
- * bench_reads_after_write() - a measured read phase follows the writes
- * (then it verifies them and no separate verify pass is needed)
- */
-bool bench_reads_after_write(const struct bench_opts *o)
-{
-	if (o->workload == WL_IOR)
-		return o->rw == RW_RW;
-	return bench_rw_reads(o->rw);
-}
-
-/**
- * bench_region() - the size of a job's file and where its I/O region
- * starts: --offset N puts the --size bytes of I/O after N bytes (the file
- * is N + size long, as fio extends a file it creates); --offset P% starts
- * the I/O P% into a file of --size bytes, at a block boundary.
- */
-void bench_region(const struct bench_opts *o, uint64_t *file_size,
-		  uint64_t *base)
-{
-	uint64_t size = o->file_bytes ? o->file_bytes : o->size;
-
-	if (o->offset_pct) {
-		*file_size = size;
-		*base = size / 100 * o->offset_pct / o->bs * o->bs;
-		if (*base >= size)
-			*base = size - o->bs;
-		return;
-	}
-	*file_size = o->offset + size;
-	*base = o->offset;
-}
-
 static unsigned int slots_per_job(const struct bench_opts *o)
 {
 	if (bench_may_layout(o) && o->iodepth < BENCH_LAYOUT_DEPTH)
