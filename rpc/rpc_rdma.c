@@ -312,62 +312,72 @@ long lx_rpcrdma_decode(const void *buf, size_t len, struct lx_rpcrdma_hdr *h)
 
 /* -------------------------------------------------------------- plan */
 
-/* Header of a call with the given chunks (one Read entry per segment). */
-static size_t call_hdr_len(unsigned int reads, unsigned int wsegs, bool reply)
+/* Header of a call with the given chunks (one Read entry per segment,
+ * @rsegs Reply chunk segments, 0: no Reply chunk). */
+static size_t call_hdr_len(unsigned int reads, unsigned int wsegs,
+			   unsigned int rsegs)
 {
 	size_t len = 16 + (size_t)reads * 24 + 4;
 
 	len += wsegs ? 4 + 4 + (size_t)wsegs * 16 + 4 : 4;
-	len += reply ? 4 + 4 + 16 : 4;
+	len += rsegs ? 4 + 4 + (size_t)rsegs * 16 : 4;
 	return len;
 }
 
-/* Header of the reply the server sends back with the Write chunk echoed. */
-static size_t reply_hdr_len(unsigned int wsegs, bool reply)
+/* Header of the reply the server sends back with the chunks echoed. */
+static size_t reply_hdr_len(unsigned int wsegs, unsigned int rsegs)
 {
-	return call_hdr_len(0, wsegs, reply);
+	return call_hdr_len(0, wsegs, rsegs);
 }
 
 int lx_rpcrdma_plan(const struct lx_rpcrdma_plan_in *in,
 		    struct lx_rpcrdma_plan *out)
 {
 	size_t nonbulk, pad, msg, reads;
-	unsigned int wsegs = 0;
+	unsigned int wsegs = 0, rsegs = 0;
 
 	if (!in || !out || in->inline_send < LX_RPCRDMA_MIN_INLINE ||
 	    in->inline_recv < LX_RPCRDMA_MIN_INLINE)
 		return -EINVAL;
 	memset(out, 0, sizeof(*out));
 	if (in->payload_segs > LX_RPCRDMA_MAX_SEGS ||
-	    in->rx_dst_segs > LX_RPCRDMA_MAX_SEGS)
+	    in->rx_dst_segs > LX_RPCRDMA_MAX_SEGS ||
+	    in->reply_segs > LX_RPCRDMA_MAX_SEGS)
 		return -E2BIG;
 
 	/* the reply: inline, Write chunk, Reply chunk */
 	nonbulk = in->reply_hint ? in->reply_hint : LX_RPCRDMA_SMALL_REPLY;
 	if (in->rx_dst_len) {
 		/* data and its pad inline, with the header */
-		if (reply_hdr_len(0, false) + nonbulk + in->rx_dst_len + 3 >
+		if (reply_hdr_len(0, 0) + nonbulk + in->rx_dst_len + 3 >
 		    in->inline_recv) {
 			out->write = true;
 			wsegs = in->rx_dst_segs;
 		}
 	}
-	if (reply_hdr_len(wsegs, false) + nonbulk > in->inline_recv)
+	if (reply_hdr_len(wsegs, 0) + nonbulk > in->inline_recv) {
 		out->reply = true;
+		rsegs = in->reply_segs ? in->reply_segs : 1;
+		/* the server's reply echoes the chunks in its header, which
+		 * must fit our receive (RFC 8166 section 3.3.2: the Reply
+		 * chunk carries the message, not the header) */
+		if (reply_hdr_len(wsegs, rsegs) > in->inline_recv)
+			return -E2BIG;
+	}
+	out->reply_segs = rsegs;
 
 	/* the call: inline, payload Read chunk, position-zero Read chunk */
 	pad = (4 - (in->payload_len & 3)) & 3;
 	msg = in->call_len + in->payload_len + (in->payload_len ? pad : 0);
 	out->proc = RDMA_MSG;
 	out->read = LX_RPCRDMA_READ_NONE;
-	out->hdr_len = call_hdr_len(0, wsegs, out->reply);
+	out->hdr_len = call_hdr_len(0, wsegs, rsegs);
 	out->inline_len = msg;
 	if (out->hdr_len + msg <= in->inline_send)
 		return 0;
 	if (in->payload_len) {
 		out->read = LX_RPCRDMA_READ_PAYLOAD;
-		out->hdr_len =
-			call_hdr_len(in->payload_segs, wsegs, out->reply);
+		out->hdr_len = call_hdr_len(in->payload_segs, wsegs, rsegs);
 		out->inline_len = in->call_len;
 		if (out->hdr_len + in->call_len <= in->inline_send)
 			return 0;
@@ -378,7 +388,7 @@ int lx_rpcrdma_plan(const struct lx_rpcrdma_plan_in *in,
 		return -E2BIG;
 	out->proc = RDMA_NOMSG;
 	out->read = LX_RPCRDMA_READ_POS0;
-	out->hdr_len = call_hdr_len((unsigned int)reads, wsegs, out->reply);
+	out->hdr_len = call_hdr_len((unsigned int)reads, wsegs, rsegs);
 	out->inline_len = 0;
 	if (out->hdr_len > in->inline_send)
 		return -E2BIG;

@@ -151,6 +151,8 @@ enum lx_rpcrdma_read_kind {
  * @rx_dst_segs: its segments
  * @reply_hint: largest reply expected apart from bulk data, 0 = small
  * @reply_cap: the call's receive buffer: what a Reply chunk can cover
+ * @reply_segs: segments a Reply chunk over it takes (the transport's
+ *	segment limit), 0 taken as 1
  * @inline_send, @inline_recv: thresholds in force
  */
 struct lx_rpcrdma_plan_in {
@@ -161,6 +163,7 @@ struct lx_rpcrdma_plan_in {
 	unsigned int rx_dst_segs;
 	size_t reply_hint;
 	size_t reply_cap;
+	unsigned int reply_segs;
 	size_t inline_send;
 	size_t inline_recv;
 };
@@ -171,6 +174,7 @@ struct lx_rpcrdma_plan_in {
  * @read: see enum lx_rpcrdma_read_kind
  * @write: offer a Write chunk over the caller's result memory
  * @reply: offer a Reply chunk over the receive buffer
+ * @reply_segs: in @reply_segs segments (0 without a Reply chunk)
  * @hdr_len: length of the transport header these choices produce
  * @inline_len: bytes of the RPC message sent after the header
  */
@@ -179,6 +183,7 @@ struct lx_rpcrdma_plan {
 	enum lx_rpcrdma_read_kind read;
 	bool write;
 	bool reply;
+	unsigned int reply_segs;
 	size_t hdr_len;
 	size_t inline_len;
 };
@@ -201,7 +206,9 @@ struct lx_rpcrdma_plan {
  * Read chunk when the rest fits; else the whole call in a position-zero
  * Read chunk.
  * Return: %0; %-EINVAL for NULL arguments or thresholds below 1024;
- * %-E2BIG when a chunk would need more than LX_RPCRDMA_MAX_SEGS segments.
+ * %-E2BIG when a chunk would need more than LX_RPCRDMA_MAX_SEGS segments,
+ * or its segments make a call header beyond the send threshold or a reply
+ * header (the chunks echoed) beyond the receive threshold.
  */
 int lx_rpcrdma_plan(const struct lx_rpcrdma_plan_in *in,
 		    struct lx_rpcrdma_plan *out);

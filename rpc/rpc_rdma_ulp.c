@@ -102,6 +102,36 @@ static int ru_reg_seg(struct xprt *x, struct lx_xprt_rdma_slot *s,
 	return r;
 }
 
+/*
+ * Cut @n pieces of memory into chunk segments of at most @max bytes each
+ * (the connection's segment limit: one window, or one registration, per
+ * segment) into @out, which holds LX_RPCRDMA_MAX_SEGS.
+ * Return: the number of segments; %-E2BIG when they do not fit.
+ */
+static int ru_split(const struct iovec *in, unsigned int n, uint32_t max,
+		    struct iovec *out)
+{
+	unsigned int i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		uint8_t *p = in[i].iov_base;
+		size_t left = in[i].iov_len;
+
+		while (left) {
+			size_t take = left < max ? left : max;
+
+			if (k == LX_RPCRDMA_MAX_SEGS)
+				return -E2BIG;
+			out[k].iov_base = p;
+			out[k].iov_len = take;
+			k++;
+			p += take;
+			left -= take;
+		}
+	}
+	return (int)k;
+}
+
 /* Read chunk entries for tx segments [from, to), all at @pos. */
 static int ru_reads(struct xprt *x, struct lx_xprt_rqst *rq,
 		    struct lx_xprt_rdma_slot *s, struct lx_xprt_rdma_send *snd,
@@ -136,12 +166,15 @@ static int ru_prepare(struct xprt *x, struct lx_xprt_rqst *rq,
 	struct lx_xprt_req *req = &rq->pub;
 	struct lx_rpc_task *t = lx_rpc_task_of(req);
 	struct iovec dst[LX_RPCRDMA_MAX_SEGS + 1];
+	struct iovec seg[LX_RPCRDMA_MAX_SEGS];
+	struct iovec rb = {.iov_base = req->rbuf->data,
+			   .iov_len = req->rbuf->cap};
 	struct lx_rpcrdma_plan_in in = {0};
 	struct lx_rpcrdma_hdr h;
 	unsigned int ndst = 0, i;
 	size_t covered = 0;
 	long hl;
-	int r;
+	int r, n;
 
 	in.call_len = req->sbuf->len;
 	in.payload_len = t->payload_len;
@@ -155,10 +188,21 @@ static int ru_prepare(struct xprt *x, struct lx_xprt_rqst *rq,
 			covered += dst[i].iov_len;
 		if (ndst > LX_RPCRDMA_MAX_SEGS || covered < in.rx_dst_len)
 			return -E2BIG; /* more pieces than one chunk takes */
+		/* each piece in segments the connection's limit allows */
+		n = ru_split(dst, ndst, p->max_seg, seg);
+		if (n < 0)
+			return n;
+		memcpy(dst, seg, (size_t)n * sizeof(seg[0]));
+		ndst = (unsigned int)n;
 		in.rx_dst_segs = ndst;
 	}
 	in.reply_hint = t->reply_hint;
 	in.reply_cap = req->rbuf->cap;
+	/* the Reply chunk covers the whole receive buffer */
+	n = ru_split(&rb, 1, p->max_seg, seg);
+	if (n < 0)
+		return n;
+	in.reply_segs = (unsigned int)n;
 	in.inline_send = p->inline_send;
 	in.inline_recv = p->inline_recv;
 	r = lx_rpcrdma_plan(&in, &u->plan);
@@ -185,12 +229,17 @@ static int ru_prepare(struct xprt *x, struct lx_xprt_rqst *rq,
 		lx_xprt_rdma_stat_inc(x, LX_XPRT_RDMA_ST_WRITE_CHUNKS);
 	}
 	if (u->plan.reply) {
-		r = ru_reg_seg(x, s, snd, req->rbuf, req->rbuf->data,
-			       req->rbuf->cap, IBV_ACCESS_REMOTE_WRITE,
-			       &h.reply.segs[0]);
-		if (r)
-			return r;
-		h.reply.nsegs = 1;
+		/* one window per segment; the server fills them in order,
+		 * so the reply lands contiguously in rbuf (RFC 8166
+		 * section 3.4.5: a chunk is its segments concatenated) */
+		for (i = 0; i < u->plan.reply_segs; i++) {
+			r = ru_reg_seg(x, s, snd, req->rbuf, seg[i].iov_base,
+				       seg[i].iov_len, IBV_ACCESS_REMOTE_WRITE,
+				       &h.reply.segs[i]);
+			if (r)
+				return r;
+		}
+		h.reply.nsegs = u->plan.reply_segs;
 		h.has_reply = true;
 		u->offer.reply = h.reply;
 		lx_xprt_rdma_stat_inc(x, LX_XPRT_RDMA_ST_REPLY_CHUNKS);
@@ -364,6 +413,16 @@ static int ru_receive(struct xprt *x, void *buf, size_t len)
 		}
 	} else if (r) {
 		lx_xprt_rdma_stat_inc(x, LX_XPRT_RDMA_ST_BAD_HEADERS);
+		/* nothing was placed: the chunks it names are not ours, or
+		 * claim more segments or bytes than the call offered */
+		lx_xprt_log(x, LX_XPRT_LOG_ERR,
+			    "libxprt: %s: rdma: reply to xid 0x%08x refused: "
+			    "its chunks break the call's offer (%u Write, %u "
+			    "Reply segments returned for %u, %u offered)",
+			    x->peer, h.xid, h.nr_writes ? h.writes[0].nsegs : 0,
+			    h.has_reply ? h.reply.nsegs : 0,
+			    ((struct ru_slot *)s->ulp)->offer.write.nsegs,
+			    ((struct ru_slot *)s->ulp)->offer.reply.nsegs);
 	}
 	if (!r)
 		r = ru_deliver(x, rq, t, &ri, buf);

@@ -259,7 +259,7 @@ static int lx_xr_resolve_opts(struct xprt *x, struct lx_xr_tp *tp)
 	if (!o->rnr_retry_set)
 		o->rnr_retry = tp->ulp->def_rnr_retry;
 	if (o->rnr_retry > 7 || o->reg_mode > LX_XPRT_RDMA_REG_CACHE_UNSAFE ||
-	    o->ack_timeout > 31)
+	    o->ack_timeout > 31 || (o->max_seg_size && o->max_seg_size < 4096))
 		return -EINVAL;
 	return 0;
 }

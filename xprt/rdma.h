@@ -54,6 +54,9 @@ struct lx_xprt_rqst;
  *	(else through registrations, per call or cached)
  * @remote_inv: we offered Send With Invalidate (RFC 8797 SND_W_INV_OK)
  * @cookie: the connection's connect cookie (windows are bound to it)
+ * @max_seg: largest chunk segment a ULP may advertise: the option
+ *	max_seg_size, else the device's largest registration, at most
+ *	UINT32_MAX (a segment's length is one XDR word)
  */
 struct lx_xprt_rdma_params {
 	uint32_t gen;
@@ -62,6 +65,7 @@ struct lx_xprt_rdma_params {
 	unsigned int inline_recv;
 	unsigned int max_send_sge;
 	unsigned int dev;
+	uint32_t max_seg;
 	bool windows;
 	bool remote_inv;
 };
@@ -347,6 +351,7 @@ static inline void lx_xprt_rdma_slot_acquire(struct lx_xprt_rdma_slot *s)
  * @verbs: librdmacm's context for it (kept open for the process)
  * @pd: the protection domain every library object on it uses
  * @max_sge, @max_qp_rd_atom, @max_qp_wr: device limits
+ * @max_mr_size: largest registration (and so window) the device takes
  * @mw_type: 2 when the device binds type 2 memory windows by work
  *	request (probed), 0 when chunks need registrations
  * @inv_flags: completion flags meaning "arrived with Send With
@@ -359,6 +364,7 @@ struct lx_xprt_rdma_dev {
 	int max_sge;
 	int max_qp_rd_atom;
 	int max_qp_wr;
+	uint64_t max_mr_size;
 	int mw_type;
 	unsigned int inv_flags;
 };

@@ -328,6 +328,13 @@ static int lx_xr_connect_once(struct xprt *x, uint32_t cookie)
 		break;
 	}
 	c->inv_flags = d->inv_flags;
+	/* a segment's length is one XDR word; a device reporting no limit
+	 * (0) is taken at its word */
+	c->params.max_seg = UINT32_MAX;
+	if (d->max_mr_size && d->max_mr_size < c->params.max_seg)
+		c->params.max_seg = (uint32_t)d->max_mr_size;
+	if (tp->o.max_seg_size && tp->o.max_seg_size < c->params.max_seg)
+		c->params.max_seg = tp->o.max_seg_size;
 	/* the send queue: per credit a Send and LX_XR_WINS_PER_CREDIT
 	 * windows' bind and invalidation; room for the largest call
 	 * beyond that, and for the signalling slack.  Credits beyond
@@ -396,6 +403,7 @@ static int lx_xr_connect_once(struct xprt *x, uint32_t cookie)
 	    c->params.inline_send != tp->last_params.inline_send ||
 	    c->params.inline_recv != tp->last_params.inline_recv ||
 	    c->params.max_send_sge != tp->last_params.max_send_sge ||
+	    c->params.max_seg != tp->last_params.max_seg ||
 	    c->params.windows != tp->last_params.windows || !tp->params_gen)
 		tp->params_gen++;
 	c->params.gen = tp->params_gen;

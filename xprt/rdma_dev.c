@@ -107,6 +107,7 @@ static void dev_init(void)
 		devs[i].max_sge = attr.max_sge;
 		devs[i].max_qp_rd_atom = attr.max_qp_rd_atom;
 		devs[i].max_qp_wr = attr.max_qp_wr;
+		devs[i].max_mr_size = attr.max_mr_size;
 		devs[i].mw_type = probe_mw(devs[i].pd, &attr);
 		devs[i].inv_flags = IBV_WC_WITH_INV;
 		if (attr.vendor_id == RDMA_RXE_VENDOR)

@@ -204,23 +204,28 @@ static void delay(struct bench_job *j, struct bench_slot *s, uint64_t due)
  * predecessor's completion, so its latency includes drawing it (tens of
  * nanoseconds), the way fio's start time precedes its io_u's preparation.
  */
-static void io_done(struct bench_io *io, int status, size_t bytes, uint64_t t,
-		    uint64_t now);
+static bool io_done(struct bench_io *io, int status, size_t bytes, uint64_t t,
+		    uint64_t now, bool sync);
 
 void bench_io_done(struct bench_io *io, int status, size_t bytes)
 {
 	uint64_t t = bench_now_ns();
 
-	io_done(io, status, bytes, t, t);
+	io_done(io, status, bytes, t, t, false);
 }
 
 void bench_io_done_at(struct bench_io *io, int status, size_t bytes, uint64_t t)
 {
-	io_done(io, status, bytes, t, 0);
+	io_done(io, status, bytes, t, 0, false);
 }
 
-static void io_done(struct bench_io *io, int status, size_t bytes, uint64_t t,
-		    uint64_t now)
+/*
+ * @sync: the job thread's synchronous loop (run_sync()): the next I/O is
+ * drawn and stamped but not submitted.  Return: true when it is ready
+ * (sync only); false when the slot went idle (or was submitted).
+ */
+static bool io_done(struct bench_io *io, int status, size_t bytes, uint64_t t,
+		    uint64_t now, bool sync)
 {
 	struct bench_slot *s = bench_container_of(io, struct bench_slot, io);
 	struct bench_job *j = s->job;
@@ -283,21 +288,24 @@ static void io_done(struct bench_io *io, int status, size_t bytes, uint64_t t,
 
 		if (due) {
 			delay(j, s, due);
-			return;
+			return false;
 		}
 	}
 	io->t_submit = now;
+	if (sync)
+		return true;
 	ret = b->ops->submit(b->priv, io, BENCH_SUBMIT_NOWAIT);
 	if (!ret)
-		return;
+		return false;
 	if (ret == -EBUSY) {
 		hand_off(j, s);
-		return;
+		return false;
 	}
 	bench_job_fail(j, s, ret, "submit");
 	bench_release_block(j, s, BLK_UNSENT);
 idle:
 	slot_idle(j, t);
+	return false;
 }
 
 /* Submit from the job thread, where blocking is allowed. */
@@ -326,6 +334,37 @@ static struct bench_slot *job_slot(struct bench_job *j, unsigned int i)
 {
 	return (struct bench_slot *)(void *)(j->slots_mem +
 					     (size_t)i * j->slot_stride);
+}
+
+/*
+ * One I/O at a time, each done on this thread by the back-end's
+ * run_sync() (see struct bench_backend_ops): the completion path of
+ * io_done() without a resubmission, the next I/O drawn by it.  An I/O
+ * the back-end cannot do that way is submitted, and the job goes on the
+ * usual way (completions resubmitting).
+ */
+static void run_sync_loop(struct bench_job *j)
+{
+	struct bench *b = j->b;
+	struct bench_slot *s = job_slot(j, 0);
+	size_t bytes;
+	int status;
+
+	if (!bench_draw(j, s))
+		return;
+	atomic_fetch_add_explicit(&j->active, 1, memory_order_relaxed);
+	s->io.t_submit = bench_now_ns();
+	for (;;) {
+		uint64_t t;
+
+		if (b->ops->run_sync(b->priv, &s->io, &status, &bytes)) {
+			submit_blocking(j, s);
+			return;
+		}
+		t = bench_now_ns();
+		if (!io_done(&s->io, status, bytes, t, t, true))
+			return;
+	}
 }
 
 /*
@@ -407,6 +446,10 @@ void *bench_job_thread(void *arg)
 
 	if (depth > j->nslots)
 		depth = j->nslots;
+	if (depth == 1 && !j->paced && b->ops->run_sync && !job_stopping(j)) {
+		run_sync_loop(j);
+		depth = 0;
+	}
 	for (i = 0; i < depth && !job_stopping(j); i++) {
 		struct bench_slot *s = job_slot(j, i);
 

@@ -128,6 +128,14 @@ struct lx_xprt_rdma_ulp;
  *	second on RoCE, retried 6 times).  Raise it where the peer may stall
  *	for seconds (an emulated guest on a busy host): a Send not
  *	acknowledged in time breaks the connection.
+ * @max_seg_size: largest segment (one window or registration) of the
+ *	chunks the server writes - Write and Reply chunks - bytes, at least
+ *	4096 (default 0: the device's largest registration).  Memory longer
+ *	than that is offered as several segments, each its own window, up
+ *	to 16 per chunk (Linux's RPCRDMA_MAX_HDR_SEGS; a call needing more
+ *	fails with -E2BIG): lower it for a device whose windows or
+ *	registrations are small, or to test multi-segment chunks.  Read
+ *	chunk segments follow the caller's buffers.
  */
 struct lx_xprt_rdma_opts {
 	const struct lx_xprt_rdma_ulp *ulp;
@@ -142,6 +150,7 @@ struct lx_xprt_rdma_opts {
 	bool rnr_retry_set;
 	unsigned int ack_timeout;
 	bool no_remote_inv;
+	unsigned int max_seg_size;
 };
 
 /**

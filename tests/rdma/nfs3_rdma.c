@@ -578,7 +578,8 @@ int main(int argc, char **argv)
 	int c, r, err;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((c = getopt(argc, argv, "a:p:m:e:d:n:s:S:D:M:cR:X:IT:")) != -1) {
+	while ((c = getopt(argc, argv, "a:p:m:e:d:n:s:S:D:M:cR:X:IT:G:")) !=
+	       -1) {
 		switch (c) {
 		case 'a':
 			host = optarg;
@@ -634,13 +635,16 @@ int main(int argc, char **argv)
 		case 'T':
 			stall_file = optarg;
 			break;
+		case 'G':
+			ro.max_seg_size = (unsigned int)atoi(optarg);
+			break;
 		default:
 			fprintf(stderr,
 				"usage: nfs3_rdma [-a IP] [-p NFS_PORT] [-m "
 				"MNT_PORT] [-e EXPORT] [-d DIR -n ENTRIES] "
 				"[-s IO_SIZE] [-S BW_SIZE -D DEPTH -M MIB] "
 				"[-c | -R per-io|window] [-X EXPECTED_MODE] [-I] "
-				"[-T STALL_FILE]\n");
+				"[-T STALL_FILE] [-G MAX_SEG_SIZE]\n");
 			return 2;
 		}
 	}
@@ -735,6 +739,8 @@ int main(int argc, char **argv)
 	lx_xprt_rdma_stats(lx_rpc_xprt(cl, 0), &s1);
 	for (bad = 0, i = 0; i < big; i++)
 		bad += rbuf[i] != wbuf[i];
+	if (s1.remote_inv_offered && s1.win_binds - s0.win_binds > 1)
+		multi_local += s1.win_local_inv - s0.win_local_inv;
 	report("read",
 	       !r && !rr.status && rr.count == big && rr.len == big && !bad &&
 		       s1.write_chunks > s0.write_chunks,
@@ -748,6 +754,11 @@ int main(int argc, char **argv)
 	if (big >= 8192) {
 		size_t half = big / 2;
 		uint8_t *b2 = malloc(half);
+		/* a window per buffer, or per max_seg_size piece of it */
+		uint64_t nseg2 = ro.max_seg_size ?
+					 2 * ((half + ro.max_seg_size - 1) /
+					      ro.max_seg_size) :
+					 2;
 
 		memset(rbuf, 0, big);
 		s0 = s1;
@@ -758,7 +769,7 @@ int main(int argc, char **argv)
 		report("read-2seg",
 		       !r && !rr.status && rr.len == 2 * half && !bad &&
 			       (s1.reg_mode != LX_XPRT_RDMA_REG_WINDOW ||
-				s1.win_binds - s0.win_binds == 2),
+				s1.win_binds - s0.win_binds == nseg2),
 		       "%zu bytes into two buffers: %s, status %u, %zu bytes "
 		       "differ; windows bound +%llu, invalidated remotely "
 		       "+%llu, locally +%llu",
@@ -836,6 +847,37 @@ int main(int argc, char **argv)
 		       dirname_, total_entries, rounds, expect_entries,
 		       lx_strerror(r),
 		       (unsigned long long)(s1.reply_chunks - s0.reply_chunks));
+		if (ro.max_seg_size && !r) {
+			/* the 64 KiB receive buffer in segments of at most
+			 * max_seg_size, each its own window; nfsd 6.1 sends
+			 * With Invalidate only for one distinct key, so
+			 * every one is invalidated by us before done() */
+			unsigned int segs =
+				(unsigned int)((o.buf_size + ro.max_seg_size -
+						1) /
+					       ro.max_seg_size);
+			uint64_t binds = s1.win_binds - s0.win_binds;
+			uint64_t local = s1.win_local_inv - s0.win_local_inv;
+			uint64_t remote = s1.win_remote_inv - s0.win_remote_inv;
+			bool win = s1.reg_mode == LX_XPRT_RDMA_REG_WINDOW;
+
+			if (s1.remote_inv_offered)
+				multi_local += local;
+			report("readdir-multiseg",
+			       segs > 1 && (!win ||
+					    (binds == (uint64_t)segs * rounds &&
+					     local == binds && !remote &&
+					     !s1.win_live)),
+			       "Reply chunk of %u segments (%u-byte limit) "
+			       "per READDIR, %u calls: windows bound +%llu, "
+			       "invalidated locally +%llu remotely +%llu, "
+			       "live %llu",
+			       segs, ro.max_seg_size, rounds,
+			       (unsigned long long)binds,
+			       (unsigned long long)local,
+			       (unsigned long long)remote,
+			       (unsigned long long)s1.win_live);
+		}
 	} else {
 		report("readdir", false, "LOOKUP %s: %s, status %u", dirname_,
 		       lx_strerror(r), dr.status);

@@ -651,6 +651,201 @@ static void test_plan_rejects_too_many_segments_and_bad_args(void **state)
 
 /* ---------------------------------------------------- connection data */
 
+/*
+ * A Reply chunk of several segments over one receive buffer (one window
+ * each): 4 x 4 KiB + 1 KiB, as a 17 KiB buffer cut at a 4 KiB segment
+ * limit.
+ */
+static void offer_multi_reply(struct lx_rpcrdma_offer *o)
+{
+	uint32_t i;
+
+	memset(o, 0, sizeof(*o));
+	o->reply.nsegs = 5;
+	for (i = 0; i < 5; i++)
+		o->reply.segs[i] = (struct lx_rpcrdma_seg){
+			20 + i, i < 4 ? 4096 : 1024, 0x10000 + i * 4096};
+}
+
+static void test_multi_segment_reply_chunk_round_trips(void **state)
+{
+	struct lx_rpcrdma_hdr *h = reply_hdr(RDMA_NOMSG), *d = new_hdr();
+	struct lx_rpcrdma_offer o;
+	uint8_t buf[LX_RPCRDMA_HDR_MAX];
+	long n;
+	uint32_t i;
+
+	(void)state;
+	offer_multi_reply(&o);
+	/* the most segments we build and accept */
+	h->has_reply = true;
+	h->reply.nsegs = LX_RPCRDMA_MAX_SEGS;
+	for (i = 0; i < LX_RPCRDMA_MAX_SEGS; i++)
+		h->reply.segs[i] = (struct lx_rpcrdma_seg){
+			100 + i, 4096, 0x7f0000000000ull + i * 4096};
+	n = lx_rpcrdma_encode(buf, sizeof(buf), h);
+	assert_int_equal(n, 16 + 4 + 4 + 4 + 4 + LX_RPCRDMA_MAX_SEGS * 16);
+	assert_int_equal((size_t)n, lx_rpcrdma_hdr_len(h));
+	assert_int_equal(decode_exact(buf, (size_t)n, d), n);
+	assert_true(d->has_reply);
+	assert_int_equal(d->reply.nsegs, LX_RPCRDMA_MAX_SEGS);
+	for (i = 0; i < LX_RPCRDMA_MAX_SEGS; i++) {
+		assert_int_equal(d->reply.segs[i].handle, 100 + i);
+		assert_int_equal(d->reply.segs[i].length, 4096);
+		assert_true(d->reply.segs[i].offset ==
+			    0x7f0000000000ull + i * 4096);
+	}
+	/* one more is not built... */
+	h->reply.nsegs = LX_RPCRDMA_MAX_SEGS + 1;
+	assert_int_equal(lx_rpcrdma_encode(buf, sizeof(buf), h), -EINVAL);
+	free(h);
+	free(d);
+}
+
+static void test_decode_reply_chunk_beyond_max_segs_is_e2big(void **state)
+{
+	struct lx_rpcrdma_hdr *h = new_hdr();
+	struct wbuf w;
+	uint32_t i;
+
+	(void)state;
+	/* 17 segments, every byte present: refused for the count, not
+	 * read into a 16-entry array */
+	whdr(&w, 5, 1, 8, RDMA_NOMSG);
+	w32(&w, 0); /* Read list */
+	w32(&w, 0); /* Write list */
+	w32(&w, 1);
+	w32(&w, LX_RPCRDMA_MAX_SEGS + 1);
+	for (i = 0; i < LX_RPCRDMA_MAX_SEGS + 1; i++)
+		wseg(&w, 100 + i, 4096, 0);
+	assert_int_equal(decode_exact(w.b, w.n, h), -E2BIG);
+	assert_int_equal(h->xid, 5);
+	/* a count announcing more than the bytes there */
+	whdr(&w, 6, 1, 8, RDMA_NOMSG);
+	w32(&w, 0);
+	w32(&w, 0);
+	w32(&w, 1);
+	w32(&w, 3);
+	wseg(&w, 100, 4096, 0);
+	wseg(&w, 101, 4096, 0);
+	assert_int_equal(decode_exact(w.b, w.n, h), -EBADMSG);
+	free(h);
+}
+
+static void test_check_multi_segment_reply_chunk(void **state)
+{
+	struct lx_rpcrdma_hdr *h = reply_hdr(RDMA_NOMSG);
+	struct lx_rpcrdma_reply_info ri;
+	struct lx_rpcrdma_offer o;
+
+	(void)state;
+	offer_multi_reply(&o);
+	h->has_reply = true;
+	/* the whole chunk used: 4 x 4096 + 1024 */
+	h->reply = o.reply;
+	assert_int_equal(lx_rpcrdma_check_reply(h, 112, 112, &o, &ri), 0);
+	assert_true(ri.in_reply_chunk);
+	assert_int_equal(ri.reply_len, 17408);
+	/* a reply of 9000 bytes: two full segments and part of a third,
+	 * the rest echoed empty (RFC 8166 3.4.5) or left off */
+	h->reply.segs[2].length = 808;
+	h->reply.segs[3].length = 0;
+	h->reply.segs[4].length = 0;
+	assert_int_equal(lx_rpcrdma_check_reply(h, 112, 112, &o, &ri), 0);
+	assert_int_equal(ri.reply_len, 9000);
+	h->reply.nsegs = 3;
+	assert_int_equal(lx_rpcrdma_check_reply(h, 64, 64, &o, &ri), 0);
+	assert_int_equal(ri.reply_len, 9000);
+	free(h);
+}
+
+static void test_check_hostile_multi_segment_reply_chunk(void **state)
+{
+	struct lx_rpcrdma_hdr *h = reply_hdr(RDMA_NOMSG);
+	struct lx_rpcrdma_reply_info ri;
+	struct lx_rpcrdma_offer o;
+
+	(void)state;
+	offer_multi_reply(&o);
+	h->has_reply = true;
+	/* more segments than offered: a sixth window we never bound */
+	h->reply = o.reply;
+	h->reply.nsegs = 6;
+	h->reply.segs[5] = (struct lx_rpcrdma_seg){25, 1, 0x15000};
+	assert_int_equal(lx_rpcrdma_check_reply(h, 128, 128, &o, &ri),
+			 -EBADMSG);
+	/* more bytes than offered: the last segment one byte long, or
+	 * every segment claiming the whole buffer */
+	h->reply = o.reply;
+	h->reply.segs[4].length = 1025;
+	assert_int_equal(lx_rpcrdma_check_reply(h, 112, 112, &o, &ri),
+			 -EBADMSG);
+	h->reply = o.reply;
+	h->reply.segs[1].length = 17408;
+	assert_int_equal(lx_rpcrdma_check_reply(h, 112, 112, &o, &ri),
+			 -EBADMSG);
+	h->reply.segs[1].length = UINT32_MAX;
+	assert_int_equal(lx_rpcrdma_check_reply(h, 112, 112, &o, &ri),
+			 -EBADMSG);
+	/* segments out of order (handles swapped): the bytes would not be
+	 * where the reply says */
+	h->reply = o.reply;
+	h->reply.segs[0].handle = 21;
+	h->reply.segs[1].handle = 20;
+	assert_int_equal(lx_rpcrdma_check_reply(h, 112, 112, &o, &ri),
+			 -EBADMSG);
+	/* a hole: a short segment followed by data */
+	h->reply = o.reply;
+	h->reply.segs[1].length = 100;
+	assert_int_equal(lx_rpcrdma_check_reply(h, 112, 112, &o, &ri),
+			 -EBADMSG);
+	/* every segment empty: no reply at all */
+	h->reply = o.reply;
+	h->reply.segs[0].length = h->reply.segs[1].length = 0;
+	h->reply.segs[2].length = h->reply.segs[3].length = 0;
+	h->reply.segs[4].length = 0;
+	assert_int_equal(lx_rpcrdma_check_reply(h, 112, 112, &o, &ri),
+			 -EBADMSG);
+	free(h);
+}
+
+static void test_plan_multi_segment_reply_chunk(void **state)
+{
+	struct lx_rpcrdma_plan_in in = plan_in();
+	struct lx_rpcrdma_plan p;
+
+	(void)state;
+	in.reply_hint = 32768 + 200;
+	in.reply_segs = 8; /* a 64 KiB buffer at an 8 KiB segment limit */
+	assert_int_equal(lx_rpcrdma_plan(&in, &p), 0);
+	assert_true(p.reply);
+	assert_int_equal(p.reply_segs, 8);
+	assert_int_equal(p.hdr_len, 16 + 4 + 4 + 4 + 4 + 8 * 16);
+	/* a small reply offers no chunk, whatever the segment count */
+	in.reply_hint = 0;
+	assert_int_equal(lx_rpcrdma_plan(&in, &p), 0);
+	assert_false(p.reply);
+	assert_int_equal(p.reply_segs, 0);
+	/* 0 is one segment */
+	in.reply_hint = 32768;
+	in.reply_segs = 0;
+	assert_int_equal(lx_rpcrdma_plan(&in, &p), 0);
+	assert_int_equal(p.reply_segs, 1);
+	/* more than a chunk takes */
+	in.reply_segs = LX_RPCRDMA_MAX_SEGS + 1;
+	assert_int_equal(lx_rpcrdma_plan(&in, &p), -E2BIG);
+	/* Write and Reply chunks of 16 segments each still fit 1 KiB */
+	in = plan_in();
+	in.inline_send = in.inline_recv = 1024;
+	in.rx_dst_len = 1 << 20;
+	in.rx_dst_segs = LX_RPCRDMA_MAX_SEGS;
+	in.reply_hint = 2048;
+	in.reply_segs = LX_RPCRDMA_MAX_SEGS;
+	assert_int_equal(lx_rpcrdma_plan(&in, &p), 0);
+	assert_true(p.write && p.reply);
+	assert_true(p.hdr_len + 100 <= 1024);
+}
+
 static void test_cm_private_data_layout_and_negotiation(void **state)
 {
 	uint8_t pd[LX_RPCRDMA_CM_PDATA_LEN], srv[LX_RPCRDMA_CM_PDATA_LEN];
@@ -726,6 +921,12 @@ int main(void)
 		cmocka_unit_test(test_plan_results_choose_write_or_reply_chunk),
 		cmocka_unit_test(
 			test_plan_rejects_too_many_segments_and_bad_args),
+		cmocka_unit_test(test_multi_segment_reply_chunk_round_trips),
+		cmocka_unit_test(
+			test_decode_reply_chunk_beyond_max_segs_is_e2big),
+		cmocka_unit_test(test_check_multi_segment_reply_chunk),
+		cmocka_unit_test(test_check_hostile_multi_segment_reply_chunk),
+		cmocka_unit_test(test_plan_multi_segment_reply_chunk),
 		cmocka_unit_test(test_cm_private_data_layout_and_negotiation),
 	};
 

@@ -509,6 +509,7 @@ static const struct bench_backend_ops p9b_ops = {
 	.setup = p9b_setup,
 	.job_open = p9b_job_open,
 	.submit = p9b_submit,
+	.run_sync = p9b_run_sync,
 	.job_close = p9b_job_close,
 	.stats = p9b_stats,
 	.where = p9b_where,

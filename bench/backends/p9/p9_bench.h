@@ -192,6 +192,7 @@ static inline unsigned int p9b_parts_for(size_t len, size_t chunk)
  * could go out (NOWAIT); another negative errno, nothing in flight.
  */
 int p9b_submit(void *priv, struct bench_io *io, unsigned int flags);
+int p9b_run_sync(void *priv, struct bench_io *io, int *status, size_t *bytes);
 
 /**
  * p9b_helper_start() - start the thread that sends what NOWAIT could not

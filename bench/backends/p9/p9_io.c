@@ -378,6 +378,43 @@ int p9b_submit(void *priv, struct bench_io *io, unsigned int flags)
 }
 
 /*
+ * --iodepth 1: a read or write of one message as a synchronous call on
+ * the job's thread (sendmsg and one blocking recv, the library's
+ * own-reply path), where submit() would have the receive thread wake on
+ * epoll for the reply.  Only the plain case: the pooled buffers, one
+ * message, a session in place; anything else, and a session lost during
+ * the call, goes through submit() (-EAGAIN), which knows how to split,
+ * recover and resend.
+ */
+int p9b_run_sync(void *priv, struct bench_io *io, int *status, size_t *bytes)
+{
+	struct p9b *p = priv;
+	struct p9b_job *pj = io->job->priv;
+	struct p9b_sess *s = pj->s;
+	uint32_t n = 0;
+	int ret;
+
+	if ((io->op != BENCH_OP_READ && io->op != BENCH_OP_WRITE) ||
+	    p->alloc != P9B_ALLOC_POOL || io->len > pj->chunk)
+		return -EAGAIN;
+	pthread_rwlock_rdlock(&s->lock);
+	if (io->op == BENCH_OP_WRITE)
+		ret = lx_p9_write(s->c, pj->fid, io->offset, io->len, io->buf,
+				  &n);
+	else
+		ret = lx_p9_read(s->c, pj->fid, io->offset, io->len, io->buf,
+				 &n);
+	pthread_rwlock_unlock(&s->lock);
+	if (ret && p9b_sess_lost(p, ret))
+		return -EAGAIN;
+	if (!ret)
+		p9b_sess_answered(p, s);
+	*status = ret;
+	*bytes = ret ? 0 : n;
+	return 0;
+}
+
+/*
  * The session @pio was lost on is re-established (or was already) and
  * the whole I/O is sent again, allowed to block; or it fails with the
  * error recovery gave up with.  Helper thread.

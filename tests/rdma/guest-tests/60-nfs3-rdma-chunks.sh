@@ -27,6 +27,11 @@ while [ $i -lt $N ]; do
 	i=$((i + 1))
 done
 "$BIN" -n $N -M 8 -X window || exit 1
+echo "--- chunks of several segments (8 KiB limit: a 64 KiB READ's Write chunk and"
+echo "    each READDIR's Reply chunk take 8 windows, all invalidated by us)"
+"$BIN" -n $N -M 0 -s 65536 -X window -G 8192 || exit 1
+echo "--- the same per-I/O: a registration per segment"
+XPRT_RDMA_NO_MW=1 "$BIN" -n $N -M 0 -s 65536 -X per-io -G 4096 || exit 1
 echo "--- the same without offering Send With Invalidate: all local"
 "$BIN" -n $N -M 2 -X window -I || exit 1
 echo "--- the same on a device without memory windows: per-I/O registration"
