@@ -340,18 +340,21 @@ struct bench_preset {
 void bench_usage(struct bench *b, FILE *f);
 const struct bench_preset *bench_find_preset(const char *name);
 
-/* engine.c */
+/* job.c: a back-end hook (job_end, job_sync) for every opened job */
 int bench_jobs_call(struct bench *b,
 		    int (*hook)(void *priv, struct bench_job_info *job));
 
-/* engine.c: --status-interval */
+/* status.c: the report in every format asked for; --status-interval */
+int bench_report_formats(struct bench *b, FILE *out);
 void bench_status_dump(struct bench *b, uint64_t now);
 
-/* phase.c */
-extern volatile sig_atomic_t bench_sigint;
+/* samp.c: rate samples */
 void bench_samp_add(struct bench_samp *s, double v);
 double bench_samp_mean(const struct bench_samp *s);
 double bench_samp_dev(const struct bench_samp *s);
+
+/* phase.c */
+extern volatile sig_atomic_t bench_sigint;
 int bench_run_phases(struct bench *b);
 void bench_stop_all(struct bench *b);
 
@@ -406,7 +409,7 @@ extern bool bench_mute;	    /* drop bench_error() (identical on rank 0) */
 void bench_mute_push(void); /* mute messages for a while (nestable) */
 void bench_mute_pop(void);
 
-/* engine.c */
+/* reduce.c: the jobs a report shows; freeing one */
 int bench_rep_add(struct bench *b, struct bench_job *j);
 void bench_job_free(struct bench_job *j);
 

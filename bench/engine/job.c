@@ -492,3 +492,29 @@ void *bench_job_thread(void *arg)
 		bench_futex_wake(&b->jobs_running);
 	return NULL;
 }
+
+/**
+ * bench_jobs_call() - call a back-end hook (job_end, job_sync) for every
+ * opened job, in index order
+ * Context: the main thread, nothing in flight.
+ * Return: 0, or the first hook's error (negative; later jobs are skipped).
+ */
+int bench_jobs_call(struct bench *b,
+		    int (*hook)(void *priv, struct bench_job_info *job))
+{
+	unsigned int i;
+	int ret;
+
+	unsigned int k;
+
+	for (i = 0; i < b->njobs; i++) {
+		if (!b->jobs[i].opened)
+			continue;
+		for (k = 0; k < b->jobs[i].nopened; k++) {
+			ret = hook(b->priv, bench_job_finfo(&b->jobs[i], k));
+			if (ret)
+				return ret < 0 ? ret : -EIO;
+		}
+	}
+	return 0;
+}
