@@ -243,7 +243,8 @@ check-integration: deps-check
 	$(MAKE) BUILD=asan integration
 	$(MAKE) BUILD=tsan integration
 
-check-rdma:
+# (74-shared-pool-rdma runs the host-built examples/shared_read)
+check-rdma: $(O)/examples/shared_read
 	tests/rdma/check-rdma.sh
 
 # The README's test command: everything, on a fresh Debian 12 machine.
@@ -436,8 +437,11 @@ all: bench
 
 # What `make install` puts in BINDIR: the benches (not mem-bench, nor
 # the perf/cost programs: instruments of make bench-cost), the examples
-# and xprt-plot; each with its man page docs/man/NAME.1.
-INSTALL_BINS    := $(BENCH_INSTALL) $(EXAMPLE_BINS)
+# that are tools (not shared_read: code to read, run by
+# tests/integration/test_shared_read.sh) and xprt-plot; each with its man
+# page docs/man/NAME.1.
+EXAMPLE_TEACH   := $(O)/examples/shared_read
+INSTALL_BINS    := $(BENCH_INSTALL) $(filter-out $(EXAMPLE_TEACH),$(EXAMPLE_BINS))
 INSTALL_SCRIPTS := scripts/xprt-plot
 INSTALL_MANS1   := $(foreach p,$(INSTALL_BINS) $(INSTALL_SCRIPTS),\
                      docs/man/$(notdir $(p)).1)

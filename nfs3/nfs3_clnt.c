@@ -304,6 +304,7 @@ static int nfs3_connect(struct lx_nfs3_clnt **cp,
 	ro.nconnect = opts->nconnect;
 	ro.max_reqs = opts->max_reqs;
 	ro.buf_size = c->buf_size;
+	ro.pool = opts->pool; /* NULL: the RPC client's own */
 	err = lx_rpc_create(&c->rpc, &ro);
 	if (err) {
 		lx_nfs3_seterr(

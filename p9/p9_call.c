@@ -536,3 +536,16 @@ int lx_p9_write_async(struct lx_p9_clnt *c, struct lx_call *call, uint32_t fid,
 {
 	return lx_p9_io_start(c, call, LX_P9_TWRITE, fid, offset, count, buf);
 }
+
+int lx_p9_fsync_async(struct lx_p9_clnt *c, struct lx_call *call, uint32_t fid,
+		      bool datasync)
+{
+	struct lx_p9_fcall tx = {.type = LX_P9_TFSYNC};
+	struct lx_xprt_req *req;
+
+	if (!c || !call || !call->done || (call->flags & ~LX_CALL_NOWAIT))
+		return -EINVAL;
+	tx.u.tfsync.fid = fid;
+	tx.u.tfsync.datasync = datasync;
+	return lx_p9_start(c, &tx, NULL, LX_P9C_ASYNC, call, 0, &req);
+}

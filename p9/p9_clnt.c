@@ -191,6 +191,18 @@ static int lx_p9_negotiate(struct lx_p9_clnt *c)
 	if (msize >= c->opts.msize)
 		return 0; /* a larger answer is not ours to take */
 
+	if (c->opts.pool) {
+		/* shared: the class of the agreed msize (the proposed one's
+		 * buffers went back to theirs after Tversion) */
+		err = lx_xprt_pool_class(c->opts.pool, msize, &pool);
+		if (!err)
+			err = lx_xprt_set_pool(c->x, pool);
+		if (err)
+			return err;
+		c->msize = msize;
+		c->iosize = msize - LX_P9_IOHDRSZ;
+		return 0;
+	}
 	err = lx_p9_make_pool(c, &pool, msize);
 	if (err)
 		return err;
@@ -286,7 +298,9 @@ int lx_p9_create(struct lx_p9_clnt **cp, const struct lx_p9_opts *opts)
 	c->opts.aname = c->aname;
 	c->opts.uname = c->uname;
 
-	err = lx_p9_make_pool(c, &c->pool, c->msize);
+	/* a shared pool (opts.pool) serves the transport its class of
+	 * msize; c->pool is only ever a pool of our own */
+	err = c->opts.pool ? 0 : lx_p9_make_pool(c, &c->pool, c->msize);
 	if (err) {
 		lx_p9_errmsg(&c->opts, "buffer pool of msize %u: %s", c->msize,
 			     strerror(-err));
@@ -300,7 +314,7 @@ int lx_p9_create(struct lx_p9_clnt **cp, const struct lx_p9_opts *opts)
 	xo.max_reqs = c->opts.max_reqs;
 	xo.buf_size = c->msize;
 	xo.max_msg = 2 * (size_t)c->msize;
-	xo.pool = c->pool;
+	xo.pool = c->opts.pool ? c->opts.pool : c->pool;
 	xo.req_priv = sizeof(struct lx_p9_call);
 	xo.policy = LX_XPRT_FAIL;
 	xo.connect_timeout_ms = c->opts.connect_timeout_ms;
@@ -317,8 +331,10 @@ int lx_p9_create(struct lx_p9_clnt **cp, const struct lx_p9_opts *opts)
 					 strerror(-err));
 		goto out_pool;
 	}
-	/* our pools hold two buffers a slot (lx_p9_make_pool()) */
-	lx_xprt__keep_bufs(c->x);
+	/* our pools hold two buffers a slot (lx_p9_make_pool()); a shared
+	 * one's buffers go back after each call, for its other clients */
+	if (c->pool)
+		lx_xprt__keep_bufs(c->x);
 	/* the handshake runs under the connect timeout, calls after it
 	 * under theirs */
 	c->timeout_ns = (uint64_t)c->opts.connect_timeout_ms * 1000000u;

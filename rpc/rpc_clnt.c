@@ -689,16 +689,25 @@ int lx_rpc__create(struct lx_rpc_clnt **clp, const struct lx_rpc_opts *opts,
 	err = lx_rpc_again_init(cl);
 	if (err)
 		goto out_free;
-	err = lx_xprt_pool_create(&cl->pool, &po);
-	if (err)
-		goto out_again;
-	xo.pool = cl->pool;
+	if (cl->opts.pool) {
+		/* shared: each connection takes the class of buf_size, and
+		 * (RDMA) has the pool registered, once for all its users */
+		xo.pool = cl->opts.pool;
+	} else {
+		err = lx_xprt_pool_create(&cl->pool, &po);
+		if (err)
+			goto out_again;
+		xo.pool = cl->pool;
+	}
 	for (i = 0; i < cl->opts.nconnect; i++) {
 		err = lx_xprt_create(&cl->x[i], &xo);
 		if (err)
 			goto out_xprts;
-		/* the pool holds two buffers a slot of every connection */
-		lx_xprt__keep_bufs(cl->x[i]);
+		/* our pool holds two buffers a slot of every connection; a
+		 * shared one's buffers go back after each call, for the
+		 * other clients on it */
+		if (cl->pool)
+			lx_xprt__keep_bufs(cl->x[i]);
 		cl->nconn++;
 	}
 	/* as many bits as the transports' key_mask (xprt.h: reply keys) */

@@ -34,7 +34,9 @@ static int lx_xprt_check_opts(const struct lx_xprt_opts *o)
 		return -EINVAL;
 	if (o->policy != LX_XPRT_RESEND && o->policy != LX_XPRT_FAIL)
 		return -EINVAL;
-	if (o->pool && o->buf_size &&
+	/* a one-size pool must have the buffers asked for; a shared one
+	 * serves the class of @buf_size */
+	if (o->pool && o->buf_size && !lx_xprt_pool_has_classes(o->pool) &&
 	    lx_xprt_pool_buf_size(o->pool) != o->buf_size)
 		return -EINVAL;
 	return 0;
@@ -45,8 +47,9 @@ static void lx_xprt_apply_defaults(struct lx_xprt_opts *o)
 	if (!o->max_reqs)
 		o->max_reqs = LX_XPRT_DEF_MAX_REQS;
 	if (!o->buf_size)
-		o->buf_size = o->pool ? lx_xprt_pool_buf_size(o->pool) :
-					LX_XPRT_DEF_BUF_SIZE;
+		o->buf_size = o->pool && !lx_xprt_pool_has_classes(o->pool) ?
+				      lx_xprt_pool_buf_size(o->pool) :
+				      LX_XPRT_DEF_BUF_SIZE;
 	if (!o->max_msg)
 		o->max_msg = LX_XPRT_DEF_MAX_MSG;
 	if (!o->connect_timeout_ms)
@@ -148,7 +151,17 @@ int lx_xprt__create_ops(struct xprt **xp, const struct lx_xprt_opts *opts,
 	if (err)
 		goto out_free;
 	if (x->opts.pool) {
-		x->pool = x->opts.pool;
+		/* a shared pool: this transport's size class, registered
+		 * for RDMA by the first RDMA transport that uses it */
+		err = lx_xprt_pool_class(x->opts.pool, x->opts.buf_size,
+					 &x->pool);
+		if (!err && x->ops->pool_reg &&
+		    lx_xprt_pool_has_classes(x->pool))
+			err = lx_xprt_pool_attach_reg(x->pool,
+						      x->ops->pool_reg);
+		if (err)
+			goto out_locks;
+		x->opts.buf_size = lx_xprt_pool_buf_size(x->pool);
 	} else {
 		po.buf_size = x->opts.buf_size;
 		po.max_bytes = 2 * x->opts.buf_size * x->max_reqs + 1;

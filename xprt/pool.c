@@ -92,23 +92,27 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <urcu/list.h>
 
 #include "xprt/util.h"
 
-#define POOL_BUF_MAX	(64u << 20) /* largest buffer the contract allows */
-#define POOL_DEF_BUDGET (64u << 20) /* max_bytes 0 */
-#define POOL_SLAB_BYTES (1u << 20)  /* default slab size (slab_bufs 0) */
-#define POOL_MAG_MAX	32u	    /* largest per-thread cache */
-#define POOL_MAG_BYTES	(1u << 20)  /* bytes one per-thread cache may hold */
-#define POOL_TC_SLOTS	16u	    /* pools a thread caches at once */
-#define POOL_FOLD	8	    /* high-water fold batch, see above */
+#define POOL_BUF_MAX	     (64u << 20) /* largest buffer the contract allows */
+#define POOL_DEF_BUDGET	     (64u << 20) /* max_bytes 0 */
+#define POOL_SLAB_BYTES	     (1u << 20)	 /* default slab size (slab_bufs 0) */
+#define POOL_MAG_MAX	     32u	 /* largest per-thread cache */
+#define POOL_MAG_BYTES	     (1u << 20) /* bytes one per-thread cache may hold */
+#define POOL_TC_SLOTS	     16u	/* pools a thread caches at once */
+#define POOL_FOLD	     8		/* high-water fold batch, see above */
+/* size classes (a pool created with buf_size 0): 4 KiB .. 8 MiB */
+#define POOL_CLASS_MIN_SHIFT 12
+#define POOL_CLASSES	     12
 
 /* lx_xprt_buf.state_: 0 never appears in a descriptor we carved */
-#define BUF_FREE	0x5ee1f4eeu
-#define BUF_HELD	0x5ee1d0edu
+#define BUF_FREE	     0x5ee1f4eeu
+#define BUF_HELD	     0x5ee1d0edu
 
 /*
  * A buffer descriptor: the public part plus the depot link.  The pool's
@@ -193,6 +197,31 @@ struct lx_xprt_pool {
 	uint64_t bad_puts, nc_gets, nc_puts, nc_misses;
 	bool has_reg;
 	struct lx_xprt_pool_reg reg;
+
+	/* Size classes.  A pool of classes (buf_size 0) has no buffers of
+	 * its own: @cls are one-size pools, made on first use, that carve
+	 * their slabs from its @arena; a class points back at it. */
+	struct lx_xprt_pool *parent;
+	struct pool_arena *arena;
+	struct lx_xprt_pool *cls[POOL_CLASSES]; /* under lock */
+};
+
+/*
+ * The memory of a pool of size classes: one mapping of the whole budget,
+ * its pages committed as classes carve slabs from it (never given back
+ * before the pool is destroyed), registered once as a whole when a
+ * registration hook is attached (RDMA: once on every device).
+ */
+struct pool_arena {
+	char *base;
+	size_t len;
+	size_t used; /* under lock */
+	pthread_mutex_t lock;
+	bool has_reg;	 /* a hook is attached ... */
+	bool registered; /* ... and the arena is registered with it */
+	struct lx_xprt_pool_reg reg;
+	void *handle;
+	uint64_t regs; /* registrations made (hook calls) */
 };
 
 static pthread_mutex_t pool_global_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -741,8 +770,57 @@ static void slab_free(struct lx_xprt_pool *pool, struct pool_slab *s)
 {
 	if (pool->has_reg && pool->reg.unreg)
 		pool->reg.unreg(pool->reg.ctx, s->handle);
-	free(s->data);
+	if (!pool->parent)
+		free(s->data); /* a class's is the arena's */
 	free(s);
+}
+
+/*
+ * Register the arena with its hook, once; arena->lock held.  Every slab
+ * carved so far or later is inside it.
+ */
+static int arena_register_locked(struct pool_arena *a)
+{
+	void *handle;
+	int err;
+
+	if (!a->has_reg || a->registered || !a->reg.reg)
+		return 0;
+	err = a->reg.reg(a->reg.ctx, a->base, a->len, &handle);
+	if (err)
+		return err < 0 ? err : -err;
+	/* lx_xprt_buf_reg_handle() reads it without the lock */
+	__atomic_store_n(&a->handle, handle, __ATOMIC_RELEASE);
+	a->registered = true;
+	a->regs++;
+	return 0;
+}
+
+/*
+ * @len bytes aligned to @align from the arena of @pool's parent.
+ * Return: 0; -ENOBUFS when the arena is used up; the hook's error.
+ */
+static int arena_carve(struct lx_xprt_pool *pool, size_t len, size_t align,
+		       void **datap, void **handlep)
+{
+	struct pool_arena *a = pool->parent->arena;
+	size_t at;
+	int err;
+
+	pthread_mutex_lock(&a->lock);
+	at = (a->used + align - 1) & ~(align - 1);
+	if (at > a->len || len > a->len - at) {
+		pthread_mutex_unlock(&a->lock);
+		return -ENOBUFS;
+	}
+	err = arena_register_locked(a);
+	if (!err) {
+		a->used = at + len;
+		*datap = a->base + at;
+		*handlep = a->handle;
+	}
+	pthread_mutex_unlock(&a->lock);
+	return err;
 }
 
 /* Allocate and register a slab of @n buffers.  No lock held. */
@@ -763,7 +841,12 @@ static int slab_new(struct lx_xprt_pool *pool, uint32_t n,
 	s->nbufs = n;
 	s->len = (size_t)n * pool->stride;
 	s->descs = (struct pool_desc *)((char *)s + hdr);
-	if (posix_memalign(&s->data, pool->align, s->len)) {
+	if (pool->parent) {
+		err = arena_carve(pool, s->len, pool->align, &s->data,
+				  &s->handle);
+		if (err)
+			goto out_free_slab;
+	} else if (posix_memalign(&s->data, pool->align, s->len)) {
 		err = -ENOMEM;
 		goto out_free_slab;
 	}
@@ -787,7 +870,8 @@ static int slab_new(struct lx_xprt_pool *pool, uint32_t n,
 	return 0;
 
 out_free_data:
-	free(s->data);
+	if (!pool->parent)
+		free(s->data);
 out_free_slab:
 	free(s);
 	return err;
@@ -855,6 +939,8 @@ static int pool_get_slow(struct lx_xprt_pool *pool, struct pool_mag *m,
 	bool queued = false, slept = false;
 	int err;
 
+	if (pool->arena)
+		return -EINVAL; /* a pool of classes: get from a class */
 	pthread_mutex_lock(&pool->lock);
 	for (;;) {
 		if (w.d) {
@@ -875,7 +961,19 @@ static int pool_get_slow(struct lx_xprt_pool *pool, struct pool_mag *m,
 			}
 			if (pool_can_grow(pool)) {
 				err = pool_grow_locked(pool, dp);
-				break;
+				if (err != -ENOBUFS || !pool->parent)
+					break;
+				/* the arena is used up: this class has what
+				 * it has, and waits or refuses as at its
+				 * budget */
+				pool->max_bufs =
+					pool->bufs_total + pool->growing;
+				if (!pool->max_bufs) {
+					/* nothing of its own to wait for */
+					pool->nobufs++;
+					break;
+				}
+				continue;
 			}
 		}
 		if (flags & LX_XPRT_POOL_NOWAIT) {
@@ -1092,7 +1190,15 @@ void *lx_xprt_buf_reg_handle(const struct lx_xprt_buf *buf)
 {
 	const struct pool_slab *s = buf ? buf->slab_ : NULL;
 
-	return s ? s->handle : NULL;
+	if (!s)
+		return NULL;
+	/* a class's slab lies in its pool's arena, which may have been
+	 * registered after the slab was carved (a TCP client used the
+	 * class first): the arena's handle covers it either way */
+	if (lx_xprt_unlikely(s->pool->parent))
+		return __atomic_load_n(&s->pool->parent->arena->handle,
+				       __ATOMIC_ACQUIRE);
+	return s->handle;
 }
 
 /**
@@ -1102,6 +1208,9 @@ size_t lx_xprt_pool_buf_size(const struct lx_xprt_pool *pool)
 {
 	return pool ? pool->buf_size : 0;
 }
+
+static void pool_classes_stats(struct lx_xprt_pool *pool,
+			       struct lx_xprt_pool_stats *st);
 
 /**
  * lx_xprt_pool_stats() - snapshot the counters
@@ -1119,6 +1228,10 @@ void lx_xprt_pool_stats(const struct lx_xprt_pool *cpool,
 	if (!pool || !st)
 		return;
 	memset(st, 0, sizeof(*st));
+	if (pool->arena) {
+		pool_classes_stats(pool, st);
+		return;
+	}
 	pthread_mutex_lock(&pool->lock);
 	st->bufs_in_use =
 		pool_in_use_locked(pool, &st->gets, &st->puts, &st->misses);
@@ -1127,6 +1240,7 @@ void lx_xprt_pool_stats(const struct lx_xprt_pool *cpool,
 	st->bad_puts = __atomic_load_n(&pool->bad_puts, __ATOMIC_RELAXED);
 	st->bufs_total = pool->bufs_total;
 	st->slabs = pool->nslabs;
+	st->regs = pool->has_reg ? pool->nslabs : 0;
 	hw = __atomic_load_n(&pool->hw, __ATOMIC_RELAXED);
 	st->high_water =
 		LX_XPRT_MIN(LX_XPRT_MAX(hw, st->bufs_in_use), st->bufs_total);
@@ -1147,6 +1261,9 @@ void lx_xprt_pool_close(struct lx_xprt_pool *pool)
 		return;
 	pthread_mutex_lock(&pool->lock);
 	__atomic_store_n(&pool->closed, 1, __ATOMIC_RELEASE);
+	for (unsigned int i = 0; i < POOL_CLASSES; i++)
+		if (pool->cls[i])
+			lx_xprt_pool_close(pool->cls[i]);
 	cds_list_for_each(pos, &pool->waitq)
 	{
 		w = cds_list_entry(pos, struct pool_waiter, node);
@@ -1181,6 +1298,9 @@ static void pool_free(struct lx_xprt_pool *pool)
 	free(pool);
 }
 
+static int pool_classes_destroy(struct lx_xprt_pool *pool);
+static int pool_destroy_one(struct lx_xprt_pool *pool);
+
 /**
  * lx_xprt_pool_destroy() - free the pool and all its slabs
  *
@@ -1195,10 +1315,20 @@ static void pool_free(struct lx_xprt_pool *pool)
  */
 int lx_xprt_pool_destroy(struct lx_xprt_pool *pool)
 {
-	struct pool_mag *m;
-
 	if (!pool)
 		return 0;
+	if (pool->parent)
+		return -EINVAL; /* a class goes with its pool */
+	if (pool->arena)
+		return pool_classes_destroy(pool);
+	return pool_destroy_one(pool);
+}
+
+/* lx_xprt_pool_destroy() of a one-size pool, or of a class. */
+static int pool_destroy_one(struct lx_xprt_pool *pool)
+{
+	struct pool_mag *m;
+
 	lx_xprt_pool_close(pool);
 	pthread_mutex_lock(&pool_global_lock);
 	pthread_mutex_lock(&pool->lock);
@@ -1265,6 +1395,9 @@ static int pool_prealloc(struct lx_xprt_pool *pool, uint64_t want)
 	return 0;
 }
 
+static int pool_classes_create(struct lx_xprt_pool **poolp,
+			       const struct lx_xprt_pool_opts *opts);
+
 /**
  * lx_xprt_pool_create() - create a pool (see include/libxprt/pool.h)
  *
@@ -1280,7 +1413,11 @@ int lx_xprt_pool_create(struct lx_xprt_pool **poolp,
 	uint64_t slab_bufs, cap;
 	int err;
 
-	if (!poolp || !opts || !opts->buf_size || opts->buf_size > POOL_BUF_MAX)
+	if (!poolp || !opts)
+		return -EINVAL;
+	if (!opts->buf_size)
+		return pool_classes_create(poolp, opts);
+	if (opts->buf_size > POOL_BUF_MAX)
 		return -EINVAL;
 	align = opts->buf_size % 4096 ? LX_XPRT_CACHELINE : 4096;
 	stride = (opts->buf_size + align - 1) & ~(align - 1);
@@ -1332,4 +1469,224 @@ int lx_xprt_pool_create(struct lx_xprt_pool **poolp,
 out_free_pool:
 	pool_free(pool);
 	return err;
+}
+
+/* ------------------------------------------------------- size classes */
+
+/*
+ * A pool created with buf_size 0 serves buffers of any size a client asks
+ * for, in classes of powers of two from 4 KiB to 8 MiB: clients of
+ * different buffer sizes (NFSv3 headers, a 9P msize, a smaller msize a
+ * server answers with) share one budget and one registration.  Each class
+ * is a one-size pool of the code above, made when first asked for, whose
+ * slabs come from the arena: one mapping of the whole budget, reserved at
+ * creation and committed page by page as slabs are carved, never returned
+ * before the pool is destroyed.  A budget used up by some classes leaves
+ * the others with what they carved (a getter waits for a put, or is
+ * refused with NOWAIT, as at any pool's budget).  A registration hook
+ * (RDMA) registers the arena as a whole, once, however many classes and
+ * clients use it.
+ */
+
+static int pool_classes_create(struct lx_xprt_pool **poolp,
+			       const struct lx_xprt_pool_opts *opts)
+{
+	struct lx_xprt_pool *pool;
+	struct pool_arena *a;
+	size_t len = opts->max_bytes ? opts->max_bytes : POOL_DEF_BUDGET;
+
+	if (opts->prealloc || opts->slab_bufs ||
+	    len < (1u << POOL_CLASS_MIN_SHIFT))
+		return -EINVAL;
+	len = (len + 4095) & ~(size_t)4095;
+	pthread_once(&pool_once, pool_global_init);
+	if (posix_memalign((void **)&pool, LX_XPRT_CACHELINE, sizeof(*pool)))
+		return -ENOMEM;
+	memset(pool, 0, sizeof(*pool));
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		goto out_pool;
+	/* reserved, not committed: a page costs only once a slab uses it */
+	a->base = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (a->base == MAP_FAILED)
+		goto out_arena;
+	a->len = len;
+	pthread_mutex_init(&a->lock, NULL);
+	if (opts->reg) {
+		a->reg = *opts->reg;
+		a->has_reg = true;
+	}
+	pool->id = __atomic_fetch_add(&pool_next_id, 1, __ATOMIC_RELAXED);
+	pool->arena = a;
+	CDS_INIT_LIST_HEAD(&pool->mags);
+	CDS_INIT_LIST_HEAD(&pool->waitq);
+	pthread_mutex_init(&pool->lock, NULL);
+	pthread_mutex_init(&pool->depot_lock, NULL);
+	*poolp = pool;
+	return 0;
+
+out_arena:
+	free(a);
+out_pool:
+	free(pool);
+	return -ENOMEM;
+}
+
+/* See include/libxprt/proto/pool.h. */
+int lx_xprt_pool_class(struct lx_xprt_pool *pool, size_t size,
+		       struct lx_xprt_pool **clsp)
+{
+	struct lx_xprt_pool_opts o = {0};
+	struct lx_xprt_pool *cls;
+	unsigned int k = 0;
+	int err = 0;
+
+	if (!pool || !clsp || !size)
+		return -EINVAL;
+	if (!pool->arena) {
+		/* a one-size pool is its only class */
+		if (size > pool->buf_size)
+			return -EINVAL;
+		*clsp = pool;
+		return 0;
+	}
+	while (k < POOL_CLASSES &&
+	       (size_t)1 << (POOL_CLASS_MIN_SHIFT + k) < size)
+		k++;
+	if (k == POOL_CLASSES)
+		return -EINVAL;
+	pthread_mutex_lock(&pool->lock);
+	cls = pool->cls[k];
+	if (!cls && __atomic_load_n(&pool->closed, __ATOMIC_ACQUIRE))
+		err = -ESHUTDOWN;
+	if (!cls && !err) {
+		o.buf_size = (size_t)1 << (POOL_CLASS_MIN_SHIFT + k);
+		o.max_bytes = pool->arena->len;
+		/* slabs of a sixteenth of the budget at most (1 MiB at
+		 * most, one buffer at least): a class carves the arena in
+		 * steps small enough to leave room for the others */
+		o.slab_bufs = (unsigned int)LX_XPRT_MAX(
+			LX_XPRT_MIN((size_t)POOL_SLAB_BYTES,
+				    pool->arena->len / 16) /
+				o.buf_size,
+			(size_t)1);
+		err = lx_xprt_pool_create(&cls, &o);
+		if (!err) {
+			cls->parent = pool;
+			pool->cls[k] = cls;
+		}
+	}
+	pthread_mutex_unlock(&pool->lock);
+	if (!err)
+		*clsp = cls;
+	return err;
+}
+
+/* See include/libxprt/proto/pool.h. */
+int lx_xprt_pool_attach_reg(struct lx_xprt_pool *pool,
+			    const struct lx_xprt_pool_reg *reg)
+{
+	struct pool_arena *a;
+	int err = 0;
+
+	if (!pool || !reg)
+		return -EINVAL;
+	if (pool->parent)
+		pool = pool->parent;
+	a = pool->arena;
+	if (!a) /* one size: registered as its slabs come, or not at all */
+		return pool->has_reg && pool->reg.reg == reg->reg ? 0 : -EINVAL;
+	pthread_mutex_lock(&a->lock);
+	if (a->has_reg && a->reg.reg != reg->reg) {
+		err = -EINVAL;
+	} else {
+		a->reg = *reg;
+		a->has_reg = true;
+		/* slabs carved before are inside: register it all now */
+		if (a->used)
+			err = arena_register_locked(a);
+	}
+	pthread_mutex_unlock(&a->lock);
+	return err;
+}
+
+/* See include/libxprt/proto/pool.h. */
+bool lx_xprt_pool_has_classes(const struct lx_xprt_pool *pool)
+{
+	return pool && (pool->arena || pool->parent);
+}
+
+static void pool_classes_stats(struct lx_xprt_pool *pool,
+			       struct lx_xprt_pool_stats *st)
+{
+	struct lx_xprt_pool_stats c;
+	unsigned int k;
+
+	pthread_mutex_lock(&pool->lock);
+	for (k = 0; k < POOL_CLASSES; k++) {
+		if (!pool->cls[k])
+			continue;
+		lx_xprt_pool_stats(pool->cls[k], &c);
+		st->gets += c.gets;
+		st->puts += c.puts;
+		st->misses += c.misses;
+		st->waits += c.waits;
+		st->nobufs += c.nobufs;
+		st->bad_puts += c.bad_puts;
+		st->bufs_total += c.bufs_total;
+		st->bufs_in_use += c.bufs_in_use;
+		st->high_water += c.high_water;
+		st->slabs += c.slabs;
+		st->classes++;
+	}
+	pthread_mutex_unlock(&pool->lock);
+	pthread_mutex_lock(&pool->arena->lock);
+	st->regs = pool->arena->regs;
+	st->bytes_reserved = pool->arena->len;
+	st->bytes_carved = pool->arena->used;
+	pthread_mutex_unlock(&pool->arena->lock);
+}
+
+static int pool_classes_destroy(struct lx_xprt_pool *pool)
+{
+	struct pool_arena *a = pool->arena;
+	unsigned int k;
+	int err;
+
+	lx_xprt_pool_close(pool);
+	/* all or nothing: a class still in use keeps every class */
+	pthread_mutex_lock(&pool->lock);
+	for (k = 0; k < POOL_CLASSES; k++) {
+		struct lx_xprt_pool *c = pool->cls[k];
+		bool busy;
+
+		if (!c)
+			continue;
+		pthread_mutex_lock(&c->lock);
+		busy = c->growing || !cds_list_empty(&c->waitq) ||
+		       pool_any_held_locked(c);
+		pthread_mutex_unlock(&c->lock);
+		if (busy) {
+			pthread_mutex_unlock(&pool->lock);
+			return -EBUSY;
+		}
+	}
+	pthread_mutex_unlock(&pool->lock);
+	for (k = 0; k < POOL_CLASSES; k++) {
+		if (!pool->cls[k])
+			continue;
+		err = pool_destroy_one(pool->cls[k]);
+		if (err)
+			return err;
+		pool->cls[k] = NULL;
+	}
+	if (a->registered && a->reg.unreg)
+		a->reg.unreg(a->reg.ctx, a->handle);
+	munmap(a->base, a->len);
+	pthread_mutex_destroy(&a->lock);
+	free(a);
+	pool->arena = NULL;
+	pool_free(pool);
+	return 0;
 }

@@ -711,10 +711,11 @@ static int apply_engine_opt(struct bench *b, int id, const char *name,
 				    b->ops->name);
 			return -EINVAL;
 		}
+		o->end_fsync = true;
 		bench_note(name, arg,
-			   "every phase that writes already ends with the "
-			   "back-end's sync of each file (the NFS COMMIT), "
-			   "outside the measured time");
+			   "every phase that writes ends with the back-end's "
+			   "sync of each file (NFS COMMIT, 9P Tfsync), outside "
+			   "the measured time");
 		break;
 	}
 	case OPT_RATE_IOPS:

@@ -111,6 +111,7 @@ static void fill_config(struct bench *b)
 	c->bs = o->rw == RW_NULL || o->rw == RW_GETATTR ? 0 : o->bs_max;
 	c->size = o->size;
 	c->verify = o->verify;
+	c->end_fsync = o->end_fsync;
 	c->seed = o->seed;
 	if (o->rw == RW_NULL) {
 		c->ops_used = BENCH_OP_BIT(BENCH_OP_NULL);

@@ -88,6 +88,8 @@ enum bench_transport {
  *	use larger writes than @bs, up to setup()'s @max_io)
  * @size: bytes per job file
  * @verify: data is checked: reads must return exactly what was written
+ * @end_fsync: --end_fsync=1: a back-end whose writes are durable without a
+ *	sync (9P) syncs each file in job_sync()/job_end() only then
  * @ops_used: BENCH_OP_BIT() mask of the operations the run will submit
  * @seed: --seed, for back-ends that randomise anything
  *
@@ -108,6 +110,7 @@ struct bench_config {
 	size_t max_len;
 	uint64_t size;
 	bool verify;
+	bool end_fsync;
 	unsigned int ops_used;
 	uint64_t seed;
 };

@@ -150,6 +150,7 @@ struct bench_opts {
 	enum bench_dist_kind dist; /* --random_distribution */
 	double dist_arg, dist_center;
 	unsigned int fsync_every; /* --fsync: a sync every N writes */
+	bool end_fsync;		  /* --end_fsync=1 */
 	uint64_t rate_iops[2];	  /* --rate_iops: per job, reads, writes */
 	uint64_t thinktime_ns;	  /* --thinktime */
 	bool no_create;		  /* --allow_file_create=0: files must exist */

@@ -504,6 +504,10 @@ struct lx_nfs3_clnt;
  * @jukebox_retries: at most this many times per call, then it completes
  *	with -EAGAIN and nfs_status JUKEBOX (default 6: half a minute;
  *	%LX_NFS3_JUKEBOX_FOREVER: as Linux, until the server relents)
+ * @pool: a pool to share with other clients (lx_xprt_pool_create() with
+ *	buf_size 0, libxprt/pool.h), or NULL for one of the client's own
+ *	(its NFS connections take it, MOUNT's short client its own);
+ *	it must outlive the client
  * @log, @log_arg: where the client's messages go ("server HOST:PORT not
  *	responding, still trying", "server HOST:PORT OK"), for MOUNT and NFS
  *	connections alike; see lx_xprt_log_fn.  NULL: dropped.
@@ -528,6 +532,7 @@ struct lx_nfs3_opts {
 	size_t errmsg_len;
 	unsigned int jukebox_delay_ms;
 	unsigned int jukebox_retries;
+	struct lx_xprt_pool *pool;
 	bool hard;
 	unsigned int setup_timeout_ms;
 	lx_xprt_log_fn log;

@@ -74,6 +74,7 @@
 #include <stdint.h>
 
 #include "call.h"
+#include "pool.h"
 #include "xprt.h"
 
 #ifdef __cplusplus
@@ -553,6 +554,10 @@ struct lx_p9_clnt;
  * @errbuf: optional; lx_p9_create() writes a sentence there saying why it
  *	failed (NUL-terminated, truncated to @errbuf_len)
  * @errbuf_len: its size
+ * @pool: a pool to share with other clients (lx_xprt_pool_create() with
+ *	buf_size 0, libxprt/pool.h), or NULL for one of the session's own
+ *	(either way a server's smaller msize takes a smaller size class);
+ *	it must outlive the client
  * @log, @log_arg: where the session's messages go; see lx_xprt_log_fn.
  *	NULL: dropped.
  */
@@ -572,6 +577,7 @@ struct lx_p9_opts {
 	const void *rdma;
 	char *errbuf;
 	size_t errbuf_len;
+	struct lx_xprt_pool *pool;
 	lx_xprt_log_fn log;
 	void *log_arg;
 };
@@ -738,6 +744,28 @@ int lx_p9_read_async(struct lx_p9_clnt *c, struct lx_call *call, uint32_t fid,
 int lx_p9_write_async(struct lx_p9_clnt *c, struct lx_call *call, uint32_t fid,
 		      uint64_t offset, uint32_t count, const void *buf);
 
+/**
+ * lx_p9_fsync_async() - Tfsync: make what was written through @fid durable
+ * @c: the client
+ * @call: the call object: done(call, status, arg) runs once, status 0 when
+ *	the server answered Rfsync, or minus the errno of its Rlerror
+ * @fid: an open fid
+ * @datasync: true: only the data and what is needed to read it back
+ *	(fdatasync(2)); false: the metadata too (fsync(2))
+ *
+ * The server syncs the file, not the fid: writes through other fids of
+ * the same file are made durable too (diod and ganesha call fsync(2) or
+ * fdatasync(2) on their open file).  One buffer and one slot, no other
+ * allocation.  lx_call_cancel() flushes it.
+ * Context: may block for a slot unless %LX_CALL_NOWAIT (required from a
+ * completion callback).
+ * Return: %0; %-EINVAL (no @c, no done, flags other than %LX_CALL_NOWAIT);
+ * %-EBUSY (%LX_CALL_NOWAIT and no slot or buffer free: retry later or
+ * without it); %-ENOTCONN; %-ESHUTDOWN.  done() is not called on error.
+ */
+int lx_p9_fsync_async(struct lx_p9_clnt *c, struct lx_call *call, uint32_t fid,
+		      bool datasync);
+
 /* ---------------------------------------------- one call per message */
 
 /* All sync: context blocks, not from a callback; return 0 or -errno. */
@@ -794,7 +822,7 @@ int lx_p9_setattr(struct lx_p9_clnt *c, uint32_t fid,
  */
 int lx_p9_readdir(struct lx_p9_clnt *c, uint32_t fid, uint64_t offset,
 		  uint32_t count, void *buf, uint32_t *nbytes);
-/** lx_p9_fsync() - Tfsync */
+/** lx_p9_fsync() - Tfsync; as lx_p9_fsync_async(), waiting for the reply */
 int lx_p9_fsync(struct lx_p9_clnt *c, uint32_t fid, bool datasync);
 /** lx_p9_mkdir() - Tmkdir */
 int lx_p9_mkdir(struct lx_p9_clnt *c, uint32_t dfid, const char *name,

@@ -37,7 +37,8 @@ struct lx_xprt_pool_reg; /* <libxprt/proto/pool.h> */
 
 /**
  * struct lx_xprt_pool_opts - pool parameters
- * @buf_size: size of every buffer in bytes (1 .. 64 MiB)
+ * @buf_size: size of every buffer in bytes (1 .. 64 MiB); or 0 for a pool
+ *	to share between clients (see "Sharing" below)
  * @max_bytes: hard budget for buffer memory; 0 means 64 MiB.  Each buffer
  *	counts as its footprint: @buf_size rounded up to its alignment (64,
  *	or 4096 when @buf_size is a multiple of 4096)
@@ -45,7 +46,25 @@ struct lx_xprt_pool_reg; /* <libxprt/proto/pool.h> */
  *	(at least one buffer); the last slab is cut short by the budget
  * @prealloc: buffers to allocate at creation (rounded up to whole slabs,
  *	within the budget); more than the budget holds is an error
- * @reg: optional registration hook, copied; NULL for none
+ * @reg: optional registration hook, copied; NULL for none (protocol
+ *	authors; clients attach the RDMA one themselves to a shared pool)
+ *
+ * Sharing.  A pool created with @buf_size 0 goes in the options of any
+ * number of clients (struct lx_rpc_opts.pool, lx_nfs3_opts.pool,
+ * lx_p9_opts.pool), NFSv3 and 9P alike, each keeping its own request
+ * slots, tags and credits.  It serves each the buffer size it needs from
+ * size classes (powers of two, 4 KiB .. 8 MiB): a 9P session whose server
+ * answers a smaller msize takes the smaller class.  Its @max_bytes is one
+ * budget for every class, reserved as address space at creation and
+ * committed as buffers are first used; @slab_bufs and @prealloc must be 0.
+ * Over RDMA the first RDMA client registers the whole budget once on
+ * every RDMA device (pinning it: size @max_bytes to what the clients
+ * need, and see RLIMIT_MEMLOCK), however many clients of either protocol
+ * use the pool: lx_xprt_pool_stats() counts that as @regs.  A client on
+ * a shared pool takes a call's two buffers (request and reply) when the
+ * call starts and gives them back when it ends, so idle clients hold
+ * nothing of the budget (a client's own pool lets its request slots keep
+ * theirs instead).  Destroy it after every client that used it.
  */
 struct lx_xprt_pool_opts {
 	size_t buf_size;
@@ -71,11 +90,20 @@ struct lx_xprt_pool_opts {
  *	(growth, waiting, stealing); otherwise it may be off by up to 7
  *	buffers per other thread, because threads fold their counts into
  *	the shared mark in batches to keep the fast path off shared lines
- * @slabs: slabs allocated (= registration hook calls)
+ * @slabs: slabs allocated
+ * @regs: registrations of the pool's memory (registration hook calls):
+ *	one per slab for a one-size pool with a hook; for a shared pool one
+ *	for its whole budget, once an RDMA client used it (0 before)
+ * @classes: size classes in use (shared pool; 0 otherwise)
+ * @bytes_reserved, @bytes_carved: a shared pool's budget and how much of
+ *	it the classes have carved into slabs
+ * A shared pool's figures are its classes' summed (its @high_water the
+ * sum of theirs).
  */
 struct lx_xprt_pool_stats {
 	uint64_t gets, puts, misses, waits, nobufs, bad_puts;
 	uint64_t bufs_total, bufs_in_use, high_water, slabs;
+	uint64_t regs, classes, bytes_reserved, bytes_carved;
 };
 
 /**
@@ -84,7 +112,8 @@ struct lx_xprt_pool_stats {
  * @opts: parameters, copied
  *
  * Context: any thread; may sleep (allocation, registration hook).
- * Return: %0 on success; %-EINVAL for a buffer size of 0 or above 64 MiB,
+ * Return: %0 on success; %-EINVAL for a buffer size above 64 MiB (or,
+ * shared, @prealloc or @slab_bufs set, a budget under 4 KiB),
  * a budget smaller than one buffer, @prealloc above the budget, or a NULL
  * argument (nothing is allocated, *@poolp is left alone); %-ENOMEM; or the
  * registration hook's error for preallocated slabs (slabs already

@@ -55,6 +55,7 @@
 #include <rpc/xdr.h>
 
 #include "call.h"
+#include "pool.h"
 #include "xprt.h"
 
 #ifdef __cplusplus
@@ -107,6 +108,9 @@ struct lx_rpc_auth_opts {
  *	2; %LX_RPC_NO_RETRANS for none); each one doubles the wait, up to
  *	@timeo_max_ms (default 10 * timeo)
  * @reconnect_give_up_ms: see struct lx_xprt_opts (0 = keep trying)
+ * @pool: a pool to share with other clients (lx_xprt_pool_create() with
+ *	buf_size 0, libxprt/pool.h), or NULL for one of the client's own;
+ *	it must outlive the client
  * @hard: as NFS's hard mount: a call is retransmitted for ever (its wait
  *	doubling up to @timeo_max_ms, "not responding, still trying" said
  *	once per episode) instead of failing -ETIMEDOUT after @retrans, and
@@ -141,6 +145,7 @@ struct lx_rpc_opts {
 	bool hard;
 	unsigned int deadline_ms;
 	const void *rdma;
+	struct lx_xprt_pool *pool;
 	lx_xprt_log_fn log;
 	void *log_arg;
 };

@@ -10,7 +10,7 @@
 #      engine's documented data pattern computed from scratch by
 #      scripts/check-pattern.py: an independent check of what reached
 #      the disk;
-#   2. getattr, and the two ior presets of the slab thread, briefly;
+#   2. fio's --fsync=N and --end_fsync (Tfsync), getattr, and the two ior presets of the slab thread, briefly;
 #   3. a wrong aname: exit status 1 and a message naming Tattach and
 #      --aname.
 # Then errors that need no server: a closed port, a port that does not
@@ -110,6 +110,17 @@ server() {
 		--output-format json &&
 		expect "$s: parts deferred to the helper, no errors" \
 			'd["xprt"]["backend_stats"]["deferred"] > 0 and d["xprt"]["backend_stats"]["max_reqs"] == 6 and d["xprt"]["aggregate"]["xprt"]["io_errors"] == 0'
+
+	# fio's fsync=N: a Tfsync after every 4 writes, counted under "sync";
+	# end_fsync=1: one more per job once its writes are over (job_sync)
+	run "$s: --fsync=4 --end_fsync=1, 2 jobs, iodepth 4" 0 "" "${SRV[@]}" \
+		--directory "$sub" --name f --rw randwrite --bs 4k --size 64k \
+		--fsync=4 --end_fsync=1 --numjobs 2 --iodepth 4 \
+		--output-format json &&
+		expect "$s: 2 x 16 writes, 2 x 4 Tfsync, no errors" \
+			'[(j["write"]["total_ios"], j["sync"]["total_ios"]) for j in d["jobs"]] == [(16, 4)] * 2 and d["xprt"]["backend_stats"]["end_fsyncs"] == 2 and d["xprt"]["aggregate"]["xprt"]["io_errors"] == 0'
+	grep -q "end_fsync" "$work/err" && ok "$s: --end_fsync noted" ||
+		bad "$s: --end_fsync: no note on stderr"
 
 	run "$s: getattr, 2 jobs, iodepth 4" 0 "" "${SRV[@]}" \
 		--directory "$sub" --name r --rw getattr --numjobs 2 \

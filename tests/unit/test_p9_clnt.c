@@ -954,6 +954,103 @@ static void test_writes_async_then_close_with_calls_in_flight(void **state)
 	assert_int_equal(w.status[0], -ESHUTDOWN);
 }
 
+/* Wait (up to 1 s) for the server to hold a message of srv.hold_type. */
+static void held_wait(void)
+{
+	size_t n = 0;
+	int i;
+
+	for (i = 0; i < 500 && !n; i++) {
+		pthread_mutex_lock(&srv.lock);
+		n = srv.held_len;
+		pthread_mutex_unlock(&srv.lock);
+		if (!n)
+			usleep(2000);
+	}
+}
+
+/* Tfsync as sent: size[4] type[1] tag[2] fid[4] datasync[4]; its replies */
+static void test_fsync_async_encoding_and_replies(void **state)
+{
+	struct lx_p9_opts o;
+	struct lx_p9_clnt *c;
+	struct waiter w;
+	uint32_t fid;
+	const uint8_t *m;
+
+	(void)state;
+	setup_srv();
+	o = opts();
+	c = conn(&o);
+	fid = open_file(c, "file");
+	/* Rfsync: status 0 */
+	waiter_init(&w, 2);
+	assert_int_equal(lx_p9_fsync_async(c, mkcall(io_cb, &w, 0), fid, true),
+			 0);
+	assert_int_equal(lx_p9_fsync_async(c, mkcall(io_cb, &w, LX_CALL_NOWAIT),
+					   fid, false),
+			 0);
+	waiter_wait(&w);
+	assert_int_equal(w.status[0], 0);
+	assert_int_equal(w.status[1], 0);
+	assert_int_equal(p9f_count(&srv, LX_P9_TFSYNC), 2);
+	/* Rlerror: minus its errno */
+	srv.fail_type = LX_P9_TFSYNC;
+	srv.fail_errno = ENOSPC;
+	waiter_init(&w, 1);
+	assert_int_equal(lx_p9_fsync_async(c, mkcall(io_cb, &w, 0), fid, false),
+			 0);
+	waiter_wait(&w);
+	assert_int_equal(w.status[0], -ENOSPC);
+	srv.fail_type = 0;
+	/* the bytes on the wire (held by the server, never answered) */
+	srv.hold_type = LX_P9_TFSYNC;
+	waiter_init(&w, 1);
+	assert_int_equal(lx_p9_fsync_async(c, mkcall(io_cb, &w, 0), fid, true),
+			 0);
+	held_wait();
+	pthread_mutex_lock(&srv.lock);
+	m = srv.held;
+	assert_int_equal(srv.held_len, 15);
+	assert_int_equal(m[0] | m[1] << 8 | m[2] << 16 | (uint32_t)m[3] << 24,
+			 15);
+	assert_int_equal(m[4], LX_P9_TFSYNC);
+	assert_int_equal(m[7] | m[8] << 8 | m[9] << 16 | (uint32_t)m[10] << 24,
+			 fid);
+	assert_int_equal(m[11], 1);
+	assert_int_equal(m[12] | m[13] | m[14], 0);
+	pthread_mutex_unlock(&srv.lock);
+	lx_p9_destroy(c);
+	waiter_wait(&w);
+	assert_int_equal(w.status[0], -ESHUTDOWN);
+	srv.hold_type = 0;
+}
+
+static void test_fsync_async_checks_its_arguments(void **state)
+{
+	struct lx_p9_opts o;
+	struct lx_p9_clnt *c;
+	uint32_t fid;
+
+	(void)state;
+	setup_srv();
+	o = opts();
+	c = conn(&o);
+	fid = open_file(c, "file");
+	assert_int_equal(
+		lx_p9_fsync_async(NULL, mkcall(io_cb, NULL, 0), fid, false),
+		-EINVAL);
+	assert_int_equal(lx_p9_fsync_async(c, NULL, fid, false), -EINVAL);
+	assert_int_equal(
+		lx_p9_fsync_async(c, mkcall(NULL, NULL, 0), fid, false),
+		-EINVAL);
+	assert_int_equal(
+		lx_p9_fsync_async(c, mkcall(io_cb, NULL, 0x80), fid, false),
+		-EINVAL);
+	assert_int_equal(p9f_count(&srv, LX_P9_TFSYNC), 0);
+	lx_p9_destroy(c);
+}
+
 static int group_setup(void **state)
 {
 	(void)state;
@@ -997,6 +1094,8 @@ int main(void)
 		cmocka_unit_test(test_async_chain_from_callback_with_nowait),
 		cmocka_unit_test(
 			test_writes_async_then_close_with_calls_in_flight),
+		cmocka_unit_test(test_fsync_async_encoding_and_replies),
+		cmocka_unit_test(test_fsync_async_checks_its_arguments),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -100,8 +100,16 @@ static void test_create_rejects_bad_args_without_allocating(void **state)
 	reg_calls = 0;
 	assert_int_equal(lx_xprt_pool_create(NULL, &o), -EINVAL);
 	assert_int_equal(lx_xprt_pool_create(&p, NULL), -EINVAL);
-	o.buf_size = 0;
+	o.buf_size = 0; /* a shared pool: no preallocation, no slab size */
+	o.prealloc = 1;
 	assert_int_equal(lx_xprt_pool_create(&p, &o), -EINVAL);
+	o.prealloc = 0;
+	o.slab_bufs = 4;
+	assert_int_equal(lx_xprt_pool_create(&p, &o), -EINVAL);
+	o.slab_bufs = 0;
+	o.max_bytes = 4095; /* less than the smallest class */
+	assert_int_equal(lx_xprt_pool_create(&p, &o), -EINVAL);
+	o.max_bytes = 0;
 	o.buf_size = (64u << 20) + 1;
 	assert_int_equal(lx_xprt_pool_create(&p, &o), -EINVAL);
 	o.buf_size = 8192;
@@ -1090,6 +1098,192 @@ static void test_cross_thread_puts_receive_thread_pattern(void **state)
 	pthread_cond_destroy(&x.cond);
 }
 
+/* ------------------------------------------------------------ size classes */
+
+static struct lx_xprt_pool *mkshared(size_t max_bytes,
+				     const struct lx_xprt_pool_reg *reg)
+{
+	struct lx_xprt_pool_opts o = {.max_bytes = max_bytes, .reg = reg};
+	struct lx_xprt_pool *p = NULL;
+
+	assert_int_equal(lx_xprt_pool_create(&p, &o), 0);
+	assert_true(lx_xprt_pool_has_classes(p));
+	return p;
+}
+
+static void test_shared_classes_round_up_and_are_made_once(void **state)
+{
+	struct lx_xprt_pool *p = mkshared(4u << 20, NULL), *c8, *c8b, *c64, *cs;
+	struct lx_xprt_buf *a, *b;
+	struct lx_xprt_pool_stats st;
+
+	/* one class per power of two, 4 KiB at least, made on first use */
+	assert_int_equal(lx_xprt_pool_class(p, 5000, &c8), 0);
+	assert_int_equal(lx_xprt_pool_buf_size(c8), 8192);
+	assert_int_equal(lx_xprt_pool_class(p, 8192, &c8b), 0);
+	assert_ptr_equal(c8, c8b);
+	assert_int_equal(lx_xprt_pool_class(p, 65536, &c64), 0);
+	assert_int_equal(lx_xprt_pool_buf_size(c64), 65536);
+	assert_int_equal(lx_xprt_pool_class(p, 1, &cs), 0);
+	assert_int_equal(lx_xprt_pool_buf_size(cs), 4096);
+	assert_int_equal(lx_xprt_pool_class(p, 0, &cs), -EINVAL);
+	assert_int_equal(lx_xprt_pool_class(p, (8u << 20) + 1, &cs), -EINVAL);
+	/* the pool itself hands out nothing: its classes do */
+	assert_int_equal(lx_xprt_pool_get(p, LX_XPRT_POOL_NOWAIT, &a), -EINVAL);
+	assert_int_equal(lx_xprt_pool_get(c8, 0, &a), 0);
+	assert_int_equal(lx_xprt_pool_get(c64, 0, &b), 0);
+	assert_int_equal(a->cap, 8192);
+	assert_int_equal(b->cap, 65536);
+	/* the pool's counters are its classes' summed */
+	lx_xprt_pool_stats(p, &st);
+	assert_int_equal(st.classes, 3);
+	assert_int_equal(st.gets, 2);
+	assert_int_equal(st.bufs_in_use, 2);
+	assert_int_equal(st.bytes_reserved, 4u << 20);
+	assert_true(st.bytes_carved >= 8192 + 65536);
+	assert_int_equal(st.regs, 0);
+	/* a class goes with its pool; a pool with buffers out stays */
+	assert_int_equal(lx_xprt_pool_destroy(c8), -EINVAL);
+	assert_int_equal(lx_xprt_pool_destroy(p), -EBUSY);
+	assert_int_equal(lx_xprt_pool_put(c8, a), 0);
+	assert_int_equal(lx_xprt_pool_put(c64, b), 0);
+	lx_xprt_pool_stats(p, &st);
+	assert_int_equal(st.puts, 2);
+	assert_int_equal(lx_xprt_pool_destroy(p), 0);
+}
+
+static void test_shared_budget_is_one_for_all_classes(void **state)
+{
+	/* 256 KiB: a class that carved it all leaves the others nothing */
+	struct lx_xprt_pool *p = mkshared(256u << 10, NULL), *c64, *c4;
+	struct lx_xprt_buf *b[8], *x;
+	int i, n = 0;
+
+	assert_int_equal(lx_xprt_pool_class(p, 65536, &c64), 0);
+	assert_int_equal(lx_xprt_pool_class(p, 4096, &c4), 0);
+	for (i = 0; i < 8; i++) {
+		if (lx_xprt_pool_get(c64, LX_XPRT_POOL_NOWAIT, &b[i]))
+			break;
+		n++;
+	}
+	assert_true(n >= 1 && n <= 4);
+	if (stats(p).bytes_carved + 4096 > (256u << 10))
+		assert_int_equal(lx_xprt_pool_get(c4, LX_XPRT_POOL_NOWAIT, &x),
+				 -ENOBUFS);
+	for (i = 0; i < n; i++)
+		assert_int_equal(lx_xprt_pool_put(c64, b[i]), 0);
+	/* what a class carved stays its own: it is served again */
+	assert_int_equal(lx_xprt_pool_get(c64, LX_XPRT_POOL_NOWAIT, &b[0]), 0);
+	assert_int_equal(lx_xprt_pool_put(c64, b[0]), 0);
+	assert_int_equal(lx_xprt_pool_destroy(p), 0);
+}
+
+static void test_shared_registers_once_whatever_the_classes(void **state)
+{
+	struct regctx c = {0};
+	struct lx_xprt_pool_reg reg = {ctx_reg, ctx_unreg, &c};
+	struct lx_xprt_pool_reg other = {count_reg, count_unreg, NULL};
+	struct lx_xprt_pool *p = mkshared(1u << 20, NULL), *c8, *c16, *c64;
+	struct lx_xprt_buf *a, *b, *d;
+
+	/* a TCP client used a class first: nothing registered yet */
+	assert_int_equal(lx_xprt_pool_class(p, 8192, &c8), 0);
+	assert_int_equal(lx_xprt_pool_get(c8, 0, &a), 0);
+	assert_null(lx_xprt_buf_reg_handle(a));
+	assert_int_equal(c.reg_calls, 0);
+	/* the first RDMA client attaches the hook: the whole budget is
+	 * registered at once, and the slab carved before is inside it */
+	assert_int_equal(lx_xprt_pool_attach_reg(c8, &reg), 0);
+	assert_int_equal(c.reg_calls, 1);
+	assert_int_equal(c.len[0], 1u << 20);
+	assert_ptr_equal(lx_xprt_buf_reg_handle(a), &c.base[0]);
+	assert_true((char *)a->data >= (char *)c.base[0] &&
+		    (char *)a->data + a->cap <= (char *)c.base[0] + c.len[0]);
+	/* more clients, more classes: no more registrations */
+	assert_int_equal(lx_xprt_pool_attach_reg(p, &reg), 0);
+	assert_int_equal(lx_xprt_pool_class(p, 16384, &c16), 0);
+	assert_int_equal(lx_xprt_pool_class(p, 65536, &c64), 0);
+	assert_int_equal(lx_xprt_pool_attach_reg(c64, &reg), 0);
+	assert_int_equal(lx_xprt_pool_get(c16, 0, &b), 0);
+	assert_int_equal(lx_xprt_pool_get(c64, 0, &d), 0);
+	assert_ptr_equal(lx_xprt_buf_reg_handle(b), &c.base[0]);
+	assert_ptr_equal(lx_xprt_buf_reg_handle(d), &c.base[0]);
+	assert_int_equal(c.reg_calls, 1);
+	assert_int_equal(stats(p).regs, 1);
+	assert_int_equal(stats(p).classes, 3);
+	/* another hook is refused */
+	assert_int_equal(lx_xprt_pool_attach_reg(p, &other), -EINVAL);
+	assert_int_equal(lx_xprt_pool_put(c8, a), 0);
+	assert_int_equal(lx_xprt_pool_put(c16, b), 0);
+	assert_int_equal(lx_xprt_pool_put(c64, d), 0);
+	assert_int_equal(lx_xprt_pool_destroy(p), 0);
+	assert_int_equal(c.unreg_calls, 1);
+	assert_ptr_equal(c.unreg_handles[0], &c.base[0]);
+}
+
+static void test_shared_created_with_hook_registers_at_first_slab(void **state)
+{
+	struct regctx c = {0};
+	struct lx_xprt_pool_reg reg = {ctx_reg, ctx_unreg, &c};
+	struct lx_xprt_pool *p = mkshared(1u << 20, &reg), *c4;
+	struct lx_xprt_buf *a;
+
+	assert_int_equal(c.reg_calls, 0);
+	assert_int_equal(lx_xprt_pool_class(p, 4096, &c4), 0);
+	assert_int_equal(lx_xprt_pool_get(c4, 0, &a), 0);
+	assert_int_equal(c.reg_calls, 1);
+	assert_ptr_equal(lx_xprt_buf_reg_handle(a), &c.base[0]);
+	assert_int_equal(lx_xprt_pool_put(c4, a), 0);
+	lx_xprt_pool_close(p);
+	assert_int_equal(lx_xprt_pool_get(c4, 0, &a), -ESHUTDOWN);
+	assert_int_equal(lx_xprt_pool_class(p, 8192, &c4), -ESHUTDOWN);
+	assert_int_equal(lx_xprt_pool_destroy(p), 0);
+	assert_int_equal(c.unreg_calls, 1);
+}
+
+struct shared_arg {
+	struct lx_xprt_pool *cls;
+};
+
+static void *shared_worker(void *v)
+{
+	struct shared_arg *a = v;
+	struct lx_xprt_buf *b;
+	int i;
+
+	for (i = 0; i < STRESS_ITERS; i++) {
+		assert_int_equal(lx_xprt_pool_get(a->cls, 0, &b), 0);
+		memset(b->data, i, 64);
+		assert_int_equal(lx_xprt_pool_put(a->cls, b), 0);
+	}
+	return NULL;
+}
+
+static void test_shared_classes_from_many_threads(void **state)
+{
+	struct lx_xprt_pool *p = mkshared(8u << 20, NULL);
+	struct shared_arg a[4];
+	pthread_t t[4];
+	struct lx_xprt_pool_stats st;
+	int i;
+
+	for (i = 0; i < 4; i++)
+		assert_int_equal(lx_xprt_pool_class(p, (size_t)4096 << (i % 2),
+						    &a[i].cls),
+				 0);
+	for (i = 0; i < 4; i++)
+		assert_int_equal(
+			pthread_create(&t[i], NULL, shared_worker, &a[i]), 0);
+	for (i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+	lx_xprt_pool_stats(p, &st);
+	assert_int_equal(st.classes, 2);
+	assert_int_equal(st.gets, 4 * STRESS_ITERS);
+	assert_int_equal(st.puts, 4 * STRESS_ITERS);
+	assert_int_equal(st.bufs_in_use, 0);
+	assert_int_equal(lx_xprt_pool_destroy(p), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1119,6 +1313,14 @@ int main(void)
 			test_destroy_with_live_thread_cache_then_thread_exits),
 		cmocka_unit_test(test_one_thread_many_pools_evicts_cleanly),
 		cmocka_unit_test(test_cross_thread_puts_receive_thread_pattern),
+		cmocka_unit_test(
+			test_shared_classes_round_up_and_are_made_once),
+		cmocka_unit_test(test_shared_budget_is_one_for_all_classes),
+		cmocka_unit_test(
+			test_shared_registers_once_whatever_the_classes),
+		cmocka_unit_test(
+			test_shared_created_with_hook_registers_at_first_slab),
+		cmocka_unit_test(test_shared_classes_from_many_threads),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

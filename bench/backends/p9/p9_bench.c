@@ -357,6 +357,40 @@ out_free:
 
 /* ------------------------------------------------------------ the rest */
 
+/*
+ * job_sync(): fio's --end_fsync=1, a Tfsync of the job's file once a
+ * phase that wrote is over (the engine calls it after the last one too,
+ * so a job_end() would sync twice).  Without it nothing is due: a
+ * completed Twrite is on the server already (no unstable writes as in
+ * NFS), as a completed write(2) is for fio.  A session lost meanwhile is
+ * re-established first.
+ */
+static int p9b_job_sync(void *priv, struct bench_job_info *job)
+{
+	struct p9b *p = priv;
+	struct p9b_job *pj = job->priv;
+	struct lx_p9_clnt *c;
+	unsigned int gen;
+	int ret;
+
+	if (!p->cfg->end_fsync || !pj || pj->oflags == O_RDONLY)
+		return 0;
+	for (;;) {
+		p9b_sess_get(pj->s, &c, &gen);
+		ret = lx_p9_fsync(c, pj->fid, false);
+		if (!ret || !p9b_sess_lost(p, ret))
+			break;
+		ret = p9b_sess_recover(p, pj->s, gen);
+		if (ret)
+			return ret; /* said by p9b_sess_recover() */
+	}
+	if (ret)
+		bench_error("%s: Tfsync: %s", job->filename, lx_strerror(ret));
+	else
+		p->end_fsyncs++;
+	return ret;
+}
+
 static void p9b_job_close(void *priv, struct bench_job_info *job)
 {
 	struct p9b_job *pj = job->priv;
@@ -390,6 +424,7 @@ static void p9b_stats(void *priv, bench_stat_fn fn, void *arg)
 	fn(arg, "messages", sum.messages);
 	fn(arg, "split_ios", atomic_load(&p->split_ios));
 	fn(arg, "deferred", atomic_load(&p->deferred));
+	fn(arg, "end_fsyncs", p->end_fsyncs);
 	fn(arg, "direct_sends", sum.direct_sends);
 	fn(arg, "worker_sends", sum.worker_sends);
 	fn(arg, "send_syscalls", sum.send_syscalls);
@@ -491,9 +526,9 @@ static const struct bench_backend_ops p9b_ops = {
 		   "user space with libxprt,\nfio-style or ior-style.",
 	.priv_size = sizeof(struct p9b),
 	.io_priv_size = sizeof(struct p9b_io),
-	.ops_supported = BENCH_OP_BIT(BENCH_OP_READ) |
-			 BENCH_OP_BIT(BENCH_OP_WRITE) |
-			 BENCH_OP_BIT(BENCH_OP_GETATTR),
+	.ops_supported =
+		BENCH_OP_BIT(BENCH_OP_READ) | BENCH_OP_BIT(BENCH_OP_WRITE) |
+		BENCH_OP_BIT(BENCH_OP_GETATTR) | BENCH_OP_BIT(BENCH_OP_FSYNC),
 	.options = p9b_options,
 	.usage_extra =
 		"Transfers larger than msize - 24 bytes are split into that "
@@ -508,6 +543,8 @@ static const struct bench_backend_ops p9b_ops = {
 	.check = p9b_check,
 	.setup = p9b_setup,
 	.job_open = p9b_job_open,
+	.job_sync =
+		p9b_job_sync, /* no job_end: job_sync ran after the last write */
 	.submit = p9b_submit,
 	.run_sync = p9b_run_sync,
 	.job_close = p9b_job_close,

@@ -169,6 +169,7 @@ struct p9b {
 	pthread_t dthread;
 	_Atomic uint64_t deferred;
 	_Atomic uint64_t split_ios;
+	uint64_t end_fsyncs; /* --end_fsync: Tfsync of job_sync/job_end */
 
 	/* recovery (p9_sess.c) */
 	_Atomic uint64_t reconnects;

@@ -166,7 +166,8 @@ static void p9b_part_done(struct lx_call *call, int status, void *arg)
 	p9b_put(pio, false);
 }
 
-static void p9b_getattr_done(struct lx_call *call, int status, void *arg)
+/* The one message of a Tgetattr or Tfsync I/O: its status only. */
+static void p9b_meta_done(struct lx_call *call, int status, void *arg)
 {
 	const struct lx_p9_fcall *rx = call->res;
 	struct p9b_part *pt = arg;
@@ -204,26 +205,35 @@ static int p9b_build(struct p9b *p, struct p9b_part *pt,
 	return 0;
 }
 
-/* Tgetattr of the job's file, the only message of its I/O */
-static int p9b_send_getattr(struct p9b *p, struct p9b_io *pio,
-			    struct lx_p9_clnt *c, uint32_t fid, unsigned int pf)
+/*
+ * Tgetattr (--rw getattr) or Tfsync (fio's --fsync=N: fsync(2), not
+ * fdatasync) of the job's file, the only message of its I/O.
+ */
+static int p9b_send_meta(struct p9b *p, struct p9b_io *pio,
+			 struct lx_p9_clnt *c, uint32_t fid, unsigned int pf)
 {
 	struct p9b_part *pt = &pio->part[0];
-	struct lx_p9_fcall tx = {.type = LX_P9_TGETATTR};
+	bool sync = pio->io->op == BENCH_OP_FSYNC;
+	struct lx_p9_fcall tx = {.type = sync ? LX_P9_TFSYNC : LX_P9_TGETATTR};
 	int ret;
 
-	tx.u.tgetattr.fid = fid;
-	tx.u.tgetattr.request_mask = LX_P9_GETATTR_BASIC;
+	if (sync) {
+		tx.u.tfsync.fid = fid;
+	} else {
+		tx.u.tgetattr.fid = fid;
+		tx.u.tgetattr.request_mask = LX_P9_GETATTR_BASIC;
+	}
 	if (p->alloc == P9B_ALLOC_MALLOC) {
 		ret = p9b_build(p, pt, &tx, NULL, 0);
 		if (ret)
 			return ret;
 	}
-	pt->call.done = p9b_getattr_done;
+	pt->call.done = p9b_meta_done;
 	pt->call.arg = pt;
 	pt->call.owner = pio->io->owner;
 	pt->call.flags = pf;
-	ret = lx_p9_call_async(c, &pt->call, &tx, NULL);
+	ret = sync ? lx_p9_fsync_async(c, &pt->call, fid, false) :
+		     lx_p9_call_async(c, &pt->call, &tx, NULL);
 	if (ret)
 		p9b_free_bufs(pt);
 	return ret;
@@ -252,8 +262,8 @@ static int p9b_send_one(struct p9b *p, struct p9b_io *pio, unsigned int k,
 	pt->pio = pio;
 	pthread_rwlock_rdlock(&s->lock);
 	pt->gen = s->gen;
-	if (io->op == BENCH_OP_GETATTR) {
-		ret = p9b_send_getattr(p, pio, s->c, pj->fid, pf);
+	if (io->op == BENCH_OP_GETATTR || io->op == BENCH_OP_FSYNC) {
+		ret = p9b_send_meta(p, pio, s->c, pj->fid, pf);
 		goto out_unlock;
 	}
 	if (p->alloc == P9B_ALLOC_MALLOC) {
@@ -359,7 +369,7 @@ int p9b_submit(void *priv, struct bench_io *io, unsigned int flags)
 	pio->p = p;
 	if (io->op == BENCH_OP_READ || io->op == BENCH_OP_WRITE)
 		n = p9b_parts_for(io->len, pj->chunk);
-	else if (io->op != BENCH_OP_GETATTR)
+	else if (io->op != BENCH_OP_GETATTR && io->op != BENCH_OP_FSYNC)
 		return -EOPNOTSUPP;
 	if (n > P9B_MAX_PARTS)
 		return -EFBIG; /* job_open() rules this out */

@@ -8,6 +8,7 @@
 #ifndef LIBXPRT_PROTO_POOL_H
 #define LIBXPRT_PROTO_POOL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -109,6 +110,39 @@ size_t lx_xprt_pool_buf_size(const struct lx_xprt_pool *pool);
  * Puts keep working so holders can return their buffers.  Idempotent.
  */
 void lx_xprt_pool_close(struct lx_xprt_pool *pool);
+
+/**
+ * lx_xprt_pool_class() - the one-size pool that serves buffers of @size
+ * @pool: a shared pool (buf_size 0), or a one-size pool
+ * @size: the buffer size wanted, bytes
+ * @clsp: receives the class: buffers of the smallest power of two >= @size
+ *	(at least 4 KiB), created on first use; @pool itself for a one-size
+ *	pool whose buffers are that large
+ *
+ * What lx_xprt_create() does with opts.pool; get and put buffers on the
+ * class.  A class lives as long as its pool (never destroy it).
+ * Context: any thread; may allocate.
+ * Return: %0; %-EINVAL (@size 0, above 8 MiB, or above a one-size pool's);
+ * %-ENOMEM; %-ESHUTDOWN once the pool is closed.
+ */
+int lx_xprt_pool_class(struct lx_xprt_pool *pool, size_t size,
+		       struct lx_xprt_pool **clsp);
+
+/**
+ * lx_xprt_pool_attach_reg() - have a shared pool's memory registered with
+ * @reg (the RDMA transports do this with lx_xprt_rdma_pool_reg())
+ *
+ * The whole budget is registered once, at once if buffers are in use,
+ * else with the first slab; later calls with the same hook do nothing.
+ * For a one-size pool: %0 when it was created with that hook.
+ * Return: %0; %-EINVAL for another hook than the one attached already (or a
+ * one-size pool without it); the hook's error.
+ */
+int lx_xprt_pool_attach_reg(struct lx_xprt_pool *pool,
+			    const struct lx_xprt_pool_reg *reg);
+
+/** lx_xprt_pool_has_classes() - @pool is a shared pool or one of its classes */
+bool lx_xprt_pool_has_classes(const struct lx_xprt_pool *pool);
 
 #ifdef __cplusplus
 }

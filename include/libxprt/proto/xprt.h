@@ -117,7 +117,10 @@ enum lx_xprt_reconnect_policy {
  *	bounds call headers and non-bulk replies (default 8192)
  * @max_msg: the largest message accepted from the peer (default 8 MiB);
  *	bulk data placed straight into caller memory counts too
- * @pool: a pool of @buf_size buffers to share, or NULL to create one
+ * @pool: a pool to take buffers from, or NULL to create one: a one-size
+ *	pool of @buf_size buffers, or a shared pool (struct lx_xprt_pool_opts,
+ *	"Sharing"), whose class for @buf_size is used (buf_size then becomes
+ *	the class's size); an RDMA transport registers a shared pool
  * @req_priv: bytes of per-request private space for the protocol
  * @policy: see enum lx_xprt_reconnect_policy
  * @cong: 0 fixed window (TCP), 1 AIMD, 2 server grants (RDMA)
