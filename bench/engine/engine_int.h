@@ -366,6 +366,21 @@ uint64_t bench_perm(uint64_t i, uint64_t n, uint64_t key);
 void bench_perm_init(struct bench_perm *p, uint64_t n, uint64_t key);
 uint64_t bench_perm_at(const struct bench_perm *p, uint64_t i);
 
+/**
+ * bench_zoned_block() - the block of a zoned draw
+ * @z: the direction's zones
+ * @abs: zoned_abs (ends in bytes) rather than zoned (in percent)
+ * @u1, @u2: two uniform draws in [0, 1): the zone, the block within it
+ * @nblk: blocks of the region; @bs: bytes per block (zoned_abs)
+ *
+ * As fio: the zone of the (u1 * 100)th access percent, then a block
+ * uniformly inside it; a zone past the region's end is cut there, one
+ * that would be empty gets one block.
+ * Return: a block below @nblk.
+ */
+uint64_t bench_zoned_block(const struct bench_zones *z, bool abs, double u1,
+			   double u2, uint64_t nblk, uint64_t bs);
+
 /* a splitmix64-style finaliser: every input bit affects every output bit */
 static inline uint64_t bench_mix64(uint64_t x)
 {

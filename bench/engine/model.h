@@ -101,6 +101,21 @@ enum bench_dist_kind {
 	DIST_ZIPF,
 	DIST_PARETO,
 	DIST_NORMAL,
+	DIST_ZONED,	/* zoned:A/S%:...: S percent of the region */
+	DIST_ZONED_ABS, /* zoned_abs:A/S:...: S bytes */
+};
+
+/*
+ * fio's zoned distribution of one direction: zone i takes access[i]
+ * percent of the I/Os (they sum to 100), spread evenly over its span:
+ * end[i] is where it ends, cumulative, in percent of the job's region
+ * (zoned, at most 100) or in bytes from its start (zoned_abs).
+ */
+#define BENCH_MAX_ZONES 64
+struct bench_zones {
+	unsigned int n;
+	uint8_t access[BENCH_MAX_ZONES];
+	uint64_t end[BENCH_MAX_ZONES];
 };
 
 /**
@@ -149,12 +164,13 @@ struct bench_opts {
 	uint64_t bs_max;	   /* the largest I/O (bs is the smallest) */
 	enum bench_dist_kind dist; /* --random_distribution */
 	double dist_arg, dist_center;
-	unsigned int fsync_every; /* --fsync: a sync every N writes */
-	bool end_fsync;		  /* --end_fsync=1 */
-	uint64_t rate_iops[2];	  /* --rate_iops: per job, reads, writes */
-	uint64_t thinktime_ns;	  /* --thinktime */
-	bool no_create;		  /* --allow_file_create=0: files must exist */
-	unsigned int nrfiles;	  /* files per job (nrfiles, --filename a:b) */
+	struct bench_zones zones[2]; /* zoned: reads, writes */
+	unsigned int fsync_every;    /* --fsync: a sync every N writes */
+	bool end_fsync;		     /* --end_fsync=1 */
+	uint64_t rate_iops[2];	     /* --rate_iops: per job, reads, writes */
+	uint64_t thinktime_ns;	     /* --thinktime */
+	bool no_create;	      /* --allow_file_create=0: files must exist */
+	unsigned int nrfiles; /* files per job (nrfiles, --filename a:b) */
 	char *filenames[BENCH_MAX_FILES]; /* --filename's list (a:b:c) */
 	unsigned int nfilenames;
 	uint64_t file_bytes;	    /* --size divided among a job's files */
