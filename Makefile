@@ -311,6 +311,8 @@ tools: examples
 # DESTDIR staging (scripts/check-install.sh).
 check-install: lib tools
 	MAKE="$(MAKE)" CC="$(CC)" BUILD=$(BUILD) scripts/check-install.sh $(O)
+	@scripts/api-index.py --check
+	scripts/api-index.py --check
 
 # ================================================================ p9-bench
 # (owned by p9-bench: bench/backends/p9/, 

@@ -307,11 +307,16 @@ static int nfs3_connect(struct lx_nfs3_clnt **cp,
 	ro.pool = opts->pool; /* NULL: the RPC client's own */
 	err = lx_rpc_create(&c->rpc, &ro);
 	if (err) {
+		char ml[240] = "";
+
+		/* over RDMA, -ENOMEM/-EPERM: maybe RLIMIT_MEMLOCK */
+		if (ro.transport == LX_XPRT_TRANSPORT_RDMA)
+			lx_xprt_memlock_explain(err, 0, ml, sizeof(ml));
 		lx_nfs3_seterr(
-			opts, "cannot reach NFS v3 on %s port %u%s: %s",
+			opts, "cannot reach NFS v3 on %s port %u%s: %s%s%s",
 			opts->host, ro.port,
 			ro.transport == LX_XPRT_TRANSPORT_RDMA ? " (RDMA)" : "",
-			step_err(err));
+			step_err(err), ml[0] ? ": " : "", ml);
 		goto out_free;
 	}
 	c->deadline_ms = setup_ms(opts);

@@ -322,13 +322,21 @@ int lx_p9_create(struct lx_p9_clnt **cp, const struct lx_p9_opts *opts)
 	xo.log_arg = c->opts.log_arg;
 	err = lx_xprt_create(&c->x, &xo);
 	if (err) {
+		char ml[240] = "";
+
+		/* over RDMA, -ENOMEM/-EPERM: maybe RLIMIT_MEMLOCK */
+		if (xo.transport == LX_XPRT_TRANSPORT_RDMA)
+			lx_xprt_memlock_explain(
+				err, 2 * (size_t)c->msize * c->opts.max_reqs,
+				ml, sizeof(ml));
 		/* the transport's -ENOENT means the name did not resolve */
 		lx_p9_errmsg(
-			&c->opts, "connect to %s:%u%s: %s", c->host,
+			&c->opts, "connect to %s:%u%s: %s%s%s", c->host,
 			c->opts.port,
 			xo.transport == LX_XPRT_TRANSPORT_RDMA ? " (RDMA)" : "",
 			err == -ENOENT ? "host name does not resolve" :
-					 strerror(-err));
+					 strerror(-err),
+			ml[0] ? ": " : "", ml);
 		goto out_pool;
 	}
 	/* our pools hold two buffers a slot (lx_p9_make_pool()); a shared

@@ -111,6 +111,21 @@ static void lx_xprt_fini_locks(struct xprt *x)
 	pthread_mutex_destroy(&x->state_lock);
 }
 
+/* An RDMA transport that could not register its memory: say whether the
+ * locked-memory limit is why, through the log hook (an unprivileged
+ * user's usual failure, which "Cannot allocate memory" does not explain) */
+static void memlock_say(const struct xprt *x, int err)
+{
+	char why[240];
+
+	if (x->opts.transport != LX_XPRT_TRANSPORT_RDMA ||
+	    !lx_xprt_memlock_explain(err,
+				     2 * x->opts.buf_size * (size_t)x->max_reqs,
+				     why, sizeof(why)))
+		return;
+	lx_xprt_log(x, LX_XPRT_LOG_ERR, "libxprt: %s", why);
+}
+
 int lx_xprt_create(struct xprt **xp, const struct lx_xprt_opts *opts)
 {
 	return lx_xprt__create_ops(xp, opts, NULL);
@@ -167,8 +182,10 @@ int lx_xprt__create_ops(struct xprt **xp, const struct lx_xprt_opts *opts,
 		po.max_bytes = 2 * x->opts.buf_size * x->max_reqs + 1;
 		po.reg = x->ops->pool_reg; /* RDMA: slabs registered once */
 		err = lx_xprt_pool_create(&x->pool, &po);
-		if (err)
+		if (err) {
+			memlock_say(x, err);
 			goto out_locks;
+		}
 		x->own_pool = true;
 		x->keep_bufs = true; /* its budget is two buffers a slot */
 	}
@@ -190,11 +207,15 @@ int lx_xprt__create_ops(struct xprt **xp, const struct lx_xprt_opts *opts,
 	atomic_store(&x->state, LX_XPRT_CONNECTING);
 
 	err = x->ops->setup(x);
-	if (err)
+	if (err) {
+		memlock_say(x, err);
 		goto out_xmitq;
+	}
 	err = x->ops->connect(x, 1);
-	if (err)
+	if (err) {
+		memlock_say(x, err);
 		goto out_teardown;
+	}
 	atomic_store(&x->cookie, 1);
 	x->conn_since = lx_xprt_now_ns();
 	atomic_store(&x->state, LX_XPRT_CONNECTED);

@@ -563,6 +563,80 @@ static int parse_bs_list(struct bench_opts *o, int id, const char *opt,
 
 /* fio's random_distribution: random, zipf:THETA, pareto:H, normal:DEV,
  * each with an optional :CENTER in [0, 1] */
+/*
+ * One direction's list of fio's zoned[_abs] distribution, @p..@e:
+ * A/S[:A/S...], A the access percent (the list's sum 100), S the zone's
+ * size in percent of the region (zoned, the sum at most 100) or in bytes
+ * with units (zoned_abs).
+ */
+static int parse_zone_list(struct bench_zones *z, bool abs, const char *p,
+			   const char *e)
+{
+	unsigned int acc = 0;
+	uint64_t end = 0, sz;
+	char buf[64], *slash, *x;
+	unsigned long a;
+	size_t n;
+
+	z->n = 0;
+	while (p < e) {
+		const char *c = memchr(p, ':', (size_t)(e - p));
+
+		n = (size_t)((c ? c : e) - p);
+		if (!n || n >= sizeof(buf) || z->n == BENCH_MAX_ZONES)
+			return -EINVAL;
+		memcpy(buf, p, n);
+		buf[n] = '\0';
+		slash = strchr(buf, '/');
+		if (!slash)
+			return -EINVAL;
+		*slash = '\0';
+		a = strtoul(buf, &x, 10);
+		if (x == buf || *x || a > 100)
+			return -EINVAL;
+		if (abs) {
+			if (bench_parse_size(slash + 1, &sz) || !sz)
+				return -EINVAL;
+		} else {
+			sz = strtoul(slash + 1, &x, 10);
+			if (x == slash + 1 || *x || !sz || sz > 100)
+				return -EINVAL;
+		}
+		acc += (unsigned int)a;
+		end += sz;
+		if (!abs && end > 100)
+			return -EINVAL;
+		z->access[z->n] = (uint8_t)a;
+		z->end[z->n++] = end;
+		p = c ? c + 1 : e;
+	}
+	return z->n && acc == 100 ? 0 : -EINVAL;
+}
+
+/* fio's zoned:R[,W] and zoned_abs:R[,W]; one list serves both directions */
+static int parse_zoned(struct bench_opts *o, const char *opt, const char *arg,
+		       const char *list, bool abs)
+{
+	const char *comma = strchr(list, ',');
+	const char *e = list + strlen(list);
+
+	o->dist = abs ? DIST_ZONED_ABS : DIST_ZONED;
+	if (parse_zone_list(&o->zones[0], abs, list, comma ? comma : e) ||
+	    (comma && strchr(comma + 1, ',')) ||
+	    (comma && parse_zone_list(&o->zones[1], abs, comma + 1, e)))
+		return bad_value(opt, arg,
+				 abs ? "zoned_abs:A/SIZE[:A/SIZE...][,writes' "
+				       "list]: access percents summing to 100, "
+				       "zone sizes in bytes" :
+				       "zoned:A/S[:A/S...][,writes' list]: "
+				       "access percents summing to 100, zone "
+				       "sizes in percent summing to at most "
+				       "100");
+	if (!comma)
+		o->zones[1] = o->zones[0];
+	return 0;
+}
+
 static int parse_dist(struct bench_opts *o, const char *opt, const char *arg)
 {
 	static const char *const kinds[] = {"random", "zipf", "pareto",
@@ -572,15 +646,19 @@ static int parse_dist(struct bench_opts *o, const char *opt, const char *arg)
 	unsigned int k;
 	char *end;
 
+	o->dist_center = -1;
+	if (colon && n == 5 && !strncmp(arg, "zoned", 5))
+		return parse_zoned(o, opt, arg, colon + 1, false);
+	if (colon && n == 9 && !strncmp(arg, "zoned_abs", 9))
+		return parse_zoned(o, opt, arg, colon + 1, true);
 	for (k = 0; k < 4; k++)
 		if (strlen(kinds[k]) == n && !strncmp(arg, kinds[k], n))
 			break;
 	if (k == 4)
 		return bad_value(opt, arg,
-				 "random, zipf:THETA, pareto:H or normal:DEV "
-				 "(zoned is not supported)");
+				 "random, zipf:THETA, pareto:H, normal:DEV, "
+				 "zoned:A/S:... or zoned_abs:A/SIZE:...");
 	o->dist = (enum bench_dist_kind)k;
-	o->dist_center = -1;
 	if (k == DIST_RANDOM)
 		return 0;
 	if (!colon)
@@ -1158,9 +1236,11 @@ static int check_combinations(struct bench *b)
 	if (o->dist != DIST_RANDOM && o->verify) {
 		bench_error("--random_distribution %s draws blocks with "
 			    "repeats: --verify needs the random map",
-			    o->dist == DIST_ZIPF   ? "zipf" :
-			    o->dist == DIST_PARETO ? "pareto" :
-						     "normal");
+			    o->dist == DIST_ZIPF      ? "zipf" :
+			    o->dist == DIST_PARETO    ? "pareto" :
+			    o->dist == DIST_ZONED     ? "zoned" :
+			    o->dist == DIST_ZONED_ABS ? "zoned_abs" :
+							"normal");
 		return -EINVAL;
 	}
 

@@ -115,6 +115,21 @@ enum bench_dist_kind {
 	DIST_ZIPF,
 	DIST_PARETO,
 	DIST_NORMAL,
+	DIST_ZONED,	/* zoned:A/S%:...: S percent of the region */
+	DIST_ZONED_ABS, /* zoned_abs:A/S:...: S bytes */
+};
+
+/*
+ * fio's zoned distribution of one direction: zone i takes access[i]
+ * percent of the I/Os (they sum to 100), spread evenly over its span:
+ * end[i] is where it ends, cumulative, in percent of the job's region
+ * (zoned, at most 100) or in bytes from its start (zoned_abs).
+ */
+#define BENCH_MAX_ZONES 64
+struct bench_zones {
+	unsigned int n;
+	uint8_t access[BENCH_MAX_ZONES];
+	uint64_t end[BENCH_MAX_ZONES];
 };
 
 /**
@@ -163,12 +178,13 @@ struct bench_opts {
 	uint64_t bs_max;	   /* the largest I/O (bs is the smallest) */
 	enum bench_dist_kind dist; /* --random_distribution */
 	double dist_arg, dist_center;
-	unsigned int fsync_every; /* --fsync: a sync every N writes */
-	bool end_fsync;		  /* --end_fsync=1 */
-	uint64_t rate_iops[2];	  /* --rate_iops: per job, reads, writes */
-	uint64_t thinktime_ns;	  /* --thinktime */
-	bool no_create;		  /* --allow_file_create=0: files must exist */
-	unsigned int nrfiles;	  /* files per job (nrfiles, --filename a:b) */
+	struct bench_zones zones[2]; /* zoned: reads, writes */
+	unsigned int fsync_every;    /* --fsync: a sync every N writes */
+	bool end_fsync;		     /* --end_fsync=1 */
+	uint64_t rate_iops[2];	     /* --rate_iops: per job, reads, writes */
+	uint64_t thinktime_ns;	     /* --thinktime */
+	bool no_create;	      /* --allow_file_create=0: files must exist */
+	unsigned int nrfiles; /* files per job (nrfiles, --filename a:b) */
 	char *filenames[BENCH_MAX_FILES]; /* --filename's list (a:b:c) */
 	unsigned int nfilenames;
 	uint64_t file_bytes;	    /* --size divided among a job's files */
@@ -549,6 +565,21 @@ void bench_release_block(struct bench_job *j, struct bench_slot *s, int how);
 uint64_t bench_perm(uint64_t i, uint64_t n, uint64_t key);
 void bench_perm_init(struct bench_perm *p, uint64_t n, uint64_t key);
 uint64_t bench_perm_at(const struct bench_perm *p, uint64_t i);
+
+/**
+ * bench_zoned_block() - the block of a zoned draw
+ * @z: the direction's zones
+ * @abs: zoned_abs (ends in bytes) rather than zoned (in percent)
+ * @u1, @u2: two uniform draws in [0, 1): the zone, the block within it
+ * @nblk: blocks of the region; @bs: bytes per block (zoned_abs)
+ *
+ * As fio: the zone of the (u1 * 100)th access percent, then a block
+ * uniformly inside it; a zone past the region's end is cut there, one
+ * that would be empty gets one block.
+ * Return: a block below @nblk.
+ */
+uint64_t bench_zoned_block(const struct bench_zones *z, bool abs, double u1,
+			   double u2, uint64_t nblk, uint64_t bs);
 
 /* a splitmix64-style finaliser: every input bit affects every output bit */
 static inline uint64_t bench_mix64(uint64_t x)

@@ -154,13 +154,41 @@ static uint32_t draw_len(const struct bench_opts *o, unsigned int dir,
 	return d->lo + (uint32_t)((h / 100) % units) * (uint32_t)o->bs;
 }
 
+uint64_t bench_zoned_block(const struct bench_zones *z, bool abs, double u1,
+			   double u2, uint64_t nblk, uint64_t bs)
+{
+	unsigned int pct = (unsigned int)(u1 * 100.0), acc = 0, i;
+	uint64_t lo, hi, from = 0;
+
+	for (i = 0; i + 1 < z->n; i++) {
+		acc += z->access[i];
+		if (pct < acc)
+			break;
+		from = z->end[i];
+	}
+	if (abs) {
+		lo = from / bs;
+		hi = (z->end[i] + bs - 1) / bs;
+	} else {
+		lo = from * nblk / 100;
+		hi = z->end[i] * nblk / 100;
+	}
+	if (lo >= nblk)
+		lo = nblk - 1;
+	if (hi > nblk)
+		hi = nblk;
+	if (hi <= lo)
+		hi = lo + 1;
+	return lo + (uint64_t)(u2 * (double)(hi - lo));
+}
+
 /*
  * fio's random_distribution for draw @idx over @n blocks: the rank drawn
  * from zipf, pareto or normal, scattered by a hash (as fio does, so the
  * hot blocks are not all at the front) or, with a center, around it.
  */
 static uint64_t dist_block(const struct bench *b, const struct bench_job *j,
-			   uint64_t idx, uint64_t n)
+			   uint64_t idx, uint64_t n, enum bench_op op)
 {
 	const struct bench_opts *o = &b->o;
 	double u =
@@ -169,6 +197,15 @@ static uint64_t dist_block(const struct bench *b, const struct bench_job *j,
 	uint64_t r;
 
 	switch (o->dist) {
+	case DIST_ZONED:
+	case DIST_ZONED_ABS:
+		/* fio's zones are where they are: no scattering */
+		return bench_zoned_block(
+			&o->zones[op == BENCH_OP_WRITE],
+			o->dist == DIST_ZONED_ABS, u,
+			unit01(bench_mix64(j->key +
+					   idx * 0x9e3779b97f4a7c15ull)),
+			n, j->io_len);
 	case DIST_ZIPF: {
 		/* Gray et al., "Quickly generating billion-record synthetic
 		 * databases" (SIGMOD 1994), as fio's zipf */
@@ -275,10 +312,18 @@ bool bench_draw(struct bench_job *j, struct bench_slot *s)
 			fidx = idx / j->nfiles;
 			key_mix = k;
 		}
+		if (ph->rw == RW_RANDRW || ph->rw == RW_RW)
+			op = bench_mix64(j->key + idx) % 100 <
+					     j->b->o.rwmixread ?
+				     BENCH_OP_READ :
+				     BENCH_OP_WRITE;
+		else
+			op = bench_rw_reads(ph->rw) ? BENCH_OP_READ :
+						      BENCH_OP_WRITE;
 		r = fidx % nblk;
 		if (bench_rw_random(ph->rw) && o->dist != DIST_RANDOM &&
 		    ph->kind == PH_MAIN)
-			r = dist_block(j->b, j, idx, nblk);
+			r = dist_block(j->b, j, idx, nblk, op);
 		else if (bench_rw_random(ph->rw) && o->norandommap)
 			/* fio's norandommap: every draw independent, blocks
 			 * may repeat within a pass */
@@ -295,14 +340,6 @@ bool bench_draw(struct bench_job *j, struct bench_slot *s)
 			r = bench_perm_at(&s->perm, r);
 		}
 		blk = j->blk_lo + r;
-		if (ph->rw == RW_RANDRW || ph->rw == RW_RW)
-			op = bench_mix64(j->key + idx) % 100 <
-					     j->b->o.rwmixread ?
-				     BENCH_OP_READ :
-				     BENCH_OP_WRITE;
-		else
-			op = bench_rw_reads(ph->rw) ? BENCH_OP_READ :
-						      BENCH_OP_WRITE;
 		s->io.op = op;
 		len = j->io_len;
 		if (o->varbs && ph->kind == PH_MAIN) {

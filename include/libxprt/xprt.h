@@ -128,6 +128,24 @@ const char *lx_xprt_peer(const struct xprt *x);
 char *lx_xprt_stats_explain(const struct lx_xprt_stats *st, char *buf,
 			    size_t len);
 
+/**
+ * lx_xprt_memlock_explain() - why an RDMA registration failed, if it is
+ * the locked-memory limit
+ * @err: the negative errno the registration (or creating an RDMA
+ *	transport, or lx_xprt_rdma_mem_register()) returned
+ * @need: bytes the caller was registering, 0 if unknown
+ * @buf, @len: where the sentence goes (NUL-terminated, truncated)
+ *
+ * A user without CAP_IPC_LOCK may pin only RLIMIT_MEMLOCK bytes; past it
+ * ibv_reg_mr() fails -ENOMEM (or -EPERM, -EAGAIN).  For those errors and
+ * a finite limit, writes "RDMA memory registration failed (...):
+ * RLIMIT_MEMLOCK (ulimit -l) is N KiB, M KiB locked already; this
+ * transport registers about K KiB: raise it (...)".  Any thread.
+ * Return: the sentence's length; 0 (and @buf "") when the limit cannot
+ * be the cause.
+ */
+size_t lx_xprt_memlock_explain(int err, size_t need, char *buf, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -165,6 +165,9 @@ static void usage(FILE *f)
 		"  -n, --count N       Treads to make (default 10000)\n"
 		"  -w, --warmup N      Treads made first, not counted "
 		"(default 1000)\n"
+		"  -s, --shared-pool   buffers from a shared pool (buf_size 0) "
+		"instead of\n"
+		"                      the session's own\n"
 		"  -h, --help          this text\n"
 		"Prints one line: Treads, seconds, Treads/s.  Exit status 0, "
 		"or 1 when a call\nfailed, 2 for a usage error.\n");
@@ -201,6 +204,7 @@ int main(int argc, char **argv)
 		{"depth", required_argument, NULL, 'd'},
 		{"count", required_argument, NULL, 'n'},
 		{"warmup", required_argument, NULL, 'w'},
+		{"shared-pool", no_argument, NULL, 's'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -210,6 +214,8 @@ int main(int argc, char **argv)
 	struct run r = {.lock = PTHREAD_MUTEX_INITIALIZER,
 			.idle = PTHREAD_COND_INITIALIZER};
 	struct lx_p9_opts o = {0};
+	struct lx_xprt_pool_opts spo = {.max_bytes = 16u << 20};
+	struct lx_xprt_pool *spool = NULL;
 	struct slot *slots = NULL;
 	struct lx_p9_attr attr;
 	char errbuf[256] = "";
@@ -217,7 +223,7 @@ int main(int argc, char **argv)
 	double t0, t1;
 	int opt, ret;
 
-	while ((opt = getopt_long(argc, argv, "p:a:f:b:d:n:w:h", longopts,
+	while ((opt = getopt_long(argc, argv, "p:a:f:b:d:n:w:sh", longopts,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'p':
@@ -246,6 +252,12 @@ int main(int argc, char **argv)
 			break;
 		case 'w':
 			ret = parse_num(optarg, 1ul << 40, &warmup);
+			break;
+		case 's':
+			/* the buffers from a shared pool (buf_size 0): what a
+			 * call costs when they come and go per call */
+			ret = lx_xprt_pool_create(&spool, &spo);
+			o.pool = spool;
 			break;
 		case 'h':
 			usage(stdout);
@@ -321,5 +333,6 @@ out_clunk:
 	lx_p9_clunk(r.clnt, r.fid);
 out_close:
 	lx_p9_destroy(r.clnt);
+	lx_xprt_pool_destroy(spool); /* after the client (NULL: none) */
 	return ret ? 1 : 0;
 }

@@ -595,6 +595,55 @@ static void test_reset_on_accept_backs_off(void **state)
 	srv_stop(&S);
 }
 
+/*
+ * LX_CALL_NOWAIT with every slot taken (by calls a silent server never
+ * answers): refused -EBUSY at once, not blocked, and distinct from the
+ * -EAGAIN of a JUKEBOX budget spent; without NOWAIT the same call waits.
+ */
+static void test_nowait_is_ebusy_when_slots_are_full(void **state)
+{
+	struct lx_rpc_call_args a = {.proc = 0};
+	atomic_int st[3] = {1, 1, 1};
+	struct lx_call calls[3] = {
+		{.done = count_cb, .arg = &st[0]},
+		{.done = count_cb, .arg = &st[1]},
+		{.done = count_cb, .arg = &st[2], .flags = LX_CALL_NOWAIT},
+	};
+	struct lx_rpc_opts o = {.host = "127.0.0.1",
+				.prog = PROG,
+				.vers = 1,
+				.timeo_ms = 10000,
+				.retrans = 1,
+				.max_reqs = 2};
+	struct lx_rpc_clnt *cl = NULL;
+	double t0, dt;
+	int i, r;
+
+	(void)state;
+	srv_start(&S, "drop", NULL, NULL);
+	o.port = S.sp.port;
+	assert_int_equal(lx_rpc_create(&cl, &o), 0);
+	for (i = 0; i < 2; i++)
+		assert_int_equal(lx_rpc_call_async(cl, &calls[i], &a), 0);
+	/* 100 refusals: each at once, none calls done() */
+	t0 = now_s();
+	for (i = 0; i < 100; i++) {
+		r = lx_rpc_call_async(cl, &calls[2], &a);
+		assert_int_equal(r, -EBUSY);
+	}
+	dt = now_s() - t0;
+	print_message("NOWAIT with 2/2 slots taken: 100 x -EBUSY in %.2f us "
+		      "each\n",
+		      dt / 100 * 1e6);
+	assert_true(dt < 0.5);
+	assert_int_equal(atomic_load(&st[2]), 1); /* done() never ran */
+	lx_rpc_destroy(cl);
+	assert_int_equal(atomic_load(&st[0]), -ESHUTDOWN);
+	assert_int_equal(atomic_load(&st[1]), -ESHUTDOWN);
+	assert_int_equal(atomic_load(&st[2]), 1);
+	srv_stop(&S);
+}
+
 struct reorder {
 	atomic_uint done, ok;
 };
@@ -665,6 +714,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_reordered_replies, stop_server),
 		cmocka_unit_test_teardown(test_reset_on_accept_backs_off,
 					  stop_server),
+		cmocka_unit_test_teardown(
+			test_nowait_is_ebusy_when_slots_are_full, stop_server),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -464,15 +464,54 @@ static void test_fio_workload_options(void **st)
 			 0);
 	n = jnum_in(out_text, "\"read\" : {", "iops");
 	assert_true(n > 150 && n < 250);
-	/* the distributions fio has (zoned aside) */
+	/* the distributions fio has */
 	b = PARSE(&ret, "--random_distribution=zipf:1.2:0.25", "--rw=randread");
 	assert_int_equal(ret, 0);
 	assert_int_equal(b->o.dist, DIST_ZIPF);
 	assert_true(b->o.dist_center == 0.25);
 	bench_destroy(b);
 	expect_usage_error(RUN("--random_distribution=zipf:1"), "not 1");
-	expect_usage_error(RUN("--random_distribution=zoned:60/10:40/90"),
-			   "zoned is not supported");
+	/* zoned: one list for both directions, or reads,writes */
+	b = PARSE(&ret, "--random_distribution=zoned:60/10:30/20:10/70",
+		  "--rw=randread");
+	assert_int_equal(ret, 0);
+	assert_int_equal(b->o.dist, DIST_ZONED);
+	assert_int_equal(b->o.zones[0].n, 3);
+	assert_int_equal(b->o.zones[0].access[1], 30);
+	assert_int_equal(b->o.zones[0].end[1], 30);
+	assert_int_equal(b->o.zones[1].n, 3);
+	assert_int_equal(b->o.zones[1].end[2], 100);
+	bench_destroy(b);
+	b = PARSE(&ret, "--random_distribution=zoned_abs:90/16k:10/1m,100/4k",
+		  "--rw=randrw");
+	assert_int_equal(ret, 0);
+	assert_int_equal(b->o.dist, DIST_ZONED_ABS);
+	assert_int_equal(b->o.zones[0].n, 2);
+	assert_int_equal(b->o.zones[0].end[0], 16384);
+	assert_int_equal(b->o.zones[0].end[1], 16384 + 1048576);
+	assert_int_equal(b->o.zones[1].n, 1);
+	assert_int_equal(b->o.zones[1].end[0], 4096);
+	bench_destroy(b);
+	expect_usage_error(RUN("--random_distribution=zoned:60/10:30/90"),
+			   "summing to 100");
+	expect_usage_error(RUN("--random_distribution=zoned:50/60:50/60"),
+			   "at most 100");
+	expect_usage_error(RUN("--random_distribution=zoned:100"), "zoned:A/S");
+	expect_usage_error(RUN("--random_distribution=zoned_abs:100/0"),
+			   "zoned_abs:A/SIZE");
+	expect_usage_error(
+		RUN("--random_distribution=zoned:100/10", "--verify"),
+		"zoned draws blocks with repeats");
+	/* writes all in the first 4 KiB of the 1 MiB file, reads in the
+	 * first half: mem-bench runs it */
+	assert_int_equal(RUN("--rw=randrw",
+			     "--random_distribution=zoned:100/50,100/1",
+			     "--size=1m", "--mem-lat=10us",
+			     "--output-format=json", "--eta=never"),
+			 0);
+	assert_int_equal(jnum_in(out_text, "\"write\" : {", "io_bytes") +
+				 jnum_in(out_text, "\"read\" : {", "io_bytes"),
+			 1048576);
 	/* several files per job: nrfiles, or fio's a:b (\\: a colon) */
 	b = PARSE(&ret, "--filename=a:b\\:c:d", "--size=3m");
 	assert_int_equal(ret, 0);

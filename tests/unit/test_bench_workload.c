@@ -65,6 +65,42 @@ static void test_perm_differs_between_keys(void **st)
 	assert_true(same < 100);
 }
 
+/* fio's zoned: 60% of the draws in the first 10% of the region... */
+static void test_zoned_blocks_fall_in_their_zones(void **st)
+{
+	struct bench_zones z = {
+		.n = 3, .access = {60, 30, 10}, .end = {10, 30, 100}};
+	struct bench_zones za = {
+		.n = 2, .access = {90, 10}, .end = {8192, 1u << 30}};
+	uint64_t hits[3] = {0}, b, i, n = 10000;
+
+	(void)st;
+	for (i = 0; i < n; i++) {
+		double u1 = (double)i / (double)n;
+		double u2 = (double)((i * 7919) % n) / (double)n;
+
+		b = bench_zoned_block(&z, false, u1, u2, 1000, 4096);
+		assert_true(b < 1000);
+		hits[b < 100 ? 0 : b < 300 ? 1 : 2]++;
+		/* zoned_abs: 8 KiB = 2 blocks, then the rest, cut at 1000 */
+		b = bench_zoned_block(&za, true, u1, u2, 1000, 4096);
+		assert_true(b < 1000);
+		if (u1 < 0.9)
+			assert_true(b < 2);
+		else
+			assert_true(b >= 2);
+	}
+	assert_int_equal(hits[0], 6000);
+	assert_int_equal(hits[1], 3000);
+	assert_int_equal(hits[2], 1000);
+	/* a zone thinner than a block still has one; u -> 1 stays inside */
+	z = (struct bench_zones){.n = 2, .access = {50, 50}, .end = {1, 2}};
+	assert_int_equal(bench_zoned_block(&z, false, 0.2, 0.99, 10, 4096), 0);
+	assert_int_equal(bench_zoned_block(&z, false, 0.99, 0.99, 10, 4096), 0);
+	assert_true(bench_zoned_block(&z, false, 0.999999, 0.999999, 1000,
+				      4096) < 20);
+}
+
 static void test_pattern_roundtrip_any_alignment(void **st)
 {
 	uint8_t buf[200];
@@ -134,6 +170,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_perm_is_a_bijection_for_every_size),
+		cmocka_unit_test(test_zoned_blocks_fall_in_their_zones),
 		cmocka_unit_test(test_perm_differs_between_keys),
 		cmocka_unit_test(test_pattern_roundtrip_any_alignment),
 		cmocka_unit_test(test_pattern_is_a_function_of_the_byte_offset),
