@@ -33,7 +33,7 @@ figure is in the JSON):
 
 Our side: the small programs on the public API in perf/cost/ (library
 only), nfs3-bench, p9-bench and mem-bench (library + bench engine).  The
-peers: libtirpc clnt_call (bench/peers/peer_tirpc_null), libnfs's async
+peers: libtirpc clnt_call (perf/peers/peer_tirpc_null.c), libnfs's async
 API (peer_libnfs) and a plain C 9P loop (peer_p9), in their exact count
 modes (--count).  Then, when the tests/rdma guest can boot, the same
 measurement inside it over Soft-RoCE (tests/rdma/bench-cost-guest.sh).

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make bench-nfs3: nfs3-bench side by side with libnfs's async API
-# (bench/peers/peer_libnfs) against ganesha, same file, same depth, in the
+# (perf/peers/peer_libnfs.c) against ganesha, same file, same depth, in the
 # same run.
 #
 # usage: scripts/bench-nfs3.sh [BUILD_DIR]    (default build/plain)

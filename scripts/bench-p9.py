@@ -11,7 +11,7 @@ synthetic "ctl" tree, which is what diod's own load generator, diodload,
 needs.  Then, in rounds that alternate which client goes first:
 
   * 4 KiB Tread at random offsets of a 64 MiB file, 1 and 16 requests
-    outstanding: p9-bench against bench/peers/peer_p9 (a plain C client:
+    outstanding: p9-bench against perf/peers/peer_p9.c (a plain C client:
     one socket, blocking send/recv, no library), on diod and ganesha;
   * Tgetattr of ctl:null, 1 and 16 synchronous streams: p9-bench against
     diodload -g (diodload has no 4 KiB Tread mode: its default copies

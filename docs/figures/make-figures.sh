@@ -5,7 +5,7 @@
 #   BUILDDIR  a build with mem-bench (and the MPI mode for the MPI figure;
 #             skipped without it) [build/plain]
 #   RUN_DIR   servers started by tests/servers/servers.sh up RUN_DIR: adds
-#             the peer comparison (bench/peers against ganesha); skipped
+#             the peer comparison (perf/peers against ganesha); skipped
 #             when absent
 # The numbers depend on the machine and its load: the figures show what
 # the plots look like and what they are for, not reference results.

@@ -6,7 +6,7 @@
  * Set-up mounts the export once (MOUNT v3 over TCP, then the NFS client
  * with --nconnect connections and AUTH_SYS --uid/--gid).  Every job then
  * shares that one client; each job is its own fairness owner in the
- * transmit queue (bench_io.owner goes into lx_nfs3_call.owner), so a job
+ * transmit queue (bench_io.owner goes into lx_call.owner), so a job
  * with a deep queue cannot starve the others.
  *
  * Over RDMA each job's I/O buffers are registered once
@@ -18,8 +18,8 @@
  *
  * One engine I/O is exactly one NFS call: setup() reports the smaller of
  * rsize and wsize as the largest transfer, so the engine never asks for a
- * READ or WRITE the server would split.  The call's state (struct
- * lx_nfs3_call, the iovec and the decoded result) lives in the slot's private
+ * READ or WRITE the server would split.  The call's state (its struct
+ * lx_call, the iovec and the decoded result) lives in the slot's private
  * area, so nothing is allocated per operation; the completion runs on the
  * transport's receive thread and hands the outcome straight to
  * bench_io_done(), which resubmits the slot with LX_CALL_NOWAIT.
