@@ -27,7 +27,7 @@
  * into place, so that after the first large reply of a run every payload
  * byte is copied once, from the socket into the caller's memory
  * (stats.direct_rx_bytes); the first one stages one chunk at most, and a
- * reply without large data returns the stream to batched reads.
+ * reply that places no data returns the stream to batched reads.
  *
  * Every length comes from the peer and is checked before it is used: a
  * fragment or message longer than max_msg, or of more than
@@ -169,9 +169,13 @@ static void rx_place(struct xprt *x, struct lx_xprt_tcp_rx *rx)
 			-EOVERFLOW); /* never write past the caller's buffer */
 		return;
 	}
-	if (len >= LX_XPRT_TCP_LARGE_MIN) {
+	if (len >= LX_XPRT_TCP_LARGE_MIN || rx->large) {
 		/* the next reply is likely shaped the same: read its header
-		 * up to here, not into its data (rx_large_want()) */
+		 * up to here, not into its data (rx_large_want()).  Any
+		 * placed data keeps the mode: the short last piece of a
+		 * large transfer (192 bytes after eight 65,512-byte 9P
+		 * Rreads make 512 KiB) must not send the next transfer's
+		 * first reply through the stage. */
 		rx->large = rx->large_seen = true;
 		rx->large_hdr =
 			off + (x->framing->keep_hdr ? 0 : x->framing->hdr_len);

@@ -28,7 +28,7 @@
  * then the data itself, straight into the caller's memory), so no
  * payload byte of the next large reply lands in the staging buffer.
  * Small replies keep the 64 KiB batched reads: a reply that places no
- * large data ends the mode.
+ * data ends the mode (one that places a little keeps it).
  */
 #define LX_XPRT_TCP_LARGE_MIN (32u * 1024)
 

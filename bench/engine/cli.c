@@ -760,6 +760,18 @@ static int apply_engine_opt(struct bench *b, int id, const char *name,
 		o->name = arg;
 		break;
 	case OPT_RW: {
+		const char *colon = arg ? strchr(arg, ':') : NULL;
+		const char *given = arg;
+		char mode[16];
+
+		/* fio's rw=MODE:N modifier */
+		if (colon) {
+			if ((size_t)(colon - arg) >= sizeof(mode))
+				return bad_value(name, arg, "an rw mode");
+			snprintf(mode, sizeof(mode), "%.*s", (int)(colon - arg),
+				 arg);
+			arg = mode;
+		}
 		/* fio's spelling of sequential mixed I/O */
 		if (arg && !strcmp(arg, "readwrite"))
 			arg = bench_rw_name(RW_RW);
@@ -769,6 +781,19 @@ static int apply_engine_opt(struct bench *b, int id, const char *name,
 		if (ret < 0)
 			return ret;
 		o->rw = (enum bench_rw)ret;
+		o->rw_seq = 0;
+		if (colon && !bench_rw_random(o->rw)) {
+			bench_error("--%s %s: holes in sequential I/O "
+				    "(fio's rw=%s:SIZE) are not implemented",
+				    name, given, mode);
+			return -EINVAL;
+		}
+		if (colon) {
+			ret = parse_count(name, colon + 1, 1, UINT32_MAX, &v);
+			if (ret)
+				return ret;
+			o->rw_seq = (unsigned int)v;
+		}
 		o->set |= SET_RW;
 		return 0;
 	}
@@ -1226,6 +1251,12 @@ static int check_combinations(struct bench *b)
 	    o->rw == RW_GETATTR) {
 		bench_error("the %s back-end has no getattr operation",
 			    b->ops->name);
+		return -EINVAL;
+	}
+	if (o->rw_seq > 1 && o->verify) {
+		bench_error("rw=%s:%u overlaps its sequential runs: --verify "
+			    "needs each block once per pass",
+			    bench_rw_name(o->rw), o->rw_seq);
 		return -EINVAL;
 	}
 	if (o->norandommap && o->verify) {

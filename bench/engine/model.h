@@ -155,7 +155,8 @@ struct bench_opts {
 	bool log_per_job;	  /* --log_per_job */
 	const char *hist_file;	  /* --write_hist */
 	bool time_based;	  /* --time_based: loop until --runtime */
-	bool norandommap; /* --norandommap: offsets drawn with repeats */
+	bool norandommap;    /* --norandommap: offsets drawn with repeats */
+	unsigned int rw_seq; /* rw=randX:N: a random offset every N I/Os */
 	const char *lat_log, *bw_log, *iops_log, *hist_log; /* fio's logs */
 	uint64_t log_avg_ns, log_hist_ns; /* --log_avg_msec, --log_hist_msec */
 	bool per_job_logs;		  /* --per_job_logs (default 1) */
