@@ -4,7 +4,10 @@
     check-cycles.py OBJDIR DIR...
 
 For each DIR (a source folder such as xprt or bench/engine) it reads the
-objects OBJDIR/DIR/*.o with nm: a file depends on another when it uses
+objects OBJDIR/DIR/*.o with nm; a DIR ending in /** (bench/**) takes
+every object under the folder, subfolders included, as one program, so
+that no two files of the whole tree (bench/engine and bench/backends/*)
+call into each other either: a file depends on another when it uses
 (an undefined symbol) a function or object the other defines.  Two files
 that depend on each other are a circle that makes neither readable
 alone, and so is any longer loop (a strongly connected component of the
@@ -112,7 +115,16 @@ def main(argv):
         return 2
     objdir, dirs, bad, nobj = argv[1], argv[2:], 0, 0
     for d in dirs:
-        objs = sorted(glob.glob(os.path.join(objdir, d, "*.o")))
+        tree = d.endswith("/**")
+        if tree:
+            d = d[:-3]
+            objs = sorted(glob.glob(os.path.join(objdir, d, "**", "*.o"),
+                                    recursive=True))
+            # an object whose source has moved away is stale, not a file
+            objs = [o for o in objs if os.path.exists(
+                os.path.relpath(o, objdir)[:-2] + ".c")]
+        else:
+            objs = sorted(glob.glob(os.path.join(objdir, d, "*.o")))
         if not objs:
             print(f"check-cycles: no objects in {objdir}/{d} (build first)",
                   file=sys.stderr)
@@ -126,7 +138,7 @@ def main(argv):
                       f"prints by itself ({', '.join(used)}): use "
                       "lx_xprt_log()")
         edges = graph(objs)
-        name = lambda o: os.path.join(d, os.path.basename(o)[:-2] + ".c")
+        name = lambda o: os.path.relpath(o, objdir)[:-2] + ".c"
         for comp in sccs(objs, edges):
             bad += 1
             if len(comp) == 2:

@@ -22,8 +22,6 @@
 #include "engine_int.h"
 #include "optparse.h"
 
-const char *bench_prog_name = "bench";
-
 enum {
 	OPT_HELP = 'h',
 	OPT_VERSION = 'V',
@@ -78,6 +76,7 @@ enum {
 	OPT_FSYNC,
 	OPT_END_FSYNC,
 	OPT_RATE_IOPS,
+	OPT_RATE,
 	OPT_THINKTIME,
 	OPT_ALLOW_CREATE,
 	OPT_NRFILES,
@@ -176,6 +175,7 @@ static const struct bench_optdef engine_opts[] = {
 	{"fsync", OPT_FSYNC, FA_REQ, false},
 	{"end_fsync", OPT_END_FSYNC, FA_REQ, false},
 	{"rate_iops", OPT_RATE_IOPS, FA_REQ, false},
+	{"rate", OPT_RATE, FA_REQ, false},
 	{"thinktime", OPT_THINKTIME, FA_REQ, false},
 	{"allow_file_create", OPT_ALLOW_CREATE, FA_REQ, false},
 	{"nrfiles", OPT_NRFILES, FA_REQ, false},
@@ -239,49 +239,6 @@ static const struct {
 };
 
 #define N_FIO_NOTES (sizeof(fio_notes) / sizeof(fio_notes[0]))
-
-static const char *const rw_names[RW_NR] = {
-	[RW_READ] = "read",	    [RW_WRITE] = "write",
-	[RW_RANDREAD] = "randread", [RW_RANDWRITE] = "randwrite",
-	[RW_RANDRW] = "randrw",	    [RW_RW] = "rw",
-	[RW_NULL] = "null",	    [RW_GETATTR] = "getattr",
-};
-
-const char *bench_rw_name(enum bench_rw rw)
-{
-	return rw < RW_NR ? rw_names[rw] : "?";
-}
-
-void bench_opts_defaults(struct bench_opts *o)
-{
-	memset(o, 0, sizeof(*o));
-	o->name = "job";
-	o->workload = WL_FIO;
-	o->rw = RW_READ;
-	o->bs = 4096;
-	o->bsd[0].lo = o->bsd[0].hi = 4096;
-	o->bsd[1] = o->bsd[0];
-	o->size = 64ull << 20;
-	o->iodepth = 1;
-	o->numjobs = 1;
-	o->retrans = -1; /* the back-end's */
-	o->nconnect = 1;
-	o->rwmixread = 50;
-	o->fmt = FMT_NORMAL;
-	o->transport = BENCH_TRANSPORT_TCP;
-	o->uid = (uint32_t)getuid();
-	o->gid = (uint32_t)getgid();
-	o->seed = 0x89; /* fio's default randseed: runs repeat by default */
-	o->eta = ETA_AUTO;
-	o->repetitions = 1;
-	o->log_interval_ns = 1000000000ull;
-	o->loops = 1;
-	o->randrepeat = true;
-	o->per_job_logs = true;
-	o->nrfiles = 1;
-	o->kb_base = 1024;
-	o->fmts = BENCH_FMT_BIT(FMT_NORMAL);
-}
 
 static int bad_value(const char *opt, const char *arg, const char *want)
 {
@@ -682,9 +639,12 @@ static int parse_dist(struct bench_opts *o, const char *opt, const char *arg)
 	return 0;
 }
 
-/* --rate_iops R[,W] per job (fio) */
-static int parse_rate(struct bench_opts *o, const char *opt, const char *arg)
+/* --rate_iops R[,W] (@bw false) or --rate R[,W] bytes/s, per job (fio) */
+static int parse_rate(struct bench_opts *o, const char *opt, const char *arg,
+		      bool bw)
 {
+	uint64_t *out = bw ? o->rate_bps : o->rate_iops;
+	uint64_t max = bw ? 1ull << 50 : 100000000;
 	const char *comma = arg ? strchr(arg, ',') : NULL;
 	char buf[32];
 	uint64_t v;
@@ -695,19 +655,22 @@ static int parse_rate(struct bench_opts *o, const char *opt, const char *arg)
 		const char *p = d ? (comma ? comma + 1 : NULL) : arg;
 
 		if (!p) {
-			o->rate_iops[1] = o->rate_iops[0];
+			out[1] = out[0];
 			break;
 		}
 		n = d || !comma ? strlen(p) : (size_t)(comma - p);
 		if (!n)
 			continue;
 		if (n >= sizeof(buf))
-			return bad_value(opt, arg, "IOPS");
+			return bad_value(opt, arg, bw ? "a rate" : "IOPS");
 		memcpy(buf, p, n);
 		buf[n] = '\0';
-		if (bench_parse_size(buf, &v) || v > 100000000)
-			return bad_value(opt, arg, "IOPS per job, R[,W]");
-		o->rate_iops[d] = v;
+		if (bench_parse_size(buf, &v) || v > max)
+			return bad_value(
+				opt, arg,
+				bw ? "bytes per second per job, R[,W]" :
+				     "IOPS per job, R[,W]");
+		out[d] = v;
 	}
 	return 0;
 }
@@ -797,15 +760,40 @@ static int apply_engine_opt(struct bench *b, int id, const char *name,
 		o->name = arg;
 		break;
 	case OPT_RW: {
+		const char *colon = arg ? strchr(arg, ':') : NULL;
+		const char *given = arg;
+		char mode[16];
+
+		/* fio's rw=MODE:N modifier */
+		if (colon) {
+			if ((size_t)(colon - arg) >= sizeof(mode))
+				return bad_value(name, arg, "an rw mode");
+			snprintf(mode, sizeof(mode), "%.*s", (int)(colon - arg),
+				 arg);
+			arg = mode;
+		}
 		/* fio's spelling of sequential mixed I/O */
 		if (arg && !strcmp(arg, "readwrite"))
-			arg = rw_names[RW_RW];
-		ret = pick(name, arg, rw_names, RW_NR,
+			arg = bench_rw_name(RW_RW);
+		ret = pick(name, arg, bench_rw_names, RW_NR,
 			   "read, write, randread, randwrite, randrw, rw, "
 			   "null, getattr");
 		if (ret < 0)
 			return ret;
 		o->rw = (enum bench_rw)ret;
+		o->rw_seq = 0;
+		if (colon && !bench_rw_random(o->rw)) {
+			bench_error("--%s %s: holes in sequential I/O "
+				    "(fio's rw=%s:SIZE) are not implemented",
+				    name, given, mode);
+			return -EINVAL;
+		}
+		if (colon) {
+			ret = parse_count(name, colon + 1, 1, UINT32_MAX, &v);
+			if (ret)
+				return ret;
+			o->rw_seq = (unsigned int)v;
+		}
 		o->set |= SET_RW;
 		return 0;
 	}
@@ -842,7 +830,10 @@ static int apply_engine_opt(struct bench *b, int id, const char *name,
 		break;
 	}
 	case OPT_RATE_IOPS:
-		ret = parse_rate(o, name, arg);
+		ret = parse_rate(o, name, arg, false);
+		break;
+	case OPT_RATE:
+		ret = parse_rate(o, name, arg, true);
 		break;
 	case OPT_NRFILES:
 		ret = parse_count(name, arg, 1, BENCH_MAX_FILES, &v);
@@ -1260,6 +1251,12 @@ static int check_combinations(struct bench *b)
 	    o->rw == RW_GETATTR) {
 		bench_error("the %s back-end has no getattr operation",
 			    b->ops->name);
+		return -EINVAL;
+	}
+	if (o->rw_seq > 1 && o->verify) {
+		bench_error("rw=%s:%u overlaps its sequential runs: --verify "
+			    "needs each block once per pass",
+			    bench_rw_name(o->rw), o->rw_seq);
 		return -EINVAL;
 	}
 	if (o->norandommap && o->verify) {

@@ -83,60 +83,6 @@ void *bench_backend_priv(struct bench *b)
 	return b ? b->priv : NULL;
 }
 
-/**
- * bench_may_layout() - the workload may read a file before writing it, so
- * a missing or short file (or any file under --verify) is laid out first
- */
-bool bench_may_layout(const struct bench_opts *o)
-{
-	if (bench_rw_meta(o->rw))
-		return false;
-	if (o->workload == WL_IOR)
-		return o->rw == RW_READ;
-	return bench_rw_reads(o->rw);
-}
-
-/** bench_writes_data() - the workload writes (its files are sized) */
-bool bench_writes_data(const struct bench_opts *o)
-{
-	if (o->workload == WL_IOR)
-		return o->rw != RW_READ;
-	return bench_rw_writes(o->rw);
-}
-
-/**
- * bench_reads_after_write() - a measured read phase follows the writes
- * (then it verifies them and no separate verify pass is needed)
- */
-bool bench_reads_after_write(const struct bench_opts *o)
-{
-	if (o->workload == WL_IOR)
-		return o->rw == RW_RW;
-	return bench_rw_reads(o->rw);
-}
-
-/**
- * bench_region() - the size of a job's file and where its I/O region
- * starts: --offset N puts the --size bytes of I/O after N bytes (the file
- * is N + size long, as fio extends a file it creates); --offset P% starts
- * the I/O P% into a file of --size bytes, at a block boundary.
- */
-void bench_region(const struct bench_opts *o, uint64_t *file_size,
-		  uint64_t *base)
-{
-	uint64_t size = o->file_bytes ? o->file_bytes : o->size;
-
-	if (o->offset_pct) {
-		*file_size = size;
-		*base = size / 100 * o->offset_pct / o->bs * o->bs;
-		if (*base >= size)
-			*base = size - o->bs;
-		return;
-	}
-	*file_size = o->offset + size;
-	*base = o->offset;
-}
-
 static unsigned int slots_per_job(const struct bench_opts *o)
 {
 	if (bench_may_layout(o) && o->iodepth < BENCH_LAYOUT_DEPTH)
@@ -459,27 +405,6 @@ static int jobs_create(struct bench *b)
 	return 0;
 }
 
-/**
- * bench_rep_add() - append @j to the jobs the report shows
- * Return: 0 or -ENOMEM.
- */
-int bench_rep_add(struct bench *b, struct bench_job *j)
-{
-	struct bench_job **r;
-	unsigned int cap;
-
-	if (b->nrep == b->rep_cap) {
-		cap = b->rep_cap ? 2 * b->rep_cap : 16;
-		r = realloc(b->rep, cap * sizeof(*r));
-		if (!r)
-			return -ENOMEM;
-		b->rep = r;
-		b->rep_cap = cap;
-	}
-	b->rep[b->nrep++] = j;
-	return 0;
-}
-
 static int jobs_open(struct bench *b)
 {
 	unsigned int i, k, n;
@@ -539,32 +464,6 @@ static void jobs_close(struct bench *b)
 			b->ops->job_close(b->priv, bench_job_finfo(j, k));
 		j->opened = false;
 	}
-}
-
-/**
- * bench_jobs_call() - call a back-end hook (job_end, job_sync) for every
- * opened job, in index order
- * Context: the main thread, nothing in flight.
- * Return: 0, or the first hook's error (negative; later jobs are skipped).
- */
-int bench_jobs_call(struct bench *b,
-		    int (*hook)(void *priv, struct bench_job_info *job))
-{
-	unsigned int i;
-	int ret;
-
-	unsigned int k;
-
-	for (i = 0; i < b->njobs; i++) {
-		if (!b->jobs[i].opened)
-			continue;
-		for (k = 0; k < b->jobs[i].nopened; k++) {
-			ret = hook(b->priv, bench_job_finfo(&b->jobs[i], k));
-			if (ret)
-				return ret < 0 ? ret : -EIO;
-		}
-	}
-	return 0;
 }
 
 static void kv_add(void *arg, const char *name, uint64_t value)
@@ -770,114 +669,6 @@ out_close:
 	return ret;
 }
 
-/* the report in every format asked for, in fio's order: terse, JSON,
- * text */
-static int report_formats(struct bench *b, FILE *out)
-{
-	int ret = 0;
-
-	if (b->o.fmts & BENCH_FMT_BIT(FMT_TERSE))
-		ret = bench_report_terse(b, out);
-	if (!ret && (b->o.fmts &
-		     (BENCH_FMT_BIT(FMT_JSON) | BENCH_FMT_BIT(FMT_JSON_PLUS))))
-		ret = bench_report_json(
-			b, out, b->o.fmts & BENCH_FMT_BIT(FMT_JSON_PLUS));
-	if (!ret && (b->o.fmts & BENCH_FMT_BIT(FMT_NORMAL)))
-		ret = bench_report_normal(b, out);
-	return ret;
-}
-
-/**
- * bench_status_dump() - fio's --status-interval: the report so far, as if
- * the run ended @now (main thread, during a measured phase)
- */
-void bench_status_dump(struct bench *b, uint64_t now)
-{
-	const struct bench_phase *ph = &b->phase;
-	uint64_t(*saved)[DIR_NR], usr = b->usr_ns, sys = b->sys_ns;
-	uint64_t wall = b->wall_ns, dt;
-	FILE *out = b->out ? b->out : stdout;
-	struct rusage ru;
-	unsigned int i, d;
-
-	if (!ph->measured || now <= ph->t_measure || b->rank)
-		return;
-	saved = malloc(b->njobs * sizeof(*saved));
-	if (!saved)
-		return;
-	dt = now - ph->t_measure;
-	for (i = 0; i < b->njobs; i++)
-		for (d = 0; d < DIR_NR; d++) {
-			saved[i][d] = b->jobs[i].elapsed_ns[d];
-			if (b->jobs[i].budget &&
-			    (bench_hist_count(b->jobs[i].hist[d]) ||
-			     (d == DIR_READ && bench_rw_reads(ph->rw)) ||
-			     (d == DIR_WRITE && bench_rw_writes(ph->rw))))
-				b->jobs[i].elapsed_ns[d] += dt;
-		}
-	if (b->ru_marked && !getrusage(RUSAGE_SELF, &ru)) {
-		b->usr_ns += (uint64_t)(ru.ru_utime.tv_sec -
-					b->ru_mark.ru_utime.tv_sec) *
-				     1000000000ull +
-			     (uint64_t)(ru.ru_utime.tv_usec -
-					b->ru_mark.ru_utime.tv_usec) *
-				     1000ull;
-		b->sys_ns += (uint64_t)(ru.ru_stime.tv_sec -
-					b->ru_mark.ru_stime.tv_sec) *
-				     1000000000ull +
-			     (uint64_t)(ru.ru_stime.tv_usec -
-					b->ru_mark.ru_stime.tv_usec) *
-				     1000ull;
-		b->wall_ns += dt;
-	}
-	report_formats(b, out);
-	fflush(out);
-	for (i = 0; i < b->njobs; i++)
-		for (d = 0; d < DIR_NR; d++)
-			b->jobs[i].elapsed_ns[d] = saved[i][d];
-	b->usr_ns = usr;
-	b->sys_ns = sys;
-	b->wall_ns = wall;
-	free(saved);
-}
-
-int bench_report(struct bench *b, FILE *f)
-{
-	FILE *out = f ? f : b && b->out ? b->out : stdout;
-	int ret;
-
-	if (!b || !b->started)
-		return -EINVAL;
-	ret = report_formats(b, out);
-	if (fflush(out) && !ret)
-		ret = -errno;
-	if (ferror(out) && !ret)
-		ret = -EIO;
-	if (b->hist_out && !ret) {
-		ret = bench_report_hist(b, b->hist_out);
-		if (fflush(b->hist_out) && !ret)
-			ret = -errno;
-		if (ferror(b->hist_out) && !ret)
-			ret = -EIO;
-	}
-	return ret;
-}
-
-/** bench_job_free() - free what a job allocated (not the job itself) */
-void bench_job_free(struct bench_job *j)
-{
-	unsigned int d;
-
-	for (d = 0; d < DIR_NR; d++)
-		free(j->hist[d]);
-	free(j->bufs);
-	free(j->slots_mem);
-	free(j->jfiles);
-	free(j->xinfo);
-	if (j->remote)
-		free((char *)j->info.filename);
-}
-
 void bench_destroy(struct bench *b)
 {
 	unsigned int i;
@@ -910,62 +701,4 @@ void bench_destroy(struct bench *b)
 		b->ops->destroy(b->priv);
 	free(b->priv);
 	free(b);
-}
-
-int bench_main(const struct bench_backend_ops *ops, int argc, char **argv)
-{
-	struct bench_dist *d = NULL;
-	struct bench *b;
-	int ret, rc;
-
-	/* a build with MPI, started by mpirun: join the other ranks */
-	if (bench_dist_mpi_init)
-		d = bench_dist_mpi_init(&argc, &argv);
-	if (!d) { /* fio job files on the command line (multi.c) */
-		bool handled;
-
-		rc = bench_main_jobfiles(ops, argc, argv, &handled);
-		if (handled)
-			return rc;
-	}
-	b = bench_create(ops);
-	if (!b) {
-		fprintf(stderr, "%s: cannot initialise the %s back-end\n",
-			argc > 0 ? argv[0] : "bench",
-			ops && ops->name ? ops->name : "?");
-		if (d)
-			d->finalize(d);
-		return 1;
-	}
-	if (d) {
-		b->dist = d;
-		b->rank = (unsigned int)d->rank;
-		b->nranks = (unsigned int)d->size;
-		bench_msg_rank = d->rank;
-		/* every rank parses the same line: rank 0 speaks for all */
-		bench_mute = d->rank != 0;
-	}
-	ret = bench_parse(b, argc, argv);
-	bench_mute = false;
-	/* 2: usage error, 1: --help, 0: run (rank 0 alone opens files) */
-	rc = bench_dist_max(b, ret == BENCH_PARSE_EXIT ? 1 : ret ? 2 : 0);
-	if (rc) {
-		rc = rc == 2 ? 2 : 0;
-		goto out;
-	}
-	if (b->parse_only)
-		goto out;
-	ret = bench_run(b);
-	rc = ret ? (b->usage_error ? 2 : 1) : 0;
-	if (b->started)
-		rc = bench_dist_collect(b, rc);
-	if (b->started && rc != 2 && !b->rank && bench_report(b, NULL))
-		rc = 1;
-	/* every rank exits with the status of the whole run */
-	rc = bench_dist_max(b, rc);
-out:
-	bench_destroy(b);
-	if (d)
-		d->finalize(d);
-	return rc;
 }

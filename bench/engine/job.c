@@ -151,8 +151,9 @@ static void hand_off(struct bench_job *j, struct bench_slot *s)
 }
 
 /*
- * fio's rate_iops and thinktime: when the slot's next I/O may go.  A job
- * at its rate takes the next slot of time per direction (the ramp and
+ * fio's rate_iops, rate and thinktime: when the slot's next I/O may go.
+ * A job at its rate takes the next slot of time per direction, as long
+ * as the stricter of the two rates asks for this I/O's size (the ramp and
  * a stall are not made up for by a burst); thinktime waits after every
  * completion.  Return: 0 (now) or the CLOCK_MONOTONIC time to wait for.
  */
@@ -167,8 +168,15 @@ static uint64_t pace(struct bench_job *j, struct bench_slot *s, uint64_t now)
 	if (o->thinktime_ns)
 		due = now + o->thinktime_ns;
 	d = s->io.op == BENCH_OP_WRITE;
-	if (o->rate_iops[d] && s->io.op <= BENCH_OP_WRITE) {
-		iv = 1000000000ull / o->rate_iops[d];
+	if ((o->rate_iops[d] || o->rate_bps[d]) && s->io.op <= BENCH_OP_WRITE) {
+		iv = o->rate_iops[d] ? 1000000000ull / o->rate_iops[d] : 0;
+		if (o->rate_bps[d]) {
+			uint64_t bw = (uint64_t)((double)s->io.len * 1e9 /
+						 (double)o->rate_bps[d]);
+
+			if (bw > iv)
+				iv = bw;
+		}
 		cur = atomic_load_explicit(&j->rate_next[d],
 					   memory_order_relaxed);
 		do {
@@ -491,4 +499,30 @@ void *bench_job_thread(void *arg)
 				      memory_order_acq_rel) == 1)
 		bench_futex_wake(&b->jobs_running);
 	return NULL;
+}
+
+/**
+ * bench_jobs_call() - call a back-end hook (job_end, job_sync) for every
+ * opened job, in index order
+ * Context: the main thread, nothing in flight.
+ * Return: 0, or the first hook's error (negative; later jobs are skipped).
+ */
+int bench_jobs_call(struct bench *b,
+		    int (*hook)(void *priv, struct bench_job_info *job))
+{
+	unsigned int i;
+	int ret;
+
+	unsigned int k;
+
+	for (i = 0; i < b->njobs; i++) {
+		if (!b->jobs[i].opened)
+			continue;
+		for (k = 0; k < b->jobs[i].nopened; k++) {
+			ret = hook(b->priv, bench_job_finfo(&b->jobs[i], k));
+			if (ret)
+				return ret < 0 ? ret : -EIO;
+		}
+	}
+	return 0;
 }

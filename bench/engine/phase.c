@@ -101,9 +101,9 @@ static void phase_prepare_job(struct bench *b, struct bench_job *j)
 	atomic_store_explicit(&j->rate_next[0], 0, memory_order_relaxed);
 	atomic_store_explicit(&j->rate_next[1], 0, memory_order_relaxed);
 	atomic_store_explicit(&j->delayed, NULL, memory_order_relaxed);
-	j->paced =
-		ph->kind == PH_MAIN &&
-		(b->o.rate_iops[0] || b->o.rate_iops[1] || b->o.thinktime_ns);
+	j->paced = ph->kind == PH_MAIN &&
+		   (b->o.rate_iops[0] || b->o.rate_iops[1] ||
+		    b->o.rate_bps[0] || b->o.rate_bps[1] || b->o.thinktime_ns);
 	atomic_store_explicit(&j->next_idx, 0, memory_order_relaxed);
 	atomic_store_explicit(&j->active, 0, memory_order_relaxed);
 	atomic_store_explicit(&j->stop, false, memory_order_relaxed);
@@ -151,34 +151,6 @@ void bench_stop_all(struct bench *b)
 					  memory_order_release);
 		bench_futex_wake(&b->jobs[i].wake);
 	}
-}
-
-void bench_samp_add(struct bench_samp *s, double v)
-{
-	if (!s->n || v < s->min)
-		s->min = v;
-	if (!s->n || v > s->max)
-		s->max = v;
-	s->n++;
-	s->sum += v;
-	s->sumsq += v * v;
-}
-
-double bench_samp_mean(const struct bench_samp *s)
-{
-	return s->n ? s->sum / (double)s->n : 0.0;
-}
-
-/* the sample standard deviation, as fio's (n - 1) */
-double bench_samp_dev(const struct bench_samp *s)
-{
-	double m, var;
-
-	if (s->n < 2)
-		return 0.0;
-	m = s->sum / (double)s->n;
-	var = (s->sumsq - (double)s->n * m * m) / (double)(s->n - 1);
-	return var > 0 ? sqrt(var) : 0.0;
 }
 
 /* the directions a phase moves */

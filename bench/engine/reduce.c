@@ -570,3 +570,39 @@ out_free:
 	free(kv);
 	return ret;
 }
+
+/**
+ * bench_rep_add() - append @j to the jobs the report shows
+ * Return: 0 or -ENOMEM.
+ */
+int bench_rep_add(struct bench *b, struct bench_job *j)
+{
+	struct bench_job **r;
+	unsigned int cap;
+
+	if (b->nrep == b->rep_cap) {
+		cap = b->rep_cap ? 2 * b->rep_cap : 16;
+		r = realloc(b->rep, cap * sizeof(*r));
+		if (!r)
+			return -ENOMEM;
+		b->rep = r;
+		b->rep_cap = cap;
+	}
+	b->rep[b->nrep++] = j;
+	return 0;
+}
+
+/** bench_job_free() - free what a job allocated (not the job itself) */
+void bench_job_free(struct bench_job *j)
+{
+	unsigned int d;
+
+	for (d = 0; d < DIR_NR; d++)
+		free(j->hist[d]);
+	free(j->bufs);
+	free(j->slots_mem);
+	free(j->jfiles);
+	free(j->xinfo);
+	if (j->remote)
+		free((char *)j->info.filename);
+}

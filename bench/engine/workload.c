@@ -337,7 +337,13 @@ bool bench_draw(struct bench_job *j, struct bench_slot *s)
 
 			if (s->perm.n != nblk || s->perm.key != key)
 				bench_perm_init(&s->perm, nblk, key);
-			r = bench_perm_at(&s->perm, r);
+			if (o->rw_seq > 1) /* fio's randread:N: a random
+					    * block, then N - 1 after it */
+				r = (bench_perm_at(&s->perm, r / o->rw_seq) +
+				     r % o->rw_seq) %
+				    nblk;
+			else
+				r = bench_perm_at(&s->perm, r);
 		}
 		blk = j->blk_lo + r;
 		s->io.op = op;

@@ -48,11 +48,28 @@ diod_start() {
 		"$srv" start "$XPRT_SERVERS_RUN_DIR" diod >>"$work/servers.log" 2>&1
 }
 
-# bounce DOWN [DOWN...]: for each DOWN, let the run go on for 1.5 s, then
-# kill diod and start it again DOWN seconds later
+# wait_session PID: until a p9-bench (PID is the timeout(1) around it)
+# has a connection to diod established (at most 30 s, or until PID ends): on a loaded machine the bench's start
+# can take longer than the pause before a kill, and a kill before the
+# session exists tests nothing
+wait_session() {
+	local i
+	for ((i = 0; i < 300; i++)); do
+		kill -0 "$1" 2>/dev/null || return 0
+		ss -Htnp state established "( dport = :$XPRT_DIOD_PORT )" 2>/dev/null |
+			grep -q '"p9-bench"' && return 0
+		sleep 0.1
+	done
+}
+
+# bounce PID DOWN [DOWN...]: for each DOWN, once PID's session is up let
+# the run go on for 1.5 s, then kill diod and start it again DOWN seconds
+# later
 bounce() {
-	local d
+	local d pid=$1
+	shift
 	for d in "$@"; do
+		wait_session "$pid"
 		sleep 1.5
 		diod_kill
 		sleep "$d"
@@ -69,7 +86,7 @@ run() {
 	timeout 120 "$bin" "${P9[@]}" "$@" >"$work/out" 2>"$work/err" &
 	local pid=$!
 	# shellcheck disable=SC2086 # BOUNCE is a list of words
-	bounce $downs
+	bounce "$pid" $downs
 	wait "$pid"
 	rc=$?
 	diod_start

@@ -464,6 +464,35 @@ static void test_fio_workload_options(void **st)
 			 0);
 	n = jnum_in(out_text, "\"read\" : {", "iops");
 	assert_true(n > 150 && n < 250);
+	/* rate: 800 KiB/s of 4 KiB reads is 200 IOPS; 16 KiB I/Os 50 */
+	assert_int_equal(RUN("--rw=randread", "--rate=800k", "--iodepth=8",
+			     "--size=1m", "--time_based", "--runtime=1500ms",
+			     "--mem-lat=10us", "--output-format=json",
+			     "--eta=never"),
+			 0);
+	n = jnum_in(out_text, "\"read\" : {", "iops");
+	assert_true(n > 150 && n < 250);
+	assert_int_equal(RUN("--rw=randread", "--rate=800k", "--bs=16k",
+			     "--rate_iops=1000", "--size=1m", "--time_based",
+			     "--runtime=1500ms", "--mem-lat=10us",
+			     "--output-format=json", "--eta=never"),
+			 0);
+	n = jnum_in(out_text, "\"read\" : {", "iops");
+	assert_true(n > 35 && n < 65);
+	expect_usage_error(RUN("--rate=fast"), "bytes per second");
+	/* fio's rw=randread:N: a random block, then N - 1 after it */
+	b = PARSE(&ret, "--rw=randread:8");
+	assert_int_equal(ret, 0);
+	assert_int_equal(b->o.rw, RW_RANDREAD);
+	assert_int_equal(b->o.rw_seq, 8);
+	bench_destroy(b);
+	assert_int_equal(RUN("--rw=randread:4", "--size=1m", "--mem-lat=10us",
+			     "--output-format=json", "--eta=never"),
+			 0);
+	assert_int_equal(jnum_in(out_text, "\"read\" : {", "total_ios"), 256);
+	expect_usage_error(RUN("--rw=read:4k"), "holes in sequential I/O");
+	expect_usage_error(RUN("--rw=randwrite:4", "--verify"),
+			   "needs each block once");
 	/* the distributions fio has */
 	b = PARSE(&ret, "--random_distribution=zipf:1.2:0.25", "--rw=randread");
 	assert_int_equal(ret, 0);

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The engine's model (model.h): the options' defaults, the rw names and
+ * the predicates on a parsed command line.  Calls no other file of bench/.
+ */
+#include <string.h>
+#include <unistd.h>
+
+#include "model.h"
+
+const char *bench_prog_name = "bench";
+
+const char *const bench_rw_names[RW_NR] = {
+	[RW_READ] = "read",	    [RW_WRITE] = "write",
+	[RW_RANDREAD] = "randread", [RW_RANDWRITE] = "randwrite",
+	[RW_RANDRW] = "randrw",	    [RW_RW] = "rw",
+	[RW_NULL] = "null",	    [RW_GETATTR] = "getattr",
+};
+
+const char *bench_rw_name(enum bench_rw rw)
+{
+	return rw < RW_NR ? bench_rw_names[rw] : "?";
+}
+
+void bench_opts_defaults(struct bench_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->name = "job";
+	o->workload = WL_FIO;
+	o->rw = RW_READ;
+	o->bs = 4096;
+	o->bsd[0].lo = o->bsd[0].hi = 4096;
+	o->bsd[1] = o->bsd[0];
+	o->size = 64ull << 20;
+	o->iodepth = 1;
+	o->numjobs = 1;
+	o->retrans = -1; /* the back-end's */
+	o->nconnect = 1;
+	o->rwmixread = 50;
+	o->fmt = FMT_NORMAL;
+	o->transport = BENCH_TRANSPORT_TCP;
+	o->uid = (uint32_t)getuid();
+	o->gid = (uint32_t)getgid();
+	o->seed = 0x89; /* fio's default randseed: runs repeat by default */
+	o->eta = ETA_AUTO;
+	o->repetitions = 1;
+	o->log_interval_ns = 1000000000ull;
+	o->loops = 1;
+	o->randrepeat = true;
+	o->per_job_logs = true;
+	o->nrfiles = 1;
+	o->kb_base = 1024;
+	o->fmts = BENCH_FMT_BIT(FMT_NORMAL);
+}
+
+/**
+ * bench_may_layout() - the workload may read a file before writing it, so
+ * a missing or short file (or any file under --verify) is laid out first
+ */
+bool bench_may_layout(const struct bench_opts *o)
+{
+	if (bench_rw_meta(o->rw))
+		return false;
+	if (o->workload == WL_IOR)
+		return o->rw == RW_READ;
+	return bench_rw_reads(o->rw);
+}
+
+/** bench_writes_data() - the workload writes (its files are sized) */
+bool bench_writes_data(const struct bench_opts *o)
+{
+	if (o->workload == WL_IOR)
+		return o->rw != RW_READ;
+	return bench_rw_writes(o->rw);
+}
+
+/**
+ * bench_reads_after_write() - a measured read phase follows the writes
+ * (then it verifies them and no separate verify pass is needed)
+ */
+bool bench_reads_after_write(const struct bench_opts *o)
+{
+	if (o->workload == WL_IOR)
+		return o->rw == RW_RW;
+	return bench_rw_reads(o->rw);
+}
+
+/**
+ * bench_region() - the size of a job's file and where its I/O region
+ * starts: --offset N puts the --size bytes of I/O after N bytes (the file
+ * is N + size long, as fio extends a file it creates); --offset P% starts
+ * the I/O P% into a file of --size bytes, at a block boundary.
+ */
+void bench_region(const struct bench_opts *o, uint64_t *file_size,
+		  uint64_t *base)
+{
+	uint64_t size = o->file_bytes ? o->file_bytes : o->size;
+
+	if (o->offset_pct) {
+		*file_size = size;
+		*base = size / 100 * o->offset_pct / o->bs * o->bs;
+		if (*base >= size)
+			*base = size - o->bs;
+		return;
+	}
+	*file_size = o->offset + size;
+	*base = o->offset;
+}
