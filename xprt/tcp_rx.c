@@ -21,7 +21,13 @@
  *           reply) is consumed and dropped, keeping the stream in step
  *
  * Small replies therefore cost one recv() for many messages and one copy
- * of their header; large ones one copy of the first staged chunk at most.
+ * of their header.  Large ones (LX_XPRT_TCP_LARGE_MIN of data or more)
+ * switch the stream to reads sized to the message (rx_large_want()): the
+ * header up to where the data starts, then the data by readv() straight
+ * into place, so that after the first large reply of a run every payload
+ * byte is copied once, from the socket into the caller's memory
+ * (stats.direct_rx_bytes); the first one stages one chunk at most, and a
+ * reply without large data returns the stream to batched reads.
  *
  * Every length comes from the peer and is checked before it is used: a
  * fragment or message longer than max_msg, or of more than
@@ -70,6 +76,7 @@ void lx_xprt_tcp_rx_reset(struct xprt *x, struct lx_xprt_tcp_rx *rx)
 	rx->head = rx->tail = 0;
 	rx->fatal = 0;
 	rx->stall_since = 0;
+	rx->large = false;
 }
 
 /* The stream cannot be what we think it is: end it with @err. */
@@ -161,6 +168,13 @@ static void rx_place(struct xprt *x, struct lx_xprt_tcp_rx *rx)
 		rx_fail(rx,
 			-EOVERFLOW); /* never write past the caller's buffer */
 		return;
+	}
+	if (len >= LX_XPRT_TCP_LARGE_MIN) {
+		/* the next reply is likely shaped the same: read its header
+		 * up to here, not into its data (rx_large_want()) */
+		rx->large = rx->large_seen = true;
+		rx->large_hdr =
+			off + (x->framing->keep_hdr ? 0 : x->framing->hdr_len);
 	}
 	if (off > have) {
 		if (off > cap) {
@@ -366,6 +380,15 @@ all:
 	return 0;
 }
 
+/* After a whole staged message: large mode if it placed large data. */
+__attribute__((noinline, cold)) static void
+rx_whole_large(const struct lx_xprt_framing_ops *f, struct lx_xprt_tcp_rx *rx,
+	       const struct lx_xprt_req *req)
+{
+	rx->large = rx->large_seen = true;
+	rx->large_hdr = req->rx_data_off + (f->keep_hdr ? 0 : f->hdr_len);
+}
+
 /*
  * The common case, at a message boundary: the whole message (one last
  * fragment) is staged.  Look it up, place it and complete its request
@@ -398,6 +421,12 @@ static size_t rx_whole(struct xprt *x, struct lx_xprt_tcp_rx *rx,
 				  rx_whole_place(&rq->pub, m, len);
 
 		rq->pub.rx_msg_len = len;
+		/* a whole message in the stage that placed large data (a
+		 * 64 KiB 9P Rread read in one go): large mode */
+		if (lx_xprt_unlikely(rq->pub.rx_data_len >=
+				     LX_XPRT_TCP_LARGE_MIN) &&
+		    !err)
+			rx_whole_large(f, rx, &rq->pub);
 		lx_xprt_rx_complete(x, rq, err);
 	}
 	return total;
@@ -551,6 +580,76 @@ bool lx_xprt_tcp_rx_stalled(struct lx_xprt_tcp_rx *rx, uint64_t stall_ns)
 	return now - rx->stall_since >= stall_ns;
 }
 
+/*
+ * Large mode: how many bytes to read into the stage next, so that the
+ * read stops where the data of the message being received starts (or,
+ * at a message boundary, where the data of the next one starts if it is
+ * shaped like the last large reply).  A reply of another shape costs a
+ * read more (its header is longer) or a few data bytes through the stage
+ * (shorter); its bytes go through the state machine either way.  Return
+ * 0 for "no bound".
+ */
+static size_t rx_large_want(const struct xprt *x,
+			    const struct lx_xprt_tcp_rx *rx)
+{
+	const struct lx_xprt_framing_ops *f = x->framing;
+	size_t done;
+
+	switch (rx->phase) {
+	case RX_MARK:
+		if (rx->in_msg || rx->large_hdr <= rx->mark_have)
+			return f->hdr_len - rx->mark_have;
+		return rx->large_hdr - rx->mark_have;
+	case RX_KEY:
+	case RX_HEAD:
+		if (rx->phase == RX_HEAD && rx->data_due)
+			return rx->want - rx->rq->pub.rlen;
+		done = rx->msg_have + (f->keep_hdr ? 0 : f->hdr_len);
+		if (rx->large_hdr > done)
+			return rx->large_hdr - done;
+		if (rx->phase == RX_KEY)
+			return f->key_len - rx->key_have;
+		return rx->want - rx->rq->pub.rlen;
+	case RX_PAD:
+	case RX_TAIL:
+		/* the rest of the fragment, then the next header */
+		return rx->frag_left +
+		       (rx->frag_last ? rx->large_hdr : f->hdr_len);
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Large mode: the size of the next stage read (at most @room), or 0 when
+ * the next read is data straight into place (rx_direct()), whatever its
+ * size: the same system call, one copy fewer.  At a message boundary the
+ * mode ends if nothing since the last one placed large data (a small
+ * reply came): batched reads again.  Ending it here rather than where
+ * small replies complete keeps the small-reply path as it was.
+ */
+__attribute__((noinline)) static size_t
+rx_large_ask(const struct xprt *x, struct lx_xprt_tcp_rx *rx, size_t room)
+{
+	size_t w;
+
+	if (rx->phase == RX_DATA && rx->rq && rx->data_left && rx->frag_left)
+		return 0;
+	if (rx->phase == RX_MARK && !rx->in_msg && !rx->mark_have) {
+		/* (a read that found nothing, @nread unchanged, ends
+		 * nothing: the next reply has not come yet) */
+		if (rx->large_seen) {
+			rx->large_seen = false;
+			rx->large_nread = rx->nread;
+		} else if (rx->nread != rx->large_nread) {
+			rx->large = false;
+			return room;
+		}
+	}
+	w = rx_large_want(x, rx);
+	return w && w < room ? w : room;
+}
+
 /* Socket readable: read and process until it would block (see tcp_rx.h);
  * @flags: of the first recv() (0: it may block) */
 static int rx_read(struct xprt *x, struct lx_xprt_tcp_rx *rx, int fd, int flags)
@@ -559,11 +658,15 @@ static int rx_read(struct xprt *x, struct lx_xprt_tcp_rx *rx, int fd, int flags)
 	int err;
 
 	for (;;) {
-		size_t room;
+		size_t room = LX_XPRT_TCP_STAGE_SIZE - rx->tail, ask = room;
 
-		if (rx->phase == RX_DATA && rx->rq &&
-		    rx->data_left >= LX_XPRT_TCP_DIRECT_MIN &&
-		    rx->frag_left >= LX_XPRT_TCP_DIRECT_MIN) {
+		if (lx_xprt_unlikely(rx->large))
+			ask = rx_large_ask(x, rx, room);
+		else if (rx->phase == RX_DATA && rx->rq &&
+			 rx->data_left >= LX_XPRT_TCP_DIRECT_MIN &&
+			 rx->frag_left >= LX_XPRT_TCP_DIRECT_MIN)
+			ask = 0;
+		if (!ask) {
 			r = rx_direct(x, fd, rx);
 			if (r == -EAGAIN)
 				return 0;
@@ -571,9 +674,8 @@ static int rx_read(struct xprt *x, struct lx_xprt_tcp_rx *rx, int fd, int flags)
 				return r ? (int)r : -ECONNRESET;
 			continue;
 		}
-		room = LX_XPRT_TCP_STAGE_SIZE - rx->tail;
 		do {
-			r = lx_xprt_sys_recv(fd, rx->stage + rx->tail, room,
+			r = lx_xprt_sys_recv(fd, rx->stage + rx->tail, ask,
 					     flags);
 		} while (r < 0 && errno == EINTR);
 		flags = MSG_DONTWAIT;
@@ -589,7 +691,7 @@ static int rx_read(struct xprt *x, struct lx_xprt_tcp_rx *rx, int fd, int flags)
 		err = rx_process(x, rx);
 		if (err)
 			return rx_dropped(x, rx, err);
-		if ((size_t)r < room)
+		if ((size_t)r < ask)
 			return 0; /* drained: back to epoll */
 	}
 }

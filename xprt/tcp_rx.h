@@ -20,7 +20,17 @@
 #define LX_XPRT_TCP_STAGE_SIZE (64u * 1024)
 #define LX_XPRT_TCP_DIRECT_MIN \
 	4096u /* read bulk data in place from this size */
-#define LX_XPRT_TCP_MAX_KEY 16u
+#define LX_XPRT_TCP_MAX_KEY   16u
+/*
+ * A reply placing this much bulk data or more puts the stream in "large"
+ * mode: reads are then sized to what the state machine needs next (the
+ * header up to where the data starts, as the last large reply had it;
+ * then the data itself, straight into the caller's memory), so no
+ * payload byte of the next large reply lands in the staging buffer.
+ * Small replies keep the 64 KiB batched reads: a reply that places no
+ * large data ends the mode.
+ */
+#define LX_XPRT_TCP_LARGE_MIN (32u * 1024)
 
 enum lx_xprt_tcp_rx_phase {
 	RX_MARK,
@@ -59,9 +69,13 @@ struct lx_xprt_tcp_rx {
 	int fatal; /* the stream is garbage: the error to end it with */
 	const char *fatal_why; /* what it was, for the message */
 	int err;	       /* outcome to report at the end of the message */
-	uint64_t nread;	       /* bytes read from the stream so far */
-	uint64_t stall_nread;  /* nread when a stall was first suspected */
-	uint64_t stall_since;  /* monotonic ns of that */
+	bool large;	       /* reads sized to the message (see above) */
+	bool large_seen;       /* large data placed since the last boundary */
+	uint64_t large_nread;  /* nread at that boundary */
+	size_t large_hdr; /* stream bytes from a record's start to its data */
+	uint64_t nread;	  /* bytes read from the stream so far */
+	uint64_t stall_nread; /* nread when a stall was first suspected */
+	uint64_t stall_since; /* monotonic ns of that */
 };
 
 /**

@@ -78,6 +78,7 @@ enum {
 	OPT_FSYNC,
 	OPT_END_FSYNC,
 	OPT_RATE_IOPS,
+	OPT_RATE,
 	OPT_THINKTIME,
 	OPT_ALLOW_CREATE,
 	OPT_NRFILES,
@@ -176,6 +177,7 @@ static const struct bench_optdef engine_opts[] = {
 	{"fsync", OPT_FSYNC, FA_REQ, false},
 	{"end_fsync", OPT_END_FSYNC, FA_REQ, false},
 	{"rate_iops", OPT_RATE_IOPS, FA_REQ, false},
+	{"rate", OPT_RATE, FA_REQ, false},
 	{"thinktime", OPT_THINKTIME, FA_REQ, false},
 	{"allow_file_create", OPT_ALLOW_CREATE, FA_REQ, false},
 	{"nrfiles", OPT_NRFILES, FA_REQ, false},
@@ -682,9 +684,12 @@ static int parse_dist(struct bench_opts *o, const char *opt, const char *arg)
 	return 0;
 }
 
-/* --rate_iops R[,W] per job (fio) */
-static int parse_rate(struct bench_opts *o, const char *opt, const char *arg)
+/* --rate_iops R[,W] (@bw false) or --rate R[,W] bytes/s, per job (fio) */
+static int parse_rate(struct bench_opts *o, const char *opt, const char *arg,
+		      bool bw)
 {
+	uint64_t *out = bw ? o->rate_bps : o->rate_iops;
+	uint64_t max = bw ? 1ull << 50 : 100000000;
 	const char *comma = arg ? strchr(arg, ',') : NULL;
 	char buf[32];
 	uint64_t v;
@@ -695,19 +700,22 @@ static int parse_rate(struct bench_opts *o, const char *opt, const char *arg)
 		const char *p = d ? (comma ? comma + 1 : NULL) : arg;
 
 		if (!p) {
-			o->rate_iops[1] = o->rate_iops[0];
+			out[1] = out[0];
 			break;
 		}
 		n = d || !comma ? strlen(p) : (size_t)(comma - p);
 		if (!n)
 			continue;
 		if (n >= sizeof(buf))
-			return bad_value(opt, arg, "IOPS");
+			return bad_value(opt, arg, bw ? "a rate" : "IOPS");
 		memcpy(buf, p, n);
 		buf[n] = '\0';
-		if (bench_parse_size(buf, &v) || v > 100000000)
-			return bad_value(opt, arg, "IOPS per job, R[,W]");
-		o->rate_iops[d] = v;
+		if (bench_parse_size(buf, &v) || v > max)
+			return bad_value(
+				opt, arg,
+				bw ? "bytes per second per job, R[,W]" :
+				     "IOPS per job, R[,W]");
+		out[d] = v;
 	}
 	return 0;
 }
@@ -842,7 +850,10 @@ static int apply_engine_opt(struct bench *b, int id, const char *name,
 		break;
 	}
 	case OPT_RATE_IOPS:
-		ret = parse_rate(o, name, arg);
+		ret = parse_rate(o, name, arg, false);
+		break;
+	case OPT_RATE:
+		ret = parse_rate(o, name, arg, true);
 		break;
 	case OPT_NRFILES:
 		ret = parse_count(name, arg, 1, BENCH_MAX_FILES, &v);

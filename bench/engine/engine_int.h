@@ -182,6 +182,7 @@ struct bench_opts {
 	unsigned int fsync_every;    /* --fsync: a sync every N writes */
 	bool end_fsync;		     /* --end_fsync=1 */
 	uint64_t rate_iops[2];	     /* --rate_iops: per job, reads, writes */
+	uint64_t rate_bps[2];	     /* --rate: bytes/s, per job, R, W */
 	uint64_t thinktime_ns;	     /* --thinktime */
 	bool no_create;	      /* --allow_file_create=0: files must exist */
 	unsigned int nrfiles; /* files per job (nrfiles, --filename a:b) */

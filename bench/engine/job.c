@@ -151,8 +151,9 @@ static void hand_off(struct bench_job *j, struct bench_slot *s)
 }
 
 /*
- * fio's rate_iops and thinktime: when the slot's next I/O may go.  A job
- * at its rate takes the next slot of time per direction (the ramp and
+ * fio's rate_iops, rate and thinktime: when the slot's next I/O may go.
+ * A job at its rate takes the next slot of time per direction, as long
+ * as the stricter of the two rates asks for this I/O's size (the ramp and
  * a stall are not made up for by a burst); thinktime waits after every
  * completion.  Return: 0 (now) or the CLOCK_MONOTONIC time to wait for.
  */
@@ -167,8 +168,15 @@ static uint64_t pace(struct bench_job *j, struct bench_slot *s, uint64_t now)
 	if (o->thinktime_ns)
 		due = now + o->thinktime_ns;
 	d = s->io.op == BENCH_OP_WRITE;
-	if (o->rate_iops[d] && s->io.op <= BENCH_OP_WRITE) {
-		iv = 1000000000ull / o->rate_iops[d];
+	if ((o->rate_iops[d] || o->rate_bps[d]) && s->io.op <= BENCH_OP_WRITE) {
+		iv = o->rate_iops[d] ? 1000000000ull / o->rate_iops[d] : 0;
+		if (o->rate_bps[d]) {
+			uint64_t bw = (uint64_t)((double)s->io.len * 1e9 /
+						 (double)o->rate_bps[d]);
+
+			if (bw > iv)
+				iv = bw;
+		}
 		cur = atomic_load_explicit(&j->rate_next[d],
 					   memory_order_relaxed);
 		do {

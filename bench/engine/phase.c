@@ -101,9 +101,9 @@ static void phase_prepare_job(struct bench *b, struct bench_job *j)
 	atomic_store_explicit(&j->rate_next[0], 0, memory_order_relaxed);
 	atomic_store_explicit(&j->rate_next[1], 0, memory_order_relaxed);
 	atomic_store_explicit(&j->delayed, NULL, memory_order_relaxed);
-	j->paced =
-		ph->kind == PH_MAIN &&
-		(b->o.rate_iops[0] || b->o.rate_iops[1] || b->o.thinktime_ns);
+	j->paced = ph->kind == PH_MAIN &&
+		   (b->o.rate_iops[0] || b->o.rate_iops[1] ||
+		    b->o.rate_bps[0] || b->o.rate_bps[1] || b->o.thinktime_ns);
 	atomic_store_explicit(&j->next_idx, 0, memory_order_relaxed);
 	atomic_store_explicit(&j->active, 0, memory_order_relaxed);
 	atomic_store_explicit(&j->stop, false, memory_order_relaxed);

@@ -17,7 +17,7 @@ if (($(id -u) != 0)) || ! command -v setpriv >/dev/null; then
 	exit 77
 fi
 UID_N=65534
-AS=(setpriv --reuid=$UID_N --regid=$UID_N --clear-groups)
+AS=(setpriv "--reuid=$UID_N" "--regid=$UID_N" --clear-groups)
 work=$(mktemp -d "${TMPDIR:-/tmp}/bench-unpriv.XXXXXX")
 chmod 755 "$work"
 sub=unpriv-test.$$

@@ -464,6 +464,22 @@ static void test_fio_workload_options(void **st)
 			 0);
 	n = jnum_in(out_text, "\"read\" : {", "iops");
 	assert_true(n > 150 && n < 250);
+	/* rate: 800 KiB/s of 4 KiB reads is 200 IOPS; 16 KiB I/Os 50 */
+	assert_int_equal(RUN("--rw=randread", "--rate=800k", "--iodepth=8",
+			     "--size=1m", "--time_based", "--runtime=1500ms",
+			     "--mem-lat=10us", "--output-format=json",
+			     "--eta=never"),
+			 0);
+	n = jnum_in(out_text, "\"read\" : {", "iops");
+	assert_true(n > 150 && n < 250);
+	assert_int_equal(RUN("--rw=randread", "--rate=800k", "--bs=16k",
+			     "--rate_iops=1000", "--size=1m", "--time_based",
+			     "--runtime=1500ms", "--mem-lat=10us",
+			     "--output-format=json", "--eta=never"),
+			 0);
+	n = jnum_in(out_text, "\"read\" : {", "iops");
+	assert_true(n > 35 && n < 65);
+	expect_usage_error(RUN("--rate=fast"), "bytes per second");
 	/* the distributions fio has */
 	b = PARSE(&ret, "--random_distribution=zipf:1.2:0.25", "--rw=randread");
 	assert_int_equal(ret, 0);
