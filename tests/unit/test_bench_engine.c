@@ -742,6 +742,54 @@ static void test_api_run_exposes_backend_observations(void **st)
 	bench_destroy(b);
 }
 
+/*
+ * --iodepth 1 with a back-end's run_sync() (mem-bench --mem-sync): the job
+ * thread does every I/O (run_sync_loop()), nothing goes through submit()
+ * and the completion threads; the counts, verification, real latency and
+ * an injected error come out as through submit().
+ */
+static void test_run_sync_loop_at_iodepth_1(void **st)
+{
+	(void)st;
+	expect_ok(RUN("--rw", "randwrite", "--size", "1m", "--bs", "4k",
+		      "--iodepth", "1", "--numjobs", "2", "--verify",
+		      "--mem-sync"));
+	assert_int_equal(jnum("xprt/aggregate/write/total_ios"), 512);
+	assert_int_equal(jnum("xprt/aggregate/xprt/verify_errors"), 0);
+	/* the writes and the verify pass's reads: all on the job threads */
+	assert_int_equal(jnum("xprt/backend_stats/submitted"), 512 + 512);
+	assert_int_equal(jnum("xprt/backend_stats/sync_ios"), 512 + 512);
+	assert_true(jnum("xprt/backend_stats/max_inflight") <= 2);
+
+	/* the same run without it: submit(), none done synchronously */
+	expect_ok(RUN("--rw", "randwrite", "--size", "1m", "--bs", "4k",
+		      "--iodepth", "1", "--numjobs", "2", "--verify"));
+	assert_int_equal(jnum("xprt/backend_stats/sync_ios"), 0);
+
+	/* real latency, slept on the job thread */
+	expect_ok(RUN("--rw", "read", "--size", "64k", "--bs", "4k",
+		      "--iodepth", "1", "--mem-lat", "200us", "--mem-sync"));
+	assert_int_equal(jnum("xprt/backend_stats/sync_ios"), 16);
+	assert_true(jnum("jobs/0/read/clat_ns/min") >= 200000);
+
+	/* an error from run_sync() ends the job as a completion's would */
+	assert_int_equal(RUN("--rw", "randread", "--size", "1m", "--iodepth",
+			     "1", "--mem-fail-at", "100", "--mem-sync"),
+			 1);
+	assert_int_equal(jnum("xprt/aggregate/xprt/first_error/errno"), EIO);
+	/* the 100th I/O failed; the first was the layout's write, which
+	 * the engine submits (256 + 1 in the layout test) */
+	assert_int_equal(jnum("xprt/backend_stats/submitted"), 100);
+	assert_int_equal(jnum("xprt/backend_stats/sync_ios"), 99);
+
+	/* --mem-virtual with a latency has no stamp to give: submitted */
+	expect_ok(RUN("--rw", "read", "--size", "64k", "--bs", "4k",
+		      "--iodepth", "1", "--mem-virtual", "--mem-lat", "37us",
+		      "--mem-sync"));
+	assert_int_equal(jnum("xprt/backend_stats/sync_ios"), 0);
+	assert_int_equal(jnum("jobs/0/read/clat_ns/min"), 37000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -778,6 +826,8 @@ int main(void)
 			test_backend_slot_limit_blocks_but_completes, teardown),
 		cmocka_unit_test_teardown(
 			test_io_error_fails_the_run_with_details, teardown),
+		cmocka_unit_test_teardown(test_run_sync_loop_at_iodepth_1,
+					  teardown),
 		cmocka_unit_test_teardown(test_metadata_ops_count_as_other,
 					  teardown),
 		cmocka_unit_test_teardown(

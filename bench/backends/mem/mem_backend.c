@@ -26,6 +26,13 @@
  * blocking waits, like a transport's tag allocator), the Nth I/O failing
  * with -EIO, a flipped byte at one offset of one job's reads.
  *
+ * --mem-sync gives it a run_sync(): at --iodepth 1 (not paced) the job's
+ * thread does each I/O itself (latency slept on that thread), the way
+ * p9-bench does a synchronous call; without it those jobs go through
+ * submit() and the completion threads as before.  --mem-virtual with a
+ * latency has no completion stamp to give there: those I/Os are
+ * submitted.
+ *
  * Nothing is allocated per I/O: the per-I/O state lives in the slot's
  * private area (struct mem_req), heaps are sized at setup from the
  * engine's max_inflight.
@@ -39,6 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "mem_backend.h"
@@ -100,6 +108,7 @@ struct mem_be {
 	uint64_t corrupt_off;
 	uint64_t slots;
 	uint64_t max_io;
+	bool sync;
 
 	/* run */
 	bool store;
@@ -124,6 +133,7 @@ struct mem_be {
 	_Atomic uint64_t slot_waits;
 	_Atomic uint64_t injected;
 	_Atomic uint64_t corrupted;
+	_Atomic uint64_t sync_ios; /* done by run_sync() */
 };
 
 enum {
@@ -136,6 +146,7 @@ enum {
 	MO_FAIL_AT,
 	MO_CORRUPT,
 	MO_MAX_IO,
+	MO_SYNC,
 };
 
 static const struct bench_option mem_options[] = {
@@ -157,6 +168,8 @@ static const struct bench_option mem_options[] = {
 	 "flip the byte at OFFSET in every read of JOB's file", MO_CORRUPT},
 	{"mem-max-io", "SIZE", "largest transfer accepted [no limit]",
 	 MO_MAX_IO},
+	{"mem-sync", NULL,
+	 "at --iodepth 1, do each I/O on the job's thread (run_sync)", MO_SYNC},
 	{NULL, NULL, NULL, 0},
 };
 
@@ -257,6 +270,9 @@ static int mem_parse_option(void *priv, int id, const char *arg)
 	case MO_MAX_IO:
 		if (bench_parse_size(arg, &m->max_io) || !m->max_io)
 			goto bad;
+		return 0;
+	case MO_SYNC:
+		m->sync = true;
 		return 0;
 	}
 bad:
@@ -706,6 +722,66 @@ static int mem_submit(void *priv, struct bench_io *io, unsigned int flags)
 	return 0;
 }
 
+/*
+ * run_sync(): the I/O done on the calling (job) thread with the
+ * accounting and faults of submit() + complete(): a request slot (waited
+ * for: this thread may block), the owner's in-flight count, --mem-fail-at,
+ * the latency slept here.  -EAGAIN (submit it) without --mem-sync, and for
+ * a virtual latency, which needs a completion stamp this hook cannot give.
+ */
+static int mem_run_sync(void *priv, struct bench_io *io, int *status,
+			size_t *bytes)
+{
+	struct mem_be *m = priv;
+	struct mem_owner *o;
+	uint64_t seq, lat;
+	uint32_t fl, mx;
+	int ret;
+
+	if (!m->sync || (m->virt && (m->lat_max || m->slow_n)))
+		return -EAGAIN;
+	if (io->owner == 0 || io->owner >= m->nowners)
+		return -EAGAIN; /* submit() reports it */
+	ret = take_slot(m, 0);
+	if (ret)
+		return -EAGAIN;
+	seq = atomic_fetch_add_explicit(&m->submitted, 1,
+					memory_order_relaxed) +
+	      1;
+	o = &m->owners[io->owner];
+	fl = atomic_fetch_add_explicit(&o->inflight, 1, memory_order_relaxed) +
+	     1;
+	mx = atomic_load_explicit(&o->max, memory_order_relaxed);
+	while (fl > mx && !atomic_compare_exchange_weak_explicit(
+				  &o->max, &mx, fl, memory_order_relaxed,
+				  memory_order_relaxed))
+		;
+	*status = 0;
+	if (m->fail_at && seq == m->fail_at) {
+		*status = -EIO;
+		atomic_fetch_add_explicit(&m->injected, 1,
+					  memory_order_relaxed);
+	}
+	lat = sample_lat(m, o);
+	if (lat && !m->virt) {
+		struct timespec ts = {
+			.tv_sec = (time_t)(lat / 1000000000ull),
+			.tv_nsec = (long)(lat % 1000000000ull),
+		};
+
+		while (nanosleep(&ts, &ts) && errno == EINTR)
+			;
+	}
+	if (!*status)
+		do_data(m, io, status);
+	*bytes = *status || io->op > BENCH_OP_WRITE ? 0 : io->len;
+	atomic_fetch_sub_explicit(&o->inflight, 1, memory_order_relaxed);
+	release_slot(m);
+	atomic_fetch_add_explicit(&m->completed, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&m->sync_ios, 1, memory_order_relaxed);
+	return 0;
+}
+
 /* ------------------------------------------------------------ the rest */
 
 static void mem_stats(void *priv, bench_stat_fn fn, void *arg)
@@ -736,6 +812,7 @@ static void mem_stats(void *priv, bench_stat_fn fn, void *arg)
 	fn(arg, "injected_errors", atomic_load(&m->injected));
 	fn(arg, "corrupted_reads", atomic_load(&m->corrupted));
 	fn(arg, "threads", m->nthreads);
+	fn(arg, "sync_ios", atomic_load(&m->sync_ios));
 }
 
 static void mem_teardown(void *priv)
@@ -834,6 +911,7 @@ const struct bench_backend_ops bench_mem_backend = {
 	.setup = mem_setup,
 	.job_open = mem_job_open,
 	.submit = mem_submit,
+	.run_sync = mem_run_sync,
 	.stats = mem_stats,
 	.teardown = mem_teardown,
 	.destroy = mem_destroy,
