@@ -24,6 +24,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cost_util.h"
 #include <libxprt/nfs3.h>
 
 struct run {
@@ -111,27 +112,6 @@ static void usage(FILE *f)
 		"  -h, --help          this text\n"
 		"Prints one line: calls, seconds, calls/s.  Exit status 0, or "
 		"1 when a call\nfailed, 2 for a usage error.\n");
-}
-
-static int parse_num(const char *s, unsigned long max, unsigned long *out)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || v > max)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 int main(int argc, char **argv)

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cost_util.h"
 #include <libxprt/nfs3.h>
 #include <libxprt/rdma.h>
 
@@ -54,12 +55,7 @@ static void read_done(struct lx_call *call, int status, void *arg);
 /* a random block: splitmix64 of a counter, safe from any thread */
 static uint64_t next_block(struct run *r)
 {
-	uint64_t z = atomic_fetch_add(&r->seq, 1) + 1;
-
-	z *= 0x9e3779b97f4a7c15ull;
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return (z ^ (z >> 31)) % r->nblocks;
+	return cost_mix64(atomic_fetch_add(&r->seq, 1) + 1) % r->nblocks;
 }
 
 /* Start one READ on @s if any are left; false when none was started. */
@@ -159,27 +155,6 @@ static void usage(FILE *f)
 		"  -h, --help          this text\n"
 		"Prints one line: READs, seconds, READs/s.  Exit status 0, or "
 		"1 when a call\nfailed, 2 for a usage error.\n");
-}
-
-static int parse_num(const char *s, unsigned long max, unsigned long *out)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || v > max)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 int main(int argc, char **argv)
