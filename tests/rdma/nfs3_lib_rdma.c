@@ -737,7 +737,8 @@ struct bigrun {
 
 /* READDIR(PLUS) of "big" with count (and maxcount) @count to the end,
  * each entry checked against the disk. */
-static int big_list(const struct lx_nfs3_fh *fh, bool plus, uint32_t count,
+static int big_list(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *fh,
+		    bool plus, uint32_t count, unsigned int max_calls,
 		    struct bigrun *b)
 {
 	unsigned int cap = count / 24 + 1;
@@ -757,9 +758,9 @@ static int big_list(const struct lx_nfs3_fh *fh, bool plus, uint32_t count,
 	do {
 		size_t bytes = 0;
 
-		r = plus ? lx_nfs3_readdirplus(clnt, fh, cookie, verf, count,
+		r = plus ? lx_nfs3_readdirplus(c, fh, cookie, verf, count,
 					       count, &db, &rr) :
-			   lx_nfs3_readdir(clnt, fh, cookie, verf, count, &db,
+			   lx_nfs3_readdir(c, fh, cookie, verf, count, &db,
 					   &rr);
 		b->calls++;
 		if (r)
@@ -794,7 +795,7 @@ static int big_list(const struct lx_nfs3_fh *fh, bool plus, uint32_t count,
 			b->first_bytes = bytes;
 		if (bytes > b->max_bytes)
 			b->max_bytes = bytes;
-	} while (!rr.eof && b->calls < 10000);
+	} while (!rr.eof && b->calls < max_calls);
 out:
 	free(ent);
 	free(names);
@@ -884,6 +885,52 @@ out:
 	unlink(disk("longlink"));
 }
 
+/* One READDIRPLUS reply of bigcount bytes through a client whose chunk
+ * segments are at most 64 KiB: a Reply chunk of several windows, which
+ * nfsd 6.1 does not invalidate (more than one key): every one ours. */
+static void big_segs(const struct lx_nfs3_fh *fh)
+{
+	static const struct lx_xprt_rdma_opts ro = {.ack_timeout = 20,
+						    .max_seg_size = 65536};
+	struct lx_xprt_rdma_stats s0 = {0}, s1 = {0};
+	struct lx_nfs3_clnt *c3 = NULL;
+	struct lx_nfs3_opts o;
+	struct bigrun b;
+	char msg[256] = "";
+	uint64_t binds;
+	int r;
+
+	base_opts(&o, msg, sizeof(msg));
+	o.rdma = &ro;
+	r = lx_nfs3_create(&c3, &o);
+	if (!report("mount-seg64k", !r, "%s%s%s", lx_strerror(r), r ? ": " : "",
+		    msg))
+		return;
+	memset(&b, 0, sizeof(b));
+	b.seen = calloc(nbig, 1);
+	lx_xprt_rdma_stats(lx_rpc_xprt(lx_nfs3_rpc(c3), 0), &s0);
+	r = b.seen ? big_list(c3, fh, true, bigcount, 1, &b) : -ENOMEM;
+	lx_xprt_rdma_stats(lx_rpc_xprt(lx_nfs3_rpc(c3), 0), &s1);
+	binds = s1.win_binds - s0.win_binds;
+	report("readdirplus-large-segs",
+	       !r && b.calls == 1 && b.n && !b.dups && !b.others &&
+		       !b.attr_bad && !b.fh_missing &&
+		       b.first_bytes > bigcount / 2 &&
+		       s1.reply_chunks - s0.reply_chunks == 1 &&
+		       binds >= bigcount / 65536 &&
+		       s1.win_local_inv - s0.win_local_inv == binds &&
+		       s1.win_live == 0,
+	       "segments of at most 64 KiB: %s, %u entries in %zu bytes; "
+	       "windows bound %llu, invalidated %llu by us and %llu by "
+	       "nfsd, live %llu",
+	       lx_strerror(r), b.n, b.first_bytes, (unsigned long long)binds,
+	       (unsigned long long)(s1.win_local_inv - s0.win_local_inv),
+	       (unsigned long long)(s1.win_remote_inv - s0.win_remote_inv),
+	       (unsigned long long)s1.win_live);
+	free(b.seen);
+	lx_nfs3_destroy(c3);
+}
+
 static void test_bigdir(void)
 {
 	struct lx_xprt_rdma_stats s0, s1;
@@ -912,7 +959,8 @@ static void test_bigdir(void)
 	b.seen = calloc(nbig, 1);
 	s0 = rstats();
 	t0 = now_s();
-	r = b.seen ? big_list(&lr.fh, true, bigcount, &b) : -ENOMEM;
+	r = b.seen ? big_list(clnt, &lr.fh, true, bigcount, 10000, &b) :
+		     -ENOMEM;
 	s1 = rstats();
 	big_report("readdirplus-large", r, &b, &s0, &s1, (now_s() - t0) * 1e3);
 	free(b.seen);
@@ -921,11 +969,13 @@ static void test_bigdir(void)
 	b.seen = calloc(nbig, 1);
 	s0 = rstats();
 	t0 = now_s();
-	r = b.seen ? big_list(&lr.fh, false, bigcount, &b) : -ENOMEM;
+	r = b.seen ? big_list(clnt, &lr.fh, false, bigcount, 10000, &b) :
+		     -ENOMEM;
 	s1 = rstats();
 	big_report("readdir-large", r, &b, &s0, &s1, (now_s() - t0) * 1e3);
 	free(b.seen);
 
+	big_segs(&lr.fh);
 	big_readlink();
 out:
 	for (i = 0; i < nbig; i++) {
