@@ -88,6 +88,7 @@ struct lx_xprt_rqst {
 	struct lx_xprt_req pub;
 	_Atomic uint64_t st;
 	atomic_int refs;
+	struct lx_xprt_buf *rbuf_home; /* beside refs: read at the last put */
 	_Atomic uint64_t ix;
 	bool ix_tree;
 	struct lx_xprt_rqnode rqnode;
@@ -100,7 +101,6 @@ struct lx_xprt_rqst {
 	unsigned int marker_len;
 	unsigned int early_losses;
 	atomic_uint done_futex;
-	struct lx_xprt_buf *rbuf_home;
 	struct lx_xprt_pool *rbuf_big_pool;
 } lx_xprt_cacheline_aligned;
 
