@@ -33,6 +33,12 @@
  *   timeout    READ the server never answers: the call times out; from
  *              inside done() no window is live, one was deallocated, and
  *              the server's RDMA Write through the key fails
+ *   cancel     READ the server writes into and never answers: the caller
+ *              cancels it; inside done() (-ECANCELED) nothing is live
+ *              and the key is refused
+ *   malformed  READ answered with a Write chunk longer than offered: the
+ *              reply is refused (-EBADMSG, nothing placed); inside done()
+ *              nothing is live and the key is refused
  *   lost       READ, then the server drops the connection and refuses to
  *              accept for a while: the call times out while disconnected;
  *              inside done() no window is live and the dead connection's
@@ -109,6 +115,8 @@ enum scen {
 	S_AFTER,
 	S_REPLY_BIG,
 	S_REPLY_TIMEOUT,
+	S_CANCEL,
+	S_MALFORMED,
 };
 
 /* what a scenario asks the server to do after the client's done() */
@@ -468,6 +476,8 @@ static void srv_call(int i, uint32_t len)
 	case S_WRITE_WIN:
 	case S_REMOTE_INV:
 	case S_TIMEOUT:
+	case S_CANCEL:
+	case S_MALFORMED:
 		S.seg = kept;
 		st = srv_rdma(IBV_WR_RDMA_WRITE, &kept, 0, kept.length);
 		break;
@@ -531,8 +541,13 @@ static void srv_call(int i, uint32_t len)
 	if (sc != S_ACCESS && sc != S_BOUNDS)
 		S.pre_status = st;
 	pthread_mutex_unlock(&S.lock);
-	if (sc == S_TIMEOUT)
-		return; /* no reply: the client times out */
+	if (sc == S_TIMEOUT || sc == S_CANCEL)
+		return; /* no reply: the client times out or cancels */
+	if (sc == S_MALFORMED) {
+		/* more bytes than the segment offered */
+		srv_reply(xid, proc, kept.length + 4096, false);
+		return;
+	}
 	srv_reply(xid, proc, proc == P_READ ? kept.length : LEN,
 		  sc == S_REMOTE_INV);
 }
@@ -655,6 +670,7 @@ struct ccall {
 	int after_status;    /* its result (-1: none) */
 	struct lx_xprt_rdma_stats in_done; /* counters inside done() */
 	uint32_t count;			   /* results */
+	int cancel_ret;			   /* lx_call_cancel() (S_CANCEL) */
 };
 
 static struct lx_rpc_clnt *cl;
@@ -762,6 +778,21 @@ static int run(enum scen sc, uint32_t proc, uint8_t *mem, enum after_op after,
 	r = lx_rpc_call_async(cl, &c->call, &a);
 	if (r)
 		return r;
+	if (sc == S_CANCEL) {
+		/* once the server wrote through the key, with the window
+		 * still bound: the caller gives up */
+		double t0 = now_s();
+		bool wrote = false;
+
+		while (!wrote && now_s() - t0 < 10) {
+			pthread_mutex_lock(&S.lock);
+			wrote = S.pre_status != -1;
+			pthread_mutex_unlock(&S.lock);
+			if (!wrote)
+				usleep(2000);
+		}
+		c->cancel_ret = lx_call_cancel(&c->call);
+	}
 	pthread_mutex_lock(&c->lock);
 	while (!c->done)
 		pthread_cond_wait(&c->cond, &c->lock);
@@ -982,6 +1013,51 @@ int main(int argc, char **argv)
 	       "live, %llu deallocated, the server's RDMA Write through key "
 	       "%#x: %s",
 	       lx_strerror(r), (unsigned long long)c.in_done.win_live,
+	       (unsigned long long)(c.in_done.win_deallocs - s0.win_deallocs),
+	       S.seg.handle, wcs(c.after_status));
+	wait_connected(20000);
+
+	/* cancel */
+	lx_xprt_rdma_stats(lx_rpc_xprt(cl, 0), &s0);
+	r = run(S_CANCEL, P_READ, reg, AFTER_WRITE, 0, &c);
+	ncheck++;
+	open_before += S.pre_status == IBV_WC_SUCCESS;
+	protected_after += c.after_status == IBV_WC_REM_ACCESS_ERR;
+	report("cancel",
+	       r == -ECANCELED && c.cancel_ret == 0 &&
+		       S.pre_status == IBV_WC_SUCCESS &&
+		       c.in_done.win_live == 0 &&
+		       c.in_done.win_deallocs - s0.win_deallocs == 1 &&
+		       c.after_status == IBV_WC_REM_ACCESS_ERR,
+	       "a READ cancelled after the server wrote through its key (%s): "
+	       "%s; inside done(): %llu window(s) live, %llu deallocated, the "
+	       "server's RDMA Write through key %#x: %s",
+	       wcs(S.pre_status), lx_strerror(r),
+	       (unsigned long long)c.in_done.win_live,
+	       (unsigned long long)(c.in_done.win_deallocs - s0.win_deallocs),
+	       S.seg.handle, wcs(c.after_status));
+	wait_connected(20000);
+
+	/* malformed */
+	lx_xprt_rdma_stats(lx_rpc_xprt(cl, 0), &s0);
+	r = run(S_MALFORMED, P_READ, reg, AFTER_WRITE, 0, &c);
+	lx_xprt_rdma_stats(lx_rpc_xprt(cl, 0), &s1);
+	ncheck++;
+	open_before += S.pre_status == IBV_WC_SUCCESS;
+	protected_after += c.after_status == IBV_WC_REM_ACCESS_ERR;
+	report("malformed",
+	       r == -EBADMSG && S.pre_status == IBV_WC_SUCCESS &&
+		       s1.bad_headers - s0.bad_headers == 1 &&
+		       c.in_done.win_live == 0 &&
+		       c.after_status == IBV_WC_REM_ACCESS_ERR,
+	       "a READ answered with a Write chunk %u bytes longer than "
+	       "offered: %s (%llu refused reply); inside done(): %llu "
+	       "window(s) live (%llu invalidated locally, %llu deallocated), "
+	       "the server's RDMA Write through key %#x: %s",
+	       4096, lx_strerror(r),
+	       (unsigned long long)(s1.bad_headers - s0.bad_headers),
+	       (unsigned long long)c.in_done.win_live,
+	       (unsigned long long)(c.in_done.win_local_inv - s0.win_local_inv),
 	       (unsigned long long)(c.in_done.win_deallocs - s0.win_deallocs),
 	       S.seg.handle, wcs(c.after_status));
 	wait_connected(20000);
