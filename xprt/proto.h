@@ -8,6 +8,8 @@
 #ifndef LX_XPRT_PROTO_H
 #define LX_XPRT_PROTO_H
 
+#include <stddef.h>
+
 struct xprt;
 
 /**
@@ -23,5 +25,16 @@ struct xprt;
  * the transport made itself is used this way without asking.
  */
 void lx_xprt__keep_bufs(struct xprt *x);
+
+struct lx_xprt_req;
+
+/* Where a request's private area (lx_xprt_opts.req_priv) starts: the
+ * protocols' lx_xprt_req_priv() without a call on every hook. */
+extern const size_t lx_xprt__req_priv_off;
+
+static inline void *lx_xprt__req_priv(struct lx_xprt_req *req)
+{
+	return (char *)req + lx_xprt__req_priv_off;
+}
 
 #endif /* LX_XPRT_PROTO_H */
