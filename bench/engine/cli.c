@@ -1339,11 +1339,11 @@ static int check_combinations(struct bench *b)
 			    BENCH_LOG_MAX_JOBS);
 		return -EINVAL;
 	}
-	if (b->nranks > 1 && o->verify && o->filename) {
+	if (bench_nranks(b) > 1 && o->verify && o->filename) {
 		bench_error("--verify tracks a shared --filename's blocks in "
 			    "one process: it cannot with %u MPI ranks (use "
 			    "file per job)",
-			    b->nranks);
+			    bench_nranks(b));
 		return -EINVAL;
 	}
 	if (o->verify) {
@@ -1441,24 +1441,6 @@ static bool job_option(int id)
 	default:
 		return true;
 	}
-}
-
-/* an option for fio's "job options": a later value replaces one given
- * before (a job file's [global] by its section, by the command line) */
-static void note_given(struct bench *b, const char *name, const char *val)
-{
-	unsigned int i;
-
-	for (i = 0; i < b->ngiven; i++)
-		if (!strcmp(b->given[i].name, name))
-			break;
-	if (i == b->ngiven) {
-		if (b->ngiven == BENCH_MAX_GIVEN)
-			return;
-		b->ngiven++;
-	}
-	b->given[i].name = name;
-	b->given[i].value = val ? val : "";
 }
 
 /* notes already printed, so that a job file's sections say each once */
@@ -1576,7 +1558,7 @@ int bench_cli_parse(struct bench *b, int argc, char **argv)
 			continue;
 		}
 		if (job_option(d->id))
-			note_given(b, d->name, val);
+			bench_report_given(b, d->name, val);
 		if (d->id == OPT_NOTE) {
 			fio_note(b, d->name, val);
 			continue;

@@ -62,7 +62,7 @@ struct bench *bench_create(const struct bench_backend_ops *ops)
 	if (!b)
 		return NULL;
 	b->ops = ops;
-	b->nranks = 1;
+	bench_dist_join(b, NULL);
 	b->priv = calloc(1, ops->priv_size ? ops->priv_size : 1);
 	if (!b->priv)
 		goto out_free_b;
@@ -160,24 +160,9 @@ int bench_parse(struct bench *b, int argc, char **argv)
 			return ret < 0 ? ret : -EINVAL;
 		}
 	}
-	/* open the outputs now: a long run must not end unable to report;
-	 * only rank 0 reports */
-	if (b->o.output && !b->rank && !b->no_outputs) {
-		b->out = fopen(b->o.output, "w");
-		if (!b->out) {
-			bench_error("--output %s: %s", b->o.output,
-				    strerror(errno));
-			return -EINVAL;
-		}
-	}
-	if (b->o.hist_file && !b->rank && !b->no_outputs) {
-		b->hist_out = fopen(b->o.hist_file, "w");
-		if (!b->hist_out) {
-			bench_error("--write_hist %s: %s", b->o.hist_file,
-				    strerror(errno));
-			return -EINVAL;
-		}
-	}
+	ret = bench_outputs_open(b);
+	if (ret)
+		return ret;
 	ret = bench_log_open(b);
 	if (ret)
 		return ret;
@@ -234,9 +219,10 @@ static int files_create(struct bench *b)
 			n = asprintf(&f->name, "%s%s%s", dir ? dir : "", sep,
 				     o->filename);
 		else /* the job's global number: ranks' files differ */
-			n = asprintf(&f->name, "%s%s%s.%u.%u", dir ? dir : "",
-				     sep, o->name,
-				     b->rank * o->numjobs + i / o->nrfiles, k);
+			n = asprintf(
+				&f->name, "%s%s%s.%u.%u", dir ? dir : "", sep,
+				o->name,
+				bench_rank(b) * o->numjobs + i / o->nrfiles, k);
 		if (n < 0) {
 			f->name = NULL;
 			return -ENOMEM;
@@ -266,8 +252,8 @@ static int job_create(struct bench *b, struct bench_job *j, unsigned int i)
 	j->info.index = i;
 	j->info.owner = (uint64_t)i + 1;
 	bench_region(o, &j->info.size, &base);
-	j->rank = b->rank;
-	j->gid = b->rank * o->numjobs + i;
+	j->rank = bench_rank(b);
+	j->gid = bench_rank(b) * o->numjobs + i;
 	snprintf(j->name, sizeof(j->name), "%s%u", o->name, j->gid);
 	/* the global number: every rank's jobs draw their own offsets */
 	j->key = bench_mix64(o->seed ^
@@ -386,9 +372,9 @@ static int jobs_create(struct bench *b)
 	if (b->o.dist == DIST_ZIPF)
 		zipf_setup(b);
 	if (b->o.workload == WL_IOR) {
-		b->ior = calloc(b->o.repetitions, sizeof(*b->ior));
-		if (!b->ior)
-			return -ENOMEM;
+		ret = bench_ior_alloc(b);
+		if (ret)
+			return ret;
 	}
 	b->jobs = calloc(b->o.numjobs, sizeof(*b->jobs));
 	if (!b->jobs)
@@ -432,7 +418,7 @@ static int jobs_open(struct bench *b)
 			 * alone */
 			if (f && f->layout_job == i &&
 			    bench_may_layout(&b->o) &&
-			    !(b->o.filename && b->rank) &&
+			    !(b->o.filename && bench_rank(b)) &&
 			    (fi->file_size < f->size || b->o.verify))
 				f->need_layout = true;
 			if (f && f->need_layout && fi->read_only) {
@@ -464,17 +450,6 @@ static void jobs_close(struct bench *b)
 			b->ops->job_close(b->priv, bench_job_finfo(j, k));
 		j->opened = false;
 	}
-}
-
-static void kv_add(void *arg, const char *name, uint64_t value)
-{
-	struct bench *b = arg;
-
-	if (b->nkv >= BENCH_MAX_KV || !name)
-		return;
-	snprintf(b->kv[b->nkv].name, sizeof(b->kv[b->nkv].name), "%s", name);
-	b->kv[b->nkv].value = value;
-	b->nkv++;
 }
 
 static const char *op_name(enum bench_op op)
@@ -617,7 +592,7 @@ int bench_run(struct bench *b)
 	if (!b || !b->parsed || b->ran)
 		return -EINVAL;
 	b->ran = true;
-	b->start_time = time(NULL);
+	bench_report_begin(b);
 	ret = run_prepare(b);
 	/* every rank runs the phases, or none */
 	ret = bench_dist_agree(b, ret);
@@ -649,9 +624,9 @@ int bench_run(struct bench *b)
 	if (!ret && b->ops->job_end && !atomic_load(&b->abort))
 		ret = bench_jobs_call(b, b->ops->job_end);
 	if (b->ops->stats)
-		b->ops->stats(b->priv, kv_add, b);
-	if (b->fiolog)
-		kv_add(b, "log_dropped", bench_fiolog_dropped(b));
+		b->ops->stats(b->priv, bench_kv_add, b);
+	if (bench_fiolog_on(b))
+		bench_kv_add(b, "log_dropped", bench_fiolog_dropped(b));
 	if (!ret)
 		ret = report_errors(b);
 	else
@@ -678,24 +653,14 @@ void bench_destroy(struct bench *b)
 	bench_fiolog_close(b); /* it clears the jobs' ring pointers */
 	for (i = 0; i < b->njobs; i++)
 		bench_job_free(&b->jobs[i]);
-	for (i = 0; i < b->nrep; i++)
-		if (b->rep[i]->remote) {
-			bench_job_free(b->rep[i]);
-			free(b->rep[i]);
-		}
-	free(b->rep);
-	free(b->ranks);
+	bench_report_free(b);
 	free(b->jobs);
 	for (i = 0; i < b->nfiles; i++) {
 		free(b->files[i].name);
 		free(b->files[i].state);
 	}
 	free(b->files);
-	free(b->ior);
-	if (b->out)
-		fclose(b->out);
-	if (b->hist_out)
-		fclose(b->hist_out);
+	bench_outputs_close(b);
 	bench_log_close(b);
 	if (b->ops->destroy)
 		b->ops->destroy(b->priv);

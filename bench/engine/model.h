@@ -225,6 +225,14 @@ static inline bool bench_rw_meta(enum bench_rw rw)
 	return rw == RW_NULL || rw == RW_GETATTR;
 }
 
+/* the directions a workload moves */
+static inline void bench_rw_dirs(enum bench_rw rw, bool dirs[DIR_NR])
+{
+	dirs[DIR_OTHER] = bench_rw_meta(rw);
+	dirs[DIR_READ] = bench_rw_reads(rw);
+	dirs[DIR_WRITE] = bench_rw_writes(rw);
+}
+
 /* slots a job primes in a layout phase */
 #define BENCH_LAYOUT_DEPTH 4u
 bool bench_may_layout(const struct bench_opts *o);
