@@ -190,12 +190,53 @@ static void fill_random(void *p, size_t len, uint64_t seed)
 	}
 }
 
+/*
+ * fio's percentages of a file's real size (--size=P%, --offset=P%): ask
+ * the back-end (after setup(), before any job_open()).  fio refuses a
+ * size percentage of a file that does not exist ("you need to specify
+ * size="); an offset percentage of one is 0.
+ */
+static int file_real_size(struct bench *b, const char *name, uint64_t *real)
+{
+	const struct bench_opts *o = &b->o;
+	const char *what = o->size_pct ? "--size" : "--offset";
+	unsigned int pct = o->size_pct ? o->size_pct : o->offset_pct;
+	int ret;
+
+	*real = 0;
+	if (!o->size_pct && !o->offset_pct)
+		return 0;
+	if (!b->ops->stat) {
+		bench_error(
+			"%s %u%%: the %s back-end cannot tell a file's size",
+			what, pct, b->ops->name);
+		return -EINVAL;
+	}
+	ret = b->ops->stat(b->priv, name, real);
+	if (ret == -ENOENT && !o->size_pct)
+		return 0;
+	if (ret == -ENOENT) {
+		bench_error("%s: --size %u%% is a percentage of the file's "
+			    "size, and it does not exist: you need to specify "
+			    "size= in bytes (as fio says)",
+			    name, o->size_pct);
+		return -EINVAL;
+	}
+	if (ret) {
+		bench_error("%s: cannot tell its size for %s %u%%: %s", name,
+			    what, pct, strerror(ret < 0 ? -ret : ret));
+		return ret < 0 ? ret : -EIO;
+	}
+	return 0;
+}
+
 static int files_create(struct bench *b)
 {
 	const struct bench_opts *o = &b->o;
 	const char *dir = o->directory, *sep = dir ? "/" : "";
 	unsigned int i;
-	int n;
+	uint64_t real;
+	int n, ret;
 
 	if (o->rw == RW_NULL)
 		return 0;
@@ -227,7 +268,19 @@ static int files_create(struct bench *b)
 			f->name = NULL;
 			return -ENOMEM;
 		}
-		bench_region(o, &f->size, &f->base);
+		ret = file_real_size(b, f->name, &real);
+		if (ret)
+			return ret;
+		bench_region(o, real, &f->size, &f->base);
+		if (o->size_pct && f->size - f->base < o->bs) {
+			bench_error(
+				"%s: --size %u%% of its %" PRIu64
+				" bytes%s is less than a block (--bs %" PRIu64
+				")",
+				f->name, o->size_pct, real,
+				o->offset_pct ? " after --offset" : "", o->bs);
+			return -EINVAL;
+		}
 		f->bs = (uint32_t)o->bs;
 		f->nblocks = (f->size - f->base) / o->bs;
 		f->layout_job = o->filename ? 0 : i / o->nrfiles;
@@ -251,7 +304,8 @@ static int job_create(struct bench *b, struct bench_job *j, unsigned int i)
 	j->b = b;
 	j->info.index = i;
 	j->info.owner = (uint64_t)i + 1;
-	bench_region(o, &j->info.size, &base);
+	/* no file (--rw null): the size the options say */
+	bench_region(o, 0, &j->info.size, &base);
 	j->rank = bench_rank(b);
 	j->gid = bench_rank(b) * o->numjobs + i;
 	snprintf(j->name, sizeof(j->name), "%s%u", o->name, j->gid);
@@ -285,6 +339,7 @@ static int job_create(struct bench *b, struct bench_job *j, unsigned int i)
 			if (k)
 				*fi = j->info;
 			fi->filename = j->jfiles[k]->name;
+			fi->size = j->jfiles[k]->size;
 			fi->filenum = k;
 		}
 	}
@@ -369,6 +424,11 @@ static int jobs_create(struct bench *b)
 	ret = files_create(b);
 	if (ret)
 		return ret;
+	/* --size P%: the reports give the first file's region in bytes */
+	if (b->o.size_pct && b->nfiles) {
+		b->o.size = b->files[0].size - b->files[0].base;
+		b->cfg.size = b->o.size;
+	}
 	if (b->o.dist == DIST_ZIPF)
 		zipf_setup(b);
 	if (b->o.workload == WL_IOR) {
@@ -568,7 +628,10 @@ static int run_prepare(struct bench *b)
 	}
 	ret = jobs_create(b);
 	if (ret) {
-		bench_error("cannot allocate the jobs: %s", strerror(-ret));
+		/* other errors (a file's size) are reported already */
+		if (ret == -ENOMEM)
+			bench_error("cannot allocate the jobs: %s",
+				    strerror(-ret));
 		return ret;
 	}
 	ret = bench_fiolog_open(b);

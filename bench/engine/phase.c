@@ -65,6 +65,10 @@ static uint64_t job_budget(struct bench *b, struct bench_job *j,
 		if (o->time_based || bench_rw_meta(o->rw))
 			return o->number_ios ? o->number_ios : UINT64_MAX;
 		n = (f ? f->nblocks * j->nfiles : o->size / o->bs) * o->loops;
+		/* fio's io_size: this many bytes per pass, over the region
+		 * (wrapping when it is larger) */
+		if (o->io_size)
+			n = o->io_size / o->bs * o->loops;
 		return o->number_ios && o->number_ios < n ? o->number_ios : n;
 	}
 	return 0;
@@ -90,7 +94,10 @@ static void phase_prepare_job(struct bench *b, struct bench_job *j)
 	j->byte_budget = 0;
 	if (b->o.varbs && ph->kind == PH_MAIN && !b->o.time_based &&
 	    !bench_rw_meta(ph->rw) && f) {
-		j->byte_budget = (f->size - f->base) * j->nfiles * b->o.loops;
+		j->byte_budget =
+			(b->o.io_size ? b->o.io_size :
+					(f->size - f->base) * j->nfiles) *
+			b->o.loops;
 		if (!b->o.number_ios)
 			j->budget = UINT64_MAX;
 	}
