@@ -35,6 +35,7 @@ enum {
 	OPT_RAMP,
 	OPT_TIME_BASED,
 	OPT_NUMBER_IOS,
+	OPT_IO_SIZE,
 	OPT_RWMIXREAD,
 	OPT_RWMIXWRITE,
 	OPT_FILENAME,
@@ -121,6 +122,8 @@ static const struct bench_optdef engine_opts[] = {
 	{"time-based", OPT_TIME_BASED, FA_OPT, true},
 	{"number_ios", OPT_NUMBER_IOS, FA_REQ, false},
 	{"number-ios", OPT_NUMBER_IOS, FA_REQ, true},
+	{"io_size", OPT_IO_SIZE, FA_REQ, false},
+	{"io_limit", OPT_IO_SIZE, FA_REQ, false},
 	{"rwmixread", OPT_RWMIXREAD, FA_REQ, false},
 	{"rwmixwrite", OPT_RWMIXWRITE, FA_REQ, false},
 	{"filename", OPT_FILENAME, FA_REQ, false},
@@ -866,9 +869,27 @@ static int apply_engine_opt(struct bench *b, int id, const char *name,
 		ret = parse_count(name, arg, 1, 4096, &v);
 		o->numjobs = (unsigned int)v;
 		break;
-	case OPT_SIZE:
-		ret = parse_size_opt(name, arg, 1, 1ull << 62, &o->size);
+	case OPT_SIZE: {
+		size_t n = arg ? strlen(arg) : 0;
+
+		/* fio's size=P%: P% of the file's real size, known only
+		 * once the back-end is set up (bench_region()) */
+		o->size_pct = 0;
+		if (n > 1 && arg[n - 1] == '%') {
+			char pct[16];
+
+			snprintf(pct, sizeof(pct), "%.*s", (int)(n - 1), arg);
+			ret = parse_count(name, pct, 1, 100, &v);
+			o->size_pct = (unsigned int)v;
+		} else {
+			ret = parse_size_opt(name, arg, 1, 1ull << 62,
+					     &o->size);
+		}
 		o->set |= SET_SIZE;
+		break;
+	}
+	case OPT_IO_SIZE:
+		ret = parse_size_opt(name, arg, 1, 1ull << 62, &o->io_size);
 		break;
 	case OPT_RUNTIME:
 		ret = parse_time_opt(name, arg, &o->runtime_ns);
@@ -1302,7 +1323,29 @@ static int check_combinations(struct bench *b)
 		bench_error("--repetitions applies to --workload ior");
 		return -EINVAL;
 	}
-	if (!meta) {
+	if (o->size_pct && (meta || o->workload == WL_IOR || o->verify)) {
+		bench_error("--size %u%% (of the file's size) does not go with "
+			    "%s: give --size in bytes",
+			    o->size_pct,
+			    meta ? "a workload without data" :
+			    o->workload == WL_IOR ?
+				   "--workload ior" :
+				   "--verify (it lays the file "
+				   "out first)");
+		return -EINVAL;
+	}
+	if (o->io_size && (meta || o->workload == WL_IOR)) {
+		bench_error("--io_size applies to a fio workload that moves "
+			    "data");
+		return -EINVAL;
+	}
+	if (o->io_size && o->io_size < o->bs) {
+		bench_error("--io_size %" PRIu64 " is less than a block (--bs "
+			    "%" PRIu64 ")",
+			    o->io_size, o->bs);
+		return -EINVAL;
+	}
+	if (!meta && !o->size_pct) {
 		if (o->bs > o->size) {
 			bench_error("--bs %" PRIu64 " is larger than --size "
 				    "%" PRIu64,
@@ -1339,11 +1382,11 @@ static int check_combinations(struct bench *b)
 			    BENCH_LOG_MAX_JOBS);
 		return -EINVAL;
 	}
-	if (b->nranks > 1 && o->verify && o->filename) {
+	if (bench_nranks(b) > 1 && o->verify && o->filename) {
 		bench_error("--verify tracks a shared --filename's blocks in "
 			    "one process: it cannot with %u MPI ranks (use "
 			    "file per job)",
-			    b->nranks);
+			    bench_nranks(b));
 		return -EINVAL;
 	}
 	if (o->verify) {
@@ -1441,24 +1484,6 @@ static bool job_option(int id)
 	default:
 		return true;
 	}
-}
-
-/* an option for fio's "job options": a later value replaces one given
- * before (a job file's [global] by its section, by the command line) */
-static void note_given(struct bench *b, const char *name, const char *val)
-{
-	unsigned int i;
-
-	for (i = 0; i < b->ngiven; i++)
-		if (!strcmp(b->given[i].name, name))
-			break;
-	if (i == b->ngiven) {
-		if (b->ngiven == BENCH_MAX_GIVEN)
-			return;
-		b->ngiven++;
-	}
-	b->given[i].name = name;
-	b->given[i].value = val ? val : "";
 }
 
 /* notes already printed, so that a job file's sections say each once */
@@ -1576,7 +1601,7 @@ int bench_cli_parse(struct bench *b, int argc, char **argv)
 			continue;
 		}
 		if (job_option(d->id))
-			note_given(b, d->name, val);
+			bench_report_given(b, d->name, val);
 		if (d->id == OPT_NOTE) {
 			fio_note(b, d->name, val);
 			continue;

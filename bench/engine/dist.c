@@ -2,7 +2,7 @@
 /*
  * The engine's collective steps, in its own terms: "did any rank fail",
  * "meet before the clock starts", "hand every result to rank 0".  Alone
- * (b->dist NULL: no MPI in the build, or not started by mpirun) each is
+ * (b->di.dist NULL: no MPI in the build, or not started by mpirun) each is
  * the identity, so the single-process code path is the distributed one
  * with one rank and no communication.
  *
@@ -19,6 +19,18 @@
 #include "engine_int.h"
 
 /**
+ * bench_dist_join() - run as one rank of @d, or alone (@d NULL: rank 0
+ * of 1)
+ * Context: the main thread, before the command line is parsed.
+ */
+void bench_dist_join(struct bench *b, struct bench_dist *d)
+{
+	b->di.dist = d;
+	b->di.rank = d ? (unsigned int)d->rank : 0;
+	b->di.nranks = d ? (unsigned int)d->size : 1;
+}
+
+/**
  * bench_dist_max() - the largest @v of all ranks (@v alone)
  * Context: collective; main thread.
  */
@@ -26,7 +38,7 @@ int bench_dist_max(struct bench *b, int v)
 {
 	int64_t x = v;
 
-	if (!b->dist || b->dist->allmax(b->dist, &x, 1))
+	if (!b->di.dist || b->di.dist->allmax(b->di.dist, &x, 1))
 		return v;
 	return (int)x;
 }
@@ -46,7 +58,7 @@ bool bench_dist_any(struct bench *b, bool local)
  */
 int bench_dist_barrier(struct bench *b)
 {
-	return b->dist ? b->dist->barrier(b->dist) : 0;
+	return b->di.dist ? b->di.dist->barrier(b->di.dist) : 0;
 }
 
 /**
@@ -63,14 +75,14 @@ int bench_dist_agree(struct bench *b, int status)
 {
 	int64_t v[2] = {status != 0, b->usage_error};
 
-	if (!b->dist)
+	if (!b->di.dist)
 		return status;
-	if (b->dist->allmax(b->dist, v, 2))
+	if (b->di.dist->allmax(b->di.dist, v, 2))
 		return status ? status : -EIO;
 	b->usage_error = v[1] != 0;
 	if (status || !v[0])
 		return status;
-	if (!b->rank)
+	if (!b->di.rank)
 		bench_error("stopped: another rank failed (its message is "
 			    "above)");
 	return -ECANCELED;
@@ -86,7 +98,7 @@ static int merge_all(struct bench *b, const char *all, const size_t *lens)
 	unsigned int r;
 	int ret, status = 0;
 
-	for (r = 1; r < b->nranks; r++) {
+	for (r = 1; r < b->di.nranks; r++) {
 		ret = bench_result_merge(b, all + off, lens[r]);
 		if (ret) {
 			bench_error("the result of rank %u does not unpack: "
@@ -104,13 +116,13 @@ static int merge_all(struct bench *b, const char *all, const size_t *lens)
  * @rc: this rank's exit status so far (0, 1, 2)
  *
  * Afterwards rank 0's report shows every rank's jobs and their merged
- * aggregate (b->rep, b->ranks); the other ranks report nothing.
+ * aggregate (b->rpt.jobs, b->rpt.ranks); the other ranks report nothing.
  * Return: @rc, or 1 when a result could not be packed or merged.
  * Context: collective; main thread; after bench_run().
  */
 int bench_dist_collect(struct bench *b, int rc)
 {
-	struct bench_dist *d = b->dist;
+	struct bench_dist *d = b->di.dist;
 	size_t *lens = NULL;
 	void *buf = NULL, *all = NULL;
 	long len;
@@ -130,7 +142,7 @@ int bench_dist_collect(struct bench *b, int rc)
 	if (ret) {
 		bench_error("gathering the results failed: %s", strerror(-ret));
 		rc = rc ? rc : 1;
-	} else if (!b->rank &&
+	} else if (!b->di.rank &&
 		   (bench_ranks_init(b) || merge_all(b, all, lens))) {
 		rc = rc ? rc : 1;
 	}

@@ -24,6 +24,7 @@
 #ifndef BENCH_DIST_H
 #define BENCH_DIST_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -66,5 +67,31 @@ struct bench_dist {
  */
 struct bench_dist *bench_dist_mpi_init(int *argc, char ***argv)
 	__attribute__((weak));
+
+struct bench;
+
+/**
+ * struct bench_distinfo - the engine's side of a distributed run (dist.c)
+ * @dist: the group, or NULL when alone (no MPI, or not under mpirun)
+ * @rank, @nranks: this process's rank and the group's size (0 and 1
+ *	when alone)
+ *
+ * Written once by bench_dist_join() before the command line is parsed,
+ * read-only afterwards: the other files read it with bench_rank(),
+ * bench_nranks() and bench_distributed() (engine_int.h).
+ */
+struct bench_distinfo {
+	struct bench_dist *dist;
+	unsigned int rank, nranks;
+};
+
+/* dist.c: join @d (NULL: alone); collectives with the engine's meaning
+ * (no-ops when alone) */
+void bench_dist_join(struct bench *b, struct bench_dist *d);
+int bench_dist_agree(struct bench *b, int status);
+bool bench_dist_any(struct bench *b, bool local);
+int bench_dist_barrier(struct bench *b);
+int bench_dist_collect(struct bench *b, int rc);
+int bench_dist_max(struct bench *b, int v);
 
 #endif /* BENCH_DIST_H */

@@ -62,7 +62,7 @@ struct bench *bench_create(const struct bench_backend_ops *ops)
 	if (!b)
 		return NULL;
 	b->ops = ops;
-	b->nranks = 1;
+	bench_dist_join(b, NULL);
 	b->priv = calloc(1, ops->priv_size ? ops->priv_size : 1);
 	if (!b->priv)
 		goto out_free_b;
@@ -160,24 +160,9 @@ int bench_parse(struct bench *b, int argc, char **argv)
 			return ret < 0 ? ret : -EINVAL;
 		}
 	}
-	/* open the outputs now: a long run must not end unable to report;
-	 * only rank 0 reports */
-	if (b->o.output && !b->rank && !b->no_outputs) {
-		b->out = fopen(b->o.output, "w");
-		if (!b->out) {
-			bench_error("--output %s: %s", b->o.output,
-				    strerror(errno));
-			return -EINVAL;
-		}
-	}
-	if (b->o.hist_file && !b->rank && !b->no_outputs) {
-		b->hist_out = fopen(b->o.hist_file, "w");
-		if (!b->hist_out) {
-			bench_error("--write_hist %s: %s", b->o.hist_file,
-				    strerror(errno));
-			return -EINVAL;
-		}
-	}
+	ret = bench_outputs_open(b);
+	if (ret)
+		return ret;
 	ret = bench_log_open(b);
 	if (ret)
 		return ret;
@@ -205,12 +190,53 @@ static void fill_random(void *p, size_t len, uint64_t seed)
 	}
 }
 
+/*
+ * fio's percentages of a file's real size (--size=P%, --offset=P%): ask
+ * the back-end (after setup(), before any job_open()).  fio refuses a
+ * size percentage of a file that does not exist ("you need to specify
+ * size="); an offset percentage of one is 0.
+ */
+static int file_real_size(struct bench *b, const char *name, uint64_t *real)
+{
+	const struct bench_opts *o = &b->o;
+	const char *what = o->size_pct ? "--size" : "--offset";
+	unsigned int pct = o->size_pct ? o->size_pct : o->offset_pct;
+	int ret;
+
+	*real = 0;
+	if (!o->size_pct && !o->offset_pct)
+		return 0;
+	if (!b->ops->stat) {
+		bench_error(
+			"%s %u%%: the %s back-end cannot tell a file's size",
+			what, pct, b->ops->name);
+		return -EINVAL;
+	}
+	ret = b->ops->stat(b->priv, name, real);
+	if (ret == -ENOENT && !o->size_pct)
+		return 0;
+	if (ret == -ENOENT) {
+		bench_error("%s: --size %u%% is a percentage of the file's "
+			    "size, and it does not exist: you need to specify "
+			    "size= in bytes (as fio says)",
+			    name, o->size_pct);
+		return -EINVAL;
+	}
+	if (ret) {
+		bench_error("%s: cannot tell its size for %s %u%%: %s", name,
+			    what, pct, strerror(ret < 0 ? -ret : ret));
+		return ret < 0 ? ret : -EIO;
+	}
+	return 0;
+}
+
 static int files_create(struct bench *b)
 {
 	const struct bench_opts *o = &b->o;
 	const char *dir = o->directory, *sep = dir ? "/" : "";
 	unsigned int i;
-	int n;
+	uint64_t real;
+	int n, ret;
 
 	if (o->rw == RW_NULL)
 		return 0;
@@ -234,14 +260,27 @@ static int files_create(struct bench *b)
 			n = asprintf(&f->name, "%s%s%s", dir ? dir : "", sep,
 				     o->filename);
 		else /* the job's global number: ranks' files differ */
-			n = asprintf(&f->name, "%s%s%s.%u.%u", dir ? dir : "",
-				     sep, o->name,
-				     b->rank * o->numjobs + i / o->nrfiles, k);
+			n = asprintf(
+				&f->name, "%s%s%s.%u.%u", dir ? dir : "", sep,
+				o->name,
+				bench_rank(b) * o->numjobs + i / o->nrfiles, k);
 		if (n < 0) {
 			f->name = NULL;
 			return -ENOMEM;
 		}
-		bench_region(o, &f->size, &f->base);
+		ret = file_real_size(b, f->name, &real);
+		if (ret)
+			return ret;
+		bench_region(o, real, &f->size, &f->base);
+		if (o->size_pct && f->size - f->base < o->bs) {
+			bench_error(
+				"%s: --size %u%% of its %" PRIu64
+				" bytes%s is less than a block (--bs %" PRIu64
+				")",
+				f->name, o->size_pct, real,
+				o->offset_pct ? " after --offset" : "", o->bs);
+			return -EINVAL;
+		}
 		f->bs = (uint32_t)o->bs;
 		f->nblocks = (f->size - f->base) / o->bs;
 		f->layout_job = o->filename ? 0 : i / o->nrfiles;
@@ -265,9 +304,10 @@ static int job_create(struct bench *b, struct bench_job *j, unsigned int i)
 	j->b = b;
 	j->info.index = i;
 	j->info.owner = (uint64_t)i + 1;
-	bench_region(o, &j->info.size, &base);
-	j->rank = b->rank;
-	j->gid = b->rank * o->numjobs + i;
+	/* no file (--rw null): the size the options say */
+	bench_region(o, 0, &j->info.size, &base);
+	j->rank = bench_rank(b);
+	j->gid = bench_rank(b) * o->numjobs + i;
 	snprintf(j->name, sizeof(j->name), "%s%u", o->name, j->gid);
 	/* the global number: every rank's jobs draw their own offsets */
 	j->key = bench_mix64(o->seed ^
@@ -299,6 +339,7 @@ static int job_create(struct bench *b, struct bench_job *j, unsigned int i)
 			if (k)
 				*fi = j->info;
 			fi->filename = j->jfiles[k]->name;
+			fi->size = j->jfiles[k]->size;
 			fi->filenum = k;
 		}
 	}
@@ -383,12 +424,17 @@ static int jobs_create(struct bench *b)
 	ret = files_create(b);
 	if (ret)
 		return ret;
+	/* --size P%: the reports give the first file's region in bytes */
+	if (b->o.size_pct && b->nfiles) {
+		b->o.size = b->files[0].size - b->files[0].base;
+		b->cfg.size = b->o.size;
+	}
 	if (b->o.dist == DIST_ZIPF)
 		zipf_setup(b);
 	if (b->o.workload == WL_IOR) {
-		b->ior = calloc(b->o.repetitions, sizeof(*b->ior));
-		if (!b->ior)
-			return -ENOMEM;
+		ret = bench_ior_alloc(b);
+		if (ret)
+			return ret;
 	}
 	b->jobs = calloc(b->o.numjobs, sizeof(*b->jobs));
 	if (!b->jobs)
@@ -432,7 +478,7 @@ static int jobs_open(struct bench *b)
 			 * alone */
 			if (f && f->layout_job == i &&
 			    bench_may_layout(&b->o) &&
-			    !(b->o.filename && b->rank) &&
+			    !(b->o.filename && bench_rank(b)) &&
 			    (fi->file_size < f->size || b->o.verify))
 				f->need_layout = true;
 			if (f && f->need_layout && fi->read_only) {
@@ -464,17 +510,6 @@ static void jobs_close(struct bench *b)
 			b->ops->job_close(b->priv, bench_job_finfo(j, k));
 		j->opened = false;
 	}
-}
-
-static void kv_add(void *arg, const char *name, uint64_t value)
-{
-	struct bench *b = arg;
-
-	if (b->nkv >= BENCH_MAX_KV || !name)
-		return;
-	snprintf(b->kv[b->nkv].name, sizeof(b->kv[b->nkv].name), "%s", name);
-	b->kv[b->nkv].value = value;
-	b->nkv++;
 }
 
 static const char *op_name(enum bench_op op)
@@ -593,7 +628,10 @@ static int run_prepare(struct bench *b)
 	}
 	ret = jobs_create(b);
 	if (ret) {
-		bench_error("cannot allocate the jobs: %s", strerror(-ret));
+		/* other errors (a file's size) are reported already */
+		if (ret == -ENOMEM)
+			bench_error("cannot allocate the jobs: %s",
+				    strerror(-ret));
 		return ret;
 	}
 	ret = bench_fiolog_open(b);
@@ -617,7 +655,7 @@ int bench_run(struct bench *b)
 	if (!b || !b->parsed || b->ran)
 		return -EINVAL;
 	b->ran = true;
-	b->start_time = time(NULL);
+	bench_report_begin(b);
 	ret = run_prepare(b);
 	/* every rank runs the phases, or none */
 	ret = bench_dist_agree(b, ret);
@@ -649,9 +687,9 @@ int bench_run(struct bench *b)
 	if (!ret && b->ops->job_end && !atomic_load(&b->abort))
 		ret = bench_jobs_call(b, b->ops->job_end);
 	if (b->ops->stats)
-		b->ops->stats(b->priv, kv_add, b);
-	if (b->fiolog)
-		kv_add(b, "log_dropped", bench_fiolog_dropped(b));
+		b->ops->stats(b->priv, bench_kv_add, b);
+	if (bench_fiolog_on(b))
+		bench_kv_add(b, "log_dropped", bench_fiolog_dropped(b));
 	if (!ret)
 		ret = report_errors(b);
 	else
@@ -678,24 +716,14 @@ void bench_destroy(struct bench *b)
 	bench_fiolog_close(b); /* it clears the jobs' ring pointers */
 	for (i = 0; i < b->njobs; i++)
 		bench_job_free(&b->jobs[i]);
-	for (i = 0; i < b->nrep; i++)
-		if (b->rep[i]->remote) {
-			bench_job_free(b->rep[i]);
-			free(b->rep[i]);
-		}
-	free(b->rep);
-	free(b->ranks);
+	bench_report_free(b);
 	free(b->jobs);
 	for (i = 0; i < b->nfiles; i++) {
 		free(b->files[i].name);
 		free(b->files[i].state);
 	}
 	free(b->files);
-	free(b->ior);
-	if (b->out)
-		fclose(b->out);
-	if (b->hist_out)
-		fclose(b->hist_out);
+	bench_outputs_close(b);
 	bench_log_close(b);
 	if (b->ops->destroy)
 		b->ops->destroy(b->priv);

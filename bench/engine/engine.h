@@ -277,6 +277,13 @@ typedef void (*bench_stat_fn)(void *arg, const char *name, uint64_t value);
  *	shared by all jobs; fill @lim.  Called once, from the main thread,
  *	may block.  Return 0 or a negative errno after bench_error() (exit
  *	1); on failure nothing else is called but @destroy.
+ * @stat: optional; the size of @filename (relative to the root, as
+ *	job_open() gets it) in @size, without creating or opening it: fio's
+ *	--size=P% and --offset=P% are percentages of a file's real size.
+ *	Called from the main thread after setup() and before any job_open(),
+ *	once per file, may block.  Return 0; -ENOENT when it does not exist
+ *	(the engine then says what fio says); another negative errno.
+ *	Without it the engine refuses percentages of a file's size.
  * @job_open: create/open @job->filename according to @job->open_flags,
  *	set @job->file_size and @job->priv.  Called from the main thread
  *	once per job, in index order, may block; jobs with @shared set open
@@ -349,6 +356,7 @@ struct bench_backend_ops {
 	int (*check)(void *priv, const struct bench_config *cfg);
 	int (*setup)(void *priv, const struct bench_config *cfg,
 		     struct bench_limits *lim);
+	int (*stat)(void *priv, const char *filename, uint64_t *size);
 	int (*job_open)(void *priv, struct bench_job_info *job);
 	int (*submit)(void *priv, struct bench_io *io, unsigned int flags);
 	int (*run_sync)(void *priv, struct bench_io *io, int *status,

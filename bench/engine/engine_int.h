@@ -20,13 +20,15 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
-#include <sys/resource.h>
-#include <time.h>
 
 #include "dist.h"
 #include "engine.h"
 #include "hist.h"
+#include "logs.h"
 #include "model.h"
+#include "progress.h"
+#include "reduce.h"
+#include "status.h"
 
 #define BENCH_CACHELINE 64
 #define bench_container_of(ptr, type, member) \
@@ -80,17 +82,6 @@ struct bench_file {
 };
 
 struct bench_job;
-
-/*
- * Samples of a rate (fio's bw and iops logs' statistics): the main thread
- * takes one per job and direction every BENCH_SAMPLE_NS of measured time.
- */
-#define BENCH_SAMPLE_NS 500000000ull /* fio's bwavgtime/iopsavgtime */
-
-struct bench_samp {
-	uint64_t n;
-	double sum, sumsq, min, max;
-};
 
 /**
  * struct bench_slot - an I/O slot: the back-end's bench_io plus engine
@@ -196,40 +187,15 @@ struct bench_job {
 	struct bench_flog_ring *flog; /* fio's per-I/O logs, or NULL */
 };
 
-struct bench_ior_result {
-	uint64_t bytes;
-	uint64_t ops;
-	uint64_t elapsed_ns;
-	double lat_mean_ns;
-	bool done;
-};
-
-#define BENCH_MAX_KV	64
-#define BENCH_MAX_GIVEN 128
-
-struct bench_kv {
-	char name[48];
-	uint64_t value;
-};
-
-/**
- * struct bench_rankinfo - what the report says about one rank (rank 0's
- * table after a distributed run is merged)
- * @ops: measured operations of the rank's jobs (for CPU per operation)
- */
-struct bench_rankinfo {
-	char host[64];
-	uint64_t usr_ns, sys_ns, wall_ns;
-	uint64_t ops;
-	int status;
-	bool interrupted;
-	bool merged;
-};
-
 struct bench_log;
 struct bench_fiolog;
 struct bench_flog_ring;
 
+/*
+ * A run.  The engine's own state (engine.c, phase.c, cli.c) is here; each
+ * part below it belongs to one module, declared in that module's header,
+ * and the other files reach it only through that module's functions.
+ */
 struct bench {
 	const struct bench_backend_ops *ops;
 	void *priv;
@@ -256,60 +222,35 @@ struct bench {
 	bool ran;
 	bool started; /* a phase ran: there is something to report */
 
-	/* distributed runs (dist.h): rank and size, 0 and 1 when alone */
-	struct bench_dist *dist;
-	unsigned int rank, nranks;
-	struct bench_rankinfo *ranks; /* rank 0 after a merge, else NULL */
-
-	/* the jobs reports show: the local ones, then merged remote ones */
-	struct bench_job **rep;
-	unsigned int nrep, rep_cap;
-
-	/* measured CPU and wall time over all measured phases */
-	bool measured_any;
-	uint64_t usr_ns, sys_ns, wall_ns;
-	struct rusage ru_mark;
-	bool ru_marked;
-	time_t start_time;
-
-	struct bench_ior_result (*ior)[2]; /* [rep][read=0,write=1] */
-
-	struct bench_kv kv[BENCH_MAX_KV];
-	unsigned int nkv;
-
-	/* fio's report: rate samples of all jobs together, the process's
-	 * context switches and faults over the measured time, the options
-	 * as given (fio's "job options") */
-	struct bench_samp all_sbw[DIR_NR], all_siops[DIR_NR];
-	uint64_t all_s_bytes[DIR_NR], all_s_ops[DIR_NR];
-	uint64_t samp_last, samp_next;
-	uint64_t ctx, majf, minf;
-	struct {
-		const char *name, *value;
-	} given[BENCH_MAX_GIVEN];
-	unsigned int ngiven;
-	unsigned int groupid; /* fio's group (job files: stonewall...) */
 	double zipf_zetan, zipf_eta, zipf_alpha; /* --random_distribution */
 	bool no_outputs;	/* a job file section: the driver writes */
 	bool parse_only;	/* --parse-only */
 	char url_file[4096];	/* --filename\'s path from a URL */
 	char fname_store[4096]; /* --filename a:b:c, split */
 
-	/* progress */
-	bool progress;
-	FILE *progress_f;
-	FILE *out;		     /* --output, opened at parse time */
-	FILE *hist_out;		     /* --write_hist, opened at parse time */
-	struct bench_log *log;	     /* --write_log */
-	struct bench_fiolog *fiolog; /* fio's logs (fiolog.c) */
-	unsigned int log_job_base;   /* job files: jobs of earlier sections */
-	uint64_t prog_last_t;
-	uint64_t prog_last_ops[DIR_NR], prog_last_bytes[DIR_NR];
-	size_t prog_width;
-	bool prog_tty;	       /* \r only on a terminal */
-	uint64_t prog_nl_last; /* --eta-newline */
-	uint64_t status_next;  /* --status-interval */
+	struct bench_distinfo di;	/* dist.c (dist.h) */
+	struct bench_report rpt;	/* reduce.c (reduce.h) */
+	struct bench_progress progress; /* progress.c (progress.h) */
+	struct bench_outputs outs;	/* status.c (status.h) */
+	struct bench_logs logs;		/* log.c, fiolog.c, samp.c (logs.h) */
 };
+
+/* dist.c's part, read-only after bench_dist_join() */
+static inline unsigned int bench_rank(const struct bench *b)
+{
+	return b->di.rank;
+}
+
+static inline unsigned int bench_nranks(const struct bench *b)
+{
+	return b->di.nranks;
+}
+
+/* a distributed run (rather than one process, alone) */
+static inline bool bench_distributed(const struct bench *b)
+{
+	return b->di.dist != NULL;
+}
 
 /* cli.c */
 int bench_cli_parse(struct bench *b, int argc, char **argv);
@@ -343,15 +284,6 @@ const struct bench_preset *bench_find_preset(const char *name);
 /* job.c: a back-end hook (job_end, job_sync) for every opened job */
 int bench_jobs_call(struct bench *b,
 		    int (*hook)(void *priv, struct bench_job_info *job));
-
-/* status.c: the report in every format asked for; --status-interval */
-int bench_report_formats(struct bench *b, FILE *out);
-void bench_status_dump(struct bench *b, uint64_t now);
-
-/* samp.c: rate samples */
-void bench_samp_add(struct bench_samp *s, double v);
-double bench_samp_mean(const struct bench_samp *s);
-double bench_samp_dev(const struct bench_samp *s);
 
 /* phase.c */
 extern volatile sig_atomic_t bench_sigint;
@@ -423,50 +355,6 @@ extern int bench_msg_rank;  /* -1: alone; else prefixed "[rank N]" */
 extern bool bench_mute;	    /* drop bench_error() (identical on rank 0) */
 void bench_mute_push(void); /* mute messages for a while (nestable) */
 void bench_mute_pop(void);
-
-/* reduce.c: the jobs a report shows; freeing one */
-int bench_rep_add(struct bench *b, struct bench_job *j);
-void bench_job_free(struct bench_job *j);
-
-/* reduce.c: one rank's results, packed for rank 0 */
-uint64_t bench_fingerprint(const struct bench_opts *o);
-long bench_result_pack(struct bench *b, void *buf, size_t len);
-int bench_result_merge(struct bench *b, const void *buf, size_t len);
-void bench_rankinfo_local(struct bench *b, struct bench_rankinfo *ri);
-int bench_ranks_init(struct bench *b);
-
-/* dist.c: collectives with the engine's meaning (no-ops when alone) */
-int bench_dist_agree(struct bench *b, int status);
-bool bench_dist_any(struct bench *b, bool local);
-int bench_dist_barrier(struct bench *b);
-int bench_dist_collect(struct bench *b, int rc);
-int bench_dist_max(struct bench *b, int v);
-
-/* log.c: per-interval logs (--write_log) */
-int bench_log_open(struct bench *b);
-void bench_log_phase_start(struct bench *b);
-void bench_log_tick(struct bench *b, uint64_t now);
-void bench_log_phase_end(struct bench *b, uint64_t now);
-uint64_t bench_log_next(const struct bench *b);
-void bench_log_close(struct bench *b);
-int bench_rank_path(char *out, size_t len, const char *path, unsigned int rank,
-		    unsigned int nranks);
-
-/* fiolog.c: fio's lat/bw/iops/hist logs */
-int bench_fiolog_open(struct bench *b);
-void bench_flog_record(struct bench_flog_ring *r, uint64_t t, uint64_t lat,
-		       unsigned int dir, uint32_t len);
-void bench_fiolog_phase_start(struct bench *b);
-uint64_t bench_fiolog_next(const struct bench *b);
-void bench_fiolog_tick(struct bench *b, uint64_t now);
-void bench_fiolog_phase_end(struct bench *b, uint64_t now);
-uint64_t bench_fiolog_dropped(const struct bench *b);
-void bench_fiolog_close(struct bench *b);
-
-/* progress.c */
-void bench_progress_start(struct bench *b);
-void bench_progress_tick(struct bench *b, uint64_t now);
-void bench_progress_end(struct bench *b);
 
 /** bench_job_finfo() - the bench_job_info of file @k of @j */
 static inline struct bench_job_info *bench_job_finfo(struct bench_job *j,

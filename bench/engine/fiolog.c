@@ -112,8 +112,8 @@ static int open_one(struct bench *b, struct flog_job *fj, unsigned int k,
 		/* one file per rank under MPI (PREFIX_lat.R.log, as
 		 * --write_log names them) */
 		snprintf(one, sizeof(one), "%s_%s.log", prefix, kind_names[k]);
-		if (bench_rank_path(path, sizeof(path), one, b->rank,
-				    b->nranks)) {
+		if (bench_rank_path(path, sizeof(path), one, bench_rank(b),
+				    bench_nranks(b))) {
 			bench_error("%s: %s", one, strerror(ENAMETOOLONG));
 			return -ENAMETOOLONG;
 		}
@@ -155,7 +155,7 @@ int bench_fiolog_open(struct bench *b)
 	l = calloc(1, sizeof(*l));
 	if (!l)
 		return -ENOMEM;
-	b->fiolog = l;
+	b->logs.fiolog = l;
 	l->per_job = o->per_job_logs;
 	l->kind[LK_LAT] = l->kind[LK_CLAT] = l->kind[LK_SLAT] = o->lat_log;
 	l->kind[LK_BW] = o->bw_log;
@@ -177,7 +177,7 @@ int bench_fiolog_open(struct bench *b)
 			if (!l->kind[k])
 				continue;
 			ret = open_one(b, fj, k, prefix_of(o, k),
-				       b->log_job_base + b->jobs[i].gid + 1,
+				       b->logs.job_base + b->jobs[i].gid + 1,
 				       i && !l->per_job ? l->jobs[0].f[k] :
 							  NULL);
 			if (ret)
@@ -278,7 +278,7 @@ static void drain(struct bench_fiolog *l, struct flog_job *fj, uint64_t t0)
 /* one window per job and direction that moved (fio's log_avg_msec) */
 static void window(struct bench *b, uint64_t t, double dt)
 {
-	struct bench_fiolog *l = b->fiolog;
+	struct bench_fiolog *l = b->logs.fiolog;
 	uint64_t ms = (t - l->t0) / 1000000;
 	unsigned int i, d;
 
@@ -341,7 +341,7 @@ static unsigned int fio_plat_idx(uint64_t v)
 
 static void hist_window(struct bench *b, uint64_t t)
 {
-	struct bench_fiolog *l = b->fiolog;
+	struct bench_fiolog *l = b->logs.fiolog;
 	uint64_t ms = (t - l->t0) / 1000000;
 	unsigned int i, d, k;
 
@@ -380,7 +380,7 @@ static void hist_window(struct bench *b, uint64_t t)
 /** bench_fiolog_phase_start() - a measured phase starts (main thread) */
 void bench_fiolog_phase_start(struct bench *b)
 {
-	struct bench_fiolog *l = b->fiolog;
+	struct bench_fiolog *l = b->logs.fiolog;
 	unsigned int i, d;
 
 	if (!l)
@@ -406,7 +406,7 @@ void bench_fiolog_phase_start(struct bench *b)
 /** bench_fiolog_next() - when the main thread must wake for the logs */
 uint64_t bench_fiolog_next(const struct bench *b)
 {
-	const struct bench_fiolog *l = b->fiolog;
+	const struct bench_fiolog *l = b->logs.fiolog;
 
 	if (!l)
 		return UINT64_MAX;
@@ -416,7 +416,7 @@ uint64_t bench_fiolog_next(const struct bench *b)
 /** bench_fiolog_tick() - write what is due at @now (main thread) */
 void bench_fiolog_tick(struct bench *b, uint64_t now)
 {
-	struct bench_fiolog *l = b->fiolog;
+	struct bench_fiolog *l = b->logs.fiolog;
 	unsigned int i;
 
 	if (!l || !b->phase.measured || now < b->phase.t_measure)
@@ -437,7 +437,7 @@ void bench_fiolog_tick(struct bench *b, uint64_t now)
 /** bench_fiolog_phase_end() - the phase's jobs are joined: the rest */
 void bench_fiolog_phase_end(struct bench *b, uint64_t now)
 {
-	struct bench_fiolog *l = b->fiolog;
+	struct bench_fiolog *l = b->logs.fiolog;
 	unsigned int i, k;
 
 	if (!l)
@@ -460,10 +460,16 @@ void bench_fiolog_phase_end(struct bench *b, uint64_t now)
 	l->avg_next = l->hist_next = UINT64_MAX;
 }
 
+/** bench_fiolog_on() - fio's logs are written this run */
+bool bench_fiolog_on(const struct bench *b)
+{
+	return b->logs.fiolog != NULL;
+}
+
 /** bench_fiolog_dropped() - per-I/O entries a full ring dropped */
 uint64_t bench_fiolog_dropped(const struct bench *b)
 {
-	const struct bench_fiolog *l = b->fiolog;
+	const struct bench_fiolog *l = b->logs.fiolog;
 	uint64_t n = 0;
 	unsigned int i;
 
@@ -476,7 +482,7 @@ uint64_t bench_fiolog_dropped(const struct bench *b)
 /** bench_fiolog_close() - close and free (NULL ok) */
 void bench_fiolog_close(struct bench *b)
 {
-	struct bench_fiolog *l = b->fiolog;
+	struct bench_fiolog *l = b->logs.fiolog;
 	unsigned int i, k, d;
 
 	if (!l)
@@ -496,5 +502,5 @@ void bench_fiolog_close(struct bench *b)
 	free(l->delta);
 	free(l->bins);
 	free(l);
-	b->fiolog = NULL;
+	b->logs.fiolog = NULL;
 }

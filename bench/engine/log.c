@@ -150,8 +150,8 @@ int bench_log_open(struct bench *b)
 
 	if (!o->log_file)
 		return 0;
-	ret = bench_rank_path(path, sizeof(path), o->log_file, b->rank,
-			      b->nranks);
+	ret = bench_rank_path(path, sizeof(path), o->log_file, bench_rank(b),
+			      bench_nranks(b));
 	if (ret) {
 		bench_error("--write_log %s: %s", o->log_file, strerror(-ret));
 		return -EINVAL;
@@ -176,7 +176,7 @@ int bench_log_open(struct bench *b)
 		for (k = 0; k < sizeof(cols) / sizeof(cols[0]); k++)
 			fprintf(l->f, "\t%s_%s", bench_dir_name(d), cols[k]);
 	fputs("\tinterval_s\n", l->f);
-	b->log = l;
+	b->logs.log = l;
 	return 0;
 
 out_nomem:
@@ -189,20 +189,20 @@ out_nomem:
 /** bench_log_close() - flush and close the log; free it (NULL ok) */
 void bench_log_close(struct bench *b)
 {
-	struct bench_log *l = b->log;
+	struct bench_log *l = b->logs.log;
 
 	if (!l)
 		return;
 	if (l->f)
 		fclose(l->f);
 	log_free(l);
-	b->log = NULL;
+	b->logs.log = NULL;
 }
 
 /** bench_log_next() - when the next line is due (UINT64_MAX: none) */
 uint64_t bench_log_next(const struct bench *b)
 {
-	return b->log ? b->log->next : UINT64_MAX;
+	return b->logs.log ? b->logs.log->next : UINT64_MAX;
 }
 
 static uint64_t rate(uint64_t n, uint64_t dt)
@@ -250,7 +250,7 @@ static void put_head(struct bench *b, FILE *f, uint64_t t, const char *job)
 {
 	const char *p;
 
-	fprintf(f, "%.3f\t%s\t", (double)(t - b->log->t0) / 1e9, job);
+	fprintf(f, "%.3f\t%s\t", (double)(t - b->logs.log->t0) / 1e9, job);
 	/* one word per field: labels such as "ior write" have spaces */
 	for (p = b->phase.label; *p; p++)
 		fputc(*p == ' ' ? '-' : *p, f);
@@ -276,7 +276,7 @@ static uint64_t job_bytes(const struct bench_job *j, enum bench_dir d)
 static void log_job(struct bench *b, struct bench_job *j, unsigned int i,
 		    uint64_t t, uint64_t dt, struct ivl *agg)
 {
-	struct bench_log *l = b->log;
+	struct bench_log *l = b->logs.log;
 	struct bench_hist **pp, *tmp;
 	uint64_t by, *pb;
 	struct ivl v;
@@ -305,7 +305,7 @@ static void log_job(struct bench *b, struct bench_job *j, unsigned int i,
 /* Write the interval (last, t] and start the next one at @t. */
 static void log_emit(struct bench *b, uint64_t t)
 {
-	struct bench_log *l = b->log;
+	struct bench_log *l = b->logs.log;
 	uint64_t dt = t - l->last, by;
 	struct ivl agg[DIR_NR];
 	unsigned int i, d;
@@ -348,7 +348,7 @@ out_line:
 /* Take the starting snapshots without writing a line. */
 static void log_snapshot(struct bench *b)
 {
-	struct bench_log *l = b->log;
+	struct bench_log *l = b->logs.log;
 	unsigned int i, d;
 
 	for (d = 0; d < DIR_NR; d++) {
@@ -374,7 +374,7 @@ static void log_snapshot(struct bench *b)
  */
 void bench_log_phase_start(struct bench *b)
 {
-	struct bench_log *l = b->log;
+	struct bench_log *l = b->logs.log;
 
 	if (!l)
 		return;
@@ -393,7 +393,7 @@ void bench_log_phase_start(struct bench *b)
  */
 void bench_log_tick(struct bench *b, uint64_t now)
 {
-	struct bench_log *l = b->log;
+	struct bench_log *l = b->logs.log;
 
 	if (!l || now < l->next)
 		return;
@@ -412,7 +412,7 @@ void bench_log_tick(struct bench *b, uint64_t now)
  */
 void bench_log_phase_end(struct bench *b, uint64_t now)
 {
-	struct bench_log *l = b->log;
+	struct bench_log *l = b->logs.log;
 	uint64_t t = now < b->phase.t_end ? now : b->phase.t_end;
 
 	if (!l || l->next == UINT64_MAX)

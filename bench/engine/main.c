@@ -35,9 +35,7 @@ int bench_main(const struct bench_backend_ops *ops, int argc, char **argv)
 		return 1;
 	}
 	if (d) {
-		b->dist = d;
-		b->rank = (unsigned int)d->rank;
-		b->nranks = (unsigned int)d->size;
+		bench_dist_join(b, d);
 		bench_msg_rank = d->rank;
 		/* every rank parses the same line: rank 0 speaks for all */
 		bench_mute = d->rank != 0;
@@ -56,7 +54,7 @@ int bench_main(const struct bench_backend_ops *ops, int argc, char **argv)
 	rc = ret ? (b->usage_error ? 2 : 1) : 0;
 	if (b->started)
 		rc = bench_dist_collect(b, rc);
-	if (b->started && rc != 2 && !b->rank && bench_report(b, NULL))
+	if (b->started && rc != 2 && !bench_rank(b) && bench_report(b, NULL))
 		rc = 1;
 	/* every rank exits with the status of the whole run */
 	rc = bench_dist_max(b, rc);

@@ -85,24 +85,40 @@ bool bench_reads_after_write(const struct bench_opts *o)
 	return bench_rw_reads(o->rw);
 }
 
+/* @pct percent of @n, without overflow */
+static uint64_t pct_of(uint64_t n, unsigned int pct)
+{
+	return n / 100 * pct + n % 100 * pct / 100;
+}
+
 /**
  * bench_region() - the size of a job's file and where its I/O region
- * starts: --offset N puts the --size bytes of I/O after N bytes (the file
- * is N + size long, as fio extends a file it creates); --offset P% starts
- * the I/O P% into a file of --size bytes, at a block boundary.
+ * starts, fio's way
+ * @real: the file's real size before the run (0 when it does not exist);
+ *	read only with --size=P% or --offset=P%
+ *
+ * --offset N puts the --size bytes of I/O after N bytes (the file is
+ * N + size long, as fio extends a file it creates); --offset P% starts
+ * the I/O P% into the file's real size, aligned up to a block (0 for a
+ * new file); --size P% is P% of the real size, capped where the file
+ * ends, in whole blocks (may be 0: the caller refuses it).
  */
-void bench_region(const struct bench_opts *o, uint64_t *file_size,
-		  uint64_t *base)
+void bench_region(const struct bench_opts *o, uint64_t real,
+		  uint64_t *file_size, uint64_t *base)
 {
 	uint64_t size = o->file_bytes ? o->file_bytes : o->size;
 
-	if (o->offset_pct) {
-		*file_size = size;
-		*base = size / 100 * o->offset_pct / o->bs * o->bs;
-		if (*base >= size)
-			*base = size - o->bs;
-		return;
-	}
-	*file_size = o->offset + size;
 	*base = o->offset;
+	if (o->offset_pct)
+		*base = (pct_of(real, o->offset_pct) + o->bs - 1) / o->bs *
+			o->bs;
+	if (o->size_pct) {
+		size = pct_of(real, o->size_pct);
+		if (*base >= real)
+			size = 0;
+		else if (size > real - *base)
+			size = real - *base;
+		size = size / o->bs * o->bs;
+	}
+	*file_size = *base + size;
 }

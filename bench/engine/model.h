@@ -179,6 +179,8 @@ struct bench_opts {
 	unsigned int loops;	    /* --loops: passes over the file */
 	uint64_t offset;	    /* --offset: the jobs' region starts here */
 	unsigned int offset_pct;    /* --offset=P%: P (0: absolute) */
+	unsigned int size_pct;	    /* --size=P%: P of the file's size */
+	uint64_t io_size;	    /* --io_size: bytes to move (0: size) */
 	bool randrepeat;	    /* --randrepeat (default 1) */
 	unsigned int kb_base;	    /* --kb_base */
 	double pcts[BENCH_MAX_PCT]; /* --percentile_list */
@@ -225,12 +227,20 @@ static inline bool bench_rw_meta(enum bench_rw rw)
 	return rw == RW_NULL || rw == RW_GETATTR;
 }
 
+/* the directions a workload moves */
+static inline void bench_rw_dirs(enum bench_rw rw, bool dirs[DIR_NR])
+{
+	dirs[DIR_OTHER] = bench_rw_meta(rw);
+	dirs[DIR_READ] = bench_rw_reads(rw);
+	dirs[DIR_WRITE] = bench_rw_writes(rw);
+}
+
 /* slots a job primes in a layout phase */
 #define BENCH_LAYOUT_DEPTH 4u
 bool bench_may_layout(const struct bench_opts *o);
 bool bench_writes_data(const struct bench_opts *o);
 bool bench_reads_after_write(const struct bench_opts *o);
-void bench_region(const struct bench_opts *o, uint64_t *file_size,
-		  uint64_t *base);
+void bench_region(const struct bench_opts *o, uint64_t real,
+		  uint64_t *file_size, uint64_t *base);
 
 #endif /* BENCH_MODEL_H */

@@ -123,7 +123,8 @@ static int report(struct section_run *runs, unsigned int n,
 		for (i = 0; !ret && i < n; i++)
 			if (bs[i]->started) {
 				fprintf(out, "%s[%s] group %u\n", i ? "\n" : "",
-					bs[i]->o.name, bs[i]->groupid);
+					bs[i]->o.name,
+					bench_report_groupid(bs[i]));
 				ret = bench_report_normal(bs[i], out);
 			}
 	free(bs);
@@ -189,7 +190,7 @@ int bench_main_jobfiles(const struct bench_backend_ops *ops, int argc,
 		}
 		if (i && (r->b->o.stonewall || r->b->o.new_group))
 			group++;
-		r->b->groupid = group;
+		bench_report_group(r->b, group);
 		/* one progress line: the first section's of each wave */
 		if (i && !r->b->o.stonewall)
 			r->b->o.eta = ETA_NEVER;

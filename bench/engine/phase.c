@@ -65,6 +65,10 @@ static uint64_t job_budget(struct bench *b, struct bench_job *j,
 		if (o->time_based || bench_rw_meta(o->rw))
 			return o->number_ios ? o->number_ios : UINT64_MAX;
 		n = (f ? f->nblocks * j->nfiles : o->size / o->bs) * o->loops;
+		/* fio's io_size: this many bytes per pass, over the region
+		 * (wrapping when it is larger) */
+		if (o->io_size)
+			n = o->io_size / o->bs * o->loops;
 		return o->number_ios && o->number_ios < n ? o->number_ios : n;
 	}
 	return 0;
@@ -90,7 +94,10 @@ static void phase_prepare_job(struct bench *b, struct bench_job *j)
 	j->byte_budget = 0;
 	if (b->o.varbs && ph->kind == PH_MAIN && !b->o.time_based &&
 	    !bench_rw_meta(ph->rw) && f) {
-		j->byte_budget = (f->size - f->base) * j->nfiles * b->o.loops;
+		j->byte_budget =
+			(b->o.io_size ? b->o.io_size :
+					(f->size - f->base) * j->nfiles) *
+			b->o.loops;
 		if (!b->o.number_ios)
 			j->budget = UINT64_MAX;
 	}
@@ -111,34 +118,6 @@ static void phase_prepare_job(struct bench *b, struct bench_job *j)
 	atomic_store_explicit(&j->t_drained, 0, memory_order_relaxed);
 }
 
-static void ru_mark(struct bench *b)
-{
-	getrusage(RUSAGE_SELF, &b->ru_mark);
-	b->ru_marked = true;
-}
-
-static uint64_t tv_ns(const struct timeval *tv)
-{
-	return (uint64_t)tv->tv_sec * 1000000000ull +
-	       (uint64_t)tv->tv_usec * 1000ull;
-}
-
-static void ru_account(struct bench *b)
-{
-	struct rusage now;
-
-	if (!b->ru_marked)
-		return;
-	getrusage(RUSAGE_SELF, &now);
-	b->ctx += (uint64_t)(now.ru_nvcsw - b->ru_mark.ru_nvcsw) +
-		  (uint64_t)(now.ru_nivcsw - b->ru_mark.ru_nivcsw);
-	b->majf += (uint64_t)(now.ru_majflt - b->ru_mark.ru_majflt);
-	b->minf += (uint64_t)(now.ru_minflt - b->ru_mark.ru_minflt);
-	b->usr_ns += tv_ns(&now.ru_utime) - tv_ns(&b->ru_mark.ru_utime);
-	b->sys_ns += tv_ns(&now.ru_stime) - tv_ns(&b->ru_mark.ru_stime);
-	b->ru_marked = false;
-}
-
 void bench_stop_all(struct bench *b)
 {
 	unsigned int i;
@@ -153,97 +132,6 @@ void bench_stop_all(struct bench *b)
 	}
 }
 
-/* the directions a phase moves */
-static void phase_dirs(enum bench_rw rw, bool dirs[DIR_NR])
-{
-	dirs[DIR_OTHER] = bench_rw_meta(rw);
-	dirs[DIR_READ] = bench_rw_reads(rw);
-	dirs[DIR_WRITE] = bench_rw_writes(rw);
-}
-
-/*
- * One rate sample per job and direction, and one of all jobs together,
- * over the time since the last: what fio's bw_* and iops_* statistics
- * are made of.  Main thread, every BENCH_SAMPLE_NS of measured time.
- */
-static void sample_rates(struct bench *b, uint64_t now, bool take)
-{
-	bool dirs[DIR_NR];
-	double dt = (double)(now - b->samp_last) / 1e9;
-	uint64_t ab[DIR_NR] = {0}, ao[DIR_NR] = {0};
-	unsigned int i, d;
-
-	phase_dirs(b->phase.rw, dirs);
-	for (i = 0; i < b->njobs; i++) {
-		struct bench_job *j = &b->jobs[i];
-
-		for (d = 0; d < DIR_NR; d++) {
-			uint64_t by = atomic_load_explicit(
-				&j->bytes[d], memory_order_relaxed);
-			uint64_t op = bench_hist_count(j->hist[d]);
-
-			if (take && dirs[d] && j->budget) {
-				bench_samp_add(&j->sbw[d],
-					       (double)(by - j->s_bytes[d]) /
-						       1024.0 / dt);
-				bench_samp_add(&j->siops[d],
-					       (double)(op - j->s_ops[d]) / dt);
-			}
-			j->s_bytes[d] = by;
-			j->s_ops[d] = op;
-			ab[d] += by;
-			ao[d] += op;
-		}
-	}
-	for (d = 0; d < DIR_NR; d++) {
-		if (take && dirs[d]) {
-			bench_samp_add(&b->all_sbw[d],
-				       (double)(ab[d] - b->all_s_bytes[d]) /
-					       1024.0 / dt);
-			bench_samp_add(&b->all_siops[d],
-				       (double)(ao[d] - b->all_s_ops[d]) / dt);
-		}
-		b->all_s_bytes[d] = ab[d];
-		b->all_s_ops[d] = ao[d];
-	}
-	b->samp_last = now;
-}
-
-static void sample_tick(struct bench *b, uint64_t now)
-{
-	const struct bench_phase *ph = &b->phase;
-
-	if (!ph->measured || now < ph->t_measure)
-		return;
-	if (!b->samp_next) { /* the end of the ramp: the starting point */
-		sample_rates(b, now, false);
-		b->samp_next = now + BENCH_SAMPLE_NS;
-		return;
-	}
-	if (now < b->samp_next || now > ph->t_end)
-		return;
-	sample_rates(b, now, true);
-	while (b->samp_next <= now)
-		b->samp_next += BENCH_SAMPLE_NS;
-}
-
-/* fio's --status-interval: the whole report every interval */
-static void status_tick(struct bench *b, uint64_t now)
-{
-	const struct bench_phase *ph = &b->phase;
-	uint64_t iv = b->o.status_interval_ns;
-
-	if (!iv || !ph->measured || now < ph->t_measure)
-		return;
-	if (!b->status_next)
-		b->status_next = ph->t_measure + iv;
-	if (now < b->status_next || now > ph->t_end)
-		return;
-	bench_status_dump(b, now);
-	while (b->status_next <= now)
-		b->status_next += iv;
-}
-
 static void phase_wait(struct bench *b)
 {
 	const struct bench_phase *ph = &b->phase;
@@ -256,33 +144,32 @@ static void phase_wait(struct bench *b)
 		if (!n)
 			break;
 		now = bench_now_ns();
-		if (ph->measured && !b->ru_marked && now >= ph->t_measure)
-			ru_mark(b);
+		if (ph->measured && !bench_cpu_marked(b) &&
+		    now >= ph->t_measure)
+			bench_cpu_mark(b);
 		if (bench_sigint && !b->interrupted) {
 			b->interrupted = true;
 			bench_stop_all(b);
 		}
-		if (b->progress)
-			bench_progress_tick(b, now);
-		if (b->log)
-			bench_log_tick(b, now);
-		sample_tick(b, now);
+		bench_progress_tick(b, now);
+		bench_log_tick(b, now);
+		bench_samp_tick(b, now);
 		bench_fiolog_tick(b, now);
-		status_tick(b, now);
+		bench_status_tick(b, now);
 		/* short sleeps: notice ^C and the ramp's end promptly */
 		wait = 100000000ull;
-		if (b->samp_next > now && b->samp_next - now < wait)
-			wait = b->samp_next - now;
+		if (bench_samp_next(b) > now && bench_samp_next(b) - now < wait)
+			wait = bench_samp_next(b) - now;
 		if (bench_fiolog_next(b) > now &&
 		    bench_fiolog_next(b) - now < wait)
 			wait = bench_fiolog_next(b) - now;
-		if (b->status_next > now && b->status_next - now < wait)
-			wait = b->status_next - now;
-		if (ph->measured && !b->ru_marked && ph->t_measure > now &&
-		    ph->t_measure - now < wait)
+		if (bench_status_next(b) > now &&
+		    bench_status_next(b) - now < wait)
+			wait = bench_status_next(b) - now;
+		if (ph->measured && !bench_cpu_marked(b) &&
+		    ph->t_measure > now && ph->t_measure - now < wait)
 			wait = ph->t_measure - now;
-		if (b->log && bench_log_next(b) > now &&
-		    bench_log_next(b) - now < wait)
+		if (bench_log_next(b) > now && bench_log_next(b) - now < wait)
 			wait = bench_log_next(b) - now;
 		bench_futex_wait(&b->jobs_running, n, wait);
 	}
@@ -315,7 +202,7 @@ static void phase_account(struct bench *b, const struct dir_snap *before)
 	bool dirs[DIR_NR] = {false};
 	unsigned int i, d;
 
-	phase_dirs(ph->rw, dirs);
+	bench_rw_dirs(ph->rw, dirs);
 	for (i = 0; i < b->njobs; i++) {
 		struct bench_job *j = &b->jobs[i];
 		uint64_t end = atomic_load_explicit(&j->t_drained,
@@ -333,17 +220,18 @@ static void phase_account(struct bench *b, const struct dir_snap *before)
 	}
 	if (ph->ior_rep >= 0) {
 		enum bench_dir id = ph->rw == RW_READ ? DIR_READ : DIR_WRITE;
-		struct bench_ior_result *r = &b->ior[ph->ior_rep][id];
+		struct bench_ior_result r;
 		struct dir_snap after;
 
 		snap_dir(b, id, &after);
-		r->bytes = after.bytes - before[id].bytes;
-		r->ops = after.ops - before[id].ops;
-		r->lat_mean_ns = r->ops ? (double)(after.sum - before[id].sum) /
-						  (double)r->ops :
-					  0;
-		r->elapsed_ns = last - ph->t_start;
-		r->done = true;
+		r.bytes = after.bytes - before[id].bytes;
+		r.ops = after.ops - before[id].ops;
+		r.lat_mean_ns = r.ops ? (double)(after.sum - before[id].sum) /
+						(double)r.ops :
+					0;
+		r.elapsed_ns = last - ph->t_start;
+		r.done = true;
+		bench_ior_record(b, ph->ior_rep, id, &r);
 	}
 }
 
@@ -409,14 +297,12 @@ static int run_phase(struct bench *b, enum bench_phase_kind kind,
 		if (b->o.runtime_ns)
 			ph->t_end = ph->t_measure + b->o.runtime_ns;
 	}
-	b->samp_next = 0;
-	b->status_next = 0;
+	bench_samp_phase_start(b);
+	bench_status_phase_start(b);
 	if (ph->measured) {
-		b->measured_any = true;
 		if (ph->t_measure == ph->t_start)
-			ru_mark(b);
-		if (b->log)
-			bench_log_phase_start(b);
+			bench_cpu_mark(b);
+		bench_log_phase_start(b);
 		bench_fiolog_phase_start(b);
 	}
 	atomic_store_explicit(&b->jobs_running, n, memory_order_relaxed);
@@ -448,12 +334,10 @@ static int run_phase(struct bench *b, enum bench_phase_kind kind,
 	if (ph->measured) {
 		uint64_t now = bench_now_ns();
 
-		if (b->ru_marked && now > ph->t_measure)
-			b->wall_ns += now - ph->t_measure;
-		ru_account(b);
+		bench_cpu_account(b, now > ph->t_measure ? now - ph->t_measure :
+							   0);
 		phase_account(b, before);
-		if (b->log)
-			bench_log_phase_end(b, now);
+		bench_log_phase_end(b, now);
 		bench_fiolog_phase_end(b, now);
 	}
 	if (kind == PH_LAYOUT)

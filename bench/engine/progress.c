@@ -26,25 +26,25 @@ void bench_progress_start(struct bench *b)
 {
 	const struct bench_opts *o = &b->o;
 
-	b->progress = false;
-	b->progress_f = NULL;
+	b->progress.on = false;
+	b->progress.f = NULL;
 	/* under MPI, rank 0's line only (N would overwrite each other), and
 	 * only on request: it counts rank 0's own jobs, and mpirun may give
 	 * every rank a terminal */
-	if (o->eta == ETA_NEVER || b->rank ||
-	    (b->nranks > 1 && o->eta != ETA_ALWAYS))
+	if (o->eta == ETA_NEVER || bench_rank(b) ||
+	    (bench_nranks(b) > 1 && o->eta != ETA_ALWAYS))
 		return;
 	if (o->eta == ETA_ALWAYS || isatty(STDERR_FILENO))
-		b->progress_f = stderr;
+		b->progress.f = stderr;
 	else if (isatty(STDOUT_FILENO) && (o->fmt == FMT_NORMAL || o->output))
-		b->progress_f = stdout;
-	b->progress = b->progress_f != NULL;
-	b->prog_tty = b->progress && isatty(fileno(b->progress_f));
-	b->prog_nl_last = bench_now_ns();
-	b->prog_last_t = bench_now_ns();
-	memset(b->prog_last_ops, 0, sizeof(b->prog_last_ops));
-	memset(b->prog_last_bytes, 0, sizeof(b->prog_last_bytes));
-	b->prog_width = 0;
+		b->progress.f = stdout;
+	b->progress.on = b->progress.f != NULL;
+	b->progress.tty = b->progress.on && isatty(fileno(b->progress.f));
+	b->progress.nl_last = bench_now_ns();
+	b->progress.last_t = bench_now_ns();
+	memset(b->progress.last_ops, 0, sizeof(b->progress.last_ops));
+	memset(b->progress.last_bytes, 0, sizeof(b->progress.last_bytes));
+	b->progress.width = 0;
 }
 
 static void human(char *out, size_t n, double v, const char *unit)
@@ -67,12 +67,12 @@ void bench_progress_tick(struct bench *b, uint64_t now)
 {
 	const struct bench_phase *ph = &b->phase;
 	uint64_t ops[DIR_NR] = {0}, bytes[DIR_NR] = {0}, done = 0, budget = 0;
-	double dt = (double)(now - b->prog_last_t) / 1e9;
+	double dt = (double)(now - b->progress.last_t) / 1e9;
 	char line[256], r[32], w[32], io[32];
 	unsigned int i, d, running = 0;
 	int len;
 
-	if (now - b->prog_last_t < 1000000000ull)
+	if (!b->progress.on || now - b->progress.last_t < 1000000000ull)
 		return;
 	for (i = 0; i < b->njobs; i++) {
 		struct bench_job *j = &b->jobs[i];
@@ -91,19 +91,21 @@ void bench_progress_tick(struct bench *b, uint64_t now)
 		}
 	}
 	human(r, sizeof(r),
-	      (double)(bytes[DIR_READ] - b->prog_last_bytes[DIR_READ]) / dt,
+	      (double)(bytes[DIR_READ] - b->progress.last_bytes[DIR_READ]) / dt,
 	      "B/s");
 	human(w, sizeof(w),
-	      (double)(bytes[DIR_WRITE] - b->prog_last_bytes[DIR_WRITE]) / dt,
+	      (double)(bytes[DIR_WRITE] - b->progress.last_bytes[DIR_WRITE]) /
+		      dt,
 	      "B/s");
 	human(io, sizeof(io),
-	      (double)(ops[0] + ops[1] + ops[2] - b->prog_last_ops[0] -
-		       b->prog_last_ops[1] - b->prog_last_ops[2]) /
+	      (double)(ops[0] + ops[1] + ops[2] - b->progress.last_ops[0] -
+		       b->progress.last_ops[1] - b->progress.last_ops[2]) /
 		      dt,
 	      "");
-	len = snprintf(
-		line, sizeof(line), "%sJobs: %u (%s): [r=%s,w=%s][%s IOPS]",
-		b->nranks > 1 ? "rank 0: " : "", running, ph->label, r, w, io);
+	len = snprintf(line, sizeof(line),
+		       "%sJobs: %u (%s): [r=%s,w=%s][%s IOPS]",
+		       bench_nranks(b) > 1 ? "rank 0: " : "", running,
+		       ph->label, r, w, io);
 	if (ph->t_end != UINT64_MAX && ph->t_end > now) {
 		uint64_t s = (ph->t_end - now + 999999999ull) / 1000000000ull;
 
@@ -114,30 +116,30 @@ void bench_progress_tick(struct bench *b, uint64_t now)
 		len += snprintf(line + len, sizeof(line) - (size_t)len,
 				"[%.1f%% done]", 100.0 * (double)done / budget);
 	}
-	if (!b->prog_tty) {
-		fprintf(b->progress_f, "%s\n", line);
+	if (!b->progress.tty) {
+		fprintf(b->progress.f, "%s\n", line);
 	} else {
-		fprintf(b->progress_f, "\r%-*s", (int)b->prog_width, line);
-		if ((size_t)len > b->prog_width)
-			b->prog_width = (size_t)len;
+		fprintf(b->progress.f, "\r%-*s", (int)b->progress.width, line);
+		if ((size_t)len > b->progress.width)
+			b->progress.width = (size_t)len;
 		if (b->o.eta_newline_ns &&
-		    now - b->prog_nl_last >= b->o.eta_newline_ns) {
-			fputc('\n', b->progress_f);
-			b->prog_nl_last = now;
-			b->prog_width = 0;
+		    now - b->progress.nl_last >= b->o.eta_newline_ns) {
+			fputc('\n', b->progress.f);
+			b->progress.nl_last = now;
+			b->progress.width = 0;
 		}
 	}
-	fflush(b->progress_f);
-	memcpy(b->prog_last_ops, ops, sizeof(ops));
-	memcpy(b->prog_last_bytes, bytes, sizeof(bytes));
-	b->prog_last_t = now;
+	fflush(b->progress.f);
+	memcpy(b->progress.last_ops, ops, sizeof(ops));
+	memcpy(b->progress.last_bytes, bytes, sizeof(bytes));
+	b->progress.last_t = now;
 }
 
 /** bench_progress_end() - erase the line before the report */
 void bench_progress_end(struct bench *b)
 {
-	if (!b->progress || !b->prog_width || !b->prog_tty)
+	if (!b->progress.on || !b->progress.width || !b->progress.tty)
 		return;
-	fprintf(b->progress_f, "\r%*s\r", (int)b->prog_width, "");
-	fflush(b->progress_f);
+	fprintf(b->progress.f, "\r%*s\r", (int)b->progress.width, "");
+	fflush(b->progress.f);
 }

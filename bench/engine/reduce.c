@@ -34,6 +34,7 @@
  * truncated or foreign buffer is -EINVAL with the report untouched.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -191,9 +192,9 @@ void bench_rankinfo_local(struct bench *b, struct bench_rankinfo *ri)
 	memset(ri, 0, sizeof(*ri));
 	if (gethostname(ri->host, sizeof(ri->host) - 1))
 		snprintf(ri->host, sizeof(ri->host), "?");
-	ri->usr_ns = b->usr_ns;
-	ri->sys_ns = b->sys_ns;
-	ri->wall_ns = b->wall_ns;
+	ri->usr_ns = b->rpt.usr_ns;
+	ri->sys_ns = b->rpt.sys_ns;
+	ri->wall_ns = b->rpt.wall_ns;
 	for (i = 0; i < b->njobs; i++)
 		ri->ops += job_ops(&b->jobs[i]);
 	ri->status = b->status;
@@ -208,12 +209,12 @@ void bench_rankinfo_local(struct bench *b, struct bench_rankinfo *ri)
  */
 int bench_ranks_init(struct bench *b)
 {
-	if (b->ranks)
+	if (b->rpt.ranks)
 		return 0;
-	b->ranks = calloc(b->nranks, sizeof(*b->ranks));
-	if (!b->ranks)
+	b->rpt.ranks = calloc(bench_nranks(b), sizeof(*b->rpt.ranks));
+	if (!b->rpt.ranks)
 		return -ENOMEM;
-	bench_rankinfo_local(b, &b->ranks[b->rank]);
+	bench_rankinfo_local(b, &b->rpt.ranks[bench_rank(b)]);
 	return 0;
 }
 
@@ -279,26 +280,26 @@ long bench_result_pack(struct bench *b, void *buf, size_t len)
 	put_le(&w, RES_MAGIC, 4);
 	put_le(&w, RES_VERSION, 2);
 	put_le(&w, DIR_NR, 2);
-	put_le(&w, b->rank, 4);
+	put_le(&w, bench_rank(b), 4);
 	put_le(&w, b->njobs, 4);
 	put_le(&w, bench_fingerprint(&b->o), 8);
 	put_le(&w, (uint32_t)b->status, 4);
 	put_le(&w, b->interrupted, 1);
 	put_le(&w, 0, 3);
-	put_le(&w, b->usr_ns, 8);
-	put_le(&w, b->sys_ns, 8);
-	put_le(&w, b->wall_ns, 8);
+	put_le(&w, b->rpt.usr_ns, 8);
+	put_le(&w, b->rpt.sys_ns, 8);
+	put_le(&w, b->rpt.wall_ns, 8);
 	put_str(&w, ri.host);
-	put_le(&w, b->nkv, 4);
-	for (i = 0; i < b->nkv; i++) {
-		put_str(&w, b->kv[i].name);
-		put_le(&w, b->kv[i].value, 8);
+	put_le(&w, b->rpt.nkv, 4);
+	for (i = 0; i < b->rpt.nkv; i++) {
+		put_str(&w, b->rpt.kv[i].name);
+		put_le(&w, b->rpt.kv[i].value, 8);
 	}
-	nrep = b->ior ? b->o.repetitions : 0;
+	nrep = b->rpt.ior ? b->o.repetitions : 0;
 	put_le(&w, nrep, 4);
 	for (r = 0; r < nrep; r++)
 		for (d = 0; d < 2; d++) {
-			const struct bench_ior_result *x = &b->ior[r][d];
+			const struct bench_ior_result *x = &b->rpt.ior[r][d];
 
 			put_le(&w, x->done, 1);
 			put_le(&w, x->bytes, 8);
@@ -417,22 +418,22 @@ static int kv_merge(struct bench *b, const struct bench_kv *kv, unsigned int n)
 
 	/* first count the new names: all or nothing */
 	for (i = 0; i < n; i++) {
-		for (k = 0; k < b->nkv; k++)
-			if (!strcmp(b->kv[k].name, kv[i].name))
+		for (k = 0; k < b->rpt.nkv; k++)
+			if (!strcmp(b->rpt.kv[k].name, kv[i].name))
 				break;
-		add += k == b->nkv;
+		add += k == b->rpt.nkv;
 	}
-	if (b->nkv + add > BENCH_MAX_KV)
+	if (b->rpt.nkv + add > BENCH_MAX_KV)
 		return -EINVAL;
 	for (i = 0; i < n; i++) {
-		for (k = 0; k < b->nkv; k++)
-			if (!strcmp(b->kv[k].name, kv[i].name))
+		for (k = 0; k < b->rpt.nkv; k++)
+			if (!strcmp(b->rpt.kv[k].name, kv[i].name))
 				break;
-		if (k == b->nkv)
-			b->kv[b->nkv++] = kv[i];
+		if (k == b->rpt.nkv)
+			b->rpt.kv[b->rpt.nkv++] = kv[i];
 		else
-			b->kv[k].value = kv_combine(kv[i].name, b->kv[k].value,
-						    kv[i].value);
+			b->rpt.kv[k].value = kv_combine(
+				kv[i].name, b->rpt.kv[k].value, kv[i].value);
 	}
 	return 0;
 }
@@ -467,9 +468,9 @@ int bench_result_merge(struct bench *b, const void *buf, size_t len)
 		return -EINVAL;
 	rank = (unsigned int)get_le(&r, 4);
 	njobs = (unsigned int)get_le(&r, 4);
-	if (r.bad || rank >= b->nranks || rank == b->rank ||
-	    (b->ranks && b->ranks[rank].merged) || njobs != b->o.numjobs ||
-	    get_le(&r, 8) != bench_fingerprint(&b->o))
+	if (r.bad || rank >= bench_nranks(b) || rank == bench_rank(b) ||
+	    (b->rpt.ranks && b->rpt.ranks[rank].merged) ||
+	    njobs != b->o.numjobs || get_le(&r, 8) != bench_fingerprint(&b->o))
 		return -EINVAL;
 	ri.status = (int32_t)(uint32_t)get_le(&r, 4);
 	ri.interrupted = get_le(&r, 1) != 0;
@@ -489,7 +490,7 @@ int bench_result_merge(struct bench *b, const void *buf, size_t len)
 		kv[i].value = get_le(&r, 8);
 	}
 	nrep = (unsigned int)get_le(&r, 4);
-	if (r.bad || nrep != (b->ior ? b->o.repetitions : 0))
+	if (r.bad || nrep != (b->rpt.ior ? b->o.repetitions : 0))
 		goto out_free;
 	ior = calloc(nrep ? nrep : 1, sizeof(*ior));
 	jobs = calloc(njobs ? njobs : 1, sizeof(*jobs));
@@ -531,7 +532,7 @@ int bench_result_merge(struct bench *b, const void *buf, size_t len)
 	}
 	for (i = 0; i < nrep; i++)
 		for (d = 0; d < 2; d++) {
-			struct bench_ior_result *x = &b->ior[i][d];
+			struct bench_ior_result *x = &b->rpt.ior[i][d];
 			const struct bench_ior_result *y = &ior[i][d];
 			uint64_t ops = x->ops + y->ops;
 
@@ -548,15 +549,15 @@ int bench_result_merge(struct bench *b, const void *buf, size_t len)
 				x->elapsed_ns = y->elapsed_ns;
 			x->done = true;
 		}
-	b->usr_ns += ri.usr_ns;
-	b->sys_ns += ri.sys_ns;
-	if (ri.wall_ns > b->wall_ns)
-		b->wall_ns = ri.wall_ns;
+	b->rpt.usr_ns += ri.usr_ns;
+	b->rpt.sys_ns += ri.sys_ns;
+	if (ri.wall_ns > b->rpt.wall_ns)
+		b->rpt.wall_ns = ri.wall_ns;
 	if (!b->status && ri.status)
 		b->status = ri.status;
 	b->interrupted |= ri.interrupted;
 	ri.merged = true;
-	b->ranks[rank] = ri;
+	b->rpt.ranks[rank] = ri;
 	free(jobs);
 	free(ior);
 	free(kv);
@@ -580,15 +581,15 @@ int bench_rep_add(struct bench *b, struct bench_job *j)
 	struct bench_job **r;
 	unsigned int cap;
 
-	if (b->nrep == b->rep_cap) {
-		cap = b->rep_cap ? 2 * b->rep_cap : 16;
-		r = realloc(b->rep, cap * sizeof(*r));
+	if (b->rpt.njobs == b->rpt.cap) {
+		cap = b->rpt.cap ? 2 * b->rpt.cap : 16;
+		r = realloc(b->rpt.jobs, cap * sizeof(*r));
 		if (!r)
 			return -ENOMEM;
-		b->rep = r;
-		b->rep_cap = cap;
+		b->rpt.jobs = r;
+		b->rpt.cap = cap;
 	}
-	b->rep[b->nrep++] = j;
+	b->rpt.jobs[b->rpt.njobs++] = j;
 	return 0;
 }
 
@@ -605,4 +606,160 @@ void bench_job_free(struct bench_job *j)
 	free(j->xinfo);
 	if (j->remote)
 		free((char *)j->info.filename);
+}
+
+/**
+ * bench_report_free() - free the report's jobs merged from other ranks,
+ * its tables and ior's results (the local jobs are the engine's)
+ */
+void bench_report_free(struct bench *b)
+{
+	unsigned int i;
+
+	for (i = 0; i < b->rpt.njobs; i++)
+		if (b->rpt.jobs[i]->remote) {
+			bench_job_free(b->rpt.jobs[i]);
+			free(b->rpt.jobs[i]);
+		}
+	free(b->rpt.jobs);
+	free(b->rpt.ranks);
+	free(b->rpt.ior);
+}
+
+/** bench_report_begin() - the run starts now (fio's "timestamp") */
+void bench_report_begin(struct bench *b)
+{
+	b->rpt.start_time = time(NULL);
+}
+
+/** bench_ior_alloc() - room for ior's results; 0 or -ENOMEM */
+int bench_ior_alloc(struct bench *b)
+{
+	b->rpt.ior = calloc(b->o.repetitions, sizeof(*b->rpt.ior));
+	return b->rpt.ior ? 0 : -ENOMEM;
+}
+
+/** bench_ior_record() - the result of repetition @rep's phase @d */
+void bench_ior_record(struct bench *b, int rep, enum bench_dir d,
+		      const struct bench_ior_result *r)
+{
+	b->rpt.ior[rep][d] = *r;
+}
+
+/**
+ * bench_kv_add() - a counter for the report (the back-end's stats hook's
+ * callback, @arg the struct bench); beyond BENCH_MAX_KV they are dropped
+ */
+void bench_kv_add(void *arg, const char *name, uint64_t value)
+{
+	struct bench *b = arg;
+
+	if (b->rpt.nkv >= BENCH_MAX_KV || !name)
+		return;
+	snprintf(b->rpt.kv[b->rpt.nkv].name, sizeof(b->rpt.kv[b->rpt.nkv].name),
+		 "%s", name);
+	b->rpt.kv[b->rpt.nkv].value = value;
+	b->rpt.nkv++;
+}
+
+/*
+ * bench_report_given() - an option for fio's "job options": a later
+ * value replaces one given before (a job file's [global] by its section,
+ * by the command line); @name and @val must outlive the report
+ */
+void bench_report_given(struct bench *b, const char *name, const char *val)
+{
+	unsigned int i;
+
+	for (i = 0; i < b->rpt.ngiven; i++)
+		if (!strcmp(b->rpt.given[i].name, name))
+			break;
+	if (i == b->rpt.ngiven) {
+		if (b->rpt.ngiven == BENCH_MAX_GIVEN)
+			return;
+		b->rpt.ngiven++;
+	}
+	b->rpt.given[i].name = name;
+	b->rpt.given[i].value = val ? val : "";
+}
+
+/** bench_report_group() - fio's group of the run (job file sections) */
+void bench_report_group(struct bench *b, unsigned int groupid)
+{
+	b->rpt.groupid = groupid;
+}
+
+unsigned int bench_report_groupid(const struct bench *b)
+{
+	return b->rpt.groupid;
+}
+
+/** bench_cpu_marked() - the measured time has started (and not ended) */
+bool bench_cpu_marked(const struct bench *b)
+{
+	return b->rpt.ru_marked;
+}
+
+/** bench_cpu_mark() - the measured time starts: take getrusage() */
+void bench_cpu_mark(struct bench *b)
+{
+	getrusage(RUSAGE_SELF, &b->rpt.ru_mark);
+	b->rpt.ru_marked = true;
+}
+
+static uint64_t tv_ns(const struct timeval *tv)
+{
+	return (uint64_t)tv->tv_sec * 1000000000ull +
+	       (uint64_t)tv->tv_usec * 1000ull;
+}
+
+/**
+ * bench_cpu_account() - the measured time ends: add its CPU time,
+ * context switches and faults, and @wall_ns of wall time (nothing when
+ * it never started)
+ */
+void bench_cpu_account(struct bench *b, uint64_t wall_ns)
+{
+	struct rusage now;
+	const struct rusage *m = &b->rpt.ru_mark;
+
+	if (!b->rpt.ru_marked)
+		return;
+	b->rpt.wall_ns += wall_ns;
+	getrusage(RUSAGE_SELF, &now);
+	b->rpt.ctx += (uint64_t)(now.ru_nvcsw - m->ru_nvcsw) +
+		      (uint64_t)(now.ru_nivcsw - m->ru_nivcsw);
+	b->rpt.majf += (uint64_t)(now.ru_majflt - m->ru_majflt);
+	b->rpt.minf += (uint64_t)(now.ru_minflt - m->ru_minflt);
+	b->rpt.usr_ns += tv_ns(&now.ru_utime) - tv_ns(&m->ru_utime);
+	b->rpt.sys_ns += tv_ns(&now.ru_stime) - tv_ns(&m->ru_stime);
+	b->rpt.ru_marked = false;
+}
+
+/**
+ * bench_cpu_peek() - the CPU and wall times as if the measured time
+ * ended now, @wall_ns after it started (--status-interval); the times
+ * before go to @saved for bench_cpu_restore()
+ */
+void bench_cpu_peek(struct bench *b, uint64_t wall_ns, uint64_t saved[3])
+{
+	const struct rusage *m = &b->rpt.ru_mark;
+	struct rusage ru;
+
+	saved[0] = b->rpt.usr_ns;
+	saved[1] = b->rpt.sys_ns;
+	saved[2] = b->rpt.wall_ns;
+	if (b->rpt.ru_marked && !getrusage(RUSAGE_SELF, &ru)) {
+		b->rpt.usr_ns += tv_ns(&ru.ru_utime) - tv_ns(&m->ru_utime);
+		b->rpt.sys_ns += tv_ns(&ru.ru_stime) - tv_ns(&m->ru_stime);
+		b->rpt.wall_ns += wall_ns;
+	}
+}
+
+/** bench_cpu_restore() - undo bench_cpu_peek() */
+void bench_cpu_restore(struct bench *b, const uint64_t saved[3])
+{
+	b->rpt.usr_ns = saved[0];
+	b->rpt.sys_ns = saved[1];
+	b->rpt.wall_ns = saved[2];
 }

@@ -18,7 +18,7 @@
  * (completions run on back-end threads, not on job threads), over the
  * measured time only.
  *
- * After an MPI run rank 0's report lists every rank's jobs (b->rep, with
+ * After an MPI run rank 0's report lists every rank's jobs (b->rpt.jobs, with
  * "rank" and "host"), a job's CPU figures are its rank's, and the
  * aggregate's are the sum over ranks divided by the longest measured time
  * (percent of one CPU, as for a multi-threaded process).
@@ -51,8 +51,8 @@ void bench_view_job(struct bench *b, struct bench_job *j, struct view *v)
 	v->jobid = (int)j->gid;
 	v->rank = (int)j->rank;
 	v->njobs = 1;
-	if (b->ranks) {
-		const struct bench_rankinfo *ri = &b->ranks[j->rank];
+	if (b->rpt.ranks) {
+		const struct bench_rankinfo *ri = &b->rpt.ranks[j->rank];
 
 		v->usr_ns = ri->usr_ns;
 		v->sys_ns = ri->sys_ns;
@@ -60,9 +60,9 @@ void bench_view_job(struct bench *b, struct bench_job *j, struct view *v)
 		v->cpu_ops = ri->ops;
 		v->host = ri->host;
 	} else {
-		v->usr_ns = b->usr_ns;
-		v->sys_ns = b->sys_ns;
-		v->wall_ns = b->wall_ns;
+		v->usr_ns = b->rpt.usr_ns;
+		v->sys_ns = b->rpt.sys_ns;
+		v->wall_ns = b->rpt.wall_ns;
 		v->cpu_ops = bench_all_ops(b);
 	}
 	v->owner = j->info.owner;
@@ -91,23 +91,22 @@ void bench_view_all(struct bench *b, struct bench_hist *agg[DIR_NR],
 	v->name = "all";
 	v->jobid = -1;
 	v->rank = -1;
-	v->njobs = b->nrep;
+	v->njobs = b->rpt.njobs;
 	if (b->o.filename)
 		v->filename = b->files[0].name;
-	v->usr_ns = b->usr_ns;
-	v->sys_ns = b->sys_ns;
-	v->wall_ns = b->wall_ns;
+	v->usr_ns = b->rpt.usr_ns;
+	v->sys_ns = b->rpt.sys_ns;
+	v->wall_ns = b->rpt.wall_ns;
 	v->cpu_ops = bench_all_ops(b);
-	v->sbw = b->all_sbw;
-	v->siops = b->all_siops;
+	bench_samp_all(b, &v->sbw, &v->siops);
 	for (d = 0; d < DIR_NR; d++) {
 		bench_hist_init(agg[d]);
 		v->h[d] = agg[d];
 	}
-	for (i = 0; i < b->nrep; i++) {
+	for (i = 0; i < b->rpt.njobs; i++) {
 		struct view jv;
 
-		bench_view_job(b, b->rep[i], &jv);
+		bench_view_job(b, b->rpt.jobs[i], &jv);
 		for (d = 0; d < DIR_NR; d++) {
 			bench_hist_merge(agg[d], jv.h[d]);
 			v->bytes[d] += jv.bytes[d];
@@ -168,9 +167,9 @@ uint64_t bench_all_ops(const struct bench *b)
 	uint64_t n = 0;
 	unsigned int i, d;
 
-	for (i = 0; i < b->nrep; i++)
+	for (i = 0; i < b->rpt.njobs; i++)
 		for (d = 0; d < DIR_NR; d++)
-			n += bench_hist_count(b->rep[i]->hist[d]);
+			n += bench_hist_count(b->rpt.jobs[i]->hist[d]);
 	return n;
 }
 
@@ -275,7 +274,7 @@ static void text_view(FILE *f, struct bench *b, const struct view *v)
 {
 	unsigned int d;
 
-	if (v->jobid >= 0 && b->nranks > 1)
+	if (v->jobid >= 0 && bench_nranks(b) > 1)
 		fprintf(f,
 			"%s: (groupid=0, jobs=1): err=%3d: rank=%d%s%s, "
 			"owner=%" PRIu64 "%s%s\n",
@@ -301,9 +300,9 @@ static void text_view(FILE *f, struct bench *b, const struct view *v)
 		"(%s)\n",
 		bench_cpu_pct(v->usr_ns, v->wall_ns),
 		bench_cpu_pct(v->sys_ns, v->wall_ns), bench_cpu_us_per_op(v),
-		b->nranks <= 1 ? "process" :
-		v->rank < 0    ? "all ranks" :
-				 "rank");
+		bench_nranks(b) <= 1 ? "process" :
+		v->rank < 0	     ? "all ranks" :
+				       "rank");
 	fprintf(f, "  handoffs     : %" PRIu64 "\n", v->handoffs);
 	if (v->nerrors || v->verify_errors)
 		fprintf(f,
@@ -322,8 +321,8 @@ static void text_header(FILE *f, struct bench *b)
 	fprintf(f, "%s: %s rw=%s, bs=%sB, size=%s, iodepth=%u, numjobs=%u",
 		bench_prog_name, o->workload == WL_IOR ? "ior" : "fio",
 		bench_rw_name(o->rw), bs, size, o->iodepth, o->numjobs);
-	if (b->nranks > 1)
-		fprintf(f, " x %u MPI ranks", b->nranks);
+	if (bench_nranks(b) > 1)
+		fprintf(f, " x %u MPI ranks", bench_nranks(b));
 	if (o->workload == WL_FIO)
 		fprintf(f, ", runtime=%.3gs, ramp_time=%.3gs",
 			(double)o->runtime_ns / 1e9, (double)o->ramp_ns / 1e9);
@@ -350,7 +349,7 @@ static void text_ior(FILE *f, struct bench *b)
 
 			if (d == DIR_OTHER)
 				continue;
-			x = &b->ior[r][d];
+			x = &b->rpt.ior[r][d];
 			if (!x->done)
 				continue;
 			fprintf(f,
@@ -371,7 +370,7 @@ static void text_ior(FILE *f, struct bench *b)
 		if (d == DIR_OTHER)
 			continue;
 		for (r = 0; r < o->repetitions; r++) {
-			const struct bench_ior_result *x = &b->ior[r][d];
+			const struct bench_ior_result *x = &b->rpt.ior[r][d];
 			double bw = bench_per_sec(x->bytes, x->elapsed_ns);
 
 			if (!x->done)
@@ -400,8 +399,8 @@ static void text_status(FILE *f, struct bench *b, const struct view *all)
 
 		if (!bench_hist_count(all->h[d]) && !all->elapsed[d])
 			continue;
-		for (i = 0; i < b->nrep; i++) {
-			uint64_t e = b->rep[i]->elapsed_ns[d];
+		for (i = 0; i < b->rpt.njobs; i++) {
+			uint64_t e = b->rpt.jobs[i]->elapsed_ns[d];
 
 			if (e < mn)
 				mn = e;
@@ -422,11 +421,11 @@ static void text_status(FILE *f, struct bench *b, const struct view *all)
 			up[d], bw, bwd, io, iod, bench_hist_count(all->h[d]),
 			mn / 1000000, mx / 1000000);
 	}
-	if (b->nkv) {
+	if (b->rpt.nkv) {
 		fprintf(f, "\nBack-end %s:", b->ops->name);
-		for (i = 0; i < b->nkv; i++)
+		for (i = 0; i < b->rpt.nkv; i++)
 			fprintf(f, "%s%s=%" PRIu64, i % 4 ? ", " : "\n  ",
-				b->kv[i].name, b->kv[i].value);
+				b->rpt.kv[i].name, b->rpt.kv[i].value);
 		fputc('\n', f);
 	}
 }
@@ -444,11 +443,11 @@ int bench_report_normal(struct bench *b, FILE *f)
 	if (b->o.workload == WL_IOR)
 		text_ior(f, b);
 	if (!b->o.group_reporting)
-		for (i = 0; i < b->nrep; i++) {
-			bench_view_job(b, b->rep[i], &v);
+		for (i = 0; i < b->rpt.njobs; i++) {
+			bench_view_job(b, b->rpt.jobs[i], &v);
 			text_view(f, b, &v);
 		}
-	if (b->o.group_reporting || b->nrep > 1)
+	if (b->o.group_reporting || b->rpt.njobs > 1)
 		text_view(f, b, &all);
 	text_status(f, b, &all);
 	bench_agg_free(agg);

@@ -332,8 +332,8 @@ static void js_job_options(struct js *j, struct bench *b)
 	unsigned int i;
 
 	js_open(j, "job options", '{');
-	for (i = 0; i < b->ngiven; i++) {
-		const char *n = b->given[i].name;
+	for (i = 0; i < b->rpt.ngiven; i++) {
+		const char *n = b->rpt.given[i].name;
 
 		if (!strcmp(n, "readwrite"))
 			n = "rw";
@@ -342,7 +342,7 @@ static void js_job_options(struct js *j, struct bench *b)
 		rw |= !strcmp(n, "rw");
 		bs |= !strcmp(n, "bs");
 		iod |= !strcmp(n, "iodepth");
-		js_str(j, n, b->given[i].value);
+		js_str(j, n, b->rpt.given[i].value);
 	}
 	/* what fio-plot and others look up even when left at its default */
 	if (!rw)
@@ -365,7 +365,7 @@ static void js_view_xprt(struct js *j, struct bench *b, const struct view *v)
 	if (v->jobid >= 0) {
 		js_i64(j, "jobid", v->jobid);
 		js_u64(j, "owner", v->owner);
-		if (b->dist) {
+		if (bench_distributed(b)) {
 			js_i64(j, "rank", v->rank);
 			if (v->host)
 				js_str(j, "host", v->host);
@@ -418,7 +418,7 @@ static void js_view(struct js *j, struct bench *b, const struct view *v,
 
 	js_open(j, key, '{');
 	js_str(j, "jobname", v->name);
-	js_u64(j, "groupid", b->groupid);
+	js_u64(j, "groupid", b->rpt.groupid);
 	js_i64(j, "error", v->err ? -v->err->status : 0);
 	js_u64(j, "eta", 0);
 	for (d = 0; d < DIR_NR; d++)
@@ -443,9 +443,9 @@ static void js_view(struct js *j, struct bench *b, const struct view *v,
 	js_u64(j, "job_runtime", rt / 1000000);
 	js_dbl(j, "usr_cpu", bench_cpu_pct(v->usr_ns, v->wall_ns));
 	js_dbl(j, "sys_cpu", bench_cpu_pct(v->sys_ns, v->wall_ns));
-	js_u64(j, "ctx", b->ctx);
-	js_u64(j, "majf", b->majf);
-	js_u64(j, "minf", b->minf);
+	js_u64(j, "ctx", b->rpt.ctx);
+	js_u64(j, "majf", b->rpt.majf);
+	js_u64(j, "minf", b->rpt.minf);
 	/* the engine keeps every slot in flight: the whole run at iodepth,
 	 * one I/O per submission and per completion */
 	js_levels(j, "iodepth_level", dl, 7, depth_level(b->o.iodepth));
@@ -518,7 +518,7 @@ static void js_ior(struct js *j, struct bench *b)
 	js_u64(j, "block_size", o->size);
 	js_u64(j, "transfer_size", o->bs);
 	js_u64(j, "repetitions", o->repetitions);
-	js_u64(j, "tasks", b->nrep);
+	js_u64(j, "tasks", b->rpt.njobs);
 	js_open(j, "results", '[');
 	for (r = 0; r < o->repetitions; r++)
 		for (d = DIR_NR; d-- > 0;) {
@@ -526,7 +526,7 @@ static void js_ior(struct js *j, struct bench *b)
 
 			if (d == DIR_OTHER)
 				continue;
-			x = &b->ior[r][d];
+			x = &b->rpt.ior[r][d];
 			if (!x->done)
 				continue;
 			js_open(j, NULL, '{');
@@ -553,7 +553,7 @@ static void js_ior(struct js *j, struct bench *b)
 		if (d == DIR_OTHER)
 			continue;
 		for (r = 0; r < o->repetitions; r++) {
-			const struct bench_ior_result *x = &b->ior[r][d];
+			const struct bench_ior_result *x = &b->rpt.ior[r][d];
 			double bw = bench_per_sec(x->bytes, x->elapsed_ns) /
 				    1048576.0;
 
@@ -589,12 +589,12 @@ static void js_mpi(struct js *j, struct bench *b)
 	unsigned int r;
 
 	js_open(j, "mpi", '{');
-	js_u64(j, "ranks", b->nranks);
+	js_u64(j, "ranks", bench_nranks(b));
 	js_u64(j, "jobs_per_rank", b->o.numjobs);
-	js_u64(j, "jobs", b->nrep);
+	js_u64(j, "jobs", b->rpt.njobs);
 	js_open(j, "rank_info", '[');
-	for (r = 0; b->ranks && r < b->nranks; r++) {
-		const struct bench_rankinfo *ri = &b->ranks[r];
+	for (r = 0; b->rpt.ranks && r < bench_nranks(b); r++) {
+		const struct bench_rankinfo *ri = &b->rpt.ranks[r];
 
 		js_open(j, NULL, '{');
 		js_u64(j, "rank", r);
@@ -621,8 +621,8 @@ static void js_jobs(struct js *j, struct bench *b, bool plus,
 		js_view(j, b, all, NULL, plus, tmp, all);
 		return;
 	}
-	for (i = 0; i < b->nrep; i++) {
-		bench_view_job(b, b->rep[i], &v);
+	for (i = 0; i < b->rpt.njobs; i++) {
+		bench_view_job(b, b->rpt.jobs[i], &v);
 		js_view(j, b, &v, NULL, plus, tmp, all);
 	}
 }
@@ -633,17 +633,17 @@ static void js_xprt(struct js *j, struct bench *b, bool plus,
 {
 	unsigned int i;
 
-	js_u64(j, "start", (uint64_t)b->start_time);
+	js_u64(j, "start", (uint64_t)b->rpt.start_time);
 	js_options(j, b);
-	if (b->dist)
+	if (bench_distributed(b))
 		js_mpi(j, b);
 	js_view(j, b, all, "aggregate", plus, tmp, all);
 	if (b->o.workload == WL_IOR)
 		js_ior(j, b);
 	js_open(j, "backend_stats", '{');
 	js_str(j, "name", b->ops->name);
-	for (i = 0; i < b->nkv; i++)
-		js_u64(j, b->kv[i].name, b->kv[i].value);
+	for (i = 0; i < b->rpt.nkv; i++)
+		js_u64(j, b->rpt.kv[i].name, b->rpt.kv[i].value);
 	js_close(j, '}');
 	js_open(j, "status", '{');
 	js_bool(j, "ok", b->status == 0);
@@ -730,7 +730,7 @@ int bench_report_json_multi(struct bench **bs, unsigned int n,
 		for (i = 0; i < n; i++) {
 			js_open(&j, NULL, '{');
 			js_str(&j, "name", bs[i]->o.name);
-			js_u64(&j, "groupid", bs[i]->groupid);
+			js_u64(&j, "groupid", bs[i]->rpt.groupid);
 			js_bool(&j, "ran", bs[i]->started);
 			if (bs[i]->started) {
 				bench_view_all(bs[i], agg, &all);
@@ -804,7 +804,8 @@ static void terse_view(FILE *f, struct bench *b, const struct view *v,
 				  1024.0);
 	fprintf(f, ";%f%%;%f%%;%" PRIu64 ";%" PRIu64 ";%" PRIu64,
 		bench_cpu_pct(v->usr_ns, v->wall_ns),
-		bench_cpu_pct(v->sys_ns, v->wall_ns), b->ctx, b->majf, b->minf);
+		bench_cpu_pct(v->sys_ns, v->wall_ns), b->rpt.ctx, b->rpt.majf,
+		b->rpt.minf);
 	for (k = 0; k < 7; k++)
 		fprintf(f, ";%s", k == hot ? "100.0%" : "0.0%");
 	lat_shares(v, tmp, shares);
@@ -839,8 +840,8 @@ int bench_report_terse(struct bench *b, FILE *f)
 	if (b->o.group_reporting) {
 		terse_view(f, b, &all, &all, tmp);
 	} else {
-		for (i = 0; i < b->nrep; i++) {
-			bench_view_job(b, b->rep[i], &v);
+		for (i = 0; i < b->rpt.njobs; i++) {
+			bench_view_job(b, b->rpt.jobs[i], &v);
 			terse_view(f, b, &v, &all, tmp);
 		}
 	}

@@ -1,14 +1,53 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The report in every format --output-format asks for (bench_report(),
- * at the end of a run) and fio's --status-interval (the same report, as
- * if the run ended now, from the main thread during a measured phase).
- * Above report.c and report_json.c, below engine.c and phase.c.
+ * at the end of a run), the files it goes to (--output, --write_hist:
+ * struct bench_outputs, status.h) and fio's --status-interval (the same
+ * report, as if the run ended now, from the main thread during a
+ * measured phase).  Above report.c, report_json.c and reduce.c, below
+ * engine.c and phase.c.
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "engine_int.h"
+
+/**
+ * bench_outputs_open() - open --output and --write_hist now: a long run
+ * must not end unable to report; only rank 0 reports, and a job file's
+ * sections leave them to the driver (multi.c)
+ * Return: 0, or -EINVAL (said) when one cannot be opened.
+ */
+int bench_outputs_open(struct bench *b)
+{
+	if (b->o.output && !bench_rank(b) && !b->no_outputs) {
+		b->outs.out = fopen(b->o.output, "w");
+		if (!b->outs.out) {
+			bench_error("--output %s: %s", b->o.output,
+				    strerror(errno));
+			return -EINVAL;
+		}
+	}
+	if (b->o.hist_file && !bench_rank(b) && !b->no_outputs) {
+		b->outs.hist = fopen(b->o.hist_file, "w");
+		if (!b->outs.hist) {
+			bench_error("--write_hist %s: %s", b->o.hist_file,
+				    strerror(errno));
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/** bench_outputs_close() - close what bench_outputs_open() opened */
+void bench_outputs_close(struct bench *b)
+{
+	if (b->outs.out)
+		fclose(b->outs.out);
+	if (b->outs.hist)
+		fclose(b->outs.hist);
+}
 
 /* the report in every format asked for, in fio's order: terse, JSON,
  * text */
@@ -27,20 +66,18 @@ int bench_report_formats(struct bench *b, FILE *out)
 	return ret;
 }
 
-/**
- * bench_status_dump() - fio's --status-interval: the report so far, as if
- * the run ended @now (main thread, during a measured phase)
+/*
+ * fio's --status-interval: the report so far, as if the run ended @now
+ * (main thread, during a measured phase)
  */
-void bench_status_dump(struct bench *b, uint64_t now)
+static void status_dump(struct bench *b, uint64_t now)
 {
 	const struct bench_phase *ph = &b->phase;
-	uint64_t(*saved)[DIR_NR], usr = b->usr_ns, sys = b->sys_ns;
-	uint64_t wall = b->wall_ns, dt;
-	FILE *out = b->out ? b->out : stdout;
-	struct rusage ru;
+	uint64_t(*saved)[DIR_NR], cpu[3], dt;
+	FILE *out = b->outs.out ? b->outs.out : stdout;
 	unsigned int i, d;
 
-	if (!ph->measured || now <= ph->t_measure || b->rank)
+	if (!ph->measured || now <= ph->t_measure || bench_rank(b))
 		return;
 	saved = malloc(b->njobs * sizeof(*saved));
 	if (!saved)
@@ -55,35 +92,50 @@ void bench_status_dump(struct bench *b, uint64_t now)
 			     (d == DIR_WRITE && bench_rw_writes(ph->rw))))
 				b->jobs[i].elapsed_ns[d] += dt;
 		}
-	if (b->ru_marked && !getrusage(RUSAGE_SELF, &ru)) {
-		b->usr_ns += (uint64_t)(ru.ru_utime.tv_sec -
-					b->ru_mark.ru_utime.tv_sec) *
-				     1000000000ull +
-			     (uint64_t)(ru.ru_utime.tv_usec -
-					b->ru_mark.ru_utime.tv_usec) *
-				     1000ull;
-		b->sys_ns += (uint64_t)(ru.ru_stime.tv_sec -
-					b->ru_mark.ru_stime.tv_sec) *
-				     1000000000ull +
-			     (uint64_t)(ru.ru_stime.tv_usec -
-					b->ru_mark.ru_stime.tv_usec) *
-				     1000ull;
-		b->wall_ns += dt;
-	}
+	bench_cpu_peek(b, dt, cpu);
 	bench_report_formats(b, out);
 	fflush(out);
 	for (i = 0; i < b->njobs; i++)
 		for (d = 0; d < DIR_NR; d++)
 			b->jobs[i].elapsed_ns[d] = saved[i][d];
-	b->usr_ns = usr;
-	b->sys_ns = sys;
-	b->wall_ns = wall;
+	bench_cpu_restore(b, cpu);
 	free(saved);
+}
+
+/** bench_status_phase_start() - a phase starts: the first report is due
+ * one interval after its ramp */
+void bench_status_phase_start(struct bench *b)
+{
+	b->outs.status_next = 0;
+}
+
+/** bench_status_tick() - fio's --status-interval: the whole report every
+ * interval (main thread) */
+void bench_status_tick(struct bench *b, uint64_t now)
+{
+	const struct bench_phase *ph = &b->phase;
+	uint64_t iv = b->o.status_interval_ns;
+
+	if (!iv || !ph->measured || now < ph->t_measure)
+		return;
+	if (!b->outs.status_next)
+		b->outs.status_next = ph->t_measure + iv;
+	if (now < b->outs.status_next || now > ph->t_end)
+		return;
+	status_dump(b, now);
+	while (b->outs.status_next <= now)
+		b->outs.status_next += iv;
+}
+
+/** bench_status_next() - when the next report is due (0: none yet) */
+uint64_t bench_status_next(const struct bench *b)
+{
+	return b->outs.status_next;
 }
 
 int bench_report(struct bench *b, FILE *f)
 {
-	FILE *out = f ? f : b && b->out ? b->out : stdout;
+	FILE *out = f ? f : b && b->outs.out ? b->outs.out : stdout;
 	int ret;
 
 	if (!b || !b->started)
@@ -93,11 +145,11 @@ int bench_report(struct bench *b, FILE *f)
 		ret = -errno;
 	if (ferror(out) && !ret)
 		ret = -EIO;
-	if (b->hist_out && !ret) {
-		ret = bench_report_hist(b, b->hist_out);
-		if (fflush(b->hist_out) && !ret)
+	if (b->outs.hist && !ret) {
+		ret = bench_report_hist(b, b->outs.hist);
+		if (fflush(b->outs.hist) && !ret)
 			ret = -errno;
-		if (ferror(b->hist_out) && !ret)
+		if (ferror(b->outs.hist) && !ret)
 			ret = -EIO;
 	}
 	return ret;

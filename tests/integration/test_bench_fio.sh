@@ -11,7 +11,9 @@
 #   3. job files: the seed experiments of examples/fio/ on both benches,
 #      server options as job-file keys, and every job of Debian's
 #      fio-examples that examples/fio/fio-examples.list says runs;
-#   4. nfs:// and 9p:// URLs in --server and --filename.
+#   4. nfs:// and 9p:// URLs in --server and --filename;
+#   5. --size=P% and --offset=P% of a file's real size (the back-ends'
+#      stat: LOOKUP attributes, Twalk + Tgetattr), fio's figures.
 # fio's tools run with Debian's python3 (/usr/bin/python3: pandas, six),
 # installed by `make deps` (scripts/deps.sh servers).  About 60-90 s.
 set -uo pipefail
@@ -217,6 +219,35 @@ run "p9-bench --filename 9p://" "$p9" \
 	>/dev/null 2>"$work/err"
 check_exit "nfs:// with version=4" 2 $? "NFS version 3 only" "$work/err" &&
 	passes=$((passes + 1))
+
+# ------------------------------------------------------------ 5. P%
+# a 1 MiB file (written by the bench); fio 3.33 on such a file reads
+# 524288 bytes for size=50% and 76 blocks of 4k for size=30% offset=33%
+# jbytes FILE: the read bytes of the JSON report's first job
+jbytes() {
+	"$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["jobs"][0]["read"]["io_bytes"])' "$1"
+}
+for be in nfs3 p9; do
+	if [[ $be == nfs3 ]]; then bin=$nfs args=("${NFS[@]}"); else bin=$p9 args=("${P9[@]}"); fi
+	run "$be-bench: a 1m file for the percentages" "$bin" "${args[@]}" \
+		--filename "$ndir/pct.dat" --rw write --size 1m --eta never
+	run "$be-bench --size 50%" "$bin" "${args[@]}" --filename "$ndir/pct.dat" \
+		--rw read --bs 4k --size 50% --eta never --output-format json \
+		--output "$work/pct.json"
+	[[ $(jbytes "$work/pct.json") == 524288 ]] &&
+		ok "$be-bench --size 50% read half the file" ||
+		bad "$be-bench --size 50% read $(jbytes "$work/pct.json") bytes"
+	run "$be-bench --size 30% --offset 33%" "$bin" "${args[@]}" \
+		--filename "$ndir/pct.dat" --rw read --bs 4k --size 30% \
+		--offset 33% --eta never --output-format json --output "$work/pct.json"
+	[[ $(jbytes "$work/pct.json") == $((76 * 4096)) ]] &&
+		ok "$be-bench --size 30% --offset 33%: fio's 76 blocks" ||
+		bad "$be-bench --size 30% --offset 33% read $(jbytes "$work/pct.json") bytes"
+	"$bin" "${args[@]}" --filename "$ndir/nosuch.dat" --rw read --size 50% \
+		--eta never >/dev/null 2>"$work/err"
+	check_exit "$be-bench --size 50% of a missing file" 1 $? \
+		"you need to specify size=" "$work/err" && passes=$((passes + 1))
+done
 
 echo "test_bench_fio: $passes passed, $fails failed"
 exit $((fails > 0))

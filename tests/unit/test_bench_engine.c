@@ -790,6 +790,69 @@ static void test_run_sync_loop_at_iodepth_1(void **st)
 	assert_int_equal(jnum("jobs/0/read/clat_ns/min"), 37000);
 }
 
+/*
+ * fio's size=P% and offset=P% are percentages of the file's real size
+ * (the back-end's stat hook; --mem-file makes a file before the run).
+ * The figures are real fio 3.33's on a 1 MiB file (--write_iolog):
+ * size=30% offset=33% is 76 reads from 348160, size=80% offset=33%
+ * stops at the file's end after 171.  A file that does not exist has no
+ * size to take a percentage of: fio says "you need to specify size=".
+ */
+static void test_size_percent_of_the_file_fio_way(void **st)
+{
+	(void)st;
+	expect_ok(RUN("--rw", "read", "--bs", "4k", "--size", "50%",
+		      "--mem-file", "f:1m", "--filename", "f"));
+	assert_int_equal(jnum("jobs/0/read/io_bytes"), 512 << 10);
+	assert_int_equal(jnum("xprt/options/size"), 512 << 10);
+	expect_ok(RUN("--rw", "read", "--bs", "4k", "--size", "30%", "--offset",
+		      "33%", "--mem-file", "f:1m", "--filename", "f"));
+	assert_int_equal(jnum("jobs/0/read/total_ios"), 76);
+	expect_ok(RUN("--rw", "read", "--bs", "4k", "--size", "80%", "--offset",
+		      "33%", "--mem-file", "f:1m", "--filename", "f"));
+	assert_int_equal(jnum("jobs/0/read/total_ios"), 171);
+	/* offset=P% of a byte-sized region: P% of the real size, the
+	 * region after it (fio: 16 reads from 348160) */
+	expect_ok(RUN("--rw", "read", "--bs", "4k", "--size", "64k", "--offset",
+		      "33%", "--mem-file", "f:1m", "--filename", "f"));
+	assert_int_equal(jnum("jobs/0/read/total_ios"), 16);
+	/* two jobs' own files, each its own size */
+	expect_ok(RUN("--rw", "randread", "--bs", "4k", "--size", "25%",
+		      "--numjobs", "2", "--mem-file", "job.0.0:1m",
+		      "--mem-file", "job.1.0:2m"));
+	assert_int_equal(jnum("jobs/0/read/total_ios"), 64);
+	assert_int_equal(jnum("jobs/1/read/total_ios"), 128);
+
+	assert_int_equal(
+		RUN("--rw", "read", "--size", "50%", "--filename", "nosuch"),
+		1);
+	assert_non_null(strstr(err_text, "you need to specify size="));
+	assert_int_equal(RUN("--rw", "read", "--size", "1%", "--bs", "64k",
+			     "--mem-file", "f:1m", "--filename", "f"),
+			 1);
+	assert_non_null(strstr(err_text, "less than a block"));
+	assert_int_equal(RUN("--rw", "read", "--size", "101%"), 2);
+	assert_int_equal(RUN("--rw", "read", "--size", "50%", "--verify"), 2);
+}
+
+/* fio's io_size: that many bytes over the --size region, wrapping */
+static void test_io_size_moves_its_bytes_over_the_region(void **st)
+{
+	(void)st;
+	expect_ok(RUN("--rw", "read", "--bs", "4k", "--size", "64k",
+		      "--io_size", "1m"));
+	assert_int_equal(jnum("jobs/0/read/io_bytes"), 1 << 20);
+	expect_ok(RUN("--rw", "randwrite", "--bs", "4k", "--size", "1m",
+		      "--io_limit", "64k", "--loops", "2"));
+	assert_int_equal(jnum("jobs/0/write/total_ios"), 32);
+	expect_ok(RUN("--rw", "read", "--bsrange", "4k-16k", "--size", "1m",
+		      "--io_size", "256k"));
+	assert_true(jnum("jobs/0/read/io_bytes") >= 256 << 10);
+	assert_true(jnum("jobs/0/read/io_bytes") < (256 + 16) << 10);
+	assert_int_equal(RUN("--rw", "read", "--bs", "4k", "--io_size", "1k"),
+			 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -826,6 +889,10 @@ int main(void)
 			test_backend_slot_limit_blocks_but_completes, teardown),
 		cmocka_unit_test_teardown(
 			test_io_error_fails_the_run_with_details, teardown),
+		cmocka_unit_test_teardown(test_size_percent_of_the_file_fio_way,
+					  teardown),
+		cmocka_unit_test_teardown(
+			test_io_size_moves_its_bytes_over_the_region, teardown),
 		cmocka_unit_test_teardown(test_run_sync_loop_at_iodepth_1,
 					  teardown),
 		cmocka_unit_test_teardown(test_metadata_ops_count_as_other,

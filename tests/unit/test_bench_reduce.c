@@ -43,8 +43,8 @@ static struct bench *run_rank_v(unsigned int rank, unsigned int nranks,
 	argv[argc] = NULL;
 	b = bench_create(&bench_mem_backend);
 	assert_non_null(b);
-	b->rank = rank;
-	b->nranks = nranks;
+	b->di.rank = rank;
+	b->di.nranks = nranks;
 	assert_int_equal(bench_parse(b, argc, argv), 0);
 	bench_run(b); /* failures are in b->status, as on a real rank */
 	return b;
@@ -116,9 +116,9 @@ static uint64_t kv(const struct bench *b, const char *name)
 {
 	unsigned int i;
 
-	for (i = 0; i < b->nkv; i++)
-		if (!strcmp(b->kv[i].name, name))
-			return b->kv[i].value;
+	for (i = 0; i < b->rpt.nkv; i++)
+		if (!strcmp(b->rpt.kv[i].name, name))
+			return b->rpt.kv[i].value;
 	fail_msg("no back-end counter %s", name);
 	return 0;
 }
@@ -136,22 +136,22 @@ static void test_merge_appends_rank_jobs_with_global_names(void **st)
 	unsigned int i;
 
 	(void)st;
-	assert_int_equal(b0->nrep, 3);
+	assert_int_equal(b0->rpt.njobs, 3);
 	assert_int_equal(bench_result_merge(b0, buf, len), 0);
-	assert_int_equal(b0->nrep, 6);
+	assert_int_equal(b0->rpt.njobs, 6);
 	for (i = 0; i < 6; i++) {
 		char name[16], file[32];
 
 		snprintf(name, sizeof(name), "job%u", i);
 		snprintf(file, sizeof(file), "job.%u.0", i);
-		assert_int_equal(b0->rep[i]->gid, i);
-		assert_int_equal(b0->rep[i]->rank, i / 3);
-		assert_string_equal(b0->rep[i]->name, name);
+		assert_int_equal(b0->rpt.jobs[i]->gid, i);
+		assert_int_equal(b0->rpt.jobs[i]->rank, i / 3);
+		assert_string_equal(b0->rpt.jobs[i]->name, name);
 		/* rank 1's files are its own, not rank 0's again */
-		assert_string_equal(b0->rep[i]->info.filename, file);
+		assert_string_equal(b0->rpt.jobs[i]->info.filename, file);
 	}
-	assert_non_null(b0->ranks);
-	assert_true(b0->ranks[0].merged && b0->ranks[1].merged);
+	assert_non_null(b0->rpt.ranks);
+	assert_true(b0->rpt.ranks[0].merged && b0->rpt.ranks[1].merged);
 	free(buf);
 	bench_destroy(b1);
 	bench_destroy(b0);
@@ -240,7 +240,7 @@ static void test_merge_carries_a_remote_error_into_the_status(void **st)
 	buf = pack(b1, &len);
 	assert_int_equal(bench_result_merge(b0, buf, len), 0);
 	assert_int_equal(b0->status, -EIO);
-	assert_int_equal(b0->ranks[1].status, -EIO);
+	assert_int_equal(b0->rpt.ranks[1].status, -EIO);
 	js = report(b0);
 	assert_non_null(strstr(js, "\"ok\" : false"));
 	/* the failing job's own first error travelled with it */
@@ -269,12 +269,12 @@ static void test_merge_ior_sums_bytes_and_takes_the_slowest_time(void **st)
 	void *buf = pack(b1, &len);
 
 	(void)st;
-	memcpy(before, b0->ior, sizeof(before));
+	memcpy(before, b0->rpt.ior, sizeof(before));
 	assert_int_equal(bench_result_merge(b0, buf, len), 0);
 	for (r = 0; r < 2; r++)
 		for (d = 0; d < 2; d++) {
-			const struct bench_ior_result *x = &b0->ior[r][d];
-			const struct bench_ior_result *y = &b1->ior[r][d];
+			const struct bench_ior_result *x = &b0->rpt.ior[r][d];
+			const struct bench_ior_result *y = &b1->rpt.ior[r][d];
 
 			assert_true(x->done);
 			assert_int_equal(x->bytes, 2u << 20);
@@ -299,7 +299,7 @@ static void test_merge_refuses_every_truncation_without_side_effect(void **st)
 				    "--rw", "randread", "--mem-virtual");
 	struct bench *b1 = RUN_RANK(1, 2, "--numjobs", "2", "--size", "64k",
 				    "--rw", "randread", "--mem-virtual");
-	uint64_t sub = kv(b0, "submitted"), usr = b0->usr_ns;
+	uint64_t sub = kv(b0, "submitted"), usr = b0->rpt.usr_ns;
 	size_t len, n;
 	uint8_t *buf = pack(b1, &len), *big;
 
@@ -308,7 +308,7 @@ static void test_merge_refuses_every_truncation_without_side_effect(void **st)
 		if (bench_result_merge(b0, buf, n) != -EINVAL)
 			fail_msg("a %zu-byte prefix of %zu was accepted", n,
 				 len);
-		assert_int_equal(b0->nrep, 2);
+		assert_int_equal(b0->rpt.njobs, 2);
 	}
 	/* trailing garbage, a foreign magic, a flipped histogram count */
 	big = calloc(1, len + 1);
@@ -319,13 +319,13 @@ static void test_merge_refuses_every_truncation_without_side_effect(void **st)
 	big[0] ^= 1;
 	big[len - 40] ^= 0x40; /* the empty "other" histogram's count */
 	assert_int_equal(bench_result_merge(b0, big, len), -EINVAL);
-	assert_int_equal(b0->nrep, 2);
+	assert_int_equal(b0->rpt.njobs, 2);
 	assert_int_equal(kv(b0, "submitted"), sub);
-	assert_int_equal(b0->usr_ns, usr);
-	assert_null(b0->ranks);
+	assert_int_equal(b0->rpt.usr_ns, usr);
+	assert_null(b0->rpt.ranks);
 	/* and the intact buffer still merges */
 	assert_int_equal(bench_result_merge(b0, buf, len), 0);
-	assert_int_equal(b0->nrep, 4);
+	assert_int_equal(b0->rpt.njobs, 4);
 	free(big);
 	free(buf);
 	bench_destroy(b1);
@@ -342,7 +342,7 @@ static void test_merge_refuses_a_different_workload(void **st)
 
 	(void)st;
 	assert_int_equal(bench_result_merge(b0, buf, len), -EINVAL);
-	assert_int_equal(b0->nrep, 1);
+	assert_int_equal(b0->rpt.njobs, 1);
 	free(buf);
 	bench_destroy(b1);
 	bench_destroy(b0);
@@ -361,7 +361,7 @@ static void test_merge_refuses_own_duplicate_and_unknown_ranks(void **st)
 	assert_int_equal(bench_result_merge(b0, p2, l2), -EINVAL);
 	assert_int_equal(bench_result_merge(b0, p1, l1), 0);
 	assert_int_equal(bench_result_merge(b0, p1, l1), -EINVAL);
-	assert_int_equal(b0->nrep, 2);
+	assert_int_equal(b0->rpt.njobs, 2);
 	free(p0);
 	free(p1);
 	free(p2);
@@ -480,9 +480,9 @@ static void test_collect_merges_the_gathered_ranks(void **st)
 	f.remote = buf;
 	f.remote_len = len;
 	b0 = bench_create(&bench_mem_backend);
-	b0->dist = &f.d;
-	b0->rank = 0;
-	b0->nranks = 2;
+	b0->di.dist = &f.d;
+	b0->di.rank = 0;
+	b0->di.nranks = 2;
 	{
 		char *argv[] = {(char *)"mem-bench",
 				(char *)"--size",
@@ -500,13 +500,13 @@ static void test_collect_merges_the_gathered_ranks(void **st)
 	assert_true(f.allmaxes >= 3);
 	assert_int_equal(bench_dist_collect(b0, 0), 0);
 	assert_int_equal(f.gathers, 1);
-	assert_int_equal(b0->nrep, 2);
+	assert_int_equal(b0->rpt.njobs, 2);
 	/* a corrupt result from rank 1 fails the run */
 	((uint8_t *)buf)[0] ^= 1;
-	b0->ranks[1].merged = false;
+	b0->rpt.ranks[1].merged = false;
 	assert_int_equal(bench_dist_collect(b0, 0), 1);
-	assert_int_equal(b0->nrep, 2);
-	b0->dist = NULL;
+	assert_int_equal(b0->rpt.njobs, 2);
+	b0->di.dist = NULL;
 	free(buf);
 	bench_destroy(b1);
 	bench_destroy(b0);
@@ -525,8 +525,8 @@ static void test_agree_stops_every_rank_when_one_fails(void **st)
 	assert_int_equal(bench_dist_max(b, 7), 7);
 	assert_false(bench_dist_any(b, false));
 	assert_int_equal(bench_dist_barrier(b), 0);
-	b->dist = &f.d;
-	b->nranks = 2;
+	b->di.dist = &f.d;
+	b->di.nranks = 2;
 	bench_mute = true; /* the "another rank failed" line */
 	assert_int_equal(bench_dist_agree(b, 0), 0);
 	f.others[0] = 1;
@@ -538,7 +538,7 @@ static void test_agree_stops_every_rank_when_one_fails(void **st)
 	assert_true(b->usage_error);
 	assert_true(bench_dist_any(b, false)); /* others[0] is set */
 	bench_mute = false;
-	b->dist = NULL;
+	b->di.dist = NULL;
 	bench_destroy(b);
 }
 

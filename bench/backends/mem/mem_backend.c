@@ -88,6 +88,8 @@ struct mem_owner {
 	_Atomic uint64_t ops;
 } __attribute__((aligned(MEM_CACHELINE)));
 
+#define MEM_MAX_PRE 8
+
 struct mem_file {
 	char *name;
 	uint8_t *data;
@@ -109,6 +111,11 @@ struct mem_be {
 	uint64_t slots;
 	uint64_t max_io;
 	bool sync;
+	struct {
+		char name[64];
+		uint64_t size;
+	} pre[MEM_MAX_PRE]; /* --mem-file */
+	unsigned int npre;
 
 	/* run */
 	bool store;
@@ -147,6 +154,7 @@ enum {
 	MO_CORRUPT,
 	MO_MAX_IO,
 	MO_SYNC,
+	MO_FILE,
 };
 
 static const struct bench_option mem_options[] = {
@@ -170,6 +178,8 @@ static const struct bench_option mem_options[] = {
 	 MO_MAX_IO},
 	{"mem-sync", NULL,
 	 "at --iodepth 1, do each I/O on the job's thread (run_sync)", MO_SYNC},
+	{"mem-file", "NAME:SIZE",
+	 "NAME exists before the run, SIZE bytes long (repeatable)", MO_FILE},
 	{NULL, NULL, NULL, 0},
 };
 
@@ -273,6 +283,15 @@ static int mem_parse_option(void *priv, int id, const char *arg)
 		return 0;
 	case MO_SYNC:
 		m->sync = true;
+		return 0;
+	case MO_FILE:
+		if (m->npre == MEM_MAX_PRE ||
+		    split_pair(arg, m->pre[m->npre].name, b,
+			       sizeof(m->pre[0].name)) ||
+		    !m->pre[m->npre].name[0] ||
+		    bench_parse_size(b, &m->pre[m->npre].size))
+			goto bad;
+		m->npre++;
 		return 0;
 	}
 bad:
@@ -499,6 +518,43 @@ static void workers_stop(struct mem_be *m)
 	m->w = NULL;
 }
 
+/* a new empty file @name; files_lock held */
+static struct mem_file *mem_file_add(struct mem_be *m, const char *name)
+{
+	struct mem_file *f;
+
+	if (m->nfiles == m->capfiles) {
+		unsigned int nc = m->capfiles ? 2 * m->capfiles : 16;
+		struct mem_file **nf;
+
+		nf = realloc(m->files, nc * sizeof(*nf));
+		if (!nf)
+			return NULL;
+		m->files = nf;
+		m->capfiles = nc;
+	}
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return NULL;
+	f->name = strdup(name);
+	if (!f->name) {
+		free(f);
+		return NULL;
+	}
+	m->files[m->nfiles++] = f;
+	return f;
+}
+
+static struct mem_file *mem_file_find(struct mem_be *m, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < m->nfiles; i++)
+		if (!strcmp(m->files[i]->name, name))
+			return m->files[i];
+	return NULL;
+}
+
 static int mem_setup(void *priv, const struct bench_config *cfg,
 		     struct bench_limits *lim)
 {
@@ -539,6 +595,15 @@ static int mem_setup(void *priv, const struct bench_config *cfg,
 			goto out_stop;
 		w->started = true;
 	}
+	for (i = 0; i < m->npre; i++) {
+		struct mem_file *f = mem_file_add(m, m->pre[i].name);
+
+		if (!f) {
+			ret = -ENOMEM;
+			goto out_stop;
+		}
+		atomic_store(&f->size, m->pre[i].size);
+	}
 	lim->max_io = m->max_io;
 	return 0;
 
@@ -547,11 +612,27 @@ out_stop:
 	return ret;
 }
 
+/* stat(): the file's visible size (--mem-file makes one before the run) */
+static int mem_stat(void *priv, const char *filename, uint64_t *size)
+{
+	struct mem_be *m = priv;
+	struct mem_file *f;
+	int ret = 0;
+
+	pthread_mutex_lock(&m->files_lock);
+	f = mem_file_find(m, filename);
+	if (f)
+		*size = atomic_load(&f->size);
+	else
+		ret = -ENOENT;
+	pthread_mutex_unlock(&m->files_lock);
+	return ret;
+}
+
 static int mem_job_open(void *priv, struct bench_job_info *job)
 {
 	struct mem_be *m = priv;
 	struct mem_file *f = NULL;
-	unsigned int i;
 	int ret = 0;
 
 	if (!job->filename) {
@@ -560,38 +641,17 @@ static int mem_job_open(void *priv, struct bench_job_info *job)
 		return 0;
 	}
 	pthread_mutex_lock(&m->files_lock);
-	for (i = 0; i < m->nfiles; i++)
-		if (!strcmp(m->files[i]->name, job->filename))
-			f = m->files[i];
+	f = mem_file_find(m, job->filename);
 	if (!f) {
 		if (!(job->open_flags & BENCH_OPEN_CREATE)) {
 			ret = -ENOENT;
 			goto out_unlock;
 		}
-		if (m->nfiles == m->capfiles) {
-			unsigned int nc = m->capfiles ? 2 * m->capfiles : 16;
-			struct mem_file **nf;
-
-			nf = realloc(m->files, nc * sizeof(*nf));
-			if (!nf) {
-				ret = -ENOMEM;
-				goto out_unlock;
-			}
-			m->files = nf;
-			m->capfiles = nc;
-		}
-		f = calloc(1, sizeof(*f));
+		f = mem_file_add(m, job->filename);
 		if (!f) {
 			ret = -ENOMEM;
 			goto out_unlock;
 		}
-		f->name = strdup(job->filename);
-		if (!f->name) {
-			free(f);
-			ret = -ENOMEM;
-			goto out_unlock;
-		}
-		m->files[m->nfiles++] = f;
 	}
 	if (m->store && (job->open_flags & BENCH_OPEN_WRITE) &&
 	    f->cap < job->size) {
@@ -909,6 +969,7 @@ const struct bench_backend_ops bench_mem_backend = {
 	.parse_option = mem_parse_option,
 	.check = mem_check,
 	.setup = mem_setup,
+	.stat = mem_stat,
 	.job_open = mem_job_open,
 	.submit = mem_submit,
 	.run_sync = mem_run_sync,

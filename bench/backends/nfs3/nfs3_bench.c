@@ -537,6 +537,24 @@ static int open_name(struct nfs_be *n, const struct lx_nfs3_fh *dir,
 	return err;
 }
 
+/* stat(): LOOKUP the path; the size from its attributes (GETATTR when
+ * the reply had none), for fio's --size=P% */
+static int nfs_stat(void *priv, const char *filename, uint64_t *size)
+{
+	struct nfs_be *n = priv;
+	struct lx_nfs3_fattr attr;
+	struct lx_nfs3_fh fh;
+	int err;
+
+	err = lx_nfs3_lookup_path(n->clnt, filename, &fh, &attr);
+	if (err)
+		return err;
+	if (attr.type != NF3REG)
+		return attr.type == NF3DIR ? -EISDIR : -EINVAL;
+	*size = attr.size;
+	return 0;
+}
+
 static int nfs_job_open(void *priv, struct bench_job_info *job)
 {
 	struct nfs_be *n = priv;
@@ -1080,6 +1098,7 @@ static const struct bench_backend_ops nfs3_backend = {
 	.parse_option = nfs_parse_option,
 	.check = nfs_check,
 	.setup = nfs_setup,
+	.stat = nfs_stat,
 	.job_open = nfs_job_open,
 	.submit = nfs_submit,
 	.job_end = nfs_job_sync,

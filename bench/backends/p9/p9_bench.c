@@ -305,6 +305,40 @@ out_clunk:
 	return ret;
 }
 
+/* stat(): Twalk to the file, Tgetattr its size, Tclunk (fio's
+ * --size=P%); a lost session is re-established first */
+static int p9b_stat(void *priv, const char *filename, uint64_t *size)
+{
+	struct p9b *p = priv;
+	struct p9b_sess *s = &p->sess[0];
+	struct lx_p9_attr attr;
+	struct lx_p9_clnt *c;
+	struct lx_p9_qid qid;
+	unsigned int gen;
+	uint32_t fid;
+	int ret;
+
+	for (;;) {
+		p9b_sess_get(s, &c, &gen);
+		ret = lx_p9_walk_path(c, LX_P9_NOFID, filename, &fid, &qid);
+		if (!ret) {
+			ret = lx_p9_getattr(c, fid, LX_P9_GETATTR_SIZE, &attr);
+			lx_p9_clunk(c, fid);
+		}
+		if (!ret || !p9b_sess_lost(p, ret))
+			break;
+		ret = p9b_sess_recover(p, s, gen);
+		if (ret)
+			return ret;
+	}
+	if (ret)
+		return ret;
+	if (qid.type & LX_P9_QTDIR)
+		return -EISDIR;
+	*size = attr.size;
+	return 0;
+}
+
 static int p9b_job_open(void *priv, struct bench_job_info *job)
 {
 	struct p9b *p = priv;
@@ -542,6 +576,7 @@ static const struct bench_backend_ops p9b_ops = {
 	.parse_option = p9b_parse_option,
 	.check = p9b_check,
 	.setup = p9b_setup,
+	.stat = p9b_stat,
 	.job_open = p9b_job_open,
 	.job_sync =
 		p9b_job_sync, /* no job_end: job_sync ran after the last write */
