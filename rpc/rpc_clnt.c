@@ -463,6 +463,19 @@ static int lx_rpc_start(struct lx_rpc_clnt *cl,
 	t->place = a->place;
 	t->place_arg = a->place_arg;
 	t->reply_hint = a->reply_hint;
+	if (lx_xprt_unlikely(a->reply_hint > cl->opts.buf_size) &&
+	    a->reply_hint > req->rbuf->cap &&
+	    cl->opts.transport == LX_XPRT_TRANSPORT_RDMA) {
+		/* over RDMA a large reply is written into the Reply chunk,
+		 * which is the reply buffer: one of the reply's size */
+		err = lx_xprt__req_grow_rbuf(
+			req, a->reply_hint,
+			call && (call->flags & LX_CALL_NOWAIT) ?
+				LX_XPRT_NOWAIT :
+				0);
+		if (err)
+			goto out_put;
+	}
 	t->again = a->again;
 	t->again_arg = a->again_arg;
 	if (a->rx_iov && a->place) {

@@ -26,7 +26,9 @@
  *     (bulk data copied into the caller's memory by the same place()
  *     hook), which is what small READs use;
  *   - RDMA_NOMSG: the server wrote the reply into our Reply chunk (the
- *     receive buffer) before its Send; only its length is taken.
+ *     reply buffer, taken as large as the call's reply hint when that is
+ *     above buf_size: lx_rpc_start()) before its Send; only its length is
+ *     taken, and the decoder reads the reply where it landed.
  * RDMA_ERROR becomes a clear errno (ERR_VERS: -EPROTO with the server's
  * version range in the reply info; ERR_CHUNK: -EMSGSIZE).
  *
@@ -167,8 +169,13 @@ static int ru_prepare(struct xprt *x, struct lx_xprt_rqst *rq,
 	struct lx_rpc_task *t = lx_rpc_task_of(req);
 	struct iovec dst[LX_RPCRDMA_MAX_SEGS + 1];
 	struct iovec seg[LX_RPCRDMA_MAX_SEGS];
+	/* the Reply chunk: the reply buffer (as large as the call's
+	 * reply_hint, lx_rpc_start()), in at most LX_RPCRDMA_MAX_SEGS
+	 * segments of the connection's limit */
 	struct iovec rb = {.iov_base = req->rbuf->data,
-			   .iov_len = req->rbuf->cap};
+			   .iov_len = LX_XPRT_MIN((size_t)req->rbuf->cap,
+						  (size_t)p->max_seg *
+							  LX_RPCRDMA_MAX_SEGS)};
 	struct lx_rpcrdma_plan_in in = {0};
 	struct lx_rpcrdma_hdr h;
 	unsigned int ndst = 0, i;

@@ -305,6 +305,7 @@ void lx_xprt_destroy(struct xprt *x)
 		usleep(1000);
 	}
 	lx_xprt_drop_slot_bufs(x);
+	lx_xprt_big_pools_destroy(x);
 	lx_xprt_xmitq_destroy(&x->xmitq);
 	lx_xprt_rqtree_destroy(&x->rqtree);
 	free(x->slots);

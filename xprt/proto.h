@@ -8,7 +8,10 @@
 #ifndef LX_XPRT_PROTO_H
 #define LX_XPRT_PROTO_H
 
+#include <stddef.h>
+
 struct xprt;
+struct lx_xprt_req;
 
 /**
  * lx_xprt__keep_bufs() - let request slots keep their buffers
@@ -23,5 +26,28 @@ struct xprt;
  * the transport made itself is used this way without asking.
  */
 void lx_xprt__keep_bufs(struct xprt *x);
+
+/**
+ * lx_xprt__req_grow_rbuf() - give a request a reply buffer of @size bytes
+ * @req: an allocated request, not submitted yet
+ * @size: the largest reply it may receive
+ * @flags: %LX_XPRT_NOWAIT: fail rather than wait for a buffer
+ *
+ * For a reply that may not fit buf_size: over RDMA a large non-bulk reply
+ * (READDIR, READLINK) is written by the server into the Reply chunk, which
+ * is the reply buffer, and decoded from there.  The buffer is a size
+ * class of 4 KiB to 8 MiB: the shared pool's when the transport is on
+ * one, else a pool of the transport's own per class (registered for RDMA
+ * like the transport's pool, buffer by buffer as first used, at most
+ * %LX_XPRT_BIG_BUFS buffers each).  It goes back when the request is
+ * freed (its last put); the slot keeps its own buffer meanwhile.
+ * Context: the submitting thread, before lx_xprt_req_submit(); may block
+ * for a buffer without %LX_XPRT_NOWAIT.
+ * Return: %0 (also when rbuf is large enough already); %-EMSGSIZE above
+ * 8 MiB; %-EBUSY with %LX_XPRT_NOWAIT and no buffer free; %-EINVAL for a
+ * request grown already; %-ENOMEM or the registration's error (memlock).
+ */
+int lx_xprt__req_grow_rbuf(struct lx_xprt_req *req, size_t size,
+			   unsigned int flags);
 
 #endif /* LX_XPRT_PROTO_H */

@@ -146,6 +146,13 @@ static void rq_release_slot(struct lx_xprt_rqst *rq)
 {
 	struct xprt *x = rq->pub.xprt;
 
+	if (lx_xprt_unlikely(rq->rbuf_home)) {
+		/* a larger reply buffer of this use: back to its pool (its
+		 * windows were invalidated before done()) */
+		lx_xprt_pool_put(rq->rbuf_big_pool, rq->pub.rbuf);
+		rq->pub.rbuf = rq->rbuf_home;
+		rq->rbuf_home = NULL;
+	}
 	if (lx_xprt_likely(x->keep_bufs)) {
 		lx_xprt_tags_put(x->tags, rq->pub.slot);
 		return;
@@ -225,6 +232,89 @@ out_put_tag:
 	/* no slot and no buffer are one refusal to the caller: try later
 	 * (-EAGAIN is left to the protocols: NFS3ERR_JUKEBOX) */
 	return err == -ENOBUFS ? -EBUSY : err;
+}
+
+/* ------------------------------------------------ larger reply buffers */
+
+/*
+ * The pool of @size-byte reply buffers: the shared pool's class, or one of
+ * the transport's own (made on first use; two threads racing to make it
+ * keep the first).
+ */
+static int big_class(struct xprt *x, size_t size, struct lx_xprt_pool **clsp)
+{
+	struct lx_xprt_pool_opts po = {0};
+	struct lx_xprt_pool *cls, *none = NULL;
+	unsigned int k = 0;
+	int err;
+
+	if (x->opts.pool && lx_xprt_pool_has_classes(x->opts.pool)) {
+		err = lx_xprt_pool_class(x->opts.pool, size, clsp);
+		if (err != -EINVAL)
+			return err;
+		/* a class, not the pool of classes: our own below */
+	}
+	while (k < LX_XPRT_BIG_CLASSES && ((size_t)4096 << k) < size)
+		k++;
+	if (k == LX_XPRT_BIG_CLASSES)
+		return -EMSGSIZE;
+	cls = atomic_load_explicit(&x->big_pools[k], memory_order_acquire);
+	if (cls) {
+		*clsp = cls;
+		return 0;
+	}
+	po.buf_size = (size_t)4096 << k;
+	po.max_bytes = LX_XPRT_BIG_BUFS * po.buf_size;
+	po.slab_bufs = 1; /* memory (and a registration) only as used */
+	po.reg = x->ops->pool_reg;
+	err = lx_xprt_pool_create(&cls, &po);
+	if (err)
+		return err;
+	if (!atomic_compare_exchange_strong(&x->big_pools[k], &none, cls)) {
+		lx_xprt_pool_destroy(cls);
+		cls = none;
+	}
+	*clsp = cls;
+	return 0;
+}
+
+/* See xprt/proto.h. */
+int lx_xprt__req_grow_rbuf(struct lx_xprt_req *req, size_t size,
+			   unsigned int flags)
+{
+	struct lx_xprt_pool *cls;
+	struct lx_xprt_rqst *rq;
+	struct lx_xprt_buf *b;
+	int err;
+
+	if (!req || !req->rbuf)
+		return -EINVAL;
+	if (size <= req->rbuf->cap)
+		return 0;
+	rq = rq_of(req);
+	if (rq->rbuf_home)
+		return -EINVAL;
+	err = big_class(req->xprt, size, &cls);
+	if (err)
+		return err;
+	err = lx_xprt_pool_get(
+		cls, (flags & LX_XPRT_NOWAIT) ? LX_XPRT_POOL_NOWAIT : 0, &b);
+	if (err)
+		return err == -ENOBUFS ? -EBUSY : err;
+	rq->rbuf_home = req->rbuf;
+	rq->rbuf_big_pool = cls;
+	req->rbuf = b;
+	return 0;
+}
+
+void lx_xprt_big_pools_destroy(struct xprt *x)
+{
+	unsigned int k;
+
+	for (k = 0; k < LX_XPRT_BIG_CLASSES; k++) {
+		lx_xprt_pool_destroy(atomic_load(&x->big_pools[k]));
+		atomic_store(&x->big_pools[k], NULL);
+	}
 }
 
 void *lx_xprt_req_priv(struct lx_xprt_req *req)

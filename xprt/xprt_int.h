@@ -79,11 +79,16 @@
  * @done_futex: 0 while done() has not returned, 1 once it has; a waiter
  *	about to sleep turns 0 into %LX_XPRT_DONE_SLEEPING, and only then does
  *	the completer pay for a FUTEX_WAKE
+ * @rbuf_home: the slot's own reply buffer while pub.rbuf is a larger one
+ *	taken for this use (lx_xprt__req_grow_rbuf()), else NULL
+ * @rbuf_big_pool: the pool that larger buffer goes back to when the slot
+ *	is freed
  */
 struct lx_xprt_rqst {
 	struct lx_xprt_req pub;
 	_Atomic uint64_t st;
 	atomic_int refs;
+	struct lx_xprt_buf *rbuf_home; /* beside refs: read at the last put */
 	_Atomic uint64_t ix;
 	bool ix_tree;
 	struct lx_xprt_rqnode rqnode;
@@ -96,6 +101,7 @@ struct lx_xprt_rqst {
 	unsigned int marker_len;
 	unsigned int early_losses;
 	atomic_uint done_futex;
+	struct lx_xprt_pool *rbuf_big_pool;
 } lx_xprt_cacheline_aligned;
 
 /* rq->ix: linked in the direct index; the rest of the low word is pins */
@@ -198,7 +204,13 @@ struct lx_xprt_transport_ops {
 extern const struct lx_xprt_transport_ops lx_xprt_tcp_ops;
 extern const struct lx_xprt_transport_ops lx_xprt_rdma_ops;
 
-#define LX_XPRT_XMIT_BATCH 16
+#define LX_XPRT_XMIT_BATCH  16
+
+/* larger reply buffers (lx_xprt__req_grow_rbuf()): size classes of 4 KiB
+ * << k up to 8 MiB, as a shared pool's, and at most this many buffers of
+ * each class per transport (a fifth call waits for one to come back) */
+#define LX_XPRT_BIG_CLASSES 12u
+#define LX_XPRT_BIG_BUFS    4u
 
 /**
  * struct xprt - one transport instance
@@ -215,6 +227,9 @@ struct xprt {
 	struct lx_xprt_pool *pool;
 	bool own_pool;
 	bool keep_bufs; /* slots keep their buffers (proto.h) */
+	/* one-size pools of larger reply buffers per size class, made on
+	 * first use when the transport's pool has no classes (xprt.c) */
+	struct lx_xprt_pool *_Atomic big_pools[LX_XPRT_BIG_CLASSES];
 	unsigned int max_reqs;
 	size_t stride;
 	void *slots;
@@ -372,6 +387,12 @@ void lx_xprt_credit_returned(struct xprt *x);
  * (keep_bufs) to the pool; no request may be allocated
  */
 void lx_xprt_drop_slot_bufs(struct xprt *x);
+
+/**
+ * lx_xprt_big_pools_destroy() - destroy the pools of larger reply buffers
+ * (every request put)
+ */
+void lx_xprt_big_pools_destroy(struct xprt *x);
 
 /**
  * lx_xprt_fail_all() - fail every submitted request with @status

@@ -229,8 +229,10 @@ typedef unsigned int (*lx_rpc_again_fn)(void *arg, const void *res,
  * @reply_hint: the largest reply expected, bulk data excluded, when it
  *	may exceed about 200 bytes (READDIR, READLINK: their count plus
  *	headers); over RDMA a reply that may not fit the inline threshold is
- *	given a Reply chunk (the receive buffer, so at most buf_size).
- *	0 = small.  Ignored over TCP.
+ *	given a Reply chunk: the call's reply buffer, taken as large as the
+ *	hint (up to 8 MiB; above, the call fails -EMSGSIZE) when it is
+ *	larger than buf_size.  0 = small.  Ignored over TCP (where the reply
+ *	must fit buf_size).
  * @timeo_ms: overrides the client's timeo for this call (0 = default)
  * @deadline_ms: the call fails -ETIMEDOUT when no reply came within this
  *	long of its start, whatever retransmissions are left, hard client or

@@ -24,12 +24,22 @@
  *             (lx_nfs3_readdirplus_iter) and with READDIR: every name once,
  *             fileid, size and mode equal to stat(2); the replies need
  *             Reply chunks
+ *   bigdir    NBIG files listed with READDIRPLUS and READDIR whose
+ *             dircount/maxcount (-R, 256 KiB) is far above buf_size: each
+ *             reply (about -R bytes) lands through a Reply chunk in a
+ *             buffer of its size, entries checked against stat(2), no
+ *             window left live; a READLINK of a 1000-byte target over a
+ *             1 KiB inline threshold (its Reply chunk), checked against
+ *             readlink(2)
  *
  * The chunk counters of the transport (struct lx_xprt_rdma_stats) must show
  * each chunk type was used where it had to be.
  *
  * usage: nfs3_lib_rdma [-a IP] [-e EXPORT] [-D EXPORT_DIR] [-s SIZE]
- *                      [-n NFILES] [-M MOUNT_PORT] [-p NFS_PORT]
+ *                      [-n NFILES] [-b NBIG] [-R DIRCOUNT] [-o SECTION]
+ *                      [-M MOUNT_PORT] [-p NFS_PORT]
+ * -o runs only the mount and the named section (procs, mount-procs, async,
+ * data, readdir, bigdir).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -56,6 +66,9 @@ static const char *expdir;			/* default: the export path */
 static unsigned int mnt_port = 20048, nfs_port; /* 0: the RDMA default */
 static size_t total = 8u << 20;
 static unsigned int nfiles = 2000;
+static unsigned int nbig = 3000;       /* bigdir: files */
+static unsigned int bigcount = 262144; /* bigdir: dircount/maxcount */
+static const char *only;	       /* -o: one section */
 static char topdir[64];
 static struct lx_nfs3_clnt *clnt;
 static struct lx_nfs3_fh dir; /* this run's directory */
@@ -700,6 +713,280 @@ out:
 	free(names);
 }
 
+/* --------------------------------------------- large directory replies */
+
+#define BIGNAME "big-entry-with-a-long-name-to-fill-the-reply-%05u"
+
+/* bytes an entry takes in a READDIR(PLUS) reply (RFC 1813 entry3,
+ * entryplus3): what the server had to fit in count / maxcount */
+static size_t ent_xdr(const struct lx_nfs3_dirent *e, bool plus)
+{
+	size_t n = 4 + 8 + 4 + ((e->namelen + 3u) & ~3u) + 8;
+
+	if (plus)
+		n += 4 + (e->attr.present ? 84 : 0) + 4 +
+		     (e->fh_present ? 4 + ((e->fh.len + 3u) & ~3u) : 0);
+	return n;
+}
+
+struct bigrun {
+	unsigned char *seen;
+	unsigned int calls, n, dups, others, attr_bad, fh_missing;
+	size_t first_bytes, max_bytes; /* entry bytes of replies */
+};
+
+/* READDIR(PLUS) of "big" with count (and maxcount) @count to the end,
+ * each entry checked against the disk. */
+static int big_list(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *fh,
+		    bool plus, uint32_t count, unsigned int max_calls,
+		    struct bigrun *b)
+{
+	unsigned int cap = count / 24 + 1;
+	struct lx_nfs3_dirent *ent = calloc(cap, sizeof(*ent));
+	char *names = malloc(count);
+	struct lx_nfs3_dirbuf db = {ent, cap, names, count};
+	uint8_t verf[LX_NFS3_VERFSIZE] = {0};
+	struct lx_nfs3_readdir_res rr;
+	uint64_t cookie = 0;
+	unsigned int i, k;
+	char name[160];
+	struct stat st;
+	int r = -ENOMEM;
+
+	if (!ent || !names)
+		goto out;
+	do {
+		size_t bytes = 0;
+
+		r = plus ? lx_nfs3_readdirplus(c, fh, cookie, verf, count,
+					       count, &db, &rr) :
+			   lx_nfs3_readdir(c, fh, cookie, verf, count, &db,
+					   &rr);
+		b->calls++;
+		if (r)
+			break;
+		memcpy(verf, rr.cookieverf, sizeof(verf));
+		for (i = 0; i < rr.n; i++) {
+			const struct lx_nfs3_dirent *e = &ent[i];
+
+			bytes += ent_xdr(e, plus);
+			cookie = e->cookie;
+			if (sscanf(e->name, BIGNAME, &k) != 1 || k >= nbig) {
+				b->others += strcmp(e->name, ".") &&
+					     strcmp(e->name, "..");
+				continue;
+			}
+			b->n++;
+			b->dups += b->seen[k]++ != 0;
+			snprintf(name, sizeof(name), "big/%s", e->name);
+			if (stat(disk(name), &st) ||
+			    e->fileid != (uint64_t)st.st_ino ||
+			    (plus &&
+			     (!e->attr.present ||
+			      e->attr.attr.fileid != (uint64_t)st.st_ino ||
+			      e->attr.attr.size != (uint64_t)st.st_size ||
+			      (e->attr.attr.mode & 07777) !=
+				      (st.st_mode & 07777))))
+				b->attr_bad++;
+			if (plus && !e->fh_present)
+				b->fh_missing++;
+		}
+		if (b->calls == 1)
+			b->first_bytes = bytes;
+		if (bytes > b->max_bytes)
+			b->max_bytes = bytes;
+	} while (!rr.eof && b->calls < max_calls);
+out:
+	free(ent);
+	free(names);
+	return r;
+}
+
+static void big_report(const char *what, int r, const struct bigrun *b,
+		       const struct lx_xprt_rdma_stats *s0,
+		       const struct lx_xprt_rdma_stats *s1, double ms)
+{
+	unsigned int i, missing = 0;
+
+	for (i = 0; i < nbig; i++)
+		missing += !b->seen[i];
+	/* a reply of about count bytes: more than half of it used, far
+	 * above one receive buffer (buf_size 16 KiB) */
+	report(what,
+	       !r && !missing && !b->dups && !b->others && !b->attr_bad &&
+		       !b->fh_missing && b->max_bytes > bigcount / 2 &&
+		       s1->reply_chunks - s0->reply_chunks >= b->calls &&
+		       s1->win_live == 0 && s1->rdma_errors == s0->rdma_errors,
+	       "count %u: %u calls in %.0f ms: %s; %u of %u entries (%u "
+	       "missing, %u twice, %u unknown, %u unlike stat(2), %u without "
+	       "a handle); entries of the first reply %zu bytes, largest %zu; "
+	       "Reply chunks +%llu, windows bound +%llu (invalidated: %llu "
+	       "by nfsd, %llu by us), live %llu, RDMA errors +%llu",
+	       bigcount, b->calls, ms, lx_strerror(r), b->n, nbig, missing,
+	       b->dups, b->others, b->attr_bad, b->fh_missing, b->first_bytes,
+	       b->max_bytes,
+	       (unsigned long long)(s1->reply_chunks - s0->reply_chunks),
+	       (unsigned long long)(s1->win_binds - s0->win_binds),
+	       (unsigned long long)(s1->win_remote_inv - s0->win_remote_inv),
+	       (unsigned long long)(s1->win_local_inv - s0->win_local_inv),
+	       (unsigned long long)s1->win_live,
+	       (unsigned long long)(s1->rdma_errors - s0->rdma_errors));
+}
+
+/* READLINK of a long target over a 1 KiB inline threshold: the reply
+ * (about 1.1 KiB) comes through a Reply chunk. */
+static void big_readlink(void)
+{
+	static const struct lx_xprt_rdma_opts ro = {
+		.ack_timeout = 20, .inline_send = 1024, .inline_recv = 1024};
+	struct lx_xprt_rdma_stats s0 = {0}, s1 = {0};
+	struct lx_nfs3_readlink_res rl;
+	struct lx_nfs3_lookup_res lr;
+	struct lx_nfs3_clnt *c2 = NULL;
+	struct lx_nfs3_opts o;
+	char target[1001], back[1100], msg[256] = "";
+	unsigned int i;
+	int r;
+
+	for (i = 0; i < 1000; i++)
+		target[i] = (i % 50 == 49) ? '/' : (char)('a' + i % 26);
+	target[1000] = '\0';
+	unlink(disk("longlink"));
+	if (symlink(target, disk("longlink"))) {
+		report("readlink-long", false, "symlink(2): %s",
+		       strerror(errno));
+		return;
+	}
+	base_opts(&o, msg, sizeof(msg));
+	o.rdma = &ro;
+	r = lx_nfs3_create(&c2, &o);
+	if (!report("mount-inline1k", !r, "%s%s%s", lx_strerror(r),
+		    r ? ": " : "", msg))
+		goto out;
+	r = lx_nfs3_lookup(c2, &dir, "longlink", &lr);
+	lx_xprt_rdma_stats(lx_rpc_xprt(lx_nfs3_rpc(c2), 0), &s0);
+	memset(back, 0, sizeof(back));
+	if (!r)
+		r = lx_nfs3_readlink(c2, &lr.fh, back, sizeof(back), &rl);
+	lx_xprt_rdma_stats(lx_rpc_xprt(lx_nfs3_rpc(c2), 0), &s1);
+	report("readlink-long",
+	       !r && rl.len == 1000 && !strcmp(back, target) &&
+		       s1.inline_recv == 1024 &&
+		       s1.reply_chunks > s0.reply_chunks && s1.win_live == 0,
+	       "a %zu-byte target, inline %u/%u: %s, %u bytes, %s; Reply "
+	       "chunks +%llu, windows live %llu",
+	       strlen(target), s1.inline_send, s1.inline_recv, lx_strerror(r),
+	       r ? 0 : rl.len,
+	       !r && !strcmp(back, target) ? "as readlink(2)" : "DIFFERENT",
+	       (unsigned long long)(s1.reply_chunks - s0.reply_chunks),
+	       (unsigned long long)s1.win_live);
+	lx_nfs3_destroy(c2);
+out:
+	unlink(disk("longlink"));
+}
+
+/* One READDIRPLUS reply of bigcount bytes through a client whose chunk
+ * segments are at most 64 KiB: a Reply chunk of several windows, which
+ * nfsd 6.1 does not invalidate (more than one key): every one ours. */
+static void big_segs(const struct lx_nfs3_fh *fh)
+{
+	static const struct lx_xprt_rdma_opts ro = {.ack_timeout = 20,
+						    .max_seg_size = 65536};
+	struct lx_xprt_rdma_stats s0 = {0}, s1 = {0};
+	struct lx_nfs3_clnt *c3 = NULL;
+	struct lx_nfs3_opts o;
+	struct bigrun b;
+	char msg[256] = "";
+	uint64_t binds;
+	int r;
+
+	base_opts(&o, msg, sizeof(msg));
+	o.rdma = &ro;
+	r = lx_nfs3_create(&c3, &o);
+	if (!report("mount-seg64k", !r, "%s%s%s", lx_strerror(r), r ? ": " : "",
+		    msg))
+		return;
+	memset(&b, 0, sizeof(b));
+	b.seen = calloc(nbig, 1);
+	lx_xprt_rdma_stats(lx_rpc_xprt(lx_nfs3_rpc(c3), 0), &s0);
+	r = b.seen ? big_list(c3, fh, true, bigcount, 1, &b) : -ENOMEM;
+	lx_xprt_rdma_stats(lx_rpc_xprt(lx_nfs3_rpc(c3), 0), &s1);
+	binds = s1.win_binds - s0.win_binds;
+	report("readdirplus-large-segs",
+	       !r && b.calls == 1 && b.n && !b.dups && !b.others &&
+		       !b.attr_bad && !b.fh_missing &&
+		       b.first_bytes > bigcount / 2 &&
+		       s1.reply_chunks - s0.reply_chunks == 1 &&
+		       binds >= bigcount / 65536 &&
+		       s1.win_local_inv - s0.win_local_inv == binds &&
+		       s1.win_live == 0,
+	       "segments of at most 64 KiB: %s, %u entries in %zu bytes; "
+	       "windows bound %llu, invalidated %llu by us and %llu by "
+	       "nfsd, live %llu",
+	       lx_strerror(r), b.n, b.first_bytes, (unsigned long long)binds,
+	       (unsigned long long)(s1.win_local_inv - s0.win_local_inv),
+	       (unsigned long long)(s1.win_remote_inv - s0.win_remote_inv),
+	       (unsigned long long)s1.win_live);
+	free(b.seen);
+	lx_nfs3_destroy(c3);
+}
+
+static void test_bigdir(void)
+{
+	struct lx_xprt_rdma_stats s0, s1;
+	struct lx_nfs3_lookup_res lr;
+	struct lx_nfs3_wcc_res wc;
+	struct bigrun b;
+	char name[160];
+	unsigned int i;
+	double t0;
+	int r, fd;
+
+	mkdir(disk("big"), 0755);
+	for (i = 0; i < nbig; i++) {
+		snprintf(name, sizeof(name), "big/" BIGNAME, i);
+		fd = open(disk(name), O_CREAT | O_WRONLY, 0600 + (i % 64));
+		if (fd < 0 || ftruncate(fd, i))
+			fails++;
+		if (fd >= 0)
+			close(fd);
+	}
+	r = lx_nfs3_lookup(clnt, &dir, "big", &lr);
+	if (!report("lookup", !r, "big: %s", lx_strerror(r)))
+		goto out;
+
+	memset(&b, 0, sizeof(b));
+	b.seen = calloc(nbig, 1);
+	s0 = rstats();
+	t0 = now_s();
+	r = b.seen ? big_list(clnt, &lr.fh, true, bigcount, 10000, &b) :
+		     -ENOMEM;
+	s1 = rstats();
+	big_report("readdirplus-large", r, &b, &s0, &s1, (now_s() - t0) * 1e3);
+	free(b.seen);
+
+	memset(&b, 0, sizeof(b));
+	b.seen = calloc(nbig, 1);
+	s0 = rstats();
+	t0 = now_s();
+	r = b.seen ? big_list(clnt, &lr.fh, false, bigcount, 10000, &b) :
+		     -ENOMEM;
+	s1 = rstats();
+	big_report("readdir-large", r, &b, &s0, &s1, (now_s() - t0) * 1e3);
+	free(b.seen);
+
+	big_segs(&lr.fh);
+	big_readlink();
+out:
+	for (i = 0; i < nbig; i++) {
+		snprintf(name, sizeof(name), "big/" BIGNAME, i);
+		unlink(disk(name));
+	}
+	r = lx_nfs3_rmdir(clnt, &dir, "big", &wc);
+	report("rmdir", !r && access(disk("big"), F_OK) != 0, "big: %s",
+	       lx_strerror(r));
+}
+
 /* ------------------------------------------------------------ main */
 
 int main(int argc, char **argv)
@@ -709,7 +996,7 @@ int main(int argc, char **argv)
 	int opt, r;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((opt = getopt(argc, argv, "a:e:D:s:n:M:p:")) != -1) {
+	while ((opt = getopt(argc, argv, "a:e:D:s:n:b:R:o:M:p:")) != -1) {
 		switch (opt) {
 		case 'a':
 			host = optarg;
@@ -726,6 +1013,15 @@ int main(int argc, char **argv)
 		case 'n':
 			nfiles = (unsigned int)atoi(optarg);
 			break;
+		case 'b':
+			nbig = (unsigned int)atoi(optarg);
+			break;
+		case 'R':
+			bigcount = (unsigned int)atoi(optarg);
+			break;
+		case 'o':
+			only = optarg;
+			break;
 		case 'M':
 			mnt_port = (unsigned int)atoi(optarg);
 			break;
@@ -736,24 +1032,31 @@ int main(int argc, char **argv)
 			fprintf(stderr,
 				"usage: nfs3_lib_rdma [-a IP] [-e EXPORT] "
 				"[-D EXPORT_DIR] [-s SIZE] [-n NFILES] "
+				"[-b NBIG] [-R DIRCOUNT] [-o SECTION] "
 				"[-M MOUNT_PORT] [-p NFS_PORT]\n");
 			return 2;
 		}
 	}
 	if (!expdir)
 		expdir = export_;
-	if (!total || !nfiles) {
-		fprintf(stderr, "nfs3_lib_rdma: bad -s or -n\n");
+	if (!total || !nfiles || !nbig || bigcount < 4096) {
+		fprintf(stderr, "nfs3_lib_rdma: bad -s, -n, -b or -R\n");
 		return 2;
 	}
 	r = do_mount();
 	if (r)
 		return 1;
-	test_procs();
-	test_mount_procs();
-	test_async();
-	test_data();
-	test_readdir();
+#define SECTION(n, fn)                         \
+	do {                                   \
+		if (!only || !strcmp(only, n)) \
+			fn();                  \
+	} while (0)
+	SECTION("procs", test_procs);
+	SECTION("mount-procs", test_mount_procs);
+	SECTION("async", test_async);
+	SECTION("data", test_data);
+	SECTION("readdir", test_readdir);
+	SECTION("bigdir", test_bigdir);
 	r = lx_nfs3_rmdir(clnt, lx_nfs3_root(clnt), topdir, &wc);
 	report("cleanup", !r, "%s: %s", topdir, lx_strerror(r));
 	st = rstats();

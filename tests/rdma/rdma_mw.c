@@ -33,10 +33,25 @@
  *   timeout    READ the server never answers: the call times out; from
  *              inside done() no window is live, one was deallocated, and
  *              the server's RDMA Write through the key fails
+ *   cancel     READ the server writes into and never answers: the caller
+ *              cancels it; inside done() (-ECANCELED) nothing is live
+ *              and the key is refused
+ *   malformed  READ answered with a Write chunk longer than offered: the
+ *              reply is refused (-EBADMSG, nothing placed); inside done()
+ *              nothing is live and the key is refused
  *   lost       READ, then the server drops the connection and refuses to
  *              accept for a while: the call times out while disconnected;
  *              inside done() no window is live and the dead connection's
  *              window was deallocated
+ *   reply-big  a call whose reply may be large (reply_hint 64 KiB, eight
+ *              times buf_size): its Reply chunk is one window over a reply
+ *              buffer of that size; the server RDMA-Writes a 16 KiB reply
+ *              into it before its RDMA_NOMSG Send, the client decodes it
+ *              from there (every byte checked), invalidates locally and
+ *              from inside done() the key is refused
+ *   reply-big-timeout  the same call, never answered after the server
+ *              wrote through the key: -ETIMEDOUT, nothing live inside
+ *              done(), the key refused
  *   bounds     (INFO) a Write one byte past the window, inside the
  *              registration: hardware refuses it; Soft-RoCE 6.1 checks only
  *              the registration's bounds
@@ -76,6 +91,8 @@
 #define VERS	    1u
 #define P_READ	    1u
 #define P_WRITE	    2u
+#define P_LIST	    3u /* results: count, count bytes of 0xa5 (Reply chunk) */
+#define LIST_HINT   65536u
 #define LEN	    16384u
 #define SRV_BUF	    8192u
 #define SRV_RECVS   8
@@ -96,6 +113,10 @@ enum scen {
 	S_LOST,
 	S_BOUNDS,
 	S_AFTER,
+	S_REPLY_BIG,
+	S_REPLY_TIMEOUT,
+	S_CANCEL,
+	S_MALFORMED,
 };
 
 /* what a scenario asks the server to do after the client's done() */
@@ -119,8 +140,9 @@ struct srv {
 	int pre2_status;  /* a second one (old key on a new QP) */
 	int after_status; /* the RDMA op after done(), -1 none yet */
 	bool after_done;
-	unsigned int attempts; /* calls of this scenario received */
-	uint32_t keys[4];      /* the chunk key of each attempt */
+	unsigned int attempts;		/* calls of this scenario received */
+	uint32_t keys[4];		/* the chunk key of each attempt */
+	uint32_t reply_segs, reply_len; /* the Reply chunk offered */
 	bool pre_data_ok;
 	/* verbs */
 	struct rdma_event_channel *ech;
@@ -333,6 +355,60 @@ static int srv_reply(uint32_t xid, uint32_t proc, uint32_t write_len, bool inv)
 	return srv_wait_send();
 }
 
+/* P_LIST: the RPC reply (count, count bytes of 0xa5) RDMA-Written into
+ * the call's Reply chunk, then an RDMA_NOMSG Send naming its length.
+ * @send false: written, never answered (the call times out). */
+static int srv_reply_chunk(uint32_t xid, const struct seg *sg, bool send)
+{
+	uint32_t len = 28 + LEN;
+	struct lx_rpcrdma_hdr h;
+	struct ibv_sge sge;
+	struct ibv_send_wr wr = {0}, *bad;
+	uint8_t *p = dbuf();
+	int st;
+	long hl;
+
+	p = wr32(p, xid);
+	p = wr32(p, 1); /* REPLY */
+	p = wr32(p, 0); /* MSG_ACCEPTED */
+	p = wr32(p, 0); /* verifier AUTH_NONE */
+	p = wr32(p, 0);
+	p = wr32(p, 0); /* SUCCESS */
+	p = wr32(p, LEN);
+	memset(p, 0xa5, LEN);
+	if (sg->length < len)
+		return -1;
+	st = srv_rdma(IBV_WR_RDMA_WRITE, sg, 0, len);
+	pthread_mutex_lock(&S.lock);
+	S.pre_status = st;
+	pthread_mutex_unlock(&S.lock);
+	if (st || !send)
+		return st;
+	memset(&h, 0, sizeof(h));
+	h.xid = xid;
+	h.vers = LX_RPCRDMA_VERSION;
+	h.credits = 8;
+	h.proc = RDMA_NOMSG;
+	h.has_reply = true;
+	h.reply.nsegs = 1;
+	h.reply.segs[0].handle = sg->handle;
+	h.reply.segs[0].length = len;
+	h.reply.segs[0].offset = sg->offset;
+	hl = lx_rpcrdma_encode(sbuf(), 512, &h);
+	if (hl < 0)
+		return -1;
+	sge.addr = (uintptr_t)sbuf();
+	sge.length = (uint32_t)hl;
+	sge.lkey = S.mr->lkey;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.opcode = IBV_WR_SEND;
+	if (ibv_post_send(S.qp, &wr, &bad))
+		return -1;
+	return srv_wait_send();
+}
+
 /* A call arrived in receive buffer @i (@len bytes): play the scenario. */
 static void srv_call(int i, uint32_t len)
 {
@@ -364,6 +440,10 @@ static void srv_call(int i, uint32_t len)
 		kept.handle = h.reads[0].seg.handle;
 		kept.length = h.reads[0].seg.length;
 		kept.offset = h.reads[0].seg.offset;
+	} else if (proc == P_LIST && h.has_reply && h.reply.nsegs >= 1) {
+		kept.handle = h.reply.segs[0].handle;
+		kept.length = h.reply.segs[0].length;
+		kept.offset = h.reply.segs[0].offset;
 	} else if (proc != 0) {
 		fprintf(stderr, "rdma_mw: server: proc %u without its chunk\n",
 			proc);
@@ -374,9 +454,20 @@ static void srv_call(int i, uint32_t len)
 	att = S.attempts++;
 	if (att < 4)
 		S.keys[att] = kept.handle;
+	if (proc == P_LIST) {
+		S.reply_segs = h.reply.nsegs;
+		S.reply_len = 0;
+		for (unsigned int k = 0; k < h.reply.nsegs; k++)
+			S.reply_len += h.reply.segs[k].length;
+	}
 	pthread_mutex_unlock(&S.lock);
 	if (proc == 0) { /* NULL */
 		srv_reply(xid, 0, 0, false);
+		return;
+	}
+	if (proc == P_LIST) {
+		S.seg = kept;
+		srv_reply_chunk(xid, &kept, sc != S_REPLY_TIMEOUT);
 		return;
 	}
 	/* the data the server writes (READ) */
@@ -385,6 +476,8 @@ static void srv_call(int i, uint32_t len)
 	case S_WRITE_WIN:
 	case S_REMOTE_INV:
 	case S_TIMEOUT:
+	case S_CANCEL:
+	case S_MALFORMED:
 		S.seg = kept;
 		st = srv_rdma(IBV_WR_RDMA_WRITE, &kept, 0, kept.length);
 		break;
@@ -448,8 +541,13 @@ static void srv_call(int i, uint32_t len)
 	if (sc != S_ACCESS && sc != S_BOUNDS)
 		S.pre_status = st;
 	pthread_mutex_unlock(&S.lock);
-	if (sc == S_TIMEOUT)
-		return; /* no reply: the client times out */
+	if (sc == S_TIMEOUT || sc == S_CANCEL)
+		return; /* no reply: the client times out or cancels */
+	if (sc == S_MALFORMED) {
+		/* more bytes than the segment offered */
+		srv_reply(xid, proc, kept.length + 4096, false);
+		return;
+	}
 	srv_reply(xid, proc, proc == P_READ ? kept.length : LEN,
 		  sc == S_REMOTE_INV);
 }
@@ -572,6 +670,7 @@ struct ccall {
 	int after_status;    /* its result (-1: none) */
 	struct lx_xprt_rdma_stats in_done; /* counters inside done() */
 	uint32_t count;			   /* results */
+	int cancel_ret;			   /* lx_call_cancel() (S_CANCEL) */
 };
 
 static struct lx_rpc_clnt *cl;
@@ -579,6 +678,19 @@ static struct lx_rpc_clnt *cl;
 static bool_t x_u32(XDR *x, u_int *p)
 {
 	return xdr_u_int(x, p);
+}
+
+/* P_LIST results: the count and as many bytes of 0xa5, all checked */
+static bool_t x_list(XDR *x, u_int *p)
+{
+	u_int i, w;
+
+	if (!xdr_u_int(x, p) || *p != LEN)
+		return FALSE;
+	for (i = 0; i < LEN / 4; i++)
+		if (!xdr_u_int(x, &w) || w != 0xa5a5a5a5u)
+			return FALSE;
+	return TRUE;
 }
 
 static int place_count(void *arg, const uint8_t *body, size_t have, size_t *off,
@@ -649,7 +761,10 @@ static int run(enum scen sc, uint32_t proc, uint8_t *mem, enum after_op after,
 	S.pre_data_ok = false;
 	memset(S.keys, 0, sizeof(S.keys));
 	pthread_mutex_unlock(&S.lock);
-	if (proc == P_READ) {
+	if (proc == P_LIST) {
+		a.dec = (xdrproc_t)x_list;
+		a.reply_hint = LIST_HINT;
+	} else if (proc == P_READ) {
 		a.place = place_count;
 		a.rx_iov = &iov;
 		a.rx_iovcnt = 1;
@@ -663,6 +778,21 @@ static int run(enum scen sc, uint32_t proc, uint8_t *mem, enum after_op after,
 	r = lx_rpc_call_async(cl, &c->call, &a);
 	if (r)
 		return r;
+	if (sc == S_CANCEL) {
+		/* once the server wrote through the key, with the window
+		 * still bound: the caller gives up */
+		double t0 = now_s();
+		bool wrote = false;
+
+		while (!wrote && now_s() - t0 < 10) {
+			pthread_mutex_lock(&S.lock);
+			wrote = S.pre_status != -1;
+			pthread_mutex_unlock(&S.lock);
+			if (!wrote)
+				usleep(2000);
+		}
+		c->cancel_ret = lx_call_cancel(&c->call);
+	}
 	pthread_mutex_lock(&c->lock);
 	while (!c->done)
 		pthread_cond_wait(&c->cond, &c->lock);
@@ -887,6 +1017,51 @@ int main(int argc, char **argv)
 	       S.seg.handle, wcs(c.after_status));
 	wait_connected(20000);
 
+	/* cancel */
+	lx_xprt_rdma_stats(lx_rpc_xprt(cl, 0), &s0);
+	r = run(S_CANCEL, P_READ, reg, AFTER_WRITE, 0, &c);
+	ncheck++;
+	open_before += S.pre_status == IBV_WC_SUCCESS;
+	protected_after += c.after_status == IBV_WC_REM_ACCESS_ERR;
+	report("cancel",
+	       r == -ECANCELED && c.cancel_ret == 0 &&
+		       S.pre_status == IBV_WC_SUCCESS &&
+		       c.in_done.win_live == 0 &&
+		       c.in_done.win_deallocs - s0.win_deallocs == 1 &&
+		       c.after_status == IBV_WC_REM_ACCESS_ERR,
+	       "a READ cancelled after the server wrote through its key (%s): "
+	       "%s; inside done(): %llu window(s) live, %llu deallocated, the "
+	       "server's RDMA Write through key %#x: %s",
+	       wcs(S.pre_status), lx_strerror(r),
+	       (unsigned long long)c.in_done.win_live,
+	       (unsigned long long)(c.in_done.win_deallocs - s0.win_deallocs),
+	       S.seg.handle, wcs(c.after_status));
+	wait_connected(20000);
+
+	/* malformed */
+	lx_xprt_rdma_stats(lx_rpc_xprt(cl, 0), &s0);
+	r = run(S_MALFORMED, P_READ, reg, AFTER_WRITE, 0, &c);
+	lx_xprt_rdma_stats(lx_rpc_xprt(cl, 0), &s1);
+	ncheck++;
+	open_before += S.pre_status == IBV_WC_SUCCESS;
+	protected_after += c.after_status == IBV_WC_REM_ACCESS_ERR;
+	report("malformed",
+	       r == -EBADMSG && S.pre_status == IBV_WC_SUCCESS &&
+		       s1.bad_headers - s0.bad_headers == 1 &&
+		       c.in_done.win_live == 0 &&
+		       c.after_status == IBV_WC_REM_ACCESS_ERR,
+	       "a READ answered with a Write chunk %u bytes longer than "
+	       "offered: %s (%llu refused reply); inside done(): %llu "
+	       "window(s) live (%llu invalidated locally, %llu deallocated), "
+	       "the server's RDMA Write through key %#x: %s",
+	       4096, lx_strerror(r),
+	       (unsigned long long)(s1.bad_headers - s0.bad_headers),
+	       (unsigned long long)c.in_done.win_live,
+	       (unsigned long long)(c.in_done.win_local_inv - s0.win_local_inv),
+	       (unsigned long long)(c.in_done.win_deallocs - s0.win_deallocs),
+	       S.seg.handle, wcs(c.after_status));
+	wait_connected(20000);
+
 	/* lost */
 	lx_xprt_rdma_stats(lx_rpc_xprt(cl, 0), &s0);
 	r = run(S_LOST, P_READ, reg, AFTER_NONE, 3000, &c);
@@ -903,6 +1078,53 @@ int main(int argc, char **argv)
 	       lx_strerror(r), (unsigned long long)c.in_done.win_live,
 	       (unsigned long long)(c.in_done.win_deallocs - s0.win_deallocs));
 	wait_connected(30000);
+
+	/* reply-big: a Reply chunk over a reply buffer larger than buf_size */
+	lx_xprt_rdma_stats(lx_rpc_xprt(cl, 0), &s0);
+	r = run(S_REPLY_BIG, P_LIST, reg, AFTER_WRITE, 0, &c);
+	lx_xprt_rdma_stats(lx_rpc_xprt(cl, 0), &s1);
+	ncheck++;
+	open_before += S.pre_status == IBV_WC_SUCCESS;
+	protected_after += c.after_status == IBV_WC_REM_ACCESS_ERR;
+	report("reply-big",
+	       !r && c.count == LEN && S.pre_status == IBV_WC_SUCCESS &&
+		       S.reply_segs == 1 && S.reply_len >= LIST_HINT &&
+		       s1.reply_chunks - s0.reply_chunks == 1 &&
+		       s1.win_local_inv - s0.win_local_inv == 1 &&
+		       c.in_done.win_live == 0 &&
+		       c.after_status == IBV_WC_REM_ACCESS_ERR,
+	       "a call with reply_hint %u (buf_size 8192): a Reply chunk of "
+	       "%u segment(s), %u bytes; the server's RDMA Write of a %u-byte "
+	       "reply into it: %s; decoded from there: %s, %u bytes checked; "
+	       "%llu local invalidation(s); inside done(): %llu live, the "
+	       "server's RDMA Write through key %#x: %s",
+	       LIST_HINT, S.reply_segs, S.reply_len, 28 + LEN,
+	       wcs(S.pre_status), lx_strerror(r), c.count,
+	       (unsigned long long)(s1.win_local_inv - s0.win_local_inv),
+	       (unsigned long long)c.in_done.win_live, S.seg.handle,
+	       wcs(c.after_status));
+	wait_connected(20000);
+
+	/* reply-big-timeout: the same, never answered */
+	lx_xprt_rdma_stats(lx_rpc_xprt(cl, 0), &s0);
+	r = run(S_REPLY_TIMEOUT, P_LIST, reg, AFTER_WRITE, 1500, &c);
+	ncheck++;
+	open_before += S.pre_status == IBV_WC_SUCCESS;
+	protected_after += c.after_status == IBV_WC_REM_ACCESS_ERR;
+	report("reply-big-timeout",
+	       r == -ETIMEDOUT && S.pre_status == IBV_WC_SUCCESS &&
+		       c.in_done.win_live == 0 &&
+		       c.in_done.win_deallocs - s0.win_deallocs == 1 &&
+		       c.after_status == IBV_WC_REM_ACCESS_ERR,
+	       "a large-reply call never answered after the server wrote "
+	       "into its Reply chunk (%s): %s; inside done(): %llu window(s) "
+	       "live, %llu deallocated, the server's RDMA Write through key "
+	       "%#x: %s",
+	       wcs(S.pre_status), lx_strerror(r),
+	       (unsigned long long)c.in_done.win_live,
+	       (unsigned long long)(c.in_done.win_deallocs - s0.win_deallocs),
+	       S.seg.handle, wcs(c.after_status));
+	wait_connected(20000);
 
 	/* bounds (information: what the device enforces) */
 	memset(reg, 0, LEN + 4096);

@@ -20,9 +20,11 @@
 
 #include <cmocka.h>
 
+#include <libxprt/proto/pool.h>
 #include <libxprt/proto/xprt.h>
 
 #include "helpers/fakesrv.h"
+#include "xprt/proto.h" /* lx_xprt__req_grow_rbuf() */
 
 enum {
 	CMD_ECHO = 1,	  /* reply: key cmd arg payload */
@@ -653,6 +655,95 @@ static void test_reply_too_big(void **state)
 	lx_xprt_destroy(x);
 }
 
+/*
+ * A reply buffer larger than buf_size for one use: a size class of its
+ * own pool (at most 4 per class), the slot's own buffer back at the put.
+ */
+static void test_grow_rbuf(void **state)
+{
+	struct xprt *x = mk_xprt(8, 1024, LX_XPRT_RESEND);
+	struct lx_xprt_req *req, *held[4], *extra;
+	struct lx_xprt_buf *home;
+	struct call c;
+	unsigned int i;
+
+	(void)state;
+	req = mk_req(x, &c, 70, CMD_ECHO, 3, 8);
+	home = req->rbuf;
+	assert_int_equal(home->cap, 1024);
+	/* large enough already: nothing changes */
+	assert_int_equal(lx_xprt__req_grow_rbuf(req, 1000, 0), 0);
+	assert_ptr_equal(req->rbuf, home);
+	assert_int_equal(lx_xprt__req_grow_rbuf(req, 5000, 0), 0);
+	assert_true(req->rbuf != home);
+	assert_int_equal(req->rbuf->cap, 8192); /* its class */
+	assert_int_equal(lx_xprt__req_grow_rbuf(req, 9000, 0), -EINVAL);
+	/* the reply lands in the larger buffer */
+	assert_int_equal(lx_xprt_req_submit(req, 70), 0);
+	wait_done(req);
+	assert_int_equal(c.status, 0);
+	assert_int_equal(c.rlen, 20);
+	assert_int_equal(lx_xprt_req_put(req), 0);
+	/* the slot has its own buffer again */
+	req = mk_req(x, &c, 71, CMD_ECHO, 0, 0);
+	assert_int_equal(req->rbuf->cap, 1024);
+	assert_int_equal(lx_xprt__req_grow_rbuf(req, (8u << 20) + 1, 0),
+			 -EMSGSIZE);
+	assert_int_equal(req->rbuf->cap, 1024);
+	lx_xprt_req_put(req);
+	/* four buffers of a class, then NOWAIT is refused until one is back */
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(lx_xprt_req_alloc(x, 0, &held[i]), 0);
+		assert_int_equal(lx_xprt__req_grow_rbuf(held[i], 100000, 0), 0);
+		assert_int_equal(held[i]->rbuf->cap, 131072);
+	}
+	assert_int_equal(lx_xprt_req_alloc(x, 0, &extra), 0);
+	assert_int_equal(lx_xprt__req_grow_rbuf(extra, 100000, LX_XPRT_NOWAIT),
+			 -EBUSY);
+	assert_int_equal(extra->rbuf->cap, 1024);
+	lx_xprt_req_put(held[0]);
+	assert_int_equal(lx_xprt__req_grow_rbuf(extra, 100000, LX_XPRT_NOWAIT),
+			 0);
+	lx_xprt_req_put(extra);
+	for (i = 1; i < 4; i++)
+		lx_xprt_req_put(held[i]);
+	/* destroy finds every larger buffer back in its pool */
+	lx_xprt_destroy(x);
+}
+
+/* On a shared pool the larger buffer is the pool's class. */
+static void test_grow_rbuf_shared(void **state)
+{
+	struct lx_xprt_pool_opts po = {.max_bytes = 4u << 20};
+	struct lx_xprt_pool_stats ps;
+	struct lx_xprt_opts o = {0};
+	struct lx_xprt_pool *pool;
+	struct lx_xprt_req *req;
+	struct xprt *x = NULL;
+
+	(void)state;
+	assert_int_equal(lx_xprt_pool_create(&pool, &po), 0);
+	toy_framing = lx_xprt_framing_rpc;
+	toy_framing.key_len = 4;
+	toy_framing.check = NULL;
+	o.transport = LX_XPRT_TRANSPORT_TCP;
+	o.host = "127.0.0.1";
+	o.port = fakesrv_port(srv);
+	o.framing = &toy_framing;
+	o.max_reqs = 4;
+	o.buf_size = 4096;
+	o.pool = pool;
+	assert_int_equal(lx_xprt_create(&x, &o), 0);
+	assert_int_equal(lx_xprt_req_alloc(x, 0, &req), 0);
+	assert_int_equal(lx_xprt__req_grow_rbuf(req, 300000, 0), 0);
+	assert_int_equal(req->rbuf->cap, 512u << 10);
+	lx_xprt_pool_stats(pool, &ps);
+	assert_int_equal(ps.classes, 2);
+	lx_xprt_req_put(req);
+	lx_xprt_destroy(x);
+	assert_int_equal(lx_xprt_pool_destroy(pool), 0);
+}
+
 static void test_timeout_and_cancel(void **state)
 {
 	struct xprt *x = mk_xprt(4, 4096, LX_XPRT_RESEND);
@@ -878,6 +969,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(
 			test_unknown_and_duplicate_replies, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reply_too_big, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_grow_rbuf, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_grow_rbuf_shared, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_timeout_and_cancel, setup,
 						teardown),

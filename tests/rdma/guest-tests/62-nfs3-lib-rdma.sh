@@ -8,7 +8,10 @@
 # chunks) and lx_nfs3_file_pread (Write chunks) compared with the file on
 # disk, a small READ inline, READDIRPLUS and READDIR of 2000 entries
 # (Reply chunks; names, inode numbers, sizes and modes compared with
-# stat(2)).  Then nfs3-bench --transport rdma --verify on a file large
+# stat(2)); READDIRPLUS and READDIR of 3000 entries with dircount/maxcount
+# 256 KiB, far above buf_size (each reply through a Reply chunk in a
+# buffer of its size, no window left live), and a 1000-byte READLINK over
+# a 1 KiB inline threshold.  Then nfs3-bench --transport rdma --verify on a file large
 # enough for Read and Write chunks, when it is built.
 BIN=$RDMAVM_BIN/nfs3_lib_rdma
 NB=$RDMAVM_BENCH/nfs3-bench
