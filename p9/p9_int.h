@@ -28,6 +28,7 @@
 #include <libxprt/proto/xprt.h>
 
 #include "xprt/call_int.h"
+#include "xprt/proto.h"
 
 /* Tflush messages in flight for one call at most (lx_call_cancel() -EBUSY) */
 #define LX_P9_MAX_FLUSH		4u
@@ -158,7 +159,7 @@ struct lx_p9_call {
 
 static inline struct lx_p9_call *lx_p9_call_of(struct lx_xprt_req *req)
 {
-	return lx_xprt_req_priv(req);
+	return lx_xprt__req_priv(req);
 }
 
 /**

@@ -84,6 +84,11 @@ static int lx_rpc_place(struct lx_xprt_req *req, size_t have, size_t msg_len)
 	long hlen;
 	int r;
 
+	/* no bulk data expected: the whole reply goes to rbuf, and
+	 * lx_rpc_decode_reply() judges its header (a bad one fails there
+	 * with the same -EBADMSG) */
+	if (!t->place)
+		return 0;
 	hlen = lx_rpc_reply_hdr_len(p, have, &accepted);
 	if (hlen < 0)
 		return (int)hlen;
@@ -91,7 +96,7 @@ static int lx_rpc_place(struct lx_xprt_req *req, size_t have, size_t msg_len)
 	if (hlen == 0)
 		/* verifier length unknown yet: ask for the common case */
 		return have < 20 ? 24 : (int)have + 4;
-	if (!accepted || !t->place)
+	if (!accepted)
 		return 0;
 	r = t->place(t->place_arg, p + hlen, have - (size_t)hlen, &off, &len);
 	if (r < 0)
@@ -449,11 +454,19 @@ static int lx_rpc_start(struct lx_rpc_clnt *cl,
 	if (err)
 		return err;
 	t = task_of(req);
-	/* everything but the slot's use count, which XIDs are made of, and
-	 * the retry list's fields, set when a call is sent again */
-	memset((char *)t + offsetof(struct lx_rpc_task, cl), 0,
-	       offsetof(struct lx_rpc_task, next_xid) -
-		       offsetof(struct lx_rpc_task, cl));
+	/* every field up to next_xid, one by one rather than a memset of
+	 * them all: most are set from @a below anyway.  Not the slot's use
+	 * count, which XIDs are made of, nor the retry list's fields, set
+	 * when a call is sent again. */
+	t->has_rx_dst = false;
+	t->payload_segs = 0;
+	t->payload_len = 0;
+	t->retries = 0;
+	t->deadline_ns = 0;
+	t->status = 0;
+	t->info = (struct lx_rpc_reply_info){.reply_stat = -1};
+	t->again_tries = 0;
+	t->again_ms = 0;
 	t->cl = cl;
 	t->dec = a->dec;
 	t->res = a->res;
@@ -498,7 +511,6 @@ static int lx_rpc_start(struct lx_rpc_clnt *cl,
 	xid = lx_rpc_xid(cl, t, req->slot, conn);
 	t->xid = xid;
 	t->info.xid = xid;
-	t->info.reply_stat = -1;
 
 	err = lx_rpc_encode(cl, req, a, xid);
 	if (err)

@@ -15,6 +15,8 @@
 #include <libxprt/rpc.h>
 #include <libxprt/proto/xprt.h>
 
+#include "xprt/proto.h"
+
 #define LX_RPC_MAX_CONN	     16u
 #define LX_RPC_HDR_MAX	     512u /* call header: 40 + cred (<= 400) + verf */
 #define LX_RPC_CALL_PROC_OFF 20u
@@ -88,8 +90,7 @@ struct lx_rpc_task {
 	lx_rpc_complete_fn complete;
 	lx_rpc_body_place_fn place;
 	void *place_arg;
-	struct lx_xprt_iter rx_dst;
-	bool has_rx_dst;
+	bool has_rx_dst; /* rx_dst (below) is set */
 	/* for RPC-over-RDMA chunk decisions (rpc_rdma_ulp.c): the payload
 	 * is tx_segs[0 .. payload_segs) of the request, XDR pad after it */
 	unsigned int payload_segs;
@@ -107,7 +108,8 @@ struct lx_rpc_task {
 	unsigned int again_tries;
 	unsigned int again_ms; /* sync: the waiter sleeps this, then sends */
 	/* from here on set before use: not cleared per call (lx_rpc_start) */
-	uint32_t next_xid; /* the XID it goes out with next */
+	uint32_t next_xid;	    /* the XID it goes out with next */
+	struct lx_xprt_iter rx_dst; /* where bulk results go: has_rx_dst */
 	struct lx_xprt_req *req;
 	struct lx_rpc_task *later_next;
 	uint64_t later_due;
@@ -115,7 +117,7 @@ struct lx_rpc_task {
 
 static inline struct lx_rpc_task *lx_rpc_task_of(struct lx_xprt_req *req)
 {
-	return lx_xprt_req_priv(req);
+	return lx_xprt__req_priv(req);
 }
 
 /* rpc_clnt.c */

@@ -27,6 +27,17 @@ struct lx_xprt_req;
  */
 void lx_xprt__keep_bufs(struct xprt *x);
 
+struct lx_xprt_req;
+
+/* Where a request's private area (lx_xprt_opts.req_priv) starts: the
+ * protocols' lx_xprt_req_priv() without a call on every hook. */
+extern const size_t lx_xprt__req_priv_off;
+
+static inline void *lx_xprt__req_priv(struct lx_xprt_req *req)
+{
+	return (char *)req + lx_xprt__req_priv_off;
+}
+
 /**
  * lx_xprt__req_grow_rbuf() - give a request a reply buffer of @size bytes
  * @req: an allocated request, not submitted yet

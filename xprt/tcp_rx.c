@@ -379,7 +379,8 @@ static int rx_whole_place(struct lx_xprt_req *req, const uint8_t *m, size_t len)
 all:
 	if (len > cap)
 		return -EMSGSIZE;
-	memcpy(rb + have, m + have, len - have);
+	if (len > have) /* a small reply came whole in the first copy */
+		memcpy(rb + have, m + have, len - have);
 	req->rlen = len;
 	return 0;
 }

@@ -399,15 +399,24 @@ static bool xmit_one(struct xprt *x, struct lx_xprt_rqst *rq)
 		if (rq->pub.no_reply)
 			lx_xprt_claim_outcome(rq, 0);
 		/* the reply may be in already: done() is ours to run then,
-		 * and the reference keeps the slot from being reused while
-		 * another completer races us for it */
-		lx_xprt_rq_get(rq);
+		 * and a reference keeps the slot from being reused while
+		 * another completer races us for it.  It is taken before
+		 * XMIT goes (nobody delivers while it is set), and only
+		 * when the outcome is in: once set it stays, and without
+		 * it whoever decides later delivers, and we touch nothing
+		 * after the exchange. */
+		bool ref = false;
+
 		st = atomic_load(&rq->st);
 		do {
+			if ((rq_flags(st) & RQ_OUTCOME) && !ref) {
+				lx_xprt_rq_get(rq);
+				ref = true;
+			}
 			nst = (st | RQ_SENT) & ~(uint64_t)RQ_XMIT;
 		} while (!atomic_compare_exchange_weak(&rq->st, &st, nst));
 		lx_xprt_unlock(&x->xmit_lock);
-		if (lx_xprt_unlikely(rq_flags(st) & RQ_OUTCOME)) {
+		if (lx_xprt_unlikely(ref)) {
 			struct xmit_defer d = {.rq = {rq}, .n = 1};
 
 			/* and its reference; a request its done() queued is
@@ -418,7 +427,6 @@ static bool xmit_one(struct xprt *x, struct lx_xprt_rqst *rq)
 							true));
 			return true;
 		}
-		lx_xprt_req_put(&rq->pub);
 		return true;
 	}
 	/* the rare rest, as xmit_round() does it */

@@ -234,6 +234,11 @@ out_put_tag:
 	return err == -ENOBUFS ? -EBUSY : err;
 }
 
+/* pub is the slot's first member: the area is at a fixed offset */
+const size_t lx_xprt__req_priv_off = sizeof(struct lx_xprt_rqst);
+_Static_assert(offsetof(struct lx_xprt_rqst, pub) == 0,
+	       "lx_xprt__req_priv_off counts from the public request");
+
 /* ------------------------------------------------ larger reply buffers */
 
 /*
@@ -349,19 +354,20 @@ int lx_xprt_req_put(struct lx_xprt_req *req)
 	if (!req)
 		return -EINVAL;
 	rq = rq_of(req);
-	old = atomic_load(&rq->refs);
-	do {
-		if (old <= 0) {
-			lx_xprt_log(
-				req->xprt, LX_XPRT_LOG_ERR,
-				"libxprt: %s: double put of request slot %u",
-				req->xprt->peer, req->slot);
-			return -EINVAL;
-		}
-	} while (!atomic_compare_exchange_weak(&rq->refs, &old, old - 1));
-	if (old == 1)
+	old = atomic_fetch_sub(&rq->refs, 1);
+	if (lx_xprt_likely(old > 1))
+		return 0;
+	if (old == 1) {
 		rq_release_slot(rq);
-	return 0;
+		return 0;
+	}
+	/* a put too many (a bug of the caller's): undone, and said (a
+	 * free slot's count goes back to 0, as tryget needs it) */
+	atomic_fetch_add(&rq->refs, 1);
+	lx_xprt_log(req->xprt, LX_XPRT_LOG_ERR,
+		    "libxprt: %s: double put of request slot %u",
+		    req->xprt->peer, req->slot);
+	return -EINVAL;
 }
 
 void lx_xprt_req_set_timer(struct lx_xprt_req *req, uint64_t timeout_ns)

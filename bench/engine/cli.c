@@ -36,6 +36,7 @@ enum {
 	OPT_TIME_BASED,
 	OPT_NUMBER_IOS,
 	OPT_IO_SIZE,
+	OPT_LOG_OFFSET,
 	OPT_RWMIXREAD,
 	OPT_RWMIXWRITE,
 	OPT_FILENAME,
@@ -190,6 +191,7 @@ static const struct bench_optdef engine_opts[] = {
 	{"log_avg_msec", OPT_LOG_AVG_MSEC, FA_REQ, false},
 	{"log_hist_msec", OPT_LOG_HIST_MSEC, FA_REQ, false},
 	{"per_job_logs", OPT_PER_JOB_LOGS, FA_REQ, false},
+	{"log_offset", OPT_LOG_OFFSET, FA_REQ, false},
 };
 
 #define N_ENGINE_OPTS (sizeof(engine_opts) / sizeof(engine_opts[0]))
@@ -785,11 +787,19 @@ static int apply_engine_opt(struct bench *b, int id, const char *name,
 			return ret;
 		o->rw = (enum bench_rw)ret;
 		o->rw_seq = 0;
+		o->rw_hole = 0;
+		if (colon && bench_rw_meta(o->rw))
+			return bad_value(name, given,
+					 "an rw mode with data for ':'");
 		if (colon && !bench_rw_random(o->rw)) {
-			bench_error("--%s %s: holes in sequential I/O "
-				    "(fio's rw=%s:SIZE) are not implemented",
-				    name, given, mode);
-			return -EINVAL;
+			/* fio's rw=read:SIZE: skip SIZE bytes after each
+			 * I/O (holes in sequential I/O) */
+			ret = parse_size_opt(name, colon + 1, 0, 1ull << 40,
+					     &o->rw_hole);
+			if (ret)
+				return ret;
+			o->set |= SET_RW;
+			return 0;
 		}
 		if (colon) {
 			ret = parse_count(name, colon + 1, 1, UINT32_MAX, &v);
@@ -1042,6 +1052,9 @@ static int apply_engine_opt(struct bench *b, int id, const char *name,
 		break;
 	case OPT_PER_JOB_LOGS:
 		ret = parse_bool(name, arg, &o->per_job_logs);
+		break;
+	case OPT_LOG_OFFSET:
+		ret = parse_bool(name, arg, &o->log_offset);
 		break;
 	case OPT_NORANDOMMAP:
 		ret = parse_bool(name, arg, &o->norandommap);
@@ -1323,6 +1336,12 @@ static int check_combinations(struct bench *b)
 		bench_error("--repetitions applies to --workload ior");
 		return -EINVAL;
 	}
+	if (o->rw_hole && (o->varbs || o->workload == WL_IOR)) {
+		bench_error("--rw %s:%" PRIu64 " (holes after each I/O) takes "
+			    "one block size (--bs) and the fio workload",
+			    bench_rw_name(o->rw), o->rw_hole);
+		return -EINVAL;
+	}
 	if (o->size_pct && (meta || o->workload == WL_IOR || o->verify)) {
 		bench_error("--size %u%% (of the file's size) does not go with "
 			    "%s: give --size in bytes",
@@ -1390,7 +1409,7 @@ static int check_combinations(struct bench *b)
 		return -EINVAL;
 	}
 	if (o->verify) {
-		uint64_t nblk = o->size / o->bs;
+		uint64_t nblk = bench_region_blocks(o, o->size);
 		uint64_t sharers = o->filename ? o->numjobs : 1;
 
 		if (nblk > (1ull << 28)) {

@@ -282,7 +282,7 @@ static int files_create(struct bench *b)
 			return -EINVAL;
 		}
 		f->bs = (uint32_t)o->bs;
-		f->nblocks = (f->size - f->base) / o->bs;
+		f->nblocks = bench_region_blocks(o, f->size - f->base);
 		f->layout_job = o->filename ? 0 : i / o->nrfiles;
 		if (o->verify) {
 			f->state = calloc(f->nblocks, sizeof(*f->state));

@@ -262,7 +262,7 @@ static bool io_done(struct bench_io *io, int status, size_t bytes, uint64_t t,
 			bench_flog_record(j->flog, t,
 					  t > io->t_submit ? t - io->t_submit :
 							     0,
-					  d, io->len);
+					  d, io->len, io->offset);
 		if (io->len && d != DIR_OTHER)
 			atomic_fetch_add_explicit(&j->bytes[d], io->len,
 						  memory_order_relaxed);

@@ -122,3 +122,15 @@ void bench_region(const struct bench_opts *o, uint64_t real,
 	}
 	*file_size = *base + size;
 }
+
+/**
+ * bench_region_blocks() - the I/Os of one pass over a region of @len
+ * bytes (fio's): @len / bs, or with rw=read:HOLE one every bs + HOLE
+ * bytes, the last one ending at most at the region's end
+ */
+uint64_t bench_region_blocks(const struct bench_opts *o, uint64_t len)
+{
+	if (!o->rw_hole)
+		return len / o->bs;
+	return len < o->bs ? 0 : (len - o->bs) / (o->bs + o->rw_hole) + 1;
+}
