@@ -18,6 +18,12 @@
  *             reconnect
  *   refused   (with -r PORT) a closed port fails lx_rpc_create with
  *             -ECONNREFUSED, promptly
+ *   nowait    (with -W EXTRA) LX_CALL_NOWAIT at the limits: a client with
+ *             EXTRA slots more than the server's credit grant takes every
+ *             slot with NOWAIT calls while its receive thread is held in
+ *             the first done(); the calls past the credits are queued at
+ *             once (0), the next NOWAIT call is refused with -EBUSY at
+ *             once, and every held call completes when released
  */
 #include <errno.h>
 #include <getopt.h>
@@ -389,18 +395,154 @@ static void test_timeout(void)
 	lx_rpc_destroy(cl);
 }
 
+/* The first completion holds the receive thread until released: no slot
+ * is given back meanwhile (a slot is freed after its done() returns). */
+struct hold_state {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool held, release;
+	unsigned int done, errors;
+	int first_err;
+};
+
+static void hold_done(struct lx_call *call, int status, void *arg)
+{
+	struct hold_state *hs = arg;
+
+	(void)call;
+	pthread_mutex_lock(&hs->lock);
+	if (!hs->held) {
+		hs->held = true;
+		pthread_cond_broadcast(&hs->cond);
+		while (!hs->release)
+			pthread_cond_wait(&hs->cond, &hs->lock);
+	}
+	if (status) {
+		hs->errors++;
+		if (!hs->first_err)
+			hs->first_err = status;
+	}
+	hs->done++; /* last: the waiter reads the counts after it */
+	pthread_cond_broadcast(&hs->cond);
+	pthread_mutex_unlock(&hs->lock);
+}
+
+/* Wait (hs->lock held) until the receive thread is held (@ndone 0) or
+ * @ndone calls are done, @secs at most; false on timeout. */
+static bool hold_wait(struct hold_state *hs, unsigned int ndone, int secs)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += secs;
+	while (!(ndone ? hs->done >= ndone : hs->held))
+		if (pthread_cond_timedwait(&hs->cond, &hs->lock, &ts))
+			return ndone ? hs->done >= ndone : hs->held;
+	return true;
+}
+
+/*
+ * LX_CALL_NOWAIT past the credits (issue 14 item 4): NOWAIT refuses only
+ * when no slot is free, never because the server's credits are all in
+ * use.  Calls past the credit window wait in the transmit queue, holding
+ * their slots; with every slot taken the next NOWAIT call gets -EBUSY
+ * without waiting, and the calls already accepted must still complete.
+ */
+static void test_nowait(unsigned int grant, unsigned int extra)
+{
+	static struct lx_call calls[PIPE_MAX + 1];
+	static struct hold_state hs;
+	struct lx_rpc_call_args a = {.proc = 0};
+	struct lx_xprt_rdma_stats rst;
+	unsigned int slots = grant + extra, i, queued = 0, window;
+	double t0, t_submit = 0, t_busy;
+	struct lx_rpc_clnt *cl;
+	unsigned int saved = max_reqs;
+	bool held, all;
+	int r, busy;
+
+	if (slots > PIPE_MAX) {
+		report("nowait", 0, "%u slots: more than %u", slots, PIPE_MAX);
+		return;
+	}
+	memset(&hs, 0, sizeof(hs));
+	pthread_mutex_init(&hs.lock, NULL);
+	pthread_cond_init(&hs.cond, NULL);
+	max_reqs = slots;
+	r = make_client(&cl, (uint16_t)port, 30000, NULL);
+	max_reqs = saved;
+	if (r) {
+		report("nowait", 0, "client with %u slots: %s", slots,
+		       lx_strerror(r));
+		return;
+	}
+	/* a round trip first: the window opens to the server's grant */
+	r = lx_rpc_null(cl);
+	lx_xprt_rdma_stats(lx_rpc_xprt(cl, 0), &rst);
+	window = rst.credits;
+	if (r || window >= slots) {
+		report("nowait", 0,
+		       "NULL %s; window %u with %u slots: cannot go past "
+		       "the credits",
+		       lx_strerror(r), window, slots);
+		goto out;
+	}
+	for (i = 0; i < slots; i++) {
+		calls[i] = (struct lx_call){
+			.done = hold_done, .arg = &hs, .flags = LX_CALL_NOWAIT};
+		t0 = now_s();
+		r = lx_rpc_call_async(cl, &calls[i], &a);
+		if (now_s() - t0 > t_submit)
+			t_submit = now_s() - t0;
+		if (r)
+			break;
+		queued++;
+	}
+	/* every slot is taken: the first reply may be in done() already */
+	calls[slots] = (struct lx_call){
+		.done = hold_done, .arg = &hs, .flags = LX_CALL_NOWAIT};
+	t0 = now_s();
+	busy = lx_rpc_call_async(cl, &calls[slots], &a);
+	t_busy = now_s() - t0;
+	pthread_mutex_lock(&hs.lock);
+	held = hold_wait(&hs, 0, 20);
+	hs.release = true;
+	pthread_cond_broadcast(&hs.cond);
+	all = hold_wait(&hs, queued + !busy, 60);
+	pthread_mutex_unlock(&hs.lock);
+	report("nowait",
+	       queued == slots && busy == -EBUSY && t_busy < 0.05 && held &&
+		       all && !hs.errors,
+	       "%u slots, window %u (grant %u): %u NOWAIT calls accepted "
+	       "(longest submit %.2f ms; first refusal %s), one more: %s in "
+	       "%.3f ms; %u of them completed after the release, %u errors "
+	       "(first %s)",
+	       slots, window, grant, queued, t_submit * 1e3,
+	       queued < slots ? lx_strerror(r) : "none", lx_strerror(busy),
+	       t_busy * 1e3, hs.done, hs.errors,
+	       hs.first_err ? lx_strerror(hs.first_err) : "none");
+	/* the refusal was for that moment: a slot is free again now */
+	r = lx_rpc_null(cl);
+	report("nowait-after", !r, "NULL after the held calls: %s",
+	       lx_strerror(r));
+out:
+	lx_rpc_destroy(cl);
+	pthread_cond_destroy(&hs.cond);
+	pthread_mutex_destroy(&hs.lock);
+}
+
 int main(int argc, char **argv)
 {
 	struct lx_xprt_rdma_opts ro = {.ack_timeout = TOOL_ACK_TIMEOUT};
 	bool timeout = false;
 	struct lx_xprt_rdma_stats st;
 	struct lx_rpc_clnt *cl;
-	unsigned int refused = 0;
+	unsigned int refused = 0, nowait = 0, grant;
 	double t0;
 	int c, r;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((c = getopt(argc, argv, "a:p:n:d:m:r:Tb:c:")) != -1) {
+	while ((c = getopt(argc, argv, "a:p:n:d:m:r:Tb:c:W:")) != -1) {
 		switch (c) {
 		case 'a':
 			host = optarg;
@@ -431,13 +573,16 @@ int main(int argc, char **argv)
 		case 'b':
 			ro.busy_poll_us = (unsigned int)atoi(optarg);
 			break;
+		case 'W':
+			nowait = (unsigned int)atoi(optarg);
+			break;
 		default:
 			fprintf(stderr,
 				"usage: rdma_null [-a IP] [-p PORT] [-n COUNT] "
 				"[-d DEPTH] [-m MAX_REQS] [-c NCONNECT] "
 				"[-b BUSY_US] "
 				"[-r CLOSED_PORT] "
-				"[-T]\n");
+				"[-T] [-W EXTRA_SLOTS]\n");
 			return 2;
 		}
 	}
@@ -459,6 +604,12 @@ int main(int argc, char **argv)
 	       "server granted %u credits (window now %u); inline send %u, "
 	       "receive %u",
 	       st.max_credits, st.credits, st.inline_send, st.inline_recv);
+	grant = st.max_credits;
+	if (nowait) { /* only that: the other checks have their own runs */
+		lx_rpc_destroy(cl);
+		test_nowait(grant, nowait);
+		return fails ? 1 : 0;
+	}
 	test_pipeline(cl);
 	test_reconnect(cl);
 	lx_rpc_destroy(cl);
