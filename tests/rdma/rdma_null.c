@@ -395,8 +395,14 @@ static void test_timeout(void)
 	lx_rpc_destroy(cl);
 }
 
-/* The first completion holds the receive thread until released: no slot
- * is given back meanwhile (a slot is freed after its done() returns). */
+/*
+ * The first completion delivered on the receive thread holds it until
+ * released: no slot is given back meanwhile (a slot is freed after its
+ * done() returns) and no reply is processed.  done() may also run on the
+ * submitting thread (a reply that came in before the sender marked the
+ * call sent: the sender delivers it); that one must not wait, or the
+ * submitter would wait for itself.
+ */
 struct hold_state {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
@@ -405,13 +411,15 @@ struct hold_state {
 	int first_err;
 };
 
+static _Thread_local bool in_submit;
+
 static void hold_done(struct lx_call *call, int status, void *arg)
 {
 	struct hold_state *hs = arg;
 
 	(void)call;
 	pthread_mutex_lock(&hs->lock);
-	if (!hs->held) {
+	if (!hs->held && !in_submit) {
 		hs->held = true;
 		pthread_cond_broadcast(&hs->cond);
 		while (!hs->release)
@@ -427,18 +435,35 @@ static void hold_done(struct lx_call *call, int status, void *arg)
 	pthread_mutex_unlock(&hs->lock);
 }
 
-/* Wait (hs->lock held) until the receive thread is held (@ndone 0) or
- * @ndone calls are done, @secs at most; false on timeout. */
-static bool hold_wait(struct hold_state *hs, unsigned int ndone, int secs)
+/* Wait (hs->lock held) until the receive thread is held or @ndone calls
+ * are done (@held_too: either), @secs at most; false on timeout. */
+static bool hold_wait(struct hold_state *hs, unsigned int ndone, bool held_too,
+		      int secs)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	ts.tv_sec += secs;
-	while (!(ndone ? hs->done >= ndone : hs->held))
+	while (!(hs->done >= ndone || (held_too && hs->held)))
 		if (pthread_cond_timedwait(&hs->cond, &hs->lock, &ts))
-			return ndone ? hs->done >= ndone : hs->held;
+			return hs->done >= ndone || (held_too && hs->held);
 	return true;
+}
+
+static int nowait_submit(struct lx_rpc_clnt *cl, struct lx_call *call,
+			 struct hold_state *hs, double *took)
+{
+	struct lx_rpc_call_args a = {.proc = 0};
+	double t0 = now_s();
+	int r;
+
+	*call = (struct lx_call){
+		.done = hold_done, .arg = hs, .flags = LX_CALL_NOWAIT};
+	in_submit = true;
+	r = lx_rpc_call_async(cl, call, &a);
+	in_submit = false;
+	*took = now_s() - t0;
+	return r;
 }
 
 /*
@@ -447,19 +472,21 @@ static bool hold_wait(struct hold_state *hs, unsigned int ndone, int secs)
  * use.  Calls past the credit window wait in the transmit queue, holding
  * their slots; with every slot taken the next NOWAIT call gets -EBUSY
  * without waiting, and the calls already accepted must still complete.
+ *
+ * First NULL calls one at a time until one's completion holds the
+ * receive thread (usually the first); then the rest of the slots.
  */
 static void test_nowait(unsigned int grant, unsigned int extra)
 {
-	static struct lx_call calls[PIPE_MAX + 1];
+	static struct lx_call calls[PIPE_MAX + 64];
 	static struct hold_state hs;
-	struct lx_rpc_call_args a = {.proc = 0};
 	struct lx_xprt_rdma_stats rst;
-	unsigned int slots = grant + extra, i, queued = 0, window;
-	double t0, t_submit = 0, t_busy;
+	unsigned int slots = grant + extra, n = 0, queued = 0, window, i;
+	double took, t_submit = 0, t_busy = 0;
 	struct lx_rpc_clnt *cl;
 	unsigned int saved = max_reqs;
-	bool held, all;
-	int r, busy;
+	bool held = false, all;
+	int r = 0, busy;
 
 	if (slots > PIPE_MAX) {
 		report("nowait", 0, "%u slots: more than %u", slots, PIPE_MAX);
@@ -476,6 +503,7 @@ static void test_nowait(unsigned int grant, unsigned int extra)
 		       lx_strerror(r));
 		return;
 	}
+	printf("note nowait: client with %u slots\n", slots);
 	/* a round trip first: the window opens to the server's grant */
 	r = lx_rpc_null(cl);
 	lx_xprt_rdma_stats(lx_rpc_xprt(cl, 0), &rst);
@@ -487,39 +515,52 @@ static void test_nowait(unsigned int grant, unsigned int extra)
 		       lx_strerror(r), window, slots);
 		goto out;
 	}
-	for (i = 0; i < slots; i++) {
-		calls[i] = (struct lx_call){
-			.done = hold_done, .arg = &hs, .flags = LX_CALL_NOWAIT};
-		t0 = now_s();
-		r = lx_rpc_call_async(cl, &calls[i], &a);
-		if (now_s() - t0 > t_submit)
-			t_submit = now_s() - t0;
+	/* 1. hold the receive thread in a completion */
+	for (i = 0; i < 64 && !held; i++) {
+		r = nowait_submit(cl, &calls[n], &hs, &took);
 		if (r)
 			break;
+		n++;
+		pthread_mutex_lock(&hs.lock);
+		held = hold_wait(&hs, n, true, 20) && hs.held;
+		pthread_mutex_unlock(&hs.lock);
+	}
+	printf("note nowait: receive thread held after %u call(s): %s\n", n,
+	       held ? "yes" : "no");
+	/* 2. every other slot: past the window, queued for a credit */
+	for (i = 0; held && i < slots - 1; i++) {
+		r = nowait_submit(cl, &calls[n], &hs, &took);
+		if (took > t_submit)
+			t_submit = took;
+		if (r)
+			break;
+		n++;
 		queued++;
 	}
-	/* every slot is taken: the first reply may be in done() already */
-	calls[slots] = (struct lx_call){
-		.done = hold_done, .arg = &hs, .flags = LX_CALL_NOWAIT};
-	t0 = now_s();
-	busy = lx_rpc_call_async(cl, &calls[slots], &a);
-	t_busy = now_s() - t0;
+	printf("note nowait: %u of %u NOWAIT calls accepted, longest %.2f "
+	       "ms\n",
+	       queued, slots - 1, t_submit * 1e3);
+	/* 3. one more */
+	busy = held ? nowait_submit(cl, &calls[n], &hs, &t_busy) : 0;
+	if (held && !busy)
+		n++; /* accepted: it completes too */
+	printf("note nowait: one more: %s in %.3f ms\n", lx_strerror(busy),
+	       t_busy * 1e3);
 	pthread_mutex_lock(&hs.lock);
-	held = hold_wait(&hs, 0, 20);
 	hs.release = true;
 	pthread_cond_broadcast(&hs.cond);
-	all = hold_wait(&hs, queued + !busy, 60);
+	all = hold_wait(&hs, n, false, 60);
 	pthread_mutex_unlock(&hs.lock);
 	report("nowait",
-	       queued == slots && busy == -EBUSY && t_busy < 0.05 && held &&
+	       held && queued == slots - 1 && busy == -EBUSY && t_busy < 0.05 &&
 		       all && !hs.errors,
-	       "%u slots, window %u (grant %u): %u NOWAIT calls accepted "
-	       "(longest submit %.2f ms; first refusal %s), one more: %s in "
-	       "%.3f ms; %u of them completed after the release, %u errors "
-	       "(first %s)",
+	       "%u slots, window %u (grant %u): with one call held in "
+	       "done(), %u more NOWAIT calls accepted (longest submit %.2f "
+	       "ms; first refusal %s), one more: %s in %.3f ms; %u of %u "
+	       "completed after the release, %u errors (first %s)",
 	       slots, window, grant, queued, t_submit * 1e3,
-	       queued < slots ? lx_strerror(r) : "none", lx_strerror(busy),
-	       t_busy * 1e3, hs.done, hs.errors,
+	       queued < slots - 1 ? lx_strerror(r) : "none", lx_strerror(busy),
+	       t_busy * 1e3, hs.done, n, hs.errors,
 	       hs.first_err ? lx_strerror(hs.first_err) : "none");
 	/* the refusal was for that moment: a slot is free again now */
 	r = lx_rpc_null(cl);
@@ -607,6 +648,7 @@ int main(int argc, char **argv)
 	grant = st.max_credits;
 	if (nowait) { /* only that: the other checks have their own runs */
 		lx_rpc_destroy(cl);
+		printf("note nowait: first client destroyed\n");
 		test_nowait(grant, nowait);
 		return fails ? 1 : 0;
 	}
