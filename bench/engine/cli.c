@@ -78,6 +78,9 @@ enum {
 	OPT_FSYNC,
 	OPT_END_FSYNC,
 	OPT_RATE_IOPS,
+	OPT_RATE_MIN,
+	OPT_RATE_IOPS_MIN,
+	OPT_RATECYCLE,
 	OPT_RATE,
 	OPT_THINKTIME,
 	OPT_ALLOW_CREATE,
@@ -179,6 +182,11 @@ static const struct bench_optdef engine_opts[] = {
 	{"fsync", OPT_FSYNC, FA_REQ, false},
 	{"end_fsync", OPT_END_FSYNC, FA_REQ, false},
 	{"rate_iops", OPT_RATE_IOPS, FA_REQ, false},
+	{"rate_min", OPT_RATE_MIN, FA_REQ, false},
+	{"ratemin", OPT_RATE_MIN, FA_REQ, false},
+	{"rate_iops_min", OPT_RATE_IOPS_MIN, FA_REQ, false},
+	{"rate_cycle", OPT_RATECYCLE, FA_REQ, false},
+	{"ratecycle", OPT_RATECYCLE, FA_REQ, false},
 	{"rate", OPT_RATE, FA_REQ, false},
 	{"thinktime", OPT_THINKTIME, FA_REQ, false},
 	{"allow_file_create", OPT_ALLOW_CREATE, FA_REQ, false},
@@ -645,10 +653,9 @@ static int parse_dist(struct bench_opts *o, const char *opt, const char *arg)
 }
 
 /* --rate_iops R[,W] (@bw false) or --rate R[,W] bytes/s, per job (fio) */
-static int parse_rate(struct bench_opts *o, const char *opt, const char *arg,
-		      bool bw)
+static int parse_rate(const char *opt, const char *arg, bool bw,
+		      uint64_t out[2])
 {
-	uint64_t *out = bw ? o->rate_bps : o->rate_iops;
 	uint64_t max = bw ? 1ull << 50 : 100000000;
 	const char *comma = arg ? strchr(arg, ',') : NULL;
 	char buf[32];
@@ -843,10 +850,20 @@ static int apply_engine_opt(struct bench *b, int id, const char *name,
 		break;
 	}
 	case OPT_RATE_IOPS:
-		ret = parse_rate(o, name, arg, false);
+		ret = parse_rate(name, arg, false, o->rate_iops);
 		break;
 	case OPT_RATE:
-		ret = parse_rate(o, name, arg, true);
+		ret = parse_rate(name, arg, true, o->rate_bps);
+		break;
+	case OPT_RATE_MIN:
+		ret = parse_rate(name, arg, true, o->rate_min_bps);
+		break;
+	case OPT_RATE_IOPS_MIN:
+		ret = parse_rate(name, arg, false, o->rate_iops_min);
+		break;
+	case OPT_RATECYCLE:
+		ret = parse_count(name, arg, 0, 3600000, &v);
+		o->ratecycle_ns = v * 1000000ull;
 		break;
 	case OPT_NRFILES:
 		ret = parse_count(name, arg, 1, BENCH_MAX_FILES, &v);
@@ -1334,6 +1351,32 @@ static int check_combinations(struct bench *b)
 		}
 	} else if (o->set & SET_REPS) {
 		bench_error("--repetitions applies to --workload ior");
+		return -EINVAL;
+	}
+	for (unsigned int d = 0; d < 2; d++) {
+		/* fio refuses these: "minimum rate exceeds rate" */
+		if (o->rate_bps[d] && o->rate_min_bps[d] > o->rate_bps[d]) {
+			bench_error("--rate_min %" PRIu64
+				    " exceeds --rate %" PRIu64
+				    " (%s): it could never be met",
+				    o->rate_min_bps[d], o->rate_bps[d],
+				    d ? "writes" : "reads");
+			return -EINVAL;
+		}
+		if (o->rate_iops[d] && o->rate_iops_min[d] > o->rate_iops[d]) {
+			bench_error("--rate_iops_min %" PRIu64
+				    " exceeds --rate_iops %" PRIu64
+				    " (%s): it could never be met",
+				    o->rate_iops_min[d], o->rate_iops[d],
+				    d ? "writes" : "reads");
+			return -EINVAL;
+		}
+	}
+	if ((o->rate_min_bps[0] || o->rate_min_bps[1] || o->rate_iops_min[0] ||
+	     o->rate_iops_min[1]) &&
+	    (meta || o->workload == WL_IOR)) {
+		bench_error("--rate_min and --rate_iops_min apply to a fio "
+			    "workload that moves data");
 		return -EINVAL;
 	}
 	if (o->rw_hole && (o->varbs || o->workload == WL_IOR)) {

@@ -105,6 +105,23 @@ void bench_job_fail(struct bench_job *j, struct bench_slot *s, int status,
 	j->err.what = what;
 }
 
+/**
+ * bench_job_fail_rate() - @j missed --rate_min or --rate_iops_min in the
+ * direction of @op (fio: the job exits with EIO, "check_min_rate"); the
+ * caller has said so
+ * Context: the main thread.
+ */
+void bench_job_fail_rate(struct bench_job *j, enum bench_op op)
+{
+	if (!claim_err(j))
+		return;
+	j->err.status = -EIO;
+	j->err.op = op;
+	j->err.offset = 0;
+	j->err.len = 0;
+	j->err.what = "check_min_rate";
+}
+
 static void job_mismatch(struct bench_job *j, struct bench_slot *s, long at,
 			 uint8_t expected, uint8_t got)
 {

@@ -32,6 +32,7 @@ void bench_opts_defaults(struct bench_opts *o)
 	o->bsd[0].lo = o->bsd[0].hi = 4096;
 	o->bsd[1] = o->bsd[0];
 	o->size = 64ull << 20;
+	o->ratecycle_ns = 1000000000ull; /* fio's ratecycle=1000 (ms) */
 	o->iodepth = 1;
 	o->numjobs = 1;
 	o->retrans = -1; /* the back-end's */

@@ -172,6 +172,9 @@ struct bench_opts {
 	bool end_fsync;		     /* --end_fsync=1 */
 	uint64_t rate_iops[2];	     /* --rate_iops: per job, reads, writes */
 	uint64_t rate_bps[2];	     /* --rate: bytes/s, per job, R, W */
+	uint64_t rate_min_bps[2];    /* --rate_min: bytes/s, R, W */
+	uint64_t rate_iops_min[2];   /* --rate_iops_min */
+	uint64_t ratecycle_ns;	     /* --ratecycle: their window */
 	uint64_t thinktime_ns;	     /* --thinktime */
 	bool no_create;	      /* --allow_file_create=0: files must exist */
 	unsigned int nrfiles; /* files per job (nrfiles, --filename a:b) */

@@ -15,7 +15,8 @@
 #   5. --size=P% and --offset=P% of a file's real size (the back-ends'
 #      stat: LOOKUP attributes, Twalk + Tgetattr), fio's figures;
 #   6. rw=read:SIZE holes: the offsets of a live fio run (--write_iolog)
-#      are those of our --log_offset=1 latency logs.
+#      are those of our --log_offset=1 latency logs;
+#   7. --rate_min: a job held under it fails as fio's does.
 # fio's tools run with Debian's python3 (/usr/bin/python3: pandas, six),
 # installed by `make deps` (scripts/deps.sh servers).  About 60-90 s.
 set -uo pipefail
@@ -277,6 +278,20 @@ for spec in "read:4k 64k 0" "write:8k 64k 0" "read:12k 64k 0" "write:12k 256k 8k
 			diff "$work/hole.fio" "$work/hole.ours" | head -5 | sed 's/^/    | /'
 		fi
 	done
+done
+
+# ------------------------------------------------------------ 7. rate_min
+# thinktime 10ms holds a job under 400 KB/s: rate_min=10m is missed after
+# fio's 2 s settle and a 200 ms cycle; fio 3.33 says "NAME: rate_min=...
+# not met, got ...B/s" and the job fails with EIO
+for be in nfs3 p9; do
+	if [[ $be == nfs3 ]]; then bin=$nfs args=("${NFS[@]}"); else bin=$p9 args=("${P9[@]}"); fi
+	"$bin" "${args[@]}" --filename "$ndir/pct.dat" --rw read --bs 4k \
+		--size 1m --time_based --runtime 20 --thinktime 10ms \
+		--rate_min 10m --ratecycle 200 --eta never >/dev/null 2>"$work/err"
+	check_exit "$be-bench --rate_min missed" 1 $? \
+		"job0: rate_min=10485760B/s not met, got" "$work/err" &&
+		passes=$((passes + 1))
 done
 
 echo "test_bench_fio: $passes passed, $fails failed"
