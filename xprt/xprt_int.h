@@ -169,6 +169,9 @@ static inline int rq_status(uint64_t st)
  *	which must go before the caller may reuse its memory).  Runs on the
  *	thread delivering done(), with nothing else touching the request.
  * @pool_reg: registration hook for pools lx_xprt_create() makes itself
+ * @reg_bytes: optional; bytes the transport registers of its own, beyond
+ *	the pool (RDMA: header areas, receive buffers), once @setup has run;
+ *	the figure lx_xprt_memlock_explain() is given when creation fails
  */
 struct lx_xprt_transport_ops {
 	const char *name;
@@ -186,6 +189,7 @@ struct lx_xprt_transport_ops {
 	void (*teardown)(struct xprt *x);
 	void (*release)(struct xprt *x, struct lx_xprt_rqst *rq, int status);
 	const struct lx_xprt_pool_reg *pool_reg;
+	size_t (*reg_bytes)(const struct xprt *x);
 };
 
 /*

@@ -282,7 +282,7 @@ static int files_create(struct bench *b)
 			return -EINVAL;
 		}
 		f->bs = (uint32_t)o->bs;
-		f->nblocks = (f->size - f->base) / o->bs;
+		f->nblocks = bench_region_blocks(o, f->size - f->base);
 		f->layout_job = o->filename ? 0 : i / o->nrfiles;
 		if (o->verify) {
 			f->state = calloc(f->nblocks, sizeof(*f->state));
@@ -571,7 +571,11 @@ static int report_errors(struct bench *b)
 		if (!atomic_load_explicit(&j->err_claimed,
 					  memory_order_acquire))
 			continue;
-		if (e->status == -EILSEQ) {
+		if (e->what && !strcmp(e->what, "check_min_rate")) {
+			/* said when it was found (phase.c) */
+			if (!status)
+				status = -EIO;
+		} else if (e->status == -EILSEQ) {
 			bench_error("%s: verify: mismatch at offset %" PRIu64
 				    " of %s (read of %u bytes at %" PRIu64
 				    "): expected 0x%02x, got 0x%02x (block "

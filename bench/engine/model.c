@@ -32,6 +32,7 @@ void bench_opts_defaults(struct bench_opts *o)
 	o->bsd[0].lo = o->bsd[0].hi = 4096;
 	o->bsd[1] = o->bsd[0];
 	o->size = 64ull << 20;
+	o->ratecycle_ns = 1000000000ull; /* fio's ratecycle=1000 (ms) */
 	o->iodepth = 1;
 	o->numjobs = 1;
 	o->retrans = -1; /* the back-end's */
@@ -121,4 +122,16 @@ void bench_region(const struct bench_opts *o, uint64_t real,
 		size = size / o->bs * o->bs;
 	}
 	*file_size = *base + size;
+}
+
+/**
+ * bench_region_blocks() - the I/Os of one pass over a region of @len
+ * bytes (fio's): @len / bs, or with rw=read:HOLE one every bs + HOLE
+ * bytes, the last one ending at most at the region's end
+ */
+uint64_t bench_region_blocks(const struct bench_opts *o, uint64_t len)
+{
+	if (!o->rw_hole)
+		return len / o->bs;
+	return len < o->bs ? 0 : (len - o->bs) / (o->bs + o->rw_hole) + 1;
 }

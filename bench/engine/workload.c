@@ -376,7 +376,10 @@ bool bench_draw(struct bench_job *j, struct bench_slot *s)
 			    0)
 			atomic_fetch_add_explicit(&j->sync_due, 1,
 						  memory_order_relaxed);
-		s->io.offset = (f ? f->base : 0) + blk * j->io_len;
+		/* fio's rw=read:HOLE: every I/O HOLE bytes after the end
+		 * of the one before */
+		s->io.offset =
+			(f ? f->base : 0) + blk * (j->io_len + o->rw_hole);
 		s->io.len = len;
 		s->io.buf = s->buf;
 		if (!f || !f->state)
