@@ -83,6 +83,7 @@ enum {
 	OPT_RATECYCLE,
 	OPT_RATE,
 	OPT_THINKTIME,
+	OPT_STARTDELAY,
 	OPT_ALLOW_CREATE,
 	OPT_NRFILES,
 	OPT_LAT_LOG,
@@ -189,6 +190,7 @@ static const struct bench_optdef engine_opts[] = {
 	{"ratecycle", OPT_RATECYCLE, FA_REQ, false},
 	{"rate", OPT_RATE, FA_REQ, false},
 	{"thinktime", OPT_THINKTIME, FA_REQ, false},
+	{"startdelay", OPT_STARTDELAY, FA_REQ, false},
 	{"allow_file_create", OPT_ALLOW_CREATE, FA_REQ, false},
 	{"nrfiles", OPT_NRFILES, FA_REQ, false},
 	{"nr_files", OPT_NRFILES, FA_REQ, false},
@@ -536,14 +538,14 @@ static int parse_bs_list(struct bench_opts *o, int id, const char *opt,
 /*
  * One direction's list of fio's zoned[_abs] distribution, @p..@e:
  * A/S[:A/S...], A the access percent (the list's sum 100), S the zone's
- * size in percent of the region (zoned, the sum at most 100) or in bytes
- * with units (zoned_abs).
+ * size in percent of the region (zoned, the sum at most 100; an empty S
+ * shares the rest, as fio's) or in bytes with units (zoned_abs).
  */
 static int parse_zone_list(struct bench_zones *z, bool abs, const char *p,
 			   const char *e)
 {
-	unsigned int acc = 0;
-	uint64_t end = 0, sz;
+	uint64_t size[BENCH_MAX_ZONES], end = 0, sum = 0;
+	unsigned int acc = 0, blank = 0, i;
 	char buf[64], *slash, *x;
 	unsigned long a;
 	size_t n;
@@ -565,22 +567,32 @@ static int parse_zone_list(struct bench_zones *z, bool abs, const char *p,
 		if (x == buf || *x || a > 100)
 			return -EINVAL;
 		if (abs) {
-			if (bench_parse_size(slash + 1, &sz) || !sz)
+			if (bench_parse_size(slash + 1, &size[z->n]) ||
+			    !size[z->n])
 				return -EINVAL;
+		} else if (!slash[1]) {
+			/* fio: a zone without a size shares what the others
+			 * leave (rand-zones.fio's 20/) */
+			size[z->n] = 0;
+			blank++;
 		} else {
-			sz = strtoul(slash + 1, &x, 10);
-			if (x == slash + 1 || *x || !sz || sz > 100)
+			size[z->n] = strtoul(slash + 1, &x, 10);
+			if (*x || !size[z->n] || size[z->n] > 100)
 				return -EINVAL;
 		}
 		acc += (unsigned int)a;
-		end += sz;
-		if (!abs && end > 100)
-			return -EINVAL;
-		z->access[z->n] = (uint8_t)a;
-		z->end[z->n++] = end;
+		sum += size[z->n];
+		z->access[z->n++] = (uint8_t)a;
 		p = c ? c + 1 : e;
 	}
-	return z->n && acc == 100 ? 0 : -EINVAL;
+	if (!z->n || acc != 100 || (!abs && sum > 100) ||
+	    (blank && sum + blank > 100))
+		return -EINVAL;
+	for (i = 0; i < z->n; i++) {
+		end += size[i] ? size[i] : (100 - sum) / blank;
+		z->end[i] = end;
+	}
+	return 0;
 }
 
 /* fio's zoned:R[,W] and zoned_abs:R[,W]; one list serves both directions */
@@ -801,6 +813,13 @@ static int apply_engine_opt(struct bench *b, int id, const char *name,
 		if (colon && !bench_rw_random(o->rw)) {
 			/* fio's rw=read:SIZE: skip SIZE bytes after each
 			 * I/O (holes in sequential I/O) */
+			if (colon[1] == '-') {
+				bench_error("--%s %s: fio's negative holes "
+					    "(I/O walking backwards) are not "
+					    "supported; %s:SIZE is",
+					    name, given, mode);
+				return -EINVAL;
+			}
 			ret = parse_size_opt(name, colon + 1, 0, 1ull << 40,
 					     &o->rw_hole);
 			if (ret)
@@ -887,6 +906,10 @@ static int apply_engine_opt(struct bench *b, int id, const char *name,
 		ret = parse_time_opt(name, arg, &o->thinktime_ns);
 		break;
 	}
+	case OPT_STARTDELAY:
+		/* fio's: a bare number is seconds, as our durations */
+		ret = parse_time_opt(name, arg, &o->startdelay_ns);
+		break;
 	case OPT_IODEPTH:
 		ret = parse_count(name, arg, 1, 65536, &v);
 		o->iodepth = (unsigned int)v;

@@ -659,6 +659,22 @@ int bench_run(struct bench *b)
 	if (!b || !b->parsed || b->ran)
 		return -EINVAL;
 	b->ran = true;
+	/* fio's startdelay: this job (a job file's section) starts that
+	 * much after the others, files and all; ^C (seen while another
+	 * section runs) ends the wait */
+	if (b->o.startdelay_ns) {
+		uint64_t until = bench_now_ns() + b->o.startdelay_ns, now;
+
+		while (!bench_sigint && (now = bench_now_ns()) < until) {
+			uint64_t left = until - now < 100000000ull ?
+						until - now :
+						100000000ull;
+			struct timespec ts = {.tv_sec = 0,
+					      .tv_nsec = (long)left};
+
+			nanosleep(&ts, NULL);
+		}
+	}
 	bench_report_begin(b);
 	ret = run_prepare(b);
 	/* every rank runs the phases, or none */

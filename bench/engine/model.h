@@ -176,6 +176,7 @@ struct bench_opts {
 	uint64_t rate_iops_min[2];   /* --rate_iops_min */
 	uint64_t ratecycle_ns;	     /* --ratecycle: their window */
 	uint64_t thinktime_ns;	     /* --thinktime */
+	uint64_t startdelay_ns;	     /* --startdelay: wait before it all */
 	bool no_create;	      /* --allow_file_create=0: files must exist */
 	unsigned int nrfiles; /* files per job (nrfiles, --filename a:b) */
 	char *filenames[BENCH_MAX_FILES]; /* --filename's list (a:b:c) */

@@ -890,6 +890,16 @@ static void test_rate_min_fails_a_slow_job_like_fio(void **st)
 		RUN("--rw", "read", "--rate", "100k", "--rate_min", "1m"), 2);
 }
 
+/* fio's startdelay: the job starts that much later */
+static void test_startdelay_waits_before_the_job(void **st)
+{
+	(void)st;
+	expect_ok(RUN("--rw", "read", "--bs", "4k", "--size", "64k",
+		      "--startdelay", "400ms"));
+	assert_true(wall_s >= 0.4);
+	assert_int_equal(jnum("jobs/0/read/total_ios"), 16);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -932,6 +942,8 @@ int main(void)
 			test_io_size_moves_its_bytes_over_the_region, teardown),
 		cmocka_unit_test_teardown(
 			test_rate_min_fails_a_slow_job_like_fio, teardown),
+		cmocka_unit_test_teardown(test_startdelay_waits_before_the_job,
+					  teardown),
 		cmocka_unit_test_teardown(test_run_sync_loop_at_iodepth_1,
 					  teardown),
 		cmocka_unit_test_teardown(test_metadata_ops_count_as_other,
