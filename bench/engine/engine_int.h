@@ -157,6 +157,7 @@ struct bench_job {
 	/* hot */
 	_Atomic uint64_t next_idx __attribute__((aligned(BENCH_CACHELINE)));
 	_Atomic uint64_t seq_pos;      /* varbs sequential: next offset */
+	_Atomic uint64_t dir_pos[2];   /* rw=rw: each direction's next block */
 	_Atomic uint64_t issued;       /* varbs: bytes drawn this phase */
 	uint64_t byte_budget;	       /* varbs: 0 = none */
 	_Atomic uint64_t wcount;       /* --fsync: writes drawn */

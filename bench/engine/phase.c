@@ -131,6 +131,8 @@ static void phase_prepare_job(struct bench *b, struct bench_job *j)
 	}
 	j->rm_t = 0;
 	atomic_store_explicit(&j->seq_pos, 0, memory_order_relaxed);
+	atomic_store_explicit(&j->dir_pos[0], 0, memory_order_relaxed);
+	atomic_store_explicit(&j->dir_pos[1], 0, memory_order_relaxed);
 	atomic_store_explicit(&j->issued, 0, memory_order_relaxed);
 	atomic_store_explicit(&j->wcount, 0, memory_order_relaxed);
 	atomic_store_explicit(&j->sync_due, 0, memory_order_relaxed);
