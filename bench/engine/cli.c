@@ -807,18 +807,22 @@ static int apply_engine_opt(struct bench *b, int id, const char *name,
 		o->rw = (enum bench_rw)ret;
 		o->rw_seq = 0;
 		o->rw_hole = 0;
+		o->rw_back = 0;
 		if (colon && bench_rw_meta(o->rw))
 			return bad_value(name, given,
 					 "an rw mode with data for ':'");
 		if (colon && !bench_rw_random(o->rw)) {
 			/* fio's rw=read:SIZE: skip SIZE bytes after each
 			 * I/O (holes in sequential I/O) */
+			o->rw_back = 0;
 			if (colon[1] == '-') {
-				bench_error("--%s %s: fio's negative holes "
-					    "(I/O walking backwards) are not "
-					    "supported; %s:SIZE is",
-					    name, given, mode);
-				return -EINVAL;
+				/* fio's rw=read:-SIZE: backwards */
+				ret = parse_size_opt(name, colon + 2, 1,
+						     1ull << 40, &o->rw_back);
+				if (ret)
+					return ret;
+				o->set |= SET_RW;
+				return 0;
 			}
 			ret = parse_size_opt(name, colon + 1, 0, 1ull << 40,
 					     &o->rw_hole);
@@ -1400,6 +1404,17 @@ static int check_combinations(struct bench *b)
 	    (meta || o->workload == WL_IOR)) {
 		bench_error("--rate_min and --rate_iops_min apply to a fio "
 			    "workload that moves data");
+		return -EINVAL;
+	}
+	if (o->rw_back && (o->varbs || o->workload == WL_IOR || o->verify ||
+			   o->offset || o->offset_pct || o->size_pct ||
+			   o->rw_back <= o->bs || o->rw_back > o->size)) {
+		bench_error("--rw %s:-%" PRIu64 " walks back %" PRIu64
+			    " bytes from the end of each I/O: it takes one "
+			    "--bs smaller than that, a --size in bytes at "
+			    "least that large, no --offset, no --verify, and "
+			    "the fio workload",
+			    bench_rw_name(o->rw), o->rw_back, o->rw_back);
 		return -EINVAL;
 	}
 	if (o->rw_hole && (o->varbs || o->workload == WL_IOR)) {

@@ -158,6 +158,7 @@ struct bench_opts {
 	bool norandommap;    /* --norandommap: offsets drawn with repeats */
 	unsigned int rw_seq; /* rw=randX:N: a random offset every N I/Os */
 	uint64_t rw_hole;    /* rw=read:SIZE: bytes skipped after each I/O */
+	uint64_t rw_back;    /* rw=read:-SIZE: backwards, SIZE from each end */
 	const char *lat_log, *bw_log, *iops_log, *hist_log; /* fio's logs */
 	uint64_t log_avg_ns, log_hist_ns; /* --log_avg_msec, --log_hist_msec */
 	bool per_job_logs;		  /* --per_job_logs (default 1) */
@@ -250,5 +251,7 @@ void bench_region(const struct bench_opts *o, uint64_t real,
 		  uint64_t *file_size, uint64_t *base);
 
 uint64_t bench_region_blocks(const struct bench_opts *o, uint64_t len);
+uint64_t bench_back_offset(const struct bench_opts *o, uint64_t len,
+			   uint64_t i);
 
 #endif /* BENCH_MODEL_H */

@@ -221,6 +221,38 @@ static void test_sequential_holes_at_fios_offsets(void **st)
 	for (i = 0; i < n; i++)
 		assert_int_equal(got[i], l2[i]);
 
+	/* fio's negative holes walk back (fio 3.33 on a 64k file):
+	 * read:-8k 0, 56k, 52k ... 4k, 0; read:-12k 0, 52k, 44k ... 4k and
+	 * around again from 52k */
+	{
+		static const uint64_t b8[] = {0,  56, 52, 48, 44, 40, 36, 32,
+					      28, 24, 20, 16, 12, 8,  4,  0};
+		static const uint64_t b12[] = {0,  52, 44, 36, 28, 20, 12, 4,
+					       52, 44, 36, 28, 20, 12, 4,  52};
+
+		snprintf(prefix, sizeof(prefix), "%s/b", dir);
+		assert_int_equal(RUN("--rw=read:-8k", "--bs=4k", "--size=64k",
+				     "--eta=never", "--write_lat_log", prefix,
+				     "--log_offset=1"),
+				 0);
+		n = offsets("b_lat.1.log", got, 32);
+		assert_int_equal(n, 16);
+		for (i = 0; i < n; i++)
+			assert_int_equal(got[i], b8[i] * 1024);
+		snprintf(prefix, sizeof(prefix), "%s/c", dir);
+		assert_int_equal(RUN("--rw=read:-12k", "--bs=4k", "--size=64k",
+				     "--eta=never", "--write_lat_log", prefix,
+				     "--log_offset=1"),
+				 0);
+		n = offsets("c_lat.1.log", got, 32);
+		assert_int_equal(n, 16);
+		for (i = 0; i < n; i++)
+			assert_int_equal(got[i], b12[i] * 1024);
+		/* a step back of a block or less would reread in place */
+		assert_int_equal(RUN("--rw=read:-4k", "--bs=4k", "--eta=never"),
+				 2);
+	}
+
 	/* verified: the blocks between the holes are checked (mem-bench
 	 * keeps the data) */
 	assert_int_equal(RUN("--rw=write:12k", "--bs=4k", "--size=1m",
