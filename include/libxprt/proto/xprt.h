@@ -150,7 +150,8 @@ enum lx_xprt_reconnect_policy {
  *	kernel has reported the send complete on the socket's error queue
  *	(stats zerocopy_*).  Ignored where the socket refuses SO_ZEROCOPY.
  * @zerocopy_min: payload bytes from which @zerocopy applies (default
- *	65536; below some 10 KiB pinning pages costs more than copying)
+ *	32768, so that a 9P Twrite at msize 64 KiB qualifies; below some
+ *	10 KiB pinning pages costs more than copying)
  *
  * Reconnection backs off as the Linux client does, counting early
  * disconnects (%LX_XPRT_EARLY_MS) as failed connects: after a connection
