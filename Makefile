@@ -676,7 +676,7 @@ COST_CFLAGS = $(CSTD) $(WARN) $(OPT) -pthread -Iinclude $(PKG_CFLAGS) \
 # one pattern per binary: make cannot map dashes back to underscores
 define COST_RULE
 $(O)/bench/cost/$(subst _,-,$(notdir $(1:.c=))): $(1) $(O)/libxprt.so \
-		$(PUB_HDRS)
+		$(PUB_HDRS) perf/cost/cost_util.h
 	@mkdir -p $$(@D)
 	$$(CC) $$(COST_CFLAGS) -o $$@ $$< -L$(O) -lxprt \
 	    -Wl,-rpath,'$$$$ORIGIN/../..' $$(LDFLAGS_ALL)

@@ -370,6 +370,15 @@ static int download(struct lx_nfs3_clnt *c, const struct opts *o, const char *sr
 	return ret ? 1 : 0;
 }
 
+/* The library prints nothing itself: its messages ("server HOST:PORT not
+ * responding, still trying", "server HOST:PORT OK", why an RDMA
+ * registration failed) come here, a line each, from any of its threads. */
+static void say(void *arg, int level, const char *msg)
+{
+	(void)level;
+	fprintf(stderr, "%s: %s\n", (const char *)arg, msg);
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o = {.chunk = 1u << 20, .nconnect = 1};
@@ -487,6 +496,8 @@ int main(int argc, char **argv)
 	no.transport = o.rdma ? LX_XPRT_TRANSPORT_RDMA : LX_XPRT_TRANSPORT_TCP;
 	no.errmsg = errmsg;
 	no.errmsg_len = sizeof(errmsg);
+	no.log = say;
+	no.log_arg = "nfs3cp";
 	rc = lx_nfs3_create(&c, &no);
 	if (rc) {
 		fprintf(stderr, "nfs3cp: %s:%s: %s\n", o.host, o.export_path,

@@ -190,6 +190,15 @@ static int list(struct lx_p9_clnt *c, const struct opts *o, const char *path)
 	return status;
 }
 
+/* The library prints nothing itself: its messages ("server HOST:PORT not
+ * responding, still trying", "server HOST:PORT OK", why an RDMA
+ * registration failed) come here, a line each, from any of its threads. */
+static void say(void *arg, int level, const char *msg)
+{
+	(void)level;
+	fprintf(stderr, "%s: %s\n", (const char *)arg, msg);
+}
+
 int main(int argc, char **argv)
 {
 	struct lx_p9_opts po = {.n_uname = (uint32_t)getuid()};
@@ -244,6 +253,8 @@ int main(int argc, char **argv)
 	po.host = argv[optind++];
 	po.errbuf = errbuf;
 	po.errbuf_len = sizeof(errbuf);
+	po.log = say;
+	po.log_arg = "p9ls";
 	ret = lx_p9_create(&c, &po);
 	if (ret) {
 		fprintf(stderr, "p9ls: %s: %s\n", po.host,

@@ -231,6 +231,15 @@ static uint64_t cpu_ns(void)
 		       1000u;
 }
 
+/* The library prints nothing itself: its messages ("server HOST:PORT not
+ * responding, still trying", "server HOST:PORT OK", why an RDMA
+ * registration failed) come here, a line each, from any of its threads. */
+static void say(void *arg, int level, const char *msg)
+{
+	(void)level;
+	fprintf(stderr, "%s: %s\n", (const char *)arg, msg);
+}
+
 static int do_ping(const struct opts *o)
 {
 	struct lx_rpc_opts co = { 0 };
@@ -252,6 +261,8 @@ static int do_ping(const struct opts *o)
 	 * is released */
 	co.max_reqs = 2 * o->depth + 2;
 	co.timeo_ms = 10000;
+	co.log = say;
+	co.log_arg = "rpcping";
 	err = lx_rpc_create(&r.cl, &co);
 	if (err) {
 		fprintf(stderr, "rpcping: %s: program %u version %u: %s\n",

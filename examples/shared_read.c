@@ -102,6 +102,14 @@ static int die(const char *what, int err, const char *msg)
 	return 1;
 }
 
+/* The library prints nothing itself: its messages ("server HOST:PORT not
+ * responding, still trying", "server HOST:PORT OK") come here. */
+static void say(void *arg, int level, const char *msg)
+{
+	(void)level;
+	fprintf(stderr, "%s: %s\n", (const char *)arg, msg);
+}
+
 int main(int argc, char **argv)
 {
 	struct lx_xprt_pool_opts po = {.max_bytes = 8u << 20};
@@ -153,6 +161,8 @@ int main(int argc, char **argv)
 	no.errmsg = msg;
 	no.errmsg_len = sizeof(msg);
 	no.pool = p9o.pool = pool;
+	no.log = p9o.log = say;
+	no.log_arg = p9o.log_arg = "shared_read";
 	err = lx_nfs3_create(&nr.nfs, &no);
 	if (err)
 		return die("NFSv3 mount", err, msg);

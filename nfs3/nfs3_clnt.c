@@ -333,10 +333,18 @@ static int nfs3_connect(struct lx_nfs3_clnt **cp,
 		goto out_rpc;
 	}
 	if (err) {
-		lx_nfs3_seterr(
-			opts, "FSINFO of the root on %s failed: %s", opts->host,
-			c->fsinfo.status ? lx_nfs3_stat_name(c->fsinfo.status) :
-					   step_err(err));
+		char ml[240] = "";
+
+		/* over RDMA the first call registers what creation did not
+		 * (the pool's first slab): the limit may refuse it here */
+		if (!c->fsinfo.status && ro.transport == LX_XPRT_TRANSPORT_RDMA)
+			lx_xprt_memlock_explain(err, 0, ml, sizeof(ml));
+		lx_nfs3_seterr(opts, "FSINFO of the root on %s failed: %s%s%s",
+			       opts->host,
+			       c->fsinfo.status ?
+				       lx_nfs3_stat_name(c->fsinfo.status) :
+				       step_err(err),
+			       ml[0] ? ": " : "", ml);
 		goto out_rpc;
 	}
 	set_sizes(c, opts);

@@ -260,17 +260,30 @@ static int null_start(struct lx_nfs3_clnt *c, struct lx_call *call)
 	return lx_nfs3_run(c, call, &r, NULL, NULL);
 }
 
+static __attribute__((noinline)) int null_deadline(struct lx_nfs3_clnt *c)
+{
+	struct lx_rpc_call_args a = {
+		.proc = LX_NFS3PROC_NULL,
+		.deadline_ms = c->deadline_ms,
+	};
+
+	return lx_rpc_call_sync(c->rpc, &a, NULL);
+}
+
 int lx_nfs3_null(struct lx_nfs3_clnt *c)
 {
 	/* no arguments, no results, no NFS status: straight to the RPC
 	 * layer, without the decoder's context (what lx_nfs3_run() would
 	 * give it comes to the same call) */
-	struct lx_rpc_call_args a = {.proc = LX_NFS3PROC_NULL};
+	static const struct lx_rpc_call_args plain = {
+		.proc = LX_NFS3PROC_NULL,
+	};
 
 	if (!c || !c->rpc)
 		return -EINVAL;
-	a.deadline_ms = c->deadline_ms;
-	return lx_rpc_call_sync(c->rpc, &a, NULL);
+	if (lx_xprt_unlikely(c->deadline_ms))
+		return null_deadline(c);
+	return lx_rpc_call_sync(c->rpc, &plain, NULL);
 }
 
 int lx_nfs3_null_async(struct lx_nfs3_clnt *c, struct lx_call *call)

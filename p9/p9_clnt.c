@@ -385,8 +385,11 @@ void lx_p9_destroy(struct lx_p9_clnt *c)
 
 	if (!c)
 		return;
-	/* best effort: a dead session has nothing to clunk */
+	/* best effort: a dead session has nothing to clunk, nor one whose
+	 * server left a Tflush unanswered (stopped, or deaf to us: the
+	 * Tclunk would only wait out its timeout and its own flush's) */
 	if (c->attached && !atomic_load(&c->broken) &&
+	    !atomic_load(&c->fl_stuck) &&
 	    lx_xprt_state(c->x) == LX_XPRT_CONNECTED) {
 		tx.u.tfid.fid = c->root_fid;
 		if (c->timeout_ns && c->timeout_ns < 1000000000ull)

@@ -115,15 +115,21 @@ static void lx_xprt_fini_locks(struct xprt *x)
 
 /* An RDMA transport that could not register its memory: say whether the
  * locked-memory limit is why, through the log hook (an unprivileged
- * user's usual failure, which "Cannot allocate memory" does not explain) */
+ * user's usual failure, which "Cannot allocate memory" does not explain).
+ * The figure is the whole registration: the pool's budget (two buffers a
+ * slot) and the transport's own areas once set up (its receive buffers
+ * alone can be more than the pool: the guest test 78 saw 48 KiB claimed
+ * under a 64 KiB limit that was not enough). */
 static void memlock_say(const struct xprt *x, int err)
 {
+	size_t need = 2 * x->opts.buf_size * (size_t)x->max_reqs;
 	char why[240];
 
-	if (x->opts.transport != LX_XPRT_TRANSPORT_RDMA ||
-	    !lx_xprt_memlock_explain(err,
-				     2 * x->opts.buf_size * (size_t)x->max_reqs,
-				     why, sizeof(why)))
+	if (x->opts.transport != LX_XPRT_TRANSPORT_RDMA)
+		return;
+	if (x->ops->reg_bytes)
+		need += x->ops->reg_bytes(x);
+	if (!lx_xprt_memlock_explain(err, need, why, sizeof(why)))
 		return;
 	lx_xprt_log(x, LX_XPRT_LOG_ERR, "libxprt: %s", why);
 }

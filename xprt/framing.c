@@ -19,10 +19,7 @@
 
 #include <libxprt/proto/xprt.h>
 
-#include "xprt/byteorder.h"
-
-#define LX_RPC_LAST_FRAG 0x80000000u
-#define LX_RPC_FRAG_MASK 0x7fffffffu
+#include "xprt/framing.h"
 
 static size_t lx_rpc_encode(void *hdr, size_t len)
 {
@@ -32,22 +29,19 @@ static size_t lx_rpc_encode(void *hdr, size_t len)
 
 static int lx_rpc_decode(const void *hdr, size_t *len, bool *last)
 {
-	uint32_t w = lx_xprt_get_be32(hdr);
-
-	*len = w & LX_RPC_FRAG_MASK;
-	*last = (w & LX_RPC_LAST_FRAG) != 0;
+	lx_rpc_mark(hdr, len, last);
 	return 0;
 }
 
 static uint32_t lx_rpc_key(const void *msg)
 {
-	return lx_xprt_get_be32(msg);
+	return lx_rpc_msg_key(msg);
 }
 
 /* msg_type (RFC 5531 section 9): a client is only ever sent REPLY (1) */
 static int lx_rpc_check(const void *msg)
 {
-	return lx_xprt_get_be32((const uint8_t *)msg + 4) == 1 ? 0 : -EBADMSG;
+	return lx_rpc_msg_check(msg);
 }
 
 const struct lx_xprt_framing_ops lx_xprt_framing_rpc = {
@@ -61,9 +55,6 @@ const struct lx_xprt_framing_ops lx_xprt_framing_rpc = {
 	.check = lx_rpc_check,
 };
 
-/* size[4] type[1] tag[2] */
-#define LX_P9_HDR_LEN 7
-
 static size_t lx_p9_encode(void *hdr, size_t len)
 {
 	(void)hdr;
@@ -73,24 +64,18 @@ static size_t lx_p9_encode(void *hdr, size_t len)
 
 static int lx_p9_decode(const void *hdr, size_t *len, bool *last)
 {
-	uint32_t size = lx_xprt_get_le32(hdr);
-
-	if (size < LX_P9_HDR_LEN)
-		return -EBADMSG;
-	*len = size - 4;
-	*last = true;
-	return 0;
+	return lx_p9_mark(hdr, len, last);
 }
 
 static uint32_t lx_p9_key(const void *msg)
 {
-	return lx_xprt_get_le16((const uint8_t *)msg + 5);
+	return lx_p9_msg_key(msg);
 }
 
 /* every R-message type is its T-message's plus one, and those are even */
 static int lx_p9_check(const void *msg)
 {
-	return ((const uint8_t *)msg)[4] & 1 ? 0 : -EBADMSG;
+	return lx_p9_msg_check(msg);
 }
 
 const struct lx_xprt_framing_ops lx_xprt_framing_9p = {

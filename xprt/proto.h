@@ -27,8 +27,6 @@ struct lx_xprt_req;
  */
 void lx_xprt__keep_bufs(struct xprt *x);
 
-struct lx_xprt_req;
-
 /* Where a request's private area (lx_xprt_opts.req_priv) starts: the
  * protocols' lx_xprt_req_priv() without a call on every hook. */
 extern const size_t lx_xprt__req_priv_off;

@@ -430,6 +430,19 @@ static void lx_xr_teardown(struct xprt *x)
 	x->tp = NULL;
 }
 
+/* What lx_xr_reg_own() pins, in whole pages as the kernel charges them
+ * to RLIMIT_MEMLOCK (0 before lx_xr_alloc_areas()). */
+static size_t lx_xr_reg_bytes(const struct xprt *x)
+{
+	const struct lx_xr_tp *tp = x->tp;
+	const size_t pg = 4096;
+
+	if (!tp)
+		return 0;
+	return (tp->hdr_area_len + pg - 1) / pg * pg +
+	       (tp->rbuf_size * tp->nrbufs + pg - 1) / pg * pg;
+}
+
 const struct lx_xprt_transport_ops lx_xprt_rdma_ops = {
 	.name = "rdma",
 	.flags = LX_XPRT_TP_NO_SAME_CONN_RESEND | LX_XPRT_TP_NEED_REPLY,
@@ -443,6 +456,7 @@ const struct lx_xprt_transport_ops lx_xprt_rdma_ops = {
 	.teardown = lx_xr_teardown,
 	.release = lx_xr_release,
 	.pool_reg = &lx_xprt_rdma_pool_reg_ops,
+	.reg_bytes = lx_xr_reg_bytes,
 };
 
 /* ------------------------------------------------------------- public */

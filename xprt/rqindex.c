@@ -33,13 +33,6 @@ static uint32_t ix_key(uint64_t v)
 	return (uint32_t)(v >> 32);
 }
 
-bool lx_xprt_ix_pinned(struct lx_xprt_rqst *rq)
-{
-	if (lx_xprt_unlikely(rq->ix_tree))
-		return atomic_load(&rq->rqnode.pins) != 0;
-	return (atomic_load(&rq->ix) & LX_XPRT_IX_PINS) != 0;
-}
-
 /* The request whose slot a direct key names, or NULL. */
 static struct lx_xprt_rqst *ix_slot_of(struct xprt *x, uint32_t key)
 {
@@ -135,12 +128,4 @@ struct lx_xprt_rqst *lx_xprt_ix_lookup_pin(struct xprt *x, uint32_t key)
 	}
 	atomic_fetch_add_explicit(&x->rqtree.unknown, 1, memory_order_relaxed);
 	return NULL;
-}
-
-void lx_xprt_ix_unpin(struct xprt *x, struct lx_xprt_rqst *rq)
-{
-	if (lx_xprt_unlikely(rq->ix_tree))
-		lx_xprt_rqtree_unpin(&x->rqtree, &rq->rqnode);
-	else
-		atomic_fetch_sub(&rq->ix, 1);
 }

@@ -94,9 +94,9 @@ struct lx_xprt_tags {
 /* The calling thread's search hint (a put stores the tag it frees) and
  * whether it was seeded; hidden, so the accesses cost what a static's do. */
 extern _Thread_local unsigned int lx_xprt_tags__tls_hint
-	__attribute__((visibility("hidden")));
+	__attribute__((visibility("hidden"), tls_model("initial-exec")));
 extern _Thread_local bool lx_xprt_tags__tls_seeded
-	__attribute__((visibility("hidden")));
+	__attribute__((visibility("hidden"), tls_model("initial-exec")));
 /* The word shift for a map of @depth tags (see tags.c). */
 unsigned int lx_xprt_tags__calc_shift(unsigned int depth);
 

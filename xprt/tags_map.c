@@ -11,8 +11,12 @@
 
 /* ---------------------------------------------------------- the hint */
 
-_Thread_local unsigned int lx_xprt_tags__tls_hint;
-_Thread_local bool lx_xprt_tags__tls_seeded;
+/* initial-exec, as pool.c's pool_tc: a few bytes of static TLS, which
+ * glibc's surplus also gives a library loaded later with dlopen() */
+_Thread_local unsigned int lx_xprt_tags__tls_hint
+	__attribute__((tls_model("initial-exec")));
+_Thread_local bool lx_xprt_tags__tls_seeded
+	__attribute__((tls_model("initial-exec")));
 
 unsigned int lx_xprt_tags__hint(unsigned int depth)
 {

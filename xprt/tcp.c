@@ -329,6 +329,38 @@ static unsigned int tcp_fill_iov(struct lx_xprt_rqst *rq, struct iovec *iov)
 	return n;
 }
 
+/* One whole request (the direct send of an idle connection): the same
+ * gathered sendmsg() as tcp_send()'s, without its batch bookkeeping. */
+static int tcp_send_one(int fd, struct lx_xprt_rqst *rq, unsigned int *nsent)
+{
+	struct iovec iov[TCP_IOV_PER_REQ];
+	struct msghdr msg = {.msg_iov = iov};
+	unsigned int n = 0, i;
+	ssize_t w;
+
+	if (rq->marker_len) {
+		iov[n].iov_base = rq->marker;
+		iov[n++].iov_len = rq->marker_len;
+	}
+	iov[n].iov_base = rq->pub.sbuf->data;
+	iov[n++].iov_len = rq->pub.sbuf->len;
+	for (i = 0; i < rq->pub.nr_tx_segs; i++)
+		iov[n++] = rq->pub.tx_segs[i];
+	msg.msg_iovlen = n;
+	do {
+		w = lx_xprt_sys_sendmsg(fd, &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
+	} while (w < 0 && errno == EINTR);
+	if (w < 0)
+		return errno == EAGAIN ? -EAGAIN : -errno;
+	if (lx_xprt_unlikely((size_t)w < rq->tx_total)) {
+		rq->tx_done = (size_t)w;
+		return -EAGAIN;
+	}
+	rq->tx_done = rq->tx_total;
+	*nsent = 1;
+	return 0;
+}
+
 /*
  * tcp_send()'s sendmsg() on a connection with SO_ZEROCOPY: MSG_ZEROCOPY
  * when the batch is worth it (tcp_zc.h), its requests then held.  Return
@@ -374,6 +406,8 @@ static int tcp_send(struct xprt *x, struct lx_xprt_rqst **reqs, unsigned int n,
 	*nsent = 0;
 	if (tp->fd < 0)
 		return -ENOTCONN;
+	if (n == 1 && !reqs[0]->tx_done && lx_xprt_likely(!tp->zc.on))
+		return tcp_send_one(tp->fd, reqs[0], nsent);
 	for (i = 0; i < n; i++)
 		niov += tcp_fill_iov(reqs[i], iov + niov);
 	msg.msg_iov = iov;
@@ -448,16 +482,21 @@ static void rx_adopt(struct xprt *x, struct tcp_tp *tp, uint32_t *cookie)
 	pthread_mutex_unlock(&tp->lock);
 }
 
-/* Receiver role held: (dis)arm rx_fd in the receive thread's epoll set. */
-static void rx_arm(struct tcp_tp *tp, bool on)
+static void rx_arm_set(struct tcp_tp *tp, bool on)
 {
 	struct epoll_event ev = {.events = on ? EPOLLIN | EPOLLRDHUP : 0};
 
-	if (tp->rx_fd < 0 || atomic_load(&tp->fd_armed) == on)
-		return;
 	ev.data.fd = tp->rx_fd;
 	if (epoll_ctl(tp->epfd, EPOLL_CTL_MOD, tp->rx_fd, &ev) == 0)
 		atomic_store(&tp->fd_armed, on);
+}
+
+/* Receiver role held: (dis)arm rx_fd in the receive thread's epoll set
+ * (the look inline: a synchronous caller finds it as it wants it). */
+static inline void rx_arm(struct tcp_tp *tp, bool on)
+{
+	if (tp->rx_fd >= 0 && atomic_load(&tp->fd_armed) != on)
+		rx_arm_set(tp, on);
 }
 
 static void rx_detach(struct xprt *x, struct tcp_tp *tp, int err)
@@ -484,7 +523,7 @@ static void rx_detach(struct xprt *x, struct tcp_tp *tp, int err)
  * sit in the socket with nobody reading it until the next timer (the
  * request's retransmission, 60 s by default).
  */
-static void role_release(struct tcp_tp *tp)
+static inline void role_release(struct tcp_tp *tp)
 {
 	lx_xprt_unlock(&tp->rx_mtx);
 	while (atomic_load(&tp->arm_wanted) && lx_xprt_lock_try(&tp->rx_mtx)) {

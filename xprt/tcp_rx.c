@@ -49,6 +49,7 @@
 #include <sys/socket.h>
 #include <sys/uio.h>
 
+#include "framing.h"
 #include "tcp_rx.h"
 
 int lx_xprt_tcp_rx_init(struct lx_xprt_tcp_rx *rx)
@@ -395,6 +396,43 @@ rx_whole_large(const struct lx_xprt_framing_ops *f, struct lx_xprt_tcp_rx *rx,
 }
 
 /*
+ * The framing's three questions about a whole staged message, inline for
+ * the two framings of the library (framing.h), through the ops for any
+ * other: its marker, whether it can be a reply at all, its key.
+ */
+static inline int rx_whole_mark(const struct lx_xprt_framing_ops *f,
+				const uint8_t *src, size_t *flen, bool *last)
+{
+	if (lx_xprt_likely(f == &lx_xprt_framing_rpc)) {
+		lx_rpc_mark(src, flen, last);
+		return 0;
+	}
+	if (f == &lx_xprt_framing_9p)
+		return lx_p9_mark(src, flen, last);
+	return f->decode(src, flen, last);
+}
+
+static inline int rx_whole_check(const struct lx_xprt_framing_ops *f,
+				 const uint8_t *m)
+{
+	if (lx_xprt_likely(f == &lx_xprt_framing_rpc))
+		return lx_rpc_msg_check(m);
+	if (f == &lx_xprt_framing_9p)
+		return lx_p9_msg_check(m);
+	return f->check ? f->check(m) : 0;
+}
+
+static inline uint32_t rx_whole_key(const struct lx_xprt_framing_ops *f,
+				    const uint8_t *m)
+{
+	if (lx_xprt_likely(f == &lx_xprt_framing_rpc))
+		return lx_rpc_msg_key(m);
+	if (f == &lx_xprt_framing_9p)
+		return lx_p9_msg_key(m);
+	return f->key(m);
+}
+
+/*
  * The common case, at a message boundary: the whole message (one last
  * fragment) is staged.  Look it up, place it and complete its request
  * in one go, without the byte-wise state machine.  Return the bytes
@@ -410,16 +448,17 @@ static size_t rx_whole(struct xprt *x, struct lx_xprt_tcp_rx *rx,
 	size_t flen, len, total;
 	bool last;
 
-	if (f->decode(src, &flen, &last) || !last || flen > x->opts.max_msg)
+	if (rx_whole_mark(f, src, &flen, &last) || !last ||
+	    flen > x->opts.max_msg)
 		return 0;
 	total = f->hdr_len + flen;
 	if (total > avail)
 		return 0;
 	m = f->keep_hdr ? src : src + f->hdr_len;
 	len = f->keep_hdr ? total : flen;
-	if (len < f->key_len || (f->check && f->check(m)))
+	if (len < f->key_len || rx_whole_check(f, m))
 		return 0; /* garbage: the state machine says so */
-	rq = lx_xprt_rx_lookup(x, f->key(m));
+	rq = lx_xprt_rx_lookup(x, rx_whole_key(f, m));
 	if (rq) {
 		int err = f->key_len > rq->pub.rbuf->cap ?
 				  -EMSGSIZE :

@@ -63,12 +63,9 @@ static void atomic_lower(_Atomic uint64_t *w, uint64_t d)
 		;
 }
 
-void lx_xprt_timer_arm(struct xprt *x, struct lx_xprt_rqst *rq,
-		       uint64_t deadline)
+/* See xprt_int.h, lx_xprt_timer_arm(). */
+void lx_xprt__timer_lower(struct xprt *x, uint64_t deadline)
 {
-	atomic_store(&rq->deadline, deadline);
-	if (!deadline || deadline >= atomic_load(&x->timer_scan_at))
-		return;
 	atomic_lower(&x->timer_scan_at, deadline);
 	if (deadline < atomic_load(&x->rx_wake_deadline) && x->ops->kick_rx)
 		x->ops->kick_rx(x);

@@ -76,7 +76,9 @@ struct xmit_later {
 	bool tx_queued;
 };
 
-static _Thread_local struct xmit_later xmit_later;
+/* initial-exec (as pool.c's pool_tc): read twice per synchronous call */
+static _Thread_local struct xmit_later xmit_later
+	__attribute__((tls_model("initial-exec")));
 
 void lx_xprt_rx_batch_begin(struct xprt *x)
 {
@@ -334,7 +336,8 @@ int lx_xprt_xmit(struct xprt *x, unsigned int budget, bool direct)
  */
 static uint64_t lx_xprt_thread_owner(void)
 {
-	static _Thread_local uint64_t tid;
+	static _Thread_local uint64_t tid
+		__attribute__((tls_model("initial-exec")));
 
 	if (!tid)
 		tid = (uint64_t)gettid();

@@ -57,7 +57,8 @@ void lx_xprt_futex_wake(atomic_uint *word, int n)
 }
 /* ------------------------------------------------------------ outcomes */
 
-bool lx_xprt_claim_outcome(struct lx_xprt_rqst *rq, int status)
+/* (inline here: the receive path's completion is one function) */
+static inline bool claim_outcome(struct lx_xprt_rqst *rq, int status)
 {
 	uint64_t st = atomic_load(&rq->st), nst;
 
@@ -68,6 +69,24 @@ bool lx_xprt_claim_outcome(struct lx_xprt_rqst *rq, int status)
 		      (rq_flags(st) | RQ_OUTCOME | (status ? 0 : RQ_REPLIED));
 	} while (!atomic_compare_exchange_weak(&rq->st, &st, nst));
 	return true;
+}
+
+bool lx_xprt_claim_outcome(struct lx_xprt_rqst *rq, int status)
+{
+	return claim_outcome(rq, status);
+}
+
+static void rq_release_slot(struct lx_xprt_rqst *rq);
+static int rq_put_slow(struct lx_xprt_rqst *rq, int old);
+
+/* Drop a reference; the last one frees the slot. */
+static inline int rq_put(struct lx_xprt_rqst *rq)
+{
+	int old = atomic_fetch_sub(&rq->refs, 1);
+
+	if (lx_xprt_likely(old > 1))
+		return 0;
+	return rq_put_slow(rq, old);
 }
 
 /* Return the credit a finished request held, adjusting the window. */
@@ -134,7 +153,7 @@ void lx_xprt_try_complete(struct lx_xprt_rqst *rq)
 	if (atomic_exchange(&rq->done_futex, LX_XPRT_DONE) ==
 	    LX_XPRT_DONE_SLEEPING)
 		lx_xprt_futex_wake(&rq->done_futex, INT_MAX);
-	lx_xprt_req_put(&rq->pub);
+	rq_put(rq);
 }
 
 /* ------------------------------------------------------------- slots */
@@ -350,15 +369,16 @@ void lx_xprt_req_get(struct lx_xprt_req *req)
 
 int lx_xprt_req_put(struct lx_xprt_req *req)
 {
-	struct lx_xprt_rqst *rq;
-	int old;
-
 	if (!req)
 		return -EINVAL;
-	rq = rq_of(req);
-	old = atomic_fetch_sub(&rq->refs, 1);
-	if (lx_xprt_likely(old > 1))
-		return 0;
+	return rq_put(rq_of(req));
+}
+
+/* The last reference (@old 1), or one too many (@old <= 0). */
+static int rq_put_slow(struct lx_xprt_rqst *rq, int old)
+{
+	struct lx_xprt_req *req = &rq->pub;
+
 	if (old == 1) {
 		rq_release_slot(rq);
 		return 0;
@@ -611,17 +631,23 @@ int lx_xprt_rx_deliver(struct xprt *x, struct lx_xprt_rqst *rq, const void *msg,
  * cancel while the reply was being placed).  The reference keeps the slot
  * from being reused between the unpin and that check.
  */
-void lx_xprt_rx_unpin(struct xprt *x, struct lx_xprt_rqst *rq)
+static inline void rx_unpin(struct xprt *x, struct lx_xprt_rqst *rq)
 {
-	lx_xprt_req_get(&rq->pub);
+	lx_xprt_rq_get(rq);
 	lx_xprt_ix_unpin(x, rq);
 	lx_xprt_try_complete(rq);
-	lx_xprt_req_put(&rq->pub);
+	rq_put(rq);
 }
 
-bool lx_xprt_rx_decide(struct xprt *x, struct lx_xprt_rqst *rq, int status)
+void lx_xprt_rx_unpin(struct xprt *x, struct lx_xprt_rqst *rq)
 {
-	if (!lx_xprt_claim_outcome(rq, status))
+	rx_unpin(x, rq);
+}
+
+static inline bool rx_decide(struct xprt *x, struct lx_xprt_rqst *rq,
+			     int status)
+{
+	if (!claim_outcome(rq, status))
 		return false;
 	atomic_fetch_add_explicit(&x->stats.replies, 1, memory_order_relaxed);
 	lx_xprt_rx_unlink(x, rq);
@@ -631,10 +657,15 @@ bool lx_xprt_rx_decide(struct xprt *x, struct lx_xprt_rqst *rq, int status)
 	return true;
 }
 
+bool lx_xprt_rx_decide(struct xprt *x, struct lx_xprt_rqst *rq, int status)
+{
+	return rx_decide(x, rq, status);
+}
+
 void lx_xprt_rx_complete(struct xprt *x, struct lx_xprt_rqst *rq, int status)
 {
-	lx_xprt_rx_decide(x, rq, status);
-	lx_xprt_rx_unpin(x, rq);
+	rx_decide(x, rq, status);
+	rx_unpin(x, rq);
 }
 
 /* ------------------------------------------------------------ messages */

@@ -174,6 +174,9 @@ static inline int rq_status(uint64_t st)
  *	which must go before the caller may reuse its memory).  Runs on the
  *	thread delivering done(), with nothing else touching the request.
  * @pool_reg: registration hook for pools lx_xprt_create() makes itself
+ * @reg_bytes: optional; bytes the transport registers of its own, beyond
+ *	the pool (RDMA: header areas, receive buffers), once @setup has run;
+ *	the figure lx_xprt_memlock_explain() is given when creation fails
  */
 struct lx_xprt_transport_ops {
 	const char *name;
@@ -191,6 +194,7 @@ struct lx_xprt_transport_ops {
 	void (*teardown)(struct xprt *x);
 	void (*release)(struct xprt *x, struct lx_xprt_rqst *rq, int status);
 	const struct lx_xprt_pool_reg *pool_reg;
+	size_t (*reg_bytes)(const struct xprt *x);
 };
 
 /*
@@ -491,16 +495,39 @@ bool lx_xprt_rx_unlink(struct xprt *x, struct lx_xprt_rqst *rq);
 struct lx_xprt_rqst *lx_xprt_ix_lookup_pin(struct xprt *x, uint32_t key);
 
 /** lx_xprt_ix_unpin() - drop a pin of lx_xprt_ix_lookup_pin() */
-void lx_xprt_ix_unpin(struct xprt *x, struct lx_xprt_rqst *rq);
+static inline void lx_xprt_ix_unpin(struct xprt *x, struct lx_xprt_rqst *rq)
+{
+	if (lx_xprt_unlikely(rq->ix_tree))
+		lx_xprt_rqtree_unpin(&x->rqtree, &rq->rqnode);
+	else
+		atomic_fetch_sub(&rq->ix, 1);
+}
 
 /** lx_xprt_ix_pinned() - whether a receiver still pins @rq */
-bool lx_xprt_ix_pinned(struct lx_xprt_rqst *rq);
+static inline bool lx_xprt_ix_pinned(struct lx_xprt_rqst *rq)
+{
+	if (lx_xprt_unlikely(rq->ix_tree))
+		return atomic_load(&rq->rqnode.pins) != 0;
+	return (atomic_load(&rq->ix) & LX_XPRT_IX_PINS) != 0;
+}
 
 /* ---- timers (timer.c) ---- */
 
-/** lx_xprt_timer_arm() - arm @rq's timer at @deadline (0 disarms) */
-void lx_xprt_timer_arm(struct xprt *x, struct lx_xprt_rqst *rq,
-		       uint64_t deadline);
+/* lx_xprt_timer_arm()'s rare half: @deadline is earlier than any armed */
+void lx_xprt__timer_lower(struct xprt *x, uint64_t deadline);
+
+/**
+ * lx_xprt_timer_arm() - arm @rq's timer at @deadline (0 disarms)
+ * A store, and a look at the earliest armed deadline (inline: a call
+ * arms and disarms once each); only an earlier one goes further.
+ */
+static inline void lx_xprt_timer_arm(struct xprt *x, struct lx_xprt_rqst *rq,
+				     uint64_t deadline)
+{
+	atomic_store(&rq->deadline, deadline);
+	if (deadline && deadline < atomic_load(&x->timer_scan_at))
+		lx_xprt__timer_lower(x, deadline);
+}
 
 /* the receive thread sleeps at most this long (see timer.c) */
 #define LX_XPRT_TIMER_TICK_NS 1000000000ull

@@ -36,6 +36,7 @@ enum {
 	OPT_TIME_BASED,
 	OPT_NUMBER_IOS,
 	OPT_IO_SIZE,
+	OPT_LOG_OFFSET,
 	OPT_RWMIXREAD,
 	OPT_RWMIXWRITE,
 	OPT_FILENAME,
@@ -77,8 +78,12 @@ enum {
 	OPT_FSYNC,
 	OPT_END_FSYNC,
 	OPT_RATE_IOPS,
+	OPT_RATE_MIN,
+	OPT_RATE_IOPS_MIN,
+	OPT_RATECYCLE,
 	OPT_RATE,
 	OPT_THINKTIME,
+	OPT_STARTDELAY,
 	OPT_ALLOW_CREATE,
 	OPT_NRFILES,
 	OPT_LAT_LOG,
@@ -180,8 +185,14 @@ static const struct bench_optdef engine_opts[] = {
 	{"fsync", OPT_FSYNC, FA_REQ, false},
 	{"end_fsync", OPT_END_FSYNC, FA_REQ, false},
 	{"rate_iops", OPT_RATE_IOPS, FA_REQ, false},
+	{"rate_min", OPT_RATE_MIN, FA_REQ, false},
+	{"ratemin", OPT_RATE_MIN, FA_REQ, false},
+	{"rate_iops_min", OPT_RATE_IOPS_MIN, FA_REQ, false},
+	{"rate_cycle", OPT_RATECYCLE, FA_REQ, false},
+	{"ratecycle", OPT_RATECYCLE, FA_REQ, false},
 	{"rate", OPT_RATE, FA_REQ, false},
 	{"thinktime", OPT_THINKTIME, FA_REQ, false},
+	{"startdelay", OPT_STARTDELAY, FA_REQ, false},
 	{"allow_file_create", OPT_ALLOW_CREATE, FA_REQ, false},
 	{"nrfiles", OPT_NRFILES, FA_REQ, false},
 	{"nr_files", OPT_NRFILES, FA_REQ, false},
@@ -192,6 +203,7 @@ static const struct bench_optdef engine_opts[] = {
 	{"log_avg_msec", OPT_LOG_AVG_MSEC, FA_REQ, false},
 	{"log_hist_msec", OPT_LOG_HIST_MSEC, FA_REQ, false},
 	{"per_job_logs", OPT_PER_JOB_LOGS, FA_REQ, false},
+	{"log_offset", OPT_LOG_OFFSET, FA_REQ, false},
 };
 
 #define N_ENGINE_OPTS (sizeof(engine_opts) / sizeof(engine_opts[0]))
@@ -528,14 +540,14 @@ static int parse_bs_list(struct bench_opts *o, int id, const char *opt,
 /*
  * One direction's list of fio's zoned[_abs] distribution, @p..@e:
  * A/S[:A/S...], A the access percent (the list's sum 100), S the zone's
- * size in percent of the region (zoned, the sum at most 100) or in bytes
- * with units (zoned_abs).
+ * size in percent of the region (zoned, the sum at most 100; an empty S
+ * shares the rest, as fio's) or in bytes with units (zoned_abs).
  */
 static int parse_zone_list(struct bench_zones *z, bool abs, const char *p,
 			   const char *e)
 {
-	unsigned int acc = 0;
-	uint64_t end = 0, sz;
+	uint64_t size[BENCH_MAX_ZONES], end = 0, sum = 0;
+	unsigned int acc = 0, blank = 0, i;
 	char buf[64], *slash, *x;
 	unsigned long a;
 	size_t n;
@@ -557,22 +569,32 @@ static int parse_zone_list(struct bench_zones *z, bool abs, const char *p,
 		if (x == buf || *x || a > 100)
 			return -EINVAL;
 		if (abs) {
-			if (bench_parse_size(slash + 1, &sz) || !sz)
+			if (bench_parse_size(slash + 1, &size[z->n]) ||
+			    !size[z->n])
 				return -EINVAL;
+		} else if (!slash[1]) {
+			/* fio: a zone without a size shares what the others
+			 * leave (rand-zones.fio's 20/) */
+			size[z->n] = 0;
+			blank++;
 		} else {
-			sz = strtoul(slash + 1, &x, 10);
-			if (x == slash + 1 || *x || !sz || sz > 100)
+			size[z->n] = strtoul(slash + 1, &x, 10);
+			if (*x || !size[z->n] || size[z->n] > 100)
 				return -EINVAL;
 		}
 		acc += (unsigned int)a;
-		end += sz;
-		if (!abs && end > 100)
-			return -EINVAL;
-		z->access[z->n] = (uint8_t)a;
-		z->end[z->n++] = end;
+		sum += size[z->n];
+		z->access[z->n++] = (uint8_t)a;
 		p = c ? c + 1 : e;
 	}
-	return z->n && acc == 100 ? 0 : -EINVAL;
+	if (!z->n || acc != 100 || (!abs && sum > 100) ||
+	    (blank && sum + blank > 100))
+		return -EINVAL;
+	for (i = 0; i < z->n; i++) {
+		end += size[i] ? size[i] : (100 - sum) / blank;
+		z->end[i] = end;
+	}
+	return 0;
 }
 
 /* fio's zoned:R[,W] and zoned_abs:R[,W]; one list serves both directions */
@@ -645,10 +667,9 @@ static int parse_dist(struct bench_opts *o, const char *opt, const char *arg)
 }
 
 /* --rate_iops R[,W] (@bw false) or --rate R[,W] bytes/s, per job (fio) */
-static int parse_rate(struct bench_opts *o, const char *opt, const char *arg,
-		      bool bw)
+static int parse_rate(const char *opt, const char *arg, bool bw,
+		      uint64_t out[2])
 {
-	uint64_t *out = bw ? o->rate_bps : o->rate_iops;
 	uint64_t max = bw ? 1ull << 50 : 100000000;
 	const char *comma = arg ? strchr(arg, ',') : NULL;
 	char buf[32];
@@ -787,11 +808,30 @@ static int apply_engine_opt(struct bench *b, int id, const char *name,
 			return ret;
 		o->rw = (enum bench_rw)ret;
 		o->rw_seq = 0;
+		o->rw_hole = 0;
+		o->rw_back = 0;
+		if (colon && bench_rw_meta(o->rw))
+			return bad_value(name, given,
+					 "an rw mode with data for ':'");
 		if (colon && !bench_rw_random(o->rw)) {
-			bench_error("--%s %s: holes in sequential I/O "
-				    "(fio's rw=%s:SIZE) are not implemented",
-				    name, given, mode);
-			return -EINVAL;
+			/* fio's rw=read:SIZE: skip SIZE bytes after each
+			 * I/O (holes in sequential I/O) */
+			o->rw_back = 0;
+			if (colon[1] == '-') {
+				/* fio's rw=read:-SIZE: backwards */
+				ret = parse_size_opt(name, colon + 2, 1,
+						     1ull << 40, &o->rw_back);
+				if (ret)
+					return ret;
+				o->set |= SET_RW;
+				return 0;
+			}
+			ret = parse_size_opt(name, colon + 1, 0, 1ull << 40,
+					     &o->rw_hole);
+			if (ret)
+				return ret;
+			o->set |= SET_RW;
+			return 0;
 		}
 		if (colon) {
 			ret = parse_count(name, colon + 1, 1, UINT32_MAX, &v);
@@ -835,10 +875,20 @@ static int apply_engine_opt(struct bench *b, int id, const char *name,
 		break;
 	}
 	case OPT_RATE_IOPS:
-		ret = parse_rate(o, name, arg, false);
+		ret = parse_rate(name, arg, false, o->rate_iops);
 		break;
 	case OPT_RATE:
-		ret = parse_rate(o, name, arg, true);
+		ret = parse_rate(name, arg, true, o->rate_bps);
+		break;
+	case OPT_RATE_MIN:
+		ret = parse_rate(name, arg, true, o->rate_min_bps);
+		break;
+	case OPT_RATE_IOPS_MIN:
+		ret = parse_rate(name, arg, false, o->rate_iops_min);
+		break;
+	case OPT_RATECYCLE:
+		ret = parse_count(name, arg, 0, 3600000, &v);
+		o->ratecycle_ns = v * 1000000ull;
 		break;
 	case OPT_NRFILES:
 		ret = parse_count(name, arg, 1, BENCH_MAX_FILES, &v);
@@ -862,6 +912,10 @@ static int apply_engine_opt(struct bench *b, int id, const char *name,
 		ret = parse_time_opt(name, arg, &o->thinktime_ns);
 		break;
 	}
+	case OPT_STARTDELAY:
+		/* fio's: a bare number is seconds, as our durations */
+		ret = parse_time_opt(name, arg, &o->startdelay_ns);
+		break;
 	case OPT_IODEPTH:
 		ret = parse_count(name, arg, 1, 65536, &v);
 		o->iodepth = (unsigned int)v;
@@ -1047,6 +1101,9 @@ static int apply_engine_opt(struct bench *b, int id, const char *name,
 		break;
 	case OPT_PER_JOB_LOGS:
 		ret = parse_bool(name, arg, &o->per_job_logs);
+		break;
+	case OPT_LOG_OFFSET:
+		ret = parse_bool(name, arg, &o->log_offset);
 		break;
 	case OPT_NORANDOMMAP:
 		ret = parse_bool(name, arg, &o->norandommap);
@@ -1328,6 +1385,49 @@ static int check_combinations(struct bench *b)
 		bench_error("--repetitions applies to --workload ior");
 		return -EINVAL;
 	}
+	for (unsigned int d = 0; d < 2; d++) {
+		/* fio refuses these: "minimum rate exceeds rate" */
+		if (o->rate_bps[d] && o->rate_min_bps[d] > o->rate_bps[d]) {
+			bench_error("--rate_min %" PRIu64
+				    " exceeds --rate %" PRIu64
+				    " (%s): it could never be met",
+				    o->rate_min_bps[d], o->rate_bps[d],
+				    d ? "writes" : "reads");
+			return -EINVAL;
+		}
+		if (o->rate_iops[d] && o->rate_iops_min[d] > o->rate_iops[d]) {
+			bench_error("--rate_iops_min %" PRIu64
+				    " exceeds --rate_iops %" PRIu64
+				    " (%s): it could never be met",
+				    o->rate_iops_min[d], o->rate_iops[d],
+				    d ? "writes" : "reads");
+			return -EINVAL;
+		}
+	}
+	if ((o->rate_min_bps[0] || o->rate_min_bps[1] || o->rate_iops_min[0] ||
+	     o->rate_iops_min[1]) &&
+	    (meta || o->workload == WL_IOR)) {
+		bench_error("--rate_min and --rate_iops_min apply to a fio "
+			    "workload that moves data");
+		return -EINVAL;
+	}
+	if (o->rw_back && (o->varbs || o->workload == WL_IOR || o->verify ||
+			   o->offset || o->offset_pct || o->size_pct ||
+			   o->rw_back <= o->bs || o->rw_back > o->size)) {
+		bench_error("--rw %s:-%" PRIu64 " walks back %" PRIu64
+			    " bytes from the end of each I/O: it takes one "
+			    "--bs smaller than that, a --size in bytes at "
+			    "least that large, no --offset, no --verify, and "
+			    "the fio workload",
+			    bench_rw_name(o->rw), o->rw_back, o->rw_back);
+		return -EINVAL;
+	}
+	if (o->rw_hole && (o->varbs || o->workload == WL_IOR)) {
+		bench_error("--rw %s:%" PRIu64 " (holes after each I/O) takes "
+			    "one block size (--bs) and the fio workload",
+			    bench_rw_name(o->rw), o->rw_hole);
+		return -EINVAL;
+	}
 	if (o->size_pct && (meta || o->workload == WL_IOR || o->verify)) {
 		bench_error("--size %u%% (of the file's size) does not go with "
 			    "%s: give --size in bytes",
@@ -1395,7 +1495,7 @@ static int check_combinations(struct bench *b)
 		return -EINVAL;
 	}
 	if (o->verify) {
-		uint64_t nblk = o->size / o->bs;
+		uint64_t nblk = bench_region_blocks(o, o->size);
 		uint64_t sharers = o->filename ? o->numjobs : 1;
 
 		if (nblk > (1ull << 28)) {

@@ -283,7 +283,7 @@ static int files_create(struct bench *b)
 			return -EINVAL;
 		}
 		f->bs = (uint32_t)o->bs;
-		f->nblocks = (f->size - f->base) / o->bs;
+		f->nblocks = bench_region_blocks(o, f->size - f->base);
 		f->layout_job = o->filename ? 0 : i / o->nrfiles;
 		if (o->verify) {
 			f->state = calloc(f->nblocks, sizeof(*f->state));
@@ -572,7 +572,11 @@ static int report_errors(struct bench *b)
 		if (!atomic_load_explicit(&j->err_claimed,
 					  memory_order_acquire))
 			continue;
-		if (e->status == -EILSEQ) {
+		if (e->what && !strcmp(e->what, "check_min_rate")) {
+			/* said when it was found (phase.c) */
+			if (!status)
+				status = -EIO;
+		} else if (e->status == -EILSEQ) {
 			bench_error("%s: verify: mismatch at offset %" PRIu64
 				    " of %s (read of %u bytes at %" PRIu64
 				    "): expected 0x%02x, got 0x%02x (block "
@@ -656,6 +660,22 @@ int bench_run(struct bench *b)
 	if (!b || !b->parsed || b->ran)
 		return -EINVAL;
 	b->ran = true;
+	/* fio's startdelay: this job (a job file's section) starts that
+	 * much after the others, files and all; ^C (seen while another
+	 * section runs) ends the wait */
+	if (b->o.startdelay_ns) {
+		uint64_t until = bench_now_ns() + b->o.startdelay_ns, now;
+
+		while (!bench_sigint && (now = bench_now_ns()) < until) {
+			uint64_t left = until - now < 100000000ull ?
+						until - now :
+						100000000ull;
+			struct timespec ts = {.tv_sec = 0,
+					      .tv_nsec = (long)left};
+
+			nanosleep(&ts, NULL);
+		}
+	}
 	bench_report_begin(b);
 	ret = run_prepare(b);
 	/* every rank runs the phases, or none */

@@ -157,6 +157,7 @@ struct bench_job {
 	/* hot */
 	_Atomic uint64_t next_idx __attribute__((aligned(BENCH_CACHELINE)));
 	_Atomic uint64_t seq_pos;      /* varbs sequential: next offset */
+	_Atomic uint64_t dir_pos[2];   /* rw=rw: each direction's next block */
 	_Atomic uint64_t issued;       /* varbs: bytes drawn this phase */
 	uint64_t byte_budget;	       /* varbs: 0 = none */
 	_Atomic uint64_t wcount;       /* --fsync: writes drawn */
@@ -184,6 +185,8 @@ struct bench_job {
 	/* rate samples (main thread): bandwidth in KiB/s, IOPS */
 	struct bench_samp sbw[DIR_NR], siops[DIR_NR];
 	uint64_t s_bytes[DIR_NR], s_ops[DIR_NR];
+	/* --rate_min, --rate_iops_min (main thread): the last check */
+	uint64_t rm_t, rm_bytes[DIR_NR], rm_ops[DIR_NR];
 	struct bench_flog_ring *flog; /* fio's per-I/O logs, or NULL */
 };
 
@@ -326,6 +329,7 @@ static inline uint64_t bench_mix64(uint64_t x)
 
 /* job.c: the job thread and its helpers */
 void *bench_job_thread(void *arg);
+void bench_job_fail_rate(struct bench_job *j, enum bench_op op);
 void bench_job_fail(struct bench_job *j, struct bench_slot *s, int status,
 		    const char *what);
 void bench_futex_wake(_Atomic uint32_t *w);

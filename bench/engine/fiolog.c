@@ -10,7 +10,8 @@
  * number from 1, global under MPI, where every rank writes the logs of
  * its own jobs (with --per_job_logs=0 one file per kind, no ".N"; under
  * MPI one per kind and rank, PREFIX_lat.R.log).
- * Lines: "time_ms, value, ddir, bs, prio" (fio without log_offset):
+ * Lines: "time_ms, value, ddir, bs, prio" (fio without log_offset; with
+ * --log_offset=1 the I/O's offset before prio):
  * latencies in ns, bandwidth in KiB/s, IOPS; ddir 0 read, 1 write (and
  * our metadata operations as 2, fio's trim slot, which they are not:
  * they appear only in their own runs).  The engine times submission to
@@ -37,6 +38,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,6 +59,7 @@ struct bench_flog_ent {
 	_Atomic uint64_t seq; /* index + 1 once written */
 	uint64_t t_ns;
 	uint64_t lat_ns;
+	uint64_t off;
 	uint32_t len;
 	uint8_t dir;
 };
@@ -80,6 +83,7 @@ struct bench_fiolog {
 	struct flog_job *jobs;
 	unsigned int njobs;
 	bool per_job;
+	bool offset; /* --log_offset: a column for the I/O's offset */
 	bool kind[LK_NR];
 	uint64_t avg_ns, hist_ns;
 	uint64_t t0;
@@ -157,6 +161,7 @@ int bench_fiolog_open(struct bench *b)
 		return -ENOMEM;
 	b->logs.fiolog = l;
 	l->per_job = o->per_job_logs;
+	l->offset = o->log_offset;
 	l->kind[LK_LAT] = l->kind[LK_CLAT] = l->kind[LK_SLAT] = o->lat_log;
 	l->kind[LK_BW] = o->bw_log;
 	l->kind[LK_IOPS] = o->iops_log;
@@ -207,7 +212,7 @@ int bench_fiolog_open(struct bench *b)
  * Context: completion threads.
  */
 void bench_flog_record(struct bench_flog_ring *r, uint64_t t, uint64_t lat,
-		       unsigned int dir, uint32_t len)
+		       unsigned int dir, uint32_t len, uint64_t off)
 {
 	uint64_t i = atomic_load_explicit(&r->head, memory_order_relaxed);
 	struct bench_flog_ent *e;
@@ -228,6 +233,7 @@ void bench_flog_record(struct bench_flog_ring *r, uint64_t t, uint64_t lat,
 	e->t_ns = t;
 	e->lat_ns = lat;
 	e->len = len;
+	e->off = off;
 	e->dir = (uint8_t)dir;
 	atomic_store_explicit(&e->seq, i + 1, memory_order_release);
 }
@@ -235,6 +241,22 @@ void bench_flog_record(struct bench_flog_ring *r, uint64_t t, uint64_t lat,
 static unsigned int fio_dir(unsigned int d)
 {
 	return d == DIR_READ ? 0 : d == DIR_WRITE ? 1 : 2;
+}
+
+/*
+ * One log line, fio's "time, value, ddir, bs, prio", with log_offset=1
+ * "time, value, ddir, bs, offset, prio" (prio always 0); windows (fio's
+ * log_avg_msec) have bs and offset 0.
+ */
+static void put_line(const struct bench_fiolog *l, FILE *f, uint64_t ms,
+		     uint64_t v, unsigned int dir, uint32_t bs, uint64_t off)
+{
+	if (l->offset)
+		fprintf(f, "%" PRIu64 ", %" PRIu64 ", %u, %u, %" PRIu64 ", 0\n",
+			ms, v, fio_dir(dir), bs, off);
+	else
+		fprintf(f, "%" PRIu64 ", %" PRIu64 ", %u, %u, 0\n", ms, v,
+			fio_dir(dir), bs);
 }
 
 /* write out the ring's complete entries, in order */
@@ -253,24 +275,21 @@ static void drain(struct bench_fiolog *l, struct flog_job *fj, uint64_t t0)
 			break; /* its writer is still at it: next tick */
 		ms = e->t_ns > t0 ? (e->t_ns - t0) / 1000000 : 0;
 		if (l->kind[LK_LAT])
-			fprintf(fj->f[LK_LAT],
-				"%" PRIu64 ", %" PRIu64 ", %u, %u, 0\n", ms,
-				e->lat_ns, fio_dir(e->dir), e->len);
+			put_line(l, fj->f[LK_LAT], ms, e->lat_ns, e->dir,
+				 e->len, e->off);
 		if (l->kind[LK_CLAT])
-			fprintf(fj->f[LK_CLAT],
-				"%" PRIu64 ", %" PRIu64 ", %u, %u, 0\n", ms,
-				e->lat_ns, fio_dir(e->dir), e->len);
+			put_line(l, fj->f[LK_CLAT], ms, e->lat_ns, e->dir,
+				 e->len, e->off);
 		if (l->kind[LK_BW])
-			fprintf(fj->f[LK_BW],
-				"%" PRIu64 ", %" PRIu64 ", %u, %u, 0\n", ms,
-				e->lat_ns ? (uint64_t)e->len *
-						    UINT64_C(1000000000) /
-						    1024 / e->lat_ns :
-					    0,
-				fio_dir(e->dir), e->len);
+			put_line(l, fj->f[LK_BW], ms,
+				 e->lat_ns ? (uint64_t)e->len *
+						     UINT64_C(1000000000) /
+						     1024 / e->lat_ns :
+					     0,
+				 e->dir, e->len, e->off);
 		if (l->kind[LK_IOPS])
-			fprintf(fj->f[LK_IOPS], "%" PRIu64 ", 1, %u, %u, 0\n",
-				ms, fio_dir(e->dir), e->len);
+			put_line(l, fj->f[LK_IOPS], ms, 1, e->dir, e->len,
+				 e->off);
 	}
 	atomic_store_explicit(&r->tail, tail, memory_order_release);
 }
@@ -296,26 +315,24 @@ static void window(struct bench *b, uint64_t t, double dt)
 				uint64_t mean = (sum - fj->sum[d]) / n;
 
 				if (l->kind[LK_LAT])
-					fprintf(fj->f[LK_LAT],
-						"%" PRIu64 ", %" PRIu64
-						", %u, 0, 0\n",
-						ms, mean, fio_dir(d));
+					put_line(l, fj->f[LK_LAT], ms, mean, d,
+						 0, 0);
 				if (l->kind[LK_CLAT])
-					fprintf(fj->f[LK_CLAT],
-						"%" PRIu64 ", %" PRIu64
-						", %u, 0, 0\n",
-						ms, mean, fio_dir(d));
+					put_line(l, fj->f[LK_CLAT], ms, mean, d,
+						 0, 0);
 				if (l->kind[LK_BW])
-					fprintf(fj->f[LK_BW],
-						"%" PRIu64 ", %.0f, %u, 0, 0\n",
-						ms,
-						(double)(by - fj->bytes[d]) /
-							1024.0 / dt,
-						fio_dir(d));
+					put_line(
+						l, fj->f[LK_BW], ms,
+						(uint64_t)llround(
+							(double)(by -
+								 fj->bytes[d]) /
+							1024.0 / dt),
+						d, 0, 0);
 				if (l->kind[LK_IOPS])
-					fprintf(fj->f[LK_IOPS],
-						"%" PRIu64 ", %.0f, %u, 0, 0\n",
-						ms, (double)n / dt, fio_dir(d));
+					put_line(l, fj->f[LK_IOPS], ms,
+						 (uint64_t)llround((double)n /
+								   dt),
+						 d, 0, 0);
 			}
 			fj->ops[d] = ops;
 			fj->bytes[d] = by;

@@ -105,6 +105,23 @@ void bench_job_fail(struct bench_job *j, struct bench_slot *s, int status,
 	j->err.what = what;
 }
 
+/**
+ * bench_job_fail_rate() - @j missed --rate_min or --rate_iops_min in the
+ * direction of @op (fio: the job exits with EIO, "check_min_rate"); the
+ * caller has said so
+ * Context: the main thread.
+ */
+void bench_job_fail_rate(struct bench_job *j, enum bench_op op)
+{
+	if (!claim_err(j))
+		return;
+	j->err.status = -EIO;
+	j->err.op = op;
+	j->err.offset = 0;
+	j->err.len = 0;
+	j->err.what = "check_min_rate";
+}
+
 static void job_mismatch(struct bench_job *j, struct bench_slot *s, long at,
 			 uint8_t expected, uint8_t got)
 {
@@ -262,7 +279,7 @@ static bool io_done(struct bench_io *io, int status, size_t bytes, uint64_t t,
 			bench_flog_record(j->flog, t,
 					  t > io->t_submit ? t - io->t_submit :
 							     0,
-					  d, io->len);
+					  d, io->len, io->offset);
 		if (io->len && d != DIR_OTHER)
 			atomic_fetch_add_explicit(&j->bytes[d], io->len,
 						  memory_order_relaxed);

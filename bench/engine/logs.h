@@ -72,7 +72,7 @@ int bench_rank_path(char *out, size_t len, const char *path, unsigned int rank,
 /* fiolog.c: fio's lat/bw/iops/hist logs */
 int bench_fiolog_open(struct bench *b);
 void bench_flog_record(struct bench_flog_ring *r, uint64_t t, uint64_t lat,
-		       unsigned int dir, uint32_t len);
+		       unsigned int dir, uint32_t len, uint64_t off);
 void bench_fiolog_phase_start(struct bench *b);
 uint64_t bench_fiolog_next(const struct bench *b);
 void bench_fiolog_tick(struct bench *b, uint64_t now);

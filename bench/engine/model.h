@@ -158,9 +158,12 @@ struct bench_opts {
 	bool time_based;	  /* --time_based: loop until --runtime */
 	bool norandommap;    /* --norandommap: offsets drawn with repeats */
 	unsigned int rw_seq; /* rw=randX:N: a random offset every N I/Os */
+	uint64_t rw_hole;    /* rw=read:SIZE: bytes skipped after each I/O */
+	uint64_t rw_back;    /* rw=read:-SIZE: backwards, SIZE from each end */
 	const char *lat_log, *bw_log, *iops_log, *hist_log; /* fio's logs */
 	uint64_t log_avg_ns, log_hist_ns; /* --log_avg_msec, --log_hist_msec */
 	bool per_job_logs;		  /* --per_job_logs (default 1) */
+	bool log_offset;		  /* --log_offset: offsets in logs */
 	struct bench_bsdist bsd[2];	  /* block sizes of reads, writes */
 	bool varbs;		   /* not one fixed size: bsd[] is drawn */
 	uint64_t bs_max;	   /* the largest I/O (bs is the smallest) */
@@ -171,7 +174,11 @@ struct bench_opts {
 	bool end_fsync;		     /* --end_fsync=1 */
 	uint64_t rate_iops[2];	     /* --rate_iops: per job, reads, writes */
 	uint64_t rate_bps[2];	     /* --rate: bytes/s, per job, R, W */
+	uint64_t rate_min_bps[2];    /* --rate_min: bytes/s, R, W */
+	uint64_t rate_iops_min[2];   /* --rate_iops_min */
+	uint64_t ratecycle_ns;	     /* --ratecycle: their window */
 	uint64_t thinktime_ns;	     /* --thinktime */
+	uint64_t startdelay_ns;	     /* --startdelay: wait before it all */
 	bool no_create;	      /* --allow_file_create=0: files must exist */
 	unsigned int nrfiles; /* files per job (nrfiles, --filename a:b) */
 	char *filenames[BENCH_MAX_FILES]; /* --filename's list (a:b:c) */
@@ -243,5 +250,9 @@ bool bench_writes_data(const struct bench_opts *o);
 bool bench_reads_after_write(const struct bench_opts *o);
 void bench_region(const struct bench_opts *o, uint64_t real,
 		  uint64_t *file_size, uint64_t *base);
+
+uint64_t bench_region_blocks(const struct bench_opts *o, uint64_t len);
+uint64_t bench_back_offset(const struct bench_opts *o, uint64_t len,
+			   uint64_t i);
 
 #endif /* BENCH_MODEL_H */

@@ -27,12 +27,39 @@
  * runtimes start together (to within the barrier's release skew).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <string.h>
 
 #include "engine_int.h"
 
 volatile sig_atomic_t bench_sigint;
+
+/*
+ * The I/Os of one pass over @j's file.  Without holes, its blocks.  With
+ * fio's rw=read:HOLE, fio (io_u.c, get_next_seq_offset()) moves the
+ * region's size in bytes, but goes back to the start only when the last
+ * I/O ends short of the file's end and the hole reaches it (read:4k over
+ * a 64k file: the 8 positions twice); otherwise a pass is one walk over
+ * the positions (write:8k: 6 I/Os).  A region that starts past 0 never
+ * wraps here: fio's wrap lands at twice the offset there, which we do not
+ * copy.
+ */
+static uint64_t pass_ios(const struct bench *b, const struct bench_job *j)
+{
+	const struct bench_opts *o = &b->o;
+	const struct bench_file *f = j->file;
+	uint64_t real =
+		j->info.file_size > f->size ? j->info.file_size : f->size;
+	uint64_t end;
+
+	if (!o->rw_hole || f->base || !f->nblocks)
+		return f->nblocks;
+	end = (f->nblocks - 1) * (o->bs + o->rw_hole) + o->bs;
+	if (end < real && end + o->rw_hole >= real)
+		return (f->size - f->base) / o->bs;
+	return f->nblocks;
+}
 
 static uint64_t job_budget(struct bench *b, struct bench_job *j,
 			   enum bench_phase_kind kind)
@@ -64,7 +91,8 @@ static uint64_t job_budget(struct bench *b, struct bench_job *j,
 		 * --number_ios stops a job early, never extends it */
 		if (o->time_based || bench_rw_meta(o->rw))
 			return o->number_ios ? o->number_ios : UINT64_MAX;
-		n = (f ? f->nblocks * j->nfiles : o->size / o->bs) * o->loops;
+		n = (f ? pass_ios(b, j) * j->nfiles : o->size / o->bs) *
+		    o->loops;
 		/* fio's io_size: this many bytes per pass, over the region
 		 * (wrapping when it is larger) */
 		if (o->io_size)
@@ -101,7 +129,10 @@ static void phase_prepare_job(struct bench *b, struct bench_job *j)
 		if (!b->o.number_ios)
 			j->budget = UINT64_MAX;
 	}
+	j->rm_t = 0;
 	atomic_store_explicit(&j->seq_pos, 0, memory_order_relaxed);
+	atomic_store_explicit(&j->dir_pos[0], 0, memory_order_relaxed);
+	atomic_store_explicit(&j->dir_pos[1], 0, memory_order_relaxed);
 	atomic_store_explicit(&j->issued, 0, memory_order_relaxed);
 	atomic_store_explicit(&j->wcount, 0, memory_order_relaxed);
 	atomic_store_explicit(&j->sync_due, 0, memory_order_relaxed);
@@ -132,6 +163,83 @@ void bench_stop_all(struct bench *b)
 	}
 }
 
+/*
+ * fio's rate_min and rate_iops_min (backend.c, check_min_rate()): after
+ * a 2 s settle, every ratecycle a job's rate in each direction it moves
+ * must reach the minimum, else it exits with EIO and fio's message
+ * ("job0: rate_min=1048576B/s not met, got 405504B/s"); here the run
+ * stops, as on any job's error.  Main thread, measured phases.
+ */
+#define RATE_MIN_SETTLE_NS 2000000000ull
+
+static void check_min_rate(struct bench *b, uint64_t now)
+{
+	const struct bench_opts *o = &b->o;
+	const struct bench_phase *ph = &b->phase;
+	bool dirs[DIR_NR];
+	unsigned int i, d;
+
+	if (!ph->measured || !o->ratecycle_ns ||
+	    !(o->rate_min_bps[0] | o->rate_min_bps[1] | o->rate_iops_min[0] |
+	      o->rate_iops_min[1]) ||
+	    now < ph->t_measure + RATE_MIN_SETTLE_NS)
+		return;
+	bench_rw_dirs(ph->rw, dirs);
+	for (i = 0; i < b->njobs; i++) {
+		struct bench_job *j = &b->jobs[i];
+		uint64_t spent = now - j->rm_t, by[2], ops[2];
+		bool missed = false;
+
+		if (!j->budget || !atomic_load(&j->active))
+			continue;
+		if (j->rm_t && spent < o->ratecycle_ns)
+			continue;
+		for (d = 0; d < 2; d++) {
+			by[d] = atomic_load_explicit(&j->bytes[d],
+						     memory_order_relaxed);
+			ops[d] = bench_hist_count(j->hist[d]);
+		}
+		for (d = 0; j->rm_t && d < 2 && !missed; d++) {
+			uint64_t r;
+
+			if (!dirs[d])
+				continue;
+			if (o->rate_min_bps[d]) {
+				r = (uint64_t)((double)(by[d] -
+							j->rm_bytes[d]) *
+					       1e9 / (double)spent);
+				if (r < o->rate_min_bps[d]) {
+					bench_error("%s: rate_min=%" PRIu64
+						    "B/s not met, got %" PRIu64
+						    "B/s",
+						    j->name, o->rate_min_bps[d],
+						    r);
+					missed = true;
+				}
+			} else if (o->rate_iops_min[d]) {
+				r = (uint64_t)((double)(ops[d] - j->rm_ops[d]) *
+					       1e9 / (double)spent);
+				if (r < o->rate_iops_min[d]) {
+					bench_error("%s: rate_iops_min=%" PRIu64
+						    " not met, got %" PRIu64
+						    " IOPS",
+						    j->name,
+						    o->rate_iops_min[d], r);
+					missed = true;
+				}
+			}
+			if (missed) {
+				bench_job_fail_rate(j, d ? BENCH_OP_WRITE :
+							   BENCH_OP_READ);
+				bench_stop_all(b);
+			}
+		}
+		j->rm_t = now;
+		memcpy(j->rm_bytes, by, sizeof(by));
+		memcpy(j->rm_ops, ops, sizeof(ops));
+	}
+}
+
 static void phase_wait(struct bench *b)
 {
 	const struct bench_phase *ph = &b->phase;
@@ -156,6 +264,7 @@ static void phase_wait(struct bench *b)
 		bench_samp_tick(b, now);
 		bench_fiolog_tick(b, now);
 		bench_status_tick(b, now);
+		check_min_rate(b, now);
 		/* short sleeps: notice ^C and the ramp's end promptly */
 		wait = 100000000ull;
 		if (bench_samp_next(b) > now && bench_samp_next(b) - now < wait)

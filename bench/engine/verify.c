@@ -128,7 +128,7 @@ int bench_job_known_blocks(struct bench_job_info *job, bench_block_fn fn,
 		st = atomic_load_explicit(&f->state[k], memory_order_acquire);
 		if (!st || (st & BLK_BUSY))
 			continue;
-		ret = fn(arg, f->base + k * blen, blen, st);
+		ret = fn(arg, f->base + k * (blen + j->b->o.rw_hole), blen, st);
 		if (ret)
 			return ret;
 	}

@@ -789,10 +789,12 @@ int lx_nfs3_link_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 /**
  * lx_nfs3_readdir() - READDIR from @cookie
  * @verf: the cookie verifier of the previous reply (zeros at cookie 0)
- * @count: reply size limit; must leave room in the client's buf_size
+ * @count: reply size limit; over TCP it must leave room in the client's
+ *	buf_size (lx_nfs3_dirsize() does); over RDMA it may be larger, up to
+ *	8 MiB: the reply lands in a Reply chunk over a buffer of its size
  * @db: entry array and name buffer (see struct lx_nfs3_dirbuf)
  * Return: as above; %-E2BIG when the reply has more entries or name bytes
- * than @db holds.
+ * than @db holds; %-EMSGSIZE when the reply does not fit (TCP: buf_size).
  */
 int lx_nfs3_readdir(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *dir,
 		    uint64_t cookie, const uint8_t *verf, uint32_t count,
@@ -803,7 +805,12 @@ int lx_nfs3_readdir_async(struct lx_nfs3_clnt *c, struct lx_call *call,
 			  struct lx_nfs3_dirbuf *db,
 			  struct lx_nfs3_readdir_res *res);
 
-/** lx_nfs3_readdirplus() - READDIRPLUS, entries with attributes and handles */
+/**
+ * lx_nfs3_readdirplus() - READDIRPLUS, entries with attributes and handles
+ * @dircount, @maxcount: the server's limits (RFC 1813); @maxcount bounds
+ *	the reply as @count does lx_nfs3_readdir()'s (over RDMA up to 8 MiB)
+ * Return: as lx_nfs3_readdir().
+ */
 int lx_nfs3_readdirplus(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *dir,
 			uint64_t cookie, const uint8_t *verf, uint32_t dircount,
 			uint32_t maxcount, struct lx_nfs3_dirbuf *db,

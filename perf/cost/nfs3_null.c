@@ -11,12 +11,7 @@
  *   cc -o nfs3-null nfs3_null.c $(pkg-config --cflags --libs libxprt)
  *   nfs3-null --port 2049 --mount-port 20048 -n 10000 127.0.0.1
  */
-#include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
 
 #include "cost_util.h"
 #include <libxprt/nfs3.h>
@@ -44,67 +39,31 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"port", required_argument, NULL, 'p'},
-		{"mount-port", required_argument, NULL, 'm'},
-		{"export", required_argument, NULL, 'e'},
-		{"transport", required_argument, NULL, 't'},
-		{"count", required_argument, NULL, 'n'},
-		{"warmup", required_argument, NULL, 'w'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+		COST_OPT_PORT,	    COST_OPT_MOUNTPORT, COST_OPT_EXPORT,
+		COST_OPT_TRANSPORT, COST_OPT_COUNT,	COST_OPT_WARMUP,
+		COST_OPT_HELP,	    {NULL, 0, NULL, 0},
 	};
-	unsigned long port = 0, mport = 0, count = 10000, warmup = 1000, i;
-	struct lx_nfs3_opts o = {.export_path = "/export"};
+	struct cost_opts co = {
+		.export_path = "/export", .count = 10000, .warmup = 1000};
+	unsigned long count, warmup, i;
+	struct lx_nfs3_opts o = {0};
 	struct lx_nfs3_clnt *c;
 	char errmsg[256] = "";
 	double t0, t1;
-	int opt, ret;
+	int ret;
 
-	while ((opt = getopt_long(argc, argv, "p:m:e:t:n:w:h", longopts,
-				  NULL)) != -1) {
-		switch (opt) {
-		case 'p':
-			ret = parse_num(optarg, 65535, &port);
-			break;
-		case 'm':
-			ret = parse_num(optarg, 65535, &mport);
-			break;
-		case 'e':
-			o.export_path = optarg;
-			ret = 0;
-			break;
-		case 't':
-			ret = 0;
-			if (!strcmp(optarg, "rdma"))
-				o.transport = LX_XPRT_TRANSPORT_RDMA;
-			else if (strcmp(optarg, "tcp"))
-				ret = -EINVAL;
-			break;
-		case 'n':
-			ret = parse_num(optarg, 1ul << 40, &count);
-			break;
-		case 'w':
-			ret = parse_num(optarg, 1ul << 40, &warmup);
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-		if (ret) {
-			fprintf(stderr, "nfs3-null: bad value '%s'\n", optarg);
-			return 2;
-		}
-	}
-	if (optind != argc - 1) {
-		usage(stderr);
-		return 2;
-	}
-	o.host = argv[optind];
-	o.nfs_port = (uint16_t)port;
-	o.mount_port = (uint16_t)mport;
+	ret = cost_parse(argc, argv, "nfs3-null", "p:m:e:t:n:w:h", longopts,
+			 &co, NULL, NULL, usage);
+	if (ret >= 0)
+		return ret;
+	count = co.count;
+	warmup = co.warmup;
+	o.export_path = co.export_path;
+	if (co.rdma)
+		o.transport = LX_XPRT_TRANSPORT_RDMA;
+	o.host = co.host;
+	o.nfs_port = (uint16_t)co.port;
+	o.mount_port = (uint16_t)co.mount_port;
 	o.errmsg = errmsg;
 	o.errmsg_len = sizeof(errmsg);
 
@@ -126,6 +85,6 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	printf("calls=%lu seconds=%.3f calls_per_s=%.0f\n", count, t1 - t0,
-	       t1 > t0 ? (double)count / (t1 - t0) : 0.0);
+	       cost_rate(count, t0, t1));
 	return 0;
 }

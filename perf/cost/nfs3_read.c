@@ -17,29 +17,22 @@
  *   nfs3-read --port 2049 --mount-port 20048 -f bench.dat -n 10000 127.0.0.1
  */
 #include <errno.h>
-#include <getopt.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cost_util.h"
 #include <libxprt/nfs3.h>
 #include <libxprt/rdma.h>
 
 struct run {
+	struct cost_run run;
 	struct lx_nfs3_clnt *clnt;
 	struct lx_nfs3_fh fh;
 	uint32_t bs;
 	uint64_t nblocks;
-	atomic_ulong seq;      /* draws of the offset sequence */
-	atomic_ulong to_issue; /* calls not started yet */
-	atomic_ulong active;   /* calls started and not completed */
-	atomic_int err;	       /* first failure */
-	pthread_mutex_t lock;
-	pthread_cond_t idle; /* signalled when active drops to 0 */
+	atomic_ulong seq; /* draws of the offset sequence */
+	struct slot *slots;
 };
 
 /* one READ in flight: its call, its result and its buffer */
@@ -62,28 +55,19 @@ static uint64_t next_block(struct run *r)
 static bool start(struct slot *s, unsigned int flags)
 {
 	struct run *r = s->run;
-	unsigned long left = atomic_load(&r->to_issue);
 	int ret;
 
-	do {
-		if (!left || atomic_load(&r->err))
-			return false;
-	} while (!atomic_compare_exchange_weak(&r->to_issue, &left, left - 1));
+	if (!cost_claim(&r->run))
+		return false;
 	s->call.done = read_done;
 	s->call.arg = s;
 	s->call.flags = flags;
-	atomic_fetch_add(&r->active, 1);
 	ret = lx_nfs3_read_buf_async(r->clnt, &s->call, &r->fh,
 				     next_block(r) * r->bs, r->bs, s->buf,
 				     &s->res);
-	if (ret) {
-		/* with DEPTH below the client's max_reqs a slot is always
-		 * free, so a failure here is a real one */
-		atomic_store(&r->err, ret);
-		atomic_fetch_sub(&r->active, 1);
-		return false;
-	}
-	return true;
+	if (ret)
+		cost_unclaim(&r->run, ret);
+	return !ret;
 }
 
 static void read_done(struct lx_call *call, int status, void *arg)
@@ -96,30 +80,37 @@ static void read_done(struct lx_call *call, int status, void *arg)
 	/* @s is ours again as soon as this runs: it carries the next */
 	if (!status)
 		start(s, LX_CALL_NOWAIT);
-	else
-		atomic_store(&r->err, status);
-	if (atomic_fetch_sub(&r->active, 1) == 1) {
-		pthread_mutex_lock(&r->lock);
-		pthread_cond_signal(&r->idle);
-		pthread_mutex_unlock(&r->lock);
-	}
+	cost_done(&r->run, status);
 }
 
-/* @n calls, @depth in flight; returns when all have completed */
-static int run_calls(struct run *r, struct slot *slots, unsigned long depth,
-		     unsigned long n)
+static bool prime(void *ctx, unsigned long i)
 {
-	unsigned long i;
+	struct run *r = ctx;
 
-	atomic_store(&r->to_issue, n);
-	for (i = 0; i < depth; i++)
-		if (!start(&slots[i], 0))
-			break;
-	pthread_mutex_lock(&r->lock);
-	while (atomic_load(&r->active))
-		pthread_cond_wait(&r->idle, &r->lock);
-	pthread_mutex_unlock(&r->lock);
-	return atomic_load(&r->err);
+	return start(&r->slots[i], 0);
+}
+
+/* -r, --reg MODE: how the READ buffers reach the server over RDMA */
+struct reg {
+	struct lx_xprt_rdma_opts *ro;
+	bool bufs; /* window: the buffers registered once */
+};
+
+static int reg_opt(void *ctx, int opt, const char *arg)
+{
+	struct reg *g = ctx;
+
+	if (opt != 'r')
+		return -ENOENT;
+	if (!strcmp(arg, "cache"))
+		g->ro->reg_mode = LX_XPRT_RDMA_REG_CACHE_UNSAFE;
+	else if (!strcmp(arg, "per-io"))
+		g->ro->reg_mode = LX_XPRT_RDMA_REG_PER_IO;
+	else if (!strcmp(arg, "window"))
+		g->bufs = true;
+	else
+		return -EINVAL;
+	return 0;
 }
 
 static void usage(FILE *f)
@@ -160,105 +151,55 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"port", required_argument, NULL, 'p'},
-		{"mount-port", required_argument, NULL, 'm'},
-		{"export", required_argument, NULL, 'e'},
-		{"transport", required_argument, NULL, 't'},
+		COST_OPT_PORT,
+		COST_OPT_MOUNTPORT,
+		COST_OPT_EXPORT,
+		COST_OPT_TRANSPORT,
 		{"reg", required_argument, NULL, 'r'},
-		{"file", required_argument, NULL, 'f'},
-		{"bs", required_argument, NULL, 'b'},
-		{"depth", required_argument, NULL, 'd'},
-		{"count", required_argument, NULL, 'n'},
-		{"warmup", required_argument, NULL, 'w'},
-		{"help", no_argument, NULL, 'h'},
+		COST_OPT_FILE,
+		COST_OPT_BS,
+		COST_OPT_DEPTH,
+		COST_OPT_COUNT,
+		COST_OPT_WARMUP,
+		COST_OPT_HELP,
 		{NULL, 0, NULL, 0},
 	};
-	unsigned long port = 0, mport = 0, depth = 16, count = 10000;
-	unsigned long warmup = 1000, bs = 4096, i;
-	const char *file = "bench64m.dat";
+	struct cost_opts co = {.export_path = "/export",
+			       .file = "bench64m.dat",
+			       .bs = 4096,
+			       .bs_max = 65536,
+			       .depth = 16,
+			       .count = 10000,
+			       .warmup = 1000};
+	unsigned long depth, count, warmup, bs, i;
+	const char *file;
 	struct lx_nfs3_fattr attr;
 	struct lx_xprt_rdma_opts ro = {0};
-	struct lx_nfs3_opts o = {.export_path = "/export"};
-	struct run r = {.lock = PTHREAD_MUTEX_INITIALIZER,
-			.idle = PTHREAD_COND_INITIALIZER};
+	struct reg reg = {.ro = &ro};
+	struct lx_nfs3_opts o = {0};
+	struct run r = {.run = COST_RUN_INIT};
 	struct slot *slots = NULL;
 	char *bufs = NULL;
 	struct lx_xprt_rdma_mem *mem = NULL;
-	bool reg_bufs = false;
 	char errmsg[256] = "";
 	double t0, t1;
-	int opt, ret;
+	int ret;
 
-	while ((opt = getopt_long(argc, argv, "p:m:e:t:r:f:b:d:n:w:h", longopts,
-				  NULL)) != -1) {
-		switch (opt) {
-		case 'p':
-			ret = parse_num(optarg, 65535, &port);
-			break;
-		case 'm':
-			ret = parse_num(optarg, 65535, &mport);
-			break;
-		case 'e':
-			o.export_path = optarg;
-			ret = 0;
-			break;
-		case 't':
-			ret = 0;
-			if (!strcmp(optarg, "rdma"))
-				o.transport = LX_XPRT_TRANSPORT_RDMA;
-			else if (strcmp(optarg, "tcp"))
-				ret = -EINVAL;
-			break;
-		case 'r':
-			ret = 0;
-			if (!strcmp(optarg, "cache"))
-				ro.reg_mode = LX_XPRT_RDMA_REG_CACHE_UNSAFE;
-			else if (!strcmp(optarg, "per-io"))
-				ro.reg_mode = LX_XPRT_RDMA_REG_PER_IO;
-			else if (!strcmp(optarg, "window"))
-				reg_bufs = true;
-			else
-				ret = -EINVAL;
-			break;
-		case 'f':
-			file = optarg;
-			ret = 0;
-			break;
-		case 'b':
-			ret = parse_num(optarg, 65536, &bs);
-			if (!bs)
-				ret = -EINVAL;
-			break;
-		case 'd':
-			ret = parse_num(optarg, 32, &depth);
-			if (!depth)
-				ret = -EINVAL;
-			break;
-		case 'n':
-			ret = parse_num(optarg, 1ul << 40, &count);
-			break;
-		case 'w':
-			ret = parse_num(optarg, 1ul << 40, &warmup);
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-		if (ret) {
-			fprintf(stderr, "nfs3-read: bad value '%s'\n", optarg);
-			return 2;
-		}
-	}
-	if (optind != argc - 1) {
-		usage(stderr);
-		return 2;
-	}
-	o.host = argv[optind];
-	o.nfs_port = (uint16_t)port;
-	o.mount_port = (uint16_t)mport;
+	ret = cost_parse(argc, argv, "nfs3-read", "p:m:e:t:r:f:b:d:n:w:h",
+			 longopts, &co, reg_opt, &reg, usage);
+	if (ret >= 0)
+		return ret;
+	depth = co.depth;
+	count = co.count;
+	warmup = co.warmup;
+	bs = co.bs;
+	file = co.file;
+	o.export_path = co.export_path;
+	if (co.rdma)
+		o.transport = LX_XPRT_TRANSPORT_RDMA;
+	o.host = co.host;
+	o.nfs_port = (uint16_t)co.port;
+	o.mount_port = (uint16_t)co.mount_port;
 	o.rdma = &ro;
 	o.errmsg = errmsg;
 	o.errmsg_len = sizeof(errmsg);
@@ -293,7 +234,8 @@ int main(int argc, char **argv)
 		slots[i].run = &r;
 		slots[i].buf = bufs + i * bs;
 	}
-	if (reg_bufs) {
+	r.slots = slots;
+	if (reg.bufs) {
 		ret = lx_xprt_rdma_mem_register(bufs, depth * bs, &mem);
 		if (ret) {
 			fprintf(stderr,
@@ -303,18 +245,17 @@ int main(int argc, char **argv)
 			goto out_free;
 		}
 	}
-	ret = run_calls(&r, slots, depth, warmup);
+	ret = cost_run_calls(&r.run, warmup, depth, prime, &r);
 	t0 = now_s();
 	if (!ret)
-		ret = run_calls(&r, slots, depth, count);
+		ret = cost_run_calls(&r.run, count, depth, prime, &r);
 	t1 = now_s();
 	if (ret)
 		fprintf(stderr, "nfs3-read: READ: %s\n", lx_strerror(ret));
 	else
 		printf("reads=%lu depth=%lu bs=%lu seconds=%.3f "
 		       "reads_per_s=%.0f\n",
-		       count, depth, bs, t1 - t0,
-		       t1 > t0 ? (double)count / (t1 - t0) : 0.0);
+		       count, depth, bs, t1 - t0, cost_rate(count, t0, t1));
 out_free:
 	lx_nfs3_destroy(r.clnt);
 	r.clnt = NULL;

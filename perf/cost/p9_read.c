@@ -18,27 +18,20 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <time.h>
 
 #include "cost_util.h"
 #include <libxprt/p9.h>
 
 struct run {
+	struct cost_run run;
 	struct lx_p9_clnt *clnt;
 	uint32_t fid, bs;
 	uint64_t nblocks;
-	atomic_ulong seq;      /* draws of the offset sequence */
-	atomic_ulong to_issue; /* Treads not started yet */
-	atomic_ulong active;   /* Treads started and not completed */
-	atomic_int err;	       /* first failure */
-	pthread_mutex_t lock;
-	pthread_cond_t idle; /* signalled when active drops to 0 */
+	atomic_ulong seq; /* draws of the offset sequence */
+	struct slot *slots;
 };
 
 /* one async Tread in flight: its buffer */
@@ -78,27 +71,18 @@ static void read_done(struct lx_call *call, int status, void *arg);
 static bool start(struct slot *s, unsigned int flags)
 {
 	struct run *r = s->run;
-	unsigned long left = atomic_load(&r->to_issue);
 	int ret;
 
-	do {
-		if (!left || atomic_load(&r->err))
-			return false;
-	} while (!atomic_compare_exchange_weak(&r->to_issue, &left, left - 1));
-	atomic_fetch_add(&r->active, 1);
+	if (!cost_claim(&r->run))
+		return false;
 	s->call.done = read_done;
 	s->call.arg = s;
 	s->call.flags = flags;
 	ret = lx_p9_read_async(r->clnt, &s->call, r->fid, next_block(r) * r->bs,
 			       r->bs, s->buf);
-	if (ret) {
-		/* with DEPTH below the client's max_reqs a tag is always
-		 * free, so a failure here is a real one */
-		atomic_store(&r->err, ret);
-		atomic_fetch_sub(&r->active, 1);
-		return false;
-	}
-	return true;
+	if (ret)
+		cost_unclaim(&r->run, ret);
+	return !ret;
 }
 
 static void read_done(struct lx_call *call, int status, void *arg)
@@ -110,37 +94,47 @@ static void read_done(struct lx_call *call, int status, void *arg)
 		status = -EIO;
 	if (!status)
 		start(s, LX_CALL_NOWAIT);
-	else
-		atomic_store(&r->err, status);
-	if (atomic_fetch_sub(&r->active, 1) == 1) {
-		pthread_mutex_lock(&r->lock);
-		pthread_cond_signal(&r->idle);
-		pthread_mutex_unlock(&r->lock);
+	cost_done(&r->run, status);
+}
+
+static bool prime(void *ctx, unsigned long i)
+{
+	struct run *r = ctx;
+
+	return start(&r->slots[i], 0);
+}
+
+static int run_reads(struct run *r, unsigned long depth, unsigned long n)
+{
+	return depth == 1 ? read_sync(r, r->slots[0].buf, n) :
+			    cost_run_calls(&r->run, n, depth, prime, r);
+}
+
+/* p9-read's own options: -a, --aname; -s, --shared-pool */
+struct own {
+	struct lx_p9_opts *o;
+	struct lx_xprt_pool_opts spo;
+	struct lx_xprt_pool *spool;
+};
+
+static int own_opt(void *ctx, int opt, const char *arg)
+{
+	struct own *w = ctx;
+	int ret;
+
+	switch (opt) {
+	case 'a':
+		w->o->aname = arg;
+		return 0;
+	case 's':
+		/* the buffers from a shared pool (buf_size 0): what a call
+		 * costs when they come and go per call */
+		ret = lx_xprt_pool_create(&w->spool, &w->spo);
+		w->o->pool = w->spool;
+		return ret;
+	default:
+		return -ENOENT;
 	}
-}
-
-/* @n Treads, @depth in flight; returns when all have completed */
-static int read_async(struct run *r, struct slot *slots, unsigned long depth,
-		      unsigned long n)
-{
-	unsigned long i;
-
-	atomic_store(&r->to_issue, n);
-	for (i = 0; i < depth; i++)
-		if (!start(&slots[i], 0))
-			break;
-	pthread_mutex_lock(&r->lock);
-	while (atomic_load(&r->active))
-		pthread_cond_wait(&r->idle, &r->lock);
-	pthread_mutex_unlock(&r->lock);
-	return atomic_load(&r->err);
-}
-
-static int run_reads(struct run *r, struct slot *slots, unsigned long depth,
-		     unsigned long n)
-{
-	return depth == 1 ? read_sync(r, slots[0].buf, n) :
-			    read_async(r, slots, depth, n);
 }
 
 static void usage(FILE *f)
@@ -172,86 +166,47 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"port", required_argument, NULL, 'p'},
-		{"aname", required_argument, NULL, 'a'},
-		{"file", required_argument, NULL, 'f'},
-		{"bs", required_argument, NULL, 'b'},
-		{"depth", required_argument, NULL, 'd'},
-		{"count", required_argument, NULL, 'n'},
-		{"warmup", required_argument, NULL, 'w'},
-		{"shared-pool", no_argument, NULL, 's'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+		COST_OPT_PORT,	 {"aname", required_argument, NULL, 'a'},
+		COST_OPT_FILE,	 COST_OPT_BS,
+		COST_OPT_DEPTH,	 COST_OPT_COUNT,
+		COST_OPT_WARMUP, {"shared-pool", no_argument, NULL, 's'},
+		COST_OPT_HELP,	 {NULL, 0, NULL, 0},
 	};
-	unsigned long port = 0, depth = 1, count = 10000, warmup = 1000;
-	unsigned long bs = 4096, i;
-	const char *file = "bench64m.dat";
-	struct run r = {.lock = PTHREAD_MUTEX_INITIALIZER,
-			.idle = PTHREAD_COND_INITIALIZER};
+	struct cost_opts co = {.file = "bench64m.dat",
+			       .bs = 4096,
+			       .bs_max = 65000,
+			       .depth = 1,
+			       .count = 10000,
+			       .warmup = 1000};
+	unsigned long depth, count, warmup, bs, i;
+	const char *file;
+	struct run r = {.run = COST_RUN_INIT};
 	struct lx_p9_opts o = {0};
-	struct lx_xprt_pool_opts spo = {.max_bytes = 16u << 20};
-	struct lx_xprt_pool *spool = NULL;
+	struct own own = {.o = &o, .spo = {.max_bytes = 16u << 20}};
 	struct slot *slots = NULL;
 	struct lx_p9_attr attr;
 	char errbuf[256] = "";
 	char *bufs = NULL;
 	double t0, t1;
-	int opt, ret;
+	int ret;
 
-	while ((opt = getopt_long(argc, argv, "p:a:f:b:d:n:w:sh", longopts,
-				  NULL)) != -1) {
-		switch (opt) {
-		case 'p':
-			ret = parse_num(optarg, 65535, &port);
-			break;
-		case 'a':
-			o.aname = optarg;
-			ret = 0;
-			break;
-		case 'f':
-			file = optarg;
-			ret = 0;
-			break;
-		case 'b':
-			ret = parse_num(optarg, 65000, &bs);
-			if (!bs)
-				ret = -EINVAL;
-			break;
-		case 'd':
-			ret = parse_num(optarg, 32, &depth);
-			if (!depth)
-				ret = -EINVAL;
-			break;
-		case 'n':
-			ret = parse_num(optarg, 1ul << 40, &count);
-			break;
-		case 'w':
-			ret = parse_num(optarg, 1ul << 40, &warmup);
-			break;
-		case 's':
-			/* the buffers from a shared pool (buf_size 0): what a
-			 * call costs when they come and go per call */
-			ret = lx_xprt_pool_create(&spool, &spo);
-			o.pool = spool;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-		if (ret) {
-			fprintf(stderr, "p9-read: bad value '%s'\n", optarg);
-			return 2;
-		}
-	}
-	if (optind != argc - 1 || !o.aname) {
+	ret = cost_parse(argc, argv, "p9-read", "p:a:f:b:d:n:w:sh", longopts,
+			 &co, own_opt, &own, usage);
+	if (ret < 0 && !o.aname) {
 		usage(stderr);
-		return 2;
+		ret = 2;
 	}
-	o.host = argv[optind];
-	o.port = (uint16_t)port;
+	if (ret >= 0) {
+		lx_xprt_pool_destroy(own.spool); /* NULL: none */
+		return ret;
+	}
+	depth = co.depth;
+	count = co.count;
+	warmup = co.warmup;
+	bs = co.bs;
+	file = co.file;
+	o.host = co.host;
+	o.port = (uint16_t)co.port;
 	o.errbuf = errbuf;
 	o.errbuf_len = sizeof(errbuf);
 	r.bs = (uint32_t)bs;
@@ -289,18 +244,18 @@ int main(int argc, char **argv)
 		slots[i].run = &r;
 		slots[i].buf = bufs + i * bs;
 	}
-	ret = run_reads(&r, slots, depth, warmup);
+	r.slots = slots;
+	ret = run_reads(&r, depth, warmup);
 	t0 = now_s();
 	if (!ret)
-		ret = run_reads(&r, slots, depth, count);
+		ret = run_reads(&r, depth, count);
 	t1 = now_s();
 	if (ret)
 		fprintf(stderr, "p9-read: Tread: %s\n", lx_strerror(ret));
 	else
 		printf("reads=%lu depth=%lu bs=%lu seconds=%.3f "
 		       "reads_per_s=%.0f\n",
-		       count, depth, bs, t1 - t0,
-		       t1 > t0 ? (double)count / (t1 - t0) : 0.0);
+		       count, depth, bs, t1 - t0, cost_rate(count, t0, t1));
 out_free:
 	free(bufs);
 	free(slots);
@@ -308,6 +263,6 @@ out_clunk:
 	lx_p9_clunk(r.clnt, r.fid);
 out_close:
 	lx_p9_destroy(r.clnt);
-	lx_xprt_pool_destroy(spool); /* after the client (NULL: none) */
+	lx_xprt_pool_destroy(own.spool); /* after the client (NULL: none) */
 	return ret ? 1 : 0;
 }

@@ -227,3 +227,38 @@ void peer_die(const char *prog, const char *fmt, ...)
 	fputc('\n', stderr);
 	exit(1);
 }
+
+uint64_t peer_uint_opt(const char *prog, const char *opt, const char *s,
+		       uint64_t max)
+{
+	uint64_t v;
+
+	if (peer_parse_uint(s, max, &v))
+		peer_die(prog, "bad value for %s: '%s' (0..%llu)", opt, s,
+			 (unsigned long long)max);
+	return v;
+}
+
+bool peer_run_opt(const char *prog, int c, const char *arg,
+		  struct peer_run_opts *ro)
+{
+	switch (c) {
+	case PEER_OPT_SECONDS:
+		if (peer_parse_seconds(arg, false, &ro->secs))
+			peer_die(prog, "bad --seconds '%s'", arg);
+		return true;
+	case PEER_OPT_WARMUP:
+		if (peer_parse_seconds(arg, true, &ro->warm))
+			peer_die(prog, "bad --warmup '%s'", arg);
+		return true;
+	case PEER_OPT_COUNT:
+		ro->count = peer_uint_opt(prog, "--count", arg, 1ull << 40);
+		return true;
+	case PEER_OPT_WARMUP_COUNT:
+		ro->warm_count =
+			peer_uint_opt(prog, "--warmup-count", arg, 1ull << 40);
+		return true;
+	default:
+		return false;
+	}
+}

@@ -20,6 +20,7 @@
 #ifndef PEER_COMMON_H
 #define PEER_COMMON_H
 
+#include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -106,6 +107,49 @@ int peer_parse_seconds(const char *s, bool allow_zero, double *out);
  * Return: 0 and *out set, or -EINVAL (out untouched).
  */
 int peer_parse_uint(const char *s, uint64_t max, uint64_t *out);
+
+/**
+ * peer_uint_opt() - option @opt's value @s as peer_parse_uint() reads it,
+ * or exit(1) with "PROG: bad value for OPT: 'S' (0..MAX)"
+ */
+uint64_t peer_uint_opt(const char *prog, const char *opt, const char *s,
+		       uint64_t max);
+
+/*
+ * How long a peer measures, the same options in every peer: --seconds
+ * after --warmup seconds, or --count operations after --warmup-count.
+ * Their getopt codes are above every character, so a program's own
+ * one-letter codes never meet them.
+ */
+struct peer_run_opts {
+	double secs, warm;
+	uint64_t count, warm_count; /* count 0: --seconds */
+};
+
+enum {
+	PEER_OPT_SECONDS = 0x100,
+	PEER_OPT_WARMUP,
+	PEER_OPT_COUNT,
+	PEER_OPT_WARMUP_COUNT,
+};
+
+/* the struct option entries of struct peer_run_opts */
+/* clang-format off */
+#define PEER_RUN_LONGOPTS						\
+	{"seconds", required_argument, NULL, PEER_OPT_SECONDS},		\
+	{"warmup", required_argument, NULL, PEER_OPT_WARMUP},		\
+	{"count", required_argument, NULL, PEER_OPT_COUNT},		\
+	{"warmup-count", required_argument, NULL, PEER_OPT_WARMUP_COUNT}
+/* clang-format on */
+
+/**
+ * peer_run_opt() - read getopt_long()'s @c into @ro if it is one of
+ * PEER_RUN_LONGOPTS (a bad value exits as peer_die() does)
+ *
+ * Return: true when @c was one of them.
+ */
+bool peer_run_opt(const char *prog, int c, const char *arg,
+		  struct peer_run_opts *ro);
 
 /**
  * peer_rng_next() - next value of a 64-bit PCG-style LCG (cheap, seeded

@@ -210,16 +210,6 @@ static uint64_t parse_size_opt(const char *opt, const char *s)
 	return v;
 }
 
-static uint64_t parse_uint_opt(const char *opt, const char *s, uint64_t max)
-{
-	uint64_t v;
-
-	if (peer_parse_uint(s, max, &v))
-		peer_die(PROG, "bad value for %s: '%s' (0..%llu)", opt, s,
-			 (unsigned long long)max);
-	return v;
-}
-
 static void open_file(struct bench *b, const char *file, uint64_t size)
 {
 	struct nfs_stat_64 st;
@@ -268,18 +258,14 @@ int main(int argc, char **argv)
 		{"depth", required_argument, NULL, 'd'},
 		{"file", required_argument, NULL, 'f'},
 		{"size", required_argument, NULL, 'S'},
-		{"seconds", required_argument, NULL, 's'},
-		{"warmup", required_argument, NULL, 'w'},
-		{"count", required_argument, NULL, 'c'},
-		{"warmup-count", required_argument, NULL, 'W'},
+		PEER_RUN_LONGOPTS,
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *host = "127.0.0.1", *export = "/export";
 	const char *file = "/bench.dat";
 	uint64_t nfsport = 0, mountport = 0, size = 64ull << 20, depth = 16;
-	uint64_t count = 0, warm_count = 1000;
-	double secs = 5, warm = 0.5;
+	struct peer_run_opts ro = {.secs = 5, .warm = 0.5, .warm_count = 1000};
 	struct slot *slots;
 	struct bench b;
 	struct nfs_url *url;
@@ -299,11 +285,12 @@ int main(int argc, char **argv)
 			export = optarg;
 			break;
 		case 'n':
-			nfsport = parse_uint_opt("--nfsport", optarg, 65535);
+			nfsport =
+				peer_uint_opt(PROG, "--nfsport", optarg, 65535);
 			break;
 		case 'm':
-			mountport =
-				parse_uint_opt("--mountport", optarg, 65535);
+			mountport = peer_uint_opt(PROG, "--mountport", optarg,
+						  65535);
 			break;
 		case 'M':
 			for (i = 0; i < 5; i++)
@@ -317,7 +304,8 @@ int main(int argc, char **argv)
 			b.bs = parse_size_opt("--bs", optarg);
 			break;
 		case 'd':
-			depth = parse_uint_opt("--depth", optarg, MAX_DEPTH);
+			depth = peer_uint_opt(PROG, "--depth", optarg,
+					      MAX_DEPTH);
 			break;
 		case 'f':
 			file = optarg;
@@ -325,25 +313,12 @@ int main(int argc, char **argv)
 		case 'S':
 			size = parse_size_opt("--size", optarg);
 			break;
-		case 's':
-			if (peer_parse_seconds(optarg, false, &secs))
-				peer_die(PROG, "bad --seconds '%s'", optarg);
-			break;
-		case 'w':
-			if (peer_parse_seconds(optarg, true, &warm))
-				peer_die(PROG, "bad --warmup '%s'", optarg);
-			break;
-		case 'c':
-			count = parse_uint_opt("--count", optarg, 1ull << 40);
-			break;
-		case 'W':
-			warm_count = parse_uint_opt("--warmup-count", optarg,
-						    1ull << 40);
-			break;
 		case 'h':
 			usage(stdout);
 			return 0;
 		default:
+			if (peer_run_opt(PROG, c, optarg, &ro))
+				break;
 			usage(stderr);
 			return 2;
 		}
@@ -388,20 +363,20 @@ int main(int argc, char **argv)
 	slots = calloc(depth, sizeof(*slots));
 	if (!slots)
 		peer_die(PROG, "out of memory");
-	b.warm_end_ns = peer_now_ns() + (uint64_t)(warm * 1e9);
-	b.end_ns = b.warm_end_ns + (uint64_t)(secs * 1e9);
-	if (count) {
+	b.warm_end_ns = peer_now_ns() + (uint64_t)(ro.warm * 1e9);
+	b.end_ns = b.warm_end_ns + (uint64_t)(ro.secs * 1e9);
+	if (ro.count) {
 		b.counted = true;
-		b.issue_left = warm_count + count;
-		b.warm_ops = warm_count;
-		if (!warm_count)
+		b.issue_left = ro.warm_count + ro.count;
+		b.warm_ops = ro.warm_count;
+		if (!ro.warm_count)
 			peer_window_start(&b.w);
-	} else if (!warm) {
+	} else if (!ro.warm) {
 		peer_window_start(&b.w);
-		b.end_ns = b.w.t0_ns + (uint64_t)(secs * 1e9);
+		b.end_ns = b.w.t0_ns + (uint64_t)(ro.secs * 1e9);
 		b.warm_end_ns = UINT64_MAX;
 	}
-	for (i = 0; i < (int)depth && !b.stop && (!count || b.issue_left);
+	for (i = 0; i < (int)depth && !b.stop && (!ro.count || b.issue_left);
 	     i++) {
 		slots[i].b = &b;
 		issue(&slots[i]);

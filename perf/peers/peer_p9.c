@@ -278,16 +278,6 @@ static void usage(FILE *f)
 		" --depth 16 127.0.0.1 5640 /srv/export f.dat\n");
 }
 
-static uint64_t parse_uint_opt(const char *opt, const char *s, uint64_t max)
-{
-	uint64_t v;
-
-	if (peer_parse_uint(s, max, &v))
-		peer_die(PROG, "bad value for %s: '%s' (0..%llu)", opt, s,
-			 (unsigned long long)max);
-	return v;
-}
-
 static int dial(const char *host, const char *port)
 {
 	struct sockaddr_in sin = {.sin_family = AF_INET};
@@ -392,17 +382,13 @@ int main(int argc, char **argv)
 		{"seq", no_argument, NULL, 'q'},
 		{"msize", required_argument, NULL, 'm'},
 		{"uid", required_argument, NULL, 'u'},
-		{"seconds", required_argument, NULL, 's'},
-		{"warmup", required_argument, NULL, 'w'},
-		{"count", required_argument, NULL, 'n'},
-		{"warmup-count", required_argument, NULL, 'W'},
+		PEER_RUN_LONGOPTS,
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	uint64_t bs = 4096, depth = 1, msize = 65536, uid = 0, size;
-	uint64_t count = 0, warm_count = 1000;
 	uint64_t warm_end, end_ns = 0, now;
-	double secs = 5, warm = 0.5;
+	struct peer_run_opts ro = {.secs = 5, .warm = 0.5, .warm_count = 1000};
 	unsigned int outstanding = 0, i;
 	bool stop = false, measuring;
 	const char *file, *p, *slash;
@@ -431,36 +417,25 @@ int main(int argc, char **argv)
 				peer_die(PROG, "bad --bs '%s'", optarg);
 			break;
 		case 'd':
-			depth = parse_uint_opt("--depth", optarg, MAX_DEPTH);
+			depth = peer_uint_opt(PROG, "--depth", optarg,
+					      MAX_DEPTH);
 			break;
 		case 'q':
 			r.seq = true;
 			break;
 		case 'm':
-			msize = parse_uint_opt("--msize", optarg, 1u << 24);
+			msize = peer_uint_opt(PROG, "--msize", optarg,
+					      1u << 24);
 			break;
 		case 'u':
-			uid = parse_uint_opt("--uid", optarg, UINT32_MAX);
-			break;
-		case 's':
-			if (peer_parse_seconds(optarg, false, &secs))
-				peer_die(PROG, "bad --seconds '%s'", optarg);
-			break;
-		case 'w':
-			if (peer_parse_seconds(optarg, true, &warm))
-				peer_die(PROG, "bad --warmup '%s'", optarg);
-			break;
-		case 'n':
-			count = parse_uint_opt("--count", optarg, 1ull << 40);
-			break;
-		case 'W':
-			warm_count = parse_uint_opt("--warmup-count", optarg,
-						    1ull << 40);
+			uid = peer_uint_opt(PROG, "--uid", optarg, UINT32_MAX);
 			break;
 		case 'h':
 			usage(stdout);
 			return 0;
 		default:
+			if (peer_run_opt(PROG, c, optarg, &ro))
+				break;
 			usage(stderr);
 			return 2;
 		}
@@ -559,15 +534,15 @@ int main(int argc, char **argv)
 		r.req[i] = q;
 	}
 
-	if (count) {
-		run_counted(&r, depth, warm_count, count, &w);
+	if (ro.count) {
+		run_counted(&r, depth, ro.warm_count, ro.count, &w);
 		goto done;
 	}
-	warm_end = peer_now_ns() + (uint64_t)(warm * 1e9);
+	warm_end = peer_now_ns() + (uint64_t)(ro.warm * 1e9);
 	measuring = false;
-	if (!warm) {
+	if (!ro.warm) {
 		peer_window_start(&w);
-		end_ns = w.t0_ns + (uint64_t)(secs * 1e9);
+		end_ns = w.t0_ns + (uint64_t)(ro.secs * 1e9);
 		measuring = true;
 	}
 	for (i = 0; i < depth; i++, outstanding++)
@@ -586,7 +561,7 @@ int main(int argc, char **argv)
 			}
 		} else if (!measuring && now >= warm_end) {
 			peer_window_start(&w);
-			end_ns = w.t0_ns + (uint64_t)(secs * 1e9);
+			end_ns = w.t0_ns + (uint64_t)(ro.secs * 1e9);
 			measuring = true;
 		}
 		if (!stop) {

@@ -59,16 +59,6 @@ static bool_t xdr_nothing(XDR *xdrs, ...)
 	return TRUE;
 }
 
-static unsigned long parse_ul(const char *opt, const char *s, uint64_t max)
-{
-	uint64_t v;
-
-	if (peer_parse_uint(s, max, &v))
-		peer_die(PROG, "bad value for %s: '%s' (0..%llu)", opt, s,
-			 (unsigned long long)max);
-	return (unsigned long)v;
-}
-
 static CLIENT *connect_server(const char *host, unsigned long port,
 			      unsigned long prog, unsigned long vers)
 {
@@ -121,21 +111,17 @@ int main(int argc, char **argv)
 		{"vers", required_argument, NULL, 'V'},
 		{"proc", required_argument, NULL, 'c'},
 		{"auth", required_argument, NULL, 'a'},
-		{"seconds", required_argument, NULL, 's'},
-		{"warmup", required_argument, NULL, 'w'},
-		{"count", required_argument, NULL, 'n'},
-		{"warmup-count", required_argument, NULL, 'W'},
+		PEER_RUN_LONGOPTS,
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *host = "127.0.0.1";
 	unsigned long port = 0, prog = 100003, vers = 3, proc = 0;
-	unsigned long count = 0, warm_count = 100;
 	struct timeval tmo = {25, 0};
 	struct peer_window w;
 	bool auth_sys = false;
 	char extra[128];
-	double secs = 5, warm = 0.5;
+	struct peer_run_opts ro = {.secs = 5, .warm = 0.5, .warm_count = 100};
 	uint64_t end_ns;
 	CLIENT *clnt;
 	int c;
@@ -146,16 +132,20 @@ int main(int argc, char **argv)
 			host = optarg;
 			break;
 		case 'p':
-			port = parse_ul("--port", optarg, 65535);
+			port = (unsigned long)peer_uint_opt(PROG, "--port",
+							    optarg, 65535);
 			break;
 		case 'P':
-			prog = parse_ul("--prog", optarg, UINT32_MAX);
+			prog = (unsigned long)peer_uint_opt(PROG, "--prog",
+							    optarg, UINT32_MAX);
 			break;
 		case 'V':
-			vers = parse_ul("--vers", optarg, UINT32_MAX);
+			vers = (unsigned long)peer_uint_opt(PROG, "--vers",
+							    optarg, UINT32_MAX);
 			break;
 		case 'c':
-			proc = parse_ul("--proc", optarg, UINT32_MAX);
+			proc = (unsigned long)peer_uint_opt(PROG, "--proc",
+							    optarg, UINT32_MAX);
 			break;
 		case 'a':
 			if (!strcmp(optarg, "sys"))
@@ -163,25 +153,12 @@ int main(int argc, char **argv)
 			else if (strcmp(optarg, "none"))
 				peer_die(PROG, "--auth is none or sys");
 			break;
-		case 's':
-			if (peer_parse_seconds(optarg, false, &secs))
-				peer_die(PROG, "bad --seconds '%s'", optarg);
-			break;
-		case 'w':
-			if (peer_parse_seconds(optarg, true, &warm))
-				peer_die(PROG, "bad --warmup '%s'", optarg);
-			break;
-		case 'n':
-			count = parse_ul("--count", optarg, 1ul << 40);
-			break;
-		case 'W':
-			warm_count =
-				parse_ul("--warmup-count", optarg, 1ul << 40);
-			break;
 		case 'h':
 			usage(stdout);
 			return 0;
 		default:
+			if (peer_run_opt(PROG, c, optarg, &ro))
+				break;
 			usage(stderr);
 			return 2;
 		}
@@ -198,13 +175,13 @@ int main(int argc, char **argv)
 		auth_destroy(clnt->cl_auth);
 		clnt->cl_auth = authunix_create_default();
 	}
-	if (count) {
-		count_calls(clnt, (rpcproc_t)proc, warm_count, &w);
-		count_calls(clnt, (rpcproc_t)proc, count, &w);
+	if (ro.count) {
+		count_calls(clnt, (rpcproc_t)proc, ro.warm_count, &w);
+		count_calls(clnt, (rpcproc_t)proc, ro.count, &w);
 		goto report;
 	}
 	/* at least one call: connection and credential problems show here */
-	end_ns = peer_now_ns() + (uint64_t)(warm * 1e9);
+	end_ns = peer_now_ns() + (uint64_t)(ro.warm * 1e9);
 	do {
 		if (clnt_call(clnt, (rpcproc_t)proc, xdr_nothing, NULL,
 			      xdr_nothing, NULL, tmo) != RPC_SUCCESS) {
@@ -214,7 +191,7 @@ int main(int argc, char **argv)
 	} while (peer_now_ns() < end_ns);
 
 	peer_window_start(&w);
-	end_ns = w.t0_ns + (uint64_t)(secs * 1e9);
+	end_ns = w.t0_ns + (uint64_t)(ro.secs * 1e9);
 	for (;;) {
 		uint64_t t = peer_now_ns(), done;
 

@@ -13,7 +13,10 @@
 #      fio-examples that examples/fio/fio-examples.list says runs;
 #   4. nfs:// and 9p:// URLs in --server and --filename;
 #   5. --size=P% and --offset=P% of a file's real size (the back-ends'
-#      stat: LOOKUP attributes, Twalk + Tgetattr), fio's figures.
+#      stat: LOOKUP attributes, Twalk + Tgetattr), fio's figures;
+#   6. rw=read:SIZE holes: the offsets of a live fio run (--write_iolog)
+#      are those of our --log_offset=1 latency logs;
+#   7. --rate_min: a job held under it fails as fio's does.
 # fio's tools run with Debian's python3 (/usr/bin/python3: pandas, six),
 # installed by `make deps` (scripts/deps.sh servers).  About 60-90 s.
 set -uo pipefail
@@ -247,6 +250,49 @@ for be in nfs3 p9; do
 		--eta never >/dev/null 2>"$work/err"
 	check_exit "$be-bench --size 50% of a missing file" 1 $? \
 		"you need to specify size=" "$work/err" && passes=$((passes + 1))
+done
+
+# ------------------------------------------------------------ 6. holes
+# fioffs IOLOG: the offsets of an iolog's reads and writes, one a line
+fioffs() { awk '$3 == "read" || $3 == "write" { print $4 }' "$1"; }
+# ouroffs LATLOG: the offset column of a --log_offset=1 log
+ouroffs() { awk -F', ' '{ print $5 }' "$1"; }
+for spec in "read:4k 64k 0" "write:8k 64k 0" "read:12k 64k 0" "write:12k 256k 8k" \
+	"read:-12k 64k 0"; do
+	read -r mode size off <<<"$spec"
+	rm -f "$work/hole.dat" "$work/hole.iolog"
+	fio --name=hole --ioengine=psync --filename="$work/hole.dat" \
+		--rw="$mode" --bs=4k --size="$size" --offset="$off" \
+		--write_iolog="$work/hole.iolog" >/dev/null 2>&1
+	fioffs "$work/hole.iolog" >"$work/hole.fio"
+	for be in nfs3 p9; do
+		if [[ $be == nfs3 ]]; then bin=$nfs args=("${NFS[@]}"); else bin=$p9 args=("${P9[@]}"); fi
+		rm -f "$work"/hole_*.log
+		run "$be-bench --rw $mode" "$bin" "${args[@]}" --filename "$ndir/hole.dat" \
+			--rw "$mode" --bs 4k --size "$size" --offset "$off" --eta never \
+			--write_lat_log "$work/hole" --log_offset=1
+		ouroffs "$work/hole_lat.1.log" >"$work/hole.ours"
+		if [[ -s $work/hole.fio ]] && cmp -s "$work/hole.fio" "$work/hole.ours"; then
+			ok "$be-bench --rw $mode --offset $off: fio's $(wc -l <"$work/hole.fio") offsets"
+		else
+			bad "$be-bench --rw $mode: offsets differ from fio's"
+			diff "$work/hole.fio" "$work/hole.ours" | head -5 | sed 's/^/    | /'
+		fi
+	done
+done
+
+# ------------------------------------------------------------ 7. rate_min
+# thinktime 10ms holds a job under 400 KB/s: rate_min=10m is missed after
+# fio's 2 s settle and a 200 ms cycle; fio 3.33 says "NAME: rate_min=...
+# not met, got ...B/s" and the job fails with EIO
+for be in nfs3 p9; do
+	if [[ $be == nfs3 ]]; then bin=$nfs args=("${NFS[@]}"); else bin=$p9 args=("${P9[@]}"); fi
+	"$bin" "${args[@]}" --filename "$ndir/pct.dat" --rw read --bs 4k \
+		--size 1m --time_based --runtime 20 --thinktime 10ms \
+		--rate_min 10m --ratecycle 200 --eta never >/dev/null 2>"$work/err"
+	check_exit "$be-bench --rate_min missed" 1 $? \
+		"job0: rate_min=10485760B/s not met, got" "$work/err" &&
+		passes=$((passes + 1))
 done
 
 echo "test_bench_fio: $passes passed, $fails failed"

@@ -4,7 +4,10 @@
 # p9-bench against diod run as an unprivileged user (uid/gid 65534, no
 # supplementary groups, through setpriv), the servers staying root.  Each
 # writes with --verify in a directory of the export owned by that user,
-# then reads it back; rpcping and p9ls (examples) run the same way.
+# then reads it back; rpcping runs the same way.  (The library's
+# integration binaries, p9ls, nfs3cp and shared_read run as that user in
+# their own tests: scripts/run-integration.sh, tests/integration/
+# unpriv-lib.sh.)
 # Run by scripts/run-integration.sh (servers.env exported).  Exit status
 # 77 (skipped) when not run as root (no other user to become) or without
 # setpriv.  About 10 s.

@@ -7,7 +7,10 @@
 #     each time, 3 connections at most, within 2 s;
 #   unknown_xid_forever, no_read: no reply, 0.5 s + 1 s, one connection,
 #     within 4 s.
-# Needs no real server; about 6 s.
+# Then the examples that are tools say the same through the library's log
+# hook: rpcping -c 1 against reset_on_accept exits 1 within 2 s, saying
+# "rpcping: server 127.0.0.1:P not responding, still trying" once.
+# Needs no real server; about 7 s.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 bin=${XPRT_BUILD_DIR:-$top/build/plain}/bench/nfs3-bench
@@ -65,4 +68,33 @@ case_ garbage "cannot be a reply" 3 2
 case_ endless_fragments "fragment chain past the size limit" 3 2
 case_ unknown_xid_forever "for calls we did not make" 1 4
 case_ no_read "no reply in" 1 4
+
+# rpcping: the library's messages reach its stderr (its log hook)
+ping=${XPRT_BUILD_DIR:-$top/build/plain}/examples/rpcping
+if [[ -x $ping ]]; then
+	python3 "$top/tests/hostile/rpc_hostile.py" --scenario reset_on_accept \
+		--log "$work/log" >"$work/port" 2>&1 &
+	srv=$!
+	for _ in $(seq 50); do
+		grep -q '^PORT' "$work/port" && break
+		sleep 0.1
+	done
+	port=$(awk '/^PORT/ {print $2}' "$work/port")
+	t0=$(date +%s.%N)
+	timeout 60 "$ping" -p "$port" -c 1 127.0.0.1 100003 3 >"$work/out" \
+		2>"$work/err"
+	rc=$?
+	t=$(echo "$(date +%s.%N) - $t0" | bc)
+	echo "# rpcping reset_on_accept: exit $rc after ${t} s"
+	check_exit "rpcping reset_on_accept" 1 "$rc" \
+		"rpcping: server 127.0.0.1:$port not responding, still trying" \
+		"$work/err"
+	[[ $(grep -c "not responding, still trying" "$work/err") == 1 ]] &&
+		ok "rpcping: 'not responding' said once" ||
+		bad "rpcping: 'not responding' said $(grep -c "not responding" "$work/err") times"
+	(($(echo "$t < 2" | bc))) && ok "rpcping: within 2 s" ||
+		bad "rpcping: took ${t} s (bound 2)"
+else
+	bad "$ping not built (make examples)"
+fi
 exit "$fails"

@@ -10,8 +10,12 @@
 #   2. --hard: still trying after 10 s, then SIGTERM; at most 10
 #      connections in those 10 s, "not responding" said once, and the
 #      run ends within 2 s of the signal (the backoff is interruptible).
+#   3. --hard against reset_on_accept (set-up never gets through): tried
+#      again as a hard mount is, from 100 ms doubling: still trying after
+#      5 s, at most 7 connections, "not responding" said once, and the
+#      run ends within 2 s of SIGTERM with a non-zero status.
 # Needs no real server (runs from scripts/run-integration.sh with the
-# others); about 15 s.
+# others); about 20 s.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 bin=${XPRT_BUILD_DIR:-$top/build/plain}/bench/p9-bench
@@ -83,4 +87,41 @@ awk '/^CONN/ {split($3, a, "="); if (!t0) t0 = a[2];
 [[ $(grep -c "not responding, still trying" "$work/err") == 1 ]] &&
 	ok "hard: 'not responding' said once" ||
 	bad "hard: 'not responding' said $(grep -c "not responding" "$work/err") times"
+
+# 3. hard, and set-up never gets through
+kill "$srv" 2>/dev/null && wait "$srv" 2>/dev/null
+: >"$work/log"
+python3 "$top/tests/hostile/p9_hostile.py" --scenario reset_on_accept \
+	--port 0 --log "$work/log" >"$work/port" 2>&1 &
+srv=$!
+for _ in $(seq 50); do
+	grep -q '^PORT' "$work/port" && break
+	sleep 0.1
+done
+port=$(awk '/^PORT/ {print $2}' "$work/port")
+[[ -n $port ]] || { bad "p9_hostile.py reset_on_accept did not start"; exit 1; }
+ARGS[1]=127.0.0.1:$port
+"$bin" "${ARGS[@]}" --hard >"$work/out" 2>"$work/err" &
+pid=$!
+sleep 5
+if kill -0 "$pid" 2>/dev/null; then
+	ok "hard set-up: still trying after 5 s"
+else
+	bad "hard set-up: ended before 5 s: $(tail -2 "$work/err")"
+fi
+n=$(conns)
+t0=$(date +%s.%N)
+kill -TERM "$pid"
+wait "$pid"
+rc=$?
+t=$(echo "$(date +%s.%N) - $t0" | bc)
+echo "# hard set-up: $n connections in 5 s; ended ${t} s after SIGTERM (exit $rc)"
+((n <= 7 && n >= 3)) && ok "hard set-up: $n connections in 5 s" ||
+	bad "hard set-up: $n connections in 5 s"
+((rc != 0)) && ok "hard set-up: exit $rc" || bad "hard set-up: exit 0"
+(($(echo "$t < 2" | bc))) && ok "hard set-up: ended ${t} s after SIGTERM" ||
+	bad "hard set-up: ended ${t} s after SIGTERM"
+[[ $(grep -c "not responding, still trying" "$work/err") == 1 ]] &&
+	ok "hard set-up: 'not responding' said once" ||
+	bad "hard set-up: 'not responding' said $(grep -c "not responding" "$work/err") times"
 exit "$fails"

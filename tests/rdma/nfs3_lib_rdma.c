@@ -28,7 +28,8 @@
  *             dircount/maxcount (-R, 256 KiB) is far above buf_size: each
  *             reply (about -R bytes) lands through a Reply chunk in a
  *             buffer of its size, entries checked against stat(2), no
- *             window left live; a READLINK of a 1000-byte target over a
+ *             window left live (with 4 KiB segments the 16-segment
+ *             chunk is too short: -EMSGSIZE, cleanly); a READLINK of a 1000-byte target over a
  *             1 KiB inline threshold (its Reply chunk), checked against
  *             readlink(2)
  *
@@ -931,6 +932,48 @@ static void big_segs(const struct lx_nfs3_fh *fh)
 	lx_nfs3_destroy(c3);
 }
 
+/* The same READDIRPLUS through a client whose segments are at most 4 KiB:
+ * its Reply chunk stops at 16 of them (64 KiB), nfsd cannot fit the reply
+ * and says so (ERR_CHUNK): a clean -EMSGSIZE, nothing left live, and the
+ * client goes on. */
+static void big_segs_short(const struct lx_nfs3_fh *fh)
+{
+	static const struct lx_xprt_rdma_opts ro = {.ack_timeout = 20,
+						    .max_seg_size = 4096};
+	struct lx_xprt_rdma_stats s0 = {0}, s1 = {0};
+	struct lx_nfs3_clnt *c4 = NULL;
+	struct lx_nfs3_opts o;
+	struct bigrun b;
+	char msg[256] = "";
+	int r, r2;
+
+	base_opts(&o, msg, sizeof(msg));
+	o.rdma = &ro;
+	r = lx_nfs3_create(&c4, &o);
+	if (!report("mount-seg4k", !r, "%s%s%s", lx_strerror(r), r ? ": " : "",
+		    msg))
+		return;
+	memset(&b, 0, sizeof(b));
+	b.seen = calloc(nbig, 1);
+	lx_xprt_rdma_stats(lx_rpc_xprt(lx_nfs3_rpc(c4), 0), &s0);
+	r = b.seen ? big_list(c4, fh, true, bigcount, 1, &b) : -ENOMEM;
+	lx_xprt_rdma_stats(lx_rpc_xprt(lx_nfs3_rpc(c4), 0), &s1);
+	r2 = lx_nfs3_null(c4);
+	report("readdirplus-large-short-chunk",
+	       r == -EMSGSIZE && s1.win_binds - s0.win_binds == 16 &&
+		       s1.rdma_errors - s0.rdma_errors == 1 &&
+		       s1.win_live == 0 && !r2,
+	       "segments of at most 4 KiB, count %u: %s; windows bound %llu "
+	       "(16 x 4 KiB), RDMA errors +%llu, live %llu; NULL after it: "
+	       "%s",
+	       bigcount, lx_strerror(r),
+	       (unsigned long long)(s1.win_binds - s0.win_binds),
+	       (unsigned long long)(s1.rdma_errors - s0.rdma_errors),
+	       (unsigned long long)s1.win_live, lx_strerror(r2));
+	free(b.seen);
+	lx_nfs3_destroy(c4);
+}
+
 static void test_bigdir(void)
 {
 	struct lx_xprt_rdma_stats s0, s1;
@@ -976,6 +1019,7 @@ static void test_bigdir(void)
 	free(b.seen);
 
 	big_segs(&lr.fh);
+	big_segs_short(&lr.fh);
 	big_readlink();
 out:
 	for (i = 0; i < nbig; i++) {

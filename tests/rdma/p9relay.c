@@ -26,10 +26,13 @@
  * Fault injection for the client's tests: -X TYPE swallows the first
  * server message of that 9P type on each connection (the client's request
  * then never gets its reply, and the receive it posted for it stays
- * posted: the case trans_rdma's excess accounting is for).
+ * posted: the case trans_rdma's excess accounting is for).  -C TYPE
+ * drops the whole connection when the client sends a message of that 9P
+ * type (a server that fails every session at its first I/O: the case
+ * the client's reconnect backoff is for).
  *
  * usage: p9relay [-a IP] [-p PORT] [-t TCPHOST:PORT] [-m MSIZE] [-q DEPTH]
- *                [-X TYPE] [-K ACK_TIMEOUT]
+ *                [-X TYPE] [-C TYPE] [-K ACK_TIMEOUT]
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -80,6 +83,7 @@ static struct conn *conns[MAX_CONNS];
 static volatile sig_atomic_t stop;
 static unsigned int nconn_total;
 static int drop_type = -1;
+static int close_type = -1; /* -C: a client message that ends the session */
 static uint8_t ack_timeout = 22; /* 4.096 us * 2^22: about 17 s */
 
 static void on_signal(int sig)
@@ -355,6 +359,12 @@ static void on_recv(struct conn *c, const struct ibv_wc *wc)
 		conn_close(c);
 		return;
 	}
+	if (m[4] == close_type) {
+		printf("p9relay: conn %u: closing at a type %d message\n", c->n,
+		       close_type);
+		conn_close(c);
+		return;
+	}
 	if (m[4] == TVERSION && len >= 11 && le32(m + 7) > msize)
 		put_le32(m + 7, (uint32_t)msize); /* what we can carry */
 	c->to_server++;
@@ -458,7 +468,7 @@ int main(int argc, char **argv)
 	int c, i;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((c = getopt(argc, argv, "a:p:t:m:q:X:K:")) != -1) {
+	while ((c = getopt(argc, argv, "a:p:t:m:q:X:C:K:")) != -1) {
 		switch (c) {
 		case 'a':
 			if (inet_pton(AF_INET, optarg, &sin.sin_addr) != 1)
@@ -484,13 +494,16 @@ int main(int argc, char **argv)
 		case 'X':
 			drop_type = atoi(optarg);
 			break;
+		case 'C':
+			close_type = atoi(optarg);
+			break;
 		case 'K':
 			ack_timeout = (uint8_t)atoi(optarg);
 			break;
 		default:
 			fprintf(stderr, "usage: p9relay [-a IP] [-p PORT] [-t "
 					"HOST:PORT] [-m MSIZE] [-q DEPTH] [-X "
-					"TYPE]\n");
+					"TYPE] [-C TYPE]\n");
 			return 2;
 		}
 	}

@@ -18,6 +18,12 @@
  *             reconnect
  *   refused   (with -r PORT) a closed port fails lx_rpc_create with
  *             -ECONNREFUSED, promptly
+ *   nowait    (with -W EXTRA) LX_CALL_NOWAIT at the limits: a client with
+ *             EXTRA slots more than the server's credit grant takes every
+ *             slot with NOWAIT calls while its receive thread is held in
+ *             the first done(); the calls past the credits are queued at
+ *             once (0), the next NOWAIT call is refused with -EBUSY at
+ *             once, and every held call completes when released
  */
 #include <errno.h>
 #include <getopt.h>
@@ -389,18 +395,195 @@ static void test_timeout(void)
 	lx_rpc_destroy(cl);
 }
 
+/*
+ * The first completion delivered on the receive thread holds it until
+ * released: no slot is given back meanwhile (a slot is freed after its
+ * done() returns) and no reply is processed.  done() may also run on the
+ * submitting thread (a reply that came in before the sender marked the
+ * call sent: the sender delivers it); that one must not wait, or the
+ * submitter would wait for itself.
+ */
+struct hold_state {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool held, release;
+	unsigned int done, errors;
+	int first_err;
+};
+
+static _Thread_local bool in_submit;
+
+static void hold_done(struct lx_call *call, int status, void *arg)
+{
+	struct hold_state *hs = arg;
+
+	(void)call;
+	pthread_mutex_lock(&hs->lock);
+	if (!hs->held && !in_submit) {
+		hs->held = true;
+		pthread_cond_broadcast(&hs->cond);
+		while (!hs->release)
+			pthread_cond_wait(&hs->cond, &hs->lock);
+	}
+	if (status) {
+		hs->errors++;
+		if (!hs->first_err)
+			hs->first_err = status;
+	}
+	hs->done++; /* last: the waiter reads the counts after it */
+	pthread_cond_broadcast(&hs->cond);
+	pthread_mutex_unlock(&hs->lock);
+}
+
+/* Wait (hs->lock held) until the receive thread is held or @ndone calls
+ * are done (@held_too: either), @secs at most; false on timeout. */
+static bool hold_wait(struct hold_state *hs, unsigned int ndone, bool held_too,
+		      int secs)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += secs;
+	while (!(hs->done >= ndone || (held_too && hs->held)))
+		if (pthread_cond_timedwait(&hs->cond, &hs->lock, &ts))
+			return hs->done >= ndone || (held_too && hs->held);
+	return true;
+}
+
+static int nowait_submit(struct lx_rpc_clnt *cl, struct lx_call *call,
+			 struct hold_state *hs, double *took)
+{
+	struct lx_rpc_call_args a = {.proc = 0};
+	double t0 = now_s();
+	int r;
+
+	*call = (struct lx_call){
+		.done = hold_done, .arg = hs, .flags = LX_CALL_NOWAIT};
+	in_submit = true;
+	r = lx_rpc_call_async(cl, call, &a);
+	in_submit = false;
+	*took = now_s() - t0;
+	return r;
+}
+
+/*
+ * LX_CALL_NOWAIT past the credits (issue 14 item 4): NOWAIT refuses only
+ * when no slot is free, never because the server's credits are all in
+ * use.  Calls past the credit window wait in the transmit queue, holding
+ * their slots; with every slot taken the next NOWAIT call gets -EBUSY
+ * without waiting, and the calls already accepted must still complete.
+ *
+ * First NULL calls one at a time until one's completion holds the
+ * receive thread (usually the first); then the rest of the slots.
+ */
+static void test_nowait(unsigned int grant, unsigned int extra)
+{
+	static struct lx_call calls[PIPE_MAX + 64];
+	static struct hold_state hs;
+	struct lx_xprt_rdma_stats rst;
+	unsigned int slots = grant + extra, n = 0, queued = 0, window, i;
+	double took, t_submit = 0, t_busy = 0;
+	struct lx_rpc_clnt *cl;
+	unsigned int saved = max_reqs;
+	bool held = false, all;
+	int r = 0, busy;
+
+	if (slots > PIPE_MAX) {
+		report("nowait", 0, "%u slots: more than %u", slots, PIPE_MAX);
+		return;
+	}
+	memset(&hs, 0, sizeof(hs));
+	pthread_mutex_init(&hs.lock, NULL);
+	pthread_cond_init(&hs.cond, NULL);
+	max_reqs = slots;
+	r = make_client(&cl, (uint16_t)port, 30000, NULL);
+	max_reqs = saved;
+	if (r) {
+		report("nowait", 0, "client with %u slots: %s", slots,
+		       lx_strerror(r));
+		return;
+	}
+	printf("note nowait: client with %u slots\n", slots);
+	/* a round trip first: the window opens to the server's grant */
+	r = lx_rpc_null(cl);
+	lx_xprt_rdma_stats(lx_rpc_xprt(cl, 0), &rst);
+	window = rst.credits;
+	if (r || window >= slots) {
+		report("nowait", 0,
+		       "NULL %s; window %u with %u slots: cannot go past "
+		       "the credits",
+		       lx_strerror(r), window, slots);
+		goto out;
+	}
+	/* 1. hold the receive thread in a completion */
+	for (i = 0; i < 64 && !held; i++) {
+		r = nowait_submit(cl, &calls[n], &hs, &took);
+		if (r)
+			break;
+		n++;
+		pthread_mutex_lock(&hs.lock);
+		held = hold_wait(&hs, n, true, 20) && hs.held;
+		pthread_mutex_unlock(&hs.lock);
+	}
+	printf("note nowait: receive thread held after %u call(s): %s\n", n,
+	       held ? "yes" : "no");
+	/* 2. every other slot: past the window, queued for a credit */
+	for (i = 0; held && i < slots - 1; i++) {
+		r = nowait_submit(cl, &calls[n], &hs, &took);
+		if (took > t_submit)
+			t_submit = took;
+		if (r)
+			break;
+		n++;
+		queued++;
+	}
+	printf("note nowait: %u of %u NOWAIT calls accepted, longest %.2f "
+	       "ms\n",
+	       queued, slots - 1, t_submit * 1e3);
+	/* 3. one more */
+	busy = held ? nowait_submit(cl, &calls[n], &hs, &t_busy) : 0;
+	if (held && !busy)
+		n++; /* accepted: it completes too */
+	printf("note nowait: one more: %s in %.3f ms\n", lx_strerror(busy),
+	       t_busy * 1e3);
+	pthread_mutex_lock(&hs.lock);
+	hs.release = true;
+	pthread_cond_broadcast(&hs.cond);
+	all = hold_wait(&hs, n, false, 60);
+	pthread_mutex_unlock(&hs.lock);
+	report("nowait",
+	       held && queued == slots - 1 && busy == -EBUSY && t_busy < 0.05 &&
+		       all && !hs.errors,
+	       "%u slots, window %u (grant %u): with one call held in "
+	       "done(), %u more NOWAIT calls accepted (longest submit %.2f "
+	       "ms; first refusal %s), one more: %s in %.3f ms; %u of %u "
+	       "completed after the release, %u errors (first %s)",
+	       slots, window, grant, queued, t_submit * 1e3,
+	       queued < slots - 1 ? lx_strerror(r) : "none", lx_strerror(busy),
+	       t_busy * 1e3, hs.done, n, hs.errors,
+	       hs.first_err ? lx_strerror(hs.first_err) : "none");
+	/* the refusal was for that moment: a slot is free again now */
+	r = lx_rpc_null(cl);
+	report("nowait-after", !r, "NULL after the held calls: %s",
+	       lx_strerror(r));
+out:
+	lx_rpc_destroy(cl);
+	pthread_cond_destroy(&hs.cond);
+	pthread_mutex_destroy(&hs.lock);
+}
+
 int main(int argc, char **argv)
 {
 	struct lx_xprt_rdma_opts ro = {.ack_timeout = TOOL_ACK_TIMEOUT};
 	bool timeout = false;
 	struct lx_xprt_rdma_stats st;
 	struct lx_rpc_clnt *cl;
-	unsigned int refused = 0;
+	unsigned int refused = 0, nowait = 0, grant;
 	double t0;
 	int c, r;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((c = getopt(argc, argv, "a:p:n:d:m:r:Tb:c:")) != -1) {
+	while ((c = getopt(argc, argv, "a:p:n:d:m:r:Tb:c:W:")) != -1) {
 		switch (c) {
 		case 'a':
 			host = optarg;
@@ -431,13 +614,16 @@ int main(int argc, char **argv)
 		case 'b':
 			ro.busy_poll_us = (unsigned int)atoi(optarg);
 			break;
+		case 'W':
+			nowait = (unsigned int)atoi(optarg);
+			break;
 		default:
 			fprintf(stderr,
 				"usage: rdma_null [-a IP] [-p PORT] [-n COUNT] "
 				"[-d DEPTH] [-m MAX_REQS] [-c NCONNECT] "
 				"[-b BUSY_US] "
 				"[-r CLOSED_PORT] "
-				"[-T]\n");
+				"[-T] [-W EXTRA_SLOTS]\n");
 			return 2;
 		}
 	}
@@ -459,6 +645,13 @@ int main(int argc, char **argv)
 	       "server granted %u credits (window now %u); inline send %u, "
 	       "receive %u",
 	       st.max_credits, st.credits, st.inline_send, st.inline_recv);
+	grant = st.max_credits;
+	if (nowait) { /* only that: the other checks have their own runs */
+		lx_rpc_destroy(cl);
+		printf("note nowait: first client destroyed\n");
+		test_nowait(grant, nowait);
+		return fails ? 1 : 0;
+	}
 	test_pipeline(cl);
 	test_reconnect(cl);
 	lx_rpc_destroy(cl);

@@ -490,7 +490,14 @@ static void test_fio_workload_options(void **st)
 			     "--output-format=json", "--eta=never"),
 			 0);
 	assert_int_equal(jnum_in(out_text, "\"read\" : {", "total_ios"), 256);
-	expect_usage_error(RUN("--rw=read:4k"), "holes in sequential I/O");
+	/* fio's rw=read:SIZE holes (offsets: test_bench_fiolog) */
+	b = PARSE(&ret, "--rw=read:4k");
+	assert_int_equal(ret, 0);
+	assert_int_equal(b->o.rw_hole, 4096);
+	bench_destroy(b);
+	expect_usage_error(RUN("--rw=null:4k"), "an rw mode with data");
+	expect_usage_error(RUN("--rw=read:4k", "--bssplit=4k/50:8k/50"),
+			   "one block size");
 	expect_usage_error(RUN("--rw=randwrite:4", "--verify"),
 			   "needs each block once");
 	/* the distributions fio has */
@@ -511,6 +518,18 @@ static void test_fio_workload_options(void **st)
 	assert_int_equal(b->o.zones[1].n, 3);
 	assert_int_equal(b->o.zones[1].end[2], 100);
 	bench_destroy(b);
+	/* fio's rand-zones.fio: a zone without a size takes the rest */
+	b = PARSE(&ret, "--random_distribution=zoned:50/5:30/15:20/,50/10:50/",
+		  "--rw=randrw");
+	assert_int_equal(ret, 0);
+	assert_int_equal(b->o.zones[0].n, 3);
+	assert_int_equal(b->o.zones[0].end[1], 20);
+	assert_int_equal(b->o.zones[0].end[2], 100);
+	assert_int_equal(b->o.zones[1].end[0], 10);
+	assert_int_equal(b->o.zones[1].end[1], 100);
+	bench_destroy(b);
+	expect_usage_error(RUN("--random_distribution=zoned:50/100:50/"),
+			   "zoned:A/S");
 	b = PARSE(&ret, "--random_distribution=zoned_abs:90/16k:10/1m,100/4k",
 		  "--rw=randrw");
 	assert_int_equal(ret, 0);

@@ -853,6 +853,53 @@ static void test_io_size_moves_its_bytes_over_the_region(void **st)
 			 2);
 }
 
+/*
+ * fio's rate_min / rate_iops_min: after a 2 s settle, a job below the
+ * minimum over a ratecycle exits with EIO and fio's message (real fio
+ * 3.33: "rm: rate_min=1048576B/s not met, got 405504B/s", err=5,
+ * func=check_min_rate).  A thinktime of 10 ms holds a job under 100 IOPS
+ * (400 KB/s at 4k); a minimum far below its rate is met.
+ */
+static void test_rate_min_fails_a_slow_job_like_fio(void **st)
+{
+	(void)st;
+	assert_int_equal(RUN("--rw", "read", "--bs", "4k", "--size", "1m",
+			     "--time_based", "--runtime", "10", "--thinktime",
+			     "10ms", "--rate_min", "1m", "--ratecycle", "200"),
+			 1);
+	assert_non_null(strstr(err_text, "job0: rate_min=1048576B/s not met, "
+					 "got "));
+	assert_string_equal(jstr("jobs/0/xprt/first_error/what"),
+			    "check_min_rate");
+	assert_int_equal(jnum("jobs/0/error"), EIO);
+	/* well before --runtime: the 2 s settle, then a cycle */
+	assert_true(wall_s < 6);
+
+	assert_int_equal(RUN("--rw", "randwrite", "--bs", "4k", "--size", "1m",
+			     "--time_based", "--runtime", "10", "--thinktime",
+			     "10ms", "--rate_iops_min", "1000", "--ratecycle",
+			     "200"),
+			 1);
+	assert_non_null(strstr(err_text, "job0: rate_iops_min=1000 not met"));
+
+	expect_ok(RUN("--rw", "read", "--bs", "4k", "--size", "1m",
+		      "--time_based", "--runtime", "2500ms", "--mem-lat",
+		      "100us", "--rate_iops_min", "50", "--ratecycle", "200"));
+	/* fio refuses a minimum above the cap */
+	assert_int_equal(
+		RUN("--rw", "read", "--rate", "100k", "--rate_min", "1m"), 2);
+}
+
+/* fio's startdelay: the job starts that much later */
+static void test_startdelay_waits_before_the_job(void **st)
+{
+	(void)st;
+	expect_ok(RUN("--rw", "read", "--bs", "4k", "--size", "64k",
+		      "--startdelay", "400ms"));
+	assert_true(wall_s >= 0.4);
+	assert_int_equal(jnum("jobs/0/read/total_ios"), 16);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -893,6 +940,10 @@ int main(void)
 					  teardown),
 		cmocka_unit_test_teardown(
 			test_io_size_moves_its_bytes_over_the_region, teardown),
+		cmocka_unit_test_teardown(
+			test_rate_min_fails_a_slow_job_like_fio, teardown),
+		cmocka_unit_test_teardown(test_startdelay_waits_before_the_job,
+					  teardown),
 		cmocka_unit_test_teardown(test_run_sync_loop_at_iodepth_1,
 					  teardown),
 		cmocka_unit_test_teardown(test_metadata_ops_count_as_other,

@@ -149,17 +149,51 @@ static int p9b_connect_one(struct p9b *p, uint32_t msize, unsigned int max_reqs,
 	return ret;
 }
 
-/* The first connection's failure, with a hint at the likely mistake. */
-static int p9b_connect_setup(struct p9b *p, uint32_t msize,
-			     unsigned int max_reqs, struct lx_p9_clnt **cp)
+static bool p9b_permanent(int err);
+static bool p9b_sleep_ns(uint64_t ns);
+static void p9b_say(struct p9b *p, struct p9b_sess *s, bool ok);
+
+/*
+ * A session's set-up (Tversion, Tattach) on @s.  Soft, the first failure
+ * is the answer.  --hard, as a hard mount: a server that is down, resets
+ * or drops us is tried again, waiting from P9B_EARLY_BACKOFF_MIN doubling
+ * to P9B_EARLY_BACKOFF_MAX between attempts (at most 7 in 10 s), saying
+ * "not responding, still trying" once and "OK" when it answers; what a
+ * server says (Tattach refused, not 9P, no such name) is final.  The
+ * failure comes with a hint at the likely mistake.
+ */
+static int p9b_connect_setup(struct p9b *p, struct p9b_sess *s, uint32_t msize,
+			     unsigned int max_reqs)
 {
+	uint64_t backoff = 0;
 	char err[512];
 	const char *hint = "";
 	int ret;
 
-	ret = p9b_connect_one(p, msize, max_reqs, cp, err, sizeof(err));
-	if (!ret)
-		return 0;
+	for (;;) {
+		ret = p9b_connect_one(p, msize, max_reqs, &s->c, err,
+				      sizeof(err));
+		if (!ret) {
+			if (atomic_load(&s->said))
+				p9b_say(p, s, true);
+			return 0;
+		}
+		if (!p->cfg->hard || p9b_permanent(ret) || ret == -EACCES ||
+		    ret == -EPERM || strstr(err, "refused Tattach"))
+			break;
+		p9b_say(p, s, false);
+		backoff = backoff < P9B_EARLY_BACKOFF_MIN ?
+				  P9B_EARLY_BACKOFF_MIN :
+			  backoff >= P9B_EARLY_BACKOFF_MAX / 2 ?
+				  P9B_EARLY_BACKOFF_MAX :
+				  backoff * 2;
+		if (!p9b_sleep_ns(backoff)) {
+			bench_error("%s (interrupted while trying again: "
+				    "--hard)",
+				    err);
+			return -EINTR;
+		}
+	}
 	if (strstr(err, "refused Tattach"))
 		hint = "\n  (--aname: diod wants the exported directory's "
 		       "absolute path, ganesha the\n  export's pseudo path)";
@@ -198,7 +232,7 @@ int p9b_sess_setup(struct p9b *p)
 	p->max_reqs = slots_needed(p, p->msize - LX_P9_IOHDRSZ);
 	if (p->cfg->hard && !p->reconnect_set)
 		p->reconnect_ns = UINT64_MAX; /* --hard: for ever */
-	ret = p9b_connect_setup(p, p->msize, p->max_reqs, &p->sess[0].c);
+	ret = p9b_connect_setup(p, &p->sess[0], p->msize, p->max_reqs);
 	if (ret)
 		return ret;
 	p->msize_got = lx_p9_msize(p->sess[0].c);
@@ -208,7 +242,7 @@ int p9b_sess_setup(struct p9b *p)
 		lx_p9_destroy(p->sess[0].c);
 		p->sess[0].c = NULL;
 		p->max_reqs = need;
-		ret = p9b_connect_setup(p, p->msize_got, need, &p->sess[0].c);
+		ret = p9b_connect_setup(p, &p->sess[0], p->msize_got, need);
 		if (ret)
 			return ret;
 	}
@@ -216,7 +250,7 @@ int p9b_sess_setup(struct p9b *p)
 	p->sess[0].replies0 = p9b_replies(p->sess[0].c);
 	for (i = 1; i < p->nc; i++) {
 		s = &p->sess[i];
-		ret = p9b_connect_setup(p, p->msize_got, p->max_reqs, &s->c);
+		ret = p9b_connect_setup(p, s, p->msize_got, p->max_reqs);
 		if (ret)
 			return ret;
 		s->since = bench_now_ns();
