@@ -37,12 +37,12 @@
 static void on_sigint(int sig)
 {
 	(void)sig;
-	bench_sigint = 1;
+	atomic_store_explicit(&bench_sigint, 1, memory_order_relaxed);
 }
 
 bool bench_interrupted(void)
 {
-	return bench_sigint != 0;
+	return atomic_load_explicit(&bench_sigint, memory_order_relaxed) != 0;
 }
 
 static size_t round_up(size_t v, size_t a)

@@ -289,7 +289,7 @@ int bench_jobs_call(struct bench *b,
 		    int (*hook)(void *priv, struct bench_job_info *job));
 
 /* phase.c */
-extern volatile sig_atomic_t bench_sigint;
+extern atomic_int bench_sigint;
 int bench_run_phases(struct bench *b);
 void bench_stop_all(struct bench *b);
 

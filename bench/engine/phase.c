@@ -33,7 +33,11 @@
 
 #include "engine_int.h"
 
-volatile sig_atomic_t bench_sigint;
+/* set by the SIGINT/SIGTERM handler, read by every thread (the back-ends'
+ * helpers waiting out a reconnect backoff too): an atomic, which a
+ * handler may store to (lock-free), not a volatile sig_atomic_t, which
+ * is only for the thread the signal interrupted (TSan: a data race) */
+atomic_int bench_sigint;
 
 /*
  * The I/Os of one pass over @j's file.  Without holes, its blocks.  With
