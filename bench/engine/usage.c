@@ -82,6 +82,8 @@ void bench_usage(struct bench *b, FILE *f)
 	      "file's real size\n"
 	      "  --io_size SIZE       bytes to move over the --size region "
 	      "[its size]\n"
+	      "  --filesize SIZE      each file's size (--size: how much to "
+	      "move)\n"
 	      "  --iodepth N          I/Os in flight per job [1]\n"
 	      "  --numjobs N          jobs; each is a fairness owner on the "
 	      "shared\n"
