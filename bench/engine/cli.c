@@ -98,6 +98,7 @@ enum {
 	OPT_RETRANS,
 	OPT_HARD,
 	OPT_SOFT,
+	OPT_ZEROCOPY,
 	OPT_NOTE,     /* a fio option accepted with a note */
 	OPT_FIO_ONLY, /* a fio option with no meaning here */
 	OPT_BACKEND_BASE = 1000,
@@ -142,6 +143,7 @@ static const struct bench_optdef engine_opts[] = {
 	{"retrans", OPT_RETRANS, FA_REQ, true},
 	{"hard", OPT_HARD, FA_NONE, true},
 	{"soft", OPT_SOFT, FA_NONE, true},
+	{"zerocopy", OPT_ZEROCOPY, FA_NONE, true},
 	{"verify", OPT_VERIFY, FA_BARE, false},
 	{"output-format", OPT_OUTPUT_FORMAT, FA_REQ, false},
 	{"minimal", OPT_MINIMAL, FA_NONE, false},
@@ -1011,6 +1013,9 @@ static int apply_engine_opt(struct bench *b, int id, const char *name,
 	case OPT_HARD:
 	case OPT_SOFT:
 		o->hard = id == OPT_HARD;
+		break;
+	case OPT_ZEROCOPY:
+		o->zerocopy = true;
 		break;
 	case OPT_VERIFY:
 		if (!arg || !strcmp(arg, "1") || !strcmp(arg, "yes"))

@@ -134,6 +134,7 @@ struct bench_opts {
 	unsigned int timeo_ds; /* --timeo (deciseconds), 0: the back-end's */
 	int retrans;	       /* --retrans, -1: the back-end's */
 	bool hard;	       /* --hard (--soft: the default) */
+	bool zerocopy;	       /* --zerocopy: MSG_ZEROCOPY for large sends */
 	uint64_t runtime_ns;
 	uint64_t ramp_ns;
 	uint64_t number_ios;
