@@ -320,6 +320,7 @@ int lx_p9_create(struct lx_p9_clnt **cp, const struct lx_p9_opts *opts)
 	xo.connect_timeout_ms = c->opts.connect_timeout_ms;
 	xo.log = c->opts.log;
 	xo.log_arg = c->opts.log_arg;
+	xo.zerocopy = c->opts.zerocopy;
 	err = lx_xprt_create(&c->x, &xo);
 	if (err) {
 		char ml[240] = "";

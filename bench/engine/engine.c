@@ -102,6 +102,7 @@ static void fill_config(struct bench *b)
 	c->timeo_ds = o->timeo_ds;
 	c->retrans = o->retrans;
 	c->hard = o->hard;
+	c->zerocopy = o->zerocopy;
 	c->uid = o->uid;
 	c->gid = o->gid;
 	c->numjobs = o->numjobs;

@@ -134,6 +134,7 @@ struct bench_opts {
 	unsigned int timeo_ds; /* --timeo (deciseconds), 0: the back-end's */
 	int retrans;	       /* --retrans, -1: the back-end's */
 	bool hard;	       /* --hard (--soft: the default) */
+	bool zerocopy;	       /* --zerocopy: MSG_ZEROCOPY for large sends */
 	uint64_t runtime_ns;
 	uint64_t ramp_ns;
 	uint64_t number_ios;
@@ -188,6 +189,7 @@ struct bench_opts {
 	unsigned int offset_pct;    /* --offset=P%: P (0: absolute) */
 	unsigned int size_pct;	    /* --size=P%: P of the file's size */
 	uint64_t io_size;	    /* --io_size: bytes to move (0: size) */
+	uint64_t filesize;	    /* --filesize: each file's size */
 	bool randrepeat;	    /* --randrepeat (default 1) */
 	unsigned int kb_base;	    /* --kb_base */
 	double pcts[BENCH_MAX_PCT]; /* --percentile_list */
