@@ -1438,13 +1438,15 @@ static int check_combinations(struct bench *b)
 			    "workload that moves data");
 		return -EINVAL;
 	}
-	if (o->rw_back && (o->varbs || o->workload == WL_IOR || o->verify ||
-			   o->offset || o->offset_pct || o->size_pct ||
-			   o->rw_back <= o->bs || o->rw_back > o->size)) {
+	if (o->rw_back &&
+	    (o->varbs || o->workload == WL_IOR || o->verify || o->offset ||
+	     o->offset_pct || o->size_pct || o->rw_back <= o->bs ||
+	     o->rw_back > (o->file_bytes ? o->file_bytes : o->size))) {
 		bench_error("--rw %s:-%" PRIu64 " walks back %" PRIu64
 			    " bytes from the end of each I/O: it takes one "
-			    "--bs smaller than that, a --size in bytes at "
-			    "least that large, no --offset, no --verify, and "
+			    "--bs smaller than that, files (--size, "
+			    "--filesize) at least that large, no --offset, no "
+			    "--verify, and "
 			    "the fio workload",
 			    bench_rw_name(o->rw), o->rw_back, o->rw_back);
 		return -EINVAL;

@@ -251,6 +251,11 @@ static void test_sequential_holes_at_fios_offsets(void **st)
 		/* a step back of a block or less would reread in place */
 		assert_int_equal(RUN("--rw=read:-4k", "--bs=4k", "--eta=never"),
 				 2);
+		/* nor a step back past the start of a file (64k over two
+		 * files is 32k each) */
+		assert_int_equal(RUN("--rw=read:-64k", "--size=64k",
+				     "--nrfiles=2", "--eta=never"),
+				 2);
 	}
 
 	/* verified: the blocks between the holes are checked (mem-bench
