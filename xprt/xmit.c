@@ -618,9 +618,9 @@ int lx_xprt_req_retransmit(struct lx_xprt_req *req)
 /*
  * The connection is gone: with the transmit lock held and the receive side
  * detached, decide the fate of what was on it.  @early: the server dropped
- * it before replying (see xmit_reconnect()): a request sent on
- * opts.early_loss_limit such connections fails with -ECONNRESET rather
- * than being sent to its death again.
+ * it before replying (see xmit_reconnect()): a request sent on, or
+ * queued for, opts.early_loss_limit such connections fails with
+ * -ECONNRESET rather than being sent to its death again.
  */
 static void xmit_conn_down(struct xprt *x, bool early)
 {
@@ -666,7 +666,13 @@ static void xmit_conn_down(struct xprt *x, bool early)
 		if (!(f & RQ_SUBMITTED) || (f & RQ_OUTCOME))
 			continue;
 		if (f & RQ_QUEUED) {
-			if (x->opts.policy == LX_XPRT_FAIL) {
+			/* waiting its turn counts like being sent: whether
+			 * its bytes left before the server's reset is only a
+			 * matter of timing (a loaded client loses that race) */
+			if (early && x->opts.early_loss_limit &&
+			    ++rq->early_losses >= x->opts.early_loss_limit)
+				dead = true;
+			if (x->opts.policy == LX_XPRT_FAIL || dead) {
 				lx_xprt_unlock(&x->xmit_lock);
 				lx_xprt_req_fail(&rq->pub, -ECONNRESET);
 				lx_xprt_lock(&x->xmit_lock);

@@ -133,8 +133,8 @@ enum lx_xprt_reconnect_policy {
  * @no_nodelay: turn @nodelay off
  * @rdma: RDMA options, a struct lx_xprt_rdma_opts (libxprt/rdma.h); may be
  *	NULL
- * @early_loss_limit: a request sent on this many connections in a row
- *	that the server dropped early without replying fails with
+ * @early_loss_limit: a request sent on (or queued for) this many
+ *	connections in a row that the server dropped early without replying fails with
  *	%-ECONNRESET instead of being sent again (%LX_XPRT_RESEND; 0 = no
  *	limit, the default): a port that closes on every call (not the
  *	service we think) fails in a fraction of a second rather than at the
