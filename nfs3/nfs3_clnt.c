@@ -304,7 +304,8 @@ static int nfs3_connect(struct lx_nfs3_clnt **cp,
 	ro.nconnect = opts->nconnect;
 	ro.max_reqs = opts->max_reqs;
 	ro.buf_size = c->buf_size;
-	ro.pool = opts->pool; /* NULL: the RPC client's own */
+	ro.pool = opts->pool;	      /* NULL: the RPC client's own */
+	ro.zerocopy = opts->zerocopy; /* NFS only: MOUNT sends nothing big */
 	err = lx_rpc_create(&c->rpc, &ro);
 	if (err) {
 		char ml[240] = "";

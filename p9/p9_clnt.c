@@ -320,6 +320,7 @@ int lx_p9_create(struct lx_p9_clnt **cp, const struct lx_p9_opts *opts)
 	xo.connect_timeout_ms = c->opts.connect_timeout_ms;
 	xo.log = c->opts.log;
 	xo.log_arg = c->opts.log_arg;
+	xo.zerocopy = c->opts.zerocopy;
 	err = lx_xprt_create(&c->x, &xo);
 	if (err) {
 		char ml[240] = "";
@@ -384,8 +385,11 @@ void lx_p9_destroy(struct lx_p9_clnt *c)
 
 	if (!c)
 		return;
-	/* best effort: a dead session has nothing to clunk */
+	/* best effort: a dead session has nothing to clunk, nor one whose
+	 * server left a Tflush unanswered (stopped, or deaf to us: the
+	 * Tclunk would only wait out its timeout and its own flush's) */
 	if (c->attached && !atomic_load(&c->broken) &&
+	    !atomic_load(&c->fl_stuck) &&
 	    lx_xprt_state(c->x) == LX_XPRT_CONNECTED) {
 		tx.u.tfid.fid = c->root_fid;
 		if (c->timeout_ns && c->timeout_ns < 1000000000ull)

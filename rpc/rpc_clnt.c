@@ -719,6 +719,7 @@ int lx_rpc__create(struct lx_rpc_clnt **clp, const struct lx_rpc_opts *opts,
 	xo.reconnect_give_up_ms = cl->opts.reconnect_give_up_ms;
 	xo.log = cl->opts.log;
 	xo.log_arg = cl->opts.log_arg;
+	xo.zerocopy = cl->opts.zerocopy;
 	/* soft: a call the server drops the connection on, retrans + 1
 	 * times before any reply, is not going to be answered */
 	xo.early_loss_limit = cl->opts.hard ? 0 : cl->opts.retrans + 1;

@@ -60,6 +60,8 @@ static void lx_xprt_apply_defaults(struct lx_xprt_opts *o)
 		o->reconnect_max_ms = 30000;
 	if (o->reconnect_max_ms < o->reconnect_min_ms)
 		o->reconnect_max_ms = o->reconnect_min_ms;
+	if (!o->zerocopy_min)
+		o->zerocopy_min = 32768;
 }
 
 static int lx_xprt_init_slots(struct xprt *x)

@@ -24,6 +24,12 @@
  * an asynchronous submit asks for it; purely synchronous traffic never
  * touches epoll again.
  *
+ * MSG_ZEROCOPY (opts.zerocopy, tcp_zc.h): a large send may leave the
+ * caller's pages to the kernel until it reports the send on the error
+ * queue; its request is held until then.  The reports are read by the
+ * receive thread (EPOLLERR), a synchronous caller whose reply is in, the
+ * worker waiting for room, and the reaper of a dead connection.
+ *
  * Connection changes: the transmit worker connects a socket and publishes
  * it; the receive thread adopts it.  When a connection fails the receive
  * thread detaches from it (unpinning a half-received request) and only
@@ -46,6 +52,7 @@
 #include <unistd.h>
 
 #include "tcp_rx.h"
+#include "tcp_zc.h"
 
 #define TCP_IOV_PER_REQ	 (2 + LX_XPRT_REQ_MAX_TX_SEGS)
 #define TCP_REAP_WAIT_NS 2000000000ull
@@ -84,6 +91,8 @@ struct tcp_tp {
 				  * read: arm rx_fd (see role_release) */
 	atomic_bool rx_deferred; /* the receive thread found the role taken */
 	struct lx_xprt_tcp_rx rx;
+
+	struct lx_xprt_tcp_zc zc; /* MSG_ZEROCOPY (opts.zerocopy) */
 };
 
 static struct tcp_tp *tp_of(struct xprt *x)
@@ -102,6 +111,52 @@ static void tcp_kick_rx(struct xprt *x)
 		lx_xprt_log(x, LX_XPRT_LOG_ERR,
 			    "libxprt: %s: eventfd write: %s", x->peer,
 			    strerror(errno));
+}
+
+/* ----------------------------------------------------------- zerocopy */
+
+/*
+ * Read @fd's zerocopy reports and complete the requests they free; @fd
+ * stays open meanwhile (the caller holds the receiver role, or is the
+ * worker).  No lock held.  Return: reports read.
+ */
+static int zc_reap(struct xprt *x, int fd)
+{
+	struct tcp_tp *tp = tp_of(x);
+	int got = lx_xprt_tcp_zc_read(x, &tp->zc, fd);
+
+	if (got)
+		lx_xprt_tcp_zc_release(&tp->zc, false);
+	return got;
+}
+
+/*
+ * The receive thread saw EPOLLERR on @fd: zerocopy reports, most likely,
+ * or reports another thread read meanwhile.  It may not hold the receiver
+ * role (a synchronous caller may), so the descriptor is checked under
+ * tp->lock, which the reaper closes it under.  Return: true when it is a
+ * socket error after all (or not the current connection's descriptor:
+ * the caller's checks decide then).
+ */
+static bool zc_event_is_error(struct xprt *x, int fd)
+{
+	struct tcp_tp *tp = tp_of(x);
+	socklen_t sl = sizeof(int);
+	int got = 0, soerr = 0;
+	bool error = true;
+
+	pthread_mutex_lock(&tp->lock);
+	if (fd == tp->fd) {
+		got = lx_xprt_tcp_zc_read(x, &tp->zc, fd);
+		/* nothing queued: a real error pending (sk_err), or none */
+		error = !got &&
+			(getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) ||
+			 soerr);
+	}
+	pthread_mutex_unlock(&tp->lock);
+	if (got)
+		lx_xprt_tcp_zc_release(&tp->zc, false);
+	return error;
 }
 
 /* ------------------------------------------------------------ connect */
@@ -182,6 +237,8 @@ static int tcp_connect(struct xprt *x, uint32_t cookie)
 	if (err)
 		return err;
 	pthread_mutex_lock(&tp->lock);
+	if (x->opts.zerocopy)
+		lx_xprt_tcp_zc_connected(x, &tp->zc, fd);
 	tp->fd = fd;
 	tp->fd_cookie = cookie;
 	tp->rx_detached = false;
@@ -208,6 +265,7 @@ static void tcp_reap(struct xprt *x)
 	struct tcp_tp *tp = tp_of(x);
 	uint64_t deadline = lx_xprt_now_ns() + TCP_REAP_WAIT_NS;
 	struct timespec ts = lx_xprt_ns_to_timespec(deadline);
+	bool closed = false;
 
 	pthread_mutex_lock(&tp->lock);
 	if (tp->fd >= 0) {
@@ -219,11 +277,16 @@ static void tcp_reap(struct xprt *x)
 				break;
 		}
 		if (tp->rx_fd != tp->fd) {
+			if (tp->zc.on)
+				lx_xprt_tcp_zc_drain(x, &tp->zc, tp->fd);
 			close(tp->fd);
 			tp->fd = -1;
+			closed = true;
 		}
 	}
 	pthread_mutex_unlock(&tp->lock);
+	if (closed && tp->zc.on)
+		lx_xprt_tcp_zc_release(&tp->zc, true);
 }
 
 /* --------------------------------------------------------------- send */
@@ -298,8 +361,40 @@ static int tcp_send_one(int fd, struct lx_xprt_rqst *rq, unsigned int *nsent)
 	return 0;
 }
 
-static int tcp_send_batch(struct tcp_tp *tp, struct lx_xprt_rqst **reqs,
-			  unsigned int n, unsigned int *nsent)
+/*
+ * tcp_send()'s sendmsg() on a connection with SO_ZEROCOPY: MSG_ZEROCOPY
+ * when the batch is worth it (tcp_zc.h), its requests then held.  Return
+ * as sendmsg().
+ */
+__attribute__((noinline)) static ssize_t
+tcp_sendmsg_zc(struct xprt *x, struct lx_xprt_rqst **reqs, unsigned int n,
+	       const struct msghdr *msg)
+{
+	struct tcp_tp *tp = tp_of(x);
+	int flags = MSG_DONTWAIT | MSG_NOSIGNAL;
+	bool zc = lx_xprt_tcp_zc_wanted(x, &tp->zc, reqs, n);
+	ssize_t w;
+
+	if (zc)
+		flags |= MSG_ZEROCOPY;
+	for (;;) {
+		w = lx_xprt_sys_sendmsg(tp->fd, msg, flags);
+		if (w >= 0 || errno != EINTR) {
+			if (w >= 0 || errno != ENOBUFS || !zc)
+				break;
+			/* no socket option memory for the report: copy */
+			zc = false;
+			flags &= ~MSG_ZEROCOPY;
+		}
+	}
+	if (zc && w > 0)
+		lx_xprt_tcp_zc_sent(x, &tp->zc, reqs, n, (size_t)w);
+	return w;
+}
+
+static int tcp_send_batch(struct xprt *x, struct tcp_tp *tp,
+			  struct lx_xprt_rqst **reqs, unsigned int n,
+			  unsigned int *nsent)
 {
 	struct iovec iov[LX_XPRT_XMIT_BATCH * TCP_IOV_PER_REQ];
 	struct msghdr msg = {0};
@@ -311,10 +406,14 @@ static int tcp_send_batch(struct tcp_tp *tp, struct lx_xprt_rqst **reqs,
 		niov += tcp_fill_iov(reqs[i], iov + niov);
 	msg.msg_iov = iov;
 	msg.msg_iovlen = niov;
-	do {
-		w = lx_xprt_sys_sendmsg(tp->fd, &msg,
-					MSG_DONTWAIT | MSG_NOSIGNAL);
-	} while (w < 0 && errno == EINTR);
+	if (lx_xprt_unlikely(tp->zc.on)) {
+		w = tcp_sendmsg_zc(x, reqs, n, &msg);
+	} else {
+		do {
+			w = lx_xprt_sys_sendmsg(tp->fd, &msg,
+						MSG_DONTWAIT | MSG_NOSIGNAL);
+		} while (w < 0 && errno == EINTR);
+	}
 	if (w < 0)
 		return errno == EAGAIN ? -EAGAIN : -errno;
 
@@ -340,9 +439,9 @@ static int tcp_send(struct xprt *x, struct lx_xprt_rqst **reqs, unsigned int n,
 	*nsent = 0;
 	if (tp->fd < 0)
 		return -ENOTCONN;
-	if (n == 1 && !reqs[0]->tx_done)
+	if (n == 1 && !reqs[0]->tx_done && lx_xprt_likely(!tp->zc.on))
 		return tcp_send_one(tp->fd, reqs[0], nsent);
-	return tcp_send_batch(tp, reqs, n, nsent);
+	return tcp_send_batch(x, tp, reqs, n, nsent);
 }
 
 static void tcp_wait_writable(struct xprt *x, int timeout_ms)
@@ -350,8 +449,13 @@ static void tcp_wait_writable(struct xprt *x, int timeout_ms)
 	struct tcp_tp *tp = tp_of(x);
 	struct pollfd pfd = {.fd = tp->fd, .events = POLLOUT};
 
-	if (pfd.fd >= 0)
-		poll(&pfd, 1, timeout_ms);
+	if (pfd.fd < 0)
+		return;
+	/* zerocopy reports make the socket POLLERR until read: read them
+	 * (the worker owns the descriptor), or this would not sleep */
+	if (poll(&pfd, 1, timeout_ms) > 0 && (pfd.revents & POLLERR) &&
+	    tp->zc.on)
+		zc_reap(x, pfd.fd);
 }
 
 /* ------------------------------------------------------------ receive */
@@ -485,6 +589,17 @@ static void *tcp_rx_main(void *arg)
 					continue;
 				continue;
 			}
+			/* zerocopy reports (EPOLLERR, even while disarmed):
+			 * read whoever holds the role; a real socket error
+			 * leaves nothing to read and goes on as one */
+			if (lx_xprt_unlikely(evs[i].events & EPOLLERR) &&
+			    x->opts.zerocopy &&
+			    !zc_event_is_error(x, evs[i].data.fd)) {
+				evs[i].events &= ~(uint32_t)EPOLLERR;
+				if (!(evs[i].events &
+				      (EPOLLIN | EPOLLRDHUP | EPOLLHUP)))
+					continue;
+			}
 			if (!lx_xprt_lock_try(&tp->rx_mtx)) {
 				atomic_store(&tp->rx_deferred, true);
 				continue; /* a caller receives (and disarms) */
@@ -581,6 +696,19 @@ static int tcp_wait(struct xprt *x, struct lx_xprt_rqst *rq, uint64_t deadline)
 		}
 		if (atomic_load(&tp->stop))
 			break;
+		if (lx_xprt_unlikely(x->opts.zerocopy) &&
+		    (rq_flags(atomic_load(&rq->st)) & (RQ_ZC | RQ_OUTCOME)) ==
+			    (RQ_ZC | RQ_OUTCOME)) {
+			/* the reply is in, the kernel still holds the
+			 * call's memory (MSG_ZEROCOPY): read its report if
+			 * it is there, else sleep until the receive thread
+			 * reads it (EPOLLERR, which it sees disarmed too) */
+			zc_reap(x, fd);
+			if (rq_done(rq))
+				break;
+			err = -EAGAIN;
+			break;
+		}
 		lx_xprt_rx_batch_begin(x);
 		r = lx_xprt_tcp_rx_read_wait(x, &tp->rx, fd);
 		lx_xprt_rx_batch_end(x);
@@ -636,6 +764,9 @@ static int tcp_setup(struct xprt *x)
 	if (err)
 		goto out_stage;
 	lx_xprt_lock_init(&tp->rx_mtx);
+	err = lx_xprt_tcp_zc_init(x, &tp->zc);
+	if (err)
+		goto out_lock;
 	{
 		pthread_condattr_t ca;
 
@@ -645,7 +776,7 @@ static int tcp_setup(struct xprt *x)
 		pthread_condattr_destroy(&ca);
 	}
 	if (err)
-		goto out_lock;
+		goto out_zc_lock;
 	tp->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (tp->epfd < 0) {
 		err = -errno;
@@ -673,6 +804,8 @@ out_epoll:
 	close(tp->epfd);
 out_cond:
 	pthread_cond_destroy(&tp->cond);
+out_zc_lock:
+	lx_xprt_tcp_zc_fini(&tp->zc);
 out_lock:
 	pthread_mutex_destroy(&tp->lock);
 out_stage:
@@ -693,11 +826,17 @@ static void tcp_teardown(struct xprt *x)
 	tcp_kick_rx(x);
 	if (tp->rx_started)
 		pthread_join(tp->rx_thread, NULL);
-	if (tp->fd >= 0)
+	if (tp->fd >= 0) {
+		if (tp->zc.on)
+			lx_xprt_tcp_zc_drain(x, &tp->zc, tp->fd);
 		close(tp->fd);
+	}
+	/* nothing reads reports any more */
+	lx_xprt_tcp_zc_release(&tp->zc, true);
 	close(tp->evfd);
 	close(tp->epfd);
 	pthread_cond_destroy(&tp->cond);
+	lx_xprt_tcp_zc_fini(&tp->zc);
 	pthread_mutex_destroy(&tp->lock);
 	lx_xprt_tcp_rx_fini(&tp->rx);
 	free(tp);

@@ -11,7 +11,9 @@
  * request's state word (lx_xprt_claim_outcome()): one wins, the others see the
  * decision and back off.  Deciding is not delivering: done() may only run
  * once nobody else touches the request's memory any more - the transmitter
- * may still be writing it out of the caller's buffer (RQ_XMIT), it may
+ * may still be writing it out of the caller's buffer (RQ_XMIT), the kernel
+ * may still read that buffer after a MSG_ZEROCOPY send (RQ_ZC, until its
+ * completion is on the error queue), it may
  * still sit in the transmit queue (RQ_QUEUED), the receiver may still be
  * placing reply bytes (a pin in the reply index).  Whoever clears the last
  * of those conditions calls lx_xprt_try_complete(), which claims delivery
@@ -112,7 +114,7 @@ void lx_xprt_try_complete(struct lx_xprt_rqst *rq)
 {
 	struct xprt *x = rq->pub.xprt;
 	uint64_t st = atomic_load(&rq->st);
-	const uint32_t busy = RQ_QUEUED | RQ_XMIT | RQ_DONE;
+	const uint32_t busy = RQ_QUEUED | RQ_XMIT | RQ_ZC | RQ_DONE;
 
 	do {
 		if (!(rq_flags(st) & RQ_OUTCOME) || (rq_flags(st) & busy))
@@ -914,4 +916,7 @@ void lx_xprt_stats(const struct xprt *cx, struct lx_xprt_stats *st)
 	st->not_responding = atomic_load(&x->stats.not_responding);
 	st->garbage = atomic_load(&x->stats.garbage);
 	st->resubmits = atomic_load(&x->stats.resubmits);
+	st->zerocopy_sends = atomic_load(&x->stats.zc_sends);
+	st->zerocopy_completions = atomic_load(&x->stats.zc_completions);
+	st->zerocopy_copied = atomic_load(&x->stats.zc_copied);
 }

@@ -55,6 +55,9 @@
 #define RQ_FINISHED  0x100u /* done() has returned */
 #define RQ_CANCEL    0x200u /* cancelled before its submit: cancel then */
 #define RQ_PARKED    0x400u /* finished, to be resubmitted (park()) */
+#define RQ_ZC \
+	0x800u /* the kernel may still read its memory
+			     * (MSG_ZEROCOPY, tcp.c): not completed yet */
 
 /**
  * struct lx_xprt_rqst - a request slot: the public part and the library's
@@ -74,6 +77,7 @@
  * @tx_done: bytes of it already sent on the current connection
  * @marker: the framing marker (RPC record mark)
  * @marker_len: its length
+ * @zc_id: the last MSG_ZEROCOPY send that carried bytes of it (RQ_ZC)
  * @early_losses: connections it was sent on that the server dropped early
  *	without replying (see lx_xprt_opts.early_loss_limit)
  * @done_futex: 0 while done() has not returned, 1 once it has; a waiter
@@ -100,6 +104,7 @@ struct lx_xprt_rqst {
 	uint8_t marker[8];
 	unsigned int marker_len;
 	unsigned int early_losses;
+	uint32_t zc_id;
 	atomic_uint done_futex;
 	struct lx_xprt_pool *rbuf_big_pool;
 } lx_xprt_cacheline_aligned;
@@ -285,6 +290,7 @@ struct xprt {
 		atomic_ullong disconnects, bytes_sent, bytes_received;
 		atomic_ullong direct_rx_bytes, early_disconnects;
 		atomic_ullong not_responding, garbage, resubmits;
+		atomic_ullong zc_sends, zc_completions, zc_copied;
 	} stats;
 };
 

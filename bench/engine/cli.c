@@ -84,6 +84,7 @@ enum {
 	OPT_RATE,
 	OPT_THINKTIME,
 	OPT_STARTDELAY,
+	OPT_FILESIZE,
 	OPT_ALLOW_CREATE,
 	OPT_NRFILES,
 	OPT_LAT_LOG,
@@ -97,6 +98,7 @@ enum {
 	OPT_RETRANS,
 	OPT_HARD,
 	OPT_SOFT,
+	OPT_ZEROCOPY,
 	OPT_NOTE,     /* a fio option accepted with a note */
 	OPT_FIO_ONLY, /* a fio option with no meaning here */
 	OPT_BACKEND_BASE = 1000,
@@ -141,6 +143,7 @@ static const struct bench_optdef engine_opts[] = {
 	{"retrans", OPT_RETRANS, FA_REQ, true},
 	{"hard", OPT_HARD, FA_NONE, true},
 	{"soft", OPT_SOFT, FA_NONE, true},
+	{"zerocopy", OPT_ZEROCOPY, FA_NONE, true},
 	{"verify", OPT_VERIFY, FA_BARE, false},
 	{"output-format", OPT_OUTPUT_FORMAT, FA_REQ, false},
 	{"minimal", OPT_MINIMAL, FA_NONE, false},
@@ -191,6 +194,7 @@ static const struct bench_optdef engine_opts[] = {
 	{"rate", OPT_RATE, FA_REQ, false},
 	{"thinktime", OPT_THINKTIME, FA_REQ, false},
 	{"startdelay", OPT_STARTDELAY, FA_REQ, false},
+	{"filesize", OPT_FILESIZE, FA_REQ, false},
 	{"allow_file_create", OPT_ALLOW_CREATE, FA_REQ, false},
 	{"nrfiles", OPT_NRFILES, FA_REQ, false},
 	{"nr_files", OPT_NRFILES, FA_REQ, false},
@@ -251,6 +255,8 @@ static const struct {
 	{"fill_device", "the file is --size long, the server's file system "
 			"is not filled"},
 	{"stats", "every job's figures are reported"},
+	{"clat_percentiles", "completion latency percentiles are always "
+			     "reported (clat_ns, fio's default)"},
 };
 
 #define N_FIO_NOTES (sizeof(fio_notes) / sizeof(fio_notes[0]))
@@ -807,18 +813,22 @@ static int apply_engine_opt(struct bench *b, int id, const char *name,
 		o->rw = (enum bench_rw)ret;
 		o->rw_seq = 0;
 		o->rw_hole = 0;
+		o->rw_back = 0;
 		if (colon && bench_rw_meta(o->rw))
 			return bad_value(name, given,
 					 "an rw mode with data for ':'");
 		if (colon && !bench_rw_random(o->rw)) {
 			/* fio's rw=read:SIZE: skip SIZE bytes after each
 			 * I/O (holes in sequential I/O) */
+			o->rw_back = 0;
 			if (colon[1] == '-') {
-				bench_error("--%s %s: fio's negative holes "
-					    "(I/O walking backwards) are not "
-					    "supported; %s:SIZE is",
-					    name, given, mode);
-				return -EINVAL;
+				/* fio's rw=read:-SIZE: backwards */
+				ret = parse_size_opt(name, colon + 2, 1,
+						     1ull << 40, &o->rw_back);
+				if (ret)
+					return ret;
+				o->set |= SET_RW;
+				return 0;
 			}
 			ret = parse_size_opt(name, colon + 1, 0, 1ull << 40,
 					     &o->rw_hole);
@@ -906,6 +916,9 @@ static int apply_engine_opt(struct bench *b, int id, const char *name,
 		ret = parse_time_opt(name, arg, &o->thinktime_ns);
 		break;
 	}
+	case OPT_FILESIZE:
+		ret = parse_size_opt(name, arg, 1, 1ull << 62, &o->filesize);
+		break;
 	case OPT_STARTDELAY:
 		/* fio's: a bare number is seconds, as our durations */
 		ret = parse_time_opt(name, arg, &o->startdelay_ns);
@@ -1000,6 +1013,9 @@ static int apply_engine_opt(struct bench *b, int id, const char *name,
 	case OPT_HARD:
 	case OPT_SOFT:
 		o->hard = id == OPT_HARD;
+		break;
+	case OPT_ZEROCOPY:
+		o->zerocopy = true;
 		break;
 	case OPT_VERIFY:
 		if (!arg || !strcmp(arg, "1") || !strcmp(arg, "yes"))
@@ -1274,6 +1290,26 @@ static int check_combinations(struct bench *b)
 	if (o->nfilenames > 1)
 		o->nrfiles = o->nfilenames;
 	o->file_bytes = o->size / o->nrfiles / o->bs * o->bs;
+	/* fio's filesize: each file that long; a --size then only says how
+	 * much to move, at most the files' sizes (fio 3.33: filesize=64k
+	 * nrfiles=2 moves 128k with size=512k, 32k with size=32k) */
+	if (o->filesize) {
+		if (o->filesize < o->bs || o->size_pct ||
+		    o->workload == WL_IOR) {
+			bench_error("--filesize %" PRIu64 " takes a block "
+				    "(--bs %" PRIu64 ") or more, a --size in "
+				    "bytes and the fio workload",
+				    o->filesize, o->bs);
+			return -EINVAL;
+		}
+		o->file_bytes = o->filesize / o->bs * o->bs;
+		if ((o->set & SET_SIZE) && !o->io_size)
+			o->io_size = o->size < o->file_bytes * o->nrfiles ?
+					     o->size :
+					     o->file_bytes * o->nrfiles;
+		if (!(o->set & SET_SIZE))
+			o->size = o->file_bytes * o->nrfiles;
+	}
 	if (o->nrfiles > 1 && !o->file_bytes) {
 		bench_error("--size %" PRIu64 " divided among %u files is less "
 			    "than a block",
@@ -1400,6 +1436,19 @@ static int check_combinations(struct bench *b)
 	    (meta || o->workload == WL_IOR)) {
 		bench_error("--rate_min and --rate_iops_min apply to a fio "
 			    "workload that moves data");
+		return -EINVAL;
+	}
+	if (o->rw_back &&
+	    (o->varbs || o->workload == WL_IOR || o->verify || o->offset ||
+	     o->offset_pct || o->size_pct || o->rw_back <= o->bs ||
+	     o->rw_back > (o->file_bytes ? o->file_bytes : o->size))) {
+		bench_error("--rw %s:-%" PRIu64 " walks back %" PRIu64
+			    " bytes from the end of each I/O: it takes one "
+			    "--bs smaller than that, files (--size, "
+			    "--filesize) at least that large, no --offset, no "
+			    "--verify, and "
+			    "the fio workload",
+			    bench_rw_name(o->rw), o->rw_back, o->rw_back);
 		return -EINVAL;
 	}
 	if (o->rw_hole && (o->varbs || o->workload == WL_IOR)) {

@@ -37,12 +37,12 @@
 static void on_sigint(int sig)
 {
 	(void)sig;
-	bench_sigint = 1;
+	atomic_store_explicit(&bench_sigint, 1, memory_order_relaxed);
 }
 
 bool bench_interrupted(void)
 {
-	return bench_sigint != 0;
+	return atomic_load_explicit(&bench_sigint, memory_order_relaxed) != 0;
 }
 
 static size_t round_up(size_t v, size_t a)
@@ -102,6 +102,7 @@ static void fill_config(struct bench *b)
 	c->timeo_ds = o->timeo_ds;
 	c->retrans = o->retrans;
 	c->hard = o->hard;
+	c->zerocopy = o->zerocopy;
 	c->uid = o->uid;
 	c->gid = o->gid;
 	c->numjobs = o->numjobs;

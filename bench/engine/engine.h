@@ -102,6 +102,7 @@ struct bench_config {
 	unsigned int timeo_ds; /* --timeo, deciseconds; 0: the back-end's */
 	int retrans;	       /* --retrans; -1: the back-end's */
 	bool hard;	       /* --hard: retry for ever; default soft */
+	bool zerocopy;	       /* --zerocopy: MSG_ZEROCOPY for large sends */
 	uint32_t uid, gid;
 	unsigned int numjobs;
 	unsigned int iodepth;

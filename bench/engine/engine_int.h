@@ -157,6 +157,7 @@ struct bench_job {
 	/* hot */
 	_Atomic uint64_t next_idx __attribute__((aligned(BENCH_CACHELINE)));
 	_Atomic uint64_t seq_pos;      /* varbs sequential: next offset */
+	_Atomic uint64_t dir_pos[2];   /* rw=rw: each direction's next block */
 	_Atomic uint64_t issued;       /* varbs: bytes drawn this phase */
 	uint64_t byte_budget;	       /* varbs: 0 = none */
 	_Atomic uint64_t wcount;       /* --fsync: writes drawn */
@@ -288,7 +289,7 @@ int bench_jobs_call(struct bench *b,
 		    int (*hook)(void *priv, struct bench_job_info *job));
 
 /* phase.c */
-extern volatile sig_atomic_t bench_sigint;
+extern atomic_int bench_sigint;
 int bench_run_phases(struct bench *b);
 void bench_stop_all(struct bench *b);
 

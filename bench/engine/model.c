@@ -127,11 +127,29 @@ void bench_region(const struct bench_opts *o, uint64_t real,
 /**
  * bench_region_blocks() - the I/Os of one pass over a region of @len
  * bytes (fio's): @len / bs, or with rw=read:HOLE one every bs + HOLE
- * bytes, the last one ending at most at the region's end
+ * bytes, the last one ending at most at the region's end (with
+ * rw=read:-BACK, len / bs: fio's backwards walk moves the region's size)
  */
 uint64_t bench_region_blocks(const struct bench_opts *o, uint64_t len)
 {
-	if (!o->rw_hole)
+	if (!o->rw_hole || o->rw_back)
 		return len / o->bs;
 	return len < o->bs ? 0 : (len - o->bs) / (o->bs + o->rw_hole) + 1;
+}
+
+/**
+ * bench_back_offset() - the offset of the @i-th I/O of a pass over a
+ * region of @len bytes with fio's rw=read:-BACK (io_u.c,
+ * get_next_seq_offset()): the first at 0, each next one BACK before the
+ * end of the one before; from below 0 it wraps to BACK before the
+ * region's end.  (read:-8k, bs 4k, 64k: 0, 56k, 52k ... 4k, 0.)
+ * Needs BACK > bs.
+ */
+uint64_t bench_back_offset(const struct bench_opts *o, uint64_t len, uint64_t i)
+{
+	uint64_t top = len - o->rw_back, step = o->rw_back - o->bs;
+
+	if (!i)
+		return 0;
+	return top - (i - 1) % (top / step + 1) * step;
 }

@@ -134,6 +134,7 @@ struct bench_opts {
 	unsigned int timeo_ds; /* --timeo (deciseconds), 0: the back-end's */
 	int retrans;	       /* --retrans, -1: the back-end's */
 	bool hard;	       /* --hard (--soft: the default) */
+	bool zerocopy;	       /* --zerocopy: MSG_ZEROCOPY for large sends */
 	uint64_t runtime_ns;
 	uint64_t ramp_ns;
 	uint64_t number_ios;
@@ -158,6 +159,7 @@ struct bench_opts {
 	bool norandommap;    /* --norandommap: offsets drawn with repeats */
 	unsigned int rw_seq; /* rw=randX:N: a random offset every N I/Os */
 	uint64_t rw_hole;    /* rw=read:SIZE: bytes skipped after each I/O */
+	uint64_t rw_back;    /* rw=read:-SIZE: backwards, SIZE from each end */
 	const char *lat_log, *bw_log, *iops_log, *hist_log; /* fio's logs */
 	uint64_t log_avg_ns, log_hist_ns; /* --log_avg_msec, --log_hist_msec */
 	bool per_job_logs;		  /* --per_job_logs (default 1) */
@@ -187,6 +189,7 @@ struct bench_opts {
 	unsigned int offset_pct;    /* --offset=P%: P (0: absolute) */
 	unsigned int size_pct;	    /* --size=P%: P of the file's size */
 	uint64_t io_size;	    /* --io_size: bytes to move (0: size) */
+	uint64_t filesize;	    /* --filesize: each file's size */
 	bool randrepeat;	    /* --randrepeat (default 1) */
 	unsigned int kb_base;	    /* --kb_base */
 	double pcts[BENCH_MAX_PCT]; /* --percentile_list */
@@ -250,5 +253,7 @@ void bench_region(const struct bench_opts *o, uint64_t real,
 		  uint64_t *file_size, uint64_t *base);
 
 uint64_t bench_region_blocks(const struct bench_opts *o, uint64_t len);
+uint64_t bench_back_offset(const struct bench_opts *o, uint64_t len,
+			   uint64_t i);
 
 #endif /* BENCH_MODEL_H */

@@ -33,7 +33,11 @@
 
 #include "engine_int.h"
 
-volatile sig_atomic_t bench_sigint;
+/* set by the SIGINT/SIGTERM handler, read by every thread (the back-ends'
+ * helpers waiting out a reconnect backoff too): an atomic, which a
+ * handler may store to (lock-free), not a volatile sig_atomic_t, which
+ * is only for the thread the signal interrupted (TSan: a data race) */
+atomic_int bench_sigint;
 
 /*
  * The I/Os of one pass over @j's file.  Without holes, its blocks.  With
@@ -131,6 +135,8 @@ static void phase_prepare_job(struct bench *b, struct bench_job *j)
 	}
 	j->rm_t = 0;
 	atomic_store_explicit(&j->seq_pos, 0, memory_order_relaxed);
+	atomic_store_explicit(&j->dir_pos[0], 0, memory_order_relaxed);
+	atomic_store_explicit(&j->dir_pos[1], 0, memory_order_relaxed);
 	atomic_store_explicit(&j->issued, 0, memory_order_relaxed);
 	atomic_store_explicit(&j->wcount, 0, memory_order_relaxed);
 	atomic_store_explicit(&j->sync_due, 0, memory_order_relaxed);

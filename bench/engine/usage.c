@@ -82,6 +82,8 @@ void bench_usage(struct bench *b, FILE *f)
 	      "file's real size\n"
 	      "  --io_size SIZE       bytes to move over the --size region "
 	      "[its size]\n"
+	      "  --filesize SIZE      each file's size (--size: how much to "
+	      "move)\n"
 	      "  --iodepth N          I/Os in flight per job [1]\n"
 	      "  --numjobs N          jobs; each is a fairness owner on the "
 	      "shared\n"
@@ -146,7 +148,11 @@ void bench_usage(struct bench *b, FILE *f)
 	      "                       step after 30 s, with a message; hard: "
 	      "retry for ever,\n"
 	      "                       saying \"server not responding, still "
-	      "trying\" once\n",
+	      "trying\" once\n"
+	      "  --zerocopy           TCP: WRITE/Twrite payloads of 32 KiB or "
+	      "more sent with\n"
+	      "                       MSG_ZEROCOPY (for real NICs; loopback "
+	      "copies anyway)\n",
 	      f);
 	fputs("\nOutput:\n"
 	      "  --output-format normal|json|json+|terse[,...]   fio's "

@@ -321,6 +321,14 @@ bool bench_draw(struct bench_job *j, struct bench_slot *s)
 			op = bench_rw_reads(ph->rw) ? BENCH_OP_READ :
 						      BENCH_OP_WRITE;
 		r = fidx % nblk;
+		/* fio's rw (sequential, mixed): reads and writes each walk
+		 * the file on their own (fio keeps a position per
+		 * direction), so both go 0, bs, 2 bs... */
+		if (ph->rw == RW_RW && ph->kind == PH_MAIN && j->nfiles <= 1)
+			r = atomic_fetch_add_explicit(
+				    &j->dir_pos[op == BENCH_OP_WRITE], 1,
+				    memory_order_relaxed) %
+			    nblk;
 		if (bench_rw_random(ph->rw) && o->dist != DIST_RANDOM &&
 		    ph->kind == PH_MAIN)
 			r = dist_block(j->b, j, idx, nblk, op);
@@ -380,6 +388,9 @@ bool bench_draw(struct bench_job *j, struct bench_slot *s)
 		 * of the one before */
 		s->io.offset =
 			(f ? f->base : 0) + blk * (j->io_len + o->rw_hole);
+		if (o->rw_back && f && ph->kind == PH_MAIN)
+			s->io.offset = bench_back_offset(o, f->size - f->base,
+							 blk - j->blk_lo);
 		s->io.len = len;
 		s->io.buf = s->buf;
 		if (!f || !f->state)

@@ -511,6 +511,9 @@ struct lx_nfs3_clnt;
  * @log, @log_arg: where the client's messages go ("server HOST:PORT not
  *	responding, still trying", "server HOST:PORT OK"), for MOUNT and NFS
  *	connections alike; see lx_xprt_log_fn.  NULL: dropped.
+ * @zerocopy: TCP: WRITE payloads of 32 KiB or more go out with
+ *	MSG_ZEROCOPY (opt-in, for real NICs; see lx_xprt_opts.zerocopy):
+ *	a WRITE then completes once the kernel has let go of its buffer
  */
 struct lx_nfs3_opts {
 	const char *host;
@@ -537,6 +540,7 @@ struct lx_nfs3_opts {
 	unsigned int setup_timeout_ms;
 	lx_xprt_log_fn log;
 	void *log_arg;
+	bool zerocopy;
 };
 
 /**

@@ -560,6 +560,8 @@ struct lx_p9_clnt;
  *	it must outlive the client
  * @log, @log_arg: where the session's messages go; see lx_xprt_log_fn.
  *	NULL: dropped.
+ * @zerocopy: TCP: Twrite payloads of 32 KiB or more go out with
+ *	MSG_ZEROCOPY (opt-in, for real NICs; see lx_xprt_opts.zerocopy)
  */
 struct lx_p9_opts {
 	const char *host;
@@ -580,6 +582,7 @@ struct lx_p9_opts {
 	struct lx_xprt_pool *pool;
 	lx_xprt_log_fn log;
 	void *log_arg;
+	bool zerocopy;
 };
 
 /**

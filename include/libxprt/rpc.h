@@ -128,6 +128,8 @@ struct lx_rpc_auth_opts {
  * @rdma: RDMA transport options (struct lx_xprt_rdma_opts, libxprt/rdma.h),
  *	NULL for defaults; the client installs the RPC-over-RDMA binding and
  *	the server's credit grants as congestion window
+ * @zerocopy: TCP: large calls (WRITE payloads of 32 KiB or more) go out
+ *	with MSG_ZEROCOPY; see lx_xprt_opts.zerocopy
  */
 struct lx_rpc_opts {
 	const char *host;
@@ -148,6 +150,7 @@ struct lx_rpc_opts {
 	struct lx_xprt_pool *pool;
 	lx_xprt_log_fn log;
 	void *log_arg;
+	bool zerocopy;
 };
 
 /**

@@ -51,6 +51,12 @@ enum lx_xprt_state {
  *	a reply: a message shorter than its key (RPC: XID and message type),
  *	one that is not a reply (framing check), a fragment chain past
  *	max_msg or past %LX_XPRT_MAX_FRAGS fragments, a bad 9P size
+ * @zerocopy_sends: sendmsg() calls made with MSG_ZEROCOPY (opts.zerocopy)
+ * @zerocopy_completions: of those, the ones the kernel reported complete
+ *	(its error queue); the requests they carried complete only then
+ * @zerocopy_copied: of the completions, those where the kernel copied
+ *	the data after all (SO_EE_CODE_ZEROCOPY_COPIED: loopback, a device
+ *	without scatter-gather): zerocopy buys nothing on that path
  */
 struct lx_xprt_stats {
 	uint64_t submitted, completed, replies, bad_keys, dup_replies;
@@ -58,6 +64,7 @@ struct lx_xprt_stats {
 	uint64_t retransmits, timeouts, cancels, connects, disconnects;
 	uint64_t bytes_sent, bytes_received, direct_rx_bytes;
 	uint64_t early_disconnects, not_responding, garbage, resubmits;
+	uint64_t zerocopy_sends, zerocopy_completions, zerocopy_copied;
 };
 
 /* Fragments one record may have (RFC 5531 sets no limit; servers send one,

@@ -257,7 +257,8 @@ done
 fioffs() { awk '$3 == "read" || $3 == "write" { print $4 }' "$1"; }
 # ouroffs LATLOG: the offset column of a --log_offset=1 log
 ouroffs() { awk -F', ' '{ print $5 }' "$1"; }
-for spec in "read:4k 64k 0" "write:8k 64k 0" "read:12k 64k 0" "write:12k 256k 8k"; do
+for spec in "read:4k 64k 0" "write:8k 64k 0" "read:12k 64k 0" "write:12k 256k 8k" \
+	"read:-12k 64k 0"; do
 	read -r mode size off <<<"$spec"
 	rm -f "$work/hole.dat" "$work/hole.iolog"
 	fio --name=hole --ioengine=psync --filename="$work/hole.dat" \

@@ -95,6 +95,15 @@ server() {
 			'd["xprt"]["backend_stats"]["split_ios"] >= 8 and d["xprt"]["backend_stats"]["alloc_malloc"] == 1'
 	ondisk "$s: split writes on disk" "$dir/$sub" 786432 1 m.0.0
 
+	# MSG_ZEROCOPY Twrites (64 KiB-ish payloads, msize 64 KiB): every
+	# send reported (loopback: copied), the data verified and on disk
+	run "$s: 512k writes --zerocopy, --verify" 0 "" "${SRV[@]}" \
+		--directory "$sub" --name z --rw write --bs 512k --size 4m \
+		--iodepth 4 --zerocopy --verify --output-format json &&
+		expect "$s: zerocopy sends all reported, copied on loopback" \
+			'(lambda b: b["zerocopy_sends"] > 0 and b["zerocopy_completions"] == b["zerocopy_sends"] and b["zerocopy_copied"] == b["zerocopy_sends"])(d["xprt"]["backend_stats"]) and d["xprt"]["aggregate"]["xprt"]["verify_errors"] == 0'
+	ondisk "$s: zerocopy writes on disk" "$dir/$sub" 4194304 1 z.0.0
+
 	run "$s: randrw 4k, iodepth 16, 2 jobs, 2 sessions, --verify" 0 "" \
 		"${SRV[@]}" --directory "$sub" --name r --rw randrw --bs 4k \
 		--size 1m --iodepth 16 --numjobs 2 --nconnect 2 --time_based --runtime 1 \

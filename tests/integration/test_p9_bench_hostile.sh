@@ -84,6 +84,9 @@ awk '/^CONN/ {split($3, a, "="); if (!t0) t0 = a[2];
 	bad "hard: $n connections in 10 s"
 (($(echo "$t < 2" | bc))) && ok "hard: ended ${t} s after SIGTERM" ||
 	bad "hard: ended ${t} s after SIGTERM"
+# interrupted: 1 (the sanitizers' exit statuses, 66 for TSan, are not)
+((rc == 1)) && ok "hard: exit 1 after SIGTERM" ||
+	bad "hard: exit $rc after SIGTERM, want 1: $(grep -m1 WARNING "$work/err")"
 [[ $(grep -c "not responding, still trying" "$work/err") == 1 ]] &&
 	ok "hard: 'not responding' said once" ||
 	bad "hard: 'not responding' said $(grep -c "not responding" "$work/err") times"

@@ -851,6 +851,21 @@ static void test_io_size_moves_its_bytes_over_the_region(void **st)
 	assert_true(jnum("jobs/0/read/io_bytes") < (256 + 16) << 10);
 	assert_int_equal(RUN("--rw", "read", "--bs", "4k", "--io_size", "1k"),
 			 2);
+
+	/* fio's filesize: each file's size; --size at most what they hold
+	 * (fio 3.33: 32, 32, 8 and 4 reads) */
+	expect_ok(RUN("--rw", "read", "--bs", "4k", "--filesize", "64k",
+		      "--nrfiles", "2"));
+	assert_int_equal(jnum("jobs/0/read/total_ios"), 32);
+	expect_ok(RUN("--rw", "read", "--bs", "4k", "--filesize", "64k",
+		      "--nrfiles", "2", "--size", "512k"));
+	assert_int_equal(jnum("jobs/0/read/total_ios"), 32);
+	expect_ok(RUN("--rw", "read", "--bs", "4k", "--filesize", "64k",
+		      "--size", "32k"));
+	assert_int_equal(jnum("jobs/0/read/total_ios"), 8);
+	expect_ok(RUN("--rw", "read", "--bs", "4k", "--filesize", "64k",
+		      "--nrfiles", "2", "--io_size", "16k"));
+	assert_int_equal(jnum("jobs/0/read/total_ios"), 4);
 }
 
 /*

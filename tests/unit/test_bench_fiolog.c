@@ -6,6 +6,7 @@
  * --per_job_logs, and histogram lines of fio's 1856 bins whose counts
  * add up to the I/Os.
  */
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -220,6 +221,43 @@ static void test_sequential_holes_at_fios_offsets(void **st)
 	for (i = 0; i < n; i++)
 		assert_int_equal(got[i], l2[i]);
 
+	/* fio's negative holes walk back (fio 3.33 on a 64k file):
+	 * read:-8k 0, 56k, 52k ... 4k, 0; read:-12k 0, 52k, 44k ... 4k and
+	 * around again from 52k */
+	{
+		static const uint64_t b8[] = {0,  56, 52, 48, 44, 40, 36, 32,
+					      28, 24, 20, 16, 12, 8,  4,  0};
+		static const uint64_t b12[] = {0,  52, 44, 36, 28, 20, 12, 4,
+					       52, 44, 36, 28, 20, 12, 4,  52};
+
+		snprintf(prefix, sizeof(prefix), "%s/b", dir);
+		assert_int_equal(RUN("--rw=read:-8k", "--bs=4k", "--size=64k",
+				     "--eta=never", "--write_lat_log", prefix,
+				     "--log_offset=1"),
+				 0);
+		n = offsets("b_lat.1.log", got, 32);
+		assert_int_equal(n, 16);
+		for (i = 0; i < n; i++)
+			assert_int_equal(got[i], b8[i] * 1024);
+		snprintf(prefix, sizeof(prefix), "%s/c", dir);
+		assert_int_equal(RUN("--rw=read:-12k", "--bs=4k", "--size=64k",
+				     "--eta=never", "--write_lat_log", prefix,
+				     "--log_offset=1"),
+				 0);
+		n = offsets("c_lat.1.log", got, 32);
+		assert_int_equal(n, 16);
+		for (i = 0; i < n; i++)
+			assert_int_equal(got[i], b12[i] * 1024);
+		/* a step back of a block or less would reread in place */
+		assert_int_equal(RUN("--rw=read:-4k", "--bs=4k", "--eta=never"),
+				 2);
+		/* nor a step back past the start of a file (64k over two
+		 * files is 32k each) */
+		assert_int_equal(RUN("--rw=read:-64k", "--size=64k",
+				     "--nrfiles=2", "--eta=never"),
+				 2);
+	}
+
 	/* verified: the blocks between the holes are checked (mem-bench
 	 * keeps the data) */
 	assert_int_equal(RUN("--rw=write:12k", "--bs=4k", "--size=1m",
@@ -228,6 +266,43 @@ static void test_sequential_holes_at_fios_offsets(void **st)
 	/* one block size only */
 	assert_int_equal(RUN("--rw=read:4k", "--bsrange=4k-8k", "--eta=never"),
 			 2);
+}
+
+/*
+ * fio's rw (sequential, mixed) keeps a position per direction: real fio
+ * 3.33 over a new 64k file (--write_iolog) read 0 4096 8192, wrote 0,
+ * read 12288 16384, wrote 4096 8192 12288...: 16 I/Os, each direction's
+ * offsets 0, bs, 2 bs... in its own order.
+ */
+static void test_mixed_sequential_walks_per_direction(void **st)
+{
+	char prefix[128], path[256], *line = NULL;
+	uint64_t next[2] = {0, 0}, off;
+	unsigned int n = 0, d;
+	size_t cap = 0;
+	FILE *f;
+
+	(void)st;
+	snprintf(prefix, sizeof(prefix), "%s/m", dir);
+	assert_int_equal(RUN("--rw=rw", "--bs=4k", "--size=64k", "--eta=never",
+			     "--write_lat_log", prefix, "--log_offset=1"),
+			 0);
+	snprintf(path, sizeof(path), "%s/m_lat.1.log", dir);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	while (getline(&line, &cap, f) > 0) {
+		assert_int_equal(
+			sscanf(line, "%*u, %*u, %u, %*u, %" SCNu64, &d, &off),
+			2);
+		assert_true(d < 2);
+		assert_int_equal(off, next[d]);
+		next[d] += 4096;
+		n++;
+	}
+	free(line);
+	fclose(f);
+	assert_int_equal(n, 16);
+	assert_true(next[0] && next[1]); /* both directions moved */
 }
 
 static int setup(void **st)
@@ -252,6 +327,7 @@ int main(void)
 		cmocka_unit_test(test_windows_and_shared_files),
 		cmocka_unit_test(test_hist_log_bins_add_up),
 		cmocka_unit_test(test_sequential_holes_at_fios_offsets),
+		cmocka_unit_test(test_mixed_sequential_walks_per_direction),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

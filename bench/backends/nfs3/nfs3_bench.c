@@ -460,6 +460,7 @@ static int nfs_setup(void *priv, const struct bench_config *cfg,
 		o.retrans = cfg->retrans ? (unsigned int)cfg->retrans :
 					   LX_RPC_NO_RETRANS;
 	o.hard = cfg->hard;
+	o.zerocopy = cfg->zerocopy;
 	o.jukebox_delay_ms = n->jukebox_delay_ms;
 	o.jukebox_retries = n->jukebox_retries;
 	o.log = bench_xprt_log;
@@ -956,6 +957,9 @@ static void nfs_stats(void *priv, bench_stat_fn fn, void *arg)
 		sum.not_responding += st.not_responding;
 		sum.garbage += st.garbage;
 		sum.resubmits += st.resubmits;
+		sum.zerocopy_sends += st.zerocopy_sends;
+		sum.zerocopy_completions += st.zerocopy_completions;
+		sum.zerocopy_copied += st.zerocopy_copied;
 	}
 	fn(arg, "nconnect", nc);
 	fn(arg, "max_reqs_per_conn", n->max_reqs);
@@ -979,6 +983,11 @@ static void nfs_stats(void *priv, bench_stat_fn fn, void *arg)
 	fn(arg, "bytes_sent", sum.bytes_sent);
 	fn(arg, "bytes_received", sum.bytes_received);
 	fn(arg, "bytes_received_direct", sum.direct_rx_bytes);
+	if (n->cfg->zerocopy) {
+		fn(arg, "zerocopy_sends", sum.zerocopy_sends);
+		fn(arg, "zerocopy_completions", sum.zerocopy_completions);
+		fn(arg, "zerocopy_copied", sum.zerocopy_copied);
+	}
 	fn(arg, "nowait_refused", atomic_load(&n->eagain));
 	fn(arg, "unstable_writes", atomic_load(&n->unstable_writes));
 	fn(arg, "commits", n->commits);

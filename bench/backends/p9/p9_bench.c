@@ -465,6 +465,11 @@ static void p9b_stats(void *priv, bench_stat_fn fn, void *arg)
 	fn(arg, "bytes_sent", sum.bytes_sent);
 	fn(arg, "bytes_received", sum.bytes_received);
 	fn(arg, "bytes_received_direct", sum.bytes_received_direct);
+	if (p->cfg->zerocopy) {
+		fn(arg, "zerocopy_sends", sum.zerocopy_sends);
+		fn(arg, "zerocopy_completions", sum.zerocopy_completions);
+		fn(arg, "zerocopy_copied", sum.zerocopy_copied);
+	}
 	fn(arg, "pool_gets", sum.pool_gets);
 	fn(arg, "pool_misses", sum.pool_misses);
 	fn(arg, "pool_high_water", sum.pool_high_water);

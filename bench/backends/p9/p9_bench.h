@@ -55,6 +55,7 @@ struct p9b_part {
 struct p9b_counters {
 	uint64_t messages, direct_sends, worker_sends, send_syscalls;
 	uint64_t bytes_sent, bytes_received, bytes_received_direct;
+	uint64_t zerocopy_sends, zerocopy_completions, zerocopy_copied;
 	uint64_t pool_gets, pool_misses, pool_high_water;
 	uint64_t flushes, late_replies;
 };

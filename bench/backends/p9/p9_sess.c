@@ -119,6 +119,7 @@ static int p9b_connect_one(struct p9b *p, uint32_t msize, unsigned int max_reqs,
 		.errbuf = err,
 		.errbuf_len = errlen,
 		.log = bench_xprt_log,
+		.zerocopy = cfg->zerocopy,
 	};
 	int ret;
 
@@ -347,6 +348,9 @@ static void p9b_counters_of(struct lx_p9_clnt *c, struct p9b_counters *sum)
 	sum->bytes_sent += xs.bytes_sent;
 	sum->bytes_received += xs.bytes_received;
 	sum->bytes_received_direct += xs.direct_rx_bytes;
+	sum->zerocopy_sends += xs.zerocopy_sends;
+	sum->zerocopy_completions += xs.zerocopy_completions;
+	sum->zerocopy_copied += xs.zerocopy_copied;
 	lx_xprt_pool_stats(lx_xprt_pool(lx_p9_xprt(c)), &ps);
 	sum->pool_gets += ps.gets;
 	sum->pool_misses += ps.misses;
@@ -366,6 +370,9 @@ static void p9b_counters_add(struct p9b_counters *sum,
 	sum->bytes_sent += c->bytes_sent;
 	sum->bytes_received += c->bytes_received;
 	sum->bytes_received_direct += c->bytes_received_direct;
+	sum->zerocopy_sends += c->zerocopy_sends;
+	sum->zerocopy_completions += c->zerocopy_completions;
+	sum->zerocopy_copied += c->zerocopy_copied;
 	sum->pool_gets += c->pool_gets;
 	sum->pool_misses += c->pool_misses;
 	/* a replaced pool's mark is not added to its successor's */

@@ -141,6 +141,17 @@ enum lx_xprt_reconnect_policy {
  *	protocol's timeout
  * @log: the message hook (NULL: messages are dropped), see lx_xprt_log_fn
  * @log_arg: its argument
+ * @zerocopy: TCP: send messages carrying @zerocopy_min bytes of payload
+ *	(tx_segs) or more with MSG_ZEROCOPY (opt-in: it pays where the NIC
+ *	reads user pages; on loopback the kernel copies anyway and says so,
+ *	SO_EE_CODE_ZEROCOPY_COPIED).  The kernel reads the payload after
+ *	sendmsg() returns, so a request sent that way is not completed -
+ *	done() does not run, its memory is not handed back - before the
+ *	kernel has reported the send complete on the socket's error queue
+ *	(stats zerocopy_*).  Ignored where the socket refuses SO_ZEROCOPY.
+ * @zerocopy_min: payload bytes from which @zerocopy applies (default
+ *	32768, so that a 9P Twrite at msize 64 KiB qualifies; below some
+ *	10 KiB pinning pages costs more than copying)
  *
  * Reconnection backs off as the Linux client does, counting early
  * disconnects (%LX_XPRT_EARLY_MS) as failed connects: after a connection
@@ -171,6 +182,8 @@ struct lx_xprt_opts {
 	unsigned int early_loss_limit;
 	lx_xprt_log_fn log;
 	void *log_arg;
+	bool zerocopy;
+	size_t zerocopy_min;
 };
 
 /**
