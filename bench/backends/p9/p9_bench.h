@@ -93,6 +93,8 @@ struct p9b_sess {
 	uint64_t replies0;	/* its transport's replies once set up */
 	_Atomic bool said;	/* "not responding" said for this episode */
 	unsigned int early_gen; /* last generation lost early, + 1 */
+	/* --hard watch (the helper thread only): replies last seen */
+	uint64_t watch_replies, watch_since;
 };
 
 /**
@@ -148,9 +150,10 @@ struct p9b {
 	uint32_t msize;
 	enum p9b_alloc alloc;
 	unsigned int max_reqs_opt;
-	uint64_t reconnect_ns; /* --reconnect-timeout; 0: never */
-	bool reconnect_set;    /* given: --hard does not lift it */
-	char where[1024];      /* "host aname", for the engine's messages */
+	uint64_t reconnect_ns;	 /* --reconnect-timeout; 0: never */
+	bool reconnect_set;	 /* given: --hard does not lift it */
+	char where[1024];	 /* "host aname", for the engine's messages */
+	_Atomic bool sess_ready; /* every session set up: p9b_sess_watch() */
 
 	/* run */
 	const struct bench_config *cfg;
@@ -257,6 +260,19 @@ bool p9b_sess_was_early(struct p9b_sess *s, unsigned int gen);
 
 /** p9b_sess_answered() - an I/O was answered: "server ... OK" if said */
 void p9b_sess_answered(struct p9b *p, struct p9b_sess *s);
+
+/**
+ * p9b_sess_watch() - --hard: say "not responding" when calls wait
+ * @p: the bench back-end
+ * @window_ns: how long calls may wait without any reply
+ *
+ * Hard calls have no timeout, so a server that stops answering (and
+ * keeps the connection) would leave the run silent for ever.  Called
+ * periodically by the helper thread: a session with calls outstanding
+ * and no reply for @window_ns says "server HOST:PORT not responding,
+ * still trying" once; the next answered I/O says "OK".
+ */
+void p9b_sess_watch(struct p9b *p, uint64_t window_ns);
 
 /** p9b_sess_add_job() - @pj's fid lives on its session from now on */
 void p9b_sess_add_job(struct p9b_job *pj);

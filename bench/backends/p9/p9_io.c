@@ -46,6 +46,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "p9_bench.h"
 
@@ -466,12 +467,34 @@ static void p9b_resend(struct p9b *p, struct p9b_io *pio)
 static void *p9b_helper_main(void *arg)
 {
 	struct p9b *p = arg;
+	/* --hard: every timeo (default 30 s), a look for sessions whose
+	 * calls wait without any reply (p9b_sess_watch()) */
+	uint64_t window =
+		(uint64_t)(p->cfg->timeo_ds ? p->cfg->timeo_ds : 300u) *
+		100000000ull;
 	struct p9b_io *pio;
+	struct timespec ts;
 
 	pthread_mutex_lock(&p->dlock);
 	for (;;) {
-		while (!p->dq && !p->dstop)
-			pthread_cond_wait(&p->dcond, &p->dlock);
+		while (!p->dq && !p->dstop) {
+			if (!p->cfg->hard) {
+				pthread_cond_wait(&p->dcond, &p->dlock);
+				continue;
+			}
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_nsec += 100000000; /* a tenth of a second */
+			if (ts.tv_nsec >= 1000000000) {
+				ts.tv_sec++;
+				ts.tv_nsec -= 1000000000;
+			}
+			if (pthread_cond_timedwait(&p->dcond, &p->dlock, &ts) ==
+			    ETIMEDOUT) {
+				pthread_mutex_unlock(&p->dlock);
+				p9b_sess_watch(p, window);
+				pthread_mutex_lock(&p->dlock);
+			}
+		}
 		pio = p->dq;
 		if (!pio)
 			break;

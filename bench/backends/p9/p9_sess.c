@@ -262,6 +262,8 @@ int p9b_sess_setup(struct p9b *p)
 			return -EPROTO;
 		}
 	}
+	/* release: the watch (the helper thread) reads the sessions */
+	atomic_store(&p->sess_ready, true);
 	return 0;
 }
 
@@ -480,6 +482,37 @@ void p9b_sess_answered(struct p9b *p, struct p9b_sess *s)
 	/* a load, and only after an episode the exchange */
 	if (atomic_load_explicit(&s->said, memory_order_relaxed))
 		p9b_say(p, s, true);
+}
+
+/* See p9_bench.h.  Under s->lock (read): a recovery swaps and closes
+ * the client only under the write lock. */
+void p9b_sess_watch(struct p9b *p, uint64_t window_ns)
+{
+	uint64_t now = bench_now_ns();
+	struct lx_xprt_stats st;
+	struct p9b_sess *s;
+	unsigned int i;
+
+	if (!atomic_load(&p->sess_ready))
+		return; /* set-up runs: nothing to watch, nor safe to read */
+	for (i = 0; i < p->nc; i++) {
+		s = &p->sess[i];
+		pthread_rwlock_rdlock(&s->lock);
+		if (!s->c) {
+			pthread_rwlock_unlock(&s->lock);
+			continue;
+		}
+		lx_xprt_stats(lx_p9_xprt(s->c), &st);
+		pthread_rwlock_unlock(&s->lock);
+		if (st.replies != s->watch_replies ||
+		    st.submitted <= st.completed) {
+			/* answering, or nothing to answer */
+			s->watch_replies = st.replies;
+			s->watch_since = now;
+		} else if (now - s->watch_since >= window_ns) {
+			p9b_say(p, s, false);
+		}
+	}
 }
 
 int p9b_sess_recover(struct p9b *p, struct p9b_sess *s, unsigned int gen)
