@@ -559,39 +559,90 @@ static int rx_process(struct xprt *x, struct lx_xprt_tcp_rx *rx)
 	return 0;
 }
 
+#define RX_DIRECT_IOV 16
+
+/*
+ * Large mode, a read that can take the rest of the data: how many bytes
+ * after it to read into the stage in the same system call - its pad and
+ * the header of the next message as far as its data, when that is shaped
+ * like this one (large_hdr) - or 0 when something else follows the data
+ * in the record (a tail, another fragment) or the data does not fit the
+ * iovecs.  A 9P Rread then costs one read, its data with the next one's
+ * header, where it cost two (header, then data); an NFS READ one read
+ * less.  A reply of another shape behind it has its first bytes staged,
+ * which the state machine takes as it takes any.
+ */
+static size_t rx_direct_tail(const struct lx_xprt_tcp_rx *rx,
+			     const struct iovec *iov, unsigned int n)
+{
+	size_t covered = 0;
+	unsigned int i;
+
+	if (!rx->large || !rx->frag_last || n == RX_DIRECT_IOV ||
+	    rx->frag_left != rx->data_left + rx->pad_left)
+		return 0;
+	for (i = 0; i < n; i++)
+		covered += iov[i].iov_len;
+	if (covered != rx->data_left)
+		return 0;
+	return rx->pad_left + rx->large_hdr;
+}
+
 /* Bulk data with nothing staged: read it straight into the caller's
- * memory.  Return bytes read, 0 for EOF, or a negative errno. */
-static ssize_t rx_direct(struct xprt *x, int fd, struct lx_xprt_tcp_rx *rx)
+ * memory (with rx_direct_tail() bytes after it into the stage, which the
+ * caller then processes); @flags: of the recvmsg() (0: it may block).
+ * Return 1 when it read all it asked for, 0 when the socket is drained,
+ * or a negative errno (%-ECONNRESET at EOF). */
+static int rx_direct(struct xprt *x, int fd, struct lx_xprt_tcp_rx *rx,
+		     int flags)
 {
 	struct lx_xprt_req *req = &rx->rq->pub;
 	struct msghdr msg = {0};
-	struct iovec iov[16];
-	unsigned int n;
+	struct iovec iov[RX_DIRECT_IOV];
+	size_t data, tail, asked;
+	unsigned int n, i;
 	ssize_t r;
 
-	n = lx_xprt_iter_to_iovec(&req->rx_data, iov, 16,
+	n = lx_xprt_iter_to_iovec(&req->rx_data, iov, RX_DIRECT_IOV,
 				  LX_XPRT_MIN(rx->data_left, rx->frag_left));
 	if (!n)
 		return -EPROTO;
+	for (data = 0, i = 0; i < n; i++)
+		data += iov[i].iov_len;
+	tail = rx_direct_tail(rx, iov, n);
+	if (tail) {
+		/* the stage is empty here: rx_process() consumed it */
+		rx->head = rx->tail = 0;
+		iov[n].iov_base = rx->stage;
+		iov[n++].iov_len = tail;
+	}
+	asked = data + tail;
 	msg.msg_iov = iov;
 	msg.msg_iovlen = n;
 	do {
-		r = lx_xprt_sys_recvmsg(fd, &msg, MSG_DONTWAIT);
+		r = lx_xprt_sys_recvmsg(fd, &msg, flags);
 	} while (r < 0 && errno == EINTR);
-	if (r <= 0)
-		return r < 0 ? -errno : 0;
+	if (r <= 0) {
+		if (!r)
+			return -ECONNRESET;
+		return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -errno;
+	}
+	rx->nread += (size_t)r;
+	if ((size_t)r > data) {
+		rx->tail = (size_t)r - data; /* the pad, the next header */
+		r = (ssize_t)data;
+	}
 	lx_xprt_iter_advance(&req->rx_data, (size_t)r);
 	rx->data_left -= (size_t)r;
-	rx->nread += (size_t)r;
 	/* count before rx_consumed() may complete the request: whoever
 	 * waits for the last reply reads the counters right after it */
 	atomic_fetch_add_explicit(&x->stats.direct_rx_bytes, (size_t)r,
 				  memory_order_relaxed);
-	atomic_fetch_add_explicit(&x->stats.bytes_received, (size_t)r,
-				  memory_order_relaxed);
+	atomic_fetch_add_explicit(&x->stats.bytes_received,
+				  (size_t)r + rx->tail, memory_order_relaxed);
 	rx_after_data(rx);
 	rx_consumed(x, rx, (size_t)r);
-	return r;
+	return (size_t)r + rx->tail == asked;
 }
 
 /* Count and say (the first time) why the stream is dropped. */
@@ -698,6 +749,7 @@ rx_large_ask(const struct xprt *x, struct lx_xprt_tcp_rx *rx, size_t room)
  * @flags: of the first recv() (0: it may block) */
 static int rx_read(struct xprt *x, struct lx_xprt_tcp_rx *rx, int fd, int flags)
 {
+	bool drained;
 	ssize_t r;
 	int err;
 
@@ -711,32 +763,41 @@ static int rx_read(struct xprt *x, struct lx_xprt_tcp_rx *rx, int fd, int flags)
 			 rx->frag_left >= LX_XPRT_TCP_DIRECT_MIN)
 			ask = 0;
 		if (!ask) {
-			r = rx_direct(x, fd, rx);
-			if (r == -EAGAIN)
-				return 0;
-			if (r <= 0)
-				return r ? (int)r : -ECONNRESET;
-			continue;
+			err = rx_direct(x, fd, rx, flags);
+			flags = MSG_DONTWAIT;
+			if (err < 0)
+				return err;
+			drained = !err;
+			if (!rx->tail) {
+				if (drained)
+					return 0; /* back to epoll */
+				continue;
+			}
+			/* the next header came with the data: process it */
+		} else {
+			do {
+				r = lx_xprt_sys_recv(fd, rx->stage + rx->tail,
+						     ask, flags);
+			} while (r < 0 && errno == EINTR);
+			flags = MSG_DONTWAIT;
+			if (r < 0)
+				return errno == EAGAIN || errno == EWOULDBLOCK ?
+					       0 :
+					       -errno;
+			if (r == 0)
+				return -ECONNRESET;
+			atomic_fetch_add_explicit(&x->stats.bytes_received,
+						  (size_t)r,
+						  memory_order_relaxed);
+			rx->tail += (size_t)r;
+			rx->nread += (size_t)r;
+			drained = (size_t)r < ask;
 		}
-		do {
-			r = lx_xprt_sys_recv(fd, rx->stage + rx->tail, ask,
-					     flags);
-		} while (r < 0 && errno == EINTR);
-		flags = MSG_DONTWAIT;
-		if (r < 0)
-			return errno == EAGAIN || errno == EWOULDBLOCK ? 0 :
-									 -errno;
-		if (r == 0)
-			return -ECONNRESET;
-		atomic_fetch_add_explicit(&x->stats.bytes_received, (size_t)r,
-					  memory_order_relaxed);
-		rx->tail += (size_t)r;
-		rx->nread += (size_t)r;
 		err = rx_process(x, rx);
 		if (err)
 			return rx_dropped(x, rx, err);
-		if ((size_t)r < ask)
-			return 0; /* drained: back to epoll */
+		if (drained)
+			return 0; /* back to epoll */
 	}
 }
 
