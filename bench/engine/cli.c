@@ -81,6 +81,7 @@ enum {
 	OPT_RATE_MIN,
 	OPT_RATE_IOPS_MIN,
 	OPT_RATECYCLE,
+	OPT_RATE_PROCESS,
 	OPT_RATE,
 	OPT_THINKTIME,
 	OPT_STARTDELAY,
@@ -191,6 +192,7 @@ static const struct bench_optdef engine_opts[] = {
 	{"rate_iops_min", OPT_RATE_IOPS_MIN, FA_REQ, false},
 	{"rate_cycle", OPT_RATECYCLE, FA_REQ, false},
 	{"ratecycle", OPT_RATECYCLE, FA_REQ, false},
+	{"rate_process", OPT_RATE_PROCESS, FA_REQ, false},
 	{"rate", OPT_RATE, FA_REQ, false},
 	{"thinktime", OPT_THINKTIME, FA_REQ, false},
 	{"startdelay", OPT_STARTDELAY, FA_REQ, false},
@@ -889,6 +891,14 @@ static int apply_engine_opt(struct bench *b, int id, const char *name,
 		break;
 	case OPT_RATE_IOPS_MIN:
 		ret = parse_rate(name, arg, false, o->rate_iops_min);
+		break;
+	case OPT_RATE_PROCESS:
+		if (arg && !strcmp(arg, "linear"))
+			o->rate_poisson = false;
+		else if (arg && !strcmp(arg, "poisson"))
+			o->rate_poisson = true;
+		else
+			return bad_value(name, arg, "linear or poisson");
 		break;
 	case OPT_RATECYCLE:
 		ret = parse_count(name, arg, 0, 3600000, &v);

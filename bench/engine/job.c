@@ -33,6 +33,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <linux/futex.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -197,7 +198,20 @@ static uint64_t pace(struct bench_job *j, struct bench_slot *s, uint64_t now)
 		cur = atomic_load_explicit(&j->rate_next[d],
 					   memory_order_relaxed);
 		do {
-			next = (cur > now ? cur : now) + iv;
+			uint64_t gap = iv;
+
+			/* fio's rate_process=poisson: exponential gaps of
+			 * that mean (a hash of the previous slot of time,
+			 * so every I/O draws its own) */
+			if (o->rate_poisson && iv) {
+				double u = (double)(bench_mix64(j->key ^ cur) >>
+						    11) *
+					   0x1p-53;
+
+				gap = (uint64_t)(-log(u > 0 ? u : 0x1p-53) *
+						 (double)iv);
+			}
+			next = (cur > now ? cur : now) + gap;
 		} while (!atomic_compare_exchange_weak_explicit(
 			&j->rate_next[d], &cur, next, memory_order_relaxed,
 			memory_order_relaxed));

@@ -177,6 +177,7 @@ struct bench_opts {
 	uint64_t rate_min_bps[2];    /* --rate_min: bytes/s, R, W */
 	uint64_t rate_iops_min[2];   /* --rate_iops_min */
 	uint64_t ratecycle_ns;	     /* --ratecycle: their window */
+	bool rate_poisson;	     /* --rate_process=poisson */
 	uint64_t thinktime_ns;	     /* --thinktime */
 	uint64_t startdelay_ns;	     /* --startdelay: wait before it all */
 	bool no_create;	      /* --allow_file_create=0: files must exist */

@@ -107,6 +107,8 @@ void bench_usage(struct bench *b, FILE *f)
 	      "MS\n"
 	      "                       below this over a cycle, a job fails "
 	      "(fio's)\n"
+	      "  --rate_process linear|poisson  how paced I/Os are spaced "
+	      "[linear]\n"
 	      "  --rwmixread PCT      reads in randrw/rw, percent [50] "
 	      "(--rwmixwrite)\n"
 	      "  --filename NAME      all jobs share this file\n"

@@ -305,6 +305,55 @@ static void test_mixed_sequential_walks_per_direction(void **st)
 	assert_true(next[0] && next[1]); /* both directions moved */
 }
 
+/*
+ * fio's rate_process=poisson: the I/Os of a paced job arrive as a
+ * Poisson process (exponential gaps of mean 1/rate_iops).  Counted per
+ * 10 ms window of the latency log, 500 IOPS give about 5 I/Os a window;
+ * Poisson counts vary about as much as their mean (linear pacing: well
+ * under 1).  Load only adds variance, so the bound is one-sided.
+ */
+static void test_poisson_rate_process(void **st)
+{
+	char prefix[128], path[256], *line = NULL;
+	unsigned long cnt[400] = {0}, total = 0, w, last = 0, k;
+	double mean, var = 0;
+	size_t cap = 0;
+	FILE *f;
+
+	(void)st;
+	snprintf(prefix, sizeof(prefix), "%s/p", dir);
+	assert_int_equal(RUN("--rw=randread", "--size=4m", "--iodepth=8",
+			     "--rate_iops=500", "--rate_process=poisson",
+			     "--time_based", "--runtime=2", "--eta=never",
+			     "--write_lat_log", prefix),
+			 0);
+	snprintf(path, sizeof(path), "%s/p_lat.1.log", dir);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	while (getline(&line, &cap, f) > 0) {
+		w = strtoul(line, NULL, 10) / 10;
+		if (w < 400) {
+			cnt[w]++;
+			last = w > last ? w : last;
+		}
+		total++;
+	}
+	free(line);
+	fclose(f);
+	assert_true(total > 500 && total < 1300);
+	assert_true(last > 20);
+	/* skip the first windows (start-up) and the last (cut short) */
+	mean = 0;
+	for (k = 5; k < last; k++)
+		mean += (double)cnt[k];
+	mean /= (double)(last - 5);
+	for (k = 5; k < last; k++)
+		var += ((double)cnt[k] - mean) * ((double)cnt[k] - mean);
+	var /= (double)(last - 5);
+	assert_true(var > 0.5 * mean);
+	assert_int_equal(RUN("--rate_process=bursty", "--eta=never"), 2);
+}
+
 static int setup(void **st)
 {
 	(void)st;
@@ -328,6 +377,7 @@ int main(void)
 		cmocka_unit_test(test_hist_log_bins_add_up),
 		cmocka_unit_test(test_sequential_holes_at_fios_offsets),
 		cmocka_unit_test(test_mixed_sequential_walks_per_direction),
+		cmocka_unit_test(test_poisson_rate_process),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
