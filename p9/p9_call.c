@@ -367,7 +367,14 @@ int lx_p9_rpc_flags(struct lx_p9_clnt *c, const struct lx_p9_fcall *tx,
 		return err;
 	}
 	res->req = req;
-	res->rx = pc->rx;
+	if (pc->rx.type == LX_P9_RREAD || pc->rx.type == LX_P9_RREADDIR) {
+		/* the part of the union an Rread fills, not all ~300 bytes */
+		res->rx.type = pc->rx.type;
+		res->rx.tag = pc->rx.tag;
+		res->rx.u.rread = pc->rx.u.rread;
+	} else {
+		res->rx = pc->rx;
+	}
 	return 0;
 }
 

@@ -156,16 +156,21 @@ static int lx_p9_negotiate(struct lx_p9_clnt *c)
 				strerror(-err));
 			return -EPROTONOSUPPORT;
 		}
-		char seen[256], why[128];
+		char seen[256], why[128], ml[240] = "";
 
+		/* over RDMA the first call registers what creation did not
+		 * (the pool's first slab): the limit may refuse it here */
+		if (c->opts.transport == LX_XPRT_TRANSPORT_RDMA)
+			lx_xprt_memlock_explain(err, 0, ml, sizeof(ml));
 		lx_p9_errmsg(&c->opts,
-			     "Tversion to %s:%u failed: %s%s (seen: %s)",
+			     "Tversion to %s:%u failed: %s%s (seen: %s)%s%s",
 			     c->host, c->opts.port,
 			     lx_p9_step_why(c, err, why, sizeof(why)),
 			     err == -ECONNRESET || err == -ENOTCONN ?
 				     ": is that port a 9P2000.L server?" :
 				     "",
-			     lx_p9_seen(c, seen, sizeof(seen)));
+			     lx_p9_seen(c, seen, sizeof(seen)),
+			     ml[0] ? ": " : "", ml);
 		return err;
 	}
 	v = &res.rx.u.version.version;
@@ -302,8 +307,12 @@ int lx_p9_create(struct lx_p9_clnt **cp, const struct lx_p9_opts *opts)
 	 * msize; c->pool is only ever a pool of our own */
 	err = c->opts.pool ? 0 : lx_p9_make_pool(c, &c->pool, c->msize);
 	if (err) {
-		lx_p9_errmsg(&c->opts, "buffer pool of msize %u: %s", c->msize,
-			     strerror(-err));
+		char ml[240] = "";
+
+		if (c->opts.transport == LX_XPRT_TRANSPORT_RDMA)
+			lx_xprt_memlock_explain(err, 0, ml, sizeof(ml));
+		lx_p9_errmsg(&c->opts, "buffer pool of msize %u: %s%s%s",
+			     c->msize, strerror(-err), ml[0] ? ": " : "", ml);
 		goto out_free;
 	}
 	xo.transport = c->opts.transport;
@@ -325,11 +334,11 @@ int lx_p9_create(struct lx_p9_clnt **cp, const struct lx_p9_opts *opts)
 	if (err) {
 		char ml[240] = "";
 
-		/* over RDMA, -ENOMEM/-EPERM: maybe RLIMIT_MEMLOCK */
+		/* over RDMA, -ENOMEM/-EPERM: maybe RLIMIT_MEMLOCK (no
+		 * figure: the pool's alone would be less than the whole,
+		 * which the transport's own log line gives) */
 		if (xo.transport == LX_XPRT_TRANSPORT_RDMA)
-			lx_xprt_memlock_explain(
-				err, 2 * (size_t)c->msize * c->opts.max_reqs,
-				ml, sizeof(ml));
+			lx_xprt_memlock_explain(err, 0, ml, sizeof(ml));
 		/* the transport's -ENOENT means the name did not resolve */
 		lx_p9_errmsg(
 			&c->opts, "connect to %s:%u%s: %s%s%s", c->host,

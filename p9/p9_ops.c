@@ -185,13 +185,17 @@ static int lx_p9_read_into(struct lx_p9_clnt *c, uint8_t type, uint32_t fid,
 			   uint64_t offset, uint32_t count, void *buf,
 			   uint32_t *n)
 {
-	struct lx_p9_fcall tx = {.type = type};
 	struct lx_p9_call_opts o = {.rdata = buf};
 	struct lx_p9_result res;
+	struct lx_p9_fcall tx;
 	int err;
 
 	if (!c || !n || (!buf && count))
 		return -EINVAL;
+	/* not the whole union zeroed (Twalk's names make it ~300 bytes):
+	 * the encoder reads type and tread only */
+	tx.type = type;
+	tx.tag = 0;
 	tx.u.tread.fid = fid;
 	tx.u.tread.offset = offset;
 	tx.u.tread.count = count < lx_p9_fid_iosize(c, fid) ?

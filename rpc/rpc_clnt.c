@@ -208,22 +208,16 @@ static int lx_rpc_decode_results(struct lx_xprt_req *req, struct lx_rpc_task *t,
 	return status;
 }
 
-/* Decode header and results of a complete reply. */
-static int lx_rpc_decode_reply(struct lx_xprt_req *req, struct lx_rpc_task *t)
+/* Any other reply header: libtirpc's xdr_replymsg(), then the results. */
+static __attribute__((noinline)) int
+lx_rpc_decode_reply_slow(struct lx_xprt_req *req, struct lx_rpc_task *t)
 {
 	char verf[MAX_AUTH_BYTES];
 	struct rpc_msg m;
 	u_int pos;
 	XDR xdr;
 	int status;
-	size_t fast;
 
-	fast = lx_rpc_fast_hdr(req->rbuf->data, req->rlen, t->xid);
-	if (fast) {
-		t->info.reply_stat = MSG_ACCEPTED;
-		t->info.accept_stat = SUCCESS;
-		return t->dec ? lx_rpc_decode_results(req, t, fast) : 0;
-	}
 	memset(&m, 0, sizeof(m));
 	m.acpted_rply.ar_verf.oa_base = verf;
 	m.acpted_rply.ar_results.where = NULL;
@@ -239,6 +233,20 @@ static int lx_rpc_decode_reply(struct lx_xprt_req *req, struct lx_rpc_task *t)
 	if (!status && t->dec)
 		status = lx_rpc_decode_results(req, t, pos);
 	return status;
+}
+
+/* Decode header and results of a complete reply: the common header in
+ * place (lx_rpc_fast_hdr()), anything else by libtirpc. */
+static inline int lx_rpc_decode_reply(struct lx_xprt_req *req,
+				      struct lx_rpc_task *t)
+{
+	size_t fast = lx_rpc_fast_hdr(req->rbuf->data, req->rlen, t->xid);
+
+	if (lx_xprt_unlikely(!fast))
+		return lx_rpc_decode_reply_slow(req, t);
+	t->info.reply_stat = MSG_ACCEPTED;
+	t->info.accept_stat = SUCCESS;
+	return t->dec ? lx_rpc_decode_results(req, t, fast) : 0;
 }
 
 static uint32_t lx_rpc_xid(struct lx_rpc_clnt *cl, struct lx_rpc_task *t,
@@ -344,6 +352,14 @@ static int lx_rpc_cancel(struct lx_xprt_req *req)
 static const struct lx_xprt_req_ops lx_rpc_req_ops = {
 	.done = lx_rpc_done,
 	.place = lx_rpc_place,
+	.timeout = lx_rpc_timeout,
+	.cancel = lx_rpc_cancel,
+};
+
+/* A call without bulk results: the transport puts the whole reply in
+ * rbuf without asking (lx_rpc_place() would answer 0 at once). */
+static const struct lx_xprt_req_ops lx_rpc_req_ops_noplace = {
+	.done = lx_rpc_done,
 	.timeout = lx_rpc_timeout,
 	.cancel = lx_rpc_cancel,
 };
@@ -515,7 +531,7 @@ static int lx_rpc_start(struct lx_rpc_clnt *cl,
 	err = lx_rpc_encode(cl, req, a, xid);
 	if (err)
 		goto out_put;
-	req->ops = &lx_rpc_req_ops;
+	req->ops = t->place ? &lx_rpc_req_ops : &lx_rpc_req_ops_noplace;
 	req->will_wait = sync;
 	if (call) {
 		req->owner = call->owner;

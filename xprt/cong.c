@@ -96,19 +96,7 @@ int lx_xprt_cong_init(struct lx_xprt_cong *c, enum lx_xprt_cong_mode mode,
  */
 bool lx_xprt_cong_get(struct lx_xprt_cong *c)
 {
-	uint64_t old, new;
-
-	if (!c)
-		return false;
-	old = atomic_load_explicit(&c->state, memory_order_relaxed);
-	do {
-		if (cong_full(old))
-			return false;
-		new = old + LX_XPRT_CWND_SCALE;
-	} while (!atomic_compare_exchange_weak_explicit(&c->state, &old, new,
-							memory_order_acq_rel,
-							memory_order_relaxed));
-	return true;
+	return c && lx_xprt__cong_get(c);
 }
 
 enum cong_event {

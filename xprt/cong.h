@@ -69,6 +69,23 @@ int lx_xprt_cong_init(struct lx_xprt_cong *c, enum lx_xprt_cong_mode mode,
  */
 bool lx_xprt_cong_get(struct lx_xprt_cong *c);
 
+/* lx_xprt_cong_get() inline, for a @c known to exist (the transmitters) */
+static inline bool lx_xprt__cong_get(struct lx_xprt_cong *c)
+{
+	uint64_t old = atomic_load_explicit(&c->state, memory_order_relaxed);
+	uint64_t new;
+
+	do {
+		/* used (low half) against cwnd (high half) */
+		if ((uint32_t)old >= (uint32_t)(old >> 32))
+			return false;
+		new = old + LX_XPRT_CWND_SCALE;
+	} while (!atomic_compare_exchange_weak_explicit(&c->state, &old, new,
+							memory_order_acq_rel,
+							memory_order_relaxed));
+	return true;
+}
+
 /**
  * lx_xprt_cong_put() - return one credit
  * Return: true when the connection was congested before this put (a queued

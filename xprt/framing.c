@@ -23,8 +23,7 @@
 
 static size_t lx_rpc_encode(void *hdr, size_t len)
 {
-	lx_xprt_put_be32(hdr, LX_RPC_LAST_FRAG | (uint32_t)len);
-	return 4;
+	return lx_rpc_mark_put(hdr, len);
 }
 
 static int lx_rpc_decode(const void *hdr, size_t *len, bool *last)

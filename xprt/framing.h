@@ -29,6 +29,13 @@ static inline void lx_rpc_mark(const void *hdr, size_t *len, bool *last)
 	*last = (w & LX_RPC_LAST_FRAG) != 0;
 }
 
+/* the record marker of a one-fragment record of @len bytes: its length */
+static inline size_t lx_rpc_mark_put(void *hdr, size_t len)
+{
+	lx_xprt_put_be32(hdr, LX_RPC_LAST_FRAG | (uint32_t)len);
+	return 4;
+}
+
 /* XID */
 static inline uint32_t lx_rpc_msg_key(const void *msg)
 {

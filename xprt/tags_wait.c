@@ -577,10 +577,23 @@ static int tags_wait(struct lx_xprt_tags *t, struct tags_waiter *w,
  * %-ESHUTDOWN when the map was closed before or during the wait;
  * %-EINVAL for a NULL @t.
  */
-int lx_xprt_tags_get_wait(struct lx_xprt_tags *t, int64_t timeout_ns)
+/* No tag free now: queue and sleep (the waiter lives in this frame, not
+ * in the common case's). */
+static __attribute__((noinline)) int tags_get_slow(struct lx_xprt_tags *t,
+						   int64_t timeout_ns)
 {
 	struct tags_waiter w;
 	uint64_t deadline = 0;
+
+	if (!timeout_ns)
+		return -ETIMEDOUT;
+	if (timeout_ns > 0)
+		deadline = lx_xprt_now_ns() + (uint64_t)timeout_ns;
+	return tags_wait(t, &w, deadline);
+}
+
+int lx_xprt_tags_get_wait(struct lx_xprt_tags *t, int64_t timeout_ns)
+{
 	uint32_t ws;
 	int tag;
 
@@ -594,11 +607,7 @@ int lx_xprt_tags_get_wait(struct lx_xprt_tags *t, int64_t timeout_ns)
 		if (tag >= 0)
 			return tag;
 	}
-	if (!timeout_ns)
-		return -ETIMEDOUT;
-	if (timeout_ns > 0)
-		deadline = lx_xprt_now_ns() + (uint64_t)timeout_ns;
-	return tags_wait(t, &w, deadline);
+	return tags_get_slow(t, timeout_ns);
 }
 
 /**

@@ -392,22 +392,16 @@ tcp_sendmsg_zc(struct xprt *x, struct lx_xprt_rqst **reqs, unsigned int n,
 	return w;
 }
 
-static int tcp_send(struct xprt *x, struct lx_xprt_rqst **reqs, unsigned int n,
-		    unsigned int *nsent, bool more)
+static int tcp_send_batch(struct xprt *x, struct tcp_tp *tp,
+			  struct lx_xprt_rqst **reqs, unsigned int n,
+			  unsigned int *nsent)
 {
 	struct iovec iov[LX_XPRT_XMIT_BATCH * TCP_IOV_PER_REQ];
-	struct tcp_tp *tp = tp_of(x);
 	struct msghdr msg = {0};
 	unsigned int i, niov = 0;
 	ssize_t w;
 	size_t left;
 
-	(void)more; /* one gathered send replaces corking */
-	*nsent = 0;
-	if (tp->fd < 0)
-		return -ENOTCONN;
-	if (n == 1 && !reqs[0]->tx_done && lx_xprt_likely(!tp->zc.on))
-		return tcp_send_one(tp->fd, reqs[0], nsent);
 	for (i = 0; i < n; i++)
 		niov += tcp_fill_iov(reqs[i], iov + niov);
 	msg.msg_iov = iov;
@@ -434,6 +428,20 @@ static int tcp_send(struct xprt *x, struct lx_xprt_rqst **reqs, unsigned int n,
 		(*nsent)++;
 	}
 	return *nsent == n ? 0 : -EAGAIN;
+}
+
+static int tcp_send(struct xprt *x, struct lx_xprt_rqst **reqs, unsigned int n,
+		    unsigned int *nsent, bool more)
+{
+	struct tcp_tp *tp = tp_of(x);
+
+	(void)more; /* one gathered send replaces corking */
+	*nsent = 0;
+	if (tp->fd < 0)
+		return -ENOTCONN;
+	if (n == 1 && !reqs[0]->tx_done && lx_xprt_likely(!tp->zc.on))
+		return tcp_send_one(tp->fd, reqs[0], nsent);
+	return tcp_send_batch(x, tp, reqs, n, nsent);
 }
 
 static void tcp_wait_writable(struct xprt *x, int timeout_ms)

@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "framing.h"
 #include "xprt_int.h"
 
 /*
@@ -69,31 +70,13 @@ static void xmit_defer(struct xmit_defer *d, struct lx_xprt_rqst *rq)
  */
 static void xmit_kick_after(struct xprt *x, int r);
 
-struct xmit_later {
-	struct xprt *rx; /* the receive batch's transport, or NULL */
-	bool rx_queued;	 /* a callback queued a request on it */
-	struct xprt *tx; /* the transmitter loop's transport, or NULL */
-	bool tx_queued;
-};
-
-/* initial-exec (as pool.c's pool_tc): read twice per synchronous call */
-static _Thread_local struct xmit_later xmit_later
+/* struct lx_xprt_xmit_later and the batch marks: xprt_int.h */
+_Thread_local struct lx_xprt_xmit_later lx_xprt__xmit_later
 	__attribute__((tls_model("initial-exec")));
 
-void lx_xprt_rx_batch_begin(struct xprt *x)
+void lx_xprt__rx_batch_flush(struct xprt *x)
 {
-	xmit_later.rx = x;
-	xmit_later.rx_queued = false;
-}
-
-void lx_xprt_rx_batch_end(struct xprt *x)
-{
-	bool queued = xmit_later.rx_queued;
-
-	xmit_later.rx = NULL;
-	xmit_later.rx_queued = false;
-	if (queued)
-		xmit_kick_after(x, lx_xprt_xmit(x, ~0u, true));
+	xmit_kick_after(x, lx_xprt_xmit(x, ~0u, true));
 }
 
 /*
@@ -102,14 +85,15 @@ void lx_xprt_rx_batch_end(struct xprt *x)
  */
 static bool xmit_send_later(struct xprt *x)
 {
-	if (xmit_later.rx == x) {
-		xmit_later.rx_queued = true;
+	if (lx_xprt__xmit_later.rx == x) {
+		lx_xprt__xmit_later.rx_queued = true;
 		return true;
 	}
-	if (!xmit_later.tx)
+	if (!lx_xprt__xmit_later.tx)
 		return false;
-	if (xmit_later.tx == x)
-		xmit_later.tx_queued = true; /* our lx_xprt_xmit() sends it */
+	if (lx_xprt__xmit_later.tx == x)
+		lx_xprt__xmit_later.tx_queued =
+			true; /* our lx_xprt_xmit() sends it */
 	else
 		lx_xprt_kick_worker(x);
 	return true;
@@ -118,20 +102,20 @@ static bool xmit_send_later(struct xprt *x)
 /* Complete the deferred requests; true if their callbacks queued more. */
 static bool xmit_run_deferred(struct xprt *x, struct xmit_defer *d)
 {
-	struct xprt *outer = xmit_later.tx;
-	bool outer_queued = xmit_later.tx_queued, queued;
+	struct xprt *outer = lx_xprt__xmit_later.tx;
+	bool outer_queued = lx_xprt__xmit_later.tx_queued, queued;
 	unsigned int i;
 
-	xmit_later.tx = x;
-	xmit_later.tx_queued = false;
+	lx_xprt__xmit_later.tx = x;
+	lx_xprt__xmit_later.tx_queued = false;
 	for (i = 0; i < d->n; i++) {
 		lx_xprt_try_complete(d->rq[i]);
 		lx_xprt_req_put(&d->rq[i]->pub);
 	}
 	d->n = 0;
-	queued = xmit_later.tx_queued;
-	xmit_later.tx = outer;
-	xmit_later.tx_queued = outer_queued;
+	queued = lx_xprt__xmit_later.tx_queued;
+	lx_xprt__xmit_later.tx = outer;
+	lx_xprt__xmit_later.tx_queued = outer_queued;
 	return queued;
 }
 
@@ -377,7 +361,7 @@ static bool xmit_one(struct xprt *x, struct lx_xprt_rqst *rq)
 	if (x->tx_partial || lx_xprt_xmitq_len(&x->xmitq) ||
 	    atomic_load(&x->state) != LX_XPRT_CONNECTED ||
 	    (rq_flags(st) & RQ_OUTCOME) ||
-	    (!(rq_flags(st) & RQ_CREDIT) && !lx_xprt_cong_get(&x->cong))) {
+	    (!(rq_flags(st) & RQ_CREDIT) && !lx_xprt__cong_get(&x->cong))) {
 		lx_xprt_unlock(&x->xmit_lock);
 		return false;
 	}
@@ -450,7 +434,7 @@ static bool xmit_one(struct xprt *x, struct lx_xprt_rqst *rq)
 
 static void xmit_push(struct xprt *x, struct lx_xprt_rqst *rq)
 {
-	if (!xmit_later.tx && xmit_later.rx != x &&
+	if (!lx_xprt__xmit_later.tx && lx_xprt__xmit_later.rx != x &&
 	    !lx_xprt_xmitq_len(&x->xmitq) && xmit_one(x, rq))
 		return; /* an idle connection: straight to the socket */
 	lx_xprt_tsan_release(rq);
@@ -491,7 +475,10 @@ int lx_xprt_req_submit(struct lx_xprt_req *req, uint32_t key)
 	req->key = key;
 	if (!req->owner)
 		req->owner = lx_xprt_thread_owner();
-	rq->marker_len = x->framing->encode(rq->marker, len);
+	/* (the RPC record marker inline: framing.h) */
+	rq->marker_len = lx_xprt_likely(x->framing == &lx_xprt_framing_rpc) ?
+				 lx_rpc_mark_put(rq->marker, len) :
+				 x->framing->encode(rq->marker, len);
 	rq->tx_total = rq->marker_len + len;
 	rq->tx_done = 0;
 	rq->early_losses = 0;

@@ -500,23 +500,12 @@ int lx_xprt_req_cancel_gen(struct lx_xprt_req *req, uint32_t gen)
 	return err;
 }
 
-int lx_xprt_req_done_wait(struct lx_xprt_req *req, int64_t timeout_ns)
+/* Sleep on the request's futex until done() has run (or @deadline). */
+static __attribute__((noinline)) int
+done_sleep(struct lx_xprt_rqst *rq, int64_t timeout_ns, uint64_t deadline)
 {
-	struct lx_xprt_rqst *rq;
-	uint64_t deadline = 0, now;
+	uint64_t now;
 
-	if (!req)
-		return -EINVAL;
-	rq = rq_of(req);
-	if (timeout_ns >= 0)
-		deadline = lx_xprt_now_ns() + (uint64_t)timeout_ns;
-	if (req->will_wait && req->xprt->ops->wait &&
-	    (rq_flags(atomic_load(&rq->st)) & RQ_SUBMITTED)) {
-		int r = req->xprt->ops->wait(req->xprt, rq, deadline);
-
-		if (r != -EAGAIN)
-			return r;
-	}
 	for (;;) {
 		unsigned int v = atomic_load(&rq->done_futex);
 		int64_t left = -1;
@@ -538,6 +527,28 @@ int lx_xprt_req_done_wait(struct lx_xprt_req *req, int64_t timeout_ns)
 		lx_xprt_futex_wait(&rq->done_futex, LX_XPRT_DONE_SLEEPING,
 				   left);
 	}
+}
+
+int lx_xprt_req_done_wait(struct lx_xprt_req *req, int64_t timeout_ns)
+{
+	struct lx_xprt_rqst *rq;
+	uint64_t deadline = 0;
+
+	if (!req)
+		return -EINVAL;
+	rq = rq_of(req);
+	if (timeout_ns >= 0)
+		deadline = lx_xprt_now_ns() + (uint64_t)timeout_ns;
+	if (req->will_wait && req->xprt->ops->wait &&
+	    (rq_flags(atomic_load(&rq->st)) & RQ_SUBMITTED)) {
+		int r = req->xprt->ops->wait(req->xprt, rq, deadline);
+
+		if (r != -EAGAIN)
+			return r;
+	}
+	if (atomic_load(&rq->done_futex) == LX_XPRT_DONE)
+		return 0;
+	return done_sleep(rq, timeout_ns, deadline);
 }
 
 /* ------------------------------------------------------------ timers */
@@ -563,20 +574,13 @@ uint64_t lx_xprt_timer_run(struct xprt *x)
 
 /* ----------------------------------------------------------- receive */
 
-struct lx_xprt_rqst *lx_xprt_rx_lookup(struct xprt *x, uint32_t key)
+/* See xprt_int.h, lx_xprt_rx_lookup(): decided while we looked, the
+ * reply is late. */
+void lx_xprt__rx_late(struct xprt *x, struct lx_xprt_rqst *rq)
 {
-	struct lx_xprt_rqst *rq = lx_xprt_ix_lookup_pin(x, key);
-
-	if (!rq)
-		return NULL;
-	if (rq_flags(atomic_load(&rq->st)) & RQ_OUTCOME) {
-		/* decided while we looked: the reply is late */
-		lx_xprt_rx_unpin(x, rq);
-		atomic_fetch_add_explicit(&x->stats.dup_replies, 1,
-					  memory_order_relaxed);
-		return NULL;
-	}
-	return rq;
+	lx_xprt_rx_unpin(x, rq);
+	atomic_fetch_add_explicit(&x->stats.dup_replies, 1,
+				  memory_order_relaxed);
 }
 
 int lx_xprt_rx_deliver(struct xprt *x, struct lx_xprt_rqst *rq, const void *msg,

@@ -307,7 +307,21 @@ static inline struct lx_xprt_rqst *lx_xprt_slot(struct xprt *x, unsigned int i)
  * Return: the request, pinned (release with lx_xprt_rx_unpin()), or NULL for
  * an unknown key or a request whose outcome is already decided (counted).
  */
-struct lx_xprt_rqst *lx_xprt_rx_lookup(struct xprt *x, uint32_t key);
+void lx_xprt__rx_late(struct xprt *x, struct lx_xprt_rqst *rq);
+struct lx_xprt_rqst *lx_xprt_ix_lookup_pin(struct xprt *x, uint32_t key);
+
+static inline struct lx_xprt_rqst *lx_xprt_rx_lookup(struct xprt *x,
+						     uint32_t key)
+{
+	struct lx_xprt_rqst *rq = lx_xprt_ix_lookup_pin(x, key);
+
+	if (rq &&
+	    lx_xprt_unlikely(rq_flags(atomic_load(&rq->st)) & RQ_OUTCOME)) {
+		lx_xprt__rx_late(x, rq);
+		return NULL;
+	}
+	return rq;
+}
 
 /**
  * lx_xprt_rx_deliver() - place a whole received message into a pinned request
@@ -364,8 +378,36 @@ void lx_xprt_rx_complete(struct xprt *x, struct lx_xprt_rqst *rq, int status);
  * lx_xprt_rx_batch_end() - ...and sent together here, in one gathered send
  * (xmit.c, "Sending later")
  */
-void lx_xprt_rx_batch_begin(struct xprt *x);
-void lx_xprt_rx_batch_end(struct xprt *x);
+struct lx_xprt_xmit_later {
+	struct xprt *rx; /* the receive batch's transport, or NULL */
+	bool rx_queued;	 /* a callback queued a request on it */
+	struct xprt *tx; /* the transmitter loop's transport, or NULL */
+	bool tx_queued;
+};
+
+/* the calling thread's (xmit.c); hidden and initial-exec, as pool.c's
+ * pool_tc: the batch marks below cost two stores each */
+extern _Thread_local struct lx_xprt_xmit_later lx_xprt__xmit_later
+	__attribute__((visibility("hidden"), tls_model("initial-exec")));
+
+/* the batch's held-back requests, sent (xmit.c) */
+void lx_xprt__rx_batch_flush(struct xprt *x);
+
+static inline void lx_xprt_rx_batch_begin(struct xprt *x)
+{
+	lx_xprt__xmit_later.rx = x;
+	lx_xprt__xmit_later.rx_queued = false;
+}
+
+static inline void lx_xprt_rx_batch_end(struct xprt *x)
+{
+	bool queued = lx_xprt__xmit_later.rx_queued;
+
+	lx_xprt__xmit_later.rx = NULL;
+	lx_xprt__xmit_later.rx_queued = false;
+	if (lx_xprt_unlikely(queued))
+		lx_xprt__rx_batch_flush(x);
+}
 
 /**
  * lx_xprt_conn_lost() - the connection with @cookie failed with @err

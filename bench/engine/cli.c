@@ -86,6 +86,7 @@ enum {
 	OPT_THINKTIME,
 	OPT_STARTDELAY,
 	OPT_FILESIZE,
+	OPT_OFFSET_INC,
 	OPT_ALLOW_CREATE,
 	OPT_NRFILES,
 	OPT_LAT_LOG,
@@ -197,6 +198,7 @@ static const struct bench_optdef engine_opts[] = {
 	{"thinktime", OPT_THINKTIME, FA_REQ, false},
 	{"startdelay", OPT_STARTDELAY, FA_REQ, false},
 	{"filesize", OPT_FILESIZE, FA_REQ, false},
+	{"offset_increment", OPT_OFFSET_INC, FA_REQ, false},
 	{"allow_file_create", OPT_ALLOW_CREATE, FA_REQ, false},
 	{"nrfiles", OPT_NRFILES, FA_REQ, false},
 	{"nr_files", OPT_NRFILES, FA_REQ, false},
@@ -926,6 +928,9 @@ static int apply_engine_opt(struct bench *b, int id, const char *name,
 		ret = parse_time_opt(name, arg, &o->thinktime_ns);
 		break;
 	}
+	case OPT_OFFSET_INC:
+		ret = parse_size_opt(name, arg, 0, 1ull << 50, &o->offset_inc);
+		break;
 	case OPT_FILESIZE:
 		ret = parse_size_opt(name, arg, 1, 1ull << 62, &o->filesize);
 		break;
@@ -1459,6 +1464,17 @@ static int check_combinations(struct bench *b)
 			    "--verify, and "
 			    "the fio workload",
 			    bench_rw_name(o->rw), o->rw_back, o->rw_back);
+		return -EINVAL;
+	}
+	if (o->offset_inc &&
+	    (meta || o->workload == WL_IOR || o->rw_back || o->rw_hole ||
+	     o->size_pct || o->offset_pct || (o->verify && o->filename) ||
+	     o->offset_inc % o->bs)) {
+		bench_error("--offset_increment %" PRIu64
+			    " takes whole blocks, "
+			    "sizes and offsets in bytes, the fio workload, no "
+			    "holes, and no --verify of a shared --filename",
+			    o->offset_inc);
 		return -EINVAL;
 	}
 	if (o->rw_hole && (o->varbs || o->workload == WL_IOR)) {

@@ -285,6 +285,19 @@ static int files_create(struct bench *b)
 		f->bs = (uint32_t)o->bs;
 		f->nblocks = bench_region_blocks(o, f->size - f->base);
 		f->layout_job = o->filename ? 0 : i / o->nrfiles;
+		/* fio's offset_increment: job k's region starts k increments
+		 * further (k the global job number): a job's own file is
+		 * that much longer, a shared one holds every job's region */
+		if (o->offset_inc && o->filename) {
+			f->size += o->offset_inc *
+				   ((uint64_t)bench_nranks(b) * o->numjobs - 1);
+		} else if (o->offset_inc) {
+			uint64_t job = (uint64_t)bench_rank(b) * o->numjobs +
+				       i / o->nrfiles;
+
+			f->base += o->offset_inc * job;
+			f->size += o->offset_inc * job;
+		}
 		if (o->verify) {
 			f->state = calloc(f->nblocks, sizeof(*f->state));
 			if (!f->state)

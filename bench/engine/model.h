@@ -191,6 +191,7 @@ struct bench_opts {
 	unsigned int size_pct;	    /* --size=P%: P of the file's size */
 	uint64_t io_size;	    /* --io_size: bytes to move (0: size) */
 	uint64_t filesize;	    /* --filesize: each file's size */
+	uint64_t offset_inc;	    /* --offset_increment: per job */
 	bool randrepeat;	    /* --randrepeat (default 1) */
 	unsigned int kb_base;	    /* --kb_base */
 	double pcts[BENCH_MAX_PCT]; /* --percentile_list */

@@ -97,6 +97,7 @@ void bench_usage(struct bench *b, FILE *f)
 	      "  --number_ios N       stop each job after N I/Os (at most "
 	      "--size)\n"
 	      "  --offset SIZE|PCT%   the I/O region starts there\n"
+	      "  --offset_increment SIZE  job k's region k x SIZE further\n"
 	      "  --norandommap, --random_distribution zipf:T|pareto:H|"
 	      "normal:DEV[:C]|\n"
 	      "                       zoned:A/S:...|zoned_abs:A/SIZE:...\n"

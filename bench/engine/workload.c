@@ -388,6 +388,9 @@ bool bench_draw(struct bench_job *j, struct bench_slot *s)
 		 * of the one before */
 		s->io.offset =
 			(f ? f->base : 0) + blk * (j->io_len + o->rw_hole);
+		/* a shared file's job regions (fio's offset_increment) */
+		if (o->offset_inc && o->filename && ph->kind == PH_MAIN)
+			s->io.offset += o->offset_inc * j->gid;
 		if (o->rw_back && f && ph->kind == PH_MAIN)
 			s->io.offset = bench_back_offset(o, f->size - f->base,
 							 blk - j->blk_lo);

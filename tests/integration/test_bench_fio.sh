@@ -281,6 +281,27 @@ for spec in "read:4k 64k 0" "write:8k 64k 0" "read:12k 64k 0" "write:12k 256k 8k
 	done
 done
 
+# offset_increment: two jobs' regions of one shared file, against fio's
+rm -f "$work/oi.dat" "$work"/oi_lat.*.log
+fio --name=oi --ioengine=psync --filename="$work/oi.dat" --rw=read --bs=16k \
+	--size=64k --numjobs=2 --offset_increment=64k --offset=16k \
+	--write_lat_log="$work/oi" --log_offset=1 >/dev/null 2>&1
+for be in nfs3 p9; do
+	if [[ $be == nfs3 ]]; then bin=$nfs args=("${NFS[@]}"); else bin=$p9 args=("${P9[@]}"); fi
+	rm -f "$work"/oio_lat.*.log
+	run "$be-bench --offset_increment" "$bin" "${args[@]}" --filename "$ndir/oi.dat" \
+		--rw read --bs 16k --size 64k --numjobs 2 --offset_increment 64k \
+		--offset 16k --eta never --write_lat_log "$work/oio" --log_offset=1
+	same=1
+	for k in 1 2; do
+		ouroffs "$work/oi_lat.$k.log" | sort -n >"$work/oi.fio"
+		ouroffs "$work/oio_lat.$k.log" | sort -n >"$work/oi.ours"
+		[[ -s $work/oi.fio ]] && cmp -s "$work/oi.fio" "$work/oi.ours" || same=0
+	done
+	((same)) && ok "$be-bench --offset_increment: each job's offsets are fio's" ||
+		bad "$be-bench --offset_increment: offsets differ from fio's"
+done
+
 # ------------------------------------------------------------ 7. rate_min
 # thinktime 10ms holds a job under 400 KB/s: rate_min=10m is missed after
 # fio's 2 s settle and a 200 ms cycle; fio 3.33 says "NAME: rate_min=...

@@ -354,6 +354,50 @@ static void test_poisson_rate_process(void **st)
 	assert_int_equal(RUN("--rate_process=bursty", "--eta=never"), 2);
 }
 
+/*
+ * fio's offset_increment: job k's region starts k increments further.
+ * fio 3.33, bs 16k, size 64k, 2 jobs, increment 64k: a shared file from
+ * --offset 16k: job 0 at 16k..64k, job 1 at 80k..128k; files per job:
+ * job 0 at 0..48k, job 1 at 64k..112k of its own file.
+ */
+static void test_offset_increment_per_job(void **st)
+{
+	static const uint64_t sh[2][4] = {{16, 32, 48, 64}, {80, 96, 112, 128}};
+	static const uint64_t pj[2][4] = {{0, 16, 32, 48}, {64, 80, 96, 112}};
+	char prefix[128], name[64];
+	uint64_t got[8];
+	unsigned int k, i;
+
+	(void)st;
+	snprintf(prefix, sizeof(prefix), "%s/s", dir);
+	assert_int_equal(
+		RUN("--filename=sh", "--rw=read", "--bs=16k", "--size=64k",
+		    "--numjobs=2", "--offset_increment=64k", "--offset=16k",
+		    "--eta=never", "--write_lat_log", prefix, "--log_offset=1"),
+		0);
+	for (k = 0; k < 2; k++) {
+		snprintf(name, sizeof(name), "s_lat.%u.log", k + 1);
+		assert_int_equal(offsets(name, got, 8), 4);
+		for (i = 0; i < 4; i++)
+			assert_int_equal(got[i], sh[k][i] * 1024);
+	}
+	snprintf(prefix, sizeof(prefix), "%s/q", dir);
+	assert_int_equal(RUN("--rw=read", "--bs=16k", "--size=64k",
+			     "--numjobs=2", "--offset_increment=64k",
+			     "--eta=never", "--write_lat_log", prefix,
+			     "--log_offset=1"),
+			 0);
+	for (k = 0; k < 2; k++) {
+		snprintf(name, sizeof(name), "q_lat.%u.log", k + 1);
+		assert_int_equal(offsets(name, got, 8), 4);
+		for (i = 0; i < 4; i++)
+			assert_int_equal(got[i], pj[k][i] * 1024);
+	}
+	assert_int_equal(RUN("--filename=sh", "--numjobs=2", "--verify",
+			     "--offset_increment=64k", "--eta=never"),
+			 2);
+}
+
 static int setup(void **st)
 {
 	(void)st;
@@ -378,6 +422,7 @@ int main(void)
 		cmocka_unit_test(test_sequential_holes_at_fios_offsets),
 		cmocka_unit_test(test_mixed_sequential_walks_per_direction),
 		cmocka_unit_test(test_poisson_rate_process),
+		cmocka_unit_test(test_offset_increment_per_job),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

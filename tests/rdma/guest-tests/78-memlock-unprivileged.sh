@@ -7,7 +7,9 @@
 #      non-zero exit status and a message naming `ulimit -l` (what
 #      lx_xprt_memlock_explain says), not a bare "Cannot allocate memory";
 #   2. with the limit raised (by root, before dropping to the user) the
-#      same user's run writes and verifies a file: nothing else needs root.
+#      same user's run writes and verifies a file: nothing else needs root;
+#   3. p9-bench over RDMA (through p9relay in front of diod) under the
+#      same 64 KiB fails the same way, naming `ulimit -l`.
 NB=$RDMAVM_BENCH/nfs3-bench
 IP=${RDMAVM_IP:-10.0.2.15}
 [ -x "$NB" ] || { echo "FAIL: $NB not built (tests/rdma/check-rdma.sh builds it)"; exit 1; }
@@ -61,4 +63,36 @@ owner=$(stat -c %u "$D"/* 2>/dev/null | sort -u)
 	exit 1
 }
 grep -E '^ *WRITE:|[Vv]erif' /tmp/ml.out
-echo "PASS: RDMA as uid 65534: refused with ulimit -l named when too low, works when raised"
+
+# 3. 9P: p9-bench over RDMA (tests/rdma/p9relay in front of diod) as
+#    nobody under the same 64 KiB: the same kind of refusal
+P9B=$RDMAVM_BENCH/p9-bench
+if [ -x "$P9B" ] && [ -x "$RDMAVM_BIN/p9relay" ] && command -v diod >/dev/null; then
+	mkdir -p /p9ml && chown 65534:65534 /p9ml
+	diod -f -n -c /dev/null -l 127.0.0.1:5691 -e /p9ml -t 4 -L /tmp/diod-ml.log &
+	dpid=$!
+	"$RDMAVM_BIN/p9relay" -p 5690 -t 127.0.0.1:5691 >/tmp/ml-relay.log 2>&1 &
+	rpid=$!
+	sleep 1
+	t0=$(up)
+	as_nobody 64 "exec timeout 60 $P9B --server $IP:5690 --aname /p9ml --transport rdma --rw write --bs 64k --size 1m --eta never" \
+		>/tmp/ml.out 2>&1
+	rc=$?
+	dt=$(awk -v a="$t0" -v b="$(up)" 'BEGIN { printf "%.1f", b - a }')
+	kill $rpid $dpid 2>/dev/null
+	sed 's/^/  | /' /tmp/ml.out
+	[ $rc != 0 ] && [ $rc != 124 ] || { echo "FAIL: p9-bench under 64 KiB: exit $rc"; exit 1; }
+	grep -q 'ulimit -l' /tmp/ml.out || { echo "FAIL: p9-bench: exit $rc without a message naming ulimit -l"; exit 1; }
+	awk -v t="$dt" 'BEGIN { exit !(t < 30) }' || { echo "FAIL: p9-bench took ${dt}s (bound 30 s)"; exit 1; }
+	for need in $(sed -n 's/.*registers about \([0-9]*\) KiB.*/\1/p' /tmp/ml.out); do
+		[ "$need" -gt 64 ] || { echo "FAIL: p9-bench says it registers $need KiB, which a 64 KiB limit holds"; exit 1; }
+	done
+	[ "$(grep -c 'registers about' /tmp/ml.out)" -le 1 ] ||
+		{ echo "FAIL: p9-bench gives more than one figure"; exit 1; }
+	echo "ok: p9-bench, ulimit -l 64 as uid 65534: exit $rc in ${dt}s, the message names ulimit -l"
+	rm -rf /p9ml
+else
+	echo "FAIL: p9-bench, p9relay or diod missing"
+	exit 1
+fi
+echo "PASS: RDMA as uid 65534: refused with ulimit -l named when too low (NFS and 9P), works when raised"
