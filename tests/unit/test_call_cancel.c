@@ -114,8 +114,21 @@ static void obj_done(struct lx_call *call, int status, void *arg)
 		atomic_fetch_add(&o->other, 1);
 	atomic_fetch_add(&o->dones, 1); /* last: a waiter reads the status */
 	(void)call;
-	if (o->role != VICTIM && !atomic_load(&r->stop))
+	if (o->role == TARGET && status == -ECANCELED &&
+	    !atomic_load(&r->stop)) {
+		/* restarted by the driver a millisecond later, not here: a
+		 * call cancelled on the wire is still answered by the server,
+		 * and a cancel-and-restart loop with no pause would queue
+		 * tens of thousands of calls in the socket ahead of the
+		 * strangers' (the credit returns at done(), as Linux's slot
+		 * does), which the strangers' liveness check below reads as
+		 * a stall; see the lead's note of 2026-12-02 */
+		pthread_mutex_lock(&r->lock);
+		r->redo[r->nredo++] = o;
+		pthread_mutex_unlock(&r->lock);
+	} else if (o->role != VICTIM && !atomic_load(&r->stop)) {
 		obj_start(o, LX_CALL_NOWAIT);
+	}
 	atomic_fetch_sub(&r->active, 1);
 }
 
