@@ -291,32 +291,32 @@ static void tcp_reap(struct xprt *x)
 
 /* --------------------------------------------------------------- send */
 
+/* The whole message: marker, header buffer, payload. */
+static inline unsigned int tcp_whole_iov(struct lx_xprt_rqst *rq,
+					 struct iovec *iov)
+{
+	unsigned int n = 0, i;
+
+	if (rq->marker_len) {
+		iov[n].iov_base = rq->marker;
+		iov[n++].iov_len = rq->marker_len;
+	}
+	iov[n].iov_base = rq->pub.sbuf->data;
+	iov[n++].iov_len = rq->pub.sbuf->len;
+	for (i = 0; i < rq->pub.nr_tx_segs; i++)
+		iov[n++] = rq->pub.tx_segs[i];
+	return n;
+}
+
 static unsigned int tcp_fill_iov(struct lx_xprt_rqst *rq, struct iovec *iov)
 {
 	struct iovec seg[TCP_IOV_PER_REQ];
-	unsigned int nseg = 0, n = 0, i;
+	unsigned int nseg, n = 0, i;
 	size_t skip = rq->tx_done;
 
-	if (lx_xprt_likely(!skip)) {
-		/* the whole message: marker, header buffer, payload */
-		if (rq->marker_len) {
-			iov[n].iov_base = rq->marker;
-			iov[n++].iov_len = rq->marker_len;
-		}
-		iov[n].iov_base = rq->pub.sbuf->data;
-		iov[n++].iov_len = rq->pub.sbuf->len;
-		for (i = 0; i < rq->pub.nr_tx_segs; i++)
-			iov[n++] = rq->pub.tx_segs[i];
-		return n;
-	}
-	if (rq->marker_len) {
-		seg[nseg].iov_base = rq->marker;
-		seg[nseg++].iov_len = rq->marker_len;
-	}
-	seg[nseg].iov_base = rq->pub.sbuf->data;
-	seg[nseg++].iov_len = rq->pub.sbuf->len;
-	for (i = 0; i < rq->pub.nr_tx_segs; i++)
-		seg[nseg++] = rq->pub.tx_segs[i];
+	if (lx_xprt_likely(!skip))
+		return tcp_whole_iov(rq, iov);
+	nseg = tcp_whole_iov(rq, seg);
 	for (i = 0; i < nseg; i++) {
 		if (skip >= seg[i].iov_len) {
 			skip -= seg[i].iov_len;
@@ -335,18 +335,9 @@ static int tcp_send_one(int fd, struct lx_xprt_rqst *rq, unsigned int *nsent)
 {
 	struct iovec iov[TCP_IOV_PER_REQ];
 	struct msghdr msg = {.msg_iov = iov};
-	unsigned int n = 0, i;
 	ssize_t w;
 
-	if (rq->marker_len) {
-		iov[n].iov_base = rq->marker;
-		iov[n++].iov_len = rq->marker_len;
-	}
-	iov[n].iov_base = rq->pub.sbuf->data;
-	iov[n++].iov_len = rq->pub.sbuf->len;
-	for (i = 0; i < rq->pub.nr_tx_segs; i++)
-		iov[n++] = rq->pub.tx_segs[i];
-	msg.msg_iovlen = n;
+	msg.msg_iovlen = tcp_whole_iov(rq, iov);
 	do {
 		w = lx_xprt_sys_sendmsg(fd, &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
 	} while (w < 0 && errno == EINTR);
