@@ -143,6 +143,14 @@ bool_t lx_nfs3_dec_fsinfo(XDR *x, struct lx_nfs3_ctx *c);
 bool_t lx_nfs3_dec_pathconf(XDR *x, struct lx_nfs3_ctx *c);
 bool_t lx_nfs3_dec_commit(XDR *x, struct lx_nfs3_ctx *c);
 
+/* READ, WRITE and COMMIT's arguments and READ and WRITE's results the
+ * libtirpc way: what the fixed-layout codec (the lx_nfs3_enc_/dec_
+ * functions above) falls back to, and what its test compares it with */
+bool_t lx_nfs3__enc_read_xdr(XDR *x, const struct lx_nfs3_args *a);
+bool_t lx_nfs3__enc_write_xdr(XDR *x, const struct lx_nfs3_args *a);
+bool_t lx_nfs3__dec_read_xdr(XDR *x, struct lx_nfs3_ctx *c);
+bool_t lx_nfs3__dec_write_xdr(XDR *x, struct lx_nfs3_ctx *c);
+
 /* READ: lx_rpc_body_place_fn finding the data in a READ3res */
 int lx_nfs3_read_place(void *arg, const uint8_t *body, size_t have,
 		       size_t *data_off, size_t *data_len);

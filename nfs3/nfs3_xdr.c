@@ -232,13 +232,15 @@ bool_t lx_nfs3_enc_access(XDR *x, const struct lx_nfs3_args *a)
 	return enc_fh(x, a->fh) && put32(x, a->count);
 }
 
-bool_t lx_nfs3_enc_read(XDR *x, const struct lx_nfs3_args *a)
+/* READ and COMMIT: the file, an offset, a count.  (libtirpc's way; the
+ * fixed-layout encoder at the end of this file is the one calls use.) */
+bool_t lx_nfs3__enc_read_xdr(XDR *x, const struct lx_nfs3_args *a)
 {
 	return enc_fh(x, a->fh) && put64(x, a->offset) && put32(x, a->count);
 }
 
 /* The data follows from the caller's memory (lx_rpc_call_args.payload). */
-bool_t lx_nfs3_enc_write(XDR *x, const struct lx_nfs3_args *a)
+bool_t lx_nfs3__enc_write_xdr(XDR *x, const struct lx_nfs3_args *a)
 {
 	return enc_fh(x, a->fh) && put64(x, a->offset) && put32(x, a->count) &&
 	       put32(x, a->how) && put32(x, a->count);
@@ -311,11 +313,6 @@ bool_t lx_nfs3_enc_readdir(XDR *x, const struct lx_nfs3_args *a)
 bool_t lx_nfs3_enc_readdirplus(XDR *x, const struct lx_nfs3_args *a)
 {
 	return lx_nfs3_enc_readdir(x, a) && put32(x, a->count2);
-}
-
-bool_t lx_nfs3_enc_commit(XDR *x, const struct lx_nfs3_args *a)
-{
-	return enc_fh(x, a->fh) && put64(x, a->offset) && put32(x, a->count);
 }
 
 /* ------------------------------------------------------------- decoders */
@@ -438,25 +435,38 @@ static bool_t read_inline(XDR *x, struct lx_nfs3_ctx *c, uint32_t len)
 	return TRUE;
 }
 
-bool_t lx_nfs3_dec_read(XDR *x, struct lx_nfs3_ctx *c)
+/* count, eof and the data's length of a READ3resok, read by either path:
+ * the same checks on both. */
+static bool_t read_tail(XDR *x, struct lx_nfs3_ctx *c, uint32_t count,
+			uint32_t eof, uint32_t len)
 {
 	struct lx_nfs3_read_res *r = c->res;
-	uint32_t len;
 
-	if (!u32(x, &r->status) || !lx_nfs3_xdr_post_attr(x, &r->attr))
+	if (eof > 1 || count != len)
 		return FALSE;
-	if (r->status != LX_NFS3_OK)
-		return TRUE;
-	if (!u32(x, &r->count) || !boolean(x, &r->eof) || !u32(x, &len))
-		return FALSE;
-	if (r->count != len)
-		return FALSE;
+	r->count = count;
+	r->eof = eof;
 	if (c->u.rd.placed)
 		return len == c->u.rd.plen;
 	return read_inline(x, c, len);
 }
 
-bool_t lx_nfs3_dec_write(XDR *x, struct lx_nfs3_ctx *c)
+/* READ3res the libtirpc way (the fixed-layout decoder's fallback) */
+bool_t lx_nfs3__dec_read_xdr(XDR *x, struct lx_nfs3_ctx *c)
+{
+	struct lx_nfs3_read_res *r = c->res;
+	uint32_t count, eof, len;
+
+	if (!u32(x, &r->status) || !lx_nfs3_xdr_post_attr(x, &r->attr))
+		return FALSE;
+	if (r->status != LX_NFS3_OK)
+		return TRUE;
+	return u32(x, &count) && u32(x, &eof) && u32(x, &len) &&
+	       read_tail(x, c, count, eof, len);
+}
+
+/* WRITE3res the libtirpc way (the fixed-layout decoder's fallback) */
+bool_t lx_nfs3__dec_write_xdr(XDR *x, struct lx_nfs3_ctx *c)
 {
 	struct lx_nfs3_write_res *r = c->res;
 
@@ -548,4 +558,177 @@ bool_t lx_nfs3_dec_commit(XDR *x, struct lx_nfs3_ctx *c)
 	if (!u32(x, &r->status) || !lx_nfs3_xdr_wcc(x, &r->wcc))
 		return FALSE;
 	return r->status != LX_NFS3_OK || verf(x, r->verf);
+}
+
+/* --------------------------------------------- READ and WRITE, fixed layout
+ *
+ * The I/O procedures' arguments and results have a fixed shape: a handle
+ * and three to five words out; a status, optional attributes of a known
+ * size and a few words back.  Going through libtirpc costs a call per
+ * word (about 700 instructions per READ in all); here each is one
+ * xdr_inline() of the whole fixed part (the stream's bounds check: it
+ * returns NULL, consuming nothing, when fewer bytes are left) and direct
+ * big-endian loads and stores.  The libtirpc versions above stay the
+ * reference: a stream that cannot inline, or a reply shorter than its
+ * fixed part, is handed to them from where the call started (xdrmem
+ * streams, the only ones the RPC layer makes, can always go back), so a
+ * truncated reply fails exactly as it always did; a complete one is
+ * checked here as strictly (booleans 0 or 1, count equal to the opaque
+ * length, a stable_how, no more data than asked for).  test_nfs3_xdr
+ * checks both paths agree byte for byte, at every truncation point.
+ */
+
+static inline void put_be64(uint8_t *p, uint64_t v)
+{
+	lx_xprt_put_be32(p, (uint32_t)(v >> 32));
+	lx_xprt_put_be32(p + 4, (uint32_t)v);
+}
+
+static inline uint64_t get_be64(const uint8_t *p)
+{
+	return (uint64_t)lx_xprt_get_be32(p) << 32 | lx_xprt_get_be32(p + 4);
+}
+
+/*
+ * The file, the offset and the count of READ, WRITE and COMMIT (and, for
+ * WRITE, @more words after them): @more == 2 adds WRITE's stable and the
+ * data's opaque length.  FALSE for a handle over 64 bytes or a buffer too
+ * small, as libtirpc's encoders.
+ */
+static bool_t enc_fh_off_count(XDR *x, const struct lx_nfs3_args *a,
+			       unsigned int more)
+{
+	const struct lx_nfs3_fh *fh = a->fh;
+	uint32_t fl = fh->len, padded = (fl + 3) & ~3u;
+	uint8_t *p;
+
+	if (fl > LX_NFS3_FHSIZE)
+		return FALSE;
+	p = (uint8_t *)xdr_inline(x, (u_int)(4 + padded + 12 + 4 * more));
+	if (lx_xprt_unlikely(!p))
+		return more ? lx_nfs3__enc_write_xdr(x, a) :
+			      lx_nfs3__enc_read_xdr(x, a);
+	lx_xprt_put_be32(p, fl);
+	if (padded) {
+		lx_xprt_put_be32(p + padded, 0); /* the padding */
+		memcpy(p + 4, fh->data, fl);
+	}
+	p += 4 + padded;
+	put_be64(p, a->offset);
+	lx_xprt_put_be32(p + 8, a->count);
+	if (more) {
+		lx_xprt_put_be32(p + 12, a->how);
+		lx_xprt_put_be32(p + 16, a->count);
+	}
+	return TRUE;
+}
+
+bool_t lx_nfs3_enc_read(XDR *x, const struct lx_nfs3_args *a)
+{
+	return enc_fh_off_count(x, a, 0);
+}
+
+bool_t lx_nfs3_enc_commit(XDR *x, const struct lx_nfs3_args *a)
+{
+	return enc_fh_off_count(x, a, 0);
+}
+
+/* The data follows from the caller's memory (lx_rpc_call_args.payload). */
+bool_t lx_nfs3_enc_write(XDR *x, const struct lx_nfs3_args *a)
+{
+	return enc_fh_off_count(x, a, 2);
+}
+
+/* A reply shorter than its fixed part: libtirpc's decoder from @pos. */
+static bool_t dec_again(XDR *x, u_int pos, xdrproc_t dec, struct lx_nfs3_ctx *c)
+{
+	return xdr_setpos(x, pos) && dec(x, c);
+}
+
+bool_t lx_nfs3_dec_read(XDR *x, struct lx_nfs3_ctx *c)
+{
+	struct lx_nfs3_read_res *r = c->res;
+	u_int pos = xdr_getpos(x);
+	const uint8_t *p = (const uint8_t *)xdr_inline(x, 8);
+	uint32_t follows;
+
+	if (lx_xprt_unlikely(!p))
+		goto slow;
+	r->status = lx_xprt_get_be32(p);
+	follows = lx_xprt_get_be32(p + 4);
+	if (follows > 1)
+		return FALSE;
+	r->attr.present = follows;
+	if (lx_xprt_unlikely(r->status != LX_NFS3_OK))
+		return !follows || lx_nfs3_xdr_fattr(x, &r->attr.attr);
+	p = (const uint8_t *)xdr_inline(
+		x, (u_int)(follows ? LX_NFS3_FATTR_XDR + 12 : 12));
+	if (lx_xprt_unlikely(!p))
+		goto slow;
+	if (follows) {
+		fattr_inline((const int32_t *)(const void *)p, &r->attr.attr);
+		p += LX_NFS3_FATTR_XDR;
+	}
+	return read_tail(x, c, lx_xprt_get_be32(p), lx_xprt_get_be32(p + 4),
+			 lx_xprt_get_be32(p + 8));
+slow:
+	return dec_again(x, pos, (xdrproc_t)lx_nfs3__dec_read_xdr, c);
+}
+
+/*
+ * WRITE3res: status, wcc_data (pre-op: a boolean and 24 bytes; post-op:
+ * a boolean and a fattr3), then for LX_NFS3_OK count, committed and the
+ * verifier.
+ */
+bool_t lx_nfs3_dec_write(XDR *x, struct lx_nfs3_ctx *c)
+{
+	struct lx_nfs3_write_res *r = c->res;
+	struct lx_nfs3_wcc *w = &r->wcc;
+	u_int pos = xdr_getpos(x);
+	const uint8_t *p = (const uint8_t *)xdr_inline(x, 8);
+	uint32_t before, after, ok_len;
+
+	if (lx_xprt_unlikely(!p))
+		goto slow;
+	r->status = lx_xprt_get_be32(p);
+	before = lx_xprt_get_be32(p + 4);
+	if (before > 1)
+		return FALSE;
+	w->before_present = before;
+	p = (const uint8_t *)xdr_inline(x, before ? 28 : 4);
+	if (lx_xprt_unlikely(!p))
+		goto slow;
+	if (before) {
+		w->before_size = get_be64(p);
+		w->before_mtime.sec = lx_xprt_get_be32(p + 8);
+		w->before_mtime.nsec = lx_xprt_get_be32(p + 12);
+		w->before_ctime.sec = lx_xprt_get_be32(p + 16);
+		w->before_ctime.nsec = lx_xprt_get_be32(p + 20);
+		p += 24;
+	}
+	after = lx_xprt_get_be32(p);
+	if (after > 1)
+		return FALSE;
+	w->after.present = after;
+	ok_len = r->status == LX_NFS3_OK ? 8 + LX_NFS3_VERFSIZE : 0;
+	if (!after && !ok_len)
+		return TRUE;
+	p = (const uint8_t *)xdr_inline(
+		x, (u_int)((after ? LX_NFS3_FATTR_XDR : 0) + ok_len));
+	if (lx_xprt_unlikely(!p))
+		goto slow;
+	if (after) {
+		fattr_inline((const int32_t *)(const void *)p, &w->after.attr);
+		p += LX_NFS3_FATTR_XDR;
+	}
+	if (!ok_len)
+		return TRUE;
+	r->count = lx_xprt_get_be32(p);
+	r->committed = lx_xprt_get_be32(p + 4);
+	if (r->committed > LX_NFS3_FILE_SYNC)
+		return FALSE;
+	memcpy(r->verf, p + 8, LX_NFS3_VERFSIZE);
+	return TRUE;
+slow:
+	return dec_again(x, pos, (xdrproc_t)lx_nfs3__dec_write_xdr, c);
 }
