@@ -291,13 +291,7 @@ static enum fakesrv_action rpc_fn(void *arg, const uint8_t *msg, size_t len,
 	/* now and then a little late, so that cancels find calls in flight */
 	if (nth % 7 == 0)
 		usleep(200);
-	fs_put_be32(out, fs_get_be32(msg)); /* xid */
-	fs_put_be32(out + 4, 1);	    /* REPLY */
-	fs_put_be32(out + 8, 0);	    /* MSG_ACCEPTED */
-	fs_put_be32(out + 12, 0);	    /* verf AUTH_NONE */
-	fs_put_be32(out + 16, 0);
-	fs_put_be32(out + 20, 0); /* SUCCESS */
-	*outlen = 24;
+	*outlen = fs_rpc_accepted(out, fs_get_be32(msg), 0);
 	return FAKESRV_REPLY;
 }
 

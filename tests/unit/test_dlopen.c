@@ -44,13 +44,7 @@ static enum fakesrv_action null_fn(void *arg, const uint8_t *msg, size_t len,
 	(void)arg;
 	(void)len;
 	(void)nth;
-	fs_put_be32(out, fs_get_be32(msg)); /* xid */
-	fs_put_be32(out + 4, 1);	    /* REPLY */
-	fs_put_be32(out + 8, 0);	    /* MSG_ACCEPTED */
-	fs_put_be32(out + 12, 0);	    /* verifier AUTH_NONE, empty */
-	fs_put_be32(out + 16, 0);
-	fs_put_be32(out + 20, 0); /* SUCCESS */
-	*outlen = 24;
+	*outlen = fs_rpc_accepted(out, fs_get_be32(msg), 0);
 	return FAKESRV_REPLY;
 }
 

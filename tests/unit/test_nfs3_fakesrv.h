@@ -158,12 +158,7 @@ static FS_UNUSED size_t skip_auth(const uint8_t *p, size_t off)
 
 static FS_UNUSED void accepted(struct w *w, uint32_t xid, uint32_t stat)
 {
-	w32(w, xid);
-	w32(w, 1);
-	w32(w, 0);
-	w32(w, 0);
-	w32(w, 0);
-	w32(w, stat);
+	w->n += fs_rpc_accepted(w->p + w->n, xid, stat);
 }
 
 /* ------------------------------------------------------------- MOUNT */

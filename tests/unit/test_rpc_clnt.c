@@ -58,17 +58,6 @@ static size_t skip_auth(const uint8_t *p, size_t off)
 	return off + 8 + ((len + 3) & ~3u);
 }
 
-static size_t accepted(uint8_t *out, uint32_t xid, uint32_t stat)
-{
-	fs_put_be32(out, xid);
-	fs_put_be32(out + 4, 1);  /* REPLY */
-	fs_put_be32(out + 8, 0);  /* MSG_ACCEPTED */
-	fs_put_be32(out + 12, 0); /* verf AUTH_NONE */
-	fs_put_be32(out + 16, 0);
-	fs_put_be32(out + 20, stat);
-	return 24;
-}
-
 static enum fakesrv_action srv_fn(void *arg, const uint8_t *msg, size_t len,
 				  uint8_t *out, size_t *outlen,
 				  unsigned int nth)
@@ -81,30 +70,30 @@ static enum fakesrv_action srv_fn(void *arg, const uint8_t *msg, size_t len,
 	(void)len;
 	switch (proc) {
 	case P_NULL:
-		n = accepted(out, xid, 0);
+		n = fs_rpc_accepted(out, xid, 0);
 		break;
 	case P_ADD1:
-		n = accepted(out, xid, 0);
+		n = fs_rpc_accepted(out, xid, 0);
 		fs_put_be32(out + n, fs_get_be32(msg + argoff) + 1);
 		n += 4;
 		break;
 	case P_PROG_UNAVAIL:
-		n = accepted(out, xid, 1);
+		n = fs_rpc_accepted(out, xid, 1);
 		break;
 	case P_PROG_MISMATCH:
-		n = accepted(out, xid, 2);
+		n = fs_rpc_accepted(out, xid, 2);
 		fs_put_be32(out + n, 2);
 		fs_put_be32(out + n + 4, 4);
 		n += 8;
 		break;
 	case P_PROC_UNAVAIL:
-		n = accepted(out, xid, 3);
+		n = fs_rpc_accepted(out, xid, 3);
 		break;
 	case P_GARBAGE:
-		n = accepted(out, xid, 4);
+		n = fs_rpc_accepted(out, xid, 4);
 		break;
 	case P_SYSERR:
-		n = accepted(out, xid, 5);
+		n = fs_rpc_accepted(out, xid, 5);
 		break;
 	case P_RPC_MISMATCH:
 		fs_put_be32(out, xid);
@@ -134,12 +123,12 @@ static enum fakesrv_action srv_fn(void *arg, const uint8_t *msg, size_t len,
 			atomic_fetch_add(&s->silent_xid_changes, 1);
 		if (atomic_fetch_add(&s->silent_calls, 1) < 2)
 			return FAKESRV_NOREPLY;
-		n = accepted(out, xid, 0);
+		n = fs_rpc_accepted(out, xid, 0);
 		break;
 	case P_BULK: {
 		uint32_t cnt = fs_get_be32(msg + argoff);
 
-		n = accepted(out, xid, 0);
+		n = fs_rpc_accepted(out, xid, 0);
 		fs_put_be32(out + n, 0xabcd); /* a field before the data */
 		fs_put_be32(out + n + 4, cnt);
 		n += 8;
@@ -158,7 +147,7 @@ static enum fakesrv_action srv_fn(void *arg, const uint8_t *msg, size_t len,
 		uint32_t mlen = fs_get_be32(msg + 36);
 		size_t o = 40 + ((mlen + 3) & ~3u);
 
-		n = accepted(out, xid, 0);
+		n = fs_rpc_accepted(out, xid, 0);
 		fs_put_be32(out + n, flavor);
 		fs_put_be32(out + n + 4,
 			    flavor == 1 ? fs_get_be32(msg + o) : 0);
@@ -168,10 +157,10 @@ static enum fakesrv_action srv_fn(void *arg, const uint8_t *msg, size_t len,
 		break;
 	}
 	case P_BAD_RESULTS:
-		n = accepted(out, xid, 0); /* results missing */
+		n = fs_rpc_accepted(out, xid, 0); /* results missing */
 		break;
 	default:
-		n = accepted(out, xid, 3);
+		n = fs_rpc_accepted(out, xid, 3);
 		break;
 	}
 	*outlen = n;

@@ -69,6 +69,17 @@ uint32_t fs_get_le32(const uint8_t *p)
 	       (uint32_t)p[3] << 24;
 }
 
+size_t fs_rpc_accepted(uint8_t *out, uint32_t xid, uint32_t stat)
+{
+	fs_put_be32(out, xid);
+	fs_put_be32(out + 4, 1);  /* REPLY */
+	fs_put_be32(out + 8, 0);  /* MSG_ACCEPTED */
+	fs_put_be32(out + 12, 0); /* verifier AUTH_NONE, empty */
+	fs_put_be32(out + 16, 0);
+	fs_put_be32(out + 20, stat);
+	return 24;
+}
+
 static int read_full(int fd, void *buf, size_t len)
 {
 	size_t got = 0;

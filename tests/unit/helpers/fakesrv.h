@@ -53,4 +53,13 @@ uint32_t fs_get_be32(const uint8_t *p);
 void fs_put_le32(uint8_t *p, uint32_t v);
 uint32_t fs_get_le32(const uint8_t *p);
 
+/**
+ * fs_rpc_accepted() - write an RPC reply header: MSG_ACCEPTED, an empty
+ * AUTH_NONE verifier and accept status @stat (0: SUCCESS)
+ * @out: room for at least 24 bytes
+ *
+ * Return: the header's length, 24; results, if any, follow at out + 24.
+ */
+size_t fs_rpc_accepted(uint8_t *out, uint32_t xid, uint32_t stat);
+
 #endif /* FAKESRV_H */
