@@ -109,6 +109,10 @@ struct bench_slot {
 	void *buf;		 /* bs-sized buffer of the measured workload */
 	void *lbuf;		 /* layout-sized buffer (layout phase) */
 	struct bench_perm perm;	 /* random workloads: the current pass's */
+	/* bench_draw()'s plain random draw: perm is the pass of the draws
+	 * pass_lo .. pass_lo + nblocks - 1 of phase draw_gen */
+	uint64_t pass_lo;
+	uint32_t pass_gen;
 };
 
 struct bench_job_err {
@@ -153,6 +157,14 @@ struct bench_job {
 	uint64_t blk_lo, blk_hi;
 	uint32_t io_len;
 	uint64_t key;
+	/* the plain random draw (bench_draw_plain_ok()): this phase's
+	 * constants, and a number no earlier phase had (slots' pass_gen) */
+	bool draw_plain;
+	enum bench_op plain_op;
+	uint32_t draw_gen;
+	uint64_t plain_nblk;   /* blk_hi - blk_lo */
+	uint64_t plain_base;   /* the offset of block blk_lo */
+	uint64_t plain_stride; /* bytes from a block to the next */
 
 	/* hot */
 	_Atomic uint64_t next_idx __attribute__((aligned(BENCH_CACHELINE)));
@@ -294,12 +306,72 @@ int bench_run_phases(struct bench *b);
 void bench_stop_all(struct bench *b);
 
 /* workload.c: op generation */
-bool bench_draw(struct bench_job *j, struct bench_slot *s);
+bool bench_draw_any(struct bench_job *j, struct bench_slot *s);
+bool bench_draw_plain_ok(const struct bench *b, const struct bench_job *j);
+void bench_draw_plain_setup(struct bench *b, struct bench_job *j);
+void bench_draw_plain_pass(struct bench_job *j, struct bench_slot *s,
+			   uint64_t idx);
 enum { BLK_DONE, BLK_FAILED, BLK_UNSENT };
 void bench_release_block(struct bench_job *j, struct bench_slot *s, int how);
 uint64_t bench_perm(uint64_t i, uint64_t n, uint64_t key);
 void bench_perm_init(struct bench_perm *p, uint64_t n, uint64_t key);
-uint64_t bench_perm_at(const struct bench_perm *p, uint64_t i);
+
+/**
+ * bench_perm_at() - position @i (< p->n) of the permutation @p
+ * Return: a value in [0, n); distinct i in [0, n) give distinct values.
+ * Inline: the plain random draw asks it per I/O.
+ */
+static inline uint64_t bench_perm_at(const struct bench_perm *p, uint64_t i)
+{
+	uint64_t x = i;
+
+	if (p->n <= 1)
+		return 0;
+	do {
+		x = (x * p->m1 + p->a1) & p->mask;
+		x ^= x >> p->s1;
+		x = (x * p->m2 + p->a2) & p->mask;
+		x ^= x >> p->s2;
+		x = (x * p->m1 + p->a2) & p->mask;
+	} while (x >= p->n);
+	return x;
+}
+
+/**
+ * bench_draw() - give slot @s its next operation
+ *
+ * A job whose phase uses none of the options that shape a draw
+ * (bench_draw_plain_ok(), decided once per phase) takes the plain random
+ * draw here: the next index, its block from the slot's permutation of
+ * the pass, the offset from constants of the phase; the same operation
+ * bench_draw_any() would give for that index.  Everything else goes to
+ * bench_draw_any().
+ *
+ * Context: any thread (completion or job thread), concurrently for other
+ * slots of the same job.  Lock-free.
+ * Return: false when the phase's budget is used up (the slot goes idle).
+ */
+static inline bool bench_draw(struct bench_job *j, struct bench_slot *s)
+{
+	uint64_t idx, r;
+
+	if (!j->draw_plain)
+		return bench_draw_any(j, s);
+	idx = atomic_fetch_add_explicit(&j->next_idx, 1, memory_order_relaxed);
+	if (idx >= j->budget)
+		return false;
+	r = idx - s->pass_lo;
+	if (s->pass_gen != j->draw_gen || r >= j->plain_nblk) {
+		bench_draw_plain_pass(j, s, idx);
+		r = idx - s->pass_lo;
+	}
+	s->io.op = j->plain_op;
+	s->io.offset =
+		j->plain_base + bench_perm_at(&s->perm, r) * j->plain_stride;
+	s->io.len = j->io_len;
+	s->io.buf = s->buf;
+	return true;
+}
 
 /**
  * bench_zoned_block() - the block of a zoned draw

@@ -151,6 +151,7 @@ static void phase_prepare_job(struct bench *b, struct bench_job *j)
 	atomic_store_explicit(&j->stop, false, memory_order_relaxed);
 	atomic_store_explicit(&j->deferred, NULL, memory_order_relaxed);
 	atomic_store_explicit(&j->t_drained, 0, memory_order_relaxed);
+	bench_draw_plain_setup(b, j);
 }
 
 void bench_stop_all(struct bench *b)

@@ -49,26 +49,6 @@ void bench_perm_init(struct bench_perm *p, uint64_t n, uint64_t key)
 }
 
 /**
- * bench_perm_at() - position @i (< p->n) of the permutation @p
- * Return: a value in [0, n); distinct i in [0, n) give distinct values.
- */
-uint64_t bench_perm_at(const struct bench_perm *p, uint64_t i)
-{
-	uint64_t x = i;
-
-	if (p->n <= 1)
-		return 0;
-	do {
-		x = (x * p->m1 + p->a1) & p->mask;
-		x ^= x >> p->s1;
-		x = (x * p->m2 + p->a2) & p->mask;
-		x ^= x >> p->s2;
-		x = (x * p->m1 + p->a2) & p->mask;
-	} while (x >= p->n);
-	return x;
-}
-
-/**
  * bench_perm() - position @i of a keyed pseudo-random permutation of
  * [0, @n)
  * Return: a value in [0, n); distinct i in [0, n) give distinct values.
@@ -270,13 +250,85 @@ static bool take_sync(struct bench_job *j, struct bench_slot *s)
 }
 
 /**
- * bench_draw() - give slot @s its next operation
+ * bench_draw_plain_ok() - may @j's draws in the current phase take the
+ * plain random draw of bench_draw()?
+ *
+ * Yes for the measured phase of randread or randwrite over at most one
+ * file with a uniform distribution, the random map, one block size and
+ * no option that changes a draw's offset or adds operations (fsync,
+ * randread:N, rw_back, verify's block states): then bench_draw_any()
+ * takes none of its branches but the permutation, and the plain draw
+ * computes the same operation from the same index.  Every option tested
+ * by bench_draw_any() is either tested here or folded into the phase's
+ * constants (--offset, offset_increment, the hole of rw=...:HOLE).
+ * Context: the main thread, the phase and the job's fields set.
+ */
+bool bench_draw_plain_ok(const struct bench *b, const struct bench_job *j)
+{
+	const struct bench_phase *ph = &b->phase;
+	const struct bench_opts *o = &b->o;
+	const struct bench_file *f = j->file;
+
+	return ph->kind == PH_MAIN && bench_rw_random(ph->rw) &&
+	       ph->rw != RW_RANDRW && j->nfiles <= 1 &&
+	       o->dist == DIST_RANDOM && !o->norandommap && o->rw_seq <= 1 &&
+	       !o->varbs && !o->fsync_every && !(o->rw_back && f) &&
+	       !(f && f->state) && j->blk_hi > j->blk_lo;
+}
+
+/**
+ * bench_draw_plain_setup() - decide how @j draws in the phase about to
+ * start, and derive the plain draw's constants
+ * Context: the main thread, after the phase's job fields are set and
+ * before the job's thread starts.
+ */
+void bench_draw_plain_setup(struct bench *b, struct bench_job *j)
+{
+	const struct bench_opts *o = &b->o;
+	const struct bench_file *f = j->file;
+
+	/* a slot's pass from an earlier phase never matches (0: none yet) */
+	if (!++j->draw_gen)
+		j->draw_gen = 1;
+	j->draw_plain = bench_draw_plain_ok(b, j);
+	if (!j->draw_plain)
+		return;
+	j->plain_op =
+		bench_rw_reads(b->phase.rw) ? BENCH_OP_READ : BENCH_OP_WRITE;
+	j->plain_nblk = j->blk_hi - j->blk_lo;
+	j->plain_stride = j->io_len + o->rw_hole;
+	j->plain_base = (f ? f->base : 0) + j->blk_lo * j->plain_stride;
+	if (o->offset_inc && o->filename)
+		j->plain_base += o->offset_inc * j->gid;
+}
+
+/**
+ * bench_draw_plain_pass() - make @s's permutation the one of draw @idx's
+ * pass (the plain draw, when @idx is past the slot's pass)
+ * Context: the thread drawing for @s.
+ */
+void bench_draw_plain_pass(struct bench_job *j, struct bench_slot *s,
+			   uint64_t idx)
+{
+	uint64_t n = j->plain_nblk, pass = idx / n;
+	/* bench_draw_any()'s key for the pass, with one file */
+	uint64_t key = j->key ^ pass * 0x9e3779b97f4a7c15ull;
+
+	if (s->perm.n != n || s->perm.key != key)
+		bench_perm_init(&s->perm, n, key);
+	s->pass_lo = pass * n;
+	s->pass_gen = j->draw_gen;
+}
+
+/**
+ * bench_draw_any() - give slot @s its next operation, whatever the
+ * options (bench_draw() calls it for the draws that are not plain)
  *
  * Context: any thread (completion or job thread), concurrently for other
  * slots of the same job.  Lock-free.
  * Return: false when the phase's budget is used up (the slot goes idle).
  */
-bool bench_draw(struct bench_job *j, struct bench_slot *s)
+bool bench_draw_any(struct bench_job *j, struct bench_slot *s)
 {
 	const struct bench_phase *ph = &j->b->phase;
 	struct bench_file *f = j->file;

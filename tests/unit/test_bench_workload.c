@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Unit tests of the bench engine's workload pieces: the random block
- * permutation (bench/engine/workload.c) and the verification pattern
- * (bench/engine/verify.c).
+ * permutation and the draw (bench/engine/workload.c) and the verification
+ * pattern (bench/engine/verify.c).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -166,12 +166,188 @@ static void test_pattern_detects_wrong_tag_and_wrong_offset(void **st)
 			 1);
 }
 
+/* one job over one file, in the measured phase of @rw */
+struct draw_env {
+	struct bench b;
+	struct bench_file f, *fp;
+	struct bench_job j;
+	struct bench_slot s[3];
+	char buf[3][8];
+};
+
+static void draw_env_init(struct draw_env *e, enum bench_rw rw,
+			  uint64_t nblocks)
+{
+	unsigned int i;
+
+	memset(e, 0, sizeof(*e));
+	bench_opts_defaults(&e->b.o);
+	e->b.o.rw = rw;
+	e->b.o.bs = 4096;
+	e->b.phase.kind = PH_MAIN;
+	e->b.phase.rw = rw;
+	e->b.phase.measured = true;
+	e->f.nblocks = nblocks;
+	e->f.bs = 4096;
+	e->f.size = nblocks * 4096;
+	e->fp = &e->f;
+	e->j.b = &e->b;
+	e->j.file = &e->f;
+	e->j.jfiles = &e->fp;
+	e->j.nfiles = 1;
+	e->j.gid = 3;
+	e->j.key = bench_mix64(0x5eed);
+	e->j.blk_lo = 0;
+	e->j.blk_hi = nblocks;
+	e->j.io_len = 4096;
+	e->j.budget = 3 * nblocks + 5; /* passes, and one cut short */
+	for (i = 0; i < 3; i++) {
+		e->s[i].job = &e->j;
+		e->s[i].blk = UINT64_MAX;
+		e->s[i].buf = e->buf[i];
+	}
+}
+
+/* the slot of draw @n: uneven, the way completions come back */
+static unsigned int draw_slot(uint64_t n)
+{
+	return (unsigned int)(bench_mix64(n) % 3);
+}
+
+/*
+ * The plain random draw gives, draw for draw, the operation the general
+ * draw gives for the same job and options; @e is drawn twice from the
+ * start, once each way.  Return: the number of draws.
+ */
+static uint64_t check_plain_draw_is_the_general_one(struct draw_env *e)
+{
+	struct bench_io want[512];
+	uint64_t n = 0, i;
+	bool more;
+
+	bench_draw_plain_setup(&e->b, &e->j);
+	assert_true(e->j.draw_plain);
+	atomic_store(&e->j.next_idx, 0);
+	do {
+		struct bench_slot *s = &e->s[draw_slot(n)];
+
+		assert_true(n < 512);
+		more = bench_draw_any(&e->j, s);
+		want[n++] = s->io;
+	} while (more);
+	atomic_store(&e->j.next_idx, 0);
+	for (i = 0; i < n; i++) {
+		struct bench_slot *s = &e->s[draw_slot(i)];
+
+		more = bench_draw(&e->j, s);
+		assert_int_equal(more, i + 1 < n);
+		if (!more)
+			break;
+		if (s->io.op != want[i].op || s->io.offset != want[i].offset ||
+		    s->io.len != want[i].len || s->io.buf != want[i].buf)
+			fail_msg("draw %llu: plain op %d offset %llu len %u, "
+				 "general op %d offset %llu len %u",
+				 (unsigned long long)i, s->io.op,
+				 (unsigned long long)s->io.offset, s->io.len,
+				 want[i].op, (unsigned long long)want[i].offset,
+				 want[i].len);
+	}
+	return n;
+}
+
+static void test_plain_random_draw_matches_the_general_draw(void **st)
+{
+	struct draw_env e;
+
+	(void)st;
+	draw_env_init(&e, RW_RANDREAD, 37);
+	assert_int_equal(check_plain_draw_is_the_general_one(&e), 3 * 37 + 6);
+	/* writes; a region after --offset, a hole after each block, the
+	 * job's region of a shared file */
+	draw_env_init(&e, RW_RANDWRITE, 100);
+	e.f.base = 1 << 20;
+	e.b.o.rw_hole = 512;
+	e.b.o.offset_inc = 1 << 24;
+	e.b.o.filename = "shared";
+	check_plain_draw_is_the_general_one(&e);
+	/* one block: every draw is block 0 */
+	draw_env_init(&e, RW_RANDREAD, 1);
+	check_plain_draw_is_the_general_one(&e);
+	/* a second phase on the same slots starts its passes again */
+	draw_env_init(&e, RW_RANDREAD, 64);
+	check_plain_draw_is_the_general_one(&e);
+	e.j.key = bench_mix64(0x5eed + 1);
+	e.j.budget = 40;
+	check_plain_draw_is_the_general_one(&e);
+}
+
+/* every option that shapes a draw keeps the general draw */
+static void test_plain_draw_only_without_draw_options(void **st)
+{
+	static _Atomic uint32_t state[8];
+	struct draw_env e;
+	unsigned int c;
+
+	(void)st;
+	for (c = 0; c < 13; c++) {
+		draw_env_init(&e, RW_RANDREAD, 8);
+		switch (c) {
+		case 0:
+			break; /* the plain case itself */
+		case 1:
+			e.b.o.norandommap = true;
+			break;
+		case 2:
+			e.b.o.dist = DIST_ZIPF;
+			break;
+		case 3:
+			e.b.o.rw_seq = 4;
+			break;
+		case 4:
+			e.b.o.varbs = true;
+			break;
+		case 5:
+			e.b.o.fsync_every = 2;
+			break;
+		case 6:
+			e.b.o.rw_back = 4096;
+			break;
+		case 7:
+			e.f.state = state; /* --verify */
+			break;
+		case 8:
+			e.j.nfiles = 2;
+			break;
+		case 9:
+			e.b.phase.rw = RW_RANDRW;
+			break;
+		case 10:
+			e.b.phase.rw = RW_READ;
+			break;
+		case 11:
+			e.b.phase.kind = PH_LAYOUT;
+			e.b.phase.rw = RW_WRITE;
+			break;
+		case 12:
+			e.b.phase.kind = PH_VERIFY;
+			e.b.phase.rw = RW_READ;
+			break;
+		}
+		bench_draw_plain_setup(&e.b, &e.j);
+		if (e.j.draw_plain != (c == 0))
+			fail_msg("case %u: draw_plain %d", c, e.j.draw_plain);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_perm_is_a_bijection_for_every_size),
 		cmocka_unit_test(test_zoned_blocks_fall_in_their_zones),
 		cmocka_unit_test(test_perm_differs_between_keys),
+		cmocka_unit_test(
+			test_plain_random_draw_matches_the_general_draw),
+		cmocka_unit_test(test_plain_draw_only_without_draw_options),
 		cmocka_unit_test(test_pattern_roundtrip_any_alignment),
 		cmocka_unit_test(test_pattern_is_a_function_of_the_byte_offset),
 		cmocka_unit_test(test_pattern_check_reports_first_bad_byte),

@@ -119,6 +119,7 @@ struct mem_be {
 
 	/* run */
 	bool store;
+	bool read_data; /* reads touch the data: store or corrupt */
 	struct mem_worker *w;
 	struct mem_owner *owners;
 	unsigned int nowners;
@@ -407,7 +408,8 @@ static void complete(struct mem_be *m, struct mem_req *r)
 	uint64_t vdone = r->vdone;
 	size_t bytes;
 
-	if (!status)
+	/* a read moves nothing unless the run stores data or corrupts it */
+	if (!status && (io->op == BENCH_OP_WRITE || m->read_data))
 		do_data(m, io, &status);
 	bytes = status || io->op > BENCH_OP_WRITE ? 0 : io->len;
 	/* leave the in-flight counts before the engine resubmits */
@@ -563,6 +565,7 @@ static int mem_setup(void *priv, const struct bench_config *cfg,
 	int ret;
 
 	m->store = cfg->verify;
+	m->read_data = m->store || m->corrupt;
 	m->nowners = cfg->numjobs + 1;
 	m->owners =
 		aligned_alloc(MEM_CACHELINE, sizeof(*m->owners) * m->nowners);
@@ -677,7 +680,20 @@ out_unlock:
 
 /* ------------------------------------------------------------ submit */
 
-static int take_slot(struct mem_be *m, unsigned int flags)
+/* @cur I/Os in flight now: the most seen at once is at least that */
+static void note_inflight(struct mem_be *m, uint64_t cur)
+{
+	uint64_t mx =
+		atomic_load_explicit(&m->max_inflight, memory_order_relaxed);
+
+	while (cur > mx && !atomic_compare_exchange_weak_explicit(
+				   &m->max_inflight, &mx, cur,
+				   memory_order_relaxed, memory_order_relaxed))
+		;
+}
+
+/* take_slot() with a --mem-slots limit: refuse (NOWAIT) or wait */
+static int take_slot_limited(struct mem_be *m, unsigned int flags)
 {
 	uint64_t cur = atomic_load(&m->inflight);
 
@@ -698,21 +714,21 @@ static int take_slot(struct mem_be *m, unsigned int flags)
 		if (atomic_compare_exchange_weak(&m->inflight, &cur, cur + 1))
 			break;
 	}
-	cur++;
-	{
-		uint64_t mx = atomic_load_explicit(&m->max_inflight,
-						   memory_order_relaxed);
-
-		while (cur > mx &&
-		       !atomic_compare_exchange_weak_explicit(
-			       &m->max_inflight, &mx, cur, memory_order_relaxed,
-			       memory_order_relaxed))
-			;
-	}
+	note_inflight(m, cur + 1);
 	return 0;
 }
 
-static uint64_t sample_lat(struct mem_be *m, struct mem_owner *o)
+/* a request slot: one more I/O in flight (0, or -EBUSY for NOWAIT) */
+static inline int take_slot(struct mem_be *m, unsigned int flags)
+{
+	if (m->slots)
+		return take_slot_limited(m, flags);
+	/* no limit: nothing to refuse or wait for, only the count */
+	note_inflight(m, atomic_fetch_add(&m->inflight, 1) + 1);
+	return 0;
+}
+
+static inline uint64_t sample_lat(struct mem_be *m, struct mem_owner *o)
 {
 	uint64_t n =
 		atomic_fetch_add_explicit(&o->ops, 1, memory_order_relaxed);
