@@ -57,14 +57,6 @@ void bench_futex_wait(_Atomic uint32_t *w, uint32_t val, uint64_t timeout_ns)
 		0);
 }
 
-uint64_t bench_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static void job_wake(struct bench_job *j)
 {
 	atomic_fetch_add_explicit(&j->wake, 1, memory_order_release);
@@ -242,29 +234,16 @@ static void delay(struct bench_job *j, struct bench_slot *s, uint64_t due)
  * read per I/O instead of two: the next I/O's submission time is then its
  * predecessor's completion, so its latency includes drawing it (tens of
  * nanoseconds), the way fio's start time precedes its io_u's preparation.
- */
-static bool io_done(struct bench_io *io, int status, size_t bytes, uint64_t t,
-		    uint64_t now, bool sync);
-
-void bench_io_done(struct bench_io *io, int status, size_t bytes)
-{
-	uint64_t t = bench_now_ns();
-
-	io_done(io, status, bytes, t, t, false);
-}
-
-void bench_io_done_at(struct bench_io *io, int status, size_t bytes, uint64_t t)
-{
-	io_done(io, status, bytes, t, 0, false);
-}
-
-/*
  * @sync: the job thread's synchronous loop (run_sync()): the next I/O is
  * drawn and stamped but not submitted.  Return: true when it is ready
  * (sync only); false when the slot went idle (or was submitted).
+ *
+ * Inlined into each of its three callers (constant @now and @sync fold
+ * away; no call and no second prologue per completion).
  */
-static bool io_done(struct bench_io *io, int status, size_t bytes, uint64_t t,
-		    uint64_t now, bool sync)
+static inline __attribute__((always_inline)) bool
+io_done(struct bench_io *io, int status, size_t bytes, uint64_t t, uint64_t now,
+	bool sync)
 {
 	struct bench_slot *s = bench_container_of(io, struct bench_slot, io);
 	struct bench_job *j = s->job;
@@ -345,6 +324,18 @@ static bool io_done(struct bench_io *io, int status, size_t bytes, uint64_t t,
 idle:
 	slot_idle(j, t);
 	return false;
+}
+
+void bench_io_done(struct bench_io *io, int status, size_t bytes)
+{
+	uint64_t t = bench_now_ns();
+
+	io_done(io, status, bytes, t, t, false);
+}
+
+void bench_io_done_at(struct bench_io *io, int status, size_t bytes, uint64_t t)
+{
+	io_done(io, status, bytes, t, 0, false);
 }
 
 /* Submit from the job thread, where blocking is allowed. */
