@@ -521,9 +521,15 @@ lx_p9_io_prep(struct lx_p9_clnt *c, unsigned int flags, uint8_t kind,
 	return 0;
 }
 
-int lx_p9_io_call(struct lx_p9_clnt *c, uint8_t type, uint32_t fid,
-		  uint64_t offset, uint32_t count, const void *buf,
-		  uint32_t *done)
+/*
+ * A blocking Tread, Treaddir or Twrite of @count bytes (at most the fid's
+ * iosize) to or from @buf: no general encoder, no result copy; *@done is
+ * the reply's count.  Inline in lx_p9_read(), lx_p9_readdir() and
+ * lx_p9_write(), which checked the arguments.
+ */
+static inline __attribute__((always_inline)) int
+lx_p9_io_call(struct lx_p9_clnt *c, uint8_t type, uint32_t fid, uint64_t offset,
+	      uint32_t count, const void *buf, uint32_t *done)
 {
 	struct lx_xprt_req *req = NULL;
 	struct lx_p9_call *pc;
@@ -544,6 +550,40 @@ int lx_p9_io_call(struct lx_p9_clnt *c, uint8_t type, uint32_t fid,
 out_put:
 	lx_xprt_req_put(req);
 	return err;
+}
+
+/* ------------------------------------------------------- sync data path */
+
+/* Tread or Treaddir into @buf. */
+static int lx_p9_read_into(struct lx_p9_clnt *c, uint8_t type, uint32_t fid,
+			   uint64_t offset, uint32_t count, void *buf,
+			   uint32_t *n)
+{
+	if (!c || !n || (!buf && count))
+		return -EINVAL;
+	return lx_p9_io_call(c, type, fid, offset, count, buf, n);
+}
+
+int lx_p9_read(struct lx_p9_clnt *c, uint32_t fid, uint64_t offset,
+	       uint32_t count, void *buf, uint32_t *nread)
+{
+	return lx_p9_read_into(c, LX_P9_TREAD, fid, offset, count, buf, nread);
+}
+
+int lx_p9_readdir(struct lx_p9_clnt *c, uint32_t fid, uint64_t offset,
+		  uint32_t count, void *buf, uint32_t *nbytes)
+{
+	return lx_p9_read_into(c, LX_P9_TREADDIR, fid, offset, count, buf,
+			       nbytes);
+}
+
+int lx_p9_write(struct lx_p9_clnt *c, uint32_t fid, uint64_t offset,
+		uint32_t count, const void *buf, uint32_t *nwritten)
+{
+	if (!c || !nwritten || (!buf && count))
+		return -EINVAL;
+	return lx_p9_io_call(c, LX_P9_TWRITE, fid, offset, count, buf,
+			     nwritten);
 }
 
 static int lx_p9_io_start(struct lx_p9_clnt *c, struct lx_call *call,

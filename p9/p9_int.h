@@ -7,7 +7,8 @@
  *   p9_dec.c   decoder (no client state)
  *   p9_flush.c Tflush: cancel and timeout of calls in flight
  *   p9_clnt.c  connect (version, pool sizing, attach), close, accessors
- *   p9_req.c   the bottom of the request engine: encode, submit, broken
+ *   p9_req.c   the bottom of the request engine: encode, broken (the
+ *              submit is inline, below)
  *   p9_call.c  the request engine: start, reply placement, completion,
  *              timeouts, sync and async calls
  *   p9_fid.c   fid allocator and per-fid iounit
@@ -17,6 +18,7 @@
 #ifndef LX_P9_P9_INT_H
 #define LX_P9_P9_INT_H
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -191,7 +193,22 @@ void lx_p9_set_broken(struct lx_p9_clnt *c);
 int lx_p9_gone(struct lx_p9_clnt *c);
 int lx_p9_encode_req(struct lx_xprt_req *req, const struct lx_p9_fcall *tx,
 		     uint16_t tag);
-int lx_p9_submit(struct lx_xprt_req *req, uint16_t key);
+
+/* Submit under @key, the call's timer armed by the submit itself (before
+ * the call can complete).  Inline: once per call. */
+static inline int lx_p9_submit(struct lx_xprt_req *req, uint16_t key)
+{
+	struct lx_p9_call *pc = lx_p9_call_of(req);
+	struct lx_p9_clnt *c = pc->c;
+	int err;
+
+	req->timeout_ns = pc->timeout_ns;
+	err = lx_xprt_req_submit(req, key);
+	if (!err)
+		atomic_fetch_add_explicit(&c->st.calls, 1,
+					  memory_order_relaxed);
+	return err == -ESHUTDOWN ? lx_p9_gone(c) : err;
+}
 
 /*
  * The header of a Tread, Treaddir or Twrite at @p (LX_P9_TIO_HDR bytes),
@@ -221,15 +238,6 @@ int lx_p9_rpc_flags(struct lx_p9_clnt *c, const struct lx_p9_fcall *tx,
 		    const struct lx_p9_call_opts *o, unsigned int flags,
 		    struct lx_p9_result *res);
 void lx_p9_result_put(struct lx_p9_result *res);
-/*
- * A blocking Tread, Treaddir or Twrite of @count bytes (at most the fid's
- * iosize) to or from @buf, on the I/O fast path (no general encoder, no
- * result copy); *@done is the reply's count.  The caller checked the
- * arguments.  Returns 0 or the call's negative errno.
- */
-int lx_p9_io_call(struct lx_p9_clnt *c, uint8_t type, uint32_t fid,
-		  uint64_t offset, uint32_t count, const void *buf,
-		  uint32_t *done);
 int lx_p9_version_call(struct lx_p9_clnt *c, uint32_t msize,
 		       struct lx_p9_str version, struct lx_p9_result *res);
 

@@ -180,38 +180,6 @@ int lx_p9_lcreate(struct lx_p9_clnt *c, uint32_t fid, const char *name,
 	return lx_p9_open_reply(c, fid, &tx, qid, iounit);
 }
 
-/* Tread or Treaddir into @buf. */
-static int lx_p9_read_into(struct lx_p9_clnt *c, uint8_t type, uint32_t fid,
-			   uint64_t offset, uint32_t count, void *buf,
-			   uint32_t *n)
-{
-	if (!c || !n || (!buf && count))
-		return -EINVAL;
-	return lx_p9_io_call(c, type, fid, offset, count, buf, n);
-}
-
-int lx_p9_read(struct lx_p9_clnt *c, uint32_t fid, uint64_t offset,
-	       uint32_t count, void *buf, uint32_t *nread)
-{
-	return lx_p9_read_into(c, LX_P9_TREAD, fid, offset, count, buf, nread);
-}
-
-int lx_p9_readdir(struct lx_p9_clnt *c, uint32_t fid, uint64_t offset,
-		  uint32_t count, void *buf, uint32_t *nbytes)
-{
-	return lx_p9_read_into(c, LX_P9_TREADDIR, fid, offset, count, buf,
-			       nbytes);
-}
-
-int lx_p9_write(struct lx_p9_clnt *c, uint32_t fid, uint64_t offset,
-		uint32_t count, const void *buf, uint32_t *nwritten)
-{
-	if (!c || !nwritten || (!buf && count))
-		return -EINVAL;
-	return lx_p9_io_call(c, LX_P9_TWRITE, fid, offset, count, buf,
-			     nwritten);
-}
-
 /* Tclunk/Tremove: the fid is gone on the server once it answered. */
 static int lx_p9_fid_end(struct lx_p9_clnt *c, uint8_t type, uint32_t fid)
 {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The bottom of the 9P request engine: encoding a message into a request
- * slot under its tag, submitting it with its timer, and the session's
- * broken state.  The calls (p9_call.c) and the Tflush machinery
+ * slot under its tag and the session's broken state (submitting it with
+ * its timer, lx_p9_submit(), is inline in p9_int.h).  The calls (p9_call.c) and the Tflush machinery
  * (p9_flush.c) are both built on these; nothing here calls either.
  */
 #include <errno.h>
@@ -55,20 +55,4 @@ int lx_p9_encode_req(struct lx_xprt_req *req, const struct lx_p9_fcall *tx,
 		return lx_xprt_req_add_seg(req, tx->u.twrite.data,
 					   tx->u.twrite.count);
 	return 0;
-}
-
-/* Submit under @key, the call's timer armed by the submit itself (before
- * the call can complete). */
-int lx_p9_submit(struct lx_xprt_req *req, uint16_t key)
-{
-	struct lx_p9_call *pc = lx_p9_call_of(req);
-	struct lx_p9_clnt *c = pc->c;
-	int err;
-
-	req->timeout_ns = pc->timeout_ns;
-	err = lx_xprt_req_submit(req, key);
-	if (!err)
-		atomic_fetch_add_explicit(&c->st.calls, 1,
-					  memory_order_relaxed);
-	return err == -ESHUTDOWN ? lx_p9_gone(c) : err;
 }
