@@ -175,11 +175,13 @@ static uint16_t tag_of(struct lx_call *call)
 	return (uint16_t)lx_xprt_call_req(call)->slot;
 }
 
-static struct lx_call *read_async(struct lx_p9_clnt *c, uint32_t fid, void *buf,
-				  struct done *d)
+/* An async Tread of 512 bytes with a timeout of its own (@ms; 0: the
+ * session's). */
+static struct lx_call *read_async_to(struct lx_p9_clnt *c, uint32_t fid,
+				     void *buf, struct done *d, unsigned int ms)
 {
 	struct lx_p9_fcall tx = {.type = LX_P9_TREAD};
-	struct lx_p9_call_opts o = {.rdata = buf};
+	struct lx_p9_call_opts o = {.rdata = buf, .timeout_ms = ms};
 	struct lx_call *h = mkcall(done_cb, d, 0);
 
 	tx.u.tread.fid = fid;
@@ -188,16 +190,27 @@ static struct lx_call *read_async(struct lx_p9_clnt *c, uint32_t fid, void *buf,
 	return h;
 }
 
-/* A Tread of 512 bytes into @buf with a timeout of its own, @ms: the
- * session's calls around it keep the session's (longer) timeout. */
+static struct lx_call *read_async(struct lx_p9_clnt *c, uint32_t fid, void *buf,
+				  struct done *d)
+{
+	return read_async_to(c, fid, buf, d, 0);
+}
+
+/*
+ * A Tread of @count bytes into @buf with a timeout of its own, @ms: the
+ * session's calls around it keep the session's timeout.  The tests give
+ * the session 30 s and only the calls meant to time out 100 ms, so that a
+ * loaded machine (ASan, TSan, load average > 10) answering a call that
+ * must succeed late cannot turn it into one more flushed call.
+ */
 static int read_timeout(struct lx_p9_clnt *c, uint32_t fid, void *buf,
-			unsigned int ms)
+			uint32_t count, unsigned int ms)
 {
 	struct lx_p9_fcall tx = {.type = LX_P9_TREAD}, rx;
 	struct lx_p9_call_opts o = {.rdata = buf, .timeout_ms = ms};
 
 	tx.u.tread.fid = fid;
-	tx.u.tread.count = 512;
+	tx.u.tread.count = count;
 	return lx_p9_call(c, &tx, &o, &rx, NULL, 0);
 }
 
@@ -226,17 +239,17 @@ static void test_timeout_flushes_after_the_call_then_rflush(void **state)
 	struct lx_p9_attr a;
 	struct lx_p9_stats st;
 	uint16_t tag = 0, ftag = 0;
-	uint32_t fid, n;
+	uint32_t fid;
 	uint64_t t0, dt;
 	int ir, ifl;
 
 	(void)state;
 	setup_srv();
-	c = conn(100, 0);
+	c = conn(30000, 0); /* only the read times out: read_timeout() */
 	fid = open_file(c);
 	srv_set(LX_P9_TREAD, P9F_FLUSH_RFLUSH);
 	t0 = now_ms();
-	assert_int_equal(lx_p9_read(c, fid, 0, 512, buf, &n), -ETIMEDOUT);
+	assert_int_equal(read_timeout(c, fid, buf, 512, 100), -ETIMEDOUT);
 	dt = now_ms() - t0;
 	assert_true(dt >= 90 && dt < 2000);
 	ir = log_find(LX_P9_TREAD, -1, &tag);
@@ -278,7 +291,8 @@ static void test_flushed_slot_starts_clean(void **state)
 	fid = open_file(c);
 	srv_set(LX_P9_TREAD, P9F_FLUSH_RFLUSH);
 	for (i = 0; i < 4; i++) {
-		assert_int_equal(read_timeout(c, fid, buf, 100), -ETIMEDOUT);
+		assert_int_equal(read_timeout(c, fid, buf, 512, 100),
+				 -ETIMEDOUT);
 		assert_int_equal(stats(c).flushes, i + 1);
 	}
 	pthread_mutex_lock(&srv.lock);
@@ -572,17 +586,17 @@ static void test_tags_stay_reserved_until_the_rflush(void **state)
 	struct lx_p9_attr a;
 	struct done occ;
 	uint16_t tag = 0, ftag = 0;
-	uint32_t fid, n;
+	uint32_t fid;
 	unsigned int i, got = 0;
 	uint64_t t0, dt;
 
 	(void)state;
 	setup_srv();
-	c = conn(100, 3);
+	c = conn(30000, 3); /* only the read times out */
 	fid = open_file(c);
 	srv_set(LX_P9_TREAD, P9F_FLUSH_SILENT_RELEASE);
 	t0 = now_ms();
-	assert_int_equal(lx_p9_read(c, fid, 0, 512, buf, &n), -ETIMEDOUT);
+	assert_int_equal(read_timeout(c, fid, buf, 512, 100), -ETIMEDOUT);
 	dt = now_ms() - t0;
 	/* timeout, then the flush's own timeout */
 	assert_true(dt >= 180 && dt < 3000);
@@ -635,7 +649,7 @@ static void test_stuck_flushes_holding_every_slot_end_the_session(void **state)
 	fid = open_file(c);
 	srv_set(LX_P9_TREAD, P9F_FLUSH_SILENT);
 	/* the first pair leaves two slots: the session goes on */
-	assert_int_equal(read_timeout(c, fid, buf, 100), -ETIMEDOUT);
+	assert_int_equal(read_timeout(c, fid, buf, 512, 100), -ETIMEDOUT);
 	assert_int_equal(stats(c).flush_expired, 1);
 	srv_set(0, P9F_FLUSH_SILENT);
 	assert_int_equal(lx_p9_getattr(c, fid, 0, &a), 0);
@@ -643,7 +657,7 @@ static void test_stuck_flushes_holding_every_slot_end_the_session(void **state)
 	 * read ends with its own timeout or, if the session is shut down
 	 * first (a loaded machine can order them either way), with it */
 	srv_set(LX_P9_TREAD, P9F_FLUSH_SILENT);
-	r = read_timeout(c, fid, buf, 100);
+	r = read_timeout(c, fid, buf, 512, 100);
 	if (r != -ETIMEDOUT && r != -ECONNRESET)
 		fail_msg("second stuck read: %d", r);
 	assert_int_equal(stats(c).flush_expired, 2);
@@ -656,20 +670,20 @@ static void test_reply_stalled_after_the_flush_is_bounded(void **state)
 	uint8_t buf[4096];
 	struct lx_p9_clnt *c;
 	struct lx_p9_attr a;
-	uint32_t fid, n;
+	uint32_t fid;
 	uint64_t t0, dt;
 	int r;
 
 	(void)state;
 	setup_srv();
-	c = conn(100, 0);
+	c = conn(30000, 0); /* only the read times out */
 	fid = open_file(c);
 	/* the Tread times out, its Tflush gets half of the Tread's reply
 	 * and then nothing: the call's reply is pinned half-way when the
 	 * flush expires */
 	srv_set(LX_P9_TREAD, P9F_FLUSH_PARTIAL);
 	t0 = now_ms();
-	r = lx_p9_read(c, fid, 0, sizeof(buf), buf, &n);
+	r = read_timeout(c, fid, buf, sizeof(buf), 100);
 	dt = now_ms() - t0;
 	assert_true(r == -ECONNRESET || r == -ETIMEDOUT);
 	assert_true(dt < 5000);
@@ -690,7 +704,7 @@ static void test_rlerror_to_tflush_ends_the_session(void **state)
 	fid = open_file(c);
 	srv_set(LX_P9_TREAD, P9F_FLUSH_RLERROR);
 	/* the call keeps its own reason */
-	assert_int_equal(read_timeout(c, fid, buf, 100), -ETIMEDOUT);
+	assert_int_equal(read_timeout(c, fid, buf, 512, 100), -ETIMEDOUT);
 	assert_int_equal(stats(c).flush_replies, 0);
 	assert_int_equal(lx_p9_getattr(c, fid, 0, &a), -ENOTCONN);
 	lx_p9_destroy(c);
@@ -732,13 +746,13 @@ static void test_no_slot_for_the_flush_ends_the_session(void **state)
 
 	(void)state;
 	setup_srv();
-	c = conn(100, 2);
+	c = conn(30000, 2); /* only the reads time out */
 	fid = open_file(c);
 	srv_set(LX_P9_TREAD, P9F_FLUSH_RFLUSH);
 	done_init(&d);
 	t0 = now_ms();
-	read_async(c, fid, b1, &d);
-	read_async(c, fid, b2, &d);
+	read_async_to(c, fid, b1, &d, 100);
+	read_async_to(c, fid, b2, &d, 100);
 	done_wait(&d, 2);
 	dt = now_ms() - t0;
 	assert_true(dt >= 150 && dt < 3000);
