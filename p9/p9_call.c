@@ -59,15 +59,10 @@ static int lx_p9_alloc(struct lx_p9_clnt *c, unsigned int flags, uint8_t kind,
 	pc->rdata = NULL;
 	pc->timeout_ns = c->timeout_ns;
 	pc->call = NULL;
-	pc->target = NULL;
-	atomic_store_explicit(&pc->fl_status, 0, memory_order_relaxed);
-	atomic_store_explicit(&pc->fl_finish, false, memory_order_relaxed);
-	pc->fl_grace = 0;
-	pc->fl_deadline = 0;
-	pc->fl_n = 0;
-	pc->fl_want = 0;
-	pc->fl_busy = 0;
-	pc->fl_confirmed = false;
+	/* the flush state is all zero unless this slot's last call was
+	 * flushed (@target and a Tflush's own fields: p9_flush.c's) */
+	if (lx_xprt_unlikely(pc->fl_used))
+		lx_p9_flush_reset(pc);
 	req->ops = &lx_p9_req_ops;
 	/* a thread waits for it in lx_xprt_req_done_wait(): the transport
 	 * may let that thread receive the reply itself (no wake-up) */
@@ -258,12 +253,26 @@ static int lx_p9_parse(struct lx_xprt_req *req, struct lx_p9_call *pc)
 	return 0;
 }
 
+/* The byte count of a successful reply: Rread's, Rreaddir's, Rwrite's
+ * (0 for any other). */
+static uint32_t lx_p9_io_count(const struct lx_p9_call *pc)
+{
+	switch (pc->rx.type) {
+	case LX_P9_RREAD:
+	case LX_P9_RREADDIR:
+		return pc->rx.u.rread.count;
+	case LX_P9_RWRITE:
+		return pc->rx.u.rwrite.count;
+	default:
+		return 0;
+	}
+}
+
 /* Transport hook: the outcome, exactly once. */
 static void lx_p9_done(struct lx_xprt_req *req, int status)
 {
 	struct lx_p9_call *pc = lx_p9_call_of(req);
 	struct lx_call *call;
-	uint32_t count = 0;
 	bool replied = !status;
 
 	atomic_store_explicit(&pc->finished, true, memory_order_relaxed);
@@ -278,20 +287,7 @@ static void lx_p9_done(struct lx_xprt_req *req, int status)
 	if (pc->kind != LX_P9C_IO && pc->kind != LX_P9C_ASYNC)
 		return; /* the waiter reads the status and puts */
 	call = pc->call;
-	if (!status) {
-		switch (pc->rx.type) {
-		case LX_P9_RREAD:
-		case LX_P9_RREADDIR:
-			count = pc->rx.u.rread.count;
-			break;
-		case LX_P9_RWRITE:
-			count = pc->rx.u.rwrite.count;
-			break;
-		default:
-			break;
-		}
-	}
-	call->count = count;
+	call->count = status ? 0 : lx_p9_io_count(pc);
 	call->proto_status = pc->server_err ? (uint32_t)-status : 0;
 	call->res = pc->kind == LX_P9C_ASYNC && !status ? &pc->rx : NULL;
 	call->done(call, status, call->arg);
@@ -490,40 +486,79 @@ int lx_p9_call_async(struct lx_p9_clnt *c, struct lx_call *call,
 
 /* ------------------------------------------------------ async data path */
 
-static int lx_p9_io_start(struct lx_p9_clnt *c, struct lx_call *call,
-			  uint8_t type, uint32_t fid, uint64_t offset,
-			  uint32_t count, const void *buf)
+/*
+ * Allocate a Tread, Treaddir or Twrite of @count bytes (at most the fid's
+ * iosize) and write its header directly, without the general encoder:
+ * Tread data is placed into @buf, Twrite data sent from it.  The caller
+ * checked its arguments.
+ */
+static int lx_p9_io_prep(struct lx_p9_clnt *c, unsigned int flags, uint8_t kind,
+			 uint8_t type, uint32_t fid, uint64_t offset,
+			 uint32_t count, const void *buf,
+			 struct lx_xprt_req **reqp)
 {
 	struct lx_xprt_req *req;
 	struct lx_p9_call *pc;
-	uint8_t *p;
 	int err;
 
-	if (!c || !call || !call->done || (!buf && count) ||
-	    (call->flags & ~LX_CALL_NOWAIT))
-		return -EINVAL;
 	count = LX_XPRT_MIN(count, lx_p9_fid_iosize(c, fid));
-	err = lx_p9_alloc(c, call->flags, LX_P9C_IO, &req);
+	err = lx_p9_alloc(c, flags, kind, &req);
 	if (err)
 		return err;
 	pc = lx_p9_call_of(req);
 	pc->ttype = type;
 	pc->want = count;
-	pc->call = call;
-	/* Tread and the Twrite header are the same 23 bytes */
-	p = req->sbuf->data;
-	lx_xprt_put_le32(p, type == LX_P9_TREAD ? LX_P9_TWRITE_HDR :
-						  LX_P9_TWRITE_HDR + count);
-	p[4] = type;
-	lx_xprt_put_le16(p + 5, (uint16_t)req->slot);
-	lx_xprt_put_le32(p + 7, fid);
-	lx_xprt_put_le64(p + 11, offset);
-	lx_xprt_put_le32(p + 19, count);
-	req->sbuf->len = LX_P9_TWRITE_HDR;
-	if (type == LX_P9_TREAD)
+	lx_p9_put_io_hdr(req->sbuf->data, type, (uint16_t)req->slot, fid,
+			 offset, count);
+	req->sbuf->len = LX_P9_TIO_HDR;
+	if (type != LX_P9_TWRITE)
 		pc->rdata = (void *)buf;
 	else if (count)
-		lx_xprt_req_add_seg(req, buf, count);
+		lx_xprt_req_add_seg(req, buf, count); /* the first: no -E2BIG */
+	*reqp = req;
+	return 0;
+}
+
+int lx_p9_io_call(struct lx_p9_clnt *c, uint8_t type, uint32_t fid,
+		  uint64_t offset, uint32_t count, const void *buf,
+		  uint32_t *done)
+{
+	struct lx_xprt_req *req;
+	struct lx_p9_call *pc;
+	int err;
+
+	err = lx_p9_io_prep(c, 0, LX_P9C_SYNC, type, fid, offset, count, buf,
+			    &req);
+	if (err)
+		return err;
+	err = lx_p9_submit(req, (uint16_t)req->slot);
+	if (err)
+		goto out_put;
+	lx_xprt_req_done_wait(req, -1);
+	pc = lx_p9_call_of(req);
+	err = pc->status;
+	if (!err)
+		*done = lx_p9_io_count(pc);
+out_put:
+	lx_xprt_req_put(req);
+	return err;
+}
+
+static int lx_p9_io_start(struct lx_p9_clnt *c, struct lx_call *call,
+			  uint8_t type, uint32_t fid, uint64_t offset,
+			  uint32_t count, const void *buf)
+{
+	struct lx_xprt_req *req;
+	int err;
+
+	if (!c || !call || !call->done || (!buf && count) ||
+	    (call->flags & ~LX_CALL_NOWAIT))
+		return -EINVAL;
+	err = lx_p9_io_prep(c, call->flags, LX_P9C_IO, type, fid, offset, count,
+			    buf, &req);
+	if (err)
+		return err;
+	lx_p9_call_of(req)->call = call;
 	req->owner = call->owner;
 	lx_xprt_call_set(call, req);
 	err = lx_p9_submit(req, (uint16_t)req->slot);

@@ -51,11 +51,6 @@ void lx_p9_fids_destroy(struct lx_p9_clnt *c)
 	c->iounit = NULL;
 }
 
-bool lx_p9_fid_valid(const struct lx_p9_clnt *c, uint32_t fid)
-{
-	return c->fids && fid < c->opts.max_fids;
-}
-
 int lx_p9_fid_alloc(struct lx_p9_clnt *c, uint32_t *fid)
 {
 	int t;
@@ -92,14 +87,4 @@ void lx_p9_fid_set_iounit(struct lx_p9_clnt *c, uint32_t fid, uint32_t iounit)
 	if (lx_p9_fid_valid(c, fid))
 		atomic_store_explicit(&c->iounit[fid], iounit,
 				      memory_order_relaxed);
-}
-
-uint32_t lx_p9_fid_iosize(struct lx_p9_clnt *c, uint32_t fid)
-{
-	uint32_t io = 0;
-
-	if (lx_p9_fid_valid(c, fid))
-		io = atomic_load_explicit(&c->iounit[fid],
-					  memory_order_relaxed);
-	return io && io < c->iosize ? io : c->iosize;
 }

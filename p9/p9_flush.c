@@ -87,6 +87,7 @@ int lx_p9_flush_start(struct lx_xprt_req *req, int status)
 		pthread_mutex_unlock(&c->flush_lock);
 		return -EBUSY;
 	}
+	pc->fl_used = true;
 	if (!atomic_load(&pc->fl_status)) {
 		/* a call without a timeout still gets a bounded flush */
 		grace = pc->timeout_ns ?
@@ -104,6 +105,24 @@ int lx_p9_flush_start(struct lx_xprt_req *req, int status)
 	lx_xprt_req_set_timer(req, 0);
 	lx_p9_flush_send(req);
 	return 0;
+}
+
+/*
+ * Clear the flush state of the call in @pc before its slot's next call
+ * (lx_p9_alloc(), only when it was used: the slot is the caller's alone).
+ * A Tflush's slot is zeroed whole instead (lx_p9_flush_send()).
+ */
+void lx_p9_flush_reset(struct lx_p9_call *pc)
+{
+	atomic_store_explicit(&pc->fl_status, 0, memory_order_relaxed);
+	atomic_store_explicit(&pc->fl_finish, false, memory_order_relaxed);
+	pc->fl_grace = 0;
+	pc->fl_deadline = 0;
+	pc->fl_n = 0;
+	pc->fl_want = 0;
+	pc->fl_busy = 0;
+	pc->fl_confirmed = false;
+	pc->fl_used = false;
 }
 
 /* Send the Tflush messages @req still wants. */

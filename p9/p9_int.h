@@ -27,6 +27,7 @@
 #include <libxprt/proto/tags.h>
 #include <libxprt/proto/xprt.h>
 
+#include "xprt/byteorder.h"
 #include "xprt/call_int.h"
 #include "xprt/proto.h"
 
@@ -41,7 +42,9 @@
 #define LX_P9_DEF_TIMEOUT_MS	30000u
 #define LX_P9_DEF_CONNECT_MS	5000u
 #define LX_P9_RREAD_HDR		11u /* size[4] type[1] tag[2] count[4] */
-#define LX_P9_TWRITE_HDR	23u /* size type tag fid[4] offset[8] count[4] */
+/* size[4] type[1] tag[2] fid[4] offset[8] count[4]: Tread, Treaddir, and
+ * Twrite's header (its data follows from the caller's memory) */
+#define LX_P9_TIO_HDR		23u
 
 /**
  * struct lx_p9_clnt - a session
@@ -117,6 +120,9 @@ enum lx_p9_call_kind {
  * @fl_grace: how long a Tflush waits for its Rflush before the call
  *	completes anyway (the call's timeout, or the client's, or 30 s)
  * @fl_deadline: give up finding a slot for the Tflush after this
+ * @fl_used: the flush state below (and above from @fl_status) was touched:
+ *	lx_p9_flush_reset() must clear it before the slot's next call (only
+ *	then, so a call never flushed costs no stores for it)
  * The rest under c->flush_lock:
  * @fl_n, @fl: Tflush requests in flight for this call, oldest first
  * @fl_want: Tflush wanted but not sent yet (no slot was free)
@@ -147,6 +153,7 @@ struct lx_p9_call {
 	atomic_bool fl_finish;
 	uint64_t fl_grace;
 	uint64_t fl_deadline;
+	bool fl_used;
 	unsigned int fl_n;
 	unsigned int fl_want;
 	unsigned int fl_busy;
@@ -186,6 +193,25 @@ int lx_p9_encode_req(struct lx_xprt_req *req, const struct lx_p9_fcall *tx,
 		     uint16_t tag);
 int lx_p9_submit(struct lx_xprt_req *req, uint16_t key);
 
+/*
+ * The header of a Tread, Treaddir or Twrite at @p (LX_P9_TIO_HDR bytes),
+ * byte for byte as lx_p9_msg_encode() writes it: a Twrite's size counts
+ * its @count data bytes (sent after it from the caller's memory).  The
+ * caller keeps @count within msize.  Inline: the I/O fast paths' encoder.
+ */
+static inline void lx_p9_put_io_hdr(uint8_t *p, uint8_t type, uint16_t tag,
+				    uint32_t fid, uint64_t offset,
+				    uint32_t count)
+{
+	lx_xprt_put_le32(p, type == LX_P9_TWRITE ? LX_P9_TIO_HDR + count :
+						   LX_P9_TIO_HDR);
+	p[4] = type;
+	lx_xprt_put_le16(p + 5, tag);
+	lx_xprt_put_le32(p + 7, fid);
+	lx_xprt_put_le64(p + 11, offset);
+	lx_xprt_put_le32(p + 19, count);
+}
+
 /* p9_call.c */
 extern const struct lx_xprt_req_ops lx_p9_req_ops;
 int lx_p9_rpc(struct lx_p9_clnt *c, const struct lx_p9_fcall *tx,
@@ -195,12 +221,22 @@ int lx_p9_rpc_flags(struct lx_p9_clnt *c, const struct lx_p9_fcall *tx,
 		    const struct lx_p9_call_opts *o, unsigned int flags,
 		    struct lx_p9_result *res);
 void lx_p9_result_put(struct lx_p9_result *res);
+/*
+ * A blocking Tread, Treaddir or Twrite of @count bytes (at most the fid's
+ * iosize) to or from @buf, on the I/O fast path (no general encoder, no
+ * result copy); *@done is the reply's count.  The caller checked the
+ * arguments.  Returns 0 or the call's negative errno.
+ */
+int lx_p9_io_call(struct lx_p9_clnt *c, uint8_t type, uint32_t fid,
+		  uint64_t offset, uint32_t count, const void *buf,
+		  uint32_t *done);
 int lx_p9_version_call(struct lx_p9_clnt *c, uint32_t msize,
 		       struct lx_p9_str version, struct lx_p9_result *res);
 
 /* p9_flush.c: p9_call.c's hooks (timeout, cancel) hand over to these */
 extern const struct lx_xprt_req_ops lx_p9_flush_ops;
 int lx_p9_flush_start(struct lx_xprt_req *req, int status);
+void lx_p9_flush_reset(struct lx_p9_call *pc);
 void lx_p9_flush_send(struct lx_xprt_req *req);
 
 /* p9_fid.c */
@@ -208,8 +244,24 @@ int lx_p9_fids_init(struct lx_p9_clnt *c);
 void lx_p9_fids_destroy(struct lx_p9_clnt *c);
 void lx_p9_fid_lose(struct lx_p9_clnt *c, uint32_t fid);
 void lx_p9_fid_set_iounit(struct lx_p9_clnt *c, uint32_t fid, uint32_t iounit);
-uint32_t lx_p9_fid_iosize(struct lx_p9_clnt *c, uint32_t fid);
-bool lx_p9_fid_valid(const struct lx_p9_clnt *c, uint32_t fid);
+
+/* A fid number of this session's allocator (in use or not). */
+static inline bool lx_p9_fid_valid(const struct lx_p9_clnt *c, uint32_t fid)
+{
+	return c->fids && fid < c->opts.max_fids;
+}
+
+/* What one Tread/Twrite on @fid may carry: its iounit, at most iosize
+ * (inline: once per call on the I/O paths). */
+static inline uint32_t lx_p9_fid_iosize(struct lx_p9_clnt *c, uint32_t fid)
+{
+	uint32_t io = 0;
+
+	if (lx_p9_fid_valid(c, fid))
+		io = atomic_load_explicit(&c->iounit[fid],
+					  memory_order_relaxed);
+	return io && io < c->iosize ? io : c->iosize;
+}
 
 /* p9_ops.c */
 int lx_p9_check_name(const char *name);

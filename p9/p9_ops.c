@@ -185,30 +185,9 @@ static int lx_p9_read_into(struct lx_p9_clnt *c, uint8_t type, uint32_t fid,
 			   uint64_t offset, uint32_t count, void *buf,
 			   uint32_t *n)
 {
-	struct lx_p9_call_opts o = {.rdata = buf};
-	struct lx_p9_result res;
-	struct lx_p9_fcall tx;
-	int err;
-
 	if (!c || !n || (!buf && count))
 		return -EINVAL;
-	/* not the whole union zeroed (Twalk's names make it ~300 bytes):
-	 * the encoder reads type and tread only */
-	tx.type = type;
-	tx.tag = 0;
-	tx.u.tread.fid = fid;
-	tx.u.tread.offset = offset;
-	tx.u.tread.count = count < lx_p9_fid_iosize(c, fid) ?
-				   count :
-				   lx_p9_fid_iosize(c, fid);
-	err = lx_p9_rpc(c, &tx, &o, &res);
-	if (err)
-		return err;
-	*n = res.rx.u.rread.count;
-	/* a reply without placement (count 0) needs no copy; with it the
-	 * data is already in @buf */
-	lx_p9_result_put(&res);
-	return 0;
+	return lx_p9_io_call(c, type, fid, offset, count, buf, n);
 }
 
 int lx_p9_read(struct lx_p9_clnt *c, uint32_t fid, uint64_t offset,
@@ -227,24 +206,10 @@ int lx_p9_readdir(struct lx_p9_clnt *c, uint32_t fid, uint64_t offset,
 int lx_p9_write(struct lx_p9_clnt *c, uint32_t fid, uint64_t offset,
 		uint32_t count, const void *buf, uint32_t *nwritten)
 {
-	struct lx_p9_fcall tx = {.type = LX_P9_TWRITE};
-	struct lx_p9_result res;
-	int err;
-
 	if (!c || !nwritten || (!buf && count))
 		return -EINVAL;
-	tx.u.twrite.fid = fid;
-	tx.u.twrite.offset = offset;
-	tx.u.twrite.count = count < lx_p9_fid_iosize(c, fid) ?
-				    count :
-				    lx_p9_fid_iosize(c, fid);
-	tx.u.twrite.data = buf;
-	err = lx_p9_rpc(c, &tx, NULL, &res);
-	if (err)
-		return err;
-	*nwritten = res.rx.u.rwrite.count;
-	lx_p9_result_put(&res);
-	return 0;
+	return lx_p9_io_call(c, LX_P9_TWRITE, fid, offset, count, buf,
+			     nwritten);
 }
 
 /* Tclunk/Tremove: the fid is gone on the server once it answered. */

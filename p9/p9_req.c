@@ -32,51 +32,8 @@ int lx_p9_gone(struct lx_p9_clnt *c)
 }
 
 /* Encode @tx into the request's send buffer under @tag; Twrite data is
- * sent from the caller's memory. */
-/* size[4] type[1] tag[2] fid[4] offset[8] count[4]: Tread, Treaddir, and
- * Twrite's header (its data follows from the caller's memory) */
-#define LX_P9_TIO_HDR 23u
-
-/*
- * The I/O messages written directly, as lx_p9_msg_encode() writes them
- * (byte for byte: size counts Twrite's data), without its general cursor.
- * Return the header length, or 0 to leave it to the general encoder.
- */
-static size_t lx_p9_encode_io(const struct lx_p9_fcall *tx, uint8_t *p,
-			      size_t cap, uint16_t tag)
-{
-	uint32_t fid, count, size = LX_P9_TIO_HDR;
-	uint64_t offset;
-
-	if (cap < LX_P9_TIO_HDR)
-		return 0; /* the general encoder says -EMSGSIZE */
-	switch (tx->type) {
-	case LX_P9_TREAD:
-	case LX_P9_TREADDIR:
-		fid = tx->u.tread.fid;
-		offset = tx->u.tread.offset;
-		count = tx->u.tread.count;
-		break;
-	case LX_P9_TWRITE:
-		fid = tx->u.twrite.fid;
-		offset = tx->u.twrite.offset;
-		count = tx->u.twrite.count;
-		if (count > UINT32_MAX - LX_P9_TIO_HDR)
-			return 0;
-		size += count;
-		break;
-	default:
-		return 0;
-	}
-	lx_xprt_put_le32(p, size);
-	p[4] = tx->type;
-	lx_xprt_put_le16(p + 5, tag);
-	lx_xprt_put_le32(p + 7, fid);
-	lx_xprt_put_le64(p + 11, offset);
-	lx_xprt_put_le32(p + 19, count);
-	return LX_P9_TIO_HDR;
-}
-
+ * sent from the caller's memory.  (The Tread/Twrite fast paths write their
+ * header themselves: lx_p9_put_io_hdr().) */
 int lx_p9_encode_req(struct lx_xprt_req *req, const struct lx_p9_fcall *tx,
 		     uint16_t tag)
 {
@@ -85,14 +42,10 @@ int lx_p9_encode_req(struct lx_xprt_req *req, const struct lx_p9_fcall *tx,
 	size_t len, total;
 	int err;
 
-	len = lx_p9_encode_io(tx, req->sbuf->data, req->sbuf->cap, tag);
-	if (len)
-		goto encoded;
 	err = lx_p9_msg_encode(tx, req->sbuf->data, req->sbuf->cap,
 			       write ? LX_P9_ENC_NODATA : 0, &len);
 	if (err)
 		return err;
-encoded:
 	total = len + (write ? tx->u.twrite.count : 0);
 	if (total > c->msize)
 		return -EMSGSIZE;

@@ -220,8 +220,14 @@ static int ru_prepare(struct xprt *x, struct lx_xprt_rqst *rq,
 	if (r)
 		return r;
 
-	memset(&h, 0, sizeof(h));
-	memset(&u->offer, 0, sizeof(u->offer));
+	/* lx_rpcrdma_encode() and _check_reply() read the segments up to
+	 * the counts only: clear the counts, not the ~1.5 KiB of segment
+	 * arrays (a memset of both was ~300 instructions per call) */
+	h.nr_reads = 0;
+	h.nr_writes = 0;
+	h.has_reply = false;
+	u->offer.write.nsegs = 0;
+	u->offer.reply.nsegs = 0;
 	h.xid = t->xid;
 	h.vers = LX_RPCRDMA_VERSION;
 	h.credits = lx_xprt_max_reqs(x); /* what we can use */

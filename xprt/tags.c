@@ -24,7 +24,9 @@
  * Every thread starts its search at its own hint (thread-local, seeded at
  * random on first use, reduced modulo the depth of the map at hand).  A put
  * stores the freed tag as the hint, so a thread that gets, puts and gets
- * again finds its own, cache-hot tag.  The hint is per thread, not per map:
+ * again finds its own, cache-hot tag: its bit, still pending in `cleared`,
+ * is taken back from there with one AND (the one exception to "untouched
+ * bits first"; counted in `folded`, so gets and puts stay exact).  The hint is per thread, not per map:
  * a thread that uses several maps shares one hint between them, which only
  * costs a less useful starting point.
  *

@@ -179,6 +179,24 @@ int lx_xprt_tags__alloc_hinted(struct lx_xprt_tags *t)
 		idx = h >> t->shift;
 		first = idx << t->shift;
 		w = &t->words[idx];
+		/*
+		 * The tag this thread put last (the hint), its bit still
+		 * pending in `cleared`: take it back from there, one atomic
+		 * operation, and the slot behind it is the cache-hot one.  A
+		 * fold that took the bit first makes it its own (the AND
+		 * then finds it clear).  Counted as folded and got again,
+		 * so that gets and puts stay exact.
+		 */
+		bit = 1ul << (h - first);
+		if ((atomic_load_explicit(&w->cleared, memory_order_relaxed) &
+		     bit) &&
+		    (atomic_fetch_and_explicit(&w->cleared, ~bit,
+					       memory_order_acq_rel) &
+		     bit)) {
+			atomic_fetch_add_explicit(&w->folded, 1,
+						  memory_order_relaxed);
+			return (int)h;
+		}
 		v = atomic_load(&w->word);
 		avail = ~v &
 			tags_word_mask(

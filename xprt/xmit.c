@@ -119,18 +119,34 @@ static bool xmit_run_deferred(struct xprt *x, struct xmit_defer *d)
 	return queued;
 }
 
-/* Bookkeeping after a request has been completely written. */
+/*
+ * Bookkeeping after a request has been completely written: SENT on and
+ * XMIT off in one exchange.  While XMIT is set nobody delivers, so a
+ * request whose outcome is already in (its reply beat us, or no reply is
+ * expected) is deferred, with a reference taken before XMIT goes, and
+ * completed after the lock drops.  Without the outcome nothing is
+ * deferred: whoever decides it later delivers, and we touch nothing after
+ * the exchange (the same rule as xmit_one()).
+ */
 static void xmit_sent(struct xprt *x, struct lx_xprt_rqst *rq,
 		      struct xmit_defer *d)
 {
-	atomic_fetch_or(&rq->st, RQ_SENT);
+	uint64_t st, nst;
+	bool ref = false;
+
 	atomic_fetch_add_explicit(&x->stats.bytes_sent, rq->tx_total,
 				  memory_order_relaxed);
 	atomic_fetch_add_explicit(&x->stats.sends, 1, memory_order_relaxed);
 	if (rq->pub.no_reply)
 		lx_xprt_claim_outcome(rq, 0);
-	xmit_defer(d, rq);
-	atomic_fetch_and(&rq->st, ~(uint64_t)RQ_XMIT);
+	st = atomic_load(&rq->st);
+	do {
+		if ((rq_flags(st) & RQ_OUTCOME) && !ref) {
+			xmit_defer(d, rq);
+			ref = true;
+		}
+		nst = (st | RQ_SENT) & ~(uint64_t)RQ_XMIT;
+	} while (!atomic_compare_exchange_weak(&rq->st, &st, nst));
 }
 
 /* Put popped but unsent requests back at the front, in their order. */
@@ -170,7 +186,7 @@ static int xmit_next(struct xprt *x, struct lx_xprt_rqst **rqp,
 {
 	struct lx_xprt_xmit_node *n;
 	struct lx_xprt_rqst *rq;
-	uint64_t st;
+	uint64_t st, nst;
 
 	while (d->n < LX_XPRT_XMIT_BATCH) {
 		n = fifo ? lx_xprt_xmitq_peek_fifo(&x->xmitq) : NULL;
@@ -193,15 +209,17 @@ static int xmit_next(struct xprt *x, struct lx_xprt_rqst **rqp,
 			continue;
 		}
 		if (!(rq_flags(st) & RQ_CREDIT)) {
-			if (!lx_xprt_cong_get(&x->cong))
+			if (!lx_xprt__cong_get(&x->cong))
 				return -EBUSY;
-			atomic_fetch_or(&rq->st, RQ_CREDIT);
 			rq->xnode.credited = true;
 		}
 		xmit_pop(x, n, fifo);
-		/* XMIT before clearing QUEUED: the request is never seen idle */
-		atomic_fetch_or(&rq->st, RQ_XMIT);
-		atomic_fetch_and(&rq->st, ~(uint64_t)RQ_QUEUED);
+		/* the credit, XMIT and QUEUED off in one exchange: never seen
+		 * idle, and nobody looks at the credit while it is queued
+		 * and we hold the lock */
+		do {
+			nst = (st | RQ_XMIT | RQ_CREDIT) & ~(uint64_t)RQ_QUEUED;
+		} while (!atomic_compare_exchange_weak(&rq->st, &st, nst));
 		rq->tx_done = 0;
 		*rqp = rq;
 		return 1;

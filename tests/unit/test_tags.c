@@ -227,6 +227,45 @@ static void test_put_get_round_trip_reuses_tags(void **state)
 	}
 }
 
+/*
+ * A thread that puts a tag and gets again takes that tag back from
+ * `cleared` (its slot is the cache-hot one), with another tag held beside
+ * it too; gets, puts and the double-put check stay exact.
+ */
+static void test_put_then_get_takes_the_same_tag_back(void **state)
+{
+	static const unsigned int depths[] = {2, 8, 64, 100};
+	unsigned int i, round;
+
+	(void)state;
+	for (i = 0; i < LX_XPRT_ARRAY_SIZE(depths); i++) {
+		struct lx_xprt_tags *t = mk(depths[i]);
+		struct lx_xprt_tags_stats st;
+		int held, tag, again;
+
+		held = lx_xprt_tags_get(t);
+		tag = lx_xprt_tags_get(t);
+		assert_true(held >= 0 && tag >= 0 && held != tag);
+		for (round = 0; round < 100; round++) {
+			assert_int_equal(lx_xprt_tags_put(t, (unsigned int)tag),
+					 0);
+			again = lx_xprt_tags_get(t);
+			assert_int_equal(again, tag);
+			assert_int_equal(lx_xprt_tags_in_use(t), 2);
+		}
+		assert_int_equal(lx_xprt_tags_put(t, (unsigned int)tag), 0);
+		assert_int_equal(lx_xprt_tags_put(t, (unsigned int)tag),
+				 -EINVAL);
+		assert_int_equal(lx_xprt_tags_put(t, (unsigned int)held), 0);
+		st = stats_of(t);
+		assert_int_equal(st.gets, 102);
+		assert_int_equal(st.puts, 102);
+		assert_int_equal(st.bad_puts, 1);
+		assert_int_equal(lx_xprt_tags_in_use(t), 0);
+		lx_xprt_tags_destroy(t);
+	}
+}
+
 static void test_put_rejects_double_and_foreign_tags(void **state)
 {
 	struct lx_xprt_tags *t = mk(8);
@@ -1015,6 +1054,7 @@ int main(void)
 		cmocka_unit_test(test_small_maps_spread_over_four_words),
 		cmocka_unit_test(test_every_tag_handed_out_once_then_eagain),
 		cmocka_unit_test(test_put_get_round_trip_reuses_tags),
+		cmocka_unit_test(test_put_then_get_takes_the_same_tag_back),
 		cmocka_unit_test(test_put_rejects_double_and_foreign_tags),
 		cmocka_unit_test(test_put_of_unallocated_tag_changes_nothing),
 		cmocka_unit_test(test_threads_never_hold_the_same_tag),
