@@ -32,8 +32,10 @@
 
 /* ------------------------------------------------------------ starting */
 
-static int lx_p9_alloc(struct lx_p9_clnt *c, unsigned int flags, uint8_t kind,
-		       struct lx_xprt_req **reqp)
+/* Inline in every starter: a call level less on the I/O paths. */
+static inline __attribute__((always_inline)) int
+lx_p9_alloc(struct lx_p9_clnt *c, unsigned int flags, uint8_t kind,
+	    struct lx_xprt_req **reqp)
 {
 	struct lx_xprt_req *req;
 	struct lx_p9_call *pc;
@@ -115,7 +117,7 @@ static int lx_p9_start(struct lx_p9_clnt *c, const struct lx_p9_fcall *tx,
 		       struct lx_call *call, unsigned int flags,
 		       struct lx_xprt_req **reqp)
 {
-	struct lx_xprt_req *req;
+	struct lx_xprt_req *req = NULL;
 	struct lx_p9_call *pc;
 	uint16_t tag;
 	int err;
@@ -492,12 +494,12 @@ int lx_p9_call_async(struct lx_p9_clnt *c, struct lx_call *call,
  * Tread data is placed into @buf, Twrite data sent from it.  The caller
  * checked its arguments.
  */
-static int lx_p9_io_prep(struct lx_p9_clnt *c, unsigned int flags, uint8_t kind,
-			 uint8_t type, uint32_t fid, uint64_t offset,
-			 uint32_t count, const void *buf,
-			 struct lx_xprt_req **reqp)
+static inline __attribute__((always_inline)) int
+lx_p9_io_prep(struct lx_p9_clnt *c, unsigned int flags, uint8_t kind,
+	      uint8_t type, uint32_t fid, uint64_t offset, uint32_t count,
+	      const void *buf, struct lx_xprt_req **reqp)
 {
-	struct lx_xprt_req *req;
+	struct lx_xprt_req *req = NULL;
 	struct lx_p9_call *pc;
 	int err;
 
@@ -523,7 +525,7 @@ int lx_p9_io_call(struct lx_p9_clnt *c, uint8_t type, uint32_t fid,
 		  uint64_t offset, uint32_t count, const void *buf,
 		  uint32_t *done)
 {
-	struct lx_xprt_req *req;
+	struct lx_xprt_req *req = NULL;
 	struct lx_p9_call *pc;
 	int err;
 
@@ -548,7 +550,7 @@ static int lx_p9_io_start(struct lx_p9_clnt *c, struct lx_call *call,
 			  uint8_t type, uint32_t fid, uint64_t offset,
 			  uint32_t count, const void *buf)
 {
-	struct lx_xprt_req *req;
+	struct lx_xprt_req *req = NULL;
 	int err;
 
 	if (!c || !call || !call->done || (!buf && count) ||
