@@ -143,6 +143,7 @@ static int lx_p9_start(struct lx_p9_clnt *c, const struct lx_p9_fcall *tx,
 	case LX_P9_TREADDIR:
 		pc->want = tx->u.tread.count;
 		pc->rdata = o ? o->rdata : NULL;
+		req->rx_hint = pc->rdata ? pc->want : 0; /* tcp_rx.c */
 		break;
 	case LX_P9_TWRITE:
 		pc->want = tx->u.twrite.count;
@@ -513,10 +514,12 @@ lx_p9_io_prep(struct lx_p9_clnt *c, unsigned int flags, uint8_t kind,
 	lx_p9_put_io_hdr(req->sbuf->data, type, (uint16_t)req->slot, fid,
 			 offset, count);
 	req->sbuf->len = LX_P9_TIO_HDR;
-	if (type != LX_P9_TWRITE)
+	if (type != LX_P9_TWRITE) {
 		pc->rdata = (void *)buf;
-	else if (count)
+		req->rx_hint = count; /* tcp_rx.c: its data straight in place */
+	} else if (count) {
 		lx_xprt_req_add_seg(req, buf, count); /* the first: no -E2BIG */
+	}
 	*reqp = req;
 	return 0;
 }

@@ -515,6 +515,8 @@ static int lx_rpc_start(struct lx_rpc_clnt *cl,
 		if (err)
 			goto out_put;
 		t->has_rx_dst = true;
+		/* the bulk data to expect: TCP reads the reply for it */
+		req->rx_hint = lx_xprt_iter_count(&t->rx_dst);
 	} else {
 		t->place = NULL;
 	}

@@ -49,7 +49,18 @@ static inline int lx_rpc_msg_check(const void *msg)
 }
 
 /* size[4] type[1] tag[2] */
-#define LX_P9_HDR_LEN 7
+#define LX_P9_HDR_LEN	    7
+
+/*
+ * The fewest stream bytes before the bulk data of a reply that carries
+ * some, marker included: where a read that must not reach into the data
+ * of a reply not seen yet may stop (tcp_rx.c, a hinted first reply).
+ * RPC: the marker and an accepted reply's header with an empty verifier
+ * (XID, message type, reply status, verifier flavor and length, accept
+ * status: RFC 5531); 9P: Rread's size[4] type[1] tag[2] count[4].
+ */
+#define LX_RPC_BULK_HDR_MIN (4 + 24)
+#define LX_P9_BULK_HDR_MIN  11
 
 /* 9P size (of the whole message, itself included): the rest after it */
 static inline int lx_p9_mark(const void *hdr, size_t *len, bool *last)

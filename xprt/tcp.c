@@ -617,13 +617,11 @@ static void *tcp_rx_main(void *arg)
 	return NULL;
 }
 
-/* An asynchronous request went out: someone must be receiving. */
-static void tcp_submitted(struct xprt *x, struct lx_xprt_rqst *rq)
+/* An asynchronous request went out and rx_fd is not armed: someone must
+ * be receiving.  Out of line, so that tcp_submitted()'s common return
+ * saves no registers. */
+static __attribute__((noinline)) void tcp_submitted_arm(struct tcp_tp *tp)
 {
-	struct tcp_tp *tp = tp_of(x);
-
-	if (rq->pub.will_wait || atomic_load(&tp->fd_armed))
-		return;
 	atomic_store(&tp->arm_wanted, true);
 	if (lx_xprt_lock_try(&tp->rx_mtx)) {
 		if (atomic_exchange(&tp->arm_wanted, false))
@@ -631,6 +629,18 @@ static void tcp_submitted(struct xprt *x, struct lx_xprt_rqst *rq)
 		role_release(tp);
 	}
 	/* else the role's holder arms it when it lets go */
+}
+
+/* A request was submitted (before it is sent): its reply's size hint;
+ * for an asynchronous one, someone must be receiving. */
+static void tcp_submitted(struct xprt *x, struct lx_xprt_rqst *rq)
+{
+	struct tcp_tp *tp = tp_of(x);
+
+	lx_xprt_tcp_rx_hint(&tp->rx, rq->pub.rx_hint);
+	if (rq->pub.will_wait || atomic_load(&tp->fd_armed))
+		return;
+	tcp_submitted_arm(tp);
 }
 
 static bool rq_done(struct lx_xprt_rqst *rq)

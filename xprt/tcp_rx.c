@@ -26,8 +26,12 @@
  * header up to where the data starts, then the data by readv() straight
  * into place, so that after the first large reply of a run every payload
  * byte is copied once, from the socket into the caller's memory
- * (stats.direct_rx_bytes); the first one stages one chunk at most, and a
- * reply that places no data returns the stream to batched reads.
+ * (stats.direct_rx_bytes); a reply that places no data returns the
+ * stream to batched reads.  The first large reply of a run is not
+ * staged either when its request said it expects large data
+ * (req->rx_hint, lx_xprt_tcp_rx_hint()): the stream is in large mode
+ * before its first byte is read (rx_hint_take()).  Without the hint it
+ * stages one chunk at most.
  *
  * Every length comes from the peer and is checked before it is used: a
  * fragment or message longer than max_msg, or of more than
@@ -78,6 +82,7 @@ void lx_xprt_tcp_rx_reset(struct xprt *x, struct lx_xprt_tcp_rx *rx)
 	rx->fatal = 0;
 	rx->stall_since = 0;
 	rx->large = false;
+	rx->hint_grace = 0;
 }
 
 /* The stream cannot be what we think it is: end it with @err. */
@@ -736,13 +741,53 @@ rx_large_ask(const struct xprt *x, struct lx_xprt_tcp_rx *rx, size_t room)
 		if (rx->large_seen) {
 			rx->large_seen = false;
 			rx->large_nread = rx->nread;
+			rx->hint_grace = 0;
 		} else if (rx->nread != rx->large_nread) {
-			rx->large = false;
-			return room;
+			if (!rx->hint_grace) {
+				rx->large = false;
+				return room;
+			}
+			/* hinted: a reply sent before the large one */
+			rx->hint_grace--;
+			rx->large_nread = rx->nread;
 		}
 	}
 	w = rx_large_want(x, rx);
 	return w && w < room ? w : room;
+}
+
+/* The least stream bytes before the bulk data of a reply (framing.h). */
+static size_t rx_bulk_hdr_min(const struct lx_xprt_framing_ops *f)
+{
+	if (f == &lx_xprt_framing_rpc)
+		return LX_RPC_BULK_HDR_MIN;
+	if (f == &lx_xprt_framing_9p)
+		return LX_P9_BULK_HDR_MIN;
+	return f->hdr_len + f->key_len;
+}
+
+/*
+ * A large reply is coming (lx_xprt_tcp_rx_hint()), and the stream is in
+ * batched mode: large mode now, before its first byte is read.  Its
+ * header is then read up to where the last large reply's data started,
+ * or for the first of the stream up to the least header a reply with
+ * bulk data has, and on in the steps place() asks for: no read reaches
+ * into its data.  The mode outlives LX_XPRT_TCP_HINT_GRACE small replies
+ * (to calls sent before) and otherwise ends as large mode does.  Return
+ * false when the hint was taken meanwhile.
+ */
+__attribute__((noinline, cold)) static bool
+rx_hint_take(const struct xprt *x, struct lx_xprt_tcp_rx *rx)
+{
+	if (!atomic_exchange_explicit(&rx->hint, false, memory_order_acquire))
+		return false;
+	rx->large = true;
+	rx->large_seen = false;
+	rx->large_nread = rx->nread;
+	rx->hint_grace = LX_XPRT_TCP_HINT_GRACE;
+	if (!rx->large_hdr)
+		rx->large_hdr = rx_bulk_hdr_min(x->framing);
+	return true;
 }
 
 /* Socket readable: read and process until it would block (see tcp_rx.h);
@@ -762,6 +807,10 @@ static int rx_read(struct xprt *x, struct lx_xprt_tcp_rx *rx, int fd, int flags)
 			 rx->data_left >= LX_XPRT_TCP_DIRECT_MIN &&
 			 rx->frag_left >= LX_XPRT_TCP_DIRECT_MIN)
 			ask = 0;
+		else if (lx_xprt_unlikely(atomic_load_explicit(
+				 &rx->hint, memory_order_relaxed)) &&
+			 rx_hint_take(x, rx))
+			ask = rx_large_ask(x, rx, room);
 		if (!ask) {
 			err = rx_direct(x, fd, rx, flags);
 			flags = MSG_DONTWAIT;

@@ -20,7 +20,7 @@
 #define LX_XPRT_TCP_STAGE_SIZE (64u * 1024)
 #define LX_XPRT_TCP_DIRECT_MIN \
 	4096u /* read bulk data in place from this size */
-#define LX_XPRT_TCP_MAX_KEY   16u
+#define LX_XPRT_TCP_MAX_KEY    16u
 /*
  * A reply placing this much bulk data or more puts the stream in "large"
  * mode: reads are then sized to what the state machine needs next (the
@@ -30,7 +30,15 @@
  * Small replies keep the 64 KiB batched reads: a reply that places no
  * data ends the mode (one that places a little keeps it).
  */
-#define LX_XPRT_TCP_LARGE_MIN (32u * 1024)
+#define LX_XPRT_TCP_LARGE_MIN  (32u * 1024)
+/*
+ * A request expecting that much bulk data was submitted (req->rx_hint,
+ * lx_xprt_tcp_rx_hint()): large mode from the next read on, before a
+ * byte of its reply is read, so that the first large reply of a
+ * connection is not staged either; the mode then outlives this many
+ * messages that place no large data (replies to calls sent before it).
+ */
+#define LX_XPRT_TCP_HINT_GRACE 4u
 
 enum lx_xprt_tcp_rx_phase {
 	RX_MARK,
@@ -73,7 +81,9 @@ struct lx_xprt_tcp_rx {
 	bool large_seen;       /* large data placed since the last boundary */
 	uint64_t large_nread;  /* nread at that boundary */
 	size_t large_hdr; /* stream bytes from a record's start to its data */
-	uint64_t nread;	  /* bytes read from the stream so far */
+	unsigned int hint_grace; /* hinted large mode: see HINT_GRACE */
+	atomic_bool hint;     /* a large reply is coming (any thread sets it) */
+	uint64_t nread;	      /* bytes read from the stream so far */
 	uint64_t stall_nread; /* nread when a stall was first suspected */
 	uint64_t stall_since; /* monotonic ns of that */
 };
@@ -86,6 +96,23 @@ int lx_xprt_tcp_rx_init(struct lx_xprt_tcp_rx *rx);
 
 /** lx_xprt_tcp_rx_fini() - free the staging buffer (after a reset) */
 void lx_xprt_tcp_rx_fini(struct lx_xprt_tcp_rx *rx);
+
+/**
+ * lx_xprt_tcp_rx_hint() - a request whose reply is to place @bulk bytes
+ * of data was submitted on @rx's stream
+ *
+ * From %LX_XPRT_TCP_LARGE_MIN on, the receiver's next read already
+ * stops before the data of such a reply (large mode), as it does after
+ * a large reply.  Call it before the request can be sent.
+ * Context: any thread; lock-free (a load, and a store when the flag
+ * changes).
+ */
+static inline void lx_xprt_tcp_rx_hint(struct lx_xprt_tcp_rx *rx, size_t bulk)
+{
+	if (lx_xprt_unlikely(bulk >= LX_XPRT_TCP_LARGE_MIN) &&
+	    !atomic_load_explicit(&rx->hint, memory_order_relaxed))
+		atomic_store_explicit(&rx->hint, true, memory_order_release);
+}
 
 /**
  * lx_xprt_tcp_rx_read() - read @fd until it would block, feeding the replies

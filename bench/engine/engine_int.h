@@ -321,19 +321,27 @@ void bench_perm_init(struct bench_perm *p, uint64_t n, uint64_t key);
  * Return: a value in [0, n); distinct i in [0, n) give distinct values.
  * Inline: the plain random draw asks it per I/O.
  */
+static inline uint64_t bench_perm_round(const struct bench_perm *p, uint64_t x)
+{
+	x = (x * p->m1 + p->a1) & p->mask;
+	x ^= x >> p->s1;
+	x = (x * p->m2 + p->a2) & p->mask;
+	x ^= x >> p->s2;
+	return (x * p->m1 + p->a2) & p->mask;
+}
+
 static inline uint64_t bench_perm_at(const struct bench_perm *p, uint64_t i)
 {
-	uint64_t x = i;
+	uint64_t x;
 
 	if (p->n <= 1)
 		return 0;
-	do {
-		x = (x * p->m1 + p->a1) & p->mask;
-		x ^= x >> p->s1;
-		x = (x * p->m2 + p->a2) & p->mask;
-		x ^= x >> p->s2;
-		x = (x * p->m1 + p->a2) & p->mask;
-	} while (x >= p->n);
+	/* a bijection of [0, mask]; walking the cycle until x < n makes it
+	 * one of [0, n).  The first round outside the loop: no constants
+	 * held in registers for a loop that a power-of-two n never runs */
+	x = bench_perm_round(p, i);
+	while (x >= p->n)
+		x = bench_perm_round(p, x);
 	return x;
 }
 

@@ -54,14 +54,14 @@ struct bench_hist {
 /** bench_hist_index() - bucket of value @v (ns), @v already clamped */
 static inline unsigned int bench_hist_index(uint64_t v)
 {
-	unsigned int e, shift;
+	unsigned int shift;
 
 	if (v < 2 * BENCH_HIST_SUB)
 		return (unsigned int)v;
-	e = 63u - (unsigned int)__builtin_clzll(v);
-	shift = e - BENCH_HIST_SUB_BITS;
-	return ((shift + 1) << BENCH_HIST_SUB_BITS) +
-	       (unsigned int)((v >> shift) - BENCH_HIST_SUB);
+	/* group g = shift + 1 starts at index g << SUB_BITS; v >> shift is
+	 * SUB + the sub-bucket: the two SUBs cancel */
+	shift = 63u - (unsigned int)__builtin_clzll(v) - BENCH_HIST_SUB_BITS;
+	return (shift << BENCH_HIST_SUB_BITS) + (unsigned int)(v >> shift);
 }
 
 /**

@@ -163,9 +163,16 @@ static void hand_off(struct bench_job *j, struct bench_slot *s)
 /*
  * fio's rate_iops, rate and thinktime: when the slot's next I/O may go.
  * A job at its rate takes the next slot of time per direction, as long
- * as the stricter of the two rates asks for this I/O's size (the ramp and
- * a stall are not made up for by a burst); thinktime waits after every
- * completion.  Return: 0 (now) or the CLOCK_MONOTONIC time to wait for.
+ * as the stricter of the two rates asks for this I/O's size.  The slots
+ * follow each other from the direction's first I/O of the phase, as
+ * fio's do from the job's start: an I/O whose slot is already past goes
+ * at once, and so do the ones after it until the job is back on its
+ * schedule - a stall (a slow I/O, a job thread scheduled late on a busy
+ * machine) is made up for by a burst rather than lost, so the rate holds
+ * over the run.  (Each slot used to start at the later of the previous
+ * one's end and now: every late wake-up was lost for good, and a loaded
+ * machine ran below the rate.)  thinktime waits after every completion.
+ * Return: 0 (now) or the CLOCK_MONOTONIC time to wait for.
  */
 static uint64_t pace(struct bench_job *j, struct bench_slot *s, uint64_t now)
 {
@@ -203,7 +210,7 @@ static uint64_t pace(struct bench_job *j, struct bench_slot *s, uint64_t now)
 				gap = (uint64_t)(-log(u > 0 ? u : 0x1p-53) *
 						 (double)iv);
 			}
-			next = (cur > now ? cur : now) + gap;
+			next = (cur ? cur : now) + gap; /* 0: the first */
 		} while (!atomic_compare_exchange_weak_explicit(
 			&j->rate_next[d], &cur, next, memory_order_relaxed,
 			memory_order_relaxed));

@@ -281,9 +281,12 @@ static void test_status_interval_and_eta_off_a_terminal(void **st)
 	unsigned int n = 0;
 
 	(void)st;
-	/* the report every second, then the final one: terse lines */
+	/* the report every second, then the final one: terse lines.  The
+	 * 2 s one is due 700 ms before the end: a main thread stalled past
+	 * the end skips it (a 200 ms margin failed at a load average of
+	 * 15-24) */
 	assert_int_equal(RUN("--rw", "randread", "--size", "256k",
-			     "--time_based", "--runtime", "2200ms", "--mem-lat",
+			     "--time_based", "--runtime", "2700ms", "--mem-lat",
 			     "50us", "--status-interval", "1",
 			     "--output-format", "terse", "--eta", "always"),
 			 0);
@@ -456,14 +459,19 @@ static void test_fio_workload_options(void **st)
 			     "--eta=never"),
 			 0);
 	assert_int_equal(jnum_in(out_text, "\"sync\" : {", "total_ios"), 16);
-	/* rate_iops paces each job */
+	/* rate_iops paces each job.  The cap is exact: a job never runs
+	 * ahead of its schedule (301 I/Os at most in the 1.5 s).  It
+	 * catches up after a stall (below), so only a stall in the run's
+	 * last moments can leave it short: the lower bounds are loose, for
+	 * a loaded machine that stops the job's threads for a few hundred
+	 * ms (seen at a load average of 24 under ASan) */
 	assert_int_equal(RUN("--rw=randread", "--rate_iops=200", "--iodepth=8",
 			     "--size=1m", "--time_based", "--runtime=1500ms",
 			     "--mem-lat=10us", "--output-format=json",
 			     "--eta=never"),
 			 0);
 	n = jnum_in(out_text, "\"read\" : {", "iops");
-	assert_true(n > 150 && n < 250);
+	assert_true(n > 100 && n < 210);
 	/* rate: 800 KiB/s of 4 KiB reads is 200 IOPS; 16 KiB I/Os 50 */
 	assert_int_equal(RUN("--rw=randread", "--rate=800k", "--iodepth=8",
 			     "--size=1m", "--time_based", "--runtime=1500ms",
@@ -471,14 +479,30 @@ static void test_fio_workload_options(void **st)
 			     "--eta=never"),
 			 0);
 	n = jnum_in(out_text, "\"read\" : {", "iops");
-	assert_true(n > 150 && n < 250);
+	assert_true(n > 100 && n < 210);
 	assert_int_equal(RUN("--rw=randread", "--rate=800k", "--bs=16k",
 			     "--rate_iops=1000", "--size=1m", "--time_based",
 			     "--runtime=1500ms", "--mem-lat=10us",
 			     "--output-format=json", "--eta=never"),
 			 0);
 	n = jnum_in(out_text, "\"read\" : {", "iops");
-	assert_true(n > 35 && n < 65);
+	assert_true(n > 25 && n < 53);
+	/* a stall is made up for, as fio does: the first 8 I/Os (of a
+	 * file that exists, so no layout phase takes them) last 1 s, all 8
+	 * slots at once, and the ~90 whose times passed meanwhile go at
+	 * once after them, 8 at a time: 100 IOPS over the 2 s.  The slots
+	 * used to restart after a late I/O (54 IOPS here), and on a loaded
+	 * machine every late wake-up of the job thread was lost, which
+	 * failed the rate checks above now and then */
+	assert_int_equal(RUN("--rw=randread", "--rate_iops=100", "--iodepth=8",
+			     "--size=1m", "--mem-file=f:1m", "--filename=f",
+			     "--time_based", "--runtime=2s", "--mem-slow=8:1s",
+			     "--output-format=json", "--eta=never"),
+			 0);
+	n = jnum_in(out_text, "\"read\" : {", "iops");
+	if (!(n > 75 && n < 105))
+		fail_msg("a 100 IOPS job stalled 1 s ran at %.0f IOPS",
+			 (double)n);
 	expect_usage_error(RUN("--rate=fast"), "bytes per second");
 	/* fio's rw=randread:N: a random block, then N - 1 after it */
 	b = PARSE(&ret, "--rw=randread:8");

@@ -65,6 +65,43 @@ static void test_perm_differs_between_keys(void **st)
 	assert_true(same < 100);
 }
 
+/*
+ * The permutation's values are part of a run's identity: the same key
+ * draws the same offsets from one version to the next (a job's blocks,
+ * the layout a randread reads).  Pinned here, cycle-walking (n not a
+ * power of two) included.
+ */
+static void test_perm_values_are_stable(void **st)
+{
+	static const struct {
+		uint64_t n, i, v;
+	} pin[] = {
+		{7, 0, 2},
+		{7, 1, 6},
+		{7, 5, 3},
+		{7, 6, 1},
+		{4096, 0, 2453},
+		{4096, 997, 2976},
+		{4096, 889, 1507},
+		{4096, 1886, 1704},
+		{100003, 0, 2183},
+		{100003, 997, 21135},
+		{100003, 4985, 68311},
+		{100003, 5982, 13022},
+	};
+	unsigned int k;
+
+	(void)st;
+	for (k = 0; k < sizeof(pin) / sizeof(pin[0]); k++)
+		if (bench_perm(pin[k].i, pin[k].n, 0x1234) != pin[k].v)
+			fail_msg("perm(%llu) of %llu: %llu, was %llu",
+				 (unsigned long long)pin[k].i,
+				 (unsigned long long)pin[k].n,
+				 (unsigned long long)bench_perm(
+					 pin[k].i, pin[k].n, 0x1234),
+				 (unsigned long long)pin[k].v);
+}
+
 /* fio's zoned: 60% of the draws in the first 10% of the region... */
 static void test_zoned_blocks_fall_in_their_zones(void **st)
 {
@@ -345,6 +382,7 @@ int main(void)
 		cmocka_unit_test(test_perm_is_a_bijection_for_every_size),
 		cmocka_unit_test(test_zoned_blocks_fall_in_their_zones),
 		cmocka_unit_test(test_perm_differs_between_keys),
+		cmocka_unit_test(test_perm_values_are_stable),
 		cmocka_unit_test(
 			test_plain_random_draw_matches_the_general_draw),
 		cmocka_unit_test(test_plain_draw_only_without_draw_options),

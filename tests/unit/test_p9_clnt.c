@@ -485,6 +485,60 @@ static struct lx_call *mkcall(lx_done_fn fn, void *arg, unsigned int flags)
 	return call;
 }
 
+/*
+ * The first Rread of a connection with a large count, after only small
+ * replies (Rversion, Rattach, Rwalk, Rlopen), lands straight in the
+ * caller's buffer: the Tread's size hint (req->rx_hint) puts the TCP
+ * receiver in reads sized to the message before its first byte, so not
+ * one data byte goes through the staging buffer (issue 17 item 1).  Both
+ * ways a Tread is started: lx_p9_read() and lx_p9_read_async().
+ */
+static void test_first_large_rread_lands_in_place(void **state)
+{
+	static uint8_t buf[65536];
+	struct lx_p9_opts o;
+	struct lx_p9_clnt *c;
+	struct lx_xprt_stats x0, x1;
+	struct waiter w;
+	uint32_t fid, n, i, want;
+	int pass;
+
+	(void)state;
+	for (pass = 0; pass < 2; pass++) {
+		setup_srv();
+		o = opts();
+		c = conn(&o);
+		want = lx_p9_iosize(c);
+		assert_true(want >= 32 * 1024 && want <= sizeof(buf));
+		fid = open_file(c, "file");
+		memset(buf, 0, sizeof(buf));
+		lx_xprt_stats(lx_p9_xprt(c), &x0);
+		if (!pass) {
+			assert_int_equal(lx_p9_read(c, fid, 3, want, buf, &n),
+					 0);
+		} else {
+			waiter_init(&w, 1);
+			assert_int_equal(
+				lx_p9_read_async(
+					c, mkcall(io_cb, &w, LX_CALL_NOWAIT),
+					fid, 3, want, buf),
+				0);
+			waiter_wait(&w);
+			assert_int_equal(w.status[0], 0);
+			n = w.count[0];
+		}
+		assert_int_equal(n, want);
+		for (i = 0; i < n; i++)
+			if (buf[i] != (uint8_t)((3 + i) * 31 + 7))
+				fail_msg("pass %d byte %u", pass, i);
+		lx_xprt_stats(lx_p9_xprt(c), &x1);
+		/* every data byte read into @buf, none through the stage */
+		assert_int_equal(x1.direct_rx_bytes - x0.direct_rx_bytes, want);
+		assert_int_equal(lx_p9_clunk(c, fid), 0);
+		lx_p9_destroy(c);
+	}
+}
+
 static void test_tags_are_slots_below_max_reqs(void **state)
 {
 	static uint8_t bufs[5][1000];
@@ -1079,6 +1133,7 @@ int main(void)
 			test_read_lands_in_caller_buffer_within_bounds),
 		cmocka_unit_test(
 			test_rread_count_over_request_is_eproto_untouched),
+		cmocka_unit_test(test_first_large_rread_lands_in_place),
 		cmocka_unit_test(test_malformed_replies_map_to_their_errno),
 		cmocka_unit_test(
 			test_connection_close_is_econnreset_then_enotconn),

@@ -67,8 +67,12 @@ struct mem_req {
  * order), and wake it only when it sleeps: the thread publishes
  * "sleeping" before its last look at the inbox and a submitter reads it
  * after its push (both sequentially consistent), so one of the two always
- * sees the other and no wake is lost, without a lock per I/O.  Delayed
- * I/Os wait in a min-heap that only the thread itself touches.
+ * sees the other and no wake is lost, without a lock per I/O.  The first
+ * submitter to see it asleep takes the flag down with an exchange and is
+ * the only one to wake it: the others, until the thread runs again, make
+ * no system call (a thread woken but not yet scheduled used to get one
+ * futex wake per submit).  Delayed I/Os wait in a min-heap that only the
+ * thread itself touches.
  */
 struct mem_worker {
 	_Atomic(struct mem_req *) inbox; /* newest first */
@@ -120,6 +124,7 @@ struct mem_be {
 	/* run */
 	bool store;
 	bool read_data; /* reads touch the data: store or corrupt */
+	bool timed;	/* a latency to give: --mem-lat, --mem-slow, virtual */
 	struct mem_worker *w;
 	struct mem_owner *owners;
 	unsigned int nowners;
@@ -131,8 +136,8 @@ struct mem_be {
 	pthread_cond_t slot_cond;
 	_Atomic unsigned int slot_waiters;
 
+	/* submitted also picks the completion thread, round-robin */
 	_Atomic uint64_t submitted __attribute__((aligned(MEM_CACHELINE)));
-	_Atomic uint64_t rr;
 	_Atomic uint64_t nowait_calls;
 	_Atomic uint64_t inflight __attribute__((aligned(MEM_CACHELINE)));
 	_Atomic uint64_t max_inflight;
@@ -142,6 +147,8 @@ struct mem_be {
 	_Atomic uint64_t injected;
 	_Atomic uint64_t corrupted;
 	_Atomic uint64_t sync_ios; /* done by run_sync() */
+	_Atomic uint64_t naps;	   /* a completion thread set out to sleep */
+	_Atomic uint64_t wakes;	   /* ... and a submitter woke it */
 };
 
 enum {
@@ -391,7 +398,7 @@ static void do_data(struct mem_be *m, struct bench_io *io, int *status)
 	}
 }
 
-static void release_slot(struct mem_be *m)
+static inline void release_slot(struct mem_be *m)
 {
 	atomic_fetch_sub(&m->inflight, 1);
 	if (m->slots && atomic_load(&m->slot_waiters)) {
@@ -488,6 +495,7 @@ static void *mem_worker_main(void *arg)
 		if (atomic_load(&w->stop) && !w->nheap)
 			break;
 		seq = atomic_load(&w->seq);
+		atomic_fetch_add_explicit(&w->m->naps, 1, memory_order_relaxed);
 		atomic_store(&w->sleeping, true);
 		if (!atomic_load(&w->inbox) && !atomic_load(&w->stop)) {
 			wait = w->nheap ? w->heap[0]->due - now : 1000000000ull;
@@ -566,6 +574,7 @@ static int mem_setup(void *priv, const struct bench_config *cfg,
 
 	m->store = cfg->verify;
 	m->read_data = m->store || m->corrupt;
+	m->timed = m->virt || m->lat_max || m->slow_n;
 	m->nowners = cfg->numjobs + 1;
 	m->owners =
 		aligned_alloc(MEM_CACHELINE, sizeof(*m->owners) * m->nowners);
@@ -728,11 +737,9 @@ static inline int take_slot(struct mem_be *m, unsigned int flags)
 	return 0;
 }
 
-static inline uint64_t sample_lat(struct mem_be *m, struct mem_owner *o)
+/* the latency of @o's @n-th I/O (from 0) */
+static uint64_t sample_lat(struct mem_be *m, uint64_t n)
 {
-	uint64_t n =
-		atomic_fetch_add_explicit(&o->ops, 1, memory_order_relaxed);
-
 	if (n < m->slow_n)
 		return m->slow_lat;
 	if (m->lat_max == m->lat_min)
@@ -740,14 +747,45 @@ static inline uint64_t sample_lat(struct mem_be *m, struct mem_owner *o)
 	return m->lat_min + mem_rand() % (m->lat_max - m->lat_min + 1);
 }
 
+/*
+ * An I/O enters the back-end (submit() and run_sync() alike): its
+ * sequence number, its owner's in-flight count and the most seen,
+ * --mem-fail-at, its latency.  Return: the sequence number (from 1).
+ */
+static inline uint64_t mem_enter(struct mem_be *m, const struct bench_io *io,
+				 int *status, uint64_t *lat)
+{
+	struct mem_owner *o = &m->owners[io->owner];
+	uint64_t seq, n;
+	uint32_t fl, mx;
+
+	seq = atomic_fetch_add_explicit(&m->submitted, 1,
+					memory_order_relaxed) +
+	      1;
+	fl = atomic_fetch_add_explicit(&o->inflight, 1, memory_order_relaxed) +
+	     1;
+	mx = atomic_load_explicit(&o->max, memory_order_relaxed);
+	while (fl > mx && !atomic_compare_exchange_weak_explicit(
+				  &o->max, &mx, fl, memory_order_relaxed,
+				  memory_order_relaxed))
+		;
+	n = atomic_fetch_add_explicit(&o->ops, 1, memory_order_relaxed);
+	*status = 0;
+	if (m->fail_at && seq == m->fail_at) {
+		*status = -EIO;
+		atomic_fetch_add_explicit(&m->injected, 1,
+					  memory_order_relaxed);
+	}
+	*lat = m->timed ? sample_lat(m, n) : 0;
+	return seq;
+}
+
 static int mem_submit(void *priv, struct bench_io *io, unsigned int flags)
 {
 	struct mem_be *m = priv;
 	struct mem_req *r = io->priv;
 	struct mem_worker *w;
-	struct mem_owner *o;
 	uint64_t seq, lat;
-	uint32_t fl, mx;
 	int ret;
 
 	if (io->owner == 0 || io->owner >= m->nowners)
@@ -765,36 +803,26 @@ static int mem_submit(void *priv, struct bench_io *io, unsigned int flags)
 		atomic_fetch_add_explicit(&m->eagain, 1, memory_order_relaxed);
 		return ret;
 	}
-	seq = atomic_fetch_add_explicit(&m->submitted, 1,
-					memory_order_relaxed) +
-	      1;
-	o = &m->owners[io->owner];
-	fl = atomic_fetch_add_explicit(&o->inflight, 1, memory_order_relaxed) +
-	     1;
-	mx = atomic_load_explicit(&o->max, memory_order_relaxed);
-	while (fl > mx && !atomic_compare_exchange_weak_explicit(
-				  &o->max, &mx, fl, memory_order_relaxed,
-				  memory_order_relaxed))
-		;
+	seq = mem_enter(m, io, &r->status, &lat);
 	r->io = io;
-	r->next = NULL;
-	r->status = 0;
-	if (m->fail_at && seq == m->fail_at) {
-		r->status = -EIO;
-		atomic_fetch_add_explicit(&m->injected, 1,
-					  memory_order_relaxed);
+	r->vdone = 0;
+	r->due = 0;
+	if (m->timed) {
+		if (m->virt)
+			r->vdone = io->t_submit + lat + !lat;
+		else if (lat)
+			r->due = bench_now_ns() + lat;
 	}
-	lat = sample_lat(m, o);
-	r->vdone = m->virt ? io->t_submit + lat + !lat : 0;
-	r->due = !m->virt && lat ? bench_now_ns() + lat : 0;
 
-	w = &m->w[atomic_fetch_add_explicit(&m->rr, 1, memory_order_relaxed) %
-		  m->nthreads];
+	w = &m->w[(seq - 1) % m->nthreads];
 	r->next = atomic_load_explicit(&w->inbox, memory_order_relaxed);
 	while (!atomic_compare_exchange_weak(&w->inbox, &r->next, r))
 		;
-	if (atomic_load(&w->sleeping))
+	/* the load first: no locked exchange while it is awake */
+	if (atomic_load(&w->sleeping) && atomic_exchange(&w->sleeping, false)) {
+		atomic_fetch_add_explicit(&m->wakes, 1, memory_order_relaxed);
 		worker_wake(w);
+	}
 	return 0;
 }
 
@@ -809,9 +837,7 @@ static int mem_run_sync(void *priv, struct bench_io *io, int *status,
 			size_t *bytes)
 {
 	struct mem_be *m = priv;
-	struct mem_owner *o;
-	uint64_t seq, lat;
-	uint32_t fl, mx;
+	uint64_t lat;
 	int ret;
 
 	if (!m->sync || (m->virt && (m->lat_max || m->slow_n)))
@@ -821,24 +847,7 @@ static int mem_run_sync(void *priv, struct bench_io *io, int *status,
 	ret = take_slot(m, 0);
 	if (ret)
 		return -EAGAIN;
-	seq = atomic_fetch_add_explicit(&m->submitted, 1,
-					memory_order_relaxed) +
-	      1;
-	o = &m->owners[io->owner];
-	fl = atomic_fetch_add_explicit(&o->inflight, 1, memory_order_relaxed) +
-	     1;
-	mx = atomic_load_explicit(&o->max, memory_order_relaxed);
-	while (fl > mx && !atomic_compare_exchange_weak_explicit(
-				  &o->max, &mx, fl, memory_order_relaxed,
-				  memory_order_relaxed))
-		;
-	*status = 0;
-	if (m->fail_at && seq == m->fail_at) {
-		*status = -EIO;
-		atomic_fetch_add_explicit(&m->injected, 1,
-					  memory_order_relaxed);
-	}
-	lat = sample_lat(m, o);
+	mem_enter(m, io, status, &lat);
 	if (lat && !m->virt) {
 		struct timespec ts = {
 			.tv_sec = (time_t)(lat / 1000000000ull),
@@ -851,7 +860,8 @@ static int mem_run_sync(void *priv, struct bench_io *io, int *status,
 	if (!*status)
 		do_data(m, io, status);
 	*bytes = *status || io->op > BENCH_OP_WRITE ? 0 : io->len;
-	atomic_fetch_sub_explicit(&o->inflight, 1, memory_order_relaxed);
+	atomic_fetch_sub_explicit(&m->owners[io->owner].inflight, 1,
+				  memory_order_relaxed);
 	release_slot(m);
 	atomic_fetch_add_explicit(&m->completed, 1, memory_order_relaxed);
 	atomic_fetch_add_explicit(&m->sync_ios, 1, memory_order_relaxed);
@@ -889,6 +899,8 @@ static void mem_stats(void *priv, bench_stat_fn fn, void *arg)
 	fn(arg, "corrupted_reads", atomic_load(&m->corrupted));
 	fn(arg, "threads", m->nthreads);
 	fn(arg, "sync_ios", atomic_load(&m->sync_ios));
+	fn(arg, "naps", atomic_load(&m->naps));
+	fn(arg, "wakes", atomic_load(&m->wakes));
 }
 
 static void mem_teardown(void *priv)

@@ -249,6 +249,11 @@ struct lx_xprt_req_ops {
  *	lx_xprt_req_done_wait() (proto): the transport may let that thread
  *	receive the reply itself, saving a thread hop
  * @key: the reply key given at submit
+ * @rx_hint: bulk data bytes the reply is expected to place (proto, set
+ *	before submit; the READ or Tread count; 0: none).  A hint only: a
+ *	transport may size its reads for it (TCP reads the header of such
+ *	a reply without reading into its data, so the data of even the
+ *	first large reply of a connection lands straight in place)
  * @gen: which use of the slot this is: changes at every lx_xprt_req_alloc()
  *	and is never 0 (lx_xprt_call_set() records it for lx_call_cancel())
  * @user: free for the protocol
@@ -274,6 +279,7 @@ struct lx_xprt_req {
 	uint32_t key;
 	uint32_t gen;
 	void *user;
+	size_t rx_hint;
 };
 
 /* lx_xprt_req_alloc() flags */
