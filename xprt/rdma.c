@@ -63,7 +63,7 @@ static int lx_xr_send(struct xprt *x, struct lx_xprt_rqst **reqs,
 	struct ibv_send_wr **tail = &head;
 	struct lx_xprt_rdma_send *snd = tp->snd;
 	unsigned int widx[LX_XPRT_XMIT_BATCH]; /* request index of each WR */
-	unsigned int i, nwr = 0, ok = n, recvs = 0, j, b;
+	unsigned int i, nwr = 0, ok = n, recvs = 0, j, b, nsig = 0;
 	int free_slots, used = 0, r;
 
 	(void)more; /* the batch is one doorbell already */
@@ -129,6 +129,7 @@ static int lx_xr_send(struct xprt *x, struct lx_xprt_rqst **reqs,
 			wr[nwr].send_flags = IBV_SEND_SIGNALED;
 			wr[nwr].wr_id = c->unsignaled;
 			c->unsignaled = 0;
+			nsig++;
 		}
 		rq->tx_done = rq->tx_total;
 		widx[nwr] = i;
@@ -149,6 +150,10 @@ static int lx_xr_send(struct xprt *x, struct lx_xprt_rqst **reqs,
 	}
 	if (head) {
 		atomic_fetch_sub(&c->sq_free, used);
+		/* before the post: the poller may see the completion first
+		 * (a failed post leaves it high: more polls, nothing lost) */
+		if (nsig)
+			atomic_fetch_add(&c->sig_out, (int)nsig);
 		r = xv_post_send(c->qp, head, &bad);
 		lx_xr_ctr_add(tp, RC_SEND_DOORBELLS, 1);
 		if (r) {
@@ -326,6 +331,8 @@ static int lx_xr_setup(struct xprt *x)
 	x->tp = tp;
 	tp->x = x;
 	tp->evfd = -1;
+	lx_xprt_lock_init(&tp->rx_role);
+	atomic_init(&tp->watch, true);
 	tp->reg_dev = -1;
 	tp->mw_dev = -1;
 	r = -pthread_mutex_init(&tp->lock, NULL);
@@ -453,6 +460,8 @@ const struct lx_xprt_transport_ops lx_xprt_rdma_ops = {
 	.send = lx_xr_send,
 	.wait_writable = lx_xr_wait_writable,
 	.kick_rx = lx_xr_kick_rx,
+	.submitted = lx_xr_submitted,
+	.wait = lx_xr_wait,
 	.teardown = lx_xr_teardown,
 	.release = lx_xr_release,
 	.pool_reg = &lx_xprt_rdma_pool_reg_ops,

@@ -6,6 +6,11 @@
  * Locking:
  *   tp->lock    tp->conn / tp->rx_conn hand-over between the connecting
  *               worker, the poller and reap (with tp->cond)
+ *   tp->rx_role the receiver role: its holder (the poller, or a
+ *               synchronous caller in lx_xr_wait) polls the CQs, reads
+ *               their events, arms them, adopts and detaches rx_conn,
+ *               and owns the "poller" state below (rx_inv, inv_wr, ninv,
+ *               a connection's armed and unacked counts)
  *   tp->rlock   the free list of receive buffers
  *   x->xmit_lock (core) the send side: c->unsignaled, marshalling
  *   atomics     c->sq_free, c->posted, tp->excess, counters
@@ -19,6 +24,7 @@
 
 #include <rdma/rdma_cma.h>
 
+#include "lock.h"
 #include "rdma.h"
 
 /**
@@ -34,9 +40,16 @@
  * @unsignaled: Sends posted since the last signalled one (transmit lock)
  * @sq_free: send queue slots free (the poller gives them back)
  * @posted: receives posted and not completed
+ * @sig_out: signalled send queue work requests posted whose completion
+ *	the poller has not seen: the send CQ is polled only while it is
+ *	above 0 (a poll of an empty CQ costs ~150 instructions; failed
+ *	connections also report on the receive CQ and the CM channel)
  * @armed: both CQs asked for an event (poller)
  * @unacked_s, @unacked_r: CQ events not acknowledged yet (poller)
  * @rx_detached: the poller let go of it (tp->lock)
+ * @rx_err: a failure seen by someone who could not detach it (a CM event
+ *	while a caller held the receiver role, a failed completion a caller
+ *	polled): the poller detaches with it
  * @dead: reported lost (lx_xr_shutdown): the poller detaches
  * @max_wr_call: send queue entries one call may need at most (its window
  *	binds, its Send, the invalidations reserved for its windows)
@@ -56,9 +69,11 @@ struct lx_xr_conn {
 	unsigned int unsignaled;
 	atomic_int sq_free;
 	atomic_int posted;
+	atomic_int sig_out;
 	bool armed;
 	unsigned int unacked_s, unacked_r;
 	bool rx_detached;
+	atomic_int rx_err;
 	atomic_bool dead;
 	unsigned int max_wr_call;
 	unsigned int inv_flags;
@@ -108,6 +123,15 @@ struct lx_xr_tp {
 	struct lx_xprt_rdma_params last_params; /* of the last connection */
 
 	int evfd; /* kicks the poller */
+	/* the receiver role (see Locking) */
+	struct lx_xprt_lock rx_role;
+	/* the poller keeps the CQs armed and sleeps on their channel; off
+	 * while synchronous callers receive their own replies, back on as
+	 * soon as anything else may wait for one (rdma_rx.c, "Synchronous
+	 * callers") */
+	atomic_bool watch;
+	/* the poller found the role taken: its holder kicks it on leaving */
+	atomic_bool rx_deferred;
 	pthread_t poller;
 	bool poller_started;
 	atomic_bool stop;
@@ -236,5 +260,16 @@ void *lx_xr_poller_main(void *arg);
 
 /** lx_xr_kick_poller() - wake the poller (new connection, stop) */
 void lx_xr_kick_poller(struct lx_xr_tp *tp);
+
+/**
+ * lx_xr_wait() - transport op: a synchronous caller waits for @rq and
+ * receives itself while nobody else does (see rdma_rx.c)
+ * Return: 0 once done() ran, -ETIMEDOUT at @deadline, -EAGAIN to sleep
+ * until the poller completes it.
+ */
+int lx_xr_wait(struct xprt *x, struct lx_xprt_rqst *rq, uint64_t deadline);
+
+/** lx_xr_submitted() - transport op: an asynchronous request went out */
+void lx_xr_submitted(struct xprt *x, struct lx_xprt_rqst *rq);
 
 #endif /* LX_XPRT_RDMA_INT_H */

@@ -9,7 +9,9 @@
  * watches the connection's RDMA-CM events (a server disconnect), and runs
  * the core's request timers.
  *
- * Waiting.  Both CQs share one completion channel.  When a poll finds
+ * Waiting.  Both CQs share one completion channel.  (A synchronous
+ * caller on an idle connection receives its reply itself instead: see
+ * "Synchronous callers" at lx_xr_wait.)  When a poll finds
  * nothing the poller arms the CQs (see rx_arm), polls once more (a
  * completion that arrived before the arming raises no event), and then
  * sleeps in poll(2)
@@ -215,9 +217,11 @@ static int wc_err(const struct xprt *x, const struct ibv_wc *wc)
 	return wc->status == IBV_WC_RETRY_EXC_ERR ? -ETIMEDOUT : -EIO;
 }
 
-/* Drain both CQs once.  Return the completions handled, or a negative
- * errno when the connection failed. */
-static int rx_poll(struct xprt *x, struct lx_xr_tp *tp, struct lx_xr_conn *c)
+/* Drain both CQs once; the send CQ only while signalled work is out, or
+ * when @scq says so.  Return the completions handled, or a negative errno
+ * when the connection failed. */
+static int rx_poll(struct xprt *x, struct lx_xr_tp *tp, struct lx_xr_conn *c,
+		   bool scq)
 {
 	struct ibv_wc wc[RX_POLL_BATCH];
 	unsigned int inv_slot[RX_POLL_BATCH], ninv = 0;
@@ -281,9 +285,21 @@ static int rx_poll(struct xprt *x, struct lx_xr_tp *tp, struct lx_xr_conn *c)
 	if (work > 0)
 		lx_xprt_rx_batch_end(x);
 
-	n = ibv_poll_cq(c->scq, RX_POLL_BATCH, wc);
+	/* the send CQ holds no success before a signalled work request
+	 * completes: every 'signal_every'-th Send, the last invalidation of
+	 * a call's windows.  A failed work request reports there too,
+	 * signalled or not, and rxe may leave the receive queue unflushed
+	 * then: the caller asks for a look after every sleep (@scq), as a
+	 * poll on every round used to. */
+	if (!scq &&
+	    atomic_load_explicit(&c->sig_out, memory_order_acquire) <= 0)
+		n = 0;
+	else
+		n = ibv_poll_cq(c->scq, RX_POLL_BATCH, wc);
 	if (n < 0)
 		return -EIO;
+	if (n)
+		atomic_fetch_sub(&c->sig_out, n);
 	work += n;
 	for (i = 0; i < n; i++) {
 		if (wc[i].status != IBV_WC_SUCCESS) {
@@ -392,6 +408,175 @@ static int ms_until(uint64_t deadline)
 	return (int)LX_XPRT_MIN((deadline - now + 999999) / 1000000, 60000ull);
 }
 
+/* ------------------------------------------------------ receiver role */
+
+/* Record @err against @c for the poller, unless a failure is already. */
+static void rx_set_err(struct lx_xr_conn *c, int err)
+{
+	int none = 0;
+
+	atomic_compare_exchange_strong(&c->rx_err, &none, err);
+}
+
+/* The poller takes the role if it is free.  When it is not, it says so
+ * (rx_deferred) and tries once more: a holder that let go between the
+ * two tries either gave it to us or sees the flag after its unlock and
+ * kicks us, so the poller never sleeps on a role nobody holds. */
+static bool rx_role_try(struct lx_xr_tp *tp)
+{
+	if (lx_xprt_lock_try(&tp->rx_role))
+		return true;
+	atomic_store(&tp->rx_deferred, true);
+	if (!lx_xprt_lock_try(&tp->rx_role))
+		return false;
+	atomic_store(&tp->rx_deferred, false);
+	return true;
+}
+
+/* Turn the poller's watch on (not the poller itself): it may sleep
+ * without the channel, so it is kicked to arm the CQs and look. */
+static void rx_watch(struct lx_xr_tp *tp)
+{
+	if (!atomic_exchange(&tp->watch, true))
+		lx_xr_kick_poller(tp);
+}
+
+void lx_xr_submitted(struct xprt *x, struct lx_xprt_rqst *rq)
+{
+	/* a synchronous caller receives itself, or turns the watch on
+	 * when it cannot (lx_xr_wait) */
+	struct lx_xr_tp *tp = lx_xr_tp_of(x);
+
+	if (rq->pub.will_wait)
+		return;
+	/* after the core counted it submitted: a caller leaving
+	 * lx_xr_wait either sees that count or we see its watch off
+	 * (the fence there pairs with this one) */
+	atomic_thread_fence(memory_order_seq_cst);
+	if (!atomic_load(&tp->watch))
+		rx_watch(tp);
+}
+
+static bool rq_done(struct lx_xprt_rqst *rq)
+{
+	return atomic_load(&rq->done_futex) == LX_XPRT_DONE;
+}
+
+/* A synchronous caller looks up from its sleep this often: a request
+ * completed elsewhere (timeout, cancel), a failure, teardown. */
+#define RX_WAIT_POLL_MS 10
+
+/*
+ * Synchronous callers.  A thread waiting for its own reply (a request
+ * marked will_wait, lx_xprt_req_done_wait()) takes the receiver role when
+ * it is free and polls the CQs itself, as the TCP transport's tcp_wait
+ * reads the socket: it arms the CQs, polls once more, sleeps in poll(2)
+ * on the completion channel alone and reads the event.  A call then costs
+ * what ib_send_lat -e costs plus that poll(2), on one thread, instead of
+ * waking the poller, which completes the request and wakes the caller's
+ * futex.  It completes whatever it polls, its own reply and others.
+ *
+ * While it receives, the poller's watch is off: the poller does not arm
+ * the CQs nor sleep on their channel (it still reads CM events, runs the
+ * timers and takes kicks).  The caller turns the watch back on when it
+ * leaves with other requests in flight, an asynchronous submit turns it
+ * on at once (lx_xr_submitted), and a caller that cannot take the role
+ * turns it on and sleeps; each time the poller is kicked to arm and
+ * look.  Purely synchronous traffic never wakes the poller.  Whatever a
+ * caller cannot act on itself - a failed completion, the connection
+ * reported dead - it leaves to the poller (c->rx_err) and kicks it.
+ */
+int lx_xr_wait(struct xprt *x, struct lx_xprt_rqst *rq, uint64_t deadline)
+{
+	struct lx_xr_tp *tp = lx_xr_tp_of(x);
+	struct pollfd pfd = {.events = POLLIN};
+	struct lx_xr_conn *c;
+	bool scq = false, kick = false, left;
+	int err = -EAGAIN, r, ms;
+
+	if (!lx_xprt_lock_try(&tp->rx_role)) {
+		/* the poller or another caller receives: the poller must
+		 * watch, for we only sleep */
+		rx_watch(tp);
+		return -EAGAIN;
+	}
+	c = tp->rx_conn; /* adopted and detached under the role only */
+	if (!c || atomic_load(&c->dead) || atomic_load(&c->rx_err) ||
+	    atomic_load(&tp->stop)) {
+		lx_xprt_unlock(&tp->rx_role);
+		atomic_store(&tp->watch, true);
+		lx_xr_kick_poller(tp);
+		return -EAGAIN;
+	}
+	atomic_store(&tp->watch, false);
+	pfd.fd = c->cc->fd;
+	/* armed before the first look: the reply is hardly in yet, and one
+	 * that comes after the arming raises an event */
+	if (!c->armed && (r = rx_arm(tp, c))) {
+		rx_set_err(c, r);
+		goto out;
+	}
+	while (!rq_done(rq)) {
+		ms = RX_WAIT_POLL_MS;
+		if (lx_xprt_unlikely(deadline)) {
+			uint64_t now = lx_xprt_now_ns();
+
+			if (now >= deadline) {
+				err = -ETIMEDOUT;
+				break;
+			}
+			if (deadline - now < RX_WAIT_POLL_MS * 1000000ull)
+				ms = (int)((deadline - now + 999999) / 1000000);
+		}
+		r = rx_poll(x, tp, c, scq);
+		scq = false;
+		if (r < 0) {
+			rx_set_err(c, r);
+			break;
+		}
+		if (r > 0 || rq_done(rq))
+			continue;
+		if (atomic_load(&c->dead) || atomic_load(&c->rx_err) ||
+		    atomic_load(&tp->stop))
+			break;
+		if (!c->armed) {
+			/* after an event: arm, and look once more */
+			r = rx_arm(tp, c);
+			if (r) {
+				rx_set_err(c, r);
+				break;
+			}
+			continue;
+		}
+		if (poll(&pfd, 1, ms) > 0)
+			rx_get_cq_events(tp, c);
+		else
+			scq = true; /* quiet: look for a failed Send too */
+	}
+out:
+	/* anything else in flight (ours is counted complete before its
+	 * done() ran), or a failure the poller must act on: the poller
+	 * watches again (the fence: see lx_xr_submitted) */
+	atomic_thread_fence(memory_order_seq_cst);
+	left = atomic_load_explicit(&x->stats.submitted,
+				    memory_order_relaxed) !=
+		       atomic_load_explicit(&x->stats.completed,
+					    memory_order_relaxed) ||
+	       atomic_load(&c->rx_err) || atomic_load(&c->dead);
+	/* a failure: the poller detaches now, whatever the watch */
+	kick = atomic_load(&c->rx_err) || atomic_load(&c->dead);
+	lx_xprt_unlock(&tp->rx_role);
+	if (left && !atomic_exchange(&tp->watch, true))
+		kick = true;
+	if (atomic_exchange(&tp->rx_deferred, false))
+		kick = true;
+	if (kick)
+		lx_xr_kick_poller(tp);
+	return rq_done(rq) ? 0 : err;
+}
+
+/* ----------------------------------------------------------- poller */
+
 void *lx_xr_poller_main(void *arg)
 {
 	struct xprt *x = arg;
@@ -399,51 +584,79 @@ void *lx_xr_poller_main(void *arg)
 	uint64_t next = 0, spin_end = 0, busy_ns;
 	struct lx_xr_conn *c = NULL;
 	struct pollfd pfd[3];
+	bool woke = true;   /* the send CQ is looked at once after a sleep */
+	bool ev_cq = false; /* the channel was readable: read its events */
+	bool watching;	    /* this sleep is on the channel too */
 	nfds_t nfds;
 	int r;
 
 	busy_ns = (uint64_t)tp->o.busy_poll_us * 1000u;
 	while (!atomic_load(&tp->stop)) {
-		rx_adopt(tp, &c);
-		if (c && atomic_load(&c->dead)) {
-			rx_detach(x, tp, &c, 0);
-			continue;
-		}
+		watching = false;
 		if (atomic_exchange(&tp->timer_kick, false) ||
 		    (next && lx_xprt_now_ns() >= next))
 			next = lx_xprt_timer_run(x);
+		if (!rx_role_try(tp))
+			goto sleep; /* a caller receives; it kicks us */
+		rx_adopt(tp, &c);
+		if (c && (atomic_load(&c->dead) || atomic_load(&c->rx_err))) {
+			rx_detach(x, tp, &c, atomic_load(&c->rx_err));
+			ev_cq = false;
+			lx_xprt_unlock(&tp->rx_role);
+			continue;
+		}
+		if (c && ev_cq)
+			rx_get_cq_events(tp, c);
+		ev_cq = false;
 		if (c) {
-			r = rx_poll(x, tp, c);
+			r = rx_poll(x, tp, c, woke);
+			woke = false;
 			if (r < 0) {
 				rx_detach(x, tp, &c, r);
+				lx_xprt_unlock(&tp->rx_role);
 				continue;
 			}
 			if (r > 0) {
 				if (busy_ns)
 					spin_end = lx_xprt_now_ns() + busy_ns;
+				lx_xprt_unlock(&tp->rx_role);
 				continue;
 			}
-			if (busy_ns && lx_xprt_now_ns() < spin_end)
+			if (busy_ns && lx_xprt_now_ns() < spin_end) {
+				lx_xprt_unlock(&tp->rx_role);
 				continue;
-			if (!c->armed) {
-				r = rx_arm(tp, c);
-				if (r) {
-					rx_detach(x, tp, &c, r);
-					continue;
+			}
+			/* a sender waiting for send queue slots needs the
+			 * send CQ watched whoever receives */
+			if (atomic_load(&tp->watch) ||
+			    atomic_load(&tp->sq_waiters)) {
+				if (!c->armed) {
+					r = rx_arm(tp, c);
+					if (r)
+						rx_detach(x, tp, &c, r);
+					lx_xprt_unlock(&tp->rx_role);
+					continue; /* poll once more: see above */
 				}
-				continue; /* poll once more: see above */
+				watching = true;
 			}
 		}
+		lx_xprt_unlock(&tp->rx_role);
+		/* the watch went on while we held the role: arm first */
+		if (c && !watching && atomic_load(&tp->watch))
+			continue;
+sleep:
 		pfd[0] = (struct pollfd){.fd = tp->evfd, .events = POLLIN};
 		nfds = 1;
 		if (c) {
-			pfd[1] = (struct pollfd){.fd = c->cc->fd,
-						 .events = POLLIN};
-			pfd[2] = (struct pollfd){.fd = c->ech->fd,
-						 .events = POLLIN};
-			nfds = 3;
+			/* our c stays valid: only we detach it */
+			pfd[nfds++] = (struct pollfd){.fd = c->ech->fd,
+						      .events = POLLIN};
+			if (watching)
+				pfd[nfds++] = (struct pollfd){.fd = c->cc->fd,
+							      .events = POLLIN};
 		}
 		r = poll(pfd, nfds, ms_until(next));
+		woke = true;
 		if (r > 0 && (pfd[0].revents & POLLIN)) {
 			uint64_t v;
 
@@ -454,17 +667,20 @@ void *lx_xr_poller_main(void *arg)
 					    "%s",
 					    x->peer, strerror(errno));
 		}
-		if (r > 0 && c && (pfd[1].revents & POLLIN))
-			rx_get_cq_events(tp, c);
-		if (r > 0 && c && (pfd[2].revents & POLLIN)) {
-			r = rx_cm_events(c);
-			if (r) {
-				rx_detach(x, tp, &c, r);
-				continue;
-			}
+		if (r > 0 && watching && (pfd[2].revents & POLLIN))
+			ev_cq = true;
+		if (r > 0 && c && (pfd[1].revents & POLLIN)) {
+			/* only we read the CM channel; whoever holds the
+			 * role acts on a loss (rx_err) */
+			int e = rx_cm_events(c);
+
+			if (e)
+				rx_set_err(c, e);
 		}
 		next = lx_xprt_timer_run(x);
 	}
+	/* a caller receiving sees stop within RX_WAIT_POLL_MS */
+	lx_xprt_lock(&tp->rx_role);
 	if (c) {
 		pthread_mutex_lock(&tp->lock);
 		tp->rx_conn = NULL;
@@ -472,5 +688,6 @@ void *lx_xr_poller_main(void *arg)
 		pthread_cond_broadcast(&tp->cond);
 		pthread_mutex_unlock(&tp->lock);
 	}
+	lx_xprt_unlock(&tp->rx_role);
 	return NULL;
 }

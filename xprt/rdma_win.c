@@ -323,7 +323,7 @@ void lx_xr_inv_flush(struct xprt *x, struct lx_xr_conn *c)
 {
 	struct lx_xr_tp *tp = lx_xr_tp_of(x);
 	struct ibv_send_wr *bad = NULL;
-	unsigned int i, n = tp->ninv;
+	unsigned int i, n = tp->ninv, nsig = 0;
 	int r;
 
 	if (!n)
@@ -331,8 +331,12 @@ void lx_xr_inv_flush(struct xprt *x, struct lx_xr_conn *c)
 	tp->ninv = 0;
 	if (atomic_load(&c->dead))
 		return; /* the sweep deallocates them and drops the pins */
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		tp->inv_wr[i].next = i + 1 < n ? &tp->inv_wr[i + 1] : NULL;
+		nsig += (tp->inv_wr[i].send_flags & IBV_SEND_SIGNALED) != 0;
+	}
+	/* the poller polls the send CQ for them (see lx_xr_conn.sig_out) */
+	atomic_fetch_add(&c->sig_out, (int)nsig);
 	r = xv_post_send(c->qp, tp->inv_wr, &bad);
 	lx_xr_ctr_add(tp, RC_SEND_DOORBELLS, 1);
 	if (r) {
