@@ -74,11 +74,6 @@ static void xmit_kick_after(struct xprt *x, int r);
 _Thread_local struct lx_xprt_xmit_later lx_xprt__xmit_later
 	__attribute__((tls_model("initial-exec")));
 
-void lx_xprt__rx_batch_flush(struct xprt *x)
-{
-	xmit_kick_after(x, lx_xprt_xmit(x, ~0u, true));
-}
-
 /*
  * A request was just queued on @x: leave it to a loop of this thread
  * (see above).  Return false when the caller should transmit as usual.
@@ -176,6 +171,43 @@ static void xmit_pop(struct xprt *x, struct lx_xprt_xmit_node *n, bool fifo)
 #define XMIT_DEFER_FULL 2
 
 /*
+ * @rq is next to go (RQ_QUEUED; @n its node when it is in the queue, which
+ * was peeked with @fifo, or NULL for a held one): take it for sending,
+ * with a credit, XMIT on and QUEUED off.  Return 1 when taken; 0 when its
+ * outcome is in (failed or answered while queued: never sent, deferred);
+ * -EBUSY when it needs a credit and none is free (left where it is).
+ */
+static int xmit_take(struct xprt *x, struct lx_xprt_rqst *rq,
+		     struct lx_xprt_xmit_node *n, bool fifo,
+		     struct xmit_defer *d)
+{
+	uint64_t st = atomic_load(&rq->st), nst;
+
+	if (rq_flags(st) & RQ_OUTCOME) {
+		if (n)
+			xmit_pop(x, n, fifo);
+		xmit_defer(d, rq);
+		atomic_fetch_and(&rq->st, ~(uint64_t)RQ_QUEUED);
+		return 0;
+	}
+	if (!(rq_flags(st) & RQ_CREDIT)) {
+		if (!lx_xprt__cong_get(&x->cong))
+			return -EBUSY;
+		rq->xnode.credited = true;
+	}
+	if (n)
+		xmit_pop(x, n, fifo);
+	/* the credit, XMIT and QUEUED off in one exchange: never seen
+	 * idle, and nobody looks at the credit while it is queued and we
+	 * hold the lock */
+	do {
+		nst = (st | RQ_XMIT | RQ_CREDIT) & ~(uint64_t)RQ_QUEUED;
+	} while (!atomic_compare_exchange_weak(&rq->st, &st, nst));
+	rq->tx_done = 0;
+	return 1;
+}
+
+/*
  * Take the next request to send off the queue, with a credit.
  * Return: 1 with *rqp set; 0 when the queue is empty; %XMIT_DEFER_FULL
  * when the deferral list is full; -EBUSY when the next request needs a
@@ -186,7 +218,7 @@ static int xmit_next(struct xprt *x, struct lx_xprt_rqst **rqp,
 {
 	struct lx_xprt_xmit_node *n;
 	struct lx_xprt_rqst *rq;
-	uint64_t st, nst;
+	int r;
 
 	while (d->n < LX_XPRT_XMIT_BATCH) {
 		n = fifo ? lx_xprt_xmitq_peek_fifo(&x->xmitq) : NULL;
@@ -200,32 +232,20 @@ static int xmit_next(struct xprt *x, struct lx_xprt_rqst **rqp,
 			return 0;
 		rq = lx_xprt_container_of(n, struct lx_xprt_rqst, xnode);
 		lx_xprt_tsan_acquire(rq);
-		st = atomic_load(&rq->st);
-		if (rq_flags(st) & RQ_OUTCOME) {
-			/* failed or answered while queued: never send */
-			xmit_pop(x, n, fifo);
-			xmit_defer(d, rq);
-			atomic_fetch_and(&rq->st, ~(uint64_t)RQ_QUEUED);
-			continue;
+		r = xmit_take(x, rq, n, fifo, d);
+		if (r < 0)
+			return r;
+		if (r) {
+			*rqp = rq;
+			return 1;
 		}
-		if (!(rq_flags(st) & RQ_CREDIT)) {
-			if (!lx_xprt__cong_get(&x->cong))
-				return -EBUSY;
-			rq->xnode.credited = true;
-		}
-		xmit_pop(x, n, fifo);
-		/* the credit, XMIT and QUEUED off in one exchange: never seen
-		 * idle, and nobody looks at the credit while it is queued
-		 * and we hold the lock */
-		do {
-			nst = (st | RQ_XMIT | RQ_CREDIT) & ~(uint64_t)RQ_QUEUED;
-		} while (!atomic_compare_exchange_weak(&rq->st, &st, nst));
-		rq->tx_done = 0;
-		*rqp = rq;
-		return 1;
 	}
 	return XMIT_DEFER_FULL;
 }
+
+static int xmit_send(struct xprt *x, struct lx_xprt_rqst **batch,
+		     unsigned int n, uint32_t cookie, unsigned int *budget,
+		     bool direct, struct xmit_defer *d, int res);
 
 /*
  * One round under the transmit lock: fill a batch, hand it to the
@@ -236,7 +256,7 @@ static int xmit_round(struct xprt *x, unsigned int *budget, bool direct,
 {
 	struct lx_xprt_rqst *batch[LX_XPRT_XMIT_BATCH];
 	uint32_t cookie = atomic_load(&x->cookie);
-	unsigned int n = 0, nsent, i;
+	unsigned int n = 0;
 	unsigned int queued;
 	bool fifo;
 	int r, res = 1;
@@ -267,6 +287,21 @@ static int xmit_round(struct xprt *x, unsigned int *budget, bool direct,
 	}
 	if (!n)
 		return res == 1 ? 0 : res;
+	return xmit_send(x, batch, n, cookie, budget, direct, d, res);
+}
+
+/*
+ * Hand @batch[0..n) (taken, stamped with @cookie) to the transport, and
+ * the bookkeeping after it: sent ones off, a cut one kept, the rest back
+ * at the front of the queue.  @res: how filling the batch ended (1, or
+ * -EBUSY: no credit for the next).  Return as xmit_round().
+ */
+static int xmit_send(struct xprt *x, struct lx_xprt_rqst **batch,
+		     unsigned int n, uint32_t cookie, unsigned int *budget,
+		     bool direct, struct xmit_defer *d, int res)
+{
+	unsigned int nsent, i;
+	int r;
 
 	r = x->ops->send(x, batch, n, &nsent, lx_xprt_xmitq_len(&x->xmitq) > 0);
 	atomic_fetch_add_explicit(&x->stats.send_calls, 1,
@@ -295,6 +330,134 @@ static int xmit_round(struct xprt *x, unsigned int *budget, bool direct,
 		return -EAGAIN;
 	lx_xprt_conn_lost(x, cookie, r);
 	return r;
+}
+
+/*
+ * Held back by a receive batch (xmit_hold()): the requests its callbacks
+ * submitted on @x while the connection was idle, in order, not in the
+ * queue yet (RQ_QUEUED all the same: a canceller finds them not queued and
+ * leaves their delivery to whoever takes them, as for a queued one).  At
+ * the batch's end they go into one send if the connection is still idle,
+ * with nothing of the queue's bookkeeping; otherwise into the queue, in
+ * order.  Default TLS model: touched once per held request, and not on
+ * the synchronous path.
+ */
+struct xmit_held {
+	struct xprt *x;
+	unsigned int n;
+	bool spilled; /* this batch's requests go to the queue now */
+	struct lx_xprt_rqst *rq[LX_XPRT_XMIT_BATCH];
+};
+
+static _Thread_local struct xmit_held xmit_held;
+
+/* Held requests @from on into the queue, in order. */
+static void xmit_held_push(struct xmit_held *h, unsigned int from)
+{
+	unsigned int i;
+
+	for (i = from; i < h->n; i++) {
+		lx_xprt_tsan_release(h->rq[i]);
+		lx_xprt_xmitq_push(&h->x->xmitq, &h->rq[i]->xnode);
+	}
+	h->n = 0;
+}
+
+/*
+ * A receive batch of this thread on @x queues @rq: hold it (true) while
+ * the connection's queue is empty, else leave it to the queue (false),
+ * behind what was held before (which goes there first).
+ */
+static __attribute__((noinline)) bool xmit_hold(struct xprt *x,
+						struct lx_xprt_rqst *rq)
+{
+	struct xmit_held *h = &xmit_held;
+
+	if (h->n && (h->x != x || h->n == LX_XPRT_XMIT_BATCH)) {
+		struct xprt *hx = h->x;
+
+		xmit_held_push(h, 0);
+		h->spilled = true;
+		if (hx != x) /* (a nested batch) its own batch is over */
+			lx_xprt_kick_worker(hx);
+		return false;
+	}
+	if (!h->n && (h->spilled || lx_xprt_xmitq_len(&x->xmitq)))
+		return false;
+	h->x = x;
+	h->rq[h->n++] = rq;
+	lx_xprt__xmit_later.rx_queued = true;
+	return true;
+}
+
+/*
+ * The held requests: into one send from here when the connection is still
+ * idle (nothing queued or half sent, the lock free), as far as credits
+ * go; the rest into the queue.  Return 0 when all went and nothing else
+ * is queued; 1 when lx_xprt_xmit() should go on; else as lx_xprt_xmit().
+ */
+static int xmit_held_send(struct xmit_held *h)
+{
+	struct lx_xprt_rqst *batch[LX_XPRT_XMIT_BATCH];
+	struct xprt *x = h->x;
+	unsigned int i, n = 0, budget = ~0u;
+	struct xmit_defer d;
+	uint32_t cookie;
+	int r = 1;
+
+	d.n = 0;
+	if (!lx_xprt_lock_try(&x->xmit_lock)) {
+		xmit_held_push(h, 0);
+		return 1;
+	}
+	if (x->tx_partial || lx_xprt_xmitq_len(&x->xmitq) ||
+	    atomic_load(&x->state) != LX_XPRT_CONNECTED) {
+		lx_xprt_unlock(&x->xmit_lock);
+		xmit_held_push(h, 0);
+		return 1;
+	}
+	cookie = atomic_load(&x->cookie);
+	for (i = 0; i < h->n; i++) {
+		r = xmit_take(x, h->rq[i], NULL, false, &d);
+		if (r < 0)
+			break; /* no credit: the rest waits in the queue */
+		if (r) {
+			h->rq[i]->cookie = cookie;
+			batch[n++] = h->rq[i];
+		}
+	}
+	xmit_held_push(h, i);
+	if (n)
+		r = xmit_send(x, batch, n, cookie, &budget, true, &d,
+			      r < 0 ? -EBUSY : 1);
+	else
+		r = r < 0 ? -EBUSY : 0;
+	lx_xprt_unlock(&x->xmit_lock);
+	/* a request a done() callback queued is in the queue (the
+	 * transmitter's loop: xmit_send_later()) */
+	if (xmit_run_deferred(x, &d) && r == 0)
+		r = 1;
+	return r;
+}
+
+void lx_xprt__rx_batch_flush(struct xprt *x)
+{
+	struct xmit_held *h = &xmit_held;
+
+	h->spilled = false;
+	if (h->n) {
+		struct xprt *hx = h->x;
+		int r = xmit_held_send(h);
+
+		if (hx == x && r != 1) {
+			xmit_kick_after(x, r);
+			return;
+		}
+		if (hx != x)
+			xmit_kick_after(
+				hx, r == 1 ? lx_xprt_xmit(hx, ~0u, true) : r);
+	}
+	xmit_kick_after(x, lx_xprt_xmit(x, ~0u, true));
 }
 
 int lx_xprt_xmit(struct xprt *x, unsigned int budget, bool direct)
@@ -452,9 +615,13 @@ static bool xmit_one(struct xprt *x, struct lx_xprt_rqst *rq)
 
 static void xmit_push(struct xprt *x, struct lx_xprt_rqst *rq)
 {
-	if (!lx_xprt__xmit_later.tx && lx_xprt__xmit_later.rx != x &&
-	    !lx_xprt_xmitq_len(&x->xmitq) && xmit_one(x, rq))
+	if (lx_xprt__xmit_later.rx == x) {
+		if (xmit_hold(x, rq))
+			return; /* sent at the receive batch's end */
+	} else if (!lx_xprt__xmit_later.tx && !lx_xprt_xmitq_len(&x->xmitq) &&
+		   xmit_one(x, rq)) {
 		return; /* an idle connection: straight to the socket */
+	}
 	lx_xprt_tsan_release(rq);
 	lx_xprt_xmitq_push(&x->xmitq, &rq->xnode);
 	if (xmit_send_later(x))
