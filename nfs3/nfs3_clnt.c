@@ -97,6 +97,7 @@ static void step_why(const struct lx_nfs3_opts *o, struct lx_rpc_clnt *rc,
 		sum.bad_keys += st.bad_keys;
 		sum.retransmits += st.retransmits;
 		sum.resubmits += st.resubmits;
+		sum.orphans_expired += st.orphans_expired;
 	}
 	lx_xprt_stats_explain(&sum, seen, sizeof(seen));
 	if (err == -ETIMEDOUT)

@@ -203,6 +203,7 @@ static inline int lx_p9_submit(struct lx_xprt_req *req, uint16_t key)
 	int err;
 
 	req->timeout_ns = pc->timeout_ns;
+	req->no_orphan = true; /* Tflush keeps the tag (p9_flush.c) */
 	err = lx_xprt_req_submit(req, key);
 	if (!err)
 		atomic_fetch_add_explicit(&c->st.calls, 1,

@@ -299,6 +299,8 @@ void lx_xprt_destroy(struct xprt *x)
 	/* Protocols put their last references from done() or right after
 	 * a sync wait: give them the time to. */
 	while (lx_xprt_tags_in_use(x->tags)) {
+		/* an orphan made by a cancel racing this destroy */
+		lx_xprt_orphans_end(x);
 		if (++waited == 5000)
 			lx_xprt_log(x, LX_XPRT_LOG_WARNING,
 				    "libxprt: %s: lx_xprt_destroy(): waiting "

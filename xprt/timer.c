@@ -91,18 +91,6 @@ uint64_t lx_xprt_timer_next(struct xprt *x)
 	return wake_at(x, lx_xprt_now_ns());
 }
 
-/* A reference on @rq unless its slot is free. */
-static bool rq_get_live(struct lx_xprt_rqst *rq)
-{
-	int refs = atomic_load(&rq->refs);
-
-	do {
-		if (refs <= 0)
-			return false;
-	} while (!atomic_compare_exchange_weak(&rq->refs, &refs, refs + 1));
-	return true;
-}
-
 struct lx_xprt_rqst *lx_xprt_timer_expired(struct xprt *x, uint64_t now,
 					   uint64_t *next, bool *fired)
 {
@@ -129,7 +117,7 @@ struct lx_xprt_rqst *lx_xprt_timer_expired(struct xprt *x, uint64_t now,
 				x->timer_walk_min = d;
 			continue;
 		}
-		if (!rq_get_live(rq))
+		if (!lx_xprt_rq_get_live(rq))
 			continue;
 		/* false: disarmed or re-armed meanwhile (a re-arm lowered
 		 * timer_scan_at itself); the caller drops the reference */

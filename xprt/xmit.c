@@ -832,8 +832,16 @@ static void xmit_conn_down(struct xprt *x, bool early)
 
 		/* credits belonged to the old connection */
 		if (f & RQ_CREDIT) {
-			atomic_fetch_and(&rq->st, ~(uint64_t)RQ_CREDIT);
+			uint64_t o =
+				atomic_fetch_and(&rq->st, ~(uint64_t)RQ_CREDIT);
+
 			rq->xnode.credited = false;
+			/* an orphan's reply died with the connection */
+			if (lx_xprt_unlikely(rq_flags(o) & RQ_ORPHAN)) {
+				lx_xprt_unlock(&x->xmit_lock);
+				lx_xprt_orphan_end(x, rq, LX_XPRT_ORPHAN_RESET);
+				lx_xprt_lock(&x->xmit_lock);
+			}
 		}
 		if (!(f & RQ_SUBMITTED) || (f & RQ_OUTCOME))
 			continue;

@@ -26,6 +26,19 @@
  * fast path allocates nothing.  A slot is returned (tag put, buffers back
  * to the pool) when its last reference drops: the protocol holds one from
  * alloc, the transport one from submit to delivery.
+ *
+ * Orphans.  A request cancelled or timed out after it went out is still
+ * answered by the server.  Returning its credit and slot at done() would
+ * let a cancel-and-restart loop put any number of requests on the wire
+ * (over RDMA more than the server has receives posted for) ahead of other
+ * owners' calls.  So lx_xprt_req_fail() marks such a request RQ_ORPHAN
+ * when it decides it (with a reference of the orphan's own) and leaves it
+ * in the reply index; done() runs as early as ever, but the credit, the
+ * key and the slot stay until lx_xprt_orphan_end(): its reply (consumed
+ * by the late-reply path, never placed), its timer, the connection's end
+ * (xmit_conn_down()) or the transport's.  Whoever clears RQ_ORPHAN ends
+ * it, once.  The reply path pays nothing for it: only outcomes that are
+ * not replies look at the flag.
  */
 #include <errno.h>
 #include <limits.h>
@@ -89,18 +102,19 @@ static inline int rq_put(struct lx_xprt_rqst *rq)
 	return rq_put_slow(rq, old);
 }
 
-/* Return the credit a finished request held, adjusting the window. */
-static void rq_return_credit(struct xprt *x, struct lx_xprt_rqst *rq,
-			     uint64_t st)
+/* Return @rq's credit if it still holds one: as a reply, a timeout or a
+ * plain put, adjusting the window. */
+static inline void rq_credit_back(struct xprt *x, struct lx_xprt_rqst *rq,
+				  bool replied, bool timed_out)
 {
 	uint64_t old = atomic_fetch_and(&rq->st, ~(uint64_t)RQ_CREDIT);
 	bool eased;
 
 	if (!(rq_flags(old) & RQ_CREDIT))
 		return;
-	if (rq_flags(st) & RQ_REPLIED)
+	if (replied)
 		eased = lx_xprt_cong_reply(&x->cong);
-	else if (rq_status(st) == -ETIMEDOUT)
+	else if (timed_out)
 		eased = lx_xprt_cong_timeout(&x->cong);
 	else
 		eased = lx_xprt_cong_put(&x->cong);
@@ -108,6 +122,53 @@ static void rq_return_credit(struct xprt *x, struct lx_xprt_rqst *rq,
 	 * queued a request also arranged for its transmission. */
 	if (eased)
 		lx_xprt_credit_returned(x);
+}
+
+/* Return the credit a finished request held, adjusting the window. */
+static inline void rq_return_credit(struct xprt *x, struct lx_xprt_rqst *rq,
+				    uint64_t st)
+{
+	rq_credit_back(x, rq, rq_flags(st) & RQ_REPLIED,
+		       rq_status(st) == -ETIMEDOUT);
+}
+
+/*
+ * Delivery of an outcome that is not a reply: an orphan keeps its timer
+ * and credit; one whose send did not complete after all (requeued, then
+ * taken out of the queue: the server never saw it) ends here.
+ */
+static bool rq_make_orphan(struct xprt *x, struct lx_xprt_rqst *rq);
+
+static __attribute__((noinline)) void
+rq_end_unreplied(struct xprt *x, struct lx_xprt_rqst *rq, uint64_t st)
+{
+	uint32_t f;
+
+	if ((rq_flags(st) & (RQ_ORPHAN | RQ_SENT)) == RQ_ORPHAN)
+		lx_xprt_orphan_end(x, rq, LX_XPRT_ORPHAN_PUT);
+	f = rq_flags(atomic_load(&rq->st));
+	if (f & RQ_ORPHAN)
+		return;
+	/* decided as its transmitter took its credit, and sent all the
+	 * same: an orphan after all, back in the reply index (a reply
+	 * that came in between was counted unknown: the credit then
+	 * waits for the deadline).  Its key may still be in the index:
+	 * the deciding thread, preempted, has yet to take it out (it may
+	 * then do so, with the same consequence); the credit stays all
+	 * the same, the server has the call. */
+	if ((f & (RQ_SENT | RQ_CREDIT)) == (RQ_SENT | RQ_CREDIT) &&
+	    (rq_status(st) == -ECANCELED || rq_status(st) == -ETIMEDOUT) &&
+	    !rq->pub.no_reply && !rq->pub.no_orphan) {
+		int err = lx_xprt_ix_link(x, rq, rq->pub.key);
+
+		if ((!err || err == -EINVAL || err == -EEXIST) &&
+		    rq_make_orphan(x, rq))
+			return;
+		lx_xprt_rx_unlink(x, rq);
+	}
+	if (atomic_load_explicit(&rq->deadline, memory_order_relaxed))
+		lx_xprt_timer_arm(x, rq, 0);
+	rq_return_credit(x, rq, st);
 }
 
 void lx_xprt_try_complete(struct lx_xprt_rqst *rq)
@@ -127,9 +188,13 @@ void lx_xprt_try_complete(struct lx_xprt_rqst *rq)
 			return;
 	} while (!atomic_compare_exchange_weak(&rq->st, &st, st | RQ_DONE));
 
-	if (atomic_load_explicit(&rq->deadline, memory_order_relaxed))
-		lx_xprt_timer_arm(x, rq, 0);
-	rq_return_credit(x, rq, st);
+	if (lx_xprt_likely(rq_flags(st) & RQ_REPLIED)) {
+		if (atomic_load_explicit(&rq->deadline, memory_order_relaxed))
+			lx_xprt_timer_arm(x, rq, 0);
+		rq_return_credit(x, rq, st);
+	} else {
+		rq_end_unreplied(x, rq, st);
+	}
 	/* transport state of the request (RDMA chunk registrations) goes
 	 * before done() hands the caller's memory back */
 	if (x->ops->release)
@@ -145,8 +210,9 @@ void lx_xprt_try_complete(struct lx_xprt_rqst *rq)
 	 * request: it would fire on whoever gets the slot next.  Pairs with
 	 * the fence in lx_xprt_req_set_timer(): one of the two sees the other. */
 	atomic_thread_fence(memory_order_seq_cst);
-	if (atomic_load_explicit(&rq->deadline, memory_order_relaxed))
-		lx_xprt_timer_arm(x, rq, 0);
+	if (atomic_load_explicit(&rq->deadline, memory_order_relaxed) &&
+	    !(rq_flags(atomic_load(&rq->st)) & RQ_ORPHAN))
+		lx_xprt_timer_arm(x, rq, 0); /* (an orphan's is its own) */
 	/* A wake is a system call: only when a waiter said it sleeps.
 	 * Async requests (nobody waits) and sync callers that receive
 	 * their own reply never need one. */
@@ -229,6 +295,7 @@ int lx_xprt_req_alloc(struct xprt *x, unsigned int flags,
 	rq->pub.owner = 0;
 	rq->pub.no_reply = false;
 	rq->pub.will_wait = false;
+	rq->pub.no_orphan = false;
 	rq->pub.timeout_ns = 0;
 	rq->pub.key = 0;
 	rq->pub.user = NULL;
@@ -396,14 +463,83 @@ static int rq_put_slow(struct lx_xprt_rqst *rq, int old)
 void lx_xprt_req_set_timer(struct lx_xprt_req *req, uint64_t timeout_ns)
 {
 	struct lx_xprt_rqst *rq = rq_of(req);
+	uint32_t f;
 
 	lx_xprt_timer_arm(req->xprt, rq,
 			  timeout_ns ? lx_xprt_now_ns() + timeout_ns : 0);
 	/* Armed after the request finished (its reply raced the caller):
-	 * take it back, see lx_xprt_try_complete(). */
+	 * take it back, see lx_xprt_try_complete().  An orphan's timer is
+	 * its own (lx_xprt_orphan_end() disarms it). */
 	atomic_thread_fence(memory_order_seq_cst);
-	if (timeout_ns && !(rq_flags(atomic_load(&rq->st)) & RQ_SUBMITTED))
+	f = rq_flags(atomic_load(&rq->st));
+	if (timeout_ns && !(f & (RQ_SUBMITTED | RQ_ORPHAN)))
 		lx_xprt_timer_arm(req->xprt, rq, 0);
+}
+
+/* ------------------------------------------------------------ orphans */
+
+/*
+ * @rq's outcome was just decided as a cancel or timeout: make it an orphan
+ * if it holds a credit, i.e. it went out (or is going out) on this
+ * connection.
+ * Its deadline stays; a request whose timer just fired (a soft timeout)
+ * gets timeout_ns more, armed before the flag is seen so that an orphan
+ * ended at once cannot leave it armed.
+ */
+static bool rq_make_orphan(struct xprt *x, struct lx_xprt_rqst *rq)
+{
+	uint64_t st;
+
+	if (rq->pub.no_orphan || rq->pub.no_reply || atomic_load(&x->stopping))
+		return false;
+	if (!atomic_load(&rq->deadline) && rq->pub.timeout_ns)
+		lx_xprt_timer_arm(x, rq, lx_xprt_now_ns() + rq->pub.timeout_ns);
+	lx_xprt_rq_get(rq); /* the orphan's, before the flag is seen */
+	st = atomic_load(&rq->st);
+	do {
+		/* a credit is taken only on the way out, and reset with
+		 * the connection: one held means sent, or being sent, here
+		 * (one that did not go out after all ends at delivery) */
+		if ((rq_flags(st) & (RQ_CREDIT | RQ_ORPHAN)) != RQ_CREDIT) {
+			rq_put(rq); /* not the last: the caller holds one */
+			/* made one already by its delivery, which found it
+			 * sent (rq_end_unreplied()) before we looked */
+			return rq_flags(st) & RQ_ORPHAN;
+		}
+	} while (!atomic_compare_exchange_weak(&rq->st, &st, st | RQ_ORPHAN));
+	atomic_fetch_add_explicit(&x->stats.orphans, 1, memory_order_relaxed);
+	return true;
+}
+
+/* See xprt_int.h. */
+bool lx_xprt_orphan_end(struct xprt *x, struct lx_xprt_rqst *rq,
+			enum lx_xprt_orphan_end how)
+{
+	uint64_t old = atomic_fetch_and(&rq->st, ~(uint64_t)RQ_ORPHAN);
+
+	if (!(rq_flags(old) & RQ_ORPHAN))
+		return false;
+	lx_xprt_rx_unlink(x, rq);
+	if (atomic_load(&rq->deadline))
+		lx_xprt_timer_arm(x, rq, 0);
+	/* RESET: xmit_conn_down() took the credit back already */
+	rq_credit_back(x, rq, how == LX_XPRT_ORPHAN_REPLY,
+		       how == LX_XPRT_ORPHAN_TIMEOUT);
+	rq_put(rq);
+	return true;
+}
+
+/* See xprt_int.h. */
+void lx_xprt_orphans_end(struct xprt *x)
+{
+	unsigned int i;
+
+	for (i = 0; i < x->max_reqs; i++) {
+		struct lx_xprt_rqst *rq = lx_xprt_slot(x, i);
+
+		if (rq_flags(atomic_load(&rq->st)) & RQ_ORPHAN)
+			lx_xprt_orphan_end(x, rq, LX_XPRT_ORPHAN_PUT);
+	}
 }
 
 int lx_xprt_req_fail(struct lx_xprt_req *req, int status)
@@ -427,8 +563,11 @@ int lx_xprt_req_fail(struct lx_xprt_req *req, int status)
 	else if (status == -ETIMEDOUT)
 		atomic_fetch_add_explicit(&x->stats.timeouts, 1,
 					  memory_order_relaxed);
-	/* A late reply must find nothing. */
-	lx_xprt_rx_unlink(x, rq);
+	/* A late reply must find nothing, unless the request went out: then
+	 * the server still answers it, and it stays as an orphan. */
+	if (!((status == -ECANCELED || status == -ETIMEDOUT) &&
+	      rq_make_orphan(x, rq)))
+		lx_xprt_rx_unlink(x, rq);
 
 	/* Take it out of the transmit queue now rather than when the queue
 	 * next moves: the queue may be stalled on credits for a long time.
@@ -562,7 +701,15 @@ uint64_t lx_xprt_timer_run(struct xprt *x)
 	bool fired;
 
 	while ((rq = lx_xprt_timer_expired(x, now, &next, &fired))) {
-		if (fired && (rq_flags(atomic_load(&rq->st)) & RQ_SUBMITTED)) {
+		uint32_t f = rq_flags(atomic_load(&rq->st));
+
+		if (fired && lx_xprt_unlikely(f & RQ_ORPHAN)) {
+			/* no reply in the call's own time: as a timeout */
+			if (lx_xprt_orphan_end(x, rq, LX_XPRT_ORPHAN_TIMEOUT))
+				atomic_fetch_add_explicit(
+					&x->stats.orphans_expired, 1,
+					memory_order_relaxed);
+		} else if (fired && (f & RQ_SUBMITTED)) {
 			if (rq->pub.ops && rq->pub.ops->timeout)
 				rq->pub.ops->timeout(&rq->pub);
 			else
@@ -575,13 +722,31 @@ uint64_t lx_xprt_timer_run(struct xprt *x)
 
 /* ----------------------------------------------------------- receive */
 
-/* See xprt_int.h, lx_xprt_rx_lookup(): decided while we looked, the
- * reply is late. */
-void lx_xprt__rx_late(struct xprt *x, struct lx_xprt_rqst *rq)
+/*
+ * See xprt_int.h, lx_xprt_rx_lookup(): decided while we looked, the reply
+ * is late.  The reply of an orphan (@key still its key) ends it, nothing
+ * placed.  An orphan after its done() has no transport reference, and may
+ * end on another thread meanwhile and its slot be freed: so the reference
+ * that keeps the slot while we unpin is taken only if the slot is live.
+ */
+void lx_xprt__rx_late(struct xprt *x, struct lx_xprt_rqst *rq, uint32_t key)
 {
-	lx_xprt_rx_unpin(x, rq);
-	atomic_fetch_add_explicit(&x->stats.dup_replies, 1,
-				  memory_order_relaxed);
+	bool live = lx_xprt_rq_get_live(rq), orphan = false;
+
+	if (live && (rq_flags(atomic_load(&rq->st)) & RQ_ORPHAN) &&
+	    rq->pub.key == key)
+		orphan = lx_xprt_orphan_end(x, rq, LX_XPRT_ORPHAN_REPLY);
+	lx_xprt_ix_unpin(x, rq);
+	if (live) {
+		lx_xprt_try_complete(rq);
+		rq_put(rq);
+	}
+	if (orphan)
+		atomic_fetch_add_explicit(&x->stats.orphan_replies, 1,
+					  memory_order_relaxed);
+	else
+		atomic_fetch_add_explicit(&x->stats.dup_replies, 1,
+					  memory_order_relaxed);
 }
 
 int lx_xprt_rx_deliver(struct xprt *x, struct lx_xprt_rqst *rq, const void *msg,
@@ -740,6 +905,11 @@ char *lx_xprt_stats_explain(const struct lx_xprt_stats *st, char *buf,
 	if (st->resubmits)
 		LX_SAY(", %llu sent again (NFS3ERR_JUKEBOX)",
 		       (unsigned long long)st->resubmits);
+	if (st->orphans_expired)
+		LX_SAY(", %llu cancelled or timed-out call%s never answered "
+		       "in their time",
+		       (unsigned long long)st->orphans_expired,
+		       st->orphans_expired == 1 ? "" : "s");
 #undef LX_SAY
 	return buf;
 }
@@ -804,6 +974,7 @@ void lx_xprt_fail_all(struct xprt *x, int status)
 		if (rq_flags(atomic_load(&rq->st)) & RQ_SUBMITTED)
 			lx_xprt_req_fail(&rq->pub, status);
 	}
+	lx_xprt_orphans_end(x);
 }
 
 void lx_xprt__keep_bufs(struct xprt *x)
@@ -920,4 +1091,7 @@ void lx_xprt_stats(const struct xprt *cx, struct lx_xprt_stats *st)
 	st->zerocopy_sends = atomic_load(&x->stats.zc_sends);
 	st->zerocopy_completions = atomic_load(&x->stats.zc_completions);
 	st->zerocopy_copied = atomic_load(&x->stats.zc_copied);
+	st->orphans = atomic_load(&x->stats.orphans);
+	st->orphan_replies = atomic_load(&x->stats.orphan_replies);
+	st->orphans_expired = atomic_load(&x->stats.orphans_expired);
 }

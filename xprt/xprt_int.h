@@ -58,6 +58,10 @@
 #define RQ_ZC \
 	0x800u /* the kernel may still read its memory
 			     * (MSG_ZEROCOPY, tcp.c): not completed yet */
+#define RQ_ORPHAN \
+	0x1000u /* cancelled or timed out after it went out: keeps its
+		 * credit, key and slot (and a reference) until its reply,
+		 * its deadline or the connection's end (xprt.c, Orphans) */
 
 /**
  * struct lx_xprt_rqst - a request slot: the public part and the library's
@@ -126,6 +130,19 @@ static inline struct lx_xprt_rqst *rq_of(struct lx_xprt_req *req)
 static inline void lx_xprt_rq_get(struct lx_xprt_rqst *rq)
 {
 	atomic_fetch_add(&rq->refs, 1);
+}
+
+/* A reference on @rq unless its slot is free (for a timer or a late
+ * receiver that found it without holding one). */
+static inline bool lx_xprt_rq_get_live(struct lx_xprt_rqst *rq)
+{
+	int refs = atomic_load(&rq->refs);
+
+	do {
+		if (refs <= 0)
+			return false;
+	} while (!atomic_compare_exchange_weak(&rq->refs, &refs, refs + 1));
+	return true;
 }
 
 static inline uint32_t rq_flags(uint64_t st)
@@ -291,6 +308,7 @@ struct xprt {
 		atomic_ullong direct_rx_bytes, early_disconnects;
 		atomic_ullong not_responding, garbage, resubmits;
 		atomic_ullong zc_sends, zc_completions, zc_copied;
+		atomic_ullong orphans, orphan_replies, orphans_expired;
 	} stats;
 };
 
@@ -307,7 +325,7 @@ static inline struct lx_xprt_rqst *lx_xprt_slot(struct xprt *x, unsigned int i)
  * Return: the request, pinned (release with lx_xprt_rx_unpin()), or NULL for
  * an unknown key or a request whose outcome is already decided (counted).
  */
-void lx_xprt__rx_late(struct xprt *x, struct lx_xprt_rqst *rq);
+void lx_xprt__rx_late(struct xprt *x, struct lx_xprt_rqst *rq, uint32_t key);
 struct lx_xprt_rqst *lx_xprt_ix_lookup_pin(struct xprt *x, uint32_t key);
 
 static inline struct lx_xprt_rqst *lx_xprt_rx_lookup(struct xprt *x,
@@ -317,7 +335,7 @@ static inline struct lx_xprt_rqst *lx_xprt_rx_lookup(struct xprt *x,
 
 	if (rq &&
 	    lx_xprt_unlikely(rq_flags(atomic_load(&rq->st)) & RQ_OUTCOME)) {
-		lx_xprt__rx_late(x, rq);
+		lx_xprt__rx_late(x, rq, key);
 		return NULL;
 	}
 	return rq;
@@ -443,9 +461,33 @@ void lx_xprt_drop_slot_bufs(struct xprt *x);
 void lx_xprt_big_pools_destroy(struct xprt *x);
 
 /**
- * lx_xprt_fail_all() - fail every submitted request with @status
+ * lx_xprt_fail_all() - fail every submitted request with @status, and end
+ * every orphan (lx_xprt_orphans_end())
  */
 void lx_xprt_fail_all(struct xprt *x, int status);
+
+/* how an orphan ends: which credit event its credit returns with */
+enum lx_xprt_orphan_end {
+	LX_XPRT_ORPHAN_REPLY,	/* its reply came: as a reply */
+	LX_XPRT_ORPHAN_TIMEOUT, /* its deadline passed: as a timeout */
+	LX_XPRT_ORPHAN_PUT,	/* it never went out after all: a plain put */
+	LX_XPRT_ORPHAN_RESET,	/* the connection ended: credits were reset */
+};
+
+/**
+ * lx_xprt_orphan_end() - end @rq's orphan state (xprt.c, Orphans): take it
+ * out of the reply index, disarm its timer, return its credit (if it still
+ * holds one) as @how says, drop the orphan's reference
+ * Context: any thread; exactly once per orphan (whoever clears RQ_ORPHAN).
+ * Return: true when this call ended it; false when it was no orphan.
+ */
+bool lx_xprt_orphan_end(struct xprt *x, struct lx_xprt_rqst *rq,
+			enum lx_xprt_orphan_end how);
+
+/**
+ * lx_xprt_orphans_end() - end every orphan of @x (lx_xprt_destroy())
+ */
+void lx_xprt_orphans_end(struct xprt *x);
 
 /**
  * lx_xprt_resolve() - the peer's address from x->opts.host and port

@@ -118,6 +118,18 @@ struct lx_call {
  * function has still returned 0.  A split NFSv3 I/O (lx_nfs3_pread_async())
  * cancels every piece still in flight.
  *
+ * What the server holds stays counted.  A call that was already sent is
+ * still being worked on by the server, which will answer it: its request
+ * slot, its reply key and its congestion credit (over RDMA, one of the
+ * server's receive buffers) stay taken after done() until the first of
+ * its reply (discarded), its deadline (its timer, or one more timeout from
+ * the cancel) or the end of the connection.  A 9P call keeps its tag until
+ * the Rflush instead.  So cancelling and restarting calls never has more
+ * calls unanswered at the server than the window; a restart meanwhile
+ * waits for a free slot or credit (%LX_CALL_NOWAIT: %-EBUSY when no slot
+ * is free).  A call not
+ * sent yet releases everything at once.
+ *
  * Safe from any thread, concurrently with the call's completion: a call
  * whose done() has run (or runs now) is not affected, even when its
  * request slot has been reused by another call since.  Cancelling a call

@@ -57,6 +57,14 @@ enum lx_xprt_state {
  * @zerocopy_copied: of the completions, those where the kernel copied
  *	the data after all (SO_EE_CODE_ZEROCOPY_COPIED: loopback, a device
  *	without scatter-gather): zerocopy buys nothing on that path
+ * @orphans: requests that ended (cancel, soft timeout) after they were
+ *	sent and before their reply: each kept its congestion credit, its
+ *	slot and its key (an "orphan") until its reply, its deadline or the
+ *	end of the connection, since the server still works on it
+ * @orphan_replies: replies that came for orphans: consumed and discarded
+ *	(not in @bad_keys or @dup_replies), the credit returned with them
+ * @orphans_expired: orphans whose deadline passed without a reply: their
+ *	credits returned as timeouts
  */
 struct lx_xprt_stats {
 	uint64_t submitted, completed, replies, bad_keys, dup_replies;
@@ -65,6 +73,7 @@ struct lx_xprt_stats {
 	uint64_t bytes_sent, bytes_received, direct_rx_bytes;
 	uint64_t early_disconnects, not_responding, garbage, resubmits;
 	uint64_t zerocopy_sends, zerocopy_completions, zerocopy_copied;
+	uint64_t orphans, orphan_replies, orphans_expired;
 };
 
 /* Fragments one record may have (RFC 5531 sets no limit; servers send one,

@@ -960,6 +960,9 @@ static void nfs_stats(void *priv, bench_stat_fn fn, void *arg)
 		sum.zerocopy_sends += st.zerocopy_sends;
 		sum.zerocopy_completions += st.zerocopy_completions;
 		sum.zerocopy_copied += st.zerocopy_copied;
+		sum.orphans += st.orphans;
+		sum.orphan_replies += st.orphan_replies;
+		sum.orphans_expired += st.orphans_expired;
 	}
 	fn(arg, "nconnect", nc);
 	fn(arg, "max_reqs_per_conn", n->max_reqs);
@@ -980,6 +983,9 @@ static void nfs_stats(void *priv, bench_stat_fn fn, void *arg)
 	fn(arg, "not_responding", sum.not_responding);
 	fn(arg, "garbage_records", sum.garbage);
 	fn(arg, "jukebox_retries", sum.resubmits);
+	fn(arg, "orphans", sum.orphans);
+	fn(arg, "orphan_replies", sum.orphan_replies);
+	fn(arg, "orphans_expired", sum.orphans_expired);
 	fn(arg, "bytes_sent", sum.bytes_sent);
 	fn(arg, "bytes_received", sum.bytes_received);
 	fn(arg, "bytes_received_direct", sum.direct_rx_bytes);

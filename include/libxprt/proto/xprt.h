@@ -242,6 +242,11 @@ struct lx_xprt_req_ops {
  * @ops: hooks (proto)
  * @owner: fairness owner (proto; thread id or job id; 0 = calling thread)
  * @no_reply: the message expects no reply (proto)
+ * @no_orphan: the protocol itself keeps the key of a request that is
+ *	cancelled or times out after it was sent out of use until the server
+ *	is done with it (9P: Tflush), so the transport returns its credit
+ *	and slot at done() (proto).  Otherwise such a request becomes an
+ *	orphan after done(): see lx_xprt_req_fail()
  * @timeout_ns: the request's timer, armed by lx_xprt_req_submit() before the
  *	request can complete (proto; 0: none).  Arming it after the submit
  *	would race with an async completion releasing the request.
@@ -275,6 +280,7 @@ struct lx_xprt_req {
 	uint64_t owner;
 	bool no_reply;
 	bool will_wait;
+	bool no_orphan;
 	uint64_t timeout_ns;
 	uint32_t key;
 	uint32_t gen;
@@ -411,10 +417,27 @@ int lx_xprt_req_retransmit(struct lx_xprt_req *req);
  * @req: the request
  * @status: negative errno passed to done()
  *
- * If no reply has been accepted yet, the request leaves the reply index
- * and the transmit queue; done() runs once the transmitter and the
- * receiver no longer touch its memory (possibly on another thread, before
- * or after this returns).  A reply arriving later is counted as unknown.
+ * If no reply has been accepted yet, the request leaves the transmit
+ * queue; done() runs once the transmitter and the receiver no longer touch
+ * its memory (possibly on another thread, before or after this returns).
+ *
+ * Orphans.  A request failed with %-ECANCELED or %-ETIMEDOUT after it went
+ * out on the current connection (it holds a congestion credit, and
+ * @req->no_orphan and @req->no_reply are false) is still being worked on
+ * by the server, which will answer it.  Its done() runs just as early, and
+ * the protocol puts its reference as usual, but the transport keeps the
+ * request's credit (over RDMA: one of the server's receive buffers), its
+ * slot and its reply key until the first of: its reply arrives (consumed
+ * and discarded without touching the caller's memory, counted in
+ * lx_xprt_stats.orphan_replies; the credit returns as for a reply), its
+ * deadline passes (the timer armed when it was failed, or, if none was,
+ * @req->timeout_ns from then; the credit returns as a timeout, halving an
+ * AIMD window), the connection ends (credits reset) or the transport is
+ * destroyed.  A request that never went out releases everything at once.
+ * So a loop that cancels and restarts calls never has more requests
+ * unanswered at the server than the window, and cannot push other
+ * owners' calls behind an unbounded backlog.  Other failures release at
+ * done(); a reply arriving for them later is counted as unknown.
  * Return: %0; %-EALREADY when the outcome was decided already (done() has
  * run or is about to, with that outcome).
  */
