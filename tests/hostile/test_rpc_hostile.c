@@ -89,6 +89,27 @@ static int conns(const struct srv *s)
 	return n;
 }
 
+/* how many connections carried at least one logged call */
+static int call_conns(const struct srv *s)
+{
+	char line[512];
+	FILE *f = fopen(s->log, "r");
+	unsigned long seen = 0;
+	unsigned int c;
+	int n = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CALL conn=%u ", &c) == 1 && c < 64 &&
+		    !(seen & (1ul << c))) {
+			seen |= 1ul << c;
+			n++;
+		}
+	fclose(f);
+	return n;
+}
+
 /* how many logged calls carry @xid */
 static int calls_with_xid(const struct srv *s, uint32_t xid)
 {
@@ -135,7 +156,7 @@ static double now_s(void)
 }
 
 /* connections the server of the last one_call() accepted, and its time */
-static int last_conns;
+static int last_conns, last_call_conns;
 static double last_secs;
 
 /* One NULL call against @scenario: return its status and reply info. */
@@ -160,6 +181,7 @@ static int one_call(const char *scenario, const char *x1, const char *x2,
 	/* the client stays usable after whatever happened */
 	lx_rpc_destroy(cl);
 	last_conns = conns(&S);
+	last_call_conns = call_conns(&S);
 	last_secs = now_s() - t0;
 	srv_stop(&S);
 	return r;
@@ -225,7 +247,12 @@ static void dropped_case(const char *scenario, const char *x1, const char *x2,
 		      x2 ? " " : "", x2 ? x2 : "", r, last_secs, last_conns);
 	assert_int_equal(r, -ECONNRESET);
 	assert_true(last_secs < 1.0);
-	assert_int_equal(last_conns, 2);
+	/* the call went out on exactly 2 connections; the transport
+	 * reconnects after its backoff (0.2 s here) even with nothing to
+	 * send, so a client destroyed late on a loaded machine may have
+	 * opened a third, idle one: never one that carried the call */
+	assert_int_equal(last_call_conns, 2);
+	assert_in_range(last_conns, 2, 3);
 	assert_int_equal(st->early_disconnects, 2);
 	assert_int_equal(st->completed, 1);
 	assert_int_equal(st->replies, 0);
