@@ -108,6 +108,40 @@ static void test_large_reads_one_copy(void **state)
 }
 
 /*
+ * The reply split in two at a chosen byte (fakesrv_set_cut(): the first
+ * piece, a pause, the rest), at every byte of the record mark and the
+ * header (132 bytes up to the data: mark, RPC reply header, READ
+ * status, attributes, count, eof, opaque length), then around the start
+ * and end of the data and in the padding: wherever the first read ends,
+ * the data lands straight in the caller's buffer and right.
+ */
+static void test_split_replies_one_copy(void **state)
+{
+	enum { COUNT = 65537, DATA_AT = 132 };
+	static const size_t more[] = {
+		DATA_AT + 1,	     DATA_AT + 4095,	  DATA_AT + 4096,
+		DATA_AT + 40000,     DATA_AT + COUNT - 1, DATA_AT + COUNT,
+		DATA_AT + COUNT + 1, DATA_AT + COUNT + 2,
+	};
+	struct lx_nfs3_clnt *c = mk();
+	size_t cut, i;
+
+	(void)state;
+	pattern(S->cache, FSIZE_MAX, 29);
+	S->size = FSIZE_MAX;
+	for (cut = 1; cut <= DATA_AT + 8; cut++) {
+		fakesrv_set_cut(fs, cut);
+		assert_int_equal(rd(c, cut * 7, COUNT), COUNT);
+	}
+	for (i = 0; i < sizeof(more) / sizeof(more[0]); i++) {
+		fakesrv_set_cut(fs, more[i]);
+		assert_int_equal(rd(c, i * 4099, COUNT), COUNT);
+	}
+	fakesrv_set_cut(fs, 0);
+	lx_nfs3_destroy(c);
+}
+
+/*
  * READs in flight, so the replies come back to back: a read of the last
  * bytes of a reply's data also takes its pad and the next reply's header
  * (tcp_rx.c, rx_direct_tail()), which is right when the next one is a
@@ -201,6 +235,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_large_reads_one_copy,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_split_replies_one_copy,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pipelined_reads_one_copy,
 						setup, teardown),

@@ -39,6 +39,7 @@ struct fakesrv {
 	struct fs_conn conns[FS_MAX_CONNS];
 	atomic_uint nconns;
 	atomic_uint nmsgs;
+	atomic_size_t cut; /* fakesrv_set_cut() */
 };
 
 void fs_put_be32(uint8_t *p, uint32_t v)
@@ -102,7 +103,8 @@ static int write_full(int fd, const void *buf, size_t len)
 	ssize_t r;
 
 	while (done < len) {
-		r = send(fd, (const char *)buf + done, len - done, MSG_NOSIGNAL);
+		r = send(fd, (const char *)buf + done, len - done,
+			 MSG_NOSIGNAL);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)
@@ -110,6 +112,23 @@ static int write_full(int fd, const void *buf, size_t len)
 		done += (size_t)r;
 	}
 	return 0;
+}
+
+/* A reply: in one send(), or its first @s->cut bytes, a pause, then the
+ * rest (fakesrv_set_cut()). */
+static int write_reply(struct fakesrv *s, int fd, const uint8_t *buf,
+		       size_t len)
+{
+	size_t cut = atomic_load(&s->cut);
+	int one = 1;
+
+	if (!cut || cut >= len)
+		return write_full(fd, buf, len);
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (write_full(fd, buf, cut))
+		return -1;
+	usleep(2000); /* the peer's read most likely ends at the cut */
+	return write_full(fd, buf + cut, len - cut);
 }
 
 /* Read one message; return its length or -1. */
@@ -162,10 +181,11 @@ static void *conn_main(void *p)
 		a = s->fn(s->arg, in, (size_t)len, out + 4, &outlen, nth);
 		if (a == FAKESRV_REPLY) {
 			if (s->rpc) {
-				fs_put_be32(out, 0x80000000u | (uint32_t)outlen);
-				if (write_full(c->fd, out, outlen + 4))
+				fs_put_be32(out,
+					    0x80000000u | (uint32_t)outlen);
+				if (write_reply(s, c->fd, out, outlen + 4))
 					break;
-			} else if (write_full(c->fd, out + 4, outlen)) {
+			} else if (write_reply(s, c->fd, out + 4, outlen)) {
 				break;
 			}
 		} else if (a == FAKESRV_RAW) {
@@ -173,7 +193,7 @@ static void *conn_main(void *p)
 				break;
 		} else if (a == FAKESRV_CLOSE || a == FAKESRV_RESET) {
 			if (a == FAKESRV_RESET) {
-				struct linger lg = { 1, 0 };
+				struct linger lg = {1, 0};
 
 				setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &lg,
 					   sizeof(lg));
@@ -195,7 +215,7 @@ static void *conn_main(void *p)
 static void *accept_main(void *p)
 {
 	struct fakesrv *s = p;
-	struct pollfd pfd = { .fd = s->lfd, .events = POLLIN };
+	struct pollfd pfd = {.fd = s->lfd, .events = POLLIN};
 	int fd, i, one = 1;
 
 	while (!atomic_load(&s->stop) && atomic_load(&s->accepting)) {
@@ -231,7 +251,7 @@ static void *accept_main(void *p)
 
 static int listen_on(struct fakesrv *s, uint16_t port)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET };
+	struct sockaddr_in sa = {.sin_family = AF_INET};
 	socklen_t sl = sizeof(sa);
 	int one = 1;
 
@@ -307,6 +327,11 @@ int fakesrv_resume(struct fakesrv *s)
 unsigned int fakesrv_conns(const struct fakesrv *s)
 {
 	return atomic_load(&((struct fakesrv *)s)->nconns);
+}
+
+void fakesrv_set_cut(struct fakesrv *s, size_t cut)
+{
+	atomic_store(&s->cut, cut);
 }
 
 unsigned int fakesrv_msgs(const struct fakesrv *s)

@@ -17,11 +17,11 @@
 struct fakesrv;
 
 enum fakesrv_action {
-	FAKESRV_REPLY,	   /* send out[0..outlen) as one framed message */
-	FAKESRV_RAW,	   /* send out[0..outlen) as is (no framing added) */
-	FAKESRV_NOREPLY,   /* send nothing */
-	FAKESRV_CLOSE,	   /* send out (raw) if outlen, then close the conn */
-	FAKESRV_RESET,	   /* send out (raw) if outlen, then reset (RST) */
+	FAKESRV_REPLY,	 /* send out[0..outlen) as one framed message */
+	FAKESRV_RAW,	 /* send out[0..outlen) as is (no framing added) */
+	FAKESRV_NOREPLY, /* send nothing */
+	FAKESRV_CLOSE,	 /* send out (raw) if outlen, then close the conn */
+	FAKESRV_RESET,	 /* send out (raw) if outlen, then reset (RST) */
 };
 
 /**
@@ -43,6 +43,9 @@ void fakesrv_drop_conns(struct fakesrv *s);
  * same port. */
 void fakesrv_pause(struct fakesrv *s);
 int fakesrv_resume(struct fakesrv *s);
+/* Send each framed reply from now on as its first @cut bytes (record
+ * mark included), a 2 ms pause, then the rest; 0: in one send(). */
+void fakesrv_set_cut(struct fakesrv *s, size_t cut);
 unsigned int fakesrv_conns(const struct fakesrv *s);
 unsigned int fakesrv_msgs(const struct fakesrv *s);
 void fakesrv_stop(struct fakesrv *s);
