@@ -64,8 +64,14 @@ int lx_xprt_ix_link(struct xprt *x, struct lx_xprt_rqst *rq, uint32_t key)
 	uint64_t v, nv;
 	int err;
 
+	/*
+	 * @ix_tree is written only when it changes: an orphan's relink
+	 * (rq_end_unreplied()) keeps its key, so its branch, and may run
+	 * while the thread that decided its outcome unlinks it.
+	 */
 	if (lx_xprt_likely((key & x->key_mask) == rq->pub.slot)) {
-		rq->ix_tree = false;
+		if (lx_xprt_unlikely(rq->ix_tree))
+			rq->ix_tree = false;
 		v = atomic_load(&rq->ix);
 		do {
 			if (v & LX_XPRT_IX_LINKED)
@@ -80,7 +86,8 @@ int lx_xprt_ix_link(struct xprt *x, struct lx_xprt_rqst *rq, uint32_t key)
 		}
 		return 0;
 	}
-	rq->ix_tree = true;
+	if (!rq->ix_tree)
+		rq->ix_tree = true;
 	atomic_fetch_add(&x->tree_keys, 1);
 	err = ix_direct_has(x, key, rq) ?
 		      -EEXIST :
