@@ -87,6 +87,10 @@ void fz_wait_idle(struct xprt *x)
 {
 	uint64_t start = 0;
 
+	/* the input's stream is over, as a connection would be: a sent
+	 * call cancelled after its reply went missing is an orphan until
+	 * then (cc146f2), and a reconnect ends orphans: so here */
+	lx_xprt_orphans_end(x);
 	while (lx_xprt_tags_in_use(x->tags))
 		fz_spin(&start);
 }
