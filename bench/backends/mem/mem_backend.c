@@ -125,6 +125,10 @@ struct mem_be {
 	bool store;
 	bool read_data; /* reads touch the data: store or corrupt */
 	bool timed;	/* a latency to give: --mem-lat, --mem-slow, virtual */
+	/* any of the above, a slot limit, --mem-eagain or --mem-fail-at:
+	 * the I/O goes the whole way (mem_submit_any(), complete_any()) */
+	bool extras;
+	uint64_t wmask; /* nthreads - 1 when a power of two, else ~0 */
 	struct mem_worker *w;
 	struct mem_owner *owners;
 	unsigned int nowners;
@@ -136,12 +140,17 @@ struct mem_be {
 	pthread_cond_t slot_cond;
 	_Atomic unsigned int slot_waiters;
 
-	/* submitted also picks the completion thread, round-robin */
-	_Atomic uint64_t submitted __attribute__((aligned(MEM_CACHELINE)));
-	_Atomic uint64_t nowait_calls;
+	/*
+	 * Counted per I/O: the in-flight count and its maximum, and each
+	 * owner's (struct mem_owner).  What the tests read besides is
+	 * derived at the end (mem_stats()): submitted is the sum of the
+	 * owners' ops, completed that minus the owners' in flight.
+	 */
 	_Atomic uint64_t inflight __attribute__((aligned(MEM_CACHELINE)));
 	_Atomic uint64_t max_inflight;
-	_Atomic uint64_t completed __attribute__((aligned(MEM_CACHELINE)));
+	/* --mem-fail-at only: the run's I/Os, numbered from 1 */
+	_Atomic uint64_t fail_seq __attribute__((aligned(MEM_CACHELINE)));
+	_Atomic uint64_t nowait_calls;
 	_Atomic uint64_t eagain;
 	_Atomic uint64_t slot_waits;
 	_Atomic uint64_t injected;
@@ -408,26 +417,37 @@ static inline void release_slot(struct mem_be *m)
 	}
 }
 
+/* @io leaves the back-end: its owner's in-flight count, the slot */
+static inline void mem_leave(struct mem_be *m, const struct bench_io *io)
+{
+	atomic_fetch_sub_explicit(&m->owners[io->owner].inflight, 1,
+				  memory_order_relaxed);
+	release_slot(m);
+}
+
+/* what bench_io_done() is told @io moved */
+static inline size_t mem_bytes(const struct bench_io *io, int status)
+{
+	return status || io->op > BENCH_OP_WRITE ? 0 : io->len;
+}
+
 static void complete(struct mem_be *m, struct mem_req *r)
 {
 	struct bench_io *io = r->io;
 	int status = r->status;
 	uint64_t vdone = r->vdone;
-	size_t bytes;
 
-	/* a read moves nothing unless the run stores data or corrupts it */
-	if (!status && (io->op == BENCH_OP_WRITE || m->read_data))
+	/* a read moves nothing unless the run stores data or corrupts it;
+	 * without extras status is 0 and nothing is stored */
+	if (io->op == BENCH_OP_WRITE ? !status :
+				       m->extras && !status && m->read_data)
 		do_data(m, io, &status);
-	bytes = status || io->op > BENCH_OP_WRITE ? 0 : io->len;
 	/* leave the in-flight counts before the engine resubmits */
-	atomic_fetch_sub_explicit(&m->owners[io->owner].inflight, 1,
-				  memory_order_relaxed);
-	release_slot(m);
-	atomic_fetch_add_explicit(&m->completed, 1, memory_order_relaxed);
+	mem_leave(m, io);
 	if (vdone)
-		bench_io_done_at(io, status, bytes, vdone);
+		bench_io_done_at(io, status, mem_bytes(io, status), vdone);
 	else
-		bench_io_done(io, status, bytes);
+		bench_io_done(io, status, mem_bytes(io, status));
 }
 
 static void worker_wake(struct mem_worker *w)
@@ -575,6 +595,9 @@ static int mem_setup(void *priv, const struct bench_config *cfg,
 	m->store = cfg->verify;
 	m->read_data = m->store || m->corrupt;
 	m->timed = m->virt || m->lat_max || m->slow_n;
+	m->extras = m->timed || m->read_data || m->slots || m->eagain_every ||
+		    m->fail_at;
+	m->wmask = m->nthreads & (m->nthreads - 1) ? ~0ull : m->nthreads - 1;
 	m->nowners = cfg->numjobs + 1;
 	m->owners =
 		aligned_alloc(MEM_CACHELINE, sizeof(*m->owners) * m->nowners);
@@ -727,13 +750,18 @@ static int take_slot_limited(struct mem_be *m, unsigned int flags)
 	return 0;
 }
 
+/* one more I/O in flight, without a slot limit: only the count */
+static inline void count_slot(struct mem_be *m)
+{
+	note_inflight(m, atomic_fetch_add(&m->inflight, 1) + 1);
+}
+
 /* a request slot: one more I/O in flight (0, or -EBUSY for NOWAIT) */
 static inline int take_slot(struct mem_be *m, unsigned int flags)
 {
 	if (m->slots)
 		return take_slot_limited(m, flags);
-	/* no limit: nothing to refuse or wait for, only the count */
-	note_inflight(m, atomic_fetch_add(&m->inflight, 1) + 1);
+	count_slot(m);
 	return 0;
 }
 
@@ -749,19 +777,17 @@ static uint64_t sample_lat(struct mem_be *m, uint64_t n)
 
 /*
  * An I/O enters the back-end (submit() and run_sync() alike): its
- * sequence number, its owner's in-flight count and the most seen,
- * --mem-fail-at, its latency.  Return: the sequence number (from 1).
+ * owner's count, in-flight count and the most seen, --mem-fail-at, its
+ * latency (@extras: m->extras, constant where it is known).  Return: the
+ * owner's count of I/Os before this one.
  */
 static inline uint64_t mem_enter(struct mem_be *m, const struct bench_io *io,
-				 int *status, uint64_t *lat)
+				 int *status, uint64_t *lat, bool extras)
 {
 	struct mem_owner *o = &m->owners[io->owner];
-	uint64_t seq, n;
+	uint64_t n;
 	uint32_t fl, mx;
 
-	seq = atomic_fetch_add_explicit(&m->submitted, 1,
-					memory_order_relaxed) +
-	      1;
 	fl = atomic_fetch_add_explicit(&o->inflight, 1, memory_order_relaxed) +
 	     1;
 	mx = atomic_load_explicit(&o->max, memory_order_relaxed);
@@ -771,59 +797,108 @@ static inline uint64_t mem_enter(struct mem_be *m, const struct bench_io *io,
 		;
 	n = atomic_fetch_add_explicit(&o->ops, 1, memory_order_relaxed);
 	*status = 0;
-	if (m->fail_at && seq == m->fail_at) {
+	*lat = 0;
+	if (!extras)
+		return n;
+	if (m->fail_at &&
+	    atomic_fetch_add_explicit(&m->fail_seq, 1, memory_order_relaxed) ==
+		    m->fail_at - 1) {
 		*status = -EIO;
 		atomic_fetch_add_explicit(&m->injected, 1,
 					  memory_order_relaxed);
 	}
-	*lat = m->timed ? sample_lat(m, n) : 0;
-	return seq;
+	if (m->timed)
+		*lat = sample_lat(m, n);
+	return n;
 }
 
-static int mem_submit(void *priv, struct bench_io *io, unsigned int flags)
+/* --mem-eagain, then a request slot: 0, or -EBUSY (counted) */
+static int mem_admit(struct mem_be *m, unsigned int flags)
 {
-	struct mem_be *m = priv;
-	struct mem_req *r = io->priv;
-	struct mem_worker *w;
-	uint64_t seq, lat;
-	int ret;
-
-	if (io->owner == 0 || io->owner >= m->nowners)
-		return -EINVAL;
-	if (m->eagain_every && (flags & BENCH_SUBMIT_NOWAIT) &&
-	    (atomic_fetch_add_explicit(&m->nowait_calls, 1,
-				       memory_order_relaxed) +
-	     1) % m->eagain_every ==
-		    0) {
+	if ((m->eagain_every && (flags & BENCH_SUBMIT_NOWAIT) &&
+	     (atomic_fetch_add_explicit(&m->nowait_calls, 1,
+					memory_order_relaxed) +
+	      1) % m->eagain_every ==
+		     0) ||
+	    take_slot(m, flags)) {
 		atomic_fetch_add_explicit(&m->eagain, 1, memory_order_relaxed);
 		return -EBUSY;
 	}
-	ret = take_slot(m, flags);
-	if (ret) {
-		atomic_fetch_add_explicit(&m->eagain, 1, memory_order_relaxed);
-		return ret;
-	}
-	seq = mem_enter(m, io, &r->status, &lat);
-	r->io = io;
-	r->vdone = 0;
-	r->due = 0;
-	if (m->timed) {
-		if (m->virt)
-			r->vdone = io->t_submit + lat + !lat;
-		else if (lat)
-			r->due = bench_now_ns() + lat;
-	}
+	return 0;
+}
 
-	w = &m->w[(seq - 1) % m->nthreads];
-	r->next = atomic_load_explicit(&w->inbox, memory_order_relaxed);
-	while (!atomic_compare_exchange_weak(&w->inbox, &r->next, r))
-		;
-	/* the load first: no locked exchange while it is awake */
-	if (atomic_load(&w->sleeping) && atomic_exchange(&w->sleeping, false)) {
+/* the wake of mem_push(), out of line (see mem_submit()) */
+static __attribute__((noinline)) int mem_wake(struct mem_be *m,
+					      struct mem_worker *w)
+{
+	if (atomic_exchange(&w->sleeping, false)) {
 		atomic_fetch_add_explicit(&m->wakes, 1, memory_order_relaxed);
 		worker_wake(w);
 	}
 	return 0;
+}
+
+/*
+ * Hand @r to its completion thread, round-robin by @n (the owner's count
+ * of I/Os plus the owner: each owner from a thread of its own), and wake
+ * the thread if it sleeps.  Return: 0.
+ */
+static inline int mem_push(struct mem_be *m, struct mem_req *r, uint64_t n)
+{
+	struct mem_worker *w =
+		&m->w[m->wmask != ~0ull ? n & m->wmask : n % m->nthreads];
+
+	r->next = atomic_load_explicit(&w->inbox, memory_order_relaxed);
+	while (!atomic_compare_exchange_weak(&w->inbox, &r->next, r))
+		;
+	/* the load first: no locked exchange while it is awake */
+	if (atomic_load(&w->sleeping))
+		return mem_wake(m, w);
+	return 0;
+}
+
+/* submit() with extras: faults, a slot limit, a latency */
+static __attribute__((noinline)) int
+mem_submit_any(struct mem_be *m, struct bench_io *io, unsigned int flags)
+{
+	struct mem_req *r = io->priv;
+	uint64_t n, lat;
+
+	if (mem_admit(m, flags))
+		return -EBUSY;
+	n = mem_enter(m, io, &r->status, &lat, true);
+	r->io = io;
+	r->vdone = 0;
+	r->due = 0;
+	if (m->virt)
+		r->vdone = io->t_submit + lat + !lat;
+	else if (lat)
+		r->due = bench_now_ns() + lat;
+	return mem_push(m, r, n + io->owner);
+}
+
+/*
+ * The plain submit (no extras) calls nothing but in tail position
+ * (mem_submit_any(), mem_wake()), so it needs no callee-saved register:
+ * no prologue of six pushes and pops per I/O.
+ */
+static int mem_submit(void *priv, struct bench_io *io, unsigned int flags)
+{
+	struct mem_be *m = priv;
+	struct mem_req *r = io->priv;
+	uint64_t n, lat;
+
+	/* owner 0 < owner < nowners, in one comparison */
+	if (io->owner - 1 >= (uint64_t)m->nowners - 1)
+		return -EINVAL;
+	if (m->extras)
+		return mem_submit_any(m, io, flags);
+	count_slot(m);
+	n = mem_enter(m, io, &r->status, &lat, false);
+	r->io = io;
+	r->vdone = 0;
+	r->due = 0;
+	return mem_push(m, r, n + io->owner);
 }
 
 /*
@@ -847,7 +922,7 @@ static int mem_run_sync(void *priv, struct bench_io *io, int *status,
 	ret = take_slot(m, 0);
 	if (ret)
 		return -EAGAIN;
-	mem_enter(m, io, status, &lat);
+	mem_enter(m, io, status, &lat, m->extras);
 	if (lat && !m->virt) {
 		struct timespec ts = {
 			.tv_sec = (time_t)(lat / 1000000000ull),
@@ -859,11 +934,8 @@ static int mem_run_sync(void *priv, struct bench_io *io, int *status,
 	}
 	if (!*status)
 		do_data(m, io, status);
-	*bytes = *status || io->op > BENCH_OP_WRITE ? 0 : io->len;
-	atomic_fetch_sub_explicit(&m->owners[io->owner].inflight, 1,
-				  memory_order_relaxed);
-	release_slot(m);
-	atomic_fetch_add_explicit(&m->completed, 1, memory_order_relaxed);
+	*bytes = mem_bytes(io, *status);
+	mem_leave(m, io);
 	atomic_fetch_add_explicit(&m->sync_ios, 1, memory_order_relaxed);
 	return 0;
 }
@@ -874,12 +946,16 @@ static void mem_stats(void *priv, bench_stat_fn fn, void *arg)
 {
 	struct mem_be *m = priv;
 	uint32_t mn = UINT32_MAX, mx = 0;
+	uint64_t submitted = 0, inflight = 0;
 	unsigned int i, seen = 0;
 
 	for (i = 1; i < m->nowners; i++) {
 		uint32_t v = atomic_load(&m->owners[i].max);
+		uint64_t ops = atomic_load(&m->owners[i].ops);
 
-		if (!atomic_load(&m->owners[i].ops))
+		submitted += ops;
+		inflight += atomic_load(&m->owners[i].inflight);
+		if (!ops)
 			continue;
 		seen++;
 		if (v < mn)
@@ -887,8 +963,9 @@ static void mem_stats(void *priv, bench_stat_fn fn, void *arg)
 		if (v > mx)
 			mx = v;
 	}
-	fn(arg, "submitted", atomic_load(&m->submitted));
-	fn(arg, "completed", atomic_load(&m->completed));
+	fn(arg, "submitted", submitted);
+	/* (while I/Os enter, an in-flight count may be ahead of ops) */
+	fn(arg, "completed", submitted > inflight ? submitted - inflight : 0);
 	fn(arg, "max_inflight", atomic_load(&m->max_inflight));
 	fn(arg, "owners", seen);
 	fn(arg, "owner_max_inflight_min", seen ? mn : 0);
