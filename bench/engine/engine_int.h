@@ -165,6 +165,10 @@ struct bench_job {
 	uint64_t plain_nblk;   /* blk_hi - blk_lo */
 	uint64_t plain_base;   /* the offset of block blk_lo */
 	uint64_t plain_stride; /* bytes from a block to the next */
+	/* the plain completion (bench_io_done()): the plain draw, no
+	 * pacing, no per-I/O log (and so no verify), this direction */
+	bool plain;
+	enum bench_dir plain_dir;
 
 	/* hot */
 	_Atomic uint64_t next_idx __attribute__((aligned(BENCH_CACHELINE)));
@@ -309,8 +313,7 @@ void bench_stop_all(struct bench *b);
 bool bench_draw_any(struct bench_job *j, struct bench_slot *s);
 bool bench_draw_plain_ok(const struct bench *b, const struct bench_job *j);
 void bench_draw_plain_setup(struct bench *b, struct bench_job *j);
-void bench_draw_plain_pass(struct bench_job *j, struct bench_slot *s,
-			   uint64_t idx);
+uint64_t bench_draw_plain_pass(struct bench_slot *s, uint64_t idx);
 enum { BLK_DONE, BLK_FAILED, BLK_UNSENT };
 void bench_release_block(struct bench_job *j, struct bench_slot *s, int how);
 uint64_t bench_perm(uint64_t i, uint64_t n, uint64_t key);
@@ -330,6 +333,8 @@ static inline uint64_t bench_perm_round(const struct bench_perm *p, uint64_t x)
 	return (x * p->m1 + p->a2) & p->mask;
 }
 
+uint64_t bench_perm_walk(const struct bench_perm *p, uint64_t x);
+
 static inline uint64_t bench_perm_at(const struct bench_perm *p, uint64_t i)
 {
 	uint64_t x;
@@ -337,41 +342,40 @@ static inline uint64_t bench_perm_at(const struct bench_perm *p, uint64_t i)
 	if (p->n <= 1)
 		return 0;
 	/* a bijection of [0, mask]; walking the cycle until x < n makes it
-	 * one of [0, n).  The first round outside the loop: no constants
-	 * held in registers for a loop that a power-of-two n never runs */
+	 * one of [0, n).  The first round inline, the walk out of line: no
+	 * constants held in registers for a loop that a power-of-two n
+	 * never runs, and that others run for fewer than half the draws */
 	x = bench_perm_round(p, i);
-	while (x >= p->n)
-		x = bench_perm_round(p, x);
+	if (x >= p->n)
+		x = bench_perm_walk(p, x);
 	return x;
 }
 
 /**
- * bench_draw() - give slot @s its next operation
+ * bench_draw_plain() - the plain random draw for slot @s of a job with
+ * draw_plain set: the next index, its block from the slot's permutation
+ * of the pass, the offset from constants of the phase; the same
+ * operation bench_draw_any() would give for that index
  *
- * A job whose phase uses none of the options that shape a draw
- * (bench_draw_plain_ok(), decided once per phase) takes the plain random
- * draw here: the next index, its block from the slot's permutation of
- * the pass, the offset from constants of the phase; the same operation
- * bench_draw_any() would give for that index.  Everything else goes to
- * bench_draw_any().
- *
- * Context: any thread (completion or job thread), concurrently for other
- * slots of the same job.  Lock-free.
- * Return: false when the phase's budget is used up (the slot goes idle).
+ * The job is read from @s again after a new pass: nothing but @s lives
+ * across that call (a caller that keeps nothing else needs one
+ * callee-saved register).
+ * Context: as bench_draw().
+ * Return: false when the phase's budget is used up.
  */
-static inline bool bench_draw(struct bench_job *j, struct bench_slot *s)
+static inline bool bench_draw_plain(struct bench_slot *s)
 {
+	struct bench_job *j = s->job;
 	uint64_t idx, r;
 
-	if (!j->draw_plain)
-		return bench_draw_any(j, s);
 	idx = atomic_fetch_add_explicit(&j->next_idx, 1, memory_order_relaxed);
 	if (idx >= j->budget)
 		return false;
 	r = idx - s->pass_lo;
-	if (s->pass_gen != j->draw_gen || r >= j->plain_nblk) {
-		bench_draw_plain_pass(j, s, idx);
-		r = idx - s->pass_lo;
+	if (__builtin_expect(s->pass_gen != j->draw_gen || r >= j->plain_nblk,
+			     0)) {
+		r = bench_draw_plain_pass(s, idx);
+		j = s->job;
 	}
 	s->io.op = j->plain_op;
 	s->io.offset =
@@ -379,6 +383,24 @@ static inline bool bench_draw(struct bench_job *j, struct bench_slot *s)
 	s->io.len = j->io_len;
 	s->io.buf = s->buf;
 	return true;
+}
+
+/**
+ * bench_draw() - give slot @s its next operation
+ *
+ * A job whose phase uses none of the options that shape a draw
+ * (bench_draw_plain_ok(), decided once per phase) takes the plain random
+ * draw, bench_draw_plain(); everything else goes to bench_draw_any().
+ *
+ * Context: any thread (completion or job thread), concurrently for other
+ * slots of the same job.  Lock-free.
+ * Return: false when the phase's budget is used up (the slot goes idle).
+ */
+static inline bool bench_draw(struct bench_job *j, struct bench_slot *s)
+{
+	if (!j->draw_plain)
+		return bench_draw_any(j, s);
+	return bench_draw_plain(s);
 }
 
 /**

@@ -49,6 +49,18 @@ void bench_perm_init(struct bench_perm *p, uint64_t n, uint64_t key)
 }
 
 /**
+ * bench_perm_walk() - bench_perm_at()'s cycle walk from @x (>= p->n)
+ * Return: the first value of the cycle after @x that is below p->n.
+ */
+uint64_t bench_perm_walk(const struct bench_perm *p, uint64_t x)
+{
+	do
+		x = bench_perm_round(p, x);
+	while (x >= p->n);
+	return x;
+}
+
+/**
  * bench_perm() - position @i of a keyed pseudo-random permutation of
  * [0, @n)
  * Return: a value in [0, n); distinct i in [0, n) give distinct values.
@@ -291,10 +303,14 @@ void bench_draw_plain_setup(struct bench *b, struct bench_job *j)
 	if (!++j->draw_gen)
 		j->draw_gen = 1;
 	j->draw_plain = bench_draw_plain_ok(b, j);
+	/* the per-I/O log records in io_done() only; pacing is decided
+	 * before (phase_prepare_job()) */
+	j->plain = j->draw_plain && !j->paced && !j->flog;
 	if (!j->draw_plain)
 		return;
 	j->plain_op =
 		bench_rw_reads(b->phase.rw) ? BENCH_OP_READ : BENCH_OP_WRITE;
+	j->plain_dir = bench_op_dir(j->plain_op);
 	j->plain_nblk = j->blk_hi - j->blk_lo;
 	j->plain_stride = j->io_len + o->rw_hole;
 	j->plain_base = (f ? f->base : 0) + j->blk_lo * j->plain_stride;
@@ -306,10 +322,11 @@ void bench_draw_plain_setup(struct bench *b, struct bench_job *j)
  * bench_draw_plain_pass() - make @s's permutation the one of draw @idx's
  * pass (the plain draw, when @idx is past the slot's pass)
  * Context: the thread drawing for @s.
+ * Return: @idx's position in the pass.
  */
-void bench_draw_plain_pass(struct bench_job *j, struct bench_slot *s,
-			   uint64_t idx)
+uint64_t bench_draw_plain_pass(struct bench_slot *s, uint64_t idx)
 {
+	struct bench_job *j = s->job;
 	uint64_t n = j->plain_nblk, pass = idx / n;
 	/* bench_draw_any()'s key for the pass, with one file */
 	uint64_t key = j->key ^ pass * 0x9e3779b97f4a7c15ull;
@@ -318,6 +335,7 @@ void bench_draw_plain_pass(struct bench_job *j, struct bench_slot *s,
 		bench_perm_init(&s->perm, n, key);
 	s->pass_lo = pass * n;
 	s->pass_gen = j->draw_gen;
+	return idx - s->pass_lo;
 }
 
 /**
