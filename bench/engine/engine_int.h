@@ -165,8 +165,10 @@ struct bench_job {
 	uint64_t plain_nblk;   /* blk_hi - blk_lo */
 	uint64_t plain_base;   /* the offset of block blk_lo */
 	uint64_t plain_stride; /* bytes from a block to the next */
-	/* the plain completion (bench_io_done()): the plain draw, no
-	 * pacing, no per-I/O log (and so no verify), this direction */
+	/* the plain completion (bench_io_done()): the plain draw or a
+	 * metadata workload's (draw_meta), no pacing, no per-I/O log (and
+	 * so no verify); plain_op's direction */
+	bool draw_meta;
 	bool plain;
 	enum bench_dir plain_dir;
 
@@ -351,11 +353,29 @@ static inline uint64_t bench_perm_at(const struct bench_perm *p, uint64_t i)
 	return x;
 }
 
+/* a metadata operation: nothing moved, no offset (draws of --rw null,
+ * getattr and --fsync) */
+static inline void bench_set_meta(struct bench_slot *s, enum bench_op op)
+{
+	s->io.op = op;
+	s->io.offset = 0;
+	s->io.len = 0;
+	s->io.buf = NULL;
+}
+
+/* --rw null's operation, or getattr's */
+static inline enum bench_op bench_meta_op(enum bench_rw rw)
+{
+	return rw == RW_NULL ? BENCH_OP_NULL : BENCH_OP_GETATTR;
+}
+
 /**
  * bench_draw_plain() - the plain random draw for slot @s of a job with
  * draw_plain set: the next index, its block from the slot's permutation
  * of the pass, the offset from constants of the phase; the same
- * operation bench_draw_any() would give for that index
+ * operation bench_draw_any() would give for that index.  With draw_meta
+ * instead (--rw null or getattr, no --fsync), the next index and the
+ * metadata operation, as bench_draw_any() would give too.
  *
  * The job is read from @s again after a new pass: nothing but @s lives
  * across that call (a caller that keeps nothing else needs one
@@ -371,6 +391,10 @@ static inline bool bench_draw_plain(struct bench_slot *s)
 	idx = atomic_fetch_add_explicit(&j->next_idx, 1, memory_order_relaxed);
 	if (idx >= j->budget)
 		return false;
+	if (j->draw_meta) {
+		bench_set_meta(s, j->plain_op);
+		return true;
+	}
 	r = idx - s->pass_lo;
 	if (__builtin_expect(s->pass_gen != j->draw_gen || r >= j->plain_nblk,
 			     0)) {

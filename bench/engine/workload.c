@@ -84,10 +84,7 @@ static uint32_t next_tag(uint32_t state, unsigned int writer)
 static bool draw_meta(struct bench_job *j, struct bench_slot *s,
 		      enum bench_rw rw)
 {
-	s->io.op = rw == RW_NULL ? BENCH_OP_NULL : BENCH_OP_GETATTR;
-	s->io.offset = 0;
-	s->io.len = 0;
-	s->io.buf = NULL;
+	bench_set_meta(s, bench_meta_op(rw));
 	return true;
 }
 
@@ -251,10 +248,7 @@ static bool take_sync(struct bench_job *j, struct bench_slot *s)
 		if (atomic_compare_exchange_weak_explicit(
 			    &j->sync_due, &due, due - 1, memory_order_relaxed,
 			    memory_order_relaxed)) {
-			s->io.op = BENCH_OP_FSYNC;
-			s->io.offset = 0;
-			s->io.len = 0;
-			s->io.buf = NULL;
+			bench_set_meta(s, BENCH_OP_FSYNC);
 			return true;
 		}
 	}
@@ -303,9 +297,16 @@ void bench_draw_plain_setup(struct bench *b, struct bench_job *j)
 	if (!++j->draw_gen)
 		j->draw_gen = 1;
 	j->draw_plain = bench_draw_plain_ok(b, j);
+	/* bench_draw_any()'s first steps for a metadata workload */
+	j->draw_meta = b->phase.kind == PH_MAIN && bench_rw_meta(b->phase.rw) &&
+		       !o->fsync_every;
 	/* the per-I/O log records in io_done() only; pacing is decided
 	 * before (phase_prepare_job()) */
-	j->plain = j->draw_plain && !j->paced && !j->flog;
+	j->plain = (j->draw_plain || j->draw_meta) && !j->paced && !j->flog;
+	if (j->draw_meta) {
+		j->plain_op = bench_meta_op(b->phase.rw);
+		j->plain_dir = DIR_OTHER;
+	}
 	if (!j->draw_plain)
 		return;
 	j->plain_op =
