@@ -496,6 +496,7 @@ static void test_size_done_once_reads_every_block_after_layout(void **st)
 	assert_int_equal(jnum("xprt/aggregate/read/total_ios"), 256);
 	assert_int_equal(jnum("xprt/aggregate/write/total_ios"), 0);
 	assert_int_equal(jnum("xprt/backend_stats/submitted"), 256 + 1);
+	assert_int_equal(jnum("xprt/backend_stats/completed"), 256 + 1);
 }
 
 static void test_verify_catches_a_corrupted_byte_at_its_offset(void **st)
@@ -689,6 +690,15 @@ static void test_metadata_ops_count_as_other(void **st)
 	assert_int_equal(jnum("xprt/aggregate/xprt/other/total_ios"), 2000);
 	assert_int_equal(jnum("xprt/aggregate/read/total_ios"), 0);
 	assert_true(jnum("xprt/aggregate/xprt/other/iops") > 0);
+	/* the back-end's counts, derived from its owners' */
+	assert_int_equal(jnum("xprt/backend_stats/submitted"), 2000);
+	assert_int_equal(jnum("xprt/backend_stats/completed"), 2000);
+	assert_int_equal(jnum("xprt/backend_stats/owners"), 2);
+	/* three completion threads: no mask picks the thread */
+	expect_ok(RUN("--rw", "null", "--iodepth", "4", "--mem-threads", "3",
+		      "--time_based", "--number_ios", "500"));
+	assert_int_equal(jnum("xprt/aggregate/xprt/other/total_ios"), 500);
+	assert_int_equal(jnum("xprt/backend_stats/completed"), 500);
 	expect_ok(
 		RUN("--rw", "getattr", "--time_based", "--number_ios", "100"));
 	assert_int_equal(jnum("xprt/aggregate/xprt/other/total_ios"), 100);
