@@ -254,7 +254,6 @@ static int p9b_send_one(struct p9b *p, struct p9b_io *pio, unsigned int k,
 	size_t off = (size_t)k * pj->chunk;
 	uint32_t len = io->len - (uint32_t)off;
 	unsigned int pf = flags & BENCH_SUBMIT_NOWAIT ? LX_CALL_NOWAIT : 0;
-	struct lx_p9_fcall tx = {0};
 	void *buf = (char *)io->buf + off;
 	int ret;
 
@@ -268,6 +267,9 @@ static int p9b_send_one(struct p9b *p, struct p9b_io *pio, unsigned int k,
 		goto out_unlock;
 	}
 	if (p->alloc == P9B_ALLOC_MALLOC) {
+		/* zeroed here only: the fcall is ~300 bytes, ~40 Ir a part */
+		struct lx_p9_fcall tx = {0};
+
 		tx.type = io->op == BENCH_OP_WRITE ? LX_P9_TWRITE : LX_P9_TREAD;
 		tx.u.twrite.fid = pj->fid; /* tread shares the layout */
 		tx.u.twrite.offset = io->offset + off;
