@@ -156,6 +156,7 @@ $(LIB_SO): $(LIB_OBJS) libxprt.map
 	@mkdir -p $(@D)
 	$(CC) -shared -Wl,-soname,$(LIB_SONAME) \
 	    -Wl,--version-script=libxprt.map -Wl,--no-undefined \
+	    -Wl,-Bsymbolic-functions \
 	    -o $@ $(LIB_OBJS) \
 	    $(LDFLAGS_ALL) $(PKG_LIBS)
 

@@ -210,6 +210,25 @@ static inline struct lx_nfs3_ctx *lx_nfs3_call_ctx(struct lx_call *call)
 	return lx_call_layer(call);
 }
 
+/* The context of a call on @c: @call's own (NULL when @call has no done()),
+ * or @local for a synchronous one (@call NULL); its counters set, the rest
+ * (u) the caller's to fill.  lx_nfs3_call_start() sets res, err and proc. */
+static inline struct lx_nfs3_ctx *lx_nfs3_ctx_begin(struct lx_nfs3_clnt *c,
+						    struct lx_call *call,
+						    struct lx_nfs3_ctx *local)
+{
+	struct lx_nfs3_ctx *ctx;
+
+	if (!call)
+		ctx = local;
+	else if (call->done)
+		ctx = lx_nfs3_call_ctx(call);
+	else
+		return NULL;
+	ctx->ctr = &c->ctr;
+	return ctx;
+}
+
 int lx_nfs3_name_ok(const char *name);
 int lx_nfs3_fh_ok(const struct lx_nfs3_fh *fh);
 

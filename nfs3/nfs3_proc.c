@@ -203,16 +203,14 @@ int lx_nfs3_run(struct lx_nfs3_clnt *c, struct lx_call *call,
 		const struct lx_nfs3_req *r, void *res,
 		const struct lx_nfs3_ctx *in)
 {
-	struct lx_nfs3_ctx local, *ctx;
+	struct lx_nfs3_ctx local, *ctx = lx_nfs3_ctx_begin(c, call, &local);
 
-	if (call && !call->done)
+	if (!ctx)
 		return -EINVAL;
-	ctx = call ? lx_nfs3_call_ctx(call) : &local;
 	if (in)
-		*ctx = *in;
+		ctx->u = in->u;
 	else
-		memset(ctx, 0, sizeof(*ctx));
-	ctx->ctr = &c->ctr;
+		memset(&ctx->u, 0, sizeof(ctx->u));
 	return lx_nfs3_call_start(c->rpc, c, call, r, ctx, res);
 }
 
@@ -454,10 +452,14 @@ static int read_start(struct lx_nfs3_clnt *c, struct lx_call *call,
 		      unsigned int iovcnt, void *buf,
 		      struct lx_nfs3_read_res *res)
 {
-	struct lx_nfs3_args a = {.fh = fh, .offset = offset, .count = count};
+	/* the one READ every I/O makes: its arguments and context written
+	 * where they are used, no copy through lx_nfs3_run()'s @in (READ3args
+	 * is the handle, the offset and the count: the encoders read nothing
+	 * else of @a) */
+	struct lx_nfs3_args a;
 	struct lx_nfs3_req r = LX_NFS3_REQ(LX_NFS3PROC_READ, lx_nfs3_enc_read,
 					   lx_nfs3_dec_read, &a);
-	struct lx_nfs3_ctx in = {0};
+	struct lx_nfs3_ctx local, *ctx;
 	int err = lx_nfs3_chk(c, res, fh);
 
 	if (err)
@@ -465,13 +467,19 @@ static int read_start(struct lx_nfs3_clnt *c, struct lx_call *call,
 	if (count > LX_NFS3_MAX_SIZE_FIELD || (count && !iov && !buf) ||
 	    (iov && !iovcnt))
 		return -EINVAL;
+	ctx = lx_nfs3_ctx_begin(c, call, &local);
+	if (!ctx)
+		return -EINVAL;
+	a.fh = fh;
+	a.offset = offset;
+	a.count = count;
 	r.read = true;
-	in.u.rd.max = count;
-	in.u.rd.iov = iov;
-	in.u.rd.iovcnt = iovcnt;
-	in.u.rd.iov1.iov_base = buf;
-	in.u.rd.iov1.iov_len = count;
-	return lx_nfs3_run(c, call, &r, res, &in);
+	ctx->u.rd.max = count;
+	ctx->u.rd.iov = iov;
+	ctx->u.rd.iovcnt = iovcnt;
+	ctx->u.rd.iov1.iov_base = buf;
+	ctx->u.rd.iov1.iov_len = count;
+	return lx_nfs3_call_start(c->rpc, c, call, &r, ctx, res);
 }
 
 int lx_nfs3_read(struct lx_nfs3_clnt *c, const struct lx_nfs3_fh *fh,

@@ -400,10 +400,12 @@ static int iter_init_iov(struct lx_xprt_iter *it, enum lx_xprt_iter_type type,
 			sum += iov[i].iov_len;
 	}
 
-	memset(it, 0, sizeof(*it));
+	/* every field, one store each (no memset first: this runs per call) */
 	it->ops = ops;
 	it->type = type;
 	it->count = LX_XPRT_MIN(count, sum);
+	it->off = 0;
+	it->done = 0;
 	it->total = it->count;
 	it->iov = iov;
 	it->nr_segs = nr;
@@ -504,6 +506,9 @@ size_t lx_xprt_iter_copy_to(struct lx_xprt_iter *it, const void *src,
 	len = LX_XPRT_MIN(len, it->count);
 	if (!len)
 		return 0;
+	/* the kinds every reply is placed into: their walk inline here */
+	if (lx_xprt_likely(it->type <= LX_XPRT_ITER_IOVEC))
+		return iov_walk(it, (char *)src, len, ITER_TO);
 	return it->ops->copy_to(it, src, len);
 }
 
@@ -518,6 +523,8 @@ size_t lx_xprt_iter_copy_from(struct lx_xprt_iter *it, void *dst, size_t len)
 	len = LX_XPRT_MIN(len, it->count);
 	if (!len)
 		return 0;
+	if (lx_xprt_likely(it->type <= LX_XPRT_ITER_IOVEC))
+		return iov_walk(it, dst, len, ITER_FROM);
 	return it->ops->copy_from(it, dst, len);
 }
 

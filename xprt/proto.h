@@ -27,13 +27,15 @@ struct lx_xprt_req;
  */
 void lx_xprt__keep_bufs(struct xprt *x);
 
-/* Where a request's private area (lx_xprt_opts.req_priv) starts: the
- * protocols' lx_xprt_req_priv() without a call on every hook. */
-extern const size_t lx_xprt__req_priv_off;
+/* Where a request's private area (lx_xprt_opts.req_priv) starts:
+ * sizeof(struct lx_xprt_rqst), which xprt/xprt.c asserts.  A constant,
+ * so the protocols' lx_xprt_req_priv() is one add on every hook, not a
+ * call nor a load of a variable through the GOT. */
+#define LX_XPRT__REQ_PRIV_OFF 576u
 
 static inline void *lx_xprt__req_priv(struct lx_xprt_req *req)
 {
-	return (char *)req + lx_xprt__req_priv_off;
+	return (char *)req + LX_XPRT__REQ_PRIV_OFF;
 }
 
 /**

@@ -324,9 +324,11 @@ out_put_tag:
 }
 
 /* pub is the slot's first member: the area is at a fixed offset */
-const size_t lx_xprt__req_priv_off = sizeof(struct lx_xprt_rqst);
 _Static_assert(offsetof(struct lx_xprt_rqst, pub) == 0,
-	       "lx_xprt__req_priv_off counts from the public request");
+	       "LX_XPRT__REQ_PRIV_OFF counts from the public request");
+_Static_assert(sizeof(struct lx_xprt_rqst) == LX_XPRT__REQ_PRIV_OFF,
+	       "struct lx_xprt_rqst changed size: set LX_XPRT__REQ_PRIV_OFF "
+	       "(xprt/proto.h) to its new sizeof");
 
 /* ------------------------------------------------ larger reply buffers */
 

@@ -31,15 +31,22 @@ fails=0
 # shellcheck source=tests/integration/check-lib.sh
 . "$top/tests/integration/check-lib.sh"
 
-python3 "$top/tests/hostile/p9_hostile.py" --scenario close_on_read \
-	--port 0 --log "$work/log" >"$work/port" 2>&1 &
-srv=$!
-for _ in $(seq 50); do
-	grep -q '^PORT' "$work/port" && break
-	sleep 0.1
-done
-port=$(awk '/^PORT/ {print $2}' "$work/port")
-[[ -n $port ]] || { bad "p9_hostile.py did not start"; exit 1; }
+# start the hostile server with scenario $1; its port in $port.  Up to 30 s
+# for Python to start: on a loaded 2-core machine 5 s was once too few.
+start_hostile() {
+	: >"$work/port"
+	python3 "$top/tests/hostile/p9_hostile.py" --scenario "$1" \
+		--port 0 --log "$work/log" >"$work/port" 2>&1 &
+	srv=$!
+	for _ in $(seq 300); do
+		grep -q '^PORT' "$work/port" && break
+		sleep 0.1
+	done
+	port=$(awk '/^PORT/ {print $2}' "$work/port")
+	[[ -n $port ]] || { bad "p9_hostile.py $1 did not start in 30 s"; exit 1; }
+}
+
+start_hostile close_on_read
 ARGS=(--server "127.0.0.1:$port" --aname /hostile --msize 8192 --rw read
 	--bs 1 --size 1 --filename f --eta never --runtime 60s)
 
@@ -94,15 +101,7 @@ awk '/^CONN/ {split($3, a, "="); if (!t0) t0 = a[2];
 # 3. hard, and set-up never gets through
 kill "$srv" 2>/dev/null && wait "$srv" 2>/dev/null
 : >"$work/log"
-python3 "$top/tests/hostile/p9_hostile.py" --scenario reset_on_accept \
-	--port 0 --log "$work/log" >"$work/port" 2>&1 &
-srv=$!
-for _ in $(seq 50); do
-	grep -q '^PORT' "$work/port" && break
-	sleep 0.1
-done
-port=$(awk '/^PORT/ {print $2}' "$work/port")
-[[ -n $port ]] || { bad "p9_hostile.py reset_on_accept did not start"; exit 1; }
+start_hostile reset_on_accept
 ARGS[1]=127.0.0.1:$port
 "$bin" "${ARGS[@]}" --hard >"$work/out" 2>"$work/err" &
 pid=$!
