@@ -26,3 +26,26 @@ check_exit() {
 	fi
 	ok "$name (exit $rc)"
 }
+
+# start_port_server PORTFILE CMD...: start CMD in the background with its
+# output in PORTFILE, set $srv to its pid and $port to the number on its
+# "PORT n" line.  Waits up to 30 s (a loaded machine starts python slowly);
+# on time-out it reports and exits the script.
+start_port_server() {
+	local pf=$1
+	shift
+	: >"$pf"
+	"$@" >"$pf" 2>&1 &
+	srv=$!
+	port=
+	for _ in $(seq 300); do
+		grep -q '^PORT' "$pf" && break
+		kill -0 "$srv" 2>/dev/null || break
+		sleep 0.1
+	done
+	port=$(awk '/^PORT/ {print $2; exit}' "$pf")
+	[[ -n $port ]] && return 0
+	bad "$* did not start in 30 s"
+	sed 's/^/    | /' "$pf" | tail -8
+	exit 1
+}

@@ -28,16 +28,11 @@ fails=0
 
 # case SCENARIO MSG MAX_CONNS MAX_SECS
 case_() {
-	local sc=$1 msg=$2 maxc=$3 maxt=$4 port rc t n
+	local sc=$1 msg=$2 maxc=$3 maxt=$4 rc t n
 	: >"$work/log"
-	python3 "$top/tests/hostile/rpc_hostile.py" --scenario "$sc" \
-		--log "$work/log" >"$work/port" 2>&1 &
-	srv=$!
-	for _ in $(seq 50); do
-		grep -q '^PORT' "$work/port" && break
-		sleep 0.1
-	done
-	port=$(awk '/^PORT/ {print $2}' "$work/port")
+	start_port_server "$work/port" python3 \
+		"$top/tests/hostile/rpc_hostile.py" --scenario "$sc" \
+		--log "$work/log"
 	local t0
 	t0=$(date +%s.%N)
 	timeout 60 "$bin" --server "127.0.0.1:$port" --mount-port "$port" \
@@ -72,14 +67,9 @@ case_ no_read "no reply in" 1 4
 # rpcping: the library's messages reach its stderr (its log hook)
 ping=${XPRT_BUILD_DIR:-$top/build/plain}/examples/rpcping
 if [[ -x $ping ]]; then
-	python3 "$top/tests/hostile/rpc_hostile.py" --scenario reset_on_accept \
-		--log "$work/log" >"$work/port" 2>&1 &
-	srv=$!
-	for _ in $(seq 50); do
-		grep -q '^PORT' "$work/port" && break
-		sleep 0.1
-	done
-	port=$(awk '/^PORT/ {print $2}' "$work/port")
+	start_port_server "$work/port" python3 \
+		"$top/tests/hostile/rpc_hostile.py" --scenario reset_on_accept \
+		--log "$work/log"
 	t0=$(date +%s.%N)
 	timeout 60 "$ping" -p "$port" -c 1 127.0.0.1 100003 3 >"$work/out" \
 		2>"$work/err"

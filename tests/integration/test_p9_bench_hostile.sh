@@ -34,16 +34,9 @@ fails=0
 # start the hostile server with scenario $1; its port in $port.  Up to 30 s
 # for Python to start: on a loaded 2-core machine 5 s was once too few.
 start_hostile() {
-	: >"$work/port"
-	python3 "$top/tests/hostile/p9_hostile.py" --scenario "$1" \
-		--port 0 --log "$work/log" >"$work/port" 2>&1 &
-	srv=$!
-	for _ in $(seq 300); do
-		grep -q '^PORT' "$work/port" && break
-		sleep 0.1
-	done
-	port=$(awk '/^PORT/ {print $2}' "$work/port")
-	[[ -n $port ]] || { bad "p9_hostile.py $1 did not start in 30 s"; exit 1; }
+	start_port_server "$work/port" python3 \
+		"$top/tests/hostile/p9_hostile.py" --scenario "$1" --port 0 \
+		--log "$work/log"
 }
 
 start_hostile close_on_read
