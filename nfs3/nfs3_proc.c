@@ -249,44 +249,48 @@ int lx_nfs3_chk_dirop(const struct lx_nfs3_clnt *c, const void *res,
 
 /* ----------------------------------------------------------------- NULL */
 
-static int null_start(struct lx_nfs3_clnt *c, struct lx_call *call)
-{
-	struct lx_nfs3_req r = {.proc = LX_NFS3PROC_NULL};
-
-	if (!c)
-		return -EINVAL;
-	return lx_nfs3_run(c, call, &r, NULL, NULL);
-}
-
-static __attribute__((noinline)) int null_deadline(struct lx_nfs3_clnt *c)
+/* NULL with the client's deadline: its arguments on the stack, out of
+ * the common path's frame.  Synchronous when @call is NULL. */
+static __attribute__((noinline)) int null_deadline(struct lx_nfs3_clnt *c,
+						   struct lx_call *call)
 {
 	struct lx_rpc_call_args a = {
 		.proc = LX_NFS3PROC_NULL,
 		.deadline_ms = c->deadline_ms,
 	};
 
-	return lx_rpc_call_sync(c->rpc, &a, NULL);
+	if (!call)
+		return lx_rpc_call_sync(c->rpc, &a, NULL);
+	return lx_rpc__call_async(c->rpc, call, &a, NULL);
 }
+
+/*
+ * NULL has no arguments, no results and no NFS status: both forms go
+ * straight to the RPC layer, without the decoder's context and without
+ * an NFS completion (what lx_nfs3_run() and lx_nfs3_rpc_done() would add
+ * comes to the same call: no result, count 0, the RPC status).
+ */
+static const struct lx_rpc_call_args null_plain = {
+	.proc = LX_NFS3PROC_NULL,
+};
 
 int lx_nfs3_null(struct lx_nfs3_clnt *c)
 {
-	/* no arguments, no results, no NFS status: straight to the RPC
-	 * layer, without the decoder's context (what lx_nfs3_run() would
-	 * give it comes to the same call) */
-	static const struct lx_rpc_call_args plain = {
-		.proc = LX_NFS3PROC_NULL,
-	};
-
 	if (!c || !c->rpc)
 		return -EINVAL;
 	if (lx_xprt_unlikely(c->deadline_ms))
-		return null_deadline(c);
-	return lx_rpc_call_sync(c->rpc, &plain, NULL);
+		return null_deadline(c, NULL);
+	return lx_rpc_call_sync(c->rpc, &null_plain, NULL);
 }
 
 int lx_nfs3_null_async(struct lx_nfs3_clnt *c, struct lx_call *call)
 {
-	return call ? null_start(c, call) : -EINVAL;
+	if (!c || !c->rpc || !call)
+		return -EINVAL;
+	if (lx_xprt_unlikely(c->deadline_ms))
+		return null_deadline(c, call);
+	/* lx_rpc__call_async() refuses a call without done() */
+	return lx_rpc__call_async(c->rpc, call, &null_plain, NULL);
 }
 
 /* -------------------------------------------------------------- GETATTR */
