@@ -144,6 +144,7 @@ static int lx_p9_start(struct lx_p9_clnt *c, const struct lx_p9_fcall *tx,
 		pc->want = tx->u.tread.count;
 		pc->rdata = o ? o->rdata : NULL;
 		req->rx_hint = pc->rdata ? pc->want : 0; /* tcp_rx.c */
+		req->rx_first = LX_P9_RREAD_HDR;
 		break;
 	case LX_P9_TWRITE:
 		pc->want = tx->u.twrite.count;
@@ -517,6 +518,7 @@ lx_p9_io_prep(struct lx_p9_clnt *c, unsigned int flags, uint8_t kind,
 	if (type != LX_P9_TWRITE) {
 		pc->rdata = (void *)buf;
 		req->rx_hint = count; /* tcp_rx.c: its data straight in place */
+		req->rx_first = LX_P9_RREAD_HDR; /* lx_p9_place() reads that */
 	} else if (count) {
 		lx_xprt_req_add_seg(req, buf, count); /* the first: no -E2BIG */
 	}

@@ -313,7 +313,8 @@ static int rx_marker(struct xprt *x, struct lx_xprt_tcp_rx *rx)
 }
 
 /* How much of a whole staged message is copied into rbuf before the
- * first place() call: the headers of every reply we parse fit. */
+ * first place() call, unless the request says (req->rx_first): the
+ * headers of every reply we parse fit. */
 #define RX_WHOLE_FIRST 128u
 
 /*
@@ -331,7 +332,8 @@ static int rx_whole_place(struct lx_xprt_req *req, const uint8_t *m, size_t len)
 	uint8_t *rb = req->rbuf->data;
 	int r;
 
-	have = LX_XPRT_MIN(LX_XPRT_MIN(len, cap), RX_WHOLE_FIRST);
+	have = LX_XPRT_MIN(LX_XPRT_MIN(len, cap),
+			   req->rx_first ? req->rx_first : RX_WHOLE_FIRST);
 	memcpy(rb, m, have);
 	req->rlen = have;
 	req->rx_data_len = 0;
@@ -379,7 +381,8 @@ static int rx_whole_place(struct lx_xprt_req *req, const uint8_t *m, size_t len)
 	if (tail > cap - off)
 		return -EMSGSIZE;
 	lx_xprt_iter_copy_to(&req->rx_data, m + off, dlen);
-	memcpy(rb + off, m + off + dlen + pad, tail);
+	if (tail) /* (a Rread has none) */
+		memcpy(rb + off, m + off + dlen + pad, tail);
 	req->rlen = off + tail;
 	return 0;
 all:

@@ -300,6 +300,7 @@ int lx_xprt_req_alloc(struct xprt *x, unsigned int flags,
 	rq->pub.key = 0;
 	rq->pub.user = NULL;
 	rq->pub.rx_hint = 0;
+	rq->pub.rx_first = 0;
 	/* before refs: a canceller that takes a reference sees this use's
 	 * generation (lx_xprt_req_tryget()) */
 	if (!++rq->pub.gen)

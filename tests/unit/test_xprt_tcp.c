@@ -503,7 +503,7 @@ static void test_mixed_sync_and_async_waiters(void **state)
 	lx_xprt_destroy(x);
 }
 
-static void run_bulk(struct xprt *x, uint32_t len)
+static void run_bulk_first(struct xprt *x, uint32_t len, size_t first)
 {
 	struct lx_xprt_req *req;
 	struct call c;
@@ -523,6 +523,7 @@ static void run_bulk(struct xprt *x, uint32_t len)
 	req->ops = &t_bulk_ops;
 	assert_int_equal(lx_xprt_iter_iovec(&it, iov, 3, len), 0);
 	req->rx_data = it;
+	req->rx_first = first;
 	assert_int_equal(lx_xprt_req_submit(req, 900 + len), 0);
 	wait_done(req);
 	assert_int_equal(c.status, 0);
@@ -541,6 +542,11 @@ static void run_bulk(struct xprt *x, uint32_t len)
 	free(buf);
 }
 
+static void run_bulk(struct xprt *x, uint32_t len)
+{
+	run_bulk_first(x, len, 0);
+}
+
 static void test_bulk_placement(void **state)
 {
 	struct xprt *x = mk_xprt(4, 4096, LX_XPRT_RESEND);
@@ -553,6 +559,24 @@ static void test_bulk_placement(void **state)
 	run_bulk(x, (1u << 20) + 13); /* odd size */
 	lx_xprt_stats(x, &st);
 	assert_true(st.direct_rx_bytes > 0);
+	lx_xprt_destroy(x);
+}
+
+/* req->rx_first is a hint: shorter than the header place() needs (8
+ * bytes), exactly it, or past the message, the same bytes land in the
+ * same places. */
+static void test_bulk_placement_first(void **state)
+{
+	struct xprt *x = mk_xprt(4, 4096, LX_XPRT_RESEND);
+	static const size_t firsts[] = {1, 4, 8, 9, 4096};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(firsts) / sizeof(firsts[0]); i++) {
+		run_bulk_first(x, 100, firsts[i]);
+		run_bulk_first(x, 3000, firsts[i]);
+		run_bulk_first(x, 1, firsts[i]);
+	}
 	lx_xprt_destroy(x);
 }
 
@@ -960,6 +984,8 @@ int main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			test_mixed_sync_and_async_waiters, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bulk_placement_first,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bulk_placement, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_bulk_overflow_refused,

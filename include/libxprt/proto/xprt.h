@@ -259,6 +259,12 @@ struct lx_xprt_req_ops {
  *	transport may size its reads for it (TCP reads the header of such
  *	a reply without reading into its data, so the data of even the
  *	first large reply of a connection lands straight in place)
+ * @rx_first: how many bytes of the reply place() reads at its first call
+ *	(proto, set before submit; 0: the transport's choice, 128 bytes
+ *	over TCP).  A hint only: a transport that has the whole reply at
+ *	hand copies that much of it into rbuf before the first place();
+ *	place() asks for more as ever.  9P sets the Rread header's 11, so
+ *	that no data is copied into rbuf only to be read from elsewhere
  * @gen: which use of the slot this is: changes at every lx_xprt_req_alloc()
  *	and is never 0 (lx_xprt_call_set() records it for lx_call_cancel())
  * @user: free for the protocol
@@ -286,6 +292,7 @@ struct lx_xprt_req {
 	uint32_t gen;
 	void *user;
 	size_t rx_hint;
+	size_t rx_first;
 };
 
 /* lx_xprt_req_alloc() flags */
