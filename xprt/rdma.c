@@ -338,14 +338,8 @@ static int lx_xr_setup(struct xprt *x)
 	r = -pthread_mutex_init(&tp->lock, NULL);
 	if (r)
 		goto out_free;
-	r = -pthread_mutex_init(&tp->mw_lock, NULL);
-	if (r) {
-		pthread_mutex_destroy(&tp->lock);
-		goto out_free;
-	}
-	r = -pthread_mutex_init(&tp->rlock, NULL);
-	if (r)
-		goto out_lock;
+	lx_xprt_lock_init(&tp->mw_lock);
+	lx_xprt_lock_init(&tp->rlock);
 	{
 		pthread_condattr_t ca;
 
@@ -355,7 +349,7 @@ static int lx_xr_setup(struct xprt *x)
 		pthread_condattr_destroy(&ca);
 	}
 	if (r)
-		goto out_rlock;
+		goto out_lock;
 	r = lx_xr_resolve_opts(x, tp);
 	if (r)
 		goto out_cond;
@@ -388,10 +382,7 @@ out_areas:
 	lx_xprt_rdma_mrc_destroy(&tp->mrc);
 out_cond:
 	pthread_cond_destroy(&tp->cond);
-out_rlock:
-	pthread_mutex_destroy(&tp->rlock);
 out_lock:
-	pthread_mutex_destroy(&tp->mw_lock);
 	pthread_mutex_destroy(&tp->lock);
 out_free:
 	free(tp);
@@ -430,8 +421,6 @@ static void lx_xr_teardown(struct xprt *x)
 	lx_xr_free_areas(tp);
 	close(tp->evfd);
 	pthread_cond_destroy(&tp->cond);
-	pthread_mutex_destroy(&tp->rlock);
-	pthread_mutex_destroy(&tp->mw_lock);
 	pthread_mutex_destroy(&tp->lock);
 	free(tp);
 	x->tp = NULL;

@@ -11,7 +11,8 @@
  *               their events, arms them, adopts and detaches rx_conn,
  *               and owns the "poller" state below (rx_inv, inv_wr, ninv,
  *               a connection's armed and unacked counts)
- *   tp->rlock   the free list of receive buffers
+ *   tp->rlock   the free list of receive buffers (lock.h)
+ *   tp->mw_lock the idle memory windows (lock.h)
  *   x->xmit_lock (core) the send side: c->unsignaled, marshalling
  *   atomics     c->sq_free, c->posted, tp->excess, counters
  *
@@ -147,7 +148,7 @@ struct lx_xr_tp {
 	uint8_t *rbufs;
 	size_t rbuf_size;
 	unsigned int nrbufs;
-	pthread_mutex_t rlock;
+	struct lx_xprt_lock rlock;
 	unsigned int *rfree;
 	unsigned int nfree;
 	int reg_dev; /* device of hdr_mr/rbuf_mr, -1 none */
@@ -166,7 +167,8 @@ struct lx_xr_tp {
 	bool rx_inv;	      /* poller: this receive came With Invalidate */
 	uint32_t rx_inv_rkey; /* ... of this key */
 	atomic_int inv_outstanding; /* slots waiting for invalidations */
-	pthread_mutex_t mw_lock;    /* the idle windows: */
+	/* the idle windows (a get and a put per bound READ: lock.h) */
+	struct lx_xprt_lock mw_lock;
 	struct ibv_mw **mwfree;
 	unsigned int nmwfree, capmwfree;
 	int mw_dev; /* their device (-1 none yet) */

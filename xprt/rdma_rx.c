@@ -70,19 +70,19 @@ void lx_xr_recv_reset(struct lx_xr_tp *tp)
 {
 	unsigned int i;
 
-	pthread_mutex_lock(&tp->rlock);
+	lx_xprt_lock(&tp->rlock);
 	for (i = 0; i < tp->nrbufs; i++)
 		tp->rfree[i] = i;
 	tp->nfree = tp->nrbufs;
-	pthread_mutex_unlock(&tp->rlock);
+	lx_xprt_unlock(&tp->rlock);
 }
 
 static void rx_free_buf(struct lx_xr_tp *tp, unsigned int idx)
 {
-	pthread_mutex_lock(&tp->rlock);
+	lx_xprt_lock(&tp->rlock);
 	if (tp->nfree < tp->nrbufs)
 		tp->rfree[tp->nfree++] = idx;
-	pthread_mutex_unlock(&tp->rlock);
+	lx_xprt_unlock(&tp->rlock);
 }
 
 int lx_xr_post_recvs(struct lx_xr_tp *tp, struct lx_xr_conn *c, unsigned int n)
@@ -95,11 +95,11 @@ int lx_xr_post_recvs(struct lx_xr_tp *tp, struct lx_xr_conn *c, unsigned int n)
 	while (done < n) {
 		unsigned int want = LX_XPRT_MIN(n - done, RDMA_RECV_CHAIN_MAX);
 
-		pthread_mutex_lock(&tp->rlock);
+		lx_xprt_lock(&tp->rlock);
 		k = LX_XPRT_MIN(want, tp->nfree);
 		for (i = 0; i < k; i++)
 			wr[i].wr_id = tp->rfree[--tp->nfree];
-		pthread_mutex_unlock(&tp->rlock);
+		lx_xprt_unlock(&tp->rlock);
 		if (!k)
 			break;
 		for (i = 0; i < k; i++) {
@@ -179,6 +179,8 @@ void lx_xprt_rdma_grant(struct xprt *x, uint32_t credits)
 
 static void rx_adopt(struct lx_xr_tp *tp, struct lx_xr_conn **cp)
 {
+	if (*cp)
+		return; /* one adopted: the poller keeps it until it detaches */
 	pthread_mutex_lock(&tp->lock);
 	if (!*cp && tp->conn && !tp->conn->rx_detached &&
 	    tp->rx_conn != tp->conn) {

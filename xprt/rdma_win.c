@@ -103,23 +103,23 @@ static struct ibv_mw *mw_get(struct lx_xr_tp *tp)
 {
 	struct ibv_mw *mw = NULL;
 
-	pthread_mutex_lock(&tp->mw_lock);
+	lx_xprt_lock(&tp->mw_lock);
 	if (tp->nmwfree)
 		mw = tp->mwfree[--tp->nmwfree];
-	pthread_mutex_unlock(&tp->mw_lock);
+	lx_xprt_unlock(&tp->mw_lock);
 	return mw;
 }
 
 /* @mw is free on the device (invalidated, or never bound): keep it */
 static void mw_put(struct lx_xr_tp *tp, struct ibv_mw *mw)
 {
-	pthread_mutex_lock(&tp->mw_lock);
+	lx_xprt_lock(&tp->mw_lock);
 	if (tp->nmwfree == tp->capmwfree) {
 		unsigned int cap = tp->capmwfree ? 2 * tp->capmwfree : 64;
 		struct ibv_mw **p = realloc(tp->mwfree, cap * sizeof(*p));
 
 		if (!p) {
-			pthread_mutex_unlock(&tp->mw_lock);
+			lx_xprt_unlock(&tp->mw_lock);
 			ibv_dealloc_mw(mw);
 			return;
 		}
@@ -127,7 +127,7 @@ static void mw_put(struct lx_xr_tp *tp, struct ibv_mw *mw)
 		tp->capmwfree = cap;
 	}
 	tp->mwfree[tp->nmwfree++] = mw;
-	pthread_mutex_unlock(&tp->mw_lock);
+	lx_xprt_unlock(&tp->mw_lock);
 }
 
 /* invalidated (or never bound): the window goes back to the free ones */
@@ -212,11 +212,11 @@ void lx_xr_win_dev(struct xprt *x, unsigned int dev)
 		return;
 	/* windows live in a device's protection domain: the idle ones of
 	 * another device go (a slot holds none between calls) */
-	pthread_mutex_lock(&tp->mw_lock);
+	lx_xprt_lock(&tp->mw_lock);
 	while (tp->nmwfree)
 		ibv_dealloc_mw(tp->mwfree[--tp->nmwfree]);
 	tp->mw_dev = (int)dev;
-	pthread_mutex_unlock(&tp->mw_lock);
+	lx_xprt_unlock(&tp->mw_lock);
 }
 
 void lx_xr_win_unposted(struct xprt *x, struct lx_xprt_rdma_slot *s)
@@ -444,11 +444,11 @@ void lx_xr_win_free_all(struct xprt *x)
 	for (i = 0; i < x->max_reqs; i++)
 		for (j = 0; j < LX_XPRT_RDMA_SLOT_WINS; j++)
 			win_dealloc(tp, &tp->slots[i].win[j]);
-	pthread_mutex_lock(&tp->mw_lock);
+	lx_xprt_lock(&tp->mw_lock);
 	while (tp->nmwfree)
 		ibv_dealloc_mw(tp->mwfree[--tp->nmwfree]);
 	free(tp->mwfree);
 	tp->mwfree = NULL;
 	tp->capmwfree = 0;
-	pthread_mutex_unlock(&tp->mw_lock);
+	lx_xprt_unlock(&tp->mw_lock);
 }
