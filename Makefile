@@ -672,7 +672,7 @@ integration: $(O)/bench/nfs3-bench
 # `make bench-cost` counts their client instructions (callgrind) and
 # system calls (strace) per operation beside nfs3-bench, p9-bench,
 # mem-bench and the peers, against the same servers: a table and
-# $(O)/bench-cost.json; about 7 minutes with the RDMA guest.
+# $(O)/bench-cost.json; about 10 minutes with the RDMA guest.
 COST_SRCS := $(sort $(wildcard perf/cost/*.c))
 COST_BINS := $(foreach s,$(COST_SRCS),\
                $(O)/bench/cost/$(subst _,-,$(notdir $(s:.c=))))
