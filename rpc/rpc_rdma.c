@@ -166,6 +166,20 @@ long lx_rpcrdma_encode(void *buf, size_t cap, const struct lx_rpcrdma_hdr *h)
 	return (long)len;
 }
 
+size_t lx_rpcrdma_encode_plain(void *buf, uint32_t xid, uint32_t credits)
+{
+	uint8_t *p = buf;
+
+	put32(&p, xid);
+	put32(&p, LX_RPCRDMA_VERSION);
+	put32(&p, credits);
+	put32(&p, RDMA_MSG);
+	put32(&p, 0); /* no Read list */
+	put32(&p, 0); /* no Write list */
+	put32(&p, 0); /* no Reply chunk */
+	return LX_RPCRDMA_PLAIN_LEN;
+}
+
 /* ------------------------------------------------------------- decode */
 
 /* An optional-data discriminator: 0 or 1, anything else is malformed. */
@@ -262,6 +276,18 @@ long lx_rpcrdma_decode(const void *buf, size_t len, struct lx_rpcrdma_hdr *h)
 	h->err = h->vers_low = h->vers_high = 0;
 	if (!buf)
 		return -EBADMSG;
+	/* the common header, RDMA_MSG with three empty chunk lists: what
+	 * the loops below find for it, without them */
+	if (len >= LX_RPCRDMA_PLAIN_LEN &&
+	    lx_xprt_get_be32(c.p + 4) == LX_RPCRDMA_VERSION &&
+	    lx_xprt_get_be32(c.p + 12) == RDMA_MSG &&
+	    !(lx_xprt_get_be32(c.p + 16) | lx_xprt_get_be32(c.p + 20) |
+	      lx_xprt_get_be32(c.p + 24))) {
+		h->xid = lx_xprt_get_be32(c.p);
+		h->vers = LX_RPCRDMA_VERSION;
+		h->credits = lx_xprt_get_be32(c.p + 8);
+		return LX_RPCRDMA_PLAIN_LEN;
+	}
 	if (len >= 4)
 		h->xid = cur_u32(&c);
 	if (!cur_need(&c, 12))
@@ -343,6 +369,12 @@ int lx_rpcrdma_plan(const struct lx_rpcrdma_plan_in *in,
 	if (in->payload_segs > LX_RPCRDMA_MAX_SEGS ||
 	    in->rx_dst_segs > LX_RPCRDMA_MAX_SEGS)
 		return -E2BIG;
+	if (!in->payload_len && !in->rx_dst_len &&
+	    lx_rpcrdma_plain_fits(in->call_len, in->reply_hint, in->inline_send,
+				  in->inline_recv)) {
+		lx_rpcrdma_plan_plain(out, in->call_len);
+		return 0; /* (what the rest decides for it) */
+	}
 
 	/* the reply: inline, Write chunk, Reply chunk */
 	nonbulk = in->reply_hint ? in->reply_hint : LX_RPCRDMA_SMALL_REPLY;
@@ -439,7 +471,12 @@ int lx_rpcrdma_check_reply(const struct lx_rpcrdma_hdr *h, size_t hdr_len,
 
 	if (!h || !o || !ri || hdr_len > rx_len)
 		return -EINVAL;
-	memset(ri, 0, sizeof(*ri));
+	*ri = (struct lx_rpcrdma_reply_info){0};
+	/* the common reply, inline without chunks: nothing to check
+	 * against the offer (a chunk offered may go unused) */
+	if (h->proc == RDMA_MSG &&
+	    !(h->nr_reads | h->nr_writes | (uint32_t)h->has_reply))
+		goto inline_msg;
 	if (h->proc == RDMA_ERROR) {
 		if (h->err == LX_RPCRDMA_ERR_VERS)
 			return -EPROTO;
@@ -472,6 +509,7 @@ int lx_rpcrdma_check_reply(const struct lx_rpcrdma_hdr *h, size_t hdr_len,
 		ri->in_reply_chunk = true;
 		return 0;
 	}
+inline_msg:
 	ri->msg_off = hdr_len;
 	ri->msg_len = rx_len - hdr_len;
 	if (ri->msg_len < 4)

@@ -46,6 +46,8 @@
 #define LX_RPCRDMA_MAX_WCHUNKS 4u
 /* Largest header we ever encode: room for the slot's header area */
 #define LX_RPCRDMA_HDR_MAX     1024u
+/* header of RDMA_MSG without chunks: 4 words and three empty lists */
+#define LX_RPCRDMA_PLAIN_LEN   28u
 
 enum lx_rpcrdma_proc {
 	RDMA_MSG = 0,
@@ -194,6 +196,54 @@ struct lx_rpcrdma_plan {
  * results (post_op_attr, count, eof, data length) fit in it.
  */
 #define LX_RPCRDMA_SMALL_REPLY 256u
+
+/**
+ * lx_rpcrdma_plain_fits() - whether a call goes inline without chunks
+ * @call_len: the RPC call's bytes, with no payload and no bulk results
+ * @reply_hint: its reply's expected size (0: LX_RPCRDMA_SMALL_REPLY)
+ * @inline_send, @inline_recv: thresholds in force
+ *
+ * The common call (a NULL, a GETATTR, a LOOKUP): lx_rpcrdma_plan() then
+ * decides RDMA_MSG, no chunk either way, the 28-byte header
+ * (lx_rpcrdma_plan_plain()), and the caller may skip it.
+ * Return: true when it does; false means ask lx_rpcrdma_plan().
+ */
+static inline bool lx_rpcrdma_plain_fits(size_t call_len, size_t reply_hint,
+					 size_t inline_send, size_t inline_recv)
+{
+	return inline_send >= LX_RPCRDMA_MIN_INLINE &&
+	       inline_recv >= LX_RPCRDMA_MIN_INLINE &&
+	       call_len <= inline_send - LX_RPCRDMA_PLAIN_LEN &&
+	       (reply_hint ? reply_hint : LX_RPCRDMA_SMALL_REPLY) <=
+		       inline_recv - LX_RPCRDMA_PLAIN_LEN;
+}
+
+/**
+ * lx_rpcrdma_plan_plain() - the plan of a call lx_rpcrdma_plain_fits()
+ * @out: the plan: RDMA_MSG, no chunk, header and @call_len inline
+ * @call_len: the call's bytes
+ */
+static inline void lx_rpcrdma_plan_plain(struct lx_rpcrdma_plan *out,
+					 size_t call_len)
+{
+	*out = (struct lx_rpcrdma_plan){
+		.proc = RDMA_MSG,
+		.read = LX_RPCRDMA_READ_NONE,
+		.hdr_len = LX_RPCRDMA_PLAIN_LEN,
+		.inline_len = call_len,
+	};
+}
+
+/**
+ * lx_rpcrdma_encode_plain() - the header of an RDMA_MSG without chunks
+ * @buf: at least LX_RPCRDMA_PLAIN_LEN bytes
+ * @xid, @credits: its fields (version 1)
+ *
+ * What lx_rpcrdma_encode() writes for that header, without the general
+ * encoder's checks.
+ * Return: LX_RPCRDMA_PLAIN_LEN.
+ */
+size_t lx_rpcrdma_encode_plain(void *buf, uint32_t xid, uint32_t credits);
 
 /**
  * lx_rpcrdma_plan() - decide the chunks of a call (RFC 8166 section 3.5,

@@ -183,6 +183,19 @@ static int ru_prepare(struct xprt *x, struct lx_xprt_rqst *rq,
 	long hl;
 	int r, n;
 
+	/* the common call (no bulk data either way, a small reply): no
+	 * chunk to decide, offer or register */
+	if (!t->payload_len &&
+	    !(t->has_rx_dst && lx_xprt_iter_count(&t->rx_dst)) &&
+	    lx_rpcrdma_plain_fits(req->sbuf->len, t->reply_hint, p->inline_send,
+				  p->inline_recv)) {
+		lx_rpcrdma_plan_plain(&u->plan, req->sbuf->len);
+		u->offer.write.nsegs = 0;
+		u->offer.reply.nsegs = 0;
+		u->hdr_len = lx_rpcrdma_encode_plain(s->hdr, t->xid,
+						     lx_xprt_max_reqs(x));
+		return 0;
+	}
 	in.call_len = req->sbuf->len;
 	in.payload_len = t->payload_len;
 	in.payload_segs = t->payload_segs;

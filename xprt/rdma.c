@@ -59,7 +59,7 @@ static int lx_xr_send(struct xprt *x, struct lx_xprt_rqst **reqs,
 {
 	struct lx_xr_tp *tp = lx_xr_tp_of(x);
 	struct lx_xr_conn *c = tp->conn;
-	struct ibv_send_wr wr[LX_XPRT_XMIT_BATCH], *bad = NULL, *head = NULL;
+	struct ibv_send_wr *wr = tp->wr, *bad = NULL, *head = NULL;
 	struct ibv_send_wr **tail = &head;
 	struct lx_xprt_rdma_send *snd = tp->snd;
 	unsigned int widx[LX_XPRT_XMIT_BATCH]; /* request index of each WR */
@@ -119,10 +119,12 @@ static int lx_xr_send(struct xprt *x, struct lx_xprt_rqst **reqs,
 			*tail = &sn->bind[b];
 			tail = &sn->bind[b].next;
 		}
-		memset(&wr[nwr], 0, sizeof(wr[nwr]));
+		/* (the rest of the work request stays zero: tp->wr) */
+		wr[nwr].wr_id = 0;
 		wr[nwr].sg_list = sn->sge;
 		wr[nwr].num_sge = (int)sn->nsge;
 		wr[nwr].opcode = IBV_WR_SEND;
+		wr[nwr].send_flags = 0;
 		if (sig) {
 			/* its completion retires it and the unsignaled
 			 * work requests before it */
@@ -293,7 +295,8 @@ static int lx_xr_alloc_areas(struct xprt *x, struct lx_xr_tp *tp)
 		tp->slots[i].ulp = psz ? (char *)tp->ulp_area + i * psz : NULL;
 	}
 	tp->snd = calloc(LX_XPRT_XMIT_BATCH, sizeof(*tp->snd));
-	if (!tp->snd)
+	tp->wr = calloc(LX_XPRT_XMIT_BATCH, sizeof(*tp->wr));
+	if (!tp->snd || !tp->wr)
 		return -ENOMEM;
 	tp->rbuf_size = tp->ulp->recv_size(x, &tp->o);
 	/* the credit window (or one per request), a batch beyond it, and
@@ -311,6 +314,7 @@ static int lx_xr_alloc_areas(struct xprt *x, struct lx_xr_tp *tp)
 static void lx_xr_free_areas(struct lx_xr_tp *tp)
 {
 	free(tp->snd);
+	free(tp->wr);
 	free(tp->rfree);
 	free(tp->rbufs);
 	free(tp->ulp_area);

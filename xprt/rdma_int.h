@@ -162,6 +162,9 @@ struct lx_xr_tp {
 
 	/* memory windows (rdma_win.c) */
 	struct lx_xprt_rdma_send *snd; /* per batch entry, transmit lock */
+	/* the batch's Sends, transmit lock: zeroed once, then only the
+	 * fields a Send uses are written */
+	struct ibv_send_wr *wr;
 	struct ibv_send_wr inv_wr[LX_XR_INV_BATCH]; /* poller */
 	unsigned int ninv;			    /* poller */
 	bool rx_inv;	      /* poller: this receive came With Invalidate */

@@ -426,6 +426,72 @@ static void test_check_reply_accepts_what_was_offered(void **state)
 	free(h);
 }
 
+/*
+ * The common reply, RDMA_MSG with three empty lists, is decoded by a
+ * shortcut: every field as the general decoder sets it, whatever the
+ * structure held before, and every near miss still goes the long way.
+ */
+static void test_decode_plain_msg_matches_general_decoder(void **state)
+{
+	struct lx_rpcrdma_hdr *h = new_hdr();
+	struct lx_rpcrdma_reply_info ri;
+	struct lx_rpcrdma_offer o;
+	struct wbuf w;
+	unsigned int i;
+
+	(void)state;
+	whdr(&w, 0xcafe0001, 1, 77, RDMA_MSG);
+	w32(&w, 0);
+	w32(&w, 0);
+	w32(&w, 0);
+	w32(&w, 0xabcdef01); /* the RPC reply's XID */
+	memset(h, 0xab, sizeof(*h));
+	assert_int_equal(decode_exact(w.b, w.n, h), LX_RPCRDMA_PLAIN_LEN);
+	assert_int_equal(h->xid, 0xcafe0001);
+	assert_int_equal(h->vers, 1);
+	assert_int_equal(h->credits, 77);
+	assert_int_equal(h->proc, RDMA_MSG);
+	assert_int_equal(h->nr_reads, 0);
+	assert_int_equal(h->nr_writes, 0);
+	assert_false(h->has_reply);
+	assert_int_equal(h->reply.nsegs, 0);
+	assert_int_equal(h->err + h->vers_low + h->vers_high, 0);
+	/* inline, with a Write and a Reply chunk offered and left unused */
+	offer_init(&o, true, true);
+	memset(&ri, 0xab, sizeof(ri));
+	assert_int_equal(lx_rpcrdma_check_reply(h, 28, w.n, &o, &ri), 0);
+	assert_int_equal(ri.msg_off, 28);
+	assert_int_equal(ri.msg_len, 4);
+	assert_false(ri.write_used);
+	assert_false(ri.in_reply_chunk);
+	assert_int_equal(ri.write_len + ri.reply_len, 0);
+	/* no room for an XID after it: refused on the shortcut too */
+	assert_int_equal(lx_rpcrdma_check_reply(h, 28, 30, &o, &ri), -EBADMSG);
+	/* one byte short of the lists */
+	assert_int_equal(decode_exact(w.b, 27, h), -EBADMSG);
+	/* another version */
+	w.b[7] = 2;
+	assert_int_equal(decode_exact(w.b, w.n, h), -EPROTONOSUPPORT);
+	w.b[7] = 1;
+	/* RDMA_NOMSG with empty lists: decoded, and refused as a reply */
+	w.b[15] = RDMA_NOMSG;
+	assert_int_equal(decode_exact(w.b, w.n, h), LX_RPCRDMA_PLAIN_LEN);
+	assert_int_equal(h->proc, RDMA_NOMSG);
+	assert_int_equal(lx_rpcrdma_check_reply(h, 28, w.n, &o, &ri), -EBADMSG);
+	w.b[15] = RDMA_MSG;
+	/* a list that is not empty, or a bad discriminator, in each of
+	 * the three places */
+	for (i = 0; i < 3; i++) {
+		w.b[19 + 4 * i] = 2;
+		assert_int_equal(decode_exact(w.b, w.n, h), -EBADMSG);
+		w.b[19 + 4 * i] = 1;
+		assert_true(decode_exact(w.b, w.n, h) < 0); /* truncated */
+		w.b[19 + 4 * i] = 0;
+	}
+	assert_int_equal(decode_exact(w.b, w.n, h), LX_RPCRDMA_PLAIN_LEN);
+	free(h);
+}
+
 static void test_check_reply_refuses_write_list_not_offered(void **state)
 {
 	struct lx_rpcrdma_hdr *h = reply_hdr(RDMA_MSG);
@@ -564,6 +630,75 @@ static void test_plan_small_call_goes_inline_without_chunks(void **state)
 	assert_int_equal(lx_rpcrdma_plan(&in, &p), 0);
 	assert_int_equal(p.read, LX_RPCRDMA_READ_NONE);
 	assert_int_equal(p.inline_len, 140 + 1024);
+}
+
+/*
+ * A call without bulk data skips the planner when it goes inline both
+ * ways (lx_rpcrdma_plain_fits()): at each threshold's edge the plan is
+ * the one the general rules make a byte later, less the chunk, and the
+ * shortcut's header is the general encoder's, byte for byte.
+ */
+static void test_plan_plain_call_edges_and_header(void **state)
+{
+	struct lx_rpcrdma_plan_in in = plan_in();
+	struct lx_rpcrdma_hdr *h = new_hdr();
+	struct lx_rpcrdma_plan p;
+	uint8_t a[64], b[64];
+
+	(void)state;
+	/* the call: the last byte that fits, then one more */
+	in.call_len = in.inline_send - 28;
+	assert_true(lx_rpcrdma_plain_fits(in.call_len, in.reply_hint,
+					  in.inline_send, in.inline_recv));
+	assert_int_equal(lx_rpcrdma_plan(&in, &p), 0);
+	assert_int_equal(p.proc, RDMA_MSG);
+	assert_int_equal(p.read, LX_RPCRDMA_READ_NONE);
+	assert_false(p.write || p.reply);
+	assert_int_equal(p.reply_segs, 0);
+	assert_int_equal(p.hdr_len, 28);
+	assert_int_equal(p.inline_len, in.call_len);
+	in.call_len++;
+	assert_false(lx_rpcrdma_plain_fits(in.call_len, in.reply_hint,
+					   in.inline_send, in.inline_recv));
+	assert_int_equal(lx_rpcrdma_plan(&in, &p), 0);
+	assert_int_equal(p.proc, RDMA_NOMSG);
+	assert_int_equal(p.read, LX_RPCRDMA_READ_POS0);
+	assert_int_equal(p.inline_len, 0);
+	/* the reply: the largest hint that stays inline, then one more */
+	in.call_len = 140;
+	in.reply_hint = in.inline_recv - 28;
+	assert_int_equal(lx_rpcrdma_plan(&in, &p), 0);
+	assert_false(p.reply);
+	assert_int_equal(p.hdr_len, 28);
+	in.reply_hint++;
+	assert_false(lx_rpcrdma_plain_fits(in.call_len, in.reply_hint,
+					   in.inline_send, in.inline_recv));
+	assert_int_equal(lx_rpcrdma_plan(&in, &p), 0);
+	assert_true(p.reply);
+	assert_int_equal(p.hdr_len, 28 + 4 + 16);
+	/* thresholds below the minimum are refused, not planned */
+	in.reply_hint = 0;
+	in.inline_recv = LX_RPCRDMA_MIN_INLINE - 1;
+	assert_false(lx_rpcrdma_plain_fits(in.call_len, 0, in.inline_send,
+					   in.inline_recv));
+	assert_int_equal(lx_rpcrdma_plan(&in, &p), -EINVAL);
+	/* a payload or bulk results never take the shortcut */
+	in = plan_in();
+	in.rx_dst_len = 1;
+	in.rx_dst_segs = 1;
+	assert_int_equal(lx_rpcrdma_plan(&in, &p), 0);
+	assert_int_equal(p.hdr_len, 28);
+	/* the header */
+	h->xid = 0x01020304;
+	h->vers = LX_RPCRDMA_VERSION;
+	h->credits = 128;
+	h->proc = RDMA_MSG;
+	memset(a, 0xee, sizeof(a));
+	memset(b, 0xee, sizeof(b));
+	assert_int_equal(lx_rpcrdma_encode(a, sizeof(a), h), 28);
+	assert_int_equal(lx_rpcrdma_encode_plain(b, 0x01020304, 128), 28);
+	assert_memory_equal(a, b, sizeof(a));
+	free(h);
 }
 
 static void test_plan_large_write_uses_read_chunk_at_position(void **state)
@@ -920,11 +1055,13 @@ int main(void)
 		cmocka_unit_test(
 			test_check_reply_refuses_bad_reply_chunk_and_lists),
 		cmocka_unit_test(test_check_reply_maps_rdma_errors),
+		cmocka_unit_test(test_decode_plain_msg_matches_general_decoder),
 		cmocka_unit_test(
 			test_plan_small_call_goes_inline_without_chunks),
 		cmocka_unit_test(
 			test_plan_large_write_uses_read_chunk_at_position),
 		cmocka_unit_test(test_plan_results_choose_write_or_reply_chunk),
+		cmocka_unit_test(test_plan_plain_call_edges_and_header),
 		cmocka_unit_test(
 			test_plan_rejects_too_many_segments_and_bad_args),
 		cmocka_unit_test(test_multi_segment_reply_chunk_round_trips),
