@@ -350,8 +350,8 @@ def rdma_workloads(build, rbin):
         W("r.floor64", "peer", "ib_send_lat -e -s 64 (raw verbs round trip)",
           lambda n: [*lat, "-s", "64", "-n", str(n), ip]),
         W("r.read.lib_win", "ours",
-          "nfs3-read -t rdma -d 1 -r window (buffers registered once, a "
-          "memory window per READ: the default)",
+          "nfs3-read -t rdma -d 1 -r window (lx_nfs3_read(); buffers "
+          "registered once, a memory window per READ: the default)",
           lambda n: [os.path.join(cost, "nfs3-read"), *lib, "-r", "window",
                      "-d", "1", "-f", "bench16m.dat", "-n", str(n), ip]),
         W("r.read.bench", "ours",
@@ -364,11 +364,13 @@ def rdma_workloads(build, rbin):
         # the other registration modes last: what a slow guest's
         # budget cuts first
         W("r.read.lib", "ours",
-          "nfs3-read -t rdma -d 1 -r per-io (per-I/O registration)",
+          "nfs3-read -t rdma -d 1 -r per-io (lx_nfs3_read(); per-I/O "
+          "registration)",
           lambda n: [os.path.join(cost, "nfs3-read"), *lib, "-r", "per-io",
                      "-d", "1", "-f", "bench16m.dat", "-n", str(n), ip]),
         W("r.read.lib_cache", "ours",
-          "nfs3-read -t rdma -d 1 -r cache (registration cache)",
+          "nfs3-read -t rdma -d 1 -r cache (lx_nfs3_read(); registration "
+          "cache)",
           lambda n: [os.path.join(cost, "nfs3-read"), *lib, "-r", "cache",
                      "-d", "1", "-f", "bench16m.dat", "-n", str(n), ip]),
     ]

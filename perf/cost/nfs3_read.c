@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * nfs3-read: NFSv3 READs of BS bytes at random BS-aligned offsets of one
- * file through libxprt's async API, DEPTH of them in flight.
+ * file through libxprt's API, DEPTH of them in flight.
  *
- * lx_nfs3_create(), lx_nfs3_lookup_path() for the file's handle and size, then
+ * lx_nfs3_create(), lx_nfs3_lookup_path() for the file's handle and size,
+ * then at DEPTH 1 one blocking lx_nfs3_read() after the other (as p9-read
+ * does at DEPTH 1: the caller's thread receives its own reply); deeper,
  * DEPTH calls of lx_nfs3_read_buf_async(), each into a buffer of its own (the
  * library reads the data from the socket straight into it); each
  * completion (on the library's receive thread) starts the next READ from
@@ -90,6 +92,31 @@ static bool prime(void *ctx, unsigned long i)
 	return start(&r->slots[i], 0);
 }
 
+/* DEPTH 1: one blocking READ after the other, into the first buffer */
+static int read_sync(struct run *r, unsigned long n)
+{
+	struct iovec iov = {.iov_base = r->slots[0].buf, .iov_len = r->bs};
+	struct lx_nfs3_read_res res;
+	unsigned long i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		ret = lx_nfs3_read(r->clnt, &r->fh, next_block(r) * r->bs,
+				   r->bs, &iov, 1, &res);
+		if (ret)
+			return ret;
+		if (res.count != r->bs)
+			return -EIO; /* short: the file is smaller than it said */
+	}
+	return 0;
+}
+
+static int run_reads(struct run *r, unsigned long depth, unsigned long n)
+{
+	return depth == 1 ? read_sync(r, n) :
+			    cost_run_calls(&r->run, n, depth, prime, r);
+}
+
 /* -r, --reg MODE: how the READ buffers reach the server over RDMA */
 struct reg {
 	struct lx_xprt_rdma_opts *ro;
@@ -118,8 +145,9 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: nfs3-read [options] HOST\n"
 		"Mount HOST's export and READ COUNT blocks of BS bytes at "
-		"random offsets of\nFILE with lx_nfs3_read_buf_async(), DEPTH in "
-		"flight.\n"
+		"random offsets of\nFILE, DEPTH in flight: lx_nfs3_read() one "
+		"after the other at DEPTH 1,\nlx_nfs3_read_buf_async() "
+		"deeper.\n"
 		"  -p, --port N        NFS port (default: ask rpcbind)\n"
 		"  -m, --mount-port N  MOUNT port (default: ask rpcbind)\n"
 		"  -e, --export PATH   export to mount (default /export)\n"
@@ -245,10 +273,10 @@ int main(int argc, char **argv)
 			goto out_free;
 		}
 	}
-	ret = cost_run_calls(&r.run, warmup, depth, prime, &r);
+	ret = run_reads(&r, depth, warmup);
 	t0 = now_s();
 	if (!ret)
-		ret = cost_run_calls(&r.run, count, depth, prime, &r);
+		ret = run_reads(&r, depth, count);
 	t1 = now_s();
 	if (ret)
 		fprintf(stderr, "nfs3-read: READ: %s\n", lx_strerror(ret));
