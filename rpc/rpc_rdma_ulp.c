@@ -159,6 +159,15 @@ static int ru_reads(struct xprt *x, struct lx_xprt_rqst *rq,
 	return 0;
 }
 
+/* @dst = @src, its segments in use only (the whole is ~260 bytes; the
+ * check of a reply reads an offer's segments up to its count) */
+static void ru_chunk_copy(struct lx_rpcrdma_wchunk *dst,
+			  const struct lx_rpcrdma_wchunk *src)
+{
+	dst->nsegs = src->nsegs;
+	memcpy(dst->segs, src->segs, src->nsegs * sizeof(src->segs[0]));
+}
+
 /* Decide the chunks, register them, encode the header into s->hdr. */
 static int ru_prepare(struct xprt *x, struct lx_xprt_rqst *rq,
 		      struct lx_xprt_rdma_slot *s,
@@ -255,7 +264,7 @@ static int ru_prepare(struct xprt *x, struct lx_xprt_rqst *rq,
 		}
 		h.writes[0].nsegs = ndst;
 		h.nr_writes = 1;
-		u->offer.write = h.writes[0];
+		ru_chunk_copy(&u->offer.write, &h.writes[0]);
 		lx_xprt_rdma_stat_inc(x, LX_XPRT_RDMA_ST_WRITE_CHUNKS);
 	}
 	if (u->plan.reply) {
@@ -274,7 +283,7 @@ static int ru_prepare(struct xprt *x, struct lx_xprt_rqst *rq,
 		}
 		h.reply.nsegs = u->plan.reply_segs;
 		h.has_reply = true;
-		u->offer.reply = h.reply;
+		ru_chunk_copy(&u->offer.reply, &h.reply);
 		lx_xprt_rdma_stat_inc(x, LX_XPRT_RDMA_ST_REPLY_CHUNKS);
 	}
 	switch (u->plan.read) {
