@@ -11,9 +11,11 @@
  * request in the same doorbell as the Send, and invalidates it before the
  * call's done() (rdma_win.c).
  *
- * The registry is a sorted array of non-overlapping regions under a
- * read-write lock: lookups (marshal, under a transport's transmit lock)
- * take it shared; registering and unregistering are rare.  A region counts
+ * The registry is a sorted array of non-overlapping regions under one
+ * small lock (lock.h): a lookup (marshal, under a transport's transmit
+ * lock) holds it for a binary search and a count, less than what a
+ * shared pthread_rwlock costs to take and drop (~60 instructions per
+ * window READ, issue 12); registering and unregistering are rare.  A region counts
  * the windows bound over it (@busy): unregistering one that still has
  * windows fails with -EBUSY rather than pull pages from under a server
  * access (and rxe refuses to deregister a memory region with bound
@@ -25,10 +27,10 @@
  * registration, which fails the way writing read-only memory should.
  */
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lock.h"
 #include "rdma.h"
 #include "rdma_verbs.h"
 
@@ -43,7 +45,7 @@ struct lx_xprt_rdma_mem {
 	struct ibv_mr *mr[];
 };
 
-static pthread_rwlock_t mem_lock = PTHREAD_RWLOCK_INITIALIZER;
+static struct lx_xprt_lock mem_lock; /* (zero: free) */
 static struct lx_xprt_rdma_mem **mems;
 static unsigned int nmems, capmems;
 /* nmems for a lock-free "nothing registered" test */
@@ -99,7 +101,7 @@ int lx_xprt_rdma_mem_register(void *addr, size_t len,
 			goto out_dereg;
 		m->n++;
 	}
-	pthread_rwlock_wrlock(&mem_lock);
+	lx_xprt_lock(&mem_lock);
 	pos = mem_search(m->start);
 	if (pos < nmems && mems[pos]->start < m->end) {
 		r = -EEXIST; /* overlaps a registered region */
@@ -120,12 +122,12 @@ int lx_xprt_rdma_mem_register(void *addr, size_t len,
 	mems[pos] = m;
 	nmems++;
 	atomic_store(&nmems_pub, nmems);
-	pthread_rwlock_unlock(&mem_lock);
+	lx_xprt_unlock(&mem_lock);
 	*memp = m;
 	return 0;
 
 out_unlock:
-	pthread_rwlock_unlock(&mem_lock);
+	lx_xprt_unlock(&mem_lock);
 out_dereg:
 	for (i = 0; i < m->n; i++)
 		xv_dereg_mr(m->mr[i]);
@@ -141,20 +143,20 @@ int lx_xprt_rdma_mem_unregister(struct lx_xprt_rdma_mem *m)
 		return 0;
 	if (m->magic != RDMA_MEM_MAGIC)
 		return -EINVAL;
-	pthread_rwlock_wrlock(&mem_lock);
+	lx_xprt_lock(&mem_lock);
 	pos = mem_search(m->start);
 	if (pos >= nmems || mems[pos] != m) {
-		pthread_rwlock_unlock(&mem_lock);
+		lx_xprt_unlock(&mem_lock);
 		return -EINVAL;
 	}
 	if (atomic_load(&m->busy)) {
-		pthread_rwlock_unlock(&mem_lock);
+		lx_xprt_unlock(&mem_lock);
 		return -EBUSY;
 	}
 	memmove(&mems[pos], &mems[pos + 1], (nmems - pos - 1) * sizeof(*mems));
 	nmems--;
 	atomic_store(&nmems_pub, nmems);
-	pthread_rwlock_unlock(&mem_lock);
+	lx_xprt_unlock(&mem_lock);
 	m->magic = 0;
 	for (i = 0; i < m->n; i++)
 		xv_dereg_mr(m->mr[i]);
@@ -174,7 +176,7 @@ struct ibv_mr *lx_xprt_rdma_mem_find(const void *addr, size_t len,
 	/* a region being registered is not in use yet */
 	if (!atomic_load_explicit(&nmems_pub, memory_order_relaxed))
 		return NULL;
-	pthread_rwlock_rdlock(&mem_lock);
+	lx_xprt_lock(&mem_lock);
 	pos = mem_search(a);
 	if (pos < nmems) {
 		m = mems[pos];
@@ -186,7 +188,7 @@ struct ibv_mr *lx_xprt_rdma_mem_find(const void *addr, size_t len,
 			*memp = m;
 		}
 	}
-	pthread_rwlock_unlock(&mem_lock);
+	lx_xprt_unlock(&mem_lock);
 	return mr;
 }
 
