@@ -161,7 +161,9 @@ struct lx_xr_tp {
 	struct lx_xprt_rdma_mrc mrc;
 
 	/* memory windows (rdma_win.c) */
-	struct lx_xprt_rdma_send *snd; /* per batch entry, transmit lock */
+	struct lx_xprt_rdma_send *snd; /* per batch entry, transmit lock;
+					 * zeroed once: its binds write their
+					 * own fields only (lx_xr_win_bind) */
 	/* the batch's Sends, transmit lock: zeroed once, then only the
 	 * fields a Send uses are written */
 	struct ibv_send_wr *wr;

@@ -181,8 +181,9 @@ int lx_xr_win_bind(struct xprt *x, struct lx_xprt_rdma_slot *s,
 		}
 		win_stat(tp, LX_XPRT_RDMA_ST_WIN_ALLOCS, 1);
 	}
+	/* @snd is the transport's (tp->snd, zeroed once): a bind writes
+	 * every field of its own and no other, the chain sets next */
 	wr = &snd->bind[snd->nbind++];
-	memset(wr, 0, sizeof(*wr));
 	wr->opcode = IBV_WR_BIND_MW;
 	wr->bind_mw.mw = w->mw;
 	/* the provider reads mw->rkey (the current key) when the bind is
