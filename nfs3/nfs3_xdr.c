@@ -578,17 +578,6 @@ bool_t lx_nfs3_dec_commit(XDR *x, struct lx_nfs3_ctx *c)
  * checks both paths agree byte for byte, at every truncation point.
  */
 
-static inline void put_be64(uint8_t *p, uint64_t v)
-{
-	lx_xprt_put_be32(p, (uint32_t)(v >> 32));
-	lx_xprt_put_be32(p + 4, (uint32_t)v);
-}
-
-static inline uint64_t get_be64(const uint8_t *p)
-{
-	return (uint64_t)lx_xprt_get_be32(p) << 32 | lx_xprt_get_be32(p + 4);
-}
-
 /*
  * The file, the offset and the count of READ, WRITE and COMMIT (and, for
  * WRITE, @more words after them): @more == 2 adds WRITE's stable and the
@@ -614,7 +603,7 @@ static bool_t enc_fh_off_count(XDR *x, const struct lx_nfs3_args *a,
 		memcpy(p + 4, fh->data, fl);
 	}
 	p += 4 + padded;
-	put_be64(p, a->offset);
+	lx_xprt_put_be64(p, a->offset);
 	lx_xprt_put_be32(p + 8, a->count);
 	if (more) {
 		lx_xprt_put_be32(p + 12, a->how);
@@ -699,7 +688,7 @@ bool_t lx_nfs3_dec_write(XDR *x, struct lx_nfs3_ctx *c)
 	if (lx_xprt_unlikely(!p))
 		goto slow;
 	if (before) {
-		w->before_size = get_be64(p);
+		w->before_size = lx_xprt_get_be64(p);
 		w->before_mtime.sec = lx_xprt_get_be32(p + 8);
 		w->before_mtime.nsec = lx_xprt_get_be32(p + 12);
 		w->before_ctime.sec = lx_xprt_get_be32(p + 16);

@@ -68,8 +68,8 @@ static void put_seg(uint8_t **p, const struct lx_rpcrdma_seg *s)
 {
 	put32(p, s->handle);
 	put32(p, s->length);
-	put32(p, (uint32_t)(s->offset >> 32));
-	put32(p, (uint32_t)s->offset);
+	lx_xprt_put_be64(*p, s->offset);
+	*p += 8;
 }
 
 /* handle, length, offset: 16 bytes; the caller checked they are there */

@@ -35,6 +35,21 @@ static inline void lx_xprt_put_be32(void *v, uint32_t x)
 	memcpy(v, &x, sizeof(x));
 }
 
+static inline uint64_t lx_xprt_get_be64(const void *v)
+{
+	const uint8_t *p = v;
+
+	return (uint64_t)lx_xprt_get_be32(p) << 32 | lx_xprt_get_be32(p + 4);
+}
+
+/* (one 8-byte store: two 4-byte ones would cost a shift and a bswap
+ * more, as an XDR hyper the compiler merged when it was eight bytes) */
+static inline void lx_xprt_put_be64(void *v, uint64_t x)
+{
+	x = htobe64(x);
+	memcpy(v, &x, sizeof(x));
+}
+
 static inline uint16_t lx_xprt_get_le16(const void *v)
 {
 	const uint8_t *p = v;
