@@ -533,6 +533,14 @@ $(RDMA_TOOL_BINS): $(RDMA_BIN)/%: tests/rdma/%.c $(LIB_A) \
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB_A) $(LDFLAGS_ALL) $(PKG_LIBS)
 
+# The floor of make bench-cost's RDMA rows, which guest test 22 runs
+# (perf/peers builds it; rdma-core only).
+rdma-tools: $(RDMA_BIN)/peers/peer_verbs
+$(RDMA_BIN)/peers/peer_verbs: perf/peers/peer_verbs.c perf/peers/peer_common.c \
+			      perf/peers/peer_common.h
+	@$(MAKE) --no-print-directory -s -C perf/peers \
+	    O=$(abspath $(RDMA_BIN))/peers $(abspath $(RDMA_BIN))/peers/peer_verbs
+
 # The benches for the guest: linked without MPI whatever MPI says (the
 # guest has no Open MPI; the engine reaches MPI through a weak symbol).
 RDMA_BENCH_BINS := $(RDMA_BIN)/nfs3-bench $(RDMA_BIN)/p9-bench
