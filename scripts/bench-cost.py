@@ -9,6 +9,8 @@ usage: scripts/bench-cost.py BUILDDIR [--only ID,ID...] [--no-rdma]
        scripts/bench-cost.py --list
   env: N1, N2 (operation counts, default 2000 and 12000), REPS (pairs
        of runs per tool and workload, default 3: the median is reported),
+       ONE_REPS (the same for the workloads with one call in flight,
+       whose counts do not move from pair to pair: default 1),
        XPRT_RUN_DIR (servers' run dir, default BUILDDIR/bench-cost-run),
        RDMA_N1, RDMA_N2, RDMA_STRACE_N2, RDMA_REPS (the guest's: 200,
        1200, 700, 1), RDMA_COST_BUDGET (the boot's, 480 s),
@@ -64,6 +66,7 @@ TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 N1 = int(os.environ.get("N1", "2000"))
 N2 = int(os.environ.get("N2", "12000"))
 REPS = int(os.environ.get("REPS", "3"))
+ONE_REPS = int(os.environ.get("ONE_REPS", "1"))
 WARMUP = 1000   # operations before the counted ones, where a program has it
 TOPN = 8
 
@@ -216,8 +219,15 @@ def summarise(p1, p2, s1, s2, n1, n2, ours, sn=None):
 class W:
     """One measured program: id, the table's wording, its command."""
 
-    def __init__(self, wid, side, what, cmd):
+    def __init__(self, wid, side, what, cmd, server=None, one=False):
         self.id, self.side, self.what, self.cmd = wid, side, what, cmd
+        # one call in flight: a pair counts the same to the instruction
+        # every time (measured: 3 pairs equal within 0.1 %), so ONE_REPS
+        # pairs; only batching (several in flight) moves a count
+        self.one = one
+        # (RDMA) a command started in the guest before each run and
+        # stopped after it: the peer's server side
+        self.server = server
 
 
 def workloads(build, env):
@@ -248,11 +258,14 @@ def workloads(build, env):
     return [
         W("a.lib", "ours", "nfs3-null (lx_nfs3_null())",
           lambda n: [os.path.join(cost, "nfs3-null"), *lib_nfs,
-                     "-n", str(n), host]),
+                     "-n", str(n), host],
+          one=True),
         W("a.tirpc_sys", "peer", "libtirpc clnt_call, AUTH_SYS",
-          lambda n: [*tirpc, "--auth", "sys", "--count", str(n)]),
+          lambda n: [*tirpc, "--auth", "sys", "--count", str(n)],
+          one=True),
         W("a.tirpc_none", "peer", "libtirpc clnt_call, AUTH_NONE",
-          lambda n: [*tirpc, "--auth", "none", "--count", str(n)]),
+          lambda n: [*tirpc, "--auth", "none", "--count", str(n)],
+          one=True),
         W("b.lib", "ours", "nfs3-null-async -d 16 (lx_nfs3_null_async())",
           lambda n: [os.path.join(cost, "nfs3-null-async"), *lib_nfs,
                      "-d", "16", "-n", str(n), host]),
@@ -271,11 +284,14 @@ def workloads(build, env):
                      "--count", str(n)]),
         W("d1.lib", "ours", "p9-read -d 1 (lx_p9_read())",
           lambda n: [os.path.join(cost, "p9-read"), *lib_p9, "-d", "1",
-                     "-n", str(n), d_host]),
+                     "-n", str(n), d_host],
+          one=True),
         W("d1.bench", "ours", "p9-bench --rw randread --bs 4k --iodepth 1",
-          lambda n: [*pb, *rd, "--iodepth", "1", "--number_ios", str(n)]),
+          lambda n: [*pb, *rd, "--iodepth", "1", "--number_ios", str(n)],
+          one=True),
         W("d1.p9", "peer", "plain C 9P loop (peer_p9 --depth 1)",
-          lambda n: [*p9, "--depth", "1", "--count", str(n), *p9f]),
+          lambda n: [*p9, "--depth", "1", "--count", str(n), *p9f],
+          one=True),
         W("d16.lib", "ours", "p9-read -d 16 (lx_p9_read_async())",
           lambda n: [os.path.join(cost, "p9-read"), *lib_p9, "-d", "16",
                      "-n", str(n), d_host]),
@@ -310,9 +326,14 @@ ROWS = [
 # ---------------------------------------------------------------- RDMA
 # In the tests/rdma guest (Soft-RoCE, the kernel nfsd with an RDMA
 # listener, everything under TCG): fewer operations, valgrind ~10 s to
-# start there.  The floor is perftest's ib_send_lat in event mode (-e:
-# sleeps on the completion channel, as our transport does with its
-# default busy_poll_us 0), client side counted, same message sizes.
+# start there.  The floor is a plain verbs Send/Receive ping-pong of our
+# own (perf/peers/peer_verbs.c) in event mode (it sleeps on the
+# completion channel, as our transport does with its default
+# busy_poll_us 0), client side counted, same message sizes.  perftest's
+# ib_send_lat -e was the floor until wave 9: its differenced count also
+# charges it the end-of-run statistics (qsort() of one latency sample
+# per round trip, ~320 Ir each) and its loop varies with the boot; its
+# rows stay, on request (RDMA_EXTRA).
 RN1 = int(os.environ.get("RDMA_N1", "200"))
 RN2 = int(os.environ.get("RDMA_N2", "1200"))
 # strace (ptrace) is the slow part under TCG: 500 operations apart suffice
@@ -329,10 +350,12 @@ RDMA_IMAGE = os.path.join(TOP, ".cache", "rdmavm-cost")
 RDMA_EXTRA_PKGS = "perftest strace"
 RDMA_EXTRA_BINS = "/usr/bin/ib_send_lat /usr/bin/strace"
 RDMA_BUDGET = int(os.environ.get("RDMA_COST_BUDGET", "480"))
-# the READ rows of the registration modes that are not the default: not
-# issue 12's rows, and what keeps make bench-cost under 10 minutes when
-# left out (RDMA_ALL_MODES=1, or --only, runs them)
-RDMA_EXTRA = {"r.read.lib", "r.read.lib_cache"}
+# the READ rows of the registration modes that are not the default and
+# perftest's ib_send_lat: not issue 12's rows, and what keeps make
+# bench-cost under 10 minutes when left out (RDMA_ALL_MODES=1, or --only,
+# runs them)
+RDMA_EXTRA = {"r.read.lib", "r.read.lib_cache", "r.perftest64",
+              "r.perftest4k"}
 RDMA_ALL_MODES = os.environ.get("RDMA_ALL_MODES", "") not in ("", "0")
 
 
@@ -346,6 +369,21 @@ def rdma_workloads(build, rbin):
     rd = ["--rw", "randread", "--bs", "4k", "--filename", "bench16m.dat",
           "--size", "16m"]
     lat = ["ib_send_lat", "-d", "rxe0", "-x", "1", "-e"]
+    pv = [os.path.join(os.path.abspath(build), "bench", "peers",
+                       "peer_verbs"), "--warmup-count", w]
+
+    def pv_w(wid, size):
+        return W(wid, "peer",
+                 f"peer_verbs --size {size} (plain verbs Send/Receive "
+                 "ping-pong, event mode)",
+                 lambda n: [*pv, "--size", size, "--count", str(n), ip],
+                 server=lambda n: [pv[0], "--server", "--size", size])
+
+    def lat_w(wid, size):
+        # its server: the same command without the address
+        return W(wid, "peer", f"ib_send_lat -e -s {size} (perftest)",
+                 lambda n: [*lat, "-s", size, "-n", str(n), ip],
+                 server=lambda n: [*lat, "-s", size, "-n", str(n)])
     return [
         W("r.null.lib", "ours", "nfs3-null -t rdma (lx_nfs3_null())",
           lambda n: [os.path.join(cost, "nfs3-null"), *lib, "-n", str(n),
@@ -354,8 +392,7 @@ def rdma_workloads(build, rbin):
           "nfs3-bench --transport rdma --rw null --iodepth 1",
           lambda n: [*nb, "--rw", "null", "--iodepth", "1",
                      "--number_ios", str(n)]),
-        W("r.floor64", "peer", "ib_send_lat -e -s 64 (raw verbs round trip)",
-          lambda n: [*lat, "-s", "64", "-n", str(n), ip]),
+        pv_w("r.floor64", "64"),
         W("r.read.lib_win", "ours",
           "nfs3-read -t rdma -d 1 -r window (lx_nfs3_read(); buffers "
           "registered once, a memory window per READ: the default)",
@@ -365,11 +402,11 @@ def rdma_workloads(build, rbin):
           "nfs3-bench --transport rdma --rw randread --bs 4k --iodepth 1 "
           "(memory windows)",
           lambda n: [*nb, *rd, "--iodepth", "1", "--number_ios", str(n)]),
-        W("r.floor4k", "peer",
-          "ib_send_lat -e -s 4096 (raw verbs round trip)",
-          lambda n: [*lat, "-s", "4096", "-n", str(n), ip]),
-        # the other registration modes last, and only with
+        pv_w("r.floor4k", "4096"),
+        # the other registration modes and perftest last, and only with
         # RDMA_ALL_MODES=1 or --only (RDMA_EXTRA)
+        lat_w("r.perftest64", "64"),
+        lat_w("r.perftest4k", "4096"),
         W("r.read.lib", "ours",
           "nfs3-read -t rdma -d 1 -r per-io (lx_nfs3_read(); per-I/O "
           "registration)",
@@ -396,6 +433,9 @@ RDMA_ROWS = [
      "r.read.lib_cache", "r.floor4k"),
     ("(r) READ 4 KiB over RDMA, 1 in flight, nfs3-bench, memory windows",
      "r.read.bench", "r.floor4k"),
+    # the floor beside perftest's (RDMA_ALL_MODES=1 or --only)
+    ("(r) the floor, 64 B, against perftest", "r.floor64", "r.perftest64"),
+    ("(r) the floor, 4 KiB, against perftest", "r.floor4k", "r.perftest4k"),
 ]
 
 
@@ -446,9 +486,7 @@ def rdma_part(rn, only):
                                             ("strace", RSN2, 1)]
             for tool, n, rep in runs:
                 cmd = w.cmd(n)
-                srv = "-"
-                if cmd[0] == "ib_send_lat":
-                    srv = " ".join(cmd[:-1])   # the same, no address
+                srv = " ".join(w.server(n)) if w.server else "-"
                 f.write(f"{w.id}.n{n}.r{rep}.{tool}\t{tool}\t{srv}\t"
                         f"{' '.join(cmd)}\n")
     log(f"RDMA: booting the guest for {len(ws)} workloads at "
@@ -599,14 +637,15 @@ class Runner:
         """REPS callgrind pairs and REPS strace pairs of one workload; the
         figures of the median pair of each.  None when a run failed."""
         t0 = time.time()
+        reps = ONE_REPS if w.one else REPS
         pairs = []
-        for rep in range(1, REPS + 1):
+        for rep in range(1, reps + 1):
             p1, p2 = self.callgrind(w, N1, rep), self.callgrind(w, N2, rep)
             if p1 is None or p2 is None:
                 return None
             pairs.append((per_op(p1.summary, p2.summary, N1, N2), p1, p2))
         spairs = []
-        for rep in range(1, REPS + 1):
+        for rep in range(1, reps + 1):
             s1, s2 = self.strace(w, N1, rep), self.strace(w, N2, rep)
             if s1 is None or s2 is None:
                 return None
@@ -652,8 +691,8 @@ def table(rows, res):
     lines = []
     for row, oid, pid in rows:
         o, p = res.get(oid), res.get(pid) if pid else None
-        if not o:
-            continue
+        if not o or (o["side"] == "peer" and not p):
+            continue   # (a peer beside a peer: only when both ran)
         lines.append([
             row, o["what"], fmt_range(o),
             fmt(o["beyond_copy_per_op"]), fmt_range(o, "syscalls_per_op", 2),
@@ -933,7 +972,8 @@ def main(argv):
     wall = time.time() - t_start
     out = {
         "method": {
-            "n1": N1, "n2": N2, "reps": REPS, "warmup": WARMUP,
+            "n1": N1, "n2": N2, "reps": REPS, "one_reps": ONE_REPS,
+            "warmup": WARMUP,
             "rdma_n1": RN1, "rdma_n2": RN2, "rdma_strace_n2": RSN2,
             "rdma_reps": RREPS,
             "rdma_warmup": R_WARMUP,
