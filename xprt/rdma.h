@@ -250,8 +250,18 @@ int lx_xprt_rdma_slot_reg(struct xprt *x, struct lx_xprt_rdma_slot *s,
  * but after an error: a fresh marshal, or a registration whose window
  * must go before it).
  */
-void lx_xprt_rdma_slot_unreg(struct xprt *x, struct lx_xprt_rdma_slot *s,
-			     bool invalidate);
+/* (the work of lx_xprt_rdma_slot_unreg(), for a slot holding some) */
+void lx_xprt_rdma__slot_unreg(struct xprt *x, struct lx_xprt_rdma_slot *s,
+			      bool invalidate);
+static inline void lx_xprt_rdma_slot_unreg(struct xprt *x,
+					   struct lx_xprt_rdma_slot *s,
+					   bool invalidate)
+{
+	/* (most calls have nothing to drop: the check inline, the work
+	 * and its register saves out of line) */
+	if (s->nmrs | s->nwin | s->inv_reserved)
+		lx_xprt_rdma__slot_unreg(x, s, invalidate);
+}
 
 /**
  * lx_xprt_rdma_chunk() - expose [@addr, @addr + @len) to the peer as one

@@ -229,8 +229,15 @@ void lx_xr_win_dev(struct xprt *x, unsigned int dev);
 void lx_xr_win_unposted(struct xprt *x, struct lx_xprt_rdma_slot *s);
 /** lx_xr_win_posted() - @snd's @nbind binds were posted: keys advance */
 void lx_xr_win_posted(struct lx_xprt_rdma_send *snd, unsigned int nbind);
+/* (the work of lx_xr_inv_flush(), with invalidations queued) */
+void lx_xr__inv_flush(struct xprt *x, struct lx_xr_conn *c);
 /** lx_xr_inv_flush() - post the local invalidations queued (poller) */
-void lx_xr_inv_flush(struct xprt *x, struct lx_xr_conn *c);
+static inline void lx_xr_inv_flush(struct xprt *x, struct lx_xr_conn *c)
+{
+	/* after every poll batch, mostly with none queued */
+	if (lx_xr_tp_of(x)->ninv)
+		lx_xr__inv_flush(x, c);
+}
 /** lx_xr_inv_done() - the invalidations of @slot completed (poller) */
 void lx_xr_inv_done(struct xprt *x, unsigned int slot);
 /** lx_xr_win_release() - deallocate @s's live windows (release) */

@@ -79,8 +79,8 @@ int lx_xprt_rdma_slot_reg(struct xprt *x, struct lx_xprt_rdma_slot *s,
 	return 0;
 }
 
-void lx_xprt_rdma_slot_unreg(struct xprt *x, struct lx_xprt_rdma_slot *s,
-			     bool invalidate)
+void lx_xprt_rdma__slot_unreg(struct xprt *x, struct lx_xprt_rdma_slot *s,
+			      bool invalidate)
 {
 	struct lx_xr_tp *tp = lx_xr_tp_of(x);
 

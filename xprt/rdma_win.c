@@ -320,7 +320,7 @@ void lx_xprt_rdma_complete(struct xprt *x, struct lx_xprt_rqst *rq, int status)
 	win_stat(tp, LX_XPRT_RDMA_ST_INV_WAITS, 1);
 }
 
-void lx_xr_inv_flush(struct xprt *x, struct lx_xr_conn *c)
+void lx_xr__inv_flush(struct xprt *x, struct lx_xr_conn *c)
 {
 	struct lx_xr_tp *tp = lx_xr_tp_of(x);
 	struct ibv_send_wr *bad = NULL;
