@@ -241,6 +241,10 @@ int lx_xprt_rdma_slot_reg(struct xprt *x, struct lx_xprt_rdma_slot *s,
 			  void *addr, size_t len, int access, uint32_t *rkey,
 			  uint64_t *iova, uint32_t *lkey);
 
+/* (the work of lx_xprt_rdma_slot_unreg(), for a slot holding some) */
+void lx_xprt_rdma__slot_unreg(struct xprt *x, struct lx_xprt_rdma_slot *s,
+			      bool invalidate);
+
 /**
  * lx_xprt_rdma_slot_unreg() - drop every registration of @s
  * @invalidate: the request ended without a reply: make sure the peer can
@@ -250,9 +254,6 @@ int lx_xprt_rdma_slot_reg(struct xprt *x, struct lx_xprt_rdma_slot *s,
  * but after an error: a fresh marshal, or a registration whose window
  * must go before it).
  */
-/* (the work of lx_xprt_rdma_slot_unreg(), for a slot holding some) */
-void lx_xprt_rdma__slot_unreg(struct xprt *x, struct lx_xprt_rdma_slot *s,
-			      bool invalidate);
 static inline void lx_xprt_rdma_slot_unreg(struct xprt *x,
 					   struct lx_xprt_rdma_slot *s,
 					   bool invalidate)
