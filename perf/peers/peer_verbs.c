@@ -343,15 +343,15 @@ int main(int argc, char **argv)
 			if (peer_run_opt(PROG, c, optarg, &ro))
 				break;
 			usage(stderr);
-			return 1;
+			return 2;
 		}
 	}
 	if (server)
 		return optind == argc ? pv_serve(port, size) :
-					(usage(stderr), 1);
+					(usage(stderr), 2);
 	if (optind + 1 != argc) {
 		usage(stderr);
-		return 1;
+		return 2;
 	}
 
 	memset(&v, 0, sizeof(v));
