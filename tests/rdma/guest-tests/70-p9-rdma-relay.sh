@@ -4,11 +4,19 @@
 # RDMA-CM server on 5640 forwarding whole 9P messages to diod over TCP) is
 # first checked with the kernel's own 9P client: mount with trans=rdma,
 # copy a file in and out, compare, and the relay must have seen no
-# framing error.  (On a saturated host the emulated guest can stall longer
-# than the kernel client's ACK timeout; its Send then fails for good and
-# the failure message shows rxe's retry_exceeded_err.)  Then our client's raw 9P over RDMA through the same
+# framing error.  Then our client's raw 9P over RDMA through the same
 # relay (tests/rdma/p9_rdma), and the excess-receive accounting through a
 # second relay that swallows one Rread.
+#
+# The kernel's 9P client connects with a zeroed rdma_conn_param: a
+# transport retry count of 0 for its queue pair and, through the CM
+# request, for the relay's.  On rxe its ACK timeout is about a second, so
+# when the emulated guest stalls that long on a busy host, the first
+# missing ACK ends the connection for good (rxe counts a
+# retry_exceeded_err) and the mount hangs.  That is the kernel client's
+# setting, not something of ours or the relay's: only then, and only
+# once, the kernel part runs again on a fresh mount and connection.
+# Our own client's parts are never retried.
 BIN=$RDMAVM_BIN
 IP=${RDMAVM_IP:-10.0.2.15}
 EXP=/p9export
@@ -60,20 +68,39 @@ pids="$pids $!"
 sleep 1
 modprobe 9pnet_rdma || fail "modprobe 9pnet_rdma"
 
-# the kernel's client through the relay
-bounded 30 mount -t 9p -o trans=rdma,port=5640,version=9p2000.L,aname=$EXP,msize=65536 \
-	"$IP" $MNT || fail "kernel mount -t 9p trans=rdma"
+# kernel_round MNT: the kernel's client through the relay, mounted on MNT;
+# on failure sets $why and returns 1
+kernel_round() {
+	m=$1
+	mkdir -p $m
+	bounded 30 mount -t 9p -o trans=rdma,port=5640,version=9p2000.L,aname=$EXP,msize=65536 \
+		"$IP" $m || { why="kernel mount -t 9p trans=rdma (status $?)"; return 1; }
+	bounded 40 cp /tmp/blob $m/blob || { why="copy into the mount (status $?)"; return 1; }
+	bounded 20 sync || { why="sync (status $?)"; return 1; }
+	[ "$(md5sum <$EXP/blob)" = "$want" ] || { why="diod's copy differs"; return 1; }
+	echo 3 >/proc/sys/vm/drop_caches
+	bounded 40 sh -c "md5sum <$m/blob >/tmp/p9-md5" ||
+		{ why="read back through the mount (status $?)"; return 1; }
+	[ "$(cat /tmp/p9-md5)" = "$want" ] || { why="read back through the mount differs"; return 1; }
+	bounded 20 ls $m >/tmp/p9-ls || { why="listing through the mount"; return 1; }
+	grep -q '^blob$' /tmp/p9-ls || { why="listing through the mount lacks blob"; return 1; }
+	bounded 20 umount $m || { why="umount"; return 1; }
+	return 0
+}
+rexc() { cat $HWC/retry_exceeded_err 2>/dev/null || echo 0; }
 dd if=/dev/urandom of=/tmp/blob bs=64k count=16 2>/dev/null
 want=$(md5sum </tmp/blob)
-bounded 40 cp /tmp/blob $MNT/blob || fail "copy into the mount (status $?)"
-bounded 20 sync || fail "sync (status $?)"
-[ "$(md5sum <$EXP/blob)" = "$want" ] || fail "diod's copy differs"
-echo 3 >/proc/sys/vm/drop_caches
-bounded 40 sh -c "md5sum <$MNT/blob >/tmp/p9-md5" || fail "read back through the mount (status $?)"
-[ "$(cat /tmp/p9-md5)" = "$want" ] || fail "read back through the mount differs"
-bounded 20 ls $MNT >/tmp/p9-ls || fail "listing through the mount"
-grep -q '^blob$' /tmp/p9-ls || fail "listing through the mount lacks blob"
-bounded 20 umount $MNT || fail "umount"
+r0=$(rexc)
+if ! kernel_round $MNT; then
+	r1=$(rexc)
+	[ "$r1" -gt "$r0" ] || fail "$why"
+	echo "# kernel 9P client: $why, its connection ran out of transport" \
+		"retries (rxe retry_exceeded_err $r0 -> $r1): once more on a fresh mount"
+	umount -l $MNT 2>/dev/null
+	rm -f $EXP/blob
+	MNT=$MNT-again
+	kernel_round $MNT || fail "$why (the second time)"
+fi
 sleep 0.3
 grep -q ' 0 framing errors' /tmp/p9relay.log || fail "relay saw framing errors"
 echo "ok: kernel 9P client over RDMA through the relay: 1 MiB in and out, framing clean"
