@@ -445,7 +445,8 @@ static size_t lx_xr_reg_bytes(const struct xprt *x)
 
 const struct lx_xprt_transport_ops lx_xprt_rdma_ops = {
 	.name = "rdma",
-	.flags = LX_XPRT_TP_NO_SAME_CONN_RESEND | LX_XPRT_TP_NEED_REPLY,
+	.flags = LX_XPRT_TP_NO_SAME_CONN_RESEND | LX_XPRT_TP_NEED_REPLY |
+		 LX_XPRT_TP_RECONNECT_IDLE,
 	.setup = lx_xr_setup,
 	.connect = lx_xr_connect,
 	.shutdown = lx_xr_shutdown,

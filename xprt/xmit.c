@@ -908,6 +908,38 @@ static bool xmit_calls_waiting(struct xprt *x)
 	       atomic_load_explicit(&x->stats.completed, memory_order_relaxed);
 }
 
+/* Sleep until kicked (@seen: worker_kick read before deciding to). */
+static void worker_sleep(struct xprt *x, unsigned int seen)
+{
+	atomic_store(&x->worker_sleeping, true);
+	if (atomic_load(&x->worker_kick) == seen && !atomic_load(&x->stopping))
+		lx_xprt_futex_wait(&x->worker_kick, seen, -1);
+	atomic_store(&x->worker_sleeping, false);
+}
+
+/*
+ * A lost connection is replaced when a call wants it, as the Linux client
+ * connects on demand: an idle client whose server went away opens nothing
+ * (unless the transport asks otherwise: %LX_XPRT_TP_RECONNECT_IDLE).
+ * A submit that finds no connection kicks the worker (xmit_kick_after());
+ * reading the kick count before the call counters pairs with that.
+ * Return: true when a call is waiting, false when the transport stops.
+ */
+static bool xmit_wait_for_call(struct xprt *x)
+{
+	unsigned int seen;
+
+	for (;;) {
+		seen = atomic_load(&x->worker_kick);
+		if (atomic_load(&x->stopping))
+			return false;
+		if ((x->ops->flags & LX_XPRT_TP_RECONNECT_IDLE) ||
+		    xmit_calls_waiting(x))
+			return true;
+		worker_sleep(x, seen);
+	}
+}
+
 /* The delay after this one: doubled, within the options' bounds. */
 static void xmit_backoff_grow(struct xprt *x)
 {
@@ -932,7 +964,9 @@ static void xmit_backoff_grow(struct xprt *x)
  * accepts and then drops every connection (a crashing daemon, a port that
  * is not what we think) got a new connection a millisecond after the
  * last, 1,200 a second; with it the attempts to such a server are 0.1,
- * 0.3, 0.7, 1.5, 3.1, 6.3 s... after the first (tests/hostile).
+ * 0.3, 0.7, 1.5, 3.1, 6.3 s... after the first (tests/hostile).  With
+ * no call waiting, the attempt waits for one (xmit_wait_for_call()); the
+ * state stays LX_XPRT_DISCONNECTED meanwhile.
  */
 static void xmit_reconnect(struct xprt *x)
 {
@@ -967,6 +1001,8 @@ static void xmit_reconnect(struct xprt *x)
 		lx_xprt_fail_all(x, -ECONNRESET);
 		return;
 	}
+	if (!xmit_wait_for_call(x))
+		return;
 	atomic_store(&x->state, LX_XPRT_CONNECTING);
 	if (x->backoff_ms) {
 		at = since + (uint64_t)x->backoff_ms * 1000000u;
@@ -1005,14 +1041,6 @@ static void xmit_reconnect(struct xprt *x)
 }
 
 /* --------------------------------------------------------- the worker */
-
-static void worker_sleep(struct xprt *x, unsigned int seen)
-{
-	atomic_store(&x->worker_sleeping, true);
-	if (atomic_load(&x->worker_kick) == seen && !atomic_load(&x->stopping))
-		lx_xprt_futex_wait(&x->worker_kick, seen, -1);
-	atomic_store(&x->worker_sleeping, false);
-}
 
 void *lx_xprt_worker_main(void *arg)
 {

@@ -222,6 +222,13 @@ struct lx_xprt_transport_ops {
 #define LX_XPRT_TP_NO_SAME_CONN_RESEND 0x1u
 /* Every message must expect a reply (RDMA: its credit comes back with it) */
 #define LX_XPRT_TP_NEED_REPLY	       0x2u
+/*
+ * A lost connection is replaced at once, even with no call waiting (the
+ * others wait for a call, see xmit_wait_for_call()).  RDMA keeps the
+ * eager rule for now: its guest tests (50's reconnect, 64's
+ * wait_connected()) wait for a new connection with nothing submitted.
+ */
+#define LX_XPRT_TP_RECONNECT_IDLE      0x4u
 
 extern const struct lx_xprt_transport_ops lx_xprt_tcp_ops;
 extern const struct lx_xprt_transport_ops lx_xprt_rdma_ops;

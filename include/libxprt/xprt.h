@@ -124,7 +124,8 @@ void lx_xprt_stats(const struct xprt *x, struct lx_xprt_stats *st);
 
 /**
  * lx_xprt_disconnect() - drop the connection now (tests, fault injection);
- * the worker reconnects with backoff
+ * the worker reconnects with backoff once a call is waiting (at once if
+ * one is)
  */
 void lx_xprt_disconnect(struct xprt *x);
 

@@ -32,7 +32,8 @@
 /* the server: holds every call until @open, or (@never) drops them */
 static pthread_mutex_t gate_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t gate_cond = PTHREAD_COND_INITIALIZER;
-static bool gate_open, never;
+static bool gate_open;
+static atomic_bool never; /* read by the server's thread */
 static atomic_uint got;
 
 static enum fakesrv_action srv_fn(void *arg, const uint8_t *msg, size_t len,
@@ -230,9 +231,14 @@ static void test_orphan_deadline(void **state)
 	free(e);
 }
 
-/* No reply, and the connection drops: credits reset, orphans ended. */
+/*
+ * No reply, and the connection drops: credits reset, orphans ended.  With
+ * nothing left to send the transport stays disconnected (no connection
+ * opened for nobody); the next call brings a connection back.
+ */
 static void test_orphan_reconnect(void **state)
 {
+	struct lx_rpc_call_args a = {.proc = 1};
 	struct lx_xprt_stats st;
 	struct env *e = calloc(1, sizeof(*e));
 	unsigned int k;
@@ -245,16 +251,27 @@ static void test_orphan_reconnect(void **state)
 	lx_xprt_disconnect(e->x);
 	for (k = 0; k < 10000; k++) {
 		stats(e, &st);
-		if (st.connects >= 2 && !held(e) &&
+		if (st.disconnects >= 1 && !held(e) &&
 		    !lx_xprt_tags_in_use(e->x->tags))
 			break;
 		usleep(1000);
 	}
-	assert_true(st.connects >= 2);
+	assert_int_equal(st.disconnects, 1);
 	assert_int_equal(held(e), 0);
 	/* every slot free: no orphan outlived its connection */
 	assert_int_equal(lx_xprt_tags_in_use(e->x->tags), 0);
 	assert_int_equal(st.orphans_expired, 0);
+	/* three times the reconnect delay (0.1 s): still no connection */
+	usleep(300000);
+	stats(e, &st);
+	assert_int_equal(st.connects, 1);
+	assert_int_equal(lx_xprt_state(e->x), LX_XPRT_DISCONNECTED);
+	/* a call wants one */
+	never = false;
+	gate(true);
+	assert_int_equal(lx_rpc_call_sync(e->cl, &a, NULL), 0);
+	stats(e, &st);
+	assert_int_equal(st.connects, 2);
 	env_down(e);
 	free(e);
 }
