@@ -124,8 +124,8 @@ void lx_xprt_stats(const struct xprt *x, struct lx_xprt_stats *st);
 
 /**
  * lx_xprt_disconnect() - drop the connection now (tests, fault injection);
- * the worker reconnects with backoff once a call is waiting (at once if
- * one is)
+ * the worker reconnects with backoff once a call is waiting (TCP; RDMA
+ * reconnects whether or not one is)
  */
 void lx_xprt_disconnect(struct xprt *x);
 
