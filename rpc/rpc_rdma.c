@@ -463,9 +463,10 @@ static int check_chunk(const struct lx_rpcrdma_wchunk *got,
 	return 0;
 }
 
-int lx_rpcrdma_check_reply(const struct lx_rpcrdma_hdr *h, size_t hdr_len,
-			   size_t rx_len, const struct lx_rpcrdma_offer *o,
-			   struct lx_rpcrdma_reply_info *ri)
+/* the rest of lx_rpcrdma_check_reply() (rpc_rdma.h), out of line */
+int lx_rpcrdma__check_reply(const struct lx_rpcrdma_hdr *h, size_t hdr_len,
+			    size_t rx_len, const struct lx_rpcrdma_offer *o,
+			    struct lx_rpcrdma_reply_info *ri)
 {
 	int r;
 

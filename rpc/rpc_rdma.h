@@ -292,6 +292,11 @@ struct lx_rpcrdma_reply_info {
 	size_t write_len;
 };
 
+/* the checks of lx_rpcrdma_check_reply() beyond the common reply */
+int lx_rpcrdma__check_reply(const struct lx_rpcrdma_hdr *h, size_t hdr_len,
+			    size_t rx_len, const struct lx_rpcrdma_offer *o,
+			    struct lx_rpcrdma_reply_info *ri);
+
 /**
  * lx_rpcrdma_check_reply() - check a decoded reply against the call's offer
  * @h: the decoded header
@@ -307,11 +312,27 @@ struct lx_rpcrdma_reply_info {
  * RDMA_DONE, an RDMA_MSG with no RPC message, an RDMA_NOMSG without
  * Reply chunk); for RDMA_ERROR: %-EPROTO (ERR_VERS: the server does not
  * speak version 1, its range is in @h) or %-EMSGSIZE (ERR_CHUNK: it could
- * not use the chunks, e.g. the reply did not fit them).
+ * not use the chunks, e.g. the reply did not fit them).  The common reply,
+ * RDMA_MSG inline without chunks, is decided inline: nothing to check
+ * against the offer then (a chunk offered may go unused).
+ * Context: any thread; pure.
  */
-int lx_rpcrdma_check_reply(const struct lx_rpcrdma_hdr *h, size_t hdr_len,
-			   size_t rx_len, const struct lx_rpcrdma_offer *o,
-			   struct lx_rpcrdma_reply_info *ri);
+static inline int lx_rpcrdma_check_reply(const struct lx_rpcrdma_hdr *h,
+					 size_t hdr_len, size_t rx_len,
+					 const struct lx_rpcrdma_offer *o,
+					 struct lx_rpcrdma_reply_info *ri)
+{
+	size_t msg_len = rx_len - hdr_len;
+
+	if (h && ri && h->proc == RDMA_MSG &&
+	    !(h->nr_reads | h->nr_writes | (uint32_t)h->has_reply) &&
+	    rx_len >= hdr_len && msg_len >= 4) {
+		*ri = (struct lx_rpcrdma_reply_info){.msg_off = hdr_len,
+						     .msg_len = msg_len};
+		return 0;
+	}
+	return lx_rpcrdma__check_reply(h, hdr_len, rx_len, o, ri);
+}
 
 /* -------------------------------------------------- connection data */
 

@@ -163,6 +163,8 @@ void lx_xprt_rdma_grant(struct xprt *x, uint32_t credits)
 	if (want > x->max_reqs)
 		want = x->max_reqs;
 	seen = atomic_load(&tp->max_credits);
+	if (want == old && credits <= seen)
+		return; /* the common reply: the grant in force again */
 	while (credits > seen &&
 	       !atomic_compare_exchange_weak(&tp->max_credits, &seen, credits))
 		;
