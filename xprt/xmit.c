@@ -1018,10 +1018,12 @@ static void xmit_reconnect(struct xprt *x)
 			x->disconnected_since = 0;
 			x->conn_since = since;
 			x->conn_replies = atomic_load(&x->stats.replies);
+			/* counted before it is published: a call answered on
+			 * it finds it counted */
+			atomic_fetch_add(&x->stats.connects, 1);
 			atomic_store(&x->state, LX_XPRT_CONNECTED);
 			pthread_cond_broadcast(&x->state_cond);
 			pthread_mutex_unlock(&x->state_lock);
-			atomic_fetch_add(&x->stats.connects, 1);
 			return;
 		}
 		x->last_error = err;
