@@ -725,11 +725,10 @@ int lx_rpc__create(struct lx_rpc_clnt **clp, const struct lx_rpc_opts *opts,
 	/* soft: a call the server drops the connection on, retrans + 1
 	 * times before any reply, is not going to be answered */
 	xo.early_loss_limit = cl->opts.hard ? 0 : cl->opts.retrans + 1;
-	po.buf_size = cl->opts.buf_size;
-	po.max_bytes = 2 * cl->opts.buf_size *
-			       (cl->opts.max_reqs ? cl->opts.max_reqs : 64) *
-			       cl->opts.nconnect +
-		       1;
+	lx_xprt__slot_pool_opts(
+		&po, cl->opts.buf_size,
+		(size_t)(cl->opts.max_reqs ? cl->opts.max_reqs : 64) *
+			cl->opts.nconnect);
 	err = lx_rpc_again_init(cl);
 	if (err)
 		goto out_free;

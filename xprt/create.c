@@ -134,6 +134,16 @@ static void memlock_say(const struct xprt *x, int err)
 	lx_xprt_log(x, LX_XPRT_LOG_ERR, "libxprt: %s", why);
 }
 
+/* See proto.h. */
+void lx_xprt__slot_pool_opts(struct lx_xprt_pool_opts *po, size_t buf_size,
+			     size_t slots)
+{
+	po->buf_size = buf_size;
+	po->max_bytes = 2 * buf_size * slots + 1;
+	if (po->max_bytes <= LX_XPRT__SLOT_POOL_ONE_SLAB)
+		po->slab_bufs = (unsigned int)(2 * slots);
+}
+
 int lx_xprt_create(struct xprt **xp, const struct lx_xprt_opts *opts)
 {
 	return lx_xprt__create_ops(xp, opts, NULL);
@@ -186,8 +196,7 @@ int lx_xprt__create_ops(struct xprt **xp, const struct lx_xprt_opts *opts,
 			goto out_locks;
 		x->opts.buf_size = lx_xprt_pool_buf_size(x->pool);
 	} else {
-		po.buf_size = x->opts.buf_size;
-		po.max_bytes = 2 * x->opts.buf_size * x->max_reqs + 1;
+		lx_xprt__slot_pool_opts(&po, x->opts.buf_size, x->max_reqs);
 		po.reg = x->ops->pool_reg; /* RDMA: slabs registered once */
 		err = lx_xprt_pool_create(&x->pool, &po);
 		if (err) {

@@ -27,6 +27,28 @@ struct lx_xprt_req;
  */
 void lx_xprt__keep_bufs(struct xprt *x);
 
+struct lx_xprt_pool_opts;
+
+/* the largest slot pool carved as one slab (lx_xprt__slot_pool_opts()) */
+#define LX_XPRT__SLOT_POOL_ONE_SLAB (8u << 20)
+
+/**
+ * lx_xprt__slot_pool_opts() - options of a pool made for request slots
+ * @po: options to fill in (its other fields untouched)
+ * @buf_size: each buffer's size
+ * @slots: request slots the pool serves, over all its transports
+ *
+ * The budget holds a send and a receive buffer for every slot.  When that
+ * is at most %LX_XPRT__SLOT_POOL_ONE_SLAB, the whole budget is one slab:
+ * carved (and registered, over RDMA) once, at the first call, so no later
+ * call grows the pool, however the tag allocator spreads calls over the
+ * slots.  A larger budget grows slab by slab as slots are first used.
+ *
+ * Context: any thread; no locks.
+ */
+void lx_xprt__slot_pool_opts(struct lx_xprt_pool_opts *po, size_t buf_size,
+			     size_t slots);
+
 /* Where a request's private area (lx_xprt_opts.req_priv) starts:
  * sizeof(struct lx_xprt_rqst), which xprt/xprt.c asserts.  A constant,
  * so the protocols' lx_xprt_req_priv() is one add on every hook, not a
