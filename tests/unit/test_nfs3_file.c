@@ -194,10 +194,12 @@ static void test_async_split_nowait_ends_short(void **state)
 		pthread_cond_wait(&w.cond, &w.lock);
 	pthread_mutex_unlock(&w.lock);
 	/* what started is reported, contiguous from the start: the two
-	 * slots' pieces */
+	 * slots' pieces, or one when the set-up's last call still held its
+	 * slot (a slot is freed by its last holder, which may be the
+	 * receive thread a moment after that call returned; seen once in
+	 * six runs beside two other unit suites) */
 	assert_int_equal(w.status, 0);
-	assert_int_equal(w.n, 2 * 4096);
-	assert_int_equal(w.n % 4096, 0);
+	assert_true(w.n == 4096 || w.n == 2 * 4096);
 	assert_false(w.eof);
 	assert_memory_equal(back, S->cache, w.n);
 	lx_nfs3_destroy(c);
