@@ -1,0 +1,34 @@
+# mk/checks.mk: layering and style checks.
+# Included by the top-level Makefile, in its order.
+
+# ---------------------------------------------------------------- layering
+# No two files of a library folder call into each other, nor any longer
+# loop (scripts/check-cycles.py, over the objects' defined and undefined
+# symbols): calls go one way, and back up only through the hooks a layer
+# was handed.  bench/** is checked as one program: no two of its files
+# (bench/engine, bench/backends/*, the programs' mains) call into each
+# other, engine.c calls down and nothing calls back up into it (issue 15
+# item 4; the map is in docs/architecture.md).  The same pass fails when a
+# library object refers to stdio's printing: the library prints nothing
+# itself, its messages go to the log hook of the client's options.
+CYCLE_DIRS ?= xprt rpc nfs3 p9 bench/**
+# the mains are compiled into their programs; the check reads them as
+# objects too
+BENCH_MAIN_OBJS := $(BENCH_MAINS:%.c=$(O)/obj/%.o)
+-include $(BENCH_MAIN_OBJS:.o=.d)
+
+.PHONY: check-cycles
+check-cycles: lib $(BENCH_ENGINE_OBJS) $(BENCH_MPI_OBJ) $(BENCH_OBJS_p9) \
+		$(BENCH_MAIN_OBJS)
+	scripts/check-cycles.py $(O)/obj $(foreach d,$(CYCLE_DIRS),'$(d)')
+
+# ---------------------------------------------------------------- style
+FORMAT_SRCS = $(sort $(wildcard include/libxprt/*.h include/libxprt/proto/*.h xprt/*.[ch] rpc/*.[ch] \
+              nfs3/*.[ch] p9/*.[ch] bench/*/*.[ch] bench/backends/*/*.[ch] \
+              perf/*/*.[ch] tests/*/*.[ch]))
+
+format:
+	clang-format -i $(FORMAT_SRCS)
+
+check-format:
+	clang-format --dry-run --Werror $(FORMAT_SRCS)
