@@ -29,9 +29,9 @@
 #include <libxprt/proto/tags.h>
 #include <libxprt/proto/xprt.h>
 
-#include "xprt/byteorder.h"
-#include "xprt/call_int.h"
-#include "xprt/proto.h"
+#include "xprt/blocks/byteorder.h"
+#include "xprt/core/call_int.h"
+#include "xprt/core/proto.h"
 
 /* Tflush messages in flight for one call at most (lx_call_cancel() -EBUSY) */
 #define LX_P9_MAX_FLUSH		4u

@@ -29,11 +29,11 @@
 #include <libxprt/proto/rdma.h>
 
 #include "rpc_int.h"
-#include "xprt/call_int.h"
-#include "xprt/byteorder.h"
-#include "xprt/cong.h"
-#include "xprt/proto.h"
-#include "xprt/util.h"
+#include "xprt/core/call_int.h"
+#include "xprt/blocks/byteorder.h"
+#include "xprt/blocks/cong.h"
+#include "xprt/core/proto.h"
+#include "xprt/blocks/util.h"
 
 #define LX_RPC_DEF_TIMEO_MS 60000u
 #define LX_RPC_DEF_RETRANS  2u

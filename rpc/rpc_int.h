@@ -15,7 +15,7 @@
 #include <libxprt/rpc.h>
 #include <libxprt/proto/xprt.h>
 
-#include "xprt/proto.h"
+#include "xprt/core/proto.h"
 
 #define LX_RPC_MAX_CONN	     16u
 #define LX_RPC_HDR_MAX	     512u /* call header: 40 + cred (<= 400) + verf */

@@ -46,7 +46,7 @@
 
 #include "rpc/rpc_rdma.h"
 #include "rpc_int.h"
-#include "xprt/rdma.h"
+#include "xprt/rdma/rdma.h"
 
 /* per-slot state */
 struct ru_slot {

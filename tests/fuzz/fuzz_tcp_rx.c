@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Fuzz target: record-marking reassembly and the TCP receive state
- * machine (xprt/tcp_rx.c, xprt/framing.c), with an oracle.
+ * machine (xprt/tcp/tcp_rx.c, xprt/blocks/framing.c), with an oracle.
  *
  * Input: one byte of parameters - framing (RPC record marking or 9P size
  * framing), how the stream is cut into reads, how many requests wait (keys

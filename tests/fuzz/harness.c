@@ -136,7 +136,7 @@ static void fz_wait_writable(struct xprt *x, int timeout_ms)
 	(void)timeout_ms;
 }
 
-/* Replaces xprt/tcp.c's, which the fuzz build does not link. */
+/* Replaces xprt/tcp/tcp.c's, which the fuzz build does not link. */
 const struct lx_xprt_transport_ops lx_xprt_tcp_ops = {
 	.name = "fuzz",
 	.setup = fz_setup,

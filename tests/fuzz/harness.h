@@ -2,7 +2,7 @@
 /*
  * What every libFuzzer target of tests/fuzz shares.
  *
- * Transport: the fuzz build links everything of libxprt except xprt/tcp.c
+ * Transport: the fuzz build links everything of libxprt except xprt/tcp/tcp.c
  * (the socket side) and gets harness.c's lx_xprt_tcp_ops instead: a
  * transport that "sends" by dropping the bytes and never receives on its
  * own.  lx_xprt_create(), lx_rpc_create() and the NFSv3 calls above them
@@ -10,7 +10,7 @@
  *
  * Replies: a target hands the server's side of the stream to
  * fz_stream_feed(), which writes it into a socketpair in pieces and runs
- * the real receive state machine (xprt/tcp_rx.c) on the other end after
+ * the real receive state machine (xprt/tcp/tcp_rx.c) on the other end after
  * each piece: markers, keys, placement, the direct readv() of bulk data,
  * and the done() callbacks all run on the fuzzing thread, in order.
  *
@@ -26,7 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "xprt/tcp_rx.h"
+#include "xprt/tcp/tcp_rx.h"
 
 /* The XID of a target's first call ("XPRT"); seeds are rewritten to it. */
 #define FZ_XID 0x58505254u

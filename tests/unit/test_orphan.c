@@ -24,7 +24,7 @@
 #include <libxprt/rpc.h>
 
 #include "helpers/fakesrv.h"
-#include "xprt/xprt_int.h" /* the credits held (lx_xprt_cong_held()) */
+#include "xprt/core/xprt_int.h" /* the credits held (lx_xprt_cong_held()) */
 
 #define TPROG 0x20000079u
 #define NCALL 8u

@@ -22,7 +22,7 @@
 #include <libxprt/proto/rdma.h>
 #include <libxprt/rpc.h>
 
-#include "xprt/xprt_int.h"
+#include "xprt/core/xprt_int.h"
 
 /* ------------------------------------------------------------ fixture */
 

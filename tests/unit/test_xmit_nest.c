@@ -21,7 +21,7 @@
 
 #include <cmocka.h>
 
-#include "xprt/xprt_int.h"
+#include "xprt/core/xprt_int.h"
 
 #define SLOTS 4
 #define CHAIN 200

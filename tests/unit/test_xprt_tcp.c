@@ -24,7 +24,7 @@
 #include <libxprt/proto/xprt.h>
 
 #include "helpers/fakesrv.h"
-#include "xprt/proto.h" /* lx_xprt__req_grow_rbuf() */
+#include "xprt/core/proto.h" /* lx_xprt__req_grow_rbuf() */
 
 enum {
 	CMD_ECHO = 1,	  /* reply: key cmd arg payload */
