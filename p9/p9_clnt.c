@@ -437,7 +437,7 @@ struct lx_p9_qid lx_p9_root_qid(const struct lx_p9_clnt *c)
 	return c ? c->root_qid : q;
 }
 
-struct xprt *lx_p9_xprt(const struct lx_p9_clnt *c)
+struct lx_xprt *lx_p9_xprt(const struct lx_p9_clnt *c)
 {
 	return c ? c->x : NULL;
 }

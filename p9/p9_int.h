@@ -70,7 +70,7 @@
 struct lx_p9_clnt {
 	struct lx_p9_opts opts;
 	char *host, *aname, *uname;
-	struct xprt *x;
+	struct lx_xprt *x;
 	struct lx_xprt_pool *pool;
 	struct lx_xprt_pool *boot_pool;
 	struct lx_xprt_tags *fids;

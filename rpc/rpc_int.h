@@ -55,7 +55,7 @@ struct lx_rpc_later {
  */
 struct lx_rpc_clnt {
 	struct lx_rpc_opts opts;
-	struct xprt *x[LX_RPC_MAX_CONN];
+	struct lx_xprt *x[LX_RPC_MAX_CONN];
 	unsigned int nconn;
 	struct lx_xprt_pool *pool;
 	atomic_uint next_conn;

@@ -60,7 +60,7 @@ struct ref_msg {
 };
 
 static struct {
-	struct xprt *x[2]; /* RPC record marking, 9P */
+	struct lx_xprt *x[2]; /* RPC record marking, 9P */
 	struct fz_stream s[2];
 	struct toy_req t[NREQ];
 	size_t key_len;
@@ -270,7 +270,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint8_t sel = fz_u8(&in);
 	bool p9 = sel & 1;
 	unsigned int nreq = 1 + ((sel >> 4) & 3), i;
-	struct xprt *x;
+	struct lx_xprt *x;
 
 	if (!g.x[0])
 		setup();

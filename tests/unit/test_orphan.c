@@ -79,7 +79,7 @@ static void obj_done(struct lx_call *call, int status, void *arg)
 struct env {
 	struct fakesrv *srv;
 	struct lx_rpc_clnt *cl;
-	struct xprt *x;
+	struct lx_xprt *x;
 	struct obj o[NCALL];
 };
 

@@ -25,7 +25,7 @@
 
 static unsigned int kicks;
 
-static void count_kick(struct xprt *x)
+static void count_kick(struct lx_xprt *x)
 {
 	(void)x;
 	kicks++;
@@ -36,7 +36,7 @@ static const struct lx_xprt_transport_ops kick_ops = {
 };
 
 struct fixture {
-	struct xprt x;
+	struct lx_xprt x;
 	struct lx_xprt_rqst rq[NRQ];
 };
 

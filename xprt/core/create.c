@@ -64,7 +64,7 @@ static void lx_xprt_apply_defaults(struct lx_xprt_opts *o)
 		o->zerocopy_min = 32768;
 }
 
-static int lx_xprt_init_slots(struct xprt *x)
+static int lx_xprt_init_slots(struct lx_xprt *x)
 {
 	unsigned int i;
 
@@ -85,7 +85,7 @@ static int lx_xprt_init_slots(struct xprt *x)
 	return 0;
 }
 
-static int lx_xprt_init_locks(struct xprt *x)
+static int lx_xprt_init_locks(struct lx_xprt *x)
 {
 	pthread_condattr_t ca;
 	int err;
@@ -107,7 +107,7 @@ out_state:
 	return err;
 }
 
-static void lx_xprt_fini_locks(struct xprt *x)
+static void lx_xprt_fini_locks(struct lx_xprt *x)
 {
 	pthread_cond_destroy(&x->state_cond);
 	pthread_mutex_destroy(&x->state_lock);
@@ -120,7 +120,7 @@ static void lx_xprt_fini_locks(struct xprt *x)
  * slot) and the transport's own areas once set up (its receive buffers
  * alone can be more than the pool: the guest test 78 saw 48 KiB claimed
  * under a 64 KiB limit that was not enough). */
-static void memlock_say(const struct xprt *x, int err)
+static void memlock_say(const struct lx_xprt *x, int err)
 {
 	size_t need = 2 * x->opts.buf_size * (size_t)x->max_reqs;
 	char why[240];
@@ -144,17 +144,17 @@ void lx_xprt__slot_pool_opts(struct lx_xprt_pool_opts *po, size_t buf_size,
 		po->slab_bufs = (unsigned int)(2 * slots);
 }
 
-int lx_xprt_create(struct xprt **xp, const struct lx_xprt_opts *opts)
+int lx_xprt_create(struct lx_xprt **xp, const struct lx_xprt_opts *opts)
 {
 	return lx_xprt__create_ops(xp, opts, NULL);
 }
 
 /* See xprt_int.h. */
-int lx_xprt__create_ops(struct xprt **xp, const struct lx_xprt_opts *opts,
+int lx_xprt__create_ops(struct lx_xprt **xp, const struct lx_xprt_opts *opts,
 			const struct lx_xprt_transport_ops *ops)
 {
 	struct lx_xprt_pool_opts po = {0};
-	struct xprt *x;
+	struct lx_xprt *x;
 	int err;
 
 	if (!xp || !opts)
@@ -267,7 +267,7 @@ out_free:
 	return err;
 }
 
-void lx_xprt_destroy(struct xprt *x)
+void lx_xprt_destroy(struct lx_xprt *x)
 {
 	struct lx_xprt_rqst *cut;
 	unsigned int waited = 0;

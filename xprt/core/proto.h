@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-struct xprt;
+struct lx_xprt;
 struct lx_xprt_req;
 
 /**
@@ -25,7 +25,7 @@ struct lx_xprt_req;
  * (they go back at lx_xprt_set_pool() and lx_xprt_destroy()).  A pool
  * the transport made itself is used this way without asking.
  */
-void lx_xprt__keep_bufs(struct xprt *x);
+void lx_xprt__keep_bufs(struct lx_xprt *x);
 
 struct lx_xprt_pool_opts;
 

@@ -14,7 +14,7 @@
 #include "xprt/core/xprt_int.h"
 
 /* See xprt_int.h. */
-int lx_xprt_resolve(const struct xprt *x, struct sockaddr_storage *ss,
+int lx_xprt_resolve(const struct lx_xprt *x, struct sockaddr_storage *ss,
 		    socklen_t *lenp)
 {
 	struct addrinfo hints = {0}, *res;

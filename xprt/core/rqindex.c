@@ -34,7 +34,7 @@ static uint32_t ix_key(uint64_t v)
 }
 
 /* The request whose slot a direct key names, or NULL. */
-static struct lx_xprt_rqst *ix_slot_of(struct xprt *x, uint32_t key)
+static struct lx_xprt_rqst *ix_slot_of(struct lx_xprt *x, uint32_t key)
 {
 	uint32_t s = key & x->key_mask;
 
@@ -42,7 +42,7 @@ static struct lx_xprt_rqst *ix_slot_of(struct xprt *x, uint32_t key)
 }
 
 /* Whether a direct entry other than @self holds @key. */
-static bool ix_direct_has(struct xprt *x, uint32_t key,
+static bool ix_direct_has(struct lx_xprt *x, uint32_t key,
 			  struct lx_xprt_rqst *self)
 {
 	struct lx_xprt_rqst *rq = ix_slot_of(x, key);
@@ -59,7 +59,7 @@ static void ix_direct_clear(struct lx_xprt_rqst *rq)
 	atomic_fetch_and(&rq->ix, ~(uint64_t)LX_XPRT_IX_LINKED);
 }
 
-int lx_xprt_ix_link(struct xprt *x, struct lx_xprt_rqst *rq, uint32_t key)
+int lx_xprt_ix_link(struct lx_xprt *x, struct lx_xprt_rqst *rq, uint32_t key)
 {
 	uint64_t v, nv;
 	int err;
@@ -97,7 +97,7 @@ int lx_xprt_ix_link(struct xprt *x, struct lx_xprt_rqst *rq, uint32_t key)
 	return err;
 }
 
-bool lx_xprt_rx_unlink(struct xprt *x, struct lx_xprt_rqst *rq)
+bool lx_xprt_rx_unlink(struct lx_xprt *x, struct lx_xprt_rqst *rq)
 {
 	uint64_t v;
 
@@ -115,7 +115,7 @@ bool lx_xprt_rx_unlink(struct xprt *x, struct lx_xprt_rqst *rq)
 }
 
 /* Find @key and pin its request; NULL (counted as unknown) when none. */
-struct lx_xprt_rqst *lx_xprt_ix_lookup_pin(struct xprt *x, uint32_t key)
+struct lx_xprt_rqst *lx_xprt_ix_lookup_pin(struct lx_xprt *x, uint32_t key)
 {
 	struct lx_xprt_rqst *rq = ix_slot_of(x, key);
 	struct lx_xprt_rqnode *n;

@@ -64,7 +64,7 @@ static void atomic_lower(_Atomic uint64_t *w, uint64_t d)
 }
 
 /* See xprt_int.h, lx_xprt_timer_arm(). */
-void lx_xprt__timer_lower(struct xprt *x, uint64_t deadline)
+void lx_xprt__timer_lower(struct lx_xprt *x, uint64_t deadline)
 {
 	atomic_lower(&x->timer_scan_at, deadline);
 	if (deadline < atomic_load(&x->rx_wake_deadline) && x->ops->kick_rx)
@@ -72,7 +72,7 @@ void lx_xprt__timer_lower(struct xprt *x, uint64_t deadline)
 }
 
 /* The wake-up time for the receive thread, published (see the top). */
-static uint64_t wake_at(struct xprt *x, uint64_t now)
+static uint64_t wake_at(struct lx_xprt *x, uint64_t now)
 {
 	uint64_t d = now + LX_XPRT_TIMER_TICK_NS, s;
 
@@ -86,12 +86,12 @@ static uint64_t wake_at(struct xprt *x, uint64_t now)
 	}
 }
 
-uint64_t lx_xprt_timer_next(struct xprt *x)
+uint64_t lx_xprt_timer_next(struct lx_xprt *x)
 {
 	return wake_at(x, lx_xprt_now_ns());
 }
 
-struct lx_xprt_rqst *lx_xprt_timer_expired(struct xprt *x, uint64_t now,
+struct lx_xprt_rqst *lx_xprt_timer_expired(struct lx_xprt *x, uint64_t now,
 					   uint64_t *next, bool *fired)
 {
 	struct lx_xprt_rqst *rq;

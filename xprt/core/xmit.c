@@ -68,7 +68,7 @@ static void xmit_defer(struct xmit_defer *d, struct lx_xprt_rqst *rq)
  * directly on another transport, whose completions run inside): each
  * level saves and restores it.
  */
-static void xmit_kick_after(struct xprt *x, int r);
+static void xmit_kick_after(struct lx_xprt *x, int r);
 
 /* struct lx_xprt_xmit_later and the batch marks: xprt_int.h */
 _Thread_local struct lx_xprt_xmit_later lx_xprt__xmit_later
@@ -78,7 +78,7 @@ _Thread_local struct lx_xprt_xmit_later lx_xprt__xmit_later
  * A request was just queued on @x: leave it to a loop of this thread
  * (see above).  Return false when the caller should transmit as usual.
  */
-static bool xmit_send_later(struct xprt *x)
+static bool xmit_send_later(struct lx_xprt *x)
 {
 	if (lx_xprt__xmit_later.rx == x) {
 		lx_xprt__xmit_later.rx_queued = true;
@@ -95,9 +95,9 @@ static bool xmit_send_later(struct xprt *x)
 }
 
 /* Complete the deferred requests; true if their callbacks queued more. */
-static bool xmit_run_deferred(struct xprt *x, struct xmit_defer *d)
+static bool xmit_run_deferred(struct lx_xprt *x, struct xmit_defer *d)
 {
-	struct xprt *outer = lx_xprt__xmit_later.tx;
+	struct lx_xprt *outer = lx_xprt__xmit_later.tx;
 	bool outer_queued = lx_xprt__xmit_later.tx_queued, queued;
 	unsigned int i;
 
@@ -123,7 +123,7 @@ static bool xmit_run_deferred(struct xprt *x, struct xmit_defer *d)
  * deferred: whoever decides it later delivers, and we touch nothing after
  * the exchange (the same rule as xmit_one()).
  */
-static void xmit_sent(struct xprt *x, struct lx_xprt_rqst *rq,
+static void xmit_sent(struct lx_xprt *x, struct lx_xprt_rqst *rq,
 		      struct xmit_defer *d)
 {
 	uint64_t st, nst;
@@ -145,7 +145,7 @@ static void xmit_sent(struct xprt *x, struct lx_xprt_rqst *rq,
 }
 
 /* Put popped but unsent requests back at the front, in their order. */
-static void xmit_requeue_tail(struct xprt *x, struct lx_xprt_rqst **batch,
+static void xmit_requeue_tail(struct lx_xprt *x, struct lx_xprt_rqst **batch,
 			      unsigned int from, unsigned int n)
 {
 	while (n-- > from) {
@@ -159,7 +159,7 @@ static void xmit_requeue_tail(struct xprt *x, struct lx_xprt_rqst **batch,
 }
 
 /* Take @n, which xmit_next() peeked (@fifo: with peek_fifo), off the queue. */
-static void xmit_pop(struct xprt *x, struct lx_xprt_xmit_node *n, bool fifo)
+static void xmit_pop(struct lx_xprt *x, struct lx_xprt_xmit_node *n, bool fifo)
 {
 	if (fifo)
 		lx_xprt_xmitq_pop_fifo(&x->xmitq, n);
@@ -177,7 +177,7 @@ static void xmit_pop(struct xprt *x, struct lx_xprt_xmit_node *n, bool fifo)
  * outcome is in (failed or answered while queued: never sent, deferred);
  * -EBUSY when it needs a credit and none is free (left where it is).
  */
-static int xmit_take(struct xprt *x, struct lx_xprt_rqst *rq,
+static int xmit_take(struct lx_xprt *x, struct lx_xprt_rqst *rq,
 		     struct lx_xprt_xmit_node *n, bool fifo,
 		     struct xmit_defer *d)
 {
@@ -213,7 +213,7 @@ static int xmit_take(struct xprt *x, struct lx_xprt_rqst *rq,
  * when the deferral list is full; -EBUSY when the next request needs a
  * credit and none is free.
  */
-static int xmit_next(struct xprt *x, struct lx_xprt_rqst **rqp,
+static int xmit_next(struct lx_xprt *x, struct lx_xprt_rqst **rqp,
 		     struct xmit_defer *d, bool fifo)
 {
 	struct lx_xprt_xmit_node *n;
@@ -243,7 +243,7 @@ static int xmit_next(struct xprt *x, struct lx_xprt_rqst **rqp,
 	return XMIT_DEFER_FULL;
 }
 
-static int xmit_send(struct xprt *x, struct lx_xprt_rqst **batch,
+static int xmit_send(struct lx_xprt *x, struct lx_xprt_rqst **batch,
 		     unsigned int n, uint32_t cookie, unsigned int *budget,
 		     bool direct, struct xmit_defer *d, int res);
 
@@ -251,7 +251,7 @@ static int xmit_send(struct xprt *x, struct lx_xprt_rqst **batch,
  * One round under the transmit lock: fill a batch, hand it to the
  * transport.  Return as lx_xprt_xmit(), or 1 to go on.
  */
-static int xmit_round(struct xprt *x, unsigned int *budget, bool direct,
+static int xmit_round(struct lx_xprt *x, unsigned int *budget, bool direct,
 		      struct xmit_defer *d)
 {
 	struct lx_xprt_rqst *batch[LX_XPRT_XMIT_BATCH];
@@ -296,7 +296,7 @@ static int xmit_round(struct xprt *x, unsigned int *budget, bool direct,
  * at the front of the queue.  @res: how filling the batch ended (1, or
  * -EBUSY: no credit for the next).  Return as xmit_round().
  */
-static int xmit_send(struct xprt *x, struct lx_xprt_rqst **batch,
+static int xmit_send(struct lx_xprt *x, struct lx_xprt_rqst **batch,
 		     unsigned int n, uint32_t cookie, unsigned int *budget,
 		     bool direct, struct xmit_defer *d, int res)
 {
@@ -343,7 +343,7 @@ static int xmit_send(struct xprt *x, struct lx_xprt_rqst **batch,
  * the synchronous path.
  */
 struct xmit_held {
-	struct xprt *x;
+	struct lx_xprt *x;
 	unsigned int n;
 	bool spilled; /* this batch's requests go to the queue now */
 	struct lx_xprt_rqst *rq[LX_XPRT_XMIT_BATCH];
@@ -368,13 +368,13 @@ static void xmit_held_push(struct xmit_held *h, unsigned int from)
  * the connection's queue is empty, else leave it to the queue (false),
  * behind what was held before (which goes there first).
  */
-static __attribute__((noinline)) bool xmit_hold(struct xprt *x,
+static __attribute__((noinline)) bool xmit_hold(struct lx_xprt *x,
 						struct lx_xprt_rqst *rq)
 {
 	struct xmit_held *h = &xmit_held;
 
 	if (h->n && (h->x != x || h->n == LX_XPRT_XMIT_BATCH)) {
-		struct xprt *hx = h->x;
+		struct lx_xprt *hx = h->x;
 
 		xmit_held_push(h, 0);
 		h->spilled = true;
@@ -399,7 +399,7 @@ static __attribute__((noinline)) bool xmit_hold(struct xprt *x,
 static int xmit_held_send(struct xmit_held *h)
 {
 	struct lx_xprt_rqst *batch[LX_XPRT_XMIT_BATCH];
-	struct xprt *x = h->x;
+	struct lx_xprt *x = h->x;
 	unsigned int i, n = 0, budget = ~0u;
 	struct xmit_defer d;
 	uint32_t cookie;
@@ -440,13 +440,13 @@ static int xmit_held_send(struct xmit_held *h)
 	return r;
 }
 
-void lx_xprt__rx_batch_flush(struct xprt *x)
+void lx_xprt__rx_batch_flush(struct lx_xprt *x)
 {
 	struct xmit_held *h = &xmit_held;
 
 	h->spilled = false;
 	if (h->n) {
-		struct xprt *hx = h->x;
+		struct lx_xprt *hx = h->x;
 		int r = xmit_held_send(h);
 
 		if (hx == x && r != 1) {
@@ -460,7 +460,7 @@ void lx_xprt__rx_batch_flush(struct xprt *x)
 	xmit_kick_after(x, lx_xprt_xmit(x, ~0u, true));
 }
 
-int lx_xprt_xmit(struct xprt *x, unsigned int budget, bool direct)
+int lx_xprt_xmit(struct lx_xprt *x, unsigned int budget, bool direct)
 {
 	struct xmit_defer d; /* only d.rq[0 .. d.n) is ever read */
 	bool queued;
@@ -512,7 +512,7 @@ static uint64_t lx_xprt_thread_owner(void)
 /* After a direct lx_xprt_xmit(): 0 all sent.  Otherwise (lock taken,
  * socket full, budget used, not connected) the worker takes over; a
  * congested queue is kicked again when a credit returns. */
-static void xmit_kick_after(struct xprt *x, int r)
+static void xmit_kick_after(struct lx_xprt *x, int r)
 {
 	if (r && !(r == -EBUSY && !lx_xprt_xmitq_len(&x->xmitq)))
 		lx_xprt_kick_worker(x);
@@ -529,7 +529,7 @@ static void xmit_kick_after(struct xprt *x, int r)
  * check the outcome under.  Return false, having done nothing, when the
  * caller must queue it instead.
  */
-static bool xmit_one(struct xprt *x, struct lx_xprt_rqst *rq)
+static bool xmit_one(struct lx_xprt *x, struct lx_xprt_rqst *rq)
 {
 	uint32_t cookie;
 	uint64_t st, nst;
@@ -613,7 +613,7 @@ static bool xmit_one(struct xprt *x, struct lx_xprt_rqst *rq)
 	return true;
 }
 
-static void xmit_push(struct xprt *x, struct lx_xprt_rqst *rq)
+static void xmit_push(struct lx_xprt *x, struct lx_xprt_rqst *rq)
 {
 	if (lx_xprt__xmit_later.rx == x) {
 		if (xmit_hold(x, rq))
@@ -632,7 +632,7 @@ static void xmit_push(struct xprt *x, struct lx_xprt_rqst *rq)
 int lx_xprt_req_submit(struct lx_xprt_req *req, uint32_t key)
 {
 	struct lx_xprt_rqst *rq;
-	struct xprt *x;
+	struct lx_xprt *x;
 	size_t len;
 	unsigned int i;
 	bool pending;
@@ -752,7 +752,7 @@ void lx_xprt_req_park(struct lx_xprt_req *req)
 int lx_xprt_req_retransmit(struct lx_xprt_req *req)
 {
 	struct lx_xprt_rqst *rq;
-	struct xprt *x;
+	struct lx_xprt *x;
 	uint64_t st;
 
 	if (!req)
@@ -794,7 +794,7 @@ int lx_xprt_req_retransmit(struct lx_xprt_req *req)
  * queued for, opts.early_loss_limit such connections fails with
  * -ECONNRESET rather than being sent to its death again.
  */
-static void xmit_conn_down(struct xprt *x, bool early)
+static void xmit_conn_down(struct lx_xprt *x, bool early)
 {
 	struct lx_xprt_rqst *cut = NULL;
 	unsigned int i;
@@ -883,7 +883,7 @@ static void xmit_conn_down(struct xprt *x, bool early)
 
 /* Sleep until @deadline (monotonic ns) unless the transport is stopping.
  * Return false if stopping. */
-static bool xmit_backoff_sleep(struct xprt *x, uint64_t deadline)
+static bool xmit_backoff_sleep(struct lx_xprt *x, uint64_t deadline)
 {
 	struct timespec ts;
 	bool stop;
@@ -901,7 +901,7 @@ static bool xmit_backoff_sleep(struct xprt *x, uint64_t deadline)
 }
 
 /* Calls are waiting for this transport (a hint: relaxed counters). */
-static bool xmit_calls_waiting(struct xprt *x)
+static bool xmit_calls_waiting(struct lx_xprt *x)
 {
 	return atomic_load_explicit(&x->stats.submitted,
 				    memory_order_relaxed) !=
@@ -909,7 +909,7 @@ static bool xmit_calls_waiting(struct xprt *x)
 }
 
 /* Sleep until kicked (@seen: worker_kick read before deciding to). */
-static void worker_sleep(struct xprt *x, unsigned int seen)
+static void worker_sleep(struct lx_xprt *x, unsigned int seen)
 {
 	atomic_store(&x->worker_sleeping, true);
 	if (atomic_load(&x->worker_kick) == seen && !atomic_load(&x->stopping))
@@ -925,7 +925,7 @@ static void worker_sleep(struct xprt *x, unsigned int seen)
  * reading the kick count before the call counters pairs with that.
  * Return: true when a call is waiting, false when the transport stops.
  */
-static bool xmit_wait_for_call(struct xprt *x)
+static bool xmit_wait_for_call(struct lx_xprt *x)
 {
 	unsigned int seen;
 
@@ -941,7 +941,7 @@ static bool xmit_wait_for_call(struct xprt *x)
 }
 
 /* The delay after this one: doubled, within the options' bounds. */
-static void xmit_backoff_grow(struct xprt *x)
+static void xmit_backoff_grow(struct lx_xprt *x)
 {
 	unsigned int d = x->backoff_ms;
 
@@ -968,7 +968,7 @@ static void xmit_backoff_grow(struct xprt *x)
  * no call waiting, the attempt waits for one (xmit_wait_for_call()); the
  * state stays LX_XPRT_DISCONNECTED meanwhile.
  */
-static void xmit_reconnect(struct xprt *x)
+static void xmit_reconnect(struct lx_xprt *x)
 {
 	uint64_t now = lx_xprt_now_ns(), since = x->conn_since;
 	bool replied = atomic_load(&x->stats.replies) != x->conn_replies;
@@ -1046,7 +1046,7 @@ static void xmit_reconnect(struct xprt *x)
 
 void *lx_xprt_worker_main(void *arg)
 {
-	struct xprt *x = arg;
+	struct lx_xprt *x = arg;
 	unsigned int seen;
 	int r;
 

@@ -104,7 +104,7 @@ static inline int rq_put(struct lx_xprt_rqst *rq)
 
 /* Return @rq's credit if it still holds one: as a reply, a timeout or a
  * plain put, adjusting the window. */
-static inline void rq_credit_back(struct xprt *x, struct lx_xprt_rqst *rq,
+static inline void rq_credit_back(struct lx_xprt *x, struct lx_xprt_rqst *rq,
 				  bool replied, bool timed_out)
 {
 	uint64_t old = atomic_fetch_and(&rq->st, ~(uint64_t)RQ_CREDIT);
@@ -125,7 +125,7 @@ static inline void rq_credit_back(struct xprt *x, struct lx_xprt_rqst *rq,
 }
 
 /* Return the credit a finished request held, adjusting the window. */
-static inline void rq_return_credit(struct xprt *x, struct lx_xprt_rqst *rq,
+static inline void rq_return_credit(struct lx_xprt *x, struct lx_xprt_rqst *rq,
 				    uint64_t st)
 {
 	rq_credit_back(x, rq, rq_flags(st) & RQ_REPLIED,
@@ -137,10 +137,10 @@ static inline void rq_return_credit(struct xprt *x, struct lx_xprt_rqst *rq,
  * and credit; one whose send did not complete after all (requeued, then
  * taken out of the queue: the server never saw it) ends here.
  */
-static bool rq_make_orphan(struct xprt *x, struct lx_xprt_rqst *rq);
+static bool rq_make_orphan(struct lx_xprt *x, struct lx_xprt_rqst *rq);
 
 static __attribute__((noinline)) void
-rq_end_unreplied(struct xprt *x, struct lx_xprt_rqst *rq, uint64_t st)
+rq_end_unreplied(struct lx_xprt *x, struct lx_xprt_rqst *rq, uint64_t st)
 {
 	uint32_t f;
 
@@ -173,7 +173,7 @@ rq_end_unreplied(struct xprt *x, struct lx_xprt_rqst *rq, uint64_t st)
 
 void lx_xprt_try_complete(struct lx_xprt_rqst *rq)
 {
-	struct xprt *x = rq->pub.xprt;
+	struct lx_xprt *x = rq->pub.xprt;
 	uint64_t st = atomic_load(&rq->st);
 	const uint32_t busy = RQ_QUEUED | RQ_XMIT | RQ_ZC | RQ_DONE;
 
@@ -231,7 +231,7 @@ void lx_xprt_try_complete(struct lx_xprt_rqst *rq)
  */
 static void rq_release_slot(struct lx_xprt_rqst *rq)
 {
-	struct xprt *x = rq->pub.xprt;
+	struct lx_xprt *x = rq->pub.xprt;
 
 	if (lx_xprt_unlikely(rq->rbuf_home)) {
 		/* a larger reply buffer of this use: back to its pool (its
@@ -253,7 +253,7 @@ static void rq_release_slot(struct lx_xprt_rqst *rq)
 	lx_xprt_tags_put(x->tags, rq->pub.slot);
 }
 
-int lx_xprt_req_alloc(struct xprt *x, unsigned int flags,
+int lx_xprt_req_alloc(struct lx_xprt *x, unsigned int flags,
 		      struct lx_xprt_req **reqp)
 {
 	unsigned int pflags =
@@ -338,7 +338,7 @@ _Static_assert(sizeof(struct lx_xprt_rqst) == LX_XPRT__REQ_PRIV_OFF,
  * the transport's own (made on first use; two threads racing to make it
  * keep the first).
  */
-static int big_class(struct xprt *x, size_t size, struct lx_xprt_pool **clsp)
+static int big_class(struct lx_xprt *x, size_t size, struct lx_xprt_pool **clsp)
 {
 	struct lx_xprt_pool_opts po = {0};
 	struct lx_xprt_pool *cls, *none = NULL;
@@ -404,7 +404,7 @@ int lx_xprt__req_grow_rbuf(struct lx_xprt_req *req, size_t size,
 	return 0;
 }
 
-void lx_xprt_big_pools_destroy(struct xprt *x)
+void lx_xprt_big_pools_destroy(struct lx_xprt *x)
 {
 	unsigned int k;
 
@@ -489,7 +489,7 @@ void lx_xprt_req_set_timer(struct lx_xprt_req *req, uint64_t timeout_ns)
  * gets timeout_ns more, armed before the flag is seen so that an orphan
  * ended at once cannot leave it armed.
  */
-static bool rq_make_orphan(struct xprt *x, struct lx_xprt_rqst *rq)
+static bool rq_make_orphan(struct lx_xprt *x, struct lx_xprt_rqst *rq)
 {
 	uint64_t st;
 
@@ -515,7 +515,7 @@ static bool rq_make_orphan(struct xprt *x, struct lx_xprt_rqst *rq)
 }
 
 /* See xprt_int.h. */
-bool lx_xprt_orphan_end(struct xprt *x, struct lx_xprt_rqst *rq,
+bool lx_xprt_orphan_end(struct lx_xprt *x, struct lx_xprt_rqst *rq,
 			enum lx_xprt_orphan_end how)
 {
 	uint64_t old = atomic_fetch_and(&rq->st, ~(uint64_t)RQ_ORPHAN);
@@ -533,7 +533,7 @@ bool lx_xprt_orphan_end(struct xprt *x, struct lx_xprt_rqst *rq,
 }
 
 /* See xprt_int.h. */
-void lx_xprt_orphans_end(struct xprt *x)
+void lx_xprt_orphans_end(struct lx_xprt *x)
 {
 	unsigned int i;
 
@@ -548,7 +548,7 @@ void lx_xprt_orphans_end(struct xprt *x)
 int lx_xprt_req_fail(struct lx_xprt_req *req, int status)
 {
 	struct lx_xprt_rqst *rq;
-	struct xprt *x;
+	struct lx_xprt *x;
 	uint64_t st;
 
 	if (!req || status >= 0)
@@ -697,7 +697,7 @@ int lx_xprt_req_done_wait(struct lx_xprt_req *req, int64_t timeout_ns)
 /* ------------------------------------------------------------ timers */
 
 /* See xprt_int.h; the deadlines are timer.c's. */
-uint64_t lx_xprt_timer_run(struct xprt *x)
+uint64_t lx_xprt_timer_run(struct lx_xprt *x)
 {
 	struct lx_xprt_rqst *rq;
 	uint64_t next, now = lx_xprt_now_ns();
@@ -732,7 +732,7 @@ uint64_t lx_xprt_timer_run(struct xprt *x)
  * end on another thread meanwhile and its slot be freed: so the reference
  * that keeps the slot while we unpin is taken only if the slot is live.
  */
-void lx_xprt__rx_late(struct xprt *x, struct lx_xprt_rqst *rq, uint32_t key)
+void lx_xprt__rx_late(struct lx_xprt *x, struct lx_xprt_rqst *rq, uint32_t key)
 {
 	bool live = lx_xprt_rq_get_live(rq), orphan = false;
 
@@ -752,8 +752,8 @@ void lx_xprt__rx_late(struct xprt *x, struct lx_xprt_rqst *rq, uint32_t key)
 					  memory_order_relaxed);
 }
 
-int lx_xprt_rx_deliver(struct xprt *x, struct lx_xprt_rqst *rq, const void *msg,
-		       size_t len)
+int lx_xprt_rx_deliver(struct lx_xprt *x, struct lx_xprt_rqst *rq,
+		       const void *msg, size_t len)
 {
 	struct lx_xprt_req *req = &rq->pub;
 	size_t cap = req->rbuf->cap, have = LX_XPRT_MIN(len, cap);
@@ -804,7 +804,7 @@ int lx_xprt_rx_deliver(struct xprt *x, struct lx_xprt_rqst *rq, const void *msg,
  * cancel while the reply was being placed).  The reference keeps the slot
  * from being reused between the unpin and that check.
  */
-static inline void rx_unpin(struct xprt *x, struct lx_xprt_rqst *rq)
+static inline void rx_unpin(struct lx_xprt *x, struct lx_xprt_rqst *rq)
 {
 	lx_xprt_rq_get(rq);
 	lx_xprt_ix_unpin(x, rq);
@@ -812,12 +812,12 @@ static inline void rx_unpin(struct xprt *x, struct lx_xprt_rqst *rq)
 	rq_put(rq);
 }
 
-void lx_xprt_rx_unpin(struct xprt *x, struct lx_xprt_rqst *rq)
+void lx_xprt_rx_unpin(struct lx_xprt *x, struct lx_xprt_rqst *rq)
 {
 	rx_unpin(x, rq);
 }
 
-static inline bool rx_decide(struct xprt *x, struct lx_xprt_rqst *rq,
+static inline bool rx_decide(struct lx_xprt *x, struct lx_xprt_rqst *rq,
 			     int status)
 {
 	if (!claim_outcome(rq, status))
@@ -830,12 +830,12 @@ static inline bool rx_decide(struct xprt *x, struct lx_xprt_rqst *rq,
 	return true;
 }
 
-bool lx_xprt_rx_decide(struct xprt *x, struct lx_xprt_rqst *rq, int status)
+bool lx_xprt_rx_decide(struct lx_xprt *x, struct lx_xprt_rqst *rq, int status)
 {
 	return rx_decide(x, rq, status);
 }
 
-void lx_xprt_rx_complete(struct xprt *x, struct lx_xprt_rqst *rq, int status)
+void lx_xprt_rx_complete(struct lx_xprt *x, struct lx_xprt_rqst *rq, int status)
 {
 	rx_decide(x, rq, status);
 	rx_unpin(x, rq);
@@ -843,7 +843,7 @@ void lx_xprt_rx_complete(struct xprt *x, struct lx_xprt_rqst *rq, int status)
 
 /* ------------------------------------------------------------ messages */
 
-void lx_xprt_log(const struct xprt *x, int level, const char *fmt, ...)
+void lx_xprt_log(const struct lx_xprt *x, int level, const char *fmt, ...)
 {
 	char msg[256];
 	va_list ap;
@@ -861,7 +861,7 @@ void lx_xprt_log(const struct xprt *x, int level, const char *fmt, ...)
  * after it clears it and says OK (as the Linux client's "not responding,
  * still trying" and "OK" lines).
  */
-void lx_xprt_not_responding(struct xprt *x)
+void lx_xprt_not_responding(struct lx_xprt *x)
 {
 	if (!x || atomic_load_explicit(&x->not_resp, memory_order_relaxed) ||
 	    atomic_exchange(&x->not_resp, true))
@@ -917,7 +917,7 @@ char *lx_xprt_stats_explain(const struct lx_xprt_stats *st, char *buf,
 	return buf;
 }
 
-void lx_xprt__responding(struct xprt *x)
+void lx_xprt__responding(struct lx_xprt *x)
 {
 	if (atomic_exchange(&x->not_resp, false))
 		lx_xprt_log(x, LX_XPRT_LOG_NOTICE, "server %s OK", x->peer);
@@ -925,19 +925,19 @@ void lx_xprt__responding(struct xprt *x)
 
 /* ------------------------------------------------------ worker kicks */
 
-void lx_xprt_kick_worker(struct xprt *x)
+void lx_xprt_kick_worker(struct lx_xprt *x)
 {
 	atomic_fetch_add(&x->worker_kick, 1);
 	if (atomic_load(&x->worker_sleeping))
 		lx_xprt_futex_wake(&x->worker_kick, 1);
 }
 
-void lx_xprt_credit_returned(struct xprt *x)
+void lx_xprt_credit_returned(struct lx_xprt *x)
 {
 	lx_xprt_kick_worker(x);
 }
 
-void lx_xprt_conn_lost(struct xprt *x, uint32_t cookie, int err)
+void lx_xprt_conn_lost(struct lx_xprt *x, uint32_t cookie, int err)
 {
 	enum lx_xprt_state s;
 
@@ -960,14 +960,14 @@ void lx_xprt_conn_lost(struct xprt *x, uint32_t cookie, int err)
 	pthread_mutex_unlock(&x->state_lock);
 }
 
-void lx_xprt_disconnect(struct xprt *x)
+void lx_xprt_disconnect(struct lx_xprt *x)
 {
 	if (x)
 		lx_xprt_conn_lost(x, atomic_load(&x->cookie), -ECONNABORTED);
 }
 
 /* Fail everything still submitted: destroy, or a dead 9P session. */
-void lx_xprt_fail_all(struct xprt *x, int status)
+void lx_xprt_fail_all(struct lx_xprt *x, int status)
 {
 	unsigned int i;
 
@@ -980,12 +980,12 @@ void lx_xprt_fail_all(struct xprt *x, int status)
 	lx_xprt_orphans_end(x);
 }
 
-void lx_xprt__keep_bufs(struct xprt *x)
+void lx_xprt__keep_bufs(struct lx_xprt *x)
 {
 	x->keep_bufs = true;
 }
 
-void lx_xprt_drop_slot_bufs(struct xprt *x)
+void lx_xprt_drop_slot_bufs(struct lx_xprt *x)
 {
 	unsigned int i;
 
@@ -1003,7 +1003,7 @@ void lx_xprt_drop_slot_bufs(struct xprt *x)
 
 /* ----------------------------------------------------------- queries */
 
-int lx_xprt_set_pool(struct xprt *x, struct lx_xprt_pool *pool)
+int lx_xprt_set_pool(struct lx_xprt *x, struct lx_xprt_pool *pool)
 {
 	unsigned int waited = 0;
 
@@ -1029,14 +1029,14 @@ int lx_xprt_set_pool(struct xprt *x, struct lx_xprt_pool *pool)
 	return 0;
 }
 
-enum lx_xprt_state lx_xprt_state(const struct xprt *x)
+enum lx_xprt_state lx_xprt_state(const struct lx_xprt *x)
 {
-	return atomic_load(&((struct xprt *)x)->state);
+	return atomic_load(&((struct lx_xprt *)x)->state);
 }
 
-uint32_t lx_xprt_connect_cookie(const struct xprt *x)
+uint32_t lx_xprt_connect_cookie(const struct lx_xprt *x)
 {
-	return atomic_load(&((struct xprt *)x)->cookie);
+	return atomic_load(&((struct lx_xprt *)x)->cookie);
 }
 
 bool lx_xprt_req_sent(const struct lx_xprt_req *req)
@@ -1051,24 +1051,24 @@ uint32_t lx_xprt_req_cookie(const struct lx_xprt_req *req)
 	return rq_of((struct lx_xprt_req *)req)->cookie;
 }
 
-struct lx_xprt_pool *lx_xprt_pool(const struct xprt *x)
+struct lx_xprt_pool *lx_xprt_pool(const struct lx_xprt *x)
 {
 	return x->pool;
 }
 
-unsigned int lx_xprt_max_reqs(const struct xprt *x)
+unsigned int lx_xprt_max_reqs(const struct lx_xprt *x)
 {
 	return x->max_reqs;
 }
 
-const char *lx_xprt_peer(const struct xprt *x)
+const char *lx_xprt_peer(const struct lx_xprt *x)
 {
 	return x->peer;
 }
 
-void lx_xprt_stats(const struct xprt *cx, struct lx_xprt_stats *st)
+void lx_xprt_stats(const struct lx_xprt *cx, struct lx_xprt_stats *st)
 {
-	struct xprt *x = (struct xprt *)cx;
+	struct lx_xprt *x = (struct lx_xprt *)cx;
 
 	st->submitted = atomic_load(&x->stats.submitted);
 	st->completed = atomic_load(&x->stats.completed);

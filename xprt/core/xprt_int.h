@@ -198,20 +198,21 @@ static inline int rq_status(uint64_t st)
 struct lx_xprt_transport_ops {
 	const char *name;
 	unsigned int flags;
-	int (*setup)(struct xprt *x);
-	int (*connect)(struct xprt *x, uint32_t cookie);
-	void (*shutdown)(struct xprt *x);
-	void (*reap)(struct xprt *x);
-	int (*send)(struct xprt *x, struct lx_xprt_rqst **reqs, unsigned int n,
-		    unsigned int *nsent, bool more);
-	void (*wait_writable)(struct xprt *x, int timeout_ms);
-	void (*kick_rx)(struct xprt *x);
-	void (*submitted)(struct xprt *x, struct lx_xprt_rqst *rq);
-	int (*wait)(struct xprt *x, struct lx_xprt_rqst *rq, uint64_t deadline);
-	void (*teardown)(struct xprt *x);
-	void (*release)(struct xprt *x, struct lx_xprt_rqst *rq, int status);
+	int (*setup)(struct lx_xprt *x);
+	int (*connect)(struct lx_xprt *x, uint32_t cookie);
+	void (*shutdown)(struct lx_xprt *x);
+	void (*reap)(struct lx_xprt *x);
+	int (*send)(struct lx_xprt *x, struct lx_xprt_rqst **reqs,
+		    unsigned int n, unsigned int *nsent, bool more);
+	void (*wait_writable)(struct lx_xprt *x, int timeout_ms);
+	void (*kick_rx)(struct lx_xprt *x);
+	void (*submitted)(struct lx_xprt *x, struct lx_xprt_rqst *rq);
+	int (*wait)(struct lx_xprt *x, struct lx_xprt_rqst *rq,
+		    uint64_t deadline);
+	void (*teardown)(struct lx_xprt *x);
+	void (*release)(struct lx_xprt *x, struct lx_xprt_rqst *rq, int status);
 	const struct lx_xprt_pool_reg *pool_reg;
-	size_t (*reg_bytes)(const struct xprt *x);
+	size_t (*reg_bytes)(const struct lx_xprt *x);
 };
 
 /*
@@ -242,10 +243,10 @@ extern const struct lx_xprt_transport_ops lx_xprt_rdma_ops;
 #define LX_XPRT_BIG_BUFS    4u
 
 /**
- * struct xprt - one transport instance
+ * struct lx_xprt - one transport instance
  * See the locking summary at the top of this file.
  */
-struct xprt {
+struct lx_xprt {
 	struct lx_xprt_opts opts;
 	const struct lx_xprt_transport_ops *ops;
 	const struct lx_xprt_framing_ops *framing;
@@ -319,7 +320,8 @@ struct xprt {
 	} stats;
 };
 
-static inline struct lx_xprt_rqst *lx_xprt_slot(struct xprt *x, unsigned int i)
+static inline struct lx_xprt_rqst *lx_xprt_slot(struct lx_xprt *x,
+						unsigned int i)
 {
 	return (struct lx_xprt_rqst *)((char *)x->slots +
 				       (size_t)i * x->stride);
@@ -332,10 +334,10 @@ static inline struct lx_xprt_rqst *lx_xprt_slot(struct xprt *x, unsigned int i)
  * Return: the request, pinned (release with lx_xprt_rx_unpin()), or NULL for
  * an unknown key or a request whose outcome is already decided (counted).
  */
-void lx_xprt__rx_late(struct xprt *x, struct lx_xprt_rqst *rq, uint32_t key);
-struct lx_xprt_rqst *lx_xprt_ix_lookup_pin(struct xprt *x, uint32_t key);
+void lx_xprt__rx_late(struct lx_xprt *x, struct lx_xprt_rqst *rq, uint32_t key);
+struct lx_xprt_rqst *lx_xprt_ix_lookup_pin(struct lx_xprt *x, uint32_t key);
 
-static inline struct lx_xprt_rqst *lx_xprt_rx_lookup(struct xprt *x,
+static inline struct lx_xprt_rqst *lx_xprt_rx_lookup(struct lx_xprt *x,
 						     uint32_t key)
 {
 	struct lx_xprt_rqst *rq = lx_xprt_ix_lookup_pin(x, key);
@@ -369,15 +371,15 @@ static inline struct lx_xprt_rqst *lx_xprt_rx_lookup(struct xprt *x,
  * exceeds the caller's memory; %-EBADMSG when the message is shorter than
  * what place() announced; place()'s own negative errno.
  */
-int lx_xprt_rx_deliver(struct xprt *x, struct lx_xprt_rqst *rq, const void *msg,
-		       size_t len);
+int lx_xprt_rx_deliver(struct lx_xprt *x, struct lx_xprt_rqst *rq,
+		       const void *msg, size_t len);
 
 /**
  * lx_xprt_rx_unpin() - drop the pin of lx_xprt_rx_lookup() without a reply
  * (connection lost mid-message); delivers done() if the outcome was
  * decided meanwhile
  */
-void lx_xprt_rx_unpin(struct xprt *x, struct lx_xprt_rqst *rq);
+void lx_xprt_rx_unpin(struct lx_xprt *x, struct lx_xprt_rqst *rq);
 
 /**
  * lx_xprt_rx_decide() - lx_xprt_rx_complete() without the unpin: decide
@@ -388,14 +390,15 @@ void lx_xprt_rx_unpin(struct xprt *x, struct lx_xprt_rqst *rq);
  * Return: true when this decided the outcome (false: a timeout or a
  * cancel did first; the pin must be dropped all the same).
  */
-bool lx_xprt_rx_decide(struct xprt *x, struct lx_xprt_rqst *rq, int status);
+bool lx_xprt_rx_decide(struct lx_xprt *x, struct lx_xprt_rqst *rq, int status);
 
 /**
  * lx_xprt_rx_complete() - a reply (or a receive error) for a pinned request:
  * decide its outcome, unlink it, unpin it, deliver done() if nothing else
  * holds it.  Called on the receive thread.
  */
-void lx_xprt_rx_complete(struct xprt *x, struct lx_xprt_rqst *rq, int status);
+void lx_xprt_rx_complete(struct lx_xprt *x, struct lx_xprt_rqst *rq,
+			 int status);
 
 /**
  * lx_xprt_rx_batch_begin() - the calling (receive) thread starts processing
@@ -404,9 +407,9 @@ void lx_xprt_rx_complete(struct xprt *x, struct lx_xprt_rqst *rq, int status);
  * (xmit.c, "Sending later")
  */
 struct lx_xprt_xmit_later {
-	struct xprt *rx; /* the receive batch's transport, or NULL */
-	bool rx_queued;	 /* a callback queued a request on it */
-	struct xprt *tx; /* the transmitter loop's transport, or NULL */
+	struct lx_xprt *rx; /* the receive batch's transport, or NULL */
+	bool rx_queued;	    /* a callback queued a request on it */
+	struct lx_xprt *tx; /* the transmitter loop's transport, or NULL */
 	bool tx_queued;
 };
 
@@ -416,15 +419,15 @@ extern _Thread_local struct lx_xprt_xmit_later lx_xprt__xmit_later
 	__attribute__((visibility("hidden"), tls_model("initial-exec")));
 
 /* the batch's held-back requests, sent (xmit.c) */
-void lx_xprt__rx_batch_flush(struct xprt *x);
+void lx_xprt__rx_batch_flush(struct lx_xprt *x);
 
-static inline void lx_xprt_rx_batch_begin(struct xprt *x)
+static inline void lx_xprt_rx_batch_begin(struct lx_xprt *x)
 {
 	lx_xprt__xmit_later.rx = x;
 	lx_xprt__xmit_later.rx_queued = false;
 }
 
-static inline void lx_xprt_rx_batch_end(struct xprt *x)
+static inline void lx_xprt_rx_batch_end(struct lx_xprt *x)
 {
 	bool queued = lx_xprt__xmit_later.rx_queued;
 
@@ -438,40 +441,40 @@ static inline void lx_xprt_rx_batch_end(struct xprt *x)
  * lx_xprt_conn_lost() - the connection with @cookie failed with @err
  * Any thread; idempotent per connection; kicks the worker to reconnect.
  */
-void lx_xprt_conn_lost(struct xprt *x, uint32_t cookie, int err);
+void lx_xprt_conn_lost(struct lx_xprt *x, uint32_t cookie, int err);
 
 /**
  * lx_xprt_log() - a message to the log hook of x->opts (dropped without one)
  */
-void lx_xprt_log(const struct xprt *x, int level, const char *fmt, ...)
+void lx_xprt_log(const struct lx_xprt *x, int level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /** lx_xprt__responding() - a reply came: end a "not responding" episode */
-void lx_xprt__responding(struct xprt *x);
+void lx_xprt__responding(struct lx_xprt *x);
 
 /** lx_xprt_kick_worker() - wake the transmit worker if it sleeps */
-void lx_xprt_kick_worker(struct xprt *x);
+void lx_xprt_kick_worker(struct lx_xprt *x);
 
 /** lx_xprt_credit_returned() - a credit came back: let queued requests go */
-void lx_xprt_credit_returned(struct xprt *x);
+void lx_xprt_credit_returned(struct lx_xprt *x);
 
 /**
  * lx_xprt_drop_slot_bufs() - return the buffers free slots keep
  * (keep_bufs) to the pool; no request may be allocated
  */
-void lx_xprt_drop_slot_bufs(struct xprt *x);
+void lx_xprt_drop_slot_bufs(struct lx_xprt *x);
 
 /**
  * lx_xprt_big_pools_destroy() - destroy the pools of larger reply buffers
  * (every request put)
  */
-void lx_xprt_big_pools_destroy(struct xprt *x);
+void lx_xprt_big_pools_destroy(struct lx_xprt *x);
 
 /**
  * lx_xprt_fail_all() - fail every submitted request with @status, and end
  * every orphan (lx_xprt_orphans_end())
  */
-void lx_xprt_fail_all(struct xprt *x, int status);
+void lx_xprt_fail_all(struct lx_xprt *x, int status);
 
 /* how an orphan ends: which credit event its credit returns with */
 enum lx_xprt_orphan_end {
@@ -488,13 +491,13 @@ enum lx_xprt_orphan_end {
  * Context: any thread; exactly once per orphan (whoever clears RQ_ORPHAN).
  * Return: true when this call ended it; false when it was no orphan.
  */
-bool lx_xprt_orphan_end(struct xprt *x, struct lx_xprt_rqst *rq,
+bool lx_xprt_orphan_end(struct lx_xprt *x, struct lx_xprt_rqst *rq,
 			enum lx_xprt_orphan_end how);
 
 /**
  * lx_xprt_orphans_end() - end every orphan of @x (lx_xprt_destroy())
  */
-void lx_xprt_orphans_end(struct xprt *x);
+void lx_xprt_orphans_end(struct lx_xprt *x);
 
 /**
  * lx_xprt_resolve() - the peer's address from x->opts.host and port
@@ -503,14 +506,14 @@ void lx_xprt_orphans_end(struct xprt *x);
  * @lenp: receives its length (may be NULL)
  * Return: %0; %-ENOENT when the name does not resolve; another errno.
  */
-int lx_xprt_resolve(const struct xprt *x, struct sockaddr_storage *ss,
+int lx_xprt_resolve(const struct lx_xprt *x, struct sockaddr_storage *ss,
 		    socklen_t *lenp);
 
 /**
  * lx_xprt__create_ops() - lx_xprt_create() on the transport @ops (NULL: the one
  * @opts names); for unit tests that need a transport of their own
  */
-int lx_xprt__create_ops(struct xprt **xp, const struct lx_xprt_opts *opts,
+int lx_xprt__create_ops(struct lx_xprt **xp, const struct lx_xprt_opts *opts,
 			const struct lx_xprt_transport_ops *ops);
 
 /**
@@ -545,7 +548,7 @@ int lx_xprt_req_cancel_gen(struct lx_xprt_req *req, uint32_t gen);
  * lock was taken; -ENOTCONN when not connected; another negative errno
  * for a connection error (reported through lx_xprt_conn_lost()).
  */
-int lx_xprt_xmit(struct xprt *x, unsigned int budget, bool direct);
+int lx_xprt_xmit(struct lx_xprt *x, unsigned int budget, bool direct);
 
 /** lx_xprt_worker_main() - the transmit worker thread */
 void *lx_xprt_worker_main(void *arg);
@@ -569,7 +572,7 @@ bool lx_xprt_claim_outcome(struct lx_xprt_rqst *rq, int status);
  * Return: %0; %-EEXIST when a request with @key is linked; %-EINVAL when
  * @rq is linked already.
  */
-int lx_xprt_ix_link(struct xprt *x, struct lx_xprt_rqst *rq, uint32_t key);
+int lx_xprt_ix_link(struct lx_xprt *x, struct lx_xprt_rqst *rq, uint32_t key);
 
 /**
  * lx_xprt_rx_unlink() - take a request out of the reply index (its outcome
@@ -577,16 +580,16 @@ int lx_xprt_ix_link(struct xprt *x, struct lx_xprt_rqst *rq, uint32_t key);
  * Context: any thread.  Pins survive: delivery waits for them.
  * Return: true when this call unlinked it.
  */
-bool lx_xprt_rx_unlink(struct xprt *x, struct lx_xprt_rqst *rq);
+bool lx_xprt_rx_unlink(struct lx_xprt *x, struct lx_xprt_rqst *rq);
 
 /**
  * lx_xprt_ix_lookup_pin() - the linked request with @key, pinned (a
  * receiver places its reply); NULL, counted as an unknown key, when none
  */
-struct lx_xprt_rqst *lx_xprt_ix_lookup_pin(struct xprt *x, uint32_t key);
+struct lx_xprt_rqst *lx_xprt_ix_lookup_pin(struct lx_xprt *x, uint32_t key);
 
 /** lx_xprt_ix_unpin() - drop a pin of lx_xprt_ix_lookup_pin() */
-static inline void lx_xprt_ix_unpin(struct xprt *x, struct lx_xprt_rqst *rq)
+static inline void lx_xprt_ix_unpin(struct lx_xprt *x, struct lx_xprt_rqst *rq)
 {
 	if (lx_xprt_unlikely(rq->ix_tree))
 		lx_xprt_rqtree_unpin(&x->rqtree, &rq->rqnode);
@@ -605,14 +608,14 @@ static inline bool lx_xprt_ix_pinned(struct lx_xprt_rqst *rq)
 /* ---- timers (timer.c) ---- */
 
 /* lx_xprt_timer_arm()'s rare half: @deadline is earlier than any armed */
-void lx_xprt__timer_lower(struct xprt *x, uint64_t deadline);
+void lx_xprt__timer_lower(struct lx_xprt *x, uint64_t deadline);
 
 /**
  * lx_xprt_timer_arm() - arm @rq's timer at @deadline (0 disarms)
  * A store, and a look at the earliest armed deadline (inline: a call
  * arms and disarms once each); only an earlier one goes further.
  */
-static inline void lx_xprt_timer_arm(struct xprt *x, struct lx_xprt_rqst *rq,
+static inline void lx_xprt_timer_arm(struct lx_xprt *x, struct lx_xprt_rqst *rq,
 				     uint64_t deadline)
 {
 	atomic_store(&rq->deadline, deadline);
@@ -628,7 +631,7 @@ static inline void lx_xprt_timer_arm(struct xprt *x, struct lx_xprt_rqst *rq,
  * Return: when to wake up next: the earliest armed deadline, at most
  * %LX_XPRT_TIMER_TICK_NS from now (never 0).
  */
-uint64_t lx_xprt_timer_run(struct xprt *x);
+uint64_t lx_xprt_timer_run(struct lx_xprt *x);
 
 /**
  * lx_xprt_timer_expired() - the next request whose timer expired
@@ -642,7 +645,7 @@ uint64_t lx_xprt_timer_run(struct xprt *x);
  * meanwhile: drop it with lx_xprt_req_put()), or NULL.  Receive thread
  * only.
  */
-struct lx_xprt_rqst *lx_xprt_timer_expired(struct xprt *x, uint64_t now,
+struct lx_xprt_rqst *lx_xprt_timer_expired(struct lx_xprt *x, uint64_t now,
 					   uint64_t *next, bool *fired);
 
 /**
@@ -650,7 +653,7 @@ struct lx_xprt_rqst *lx_xprt_timer_expired(struct xprt *x, uint64_t now,
  * lx_xprt_timer_run() returns it; receive thread only (it publishes the time
  * the thread sleeps to, which lx_xprt_timer_arm() compares with)
  */
-uint64_t lx_xprt_timer_next(struct xprt *x);
+uint64_t lx_xprt_timer_next(struct lx_xprt *x);
 
 /* ---- futex helpers (xprt.c) ---- */
 void lx_xprt_futex_wait(atomic_uint *word, unsigned int val,

@@ -48,13 +48,14 @@
 /* The core decided the request fails before it was posted: let the core
  * complete it as if sent.  Transmit lock held: lx_xprt_req_fail() would take
  * it again, so decide the outcome here directly. */
-static void lx_xr_fail_unsent(struct xprt *x, struct lx_xprt_rqst *rq, int err)
+static void lx_xr_fail_unsent(struct lx_xprt *x, struct lx_xprt_rqst *rq,
+			      int err)
 {
 	if (lx_xprt_claim_outcome(rq, err))
 		lx_xprt_rx_unlink(x, rq);
 }
 
-static int lx_xr_send(struct xprt *x, struct lx_xprt_rqst **reqs,
+static int lx_xr_send(struct lx_xprt *x, struct lx_xprt_rqst **reqs,
 		      unsigned int n, unsigned int *nsent, bool more)
 {
 	struct lx_xr_tp *tp = lx_xr_tp_of(x);
@@ -189,7 +190,7 @@ out_unposted:
 	return r;
 }
 
-static void lx_xr_wait_writable(struct xprt *x, int timeout_ms)
+static void lx_xr_wait_writable(struct lx_xprt *x, int timeout_ms)
 {
 	struct lx_xr_tp *tp = lx_xr_tp_of(x);
 	unsigned int seen = tp->sq_wait_seq;
@@ -203,7 +204,7 @@ static void lx_xr_wait_writable(struct xprt *x, int timeout_ms)
 	atomic_fetch_sub(&tp->sq_waiters, 1);
 }
 
-static void lx_xr_kick_rx(struct xprt *x)
+static void lx_xr_kick_rx(struct lx_xprt *x)
 {
 	struct lx_xr_tp *tp = lx_xr_tp_of(x);
 
@@ -212,7 +213,8 @@ static void lx_xr_kick_rx(struct xprt *x)
 }
 
 /* Core hook: the request's outcome is decided, done() comes next. */
-static void lx_xr_release(struct xprt *x, struct lx_xprt_rqst *rq, int status)
+static void lx_xr_release(struct lx_xprt *x, struct lx_xprt_rqst *rq,
+			  int status)
 {
 	struct lx_xr_tp *tp = lx_xr_tp_of(x);
 	struct lx_xprt_rdma_slot *s = &tp->slots[rq->pub.slot];
@@ -236,7 +238,7 @@ static void lx_xr_release(struct xprt *x, struct lx_xprt_rqst *rq, int status)
 
 /* ------------------------------------------------------------ lifetime */
 
-static int lx_xr_resolve_opts(struct xprt *x, struct lx_xr_tp *tp)
+static int lx_xr_resolve_opts(struct lx_xprt *x, struct lx_xr_tp *tp)
 {
 	struct lx_xprt_rdma_opts *o = &tp->o;
 
@@ -272,7 +274,7 @@ static int lx_xr_resolve_opts(struct xprt *x, struct lx_xr_tp *tp)
 }
 
 /* Per-slot header areas and ULP state, receive buffers. */
-static int lx_xr_alloc_areas(struct xprt *x, struct lx_xr_tp *tp)
+static int lx_xr_alloc_areas(struct lx_xprt *x, struct lx_xr_tp *tp)
 {
 	size_t hsz = tp->ulp->hdr_size, psz;
 	unsigned int i;
@@ -322,9 +324,9 @@ static void lx_xr_free_areas(struct lx_xr_tp *tp)
 	free(tp->slots);
 }
 
-static void lx_xr_teardown(struct xprt *x);
+static void lx_xr_teardown(struct lx_xprt *x);
 
-static int lx_xr_setup(struct xprt *x)
+static int lx_xr_setup(struct lx_xprt *x)
 {
 	struct lx_xr_tp *tp;
 	int r;
@@ -394,7 +396,7 @@ out_free:
 	return r;
 }
 
-static void lx_xr_teardown(struct xprt *x)
+static void lx_xr_teardown(struct lx_xprt *x)
 {
 	struct lx_xr_tp *tp = lx_xr_tp_of(x);
 	unsigned int i;
@@ -432,7 +434,7 @@ static void lx_xr_teardown(struct xprt *x)
 
 /* What lx_xr_reg_own() pins, in whole pages as the kernel charges them
  * to RLIMIT_MEMLOCK (0 before lx_xr_alloc_areas()). */
-static size_t lx_xr_reg_bytes(const struct xprt *x)
+static size_t lx_xr_reg_bytes(const struct lx_xprt *x)
 {
 	const struct lx_xr_tp *tp = x->tp;
 	const size_t pg = 4096;
@@ -464,7 +466,7 @@ const struct lx_xprt_transport_ops lx_xprt_rdma_ops = {
 
 /* ------------------------------------------------------------- public */
 
-int lx_xprt_rdma_stats(const struct xprt *x, struct lx_xprt_rdma_stats *st)
+int lx_xprt_rdma_stats(const struct lx_xprt *x, struct lx_xprt_rdma_stats *st)
 {
 	struct lx_xr_tp *tp;
 
@@ -472,7 +474,7 @@ int lx_xprt_rdma_stats(const struct xprt *x, struct lx_xprt_rdma_stats *st)
 		return -EINVAL;
 	tp = lx_xr_tp_of(x);
 	memset(st, 0, sizeof(*st));
-	st->credits = lx_xprt_cong_window(&((struct xprt *)x)->cong);
+	st->credits = lx_xprt_cong_window(&((struct lx_xprt *)x)->cong);
 	st->max_credits = atomic_load(&tp->max_credits);
 	pthread_mutex_lock(&tp->lock);
 	st->reg_mode = tp->o.reg_mode == LX_XPRT_RDMA_REG_CACHE_UNSAFE ?
@@ -538,7 +540,7 @@ int lx_xprt_rdma_stats(const struct xprt *x, struct lx_xprt_rdma_stats *st)
 	return 0;
 }
 
-int lx_xprt_rdma_reg_flush(struct xprt *x)
+int lx_xprt_rdma_reg_flush(struct lx_xprt *x)
 {
 	if (!x || x->ops != &lx_xprt_rdma_ops || !x->tp)
 		return -EINVAL;

@@ -181,17 +181,17 @@ struct lx_xprt_rdma_ulp {
 	size_t slot_priv;
 	bool per_request_recv;
 	unsigned int def_rnr_retry;
-	size_t (*recv_size)(const struct xprt *x,
+	size_t (*recv_size)(const struct lx_xprt *x,
 			    const struct lx_xprt_rdma_opts *o);
-	int (*conn_pdata)(struct xprt *x, struct lx_xprt_rdma_params *p,
+	int (*conn_pdata)(struct lx_xprt *x, struct lx_xprt_rdma_params *p,
 			  void *buf, size_t cap);
-	void (*conn_params)(struct xprt *x, const void *pdata, size_t len,
+	void (*conn_params)(struct lx_xprt *x, const void *pdata, size_t len,
 			    struct lx_xprt_rdma_params *p);
-	int (*marshal)(struct xprt *x, struct lx_xprt_rqst *rq,
+	int (*marshal)(struct lx_xprt *x, struct lx_xprt_rqst *rq,
 		       struct lx_xprt_rdma_slot *s,
 		       struct lx_xprt_rdma_send *snd);
-	int (*receive)(struct xprt *x, void *buf, size_t len);
-	void (*release)(struct xprt *x, struct lx_xprt_rqst *rq,
+	int (*receive)(struct lx_xprt *x, void *buf, size_t len);
+	void (*release)(struct lx_xprt *x, struct lx_xprt_rqst *rq,
 			struct lx_xprt_rdma_slot *s, int status);
 };
 
@@ -201,16 +201,17 @@ extern const struct lx_xprt_rdma_ulp lx_xprt_rdma_ulp_msg;
 /* ---- transport services for ULPs (xprt/rdma/rdma.c) ---- */
 
 /** lx_xprt_rdma_opts_of() - the resolved options of @x */
-const struct lx_xprt_rdma_opts *lx_xprt_rdma_opts_of(const struct xprt *x);
+const struct lx_xprt_rdma_opts *lx_xprt_rdma_opts_of(const struct lx_xprt *x);
 
 /**
  * lx_xprt_rdma_params_of() - the current connection's parameters
  * Context: marshal (transmit lock) or receive (poller).
  */
-const struct lx_xprt_rdma_params *lx_xprt_rdma_params_of(const struct xprt *x);
+const struct lx_xprt_rdma_params *
+lx_xprt_rdma_params_of(const struct lx_xprt *x);
 
 /** lx_xprt_rdma_slot_of() - the transport state of slot @slot */
-struct lx_xprt_rdma_slot *lx_xprt_rdma_slot_of(struct xprt *x,
+struct lx_xprt_rdma_slot *lx_xprt_rdma_slot_of(struct lx_xprt *x,
 					       unsigned int slot);
 
 /**
@@ -219,7 +220,7 @@ struct lx_xprt_rdma_slot *lx_xprt_rdma_slot_of(struct xprt *x,
  * Return: %0; %-EINVAL when the buffer's pool was not created with
  * lx_xprt_rdma_pool_reg() (or not on this device).
  */
-int lx_xprt_rdma_buf_lkey(const struct xprt *x, const struct lx_xprt_buf *b,
+int lx_xprt_rdma_buf_lkey(const struct lx_xprt *x, const struct lx_xprt_buf *b,
 			  uint32_t *lkey);
 
 /**
@@ -237,12 +238,12 @@ int lx_xprt_rdma_buf_lkey(const struct xprt *x, const struct lx_xprt_buf *b,
  * Return: %0; %-E2BIG when the slot holds LX_XPRT_RDMA_SLOT_MRS already;
  * %-ENOMEM or the device's error from ibv_reg_mr.
  */
-int lx_xprt_rdma_slot_reg(struct xprt *x, struct lx_xprt_rdma_slot *s,
+int lx_xprt_rdma_slot_reg(struct lx_xprt *x, struct lx_xprt_rdma_slot *s,
 			  void *addr, size_t len, int access, uint32_t *rkey,
 			  uint64_t *iova, uint32_t *lkey);
 
 /* (the work of lx_xprt_rdma_slot_unreg(), for a slot holding some) */
-void lx_xprt_rdma__slot_unreg(struct xprt *x, struct lx_xprt_rdma_slot *s,
+void lx_xprt_rdma__slot_unreg(struct lx_xprt *x, struct lx_xprt_rdma_slot *s,
 			      bool invalidate);
 
 /**
@@ -254,7 +255,7 @@ void lx_xprt_rdma__slot_unreg(struct xprt *x, struct lx_xprt_rdma_slot *s,
  * but after an error: a fresh marshal, or a registration whose window
  * must go before it).
  */
-static inline void lx_xprt_rdma_slot_unreg(struct xprt *x,
+static inline void lx_xprt_rdma_slot_unreg(struct lx_xprt *x,
 					   struct lx_xprt_rdma_slot *s,
 					   bool invalidate)
 {
@@ -284,7 +285,7 @@ static inline void lx_xprt_rdma_slot_unreg(struct xprt *x,
  * Return: %0; %-E2BIG when the call needs more windows or registrations
  * than a slot holds; %-ENOMEM or the device's error.
  */
-int lx_xprt_rdma_chunk(struct xprt *x, struct lx_xprt_rdma_slot *s,
+int lx_xprt_rdma_chunk(struct lx_xprt *x, struct lx_xprt_rdma_slot *s,
 		       struct lx_xprt_rdma_send *snd,
 		       const struct lx_xprt_buf *buf, void *addr, size_t len,
 		       int access, uint32_t *handle, uint64_t *offset);
@@ -301,7 +302,8 @@ int lx_xprt_rdma_chunk(struct xprt *x, struct lx_xprt_rdma_slot *s,
  * the poll batch) and done() runs only once they completed.
  * Context: receive (the poller), from ulp->receive.
  */
-void lx_xprt_rdma_complete(struct xprt *x, struct lx_xprt_rqst *rq, int status);
+void lx_xprt_rdma_complete(struct lx_xprt *x, struct lx_xprt_rqst *rq,
+			   int status);
 
 /**
  * lx_xprt_rdma_add_msg() - gather @rq's message into @snd: the send buffer,
@@ -309,7 +311,7 @@ void lx_xprt_rdma_complete(struct xprt *x, struct lx_xprt_rqst *rq, int status);
  * there is room (one gather entry, no registration), else registered
  * Return: %0 or a negative errno (registration, too many entries).
  */
-int lx_xprt_rdma_add_msg(struct xprt *x, struct lx_xprt_rqst *rq,
+int lx_xprt_rdma_add_msg(struct lx_xprt *x, struct lx_xprt_rqst *rq,
 			 struct lx_xprt_rdma_slot *s,
 			 struct lx_xprt_rdma_send *snd, unsigned int nsegs);
 
@@ -320,7 +322,7 @@ int lx_xprt_rdma_add_msg(struct xprt *x, struct lx_xprt_rqst *rq,
  * are posted before anything can be sent into it, and the transmit
  * worker is kicked.  Context: receive.
  */
-void lx_xprt_rdma_grant(struct xprt *x, uint32_t credits);
+void lx_xprt_rdma_grant(struct lx_xprt *x, uint32_t credits);
 
 /* counters a ULP bumps */
 enum lx_xprt_rdma_stat {
@@ -341,7 +343,7 @@ enum lx_xprt_rdma_stat {
 };
 
 /** lx_xprt_rdma_stat_inc() - bump counter @which of @x */
-void lx_xprt_rdma_stat_inc(struct xprt *x, enum lx_xprt_rdma_stat which);
+void lx_xprt_rdma_stat_inc(struct lx_xprt *x, enum lx_xprt_rdma_stat which);
 
 /** lx_xprt_rdma_slot_publish() - marshal is done with @s (release) */
 static inline void lx_xprt_rdma_slot_publish(struct lx_xprt_rdma_slot *s)

@@ -71,7 +71,7 @@ static bool lx_xr_debug(void)
 static int cm_wait_once(struct lx_xr_conn *c, enum rdma_cm_event_type want,
 			uint64_t deadline, struct rdma_cm_event **evp);
 
-static int cm_wait(const struct xprt *x, struct lx_xr_conn *c,
+static int cm_wait(const struct lx_xprt *x, struct lx_xr_conn *c,
 		   enum rdma_cm_event_type want, uint64_t deadline,
 		   struct rdma_cm_event **evp)
 {
@@ -134,7 +134,7 @@ static int cm_wait_once(struct lx_xr_conn *c, enum rdma_cm_event_type want,
 	return r;
 }
 
-static int cm_expect(const struct xprt *x, struct lx_xr_conn *c,
+static int cm_expect(const struct lx_xprt *x, struct lx_xr_conn *c,
 		     enum rdma_cm_event_type want, uint64_t deadline)
 {
 	struct rdma_cm_event *ev;
@@ -147,7 +147,7 @@ static int cm_expect(const struct xprt *x, struct lx_xr_conn *c,
 
 /* Register the transport's own memory (header areas, receive buffers) on
  * device @dev, once; again only if a connection lands on another device. */
-static int lx_xr_reg_own(struct xprt *x, struct lx_xr_tp *tp, int dev)
+static int lx_xr_reg_own(struct lx_xprt *x, struct lx_xr_tp *tp, int dev)
 {
 	const struct lx_xprt_rdma_dev *d =
 		lx_xprt_rdma_dev_get((unsigned int)dev);
@@ -202,7 +202,7 @@ void lx_xr_conn_free(struct lx_xr_conn *c)
 }
 
 /* CQs and the queue pair on @c->id's device. */
-static int lx_xr_conn_qp(struct xprt *x, struct lx_xr_tp *tp,
+static int lx_xr_conn_qp(struct lx_xprt *x, struct lx_xr_tp *tp,
 			 struct lx_xr_conn *c)
 {
 	const struct lx_xprt_rdma_dev *d =
@@ -242,9 +242,9 @@ static int lx_xr_conn_qp(struct xprt *x, struct lx_xr_tp *tp,
 	return 0;
 }
 
-static int lx_xr_connect_once(struct xprt *x, uint32_t cookie);
+static int lx_xr_connect_once(struct lx_xprt *x, uint32_t cookie);
 
-int lx_xr_connect(struct xprt *x, uint32_t cookie)
+int lx_xr_connect(struct lx_xprt *x, uint32_t cookie)
 {
 	struct lx_xr_tp *tp = lx_xr_tp_of(x);
 	uint64_t t0 = lx_xprt_now_ns();
@@ -258,7 +258,7 @@ int lx_xr_connect(struct xprt *x, uint32_t cookie)
 	return r;
 }
 
-static int lx_xr_connect_once(struct xprt *x, uint32_t cookie)
+static int lx_xr_connect_once(struct lx_xprt *x, uint32_t cookie)
 {
 	struct lx_xr_tp *tp = lx_xr_tp_of(x);
 	uint64_t deadline = lx_xprt_now_ns() +
@@ -418,7 +418,7 @@ out_free:
 	return r;
 }
 
-void lx_xr_shutdown(struct xprt *x)
+void lx_xr_shutdown(struct lx_xprt *x)
 {
 	struct lx_xr_tp *tp = lx_xr_tp_of(x);
 
@@ -436,7 +436,7 @@ void lx_xr_shutdown(struct xprt *x)
 
 /* Worker (no transmit lock, nothing sends: the state is not connected):
  * free the dead connection once the poller has let go of it. */
-void lx_xr_reap(struct xprt *x)
+void lx_xr_reap(struct lx_xprt *x)
 {
 	struct lx_xr_tp *tp = lx_xr_tp_of(x);
 	struct timespec ts =

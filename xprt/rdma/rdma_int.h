@@ -111,7 +111,7 @@ enum lx_xr_ctr {
  * struct lx_xr_tp - the transport private state (x->tp)
  */
 struct lx_xr_tp {
-	struct xprt *x; /* the transport this is the state of (messages) */
+	struct lx_xprt *x; /* the transport this is the state of (messages) */
 	struct lx_xprt_rdma_opts o;
 	const struct lx_xprt_rdma_ulp *ulp;
 	struct sockaddr_storage dst;
@@ -192,7 +192,7 @@ struct lx_xr_tp {
 	atomic_ullong ulp_ctr[LX_XPRT_RDMA_ST_NR];
 };
 
-static inline struct lx_xr_tp *lx_xr_tp_of(const struct xprt *x)
+static inline struct lx_xr_tp *lx_xr_tp_of(const struct lx_xprt *x)
 {
 	return x->tp;
 }
@@ -205,9 +205,9 @@ static inline void lx_xr_ctr_add(struct lx_xr_tp *tp, enum lx_xr_ctr c,
 
 /* ---- rdma_conn.c: the transport ops of connections ---- */
 
-int lx_xr_connect(struct xprt *x, uint32_t cookie);
-void lx_xr_shutdown(struct xprt *x);
-void lx_xr_reap(struct xprt *x);
+int lx_xr_connect(struct lx_xprt *x, uint32_t cookie);
+void lx_xr_shutdown(struct lx_xprt *x);
+void lx_xr_reap(struct lx_xprt *x);
 /** lx_xr_conn_free() - destroy a connection's verbs objects (not adopted) */
 void lx_xr_conn_free(struct lx_xr_conn *c);
 
@@ -219,37 +219,37 @@ void lx_xr_conn_free(struct lx_xr_conn *c);
  * is its new key.  @mem (may be NULL): the caller region it is over, whose
  * busy count the window now holds (dropped on error too).  Marshal.
  */
-int lx_xr_win_bind(struct xprt *x, struct lx_xprt_rdma_slot *s,
+int lx_xr_win_bind(struct lx_xprt *x, struct lx_xprt_rdma_slot *s,
 		   struct lx_xprt_rdma_send *snd, struct ibv_mr *mr,
 		   struct lx_xprt_rdma_mem *mem, void *addr, size_t len,
 		   bool write, uint32_t *rkey);
 /** lx_xr_win_dev() - windows are bound on device @dev now (marshal) */
-void lx_xr_win_dev(struct xprt *x, unsigned int dev);
+void lx_xr_win_dev(struct lx_xprt *x, unsigned int dev);
 /** lx_xr_win_unposted() - @s's binds will not be posted: no window live */
-void lx_xr_win_unposted(struct xprt *x, struct lx_xprt_rdma_slot *s);
+void lx_xr_win_unposted(struct lx_xprt *x, struct lx_xprt_rdma_slot *s);
 /** lx_xr_win_posted() - @snd's @nbind binds were posted: keys advance */
 void lx_xr_win_posted(struct lx_xprt_rdma_send *snd, unsigned int nbind);
 /* (the work of lx_xr_inv_flush(), with invalidations queued) */
-void lx_xr__inv_flush(struct xprt *x, struct lx_xr_conn *c);
+void lx_xr__inv_flush(struct lx_xprt *x, struct lx_xr_conn *c);
 /** lx_xr_inv_flush() - post the local invalidations queued (poller) */
-static inline void lx_xr_inv_flush(struct xprt *x, struct lx_xr_conn *c)
+static inline void lx_xr_inv_flush(struct lx_xprt *x, struct lx_xr_conn *c)
 {
 	/* after every poll batch, mostly with none queued */
 	if (lx_xr_tp_of(x)->ninv)
 		lx_xr__inv_flush(x, c);
 }
 /** lx_xr_inv_done() - the invalidations of @slot completed (poller) */
-void lx_xr_inv_done(struct xprt *x, unsigned int slot);
+void lx_xr_inv_done(struct lx_xprt *x, unsigned int slot);
 /** lx_xr_win_release() - deallocate @s's live windows (release) */
-void lx_xr_win_release(struct xprt *x, struct lx_xprt_rdma_slot *s);
+void lx_xr_win_release(struct lx_xprt *x, struct lx_xprt_rdma_slot *s);
 /**
  * lx_xr_win_sweep() - the connection is dead and the poller detached:
  * deallocate every live window, drop the pins of requests that waited
  * for invalidations.  Before the queue pair is destroyed.
  */
-void lx_xr_win_sweep(struct xprt *x);
+void lx_xr_win_sweep(struct lx_xprt *x);
 /** lx_xr_win_free_all() - deallocate every window (teardown) */
-void lx_xr_win_free_all(struct xprt *x);
+void lx_xr_win_free_all(struct lx_xprt *x);
 
 /* ---- rdma_rx.c ---- */
 
@@ -264,7 +264,7 @@ int lx_xr_post_recvs(struct lx_xr_tp *tp, struct lx_xr_conn *c, unsigned int n);
  * lx_xr_replenish() - credit mode: keep more receives posted than the
  * window needs (deficit plus a batch, one doorbell)
  */
-void lx_xr_replenish(struct xprt *x, struct lx_xr_conn *c);
+void lx_xr_replenish(struct lx_xprt *x, struct lx_xr_conn *c);
 
 /** lx_xr_recv_reset() - every receive buffer back to the free list */
 void lx_xr_recv_reset(struct lx_xr_tp *tp);
@@ -281,9 +281,9 @@ void lx_xr_kick_poller(struct lx_xr_tp *tp);
  * Return: 0 once done() ran, -ETIMEDOUT at @deadline, -EAGAIN to sleep
  * until the poller completes it.
  */
-int lx_xr_wait(struct xprt *x, struct lx_xprt_rqst *rq, uint64_t deadline);
+int lx_xr_wait(struct lx_xprt *x, struct lx_xprt_rqst *rq, uint64_t deadline);
 
 /** lx_xr_submitted() - transport op: an asynchronous request went out */
-void lx_xr_submitted(struct xprt *x, struct lx_xprt_rqst *rq);
+void lx_xr_submitted(struct lx_xprt *x, struct lx_xprt_rqst *rq);
 
 #endif /* LX_XPRT_RDMA_INT_H */

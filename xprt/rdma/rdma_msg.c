@@ -21,14 +21,14 @@
 
 #include "xprt/rdma/rdma.h"
 
-static size_t msg_recv_size(const struct xprt *x,
+static size_t msg_recv_size(const struct lx_xprt *x,
 			    const struct lx_xprt_rdma_opts *o)
 {
 	(void)o;
 	return x->opts.buf_size;
 }
 
-static void msg_conn_params(struct xprt *x, const void *pdata, size_t len,
+static void msg_conn_params(struct lx_xprt *x, const void *pdata, size_t len,
 			    struct lx_xprt_rdma_params *p)
 {
 	(void)pdata;
@@ -38,7 +38,7 @@ static void msg_conn_params(struct xprt *x, const void *pdata, size_t len,
 	p->inline_recv = (unsigned int)x->opts.buf_size;
 }
 
-static int msg_marshal(struct xprt *x, struct lx_xprt_rqst *rq,
+static int msg_marshal(struct lx_xprt *x, struct lx_xprt_rqst *rq,
 		       struct lx_xprt_rdma_slot *s,
 		       struct lx_xprt_rdma_send *snd)
 {
@@ -55,7 +55,7 @@ static int msg_marshal(struct xprt *x, struct lx_xprt_rqst *rq,
 	return lx_xprt_rdma_add_msg(x, rq, s, snd, rq->pub.nr_tx_segs);
 }
 
-static int msg_receive(struct xprt *x, void *buf, size_t len)
+static int msg_receive(struct lx_xprt *x, void *buf, size_t len)
 {
 	const struct lx_xprt_framing_ops *f = x->framing;
 	struct lx_xprt_rdma_slot *s;
@@ -88,7 +88,7 @@ static int msg_receive(struct xprt *x, void *buf, size_t len)
 	return 1;
 }
 
-static void msg_release(struct xprt *x, struct lx_xprt_rqst *rq,
+static void msg_release(struct lx_xprt *x, struct lx_xprt_rqst *rq,
 			struct lx_xprt_rdma_slot *s, int status)
 {
 	/* nothing of its own: the transport drops the registrations */

@@ -133,13 +133,14 @@ int lx_xr_post_recvs(struct lx_xr_tp *tp, struct lx_xr_conn *c, unsigned int n)
 }
 
 /* Receives the credit window needs now. */
-static unsigned int rx_need(struct xprt *x)
+static unsigned int rx_need(struct lx_xprt *x)
 {
 	return LX_XPRT_MAX(lx_xprt_cong_window(&x->cong),
 			   lx_xprt_cong_held(&x->cong));
 }
 
-static void rx_top_up(struct xprt *x, struct lx_xr_conn *c, unsigned int need)
+static void rx_top_up(struct lx_xprt *x, struct lx_xr_conn *c,
+		      unsigned int need)
 {
 	struct lx_xr_tp *tp = lx_xr_tp_of(x);
 	int posted = atomic_load(&c->posted);
@@ -149,12 +150,12 @@ static void rx_top_up(struct xprt *x, struct lx_xr_conn *c, unsigned int need)
 	lx_xr_post_recvs(tp, c, need - (unsigned int)posted + tp->o.recv_batch);
 }
 
-void lx_xr_replenish(struct xprt *x, struct lx_xr_conn *c)
+void lx_xr_replenish(struct lx_xprt *x, struct lx_xr_conn *c)
 {
 	rx_top_up(x, c, rx_need(x));
 }
 
-void lx_xprt_rdma_grant(struct xprt *x, uint32_t credits)
+void lx_xprt_rdma_grant(struct lx_xprt *x, uint32_t credits)
 {
 	struct lx_xr_tp *tp = lx_xr_tp_of(x);
 	uint32_t old = lx_xprt_cong_window(&x->cong), want, seen;
@@ -193,7 +194,7 @@ static void rx_adopt(struct lx_xr_tp *tp, struct lx_xr_conn **cp)
 	pthread_mutex_unlock(&tp->lock);
 }
 
-static void rx_detach(struct xprt *x, struct lx_xr_tp *tp,
+static void rx_detach(struct lx_xprt *x, struct lx_xr_tp *tp,
 		      struct lx_xr_conn **cp, int err)
 {
 	struct lx_xr_conn *c = *cp;
@@ -211,7 +212,7 @@ static void rx_detach(struct xprt *x, struct lx_xr_tp *tp,
 	lx_xprt_futex_wake(&tp->sq_seq, INT32_MAX);
 }
 
-static int wc_err(const struct xprt *x, const struct ibv_wc *wc)
+static int wc_err(const struct lx_xprt *x, const struct ibv_wc *wc)
 {
 	if (wc->status == IBV_WC_WR_FLUSH_ERR)
 		return -ECONNRESET;
@@ -224,7 +225,7 @@ static int wc_err(const struct xprt *x, const struct ibv_wc *wc)
 /* Drain both CQs once; the send CQ only while signalled work is out, or
  * when @scq says so.  Return the completions handled, or a negative errno
  * when the connection failed. */
-static int rx_poll(struct xprt *x, struct lx_xr_tp *tp, struct lx_xr_conn *c,
+static int rx_poll(struct lx_xprt *x, struct lx_xr_tp *tp, struct lx_xr_conn *c,
 		   bool scq)
 {
 	struct ibv_wc wc[RX_POLL_BATCH];
@@ -445,7 +446,7 @@ static void rx_watch(struct lx_xr_tp *tp)
 		lx_xr_kick_poller(tp);
 }
 
-void lx_xr_submitted(struct xprt *x, struct lx_xprt_rqst *rq)
+void lx_xr_submitted(struct lx_xprt *x, struct lx_xprt_rqst *rq)
 {
 	/* a synchronous caller receives itself, or turns the watch on
 	 * when it cannot (lx_xr_wait) */
@@ -490,7 +491,7 @@ static bool rq_done(struct lx_xprt_rqst *rq)
  * caller cannot act on itself - a failed completion, the connection
  * reported dead - it leaves to the poller (c->rx_err) and kicks it.
  */
-int lx_xr_wait(struct xprt *x, struct lx_xprt_rqst *rq, uint64_t deadline)
+int lx_xr_wait(struct lx_xprt *x, struct lx_xprt_rqst *rq, uint64_t deadline)
 {
 	struct lx_xr_tp *tp = lx_xr_tp_of(x);
 	struct pollfd pfd = {.events = POLLIN};
@@ -583,7 +584,7 @@ out:
 
 void *lx_xr_poller_main(void *arg)
 {
-	struct xprt *x = arg;
+	struct lx_xprt *x = arg;
 	struct lx_xr_tp *tp = lx_xr_tp_of(x);
 	uint64_t next = 0, spin_end = 0, busy_ns;
 	struct lx_xr_conn *c = NULL;

@@ -15,32 +15,33 @@
 #include "xprt/rdma/rdma_int.h"
 #include "xprt/rdma/rdma_verbs.h"
 
-const struct lx_xprt_rdma_opts *lx_xprt_rdma_opts_of(const struct xprt *x)
+const struct lx_xprt_rdma_opts *lx_xprt_rdma_opts_of(const struct lx_xprt *x)
 {
 	return &lx_xr_tp_of(x)->o;
 }
 
-const struct lx_xprt_rdma_params *lx_xprt_rdma_params_of(const struct xprt *x)
+const struct lx_xprt_rdma_params *
+lx_xprt_rdma_params_of(const struct lx_xprt *x)
 {
 	struct lx_xr_tp *tp = lx_xr_tp_of(x);
 
 	return tp->conn ? &tp->conn->params : NULL;
 }
 
-struct lx_xprt_rdma_slot *lx_xprt_rdma_slot_of(struct xprt *x,
+struct lx_xprt_rdma_slot *lx_xprt_rdma_slot_of(struct lx_xprt *x,
 					       unsigned int slot)
 {
 	return &lx_xr_tp_of(x)->slots[slot];
 }
 
-void lx_xprt_rdma_stat_inc(struct xprt *x, enum lx_xprt_rdma_stat which)
+void lx_xprt_rdma_stat_inc(struct lx_xprt *x, enum lx_xprt_rdma_stat which)
 {
 	if ((unsigned int)which < LX_XPRT_RDMA_ST_NR)
 		atomic_fetch_add_explicit(&lx_xr_tp_of(x)->ulp_ctr[which], 1,
 					  memory_order_relaxed);
 }
 
-int lx_xprt_rdma_buf_lkey(const struct xprt *x, const struct lx_xprt_buf *b,
+int lx_xprt_rdma_buf_lkey(const struct lx_xprt *x, const struct lx_xprt_buf *b,
 			  uint32_t *lkey)
 {
 	struct lx_xr_tp *tp = lx_xr_tp_of(x);
@@ -57,7 +58,7 @@ int lx_xprt_rdma_buf_lkey(const struct xprt *x, const struct lx_xprt_buf *b,
 	return r;
 }
 
-int lx_xprt_rdma_slot_reg(struct xprt *x, struct lx_xprt_rdma_slot *s,
+int lx_xprt_rdma_slot_reg(struct lx_xprt *x, struct lx_xprt_rdma_slot *s,
 			  void *addr, size_t len, int access, uint32_t *rkey,
 			  uint64_t *iova, uint32_t *lkey)
 {
@@ -79,7 +80,7 @@ int lx_xprt_rdma_slot_reg(struct xprt *x, struct lx_xprt_rdma_slot *s,
 	return 0;
 }
 
-void lx_xprt_rdma__slot_unreg(struct xprt *x, struct lx_xprt_rdma_slot *s,
+void lx_xprt_rdma__slot_unreg(struct lx_xprt *x, struct lx_xprt_rdma_slot *s,
 			      bool invalidate)
 {
 	struct lx_xr_tp *tp = lx_xr_tp_of(x);
@@ -91,7 +92,7 @@ void lx_xprt_rdma__slot_unreg(struct xprt *x, struct lx_xprt_rdma_slot *s,
 		lx_xprt_rdma_mr_put(&tp->mrc, s->mrs[--s->nmrs], invalidate);
 }
 
-int lx_xprt_rdma_chunk(struct xprt *x, struct lx_xprt_rdma_slot *s,
+int lx_xprt_rdma_chunk(struct lx_xprt *x, struct lx_xprt_rdma_slot *s,
 		       struct lx_xprt_rdma_send *snd,
 		       const struct lx_xprt_buf *buf, void *addr, size_t len,
 		       int access, uint32_t *handle, uint64_t *offset)
@@ -143,7 +144,7 @@ int lx_xprt_rdma_chunk(struct xprt *x, struct lx_xprt_rdma_slot *s,
 	return r;
 }
 
-int lx_xprt_rdma_add_msg(struct xprt *x, struct lx_xprt_rqst *rq,
+int lx_xprt_rdma_add_msg(struct lx_xprt *x, struct lx_xprt_rqst *rq,
 			 struct lx_xprt_rdma_slot *s,
 			 struct lx_xprt_rdma_send *snd, unsigned int nsegs)
 {

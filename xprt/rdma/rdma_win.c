@@ -155,7 +155,7 @@ static void win_dealloc(struct lx_xr_tp *tp, struct lx_xprt_rdma_win *w)
 
 /* ------------------------------------------------------------ binding */
 
-int lx_xr_win_bind(struct xprt *x, struct lx_xprt_rdma_slot *s,
+int lx_xr_win_bind(struct lx_xprt *x, struct lx_xprt_rdma_slot *s,
 		   struct lx_xprt_rdma_send *snd, struct ibv_mr *mr,
 		   struct lx_xprt_rdma_mem *mem, void *addr, size_t len,
 		   bool write, uint32_t *rkey)
@@ -205,7 +205,7 @@ int lx_xr_win_bind(struct xprt *x, struct lx_xprt_rdma_slot *s,
 	return 0;
 }
 
-void lx_xr_win_dev(struct xprt *x, unsigned int dev)
+void lx_xr_win_dev(struct lx_xprt *x, unsigned int dev)
 {
 	struct lx_xr_tp *tp = lx_xr_tp_of(x);
 
@@ -220,7 +220,7 @@ void lx_xr_win_dev(struct xprt *x, unsigned int dev)
 	lx_xprt_unlock(&tp->mw_lock);
 }
 
-void lx_xr_win_unposted(struct xprt *x, struct lx_xprt_rdma_slot *s)
+void lx_xr_win_unposted(struct lx_xprt *x, struct lx_xprt_rdma_slot *s)
 {
 	struct lx_xr_tp *tp = lx_xr_tp_of(x);
 	unsigned int i;
@@ -253,7 +253,8 @@ static void win_unreserve(struct lx_xprt_rdma_slot *s, struct lx_xr_conn *c,
 		atomic_fetch_add(&c->sq_free, (int)n);
 }
 
-void lx_xprt_rdma_complete(struct xprt *x, struct lx_xprt_rqst *rq, int status)
+void lx_xprt_rdma_complete(struct lx_xprt *x, struct lx_xprt_rqst *rq,
+			   int status)
 {
 	struct lx_xr_tp *tp = lx_xr_tp_of(x);
 	struct lx_xprt_rdma_slot *s = &tp->slots[rq->pub.slot];
@@ -320,7 +321,7 @@ void lx_xprt_rdma_complete(struct xprt *x, struct lx_xprt_rqst *rq, int status)
 	win_stat(tp, LX_XPRT_RDMA_ST_INV_WAITS, 1);
 }
 
-void lx_xr__inv_flush(struct xprt *x, struct lx_xr_conn *c)
+void lx_xr__inv_flush(struct lx_xprt *x, struct lx_xr_conn *c)
 {
 	struct lx_xr_tp *tp = lx_xr_tp_of(x);
 	struct ibv_send_wr *bad = NULL;
@@ -350,7 +351,7 @@ void lx_xr__inv_flush(struct xprt *x, struct lx_xr_conn *c)
 	}
 }
 
-void lx_xr_inv_done(struct xprt *x, unsigned int slot)
+void lx_xr_inv_done(struct lx_xprt *x, unsigned int slot)
 {
 	struct lx_xr_tp *tp = lx_xr_tp_of(x);
 	struct lx_xprt_rdma_slot *s;
@@ -374,7 +375,7 @@ void lx_xr_inv_done(struct xprt *x, unsigned int slot)
 
 /* ------------------------------------------------------------ release */
 
-void lx_xr_win_release(struct xprt *x, struct lx_xprt_rdma_slot *s)
+void lx_xr_win_release(struct lx_xprt *x, struct lx_xprt_rdma_slot *s)
 {
 	struct lx_xr_tp *tp = lx_xr_tp_of(x);
 	unsigned int i, live = 0;
@@ -401,7 +402,7 @@ void lx_xr_win_release(struct xprt *x, struct lx_xprt_rdma_slot *s)
 
 /* -------------------------------------------------- dead connections */
 
-void lx_xr_win_sweep(struct xprt *x)
+void lx_xr_win_sweep(struct lx_xprt *x)
 {
 	struct lx_xr_tp *tp = lx_xr_tp_of(x);
 	unsigned int i, j;
@@ -437,7 +438,7 @@ void lx_xr_win_sweep(struct xprt *x)
 		}
 }
 
-void lx_xr_win_free_all(struct xprt *x)
+void lx_xr_win_free_all(struct lx_xprt *x)
 {
 	struct lx_xr_tp *tp = lx_xr_tp_of(x);
 	unsigned int i, j;

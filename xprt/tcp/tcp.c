@@ -95,14 +95,14 @@ struct tcp_tp {
 	struct lx_xprt_tcp_zc zc; /* MSG_ZEROCOPY (opts.zerocopy) */
 };
 
-static struct tcp_tp *tp_of(struct xprt *x)
+static struct tcp_tp *tp_of(struct lx_xprt *x)
 {
 	return x->tp;
 }
 
 /* ------------------------------------------------------------ helpers */
 
-static void tcp_kick_rx(struct xprt *x)
+static void tcp_kick_rx(struct lx_xprt *x)
 {
 	struct tcp_tp *tp = tp_of(x);
 	uint64_t one = 1;
@@ -120,7 +120,7 @@ static void tcp_kick_rx(struct xprt *x)
  * stays open meanwhile (the caller holds the receiver role, or is the
  * worker).  No lock held.  Return: reports read.
  */
-static int zc_reap(struct xprt *x, int fd)
+static int zc_reap(struct lx_xprt *x, int fd)
 {
 	struct tcp_tp *tp = tp_of(x);
 	int got = lx_xprt_tcp_zc_read(x, &tp->zc, fd);
@@ -138,7 +138,7 @@ static int zc_reap(struct xprt *x, int fd)
  * socket error after all (or not the current connection's descriptor:
  * the caller's checks decide then).
  */
-static bool zc_event_is_error(struct xprt *x, int fd)
+static bool zc_event_is_error(struct lx_xprt *x, int fd)
 {
 	struct tcp_tp *tp = tp_of(x);
 	socklen_t sl = sizeof(int);
@@ -161,7 +161,7 @@ static bool zc_event_is_error(struct xprt *x, int fd)
 
 /* ------------------------------------------------------------ connect */
 
-static int tcp_connect_fd(struct xprt *x, int *fdp)
+static int tcp_connect_fd(struct lx_xprt *x, int *fdp)
 {
 	struct tcp_tp *tp = tp_of(x);
 	struct pollfd pfd;
@@ -228,7 +228,7 @@ out_close:
 	return r;
 }
 
-static int tcp_connect(struct xprt *x, uint32_t cookie)
+static int tcp_connect(struct lx_xprt *x, uint32_t cookie)
 {
 	struct tcp_tp *tp = tp_of(x);
 	int fd = -1, err;
@@ -247,7 +247,7 @@ static int tcp_connect(struct xprt *x, uint32_t cookie)
 	return 0;
 }
 
-static void tcp_shutdown(struct xprt *x)
+static void tcp_shutdown(struct lx_xprt *x)
 {
 	struct tcp_tp *tp = tp_of(x);
 
@@ -260,7 +260,7 @@ static void tcp_shutdown(struct xprt *x)
 
 /* Worker, no lock held: close the dead socket once the receive thread
  * has let go of it. */
-static void tcp_reap(struct xprt *x)
+static void tcp_reap(struct lx_xprt *x)
 {
 	struct tcp_tp *tp = tp_of(x);
 	uint64_t deadline = lx_xprt_now_ns() + TCP_REAP_WAIT_NS;
@@ -358,7 +358,7 @@ static int tcp_send_one(int fd, struct lx_xprt_rqst *rq, unsigned int *nsent)
  * as sendmsg().
  */
 __attribute__((noinline)) static ssize_t
-tcp_sendmsg_zc(struct xprt *x, struct lx_xprt_rqst **reqs, unsigned int n,
+tcp_sendmsg_zc(struct lx_xprt *x, struct lx_xprt_rqst **reqs, unsigned int n,
 	       const struct msghdr *msg)
 {
 	struct tcp_tp *tp = tp_of(x);
@@ -383,7 +383,7 @@ tcp_sendmsg_zc(struct xprt *x, struct lx_xprt_rqst **reqs, unsigned int n,
 	return w;
 }
 
-static int tcp_send_batch(struct xprt *x, struct tcp_tp *tp,
+static int tcp_send_batch(struct lx_xprt *x, struct tcp_tp *tp,
 			  struct lx_xprt_rqst **reqs, unsigned int n,
 			  unsigned int *nsent)
 {
@@ -421,8 +421,8 @@ static int tcp_send_batch(struct xprt *x, struct tcp_tp *tp,
 	return *nsent == n ? 0 : -EAGAIN;
 }
 
-static int tcp_send(struct xprt *x, struct lx_xprt_rqst **reqs, unsigned int n,
-		    unsigned int *nsent, bool more)
+static int tcp_send(struct lx_xprt *x, struct lx_xprt_rqst **reqs,
+		    unsigned int n, unsigned int *nsent, bool more)
 {
 	struct tcp_tp *tp = tp_of(x);
 
@@ -435,7 +435,7 @@ static int tcp_send(struct xprt *x, struct lx_xprt_rqst **reqs, unsigned int n,
 	return tcp_send_batch(x, tp, reqs, n, nsent);
 }
 
-static void tcp_wait_writable(struct xprt *x, int timeout_ms)
+static void tcp_wait_writable(struct lx_xprt *x, int timeout_ms)
 {
 	struct tcp_tp *tp = tp_of(x);
 	struct pollfd pfd = {.fd = tp->fd, .events = POLLOUT};
@@ -464,7 +464,7 @@ static bool rx_stalled(struct lx_xprt_tcp_rx *rx)
 }
 
 /* Adopt a newly published connection, if any. */
-static void rx_adopt(struct xprt *x, struct tcp_tp *tp, uint32_t *cookie)
+static void rx_adopt(struct lx_xprt *x, struct tcp_tp *tp, uint32_t *cookie)
 {
 	struct epoll_event ev = {.events = EPOLLIN | EPOLLRDHUP};
 
@@ -498,7 +498,7 @@ static inline void rx_arm(struct tcp_tp *tp, bool on)
 		rx_arm_set(tp, on);
 }
 
-static void rx_detach(struct xprt *x, struct tcp_tp *tp, int err)
+static void rx_detach(struct lx_xprt *x, struct tcp_tp *tp, int err)
 {
 	lx_xprt_conn_lost(x, tp->rx_cookie, err);
 	lx_xprt_tcp_rx_reset(x, &tp->rx);
@@ -534,7 +534,7 @@ static inline void role_release(struct tcp_tp *tp)
 
 static void *tcp_rx_main(void *arg)
 {
-	struct xprt *x = arg;
+	struct lx_xprt *x = arg;
 	struct tcp_tp *tp = tp_of(x);
 	struct epoll_event evs[4];
 	uint32_t cookie = 0;
@@ -633,7 +633,7 @@ static __attribute__((noinline)) void tcp_submitted_arm(struct tcp_tp *tp)
 
 /* A request was submitted (before it is sent): its reply's size hint;
  * for an asynchronous one, someone must be receiving. */
-static void tcp_submitted(struct xprt *x, struct lx_xprt_rqst *rq)
+static void tcp_submitted(struct lx_xprt *x, struct lx_xprt_rqst *rq)
 {
 	struct tcp_tp *tp = tp_of(x);
 
@@ -654,7 +654,8 @@ static bool rq_done(struct lx_xprt_rqst *rq)
  * -ETIMEDOUT at @deadline (0: none), or -EAGAIN to fall back to sleeping
  * until someone else completes it.
  */
-static int tcp_wait(struct xprt *x, struct lx_xprt_rqst *rq, uint64_t deadline)
+static int tcp_wait(struct lx_xprt *x, struct lx_xprt_rqst *rq,
+		    uint64_t deadline)
 {
 	struct tcp_tp *tp = tp_of(x);
 	struct pollfd pfd = {.events = POLLIN};
@@ -743,7 +744,7 @@ static int tcp_wait(struct xprt *x, struct lx_xprt_rqst *rq, uint64_t deadline)
 
 /* ----------------------------------------------------------- lifetime */
 
-static int tcp_setup(struct xprt *x)
+static int tcp_setup(struct lx_xprt *x)
 {
 	struct epoll_event ev = {.events = EPOLLIN};
 	struct tcp_tp *tp;
@@ -817,7 +818,7 @@ out_free:
 	return err;
 }
 
-static void tcp_teardown(struct xprt *x)
+static void tcp_teardown(struct lx_xprt *x)
 {
 	struct tcp_tp *tp = tp_of(x);
 

@@ -69,7 +69,7 @@ void lx_xprt_tcp_rx_fini(struct lx_xprt_tcp_rx *rx)
 	rx->stage = NULL;
 }
 
-void lx_xprt_tcp_rx_reset(struct xprt *x, struct lx_xprt_tcp_rx *rx)
+void lx_xprt_tcp_rx_reset(struct lx_xprt *x, struct lx_xprt_tcp_rx *rx)
 {
 	if (rx->rq) {
 		lx_xprt_rx_unpin(x, rx->rq);
@@ -95,7 +95,7 @@ static void rx_garbage(struct lx_xprt_tcp_rx *rx, int err, const char *why)
 	rx->phase = RX_DISCARD;
 }
 
-static void rx_end_message(struct xprt *x, struct lx_xprt_tcp_rx *rx)
+static void rx_end_message(struct lx_xprt *x, struct lx_xprt_tcp_rx *rx)
 {
 	struct lx_xprt_rqst *rq = rx->rq;
 
@@ -137,7 +137,7 @@ static void rx_after_data(struct lx_xprt_tcp_rx *rx)
 }
 
 /* Ask the protocol where the rest goes, now that rlen bytes are in rbuf. */
-static void rx_place(struct xprt *x, struct lx_xprt_tcp_rx *rx)
+static void rx_place(struct lx_xprt *x, struct lx_xprt_tcp_rx *rx)
 {
 	struct lx_xprt_req *req = &rx->rq->pub;
 	size_t have = req->rlen, cap = req->rbuf->cap, over, off, len;
@@ -220,7 +220,7 @@ static void rx_place(struct xprt *x, struct lx_xprt_tcp_rx *rx)
 }
 
 /* KEY complete: find the request and start placing. */
-static void rx_got_key(struct xprt *x, struct lx_xprt_tcp_rx *rx)
+static void rx_got_key(struct lx_xprt *x, struct lx_xprt_tcp_rx *rx)
 {
 	struct lx_xprt_rqst *rq;
 	struct lx_xprt_req *req;
@@ -246,7 +246,7 @@ static void rx_got_key(struct xprt *x, struct lx_xprt_tcp_rx *rx)
 }
 
 /* Account @n message bytes consumed in the current fragment. */
-static void rx_consumed(struct xprt *x, struct lx_xprt_tcp_rx *rx, size_t n)
+static void rx_consumed(struct lx_xprt *x, struct lx_xprt_tcp_rx *rx, size_t n)
 {
 	rx->frag_left -= n;
 	rx->msg_have += n;
@@ -261,7 +261,7 @@ static void rx_consumed(struct xprt *x, struct lx_xprt_tcp_rx *rx, size_t n)
 }
 
 /* A complete marker: start a message or continue one. */
-static int rx_marker(struct xprt *x, struct lx_xprt_tcp_rx *rx)
+static int rx_marker(struct lx_xprt *x, struct lx_xprt_tcp_rx *rx)
 {
 	const struct lx_xprt_framing_ops *f = x->framing;
 	size_t flen;
@@ -447,7 +447,7 @@ static inline uint32_t rx_whole_key(const struct lx_xprt_framing_ops *f,
  * consumed, or 0 to leave the message to the state machine (not whole,
  * several fragments, or a marker it must judge).
  */
-static size_t rx_whole(struct xprt *x, struct lx_xprt_tcp_rx *rx,
+static size_t rx_whole(struct lx_xprt *x, struct lx_xprt_tcp_rx *rx,
 		       const uint8_t *src, size_t avail)
 {
 	const struct lx_xprt_framing_ops *f = x->framing;
@@ -486,7 +486,7 @@ static size_t rx_whole(struct xprt *x, struct lx_xprt_tcp_rx *rx,
 
 /* Feed staged bytes through the state machine.  Return 0 or a fatal
  * stream error. */
-static int rx_process(struct xprt *x, struct lx_xprt_tcp_rx *rx)
+static int rx_process(struct lx_xprt *x, struct lx_xprt_tcp_rx *rx)
 {
 	const struct lx_xprt_framing_ops *f = x->framing;
 	size_t avail, take;
@@ -601,7 +601,7 @@ static size_t rx_direct_tail(const struct lx_xprt_tcp_rx *rx,
  * caller then processes); @flags: of the recvmsg() (0: it may block).
  * Return 1 when it read all it asked for, 0 when the socket is drained,
  * or a negative errno (%-ECONNRESET at EOF). */
-static int rx_direct(struct xprt *x, int fd, struct lx_xprt_tcp_rx *rx,
+static int rx_direct(struct lx_xprt *x, int fd, struct lx_xprt_tcp_rx *rx,
 		     int flags)
 {
 	struct lx_xprt_req *req = &rx->rq->pub;
@@ -654,7 +654,7 @@ static int rx_direct(struct xprt *x, int fd, struct lx_xprt_tcp_rx *rx,
 }
 
 /* Count and say (the first time) why the stream is dropped. */
-static int rx_dropped(struct xprt *x, struct lx_xprt_tcp_rx *rx, int err)
+static int rx_dropped(struct lx_xprt *x, struct lx_xprt_tcp_rx *rx, int err)
 {
 	if (!atomic_fetch_add_explicit(&x->stats.garbage, 1,
 				       memory_order_relaxed))
@@ -692,7 +692,7 @@ bool lx_xprt_tcp_rx_stalled(struct lx_xprt_tcp_rx *rx, uint64_t stall_ns)
  * (shorter); its bytes go through the state machine either way.  Return
  * 0 for "no bound".
  */
-static size_t rx_large_want(const struct xprt *x,
+static size_t rx_large_want(const struct lx_xprt *x,
 			    const struct lx_xprt_tcp_rx *rx)
 {
 	const struct lx_xprt_framing_ops *f = x->framing;
@@ -732,7 +732,7 @@ static size_t rx_large_want(const struct xprt *x,
  * small replies complete keeps the small-reply path as it was.
  */
 __attribute__((noinline)) static size_t
-rx_large_ask(const struct xprt *x, struct lx_xprt_tcp_rx *rx, size_t room)
+rx_large_ask(const struct lx_xprt *x, struct lx_xprt_tcp_rx *rx, size_t room)
 {
 	size_t w;
 
@@ -780,7 +780,7 @@ static size_t rx_bulk_hdr_min(const struct lx_xprt_framing_ops *f)
  * false when the hint was taken meanwhile.
  */
 __attribute__((noinline, cold)) static bool
-rx_hint_take(const struct xprt *x, struct lx_xprt_tcp_rx *rx)
+rx_hint_take(const struct lx_xprt *x, struct lx_xprt_tcp_rx *rx)
 {
 	if (!atomic_exchange_explicit(&rx->hint, false, memory_order_acquire))
 		return false;
@@ -795,7 +795,8 @@ rx_hint_take(const struct xprt *x, struct lx_xprt_tcp_rx *rx)
 
 /* Socket readable: read and process until it would block (see tcp_rx.h);
  * @flags: of the first recv() (0: it may block) */
-static int rx_read(struct xprt *x, struct lx_xprt_tcp_rx *rx, int fd, int flags)
+static int rx_read(struct lx_xprt *x, struct lx_xprt_tcp_rx *rx, int fd,
+		   int flags)
 {
 	bool drained;
 	ssize_t r;
@@ -853,12 +854,13 @@ static int rx_read(struct xprt *x, struct lx_xprt_tcp_rx *rx, int fd, int flags)
 	}
 }
 
-int lx_xprt_tcp_rx_read(struct xprt *x, struct lx_xprt_tcp_rx *rx, int fd)
+int lx_xprt_tcp_rx_read(struct lx_xprt *x, struct lx_xprt_tcp_rx *rx, int fd)
 {
 	return rx_read(x, rx, fd, MSG_DONTWAIT);
 }
 
-int lx_xprt_tcp_rx_read_wait(struct xprt *x, struct lx_xprt_tcp_rx *rx, int fd)
+int lx_xprt_tcp_rx_read_wait(struct lx_xprt *x, struct lx_xprt_tcp_rx *rx,
+			     int fd)
 {
 	return rx_read(x, rx, fd, 0);
 }

@@ -129,7 +129,7 @@ static inline void lx_xprt_tcp_rx_hint(struct lx_xprt_tcp_rx *rx, size_t bulk)
  * errno from recv()/readv().  After an error, call lx_xprt_tcp_rx_reset()
  * before reading another stream.
  */
-int lx_xprt_tcp_rx_read(struct xprt *x, struct lx_xprt_tcp_rx *rx, int fd);
+int lx_xprt_tcp_rx_read(struct lx_xprt *x, struct lx_xprt_tcp_rx *rx, int fd);
 
 /**
  * lx_xprt_tcp_rx_read_wait() - lx_xprt_tcp_rx_read() whose first read
@@ -138,7 +138,8 @@ int lx_xprt_tcp_rx_read(struct xprt *x, struct lx_xprt_tcp_rx *rx, int fd);
  * @fd: a blocking stream socket with a receive timeout
  * Return: as lx_xprt_tcp_rx_read(); %0 also when the timeout passed.
  */
-int lx_xprt_tcp_rx_read_wait(struct xprt *x, struct lx_xprt_tcp_rx *rx, int fd);
+int lx_xprt_tcp_rx_read_wait(struct lx_xprt *x, struct lx_xprt_tcp_rx *rx,
+			     int fd);
 
 /**
  * lx_xprt_tcp_rx_stalled() - a reply stopped half-way while its request
@@ -153,6 +154,6 @@ bool lx_xprt_tcp_rx_stalled(struct lx_xprt_tcp_rx *rx, uint64_t stall_ns);
  * unpinned, not completed) and start over at a marker
  * Context: as lx_xprt_tcp_rx_read().
  */
-void lx_xprt_tcp_rx_reset(struct xprt *x, struct lx_xprt_tcp_rx *rx);
+void lx_xprt_tcp_rx_reset(struct lx_xprt *x, struct lx_xprt_tcp_rx *rx);
 
 #endif /* LX_XPRT_TCP_RX_H */

@@ -24,7 +24,7 @@
 /* requests completed per round of lx_xprt_tcp_zc_release() */
 #define ZC_BATCH 32
 
-int lx_xprt_tcp_zc_init(struct xprt *x, struct lx_xprt_tcp_zc *zc)
+int lx_xprt_tcp_zc_init(struct lx_xprt *x, struct lx_xprt_tcp_zc *zc)
 {
 	int err;
 
@@ -49,7 +49,8 @@ void lx_xprt_tcp_zc_fini(struct lx_xprt_tcp_zc *zc)
 	zc->held = NULL;
 }
 
-void lx_xprt_tcp_zc_connected(struct xprt *x, struct lx_xprt_tcp_zc *zc, int fd)
+void lx_xprt_tcp_zc_connected(struct lx_xprt *x, struct lx_xprt_tcp_zc *zc,
+			      int fd)
 {
 	bool on = !setsockopt(fd, SOL_SOCKET, SO_ZEROCOPY, &(int){1},
 			      sizeof(int));
@@ -65,7 +66,7 @@ void lx_xprt_tcp_zc_connected(struct xprt *x, struct lx_xprt_tcp_zc *zc, int fd)
 	pthread_mutex_unlock(&zc->lock);
 }
 
-bool lx_xprt_tcp_zc_wanted(struct xprt *x, struct lx_xprt_tcp_zc *zc,
+bool lx_xprt_tcp_zc_wanted(struct lx_xprt *x, struct lx_xprt_tcp_zc *zc,
 			   struct lx_xprt_rqst **reqs, unsigned int n)
 {
 	unsigned int i;
@@ -105,7 +106,7 @@ static void zc_unhold(struct lx_xprt_tcp_zc *zc, struct lx_xprt_rqst *rq)
 	}
 }
 
-void lx_xprt_tcp_zc_sent(struct xprt *x, struct lx_xprt_tcp_zc *zc,
+void lx_xprt_tcp_zc_sent(struct lx_xprt *x, struct lx_xprt_tcp_zc *zc,
 			 struct lx_xprt_rqst **reqs, unsigned int n, size_t w)
 {
 	unsigned int i;
@@ -158,7 +159,7 @@ static void zc_mark(struct lx_xprt_tcp_zc *zc, uint32_t lo, uint32_t hi)
 
 /* One report (a cmsg of the error queue); zc->lock held.  Return 1 if it
  * was a zerocopy report. */
-static int zc_report(struct xprt *x, struct lx_xprt_tcp_zc *zc,
+static int zc_report(struct lx_xprt *x, struct lx_xprt_tcp_zc *zc,
 		     const struct cmsghdr *cm)
 {
 	struct sock_extended_err ee;
@@ -182,7 +183,7 @@ static int zc_report(struct xprt *x, struct lx_xprt_tcp_zc *zc,
 
 /* Read @fd's error queue until it is empty (only zerocopy reports are
  * queued there: IP_RECVERR is off).  zc->lock held. */
-static int zc_read_locked(struct xprt *x, struct lx_xprt_tcp_zc *zc, int fd)
+static int zc_read_locked(struct lx_xprt *x, struct lx_xprt_tcp_zc *zc, int fd)
 {
 	union {
 		char buf[CMSG_SPACE(sizeof(struct sock_extended_err) +
@@ -203,7 +204,7 @@ static int zc_read_locked(struct xprt *x, struct lx_xprt_tcp_zc *zc, int fd)
 	}
 }
 
-int lx_xprt_tcp_zc_read(struct xprt *x, struct lx_xprt_tcp_zc *zc, int fd)
+int lx_xprt_tcp_zc_read(struct lx_xprt *x, struct lx_xprt_tcp_zc *zc, int fd)
 {
 	int got;
 
@@ -252,7 +253,7 @@ void lx_xprt_tcp_zc_release(struct lx_xprt_tcp_zc *zc, bool all)
 	} while (n == ZC_BATCH);
 }
 
-void lx_xprt_tcp_zc_drain(struct xprt *x, struct lx_xprt_tcp_zc *zc, int fd)
+void lx_xprt_tcp_zc_drain(struct lx_xprt *x, struct lx_xprt_tcp_zc *zc, int fd)
 {
 	uint64_t end = lx_xprt_now_ns() + LX_XPRT_TCP_ZC_DRAIN_MS * 1000000ull;
 	bool out;

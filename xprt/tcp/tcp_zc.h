@@ -77,7 +77,7 @@ struct lx_xprt_tcp_zc {
  * x->opts.zerocopy asks for zerocopy)
  * Return: %0 or %-ENOMEM, or a pthread error.
  */
-int lx_xprt_tcp_zc_init(struct xprt *x, struct lx_xprt_tcp_zc *zc);
+int lx_xprt_tcp_zc_init(struct lx_xprt *x, struct lx_xprt_tcp_zc *zc);
 
 /** lx_xprt_tcp_zc_fini() - free it; nothing may be held any more */
 void lx_xprt_tcp_zc_fini(struct lx_xprt_tcp_zc *zc);
@@ -87,7 +87,7 @@ void lx_xprt_tcp_zc_fini(struct lx_xprt_tcp_zc *zc);
  * SO_ZEROCOPY and number its sends from 0.  Worker, before publishing
  * @fd; nothing is held (the last connection's reaper released it all).
  */
-void lx_xprt_tcp_zc_connected(struct xprt *x, struct lx_xprt_tcp_zc *zc,
+void lx_xprt_tcp_zc_connected(struct lx_xprt *x, struct lx_xprt_tcp_zc *zc,
 			      int fd);
 
 /**
@@ -95,7 +95,7 @@ void lx_xprt_tcp_zc_connected(struct xprt *x, struct lx_xprt_tcp_zc *zc,
  * zerocopy: one of them carries zerocopy_min bytes of payload, and the
  * window of unreported sends has room.  Transmit lock held, @zc->on.
  */
-bool lx_xprt_tcp_zc_wanted(struct xprt *x, struct lx_xprt_tcp_zc *zc,
+bool lx_xprt_tcp_zc_wanted(struct lx_xprt *x, struct lx_xprt_tcp_zc *zc,
 			   struct lx_xprt_rqst **reqs, unsigned int n);
 
 /**
@@ -104,7 +104,7 @@ bool lx_xprt_tcp_zc_wanted(struct xprt *x, struct lx_xprt_tcp_zc *zc,
  * of until that is reported.  Transmit lock held, before the transmitter
  * lets go of them (RQ_XMIT).
  */
-void lx_xprt_tcp_zc_sent(struct xprt *x, struct lx_xprt_tcp_zc *zc,
+void lx_xprt_tcp_zc_sent(struct lx_xprt *x, struct lx_xprt_tcp_zc *zc,
 			 struct lx_xprt_rqst **reqs, unsigned int n, size_t w);
 
 /**
@@ -113,7 +113,7 @@ void lx_xprt_tcp_zc_sent(struct xprt *x, struct lx_xprt_tcp_zc *zc,
  *	business: the receiver role, tp->lock, or the worker's own socket)
  * No lock held.  Return: reports read (0: none queued).
  */
-int lx_xprt_tcp_zc_read(struct xprt *x, struct lx_xprt_tcp_zc *zc, int fd);
+int lx_xprt_tcp_zc_read(struct lx_xprt *x, struct lx_xprt_tcp_zc *zc, int fd);
 
 /**
  * lx_xprt_tcp_zc_release() - complete what the kernel let go of: clear
@@ -131,6 +131,6 @@ void lx_xprt_tcp_zc_release(struct lx_xprt_tcp_zc *zc, bool all);
  * lock held, calls lx_xprt_tcp_zc_release(@zc, true).  Nobody else reads
  * @fd meanwhile (tp->lock held).
  */
-void lx_xprt_tcp_zc_drain(struct xprt *x, struct lx_xprt_tcp_zc *zc, int fd);
+void lx_xprt_tcp_zc_drain(struct lx_xprt *x, struct lx_xprt_tcp_zc *zc, int fd);
 
 #endif /* LX_XPRT_TCP_ZC_H */
