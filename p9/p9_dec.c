@@ -2,8 +2,8 @@
 /*
  * 9P2000.L decoder: bytes to every T- and R-message.
  *
- * One switch over the message type reads the fields in wire order through
- * a cursor that checks every access against the end of the message and
+ * Each message's fields come from its format (p9_fmt.c), read in wire
+ * order through a cursor that checks every access against the end of the message and
  * latches -EBADMSG instead of reading past it: the cursor is the only
  * thing that touches bytes.  The decoder is strict: the size field must
  * equal the bytes given, the body must end exactly at the end of the
@@ -24,6 +24,8 @@
 #include <libxprt/p9.h>
 
 #include "xprt/blocks/byteorder.h"
+
+#include "p9_fmt.h"
 
 /* ------------------------------------------------------------- cursor */
 
@@ -109,15 +111,6 @@ static void rdata(struct lx_p9_rcur *r, uint32_t *count, const void **data)
 
 /* ------------------------------------------------------------- decoder */
 
-static void dec_getlock(struct lx_p9_rcur *r, struct lx_p9_getlock *g)
-{
-	g->type = r8(r);
-	g->start = r64(r);
-	g->length = r64(r);
-	g->proc_id = r32(r);
-	g->client_id = rstr(r);
-}
-
 static void dec_rerror(struct lx_p9_rcur *r, struct lx_p9_fcall *f)
 {
 	f->u.rlerror.ename.s = NULL;
@@ -130,250 +123,74 @@ static void dec_rerror(struct lx_p9_rcur *r, struct lx_p9_fcall *f)
 	f->u.rlerror.ecode = r->len - r->off == 4 ? r32(r) : EIO;
 }
 
+/* The field @fl of @f; -EBADMSG for a list longer than 9P allows. */
+static int dec_field(struct lx_p9_rcur *r, struct lx_p9_fcall *f,
+		     const struct lx_p9_field *fl)
+{
+	char *base = (char *)f;
+	void *m = base + fl->off;
+	uint16_t i, n;
+
+	switch (fl->kind) {
+	case LX_P9_F_U8:
+		*(uint8_t *)m = r8(r);
+		break;
+	case LX_P9_F_U16:
+		*(uint16_t *)m = r16(r);
+		break;
+	case LX_P9_F_U32:
+		*(uint32_t *)m = r32(r);
+		break;
+	case LX_P9_F_U64:
+		*(uint64_t *)m = r64(r);
+		break;
+	case LX_P9_F_STR:
+		*(struct lx_p9_str *)m = rstr(r);
+		break;
+	case LX_P9_F_QID:
+		rqid(r, m);
+		break;
+	case LX_P9_F_DATA:
+		rdata(r, m, (const void **)(base + fl->off2));
+		break;
+	case LX_P9_F_WNAMES:
+	case LX_P9_F_WQIDS:
+		n = r16(r);
+		*(uint16_t *)m = n;
+		if (n > LX_P9_MAXWELEM)
+			return -EBADMSG;
+		for (i = 0; i < n; i++)
+			if (fl->kind == LX_P9_F_WNAMES)
+				((struct lx_p9_str *)(base + fl->off2))[i] =
+					rstr(r);
+			else
+				rqid(r,
+				     (struct lx_p9_qid *)(base + fl->off2) + i);
+		break;
+	default: /* LX_P9_F_NOSTR */
+		*(struct lx_p9_str *)m = (struct lx_p9_str){NULL, 0};
+		break;
+	}
+	return 0;
+}
+
+/* The body of @f, as its format says; -EPROTO for a type without one. */
 static int dec_body(struct lx_p9_rcur *r, struct lx_p9_fcall *f)
 {
-	struct lx_p9_iattr *ia;
-	struct lx_p9_attr *a;
+	const struct lx_p9_fmt *fmt = lx_p9_fmt_of(f->type);
 	unsigned int i;
+	int err;
 
-	switch (f->type) {
-	case LX_P9_TVERSION:
-	case LX_P9_RVERSION:
-		f->u.version.msize = r32(r);
-		f->u.version.version = rstr(r);
-		break;
-	case LX_P9_TAUTH:
-		f->u.tauth.afid = r32(r);
-		f->u.tauth.uname = rstr(r);
-		f->u.tauth.aname = rstr(r);
-		f->u.tauth.n_uname = r32(r);
-		break;
-	case LX_P9_TATTACH:
-		f->u.tattach.fid = r32(r);
-		f->u.tattach.afid = r32(r);
-		f->u.tattach.uname = rstr(r);
-		f->u.tattach.aname = rstr(r);
-		f->u.tattach.n_uname = r32(r);
-		break;
-	case LX_P9_RAUTH:
-	case LX_P9_RATTACH:
-	case LX_P9_RMKDIR:
-	case LX_P9_RSYMLINK:
-	case LX_P9_RMKNOD:
-		rqid(r, &f->u.rqid.qid);
-		break;
-	case LX_P9_RLERROR:
-		f->u.rlerror.ecode = r32(r);
-		f->u.rlerror.ename.s = NULL;
-		f->u.rlerror.ename.len = 0;
-		break;
-	case LX_P9_RERROR:
+	if (f->type == LX_P9_RERROR) {
 		dec_rerror(r, f);
-		break;
-	case LX_P9_TFLUSH:
-		f->u.tflush.oldtag = r16(r);
-		break;
-	case LX_P9_TWALK:
-		f->u.twalk.fid = r32(r);
-		f->u.twalk.newfid = r32(r);
-		f->u.twalk.nwname = r16(r);
-		if (f->u.twalk.nwname > LX_P9_MAXWELEM)
-			return -EBADMSG;
-		for (i = 0; i < f->u.twalk.nwname; i++)
-			f->u.twalk.wname[i] = rstr(r);
-		break;
-	case LX_P9_RWALK:
-		f->u.rwalk.nwqid = r16(r);
-		if (f->u.rwalk.nwqid > LX_P9_MAXWELEM)
-			return -EBADMSG;
-		for (i = 0; i < f->u.rwalk.nwqid; i++)
-			rqid(r, &f->u.rwalk.wqid[i]);
-		break;
-	case LX_P9_TLOPEN:
-		f->u.tlopen.fid = r32(r);
-		f->u.tlopen.flags = r32(r);
-		break;
-	case LX_P9_RLOPEN:
-	case LX_P9_RLCREATE:
-		rqid(r, &f->u.ropen.qid);
-		f->u.ropen.iounit = r32(r);
-		break;
-	case LX_P9_TLCREATE:
-		f->u.tlcreate.fid = r32(r);
-		f->u.tlcreate.name = rstr(r);
-		f->u.tlcreate.flags = r32(r);
-		f->u.tlcreate.mode = r32(r);
-		f->u.tlcreate.gid = r32(r);
-		break;
-	case LX_P9_TREAD:
-	case LX_P9_TREADDIR:
-		f->u.tread.fid = r32(r);
-		f->u.tread.offset = r64(r);
-		f->u.tread.count = r32(r);
-		break;
-	case LX_P9_RREAD:
-	case LX_P9_RREADDIR:
-		rdata(r, &f->u.rread.count, &f->u.rread.data);
-		break;
-	case LX_P9_TWRITE:
-		f->u.twrite.fid = r32(r);
-		f->u.twrite.offset = r64(r);
-		rdata(r, &f->u.twrite.count, &f->u.twrite.data);
-		break;
-	case LX_P9_RWRITE:
-		f->u.rwrite.count = r32(r);
-		break;
-	case LX_P9_TCLUNK:
-	case LX_P9_TREMOVE:
-	case LX_P9_TSTATFS:
-	case LX_P9_TREADLINK:
-		f->u.tfid.fid = r32(r);
-		break;
-	case LX_P9_TGETATTR:
-		f->u.tgetattr.fid = r32(r);
-		f->u.tgetattr.request_mask = r64(r);
-		break;
-	case LX_P9_RGETATTR:
-		a = &f->u.rgetattr;
-		a->valid = r64(r);
-		rqid(r, &a->qid);
-		a->mode = r32(r);
-		a->uid = r32(r);
-		a->gid = r32(r);
-		a->nlink = r64(r);
-		a->rdev = r64(r);
-		a->size = r64(r);
-		a->blksize = r64(r);
-		a->blocks = r64(r);
-		a->atime_sec = r64(r);
-		a->atime_nsec = r64(r);
-		a->mtime_sec = r64(r);
-		a->mtime_nsec = r64(r);
-		a->ctime_sec = r64(r);
-		a->ctime_nsec = r64(r);
-		a->btime_sec = r64(r);
-		a->btime_nsec = r64(r);
-		a->gen = r64(r);
-		a->data_version = r64(r);
-		break;
-	case LX_P9_TSETATTR:
-		ia = &f->u.tsetattr.attr;
-		f->u.tsetattr.fid = r32(r);
-		ia->valid = r32(r);
-		ia->mode = r32(r);
-		ia->uid = r32(r);
-		ia->gid = r32(r);
-		ia->size = r64(r);
-		ia->atime_sec = r64(r);
-		ia->atime_nsec = r64(r);
-		ia->mtime_sec = r64(r);
-		ia->mtime_nsec = r64(r);
-		break;
-	case LX_P9_TFSYNC:
-		f->u.tfsync.fid = r32(r);
-		f->u.tfsync.datasync = r32(r);
-		break;
-	case LX_P9_TMKDIR:
-		f->u.tmkdir.dfid = r32(r);
-		f->u.tmkdir.name = rstr(r);
-		f->u.tmkdir.mode = r32(r);
-		f->u.tmkdir.gid = r32(r);
-		break;
-	case LX_P9_TUNLINKAT:
-		f->u.tunlinkat.dfid = r32(r);
-		f->u.tunlinkat.name = rstr(r);
-		f->u.tunlinkat.flags = r32(r);
-		break;
-	case LX_P9_TRENAMEAT:
-		f->u.trenameat.olddfid = r32(r);
-		f->u.trenameat.oldname = rstr(r);
-		f->u.trenameat.newdfid = r32(r);
-		f->u.trenameat.newname = rstr(r);
-		break;
-	case LX_P9_RSTATFS:
-		f->u.rstatfs.type = r32(r);
-		f->u.rstatfs.bsize = r32(r);
-		f->u.rstatfs.blocks = r64(r);
-		f->u.rstatfs.bfree = r64(r);
-		f->u.rstatfs.bavail = r64(r);
-		f->u.rstatfs.files = r64(r);
-		f->u.rstatfs.ffree = r64(r);
-		f->u.rstatfs.fsid = r64(r);
-		f->u.rstatfs.namelen = r32(r);
-		break;
-	case LX_P9_TSYMLINK:
-		f->u.tsymlink.fid = r32(r);
-		f->u.tsymlink.name = rstr(r);
-		f->u.tsymlink.symtgt = rstr(r);
-		f->u.tsymlink.gid = r32(r);
-		break;
-	case LX_P9_TMKNOD:
-		f->u.tmknod.dfid = r32(r);
-		f->u.tmknod.name = rstr(r);
-		f->u.tmknod.mode = r32(r);
-		f->u.tmknod.major = r32(r);
-		f->u.tmknod.minor = r32(r);
-		f->u.tmknod.gid = r32(r);
-		break;
-	case LX_P9_TRENAME:
-		f->u.trename.fid = r32(r);
-		f->u.trename.dfid = r32(r);
-		f->u.trename.name = rstr(r);
-		break;
-	case LX_P9_RREADLINK:
-		f->u.rreadlink.target = rstr(r);
-		break;
-	case LX_P9_TLINK:
-		f->u.tlink.dfid = r32(r);
-		f->u.tlink.fid = r32(r);
-		f->u.tlink.name = rstr(r);
-		break;
-	case LX_P9_TLOCK:
-		f->u.tlock.fid = r32(r);
-		f->u.tlock.lock.type = r8(r);
-		f->u.tlock.lock.flags = r32(r);
-		f->u.tlock.lock.start = r64(r);
-		f->u.tlock.lock.length = r64(r);
-		f->u.tlock.lock.proc_id = r32(r);
-		f->u.tlock.lock.client_id = rstr(r);
-		break;
-	case LX_P9_RLOCK:
-		f->u.rlock.status = r8(r);
-		break;
-	case LX_P9_TGETLOCK:
-		f->u.tgetlock.fid = r32(r);
-		dec_getlock(r, &f->u.tgetlock.lock);
-		break;
-	case LX_P9_RGETLOCK:
-		dec_getlock(r, &f->u.rgetlock);
-		break;
-	case LX_P9_TXATTRWALK:
-		f->u.txattrwalk.fid = r32(r);
-		f->u.txattrwalk.newfid = r32(r);
-		f->u.txattrwalk.name = rstr(r);
-		break;
-	case LX_P9_RXATTRWALK:
-		f->u.rxattrwalk.size = r64(r);
-		break;
-	case LX_P9_TXATTRCREATE:
-		f->u.txattrcreate.fid = r32(r);
-		f->u.txattrcreate.name = rstr(r);
-		f->u.txattrcreate.attr_size = r64(r);
-		f->u.txattrcreate.flags = r32(r);
-		break;
-	case LX_P9_RFLUSH:
-	case LX_P9_RCLUNK:
-	case LX_P9_RREMOVE:
-	case LX_P9_RSETATTR:
-	case LX_P9_RFSYNC:
-	case LX_P9_RUNLINKAT:
-	case LX_P9_RRENAMEAT:
-	case LX_P9_RRENAME:
-	case LX_P9_RLINK:
-	case LX_P9_RXATTRCREATE:
-		break;
-	default:
+		return 0;
+	}
+	if (!fmt->known)
 		return -EPROTO;
+	for (i = 0; i < fmt->n; i++) {
+		err = dec_field(r, f, &fmt->f[i]);
+		if (err)
+			return err;
 	}
 	return 0;
 }

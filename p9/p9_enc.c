@@ -2,8 +2,8 @@
 /*
  * 9P2000.L encoder: every T- and R-message to bytes.
  *
- * One switch over the message type lists the fields in wire order; the
- * fields go through a cursor that checks every write against the end of
+ * Each message's fields come from its format (p9_fmt.c), in wire order;
+ * the fields go through a cursor that checks every write against the end of
  * the buffer and latches an error instead of writing past it, so the
  * per-message code reads like the protocol description and cannot forget
  * a bounds check.  Run without a destination the same code computes
@@ -20,6 +20,8 @@
 #include <libxprt/p9.h>
 
 #include "xprt/blocks/byteorder.h"
+
+#include "p9_fmt.h"
 
 /* ------------------------------------------------------------- cursor */
 
@@ -130,340 +132,85 @@ struct lx_p9_str lx_p9_str_c(const char *s)
 
 const char *lx_p9_msg_name(uint8_t type)
 {
-	static const struct {
-		uint8_t type;
-		const char *name;
-	} names[] = {
-		{LX_P9_TLERROR, "Tlerror"},
-		{LX_P9_RLERROR, "Rlerror"},
-		{LX_P9_TSTATFS, "Tstatfs"},
-		{LX_P9_RSTATFS, "Rstatfs"},
-		{LX_P9_TLOPEN, "Tlopen"},
-		{LX_P9_RLOPEN, "Rlopen"},
-		{LX_P9_TLCREATE, "Tlcreate"},
-		{LX_P9_RLCREATE, "Rlcreate"},
-		{LX_P9_TSYMLINK, "Tsymlink"},
-		{LX_P9_RSYMLINK, "Rsymlink"},
-		{LX_P9_TMKNOD, "Tmknod"},
-		{LX_P9_RMKNOD, "Rmknod"},
-		{LX_P9_TRENAME, "Trename"},
-		{LX_P9_RRENAME, "Rrename"},
-		{LX_P9_TREADLINK, "Treadlink"},
-		{LX_P9_RREADLINK, "Rreadlink"},
-		{LX_P9_TGETATTR, "Tgetattr"},
-		{LX_P9_RGETATTR, "Rgetattr"},
-		{LX_P9_TSETATTR, "Tsetattr"},
-		{LX_P9_RSETATTR, "Rsetattr"},
-		{LX_P9_TXATTRWALK, "Txattrwalk"},
-		{LX_P9_RXATTRWALK, "Rxattrwalk"},
-		{LX_P9_TXATTRCREATE, "Txattrcreate"},
-		{LX_P9_RXATTRCREATE, "Rxattrcreate"},
-		{LX_P9_TREADDIR, "Treaddir"},
-		{LX_P9_RREADDIR, "Rreaddir"},
-		{LX_P9_TFSYNC, "Tfsync"},
-		{LX_P9_RFSYNC, "Rfsync"},
-		{LX_P9_TLOCK, "Tlock"},
-		{LX_P9_RLOCK, "Rlock"},
-		{LX_P9_TGETLOCK, "Tgetlock"},
-		{LX_P9_RGETLOCK, "Rgetlock"},
-		{LX_P9_TLINK, "Tlink"},
-		{LX_P9_RLINK, "Rlink"},
-		{LX_P9_TMKDIR, "Tmkdir"},
-		{LX_P9_RMKDIR, "Rmkdir"},
-		{LX_P9_TRENAMEAT, "Trenameat"},
-		{LX_P9_RRENAMEAT, "Rrenameat"},
-		{LX_P9_TUNLINKAT, "Tunlinkat"},
-		{LX_P9_RUNLINKAT, "Runlinkat"},
-		{LX_P9_TVERSION, "Tversion"},
-		{LX_P9_RVERSION, "Rversion"},
-		{LX_P9_TAUTH, "Tauth"},
-		{LX_P9_RAUTH, "Rauth"},
-		{LX_P9_TATTACH, "Tattach"},
-		{LX_P9_RATTACH, "Rattach"},
-		{LX_P9_RERROR, "Rerror"},
-		{LX_P9_TFLUSH, "Tflush"},
-		{LX_P9_RFLUSH, "Rflush"},
-		{LX_P9_TWALK, "Twalk"},
-		{LX_P9_RWALK, "Rwalk"},
-		{LX_P9_TREAD, "Tread"},
-		{LX_P9_RREAD, "Rread"},
-		{LX_P9_TWRITE, "Twrite"},
-		{LX_P9_RWRITE, "Rwrite"},
-		{LX_P9_TCLUNK, "Tclunk"},
-		{LX_P9_RCLUNK, "Rclunk"},
-		{LX_P9_TREMOVE, "Tremove"},
-		{LX_P9_RREMOVE, "Rremove"},
-	};
-	size_t i;
+	const char *name = lx_p9_fmt_of(type)->name;
 
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (names[i].type == type)
-			return names[i].name;
-	return "unknown";
+	return name ? name : "unknown";
 }
 
 /* ------------------------------------------------------------- encoder */
 
-static void enc_getlock(struct lx_p9_wcur *w, const struct lx_p9_getlock *g)
+/* The field @fl of @f. */
+static void enc_field(struct lx_p9_wcur *w, const struct lx_p9_fcall *f,
+		      const struct lx_p9_field *fl, unsigned int flags)
 {
-	w8(w, g->type);
-	w64(w, g->start);
-	w64(w, g->length);
-	w32(w, g->proc_id);
-	wstr(w, g->client_id);
+	const char *base = (const char *)f;
+	const void *m = base + fl->off;
+	uint16_t i, n;
+
+	switch (fl->kind) {
+	case LX_P9_F_U8:
+		w8(w, *(const uint8_t *)m);
+		break;
+	case LX_P9_F_U16:
+		w16(w, *(const uint16_t *)m);
+		break;
+	case LX_P9_F_U32:
+		w32(w, *(const uint32_t *)m);
+		break;
+	case LX_P9_F_U64:
+		w64(w, *(const uint64_t *)m);
+		break;
+	case LX_P9_F_STR:
+		wstr(w, *(const struct lx_p9_str *)m);
+		break;
+	case LX_P9_F_QID:
+		wqid(w, m);
+		break;
+	case LX_P9_F_DATA:
+		wdata(w, *(const uint32_t *)m,
+		      *(const void *const *)(base + fl->off2), flags);
+		break;
+	case LX_P9_F_WNAMES:
+	case LX_P9_F_WQIDS:
+		n = *(const uint16_t *)m;
+		if (n > LX_P9_MAXWELEM) {
+			w->err = w->err ? w->err : -EINVAL;
+			break;
+		}
+		w16(w, n);
+		for (i = 0; i < n; i++)
+			if (fl->kind == LX_P9_F_WNAMES)
+				wstr(w,
+				     ((const struct lx_p9_str *)(base +
+								 fl->off2))[i]);
+			else
+				wqid(w, (const struct lx_p9_qid *)(base +
+								   fl->off2) +
+						i);
+		break;
+	default: /* LX_P9_F_NOSTR: not on the wire */
+		break;
+	}
 }
 
-/* The body of @f after size[4] type[1] tag[2]. */
+/* The body of @f after size[4] type[1] tag[2], as its format says. */
 static void enc_body(struct lx_p9_wcur *w, const struct lx_p9_fcall *f,
 		     unsigned int flags)
 {
-	const struct lx_p9_iattr *ia;
-	const struct lx_p9_attr *a;
+	const struct lx_p9_fmt *fmt = lx_p9_fmt_of(f->type);
 	unsigned int i;
 
-	switch (f->type) {
-	case LX_P9_TVERSION:
-	case LX_P9_RVERSION:
-		w32(w, f->u.version.msize);
-		wstr(w, f->u.version.version);
-		break;
-	case LX_P9_TAUTH:
-		w32(w, f->u.tauth.afid);
-		wstr(w, f->u.tauth.uname);
-		wstr(w, f->u.tauth.aname);
-		w32(w, f->u.tauth.n_uname);
-		break;
-	case LX_P9_TATTACH:
-		w32(w, f->u.tattach.fid);
-		w32(w, f->u.tattach.afid);
-		wstr(w, f->u.tattach.uname);
-		wstr(w, f->u.tattach.aname);
-		w32(w, f->u.tattach.n_uname);
-		break;
-	case LX_P9_RAUTH:
-	case LX_P9_RATTACH:
-	case LX_P9_RMKDIR:
-	case LX_P9_RSYMLINK:
-	case LX_P9_RMKNOD:
-		wqid(w, &f->u.rqid.qid);
-		break;
-	case LX_P9_RLERROR:
+	if (f->type == LX_P9_RERROR) {
+		/* the form ganesha sends; see p9_dec.c */
 		w32(w, f->u.rlerror.ecode);
-		break;
-	case LX_P9_RERROR:
-		/* the form ganesha sends; see the top of this file */
-		w32(w, f->u.rlerror.ecode);
-		break;
-	case LX_P9_TFLUSH:
-		w16(w, f->u.tflush.oldtag);
-		break;
-	case LX_P9_TWALK:
-		if (f->u.twalk.nwname > LX_P9_MAXWELEM) {
-			w->err = -EINVAL;
-			break;
-		}
-		w32(w, f->u.twalk.fid);
-		w32(w, f->u.twalk.newfid);
-		w16(w, f->u.twalk.nwname);
-		for (i = 0; i < f->u.twalk.nwname; i++)
-			wstr(w, f->u.twalk.wname[i]);
-		break;
-	case LX_P9_RWALK:
-		if (f->u.rwalk.nwqid > LX_P9_MAXWELEM) {
-			w->err = -EINVAL;
-			break;
-		}
-		w16(w, f->u.rwalk.nwqid);
-		for (i = 0; i < f->u.rwalk.nwqid; i++)
-			wqid(w, &f->u.rwalk.wqid[i]);
-		break;
-	case LX_P9_TLOPEN:
-		w32(w, f->u.tlopen.fid);
-		w32(w, f->u.tlopen.flags);
-		break;
-	case LX_P9_RLOPEN:
-	case LX_P9_RLCREATE:
-		wqid(w, &f->u.ropen.qid);
-		w32(w, f->u.ropen.iounit);
-		break;
-	case LX_P9_TLCREATE:
-		w32(w, f->u.tlcreate.fid);
-		wstr(w, f->u.tlcreate.name);
-		w32(w, f->u.tlcreate.flags);
-		w32(w, f->u.tlcreate.mode);
-		w32(w, f->u.tlcreate.gid);
-		break;
-	case LX_P9_TREAD:
-	case LX_P9_TREADDIR:
-		w32(w, f->u.tread.fid);
-		w64(w, f->u.tread.offset);
-		w32(w, f->u.tread.count);
-		break;
-	case LX_P9_RREAD:
-	case LX_P9_RREADDIR:
-		wdata(w, f->u.rread.count, f->u.rread.data, flags);
-		break;
-	case LX_P9_TWRITE:
-		w32(w, f->u.twrite.fid);
-		w64(w, f->u.twrite.offset);
-		wdata(w, f->u.twrite.count, f->u.twrite.data, flags);
-		break;
-	case LX_P9_RWRITE:
-		w32(w, f->u.rwrite.count);
-		break;
-	case LX_P9_TCLUNK:
-	case LX_P9_TREMOVE:
-	case LX_P9_TSTATFS:
-	case LX_P9_TREADLINK:
-		w32(w, f->u.tfid.fid);
-		break;
-	case LX_P9_TGETATTR:
-		w32(w, f->u.tgetattr.fid);
-		w64(w, f->u.tgetattr.request_mask);
-		break;
-	case LX_P9_RGETATTR:
-		a = &f->u.rgetattr;
-		w64(w, a->valid);
-		wqid(w, &a->qid);
-		w32(w, a->mode);
-		w32(w, a->uid);
-		w32(w, a->gid);
-		w64(w, a->nlink);
-		w64(w, a->rdev);
-		w64(w, a->size);
-		w64(w, a->blksize);
-		w64(w, a->blocks);
-		w64(w, a->atime_sec);
-		w64(w, a->atime_nsec);
-		w64(w, a->mtime_sec);
-		w64(w, a->mtime_nsec);
-		w64(w, a->ctime_sec);
-		w64(w, a->ctime_nsec);
-		w64(w, a->btime_sec);
-		w64(w, a->btime_nsec);
-		w64(w, a->gen);
-		w64(w, a->data_version);
-		break;
-	case LX_P9_TSETATTR:
-		ia = &f->u.tsetattr.attr;
-		w32(w, f->u.tsetattr.fid);
-		w32(w, ia->valid);
-		w32(w, ia->mode);
-		w32(w, ia->uid);
-		w32(w, ia->gid);
-		w64(w, ia->size);
-		w64(w, ia->atime_sec);
-		w64(w, ia->atime_nsec);
-		w64(w, ia->mtime_sec);
-		w64(w, ia->mtime_nsec);
-		break;
-	case LX_P9_TFSYNC:
-		w32(w, f->u.tfsync.fid);
-		w32(w, f->u.tfsync.datasync);
-		break;
-	case LX_P9_TMKDIR:
-		w32(w, f->u.tmkdir.dfid);
-		wstr(w, f->u.tmkdir.name);
-		w32(w, f->u.tmkdir.mode);
-		w32(w, f->u.tmkdir.gid);
-		break;
-	case LX_P9_TUNLINKAT:
-		w32(w, f->u.tunlinkat.dfid);
-		wstr(w, f->u.tunlinkat.name);
-		w32(w, f->u.tunlinkat.flags);
-		break;
-	case LX_P9_TRENAMEAT:
-		w32(w, f->u.trenameat.olddfid);
-		wstr(w, f->u.trenameat.oldname);
-		w32(w, f->u.trenameat.newdfid);
-		wstr(w, f->u.trenameat.newname);
-		break;
-	case LX_P9_RSTATFS:
-		w32(w, f->u.rstatfs.type);
-		w32(w, f->u.rstatfs.bsize);
-		w64(w, f->u.rstatfs.blocks);
-		w64(w, f->u.rstatfs.bfree);
-		w64(w, f->u.rstatfs.bavail);
-		w64(w, f->u.rstatfs.files);
-		w64(w, f->u.rstatfs.ffree);
-		w64(w, f->u.rstatfs.fsid);
-		w32(w, f->u.rstatfs.namelen);
-		break;
-	case LX_P9_TSYMLINK:
-		w32(w, f->u.tsymlink.fid);
-		wstr(w, f->u.tsymlink.name);
-		wstr(w, f->u.tsymlink.symtgt);
-		w32(w, f->u.tsymlink.gid);
-		break;
-	case LX_P9_TMKNOD:
-		w32(w, f->u.tmknod.dfid);
-		wstr(w, f->u.tmknod.name);
-		w32(w, f->u.tmknod.mode);
-		w32(w, f->u.tmknod.major);
-		w32(w, f->u.tmknod.minor);
-		w32(w, f->u.tmknod.gid);
-		break;
-	case LX_P9_TRENAME:
-		w32(w, f->u.trename.fid);
-		w32(w, f->u.trename.dfid);
-		wstr(w, f->u.trename.name);
-		break;
-	case LX_P9_RREADLINK:
-		wstr(w, f->u.rreadlink.target);
-		break;
-	case LX_P9_TLINK:
-		w32(w, f->u.tlink.dfid);
-		w32(w, f->u.tlink.fid);
-		wstr(w, f->u.tlink.name);
-		break;
-	case LX_P9_TLOCK:
-		w32(w, f->u.tlock.fid);
-		w8(w, f->u.tlock.lock.type);
-		w32(w, f->u.tlock.lock.flags);
-		w64(w, f->u.tlock.lock.start);
-		w64(w, f->u.tlock.lock.length);
-		w32(w, f->u.tlock.lock.proc_id);
-		wstr(w, f->u.tlock.lock.client_id);
-		break;
-	case LX_P9_RLOCK:
-		w8(w, f->u.rlock.status);
-		break;
-	case LX_P9_TGETLOCK:
-		w32(w, f->u.tgetlock.fid);
-		enc_getlock(w, &f->u.tgetlock.lock);
-		break;
-	case LX_P9_RGETLOCK:
-		enc_getlock(w, &f->u.rgetlock);
-		break;
-	case LX_P9_TXATTRWALK:
-		w32(w, f->u.txattrwalk.fid);
-		w32(w, f->u.txattrwalk.newfid);
-		wstr(w, f->u.txattrwalk.name);
-		break;
-	case LX_P9_RXATTRWALK:
-		w64(w, f->u.rxattrwalk.size);
-		break;
-	case LX_P9_TXATTRCREATE:
-		w32(w, f->u.txattrcreate.fid);
-		wstr(w, f->u.txattrcreate.name);
-		w64(w, f->u.txattrcreate.attr_size);
-		w32(w, f->u.txattrcreate.flags);
-		break;
-	case LX_P9_RFLUSH:
-	case LX_P9_RCLUNK:
-	case LX_P9_RREMOVE:
-	case LX_P9_RSETATTR:
-	case LX_P9_RFSYNC:
-	case LX_P9_RUNLINKAT:
-	case LX_P9_RRENAMEAT:
-	case LX_P9_RRENAME:
-	case LX_P9_RLINK:
-	case LX_P9_RXATTRCREATE:
-		break;
-	default:
-		w->err = -EINVAL;
-		break;
+		return;
 	}
+	if (!fmt->known) {
+		w->err = -EINVAL;
+		return;
+	}
+	for (i = 0; i < fmt->n; i++)
+		enc_field(w, f, &fmt->f[i], flags);
 }
 
 static int enc_run(struct lx_p9_wcur *w, const struct lx_p9_fcall *f,
