@@ -14,7 +14,9 @@
 # EPFNOSUPPORT), nor "port 0".
 # Runs in its own network namespace (unshare -rn: the loopback there is
 # ours alone, and no packet leaves it), with tests/integration/
-# rpcbind_down.py playing the portmapper; no real server is used.
+# rpcbind_down.py playing the portmapper; no real server is used.  The
+# clients run as uid 65534 when we are root (tests/integration/
+# unpriv-lib.sh).
 # Run by scripts/run-integration.sh (or alone: tests/integration/
 # test_nfs3_down.sh [BUILDDIR]).  About 12 s.
 set -uo pipefail
@@ -29,11 +31,18 @@ if [[ ${1:-} != --in-netns ]]; then
 		[[ -x $p ]] || { echo "FAIL - $p is not built"; exit 1; }
 	done
 	command -v unshare >/dev/null || { echo "FAIL - no unshare"; exit 1; }
-	XPRT_BUILD_DIR=$b exec unshare -rn "$0" --in-netns
+	# root: a plain namespace, so that the clients can run as the
+	# unprivileged user; anyone else: a user namespace with it
+	ns=(-rn)
+	((EUID == 0)) && ns=(-n)
+	XPRT_BUILD_DIR=$b exec unshare "${ns[@]}" "$0" --in-netns
 fi
+# shellcheck source=tests/integration/unpriv-lib.sh
+. "$top/tests/integration/unpriv-lib.sh"
 
 ip link set lo up || { echo "FAIL - cannot bring up lo in the namespace"; exit 1; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/nfs3-down.XXXXXX")
+chmod 755 "$work"
 srv=""
 cleanup() {
 	[[ -n $srv ]] && kill "$srv" 2>/dev/null
@@ -70,7 +79,7 @@ run() {
 	done
 	shift
 	t0=$(date +%s.%N)
-	timeout 60 "$@" >"$work/out" 2>"$work/err"
+	timeout 60 "${AS[@]}" "$@" >"$work/out" 2>"$work/err"
 	rc=$?
 	t=$(awk -v s="$t0" -v e="$(date +%s.%N)" 'BEGIN { printf "%.1f", e - s }')
 	check_exit "$name" 1 "$rc" "$says" "$work/err" || return
