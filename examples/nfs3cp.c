@@ -379,6 +379,12 @@ static void say(void *arg, int level, const char *msg)
 	fprintf(stderr, "%s: %s\n", (const char *)arg, msg);
 }
 
+/* --help beside -h: the one long option every program answers */
+static const struct option long_opts[] = {
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
 int main(int argc, char **argv)
 {
 	struct opts o = {.chunk = 1u << 20, .nconnect = 1};
@@ -393,7 +399,8 @@ int main(int argc, char **argv)
 	void *buf;
 	int ch, rc;
 
-	while ((ch = getopt(argc, argv, "s:e:p:m:b:n:Sfvh")) != -1) {
+	while ((ch = getopt_long(argc, argv, "s:e:p:m:b:n:Sfvh", long_opts,
+				  NULL)) != -1) {
 		switch (ch) {
 		case 's':
 			o.host = optarg;

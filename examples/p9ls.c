@@ -199,6 +199,12 @@ static void say(void *arg, int level, const char *msg)
 	fprintf(stderr, "%s: %s\n", (const char *)arg, msg);
 }
 
+/* --help beside -h: the one long option every program answers */
+static const struct option long_opts[] = {
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
 int main(int argc, char **argv)
 {
 	struct lx_p9_opts po = {.n_uname = (uint32_t)getuid()};
@@ -208,7 +214,8 @@ int main(int argc, char **argv)
 	int ch, i, ret, status = 0;
 	long v;
 
-	while ((ch = getopt(argc, argv, "p:A:u:m:laFh")) != -1) {
+	while ((ch = getopt_long(argc, argv, "p:A:u:m:laFh", long_opts,
+				  NULL)) != -1) {
 		switch (ch) {
 		case 'p':
 		case 'u':

@@ -390,6 +390,12 @@ finished:
 	return err || !atomic_load(&r.done) ? 1 : 0;
 }
 
+/* --help beside -h: the one long option every program answers */
+static const struct option long_opts[] = {
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
 int main(int argc, char **argv)
 {
 	struct opts o = { .depth = 1, .nconnect = 1, .auth_sys = true };
@@ -397,7 +403,8 @@ int main(int argc, char **argv)
 	bool list = false;
 	int c;
 
-	while ((c = getopt(argc, argv, "p:c:t:d:n:a:jqvSlV:h")) != -1) {
+	while ((c = getopt_long(argc, argv, "p:c:t:d:n:a:jqvSlV:h", long_opts,
+				  NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			o.port = (uint16_t)atoi(optarg);

@@ -110,6 +110,12 @@ static void say(void *arg, int level, const char *msg)
 	fprintf(stderr, "%s: %s\n", (const char *)arg, msg);
 }
 
+/* --help beside -h: the one long option every program answers */
+static const struct option long_opts[] = {
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
 int main(int argc, char **argv)
 {
 	struct lx_xprt_pool_opts po = {.max_bytes = 8u << 20};
@@ -122,7 +128,8 @@ int main(int argc, char **argv)
 	sem_t finished;
 	int c, err;
 
-	while ((c = getopt(argc, argv, "rn:m:p:A:h")) != -1) {
+	while ((c = getopt_long(argc, argv, "rn:m:p:A:h", long_opts,
+				  NULL)) != -1) {
 		switch (c) {
 		case 'r':
 			no.transport = p9o.transport = LX_XPRT_TRANSPORT_RDMA;

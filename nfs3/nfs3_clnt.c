@@ -22,7 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <netinet/in.h>
+
 #include <libxprt/proto/rdma.h>
+#include <libxprt/rpcbind.h>
 
 #include "nfs3_int.h"
 #include "xprt/blocks/util.h"
@@ -193,18 +196,65 @@ static int export_listed(struct lx_rpc_clnt *mc, const char *path, char *names,
 	return found;
 }
 
+/*
+ * The TCP port of @prog from the host's portmapper, when the caller gave
+ * none (*@port is 0).  Asked here rather than left to lx_rpc_create(), so
+ * that a portmapper that is down or unreachable is named as such, apart
+ * from a service that is not registered and from a service that does not
+ * answer on the port it registered.  Return: 0 with *@port set; a
+ * negative errno after the message.
+ */
+static int learn_port(const struct lx_nfs3_opts *o, uint32_t prog,
+		      uint32_t vers, const char *name, uint16_t *port)
+{
+	struct lx_rpcbind_opts ro = {.host = o->host};
+	const char *why;
+	int err;
+
+	if (*port)
+		return 0;
+	err = lx_rpcbind_getport(&ro, prog, vers, IPPROTO_TCP, port);
+	if (!err)
+		return 0;
+	if (err == -EPFNOSUPPORT) {
+		lx_nfs3_seterr(
+			o,
+			"the portmapper (rpcbind) on %s port %u answered: "
+			"%s over TCP is not registered (is the server "
+			"running?)",
+			o->host, LX_RPCBIND_PORT, name);
+		return err;
+	}
+	if (err == -ECONNREFUSED)
+		why = "connection refused (is the server up?)";
+	else if (err == -ETIMEDOUT)
+		why = "no answer (is the host up and reachable?)";
+	else
+		why = lx_strerror(err);
+	lx_nfs3_seterr(o,
+		       "cannot learn the %s port from the portmapper (rpcbind) "
+		       "on %s port %u: %s",
+		       name, o->host, LX_RPCBIND_PORT, why);
+	return err;
+}
+
 static int do_mnt(const struct lx_nfs3_opts *o, struct lx_nfs3_fh *root)
 {
+	struct lx_nfs3_opts mo = *o;
 	char names[256];
 	struct lx_nfs3_mnt_res res;
 	struct lx_rpc_clnt *mc;
 	uint64_t t0;
 	int err;
 
-	err = lx_nfs3_mnt_clnt_create(&mc, o);
+	err = learn_port(o, LX_MOUNT3_PROGRAM, LX_MOUNT3_VERSION, "MOUNT v3",
+			 &mo.mount_port);
+	if (err)
+		return err;
+	err = lx_nfs3_mnt_clnt_create(&mc, &mo);
 	if (err) {
 		lx_nfs3_seterr(o, "cannot reach MOUNT v3 on %s port %u: %s",
-			       o->host, o->mount_port, step_err(err));
+			       o->host, mo.mount_port, step_err(err));
 		return err;
 	}
 	memset(&res, 0, sizeof(res));
@@ -302,6 +352,10 @@ static int nfs3_connect(struct lx_nfs3_clnt **cp,
 	/* rpcbind maps TCP ports: over RDMA the IANA port is the default */
 	if (!ro.port && opts->transport == LX_XPRT_TRANSPORT_RDMA)
 		ro.port = LX_XPRT_RDMA_NFS_PORT;
+	err = learn_port(opts, LX_NFS3_PROGRAM, LX_NFS3_VERSION, "NFS v3",
+			 &ro.port);
+	if (err)
+		goto out_free;
 	ro.nconnect = opts->nconnect;
 	ro.max_reqs = opts->max_reqs;
 	ro.buf_size = c->buf_size;

@@ -5,9 +5,10 @@
 Every function declared in include/libxprt/*.h (the tool tier) and in
 include/libxprt/proto/*.h (the protocol-author tier) gets a row: header,
 name, call model, and the context its kernel-doc states.  The call model
-is read from the declaration: "async" for a function that takes a
-struct lx_call (done(call, status, arg) reports its outcome once),
-"sync" otherwise; the context is the header's "Context:" sentence when
+is read from the declarations: "async" for a function that takes a
+struct lx_call, or a struct that holds one (struct lx_nfs3_pio: its
+call's done(call, status, arg) reports the outcome once), "sync"
+otherwise, and a function named *_async must come out "async"; the context is the header's "Context:" sentence when
 the function's comment has one.
 
   api-index.py            rewrite the tables between the markers
@@ -29,7 +30,30 @@ DECL = re.compile(
     re.M | re.S)
 
 
-def functions(path):
+def call_holders(paths):
+    """The structs whose definition holds a struct lx_call (itself, not a
+    pointer to one), directly or through a struct that does: a function
+    given one starts a call that ends in its done()."""
+    bodies = {}
+    for p in paths:
+        text = open(p).read()
+        for m in re.finditer(r"^struct (lx_[a-z0-9_]+) \{(.*?)^\};", text,
+                             re.M | re.S):
+            bodies[m.group(1)] = m.group(2)
+    held = {"lx_call"}
+    grew = True
+    while grew:
+        grew = False
+        for name, body in bodies.items():
+            if name not in held and any(
+                    re.search(r"\bstruct %s\s+[a-z_0-9]+\s*[;\[]" % h, body)
+                    for h in held):
+                held.add(name)
+                grew = True
+    return held
+
+
+def functions(path, held):
     text = open(path).read()
     out = []
     for m in DECL.finditer(text):
@@ -49,20 +73,24 @@ def functions(path):
                 ctx = re.sub(r"\s*\n\s*\*\s*", " ", c.group(1)).strip()
         if name == "lx_call_cancel":
             model = "cancel"
-        elif re.search(r"(?<!const )struct lx_call \*", params):
+        elif any(re.search(r"(?<!const )struct %s \*" % h, params)
+                 for h in held):
             model = "async"
         else:
             model = "sync"
+        if name.endswith("_async") and model != "async":
+            sys.exit(f"api-index: {name}() is named async but takes no "
+                     "struct lx_call, nor a struct that holds one")
         out.append((name, model, ctx.replace("|", "\\|")))
     return out
 
 
-def table(paths, base):
+def table(paths, base, held):
     rows = ["| header | function | model | context |", "|---|---|---|---|"]
     seen = set()
     for p in paths:
         h = os.path.relpath(p, base)
-        for name, model, ctx in functions(p):
+        for name, model, ctx in functions(p, held):
             if name in seen:
                 continue
             seen.add(name)
@@ -76,13 +104,14 @@ def render(doc):
         "tool": sorted(glob.glob(os.path.join(inc, "*.h"))),
         "proto": sorted(glob.glob(os.path.join(inc, "proto", "*.h"))),
     }
+    held = call_holders(tiers["tool"] + tiers["proto"])
     for tier, paths in tiers.items():
         pat = re.compile(r"(<!-- api-index:%s -->\n).*?(<!-- /api-index -->)"
                          % tier, re.S)
         if not pat.search(doc):
             sys.exit(f"api-index: no <!-- api-index:{tier} --> marker "
                      "in docs/api.md")
-        doc = pat.sub(lambda m: m.group(1) + table(paths, inc) + m.group(2),
+        doc = pat.sub(lambda m: m.group(1) + table(paths, inc, held) + m.group(2),
                       doc)
     return doc
 

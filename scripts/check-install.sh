@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # make check-install: install into a temporary PREFIX, check what landed
 # (versioned soname, exports that are exactly the public headers',
-# pkg-config data, headers, man pages, tools), build
-# every examples/*.c against it through pkg-config exactly as a user would
-# and run it, uninstall and prove nothing is left; then the same with
+# pkg-config data, headers, man pages, tools, each answering --help),
+# build every examples/*.c against it through pkg-config exactly as a user
+# would and run it, uninstall and prove nothing is left; then the same with
 # DESTDIR staging and PREFIX=/usr, as a distribution package build does.
 #
 # usage: scripts/check-install.sh BUILDDIR     (MAKE, CC, BUILD from make)
@@ -59,7 +59,17 @@ check_tree() {
 			fail "$b is installed without its man page"
 	done
 	[[ -x $r/bin/xprt-plot ]] || fail "xprt-plot is not executable"
+	# every installed program answers --help (the library beside it, for
+	# programs linked with TOOLS_LINK=shared)
+	LD_LIBRARY_PATH=$r/$lib scripts/check-help.sh "$r"/bin/* ||
+		fail "an installed program does not answer --help"
 }
+
+# --- 0. the programs built but not installed answer --help too --------
+# (shared_read, mem-bench, the perf/cost instruments)
+"${make[@]}" "$o/bench/mem-bench" cost-tools
+scripts/check-help.sh "$o"/examples/* "$o"/bench/mem-bench "$o"/bench/cost/* ||
+	fail "a program of the build tree does not answer --help"
 
 # --- 1. PREFIX: build and run the examples against it ----------------
 rm -rf "$inst" "$ex"
@@ -68,6 +78,39 @@ check_tree "$inst"
 export PKG_CONFIG_PATH=$inst/$lib/pkgconfig
 [[ $(pkg-config --modversion libxprt) == "$version" ]] || fail "pkg-config version"
 mkdir -p "$ex"
+# every <libxprt/...> header a document names is installed there
+docs=(README.md docs/*.md docs/man/*.[13] include/libxprt/*.h
+	include/libxprt/proto/*.h)
+grep -ohE '(^|[^/A-Za-z0-9_.-])libxprt/[A-Za-z0-9_/]*\.h' "${docs[@]}" |
+	sed -E 's/^[^l]*//' | sort -u >"$ex/named"
+[[ -s $ex/named ]] || fail "no document names a header (the pattern is wrong)"
+while read -r h; do
+	[[ -e $inst/include/$h ]] || fail "$(grep -lF "$h" "${docs[@]}" |
+		tr '\n' ' ')names <$h>, which is not installed"
+done <"$ex/named"
+# the documents' programs compile, link and run as written: the
+# quickstart's first.c (linked as it says, then run with the library path
+# it gives: no arguments, its usage and exit status 2) and libxprt(3)'s
+# EXAMPLE (compiled and linked only: it mounts a server named "server")
+awk '/^```c$/ { c = 1; buf = ""; next }
+	c && /^```$/ { c = 0; if (buf ~ /\/\* first\.c \*\//) printf "%s", buf; next }
+	c { buf = buf $0 "\n" }' docs/quickstart.md >"$ex/first.c"
+awk '/^\.SH EXAMPLE/ { e = 1 } e && /^\.RS$/ { c = 1; next }
+	c && /^\.RE$/ { exit } c' docs/man/libxprt.3 |
+	sed -e 's/\\e/\\/g' -e 's/\\-/-/g' >"$ex/man-example.c"
+for f in first man-example; do
+	[[ -s $ex/$f.c ]] || fail "no program found in the document for $f.c"
+	# shellcheck disable=SC2046 # pkg-config's words
+	"$cc" -Wall -Wextra -Werror -o "$ex/$f" "$ex/$f.c" \
+		$(pkg-config --cflags --libs libxprt) ||
+		fail "the documents' $f.c does not build against the installation"
+done
+rc=0
+LD_LIBRARY_PATH=$(pkg-config --variable=libdir libxprt) "$ex/first" \
+	2>"$ex/first.err" || rc=$?
+if [[ $rc != 2 ]] || ! has usage cat "$ex/first.err"; then
+	fail "the quickstart's first (exit $rc): $(cat "$ex/first.err")"
+fi
 for f in examples/*.c; do
 	b=$(basename "$f" .c)
 	echo "  CC (installed libxprt) $b"
@@ -90,6 +133,15 @@ for h in include/libxprt/*.h include/libxprt/proto/*.h; do
 	"$cxx" -x c++ -std=c++11 -Wall -Wextra -Werror -fsyntax-only \
 		$(pkg-config --cflags libxprt) "$ex/hdr.c" ||
 		fail "$b does not compile in C++"
+done
+# the open flags the nfs3 and p9 calls take come with their headers
+for h in nfs3.h p9.h; do
+	printf '#include <libxprt/%s>\nint flags = O_CREAT | O_EXCL | O_TRUNC;\n' \
+		"$h" >"$ex/hdr.c"
+	# shellcheck disable=SC2046
+	"$cc" -std=c11 -pedantic -Wall -Werror -fsyntax-only \
+		$(pkg-config --cflags libxprt) "$ex/hdr.c" ||
+		fail "<libxprt/$h> does not give the O_* flags its open call takes"
 done
 # the tool tier stands without the protocol-author tier: each of its
 # headers compiles with include/libxprt/proto/ out of reach, and uses no

@@ -29,6 +29,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <libxprt/call.h>
+
 #include "engine_int.h"
 
 #define LAYOUT_TARGET (1u << 20)
@@ -623,8 +625,11 @@ static int run_prepare(struct bench *b)
 
 	ret = b->ops->setup ? b->ops->setup(b->priv, &b->cfg, &b->lim) : 0;
 	if (ret) {
+		/* the back-ends return libxprt's errnos: its texts, not
+		 * libc's ("program unavailable", not "Protocol family not
+		 * supported") */
 		bench_error("%s set-up failed: %s", b->ops->name,
-			    strerror(ret < 0 ? -ret : ret));
+			    lx_strerror(ret));
 		return ret < 0 ? ret : -EIO;
 	}
 	b->set_up = true;

@@ -33,4 +33,47 @@ for src in *.1.in; do
 		printf '%s\n' "$out" >"$page"
 	fi
 done
+# Every page, the sources and the fragments: a macro line's argument that
+# does not open with a quote has none inside (roff prints it: a stray
+# quote, as in '.BI \-\-runtime " TIME" TIME"'); a quoted argument is
+# closed.  A quote to print is \(dq, or "" inside a quoted argument.
+python3 - *.1 *.1.in *.inc *.3 <<'PY' || status=1
+import re
+import sys
+
+bad = 0
+for path in sys.argv[1:]:
+    for n, line in enumerate(open(path), 1):
+        if not line.startswith(".") or line.startswith(".\\\""):
+            continue
+        text = re.sub(r'\\".*', "", line.rstrip("\n"))  # a comment
+        text = text.replace("\\\\", "").replace('\\"', "")
+        m = re.match(r"\.\S*\s*", text)
+        i, why = m.end(), None
+        while i < len(text) and not why:
+            if text[i] == " ":
+                i += 1
+            elif text[i] == '"':
+                j = i + 1
+                while True:
+                    k = text.find('"', j)
+                    if k < 0:
+                        why = "a quoted argument is not closed"
+                        break
+                    if text[k + 1:k + 2] == '"':
+                        j = k + 2
+                        continue
+                    i = k + 1
+                    break
+            else:
+                k = text.find(" ", i)
+                k = len(text) if k < 0 else k
+                if '"' in text[i:k]:
+                    why = "a quote inside an unquoted argument"
+                i = k
+        if why:
+            print(f"{path}:{n}: {why}: {line.strip()}", file=sys.stderr)
+            bad += 1
+sys.exit(1 if bad else 0)
+PY
 exit $status

@@ -78,6 +78,7 @@
 #ifndef LIBXPRT_NFS3_H
 #define LIBXPRT_NFS3_H
 
+#include <fcntl.h> /* the open flags the calls take: O_CREAT... */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -955,8 +956,8 @@ struct lx_nfs3_file_opts {
 	size_t max_uncommitted;
 };
 
-/* lx_nfs3_open() flags: O_CREAT, O_EXCL, O_TRUNC from <fcntl.h> (others
- * ignored) */
+/* lx_nfs3_open() flags: O_CREAT, O_EXCL, O_TRUNC from <fcntl.h>, which
+ * this header includes (others ignored) */
 
 /**
  * lx_nfs3_open() - look up (and with O_CREAT create) a file by path

@@ -69,6 +69,7 @@
 #ifndef LIBXPRT_P9_H
 #define LIBXPRT_P9_H
 
+#include <fcntl.h> /* the open flags the calls take: O_CREAT... */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -10,6 +10,10 @@
 # if missing). Creates 64 MiB bench files in the export directories once.
 # Client and server share the machine's cores: read the numbers together.
 set -euo pipefail
+if [[ ${1:-} == -h || ${1:-} == --help ]]; then # the comment above
+	sed -n '3,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"
+	exit 0
+fi
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 RUN=${1:?usage: run-peers.sh RUN_DIR [SECONDS] [BIN_DIR]}

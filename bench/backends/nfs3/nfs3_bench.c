@@ -382,13 +382,31 @@ static int nfs_check(void *priv, const struct bench_config *cfg)
 
 /* ------------------------------------------------------------ set-up */
 
+/* what an unreachable portmapper's error says to a user */
+static const char *rpcbind_failure(int err)
+{
+	switch (err) {
+	case -ECONNREFUSED:
+		return "connection refused (is the server up?)";
+	case -ETIMEDOUT:
+		return "no answer (is the host up and reachable?)";
+	default:
+		return lx_strerror(err);
+	}
+}
+
 /*
  * The ports, asked here rather than inside lx_nfs3_create() so that each
  * failure says what is missing: the man page's "rpcbind, then 2049" for
- * NFS, a clear "give --mount-port" for MOUNT.
+ * NFS; for MOUNT, "give --mount-port" only when the portmapper answered
+ * that MOUNT is not registered.  A portmapper that cannot be reached
+ * (refused: the host runs none; no answer: a host down or unreachable) is
+ * asked once: the message names it and what failed, not a MOUNT port.
  */
 static int resolve_ports(struct nfs_be *n)
 {
+	const char *what =
+		n->nfs_port ? "MOUNT v3 port" : "NFS and MOUNT v3 ports";
 	struct lx_rpcbind_opts ro = {.host = n->host, .timeo_ms = 3000};
 	struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *ai;
 	uint16_t port;
@@ -405,19 +423,33 @@ static int resolve_ports(struct nfs_be *n)
 		err = lx_rpcbind_getport(&ro, LX_NFS3_PROGRAM, LX_NFS3_VERSION,
 					 IPPROTO_TCP, &port);
 		n->nfs_port = err ? NFS_DEF_PORT : port;
+		/* no portmapper: the MOUNT port cannot be learnt either */
+		if (err && err != -EPFNOSUPPORT && !n->mount_port)
+			goto out_unreached;
 	}
 	if (!n->mount_port) {
 		err = lx_rpcbind_getport(&ro, LX_MOUNT3_PROGRAM,
 					 LX_MOUNT3_VERSION, IPPROTO_TCP, &port);
-		if (err) {
-			bench_error("cannot learn the MOUNT v3 port of %s from "
-				    "its rpcbind (%s): give --mount-port",
-				    n->host, lx_strerror(err));
+		if (err == -EPFNOSUPPORT) {
+			bench_error("the portmapper (rpcbind) on %s port %u "
+				    "answered: MOUNT v3 over TCP is not "
+				    "registered (is the NFS server running? "
+				    "A MOUNT service it does not know: give "
+				    "--mount-port)",
+				    n->host, LX_RPCBIND_PORT);
 			return err;
 		}
+		if (err)
+			goto out_unreached;
 		n->mount_port = port;
 	}
 	return 0;
+
+out_unreached:
+	bench_error("cannot learn the %s from the portmapper (rpcbind) on %s "
+		    "port %u: %s",
+		    what, n->host, LX_RPCBIND_PORT, rpcbind_failure(err));
+	return err;
 }
 
 static int nfs_setup(void *priv, const struct bench_config *cfg,
