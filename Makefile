@@ -10,7 +10,7 @@
 # build/tsan.  `make BUILD=asan <target>` builds any target in a variant.
 
 # The version is written in one place, the VERSION file: the library
-# returns it (lx_xprt_version(), xprt/version.c), the .pc, the man pages
+# returns it (lx_xprt_version(), xprt/core/version.c), the .pc, the man pages
 # and the benches' --version say it, and debian/changelog's newest entry
 # must carry it (make check-version).  SOVERSION changes with the ABI only.
 VERSION    := $(shell cat VERSION 2>/dev/null)

@@ -11,7 +11,7 @@
 # is in docs/architecture.md).  The same pass fails when a
 # library object refers to stdio's printing: the library prints nothing
 # itself, its messages go to the log hook of the client's options.
-CYCLE_DIRS ?= xprt rpc nfs3 p9 bench/**
+CYCLE_DIRS ?= xprt/** rpc nfs3 p9 bench/**
 # the mains are compiled into their programs; the check reads them as
 # objects too
 BENCH_MAIN_OBJS := $(BENCH_MAINS:%.c=$(O)/obj/%.o)
@@ -20,10 +20,10 @@ BENCH_MAIN_OBJS := $(BENCH_MAINS:%.c=$(O)/obj/%.o)
 .PHONY: check-cycles
 check-cycles: lib $(BENCH_ENGINE_OBJS) $(BENCH_MPI_OBJ) $(BENCH_OBJS_p9) \
 		$(BENCH_MAIN_OBJS)
-	scripts/check-cycles.py $(O)/obj $(foreach d,$(CYCLE_DIRS),'$(d)')
+	scripts/check-cycles.py $(O)/obj --base xprt/blocks $(foreach d,$(CYCLE_DIRS),'$(d)')
 
 # ---------------------------------------------------------------- style
-FORMAT_SRCS = $(sort $(wildcard include/libxprt/*.h include/libxprt/proto/*.h xprt/*.[ch] rpc/*.[ch] \
+FORMAT_SRCS = $(sort $(wildcard include/libxprt/*.h include/libxprt/proto/*.h xprt/*/*.[ch] rpc/*.[ch] \
               nfs3/*.[ch] p9/*.[ch] bench/*/*.[ch] bench/backends/*/*.[ch] \
               perf/*/*.[ch] tests/*/*.[ch]))
 

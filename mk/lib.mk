@@ -2,7 +2,7 @@
 # Included by the top-level Makefile, in its order.
 
 # ---------------------------------------------------------------- library
-LIB_SRCS := $(sort $(wildcard xprt/*.c rpc/*.c nfs3/*.c p9/*.c))
+LIB_SRCS := $(sort $(wildcard xprt/*/*.c rpc/*.c nfs3/*.c p9/*.c))
 LIB_OBJS := $(LIB_SRCS:%.c=$(O)/obj/%.o)
 PUB_HDRS := $(sort $(wildcard include/libxprt/*.h))
 # the protocol-author tier, installed in include/libxprt/proto/
@@ -50,8 +50,8 @@ $(O)/obj/%.o: %.c
 
 # The one file that knows the version (VERSION_DEF: the fuzz build too)
 VERSION_DEF := -DLX_XPRT_VERSION_STRING='"$(VERSION)"'
-$(O)/obj/xprt/version.o: CFLAGS_ALL += $(VERSION_DEF)
-$(O)/obj/xprt/version.o: VERSION
+$(O)/obj/xprt/core/version.o: CFLAGS_ALL += $(VERSION_DEF)
+$(O)/obj/xprt/core/version.o: VERSION
 
 $(LIB_A): $(LIB_OBJS)
 	@mkdir -p $(@D)

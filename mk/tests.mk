@@ -134,7 +134,7 @@ soak: deps-check $(SOAK_BIN)
 # (owned by tests/fuzz: libFuzzer targets, clang, ASan + UBSan)
 # Every tests/fuzz/fuzz_<name>.c is a target build/fuzz/fuzz_<name>,
 # linked with tests/fuzz/harness.c and the library built again with
-# coverage instrumentation - minus xprt/tcp.c, whose transport ops the
+# coverage instrumentation - minus xprt/tcp/tcp.c, whose transport ops the
 # harness replaces (see tests/fuzz/harness.h).  `make fuzz` runs each for
 # FUZZ_SECONDS (60) on a copy of its seed corpus tests/fuzz/corpus/<name>
 # after replaying tests/fuzz/crashes-fixed/<name>/ (regressions);
@@ -146,7 +146,7 @@ FUZZ_SAN    := -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS := $(CSTD) $(WARN) -O1 -g -fno-omit-frame-pointer \
                -fsanitize=fuzzer-no-link $(FUZZ_SAN) -pthread -Iinclude -I. \
                -Itests/fuzz $(PKG_CFLAGS)
-FUZZ_LIB_SRCS := $(filter-out xprt/tcp.c,$(LIB_SRCS))
+FUZZ_LIB_SRCS := $(filter-out xprt/tcp/tcp.c,$(LIB_SRCS))
 FUZZ_LIB_OBJS := $(FUZZ_LIB_SRCS:%.c=$(FUZZ_O)/obj/%.o) \
                  $(FUZZ_O)/obj/tests/fuzz/harness.o
 FUZZ_SRCS   := $(sort $(wildcard tests/fuzz/fuzz_*.c))
@@ -156,7 +156,7 @@ FUZZ_LONG_SECONDS ?= 1800
 
 .PHONY: fuzz fuzz-build fuzz-long
 
-$(FUZZ_O)/obj/xprt/version.o: FUZZ_CFLAGS += $(VERSION_DEF)
+$(FUZZ_O)/obj/xprt/core/version.o: FUZZ_CFLAGS += $(VERSION_DEF)
 
 $(FUZZ_O)/obj/%.o: %.c
 	@mkdir -p $(@D)

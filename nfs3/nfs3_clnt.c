@@ -25,7 +25,7 @@
 #include <libxprt/proto/rdma.h>
 
 #include "nfs3_int.h"
-#include "xprt/util.h"
+#include "xprt/blocks/util.h"
 
 /* Largest READ/WRITE piece.  ganesha announces rtmax/wtmax of 64 MiB in
  * FSINFO but serves at most 1 MiB; 1 MiB is also the Linux client's

@@ -43,7 +43,7 @@
 #include <bsd/sys/tree.h>
 
 #include "nfs3_int.h"
-#include "xprt/util.h"
+#include "xprt/blocks/util.h"
 
 #define FSYNC_ROUNDS	    5
 #define DEF_MAX_UNCOMMITTED (64u << 20)

@@ -12,7 +12,7 @@
 
 #include <libxprt/nfs3.h>
 
-#include "xprt/call_int.h"
+#include "xprt/core/call_int.h"
 
 #define LX_NFS3_DEF_BUF_SIZE	 16384u
 /* NFS3ERR_JUKEBOX: the Linux v3 client's NFS_JUKEBOX_RETRY_TIME, and our

@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "nfs3_int.h"
-#include "xprt/util.h"
+#include "xprt/blocks/util.h"
 
 _Static_assert(offsetof(struct lx_nfs3_pio, call) == 0,
 	       "a done() callback casts the call to its pio");

@@ -29,7 +29,7 @@
 
 #include "nfs3_int.h"
 #include "rpc/rpc_int.h" /* lx_rpc__call_async() */
-#include "xprt/util.h"
+#include "xprt/blocks/util.h"
 
 /* ------------------------------------------------------------- status
  * NFS and MOUNT status codes as errnos (the table at the top of nfs3.h),

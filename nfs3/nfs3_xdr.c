@@ -29,8 +29,8 @@
 #include <string.h>
 
 #include "nfs3_int.h"
-#include "xprt/byteorder.h"
-#include "xprt/util.h"
+#include "xprt/blocks/byteorder.h"
+#include "xprt/blocks/util.h"
 
 /* ------------------------------------------------------------ primitives */
 

@@ -27,8 +27,8 @@
 #include <string.h>
 
 #include "p9_int.h"
-#include "xprt/byteorder.h"
-#include "xprt/util.h"
+#include "xprt/blocks/byteorder.h"
+#include "xprt/blocks/util.h"
 
 /* ------------------------------------------------------------ starting */
 

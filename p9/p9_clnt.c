@@ -18,7 +18,7 @@
  * (9P state does not survive a connection: the LX_XPRT_FAIL policy).
  *
  * Over RDMA the session is the same on the transport's whole-message
- * binding (xprt/rdma_msg.c, framed as Linux's trans_rdma: one 9P message
+ * binding (xprt/rdma/rdma_msg.c, framed as Linux's trans_rdma: one 9P message
  * per Send into receive buffers of msize).  Only three things differ: the
  * pools are created with the RDMA registration hook, so every buffer a
  * Send gathers from is registered once per slab, never per call; the
@@ -38,7 +38,7 @@
 #include <libxprt/proto/rdma.h>
 
 #include "p9_int.h"
-#include "xprt/proto.h"
+#include "xprt/core/proto.h"
 
 static void lx_p9_errmsg(const struct lx_p9_opts *o, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -437,7 +437,7 @@ struct lx_p9_qid lx_p9_root_qid(const struct lx_p9_clnt *c)
 	return c ? c->root_qid : q;
 }
 
-struct xprt *lx_p9_xprt(const struct lx_p9_clnt *c)
+struct lx_xprt *lx_p9_xprt(const struct lx_p9_clnt *c)
 {
 	return c ? c->x : NULL;
 }

@@ -23,7 +23,7 @@
 
 #include <libxprt/p9.h>
 
-#include "xprt/byteorder.h"
+#include "xprt/blocks/byteorder.h"
 
 /* ------------------------------------------------------------- cursor */
 

@@ -52,7 +52,7 @@
 #include <string.h>
 
 #include "p9_int.h"
-#include "xprt/util.h"
+#include "xprt/blocks/util.h"
 
 /*
  * Complete the flushed call @req with its flush status, from its own

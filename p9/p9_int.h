@@ -29,9 +29,9 @@
 #include <libxprt/proto/tags.h>
 #include <libxprt/proto/xprt.h>
 
-#include "xprt/byteorder.h"
-#include "xprt/call_int.h"
-#include "xprt/proto.h"
+#include "xprt/blocks/byteorder.h"
+#include "xprt/core/call_int.h"
+#include "xprt/core/proto.h"
 
 /* Tflush messages in flight for one call at most (lx_call_cancel() -EBUSY) */
 #define LX_P9_MAX_FLUSH		4u
@@ -70,7 +70,7 @@
 struct lx_p9_clnt {
 	struct lx_p9_opts opts;
 	char *host, *aname, *uname;
-	struct xprt *x;
+	struct lx_xprt *x;
 	struct lx_xprt_pool *pool;
 	struct lx_xprt_pool *boot_pool;
 	struct lx_xprt_tags *fids;

@@ -30,7 +30,7 @@
 #include <string.h>
 
 #include "p9_int.h"
-#include "xprt/util.h"
+#include "xprt/blocks/util.h"
 
 #define LX_P9_PIO_DEPTH 16u
 

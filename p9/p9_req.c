@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "p9_int.h"
-#include "xprt/byteorder.h"
+#include "xprt/blocks/byteorder.h"
 
 /* Mark first, drop the connection after: a caller woken by the call we
  * complete in between must already see the session as gone. */

@@ -25,8 +25,8 @@
 #include <time.h>
 
 #include "rpc_int.h"
-#include "xprt/byteorder.h"
-#include "xprt/util.h"
+#include "xprt/blocks/byteorder.h"
+#include "xprt/blocks/util.h"
 
 /* lx_xprt_req_resubmit() says -EBUSY while the transport drops its
  * reference after done(): a few microseconds */

@@ -29,11 +29,11 @@
 #include <libxprt/proto/rdma.h>
 
 #include "rpc_int.h"
-#include "xprt/call_int.h"
-#include "xprt/byteorder.h"
-#include "xprt/cong.h"
-#include "xprt/proto.h"
-#include "xprt/util.h"
+#include "xprt/core/call_int.h"
+#include "xprt/blocks/byteorder.h"
+#include "xprt/blocks/cong.h"
+#include "xprt/core/proto.h"
+#include "xprt/blocks/util.h"
 
 #define LX_RPC_DEF_TIMEO_MS 60000u
 #define LX_RPC_DEF_RETRANS  2u
@@ -409,7 +409,8 @@ static int lx_rpc_encode(struct lx_rpc_clnt *cl, struct lx_xprt_req *req,
 	return 0;
 }
 
-static struct xprt *lx_rpc_pick_xprt(struct lx_rpc_clnt *cl, unsigned int *conn)
+static struct lx_xprt *lx_rpc_pick_xprt(struct lx_rpc_clnt *cl,
+					unsigned int *conn)
 {
 	unsigned int i =
 		cl->nconn == 1 ?
@@ -457,7 +458,7 @@ static int lx_rpc_start(struct lx_rpc_clnt *cl,
 {
 	bool sync = !call;
 	unsigned int conn;
-	struct xprt *x = lx_rpc_pick_xprt(cl, &conn);
+	struct lx_xprt *x = lx_rpc_pick_xprt(cl, &conn);
 	struct lx_xprt_req *req;
 	struct lx_rpc_task *t;
 	unsigned int dl;
@@ -785,7 +786,7 @@ void lx_rpc_destroy(struct lx_rpc_clnt *cl)
 	free(cl);
 }
 
-struct xprt *lx_rpc_xprt(const struct lx_rpc_clnt *cl, unsigned int i)
+struct lx_xprt *lx_rpc_xprt(const struct lx_rpc_clnt *cl, unsigned int i)
 {
 	return i < cl->nconn ? cl->x[i] : NULL;
 }

@@ -15,7 +15,7 @@
 #include <libxprt/rpc.h>
 #include <libxprt/proto/xprt.h>
 
-#include "xprt/proto.h"
+#include "xprt/core/proto.h"
 
 #define LX_RPC_MAX_CONN	     16u
 #define LX_RPC_HDR_MAX	     512u /* call header: 40 + cred (<= 400) + verf */
@@ -55,7 +55,7 @@ struct lx_rpc_later {
  */
 struct lx_rpc_clnt {
 	struct lx_rpc_opts opts;
-	struct xprt *x[LX_RPC_MAX_CONN];
+	struct lx_xprt *x[LX_RPC_MAX_CONN];
 	unsigned int nconn;
 	struct lx_xprt_pool *pool;
 	atomic_uint next_conn;

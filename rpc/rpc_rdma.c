@@ -30,7 +30,7 @@
 #include <string.h>
 
 #include "rpc/rpc_rdma.h"
-#include "xprt/byteorder.h"
+#include "xprt/blocks/byteorder.h"
 
 /* --------------------------------------------------------- primitives */
 

@@ -46,7 +46,7 @@
 
 #include "rpc/rpc_rdma.h"
 #include "rpc_int.h"
-#include "xprt/rdma.h"
+#include "xprt/rdma/rdma.h"
 
 /* per-slot state */
 struct ru_slot {
@@ -55,14 +55,14 @@ struct ru_slot {
 	size_t hdr_len;
 };
 
-static size_t ru_recv_size(const struct xprt *x,
+static size_t ru_recv_size(const struct lx_xprt *x,
 			   const struct lx_xprt_rdma_opts *o)
 {
 	(void)x;
 	return o->inline_recv;
 }
 
-static int ru_conn_pdata(struct xprt *x, struct lx_xprt_rdma_params *p,
+static int ru_conn_pdata(struct lx_xprt *x, struct lx_xprt_rdma_params *p,
 			 void *buf, size_t cap)
 {
 	const struct lx_xprt_rdma_opts *o = lx_xprt_rdma_opts_of(x);
@@ -78,7 +78,7 @@ static int ru_conn_pdata(struct xprt *x, struct lx_xprt_rdma_params *p,
 		p->remote_inv ? LX_RPCRDMA_CM_F_SND_W_INV_OK : 0);
 }
 
-static void ru_conn_params(struct xprt *x, const void *pdata, size_t len,
+static void ru_conn_params(struct lx_xprt *x, const void *pdata, size_t len,
 			   struct lx_xprt_rdma_params *p)
 {
 	const struct lx_xprt_rdma_opts *o = lx_xprt_rdma_opts_of(x);
@@ -89,7 +89,7 @@ static void ru_conn_params(struct xprt *x, const void *pdata, size_t len,
 
 /* Expose one segment (a window, or a registration) and describe it in
  * @seg; @buf: the pool buffer it lies in, NULL for caller memory. */
-static int ru_reg_seg(struct xprt *x, struct lx_xprt_rdma_slot *s,
+static int ru_reg_seg(struct lx_xprt *x, struct lx_xprt_rdma_slot *s,
 		      struct lx_xprt_rdma_send *snd,
 		      const struct lx_xprt_buf *buf, void *addr, size_t len,
 		      int access, struct lx_rpcrdma_seg *seg)
@@ -135,7 +135,7 @@ static int ru_split(const struct iovec *in, unsigned int n, uint32_t max,
 }
 
 /* Read chunk entries for tx segments [from, to), all at @pos. */
-static int ru_reads(struct xprt *x, struct lx_xprt_rqst *rq,
+static int ru_reads(struct lx_xprt *x, struct lx_xprt_rqst *rq,
 		    struct lx_xprt_rdma_slot *s, struct lx_xprt_rdma_send *snd,
 		    struct lx_rpcrdma_hdr *h, unsigned int from,
 		    unsigned int to, uint32_t pos)
@@ -169,7 +169,7 @@ static void ru_chunk_copy(struct lx_rpcrdma_wchunk *dst,
 }
 
 /* Decide the chunks, register them, encode the header into s->hdr. */
-static int ru_prepare(struct xprt *x, struct lx_xprt_rqst *rq,
+static int ru_prepare(struct lx_xprt *x, struct lx_xprt_rqst *rq,
 		      struct lx_xprt_rdma_slot *s,
 		      struct lx_xprt_rdma_send *snd, struct ru_slot *u,
 		      const struct lx_xprt_rdma_params *p)
@@ -319,7 +319,7 @@ static int ru_prepare(struct xprt *x, struct lx_xprt_rqst *rq,
 	return 0;
 }
 
-static int ru_marshal(struct xprt *x, struct lx_xprt_rqst *rq,
+static int ru_marshal(struct lx_xprt *x, struct lx_xprt_rqst *rq,
 		      struct lx_xprt_rdma_slot *s,
 		      struct lx_xprt_rdma_send *snd)
 {
@@ -386,7 +386,7 @@ static int ru_check_reduced(struct lx_rpc_task *t, struct lx_xprt_req *req,
 	return 0;
 }
 
-static int ru_deliver(struct xprt *x, struct lx_xprt_rqst *rq,
+static int ru_deliver(struct lx_xprt *x, struct lx_xprt_rqst *rq,
 		      struct lx_rpc_task *t,
 		      const struct lx_rpcrdma_reply_info *ri,
 		      const uint8_t *buf)
@@ -416,7 +416,7 @@ static int ru_deliver(struct xprt *x, struct lx_xprt_rqst *rq,
 	return ri->write_used ? ru_check_reduced(t, req, ri->write_len) : 0;
 }
 
-static int ru_receive(struct xprt *x, void *buf, size_t len)
+static int ru_receive(struct lx_xprt *x, void *buf, size_t len)
 {
 	struct lx_rpcrdma_reply_info ri;
 	struct lx_xprt_rdma_slot *s;
@@ -472,7 +472,7 @@ static int ru_receive(struct xprt *x, void *buf, size_t len)
 	return 1;
 }
 
-static void ru_release(struct xprt *x, struct lx_xprt_rqst *rq,
+static void ru_release(struct lx_xprt *x, struct lx_xprt_rqst *rq,
 		       struct lx_xprt_rdma_slot *s, int status)
 {
 	(void)x;

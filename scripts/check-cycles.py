@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """No two files of a folder call into each other (make check).
 
-    check-cycles.py OBJDIR DIR...
+    check-cycles.py OBJDIR [--base DIR]... DIR...
 
 For each DIR (a source folder such as xprt or bench/engine) it reads the
 objects OBJDIR/DIR/*.o with nm; a DIR ending in /** (bench/**) takes
@@ -19,6 +19,11 @@ The same pass checks that the library (xprt rpc nfs3 p9) prints nothing
 itself (it has the log hook): no object of the folders refers to stdio's printing or
 to stderr/stdout; messages go to the hook of the client's options
 (lx_xprt_log()).
+
+A --base DIR (xprt/blocks) holds building blocks: its objects may use
+nothing that an object of any other DIR defines, and its sources may
+include no header of another library folder, so a block can be read,
+tested and reused without the layers above it.
 
 Exit status: 0 when no folder has a circle or a print, 1 otherwise, 2
 usage.
@@ -109,11 +114,56 @@ def sccs(nodes, edges):
     return out
 
 
+def base_uses_above(objdir, bases, dirs):
+    """Symbols and headers that a building block takes from above it."""
+    bad = 0
+    above = set()
+    for d in dirs:
+        d = d[:-3] if d.endswith("/**") else d
+        for o in glob.glob(os.path.join(objdir, d, "**", "*.o"),
+                           recursive=True):
+            if not any(os.path.relpath(o, objdir).startswith(b + "/")
+                       for b in bases):
+                above.add(o)
+    owner = {}
+    for o in above:
+        for s in symbols(o)[0]:
+            owner[s] = o
+    for b in bases:
+        for o in sorted(glob.glob(os.path.join(objdir, b, "*.o"))):
+            src = os.path.relpath(o, objdir)[:-2] + ".c"
+            used = sorted(s for s in symbols(o)[1] if s in owner)
+            for s in used[:3]:
+                bad += 1
+                print(f"{src} (a building block) uses {s} of "
+                      f"{os.path.relpath(owner[s], objdir)[:-2]}.c")
+        for src in sorted(glob.glob(os.path.join(b, "*.[ch]"))):
+            with open(src) as f:
+                for n, line in enumerate(f, 1):
+                    line = line.strip()
+                    if not line.startswith('#include "'):
+                        continue
+                    inc = line.split('"')[1]
+                    lib = inc.split("/")[0] in LIBRARY
+                    if lib and not inc.startswith(b + "/"):
+                        bad += 1
+                        print(f"{src}:{n}: a building block includes {inc}")
+    return bad
+
+
 def main(argv):
-    if len(argv) < 3 or argv[1].startswith("-"):
+    args, bases = [], []
+    it = iter(argv[1:])
+    for a in it:
+        if a == "--base":
+            bases.append(next(it, "").rstrip("/"))
+        else:
+            args.append(a)
+    if len(args) < 2 or args[0].startswith("-") or "" in bases:
         print(__doc__.strip(), file=sys.stderr)
         return 2
-    objdir, dirs, bad, nobj = argv[1], argv[2:], 0, 0
+    objdir, dirs, bad, nobj = args[0], args[1:], 0, 0
+    bad += base_uses_above(objdir, bases, dirs)
     for d in dirs:
         tree = d.endswith("/**")
         if tree:
@@ -157,7 +207,8 @@ def main(argv):
     if bad:
         print(f"check-cycles: {bad} circle(s) or print(s)", file=sys.stderr)
         return 1
-    print(f"check-cycles: no file calls back into a caller, none prints "
+    print(f"check-cycles: no file calls back into a caller, none prints, "
+          f"no building block uses what is above it "
           f"({len(dirs)} folders, {nobj} objects)")
     return 0
 

@@ -644,7 +644,7 @@ uint32_t lx_p9_root_fid(const struct lx_p9_clnt *c);
 struct lx_p9_qid lx_p9_root_qid(const struct lx_p9_clnt *c);
 
 /** lx_p9_xprt() - the transport (stats, fault injection) */
-struct xprt *lx_p9_xprt(const struct lx_p9_clnt *c);
+struct lx_xprt *lx_p9_xprt(const struct lx_p9_clnt *c);
 
 /** lx_p9_stats() - snapshot of the counters */
 void lx_p9_stats(const struct lx_p9_clnt *c, struct lx_p9_stats *st);

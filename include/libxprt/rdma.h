@@ -40,7 +40,7 @@
 extern "C" {
 #endif
 
-struct xprt;
+struct lx_xprt;
 
 /* IANA-registered NFS/RDMA port (RFC 5666 / RFC 8267) */
 #define LX_XPRT_RDMA_NFS_PORT 20049
@@ -217,7 +217,7 @@ struct lx_xprt_rdma_stats {
  * lx_xprt_rdma_stats() - snapshot the RDMA counters of @x
  * Return: %0; %-EINVAL when @x or @st is NULL or @x is not an RDMA xprt.
  */
-int lx_xprt_rdma_stats(const struct xprt *x, struct lx_xprt_rdma_stats *st);
+int lx_xprt_rdma_stats(const struct lx_xprt *x, struct lx_xprt_rdma_stats *st);
 
 struct lx_xprt_rdma_mem;
 
@@ -259,7 +259,7 @@ int lx_xprt_rdma_mem_unregister(struct lx_xprt_rdma_mem *mem);
  * I/O with.  Context: any thread; takes the cache lock.
  * Return: %0; %-EINVAL when @x is NULL or not an RDMA xprt.
  */
-int lx_xprt_rdma_reg_flush(struct xprt *x);
+int lx_xprt_rdma_reg_flush(struct lx_xprt *x);
 
 #ifdef __cplusplus
 }

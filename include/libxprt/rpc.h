@@ -350,7 +350,7 @@ struct lx_rpc_stats {
 void lx_rpc_stats(const struct lx_rpc_clnt *cl, struct lx_rpc_stats *st);
 
 /** lx_rpc_xprt() - the transport of connection @i (0 .. nconnect-1) */
-struct xprt *lx_rpc_xprt(const struct lx_rpc_clnt *cl, unsigned int i);
+struct lx_xprt *lx_rpc_xprt(const struct lx_rpc_clnt *cl, unsigned int i);
 
 /** lx_rpc_nconnect() - number of connections */
 unsigned int lx_rpc_nconnect(const struct lx_rpc_clnt *cl);

@@ -2,7 +2,7 @@
 /*
  * libxprt transports, as the clients' users see them (tool tier).
  *
- * A struct xprt is one connection-oriented transport instance (one TCP
+ * A struct lx_xprt is one connection-oriented transport instance (one TCP
  * socket or one RDMA queue pair, re-established on failure).  The clients
  * of rpc.h, nfs3.h and p9.h run on one or more of them and hand them out
  * (lx_rpc_xprt(), lx_p9_xprt()) for their counters, their peer's name,
@@ -22,7 +22,7 @@
 extern "C" {
 #endif
 
-struct xprt;
+struct lx_xprt;
 struct lx_xprt_pool;
 
 enum lx_xprt_transport {
@@ -111,26 +111,26 @@ struct lx_xprt_stats {
 typedef void (*lx_xprt_log_fn)(void *arg, int level, const char *msg);
 
 /** lx_xprt_state() - the connection state now */
-enum lx_xprt_state lx_xprt_state(const struct xprt *x);
+enum lx_xprt_state lx_xprt_state(const struct lx_xprt *x);
 
 /** lx_xprt_pool() - the transport's buffer pool */
-struct lx_xprt_pool *lx_xprt_pool(const struct xprt *x);
+struct lx_xprt_pool *lx_xprt_pool(const struct lx_xprt *x);
 
 /** lx_xprt_max_reqs() - request slots of @x */
-unsigned int lx_xprt_max_reqs(const struct xprt *x);
+unsigned int lx_xprt_max_reqs(const struct lx_xprt *x);
 
 /** lx_xprt_stats() - snapshot of the counters */
-void lx_xprt_stats(const struct xprt *x, struct lx_xprt_stats *st);
+void lx_xprt_stats(const struct lx_xprt *x, struct lx_xprt_stats *st);
 
 /**
  * lx_xprt_disconnect() - drop the connection now (tests, fault injection);
  * the worker reconnects with backoff once a call is waiting (TCP; RDMA
  * reconnects whether or not one is)
  */
-void lx_xprt_disconnect(struct xprt *x);
+void lx_xprt_disconnect(struct lx_xprt *x);
 
 /** lx_xprt_peer() - "host:port" of the peer, for messages */
-const char *lx_xprt_peer(const struct xprt *x);
+const char *lx_xprt_peer(const struct lx_xprt *x);
 
 /**
  * lx_xprt_stats_explain() - what a transport saw, in words, for messages

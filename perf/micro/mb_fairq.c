@@ -53,7 +53,7 @@
  * poll mode, sleeping out its period) when its turn comes is not
  * backlogged.  J over all 16 owners is printed as well.
  */
-/* Inline wfcqueue for the FIFO baseline, as xprt/xmitq.c does; under TSan
+/* Inline wfcqueue for the FIFO baseline, as xprt/blocks/xmitq.c does; under TSan
  * the out-of-line copies and the annotations in fifo_push/fifo_pop, for
  * the same reason as there: the bench then runs TSan-clean. */
 #if !(defined(LX_XPRT_TSAN) && LX_XPRT_TSAN)
@@ -78,8 +78,8 @@
 #include <urcu/wfcqueue.h>
 
 #include "mbench.h"
-#include "xprt/util.h"
-#include "xprt/xmitq.h"
+#include "xprt/blocks/util.h"
+#include "xprt/blocks/xmitq.h"
 
 enum {
 	NOWNERS = 16,

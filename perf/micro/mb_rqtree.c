@@ -11,7 +11,7 @@
  *
  * Structures (all intrusive, nodes inside the request, no locking unless
  * stated):
- *   rbtree     libbsd RB_* tree, the same generated code as xprt/rqtree.c
+ *   rbtree     libbsd RB_* tree, the same generated code as xprt/blocks/rqtree.c
  *   rqtree API lx_xprt_rqtree_lookup_pin() + lx_xprt_rqtree_unpin(): the tree
  *              plus its uncontended mutex and the pin atomics
  *   list       singly linked, in send order, searched from the oldest
@@ -30,8 +30,8 @@
 #include <string.h>
 
 #include "mbench.h"
-#include "xprt/rqtree.h"
-#include "xprt/util.h"
+#include "xprt/blocks/rqtree.h"
+#include "xprt/blocks/util.h"
 
 struct req {
 	struct lx_xprt_rqnode node; /* lx_xprt_rqtree linkage */
@@ -50,7 +50,7 @@ static int rb_cmp(const struct lx_xprt_rqnode *a,
 	return a->key < b->key ? -1 : a->key > b->key;
 }
 
-/* The same generated tree as xprt/rqtree.c; see there for __unused. */
+/* The same generated tree as xprt/blocks/rqtree.c; see there for __unused. */
 #define __unused __attribute__((__unused__))
 RB_GENERATE_STATIC(lx_xprt_rqroot, lx_xprt_rqnode, rb, rb_cmp)
 #undef __unused

@@ -135,7 +135,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	enum nfs3_case c = (enum nfs3_case)(fz_u8(&in) % NC_N);
 	uint8_t param = fz_u8(&in), chunk = fz_u8(&in);
 	struct fz_nfs_call fc = {0};
-	struct xprt *x;
+	struct lx_xprt *x;
 
 	if (!g.rpc) {
 		/* LX_NFS3_DEF_BUF_SIZE, as lx_nfs3_create() would */

@@ -23,7 +23,7 @@
 #include <libxprt/rpc.h>
 
 #include "harness.h"
-#include "xprt/call_int.h"
+#include "xprt/core/call_int.h"
 
 #define B_CAP 4096u
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Fuzz target: record-marking reassembly and the TCP receive state
- * machine (xprt/tcp_rx.c, xprt/framing.c), with an oracle.
+ * machine (xprt/tcp/tcp_rx.c, xprt/blocks/framing.c), with an oracle.
  *
  * Input: one byte of parameters - framing (RPC record marking or 9P size
  * framing), how the stream is cut into reads, how many requests wait (keys
@@ -60,7 +60,7 @@ struct ref_msg {
 };
 
 static struct {
-	struct xprt *x[2]; /* RPC record marking, 9P */
+	struct lx_xprt *x[2]; /* RPC record marking, 9P */
 	struct fz_stream s[2];
 	struct toy_req t[NREQ];
 	size_t key_len;
@@ -270,7 +270,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint8_t sel = fz_u8(&in);
 	bool p9 = sel & 1;
 	unsigned int nreq = 1 + ((sel >> 4) & 3), i;
-	struct xprt *x;
+	struct lx_xprt *x;
 
 	if (!g.x[0])
 		setup();

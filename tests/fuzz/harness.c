@@ -71,7 +71,7 @@ void fz_wait_sent(struct lx_xprt_req *req)
 		fz_spin(&start);
 }
 
-void fz_wait_xprt_sent(struct xprt *x)
+void fz_wait_xprt_sent(struct lx_xprt *x)
 {
 	unsigned int i;
 
@@ -83,7 +83,7 @@ void fz_wait_xprt_sent(struct xprt *x)
 	}
 }
 
-void fz_wait_idle(struct xprt *x)
+void fz_wait_idle(struct lx_xprt *x)
 {
 	uint64_t start = 0;
 
@@ -97,28 +97,28 @@ void fz_wait_idle(struct xprt *x)
 
 /* ------------------------------------------------ the null transport */
 
-static int fz_setup(struct xprt *x)
+static int fz_setup(struct lx_xprt *x)
 {
 	(void)x;
 	return 0;
 }
 
-static int fz_connect(struct xprt *x, uint32_t cookie)
+static int fz_connect(struct lx_xprt *x, uint32_t cookie)
 {
 	(void)x;
 	(void)cookie;
 	return 0;
 }
 
-static void fz_noop(struct xprt *x)
+static void fz_noop(struct lx_xprt *x)
 {
 	(void)x;
 }
 
 /* Every request goes out whole, at once: nothing is partial or queued
  * after the submit, so completions run on the fuzzing thread. */
-static int fz_send(struct xprt *x, struct lx_xprt_rqst **reqs, unsigned int n,
-		   unsigned int *nsent, bool more)
+static int fz_send(struct lx_xprt *x, struct lx_xprt_rqst **reqs,
+		   unsigned int n, unsigned int *nsent, bool more)
 {
 	unsigned int i;
 
@@ -130,13 +130,13 @@ static int fz_send(struct xprt *x, struct lx_xprt_rqst **reqs, unsigned int n,
 	return 0;
 }
 
-static void fz_wait_writable(struct xprt *x, int timeout_ms)
+static void fz_wait_writable(struct lx_xprt *x, int timeout_ms)
 {
 	(void)x;
 	(void)timeout_ms;
 }
 
-/* Replaces xprt/tcp.c's, which the fuzz build does not link. */
+/* Replaces xprt/tcp/tcp.c's, which the fuzz build does not link. */
 const struct lx_xprt_transport_ops lx_xprt_tcp_ops = {
 	.name = "fuzz",
 	.setup = fz_setup,
@@ -184,7 +184,7 @@ static void put_all(int fd, const uint8_t *p, size_t len)
 	}
 }
 
-int fz_stream_feed(struct fz_stream *s, struct xprt *x, const uint8_t *data,
+int fz_stream_feed(struct fz_stream *s, struct lx_xprt *x, const uint8_t *data,
 		   size_t len, size_t chunk)
 {
 	size_t n;
@@ -209,7 +209,7 @@ int fz_stream_feed(struct fz_stream *s, struct xprt *x, const uint8_t *data,
 	return 0;
 }
 
-void fz_stream_reset(struct fz_stream *s, struct xprt *x)
+void fz_stream_reset(struct fz_stream *s, struct lx_xprt *x)
 {
 	uint8_t junk[4096];
 
@@ -242,7 +242,7 @@ void fz_rpc_next_xid(struct lx_rpc_clnt *cl, uint32_t xid)
 	atomic_store(&cl->xid, xid);
 }
 
-struct xprt *fz_rpc_xprt(struct lx_rpc_clnt *cl)
+struct lx_xprt *fz_rpc_xprt(struct lx_rpc_clnt *cl)
 {
 	return lx_rpc_xprt(cl, 0);
 }

@@ -2,7 +2,7 @@
 /*
  * What every libFuzzer target of tests/fuzz shares.
  *
- * Transport: the fuzz build links everything of libxprt except xprt/tcp.c
+ * Transport: the fuzz build links everything of libxprt except xprt/tcp/tcp.c
  * (the socket side) and gets harness.c's lx_xprt_tcp_ops instead: a
  * transport that "sends" by dropping the bytes and never receives on its
  * own.  lx_xprt_create(), lx_rpc_create() and the NFSv3 calls above them
@@ -10,7 +10,7 @@
  *
  * Replies: a target hands the server's side of the stream to
  * fz_stream_feed(), which writes it into a socketpair in pieces and runs
- * the real receive state machine (xprt/tcp_rx.c) on the other end after
+ * the real receive state machine (xprt/tcp/tcp_rx.c) on the other end after
  * each piece: markers, keys, placement, the direct readv() of bulk data,
  * and the done() callbacks all run on the fuzzing thread, in order.
  *
@@ -26,7 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "xprt/tcp_rx.h"
+#include "xprt/tcp/tcp_rx.h"
 
 /* The XID of a target's first call ("XPRT"); seeds are rewritten to it. */
 #define FZ_XID 0x58505254u
@@ -65,11 +65,11 @@ void fz_stream_open(struct fz_stream *s);
  * lx_xprt_tcp_rx_read() (the bytes after it are dropped, as a client drops
  * the connection).
  */
-int fz_stream_feed(struct fz_stream *s, struct xprt *x, const uint8_t *data,
+int fz_stream_feed(struct fz_stream *s, struct lx_xprt *x, const uint8_t *data,
 		   size_t len, size_t chunk);
 
 /* End of input: forget a half-received message, drain the socket. */
-void fz_stream_reset(struct fz_stream *s, struct xprt *x);
+void fz_stream_reset(struct fz_stream *s, struct lx_xprt *x);
 
 /*
  * Wait until the transport's worker thread has let go of @req (a submit
@@ -81,10 +81,10 @@ void fz_wait_sent(struct lx_xprt_req *req);
 
 /* fz_wait_sent() for every request submitted on @x (for callers that
  * hold no handle, as the NFS API gives none). */
-void fz_wait_xprt_sent(struct xprt *x);
+void fz_wait_xprt_sent(struct lx_xprt *x);
 
 /* Same for a whole transport: every slot free again. */
-void fz_wait_idle(struct xprt *x);
+void fz_wait_idle(struct lx_xprt *x);
 
 struct lx_rpc_clnt;
 
@@ -95,7 +95,7 @@ struct lx_rpc_clnt;
  */
 struct lx_rpc_clnt *fz_rpc_clnt(size_t buf_size, unsigned int max_reqs);
 void fz_rpc_next_xid(struct lx_rpc_clnt *cl, uint32_t xid);
-struct xprt *fz_rpc_xprt(struct lx_rpc_clnt *cl);
+struct lx_xprt *fz_rpc_xprt(struct lx_rpc_clnt *cl);
 
 /* Chunk sizes worth trying: 1 byte, a marker, odd sizes, a stage. */
 size_t fz_chunk(uint8_t sel);

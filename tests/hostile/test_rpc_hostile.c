@@ -592,7 +592,7 @@ static void test_reset_on_accept_backs_off(void **state)
 	logcap_init(&L);
 	t0 = now_s();
 	/* the server accepted: create succeeds whether its reset landed
-	 * before lx_rpc_create() returned or after (xprt/tcp.c) */
+	 * before lx_rpc_create() returned or after (xprt/tcp/tcp.c) */
 	assert_int_equal(lx_rpc_create(&cl, &o), 0);
 	assert_int_equal(lx_rpc_call_async(cl, &call, &a), 0);
 	usleep((useconds_t)((t0 + 10.0 - now_s()) * 1e6));

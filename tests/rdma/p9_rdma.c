@@ -211,7 +211,7 @@ static const struct lx_xprt_req_ops ops_read = {
  * wait.  Return the status; the reply stays in *@rep. */
 typedef void (*fill_fn)(struct lx_xprt_req *req, uint16_t tag, void *arg);
 
-static int rpc9(struct xprt *x, uint8_t type, bool notag, fill_fn fill,
+static int rpc9(struct lx_xprt *x, uint8_t type, bool notag, fill_fn fill,
 		void *arg, struct call *c, uint8_t *rep, size_t repcap)
 {
 	struct lx_xprt_req *req;
@@ -304,7 +304,7 @@ static void fill_clunk(struct lx_xprt_req *req, uint16_t tag, void *arg)
 
 /* Move [0, len) of @buf with Twrite or Tread of @chunk bytes, @depth in
  * flight.  Return 0 or the first error; *bad counts short transfers. */
-static int io_pipe(struct xprt *x, bool write, uint8_t *buf, size_t len,
+static int io_pipe(struct lx_xprt *x, bool write, uint8_t *buf, size_t len,
 		   size_t chunk, unsigned int d, unsigned int *bad)
 {
 	pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -391,7 +391,7 @@ static int io_pipe(struct xprt *x, bool write, uint8_t *buf, size_t len,
 
 /* One Tread that gets no reply (the relay drops it): it must time out,
  * and the receive it left posted must serve the next requests. */
-static void test_excess(struct xprt *x, size_t chunk)
+static void test_excess(struct lx_xprt *x, size_t chunk)
 {
 	struct lx_xprt_rdma_stats st;
 	struct lx_xprt_req *req;
@@ -447,7 +447,7 @@ int main(int argc, char **argv)
 	struct lx_xprt_opts o = {0};
 	struct lx_xprt_rdma_opts ro = {.ack_timeout = 20};
 	struct lx_xprt_rdma_stats st;
-	struct xprt *x;
+	struct lx_xprt *x;
 	struct call c;
 	uint8_t rep[64], *wbuf, *rbuf;
 	uint32_t fid0 = 0, fid1 = 1;

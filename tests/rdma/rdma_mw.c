@@ -822,7 +822,7 @@ static uint32_t cookie;
 
 static bool wait_connected(unsigned int ms)
 {
-	struct xprt *x = lx_rpc_xprt(cl, 0);
+	struct lx_xprt *x = lx_rpc_xprt(cl, 0);
 	double t0 = now_s();
 
 	while (now_s() - t0 < ms / 1000.0) {

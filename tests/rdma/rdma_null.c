@@ -52,7 +52,7 @@ static const struct lx_xprt_rdma_opts stall_ro = {.ack_timeout =
 
 /* A stall prints the counters of the connection: enough to tell a lost
  * wake-up from a lost message. */
-static void dump_stats(struct xprt *x, const char *why)
+static void dump_stats(struct lx_xprt *x, const char *why)
 {
 	struct lx_xprt_rdma_stats r;
 	struct lx_xprt_stats s;
@@ -141,7 +141,7 @@ static void null_done(struct lx_call *call, int status, void *arg)
 
 /* Wait for a completion (one must be owed: something is in flight);
  * report a stall of 3 s once.  Called with ps->lock held. */
-static void wait_progress(struct pipe_state *ps, struct xprt *x,
+static void wait_progress(struct pipe_state *ps, struct lx_xprt *x,
 			  const char *what)
 {
 	struct timespec ts;
@@ -198,7 +198,7 @@ static void test_pipeline(struct lx_rpc_clnt *cl)
 	memset(&ps, 0, sizeof(ps));
 	struct lx_rpc_call_args a = {.proc = 0};
 	struct lx_xprt_rdma_stats st0, st;
-	struct xprt *x = lx_rpc_xprt(cl, 0);
+	struct lx_xprt *x = lx_rpc_xprt(cl, 0);
 	unsigned int sent = 0;
 	double t0, dt;
 	int r;
@@ -271,7 +271,7 @@ static void test_reconnect(struct lx_rpc_clnt *cl)
 
 	memset(&ps, 0, sizeof(ps));
 	struct lx_rpc_call_args a = {.proc = 0};
-	struct xprt *x = lx_rpc_xprt(cl, 0);
+	struct lx_xprt *x = lx_rpc_xprt(cl, 0);
 	struct lx_xprt_stats st0, st;
 	unsigned int n = 400, sent = 0, i;
 	/*

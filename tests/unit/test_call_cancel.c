@@ -321,7 +321,7 @@ static enum fakesrv_action rpc_fn(void *arg, const uint8_t *msg, size_t len,
  * had counted already, so the figure is bounded by the window.
  */
 struct sampler {
-	struct xprt *x;
+	struct lx_xprt *x;
 	atomic_bool stop;
 	long max;
 };

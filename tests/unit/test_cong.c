@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Unit tests of the congestion credits (xprt/cong.c): every window rule
+ * Unit tests of the congestion credits (xprt/blocks/cong.c): every window rule
  * against the formula computed here independently, argument validation,
  * and threads taking and returning credits while a test-side counter
  * checks that the credits held never exceed the window.
@@ -18,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include "xprt/cong.h"
+#include "xprt/blocks/cong.h"
 
 static uint32_t cwnd_of(struct lx_xprt_cong *c)
 {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * libxprt.so loaded late, with dlopen(), as a Python ctypes binding or a
- * fio external engine loads it.  The hottest thread-locals (xprt/pool.c,
+ * fio external engine loads it.  The hottest thread-locals (xprt/blocks/pool.c,
  * xmit.c, tags_map.c) use the initial-exec TLS model, which a library
  * loaded after start-up can only use from glibc's surplus of static TLS:
  * the dlopen() must still succeed, and calls must work from the threads

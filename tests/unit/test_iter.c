@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Unit tests of the scatter/gather iterator (xprt/iter.c).
+ * Unit tests of the scatter/gather iterator (xprt/blocks/iter.c).
  *
  * Boundary cases first, each named for the rule it checks; then a
  * property test: random segmentations of a random buffer walked with

@@ -306,7 +306,7 @@ static void test_hot_path_allocates_nothing(void **state)
 	assert_int_equal(after - before, 0);
 	assert_int_equal(buf[100], 0x5a);
 	{
-		struct xprt *x = lx_rpc_xprt(lx_nfs3_rpc(c), 0);
+		struct lx_xprt *x = lx_rpc_xprt(lx_nfs3_rpc(c), 0);
 		struct lx_xprt_pool_stats st;
 
 		lx_xprt_pool_stats(lx_xprt_pool(x), &st);

@@ -16,8 +16,8 @@
 #include <cmocka.h>
 
 #include "nfs3/nfs3_int.h"
-#include "xprt/byteorder.h"
-#include "xprt/util.h"
+#include "xprt/blocks/byteorder.h"
+#include "xprt/blocks/util.h"
 
 struct b {
 	uint8_t p[8192];

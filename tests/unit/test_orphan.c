@@ -24,7 +24,7 @@
 #include <libxprt/rpc.h>
 
 #include "helpers/fakesrv.h"
-#include "xprt/xprt_int.h" /* the credits held (lx_xprt_cong_held()) */
+#include "xprt/core/xprt_int.h" /* the credits held (lx_xprt_cong_held()) */
 
 #define TPROG 0x20000079u
 #define NCALL 8u
@@ -79,7 +79,7 @@ static void obj_done(struct lx_call *call, int status, void *arg)
 struct env {
 	struct fakesrv *srv;
 	struct lx_rpc_clnt *cl;
-	struct xprt *x;
+	struct lx_xprt *x;
 	struct obj o[NCALL];
 };
 

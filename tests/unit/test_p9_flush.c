@@ -27,7 +27,7 @@
 #include <libxprt/p9.h>
 
 #include "test_p9_fake.h"
-#include "xprt/call_int.h" /* the tag a call went out under */
+#include "xprt/core/call_int.h" /* the tag a call went out under */
 
 static struct p9f srv;
 

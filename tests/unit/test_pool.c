@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Unit tests of the buffer pool (xprt/pool.c, include/libxprt/pool.h).
+ * Unit tests of the buffer pool (xprt/blocks/pool.c, include/libxprt/pool.h).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -17,7 +17,7 @@
 
 #include "libxprt/proto/pool.h"
 
-/* Internal introspection (xprt/pool.c): buffers in per-thread caches. */
+/* Internal introspection (xprt/blocks/pool.c): buffers in per-thread caches. */
 uint64_t lx_xprt__pool_cached(struct lx_xprt_pool *pool, unsigned int *nmags);
 
 #if defined(LX_XPRT_TSAN) && LX_XPRT_TSAN

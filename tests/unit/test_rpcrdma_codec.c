@@ -18,7 +18,7 @@
 #include <cmocka.h>
 
 #include "rpc/rpc_rdma.h"
-#include "xprt/cong.h"
+#include "xprt/blocks/cong.h"
 
 /* ------------------------------------------------------------ helpers */
 

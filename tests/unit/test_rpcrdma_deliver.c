@@ -22,7 +22,7 @@
 #include <libxprt/proto/rdma.h>
 #include <libxprt/rpc.h>
 
-#include "xprt/xprt_int.h"
+#include "xprt/core/xprt_int.h"
 
 /* ------------------------------------------------------------ fixture */
 
@@ -35,7 +35,7 @@ static struct {
 } hook;
 
 struct fix {
-	struct xprt *x;
+	struct lx_xprt *x;
 	struct lx_xprt_rqst *rq;
 	struct lx_xprt_buf rbuf;
 	uint8_t *dst; /* the caller's memory, exact size */
@@ -281,7 +281,7 @@ static void test_rdma_api_rejects_bad_arguments(void **state)
 	struct lx_xprt_rdma_opts ro = {0};
 	struct lx_rpc_opts co = {0};
 	struct lx_rpc_clnt *cl;
-	struct xprt *x = NULL;
+	struct lx_xprt *x = NULL;
 
 	(void)state;
 	assert_int_equal(lx_xprt_rdma_stats(NULL, &st), -EINVAL);
@@ -317,7 +317,7 @@ static void test_rdma_api_rejects_bad_arguments(void **state)
 static void test_rdma_without_device_fails_cleanly(void **state)
 {
 	struct lx_xprt_opts o = {0};
-	struct xprt *x = NULL;
+	struct lx_xprt *x = NULL;
 	int r;
 
 	(void)state;

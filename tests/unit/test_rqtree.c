@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Unit tests of the reply index (xprt/rqtree.c): the insert/lookup/erase
+ * Unit tests of the reply index (xprt/blocks/rqtree.c): the insert/lookup/erase
  * contract, red-black invariants after random churn (checked by walking
  * the tree through the RB_* accessors), the pin/wait hand-shake between
  * threads, and concurrent lookups racing erase and reuse (run it under
@@ -22,7 +22,7 @@
 
 #include <cmocka.h>
 
-#include "xprt/rqtree.h"
+#include "xprt/blocks/rqtree.h"
 
 static uint64_t now_ns(void)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Tests of the tag allocator (xprt/tags.c, xprt/tags_wait.c): argument
+ * Tests of the tag allocator (xprt/blocks/tags.c, xprt/blocks/tags_wait.c): argument
  * checks, exactly-once hand-out, double puts, exclusive ownership under
  * threads, no lost wake-up at small depths (with a watchdog that fails
  * instead of hanging), FIFO order, fairness against non-blocking gets,
@@ -26,9 +26,9 @@
 
 #include <libxprt/proto/tags.h>
 
-#include "xprt/util.h"
+#include "xprt/blocks/util.h"
 
-/* Internals for tests (xprt/tags.c, xprt/tags_wait.c). */
+/* Internals for tests (xprt/blocks/tags.c, xprt/blocks/tags_wait.c). */
 unsigned int lx_xprt_tags__nr_words(const struct lx_xprt_tags *t);
 extern void (*lx_xprt_tags__wait_hook)(struct lx_xprt_tags *t);
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Large READ replies over TCP land in the caller's buffer with one copy:
- * the receive state machine (xprt/tcp_rx.c) reads them from the socket
+ * the receive state machine (xprt/tcp/tcp_rx.c) reads them from the socket
  * straight into place, never through its staging buffer.  The counters
  * say so: of the bytes received, direct_rx_bytes are those read into the
  * caller's memory, and it grows by exactly each large reply's payload -

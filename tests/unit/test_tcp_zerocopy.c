@@ -183,10 +183,10 @@ static const struct lx_xprt_req_ops t_ops = {.done = t_done};
 
 static struct lx_xprt_framing_ops toy_framing;
 
-static struct xprt *mk_xprt(bool zerocopy)
+static struct lx_xprt *mk_xprt(bool zerocopy)
 {
 	struct lx_xprt_opts o = {0};
-	struct xprt *x = NULL;
+	struct lx_xprt *x = NULL;
 
 	toy_framing = lx_xprt_framing_rpc;
 	toy_framing.name = "toy";
@@ -205,9 +205,9 @@ static struct xprt *mk_xprt(bool zerocopy)
 }
 
 /* A call of @cmd carrying @len bytes of @payload (as tx_segs) */
-static struct lx_xprt_req *mk_req(struct xprt *x, struct call *c, uint32_t key,
-				  uint32_t cmd, uint8_t *payload, size_t len,
-				  bool will_wait)
+static struct lx_xprt_req *mk_req(struct lx_xprt *x, struct call *c,
+				  uint32_t key, uint32_t cmd, uint8_t *payload,
+				  size_t len, bool will_wait)
 {
 	struct lx_xprt_req *req;
 	uint8_t *p;
@@ -240,7 +240,7 @@ static struct lx_xprt_req *mk_req(struct xprt *x, struct call *c, uint32_t key,
 static void run_early(bool zerocopy, bool will_wait)
 {
 	static uint8_t payload[BIG];
-	struct xprt *x = mk_xprt(zerocopy);
+	struct lx_xprt *x = mk_xprt(zerocopy);
 	struct lx_xprt_stats st;
 	struct lx_xprt_req *req;
 	struct call c;
@@ -296,7 +296,7 @@ static void test_zerocopy_pipeline(void **state)
 {
 	enum { N = 6, ROUNDS = 20 };
 	static uint8_t payload[N][256 * 1024];
-	struct xprt *x = mk_xprt(true);
+	struct lx_xprt *x = mk_xprt(true);
 	struct lx_xprt_req *req[N];
 	struct lx_xprt_stats st;
 	struct call c[N];

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Request timers (xprt/timer.c): a deadline per slot, walked when one is
+ * Request timers (xprt/core/timer.c): a deadline per slot, walked when one is
  * due; arming kicks the receive thread only when the new deadline comes
  * before the time it sleeps to, which is never more than
  * LX_XPRT_TIMER_TICK_NS away.  A transport with a counting kick_rx() and
@@ -18,14 +18,14 @@
 
 #include <cmocka.h>
 
-#include "xprt/xprt_int.h"
+#include "xprt/core/xprt_int.h"
 
 #define NRQ   8
 #define MS_NS 1000000ull
 
 static unsigned int kicks;
 
-static void count_kick(struct xprt *x)
+static void count_kick(struct lx_xprt *x)
 {
 	(void)x;
 	kicks++;
@@ -36,7 +36,7 @@ static const struct lx_xprt_transport_ops kick_ops = {
 };
 
 struct fixture {
-	struct xprt x;
+	struct lx_xprt x;
 	struct lx_xprt_rqst rq[NRQ];
 };
 

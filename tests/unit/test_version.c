@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Unit tests of lx_xprt_version() (xprt/version.c): the library says the
+ * Unit tests of lx_xprt_version() (xprt/core/version.c): the library says the
  * version of the VERSION file it was built from (the one place the
  * version is written; LX_TEST_VERSION_FILE is its path), in the
  * MAJOR.MINOR.PATCH form the header promises, from static storage.

@@ -21,38 +21,38 @@
 
 #include <cmocka.h>
 
-#include "xprt/xprt_int.h"
+#include "xprt/core/xprt_int.h"
 
 #define SLOTS 4
 #define CHAIN 200
 
-static int fk_setup(struct xprt *x)
+static int fk_setup(struct lx_xprt *x)
 {
 	(void)x;
 	return 0;
 }
 
-static int fk_connect(struct xprt *x, uint32_t cookie)
+static int fk_connect(struct lx_xprt *x, uint32_t cookie)
 {
 	(void)x;
 	(void)cookie;
 	return 0;
 }
 
-static void fk_nothing(struct xprt *x)
+static void fk_nothing(struct lx_xprt *x)
 {
 	(void)x;
 }
 
-static void fk_wait_writable(struct xprt *x, int timeout_ms)
+static void fk_wait_writable(struct lx_xprt *x, int timeout_ms)
 {
 	(void)x;
 	usleep((useconds_t)timeout_ms * 100);
 }
 
 /* Sent, and answered (an empty reply) before the sender's bookkeeping. */
-static int fk_send(struct xprt *x, struct lx_xprt_rqst **reqs, unsigned int n,
-		   unsigned int *nsent, bool more)
+static int fk_send(struct lx_xprt *x, struct lx_xprt_rqst **reqs,
+		   unsigned int n, unsigned int *nsent, bool more)
 {
 	unsigned int i;
 
@@ -82,7 +82,7 @@ static const struct lx_xprt_transport_ops fake_ops = {
 };
 
 static struct {
-	struct xprt *x;
+	struct lx_xprt *x;
 	atomic_uint next_key, done, failed, max_depth;
 	atomic_int first_err;
 } C;
@@ -169,8 +169,8 @@ static struct {
 	uint32_t keys[16];
 } R;
 
-static int rec_send(struct xprt *x, struct lx_xprt_rqst **reqs, unsigned int n,
-		    unsigned int *nsent, bool more)
+static int rec_send(struct lx_xprt *x, struct lx_xprt_rqst **reqs,
+		    unsigned int n, unsigned int *nsent, bool more)
 {
 	unsigned int i;
 
@@ -211,7 +211,7 @@ static void rec_done(struct lx_xprt_req *req, int status)
 
 static const struct lx_xprt_req_ops rec_req_ops = {.done = rec_done};
 
-static struct lx_xprt_req *rec_submit(struct xprt *x, uint32_t key)
+static struct lx_xprt_req *rec_submit(struct lx_xprt *x, uint32_t key)
 {
 	struct lx_xprt_req *req;
 
@@ -239,7 +239,7 @@ static void test_batch_sends_once_and_skips_a_cancelled_one(void **state)
 		.max_reqs = SLOTS,
 	};
 	struct lx_xprt_req *req[3];
-	struct xprt *x;
+	struct lx_xprt *x;
 	unsigned int i;
 
 	(void)state;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Unit tests of the fair transmit queue (xprt/xmitq.h): ordering rules,
+ * Unit tests of the fair transmit queue (xprt/blocks/xmitq.h): ordering rules,
  * requeue and removal semantics, argument checks, and exactly-once delivery
  * with concurrent producers.
  */
@@ -17,8 +17,8 @@
 
 #include <cmocka.h>
 
-#include "xprt/util.h"
-#include "xprt/xmitq.h"
+#include "xprt/blocks/util.h"
+#include "xprt/blocks/xmitq.h"
 
 struct req {
 	struct lx_xprt_xmit_node xn;

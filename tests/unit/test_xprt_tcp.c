@@ -24,7 +24,7 @@
 #include <libxprt/proto/xprt.h>
 
 #include "helpers/fakesrv.h"
-#include "xprt/proto.h" /* lx_xprt__req_grow_rbuf() */
+#include "xprt/core/proto.h" /* lx_xprt__req_grow_rbuf() */
 
 enum {
 	CMD_ECHO = 1,	  /* reply: key cmd arg payload */
@@ -169,11 +169,11 @@ static const struct lx_xprt_req_ops t_bulk_ops = {.done = t_done,
 static struct fakesrv *srv;
 static struct lx_xprt_framing_ops toy_framing;
 
-static struct xprt *mk_xprt(unsigned int max_reqs, size_t buf_size,
-			    enum lx_xprt_reconnect_policy policy)
+static struct lx_xprt *mk_xprt(unsigned int max_reqs, size_t buf_size,
+			       enum lx_xprt_reconnect_policy policy)
 {
 	struct lx_xprt_opts o = {0};
-	struct xprt *x = NULL;
+	struct lx_xprt *x = NULL;
 
 	/* RPC record marking for a toy protocol: its replies are no RPC
 	 * replies (word 1 is the command), so no check of the message type
@@ -210,8 +210,9 @@ static int teardown(void **state)
 	return 0;
 }
 
-static struct lx_xprt_req *mk_req(struct xprt *x, struct call *c, uint32_t key,
-				  uint32_t cmd, uint32_t arg, size_t payload)
+static struct lx_xprt_req *mk_req(struct lx_xprt *x, struct call *c,
+				  uint32_t key, uint32_t cmd, uint32_t arg,
+				  size_t payload)
 {
 	struct lx_xprt_req *req;
 	uint8_t *p;
@@ -238,7 +239,7 @@ static void wait_done(struct lx_xprt_req *req)
 
 static void test_echo_round_trip(void **state)
 {
-	struct xprt *x = mk_xprt(8, 4096, LX_XPRT_RESEND);
+	struct lx_xprt *x = mk_xprt(8, 4096, LX_XPRT_RESEND);
 	struct lx_xprt_req *req;
 	struct call c;
 	struct lx_xprt_stats st;
@@ -263,7 +264,7 @@ static void test_echo_round_trip(void **state)
 
 static void test_submit_validation(void **state)
 {
-	struct xprt *x = mk_xprt(4, 4096, LX_XPRT_RESEND);
+	struct lx_xprt *x = mk_xprt(4, 4096, LX_XPRT_RESEND);
 	struct lx_xprt_req *req, *req2;
 	struct call c, c2;
 
@@ -289,7 +290,7 @@ static void test_submit_validation(void **state)
 	/* bad create options */
 	{
 		struct lx_xprt_opts o = {0};
-		struct xprt *y;
+		struct lx_xprt *y;
 
 		assert_int_equal(lx_xprt_create(&y, &o), -EINVAL);
 		o.host = "127.0.0.1";
@@ -307,7 +308,7 @@ static void test_submit_validation(void **state)
 
 static void test_duplicate_key_rejected(void **state)
 {
-	struct xprt *x = mk_xprt(4, 4096, LX_XPRT_RESEND);
+	struct lx_xprt *x = mk_xprt(4, 4096, LX_XPRT_RESEND);
 	struct lx_xprt_req *a, *b;
 	struct call ca, cb;
 
@@ -332,7 +333,7 @@ static void test_duplicate_key_rejected(void **state)
  */
 static void test_reply_index_direct_and_foreign(void **state)
 {
-	struct xprt *x = mk_xprt(4, 4096, LX_XPRT_RESEND);
+	struct lx_xprt *x = mk_xprt(4, 4096, LX_XPRT_RESEND);
 	struct lx_xprt_req *a, *b, *c, *d;
 	struct call ca, cb, cc, cd;
 	uint32_t ka, kc;
@@ -388,7 +389,7 @@ static void test_reply_index_direct_and_foreign(void **state)
 }
 
 struct pipe_arg {
-	struct xprt *x;
+	struct lx_xprt *x;
 	unsigned int id;
 	atomic_uint *ok;
 };
@@ -426,7 +427,7 @@ static void *pipe_thread(void *p)
 /* 64 calls in flight from 8 threads on one connection */
 static void test_pipelining_8_threads(void **state)
 {
-	struct xprt *x = mk_xprt(64, 4096, LX_XPRT_RESEND);
+	struct lx_xprt *x = mk_xprt(64, 4096, LX_XPRT_RESEND);
 	struct pipe_arg pa[8];
 	pthread_t th[8];
 	atomic_uint ok = 0;
@@ -449,7 +450,7 @@ static void test_pipelining_8_threads(void **state)
 }
 
 struct mixed_arg {
-	struct xprt *x;
+	struct lx_xprt *x;
 	unsigned int id;
 	bool sync;
 	atomic_uint *ok;
@@ -486,7 +487,7 @@ static void *mixed_thread(void *p)
  */
 static void test_mixed_sync_and_async_waiters(void **state)
 {
-	struct xprt *x = mk_xprt(64, 4096, LX_XPRT_RESEND);
+	struct lx_xprt *x = mk_xprt(64, 4096, LX_XPRT_RESEND);
 	struct mixed_arg ma[6];
 	pthread_t th[6];
 	atomic_uint ok = 0;
@@ -503,7 +504,7 @@ static void test_mixed_sync_and_async_waiters(void **state)
 	lx_xprt_destroy(x);
 }
 
-static void run_bulk_first(struct xprt *x, uint32_t len, size_t first)
+static void run_bulk_first(struct lx_xprt *x, uint32_t len, size_t first)
 {
 	struct lx_xprt_req *req;
 	struct call c;
@@ -542,14 +543,14 @@ static void run_bulk_first(struct xprt *x, uint32_t len, size_t first)
 	free(buf);
 }
 
-static void run_bulk(struct xprt *x, uint32_t len)
+static void run_bulk(struct lx_xprt *x, uint32_t len)
 {
 	run_bulk_first(x, len, 0);
 }
 
 static void test_bulk_placement(void **state)
 {
-	struct xprt *x = mk_xprt(4, 4096, LX_XPRT_RESEND);
+	struct lx_xprt *x = mk_xprt(4, 4096, LX_XPRT_RESEND);
 	struct lx_xprt_stats st;
 
 	(void)state;
@@ -567,7 +568,7 @@ static void test_bulk_placement(void **state)
  * same places. */
 static void test_bulk_placement_first(void **state)
 {
-	struct xprt *x = mk_xprt(4, 4096, LX_XPRT_RESEND);
+	struct lx_xprt *x = mk_xprt(4, 4096, LX_XPRT_RESEND);
 	static const size_t firsts[] = {1, 4, 8, 9, 4096};
 	size_t i;
 
@@ -582,7 +583,7 @@ static void test_bulk_placement_first(void **state)
 
 static void test_bulk_overflow_refused(void **state)
 {
-	struct xprt *x = mk_xprt(4, 4096, LX_XPRT_RESEND);
+	struct lx_xprt *x = mk_xprt(4, 4096, LX_XPRT_RESEND);
 	struct lx_xprt_req *req;
 	struct call c;
 	uint8_t buf[128];
@@ -611,7 +612,7 @@ static void test_bulk_overflow_refused(void **state)
 
 static void test_multi_fragment_reply(void **state)
 {
-	struct xprt *x = mk_xprt(4, 4096, LX_XPRT_RESEND);
+	struct lx_xprt *x = mk_xprt(4, 4096, LX_XPRT_RESEND);
 	struct lx_xprt_req *req;
 	struct call c;
 
@@ -630,7 +631,7 @@ static void test_multi_fragment_reply(void **state)
 
 static void test_unknown_and_duplicate_replies(void **state)
 {
-	struct xprt *x = mk_xprt(4, 4096, LX_XPRT_RESEND);
+	struct lx_xprt *x = mk_xprt(4, 4096, LX_XPRT_RESEND);
 	struct lx_xprt_req *req;
 	struct lx_xprt_stats st;
 	struct call c;
@@ -661,7 +662,7 @@ static void test_unknown_and_duplicate_replies(void **state)
 
 static void test_reply_too_big(void **state)
 {
-	struct xprt *x = mk_xprt(4, 1024, LX_XPRT_RESEND);
+	struct lx_xprt *x = mk_xprt(4, 1024, LX_XPRT_RESEND);
 	struct lx_xprt_req *req;
 	struct call c;
 
@@ -685,7 +686,7 @@ static void test_reply_too_big(void **state)
  */
 static void test_grow_rbuf(void **state)
 {
-	struct xprt *x = mk_xprt(8, 1024, LX_XPRT_RESEND);
+	struct lx_xprt *x = mk_xprt(8, 1024, LX_XPRT_RESEND);
 	struct lx_xprt_req *req, *held[4], *extra;
 	struct lx_xprt_buf *home;
 	struct call c;
@@ -743,7 +744,7 @@ static void test_grow_rbuf_shared(void **state)
 	struct lx_xprt_opts o = {0};
 	struct lx_xprt_pool *pool;
 	struct lx_xprt_req *req;
-	struct xprt *x = NULL;
+	struct lx_xprt *x = NULL;
 
 	(void)state;
 	assert_int_equal(lx_xprt_pool_create(&pool, &po), 0);
@@ -770,7 +771,7 @@ static void test_grow_rbuf_shared(void **state)
 
 static void test_timeout_and_cancel(void **state)
 {
-	struct xprt *x = mk_xprt(4, 4096, LX_XPRT_RESEND);
+	struct lx_xprt *x = mk_xprt(4, 4096, LX_XPRT_RESEND);
 	struct lx_xprt_req *req;
 	struct call c;
 	uint64_t t0;
@@ -805,7 +806,7 @@ static void test_timeout_and_cancel(void **state)
 
 static void test_reconnect_resends(void **state)
 {
-	struct xprt *x = mk_xprt(4, 4096, LX_XPRT_RESEND);
+	struct lx_xprt *x = mk_xprt(4, 4096, LX_XPRT_RESEND);
 	struct lx_xprt_req *req;
 	struct call c;
 
@@ -825,7 +826,7 @@ static void test_reconnect_resends(void **state)
 
 static void test_fail_policy(void **state)
 {
-	struct xprt *x = mk_xprt(4, 4096, LX_XPRT_FAIL);
+	struct lx_xprt *x = mk_xprt(4, 4096, LX_XPRT_FAIL);
 	struct lx_xprt_req *req;
 	struct call c;
 
@@ -847,7 +848,7 @@ static void test_fail_policy(void **state)
 
 static void test_huge_fragment_drops_connection(void **state)
 {
-	struct xprt *x = mk_xprt(4, 4096, LX_XPRT_RESEND);
+	struct lx_xprt *x = mk_xprt(4, 4096, LX_XPRT_RESEND);
 	struct lx_xprt_req *req;
 	struct lx_xprt_stats st;
 	struct call c;
@@ -868,7 +869,7 @@ static void test_huge_fragment_drops_connection(void **state)
 
 static void test_server_restart(void **state)
 {
-	struct xprt *x = mk_xprt(8, 4096, LX_XPRT_RESEND);
+	struct lx_xprt *x = mk_xprt(8, 4096, LX_XPRT_RESEND);
 	struct lx_xprt_req *req;
 	struct call c;
 
@@ -888,7 +889,7 @@ static void test_server_restart(void **state)
 
 static void test_destroy_fails_in_flight(void **state)
 {
-	struct xprt *x = mk_xprt(4, 4096, LX_XPRT_RESEND);
+	struct lx_xprt *x = mk_xprt(4, 4096, LX_XPRT_RESEND);
 	struct lx_xprt_req *req;
 	struct call c;
 
@@ -906,7 +907,7 @@ static void test_9p_framing(void **state)
 {
 	struct fakesrv *s9;
 	struct lx_xprt_opts o = {0};
-	struct xprt *x;
+	struct lx_xprt *x;
 	struct lx_xprt_req *req;
 	struct call c;
 	uint8_t *p;

@@ -4,7 +4,7 @@
  * transmission, replies (protocol-author tier; the tool tier's view of a
  * transport is <libxprt/xprt.h>, included here).
  *
- * A struct xprt is one connection-oriented transport instance (one TCP
+ * A struct lx_xprt is one connection-oriented transport instance (one TCP
  * socket or one RDMA queue pair, re-established on failure) with its own
  * request slots (tag allocator), reply index, congestion credits, fair
  * transmit queue, receive thread and transmit worker.  Protocols (SunRPC in
@@ -270,7 +270,7 @@ struct lx_xprt_req_ops {
  * @user: free for the protocol
  */
 struct lx_xprt_req {
-	struct xprt *xprt;
+	struct lx_xprt *xprt;
 	unsigned int slot;
 	struct lx_xprt_buf *sbuf;
 	struct iovec tx_segs[LX_XPRT_REQ_MAX_TX_SEGS];
@@ -314,7 +314,7 @@ struct lx_xprt_req {
  * resolve; %-ECONNREFUSED, %-ETIMEDOUT, %-EHOSTUNREACH or another connect
  * error; %-ENOMEM; %-EPROTONOSUPPORT for a transport not built in.
  */
-int lx_xprt_create(struct xprt **xp, const struct lx_xprt_opts *opts);
+int lx_xprt_create(struct lx_xprt **xp, const struct lx_xprt_opts *opts);
 
 /**
  * lx_xprt_destroy() - close the transport and free it
@@ -325,7 +325,7 @@ int lx_xprt_create(struct xprt **xp, const struct lx_xprt_opts *opts);
  * returns: it waits for that.  Must not be called from a done() callback.
  * NULL is a no-op.
  */
-void lx_xprt_destroy(struct xprt *x);
+void lx_xprt_destroy(struct lx_xprt *x);
 
 /**
  * lx_xprt_req_alloc() - take a free request slot and its buffers
@@ -338,7 +338,7 @@ void lx_xprt_destroy(struct xprt *x);
  * %-ESHUTDOWN when the transport is closing; %-ENOMEM (the pool could not
  * grow).
  */
-int lx_xprt_req_alloc(struct xprt *x, unsigned int flags,
+int lx_xprt_req_alloc(struct lx_xprt *x, unsigned int flags,
 		      struct lx_xprt_req **reqp);
 
 /** lx_xprt_req_priv() - the protocol's private area of @req (req_priv bytes) */
@@ -488,7 +488,7 @@ int lx_xprt_req_done_wait(struct lx_xprt_req *req, int64_t timeout_ns);
  * lx_xprt_connect_cookie() - number of connections established so far; a
  * request whose cookie differs went out on an older connection
  */
-uint32_t lx_xprt_connect_cookie(const struct xprt *x);
+uint32_t lx_xprt_connect_cookie(const struct lx_xprt *x);
 
 /**
  * lx_xprt_req_sent() - the whole of @req has been written to a connection
@@ -518,7 +518,7 @@ uint32_t lx_xprt_req_cookie(const struct lx_xprt_req *req);
  * Return: %0; %-EINVAL for NULL arguments; %-EBUSY when requests are
  * still held after that wait.
  */
-int lx_xprt_set_pool(struct xprt *x, struct lx_xprt_pool *pool);
+int lx_xprt_set_pool(struct lx_xprt *x, struct lx_xprt_pool *pool);
 
 /**
  * lx_xprt_not_responding() - a protocol saw a call go unanswered past its
@@ -530,7 +530,7 @@ int lx_xprt_set_pool(struct xprt *x, struct lx_xprt_pool *pool);
  * one itself when a connection with calls in flight is lost early or a
  * reconnect attempt fails.  Any thread; cheap when an episode is on.
  */
-void lx_xprt_not_responding(struct xprt *x);
+void lx_xprt_not_responding(struct lx_xprt *x);
 
 #ifdef __cplusplus
 }
