@@ -61,7 +61,7 @@ endif
 
 # Thread-local variables through TLS descriptors (x86-64): in libxprt.so
 # the default model calls __tls_get_addr on every access (~130
-# instructions per call measured, issue 12); a descriptor resolves to a
+# instructions per call measured); a descriptor resolves to a
 # two-instruction function for a library loaded at start, and still works
 # for one loaded later with dlopen().  The few hottest bytes (pool.c,
 # xmit.c, tags_map.c: 56 in all) are initial-exec instead, which a

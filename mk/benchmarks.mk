@@ -41,7 +41,7 @@ integration: $(O)/bench/nfs3-bench
 # ================================================================ cost
 # (owned by the per-call cost gauge: perf/cost/, scripts/bench-cost.py)
 # perf/cost/*.c are small programs on the public API, one per workload
-# of `make bench-cost` (issue 12): each perf/cost/NAME.c becomes
+# of `make bench-cost`: each perf/cost/NAME.c becomes
 # $(O)/bench/cost/NAME with underscores as dashes.  They are compiled
 # against include/libxprt/ only and linked against libxprt.so, as a user
 # links with pkg-config (found through an $ORIGIN rpath, in place).
@@ -71,7 +71,7 @@ cost-tools: $(COST_BINS)
 
 all: cost-tools
 
-# The regression guard (issue 12 item 3), in make check, plain build only
+# The regression guard, in make check, plain build only
 # (valgrind does not run sanitizer builds): client instructions per call
 # of the synchronous NULL and of 16-deep 4 KiB READs against the fake
 # in-process server of tests/unit (tests/cost/cost_guard.c; its threads

@@ -7,8 +7,8 @@
 # symbols): calls go one way, and back up only through the hooks a layer
 # was handed.  bench/** is checked as one program: no two of its files
 # (bench/engine, bench/backends/*, the programs' mains) call into each
-# other, engine.c calls down and nothing calls back up into it (issue 15
-# item 4; the map is in docs/architecture.md).  The same pass fails when a
+# other, engine.c calls down and nothing calls back up into it (the map
+# is in docs/architecture.md).  The same pass fails when a
 # library object refers to stdio's printing: the library prints nothing
 # itself, its messages go to the log hook of the client's options.
 CYCLE_DIRS ?= xprt/** rpc nfs3 p9 bench/**
@@ -32,3 +32,20 @@ format:
 
 check-format:
 	clang-format --dry-run --Werror $(FORMAT_SRCS)
+
+# ---------------------------------------------------------------- documents
+# docs/benchmarks.md is what scripts/bench-md.py --write makes from
+# docs/benchmarks.md.in and docs/results/*.json; and no document names a
+# path of someone's machine, an issue number or a "wave": documents say
+# what is true now, history lives in git.
+DOC_PATH_RE := /wor[k]/|isolate\.sh|/home/[a-z]
+DOC_LINT_RE := $(DOC_PATH_RE)|[Ii]ssue \#?[0-9]+|\b[Ww]ave [0-9]+
+.PHONY: check-docs
+check-docs:
+	@scripts/bench-md.py --check
+	@if grep -rnE '$(DOC_LINT_RE)' --include='*.md' --include='*.md.in' \
+		--include='*.inc' --include='*.[1-8]' --include='*.[1-8].in' \
+		README.md docs tests perf bench examples; then \
+		echo "check-docs: the lines above name a machine's path," \
+		     "an issue or a wave"; \
+		exit 1; fi; echo "documents ok"

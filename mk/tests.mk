@@ -97,7 +97,7 @@ check-rdma: $(O)/examples/shared_read
 # The README's test command: everything, on a fresh Debian 12 machine.
 # The fuzz targets run FUZZ_SECONDS (60) each and the fault soak
 # SOAK_SECONDS (60): short runs of what `make fuzz-long` / longer soaks do.
-check: deps-check-all check-format check-version check-man check-cycles \
+check: deps-check-all check-format check-version check-man check-docs check-cycles \
        check-unit check-cost check-install check-deb check-integration \
        check-mpi check-plot check-rdma fuzz soak
 

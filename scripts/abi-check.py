@@ -12,7 +12,7 @@ against and can change freely.  This script keeps the three lists in step:
                            map's version) must be the same set; and every
                            function of libxprt.a (beside LIB.so) that a
                            header names must be in the map
-                           and the names (issue 15): every name in the
+                           and the names: every name in the
                            map, every symbol LIB.so exports and every
                            global symbol libxprt.a defines starts with
                            lx_, and no dynamic symbol of the libraries a

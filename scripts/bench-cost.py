@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Per-call cost: client instructions and system calls per operation
-(make bench-cost, issue 12).
+(make bench-cost).
 
 usage: scripts/bench-cost.py BUILDDIR [--only ID,ID...] [--no-rdma]
                                       (BUILDDIR: build/plain)
@@ -330,10 +330,10 @@ ROWS = [
 # own (perf/peers/peer_verbs.c) in event mode (it sleeps on the
 # completion channel, as our transport does with its default
 # busy_poll_us 0), client side counted, same message sizes.  perftest's
-# ib_send_lat -e was the floor until wave 9: its differenced count also
+# ib_send_lat -e is not the floor: its differenced count also
 # charges it the end-of-run statistics (qsort() of one latency sample
 # per round trip, ~320 Ir each) and its loop varies with the boot; its
-# rows stay, on request (RDMA_EXTRA).
+# rows run on request (RDMA_EXTRA).
 RN1 = int(os.environ.get("RDMA_N1", "200"))
 RN2 = int(os.environ.get("RDMA_N2", "1200"))
 # strace (ptrace) is the slow part under TCG: 500 operations apart suffice
@@ -351,7 +351,7 @@ RDMA_EXTRA_PKGS = "perftest strace"
 RDMA_EXTRA_BINS = "/usr/bin/ib_send_lat /usr/bin/strace"
 RDMA_BUDGET = int(os.environ.get("RDMA_COST_BUDGET", "480"))
 # the READ rows of the registration modes that are not the default and
-# perftest's ib_send_lat: not issue 12's rows, and what keeps make
+# perftest's ib_send_lat: not the budgeted rows, and what keeps make
 # bench-cost under 10 minutes when left out (RDMA_ALL_MODES=1, or --only,
 # runs them)
 RDMA_EXTRA = {"r.read.lib", "r.read.lib_cache", "r.perftest64",

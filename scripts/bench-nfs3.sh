@@ -20,7 +20,7 @@
 # warm up 0.5 s unmeasured first.  Writes are UNSTABLE on both sides (our
 # COMMIT comes after the measured time).
 #
-# Targets (issue 4, item 6): at 16 deep >= 1.2x libnfs ops/s with <= 0.7x
+# Targets: at 16 deep >= 1.2x libnfs ops/s with <= 0.7x
 # its client CPU per op; 1 MiB READ >= 1.1x libnfs; no collapse as depth
 # grows past the knee.  Results: a table, JSON on the last line, and
 # BUILD_DIR/bench-nfs3.{json,md,tsv}.

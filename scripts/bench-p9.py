@@ -374,6 +374,19 @@ class Bench:
                               med, 1.06))
 
     # ------------------------------------------------------------ report
+    @staticmethod
+    def row_json(row):
+        """One table row for the JSON (scripts/bench-md.py --record)"""
+        case, srv, la, lb, med, target = row
+        out = {"case": case, "server": srv, "ours": la, "peer": lb,
+               "target": target}
+        if med:
+            keep = ("ops", "cpu", "usr", "p50", "srv", "all")
+            out.update(ratio=med["ratio"], cpu_ratio=med["cpu_ratio"],
+                       ours_result={k: med[la][k] for k in keep},
+                       peer_result={k: med[lb][k] for k in keep})
+        return out
+
     def report(self, load0, load1):
         def f(v, nd=0):
             if v is None:
@@ -435,6 +448,7 @@ class Bench:
         with open(base + ".json", "w") as w:
             json.dump({"quick": QUICK, "rounds": ROUNDS, "secs": SECS,
                        "load_before": load0, "load_after": load1,
+                       "rows": [self.row_json(r) for r in self.rows],
                        "runs": self.runs}, w, indent=1)
         keys = ["case", "client", "rc", "ops_per_s", "cpu_us_per_op",
                 "usr_us_per_op", "p50_us", "server_cpu_pct", "wall_s", "cmd"]

@@ -10,7 +10,7 @@
 #   null-16  rpcping -d 16 (async)        peer_libnfs --mode null --depth 16
 #   null-64  rpcping -d 64 (async)        peer_libnfs --mode null --depth 64
 #
-# All AUTH_SYS, one TCP connection each.  Targets (issue 3, item 7): at 1
+# All AUTH_SYS, one TCP connection each.  Targets: at 1
 # outstanding >= 1.0x libtirpc's calls/s with <= 0.6x its client CPU per
 # call; at 16 outstanding >= 1.2x libnfs's calls/s.  Results: a table,
 # JSON on the last line, and BUILD_DIR/bench-rpc.{json,md,tsv}.

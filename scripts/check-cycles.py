@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""No two files of a folder call into each other (issue 15, make check).
+"""No two files of a folder call into each other (make check).
 
     check-cycles.py OBJDIR [--base DIR]... DIR...
 
@@ -15,8 +15,8 @@ dependency graph); each is printed with the symbols that close it.
 Calls through function pointers (the hooks the layers hand down) are not
 symbol references and so are not dependencies: that is the point.
 
-The same pass checks that the library (xprt rpc nfs3 p9) prints nothing itself (issue 14,
-the log hook): no object of the folders refers to stdio's printing or
+The same pass checks that the library (xprt rpc nfs3 p9) prints nothing
+itself (it has the log hook): no object of the folders refers to stdio's printing or
 to stderr/stdout; messages go to the hook of the client's options
 (lx_xprt_log()).
 

@@ -11,7 +11,7 @@
 # Run as root, the tests that are programs (the library's integration
 # binaries: clients and nothing else) run as uid 65534 through setpriv
 # (tests/integration/unpriv-lib.sh; XPRT_UNPRIV=0 keeps them root): the
-# library must never need privilege (issue 14).  The servers stay root;
+# library must never need privilege.  The servers stay root;
 # the export directories belong to that user, as a user's own export
 # would (the tests check the server's files on disk and make some there),
 # and such a test stops or restarts a server through

@@ -5,9 +5,9 @@
  * asks of it (does this workload read, write, lay files out first...).
  *
  * The bottom of the engine: model.c calls no other file of bench/, and
- * every other file may use it (issue 15 item 4: the predicates lived in
- * cli.c, which made the command-line parser a hub that the report, the
- * units and the usage text called back into).
+ * every other file may use it (with the predicates in cli.c, the
+ * command-line parser would be a hub that the report, the units and the
+ * usage text call back into).
  */
 #ifndef BENCH_MODEL_H
 #define BENCH_MODEL_H

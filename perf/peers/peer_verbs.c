@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * peer_verbs - a plain verbs send/receive ping-pong: the floor of
- * make bench-cost's RDMA rows (issue 12), no library of ours.
+ * make bench-cost's RDMA rows, no library of ours.
  *
  *   peer_verbs --server [--port P] [--size S]
  *   peer_verbs [--port P] [--size S] [--count N | --seconds S] HOST

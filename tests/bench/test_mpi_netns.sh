@@ -23,8 +23,8 @@
 # Addresses come from 198.18.0.0/15 (RFC 2544: for benchmarks, never
 # routed), a /22 that no address or route of this machine mentions.  The
 # namespaces, links and route are made here and removed on exit, whatever
-# happens.  Works in the root namespace of a machine and inside
-# /work/isolate.sh-style namespaces alike.  Needs root (namespaces);
+# happens.  Works in the root namespace of a machine and inside an
+# isolated network namespace alike.  Needs root (namespaces);
 # exit 77 (skip) without it.
 #
 # usage: tests/bench/test_mpi_netns.sh BUILDDIR      (make check-mpi)

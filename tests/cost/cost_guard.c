@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * cost-guard: the client workloads of the per-call cost guard (make
- * check-cost, issue 12 item 3), against the in-process fake NFSv3 server
+ * check-cost), against the in-process fake NFSv3 server
  * of tests/unit/test_nfs3_fakesrv.h.
  *
  *   cost-guard null N     lx_nfs3_create(), 200 + N synchronous lx_nfs3_null()

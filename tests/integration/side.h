@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * libnfs and libxprt in one program (issue 15): the two halves live in
+ * libnfs and libxprt in one program: the two halves live in
  * two translation units because libnfs's headers and libtirpc's (which
  * <libxprt/nfs3.h> includes for XDR) both define bool_t and friends.
  * Only plain C types cross this header.

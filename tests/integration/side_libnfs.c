@@ -73,7 +73,7 @@ int side_nfs_work(struct side_nfs *n, const char *dir, size_t size, char *err,
 	char *data;
 	int rc;
 
-	rc = nfs_access(n->nfs, "/", R_OK | X_OK); /* the crash of issue 15 */
+	rc = nfs_access(n->nfs, "/", R_OK | X_OK); /* not ours to export */
 	if (rc)
 		return fail(n->nfs, err, errlen, "nfs_access /", rc);
 	rc = nfs_stat64(n->nfs, "/", &st);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # shellcheck disable=SC2153 # the XPRT_* variables come from servers.env
 # shellcheck disable=SC2015 # "A && ok ... || bad ...": ok never fails
-# fio's users at home (issue 16), against the real servers (run by
+# fio's users at home, against the real servers (run by
 # scripts/run-integration.sh):
 #   1. fio's JSON: nfs3-bench's json+ has every key of a real fio 3.33
 #      run's (fio itself, sync engine, on a local file), but for the

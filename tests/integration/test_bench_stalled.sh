@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # shellcheck disable=SC2153 # the XPRT_* variables come from servers.env
-# A run that stops making progress fails instead of hanging (issue 14
-# item 3): the server is stopped (SIGSTOP: its sockets stay open, nothing
-# answers) in the middle of a soft run with --timeo 5 --retrans 1.
+# A run that stops making progress fails instead of hanging: the server
+# is stopped (SIGSTOP: its sockets stay open, nothing answers) in the
+# middle of a soft run with --timeo 5 --retrans 1.
 #   nfs3-bench against ganesha: each call is sent twice (0.5 s, then 1 s)
 #     and fails -ETIMEDOUT: exit 1 within 4 s of the stop (1.5 s seen),
 #     "not responding, still trying" said once, then what failed;

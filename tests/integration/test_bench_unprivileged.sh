@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # shellcheck disable=SC2153 # the XPRT_* variables come from servers.env
-# The clients need no privilege (issue 14): nfs3-bench against ganesha and
+# The clients need no privilege: nfs3-bench against ganesha and
 # p9-bench against diod run as an unprivileged user (uid/gid 65534, no
 # supplementary groups, through setpriv), the servers staying root.  Each
 # writes with --verify in a directory of the export owned by that user,

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# libnfs and libxprt in one program against ganesha (issue 15 item 6):
+# libnfs and libxprt in one program against ganesha:
 # tests/integration/side_main.c linked with libxprt.so before libnfs,
 # with libnfs before libxprt.so, and with libxprt.a.  Each must mount
-# through both libraries and run libnfs's nfs_access() & co (the calls
-# that once bound to our same-named exports and crashed) next to
+# through both libraries and run libnfs's nfs_access() & co (calls that
+# would bind to same-named exports of ours, were there any) next to
 # lx_nfs3_access() on one file.
 # Runs under scripts/run-integration.sh (servers.env exported).
 # shellcheck disable=SC2153 # XPRT_* come from servers.env

@@ -5,7 +5,7 @@
 # destination that exists is refused without -f; errors exit 1 with a
 # message, usage errors 2.
 # Run as root, nfs3cp runs as uid 65534 (tests/integration/unpriv-lib.sh:
-# an installed tool needs no privilege; issue 14) with its own AUTH_SYS
+# an installed tool needs no privilege) with its own AUTH_SYS
 # identity, in directories of that user's on both sides.
 # Runs under scripts/run-integration.sh (servers.env exported).
 # shellcheck disable=SC2153 # XPRT_* come from servers.env

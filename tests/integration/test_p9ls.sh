@@ -3,7 +3,7 @@
 # be listed sorted, with sizes, modes and a link's target in -l, the same
 # through both servers; errors exit 1 with a message, usage errors 2.
 # Run as root, p9ls runs as uid 65534 (tests/integration/unpriv-lib.sh:
-# an installed tool needs no privilege; issue 14), its 9P user too.
+# an installed tool needs no privilege), its 9P user too.
 # Runs under scripts/run-integration.sh (servers.env exported).
 # shellcheck disable=SC2153 # XPRT_* come from servers.env
 set -euo pipefail

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * One buffer pool shared by an NFSv3 client and a 9P session in one
- * process, against the real servers of tests/servers (issue 15 item 2):
+ * process, against the real servers of tests/servers:
  * ganesha, which serves both protocols over one export (its 9P listener,
  * XPRT_GANESHA_9P_*; diod when ganesha's 9P is not configured).
  *

@@ -3,7 +3,7 @@
 # 9P at once by the same asynchronous code, both clients on one shared
 # pool; the two copies must be the file on disk, and the pool's counters
 # must show both clients' size classes, nothing left in use and (TCP) no
-# registration.  Keeps the example from rotting (issue 15 item 7).
+# registration.  Keeps the example from rotting.
 # Run as root, the example runs as uid 65534 (tests/integration/unpriv-lib.sh).
 # Runs under scripts/run-integration.sh (servers.env exported).
 # shellcheck disable=SC2153 # XPRT_* come from servers.env

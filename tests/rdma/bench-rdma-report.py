@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Turn the reports of tests/rdma/bench-rdma-guest.sh into the tables.
 
-usage: bench-rdma-report.py RAW_DIR [OUT_MD]
+usage: bench-rdma-report.py RAW_DIR [OUT_MD [OUT_JSON]]
+
+OUT_JSON holds the table's columns and rows (scripts/bench-md.py --record
+reads it from build/plain/bench-rdma.json).
 
 Both nfs3-bench and fio write fio's JSON (jobs[0].read/.write with iops,
 bw in KiB/s, runtime in ms, total_ios; usr_cpu/sys_cpu in % of the run).
@@ -124,21 +127,23 @@ def perf_table(raw):
             ratio = statistics.median(pairs) if pairs else float("nan")
             rows.append((tr, desc, m["ours"], m["kernel"], ratio,
                          len(pairs)))
-    lines = [
-        "| transport | workload | nfs3-bench IOPS | MiB/s | kernel IOPS "
-        "| MiB/s | ours/kernel (pairs) | CPU/I/O ours: process, guest "
-        "| CPU/I/O kernel: fio process, guest | IOPS per run (ours; kernel) |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---|"]
-    for tr, desc, o, k, ratio, npairs in rows:
-        lines.append(
-            "| %s | %s | %.0f | %.1f | %.0f | %.1f | **%.2fx** (%d) "
-            "| %.0f us, %.0f us | %.0f us, %.0f us | %s; %s |"
-            % (tr.upper(), desc, o[0], o[1], k[0], k[1], ratio, npairs,
-               o[2], o[3], k[2], k[3], o[4], k[4]))
+    cols = ["transport", "workload", "nfs3-bench IOPS", "MiB/s",
+            "kernel IOPS", "MiB/s", "ours/kernel (pairs)",
+            "CPU/I/O ours: process, guest",
+            "CPU/I/O kernel: fio process, guest",
+            "IOPS per run (ours; kernel)"]
+    cells = [[tr.upper(), desc, "%.0f" % o[0], "%.1f" % o[1], "%.0f" % k[0],
+              "%.1f" % k[1], "**%.2fx** (%d)" % (ratio, npairs),
+              "%.0f us, %.0f us" % (o[2], o[3]),
+              "%.0f us, %.0f us" % (k[2], k[3]), "%s; %s" % (o[4], k[4])]
+             for tr, desc, o, k, ratio, npairs in rows]
+    lines = ["| " + " | ".join(cols) + " |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+    lines += ["| " + " | ".join(c) + " |" for c in cells]
     if not rows:
         print("bench-rdma: no reports in %s" % raw)
         bad += 1
-    return lines, bad
+    return lines, bad, {"columns": cols, "rows": cells}
 
 
 def sys_counts(path):
@@ -201,7 +206,13 @@ def sys_table(raw):
 def main():
     raw = sys.argv[1]
     out_md = sys.argv[2] if len(sys.argv) > 2 else None
-    lines, bad = perf_table(raw)
+    out_json = sys.argv[3] if len(sys.argv) > 3 else None
+    lines, bad, table = perf_table(raw)
+    if out_json:
+        reps = {rep_of(p) for p in glob.glob(os.path.join(raw, "*.json"))}
+        table["reps"] = len(reps)
+        with open(out_json, "w") as f:
+            json.dump(table, f, indent=1)
     sl = sys_table(raw)
     if sl:
         lines += [""] + sl

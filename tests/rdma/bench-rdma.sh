@@ -13,7 +13,9 @@
 #               point REPS times, ours and the kernel's alternating; then
 #               the system calls per 4 KiB READ in each registration mode
 #   4. report   tests/rdma/bench-rdma-report.py: medians, ratios ours/kernel
-#               (printed, and written to build/bench-rdma/results.md)
+#               (printed, and written to build/bench-rdma/results.md and
+#               build/plain/bench-rdma.json, which scripts/bench-md.py
+#               --record reads)
 #
 # The guest runs under TCG when the host has no usable KVM: absolute
 # figures are meaningless there, the ratio is the result.  Bounded: the
@@ -64,6 +66,8 @@ NB_DIR=${RDMA_BENCH_BIN:-$REPO/build/rdma}
 rc=$?
 echo
 echo "nfs3-bench vs the kernel NFSv3 client (fio libaio direct), medians of $REPS run(s) of ${RUNTIME}s:"
-python3 "$HERE/bench-rdma-report.py" "$RAW" "$RES/results.md" || rc=1
+mkdir -p "$REPO/build/plain"
+python3 "$HERE/bench-rdma-report.py" "$RAW" "$RES/results.md" \
+	"$REPO/build/plain/bench-rdma.json" || rc=1
 echo "bench-rdma: $([ $rc = 0 ] && echo done || echo FAILED) in $(($(date +%s) - T0))s; raw reports in $RAW" >&2
 exit $rc

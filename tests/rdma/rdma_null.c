@@ -467,7 +467,7 @@ static int nowait_submit(struct lx_rpc_clnt *cl, struct lx_call *call,
 }
 
 /*
- * LX_CALL_NOWAIT past the credits (issue 14 item 4): NOWAIT refuses only
+ * LX_CALL_NOWAIT past the credits: NOWAIT refuses only
  * when no slot is free, never because the server's credits are all in
  * use.  Calls past the credit window wait in the transmit queue, holding
  * their slots; with every slot taken the next NOWAIT call gets -EBUSY

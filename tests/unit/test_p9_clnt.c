@@ -490,7 +490,7 @@ static struct lx_call *mkcall(lx_done_fn fn, void *arg, unsigned int flags)
  * replies (Rversion, Rattach, Rwalk, Rlopen), lands straight in the
  * caller's buffer: the Tread's size hint (req->rx_hint) puts the TCP
  * receiver in reads sized to the message before its first byte, so not
- * one data byte goes through the staging buffer (issue 17 item 1).  Both
+ * one data byte goes through the staging buffer.  Both
  * ways a Tread is started: lx_p9_read() and lx_p9_read_async().
  */
 static void test_first_large_rread_lands_in_place(void **state)

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Large READ replies over TCP land in the caller's buffer with one copy
- * (issue 17 item 1): the receive state machine (xprt/tcp/tcp_rx.c) reads
- * them from the socket straight into place, never through its staging
- * buffer.  The counters say so: of the bytes received, direct_rx_bytes
- * are those read into the caller's memory, and it grows by exactly each
- * large reply's payload - the first one of a connection's too, because
- * its request said how much data to expect (req->rx_hint), which puts
- * the stream in reads sized to the message before its first byte.
+ * Large READ replies over TCP land in the caller's buffer with one copy:
+ * the receive state machine (xprt/tcp/tcp_rx.c) reads them from the socket
+ * straight into place, never through its staging buffer.  The counters
+ * say so: of the bytes received, direct_rx_bytes are those read into the
+ * caller's memory, and it grows by exactly each large reply's payload -
+ * the first one of a connection's too, because its request said how
+ * much data to expect (req->rx_hint), which puts the stream in reads
+ * sized to the message before its first byte.
  *
  * The replies come from the fake NFS server of tests/unit in one write
  * each; their sizes are odd (XDR padding after the data), interleaved

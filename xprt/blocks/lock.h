@@ -5,9 +5,9 @@
  * dropping it uncontended is a compare-and-swap and a fetch-and-sub,
  * against some twenty instructions each way for glibc's pthread_mutex
  * (type and robustness checks, owner bookkeeping), which the
- * synchronous call pays twice (the transmit lock and the receiver role,
- * issue 12).  No owner, no recursion, no error checking: the callers
- * are the core's few lock sites.  Acquire on taking, release on
+ * synchronous call pays twice (the transmit lock and the receiver role).
+ * No owner, no recursion, no error checking: the callers are the core's
+ * few lock sites.  Acquire on taking, release on
  * dropping, so ThreadSanitizer sees the ordering it gives.
  *
  * Internal header: not installed.

@@ -15,7 +15,7 @@
  * small lock (lock.h): a lookup (marshal, under a transport's transmit
  * lock) holds it for a binary search and a count, less than what a
  * shared pthread_rwlock costs to take and drop (~60 instructions per
- * window READ, issue 12); registering and unregistering are rare.  A region counts
+ * window READ); registering and unregistering are rare.  A region counts
  * the windows bound over it (@busy): unregistering one that still has
  * windows fails with -EBUSY rather than pull pages from under a server
  * access (and rxe refuses to deregister a memory region with bound

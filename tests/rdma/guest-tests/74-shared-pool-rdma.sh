@@ -1,7 +1,7 @@
 #!/bin/sh
 # budget: 120
-# One buffer pool shared by an NFSv3 client and a 9P session over RDMA
-# (issue 15 item 2): examples/shared_read -r reads one file of the
+# One buffer pool shared by an NFSv3 client and a 9P session over RDMA:
+# examples/shared_read -r reads one file of the
 # export through the kernel nfsd (NFS over RDMA on 20049, MOUNT over TCP)
 # and through tests/rdma/p9relay in front of diod serving the same
 # directory, both clients on one pool with the same asynchronous code.

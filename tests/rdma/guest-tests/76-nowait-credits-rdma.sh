@@ -1,6 +1,6 @@
 #!/bin/sh
 # budget: 120
-# LX_CALL_NOWAIT past the credits over RPC-over-RDMA (issue 14 item 4),
+# LX_CALL_NOWAIT past the credits over RPC-over-RDMA,
 # against the kernel nfsd: a client with 16 slots more than nfsd's credit
 # grant takes every slot with NOWAIT NULL calls while its receive thread
 # is held in the first done() (so no slot comes back).  The calls past the

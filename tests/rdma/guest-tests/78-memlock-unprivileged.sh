@@ -1,6 +1,6 @@
 #!/bin/sh
 # budget: 120
-# RDMA without root (issue 14 item 5): nfs3-bench over RDMA against the
+# RDMA without root: nfs3-bench over RDMA against the
 # kernel nfsd as user nobody (uid 65534, no CAP_IPC_LOCK, so every page
 # it registers is charged to RLIMIT_MEMLOCK).
 #   1. with `ulimit -l 64` (KiB) the run must fail within 30 s, with a

@@ -1,6 +1,6 @@
 #!/bin/sh
 # budget: 120
-# Reconnect backoff over RDMA (issue 14 item 1): a server that fails every
+# Reconnect backoff over RDMA: a server that fails every
 # session at its first I/O.  tests/rdma/p9relay in front of diod, with
 # -C 116, drops the RDMA connection at the first Tread of each session
 # (set-up and the file's layout go through).  Each session is lost before
