@@ -753,8 +753,10 @@ static void test_progress_line_only_on_request_when_piped(void **st)
 		      "--runtime", "1200ms", "--mem-lat", "200us", "--eta",
 		      "auto"));
 	assert_null(strstr(err_text, "Jobs:"));
+	/* the line is due once a second, from the main thread: 2.5 s leaves
+	 * room for a loaded machine to be late for the first one */
 	expect_ok(RUN("--rw", "read", "--size", "1m", "--time_based",
-		      "--runtime", "1200ms", "--mem-lat", "200us", "--eta",
+		      "--runtime", "2500ms", "--mem-lat", "200us", "--eta",
 		      "always"));
 	assert_non_null(strstr(err_text, "Jobs: 1 (run)"));
 	assert_non_null(strstr(err_text, "IOPS]"));
