@@ -76,6 +76,7 @@ LDFLAGS_ALL := $(SANLD) -pthread $(LDFLAGS)
 include mk/lib.mk
 include mk/tests.mk
 include mk/bench.mk
+include mk/fio.mk
 include mk/rdma.mk
 include mk/benchmarks.mk
 include mk/package.mk
@@ -85,5 +86,6 @@ clean:
 	rm -rf build
 
 -include $(LIB_OBJS:.o=.d) $(UNIT_HELPER_OBJS:.o=.d) $(MICRO_COMMON_OBJS:.o=.d) \
-	$(SIDE_OBJS:.o=.d)
+	$(SIDE_OBJS:.o=.d) \
+	$(FIO_ENGINE_OBJS:.o=.d)
 
