@@ -1,0 +1,192 @@
+#!/usr/bin/env bash
+# shellcheck disable=SC2153 # the XPRT_* variables come from servers.env
+# Real fio (Debian's /usr/bin/fio) with libxprt's engine
+# (build/<variant>/fio/libxprt-fio.so) against ganesha over NFSv3 and
+# diod over 9P2000.L (run by scripts/run-integration.sh, which exports
+# servers.env and XPRT_BUILD_DIR).  For each server:
+#   1. a job file with two jobs: randwrite with verify=crc32c and
+#      verify_backlog, randwrite in bssplit sizes with verify=md5, both
+#      do_verify after the writes, on files that do not exist yet: the
+#      engine creates them on the server, fio lays nothing out locally;
+#   2. fio's verify_only over the crc32c file: passes as written, fails
+#      once a byte of it is changed on the server's disk (so the reads
+#      are real and verify is not vacuous);
+#   3. randrw with rwmixread=70, bs 8k, iodepth 16, 8 jobs in processes
+#      with norandommap, randrepeat=0 and group_reporting, time_based;
+#      then 4 jobs of 2 files each with --thread;
+#   4. fsync=4 and end_fsync (COMMIT, Tfsync), counted by fio as for
+#      psync on a local file;
+#   5. a read job on a missing file: created and sized on the server;
+#      unlink=1 removes it afterwards;
+#   6. trim refused with a message.
+# Then a URL of another scheme and a server that is not there: fio ends
+# the job at once with its error report.  fio's JSON output is read with
+# Python.  Each check prints "ok - ..." or "FAIL - ..."; the exit status
+# is the number of failures.  About 30 s.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+eng=${XPRT_BUILD_DIR:-$top/build/plain}/fio/libxprt-fio.so
+[[ -n ${XPRT_NFS_URL:-}${XPRT_DIOD_PORT:-} ]] ||
+	{ echo "FAIL - no servers.env (run through scripts/run-integration.sh)"; exit 1; }
+[[ -f $eng ]] || { echo "FAIL - $eng not built (make fio-engine)"; exit 1; }
+command -v fio >/dev/null || { echo "FAIL - fio is not installed"; exit 1; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/fio-engine-test.XXXXXX")
+sub=fio-engine.$$
+cleanup() {
+	rm -rf "$work"
+	[[ -n ${XPRT_DIOD_EXPORT_DIR:-} ]] && rm -f "${XPRT_DIOD_EXPORT_DIR:?}/$sub".*
+	[[ -n ${XPRT_NFS_EXPORT_DIR:-} ]] && rm -f "${XPRT_NFS_EXPORT_DIR:?}/$sub".*
+}
+trap cleanup EXIT
+fails=0
+
+# shellcheck source=tests/integration/check-lib.sh
+. "$top/tests/integration/check-lib.sh"
+# shellcheck source=tests/integration/unpriv-lib.sh
+. "$top/tests/integration/unpriv-lib.sh"
+unpriv_own "$work"
+
+# fio NAME WANT_RC WANT_MSG ARGS...: run fio as the tests' user in $work
+# (where fio keeps its verify state), JSON report in $work/NAME.json,
+# stderr in $work/NAME.err; check its exit status and message
+fio_run() {
+	local name=$1 want=$2 msg=$3 rc
+	shift 3
+	(cd "$work" && timeout 60 "${AS[@]}" fio --output-format=json \
+		--output="$work/out.json" --ioengine="external:$eng" "$@" \
+		2>"$work/err")
+	rc=$?
+	check_exit "$name" "$want" "$rc" "$msg" "$work/err"
+}
+
+# expect NAME EXPR: the Python expression over fio's report d is true
+expect() {
+	local v
+	v=$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(eval(sys.argv[2]))' "$work/out.json" "$2" 2>&1)
+	if [[ $v == True ]]; then
+		ok "$1"
+	else
+		bad "$1: $2 is ${v:0:200}"
+	fi
+}
+
+# ondisk NAME PATH SIZE: the server's file PATH has SIZE bytes
+ondisk() {
+	local size
+	size=$(stat -c %s "$2" 2>/dev/null || echo none)
+	if [[ $size == "$3" ]]; then ok "$1"; else bad "$1: $2 has $size bytes, want $3"; fi
+}
+
+# server NAME URL EXPORT_DIR
+server() {
+	local s=$1 url=$2 dir=$3 f
+
+	cat >"$work/verify.fio" <<EOF
+[global]
+nfs_url=$url
+size=2m
+iodepth=8
+do_verify=1
+
+[crc]
+filename=$sub.crc
+rw=randwrite
+bs=4k
+verify=crc32c
+verify_backlog=64
+
+[md5]
+filename=$sub.md5
+rw=randwrite
+bssplit=4k/40:64k/30:256k/30
+verify=md5
+EOF
+	fio_run "$s: randwrite, verify=crc32c and md5, new files" 0 "" \
+		"$work/verify.fio" &&
+		expect "$s: 2 MiB written and read back per job, no error" \
+			'[(j["jobname"], j["error"], j["write"]["io_bytes"] >= 2 << 20, j["read"]["io_bytes"] >= 2 << 20) for j in d["jobs"]] == [("crc", 0, True, True), ("md5", 0, True, True)]'
+	ondisk "$s: crc file made on the server, 2 MiB" "$dir/$sub.crc" 2097152
+	ondisk "$s: md5 file made on the server, 2 MiB" "$dir/$sub.md5" 2097152
+	for f in crc md5; do
+		[[ -e $work/$sub.$f ]] && bad "$s: fio laid out $sub.$f locally"
+	done
+
+	# verify_only replays the crc job's writes and checks the data
+	fio_run "$s: verify_only over the written file" 0 "" --name=crc \
+		--nfs_url="$url" --filename="$sub.crc" --size=2m --rw=randwrite \
+		--bs=4k --verify=crc32c --verify_only=1 &&
+		expect "$s: verify_only read 2 MiB, no error" \
+			'd["jobs"][0]["error"] == 0 and d["jobs"][0]["read"]["io_bytes"] == 2 << 20'
+	printf 'X' | dd of="$dir/$sub.crc" bs=1 seek=123456 conv=notrunc status=none
+	fio_run "$s: verify_only after a byte changed on disk" 1 "verify" \
+		--name=crc --nfs_url="$url" --filename="$sub.crc" --size=2m \
+		--rw=randwrite --bs=4k --verify=crc32c --verify_only=1
+
+	# the fair-queueing command line, in seconds; then threads
+	fio_run "$s: randrw 70/30, 8 jobs in processes, time_based" 0 "" \
+		--name=mix --nfs_url="$url" --filename="$sub.mix" --rw=randrw \
+		--bs=8k --rwmixread=70 --iodepth=16 --numjobs=8 --size=4m \
+		--norandommap --randrepeat=0 --group_reporting --time_based \
+		--runtime=2 &&
+		expect "$s: 8 jobs grouped, about 70% reads, no error" \
+			'(lambda j: j["error"] == 0 and j["job_runtime"] >= 8 * 1900 and 0.6 < j["read"]["total_ios"] / (j["read"]["total_ios"] + j["write"]["total_ios"]) < 0.8)(d["jobs"][0])'
+	fio_run "$s: randrw, 4 jobs x 2 files, --thread" 0 "" --thread \
+		--name=thr --nfs_url="$url" --filename_format="$sub.thr.\$jobnum.\$filenum" \
+		--nrfiles=2 --rw=randrw --bs=4k --iodepth=4 --numjobs=4 --size=1m \
+		--time_based --runtime=1 &&
+		expect "$s: 4 jobs read and wrote, no error" \
+			'len(d["jobs"]) == 4 and all(j["error"] == 0 and j["read"]["total_ios"] > 0 and j["write"]["total_ios"] > 0 for j in d["jobs"])'
+	ondisk "$s: --thread job 3's second file, 512 KiB" "$dir/$sub.thr.3.1" 524288
+
+	# at iodepth 1 fio counts what it counts with psync on a local
+	# file: a sync after writes 4, 8 and 12, the end_fsync apart
+	fio_run "$s: fsync=4, end_fsync" 0 "" --name=fs --nfs_url="$url" \
+		--filename="$sub.fs" --rw=write --bs=4k --size=64k --iodepth=1 \
+		--fsync=4 --end_fsync=1 &&
+		expect "$s: 16 writes, 3 fsyncs counted" \
+			'(d["jobs"][0]["write"]["total_ios"], d["jobs"][0]["sync"]["total_ios"]) == (16, 3)'
+
+	fio_run "$s: read of a missing file, unlink=1" 0 "" --name=rd \
+		--nfs_url="$url" --filename="$sub.rd" --rw=read --bs=64k \
+		--size=1m --unlink=1 &&
+		expect "$s: 1 MiB read" 'd["jobs"][0]["read"]["io_bytes"] == 1 << 20'
+	if [[ -e $dir/$sub.rd ]]; then
+		bad "$s: unlink=1 left $sub.rd"
+	else
+		ok "$s: unlink=1 removed the file"
+	fi
+
+	fio_run "$s: trim refused" 1 "no trim" --name=tr --nfs_url="$url" \
+		--filename="$sub.tr" --rw=randtrim --size=64k
+}
+
+if [[ -n ${XPRT_NFS_URL:-} ]]; then
+	server ganesha "$XPRT_NFS_URL" "$XPRT_NFS_EXPORT_DIR"
+fi
+if [[ -n ${XPRT_DIOD_PORT:-} ]]; then
+	server diod "9p://$XPRT_DIOD_HOST:$XPRT_DIOD_PORT$XPRT_DIOD_ANAME" \
+		"$XPRT_DIOD_EXPORT_DIR"
+fi
+
+# errors: fio's report, at once
+closed=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+for u in "ftp://127.0.0.1/x|scheme ftp:// is not nfs:// or 9p://" \
+	"nfs://127.0.0.1/export?nfsport=$closed&mountport=$closed|Connection refused" \
+	"9p://127.0.0.1:$closed/x|Connection refused" \
+	"not a url|is not a URL"; do
+	t0=$(date +%s)
+	fio_run "error: ${u%%|*}" 1 "${u#*|}" --name=e --nfs_url="${u%%|*}" \
+		--rw=read --size=64k
+	if grep -q "err=" "$work/err"; then
+		ok "error: ${u%%|*}: fio's error line"
+	else
+		bad "error: ${u%%|*}: no fio error line"
+	fi
+	(($(date +%s) - t0 <= 5)) || bad "error: ${u%%|*}: took over 5 s"
+done
+fio_run "error: no nfs_url" 1 "nfs_url= is missing" --name=e --rw=read \
+	--size=64k
+
+exit "$fails"
