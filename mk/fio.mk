@@ -43,3 +43,28 @@ fio-engine: $(FIO_ENGINE)
 integration: $(FIO_ENGINE)
 
 .PHONY: fio-engine
+
+# make install-fio: the engine at the fixed path its man page names
+# (PREFIX/lib/libxprt/fio: fio is told the path, it searches no folder),
+# the page, and the example job files
+FIO_ENGINE_DIR ?= $(PREFIX)/lib/libxprt/fio
+FIO_EXAMPLE_DIR ?= $(PREFIX)/share/libxprt/fio
+install-fio: $(FIO_ENGINE)
+	install -d $(DESTDIR)$(FIO_ENGINE_DIR) $(DESTDIR)$(MANDIR)/man7 \
+	    $(DESTDIR)$(FIO_EXAMPLE_DIR)
+	install -m 0644 $(FIO_ENGINE) $(DESTDIR)$(FIO_ENGINE_DIR)/
+	install -m 0644 docs/man/libxprt-fio.7 $(DESTDIR)$(MANDIR)/man7/
+	install -m 0644 fio/examples/*.fio $(DESTDIR)$(FIO_EXAMPLE_DIR)/
+
+.PHONY: install-fio
+
+# the engine's page renders without a groff warning, at this version
+check-man: check-man-fio
+check-man-fio:
+	@out=$$(LC_ALL=C.UTF-8 MANWIDTH=80 groff -man -Tutf8 -ww -z \
+	    docs/man/libxprt-fio.7 2>&1); \
+	if [ -n "$$out" ]; then echo "docs/man/libxprt-fio.7: $$out"; exit 1; fi; \
+	grep -q '"libxprt $(VERSION)"' docs/man/libxprt-fio.7 || \
+	    { echo "docs/man/libxprt-fio.7: not the version $(VERSION)"; exit 1; }
+
+.PHONY: check-man-fio

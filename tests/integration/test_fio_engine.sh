@@ -18,7 +18,8 @@
 #      psync on a local file;
 #   5. a read job on a missing file: created and sized on the server;
 #      unlink=1 removes it afterwards;
-#   6. trim refused with a message.
+#   6. trim refused with a message;
+#   7. the example job file (fio/examples), smaller.
 # Then a URL of another scheme and a server that is not there: fio ends
 # the job at once with its error report.  fio's JSON output is read with
 # Python.  Each check prints "ok - ..." or "FAIL - ..."; the exit status
@@ -79,7 +80,7 @@ ondisk() {
 	if [[ $size == "$3" ]]; then ok "$1"; else bad "$1: $2 has $size bytes, want $3"; fi
 }
 
-# server NAME URL EXPORT_DIR
+# server NAME URL EXPORT_DIR EXAMPLE_JOB_FILE
 server() {
 	local s=$1 url=$2 dir=$3 f
 
@@ -160,14 +161,24 @@ EOF
 
 	fio_run "$s: trim refused" 1 "no trim" --name=tr --nfs_url="$url" \
 		--filename="$sub.tr" --rw=randtrim --size=64k
+
+	# the example job file, smaller: this engine, this server
+	sed -e "s|^ioengine=.*|ioengine=external:$eng|" \
+		-e "s|^nfs_url=.*|nfs_url=${url//&/\\&}|" -e "s|^size=64m|size=2m|" \
+		-e "s|^size=1m|size=16k|" -e "s|^runtime=10|runtime=1|" \
+		-e "/^\[global\]/a filename_format=$sub.ex.\$jobname.\$jobnum" \
+		"$top/fio/examples/$4" >"$work/$4"
+	fio_run "$s: example job file $4" 0 "" "$work/$4" &&
+		expect "$s: $4: every job ran, no error" \
+			'len(d["jobs"]) >= 2 and all(j["error"] == 0 and j["read"]["io_bytes"] + j["write"]["io_bytes"] > 0 for j in d["jobs"])'
 }
 
 if [[ -n ${XPRT_NFS_URL:-} ]]; then
-	server ganesha "$XPRT_NFS_URL" "$XPRT_NFS_EXPORT_DIR"
+	server ganesha "$XPRT_NFS_URL" "$XPRT_NFS_EXPORT_DIR" nfs-verify.fio
 fi
 if [[ -n ${XPRT_DIOD_PORT:-} ]]; then
 	server diod "9p://$XPRT_DIOD_HOST:$XPRT_DIOD_PORT$XPRT_DIOD_ANAME" \
-		"$XPRT_DIOD_EXPORT_DIR"
+		"$XPRT_DIOD_EXPORT_DIR" 9p-write.fio
 fi
 
 # errors: fio's report, at once
