@@ -798,6 +798,22 @@ static bool url_is(const struct bench *b, const char *s)
 	       !strncmp(s + n, "://", 3);
 }
 
+int bench_url_file(struct lx_url *u, const char *root, char *file, size_t len)
+{
+	int ret = lx_url_split(u, root);
+
+	if (ret) {
+		bench_error("--filename: %s", u->error);
+		return ret;
+	}
+	if (strlen(u->file) >= len) {
+		bench_error("--filename: the file's path is too long");
+		return -EINVAL;
+	}
+	strcpy(file, u->file);
+	return 0;
+}
+
 /*
  * A --server (@file NULL) or --filename URL, parsed by libxprt
  * (lx_url_parse(), libxprt/url.h: libnfs's nfs:// syntax and 9p://).  The

@@ -439,6 +439,21 @@ bool bench_interrupted(void);
 void bench_xprt_log(void *arg, int level, const char *msg);
 
 /**
+ * bench_url_file() - the file a --filename URL names, below the back-end's
+ * root
+ * @u: the URL given to bench_backend_ops.url
+ * @root: the export or aname when known (--export, --aname, a --server
+ *	URL), else NULL: the root is the path up to its last '/'
+ * @file: receives the file's path below the root (@len bytes)
+ *
+ * Calls lx_url_split(): afterwards lx_url_nfs3_opts() and lx_url_p9_opts()
+ * give the root as the export or aname.
+ * Return: 0; -EINVAL after bench_error() (not under @root, no file, too
+ * long); -ENOMEM.
+ */
+int bench_url_file(struct lx_url *u, const char *root, char *file, size_t len);
+
+/**
  * bench_parse_size() - parse a size the fio way
  * @s: digits with an optional suffix k, m, g, t, p (case-insensitive,
  *	optionally followed by "b" or "ib"), all powers of 1024: "4k" = 4096

@@ -287,17 +287,8 @@ static int nfs_url(void *priv, struct lx_url *u, char *file, size_t len)
 	struct nfs_be *n = priv;
 	struct lx_nfs3_opts o = {0};
 
-	if (file) {
-		if (lx_url_split(u, n->export_path)) {
-			bench_error("--filename: %s", u->error);
-			return -EINVAL;
-		}
-		if (strlen(u->file) >= len) {
-			bench_error("--filename: the file's path is too long");
-			return -EINVAL;
-		}
-		strcpy(file, u->file);
-	}
+	if (file && bench_url_file(u, n->export_path, file, len))
+		return -EINVAL;
 	lx_url_nfs3_opts(u, &o);
 	if (o.max_reqs || o.rsize || o.wsize || o.auth_none) {
 		bench_error("URL: nfs3-bench sizes and authenticates its "

@@ -153,17 +153,8 @@ static int p9b_url(void *priv, struct lx_url *u, char *file, size_t len)
 	struct lx_p9_opts o = {0};
 	char *host;
 
-	if (file) {
-		if (lx_url_split(u, p->aname)) {
-			bench_error("--filename: %s", u->error);
-			return -EINVAL;
-		}
-		if (strlen(u->file) >= len) {
-			bench_error("--filename: the file's path is too long");
-			return -EINVAL;
-		}
-		strcpy(file, u->file);
-	}
+	if (file && bench_url_file(u, p->aname, file, len))
+		return -EINVAL;
 	lx_url_p9_opts(u, &o);
 	/* (timeo= went to the engine's --timeo with the others) */
 	if (o.uname || o.max_fids) {
