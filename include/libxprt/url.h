@@ -14,8 +14,9 @@
  * as one.  A '#' is an ordinary character, as in libnfs.
  *
  * nfs:// arguments.  What the NFSv3 client takes:
- *   uid=N, gid=N        AUTH_SYS identity (the other id, when only one is
- *                       given, is the process's own)
+ *   uid=N, gid=N        AUTH_SYS identity (when only one is given, the
+ *                       other is the options' own if they set set_ids,
+ *                       else the process's)
  *   version=3           NFS version; any other is -EPROTONOSUPPORT
  *   nfsport=PORT        NFS port (as the URL's :PORT), no rpcbind query
  *   mountport=PORT      MOUNT port, no rpcbind query

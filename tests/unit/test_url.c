@@ -262,6 +262,18 @@ static void test_nfs_args(void **state)
 	o = nfs_opts("nfs://h/e?gid=4294967295");
 	assert_int_equal(o.uid, getuid());
 	assert_int_equal(o.gid, UINT32_MAX);
+	/* ids the caller set already: the one the URL lacks is kept */
+	{
+		struct lx_nfs3_opts mine = {
+			.set_ids = true, .uid = 7, .gid = 8};
+		struct lx_url u;
+
+		ok("nfs://h/e?uid=9", &u);
+		assert_int_equal(lx_url_nfs3_opts(&u, &mine), 0);
+		assert_int_equal(mine.uid, 9);
+		assert_int_equal(mine.gid, 8);
+		lx_url_free(&u);
+	}
 	/* nothing given: nothing set */
 	o = nfs_opts("nfs://h/e");
 	assert_false(o.set_ids);
