@@ -9,6 +9,8 @@
  *   nfs3cp -s server -e /export :isos/big.iso copy.iso    # download
  *   nfs3cp nfs://server/export/isos/big.iso copy.iso      # libnfs's URL
  *
+ * An nfs:// URL is read by <libxprt/url.h>: lx_url_parse(), lx_url_split()
+ * (where the export ends and the file begins) and lx_url_nfs3_opts().
  * It uses the blocking file helpers of <libxprt/nfs3.h>: lx_nfs3_create(),
  * lx_nfs3_open(), lx_nfs3_file_pread() and lx_nfs3_file_pwrite() (which split each
  * call at the server's rsize/wsize and keep the pieces in flight
@@ -29,11 +31,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <libxprt/nfs3.h>
+#include <libxprt/url.h>
 
 struct opts {
 	const char *host, *export_path;
@@ -41,8 +45,6 @@ struct opts {
 	size_t chunk;
 	unsigned int nconnect;
 	bool stable, force, verbose;
-	bool set_ids, rdma;
-	uint32_t uid, gid;
 };
 
 static void usage(FILE *f, const char *me)
@@ -60,8 +62,9 @@ static void usage(FILE *f, const char *me)
 		"-s/-e/-p/-m:\n"
 		"  nfs://HOST[:PORT]/EXPORT/PATH?nfsport=N&mountport=N&uid=N&"
 		"gid=N&version=3\n"
-		"  (and transport=rdma); the export is what precedes the last "
-		"'/', unless -e\n  says where it ends\n"
+		"  (and transport=rdma, nconnect=N... see libxprt(3)); the "
+		"export is what\n  precedes the last '/', unless -e says where "
+		"it ends\n"
 		"options:\n"
 		"  -s HOST     server name or address (required)\n"
 		"  -e EXPORT   export path, as the server's MOUNT knows it "
@@ -81,113 +84,7 @@ static void usage(FILE *f, const char *me)
 
 static bool is_url(const char *s)
 {
-	return !strncmp(s, "nfs://", 6);
-}
-
-/* the value of URL parameter @key=... at @q (after '?' or '&'), or NULL */
-static int url_param(const char *q, const char *key, char *out, size_t len)
-{
-	size_t k = strlen(key), n;
-
-	for (; q && *q; q = strchr(q, '&') ? strchr(q, '&') + 1 : NULL) {
-		if (strncmp(q, key, k) || q[k] != '=')
-			continue;
-		n = strcspn(q + k + 1, "&");
-		if (n >= len)
-			return -EINVAL;
-		memcpy(out, q + k + 1, n);
-		out[n] = '\0';
-		return 1;
-	}
-	return 0;
-}
-
-/*
- * libnfs's URL: nfs://HOST[:PORT]/EXPORT/PATH?nfsport=&mountport=&uid=&
- * gid=&version=3 (and transport=rdma).  Fills @o's server and @path (the
- * file relative to the export); the export is the path up to its last
- * '/', as libnfs's tools have it, unless -e gave one that it starts with.
- * (No %-escapes: an example, not a general URL parser.)
- */
-static int parse_url(const char *url, struct opts *o, char *path, size_t len)
-{
-	static char host[256], export_buf[1024];
-	static const char *const known[] = {"nfsport", "mountport", "uid",
-					    "gid", "version", "transport"};
-	const char *h = url + 6, *p = h + strcspn(h, ":/?"), *q, *e;
-	char val[64];
-	unsigned int i;
-	size_t n;
-	long v;
-
-	if ((size_t)(p - h) >= sizeof(host) || p == h)
-		return -EINVAL;
-	memcpy(host, h, (size_t)(p - h));
-	host[p - h] = '\0';
-	o->host = host;
-	if (*p == ':') {
-		v = strtol(p + 1, (char **)&p, 10);
-		if (v <= 0 || v > 65535)
-			return -EINVAL;
-		o->nfs_port = (uint16_t)v;
-	}
-	if (*p != '/')
-		return -EINVAL;
-	q = strchr(p, '?');
-	n = q ? (size_t)(q - p) : strlen(p);
-	for (q = q ? q + 1 : NULL, e = q; e && *e;
-	     e = strchr(e, '&') ? strchr(e, '&') + 1 : NULL) {
-		for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
-			if (!strncmp(e, known[i], strlen(known[i])) &&
-			    e[strlen(known[i])] == '=')
-				break;
-		if (i == sizeof(known) / sizeof(known[0]))
-			return -EINVAL;
-	}
-	if (url_param(q, "version", val, sizeof(val)) == 1 &&
-	    strcmp(val, "3"))
-		return -EPROTONOSUPPORT;
-	if (url_param(q, "transport", val, sizeof(val)) == 1)
-		o->rdma = !strcmp(val, "rdma");
-	for (i = 0; i < 4; i++) {
-		if (url_param(q, known[i], val, sizeof(val)) != 1)
-			continue;
-		v = strtol(val, NULL, 10);
-		if (v < 0 || (i < 2 && (v == 0 || v > 65535)))
-			return -EINVAL;
-		if (i == 0)
-			o->nfs_port = (uint16_t)v;
-		else if (i == 1)
-			o->mount_port = (uint16_t)v;
-		else if (i == 2)
-			o->uid = (uint32_t)v, o->set_ids = true;
-		else
-			o->gid = (uint32_t)v, o->set_ids = true;
-	}
-	if (o->export_path && !strncmp(p, o->export_path,
-				       strlen(o->export_path))) {
-		p += strlen(o->export_path);
-		n -= strlen(o->export_path);
-	} else {
-		const char *slash = p + n;
-
-		while (slash > p && slash[-1] != '/')
-			slash--;
-		if ((size_t)(slash - p) >= sizeof(export_buf) || slash == p)
-			return -EINVAL;
-		memcpy(export_buf, p, (size_t)(slash - p));
-		export_buf[slash - p > 1 ? slash - p - 1 : 1] = '\0';
-		o->export_path = export_buf;
-		n -= (size_t)(slash - p);
-		p = slash;
-	}
-	while (n && *p == '/')
-		p++, n--;
-	if (!n || n >= len)
-		return -EINVAL;
-	memcpy(path, p, n);
-	path[n] = '\0';
-	return 0;
+	return !strncasecmp(s, "nfs://", 6);
 }
 
 static double now_s(void)
@@ -390,6 +287,7 @@ int main(int argc, char **argv)
 	struct opts o = {.chunk = 1u << 20, .nconnect = 1};
 	struct lx_nfs3_opts no = {0};
 	struct lx_nfs3_clnt *c;
+	struct lx_url url = {0};
 	char errmsg[256] = "";
 	const char *src, *dst;
 	char rpath[1024];
@@ -469,17 +367,18 @@ int main(int argc, char **argv)
 	}
 	up = dst[0] == ':' || is_url(dst);
 	if (is_url(up ? dst : src)) {
-		rc = parse_url(up ? dst : src, &o, rpath, sizeof(rpath));
+		/* the URL's export ends where -e says, else at its last '/' */
+		rc = lx_url_parse(up ? dst : src, &url);
+		if (!rc)
+			rc = lx_url_split(&url, o.export_path);
 		if (rc) {
-			fprintf(stderr,
-				"nfs3cp: %s: %s\n", up ? dst : src,
-				rc == -EPROTONOSUPPORT ?
-					"only NFS version 3 (version=3)" :
-					"not an nfs://HOST[:PORT]/EXPORT/PATH"
-					"[?nfsport=N&mountport=N&uid=N&gid=N&"
-					"version=3&transport=rdma] URL");
+			fprintf(stderr, "nfs3cp: %s\n", url.error);
+			lx_url_free(&url);
 			return 2;
 		}
+		snprintf(rpath, sizeof(rpath), "%s", url.file);
+		o.host = url.host;
+		o.export_path = url.root;
 	} else {
 		if (!(up ? dst : src)[1]) {
 			fprintf(stderr, "nfs3cp: ':' needs a path after it\n");
@@ -497,24 +396,25 @@ int main(int argc, char **argv)
 	no.nfs_port = o.nfs_port;
 	no.mount_port = o.mount_port;
 	no.nconnect = o.nconnect;
-	no.set_ids = o.set_ids;
-	no.uid = o.set_ids ? o.uid : (uint32_t)getuid();
-	no.gid = o.set_ids ? o.gid : (uint32_t)getgid();
-	no.transport = o.rdma ? LX_XPRT_TRANSPORT_RDMA : LX_XPRT_TRANSPORT_TCP;
+	/* the URL's server, ports and arguments over the options' */
+	if (url.host)
+		lx_url_nfs3_opts(&url, &no);
 	no.errmsg = errmsg;
 	no.errmsg_len = sizeof(errmsg);
 	no.log = say;
 	no.log_arg = "nfs3cp";
 	rc = lx_nfs3_create(&c, &no);
 	if (rc) {
-		fprintf(stderr, "nfs3cp: %s:%s: %s\n", o.host, o.export_path,
+		fprintf(stderr, "nfs3cp: %s:%s: %s\n", no.host, no.export_path,
 			errmsg[0] ? errmsg : lx_strerror(rc));
+		lx_url_free(&url);
 		return 1;
 	}
 	buf = malloc(o.chunk);
 	if (!buf) {
 		fprintf(stderr, "nfs3cp: out of memory\n");
 		lx_nfs3_destroy(c);
+		lx_url_free(&url);
 		return 1;
 	}
 	t0 = now_s();
@@ -530,5 +430,6 @@ int main(int argc, char **argv)
 		       lx_nfs3_rsize(c), lx_nfs3_wsize(c));
 	free(buf);
 	lx_nfs3_destroy(c);
+	lx_url_free(&url);
 	return rc;
 }

@@ -8,12 +8,14 @@
  *
  *   p9ls -A /srv/export server            # the root of the attached tree
  *   p9ls -l -p 5640 -A /export server dir # long listing of dir
+ *   p9ls -l '9p://server:5640/export?msize=256k' dir    # the same, a URL
  *
  * It uses the path helpers of <libxprt/p9.h>: lx_p9_create() (Tversion and
  * Tattach), lx_p9_opendir() / lx_p9_readdir_next() (Treaddir, the entries of
  * one reply at a time), lx_p9_stat_path() (Twalk + Tgetattr + Tclunk) and,
  * for symbolic links, lx_p9_walk_path() + lx_p9_readlink().  Every call is
- * synchronous; see rpcping.c for asynchronous calls.
+ * synchronous; see rpcping.c for asynchronous calls.  A 9p:// URL is read
+ * by <libxprt/url.h> (lx_url_parse(), lx_url_p9_opts()).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* getopt(), strdup() */
@@ -25,11 +27,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <libxprt/p9.h>
+#include <libxprt/url.h>
 
 struct opts {
 	bool lng, all, classify;
@@ -38,9 +42,12 @@ struct opts {
 static void usage(FILE *f, const char *me)
 {
 	fprintf(f,
-		"usage: %s [options] HOST [PATH...]\n"
+		"usage: %s [options] HOST|URL [PATH...]\n"
 		"List directories of a 9P2000.L server through libxprt.\n"
 		"PATH is relative to the attached tree (default: its root).\n"
+		"URL: 9p://[UNAME@]HOST[:PORT]/ANAME[?msize=SIZE&uid=N&"
+		"transport=rdma...]\n"
+		"     (see libxprt(3)); it overrides -p, -A, -u and -m\n"
 		"options:\n"
 		"  -p PORT     server port [564]\n"
 		"  -A ANAME    the tree to attach: diod wants the exported "
@@ -210,6 +217,7 @@ int main(int argc, char **argv)
 	struct lx_p9_opts po = {.n_uname = (uint32_t)getuid()};
 	struct opts o = {0};
 	struct lx_p9_clnt *c;
+	struct lx_url url = {0};
 	char errbuf[256] = "";
 	int ch, i, ret, status = 0;
 	long v;
@@ -257,7 +265,16 @@ int main(int argc, char **argv)
 		usage(stderr, argv[0]);
 		return 2;
 	}
-	po.host = argv[optind++];
+	if (!strncasecmp(argv[optind], "9p://", 5)) {
+		if (lx_url_parse(argv[optind], &url)) {
+			fprintf(stderr, "p9ls: %s\n", url.error);
+			return 2;
+		}
+		lx_url_p9_opts(&url, &po);
+		optind++;
+	} else {
+		po.host = argv[optind++];
+	}
 	po.errbuf = errbuf;
 	po.errbuf_len = sizeof(errbuf);
 	po.log = say;
@@ -266,8 +283,10 @@ int main(int argc, char **argv)
 	if (ret) {
 		fprintf(stderr, "p9ls: %s: %s\n", po.host,
 			errbuf[0] ? errbuf : lx_strerror(ret));
+		lx_url_free(&url);
 		return 1;
 	}
+	lx_url_free(&url); /* lx_p9_create() copied what it keeps */
 	if (optind >= argc)
 		status = list(c, &o, "");
 	for (i = optind; i < argc; i++) {

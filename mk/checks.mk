@@ -11,7 +11,7 @@
 # is in docs/architecture.md).  The same pass fails when a
 # library object refers to stdio's printing: the library prints nothing
 # itself, its messages go to the log hook of the client's options.
-CYCLE_DIRS ?= xprt/** rpc nfs3 p9 bench/**
+CYCLE_DIRS ?= xprt/** rpc nfs3 p9 url bench/**
 # the mains are compiled into their programs; the check reads them as
 # objects too
 BENCH_MAIN_OBJS := $(BENCH_MAINS:%.c=$(O)/obj/%.o)
@@ -24,7 +24,7 @@ check-cycles: lib $(BENCH_ENGINE_OBJS) $(BENCH_MPI_OBJ) $(BENCH_OBJS_p9) \
 
 # ---------------------------------------------------------------- style
 FORMAT_SRCS = $(sort $(wildcard include/libxprt/*.h include/libxprt/proto/*.h xprt/*/*.[ch] rpc/*.[ch] \
-              nfs3/*.[ch] p9/*.[ch] bench/*/*.[ch] bench/backends/*/*.[ch] \
+              nfs3/*.[ch] p9/*.[ch] url/*.[ch] bench/*/*.[ch] bench/backends/*/*.[ch] \
               perf/*/*.[ch] tests/*/*.[ch] fio/*.[ch]))
 
 format:

@@ -2,7 +2,7 @@
 # Included by the top-level Makefile, in its order.
 
 # ---------------------------------------------------------------- library
-LIB_SRCS := $(sort $(wildcard xprt/*/*.c rpc/*.c nfs3/*.c p9/*.c))
+LIB_SRCS := $(sort $(wildcard xprt/*/*.c rpc/*.c nfs3/*.c p9/*.c url/*.c))
 LIB_OBJS := $(LIB_SRCS:%.c=$(O)/obj/%.o)
 PUB_HDRS := $(sort $(wildcard include/libxprt/*.h))
 # the protocol-author tier, installed in include/libxprt/proto/

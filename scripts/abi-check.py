@@ -21,7 +21,14 @@ against and can change freely.  This script keeps the three lists in step:
                            liburcu*.so.8; read with nm -D now) starts with
                            lx_ or is one of ours
   abi-check.py --map       print a map for the current headers (after
-                           adding a public function: review, then commit)
+                           adding a public function: review, then commit):
+                           the map's nodes as they are, a new name in its
+                           newest node
+
+The map has one version node per step of the ABI under the soname:
+LIBXPRT_0 the first, each later LIBXPRT_0.N inheriting the one before and
+holding the functions added since; every symbol the library exports must
+carry the node the map puts it in.
 
 Exit status: 0 when they agree, 1 with each difference listed.
 """
@@ -33,7 +40,7 @@ import sys
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MAP = os.path.join(TOP, "libxprt.map")
-NODE = "LIBXPRT_0"
+NODE = "LIBXPRT_0"  # the first node: the one with "local: *;"
 # Every symbol of ours starts with PREFIX: libtirpc exports xprt_* and
 # rpc_*, libnfs rpc_*, nfs_*, nfs3_*, mount_* (unversioned: when we
 # exported nfs3_{access,create,link,...}_async too, a program linked
@@ -183,29 +190,53 @@ def name_errors(lib, mapped, syms):
     return errs, len(theirs), len(glob_)
 
 
-def in_map():
+def map_nodes():
+    """[(node, [names], parent or None)] of libxprt.map, in order."""
     with open(MAP) as f:
         src = re.sub(r"#[^\n]*", "", f.read())
-    m = re.search(r"global:(.*?)local:", src, flags=re.S)
-    if not m:
-        sys.exit(f"abi-check: {MAP}: no global: ... local: section")
-    return {s.strip() for s in m.group(1).split(";") if s.strip()}
+    nodes = []
+    for m in re.finditer(r"([\w.]+)\s*\{\s*global:(.*?)\}\s*([\w.]*)\s*;",
+                         src, flags=re.S):
+        body = m.group(2).split("local:")[0]
+        names = [n.strip() for n in body.split(";") if n.strip()]
+        nodes.append((m.group(1), names, m.group(3) or None))
+    if not nodes or nodes[0][0] != NODE:
+        sys.exit(f"abi-check: {MAP}: the first node is not {NODE} "
+                 "{ global: ... local: *; };")
+    return nodes
 
 
-def exported(lib):
+def in_map():
+    """{name: node} of every name in the map."""
+    where, errs = {}, []
+    nodes = map_nodes()
+    for i, (node, names, parent) in enumerate(nodes):
+        if i and parent != nodes[i - 1][0]:
+            errs.append(f"node {node} does not inherit {nodes[i - 1][0]}")
+        for n in names:
+            if n in where:
+                errs.append(f"{n}: in both {where[n]} and {node}")
+            where[n] = node
+    return where, errs
+
+
+def exported(lib, where):
     out = subprocess.run(["nm", "-D", "--defined-only", "--with-symbol-versions",
                           lib], capture_output=True, text=True, check=True)
     syms, bad = set(), []
+    nodes = set(where.values()) | {NODE}
     for line in out.stdout.splitlines():
         f = line.split()
         if len(f) < 3 or f[1] not in "TDRBVW":
             continue
         name, _, ver = f[2].partition("@")
-        if name == NODE:
-            continue  # the version node's own definition
+        if name in nodes:
+            continue  # a version node's own definition
         syms.add(name)
-        if ver.lstrip("@") != NODE:
-            bad.append(f"{name} is exported without version {NODE}")
+        want = where.get(name, NODE)
+        if ver.lstrip("@") != want:
+            bad.append(f"{name} is exported as version {ver.lstrip('@')}, "
+                       f"not {want}")
     return syms, bad
 
 
@@ -215,18 +246,31 @@ def diff(what, a, b):
 
 def main():
     if sys.argv[1:] == ["--map"]:
+        pub, nodes = declared(), map_nodes()
+        kept = set()
+        for _, names, _ in nodes:
+            kept |= set(names) & pub
+        nodes[-1][1].extend(pub - kept)
         print("# libxprt's exported ABI: every function and object declared"
               "\n# in include/libxprt/*.h, nothing else.  Kept in step by"
-              "\n# scripts/abi-check.py (make check-install).")
-        print(NODE + " {\nglobal:")
-        for n in sorted(declared()):
-            print(f"\t{n};")
-        print("local:\n\t*;\n};")
+              "\n# scripts/abi-check.py (make check-install).  LIBXPRT_0 is"
+              "\n# the first ABI; each LIBXPRT_0.N after it holds what was"
+              "\n# added since, under the same soname.")
+        for i, (node, names, parent) in enumerate(nodes):
+            print(("\n" if i else "") + node + " {\nglobal:")
+            for n in sorted(set(names) & pub):
+                print(f"\t{n};")
+            if i:
+                print("} " + parent + ";")
+            else:
+                print("local:\n\t*;\n};")
         return 0
     if len(sys.argv) != 2:
         sys.exit(__doc__)
-    pub, mapped = declared(), in_map()
-    syms, errs = exported(sys.argv[1])
+    pub, (where, errs) = declared(), in_map()
+    mapped = set(where)
+    syms, bad = exported(sys.argv[1], where)
+    errs += bad
     errs += diff("declared in a public header, missing from libxprt.map",
                  pub, mapped)
     errs += diff("in libxprt.map, declared in no public header", mapped, pub)
@@ -243,8 +287,9 @@ def main():
         print("abi-check: " + e, file=sys.stderr)
     if errs:
         return 1
-    print(f"abi-check: {len(syms)} symbols exported under {NODE}, as the "
-          f"headers declare; they and the {nglob} globals of libxprt.a "
+    nnodes = len(set(where.values()))
+    print(f"abi-check: {len(syms)} symbols exported under {nnodes} version "
+          f"nodes from {NODE} on, as the map and the headers declare; they and the {nglob} globals of libxprt.a "
           f"start with {PREFIX}, which none of {nlibs} neighbour "
           "libraries exports")
     return 0

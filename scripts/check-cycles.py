@@ -15,7 +15,7 @@ dependency graph); each is printed with the symbols that close it.
 Calls through function pointers (the hooks the layers hand down) are not
 symbol references and so are not dependencies: that is the point.
 
-The same pass checks that the library (xprt rpc nfs3 p9) prints nothing
+The same pass checks that the library (xprt rpc nfs3 p9 url) prints nothing
 itself (it has the log hook): no object of the folders refers to stdio's printing or
 to stderr/stdout; messages go to the hook of the client's options
 (lx_xprt_log()).
@@ -35,7 +35,7 @@ import subprocess
 import sys
 
 DEFINED = set("TDBRGSVW") | set("C")
-LIBRARY = {"xprt", "rpc", "nfs3", "p9"}  # the folders that must not print
+LIBRARY = {"xprt", "rpc", "nfs3", "p9", "url"}  # the folders that must not print
 PRINTS = {"printf", "fprintf", "vprintf", "vfprintf", "dprintf", "perror",
           "puts", "fputs", "putchar", "fputc", "putc", "fwrite", "stderr",
           "stdout", "__printf_chk", "__fprintf_chk", "__vfprintf_chk",

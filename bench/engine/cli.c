@@ -15,8 +15,10 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
+#include <libxprt/url.h>
 #include <libxprt/version.h>
 
 #include "engine_int.h"
@@ -778,6 +780,83 @@ static bool bench_fio_verify_method(const char *m)
 	return false;
 }
 
+/* ------------------------------------------------------------ URLs */
+
+static int apply_engine_opt(struct bench *b, int id, const char *name,
+			    const char *arg);
+static const struct bench_optdef *find_engine_opt(const char *name);
+
+/* @s is a URL of the back-end's scheme */
+static bool url_is(const struct bench *b, const char *s)
+{
+	size_t n;
+
+	if (!b->ops->url || !b->ops->url_scheme || !s)
+		return false;
+	n = strlen(b->ops->url_scheme);
+	return !strncasecmp(s, b->ops->url_scheme, n) &&
+	       !strncmp(s + n, "://", 3);
+}
+
+int bench_url_file(struct lx_url *u, const char *root, char *file, size_t len)
+{
+	int ret = lx_url_split(u, root);
+
+	if (ret) {
+		bench_error("--filename: %s", u->error);
+		return ret;
+	}
+	if (strlen(u->file) >= len) {
+		bench_error("--filename: the file's path is too long");
+		return -EINVAL;
+	}
+	strcpy(file, u->file);
+	return 0;
+}
+
+/*
+ * A --server (@file NULL) or --filename URL, parsed by libxprt
+ * (lx_url_parse(), libxprt/url.h: libnfs's nfs:// syntax and 9p://).  The
+ * arguments that are engine options of the same name and meaning go
+ * through them as if given on the command line; the back-end takes the
+ * server, the path and the rest (bench_backend_ops.url).
+ * Return: 0 or -EINVAL after a message.
+ */
+static int url_apply(struct bench *b, const char *s, char *file, size_t len)
+{
+	static const char *const engine_args[] = {
+		"uid",	   "gid",  "transport", "nconnect", "timeo",
+		"retrans", "hard", "soft",	"zerocopy",
+	};
+	const struct bench_optdef *d;
+	struct lx_url u;
+	unsigned int i, k;
+	int ret;
+
+	ret = lx_url_parse(s, &u);
+	if (ret) {
+		bench_error("%s", u.error);
+		return -EINVAL;
+	}
+	for (i = 0; i < u.nargs && !ret; i++) {
+		const struct lx_url_arg *a = &u.args[i];
+
+		for (k = 0; k < sizeof(engine_args) / sizeof(engine_args[0]);
+		     k++)
+			if (!strcmp(a->key, engine_args[k]))
+				break;
+		if (k == sizeof(engine_args) / sizeof(engine_args[0]))
+			continue;
+		d = find_engine_opt(a->key);
+		ret = apply_engine_opt(b, d->id, d->name,
+				       *a->value ? a->value : NULL);
+	}
+	if (!ret)
+		ret = b->ops->url(b->priv, &u, file, len);
+	lx_url_free(&u);
+	return ret;
+}
+
 static int apply_engine_opt(struct bench *b, int id, const char *name,
 			    const char *arg)
 {
@@ -996,9 +1075,9 @@ static int apply_engine_opt(struct bench *b, int id, const char *name,
 			return bad_value(name, arg, "a file name");
 		o->filename = arg;
 		o->nfilenames = 0;
-		if (bench_url_is(b, arg)) {
-			ret = bench_url_apply(b, arg, b->url_file,
-					      sizeof(b->url_file));
+		if (url_is(b, arg)) {
+			ret = url_apply(b, arg, b->url_file,
+					sizeof(b->url_file));
 			o->filename = b->url_file;
 		} else if (strchr(arg, ':')) {
 			ret = split_filenames(b, name, arg);
@@ -1777,8 +1856,8 @@ int bench_cli_parse(struct bench *b, int argc, char **argv)
 			const struct bench_option *bo =
 				&b->ops->options[d->id - OPT_BACKEND_BASE];
 
-			if (!strcmp(bo->name, "server") && bench_url_is(b, val))
-				ret = bench_url_apply(b, val, NULL, 0);
+			if (!strcmp(bo->name, "server") && url_is(b, val))
+				ret = url_apply(b, val, NULL, 0);
 			else
 				ret = b->ops->parse_option(b->priv, bo->id,
 							   val);

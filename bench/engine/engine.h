@@ -56,6 +56,8 @@
 extern "C" {
 #endif
 
+struct lx_url; /* libxprt/url.h */
+
 /** enum bench_op - what one I/O does */
 enum bench_op {
 	BENCH_OP_READ,	  /* read len bytes at offset into buf */
@@ -221,36 +223,6 @@ struct bench_option {
 	int id;
 };
 
-/**
- * struct bench_url - a server URL: libnfs's nfs://server[:port]/path?k=v
- * syntax, and p9-bench's 9p:// form
- * @scheme: "nfs", "9p" (lower case)
- * @host: the server (an IPv6 address without its brackets)
- * @port: the URL's port, 0 when none
- * @path: the path, %-decoded, starting with '/' ("/" when none)
- * @params: the query's key=value pairs (%-decoded) that the engine did
- *	not take itself (it takes uid, gid and transport)
- */
-#define BENCH_URL_MAX_PARAMS 16
-struct bench_url {
-	char scheme[8];
-	char host[256];
-	uint16_t port;
-	char path[4096];
-	unsigned int nparams;
-	struct {
-		char key[32];
-		char value[256];
-	} params[BENCH_URL_MAX_PARAMS];
-};
-
-/**
- * bench_url_parse() - split @s, SCHEME://HOST[:PORT][/PATH][?K=V&...]
- * Return: 0; -EINVAL for something else (no scheme, an empty host, a
- * bad port, a bad %-escape, a parameter without '=').
- */
-int bench_url_parse(const char *s, struct bench_url *u);
-
 /* stats() hands its counters one at a time to this function. */
 typedef void (*bench_stat_fn)(void *arg, const char *name, uint64_t value);
 
@@ -335,11 +307,14 @@ typedef void (*bench_stat_fn)(void *arg, const char *name, uint64_t value);
  *	option to change (--timeo, --hard...).  Main thread, after the run.
  * @url_scheme: optional; "nfs", "9p": the URL scheme this back-end reads
  *	(with @url)
- * @url: store the server of @u, a --server URL (@file NULL) or a
- *	--filename URL: then also write into @file (@len bytes) the file's
- *	path relative to the back-end's root (export, aname).  The engine
- *	has taken uid=, gid= and transport= already; refuse any other
- *	parameter you do not know.  Return 0 or -EINVAL after bench_error().
+ * @url: store the server of @u (parsed and checked by lx_url_parse(),
+ *	libxprt/url.h), a --server URL (@file NULL) or a --filename URL:
+ *	then also write into @file (@len bytes) the file's path relative to
+ *	the back-end's root (export, aname; lx_url_split()).  The engine has
+ *	applied the arguments that are its own options (uid, gid, transport,
+ *	nconnect, timeo, retrans, hard, soft, zerocopy); take the others
+ *	you can, refuse by name those you cannot.  Return 0 or -EINVAL after
+ *	bench_error().
  * @teardown: optional; disconnect; undo setup().  Nothing is in flight.
  * @destroy: optional; free what init()/parse_option() allocated.  Always
  *	called last, also after a parse error.
@@ -370,8 +345,7 @@ struct bench_backend_ops {
 	const char *(*where)(void *priv);
 	void (*explain)(void *priv, int err);
 	const char *url_scheme;
-	int (*url)(void *priv, const struct bench_url *u, char *file,
-		   size_t len);
+	int (*url)(void *priv, struct lx_url *u, char *file, size_t len);
 	void (*teardown)(void *priv);
 	void (*destroy)(void *priv);
 };
@@ -463,6 +437,21 @@ bool bench_interrupted(void);
  * are rare (one per episode) and written whole with one write().
  */
 void bench_xprt_log(void *arg, int level, const char *msg);
+
+/**
+ * bench_url_file() - the file a --filename URL names, below the back-end's
+ * root
+ * @u: the URL given to bench_backend_ops.url
+ * @root: the export or aname when known (--export, --aname, a --server
+ *	URL), else NULL: the root is the path up to its last '/'
+ * @file: receives the file's path below the root (@len bytes)
+ *
+ * Calls lx_url_split(): afterwards lx_url_nfs3_opts() and lx_url_p9_opts()
+ * give the root as the export or aname.
+ * Return: 0; -EINVAL after bench_error() (not under @root, no file, too
+ * long); -ENOMEM.
+ */
+int bench_url_file(struct lx_url *u, const char *root, char *file, size_t len);
 
 /**
  * bench_parse_size() - parse a size the fio way

@@ -279,10 +279,6 @@ unsigned int bench_cli_positionals(const struct bench_backend_ops *ops,
 				   int argc, char **argv, int *pos,
 				   unsigned int max);
 
-/* url.c: --server and --filename URLs */
-bool bench_url_is(const struct bench *b, const char *s);
-int bench_url_apply(struct bench *b, const char *s, char *file, size_t len);
-
 /* multi.c: a run of fio job files (their sections); 0 when argv names
  * none (then *handled is false) */
 int bench_main_jobfiles(const struct bench_backend_ops *ops, int argc,

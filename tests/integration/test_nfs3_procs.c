@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include <libxprt/nfs3.h>
+#include <libxprt/url.h>
 
 static const char *env(const char *k)
 {
@@ -34,13 +35,24 @@ static const char *env(const char *k)
 	return v;
 }
 
+/*
+ * The server as a tool would be given it: the harness's libnfs URL,
+ * through libxprt's parser, which must agree with the harness's parts.
+ */
 static void base_opts(struct lx_nfs3_opts *o)
 {
+	static struct lx_url url; /* kept: the options point into it */
+
+	if (!url.host && lx_url_parse(env("XPRT_NFS_URL"), &url)) {
+		fprintf(stderr, "XPRT_NFS_URL: %s\n", url.error);
+		exit(1);
+	}
 	memset(o, 0, sizeof(*o));
-	o->host = env("XPRT_NFS_HOST");
-	o->export_path = env("XPRT_NFS_EXPORT");
-	o->nfs_port = (uint16_t)atoi(env("XPRT_NFS_PORT"));
-	o->mount_port = (uint16_t)atoi(env("XPRT_MNT_PORT"));
+	assert_int_equal(lx_url_nfs3_opts(&url, o), 0);
+	assert_string_equal(o->host, env("XPRT_NFS_HOST"));
+	assert_string_equal(o->export_path, env("XPRT_NFS_EXPORT"));
+	assert_int_equal(o->nfs_port, atoi(env("XPRT_NFS_PORT")));
+	assert_int_equal(o->mount_port, atoi(env("XPRT_MNT_PORT")));
 	o->set_ids = true; /* root: the export dir belongs to root */
 	o->timeo_ms = 5000;
 }

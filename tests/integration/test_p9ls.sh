@@ -34,6 +34,9 @@ for srv in diod ganesha; do
 
 	ls9 "${S[@]}" "$d" >"$tmp/out" || fail "$srv: p9ls exited $?"
 	printf 'a.bin\nb.txt\nlink\nsub\n' | diff - "$tmp/out" || fail "$srv: plain listing"
+	# the same server as a 9p:// URL (libxprt's parser): port, aname, msize
+	ls9 "9p://${S[-1]}:${S[1]}${S[3]}?msize=64k" "$d" >"$tmp/out" || fail "$srv: URL exited $?"
+	printf 'a.bin\nb.txt\nlink\nsub\n' | diff - "$tmp/out" || fail "$srv: URL listing"
 	ls9 -F "${S[@]}" "$d" >"$tmp/out" || fail "$srv: -F"
 	printf 'a.bin\nb.txt\nlink@\nsub/\n' | diff - "$tmp/out" || fail "$srv: -F listing"
 	ls9 -a "${S[@]}" "$d" >"$tmp/out" || fail "$srv: -a"
@@ -57,5 +60,8 @@ ls9 -p 1 127.0.0.1 >/dev/null 2>"$tmp/err" || rc=$?
 rc=0
 ls9 >/dev/null 2>&1 || rc=$?
 ((rc == 2)) || fail "no host: rc $rc"
+rc=0
+ls9 '9p://127.0.0.1/x?msize=1k' >/dev/null 2>"$tmp/err" || rc=$?
+((rc == 2)) && grep -q 'msize=1k' "$tmp/err" || fail "bad URL: rc $rc, $(cat "$tmp/err")"
 [[ $(ls9 -h) == "usage: "* ]] || fail "-h"
 echo "test_p9ls: all passed"

@@ -62,6 +62,7 @@
 #include <string.h>
 
 #include <libxprt/nfs3.h>
+#include <libxprt/url.h>
 #include <libxprt/rdma.h>
 #include <libxprt/rpcbind.h>
 
@@ -273,92 +274,45 @@ bad:
 }
 
 /*
- * libnfs's URL: nfs://server[:port]/export[/path]?nfsport=N&mountport=N&
- * version=3 (uid, gid and transport=rdma are the engine's).  In --server
- * the path is the export; in --filename it is the export and the file,
- * split as libnfs's tools split it (the export is everything before the
- * last '/') unless --export or a --server URL said where the export
- * ends.
+ * An nfs:// URL, parsed by libxprt (libxprt/url.h).  In --server the path
+ * is the export; in --filename it is the export and the file, split as
+ * libnfs's tools split it (the export is everything before the last '/')
+ * unless --export or a --server URL said where the export ends.  Of the
+ * arguments the engine did not take, the ports and the JUKEBOX handling
+ * are nfs3-bench's too; those that set what nfs3-bench decides itself
+ * (calls in flight, transfer sizes, the flavour) are refused.
  */
-static int nfs_url(void *priv, const struct bench_url *u, char *file,
-		   size_t len)
+static int nfs_url(void *priv, struct lx_url *u, char *file, size_t len)
 {
 	struct nfs_be *n = priv;
-	const char *path = u->path, *slash;
-	size_t elen;
-	unsigned int i;
-	uint64_t v;
+	struct lx_nfs3_opts o = {0};
 
-	if (strlen(u->host) >= sizeof(n->host))
-		goto bad;
-	strcpy(n->host, u->host);
-	if (u->port)
-		n->nfs_port = u->port;
-	for (i = 0; i < u->nparams; i++) {
-		const char *k = u->params[i].key, *val = u->params[i].value;
-
-		if (!strcmp(k, "version")) {
-			if (strcmp(val, "3")) {
-				bench_error(
-					"URL: version=%s: nfs3-bench speaks "
-					"NFS version 3 only",
-					val);
-				return -EINVAL;
-			}
-			continue;
-		}
-		if (strcmp(k, "nfsport") && strcmp(k, "mountport")) {
-			bench_error("URL: '%s' is not a parameter nfs3-bench "
-				    "knows (nfsport, mountport, version, uid, "
-				    "gid, transport)",
-				    k);
-			return -EINVAL;
-		}
-		if (bench_parse_u64(val, 65535, &v) || !v)
-			goto bad;
-		if (k[0] == 'n')
-			n->nfs_port = (uint16_t)v;
-		else
-			n->mount_port = (uint16_t)v;
-	}
-	if (!file) {
-		if (strlen(path) > LX_NFS3_MAXPATHLEN)
-			goto bad;
-		strcpy(n->export_buf, path);
-		n->export_path = n->export_buf;
-		return 0;
-	}
-	elen = n->export_path ? strlen(n->export_path) : 0;
-	if (elen && !strncmp(path, n->export_path, elen) &&
-	    (path[elen] == '/' || n->export_path[elen - 1] == '/')) {
-		path += elen;
-	} else if (elen) {
-		bench_error("--filename %s is not in the export %s", u->path,
-			    n->export_path);
+	if (file && bench_url_file(u, n->export_path, file, len))
 		return -EINVAL;
-	} else {
-		slash = strrchr(path, '/');
-		elen = (size_t)(slash - path);
-		if (elen > LX_NFS3_MAXPATHLEN)
-			goto bad;
-		memcpy(n->export_buf, path, elen ? elen : 1);
-		n->export_buf[elen ? elen : 1] = '\0';
-		n->export_path = n->export_buf;
-		path = slash;
-	}
-	while (*path == '/')
-		path++;
-	if (!*path || strlen(path) >= len) {
-		bench_error("--filename URL %s names no file in its export",
-			    u->path);
+	lx_url_nfs3_opts(u, &o);
+	if (o.max_reqs || o.rsize || o.wsize || o.auth_none) {
+		bench_error("URL: nfs3-bench sizes and authenticates its "
+			    "clients itself: no max-reqs=, rsize=, wsize= or "
+			    "sec=none");
 		return -EINVAL;
 	}
-	strcpy(file, path);
+	if (strlen(o.host) >= sizeof(n->host) ||
+	    strlen(o.export_path) > LX_NFS3_MAXPATHLEN) {
+		bench_error("URL: the server's name or the export is too long");
+		return -EINVAL;
+	}
+	strcpy(n->host, o.host);
+	strcpy(n->export_buf, o.export_path);
+	n->export_path = n->export_buf;
+	if (o.nfs_port)
+		n->nfs_port = o.nfs_port;
+	if (o.mount_port)
+		n->mount_port = o.mount_port;
+	if (o.jukebox_delay_ms)
+		n->jukebox_delay_ms = o.jukebox_delay_ms;
+	if (o.jukebox_retries)
+		n->jukebox_retries = o.jukebox_retries;
 	return 0;
-bad:
-	bench_error("URL nfs://%s%s: not a valid server, port or export",
-		    u->host, u->path);
-	return -EINVAL;
 }
 
 static int nfs_check(void *priv, const struct bench_config *cfg)

@@ -140,77 +140,45 @@ static int p9b_parse_option(void *priv, int id, const char *arg)
 }
 
 /*
- * 9p://host[:port]/aname[?msize=SIZE] (uid, gid, transport=rdma are the
- * engine's).  In --filename the path is the aname and the file, split at
- * the last '/' unless --aname or a --server URL said where the aname
- * ends.  The aname is the exported directory for diod, the export's
- * pseudo path for ganesha.
+ * A 9p:// URL, parsed by libxprt (libxprt/url.h): 9p://HOST[:PORT]/ANAME
+ * with msize= and max-reqs= besides the engine's arguments.  In
+ * --filename the path is the aname and the file, split at the last '/'
+ * unless --aname or a --server URL said where the aname ends.  The aname
+ * is the exported directory for diod, the export's pseudo path for
+ * ganesha.
  */
-static int p9b_url(void *priv, const struct bench_url *u, char *file,
-		   size_t len)
+static int p9b_url(void *priv, struct lx_url *u, char *file, size_t len)
 {
 	struct p9b *p = priv;
-	const char *path = u->path, *slash;
-	size_t alen;
-	unsigned int i;
-	uint64_t v;
+	struct lx_p9_opts o = {0};
+	char *host;
 
-	free(p->host);
-	p->host = strdup(u->host);
-	if (!p->host)
+	if (file && bench_url_file(u, p->aname, file, len))
+		return -EINVAL;
+	lx_url_p9_opts(u, &o);
+	/* (timeo= went to the engine's --timeo with the others) */
+	if (o.uname || o.max_fids) {
+		bench_error("URL: p9-bench attaches by uid= and chooses its "
+			    "fids itself: no USER@, uname= or max-fids=");
+		return -EINVAL;
+	}
+	if (strlen(o.aname) >= sizeof(p->aname_buf)) {
+		bench_error("URL: the aname is too long");
+		return -EINVAL;
+	}
+	host = strdup(o.host);
+	if (!host)
 		return -ENOMEM;
-	if (u->port)
-		p->port = u->port;
-	for (i = 0; i < u->nparams; i++) {
-		const char *k = u->params[i].key, *val = u->params[i].value;
-
-		if (strcmp(k, "msize")) {
-			bench_error("URL: '%s' is not a parameter p9-bench "
-				    "knows (msize, uid, gid, transport)",
-				    k);
-			return -EINVAL;
-		}
-		if (bench_parse_size(val, &v) || v < LX_P9_MIN_MSIZE ||
-		    v > LX_P9_MAX_MSIZE) {
-			bench_error("URL: msize=%s is not a size from %u to "
-				    "%u bytes",
-				    val, LX_P9_MIN_MSIZE, LX_P9_MAX_MSIZE);
-			return -EINVAL;
-		}
-		p->msize = (uint32_t)v;
-	}
-	if (strlen(path) >= sizeof(p->aname_buf)) {
-		bench_error("URL 9p://%s: the path is too long", u->host);
-		return -EINVAL;
-	}
-	if (!file) {
-		memcpy(p->aname_buf, path, strlen(path) + 1);
-		p->aname = p->aname_buf;
-		return 0;
-	}
-	alen = p->aname ? strlen(p->aname) : 0;
-	if (alen && !strncmp(path, p->aname, alen) &&
-	    (path[alen] == '/' || p->aname[alen - 1] == '/')) {
-		path += alen;
-	} else if (alen) {
-		bench_error("--filename %s is not under the aname %s", u->path,
-			    p->aname);
-		return -EINVAL;
-	} else {
-		slash = strrchr(path, '/');
-		alen = (size_t)(slash - path);
-		memcpy(p->aname_buf, path, alen ? alen : 1);
-		p->aname_buf[alen ? alen : 1] = '\0';
-		p->aname = p->aname_buf;
-		path = slash;
-	}
-	while (*path == '/')
-		path++;
-	if (!*path || strlen(path) >= len) {
-		bench_error("--filename URL %s names no file", u->path);
-		return -EINVAL;
-	}
-	strcpy(file, path);
+	free(p->host);
+	p->host = host;
+	if (o.port)
+		p->port = o.port;
+	if (o.msize)
+		p->msize = o.msize;
+	if (o.max_reqs)
+		p->max_reqs_opt = o.max_reqs;
+	strcpy(p->aname_buf, o.aname);
+	p->aname = p->aname_buf;
 	return 0;
 }
 

@@ -20,6 +20,7 @@
 
 #include <libxprt/p9.h>
 #include <libxprt/pool.h>
+#include <libxprt/url.h>
 
 #include "engine/engine.h"
 
