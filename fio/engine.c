@@ -29,6 +29,7 @@
 #include "optgroup.h"
 
 #include <libxprt/rdma.h>
+#include <libxprt/url.h>
 
 #include "lxfio.h"
 
@@ -56,7 +57,6 @@ struct lxfio_data {
 	unsigned int npending, depth;
 	unsigned int npieces; /* per io_u */
 	struct lx_xprt_rdma_mem *mem;
-	struct lxfio_url url;
 };
 
 static struct fio_option options[] = {
@@ -87,10 +87,10 @@ static void lxfio_fail(struct thread_data *td, int err, const char *func,
 }
 
 /* the job's client, made from its URL; blocks */
-static int lxfio_connect(struct thread_data *td, struct lxfio_conn *c,
-			 struct lxfio_url *u)
+static int lxfio_connect(struct thread_data *td, struct lxfio_conn *c)
 {
 	struct lxfio_options *o = td->eo;
+	struct lx_url u = {0};
 	char err[256] = "";
 	int ret;
 
@@ -101,25 +101,14 @@ static int lxfio_connect(struct thread_data *td, struct lxfio_conn *c,
 		td_verror(td, EINVAL, "nfs_url");
 		return -EINVAL;
 	}
-	if (lxfio_url_parse(o->url, u)) {
-		log_err("fio: libxprt engine: '%s' is not a URL of the form "
-			"nfs://host[:port]/path[?arg=val&...] or 9p://...\n",
-			o->url);
-		td_verror(td, EINVAL, "nfs_url");
-		return -EINVAL;
+	ret = lx_url_parse(o->url, &u);
+	if (ret) {
+		lxfio_fail(td, -ret, "nfs_url", "nfs_url", u.error);
+		return ret;
 	}
-	if (!strcmp(u->scheme, "nfs"))
-		c->proto = &lxfio_nfs3;
-	else if (!strcmp(u->scheme, "9p"))
-		c->proto = &lxfio_p9;
-	else {
-		log_err("fio: libxprt engine: %s: scheme %s:// is not nfs:// "
-			"or 9p://\n",
-			o->url, u->scheme);
-		td_verror(td, EPROTONOSUPPORT, "nfs_url");
-		return -EPROTONOSUPPORT;
-	}
-	ret = c->proto->connect(c, u, err, sizeof(err));
+	c->proto = u.scheme == LX_URL_9P ? &lxfio_p9 : &lxfio_nfs3;
+	ret = c->proto->connect(c, &u, err, sizeof(err));
+	lx_url_free(&u);
 	if (ret) {
 		char what[1300];
 
@@ -138,19 +127,10 @@ static struct lxfio_conn *lxfio_get(struct thread_data *td,
 				    struct lxfio_conn *tmp)
 {
 	struct lxfio_data *d = td->io_ops_data;
-	struct lxfio_url *u;
-	int ret;
 
 	if (d)
 		return &d->conn;
-	u = malloc(sizeof(*u));
-	if (!u) {
-		td_verror(td, ENOMEM, "malloc");
-		return NULL;
-	}
-	ret = lxfio_connect(td, tmp, u);
-	free(u);
-	return ret ? NULL : tmp;
+	return lxfio_connect(td, tmp) ? NULL : tmp;
 }
 
 static void lxfio_put(struct thread_data *td, struct lxfio_conn *c)
@@ -188,7 +168,7 @@ static int lxfio_init(struct thread_data *td)
 	d->pending = calloc(d->depth, sizeof(*d->pending));
 	if (!d->events || !d->pending || lxfio_cq_init(&d->cq, d->depth))
 		goto nomem_free;
-	if (lxfio_connect(td, &d->conn, &d->url)) {
+	if (lxfio_connect(td, &d->conn)) {
 		lxfio_free(d);
 		return 1;
 	}

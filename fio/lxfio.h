@@ -18,7 +18,7 @@
 #include <libxprt/call.h>
 #include <libxprt/xprt.h>
 
-struct lxfio_url;
+struct lx_url;
 
 /* a server: one client of the protocol the URL's scheme names */
 struct lxfio_conn {
@@ -67,7 +67,8 @@ struct lxfio_io {
 
 /**
  * struct lxfio_proto - one protocol's calls, all on the job's own client
- * @connect: make the client of @u (blocks); a sentence in @err on failure
+ * @connect: make the client of @u, a URL of the protocol's scheme (blocks);
+ *	a sentence in @err on failure
  * @open: look up @name below the URL's directory; create it with @create;
  *	then grow it to @size when it is shorter (0: leave it)
  * @size: the size of @name (-ENOENT when absent), without opening it
@@ -79,8 +80,8 @@ struct lxfio_io {
 struct lxfio_proto {
 	const char *scheme;
 	const char *name;
-	int (*connect)(struct lxfio_conn *c, const struct lxfio_url *u,
-		       char *err, size_t errlen);
+	int (*connect)(struct lxfio_conn *c, const struct lx_url *u, char *err,
+		       size_t errlen);
 	int (*open)(struct lxfio_conn *c, const char *name, bool create,
 		    uint64_t size, struct lxfio_file *lf);
 	int (*size)(struct lxfio_conn *c, const char *name, uint64_t *size);
@@ -93,31 +94,6 @@ struct lxfio_proto {
 };
 
 extern const struct lxfio_proto lxfio_nfs3, lxfio_p9;
-
-/* -------------------------------------------------------------- URLs */
-
-#define LXFIO_URL_MAX_ARGS 16
-
-struct lxfio_url {
-	char scheme[8];
-	char host[256];
-	uint16_t port;
-	char path[1024];
-	unsigned int nargs;
-	struct {
-		char key[32];
-		char value[128];
-	} args[LXFIO_URL_MAX_ARGS];
-};
-
-int lxfio_url_parse(const char *s, struct lxfio_url *u);
-/* the value of argument @key, or NULL */
-const char *lxfio_url_arg(const struct lxfio_url *u, const char *key);
-/* argument @key as a number <= @max (@dflt when absent); -EINVAL */
-int lxfio_url_num(const struct lxfio_url *u, const char *key, uint64_t max,
-		  uint64_t dflt, uint64_t *v);
-/* transport=tcp|rdma: LX_XPRT_TRANSPORT_*, -EINVAL */
-int lxfio_url_transport(const struct lxfio_url *u);
 
 /* ------------------------------------------------- completion source */
 

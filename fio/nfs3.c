@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <libxprt/nfs3.h>
+#include <libxprt/url.h>
 
 #include "lxfio.h"
 
@@ -24,41 +25,14 @@ union nfs3_res {
 _Static_assert(sizeof(((struct lxfio_piece *)0)->res) >= sizeof(union nfs3_res),
 	       "lxfio_piece holds a result");
 
-static int nfs3_connect(struct lxfio_conn *c, const struct lxfio_url *u,
-			char *err, size_t errlen)
+static int nfs3_connect(struct lxfio_conn *c, const struct lx_url *u, char *err,
+			size_t errlen)
 {
-	struct lx_nfs3_opts o = {.host = u->host,
-				 .export_path = u->path[0] ? u->path : "/",
-				 .errmsg = err,
-				 .errmsg_len = errlen};
+	struct lx_nfs3_opts o = {.errmsg = err, .errmsg_len = errlen};
 	struct lx_nfs3_clnt *clnt;
-	uint64_t v, uid, gid;
-	int t, ret;
+	int ret;
 
-	t = lxfio_url_transport(u);
-	if (t < 0) {
-		snprintf(err, errlen, "transport=%s is not tcp or rdma",
-			 lxfio_url_arg(u, "transport"));
-		return -EINVAL;
-	}
-	o.transport = (enum lx_xprt_transport)t;
-	if (lxfio_url_num(u, "nfsport", 65535, u->port, &v))
-		goto bad;
-	o.nfs_port = (uint16_t)v;
-	if (lxfio_url_num(u, "mountport", 65535, 0, &v))
-		goto bad;
-	o.mount_port = (uint16_t)v;
-	if (lxfio_url_num(u, "nconnect", 16, 0, &v))
-		goto bad;
-	o.nconnect = (unsigned int)v;
-	if (lxfio_url_num(u, "uid", UINT32_MAX, 0, &uid) ||
-	    lxfio_url_num(u, "gid", UINT32_MAX, 0, &gid))
-		goto bad;
-	if (lxfio_url_arg(u, "uid") || lxfio_url_arg(u, "gid")) {
-		o.set_ids = true;
-		o.uid = (uint32_t)uid;
-		o.gid = (uint32_t)gid;
-	}
+	lx_url_nfs3_opts(u, &o);
 	ret = lx_nfs3_create(&clnt, &o);
 	if (ret)
 		return ret;
@@ -68,9 +42,6 @@ static int nfs3_connect(struct lxfio_conn *c, const struct lxfio_url *u,
 			    lx_nfs3_wsize(clnt);
 	c->rdma = o.transport == LX_XPRT_TRANSPORT_RDMA;
 	return 0;
-bad:
-	snprintf(err, errlen, "a URL argument is not a number in range");
-	return -EINVAL;
 }
 
 static void nfs3_disconnect(struct lxfio_conn *c)

@@ -9,37 +9,18 @@
 #include <stdio.h>
 
 #include <libxprt/p9.h>
+#include <libxprt/url.h>
 
 #include "lxfio.h"
 
-static int p9_connect(struct lxfio_conn *c, const struct lxfio_url *u,
-		      char *err, size_t errlen)
+static int p9_connect(struct lxfio_conn *c, const struct lx_url *u, char *err,
+		      size_t errlen)
 {
-	struct lx_p9_opts o = {.host = u->host,
-			       .port = u->port,
-			       .aname = u->path,
-			       .errbuf = err,
-			       .errbuf_len = errlen};
+	struct lx_p9_opts o = {.errbuf = err, .errbuf_len = errlen};
 	struct lx_p9_clnt *clnt;
-	uint64_t v;
-	int t, ret;
+	int ret;
 
-	t = lxfio_url_transport(u);
-	if (t < 0) {
-		snprintf(err, errlen, "transport=%s is not tcp or rdma",
-			 lxfio_url_arg(u, "transport"));
-		return -EINVAL;
-	}
-	o.transport = (enum lx_xprt_transport)t;
-	if (lxfio_url_num(u, "msize", LX_P9_MAX_MSIZE, 0, &v))
-		goto bad;
-	o.msize = (uint32_t)v;
-	if (lxfio_url_num(u, "uid", UINT32_MAX, 0, &v))
-		goto bad;
-	o.n_uname = (uint32_t)v;
-	if (lxfio_url_num(u, "gid", UINT32_MAX, 0, &v))
-		goto bad;
-	o.n_gid = (uint32_t)v;
+	lx_url_p9_opts(u, &o);
 	ret = lx_p9_create(&clnt, &o);
 	if (ret)
 		return ret;
@@ -47,9 +28,6 @@ static int p9_connect(struct lxfio_conn *c, const struct lxfio_url *u,
 	c->iosize = lx_p9_iosize(clnt);
 	c->rdma = o.transport == LX_XPRT_TRANSPORT_RDMA;
 	return 0;
-bad:
-	snprintf(err, errlen, "a URL argument is not a number in range");
-	return -EINVAL;
 }
 
 static void p9_disconnect(struct lxfio_conn *c)

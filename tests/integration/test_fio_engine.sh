@@ -183,7 +183,8 @@ fi
 
 # errors: fio's report, at once
 closed=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-for u in "ftp://127.0.0.1/x|scheme ftp:// is not nfs:// or 9p://" \
+for u in "ftp://127.0.0.1/x|libxprt reads nfs:// and 9p:// URLs" \
+	"nfs://127.0.0.1/export?nconnect=99|nconnect must be a number" \
 	"nfs://127.0.0.1/export?nfsport=$closed&mountport=$closed|Connection refused" \
 	"9p://127.0.0.1:$closed/x|Connection refused" \
 	"not a url|is not a URL"; do
