@@ -113,6 +113,7 @@ void lxfio_piece_done(struct lx_call *call, int status, void *arg)
 	struct lxfio_io *io = p->io;
 	int zero = 0;
 
+	p->status = status;
 	if (status < 0)
 		__atomic_compare_exchange_n(&io->error, &zero, -status, false,
 					    __ATOMIC_RELAXED, __ATOMIC_RELAXED);

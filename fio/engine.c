@@ -310,6 +310,7 @@ static void lxfio_start(struct lxfio_data *d, struct thread_data *td,
 	}
 	if (op == LXFIO_READ || op == LXFIO_WRITE)
 		n = len ? (unsigned int)((len + iosize - 1) / iosize) : 1;
+	io->op = op;
 	io->error = 0;
 	io->done = 0;
 	if (!lf || n > io->npieces) {
@@ -320,6 +321,7 @@ static void lxfio_start(struct lxfio_data *d, struct thread_data *td,
 		return;
 	}
 	io->left = n;
+	io->nsent = n;
 	for (i = 0; i < n; i++) {
 		struct lxfio_piece *p = &io->piece[i];
 		uint64_t off = (uint64_t)i * iosize;
@@ -340,6 +342,7 @@ static void lxfio_start(struct lxfio_data *d, struct thread_data *td,
 	if (!ret)
 		return;
 	/* the pieces from @i on never started: count them done */
+	io->nsent = i;
 	__atomic_compare_exchange_n(&io->error, &zero, -ret, false,
 				    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 	if (__atomic_sub_fetch(&io->left, n - i, __ATOMIC_ACQ_REL) == 0)
@@ -383,11 +386,31 @@ static int lxfio_getevents(struct thread_data *td, unsigned int min,
 	for (i = 0; i < n; i++) {
 		struct io_u *io_u = d->events[i];
 		struct lxfio_io *io = io_u->engine_data;
+		struct lxfio_file *lf = FILE_ENG_DATA(io_u->file);
+		char err[256] = "";
+		int ret;
 
-		if (io->error)
+		if (io->error) {
 			io_u->error = io->error;
-		else if (io_u->ddir == DDIR_READ || io_u->ddir == DDIR_WRITE)
-			io_u->resid = io_u->xfer_buflen - io->done;
+		} else {
+			if (io->op == LXFIO_READ || io->op == LXFIO_WRITE)
+				io_u->resid = io_u->xfer_buflen - io->done;
+			ret = d->conn.proto->finish && lf ?
+				      d->conn.proto->finish(&d->conn, lf, io,
+							    err, sizeof(err)) :
+				      0;
+			if (ret) {
+				log_err("fio: libxprt engine: %s: %s\n",
+					io_u->file->file_name, err);
+				io_u->error = -ret;
+			}
+		}
+		/*
+		 * fio drops the error of a completed fsync (io_completed()
+		 * returns before looking at it): the job's error it is
+		 */
+		if (io_u->error && ddir_sync(io_u->ddir))
+			td_verror(td, io_u->error, "fsync");
 	}
 	return n;
 }
@@ -453,15 +476,18 @@ static int lxfio_close_file(struct thread_data *td, struct fio_file *f)
 {
 	struct lxfio_data *d = td->io_ops_data;
 	struct lxfio_file *lf = FILE_ENG_DATA(f);
+	char err[256] = "";
 	int ret = 0;
 
 	if (!lf)
 		return 0;
 	if (d)
-		ret = d->conn.proto->close(&d->conn, lf);
+		ret = d->conn.proto->close(&d->conn, lf, err, sizeof(err));
 	FILE_SET_ENG_DATA(f, NULL);
 	free(lf);
-	return ret ? -ret : 0;
+	if (ret)
+		lxfio_fail(td, -ret, "close_file", f->file_name, err);
+	return ret ? 1 : 0;
 }
 
 static int lxfio_unlink_file(struct thread_data *td, struct fio_file *f)

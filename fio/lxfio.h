@@ -29,11 +29,17 @@ struct lxfio_conn {
 	bool rdma;
 };
 
-/* an open file: a handle or a fid */
+/*
+ * An open file: a handle or a fid.  NFS: the write verifier its unstable
+ * WRITEs came back with since the last COMMIT (@unstable: there were
+ * some; @verf_changed: two replies disagreed, the server restarted).
+ */
 struct lxfio_file {
 	uint64_t size; /* when opened, after sizing */
 	uint32_t fid;
 	unsigned char fh[72]; /* struct lx_nfs3_fh */
+	unsigned char verf[8];
+	bool verf_set, unstable, verf_changed;
 };
 
 enum lxfio_op {
@@ -51,6 +57,7 @@ enum lxfio_op {
 struct lxfio_piece {
 	struct lx_call call;
 	struct lxfio_io *io;
+	int status; /* done()'s */
 	uint64_t res[40];
 };
 
@@ -58,10 +65,12 @@ struct lxfio_piece {
 struct lxfio_io {
 	void *io_u; /* struct io_u */
 	struct lxfio_cq *cq;
+	enum lxfio_op op;
 	unsigned int npieces;
-	unsigned int left; /* atomic: pieces not completed yet */
-	int error;	   /* atomic: the first piece's error, positive */
-	uint64_t done;	   /* atomic: bytes moved */
+	unsigned int nsent; /* pieces started for this I/O */
+	unsigned int left;  /* atomic: pieces not completed yet */
+	int error;	    /* atomic: the first piece's error, positive */
+	uint64_t done;	    /* atomic: bytes moved */
 	struct lxfio_piece piece[];
 };
 
@@ -74,7 +83,12 @@ struct lxfio_io {
  * @size: the size of @name (-ENOENT when absent), without opening it
  * @start: send one call: @op at @off, @len bytes at @buf (read, write) or
  *	the file's flush (@len 0); done() of @p->call reports it
- * @close, @unlink, @disconnect: as named
+ * @finish: on the job's thread, once the I/O's calls are done: look at
+ *	their results (NULL: nothing to look at); 0 or a negative errno
+ *	with a sentence in @err
+ * @close: forget @lf (NFS: COMMIT what is unstable), a sentence in @err
+ *	on failure
+ * @unlink, @disconnect: as named
  * @stable: writes are FILE_SYNC (sync=1); the protocol may ignore it
  */
 struct lxfio_proto {
@@ -88,7 +102,10 @@ struct lxfio_proto {
 	int (*start)(struct lxfio_conn *c, struct lxfio_file *lf,
 		     struct lxfio_piece *p, enum lxfio_op op, void *buf,
 		     uint32_t len, uint64_t off, bool stable);
-	int (*close)(struct lxfio_conn *c, struct lxfio_file *lf);
+	int (*finish)(struct lxfio_conn *c, struct lxfio_file *lf,
+		      struct lxfio_io *io, char *err, size_t errlen);
+	int (*close)(struct lxfio_conn *c, struct lxfio_file *lf, char *err,
+		     size_t errlen);
 	int (*unlink)(struct lxfio_conn *c, const char *name);
 	void (*disconnect)(struct lxfio_conn *c);
 };

@@ -146,10 +146,76 @@ static int nfs3_start(struct lxfio_conn *c, struct lxfio_file *lf,
 	return -EINVAL;
 }
 
-/* what is written unstable is the server's to commit at an fsync */
-static int nfs3_close(struct lxfio_conn *c, struct lxfio_file *lf)
+/*
+ * Unstable WRITEs are safe once a COMMIT answers with the verifier they
+ * were written under; a different one means the server restarted in
+ * between and may have lost them.  The engine keeps no copy to write
+ * again (fio reuses its buffers): it says so with -EIO, where the Linux
+ * client would resend.
+ */
+static int nfs3_verf(struct lxfio_file *lf, const uint8_t *verf, bool commit)
 {
-	return 0;
+	int ret = 0;
+
+	if (lf->verf_set && memcmp(lf->verf, verf, sizeof(lf->verf)))
+		lf->verf_changed = true;
+	memcpy(lf->verf, verf, sizeof(lf->verf));
+	lf->verf_set = true;
+	if (commit) {
+		if (lf->unstable && lf->verf_changed)
+			ret = -EIO;
+		lf->unstable = lf->verf_changed = false;
+	}
+	return ret;
+}
+
+_Static_assert(sizeof(((struct lxfio_file *)0)->verf) == LX_NFS3_VERFSIZE,
+	       "lxfio_file holds a write verifier");
+
+static const char verf_msg[] =
+	"the server's write verifier changed since the unstable WRITEs: it "
+	"restarted and may have lost them (sync=1 writes stable data)";
+
+static int nfs3_finish(struct lxfio_conn *c, struct lxfio_file *lf,
+		       struct lxfio_io *io, char *err, size_t errlen)
+{
+	unsigned int i;
+	int ret = 0;
+
+	for (i = 0; i < io->nsent; i++) {
+		union nfs3_res *res = (union nfs3_res *)io->piece[i].res;
+
+		if (io->piece[i].status)
+			continue;
+		if (io->op == LXFIO_WRITE &&
+		    res->wr.committed == LX_NFS3_UNSTABLE) {
+			nfs3_verf(lf, res->wr.verf, false);
+			lf->unstable = true;
+		} else if (io->op == LXFIO_SYNC || io->op == LXFIO_DATASYNC) {
+			ret = nfs3_verf(lf, res->cm.verf, true);
+		}
+	}
+	if (ret)
+		snprintf(err, errlen, "%s", verf_msg);
+	return ret;
+}
+
+/* as close(2) on an NFS mount: what is unstable is committed first */
+static int nfs3_close(struct lxfio_conn *c, struct lxfio_file *lf, char *err,
+		      size_t errlen)
+{
+	struct lx_nfs3_commit_res res;
+	int ret;
+
+	if (!lf->unstable)
+		return 0;
+	ret = lx_nfs3_commit(c->clnt, (const struct lx_nfs3_fh *)lf->fh, 0, 0,
+			     &res);
+	if (ret)
+		snprintf(err, errlen, "COMMIT: %s", lx_strerror(ret));
+	else if ((ret = nfs3_verf(lf, res.verf, true)))
+		snprintf(err, errlen, "%s", verf_msg);
+	return ret;
 }
 
 static int nfs3_unlink(struct lxfio_conn *c, const char *name)
@@ -172,6 +238,7 @@ const struct lxfio_proto lxfio_nfs3 = {
 	.open = nfs3_open,
 	.size = nfs3_size,
 	.start = nfs3_start,
+	.finish = nfs3_finish,
 	.close = nfs3_close,
 	.unlink = nfs3_unlink,
 	.disconnect = nfs3_disconnect,

@@ -101,9 +101,14 @@ static int p9_start(struct lxfio_conn *c, struct lxfio_file *lf,
 	return -EINVAL;
 }
 
-static int p9_close(struct lxfio_conn *c, struct lxfio_file *lf)
+static int p9_close(struct lxfio_conn *c, struct lxfio_file *lf, char *err,
+		    size_t errlen)
 {
-	return lx_p9_clunk(c->clnt, lf->fid);
+	int ret = lx_p9_clunk(c->clnt, lf->fid);
+
+	if (ret)
+		snprintf(err, errlen, "Tclunk: %s", lx_strerror(ret));
+	return ret;
 }
 
 static int p9_unlink(struct lxfio_conn *c, const char *name)

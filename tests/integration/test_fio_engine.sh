@@ -19,11 +19,16 @@
 #   5. a read job on a missing file: created and sized on the server;
 #      unlink=1 removes it afterwards;
 #   6. trim refused with a message;
-#   7. the example job file (fio/examples), smaller.
+#   7. the example job file (fio/examples), smaller;
+#   8. verify_state_save, the server restarted, verify_state_load; over
+#      NFS, ganesha killed and started again mid-run: FILE_SYNC writes
+#      (sync=1) all verified, unstable ones reported at the next COMMIT
+#      (its write verifier changed); then killed for good mid-run: the
+#      job ends with an error within seconds.
 # Then a URL of another scheme and a server that is not there: fio ends
 # the job at once with its error report.  fio's JSON output is read with
 # Python.  Each check prints "ok - ..." or "FAIL - ..."; the exit status
-# is the number of failures.  About 30 s.
+# is the number of failures.  About 60 s.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 eng=${XPRT_BUILD_DIR:-$top/build/plain}/fio/libxprt-fio.so
@@ -181,6 +186,93 @@ if [[ -n ${XPRT_DIOD_PORT:-} ]]; then
 		"$XPRT_DIOD_EXPORT_DIR" 9p-write.fio
 fi
 
+# bg_fio NAME ARGS...: fio_run in the background (pid in $bg), with its
+# own output files; bg_check NAME WANT_RC WANT_MSG: wait and check
+bg_fio() {
+	local name=$1
+	shift
+	(cd "$work" && exec timeout 90 "${AS[@]}" fio --output-format=json \
+		--output="$work/bg.json" --ioengine="external:$eng" "$@" \
+		2>"$work/bg.err") &
+	bg=$!
+}
+bg_check() {
+	local rc
+	wait "$bg"
+	rc=$?
+	check_exit "$1" "$2" "$rc" "$3" "$work/bg.err"
+}
+
+# restarts NAME URL: the server stopped and started again, or killed
+restarts() {
+	local s=$1 url=$2 t0 args
+	args=(--nfs_url="$url" --filename="$sub.st" --rw=randwrite --bs=4k
+		--size=1m --verify=crc32c)
+	fio_run "$s: write, verify state saved" 0 "" --name=st "${args[@]}" \
+		--do_verify=0 --verify_state_save=1 --end_fsync=1
+	"$XPRT_SERVERS_SH" restart "$XPRT_SERVERS_RUN_DIR" "$s" >/dev/null 2>&1 ||
+		bad "$s did not restart"
+	fio_run "$s: verify_state_load after a server restart" 0 "" --name=st \
+		"${args[@]}" --verify_only=1 --verify_state_load=1 &&
+		expect "$s: 1 MiB verified after the restart" \
+			'd["jobs"][0]["error"] == 0 and d["jobs"][0]["read"]["io_bytes"] == 1 << 20'
+
+	if [[ $s == ganesha ]]; then
+		# killed and started again mid-run (1.5 s: ganesha's write
+		# verifier is its start time in seconds): FILE_SYNC writes are
+		# all there, verify_backlog reads them back as the job goes
+		args=(--nfs_url="$url" --filename="$sub.kill" --rw=randwrite
+			--bs=4k --size=4m --iodepth=8 --verify=crc32c
+			--verify_backlog=64 --time_based --runtime=5)
+		bg_fio kill "${args[@]}" --name=kill --sync=1
+		sleep 2
+		"$XPRT_SERVERS_SH" kill "$XPRT_SERVERS_RUN_DIR" "$s" >/dev/null 2>&1
+		sleep 1.5
+		"$XPRT_SERVERS_SH" start "$XPRT_SERVERS_RUN_DIR" "$s" >/dev/null 2>&1 ||
+			bad "$s did not start again"
+		bg_check "$s: sync=1 writes across a kill and restart, verified" 0 ""
+		# unstable writes: the next COMMIT's new verifier is an error,
+		# not a silent loss
+		bg_fio kill "${args[@]}" --name=unst --fsync=16
+		sleep 2
+		"$XPRT_SERVERS_SH" kill "$XPRT_SERVERS_RUN_DIR" "$s" >/dev/null 2>&1
+		sleep 1.5
+		"$XPRT_SERVERS_SH" start "$XPRT_SERVERS_RUN_DIR" "$s" >/dev/null 2>&1 ||
+			bad "$s did not start again"
+		bg_check "$s: unstable writes across a restart: reported" 1 \
+			"write verifier changed"
+		url+="&timeo=10&retrans=1"
+	else
+		url+="?timeo=10"
+	fi
+
+	# killed for good mid-run: the job ends with an error within the
+	# calls' timeout (1 s here) and the reconnection attempts
+	bg_fio down --name=down --nfs_url="$url" --filename="$sub.down" \
+		--rw=randwrite --bs=4k --size=4m --iodepth=8 --time_based \
+		--runtime=60
+	sleep 2
+	"$XPRT_SERVERS_SH" kill "$XPRT_SERVERS_RUN_DIR" "$s" >/dev/null 2>&1
+	t0=$(date +%s)
+	bg_check "$s: killed mid-run: the job ends with an error" 1 \
+		"io_u error on file"
+	if (($(date +%s) - t0 <= 15)); then
+		ok "$s: killed mid-run: ended in $(($(date +%s) - t0)) s"
+	else
+		bad "$s: killed mid-run: took $(($(date +%s) - t0)) s"
+	fi
+	"$XPRT_SERVERS_SH" start "$XPRT_SERVERS_RUN_DIR" "$s" >/dev/null 2>&1 ||
+		bad "$s did not start again"
+}
+
+if [[ -z ${XPRT_SERVERS_SH:-} || -z ${XPRT_SERVERS_RUN_DIR:-} ]]; then
+	bad "no XPRT_SERVERS_SH / XPRT_SERVERS_RUN_DIR: cannot restart servers"
+else
+	[[ -n ${XPRT_NFS_URL:-} ]] && restarts ganesha "$XPRT_NFS_URL"
+	[[ -n ${XPRT_DIOD_PORT:-} ]] &&
+		restarts diod "9p://$XPRT_DIOD_HOST:$XPRT_DIOD_PORT$XPRT_DIOD_ANAME"
+fi
+
 # errors: fio's report, at once
 closed=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 for u in "ftp://127.0.0.1/x|libxprt reads nfs:// and 9p:// URLs" \
@@ -196,7 +288,7 @@ for u in "ftp://127.0.0.1/x|libxprt reads nfs:// and 9p:// URLs" \
 	else
 		bad "error: ${u%%|*}: no fio error line"
 	fi
-	(($(date +%s) - t0 <= 5)) || bad "error: ${u%%|*}: took over 5 s"
+	(($(date +%s) - t0 <= 10)) || bad "error: ${u%%|*}: took over 10 s"
 done
 fio_run "error: no nfs_url" 1 "nfs_url= is missing" --name=e --rw=read \
 	--size=64k
