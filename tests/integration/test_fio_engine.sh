@@ -203,6 +203,16 @@ bg_check() {
 	check_exit "$1" "$2" "$rc" "$3" "$work/bg.err"
 }
 
+# kill_start NAME: 2 s into a job, the server killed, 1.5 s later
+# started again on its ports
+kill_start() {
+	sleep 2
+	"$XPRT_SERVERS_SH" kill "$XPRT_SERVERS_RUN_DIR" "$1" >/dev/null 2>&1
+	sleep 1.5
+	"$XPRT_SERVERS_SH" start "$XPRT_SERVERS_RUN_DIR" "$1" >/dev/null 2>&1 ||
+		bad "$1 did not start again"
+}
+
 # restarts NAME URL: the server stopped and started again, or killed
 restarts() {
 	local s=$1 url=$2 t0 args
@@ -225,20 +235,12 @@ restarts() {
 			--bs=4k --size=4m --iodepth=8 --verify=crc32c
 			--verify_backlog=64 --time_based --runtime=5)
 		bg_fio kill "${args[@]}" --name=kill --sync=1
-		sleep 2
-		"$XPRT_SERVERS_SH" kill "$XPRT_SERVERS_RUN_DIR" "$s" >/dev/null 2>&1
-		sleep 1.5
-		"$XPRT_SERVERS_SH" start "$XPRT_SERVERS_RUN_DIR" "$s" >/dev/null 2>&1 ||
-			bad "$s did not start again"
+		kill_start "$s"
 		bg_check "$s: sync=1 writes across a kill and restart, verified" 0 ""
 		# unstable writes: the next COMMIT's new verifier is an error,
 		# not a silent loss
 		bg_fio kill "${args[@]}" --name=unst --fsync=16
-		sleep 2
-		"$XPRT_SERVERS_SH" kill "$XPRT_SERVERS_RUN_DIR" "$s" >/dev/null 2>&1
-		sleep 1.5
-		"$XPRT_SERVERS_SH" start "$XPRT_SERVERS_RUN_DIR" "$s" >/dev/null 2>&1 ||
-			bad "$s did not start again"
+		kill_start "$s"
 		bg_check "$s: unstable writes across a restart: reported" 1 \
 			"write verifier changed"
 		url+="&timeo=10&retrans=1"
