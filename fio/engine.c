@@ -135,7 +135,9 @@ static struct lxfio_conn *lxfio_get(struct thread_data *td,
 
 static void lxfio_put(struct thread_data *td, struct lxfio_conn *c)
 {
-	if (c && c != &((struct lxfio_data *)td->io_ops_data)->conn)
+	struct lxfio_data *d = td->io_ops_data;
+
+	if (c && (!d || c != &d->conn))
 		c->proto->disconnect(c);
 }
 
@@ -424,7 +426,10 @@ static struct io_u *lxfio_event(struct thread_data *td, int event)
 
 /*
  * The file's size on the server (0 when it does not exist yet), and
- * create_on_open: see the top of this file.
+ * create_on_open: see the top of this file.  fio asks in its parent,
+ * before the job has a client: when the job says its size, 0 will do
+ * (.open_file grows a shorter file), and no connection is made outside
+ * the job's own process or thread; else a short-lived client asks.
  */
 static int lxfio_get_file_size(struct thread_data *td, struct fio_file *f)
 {
@@ -435,6 +440,11 @@ static int lxfio_get_file_size(struct thread_data *td, struct fio_file *f)
 	if (fio_file_size_known(f))
 		return 0;
 	td->o.create_on_open = 1;
+	if (!td->io_ops_data && (td->o.size || td->o.file_size_low)) {
+		f->real_file_size = 0;
+		fio_file_set_size_known(f);
+		return 0;
+	}
 	c = lxfio_get(td, &tmp);
 	if (!c)
 		return 1;
