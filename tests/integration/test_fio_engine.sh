@@ -53,13 +53,32 @@ fails=0
 . "$top/tests/integration/unpriv-lib.sh"
 unpriv_own "$work"
 
+# fio is not instrumented: in the sanitizer builds the engine's runtime
+# is preloaded into it.  ASan: every check, without leak detection
+# (fio never frees what it allocates for its jobs).  TSan: fio's
+# processes fork with threads running, which TSan cannot follow, and
+# its semaphores in shared memory look racy to it: the jobs run as
+# threads, fio's own functions suppressed, and only the thread checks run.
+build=${XPRT_BUILD_DIR:-$top/build/plain}
+pre=()
+case ${build##*/} in
+asan)
+	pre=(env "LD_PRELOAD=$(gcc -print-file-name=libasan.so)"
+		"ASAN_OPTIONS=detect_leaks=0 abort_on_error=1") ;;
+tsan)
+	{ cat "$top/tests/tsan.supp"; printf 'race:%s\n' fio_sem_remove \
+		options_free; } >"$work/tsan.supp"
+	pre=(env "LD_PRELOAD=$(gcc -print-file-name=libtsan.so)"
+		"TSAN_OPTIONS=halt_on_error=1 suppressions=$work/tsan.supp") ;;
+esac
+
 # fio NAME WANT_RC WANT_MSG ARGS...: run fio as the tests' user in $work
 # (where fio keeps its verify state), JSON report in $work/NAME.json,
 # stderr in $work/NAME.err; check its exit status and message
 fio_run() {
 	local name=$1 want=$2 msg=$3 rc
 	shift 3
-	(cd "$work" && timeout 60 "${AS[@]}" fio --output-format=json \
+	(cd "$work" && timeout 60 "${AS[@]}" "${pre[@]}" fio --output-format=json \
 		--output="$work/out.json" --ioengine="external:$eng" "$@" \
 		2>"$work/err")
 	rc=$?
@@ -67,10 +86,12 @@ fio_run() {
 }
 
 # expect NAME EXPR: the Python expression over fio's report d is true
+# (fio writes its warnings to the same file, before the report)
 expect() {
 	local v
 	v=$(python3 -c 'import json, sys
-d = json.load(open(sys.argv[1]))
+t = open(sys.argv[1]).read()
+d = json.loads(t[t.index("{"):])
 print(eval(sys.argv[2]))' "$work/out.json" "$2" 2>&1)
 	if [[ $v == True ]]; then
 		ok "$1"
@@ -185,6 +206,30 @@ EOF
 			'len(d["jobs"]) >= 2 and all(j["error"] == 0 and j["read"]["io_bytes"] + j["write"]["io_bytes"] > 0 for j in d["jobs"])'
 }
 
+# tsan_server NAME URL: the engine's threads and fio's job threads
+# under TSan: verify and mixed I/O, four jobs of two files each
+tsan_server() {
+	fio_run "$1: TSan: randwrite verify, 4 threads x 2 files" 0 "" \
+		--thread --name=tv --nfs_url="$2" --nrfiles=2 \
+		--filename_format="$sub.tv.\$jobnum.\$filenum" --rw=randwrite \
+		--bssplit=4k/50:128k/50 --iodepth=8 --numjobs=4 --size=2m \
+		--verify=crc32c --verify_backlog=32 --do_verify=1 --fsync=8 &&
+		expect "$1: TSan: 4 jobs verified, no error" \
+			'len(d["jobs"]) == 4 and all(j["error"] == 0 and j["read"]["io_bytes"] > 0 for j in d["jobs"])'
+	fio_run "$1: TSan: randrw, 4 threads, time_based" 0 "" --thread \
+		--name=tr --nfs_url="$2" --filename_format="$sub.tr.\$jobnum" \
+		--rw=randrw --bs=8k --iodepth=16 --numjobs=4 --size=1m \
+		--time_based --runtime=1 &&
+		expect "$1: TSan: 4 jobs read and wrote, no error" \
+			'all(j["error"] == 0 and j["read"]["total_ios"] > 0 and j["write"]["total_ios"] > 0 for j in d["jobs"])'
+}
+if [[ ${build##*/} == tsan ]]; then
+	[[ -n ${XPRT_NFS_URL:-} ]] && tsan_server ganesha "$XPRT_NFS_URL"
+	[[ -n ${XPRT_DIOD_PORT:-} ]] &&
+		tsan_server diod "9p://$XPRT_DIOD_HOST:$XPRT_DIOD_PORT$XPRT_DIOD_ANAME"
+	exit "$fails"
+fi
+
 if [[ -n ${XPRT_NFS_URL:-} ]]; then
 	server ganesha "$XPRT_NFS_URL" "$XPRT_NFS_EXPORT_DIR" nfs-verify.fio
 fi
@@ -198,7 +243,7 @@ fi
 bg_fio() {
 	local name=$1
 	shift
-	(cd "$work" && exec timeout 90 "${AS[@]}" fio --output-format=json \
+	(cd "$work" && exec timeout 90 "${AS[@]}" "${pre[@]}" fio --output-format=json \
 		--output="$work/bg.json" --ioengine="external:$eng" "$@" \
 		2>"$work/bg.err") &
 	bg=$!
@@ -219,19 +264,32 @@ kill_srv() {
 	kill -9 "$(cat "$pf")" 2>/dev/null || bad "could not kill $1"
 }
 
-# kill_start NAME: 2 s into a job, the server killed, 1.5 s later
-# started again on its ports
+# started FILE: the job has opened FILE on the server (the engine
+# creates it there) and run 1 s more: a loaded machine takes seconds to
+# start fio, and the kill must land mid-job
+started() {
+	local i
+	for ((i = 0; i < 300; i++)); do
+		[[ -e $1 ]] && break
+		sleep 0.1
+	done
+	[[ -e $1 ]] || bad "the job did not create $1 in 30 s"
+	sleep 1
+}
+
+# kill_start NAME FILE: once the job runs on FILE, the server killed,
+# 1.5 s later started again on its ports
 kill_start() {
-	sleep 2
+	started "$2"
 	kill_srv "$1"
 	sleep 1.5
 	"$XPRT_SERVERS_SH" start "$XPRT_SERVERS_RUN_DIR" "$1" >/dev/null 2>&1 ||
 		bad "$1 did not start again"
 }
 
-# restarts NAME URL: the server stopped and started again, or killed
+# restarts NAME URL DIR: the server stopped and started again, or killed
 restarts() {
-	local s=$1 url=$2 t0 args
+	local s=$1 url=$2 dir=$3 t0 args
 	args=(--nfs_url="$url" --filename="$sub.st" --rw=randwrite --bs=4k
 		--size=1m --verify=crc32c)
 	fio_run "$s: write, verify state saved" 0 "" --name=st "${args[@]}" \
@@ -247,16 +305,18 @@ restarts() {
 		# killed and started again mid-run (1.5 s: ganesha's write
 		# verifier is its start time in seconds): FILE_SYNC writes are
 		# all there, verify_backlog reads them back as the job goes
-		args=(--nfs_url="$url" --filename="$sub.kill" --rw=randwrite
-			--bs=4k --size=4m --iodepth=8 --verify=crc32c
-			--verify_backlog=64 --time_based --runtime=6)
-		bg_fio kill "${args[@]}" --name=kill --sync=1
-		kill_start "$s"
+		args=(--nfs_url="$url" --rw=randwrite --bs=4k --size=4m
+			--iodepth=8 --verify=crc32c --verify_backlog=64
+			--time_based --runtime=6)
+		bg_fio kill "${args[@]}" --name=kill --filename="$sub.kill" \
+			--sync=1
+		kill_start "$s" "$dir/$sub.kill"
 		bg_check "$s: sync=1 writes across a kill and restart, verified" 0 ""
 		# unstable writes: the next COMMIT's new verifier is an error,
 		# not a silent loss
-		bg_fio kill "${args[@]}" --name=unst --fsync=16 --end_fsync=1
-		kill_start "$s"
+		bg_fio kill "${args[@]}" --name=unst --filename="$sub.unst" \
+			--fsync=16 --end_fsync=1
+		kill_start "$s" "$dir/$sub.unst"
 		bg_check "$s: unstable writes across a restart: reported" 1 \
 			"write verifier changed"
 		url+="&timeo=10&retrans=1"
@@ -269,7 +329,7 @@ restarts() {
 	bg_fio down --name=down --nfs_url="$url" --filename="$sub.down" \
 		--rw=randwrite --bs=4k --size=4m --iodepth=8 --time_based \
 		--runtime=60
-	sleep 2
+	started "$dir/$sub.down"
 	kill_srv "$s"
 	t0=$(date +%s)
 	bg_check "$s: killed mid-run: the job ends with an error" 1 \
@@ -286,9 +346,11 @@ restarts() {
 if [[ -z ${XPRT_SERVERS_SH:-} || -z ${XPRT_SERVERS_RUN_DIR:-} ]]; then
 	bad "no XPRT_SERVERS_SH / XPRT_SERVERS_RUN_DIR: cannot restart servers"
 else
-	[[ -n ${XPRT_NFS_URL:-} ]] && restarts ganesha "$XPRT_NFS_URL"
+	[[ -n ${XPRT_NFS_URL:-} ]] &&
+		restarts ganesha "$XPRT_NFS_URL" "$XPRT_NFS_EXPORT_DIR"
 	[[ -n ${XPRT_DIOD_PORT:-} ]] &&
-		restarts diod "9p://$XPRT_DIOD_HOST:$XPRT_DIOD_PORT$XPRT_DIOD_ANAME"
+		restarts diod "9p://$XPRT_DIOD_HOST:$XPRT_DIOD_PORT$XPRT_DIOD_ANAME" \
+			"$XPRT_DIOD_EXPORT_DIR"
 fi
 
 # errors: fio's report, at once
