@@ -15,9 +15,13 @@ FIO_CACHE       ?= .cache/fio
 FIO_SOURCE      := $(O)/fio/fio-source
 FIO_VERSION_NOW := $(shell dpkg-query -W -f='$${Version}' fio 2>/dev/null)
 
+# FIO_SRC_DIR=DIR: a fio source tree unpacked already (the Debian
+# package's fiosrc/: package builds have no network), only configured
+FIO_SRC_DIR ?=
 $(FIO_SOURCE): scripts/fio-source.sh $(O)/fio/fio-version-$(FIO_VERSION_NOW)
 	@mkdir -p $(@D)
-	scripts/fio-source.sh $(FIO_CACHE) | tail -1 >$@.tmp && mv $@.tmp $@
+	scripts/fio-source.sh $(if $(FIO_SRC_DIR),--configure $(FIO_SRC_DIR),$(FIO_CACHE)) \
+	    | tail -1 >$@.tmp && mv $@.tmp $@
 
 $(O)/fio/fio-version-$(FIO_VERSION_NOW):
 	@mkdir -p $(@D)
