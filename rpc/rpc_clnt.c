@@ -49,12 +49,8 @@ static struct lx_rpc_task *task_of(struct lx_xprt_req *req)
 
 /* -------------------------------------------------------------- reply */
 
-/*
- * The length of an RPC reply header (through accept_stat) in its first
- * @have bytes: 0 while more bytes are needed; -EBADMSG.  *@accepted
- * tells whether the call was accepted with SUCCESS.
- */
-static long lx_rpc_reply_hdr_len(const uint8_t *p, size_t have, bool *accepted)
+/* See rpc_int.h. */
+long lx_rpc_reply_hdr_len(const uint8_t *p, size_t have, bool *accepted)
 {
 	uint32_t vlen;
 	size_t len;
@@ -78,48 +74,35 @@ static long lx_rpc_reply_hdr_len(const uint8_t *p, size_t have, bool *accepted)
 	return (long)len;
 }
 
-/* See rpc_int.h. */
-void lx_rpc_reply_place(struct lx_rpc_task *t, const uint8_t *p, size_t have,
-			struct lx_rpc_placed *pl)
-{
-	bool accepted;
-
-	pl->off = 0;
-	pl->len = 0;
-	pl->r = 0;
-	pl->hlen = lx_rpc_reply_hdr_len(p, have, &accepted);
-	if (pl->hlen > 0 && accepted)
-		pl->r = t->place(t->place_arg, p + pl->hlen,
-				 have - (size_t)pl->hlen, &pl->off, &pl->len);
-}
-
 /* Transport hook: find the bulk data of the results for the caller. */
 static int lx_rpc_place(struct lx_xprt_req *req, size_t have, size_t msg_len)
 {
 	struct lx_rpc_task *t = task_of(req);
-	struct lx_rpc_placed pl;
+	size_t off, len;
+	long hlen;
+	int r;
 
 	/* no bulk data expected: the whole reply goes to rbuf, and
 	 * lx_rpc_decode_reply() judges its header (a bad one fails there
 	 * with the same -EBADMSG) */
 	if (!t->place)
 		return 0;
-	lx_rpc_reply_place(t, req->rbuf->data, have, &pl);
-	if (pl.hlen < 0)
-		return (int)pl.hlen;
+	hlen = lx_rpc_reply_place(t, req->rbuf->data, have, &r, &off, &len);
+	if (hlen < 0)
+		return (int)hlen;
 	(void)msg_len; /* a shorter reply just ends the header early */
-	if (pl.hlen == 0)
+	if (hlen == 0)
 		/* verifier length unknown yet: ask for the common case */
 		return have < 20 ? 24 : (int)have + 4;
-	if (pl.r < 0)
-		return pl.r;
-	if (pl.r > 0)
-		return (int)((size_t)pl.hlen + (size_t)pl.r);
-	if (pl.len) {
+	if (r < 0)
+		return r;
+	if (r > 0)
+		return (int)((size_t)hlen + (size_t)r);
+	if (len) {
 		req->rx_data = t->rx_dst;
-		req->rx_data_off = (size_t)pl.hlen + pl.off;
-		req->rx_data_len = pl.len;
-		req->rx_data_pad = (4 - (pl.len & 3)) & 3;
+		req->rx_data_off = (size_t)hlen + off;
+		req->rx_data_len = len;
+		req->rx_data_pad = (4 - (len & 3)) & 3;
 	}
 	return 0;
 }

@@ -122,31 +122,43 @@ static inline struct lx_rpc_task *lx_rpc_task_of(struct lx_xprt_req *req)
 
 /* rpc_clnt.c */
 /**
- * struct lx_rpc_placed - where a reply's bulk data lies
- * @hlen: the length of the reply header (through accept_stat); 0 while
- *	more bytes are needed; -EBADMSG
- * @r: for a complete header of a call accepted with SUCCESS, the answer
- *	of the task's place hook (< 0 an error, > 0 the bytes of results it
- *	needs, 0 it has placed the data); else 0
- * @off: the data's offset in the results
- * @len: its length; 0 when there is none
+ * lx_rpc_reply_hdr_len() - length of an RPC reply header (through
+ * accept_stat) in its first @have bytes
+ * Return: the length; 0 when more bytes are needed; -EBADMSG.
+ * *@accepted tells whether the call was accepted with SUCCESS.
  */
-struct lx_rpc_placed {
-	long hlen;
-	int r;
-	size_t off, len;
-};
+long lx_rpc_reply_hdr_len(const uint8_t *p, size_t have, bool *accepted);
 
 /**
  * lx_rpc_reply_place() - ask @t's place hook where the bulk data of the
  * reply that begins with the @have bytes at @p lies
  * @t: the task; its @place hook is set
- * @pl: (out) the header's length and the hook's answer
+ * @r: (out) for a complete header of a call accepted with SUCCESS, the
+ *	hook's answer (< 0 an error, > 0 the bytes of results it needs, 0
+ *	it has placed the data); else 0
+ * @off: (out) the data's offset in the results
+ * @len: (out) its length; 0 when there is none
  *
- * Context: the transport's receive path; no allocation.
+ * Return: as lx_rpc_reply_hdr_len().
+ * Context: the transports' receive paths (inline: once per reply that
+ * expects bulk data); no allocation.
  */
-void lx_rpc_reply_place(struct lx_rpc_task *t, const uint8_t *p, size_t have,
-			struct lx_rpc_placed *pl);
+static inline long lx_rpc_reply_place(struct lx_rpc_task *t, const uint8_t *p,
+				      size_t have, int *r, size_t *off,
+				      size_t *len)
+{
+	bool accepted;
+	long hlen;
+
+	*off = 0;
+	*len = 0;
+	*r = 0;
+	hlen = lx_rpc_reply_hdr_len(p, have, &accepted);
+	if (hlen > 0 && accepted)
+		*r = t->place(t->place_arg, p + hlen, have - (size_t)hlen, off,
+			      len);
+	return hlen;
+}
 
 /* rpc_rdma_ulp.c: RPC-over-RDMA as the RDMA transport's binding */
 struct lx_xprt_rdma_ulp;

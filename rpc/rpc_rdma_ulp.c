@@ -367,15 +367,16 @@ static int ru_marshal(struct lx_xprt *x, struct lx_xprt_rqst *rq,
 static int ru_check_reduced(struct lx_rpc_task *t, struct lx_xprt_req *req,
 			    size_t written)
 {
-	struct lx_rpc_placed pl;
+	size_t off, len;
+	int r;
 
 	if (!t->place)
 		return 0;
 	/* a bad header or a refusal: the decoder reports it, no data */
-	lx_rpc_reply_place(t, req->rbuf->data, req->rlen, &pl);
-	if (pl.r < 0)
-		return pl.r;
-	if (pl.r == 0 && pl.len > written)
+	lx_rpc_reply_place(t, req->rbuf->data, req->rlen, &r, &off, &len);
+	if (r < 0)
+		return r;
+	if (r == 0 && len > written)
 		return -EBADMSG;
 	return 0;
 }
