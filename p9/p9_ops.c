@@ -6,12 +6,14 @@
  * engine (lx_p9_rpc(): the reply stays in its pool buffer, decoded in place)
  * and copies the few result fields out before releasing the buffer, so
  * nothing here allocates.  Arguments are checked before anything is sent.
+ * Most are a message and one call of lx_p9_run_out(), which runs it and
+ * copies out the reply member LX_P9_REPLY() names.
  *
  * Fid bookkeeping follows the rule of p9_fid.c: Tclunk and Tremove free
  * their fid once the server answered (even with an error: the fid is gone
- * on the server either way); a walk whose outcome is unknown (timeout
- * without Rflush, lost connection, garbage reply) leaves its new fid
- * reserved for good.
+ * on the server either way); a walk or xattrwalk whose outcome is unknown
+ * (timeout without Rflush, lost connection, garbage reply) leaves its new
+ * fid reserved for good.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -103,13 +105,6 @@ static int lx_p9_run_out(struct lx_p9_clnt *c, int err,
 	return 0;
 }
 
-/* Check @name into @dst, then run @tx, whose reply carries nothing more. */
-static int lx_p9_run_named(struct lx_p9_clnt *c, const struct lx_p9_fcall *tx,
-			   struct lx_p9_str *dst, const char *name)
-{
-	return lx_p9_run_out(c, lx_p9_name(dst, name), tx, 0, 0, NULL);
-}
-
 #define LX_P9_RX(m) (((struct lx_p9_fcall *)0)->u.m)
 /* Reply member @m to @out, which must point to @m's type. */
 #define LX_P9_REPLY(m, out)                                     \
@@ -117,6 +112,13 @@ static int lx_p9_run_named(struct lx_p9_clnt *c, const struct lx_p9_fcall *tx,
 		(1 ? (out) : &LX_P9_RX(m))
 /* A reply with nothing to copy out. */
 #define LX_P9_NOREPLY 0, 0, NULL
+
+/* Check @name into @dst, then run @tx, whose reply carries nothing more. */
+static int lx_p9_run_named(struct lx_p9_clnt *c, const struct lx_p9_fcall *tx,
+			   struct lx_p9_str *dst, const char *name)
+{
+	return lx_p9_run_out(c, lx_p9_name(dst, name), tx, LX_P9_NOREPLY);
+}
 
 int lx_p9_auth(struct lx_p9_clnt *c, uint32_t afid, const char *uname,
 	       const char *aname, uint32_t n_uname, struct lx_p9_qid *aqid)
