@@ -73,6 +73,11 @@ message (Tversion):
                       connection closed; with --reset, the connection is
                       reset (RST) instead: a server that accepts each new
                       session and drops it at its first call
+  readdir_loop        (Treaddir) every Treaddir is answered with the same
+                      entry "x" whose offset is 7: after the first reply,
+                      the offset asked for comes back
+  readdir_names       (Treaddir) entries named "a\0b/../etc", "../x",
+                      "back\\slash" and "ok", one a reply, then the end
 Every connection is logged as "CONN conn=<n> t=<monotonic s>".
 """
 import argparse
@@ -100,8 +105,13 @@ SCENARIOS = (
     "rerror_107", "drop", "drop_noflush", "late_reply", "close_on_read",
     "stall_mid_reply", "version_unknown", "reset_on_accept", "short_record",
     "garbage", "unknown_tag_forever", "trickle", "no_read",
-    "rlerror_storm", "drop_target",
+    "rlerror_storm", "drop_target", "readdir_loop", "readdir_names",
 )
+ODD_NAMES = (b"a\0b/../etc", b"../x", b"back\\slash", b"ok")
+
+
+def dirent(path, offset, name):
+    return qid(path) + struct.pack("<QBH", offset, 8, len(name)) + name
 
 
 class Closed(Exception):
@@ -234,6 +244,14 @@ class Conn:
                 self.send(msg(23, tag, struct.pack("<H", 100) + b"abc"))
             else:
                 self.send(msg(23, tag, s9("target")))
+        elif mtype == T["Treaddir"]:
+            offset = struct.unpack_from("<Q", body, 4)[0]
+            data = b""
+            if sc == "readdir_loop":
+                data = dirent(100, 7, b"x")
+            elif sc == "readdir_names" and offset < len(ODD_NAMES):
+                data = dirent(100 + offset, offset + 1, ODD_NAMES[offset])
+            self.send(msg(41, tag, struct.pack("<I", len(data)) + data))
         elif mtype == T["Tfsync"]:
             self.send(msg(51, tag))
         elif mtype == T["Twrite"]:

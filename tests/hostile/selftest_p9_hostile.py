@@ -396,6 +396,35 @@ class T(unittest.TestCase):
         self.run_sc("drop_target", fsync, "--target", "Tfsync")
         self.run_sc("drop_target", reset, "--reset")
 
+    def treaddir(self, c, offset):
+        c.s.sendall(m(40, TAG, struct.pack("<IQI", 1, offset, 4096)))
+        return c.reply()
+
+    def ent(self, offset, name):
+        return struct.pack("<BIQQBH", 0, 0, 99 + offset, offset, 8,
+                           len(name)) + name
+
+    def test_readdir_loop(self):
+        def fn(c, srv):
+            c.start()
+            e = struct.pack("<BIQQBH", 0, 0, 100, 7, 8, 1) + b"x"
+            for off in (0, 7, 7):
+                self.assertEqual(self.treaddir(c, off),
+                                 m(41, TAG, struct.pack("<I", len(e)) + e))
+        self.run_sc("readdir_loop", fn)
+
+    def test_readdir_names(self):
+        def fn(c, srv):
+            c.start()
+            names = (b"a\0b/../etc", b"../x", b"back\\slash", b"ok")
+            for i, name in enumerate(names):
+                e = self.ent(i + 1, name)
+                self.assertEqual(self.treaddir(c, i),
+                                 m(41, TAG, struct.pack("<I", len(e)) + e))
+            self.assertEqual(self.treaddir(c, 4),
+                             m(41, TAG, struct.pack("<I", 0)))
+        self.run_sc("readdir_names", fn)
+
     def test_every_scenario_listed_is_tested(self):
         out = subprocess.run([sys.executable, SERVER, "--list"],
                              capture_output=True, text=True, check=True)

@@ -88,12 +88,12 @@ struct p9b_sess {
 	bool locks_init;
 	/* recovery backoff (s->rlock): a session lost within
 	 * P9B_EARLY_NS of being made waits before the next, doubling */
-	uint64_t since;		/* monotonic ns the session was made */
-	uint64_t backoff_ns;	/* 0: none due */
-	uint64_t replies0;	/* its transport's replies once set up */
-	_Atomic bool said;	/* "not responding" said for this episode */
-	unsigned int early_gen; /* last generation lost early, + 1 */
-	uint64_t episode_t0;	/* first loss of this episode (ns), or 0 */
+	uint64_t since;		    /* monotonic ns the session was made */
+	uint64_t backoff_ns;	    /* 0: none due */
+	uint64_t replies0;	    /* its transport's replies once set up */
+	_Atomic bool said;	    /* "not responding" said for this episode */
+	unsigned int early_gen;	    /* last generation lost early, + 1 */
+	uint64_t episode_t0;	    /* first loss of this episode (ns), or 0 */
 	unsigned int episode_early; /* sessions lost early in it */
 	/* --hard watch (the helper thread only): replies last seen */
 	uint64_t watch_replies, watch_since;
@@ -258,7 +258,7 @@ bool p9b_sess_lost(const struct p9b *p, int err);
  * it too.
  */
 int p9b_sess_recover(struct p9b *p, struct p9b_sess *s, unsigned int gen,
-		      const char *call);
+		     const char *call);
 
 /**
  * p9b_sess_was_early() - was generation @gen of @s lost early (within 5 s

@@ -462,8 +462,7 @@ static void p9b_resend(struct p9b *p, struct p9b_io *pio)
 	/* --hard: as many sendings as it takes (the session's backoff
 	 * keeps them apart) */
 	if (++pio->resends < P9B_MAX_RESENDS || p->cfg->hard)
-		ret = p9b_sess_recover(p, pj->s, gen,
-				       p9b_call_name(pio->io));
+		ret = p9b_sess_recover(p, pj->s, gen, p9b_call_name(pio->io));
 	/* soft: an I/O whose sessions the server keeps dropping early is
 	 * not going to be answered (the RPC layer's early-loss rule) */
 	if (!ret && !p->cfg->hard && p9b_sess_was_early(pj->s, gen) &&

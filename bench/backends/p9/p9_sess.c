@@ -548,7 +548,7 @@ void p9b_sess_watch(struct p9b *p, uint64_t window_ns)
 }
 
 int p9b_sess_recover(struct p9b *p, struct p9b_sess *s, unsigned int gen,
-		      const char *call)
+		     const char *call)
 {
 	uint64_t t0, backoff = P9B_BACKOFF_MIN_NS, now;
 	struct lx_p9_clnt *nc = NULL, *old;
