@@ -163,6 +163,15 @@ static void test_unknown_version_is_eprotonosupport(void **state)
 	srv.version = "9P2000.u";
 	assert_int_equal(lx_p9_create(&c, &o), -EPROTONOSUPPORT);
 
+	/* what follows a NUL is shown, escaped: not "9P2000.L" */
+	setup_srv();
+	srv.version = "9P2000.L\0junk\"\n";
+	srv.version_len = 15;
+	assert_int_equal(lx_p9_create(&c, &o), -EPROTONOSUPPORT);
+	assert_non_null(strstr(errbuf,
+			       "with version \"9P2000.L\\000junk"
+			       "\\\"\\012\": it does not speak 9P2000.L"));
+
 	setup_srv();
 	srv.version_err = EIO; /* diod's answer to a version it lacks */
 	assert_int_equal(lx_p9_create(&c, &o), -EPROTONOSUPPORT);

@@ -96,6 +96,7 @@ struct p9f {
 	/* Tversion / Tattach */
 	uint32_t msize;
 	const char *version;
+	size_t version_len; /* 0: strlen(version) */
 	int version_err;
 	int attach_err;
 	uint16_t version_tag;
@@ -162,6 +163,7 @@ static P9F_UNUSED void p9f_reset(struct p9f *s)
 		s->fids[i] = -1;
 	s->msize = 65536;
 	s->version = LX_P9_VERSION_L;
+	s->version_len = 0;
 	s->version_err = 0;
 	s->attach_err = 0;
 	s->version_tag = 0;
@@ -633,6 +635,8 @@ static P9F_UNUSED enum fakesrv_action p9f_fn(void *arg, const uint8_t *msg,
 					    s->msize;
 		s->cur_msize = r.u.version.msize;
 		r.u.version.version = lx_p9_str_c(s->version);
+		if (s->version_len)
+			r.u.version.version.len = (uint16_t)s->version_len;
 		lx_p9_msg_encode(&r, out, cap, 0, outlen);
 		goto out;
 	}
