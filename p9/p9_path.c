@@ -377,7 +377,7 @@ int lx_p9_pwrite(struct lx_p9_clnt *c, uint32_t fid, const void *buf,
  * stops a server that keeps inventing new offsets, as the NFSv3 iterator
  * does.
  */
-#define LX_P9_DIR_MAX_ENTRIES (16ull << 20)
+uint64_t lx_p9__dir_max_entries = LX_P9_DIR_MAX_ENTRIES;
 
 struct lx_p9_dir {
 	struct lx_p9_clnt *c;
@@ -452,7 +452,7 @@ static int lx_p9_dir_check(struct lx_p9_dir *d)
 		return 0;
 	if (last == d->offset || !last || lx_xprt__cookies_has(&d->seen, last))
 		return -ELOOP;
-	if (d->total + n > LX_P9_DIR_MAX_ENTRIES)
+	if (d->total + n > lx_p9__dir_max_entries)
 		return -E2BIG;
 	d->total += n;
 	return lx_xprt__cookies_add(&d->seen, last);
