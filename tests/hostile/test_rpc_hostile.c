@@ -209,8 +209,7 @@ static void test_getport_above_65535_is_ebadmsg(void **state)
 	(void)state;
 	srv_start(&S, "ok", "--results-hex", "00011170");
 	o.port = S.sp.port;
-	assert_int_equal(lx_rpcbind_getport(&o, 100005, 3, 6, &port),
-			 -EBADMSG);
+	assert_int_equal(lx_rpcbind_getport(&o, 100005, 3, 6, &port), -EBADMSG);
 	assert_int_equal(port, 7);
 	assert_null(strstr(lx_strerror(-EBADMSG), "PROG_UNAVAIL"));
 	srv_stop(&S);
