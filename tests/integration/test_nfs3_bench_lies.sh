@@ -17,20 +17,10 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 bin=${XPRT_BUILD_DIR:-$top/build/plain}/bench/nfs3-bench
 [[ -x $bin ]] || { echo "FAIL - $bin not built (make bench)"; exit 1; }
-work=$(mktemp -d "${TMPDIR:-/tmp}/nfs3-bench-lies.XXXXXX")
-srv=
-stop_server() {
-	[[ -n $srv ]] && kill "$srv" 2>/dev/null && wait "$srv" 2>/dev/null
-	srv=
-}
-cleanup() {
-	stop_server
-	rm -rf "$work"
-}
-trap cleanup EXIT
 fails=0
 # shellcheck source=tests/integration/check-lib.sh
 . "$top/tests/integration/check-lib.sh"
+scratch_dir nfs3-bench-lies
 
 # lie NAME VARIANT WANT_MSG BENCH_ARGS...: exit 1 and WANT_MSG on stderr
 lie() {

@@ -17,20 +17,10 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 bin=${XPRT_BUILD_DIR:-$top/build/plain}/bench/p9-bench
 [[ -x $bin ]] || { echo "FAIL - $bin not built (make bench)"; exit 1; }
-work=$(mktemp -d "${TMPDIR:-/tmp}/p9-bench-setup-loss.XXXXXX")
-srv=
-stop_server() {
-	[[ -n $srv ]] && kill "$srv" 2>/dev/null && wait "$srv" 2>/dev/null
-	srv=
-}
-cleanup() {
-	stop_server
-	rm -rf "$work"
-}
-trap cleanup EXIT
 fails=0
 # shellcheck source=tests/integration/check-lib.sh
 . "$top/tests/integration/check-lib.sh"
+scratch_dir p9-bench-setup-loss
 
 # start_hostile ARGS...: drop_target with ARGS; its port in $port
 start_hostile() {

@@ -12,20 +12,10 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 p9ls=${XPRT_BUILD_DIR:-$top/build/plain}/examples/p9ls
 [[ -x $p9ls ]] || { echo "FAIL - $p9ls not built (make examples)"; exit 1; }
-work=$(mktemp -d "${TMPDIR:-/tmp}/p9ls-hostile.XXXXXX")
-srv=
-stop_server() {
-	[[ -n $srv ]] && kill "$srv" 2>/dev/null && wait "$srv" 2>/dev/null
-	srv=
-}
-cleanup() {
-	stop_server
-	rm -rf "$work"
-}
-trap cleanup EXIT
 fails=0
 # shellcheck source=tests/integration/check-lib.sh
 . "$top/tests/integration/check-lib.sh"
+scratch_dir p9ls-hostile
 
 start_hostile() {
 	stop_server
