@@ -480,11 +480,11 @@ static int p9b_early_wait(struct p9b *p, struct p9b_sess *s, const char *call)
 	    at - s->episode_t0 > p->reconnect_ns) {
 		bench_error("session %u: the server dropped each of %u new "
 			    "sessions at its first %s (%.1f s since the first "
-			    "loss; --reconnect-timeout %.1f s, --hard keeps "
-			    "trying)",
+			    "loss; --reconnect-timeout %.1f s%s)",
 			    s->index, s->episode_early, call,
 			    (now - s->episode_t0) / 1e9,
-			    (double)p->reconnect_ns / 1e9);
+			    (double)p->reconnect_ns / 1e9,
+			    p->cfg->hard ? "" : ", --hard keeps trying");
 		return -ECONNRESET;
 	}
 	if (p->cfg->hard && s->episode_early == P9B_EARLY_SAY_HARD) {
