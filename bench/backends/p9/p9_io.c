@@ -431,6 +431,21 @@ int p9b_run_sync(void *priv, struct bench_io *io, int *status, size_t *bytes)
 	return 0;
 }
 
+/* the message an I/O of @io's kind starts with */
+static const char *p9b_call_name(const struct bench_io *io)
+{
+	switch (io->op) {
+	case BENCH_OP_WRITE:
+		return "Twrite";
+	case BENCH_OP_GETATTR:
+		return "Tgetattr";
+	case BENCH_OP_FSYNC:
+		return "Tfsync";
+	default:
+		return "Tread";
+	}
+}
+
 /*
  * The session @pio was lost on is re-established (or was already) and
  * the whole I/O is sent again, allowed to block; or it fails with the
@@ -447,7 +462,7 @@ static void p9b_resend(struct p9b *p, struct p9b_io *pio)
 	/* --hard: as many sendings as it takes (the session's backoff
 	 * keeps them apart) */
 	if (++pio->resends < P9B_MAX_RESENDS || p->cfg->hard)
-		ret = p9b_sess_recover(p, pj->s, gen);
+		ret = p9b_sess_recover(p, pj->s, gen, p9b_call_name(pio->io));
 	/* soft: an I/O whose sessions the server keeps dropping early is
 	 * not going to be answered (the RPC layer's early-loss rule) */
 	if (!ret && !p->cfg->hard && p9b_sess_was_early(pj->s, gen) &&
