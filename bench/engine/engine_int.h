@@ -288,7 +288,8 @@ int bench_url_apply(struct bench *b, const char *s, char *file, size_t len);
 int bench_main_jobfiles(const struct bench_backend_ops *ops, int argc,
 			char **argv, bool *handled);
 
-/* cli.c: a fio option accepted with a note on how it is read (once) */
+/* options.c: a fio option accepted with a note on how it is read; cli.c:
+ * each note once */
 void bench_note(const char *opt, const char *value, const char *how);
 void bench_notes_reset(void);
 

@@ -3,7 +3,7 @@
  * What the user reads before a run: --help (the engine's options, then the
  * back-end's from its table, then the presets) and the presets themselves.
  * Keep this text, docs/man/common-options.inc and the option table in
- * cli.c saying the same thing.
+ * options.c saying the same thing.
  */
 #include <stdio.h>
 #include <string.h>
