@@ -877,6 +877,22 @@ static int opt_filename(struct bench *b, const struct bench_engine_opt *e,
 	return 0;
 }
 
+/*
+ * fio's libnfs engine's nfs_url=nfs://SERVER/EXPORT[?...]: the server and
+ * export, as the nfs3 back-end's --server URL (the job's files are named
+ * inside the export, by --filename or --directory, as fio's)
+ */
+static int opt_nfs_url(struct bench *b, const struct bench_engine_opt *e,
+		       const char *arg)
+{
+	if (!b->ops->url_scheme || strcmp(b->ops->url_scheme, "nfs") ||
+	    !bench_url_is(b, arg))
+		return bad_value(e->name, arg,
+				 "an nfs://SERVER/EXPORT URL of an NFS "
+				 "back-end (fio's libnfs engine's option)");
+	return bench_url_apply(b, arg, NULL, 0);
+}
+
 /* --file-per-job, --zerocopy, --parse-only...: a flag without a value */
 static int opt_flag(struct bench *b, const struct bench_engine_opt *e,
 		    const char *arg)
@@ -1061,6 +1077,7 @@ const struct bench_engine_opt bench_engine_opts[] = {
 	{"file_per_job", NONE, EX, opt_nothing, 0, SET_FILE_PER_JOB, 0, 0},
 	{"directory", REQ, 0, opt_directory, 0, 0, 0, 0},
 	{"nconnect", REQ, 0, opt_uint, OFF(nconnect), 0, 1, 16},
+	{"nfs_url", REQ, 0, opt_nfs_url, 0, 0, 0, 0},
 	/* mount-style (nfs(5)), ours: spelled out in full */
 	{"timeo", REQ, EX, opt_uint, OFF(timeo_ds), 0, 1, 36000},
 	{"retrans", REQ, EX, opt_uint, OFF(retrans), 0, 0, 100},

@@ -20,18 +20,65 @@ struct js {
 	bool first[16];
 };
 
-static void js_str_raw(struct js *j, const char *s)
+/*
+ * The length of the well-formed UTF-8 sequence at @s (RFC 3629: no
+ * overlong forms, no surrogates, nothing past U+10FFFF), or 0.
+ */
+static size_t utf8_len(const unsigned char *s)
 {
-	fputc('"', j->f);
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	unsigned int n, i;
+	uint32_t cp;
 
-		if (c == '"' || c == '\\')
-			fprintf(j->f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(j->f, "\\u%04x", c);
-		else
-			fputc(c, j->f);
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		n = 2;
+		cp = s[0] & 0x1f;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		n = 3;
+		cp = s[0] & 0x0f;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		n = 4;
+		cp = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80) /* also stops at the NUL */
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return n;
+}
+
+/*
+ * A JSON string whatever the bytes: a job name or option value that is
+ * not UTF-8 (--name $'caf\xe9') has each byte that starts no well-formed
+ * sequence written as U+FFFD, so that any JSON reader takes the document
+ * (fio 3.33 writes the byte as it is, which Python's json refuses).
+ */
+static void js_str_raw(struct js *j, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n;
+
+	fputc('"', j->f);
+	while (s && *s) {
+		n = utf8_len(s);
+		if (!n) {
+			fputs("\\ufffd", j->f);
+			s++;
+		} else if (*s == '"' || *s == '\\') {
+			fprintf(j->f, "\\%c", *s++);
+		} else if (*s < 0x20) {
+			fprintf(j->f, "\\u%04x", *s++);
+		} else {
+			fwrite(s, 1, n, j->f);
+			s += n;
+		}
 	}
 	fputc('"', j->f);
 }

@@ -236,6 +236,10 @@ static void test_bad_values_exit_2_naming_the_option(void **st)
 	expect_usage_error(RUN("--transport", "ib"), "tcp, rdma");
 	expect_usage_error(RUN("--verify=sha7"), "--verify");
 	expect_usage_error(RUN("--nconnect", "17"), "--nconnect");
+	/* fio's libnfs engine's option is known, and names what it wants */
+	expect_usage_error(RUN("--nfs_url", "nfs://host/export"),
+			   "--nfs_url: 'nfs://host/export' is not an "
+			   "nfs://SERVER/EXPORT URL of an NFS back-end");
 	expect_usage_error(RUN("--mem-lat", "fast"), "--mem-lat");
 	expect_usage_error(RUN("--preset", "nope"), "not a preset");
 	expect_usage_error(RUN("--output", "/nonexistent-dir/report"),

@@ -487,6 +487,29 @@ static void test_group_reporting_keeps_the_job_shape(void **st)
 	assert_int_equal(jnum("jobs/0/read/io_bytes"), 2 << 20);
 }
 
+/*
+ * A job name that is not UTF-8 still makes JSON: the stray byte is
+ * U+FFFD, a well-formed sequence is kept, and Python's json reads it.
+ */
+static void test_json_strings_are_utf8_whatever_the_name(void **st)
+{
+	char cmd[256];
+
+	(void)st;
+	expect_ok(RUN("--name", "caf\xe9-\xc3\xa9\xed\xa0\x80", "--rw", "read",
+		      "--size", "64k"));
+	assert_non_null(
+		strstr(text, "\"caf\\ufffd-\xc3\xa9\\ufffd\\ufffd\\ufffd"));
+	assert_null(strstr(text, "caf\xe9"));
+	snprintf(cmd, sizeof(cmd),
+		 "python3 -c 'import json,sys; "
+		 "n=json.load(open(sys.argv[1],encoding=\"utf-8\"))"
+		 "[\"jobs\"][0][\"job options\"][\"name\"]; "
+		 "sys.exit(n != \"caf\\ufffd-\\xe9\\ufffd\\ufffd\\ufffd\")' %s",
+		 json_path);
+	assert_int_equal(system(cmd), 0);
+}
+
 static void test_size_done_once_reads_every_block_after_layout(void **st)
 {
 	(void)st;
@@ -970,6 +993,8 @@ int main(void)
 		cmocka_unit_test_teardown(
 			test_json_has_fio_shape_per_job_and_aggregate,
 			teardown),
+		cmocka_unit_test_teardown(
+			test_json_strings_are_utf8_whatever_the_name, teardown),
 		cmocka_unit_test_teardown(
 			test_group_reporting_keeps_the_job_shape, teardown),
 		cmocka_unit_test_teardown(
