@@ -300,56 +300,6 @@ static const char *op_str(enum bench_op op)
 	return op < BENCH_OP_NR ? n[op] : "?";
 }
 
-/* fio's buckets of latency (ns), each the upper bound of its range */
-static const uint64_t lat_bounds[3][12] = {
-	{2, 4, 10, 20, 50, 100, 250, 500, 750, 1000},
-	{2, 4, 10, 20, 50, 100, 250, 500, 750, 1000},
-	{2, 4, 10, 20, 50, 100, 250, 500, 750, 1000, 2000},
-};
-
-/* the share (percent) of @h's samples in (lo, hi] ns; hi 0: above lo */
-static double share(const struct bench_hist *h, uint64_t lo, uint64_t hi)
-{
-	uint64_t n = 0, tot = 0;
-	unsigned int i;
-
-	for (i = 0; i < BENCH_HIST_NBUCKETS; i++) {
-		uint64_t c =
-			atomic_load_explicit(&h->b[i], memory_order_relaxed);
-		uint64_t mid = bench_hist_bucket_low(i) +
-			       bench_hist_bucket_width(i) / 2;
-
-		tot += c;
-		if (mid > lo && (!hi || mid <= hi))
-			n += c;
-	}
-	return tot ? 100.0 * (double)n / (double)tot : 0.0;
-}
-
-/* fio's latency_ns/us/ms over all directions of @v */
-static void lat_shares(const struct view *v, struct bench_hist *all,
-		       double out[3][12])
-{
-	static const uint64_t mul[3] = {1, 1000, 1000000};
-	unsigned int u, k, d;
-	uint64_t lo;
-
-	bench_hist_init(all);
-	for (d = 0; d < DIR_NR; d++)
-		bench_hist_merge(all, v->h[d]);
-	for (u = 0; u < 3; u++) {
-		lo = u ? lat_bounds[u - 1][9] * mul[u - 1] : 0;
-		for (k = 0; k < (u == 2 ? 11u : 10u); k++) {
-			uint64_t hi = lat_bounds[u][k] * mul[u];
-
-			out[u][k] = share(all, lo, hi);
-			lo = hi;
-		}
-		if (u == 2)
-			out[u][11] = share(all, lo, 0);
-	}
-}
-
 static void js_levels(struct js *j, const char *key, const char *const *names,
 		      unsigned int n, unsigned int hot)
 {
@@ -359,16 +309,6 @@ static void js_levels(struct js *j, const char *key, const char *const *names,
 	for (i = 0; i < n; i++)
 		js_dbl(j, names[i], i == hot ? 100.0 : 0.0);
 	js_close(j, '}');
-}
-
-/* fio's iodepth buckets: 1, 2, 4 ... >=64; the slot a depth falls in */
-static unsigned int depth_level(unsigned int depth)
-{
-	unsigned int l = 0;
-
-	while (l < 6 && (2u << l) <= depth)
-		l++;
-	return l;
 }
 
 static void js_job_options(struct js *j, struct bench *b)
@@ -495,10 +435,10 @@ static void js_view(struct js *j, struct bench *b, const struct view *v,
 	js_u64(j, "minf", b->rpt.minf);
 	/* the engine keeps every slot in flight: the whole run at iodepth,
 	 * one I/O per submission and per completion */
-	js_levels(j, "iodepth_level", dl, 7, depth_level(b->o.iodepth));
+	js_levels(j, "iodepth_level", dl, 7, bench_depth_level(b->o.iodepth));
 	js_levels(j, "iodepth_submit", sl, 7, 1);
 	js_levels(j, "iodepth_complete", sl, 7, 1);
-	lat_shares(v, tmp, shares);
+	bench_lat_shares(v, tmp, shares);
 	js_open(j, "latency_ns", '{');
 	for (k = 0; k < 10; k++)
 		js_dbl(j, ln[k], shares[0][k]);
@@ -559,7 +499,9 @@ static void js_options(struct js *j, struct bench *b)
 static void js_ior(struct js *j, struct bench *b)
 {
 	const struct bench_opts *o = &b->o;
-	unsigned int r, d;
+	const struct bench_ior_result *res;
+	unsigned int r, d, pos = 0;
+	enum bench_dir dir;
 
 	js_open(j, "ior", '{');
 	js_u64(j, "block_size", o->size);
@@ -567,30 +509,21 @@ static void js_ior(struct js *j, struct bench *b)
 	js_u64(j, "repetitions", o->repetitions);
 	js_u64(j, "tasks", b->rpt.njobs);
 	js_open(j, "results", '[');
-	for (r = 0; r < o->repetitions; r++)
-		for (d = DIR_NR; d-- > 0;) {
-			const struct bench_ior_result *x;
-
-			if (d == DIR_OTHER)
-				continue;
-			x = &b->rpt.ior[r][d];
-			if (!x->done)
-				continue;
-			js_open(j, NULL, '{');
-			js_u64(j, "iteration", r);
-			js_str(j, "access", bench_dir_names[d]);
-			js_u64(j, "bytes", x->bytes);
-			js_u64(j, "ops", x->ops);
-			js_dbl(j, "bw_bytes",
-			       bench_per_sec(x->bytes, x->elapsed_ns));
-			js_dbl(j, "bw_mib",
-			       bench_per_sec(x->bytes, x->elapsed_ns) /
-				       1048576.0);
-			js_dbl(j, "iops", bench_per_sec(x->ops, x->elapsed_ns));
-			js_dbl(j, "time_s", (double)x->elapsed_ns / 1e9);
-			js_dbl(j, "lat_mean_s", x->lat_mean_ns / 1e9);
-			js_close(j, '}');
-		}
+	while ((res = bench_ior_next(b, &pos, &r, &dir))) {
+		js_open(j, NULL, '{');
+		js_u64(j, "iteration", r);
+		js_str(j, "access", bench_dir_names[dir]);
+		js_u64(j, "bytes", res->bytes);
+		js_u64(j, "ops", res->ops);
+		js_dbl(j, "bw_bytes",
+		       bench_per_sec(res->bytes, res->elapsed_ns));
+		js_dbl(j, "bw_mib",
+		       bench_per_sec(res->bytes, res->elapsed_ns) / 1048576.0);
+		js_dbl(j, "iops", bench_per_sec(res->ops, res->elapsed_ns));
+		js_dbl(j, "time_s", (double)res->elapsed_ns / 1e9);
+		js_dbl(j, "lat_mean_s", res->lat_mean_ns / 1e9);
+		js_close(j, '}');
+	}
 	js_close(j, ']');
 	js_open(j, "summary", '{');
 	for (d = DIR_NR; d-- > 0;) {
@@ -842,7 +775,7 @@ static void terse_view(FILE *f, struct bench *b, const struct view *v,
 		       const struct view *all, struct bench_hist *tmp)
 {
 	double shares[3][12];
-	unsigned int d, k, hot = depth_level(b->o.iodepth);
+	unsigned int d, k, hot = bench_depth_level(b->o.iodepth);
 
 	fprintf(f, "3;fio-3.33;%s;0;%d", v->name, v->err ? -v->err->status : 0);
 	for (d = 0; d < DIR_OTHER; d++)
@@ -855,7 +788,7 @@ static void terse_view(FILE *f, struct bench *b, const struct view *v,
 		b->rpt.minf);
 	for (k = 0; k < 7; k++)
 		fprintf(f, ";%s", k == hot ? "100.0%" : "0.0%");
-	lat_shares(v, tmp, shares);
+	bench_lat_shares(v, tmp, shares);
 	for (k = 0; k < 10; k++)
 		fprintf(f, ";%.2f%%", shares[1][k]);
 	for (k = 0; k < 12; k++)

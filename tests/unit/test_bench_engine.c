@@ -750,22 +750,77 @@ static void test_ior_workload_runs_phases_per_repetition(void **st)
 	assert_int_equal(jnum("xprt/aggregate/write/total_ios"), 2 * 2048);
 }
 
+/* a line of the report and the next one, as fio prints them */
+static void expect_text(const char *want)
+{
+	if (!strstr(text, want))
+		fail_msg("the report lacks \"%s\":\n%s", want, text);
+}
+
+/* in fio 3.33's layout: its stat.c's lines, their order and units */
 static void test_text_report_reads_like_fio(void **st)
 {
+	const char *ours, *group;
+
 	(void)st;
 	expect_ok(RUN_TEXT("--rw", "randrw", "--size", "1m", "--iodepth", "4",
 			   "--numjobs", "2", "--mem-virtual", "--mem-lat",
-			   "20us"));
-	assert_non_null(strstr(text, "job0: (groupid=0, jobs=1): err=  0"));
-	assert_non_null(strstr(text, "All jobs: (groupid=0, jobs=2)"));
-	assert_non_null(strstr(text, "  read: IOPS="));
-	assert_non_null(strstr(text, " write: IOPS="));
-	assert_non_null(strstr(text, "lat (usec): min=20, max=20"));
-	assert_non_null(strstr(text, "lat percentiles (usec):"));
-	assert_non_null(strstr(text, "| 99.99th=[   20]"));
-	assert_non_null(strstr(text, "cpu          : usr="));
-	assert_non_null(strstr(text, "Run status (all jobs):"));
-	assert_non_null(strstr(text, "Back-end mem:"));
+			   "20us", "--description", "fixed"));
+	expect_text("job: (g=0): rw=randrw, bs=(R) 4096B-4096B, (W) "
+		    "4096B-4096B, (T) 4096B-4096B, ioengine=mem, iodepth=4\n"
+		    "...\nfio-3.33\nStarting 2 threads\n\n"
+		    "job: (groupid=0, jobs=1): err= 0: pid=");
+	expect_text("  Description  : [fixed]\n  read: IOPS=");
+	expect_text("MB/s)(");
+	expect_text("msec); 0 zone resets\n");
+	expect_text("    clat (nsec): min=20000, max=20000, avg=20000.00, "
+		    "stdev= 0.00\n"
+		    "     lat (nsec): min=20000, max=20000, avg=20000.00, "
+		    "stdev= 0.00\n"
+		    "    clat percentiles (nsec):\n"
+		    "     |  1.00th=[20000],  5.00th=[20000], 10.00th=[20000], "
+		    "20.00th=[20000],\n");
+	expect_text("| 99.99th=[20000]\n");
+	/* fio's buckets: 20 us is in 20..49 */
+	expect_text("  lat (usec)   : 50=100.00%\n  cpu          : usr=");
+	expect_text(", majf=0, minf=");
+	expect_text("  IO depths    : 1=0.0%, 2=0.0%, 4=100.0%, 8=0.0%, "
+		    "16=0.0%, 32=0.0%, >=64=0.0%\n"
+		    "     submit    : 0=0.0%, 4=100.0%, 8=0.0%, 16=0.0%, "
+		    "32=0.0%, 64=0.0%, >=64=0.0%\n"
+		    "     complete  : 0=0.0%, 4=100.0%, 8=0.0%, 16=0.0%, "
+		    "32=0.0%, 64=0.0%, >=64=0.0%\n"
+		    "     issued rwts: total=");
+	expect_text(" short=0,0,0,0 dropped=0,0,0,0\n"
+		    "     latency   : target=0, window=0, percentile=100.00%, "
+		    "depth=4\n");
+	expect_text("\nRun status group 0 (all jobs):\n   READ: bw=");
+	expect_text("  WRITE: bw=");
+	assert_null(strstr(text, "(groupid=0, jobs=2)"));
+	/* the benches' own lines come after fio's, under their heading */
+	group = strstr(text, "Run status group 0");
+	ours = strstr(text, "\nmem-bench (libxprt fio): back-end=mem");
+	assert_non_null(ours);
+	assert_true(group < ours);
+	expect_text("  job0: cpu/op=");
+	expect_text("  all: cpu/op=");
+	expect_text("Back-end mem:");
+
+	/* group_reporting: one block for the jobs, named as the section */
+	expect_ok(RUN_TEXT("--name", "grp", "--rw", "read", "--size", "1m",
+			   "--numjobs", "2", "--group_reporting",
+			   "--mem-virtual", "--mem-lat", "3ms", "--iodepth",
+			   "8"));
+	expect_text("\n\ngrp: (groupid=0, jobs=2): err= 0: pid=");
+	assert_null(strstr(text, "(groupid=0, jobs=1)"));
+	/* fio's num2str() and its unit rules: a latency without spread
+	 * stays in nsec, its percentiles go to usec */
+	expect_text("    clat (nsec): min=3000.0k, max=3000.0k, "
+		    "avg=3000000.00, stdev= 0.00\n");
+	expect_text("    clat percentiles (usec):\n     |  1.00th=[ 3000],");
+	expect_text("  lat (msec)   : 4=100.00%\n");
+	expect_text("   READ: bw=");
+	expect_text(", io=2048KiB (2097kB), run=");
 }
 
 static void test_progress_line_only_on_request_when_piped(void **st)
