@@ -201,7 +201,9 @@ static uint64_t run_ms(const struct view *v, enum bench_dir d)
 {
 	uint64_t ms = v->elapsed[d] / 1000000;
 
-	return !ms && (v->bytes[d] || bench_hist_count(v->h[d])) ? 1 : ms;
+	if (!v->bytes[d] && !bench_hist_count(v->h[d]))
+		return 0;
+	return ms ? ms : 1;
 }
 
 /* fio's show_ddir_status() for reads and writes */
@@ -342,7 +344,7 @@ static void text_view(FILE *f, struct bench *b, const struct view *v,
 		b->o.iodepth);
 }
 
-/* fio's "x: (g=0): rw=..." lines, its version and "Starting N threads" */
+/* fio's "x: (g=0): rw=..." line of a job section ("..." for its clones) */
 static void text_header(FILE *f, struct bench *b)
 {
 	const struct bench_opts *o = &b->o;
@@ -377,53 +379,104 @@ static void text_header(FILE *f, struct bench *b)
 		s[3], s[0], s[1], b->ops->name, o->iodepth);
 	if (n > 1)
 		fputs("...\n", f);
+}
+
+/* fio's version and "Starting N threads" after the sections' lines */
+static void text_start(FILE *f, unsigned int n)
+{
 	fprintf(f, "fio-3.33\nStarting %u thread%s\n\n", n, n > 1 ? "s" : "");
 }
 
-/* fio's show_group_stats(): the group's bandwidth and each job's range */
-static void text_group(FILE *f, struct bench *b, const struct view *all)
+/* a reporting group's figures of one direction (fio's group_run_stats) */
+struct grp {
+	uint64_t min_run, max_run, min_bw, max_bw, bytes;
+};
+
+/* one job of the group, or a section's jobs together (group_reporting) */
+static void grp_add(struct grp *g, uint64_t runt, uint64_t bytes)
+{
+	uint64_t bw;
+
+	if (!runt)
+		return;
+	if (!g->min_run || runt < g->min_run)
+		g->min_run = runt;
+	g->max_run = runt > g->max_run ? runt : g->max_run;
+	bw = 1000 * bytes / runt;
+	g->min_bw = bw < g->min_bw ? bw : g->min_bw;
+	g->max_bw = bw > g->max_bw ? bw : g->max_bw;
+}
+
+static void grp_section(struct grp *g, struct bench *b, enum bench_dir d)
+{
+	uint64_t runt, bytes = 0, longest = 0;
+	struct view jv;
+	unsigned int i;
+
+	for (i = 0; i < b->rpt.njobs; i++) {
+		bench_view_job(b, b->rpt.jobs[i], &jv);
+		runt = run_ms(&jv, d);
+		g->bytes += jv.bytes[d];
+		bytes += jv.bytes[d];
+		longest = runt > longest ? runt : longest;
+		if (!b->o.group_reporting)
+			grp_add(g, runt, jv.bytes[d]);
+	}
+	if (b->o.group_reporting) /* fio: the jobs merged into one */
+		grp_add(g, longest, bytes);
+}
+
+/*
+ * fio's show_group_stats() for each reporting group of @bs (the sections
+ * of a job file between stonewalls share one): the group's bandwidth,
+ * its jobs' range, bytes and run times
+ */
+static void text_groups(FILE *f, struct bench **bs, unsigned int n)
 {
 	static const char *const up[2] = {"   READ", "  WRITE"};
-	bool p2 = bin_units(b);
-	unsigned int d, i;
+	unsigned int i, k, d, gid;
+	char s[8][32];
+	bool p2;
 
-	fprintf(f, "\nRun status group %u (all jobs):\n", b->rpt.groupid);
-	for (d = 0; d < DIR_OTHER; d++) {
-		uint64_t mn_run = 0, mx_run = 0, mn_bw = UINT64_MAX, mx_bw = 0;
-		uint64_t agg, runt, bw;
-		char s[8][32];
-		struct view jv;
+	for (i = 0; i < n; i++) {
+		gid = bench_report_groupid(bs[i]);
+		for (k = 0; k < i; k++)
+			if (bs[k]->started &&
+			    bench_report_groupid(bs[k]) == gid)
+				break;
+		if (!bs[i]->started || k < i)
+			continue; /* not run, or its group is printed */
+		p2 = bin_units(bs[i]);
+		fprintf(f, "\nRun status group %u (all jobs):\n", gid);
+		for (d = 0; d < DIR_OTHER; d++) {
+			struct grp g = {0, 0, UINT64_MAX, 0, 0};
+			uint64_t agg;
 
-		for (i = 0; i < b->rpt.njobs; i++) {
-			if (b->o.group_reporting)
-				jv = *all; /* fio: one merged job */
-			else
-				bench_view_job(b, b->rpt.jobs[i], &jv);
-			runt = run_ms(&jv, d);
-			if (!runt)
+			for (k = i; k < n; k++)
+				if (bs[k]->started &&
+				    bench_report_groupid(bs[k]) == gid)
+					grp_section(&g, bs[k], d);
+			if (!g.max_run)
 				continue;
-			if (!mn_run || runt < mn_run)
-				mn_run = runt;
-			mx_run = runt > mx_run ? runt : mx_run;
-			bw = 1000 * jv.bytes[d] / runt;
-			mn_bw = bw < mn_bw ? bw : mn_bw;
-			mx_bw = bw > mx_bw ? bw : mx_bw;
+			agg = 1000 * g.bytes / g.max_run;
+			fprintf(f,
+				"%s: bw=%s (%s), %s-%s (%s-%s), io=%s (%s), "
+				"run=%" PRIu64 "-%" PRIu64 "msec\n",
+				up[d],
+				num2str(s[0], 32, agg, SIG_FIGS, p2, "B/s"),
+				num2str(s[1], 32, agg, SIG_FIGS, !p2, "B/s"),
+				num2str(s[2], 32, g.min_bw, SIG_FIGS, p2,
+					"B/s"),
+				num2str(s[3], 32, g.max_bw, SIG_FIGS, p2,
+					"B/s"),
+				num2str(s[4], 32, g.min_bw, SIG_FIGS, !p2,
+					"B/s"),
+				num2str(s[5], 32, g.max_bw, SIG_FIGS, !p2,
+					"B/s"),
+				num2str(s[6], 32, g.bytes, SIG_FIGS, p2, "B"),
+				num2str(s[7], 32, g.bytes, SIG_FIGS, !p2, "B"),
+				g.min_run, g.max_run);
 		}
-		if (!mx_run)
-			continue;
-		agg = 1000 * all->bytes[d] / mx_run;
-		fprintf(f,
-			"%s: bw=%s (%s), %s-%s (%s-%s), io=%s (%s), "
-			"run=%" PRIu64 "-%" PRIu64 "msec\n",
-			up[d], num2str(s[0], 32, agg, SIG_FIGS, p2, "B/s"),
-			num2str(s[1], 32, agg, SIG_FIGS, !p2, "B/s"),
-			num2str(s[2], 32, mn_bw, SIG_FIGS, p2, "B/s"),
-			num2str(s[3], 32, mx_bw, SIG_FIGS, p2, "B/s"),
-			num2str(s[4], 32, mn_bw, SIG_FIGS, !p2, "B/s"),
-			num2str(s[5], 32, mx_bw, SIG_FIGS, !p2, "B/s"),
-			num2str(s[6], 32, all->bytes[d], SIG_FIGS, p2, "B"),
-			num2str(s[7], 32, all->bytes[d], SIG_FIGS, !p2, "B"),
-			mn_run, mx_run);
 	}
 }
 
@@ -510,7 +563,8 @@ static void text_ior(FILE *f, struct bench *b)
 }
 
 /* the benches' lines, after fio's and headed as theirs */
-static void text_ours(FILE *f, struct bench *b, const struct view *all)
+static void text_ours(FILE *f, struct bench *b, const struct view *all,
+		      bool section)
 {
 	const struct bench_opts *o = &b->o;
 	struct view v;
@@ -526,6 +580,9 @@ static void text_ours(FILE *f, struct bench *b, const struct view *all)
 		o->preset ? ", preset=" : "", o->preset ? o->preset : "");
 	if (bench_nranks(b) > 1)
 		fprintf(f, ", %u MPI ranks", bench_nranks(b));
+	if (section)
+		fprintf(f, ", section=%s, group=%u", o->name,
+			bench_report_groupid(b));
 	fputc('\n', f);
 	if (!o->group_reporting)
 		for (i = 0; i < b->rpt.njobs; i++) {
@@ -545,7 +602,9 @@ static void text_ours(FILE *f, struct bench *b, const struct view *all)
 	}
 }
 
-int bench_report_normal(struct bench *b, FILE *f)
+/* the job blocks of one section; with @ours, its own lines (after all
+ * the sections' fio lines in a job file) */
+static int text_section(FILE *f, struct bench *b, bool ours, bool section)
 {
 	struct bench_hist *agg[DIR_NR];
 	struct view all, v;
@@ -554,8 +613,9 @@ int bench_report_normal(struct bench *b, FILE *f)
 	if (bench_agg_alloc(agg))
 		return -ENOMEM;
 	bench_view_all(b, agg, &all);
-	text_header(f, b);
-	if (b->o.group_reporting) {
+	if (ours) {
+		text_ours(f, b, &all, section);
+	} else if (b->o.group_reporting) {
 		text_view(f, b, &all, &all);
 	} else {
 		for (i = 0; i < b->rpt.njobs; i++) {
@@ -563,8 +623,41 @@ int bench_report_normal(struct bench *b, FILE *f)
 			text_view(f, b, &v, &all);
 		}
 	}
-	text_group(f, b, &all);
-	text_ours(f, b, &all);
 	bench_agg_free(agg);
 	return 0;
+}
+
+/**
+ * bench_report_normal_multi() - fio's text report of a job file's
+ * sections @bs (those that ran): every section's job line, the jobs'
+ * blocks in order, each reporting group's status; then each section's
+ * own lines
+ * Return: 0 or -ENOMEM.
+ */
+int bench_report_normal_multi(struct bench **bs, unsigned int n, FILE *f)
+{
+	unsigned int i, threads = 0;
+	int ret = 0;
+
+	for (i = 0; i < n; i++)
+		if (bs[i]->started) {
+			text_header(f, bs[i]);
+			threads += bs[i]->rpt.njobs;
+		}
+	text_start(f, threads);
+	for (i = 0; !ret && i < n; i++)
+		if (bs[i]->started)
+			ret = text_section(f, bs[i], false, n > 1);
+	if (ret)
+		return ret;
+	text_groups(f, bs, n);
+	for (i = 0; !ret && i < n; i++)
+		if (bs[i]->started)
+			ret = text_section(f, bs[i], true, n > 1);
+	return ret;
+}
+
+int bench_report_normal(struct bench *b, FILE *f)
+{
+	return bench_report_normal_multi(&b, 1, f);
 }

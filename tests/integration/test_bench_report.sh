@@ -4,8 +4,8 @@
 # by mem-bench, nfs3-bench (ganesha) and p9-bench (diod) gives the same
 # lines in the same order and layout, values aside (fio_layout.py says
 # what is normalised), the benches' own lines after fio's.  Jobs: one job
-# with fsync and a description, two jobs reported apart, and two with
-# group_reporting.  About 30 s.
+# with fsync and a description, two jobs reported apart, two with
+# group_reporting, and a job file of two reporting groups.  About 40 s.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 bdir=${XPRT_BUILD_DIR:-$top/build/plain}
@@ -36,7 +36,7 @@ fio --name=layout --filename="$work/fio.dat" --size=4m --rw=write --bs=64k \
 same() {
 	local name=$1 rc
 	shift
-	fio "$@" --thread --ioengine=psync --filename="$work/fio.dat" \
+	fio --thread --ioengine=psync --filename="$work/fio.dat" "$@" \
 		>"$work/fio.txt" 2>&1 || {
 		echo "FAIL - $name: fio: $(tail -3 "$work/fio.txt")"
 		fails=$((fails + 1))
@@ -73,14 +73,37 @@ same "two jobs" --name=per --rw=randread --bs=4k --size=4m --runtime=2 \
 same "group_reporting" --name=grp --rw=randrw --bs=4k --size=4m \
 	--runtime=2 --time_based --numjobs=2 --group_reporting
 
-# the benches' own lines come after fio's, under their own heading
-if grep -q '^mem-bench (libxprt fio): back-end=mem' "$work/mem.txt" &&
-	[[ $(grep -n '^Run status group 0' "$work/mem.txt" | cut -d: -f1) -lt \
-		$(grep -n '^mem-bench (libxprt fio)' "$work/mem.txt" | cut -d: -f1) ]]; then
-	echo "ok - the bench's own lines follow fio's report"
+# a job file: two sections in group 0, a stonewall, a section of two jobs
+# in group 1 (the jobs' lines first, then each group's status)
+cat >"$work/jobs.fio" <<EOF
+[global]
+rw=randread
+bs=4k
+size=4m
+runtime=1
+time_based
+[a]
+[b]
+rw=randwrite
+[c]
+stonewall
+numjobs=2
+EOF
+same "job file, two groups" "$work/jobs.fio"
+
+# the benches' own lines come after all of fio's, under their own heading
+# (here the job file's: one heading per section)
+last_fio=$(grep -n '^Run status group' "$work/mem.txt" | tail -1 | cut -d: -f1)
+first_own=$(grep -n '^mem-bench (libxprt fio): back-end=mem' "$work/mem.txt" |
+	head -1 | cut -d: -f1)
+if [[ -n $last_fio && -n $first_own ]] && ((last_fio < first_own)) &&
+	(($(grep -c '^mem-bench (libxprt fio): .*, section=[abc], group=[01]$' \
+		"$work/mem.txt") == 3)); then
+	echo "ok - the bench's own lines follow fio's report, one heading a section"
 	passes=$((passes + 1))
 else
-	echo "FAIL - no 'mem-bench (libxprt fio)' heading after fio's report"
+	echo "FAIL - the bench's own lines are not after fio's, headed per section:"
+	sed 's/^/    /' "$work/mem.txt"
 	fails=$((fails + 1))
 fi
 
