@@ -350,6 +350,7 @@ static void js_view_xprt(struct js *j, struct bench *b, const struct view *v)
 {
 	js_open(j, "xprt", '{');
 	if (v->jobid >= 0) {
+		js_str(j, "job", v->name);
 		js_i64(j, "jobid", v->jobid);
 		js_u64(j, "owner", v->owner);
 		if (bench_distributed(b)) {
@@ -404,7 +405,9 @@ static void js_view(struct js *j, struct bench *b, const struct view *v,
 	unsigned int d, k;
 
 	js_open(j, key, '{');
-	js_str(j, "jobname", v->name);
+	/* fio: the job section's name, the same for each of its clones
+	 * (ours, unique per job, is xprt.job); "all" for our aggregate */
+	js_str(j, "jobname", key ? v->name : b->o.name);
 	js_u64(j, "groupid", b->rpt.groupid);
 	js_i64(j, "error", v->err ? -v->err->status : 0);
 	js_u64(j, "eta", 0);

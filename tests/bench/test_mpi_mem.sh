@@ -134,7 +134,7 @@ python3 - "$tmp/err.json" <<'PY' || fail "error report"
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["xprt"]["status"]["ok"] is False
-j1 = [j for j in d["jobs"] if j["jobname"] == "job1"][0]
+j1 = [j for j in d["jobs"] if j["xprt"]["job"] == "job1"][0]
 assert j1["xprt"]["rank"] == 1 and j1["xprt"]["first_error"]["what"] == "I/O", j1
 assert d["xprt"]["mpi"]["rank_info"][1]["errno"] == 5
 PY
