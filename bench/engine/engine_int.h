@@ -468,7 +468,7 @@ long bench_pattern_check(const void *buf, uint64_t off, size_t len,
 			 uint32_t tag, uint8_t *expected, uint8_t *got);
 
 /* report.c */
-int bench_report_normal(struct bench *b, FILE *f);
+int bench_report_normal(struct bench *b, FILE *f, bool head);
 int bench_report_normal_multi(struct bench **bs, unsigned int n, FILE *f);
 int bench_report_json(struct bench *b, FILE *f, bool plus);
 int bench_report_json_multi(struct bench **bs, unsigned int n,

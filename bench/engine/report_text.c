@@ -627,24 +627,27 @@ static int text_section(FILE *f, struct bench *b, bool ours, bool section)
 	return 0;
 }
 
-/**
- * bench_report_normal_multi() - fio's text report of a job file's
- * sections @bs (those that ran): every section's job line, the jobs'
- * blocks in order, each reporting group's status; then each section's
- * own lines
- * Return: 0 or -ENOMEM.
+/*
+ * fio's text report of the sections @bs (those that ran): with @head the
+ * opening lines (every section's job line, the version, "Starting N
+ * threads"), the jobs' blocks in order, each reporting group's status;
+ * then each section's own lines
  */
-int bench_report_normal_multi(struct bench **bs, unsigned int n, FILE *f)
+static int text_report(struct bench **bs, unsigned int n, FILE *f, bool head)
 {
 	unsigned int i, threads = 0;
 	int ret = 0;
 
-	for (i = 0; i < n; i++)
-		if (bs[i]->started) {
-			text_header(f, bs[i]);
-			threads += bs[i]->rpt.njobs;
-		}
-	text_start(f, threads);
+	if (head) {
+		for (i = 0; i < n; i++)
+			if (bs[i]->started) {
+				text_header(f, bs[i]);
+				threads += bs[i]->rpt.njobs;
+			}
+		text_start(f, threads);
+	} else {
+		fputc('\n', f); /* after the previous report */
+	}
 	for (i = 0; !ret && i < n; i++)
 		if (bs[i]->started)
 			ret = text_section(f, bs[i], false, n > 1);
@@ -657,7 +660,23 @@ int bench_report_normal_multi(struct bench **bs, unsigned int n, FILE *f)
 	return ret;
 }
 
-int bench_report_normal(struct bench *b, FILE *f)
+/**
+ * bench_report_normal_multi() - fio's text report of a job file's
+ * sections @bs: as fio prints a job file's, the opening lines included
+ * Return: 0 or -ENOMEM.
+ */
+int bench_report_normal_multi(struct bench **bs, unsigned int n, FILE *f)
 {
-	return bench_report_normal_multi(&b, 1, f);
+	return text_report(bs, n, f, true);
+}
+
+/**
+ * bench_report_normal() - fio's text report of the run @b; @head: with
+ * fio's opening lines (its first report; a later --status-interval
+ * report goes without them, after a blank line)
+ * Return: 0 or -ENOMEM.
+ */
+int bench_report_normal(struct bench *b, FILE *f, bool head)
+{
+	return text_report(&b, 1, f, head);
 }

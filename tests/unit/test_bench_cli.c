@@ -300,6 +300,22 @@ static void test_status_interval_and_eta_off_a_terminal(void **st)
 	/* the progress line into a file: lines, no carriage return */
 	assert_non_null(strstr(err_text, "Jobs: 1 (run)"));
 	assert_null(strchr(err_text, '\r'));
+	/* text: each report's blocks and group status, fio's opening lines
+	 * (version, "Starting N threads") once, before the first */
+	assert_int_equal(RUN("--rw", "randread", "--size", "256k",
+			     "--time_based", "--runtime", "1700ms", "--mem-lat",
+			     "50us", "--status-interval", "1", "--eta",
+			     "never"),
+			 0);
+	for (n = 0, p = out_text; (p = strstr(p, "\nRun status group 0")); p++)
+		n++;
+	assert_int_equal(n, 2);
+	for (n = 0, p = out_text;
+	     (p = strstr(p, "fio-3.33\nStarting 1 thread")); p++)
+		n++;
+	assert_int_equal(n, 1);
+	assert_true(strstr(out_text, "fio-3.33") <
+		    strstr(out_text, "\nRun status group 0"));
 	expect_usage_error(RUN("--status-interval", "100ms"), "at least 1s");
 }
 
