@@ -14,7 +14,9 @@
  * timed on its own, as fio's synchronous engines), the engine keeps
  * iodepth I/Os in flight (IO depths at --iodepth, one I/O per submission
  * and completion), and there is no zone, no short or dropped I/O and no
- * latency target.
+ * latency target.  A job's error is told in fio's words, the back-end
+ * standing for fio's source file ("err= 5 (file:nfs3, func=I/O,
+ * error=Input/output error)").
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -297,11 +299,11 @@ static void text_view(FILE *f, struct bench *b, const struct view *v,
 		snprintf(when, sizeof(when), "?\n");
 	if (v->err)
 		fprintf(f,
-			"%s: (groupid=%u, jobs=%u): err=%2d (%s: %s): "
-			"pid=%d: %s",
+			"%s: (groupid=%u, jobs=%u): err=%2d (file:%s, func=%s, "
+			"error=%s): pid=%d: %s",
 			b->o.name, b->rpt.groupid, v->njobs, -v->err->status,
-			v->err->what, strerror(-v->err->status), (int)getpid(),
-			when);
+			b->ops->name, v->err->what, strerror(-v->err->status),
+			(int)getpid(), when);
 	else
 		fprintf(f, "%s: (groupid=%u, jobs=%u): err=%2d: pid=%d: %s",
 			b->o.name, b->rpt.groupid, v->njobs, 0, (int)getpid(),

@@ -312,6 +312,13 @@ static void expect_ok(int rc)
 		fail_msg("exit %d; stderr: %s", rc, err_text);
 }
 
+/* a line of the report and the next one, as fio prints them */
+static void expect_text(const char *want)
+{
+	if (!strstr(text, want))
+		fail_msg("the report lacks \"%s\":\n%s", want, text);
+}
+
 static int teardown(void **st)
 {
 	(void)st;
@@ -706,6 +713,12 @@ static void test_io_error_fails_the_run_with_details(void **st)
 	assert_int_equal(jnum("xprt/aggregate/xprt/first_error/errno"), EIO);
 	assert_true(jnum("xprt/status/ok") == 0);
 	assert_non_null(strstr(err_text, "Input/output error"));
+	/* the text report's job line says it as fio's does */
+	assert_int_equal(RUN_TEXT("--rw", "randread", "--size", "1m",
+				  "--iodepth", "4", "--mem-fail-at", "100"),
+			 1);
+	expect_text("job: (groupid=0, jobs=1): err= 5 (file:mem, func=I/O, "
+		    "error=Input/output error): pid=");
 }
 
 static void test_metadata_ops_count_as_other(void **st)
@@ -751,13 +764,6 @@ static void test_ior_workload_runs_phases_per_repetition(void **st)
 	expect_ok(RUN("--workload", "ior", "--rw", "write", "--size", "64k",
 		      "--bs", "32", "--numjobs", "2"));
 	assert_int_equal(jnum("xprt/aggregate/write/total_ios"), 2 * 2048);
-}
-
-/* a line of the report and the next one, as fio prints them */
-static void expect_text(const char *want)
-{
-	if (!strstr(text, want))
-		fail_msg("the report lacks \"%s\":\n%s", want, text);
 }
 
 /* in fio 3.33's layout: its stat.c's lines, their order and units */
