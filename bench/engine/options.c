@@ -100,11 +100,12 @@ static int parse_bool(const char *opt, const char *arg, bool *out)
 static int parse_pct_list(struct bench_opts *o, const char *opt,
 			  const char *arg)
 {
-	const char *p = arg;
+	const char *p = arg, *dot;
 	char *end;
 	double v;
 
 	o->npcts = 0;
+	o->pct_prec = 0;
 	while (p && *p) {
 		if (o->npcts == BENCH_MAX_PCT)
 			return bad_value(opt, arg,
@@ -115,6 +116,11 @@ static int parse_pct_list(struct bench_opts *o, const char *opt,
 					 "a ':'-separated list of percentiles "
 					 "in (0, 100], e.g. 50:99:99.9");
 		o->pcts[o->npcts++] = v;
+		/* fio prints them with the most decimals one was given */
+		dot = memchr(p, '.', (size_t)(end - p));
+		if (dot && strspn(dot + 1, "0123456789") > o->pct_prec)
+			o->pct_prec =
+				(unsigned int)strspn(dot + 1, "0123456789");
 		p = *end ? end + 1 : end;
 	}
 	if (!o->npcts)

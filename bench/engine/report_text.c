@@ -119,7 +119,7 @@ static void text_pcts(FILE *f, struct bench *b, const struct bench_hist *h,
 	unsigned int i, s, np, scale = 0, per_line;
 	const char *unit = "nsec";
 	const double *p;
-	int width = 5;
+	int width = 5, prec;
 
 	np = bench_report_pcts(b, &p);
 	if (!bench_hist_count(h) || !np)
@@ -140,15 +140,16 @@ static void text_pcts(FILE *f, struct bench *b, const struct bench_hist *h,
 	}
 	if (maxv / div && (int)(log10((double)(maxv / div)) + 1) > width)
 		width = (int)(log10((double)(maxv / div)) + 1);
-	per_line = (80 - 7) / (2 + 10 + (unsigned int)width);
+	prec = (int)b->o.pct_prec;
+	per_line = (80 - 7) / (unsigned int)(prec + 10 + width);
 	fprintf(f, "    %s percentiles (%s):\n     |", pre, unit);
 	for (i = 0; i < np; i++) {
 		if (i && i % per_line == 0)
 			fputs("     |", f);
 		for (s = 0; s < scale; s++)
 			val[i] = (val[i] + 999) / 1000;
-		fprintf(f, " %5.2fth=[%*" PRIu64 "]%c", p[i], width, val[i],
-			i == np - 1 ? '\n' : ',');
+		fprintf(f, " %*.*fth=[%*" PRIu64 "]%c", prec + 3, prec, p[i],
+			width, val[i], i == np - 1 ? '\n' : ',');
 		if (i != np - 1 && i % per_line == per_line - 1)
 			fputc('\n', f);
 	}

@@ -830,6 +830,16 @@ static void test_text_report_reads_like_fio(void **st)
 	expect_text("  lat (msec)   : 4=100.00%\n");
 	expect_text("   READ: bw=");
 	expect_text(", io=2048KiB (2097kB), run=");
+
+	/* --percentile_list: with as many decimals as the most given */
+	expect_ok(RUN_TEXT("--rw", "read", "--size", "256k", "--mem-virtual",
+			   "--mem-lat", "20us", "--percentile_list",
+			   "50:99.9:99.995"));
+	expect_text("    clat percentiles (nsec):\n     | 50.000th=[20000], "
+		    "99.900th=[20000], 99.995th=[20000]\n");
+	expect_ok(RUN_TEXT("--rw", "read", "--size", "256k", "--mem-virtual",
+			   "--mem-lat", "20us", "--percentile_list", "50:99"));
+	expect_text("     |  50th=[20000],  99th=[20000]\n");
 }
 
 static void test_progress_line_only_on_request_when_piped(void **st)
