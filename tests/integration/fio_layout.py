@@ -14,7 +14,8 @@ Both are reduced to their shape and must then be equal line for line:
     be fio's form;
   - a run of percentile lines "     |  1.00th=[   60], ..." (how many a
     line holds depends on the values' width) becomes one PCT line with the
-    number of percentiles, each line checked to be fio's form;
+    percentiles as printed (1.00 5.00 ...), each line checked to be fio's
+    form;
   - fio's lines about the local machine go: "Laying out IO file" and
     "Disk stats" with what follows; the bench's own lines, from its
     heading "PROG (libxprt fio|ior): ..." on, go.
@@ -25,8 +26,8 @@ import sys
 
 LAT = re.compile(r'^  lat \((?:nsec|usec|msec)\)   : '
                  r'(?:>=)?\d+=\d+\.\d\d%(?:, (?:>=)?\d+=\d+\.\d\d%){0,4}$')
-PCT = re.compile(r'^     \|(?: +\d+\.\d\dth=\[ *\d+\],?)+$')
-PCT_ONE = re.compile(r'\d+\.\d\dth=\[ *\d+\]')
+PCT = re.compile(r'^     \|(?: +\d+(?:\.\d+)?th=\[ *\d+\],?)+$')
+PCT_ONE = re.compile(r'(\d+(?:\.\d+)?)th=\[ *\d+\]')
 NUM = re.compile(r'\d+(?:\.\d+)?(?:[KMGTPE]i|[kMGTPE])?')
 OURS = re.compile(r'^\S+ \(libxprt (?:fio|ior)\): ')
 
@@ -49,10 +50,10 @@ def shape(text, ours):
         if line.startswith('     |'):
             if not PCT.match(line):
                 bad.append(line)
-            n = len(PCT_ONE.findall(line))
-            if out and out[-1].startswith('PCT '):
-                n += int(out.pop()[4:])
-            out.append('PCT %d' % n)
+            labels = ' '.join(PCT_ONE.findall(line))
+            if out and out[-1].startswith('PCT'):
+                labels = out.pop()[4:] + ' ' + labels
+            out.append('PCT ' + labels)
             continue
         line = re.sub(r'pid=\d+: .*$', 'pid=N: DATE', line)
         line = re.sub(r'\((?:nsec|usec|msec)\)', '(UNIT)', line)

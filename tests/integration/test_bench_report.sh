@@ -68,8 +68,8 @@ same() {
 
 same "one job, fsync" --name=golden --rw=randrw --bs=4k --size=4m \
 	--runtime=2 --time_based --fsync=8 --description=fio-layout
-same "two jobs" --name=per --rw=randread --bs=4k --size=4m --runtime=2 \
-	--time_based --numjobs=2
+same "two jobs, percentile_list" --name=per --rw=randread --bs=4k --size=4m \
+	--runtime=2 --time_based --numjobs=2 --percentile_list=50:99.9:99.995
 same "group_reporting" --name=grp --rw=randrw --bs=4k --size=4m \
 	--runtime=2 --time_based --numjobs=2 --group_reporting
 
