@@ -347,7 +347,8 @@ static void text_view(FILE *f, struct bench *b, const struct view *v,
 		b->o.iodepth);
 }
 
-/* fio's "x: (g=0): rw=..." line of a job section ("..." for its clones) */
+/* fio's "x: (g=0): rw=..." line of a job section ("..." for its clones);
+ * trims have no size of their own here: fio shows the last one given */
 static void text_header(FILE *f, struct bench *b)
 {
 	const struct bench_opts *o = &b->o;
@@ -379,7 +380,7 @@ static void text_header(FILE *f, struct bench *b)
 		"%s: (g=%u): rw=%s, bs=(R) %s-%s, (W) %s-%s, (T) %s-%s, "
 		"ioengine=%s, iodepth=%u\n",
 		o->name, b->rpt.groupid, bench_rw_name(o->rw), s[0], s[1], s[2],
-		s[3], s[0], s[1], b->ops->name, o->iodepth);
+		s[3], s[2], s[3], b->ops->name, o->iodepth);
 	if (n > 1)
 		fputs("...\n", f);
 }

@@ -840,6 +840,12 @@ static void test_text_report_reads_like_fio(void **st)
 	expect_ok(RUN_TEXT("--rw", "read", "--size", "256k", "--mem-virtual",
 			   "--mem-lat", "20us", "--percentile_list", "50:99"));
 	expect_text("     |  50th=[20000],  99th=[20000]\n");
+
+	/* per-direction sizes: trim's is the last given (fio 3.33) */
+	expect_ok(RUN_TEXT("--rw", "randrw", "--size", "256k", "--bs", "4k,64k",
+			   "--mem-virtual"));
+	expect_text("bs=(R) 4096B-4096B, (W) 64.0KiB-64.0KiB, (T) "
+		    "64.0KiB-64.0KiB, ioengine=mem");
 }
 
 static void test_progress_line_only_on_request_when_piped(void **st)
