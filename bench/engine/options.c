@@ -544,6 +544,30 @@ static bool bench_fio_verify_method(const char *m)
 #define OPT_FIELD(b, e, type) ((type *)((char *)&(b)->o + (e)->off))
 #define OFF(field)	      offsetof(struct bench_opts, field)
 
+/*
+ * One of @names (NULL-ended; @list says them in a message) into the enum
+ * field at @e->off, as its index
+ */
+_Static_assert(sizeof(enum bench_eta) == sizeof(int) &&
+		       sizeof(enum bench_workload) == sizeof(int) &&
+		       sizeof(enum bench_transport) == sizeof(int),
+	       "pick_into() stores an enum as an int");
+static int pick_into(struct bench *b, const struct bench_engine_opt *e,
+		     const char *arg, const char *const *names,
+		     const char *list)
+{
+	unsigned int n = 0;
+	int ret;
+
+	while (names[n])
+		n++;
+	ret = pick(e->name, arg, names, n, list);
+	if (ret < 0)
+		return ret;
+	*OPT_FIELD(b, e, int) = ret;
+	return 0;
+}
+
 /* a bench_bool-like option: fio's 1/0, a bare one meaning 1 */
 static int opt_bool(struct bench *b, const struct bench_engine_opt *e,
 		    const char *arg)
@@ -620,10 +644,10 @@ static int opt_u64(struct bench *b, const struct bench_engine_opt *e,
 static int opt_msec(struct bench *b, const struct bench_engine_opt *e,
 		    const char *arg)
 {
-	uint64_t v = 0;
-	int ret = parse_count(e->name, arg, e->lo, e->hi, &v);
+	int ret = opt_u64(b, e, arg);
 
-	*OPT_FIELD(b, e, uint64_t) = v * 1000000ull;
+	if (!ret)
+		*OPT_FIELD(b, e, uint64_t) *= 1000000ull;
 	return ret;
 }
 
@@ -966,25 +990,18 @@ static int opt_minimal(struct bench *b, const struct bench_engine_opt *e,
 static int opt_transport(struct bench *b, const struct bench_engine_opt *e,
 			 const char *arg)
 {
-	static const char *const tps[] = {"tcp", "rdma"};
-	int ret = pick(e->name, arg, tps, 2, "tcp, rdma");
+	/* in enum bench_transport's order */
+	static const char *const tps[] = {"tcp", "rdma", NULL};
 
-	if (ret < 0)
-		return ret;
-	b->o.transport = ret ? BENCH_TRANSPORT_RDMA : BENCH_TRANSPORT_TCP;
-	return 0;
+	return pick_into(b, e, arg, tps, "tcp, rdma");
 }
 
 static int opt_eta(struct bench *b, const struct bench_engine_opt *e,
 		   const char *arg)
 {
-	static const char *const etas[] = {"auto", "always", "never"};
-	int ret = pick(e->name, arg, etas, 3, "auto, always, never");
+	static const char *const etas[] = {"auto", "always", "never", NULL};
 
-	if (ret < 0)
-		return ret;
-	b->o.eta = (enum bench_eta)ret;
-	return 0;
+	return pick_into(b, e, arg, etas, "auto, always, never");
 }
 
 static int opt_kb_base(struct bench *b, const struct bench_engine_opt *e,
@@ -1009,13 +1026,9 @@ static int opt_pct_list(struct bench *b, const struct bench_engine_opt *e,
 static int opt_workload(struct bench *b, const struct bench_engine_opt *e,
 			const char *arg)
 {
-	static const char *const wls[] = {"fio", "ior"};
-	int ret = pick(e->name, arg, wls, 2, "fio, ior");
+	static const char *const wls[] = {"fio", "ior", NULL};
 
-	if (ret < 0)
-		return ret;
-	b->o.workload = (enum bench_workload)ret;
-	return 0;
+	return pick_into(b, e, arg, wls, "fio, ior");
 }
 
 static int opt_log_interval(struct bench *b, const struct bench_engine_opt *e,
@@ -1094,13 +1107,13 @@ const struct bench_engine_opt bench_engine_opts[] = {
 	{"output-format", REQ, RUN, opt_output_format, 0, 0, 0, 0},
 	{"minimal", NONE, RUN, opt_minimal, 0, 0, 0, 0},
 	{"output", REQ, RUN, opt_file, OFF(output), 0, 0, 0},
-	{"transport", REQ, 0, opt_transport, 0, 0, 0, 0},
+	{"transport", REQ, 0, opt_transport, OFF(transport), 0, 0, 0},
 	{"uid", REQ, 0, opt_uint, OFF(uid), 0, 0, UINT32_MAX},
 	{"gid", REQ, 0, opt_uint, OFF(gid), 0, 0, UINT32_MAX},
 	{"seed", REQ, 0, opt_u64, OFF(seed), SET_SEED, 0, UINT64_MAX},
 	{"randseed", REQ, 0, opt_u64, OFF(seed), SET_SEED, 0, UINT64_MAX},
 	{"randrepeat", REQ, 0, opt_bool, OFF(randrepeat), 0, 0, 0},
-	{"eta", REQ, RUN, opt_eta, 0, 0, 0, 0},
+	{"eta", REQ, RUN, opt_eta, OFF(eta), 0, 0, 0},
 	{"eta-newline", REQ, RUN, opt_interval, OFF(eta_newline_ns), 0, 0, 0},
 	{"status-interval", REQ, RUN, opt_interval, OFF(status_interval_ns), 0,
 	 0, 0},
@@ -1108,7 +1121,7 @@ const struct bench_engine_opt bench_engine_opts[] = {
 	{"group-reporting", OPTV, EX, opt_bool, OFF(group_reporting), 0, 0, 0},
 	{"stonewall", OPTV, 0, opt_bool, OFF(stonewall), 0, 0, 0},
 	{"new_group", OPTV, 0, opt_bool, OFF(new_group), 0, 0, 0},
-	{"workload", REQ, 0, opt_workload, 0, 0, 0, 0},
+	{"workload", REQ, 0, opt_workload, OFF(workload), 0, 0, 0},
 	{"repetitions", REQ, 0, opt_uint, OFF(repetitions), SET_REPS, 1,
 	 100000},
 	{"preset", REQ, RUN | BENCH_EO_PRESET, opt_nothing, 0, 0, 0, 0},
