@@ -185,6 +185,9 @@ $(O)/tests/unit/test_bench_%: tests/unit/test_bench_%.c $(BENCH_ENGINE_A) \
 
 bench: $(BENCH_BINS)
 
+# test_bench_report.sh compares mem-bench's text report with fio's
+integration: $(O)/bench/mem-bench
+
 all: bench
 
 # What `make install` puts in BINDIR: the benches (not mem-bench, nor
