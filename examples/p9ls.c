@@ -16,6 +16,11 @@
  * for symbolic links, lx_p9_walk_path() + lx_p9_readlink().  Every call is
  * synchronous; see rpcping.c for asynchronous calls.  A 9p:// URL is read
  * by <libxprt/url.h> (lx_url_parse(), lx_url_p9_opts()).
+ *
+ * Names are printed escaped, so that a name a server made up can be told
+ * from a real one: a backslash as \\, and a byte below 0x20, 0x7f, a '/'
+ * or a NUL (which no real file name holds) as \ and three octal digits.
+ * An entry whose name holds a '/' or a NUL is not looked up (-l).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* getopt(), strdup() */
@@ -69,6 +74,30 @@ static int cmp_names(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* @s[0..len) escaped (see the top), in a new string */
+static char *escape(const char *s, size_t len)
+{
+	char *out = malloc(4 * len + 1), *p = out;
+	unsigned char b;
+	size_t i;
+
+	if (!out)
+		return NULL;
+	for (i = 0; i < len; i++) {
+		b = (unsigned char)s[i];
+		if (b == '\\') {
+			*p++ = '\\';
+			*p++ = '\\';
+		} else if (b < 0x20 || b == 0x7f || b == '/') {
+			p += sprintf(p, "\\%03o", b);
+		} else {
+			*p++ = (char)b;
+		}
+	}
+	*p = '\0';
+	return out;
+}
+
 static void mode_str(uint32_t m, char out[11])
 {
 	static const char rwx[] = "rwxrwxrwx";
@@ -94,7 +123,8 @@ static void join(char *out, size_t len, const char *dir, const char *name)
 		snprintf(out, len, "%s/%s", dir, name);
 }
 
-/* One line of the listing; @path is the entry's path from the root. */
+/* One line of the listing; @path is the entry's path from the root (NULL:
+ * a name no path can hold, not looked up), @name as printed. */
 static int show(struct lx_p9_clnt *c, const struct opts *o, const char *path,
 		const char *name, uint8_t qtype)
 {
@@ -113,6 +143,11 @@ static int show(struct lx_p9_clnt *c, const struct opts *o, const char *path,
 						      "";
 		printf("%s%s\n", name, mark);
 		return 0;
+	}
+	if (!path) {
+		fprintf(stderr, "p9ls: %s: the server sent a name holding a "
+			"'/' or a NUL: not looked up\n", name);
+		return -EINVAL;
 	}
 	ret = lx_p9_stat_path(c, path, LX_P9_GETATTR_BASIC, &at);
 	if (ret) {
@@ -142,12 +177,14 @@ static int list(struct lx_p9_clnt *c, const struct opts *o, const char *path)
 	struct lx_p9_dirent e;
 	struct lx_p9_dir *dir;
 	struct {
-		char *name;
+		char *name; /* escaped, for printing and sorting */
+		char *raw;  /* as sent; NULL when it holds a '/' or a NUL */
 		uint8_t qtype;
 	} *ents = NULL, *tmp;
 	size_t n = 0, cap = 0, i;
-	char full[4096];
+	char full[4096], *name, *raw;
 	int ret, status = 0;
+	bool bad;
 
 	ret = lx_p9_opendir(c, path, &dir);
 	if (ret == -ENOTDIR)
@@ -171,27 +208,43 @@ static int list(struct lx_p9_clnt *c, const struct opts *o, const char *path)
 			ents = tmp;
 		}
 		/* the name is valid until the next call: keep a copy */
-		ents[n].name = strndup(e.name.s, e.name.len);
-		ents[n].qtype = e.qid.type;
-		if (!ents[n].name) {
+		bad = memchr(e.name.s, '/', e.name.len) ||
+		      memchr(e.name.s, '\0', e.name.len);
+		name = escape(e.name.s, e.name.len);
+		raw = bad ? NULL : strndup(e.name.s, e.name.len);
+		if (!name || (!bad && !raw)) {
+			free(name);
+			free(raw);
 			ret = -ENOMEM;
 			break;
 		}
+		ents[n].name = name;
+		ents[n].raw = raw;
+		ents[n].qtype = e.qid.type;
 		n++;
 	}
 	lx_p9_closedir(dir);
-	if (ret < 0) {
+	if (ret == -ELOOP)
+		fprintf(stderr, "p9ls: %s: the server's directory offsets "
+			"loop (it handed back one it gave before): listing "
+			"stopped\n", *path ? path : "/");
+	else if (ret == -E2BIG)
+		fprintf(stderr, "p9ls: %s: more than 16 Mi entries: listing "
+			"stopped\n", *path ? path : "/");
+	else if (ret < 0)
 		fprintf(stderr, "p9ls: %s: %s\n", *path ? path : "/",
 			lx_strerror(ret));
+	if (ret < 0)
 		status = 1;
-	}
 	if (n) /* an empty directory has no array */
 		qsort(ents, n, sizeof(*ents), cmp_names);
 	for (i = 0; i < n; i++) {
-		join(full, sizeof(full), path, ents[i].name);
-		if (show(c, o, full, ents[i].name, ents[i].qtype))
+		join(full, sizeof(full), path, ents[i].raw ? ents[i].raw : "");
+		if (show(c, o, ents[i].raw ? full : NULL, ents[i].name,
+			 ents[i].qtype))
 			status = 1;
 		free(ents[i].name);
+		free(ents[i].raw);
 	}
 	free(ents);
 	return status;

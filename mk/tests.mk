@@ -8,6 +8,9 @@ UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 HOSTILE_SRCS := $(sort $(wildcard tests/hostile/test_*.c))
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(O)/tests/unit/%) \
              $(HOSTILE_SRCS:tests/hostile/%.c=$(O)/tests/hostile/%)
+# the scripted servers' own self-tests (Python: run with the plain build's
+# unit tests only, the same in every build)
+HOSTILE_SELFTESTS := $(sort $(wildcard tests/hostile/selftest_*.py))
 UNIT_HELPER_SRCS := $(sort $(wildcard tests/unit/helpers/*.c))
 UNIT_HELPER_OBJS := $(UNIT_HELPER_SRCS:%.c=$(O)/obj/%.o)
 INTEG_SRCS := $(sort $(wildcard tests/integration/test_*.c))
@@ -37,7 +40,8 @@ $(O)/tests/unit/test_version: CFLAGS_ALL += \
     -DLX_TEST_VERSION_FILE='"$(CURDIR)/VERSION"'
 
 unit: $(UNIT_BINS)
-	@scripts/run-unit.sh $(O) $(UNIT_BINS)
+	@scripts/run-unit.sh $(O) $(UNIT_BINS) \
+	    $(if $(filter plain,$(BUILD)),$(HOSTILE_SELFTESTS))
 
 # Integration tests: same build rules, run against real servers.
 $(O)/tests/integration/%: tests/integration/%.c $(LIB_A) $(UNIT_HELPER_OBJS)

@@ -10,7 +10,7 @@
  * A server can make a naive iterator run forever: by sending a reply
  * without entries that is not the end, or by handing back a cookie it
  * handed out before (a loop).  Each reply's last cookie is remembered in a
- * small hash set (one per reply, not per entry, so the set stays small);
+ * small hash set (xprt/blocks/cookies.h; one per reply, not per entry, so the set stays small);
  * a reply whose last cookie is already there, equals the cookie asked
  * for, or is 0 (reserved for the start) ends the iteration with -ELOOP
  * before its entries are delivered, so no entry is reported twice
@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "nfs3_int.h"
+#include "xprt/blocks/cookies.h"
 
 #define LX_NFS3_ITER_DEF_MAX (16ull << 20)
 
@@ -72,57 +73,6 @@ int lx_nfs3_lookup_path(struct lx_nfs3_clnt *c, const char *path,
 	return 0;
 }
 
-/* ------------------------------------------------ a set of cookies */
-
-struct cookie_set {
-	uint64_t *slot; /* 0 = empty (cookie 0 is never stored) */
-	size_t cap, n;
-};
-
-static size_t cs_hash(uint64_t v, size_t cap)
-{
-	v ^= v >> 33;
-	v *= 0xff51afd7ed558ccdull;
-	v ^= v >> 33;
-	return (size_t)v & (cap - 1);
-}
-
-static bool cs_has(const struct cookie_set *s, uint64_t v)
-{
-	size_t i;
-
-	if (!s->cap)
-		return false;
-	for (i = cs_hash(v, s->cap); s->slot[i]; i = (i + 1) & (s->cap - 1))
-		if (s->slot[i] == v)
-			return true;
-	return false;
-}
-
-static int cs_add(struct cookie_set *s, uint64_t v)
-{
-	size_t i;
-
-	if ((s->n + 1) * 2 > s->cap) {
-		struct cookie_set g = {0};
-
-		g.cap = s->cap ? s->cap * 2 : 64;
-		g.slot = calloc(g.cap, sizeof(*g.slot));
-		if (!g.slot)
-			return -ENOMEM;
-		for (i = 0; i < s->cap; i++)
-			if (s->slot[i])
-				cs_add(&g, s->slot[i]);
-		free(s->slot);
-		*s = g;
-	}
-	for (i = cs_hash(v, s->cap); s->slot[i]; i = (i + 1) & (s->cap - 1))
-		;
-	s->slot[i] = v;
-	s->n++;
-	return 0;
-}
-
 /* ------------------------------------------------------ iteration */
 
 static bool dot_or_dotdot(const struct lx_nfs3_dirent *e)
@@ -136,7 +86,7 @@ int lx_nfs3_readdirplus_iter(struct lx_nfs3_clnt *c,
 			     lx_nfs3_dir_fn fn, void *arg)
 {
 	uint8_t verf[LX_NFS3_VERFSIZE] = {0};
-	struct cookie_set seen = {0};
+	struct lx_xprt_cookies seen = {0};
 	struct lx_nfs3_readdir_res res;
 	struct lx_nfs3_dirbuf db;
 	uint64_t cookie = 0, total = 0;
@@ -170,8 +120,8 @@ int lx_nfs3_readdirplus_iter(struct lx_nfs3_clnt *c,
 			break;
 		}
 		last = res.n ? db.ent[res.n - 1].cookie : cookie;
-		if (!res.eof &&
-		    (last == cookie || !last || cs_has(&seen, last))) {
+		if (!res.eof && (last == cookie || !last ||
+				 lx_xprt__cookies_has(&seen, last))) {
 			err = -ELOOP;
 			break;
 		}
@@ -189,13 +139,13 @@ int lx_nfs3_readdirplus_iter(struct lx_nfs3_clnt *c,
 		}
 		if (res.eof)
 			break;
-		err = cs_add(&seen, last);
+		err = lx_xprt__cookies_add(&seen, last);
 		if (err)
 			break;
 		cookie = last;
 	}
 out_free:
-	free(seen.slot);
+	lx_xprt__cookies_free(&seen);
 	free(db.names);
 	free(db.ent);
 	return err;

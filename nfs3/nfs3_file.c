@@ -483,7 +483,7 @@ static int open_fh(struct lx_nfs3_clnt *c, const char *path, int flags,
 		struct lx_nfs3_getattr_res gr;
 		struct lx_nfs3_wcc_res wr;
 	} u;
-	bool have_attr;
+	bool have_attr, lookup = true;
 	int err;
 
 	err = split_path(path, dir, sizeof(dir), name);
@@ -505,19 +505,15 @@ static int open_fh(struct lx_nfs3_clnt *c, const char *path, int flags,
 					  &sa, NULL, &u.cr);
 		if (err)
 			return err;
-		have_attr = u.cr.attr.present;
-		attr = u.cr.attr.attr;
-		if (u.cr.fh_present) {
+		/* a server may leave the handle out: look the name up */
+		lookup = !u.cr.fh_present;
+		if (!lookup) {
 			*fh = u.cr.fh;
-		} else {
-			err = lx_nfs3_lookup(c, &dfh, name, &u.lr);
-			if (err)
-				return err;
-			*fh = u.lr.fh;
-			have_attr = u.lr.attr.present;
-			attr = u.lr.attr.attr;
+			have_attr = u.cr.attr.present;
+			attr = u.cr.attr.attr;
 		}
-	} else {
+	}
+	if (lookup) {
 		err = lx_nfs3_lookup(c, &dfh, name, &u.lr);
 		if (err)
 			return err;

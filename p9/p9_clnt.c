@@ -136,6 +136,35 @@ static const char *lx_p9_step_why(struct lx_p9_clnt *c, int err, char *buf,
 }
 
 /* Tversion: agree on 9P2000.L and msize. */
+/*
+ * @s[0..len), a string a server sent, as a message can show it: bytes
+ * outside printable ASCII (a NUL included) as \ooo, a quote or backslash
+ * after a backslash, so that "9P2000.L\000junk" does not read as
+ * "9P2000.L"; cut with "..." where @out is too small.
+ */
+static const char *lx_p9_escape(const char *s, size_t len, char *out,
+				size_t outlen)
+{
+	size_t i, o = 0;
+	unsigned char b;
+
+	for (i = 0; i < len && o + 8 < outlen; i++) {
+		b = (unsigned char)s[i];
+		if (b == '"' || b == '\\') {
+			out[o++] = '\\';
+			out[o++] = (char)b;
+		} else if (b >= 0x20 && b < 0x7f) {
+			out[o++] = (char)b;
+		} else {
+			o += (size_t)snprintf(out + o, outlen - o, "\\%03o", b);
+		}
+	}
+	if (i < len)
+		o += (size_t)snprintf(out + o, outlen - o, "...");
+	out[o] = '\0';
+	return out;
+}
+
 static int lx_p9_negotiate(struct lx_p9_clnt *c)
 {
 	struct lx_p9_result res;
@@ -177,12 +206,14 @@ static int lx_p9_negotiate(struct lx_p9_clnt *c)
 	msize = res.rx.u.version.msize;
 	if (v->len != strlen(LX_P9_VERSION_L) ||
 	    memcmp(v->s, LX_P9_VERSION_L, v->len)) {
-		lx_p9_errmsg(
-			&c->opts,
-			"%s:%u answered Tversion with version \"%.*s\": it "
-			"does not speak %s",
-			c->host, c->opts.port, (int)v->len, v->s,
-			LX_P9_VERSION_L);
+		char shown[80];
+
+		lx_p9_errmsg(&c->opts,
+			     "%s:%u answered Tversion with version \"%s\": it "
+			     "does not speak %s",
+			     c->host, c->opts.port,
+			     lx_p9_escape(v->s, v->len, shown, sizeof(shown)),
+			     LX_P9_VERSION_L);
 		lx_p9_result_put(&res);
 		return -EPROTONOSUPPORT;
 	}

@@ -34,7 +34,12 @@
 #include "xprt/core/proto.h"
 
 /* Tflush messages in flight for one call at most (lx_call_cancel() -EBUSY) */
-#define LX_P9_MAX_FLUSH		4u
+#define LX_P9_MAX_FLUSH	      4u
+/* Entries one directory listing may have (lx_p9_readdir_next()), as
+ * the NFSv3 iterator's default; lx_p9__dir_max_entries holds it, and
+ * only tests lower it, to reach the bound without 16 Mi entries */
+#define LX_P9_DIR_MAX_ENTRIES (16ull << 20)
+extern uint64_t lx_p9__dir_max_entries;
 /* Retry period when no slot is free to send a Tflush from */
 #define LX_P9_FLUSH_RETRY_NS	5000000ull
 #define LX_P9_DEF_MAX_REQS	64u

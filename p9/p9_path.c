@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "p9_int.h"
+#include "xprt/blocks/cookies.h"
 #include "xprt/blocks/util.h"
 
 #define LX_P9_PIO_DEPTH 16u
@@ -365,6 +366,19 @@ int lx_p9_pwrite(struct lx_p9_clnt *c, uint32_t fid, const void *buf,
 
 /* ---------------------------------------------------------- directories */
 
+/*
+ * A server can make a naive reader ask for ever: by handing back, as the
+ * next offset, the one asked for or one it handed out before.  Offsets
+ * are opaque cookies (ext4's are hashes, in no order), so "must grow"
+ * would be wrong; instead each reply's last offset is remembered (one per
+ * reply, xprt/blocks/cookies.h), and a reply whose last offset equals the one
+ * asked for, is 0 (the start) or was seen before ends the listing with
+ * -ELOOP before any of its entries is delivered.  A bound on the entries
+ * stops a server that keeps inventing new offsets, as the NFSv3 iterator
+ * does.
+ */
+uint64_t lx_p9__dir_max_entries = LX_P9_DIR_MAX_ENTRIES;
+
 struct lx_p9_dir {
 	struct lx_p9_clnt *c;
 	uint32_t fid;
@@ -373,6 +387,8 @@ struct lx_p9_dir {
 	uint32_t cap, len;
 	size_t pos;
 	bool eof;
+	uint64_t total; /* entries received in this listing */
+	struct lx_xprt_cookies seen;
 };
 
 int lx_p9_opendir(struct lx_p9_clnt *c, const char *path, struct lx_p9_dir **dp)
@@ -416,6 +432,32 @@ out_clunk:
 	return err;
 }
 
+/*
+ * A new reply in d->buf: refuse it when its last offset loops back or
+ * the listing grows past its bound (see above), else remember that
+ * offset.  Entries past one that does not parse are not counted: the
+ * reader reports that one when it gets there.
+ */
+static int lx_p9_dir_check(struct lx_p9_dir *d)
+{
+	struct lx_p9_dirent e;
+	uint64_t n = 0, last = d->offset;
+	size_t pos = 0;
+
+	while (lx_p9_dirent_next(d->buf, d->len, &pos, &e) == 1) {
+		last = e.offset;
+		n++;
+	}
+	if (!n)
+		return 0;
+	if (last == d->offset || !last || lx_xprt__cookies_has(&d->seen, last))
+		return -ELOOP;
+	if (d->total + n > lx_p9__dir_max_entries)
+		return -E2BIG;
+	d->total += n;
+	return lx_xprt__cookies_add(&d->seen, last);
+}
+
 int lx_p9_readdir_next(struct lx_p9_dir *d, struct lx_p9_dirent *ent)
 {
 	int r;
@@ -434,6 +476,11 @@ int lx_p9_readdir_next(struct lx_p9_dir *d, struct lx_p9_dirent *ent)
 			d->eof = true;
 			return 0;
 		}
+		r = lx_p9_dir_check(d);
+		if (r) {
+			d->len = 0; /* nothing of this reply is delivered */
+			return r;
+		}
 	}
 	r = lx_p9_dirent_next(d->buf, d->len, &d->pos, ent);
 	if (r < 0)
@@ -449,6 +496,7 @@ void lx_p9_closedir(struct lx_p9_dir *d)
 	if (!d)
 		return;
 	lx_p9_clunk(d->c, d->fid);
+	lx_xprt__cookies_free(&d->seen);
 	free(d->buf);
 	free(d);
 }

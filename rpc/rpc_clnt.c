@@ -78,9 +78,7 @@ long lx_rpc_reply_hdr_len(const uint8_t *p, size_t have, bool *accepted)
 static int lx_rpc_place(struct lx_xprt_req *req, size_t have, size_t msg_len)
 {
 	struct lx_rpc_task *t = task_of(req);
-	const uint8_t *p = req->rbuf->data;
-	size_t off = 0, len = 0;
-	bool accepted;
+	size_t off, len;
 	long hlen;
 	int r;
 
@@ -89,16 +87,13 @@ static int lx_rpc_place(struct lx_xprt_req *req, size_t have, size_t msg_len)
 	 * with the same -EBADMSG) */
 	if (!t->place)
 		return 0;
-	hlen = lx_rpc_reply_hdr_len(p, have, &accepted);
+	hlen = lx_rpc_reply_place(t, req->rbuf->data, have, &r, &off, &len);
 	if (hlen < 0)
 		return (int)hlen;
 	(void)msg_len; /* a shorter reply just ends the header early */
 	if (hlen == 0)
 		/* verifier length unknown yet: ask for the common case */
 		return have < 20 ? 24 : (int)have + 4;
-	if (!accepted)
-		return 0;
-	r = t->place(t->place_arg, p + hlen, have - (size_t)hlen, &off, &len);
 	if (r < 0)
 		return r;
 	if (r > 0)

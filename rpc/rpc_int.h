@@ -129,6 +129,37 @@ static inline struct lx_rpc_task *lx_rpc_task_of(struct lx_xprt_req *req)
  */
 long lx_rpc_reply_hdr_len(const uint8_t *p, size_t have, bool *accepted);
 
+/**
+ * lx_rpc_reply_place() - ask @t's place hook where the bulk data of the
+ * reply that begins with the @have bytes at @p lies
+ * @t: the task; its @place hook is set
+ * @r: (out) for a complete header of a call accepted with SUCCESS, the
+ *	hook's answer (< 0 an error, > 0 the bytes of results it needs, 0
+ *	it has placed the data); else 0
+ * @off: (out) the data's offset in the results
+ * @len: (out) its length; 0 when there is none
+ *
+ * Return: as lx_rpc_reply_hdr_len().
+ * Context: the transports' receive paths (inline: once per reply that
+ * expects bulk data); no allocation.
+ */
+static inline long lx_rpc_reply_place(struct lx_rpc_task *t, const uint8_t *p,
+				      size_t have, int *r, size_t *off,
+				      size_t *len)
+{
+	bool accepted;
+	long hlen;
+
+	*off = 0;
+	*len = 0;
+	*r = 0;
+	hlen = lx_rpc_reply_hdr_len(p, have, &accepted);
+	if (hlen > 0 && accepted)
+		*r = t->place(t->place_arg, p + hlen, have - (size_t)hlen, off,
+			      len);
+	return hlen;
+}
+
 /* rpc_rdma_ulp.c: RPC-over-RDMA as the RDMA transport's binding */
 struct lx_xprt_rdma_ulp;
 extern const struct lx_xprt_rdma_ulp lx_rpc_rdma_ulp;

@@ -182,18 +182,18 @@ size_t lx_rpcrdma_encode_plain(void *buf, uint32_t xid, uint32_t credits)
 
 /* ------------------------------------------------------------- decode */
 
-/* An optional-data discriminator: 0 or 1, anything else is malformed. */
-static int get_disc(struct cur *c, bool *present)
+/*
+ * An optional-data discriminator: 1 (the data follows) or 0 (none);
+ * anything else is malformed (-EBADMSG).
+ */
+static int get_disc(struct cur *c)
 {
 	uint32_t v;
 
 	if (!cur_need(c, 4))
 		return -EBADMSG;
 	v = cur_u32(c);
-	if (v > 1)
-		return -EBADMSG;
-	*present = v == 1;
-	return 0;
+	return v > 1 ? -EBADMSG : (int)v;
 }
 
 /* A counted segment array: the count, then that many segments. */
@@ -217,16 +217,10 @@ static int get_wchunk(struct cur *c, struct lx_rpcrdma_wchunk *w)
 
 static int get_chunk_lists(struct cur *c, struct lx_rpcrdma_hdr *h)
 {
-	bool more;
 	int r;
 
 	/* Read list: a linked list, each entry carrying its position */
-	for (;;) {
-		r = get_disc(c, &more);
-		if (r)
-			return r;
-		if (!more)
-			break;
+	while ((r = get_disc(c)) == 1) {
 		if (!cur_need(c, 20))
 			return -EBADMSG;
 		if (h->nr_reads == LX_RPCRDMA_MAX_SEGS)
@@ -235,13 +229,10 @@ static int get_chunk_lists(struct cur *c, struct lx_rpcrdma_hdr *h)
 		get_seg(c, &h->reads[h->nr_reads].seg);
 		h->nr_reads++;
 	}
+	if (r)
+		return r;
 	/* Write list: a linked list of counted chunks */
-	for (;;) {
-		r = get_disc(c, &more);
-		if (r)
-			return r;
-		if (!more)
-			break;
+	while ((r = get_disc(c)) == 1) {
 		if (h->nr_writes == LX_RPCRDMA_MAX_WCHUNKS)
 			return -E2BIG;
 		r = get_wchunk(c, &h->writes[h->nr_writes]);
@@ -249,16 +240,16 @@ static int get_chunk_lists(struct cur *c, struct lx_rpcrdma_hdr *h)
 			return r;
 		h->nr_writes++;
 	}
-	/* Reply chunk: optional, one counted chunk */
-	r = get_disc(c, &more);
 	if (r)
 		return r;
-	if (more) {
-		r = get_wchunk(c, &h->reply);
-		if (r)
-			return r;
-		h->has_reply = true;
-	}
+	/* Reply chunk: optional, one counted chunk */
+	r = get_disc(c);
+	if (r <= 0)
+		return r;
+	r = get_wchunk(c, &h->reply);
+	if (r)
+		return r;
+	h->has_reply = true;
 	return 0;
 }
 

@@ -367,18 +367,13 @@ static int ru_marshal(struct lx_xprt *x, struct lx_xprt_rqst *rq,
 static int ru_check_reduced(struct lx_rpc_task *t, struct lx_xprt_req *req,
 			    size_t written)
 {
-	const uint8_t *b = req->rbuf->data;
-	size_t off = 0, len = 0;
-	bool accepted;
-	long hl;
+	size_t off, len;
 	int r;
 
 	if (!t->place)
 		return 0;
-	hl = lx_rpc_reply_hdr_len(b, req->rlen, &accepted);
-	if (hl <= 0 || !accepted)
-		return 0; /* the decoder reports it; no data either way */
-	r = t->place(t->place_arg, b + hl, req->rlen - (size_t)hl, &off, &len);
+	/* a bad header or a refusal: the decoder reports it, no data */
+	lx_rpc_reply_place(t, req->rbuf->data, req->rlen, &r, &off, &len);
 	if (r < 0)
 		return r;
 	if (r == 0 && len > written)

@@ -58,7 +58,9 @@ int lx_rpcbind_getport(const struct lx_rpcbind_opts *o, uint32_t prog,
 	lx_rpc_destroy(cl);
 	if (err)
 		return err;
-	if (res == 0 || res > 65535)
+	if (res > 65535)
+		return -EBADMSG; /* no port is: a broken reply */
+	if (res == 0)
 		return -EPFNOSUPPORT; /* not registered */
 	*port = (uint16_t)res;
 	return 0;

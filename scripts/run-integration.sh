@@ -17,10 +17,32 @@
 # and such a test stops or restarts a server through
 # tests/servers/servers-ctl.sh (XPRT_SERVERS_SH points at it), which root
 # serves from here.  The scripts run as root and run their tools through
-# the same prefix themselves.
+# the same prefix themselves.  Root without setpriv, or XPRT_UNPRIV=0,
+# runs them as root: said, and the run fails (a skip of the unprivileged
+# check that no machine is allowed).  A build tree the user cannot reach
+# (a 0700 home) is no reason either: such a binary runs from a copy in a
+# directory the user can reach.
+#
+# A test that skips (exit 77, or cmocka's skip()) says why in a
+# "SKIP(KEY): ..." line; each skip is printed with it, and one that this
+# machine is not allowed (scripts/skips.sh) fails the run.  A test that
+# does not apply to a build at all is listed in not_for_build below and
+# not run ("n/a", with the reason).
 set -uo pipefail
 o=$1; shift
 top=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/skips.sh
+. "$top/scripts/skips.sh"
+
+# not_for_build NAME: why test NAME does not apply to this build, if so
+not_for_build() {
+	case ${o##*/}:$1 in
+	tsan:test_bench_mpi.sh)
+		echo "the TSan build links no MPI (Open MPI's own threads are not instrumented)"
+		;;
+	*) return 1 ;;
+	esac
+}
 run=${XPRT_RUN_DIR:-$top/$o/servers-run}
 logdir=$o/test-logs
 mkdir -p "$logdir"
@@ -29,9 +51,10 @@ export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$top/t
 export ASAN_OPTIONS="detect_leaks=1 abort_on_error=1 ${ASAN_OPTIONS:-}"
 export UBSAN_OPTIONS="print_stacktrace=1 halt_on_error=1 ${UBSAN_OPTIONS:-}"
 
-ctl_pid="" ctl=""
+ctl_pid="" ctl="" ubin=""
 cleanup() { # the servers, and the control server (below) with its answers
 	[[ -n $ctl_pid ]] && kill "$ctl_pid" 2>/dev/null && rm -rf "$ctl"
+	[[ -n $ubin ]] && rm -rf "$ubin"
 	"$top/tests/servers/servers.sh" down "$run" >/dev/null 2>&1 || true
 }
 trap cleanup EXIT
@@ -48,6 +71,15 @@ export XPRT_BUILD_DIR="$top/$o"
 
 # shellcheck source=tests/integration/unpriv-lib.sh
 . "$top/tests/integration/unpriv-lib.sh"
+unpriv_skip=""
+if ((EUID == 0 && ${#AS[@]} == 0)); then
+	if [[ ${XPRT_UNPRIV:-1} == 0 ]]; then
+		unpriv_skip="SKIP(unpriv-off): XPRT_UNPRIV=0: the clients run as root"
+	else
+		unpriv_skip="SKIP(setpriv): no setpriv (util-linux): the clients run as root"
+	fi
+	echo "integration: $unpriv_skip"
+fi
 if ((${#AS[@]})); then
 	ctl=$run/ctl
 	"$top/tests/servers/servers-ctl.sh" serve "$ctl" "$run" "$UNPRIV_UID" \
@@ -58,40 +90,69 @@ if ((${#AS[@]})); then
 	done
 fi
 
-fail=0 n=0 skipped=0
+# unpriv_exe BIN: BIN, or a copy of it the user can execute (the test
+# binaries link the library statically: they run from anywhere)
+unpriv_exe() {
+	if as_user test -x "$1"; then
+		echo "$1"
+		return
+	fi
+	if [[ -z $ubin ]]; then
+		ubin=$(mktemp -d "${TMPDIR:-/tmp}/xprt-unpriv-bin.XXXXXX") &&
+			chmod 755 "$ubin" || return 1
+	fi
+	cp "$1" "$ubin/" && chmod 755 "$ubin/${1##*/}" && echo "$ubin/${1##*/}"
+}
+
+fail=0 n=0 passed=0 skipped=0 na=0
 for t in "$@"; do
 	name=${t##*/}
 	n=$((n + 1))
+	if why=$(not_for_build "$name"); then
+		printf '%-4s %-28s %6s   (%s, integration): %s\n' n/a "$name" "" \
+			"${o#build/}" "$why"
+		na=$((na + 1))
+		continue
+	fi
 	start=$(date +%s.%N)
 	rc=0 who=""
 	case $t in
 	*.sh | *.py) timeout 900 "$t" >"$logdir/$name.log" 2>&1 || rc=$? ;;
 	*)
-		if ((${#AS[@]})) && as_user test -x "$t"; then
+		if ((${#AS[@]})) && exe=$(unpriv_exe "$t"); then
 			who=", uid $UNPRIV_UID"
+			[[ $exe == "$t" ]] || who+=", from a copy: uid $UNPRIV_UID cannot reach the build tree"
 			timeout 900 "${AS[@]}" env \
 				XPRT_SERVERS_SH="$top/tests/servers/servers-ctl.sh" \
-				XPRT_SERVERS_CTL="$ctl" "$t" >"$logdir/$name.log" 2>&1 ||
+				XPRT_SERVERS_CTL="$ctl" "$exe" >"$logdir/$name.log" 2>&1 ||
 				rc=$?
 		else
-			# a build tree the user cannot reach: said, not hidden
-			((${#AS[@]})) && who=", root: uid $UNPRIV_UID cannot run it"
+			((EUID == 0)) && who=", root"
 			timeout 900 "$t" >"$logdir/$name.log" 2>&1 || rc=$?
 		fi
 		;;
 	esac
-	if ((rc == 0)); then
-		res=ok
-	elif ((rc == 77)); then
-		# not applicable to this build (said in its log); not a pass
-		res=skip skipped=$((skipped + 1))
-	else
-		res=FAIL fail=$((fail + 1))
-	fi
+	res=ok
+	((rc == 0 || rc == 77)) || res=FAIL
+	skip_judge "$name" "$logdir/$name.log" "$rc" >"$logdir/$name.skips" ||
+		res=FAIL
+	skipped=$((skipped + skip_n))
+	((rc == 77)) && [[ $res == ok ]] && res=skip
+	case $res in
+	ok) passed=$((passed + 1)) ;;
+	FAIL) fail=$((fail + 1)) ;;
+	esac
 	printf '%-4s %-28s %6ss  (%s, integration%s)\n' "$res" "$name" \
 		"$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.2f", e - s }')" \
 		"${o#build/}" "$who"
+	sed 's/^/     /' "$logdir/$name.skips"
 	[[ $res == FAIL ]] && sed 's/^/    | /' "$logdir/$name.log" | tail -60
 done
-echo "integration ($o): $((n - fail - skipped))/$n passed, $skipped skipped"
+if [[ -n $unpriv_skip ]]; then
+	echo "$unpriv_skip" >"$logdir/unprivileged.log"
+	skip_judge "the unprivileged clients" "$logdir/unprivileged.log" 77 ||
+		fail=$((fail + 1))
+	skipped=$((skipped + 1))
+fi
+echo "integration ($o): $passed/$((n - na)) passed, $skipped skipped$( ((na)) && echo ", $na not for this build")"
 ((fail == 0))

@@ -16,6 +16,12 @@
 #   restarts, no I/O completed twice, and VmRSS at the end within 24 MiB
 #   of VmRSS at the first reconnect.
 #
+# The faults must have happened: in each run, at least one kill per 10 s
+# of its length (one at the least), a kill being a server process that
+# was running and then was gone, and each killed server running again
+# after it; and the client must have seen them (nfs3-soak and nfs3-bench:
+# connections lost, p9-bench: sessions re-established).
+#
 # The pause between kill and start is 1.5 s for ganesha: it derives its
 # write verifier from its start time in seconds, so a restart within ~1 s
 # of the previous start reuses the verifier and the client cannot know
@@ -47,30 +53,64 @@ set -a
 . "$run/servers.env"
 set +a
 
+# alive PID: PID runs (and is not a zombie)
+alive() {
+	[[ -r /proc/$1/stat ]] && [[ $(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null) != [ZX] ]]
+}
+
+# server_pid SERVER: the pid in SERVER's pid file, if it runs
+server_pid() {
+	local pid
+	pid=$(cat "$run/$1/$1.pid" 2>/dev/null) && [[ -n $pid ]] && alive "$pid" &&
+		echo "$pid"
+}
+
 # killer SERVER PAUSE STOP COUNT: SIGKILL SERVER (through its pid file)
 # every 2-4 s and start it again PAUSE seconds later on the same ports,
-# until the file STOP exists; count the restarts in the file COUNT
+# until the file STOP exists.  The file COUNT says "KILLS RESTARTS": a
+# kill counts when the process that ran is gone after it, a restart when
+# a new one runs.
 killer() {
-	local server=$1 pause=$2 stop=$3 count=$4 n=0
+	local server=$1 pause=$2 stop=$3 count=$4 kills=0 restarts=0 pid i killed
+	echo "0 0" >"$count"
 	while [[ ! -e $stop ]]; do
 		sleep "$((2 + RANDOM % 3))"
 		[[ -e $stop ]] && break
-		"$servers" kill "$run" "$server" >>"$log.servers" 2>&1
+		killed=0
+		if pid=$(server_pid "$server"); then
+			"$servers" kill "$run" "$server" >>"$log.servers" 2>&1
+			for ((i = 0; i < 40; i++)); do
+				alive "$pid" || break
+				sleep 0.05
+			done
+			if alive "$pid"; then
+				echo "soak: $server (pid $pid) survived SIGKILL" >&2
+			else
+				killed=1 kills=$((kills + 1))
+			fi
+		else
+			echo "soak: $server was not running when its kill came" >&2
+		fi
 		sleep "$pause"
-		"$servers" start "$run" "$server" >>"$log.servers" 2>&1 ||
+		"$servers" start "$run" "$server" >>"$log.servers" 2>&1
+		if ! server_pid "$server" >/dev/null; then
 			echo "soak: $server did not start again" >&2
-		n=$((n + 1))
-		echo "$n" >"$count"
+		elif ((killed)); then
+			restarts=$((restarts + 1))
+		fi
+		echo "$kills $restarts" >"$count"
 	done
 }
 
-# soak_under_kills SERVER PAUSE NAME COMMAND...: run COMMAND (its output
-# in $logdir/NAME.log) while killer SERVER PAUSE runs; the restarts are
-# left in $run/NAME.restarts
+# soak_under_kills SERVER PAUSE NAME SECS COMMAND...: run COMMAND (SECS
+# long; its output in $logdir/NAME.log) while killer SERVER PAUSE runs;
+# fails when COMMAND does, or when fewer than one kill per 10 s (one at
+# the least) happened or a killed server did not come back.  The kills
+# are left in $run/NAME.restarts
 soak_under_kills() {
-	local server=$1 pause=$2 name=$3 rc kpid
+	local server=$1 pause=$2 name=$3 secs=$4 rc kpid kills restarts want
 	local stop=$run/$name.stop count=$run/$name.restarts
-	shift 3
+	shift 4
 	rm -f "$stop" "$count"
 	killer "$server" "$pause" "$stop" "$count" &
 	kpid=$!
@@ -80,18 +120,41 @@ soak_under_kills() {
 	wait "$kpid"
 	"$servers" status "$run" 2>/dev/null | grep -q "$server.*running" ||
 		"$servers" start "$run" "$server" >>"$log.servers" 2>&1
-	echo "$name: exit $rc, $server restarted $(restarts "$name") times"
+	read -r kills restarts <"$count"
+	want=$((secs / 10 > 1 ? secs / 10 : 1))
+	echo "$name: exit $rc, $server killed $kills times and running again $restarts times"
+	if ((kills < want)); then
+		echo "soak: $name: $kills kills of $server in $secs s, want at least $want" >&2
+		rc=1
+	fi
+	if ((restarts != kills)); then
+		echo "soak: $name: $server came back $restarts times after $kills kills" >&2
+		rc=1
+	fi
 	return $rc
 }
 
-restarts() { cat "$run/$1.restarts" 2>/dev/null || echo 0; }
+kills() { local k _; read -r k _ <"$run/$1.restarts" && echo "${k:-0}"; }
+
+# seen NAME WHAT KEY LINE: the number KEY matches in the log of NAME (on
+# a line LINE matches), WHAT it counts, is at least 1: the client saw
+# the restarts
+seen() {
+	local n
+	n=$(grep -E "$4" "$logdir/$1.log" | grep -oE "$3" | grep -oE '[0-9]+' | tail -1)
+	if ((${n:-0} < 1)); then
+		echo "soak: $1: the client never saw the server go (${n:-no} $2 in its report)" >&2
+		return 1
+	fi
+}
 
 fail=0
 start=$(date +%s)
 state=$run/soak.state
 # 1.5 s > 1.1 s between kill and start: see the top of this file
-soak_under_kills ganesha 1.5 nfs3-soak "$o/tests/soak/nfs3-soak" --seconds "$secs" \
-	--state "$state" || fail=1
+soak_under_kills ganesha 1.5 nfs3-soak "$secs" "$o/tests/soak/nfs3-soak" \
+	--seconds "$secs" --state "$state" || fail=1
+seen nfs3-soak "connections lost" '[0-9]+ lost' '^soak: transport' || fail=1
 sed 's/^/  | /' "$logdir/nfs3-soak.log" | grep -v 'retrying' | tail -8
 echo "  | $(grep -c retrying "$logdir/nfs3-soak.log") operations retried after a restart"
 
@@ -139,18 +202,20 @@ if [[ -x $bench ]]; then
 	# again; the verify pass then reads every block back (also under the
 	# kill loop).  A mixed read/write run with FILE_SYNC writes checks
 	# reads of acknowledged writes in the middle of the restarts.
-	soak_under_kills ganesha 1.5 nfs3-bench-unstable "$bench" \
+	soak_under_kills ganesha 1.5 nfs3-bench-unstable "$((secs / 2))" "$bench" \
 		--server "$XPRT_NFS_HOST:$XPRT_NFS_PORT" --export "$XPRT_NFS_EXPORT" \
 		--mount-port "$XPRT_MNT_PORT" --verify --stable unstable \
 		--name soak-unstable --rw randwrite --bs 64k --size 16m \
 		--numjobs 2 --iodepth 8 --time_based --runtime "$((secs / 2))s" || fail=1
+	seen nfs3-bench-unstable disconnects '\bdisconnects=[0-9]+' . || fail=1
 	grep -E 'verifier|resent|commits|verify|error' \
 		"$logdir/nfs3-bench-unstable.log" | tail -6 | sed 's/^/  | /'
-	soak_under_kills ganesha 1.5 nfs3-bench-filesync "$bench" \
+	soak_under_kills ganesha 1.5 nfs3-bench-filesync "$((secs / 2))" "$bench" \
 		--server "$XPRT_NFS_HOST:$XPRT_NFS_PORT" --export "$XPRT_NFS_EXPORT" \
 		--mount-port "$XPRT_MNT_PORT" --verify --stable filesync \
 		--name soak-filesync --rw randrw --bs 64k --size 16m \
 		--numjobs 2 --iodepth 8 --time_based --runtime "$((secs / 2))s" || fail=1
+	seen nfs3-bench-filesync disconnects '\bdisconnects=[0-9]+' . || fail=1
 	tail -5 "$logdir/nfs3-bench-filesync.log" | sed 's/^/  | /'
 fi
 
@@ -176,8 +241,8 @@ p9bench_check() {
 		"resubmitted, ${v[completed_twice]} completed twice, $verify," \
 		"VmRSS ${v[rss_kib_first_reconnect]} KiB at the first reconnect," \
 		"${v[rss_kib]} KiB at the end"
-	if (($(restarts "$name") >= 2 && v[reconnects] == 0)); then
-		echo "  $name: diod restarted but no session was re-established"
+	if ((v[reconnects] == 0)); then
+		echo "  $name: no session was re-established (diod killed $(kills "$name") times)"
 		rc=1
 	fi
 	((v[completed_twice] == 0)) || rc=1
@@ -199,14 +264,15 @@ if [[ -x $p9 && -n ${XPRT_DIOD_PORT:-} ]]; then
 		--aname "$XPRT_DIOD_ANAME" --directory "$sub" --eta never)
 	# random reads checked against the pattern all along, then every
 	# block written read back by the verify pass
-	soak_under_kills diod 1 p9-bench "${P9[@]}" --name r --verify \
+	soak_under_kills diod 1 p9-bench "$secs" "${P9[@]}" --name r --verify \
 		--rw randrw --bs 128k --size 16m --numjobs 2 --nconnect 2 \
 		--iodepth 8 --time_based --runtime "${secs}s" || fail=1
 	p9bench_check p9-bench || fail=1
 	# sequential writes, verified, then the files on diod's disk: the
 	# staircase of generations a sequential run leaves, exact with one
 	# I/O in flight per job (check-pattern.py); 4 jobs share the session
-	soak_under_kills diod 1 p9-bench-write "${P9[@]}" --name w --verify \
+	soak_under_kills diod 1 p9-bench-write "$(((secs + 1) / 2))" "${P9[@]}" \
+		--name w --verify \
 		--rw write --bs 64k --size 8m --numjobs 4 --iodepth 1 \
 		--time_based --runtime "$(((secs + 1) / 2))s" || fail=1
 	p9bench_check p9-bench-write || fail=1

@@ -352,7 +352,12 @@ struct lx_nfs3_link_res {
 
 /**
  * struct lx_nfs3_dirent - one READDIR/READDIRPLUS entry
- * @name: NUL-terminated, in the caller's name buffer
+ * @name: NUL-terminated, in the caller's name buffer; the @namelen bytes
+ *	the server sent, passed on as they are: they may hold a NUL (then
+ *	strlen() stops short of @namelen), a '/' or a whole "../x", which
+ *	no local file name can, so a caller printing a name or using it as
+ *	a path must use @namelen and escape or refuse such names
+ * @namelen: its length
  * @attr, @fh_present, @fh: READDIRPLUS only
  */
 struct lx_nfs3_dirent {
@@ -609,7 +614,10 @@ struct lx_rpc_clnt *lx_nfs3_rpc(const struct lx_nfs3_clnt *c);
  */
 int lx_nfs3_stat_errno(uint32_t status);
 
-/** lx_nfs3_stat_name() - "LX_NFS3ERR_NOENT" etc., "NFS3ERR_unknown" if unknown */
+/**
+ * lx_nfs3_stat_name() - RFC 1813's name of a status, for messages:
+ * "NFS3ERR_NOENT" etc., "NFS3_OK", "NFS3ERR_unknown" if unknown
+ */
 const char *lx_nfs3_stat_name(uint32_t status);
 
 /* ------------------------------------------------------------ procedures

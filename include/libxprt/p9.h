@@ -931,8 +931,21 @@ int lx_p9_opendir(struct lx_p9_clnt *c, const char *path,
 /**
  * lx_p9_readdir_next() - the next entry ("." and ".." included, as the
  * server sends them)
+ * @dir: the listing, from lx_p9_opendir()
  * @d: the entry; its name is valid until the next call
- * Return: 1 with an entry; 0 at the end; a negative errno.
+ *
+ * The name is passed on as the server sent it, @d->name.len bytes: it is
+ * not NUL-terminated and may hold bytes no local file name can (a NUL, a
+ * '/', a whole "../x"), which a caller printing or using it as a path
+ * must escape or refuse.  Offsets are the server's opaque cookies; a
+ * reply whose last offset is the one asked for, 0, or one this listing
+ * was handed before would make the listing loop, and is refused before
+ * any of its entries is delivered.
+ * Context: blocks for a Treaddir round trip when its entries are used up.
+ * Return: %1 with an entry; %0 at the end; %-ELOOP when the server's
+ * offsets loop (see above); %-E2BIG past 16 Mi entries in this listing;
+ * %-EBADMSG for an entry that runs past its reply; another negative
+ * errno of the Treaddir call.  After an error, only lx_p9_closedir().
  */
 int lx_p9_readdir_next(struct lx_p9_dir *dir, struct lx_p9_dirent *d);
 

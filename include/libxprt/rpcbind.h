@@ -48,8 +48,9 @@ typedef void (*lx_rpcbind_dump_fn)(const struct lx_rpcbind_entry *e, void *arg);
 /**
  * lx_rpcbind_getport() - PMAPPROC_GETPORT (portmapper version 2)
  * @proto: IPPROTO_TCP or IPPROTO_UDP
- * Return: %0 with *@port set; %-EPFNOSUPPORT when not registered; an RPC
- * or connection error (see rpc.h).
+ * Return: %0 with *@port set; %-EPFNOSUPPORT when not registered;
+ * %-EBADMSG when the port it answers is above 65535; an RPC or connection
+ * error (see rpc.h).
  */
 int lx_rpcbind_getport(const struct lx_rpcbind_opts *o, uint32_t prog,
 		       uint32_t vers, int proto, uint16_t *port);

@@ -24,8 +24,8 @@
 # routed), a /22 that no address or route of this machine mentions.  The
 # namespaces, links and route are made here and removed on exit, whatever
 # happens.  Works in the root namespace of a machine and inside an
-# isolated network namespace alike.  Needs root (namespaces);
-# exit 77 (skip) without it.
+# isolated network namespace alike.  Needs root (namespaces); exit 77
+# (skip, with a SKIP(root) line: scripts/skips.sh) without it.
 #
 # usage: tests/bench/test_mpi_netns.sh BUILDDIR      (make check-mpi)
 set -euo pipefail
@@ -39,7 +39,7 @@ ok() { echo "ok${1:+ ($1)}"; }
 t0=$(date +%s)
 
 if ((EUID)); then
-	echo "test_mpi_netns: SKIP: needs root (network namespaces, veth links)" >&2
+	echo "test_mpi_netns: SKIP(root): needs root (network namespaces, veth links)" >&2
 	exit 77
 fi
 for c in ip unshare setpriv mpirun python3; do

@@ -68,6 +68,16 @@ message (Tversion):
   no_read             accepts and never reads
   rlerror_storm       Tversion and Tattach answered, then Rlerror(EIO) to
                       every message, forever
+  drop_target         every --target message (Twalk) of every session is
+                      answered by a message whose size field is 5, and the
+                      connection closed; with --reset, the connection is
+                      reset (RST) instead: a server that accepts each new
+                      session and drops it at its first call
+  readdir_loop        (Treaddir) every Treaddir is answered with the same
+                      entry "x" whose offset is 7: after the first reply,
+                      the offset asked for comes back
+  readdir_names       (Treaddir) entries named "a\0b/../etc", "../x",
+                      "back\\slash" and "ok", one a reply, then the end
 Every connection is logged as "CONN conn=<n> t=<monotonic s>".
 """
 import argparse
@@ -81,7 +91,7 @@ import time
 NOTAG = 0xFFFF
 HDR = 7
 
-T = dict(Tstatfs=8, Tlopen=12, Tlcreate=14, Treadlink=22, Tgetattr=24,
+T = dict(Tstatfs=8, Tlopen=12, Tfsync=50, Tlcreate=14, Treadlink=22, Tgetattr=24,
          Treaddir=40, Tversion=100, Tauth=102, Tattach=104, Tflush=108,
          Twalk=110, Tread=116, Twrite=118, Tclunk=120, Tremove=122)
 NAMES = {v: k for k, v in T.items()}
@@ -95,8 +105,13 @@ SCENARIOS = (
     "rerror_107", "drop", "drop_noflush", "late_reply", "close_on_read",
     "stall_mid_reply", "version_unknown", "reset_on_accept", "short_record",
     "garbage", "unknown_tag_forever", "trickle", "no_read",
-    "rlerror_storm",
+    "rlerror_storm", "drop_target", "readdir_loop", "readdir_names",
 )
+ODD_NAMES = (b"a\0b/../etc", b"../x", b"back\\slash", b"ok")
+
+
+def dirent(path, offset, name):
+    return qid(path) + struct.pack("<QBH", offset, 8, len(name)) + name
 
 
 class Closed(Exception):
@@ -150,6 +165,8 @@ class Conn:
         self.held = None  # (tag, offset, count) of a held Tread
         self.delay = args.delay
         self.file_size = args.file_size
+        self.target = T[args.target]
+        self.reset = args.reset
 
     def recv_exact(self, n):
         buf = b""
@@ -185,6 +202,13 @@ class Conn:
         if sc == "garbage":
             self.send(os.urandom(64))
             return
+        if sc == "drop_target" and mtype == self.target:
+            if self.reset:
+                self.s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                                  struct.pack("ii", 1, 0))
+            else:
+                self.send(struct.pack("<IBH", 5, mtype + 1, tag))
+            raise Closed()
         if mtype == T["Tversion"]:
             msize = struct.unpack_from("<I", body)[0]
             self.msize = min(msize, self.max_msize)
@@ -220,6 +244,19 @@ class Conn:
                 self.send(msg(23, tag, struct.pack("<H", 100) + b"abc"))
             else:
                 self.send(msg(23, tag, s9("target")))
+        elif mtype == T["Treaddir"]:
+            offset = struct.unpack_from("<Q", body, 4)[0]
+            data = b""
+            if sc == "readdir_loop":
+                data = dirent(100, 7, b"x")
+            elif sc == "readdir_names" and offset < len(ODD_NAMES):
+                data = dirent(100 + offset, offset + 1, ODD_NAMES[offset])
+            self.send(msg(41, tag, struct.pack("<I", len(data)) + data))
+        elif mtype == T["Tfsync"]:
+            self.send(msg(51, tag))
+        elif mtype == T["Twrite"]:
+            count = struct.unpack_from("<I", body, 12)[0]
+            self.send(msg(119, tag, struct.pack("<I", count)))
         elif mtype == T["Tflush"]:
             self.flush(tag, struct.unpack_from("<H", body)[0])
         elif mtype == T["Tread"]:
@@ -309,6 +346,10 @@ def main():
                     help="trickle: seconds between bytes (1.0)")
     ap.add_argument("--file-size", type=int, default=1,
                     help="the size Rgetattr gives every file (1)")
+    ap.add_argument("--target", choices=sorted(T), default="Twalk",
+                    help="drop_target: the message dropped (Twalk)")
+    ap.add_argument("--reset", action="store_true",
+                    help="drop_target: reset the connection instead")
     ap.add_argument("--list", action="store_true")
     args = ap.parse_args()
     if args.list:

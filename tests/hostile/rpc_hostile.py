@@ -77,6 +77,14 @@ AUTH_NONE, SUCCESS, results from --results-hex (default empty: a NULL reply)):
                     msg_type, the rest zeros)
   trickle           the correct reply one byte every --delay seconds (1.0)
   no_read           accepts and never reads (nor answers, nor closes)
+  nfs               a tiny MOUNT v3 and NFS v3 server on one port (MNT,
+                    FSINFO, GETATTR, LOOKUP, ACCESS; NULL of both; other
+                    procedures NFS3ERR_NOTSUPP) that lies where --variant
+                    says:
+                      type66: LOOKUP and GETATTR say the file is of type 66
+                      rtmax1: FSINFO offers rtmax and wtmax of 1 byte
+                      jukebox: NFS3ERR_JUKEBOX to every NFS call
+                    A portmapper's GETPORT on the same port: --results-hex.
 """
 import argparse
 import os
@@ -102,8 +110,11 @@ SCENARIOS = (
     "reset_mid_record", "multi_fragment", "slow", "drop", "drop_first",
     "close_on_call", "reorder", "reset_on_accept", "short_record",
     "garbage", "unknown_xid_forever", "endless_fragments", "trickle",
-    "no_read",
+    "no_read", "nfs",
 )
+NFS_VARIANTS = ("type66", "rtmax1", "jukebox")
+NFS_PROG, MOUNT_PROG = 100003, 100005
+NFS3ERR_NOTSUPP, NFS3ERR_JUKEBOX = 10004, 10008
 BAD_HEADER_VARIANTS = ("msg_type", "reply_stat", "accept_stat",
                        "truncated_verf", "verf_too_long", "short",
                        "reject_stat", "auth_stat")
@@ -134,6 +145,39 @@ def denied_rpc_mismatch(xid, low, high):
 
 def denied_auth(xid, stat):
     return u32(xid, REPLY, MSG_DENIED, AUTH_ERROR, stat)
+
+
+def fattr3(ftype):
+    """fattr3: type, mode, nlink, uid, gid, size, used, rdev, fsid, fileid,
+    atime, mtime, ctime"""
+    return u32(ftype, 0o644, 1, 0, 0) + struct.pack(">QQ", 4096, 4096) + \
+        u32(0, 0) + struct.pack(">QQ", 1, 2) + u32(0, 0) * 3
+
+
+def nfs_result(prog, proc, variant):
+    """The results of the nfs scenario's reply to (prog, proc)."""
+    fh = u32(8) + b"fh-file0"
+    if prog == MOUNT_PROG:
+        if proc == 1:  # MNT: the root handle, AUTH_SYS
+            return u32(0, 8) + b"fh-root0" + u32(1, 1)
+        return b""
+    if proc == 0:
+        return b""
+    if variant == "jukebox":  # every procedure's resfail: no attributes
+        return u32(NFS3ERR_JUKEBOX) + (b"" if proc == 1 else u32(0))
+    ftype = 66 if variant == "type66" else 1
+    if proc == 19:  # FSINFO
+        tmax = 1 if variant == "rtmax1" else 65536
+        return u32(0, 1) + fattr3(2) + u32(tmax, tmax, 4096, tmax, tmax,
+                                            4096, 65536) + \
+            struct.pack(">Q", 1 << 40) + u32(0, 1, 0x1B)
+    if proc == 1:  # GETATTR
+        return u32(0) + fattr3(ftype)
+    if proc == 3:  # LOOKUP: the handle, its attributes, none of the dir
+        return u32(0) + fh + u32(1) + fattr3(ftype) + u32(0)
+    if proc == 4:  # ACCESS
+        return u32(0, 0, 0x3F)
+    return u32(NFS3ERR_NOTSUPP, 0, 0)
 
 
 def parse_call(rec):
@@ -235,10 +279,14 @@ class Conn:
         return accepted(xid, SUCCESS, self.a.results)
 
     # -- the scenarios ------------------------------------------------------
-    def answer(self, xid):
+    def answer(self, xid, prog, proc):
         """Act on one parsed call. Raise Closed to end the connection."""
         a, sc = self.a, self.a.scenario
-        if sc == "ok":
+        if sc == "nfs":
+            body = (nfs_result(prog, proc, a.variant)
+                    if prog in (NFS_PROG, MOUNT_PROG) else a.results)
+            self.send(frame(accepted(xid, SUCCESS, body)))
+        elif sc == "ok":
             self.send(frame(self.good(xid)))
         elif sc == "unknown_xid":
             self.send(frame(self.good(xid + 12345)))
@@ -353,7 +401,7 @@ class Conn:
                          "cred=%d seq=%d rpcvers=%d"
                          % (self.n, xid, prog, vers, proc, cred, self.calls,
                             rpcvers))
-                self.answer(xid)
+                self.answer(xid, prog, proc)
         except (Closed, OSError):
             pass
         except Exception as e:  # a bug here must not take the server down
@@ -413,7 +461,8 @@ def main():
     ap.add_argument("--high", type=int, default=None)
     ap.add_argument("--variant", default=None,
                     help="bad_header: %s; huge_fragment: last|notlast; "
-                    "garbage: raw" % "|".join(BAD_HEADER_VARIANTS))
+                    "garbage: raw; nfs: %s" % ("|".join(BAD_HEADER_VARIANTS),
+                                               "|".join(NFS_VARIANTS)))
     ap.add_argument("--results-hex", default="",
                     help="results appended to SUCCESS replies (hex)")
     a = ap.parse_args()
@@ -428,6 +477,8 @@ def main():
     if a.scenario == "huge_fragment" and a.variant not in (None, "last",
                                                            "notlast"):
         ap.error("huge_fragment --variant: last or notlast")
+    if a.scenario == "nfs" and a.variant not in (None,) + NFS_VARIANTS:
+        ap.error("nfs --variant: one of " + ", ".join(NFS_VARIANTS))
     defaults = {"rpc_mismatch": (2, 2), "prog_mismatch": (2, 4)}
     lo, hi = defaults.get(a.scenario, (2, 2))
     a.low = lo if a.low is None else a.low

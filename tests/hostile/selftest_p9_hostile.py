@@ -365,6 +365,66 @@ class T(unittest.TestCase):
                 self.assertEqual(c.reply(), m(7, TAG, struct.pack("<I", 5)))
         self.run_sc("rlerror_storm", fn)
 
+    def test_drop_target(self):
+        def twalk(tag):
+            return m(110, tag, struct.pack("<IIH", 0, 1, 1) +
+                     struct.pack("<H", 1) + b"f")
+
+        def short(c, srv):
+            c.start()
+            c.s.sendall(twalk(TAG))
+            self.assertEqual(c.rx(7), struct.pack("<IBH", 5, 111, TAG))
+            self.assertTrue(c.eof())
+
+        def fsync(c, srv):
+            c.start()
+            c.s.sendall(twalk(TAG))
+            self.assertEqual(c.reply(), m(111, TAG, struct.pack("<H", 1) +
+                                          struct.pack("<BIQ", 0, 0, 100)))
+            c.s.sendall(m(118, TAG, struct.pack("<IQI", 1, 0, 3) + b"abc"))
+            self.assertEqual(c.reply(), m(119, TAG, struct.pack("<I", 3)))
+            c.s.sendall(m(50, TAG, struct.pack("<II", 1, 0)))
+            self.assertEqual(c.rx(7), struct.pack("<IBH", 5, 51, TAG))
+            self.assertTrue(c.eof())
+
+        def reset(c, srv):
+            c.start()
+            c.s.sendall(twalk(TAG))
+            with self.assertRaises(ConnectionResetError):
+                c.s.recv(1)
+        self.run_sc("drop_target", short)
+        self.run_sc("drop_target", fsync, "--target", "Tfsync")
+        self.run_sc("drop_target", reset, "--reset")
+
+    def treaddir(self, c, offset):
+        c.s.sendall(m(40, TAG, struct.pack("<IQI", 1, offset, 4096)))
+        return c.reply()
+
+    def ent(self, offset, name):
+        return struct.pack("<BIQQBH", 0, 0, 99 + offset, offset, 8,
+                           len(name)) + name
+
+    def test_readdir_loop(self):
+        def fn(c, srv):
+            c.start()
+            e = struct.pack("<BIQQBH", 0, 0, 100, 7, 8, 1) + b"x"
+            for off in (0, 7, 7):
+                self.assertEqual(self.treaddir(c, off),
+                                 m(41, TAG, struct.pack("<I", len(e)) + e))
+        self.run_sc("readdir_loop", fn)
+
+    def test_readdir_names(self):
+        def fn(c, srv):
+            c.start()
+            names = (b"a\0b/../etc", b"../x", b"back\\slash", b"ok")
+            for i, name in enumerate(names):
+                e = self.ent(i + 1, name)
+                self.assertEqual(self.treaddir(c, i),
+                                 m(41, TAG, struct.pack("<I", len(e)) + e))
+            self.assertEqual(self.treaddir(c, 4),
+                             m(41, TAG, struct.pack("<I", 0)))
+        self.run_sc("readdir_names", fn)
+
     def test_every_scenario_listed_is_tested(self):
         out = subprocess.run([sys.executable, SERVER, "--list"],
                              capture_output=True, text=True, check=True)

@@ -496,6 +496,59 @@ class TestNoRead(HostileTest):
         self.assertEqual(len(self.srv.calls()), 0)
 
 
+def fattr3(ftype):
+    # type, mode 0644, nlink 1, uid 0, gid 0, size and used 4096, rdev,
+    # fsid 1, fileid 2, three times of zero
+    return w(ftype, 0o644, 1, 0, 0) + struct.pack(">QQ", 4096, 4096) + \
+        w(0, 0) + struct.pack(">QQ", 1, 2) + w(0, 0) * 3
+
+
+class TestNfs(HostileTest):
+    scenario = "nfs"
+    extra = ("--variant", "type66")
+
+    def test_mnt_fsinfo_lookup_getattr(self):
+        self.exchange(rec(good_reply() + w(0, 8) + b"fh-root0" + w(1, 1)),
+                      payload=call_payload(prog=100005, proc=1))
+        fsinfo = w(0, 1) + fattr3(2) + w(65536, 65536, 4096, 65536, 65536,
+                                         4096, 65536) + \
+            struct.pack(">Q", 1 << 40) + w(0, 1, 0x1B)
+        self.exchange(rec(good_reply() + fsinfo),
+                      payload=call_payload(proc=19))
+        self.exchange(rec(good_reply() + w(0, 8) + b"fh-file0" + w(1) +
+                          fattr3(66) + w(0)),
+                      payload=call_payload(proc=3))
+        self.exchange(rec(good_reply() + w(0) + fattr3(66)),
+                      payload=call_payload(proc=1))
+        self.exchange(rec(good_reply() + w(10004, 0, 0)),
+                      payload=call_payload(proc=7))
+
+
+class TestNfsRtmax1(HostileTest):
+    scenario = "nfs"
+    extra = ("--variant", "rtmax1")
+
+    def test_fsinfo_offers_one_byte(self):
+        fsinfo = w(0, 1) + fattr3(2) + w(1, 1, 4096, 1, 1, 4096, 65536) + \
+            struct.pack(">Q", 1 << 40) + w(0, 1, 0x1B)
+        self.exchange(rec(good_reply() + fsinfo),
+                      payload=call_payload(proc=19))
+
+
+class TestNfsJukebox(HostileTest):
+    scenario = "nfs"
+    extra = ("--variant", "jukebox", "--results-hex", "00011170")
+
+    def test_every_nfs_call_jukebox(self):
+        self.exchange(rec(good_reply() + w(10008, 0)),
+                      payload=call_payload(proc=19))
+        self.exchange(rec(good_reply() + w(10008)),
+                      payload=call_payload(proc=1))
+        # a portmapper's call gets --results-hex
+        self.exchange(rec(good_reply() + w(70000)),
+                      payload=call_payload(prog=100000, vers=2, proc=3))
+
+
 class TestCommandLine(unittest.TestCase):
     def run_cli(self, *args):
         return subprocess.run([sys.executable, SERVER] + list(args),
@@ -507,7 +560,7 @@ class TestCommandLine(unittest.TestCase):
                 "huge_fragment", "bad_header", "rpc_mismatch", "auth_error",
                 "prog_unavail", "prog_mismatch", "proc_unavail",
                 "garbage_args", "system_err", "reset_mid_record",
-                "multi_fragment", "slow", "drop", "drop_first"}
+                "multi_fragment", "slow", "drop", "drop_first", "nfs"}
         self.assertTrue(need <= names, need - names)
 
     def test_unknown_scenario_rejected(self):

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include <libxprt/rpc.h>
+#include <libxprt/rpcbind.h>
 
 #include "helpers/logcap.h"
 #include "helpers/spawn.h"
@@ -196,6 +197,27 @@ static void test_ok(void **state)
 	(void)state;
 	assert_int_equal(one_call("ok", NULL, NULL, 1000, 1, &info, NULL), 0);
 	assert_int_equal(info.reply_stat, 0);
+}
+
+/* A portmapper's GETPORT answered with a port no port can be (70000):
+ * a broken reply, not "not registered" (PROG_UNAVAIL's errno) */
+static void test_getport_above_65535_is_ebadmsg(void **state)
+{
+	struct lx_rpcbind_opts o = {.host = "127.0.0.1", .timeo_ms = 2000};
+	uint16_t port = 7;
+
+	(void)state;
+	srv_start(&S, "ok", "--results-hex", "00011170");
+	o.port = S.sp.port;
+	assert_int_equal(lx_rpcbind_getport(&o, 100005, 3, 6, &port), -EBADMSG);
+	assert_int_equal(port, 7);
+	assert_null(strstr(lx_strerror(-EBADMSG), "PROG_UNAVAIL"));
+	srv_stop(&S);
+	/* 0 still means not registered */
+	srv_start(&S, "ok", "--results-hex", "00000000");
+	o.port = S.sp.port;
+	assert_int_equal(lx_rpcbind_getport(&o, 100005, 3, 6, &port),
+			 -EPFNOSUPPORT);
 }
 
 static void test_unknown_xid_is_counted(void **state)
@@ -750,6 +772,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_ok, stop_server),
+		cmocka_unit_test_teardown(test_getport_above_65535_is_ebadmsg,
+					  stop_server),
 		cmocka_unit_test_teardown(test_unknown_xid_is_counted,
 					  stop_server),
 		cmocka_unit_test_teardown(test_duplicate_reply_ignored,

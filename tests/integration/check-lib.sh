@@ -49,3 +49,17 @@ start_port_server() {
 	sed 's/^/    | /' "$pf" | tail -8
 	exit 1
 }
+
+# stop_server: stop the server start_port_server started ($srv), if any
+stop_server() {
+	[[ -n ${srv:-} ]] && kill "$srv" 2>/dev/null && wait "$srv" 2>/dev/null
+	srv=
+}
+
+# scratch_dir NAME: a new temporary directory in $work; at exit the
+# server is stopped and the directory removed
+scratch_dir() {
+	work=$(mktemp -d "${TMPDIR:-/tmp}/$1.XXXXXX")
+	srv=
+	trap 'stop_server; rm -rf "$work"' EXIT
+}

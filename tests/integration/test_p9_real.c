@@ -83,7 +83,9 @@ static struct srv *srv_of(void **state)
 	struct srv *s = *state;
 
 	if (!srv_env(s)) {
-		printf("%s: no servers.env variables, skipped\n", s->name);
+		printf("SKIP(servers): %s: no servers.env variables (run "
+		       "through scripts/run-integration.sh)\n",
+		       s->name);
 		skip();
 	}
 	return s;

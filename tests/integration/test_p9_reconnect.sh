@@ -22,7 +22,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 bin=${XPRT_BUILD_DIR:-$top/build/plain}/bench/p9-bench
 srv=${XPRT_SERVERS_SH:-$top/tests/servers/servers.sh}
 if [[ -z ${XPRT_DIOD_PORT:-} || -z ${XPRT_SERVERS_RUN_DIR:-} ]]; then
-	echo "skip - no diod in servers.env (run through scripts/run-integration.sh)"
+	echo "SKIP(servers): no diod in servers.env (run through scripts/run-integration.sh)"
 	exit 77
 fi
 [[ -x $bin ]] || { echo "FAIL - $bin not built (make bench)"; exit 1; }

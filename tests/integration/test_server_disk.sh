@@ -23,18 +23,18 @@
 #      would need laying out): exit 1, saying why.
 # The servers get their own export directories back whatever happens.
 # Each check prints "ok - ..." or "FAIL - ..."; the exit status is the
-# number of failures (77: no tmpfs can be mounted here: not root, or no
-# CAP_SYS_ADMIN).  About 30 s.
+# number of failures (77, with a SKIP line: no tmpfs can be mounted here:
+# not root, or no CAP_SYS_ADMIN; see scripts/skips.sh).  About 30 s.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 o=${XPRT_BUILD_DIR:-$top/build/plain}
 srv=${XPRT_SERVERS_SH:-$top/tests/servers/servers.sh}
 if [[ -z ${XPRT_SERVERS_RUN_DIR:-} || -z ${XPRT_DIOD_PORT:-} ]]; then
-	echo "skip - no servers.env (run through scripts/run-integration.sh)"
+	echo "SKIP(servers): no servers.env (run through scripts/run-integration.sh)"
 	exit 77
 fi
 if (($(id -u) != 0)); then
-	echo "skip - filling a server's disk needs a tmpfs mount (root)"
+	echo "SKIP(root): filling a server's disk needs a tmpfs mount"
 	exit 77
 fi
 for b in examples/nfs3cp bench/nfs3-bench bench/p9-bench; do
@@ -104,7 +104,7 @@ cleanup() {
 # Ask before touching the servers.
 mkdir "$work/probe"
 if ! mount -t tmpfs -o size=64k "$TAG" "$work/probe" 2>"$work/probe.err"; then
-	echo "skip - cannot mount a tmpfs here: $(cat "$work/probe.err")"
+	echo "SKIP(sys-admin): cannot mount a tmpfs here: $(cat "$work/probe.err")"
 	rm -rf "$work"
 	exit 77
 fi

@@ -27,24 +27,34 @@ dir=$(mktemp -d "${TMPDIR:-/tmp}/xprt-wire.XXXXXX")
 trap 'cap_stop; rm -rf "$dir"' EXIT
 pcap=$dir/wire.pcapng
 
+# workload NAME CMD...: CMD must succeed, else the test ends here (its
+# status checked: capture_once runs as "capture_once || rc=$?", where
+# set -e does not apply)
+workload() {
+	local name=$1 rc=0
+	shift
+	"$@" >"$dir/$name.log" 2>&1 || rc=$?
+	((rc == 0)) && return 0
+	echo "workload $name failed (exit status $rc):"
+	tail -30 "$dir/$name.log"
+	exit 1
+}
+
 # One capture of the whole workload.  Returns wire_check.py's status:
 # 0 conforming, 1 not, 3 inconclusive (the capture itself missed bytes).
+# Every command's status is checked by hand: called in an || list,
+# the function runs without set -e.
 capture_once() {
-	cap_start "$pcap" "tcp port $XPRT_NFS_PORT or tcp port $XPRT_MNT_PORT"
-	cap_sentinel "$XPRT_MNT_PORT"
-	"$o/examples/rpcping" -q -c 200 -d 4 -p "$XPRT_NFS_PORT" "$XPRT_NFS_HOST" 100003 3
-	"$o/examples/rpcping" -q -c 50 -p "$XPRT_MNT_PORT" "$XPRT_NFS_HOST" 100005 3
-	"$o/tests/integration/test_nfs3_procs" >"$dir/procs.log" 2>&1 || {
-		echo "workload test_nfs3_procs failed:"
-		tail -30 "$dir/procs.log"
+	cap_start "$pcap" "tcp port $XPRT_NFS_PORT or tcp port $XPRT_MNT_PORT" ||
 		exit 1
-	}
+	cap_sentinel "$XPRT_MNT_PORT"
+	workload rpcping-nfs "$o/examples/rpcping" -q -c 200 -d 4 \
+		-p "$XPRT_NFS_PORT" "$XPRT_NFS_HOST" 100003 3
+	workload rpcping-mount "$o/examples/rpcping" -q -c 50 \
+		-p "$XPRT_MNT_PORT" "$XPRT_NFS_HOST" 100005 3
+	workload test_nfs3_procs "$o/tests/integration/test_nfs3_procs"
 	if [[ -x $o/tests/soak/nfs3-soak ]]; then
-		"$o/tests/soak/nfs3-soak" --short >"$dir/soak.log" 2>&1 || {
-			echo "workload nfs3-soak --short failed:"
-			tail -30 "$dir/soak.log"
-			exit 1
-		}
+		workload nfs3-soak "$o/tests/soak/nfs3-soak" --short
 	fi
 	cap_stop
 	ls -l "$pcap"

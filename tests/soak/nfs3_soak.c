@@ -366,7 +366,7 @@ static int report(void)
 {
 	unsigned int i, twice = 0, never = 0;
 	unsigned int started = atomic_load(&g.probes_started);
-	uint64_t submitted = 0, completed = 0;
+	uint64_t submitted = 0, completed = 0, connects = 0, lost = 0;
 	struct lx_rpc_clnt *rpc = lx_nfs3_rpc(g.c);
 	FILE *f;
 
@@ -382,6 +382,8 @@ static int report(void)
 		lx_xprt_stats(lx_rpc_xprt(rpc, i), &st);
 		submitted += st.submitted;
 		completed += st.completed;
+		connects += st.connects;
+		lost += st.disconnects;
 	}
 	printf("soak: %lu generations, errors retried: write %lu fsync %lu "
 	       "read %lu; verifier changes %lu, resent %lu bytes\n",
@@ -393,6 +395,10 @@ static int report(void)
 	       started, atomic_load(&g.probes_completed),
 	       atomic_load(&g.probe_errors), twice, never, submitted,
 	       completed);
+	/* the harness checks that the restarts it made were seen */
+	printf("soak: transport %" PRIu64 " connections made, %" PRIu64
+	       " lost\n",
+	       connects, lost);
 	printf("soak: VmRSS %ld KiB after the first generation, %ld KiB max "
 	       "(growth %ld KiB, bound %u KiB)\n",
 	       g.rss_base, g.rss_max, g.rss_max - g.rss_base, RSS_SLACK >> 10);

@@ -42,6 +42,7 @@ enum mode {
 	M_MNT_ACCES,	 /* MNT: LX_MNT3ERR_ACCES, /export is exported */
 	M_MNT_ACCES_UNK, /* MNT: LX_MNT3ERR_ACCES, nothing like it exported */
 	M_VERF_CHURN,	 /* COMMIT: the server restarted again, every time */
+	M_CREATE_NOFH,	 /* CREATE: no handle, no attributes */
 };
 
 struct fsrv {
@@ -51,7 +52,7 @@ struct fsrv {
 	uint8_t disk[FSIZE_MAX];  /* what survives a restart */
 	size_t size, disk_size;
 	uint64_t verf;
-	unsigned int writes, unstable_writes, commits, reads;
+	unsigned int writes, unstable_writes, commits, reads, lookups;
 	/* NFS calls (not NULL) answered NFS3ERR_JUKEBOX before the real
 	 * answer (~0u: all of them), and the XIDs of the NFS calls seen */
 	unsigned int jukebox;
@@ -367,6 +368,7 @@ static FS_UNUSED void nfs_proc(struct fsrv *s, uint32_t proc, struct r *a,
 		return;
 	case 3: /* LOOKUP */
 		rfh(a, fh);
+		s->lookups++;
 		if (!memcmp(a->p + a->off + 4, "missing", 7)) {
 			w32(w, 2);
 			w32(w, 0);
@@ -392,6 +394,12 @@ static FS_UNUSED void nfs_proc(struct fsrv *s, uint32_t proc, struct r *a,
 		return;
 	case 8: /* CREATE */
 		w32(w, 0);
+		if (s->mode == M_CREATE_NOFH) {
+			w32(w, 0);
+			w32(w, 0);
+			wwcc(w);
+			return;
+		}
 		w32(w, 1);
 		wbytes(w, FILEH, sizeof(FILEH));
 		wpost(w, 1, s->size);

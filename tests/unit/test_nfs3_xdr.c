@@ -1043,7 +1043,10 @@ static void test_status_table(void **state)
 			fail_msg("status %u -> %d, want %d", t[i].st,
 				 lx_nfs3_stat_errno(t[i].st), t[i].err);
 	assert_string_equal(lx_nfs3_stat_name(LX_NFS3ERR_NOTEMPTY),
-			    "LX_NFS3ERR_NOTEMPTY");
+			    "NFS3ERR_NOTEMPTY");
+	/* user-facing: RFC 1813's names, not the library's constants */
+	assert_string_equal(lx_nfs3_stat_name(LX_NFS3ERR_JUKEBOX),
+			    "NFS3ERR_JUKEBOX");
 	assert_string_equal(lx_nfs3_stat_name(4242), "NFS3ERR_unknown");
 	assert_string_equal(
 		lx_strerror(-ELOOP),

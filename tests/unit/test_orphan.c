@@ -276,6 +276,53 @@ static void test_orphan_reconnect(void **state)
 	free(e);
 }
 
+/*
+ * Soft calls to a server that went away fail within their bound; then no
+ * call wants a connection, and the transport stops trying: a server that
+ * comes back is not connected to until the next call.
+ */
+static void test_no_reconnect_after_soft_calls_failed(void **state)
+{
+	struct lx_rpc_call_args a = {.proc = 1, .timeo_ms = 200};
+	struct lx_rpc_opts o = {0};
+	struct lx_xprt_stats st;
+	struct env *e = calloc(1, sizeof(*e));
+	unsigned int conns;
+
+	(void)state;
+	gate(true);
+	assert_int_equal(fakesrv_start(&e->srv, true, srv_fn, NULL), 0);
+	o.host = "127.0.0.1";
+	o.port = fakesrv_port(e->srv);
+	o.prog = TPROG;
+	o.vers = 1;
+	o.auth.flavor = LX_RPC_AUTH_NONE;
+	o.timeo_ms = 200;
+	o.retrans = 1;
+	assert_int_equal(lx_rpc_create(&e->cl, &o), 0);
+	e->x = lx_rpc_xprt(e->cl, 0);
+	assert_int_equal(lx_rpc_call_sync(e->cl, &a, NULL), 0);
+	/* the server goes away: refused connects */
+	fakesrv_pause(e->srv);
+	fakesrv_drop_conns(e->srv);
+	assert_int_not_equal(lx_rpc_call_sync(e->cl, &a, NULL), 0);
+	/* the call failed: the listener back, and past the next two
+	 * attempts' times (0.1 s doubling), not a connection */
+	assert_int_equal(fakesrv_resume(e->srv), 0);
+	conns = fakesrv_conns(e->srv);
+	usleep(2500000);
+	assert_int_equal(fakesrv_conns(e->srv), conns);
+	assert_int_equal(lx_xprt_state(e->x), LX_XPRT_DISCONNECTED);
+	/* a call wants one */
+	assert_int_equal(lx_rpc_call_sync(e->cl, &a, NULL), 0);
+	stats(e, &st);
+	assert_int_equal(st.connects, 2);
+	lx_rpc_destroy(e->cl);
+	fakesrv_stop(e->srv);
+	gate(false);
+	free(e);
+}
+
 /* Calls that never went out (not connected): released at once. */
 static void test_unsent_cancel_releases(void **state)
 {
@@ -318,6 +365,7 @@ int main(void)
 		cmocka_unit_test(test_orphan_late_reply),
 		cmocka_unit_test(test_orphan_deadline),
 		cmocka_unit_test(test_orphan_reconnect),
+		cmocka_unit_test(test_no_reconnect_after_soft_calls_failed),
 		cmocka_unit_test(test_unsent_cancel_releases),
 	};
 

@@ -30,11 +30,12 @@
 
 #include "helpers/fakesrv.h"
 
-#define P9F_UNUSED    __attribute__((unused))
-#define P9F_MAXFID    4096
-#define P9F_NODES     32
-#define P9F_LOG	      4096
-#define P9F_FILE_SIZE 100000
+#define P9F_UNUSED	 __attribute__((unused))
+#define P9F_MAXFID	 4096
+#define P9F_NODES	 32
+#define P9F_LOG		 4096
+#define P9F_FILE_SIZE	 100000
+#define P9F_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 enum p9f_flush {
 	P9F_FLUSH_RFLUSH,	  /* Rflush at once */
@@ -62,6 +63,17 @@ enum p9f_bad {
 	P9F_BAD_CLOSE,	    /* close the connection */
 };
 
+/* Treaddir answers other than the tree's */
+enum p9f_dir {
+	P9F_DIR_TREE,	 /* the entries of the tree, offset i + 1 */
+	P9F_DIR_SELF,	 /* one entry "x", offset 5, whatever is asked */
+	P9F_DIR_CYCLE,	 /* 0 -> 900 -> 5 -> 900: offsets that go down,
+			    then one handed out before */
+	P9F_DIR_DOWN,	 /* 0 -> 900 -> 5 -> end: going down is fine */
+	P9F_DIR_INVENT,	 /* a full reply of new offsets, for ever */
+	P9F_DIR_ODDNAME, /* "a\0b", "../x", "ok", then the end */
+};
+
 struct p9f_node {
 	char name[64];
 	int parent;
@@ -84,6 +96,7 @@ struct p9f {
 	/* Tversion / Tattach */
 	uint32_t msize;
 	const char *version;
+	size_t version_len; /* 0: strlen(version) */
 	int version_err;
 	int attach_err;
 	uint16_t version_tag;
@@ -93,6 +106,7 @@ struct p9f {
 	uint8_t bad_type; /* the message type @bad applies to */
 	enum p9f_bad bad;
 	bool unlinkat_unsupported;
+	enum p9f_dir dir;
 	int fail_type, fail_errno; /* answer @fail_type with Rlerror */
 	/* state */
 	uint32_t cur_msize;
@@ -149,6 +163,7 @@ static P9F_UNUSED void p9f_reset(struct p9f *s)
 		s->fids[i] = -1;
 	s->msize = 65536;
 	s->version = LX_P9_VERSION_L;
+	s->version_len = 0;
 	s->version_err = 0;
 	s->attach_err = 0;
 	s->version_tag = 0;
@@ -157,6 +172,7 @@ static P9F_UNUSED void p9f_reset(struct p9f *s)
 	s->bad_type = 0;
 	s->bad = P9F_BAD_NONE;
 	s->unlinkat_unsupported = false;
+	s->dir = P9F_DIR_TREE;
 	s->fail_type = 0;
 	s->held_len = 0;
 	s->flushes_seen = 0;
@@ -192,6 +208,52 @@ static int p9f_child(struct p9f *s, int dir, const struct lx_p9_str *name)
 			return i;
 	}
 	return -1;
+}
+
+/* Rreaddir data of the odd directories (enum p9f_dir) at @off */
+static const uint8_t *p9f_dir_odd(struct p9f *s, uint64_t off, uint32_t count,
+				  uint32_t *len)
+{
+	static uint8_t dbuf[65536];
+	static const struct {
+		const char *name;
+		uint16_t len;
+	} odd[] = {{"a\0b", 3}, {"../x", 4}, {"ok", 2}};
+	struct lx_p9_dirent d = {.qid = {LX_P9_QTFILE, 0, 77}, .type = 8};
+	size_t pos = 0;
+
+	if (count > sizeof(dbuf))
+		count = sizeof(dbuf);
+	switch (s->dir) {
+	case P9F_DIR_SELF:
+		d.offset = 5;
+		break;
+	case P9F_DIR_CYCLE:
+	case P9F_DIR_DOWN:
+		if (off == 5 && s->dir == P9F_DIR_DOWN)
+			goto out;
+		d.offset = off == 900 ? 5 : 900;
+		break;
+	case P9F_DIR_INVENT:
+		d.name = lx_p9_str_c("n");
+		do
+			d.offset = ++off;
+		while (!lx_p9_dirent_put(dbuf, count, &pos, &d));
+		goto out;
+	default: /* P9F_DIR_ODDNAME: one entry a reply, offsets 1 to 3 */
+		if (off >= P9F_ARRAY_LEN(odd))
+			goto out;
+		d.name.s = odd[off].name;
+		d.name.len = odd[off].len;
+		d.offset = off + 1;
+		break;
+	}
+	if (!d.name.s)
+		d.name = lx_p9_str_c("x");
+	lx_p9_dirent_put(dbuf, count, &pos, &d);
+out:
+	*len = (uint32_t)pos;
+	return dbuf;
 }
 
 static size_t p9f_err(uint8_t *out, size_t cap, uint16_t tag, int e)
@@ -354,6 +416,12 @@ static size_t p9f_answer(struct p9f *s, const struct lx_p9_fcall *t,
 		node = p9f_fid(s, t->u.tread.fid);
 		if (node < 0 || !s->nodes[node].dir)
 			return p9f_err(out, cap, t->tag, ENOTDIR);
+		if (s->dir != P9F_DIR_TREE) {
+			r.u.rread.data =
+				p9f_dir_odd(s, t->u.tread.offset,
+					    t->u.tread.count, &r.u.rread.count);
+			break;
+		}
 		{
 			static uint8_t dbuf[65536];
 			struct lx_p9_dirent d;
@@ -567,6 +635,8 @@ static P9F_UNUSED enum fakesrv_action p9f_fn(void *arg, const uint8_t *msg,
 					    s->msize;
 		s->cur_msize = r.u.version.msize;
 		r.u.version.version = lx_p9_str_c(s->version);
+		if (s->version_len)
+			r.u.version.version.len = (uint16_t)s->version_len;
 		lx_p9_msg_encode(&r, out, cap, 0, outlen);
 		goto out;
 	}

@@ -735,6 +735,30 @@ static void test_walk_fate_unknown_loses_its_fid(void **state)
 	lx_p9_destroy(c);
 }
 
+/* As a walk: Txattrwalk makes a new fid too. */
+static void test_xattrwalk_fate_unknown_loses_its_fid(void **state)
+{
+	struct lx_p9_clnt *c;
+	uint32_t nf;
+	uint64_t size = 0;
+
+	(void)state;
+	setup_srv();
+	c = conn(100, 0);
+	assert_int_equal(lx_p9_fid_alloc(c, &nf), 0);
+	srv_set(LX_P9_TXATTRWALK, P9F_FLUSH_RFLUSH);
+	assert_int_equal(
+		lx_p9_xattrwalk(c, lx_p9_root_fid(c), nf, "user.a", &size),
+		-ETIMEDOUT);
+	assert_int_equal(stats(c).fids_lost, 0);
+	srv_set(LX_P9_TXATTRWALK, P9F_FLUSH_SILENT);
+	assert_int_equal(
+		lx_p9_xattrwalk(c, lx_p9_root_fid(c), nf, "user.a", &size),
+		-ETIMEDOUT);
+	assert_int_equal(stats(c).fids_lost, 1);
+	lx_p9_destroy(c);
+}
+
 static void test_no_slot_for_the_flush_ends_the_session(void **state)
 {
 	struct lx_p9_clnt *c;
@@ -839,6 +863,7 @@ int main(void)
 		cmocka_unit_test(
 			test_stuck_flushes_holding_every_slot_end_the_session),
 		cmocka_unit_test(test_walk_fate_unknown_loses_its_fid),
+		cmocka_unit_test(test_xattrwalk_fate_unknown_loses_its_fid),
 		cmocka_unit_test(test_no_slot_for_the_flush_ends_the_session),
 		cmocka_unit_test(test_cancels_racing_replies_leave_no_slot),
 	};

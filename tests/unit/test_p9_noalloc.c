@@ -2,12 +2,20 @@
 /*
  * The 9P hot path allocates nothing: after a warm-up (pool slabs, thread
  * caches), a loop of Twalk, Tlopen, Tread (sync and async), Twrite,
- * Tgetattr and Tclunk against the in-process server must not call
- * malloc, calloc or realloc in any thread.
+ * Tgetattr and Tclunk against the in-process server must not allocate
+ * memory in any thread.
  *
- * The count comes from replacing those three in this binary (glibc
- * allows it; the replacements forward to glibc's own).  Sanitizer builds
- * bring their own allocator, so there the test is skipped.
+ * The pool may still carve a slab in those rounds (its getter finds the
+ * depot empty while buffers sit in the receive thread's cache, and the
+ * budget allows: two aligned allocations, which the pool's statistics
+ * count); anything beyond that fails.
+ *
+ * The count comes from replacing malloc, calloc, realloc, posix_memalign
+ * and aligned_alloc in this binary (glibc allows it; the replacements
+ * forward to glibc's own).  Sanitizer builds bring their own allocator,
+ * which calls a hook of ours instead (__sanitizer_install_malloc_and_
+ * free_hooks(); GCC 12's TSan calls it for malloc, calloc and realloc
+ * only, ASan for the aligned ones too).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,22 +31,50 @@
 #include <cmocka.h>
 
 #include <libxprt/p9.h>
+#include <libxprt/xprt.h>
 
 #include "test_p9_fake.h"
-
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define P9_COUNT_MALLOC 0
-#else
-#define P9_COUNT_MALLOC 1
-#endif
 
 static atomic_bool counting;
 static atomic_long allocs;
 
-#if P9_COUNT_MALLOC
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+/* the sanitizers' runtime has it; GCC ships no header declaring it */
+int __sanitizer_install_malloc_and_free_hooks(
+	void (*malloc_hook)(const volatile void *p, size_t n),
+	void (*free_hook)(const volatile void *p));
+
+static void count_hook(const volatile void *p, size_t n)
+{
+	(void)p;
+	(void)n;
+	if (atomic_load_explicit(&counting, memory_order_relaxed))
+		atomic_fetch_add(&allocs, 1);
+}
+
+static void free_hook(const volatile void *p)
+{
+	(void)p;
+}
+
+static void count_allocations(void)
+{
+	/* 0: not installed (both hooks are needed) */
+	assert_int_not_equal(__sanitizer_install_malloc_and_free_hooks(
+				     count_hook, free_hook),
+			     0);
+}
+#else
+static void count_allocations(void)
+{
+	/* malloc, calloc, realloc, posix_memalign and aligned_alloc
+	 * below count */
+}
+
 void *__libc_malloc(size_t n);
 void *__libc_calloc(size_t n, size_t m);
 void *__libc_realloc(void *p, size_t n);
+void *__libc_memalign(size_t align, size_t n);
 
 void *malloc(size_t n)
 {
@@ -59,6 +95,21 @@ void *realloc(void *p, size_t n)
 	if (atomic_load_explicit(&counting, memory_order_relaxed))
 		atomic_fetch_add(&allocs, 1);
 	return __libc_realloc(p, n);
+}
+
+int posix_memalign(void **p, size_t align, size_t n)
+{
+	if (atomic_load_explicit(&counting, memory_order_relaxed))
+		atomic_fetch_add(&allocs, 1);
+	*p = __libc_memalign(align, n);
+	return *p ? 0 : ENOMEM;
+}
+
+void *aligned_alloc(size_t align, size_t n)
+{
+	if (atomic_load_explicit(&counting, memory_order_relaxed))
+		atomic_fetch_add(&allocs, 1);
+	return __libc_memalign(align, n);
 }
 #endif
 
@@ -112,24 +163,40 @@ static void test_hot_path_does_not_allocate(void **state)
 	struct lx_p9_opts o = {.host = "127.0.0.1", .aname = "/fake"};
 	struct lx_p9_clnt *c;
 	struct lx_p9_dir *d;
+	struct lx_xprt_pool_stats st0, st1;
+	struct lx_xprt_pool *pool;
+	unsigned long long slabs;
 	unsigned int i;
 	long n;
 
 	(void)state;
-	if (!P9_COUNT_MALLOC)
-		skip();
+	count_allocations();
 	o.port = fakesrv_port(srv.srv);
 	assert_int_equal(lx_p9_create(&c, &o), 0);
+	pool = lx_xprt_pool(lx_p9_xprt(c));
+	assert_non_null(pool);
 	for (i = 0; i < 50; i++) /* warm-up: slabs, thread caches */
 		assert_int_equal(round_trip(c, buf), 0);
+	usleep(10000); /* the last round's receive side done */
+	lx_xprt_pool_stats(pool, &st0);
 	atomic_store(&allocs, 0);
 	atomic_store(&counting, true);
 	for (i = 0; i < 200; i++)
 		assert_int_equal(round_trip(c, buf), 0);
+	usleep(10000);
 	atomic_store(&counting, false);
+	lx_xprt_pool_stats(pool, &st1);
 	n = atomic_load(&allocs);
-	if (n)
-		fail_msg("%ld allocations in 200 rounds", n);
+	slabs = st1.slabs - st0.slabs;
+	print_message("%ld allocations in 200 rounds, %llu of them for %llu "
+		      "new slabs of the pool (%llu buffers now)\n",
+		      n, 2 * slabs, slabs, (unsigned long long)st1.bufs_total);
+	/* one per round would be 200; a slab whose allocation began just
+	 * before the count may make it lower than 2 per slab */
+	if (n > (long)(2 * slabs))
+		fail_msg("%ld allocations in 200 rounds besides the pool's "
+			 "slabs",
+			 n - (long)(2 * slabs));
 	/* the counter does count: opening a directory allocates its buffer */
 	atomic_store(&counting, true);
 	assert_int_equal(lx_p9_opendir(c, "dir", &d), 0);

@@ -78,13 +78,53 @@ static inline void iter_move(void *seg, char *buf, size_t n, enum iter_dir dir)
 		memcpy(buf, seg, n);
 }
 
-/* ------------------------------------------------------------ KVEC, IOVEC */
+/* ------------------------------------------------ KVEC, IOVEC, BUFCHAIN */
 
 /*
- * Both kinds walk a const iovec array the same way; they differ in who
- * owns the array, which matters to callers, not to the walk.  They share
- * these functions and have a table each.
+ * KVEC and IOVEC walk a const iovec array the same way (they differ in
+ * who owns the array, which matters to callers, not to the walk);
+ * BUFCHAIN walks pool buffers linked through ->next.  One set of walkers
+ * serves both lists: the list is an argument constant at every call site,
+ * so after inlining each operation compiles to its own loop over its own
+ * list, with no test of the list left in it.
  */
+enum iter_seg {
+	SEG_IOV, /* struct iovec array: it->iov, it->nr_segs */
+	SEG_BUF, /* struct lx_xprt_buf chain: it->buf */
+};
+
+static inline size_t seg_len(const void *s, enum iter_seg k)
+{
+	if (k == SEG_IOV)
+		return ((const struct iovec *)s)->iov_len;
+	return ((const struct lx_xprt_buf *)s)->len;
+}
+
+static inline char *seg_base(const void *s, enum iter_seg k)
+{
+	if (k == SEG_IOV)
+		return ((const struct iovec *)s)->iov_base;
+	return (char *)((const struct lx_xprt_buf *)s)->data;
+}
+
+static inline const void *seg_next(const void *s, enum iter_seg k)
+{
+	if (k == SEG_IOV)
+		return (const struct iovec *)s + 1;
+	return ((const struct lx_xprt_buf *)s)->next;
+}
+
+/* Step from @s onto the next non-empty segment (@nr counts an array's). */
+static inline const void *seg_skip(const void *s, unsigned int *nr,
+				   enum iter_seg k)
+{
+	do {
+		s = seg_next(s, k);
+		if (k == SEG_IOV)
+			(*nr)--;
+	} while (seg_len(s, k) == 0);
+	return s;
+}
 
 /*
  * The walkers keep the cursor in locals and store it back once: memcpy()
@@ -96,60 +136,69 @@ static inline void iter_move(void *seg, char *buf, size_t n, enum iter_dir dir)
  * Moving on from a segment only happens while bytes are left, and @count
  * never exceeds the segments' sum, so a non-empty segment always follows.
  */
-static inline size_t iov_walk(struct lx_xprt_iter *it, char *buf, size_t len,
-			      enum iter_dir dir)
+static inline size_t seg_walk(struct lx_xprt_iter *it, char *buf, size_t len,
+			      enum iter_dir dir, enum iter_seg k)
 {
-	const struct iovec *v = it->iov;
+	const void *s = k == SEG_IOV ? (const void *)it->iov : it->buf;
 	unsigned int nr = it->nr_segs;
 	size_t count = it->count - len;
 	size_t off = it->off;
 	size_t left = len;
 
 	for (;;) {
-		size_t n = LX_XPRT_MIN(v->iov_len - off, left);
+		size_t n = LX_XPRT_MIN(seg_len(s, k) - off, left);
 
-		iter_move((char *)v->iov_base + off, buf, n, dir);
+		iter_move(seg_base(s, k) + off, buf, n, dir);
 		if (dir != ITER_SKIP)
 			buf += n;
 		left -= n;
 		off += n;
 		if (!left)
 			break;
-		do {
-			v++;
-			nr--;
-		} while (v->iov_len == 0);
+		s = seg_skip(s, &nr, k);
 		off = 0;
 	}
 	/* Keep the invariant: a cursor with bytes left sits on a byte. */
-	if (count && off == v->iov_len) {
-		do {
-			v++;
-			nr--;
-		} while (v->iov_len == 0);
+	if (count && off == seg_len(s, k)) {
+		s = seg_skip(s, &nr, k);
 		off = 0;
 	}
-	it->iov = v;
-	it->nr_segs = nr;
+	if (k == SEG_IOV) {
+		it->iov = s;
+		it->nr_segs = nr;
+	} else {
+		it->buf = (struct lx_xprt_buf *)s;
+	}
 	it->off = off;
 	it->count = count;
 	it->done += len;
 	return len;
 }
 
-static size_t iov_copy_to(struct lx_xprt_iter *it, const void *src, size_t len)
+static inline unsigned int seg_to_iovec(const struct lx_xprt_iter *it,
+					struct iovec *out, unsigned int max,
+					size_t maxbytes, enum iter_seg k)
 {
-	return iov_walk(it, (char *)src, len, ITER_TO);
-}
+	const void *s = k == SEG_IOV ? (const void *)it->iov : it->buf;
+	size_t left = LX_XPRT_MIN(it->count, maxbytes);
+	size_t off = it->off;
+	unsigned int i = 0;
 
-static size_t iov_copy_from(struct lx_xprt_iter *it, void *dst, size_t len)
-{
-	return iov_walk(it, dst, len, ITER_FROM);
-}
+	while (left && i < max) {
+		size_t n = LX_XPRT_MIN(seg_len(s, k) - off, left);
 
-static size_t iov_advance(struct lx_xprt_iter *it, size_t n)
-{
-	return iov_walk(it, NULL, n, ITER_SKIP);
+		if (n) {
+			out[i].iov_base = seg_base(s, k) + off;
+			out[i].iov_len = n;
+			i++;
+			left -= n;
+		}
+		if (!left)
+			break;
+		s = seg_next(s, k);
+		off = 0;
+	}
+	return i;
 }
 
 static size_t iov_revert(struct lx_xprt_iter *it, size_t n)
@@ -174,109 +223,11 @@ static size_t iov_revert(struct lx_xprt_iter *it, size_t n)
 	return n;
 }
 
-static unsigned int iov_to_iovec(const struct lx_xprt_iter *it,
-				 struct iovec *out, unsigned int max,
-				 size_t maxbytes)
-{
-	const struct iovec *v = it->iov;
-	size_t left = LX_XPRT_MIN(it->count, maxbytes);
-	size_t off = it->off;
-	unsigned int i = 0;
-
-	while (left && i < max) {
-		size_t n = LX_XPRT_MIN(v->iov_len - off, left);
-
-		if (n) {
-			out[i].iov_base = (char *)v->iov_base + off;
-			out[i].iov_len = n;
-			i++;
-			left -= n;
-		}
-		if (!left)
-			break;
-		v++;
-		off = 0;
-	}
-	return i;
-}
-
-static const struct lx_xprt_iter_ops iter_kvec_ops = {
-	.copy_to = iov_copy_to,
-	.copy_from = iov_copy_from,
-	.advance = iov_advance,
-	.revert = iov_revert,
-	.to_iovec = iov_to_iovec,
-};
-
-static const struct lx_xprt_iter_ops iter_iovec_ops = {
-	.copy_to = iov_copy_to,
-	.copy_from = iov_copy_from,
-	.advance = iov_advance,
-	.revert = iov_revert,
-	.to_iovec = iov_to_iovec,
-};
-
-/* ---------------------------------------------------------------- BUFCHAIN */
-
 /* Step onto the next non-empty buffer; only called while @count > 0. */
 static inline void bc_next(struct lx_xprt_iter *it)
 {
-	do {
-		it->buf = it->buf->next;
-	} while (it->buf->len == 0);
+	it->buf = (struct lx_xprt_buf *)seg_skip(it->buf, NULL, SEG_BUF);
 	it->off = 0;
-}
-
-/* As iov_walk(), over the chain. */
-static inline size_t bc_walk(struct lx_xprt_iter *it, char *buf, size_t len,
-			     enum iter_dir dir)
-{
-	struct lx_xprt_buf *b = it->buf;
-	size_t count = it->count - len;
-	size_t off = it->off;
-	size_t left = len;
-
-	for (;;) {
-		size_t n = LX_XPRT_MIN(b->len - off, left);
-
-		iter_move((char *)b->data + off, buf, n, dir);
-		if (dir != ITER_SKIP)
-			buf += n;
-		left -= n;
-		off += n;
-		if (!left)
-			break;
-		do {
-			b = b->next;
-		} while (b->len == 0);
-		off = 0;
-	}
-	if (count && off == b->len) {
-		do {
-			b = b->next;
-		} while (b->len == 0);
-		off = 0;
-	}
-	it->buf = b;
-	it->off = off;
-	it->count = count;
-	it->done += len;
-	return len;
-}
-
-static size_t bc_copy_to(struct lx_xprt_iter *it, const void *src, size_t len)
-{
-	return bc_walk(it, (char *)src, len, ITER_TO);
-}
-
-static size_t bc_copy_from(struct lx_xprt_iter *it, void *dst, size_t len)
-{
-	return bc_walk(it, dst, len, ITER_FROM);
-}
-
-static size_t bc_advance(struct lx_xprt_iter *it, size_t n)
-{
-	return bc_walk(it, NULL, n, ITER_SKIP);
 }
 
 /* Put the cursor on the first byte of the chain, as initialisation did. */
@@ -296,43 +247,46 @@ static size_t bc_revert(struct lx_xprt_iter *it, size_t n)
 
 	bc_rewind(it);
 	if (target)
-		bc_walk(it, NULL, target, ITER_SKIP);
+		seg_walk(it, NULL, target, ITER_SKIP, SEG_BUF);
 	return n;
 }
 
-static unsigned int bc_to_iovec(const struct lx_xprt_iter *it,
-				struct iovec *out, unsigned int max,
-				size_t maxbytes)
-{
-	const struct lx_xprt_buf *b = it->buf;
-	size_t left = LX_XPRT_MIN(it->count, maxbytes);
-	size_t off = it->off;
-	unsigned int i = 0;
-
-	while (left && i < max) {
-		size_t n = LX_XPRT_MIN(b->len - off, left);
-
-		if (n) {
-			out[i].iov_base = (char *)b->data + off;
-			out[i].iov_len = n;
-			i++;
-			left -= n;
-		}
-		if (!left)
-			break;
-		b = b->next;
-		off = 0;
+/*
+ * The table @name##_ops of list @k: the walkers above specialised for @k,
+ * and @name##_revert (a chain rewinds, an array steps back).
+ */
+#define SEG_OPS(name, k)                                                       \
+	static size_t name##_copy_to(struct lx_xprt_iter *it, const void *src, \
+				     size_t len)                               \
+	{                                                                      \
+		return seg_walk(it, (char *)src, len, ITER_TO, k);             \
+	}                                                                      \
+	static size_t name##_copy_from(struct lx_xprt_iter *it, void *dst,     \
+				       size_t len)                             \
+	{                                                                      \
+		return seg_walk(it, dst, len, ITER_FROM, k);                   \
+	}                                                                      \
+	static size_t name##_advance(struct lx_xprt_iter *it, size_t n)        \
+	{                                                                      \
+		return seg_walk(it, NULL, n, ITER_SKIP, k);                    \
+	}                                                                      \
+	static unsigned int name##_to_iovec(const struct lx_xprt_iter *it,     \
+					    struct iovec *out,                 \
+					    unsigned int max, size_t maxbytes) \
+	{                                                                      \
+		return seg_to_iovec(it, out, max, maxbytes, k);                \
+	}                                                                      \
+	static const struct lx_xprt_iter_ops name##_ops = {                    \
+		.copy_to = name##_copy_to,                                     \
+		.copy_from = name##_copy_from,                                 \
+		.advance = name##_advance,                                     \
+		.revert = name##_revert,                                       \
+		.to_iovec = name##_to_iovec,                                   \
 	}
-	return i;
-}
 
-static const struct lx_xprt_iter_ops iter_bufchain_ops = {
-	.copy_to = bc_copy_to,
-	.copy_from = bc_copy_from,
-	.advance = bc_advance,
-	.revert = bc_revert,
-	.to_iovec = bc_to_iovec,
-};
+/* KVEC and IOVEC share their table (the iterator's @type tells them apart) */
+SEG_OPS(iov, SEG_IOV);
+SEG_OPS(bc, SEG_BUF);
 
 /* ----------------------------------------------------------------- DISCARD */
 
@@ -428,8 +382,7 @@ static int iter_init_iov(struct lx_xprt_iter *it, enum lx_xprt_iter_type type,
 int lx_xprt_iter_kvec(struct lx_xprt_iter *it, const struct iovec *iov,
 		      unsigned int nr, size_t count)
 {
-	return iter_init_iov(it, LX_XPRT_ITER_KVEC, &iter_kvec_ops, iov, nr,
-			     count);
+	return iter_init_iov(it, LX_XPRT_ITER_KVEC, &iov_ops, iov, nr, count);
 }
 
 /**
@@ -439,8 +392,7 @@ int lx_xprt_iter_kvec(struct lx_xprt_iter *it, const struct iovec *iov,
 int lx_xprt_iter_iovec(struct lx_xprt_iter *it, const struct iovec *iov,
 		       unsigned int nr, size_t count)
 {
-	return iter_init_iov(it, LX_XPRT_ITER_IOVEC, &iter_iovec_ops, iov, nr,
-			     count);
+	return iter_init_iov(it, LX_XPRT_ITER_IOVEC, &iov_ops, iov, nr, count);
 }
 
 /**
@@ -465,7 +417,7 @@ int lx_xprt_iter_bufchain(struct lx_xprt_iter *it, struct lx_xprt_buf *head,
 	}
 
 	memset(it, 0, sizeof(*it));
-	it->ops = &iter_bufchain_ops;
+	it->ops = &bc_ops;
 	it->type = LX_XPRT_ITER_BUFCHAIN;
 	it->count = LX_XPRT_MIN(count, sum);
 	it->total = it->count;
@@ -494,6 +446,16 @@ int lx_xprt_iter_discard(struct lx_xprt_iter *it, size_t count)
 
 /* ---------------------------------------------------------------- dispatch */
 
+/* @n clamped to the bytes that lie ahead of the cursor (behind it when
+ * @back); 0 when @it is NULL or was never initialised. */
+static inline size_t iter_clamp(const struct lx_xprt_iter *it, bool back,
+				size_t n)
+{
+	if (!it || !it->ops)
+		return 0;
+	return LX_XPRT_MIN(n, back ? it->done : it->count);
+}
+
 /**
  * lx_xprt_iter_copy_to() - copy bytes into the memory at the cursor, advancing
  * See include/libxprt/iter.h.
@@ -501,14 +463,12 @@ int lx_xprt_iter_discard(struct lx_xprt_iter *it, size_t count)
 size_t lx_xprt_iter_copy_to(struct lx_xprt_iter *it, const void *src,
 			    size_t len)
 {
-	if (!it || !it->ops || !src)
-		return 0;
-	len = LX_XPRT_MIN(len, it->count);
+	len = src ? iter_clamp(it, false, len) : 0;
 	if (!len)
 		return 0;
 	/* the kinds every reply is placed into: their walk inline here */
 	if (lx_xprt_likely(it->type <= LX_XPRT_ITER_IOVEC))
-		return iov_walk(it, (char *)src, len, ITER_TO);
+		return seg_walk(it, (char *)src, len, ITER_TO, SEG_IOV);
 	return it->ops->copy_to(it, src, len);
 }
 
@@ -518,13 +478,11 @@ size_t lx_xprt_iter_copy_to(struct lx_xprt_iter *it, const void *src,
  */
 size_t lx_xprt_iter_copy_from(struct lx_xprt_iter *it, void *dst, size_t len)
 {
-	if (!it || !it->ops || !dst)
-		return 0;
-	len = LX_XPRT_MIN(len, it->count);
+	len = dst ? iter_clamp(it, false, len) : 0;
 	if (!len)
 		return 0;
 	if (lx_xprt_likely(it->type <= LX_XPRT_ITER_IOVEC))
-		return iov_walk(it, dst, len, ITER_FROM);
+		return seg_walk(it, dst, len, ITER_FROM, SEG_IOV);
 	return it->ops->copy_from(it, dst, len);
 }
 
@@ -534,12 +492,8 @@ size_t lx_xprt_iter_copy_from(struct lx_xprt_iter *it, void *dst, size_t len)
  */
 size_t lx_xprt_iter_advance(struct lx_xprt_iter *it, size_t n)
 {
-	if (!it || !it->ops)
-		return 0;
-	n = LX_XPRT_MIN(n, it->count);
-	if (!n)
-		return 0;
-	return it->ops->advance(it, n);
+	n = iter_clamp(it, false, n);
+	return n ? it->ops->advance(it, n) : 0;
 }
 
 /**
@@ -548,12 +502,8 @@ size_t lx_xprt_iter_advance(struct lx_xprt_iter *it, size_t n)
  */
 size_t lx_xprt_iter_revert(struct lx_xprt_iter *it, size_t n)
 {
-	if (!it || !it->ops)
-		return 0;
-	n = LX_XPRT_MIN(n, it->done);
-	if (!n)
-		return 0;
-	return it->ops->revert(it, n);
+	n = iter_clamp(it, true, n);
+	return n ? it->ops->revert(it, n) : 0;
 }
 
 /**

@@ -940,6 +940,15 @@ static bool xmit_wait_for_call(struct lx_xprt *x)
 	}
 }
 
+/* @from -> @to, unless the state changed meanwhile (closing) */
+static void xmit_state_from(struct lx_xprt *x, enum lx_xprt_state from,
+			    enum lx_xprt_state to)
+{
+	enum lx_xprt_state s = from;
+
+	atomic_compare_exchange_strong(&x->state, &s, to);
+}
+
 /* The delay after this one: doubled, within the options' bounds. */
 static void xmit_backoff_grow(struct lx_xprt *x)
 {
@@ -966,7 +975,10 @@ static void xmit_backoff_grow(struct lx_xprt *x)
  * last, 1,200 a second; with it the attempts to such a server are 0.1,
  * 0.3, 0.7, 1.5, 3.1, 6.3 s... after the first (tests/hostile).  With
  * no call waiting, the attempt waits for one (xmit_wait_for_call()); the
- * state stays LX_XPRT_DISCONNECTED meanwhile.
+ * state stays LX_XPRT_DISCONNECTED meanwhile.  So does an attempt after
+ * a failed one once the calls that waited have ended (soft calls fail
+ * within their bound): only hard calls, and RDMA
+ * (%LX_XPRT_TP_RECONNECT_IDLE), keep the attempts going.
  */
 static void xmit_reconnect(struct lx_xprt *x)
 {
@@ -1009,6 +1021,18 @@ static void xmit_reconnect(struct lx_xprt *x)
 		xmit_backoff_grow(x);
 	}
 	while (xmit_backoff_sleep(x, at)) {
+		/* the calls that wanted a connection have ended (soft: they
+		 * failed within their bound): the next attempt waits for a
+		 * call, so a server that stays away is not tried for ever */
+		if (!xmit_calls_waiting(x) &&
+		    !(x->ops->flags & LX_XPRT_TP_RECONNECT_IDLE)) {
+			xmit_state_from(x, LX_XPRT_CONNECTING,
+					LX_XPRT_DISCONNECTED);
+			if (!xmit_wait_for_call(x))
+				return;
+			xmit_state_from(x, LX_XPRT_DISCONNECTED,
+					LX_XPRT_CONNECTING);
+		}
 		cookie = atomic_load(&x->cookie) + 1;
 		since = lx_xprt_now_ns();
 		err = x->ops->connect(x, cookie);
@@ -1038,8 +1062,7 @@ static void xmit_reconnect(struct lx_xprt *x)
 		xmit_backoff_grow(x);
 		at = lx_xprt_now_ns() + (uint64_t)x->backoff_ms * 1000000u;
 	}
-	if (atomic_load(&x->state) == LX_XPRT_CONNECTING)
-		atomic_store(&x->state, LX_XPRT_DISCONNECTED);
+	xmit_state_from(x, LX_XPRT_CONNECTING, LX_XPRT_DISCONNECTED);
 }
 
 /* --------------------------------------------------------- the worker */

@@ -71,6 +71,9 @@
 #define NFS_DEF_PORT  2049u
 #define NFS_BUF_SIZE  4096u /* call/reply headers only: no data */
 #define NFS_FILE_MODE 0644u
+/* Smaller transfer sizes (FSINFO rtmax, wtmax) than this are no server's
+ * real limit: 1 KiB is the Linux client's floor (NFS_MIN_FILE_IO_SIZE) */
+#define NFS_MIN_IO    1024u
 #define NFS_CACHELINE 64
 #define NFS_HOST_MAX  256
 #define NFS_FILE_ALLOC \
@@ -344,6 +347,8 @@ static const char *rpcbind_failure(int err)
 		return "connection refused (is the server up?)";
 	case -ETIMEDOUT:
 		return "no answer (is the host up and reachable?)";
+	case -EBADMSG:
+		return "it answered a port above 65535";
 	default:
 		return lx_strerror(err);
 	}
@@ -473,6 +478,17 @@ static int nfs_setup(void *priv, const struct bench_config *cfg,
 	lim->max_io = lx_nfs3_rsize(n->clnt) < lx_nfs3_wsize(n->clnt) ?
 			      lx_nfs3_rsize(n->clnt) :
 			      lx_nfs3_wsize(n->clnt);
+	/* the transfer sizes are the server's (FSINFO), not the user's: one
+	 * too small to carry any I/O is the server's fault, not a --bs the
+	 * user should lower (the engine's usage error) */
+	if (lim->max_io < NFS_MIN_IO) {
+		bench_error("%s offers reads of at most %u bytes and writes of "
+			    "at most %u (FSINFO rtmax, wtmax): below %u, too "
+			    "small for any I/O",
+			    n->host, lx_nfs3_rsize(n->clnt),
+			    lx_nfs3_wsize(n->clnt), NFS_MIN_IO);
+		return -EPROTO; /* the client goes in teardown() */
+	}
 	return 0;
 }
 
@@ -536,8 +552,14 @@ static int nfs_stat(void *priv, const char *filename, uint64_t *size)
 	err = lx_nfs3_lookup_path(n->clnt, filename, &fh, &attr);
 	if (err)
 		return err;
-	if (attr.type != NF3REG)
-		return attr.type == NF3DIR ? -EISDIR : -EINVAL;
+	if (attr.type == NF3DIR)
+		return -EISDIR;
+	if (attr.type != NF3REG) {
+		bench_error("%s in %s on %s: not a regular file (type %u)",
+			    filename, n->export_path, n->host,
+			    (unsigned int)attr.type);
+		return -EINVAL;
+	}
 	*size = attr.size;
 	return 0;
 }
@@ -579,8 +601,16 @@ static int nfs_job_open(void *priv, struct bench_job_info *job)
 			&f->fh, &attr);
 	if (err)
 		goto out_err;
-	if (attr.type != NF3REG) {
-		err = attr.type == NF3DIR ? -EISDIR : -EINVAL;
+	if (attr.type != NF3REG && attr.type != NF3DIR) {
+		/* a type NFSv3 has, or one a server made up: said as such */
+		bench_error("%s in %s on %s: not a regular file (type %u)",
+			    job->filename, n->export_path, n->host,
+			    (unsigned int)attr.type);
+		err = -EINVAL;
+		goto out_free;
+	}
+	if (attr.type == NF3DIR) {
+		err = -EISDIR;
 		goto out_err;
 	}
 	job->file_size = attr.size;

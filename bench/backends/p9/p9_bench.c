@@ -295,7 +295,7 @@ static int p9b_stat(void *priv, const char *filename, uint64_t *size)
 		}
 		if (!ret || !p9b_sess_lost(p, ret))
 			break;
-		ret = p9b_sess_recover(p, s, gen);
+		ret = p9b_sess_recover(p, s, gen, "Twalk");
 		if (ret)
 			return ret;
 	}
@@ -341,7 +341,7 @@ static int p9b_job_open(void *priv, struct bench_job_info *job)
 		}
 		if (!ret || !p9b_sess_lost(p, ret))
 			break;
-		ret = p9b_sess_recover(p, pj->s, gen);
+		ret = p9b_sess_recover(p, pj->s, gen, "Twalk");
 		if (ret)
 			break;
 	}
@@ -382,7 +382,7 @@ static int p9b_job_sync(void *priv, struct bench_job_info *job)
 		ret = lx_p9_fsync(c, pj->fid, false);
 		if (!ret || !p9b_sess_lost(p, ret))
 			break;
-		ret = p9b_sess_recover(p, pj->s, gen);
+		ret = p9b_sess_recover(p, pj->s, gen, "Tfsync");
 		if (ret)
 			return ret; /* said by p9b_sess_recover() */
 	}

@@ -89,11 +89,13 @@ struct p9b_sess {
 	bool locks_init;
 	/* recovery backoff (s->rlock): a session lost within
 	 * P9B_EARLY_NS of being made waits before the next, doubling */
-	uint64_t since;		/* monotonic ns the session was made */
-	uint64_t backoff_ns;	/* 0: none due */
-	uint64_t replies0;	/* its transport's replies once set up */
-	_Atomic bool said;	/* "not responding" said for this episode */
-	unsigned int early_gen; /* last generation lost early, + 1 */
+	uint64_t since;		    /* monotonic ns the session was made */
+	uint64_t backoff_ns;	    /* 0: none due */
+	uint64_t replies0;	    /* its transport's replies once set up */
+	_Atomic bool said;	    /* "not responding" said for this episode */
+	unsigned int early_gen;	    /* last generation lost early, + 1 */
+	uint64_t episode_t0;	    /* first loss of this episode (ns), or 0 */
+	unsigned int episode_early; /* sessions lost early in it */
 	/* --hard watch (the helper thread only): replies last seen */
 	uint64_t watch_replies, watch_since;
 };
@@ -239,19 +241,25 @@ bool p9b_sess_lost(const struct p9b *p, int err);
 /**
  * p9b_sess_recover() - make sure @s has a session newer than @gen
  * @gen: the generation a call was lost on
+ * @call: the message that call started with ("Twalk", "Tread"), for
+ *	the message when the server drops every new session at it
  *
  * When @s is still at @gen, connects again (Tversion, Tattach), walks and
  * opens every job's file on the new session, and only then swaps it in
  * and closes the old one, whose calls still in flight fail (their
  * callbacks hand them to the helper thread).  Attempts are spaced 50 ms,
- * doubling to 1 s, for up to --reconnect-timeout.
+ * doubling to 1 s; a session lost early (within 5 s of being made, no
+ * call answered) waits from 100 ms doubling to 30 s before the next.
+ * All of it within --reconnect-timeout of the first loss of the episode
+ * (the losses since a session last worked), for ever under --hard.
  * Context: the helper thread or the main thread, never a completion
  * callback, and not with s->lock held; blocks.
  * Return: 0 (a newer session is up: send again); or the error recovery
  * gave up with (said once with bench_error()); every later call returns
  * it too.
  */
-int p9b_sess_recover(struct p9b *p, struct p9b_sess *s, unsigned int gen);
+int p9b_sess_recover(struct p9b *p, struct p9b_sess *s, unsigned int gen,
+		     const char *call);
 
 /**
  * p9b_sess_was_early() - was generation @gen of @s lost early (within 5 s

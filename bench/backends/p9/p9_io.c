@@ -38,10 +38,12 @@
  * with lx_p9_msg_encode(), Twrite data copied behind it) and sent from it,
  * Rread data lands in the second and is copied out to the engine's
  * buffer, and both are freed when the reply has been handled.  The
- * client's own pool buffers are still taken and returned per call (a
- * per-thread cache hit, tens of nanoseconds, see mb_pool), so the
- * difference between the two modes is what per-request allocation of
- * msize buffers, and the copies it implies, adds to a pooled client.
+ * client's request slots keep their own two pool buffers from one call
+ * to the next (no pool operation a call), and in both modes an I/O on a
+ * shared session is submitted and completes on the receive thread
+ * (p9b_run_sync()), so the difference between the two modes is what
+ * per-request allocation of msize buffers, and the copies it implies,
+ * adds to a pooled client.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -399,9 +401,20 @@ int p9b_submit(void *priv, struct bench_io *io, unsigned int flags)
  * the job's thread (sendmsg and one blocking recv, the library's
  * own-reply path), where submit() would have the receive thread wake on
  * epoll for the reply.  Only the plain case: the pooled buffers, one
- * message, a session in place; anything else, and a session lost during
- * the call, goes through submit() (-EAGAIN), which knows how to split,
- * recover and resend.
+ * message, a session in place, and a job alone on its session; anything
+ * else, and a session lost during the call, goes through submit()
+ * (-EAGAIN), which knows how to split, recover and resend.
+ *
+ * Alone, because on a session several jobs share (ior-32b: 32 jobs, one
+ * connection) synchronous callers cost more than they save: one thread
+ * reads the socket and every other caller sleeps on its request's futex
+ * until woken with its reply (about 2.4 futex calls a Twrite), and each
+ * thread sends its own message, so sends do not batch (0.8 sendmsg a
+ * Twrite).  Submitted, the same I/Os complete on the receive thread,
+ * which resubmits the next and flushes them in batches (under 0.01
+ * futex and about 0.09 sendmsg a Twrite), as --alloc malloc always did.
+ * Job i is on session i mod nconnect, so session k has more than one
+ * job when k + nconnect < numjobs.
  */
 int p9b_run_sync(void *priv, struct bench_io *io, int *status, size_t *bytes)
 {
@@ -412,7 +425,8 @@ int p9b_run_sync(void *priv, struct bench_io *io, int *status, size_t *bytes)
 	int ret;
 
 	if ((io->op != BENCH_OP_READ && io->op != BENCH_OP_WRITE) ||
-	    p->alloc != P9B_ALLOC_POOL || io->len > pj->chunk)
+	    p->alloc != P9B_ALLOC_POOL || io->len > pj->chunk ||
+	    s->index + p->nc < p->cfg->numjobs)
 		return -EAGAIN;
 	pthread_rwlock_rdlock(&s->lock);
 	if (io->op == BENCH_OP_WRITE)
@@ -431,6 +445,21 @@ int p9b_run_sync(void *priv, struct bench_io *io, int *status, size_t *bytes)
 	return 0;
 }
 
+/* the message an I/O of @io's kind starts with */
+static const char *p9b_call_name(const struct bench_io *io)
+{
+	switch (io->op) {
+	case BENCH_OP_WRITE:
+		return "Twrite";
+	case BENCH_OP_GETATTR:
+		return "Tgetattr";
+	case BENCH_OP_FSYNC:
+		return "Tfsync";
+	default:
+		return "Tread";
+	}
+}
+
 /*
  * The session @pio was lost on is re-established (or was already) and
  * the whole I/O is sent again, allowed to block; or it fails with the
@@ -447,7 +476,7 @@ static void p9b_resend(struct p9b *p, struct p9b_io *pio)
 	/* --hard: as many sendings as it takes (the session's backoff
 	 * keeps them apart) */
 	if (++pio->resends < P9B_MAX_RESENDS || p->cfg->hard)
-		ret = p9b_sess_recover(p, pj->s, gen);
+		ret = p9b_sess_recover(p, pj->s, gen, p9b_call_name(pio->io));
 	/* soft: an I/O whose sessions the server keeps dropping early is
 	 * not going to be answered (the RPC layer's early-loss rule) */
 	if (!ret && !p->cfg->hard && p9b_sess_was_early(pj->s, gen) &&

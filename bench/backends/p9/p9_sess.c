@@ -65,6 +65,8 @@
 #define P9B_EARLY_NS	      5000000000ull
 #define P9B_EARLY_BACKOFF_MIN 100000000ull
 #define P9B_EARLY_BACKOFF_MAX 30000000000ull
+/* --hard: the early losses in a row after which it says it keeps on */
+#define P9B_EARLY_SAY_HARD    3u
 
 /* ------------------------------------------------------------ connect */
 
@@ -438,10 +440,17 @@ static void p9b_say(struct p9b *p, struct p9b_sess *s, bool ok)
  * replaced at once: the wait doubles with each such loss, counted from
  * when the lost session was made, and a session that lived longer
  * resets it (the library's reconnect rule, applied to whole sessions).
- * Return 0, -ECONNRESET when the wait would pass the recovery deadline,
- * -EINTR when the run was interrupted during it.
+ *
+ * An episode starts with the first loss after a session that worked
+ * (lived P9B_EARLY_NS or answered a call) and lasts while the sessions
+ * that replace it are lost early; --reconnect-timeout is measured from
+ * its start, so a server that accepts every new session and drops it at
+ * its first call ends a soft run within that time whatever the backoff.
+ * --hard keeps trying and says so once per episode.
+ * Return 0, -ECONNRESET when the next try would pass the episode's
+ * deadline (said here), -EINTR when the run was interrupted during it.
  */
-static int p9b_early_wait(struct p9b *p, struct p9b_sess *s, uint64_t t0)
+static int p9b_early_wait(struct p9b *p, struct p9b_sess *s, const char *call)
 {
 	uint64_t now = bench_now_ns(), at;
 
@@ -449,8 +458,13 @@ static int p9b_early_wait(struct p9b *p, struct p9b_sess *s, uint64_t t0)
 	 * soak's kills), not one that drops us */
 	if (now - s->since >= P9B_EARLY_NS || p9b_replies(s->c) > s->replies0) {
 		s->backoff_ns = 0;
+		s->episode_t0 = now;
+		s->episode_early = 0;
 		return 0;
 	}
+	if (!s->episode_t0)
+		s->episode_t0 = now;
+	s->episode_early++;
 	atomic_fetch_add(&p->early_losses, 1);
 	s->early_gen = s->gen + 1;
 	p9b_say(p, s, false);
@@ -460,10 +474,28 @@ static int p9b_early_wait(struct p9b *p, struct p9b_sess *s, uint64_t t0)
 				P9B_EARLY_BACKOFF_MAX :
 				s->backoff_ns * 2;
 	at = s->since + s->backoff_ns;
-	if (at <= now)
-		return 0;
-	if (p->reconnect_ns != UINT64_MAX && at - t0 > p->reconnect_ns)
+	if (at < now)
+		at = now;
+	if (p->reconnect_ns != UINT64_MAX &&
+	    at - s->episode_t0 > p->reconnect_ns) {
+		bench_error("session %u: the server dropped each of %u new "
+			    "sessions at its first %s (%.1f s since the first "
+			    "loss; --reconnect-timeout %.1f s%s)",
+			    s->index, s->episode_early, call,
+			    (now - s->episode_t0) / 1e9,
+			    (double)p->reconnect_ns / 1e9,
+			    p->cfg->hard ? "" : ", --hard keeps trying");
 		return -ECONNRESET;
+	}
+	if (p->cfg->hard && s->episode_early == P9B_EARLY_SAY_HARD) {
+		char line[256];
+
+		snprintf(line, sizeof(line),
+			 "session %u: the server dropped each of %u new "
+			 "sessions at its first %s; still trying (--hard)",
+			 s->index, s->episode_early, call);
+		bench_xprt_log(NULL, 0, line);
+	}
 	return p9b_sleep_ns(at - now) ? 0 : -EINTR;
 }
 
@@ -515,9 +547,10 @@ void p9b_sess_watch(struct p9b *p, uint64_t window_ns)
 	}
 }
 
-int p9b_sess_recover(struct p9b *p, struct p9b_sess *s, unsigned int gen)
+int p9b_sess_recover(struct p9b *p, struct p9b_sess *s, unsigned int gen,
+		     const char *call)
 {
-	uint64_t t0 = bench_now_ns(), backoff = P9B_BACKOFF_MIN_NS, now;
+	uint64_t t0, backoff = P9B_BACKOFF_MIN_NS, now;
 	struct lx_p9_clnt *nc = NULL, *old;
 	char err[256] = "";
 	int ret;
@@ -526,21 +559,12 @@ int p9b_sess_recover(struct p9b *p, struct p9b_sess *s, unsigned int gen)
 	ret = s->dead;
 	if (ret || s->gen != gen)
 		goto out_unlock; /* gave up before, or recovered since */
-	ret = p9b_early_wait(p, s, t0);
-	if (ret == -EINTR) {
-		s->dead = ret;
-		goto out_unlock;
-	}
+	ret = p9b_early_wait(p, s, call);
 	if (ret) {
-		s->dead = ret;
-		bench_error("session %u: lost within %.0f s of being made, "
-			    "again, and the next try would pass "
-			    "--reconnect-timeout %.1f s: the server drops "
-			    "every session",
-			    s->index, P9B_EARLY_NS / 1e9,
-			    (double)p->reconnect_ns / 1e9);
+		s->dead = ret; /* said, or interrupted */
 		goto out_unlock;
 	}
+	t0 = s->episode_t0; /* the deadline is the episode's */
 	for (;;) {
 		ret = p9b_connect_one(p, p->msize_got, p->max_reqs, &nc, err,
 				      sizeof(err));

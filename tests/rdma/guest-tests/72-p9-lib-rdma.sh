@@ -9,20 +9,26 @@
 # its RDMA-registered pool after Tversion); then, through a relay that
 # swallows one Rread, a call that times out, is flushed over RDMA, and the
 # session going on with the receive the lost reply left posted.  Last,
-# p9-bench --transport rdma --verify through the relay when it is built.
+# p9-bench --transport rdma --verify through the relay.  Each relay must
+# have stopped with its summary and every connection's line, none with
+# a framing error.
 BIN=$RDMAVM_BIN
 IP=${RDMAVM_IP:-10.0.2.15}
 EXP=/p9export
 P9B=$RDMAVM_BENCH/p9-bench
-for b in p9relay p9_lib_rdma; do
-	[ -x "$BIN/$b" ] || { echo "FAIL: $BIN/$b not built (tests/rdma/check-rdma.sh builds it)"; exit 1; }
+for b in "$BIN/p9relay" "$BIN/p9_lib_rdma" "$P9B"; do
+	[ -x "$b" ] || { echo "FAIL: $b not built (tests/rdma/check-rdma.sh builds it)"; exit 1; }
 done
 command -v diod >/dev/null || { echo "FAIL: diod not in the image"; exit 1; }
 pids=""
+RELAYS="/tmp/p9lib-relay.log /tmp/p9lib-relay-x.log"
+# stop what we started and wait for it: a relay prints its connections'
+# lines and its summary as it stops
 cleanup() {
 	for p in $pids; do kill $p 2>/dev/null; done
-	sleep 0.3
-	for f in /tmp/p9lib-relay.log /tmp/p9lib-relay-x.log; do
+	for p in $pids; do wait $p 2>/dev/null; done
+	pids=""
+	for f in $RELAYS; do
 		[ -f $f ] && sed 's/^/  /' $f
 	done
 }
@@ -49,20 +55,27 @@ echo "--- msize lowered by the server: the pool follows"
 echo "--- a call the server never answers: flushed over RDMA"
 "$BIN/p9_lib_rdma" -a "$IP" -p 5652 -A $EXP -x || fail "p9_lib_rdma -x (status $?)"
 
-if [ -x "$P9B" ]; then
-	echo "--- p9-bench --transport rdma --verify"
-	"$P9B" --server "$IP:5650" --aname $EXP --transport rdma \
-		--rw randrw --bs 16k --size 4m --iodepth 8 --numjobs 2 \
-		--verify --runtime 5 --eta never >/tmp/p9b.log 2>&1 ||
-		{ cat /tmp/p9b.log; fail "p9-bench --verify (status $?)"; }
-	grep -E '^ *(READ|WRITE):|[Vv]erif' /tmp/p9b.log
-else
-	echo "(p9-bench not built: $P9B; its run is skipped)"
-fi
+echo "--- p9-bench --transport rdma --verify"
+"$P9B" --server "$IP:5650" --aname $EXP --transport rdma \
+	--rw randrw --bs 16k --size 4m --iodepth 8 --numjobs 2 \
+	--verify --runtime 5 --eta never >/tmp/p9b.log 2>&1 ||
+	{ rc=$?; cat /tmp/p9b.log; fail "p9-bench --verify (status $rc)"; }
+grep -E '^ *(READ|WRITE):|[Vv]erif' /tmp/p9b.log
 cleanup
-if grep -h 'framing errors' /tmp/p9lib-relay.log /tmp/p9lib-relay-x.log |
-	grep -qv ' 0 framing errors'; then
-	echo "FAIL: a relay saw framing errors"
-	exit 1
-fi
+# each relay: its summary, one "closed" line per connection it counted
+# (at least one), no framing error on any
+for f in $RELAYS; do
+	n=$(sed -n 's/^p9relay: stopped after \([0-9]*\) connection(s)$/\1/p' $f)
+	[ -n "$n" ] || { echo "FAIL: $f: the relay never printed its summary"; exit 1; }
+	[ "$n" -ge 1 ] || { echo "FAIL: $f: no connection reached the relay"; exit 1; }
+	if grep '^p9relay: conn [0-9]* closed: ' $f | grep -qv ' 0 framing errors$'; then
+		echo "FAIL: $f: a relay saw framing errors"
+		exit 1
+	fi
+	closed=$(sed -n 's/^p9relay: conn \([0-9]*\) closed: .*/\1/p' $f | sort -u | wc -l)
+	[ "$closed" = "$n" ] || {
+		echo "FAIL: $f: $n connections, $closed of them said they closed"
+		exit 1
+	}
+done
 echo "PASS: the 9P library over RDMA through the relay"
