@@ -9,7 +9,10 @@
 # Needs root when it has something to install.
 set -euo pipefail
 
-# servers: also fio's own tools the integration tests read our output
+# servers: also what the fio engine is built with (scripts/fio-source.sh:
+# dpkg-source, and the headers of the libraries Debian's fio is
+# configured with, so that the engine's view of fio's structures is the
+# installed fio's); and fio's own tools the integration tests read our output
 # with (tests/integration/test_bench_fio.sh): fio, its example job files,
 # and what fio_jsonplus_clat2csv, fio2gnuplot and fiologparser_hist.py
 # need (python3-six, python3-pandas, gnuplot)
@@ -18,7 +21,7 @@ set -euo pipefail
 # for kernels whose modules are .ko.zst)
 declare -A GROUP=(
 	[build]="build-essential pkg-config libibverbs-dev librdmacm-dev rdma-core ibverbs-providers libtirpc-dev liburcu-dev libcmocka-dev rpcsvc-proto libbsd-dev python3 iproute2 procps groff-base"
-	[servers]="rpcbind nfs-ganesha nfs-ganesha-vfs diod libnfs-dev libnfs-utils fio fio-examples python3-six python3-pandas gnuplot-nox"
+	[servers]="rpcbind nfs-ganesha nfs-ganesha-vfs diod libnfs-dev libnfs-utils fio fio-examples python3-six python3-pandas gnuplot-nox dpkg-dev libnuma-dev zlib1g-dev libaio-dev"
 	[rdma]="qemu-system-x86 busybox-static xz-utils lz4 cpio zstd apt dpkg"
 	[fuzz]="clang libclang-rt-14-dev"
 	[wire]="tshark"
