@@ -2,7 +2,8 @@
 # Install the Debian 12 packages libxprt needs, idempotently.
 #
 # usage: scripts/deps.sh [--check] [GROUP...]
-#   groups: build (default), servers, cost, rdma, fuzz, wire, mpi, deb, all
+#   groups: build (default), servers, cost, rdma, fuzz, wire, mpi, deb,
+#           format, all
 #   --check  only report whether something is missing (exit 1 if so)
 #
 # Runs `apt-get update` at most once, and only when a package is missing.
@@ -29,6 +30,8 @@ declare -A GROUP=(
 	# under fakeroot, checked with lintian; the package's Build-Depends
 	# beyond the build group (Open MPI: the benches' multi-node mode)
 	[deb]="dpkg-dev debhelper fakeroot lintian libopenmpi-dev"
+	# make format, make check-format
+	[format]="clang-format"
 )
 
 check=0
@@ -37,7 +40,7 @@ for a in "$@"; do
 	case $a in
 	--check) check=1 ;;
 	all) groups+=("${!GROUP[@]}") ;;
-	build|servers|cost|rdma|fuzz|wire|mpi|deb) groups+=("$a") ;;
+	build|servers|cost|rdma|fuzz|wire|mpi|deb|format) groups+=("$a") ;;
 	-h|--help) sed -n '2,10p' "$0"; exit 0 ;;
 	*) echo "deps.sh: unknown group '$a'" >&2; exit 2 ;;
 	esac
