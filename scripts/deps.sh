@@ -13,13 +13,13 @@ set -euo pipefail
 # servers: also fio's own tools the integration tests read our output
 # with (tests/integration/test_bench_fio.sh): fio, its example job files,
 # and what fio_jsonplus_clat2csv, fio2gnuplot and fiologparser_hist.py
-# need (python3-six, python3-pandas, gnuplot)
+# need (python3-six, python3-pandas, gnuplot); bc for the tests' timings
 # rdma: the qemu guest of tests/rdma (build-image.sh fetches the guest's
 # packages with `apt-get download` and unpacks them with dpkg-deb; zstd
 # for kernels whose modules are .ko.zst)
 declare -A GROUP=(
 	[build]="build-essential pkg-config libibverbs-dev librdmacm-dev rdma-core ibverbs-providers libtirpc-dev liburcu-dev libcmocka-dev rpcsvc-proto libbsd-dev python3 iproute2 procps groff-base"
-	[servers]="rpcbind nfs-ganesha nfs-ganesha-vfs diod libnfs-dev libnfs-utils fio fio-examples python3-six python3-pandas gnuplot-nox"
+	[servers]="rpcbind nfs-ganesha nfs-ganesha-vfs diod libnfs-dev libnfs-utils fio fio-examples python3-six python3-pandas gnuplot-nox bc"
 	[rdma]="qemu-system-x86 busybox-static xz-utils lz4 cpio zstd apt dpkg"
 	[fuzz]="clang libclang-rt-14-dev"
 	[wire]="tshark"
