@@ -46,10 +46,10 @@ demo | check) steps=("$only") ;;
 *) die "--only demo|check, not '$only'" ;;
 esac
 
+((EUID == 0)) || die "needs root (debootstrap, chroot, namespaces)"
 top=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
 commit=$(git -C "$top" rev-parse --verify "$rev^{commit}") ||
 	die "no commit '$rev'"
-((EUID == 0)) || die "needs root (debootstrap, chroot, namespaces)"
 for t in debootstrap unshare ip chroot python3; do
 	command -v $t >/dev/null ||
 		die "needs $t (apt-get install debootstrap iproute2 util-linux)"
