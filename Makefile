@@ -22,12 +22,16 @@ PREFIX     ?= /usr/local
 # Multiarch library directory (lib/x86_64-linux-gnu...) wherever the
 # toolchain has one: dpkg-buildpackage exports DEB_HOST_MULTIARCH,
 # elsewhere dpkg-architecture or the compiler says it; where neither knows
-# (a non-Debian system), plain lib.
+# (a non-Debian system), plain lib.  Passed to sub-makes only when known:
+# a make started before the compiler was installed (make check on a fresh
+# machine) lets its sub-makes ask again.
 ifeq ($(origin DEB_HOST_MULTIARCH),undefined)
 DEB_HOST_MULTIARCH := $(or $(shell dpkg-architecture -qDEB_HOST_MULTIARCH \
                         2>/dev/null),$(shell $(or $(CC),cc) \
                         -print-multiarch 2>/dev/null))
+ifneq ($(DEB_HOST_MULTIARCH),)
 export DEB_HOST_MULTIARCH
+endif
 endif
 LIBDIR     ?= $(PREFIX)/lib$(if $(DEB_HOST_MULTIARCH),/$(DEB_HOST_MULTIARCH))
 INCLUDEDIR ?= $(PREFIX)/include

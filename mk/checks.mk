@@ -28,9 +28,11 @@ FORMAT_SRCS = $(sort $(wildcard include/libxprt/*.h include/libxprt/proto/*.h xp
               perf/*/*.[ch] tests/*/*.[ch] fio/*.[ch]))
 
 format:
+	@scripts/deps.sh --check format >/dev/null 2>&1 || scripts/deps.sh format
 	clang-format -i $(FORMAT_SRCS)
 
 check-format:
+	@scripts/deps.sh --check format >/dev/null 2>&1 || scripts/deps.sh format
 	clang-format --dry-run --Werror $(FORMAT_SRCS)
 
 # ---------------------------------------------------------------- documents
