@@ -20,6 +20,7 @@
  * retransmissions the call fails with -ETIMEDOUT (a major timeout).
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -300,7 +301,7 @@ static void lx_rpc_done(struct lx_xprt_req *req, int status)
 	if (t->complete)
 		t->complete(t->call, status);
 	else
-		t->call->done(t->call, status, t->call->arg);
+		lx_call_done(t->call, status);
 	lx_xprt_req_put(req);
 }
 
@@ -587,6 +588,15 @@ static __attribute__((noinline)) void lx_rpc_sync_again(struct lx_xprt_req *req,
 	while (t->again_ms) {
 		ts.tv_sec = t->again_ms / 1000;
 		ts.tv_nsec = (long)(t->again_ms % 1000) * 1000000;
+		if (lx_xprt_unlikely(t->cl->opts.mode == LX_XPRT_MODE_CALLER)) {
+			/* the owner's other calls go on meanwhile */
+			lx_xprt_loop_run(req->xprt, NULL, UINT_MAX,
+					 lx_xprt_now_ns() +
+						 (uint64_t)t->again_ms *
+							 1000000u);
+			ts.tv_sec = 0;
+			ts.tv_nsec = 0;
+		}
 		t->again_ms = 0;
 		while (nanosleep(&ts, &ts) && errno == EINTR)
 			;
@@ -683,6 +693,9 @@ int lx_rpc__create(struct lx_rpc_clnt **clp, const struct lx_rpc_opts *opts,
 	    opts->nconnect > LX_RPC_MAX_CONN ||
 	    (opts->transport == LX_XPRT_TRANSPORT_RDMA && !ulp))
 		return -EINVAL;
+	/* caller-driven: one connection, one descriptor */
+	if (opts->mode == LX_XPRT_MODE_CALLER && opts->nconnect > 1)
+		return -EINVAL;
 	cl = calloc(1, sizeof(*cl));
 	if (!cl)
 		return -ENOMEM;
@@ -723,6 +736,7 @@ int lx_rpc__create(struct lx_rpc_clnt **clp, const struct lx_rpc_opts *opts,
 	xo.log = cl->opts.log;
 	xo.log_arg = cl->opts.log_arg;
 	xo.zerocopy = cl->opts.zerocopy;
+	xo.mode = cl->opts.mode;
 	/* soft: a call the server drops the connection on, retrans + 1
 	 * times before any reply, is not going to be answered */
 	xo.early_loss_limit = cl->opts.hard ? 0 : cl->opts.retrans + 1;
@@ -754,6 +768,8 @@ int lx_rpc__create(struct lx_rpc_clnt **clp, const struct lx_rpc_opts *opts,
 			lx_xprt__keep_bufs(cl->x[i]);
 		cl->nconn++;
 	}
+	if (cl->opts.mode == LX_XPRT_MODE_CALLER)
+		lx_rpc_again_loop(cl); /* JUKEBOX retries: the loop's timers */
 	/* as many bits as the transports' key_mask (xprt.h: reply keys) */
 	while ((1u << cl->xid_shift) < lx_xprt_max_reqs(cl->x[0]))
 		cl->xid_shift++;
@@ -812,4 +828,27 @@ void lx_rpc_stats(const struct lx_rpc_clnt *cl, struct lx_rpc_stats *st)
 		for (k = 0; k < sizeof(one) / sizeof(uint64_t); k++)
 			sum[k] += add[k];
 	}
+}
+
+/* Caller-driven mode: one connection (lx_rpc__create()), its loop. */
+int lx_rpc_loop_fd(const struct lx_rpc_clnt *cl)
+{
+	return cl ? lx_xprt_loop_fd(cl->x[0]) : -EINVAL;
+}
+
+unsigned int lx_rpc_loop_events(const struct lx_rpc_clnt *cl)
+{
+	return cl ? lx_xprt_loop_events(cl->x[0]) : 0;
+}
+
+int lx_rpc_loop_service(struct lx_rpc_clnt *cl, unsigned int revents)
+{
+	return cl ? lx_xprt_loop_service(cl->x[0], revents) : -EINVAL;
+}
+
+int lx_rpc_loop_run(struct lx_rpc_clnt *cl, struct lx_call *until,
+		    unsigned int min_done, uint64_t deadline_ns)
+{
+	return cl ? lx_xprt_loop_run(cl->x[0], until, min_done, deadline_ns) :
+		    -EINVAL;
 }

@@ -30,6 +30,7 @@ struct lx_rpc_task;
  * @head: the waiting calls (few: an unsorted list)
  * @busy: the request the thread is resubmitting now
  * @cancel: @busy was cancelled meanwhile
+ * @loop: caller-driven mode: no thread, the owner's service resubmits
  */
 struct lx_rpc_later {
 	pthread_mutex_t lock;
@@ -39,6 +40,7 @@ struct lx_rpc_later {
 	struct lx_rpc_task *head;
 	struct lx_xprt_req *busy;
 	bool cancel;
+	bool loop;
 };
 
 /**
@@ -177,11 +179,15 @@ int lx_rpc_again_cancel(struct lx_xprt_req *req);
 /** lx_rpc_again_stop() - at destroy: the waiting calls end -ESHUTDOWN */
 void lx_rpc_again_stop(struct lx_rpc_clnt *cl);
 
+/* caller-driven mode: calls wait on the loop of @cl's transport instead
+ * of a retry thread (lx_xprt__loop_set_hook()) */
+void lx_rpc_again_loop(struct lx_rpc_clnt *cl);
+
 /* rpc_auth.c */
 int lx_rpc_build_header(struct lx_rpc_clnt *cl);
 
-/* rpc_rpcb.c */
+/* rpc_rpcb.c: the GETPORT of lx_rpc_create(), on a client of @mode */
 int lx_rpcbind_getport_tcp(const char *host, uint32_t prog, uint32_t vers,
-			   uint16_t *port);
+			   enum lx_xprt_mode mode, uint16_t *port);
 
 #endif /* LX_RPC_RPC_INT_H */

@@ -38,17 +38,20 @@ def soversion():
 
 
 def read_map():
-    """(node, [names]) of libxprt.map's one version node."""
+    """[(node, [names])] of libxprt.map's version nodes, in order."""
     with open(MAP) as f:
         src = re.sub(r"#[^\n]*", "", f.read())
-    m = re.search(r"(\w+)\s*\{\s*global:(.*?)local:", src, re.S)
-    if not m:
-        sys.exit(f"deb-symbols: {MAP}: no 'NODE {{ global: ... local:'")
-    names = [n.strip() for n in m.group(2).split(";") if n.strip()]
-    bad = [n for n in names if not re.fullmatch(r"[A-Za-z_]\w*", n)]
-    if bad:
-        sys.exit(f"deb-symbols: {MAP}: not plain names: {bad}")
-    return m.group(1), sorted(set(names))
+    nodes = []
+    for m in re.finditer(r"([\w.]+)\s*\{\s*global:(.*?)(?:local:[^}]*)?\}",
+                         src, re.S):
+        names = [n.strip() for n in m.group(2).split(";") if n.strip()]
+        bad = [n for n in names if not re.fullmatch(r"[A-Za-z_]\w*", n)]
+        if bad:
+            sys.exit(f"deb-symbols: {MAP}: not plain names: {bad}")
+        nodes.append((m.group(1), sorted(set(names))))
+    if not nodes:
+        sys.exit(f"deb-symbols: {MAP}: no 'NODE {{ global: ... }}'")
+    return nodes
 
 
 def read_symbols():
@@ -68,14 +71,16 @@ def read_symbols():
 def render():
     with open(VERSION_FILE) as f:
         version = f.read().strip()
-    node, names = read_map()
+    nodes = read_map()
     have = read_symbols()
     so = soversion()
     out = [
         f"libxprt.so.{so} libxprt{so} #MINVER#",
         "* Build-Depends-Package: libxprt-dev",
     ]
-    want = [f"{node}@{node}"] + [f"{n}@{node}" for n in names]
+    want = []
+    for node, names in nodes:
+        want += [f"{node}@{node}"] + [f"{n}@{node}" for n in names]
     for s in want:
         out.append(f" {s} {have.get(s, version)}")
     gone = sorted(set(have) - set(want))

@@ -514,6 +514,13 @@ struct lx_nfs3_clnt;
  * @zerocopy: TCP: WRITE payloads of 32 KiB or more go out with
  *	MSG_ZEROCOPY (opt-in, for real NICs; see lx_xprt_opts.zerocopy):
  *	a WRITE then completes once the kernel has let go of its buffer
+ * @mode: %LX_XPRT_MODE_THREADED (default) or %LX_XPRT_MODE_CALLER: no
+ *	thread of the library's, the creating thread drives the client
+ *	(lx_nfs3_loop_service(); libxprt/xprt.h, enum lx_xprt_mode).
+ *	lx_nfs3_create() (rpcbind, MOUNT, FSINFO) and the synchronous calls
+ *	run the loop themselves; NFS3ERR_JUKEBOX retries wait on the loop's
+ *	timer.  One connection only (@nconnect 0 or 1, else %-EINVAL), TCP
+ *	only, without @zerocopy (%-EOPNOTSUPP).
  */
 struct lx_nfs3_opts {
 	const char *host;
@@ -541,6 +548,7 @@ struct lx_nfs3_opts {
 	lx_xprt_log_fn log;
 	void *log_arg;
 	bool zerocopy;
+	enum lx_xprt_mode mode;
 };
 
 /**
@@ -598,6 +606,26 @@ uint32_t lx_nfs3_wsize(const struct lx_nfs3_clnt *c);
 
 /** lx_nfs3_dirsize() - READDIRPLUS maxcount the helpers use (fits buf_size) */
 uint32_t lx_nfs3_dirsize(const struct lx_nfs3_clnt *c);
+
+/**
+ * lx_nfs3_loop_fd() - the descriptor a caller-driven NFSv3 client waits on
+ * lx_nfs3_loop_events() - the poll(2) events to wait for on it
+ * lx_nfs3_loop_service() - do whatever is due; done() runs inside
+ * lx_nfs3_loop_run() - wait and service until @until is done,
+ *	@min_done callbacks ran, or @deadline_ns (CLOCK_MONOTONIC)
+ * @c: a client created with mode %LX_XPRT_MODE_CALLER
+ *
+ * The client's transport's lx_xprt_loop_fd(), lx_xprt_loop_events(),
+ * lx_xprt_loop_service() and lx_xprt_loop_run() (libxprt/xprt.h: their
+ * contracts, return values and threads).  Owner thread only; not from a
+ * done() callback.
+ * Return: as those; %-EINVAL (0 for the events) for a threaded client.
+ */
+int lx_nfs3_loop_fd(const struct lx_nfs3_clnt *c);
+unsigned int lx_nfs3_loop_events(const struct lx_nfs3_clnt *c);
+int lx_nfs3_loop_service(struct lx_nfs3_clnt *c, unsigned int revents);
+int lx_nfs3_loop_run(struct lx_nfs3_clnt *c, struct lx_call *until,
+		     unsigned int min_done, uint64_t deadline_ns);
 
 /** lx_nfs3_rpc() - the underlying RPC client (stats, transports) */
 struct lx_rpc_clnt *lx_nfs3_rpc(const struct lx_nfs3_clnt *c);

@@ -562,6 +562,11 @@ struct lx_p9_clnt;
  *	NULL: dropped.
  * @zerocopy: TCP: Twrite payloads of 32 KiB or more go out with
  *	MSG_ZEROCOPY (opt-in, for real NICs; see lx_xprt_opts.zerocopy)
+ * @mode: %LX_XPRT_MODE_THREADED (default) or %LX_XPRT_MODE_CALLER: no
+ *	thread of the library's, the creating thread drives the session
+ *	(lx_p9_loop_service(); libxprt/xprt.h, enum lx_xprt_mode);
+ *	lx_p9_create() and the synchronous calls run the loop themselves.
+ *	TCP only, without @zerocopy (%-EOPNOTSUPP).
  */
 struct lx_p9_opts {
 	const char *host;
@@ -583,6 +588,7 @@ struct lx_p9_opts {
 	lx_xprt_log_fn log;
 	void *log_arg;
 	bool zerocopy;
+	enum lx_xprt_mode mode;
 };
 
 /**
@@ -642,6 +648,26 @@ uint32_t lx_p9_root_fid(const struct lx_p9_clnt *c);
 
 /** lx_p9_root_qid() - the qid Rattach returned */
 struct lx_p9_qid lx_p9_root_qid(const struct lx_p9_clnt *c);
+
+/**
+ * lx_p9_loop_fd() - the descriptor a caller-driven 9P session waits on
+ * lx_p9_loop_events() - the poll(2) events to wait for on it
+ * lx_p9_loop_service() - do whatever is due; done() runs inside
+ * lx_p9_loop_run() - wait and service until @until is done,
+ *	@min_done callbacks ran, or @deadline_ns (CLOCK_MONOTONIC)
+ * @c: a client created with mode %LX_XPRT_MODE_CALLER
+ *
+ * The client's transport's lx_xprt_loop_fd(), lx_xprt_loop_events(),
+ * lx_xprt_loop_service() and lx_xprt_loop_run() (libxprt/xprt.h: their
+ * contracts, return values and threads).  Owner thread only; not from a
+ * done() callback.
+ * Return: as those; %-EINVAL (0 for the events) for a threaded client.
+ */
+int lx_p9_loop_fd(const struct lx_p9_clnt *c);
+unsigned int lx_p9_loop_events(const struct lx_p9_clnt *c);
+int lx_p9_loop_service(struct lx_p9_clnt *c, unsigned int revents);
+int lx_p9_loop_run(struct lx_p9_clnt *c, struct lx_call *until,
+		   unsigned int min_done, uint64_t deadline_ns);
 
 /** lx_p9_xprt() - the transport (stats, fault injection) */
 struct lx_xprt *lx_p9_xprt(const struct lx_p9_clnt *c);

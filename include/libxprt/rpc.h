@@ -130,6 +130,12 @@ struct lx_rpc_auth_opts {
  *	the server's credit grants as congestion window
  * @zerocopy: TCP: large calls (WRITE payloads of 32 KiB or more) go out
  *	with MSG_ZEROCOPY; see lx_xprt_opts.zerocopy
+ * @mode: %LX_XPRT_MODE_THREADED (default) or %LX_XPRT_MODE_CALLER: no
+ *	thread of the library's, the creating thread drives the client
+ *	(lx_rpc_loop_service(); libxprt/xprt.h, enum lx_xprt_mode).  The
+ *	rpcbind query of a zero @port, and synchronous calls, then run the
+ *	loop themselves.  One connection only (@nconnect 0 or 1, else
+ *	%-EINVAL), TCP only and without @zerocopy (%-EOPNOTSUPP).
  */
 struct lx_rpc_opts {
 	const char *host;
@@ -151,6 +157,7 @@ struct lx_rpc_opts {
 	lx_xprt_log_fn log;
 	void *log_arg;
 	bool zerocopy;
+	enum lx_xprt_mode mode;
 };
 
 /**
@@ -348,6 +355,26 @@ struct lx_rpc_stats {
  * while calls run).
  */
 void lx_rpc_stats(const struct lx_rpc_clnt *cl, struct lx_rpc_stats *st);
+
+/**
+ * lx_rpc_loop_fd() - the descriptor a caller-driven RPC client waits on
+ * lx_rpc_loop_events() - the poll(2) events to wait for on it
+ * lx_rpc_loop_service() - do whatever is due; done() runs inside
+ * lx_rpc_loop_run() - wait and service until @until is done,
+ *	@min_done callbacks ran, or @deadline_ns (CLOCK_MONOTONIC)
+ * @c: a client created with mode %LX_XPRT_MODE_CALLER
+ *
+ * The client's transport's lx_xprt_loop_fd(), lx_xprt_loop_events(),
+ * lx_xprt_loop_service() and lx_xprt_loop_run() (libxprt/xprt.h: their
+ * contracts, return values and threads).  Owner thread only; not from a
+ * done() callback.
+ * Return: as those; %-EINVAL (0 for the events) for a threaded client.
+ */
+int lx_rpc_loop_fd(const struct lx_rpc_clnt *c);
+unsigned int lx_rpc_loop_events(const struct lx_rpc_clnt *c);
+int lx_rpc_loop_service(struct lx_rpc_clnt *c, unsigned int revents);
+int lx_rpc_loop_run(struct lx_rpc_clnt *c, struct lx_call *until,
+		    unsigned int min_done, uint64_t deadline_ns);
 
 /** lx_rpc_xprt() - the transport of connection @i (0 .. nconnect-1) */
 struct lx_xprt *lx_rpc_xprt(const struct lx_rpc_clnt *cl, unsigned int i);

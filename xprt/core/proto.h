@@ -83,4 +83,19 @@ static inline void *lx_xprt__req_priv(struct lx_xprt_req *req)
 int lx_xprt__req_grow_rbuf(struct lx_xprt_req *req, size_t size,
 			   unsigned int flags);
 
+/**
+ * lx_xprt__loop_set_hook() - timers of a protocol's own on a caller-driven
+ * transport (RPC: calls waiting to go out again after NFS3ERR_JUKEBOX)
+ * @x: a caller-driven transport (a threaded one ignores it)
+ * @hook: run by every lx_xprt_loop_service() on the owner thread with the
+ *	time now; does what is due and returns when it is next due (0:
+ *	nothing waits), the time the loop descriptor is armed to
+ * @arg: its argument
+ *
+ * Context: at set-up, before the first service.
+ */
+void lx_xprt__loop_set_hook(struct lx_xprt *x,
+			    uint64_t (*hook)(void *arg, uint64_t now),
+			    void *arg);
+
 #endif /* LX_XPRT_PROTO_H */

@@ -152,6 +152,10 @@ enum lx_xprt_reconnect_policy {
  * @zerocopy_min: payload bytes from which @zerocopy applies (default
  *	32768, so that a 9P Twrite at msize 64 KiB qualifies; below some
  *	10 KiB pinning pages costs more than copying)
+ * @mode: %LX_XPRT_MODE_THREADED (0, the default) or %LX_XPRT_MODE_CALLER
+ *	(libxprt/xprt.h, enum lx_xprt_mode): no thread of the library's, the
+ *	owner thread drives the transport (lx_xprt_loop_service()).  TCP
+ *	only, without @zerocopy (%-EOPNOTSUPP otherwise).
  *
  * Reconnection backs off as the Linux client does, counting early
  * disconnects (%LX_XPRT_EARLY_MS) as failed connects: after a connection
@@ -184,6 +188,7 @@ struct lx_xprt_opts {
 	void *log_arg;
 	bool zerocopy;
 	size_t zerocopy_min;
+	enum lx_xprt_mode mode;
 };
 
 /**
