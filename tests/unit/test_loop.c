@@ -14,6 +14,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <setjmp.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -365,7 +366,7 @@ static void test_cancel_other_thread(void **state)
 struct racer {
 	struct rec *r;
 	unsigned int n;
-	volatile bool stop;
+	atomic_bool stop;
 };
 
 static void *race_main(void *arg)
@@ -373,7 +374,7 @@ static void *race_main(void *arg)
 	struct racer *k = arg;
 	unsigned int i = 0;
 
-	while (!k->stop) {
+	while (!atomic_load(&k->stop)) {
 		lx_call_cancel(&k->r[i % k->n].call);
 		i++;
 	}
@@ -419,7 +420,7 @@ static void test_cancel_race(void **state)
 			cancelled += r[i].status == -ECANCELED;
 		}
 	}
-	k.stop = true;
+	atomic_store(&k.stop, true);
 	pthread_join(th, NULL);
 	assert_int_equal(ok + cancelled, 50 * 16);
 	/* nothing completes twice after the rounds either */
