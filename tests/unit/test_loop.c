@@ -37,6 +37,16 @@
 
 static struct p9f p9srv;
 static uint16_t nfs_port, p9_port; /* the child's fake servers */
+static int ctl_fd, ack_fd;	   /* commands to the child, its acks */
+
+/* Have the child's NFS server answer the next @n NFS calls JUKEBOX. */
+static void srv_jukebox(uint8_t n)
+{
+	uint8_t ack;
+
+	assert_int_equal(write(ctl_fd, &n, 1), 1);
+	assert_int_equal(read(ack_fd, &ack, 1), 1);
+}
 
 /* an NFSv3 client's options for the child's fake server */
 static void nfs_opts(struct lx_nfs3_opts *o, char *msg, size_t len)
@@ -450,6 +460,46 @@ static void test_reconnect(void **state)
 	lx_nfs3_destroy(c);
 }
 
+/* NFS3ERR_JUKEBOX: the call goes out again after the delay, which the
+ * loop descriptor's timer keeps (no retry thread), and completes once */
+static void test_jukebox(void **state)
+{
+	struct lx_nfs3_getattr_res res;
+	struct lx_nfs3_fh fh = file_fh();
+	struct lx_nfs3_stats st;
+	struct lx_nfs3_opts o;
+	struct lx_nfs3_clnt *c = NULL;
+	unsigned int wakes;
+	uint64_t t0;
+	struct rec r;
+	char msg[256];
+
+	(void)state;
+	nfs_opts(&o, msg, sizeof(msg));
+	o.jukebox_delay_ms = 150;
+	assert_int_equal(lx_nfs3_create(&c, &o), 0);
+	srv_jukebox(2);
+	rec_init(&r, 1);
+	t0 = now_ns();
+	assert_int_equal(lx_nfs3_getattr_async(c, &r.call, &fh, &res), 0);
+	wakes = loop_until(lx_nfs3_loop_fd(c), lx_nfs3_loop_events(c),
+			   nfs3_service, c, &r, 1, 5000);
+	assert_int_equal(r.dones, 1);
+	assert_int_equal(r.status, 0);
+	assert_false(r.wrong_thread);
+	assert_true(now_ns() - t0 >= 300000000ull); /* two delays */
+	assert_true(wakes >= 4); /* two replies, two timers */
+	lx_nfs3_stats(c, &st);	 /* sent again under new XIDs */
+	assert_int_equal(st.rpc.xprt.resubmits, 2);
+	/* a synchronous call waits its delay on the loop too */
+	srv_jukebox(1);
+	assert_int_equal(lx_nfs3_getattr(c, &fh, &res), 0);
+	lx_nfs3_stats(c, &st);
+	assert_int_equal(st.rpc.xprt.resubmits, 3);
+	assert_int_equal(nthreads(), 1);
+	lx_nfs3_destroy(c);
+}
+
 /* What the mode refuses, and a threaded client has no loop */
 static void test_refusals(void **state)
 {
@@ -479,38 +529,44 @@ static void test_refusals(void **state)
 	assert_int_equal(lx_rpc_create(&cl, &o), -EINVAL);
 }
 
-/* The fake servers, in a child: their threads are not the test's. */
+/* The fake servers, in a child: their threads are not the test's.  It
+ * serves until the test process ends (its command pipe closes). */
 static pid_t serve(void)
 {
-	int up[2], hold[2];
+	int up[2], ctl[2];
 	uint16_t ports[2];
-	char c;
+	uint8_t cmd;
 	pid_t pid;
 
-	if (pipe(up) || pipe(hold))
+	if (pipe(up) || pipe(ctl))
 		return -1;
 	pid = fork();
 	if (pid == 0) {
 		close(up[0]);
-		close(hold[1]);
+		close(ctl[1]);
 		if (setup(NULL) || p9f_start(&p9srv))
 			_exit(1);
 		ports[0] = fakesrv_port(fs);
 		ports[1] = fakesrv_port(p9srv.srv);
 		if (write(up[1], ports, sizeof(ports)) != sizeof(ports))
 			_exit(1);
-		/* until the test process ends */
-		while (read(hold[0], &c, 1) < 0 && errno == EINTR)
-			;
+		while (read(ctl[0], &cmd, 1) == 1) {
+			pthread_mutex_lock(&S->lock);
+			S->jukebox = cmd;
+			pthread_mutex_unlock(&S->lock);
+			if (write(up[1], &cmd, 1) != 1)
+				_exit(1);
+		}
 		_exit(0);
 	}
 	close(up[1]);
-	close(hold[0]);
+	close(ctl[0]);
 	if (pid < 0 || read(up[0], ports, sizeof(ports)) != sizeof(ports))
 		return -1;
-	close(up[0]);
 	nfs_port = ports[0];
 	p9_port = ports[1];
+	ctl_fd = ctl[1];
+	ack_fd = up[0];
 	return pid;
 }
 
@@ -523,6 +579,7 @@ int main(void)
 		cmocka_unit_test(test_cancel_other_thread),
 		cmocka_unit_test(test_cancel_race),
 		cmocka_unit_test(test_reconnect),
+		cmocka_unit_test(test_jukebox),
 		cmocka_unit_test(test_refusals),
 	};
 
