@@ -36,7 +36,8 @@
  *
  * Threads: done() and timeout() run on the xprt's receive thread (or, for
  * failures found elsewhere, on the thread that found them: a canceller, the
- * transmit worker, lx_xprt_destroy()).  They must not block.  A request's
+ * transmit worker, lx_xprt_destroy()); on a caller-driven transport on its
+ * owner thread only (lx_xprt_loop_service()).  They must not block.  A request's
  * memory is never written by the library after done() returns.
  */
 #ifndef LIBXPRT_PROTO_XPRT_H
@@ -310,7 +311,9 @@ struct lx_xprt_req {
  * @opts: parameters, copied (the pool is referenced, not copied)
  *
  * Resolves the address, connects (blocking, up to connect_timeout_ms) and
- * starts the receive thread and the transmit worker.  Once the server
+ * starts the receive thread and the transmit worker (none in
+ * %LX_XPRT_MODE_CALLER: the calling thread is the owner, see
+ * lx_xprt_loop_fd()).  Once the server
  * accepted (the TCP handshake completed), creation succeeds even if the
  * server has reset the connection since: that loss is the reconnect
  * machinery's (an early disconnect, backed off), as for one a moment
