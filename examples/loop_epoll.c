@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,6 +79,16 @@ static unsigned int threads(void)
 	return n;
 }
 
+static int usage(FILE *f, const char *me, bool ok)
+{
+	fprintf(f,
+		"usage: %s [-n NFSPORT] [-m MNTPORT] [-p P9PORT] [-A ANAME] "
+		"HOST EXPORT FILE\nRead FILE over NFSv3 and 9P at once from "
+		"one epoll loop, no library thread.\n",
+		me);
+	return ok ? 0 : 2;
+}
+
 static int die(const char *what, int err, const char *msg)
 {
 	fprintf(stderr, "loop_epoll: %s: %s%s%s\n", what, lx_strerror(err),
@@ -95,7 +106,7 @@ int main(int argc, char **argv)
 	char msg[256] = "";
 	int c, err, ep, i, n;
 
-	while ((c = getopt(argc, argv, "n:m:p:A:")) != -1) {
+	while ((c = getopt(argc, argv, "n:m:p:A:h")) != -1) {
 		if (c == 'n')
 			no.nfs_port = (uint16_t)atoi(optarg);
 		else if (c == 'm')
@@ -105,15 +116,11 @@ int main(int argc, char **argv)
 		else if (c == 'A')
 			po.aname = optarg;
 		else
-			return 2;
+			return usage(c == 'h' ? stdout : stderr, argv[0],
+				     c == 'h');
 	}
-	if (argc - optind != 3 || !nr || !pr) {
-		fprintf(stderr,
-			"usage: %s [-n NFSPORT] [-m MNTPORT] "
-			"[-p P9PORT] [-A ANAME] HOST EXPORT FILE\n",
-			argv[0]);
-		return 2;
-	}
+	if (argc - optind != 3 || !nr || !pr)
+		return usage(stderr, argv[0], false);
 	no.host = po.host = argv[optind];
 	no.export_path = argv[optind + 1];
 	no.set_ids = true;
