@@ -257,7 +257,8 @@ def main():
         print("abi-check: " + e, file=sys.stderr)
     if errs:
         return 1
-    print(f"abi-check: {len(syms)} symbols exported under {NODE}, as the "
+    print(f"abi-check: {len(syms)} symbols exported under "
+          f"{', '.join(map_nodes())}, as the "
           f"headers declare; they and the {nglob} globals of libxprt.a "
           f"start with {PREFIX}, which none of {nlibs} neighbour "
           "libraries exports")
