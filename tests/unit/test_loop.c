@@ -13,6 +13,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <setjmp.h>
 #include <stdatomic.h>
 #include <stdarg.h>
@@ -460,6 +461,50 @@ static void test_reconnect(void **state)
 	lx_nfs3_destroy(c);
 }
 
+/* A server gone for good: reconnection attempts back off on the loop's
+ * timer (refused at once, 100, 200, 400 ms apart...) until
+ * reconnect_give_up_ms fails the call, exactly once, with no thread */
+static void test_reconnect_backoff(void **state)
+{
+	struct lx_rpc_opts o = {
+		.host = "127.0.0.1",
+		.prog = LX_NFS3_PROGRAM,
+		.vers = 3,
+		.timeo_ms = 60000,
+		.hard = true, /* not the early-loss rule: the give-up */
+		.reconnect_give_up_ms = 700,
+		.mode = LX_XPRT_MODE_CALLER,
+	};
+	struct lx_rpc_clnt *cl = NULL;
+	struct lx_rpc_stats st;
+	unsigned int wakes;
+	uint64_t t0;
+	struct rec r;
+	unsigned int before = nthreads();
+	int lfd;
+
+	(void)state;
+	lfd = silent_listen(&o.port);
+	assert_int_equal(lx_rpc_create(&cl, &o), 0);
+	close(lfd); /* connections are refused from now on */
+	rec_init(&r, 1);
+	t0 = now_ns();
+	lx_xprt_disconnect(lx_rpc_xprt(cl, 0));
+	assert_int_equal(null_async(cl, &r), 0);
+	wakes = loop_until(lx_rpc_loop_fd(cl), lx_rpc_loop_events(cl),
+			   rpc_service, cl, &r, 1, 10000);
+	assert_int_equal(r.dones, 1);
+	assert_int_equal(r.status, -ENOTCONN);
+	assert_false(r.wrong_thread);
+	assert_true(now_ns() - t0 >= 700000000ull);
+	assert_true(now_ns() - t0 < 5000000000ull);
+	assert_true(wakes >= 3); /* each attempt at its backoff's end */
+	lx_rpc_stats(cl, &st);
+	assert_int_equal(st.xprt.connects, 1);
+	assert_int_equal(nthreads(), before);
+	lx_rpc_destroy(cl);
+}
+
 /* NFS3ERR_JUKEBOX: the call goes out again after the delay, which the
  * loop descriptor's timer keeps (no retry thread), and completes once */
 static void test_jukebox(void **state)
@@ -472,6 +517,7 @@ static void test_jukebox(void **state)
 	unsigned int wakes;
 	uint64_t t0;
 	struct rec r;
+	unsigned int before = nthreads();
 	char msg[256];
 
 	(void)state;
@@ -496,7 +542,7 @@ static void test_jukebox(void **state)
 	assert_int_equal(lx_nfs3_getattr(c, &fh, &res), 0);
 	lx_nfs3_stats(c, &st);
 	assert_int_equal(st.rpc.xprt.resubmits, 3);
-	assert_int_equal(nthreads(), 1);
+	assert_int_equal(nthreads(), before);
 	lx_nfs3_destroy(c);
 }
 
@@ -550,6 +596,8 @@ static pid_t serve(void)
 		ports[1] = fakesrv_port(p9srv.srv);
 		if (write(up[1], ports, sizeof(ports)) != sizeof(ports))
 			_exit(1);
+		/* (SIGKILL at the end: the servers' threads are never
+		 * joined, and a sanitizer would report them) */
 		while (read(ctl[0], &cmd, 1) == 1) {
 			pthread_mutex_lock(&S->lock);
 			S->jukebox = cmd;
@@ -557,7 +605,7 @@ static pid_t serve(void)
 			if (write(up[1], &cmd, 1) != 1)
 				_exit(1);
 		}
-		_exit(0);
+		kill(getpid(), SIGKILL);
 	}
 	close(up[1]);
 	close(ctl[0]);
@@ -579,13 +627,15 @@ int main(void)
 		cmocka_unit_test(test_cancel_other_thread),
 		cmocka_unit_test(test_cancel_race),
 		cmocka_unit_test(test_reconnect),
+		cmocka_unit_test(test_reconnect_backoff),
 		cmocka_unit_test(test_jukebox),
 		cmocka_unit_test(test_refusals),
 	};
 
 	if (serve() < 0)
 		return 1;
-	/* the test process has no thread but this one */
+	/* the test process has no thread but this one (a sanitizer may add
+	 * one of its own later: the tests compare with their start) */
 	if (nthreads() != 1)
 		return 1;
 	return cmocka_run_group_tests(tests, NULL, NULL);
