@@ -358,21 +358,40 @@ void lx_rpc_stats(const struct lx_rpc_clnt *cl, struct lx_rpc_stats *st);
 
 /**
  * lx_rpc_loop_fd() - the descriptor a caller-driven RPC client waits on
- * lx_rpc_loop_events() - the poll(2) events to wait for on it
- * lx_rpc_loop_service() - do whatever is due; done() runs inside
- * lx_rpc_loop_run() - wait and service until @until is done,
- *	@min_done callbacks ran, or @deadline_ns (CLOCK_MONOTONIC)
  * @c: a client created with mode %LX_XPRT_MODE_CALLER
  *
- * The client's transport's lx_xprt_loop_fd(), lx_xprt_loop_events(),
- * lx_xprt_loop_service() and lx_xprt_loop_run() (libxprt/xprt.h: their
- * contracts, return values and threads).  Owner thread only; not from a
- * done() callback.
- * Return: as those; %-EINVAL (0 for the events) for a threaded client.
+ * Its transport's lx_xprt_loop_fd() (libxprt/xprt.h has the contracts of
+ * the four lx_rpc_loop_*() functions: events, threads, return values).
+ * Context: any thread; no locks.
+ * Return: the descriptor; %-EINVAL for a threaded client.
  */
 int lx_rpc_loop_fd(const struct lx_rpc_clnt *c);
+
+/**
+ * lx_rpc_loop_events() - lx_xprt_loop_events() of @c's transport
+ * Context: the owner thread.
+ * Return: the poll(2) events to wait for; 0 for a threaded client.
+ */
 unsigned int lx_rpc_loop_events(const struct lx_rpc_clnt *c);
+
+/**
+ * lx_rpc_loop_service() - do what is due; done() callbacks run inside
+ * (lx_xprt_loop_service() of @c's transport)
+ * Context: the owner thread only; not from a done() callback.
+ * Return: the number of done() callbacks run; %-EINVAL for a threaded
+ * client.
+ */
 int lx_rpc_loop_service(struct lx_rpc_clnt *c, unsigned int revents);
+
+/**
+ * lx_rpc_loop_run() - wait and service @c until @until is done,
+ * @min_done callbacks ran, or @deadline_ns (CLOCK_MONOTONIC); with
+ * neither a call nor a count until nothing is in flight
+ * (lx_xprt_loop_run() of @c's transport)
+ * Context: the owner thread; not from a done() callback; blocks.
+ * Return: the number of done() callbacks run; %-ETIMEDOUT at
+ * @deadline_ns; %-EINVAL for a threaded client.
+ */
 int lx_rpc_loop_run(struct lx_rpc_clnt *c, struct lx_call *until,
 		    unsigned int min_done, uint64_t deadline_ns);
 
