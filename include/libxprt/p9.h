@@ -671,8 +671,8 @@ unsigned int lx_p9_loop_events(const struct lx_p9_clnt *c);
  * lx_p9_loop_service() - do what is due; done() callbacks run inside
  * (lx_xprt_loop_service() of @c's transport)
  * Context: the owner thread only; not from a done() callback.
- * Return: the number of done() callbacks run; %-EINVAL for a threaded
- * client.
+ * Return: the requests it completed, as lx_xprt_loop_service();
+ * %-EINVAL for a threaded client.
  */
 int lx_p9_loop_service(struct lx_p9_clnt *c, unsigned int revents);
 
@@ -682,7 +682,7 @@ int lx_p9_loop_service(struct lx_p9_clnt *c, unsigned int revents);
  * neither a call nor a count until nothing is in flight
  * (lx_xprt_loop_run() of @c's transport)
  * Context: the owner thread; not from a done() callback; blocks.
- * Return: the number of done() callbacks run; %-ETIMEDOUT at
+ * Return: the requests completed meanwhile; %-ETIMEDOUT at
  * @deadline_ns; %-EINVAL for a threaded client.
  */
 int lx_p9_loop_run(struct lx_p9_clnt *c, struct lx_call *until,

@@ -179,7 +179,9 @@ unsigned int lx_xprt_loop_events(const struct lx_xprt *x);
  * does not answer the handshake holds the loop that long).
  * Context: the owner thread only (the thread that created @x or last
  * serviced it); not from a done() callback.
- * Return: the number of done() callbacks it ran (0 or more); %-EINVAL
+ * Return: the number of requests it completed (0 or more): the calls
+ * whose done() it ran, and the library's own (a 9P Tflush, the pieces of
+ * a split NFSv3 I/O, which complete their call with the last); %-EINVAL
  * for a threaded transport.
  */
 int lx_xprt_loop_service(struct lx_xprt *x, unsigned int revents);
@@ -192,7 +194,8 @@ struct lx_call;
  * @x: a caller-driven transport
  * @until: when not NULL, return once this call's done() has run (a call
  *	started on @x that has not completed yet)
- * @min_done: when not 0, return once this many done() callbacks ran
+ * @min_done: when not 0, return once this many requests completed (as
+ *	lx_xprt_loop_service() counts them)
  * @deadline_ns: when not 0, return -ETIMEDOUT at this CLOCK_MONOTONIC
  *	time (nanoseconds) if nothing else ended the wait
  *
@@ -200,7 +203,7 @@ struct lx_call;
  * first of the conditions given holds.  With neither @until nor
  * @min_done it returns once no call is in flight.
  * Context: the owner thread; not from a done() callback; blocks.
- * Return: the number of done() callbacks run; %-ETIMEDOUT at
+ * Return: the number of requests completed; %-ETIMEDOUT at
  * @deadline_ns; %-EINVAL for a threaded transport.
  */
 int lx_xprt_loop_run(struct lx_xprt *x, struct lx_call *until,

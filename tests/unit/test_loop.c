@@ -247,6 +247,48 @@ static void test_p9_caller(void **state)
 	lx_p9_destroy(c);
 }
 
+/* A 9P session dies with its connection: the calls in flight fail once,
+ * on the owner, and later ones are refused */
+static void test_p9_conn_lost(void **state)
+{
+	struct lx_p9_opts o = {
+		.host = "127.0.0.1",
+		.port = p9_port,
+		.aname = "/fake",
+		.uname = "tester",
+		.timeout_ms = 5000,
+		.mode = LX_XPRT_MODE_CALLER,
+	};
+	static char buf[4][4096];
+	struct lx_p9_clnt *c = NULL;
+	unsigned int before = nthreads(), i;
+	uint32_t fid, iounit;
+	struct rec r[4];
+
+	(void)state;
+	assert_int_equal(lx_p9_create(&c, &o), 0);
+	assert_int_equal(lx_p9_open_path(c, "/file", 0, 0, &fid, &iounit), 0);
+	rec_init(r, 4);
+	for (i = 0; i < 4; i++)
+		assert_int_equal(lx_p9_read_async(c, &r[i].call, fid, i * 4096,
+						  4096, buf[i]),
+				 0);
+	lx_xprt_disconnect(lx_p9_xprt(c));
+	loop_until(lx_p9_loop_fd(c), lx_p9_loop_events(c), p9_service, c, r, 4,
+		   5000);
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(r[i].dones, 1);
+		assert_int_equal(r[i].status, -ECONNRESET);
+		assert_false(r[i].wrong_thread);
+	}
+	assert_int_equal(lx_xprt_state(lx_p9_xprt(c)), LX_XPRT_CLOSED);
+	rec_init(r, 1);
+	assert_true(lx_p9_read_async(c, &r[0].call, fid, 0, 4096, buf[0]) < 0);
+	assert_int_equal(r[0].dones, 0);
+	assert_int_equal(nthreads(), before);
+	lx_p9_destroy(c);
+}
+
 /* A server that accepts (the kernel's backlog does) and never answers. */
 static int silent_listen(uint16_t *port)
 {
@@ -623,6 +665,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_nfs3_caller),
 		cmocka_unit_test(test_p9_caller),
+		cmocka_unit_test(test_p9_conn_lost),
 		cmocka_unit_test(test_silent_timeout),
 		cmocka_unit_test(test_cancel_other_thread),
 		cmocka_unit_test(test_cancel_race),
