@@ -176,6 +176,8 @@ static uint64_t again_hook(void *arg, uint64_t now)
 	struct lx_rpc_task *t, **first;
 	uint64_t next = 0;
 
+	if (!l->head)
+		return 0; /* the owner's alone: nothing waits */
 	pthread_mutex_lock(&l->lock);
 	while (!l->stop && l->head) {
 		first = again_first(l);

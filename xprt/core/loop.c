@@ -224,9 +224,12 @@ int lx_xprt_loop_service(struct lx_xprt *x, unsigned int revents)
 	/* what is queued: held back by the calls above, or left by a call
 	 * outside the service (loop_kick()) */
 	lp->due = false;
-	if (atomic_load(&x->state) == LX_XPRT_CONNECTED) {
+	if (atomic_load(&x->state) == LX_XPRT_CONNECTED &&
+	    (x->tx_partial || lx_xprt_xmitq_len(&x->xmitq))) {
 		r = lx_xprt_xmit(x, ~0u, false);
 		lp->want_out = r == -EAGAIN;
+	} else {
+		lp->want_out = false;
 	}
 	lp->due = false;
 	/* the earliest request deadline, armed by anything above */
@@ -285,6 +288,8 @@ int lx_xprt_loop_run(struct lx_xprt *x, struct lx_call *until,
 static int loop_wait(struct lx_xprt *x, struct lx_xprt_rqst *rq,
 		     uint64_t deadline)
 {
+	/* the call was just sent: its reply is not in yet, so wait first
+	 * (a service before would find nothing to do) */
 	while (atomic_load(&rq->done_futex) != LX_XPRT_DONE) {
 		if (deadline && lx_xprt_now_ns() >= deadline)
 			return -ETIMEDOUT;
@@ -293,10 +298,8 @@ static int loop_wait(struct lx_xprt *x, struct lx_xprt_rqst *rq,
 			 * reply can only come through this very service */
 			return -EDEADLK;
 		}
-		lx_xprt_loop_service(x, 0);
-		if (atomic_load(&rq->done_futex) == LX_XPRT_DONE)
-			break;
 		loop_wait_fd(x, deadline);
+		lx_xprt_loop_service(x, 0);
 	}
 	return 0;
 }

@@ -783,10 +783,10 @@ static uint64_t tcp_loop_poll(struct lx_xprt *x)
 		}
 	}
 	lx_xprt_lock(&tp->rx_mtx); /* never contended: one thread */
-	i = tp->rx_fd;
-	rx_adopt(x, tp, &cookie);
-	if (tp->rx_fd != i)
+	if (tp->rx_fd < 0) {	   /* the owner connects: nothing new else */
+		rx_adopt(x, tp, &cookie);
 		tp->out_armed = false; /* a new socket, EPOLLIN only */
+	}
 	/* a connection the core declared lost (a send failed, a
 	 * disconnect): let go of it, so that it can be reaped */
 	if (tp->rx_fd >= 0 && atomic_load(&x->state) != LX_XPRT_CONNECTED)
