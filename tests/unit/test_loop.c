@@ -204,8 +204,10 @@ static void test_nfs3_caller(void **state)
 	lx_nfs3_destroy(c);
 }
 
-/* 9P: attach, open, async reads and a split sync read, one thread */
-static void test_p9_caller(void **state)
+/* A caller-driven session on the child's fake 9P server, "/file" open
+ * as *@fid, and @n reads of 4 KiB started into @buf (@r their records). */
+static struct lx_p9_clnt *p9_reading(uint32_t *fid, struct rec *r,
+				     unsigned int n, char (*buf)[4096])
 {
 	struct lx_p9_opts o = {
 		.host = "127.0.0.1",
@@ -215,22 +217,33 @@ static void test_p9_caller(void **state)
 		.timeout_ms = 5000,
 		.mode = LX_XPRT_MODE_CALLER,
 	};
-	static char buf[8][4096], big[P9F_FILE_SIZE];
 	struct lx_p9_clnt *c = NULL;
+	uint32_t iounit;
+	unsigned int i;
+
+	assert_int_equal(lx_p9_create(&c, &o), 0);
+	assert_int_equal(lx_p9_open_path(c, "/file", 0, 0, fid, &iounit), 0);
+	rec_init(r, n);
+	for (i = 0; i < n; i++)
+		assert_int_equal(lx_p9_read_async(c, &r[i].call, *fid, i * 4096,
+						  4096, buf[i]),
+				 0);
+	return c;
+}
+
+/* 9P: attach, open, async reads and a split sync read, one thread */
+static void test_p9_caller(void **state)
+{
+	static char buf[8][4096], big[P9F_FILE_SIZE];
 	unsigned int before = nthreads(), i;
-	uint32_t fid, iounit;
+	struct lx_p9_clnt *c;
 	struct rec r[8];
+	uint32_t fid;
 	size_t n = 0;
 
 	(void)state;
-	assert_int_equal(lx_p9_create(&c, &o), 0);
+	c = p9_reading(&fid, r, 8, buf);
 	assert_int_equal(nthreads(), before);
-	assert_int_equal(lx_p9_open_path(c, "/file", 0, 0, &fid, &iounit), 0);
-	rec_init(r, 8);
-	for (i = 0; i < 8; i++)
-		assert_int_equal(lx_p9_read_async(c, &r[i].call, fid, i * 4096,
-						  4096, buf[i]),
-				 0);
 	loop_until(lx_p9_loop_fd(c), lx_p9_loop_events(c), p9_service, c, r, 8,
 		   5000);
 	for (i = 0; i < 8; i++) {
@@ -251,28 +264,14 @@ static void test_p9_caller(void **state)
  * on the owner, and later ones are refused */
 static void test_p9_conn_lost(void **state)
 {
-	struct lx_p9_opts o = {
-		.host = "127.0.0.1",
-		.port = p9_port,
-		.aname = "/fake",
-		.uname = "tester",
-		.timeout_ms = 5000,
-		.mode = LX_XPRT_MODE_CALLER,
-	};
 	static char buf[4][4096];
-	struct lx_p9_clnt *c = NULL;
 	unsigned int before = nthreads(), i;
-	uint32_t fid, iounit;
+	struct lx_p9_clnt *c;
 	struct rec r[4];
+	uint32_t fid;
 
 	(void)state;
-	assert_int_equal(lx_p9_create(&c, &o), 0);
-	assert_int_equal(lx_p9_open_path(c, "/file", 0, 0, &fid, &iounit), 0);
-	rec_init(r, 4);
-	for (i = 0; i < 4; i++)
-		assert_int_equal(lx_p9_read_async(c, &r[i].call, fid, i * 4096,
-						  4096, buf[i]),
-				 0);
+	c = p9_reading(&fid, r, 4, buf);
 	lx_xprt_disconnect(lx_p9_xprt(c));
 	loop_until(lx_p9_loop_fd(c), lx_p9_loop_events(c), p9_service, c, r, 4,
 		   5000);
