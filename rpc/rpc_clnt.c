@@ -24,8 +24,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/random.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <libxprt/proto/rdma.h>
 
@@ -678,6 +680,35 @@ static void lx_rpc_apply_defaults(struct lx_rpc_opts *o)
 		o->retrans = 0;
 }
 
+/*
+ * Caller-driven with several connections: one descriptor for the client,
+ * an epoll set of theirs (each is an epoll set itself, readable when
+ * anything of its connection is due).
+ */
+static int lx_rpc_loop_set(struct lx_rpc_clnt *cl)
+{
+	struct epoll_event ev = {.events = EPOLLIN};
+	unsigned int i;
+	int err;
+
+	if (cl->nconn < 2)
+		return 0;
+	cl->loop_ep = epoll_create1(EPOLL_CLOEXEC);
+	if (cl->loop_ep < 0)
+		return -errno;
+	for (i = 0; i < cl->nconn; i++) {
+		ev.data.u32 = i;
+		if (epoll_ctl(cl->loop_ep, EPOLL_CTL_ADD,
+			      lx_xprt_loop_fd(cl->x[i]), &ev) < 0) {
+			err = -errno;
+			close(cl->loop_ep);
+			cl->loop_ep = -1;
+			return err;
+		}
+	}
+	return 0;
+}
+
 /* See rpc_int.h. */
 int lx_rpc__create(struct lx_rpc_clnt **clp, const struct lx_rpc_opts *opts,
 		   const struct lx_xprt_rdma_ulp *ulp)
@@ -693,13 +724,11 @@ int lx_rpc__create(struct lx_rpc_clnt **clp, const struct lx_rpc_opts *opts,
 	    opts->nconnect > LX_RPC_MAX_CONN ||
 	    (opts->transport == LX_XPRT_TRANSPORT_RDMA && !ulp))
 		return -EINVAL;
-	/* caller-driven: one connection, one descriptor */
-	if (opts->mode == LX_XPRT_MODE_CALLER && opts->nconnect > 1)
-		return -EINVAL;
 	cl = calloc(1, sizeof(*cl));
 	if (!cl)
 		return -ENOMEM;
 	cl->opts = *opts;
+	cl->loop_ep = -1;
 	lx_rpc_apply_defaults(&cl->opts);
 	if (cl->opts.buf_size < LX_RPC_HDR_MAX) {
 		err = -EINVAL;
@@ -768,8 +797,12 @@ int lx_rpc__create(struct lx_rpc_clnt **clp, const struct lx_rpc_opts *opts,
 			lx_xprt__keep_bufs(cl->x[i]);
 		cl->nconn++;
 	}
-	if (cl->opts.mode == LX_XPRT_MODE_CALLER)
+	if (cl->opts.mode == LX_XPRT_MODE_CALLER) {
+		err = lx_rpc_loop_set(cl);
+		if (err)
+			goto out_xprts;
 		lx_rpc_again_loop(cl); /* JUKEBOX retries: the loop's timers */
+	}
 	/* as many bits as the transports' key_mask (xprt.h: reply keys) */
 	while ((1u << cl->xid_shift) < lx_xprt_max_reqs(cl->x[0]))
 		cl->xid_shift++;
@@ -799,6 +832,8 @@ void lx_rpc_destroy(struct lx_rpc_clnt *cl)
 	for (i = 0; i < cl->nconn; i++)
 		lx_xprt_destroy(cl->x[i]);
 	lx_xprt_pool_destroy(cl->pool);
+	if (cl->loop_ep >= 0)
+		close(cl->loop_ep);
 	free(cl);
 }
 
@@ -830,10 +865,12 @@ void lx_rpc_stats(const struct lx_rpc_clnt *cl, struct lx_rpc_stats *st)
 	}
 }
 
-/* Caller-driven mode: one connection (lx_rpc__create()), its loop. */
+/* Caller-driven mode: one connection's loop, or several in one set. */
 int lx_rpc_loop_fd(const struct lx_rpc_clnt *cl)
 {
-	return cl ? lx_xprt_loop_fd(cl->x[0]) : -EINVAL;
+	if (!cl)
+		return -EINVAL;
+	return cl->loop_ep >= 0 ? cl->loop_ep : lx_xprt_loop_fd(cl->x[0]);
 }
 
 unsigned int lx_rpc_loop_events(const struct lx_rpc_clnt *cl)
@@ -843,12 +880,27 @@ unsigned int lx_rpc_loop_events(const struct lx_rpc_clnt *cl)
 
 int lx_rpc_loop_service(struct lx_rpc_clnt *cl, unsigned int revents)
 {
-	return cl ? lx_xprt_loop_service(cl->x[0], revents) : -EINVAL;
+	unsigned int i;
+	int n = 0, r;
+
+	if (!cl)
+		return -EINVAL;
+	for (i = 0; i < cl->nconn; i++) {
+		r = lx_xprt_loop_service(cl->x[i], i ? 0 : revents);
+		if (r < 0)
+			return r;
+		n += r;
+	}
+	return n;
 }
 
 int lx_rpc_loop_run(struct lx_rpc_clnt *cl, struct lx_call *until,
 		    unsigned int min_done, uint64_t deadline_ns)
 {
-	return cl ? lx_xprt_loop_run(cl->x[0], until, min_done, deadline_ns) :
-		    -EINVAL;
+	int fd = lx_rpc_loop_fd(cl);
+
+	if (fd < 0)
+		return fd;
+	return lx_xprt__loop_run_set(cl->x, cl->nconn, fd, until, min_done,
+				     deadline_ns);
 }

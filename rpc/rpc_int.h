@@ -54,6 +54,8 @@ struct lx_rpc_later {
  * @hdr: pre-encoded call header template (XID and procedure patched per
  *	call), through libtirpc's xdr_callmsg
  * @hdr_len: its length
+ * @loop_ep: caller-driven mode with several connections: an epoll set of
+ *	their loop descriptors, the client's one descriptor (-1 otherwise)
  */
 struct lx_rpc_clnt {
 	struct lx_rpc_opts opts;
@@ -69,6 +71,7 @@ struct lx_rpc_clnt {
 	char machine[256];
 	struct lx_xprt_rdma_opts rdma;
 	struct lx_rpc_later later;
+	int loop_ep; /* caller-driven, nconnect > 1: the connections' set */
 };
 
 /**

@@ -519,8 +519,9 @@ struct lx_nfs3_clnt;
  *	(lx_nfs3_loop_service(); libxprt/xprt.h, enum lx_xprt_mode).
  *	lx_nfs3_create() (rpcbind, MOUNT, FSINFO) and the synchronous calls
  *	run the loop themselves; NFS3ERR_JUKEBOX retries wait on the loop's
- *	timer.  One connection only (@nconnect 0 or 1, else %-EINVAL), TCP
- *	only, without @zerocopy (%-EOPNOTSUPP).
+ *	timer.  With @nconnect > 1 its descriptor is an epoll set of the
+ *	connections' (see lx_rpc_opts.mode).  TCP only, without @zerocopy
+ *	(%-EOPNOTSUPP).
  */
 struct lx_nfs3_opts {
 	const char *host;

@@ -134,8 +134,10 @@ struct lx_rpc_auth_opts {
  *	thread of the library's, the creating thread drives the client
  *	(lx_rpc_loop_service(); libxprt/xprt.h, enum lx_xprt_mode).  The
  *	rpcbind query of a zero @port, and synchronous calls, then run the
- *	loop themselves.  One connection only (@nconnect 0 or 1, else
- *	%-EINVAL), TCP only and without @zerocopy (%-EOPNOTSUPP).
+ *	loop themselves (a synchronous call services the connection it
+ *	went out on).  With @nconnect > 1 the client's descriptor is an
+ *	epoll set of its connections'.  TCP only, without @zerocopy
+ *	(%-EOPNOTSUPP).
  */
 struct lx_rpc_opts {
 	const char *host;

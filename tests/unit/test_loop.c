@@ -231,6 +231,51 @@ static struct lx_p9_clnt *p9_reading(uint32_t *fid, struct rec *r,
 	return c;
 }
 
+/* nconnect 4: one descriptor, every connection serviced, no thread */
+static void test_nfs3_nconnect(void **state)
+{
+	struct lx_nfs3_getattr_res res[32];
+	struct lx_nfs3_fh fh = file_fh();
+	struct lx_nfs3_opts o;
+	struct lx_nfs3_clnt *c = NULL;
+	struct lx_rpc_stats st;
+	unsigned int before = nthreads(), i;
+	struct rec r[32];
+	char msg[256];
+
+	(void)state;
+	nfs_opts(&o, msg, sizeof(msg));
+	o.nconnect = 4;
+	assert_int_equal(lx_nfs3_create(&c, &o), 0);
+	assert_int_equal(lx_rpc_nconnect(lx_nfs3_rpc(c)), 4);
+	assert_true(lx_nfs3_loop_fd(c) !=
+		    lx_xprt_loop_fd(lx_rpc_xprt(lx_nfs3_rpc(c), 0)));
+	rec_init(r, 32);
+	for (i = 0; i < 32; i++)
+		assert_int_equal(
+			lx_nfs3_getattr_async(c, &r[i].call, &fh, &res[i]), 0);
+	loop_until(lx_nfs3_loop_fd(c), lx_nfs3_loop_events(c), nfs3_service, c,
+		   r, 32, 5000);
+	for (i = 0; i < 32; i++) {
+		assert_int_equal(r[i].dones, 1);
+		assert_int_equal(r[i].status, 0);
+		assert_false(r[i].wrong_thread);
+	}
+	lx_rpc_stats(lx_nfs3_rpc(c), &st);
+	assert_int_equal(st.xprt.connects, 4);
+	/* lx_nfs3_loop_run() over the four, until nothing is in flight */
+	rec_init(r, 8);
+	for (i = 0; i < 8; i++)
+		assert_int_equal(
+			lx_nfs3_getattr_async(c, &r[i].call, &fh, &res[i]), 0);
+	assert_true(lx_nfs3_loop_run(c, NULL, 0, now_ns() + 5000000000ull) >=
+		    8);
+	assert_int_equal(rec_dones(r, 8), 8);
+	assert_int_equal(lx_nfs3_null(c), 0);
+	assert_int_equal(nthreads(), before);
+	lx_nfs3_destroy(c);
+}
+
 /* 9P: attach, open, async reads and a split sync read, one thread */
 static void test_p9_caller(void **state)
 {
@@ -606,9 +651,6 @@ static void test_refusals(void **state)
 	assert_int_equal(lx_rpc_loop_run(cl, NULL, 1, 0), -EINVAL);
 	lx_rpc_destroy(cl);
 	o.mode = LX_XPRT_MODE_CALLER;
-	o.nconnect = 2;
-	assert_int_equal(lx_rpc_create(&cl, &o), -EINVAL);
-	o.nconnect = 1;
 	o.zerocopy = true;
 	assert_int_equal(lx_rpc_create(&cl, &o), -EOPNOTSUPP);
 	o.zerocopy = false;
@@ -663,6 +705,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_nfs3_caller),
+		cmocka_unit_test(test_nfs3_nconnect),
 		cmocka_unit_test(test_p9_caller),
 		cmocka_unit_test(test_p9_conn_lost),
 		cmocka_unit_test(test_silent_timeout),

@@ -242,11 +242,11 @@ int lx_xprt_loop_service(struct lx_xprt *x, unsigned int revents)
 		     before);
 }
 
-/* Owner, outside the service: wait for the descriptor until @deadline
- * (monotonic ns, 0: none). */
-static void loop_wait_fd(struct lx_xprt *x, uint64_t deadline)
+/* Owner, outside the service: wait for @fd until @deadline (monotonic
+ * ns, 0: none). */
+static void loop_poll_fd(int fd, uint64_t deadline)
 {
-	struct pollfd pfd = {.fd = x->ops->loop_fd(x), .events = POLLIN};
+	struct pollfd pfd = {.fd = fd, .events = POLLIN};
 	int ms = -1;
 
 	if (deadline) {
@@ -259,30 +259,52 @@ static void loop_wait_fd(struct lx_xprt *x, uint64_t deadline)
 	(void)poll(&pfd, 1, ms);
 }
 
-int lx_xprt_loop_run(struct lx_xprt *x, struct lx_call *until,
-		     unsigned int min_done, uint64_t deadline_ns)
+static void loop_wait_fd(struct lx_xprt *x, uint64_t deadline)
 {
-	unsigned int total = 0;
-	int n;
+	loop_poll_fd(x->ops->loop_fd(x), deadline);
+}
 
-	if (!x || !x->loop || x->loop->in_service)
-		return -EINVAL;
+/* See proto.h. */
+int lx_xprt__loop_run_set(struct lx_xprt *const *xs, unsigned int n, int fd,
+			  struct lx_call *until, unsigned int min_done,
+			  uint64_t deadline_ns)
+{
+	unsigned int total = 0, i;
+	bool busy;
+	int r;
+
+	for (i = 0; i < n; i++)
+		if (!xs[i] || !xs[i]->loop || xs[i]->loop->in_service)
+			return -EINVAL;
 	for (;;) {
-		n = lx_xprt_loop_service(x, 0);
-		if (n < 0)
-			return n;
-		total += (unsigned int)n;
+		busy = false;
+		for (i = 0; i < n; i++) {
+			r = lx_xprt_loop_service(xs[i], 0);
+			if (r < 0)
+				return r;
+			total += (unsigned int)r;
+			busy |= lx_xprt__calls_waiting(xs[i]) ||
+				xs[i]->loop->hook_pending;
+		}
 		if (until && !lx_xprt_call_live(until))
 			return (int)total;
 		if (min_done && total >= min_done)
 			return (int)total;
-		if (!until && !min_done && !lx_xprt__calls_waiting(x) &&
-		    !x->loop->hook_pending)
+		if (!until && !min_done && !busy)
 			return (int)total;
 		if (deadline_ns && lx_xprt_now_ns() >= deadline_ns)
 			return -ETIMEDOUT;
-		loop_wait_fd(x, deadline_ns);
+		loop_poll_fd(fd, deadline_ns);
 	}
+}
+
+int lx_xprt_loop_run(struct lx_xprt *x, struct lx_call *until,
+		     unsigned int min_done, uint64_t deadline_ns)
+{
+	if (!x || !x->loop)
+		return -EINVAL;
+	return lx_xprt__loop_run_set(&x, 1, x->ops->loop_fd(x), until, min_done,
+				     deadline_ns);
 }
 
 static int loop_wait(struct lx_xprt *x, struct lx_xprt_rqst *rq,
