@@ -27,7 +27,7 @@
  *
  * Cancels from other threads.  lx_call_cancel() on a thread that is not
  * the owner must not decide anything (done() would run on that thread,
- * and the owner's path takes no lock against it): it stores the call's
+ * beside the owner's service): it stores the call's
  * generation in its slot's cancel_gen word, counts it and writes the
  * eventfd, and returns 0.  The owner's next service cancels it as
  * lx_call_cancel() would have, unless the call completed meanwhile (its
