@@ -200,10 +200,10 @@ all: bench
 
 # What `make install` puts in BINDIR: the benches (not mem-bench, nor
 # the perf/cost programs: instruments of make bench-cost), the examples
-# that are tools (not shared_read: code to read, run by
-# tests/integration/test_shared_read.sh) and xprt-plot; each with its man
-# page docs/man/NAME.1.
-EXAMPLE_TEACH   := $(O)/examples/shared_read
+# that are tools (not shared_read and loop_epoll: code to read, run by
+# tests/integration/test_shared_read.sh and test_loop_epoll.sh) and
+# xprt-plot; each with its man page docs/man/NAME.1.
+EXAMPLE_TEACH   := $(O)/examples/shared_read $(O)/examples/loop_epoll
 INSTALL_BINS    := $(BENCH_INSTALL) $(filter-out $(EXAMPLE_TEACH),$(EXAMPLE_BINS))
 INSTALL_SCRIPTS := scripts/xprt-plot
 INSTALL_MANS1   := $(foreach p,$(INSTALL_BINS) $(INSTALL_SCRIPTS),\
