@@ -219,7 +219,9 @@ int lx_xprt__create_ops(struct lx_xprt **xp, const struct lx_xprt_opts *opts,
 				x->max_reqs);
 	if (err)
 		goto out_rqtree;
-	lx_xprt_xmitq_init(&x->xmitq);
+	lx_xprt_xmitq_init_order(&x->xmitq, x->opts.xmit_fifo ?
+						    LX_XPRT_XMIT_FIFO :
+						    LX_XPRT_XMIT_FAIR);
 	atomic_init(&x->timer_scan_at, UINT64_MAX);
 	atomic_store(&x->state, LX_XPRT_CONNECTING);
 

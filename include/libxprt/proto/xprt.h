@@ -131,6 +131,10 @@ enum lx_xprt_reconnect_policy {
  *	-ENOTCONN after this long without a connection; 0 = never (default)
  * @nodelay: set TCP_NODELAY (default true; opts zeroed means true)
  * @no_nodelay: turn @nodelay off
+ * @xmit_fifo: transmit requests waiting for the connection in arrival
+ *	order instead of round robin over the submitting threads (fair
+ *	queueing, the default): an ablation, to measure what fairness costs
+ *	and buys; requests holding a congestion credit go first either way
  * @rdma: RDMA options, a struct lx_xprt_rdma_opts (libxprt/rdma.h); may be
  *	NULL
  * @early_loss_limit: a request sent on (or queued for) this many
@@ -178,6 +182,7 @@ struct lx_xprt_opts {
 	unsigned int reconnect_max_ms;
 	unsigned int reconnect_give_up_ms;
 	bool no_nodelay;
+	bool xmit_fifo;
 	const void *rdma;
 	unsigned int early_loss_limit;
 	lx_xprt_log_fn log;
