@@ -610,6 +610,66 @@ static void table_cost_alone(double secs)
 	free(r);
 }
 
+/* ------------------------------------------- deterministic cost mode */
+
+/*
+ * MB_FAIRQ_COST=QUEUE,OWNERS,N: no threads, no timing.  2 x OWNERS
+ * requests are queued (two per owner), then N times the next one is
+ * popped and pushed again by its owner: a closed loop at a steady
+ * OWNERS queued owners.  QUEUE is fifo (the bare wfcqueue), fair or
+ * xfifo (the fair queue's FIFO order).  Run under callgrind at two values
+ * of N, the difference divided by their difference is the cost of one
+ * request (push + pop), set-up and table growth cancelling out
+ * (scripts/fairq-cost.py).
+ */
+static int cost_mode(const char *spec)
+{
+	char name[8];
+	int nown;
+	long n;
+	const struct qops *q;
+	struct breq *r;
+
+	if (sscanf(spec, "%7[a-z],%d,%ld", name, &nown, &n) != 3 || nown < 1 ||
+	    n < 0) {
+		fprintf(stderr, "MB_FAIRQ_COST: QUEUE,OWNERS,N, got %s\n",
+			spec);
+		return 2;
+	}
+	if (!strcmp(name, "fifo")) {
+		q = &fifo_ops;
+	} else if (!strcmp(name, "fair") || !strcmp(name, "xfifo")) {
+		q = &fair_ops;
+	} else {
+		fprintf(stderr, "MB_FAIRQ_COST: no queue %s\n", name);
+		return 2;
+	}
+	lx_xprt_xmitq_init_order(&fq, strcmp(name, "xfifo") ?
+					      LX_XPRT_XMIT_FAIR :
+					      LX_XPRT_XMIT_FIFO);
+	__cds_wfcq_init(&fifo.head, &fifo.tail);
+	r = aligned_alloc(LX_XPRT_CACHELINE, 2 * (size_t)nown * sizeof(*r));
+	if (!r)
+		return 1;
+	memset(r, 0, 2 * (size_t)nown * sizeof(*r));
+	for (int i = 0; i < 2 * nown; i++) {
+		lx_xprt_xmit_node_init(&r[i].xn, (uint64_t)(i % nown));
+		q->push(&r[i]);
+	}
+	for (long i = 0; i < n; i++) {
+		struct breq *b = q->pop();
+
+		if (!b)
+			abort();
+		q->push(b);
+	}
+	while (q->pop())
+		;
+	lx_xprt_xmitq_destroy(&fq);
+	free(r);
+	return 0;
+}
+
 /* ------------------------------------------------------------ main */
 
 static const char *const run_cols[] = {
@@ -760,6 +820,8 @@ int main(int argc, char **argv)
 	double warmup, secs, j_fair, poll_median, wake_median;
 	int rounds, n_fair;
 
+	if (getenv("MB_FAIRQ_COST"))
+		return cost_mode(getenv("MB_FAIRQ_COST"));
 	mb_init(argc, argv, "mb_fairq",
 		"fair transmit queue vs FIFO: throughput and Jain fairness, "
 		"16 owners with skewed load, one consumer");

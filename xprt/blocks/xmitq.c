@@ -180,29 +180,41 @@ static void xmitq_sort(struct lx_xprt_xmitq *q, struct lx_xprt_xmit_node *n)
 	xmitq_add_entry(q, n);
 }
 
-/* Take one node out of the incoming queue; NULL when empty, or
- * CDS_WFCQ_WOULDBLOCK when the next node's push is still in progress and
- * @wait is false. */
-static struct cds_wfcq_node *xmitq_take_incoming(struct lx_xprt_xmitq *q,
-						 bool wait)
+/* The consumer is the only writer: no locked read-modify-write needed. */
+static void xmitq_count_sorted(struct lx_xprt_xmitq *q, int d)
 {
-	struct cds_wfcq_node *qn;
+	unsigned int v;
 
-	qn = __cds_wfcq_dequeue_nonblocking(&q->in_head, &q->in_tail);
-	if (qn == CDS_WFCQ_WOULDBLOCK && wait)
-		qn = __cds_wfcq_dequeue_blocking(&q->in_head, &q->in_tail);
-	if (qn && qn != CDS_WFCQ_WOULDBLOCK)
-		lx_xprt_tsan_acquire(xmitq_node_of_inq(qn));
-	return qn;
+	v = atomic_load_explicit(&q->nsorted, memory_order_relaxed);
+	atomic_store_explicit(&q->nsorted, v + (unsigned int)d,
+			      memory_order_release);
+}
+
+/* The lazy node leaves the incoming queue (it is first there): a locked
+ * compare-and-swap when it is still the last, a store otherwise. */
+static void xmitq_drop_lazy(struct lx_xprt_xmitq *q)
+{
+	__cds_wfcq_dequeue_blocking(&q->in_head, &q->in_tail);
+	q->lazy = NULL;
 }
 
 /*
  * Sort incoming nodes.  Bounded: a node cannot be pushed again before it is
  * popped, so one call sorts at most the nodes that exist.
+ *
+ * Nodes are sorted where they are and leave the incoming queue only once
+ * a later push has linked behind them: taking the last node out would
+ * reset the tail with a locked compare-and-swap, which a FIFO with a
+ * backlog never pays.  That last node, sorted but still in the incoming
+ * queue, is @q->lazy; it leaves when the next pass finds a node behind
+ * it, or when it is popped or removed (xmitq_unlink()).  A node whose
+ * successor is still being linked looks last too: the same applies.
  */
-static void xmitq_sort_incoming(struct lx_xprt_xmitq *q)
+static inline __attribute__((always_inline)) void
+xmitq_sort_incoming(struct lx_xprt_xmitq *q)
 {
-	struct cds_wfcq_node *qn;
+	struct cds_wfcq_node *qn, *next;
+	struct lx_xprt_xmit_node *n;
 	unsigned int sorted;
 
 	/*
@@ -211,25 +223,31 @@ static void xmitq_sort_incoming(struct lx_xprt_xmitq *q)
 	 * keeps the consumer off the producers' tail cache line on every pop
 	 * that finds nothing new.
 	 */
-	if (!__atomic_load_n(&q->in_head.node.next, __ATOMIC_RELAXED))
+	qn = __atomic_load_n(&q->in_head.node.next, __ATOMIC_RELAXED);
+	if (!qn)
 		return;
-	/*
-	 * Counted as sorted before it leaves the incoming queue, so that
-	 * lx_xprt_xmitq_empty() on another thread never finds it in
-	 * neither; the count is put back if nothing could be taken.  A
-	 * plain store: the consumer is the only writer.
-	 */
 	sorted = atomic_load_explicit(&q->nsorted, memory_order_relaxed);
 	for (;;) {
-		atomic_store_explicit(&q->nsorted, sorted + 1,
-				      memory_order_release);
-		qn = xmitq_take_incoming(q, false);
-		if (!qn || qn == CDS_WFCQ_WOULDBLOCK)
-			break;
-		sorted++;
-		xmitq_sort(q, xmitq_node_of_inq(qn));
+		n = xmitq_node_of_inq(qn);
+		next = __atomic_load_n(&qn->next, __ATOMIC_ACQUIRE);
+		if (n != q->lazy) {
+			lx_xprt_tsan_acquire(n);
+			/* counted while still in the incoming queue: any
+			 * thread sees it in one or the other */
+			atomic_store_explicit(&q->nsorted, ++sorted,
+					      memory_order_release);
+			xmitq_sort(q, n);
+		}
+		if (!next) {
+			q->lazy = n;
+			return;
+		}
+		/* not the last: leaving is one store (wfcqueue's own
+		 * dequeue of a node with a successor) */
+		q->lazy = NULL;
+		__atomic_store_n(&q->in_head.node.next, next, __ATOMIC_RELAXED);
+		qn = next;
 	}
-	atomic_store_explicit(&q->nsorted, sorted, memory_order_relaxed);
 }
 
 /* Sort incoming nodes until @n is sorted or the incoming queue is empty,
@@ -238,22 +256,23 @@ static void xmitq_sort_until(struct lx_xprt_xmitq *q,
 			     struct lx_xprt_xmit_node *n)
 {
 	struct cds_wfcq_node *qn;
-
-	unsigned int sorted =
-		atomic_load_explicit(&q->nsorted, memory_order_relaxed);
+	struct lx_xprt_xmit_node *m;
 
 	while (__atomic_load_n(&n->state, __ATOMIC_RELAXED) ==
 	       LX_XPRT_XMIT_INCOMING) {
-		/* counted first, as in xmitq_sort_incoming() */
-		atomic_store_explicit(&q->nsorted, sorted + 1,
-				      memory_order_release);
-		qn = xmitq_take_incoming(q, true);
+		/* the lazy node (already sorted) is first, if any: out of
+		 * the way, then nodes one by one, waiting for their links */
+		if (q->lazy)
+			xmitq_drop_lazy(q);
+		qn = __cds_wfcq_first_blocking(&q->in_head, &q->in_tail);
 		if (!qn)
 			break;
-		sorted++;
-		xmitq_sort(q, xmitq_node_of_inq(qn));
+		m = xmitq_node_of_inq(qn);
+		lx_xprt_tsan_acquire(m);
+		xmitq_count_sorted(q, 1);
+		xmitq_sort(q, m);
+		q->lazy = m;
 	}
-	atomic_store_explicit(&q->nsorted, sorted, memory_order_relaxed);
 }
 
 static struct lx_xprt_xmit_node *xmitq_first(struct lx_xprt_xmitq *q)
@@ -267,26 +286,19 @@ static struct lx_xprt_xmit_node *xmitq_first(struct lx_xprt_xmitq *q)
 	return NULL;
 }
 
-/* The consumer is the only writer: no locked read-modify-write needed. */
-static void xmitq_count_sorted(struct lx_xprt_xmitq *q, int d)
-{
-	unsigned int v;
-
-	v = atomic_load_explicit(&q->nsorted, memory_order_relaxed);
-	atomic_store_explicit(&q->nsorted, v + (unsigned int)d,
-			      memory_order_release);
-}
-
 /*
  * Unlink sorted node @n.  An owner entry with requests behind it hands its
  * role to the next one: at the ring tail (@keep_place false, a pop: round
  * robin) or in its own place (@keep_place true, a removal).
  */
-static void xmitq_unlink(struct lx_xprt_xmitq *q, struct lx_xprt_xmit_node *n,
-			 bool keep_place)
+static inline __attribute__((always_inline)) void
+xmitq_unlink(struct lx_xprt_xmitq *q, struct lx_xprt_xmit_node *n,
+	     bool keep_place)
 {
 	struct lx_xprt_xmit_node *next;
 
+	if (n == q->lazy)
+		xmitq_drop_lazy(q);
 	switch (n->state) {
 	case LX_XPRT_XMIT_CREDITED:
 	case LX_XPRT_XMIT_ARRIVAL:
@@ -338,6 +350,7 @@ void lx_xprt_xmitq_init_order(struct lx_xprt_xmitq *q,
 						LX_XPRT_XMIT_FAIR;
 	q->hash_bits = LX_XPRT_XMITQ_HASH_BITS;
 	q->nowners = 0;
+	q->lazy = NULL;
 	CDS_INIT_LIST_HEAD(&q->credited);
 	CDS_INIT_LIST_HEAD(&q->ring);
 	for (i = 0; i < LX_XPRT_ARRAY_SIZE(q->owners0); i++)
@@ -392,8 +405,12 @@ struct lx_xprt_xmit_node *lx_xprt_xmitq_peek(struct lx_xprt_xmitq *q)
 
 struct lx_xprt_xmit_node *lx_xprt_xmitq_pop(struct lx_xprt_xmitq *q)
 {
-	struct lx_xprt_xmit_node *n = lx_xprt_xmitq_peek(q);
+	struct lx_xprt_xmit_node *n;
 
+	if (!q)
+		return NULL;
+	xmitq_sort_incoming(q);
+	n = xmitq_first(q);
 	if (n)
 		xmitq_unlink(q, n, false);
 	return n;
@@ -470,6 +487,7 @@ unsigned int lx_xprt_xmitq_count(struct lx_xprt_xmitq *q, unsigned int max)
 	for (qn = __cds_wfcq_first_nonblocking(&q->in_head, &q->in_tail);
 	     qn && qn != CDS_WFCQ_WOULDBLOCK && c < max;
 	     qn = __cds_wfcq_next_nonblocking(&q->in_head, &q->in_tail, qn))
-		c++;
+		if (xmitq_node_of_inq(qn) != q->lazy) /* counted sorted */
+			c++;
 	return c;
 }

@@ -123,6 +123,8 @@ struct lx_xprt_xmit_node {
  * @order: an &enum lx_xprt_xmit_order, fixed at init
  * @hash_bits: log2 of the buckets in @owners
  * @nowners: owner entries in the hash (consumer)
+ * @lazy: the node sorted but left in the incoming queue because it was the
+ *	last there (consumer; see xmitq.c)
  * @credited: FIFO of credited requests (consumer)
  * @ring: round-robin ring of owner entries, or in FIFO order the list of
  *	every non-credited request in arrival order (consumer)
@@ -149,6 +151,7 @@ struct lx_xprt_xmitq {
 	uint8_t order;
 	uint8_t hash_bits;
 	unsigned int nowners;
+	struct lx_xprt_xmit_node *lazy;
 	struct cds_list_head credited;
 	struct cds_list_head ring;
 	struct cds_hlist_head *owners;
