@@ -226,28 +226,35 @@ xmitq_sort_incoming(struct lx_xprt_xmitq *q)
 	qn = __atomic_load_n(&q->in_head.node.next, __ATOMIC_RELAXED);
 	if (!qn)
 		return;
+	if (xmitq_node_of_inq(qn) == q->lazy) {
+		/* sorted last time: nothing new unless linked behind it;
+		 * leaving is then one store (wfcqueue's own dequeue of a
+		 * node with a successor) */
+		next = __atomic_load_n(&qn->next, __ATOMIC_ACQUIRE);
+		if (!next)
+			return;
+		__atomic_store_n(&q->in_head.node.next, next, __ATOMIC_RELAXED);
+		qn = next;
+	}
+	/*
+	 * Counted once at the end: until then the last node is still in
+	 * the incoming queue, so any thread sees the queue non-empty
+	 * (lx_xprt_xmitq_empty()) while the count lags.
+	 */
 	sorted = atomic_load_explicit(&q->nsorted, memory_order_relaxed);
 	for (;;) {
 		n = xmitq_node_of_inq(qn);
 		next = __atomic_load_n(&qn->next, __ATOMIC_ACQUIRE);
-		if (n != q->lazy) {
-			lx_xprt_tsan_acquire(n);
-			/* counted while still in the incoming queue: any
-			 * thread sees it in one or the other */
-			atomic_store_explicit(&q->nsorted, ++sorted,
-					      memory_order_release);
-			xmitq_sort(q, n);
-		}
-		if (!next) {
-			q->lazy = n;
-			return;
-		}
-		/* not the last: leaving is one store (wfcqueue's own
-		 * dequeue of a node with a successor) */
-		q->lazy = NULL;
+		lx_xprt_tsan_acquire(n);
+		sorted++;
+		xmitq_sort(q, n);
+		if (!next)
+			break;
 		__atomic_store_n(&q->in_head.node.next, next, __ATOMIC_RELAXED);
 		qn = next;
 	}
+	q->lazy = n;
+	atomic_store_explicit(&q->nsorted, sorted, memory_order_release);
 }
 
 /* Sort incoming nodes until @n is sorted or the incoming queue is empty,
