@@ -215,8 +215,11 @@ int lx_xprt__create_ops(struct lx_xprt **xp, const struct lx_xprt_opts *opts,
 	err = lx_xprt_rqtree_init(&x->rqtree);
 	if (err)
 		goto out_slots;
-	err = lx_xprt_cong_init(&x->cong, (enum lx_xprt_cong_mode)x->opts.cong,
-				x->max_reqs);
+	err = lx_xprt_cong_init(
+		&x->cong, (enum lx_xprt_cong_mode)x->opts.cong,
+		x->opts.max_in_flight ?
+			LX_XPRT_MIN(x->opts.max_in_flight, x->max_reqs) :
+			x->max_reqs);
 	if (err)
 		goto out_rqtree;
 	lx_xprt_xmitq_init_order(&x->xmitq, x->opts.xmit_fifo ?

@@ -143,6 +143,9 @@ enum lx_xprt_reconnect_policy {
  *	limit, the default): a port that closes on every call (not the
  *	service we think) fails in a fraction of a second rather than at the
  *	protocol's timeout
+ * @max_in_flight: requests sent and not yet answered, at most this many
+ *	(0: @max_reqs; the congestion window never exceeds it); the others
+ *	wait in the transmit queue, as behind RDMA's credits
  * @log: the message hook (NULL: messages are dropped), see lx_xprt_log_fn
  * @log_arg: its argument
  * @zerocopy: TCP: send messages carrying @zerocopy_min bytes of payload
@@ -185,6 +188,7 @@ struct lx_xprt_opts {
 	bool xmit_fifo;
 	const void *rdma;
 	unsigned int early_loss_limit;
+	unsigned int max_in_flight;
 	lx_xprt_log_fn log;
 	void *log_arg;
 	bool zerocopy;
