@@ -31,6 +31,7 @@ enum {
 	OPT_RW,
 	OPT_BS,
 	OPT_IODEPTH,
+	OPT_IODEPTH_FIRST,
 	OPT_NUMJOBS,
 	OPT_SIZE,
 	OPT_RUNTIME,
@@ -123,6 +124,7 @@ static const struct bench_optdef engine_opts[] = {
 	{"bs", OPT_BS, FA_REQ, false},
 	{"blocksize", OPT_BS, FA_REQ, false},
 	{"iodepth", OPT_IODEPTH, FA_REQ, false},
+	{"iodepth_first", OPT_IODEPTH_FIRST, FA_REQ, false},
 	{"numjobs", OPT_NUMJOBS, FA_REQ, false},
 	{"size", OPT_SIZE, FA_REQ, false},
 	{"runtime", OPT_RUNTIME, FA_REQ, false},
@@ -1021,6 +1023,10 @@ static int apply_engine_opt(struct bench *b, int id, const char *name,
 		ret = parse_count(name, arg, 1, 65536, &v);
 		o->iodepth = (unsigned int)v;
 		o->set |= SET_IODEPTH;
+		break;
+	case OPT_IODEPTH_FIRST:
+		ret = parse_count(name, arg, 1, 65536, &v);
+		o->iodepth_first = (unsigned int)v;
 		break;
 	case OPT_NUMJOBS:
 		ret = parse_count(name, arg, 1, 4096, &v);
