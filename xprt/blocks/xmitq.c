@@ -282,15 +282,35 @@ static void xmitq_sort_until(struct lx_xprt_xmitq *q,
 	}
 }
 
+/*
+ * @qn, the first incoming node, is the last one linked while a push is
+ * still linking its successor: taking it out now would wait for that
+ * producer (a preempted one for a whole time slice).
+ */
+static bool xmitq_in_push(struct lx_xprt_xmitq *q, struct cds_wfcq_node *qn)
+{
+	return !__atomic_load_n(&qn->next, __ATOMIC_ACQUIRE) &&
+	       __atomic_load_n(&q->in_tail.p, __ATOMIC_ACQUIRE) != qn;
+}
+
+/* The next node by the rules; NULL when it is the lazy node and cannot
+ * leave the incoming queue without waiting (xmitq_in_push()): the push
+ * in progress is followed by a kick, as for any push not yet seen. */
 static struct lx_xprt_xmit_node *xmitq_first(struct lx_xprt_xmitq *q)
 {
+	struct lx_xprt_xmit_node *n;
+
 	if (!cds_list_empty(&q->credited))
-		return cds_list_first_entry(&q->credited,
-					    struct lx_xprt_xmit_node, link);
-	if (!cds_list_empty(&q->ring))
-		return cds_list_first_entry(&q->ring, struct lx_xprt_xmit_node,
-					    link);
-	return NULL;
+		n = cds_list_first_entry(&q->credited, struct lx_xprt_xmit_node,
+					 link);
+	else if (!cds_list_empty(&q->ring))
+		n = cds_list_first_entry(&q->ring, struct lx_xprt_xmit_node,
+					 link);
+	else
+		return NULL;
+	if (lx_xprt_unlikely(n == q->lazy) && xmitq_in_push(q, &n->inq))
+		return NULL;
+	return n;
 }
 
 /*
@@ -430,7 +450,7 @@ struct lx_xprt_xmit_node *lx_xprt_xmitq_peek_fifo(struct lx_xprt_xmitq *q)
 	if (!cds_list_empty(&q->credited) || !cds_list_empty(&q->ring))
 		return NULL;
 	qn = __cds_wfcq_first_nonblocking(&q->in_head, &q->in_tail);
-	if (!qn || qn == CDS_WFCQ_WOULDBLOCK)
+	if (!qn || qn == CDS_WFCQ_WOULDBLOCK || xmitq_in_push(q, qn))
 		return NULL;
 	lx_xprt_tsan_acquire(xmitq_node_of_inq(qn));
 	return xmitq_node_of_inq(qn);
@@ -439,8 +459,8 @@ struct lx_xprt_xmit_node *lx_xprt_xmitq_peek_fifo(struct lx_xprt_xmitq *q)
 void lx_xprt_xmitq_pop_fifo(struct lx_xprt_xmitq *q,
 			    struct lx_xprt_xmit_node *n)
 {
-	/* the first node: its successor's push may still be linking it,
-	 * which the blocking dequeue waits out (a few instructions) */
+	/* the first node, not waiting for a push (peek_fifo saw to it):
+	 * the blocking dequeue returns at once */
 	__cds_wfcq_dequeue_blocking(&q->in_head, &q->in_tail);
 	n->state = LX_XPRT_XMIT_IDLE;
 	atomic_store_explicit(&n->queued, false, memory_order_release);

@@ -241,7 +241,8 @@ struct lx_xprt_xmit_node *lx_xprt_xmitq_peek(struct lx_xprt_xmitq *q);
  *
  * Never waits for producers: a node whose push has not returned yet, and
  * nodes pushed after it, are left for a later call (the kick that follows
- * that push).
+ * that push); so is the node pushed just before such a push, when it is
+ * next.
  * Context: consumer only (transmit lock held).
  * Return: the node (no longer queued; the caller owns it again), or NULL
  * when nothing can be taken now or @q is NULL.
@@ -260,7 +261,8 @@ struct lx_xprt_xmit_node *lx_xprt_xmitq_pop(struct lx_xprt_xmitq *q);
  * are empty: a sorted node is older than every incoming one.
  * Context: consumer only.
  * Return: the node, still queued; NULL when something is sorted, nothing
- * is pushed, or the first push is still in progress (use peek/pop).
+ * is pushed, or the first push, or the push of the node after it, is still
+ * in progress (use peek/pop).
  */
 struct lx_xprt_xmit_node *lx_xprt_xmitq_peek_fifo(struct lx_xprt_xmitq *q);
 
