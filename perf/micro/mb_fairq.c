@@ -333,6 +333,15 @@ static void consumer_tick(bool sample)
 		sample_backlog();
 }
 
+/* Nothing to pop: count it inside the window, let the owners run. */
+static void consumer_idle(void)
+{
+	if (atomic_load_explicit(&consumer_window, memory_order_relaxed) == 1)
+		consumer_empty++;
+	consumer_tick(false);
+	sched_yield();
+}
+
 /* Take one request the way xmit_next() does: as pushed while @as_pushed and
  * nothing is sorted, else sorted. */
 static struct breq *lib_take(bool *as_pushed)
@@ -366,11 +375,7 @@ static void *consumer_lib(void)
 		       (batch[n] = lib_take(&as_pushed)) != NULL)
 			n++;
 		if (!n) {
-			if (atomic_load_explicit(&consumer_window,
-						 memory_order_relaxed) == 1)
-				consumer_empty++;
-			consumer_tick(false);
-			sched_yield();
+			consumer_idle();
 			continue;
 		}
 		/* one send for the batch, about 1 us, and 1 us of work per
@@ -403,11 +408,7 @@ static void *consumer_main(void *arg)
 		struct breq *r = ops->pop();
 
 		if (!r) {
-			if (atomic_load_explicit(&consumer_window,
-						 memory_order_relaxed) == 1)
-				consumer_empty++;
-			consumer_tick(false);
-			sched_yield();
+			consumer_idle();
 			continue;
 		}
 		r->o->popped++;
