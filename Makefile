@@ -22,12 +22,16 @@ PREFIX     ?= /usr/local
 # Multiarch library directory (lib/x86_64-linux-gnu...) wherever the
 # toolchain has one: dpkg-buildpackage exports DEB_HOST_MULTIARCH,
 # elsewhere dpkg-architecture or the compiler says it; where neither knows
-# (a non-Debian system), plain lib.
+# (a non-Debian system), plain lib.  Passed to sub-makes only when known:
+# a make started before the compiler was installed (make check on a fresh
+# machine) lets its sub-makes ask again.
 ifeq ($(origin DEB_HOST_MULTIARCH),undefined)
 DEB_HOST_MULTIARCH := $(or $(shell dpkg-architecture -qDEB_HOST_MULTIARCH \
                         2>/dev/null),$(shell $(or $(CC),cc) \
                         -print-multiarch 2>/dev/null))
+ifneq ($(DEB_HOST_MULTIARCH),)
 export DEB_HOST_MULTIARCH
+endif
 endif
 LIBDIR     ?= $(PREFIX)/lib$(if $(DEB_HOST_MULTIARCH),/$(DEB_HOST_MULTIARCH))
 INCLUDEDIR ?= $(PREFIX)/include
@@ -76,6 +80,7 @@ LDFLAGS_ALL := $(SANLD) -pthread $(LDFLAGS)
 include mk/lib.mk
 include mk/tests.mk
 include mk/bench.mk
+include mk/fio.mk
 include mk/rdma.mk
 include mk/benchmarks.mk
 include mk/package.mk
@@ -85,5 +90,6 @@ clean:
 	rm -rf build
 
 -include $(LIB_OBJS:.o=.d) $(UNIT_HELPER_OBJS:.o=.d) $(MICRO_COMMON_OBJS:.o=.d) \
-	$(SIDE_OBJS:.o=.d)
+	$(SIDE_OBJS:.o=.d) \
+	$(FIO_ENGINE_OBJS:.o=.d)
 

@@ -16,7 +16,9 @@ $(O)/bench/micro/%: perf/micro/%.c $(MICRO_COMMON_OBJS) $(LIB_A)
 	$(CC) $(CFLAGS_ALL) -Iperf/micro -o $@ $< $(MICRO_COMMON_OBJS) \
 	    $(LIB_A) $(LDFLAGS_ALL) $(PKG_LIBS) -lm
 
-bench-micro: deps-check $(MICRO_BINS)
+# (built by a new make: one that reads this Makefile after deps-check)
+bench-micro: deps-check
+	@$(MAKE) --no-print-directory -s $(MICRO_BINS)
 	@scripts/run-bench-micro.sh $(O) $(MICRO_BINS)
 
 # ---------------------------------------------------------------- examples
@@ -151,12 +153,17 @@ endif
 
 # The benches are relinked when the MPI choice changes: the choice is
 # written to a file when make reads this (before it compares any times),
-# and only when it differs from what the file says.
+# and only when it differs from what the file says.  A bench's link
+# writes it again: a make that read this before Open MPI was installed
+# (or removed) can link after another make, which read it after, changed
+# the file.  The file then says what the last link used, and the next
+# make that decides otherwise relinks (tests/make/test_deps_order.sh).
 BENCH_CONFIG := $(O)/bench-mpi.cfg
 BENCH_CFG_LINE := MPI=$(if $(HAVE_MPI),openmpi,none) LINK=$(TOOLS_LINK)
+BENCH_CFG_WRITE = echo '$(BENCH_CFG_LINE)' | cmp -s - $(BENCH_CONFIG) || \
+    echo '$(BENCH_CFG_LINE)' > $(BENCH_CONFIG)
 ifneq ($(filter-out clean help print-%,$(or $(MAKECMDGOALS),all)),)
-$(shell mkdir -p $(O) && { echo '$(BENCH_CFG_LINE)' | cmp -s - $(BENCH_CONFIG) || \
-    echo '$(BENCH_CFG_LINE)' > $(BENCH_CONFIG); })
+$(shell mkdir -p $(O) && { $(BENCH_CFG_WRITE); })
 endif
 
 $(BENCH_ENGINE_A): $(BENCH_ENGINE_OBJS)
@@ -171,6 +178,7 @@ $(BENCH_ENGINE_A): $(BENCH_ENGINE_OBJS)
 $(O)/bench/%-bench: bench/backends/$$*/$$*_bench.c $(BENCH_MPI_OBJ) $(BENCH_ENGINE_A) \
 		$(TOOL_DEP) $(BENCH_CONFIG)
 	@mkdir -p $(@D)
+	@$(BENCH_CFG_WRITE)
 	$(CC) $(CFLAGS_ALL) -Ibench -o $@ $< $(BENCH_OBJS_$*) $(BENCH_MPI_OBJ) \
 	    $(BENCH_ENGINE_A) $(TOOL_LIBS) $(LDFLAGS_ALL) $(PKG_LIBS) \
 	    $(MPI_LIBS) -lm
@@ -185,14 +193,17 @@ $(O)/tests/unit/test_bench_%: tests/unit/test_bench_%.c $(BENCH_ENGINE_A) \
 
 bench: $(BENCH_BINS)
 
+# test_bench_report.sh compares mem-bench's text report with fio's
+integration: $(O)/bench/mem-bench
+
 all: bench
 
 # What `make install` puts in BINDIR: the benches (not mem-bench, nor
 # the perf/cost programs: instruments of make bench-cost), the examples
-# that are tools (not shared_read: code to read, run by
-# tests/integration/test_shared_read.sh) and xprt-plot; each with its man
-# page docs/man/NAME.1.
-EXAMPLE_TEACH   := $(O)/examples/shared_read
+# that are tools (not shared_read and loop_epoll: code to read, run by
+# tests/integration/test_shared_read.sh and test_loop_epoll.sh) and
+# xprt-plot; each with its man page docs/man/NAME.1.
+EXAMPLE_TEACH   := $(O)/examples/shared_read $(O)/examples/loop_epoll
 INSTALL_BINS    := $(BENCH_INSTALL) $(filter-out $(EXAMPLE_TEACH),$(EXAMPLE_BINS))
 INSTALL_SCRIPTS := scripts/xprt-plot
 INSTALL_MANS1   := $(foreach p,$(INSTALL_BINS) $(INSTALL_SCRIPTS),\

@@ -25,12 +25,14 @@ check-cycles: lib $(BENCH_ENGINE_OBJS) $(BENCH_MPI_OBJ) $(BENCH_OBJS_p9) \
 # ---------------------------------------------------------------- style
 FORMAT_SRCS = $(sort $(wildcard include/libxprt/*.h include/libxprt/proto/*.h xprt/*/*.[ch] rpc/*.[ch] \
               nfs3/*.[ch] p9/*.[ch] url/*.[ch] bench/*/*.[ch] bench/backends/*/*.[ch] \
-              perf/*/*.[ch] tests/*/*.[ch]))
+              perf/*/*.[ch] tests/*/*.[ch] fio/*.[ch]))
 
 format:
+	@scripts/deps.sh --check format >/dev/null 2>&1 || scripts/deps.sh format
 	clang-format -i $(FORMAT_SRCS)
 
 check-format:
+	@scripts/deps.sh --check format >/dev/null 2>&1 || scripts/deps.sh format
 	clang-format --dry-run --Werror $(FORMAT_SRCS)
 
 # ---------------------------------------------------------------- documents

@@ -101,15 +101,29 @@ check-rdma: $(O)/examples/shared_read
 # The README's test command: everything, on a fresh Debian 12 machine.
 # The fuzz targets run FUZZ_SECONDS (60) each and the fault soak
 # SOAK_SECONDS (60): short runs of what `make fuzz-long` / longer soaks do.
-check: deps-check-all check-format check-version check-man check-docs check-cycles \
-       check-unit check-cost check-install check-deb check-integration \
-       check-mpi check-plot check-rdma fuzz soak
+# Everything it needs is installed first (DEPS_ALL), and the steps run in
+# a new make that reads this Makefile after the install: what pkg-config
+# finds when make reads it (the libraries' flags, Open MPI for the
+# benches' MPI mode) is then what is installed, on a fresh machine too.
+CHECK_STEPS := check-format check-version check-man check-docs \
+       check-cycles check-deps-order check-unit check-cost check-install \
+       check-deb check-integration check-mpi check-plot check-rdma fuzz soak
+check: deps-check-all
+	@$(MAKE) --no-print-directory $(CHECK_STEPS)
 
-# Everything `make check` needs, installed once up front so every build
-# sees the same optional dependencies (Open MPI decides the benches' MPI
-# mode when they are first built).
+DEPS_ALL = scripts/deps.sh --check all >/dev/null 2>&1 || scripts/deps.sh all
 deps-check-all:
-	@scripts/deps.sh --check all >/dev/null 2>&1 || scripts/deps.sh all
+	@$(DEPS_ALL)
+
+# That order, and a make that read this Makefile before Open MPI was
+# installed: after each, bench-mpi.cfg says MPI=openmpi exactly when the
+# benches link libmpi (tests/make/test_deps_order.sh: a pkg-config that
+# shows Open MPI only once it is "installed"; a few links in a scratch
+# copy of the build tree, seconds).
+.PHONY: check-deps-order
+check-deps-order: deps-check
+	@scripts/deps.sh --check mpi >/dev/null 2>&1 || scripts/deps.sh mpi
+	tests/make/test_deps_order.sh $(O)
 
 
 # ================================================================ soak
@@ -127,8 +141,10 @@ $(SOAK_BIN): tests/soak/nfs3_soak.c $(LIB_A)
 # the wire test uses it as a workload when it is built
 integration: $(SOAK_BIN)
 
-soak: deps-check $(SOAK_BIN)
+# (built by a new make: one that reads this Makefile after deps-check)
+soak: deps-check
 	@scripts/deps.sh --check servers >/dev/null 2>&1 || scripts/deps.sh servers
+	@$(MAKE) --no-print-directory -s $(SOAK_BIN)
 	@scripts/run-soak.sh $(O) $(SOAK_SECONDS)
 
 -include $(SOAK_BIN).d

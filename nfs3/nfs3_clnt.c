@@ -67,6 +67,7 @@ static void lx_rpc_opts_from(struct lx_rpc_opts *ro,
 	ro->hard = o->hard;
 	ro->log = o->log;
 	ro->log_arg = o->log_arg;
+	ro->mode = o->mode;
 }
 
 static unsigned int setup_ms(const struct lx_nfs3_opts *o)
@@ -484,4 +485,26 @@ void lx_nfs3_stats(const struct lx_nfs3_clnt *cc, struct lx_nfs3_stats *st)
 struct lx_rpc_clnt *lx_nfs3_rpc(const struct lx_nfs3_clnt *c)
 {
 	return c->rpc;
+}
+
+int lx_nfs3_loop_fd(const struct lx_nfs3_clnt *c)
+{
+	return c ? lx_rpc_loop_fd(c->rpc) : -EINVAL;
+}
+
+unsigned int lx_nfs3_loop_events(const struct lx_nfs3_clnt *c)
+{
+	return c ? lx_rpc_loop_events(c->rpc) : 0;
+}
+
+int lx_nfs3_loop_service(struct lx_nfs3_clnt *c, unsigned int revents)
+{
+	return c ? lx_rpc_loop_service(c->rpc, revents) : -EINVAL;
+}
+
+int lx_nfs3_loop_run(struct lx_nfs3_clnt *c, struct lx_call *until,
+		     unsigned int min_done, uint64_t deadline_ns)
+{
+	return c ? lx_rpc_loop_run(c->rpc, until, min_done, deadline_ns) :
+		   -EINVAL;
 }

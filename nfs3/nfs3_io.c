@@ -58,7 +58,7 @@ static void pio_complete(struct lx_nfs3_pio *io)
 	io->call.count = (uint32_t)done;
 	io->call.proto_status = pstat;
 	io->call.res = NULL;
-	io->call.done(&io->call, status, io->call.arg);
+	lx_call_done(&io->call, status);
 }
 
 /* lx_call_cancel() of a split I/O: every piece still in flight. */
@@ -203,6 +203,11 @@ int lx_nfs3_io_once(struct lx_nfs3_clnt *c, struct lx_nfs3_pio *io,
 	err = pio_start(c, io, fh, buf, LX_XPRT_MIN(count, max), offset, write,
 			stable);
 	if (!err) {
+		/* caller-driven: the completion comes from servicing the
+		 * client on this thread, the owner */
+		if (lx_nfs3_loop_fd(c) >= 0)
+			while (!w.done)
+				lx_nfs3_loop_run(c, NULL, 1, 0);
 		pthread_mutex_lock(&w.lock);
 		while (!w.done)
 			pthread_cond_wait(&w.cond, &w.lock);

@@ -128,7 +128,7 @@ static void lx_nfs3_rpc_done(struct lx_call *call, int status)
 	else if (!status && ctx->proc == LX_NFS3PROC_WRITE)
 		call->count = ((struct lx_nfs3_write_res *)ctx->res)->count;
 	/* the caller may reuse @call from here on: touch nothing after */
-	call->done(call, status, call->arg);
+	lx_call_done(call, status);
 }
 
 /*

@@ -294,7 +294,7 @@ static void lx_p9_done(struct lx_xprt_req *req, int status)
 	call->count = status ? 0 : lx_p9_io_count(pc);
 	call->proto_status = pc->server_err ? (uint32_t)-status : 0;
 	call->res = pc->kind == LX_P9C_ASYNC && !status ? &pc->rx : NULL;
-	call->done(call, status, call->arg);
+	lx_call_done(call, status);
 	lx_xprt_req_put(req);
 }
 

@@ -361,6 +361,7 @@ int lx_p9_create(struct lx_p9_clnt **cp, const struct lx_p9_opts *opts)
 	xo.log = c->opts.log;
 	xo.log_arg = c->opts.log_arg;
 	xo.zerocopy = c->opts.zerocopy;
+	xo.mode = c->opts.mode;
 	err = lx_xprt_create(&c->x, &xo);
 	if (err) {
 		char ml[240] = "";
@@ -487,4 +488,26 @@ void lx_p9_stats(const struct lx_p9_clnt *cc, struct lx_p9_stats *st)
 	st->fids_lost = atomic_load(&c->st.fids_lost);
 	st->fids_in_use = lx_xprt_tags_in_use(c->fids);
 	lx_xprt_stats(c->x, &st->xprt);
+}
+
+int lx_p9_loop_fd(const struct lx_p9_clnt *c)
+{
+	return c ? lx_xprt_loop_fd(c->x) : -EINVAL;
+}
+
+unsigned int lx_p9_loop_events(const struct lx_p9_clnt *c)
+{
+	return c ? lx_xprt_loop_events(c->x) : 0;
+}
+
+int lx_p9_loop_service(struct lx_p9_clnt *c, unsigned int revents)
+{
+	return c ? lx_xprt_loop_service(c->x, revents) : -EINVAL;
+}
+
+int lx_p9_loop_run(struct lx_p9_clnt *c, struct lx_call *until,
+		   unsigned int min_done, uint64_t deadline_ns)
+{
+	return c ? lx_xprt_loop_run(c->x, until, min_done, deadline_ns) :
+		   -EINVAL;
 }

@@ -280,6 +280,20 @@ static void lx_p9_pio_done(struct lx_call *call, int status, void *arg)
 	pthread_mutex_unlock(&io->lock);
 }
 
+/* Wait for a piece of @io to complete (@io->lock held): on the condition
+ * variable, or, caller-driven, by servicing the session (unlocked: the
+ * completions run here and take the lock). */
+static void lx_p9_pio_wait(struct lx_p9_clnt *c, struct lx_p9_pio *io)
+{
+	if (c->opts.mode == LX_XPRT_MODE_CALLER) {
+		pthread_mutex_unlock(&io->lock);
+		lx_p9_loop_run(c, NULL, 1, 0);
+		pthread_mutex_lock(&io->lock);
+	} else {
+		pthread_cond_wait(&io->cond, &io->lock);
+	}
+}
+
 static int lx_p9_pio(struct lx_p9_clnt *c, uint8_t type, uint32_t fid,
 		     void *buf, size_t len, uint64_t offset, size_t *done)
 {
@@ -300,7 +314,7 @@ static int lx_p9_pio(struct lx_p9_clnt *c, uint8_t type, uint32_t fid,
 	pthread_mutex_lock(&io.lock);
 	while (pos < len && io.stop == SIZE_MAX) {
 		while (io.inflight == LX_P9_PIO_DEPTH)
-			pthread_cond_wait(&io.cond, &io.lock);
+			lx_p9_pio_wait(c, &io);
 		for (i = 0; i < LX_P9_PIO_DEPTH; i++) {
 			k = &ch[i];
 			if (!k->busy)
@@ -336,7 +350,7 @@ static int lx_p9_pio(struct lx_p9_clnt *c, uint8_t type, uint32_t fid,
 		pos += k->len;
 	}
 	while (io.inflight)
-		pthread_cond_wait(&io.cond, &io.lock);
+		lx_p9_pio_wait(c, &io);
 	pthread_mutex_unlock(&io.lock);
 	pthread_cond_destroy(&io.cond);
 	pthread_mutex_destroy(&io.lock);

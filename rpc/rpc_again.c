@@ -25,6 +25,7 @@
 #include <time.h>
 
 #include "rpc_int.h"
+#include "xprt/core/call_int.h"
 #include "xprt/blocks/byteorder.h"
 #include "xprt/blocks/util.h"
 
@@ -61,7 +62,7 @@ static void again_complete(struct lx_xprt_req *req, int err)
 	if (t->complete)
 		t->complete(t->call, err);
 	else
-		t->call->done(t->call, err, t->call->arg);
+		lx_call_done(t->call, err);
 	lx_xprt_req_put(req);
 }
 
@@ -94,17 +95,54 @@ static uint64_t again_now(void)
 	return lx_xprt_now_ns();
 }
 
+/*
+ * Resubmit @t, due and taken off the list (@l->lock held, dropped
+ * meanwhile): @t is the call's until it completes, not touched after the
+ * resubmit, which holds the request for us.
+ */
+static void again_fire(struct lx_rpc_later *l, struct lx_rpc_task *t)
+{
+	struct lx_xprt_req *req = t->req;
+	bool cancel;
+	int err;
+
+	l->busy = req;
+	l->cancel = false;
+	pthread_mutex_unlock(&l->lock);
+	err = lx_rpc_again_send(req);
+	pthread_mutex_lock(&l->lock);
+	cancel = l->cancel;
+	l->busy = NULL;
+	l->cancel = false;
+	pthread_mutex_unlock(&l->lock);
+	if (err) {
+		again_complete(req, cancel ? -ECANCELED : err);
+	} else {
+		if (cancel) /* cancelled while we sent it */
+			lx_xprt_req_cancel(req);
+		lx_xprt_req_put(req);
+	}
+	pthread_mutex_lock(&l->lock);
+}
+
+/* The earliest waiting call's link (@l->lock held, the list not empty). */
+static struct lx_rpc_task **again_first(struct lx_rpc_later *l)
+{
+	struct lx_rpc_task **pp, **first = &l->head;
+
+	for (pp = &l->head; *pp; pp = &(*pp)->later_next)
+		if ((*pp)->later_due < (*first)->later_due)
+			first = pp;
+	return first;
+}
+
 /* The retry thread: resubmit each call when it is due. */
 static void *again_main(void *arg)
 {
 	struct lx_rpc_clnt *cl = arg;
 	struct lx_rpc_later *l = &cl->later;
-	struct lx_rpc_task *t, **pp, **first;
-	struct lx_xprt_req *req;
+	struct lx_rpc_task *t, **first;
 	struct timespec ts;
-	bool cancel;
-	uint64_t now;
-	int err;
 
 	pthread_mutex_lock(&l->lock);
 	while (!l->stop) {
@@ -112,41 +150,53 @@ static void *again_main(void *arg)
 			pthread_cond_wait(&l->cond, &l->lock);
 			continue;
 		}
-		first = &l->head;
-		for (pp = &l->head; *pp; pp = &(*pp)->later_next)
-			if ((*pp)->later_due < (*first)->later_due)
-				first = pp;
-		now = again_now();
-		if ((*first)->later_due > now) {
+		first = again_first(l);
+		if ((*first)->later_due > again_now()) {
 			ts = lx_xprt_ns_to_timespec((*first)->later_due);
 			pthread_cond_timedwait(&l->cond, &l->lock, &ts);
 			continue;
 		}
 		t = *first;
 		*first = t->later_next;
-		req = t->req;
-		l->busy = req;
-		l->cancel = false;
-		pthread_mutex_unlock(&l->lock);
-		/* @t is the call's until it completes: not touched after the
-		 * resubmit, which holds the request for us */
-		err = lx_rpc_again_send(req);
-		pthread_mutex_lock(&l->lock);
-		cancel = l->cancel;
-		l->busy = NULL;
-		l->cancel = false;
-		pthread_mutex_unlock(&l->lock);
-		if (err) {
-			again_complete(req, cancel ? -ECANCELED : err);
-		} else {
-			if (cancel) /* cancelled while we sent it */
-				lx_xprt_req_cancel(req);
-			lx_xprt_req_put(req);
-		}
-		pthread_mutex_lock(&l->lock);
+		again_fire(l, t);
 	}
 	pthread_mutex_unlock(&l->lock);
 	return NULL;
+}
+
+/*
+ * Caller-driven mode: the owner's service runs this instead of a thread
+ * (lx_xprt__loop_set_hook()).  Return the next call's due time, 0 when
+ * none waits.
+ */
+static uint64_t again_hook(void *arg, uint64_t now)
+{
+	struct lx_rpc_clnt *cl = arg;
+	struct lx_rpc_later *l = &cl->later;
+	struct lx_rpc_task *t, **first;
+	uint64_t next = 0;
+
+	if (!l->head)
+		return 0; /* the owner's alone: nothing waits */
+	pthread_mutex_lock(&l->lock);
+	while (!l->stop && l->head) {
+		first = again_first(l);
+		if ((*first)->later_due > now) {
+			next = (*first)->later_due;
+			break;
+		}
+		t = *first;
+		*first = t->later_next;
+		again_fire(l, t);
+	}
+	pthread_mutex_unlock(&l->lock);
+	return next;
+}
+
+void lx_rpc_again_loop(struct lx_rpc_clnt *cl)
+{
+	cl->later.loop = true;
+	lx_xprt__loop_set_hook(cl->x[0], again_hook, cl);
 }
 
 int lx_rpc_again_queue(struct lx_xprt_req *req, unsigned int ms)
@@ -162,7 +212,7 @@ int lx_rpc_again_queue(struct lx_xprt_req *req, unsigned int ms)
 		err = -ESHUTDOWN;
 		goto out;
 	}
-	if (!l->started) {
+	if (!l->started && !l->loop) {
 		err = -pthread_create(&l->thread, NULL, again_main, t->cl);
 		if (err)
 			goto out;

@@ -20,11 +20,14 @@
  * retransmissions the call fails with -ETIMEDOUT (a major timeout).
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/random.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <libxprt/proto/rdma.h>
 
@@ -295,7 +298,7 @@ static void lx_rpc_done(struct lx_xprt_req *req, int status)
 	if (t->complete)
 		t->complete(t->call, status);
 	else
-		t->call->done(t->call, status, t->call->arg);
+		lx_call_done(t->call, status);
 	lx_xprt_req_put(req);
 }
 
@@ -582,6 +585,15 @@ static __attribute__((noinline)) void lx_rpc_sync_again(struct lx_xprt_req *req,
 	while (t->again_ms) {
 		ts.tv_sec = t->again_ms / 1000;
 		ts.tv_nsec = (long)(t->again_ms % 1000) * 1000000;
+		if (lx_xprt_unlikely(t->cl->opts.mode == LX_XPRT_MODE_CALLER)) {
+			/* the owner's other calls go on meanwhile */
+			lx_xprt_loop_run(req->xprt, NULL, UINT_MAX,
+					 lx_xprt_now_ns() +
+						 (uint64_t)t->again_ms *
+							 1000000u);
+			ts.tv_sec = 0;
+			ts.tv_nsec = 0;
+		}
 		t->again_ms = 0;
 		while (nanosleep(&ts, &ts) && errno == EINTR)
 			;
@@ -663,6 +675,35 @@ static void lx_rpc_apply_defaults(struct lx_rpc_opts *o)
 		o->retrans = 0;
 }
 
+/*
+ * Caller-driven with several connections: one descriptor for the client,
+ * an epoll set of theirs (each is an epoll set itself, readable when
+ * anything of its connection is due).
+ */
+static int lx_rpc_loop_set(struct lx_rpc_clnt *cl)
+{
+	struct epoll_event ev = {.events = EPOLLIN};
+	unsigned int i;
+	int err;
+
+	if (cl->nconn < 2)
+		return 0;
+	cl->loop_ep = epoll_create1(EPOLL_CLOEXEC);
+	if (cl->loop_ep < 0)
+		return -errno;
+	for (i = 0; i < cl->nconn; i++) {
+		ev.data.u32 = i;
+		if (epoll_ctl(cl->loop_ep, EPOLL_CTL_ADD,
+			      lx_xprt_loop_fd(cl->x[i]), &ev) < 0) {
+			err = -errno;
+			close(cl->loop_ep);
+			cl->loop_ep = -1;
+			return err;
+		}
+	}
+	return 0;
+}
+
 /* See rpc_int.h. */
 int lx_rpc__create(struct lx_rpc_clnt **clp, const struct lx_rpc_opts *opts,
 		   const struct lx_xprt_rdma_ulp *ulp)
@@ -682,6 +723,7 @@ int lx_rpc__create(struct lx_rpc_clnt **clp, const struct lx_rpc_opts *opts,
 	if (!cl)
 		return -ENOMEM;
 	cl->opts = *opts;
+	cl->loop_ep = -1;
 	lx_rpc_apply_defaults(&cl->opts);
 	if (cl->opts.buf_size < LX_RPC_HDR_MAX) {
 		err = -EINVAL;
@@ -720,6 +762,7 @@ int lx_rpc__create(struct lx_rpc_clnt **clp, const struct lx_rpc_opts *opts,
 	xo.log = cl->opts.log;
 	xo.log_arg = cl->opts.log_arg;
 	xo.zerocopy = cl->opts.zerocopy;
+	xo.mode = cl->opts.mode;
 	/* soft: a call the server drops the connection on, retrans + 1
 	 * times before any reply, is not going to be answered */
 	xo.early_loss_limit = cl->opts.hard ? 0 : cl->opts.retrans + 1;
@@ -751,6 +794,12 @@ int lx_rpc__create(struct lx_rpc_clnt **clp, const struct lx_rpc_opts *opts,
 			lx_xprt__keep_bufs(cl->x[i]);
 		cl->nconn++;
 	}
+	if (cl->opts.mode == LX_XPRT_MODE_CALLER) {
+		err = lx_rpc_loop_set(cl);
+		if (err)
+			goto out_xprts;
+		lx_rpc_again_loop(cl); /* JUKEBOX retries: the loop's timers */
+	}
 	/* as many bits as the transports' key_mask (xprt.h: reply keys) */
 	while ((1u << cl->xid_shift) < lx_xprt_max_reqs(cl->x[0]))
 		cl->xid_shift++;
@@ -780,6 +829,8 @@ void lx_rpc_destroy(struct lx_rpc_clnt *cl)
 	for (i = 0; i < cl->nconn; i++)
 		lx_xprt_destroy(cl->x[i]);
 	lx_xprt_pool_destroy(cl->pool);
+	if (cl->loop_ep >= 0)
+		close(cl->loop_ep);
 	free(cl);
 }
 
@@ -809,4 +860,44 @@ void lx_rpc_stats(const struct lx_rpc_clnt *cl, struct lx_rpc_stats *st)
 		for (k = 0; k < sizeof(one) / sizeof(uint64_t); k++)
 			sum[k] += add[k];
 	}
+}
+
+/* Caller-driven mode: one connection's loop, or several in one set. */
+int lx_rpc_loop_fd(const struct lx_rpc_clnt *cl)
+{
+	if (!cl)
+		return -EINVAL;
+	return cl->loop_ep >= 0 ? cl->loop_ep : lx_xprt_loop_fd(cl->x[0]);
+}
+
+unsigned int lx_rpc_loop_events(const struct lx_rpc_clnt *cl)
+{
+	return cl ? lx_xprt_loop_events(cl->x[0]) : 0;
+}
+
+int lx_rpc_loop_service(struct lx_rpc_clnt *cl, unsigned int revents)
+{
+	unsigned int i;
+	int n = 0, r;
+
+	if (!cl)
+		return -EINVAL;
+	for (i = 0; i < cl->nconn; i++) {
+		r = lx_xprt_loop_service(cl->x[i], i ? 0 : revents);
+		if (r < 0)
+			return r;
+		n += r;
+	}
+	return n;
+}
+
+int lx_rpc_loop_run(struct lx_rpc_clnt *cl, struct lx_call *until,
+		    unsigned int min_done, uint64_t deadline_ns)
+{
+	int fd = lx_rpc_loop_fd(cl);
+
+	if (fd < 0)
+		return fd;
+	return lx_xprt__loop_run_set(cl->x, cl->nconn, fd, until, min_done,
+				     deadline_ns);
 }

@@ -27,7 +27,8 @@ int lx_rpc_create(struct lx_rpc_clnt **clp, const struct lx_rpc_opts *opts)
 		/* rpcbind maps TCP ports: RDMA needs an explicit one */
 		if (rdma)
 			return -EINVAL;
-		err = lx_rpcbind_getport_tcp(o.host, o.prog, o.vers, &o.port);
+		err = lx_rpcbind_getport_tcp(o.host, o.prog, o.vers, o.mode,
+					     &o.port);
 		if (err)
 			return err;
 	}

@@ -30,6 +30,7 @@ struct lx_rpc_task;
  * @head: the waiting calls (few: an unsorted list)
  * @busy: the request the thread is resubmitting now
  * @cancel: @busy was cancelled meanwhile
+ * @loop: caller-driven mode: no thread, the owner's service resubmits
  */
 struct lx_rpc_later {
 	pthread_mutex_t lock;
@@ -39,6 +40,7 @@ struct lx_rpc_later {
 	struct lx_rpc_task *head;
 	struct lx_xprt_req *busy;
 	bool cancel;
+	bool loop;
 };
 
 /**
@@ -52,6 +54,8 @@ struct lx_rpc_later {
  * @hdr: pre-encoded call header template (XID and procedure patched per
  *	call), through libtirpc's xdr_callmsg
  * @hdr_len: its length
+ * @loop_ep: caller-driven mode with several connections: an epoll set of
+ *	their loop descriptors, the client's one descriptor (-1 otherwise)
  */
 struct lx_rpc_clnt {
 	struct lx_rpc_opts opts;
@@ -67,6 +71,7 @@ struct lx_rpc_clnt {
 	char machine[256];
 	struct lx_xprt_rdma_opts rdma;
 	struct lx_rpc_later later;
+	int loop_ep; /* caller-driven, nconnect > 1: the connections' set */
 };
 
 /**
@@ -208,11 +213,15 @@ int lx_rpc_again_cancel(struct lx_xprt_req *req);
 /** lx_rpc_again_stop() - at destroy: the waiting calls end -ESHUTDOWN */
 void lx_rpc_again_stop(struct lx_rpc_clnt *cl);
 
+/* caller-driven mode: calls wait on the loop of @cl's transport instead
+ * of a retry thread (lx_xprt__loop_set_hook()) */
+void lx_rpc_again_loop(struct lx_rpc_clnt *cl);
+
 /* rpc_auth.c */
 int lx_rpc_build_header(struct lx_rpc_clnt *cl);
 
-/* rpc_rpcb.c */
+/* rpc_rpcb.c: the GETPORT of lx_rpc_create(), on a client of @mode */
 int lx_rpcbind_getport_tcp(const char *host, uint32_t prog, uint32_t vers,
-			   uint16_t *port);
+			   enum lx_xprt_mode mode, uint16_t *port);
 
 #endif /* LX_RPC_RPC_INT_H */

@@ -21,10 +21,12 @@
 #include "rpc_int.h"
 
 static int lx_rpcbind_open(struct lx_rpc_clnt **clp,
-			   const struct lx_rpcbind_opts *o, uint32_t vers)
+			   const struct lx_rpcbind_opts *o, uint32_t vers,
+			   enum lx_xprt_mode mode)
 {
 	struct lx_rpc_opts co = {0};
 
+	co.mode = mode;
 	co.host = o->host;
 	co.port = o->port ? o->port : LX_RPCBIND_PORT;
 	co.prog = RPCBPROG;
@@ -37,8 +39,10 @@ static int lx_rpcbind_open(struct lx_rpc_clnt **clp,
 	return lx_rpc__create(clp, &co, NULL);
 }
 
-int lx_rpcbind_getport(const struct lx_rpcbind_opts *o, uint32_t prog,
-		       uint32_t vers, int proto, uint16_t *port)
+/* lx_rpcbind_getport() on a client of @mode */
+static int rpcbind_getport(const struct lx_rpcbind_opts *o, uint32_t prog,
+			   uint32_t vers, int proto, uint16_t *port,
+			   enum lx_xprt_mode mode)
 {
 	struct lx_rpc_clnt *cl;
 	struct pmap pm = {0};
@@ -47,7 +51,7 @@ int lx_rpcbind_getport(const struct lx_rpcbind_opts *o, uint32_t prog,
 
 	if (!o || !o->host || !port)
 		return -EINVAL;
-	err = lx_rpcbind_open(&cl, o, PMAPVERS);
+	err = lx_rpcbind_open(&cl, o, PMAPVERS, mode);
 	if (err)
 		return err;
 	pm.pm_prog = prog;
@@ -66,12 +70,19 @@ int lx_rpcbind_getport(const struct lx_rpcbind_opts *o, uint32_t prog,
 	return 0;
 }
 
+int lx_rpcbind_getport(const struct lx_rpcbind_opts *o, uint32_t prog,
+		       uint32_t vers, int proto, uint16_t *port)
+{
+	return rpcbind_getport(o, prog, vers, proto, port,
+			       LX_XPRT_MODE_THREADED);
+}
+
 int lx_rpcbind_getport_tcp(const char *host, uint32_t prog, uint32_t vers,
-			   uint16_t *port)
+			   enum lx_xprt_mode mode, uint16_t *port)
 {
 	struct lx_rpcbind_opts o = {.host = host};
 
-	return lx_rpcbind_getport(&o, prog, vers, IPPROTO_TCP, port);
+	return rpcbind_getport(&o, prog, vers, IPPROTO_TCP, port, mode);
 }
 
 int lx_rpcbind_getaddr(const struct lx_rpcbind_opts *o, uint32_t rpcbvers,
@@ -86,7 +97,7 @@ int lx_rpcbind_getaddr(const struct lx_rpcbind_opts *o, uint32_t rpcbvers,
 	if (!o || !o->host || !netid || !uaddr || !len ||
 	    (rpcbvers != RPCBVERS && rpcbvers != RPCBVERS4))
 		return -EINVAL;
-	err = lx_rpcbind_open(&cl, o, rpcbvers);
+	err = lx_rpcbind_open(&cl, o, rpcbvers, LX_XPRT_MODE_THREADED);
 	if (err)
 		return err;
 	args.r_prog = prog;
@@ -152,7 +163,7 @@ int lx_rpcbind_dump(const struct lx_rpcbind_opts *o, uint32_t rpcbvers,
 	if (rpcbvers == PMAPVERS) {
 		struct pmaplist *head = NULL, *pl;
 
-		err = lx_rpcbind_open(&cl, o, PMAPVERS);
+		err = lx_rpcbind_open(&cl, o, PMAPVERS, LX_XPRT_MODE_THREADED);
 		if (err)
 			return err;
 		err = lx_rpc_call_simple(cl, PMAPPROC_DUMP, NULL, NULL,
@@ -175,7 +186,7 @@ int lx_rpcbind_dump(const struct lx_rpcbind_opts *o, uint32_t rpcbvers,
 	if (rpcbvers == RPCBVERS || rpcbvers == RPCBVERS4) {
 		rpcblist_ptr head = NULL, rl;
 
-		err = lx_rpcbind_open(&cl, o, rpcbvers);
+		err = lx_rpcbind_open(&cl, o, rpcbvers, LX_XPRT_MODE_THREADED);
 		if (err)
 			return err;
 		err = lx_rpc_call_simple(cl, RPCBPROC_DUMP, NULL, NULL,

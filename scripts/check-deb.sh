@@ -15,7 +15,7 @@
 #  4. lintian on the result: an error or a warning fails (the tags that
 #     remain by design are overridden in debian/*.lintian-overrides, each
 #     with its reason)
-#  5. the three packages unpacked with dpkg-deb -x into build/deb/root
+#  5. the four packages unpacked with dpkg-deb -x into build/deb/root
 #     (nothing installed on the host, no dpkg database touched): their
 #     contents, their dependencies, every program with its man page; the
 #     examples, the benches' --help and xprt-plot run from there with
@@ -64,6 +64,15 @@ else
 fi
 ok "$(find "$src" -type f | wc -l) files"
 
+# fio's source for the engine, as the source package carries it (its
+# second upstream tarball, fiosrc/): fetched once into .cache/fio
+step "fio's source for the engine (fiosrc/)"
+fsrc=$(scripts/fio-source.sh 2>"$work/fio-source.log" | tail -1) ||
+	{ cat "$work/fio-source.log" >&2; fail "scripts/fio-source.sh"; }
+cp -a "$fsrc" "$src/fiosrc"
+rm -f "$src"/fiosrc/.libxprt-configure*
+ok "${fsrc##*/}"
+
 step "dpkg-buildpackage -us -uc -b (parallel=2)"
 tb=$(date +%s)
 # nothing of the calling make leaks in (its -j, jobserver, BUILD=...)
@@ -79,7 +88,7 @@ fi
 ok "$(($(date +%s) - tb)) s"
 
 debs=()
-for p in libxprt0 libxprt-dev libxprt-tools; do
+for p in libxprt0 libxprt-dev libxprt-tools libxprt-fio; do
 	d=$work/${p}_${debver}_$arch.deb
 	[[ -f $d ]] || fail "$d was not built"
 	debs+=("$d")
@@ -134,6 +143,14 @@ dep=$(dpkg-deb -f "$work/libxprt-tools_${debver}_$arch.deb" Depends)
 [[ $dep == *"libxprt0 (>= $version)"* ]] || fail "libxprt-tools Depends: $dep"
 dep=$(dpkg-deb -f "$work/libxprt-dev_${debver}_$arch.deb" Depends)
 [[ $dep == *"libxprt0 (= $debver)"* ]] || fail "libxprt-dev Depends: $dep"
+for f in ./usr/lib/libxprt/fio/libxprt-fio.so \
+	./usr/share/man/man7/libxprt-fio.7.gz \
+	./usr/share/libxprt/fio/nfs-verify.fio; do
+	has "$f" lsdeb libxprt-fio || fail "libxprt-fio has no $f"
+done
+dep=$(dpkg-deb -f "$work/libxprt-fio_${debver}_$arch.deb" Depends)
+[[ $dep == *"fio (<< 3.34~), fio (>= 3.33)"* ]] ||
+	fail "libxprt-fio Depends: $dep"
 ok "$(wc -w <<<"$progs") programs"
 
 step "the unpacked programs run on the unpacked library"
@@ -149,6 +166,8 @@ for p in nfs3-bench p9-bench; do
 done
 has "engine $version," "$B/nfs3-bench" --version || fail "nfs3-bench --version"
 has "usage: xprt-plot" "$B/xprt-plot" --help || fail "xprt-plot --help"
+has "nfs_url" fio --enghelp="$root/usr/lib/libxprt/fio/libxprt-fio.so" ||
+	fail "fio does not load the unpacked engine"
 # the example's own work, as far as it needs no server: a NULL call to a
 # port nothing listens on (tcpmux, 1) fails cleanly, through the library
 set +e
@@ -190,5 +209,5 @@ ok
 unset LD_LIBRARY_PATH
 
 [[ -n ${KEEP:-} ]] || rm -rf "$src" "$root" "$work/user"
-echo "check-deb: libxprt0, libxprt-dev, libxprt-tools $debver built," \
+echo "check-deb: libxprt0, libxprt-dev, libxprt-tools, libxprt-fio $debver built," \
 	"lintian-clean, unpacked and run ($(($(date +%s) - t0)) s; packages in $work)"

@@ -279,12 +279,17 @@ unsigned int bench_cli_positionals(const struct bench_backend_ops *ops,
 				   int argc, char **argv, int *pos,
 				   unsigned int max);
 
+/* options.c: --server, --nfs_url and --filename URLs */
+bool bench_url_is(const struct bench *b, const char *s);
+int bench_url_apply(struct bench *b, const char *s, char *file, size_t len);
+
 /* multi.c: a run of fio job files (their sections); 0 when argv names
  * none (then *handled is false) */
 int bench_main_jobfiles(const struct bench_backend_ops *ops, int argc,
 			char **argv, bool *handled);
 
-/* cli.c: a fio option accepted with a note on how it is read (once) */
+/* options.c: a fio option accepted with a note on how it is read; cli.c:
+ * each note once */
 void bench_note(const char *opt, const char *value, const char *how);
 void bench_notes_reset(void);
 
@@ -463,7 +468,8 @@ long bench_pattern_check(const void *buf, uint64_t off, size_t len,
 			 uint32_t tag, uint8_t *expected, uint8_t *got);
 
 /* report.c */
-int bench_report_normal(struct bench *b, FILE *f);
+int bench_report_normal(struct bench *b, FILE *f, bool head);
+int bench_report_normal_multi(struct bench **bs, unsigned int n, FILE *f);
 int bench_report_json(struct bench *b, FILE *f, bool plus);
 int bench_report_json_multi(struct bench **bs, unsigned int n,
 			    char *const *globals, unsigned int nglobals,

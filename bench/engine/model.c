@@ -51,6 +51,7 @@ void bench_opts_defaults(struct bench_opts *o)
 	o->per_job_logs = true;
 	o->nrfiles = 1;
 	o->kb_base = 1024;
+	o->pct_prec = 2; /* fio's default list: 99.99th */
 	o->fmts = BENCH_FMT_BIT(FMT_NORMAL);
 }
 

@@ -197,6 +197,7 @@ struct bench_opts {
 	unsigned int kb_base;	    /* --kb_base */
 	double pcts[BENCH_MAX_PCT]; /* --percentile_list */
 	unsigned int npcts;
+	unsigned int pct_prec;	     /* their decimals in the text report */
 	unsigned int fmts;	     /* BENCH_FMT_BIT() of --output-format */
 	uint64_t eta_newline_ns;     /* --eta-newline */
 	uint64_t status_interval_ns; /* --status-interval */

@@ -119,14 +119,8 @@ static int report(struct section_run *runs, unsigned int n,
 		ret = bench_report_json_multi(
 			bs, n, jf->globals, jf->nglobals, out,
 			o->fmts & BENCH_FMT_BIT(FMT_JSON_PLUS));
-	if (o->fmts & BENCH_FMT_BIT(FMT_NORMAL))
-		for (i = 0; !ret && i < n; i++)
-			if (bs[i]->started) {
-				fprintf(out, "%s[%s] group %u\n", i ? "\n" : "",
-					bs[i]->o.name,
-					bench_report_groupid(bs[i]));
-				ret = bench_report_normal(bs[i], out);
-			}
+	if (!ret && (o->fmts & BENCH_FMT_BIT(FMT_NORMAL)))
+		ret = bench_report_normal_multi(bs, n, out);
 	free(bs);
 	if (!ret && (fflush(out) || ferror(out)))
 		ret = -EIO;

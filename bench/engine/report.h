@@ -62,6 +62,28 @@ double bench_cpu_pct(uint64_t cpu_ns, uint64_t wall_ns);
 /** bench_cpu_us_per_op() - the view's CPU microseconds per operation */
 double bench_cpu_us_per_op(const struct view *v);
 
+/**
+ * bench_lat_shares() - fio's latency_ns, _us and _ms distributions of @v
+ * (all directions; percent of its operations per bucket, fio's bucket
+ * bounds), merged in @all (a scratch histogram)
+ */
+void bench_lat_shares(const struct view *v, struct bench_hist *all,
+		      double out[3][12]);
+
+/** bench_depth_level() - fio's IO depths slot (1, 2, 4 ... >=64) of @depth */
+unsigned int bench_depth_level(unsigned int depth);
+
+/**
+ * bench_ior_next() - the next measured ior result (repetition by
+ * repetition, writes before reads); @pos starts at 0
+ * Return: the result, with its repetition in *@rep and direction in
+ * *@dir; NULL after the last.
+ */
+const struct bench_ior_result *bench_ior_next(const struct bench *b,
+					      unsigned int *pos,
+					      unsigned int *rep,
+					      enum bench_dir *dir);
+
 /** bench_all_ops() - every measured operation the report covers */
 uint64_t bench_all_ops(const struct bench *b);
 

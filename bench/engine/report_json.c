@@ -20,18 +20,65 @@ struct js {
 	bool first[16];
 };
 
-static void js_str_raw(struct js *j, const char *s)
+/*
+ * The length of the well-formed UTF-8 sequence at @s (RFC 3629: no
+ * overlong forms, no surrogates, nothing past U+10FFFF), or 0.
+ */
+static size_t utf8_len(const unsigned char *s)
 {
-	fputc('"', j->f);
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	unsigned int n, i;
+	uint32_t cp;
 
-		if (c == '"' || c == '\\')
-			fprintf(j->f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(j->f, "\\u%04x", c);
-		else
-			fputc(c, j->f);
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		n = 2;
+		cp = s[0] & 0x1f;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		n = 3;
+		cp = s[0] & 0x0f;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		n = 4;
+		cp = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80) /* also stops at the NUL */
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return n;
+}
+
+/*
+ * A JSON string whatever the bytes: a job name or option value that is
+ * not UTF-8 (--name $'caf\xe9') has each byte that starts no well-formed
+ * sequence written as U+FFFD, so that any JSON reader takes the document
+ * (fio 3.33 writes the byte as it is, which Python's json refuses).
+ */
+static void js_str_raw(struct js *j, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n;
+
+	fputc('"', j->f);
+	while (s && *s) {
+		n = utf8_len(s);
+		if (!n) {
+			fputs("\\ufffd", j->f);
+			s++;
+		} else if (*s == '"' || *s == '\\') {
+			fprintf(j->f, "\\%c", *s++);
+		} else if (*s < 0x20) {
+			fprintf(j->f, "\\u%04x", *s++);
+		} else {
+			fwrite(s, 1, n, j->f);
+			s += n;
+		}
 	}
 	fputc('"', j->f);
 }
@@ -253,56 +300,6 @@ static const char *op_str(enum bench_op op)
 	return op < BENCH_OP_NR ? n[op] : "?";
 }
 
-/* fio's buckets of latency (ns), each the upper bound of its range */
-static const uint64_t lat_bounds[3][12] = {
-	{2, 4, 10, 20, 50, 100, 250, 500, 750, 1000},
-	{2, 4, 10, 20, 50, 100, 250, 500, 750, 1000},
-	{2, 4, 10, 20, 50, 100, 250, 500, 750, 1000, 2000},
-};
-
-/* the share (percent) of @h's samples in (lo, hi] ns; hi 0: above lo */
-static double share(const struct bench_hist *h, uint64_t lo, uint64_t hi)
-{
-	uint64_t n = 0, tot = 0;
-	unsigned int i;
-
-	for (i = 0; i < BENCH_HIST_NBUCKETS; i++) {
-		uint64_t c =
-			atomic_load_explicit(&h->b[i], memory_order_relaxed);
-		uint64_t mid = bench_hist_bucket_low(i) +
-			       bench_hist_bucket_width(i) / 2;
-
-		tot += c;
-		if (mid > lo && (!hi || mid <= hi))
-			n += c;
-	}
-	return tot ? 100.0 * (double)n / (double)tot : 0.0;
-}
-
-/* fio's latency_ns/us/ms over all directions of @v */
-static void lat_shares(const struct view *v, struct bench_hist *all,
-		       double out[3][12])
-{
-	static const uint64_t mul[3] = {1, 1000, 1000000};
-	unsigned int u, k, d;
-	uint64_t lo;
-
-	bench_hist_init(all);
-	for (d = 0; d < DIR_NR; d++)
-		bench_hist_merge(all, v->h[d]);
-	for (u = 0; u < 3; u++) {
-		lo = u ? lat_bounds[u - 1][9] * mul[u - 1] : 0;
-		for (k = 0; k < (u == 2 ? 11u : 10u); k++) {
-			uint64_t hi = lat_bounds[u][k] * mul[u];
-
-			out[u][k] = share(all, lo, hi);
-			lo = hi;
-		}
-		if (u == 2)
-			out[u][11] = share(all, lo, 0);
-	}
-}
-
 static void js_levels(struct js *j, const char *key, const char *const *names,
 		      unsigned int n, unsigned int hot)
 {
@@ -312,16 +309,6 @@ static void js_levels(struct js *j, const char *key, const char *const *names,
 	for (i = 0; i < n; i++)
 		js_dbl(j, names[i], i == hot ? 100.0 : 0.0);
 	js_close(j, '}');
-}
-
-/* fio's iodepth buckets: 1, 2, 4 ... >=64; the slot a depth falls in */
-static unsigned int depth_level(unsigned int depth)
-{
-	unsigned int l = 0;
-
-	while (l < 6 && (2u << l) <= depth)
-		l++;
-	return l;
 }
 
 static void js_job_options(struct js *j, struct bench *b)
@@ -363,6 +350,7 @@ static void js_view_xprt(struct js *j, struct bench *b, const struct view *v)
 {
 	js_open(j, "xprt", '{');
 	if (v->jobid >= 0) {
+		js_str(j, "job", v->name);
 		js_i64(j, "jobid", v->jobid);
 		js_u64(j, "owner", v->owner);
 		if (bench_distributed(b)) {
@@ -417,7 +405,9 @@ static void js_view(struct js *j, struct bench *b, const struct view *v,
 	unsigned int d, k;
 
 	js_open(j, key, '{');
-	js_str(j, "jobname", v->name);
+	/* fio: the job section's name, the same for each of its clones
+	 * (ours, unique per job, is xprt.job); "all" for our aggregate */
+	js_str(j, "jobname", key ? v->name : b->o.name);
 	js_u64(j, "groupid", b->rpt.groupid);
 	js_i64(j, "error", v->err ? -v->err->status : 0);
 	js_u64(j, "eta", 0);
@@ -448,10 +438,10 @@ static void js_view(struct js *j, struct bench *b, const struct view *v,
 	js_u64(j, "minf", b->rpt.minf);
 	/* the engine keeps every slot in flight: the whole run at iodepth,
 	 * one I/O per submission and per completion */
-	js_levels(j, "iodepth_level", dl, 7, depth_level(b->o.iodepth));
+	js_levels(j, "iodepth_level", dl, 7, bench_depth_level(b->o.iodepth));
 	js_levels(j, "iodepth_submit", sl, 7, 1);
 	js_levels(j, "iodepth_complete", sl, 7, 1);
-	lat_shares(v, tmp, shares);
+	bench_lat_shares(v, tmp, shares);
 	js_open(j, "latency_ns", '{');
 	for (k = 0; k < 10; k++)
 		js_dbl(j, ln[k], shares[0][k]);
@@ -512,7 +502,9 @@ static void js_options(struct js *j, struct bench *b)
 static void js_ior(struct js *j, struct bench *b)
 {
 	const struct bench_opts *o = &b->o;
-	unsigned int r, d;
+	const struct bench_ior_result *res;
+	unsigned int r, d, pos = 0;
+	enum bench_dir dir;
 
 	js_open(j, "ior", '{');
 	js_u64(j, "block_size", o->size);
@@ -520,30 +512,21 @@ static void js_ior(struct js *j, struct bench *b)
 	js_u64(j, "repetitions", o->repetitions);
 	js_u64(j, "tasks", b->rpt.njobs);
 	js_open(j, "results", '[');
-	for (r = 0; r < o->repetitions; r++)
-		for (d = DIR_NR; d-- > 0;) {
-			const struct bench_ior_result *x;
-
-			if (d == DIR_OTHER)
-				continue;
-			x = &b->rpt.ior[r][d];
-			if (!x->done)
-				continue;
-			js_open(j, NULL, '{');
-			js_u64(j, "iteration", r);
-			js_str(j, "access", bench_dir_names[d]);
-			js_u64(j, "bytes", x->bytes);
-			js_u64(j, "ops", x->ops);
-			js_dbl(j, "bw_bytes",
-			       bench_per_sec(x->bytes, x->elapsed_ns));
-			js_dbl(j, "bw_mib",
-			       bench_per_sec(x->bytes, x->elapsed_ns) /
-				       1048576.0);
-			js_dbl(j, "iops", bench_per_sec(x->ops, x->elapsed_ns));
-			js_dbl(j, "time_s", (double)x->elapsed_ns / 1e9);
-			js_dbl(j, "lat_mean_s", x->lat_mean_ns / 1e9);
-			js_close(j, '}');
-		}
+	while ((res = bench_ior_next(b, &pos, &r, &dir))) {
+		js_open(j, NULL, '{');
+		js_u64(j, "iteration", r);
+		js_str(j, "access", bench_dir_names[dir]);
+		js_u64(j, "bytes", res->bytes);
+		js_u64(j, "ops", res->ops);
+		js_dbl(j, "bw_bytes",
+		       bench_per_sec(res->bytes, res->elapsed_ns));
+		js_dbl(j, "bw_mib",
+		       bench_per_sec(res->bytes, res->elapsed_ns) / 1048576.0);
+		js_dbl(j, "iops", bench_per_sec(res->ops, res->elapsed_ns));
+		js_dbl(j, "time_s", (double)res->elapsed_ns / 1e9);
+		js_dbl(j, "lat_mean_s", res->lat_mean_ns / 1e9);
+		js_close(j, '}');
+	}
 	js_close(j, ']');
 	js_open(j, "summary", '{');
 	for (d = DIR_NR; d-- > 0;) {
@@ -795,7 +778,7 @@ static void terse_view(FILE *f, struct bench *b, const struct view *v,
 		       const struct view *all, struct bench_hist *tmp)
 {
 	double shares[3][12];
-	unsigned int d, k, hot = depth_level(b->o.iodepth);
+	unsigned int d, k, hot = bench_depth_level(b->o.iodepth);
 
 	fprintf(f, "3;fio-3.33;%s;0;%d", v->name, v->err ? -v->err->status : 0);
 	for (d = 0; d < DIR_OTHER; d++)
@@ -808,7 +791,7 @@ static void terse_view(FILE *f, struct bench *b, const struct view *v,
 		b->rpt.minf);
 	for (k = 0; k < 7; k++)
 		fprintf(f, ";%s", k == hot ? "100.0%" : "0.0%");
-	lat_shares(v, tmp, shares);
+	bench_lat_shares(v, tmp, shares);
 	for (k = 0; k < 10; k++)
 		fprintf(f, ";%.2f%%", shares[1][k]);
 	for (k = 0; k < 12; k++)

@@ -61,8 +61,11 @@ int bench_report_formats(struct bench *b, FILE *out)
 		     (BENCH_FMT_BIT(FMT_JSON) | BENCH_FMT_BIT(FMT_JSON_PLUS))))
 		ret = bench_report_json(
 			b, out, b->o.fmts & BENCH_FMT_BIT(FMT_JSON_PLUS));
-	if (!ret && (b->o.fmts & BENCH_FMT_BIT(FMT_NORMAL)))
-		ret = bench_report_normal(b, out);
+	if (!ret && (b->o.fmts & BENCH_FMT_BIT(FMT_NORMAL))) {
+		/* fio's opening lines once, before its first report */
+		ret = bench_report_normal(b, out, !b->outs.head_said);
+		b->outs.head_said = true;
+	}
 	return ret;
 }
 

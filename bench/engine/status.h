@@ -9,6 +9,7 @@
 #ifndef BENCH_STATUS_H
 #define BENCH_STATUS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -20,11 +21,14 @@ struct bench;
  * @hist: --write_hist, or NULL
  * @status_next: when the next --status-interval report is due (0: at
  *	the end of the ramp plus one interval)
+ * @head_said: the text report's opening lines are out (fio prints them
+ *	once, before the first of its --status-interval reports)
  */
 struct bench_outputs {
 	FILE *out;
 	FILE *hist;
 	uint64_t status_next;
+	bool head_said;
 };
 
 int bench_outputs_open(struct bench *b);

@@ -3,7 +3,7 @@
  * What the user reads before a run: --help (the engine's options, then the
  * back-end's from its table, then the presets) and the presets themselves.
  * Keep this text, docs/man/common-options.inc and the option table in
- * cli.c saying the same thing.
+ * options.c saying the same thing.
  */
 #include <stdio.h>
 #include <string.h>
@@ -118,8 +118,13 @@ void bench_usage(struct bench *b, FILE *f)
 	      "  --file-per-job       each job its own file NAME.JOB.0 "
 	      "(default)\n"
 	      "  --directory DIR      where job files live (relative to the "
-	      "export/aname)\n"
-	      "  --name NAME          job name, used in file names and "
+	      "export/aname)\n",
+	      f);
+	if (ops->url_scheme && !strcmp(ops->url_scheme, "nfs"))
+		fputs("  --nfs_url URL        fio's libnfs engine's "
+		      "nfs://SERVER/EXPORT: as --server\n",
+		      f);
+	fputs("  --name NAME          job name, used in file names and "
 	      "reports [job]\n"
 	      "  --verify             write a pattern of offset, job and "
 	      "generation, check\n"

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Assemble the section 1 man pages from their sources (NAME.1.in): the
-# version from the top VERSION file, and for the benches the fragments
-# common to every program of the bench engine (options, units, presets,
-# output, exit status), so the shared text is written once.
+# Assemble the section 1 and 7 man pages from their sources (NAME.1.in,
+# NAME.7.in): the version from the top VERSION file, and for the benches
+# the fragments common to every program of the bench engine (options,
+# units, presets, output, exit status), so the shared text is written once.
 #   usage: mkman.sh [--check] [VERSION]     (VERSION: the top VERSION file)
 # --check: fail when a committed page differs from what would be generated.
 set -euo pipefail
@@ -11,7 +11,7 @@ check=0
 if [[ ${1:-} == --check ]]; then check=1; shift; fi
 version=${1:-$(cat ../../VERSION)}
 status=0
-for src in *.1.in; do
+for src in *.1.in *.7.in; do
 	page=${src%.in}
 	case $page in
 	nfs3-bench.1) root="export" nullop=", or\\n.B null\\n(the NULL procedure)" ;;
@@ -37,7 +37,7 @@ done
 # does not open with a quote has none inside (roff prints it: a stray
 # quote, as in '.BI \-\-runtime " TIME" TIME"'); a quoted argument is
 # closed.  A quote to print is \(dq, or "" inside a quoted argument.
-python3 - *.1 *.1.in *.inc *.3 <<'PY' || status=1
+python3 - *.1 *.1.in *.7 *.7.in *.inc *.3 <<'PY' || status=1
 import re
 import sys
 

@@ -29,7 +29,10 @@
  * transmitter that found the reply already in), possibly before the
  * *_async() function that started the call has returned.  It must not
  * block; a call it starts must set %LX_CALL_NOWAIT (see docs/api.md,
- * "The threading and callback contract").
+ * "The threading and callback contract").  On a caller-driven client
+ * (%LX_XPRT_MODE_CALLER, libxprt/xprt.h) done() runs on its owner thread
+ * only: inside the loop's service call, a synchronous call, or a
+ * cancel or destroy the owner makes.
  *
  * This header is of the tool tier: with nfs3.h, p9.h, rpc.h, rpcbind.h
  * (and the xprt.h, rdma.h and pool.h they need for options and counters)
@@ -129,6 +132,14 @@ struct lx_call {
  * waits for a free slot or credit (%LX_CALL_NOWAIT: %-EBUSY when no slot
  * is free).  A call not
  * sent yet releases everything at once.
+ *
+ * On a caller-driven client (%LX_XPRT_MODE_CALLER) a cancel from a thread
+ * other than the owner decides nothing: it is queued to the owner (a
+ * compare-and-swap and an eventfd write that makes the loop descriptor
+ * readable) and returns %0; the owner's next service call cancels the
+ * call as above if it is still in flight.  So done() may still report
+ * success (or any other outcome reached first), and runs on the owner.
+ * On the owner thread, or on a threaded client, the rules below hold.
  *
  * Safe from any thread, concurrently with the call's completion: a call
  * whose done() has run (or runs now) is not affected, even when its

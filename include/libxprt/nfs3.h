@@ -526,6 +526,14 @@ struct lx_nfs3_clnt;
  * @zerocopy: TCP: WRITE payloads of 32 KiB or more go out with
  *	MSG_ZEROCOPY (opt-in, for real NICs; see lx_xprt_opts.zerocopy):
  *	a WRITE then completes once the kernel has let go of its buffer
+ * @mode: %LX_XPRT_MODE_THREADED (default) or %LX_XPRT_MODE_CALLER: no
+ *	thread of the library's, the creating thread drives the client
+ *	(lx_nfs3_loop_service(); libxprt/xprt.h, enum lx_xprt_mode).
+ *	lx_nfs3_create() (rpcbind, MOUNT, FSINFO) and the synchronous calls
+ *	run the loop themselves; NFS3ERR_JUKEBOX retries wait on the loop's
+ *	timer.  With @nconnect > 1 its descriptor is an epoll set of the
+ *	connections' (see lx_rpc_opts.mode).  TCP only, without @zerocopy
+ *	(%-EOPNOTSUPP).
  */
 struct lx_nfs3_opts {
 	const char *host;
@@ -555,6 +563,7 @@ struct lx_nfs3_opts {
 	lx_xprt_log_fn log;
 	void *log_arg;
 	bool zerocopy;
+	enum lx_xprt_mode mode;
 };
 
 /**
@@ -612,6 +621,45 @@ uint32_t lx_nfs3_wsize(const struct lx_nfs3_clnt *c);
 
 /** lx_nfs3_dirsize() - READDIRPLUS maxcount the helpers use (fits buf_size) */
 uint32_t lx_nfs3_dirsize(const struct lx_nfs3_clnt *c);
+
+/**
+ * lx_nfs3_loop_fd() - the descriptor a caller-driven NFSv3 client waits on
+ * @c: a client created with mode %LX_XPRT_MODE_CALLER
+ *
+ * Its transport's lx_xprt_loop_fd() (libxprt/xprt.h has the contracts of
+ * the four lx_nfs3_loop_*() functions: events, threads, return values).
+ * Context: any thread; no locks.
+ * Return: the descriptor; %-EINVAL for a threaded client.
+ */
+int lx_nfs3_loop_fd(const struct lx_nfs3_clnt *c);
+
+/**
+ * lx_nfs3_loop_events() - lx_xprt_loop_events() of @c's transport
+ * Context: the owner thread.
+ * Return: the poll(2) events to wait for; 0 for a threaded client.
+ */
+unsigned int lx_nfs3_loop_events(const struct lx_nfs3_clnt *c);
+
+/**
+ * lx_nfs3_loop_service() - do what is due; done() callbacks run inside
+ * (lx_xprt_loop_service() of @c's transport)
+ * Context: the owner thread only; not from a done() callback.
+ * Return: the requests it completed, as lx_xprt_loop_service();
+ * %-EINVAL for a threaded client.
+ */
+int lx_nfs3_loop_service(struct lx_nfs3_clnt *c, unsigned int revents);
+
+/**
+ * lx_nfs3_loop_run() - wait and service @c until @until is done,
+ * @min_done callbacks ran, or @deadline_ns (CLOCK_MONOTONIC); with
+ * neither a call nor a count until nothing is in flight
+ * (lx_xprt_loop_run() of @c's transport)
+ * Context: the owner thread; not from a done() callback; blocks.
+ * Return: the requests completed meanwhile; %-ETIMEDOUT at
+ * @deadline_ns; %-EINVAL for a threaded client.
+ */
+int lx_nfs3_loop_run(struct lx_nfs3_clnt *c, struct lx_call *until,
+		     unsigned int min_done, uint64_t deadline_ns);
 
 /** lx_nfs3_rpc() - the underlying RPC client (stats, transports) */
 struct lx_rpc_clnt *lx_nfs3_rpc(const struct lx_nfs3_clnt *c);

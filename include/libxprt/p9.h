@@ -563,6 +563,11 @@ struct lx_p9_clnt;
  *	NULL: dropped.
  * @zerocopy: TCP: Twrite payloads of 32 KiB or more go out with
  *	MSG_ZEROCOPY (opt-in, for real NICs; see lx_xprt_opts.zerocopy)
+ * @mode: %LX_XPRT_MODE_THREADED (default) or %LX_XPRT_MODE_CALLER: no
+ *	thread of the library's, the creating thread drives the session
+ *	(lx_p9_loop_service(); libxprt/xprt.h, enum lx_xprt_mode);
+ *	lx_p9_create() and the synchronous calls run the loop themselves.
+ *	TCP only, without @zerocopy (%-EOPNOTSUPP).
  */
 struct lx_p9_opts {
 	const char *host;
@@ -584,6 +589,7 @@ struct lx_p9_opts {
 	lx_xprt_log_fn log;
 	void *log_arg;
 	bool zerocopy;
+	enum lx_xprt_mode mode;
 };
 
 /**
@@ -643,6 +649,45 @@ uint32_t lx_p9_root_fid(const struct lx_p9_clnt *c);
 
 /** lx_p9_root_qid() - the qid Rattach returned */
 struct lx_p9_qid lx_p9_root_qid(const struct lx_p9_clnt *c);
+
+/**
+ * lx_p9_loop_fd() - the descriptor a caller-driven 9P session waits on
+ * @c: a client created with mode %LX_XPRT_MODE_CALLER
+ *
+ * Its transport's lx_xprt_loop_fd() (libxprt/xprt.h has the contracts of
+ * the four lx_p9_loop_*() functions: events, threads, return values).
+ * Context: any thread; no locks.
+ * Return: the descriptor; %-EINVAL for a threaded client.
+ */
+int lx_p9_loop_fd(const struct lx_p9_clnt *c);
+
+/**
+ * lx_p9_loop_events() - lx_xprt_loop_events() of @c's transport
+ * Context: the owner thread.
+ * Return: the poll(2) events to wait for; 0 for a threaded client.
+ */
+unsigned int lx_p9_loop_events(const struct lx_p9_clnt *c);
+
+/**
+ * lx_p9_loop_service() - do what is due; done() callbacks run inside
+ * (lx_xprt_loop_service() of @c's transport)
+ * Context: the owner thread only; not from a done() callback.
+ * Return: the requests it completed, as lx_xprt_loop_service();
+ * %-EINVAL for a threaded client.
+ */
+int lx_p9_loop_service(struct lx_p9_clnt *c, unsigned int revents);
+
+/**
+ * lx_p9_loop_run() - wait and service @c until @until is done,
+ * @min_done callbacks ran, or @deadline_ns (CLOCK_MONOTONIC); with
+ * neither a call nor a count until nothing is in flight
+ * (lx_xprt_loop_run() of @c's transport)
+ * Context: the owner thread; not from a done() callback; blocks.
+ * Return: the requests completed meanwhile; %-ETIMEDOUT at
+ * @deadline_ns; %-EINVAL for a threaded client.
+ */
+int lx_p9_loop_run(struct lx_p9_clnt *c, struct lx_call *until,
+		   unsigned int min_done, uint64_t deadline_ns);
 
 /** lx_p9_xprt() - the transport (stats, fault injection) */
 struct lx_xprt *lx_p9_xprt(const struct lx_p9_clnt *c);

@@ -136,6 +136,14 @@ struct lx_rpc_auth_opts {
  *	the server's credit grants as congestion window
  * @zerocopy: TCP: large calls (WRITE payloads of 32 KiB or more) go out
  *	with MSG_ZEROCOPY; see lx_xprt_opts.zerocopy
+ * @mode: %LX_XPRT_MODE_THREADED (default) or %LX_XPRT_MODE_CALLER: no
+ *	thread of the library's, the creating thread drives the client
+ *	(lx_rpc_loop_service(); libxprt/xprt.h, enum lx_xprt_mode).  The
+ *	rpcbind query of a zero @port, and synchronous calls, then run the
+ *	loop themselves (a synchronous call services the connection it
+ *	went out on).  With @nconnect > 1 the client's descriptor is an
+ *	epoll set of its connections'.  TCP only, without @zerocopy
+ *	(%-EOPNOTSUPP).
  */
 struct lx_rpc_opts {
 	const char *host;
@@ -159,6 +167,7 @@ struct lx_rpc_opts {
 	lx_xprt_log_fn log;
 	void *log_arg;
 	bool zerocopy;
+	enum lx_xprt_mode mode;
 };
 
 /**
@@ -356,6 +365,45 @@ struct lx_rpc_stats {
  * while calls run).
  */
 void lx_rpc_stats(const struct lx_rpc_clnt *cl, struct lx_rpc_stats *st);
+
+/**
+ * lx_rpc_loop_fd() - the descriptor a caller-driven RPC client waits on
+ * @c: a client created with mode %LX_XPRT_MODE_CALLER
+ *
+ * Its transport's lx_xprt_loop_fd() (libxprt/xprt.h has the contracts of
+ * the four lx_rpc_loop_*() functions: events, threads, return values).
+ * Context: any thread; no locks.
+ * Return: the descriptor; %-EINVAL for a threaded client.
+ */
+int lx_rpc_loop_fd(const struct lx_rpc_clnt *c);
+
+/**
+ * lx_rpc_loop_events() - lx_xprt_loop_events() of @c's transport
+ * Context: the owner thread.
+ * Return: the poll(2) events to wait for; 0 for a threaded client.
+ */
+unsigned int lx_rpc_loop_events(const struct lx_rpc_clnt *c);
+
+/**
+ * lx_rpc_loop_service() - do what is due; done() callbacks run inside
+ * (lx_xprt_loop_service() of @c's transport)
+ * Context: the owner thread only; not from a done() callback.
+ * Return: the requests it completed, as lx_xprt_loop_service();
+ * %-EINVAL for a threaded client.
+ */
+int lx_rpc_loop_service(struct lx_rpc_clnt *c, unsigned int revents);
+
+/**
+ * lx_rpc_loop_run() - wait and service @c until @until is done,
+ * @min_done callbacks ran, or @deadline_ns (CLOCK_MONOTONIC); with
+ * neither a call nor a count until nothing is in flight
+ * (lx_xprt_loop_run() of @c's transport)
+ * Context: the owner thread; not from a done() callback; blocks.
+ * Return: the requests completed meanwhile; %-ETIMEDOUT at
+ * @deadline_ns; %-EINVAL for a threaded client.
+ */
+int lx_rpc_loop_run(struct lx_rpc_clnt *c, struct lx_call *until,
+		    unsigned int min_done, uint64_t deadline_ns);
 
 /** lx_rpc_xprt() - the transport of connection @i (0 .. nconnect-1) */
 struct lx_xprt *lx_rpc_xprt(const struct lx_rpc_clnt *cl, unsigned int i);

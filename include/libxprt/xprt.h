@@ -110,6 +110,105 @@ struct lx_xprt_stats {
  */
 typedef void (*lx_xprt_log_fn)(void *arg, int level, const char *msg);
 
+/**
+ * enum lx_xprt_mode - who runs a client's I/O, fixed when it is created
+ * @LX_XPRT_MODE_THREADED: the default (zeroed options): each connection
+ *	has a receive thread and a transmit worker; done() runs on them;
+ *	any thread may call
+ * @LX_XPRT_MODE_CALLER: caller-driven: the library starts no thread.
+ *	The client belongs to one owner thread, which waits on
+ *	lx_xprt_loop_fd() (or the client's lx_rpc_loop_fd(),
+ *	lx_nfs3_loop_fd(), lx_p9_loop_fd()) and calls the service function
+ *	when it is readable; sends, receives, timers, retransmissions and
+ *	reconnection happen inside that call, and done() runs there.  See
+ *	docs/api.md, "Driving libxprt from your own loop".  TCP only for
+ *	now: an RDMA client in this mode fails to create with %-EOPNOTSUPP.
+ */
+enum lx_xprt_mode {
+	LX_XPRT_MODE_THREADED = 0,
+	LX_XPRT_MODE_CALLER = 1,
+};
+
+/**
+ * lx_xprt_loop_fd() - the descriptor a caller-driven transport's owner
+ * waits on
+ * @x: a transport created with %LX_XPRT_MODE_CALLER
+ *
+ * One descriptor for everything the transport waits for: an epoll set
+ * holding its socket, an eventfd (cancels queued from other threads,
+ * work a call left to the loop) and a timerfd armed at the next deadline
+ * (a retransmission, a call's timeout, a reconnection's backoff, a
+ * JUKEBOX retry), so it becomes readable at that deadline with no I/O
+ * at all.  Put it in poll(), epoll or any event loop, for
+ * lx_xprt_loop_events(), and call lx_xprt_loop_service() when it is
+ * ready.  It stays the same for the transport's life, across
+ * reconnections; the library closes it at lx_xprt_destroy().
+ * Context: any thread; no locks.
+ * Return: the descriptor (>= 0); %-EINVAL for a threaded transport.
+ */
+int lx_xprt_loop_fd(const struct lx_xprt *x);
+
+/**
+ * lx_xprt_loop_events() - the poll(2) events to wait for on
+ * lx_xprt_loop_fd()
+ * @x: a caller-driven transport
+ *
+ * Always %POLLIN for now (the descriptor is an epoll set: the socket's
+ * writability is watched inside it); call it before each wait all the
+ * same, as libnfs's nfs_which_events(), so that a later transport may
+ * ask for more.
+ * Context: the owner thread.
+ * Return: a mask of POLLIN/POLLOUT; 0 for a threaded transport.
+ */
+unsigned int lx_xprt_loop_events(const struct lx_xprt *x);
+
+/**
+ * lx_xprt_loop_service() - do whatever is due on a caller-driven transport
+ * @x: a caller-driven transport
+ * @revents: what poll() reported for lx_xprt_loop_fd() (0 is fine: the
+ *	transport looks for itself, without blocking)
+ *
+ * Runs queued cancels, reads and places every reply the socket holds,
+ * sends what is queued (as far as the socket and the credits allow),
+ * fires due timers (timeouts, retransmissions), replaces a lost
+ * connection once its backoff has passed, and re-arms the descriptor's
+ * timer for the next deadline.  done() callbacks run inside this call,
+ * on the calling thread.  Never waits for the network, except a
+ * reconnection attempt: its connect() waits up to the options'
+ * connect_timeout_ms (a server that is down refuses at once; one that
+ * does not answer the handshake holds the loop that long).
+ * Context: the owner thread only (the thread that created @x or last
+ * serviced it); not from a done() callback.
+ * Return: the number of requests it completed (0 or more): the calls
+ * whose done() it ran, and the library's own (a 9P Tflush, the pieces of
+ * a split NFSv3 I/O, which complete their call with the last); %-EINVAL
+ * for a threaded transport.
+ */
+int lx_xprt_loop_service(struct lx_xprt *x, unsigned int revents);
+
+struct lx_call;
+
+/**
+ * lx_xprt_loop_run() - wait and service a caller-driven transport until
+ * a condition holds, for programs without an event loop
+ * @x: a caller-driven transport
+ * @until: when not NULL, return once this call's done() has run (a call
+ *	started on @x that has not completed yet)
+ * @min_done: when not 0, return once this many requests completed (as
+ *	lx_xprt_loop_service() counts them)
+ * @deadline_ns: when not 0, return -ETIMEDOUT at this CLOCK_MONOTONIC
+ *	time (nanoseconds) if nothing else ended the wait
+ *
+ * Waits on lx_xprt_loop_fd() and calls lx_xprt_loop_service() until the
+ * first of the conditions given holds.  With neither @until nor
+ * @min_done it returns once no call is in flight.
+ * Context: the owner thread; not from a done() callback; blocks.
+ * Return: the number of requests completed; %-ETIMEDOUT at
+ * @deadline_ns; %-EINVAL for a threaded transport.
+ */
+int lx_xprt_loop_run(struct lx_xprt *x, struct lx_call *until,
+		     unsigned int min_done, uint64_t deadline_ns);
+
 /** lx_xprt_state() - the connection state now */
 enum lx_xprt_state lx_xprt_state(const struct lx_xprt *x);
 

@@ -114,7 +114,7 @@ step "text report printed once"
 "${MPIRUN[@]}" -np 2 "$bin" --rw read --size 256k --numjobs 1 \
 	--mem-virtual >"$tmp/text" 2>"$tmp/stderr" || fail "mpirun exited $?"
 [[ $(grep -c '^Run status' "$tmp/text") == 1 ]] || fail "$(cat "$tmp/text")"
-grep -q 'numjobs=1 x 2 MPI ranks' "$tmp/text" || fail "no rank count in header"
+grep -q '^mem-bench (libxprt fio): .*, 2 MPI ranks$' "$tmp/text" || fail "no rank count in the bench's own lines"
 grep -q 'job1: .*rank=1' "$tmp/text" || fail "rank 1's job missing"
 ok
 
@@ -134,7 +134,7 @@ python3 - "$tmp/err.json" <<'PY' || fail "error report"
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["xprt"]["status"]["ok"] is False
-j1 = [j for j in d["jobs"] if j["jobname"] == "job1"][0]
+j1 = [j for j in d["jobs"] if j["xprt"]["job"] == "job1"][0]
 assert j1["xprt"]["rank"] == 1 and j1["xprt"]["first_error"]["what"] == "I/O", j1
 assert d["xprt"]["mpi"]["rank_info"][1]["errno"] == 5
 PY

@@ -11,7 +11,8 @@
 #   3. job files: the seed experiments of examples/fio/ on both benches,
 #      server options as job-file keys, and every job of Debian's
 #      fio-examples that examples/fio/fio-examples.list says runs;
-#   4. nfs:// and 9p:// URLs in --server and --filename;
+#   4. nfs:// and 9p:// URLs in --server and --filename, fio's libnfs
+#      engine's --ioengine=nfs --nfs_url (command line and job file);
 #   5. --size=P% and --offset=P% of a file's real size (the back-ends'
 #      stat: LOOKUP attributes, Twalk + Tgetattr), fio's figures;
 #   6. rw=read:SIZE holes: the offsets of a live fio run (--write_iolog)
@@ -218,6 +219,30 @@ run "p9-bench --filename 9p://" "$p9" \
 	--rw write --size 1m --eta never
 [[ $(stat -c %s "$XPRT_DIOD_EXPORT_DIR/$ndir/url9.dat" 2>/dev/null) == 1048576 ]] &&
 	ok "the 9p:// --filename's file is in diod's export" || bad "no url9.dat"
+# fio's libnfs engine's names: --ioengine=nfs and nfs_url for the server
+# and export, on the command line and in a job file
+run "nfs3-bench --ioengine=nfs --nfs_url" "$nfs" --ioengine=nfs \
+	--nfs_url "nfs://$XPRT_NFS_HOST$XPRT_NFS_EXPORT?$q" \
+	--filename "$ndir/nfsurl.dat" --rw write --size 1m --eta never
+[[ $(stat -c %s "$XPRT_NFS_EXPORT_DIR/$ndir/nfsurl.dat" 2>/dev/null) == 1048576 ]] &&
+	ok "--nfs_url's export holds the job's file" || bad "no nfsurl.dat on the export"
+cat >"$work/nfsurl.fio" <<EOF
+[global]
+ioengine=nfs
+nfs_url=nfs://$XPRT_NFS_HOST$XPRT_NFS_EXPORT?$q
+[w]
+filename=$ndir/nfsurl-job.dat
+rw=write
+size=512k
+EOF
+run "nfs3-bench job file with ioengine=nfs, nfs_url" "$nfs" "$work/nfsurl.fio" \
+	--eta never
+[[ $(stat -c %s "$XPRT_NFS_EXPORT_DIR/$ndir/nfsurl-job.dat" 2>/dev/null) == 524288 ]] &&
+	ok "the job file's nfs_url export holds its file" || bad "no nfsurl-job.dat on the export"
+"$p9" --nfs_url "nfs://$XPRT_NFS_HOST$XPRT_NFS_EXPORT" --rw write \
+	>/dev/null 2>"$work/err"
+check_exit "p9-bench --nfs_url" 2 $? "is not an nfs://SERVER/EXPORT URL" \
+	"$work/err" && passes=$((passes + 1))
 "$nfs" --server "nfs://$XPRT_NFS_HOST$XPRT_NFS_EXPORT?$q&version=4" \
 	>/dev/null 2>"$work/err"
 check_exit "nfs:// with version=4" 2 $? "NFS version 3 only" "$work/err" &&

@@ -236,6 +236,10 @@ static void test_bad_values_exit_2_naming_the_option(void **st)
 	expect_usage_error(RUN("--transport", "ib"), "tcp, rdma");
 	expect_usage_error(RUN("--verify=sha7"), "--verify");
 	expect_usage_error(RUN("--nconnect", "17"), "--nconnect");
+	/* fio's libnfs engine's option is known, and names what it wants */
+	expect_usage_error(RUN("--nfs_url", "nfs://host/export"),
+			   "--nfs_url: 'nfs://host/export' is not an "
+			   "nfs://SERVER/EXPORT URL of an NFS back-end");
 	expect_usage_error(RUN("--mem-lat", "fast"), "--mem-lat");
 	expect_usage_error(RUN("--preset", "nope"), "not a preset");
 	expect_usage_error(RUN("--output", "/nonexistent-dir/report"),
@@ -296,6 +300,22 @@ static void test_status_interval_and_eta_off_a_terminal(void **st)
 	/* the progress line into a file: lines, no carriage return */
 	assert_non_null(strstr(err_text, "Jobs: 1 (run)"));
 	assert_null(strchr(err_text, '\r'));
+	/* text: each report's blocks and group status, fio's opening lines
+	 * (version, "Starting N threads") once, before the first */
+	assert_int_equal(RUN("--rw", "randread", "--size", "256k",
+			     "--time_based", "--runtime", "1700ms", "--mem-lat",
+			     "50us", "--status-interval", "1", "--eta",
+			     "never"),
+			 0);
+	for (n = 0, p = out_text; (p = strstr(p, "\nRun status group 0")); p++)
+		n++;
+	assert_int_equal(n, 2);
+	for (n = 0, p = out_text;
+	     (p = strstr(p, "fio-3.33\nStarting 1 thread")); p++)
+		n++;
+	assert_int_equal(n, 1);
+	assert_true(strstr(out_text, "fio-3.33") <
+		    strstr(out_text, "\nRun status group 0"));
 	expect_usage_error(RUN("--status-interval", "100ms"), "at least 1s");
 }
 

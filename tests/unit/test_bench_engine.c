@@ -312,6 +312,13 @@ static void expect_ok(int rc)
 		fail_msg("exit %d; stderr: %s", rc, err_text);
 }
 
+/* a line of the report and the next one, as fio prints them */
+static void expect_text(const char *want)
+{
+	if (!strstr(text, want))
+		fail_msg("the report lacks \"%s\":\n%s", want, text);
+}
+
 static int teardown(void **st)
 {
 	(void)st;
@@ -447,7 +454,9 @@ static void test_json_has_fio_shape_per_job_and_aggregate(void **st)
 	check_dir_shape("jobs/0");
 	check_dir_shape("jobs/2");
 	check_dir_shape("xprt/aggregate");
-	assert_string_equal(jstr("jobs/1/jobname"), "job1");
+	/* fio's jobname: the section's, for each clone; ours is xprt.job */
+	assert_string_equal(jstr("jobs/1/jobname"), "job");
+	assert_string_equal(jstr("jobs/1/xprt/job"), "job1");
 	assert_string_equal(jstr("xprt/options/rw"), "randrw");
 	assert_int_equal(jnum("xprt/options/iodepth"), 4);
 	assert_string_equal(jstr("xprt/backend_stats/name"), "mem");
@@ -482,9 +491,33 @@ static void test_group_reporting_keeps_the_job_shape(void **st)
 		      "--group_reporting"));
 	assert_int_equal(jget(J, "jobs")->n, 1);
 	check_dir_shape("jobs/0");
-	assert_string_equal(jstr("jobs/0/jobname"), "all");
+	assert_string_equal(jstr("jobs/0/jobname"), "job");
+	assert_string_equal(jstr("xprt/aggregate/jobname"), "all");
 	assert_int_equal(jnum("jobs/0/read/total_ios"), 512);
 	assert_int_equal(jnum("jobs/0/read/io_bytes"), 2 << 20);
+}
+
+/*
+ * A job name that is not UTF-8 still makes JSON: the stray byte is
+ * U+FFFD, a well-formed sequence is kept, and Python's json reads it.
+ */
+static void test_json_strings_are_utf8_whatever_the_name(void **st)
+{
+	char cmd[256];
+
+	(void)st;
+	expect_ok(RUN("--name", "caf\xe9-\xc3\xa9\xed\xa0\x80", "--rw", "read",
+		      "--size", "64k"));
+	assert_non_null(
+		strstr(text, "\"caf\\ufffd-\xc3\xa9\\ufffd\\ufffd\\ufffd"));
+	assert_null(strstr(text, "caf\xe9"));
+	snprintf(cmd, sizeof(cmd),
+		 "python3 -c 'import json,sys; "
+		 "n=json.load(open(sys.argv[1],encoding=\"utf-8\"))"
+		 "[\"jobs\"][0][\"job options\"][\"name\"]; "
+		 "sys.exit(n != \"caf\\ufffd-\\xe9\\ufffd\\ufffd\\ufffd\")' %s",
+		 json_path);
+	assert_int_equal(system(cmd), 0);
 }
 
 static void test_size_done_once_reads_every_block_after_layout(void **st)
@@ -680,6 +713,12 @@ static void test_io_error_fails_the_run_with_details(void **st)
 	assert_int_equal(jnum("xprt/aggregate/xprt/first_error/errno"), EIO);
 	assert_true(jnum("xprt/status/ok") == 0);
 	assert_non_null(strstr(err_text, "Input/output error"));
+	/* the text report's job line says it as fio's does */
+	assert_int_equal(RUN_TEXT("--rw", "randread", "--size", "1m",
+				  "--iodepth", "4", "--mem-fail-at", "100"),
+			 1);
+	expect_text("job: (groupid=0, jobs=1): err= 5 (file:mem, func=I/O, "
+		    "error=Input/output error): pid=");
 }
 
 static void test_metadata_ops_count_as_other(void **st)
@@ -727,22 +766,86 @@ static void test_ior_workload_runs_phases_per_repetition(void **st)
 	assert_int_equal(jnum("xprt/aggregate/write/total_ios"), 2 * 2048);
 }
 
+/* in fio 3.33's layout: its stat.c's lines, their order and units */
 static void test_text_report_reads_like_fio(void **st)
 {
+	const char *ours, *group;
+
 	(void)st;
 	expect_ok(RUN_TEXT("--rw", "randrw", "--size", "1m", "--iodepth", "4",
 			   "--numjobs", "2", "--mem-virtual", "--mem-lat",
-			   "20us"));
-	assert_non_null(strstr(text, "job0: (groupid=0, jobs=1): err=  0"));
-	assert_non_null(strstr(text, "All jobs: (groupid=0, jobs=2)"));
-	assert_non_null(strstr(text, "  read: IOPS="));
-	assert_non_null(strstr(text, " write: IOPS="));
-	assert_non_null(strstr(text, "lat (usec): min=20, max=20"));
-	assert_non_null(strstr(text, "lat percentiles (usec):"));
-	assert_non_null(strstr(text, "| 99.99th=[   20]"));
-	assert_non_null(strstr(text, "cpu          : usr="));
-	assert_non_null(strstr(text, "Run status (all jobs):"));
-	assert_non_null(strstr(text, "Back-end mem:"));
+			   "20us", "--description", "fixed"));
+	expect_text("job: (g=0): rw=randrw, bs=(R) 4096B-4096B, (W) "
+		    "4096B-4096B, (T) 4096B-4096B, ioengine=mem, iodepth=4\n"
+		    "...\nfio-3.33\nStarting 2 threads\n\n"
+		    "job: (groupid=0, jobs=1): err= 0: pid=");
+	expect_text("  Description  : [fixed]\n  read: IOPS=");
+	expect_text("B/s)(");
+	expect_text("msec); 0 zone resets\n");
+	expect_text("    clat (nsec): min=20000, max=20000, avg=20000.00, "
+		    "stdev= 0.00\n"
+		    "     lat (nsec): min=20000, max=20000, avg=20000.00, "
+		    "stdev= 0.00\n"
+		    "    clat percentiles (nsec):\n"
+		    "     |  1.00th=[20000],  5.00th=[20000], 10.00th=[20000], "
+		    "20.00th=[20000],\n");
+	expect_text("| 99.99th=[20000]\n");
+	/* fio's buckets: 20 us is in 20..49 */
+	expect_text("  lat (usec)   : 50=100.00%\n  cpu          : usr=");
+	expect_text(", majf=0, minf=");
+	expect_text("  IO depths    : 1=0.0%, 2=0.0%, 4=100.0%, 8=0.0%, "
+		    "16=0.0%, 32=0.0%, >=64=0.0%\n"
+		    "     submit    : 0=0.0%, 4=100.0%, 8=0.0%, 16=0.0%, "
+		    "32=0.0%, 64=0.0%, >=64=0.0%\n"
+		    "     complete  : 0=0.0%, 4=100.0%, 8=0.0%, 16=0.0%, "
+		    "32=0.0%, 64=0.0%, >=64=0.0%\n"
+		    "     issued rwts: total=");
+	expect_text(" short=0,0,0,0 dropped=0,0,0,0\n"
+		    "     latency   : target=0, window=0, percentile=100.00%, "
+		    "depth=4\n");
+	expect_text("\nRun status group 0 (all jobs):\n   READ: bw=");
+	expect_text("  WRITE: bw=");
+	assert_null(strstr(text, "(groupid=0, jobs=2)"));
+	/* the benches' own lines come after fio's, under their heading */
+	group = strstr(text, "Run status group 0");
+	ours = strstr(text, "\nmem-bench (libxprt fio): back-end=mem");
+	assert_non_null(ours);
+	assert_true(group < ours);
+	expect_text("  job0: cpu/op=");
+	expect_text("  all: cpu/op=");
+	expect_text("Back-end mem:");
+
+	/* group_reporting: one block for the jobs, named as the section */
+	expect_ok(RUN_TEXT("--name", "grp", "--rw", "read", "--size", "1m",
+			   "--numjobs", "2", "--group_reporting",
+			   "--mem-virtual", "--mem-lat", "3ms", "--iodepth",
+			   "8"));
+	expect_text("\n\ngrp: (groupid=0, jobs=2): err= 0: pid=");
+	assert_null(strstr(text, "(groupid=0, jobs=1)"));
+	/* fio's num2str() and its unit rules: a latency without spread
+	 * stays in nsec, its percentiles go to usec */
+	expect_text("    clat (nsec): min=3000.0k, max=3000.0k, "
+		    "avg=3000000.00, stdev= 0.00\n");
+	expect_text("    clat percentiles (usec):\n     |  1.00th=[ 3000],");
+	expect_text("  lat (msec)   : 4=100.00%\n");
+	expect_text("   READ: bw=");
+	expect_text(", io=2048KiB (2097kB), run=");
+
+	/* --percentile_list: with as many decimals as the most given */
+	expect_ok(RUN_TEXT("--rw", "read", "--size", "256k", "--mem-virtual",
+			   "--mem-lat", "20us", "--percentile_list",
+			   "50:99.9:99.995"));
+	expect_text("    clat percentiles (nsec):\n     | 50.000th=[20000], "
+		    "99.900th=[20000], 99.995th=[20000]\n");
+	expect_ok(RUN_TEXT("--rw", "read", "--size", "256k", "--mem-virtual",
+			   "--mem-lat", "20us", "--percentile_list", "50:99"));
+	expect_text("     |  50th=[20000],  99th=[20000]\n");
+
+	/* per-direction sizes: trim's is the last given (fio 3.33) */
+	expect_ok(RUN_TEXT("--rw", "randrw", "--size", "256k", "--bs", "4k,64k",
+			   "--mem-virtual"));
+	expect_text("bs=(R) 4096B-4096B, (W) 64.0KiB-64.0KiB, (T) "
+		    "64.0KiB-64.0KiB, ioengine=mem");
 }
 
 static void test_progress_line_only_on_request_when_piped(void **st)
@@ -972,6 +1075,8 @@ int main(void)
 		cmocka_unit_test_teardown(
 			test_json_has_fio_shape_per_job_and_aggregate,
 			teardown),
+		cmocka_unit_test_teardown(
+			test_json_strings_are_utf8_whatever_the_name, teardown),
 		cmocka_unit_test_teardown(
 			test_group_reporting_keeps_the_job_shape, teardown),
 		cmocka_unit_test_teardown(

@@ -178,10 +178,13 @@ static void test_job_file_runs_sections_in_groups(void **st)
 			 0);
 	assert_non_null(strstr(out_text, "\"global options\""));
 	/* 4 jobs: r, w x 2, later; groups 0, 0, 0, 1 */
-	q = strstr(out_text, "\"jobname\" : \"later0\"");
+	q = strstr(out_text, "\"jobname\" : \"later\"");
 	assert_non_null(q);
 	assert_non_null(strstr(q, "\"groupid\" : 1"));
-	assert_non_null(strstr(out_text, "\"jobname\" : \"w1\""));
+	/* fio's jobname is the section's, ours says which clone */
+	q = strstr(out_text, "\"jobname\" : \"w\"");
+	assert_non_null(q);
+	assert_non_null(strstr(q, "\"job\" : \"w0\""));
 	/* 128k in 4k blocks, once: 32 I/Os per job */
 	assert_non_null(strstr(out_text, "\"total_ios\" : 32,"));
 	assert_non_null(strstr(out_text, "\"sections\""));

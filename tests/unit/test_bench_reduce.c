@@ -183,8 +183,9 @@ static void test_merged_percentiles_come_from_merged_histograms(void **st)
 	assert_true(p40 > 99000 && p40 < 101000);
 	assert_true(p60 > 299000 && p60 < 301000);
 	assert_true(mean > 199999 && mean < 200001);
-	/* each job keeps its own rank's distribution */
-	assert_true(JNUM(js, "jobs", "jobname", "job1", "clat_ns",
+	/* each job keeps its own rank's distribution (the second job is
+	 * rank 1's) */
+	assert_true(JNUM(js, "jobs", "jobname", "jobname", "clat_ns",
 			 "50.000000") > 299000);
 	free(js);
 	free(buf);
@@ -246,7 +247,8 @@ static void test_merge_carries_a_remote_error_into_the_status(void **st)
 	/* the failing job's own first error travelled with it */
 	assert_non_null(strstr(js, "\"first_error\""));
 	assert_non_null(strstr(js, "\"what\" : \"I/O\""));
-	assert_int_equal((int)JNUM(js, "jobs", "job1", "error"), EIO);
+	assert_int_equal((int)JNUM(js, "jobs", "jobname", "jobname", "error"),
+			 EIO);
 	free(js);
 	free(buf);
 	bench_destroy(b1);

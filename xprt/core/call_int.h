@@ -21,6 +21,7 @@
 #define LX_XPRT_CALL_INT_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <libxprt/call.h>
@@ -32,7 +33,9 @@
 struct lx_call_core {
 	_Atomic(struct lx_xprt_req *) req;
 	_Atomic uint32_t gen;
-	uint32_t pad_;
+	/* started and done() not entered yet (lx_xprt_loop_run()'s @until):
+	 * set with the request, cleared by lx_call_done() */
+	uint32_t live;
 	/* a call made of several requests (a split NFSv3 I/O): its own
 	 * cancel, looked at only while @req is NULL (so that a restart as a
 	 * simple call need not clear it) */
@@ -67,6 +70,7 @@ static inline void lx_xprt_call_set(struct lx_call *call,
 
 	/* release stores: a reader that sees the new pointer sees the
 	 * generation zeroed before it (see lx_call_cancel()) */
+	cc->live = 1;
 	atomic_store_explicit(&cc->gen, 0, memory_order_relaxed);
 	atomic_store_explicit(&cc->req, req, memory_order_release);
 	atomic_store_explicit(&cc->gen, req->gen, memory_order_release);
@@ -81,6 +85,7 @@ static inline void lx_xprt_call_set_multi(struct lx_call *call,
 {
 	struct lx_call_core *cc = lx_call_core(call);
 
+	cc->live = 1;
 	atomic_store_explicit(&cc->gen, 0, memory_order_relaxed);
 	atomic_store_explicit(&cc->req, NULL, memory_order_release);
 	atomic_store_explicit(&cc->cancel, cancel, memory_order_release);
@@ -91,6 +96,22 @@ static inline struct lx_xprt_req *lx_xprt_call_req(struct lx_call *call)
 {
 	return atomic_load_explicit(&lx_call_core(call)->req,
 				    memory_order_relaxed);
+}
+
+/**
+ * lx_call_done() - run @call's done() with @status: every layer's way to
+ * report a call's outcome to its caller
+ */
+static inline void lx_call_done(struct lx_call *call, int status)
+{
+	lx_call_core(call)->live = 0; /* @call is the caller's from here */
+	call->done(call, status, call->arg);
+}
+
+/** lx_xprt_call_live() - @call was started and its done() not entered */
+static inline bool lx_xprt_call_live(struct lx_call *call)
+{
+	return lx_call_core(call)->live != 0;
 }
 
 #endif /* LX_XPRT_CALL_INT_H */

@@ -34,6 +34,13 @@ static int lx_xprt_check_opts(const struct lx_xprt_opts *o)
 		return -EINVAL;
 	if (o->policy != LX_XPRT_RESEND && o->policy != LX_XPRT_FAIL)
 		return -EINVAL;
+	if (o->mode != LX_XPRT_MODE_THREADED && o->mode != LX_XPRT_MODE_CALLER)
+		return -EINVAL;
+	/* the caller-driven mode runs over TCP, without MSG_ZEROCOPY (whose
+	 * reports nobody would read) */
+	if (o->mode == LX_XPRT_MODE_CALLER &&
+	    (o->transport != LX_XPRT_TRANSPORT_TCP || o->zerocopy))
+		return -EOPNOTSUPP;
 	/* a one-size pool must have the buffers asked for; a shared one
 	 * serves the class of @buf_size */
 	if (o->pool && o->buf_size && !lx_xprt_pool_has_classes(o->pool) &&
@@ -227,6 +234,11 @@ int lx_xprt__create_ops(struct lx_xprt **xp, const struct lx_xprt_opts *opts,
 						    LX_XPRT_XMIT_FAIR);
 	atomic_init(&x->timer_scan_at, UINT64_MAX);
 	atomic_store(&x->state, LX_XPRT_CONNECTING);
+	if (x->opts.mode == LX_XPRT_MODE_CALLER) {
+		err = lx_xprt__loop_init(x);
+		if (err)
+			goto out_xmitq;
+	}
 
 	err = x->ops->setup(x);
 	if (err) {
@@ -243,10 +255,12 @@ int lx_xprt__create_ops(struct lx_xprt **xp, const struct lx_xprt_opts *opts,
 	atomic_store(&x->state, LX_XPRT_CONNECTED);
 	atomic_fetch_add(&x->stats.connects, 1);
 
-	err = -pthread_create(&x->worker, NULL, lx_xprt_worker_main, x);
-	if (err)
-		goto out_teardown;
-	x->worker_started = true;
+	if (!x->loop) {
+		err = -pthread_create(&x->worker, NULL, lx_xprt_worker_main, x);
+		if (err)
+			goto out_teardown;
+		x->worker_started = true;
+	}
 	*xp = x;
 	return 0;
 
@@ -255,6 +269,7 @@ out_teardown:
 	atomic_store(&x->state, LX_XPRT_CLOSED);
 	x->ops->teardown(x);
 out_xmitq:
+	lx_xprt__loop_fini(x);
 	lx_xprt_xmitq_destroy(&x->xmitq);
 out_rqtree:
 	lx_xprt_rqtree_destroy(&x->rqtree);
@@ -324,6 +339,7 @@ void lx_xprt_destroy(struct lx_xprt *x)
 	}
 	lx_xprt_drop_slot_bufs(x);
 	lx_xprt_big_pools_destroy(x);
+	lx_xprt__loop_fini(x);
 	lx_xprt_xmitq_destroy(&x->xmitq);
 	lx_xprt_rqtree_destroy(&x->rqtree);
 	free(x->slots);

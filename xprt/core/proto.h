@@ -9,6 +9,7 @@
 #define LX_XPRT_PROTO_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct lx_xprt;
 struct lx_xprt_req;
@@ -82,5 +83,38 @@ static inline void *lx_xprt__req_priv(struct lx_xprt_req *req)
  */
 int lx_xprt__req_grow_rbuf(struct lx_xprt_req *req, size_t size,
 			   unsigned int flags);
+
+/**
+ * lx_xprt__loop_set_hook() - timers of a protocol's own on a caller-driven
+ * transport (RPC: calls waiting to go out again after NFS3ERR_JUKEBOX)
+ * @x: a caller-driven transport (a threaded one ignores it)
+ * @hook: run by every lx_xprt_loop_service() on the owner thread with the
+ *	time now; does what is due and returns when it is next due (0:
+ *	nothing waits), the time the loop descriptor is armed to
+ * @arg: its argument
+ *
+ * Context: at set-up, before the first service.
+ */
+void lx_xprt__loop_set_hook(struct lx_xprt *x,
+			    uint64_t (*hook)(void *arg, uint64_t now),
+			    void *arg);
+
+struct lx_call;
+
+/**
+ * lx_xprt__loop_run_set() - lx_xprt_loop_run() over several caller-driven
+ * transports of one owner (an RPC client's connections)
+ * @xs: the transports, @n of them
+ * @fd: a descriptor readable when any of theirs is (an epoll set of
+ *	their lx_xprt_loop_fd())
+ * @until, @min_done, @deadline_ns: as lx_xprt_loop_run(), the requests
+ *	completed on all of them counted together; with neither @until nor
+ *	@min_done, until none of them has a call in flight
+ * Context: the owner thread; blocks.
+ * Return: as lx_xprt_loop_run().
+ */
+int lx_xprt__loop_run_set(struct lx_xprt *const *xs, unsigned int n, int fd,
+			  struct lx_call *until, unsigned int min_done,
+			  uint64_t deadline_ns);
 
 #endif /* LX_XPRT_PROTO_H */

@@ -963,33 +963,13 @@ static void xmit_backoff_grow(struct lx_xprt *x)
 	x->backoff_ms = d;
 }
 
-/*
- * Reconnection, with the Linux client's backoff (xprt_reconnect_delay(),
- * xs_connect()): the delay before an attempt is counted from when the lost
- * connection was made, so a connection that lived longer than the delay
- * is replaced at once; a failed attempt and an early disconnect - lost
- * before any reply came on it, or within LX_XPRT_EARLY_MS - both double
- * it, and any reply resets it.  Without the early rule a server that
- * accepts and then drops every connection (a crashing daemon, a port that
- * is not what we think) got a new connection a millisecond after the
- * last, 1,200 a second; with it the attempts to such a server are 0.1,
- * 0.3, 0.7, 1.5, 3.1, 6.3 s... after the first (tests/hostile).  With
- * no call waiting, the attempt waits for one (xmit_wait_for_call()); the
- * state stays LX_XPRT_DISCONNECTED meanwhile.  So does an attempt after
- * a failed one once the calls that waited have ended (soft calls fail
- * within their bound): only hard calls, and RDMA
- * (%LX_XPRT_TP_RECONNECT_IDLE), keep the attempts going.
- */
-static void xmit_reconnect(struct lx_xprt *x)
+/* The first step of reconnection (see xmit_reconnect()); xprt_int.h. */
+bool lx_xprt__reconnect_down(struct lx_xprt *x, uint64_t *at)
 {
 	uint64_t now = lx_xprt_now_ns(), since = x->conn_since;
 	bool replied = atomic_load(&x->stats.replies) != x->conn_replies;
 	bool early =
 		!replied || now - since < (uint64_t)LX_XPRT_EARLY_MS * 1000000u;
-	uint64_t at = now;
-	uint32_t cookie;
-	bool gave_up = false;
-	int err;
 
 	if (replied)
 		x->backoff_ms = 0; /* the server was talking to us */
@@ -1011,15 +991,86 @@ static void xmit_reconnect(struct lx_xprt *x)
 		pthread_cond_broadcast(&x->state_cond);
 		pthread_mutex_unlock(&x->state_lock);
 		lx_xprt_fail_all(x, -ECONNRESET);
-		return;
+		return false;
 	}
+	*at = now;
+	if (x->backoff_ms) {
+		*at = since + (uint64_t)x->backoff_ms * 1000000u;
+		xmit_backoff_grow(x);
+	}
+	return true;
+}
+
+/* The attempt (see xmit_reconnect()); xprt_int.h. */
+int lx_xprt__reconnect_try(struct lx_xprt *x, uint64_t *at)
+{
+	uint32_t cookie = atomic_load(&x->cookie) + 1;
+	uint64_t since = lx_xprt_now_ns();
+	int err;
+
+	err = x->ops->connect(x, cookie);
+	if (!err) {
+		pthread_mutex_lock(&x->state_lock);
+		atomic_store(&x->cookie, cookie);
+		x->disconnected_since = 0;
+		x->conn_since = since;
+		x->conn_replies = atomic_load(&x->stats.replies);
+		/* counted before it is published: a call answered on
+		 * it finds it counted */
+		atomic_fetch_add(&x->stats.connects, 1);
+		atomic_store(&x->state, LX_XPRT_CONNECTED);
+		pthread_cond_broadcast(&x->state_cond);
+		pthread_mutex_unlock(&x->state_lock);
+		return 0;
+	}
+	x->last_error = err;
+	if (xmit_calls_waiting(x))
+		lx_xprt_not_responding(x);
+	if (x->opts.reconnect_give_up_ms && !x->gave_up &&
+	    lx_xprt_now_ns() - x->disconnected_since >
+		    (uint64_t)x->opts.reconnect_give_up_ms * 1000000u) {
+		x->gave_up = true;
+		lx_xprt_fail_all(x, -ENOTCONN);
+	}
+	xmit_backoff_grow(x);
+	*at = lx_xprt_now_ns() + (uint64_t)x->backoff_ms * 1000000u;
+	return err;
+}
+
+bool lx_xprt__calls_waiting(struct lx_xprt *x)
+{
+	return xmit_calls_waiting(x);
+}
+
+/*
+ * Reconnection, with the Linux client's backoff (xprt_reconnect_delay(),
+ * xs_connect()): the delay before an attempt is counted from when the lost
+ * connection was made, so a connection that lived longer than the delay
+ * is replaced at once; a failed attempt and an early disconnect - lost
+ * before any reply came on it, or within LX_XPRT_EARLY_MS - both double
+ * it, and any reply resets it.  Without the early rule a server that
+ * accepts and then drops every connection (a crashing daemon, a port that
+ * is not what we think) got a new connection a millisecond after the
+ * last, 1,200 a second; with it the attempts to such a server are 0.1,
+ * 0.3, 0.7, 1.5, 3.1, 6.3 s... after the first (tests/hostile).  With
+ * no call waiting, the attempt waits for one (xmit_wait_for_call()); the
+ * state stays LX_XPRT_DISCONNECTED meanwhile.  So does an attempt after
+ * a failed one once the calls that waited have ended (soft calls fail
+ * within their bound): only hard calls, and RDMA
+ * (%LX_XPRT_TP_RECONNECT_IDLE), keep the attempts going.  The
+ * caller-driven mode takes the same two steps from its service call
+ * (loop.c).
+ */
+static void xmit_reconnect(struct lx_xprt *x)
+{
+	uint64_t at;
+
+	if (!lx_xprt__reconnect_down(x, &at))
+		return;
 	if (!xmit_wait_for_call(x))
 		return;
 	atomic_store(&x->state, LX_XPRT_CONNECTING);
-	if (x->backoff_ms) {
-		at = since + (uint64_t)x->backoff_ms * 1000000u;
-		xmit_backoff_grow(x);
-	}
+	x->gave_up = false;
 	while (xmit_backoff_sleep(x, at)) {
 		/* the calls that wanted a connection have ended (soft: they
 		 * failed within their bound): the next attempt waits for a
@@ -1033,34 +1084,8 @@ static void xmit_reconnect(struct lx_xprt *x)
 			xmit_state_from(x, LX_XPRT_DISCONNECTED,
 					LX_XPRT_CONNECTING);
 		}
-		cookie = atomic_load(&x->cookie) + 1;
-		since = lx_xprt_now_ns();
-		err = x->ops->connect(x, cookie);
-		if (!err) {
-			pthread_mutex_lock(&x->state_lock);
-			atomic_store(&x->cookie, cookie);
-			x->disconnected_since = 0;
-			x->conn_since = since;
-			x->conn_replies = atomic_load(&x->stats.replies);
-			/* counted before it is published: a call answered on
-			 * it finds it counted */
-			atomic_fetch_add(&x->stats.connects, 1);
-			atomic_store(&x->state, LX_XPRT_CONNECTED);
-			pthread_cond_broadcast(&x->state_cond);
-			pthread_mutex_unlock(&x->state_lock);
+		if (!lx_xprt__reconnect_try(x, &at))
 			return;
-		}
-		x->last_error = err;
-		if (xmit_calls_waiting(x))
-			lx_xprt_not_responding(x);
-		if (x->opts.reconnect_give_up_ms && !gave_up &&
-		    lx_xprt_now_ns() - x->disconnected_since >
-			    (uint64_t)x->opts.reconnect_give_up_ms * 1000000u) {
-			gave_up = true;
-			lx_xprt_fail_all(x, -ENOTCONN);
-		}
-		xmit_backoff_grow(x);
-		at = lx_xprt_now_ns() + (uint64_t)x->backoff_ms * 1000000u;
 	}
 	xmit_state_from(x, LX_XPRT_CONNECTING, LX_XPRT_DISCONNECTED);
 }

@@ -253,6 +253,25 @@ static void rq_release_slot(struct lx_xprt_rqst *rq)
 	lx_xprt_tags_put(x->tags, rq->pub.slot);
 }
 
+/*
+ * A slot of a caller-driven transport: only its owner frees slots, so
+ * waiting for one is servicing the transport until one is free (not
+ * inside a service: from a done() callback that is -EBUSY).
+ */
+static __attribute__((noinline)) int loop_tag_get(struct lx_xprt *x,
+						  unsigned int flags)
+{
+	int tag;
+
+	for (;;) {
+		tag = lx_xprt_tags_get(x->tags);
+		if (tag != -EAGAIN || (flags & LX_XPRT_NOWAIT) ||
+		    x->loop->in_service || atomic_load(&x->stopping))
+			return tag;
+		x->loop->ops->wait_slot(x);
+	}
+}
+
 int lx_xprt_req_alloc(struct lx_xprt *x, unsigned int flags,
 		      struct lx_xprt_req **reqp)
 {
@@ -265,8 +284,14 @@ int lx_xprt_req_alloc(struct lx_xprt *x, unsigned int flags,
 		return -EINVAL;
 	if (atomic_load(&x->stopping))
 		return -ESHUTDOWN;
-	tag = (flags & LX_XPRT_NOWAIT) ? lx_xprt_tags_get(x->tags) :
-					 lx_xprt_tags_get_wait(x->tags, -1);
+	if (lx_xprt_unlikely(x->loop)) {
+		tag = loop_tag_get(x, flags);
+		pflags = LX_XPRT_POOL_NOWAIT; /* nobody else frees a buffer */
+	} else {
+		tag = (flags & LX_XPRT_NOWAIT) ?
+			      lx_xprt_tags_get(x->tags) :
+			      lx_xprt_tags_get_wait(x->tags, -1);
+	}
 	if (tag < 0)
 		return tag == -EAGAIN ? -EBUSY : tag;
 	rq = lx_xprt_slot(x, (unsigned int)tag);
@@ -620,6 +645,12 @@ int lx_xprt_req_cancel_gen(struct lx_xprt_req *req, uint32_t gen)
 	uint64_t st;
 	int err;
 
+	if (lx_xprt_unlikely(req->xprt->loop)) {
+		/* another thread queues it to the owner */
+		err = req->xprt->loop->ops->cancel(req, gen);
+		if (err != -EAGAIN)
+			return err;
+	}
 	err = lx_xprt_req_tryget(req, gen);
 	if (err)
 		return err;
@@ -682,6 +713,8 @@ int lx_xprt_req_done_wait(struct lx_xprt_req *req, int64_t timeout_ns)
 	rq = rq_of(req);
 	if (timeout_ns >= 0)
 		deadline = lx_xprt_now_ns() + (uint64_t)timeout_ns;
+	if (lx_xprt_unlikely(req->xprt->loop))
+		return req->xprt->loop->ops->wait(req->xprt, rq, deadline);
 	if (req->will_wait && req->xprt->ops->wait &&
 	    (rq_flags(atomic_load(&rq->st)) & RQ_SUBMITTED)) {
 		int r = req->xprt->ops->wait(req->xprt, rq, deadline);
@@ -927,6 +960,10 @@ void lx_xprt__responding(struct lx_xprt *x)
 
 void lx_xprt_kick_worker(struct lx_xprt *x)
 {
+	if (lx_xprt_unlikely(x->loop)) {
+		x->loop->ops->kick(x); /* the owner's service: the worker */
+		return;
+	}
 	atomic_fetch_add(&x->worker_kick, 1);
 	if (atomic_load(&x->worker_sleeping))
 		lx_xprt_futex_wake(&x->worker_kick, 1);

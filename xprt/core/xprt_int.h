@@ -194,6 +194,16 @@ static inline int rq_status(uint64_t st)
  * @reg_bytes: optional; bytes the transport registers of its own, beyond
  *	the pool (RDMA: header areas, receive buffers), once @setup has run;
  *	the figure lx_xprt_memlock_explain() is given when creation fails
+ * @loop_poll: caller-driven mode (loop.c): without blocking, take in
+ *	what the loop descriptor reports - a new connection, replies (read
+ *	and delivered, done() on this thread), a lost connection (reported
+ *	and detached) - and drain its wake-ups.  Return a deadline (monotonic
+ *	ns) the transport itself needs a look at (a half-received reply), or
+ *	0.  Owner thread.
+ * @loop_arm: caller-driven mode: arm the loop descriptor's timer at
+ *	@deadline (0: none) and watch the socket for room when @want_out.
+ *	Owner thread.
+ * @loop_fd: caller-driven mode: the descriptor (set up by @setup)
  */
 struct lx_xprt_transport_ops {
 	const char *name;
@@ -213,6 +223,45 @@ struct lx_xprt_transport_ops {
 	void (*release)(struct lx_xprt *x, struct lx_xprt_rqst *rq, int status);
 	const struct lx_xprt_pool_reg *pool_reg;
 	size_t (*reg_bytes)(const struct lx_xprt *x);
+	uint64_t (*loop_poll)(struct lx_xprt *x);
+	void (*loop_arm)(struct lx_xprt *x, uint64_t deadline, bool want_out);
+	int (*loop_fd)(const struct lx_xprt *x);
+};
+
+/**
+ * struct lx_xprt_loop - the caller-driven mode's state (loop.c)
+ * @ops: its entry points for the request core
+ * @owner: the owner thread's token (lx_xprt__loop_me()): the creator, then
+ *	whoever last serviced the transport
+ * @cancels: cancels queued by other threads since the owner last looked
+ * @cancel_gen: per slot, the generation a queued cancel is for (0: none)
+ * @in_service: the owner is inside lx_xprt_loop_service()
+ * @due: work a call made outside the service left to it (the socket was
+ *	full, no credit, no connection): the next service looks
+ * @down: the lost connection has been taken down; a new one is due at
+ *	@reconnect_at
+ * @armed_at: what the descriptor's timer is armed to (0: nothing)
+ * @want_out: the socket is watched for room
+ * @hook: a protocol's timers of its own (RPC: JUKEBOX retries), run at
+ *	every service: returns its next deadline (0: none)
+ * @hook_arg: its argument
+ * @hook_pending: the hook's last run left something to do
+ * Everything but @cancels and @cancel_gen is the owner thread's alone.
+ */
+struct lx_xprt_loop {
+	const struct lx_xprt_loop_ops *ops;
+	_Atomic uintptr_t owner;
+	atomic_uint cancels;
+	_Atomic uint32_t *cancel_gen;
+	bool in_service;
+	bool due;
+	bool down;
+	bool want_out;
+	bool hook_pending;
+	uint64_t reconnect_at;
+	uint64_t armed_at;
+	uint64_t (*hook)(void *arg, uint64_t now);
+	void *hook_arg;
 };
 
 /*
@@ -293,6 +342,7 @@ struct lx_xprt {
 
 	/* reconnect backoff (the transmit worker's, see xmit_reconnect()) */
 	unsigned int backoff_ms; /* delay before the next attempt, 0: none */
+	bool gave_up;		 /* this outage failed its calls already */
 	uint64_t conn_since;	 /* monotonic ns the connection was made */
 	uint64_t conn_replies;	 /* stats.replies when it was made */
 	atomic_bool not_resp;	 /* a "not responding" episode is on */
@@ -306,6 +356,9 @@ struct lx_xprt {
 
 	/* transport private state */
 	void *tp;
+
+	/* caller-driven mode (lx_xprt_opts.mode), NULL when threaded */
+	struct lx_xprt_loop *loop;
 
 	/* counters */
 	struct {
@@ -654,6 +707,60 @@ struct lx_xprt_rqst *lx_xprt_timer_expired(struct lx_xprt *x, uint64_t now,
  * the thread sleeps to, which lx_xprt_timer_arm() compares with)
  */
 uint64_t lx_xprt_timer_next(struct lx_xprt *x);
+
+/* ---- caller-driven mode (loop.c) ---- */
+
+/** lx_xprt__loop_init() - set up @x->loop at create; 0 or -ENOMEM */
+int lx_xprt__loop_init(struct lx_xprt *x);
+
+/** lx_xprt__loop_fini() - free @x->loop */
+void lx_xprt__loop_fini(struct lx_xprt *x);
+
+/**
+ * struct lx_xprt_loop_ops - what the request core (xprt.c) asks of the
+ * caller-driven mode (loop.c), which sits above it
+ * @kick: a call outside the service left work to the loop
+ *	(lx_xprt_kick_worker() of a caller-driven transport): the next
+ *	service looks; outside a service the descriptor is made readable
+ * @cancel: lx_xprt_req_cancel_gen() of a caller-driven transport: from a
+ *	thread other than the owner it is queued to the owner's next
+ *	service (return 0); on the owner, -EAGAIN: decide it at once
+ * @wait: a synchronous caller waits for @rq: it services the transport
+ *	until done() has run (0), or @deadline (monotonic ns, 0: none;
+ *	-ETIMEDOUT)
+ * @wait_slot: lx_xprt_req_alloc() found no free slot: service the
+ *	transport once, waiting for the descriptor (only the owner frees
+ *	one)
+ */
+struct lx_xprt_loop_ops {
+	void (*kick)(struct lx_xprt *x);
+	int (*cancel)(struct lx_xprt_req *req, uint32_t gen);
+	int (*wait)(struct lx_xprt *x, struct lx_xprt_rqst *rq,
+		    uint64_t deadline);
+	void (*wait_slot)(struct lx_xprt *x);
+};
+
+/* the reconnection steps the worker and the loop share (xmit.c) */
+
+/**
+ * lx_xprt__reconnect_down() - a lost connection, taken down: the fate of
+ * its requests decided, the backoff computed
+ * @at: receives when the next attempt is due (monotonic ns)
+ * Return: false when the transport closed instead (the fail policy: a 9P
+ * session dies with its connection).
+ */
+bool lx_xprt__reconnect_down(struct lx_xprt *x, uint64_t *at);
+
+/**
+ * lx_xprt__reconnect_try() - one connection attempt (blocks up to
+ * connect_timeout_ms); on success the transport is connected, on failure
+ * the backoff grows and @at receives the next attempt's time
+ * Return: 0 or the attempt's negative errno.
+ */
+int lx_xprt__reconnect_try(struct lx_xprt *x, uint64_t *at);
+
+/** lx_xprt__calls_waiting() - calls are waiting for @x (a hint) */
+bool lx_xprt__calls_waiting(struct lx_xprt *x);
 
 /* ---- futex helpers (xprt.c) ---- */
 void lx_xprt_futex_wait(atomic_uint *word, unsigned int val,

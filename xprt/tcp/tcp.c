@@ -49,6 +49,7 @@
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include "xprt/tcp/tcp_rx.h"
@@ -93,6 +94,12 @@ struct tcp_tp {
 	struct lx_xprt_tcp_rx rx;
 
 	struct lx_xprt_tcp_zc zc; /* MSG_ZEROCOPY (opts.zerocopy) */
+
+	/* caller-driven mode (x->loop): epfd is the loop descriptor, with
+	 * this timerfd in it; the owner thread's alone */
+	int tfd;
+	uint64_t tfd_at; /* what it is armed to, 0: nothing (or fired) */
+	bool out_armed;	 /* rx_fd is watched for EPOLLOUT too */
 };
 
 static struct tcp_tp *tp_of(struct lx_xprt *x)
@@ -209,6 +216,11 @@ static int tcp_connect_fd(struct lx_xprt *x, int *fdp)
 		}
 	}
 connected:
+	if (x->loop) {
+		/* caller-driven: non-blocking for good (loop.c) */
+		*fdp = fd;
+		return 0;
+	}
 	/* Blocking from here on, with a receive timeout: every read and
 	 * send of the receive thread and the transmitter says MSG_DONTWAIT,
 	 * and a synchronous caller's recv() blocks for its reply, ending
@@ -742,6 +754,105 @@ static int tcp_wait(struct lx_xprt *x, struct lx_xprt_rqst *rq,
 	return rq_done(rq) ? 0 : err;
 }
 
+/* ------------------------------------------------ caller-driven mode */
+
+/*
+ * The loop descriptor is the receive thread's epoll set (the socket, the
+ * eventfd) plus a timerfd; the owner's service reads what it reports
+ * here, as tcp_rx_main() would (see xprt/core/loop.c).
+ */
+static uint64_t tcp_loop_poll(struct lx_xprt *x)
+{
+	struct tcp_tp *tp = tp_of(x);
+	struct epoll_event evs[4];
+	uint32_t cookie, sock = 0;
+	uint64_t v, next = 0;
+	int i, n, err;
+
+	n = epoll_wait(tp->epfd, evs, 4, 0);
+	for (i = 0; i < n; i++) {
+		if (evs[i].data.fd == tp->evfd) {
+			if (read(tp->evfd, &v, sizeof(v)) < 0)
+				continue;
+		} else if (evs[i].data.fd == tp->tfd) {
+			tp->tfd_at = 0; /* fired: arm again */
+			if (read(tp->tfd, &v, sizeof(v)) < 0)
+				continue;
+		} else if (evs[i].data.fd == tp->rx_fd) {
+			sock |= evs[i].events;
+		}
+	}
+	lx_xprt_lock(&tp->rx_mtx); /* never contended: one thread */
+	if (tp->rx_fd < 0) {	   /* the owner connects: nothing new else */
+		rx_adopt(x, tp, &cookie);
+		tp->out_armed = false; /* a new socket, EPOLLIN only */
+	}
+	/* a connection the core declared lost (a send failed, a
+	 * disconnect): let go of it, so that it can be reaped */
+	if (tp->rx_fd >= 0 && atomic_load(&x->state) != LX_XPRT_CONNECTED)
+		rx_detach(x, tp, -ECONNRESET);
+	if (tp->rx_fd >= 0 &&
+	    (sock & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))) {
+		lx_xprt_rx_batch_begin(x);
+		err = lx_xprt_tcp_rx_read(x, &tp->rx, tp->rx_fd);
+		lx_xprt_rx_batch_end(x);
+		if (!err && (sock & (EPOLLHUP | EPOLLERR)))
+			err = -ECONNRESET;
+		if (err)
+			rx_detach(x, tp, err);
+	}
+	if (tp->rx_fd >= 0 && rx_stalled(&tp->rx))
+		rx_detach(x, tp, -ETIMEDOUT);
+	if (tp->rx_fd >= 0 && tp->rx.in_msg)
+		next = lx_xprt_now_ns() + 100000000ull; /* watch it */
+	lx_xprt_unlock(&tp->rx_mtx);
+	return next;
+}
+
+static void tcp_loop_arm(struct lx_xprt *x, uint64_t deadline, bool want_out)
+{
+	struct tcp_tp *tp = tp_of(x);
+	struct itimerspec its = {0};
+	struct epoll_event ev;
+
+	/* a later deadline keeps the earlier one armed: a wake-up that
+	 * finds nothing due costs less than a system call per service */
+	if (deadline && (!tp->tfd_at || deadline < tp->tfd_at)) {
+		its.it_value = lx_xprt_ns_to_timespec(deadline);
+		if (timerfd_settime(tp->tfd, TFD_TIMER_ABSTIME, &its, NULL) ==
+		    0)
+			tp->tfd_at = deadline;
+	}
+	if (tp->rx_fd >= 0 && want_out != tp->out_armed) {
+		ev.events = EPOLLIN | EPOLLRDHUP | (want_out ? EPOLLOUT : 0);
+		ev.data.fd = tp->rx_fd;
+		if (epoll_ctl(tp->epfd, EPOLL_CTL_MOD, tp->rx_fd, &ev) == 0)
+			tp->out_armed = want_out;
+	}
+}
+
+static int tcp_loop_fd(const struct lx_xprt *x)
+{
+	return ((const struct tcp_tp *)x->tp)->epfd;
+}
+
+/* Caller-driven: the timerfd in the loop descriptor, no thread. */
+static int tcp_loop_setup(struct tcp_tp *tp)
+{
+	struct epoll_event ev = {.events = EPOLLIN};
+
+	tp->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (tp->tfd < 0)
+		return -errno;
+	ev.data.fd = tp->tfd;
+	if (epoll_ctl(tp->epfd, EPOLL_CTL_ADD, tp->tfd, &ev) < 0) {
+		close(tp->tfd);
+		tp->tfd = -1;
+		return -errno;
+	}
+	return 0;
+}
+
 /* ----------------------------------------------------------- lifetime */
 
 static int tcp_setup(struct lx_xprt *x)
@@ -756,6 +867,7 @@ static int tcp_setup(struct lx_xprt *x)
 	x->tp = tp;
 	tp->fd = -1;
 	tp->rx_fd = -1;
+	tp->tfd = -1;
 	err = lx_xprt_tcp_rx_init(&tp->rx);
 	if (err)
 		goto out_free;
@@ -794,6 +906,12 @@ static int tcp_setup(struct lx_xprt *x)
 		err = -errno;
 		goto out_evfd;
 	}
+	if (x->loop) {
+		err = tcp_loop_setup(tp);
+		if (err)
+			goto out_evfd;
+		return 0;
+	}
 	err = -pthread_create(&tp->rx_thread, NULL, tcp_rx_main, x);
 	if (err)
 		goto out_evfd;
@@ -826,8 +944,17 @@ static void tcp_teardown(struct lx_xprt *x)
 		return;
 	atomic_store(&tp->stop, true);
 	tcp_kick_rx(x);
-	if (tp->rx_started)
+	if (tp->rx_started) {
 		pthread_join(tp->rx_thread, NULL);
+	} else if (tp->rx_fd >= 0) {
+		/* caller-driven: the owner detaches (a half-received reply
+		 * unpinned, its request delivered) */
+		lx_xprt_lock(&tp->rx_mtx);
+		rx_detach(x, tp, -ESHUTDOWN);
+		lx_xprt_unlock(&tp->rx_mtx);
+	}
+	if (tp->tfd >= 0)
+		close(tp->tfd);
 	if (tp->fd >= 0) {
 		if (tp->zc.on)
 			lx_xprt_tcp_zc_drain(x, &tp->zc, tp->fd);
@@ -857,4 +984,7 @@ const struct lx_xprt_transport_ops lx_xprt_tcp_ops = {
 	.submitted = tcp_submitted,
 	.wait = tcp_wait,
 	.teardown = tcp_teardown,
+	.loop_poll = tcp_loop_poll,
+	.loop_arm = tcp_loop_arm,
+	.loop_fd = tcp_loop_fd,
 };

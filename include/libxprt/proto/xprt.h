@@ -36,7 +36,8 @@
  *
  * Threads: done() and timeout() run on the xprt's receive thread (or, for
  * failures found elsewhere, on the thread that found them: a canceller, the
- * transmit worker, lx_xprt_destroy()).  They must not block.  A request's
+ * transmit worker, lx_xprt_destroy()); on a caller-driven transport on its
+ * owner thread only (lx_xprt_loop_service()).  They must not block.  A request's
  * memory is never written by the library after done() returns.
  */
 #ifndef LIBXPRT_PROTO_XPRT_H
@@ -159,6 +160,10 @@ enum lx_xprt_reconnect_policy {
  * @zerocopy_min: payload bytes from which @zerocopy applies (default
  *	32768, so that a 9P Twrite at msize 64 KiB qualifies; below some
  *	10 KiB pinning pages costs more than copying)
+ * @mode: %LX_XPRT_MODE_THREADED (0, the default) or %LX_XPRT_MODE_CALLER
+ *	(libxprt/xprt.h, enum lx_xprt_mode): no thread of the library's, the
+ *	owner thread drives the transport (lx_xprt_loop_service()).  TCP
+ *	only, without @zerocopy (%-EOPNOTSUPP otherwise).
  *
  * Reconnection backs off as the Linux client does, counting early
  * disconnects (%LX_XPRT_EARLY_MS) as failed connects: after a connection
@@ -193,6 +198,7 @@ struct lx_xprt_opts {
 	void *log_arg;
 	bool zerocopy;
 	size_t zerocopy_min;
+	enum lx_xprt_mode mode;
 };
 
 /**
@@ -314,7 +320,9 @@ struct lx_xprt_req {
  * @opts: parameters, copied (the pool is referenced, not copied)
  *
  * Resolves the address, connects (blocking, up to connect_timeout_ms) and
- * starts the receive thread and the transmit worker.  Once the server
+ * starts the receive thread and the transmit worker (none in
+ * %LX_XPRT_MODE_CALLER: the calling thread is the owner, see
+ * lx_xprt_loop_fd()).  Once the server
  * accepted (the TCP handshake completed), creation succeeds even if the
  * server has reset the connection since: that loss is the reconnect
  * machinery's (an early disconnect, backed off), as for one a moment
