@@ -34,6 +34,16 @@ bench-nfs3:
 	@$(MAKE) --no-print-directory -s $(O)/bench/nfs3-bench bench-peers
 	scripts/bench-nfs3.sh $(O)
 
+# bench-fair: the fair transmit queue against FIFO: its own cost under
+# callgrind (scripts/fairq-cost.py) and nfs3-bench --xmit-order fair/fifo
+# against ganesha; writes $(O)/bench-fair.json.  QUICK=1: shorter.
+.PHONY: bench-fair
+bench-fair:
+	@scripts/deps.sh build servers cost
+	@$(MAKE) --no-print-directory -s $(O)/bench/nfs3-bench \
+	    $(O)/bench/micro/mb_fairq
+	scripts/bench-fair.py $(O)
+
 # test_nfs3_bench.sh runs the nfs3-bench of the build being tested
 integration: $(O)/bench/nfs3-bench
 # ============================================== end demo and peer benchmarks

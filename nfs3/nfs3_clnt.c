@@ -358,7 +358,9 @@ static int nfs3_connect(struct lx_nfs3_clnt **cp,
 	if (err)
 		goto out_free;
 	ro.nconnect = opts->nconnect;
+	ro.xmit_fifo = opts->xmit_fifo; /* NFS only, as the rest here */
 	ro.max_reqs = opts->max_reqs;
+	ro.max_in_flight = opts->max_in_flight;
 	ro.buf_size = c->buf_size;
 	ro.pool = opts->pool;	      /* NULL: the RPC client's own */
 	ro.zerocopy = opts->zerocopy; /* NFS only: MOUNT sends nothing big */

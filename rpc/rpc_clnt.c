@@ -753,10 +753,12 @@ int lx_rpc__create(struct lx_rpc_clnt **clp, const struct lx_rpc_opts *opts,
 	xo.port = cl->opts.port;
 	xo.framing = &lx_xprt_framing_rpc;
 	xo.max_reqs = cl->opts.max_reqs;
+	xo.max_in_flight = cl->opts.max_in_flight;
 	xo.buf_size = cl->opts.buf_size;
 	xo.req_priv = sizeof(struct lx_rpc_task);
 	xo.policy = LX_XPRT_RESEND;
 	xo.reconnect_give_up_ms = cl->opts.reconnect_give_up_ms;
+	xo.xmit_fifo = cl->opts.xmit_fifo;
 	xo.log = cl->opts.log;
 	xo.log_arg = cl->opts.log_arg;
 	xo.zerocopy = cl->opts.zerocopy;

@@ -10,7 +10,8 @@ usage: scripts/bench-md.py --record BUILDDIR [--commit REV] [--only NAME,...]
 
 --record  reads the JSON the benchmarks wrote into BUILDDIR (build/plain:
           bench-rpc.json, bench-nfs3.json, bench-p9.json, bench-cost.json,
-          bench-rdma.json, bench/micro-results/*.json) and writes one small
+          bench-rdma.json, bench-fair.json, bench/micro-results/*.json)
+          and writes one small
           file per benchmark into docs/results/: the commit measured (REV,
           default HEAD), the date, the machine (cores, CPU model, OS,
           kernel) and the table rows.  Only the benchmarks found (or named
@@ -186,6 +187,11 @@ def conv_cost(doc, rdma):
     return [{"title": "", "columns": COST_COLS, "rows": rows}], how
 
 
+def conv_tables(doc):
+    """a result that carries its own tables (bench-fair.json)"""
+    return doc.get("tables", []), doc.get("how", "")
+
+
 def conv_rdma(doc):
     """bench-rdma.json (tests/rdma/bench-rdma-report.py)"""
     return [{"title": "", "columns": doc["columns"], "rows": doc["rows"]}], \
@@ -259,7 +265,8 @@ def record(build, commit, only, note):
     found = {}
     for name, conv in (("bench-rpc", lambda d: conv_peers(d, False)),
                        ("bench-nfs3", lambda d: conv_peers(d, True)),
-                       ("bench-p9", conv_p9), ("bench-rdma", conv_rdma)):
+                       ("bench-p9", conv_p9), ("bench-rdma", conv_rdma),
+                       ("bench-fair", conv_tables)):
         doc, p = j(name + ".json")
         if doc is not None:
             found[name] = conv(doc) + (p,)

@@ -549,6 +549,8 @@ void *bench_job_thread(void *arg)
 	uint64_t now, wait, due, first = UINT64_MAX;
 	uint32_t seq;
 
+	if (ph->kind == PH_MAIN && j->info.index == 0 && b->o.iodepth_first)
+		depth = b->o.iodepth_first;
 	if (depth > j->nslots)
 		depth = j->nslots;
 	if (depth == 1 && !j->paced && b->ops->run_sync && !job_stopping(j)) {

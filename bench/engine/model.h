@@ -129,6 +129,7 @@ struct bench_opts {
 	uint64_t bs;
 	uint64_t size;
 	unsigned int iodepth;
+	unsigned int iodepth_first; /* job 0's depth when not 0 */
 	unsigned int numjobs;
 	unsigned int nconnect;
 	unsigned int timeo_ds; /* --timeo (deciseconds), 0: the back-end's */

@@ -1078,6 +1078,7 @@ const struct bench_engine_opt bench_engine_opts[] = {
 	{"bs", REQ, 0, opt_bs, 0, SET_BS, 0, 0},
 	{"blocksize", REQ, 0, opt_bs, 0, SET_BS, 0, 0},
 	{"iodepth", REQ, 0, opt_uint, OFF(iodepth), SET_IODEPTH, 1, 65536},
+	{"iodepth_first", REQ, EX, opt_uint, OFF(iodepth_first), 0, 1, 65536},
 	{"numjobs", REQ, 0, opt_uint, OFF(numjobs), 0, 1, 4096},
 	{"size", REQ, 0, opt_size_total, 0, SET_SIZE, 0, 0},
 	{"runtime", REQ, 0, opt_time, OFF(runtime_ns), SET_RUNTIME, 0, 0},

@@ -85,6 +85,8 @@ void bench_usage(struct bench *b, FILE *f)
 	      "  --filesize SIZE      each file's size (--size: how much to "
 	      "move)\n"
 	      "  --iodepth N          I/Os in flight per job [1]\n"
+	      "  --iodepth_first N    the first job's instead (a light job "
+	      "beside heavy ones)\n"
 	      "  --numjobs N          jobs; each is a fairness owner on the "
 	      "shared\n"
 	      "                       connection(s) [1]\n"

@@ -487,6 +487,9 @@ struct lx_nfs3_clnt;
  *	lx_xprt_rdma_opts, libxprt/rdma.h; copied), NULL for the defaults
  * @nconnect: connections to the NFS service (1 .. 16, default 1)
  * @max_reqs: calls in flight per connection (default 64)
+ * @max_in_flight: calls sent and not yet answered per connection, at
+ *	most this many (0: @max_reqs); the others wait in the transmit
+ *	queue, in its order (@xmit_fifo), as behind RDMA's credits
  * @uid, @gid: AUTH_SYS identity (default: the process's own ids; set
  *	@set_ids to use these)
  * @auth_none: use AUTH_NONE (most servers refuse it; ganesha does)
@@ -500,6 +503,9 @@ struct lx_nfs3_clnt;
  * @hard: nfs(5)'s hard: calls are retransmitted for ever (see
  *	lx_rpc_opts.hard); default soft: -ETIMEDOUT after @retrans,
  *	-ECONNRESET when the server keeps closing the connection unanswered
+ * @xmit_fifo: NFS calls waiting for a connection go out in arrival order
+ *	instead of round robin over the submitting threads (see
+ *	lx_xprt_opts.xmit_fifo): an ablation of fair queueing
  * @setup_timeout_ms: each step of lx_nfs3_create() - MNT, FSINFO - fails
  *	-ETIMEDOUT after this long without its reply, hard or soft (default
  *	30000), with a message naming the step, the server and what was seen
@@ -538,6 +544,7 @@ struct lx_nfs3_opts {
 	const void *rdma;
 	unsigned int nconnect;
 	unsigned int max_reqs;
+	unsigned int max_in_flight;
 	bool set_ids;
 	uint32_t uid, gid;
 	bool auth_none;
@@ -551,6 +558,7 @@ struct lx_nfs3_opts {
 	unsigned int jukebox_retries;
 	struct lx_xprt_pool *pool;
 	bool hard;
+	bool xmit_fifo;
 	unsigned int setup_timeout_ms;
 	lx_xprt_log_fn log;
 	void *log_arg;

@@ -100,6 +100,9 @@ struct lx_rpc_auth_opts {
  * @nconnect: connections, 1 .. 16 (default 1); calls are spread across
  *	them round-robin
  * @max_reqs: calls in flight per connection (default 64)
+ * @max_in_flight: calls sent and not yet answered per connection, at
+ *	most this many (0: @max_reqs); the others wait in the transmit
+ *	queue, in its order (@xmit_fifo), as behind RDMA's credits
  * @buf_size: call and reply buffer size per call; bounds arguments and
  *	non-bulk results (default 8192)
  * @timeo_ms: time before the first retransmission (default 60000, the
@@ -120,6 +123,9 @@ struct lx_rpc_auth_opts {
  *	server closed before any reply came back on them (a port that is
  *	not this RPC service fails in a second, not at the timeout).  A
  *	call's deadline_ms bounds it either way.
+ * @xmit_fifo: calls waiting for a connection go out in arrival order
+ *	instead of round robin over the submitting threads (see
+ *	lx_xprt_opts.xmit_fifo): an ablation of fair queueing
  * @deadline_ms: every call's deadline_ms when it gives none (0: none)
  * @log, @log_arg: where messages go ("server HOST:PORT not responding,
  *	still trying" when a call times out or the server drops connections
@@ -147,12 +153,14 @@ struct lx_rpc_opts {
 	enum lx_xprt_transport transport;
 	unsigned int nconnect;
 	unsigned int max_reqs;
+	unsigned int max_in_flight;
 	size_t buf_size;
 	unsigned int timeo_ms;
 	unsigned int timeo_max_ms;
 	unsigned int retrans;
 	unsigned int reconnect_give_up_ms;
 	bool hard;
+	bool xmit_fifo;
 	unsigned int deadline_ms;
 	const void *rdma;
 	struct lx_xprt_pool *pool;

@@ -291,8 +291,8 @@ static void test_lone_owner_not_starved_behind_10000_requests(void **state)
 }
 
 /*
- * 5000 owners with two requests each and only 256 hash buckets: every
- * bucket chain holds many owners, lookups must still find the right one.
+ * 5000 owners with two requests each, owner ids that share their low
+ * bits: lookups must find the right one while the table grows.
  */
 static void test_thousands_of_owners_round_robin(void **state)
 {
@@ -590,6 +590,175 @@ static void test_len_counts_push_pop_requeue_remove(void **state)
 	}
 	assert_null(lx_xprt_xmitq_pop(q));
 	assert_int_equal(lx_xprt_xmitq_len(q), 0);
+}
+
+/* --------------------------------------------------------- empty/count */
+
+static void test_empty_and_count_follow_push_sort_pop(void **state)
+{
+	struct lx_xprt_xmitq *q = *state;
+	struct req r[5];
+
+	assert_true(lx_xprt_xmitq_empty(NULL));
+	assert_int_equal(lx_xprt_xmitq_count(NULL, 10), 0);
+	assert_true(lx_xprt_xmitq_empty(q));
+	for (int i = 0; i < 5; i++)
+		req_init(&r[i], i, (uint64_t)i, false);
+	push_ok(q, &r[0]);
+	/* pushed, not sorted yet: not empty */
+	assert_false(lx_xprt_xmitq_empty(q));
+	push_ok(q, &r[1]);
+	push_ok(q, &r[2]);
+	assert_int_equal(lx_xprt_xmitq_count(q, 2), 2);
+	assert_int_equal(lx_xprt_xmitq_count(q, 10), 3);
+	/* sorted: still not empty, counted once */
+	assert_non_null(lx_xprt_xmitq_peek(q));
+	assert_false(lx_xprt_xmitq_empty(q));
+	push_ok(q, &r[3]);
+	assert_int_equal(lx_xprt_xmitq_count(q, 10), 4);
+	assert_int_equal(lx_xprt_xmitq_count(q, 3), 3);
+	for (int i = 0; i < 4; i++) {
+		assert_false(lx_xprt_xmitq_empty(q));
+		assert_non_null(lx_xprt_xmitq_pop(q));
+	}
+	assert_true(lx_xprt_xmitq_empty(q));
+	/* the unsorted path of a batch consumer keeps the count right */
+	push_ok(q, &r[4]);
+	assert_ptr_equal(lx_xprt_xmitq_peek_fifo(q), &r[4].xn);
+	lx_xprt_xmitq_pop_fifo(q, &r[4].xn);
+	assert_true(lx_xprt_xmitq_empty(q));
+	assert_int_equal(lx_xprt_xmitq_count(q, 10), 0);
+	/* a credited requeue is sorted at once: counted */
+	r[4].xn.credited = true;
+	assert_int_equal(lx_xprt_xmitq_requeue(q, &r[4].xn), 0);
+	assert_false(lx_xprt_xmitq_empty(q));
+	assert_true(lx_xprt_xmitq_remove(q, &r[4].xn));
+	assert_true(lx_xprt_xmitq_empty(q));
+}
+
+/* ----------------------------------------------------------- FIFO order */
+
+static int setup_fifo_queue(void **state)
+{
+	struct lx_xprt_xmitq *q = malloc(sizeof(*q));
+
+	if (!q)
+		return -1;
+	lx_xprt_xmitq_init_order(q, LX_XPRT_XMIT_FIFO);
+	*state = q;
+	return 0;
+}
+
+/* Same pushes as test_round_robin_exact_sequence: arrival order, the
+ * credited one first. */
+static void test_fifo_order_is_arrival_order_credited_first(void **state)
+{
+	struct lx_xprt_xmitq *q = *state;
+	static const uint64_t own[] = {1, 1, 2, 1, 3, 1, 3, 1};
+	struct req r[9];
+
+	for (int i = 0; i < 8; i++) {
+		req_init(&r[i], i, own[i], false);
+		push_ok(q, &r[i]);
+	}
+	req_init(&r[8], 8, 9, true);
+	push_ok(q, &r[8]);
+	expect_pops(q, (int[]){8, 0, 1, 2, 3, 4, 5, 6, 7}, 9);
+}
+
+static void test_fifo_order_requeue_and_remove(void **state)
+{
+	struct lx_xprt_xmitq *q = *state;
+	struct req r[4];
+
+	for (int i = 0; i < 4; i++) {
+		req_init(&r[i], i, 5, false);
+		push_ok(q, &r[i]);
+	}
+	assert_ptr_equal(lx_xprt_xmitq_pop(q), &r[0].xn);
+	/* not credited: back at the tail, as a new push */
+	assert_int_equal(lx_xprt_xmitq_requeue(q, &r[0].xn), 0);
+	assert_true(lx_xprt_xmitq_remove(q, &r[2].xn));
+	assert_false(lx_xprt_xmitq_remove(q, &r[2].xn));
+	assert_int_equal(lx_xprt_xmitq_len(q), 3);
+	expect_pops(q, (int[]){1, 3, 0}, 3);
+	assert_true(lx_xprt_xmitq_empty(q));
+}
+
+/* An order that is not FIFO is fair. */
+static void test_unknown_order_is_fair(void **state)
+{
+	struct lx_xprt_xmitq q;
+	struct req r[3];
+
+	(void)state;
+	lx_xprt_xmitq_init_order(&q, (enum lx_xprt_xmit_order)7);
+	req_init(&r[0], 0, 1, false);
+	req_init(&r[1], 1, 1, false);
+	req_init(&r[2], 2, 2, false);
+	for (int i = 0; i < 3; i++)
+		push_ok(&q, &r[i]);
+	expect_pops(&q, (int[]){0, 2, 1}, 3);
+	lx_xprt_xmitq_destroy(&q);
+}
+
+/* ------------------------------------------------------- owner table */
+
+/*
+ * The owner table grows past its buckets while owners are queued, keeps
+ * every owner findable (a later request of each joins its owner, not a
+ * new entry), and an owner removed or popped after growth leaves the
+ * others intact.  ASan checks the grown table is freed by destroy.
+ */
+static void test_owner_table_grows_and_keeps_owners(void **state)
+{
+	struct lx_xprt_xmitq *q = *state;
+	enum { OWNERS = 3000 };
+	struct req *r = calloc(3 * OWNERS, sizeof(*r));
+	struct lx_xprt_xmit_node *n;
+	unsigned int bits0 = q->hash_bits;
+
+	assert_non_null(r);
+	for (int i = 0; i < OWNERS; i++) {
+		req_init(&r[i], i, (uint64_t)i << 12, false);
+		push_ok(q, &r[i]);
+	}
+	assert_non_null(lx_xprt_xmitq_peek(q)); /* sorts: grows */
+	assert_true(q->hash_bits > bits0);
+	assert_true(1u << q->hash_bits >= OWNERS);
+	assert_int_equal(q->nowners, OWNERS);
+	for (int i = 0; i < OWNERS; i++) {
+		req_init(&r[OWNERS + i], OWNERS + i, (uint64_t)i << 12, false);
+		push_ok(q, &r[OWNERS + i]);
+	}
+	assert_non_null(lx_xprt_xmitq_peek(q));
+	assert_int_equal(q->nowners, OWNERS); /* each joined its owner */
+	/* owner 7's entry goes; its second request keeps its place */
+	assert_true(lx_xprt_xmitq_remove(q, &r[7].xn));
+	for (int i = 0; i < OWNERS; i++) {
+		req_init(&r[2 * OWNERS + i], 2 * OWNERS + i, (uint64_t)i << 12,
+			 false);
+		push_ok(q, &r[2 * OWNERS + i]);
+	}
+	for (int round = 0; round < 3; round++) {
+		for (int i = 0; i < OWNERS; i++) {
+			int want = round * OWNERS + i;
+
+			if (i == 7 && round < 2)
+				want += OWNERS;
+			else if (i == 7)
+				continue;
+			n = lx_xprt_xmitq_pop(q);
+			assert_non_null(n);
+			if (req_of(n)->id != want)
+				fail_msg("round %d owner %d: id %d, want %d",
+					 round, i, req_of(n)->id, want);
+		}
+	}
+	assert_null(lx_xprt_xmitq_pop(q));
+	assert_int_equal(q->nowners, 0);
+	assert_true(lx_xprt_xmitq_empty(q));
+	free(r);
 }
 
 /* ---------------------------------------------------------- concurrency */
@@ -900,6 +1069,15 @@ int main(void)
 		T(test_concurrent_producers_every_node_popped_once),
 		T(test_closed_loop_repush_every_push_popped_once),
 		T(test_shutdown_pops_every_queued_node_once),
+		T(test_empty_and_count_follow_push_sort_pop),
+		cmocka_unit_test_setup_teardown(
+			test_fifo_order_is_arrival_order_credited_first,
+			setup_fifo_queue, teardown_queue),
+		cmocka_unit_test_setup_teardown(
+			test_fifo_order_requeue_and_remove, setup_fifo_queue,
+			teardown_queue),
+		cmocka_unit_test(test_unknown_order_is_fair),
+		T(test_owner_table_grows_and_keeps_owners),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

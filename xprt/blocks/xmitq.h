@@ -45,11 +45,25 @@
 #include "xprt/blocks/util.h"
 
 /*
- * Owner hash: only owners with a request queued are in it, so it is sized
- * for the owners one connection has queued at once (one per thread or job
- * with a request waiting), not for every owner that ever existed.
+ * Owner hash: only owners with a request queued are in it.  It starts with
+ * the buckets inside the queue and grows (x4, up to 2^LX_XPRT_XMITQ_HASH_MAX
+ * buckets) when the queued owners outnumber them, so a lookup stays about
+ * one entry long with thousands of owners queued at once.
  */
 #define LX_XPRT_XMITQ_HASH_BITS 8
+#define LX_XPRT_XMITQ_HASH_MAX	14
+
+/**
+ * enum lx_xprt_xmit_order - how non-credited requests are ordered
+ * @LX_XPRT_XMIT_FAIR: round robin over owners (the rules above)
+ * @LX_XPRT_XMIT_FIFO: arrival order, owners ignored (an ablation: the
+ *	order of a client without fair queueing); credited requests still
+ *	go first
+ */
+enum lx_xprt_xmit_order {
+	LX_XPRT_XMIT_FAIR = 0,
+	LX_XPRT_XMIT_FIFO = 1,
+};
 
 /* Where a node is; consumer-private once the node has been sorted. */
 enum lx_xprt_xmit_state {
@@ -58,6 +72,7 @@ enum lx_xprt_xmit_state {
 	LX_XPRT_XMIT_CREDITED, /* on the credited FIFO */
 	LX_XPRT_XMIT_HEAD,     /* its owner's entry in the ring */
 	LX_XPRT_XMIT_SUB,      /* waiting in its owner's sub-list */
+	LX_XPRT_XMIT_ARRIVAL,  /* on the arrival-order list (FIFO order) */
 };
 
 /**
@@ -67,8 +82,11 @@ enum lx_xprt_xmit_state {
  *	before the push, not changed while queued
  * @credited: set when the request holds a congestion credit; set by the
  *	caller before the push or requeue, not changed while queued
- * @queued: in the queue now (between push and pop/remove); atomic so that
- *	a second push of the same node is refused even when it races
+ * @queued: in the queue now (between push and pop/remove); a push checks
+ *	and sets it without a locked instruction, so a second push of a
+ *	queued node is refused, but two pushes racing on two threads are
+ *	not told apart (the caller's own state must exclude that: the
+ *	library's RQ_QUEUED does)
  * @state: an &enum lx_xprt_xmit_state, owned by the queue
  * @link: ring or credited-list link (consumer)
  * @sub: for an owner's ring entry: its waiting requests; for those
@@ -94,17 +112,28 @@ struct lx_xprt_xmit_node {
 /**
  * struct lx_xprt_xmitq - one connection's transmit queue
  * @in_tail: incoming wait-free queue, tail (producers)
- * @pushed: nodes pushed or requeued so far (producers; monotonic)
  * @pad_producers: ends the producers' cache line
  * @in_head: incoming wait-free queue, head (consumer; producers write it
  *	when they push onto an empty queue); no dequeue mutex: the transmit
  *	lock already makes the consumer unique
  * @pad_head: keeps that producer write off the consumer's own fields
- * @popped: nodes popped or removed so far (consumer; monotonic)
+ * @nsorted: nodes taken out of the incoming queue and not yet popped or
+ *	removed (consumer-written, read by anyone through
+ *	lx_xprt_xmitq_empty())
+ * @order: an &enum lx_xprt_xmit_order, fixed at init
+ * @hash_bits: log2 of the buckets in @owners
+ * @nowners: owner entries in the hash (consumer)
+ * @lazy: the node sorted but left in the incoming queue because it was the
+ *	last there (consumer; see xmitq.c)
  * @credited: FIFO of credited requests (consumer)
- * @ring: round-robin ring of owner entries (consumer)
- * @owners: owner -> ring entry (consumer)
+ * @ring: round-robin ring of owner entries, or in FIFO order the list of
+ *	every non-credited request in arrival order (consumer)
+ * @owners: owner -> ring entry (consumer): @owners0 or, once grown, an
+ *	allocated table
+ * @owners0: the initial buckets
  *
+ * No producer counts its push: the only locked instruction of a push is
+ * the incoming queue's tail exchange, the one a bare wait-free FIFO pays.
  * Producer-written fields fill the first 64 bytes and the incoming head the
  * next 64, so pushes from many threads do not keep stealing the lines of
  * the consumer's lists.  Padding rather than
@@ -113,17 +142,20 @@ struct lx_xprt_xmit_node {
  */
 struct lx_xprt_xmitq {
 	struct cds_wfcq_tail in_tail;
-	atomic_ullong pushed;
-	char pad_producers[LX_XPRT_CACHELINE - sizeof(struct cds_wfcq_tail) -
-			   sizeof(atomic_ullong)];
+	char pad_producers[LX_XPRT_CACHELINE - sizeof(struct cds_wfcq_tail)];
 
 	struct __cds_wfcq_head in_head;
 	char pad_head[LX_XPRT_CACHELINE - sizeof(struct __cds_wfcq_head)];
 
-	atomic_ullong popped;
+	atomic_uint nsorted;
+	uint8_t order;
+	uint8_t hash_bits;
+	unsigned int nowners;
+	struct lx_xprt_xmit_node *lazy;
 	struct cds_list_head credited;
 	struct cds_list_head ring;
-	struct cds_hlist_head owners[1u << LX_XPRT_XMITQ_HASH_BITS];
+	struct cds_hlist_head *owners;
+	struct cds_hlist_head owners0[1u << LX_XPRT_XMITQ_HASH_BITS];
 };
 
 /**
@@ -148,18 +180,32 @@ static inline void lx_xprt_xmit_node_init(struct lx_xprt_xmit_node *n,
 }
 
 /**
- * lx_xprt_xmitq_init() - make @q an empty queue
+ * lx_xprt_xmitq_init_order() - make @q an empty queue with an order
+ * @q: the queue (NULL is ignored)
+ * @order: an &enum lx_xprt_xmit_order (anything else: fair)
+ *
+ * Context: before any other use of @q; allocates nothing, cannot fail.
+ */
+void lx_xprt_xmitq_init_order(struct lx_xprt_xmitq *q,
+			      enum lx_xprt_xmit_order order);
+
+/**
+ * lx_xprt_xmitq_init() - make @q an empty fair queue
  * @q: the queue (NULL is ignored)
  *
  * Context: before any other use of @q; allocates nothing, cannot fail.
  */
-void lx_xprt_xmitq_init(struct lx_xprt_xmitq *q);
+static inline void lx_xprt_xmitq_init(struct lx_xprt_xmitq *q)
+{
+	lx_xprt_xmitq_init_order(q, LX_XPRT_XMIT_FAIR);
+}
 
 /**
  * lx_xprt_xmitq_destroy() - end of life of @q
  * @q: the queue (NULL is ignored); must be empty: pop or remove every node
  *	first (the queue does not own the nodes, so it cannot fail them)
  *
+ * Frees the grown owner table, if any.
  * Context: no other thread may use @q any more.
  */
 void lx_xprt_xmitq_destroy(struct lx_xprt_xmitq *q);
@@ -195,7 +241,8 @@ struct lx_xprt_xmit_node *lx_xprt_xmitq_peek(struct lx_xprt_xmitq *q);
  *
  * Never waits for producers: a node whose push has not returned yet, and
  * nodes pushed after it, are left for a later call (the kick that follows
- * that push).
+ * that push); so is the node pushed just before such a push, when it is
+ * next.
  * Context: consumer only (transmit lock held).
  * Return: the node (no longer queued; the caller owns it again), or NULL
  * when nothing can be taken now or @q is NULL.
@@ -214,7 +261,8 @@ struct lx_xprt_xmit_node *lx_xprt_xmitq_pop(struct lx_xprt_xmitq *q);
  * are empty: a sorted node is older than every incoming one.
  * Context: consumer only.
  * Return: the node, still queued; NULL when something is sorted, nothing
- * is pushed, or the first push is still in progress (use peek/pop).
+ * is pushed, or the first push, or the push of the node after it, is still
+ * in progress (use peek/pop).
  */
 struct lx_xprt_xmit_node *lx_xprt_xmitq_peek_fifo(struct lx_xprt_xmitq *q);
 
@@ -255,23 +303,53 @@ int lx_xprt_xmitq_requeue(struct lx_xprt_xmitq *q, struct lx_xprt_xmit_node *n);
 bool lx_xprt_xmitq_remove(struct lx_xprt_xmitq *q, struct lx_xprt_xmit_node *n);
 
 /**
+ * lx_xprt_xmitq_empty() - nothing queued
+ * @q: the queue (NULL: true)
+ *
+ * Context: any thread; a push counts from its start.  For the consumer
+ * exact; for others a snapshot.  Drives the "connection idle" tests and
+ * the cork hint.
+ * Return: true when no node is queued.
+ */
+static inline bool lx_xprt_xmitq_empty(const struct lx_xprt_xmitq *q)
+{
+	struct lx_xprt_xmitq *w = (struct lx_xprt_xmitq *)q;
+
+	if (!q)
+		return true;
+	/* Incoming first: the consumer counts a node as sorted before it
+	 * takes it out of the incoming queue (see xmitq_sort_incoming()). */
+	if (__atomic_load_n(&w->in_head.node.next, __ATOMIC_ACQUIRE) ||
+	    __atomic_load_n(&w->in_tail.p, __ATOMIC_ACQUIRE) !=
+		    &w->in_head.node)
+		return false;
+	return !atomic_load_explicit(&w->nsorted, memory_order_acquire);
+}
+
+/**
+ * lx_xprt_xmitq_count() - nodes queued, counting up to @max
+ * @q: the queue (NULL: 0)
+ * @max: stop counting there
+ *
+ * Counts the sorted nodes and walks the incoming ones, stopping at a push
+ * still in progress (it and what follows are not counted yet).
+ * Context: consumer only.
+ * Return: min(queued, @max).
+ */
+unsigned int lx_xprt_xmitq_count(struct lx_xprt_xmitq *q, unsigned int max);
+
+/**
  * lx_xprt_xmitq_len() - nodes queued (pushed and not yet popped or removed)
  * @q: the queue (NULL: 0)
  *
- * Context: any thread; exact for the consumer when no push is in
- * progress (a push counts from its start), a snapshot for others.
- * Drives the cork hint: cork while more than one request is queued.
+ * Context: consumer only; exact when no push is in progress.  Walks the
+ * incoming nodes: for tests and diagnostics, not for every request (see
+ * lx_xprt_xmitq_empty() and lx_xprt_xmitq_count()).
+ * Return: the count.
  */
-static inline unsigned int lx_xprt_xmitq_len(const struct lx_xprt_xmitq *q)
+static inline unsigned int lx_xprt_xmitq_len(struct lx_xprt_xmitq *q)
 {
-	unsigned long long popped, pushed;
-
-	if (!q)
-		return 0;
-	/* popped first: every pop it counts was pushed before pushed is read */
-	popped = atomic_load(&((struct lx_xprt_xmitq *)q)->popped);
-	pushed = atomic_load(&((struct lx_xprt_xmitq *)q)->pushed);
-	return pushed > popped ? (unsigned int)(pushed - popped) : 0;
+	return lx_xprt_xmitq_count(q, ~0u);
 }
 
 #endif /* LX_XPRT_XMITQ_H */

@@ -222,11 +222,16 @@ int lx_xprt__create_ops(struct lx_xprt **xp, const struct lx_xprt_opts *opts,
 	err = lx_xprt_rqtree_init(&x->rqtree);
 	if (err)
 		goto out_slots;
-	err = lx_xprt_cong_init(&x->cong, (enum lx_xprt_cong_mode)x->opts.cong,
-				x->max_reqs);
+	err = lx_xprt_cong_init(
+		&x->cong, (enum lx_xprt_cong_mode)x->opts.cong,
+		x->opts.max_in_flight ?
+			LX_XPRT_MIN(x->opts.max_in_flight, x->max_reqs) :
+			x->max_reqs);
 	if (err)
 		goto out_rqtree;
-	lx_xprt_xmitq_init(&x->xmitq);
+	lx_xprt_xmitq_init_order(&x->xmitq, x->opts.xmit_fifo ?
+						    LX_XPRT_XMIT_FIFO :
+						    LX_XPRT_XMIT_FAIR);
 	atomic_init(&x->timer_scan_at, UINT64_MAX);
 	atomic_store(&x->state, LX_XPRT_CONNECTING);
 	if (x->opts.mode == LX_XPRT_MODE_CALLER) {

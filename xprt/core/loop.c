@@ -225,7 +225,7 @@ int lx_xprt_loop_service(struct lx_xprt *x, unsigned int revents)
 	 * outside the service (loop_kick()) */
 	lp->due = false;
 	if (atomic_load(&x->state) == LX_XPRT_CONNECTED &&
-	    (x->tx_partial || lx_xprt_xmitq_len(&x->xmitq))) {
+	    (x->tx_partial || !lx_xprt_xmitq_empty(&x->xmitq))) {
 		r = lx_xprt_xmit(x, ~0u, false);
 		lp->want_out = r == -EAGAIN;
 	} else {

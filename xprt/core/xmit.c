@@ -269,7 +269,7 @@ static int xmit_round(struct lx_xprt *x, unsigned int *budget, bool direct,
 	}
 	/* everything queued fits this one send: its order inside the send
 	 * changes nobody's turn, so take it as pushed (no sorting) */
-	queued = lx_xprt_xmitq_len(&x->xmitq);
+	queued = lx_xprt_xmitq_count(&x->xmitq, LX_XPRT_XMIT_BATCH + 1);
 	fifo = queued + n <= LX_XPRT_XMIT_BATCH && queued + n <= *budget;
 	while (n < LX_XPRT_XMIT_BATCH && n < *budget) {
 		r = xmit_next(x, &batch[n], d, fifo);
@@ -303,7 +303,7 @@ static int xmit_send(struct lx_xprt *x, struct lx_xprt_rqst **batch,
 	unsigned int nsent, i;
 	int r;
 
-	r = x->ops->send(x, batch, n, &nsent, lx_xprt_xmitq_len(&x->xmitq) > 0);
+	r = x->ops->send(x, batch, n, &nsent, !lx_xprt_xmitq_empty(&x->xmitq));
 	atomic_fetch_add_explicit(&x->stats.send_calls, 1,
 				  memory_order_relaxed);
 	atomic_fetch_add_explicit(direct ? &x->stats.direct_sends :
@@ -315,7 +315,7 @@ static int xmit_send(struct lx_xprt *x, struct lx_xprt_rqst **batch,
 	if (r == 0 && nsent == n) {
 		if (res == -EBUSY)
 			return -EBUSY;
-		if (!lx_xprt_xmitq_len(&x->xmitq))
+		if (lx_xprt_xmitq_empty(&x->xmitq))
 			return 0; /* all sent, nothing more: no other round */
 		return *budget ? 1 : -EBUSY;
 	}
@@ -382,7 +382,7 @@ static __attribute__((noinline)) bool xmit_hold(struct lx_xprt *x,
 			lx_xprt_kick_worker(hx);
 		return false;
 	}
-	if (!h->n && (h->spilled || lx_xprt_xmitq_len(&x->xmitq)))
+	if (!h->n && (h->spilled || !lx_xprt_xmitq_empty(&x->xmitq)))
 		return false;
 	h->x = x;
 	h->rq[h->n++] = rq;
@@ -410,7 +410,7 @@ static int xmit_held_send(struct xmit_held *h)
 		xmit_held_push(h, 0);
 		return 1;
 	}
-	if (x->tx_partial || lx_xprt_xmitq_len(&x->xmitq) ||
+	if (x->tx_partial || !lx_xprt_xmitq_empty(&x->xmitq) ||
 	    atomic_load(&x->state) != LX_XPRT_CONNECTED) {
 		lx_xprt_unlock(&x->xmit_lock);
 		xmit_held_push(h, 0);
@@ -514,7 +514,7 @@ static uint64_t lx_xprt_thread_owner(void)
  * congested queue is kicked again when a credit returns. */
 static void xmit_kick_after(struct lx_xprt *x, int r)
 {
-	if (r && !(r == -EBUSY && !lx_xprt_xmitq_len(&x->xmitq)))
+	if (r && !(r == -EBUSY && lx_xprt_xmitq_empty(&x->xmitq)))
 		lx_xprt_kick_worker(x);
 }
 
@@ -539,7 +539,7 @@ static bool xmit_one(struct lx_xprt *x, struct lx_xprt_rqst *rq)
 	if (!lx_xprt_lock_try(&x->xmit_lock))
 		return false;
 	st = atomic_load(&rq->st);
-	if (x->tx_partial || lx_xprt_xmitq_len(&x->xmitq) ||
+	if (x->tx_partial || !lx_xprt_xmitq_empty(&x->xmitq) ||
 	    atomic_load(&x->state) != LX_XPRT_CONNECTED ||
 	    (rq_flags(st) & RQ_OUTCOME) ||
 	    (!(rq_flags(st) & RQ_CREDIT) && !lx_xprt__cong_get(&x->cong))) {
@@ -618,7 +618,7 @@ static void xmit_push(struct lx_xprt *x, struct lx_xprt_rqst *rq)
 	if (lx_xprt__xmit_later.rx == x) {
 		if (xmit_hold(x, rq))
 			return; /* sent at the receive batch's end */
-	} else if (!lx_xprt__xmit_later.tx && !lx_xprt_xmitq_len(&x->xmitq) &&
+	} else if (!lx_xprt__xmit_later.tx && lx_xprt_xmitq_empty(&x->xmitq) &&
 		   xmit_one(x, rq)) {
 		return; /* an idle connection: straight to the socket */
 	}

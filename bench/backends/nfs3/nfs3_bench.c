@@ -116,6 +116,8 @@ struct nfs_be {
 	uint32_t stable;
 	enum lx_xprt_rdma_reg_mode reg_mode;
 	unsigned int jukebox_delay_ms, jukebox_retries; /* 0: the library's */
+	bool xmit_fifo;					/* --xmit-order fifo */
+	unsigned int max_in_flight; /* --max-in-flight, 0: all */
 	const struct bench_config *cfg;
 	char where[NFS_HOST_MAX + 1026]; /* host:export (MOUNT paths: 1024) */
 
@@ -141,6 +143,8 @@ enum {
 	NO_RDMA_REG,
 	NO_JUKEBOX_DELAY,
 	NO_JUKEBOX_RETRIES,
+	NO_XMIT_ORDER,
+	NO_MAX_IN_FLIGHT,
 };
 
 static const struct bench_option nfs_options[] = {
@@ -167,6 +171,14 @@ static const struct bench_option nfs_options[] = {
 	{"jukebox-retries", "N",
 	 "at most this many times, then the I/O fails saying so [6]",
 	 NO_JUKEBOX_RETRIES},
+	{"xmit-order", "fair|fifo",
+	 "order of calls waiting for a connection: round robin over the "
+	 "jobs, or arrival order (an ablation of fair queueing) [fair]",
+	 NO_XMIT_ORDER},
+	{"max-in-flight", "N",
+	 "calls sent and not yet answered per connection, at most N; the "
+	 "rest wait in the transmit queue, as behind RDMA credits [all]",
+	 NO_MAX_IN_FLIGHT},
 	{NULL, NULL, NULL, 0},
 };
 
@@ -268,6 +280,19 @@ static int nfs_parse_option(void *priv, int id, const char *arg)
 		if (bench_parse_u64(arg, 1000000, &v) || !v)
 			goto bad;
 		n->jukebox_retries = (unsigned int)v;
+		return 0;
+	case NO_XMIT_ORDER:
+		if (!strcmp(arg, "fair"))
+			n->xmit_fifo = false;
+		else if (!strcmp(arg, "fifo"))
+			n->xmit_fifo = true;
+		else
+			goto bad;
+		return 0;
+	case NO_MAX_IN_FLIGHT:
+		if (bench_parse_u64(arg, 65535, &v) || !v)
+			goto bad;
+		n->max_in_flight = (unsigned int)v;
 		return 0;
 	}
 bad:
@@ -454,6 +479,8 @@ static int nfs_setup(void *priv, const struct bench_config *cfg,
 	o.zerocopy = cfg->zerocopy;
 	o.jukebox_delay_ms = n->jukebox_delay_ms;
 	o.jukebox_retries = n->jukebox_retries;
+	o.xmit_fifo = n->xmit_fifo;
+	o.max_in_flight = n->max_in_flight;
 	o.log = bench_xprt_log;
 	o.errmsg = msg;
 	o.errmsg_len = sizeof(msg);
@@ -982,6 +1009,8 @@ static void nfs_stats(void *priv, bench_stat_fn fn, void *arg)
 	}
 	fn(arg, "nconnect", nc);
 	fn(arg, "max_reqs_per_conn", n->max_reqs);
+	fn(arg, "xmit_fifo", n->xmit_fifo);
+	fn(arg, "max_in_flight", n->max_in_flight);
 	fn(arg, "rsize", lx_nfs3_rsize(n->clnt));
 	fn(arg, "wsize", lx_nfs3_wsize(n->clnt));
 	fn(arg, "calls", sum.submitted);

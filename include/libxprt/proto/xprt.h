@@ -132,6 +132,10 @@ enum lx_xprt_reconnect_policy {
  *	-ENOTCONN after this long without a connection; 0 = never (default)
  * @nodelay: set TCP_NODELAY (default true; opts zeroed means true)
  * @no_nodelay: turn @nodelay off
+ * @xmit_fifo: transmit requests waiting for the connection in arrival
+ *	order instead of round robin over the submitting threads (fair
+ *	queueing, the default): an ablation, to measure what fairness costs
+ *	and buys; requests holding a congestion credit go first either way
  * @rdma: RDMA options, a struct lx_xprt_rdma_opts (libxprt/rdma.h); may be
  *	NULL
  * @early_loss_limit: a request sent on (or queued for) this many
@@ -140,6 +144,9 @@ enum lx_xprt_reconnect_policy {
  *	limit, the default): a port that closes on every call (not the
  *	service we think) fails in a fraction of a second rather than at the
  *	protocol's timeout
+ * @max_in_flight: requests sent and not yet answered, at most this many
+ *	(0: @max_reqs; the congestion window never exceeds it); the others
+ *	wait in the transmit queue, as behind RDMA's credits
  * @log: the message hook (NULL: messages are dropped), see lx_xprt_log_fn
  * @log_arg: its argument
  * @zerocopy: TCP: send messages carrying @zerocopy_min bytes of payload
@@ -183,8 +190,10 @@ struct lx_xprt_opts {
 	unsigned int reconnect_max_ms;
 	unsigned int reconnect_give_up_ms;
 	bool no_nodelay;
+	bool xmit_fifo;
 	const void *rdma;
 	unsigned int early_loss_limit;
+	unsigned int max_in_flight;
 	lx_xprt_log_fn log;
 	void *log_arg;
 	bool zerocopy;
