@@ -17,7 +17,7 @@ VERSION    := $(shell cat VERSION 2>/dev/null)
 ifeq ($(VERSION),)
 $(error no VERSION file at the top of the tree)
 endif
-SOVERSION  := 0
+SOVERSION  := 1
 PREFIX     ?= /usr/local
 # Multiarch library directory (lib/x86_64-linux-gnu...) wherever the
 # toolchain has one: dpkg-buildpackage exports DEB_HOST_MULTIARCH,

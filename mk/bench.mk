@@ -32,9 +32,9 @@ EXAMPLE_BINS := $(EXAMPLE_SRCS:examples/%.c=$(O)/examples/%)
 # p9-bench) link libxprt:
 #   TOOLS_LINK=static (default)  libxprt.a: the build tree's programs run
 #                                in place, no library path to set
-#   TOOLS_LINK=shared            libxprt.so.0, found by the loader: the
+#   TOOLS_LINK=shared            libxprt.so.1, found by the loader: the
 #                                Debian package's way (libxprt-tools
-#                                depends on libxprt0 instead of carrying
+#                                depends on libxprt1 instead of carrying
 #                                a copy); only what they call directly is
 #                                linked (--as-needed)
 # The choice is recorded with the MPI one (BENCH_CONFIG): changing it

@@ -31,7 +31,7 @@ uninstall:
 # deb-symbols.py)
 # check-version: VERSION and debian/changelog's newest entry agree (the
 # version is written once, in VERSION).
-# check-deb: the Debian packages (libxprt0, libxprt-dev, libxprt-tools,
+# check-deb: the Debian packages (libxprt1, libxprt-dev, libxprt-tools,
 # libxprt-fio)
 # built with dpkg-buildpackage from a scratch copy of the tree (plain
 # build, parallel=2, no second make check), checked with lintian,

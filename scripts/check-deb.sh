@@ -5,7 +5,7 @@
 #
 #  1. the version and the ABI in step: VERSION and debian/changelog's
 #     newest entry (check-version.sh), libxprt.map and
-#     debian/libxprt0.symbols (deb-symbols.py --check)
+#     debian/libxprtN.symbols (deb-symbols.py --check)
 #  2. a copy of the tree (the files git knows and the new ones it does not
 #     ignore; the whole tree but build/ outside git) in build/deb/SRC:
 #     dpkg-buildpackage writes the packages to the parent folder
@@ -38,6 +38,9 @@ has() { # TEXT CMD...: CMD's output contains TEXT (no pipe: pipefail)
 t0=$(date +%s)
 
 version=$(cat VERSION)
+# the library's package follows the soname: libxprt<SOVERSION>
+sov=$(sed -n 's/^SOVERSION *:= *//p' Makefile)
+lib=libxprt$sov
 ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 arch=$(dpkg-architecture -qDEB_HOST_ARCH)
 debver=$(dpkg-parsechangelog -S Version)
@@ -47,7 +50,7 @@ root=$work/root
 
 step "VERSION, debian/changelog and the symbols file in step"
 scripts/check-version.sh >/dev/null || { scripts/check-version.sh; exit 1; }
-scripts/deb-symbols.py --check || fail "debian/libxprt0.symbols"
+scripts/deb-symbols.py --check || fail "debian/$lib.symbols"
 ok "$version, $debver"
 
 step "scratch copy of the tree"
@@ -88,7 +91,7 @@ fi
 ok "$(($(date +%s) - tb)) s"
 
 debs=()
-for p in libxprt0 libxprt-dev libxprt-tools libxprt-fio; do
+for p in $lib libxprt-dev libxprt-tools libxprt-fio; do
 	d=$work/${p}_${debver}_$arch.deb
 	[[ -f $d ]] || fail "$d was not built"
 	debs+=("$d")
@@ -116,11 +119,11 @@ for d in "${debs[@]}"; do
 done
 L=$root/usr/lib/$ma
 lsdeb() { dpkg-deb -c "$work/${1}_${debver}_$arch.deb" | awk '{print $6}'; }
-for f in "./usr/lib/$ma/libxprt.so.0" "./usr/lib/$ma/libxprt.so.$version"; do
-	has "$f" lsdeb libxprt0 || fail "libxprt0 has no $f"
+for f in "./usr/lib/$ma/libxprt.so.$sov" "./usr/lib/$ma/libxprt.so.$version"; do
+	has "$f" lsdeb "$lib" || fail "$lib has no $f"
 done
-bad=$(lsdeb libxprt0 | grep -E '\.(a|pc|h)$|/bin/|libxprt\.so$' || true)
-[[ -z $bad ]] || fail "libxprt0 holds what belongs to -dev or -tools: $bad"
+bad=$(lsdeb "$lib" | grep -E '\.(a|pc|h)$|/bin/|libxprt\.so$' || true)
+[[ -z $bad ]] || fail "$lib holds what belongs to -dev or -tools: $bad"
 for f in "./usr/lib/$ma/libxprt.so" "./usr/lib/$ma/libxprt.a" \
 	"./usr/lib/$ma/pkgconfig/libxprt.pc" ./usr/include/libxprt/version.h \
 	./usr/share/man/man3/libxprt.3.gz; do
@@ -140,9 +143,9 @@ for p in $progs; do
 		fail "libxprt-tools installs $p without its man page"
 done
 dep=$(dpkg-deb -f "$work/libxprt-tools_${debver}_$arch.deb" Depends)
-[[ $dep == *"libxprt0 (>= $version)"* ]] || fail "libxprt-tools Depends: $dep"
+[[ $dep == *"$lib (>= $version)"* ]] || fail "libxprt-tools Depends: $dep"
 dep=$(dpkg-deb -f "$work/libxprt-dev_${debver}_$arch.deb" Depends)
-[[ $dep == *"libxprt0 (= $debver)"* ]] || fail "libxprt-dev Depends: $dep"
+[[ $dep == *"$lib (= $debver)"* ]] || fail "libxprt-dev Depends: $dep"
 for f in ./usr/lib/libxprt/fio/libxprt-fio.so \
 	./usr/share/man/man7/libxprt-fio.7.gz \
 	./usr/share/libxprt/fio/nfs-verify.fio; do
@@ -156,8 +159,8 @@ ok "$(wc -w <<<"$progs") programs"
 step "the unpacked programs run on the unpacked library"
 export LD_LIBRARY_PATH=$L
 B=$root/usr/bin
-has "$L/libxprt.so.0" ldd "$B/rpcping" || fail "rpcping does not use $L/libxprt.so.0"
-has "$L/libxprt.so.0" ldd "$B/nfs3-bench" || fail "nfs3-bench does not use $L"
+has "$L/libxprt.so.$sov" ldd "$B/rpcping" || fail "rpcping does not use $L/libxprt.so.$sov"
+has "$L/libxprt.so.$sov" ldd "$B/nfs3-bench" || fail "nfs3-bench does not use $L"
 for p in rpcping nfs3cp p9ls; do
 	"$B/$p" -h >/dev/null || fail "$p -h"
 done
@@ -202,12 +205,12 @@ sed "s|^prefix=.*|prefix=$root/usr|" "$pc" >"$work/user/pc/libxprt.pc"
 cc -std=c11 -Wall -Wextra -Werror -o "$work/user/v" "$work/user/v.c" \
 	$(PKG_CONFIG_PATH=$work/user/pc pkg-config --cflags --libs libxprt) ||
 	fail "cc against the unpacked libxprt-dev"
-has "$L/libxprt.so.0" ldd "$work/user/v" || fail "the program does not use $L"
+has "$L/libxprt.so.$sov" ldd "$work/user/v" || fail "the program does not use $L"
 out=$("$work/user/v")
 [[ $out == "$version "* ]] || fail "lx_xprt_version() says '$out', VERSION $version"
 ok
 unset LD_LIBRARY_PATH
 
 [[ -n ${KEEP:-} ]] || rm -rf "$src" "$root" "$work/user"
-echo "check-deb: libxprt0, libxprt-dev, libxprt-tools, libxprt-fio $debver built," \
+echo "check-deb: $lib, libxprt-dev, libxprt-tools, libxprt-fio $debver built," \
 	"lintian-clean, unpacked and run ($(($(date +%s) - t0)) s; packages in $work)"

@@ -1,21 +1,21 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""debian/libxprt0.symbols from libxprt.map.
+"""debian/libxprtN.symbols (N: the SOVERSION) from libxprt.map.
 
 The map is the library's exported ABI (scripts/abi-check.py keeps it
 equal to what include/libxprt/*.h declare); the symbols file tells
-dpkg-shlibdeps which version of libxprt0 a program needs for each symbol
+dpkg-shlibdeps which version of libxprtN a program needs for each symbol
 it uses.  A symbol keeps the version it first appeared in (read back
 from the current symbols file); a new one gets the VERSION file's.
 debian/rules makes dpkg-gensymbols fail on any difference between this
 file and the library it builds (DPKG_GENSYMBOLS_CHECK_LEVEL=4).
 
-  deb-symbols.py           rewrite debian/libxprt0.symbols
+  deb-symbols.py           rewrite debian/libxprtN.symbols
   deb-symbols.py --check   exit 1 when it is not what the map says
                            (make check-deb runs this first)
 
 A symbol that leaves the map is reported: once a release has shipped,
-removing one breaks libxprt.so.0's users (bump SOVERSION, rename the
+removing one breaks libxprt.so.N's users (bump SOVERSION, rename the
 package); before the first release it is only a change of plan.
 """
 import os
@@ -24,7 +24,6 @@ import sys
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MAP = os.path.join(TOP, "libxprt.map")
-SYMBOLS = os.path.join(TOP, "debian", "libxprt0.symbols")
 VERSION_FILE = os.path.join(TOP, "VERSION")
 MAKEFILE = os.path.join(TOP, "Makefile")
 
@@ -35,6 +34,11 @@ def soversion():
     if not m:
         sys.exit("deb-symbols: no SOVERSION in the Makefile")
     return m.group(1)
+
+
+# the symbols file of the library's package, libxprt<SOVERSION>: a new
+# soname starts a new file, every symbol at the version that brought it
+SYMBOLS = os.path.join(TOP, "debian", f"libxprt{soversion()}.symbols")
 
 
 def read_map():
@@ -99,7 +103,7 @@ def main():
     cur = open(SYMBOLS).read() if os.path.exists(SYMBOLS) else ""
     if check:
         if cur != text:
-            print("deb-symbols: debian/libxprt0.symbols is not what "
+            print(f"deb-symbols: {SYMBOLS} is not what "
                   "libxprt.map says: run scripts/deb-symbols.py, review "
                   "and commit", file=sys.stderr)
             return 1

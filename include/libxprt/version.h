@@ -7,7 +7,7 @@
  * --modversion libxprt says the version a program was built against), the
  * man pages, the benches' --version and the Debian package.  A program
  * that wants to know which library it runs on asks lx_xprt_version().
- * The soname (libxprt.so.0) changes only when the ABI does: the version
+ * The soname (libxprt.so.1) changes only when the ABI does: the version
  * string is for people and logs, not for deciding what the ABI offers.
  */
 #ifndef LIBXPRT_VERSION_H
@@ -23,7 +23,7 @@ extern "C" {
  * Context: any thread, any time (no initialisation needed); does not
  * block.
  *
- * Return: the release this libxprt was built from, such as "0.1.0"
+ * Return: the release this libxprt was built from, such as "0.2.0"
  * (MAJOR.MINOR.PATCH, digits and dots only), in static storage that the
  * caller must not modify or free.  Never NULL.
  */
