@@ -255,6 +255,14 @@ bg_check() {
 	check_exit "$1" "$2" "$rc" "$3" "$work/bg.err"
 }
 
+# srv VERB NAME: servers.sh VERB on NAME; on failure its output is shown
+srv() {
+	"$XPRT_SERVERS_SH" "$1" "$XPRT_SERVERS_RUN_DIR" "$2" >"$work/srv.log" 2>&1 &&
+		return 0
+	sed 's/^/    | /' "$work/srv.log" | tail -15
+	return 1
+}
+
 # kill_srv NAME: SIGKILL the server now (by its pid file: servers.sh
 # waits for a machine-wide lock, and the kill must land mid-job)
 kill_srv() {
@@ -283,8 +291,7 @@ kill_start() {
 	started "$2"
 	kill_srv "$1"
 	sleep 1.5
-	"$XPRT_SERVERS_SH" start "$XPRT_SERVERS_RUN_DIR" "$1" >/dev/null 2>&1 ||
-		bad "$1 did not start again"
+	srv start "$1" || bad "$1 did not start again"
 }
 
 # restarts NAME URL DIR: the server stopped and started again, or killed
@@ -294,8 +301,7 @@ restarts() {
 		--size=1m --verify=crc32c)
 	fio_run "$s: write, verify state saved" 0 "" --name=st "${args[@]}" \
 		--do_verify=0 --verify_state_save=1 --end_fsync=1
-	"$XPRT_SERVERS_SH" restart "$XPRT_SERVERS_RUN_DIR" "$s" >/dev/null 2>&1 ||
-		bad "$s did not restart"
+	srv restart "$s" || bad "$s did not restart"
 	fio_run "$s: verify_state_load after a server restart" 0 "" --name=st \
 		"${args[@]}" --verify_only=1 --verify_state_load=1 &&
 		expect "$s: 1 MiB verified after the restart" \
@@ -339,8 +345,7 @@ restarts() {
 	else
 		bad "$s: killed mid-run: took $(($(date +%s) - t0)) s"
 	fi
-	"$XPRT_SERVERS_SH" start "$XPRT_SERVERS_RUN_DIR" "$s" >/dev/null 2>&1 ||
-		bad "$s did not start again"
+	srv start "$s" || bad "$s did not start again"
 }
 
 if [[ -z ${XPRT_SERVERS_SH:-} || -z ${XPRT_SERVERS_RUN_DIR:-} ]]; then

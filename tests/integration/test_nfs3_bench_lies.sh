@@ -53,13 +53,17 @@ lie "JUKEBOX to every call" jukebox \
 grep -q "LX_" "$work/err" && bad "JUKEBOX: the library's prefix shown" ||
 	ok "JUKEBOX: no LX_ prefix"
 
-# the portmapper: port 111 in a network namespace of our own
+# the portmapper: port 111 in a network namespace of our own (root: a
+# plain one, which a chroot allows too, where a user namespace cannot be
+# made; anyone else: a user namespace with it)
 stop_server
-if ! unshare -rn true 2>/dev/null; then
-	bad "portmap: unshare -rn (a network namespace) is not available"
+ns=(-rn)
+((EUID == 0)) && ns=(-n)
+if ! unshare "${ns[@]}" true 2>/dev/null; then
+	bad "portmap: unshare ${ns[*]} (a network namespace) is not available"
 	exit "$fails"
 fi
-unshare -rn bash -c '
+unshare "${ns[@]}" bash -c '
 	ip link set lo up || exit 3
 	python3 "$1/tests/hostile/rpc_hostile.py" --scenario ok --port 111 \
 		--results-hex 00011170 >/dev/null &
