@@ -8,9 +8,12 @@
 # msize buffers malloc'd for every request (--alloc malloc), each under
 # `strace -f -c`.  Over ROUNDS paired rounds (their order alternating),
 # the median of each mode's system calls per Twrite, all of them and the
-# futex calls alone, must not exceed malloc's by more than SLACK calls a
-# Twrite (run-to-run noise: thread start-up and the first sends of 32
-# jobs vary by a few hundred calls a run).  A request that sleeps on
+# futex calls alone, must not exceed malloc's by more than the noise: the
+# futex calls by FUTEX_SLACK a Twrite (thread start-up and the first
+# sends of 32 jobs vary by a few hundred calls a run), all calls by half
+# malloc's figure plus SLACK (how many replies one read finds, and so how
+# many sends batch, follows the machine's load: paired rounds on a loaded
+# machine differ by a third).  A request that sleeps on
 # the way (for a buffer, or for a reply another job's thread reads: the
 # synchronous calls p9-bench makes only on a session of its own) costs a
 # futex call or more a Twrite, and such jobs send without batching:
@@ -22,7 +25,8 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 bin=${XPRT_BUILD_DIR:-$top/build/plain}/bench/p9-bench
 ROUNDS=3
-SLACK=0.02
+SLACK=0.1
+FUTEX_SLACK=0.05
 JOBS=32
 SIZE=16k # per job: 512 Twrites of 32 bytes
 [[ -n ${XPRT_DIOD_PORT:-} ]] ||
@@ -68,10 +72,11 @@ for ((r = 0; r < ROUNDS; r++)); do
 done
 
 # The medians per Twrite, and the verdicts; the figures go to the log.
-python3 - "$work" "$ROUNDS" "$SLACK" "$JOBS" <<'EOF'
+python3 - "$work" "$ROUNDS" "$SLACK" "$JOBS" "$FUTEX_SLACK" <<'EOF'
 import json, statistics, sys
 
 work, rounds, slack, jobs = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
+futex_slack = float(sys.argv[5])
 
 
 def counts(path):
@@ -109,11 +114,11 @@ for a in ("pool", "malloc"):
 bad = 0
 for i, what in ((0, "system calls"), (1, "futex calls")):
     p, m = per["pool"][i], per["malloc"][i]
-    verdict = "ok" if p <= m + slack else "FAIL"
+    most = m + futex_slack if i else 1.5 * m + slack
+    verdict = "ok" if p <= most else "FAIL"
     bad += verdict == "FAIL"
     print(f"{verdict} - {what} per Twrite, 32-byte writes of {jobs} jobs on "
-          f"one session: pool {p:.4f}, malloc {m:.4f} (at most malloc's "
-          f"+ {slack})")
+          f"one session: pool {p:.4f}, malloc {m:.4f} (at most {most:.4f})")
 sys.exit(bad)
 EOF
 fails=$((fails + $?))

@@ -81,6 +81,20 @@ xs_listen_pids() {
 # xs_port_busy PORT -> true if anything listens on TCP PORT
 xs_port_busy() { ss -Hltn "( sport = :$1 )" 2>/dev/null | grep -q .; }
 
+# xs_port_busy_after PORT SECS -> PORT is still listened on after SECS:
+# a server just killed can hold its listening socket a moment after its
+# pid is gone (the threads of a killed process still exiting; ss shows
+# the socket with no process), so a restart on the same ports waits
+# that long, bounded, before it calls the port taken
+xs_port_busy_after() {
+	local i
+	for ((i = 0; i < $2 * 10; i++)); do
+		xs_port_busy "$1" || return 1
+		sleep 0.1
+	done
+	xs_port_busy "$1"
+}
+
 # xs_port_owned_by PORT PID -> PID (a process we started) listens on PORT
 xs_port_owned_by() { xs_listen_pids "$1" | grep -qx "$2"; }
 

@@ -30,7 +30,7 @@ else
 	PORT=$(xs_pick_ports 1)
 	ADDR=$(xs_bind_addr)
 fi
-if xs_port_busy "$PORT"; then
+if xs_port_busy_after "$PORT" 10; then
 	ss -Hltnp "( sport = :$PORT )" >&2
 	xs_die "diod: TCP port $PORT is already in use by another process"
 fi

@@ -47,7 +47,7 @@ else
 	ADDR=$(xs_bind_addr)
 fi
 for p in "$NFS_PORT" "$MNT_PORT" "$P9_PORT"; do
-	if xs_port_busy "$p"; then
+	if xs_port_busy_after "$p" 10; then
 		ss -Hltnp "( sport = :$p )" >&2
 		xs_die "ganesha: TCP port $p is already in use by another process"
 	fi
