@@ -375,7 +375,8 @@ static struct breq *lib_take(bool *as_pushed)
 		return fifo_pop();
 	n = *as_pushed ? lx_xprt_xmitq_peek_fifo(&fq) : NULL;
 	if (n) {
-		lx_xprt_xmitq_pop_fifo(&fq, n);
+		if (!lx_xprt_xmitq_pop_fifo(&fq, n))
+			n = NULL; /* (one thread: never) */
 	} else {
 		*as_pushed = false;
 		n = lx_xprt_xmitq_pop(&fq);

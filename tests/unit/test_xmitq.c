@@ -625,7 +625,7 @@ static void test_empty_and_count_follow_push_sort_pop(void **state)
 	/* the unsorted path of a batch consumer keeps the count right */
 	push_ok(q, &r[4]);
 	assert_ptr_equal(lx_xprt_xmitq_peek_fifo(q), &r[4].xn);
-	lx_xprt_xmitq_pop_fifo(q, &r[4].xn);
+	assert_true(lx_xprt_xmitq_pop_fifo(q, &r[4].xn));
 	assert_true(lx_xprt_xmitq_empty(q));
 	assert_int_equal(lx_xprt_xmitq_count(q, 10), 0);
 	/* a credited requeue is sorted at once: counted */
@@ -633,6 +633,76 @@ static void test_empty_and_count_follow_push_sort_pop(void **state)
 	assert_int_equal(lx_xprt_xmitq_requeue(q, &r[4].xn), 0);
 	assert_false(lx_xprt_xmitq_empty(q));
 	assert_true(lx_xprt_xmitq_remove(q, &r[4].xn));
+	assert_true(lx_xprt_xmitq_empty(q));
+}
+
+/* ------------------------------------------- a push starting behind a peek */
+
+/* The first half of a push (xmitq_enqueue()): @r is the tail, not yet
+ * linked behind the old one - a producer preempted between the two. */
+static struct cds_wfcq_node *push_first_half(struct lx_xprt_xmitq *q,
+					     struct req *r)
+{
+	atomic_store(&r->xn.queued, true);
+	r->xn.state = LX_XPRT_XMIT_INCOMING;
+	cds_wfcq_node_init(&r->xn.inq);
+	return __atomic_exchange_n(&q->in_tail.p, &r->xn.inq, __ATOMIC_SEQ_CST);
+}
+
+static void push_second_half(struct cds_wfcq_node *prev, struct req *r)
+{
+	__atomic_store_n(&prev->next, &r->xn.inq, __ATOMIC_RELEASE);
+}
+
+/*
+ * A peeked node that a push has started behind since the peek cannot
+ * leave without waiting for that producer: the pop says so and changes
+ * nothing, so the consumer does not send a node that stays queued (it
+ * would be sent twice).  Once the push is linked both leave, in order.
+ */
+static void test_pop_of_peeked_node_never_waits_for_a_push(void **state)
+{
+	struct lx_xprt_xmitq *q = *state;
+	struct cds_wfcq_node *prev;
+	struct req r[2];
+
+	req_init(&r[0], 0, 1, false);
+	req_init(&r[1], 1, 2, false);
+	push_ok(q, &r[0]);
+	assert_ptr_equal(lx_xprt_xmitq_peek(q), &r[0].xn);
+	prev = push_first_half(q, &r[1]);
+	assert_ptr_equal(prev, &r[0].xn.inq);
+	assert_false(lx_xprt_xmitq_pop_node(q, &r[0].xn));
+	assert_true(atomic_load(&r[0].xn.queued));
+	assert_false(lx_xprt_xmitq_empty(q));
+	/* meanwhile nothing can be taken: pop neither waits nor skips */
+	assert_null(lx_xprt_xmitq_peek(q));
+	assert_null(lx_xprt_xmitq_pop(q));
+	push_second_half(prev, &r[1]);
+	expect_pops(q, (const int[]){0, 1}, 2);
+}
+
+/* The same for the unsorted path of a batch consumer. */
+static void test_pop_fifo_never_waits_for_a_push(void **state)
+{
+	struct lx_xprt_xmitq *q = *state;
+	struct cds_wfcq_node *prev;
+	struct req r[2];
+
+	req_init(&r[0], 0, 1, false);
+	req_init(&r[1], 1, 1, false);
+	push_ok(q, &r[0]);
+	assert_ptr_equal(lx_xprt_xmitq_peek_fifo(q), &r[0].xn);
+	prev = push_first_half(q, &r[1]);
+	assert_false(lx_xprt_xmitq_pop_fifo(q, &r[0].xn));
+	assert_true(atomic_load(&r[0].xn.queued));
+	assert_null(lx_xprt_xmitq_peek_fifo(q));
+	push_second_half(prev, &r[1]);
+	assert_ptr_equal(lx_xprt_xmitq_peek_fifo(q), &r[0].xn);
+	assert_true(lx_xprt_xmitq_pop_fifo(q, &r[0].xn));
+	assert_false(atomic_load(&r[0].xn.queued));
+	assert_ptr_equal(lx_xprt_xmitq_peek_fifo(q), &r[1].xn);
+	assert_true(lx_xprt_xmitq_pop_fifo(q, &r[1].xn));
 	assert_true(lx_xprt_xmitq_empty(q));
 }
 
@@ -1070,6 +1140,8 @@ int main(void)
 		T(test_closed_loop_repush_every_push_popped_once),
 		T(test_shutdown_pops_every_queued_node_once),
 		T(test_empty_and_count_follow_push_sort_pop),
+		T(test_pop_of_peeked_node_never_waits_for_a_push),
+		T(test_pop_fifo_never_waits_for_a_push),
 		cmocka_unit_test_setup_teardown(
 			test_fifo_order_is_arrival_order_credited_first,
 			setup_fifo_queue, teardown_queue),

@@ -430,6 +430,30 @@ struct lx_xprt_xmit_node *lx_xprt_xmitq_peek(struct lx_xprt_xmitq *q)
 	return xmitq_first(q);
 }
 
+/*
+ * The lazy node leaves the incoming queue unless that means waiting for a
+ * push in progress behind it (false, nothing changed).  A push can start
+ * between a peek that found the node free and this: the peek cannot
+ * promise it.
+ */
+static bool xmitq_drop_lazy_nowait(struct lx_xprt_xmitq *q)
+{
+	if (__cds_wfcq_dequeue_nonblocking(&q->in_head, &q->in_tail) ==
+	    CDS_WFCQ_WOULDBLOCK)
+		return false;
+	q->lazy = NULL;
+	return true;
+}
+
+bool lx_xprt_xmitq_pop_node(struct lx_xprt_xmitq *q,
+			    struct lx_xprt_xmit_node *n)
+{
+	if (n == q->lazy && !xmitq_drop_lazy_nowait(q))
+		return false;
+	xmitq_unlink(q, n, false);
+	return true;
+}
+
 struct lx_xprt_xmit_node *lx_xprt_xmitq_pop(struct lx_xprt_xmitq *q)
 {
 	struct lx_xprt_xmit_node *n;
@@ -438,8 +462,8 @@ struct lx_xprt_xmit_node *lx_xprt_xmitq_pop(struct lx_xprt_xmitq *q)
 		return NULL;
 	xmitq_sort_incoming(q);
 	n = xmitq_first(q);
-	if (n)
-		xmitq_unlink(q, n, false);
+	if (n && !lx_xprt_xmitq_pop_node(q, n))
+		return NULL;
 	return n;
 }
 
@@ -456,14 +480,17 @@ struct lx_xprt_xmit_node *lx_xprt_xmitq_peek_fifo(struct lx_xprt_xmitq *q)
 	return xmitq_node_of_inq(qn);
 }
 
-void lx_xprt_xmitq_pop_fifo(struct lx_xprt_xmitq *q,
+bool lx_xprt_xmitq_pop_fifo(struct lx_xprt_xmitq *q,
 			    struct lx_xprt_xmit_node *n)
 {
-	/* the first node, not waiting for a push (peek_fifo saw to it):
-	 * the blocking dequeue returns at once */
-	__cds_wfcq_dequeue_blocking(&q->in_head, &q->in_tail);
+	/* the first node; a push may have started behind it since the
+	 * peek (which saw none): then it stays */
+	if (__cds_wfcq_dequeue_nonblocking(&q->in_head, &q->in_tail) ==
+	    CDS_WFCQ_WOULDBLOCK)
+		return false;
 	n->state = LX_XPRT_XMIT_IDLE;
 	atomic_store_explicit(&n->queued, false, memory_order_release);
+	return true;
 }
 
 int lx_xprt_xmitq_requeue(struct lx_xprt_xmitq *q, struct lx_xprt_xmit_node *n)

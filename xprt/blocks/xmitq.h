@@ -228,7 +228,8 @@ int lx_xprt_xmitq_push(struct lx_xprt_xmitq *q, struct lx_xprt_xmit_node *n);
  *
  * Sorts what producers pushed since the last call, then looks.  A credited
  * node pushed between a peek and the next pop can come out of that pop
- * first; nothing else can overtake the peeked node.
+ * first; nothing else can overtake the peeked node.  Remove it with
+ * lx_xprt_xmitq_pop_node(), which may find it cannot leave yet.
  * Context: consumer only (transmit lock held).
  * Return: the node, still queued; NULL when nothing can be taken now (see
  * lx_xprt_xmitq_pop()) or @q is NULL.
@@ -248,6 +249,22 @@ struct lx_xprt_xmit_node *lx_xprt_xmitq_peek(struct lx_xprt_xmitq *q);
  * when nothing can be taken now or @q is NULL.
  */
 struct lx_xprt_xmit_node *lx_xprt_xmitq_pop(struct lx_xprt_xmitq *q);
+
+/**
+ * lx_xprt_xmitq_pop_node() - remove @n, the node lx_xprt_xmitq_peek() just
+ * returned (no other consumer call on @q in between)
+ * @q: the queue
+ * @n: the peeked node
+ *
+ * A push that starts after the peek, right behind @n, can keep @n from
+ * leaving without waiting for that producer: then nothing changes (@n
+ * stays queued and first) and the push's kick comes back for it.
+ * Context: consumer only (transmit lock held).
+ * Return: true when removed (the caller owns @n again); false when @n
+ * stays.
+ */
+bool lx_xprt_xmitq_pop_node(struct lx_xprt_xmitq *q,
+			    struct lx_xprt_xmit_node *n);
 
 /**
  * lx_xprt_xmitq_peek_fifo() - the oldest node pushed, when nothing has
@@ -270,8 +287,10 @@ struct lx_xprt_xmit_node *lx_xprt_xmitq_peek_fifo(struct lx_xprt_xmitq *q);
  * lx_xprt_xmitq_pop_fifo() - remove the node lx_xprt_xmitq_peek_fifo() just
  * returned (no other call on @q in between)
  * Context: consumer only.
+ * Return: true when removed; false when a push that started behind it
+ * since the peek would have to be waited for (as lx_xprt_xmitq_pop_node()).
  */
-void lx_xprt_xmitq_pop_fifo(struct lx_xprt_xmitq *q,
+bool lx_xprt_xmitq_pop_fifo(struct lx_xprt_xmitq *q,
 			    struct lx_xprt_xmit_node *n);
 
 /**

@@ -158,14 +158,21 @@ static void xmit_requeue_tail(struct lx_xprt *x, struct lx_xprt_rqst **batch,
 	}
 }
 
-/* Take @n, which xmit_next() peeked (@fifo: with peek_fifo), off the queue. */
-static void xmit_pop(struct lx_xprt *x, struct lx_xprt_xmit_node *n, bool fifo)
+/*
+ * Take @n, which xmit_next() peeked (@fifo: with peek_fifo), off the
+ * queue.  False when a push that started behind it since the peek keeps it
+ * there (that push's kick brings us back): it must not go out, or it
+ * would go again from the queue.
+ */
+static bool xmit_pop(struct lx_xprt *x, struct lx_xprt_xmit_node *n, bool fifo)
 {
 	if (fifo)
-		lx_xprt_xmitq_pop_fifo(&x->xmitq, n);
-	else
-		lx_xprt_xmitq_pop(&x->xmitq);
+		return lx_xprt_xmitq_pop_fifo(&x->xmitq, n);
+	return lx_xprt_xmitq_pop_node(&x->xmitq, n);
 }
+
+/* xmit_take(): the peeked request cannot leave the queue yet */
+#define XMIT_NOT_NOW	(-EINPROGRESS)
 
 /* xmit_next(): the deferral list is full, complete those first */
 #define XMIT_DEFER_FULL 2
@@ -175,17 +182,19 @@ static void xmit_pop(struct lx_xprt *x, struct lx_xprt_xmit_node *n, bool fifo)
  * was peeked with @fifo, or NULL for a held one): take it for sending,
  * with a credit, XMIT on and QUEUED off.  Return 1 when taken; 0 when its
  * outcome is in (failed or answered while queued: never sent, deferred);
- * -EBUSY when it needs a credit and none is free (left where it is).
+ * -EBUSY when it needs a credit and none is free, %XMIT_NOT_NOW when it
+ * cannot leave the queue yet (xmit_pop(); either way left where it is).
  */
 static int xmit_take(struct lx_xprt *x, struct lx_xprt_rqst *rq,
 		     struct lx_xprt_xmit_node *n, bool fifo,
 		     struct xmit_defer *d)
 {
 	uint64_t st = atomic_load(&rq->st), nst;
+	bool got = false;
 
 	if (rq_flags(st) & RQ_OUTCOME) {
-		if (n)
-			xmit_pop(x, n, fifo);
+		if (n && !xmit_pop(x, n, fifo))
+			return XMIT_NOT_NOW;
 		xmit_defer(d, rq);
 		atomic_fetch_and(&rq->st, ~(uint64_t)RQ_QUEUED);
 		return 0;
@@ -193,10 +202,15 @@ static int xmit_take(struct lx_xprt *x, struct lx_xprt_rqst *rq,
 	if (!(rq_flags(st) & RQ_CREDIT)) {
 		if (!lx_xprt__cong_get(&x->cong))
 			return -EBUSY;
-		rq->xnode.credited = true;
+		got = true;
 	}
-	if (n)
-		xmit_pop(x, n, fifo);
+	if (n && lx_xprt_unlikely(!xmit_pop(x, n, fifo))) {
+		if (got)
+			lx_xprt_cong_put(&x->cong);
+		return XMIT_NOT_NOW;
+	}
+	if (got)
+		rq->xnode.credited = true;
 	/* the credit, XMIT and QUEUED off in one exchange: never seen
 	 * idle, and nobody looks at the credit while it is queued and we
 	 * hold the lock */
@@ -209,7 +223,7 @@ static int xmit_take(struct lx_xprt *x, struct lx_xprt_rqst *rq,
 
 /*
  * Take the next request to send off the queue, with a credit.
- * Return: 1 with *rqp set; 0 when the queue is empty; %XMIT_DEFER_FULL
+ * Return: 1 with *rqp set; 0 when nothing can be taken now; %XMIT_DEFER_FULL
  * when the deferral list is full; -EBUSY when the next request needs a
  * credit and none is free.
  */
@@ -233,6 +247,8 @@ static int xmit_next(struct lx_xprt *x, struct lx_xprt_rqst **rqp,
 		rq = lx_xprt_container_of(n, struct lx_xprt_rqst, xnode);
 		lx_xprt_tsan_acquire(rq);
 		r = xmit_take(x, rq, n, fifo, d);
+		if (r == XMIT_NOT_NOW)
+			return 0; /* as a push not yet seen */
 		if (r < 0)
 			return r;
 		if (r) {
