@@ -527,6 +527,8 @@ static int lx_p9_parent(struct lx_p9_clnt *c, const char *path, uint32_t *dfid,
 	char *name = small;
 	int err;
 
+	if (!c || !path)
+		return -EINVAL;
 	err = lx_p9_split_last(path, &dirlen, &base, &baselen);
 	if (err)
 		return err;
@@ -553,8 +555,6 @@ int lx_p9_mkdir_path(struct lx_p9_clnt *c, const char *path, uint32_t mode)
 	uint32_t dfid;
 	int err;
 
-	if (!c || !path)
-		return -EINVAL;
 	err = lx_p9_parent(c, path, &dfid, small, sizeof(small), &name);
 	if (err)
 		return err;
@@ -572,8 +572,6 @@ int lx_p9_remove_path(struct lx_p9_clnt *c, const char *path)
 	uint32_t dfid, fid;
 	int err;
 
-	if (!c || !path)
-		return -EINVAL;
 	err = lx_p9_parent(c, path, &dfid, small, sizeof(small), &name);
 	if (err)
 		return err;
@@ -594,15 +592,22 @@ out_dfid:
 	return err;
 }
 
+/* A fid of @path from the root for a one-call look at it (@out: where
+ * that call's result goes, checked here with the rest). */
+static int path_fid(struct lx_p9_clnt *c, const char *path, const void *out,
+		    uint32_t *fid)
+{
+	if (!c || !path || !out)
+		return -EINVAL;
+	return lx_p9_walk_path(c, LX_P9_NOFID, path, fid, NULL);
+}
+
 int lx_p9_stat_path(struct lx_p9_clnt *c, const char *path, uint64_t mask,
 		    struct lx_p9_attr *attr)
 {
 	uint32_t fid;
-	int err;
+	int err = path_fid(c, path, attr, &fid);
 
-	if (!c || !path || !attr)
-		return -EINVAL;
-	err = lx_p9_walk_path(c, LX_P9_NOFID, path, &fid, NULL);
 	if (err)
 		return err;
 	err = lx_p9_getattr(c, fid, mask, attr);
@@ -614,11 +619,8 @@ int lx_p9_statfs_path(struct lx_p9_clnt *c, const char *path,
 		      struct lx_p9_statfs *st)
 {
 	uint32_t fid;
-	int err;
+	int err = path_fid(c, path, st, &fid);
 
-	if (!c || !path || !st)
-		return -EINVAL;
-	err = lx_p9_walk_path(c, LX_P9_NOFID, path, &fid, NULL);
 	if (err)
 		return err;
 	err = lx_p9_statfs(c, fid, st);

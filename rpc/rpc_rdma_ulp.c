@@ -481,8 +481,7 @@ const struct lx_xprt_rdma_ulp lx_rpc_rdma_ulp = {
 	.framing = &lx_xprt_framing_rpc,
 	.hdr_size = LX_RPCRDMA_HDR_MAX,
 	.slot_priv = sizeof(struct ru_slot),
-	.per_request_recv = false,
-	.def_rnr_retry = 0,
+	/* receives posted per credit, not per request; no RNR retry */
 	.recv_size = ru_recv_size,
 	.conn_pdata = ru_conn_pdata,
 	.conn_params = ru_conn_params,

@@ -224,6 +224,17 @@ void lx_xprt_try_complete(struct lx_xprt_rqst *rq)
 
 /* ------------------------------------------------------------- slots */
 
+/* The slot's buffers back to the pool (a slot that keeps none). */
+static void slot_bufs_drop(struct lx_xprt *x, struct lx_xprt_rqst *rq)
+{
+	if (rq->pub.sbuf)
+		lx_xprt_pool_put(x->pool, rq->pub.sbuf);
+	if (rq->pub.rbuf)
+		lx_xprt_pool_put(x->pool, rq->pub.rbuf);
+	rq->pub.sbuf = NULL;
+	rq->pub.rbuf = NULL;
+}
+
 /*
  * With keep_bufs a free slot keeps its two buffers: the next request in
  * the slot finds them (handed over with the slot: the tag put releases,
@@ -244,12 +255,7 @@ static void rq_release_slot(struct lx_xprt_rqst *rq)
 		lx_xprt_tags_put(x->tags, rq->pub.slot);
 		return;
 	}
-	if (rq->pub.sbuf)
-		lx_xprt_pool_put(x->pool, rq->pub.sbuf);
-	if (rq->pub.rbuf)
-		lx_xprt_pool_put(x->pool, rq->pub.rbuf);
-	rq->pub.sbuf = NULL;
-	rq->pub.rbuf = NULL;
+	slot_bufs_drop(x, rq);
 	lx_xprt_tags_put(x->tags, rq->pub.slot);
 }
 
@@ -905,10 +911,30 @@ void lx_xprt_not_responding(struct lx_xprt *x)
 		    "server %s not responding, still trying", x->peer);
 }
 
+/* lx_xprt_stats_explain()'s counters said only when not zero: each format
+ * takes the count, then "" or @plural */
+static const struct {
+	size_t off;
+	const char *fmt, *plural;
+} explain_rare[] = {
+	{offsetof(struct lx_xprt_stats, garbage),
+	 ", %llu record%s that cannot be a reply", "s"},
+	{offsetof(struct lx_xprt_stats, bad_keys),
+	 ", %llu for calls we did not make (unknown XID or tag)%s", ""},
+	{offsetof(struct lx_xprt_stats, retransmits), ", %llu retransmission%s",
+	 "s"},
+	{offsetof(struct lx_xprt_stats, resubmits),
+	 ", %llu sent again (NFS3ERR_JUKEBOX)%s", ""},
+	{offsetof(struct lx_xprt_stats, orphans_expired),
+	 ", %llu cancelled or timed-out call%s never answered in their time",
+	 "s"},
+};
+
 char *lx_xprt_stats_explain(const struct lx_xprt_stats *st, char *buf,
 			    size_t len)
 {
-	size_t n = 0;
+	size_t n = 0, i;
+	uint64_t v;
 
 #define LX_SAY(...)                                                           \
 	do {                                                                  \
@@ -927,25 +953,12 @@ char *lx_xprt_stats_explain(const struct lx_xprt_stats *st, char *buf,
 		       LX_XPRT_EARLY_MS / 1000);
 	LX_SAY("; %llu repl%s", (unsigned long long)st->replies,
 	       st->replies == 1 ? "y" : "ies");
-	if (st->garbage)
-		LX_SAY(", %llu record%s that cannot be a reply",
-		       (unsigned long long)st->garbage,
-		       st->garbage == 1 ? "" : "s");
-	if (st->bad_keys)
-		LX_SAY(", %llu for calls we did not make (unknown XID or tag)",
-		       (unsigned long long)st->bad_keys);
-	if (st->retransmits)
-		LX_SAY(", %llu retransmission%s",
-		       (unsigned long long)st->retransmits,
-		       st->retransmits == 1 ? "" : "s");
-	if (st->resubmits)
-		LX_SAY(", %llu sent again (NFS3ERR_JUKEBOX)",
-		       (unsigned long long)st->resubmits);
-	if (st->orphans_expired)
-		LX_SAY(", %llu cancelled or timed-out call%s never answered "
-		       "in their time",
-		       (unsigned long long)st->orphans_expired,
-		       st->orphans_expired == 1 ? "" : "s");
+	for (i = 0; i < LX_XPRT_ARRAY_SIZE(explain_rare); i++) {
+		memcpy(&v, (const char *)st + explain_rare[i].off, sizeof(v));
+		if (v)
+			LX_SAY(explain_rare[i].fmt, (unsigned long long)v,
+			       v == 1 ? "" : explain_rare[i].plural);
+	}
 #undef LX_SAY
 	return buf;
 }
@@ -1026,16 +1039,8 @@ void lx_xprt_drop_slot_bufs(struct lx_xprt *x)
 {
 	unsigned int i;
 
-	for (i = 0; i < x->max_reqs; i++) {
-		struct lx_xprt_rqst *rq = lx_xprt_slot(x, i);
-
-		if (rq->pub.sbuf)
-			lx_xprt_pool_put(x->pool, rq->pub.sbuf);
-		if (rq->pub.rbuf)
-			lx_xprt_pool_put(x->pool, rq->pub.rbuf);
-		rq->pub.sbuf = NULL;
-		rq->pub.rbuf = NULL;
-	}
+	for (i = 0; i < x->max_reqs; i++)
+		slot_bufs_drop(x, lx_xprt_slot(x, i));
 }
 
 /* ----------------------------------------------------------- queries */

@@ -101,12 +101,10 @@ static void msg_release(struct lx_xprt *x, struct lx_xprt_rqst *rq,
 const struct lx_xprt_rdma_ulp lx_xprt_rdma_ulp_msg = {
 	.name = "9p-rdma",
 	.framing = &lx_xprt_framing_9p,
-	.hdr_size = 0,
-	.slot_priv = 0,
+	/* no header of its own, no slot state, no private data */
 	.per_request_recv = true,
 	.def_rnr_retry = 7,
 	.recv_size = msg_recv_size,
-	.conn_pdata = NULL,
 	.conn_params = msg_conn_params,
 	.marshal = msg_marshal,
 	.receive = msg_receive,
