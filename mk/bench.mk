@@ -54,6 +54,12 @@ $(O)/examples/%: examples/%.c $(TOOL_DEP)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(TOOL_LIBS) $(LDFLAGS_ALL) $(PKG_LIBS)
 
+# loop_uv runs the library from a libuv loop (libuv1-dev, deps.sh build)
+UV_CFLAGS := $(shell pkg-config --cflags libuv 2>/dev/null)
+UV_LIBS   := $(shell pkg-config --libs libuv 2>/dev/null || echo -luv)
+$(O)/examples/loop_uv: CFLAGS_ALL += $(UV_CFLAGS)
+$(O)/examples/loop_uv: PKG_LIBS += $(UV_LIBS)
+
 examples: $(EXAMPLE_BINS)
 
 tools: examples
@@ -200,10 +206,11 @@ all: bench
 
 # What `make install` puts in BINDIR: the benches (not mem-bench, nor
 # the perf/cost programs: instruments of make bench-cost), the examples
-# that are tools (not shared_read and loop_epoll: code to read, run by
-# tests/integration/test_shared_read.sh and test_loop_epoll.sh) and
-# xprt-plot; each with its man page docs/man/NAME.1.
-EXAMPLE_TEACH   := $(O)/examples/shared_read $(O)/examples/loop_epoll
+# that are tools (not shared_read, loop_epoll and loop_uv: code to read,
+# run by tests/integration/test_shared_read.sh, test_loop_epoll.sh and
+# test_loop_uv.sh) and xprt-plot; each with its man page docs/man/NAME.1.
+EXAMPLE_TEACH   := $(O)/examples/shared_read $(O)/examples/loop_epoll \
+                   $(O)/examples/loop_uv
 INSTALL_BINS    := $(BENCH_INSTALL) $(filter-out $(EXAMPLE_TEACH),$(EXAMPLE_BINS))
 INSTALL_SCRIPTS := scripts/xprt-plot
 INSTALL_MANS1   := $(foreach p,$(INSTALL_BINS) $(INSTALL_SCRIPTS),\

@@ -114,9 +114,11 @@ fi
 for f in examples/*.c; do
 	b=$(basename "$f" .c)
 	echo "  CC (installed libxprt) $b"
+	pc=(libxprt)
+	! grep -q '^#include <uv.h>' "$f" || pc+=(libuv) # loop_uv
 	# shellcheck disable=SC2046 # pkg-config's words
 	"$cc" -std=c11 -Wall -Wextra -Werror -o "$ex/$b" "$f" \
-		$(pkg-config --cflags --libs libxprt) -Wl,-rpath,"$inst/$lib"
+		$(pkg-config --cflags --libs "${pc[@]}") -Wl,-rpath,"$inst/$lib"
 	"$ex/$b" -h >/dev/null || fail "$b -h"
 	has "$inst/$lib/libxprt.so.$soversion" ldd "$ex/$b" ||
 		fail "$b does not use the installed libxprt.so.$soversion"

@@ -10,6 +10,9 @@
 # Needs root when it has something to install.
 set -euo pipefail
 
+# build: libuv1-dev for examples/loop_uv.c (a libuv loop driving the
+# library); the Debian package's Build-Depends has it too (make tools
+# builds every example)
 # servers: also what the fio engine is built with (scripts/fio-source.sh:
 # dpkg-source, and the headers of the libraries Debian's fio is
 # configured with, so that the engine's view of fio's structures is the
@@ -21,7 +24,7 @@ set -euo pipefail
 # packages with `apt-get download` and unpacks them with dpkg-deb; zstd
 # for kernels whose modules are .ko.zst)
 declare -A GROUP=(
-	[build]="build-essential pkg-config libibverbs-dev librdmacm-dev rdma-core ibverbs-providers libtirpc-dev liburcu-dev libcmocka-dev rpcsvc-proto libbsd-dev python3 iproute2 procps groff-base"
+	[build]="build-essential pkg-config libibverbs-dev librdmacm-dev rdma-core ibverbs-providers libtirpc-dev liburcu-dev libcmocka-dev libuv1-dev rpcsvc-proto libbsd-dev python3 iproute2 procps groff-base"
 	[servers]="rpcbind nfs-ganesha nfs-ganesha-vfs diod libnfs-dev libnfs-utils fio fio-examples python3-six python3-pandas gnuplot-nox bc dpkg-dev libnuma-dev zlib1g-dev libaio-dev"
 	[rdma]="qemu-system-x86 busybox-static xz-utils lz4 cpio zstd apt dpkg"
 	[fuzz]="clang libclang-rt-14-dev"
