@@ -34,7 +34,7 @@
 # Then a URL of another scheme and a server that is not there: fio ends
 # the job at once with its error report.  fio's JSON output is read with
 # Python.  Each check prints "ok - ..." or "FAIL - ..."; the exit status
-# is the number of failures.  About 60 s.
+# is the number of failures.  About 70 s.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 eng=${XPRT_BUILD_DIR:-$top/build/plain}/fio/libxprt-fio.so
