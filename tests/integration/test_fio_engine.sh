@@ -212,7 +212,8 @@ EOF
 }
 
 # tsan_server NAME URL: the engine's threads and fio's job threads
-# under TSan: verify and mixed I/O, four jobs of two files each
+# under TSan: verify and mixed I/O, four jobs of two files each; mixed
+# I/O with the library's threads too
 tsan_server() {
 	fio_run "$1: TSan: randwrite verify, 4 threads x 2 files" 0 "" \
 		--thread --name=tv --nfs_url="$2" --nrfiles=2 \
@@ -226,6 +227,13 @@ tsan_server() {
 		--rw=randrw --bs=8k --iodepth=16 --numjobs=4 --size=1m \
 		--time_based --runtime=1 &&
 		expect "$1: TSan: 4 jobs read and wrote, no error" \
+			'all(j["error"] == 0 and j["read"]["total_ios"] > 0 and j["write"]["total_ios"] > 0 for j in d["jobs"])'
+	# the threaded mode's ring (RDMA's), its lock and condition
+	fio_run "$1: TSan: randrw, 4 threads, libxprt_mode=threaded" 0 "" \
+		--thread --name=tt --nfs_url="$2" --libxprt_mode=threaded \
+		--filename_format="$sub.tt.\$jobnum" --rw=randrw --bs=8k \
+		--iodepth=16 --numjobs=4 --size=1m --time_based --runtime=1 &&
+		expect "$1: TSan: threaded: 4 jobs read and wrote, no error" \
 			'all(j["error"] == 0 and j["read"]["total_ios"] > 0 and j["write"]["total_ios"] > 0 for j in d["jobs"])'
 }
 if [[ ${build##*/} == tsan ]]; then
