@@ -1,24 +1,45 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The completion source: how a finished I/O reaches fio's job thread.
+ * The completion source: how a finished I/O reaches fio's job thread, in
+ * either of libxprt's modes.  lxfio_piece_done() counts the I/O's pieces
+ * down and the last one puts the io_u on a ring; getevents() takes them
+ * off with lxfio_cq_wait().  The rest of the engine does not know which
+ * mode runs.
  *
- * libxprt runs in its threaded mode here: done() runs on a receive
- * thread of the client.  lxfio_piece_done() counts the I/O's pieces down
- * and the last one puts the io_u on a ring under a mutex; getevents()
- * waits on the condition variable with fio's timeout.
+ * Caller-driven (TCP): the library starts no thread.  The job's thread
+ * runs the client: commit() services it once so the batch leaves
+ * (lxfio_cq_sent()), and lxfio_cq_wait() services it until @min I/Os are
+ * on the ring or fio's deadline (the library's run-until call).  done()
+ * runs inside those calls, or inside a synchronous call of the job's, on
+ * the same thread: the ring needs no lock.
  *
- * This file is the seam for the caller-driven mode, where the job's
- * thread runs the client itself: lxfio_cq_wait() then becomes "service
- * the client until @min I/Os are on the ring or the deadline" (the
- * library's run-until call) and the ring needs no lock, done() running on
- * the same thread; lxfio_cq_push() and the callers stay as they are.
+ * Threaded (RDMA, zerocopy, or libxprt_mode=threaded): done() runs on a
+ * receive thread of the client; the last piece pushes under a mutex and
+ * signals the condition variable lxfio_cq_wait() waits on with fio's
+ * timeout.
  */
 #include <errno.h>
 #include <stdlib.h>
 
 #include "lxfio.h"
 
-int lxfio_cq_init(struct lxfio_cq *q, unsigned int cap)
+/* the mode @c is created in: what the job asked, auto as said above */
+enum lx_xprt_mode lxfio_xprt_mode(const struct lxfio_conn *c, bool rdma,
+				  bool zerocopy)
+{
+	switch (c->want) {
+	case LXFIO_MODE_CALLER:
+		return LX_XPRT_MODE_CALLER;
+	case LXFIO_MODE_THREADED:
+		return LX_XPRT_MODE_THREADED;
+	case LXFIO_MODE_AUTO:
+		break;
+	}
+	return rdma || zerocopy ? LX_XPRT_MODE_THREADED : LX_XPRT_MODE_CALLER;
+}
+
+/* @c: the job's client, made already; its mode chooses the ring's */
+int lxfio_cq_init(struct lxfio_cq *q, unsigned int cap, struct lxfio_conn *c)
 {
 	pthread_condattr_t ca;
 	int ret;
@@ -28,6 +49,9 @@ int lxfio_cq_init(struct lxfio_cq *q, unsigned int cap)
 		return -ENOMEM;
 	q->cap = cap;
 	q->head = q->count = 0;
+	q->conn = c->caller ? c : NULL;
+	if (q->conn)
+		return 0;
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	ret = pthread_cond_init(&q->cond, &ca);
@@ -50,46 +74,103 @@ void lxfio_cq_destroy(struct lxfio_cq *q)
 {
 	if (!q->ring)
 		return;
-	pthread_mutex_destroy(&q->lock);
-	pthread_cond_destroy(&q->cond);
+	if (!q->conn) {
+		pthread_mutex_destroy(&q->lock);
+		pthread_cond_destroy(&q->cond);
+	}
 	free(q->ring);
 	q->ring = NULL;
 }
 
+static void cq_add(struct lxfio_cq *q, void *io_u)
+{
+	q->ring[(q->head + q->count) % q->cap] = io_u;
+	q->count++;
+}
+
 /*
- * Any thread.  The ring holds one entry per io_u fio has, so it never
- * overflows: an io_u is on it at most once.
+ * The job's thread (caller-driven) or a receive thread (threaded).  The
+ * ring holds one entry per io_u fio has, so it never overflows: an io_u
+ * is on it at most once.
  */
 void lxfio_cq_push(struct lxfio_cq *q, void *io_u)
 {
+	if (q->conn) {
+		cq_add(q, io_u);
+		return;
+	}
 	pthread_mutex_lock(&q->lock);
-	q->ring[(q->head + q->count) % q->cap] = io_u;
-	q->count++;
+	cq_add(q, io_u);
 	pthread_cond_signal(&q->cond);
 	pthread_mutex_unlock(&q->lock);
 }
 
 /*
- * The job's thread: wait until @min I/Os finished or @t (relative, NULL:
- * no limit) passed, then take up to @max of them into @out.
- * Return: how many were taken.
+ * The job's thread, once commit() started a batch: caller-driven, one
+ * service without waiting sends it (a call started outside the service
+ * only queues); threaded, the client's own threads send it.
  */
-int lxfio_cq_wait(struct lxfio_cq *q, void **out, unsigned int min,
-		  unsigned int max, const struct timespec *t)
+void lxfio_cq_sent(struct lxfio_cq *q)
+{
+	if (q->conn)
+		q->conn->proto->run(q->conn, 1, 1); /* a deadline passed */
+}
+
+/* the absolute CLOCK_MONOTONIC time @t from now */
+static struct timespec cq_deadline(const struct timespec *t)
 {
 	struct timespec end;
-	unsigned int n = 0;
 
-	if (t) {
-		clock_gettime(CLOCK_MONOTONIC, &end);
-		end.tv_sec += t->tv_sec;
-		end.tv_nsec += t->tv_nsec;
-		if (end.tv_nsec >= 1000000000L) {
-			end.tv_sec++;
-			end.tv_nsec -= 1000000000L;
-		}
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += t->tv_sec;
+	end.tv_nsec += t->tv_nsec;
+	if (end.tv_nsec >= 1000000000L) {
+		end.tv_sec++;
+		end.tv_nsec -= 1000000000L;
 	}
-	pthread_mutex_lock(&q->lock);
+	return end;
+}
+
+/*
+ * Caller-driven: run the client until @min I/Os are on the ring or @t
+ * passed; with @min 0, one service without waiting.  Each I/O is one
+ * request or more, so asking the library for as many requests as I/Os
+ * are missing never waits past the I/O that makes @min.
+ * Return: 0, or the library's error when it failed.
+ */
+static int cq_run(struct lxfio_cq *q, unsigned int min,
+		  const struct timespec *t)
+{
+	uint64_t deadline = 1; /* passed: a single service */
+	int ret;
+
+	if (min && t) {
+		struct timespec end = cq_deadline(t);
+
+		deadline = (uint64_t)end.tv_sec * 1000000000u +
+			   (uint64_t)end.tv_nsec;
+	} else if (min) {
+		deadline = 0; /* none */
+	}
+	do {
+		ret = q->conn->proto->run(
+			q->conn, min > q->count ? min - q->count : 1, deadline);
+		if (ret == -ETIMEDOUT)
+			return 0;
+		if (ret < 0)
+			return ret;
+	} while (q->count < min);
+	return 0;
+}
+
+/* threaded: wait on the condition until @min I/Os are on the ring or @t */
+static void cq_sleep(struct lxfio_cq *q, unsigned int min,
+		     const struct timespec *t)
+{
+	struct timespec end;
+
+	if (t)
+		end = cq_deadline(t);
 	while (q->count < min) {
 		if (!t)
 			pthread_cond_wait(&q->cond, &q->lock);
@@ -97,13 +178,35 @@ int lxfio_cq_wait(struct lxfio_cq *q, void **out, unsigned int min,
 			 ETIMEDOUT)
 			break;
 	}
+}
+
+/*
+ * The job's thread: until @min I/Os finished or @t (relative, NULL: no
+ * limit) passed, then take up to @max of them into @out.
+ * Return: how many were taken; a negative errno when the caller-driven
+ * client failed and none were.
+ */
+int lxfio_cq_wait(struct lxfio_cq *q, void **out, unsigned int min,
+		  unsigned int max, const struct timespec *t)
+{
+	unsigned int n = 0;
+	int ret = 0;
+
+	if (q->conn) {
+		if (q->count < min || !min)
+			ret = cq_run(q, min, t);
+	} else {
+		pthread_mutex_lock(&q->lock);
+		cq_sleep(q, min, t);
+	}
 	while (n < max && q->count) {
 		out[n++] = q->ring[q->head];
 		q->head = (q->head + 1) % q->cap;
 		q->count--;
 	}
-	pthread_mutex_unlock(&q->lock);
-	return (int)n;
+	if (!q->conn)
+		pthread_mutex_unlock(&q->lock);
+	return n || ret >= 0 ? (int)n : ret;
 }
 
 /* done() of every piece: the last one hands the io_u over */

@@ -10,9 +10,11 @@
  * the directory files are named in (the export, or the 9P aname).  Each
  * job makes its own client in .init, on its own thread or process (fio's
  * .setup runs in the parent before it forks: a client made there would
- * be inherited half-alive).  queue() only collects; commit() sends the
- * batch; getevents() waits for completions (complete.c: the seam where
- * the caller-driven mode's service call will go).
+ * be inherited half-alive).  Over TCP the client is caller-driven: the
+ * library starts no thread, the job's thread runs it.  queue() only
+ * collects; commit() sends the batch; getevents() services the client
+ * until enough completions or fio's timeout (complete.c: the one place
+ * that knows the mode; over RDMA the client is threaded).
  *
  * Files: fio lays out a missing or short file itself, by open(2) and
  * write(2) on the local path of the same name, unless the engine's files
@@ -47,6 +49,7 @@ _Static_assert(sizeof(((struct io_u *)0)->aiocb) >= 64,
 struct lxfio_options {
 	void *pad; /* fio stores its thread_data pointer here */
 	char *url;
+	unsigned int mode; /* enum lxfio_mode */
 };
 
 struct lxfio_data {
@@ -69,6 +72,34 @@ static struct fio_option options[] = {
 			"9p://host[:port]/aname[?arg=val&...] (9P2000.L); "
 			"transport=rdma for RDMA",
 		.off1 = offsetof(struct lxfio_options, url),
+		.category = FIO_OPT_C_ENGINE,
+		.group = FIO_OPT_G_INVALID,
+	},
+	{
+		.name = "libxprt_mode",
+		.lname = "libxprt client mode",
+		.type = FIO_OPT_STR,
+		.help = "who runs the job's client",
+		.off1 = offsetof(struct lxfio_options, mode),
+		.def = "auto",
+		.posval =
+			{
+				{
+					.ival = "auto",
+					.oval = LXFIO_MODE_AUTO,
+					.help = "caller-driven over TCP, else threaded",
+				},
+				{
+					.ival = "caller",
+					.oval = LXFIO_MODE_CALLER,
+					.help = "the job's thread runs the client",
+				},
+				{
+					.ival = "threaded",
+					.oval = LXFIO_MODE_THREADED,
+					.help = "the library's threads run the client",
+				},
+			},
 		.category = FIO_OPT_C_ENGINE,
 		.group = FIO_OPT_G_INVALID,
 	},
@@ -107,6 +138,7 @@ static int lxfio_connect(struct thread_data *td, struct lxfio_conn *c)
 		return ret;
 	}
 	c->proto = u.scheme == LX_URL_9P ? &lxfio_p9 : &lxfio_nfs3;
+	c->want = (enum lxfio_mode)o->mode;
 	ret = c->proto->connect(c, &u, err, sizeof(err));
 	lx_url_free(&u);
 	if (ret) {
@@ -168,12 +200,14 @@ static int lxfio_init(struct thread_data *td)
 	d->depth = td->o.iodepth ? td->o.iodepth : 1;
 	d->events = calloc(d->depth, sizeof(*d->events));
 	d->pending = calloc(d->depth, sizeof(*d->pending));
-	if (!d->events || !d->pending || lxfio_cq_init(&d->cq, d->depth))
+	if (!d->events || !d->pending)
 		goto nomem_free;
 	if (lxfio_connect(td, &d->conn)) {
 		lxfio_free(d);
 		return 1;
 	}
+	if (lxfio_cq_init(&d->cq, d->depth, &d->conn))
+		goto nomem_free;
 	td->io_ops_data = d;
 	return 0;
 nomem_free:
@@ -375,6 +409,7 @@ static int lxfio_commit(struct thread_data *td)
 	io_u_mark_submit(td, n);
 	for (i = 0; i < n; i++)
 		lxfio_start(d, td, d->pending[i]);
+	lxfio_cq_sent(&d->cq);
 	return 0;
 }
 

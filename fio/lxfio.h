@@ -20,13 +20,29 @@
 
 struct lx_url;
 
-/* a server: one client of the protocol the URL's scheme names */
+/*
+ * Who runs the job's client (the engine's libxprt_mode option): auto is
+ * the caller-driven mode where the library has it (TCP without
+ * zerocopy), else the threaded one.
+ */
+enum lxfio_mode {
+	LXFIO_MODE_AUTO,
+	LXFIO_MODE_CALLER,
+	LXFIO_MODE_THREADED,
+};
+
+/*
+ * A server: one client of the protocol the URL's scheme names.  @want is
+ * the job's choice (before connect), @caller what the client is: created
+ * caller-driven, it is run by the job's thread (complete.c).
+ */
 struct lxfio_conn {
 	const struct lxfio_proto *proto;
 	void *clnt;	 /* struct lx_nfs3_clnt or struct lx_p9_clnt */
 	void *root;	 /* the protocol's state of the URL's directory */
 	uint32_t iosize; /* the largest READ/WRITE one call carries */
-	bool rdma;
+	enum lxfio_mode want;
+	bool rdma, caller;
 };
 
 /*
@@ -76,8 +92,8 @@ struct lxfio_io {
 
 /**
  * struct lxfio_proto - one protocol's calls, all on the job's own client
- * @connect: make the client of @u, a URL of the protocol's scheme (blocks);
- *	a sentence in @err on failure
+ * @connect: make the client of @u, a URL of the protocol's scheme (blocks),
+ *	in the mode lxfio_xprt_mode() says; a sentence in @err on failure
  * @open: look up @name below the URL's directory; create it with @create;
  *	then grow it to @size when it is shorter (0: leave it)
  * @size: the size of @name (-ENOENT when absent), without opening it
@@ -88,6 +104,9 @@ struct lxfio_io {
  *	with a sentence in @err
  * @close: forget @lf (NFS: COMMIT what is unstable), a sentence in @err
  *	on failure
+ * @run: caller-driven: service the client until @min_done requests
+ *	completed or @deadline_ns (CLOCK_MONOTONIC, 0: none) passed (the
+ *	library's run-until call, its return values)
  * @unlink, @disconnect: as named
  * @stable: writes are FILE_SYNC (sync=1); the protocol may ignore it
  */
@@ -106,6 +125,8 @@ struct lxfio_proto {
 		      struct lxfio_io *io, char *err, size_t errlen);
 	int (*close)(struct lxfio_conn *c, struct lxfio_file *lf, char *err,
 		     size_t errlen);
+	int (*run)(struct lxfio_conn *c, unsigned int min_done,
+		   uint64_t deadline_ns);
 	int (*unlink)(struct lxfio_conn *c, const char *name);
 	void (*disconnect)(struct lxfio_conn *c);
 };
@@ -116,19 +137,25 @@ extern const struct lxfio_proto lxfio_nfs3, lxfio_p9;
 
 /*
  * Finished I/Os on their way to fio's job thread (complete.c).  Filled
- * by lxfio_cq_push() from whatever thread libxprt completes a call on,
- * drained by lxfio_cq_wait() on the job's thread.
+ * by lxfio_cq_push() from where libxprt completes a call, drained by
+ * lxfio_cq_wait() on the job's thread.  @conn: the caller-driven client
+ * the job's thread runs for them (no lock then); NULL: a threaded
+ * client's receive threads push under @lock and signal @cond.
  */
 struct lxfio_cq {
+	struct lxfio_conn *conn;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	void **ring; /* io_us, @cap entries */
 	unsigned int cap, head, count;
 };
 
-int lxfio_cq_init(struct lxfio_cq *q, unsigned int cap);
+enum lx_xprt_mode lxfio_xprt_mode(const struct lxfio_conn *c, bool rdma,
+				  bool zerocopy);
+int lxfio_cq_init(struct lxfio_cq *q, unsigned int cap, struct lxfio_conn *c);
 void lxfio_cq_destroy(struct lxfio_cq *q);
 void lxfio_cq_push(struct lxfio_cq *q, void *io_u);
+void lxfio_cq_sent(struct lxfio_cq *q);
 int lxfio_cq_wait(struct lxfio_cq *q, void **out, unsigned int min,
 		  unsigned int max, const struct timespec *t);
 

@@ -33,15 +33,24 @@ static int nfs3_connect(struct lxfio_conn *c, const struct lx_url *u, char *err,
 	int ret;
 
 	lx_url_nfs3_opts(u, &o);
+	o.mode = lxfio_xprt_mode(c, o.transport == LX_XPRT_TRANSPORT_RDMA,
+				 o.zerocopy);
 	ret = lx_nfs3_create(&clnt, &o);
 	if (ret)
 		return ret;
 	c->clnt = clnt;
+	c->caller = o.mode == LX_XPRT_MODE_CALLER;
 	c->iosize = lx_nfs3_rsize(clnt) < lx_nfs3_wsize(clnt) ?
 			    lx_nfs3_rsize(clnt) :
 			    lx_nfs3_wsize(clnt);
 	c->rdma = o.transport == LX_XPRT_TRANSPORT_RDMA;
 	return 0;
+}
+
+static int nfs3_run(struct lxfio_conn *c, unsigned int min_done,
+		    uint64_t deadline_ns)
+{
+	return lx_nfs3_loop_run(c->clnt, NULL, min_done, deadline_ns);
 }
 
 static void nfs3_disconnect(struct lxfio_conn *c)
@@ -240,6 +249,7 @@ const struct lxfio_proto lxfio_nfs3 = {
 	.start = nfs3_start,
 	.finish = nfs3_finish,
 	.close = nfs3_close,
+	.run = nfs3_run,
 	.unlink = nfs3_unlink,
 	.disconnect = nfs3_disconnect,
 };

@@ -21,13 +21,22 @@ static int p9_connect(struct lxfio_conn *c, const struct lx_url *u, char *err,
 	int ret;
 
 	lx_url_p9_opts(u, &o);
+	o.mode = lxfio_xprt_mode(c, o.transport == LX_XPRT_TRANSPORT_RDMA,
+				 o.zerocopy);
 	ret = lx_p9_create(&clnt, &o);
 	if (ret)
 		return ret;
 	c->clnt = clnt;
+	c->caller = o.mode == LX_XPRT_MODE_CALLER;
 	c->iosize = lx_p9_iosize(clnt);
 	c->rdma = o.transport == LX_XPRT_TRANSPORT_RDMA;
 	return 0;
+}
+
+static int p9_run(struct lxfio_conn *c, unsigned int min_done,
+		  uint64_t deadline_ns)
+{
+	return lx_p9_loop_run(c->clnt, NULL, min_done, deadline_ns);
 }
 
 static void p9_disconnect(struct lxfio_conn *c)
@@ -124,6 +133,7 @@ const struct lxfio_proto lxfio_p9 = {
 	.size = p9_size,
 	.start = p9_start,
 	.close = p9_close,
+	.run = p9_run,
 	.unlink = p9_unlink,
 	.disconnect = p9_disconnect,
 };

@@ -21,7 +21,12 @@
 #      unlink=1 removes it afterwards;
 #   6. trim refused with a message;
 #   7. the example job file (fio/examples), smaller;
-#   8. verify_state_save, the server restarted, verify_state_load; over
+#   8. the threads: a job in its own process runs on that one thread (the
+#      client is caller-driven: libxprt starts none), jobs with --thread
+#      leave fio's process with no more threads than fio's null engine
+#      does; libxprt_mode=threaded (the library's receive threads and
+#      transmit workers) is seen as more, so the count can fail;
+#   9. verify_state_save, the server restarted, verify_state_load; over
 #      NFS, ganesha killed and started again mid-run: FILE_SYNC writes
 #      (sync=1) all verified, unstable ones reported at the next COMMIT
 #      (its write verifier changed); then killed for good mid-run: the
@@ -29,7 +34,7 @@
 # Then a URL of another scheme and a server that is not there: fio ends
 # the job at once with its error report.  fio's JSON output is read with
 # Python.  Each check prints "ok - ..." or "FAIL - ..."; the exit status
-# is the number of failures.  About 60 s.
+# is the number of failures.  About 70 s.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 eng=${XPRT_BUILD_DIR:-$top/build/plain}/fio/libxprt-fio.so
@@ -207,7 +212,8 @@ EOF
 }
 
 # tsan_server NAME URL: the engine's threads and fio's job threads
-# under TSan: verify and mixed I/O, four jobs of two files each
+# under TSan: verify and mixed I/O, four jobs of two files each; mixed
+# I/O with the library's threads too
 tsan_server() {
 	fio_run "$1: TSan: randwrite verify, 4 threads x 2 files" 0 "" \
 		--thread --name=tv --nfs_url="$2" --nrfiles=2 \
@@ -222,6 +228,13 @@ tsan_server() {
 		--time_based --runtime=1 &&
 		expect "$1: TSan: 4 jobs read and wrote, no error" \
 			'all(j["error"] == 0 and j["read"]["total_ios"] > 0 and j["write"]["total_ios"] > 0 for j in d["jobs"])'
+	# the threaded mode's ring (RDMA's), its lock and condition
+	fio_run "$1: TSan: randrw, 4 threads, libxprt_mode=threaded" 0 "" \
+		--thread --name=tt --nfs_url="$2" --libxprt_mode=threaded \
+		--filename_format="$sub.tt.\$jobnum" --rw=randrw --bs=8k \
+		--iodepth=16 --numjobs=4 --size=1m --time_based --runtime=1 &&
+		expect "$1: TSan: threaded: 4 jobs read and wrote, no error" \
+			'all(j["error"] == 0 and j["read"]["total_ios"] > 0 and j["write"]["total_ios"] > 0 for j in d["jobs"])'
 }
 if [[ ${build##*/} == tsan ]]; then
 	[[ -n ${XPRT_NFS_URL:-} ]] && tsan_server ganesha "$XPRT_NFS_URL"
@@ -230,6 +243,78 @@ if [[ ${build##*/} == tsan ]]; then
 	exit "$fails"
 fi
 
+# tasks NAME WANT_RC ARGS...: fio in the background, its threads (the
+# Threads: line of /proc/PID/status) sampled every 0.1 s while it runs:
+# tk_main is the most fio's first process had (with --thread: the jobs'
+# too), tk_job the most a job's process had, tk_seen the samples that
+# found a job's process.  fio's main process is timeout's child, a job's
+# process its child, all named fio.
+threads_of() { sed -n 's/^Threads:[[:space:]]*//p' "/proc/$1/status" 2>/dev/null; }
+tasks() {
+	local name=$1 want=$2 pid main j n rc
+	shift 2
+	(cd "$work" && exec timeout 60 "${AS[@]}" "${pre[@]}" fio \
+		--output-format=json --output="$work/out.json" "$@" \
+		2>"$work/err") &
+	pid=$!
+	tk_main=0 tk_job=0 tk_seen=0
+	while kill -0 "$pid" 2>/dev/null; do
+		main=$(pgrep -P "$pid" -x fio | head -1)
+		if [[ -n $main ]]; then
+			n=$(threads_of "$main")
+			((${n:-0} > tk_main)) && tk_main=$n
+			for j in $(pgrep -P "$main" -x fio); do
+				n=$(threads_of "$j")
+				[[ -n $n ]] || continue
+				tk_seen=$((tk_seen + 1))
+				((n > tk_job)) && tk_job=$n
+			done
+		fi
+		sleep 0.1
+	done
+	wait "$pid"
+	rc=$?
+	check_exit "$name" "$want" "$rc" "" "$work/err"
+}
+
+# threads NAME URL: see 8. above
+null_main=
+threads() {
+	local s=$1 args
+	args=(--ioengine="external:$eng" --nfs_url="$2" --rw=randread --bs=4k
+		--size=1m --iodepth=8 --time_based --runtime=2)
+	tasks "$s: randread in a process, sampled" 0 --name=tk \
+		--filename="$sub.tk" "${args[@]}" &&
+		expect "$s: the sampled job read, no error" \
+			'd["jobs"][0]["error"] == 0 and d["jobs"][0]["read"]["total_ios"] > 0'
+	if ((tk_seen >= 5 && tk_job == 1)); then
+		ok "$s: the job's process had one thread ($tk_seen samples)"
+	else
+		bad "$s: the job's process had up to $tk_job threads ($tk_seen samples), want 1"
+	fi
+	tasks "$s: libxprt_mode=threaded, sampled" 0 --name=tk \
+		--filename="$sub.tk" "${args[@]}" --libxprt_mode=threaded
+	if ((tk_seen >= 5 && tk_job > 1)); then
+		ok "$s: libxprt_mode=threaded: $tk_job threads seen in the job's process"
+	else
+		bad "$s: libxprt_mode=threaded: up to $tk_job threads ($tk_seen samples): the count sees no library thread"
+	fi
+	# fio's own threads with --thread: its null engine, the same jobs
+	if [[ -z $null_main ]]; then
+		tasks "fio's null engine, 2 jobs, --thread, sampled" 0 --thread \
+			--name=nl --ioengine=null --numjobs=2 --rw=randread \
+			--bs=4k --size=1m --time_based --runtime=2 --rate_iops=500
+		null_main=$tk_main
+	fi
+	tasks "$s: randread, 2 jobs, --thread, sampled" 0 --thread --name=tk \
+		--filename_format="$sub.tk.\$jobnum" --numjobs=2 "${args[@]}"
+	if ((tk_main >= 3 && tk_main <= null_main)); then
+		ok "$s: --thread: fio's process had $tk_main threads, as many as with its null engine ($null_main)"
+	else
+		bad "$s: --thread: fio's process had up to $tk_main threads, $null_main with its null engine"
+	fi
+}
+
 if [[ -n ${XPRT_NFS_URL:-} ]]; then
 	server ganesha "$XPRT_NFS_URL" "$XPRT_NFS_EXPORT_DIR" nfs-verify.fio
 fi
@@ -237,6 +322,9 @@ if [[ -n ${XPRT_DIOD_PORT:-} ]]; then
 	server diod "9p://$XPRT_DIOD_HOST:$XPRT_DIOD_PORT$XPRT_DIOD_ANAME" \
 		"$XPRT_DIOD_EXPORT_DIR" 9p-write.fio
 fi
+[[ -n ${XPRT_NFS_URL:-} ]] && threads ganesha "$XPRT_NFS_URL"
+[[ -n ${XPRT_DIOD_PORT:-} ]] &&
+	threads diod "9p://$XPRT_DIOD_HOST:$XPRT_DIOD_PORT$XPRT_DIOD_ANAME"
 
 # bg_fio NAME ARGS...: fio_run in the background (pid in $bg), with its
 # own output files; bg_check NAME WANT_RC WANT_MSG: wait and check
