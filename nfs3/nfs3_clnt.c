@@ -365,6 +365,12 @@ static int nfs3_connect(struct lx_nfs3_clnt **cp,
 	ro.pool = opts->pool;	      /* NULL: the RPC client's own */
 	ro.zerocopy = opts->zerocopy; /* NFS only: MOUNT sends nothing big */
 	err = lx_rpc_create(&c->rpc, &ro);
+	if (err == -EOPNOTSUPP && ro.mode == LX_XPRT_MODE_CALLER) {
+		/* refused here, not by the server */
+		lx_nfs3_seterr(opts, "the caller-driven mode runs over TCP "
+				     "only, without zerocopy");
+		goto out_free;
+	}
 	if (err) {
 		char ml[240] = "";
 

@@ -363,6 +363,11 @@ int lx_p9_create(struct lx_p9_clnt **cp, const struct lx_p9_opts *opts)
 	xo.zerocopy = c->opts.zerocopy;
 	xo.mode = c->opts.mode;
 	err = lx_xprt_create(&c->x, &xo);
+	if (err == -EOPNOTSUPP && xo.mode == LX_XPRT_MODE_CALLER) {
+		lx_p9_errmsg(&c->opts, "the caller-driven mode runs over TCP "
+				       "only, without zerocopy");
+		goto out_pool;
+	}
 	if (err) {
 		char ml[240] = "";
 

@@ -658,6 +658,33 @@ static void test_refusals(void **state)
 	assert_int_equal(lx_rpc_create(&cl, &o), -EINVAL);
 }
 
+/* The front-ends say the mode refused the options, not the server */
+static void test_refusals_say_why(void **state)
+{
+	struct lx_p9_opts po = {
+		.host = "127.0.0.1",
+		.port = p9_port,
+		.aname = "/fake",
+		.mode = LX_XPRT_MODE_CALLER,
+		.zerocopy = true,
+	};
+	struct lx_nfs3_opts no;
+	struct lx_nfs3_clnt *nc = NULL;
+	struct lx_p9_clnt *pc = NULL;
+	char msg[256] = "", pmsg[256] = "";
+
+	(void)state;
+	nfs_opts(&no, msg, sizeof(msg));
+	no.zerocopy = true;
+	assert_int_equal(lx_nfs3_create(&nc, &no), -EOPNOTSUPP);
+	assert_non_null(strstr(msg, "caller-driven mode runs over TCP only"));
+	assert_null(strstr(msg, "PROC_UNAVAIL"));
+	po.errbuf = pmsg;
+	po.errbuf_len = sizeof(pmsg);
+	assert_int_equal(lx_p9_create(&pc, &po), -EOPNOTSUPP);
+	assert_non_null(strstr(pmsg, "caller-driven mode runs over TCP only"));
+}
+
 /* The fake servers, in a child: their threads are not the test's.  It
  * serves until the test process ends (its command pipe closes). */
 static pid_t serve(void)
@@ -715,6 +742,7 @@ int main(void)
 		cmocka_unit_test(test_reconnect_backoff),
 		cmocka_unit_test(test_jukebox),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_refusals_say_why),
 	};
 
 	if (serve() < 0)
