@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * A client across fork(), in both modes (docs/api.md, "Across fork()").
+ *
+ * The parent makes a client and completes a call, then forks.  The child
+ * finds the inherited client refusing every call with -ECHILD at once
+ * (its threads, its socket, its loop descriptor are the parent's),
+ * destroys it, makes a client of its own to the same server and completes
+ * a call on it; it exits 0 only if all of that held.  The parent then
+ * completes more calls on its client, which saw no disconnect, and the
+ * server saw exactly two connections: the parent's and the child's new
+ * one.  A child that shut the inherited socket down (shutdown(2) acts on
+ * the parent's connection) or wrote to it would show here as a
+ * disconnect, a reconnection or a garbled call.
+ *
+ * The fake server runs as threads of this process: the child's connection
+ * is accepted by the parent's listener thread, which counts it.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <libxprt/call.h>
+#include <libxprt/pool.h>
+#include <libxprt/rpc.h>
+#include <libxprt/xprt.h>
+
+#include "helpers/fakesrv.h"
+
+#if defined(__SANITIZE_THREAD__)
+/*
+ * The parent forks with threads running (its client's, the fake
+ * server's), and the child starts threads of its own (its new client's):
+ * TSan refuses that by default, since a lock another thread held at the
+ * fork stays held in the child.  What this test checks is exactly that
+ * the child takes no such lock of the library's; TSan's own locks are
+ * taken around the fork by its interceptor.
+ */
+const char *__tsan_default_options(void);
+const char *__tsan_default_options(void)
+{
+	return "die_after_fork=0";
+}
+#endif
+
+#define PROG 100003u
+#define VERS 3u
+
+static struct fakesrv *srv;
+
+/* Every call gets an accepted, successful, empty reply. */
+static enum fakesrv_action srv_fn(void *arg, const uint8_t *msg, size_t len,
+				  uint8_t *out, size_t *outlen,
+				  unsigned int nth)
+{
+	(void)arg;
+	(void)nth;
+	if (len < 4)
+		return FAKESRV_CLOSE;
+	*outlen = fs_rpc_accepted(out, fs_get_be32(msg), 0);
+	return FAKESRV_REPLY;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	return fakesrv_start(&srv, true, srv_fn, NULL);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	fakesrv_stop(srv);
+	return 0;
+}
+
+static void rpc_opts(struct lx_rpc_opts *o, enum lx_xprt_mode mode,
+		     struct lx_xprt_pool *pool)
+{
+	memset(o, 0, sizeof(*o));
+	o->host = "127.0.0.1";
+	o->port = fakesrv_port(srv);
+	o->prog = PROG;
+	o->vers = VERS;
+	o->timeo_ms = 2000;
+	o->retrans = 1;
+	o->mode = mode;
+	o->pool = pool;
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void never_done(struct lx_call *call, int status, void *arg)
+{
+	(void)call;
+	(void)status;
+	*(int *)arg = 1;
+}
+
+/* The child's half: returns 0 when everything held, else the number of
+ * the first check that failed (the parent prints it). */
+static int child(struct lx_rpc_clnt *cl, enum lx_xprt_mode mode,
+		 struct lx_xprt_pool *pool)
+{
+	struct lx_rpc_call_args a = {.proc = 0};
+	struct lx_call call = {.done = never_done};
+	struct lx_xprt_pool_opts po = {.max_bytes = 4u << 20};
+	struct lx_xprt_pool *mine = NULL;
+	struct lx_rpc_clnt *own = NULL;
+	struct lx_rpc_opts o;
+	uint64_t t0 = now_ms();
+	int ran = 0;
+
+	call.arg = &ran;
+	/* the inherited client refuses, at once */
+	if (lx_rpc_null(cl) != -ECHILD)
+		return 1;
+	if (lx_rpc_call_async(cl, &call, &a) != -ECHILD || ran)
+		return 2;
+	if (lx_call_cancel(&call) != -EALREADY) /* never started */
+		return 3;
+	if (mode == LX_XPRT_MODE_CALLER &&
+	    (lx_rpc_loop_fd(cl) != -ECHILD || lx_rpc_loop_events(cl) != 0 ||
+	     lx_rpc_loop_service(cl, 0) != -ECHILD ||
+	     lx_rpc_loop_run(cl, NULL, 1, 0) != -ECHILD))
+		return 4;
+	/* not the parent's connection either */
+	lx_xprt_disconnect(lx_rpc_xprt(cl, 0));
+	if (!strstr(lx_strerror(-ECHILD), "fork()"))
+		return 5;
+	lx_rpc_destroy(cl);
+	if (pool && lx_xprt_pool_destroy(pool))
+		return 6;
+	if (now_ms() - t0 > 1000) /* nothing waited for the network */
+		return 7;
+
+	/* a client of its own works (on a pool of its own, if shared) */
+	if (pool && lx_xprt_pool_create(&mine, &po))
+		return 8;
+	rpc_opts(&o, mode, mine);
+	if (lx_rpc_create(&own, &o))
+		return 9;
+	if (lx_rpc_null(own) || lx_rpc_null(own))
+		return 10;
+	lx_rpc_destroy(own);
+	if (lx_xprt_pool_destroy(mine))
+		return 11;
+	return 0;
+}
+
+static void across_fork(enum lx_xprt_mode mode, bool shared_pool)
+{
+	struct lx_xprt_pool_opts po = {.max_bytes = 4u << 20};
+	struct lx_xprt_pool *pool = NULL;
+	struct lx_rpc_clnt *cl = NULL;
+	struct lx_rpc_stats st;
+	struct lx_rpc_opts o;
+	unsigned int conns0 = fakesrv_conns(srv), i;
+	int wst = 0;
+	pid_t pid;
+
+	if (shared_pool)
+		assert_int_equal(lx_xprt_pool_create(&pool, &po), 0);
+	rpc_opts(&o, mode, pool);
+	assert_int_equal(lx_rpc_create(&cl, &o), 0);
+	assert_int_equal(lx_rpc_null(cl), 0);
+
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(child(cl, mode, pool)); /* (no cmocka, no atexit) */
+	assert_int_equal(waitpid(pid, &wst, 0), pid);
+	assert_true(WIFEXITED(wst));
+	if (WEXITSTATUS(wst))
+		print_error("child failed its check %d\n", WEXITSTATUS(wst));
+	assert_int_equal(WEXITSTATUS(wst), 0);
+
+	/* the parent's connection is untouched */
+	for (i = 0; i < 3; i++)
+		assert_int_equal(lx_rpc_null(cl), 0);
+	lx_rpc_stats(cl, &st);
+	assert_int_equal(st.xprt.disconnects, 0);
+	assert_int_equal(st.xprt.connects, 1);
+	assert_int_equal(st.xprt.replies, 4);
+	assert_int_equal(st.xprt.garbage + st.xprt.bad_keys, 0);
+	/* the parent's connection and the child's own, nothing more */
+	assert_int_equal(fakesrv_conns(srv) - conns0, 2);
+	lx_rpc_destroy(cl);
+	assert_int_equal(lx_xprt_pool_destroy(pool), 0);
+}
+
+static void test_fork_threaded(void **state)
+{
+	(void)state;
+	across_fork(LX_XPRT_MODE_THREADED, false);
+}
+
+static void test_fork_caller(void **state)
+{
+	(void)state;
+	across_fork(LX_XPRT_MODE_CALLER, false);
+}
+
+/* a pool shared between clients, inherited: the child destroys it too
+ * (its memory only) and makes its own */
+static void test_fork_shared_pool(void **state)
+{
+	(void)state;
+	across_fork(LX_XPRT_MODE_THREADED, true);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fork_threaded),
+		cmocka_unit_test(test_fork_caller),
+		cmocka_unit_test(test_fork_shared_pool),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
