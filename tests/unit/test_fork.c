@@ -11,7 +11,9 @@
  * server saw exactly two connections: the parent's and the child's new
  * one.  A child that shut the inherited socket down (shutdown(2) acts on
  * the parent's connection) or wrote to it would show here as a
- * disconnect, a reconnection or a garbled call.
+ * disconnect, a reconnection or a garbled call.  The 9P client is checked
+ * the same way, and its destroy in the child must send nothing (a Tclunk
+ * of the parent's root fid would end the parent's session).
  *
  * The fake server runs as threads of this process: the child's connection
  * is accepted by the parent's listener thread, which counts it.  Each
@@ -20,11 +22,14 @@
  * sanitizers' allocators, unlike glibc's malloc, are not locked across
  * fork(), and a child that inherits one of their locks held hangs).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -38,6 +43,7 @@
 #include <libxprt/xprt.h>
 
 #include "helpers/fakesrv.h"
+#include "test_p9_fake.h"
 
 #if defined(__SANITIZE_THREAD__)
 /*
@@ -71,6 +77,7 @@ const char *__lsan_default_suppressions(void)
 #define VERS 3u
 
 static struct fakesrv *srv;
+static struct p9f p9srv;
 
 /* Every call gets an accepted, successful, empty reply. */
 static enum fakesrv_action srv_fn(void *arg, const uint8_t *msg, size_t len,
@@ -180,6 +187,51 @@ static int child(struct lx_rpc_clnt *cl, enum lx_xprt_mode mode,
 	return 0;
 }
 
+/* Whether every thread but the caller sleeps in a system call now. */
+static bool others_asleep(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	char path[64], line[256], *st;
+	pid_t me = gettid();
+	struct dirent *e;
+	bool all = true;
+	FILE *f;
+
+	if (!d)
+		return true;
+	while (all && (e = readdir(d))) {
+		if (e->d_name[0] == '.' || atoi(e->d_name) == me)
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%d/stat",
+			 atoi(e->d_name));
+		f = fopen(path, "r");
+		if (!f)
+			continue; /* gone */
+		st = fgets(line, sizeof(line), f) ? strrchr(line, ')') : NULL;
+		all = !st || st[1] != ' ' || st[2] == 'S';
+		fclose(f);
+	}
+	closedir(d);
+	return all;
+}
+
+/*
+ * Fork once the parent's other threads (its client's, the server's) sleep
+ * in a system call, as they do between calls: none is then inside the
+ * allocator.  glibc's malloc is fork-safe anyway; the sanitizers'
+ * allocators (GCC 12's) are not, and a child that inherited one of their
+ * locks held would hang in its first malloc().  (The library's threads
+ * allocate on their first use of a shared pool, right after a call.)
+ */
+static pid_t fork_quiet(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < 2000 && !others_asleep(); i++)
+		usleep(1000);
+	return fork();
+}
+
 /* The child ends here, without cmocka's or stdio's exit handlers (the
  * parent's buffered output would come out twice).  Under ASan it first
  * looks for leaks: what the inherited client's destroy left behind
@@ -209,7 +261,7 @@ static void across_fork(enum lx_xprt_mode mode, bool shared_pool)
 	assert_int_equal(lx_rpc_create(&cl, &o), 0);
 	assert_int_equal(lx_rpc_null(cl), 0);
 
-	pid = fork();
+	pid = fork_quiet();
 	assert_true(pid >= 0);
 	if (pid == 0)
 		child_exit(child(cl, mode, pool));
@@ -231,6 +283,106 @@ static void across_fork(enum lx_xprt_mode mode, bool shared_pool)
 	assert_int_equal(fakesrv_conns(srv), 2);
 	lx_rpc_destroy(cl);
 	assert_int_equal(lx_xprt_pool_destroy(pool), 0);
+}
+
+/* ------------------------------------------------------------- 9P */
+
+static int p9_setup(void **state)
+{
+	(void)state;
+	return p9f_start(&p9srv);
+}
+
+static int p9_teardown(void **state)
+{
+	(void)state;
+	p9f_stop(&p9srv);
+	memset(&p9srv, 0, sizeof(p9srv)); /* (p9f_start() frees nodes) */
+	return 0;
+}
+
+static void p9_opts(struct lx_p9_opts *o, enum lx_xprt_mode mode)
+{
+	memset(o, 0, sizeof(*o));
+	o->host = "127.0.0.1";
+	o->port = fakesrv_port(p9srv.srv);
+	o->aname = "/fake";
+	o->uname = "tester";
+	o->timeout_ms = 5000;
+	o->mode = mode;
+}
+
+static int p9_child(struct lx_p9_clnt *c, enum lx_xprt_mode mode)
+{
+	struct lx_p9_clnt *own = NULL;
+	struct lx_p9_statfs st;
+	struct lx_p9_attr attr;
+	struct lx_p9_opts o;
+
+	if (lx_p9_statfs(c, lx_p9_root_fid(c), &st) != -ECHILD)
+		return 1;
+	if (lx_p9_stat_path(c, "/file", ~0ull, &attr) != -ECHILD)
+		return 2;
+	if (mode == LX_XPRT_MODE_CALLER &&
+	    (lx_p9_loop_fd(c) != -ECHILD ||
+	     lx_p9_loop_service(c, 0) != -ECHILD))
+		return 3;
+	lx_p9_destroy(c); /* no Tclunk: the parent counts them */
+	p9_opts(&o, CHILD_CAN_START_THREADS ? mode : LX_XPRT_MODE_CALLER);
+	if (lx_p9_create(&own, &o))
+		return 4;
+	if (lx_p9_statfs(own, lx_p9_root_fid(own), &st))
+		return 5;
+	lx_p9_destroy(own); /* one Tclunk */
+	return 0;
+}
+
+static void p9_across_fork(enum lx_xprt_mode mode)
+{
+	struct lx_p9_clnt *c = NULL;
+	struct lx_xprt_stats xs;
+	struct lx_p9_statfs st;
+	struct lx_p9_opts o;
+	int wst = 0;
+	pid_t pid;
+
+	p9_opts(&o, mode);
+	assert_int_equal(lx_p9_create(&c, &o), 0);
+	assert_int_equal(lx_p9_statfs(c, lx_p9_root_fid(c), &st), 0);
+
+	pid = fork_quiet();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		child_exit(p9_child(c, mode));
+	assert_int_equal(waitpid(pid, &wst, 0), pid);
+	assert_true(WIFEXITED(wst));
+	if (WEXITSTATUS(wst))
+		print_error("child failed its check %d\n", WEXITSTATUS(wst));
+	assert_int_equal(WEXITSTATUS(wst), 0);
+
+	/* the child's own client clunked its root; the inherited one sent
+	 * nothing, and the parent's session goes on */
+	assert_int_equal(p9f_count(&p9srv, LX_P9_TCLUNK), 1);
+	assert_int_equal(p9f_count(&p9srv, LX_P9_TSTATFS), 2);
+	assert_int_equal(lx_p9_statfs(c, lx_p9_root_fid(c), &st), 0);
+	lx_xprt_stats(lx_p9_xprt(c), &xs);
+	assert_int_equal(xs.disconnects, 0);
+	assert_int_equal(xs.connects, 1);
+	assert_int_equal(fakesrv_conns(p9srv.srv), 2);
+	lx_p9_destroy(c);
+	assert_int_equal(p9f_count(&p9srv, LX_P9_TCLUNK), 2);
+}
+
+static void test_fork_p9_threaded(void **state)
+{
+	(void)state;
+	p9_across_fork(LX_XPRT_MODE_THREADED);
+}
+
+static void test_fork_p9_caller(void **state)
+{
+	(void)state;
+	p9_across_fork(LX_XPRT_MODE_CALLER);
 }
 
 static void test_fork_threaded(void **state)
@@ -262,6 +414,10 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_fork_shared_pool, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_fork_p9_threaded, p9_setup,
+						p9_teardown),
+		cmocka_unit_test_setup_teardown(test_fork_p9_caller, p9_setup,
+						p9_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
