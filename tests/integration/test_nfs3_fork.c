@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -94,7 +93,6 @@ static void across_fork(enum lx_xprt_mode mode)
 	struct lx_nfs3_clnt *c = NULL;
 	struct lx_rpc_stats st;
 	unsigned int i;
-	int wst = 0;
 	pid_t pid;
 
 	assert_int_equal(mount(&c, mode), 0);
@@ -104,11 +102,7 @@ static void across_fork(enum lx_xprt_mode mode)
 	assert_true(pid >= 0);
 	if (pid == 0)
 		child_exit(child(c, mode));
-	assert_int_equal(waitpid(pid, &wst, 0), pid);
-	assert_true(WIFEXITED(wst));
-	if (WEXITSTATUS(wst))
-		print_error("child failed its check %d\n", WEXITSTATUS(wst));
-	assert_int_equal(WEXITSTATUS(wst), 0);
+	assert_int_equal(child_wait(pid), 0);
 
 	for (i = 0; i < 3; i++)
 		assert_int_equal(lx_nfs3_getattr(c, lx_nfs3_root(c), &res), 0);

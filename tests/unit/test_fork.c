@@ -30,7 +30,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -182,7 +181,6 @@ static void across_fork(enum lx_xprt_mode mode, bool shared_pool)
 	struct lx_rpc_stats st;
 	struct lx_rpc_opts o;
 	unsigned int i;
-	int wst = 0;
 	pid_t pid;
 
 	if (shared_pool)
@@ -195,11 +193,7 @@ static void across_fork(enum lx_xprt_mode mode, bool shared_pool)
 	assert_true(pid >= 0);
 	if (pid == 0)
 		child_exit(child(cl, mode, pool));
-	assert_int_equal(waitpid(pid, &wst, 0), pid);
-	assert_true(WIFEXITED(wst));
-	if (WEXITSTATUS(wst))
-		print_error("child failed its check %d\n", WEXITSTATUS(wst));
-	assert_int_equal(WEXITSTATUS(wst), 0);
+	assert_int_equal(child_wait(pid), 0);
 
 	/* the parent's connection is untouched */
 	for (i = 0; i < 3; i++)
@@ -273,7 +267,6 @@ static void p9_across_fork(enum lx_xprt_mode mode)
 	struct lx_xprt_stats xs;
 	struct lx_p9_statfs st;
 	struct lx_p9_opts o;
-	int wst = 0;
 	pid_t pid;
 
 	p9_opts(&o, mode);
@@ -284,11 +277,7 @@ static void p9_across_fork(enum lx_xprt_mode mode)
 	assert_true(pid >= 0);
 	if (pid == 0)
 		child_exit(p9_child(c, mode));
-	assert_int_equal(waitpid(pid, &wst, 0), pid);
-	assert_true(WIFEXITED(wst));
-	if (WEXITSTATUS(wst))
-		print_error("child failed its check %d\n", WEXITSTATUS(wst));
-	assert_int_equal(WEXITSTATUS(wst), 0);
+	assert_int_equal(child_wait(pid), 0);
 
 	/* the child's own client clunked its root; the inherited one sent
 	 * nothing, and the parent's session goes on */

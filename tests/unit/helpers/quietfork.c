@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -58,4 +59,23 @@ void child_exit(int code)
 	__lsan_do_leak_check();
 #endif
 	_exit(code);
+}
+
+int child_wait(pid_t pid)
+{
+	int st = 0;
+
+	if (waitpid(pid, &st, 0) != pid) {
+		perror("waitpid");
+		return -1;
+	}
+	if (WIFEXITED(st)) {
+		if (WEXITSTATUS(st))
+			fprintf(stderr, "child failed its check %d\n",
+				WEXITSTATUS(st));
+		return WEXITSTATUS(st);
+	}
+	fprintf(stderr, "child killed by signal %d\n",
+		WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+	return -1;
 }

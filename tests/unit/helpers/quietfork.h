@@ -47,4 +47,13 @@ pid_t quiet_fork(void);
  */
 __attribute__((noreturn)) void child_exit(int code);
 
+/**
+ * child_wait() - wait for a child of quiet_fork() to end
+ *
+ * Says on stderr how it ended unless with 0 ("child failed its check
+ * N", or the signal that killed it).
+ * Return: its exit status (0 .. 255); -1 when it did not exit.
+ */
+int child_wait(pid_t pid);
+
 #endif /* QUIETFORK_H */
