@@ -20,6 +20,8 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
+#include "xprt/blocks/util.h"
+
 /* the process's fork generation: 0 in the process that loaded the
  * library, bumped in each child (written only there, before the child
  * has a second thread) */
@@ -38,10 +40,9 @@ unsigned int lx_xprt__fork_watch(void);
  */
 static inline bool lx_xprt__fork_other(unsigned int gen)
 {
-	return __builtin_expect(
-		gen != atomic_load_explicit(&lx_xprt__fork_gen,
-					    memory_order_relaxed),
-		0);
+	return lx_xprt_unlikely(
+		gen !=
+		atomic_load_explicit(&lx_xprt__fork_gen, memory_order_relaxed));
 }
 
 struct lx_xprt_tags;
