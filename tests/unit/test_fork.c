@@ -37,6 +37,7 @@
 
 #include <libxprt/call.h>
 #include <libxprt/pool.h>
+#include <libxprt/rdma.h>
 #include <libxprt/rpc.h>
 #include <libxprt/xprt.h>
 
@@ -304,6 +305,38 @@ static void test_fork_p9_caller(void **state)
 	p9_across_fork(LX_XPRT_MODE_CALLER);
 }
 
+/* ------------------------------------------------------------ RDMA */
+
+/*
+ * The RDMA device registry is the parent's once built: in a child nothing
+ * may register on it or deregister what the parent registered.  Without
+ * devices (a host with none) the parent's registration fails -ENODEV,
+ * and the child must still say -ECHILD rather than that.
+ */
+static void test_fork_rdma_registry(void **state)
+{
+	static char buf[8192];
+	struct lx_xprt_rdma_mem *m = NULL, *m2 = NULL;
+	int r;
+	pid_t pid;
+
+	(void)state;
+	r = lx_xprt_rdma_mem_register(buf, sizeof(buf), &m);
+	assert_true(r == 0 || r == -ENODEV);
+	pid = quiet_fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (lx_xprt_rdma_mem_register(buf + 4096, 4096, &m2) != -ECHILD)
+			child_exit(1);
+		if (m && lx_xprt_rdma_mem_unregister(m) != -ECHILD)
+			child_exit(2);
+		child_exit(0);
+	}
+	assert_int_equal(child_wait(pid), 0);
+	/* the parent's registration is intact */
+	assert_int_equal(lx_xprt_rdma_mem_unregister(m), 0);
+}
+
 static void test_fork_threaded(void **state)
 {
 	(void)state;
@@ -337,6 +370,7 @@ int main(void)
 						p9_teardown),
 		cmocka_unit_test_setup_teardown(test_fork_p9_caller, p9_setup,
 						p9_teardown),
+		cmocka_unit_test(test_fork_rdma_registry),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -251,3 +251,8 @@ unsigned int lx_xprt_rdma_ndevs(void)
 {
 	return dev_ready() ? 0 : ndevs;
 }
+
+int lx_xprt_rdma_dev_ready(void)
+{
+	return dev_ready();
+}
