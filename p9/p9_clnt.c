@@ -434,7 +434,7 @@ void lx_p9_destroy(struct lx_p9_clnt *c)
 	/* best effort: a dead session has nothing to clunk, nor one whose
 	 * server left a Tflush unanswered (stopped, or deaf to us: the
 	 * Tclunk would only wait out its timeout and its own flush's) */
-	if (c->attached && !atomic_load(&c->broken) &&
+	if (c->attached && !lx_xprt__forked(c->x) && !atomic_load(&c->broken) &&
 	    !atomic_load(&c->fl_stuck) &&
 	    lx_xprt_state(c->x) == LX_XPRT_CONNECTED) {
 		tx.u.tfid.fid = c->root_fid;

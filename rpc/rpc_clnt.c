@@ -824,8 +824,11 @@ void lx_rpc_destroy(struct lx_rpc_clnt *cl)
 	if (!cl)
 		return;
 	/* first: nothing waiting to go out again is resubmitted from now
-	 * on, and what waits ends -ESHUTDOWN */
-	lx_rpc_again_stop(cl);
+	 * on, and what waits ends -ESHUTDOWN.  Not in a child of the
+	 * process that made @cl: the retry thread is the parent's, and so
+	 * are the calls that wait (lx_xprt_destroy() forgets the rest). */
+	if (!lx_xprt__forked(cl->x[0]))
+		lx_rpc_again_stop(cl);
 	for (i = 0; i < cl->nconn; i++)
 		lx_xprt_destroy(cl->x[i]);
 	lx_xprt_pool_destroy(cl->pool);
@@ -865,9 +868,12 @@ void lx_rpc_stats(const struct lx_rpc_clnt *cl, struct lx_rpc_stats *st)
 /* Caller-driven mode: one connection's loop, or several in one set. */
 int lx_rpc_loop_fd(const struct lx_rpc_clnt *cl)
 {
+	int fd;
+
 	if (!cl)
 		return -EINVAL;
-	return cl->loop_ep >= 0 ? cl->loop_ep : lx_xprt_loop_fd(cl->x[0]);
+	fd = lx_xprt_loop_fd(cl->x[0]); /* its errors: -EINVAL, -ECHILD */
+	return fd >= 0 && cl->loop_ep >= 0 ? cl->loop_ep : fd;
 }
 
 unsigned int lx_rpc_loop_events(const struct lx_rpc_clnt *cl)

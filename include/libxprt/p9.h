@@ -46,6 +46,8 @@
  *                      Tflush answered with an error broke it)
  *   %-EBUSY            %LX_CALL_NOWAIT and no free slot or buffer
  *   %-ESHUTDOWN        lx_p9_destroy() is running
+ *   %-ECHILD           the client was made in the parent of this process
+ *                      (fork()): nothing sent (docs/api.md, "Across fork()")
  *   %-ENFILE           no free fid below the fid ceiling
  *
  * Threads: a client is thread-safe.  Sync calls may come from any thread

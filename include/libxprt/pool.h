@@ -20,7 +20,9 @@
  * The per-thread fast path relies on membarrier(2) where the kernel has it;
  * XPRT_POOL_NO_MEMBARRIER=1 in the environment makes it use an atomic
  * exchange instead (what kernels without membarrier get), for measurement.
- * A pool cannot be used in the child after fork().
+ * A pool made before fork() cannot be used in the child; its
+ * lx_xprt_pool_destroy() there only frees the child's copy of its memory
+ * (no lock, no RDMA deregistration: docs/api.md, "Across fork()").
  */
 #ifndef LIBXPRT_POOL_H
 #define LIBXPRT_POOL_H

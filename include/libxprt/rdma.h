@@ -236,8 +236,9 @@ struct lx_xprt_rdma_mem;
  * registration is not used for chunks (per-I/O registration applies).
  * Context: any thread; system calls (one registration per device).
  * Return: %0; %-EINVAL for NULL or empty arguments; %-EEXIST when the range
- * overlaps a registered region; %-ENODEV without RDMA devices; %-ENOMEM or
- * the device's error.
+ * overlaps a registered region; %-ENODEV without RDMA devices; %-ECHILD
+ * in a child of a process that used RDMA (docs/api.md, "Across fork()");
+ * %-ENOMEM or the device's error.
  */
 int lx_xprt_rdma_mem_register(void *addr, size_t len,
 			      struct lx_xprt_rdma_mem **memp);
@@ -248,7 +249,9 @@ int lx_xprt_rdma_mem_register(void *addr, size_t len,
  * Context: any thread, once no call using the memory is in flight.
  * Return: %0 (NULL is a no-op); %-EBUSY while a window is bound over it
  * (a call is in flight: try again after its done()); %-EINVAL for
- * something that is not a registration.
+ * something that is not a registration; %-ECHILD in a child of the
+ * process that registered it (deregistering there would take the
+ * parent's memory regions away: the registration is left alone).
  */
 int lx_xprt_rdma_mem_unregister(struct lx_xprt_rdma_mem *mem);
 
@@ -257,7 +260,8 @@ int lx_xprt_rdma_mem_unregister(struct lx_xprt_rdma_mem *mem);
  *
  * For %LX_XPRT_RDMA_REG_CACHE_UNSAFE users about to unmap or free memory they did
  * I/O with.  Context: any thread; takes the cache lock.
- * Return: %0; %-EINVAL when @x is NULL or not an RDMA xprt.
+ * Return: %0; %-EINVAL when @x is NULL or not an RDMA xprt; %-ECHILD in a
+ * child of the process that created @x.
  */
 int lx_xprt_rdma_reg_flush(struct lx_xprt *x);
 

@@ -40,8 +40,11 @@
  *   %-ENOTCONN          the connection could not be re-established within
  *                       reconnect_give_up_ms
  *   %-ESHUTDOWN         the client is being destroyed
+ *   %-ECHILD            the client was made in another process, the
+ *                       parent of this one across fork(): nothing sent
+ *                       (docs/api.md, "Across fork()")
  * Any of these may be retried by the caller except %-EINVAL from a call
- * (fix the arguments) and %-ESHUTDOWN.
+ * (fix the arguments), %-ESHUTDOWN and %-ECHILD.
  */
 #ifndef LIBXPRT_RPC_H
 #define LIBXPRT_RPC_H

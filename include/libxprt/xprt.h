@@ -123,6 +123,14 @@ typedef void (*lx_xprt_log_fn)(void *arg, int level, const char *msg);
  *	reconnection happen inside that call, and done() runs there.  See
  *	docs/api.md, "Driving libxprt from your own loop".  TCP only for
  *	now: an RDMA client in this mode fails to create with %-EOPNOTSUPP.
+ *
+ * Across fork(), in either mode: a client belongs to the process that
+ * created it.  In a child, one inherited from the parent refuses every
+ * call (the loop calls included) with %-ECHILD, without touching the
+ * parent's connection, and its destroy only frees the child's copy of
+ * its memory and closes its descriptors (no shutdown(2), no thread
+ * joined, no verbs call, no byte sent); a client made in the child
+ * works.  See docs/api.md, "Across fork()".
  */
 enum lx_xprt_mode {
 	LX_XPRT_MODE_THREADED = 0,
@@ -144,7 +152,9 @@ enum lx_xprt_mode {
  * ready.  It stays the same for the transport's life, across
  * reconnections; the library closes it at lx_xprt_destroy().
  * Context: any thread; no locks.
- * Return: the descriptor (>= 0); %-EINVAL for a threaded transport.
+ * Return: the descriptor (>= 0); %-EINVAL for a threaded transport;
+ * %-ECHILD in a child of the process that created @x (the descriptor
+ * it inherited is the parent's epoll set).
  */
 int lx_xprt_loop_fd(const struct lx_xprt *x);
 
@@ -158,7 +168,8 @@ int lx_xprt_loop_fd(const struct lx_xprt *x);
  * same, as libnfs's nfs_which_events(), so that a later transport may
  * ask for more.
  * Context: the owner thread.
- * Return: a mask of POLLIN/POLLOUT; 0 for a threaded transport.
+ * Return: a mask of POLLIN/POLLOUT; 0 for a threaded transport, and in
+ * a child of the process that created @x.
  */
 unsigned int lx_xprt_loop_events(const struct lx_xprt *x);
 
@@ -182,7 +193,8 @@ unsigned int lx_xprt_loop_events(const struct lx_xprt *x);
  * Return: the number of requests it completed (0 or more): the calls
  * whose done() it ran, and the library's own (a 9P Tflush, the pieces of
  * a split NFSv3 I/O, which complete their call with the last); %-EINVAL
- * for a threaded transport.
+ * for a threaded transport; %-ECHILD in a child of the process that
+ * created @x.
  */
 int lx_xprt_loop_service(struct lx_xprt *x, unsigned int revents);
 
@@ -204,7 +216,8 @@ struct lx_call;
  * @min_done it returns once no call is in flight.
  * Context: the owner thread; not from a done() callback; blocks.
  * Return: the number of requests completed; %-ETIMEDOUT at
- * @deadline_ns; %-EINVAL for a threaded transport.
+ * @deadline_ns; %-EINVAL for a threaded transport; %-ECHILD in a child
+ * of the process that created @x.
  */
 int lx_xprt_loop_run(struct lx_xprt *x, struct lx_call *until,
 		     unsigned int min_done, uint64_t deadline_ns);
@@ -224,7 +237,8 @@ void lx_xprt_stats(const struct lx_xprt *x, struct lx_xprt_stats *st);
 /**
  * lx_xprt_disconnect() - drop the connection now (tests, fault injection);
  * the worker reconnects with backoff once a call is waiting (TCP; RDMA
- * reconnects whether or not one is)
+ * reconnects whether or not one is).  Does nothing in a child of the
+ * process that created @x (the connection is the parent's).
  */
 void lx_xprt_disconnect(struct lx_xprt *x);
 

@@ -97,6 +97,7 @@
 #include <unistd.h>
 #include <urcu/list.h>
 
+#include "xprt/blocks/fork.h"
 #include "xprt/blocks/util.h"
 
 #define POOL_BUF_MAX	     (64u << 20) /* largest buffer the contract allows */
@@ -197,6 +198,7 @@ struct lx_xprt_pool {
 	uint64_t bad_puts, nc_gets, nc_puts, nc_misses;
 	bool has_reg;
 	struct lx_xprt_pool_reg reg;
+	unsigned int fork_gen; /* the process it was made in (fork.h) */
 
 	/* Size classes.  A pool of classes (buf_size 0) has no buffers of
 	 * its own: @cls are one-size pools, made on first use, that carve
@@ -235,6 +237,14 @@ static __thread struct pool_tc *pool_tc
 
 static void pool_tc_release(void *arg);
 
+/* A thread of the parent may have held the lock at the fork (exiting, or
+ * destroying a pool): the child, which has not that thread, starts with
+ * it free. */
+static void pool_fork_child(void)
+{
+	pthread_mutex_init(&pool_global_lock, NULL);
+}
+
 static void pool_global_init(void)
 {
 	const char *env = getenv("XPRT_POOL_NO_MEMBARRIER");
@@ -244,6 +254,7 @@ static void pool_global_init(void)
 	err = pthread_key_create(&pool_tc_key, pool_tc_release);
 	if (err)
 		pool_key_err = -err;
+	(void)pthread_atfork(NULL, NULL, pool_fork_child);
 	if (env && *env && strcmp(env, "0"))
 		return;
 	cmds = syscall(__NR_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
@@ -1301,6 +1312,40 @@ static void pool_free(struct lx_xprt_pool *pool)
 static int pool_classes_destroy(struct lx_xprt_pool *pool);
 static int pool_destroy_one(struct lx_xprt_pool *pool);
 
+/*
+ * lx_xprt_pool_destroy() in a child of the process that made @pool: its
+ * memory back, and nothing else.  Its locks are not taken (a thread of
+ * the parent may have held them at the fork), its registrations are not
+ * undone (over RDMA they are the parent's: deregistering here would take
+ * the parent's memory regions away), buffers still out are not waited
+ * for (they were the parent's calls).  The magazines are let go as at a
+ * destroy: this thread's own is freed when it exits, the other threads'
+ * were never here.
+ */
+static void pool_forget(struct lx_xprt_pool *pool)
+{
+	struct cds_list_head *pos;
+	struct pool_slab *s, *next;
+	struct pool_mag *m;
+	unsigned int k;
+
+	if (pool->arena) {
+		for (k = 0; k < POOL_CLASSES; k++)
+			if (pool->cls[k])
+				pool_forget(pool->cls[k]);
+		munmap(pool->arena->base, pool->arena->len);
+		free(pool->arena);
+	}
+	pool_for_each_mag(m, pos, &pool->mags) m->pool = NULL;
+	for (s = pool->slabs; s; s = next) {
+		next = s->next;
+		if (!pool->parent)
+			free(s->data); /* a class's is the arena's */
+		free(s);
+	}
+	free(pool);
+}
+
 /**
  * lx_xprt_pool_destroy() - free the pool and all its slabs
  *
@@ -1319,6 +1364,10 @@ int lx_xprt_pool_destroy(struct lx_xprt_pool *pool)
 		return 0;
 	if (pool->parent)
 		return -EINVAL; /* a class goes with its pool */
+	if (lx_xprt__fork_other(pool->fork_gen)) {
+		pool_forget(pool);
+		return 0;
+	}
 	if (pool->arena)
 		return pool_classes_destroy(pool);
 	return pool_destroy_one(pool);
@@ -1430,6 +1479,7 @@ int lx_xprt_pool_create(struct lx_xprt_pool **poolp,
 		return -ENOMEM;
 	memset(pool, 0, sizeof(*pool));
 	pool->id = __atomic_fetch_add(&pool_next_id, 1, __ATOMIC_RELAXED);
+	pool->fork_gen = lx_xprt__fork_watch();
 	pool->buf_size = opts->buf_size;
 	pool->align = align;
 	pool->stride = stride;
@@ -1518,6 +1568,7 @@ static int pool_classes_create(struct lx_xprt_pool **poolp,
 		a->has_reg = true;
 	}
 	pool->id = __atomic_fetch_add(&pool_next_id, 1, __ATOMIC_RELAXED);
+	pool->fork_gen = lx_xprt__fork_watch();
 	pool->arena = a;
 	CDS_INIT_LIST_HEAD(&pool->mags);
 	CDS_INIT_LIST_HEAD(&pool->waitq);

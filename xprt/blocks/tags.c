@@ -34,6 +34,7 @@
  * bottom; waiting, hand-off and barging are tags_wait.c, on the map; this
  * file is the API on both.
  */
+#include "xprt/blocks/fork.h"
 #include "xprt/blocks/tags_int.h"
 
 #include <errno.h>
@@ -276,6 +277,15 @@ unsigned int lx_xprt_tags__nr_words(const struct lx_xprt_tags *t)
  *
  * No thread may be inside a call on @t (waiters must have returned).
  */
+/* See fork.h. */
+void lx_xprt__tags_forget(struct lx_xprt_tags *t)
+{
+	if (!t)
+		return;
+	free(t->words);
+	free(t);
+}
+
 void lx_xprt_tags_destroy(struct lx_xprt_tags *t)
 {
 	unsigned int i;

@@ -172,6 +172,7 @@ int lx_xprt__create_ops(struct lx_xprt **xp, const struct lx_xprt_opts *opts,
 	x = calloc(1, sizeof(*x));
 	if (!x)
 		return -ENOMEM;
+	x->fork_gen = lx_xprt__fork_watch();
 	x->opts = *opts;
 	lx_xprt_apply_defaults(&x->opts);
 	x->max_reqs = x->opts.max_reqs;
@@ -287,6 +288,33 @@ out_free:
 	return err;
 }
 
+/*
+ * lx_xprt_destroy() of a transport made in the parent of this process.
+ * Everything it holds is a copy of the parent's memory, or a descriptor
+ * that shares its open file description with the parent's: the threads
+ * that ran it are not here, its locks may be held by them forever, a
+ * shutdown(2) of its socket would end the parent's connection, a verbs
+ * call would destroy the parent's objects.  So: the transport forgets
+ * its state (close(2) alone), the memory goes back without a lock taken
+ * or a condition variable destroyed (glibc's pthread_cond_destroy() waits
+ * for the parent's waiters), and no done() runs: the calls in flight at
+ * the fork are the parent's.  A pool of its own is forgotten as well
+ * (lx_xprt_pool_destroy() knows it too).
+ */
+static void xprt_forget(struct lx_xprt *x)
+{
+	if (x->ops->forget)
+		x->ops->forget(x);
+	lx_xprt_big_pools_destroy(x);
+	lx_xprt__loop_fini(x);
+	lx_xprt_xmitq_destroy(&x->xmitq);
+	free(x->slots);
+	lx_xprt__tags_forget(x->tags);
+	if (x->own_pool)
+		lx_xprt_pool_destroy(x->pool);
+	free(x);
+}
+
 void lx_xprt_destroy(struct lx_xprt *x)
 {
 	struct lx_xprt_rqst *cut;
@@ -294,6 +322,10 @@ void lx_xprt_destroy(struct lx_xprt *x)
 
 	if (!x)
 		return;
+	if (lx_xprt_forked(x)) {
+		xprt_forget(x);
+		return;
+	}
 	pthread_mutex_lock(&x->state_lock);
 	atomic_store(&x->stopping, true);
 	atomic_store(&x->state, LX_XPRT_CLOSING);

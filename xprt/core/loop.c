@@ -188,12 +188,14 @@ int lx_xprt_loop_fd(const struct lx_xprt *x)
 {
 	if (!x || !x->loop)
 		return -EINVAL;
+	if (lx_xprt_forked(x))
+		return -ECHILD; /* the parent's epoll set */
 	return x->ops->loop_fd(x);
 }
 
 unsigned int lx_xprt_loop_events(const struct lx_xprt *x)
 {
-	return x && x->loop ? POLLIN : 0;
+	return x && x->loop && !lx_xprt_forked(x) ? POLLIN : 0;
 }
 
 int lx_xprt_loop_service(struct lx_xprt *x, unsigned int revents)
@@ -205,6 +207,8 @@ int lx_xprt_loop_service(struct lx_xprt *x, unsigned int revents)
 	(void)revents; /* the epoll set says what is ready */
 	if (!x || !x->loop)
 		return -EINVAL;
+	if (lx_xprt_forked(x))
+		return -ECHILD;
 	lp = x->loop;
 	if (lp->in_service)
 		return -EINVAL; /* from a done() callback */
@@ -273,9 +277,14 @@ int lx_xprt__loop_run_set(struct lx_xprt *const *xs, unsigned int n, int fd,
 	bool busy;
 	int r;
 
-	for (i = 0; i < n; i++)
-		if (!xs[i] || !xs[i]->loop || xs[i]->loop->in_service)
+	for (i = 0; i < n; i++) {
+		if (!xs[i] || !xs[i]->loop)
 			return -EINVAL;
+		if (lx_xprt_forked(xs[i]))
+			return -ECHILD;
+		if (xs[i]->loop->in_service)
+			return -EINVAL;
+	}
 	for (;;) {
 		busy = false;
 		for (i = 0; i < n; i++) {
@@ -303,6 +312,8 @@ int lx_xprt_loop_run(struct lx_xprt *x, struct lx_call *until,
 {
 	if (!x || !x->loop)
 		return -EINVAL;
+	if (lx_xprt_forked(x))
+		return -ECHILD;
 	return lx_xprt__loop_run_set(&x, 1, x->ops->loop_fd(x), until, min_done,
 				     deadline_ns);
 }

@@ -8,6 +8,7 @@
 #ifndef LX_XPRT_PROTO_H
 #define LX_XPRT_PROTO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -27,6 +28,15 @@ struct lx_xprt_req;
  * the transport made itself is used this way without asking.
  */
 void lx_xprt__keep_bufs(struct lx_xprt *x);
+
+/**
+ * lx_xprt__forked() - @x was made in another process, the parent of this
+ * one across fork(): every call on it fails %-ECHILD, and
+ * lx_xprt_destroy() only forgets it (a protocol's destroy must then
+ * forget its own state too: no thread joined, no lock taken, nothing
+ * sent).  A load and a compare.
+ */
+bool lx_xprt__forked(const struct lx_xprt *x);
 
 struct lx_xprt_pool_opts;
 

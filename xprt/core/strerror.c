@@ -76,6 +76,9 @@ const char *lx_strerror(int err)
 		return "read-only file system";
 	case -ENOENT:
 		return "no such file, directory or export (or host)";
+	case -ECHILD:
+		return "client made in another process (inherited across "
+		       "fork(): make a new one here)";
 	default:
 		return strerror(-err);
 	}

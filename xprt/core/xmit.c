@@ -658,6 +658,8 @@ int lx_xprt_req_submit(struct lx_xprt_req *req, uint32_t key)
 		return -EINVAL;
 	rq = rq_of(req);
 	x = req->xprt;
+	if (lx_xprt_forked(x))
+		return -ECHILD;
 	if (rq_flags(atomic_load(&rq->st)) & (RQ_SUBMITTED | RQ_FINISHED))
 		return -EINVAL;
 	len = req->sbuf->len;

@@ -288,6 +288,8 @@ int lx_xprt_req_alloc(struct lx_xprt *x, unsigned int flags,
 
 	if (!x || !reqp)
 		return -EINVAL;
+	if (lx_xprt_forked(x))
+		return -ECHILD;
 	if (atomic_load(&x->stopping))
 		return -ESHUTDOWN;
 	if (lx_xprt_unlikely(x->loop)) {
@@ -651,6 +653,8 @@ int lx_xprt_req_cancel_gen(struct lx_xprt_req *req, uint32_t gen)
 	uint64_t st;
 	int err;
 
+	if (lx_xprt_forked(req->xprt))
+		return -ECHILD; /* the parent's call: cancel it there */
 	if (lx_xprt_unlikely(req->xprt->loop)) {
 		/* another thread queues it to the owner */
 		err = req->xprt->loop->ops->cancel(req, gen);
@@ -716,6 +720,8 @@ int lx_xprt_req_done_wait(struct lx_xprt_req *req, int64_t timeout_ns)
 
 	if (!req)
 		return -EINVAL;
+	if (lx_xprt_forked(req->xprt))
+		return -ECHILD; /* nobody here would complete it */
 	rq = rq_of(req);
 	if (timeout_ns >= 0)
 		deadline = lx_xprt_now_ns() + (uint64_t)timeout_ns;
@@ -1012,7 +1018,8 @@ void lx_xprt_conn_lost(struct lx_xprt *x, uint32_t cookie, int err)
 
 void lx_xprt_disconnect(struct lx_xprt *x)
 {
-	if (x)
+	/* (not the parent's connection, from a child) */
+	if (x && !lx_xprt_forked(x))
 		lx_xprt_conn_lost(x, atomic_load(&x->cookie), -ECONNABORTED);
 }
 
@@ -1028,6 +1035,12 @@ void lx_xprt_fail_all(struct lx_xprt *x, int status)
 			lx_xprt_req_fail(&rq->pub, status);
 	}
 	lx_xprt_orphans_end(x);
+}
+
+/* See proto.h. */
+bool lx_xprt__forked(const struct lx_xprt *x)
+{
+	return lx_xprt_forked(x);
 }
 
 void lx_xprt__keep_bufs(struct lx_xprt *x)
@@ -1051,6 +1064,8 @@ int lx_xprt_set_pool(struct lx_xprt *x, struct lx_xprt_pool *pool)
 
 	if (!x || !pool)
 		return -EINVAL;
+	if (lx_xprt_forked(x))
+		return -ECHILD;
 	/* The receive thread may still be dropping the transport's own
 	 * reference to the last request: its buffers go back to x->pool
 	 * before its tag is freed, and lx_xprt_tags_in_use() reads the map

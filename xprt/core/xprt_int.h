@@ -31,6 +31,7 @@
 #include <libxprt/proto/xprt.h>
 
 #include "xprt/blocks/cong.h"
+#include "xprt/blocks/fork.h"
 #include "xprt/blocks/lock.h"
 #include "xprt/core/proto.h"
 #include "xprt/blocks/rqtree.h"
@@ -185,6 +186,11 @@ static inline int rq_status(uint64_t st)
  *	run, -ETIMEDOUT at @deadline (monotonic ns, 0 = none), -EAGAIN to
  *	fall back to sleeping until someone else completes it.
  * @teardown: stop threads and free the transport state (lx_xprt_destroy)
+ * @forget: free the transport state of a transport made in the parent of
+ *	this process (lx_xprt_destroy() after fork()): its own memory, and
+ *	its descriptors with close(2) alone - no shutdown(2), no thread
+ *	joined or woken, no lock taken, no verbs call, no byte sent.
+ *	Optional: without it the state is left alone.
  * @flags: LX_XPRT_TP_* rules the core enforces for this transport
  * @release: optional; a request's outcome is decided and done() is about
  *	to run: drop per-request transport state (RDMA: chunk registrations,
@@ -220,6 +226,7 @@ struct lx_xprt_transport_ops {
 	int (*wait)(struct lx_xprt *x, struct lx_xprt_rqst *rq,
 		    uint64_t deadline);
 	void (*teardown)(struct lx_xprt *x);
+	void (*forget)(struct lx_xprt *x);
 	void (*release)(struct lx_xprt *x, struct lx_xprt_rqst *rq, int status);
 	const struct lx_xprt_pool_reg *pool_reg;
 	size_t (*reg_bytes)(const struct lx_xprt *x);
@@ -298,6 +305,7 @@ extern const struct lx_xprt_transport_ops lx_xprt_rdma_ops;
 struct lx_xprt {
 	struct lx_xprt_opts opts;
 	const struct lx_xprt_transport_ops *ops;
+	unsigned int fork_gen; /* the process it was made in (fork.h) */
 	const struct lx_xprt_framing_ops *framing;
 	char peer[128];
 
@@ -372,6 +380,15 @@ struct lx_xprt {
 		atomic_ullong orphans, orphan_replies, orphans_expired;
 	} stats;
 };
+
+/*
+ * @x was made in another process, which forked this one: what acts on it
+ * fails with -ECHILD, and lx_xprt_destroy() only forgets it (create.c).
+ */
+static inline bool lx_xprt_forked(const struct lx_xprt *x)
+{
+	return lx_xprt__fork_other(x->fork_gen);
+}
 
 static inline struct lx_xprt_rqst *lx_xprt_slot(struct lx_xprt *x,
 						unsigned int i)

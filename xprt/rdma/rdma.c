@@ -544,6 +544,8 @@ int lx_xprt_rdma_reg_flush(struct lx_xprt *x)
 {
 	if (!x || x->ops != &lx_xprt_rdma_ops || !x->tp)
 		return -EINVAL;
+	if (lx_xprt_forked(x))
+		return -ECHILD; /* the parent's registrations */
 	lx_xprt_rdma_mrc_flush(&lx_xr_tp_of(x)->mrc);
 	return 0;
 }

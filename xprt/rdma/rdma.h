@@ -395,6 +395,13 @@ const struct lx_xprt_rdma_dev *lx_xprt_rdma_dev_get(unsigned int idx);
 /** lx_xprt_rdma_ndevs() - devices in the registry (built on first use) */
 unsigned int lx_xprt_rdma_ndevs(void);
 
+/**
+ * lx_xprt_rdma_dev_ready() - build the registry if need be
+ * Return: %0 with devices; %-ENODEV or why there are none; %-ECHILD in a
+ * child of the process that built it (its verbs objects are the parent's).
+ */
+int lx_xprt_rdma_dev_ready(void);
+
 /* the hook behind lx_xprt_rdma_pool_reg() (pools the core creates for RDMA) */
 extern const struct lx_xprt_pool_reg lx_xprt_rdma_pool_reg_ops;
 

@@ -34,6 +34,7 @@
 
 #include <rdma/rdma_cma.h>
 
+#include "xprt/blocks/fork.h"
 #include "xprt/rdma/rdma.h"
 #include "xprt/rdma/rdma_verbs.h"
 
@@ -71,12 +72,14 @@ static struct ibv_context **dev_list; /* held, see above */
 static struct lx_xprt_rdma_dev *devs;
 static unsigned int ndevs;
 static int dev_err;
+static unsigned int dev_gen; /* the process that opened them (fork.h) */
 
 static void dev_init(void)
 {
 	struct ibv_device_attr attr;
 	int n = 0, i, r;
 
+	dev_gen = lx_xprt__fork_watch();
 	dev_list = rdma_get_devices(&n);
 	if (!dev_list || n <= 0) {
 		dev_err = dev_list ? -ENODEV : xv_errno();
@@ -116,10 +119,15 @@ static void dev_init(void)
 	}
 }
 
-/* Build the registry once.  Return 0 or why there is none. */
+/* Build the registry once.  Return 0 or why there is none: in a child
+ * of the process that opened the devices, -ECHILD (their verbs contexts
+ * and protection domains are the parent's, and librdmacm opens its
+ * devices once per process: nothing made here could be the child's). */
 static int dev_ready(void)
 {
 	pthread_once(&dev_once, dev_init);
+	if (lx_xprt__fork_other(dev_gen))
+		return -ECHILD;
 	return ndevs ? 0 : (dev_err ? dev_err : -ENODEV);
 }
 
@@ -242,4 +250,9 @@ struct ibv_mr *lx_xprt_rdma_slab_mr(const void *handle, unsigned int dev)
 unsigned int lx_xprt_rdma_ndevs(void)
 {
 	return dev_ready() ? 0 : ndevs;
+}
+
+int lx_xprt_rdma_dev_ready(void)
+{
+	return dev_ready();
 }

@@ -76,8 +76,10 @@ int lx_xprt_rdma_mem_register(void *addr, size_t len,
 
 	if (!addr || !len || !memp || (uintptr_t)addr + len < (uintptr_t)addr)
 		return -EINVAL;
-	if (!ndev)
-		return -ENODEV;
+	if (!ndev) {
+		r = lx_xprt_rdma_dev_ready(); /* -ECHILD in a child */
+		return r ? r : -ENODEV;
+	}
 	m = calloc(1, sizeof(*m) + ndev * sizeof(m->mr[0]));
 	if (!m)
 		return -ENOMEM;
@@ -143,6 +145,10 @@ int lx_xprt_rdma_mem_unregister(struct lx_xprt_rdma_mem *m)
 		return 0;
 	if (m->magic != RDMA_MEM_MAGIC)
 		return -EINVAL;
+	/* in a child, every registration is the parent's: its memory
+	 * regions are destroyed by a deregistration from any process */
+	if (lx_xprt_rdma_dev_ready() == -ECHILD)
+		return -ECHILD;
 	lx_xprt_lock(&mem_lock);
 	pos = mem_search(m->start);
 	if (pos >= nmems || mems[pos] != m) {

@@ -972,6 +972,27 @@ static void tcp_teardown(struct lx_xprt *x)
 	x->tp = NULL;
 }
 
+/* See lx_xprt_transport_ops.forget: the parent's socket, epoll set,
+ * eventfd and timerfd are closed here only (the epoll set is the
+ * parent's too: nothing is removed from it), nothing is drained. */
+static void tcp_forget(struct lx_xprt *x)
+{
+	struct tcp_tp *tp = tp_of(x);
+
+	if (!tp)
+		return;
+	if (tp->fd >= 0)
+		close(tp->fd);
+	if (tp->tfd >= 0)
+		close(tp->tfd);
+	close(tp->evfd);
+	close(tp->epfd);
+	lx_xprt_tcp_zc_fini(&tp->zc); /* (a mutex destroy never waits) */
+	lx_xprt_tcp_rx_fini(&tp->rx);
+	free(tp);
+	x->tp = NULL;
+}
+
 const struct lx_xprt_transport_ops lx_xprt_tcp_ops = {
 	.name = "tcp",
 	.setup = tcp_setup,
@@ -984,6 +1005,7 @@ const struct lx_xprt_transport_ops lx_xprt_tcp_ops = {
 	.submitted = tcp_submitted,
 	.wait = tcp_wait,
 	.teardown = tcp_teardown,
+	.forget = tcp_forget,
 	.loop_poll = tcp_loop_poll,
 	.loop_arm = tcp_loop_arm,
 	.loop_fd = tcp_loop_fd,

@@ -327,6 +327,11 @@ struct lx_xprt_req {
  * server has reset the connection since: that loss is the reconnect
  * machinery's (an early disconnect, backed off), as for one a moment
  * after this returns, so the outcome does not depend on timing.
+ *
+ * The transport belongs to the calling process: in a child of fork()
+ * every function that acts on it (request alloc, submit, cancel, wait,
+ * lx_xprt_set_pool(), the loop calls) returns %-ECHILD, and
+ * lx_xprt_destroy() only forgets it (see there).
  * Return: %0; %-EINVAL for bad options; %-ENOENT when the host does not
  * resolve; %-ECONNREFUSED, %-ETIMEDOUT, %-EHOSTUNREACH or another connect
  * error; %-ENOMEM; %-EPROTONOSUPPORT for a transport not built in.
@@ -341,6 +346,12 @@ int lx_xprt_create(struct lx_xprt **xp, const struct lx_xprt_opts *opts);
  * Every request must then be put by its protocol before lx_xprt_destroy()
  * returns: it waits for that.  Must not be called from a done() callback.
  * NULL is a no-op.
+ *
+ * In a child of the process that created @x (fork()), it only frees the
+ * child's copy of the transport's memory and close(2)s its descriptors:
+ * no shutdown(2), no byte sent, no thread joined, no lock taken, no
+ * verbs call, no done() (the requests in flight are the parent's), so
+ * the parent's connection is not disturbed.
  */
 void lx_xprt_destroy(struct lx_xprt *x);
 
@@ -353,7 +364,7 @@ void lx_xprt_destroy(struct lx_xprt *x);
  * Context: may block (FIFO behind other waiters) without %LX_XPRT_NOWAIT.
  * Return: %0; %-EBUSY (no slot or no buffer free, and %LX_XPRT_NOWAIT);
  * %-ESHUTDOWN when the transport is closing; %-ENOMEM (the pool could not
- * grow).
+ * grow); %-ECHILD in a child of the process that created @x.
  */
 int lx_xprt_req_alloc(struct lx_xprt *x, unsigned int flags,
 		      struct lx_xprt_req **reqp);
@@ -382,7 +393,8 @@ int lx_xprt_req_add_seg(struct lx_xprt_req *req, const void *base, size_t len);
  * %-EINVAL (no ops/done, empty message, or the request was already
  * submitted), %-ESHUTDOWN (transport closing), %-EMSGSIZE (message larger
  * than the peer accepts), %-EOPNOTSUPP (no_reply on RDMA, where every
- * message must be answered to return its credit).
+ * message must be answered to return its credit), %-ECHILD (in a child
+ * of the process that created the transport).
  */
 int lx_xprt_req_submit(struct lx_xprt_req *req, uint32_t key);
 
