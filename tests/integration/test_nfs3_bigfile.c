@@ -20,20 +20,10 @@
 
 #include <libxprt/nfs3.h>
 
+#include "helpers/testenv.h"
+
 #define BIG   (256u << 20)
 #define CHUNK (8u << 20)
-
-static const char *env(const char *k)
-{
-	const char *v = getenv(k);
-
-	if (!v || !*v) {
-		fprintf(stderr, "missing %s: run through make integration\n",
-			k);
-		exit(1);
-	}
-	return v;
-}
 
 /* FNV-1a, 64 bits, over a stream */
 static uint64_t fnv(uint64_t h, const uint8_t *p, size_t n)
@@ -70,14 +60,14 @@ static void test_256m_write_then_nfs_cat(void **state)
 	uint64_t off, h_us = FNV_INIT, h_them = FNV_INIT, h_back = FNV_INIT;
 	size_t got = 0, n;
 	char msg[256] = "", url[1024], cmd[1200];
-	const char *u = env("XPRT_NFS_URL"), *q;
+	const char *u = test_env("XPRT_NFS_URL"), *q;
 	FILE *p;
 
 	(void)state;
-	o.host = env("XPRT_NFS_HOST");
-	o.export_path = env("XPRT_NFS_EXPORT");
-	o.nfs_port = (uint16_t)atoi(env("XPRT_NFS_PORT"));
-	o.mount_port = (uint16_t)atoi(env("XPRT_MNT_PORT"));
+	o.host = test_env("XPRT_NFS_HOST");
+	o.export_path = test_env("XPRT_NFS_EXPORT");
+	o.nfs_port = (uint16_t)atoi(test_env("XPRT_NFS_PORT"));
+	o.mount_port = (uint16_t)atoi(test_env("XPRT_MNT_PORT"));
 	o.set_ids = true;
 	o.nconnect = 2;
 	o.errmsg = msg;

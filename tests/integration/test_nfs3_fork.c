@@ -24,6 +24,7 @@
 #include <libxprt/rpc.h>
 
 #include "helpers/quietfork.h"
+#include "helpers/testenv.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 /* the per-thread buffer caches of the parent's threads: unreachable in
@@ -35,28 +36,16 @@ const char *__lsan_default_suppressions(void)
 }
 #endif
 
-static const char *env(const char *k)
-{
-	const char *v = getenv(k);
-
-	if (!v || !*v) {
-		fprintf(stderr, "missing %s: run through make integration\n",
-			k);
-		exit(1);
-	}
-	return v;
-}
-
 static int mount(struct lx_nfs3_clnt **c, enum lx_xprt_mode mode)
 {
 	struct lx_nfs3_opts o = {0};
 	char msg[256] = "";
 	int err;
 
-	o.host = env("XPRT_NFS_HOST");
-	o.export_path = env("XPRT_NFS_EXPORT");
-	o.nfs_port = (uint16_t)atoi(env("XPRT_NFS_PORT"));
-	o.mount_port = (uint16_t)atoi(env("XPRT_MNT_PORT"));
+	o.host = test_env("XPRT_NFS_HOST");
+	o.export_path = test_env("XPRT_NFS_EXPORT");
+	o.nfs_port = (uint16_t)atoi(test_env("XPRT_NFS_PORT"));
+	o.mount_port = (uint16_t)atoi(test_env("XPRT_MNT_PORT"));
 	o.timeo_ms = 5000;
 	o.mode = mode;
 	o.errmsg = msg;

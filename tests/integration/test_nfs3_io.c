@@ -24,17 +24,7 @@
 
 #include <libxprt/nfs3.h>
 
-static const char *env(const char *k)
-{
-	const char *v = getenv(k);
-
-	if (!v || !*v) {
-		fprintf(stderr, "missing %s: run through make integration\n",
-			k);
-		exit(1);
-	}
-	return v;
-}
+#include "helpers/testenv.h"
 
 static struct lx_nfs3_clnt *mount_with(uint32_t rsize, uint32_t wsize)
 {
@@ -43,10 +33,10 @@ static struct lx_nfs3_clnt *mount_with(uint32_t rsize, uint32_t wsize)
 	char msg[256] = "";
 	int err;
 
-	o.host = env("XPRT_NFS_HOST");
-	o.export_path = env("XPRT_NFS_EXPORT");
-	o.nfs_port = (uint16_t)atoi(env("XPRT_NFS_PORT"));
-	o.mount_port = (uint16_t)atoi(env("XPRT_MNT_PORT"));
+	o.host = test_env("XPRT_NFS_HOST");
+	o.export_path = test_env("XPRT_NFS_EXPORT");
+	o.nfs_port = (uint16_t)atoi(test_env("XPRT_NFS_PORT"));
+	o.mount_port = (uint16_t)atoi(test_env("XPRT_MNT_PORT"));
 	/* our own AUTH_SYS identity (not root's): the files the server
 	 * makes are ours, so the witness below may read and write them on
 	 * disk whoever runs the test (uid 65534 in make check) */
@@ -65,7 +55,7 @@ static struct lx_nfs3_clnt *mount_with(uint32_t rsize, uint32_t wsize)
 
 static void disk_path(char *out, size_t len, const char *name)
 {
-	snprintf(out, len, "%s/%s", env("XPRT_NFS_EXPORT_DIR"), name);
+	snprintf(out, len, "%s/%s", test_env("XPRT_NFS_EXPORT_DIR"), name);
 }
 
 static void fill(uint8_t *b, size_t n, uint32_t seed)
@@ -270,7 +260,7 @@ static void test_readdirplus_10000(void **state)
 
 	(void)state;
 	/* made on disk, not through NFS: quick, and an independent source */
-	snprintf(p, sizeof(p), "%s/big.%d", env("XPRT_NFS_EXPORT_DIR"),
+	snprintf(p, sizeof(p), "%s/big.%d", test_env("XPRT_NFS_EXPORT_DIR"),
 		 (int)getpid());
 	assert_int_equal(mkdir(p, 0755), 0);
 	for (i = 0; i < NDIRENT; i++) {
@@ -304,7 +294,7 @@ static void restart_ganesha(void)
 	char cmd[1024];
 
 	snprintf(cmd, sizeof(cmd), "%s restart %s ganesha >/dev/null 2>&1",
-		 env("XPRT_SERVERS_SH"), env("XPRT_SERVERS_RUN_DIR"));
+		 test_env("XPRT_SERVERS_SH"), test_env("XPRT_SERVERS_RUN_DIR"));
 	assert_int_equal(system(cmd), 0);
 }
 

@@ -23,17 +23,7 @@
 #include <libxprt/nfs3.h>
 #include <libxprt/url.h>
 
-static const char *env(const char *k)
-{
-	const char *v = getenv(k);
-
-	if (!v || !*v) {
-		fprintf(stderr, "missing %s: run through make integration\n",
-			k);
-		exit(1);
-	}
-	return v;
-}
+#include "helpers/testenv.h"
 
 /*
  * The server as a tool would be given it: the harness's libnfs URL,
@@ -43,16 +33,16 @@ static void base_opts(struct lx_nfs3_opts *o)
 {
 	static struct lx_url url; /* kept: the options point into it */
 
-	if (!url.host && lx_url_parse(env("XPRT_NFS_URL"), &url)) {
+	if (!url.host && lx_url_parse(test_env("XPRT_NFS_URL"), &url)) {
 		fprintf(stderr, "XPRT_NFS_URL: %s\n", url.error);
 		exit(1);
 	}
 	memset(o, 0, sizeof(*o));
 	assert_int_equal(lx_url_nfs3_opts(&url, o), 0);
-	assert_string_equal(o->host, env("XPRT_NFS_HOST"));
-	assert_string_equal(o->export_path, env("XPRT_NFS_EXPORT"));
-	assert_int_equal(o->nfs_port, atoi(env("XPRT_NFS_PORT")));
-	assert_int_equal(o->mount_port, atoi(env("XPRT_MNT_PORT")));
+	assert_string_equal(o->host, test_env("XPRT_NFS_HOST"));
+	assert_string_equal(o->export_path, test_env("XPRT_NFS_EXPORT"));
+	assert_int_equal(o->nfs_port, atoi(test_env("XPRT_NFS_PORT")));
+	assert_int_equal(o->mount_port, atoi(test_env("XPRT_MNT_PORT")));
 	o->set_ids = true; /* root: the export dir belongs to root */
 	o->timeo_ms = 5000;
 }

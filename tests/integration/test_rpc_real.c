@@ -22,20 +22,10 @@
 #include <libxprt/rpc.h>
 #include <libxprt/rpcbind.h>
 
+#include "helpers/testenv.h"
+
 #define NFS_PROG   100003u
 #define MOUNT_PROG 100005u
-
-static const char *env(const char *k)
-{
-	const char *v = getenv(k);
-
-	if (!v || !*v) {
-		fprintf(stderr, "missing %s: run through make integration\n",
-			k);
-		exit(1);
-	}
-	return v;
-}
 
 static struct lx_rpc_clnt *mk(uint32_t prog, uint32_t vers, uint16_t port,
 			      unsigned int timeo_ms, unsigned int retrans)
@@ -43,7 +33,7 @@ static struct lx_rpc_clnt *mk(uint32_t prog, uint32_t vers, uint16_t port,
 	struct lx_rpc_opts o = {0};
 	struct lx_rpc_clnt *cl = NULL;
 
-	o.host = env("XPRT_NFS_HOST");
+	o.host = test_env("XPRT_NFS_HOST");
 	o.port = port;
 	o.prog = prog;
 	o.vers = vers;
@@ -57,12 +47,12 @@ static struct lx_rpc_clnt *mk(uint32_t prog, uint32_t vers, uint16_t port,
 
 static uint16_t nfs_port(void)
 {
-	return (uint16_t)atoi(env("XPRT_NFS_PORT"));
+	return (uint16_t)atoi(test_env("XPRT_NFS_PORT"));
 }
 
 static uint16_t mnt_port(void)
 {
-	return (uint16_t)atoi(env("XPRT_MNT_PORT"));
+	return (uint16_t)atoi(test_env("XPRT_MNT_PORT"));
 }
 
 static void test_null_nfs3_and_mount3(void **state)
@@ -140,19 +130,19 @@ static void test_auth_none_too_weak(void **state)
 
 	(void)state;
 	/* MOUNT accepts AUTH_NONE and gives a real root handle */
-	o.host = env("XPRT_NFS_HOST");
+	o.host = test_env("XPRT_NFS_HOST");
 	o.port = mnt_port();
 	o.prog = MOUNT_PROG;
 	o.vers = 3;
 	o.auth.flavor = LX_RPC_AUTH_NONE;
 	assert_int_equal(lx_rpc_create(&cl, &o), 0);
 	assert_int_equal(lx_rpc_call_simple(cl, 1, (xdrproc_t)enc_path,
-					    env("XPRT_NFS_EXPORT"),
+					    test_env("XPRT_NFS_EXPORT"),
 					    (xdrproc_t)dec_mnt, &fh),
 			 0);
 	assert_true(fh.len > 0);
 	lx_rpc_destroy(cl);
-	o.host = env("XPRT_NFS_HOST");
+	o.host = test_env("XPRT_NFS_HOST");
 	o.port = nfs_port();
 	o.prog = NFS_PROG;
 	o.vers = 3;
@@ -184,7 +174,7 @@ static void dump_cb(const struct lx_rpcbind_entry *e, void *arg)
 
 static void test_rpcbind(void **state)
 {
-	struct lx_rpcbind_opts o = {.host = env("XPRT_RPCBIND")};
+	struct lx_rpcbind_opts o = {.host = test_env("XPRT_RPCBIND")};
 	struct dump_seen s = {0};
 	char uaddr[64];
 	uint16_t port = 0;
@@ -299,7 +289,8 @@ static int servers_sh(const char *verb)
 	char cmd[1024];
 
 	snprintf(cmd, sizeof(cmd), "%s %s %s ganesha >/dev/null 2>&1",
-		 env("XPRT_SERVERS_SH"), verb, env("XPRT_SERVERS_RUN_DIR"));
+		 test_env("XPRT_SERVERS_SH"), verb,
+		 test_env("XPRT_SERVERS_RUN_DIR"));
 	return system(cmd);
 }
 

@@ -32,21 +32,11 @@
 #include <libxprt/p9.h>
 #include <libxprt/proto/pool.h>
 
+#include "helpers/testenv.h"
+
 #define FILE_LEN (1u << 20)
 #define IO	 4096u
 #define N	 300u
-
-static const char *env(const char *k)
-{
-	const char *v = getenv(k);
-
-	if (!v || !*v) {
-		fprintf(stderr, "missing %s: run through make integration\n",
-			k);
-		exit(1);
-	}
-	return v;
-}
 
 struct world {
 	struct lx_xprt_pool *pool;
@@ -107,29 +97,29 @@ static int setup(void **state)
 		w.want[i] = (uint8_t)(i * 7 + i / 4096);
 	snprintf(w.name, sizeof(w.name), "shared-pool-%d", (int)getpid());
 	if (getenv("XPRT_GANESHA_9P_PORT")) {
-		w.p9_host = env("XPRT_GANESHA_9P_HOST");
-		w.p9_port = (uint16_t)atoi(env("XPRT_GANESHA_9P_PORT"));
-		w.p9_aname = env("XPRT_GANESHA_9P_ANAME");
+		w.p9_host = test_env("XPRT_GANESHA_9P_HOST");
+		w.p9_port = (uint16_t)atoi(test_env("XPRT_GANESHA_9P_PORT"));
+		w.p9_aname = test_env("XPRT_GANESHA_9P_ANAME");
 		snprintf(w.p9_dir, sizeof(w.p9_dir), "%s",
-			 env("XPRT_NFS_EXPORT_DIR"));
+			 test_env("XPRT_NFS_EXPORT_DIR"));
 	} else {
-		w.p9_host = env("XPRT_DIOD_HOST");
-		w.p9_port = (uint16_t)atoi(env("XPRT_DIOD_PORT"));
-		w.p9_aname = env("XPRT_DIOD_ANAME");
+		w.p9_host = test_env("XPRT_DIOD_HOST");
+		w.p9_port = (uint16_t)atoi(test_env("XPRT_DIOD_PORT"));
+		w.p9_aname = test_env("XPRT_DIOD_ANAME");
 		snprintf(w.p9_dir, sizeof(w.p9_dir), "%s",
-			 env("XPRT_DIOD_EXPORT_DIR"));
+			 test_env("XPRT_DIOD_EXPORT_DIR"));
 	}
 	printf("9P server: %s:%u\n", w.p9_host, w.p9_port);
-	write_file(env("XPRT_NFS_EXPORT_DIR"));
-	if (strcmp(w.p9_dir, env("XPRT_NFS_EXPORT_DIR")))
+	write_file(test_env("XPRT_NFS_EXPORT_DIR"));
+	if (strcmp(w.p9_dir, test_env("XPRT_NFS_EXPORT_DIR")))
 		write_file(w.p9_dir);
 
 	/* buf_size 0: a pool to share, in size classes */
 	assert_int_equal(lx_xprt_pool_create(&w.pool, &po), 0);
-	o.host = env("XPRT_NFS_HOST");
-	o.export_path = env("XPRT_NFS_EXPORT");
-	o.nfs_port = (uint16_t)atoi(env("XPRT_NFS_PORT"));
-	o.mount_port = (uint16_t)atoi(env("XPRT_MNT_PORT"));
+	o.host = test_env("XPRT_NFS_HOST");
+	o.export_path = test_env("XPRT_NFS_EXPORT");
+	o.nfs_port = (uint16_t)atoi(test_env("XPRT_NFS_PORT"));
+	o.mount_port = (uint16_t)atoi(test_env("XPRT_MNT_PORT"));
 	o.set_ids = true;
 	o.timeo_ms = 3000;
 	o.retrans = 10;
@@ -151,7 +141,7 @@ static int teardown(void **state)
 	lx_nfs3_destroy(w.nfs);
 	/* after every client that used it: nothing may be left in use */
 	assert_int_equal(lx_xprt_pool_destroy(w.pool), 0);
-	snprintf(path, sizeof(path), "%s/%s", env("XPRT_NFS_EXPORT_DIR"),
+	snprintf(path, sizeof(path), "%s/%s", test_env("XPRT_NFS_EXPORT_DIR"),
 		 w.name);
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/%s", w.p9_dir, w.name);
