@@ -445,13 +445,19 @@ static bool xmitq_drop_lazy_nowait(struct lx_xprt_xmitq *q)
 	return true;
 }
 
-bool lx_xprt_xmitq_pop_node(struct lx_xprt_xmitq *q,
-			    struct lx_xprt_xmit_node *n)
+static inline __attribute__((always_inline)) bool
+xmitq_pop_node(struct lx_xprt_xmitq *q, struct lx_xprt_xmit_node *n)
 {
-	if (n == q->lazy && !xmitq_drop_lazy_nowait(q))
+	if (lx_xprt_unlikely(n == q->lazy) && !xmitq_drop_lazy_nowait(q))
 		return false;
 	xmitq_unlink(q, n, false);
 	return true;
+}
+
+bool lx_xprt_xmitq_pop_node(struct lx_xprt_xmitq *q,
+			    struct lx_xprt_xmit_node *n)
+{
+	return xmitq_pop_node(q, n);
 }
 
 struct lx_xprt_xmit_node *lx_xprt_xmitq_pop(struct lx_xprt_xmitq *q)
@@ -462,7 +468,7 @@ struct lx_xprt_xmit_node *lx_xprt_xmitq_pop(struct lx_xprt_xmitq *q)
 		return NULL;
 	xmitq_sort_incoming(q);
 	n = xmitq_first(q);
-	if (n && !lx_xprt_xmitq_pop_node(q, n))
+	if (n && !xmitq_pop_node(q, n))
 		return NULL;
 	return n;
 }
