@@ -360,17 +360,19 @@ kill_srv() {
 	kill -9 "$(cat "$pf")" 2>/dev/null || bad "could not kill $1"
 }
 
-# started FILE: the job has opened FILE on the server (the engine
-# creates it there) and run 1 s more: a loaded machine takes seconds to
-# start fio, and the kill must land mid-job
+# started FILE: the job has written to FILE on the server: the engine
+# creates it sparse at its full size, so its allocated blocks say that
+# writes arrived (64 KiB of them: replies came back, and on a slow
+# machine the job is past its set-up); then 0.3 s more of the job
 started() {
 	local i
 	for ((i = 0; i < 300; i++)); do
-		[[ -e $1 ]] && break
+		[[ -e $1 ]] && (($(stat -c %b "$1") >= 128)) && break
 		sleep 0.1
 	done
-	[[ -e $1 ]] || bad "the job did not create $1 in 30 s"
-	sleep 1
+	[[ -e $1 ]] && (($(stat -c %b "$1") >= 128)) ||
+		bad "the job wrote no 64 KiB to $1 in 30 s"
+	sleep 0.3
 }
 
 # kill_start NAME FILE: once the job runs on FILE, the server killed,
