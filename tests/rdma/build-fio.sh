@@ -11,7 +11,7 @@
 # usage: tests/rdma/build-fio.sh SRC OUTDIR [CONFIGURE-OPTION...]
 #   SRC     the fio source tree (printed by scripts/fio-source.sh)
 #   OUTDIR  gets src/ (the configured copy) and fio (the program)
-# Extra options go to fio's configure (--enable-asan for RDMA_BUILD=asan).
+# Extra options go to fio's configure.
 set -euo pipefail
 src=$(cd "${1:?usage: build-fio.sh SRC OUTDIR}" && pwd)
 out=${2:?usage: build-fio.sh SRC OUTDIR}
@@ -38,7 +38,7 @@ sed -i '/^CONFIG_LIBAIO/d' "$tree/config-host.mak"
 	{ tail -20 "$out/make.log" >&2; echo "build-fio.sh: make failed" >&2; exit 1; }
 # only what the guest has (tests/rdma/README.md lists its libraries)
 extra=$(ldd "$tree/fio" | awk '{ n = $1; sub(/.*\//, "", n) }
-	n !~ /^(linux-vdso|ld-linux-x86-64|libc|libm|libmvec|libz|libdl|libpthread|librt|libasan|libubsan|libgcc_s)\.so/ { print $1 }')
+	n !~ /^(linux-vdso|ld-linux-x86-64|libc|libm|libmvec|libz|libdl|libpthread|librt)\.so/ { print $1 }')
 [[ -z $extra ]] ||
 	{ echo "build-fio.sh: fio needs libraries the guest lacks: $extra" >&2; exit 1; }
 cp "$tree/fio" "$out/fio.tmp"
