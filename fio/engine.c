@@ -24,6 +24,7 @@
  * size (the new part reads as zeros, as a sparse local file would).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,7 +50,8 @@ _Static_assert(sizeof(((struct io_u *)0)->aiocb) >= 64,
 struct lxfio_options {
 	void *pad; /* fio stores its thread_data pointer here */
 	char *url;
-	unsigned int mode; /* enum lxfio_mode */
+	unsigned int mode;  /* enum lxfio_mode */
+	unsigned int stats; /* libxprt_stats */
 };
 
 struct lxfio_data {
@@ -100,6 +102,16 @@ static struct fio_option options[] = {
 					.help = "the library's threads run the client",
 				},
 			},
+		.category = FIO_OPT_C_ENGINE,
+		.group = FIO_OPT_G_INVALID,
+	},
+	{
+		.name = "libxprt_stats",
+		.lname = "libxprt transport counters",
+		.type = FIO_OPT_BOOL,
+		.help = "print the job's transport counters when it ends",
+		.off1 = offsetof(struct lxfio_options, stats),
+		.def = "0",
 		.category = FIO_OPT_C_ENGINE,
 		.group = FIO_OPT_G_INVALID,
 	},
@@ -217,12 +229,90 @@ nomem:
 	return 1;
 }
 
+static const char *const lxfio_reg_modes[] = {
+	[LX_XPRT_RDMA_REG_DEFAULT] = "default",
+	[LX_XPRT_RDMA_REG_WINDOW] = "window",
+	[LX_XPRT_RDMA_REG_PER_IO] = "per_io",
+	[LX_XPRT_RDMA_REG_CACHE_UNSAFE] = "cache_unsafe",
+};
+
+/*
+ * libxprt_stats=1: the job's transport counters, summed over its
+ * connections, on one line (the format libxprt-fio(7) gives); over RDMA
+ * with the chunk and memory window counters.
+ */
+static void lxfio_stats(struct thread_data *td, struct lxfio_conn *c)
+{
+	struct lx_xprt_rdma_stats r, rs = {0};
+	struct lx_xprt_stats x, xs = {0};
+	struct lx_xprt *xp;
+	char line[768];
+	unsigned int i;
+	int n;
+
+	for (i = 0; (xp = c->proto->xprt(c, i)); i++) {
+		lx_xprt_stats(xp, &x);
+		xs.submitted += x.submitted;
+		xs.replies += x.replies;
+		xs.retransmits += x.retransmits;
+		xs.timeouts += x.timeouts;
+		xs.connects += x.connects;
+		xs.disconnects += x.disconnects;
+		if (!c->rdma || lx_xprt_rdma_stats(xp, &r))
+			continue;
+		rs.reg_mode = r.reg_mode;
+		rs.read_chunks += r.read_chunks;
+		rs.write_chunks += r.write_chunks;
+		rs.reply_chunks += r.reply_chunks;
+		rs.regs += r.regs;
+		rs.win_binds += r.win_binds;
+		rs.win_remote_inv += r.win_remote_inv;
+		rs.win_local_inv += r.win_local_inv;
+		rs.win_deallocs += r.win_deallocs;
+		rs.win_live += r.win_live;
+		rs.win_bad_inv += r.win_bad_inv;
+	}
+	n = snprintf(line, sizeof(line),
+		     "libxprt-stats: job=%s transport=%s conns=%u calls=%llu "
+		     "replies=%llu retransmits=%llu timeouts=%llu "
+		     "connects=%llu disconnects=%llu",
+		     td->o.name, c->rdma ? "rdma" : "tcp", i,
+		     (unsigned long long)xs.submitted,
+		     (unsigned long long)xs.replies,
+		     (unsigned long long)xs.retransmits,
+		     (unsigned long long)xs.timeouts,
+		     (unsigned long long)xs.connects,
+		     (unsigned long long)xs.disconnects);
+	if (c->rdma && n > 0 && (size_t)n < sizeof(line))
+		snprintf(line + n, sizeof(line) - (size_t)n,
+			 " reg_mode=%s read_chunks=%llu write_chunks=%llu "
+			 "reply_chunks=%llu regs=%llu win_binds=%llu "
+			 "win_remote_inv=%llu win_local_inv=%llu "
+			 "win_deallocs=%llu win_live=%llu win_bad_inv=%llu",
+			 lxfio_reg_modes[rs.reg_mode],
+			 (unsigned long long)rs.read_chunks,
+			 (unsigned long long)rs.write_chunks,
+			 (unsigned long long)rs.reply_chunks,
+			 (unsigned long long)rs.regs,
+			 (unsigned long long)rs.win_binds,
+			 (unsigned long long)rs.win_remote_inv,
+			 (unsigned long long)rs.win_local_inv,
+			 (unsigned long long)rs.win_deallocs,
+			 (unsigned long long)rs.win_live,
+			 (unsigned long long)rs.win_bad_inv);
+	/* one write: the line is whole among other jobs' output */
+	log_info("%s\n", line);
+}
+
 static void lxfio_cleanup(struct thread_data *td)
 {
 	struct lxfio_data *d = td->io_ops_data;
+	struct lxfio_options *o = td->eo;
 
 	if (!d)
 		return;
+	if (o && o->stats && d->conn.clnt)
+		lxfio_stats(td, &d->conn);
 	td->io_ops_data = NULL;
 	lxfio_free(d);
 }

@@ -107,6 +107,8 @@ struct lxfio_io {
  * @run: caller-driven: service the client until @min_done requests
  *	completed or @deadline_ns (CLOCK_MONOTONIC, 0: none) passed (the
  *	library's run-until call, its return values)
+ * @xprt: the client's transport @i (0 on), NULL past the last: its
+ *	counters (the engine's libxprt_stats option)
  * @unlink, @disconnect: as named
  * @stable: writes are FILE_SYNC (sync=1); the protocol may ignore it
  */
@@ -127,6 +129,7 @@ struct lxfio_proto {
 		     size_t errlen);
 	int (*run)(struct lxfio_conn *c, unsigned int min_done,
 		   uint64_t deadline_ns);
+	struct lx_xprt *(*xprt)(struct lxfio_conn *c, unsigned int i);
 	int (*unlink)(struct lxfio_conn *c, const char *name);
 	void (*disconnect)(struct lxfio_conn *c);
 };

@@ -53,6 +53,13 @@ static int nfs3_run(struct lxfio_conn *c, unsigned int min_done,
 	return lx_nfs3_loop_run(c->clnt, NULL, min_done, deadline_ns);
 }
 
+static struct lx_xprt *nfs3_xprt(struct lxfio_conn *c, unsigned int i)
+{
+	struct lx_rpc_clnt *cl = lx_nfs3_rpc(c->clnt);
+
+	return i < lx_rpc_nconnect(cl) ? lx_rpc_xprt(cl, i) : NULL;
+}
+
 static void nfs3_disconnect(struct lxfio_conn *c)
 {
 	lx_nfs3_destroy(c->clnt);
@@ -250,6 +257,7 @@ const struct lxfio_proto lxfio_nfs3 = {
 	.finish = nfs3_finish,
 	.close = nfs3_close,
 	.run = nfs3_run,
+	.xprt = nfs3_xprt,
 	.unlink = nfs3_unlink,
 	.disconnect = nfs3_disconnect,
 };

@@ -125,6 +125,11 @@ static int p9_unlink(struct lxfio_conn *c, const char *name)
 	return lx_p9_remove_path(c->clnt, name);
 }
 
+static struct lx_xprt *p9_xprt(struct lxfio_conn *c, unsigned int i)
+{
+	return i ? NULL : lx_p9_xprt(c->clnt);
+}
+
 const struct lxfio_proto lxfio_p9 = {
 	.scheme = "9p",
 	.name = "9P2000.L",
@@ -134,6 +139,7 @@ const struct lxfio_proto lxfio_p9 = {
 	.start = p9_start,
 	.close = p9_close,
 	.run = p9_run,
+	.xprt = p9_xprt,
 	.unlink = p9_unlink,
 	.disconnect = p9_disconnect,
 };

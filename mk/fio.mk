@@ -30,16 +30,22 @@ $(O)/fio/fio-version-$(FIO_VERSION_NOW):
 # engine.c includes fio's headers: their flags (fio's Makefile: large
 # files, BITS_PER_LONG, config-host.h first), GNU C as fio is written, and
 # fio's tree as a system directory so its headers' warnings stay its own
-$(O)/obj/fio/engine.o: $(FIO_SOURCE)
-$(O)/obj/fio/engine.o: CFLAGS_ALL := $(filter-out -std=c11,$(CFLAGS_ALL)) \
+# (fio_engine_cflags TREE: also for the RDMA guest's fio, mk/rdma.mk)
+fio_engine_cflags = $(filter-out -std=c11,$(CFLAGS_ALL)) \
     -std=gnu11 -D_LARGEFILE_SOURCE -D_FILE_OFFSET_BITS=64 \
     -DBITS_PER_LONG=64 -DFIO_INTERNAL -DFIO_EXTERNAL_ENGINE \
-    -isystem $$(cat $(FIO_SOURCE)) -include $$(cat $(FIO_SOURCE))/config-host.h
+    -isystem $(1) -include $(1)/config-host.h
+$(O)/obj/fio/engine.o: $(FIO_SOURCE)
+$(O)/obj/fio/engine.o: CFLAGS_ALL := \
+    $(call fio_engine_cflags,$$(cat $(FIO_SOURCE)))
 
+# the engine's link (FIO_ENGINE_LINK ENGINE_O: with that engine.o)
+FIO_ENGINE_LINK = $(CC) -shared -o $@ $(1) \
+    $(filter-out $(O)/obj/fio/engine.o,$(FIO_ENGINE_OBJS)) $(LIB_A) \
+    $(LDFLAGS_ALL) -Wl,--version-script=fio/libxprt-fio.map $(PKG_LIBS)
 $(FIO_ENGINE): $(FIO_ENGINE_OBJS) $(LIB_A) fio/libxprt-fio.map
 	@mkdir -p $(@D)
-	$(CC) -shared -o $@ $(FIO_ENGINE_OBJS) $(LIB_A) $(LDFLAGS_ALL) \
-	    -Wl,--version-script=fio/libxprt-fio.map $(PKG_LIBS)
+	$(call FIO_ENGINE_LINK,$(O)/obj/fio/engine.o)
 
 fio-engine: $(FIO_ENGINE)
 

@@ -42,6 +42,26 @@ $(RDMA_BENCH_BINS): $(RDMA_BIN)/%-bench: bench/backends/$$*/$$*_bench.c $(BENCH_
 	$(CC) $(CFLAGS_ALL) -Ibench -o $@ $< $(BENCH_OBJS_$*) \
 	    $(BENCH_ENGINE_A) $(LIB_A) $(LDFLAGS_ALL) $(PKG_LIBS) -lm
 
+# fio for the guest and libxprt's engine built for it (guest test
+# 66-fio-rdma): fio from the cached fio source (scripts/fio-source.sh)
+# configured without the engines whose libraries the guest lacks
+# (tests/rdma/build-fio.sh), the engine compiled against that tree's
+# headers, which give fio's structures the guest fio's layout.  fio is
+# never instrumented (ASan finds fio's own faults at its exit): an ASan
+# build's engine runs with the runtime preloaded (the guest test does).
+RDMA_FIO_DIR    := $(RDMA_BIN)/fio
+RDMA_FIO_ENGINE := $(RDMA_FIO_DIR)/libxprt-fio.so
+rdma-tools: $(RDMA_FIO_DIR)/fio $(RDMA_FIO_ENGINE)
+$(RDMA_FIO_DIR)/fio: tests/rdma/build-fio.sh $(FIO_SOURCE)
+	+tests/rdma/build-fio.sh $$(cat $(FIO_SOURCE)) $(@D)
+$(RDMA_FIO_DIR)/engine.o: fio/engine.c $(RDMA_FIO_DIR)/fio
+	$(CC) $(call fio_engine_cflags,$(RDMA_FIO_DIR)/src) -MMD -MP -c \
+	    -o $@ $<
+$(RDMA_FIO_ENGINE): $(RDMA_FIO_DIR)/engine.o $(LIB_A) fio/libxprt-fio.map \
+		    $(filter-out $(O)/obj/fio/engine.o,$(FIO_ENGINE_OBJS))
+	$(call FIO_ENGINE_LINK,$(RDMA_FIO_DIR)/engine.o)
+-include $(RDMA_FIO_DIR)/engine.d
+
 # nfs3-bench against the kernel NFS client in the RDMA guest, over RDMA and
 # TCP (tests/rdma/bench-rdma.sh; QUICK=1 for a short run).  Not part of
 # make check.

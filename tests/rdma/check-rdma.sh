@@ -8,7 +8,8 @@
 #   3. compile  build/rdma/verbs_smoke and the library's test programs
 #               (make rdma-tools: rdma_null, nfs3_rdma, nfs3_lib_rdma,
 #               p9relay, p9_rdma, p9_lib_rdma, and nfs3-bench and p9-bench
-#               linked without MPI, which the guest lacks)
+#               linked without MPI, which the guest lacks; a fio for the
+#               guest and libxprt's fio engine built against it)
 #               on the host; RDMA_BUILD=asan builds them with ASan/UBSan
 #   4. vm       one boot of the guest (Debian kernel, rdma_rxe, kernel nfsd
 #               with an RDMA listener) running tests/rdma/run-guest-tests.sh:
