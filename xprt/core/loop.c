@@ -38,6 +38,7 @@
  * byte) identifies it.
  */
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdlib.h>
 
@@ -198,18 +199,19 @@ unsigned int lx_xprt_loop_events(const struct lx_xprt *x)
 	return x && x->loop && !lx_xprt_forked(x) ? POLLIN : 0;
 }
 
-int lx_xprt_loop_service(struct lx_xprt *x, unsigned int revents)
+/*
+ * The service, its look at the descriptor allowed to wait @wait_ms first
+ * (0: not at all; -1: no limit): the library's own waits (run-until, a
+ * synchronous call) then cost one system call per wake-up, not a poll()
+ * and then the look.  No wait once a cancel completed something: the
+ * caller's condition may be met.  @x checked by the caller.
+ */
+static int loop_service_wait(struct lx_xprt *x, int wait_ms)
 {
-	struct lx_xprt_loop *lp;
+	struct lx_xprt_loop *lp = x->loop;
 	uint64_t before, next, hook_next = 0;
 	int r = 0;
 
-	(void)revents; /* the epoll set says what is ready */
-	if (!x || !x->loop)
-		return -EINVAL;
-	if (lx_xprt_forked(x))
-		return -ECHILD;
-	lp = x->loop;
 	if (lp->in_service)
 		return -EINVAL; /* from a done() callback */
 	atomic_store_explicit(&lp->owner, loop_me(), memory_order_relaxed);
@@ -218,7 +220,11 @@ int lx_xprt_loop_service(struct lx_xprt *x, unsigned int revents)
 		atomic_load_explicit(&x->stats.completed, memory_order_relaxed);
 
 	loop_cancels(x, lp);
-	next = x->ops->loop_poll(x);
+	if (wait_ms &&
+	    atomic_load_explicit(&x->stats.completed, memory_order_relaxed) !=
+		    before)
+		wait_ms = 0;
+	next = x->ops->loop_poll(x, wait_ms);
 	next = earlier(next, loop_reconnect(x, lp));
 	lx_xprt_timer_run(x);
 	if (lp->hook)
@@ -246,26 +252,39 @@ int lx_xprt_loop_service(struct lx_xprt *x, unsigned int revents)
 		     before);
 }
 
+int lx_xprt_loop_service(struct lx_xprt *x, unsigned int revents)
+{
+	(void)revents; /* the epoll set says what is ready */
+	if (!x || !x->loop)
+		return -EINVAL;
+	if (lx_xprt_forked(x))
+		return -ECHILD;
+	return loop_service_wait(x, 0);
+}
+
+/* Milliseconds from now to @deadline (monotonic ns, 0: none: -1), at
+ * least 1 while it is ahead: a wait rounded down to 0 would spin. */
+static int loop_ms_to(uint64_t deadline)
+{
+	uint64_t now;
+
+	if (!deadline)
+		return -1;
+	now = lx_xprt_now_ns();
+	if (now >= deadline)
+		return 0;
+	if (deadline - now >= (uint64_t)INT_MAX * 1000000u)
+		return INT_MAX;
+	return (int)((deadline - now + 999999) / 1000000);
+}
+
 /* Owner, outside the service: wait for @fd until @deadline (monotonic
  * ns, 0: none). */
 static void loop_poll_fd(int fd, uint64_t deadline)
 {
 	struct pollfd pfd = {.fd = fd, .events = POLLIN};
-	int ms = -1;
 
-	if (deadline) {
-		uint64_t now = lx_xprt_now_ns();
-
-		ms = now >= deadline ?
-			     0 :
-			     (int)((deadline - now + 999999) / 1000000);
-	}
-	(void)poll(&pfd, 1, ms);
-}
-
-static void loop_wait_fd(struct lx_xprt *x, uint64_t deadline)
-{
-	loop_poll_fd(x->ops->loop_fd(x), deadline);
+	(void)poll(&pfd, 1, loop_ms_to(deadline));
 }
 
 /* See proto.h. */
@@ -274,8 +293,8 @@ int lx_xprt__loop_run_set(struct lx_xprt *const *xs, unsigned int n, int fd,
 			  uint64_t deadline_ns)
 {
 	unsigned int total = 0, i;
-	bool busy;
-	int r;
+	bool busy, one;
+	int r, wait_ms = 0;
 
 	for (i = 0; i < n; i++) {
 		if (!xs[i] || !xs[i]->loop)
@@ -285,10 +304,13 @@ int lx_xprt__loop_run_set(struct lx_xprt *const *xs, unsigned int n, int fd,
 		if (xs[i]->loop->in_service)
 			return -EINVAL;
 	}
+	/* one transport on its own descriptor: its service waits (see
+	 * loop_service_wait()), else poll() the set, then service each */
+	one = n == 1 && fd == xs[0]->ops->loop_fd(xs[0]);
 	for (;;) {
 		busy = false;
 		for (i = 0; i < n; i++) {
-			r = lx_xprt_loop_service(xs[i], 0);
+			r = loop_service_wait(xs[i], wait_ms);
 			if (r < 0)
 				return r;
 			total += (unsigned int)r;
@@ -303,7 +325,10 @@ int lx_xprt__loop_run_set(struct lx_xprt *const *xs, unsigned int n, int fd,
 			return (int)total;
 		if (deadline_ns && lx_xprt_now_ns() >= deadline_ns)
 			return -ETIMEDOUT;
-		loop_poll_fd(fd, deadline_ns);
+		if (one)
+			wait_ms = loop_ms_to(deadline_ns);
+		else
+			loop_poll_fd(fd, deadline_ns);
 	}
 }
 
@@ -331,8 +356,7 @@ static int loop_wait(struct lx_xprt *x, struct lx_xprt_rqst *rq,
 			 * reply can only come through this very service */
 			return -EDEADLK;
 		}
-		loop_wait_fd(x, deadline);
-		lx_xprt_loop_service(x, 0);
+		loop_service_wait(x, loop_ms_to(deadline));
 	}
 	return 0;
 }
@@ -341,8 +365,7 @@ static void loop_wait_slot(struct lx_xprt *x)
 {
 	if (x->loop->in_service)
 		return;
-	loop_wait_fd(x, 0);
-	lx_xprt_loop_service(x, 0);
+	loop_service_wait(x, -1);
 }
 
 static const struct lx_xprt_loop_ops loop_ops = {

@@ -200,12 +200,13 @@ static inline int rq_status(uint64_t st)
  * @reg_bytes: optional; bytes the transport registers of its own, beyond
  *	the pool (RDMA: header areas, receive buffers), once @setup has run;
  *	the figure lx_xprt_memlock_explain() is given when creation fails
- * @loop_poll: caller-driven mode (loop.c): without blocking, take in
- *	what the loop descriptor reports - a new connection, replies (read
- *	and delivered, done() on this thread), a lost connection (reported
- *	and detached) - and drain its wake-ups.  Return a deadline (monotonic
- *	ns) the transport itself needs a look at (a half-received reply), or
- *	0.  Owner thread.
+ * @loop_poll: caller-driven mode (loop.c): wait up to @wait_ms (0: not
+ *	at all, -1: no limit) for the loop descriptor, then take in what it
+ *	reports - a new connection, replies (read and delivered, done() on
+ *	this thread), a lost connection (reported and detached) - and drain
+ *	its wake-ups: the wait is that one look, not a system call more.
+ *	Return a deadline (monotonic ns) the transport itself needs a look
+ *	at (a half-received reply), or 0.  Owner thread.
  * @loop_arm: caller-driven mode: arm the loop descriptor's timer at
  *	@deadline (0: none) and watch the socket for room when @want_out.
  *	Owner thread.
@@ -230,7 +231,7 @@ struct lx_xprt_transport_ops {
 	void (*release)(struct lx_xprt *x, struct lx_xprt_rqst *rq, int status);
 	const struct lx_xprt_pool_reg *pool_reg;
 	size_t (*reg_bytes)(const struct lx_xprt *x);
-	uint64_t (*loop_poll)(struct lx_xprt *x);
+	uint64_t (*loop_poll)(struct lx_xprt *x, int wait_ms);
 	void (*loop_arm)(struct lx_xprt *x, uint64_t deadline, bool want_out);
 	int (*loop_fd)(const struct lx_xprt *x);
 };

@@ -761,7 +761,7 @@ static int tcp_wait(struct lx_xprt *x, struct lx_xprt_rqst *rq,
  * eventfd) plus a timerfd; the owner's service reads what it reports
  * here, as tcp_rx_main() would (see xprt/core/loop.c).
  */
-static uint64_t tcp_loop_poll(struct lx_xprt *x)
+static uint64_t tcp_loop_poll(struct lx_xprt *x, int wait_ms)
 {
 	struct tcp_tp *tp = tp_of(x);
 	struct epoll_event evs[4];
@@ -769,7 +769,7 @@ static uint64_t tcp_loop_poll(struct lx_xprt *x)
 	uint64_t v, next = 0;
 	int i, n, err;
 
-	n = epoll_wait(tp->epfd, evs, 4, 0);
+	n = epoll_wait(tp->epfd, evs, 4, wait_ms);
 	for (i = 0; i < n; i++) {
 		if (evs[i].data.fd == tp->evfd) {
 			if (read(tp->evfd, &v, sizeof(v)) < 0)
