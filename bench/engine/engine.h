@@ -299,9 +299,10 @@ typedef void (*bench_stat_fn)(void *arg, const char *name, uint64_t value);
  *	calling thread, the job's thread, until at least one I/O completed
  *	or the CLOCK_MONOTONIC time @deadline_ns; bench_io_done() runs
  *	inside this call, on this thread.  I/Os submitted by the job's
- *	thread outside it go out in it.  Return the completions (> 0),
- *	-ETIMEDOUT at the deadline, or another negative errno (the job
- *	fails).
+ *	thread outside it go out in it.  It may return earlier, with no
+ *	completion (a timer or a queued call woke it): the engine calls
+ *	it again.  Return the completions (0 or more), -ETIMEDOUT at the
+ *	deadline, or another negative errno (the job fails).
  * @submit: start @io.  With %BENCH_SUBMIT_NOWAIT (completion context) it
  *	must not block.  Return 0, and then bench_io_done() will be called
  *	exactly once for @io, on any thread but never from inside this
