@@ -209,6 +209,12 @@ static int check_combinations(struct bench *b)
 			    b->ops->name);
 		return -EINVAL;
 	}
+	if (o->xprt_mode == BENCH_XPRT_CALLER && !b->ops->job_service) {
+		bench_error("--libxprt-mode caller: the %s back-end has no "
+			    "caller-driven mode",
+			    b->ops->name);
+		return -EINVAL;
+	}
 	if (o->dist != DIST_RANDOM && o->verify) {
 		bench_error("--random_distribution %s draws blocks with "
 			    "repeats: --verify needs the random map",

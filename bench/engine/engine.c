@@ -105,11 +105,13 @@ static void fill_config(struct bench *b)
 	c->retrans = o->retrans;
 	c->hard = o->hard;
 	c->zerocopy = o->zerocopy;
+	c->xprt_mode = o->xprt_mode;
 	c->uid = o->uid;
 	c->gid = o->gid;
 	c->numjobs = o->numjobs;
 	c->iodepth = o->iodepth;
-	c->max_inflight = o->numjobs * slots_per_job(o);
+	c->job_inflight = slots_per_job(o);
+	c->max_inflight = o->numjobs * c->job_inflight;
 	/* the largest I/O: a back-end checks it against its transfer size */
 	c->bs = o->rw == RW_NULL || o->rw == RW_GETATTR ? 0 : o->bs_max;
 	c->size = o->size;

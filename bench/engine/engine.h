@@ -18,7 +18,9 @@
  * the back-end's per-I/O private area, and one buffer each), allocated
  * before the run: nothing is allocated per operation.  The job's thread
  * primes the slots; from then on every completion, on whatever thread the
- * back-end delivers it (a transport receive thread), records the latency
+ * back-end delivers it (a transport receive thread; with
+ * --libxprt-mode=caller the job's own thread, inside job_service(),
+ * which the job thread calls instead of sleeping), records the latency
  * into the job's histogram with atomic increments, draws the slot's next
  * operation and resubmits it with %BENCH_SUBMIT_NOWAIT.  Only when the
  * back-end answers -EBUSY (no request slot or buffer) is the slot handed to
@@ -77,12 +79,30 @@ enum bench_transport {
 };
 
 /**
+ * enum bench_xprt_mode - --libxprt-mode: who runs the back-end's clients
+ * @BENCH_XPRT_THREADED: setup() makes clients shared by all jobs, run by
+ *	libxprt's own threads; completions arrive on them
+ * @BENCH_XPRT_CALLER: each job has clients of its own in libxprt's
+ *	caller-driven mode (LX_XPRT_MODE_CALLER): no library thread; the
+ *	job's thread services them (bench_backend_ops.job_service) and its
+ *	completions run there
+ */
+enum bench_xprt_mode {
+	BENCH_XPRT_THREADED,
+	BENCH_XPRT_CALLER,
+};
+
+/**
  * struct bench_config - the common settings a back-end may need
  * @prog: program name, for messages
  * @transport: --transport
  * @nconnect: --nconnect, connections to open (>= 1)
  * @uid, @gid: --uid/--gid (default: the caller's)
+ * @xprt_mode: --libxprt-mode; %BENCH_XPRT_CALLER only for a back-end
+ *	with job_service (the engine refuses it otherwise)
  * @numjobs: jobs (each an owner of the fair transmit queue)
+ * @job_inflight: the most I/Os one job will ever have in flight (size a
+ *	job's own client from it in %BENCH_XPRT_CALLER mode)
  * @iodepth: I/Os in flight per job in the measured workload
  * @max_inflight: the most I/Os the engine will ever have in flight at once,
  *	over all jobs (size request slots and credits from it)
@@ -106,8 +126,10 @@ struct bench_config {
 	int retrans;	       /* --retrans; -1: the back-end's */
 	bool hard;	       /* --hard: retry for ever; default soft */
 	bool zerocopy;	       /* --zerocopy: MSG_ZEROCOPY for large sends */
+	enum bench_xprt_mode xprt_mode; /* --libxprt-mode */
 	uint32_t uid, gid;
 	unsigned int numjobs;
+	unsigned int job_inflight; /* the most I/Os one job has in flight */
 	unsigned int iodepth;
 	unsigned int max_inflight;
 	size_t bs;
@@ -248,9 +270,11 @@ typedef void (*bench_stat_fn)(void *arg, const char *name, uint64_t value);
  *	(and engine settings this back-end cannot honour) before setup().
  *	Return 0 or -EINVAL after bench_error() (exit 2).
  * @setup: connect, mount or attach; open @cfg->nconnect connections
- *	shared by all jobs; fill @lim.  Called once, from the main thread,
- *	may block.  Return 0 or a negative errno after bench_error() (exit
- *	1); on failure nothing else is called but @destroy.
+ *	shared by all jobs (in %BENCH_XPRT_CALLER mode: a client for the
+ *	main thread's own calls, stat() and job_open(), made caller-driven
+ *	too); fill @lim.  Called once, from the main thread, may block.
+ *	Return 0 or a negative errno after bench_error() (exit 1); on
+ *	failure nothing else is called but @destroy.
  * @stat: optional; the size of @filename (relative to the root, as
  *	job_open() gets it) in @size, without creating or opening it: fio's
  *	--size=P% and --offset=P% are percentages of a file's real size.
@@ -262,6 +286,23 @@ typedef void (*bench_stat_fn)(void *arg, const char *name, uint64_t value);
  *	set @job->file_size and @job->priv.  Called from the main thread
  *	once per job, in index order, may block; jobs with @shared set open
  *	the same file.  Return 0 or a negative errno after bench_error().
+ *	In %BENCH_XPRT_CALLER mode job_open() of a job's first file
+ *	(@filenum 0; called for --rw null too, with no file) also makes
+ *	the job's own caller-driven clients, with @cfg->nconnect
+ *	connections each; the job's I/O goes through them only.  They are
+ *	made on the main thread and handed over: each phase's job thread
+ *	becomes their owner by servicing them (job_service()); the main
+ *	thread may call on them again between phases (job_sync(),
+ *	job_end(), job_close()), never while a job thread runs.
+ * @job_service: %BENCH_XPRT_CALLER mode only (required for it): service
+ *	the clients of @job (its first file's bench_job_info) on the
+ *	calling thread, the job's thread, until at least one I/O completed
+ *	or the CLOCK_MONOTONIC time @deadline_ns; bench_io_done() runs
+ *	inside this call, on this thread.  I/Os submitted by the job's
+ *	thread outside it go out in it.  It may return earlier, with no
+ *	completion (a timer or a queued call woke it): the engine calls
+ *	it again.  Return the completions (0 or more), -ETIMEDOUT at the
+ *	deadline, or another negative errno (the job fails).
  * @submit: start @io.  With %BENCH_SUBMIT_NOWAIT (completion context) it
  *	must not block.  Return 0, and then bench_io_done() will be called
  *	exactly once for @io, on any thread but never from inside this
@@ -269,7 +310,9 @@ typedef void (*bench_stat_fn)(void *arg, const char *name, uint64_t value);
  *	engine retries from the job's thread without NOWAIT; -EAGAIN is an
  *	error like any other: NFS3ERR_JUKEBOX);
  *	or another negative errno for a hard failure (the job stops; no
- *	completion).  Called concurrently from many threads.
+ *	completion).  Called concurrently from many threads; in
+ *	%BENCH_XPRT_CALLER mode only from the I/O's job thread (its
+ *	completions included).
  * @run_sync: optional; do @io to its end on the calling thread and put
  *	its outcome in @status (0 or a negative errno) and @bytes, the way
  *	a completion reports it.  The engine uses it instead of @submit
@@ -336,6 +379,8 @@ struct bench_backend_ops {
 	int (*stat)(void *priv, const char *filename, uint64_t *size);
 	int (*job_open)(void *priv, struct bench_job_info *job);
 	int (*submit)(void *priv, struct bench_io *io, unsigned int flags);
+	int (*job_service)(void *priv, struct bench_job_info *job,
+			   uint64_t deadline_ns);
 	int (*run_sync)(void *priv, struct bench_io *io, int *status,
 			size_t *bytes);
 	int (*job_end)(void *priv, struct bench_job_info *job);

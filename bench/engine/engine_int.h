@@ -7,7 +7,9 @@
  *                 the phase and per-job parameters, starts one thread per
  *                 job, prints progress, joins; reports at the end
  *   job thread    primes its slots, resubmits handed-off slots (may
- *                 block in submit), stops at the end time, drains
+ *                 block in submit), stops at the end time, drains; with
+ *                 --libxprt-mode=caller it services its clients instead
+ *                 of sleeping, and its completions run on it
  *   completions   (back-end threads) bench_io_done(): record, verify,
  *                 draw, resubmit NOWAIT, or hand off / go idle
  * Per-phase fields are written by the main thread before the job threads

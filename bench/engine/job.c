@@ -9,7 +9,8 @@
  * it (while priming), so once priming is over and active drops to zero the
  * job has drained for good.
  *
- * Completion path (bench_io_done_at(), on back-end threads; never blocks):
+ * Completion path (bench_io_done_at(), on back-end threads, or on the job
+ * thread inside job_service() with --libxprt-mode=caller; never blocks):
  *   1. latency = t_done - t_submit goes into the job's histogram for the
  *      direction when the phase is measured and the I/O completed after
  *      the ramp and before the end (atomic adds, no lock) - whenever it
@@ -533,11 +534,30 @@ static void run_handed_off(struct bench_job *j)
 	}
 }
 
+/*
+ * --libxprt-mode=caller: the job thread services its clients instead of
+ * sleeping, until a completion (which ran here) or @deadline.  Return:
+ * false when the service failed (the job fails; what is still in flight
+ * completes at the back-end's teardown).
+ */
+static bool job_service(struct bench_job *j, uint64_t deadline)
+{
+	struct bench *b = j->b;
+	int ret = b->ops->job_service(b->priv, &j->info, deadline);
+
+	if (ret >= 0 || ret == -ETIMEDOUT)
+		return true;
+	bench_job_fail(j, job_slot(j, 0), ret, "service");
+	return false;
+}
+
 /**
  * bench_job_thread() - one job's thread for one phase
  *
  * Primes the phase's depth of slots, then sleeps until a hand-off, the
- * phase's end time or the drain; returns once no slot is in flight.
+ * phase's end time or the drain - or, with --libxprt-mode=caller,
+ * services the job's clients for that long, its completions running on
+ * this thread; returns once no slot is in flight.
  */
 void *bench_job_thread(void *arg)
 {
@@ -592,7 +612,10 @@ void *bench_job_thread(void *arg)
 			wait = first > now ? (first - now < wait ? first - now :
 								   wait) :
 					     0;
-		bench_futex_wait(&j->wake, seq, wait);
+		if (b->cfg.xprt_mode != BENCH_XPRT_CALLER)
+			bench_futex_wait(&j->wake, seq, wait);
+		else if (!job_service(j, now + wait))
+			break;
 	}
 	if (atomic_fetch_sub_explicit(&b->jobs_running, 1,
 				      memory_order_acq_rel) == 1)

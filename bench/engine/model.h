@@ -136,6 +136,7 @@ struct bench_opts {
 	int retrans;	       /* --retrans, -1: the back-end's */
 	bool hard;	       /* --hard (--soft: the default) */
 	bool zerocopy;	       /* --zerocopy: MSG_ZEROCOPY for large sends */
+	enum bench_xprt_mode xprt_mode; /* --libxprt-mode */
 	uint64_t runtime_ns;
 	uint64_t ramp_ns;
 	uint64_t number_ios;

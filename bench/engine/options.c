@@ -553,7 +553,8 @@ static bool bench_fio_verify_method(const char *m)
  */
 _Static_assert(sizeof(enum bench_eta) == sizeof(int) &&
 		       sizeof(enum bench_workload) == sizeof(int) &&
-		       sizeof(enum bench_transport) == sizeof(int),
+		       sizeof(enum bench_transport) == sizeof(int) &&
+		       sizeof(enum bench_xprt_mode) == sizeof(int),
 	       "pick_into() stores an enum as an int");
 static int pick_into(struct bench *b, const struct bench_engine_opt *e,
 		     const char *arg, const char *const *names,
@@ -999,6 +1000,15 @@ static int opt_transport(struct bench *b, const struct bench_engine_opt *e,
 	return pick_into(b, e, arg, tps, "tcp, rdma");
 }
 
+static int opt_xprt_mode(struct bench *b, const struct bench_engine_opt *e,
+			 const char *arg)
+{
+	/* in enum bench_xprt_mode's order */
+	static const char *const modes[] = {"threaded", "caller", NULL};
+
+	return pick_into(b, e, arg, modes, "threaded, caller");
+}
+
 static int opt_eta(struct bench *b, const struct bench_engine_opt *e,
 		   const char *arg)
 {
@@ -1107,6 +1117,7 @@ const struct bench_engine_opt bench_engine_opts[] = {
 	{"hard", NONE, EX, opt_hard, 1, 0, 0, 0},
 	{"soft", NONE, EX, opt_hard, 0, 0, 0, 0},
 	{"zerocopy", NONE, EX, opt_flag, OFF(zerocopy), 0, 0, 0},
+	{"libxprt-mode", REQ, EX, opt_xprt_mode, OFF(xprt_mode), 0, 0, 0},
 	{"verify", FA_BARE, 0, opt_verify, 0, 0, 0, 0},
 	{"output-format", REQ, RUN, opt_output_format, 0, 0, 0, 0},
 	{"minimal", NONE, RUN, opt_minimal, 0, 0, 0, 0},

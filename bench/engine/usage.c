@@ -145,7 +145,8 @@ void bench_usage(struct bench *b, FILE *f)
 	      f);
 	fputs("\nConnection:\n"
 	      "  --transport tcp|rdma [tcp]\n"
-	      "  --nconnect N         connections shared by all jobs [1]\n"
+	      "  --nconnect N         connections shared by all jobs (caller "
+	      "mode: per job) [1]\n"
 	      "  --uid N, --gid N     credentials [the caller's]\n"
 	      "  --timeo N            mount-style timeout in tenths of a "
 	      "second (nfs(5))\n"
@@ -162,7 +163,13 @@ void bench_usage(struct bench *b, FILE *f)
 	      "  --zerocopy           TCP: WRITE/Twrite payloads of 32 KiB or "
 	      "more sent with\n"
 	      "                       MSG_ZEROCOPY (for real NICs; loopback "
-	      "copies anyway)\n",
+	      "copies anyway)\n"
+	      "  --libxprt-mode threaded|caller  threaded: clients shared "
+	      "by all jobs, run by\n"
+	      "                       libxprt's threads; caller: each job's "
+	      "thread drives\n"
+	      "                       clients of its own, no library thread "
+	      "(TCP) [threaded]\n",
 	      f);
 	fputs("\nOutput:\n"
 	      "  --output-format normal|json|json+|terse[,...]   fio's "

@@ -10,7 +10,9 @@
 #      and a message naming the cause;
 #   3. the two seed workloads as documented (--preset nfs-randrw and
 #      nfs-randread), briefly, plus null/getattr and the stability modes;
-#   4. UNSTABLE writes while ganesha is killed and restarted: the lost
+#   4. --libxprt-mode caller: each job drives its own client, the process
+#      keeps exactly 1 + jobs threads while it runs; threaded has more;
+#   5. UNSTABLE writes while ganesha is killed and restarted: the lost
 #      data is written again and the verify pass finds every byte.
 # Each check prints "ok - ..." or "FAIL - ..."; the exit status is the
 # number of failures.  About 20-40 s.
@@ -151,6 +153,54 @@ for s in datasync filesync; do
 			bad "--stable $s: $(json xprt.backend_stats.unstable_writes) unstable writes, $(json xprt.backend_stats.commits) commits"
 	fi
 done
+
+# ------------------------------------- 4. --libxprt-mode caller vs threaded
+# threads_run MODE JOBS: a verified randrw run of JOBS jobs in MODE in the
+# background, its thread count (/proc/PID/status) sampled while it runs:
+# $tmax the most seen, $tjobs the samples with exactly 1 + JOBS.
+threads_run() {
+	local mode=$1 jobs=$2 pid n
+	"$bin" "${SRV[@]}" --directory nfs3-bench-test --name "mode-$mode" \
+		--rw randrw --bs 4k --size 4m --iodepth 16 --numjobs "$jobs" \
+		--verify --time_based --runtime 2 --libxprt-mode "$mode" \
+		--output-format json >"$work/out" 2>"$work/err" &
+	pid=$!
+	tmax=0 tjobs=0
+	while kill -0 "$pid" 2>/dev/null; do
+		n=$(awk '/^Threads:/ {print $2}' "/proc/$pid/status" 2>/dev/null)
+		[[ -n $n ]] || break
+		((n > tmax)) && tmax=$n
+		((n == 1 + jobs)) && tjobs=$((tjobs + 1))
+		sleep 0.05
+	done
+	wait "$pid"
+	check_exit "--libxprt-mode $mode, $jobs jobs, randrw --verify" 0 $? "" \
+		"$work/err" || return 1
+	[[ $(json xprt.aggregate.xprt.verify_errors) == 0 ]] &&
+		ok "--libxprt-mode $mode: every read verified" ||
+		bad "--libxprt-mode $mode: verify errors"
+}
+jobs=2
+if threads_run caller $jobs; then
+	# each job's thread drives its own client: no library thread at all
+	((tmax == 1 + jobs && tjobs >= 10)) &&
+		ok "caller mode: at most $tmax threads (1 + $jobs jobs; $tjobs samples at that)" ||
+		bad "caller mode: up to $tmax threads, $tjobs samples at 1 + $jobs (want exactly 1 + $jobs)"
+	[[ $(json xprt.backend_stats.clients) == $((1 + jobs)) ]] &&
+		ok "caller mode: a client per job and set-up's" ||
+		bad "caller mode: $(json xprt.backend_stats.clients) clients, want $((1 + jobs))"
+fi
+if threads_run threaded $jobs; then
+	((tmax > 1 + jobs)) &&
+		ok "threaded mode: $tmax threads (the library's receive threads and workers besides the jobs)" ||
+		bad "threaded mode: only $tmax threads: the library's threads missing"
+	[[ $(json xprt.backend_stats.clients) == 1 ]] &&
+		ok "threaded mode: one client shared by the jobs" ||
+		bad "threaded mode: $(json xprt.backend_stats.clients) clients, want 1"
+fi
+run "--libxprt-mode caller over RDMA" 2 "TCP without --zerocopy only" \
+	"${SRV[@]}" --transport rdma --libxprt-mode caller
+run "bad --libxprt-mode" 2 "--libxprt-mode" "${SRV[@]}" --libxprt-mode sometimes
 
 # UNSTABLE writes across a server restart: ganesha is killed mid-run and
 # started again (1.5 s later: it derives its write verifier from its start

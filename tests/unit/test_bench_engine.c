@@ -1064,6 +1064,53 @@ static void test_startdelay_waits_before_the_job(void **st)
 	assert_int_equal(jnum("jobs/0/read/total_ios"), 16);
 }
 
+/*
+ * --libxprt-mode caller: the mem back-end starts no completion thread;
+ * each job's thread completes its own I/Os in job_service(), which the
+ * engine calls instead of sleeping.  Every completion must have run
+ * there (serviced == submitted), through verification, the hand-off of
+ * a refused NOWAIT resubmission and a real latency; threaded runs
+ * complete none there.
+ */
+static void test_caller_mode_completes_on_the_job_threads(void **st)
+{
+	(void)st;
+	expect_ok(RUN("--rw", "randrw", "--size", "1m", "--iodepth", "8",
+		      "--numjobs", "2", "--verify", "--mem-lat", "0:20us",
+		      "--time_based", "--number_ios", "3000", "--libxprt-mode",
+		      "caller"));
+	assert_int_equal(jnum("xprt/backend_stats/threads"), 0);
+	assert_true(jnum("xprt/backend_stats/submitted") > 6000);
+	assert_int_equal(jnum("xprt/backend_stats/serviced"),
+			 jnum("xprt/backend_stats/submitted"));
+	assert_int_equal(jnum("xprt/aggregate/xprt/verify_errors"), 0);
+
+	expect_ok(RUN("--rw", "randread", "--size", "1m", "--iodepth", "8",
+		      "--numjobs", "2", "--time_based", "--number_ios", "3000",
+		      "--mem-eagain", "3", "--libxprt-mode", "caller"));
+	assert_int_equal(jnum("xprt/aggregate/read/total_ios"), 6000);
+	assert_true(jnum("xprt/aggregate/xprt/handoffs") > 0);
+	assert_int_equal(jnum("xprt/backend_stats/serviced"),
+			 jnum("xprt/backend_stats/submitted"));
+
+	expect_ok(RUN("--rw", "read", "--size", "64k", "--bs", "4k",
+		      "--iodepth", "4", "--mem-lat", "300us", "--libxprt-mode",
+		      "caller"));
+	assert_int_equal(jnum("jobs/0/read/total_ios"), 16);
+	assert_true(jnum("jobs/0/read/clat_ns/min") >= 300000);
+
+	/* the threaded mode: completion threads, none serviced */
+	expect_ok(RUN("--rw", "randread", "--size", "1m", "--iodepth", "8",
+		      "--numjobs", "2", "--time_based", "--number_ios",
+		      "3000"));
+	assert_int_equal(jnum("xprt/backend_stats/threads"), 2);
+	assert_int_equal(jnum("xprt/backend_stats/serviced"), 0);
+
+	assert_int_equal(RUN("--libxprt-mode", "caller", "--mem-slots", "4",
+			     "--size", "1m"),
+			 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1124,6 +1171,9 @@ int main(void)
 			teardown),
 		cmocka_unit_test_teardown(
 			test_api_run_exposes_backend_observations, teardown),
+		cmocka_unit_test_teardown(
+			test_caller_mode_completes_on_the_job_threads,
+			teardown),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, NULL);

@@ -33,6 +33,14 @@
  * latency has no completion stamp to give there: those I/Os are
  * submitted.
  *
+ * --libxprt-mode caller: no completion thread.  Each job has a worker of
+ * its own that no thread runs: submit() queues on the job's worker and
+ * the job's thread completes what is due in job_service(), as a
+ * caller-driven libxprt client runs its done() callbacks on its owner.
+ * The "threads" counter is then 0 and "serviced" counts the completions
+ * made there; --mem-slots, which would block the only thread that frees
+ * a slot, is refused.
+ *
  * Nothing is allocated per I/O: the per-I/O state lives in the slot's
  * private area (struct mem_req), heaps are sized at setup from the
  * engine's max_inflight.
@@ -122,6 +130,8 @@ struct mem_be {
 	unsigned int npre;
 
 	/* run */
+	bool caller; /* --libxprt-mode caller: a worker per job, no thread */
+	unsigned int started; /* completion threads running */
 	bool store;
 	bool read_data; /* reads touch the data: store or corrupt */
 	bool timed;	/* a latency to give: --mem-lat, --mem-slow, virtual */
@@ -158,6 +168,7 @@ struct mem_be {
 	_Atomic uint64_t sync_ios; /* done by run_sync() */
 	_Atomic uint64_t naps;	   /* a completion thread set out to sleep */
 	_Atomic uint64_t wakes;	   /* ... and a submitter woke it */
+	_Atomic uint64_t serviced; /* completed in job_service() */
 };
 
 enum {
@@ -327,6 +338,12 @@ static int mem_check(void *priv, const struct bench_config *cfg)
 			    m->corrupt_job, cfg->numjobs);
 		return -EINVAL;
 	}
+	if (cfg->xprt_mode == BENCH_XPRT_CALLER && m->slots) {
+		bench_error(
+			"--mem-slots would block the job's thread, the only "
+			"one that frees a slot in --libxprt-mode caller");
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -469,49 +486,61 @@ static void worker_sleep(struct mem_worker *w, uint32_t seq, uint64_t ns)
 		NULL, 0);
 }
 
+/*
+ * Complete what @w has due: its inbox, then its heap's timers that are
+ * due (@now: the time then, read only when the heap has any).  Return:
+ * the I/Os completed.
+ */
+static unsigned int worker_pass(struct mem_worker *w, uint64_t *now)
+{
+	struct mem_req *in, *batch, *r, **tailp;
+	unsigned int n = 0;
+
+	/* the inbox is newest first: reverse it; delayed ones go on the
+	 * heap */
+	in = atomic_exchange(&w->inbox, NULL);
+	batch = NULL;
+	while (in) {
+		r = in;
+		in = r->next;
+		if (r->due) {
+			heap_push(w, r);
+		} else {
+			r->next = batch;
+			batch = r;
+		}
+	}
+	if (w->nheap) {
+		/* append due timers after the immediate ones */
+		tailp = &batch;
+		while (*tailp)
+			tailp = &(*tailp)->next;
+		*now = bench_now_ns();
+		while (w->nheap && w->heap[0]->due <= *now) {
+			r = heap_pop(w);
+			r->next = NULL;
+			*tailp = r;
+			tailp = &r->next;
+		}
+	}
+	while (batch) {
+		r = batch;
+		batch = r->next;
+		complete(w->m, r);
+		n++;
+	}
+	return n;
+}
+
 static void *mem_worker_main(void *arg)
 {
 	struct mem_worker *w = arg;
-	struct mem_req *in, *batch, *r, **tailp;
 	uint64_t now = 0, wait;
 	uint32_t seq;
 
 	for (;;) {
-		/* the inbox is newest first: reverse it; delayed ones go on
-		 * the heap */
-		in = atomic_exchange(&w->inbox, NULL);
-		batch = NULL;
-		while (in) {
-			r = in;
-			in = r->next;
-			if (r->due) {
-				heap_push(w, r);
-			} else {
-				r->next = batch;
-				batch = r;
-			}
-		}
-		if (w->nheap) {
-			/* append due timers after the immediate ones */
-			tailp = &batch;
-			while (*tailp)
-				tailp = &(*tailp)->next;
-			now = bench_now_ns();
-			while (w->nheap && w->heap[0]->due <= now) {
-				r = heap_pop(w);
-				r->next = NULL;
-				*tailp = r;
-				tailp = &r->next;
-			}
-		}
-		if (batch) {
-			while (batch) {
-				r = batch;
-				batch = r->next;
-				complete(w->m, r);
-			}
+		if (worker_pass(w, &now))
 			continue;
-		}
 		if (atomic_load(&w->stop) && !w->nheap)
 			break;
 		seq = atomic_load(&w->seq);
@@ -592,6 +621,9 @@ static int mem_setup(void *priv, const struct bench_config *cfg,
 	unsigned int i;
 	int ret;
 
+	m->caller = cfg->xprt_mode == BENCH_XPRT_CALLER;
+	if (m->caller)
+		m->nthreads = cfg->numjobs; /* workers, run by the jobs */
 	m->store = cfg->verify;
 	m->read_data = m->store || m->corrupt;
 	m->timed = m->virt || m->lat_max || m->slow_n;
@@ -625,10 +657,13 @@ static int mem_setup(void *priv, const struct bench_config *cfg,
 			ret = -ENOMEM;
 			goto out_stop;
 		}
+		if (m->caller)
+			continue;
 		ret = -pthread_create(&w->thread, NULL, mem_worker_main, w);
 		if (ret)
 			goto out_stop;
 		w->started = true;
+		m->started++;
 	}
 	for (i = 0; i < m->npre; i++) {
 		struct mem_file *f = mem_file_add(m, m->pre[i].name);
@@ -845,8 +880,9 @@ static __attribute__((noinline)) int mem_wake(struct mem_be *m,
  */
 static inline int mem_push(struct mem_be *m, struct mem_req *r, uint64_t n)
 {
-	struct mem_worker *w =
-		&m->w[m->wmask != ~0ull ? n & m->wmask : n % m->nthreads];
+	struct mem_worker *w = &m->w[m->caller	       ? r->io->job->index :
+				     m->wmask != ~0ull ? n & m->wmask :
+							 n % m->nthreads];
 
 	r->next = atomic_load_explicit(&w->inbox, memory_order_relaxed);
 	while (!atomic_compare_exchange_weak(&w->inbox, &r->next, r))
@@ -899,6 +935,42 @@ static int mem_submit(void *priv, struct bench_io *io, unsigned int flags)
 	r->vdone = 0;
 	r->due = 0;
 	return mem_push(m, r, n + io->owner);
+}
+
+/*
+ * --libxprt-mode caller: the job's thread completes what its worker has
+ * due, and sleeps until the next timer (a latency) or @deadline_ns when
+ * nothing is.  Nothing else fills the worker: only this thread submits
+ * to it.
+ */
+static int mem_job_service(void *priv, struct bench_job_info *job,
+			   uint64_t deadline_ns)
+{
+	struct mem_be *m = priv;
+	struct mem_worker *w = &m->w[job->index];
+	uint64_t now = 0, until;
+	struct timespec ts;
+	unsigned int n;
+
+	for (;;) {
+		n = worker_pass(w, &now);
+		if (n) {
+			atomic_fetch_add_explicit(&m->serviced, n,
+						  memory_order_relaxed);
+			return (int)n;
+		}
+		now = bench_now_ns();
+		if (now >= deadline_ns)
+			return -ETIMEDOUT;
+		until = w->nheap && w->heap[0]->due < deadline_ns ?
+				w->heap[0]->due :
+				deadline_ns;
+		if (until > now) {
+			ts.tv_sec = (time_t)((until - now) / 1000000000ull);
+			ts.tv_nsec = (long)((until - now) % 1000000000ull);
+			nanosleep(&ts, NULL);
+		}
+	}
 }
 
 /*
@@ -974,7 +1046,8 @@ static void mem_stats(void *priv, bench_stat_fn fn, void *arg)
 	fn(arg, "slot_waits", atomic_load(&m->slot_waits));
 	fn(arg, "injected_errors", atomic_load(&m->injected));
 	fn(arg, "corrupted_reads", atomic_load(&m->corrupted));
-	fn(arg, "threads", m->nthreads);
+	fn(arg, "threads", m->started);
+	fn(arg, "serviced", atomic_load(&m->serviced));
 	fn(arg, "sync_ios", atomic_load(&m->sync_ios));
 	fn(arg, "naps", atomic_load(&m->naps));
 	fn(arg, "wakes", atomic_load(&m->wakes));
@@ -1077,6 +1150,7 @@ const struct bench_backend_ops bench_mem_backend = {
 	.stat = mem_stat,
 	.job_open = mem_job_open,
 	.submit = mem_submit,
+	.job_service = mem_job_service,
 	.run_sync = mem_run_sync,
 	.stats = mem_stats,
 	.teardown = mem_teardown,

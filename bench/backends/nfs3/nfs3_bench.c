@@ -9,6 +9,17 @@
  * transmit queue (bench_io.owner goes into lx_call.owner), so a job
  * with a deep queue cannot starve the others.
  *
+ * --libxprt-mode=caller (TCP without --zerocopy): no client runs a thread
+ * (libxprt's LX_XPRT_MODE_CALLER).  Set-up's client serves the main
+ * thread's calls (stat, opening files, COMMIT); job_open() of a job's
+ * first file mounts a client of the job's own, with --nconnect
+ * connections, and the job's I/O goes through it alone.  The job's
+ * thread services it in job_service() (lx_nfs3_loop_run() until a
+ * completion or the engine's deadline), so nfs_done() and the
+ * resubmission it makes run on that thread, as fio's engine runs its
+ * jobs (fio/).  The process keeps one thread per job besides the main
+ * one.
+ *
  * Over RDMA each job's I/O buffers are registered once
  * (lx_xprt_rdma_mem_register(): local access and bind rights, no remote
  * access), so with the default memory windows an I/O costs no
@@ -57,6 +68,7 @@
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,6 +135,8 @@ struct nfs_be {
 
 	/* run */
 	struct lx_nfs3_clnt *clnt;
+	struct lx_nfs3_clnt **jclnt; /* caller mode: each job's own client */
+	unsigned int njclnt;
 	unsigned int max_reqs;
 	struct lx_xprt_rdma_opts rdma;
 
@@ -359,6 +373,12 @@ static int nfs_check(void *priv, const struct bench_config *cfg)
 			    cfg->max_inflight);
 		return -EINVAL;
 	}
+	if (cfg->xprt_mode == BENCH_XPRT_CALLER &&
+	    (cfg->transport == BENCH_TRANSPORT_RDMA || cfg->zerocopy)) {
+		bench_error("--libxprt-mode caller runs over TCP without "
+			    "--zerocopy only (libxprt's caller-driven mode)");
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -436,19 +456,15 @@ out_unreached:
 	return err;
 }
 
-static int nfs_setup(void *priv, const struct bench_config *cfg,
-		     struct bench_limits *lim)
+/* A client mounted with the run's options into *@c (n->max_reqs slots per
+ * connection); a message when it fails. */
+static int make_clnt(struct nfs_be *n, struct lx_nfs3_clnt **c)
 {
-	struct nfs_be *n = priv;
+	const struct bench_config *cfg = n->cfg;
 	struct lx_nfs3_opts o = {0};
 	char msg[512] = "";
 	int err;
 
-	n->cfg = cfg;
-	err = resolve_ports(n);
-	if (err)
-		return err;
-	n->max_reqs = cfg->max_inflight + cfg->nconnect + 1;
 	o.host = n->host;
 	o.export_path = n->export_path;
 	o.nfs_port = n->nfs_port;
@@ -456,6 +472,8 @@ static int nfs_setup(void *priv, const struct bench_config *cfg,
 	o.transport = cfg->transport == BENCH_TRANSPORT_RDMA ?
 			      LX_XPRT_TRANSPORT_RDMA :
 			      LX_XPRT_TRANSPORT_TCP;
+	o.mode = cfg->xprt_mode == BENCH_XPRT_CALLER ? LX_XPRT_MODE_CALLER :
+						       LX_XPRT_MODE_THREADED;
 	o.nconnect = cfg->nconnect;
 	o.max_reqs = n->max_reqs;
 	o.set_ids = true;
@@ -484,7 +502,7 @@ static int nfs_setup(void *priv, const struct bench_config *cfg,
 	o.log = bench_xprt_log;
 	o.errmsg = msg;
 	o.errmsg_len = sizeof(msg);
-	err = lx_nfs3_create(&n->clnt, &o);
+	err = lx_nfs3_create(c, &o);
 	if (err) {
 		if (cfg->transport == BENCH_TRANSPORT_RDMA &&
 		    err == -EPROTONOSUPPORT)
@@ -499,9 +517,34 @@ static int nfs_setup(void *priv, const struct bench_config *cfg,
 				    n->host, n->nfs_port);
 		else
 			bench_error("%s", msg[0] ? msg : lx_strerror(err));
-		n->clnt = NULL;
-		return err;
+		*c = NULL;
 	}
+	return err;
+}
+
+static int nfs_setup(void *priv, const struct bench_config *cfg,
+		     struct bench_limits *lim)
+{
+	struct nfs_be *n = priv;
+	int err;
+
+	n->cfg = cfg;
+	err = resolve_ports(n);
+	if (err)
+		return err;
+	/* a client per job in caller mode: the job's I/Os alone */
+	if (cfg->xprt_mode == BENCH_XPRT_CALLER) {
+		n->jclnt = calloc(cfg->numjobs, sizeof(*n->jclnt));
+		if (!n->jclnt)
+			return -ENOMEM;
+		n->njclnt = cfg->numjobs;
+		n->max_reqs = cfg->job_inflight + cfg->nconnect + 1;
+	} else {
+		n->max_reqs = cfg->max_inflight + cfg->nconnect + 1;
+	}
+	err = make_clnt(n, &n->clnt);
+	if (err)
+		return err;
 	lim->max_io = lx_nfs3_rsize(n->clnt) < lx_nfs3_wsize(n->clnt) ?
 			      lx_nfs3_rsize(n->clnt) :
 			      lx_nfs3_wsize(n->clnt);
@@ -604,6 +647,11 @@ static int nfs_job_open(void *priv, struct bench_job_info *job)
 
 	job->priv = NULL;
 	job->file_size = 0;
+	if (n->jclnt && !job->filenum) {
+		err = make_clnt(n, &n->jclnt[job->index]);
+		if (err)
+			return err;
+	}
 	if (!job->filename)
 		return 0; /* --rw null */
 	slash = strrchr(job->filename, '/');
@@ -737,7 +785,8 @@ static void note_unstable(struct nfs_be *n, struct nfs_file *f,
 	note_verf(f, verf);
 }
 
-/* Completion: on the transport's receive thread; must not block. */
+/* Completion: on the transport's receive thread, or the job's own
+ * inside nfs_job_service() (caller mode); must not block. */
 static void nfs_done(struct lx_call *call, int status, void *arg)
 {
 	struct bench_io *io = arg;
@@ -763,7 +812,8 @@ static int nfs_submit(void *priv, struct bench_io *io, unsigned int flags)
 {
 	struct nfs_be *n = priv;
 	struct nfs_io *ni = io->priv;
-	struct nfs_file *f = io->job ? io->job->priv : NULL;
+	struct nfs_file *f = io->job->priv;
+	struct lx_nfs3_clnt *c = n->jclnt ? n->jclnt[io->job->index] : n->clnt;
 	int err;
 
 	ni->call.done = nfs_done;
@@ -775,25 +825,23 @@ static int nfs_submit(void *priv, struct bench_io *io, unsigned int flags)
 	case BENCH_OP_READ:
 		ni->iov.iov_base = io->buf;
 		ni->iov.iov_len = io->len;
-		err = lx_nfs3_read_async(n->clnt, &ni->call, &f->fh, io->offset,
+		err = lx_nfs3_read_async(c, &ni->call, &f->fh, io->offset,
 					 io->len, &ni->iov, 1, &ni->res.rd);
 		break;
 	case BENCH_OP_WRITE:
 		ni->iov.iov_base = io->buf;
 		ni->iov.iov_len = io->len;
-		err = lx_nfs3_write_async(n->clnt, &ni->call, &f->fh,
-					  io->offset, &ni->iov, 1, n->stable,
-					  &ni->res.wr);
+		err = lx_nfs3_write_async(c, &ni->call, &f->fh, io->offset,
+					  &ni->iov, 1, n->stable, &ni->res.wr);
 		break;
 	case BENCH_OP_GETATTR:
-		err = lx_nfs3_getattr_async(n->clnt, &ni->call, &f->fh,
-					    &ni->res.ga);
+		err = lx_nfs3_getattr_async(c, &ni->call, &f->fh, &ni->res.ga);
 		break;
 	case BENCH_OP_NULL:
-		err = lx_nfs3_null_async(n->clnt, &ni->call);
+		err = lx_nfs3_null_async(c, &ni->call);
 		break;
 	case BENCH_OP_FSYNC: /* fio's fsync=N: COMMIT the whole file */
-		err = lx_nfs3_commit_async(n->clnt, &ni->call, &f->fh, 0, 0,
+		err = lx_nfs3_commit_async(c, &ni->call, &f->fh, 0, 0,
 					   &ni->res.cm);
 		break;
 	default:
@@ -802,6 +850,30 @@ static int nfs_submit(void *priv, struct bench_io *io, unsigned int flags)
 	if (err == -EBUSY)
 		atomic_fetch_add_explicit(&n->eagain, 1, memory_order_relaxed);
 	return err;
+}
+
+/*
+ * Caller mode: the job's thread waits on its client's descriptor until
+ * it is readable (a reply, a call queued outside the service, a timer)
+ * or the engine's deadline, then services it once: nfs_done() runs
+ * here.  Waiting first, not servicing first as lx_nfs3_loop_run() does,
+ * saves a service that finds nothing: the engine calls this right after
+ * the previous service, which left nothing behind.
+ */
+static int nfs_job_service(void *priv, struct bench_job_info *job,
+			   uint64_t deadline_ns)
+{
+	struct lx_nfs3_clnt *c = ((struct nfs_be *)priv)->jclnt[job->index];
+	struct pollfd pfd = {.fd = lx_nfs3_loop_fd(c)};
+	uint64_t now = bench_now_ns();
+	int ms = 0;
+
+	if (deadline_ns > now)
+		ms = (int)((deadline_ns - now + 999999) / 1000000);
+	pfd.events = (short)lx_nfs3_loop_events(c);
+	if (poll(&pfd, 1, ms) < 0 && errno != EINTR)
+		return -errno;
+	return lx_nfs3_loop_service(c, (unsigned int)pfd.revents);
 }
 
 /* ------------------------------------------------------------ the end */
@@ -969,10 +1041,33 @@ static const char *nfs_where(void *priv)
 	return n->where;
 }
 
+/*
+ * The transport counters of every client (set-up's and the jobs' own),
+ * summed: lx_rpc_stats() sums a client's connections, all of its fields
+ * counters.
+ */
+static void clients_stats(struct nfs_be *n, struct lx_xprt_stats *sum)
+{
+	uint64_t *to = (uint64_t *)sum;
+	struct lx_rpc_stats rs;
+	struct lx_nfs3_clnt *c;
+	unsigned int i, k;
+
+	memset(sum, 0, sizeof(*sum));
+	for (i = 0; i <= n->njclnt; i++) {
+		c = i ? n->jclnt[i - 1] : n->clnt;
+		if (!c)
+			continue;
+		lx_rpc_stats(lx_nfs3_rpc(c), &rs);
+		for (k = 0; k < sizeof(rs.xprt) / sizeof(uint64_t); k++)
+			to[k] += ((const uint64_t *)&rs.xprt)[k];
+	}
+}
+
 static void nfs_stats(void *priv, bench_stat_fn fn, void *arg)
 {
 	struct nfs_be *n = priv;
-	struct lx_xprt_stats sum = {0}, st;
+	struct lx_xprt_stats sum;
 	struct lx_rpc_clnt *rpc;
 	unsigned int i, nc;
 
@@ -980,33 +1075,8 @@ static void nfs_stats(void *priv, bench_stat_fn fn, void *arg)
 		return;
 	rpc = lx_nfs3_rpc(n->clnt);
 	nc = lx_rpc_nconnect(rpc);
-	for (i = 0; i < nc; i++) {
-		lx_xprt_stats(lx_rpc_xprt(rpc, i), &st);
-		sum.submitted += st.submitted;
-		sum.replies += st.replies;
-		sum.sends += st.sends;
-		sum.send_calls += st.send_calls;
-		sum.direct_sends += st.direct_sends;
-		sum.worker_sends += st.worker_sends;
-		sum.retransmits += st.retransmits;
-		sum.timeouts += st.timeouts;
-		sum.connects += st.connects;
-		sum.disconnects += st.disconnects;
-		sum.bad_keys += st.bad_keys;
-		sum.bytes_sent += st.bytes_sent;
-		sum.bytes_received += st.bytes_received;
-		sum.direct_rx_bytes += st.direct_rx_bytes;
-		sum.early_disconnects += st.early_disconnects;
-		sum.not_responding += st.not_responding;
-		sum.garbage += st.garbage;
-		sum.resubmits += st.resubmits;
-		sum.zerocopy_sends += st.zerocopy_sends;
-		sum.zerocopy_completions += st.zerocopy_completions;
-		sum.zerocopy_copied += st.zerocopy_copied;
-		sum.orphans += st.orphans;
-		sum.orphan_replies += st.orphan_replies;
-		sum.orphans_expired += st.orphans_expired;
-	}
+	clients_stats(n, &sum);
+	fn(arg, "clients", 1 + n->njclnt);
 	fn(arg, "nconnect", nc);
 	fn(arg, "max_reqs_per_conn", n->max_reqs);
 	fn(arg, "xmit_fifo", n->xmit_fifo);
@@ -1086,15 +1156,15 @@ static void nfs_explain(void *priv, int err)
 {
 	struct nfs_be *n = priv;
 	const struct bench_config *cfg = n->cfg;
-	struct lx_rpc_stats rs;
+	struct lx_xprt_stats sum;
 	char seen[384];
 	double timeo;
 	unsigned int retrans;
 
 	if (!n->clnt)
 		return;
-	lx_rpc_stats(lx_nfs3_rpc(n->clnt), &rs);
-	lx_xprt_stats_explain(&rs.xprt, seen, sizeof(seen));
+	clients_stats(n, &sum);
+	lx_xprt_stats_explain(&sum, seen, sizeof(seen));
 	timeo = (cfg->timeo_ds ? cfg->timeo_ds : 600) / 10.0;
 	retrans = cfg->retrans >= 0 ? (unsigned int)cfg->retrans : 2;
 	switch (err) {
@@ -1128,7 +1198,13 @@ static void nfs_explain(void *priv, int err)
 static void nfs_teardown(void *priv)
 {
 	struct nfs_be *n = priv;
+	unsigned int i;
 
+	for (i = 0; i < n->njclnt; i++)
+		lx_nfs3_destroy(n->jclnt[i]);
+	free(n->jclnt);
+	n->jclnt = NULL;
+	n->njclnt = 0;
 	lx_nfs3_destroy(n->clnt);
 	n->clnt = NULL;
 }
@@ -1161,6 +1237,7 @@ static const struct bench_backend_ops nfs3_backend = {
 	.stat = nfs_stat,
 	.job_open = nfs_job_open,
 	.submit = nfs_submit,
+	.job_service = nfs_job_service,
 	.job_end = nfs_job_sync,
 	.job_sync = nfs_job_sync,
 	.job_close = nfs_job_close,
