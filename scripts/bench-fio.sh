@@ -131,23 +131,17 @@ print("ops=%.1f cpu=%.3f p50=%.1f p99=%.1f mibs=%.1f" % (d["iops"],
 
 # run CLIENT WORKLOAD ROUND (in BL_TMP, where fio may keep state files)
 run() {
-	local file=fio32m.dat
+	local file=fio32m.dat cmd
 	[[ $2 == randwrite ]] && file=fiow32m.dat
 	case $1 in
-	fio-libxprt)
-		bl_timed "$TSV" "$2" "$1" "$3" norm_fio "$FIO" \
-			"--ioengine=external:$ENGINE" "--nfs_url=$URL" \
-			"--filename=$file" "--rw=$2" "${JOB[@]}" ;;
+	fio-libxprt) cmd=("$FIO" "--ioengine=external:$ENGINE" "--nfs_url=$URL") ;;
 	nfs3-bench)
-		bl_timed "$TSV" "$2" "$1" "$3" norm_fio "$BENCH" \
-			--server "$XPRT_NFS_HOST:$XPRT_NFS_PORT" \
-			--mount-port "$XPRT_MNT_PORT" --export "$XPRT_NFS_EXPORT" \
-			"--filename=$file" "--rw=$2" "${JOB[@]}" ;;
-	fio-libnfs)
-		bl_timed "$TSV" "$2" "$1" "$3" norm_fio "$FIO" \
-			--ioengine=nfs "--nfs_url=$URL" \
-			"--filename=$file" "--rw=$2" "${JOB[@]}" ;;
+		cmd=("$BENCH" --server "$XPRT_NFS_HOST:$XPRT_NFS_PORT"
+			--mount-port "$XPRT_MNT_PORT" --export "$XPRT_NFS_EXPORT") ;;
+	fio-libnfs) cmd=("$FIO" --ioengine=nfs "--nfs_url=$URL") ;;
 	esac
+	bl_timed "$TSV" "$2" "$1" "$3" norm_fio "${cmd[@]}" "--filename=$file" \
+		"--rw=$2" "${JOB[@]}"
 }
 
 clients=(fio-libxprt nfs3-bench fio-libnfs)
@@ -160,7 +154,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
 	done
 done
 
-# libnfs's engine logs a failed call when fio closes its file with reads
+# libnfs's engine logs a failed call when fio closes its file with calls
 # still in flight (it waits for none at the end of a time_based run):
 # counted, the runs' figures are fio's all the same
 nerr=$(grep -c '^Failed NFS operation' "$BL_ERRLOG" || true)
@@ -208,7 +202,7 @@ for wl, cl in runs.items():
     raw[wl] = cl
 if int(nerr):
     notes.append("fio's libnfs engine logged %s failed call(s) in all, at "
-                 "the end of runs: it closes its file with reads in flight"
+                 "the end of runs: it closes its file with calls in flight"
                  % nerr)
 doc = {"bench": "bench-fio", "rounds": int(rounds), "secs": float(secs),
        "quick": quick == "1", "fio": fiov, "libnfs": nfsv, "runs": raw,
