@@ -219,10 +219,11 @@ doc = {"bench": "bench-fio", "rounds": int(rounds), "secs": float(secs),
            "rows": rows, "notes": notes}],
        "how": "`make bench-fio`, medians of %s rounds of %g s, A, B and C "
               "back to back in each, the order rotating; ratios: median "
-              "over rounds of the ratio within a round; %s with %s, "
-              "libnfs %s%s" % (rounds, float(secs), fiov,
-                               "getrusage(RUSAGE_SELF)", nfsv,
-                               " (QUICK)" if quick == "1" else "")}
+              "over rounds of the ratio within a round; A and C: %s "
+              "built from Debian's source with its nfs engine on libnfs "
+              "%s, CPU from getrusage(RUSAGE_SELF)%s" % (
+                  rounds, float(secs), fiov, nfsv,
+                  " (QUICK)" if quick == "1" else "")}
 with open(out, "w") as f:
     json.dump(doc, f, indent=1)
 t = doc["tables"][0]
