@@ -1,4 +1,5 @@
-# mk/benchmarks.mk: benchmarks against peers: demo, bench-rpc, bench-nfs3, per-call cost.
+# mk/benchmarks.mk: benchmarks against peers: demo, bench-rpc, bench-nfs3,
+# bench-fair, bench-fio, per-call cost.
 # Included by the top-level Makefile, in its order.
 
 # ================================================== demo and peer benchmarks
@@ -43,6 +44,16 @@ bench-fair:
 	@$(MAKE) --no-print-directory -s $(O)/bench/nfs3-bench \
 	    $(O)/bench/micro/mb_fairq
 	scripts/bench-fair.py $(O)
+
+# bench-fio: fio with libxprt's engine beside nfs3-bench on the same job
+# and beside fio's own libnfs engine (fio built from the engine's fio
+# source into $(O)/bench/fio-libnfs), against ganesha; writes
+# $(O)/bench-fio.json.  QUICK=1: shorter.
+.PHONY: bench-fio
+bench-fio:
+	@scripts/deps.sh build servers
+	@$(MAKE) --no-print-directory -s fio-engine $(O)/bench/nfs3-bench
+	scripts/bench-fio.sh $(O)
 
 # test_nfs3_bench.sh runs the nfs3-bench of the build being tested
 integration: $(O)/bench/nfs3-bench
