@@ -220,9 +220,8 @@ static int loop_service_wait(struct lx_xprt *x, int wait_ms)
 		atomic_load_explicit(&x->stats.completed, memory_order_relaxed);
 
 	loop_cancels(x, lp);
-	if (wait_ms &&
-	    atomic_load_explicit(&x->stats.completed, memory_order_relaxed) !=
-		    before)
+	if (wait_ms && atomic_load_explicit(&x->stats.completed,
+					    memory_order_relaxed) != before)
 		wait_ms = 0;
 	next = x->ops->loop_poll(x, wait_ms);
 	next = earlier(next, loop_reconnect(x, lp));
