@@ -14,8 +14,9 @@
  * thread's calls (stat, opening files, COMMIT); job_open() of a job's
  * first file mounts a client of the job's own, with --nconnect
  * connections, and the job's I/O goes through it alone.  The job's
- * thread services it in job_service() (lx_nfs3_loop_run() until a
- * completion or the engine's deadline), so nfs_done() and the
+ * thread services it in job_service() (a poll() of its descriptor up to
+ * the engine's deadline, then one service: the job has just submitted,
+ * so a service before the wait would find nothing), so nfs_done() and the
  * resubmission it makes run on that thread, as fio's engine runs its
  * jobs (fio/).  The process keeps one thread per job besides the main
  * one.
