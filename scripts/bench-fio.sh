@@ -195,8 +195,8 @@ for wl, cl in runs.items():
                      "%.0f/%.0f" % (m("p50"), m("p99")), "%.0f" % m("srv")])
     a, b = cl["fio-libxprt"], cl["nfs3-bench"]
     pr = [(a[k], b[k]) for k in a if k in b]
-    notes.append("%s: fio's own cost, A - B per round: %.2f us per I/O "
-                 "(median; A/B %.2fx)" % (
+    notes.append("%s: what fio and the engine add to the same library, "
+                 "A - B per round: %.2f us per I/O (median; A/B %.2fx)" % (
                      wl, med(x["cpu"] - y["cpu"] for x, y in pr),
                      med(x["cpu"] / y["cpu"] for x, y in pr)))
     raw[wl] = cl
