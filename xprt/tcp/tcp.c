@@ -769,6 +769,15 @@ static uint64_t tcp_loop_poll(struct lx_xprt *x, int wait_ms)
 	uint64_t v, next = 0;
 	int i, n, err;
 
+	/* a connection the owner made since the last look (only the owner
+	 * connects): watched from now, so that a wait below wakes for its
+	 * replies */
+	if (tp->rx_fd < 0) {
+		lx_xprt_lock(&tp->rx_mtx);
+		rx_adopt(x, tp, &cookie);
+		tp->out_armed = false; /* a new socket, EPOLLIN only */
+		lx_xprt_unlock(&tp->rx_mtx);
+	}
 	n = epoll_wait(tp->epfd, evs, 4, wait_ms);
 	for (i = 0; i < n; i++) {
 		if (evs[i].data.fd == tp->evfd) {
@@ -783,10 +792,6 @@ static uint64_t tcp_loop_poll(struct lx_xprt *x, int wait_ms)
 		}
 	}
 	lx_xprt_lock(&tp->rx_mtx); /* never contended: one thread */
-	if (tp->rx_fd < 0) {	   /* the owner connects: nothing new else */
-		rx_adopt(x, tp, &cookie);
-		tp->out_armed = false; /* a new socket, EPOLLIN only */
-	}
 	/* a connection the core declared lost (a send failed, a
 	 * disconnect): let go of it, so that it can be reaped */
 	if (tp->rx_fd >= 0 && atomic_load(&x->state) != LX_XPRT_CONNECTED)
