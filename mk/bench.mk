@@ -254,10 +254,11 @@ uninstall-tools:
 # nfs3-bench against ganesha and p9-bench against diod, rank 0's report
 # against the sum of the ranks (tests/bench/test_mpi_netns.sh: needs root,
 # skipped without, which scripts/skips.sh allows only where not root).
-# Installs Open MPI and the servers when missing.
+# Installs what it builds with, Open MPI and the servers when missing
+# (`make check-mpi` alone on a new machine, too).
 check-mpi:
-	@scripts/deps.sh --check mpi servers >/dev/null 2>&1 || \
-	    scripts/deps.sh mpi servers
+	@scripts/deps.sh --check build mpi servers >/dev/null 2>&1 || \
+	    scripts/deps.sh build mpi servers
 	$(MAKE) MPI=1 $(O)/bench/mem-bench $(O)/bench/nfs3-bench \
 	    $(O)/bench/p9-bench
 	tests/bench/test_mpi_mem.sh $(O)
@@ -266,7 +267,8 @@ check-mpi:
 # Logs, histogram dumps and plots from a mem-bench run, checked to be
 # valid SVG and PNG files.
 check-plot:
-	@scripts/deps.sh --check mpi >/dev/null 2>&1 || scripts/deps.sh mpi
+	@scripts/deps.sh --check build mpi >/dev/null 2>&1 || \
+	    scripts/deps.sh build mpi
 	$(MAKE) $(O)/bench/mem-bench
 	tests/bench/test_plot.sh $(O)
 
