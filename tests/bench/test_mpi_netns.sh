@@ -32,7 +32,6 @@ set -euo pipefail
 o=${1:?usage: test_mpi_netns.sh BUILDDIR}
 top=$(cd "$(dirname "$0")/../.." && pwd)
 o=$(cd "$o" && pwd)
-agent=$top/tests/bench/mpi-netns-agent.sh
 fail() { echo "test_mpi_netns: FAIL: $*" >&2; exit 1; }
 step() { printf '  %-58s' "$1"; }
 ok() { echo "ok${1:+ ($1)}"; }
@@ -170,6 +169,11 @@ ok
 # session directory), an output folder and a folder on each export
 install -d -m 0755 "$tmp/bin"
 install -m 0755 "$o/bench/nfs3-bench" "$o/bench/p9-bench" "$tmp/bin/"
+# the launch agent too: Open MPI's daemons, as nobody on the nodes, look
+# for it at the path mpirun was given, and a clone in a 0700 home (root's
+# /root on a new machine) is out of their reach (they stop: "not found")
+install -m 0755 "$top/tests/bench/mpi-netns-agent.sh" "$tmp/bin/"
+agent=$tmp/bin/mpi-netns-agent.sh
 chmod 0755 "$tmp"
 install -d -o 65534 -g 65534 "$tmp/home" "$tmp/home/$host_a" "$tmp/home/$host_b" \
 	"$tmp/out" "$XPRT_NFS_EXPORT_DIR/$d" "$XPRT_DIOD_EXPORT_DIR/$d"
