@@ -407,6 +407,37 @@ static void test_silent_timeout(void **state)
 	close(lfd);
 }
 
+/*
+ * lx_rpc_loop_run() waits before its first service: the call's
+ * deadlines (200 + 400 + 800 ms) still end those waits, the run's own
+ * deadline (10 s) does not decide.
+ */
+static void test_silent_run_until(void **state)
+{
+	struct lx_rpc_clnt *cl;
+	uint16_t port;
+	uint64_t t0, took;
+	struct rec r;
+	int lfd, n;
+
+	(void)state;
+	lfd = silent_listen(&port);
+	cl = silent_client(port, 200, 2);
+	rec_init(&r, 1);
+	t0 = now_ns();
+	assert_int_equal(null_async(cl, &r), 0);
+	n = lx_rpc_loop_run(cl, &r.call, 0, t0 + 10000000000ull);
+	took = now_ns() - t0;
+	assert_int_equal(n, 1);
+	assert_int_equal(r.dones, 1);
+	assert_int_equal(r.status, -ETIMEDOUT);
+	assert_false(r.wrong_thread);
+	assert_true(took >= 1300000000ull);
+	assert_true(took < 3000000000ull);
+	lx_rpc_destroy(cl);
+	close(lfd);
+}
+
 struct canceller {
 	struct rec *r;
 	unsigned int n;
@@ -741,6 +772,7 @@ int main(void)
 		cmocka_unit_test(test_p9_caller),
 		cmocka_unit_test(test_p9_conn_lost),
 		cmocka_unit_test(test_silent_timeout),
+		cmocka_unit_test(test_silent_run_until),
 		cmocka_unit_test(test_cancel_other_thread),
 		cmocka_unit_test(test_cancel_race),
 		cmocka_unit_test(test_reconnect),

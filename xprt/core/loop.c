@@ -292,6 +292,7 @@ int lx_xprt__loop_run_set(struct lx_xprt *const *xs, unsigned int n, int fd,
 			  uint64_t deadline_ns)
 {
 	unsigned int total = 0, i;
+	uint64_t first;
 	bool busy, one;
 	int r, wait_ms = 0;
 
@@ -306,6 +307,26 @@ int lx_xprt__loop_run_set(struct lx_xprt *const *xs, unsigned int n, int fd,
 	/* one transport on its own descriptor: its service waits (see
 	 * loop_service_wait()), else poll() the set, then service each */
 	one = n == 1 && fd == xs[0]->ops->loop_fd(xs[0]);
+	/*
+	 * A condition that needs a completion: wait first.  What is due is
+	 * on the descriptor already - the last service armed the timerfd
+	 * at its next deadline, and since then every call, cancel or
+	 * earlier timer that left work wrote the eventfd - so a service
+	 * before the wait would find nothing, and the wait is the one
+	 * system call of a wake-up.  Bounded by the next timer deadline too:
+	 * before a first service no deadline is armed, and reading it
+	 * publishes it, so a call armed earlier from now on kicks.  Several
+	 * transports: their shared descriptor, then each one's service.
+	 */
+	if (until ? lx_xprt_call_live(until) : min_done != 0) {
+		first = deadline_ns;
+		for (i = 0; i < n; i++)
+			first = earlier(first, lx_xprt_timer_next(xs[i]));
+		if (one)
+			wait_ms = loop_ms_to(first);
+		else
+			loop_poll_fd(fd, first);
+	}
 	for (;;) {
 		busy = false;
 		for (i = 0; i < n; i++) {

@@ -14,9 +14,8 @@
  * thread's calls (stat, opening files, COMMIT); job_open() of a job's
  * first file mounts a client of the job's own, with --nconnect
  * connections, and the job's I/O goes through it alone.  The job's
- * thread services it in job_service() (a poll() of its descriptor up to
- * the engine's deadline, then one service: the job has just submitted,
- * so a service before the wait would find nothing), so nfs_done() and the
+ * thread services it in job_service() (lx_nfs3_loop_run() until one
+ * completion or the engine's deadline), so nfs_done() and the
  * resubmission it makes run on that thread, as fio's engine runs its
  * jobs (fio/).  The process keeps one thread per job besides the main
  * one.
@@ -69,7 +68,6 @@
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
-#include <poll.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -854,27 +852,17 @@ static int nfs_submit(void *priv, struct bench_io *io, unsigned int flags)
 }
 
 /*
- * Caller mode: the job's thread waits on its client's descriptor until
- * it is readable (a reply, a call queued outside the service, a timer)
- * or the engine's deadline, then services it once: nfs_done() runs
- * here.  Waiting first, not servicing first as lx_nfs3_loop_run() does,
- * saves a service that finds nothing: the engine calls this right after
- * the previous service, which left nothing behind.
+ * Caller mode: the job's thread services its client until a completion
+ * (nfs_done() runs here) or the engine's deadline.  lx_nfs3_loop_run()
+ * waits first when it waits for a completion, inside the service's own
+ * look at the descriptor: one system call per wake-up.
  */
 static int nfs_job_service(void *priv, struct bench_job_info *job,
 			   uint64_t deadline_ns)
 {
 	struct lx_nfs3_clnt *c = ((struct nfs_be *)priv)->jclnt[job->index];
-	struct pollfd pfd = {.fd = lx_nfs3_loop_fd(c)};
-	uint64_t now = bench_now_ns();
-	int ms = 0;
 
-	if (deadline_ns > now)
-		ms = (int)((deadline_ns - now + 999999) / 1000000);
-	pfd.events = (short)lx_nfs3_loop_events(c);
-	if (poll(&pfd, 1, ms) < 0 && errno != EINTR)
-		return -errno;
-	return lx_nfs3_loop_service(c, (unsigned int)pfd.revents);
+	return lx_nfs3_loop_run(c, NULL, 1, deadline_ns);
 }
 
 /* ------------------------------------------------------------ the end */
