@@ -167,7 +167,11 @@ bl_parallel() {
 # bl_summary TSV TITLE TARGETS_PY OUT_BASE [SERIES_PY]: medians, ratios, targets; prints
 # the table, writes OUT_BASE.json and OUT_BASE.md.  TARGETS_PY is a Python
 # literal: {case: [(metric, op, value, text)]} with metric "rate" (ours /
-# peer ops/s) or "cpu" (ours / peer CPU per op), op ">=" or "<=".
+# peer ops/s) or "cpu" (ours / peer CPU per op), op ">=" or "<=";
+# where a case also ran the client "caller" (the caller-driven mode),
+# "caller_cpu" (caller / peer CPU per op), "caller_vs_threaded" (caller /
+# ours) and "caller_rounds" (the share of rounds with less CPU per op
+# than ours).
 # SERIES_PY: {name: [case, ...]} in growing depth, for the collapse check.
 bl_summary() {
 	python3 - "$@" <<'EOF'
@@ -197,7 +201,8 @@ misses = 0
 for case in order:
     cl = runs[case]
     ours = cl.get("ours", [])
-    peer_name = [c for c in cl if c != "ours"]
+    caller = cl.get("caller", [])
+    peer_name = [c for c in cl if c not in ("ours", "caller")]
     peer_name = peer_name[0] if peer_name else ""
     peer = cl.get(peer_name, [])
     o = {k: med(ours, k) for k in ("ops", "cpu", "p50", "p99", "srv", "mibs")}
@@ -205,23 +210,42 @@ for case in order:
     # paired: ours and the peer of the same round ran back to back, under
     # the same background load; the median of those ratios resists a
     # load that drifts between rounds better than a ratio of medians
-    pr = {x["round"]: x for x in peer}
-    pairs = [(x, pr[x["round"]]) for x in ours if x["round"] in pr]
-    rate = statistics.median(a["ops"] / b["ops"] for a, b in pairs
-                             if b["ops"]) if pairs else 0.0
-    cpu = statistics.median(a["cpu"] / b["cpu"] for a, b in pairs
-                            if b["cpu"]) if pairs else 0.0
+    def paired(xs, ys, k):
+        by = {y["round"]: y for y in ys}
+        v = [x[k] / by[x["round"]][k] for x in xs
+             if x["round"] in by and by[x["round"]][k]]
+        return statistics.median(v) if v else 0.0
+    rate, cpu = paired(ours, peer, "ops"), paired(ours, peer, "cpu")
+    got = {"rate": rate, "cpu": cpu}
+    if caller:
+        # the caller-driven mode (nfs3-bench --libxprt-mode caller) in
+        # the same rounds: against the threaded run and the peer
+        by = {x["round"]: x for x in ours}
+        less = sum(1 for x in caller
+                   if x["round"] in by and x["cpu"] < by[x["round"]]["cpu"])
+        got.update(caller_cpu=paired(caller, peer, "cpu"),
+                   caller_vs_threaded=paired(caller, ours, "cpu"),
+                   caller_rounds=less / len(caller))
     verdicts = []
     for metric, op, val, text in targets.get(case, []):
-        got = rate if metric == "rate" else cpu
-        ok = got >= val if op == ">=" else got <= val
+        got_v = got.get(metric, 0.0)
+        ok = got_v >= val if op == ">=" else got_v <= val
         misses += not ok
-        verdicts.append("%s %s (%.2fx)" % (text, "met" if ok else "MISSED", got))
+        verdicts.append("%s %s (%.2f%s)" % (text, "met" if ok else "MISSED",
+                                            got_v, "" if metric ==
+                                            "caller_rounds" else "x"))
     c = {"case": case, "peer": peer_name, "rounds": [len(ours), len(peer)],
          "ours": o, "peer_result": p, "rate_ratio": round(rate, 3),
          "cpu_ratio": round(cpu, 3), "targets": verdicts,
          "ours_runs": [x["ops"] for x in ours],
          "peer_runs": [x["ops"] for x in peer]}
+    if caller:
+        c["caller"] = {"result": {k: med(caller, k) for k in
+                                  ("ops", "cpu", "p50", "p99", "srv", "mibs")},
+                       "cpu_vs_peer": round(got["caller_cpu"], 3),
+                       "cpu_vs_threaded": round(got["caller_vs_threaded"], 3),
+                       "rounds_less_cpu": [round(got["caller_rounds"] *
+                                                 len(caller)), len(caller)]}
     out["cases"].append(c)
     rows.append(c)
 # "no collapse past the knee": along a series of growing depth, our rate
@@ -266,6 +290,21 @@ for c in checks:
           % (c["series"], 100 * c["last_vs_best"],
              " ".join(fmt_ops(r) for r in c["ours_ops"]),
              "met" if c["ok"] else "MISSED"))
+cmd = ["| case | caller ops/s | caller CPU us/op | threaded CPU us/op | "
+       "CPU caller / threaded | rounds caller < threaded | peer CPU us/op | "
+       "CPU caller / peer |", "|" + "---|" * 8]
+for c in rows:
+    k = c.get("caller")
+    if k:
+        cmd.append("| %s | %s | %.2f | %.2f | %.2fx | %d of %d | %.2f | %.2fx |" % (
+            c["case"], fmt_ops(k["result"]["ops"]), k["result"]["cpu"],
+            c["ours"]["cpu"], k["cpu_vs_threaded"], k["rounds_less_cpu"][0],
+            k["rounds_less_cpu"][1], c["peer_result"]["cpu"], k["cpu_vs_peer"]))
+if len(cmd) > 2:
+    print("\ncaller-driven mode (--libxprt-mode caller) in the same rounds\n")
+    print("\n".join(cmd))
+    md += ["", "Caller-driven mode (`--libxprt-mode caller`) in the same rounds:",
+           ""] + cmd
 if misses:
     print("%d target(s) missed" % misses)
 for c in checks:

@@ -104,8 +104,23 @@ def conv_peers(doc, mibs):
              for k in doc.get("collapse_checks", [])]
     how = (f"medians of {'/'.join(str(x) for x in sorted(rounds))} "
            "alternating rounds")
-    return [{"title": doc.get("title", ""), "columns": cols, "rows": rows,
-             "notes": notes}], how
+    tables = [{"title": doc.get("title", ""), "columns": cols, "rows": rows,
+               "notes": notes}]
+    crows = [[c["case"], kilo(k["result"]["ops"]), f"{k['result']['cpu']:.2f}",
+              f"{c['ours']['cpu']:.2f}", ratio(k["cpu_vs_threaded"]),
+              f"{k['rounds_less_cpu'][0]} of {k['rounds_less_cpu'][1]}",
+              f"{c['peer_result']['cpu']:.2f}", ratio(k["cpu_vs_peer"])]
+             for c in doc["cases"] for k in [c.get("caller")] if k]
+    if crows:
+        tables.append({
+            "title": "The same rounds, nfs3-bench --libxprt-mode caller "
+                     "(each job's thread drives its own client)",
+            "columns": ["case", "caller ops/s", "caller CPU us/op",
+                        "threaded CPU us/op", "CPU caller / threaded",
+                        "rounds caller < threaded", "peer CPU us/op",
+                        "CPU caller / peer"],
+            "rows": crows, "notes": []})
+    return tables, how
 
 
 def conv_p9(doc):
