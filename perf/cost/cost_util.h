@@ -3,7 +3,8 @@
  * cost_util.h - what every perf/cost program does the same way: the
  * command line's common options (cost_parse()), a monotonic clock, the
  * block mixer, and the async programs' run loop (struct cost_run: N calls,
- * DEPTH in flight, each completion starting the next).
+ * DEPTH in flight, each completion starting the next), in either of the
+ * library's execution modes (--mode threaded|caller).
  * Header-only, so each program still builds from its one .c file
  * (`cc -o nfs3-null nfs3_null.c $(pkg-config --cflags --libs libxprt)`)
  * and the Makefile's one-program-per-file rule holds; the per-call helpers
@@ -93,6 +94,8 @@ static inline double cost_rate(unsigned long n, double t0, double t1)
  * @bs: -b, bytes per call, 1..@bs_max
  * @depth: -d, calls in flight, 1..32
  * @count: -n, calls measured; @warmup: -w, calls made first
+ * @caller: --mode caller: the client is created with %LX_XPRT_MODE_CALLER
+ *	and the main thread drives it (TCP only)
  * @host: the one positional argument
  * @bs_max: set by the program: the largest -b it takes
  *
@@ -105,6 +108,7 @@ struct cost_opts {
 	bool rdma;
 	const char *file;
 	unsigned long bs, depth, count, warmup;
+	bool caller;
 	const char *host;
 	unsigned long bs_max;
 };
@@ -146,6 +150,21 @@ struct cost_opts {
 	{                                              \
 		"warmup", required_argument, NULL, 'w' \
 	}
+/* --mode has no short form: its getopt value is past every character */
+#define COST_MODE 0x100
+#define COST_OPT_MODE                                      \
+	{                                                  \
+		"mode", required_argument, NULL, COST_MODE \
+	}
+/* its line in every program's --help */
+#define COST_HELP_MODE                                                    \
+	"      --mode M        threaded (default: the library's threads " \
+	"receive and\n"                                                   \
+	"                      run the callbacks) or caller "             \
+	"(LX_XPRT_MODE_CALLER: no\n"                                      \
+	"                      thread of the library's, the main thread " \
+	"drives the\n"                                                    \
+	"                      client; TCP only)\n"
 #define COST_OPT_HELP                          \
 	{                                      \
 		"help", no_argument, NULL, 'h' \
@@ -183,6 +202,12 @@ static inline int cost_opt(struct cost_opts *c, int opt, const char *arg)
 		return parse_num(arg, 1ul << 40, &c->count);
 	case 'w':
 		return parse_num(arg, 1ul << 40, &c->warmup);
+	case COST_MODE:
+		if (!strcmp(arg, "caller"))
+			c->caller = true;
+		else if (strcmp(arg, "threaded"))
+			ret = -EINVAL;
+		return ret;
 	default:
 		return -ENOENT;
 	}
@@ -239,9 +264,12 @@ static inline int cost_parse(int argc, char **argv, const char *prog,
 
 /*
  * The async programs' run loop: @to_issue calls, at most DEPTH in
- * flight; each completion (on the library's receive thread) starts the
- * next from its done() with LX_CALL_NOWAIT, and the main thread sleeps
- * until the last one has completed.  A program's start():
+ * flight; each completion starts the next from its done() with
+ * LX_CALL_NOWAIT.  Threaded, done() runs on the library's receive thread
+ * and the main thread sleeps until the last one has completed; caller
+ * mode, the main thread runs the client's loop (@drive: the protocol's
+ * lx_*_loop_run() until nothing is in flight) and done() runs inside it.
+ * A program's start():
  *
  *	if (!cost_claim(r))
  *		return false;
@@ -259,6 +287,9 @@ struct cost_run {
 	atomic_int err;	       /* first failure */
 	pthread_mutex_t lock;
 	pthread_cond_t idle; /* signalled when active drops to 0 */
+	/* caller mode: services the client until no call is in flight;
+	 * 0, or a negative errno; NULL: threaded, wait on @idle */
+	int (*drive)(void *ctx);
 };
 
 #define COST_RUN_INIT                              \
@@ -305,6 +336,7 @@ static inline void cost_done(struct cost_run *r, int status)
  * cost_run_calls() - @n calls, @depth in flight
  * @prime: starts the run's call @i of the @depth (flags 0); false when
  *	none was started
+ * @ctx: @prime's and @r->drive's
  *
  * Return: 0 once all have completed, or the first failure (the calls
  * already started have completed by then too).
@@ -320,6 +352,13 @@ static inline int cost_run_calls(struct cost_run *r, unsigned long n,
 	for (i = 0; i < depth; i++)
 		if (!prime(ctx, i))
 			break;
+	if (r->drive) {
+		int ret = r->drive(ctx);
+
+		if (ret < 0)
+			atomic_store(&r->err, ret);
+		return atomic_load(&r->err);
+	}
 	pthread_mutex_lock(&r->lock);
 	while (atomic_load(&r->active))
 		pthread_cond_wait(&r->idle, &r->lock);

@@ -6,7 +6,9 @@
  * COUNT times, then lx_nfs3_destroy().  It is what `make bench-cost` counts
  * the instructions and system calls of (scripts/bench-cost.py): nothing in
  * the loop but the library call, so the per-call difference between two
- * counts is the library's own cost.
+ * counts is the library's own cost.  --mode caller creates the client
+ * caller-driven (LX_XPRT_MODE_CALLER): each lx_nfs3_null() then runs the
+ * client's loop on the calling thread until its reply is in.
  *
  *   cc -o nfs3-null nfs3_null.c $(pkg-config --cflags --libs libxprt)
  *   nfs3-null --port 2049 --mount-port 20048 -n 10000 127.0.0.1
@@ -30,7 +32,7 @@ static void usage(FILE *f)
 		"                      (default tcp)\n"
 		"  -n, --count N       calls to make (default 10000)\n"
 		"  -w, --warmup N      calls made first, not counted "
-		"(default 1000)\n"
+		"(default 1000)\n" COST_HELP_MODE
 		"  -h, --help          this text\n"
 		"Prints one line: calls, seconds, calls/s.  Exit status 0, or "
 		"1 when a call\nfailed, 2 for a usage error.\n");
@@ -41,7 +43,7 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		COST_OPT_PORT,	    COST_OPT_MOUNTPORT, COST_OPT_EXPORT,
 		COST_OPT_TRANSPORT, COST_OPT_COUNT,	COST_OPT_WARMUP,
-		COST_OPT_HELP,	    {NULL, 0, NULL, 0},
+		COST_OPT_MODE,	    COST_OPT_HELP,	{NULL, 0, NULL, 0},
 	};
 	struct cost_opts co = {
 		.export_path = "/export", .count = 10000, .warmup = 1000};
@@ -61,6 +63,8 @@ int main(int argc, char **argv)
 	o.export_path = co.export_path;
 	if (co.rdma)
 		o.transport = LX_XPRT_TRANSPORT_RDMA;
+	if (co.caller)
+		o.mode = LX_XPRT_MODE_CALLER;
 	o.host = co.host;
 	o.nfs_port = (uint16_t)co.port;
 	o.mount_port = (uint16_t)co.mount_port;

@@ -4,12 +4,14 @@
  * them in flight on one connection.
  *
  * lx_nfs3_create(), then DEPTH calls of lx_nfs3_null_async(); each completion
- * (on the library's receive thread) starts the next call from its
- * callback, with LX_CALL_NOWAIT as the API asks there, until
- * WARMUP + COUNT calls have been made; the main thread sleeps until the
- * last one completes.  No clock is read per call: `make bench-cost`
- * counts this program's instructions and system calls per call
- * (scripts/bench-cost.py).
+ * starts the next call from its callback, with LX_CALL_NOWAIT as the API
+ * asks there, until WARMUP + COUNT calls have been made.  Threaded (the
+ * default) the callbacks run on the library's receive thread and the main
+ * thread sleeps until the last one completes; with --mode caller the
+ * client is caller-driven and the main thread runs its loop,
+ * lx_nfs3_loop_run(), the callbacks inside it.  No clock is read per
+ * call: `make bench-cost` counts this program's instructions and system
+ * calls per call (scripts/bench-cost.py).
  *
  *   cc -o nfs3-null-async nfs3_null_async.c \
  *       $(pkg-config --cflags --libs libxprt)
@@ -55,6 +57,14 @@ static void null_done(struct lx_call *call, int status, void *arg)
 	cost_done(&r->run, status);
 }
 
+/* caller mode: the main thread services the client until none is left */
+static int drive(void *ctx)
+{
+	struct run *r = ctx;
+
+	return lx_nfs3_loop_run(r->clnt, NULL, 0, 0);
+}
+
 static bool prime(void *ctx, unsigned long i)
 {
 	struct run *r = ctx;
@@ -74,7 +84,7 @@ static void usage(FILE *f)
 		"  -d, --depth N       calls in flight, 1..32 (default 16)\n"
 		"  -n, --count N       calls to make (default 10000)\n"
 		"  -w, --warmup N      calls made first, not counted "
-		"(default 1000)\n"
+		"(default 1000)\n" COST_HELP_MODE
 		"  -h, --help          this text\n"
 		"Prints one line: calls, seconds, calls/s.  Exit status 0, or "
 		"1 when a call\nfailed, 2 for a usage error.\n");
@@ -85,7 +95,7 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		COST_OPT_PORT,	COST_OPT_MOUNTPORT, COST_OPT_EXPORT,
 		COST_OPT_DEPTH, COST_OPT_COUNT,	    COST_OPT_WARMUP,
-		COST_OPT_HELP,	{NULL, 0, NULL, 0},
+		COST_OPT_MODE,	COST_OPT_HELP,	    {NULL, 0, NULL, 0},
 	};
 	struct cost_opts co = {.export_path = "/export",
 			       .depth = 16,
@@ -106,6 +116,10 @@ int main(int argc, char **argv)
 	count = co.count;
 	warmup = co.warmup;
 	o.export_path = co.export_path;
+	if (co.caller) {
+		o.mode = LX_XPRT_MODE_CALLER;
+		r.run.drive = drive;
+	}
 	o.host = co.host;
 	o.nfs_port = (uint16_t)co.port;
 	o.mount_port = (uint16_t)co.mount_port;

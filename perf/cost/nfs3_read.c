@@ -8,11 +8,14 @@
  * does at DEPTH 1: the caller's thread receives its own reply); deeper,
  * DEPTH calls of lx_nfs3_read_buf_async(), each into a buffer of its own (the
  * library reads the data from the socket straight into it); each
- * completion (on the library's receive thread) starts the next READ from
- * its callback, with LX_CALL_NOWAIT as the API asks there, until
- * WARMUP + COUNT READs have been made; the main thread sleeps until the
- * last one completes.  No clock is read per call: `make bench-cost`
- * counts this program's instructions and system calls per READ
+ * completion starts the next READ from its callback, with LX_CALL_NOWAIT
+ * as the API asks there, until WARMUP + COUNT READs have been made.
+ * Threaded (the default) the callbacks run on the library's receive
+ * thread and the main thread sleeps until the last one completes; with
+ * --mode caller the client is caller-driven and the main thread runs its
+ * loop, lx_nfs3_loop_run() (at DEPTH 1 the blocking READs run it
+ * themselves).  No clock is read per call: `make bench-cost` counts this
+ * program's instructions and system calls per READ
  * (scripts/bench-cost.py).
  *
  *   cc -o nfs3-read nfs3_read.c $(pkg-config --cflags --libs libxprt)
@@ -83,6 +86,14 @@ static void read_done(struct lx_call *call, int status, void *arg)
 	if (!status)
 		start(s, LX_CALL_NOWAIT);
 	cost_done(&r->run, status);
+}
+
+/* caller mode: the main thread services the client until none is left */
+static int drive(void *ctx)
+{
+	struct run *r = ctx;
+
+	return lx_nfs3_loop_run(r->clnt, NULL, 0, 0);
 }
 
 static bool prime(void *ctx, unsigned long i)
@@ -170,7 +181,7 @@ static void usage(FILE *f)
 		"  -d, --depth N       READs in flight, 1..32 (default 16)\n"
 		"  -n, --count N       READs to make (default 10000)\n"
 		"  -w, --warmup N      READs made first, not counted "
-		"(default 1000)\n"
+		"(default 1000)\n" COST_HELP_MODE
 		"  -h, --help          this text\n"
 		"Prints one line: READs, seconds, READs/s.  Exit status 0, or "
 		"1 when a call\nfailed, 2 for a usage error.\n");
@@ -189,6 +200,7 @@ int main(int argc, char **argv)
 		COST_OPT_DEPTH,
 		COST_OPT_COUNT,
 		COST_OPT_WARMUP,
+		COST_OPT_MODE,
 		COST_OPT_HELP,
 		{NULL, 0, NULL, 0},
 	};
@@ -225,6 +237,10 @@ int main(int argc, char **argv)
 	o.export_path = co.export_path;
 	if (co.rdma)
 		o.transport = LX_XPRT_TRANSPORT_RDMA;
+	if (co.caller) {
+		o.mode = LX_XPRT_MODE_CALLER;
+		r.run.drive = drive;
+	}
 	o.host = co.host;
 	o.nfs_port = (uint16_t)co.port;
 	o.mount_port = (uint16_t)co.mount_port;

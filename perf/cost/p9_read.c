@@ -7,11 +7,14 @@
  * lx_p9_stat_path() for the size; then, at DEPTH 1, the blocking lx_p9_read()
  * WARMUP + COUNT times; deeper, DEPTH calls of lx_p9_read_async(), each into
  * a buffer of its own (the library reads the data from the socket straight
- * into it), each completion (on the library's receive thread) starting the
- * next Tread from its callback with LX_CALL_NOWAIT, as the API asks there,
- * while the main thread sleeps until the last one completes.  No clock is
- * read per call: `make bench-cost` counts this program's instructions and
- * system calls per Tread (scripts/bench-cost.py).
+ * into it), each completion starting the next Tread from its callback with
+ * LX_CALL_NOWAIT, as the API asks there.  Threaded (the default) the
+ * callbacks run on the library's receive thread while the main thread
+ * sleeps until the last one completes; with --mode caller the session is
+ * caller-driven and the main thread runs its loop, lx_p9_loop_run() (at
+ * DEPTH 1 the blocking Treads run it themselves).  No clock is read per
+ * call: `make bench-cost` counts this program's instructions and system
+ * calls per Tread (scripts/bench-cost.py).
  *
  *   cc -o p9-read p9_read.c $(pkg-config --cflags --libs libxprt)
  *   p9-read -p 564 -a /srv/export -f bench.dat -d 16 -n 10000 127.0.0.1
@@ -97,6 +100,14 @@ static void read_done(struct lx_call *call, int status, void *arg)
 	cost_done(&r->run, status);
 }
 
+/* caller mode: the main thread services the session until none is left */
+static int drive(void *ctx)
+{
+	struct run *r = ctx;
+
+	return lx_p9_loop_run(r->clnt, NULL, 0, 0);
+}
+
 static bool prime(void *ctx, unsigned long i)
 {
 	struct run *r = ctx;
@@ -157,7 +168,7 @@ static void usage(FILE *f)
 		"(default 1000)\n"
 		"  -s, --shared-pool   buffers from a shared pool (buf_size 0) "
 		"instead of\n"
-		"                      the session's own\n"
+		"                      the session's own\n" COST_HELP_MODE
 		"  -h, --help          this text\n"
 		"Prints one line: Treads, seconds, Treads/s.  Exit status 0, "
 		"or 1 when a call\nfailed, 2 for a usage error.\n");
@@ -166,11 +177,12 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		COST_OPT_PORT,	 {"aname", required_argument, NULL, 'a'},
-		COST_OPT_FILE,	 COST_OPT_BS,
-		COST_OPT_DEPTH,	 COST_OPT_COUNT,
-		COST_OPT_WARMUP, {"shared-pool", no_argument, NULL, 's'},
-		COST_OPT_HELP,	 {NULL, 0, NULL, 0},
+		COST_OPT_PORT,	    {"aname", required_argument, NULL, 'a'},
+		COST_OPT_FILE,	    COST_OPT_BS,
+		COST_OPT_DEPTH,	    COST_OPT_COUNT,
+		COST_OPT_WARMUP,    {"shared-pool", no_argument, NULL, 's'},
+		COST_OPT_MODE,	    COST_OPT_HELP,
+		{NULL, 0, NULL, 0},
 	};
 	struct cost_opts co = {.file = "bench64m.dat",
 			       .bs = 4096,
@@ -207,6 +219,10 @@ int main(int argc, char **argv)
 	file = co.file;
 	o.host = co.host;
 	o.port = (uint16_t)co.port;
+	if (co.caller) {
+		o.mode = LX_XPRT_MODE_CALLER;
+		r.run.drive = drive;
+	}
 	o.errbuf = errbuf;
 	o.errbuf_len = sizeof(errbuf);
 	r.bs = (uint32_t)bs;
