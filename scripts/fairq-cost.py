@@ -18,8 +18,8 @@ requests.  Per request:
           read-modify-writes with a lock prefix, xchg with a memory
           operand (locked without a prefix), mfence/lfence/sfence.
           Each executed address in the callgrind output is looked up in
-          `objdump -d` of its object (the load offset found from the
-          functions' symbols).
+          `objdump -d` of its object (scripts/callgrind_locked.py, shared
+          with make bench-cost).
 
 Prints the table; fails (exit 1) when fair - fifo exceeds --max-extra-ir
 (default 30) instructions or any locked instruction at some owner count.
@@ -27,61 +27,15 @@ Prints the table; fails (exit 1) when fair - fifo exceeds --max-extra-ir
 import collections
 import json
 import os
-import re
 import subprocess
 import sys
 import tempfile
 
+import callgrind_locked
+
 OWNERS = (1, 16, 256, 4096)
 QUEUES = ("fifo", "fair", "xfifo")
 N1, N2 = 20000, 60000
-
-LOCKED_RE = re.compile(r"^\s*([0-9a-f]+):\s+(.*)$")
-
-
-def is_locked(insn):
-    """True for an instruction text (objdump, AT&T) that locks the bus."""
-    insn = insn.strip()
-    words = insn.split()
-    if not words:
-        return False
-    if words[0] == "lock":
-        return True
-    if words[0] in ("mfence", "lfence", "sfence"):
-        return True
-    if words[0].startswith("xchg") and "(" in insn:
-        return True
-    return False
-
-
-_objdump_cache = {}
-
-
-def locked_addrs(obj):
-    """Addresses of locked instructions in @obj, and its symbol table."""
-    if obj in _objdump_cache:
-        return _objdump_cache[obj]
-    locked = set()
-    syms = {}
-    try:
-        out = subprocess.run(["objdump", "-d", "--no-show-raw-insn", obj],
-                             capture_output=True, text=True,
-                             check=True).stdout
-    except (OSError, subprocess.CalledProcessError):
-        _objdump_cache[obj] = (locked, syms)
-        return _objdump_cache[obj]
-    sym_re = re.compile(r"^([0-9a-f]+) <([^>]+)>:$")
-    for line in out.splitlines():
-        m = sym_re.match(line)
-        if m:
-            syms.setdefault(m.group(2), int(m.group(1), 16))
-            continue
-        m = LOCKED_RE.match(line)
-        if m and is_locked(m.group(2)):
-            locked.add(int(m.group(1), 16))
-    _objdump_cache[obj] = (locked, syms)
-    return _objdump_cache[obj]
-
 
 def parse_callgrind(path):
     """Self cost per (object, function, address) from an uncompressed
@@ -114,18 +68,6 @@ def parse_callgrind(path):
     return total, costs, fnmin
 
 
-def load_offsets(fnmin):
-    """Per object, runtime address minus objdump address: the most common
-    difference between a function's lowest executed address and its
-    symbol (its entry is executed whenever it is called)."""
-    votes = collections.defaultdict(collections.Counter)
-    for (ob, fn), a in fnmin.items():
-        _, syms = locked_addrs(ob)
-        if fn in syms:
-            votes[ob][a - syms[fn]] += 1
-    return {ob: v.most_common(1)[0][0] for ob, v in votes.items()}
-
-
 def measure(prog, queue, owners, n, tmp):
     out = os.path.join(tmp, "cg.%s.%d.%d" % (queue, owners, n))
     env = dict(os.environ, MB_FAIRQ_COST="%s,%d,%d" % (queue, owners, n))
@@ -135,18 +77,13 @@ def measure(prog, queue, owners, n, tmp):
                     prog], env=env, check=True, stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL)
     total, costs, fnmin = parse_callgrind(out)
-    offs = load_offsets(fnmin)
-    locked = 0
-    for (ob, _fn, a), c in costs.items():
-        if ob not in offs:
-            continue
-        if a - offs[ob] in locked_addrs(ob)[0]:
-            locked += c
+    locked = sum(callgrind_locked.locked_by_function(costs, fnmin).values())
     os.unlink(out)
     return total, locked
 
 
 def self_test():
+    is_locked = callgrind_locked.is_locked
     assert is_locked("lock cmpxchg %rdx,(%rcx)")
     assert is_locked("lock addq $0x1,0x40(%rdi)")
     assert is_locked("xchg   %rax,(%rdx)")
