@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Per-call cost: client instructions and system calls per operation
-(make bench-cost).
+"""Per-call cost: client instructions, locked instructions and system
+calls per operation (make bench-cost).
 
 usage: scripts/bench-cost.py BUILDDIR [--only ID,ID...] [--no-rdma]
                                       (BUILDDIR: build/plain)
@@ -33,11 +33,19 @@ figure is in the JSON):
                their variants, e.g. __memmove_avx_unaligned_erms),
                parsed from the callgrind output files;
   beyond copy  Ir/op - copy/op;
+  locked/op    the same difference of the locked instructions executed
+               (lock-prefixed read-modify-writes, xchg with memory,
+               mfence/lfence/sfence), counted per instruction from the
+               callgrind runs (--dump-instr=yes) against objdump -d of
+               each object (scripts/callgrind_locked.py): the library's
+               code (libxprt, libtirpc, libnfs; the plain 9P loop's own),
+               then libc's apart ("lib + libc");
   syscalls/op  the same difference of strace -f -c's call counts.
 
 Our side: the small programs on the public API in perf/cost/ (library
-only), nfs3-bench, p9-bench and mem-bench (library + bench engine).  The
-peers: libtirpc clnt_call (perf/peers/peer_tirpc_null.c), libnfs's async
+only), each in both execution modes (threaded, and --mode caller:
+LX_XPRT_MODE_CALLER, ids *_caller; TCP only, as the mode is), nfs3-bench,
+p9-bench and mem-bench (library + bench engine).  The peers: libtirpc clnt_call (perf/peers/peer_tirpc_null.c), libnfs's async
 API (peer_libnfs) and a plain C 9P loop (peer_p9), in their exact count
 modes (--count).  Then, when the tests/rdma guest can boot, the same
 measurement inside it over Soft-RoCE (tests/rdma/bench-cost-guest.sh).
@@ -46,7 +54,8 @@ measurement inside it over Soft-RoCE (tests/rdma/bench-cost-guest.sh).
 cost-guard (the synchronous NULL, and 4 KiB READs 16 in flight) against
 the fake in-process server of tests/unit, under callgrind with a file per
 thread, the fake server's threads left out; fails when a figure is more
-than 20 % above tests/cost/baseline.txt.  About 3 seconds.
+than 20 % above tests/cost/baseline.txt; prints the locked instructions
+per call too (not checked).  About 6 seconds.
 
 Prints the table and the top functions by self cost per operation of our
 workloads; writes BUILDDIR/bench-cost.json and BUILDDIR/bench-cost.md,
@@ -847,7 +856,10 @@ def fmt_locked(r):
     return f"{r['locked_per_op']:.1f} + {r['libc_locked_per_op']:.1f}"
 
 
-def table(rows, res):
+def table_rows(rows, res):
+    """(columns, rows of cells) of the table of @rows, (row, ours id,
+    peer id) of ROWS, from @res, {id: result}; scripts/bench-md.py
+    renders docs/benchmarks.md's with it too."""
     head = ["workload", "mode", "ours", "Ir/op", "beyond copy",
             "locked/op (lib + libc)", "syscalls/op", "peer", "peer Ir/op",
             "peer locked/op (lib + libc)", "peer syscalls/op",
@@ -865,6 +877,11 @@ def table(rows, res):
             fmt_locked(p), fmt_range(p, "syscalls_per_op", 2) if p else "-",
             f"{o['ir_per_op'] / p['ir_per_op']:.2f}x"
             if p and p["ir_per_op"] > 0 else "-"])
+    return head, lines
+
+
+def table(rows, res):
+    head, lines = table_rows(rows, res)
     md = ["| " + " | ".join(head) + " |",
           "|" + "|".join("---" for _ in head) + "|"]
     md += ["| " + " | ".join(x) + " |" for x in lines]
@@ -1269,6 +1286,9 @@ def main(argv):
                   "(I(N2)-I(N1))/(N2-N1)",
             "copy": "inclusive Ir of " + COPY_RE.pattern,
             "syscalls": "strace -f -c, (S(N2)-S(N1))/(N2-N1)",
+            "locked": "callgrind --dump-instr=yes against objdump -d: "
+                      "lock prefix, xchg with memory, m/l/sfence; the "
+                      "library's code, libc apart, (L(N2)-L(N1))/(N2-N1)",
         },
         "workloads": res,
         "rows": [{"row": r, "ours": o, "peer": p} for r, o, p in rows],

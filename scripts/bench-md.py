@@ -28,6 +28,7 @@ docs/results/NAME.json, with the commit and date it was measured at.
 """
 import difflib
 import glob
+import importlib.util
 import json
 import os
 import platform
@@ -159,39 +160,21 @@ def conv_p9(doc):
     return [{"title": "", "columns": cols, "rows": rows}], how
 
 
-COST_COLS = ["workload", "ours", "Ir/op", "beyond copy", "syscalls/op",
-             "peer", "peer Ir/op", "peer syscalls/op", "ours/peer Ir"]
-
-
-def cost_range(r, key="ir_per_op", nd=0):
-    v, pr = r.get(key), r.get(key + "_pairs") or []
-    if v is None:
-        return "-"
-    f = "{:,.%df}" % nd
-    if pr and pr[-1] - pr[0] > max(0.01 * abs(v), 0.5 * 10 ** -nd):
-        return f"{f.format(v)} [{f.format(pr[0])}-{f.format(pr[-1])}]"
-    return f.format(v)
+def bench_cost():
+    """scripts/bench-cost.py as a module: its table is the one rendered"""
+    spec = importlib.util.spec_from_file_location(
+        "bench_cost", os.path.join(TOP, "scripts", "bench-cost.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
 
 
 def conv_cost(doc, rdma):
     """bench-cost.json (scripts/bench-cost.py): the TCP rows, or with
-    rdma the rows run in the RDMA guest"""
-    res, rows = doc["workloads"], []
-    for row in doc["rows"]:
-        o = res.get(row["ours"])
-        p = res.get(row["peer"]) if row["peer"] else None
-        if not o or row["ours"].startswith("r.") != rdma:
-            continue
-        if o["side"] == "peer" and not p:
-            continue
-        rows.append([
-            row["row"], o["what"], cost_range(o),
-            f"{o['beyond_copy_per_op']:,.0f}",
-            cost_range(o, "syscalls_per_op", 2),
-            p["what"] if p else "-", cost_range(p) if p else "-",
-            cost_range(p, "syscalls_per_op", 2) if p else "-",
-            f"{o['ir_per_op'] / p['ir_per_op']:.2f}x"
-            if p and p["ir_per_op"] > 0 else "-"])
+    rdma the rows run in the RDMA guest, as bench-cost.py tabulates them"""
+    rows = [(r["row"], r["ours"], r["peer"]) for r in doc["rows"]
+            if r["ours"].startswith("r.") == rdma]
+    cols, rows = bench_cost().table_rows(rows, doc["workloads"])
     if not rows:
         return None, None
     m = doc["method"]
@@ -200,7 +183,7 @@ def conv_cost(doc, rdma):
     if rdma:
         how = (f"in the RDMA guest, RDMA_N1={m['rdma_n1']} "
                f"RDMA_N2={m['rdma_n2']}, {m['valgrind']}")
-    return [{"title": "", "columns": COST_COLS, "rows": rows}], how
+    return [{"title": "", "columns": cols, "rows": rows}], how
 
 
 def conv_tables(doc):
