@@ -853,7 +853,10 @@ def fmt_locked(r):
     ("-" when the runs had no instruction-level data: the RDMA guest)."""
     if not r or "locked_per_op" not in r:
         return "-"
-    return f"{r['locked_per_op']:.1f} + {r['libc_locked_per_op']:.1f}"
+    # + 0.0: a count that differences to -0.04 reads 0.0, not -0.0
+    lib, libc = (round(r[k], 1) + 0.0
+                 for k in ("locked_per_op", "libc_locked_per_op"))
+    return f"{lib:.1f} + {libc:.1f}"
 
 
 def table_rows(rows, res):
@@ -893,7 +896,8 @@ def locked_lines(r):
     if "locked_per_op" not in r:
         return []
     return [f"locked/op: library {r['locked_per_op']:.2f}, libc "
-            f"{r['libc_locked_per_op']:.2f}; by function: " + ", ".join(
+            f"{round(r['libc_locked_per_op'], 2) + 0.0:.2f}; by function: "
+            + ", ".join(
                 f"`{f}` {v:.2f}" for f, v in r["top_locked_per_op"]), ""]
 
 
@@ -1157,6 +1161,8 @@ def self_test_locked():
     assert r["locked_per_op"] == 0.5 and r["libc_locked_per_op"] == 0.1, r
     assert r["top_locked_per_op"][0] == ["main (prog)", 0.3], r
     assert fmt_locked(r) == "0.5 + 0.1"
+    assert fmt_locked({"locked_per_op": 2.0, "libc_locked_per_op": -0.01}) \
+        == "2.0 + 0.0"
     assert "locked_per_op" not in summarise(p, q, None, None, 100, 300, True)
 
 
