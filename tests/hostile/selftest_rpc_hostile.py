@@ -366,7 +366,10 @@ class TestSlow(HostileTest):
         t0 = time.monotonic()
         self.s.sendall(rec(call_payload(xid=1)) + rec(call_payload(xid=2)))
         data, _ = read_until(self.s, 56, limit=3)
-        self.assertEqual(data, rec(good_reply(1)) + rec(good_reply(2)))
+        # each reply has its own timer: under load the second may fire
+        # first, and a client matches replies by XID anyway
+        self.assertEqual(sorted((data[:28], data[28:])),
+                         sorted((rec(good_reply(1)), rec(good_reply(2)))))
         self.assertLess(time.monotonic() - t0, 0.75)
 
 
