@@ -438,6 +438,36 @@ static void test_silent_run_until(void **state)
 	close(lfd);
 }
 
+/*
+ * A synchronous call alone in flight receives its reply on the socket
+ * itself (loop_wait()'s direct wait): its retransmissions and its
+ * timeout still come on time, from the timers a service runs between
+ * those waits, with no thread of ours.
+ */
+static void test_silent_sync(void **state)
+{
+	unsigned int before = nthreads();
+	struct lx_rpc_stats st;
+	struct lx_rpc_clnt *cl;
+	uint16_t port;
+	uint64_t t0, took;
+	int lfd;
+
+	(void)state;
+	lfd = silent_listen(&port);
+	cl = silent_client(port, 200, 2);
+	t0 = now_ns();
+	assert_int_equal(lx_rpc_null(cl), -ETIMEDOUT);
+	took = now_ns() - t0;
+	assert_true(took >= 1300000000ull);
+	assert_true(took < 3000000000ull);
+	lx_rpc_stats(cl, &st);
+	assert_int_equal(st.xprt.retransmits, 2);
+	assert_int_equal(nthreads(), before);
+	lx_rpc_destroy(cl);
+	close(lfd);
+}
+
 struct canceller {
 	struct rec *r;
 	unsigned int n;
@@ -773,6 +803,7 @@ int main(void)
 		cmocka_unit_test(test_p9_conn_lost),
 		cmocka_unit_test(test_silent_timeout),
 		cmocka_unit_test(test_silent_run_until),
+		cmocka_unit_test(test_silent_sync),
 		cmocka_unit_test(test_cancel_other_thread),
 		cmocka_unit_test(test_cancel_race),
 		cmocka_unit_test(test_reconnect),

@@ -20,10 +20,13 @@
  *                    passed and a call waits, one attempt per service
  *
  * and the timerfd is armed at the earliest of the next deadlines, so the
- * descriptor becomes readable then, I/O or not.  A call made outside the
- * service that leaves work behind (the socket full, no credit, no
- * connection: lx_xprt_kick_worker()) writes the eventfd, so the loop
- * comes back; inside the service it only marks it (loop->due).
+ * descriptor becomes readable then, I/O or not.  A synchronous call alone
+ * in flight skips the epoll set: the transport's wait (TCP: a blocking
+ * recv(), as a threaded caller's) receives its reply, up to the next
+ * timer (loop_wait()).  A call made outside the service that leaves
+ * work behind (the socket full, no credit, no connection:
+ * lx_xprt_kick_worker()) writes the eventfd, so the loop comes back;
+ * inside the service it only marks it (loop->due).
  *
  * Cancels from other threads.  lx_call_cancel() on a thread that is not
  * the owner must not decide anything (done() would run on that thread,
@@ -363,18 +366,60 @@ int lx_xprt_loop_run(struct lx_xprt *x, struct lx_call *until,
 				     deadline_ns);
 }
 
+/*
+ * Owner: the synchronous call waiting is the only one in flight, sent
+ * whole, and nothing else is due (no cancel queued, no call held for
+ * later, a connection up): its reply is the only thing the descriptor
+ * can bring before the next timer.
+ */
+static bool loop_alone(struct lx_xprt *x, struct lx_xprt_loop *lp)
+{
+	return x->ops->wait && !lp->hook_pending &&
+	       !atomic_load_explicit(&lp->cancels, memory_order_relaxed) &&
+	       atomic_load_explicit(&x->state, memory_order_relaxed) ==
+		       LX_XPRT_CONNECTED &&
+	       !x->tx_partial && lx_xprt_xmitq_empty(&x->xmitq) &&
+	       atomic_load_explicit(&x->stats.submitted,
+				    memory_order_relaxed) -
+			       atomic_load_explicit(&x->stats.completed,
+						    memory_order_relaxed) ==
+		       1;
+}
+
 static int loop_wait(struct lx_xprt *x, struct lx_xprt_rqst *rq,
 		     uint64_t deadline)
 {
+	struct lx_xprt_loop *lp = x->loop;
+	bool direct = true;
+	int r;
+
 	/* the call was just sent: its reply is not in yet, so wait first
 	 * (a service before would find nothing to do) */
 	while (atomic_load(&rq->done_futex) != LX_XPRT_DONE) {
 		if (deadline && lx_xprt_now_ns() >= deadline)
 			return -ETIMEDOUT;
-		if (x->loop->in_service) {
+		if (lp->in_service) {
 			/* a synchronous call from a done() callback: the
 			 * reply can only come through this very service */
 			return -EDEADLK;
+		}
+		if (direct && loop_alone(x, lp)) {
+			/*
+			 * Receive it here, as a threaded caller does (the
+			 * transport's wait: a blocking recv() per wake-up,
+			 * not the loop's epoll_wait() and then a read),
+			 * until the next timer, which a service then runs.
+			 * Anything else it met (a lost connection...) the
+			 * service sorts out, with the loop's own waits.
+			 */
+			r = x->ops->wait(x, rq,
+					 earlier(deadline, lx_xprt_timer_next(x)));
+			if (!r)
+				continue;
+			if (r != -ETIMEDOUT)
+				direct = false;
+			loop_service_wait(x, 0);
+			continue;
 		}
 		loop_service_wait(x, loop_ms_to(deadline));
 	}

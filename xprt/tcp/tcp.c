@@ -216,15 +216,11 @@ static int tcp_connect_fd(struct lx_xprt *x, int *fdp)
 		}
 	}
 connected:
-	if (x->loop) {
-		/* caller-driven: non-blocking for good (loop.c) */
-		*fdp = fd;
-		return 0;
-	}
 	/* Blocking from here on, with a receive timeout: every read and
-	 * send of the receive thread and the transmitter says MSG_DONTWAIT,
-	 * and a synchronous caller's recv() blocks for its reply, ending
-	 * every TCP_WAIT_POLL_MS (tcp_wait()). */
+	 * send of the receive thread, the transmitter and the caller-driven
+	 * service says MSG_DONTWAIT, and a synchronous caller's recv()
+	 * blocks for its reply, ending every TCP_WAIT_POLL_MS (tcp_wait(),
+	 * in caller-driven mode when its call is alone: loop.c). */
 	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0 ||
 	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO,
 		       &(struct timeval){.tv_usec = TCP_WAIT_POLL_MS * 1000},
@@ -673,6 +669,9 @@ static int tcp_wait(struct lx_xprt *x, struct lx_xprt_rqst *rq,
 	struct pollfd pfd = {.events = POLLIN};
 	int err = 0, r, fd;
 
+	/* caller-driven, the socket watched for room: the service's */
+	if (x->loop && tp->out_armed)
+		return -EAGAIN;
 	if (!lx_xprt_lock_try(&tp->rx_mtx)) {
 		/* someone holds the role; make sure the socket is watched
 		 * once they let go, since we will only sleep */
@@ -777,6 +776,12 @@ static uint64_t tcp_loop_poll(struct lx_xprt *x, int wait_ms)
 		rx_adopt(x, tp, &cookie);
 		tp->out_armed = false; /* a new socket, EPOLLIN only */
 		lx_xprt_unlock(&tp->rx_mtx);
+	} else if (!atomic_load_explicit(&tp->fd_armed, memory_order_relaxed)) {
+		/* a synchronous call's own wait left it unwatched (tcp_wait()
+		 * never does that while EPOLLOUT is wanted) */
+		lx_xprt_lock(&tp->rx_mtx);
+		rx_arm(tp, true);
+		lx_xprt_unlock(&tp->rx_mtx);
 	}
 	n = epoll_wait(tp->epfd, evs, 4, wait_ms);
 	for (i = 0; i < n; i++) {
@@ -831,8 +836,11 @@ static void tcp_loop_arm(struct lx_xprt *x, uint64_t deadline, bool want_out)
 	if (tp->rx_fd >= 0 && want_out != tp->out_armed) {
 		ev.events = EPOLLIN | EPOLLRDHUP | (want_out ? EPOLLOUT : 0);
 		ev.data.fd = tp->rx_fd;
-		if (epoll_ctl(tp->epfd, EPOLL_CTL_MOD, tp->rx_fd, &ev) == 0)
+		if (epoll_ctl(tp->epfd, EPOLL_CTL_MOD, tp->rx_fd, &ev) == 0) {
 			tp->out_armed = want_out;
+			atomic_store_explicit(&tp->fd_armed, true,
+					      memory_order_relaxed);
+		}
 	}
 }
 
