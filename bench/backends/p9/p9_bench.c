@@ -7,6 +7,14 @@
  * and the recovery of a lost session: see p9_sess.c.  Transfers larger
  * than one message, --alloc malloc, the helper thread and resubmission:
  * see p9_io.c.
+ *
+ * --libxprt-mode caller (TCP without --zerocopy, one session per job): no
+ * thread but the engine's.  Set-up's session, caller-driven, serves the
+ * main thread's stat(); job_open() of a job's first file makes the job a
+ * session of its own, caller-driven too, and opens its files there; the
+ * job's thread services it (p9b_job_service(): lx_p9_loop_run() until a
+ * completion or the engine's deadline), so completions, resubmissions
+ * and the recovery of a lost session all run on that thread.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -196,6 +204,21 @@ static int p9b_check(void *priv, const struct bench_config *cfg)
 			    "pseudo path)");
 		return -EINVAL;
 	}
+	if (cfg->xprt_mode != BENCH_XPRT_CALLER)
+		return 0;
+	if (cfg->transport == BENCH_TRANSPORT_RDMA || cfg->zerocopy) {
+		bench_error("--libxprt-mode caller runs over TCP without "
+			    "--zerocopy only (libxprt's caller-driven mode has "
+			    "no 9P over RDMA yet)");
+		return -EINVAL;
+	}
+	if (cfg->nconnect > 1) {
+		bench_error("--libxprt-mode caller gives each job one 9P session "
+			    "of its own, one connection: --nconnect %u spreads "
+			    "the jobs over shared sessions in threaded mode only",
+			    cfg->nconnect);
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -209,6 +232,7 @@ static int p9b_setup(void *priv, const struct bench_config *cfg,
 
 	p->cfg = cfg;
 	p->nc = cfg->nconnect ? cfg->nconnect : 1;
+	p->caller = cfg->xprt_mode == BENCH_XPRT_CALLER;
 	ret = p9b_helper_start(p);
 	if (ret)
 		return ret;
@@ -325,7 +349,17 @@ static int p9b_job_open(void *priv, struct bench_job_info *job)
 		ret = -ENOMEM;
 		goto out_free;
 	}
-	pj->s = &p->sess[job->index % p->nc];
+	if (p->caller) {
+		/* the job's own session, made with its first file */
+		if (!job->filenum) {
+			ret = p9b_sess_open_job(p, job->index);
+			if (ret)
+				goto out_free;
+		}
+		pj->s = &p->sess[p->nc + job->index];
+	} else {
+		pj->s = &p->sess[job->index % p->nc];
+	}
 	pj->oflags = job->open_flags & BENCH_OPEN_WRITE ? O_RDWR : O_RDONLY;
 	/* no I/O is in flight yet: the session changes only here */
 	for (;;) {
@@ -418,7 +452,7 @@ static void p9b_stats(void *priv, bench_stat_fn fn, void *arg)
 
 	p9b_sess_counters(p, &sum);
 	getrusage(RUSAGE_SELF, &ru);
-	fn(arg, "sessions", p->nc);
+	fn(arg, "sessions", p->nsess); /* caller mode: set-up's + a job's */
 	fn(arg, "msize", p->msize_got);
 	fn(arg, "iosize", p->iosize);
 	fn(arg, "max_reqs", p->max_reqs);
@@ -483,7 +517,7 @@ static void p9b_explain(void *priv, int err)
 
 	if (!p->sess)
 		return;
-	for (i = 0; i < p->nc; i++) {
+	for (i = 0; i < p->nsess; i++) {
 		if (!p->sess[i].c)
 			continue;
 		lx_xprt_stats(lx_p9_xprt(p->sess[i].c), &st);
@@ -554,6 +588,7 @@ static const struct bench_backend_ops p9b_ops = {
 	.job_sync =
 		p9b_job_sync, /* no job_end: job_sync ran after the last write */
 	.submit = p9b_submit,
+	.job_service = p9b_job_service,
 	.run_sync = p9b_run_sync,
 	.job_close = p9b_job_close,
 	.stats = p9b_stats,

@@ -6,7 +6,8 @@
  *               connection (new connection, Tversion, Tattach, every
  *               job's fid walked and opened again)
  *   p9_io.c     the I/O path: messages per I/O, --alloc malloc, the
- *               helper thread, resubmission after a lost session
+ *               helper thread (its work done by each job's thread in
+ *               --libxprt-mode caller), resubmission after a lost session
  */
 #ifndef BENCH_P9_BENCH_H
 #define BENCH_P9_BENCH_H
@@ -34,7 +35,8 @@ enum p9b_alloc {
 	P9B_ALLOC_MALLOC,
 };
 
-/* What the helper thread does with an I/O it is handed */
+/* What the helper thread (caller mode: the job's thread) does with an
+ * I/O it is handed */
 enum p9b_dkind {
 	P9B_D_SEND,	/* send parts next.. (allowed to block) */
 	P9B_D_COMPLETE, /* complete it (its last part ended inside submit) */
@@ -76,6 +78,10 @@ struct p9b_counters {
  * @dead: 0, or the error recovery gave up with: every later recovery
  *	fails with it at once
  * @retired: counters of the clients it replaced
+ * @name: "session N", or "job N's session" (caller mode), for messages
+ * @own_dq: --libxprt-mode caller, a job's session: the I/Os its thread
+ *	completes, sends or sends again in p9b_job_service() (that thread
+ *	only: no lock)
  */
 struct p9b_sess {
 	pthread_rwlock_t lock;
@@ -86,6 +92,8 @@ struct p9b_sess {
 	struct p9b_job *jobs;
 	int dead;
 	struct p9b_counters retired;
+	char name[32];
+	struct p9b_io *own_dq;
 	bool locks_init;
 	/* recovery backoff (s->rlock): a session lost within
 	 * P9B_EARLY_NS of being made waits before the next, doubling */
@@ -96,8 +104,9 @@ struct p9b_sess {
 	unsigned int early_gen;	    /* last generation lost early, + 1 */
 	uint64_t episode_t0;	    /* first loss of this episode (ns), or 0 */
 	unsigned int episode_early; /* sessions lost early in it */
-	/* --hard watch (the helper thread only): replies last seen */
-	uint64_t watch_replies, watch_since;
+	/* --hard watch (the helper thread only; caller mode: the job's
+	 * thread): replies last seen, the next look (caller mode) */
+	uint64_t watch_replies, watch_since, watch_next;
 };
 
 /**
@@ -160,8 +169,12 @@ struct p9b {
 
 	/* run */
 	const struct bench_config *cfg;
+	bool caller; /* --libxprt-mode caller: a session per job, no thread */
+	/* sess[0 .. nc-1]: the --nconnect sessions set-up makes (caller
+	 * mode: the main thread's one); in caller mode sess[nc + i] is job
+	 * i's, made by its job_open(); nsess in all */
 	struct p9b_sess *sess;
-	unsigned int nc;
+	unsigned int nc, nsess;
 	uint32_t msize_got, iosize;
 	size_t max_io;
 	unsigned int max_reqs;
@@ -203,7 +216,17 @@ int p9b_submit(void *priv, struct bench_io *io, unsigned int flags);
 int p9b_run_sync(void *priv, struct bench_io *io, int *status, size_t *bytes);
 
 /**
+ * p9b_job_service() - the back-end's job_service() (caller mode): the
+ * job's deferred I/Os, then its session's loop until a completion or
+ * @deadline_ns
+ * Context: the job's thread.  Return: see bench_backend_ops.job_service.
+ */
+int p9b_job_service(void *priv, struct bench_job_info *job,
+		    uint64_t deadline_ns);
+
+/**
  * p9b_helper_start() - start the thread that sends what NOWAIT could not
+ * (none in caller mode: each job's thread does that work)
  * Context: setup(), main thread.  Return: 0 or a negative errno.
  */
 int p9b_helper_start(struct p9b *p);
@@ -223,6 +246,14 @@ void p9b_helper_stop(struct p9b *p);
  * bench_error().
  */
 int p9b_sess_setup(struct p9b *p);
+
+/**
+ * p9b_sess_open_job() - caller mode: make job @index's own session,
+ * caller-driven, with the first session's msize and slots
+ * Context: job_open() of the job's first file, main thread.  Return: 0,
+ * or a negative errno after bench_error().
+ */
+int p9b_sess_open_job(struct p9b *p, unsigned int index);
 
 /**
  * p9b_sess_get() - the session's current client and generation
@@ -252,8 +283,10 @@ bool p9b_sess_lost(const struct p9b *p, int err);
  * call answered) waits from 100 ms doubling to 30 s before the next.
  * All of it within --reconnect-timeout of the first loss of the episode
  * (the losses since a session last worked), for ever under --hard.
- * Context: the helper thread or the main thread, never a completion
- * callback, and not with s->lock held; blocks.
+ * Context: the helper thread or the main thread (caller mode: the job's
+ * thread, outside its session's loop, or the main thread between
+ * phases), never a completion callback, and not with s->lock held;
+ * blocks.
  * Return: 0 (a newer session is up: send again); or the error recovery
  * gave up with (said once with bench_error()); every later call returns
  * it too.
@@ -282,6 +315,18 @@ void p9b_sess_answered(struct p9b *p, struct p9b_sess *s);
  * still trying" once; the next answered I/O says "OK".
  */
 void p9b_sess_watch(struct p9b *p, uint64_t window_ns);
+
+/**
+ * p9b_sess_watch_one() - p9b_sess_watch() of one session at @now
+ * Context: the helper thread; caller mode: the job's thread, for its own
+ * session.
+ */
+void p9b_sess_watch_one(struct p9b *p, struct p9b_sess *s, uint64_t now,
+			uint64_t window_ns);
+
+/** p9b_watch_window() - how long --hard calls wait unanswered before the
+ * watch says so: --timeo (default 30 s) */
+uint64_t p9b_watch_window(const struct p9b *p);
 
 /** p9b_sess_add_job() - @pj's fid lives on its session from now on */
 void p9b_sess_add_job(struct p9b_job *pj);

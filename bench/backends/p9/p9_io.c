@@ -44,6 +44,16 @@
  * (p9b_run_sync()), so the difference between the two modes is what
  * per-request allocation of msize buffers, and the copies it implies,
  * adds to a pooled client.
+ *
+ * --libxprt-mode caller: no helper thread.  A job's session is its own
+ * and caller-driven, its completions run on the job's thread inside
+ * p9b_job_service(), and so does what the helper would do: p9b_defer()
+ * puts the I/O on the session's own list (no lock: submit() and the
+ * completions of that session run on that thread only), and the next
+ * p9b_job_service() sends the rest of it allowed to block (the library
+ * then services the session until a slot is free), completes it, or
+ * re-establishes the session and sends it again, before it services the
+ * session.  The --hard watch looks at the job's session from there too.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -82,6 +92,14 @@ static void p9b_defer(struct p9b *p, struct p9b_io *pio, enum p9b_dkind kind)
 		atomic_fetch_add_explicit(&p->deferred, 1,
 					  memory_order_relaxed);
 	pio->dkind = kind;
+	if (p->caller) {
+		/* the job's thread: the only one on its session */
+		struct p9b_sess *s = ((struct p9b_job *)pio->io->job->priv)->s;
+
+		pio->dnext = s->own_dq;
+		s->own_dq = pio;
+		return;
+	}
 	pthread_mutex_lock(&p->dlock);
 	pio->dnext = p->dq;
 	p->dq = pio;
@@ -414,7 +432,7 @@ int p9b_submit(void *priv, struct bench_io *io, unsigned int flags)
  * which resubmits the next and flushes them in batches (under 0.01
  * futex and about 0.09 sendmsg a Twrite), as --alloc malloc always did.
  * Job i is on session i mod nconnect, so session k has more than one
- * job when k + nconnect < numjobs.
+ * job when k + nconnect < numjobs; in caller mode every job has its own.
  */
 int p9b_run_sync(void *priv, struct bench_io *io, int *status, size_t *bytes)
 {
@@ -426,7 +444,7 @@ int p9b_run_sync(void *priv, struct bench_io *io, int *status, size_t *bytes)
 
 	if ((io->op != BENCH_OP_READ && io->op != BENCH_OP_WRITE) ||
 	    p->alloc != P9B_ALLOC_POOL || io->len > pj->chunk ||
-	    s->index + p->nc < p->cfg->numjobs)
+	    (!p->caller && s->index + p->nc < p->cfg->numjobs))
 		return -EAGAIN;
 	pthread_rwlock_rdlock(&s->lock);
 	if (io->op == BENCH_OP_WRITE)
@@ -463,7 +481,7 @@ static const char *p9b_call_name(const struct bench_io *io)
 /*
  * The session @pio was lost on is re-established (or was already) and
  * the whole I/O is sent again, allowed to block; or it fails with the
- * error recovery gave up with.  Helper thread.
+ * error recovery gave up with.  Helper thread (caller mode: the job's).
  */
 static void p9b_resend(struct p9b *p, struct p9b_io *pio)
 {
@@ -496,17 +514,32 @@ static void p9b_resend(struct p9b *p, struct p9b_io *pio)
 	}
 }
 
-/* Sends the rest of deferred I/Os (allowed to block), completes those
- * whose last part finished while submit() still held them, and sends
- * again those whose session was lost. */
+/* Send the rest of a deferred I/O (allowed to block), complete one whose
+ * last part finished while submit() still held it, or send again one
+ * whose session was lost. */
+static void p9b_run_deferred(struct p9b *p, struct p9b_io *pio)
+{
+	switch (pio->dkind) {
+	case P9B_D_SEND:
+		p9b_send_parts(p, pio, 0, false);
+		break;
+	case P9B_D_COMPLETE:
+		p9b_complete(pio);
+		break;
+	case P9B_D_RESEND:
+		p9b_resend(p, pio);
+		break;
+	}
+}
+
+/* The helper thread: runs the deferred I/Os, and under --hard watches
+ * the sessions. */
 static void *p9b_helper_main(void *arg)
 {
 	struct p9b *p = arg;
 	/* --hard: every timeo (default 30 s), a look for sessions whose
 	 * calls wait without any reply (p9b_sess_watch()) */
-	uint64_t window =
-		(uint64_t)(p->cfg->timeo_ds ? p->cfg->timeo_ds : 300u) *
-		100000000ull;
+	uint64_t window = p9b_watch_window(p);
 	struct p9b_io *pio;
 	struct timespec ts;
 
@@ -535,27 +568,48 @@ static void *p9b_helper_main(void *arg)
 			break;
 		p->dq = pio->dnext;
 		pthread_mutex_unlock(&p->dlock);
-		switch (pio->dkind) {
-		case P9B_D_SEND:
-			p9b_send_parts(p, pio, 0, false);
-			break;
-		case P9B_D_COMPLETE:
-			p9b_complete(pio);
-			break;
-		case P9B_D_RESEND:
-			p9b_resend(p, pio);
-			break;
-		}
+		p9b_run_deferred(p, pio);
 		pthread_mutex_lock(&p->dlock);
 	}
 	pthread_mutex_unlock(&p->dlock);
 	return NULL;
 }
 
+int p9b_job_service(void *priv, struct bench_job_info *job,
+		    uint64_t deadline_ns)
+{
+	struct p9b *p = priv;
+	struct p9b_sess *s = &p->sess[p->nc + job->index];
+	struct p9b_io *pio = s->own_dq, *next;
+	uint64_t now;
+	int n = 0;
+
+	/* what this thread's submits and completions left: taken whole,
+	 * so what running it defers again waits for the next call */
+	s->own_dq = NULL;
+	for (; pio; pio = next, n++) {
+		next = pio->dnext;
+		p9b_run_deferred(p, pio);
+	}
+	if (n)
+		return n; /* the engine looks at its slots before waiting */
+	if (p->cfg->hard) {
+		now = bench_now_ns();
+		if (now >= s->watch_next) {
+			p9b_sess_watch_one(p, s, now, p9b_watch_window(p));
+			s->watch_next = now + 100000000ull;
+		}
+	}
+	/* after the above: a recovery may have replaced the client */
+	return lx_p9_loop_run(s->c, NULL, 1, deadline_ns);
+}
+
 int p9b_helper_start(struct p9b *p)
 {
 	int ret;
 
+	if (p->caller)
+		return 0; /* each job's thread does its work */
 	pthread_mutex_init(&p->dlock, NULL);
 	pthread_cond_init(&p->dcond, NULL);
 	p->dinit = true;

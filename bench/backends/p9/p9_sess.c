@@ -43,6 +43,16 @@
  * When the server does not come back within --reconnect-timeout, the
  * session is marked dead: every I/O on it fails with the last connect
  * error, and the run fails with a message saying so.
+ *
+ * --libxprt-mode caller.  Every session is caller-driven (libxprt's
+ * LX_XPRT_MODE_CALLER: no thread of the library's).  Set-up's one session
+ * serves the main thread's stat(); job_open() of a job's first file makes
+ * a session of the job's own, opens the job's files there, and the job's
+ * I/O goes through it alone, its thread servicing it (p9b_job_service()).
+ * A session is one connection, so --nconnect stays 1.  Recovery is the
+ * same, run by the job's thread where the helper thread would run it: a
+ * new client made there, the old one closed there, its calls' callbacks
+ * run there.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -78,7 +88,7 @@
 static unsigned int slots_needed(const struct p9b *p, uint32_t iosize)
 {
 	const struct bench_config *cfg = p->cfg;
-	unsigned int per_conn = (cfg->numjobs + p->nc - 1) / p->nc;
+	unsigned int per_conn = p->caller ? 1 : (cfg->numjobs + p->nc - 1) / p->nc;
 	unsigned int per_job = cfg->max_inflight / cfg->numjobs;
 	uint64_t n = (uint64_t)per_conn * per_job *
 		     p9b_parts_for(cfg->bs ? cfg->bs : 1, iosize);
@@ -103,7 +113,7 @@ static int p9b_connect_one(struct p9b *p, uint32_t msize, unsigned int max_reqs,
 			   struct lx_p9_clnt **cp, char *err, size_t errlen)
 {
 	const struct bench_config *cfg = p->cfg;
-	unsigned int per_conn = (cfg->numjobs + p->nc - 1) / p->nc;
+	unsigned int per_conn = p->caller ? 1 : (cfg->numjobs + p->nc - 1) / p->nc;
 	struct lx_p9_opts o = {
 		.host = p->host,
 		.port = p->port,
@@ -122,6 +132,9 @@ static int p9b_connect_one(struct p9b *p, uint32_t msize, unsigned int max_reqs,
 		.errbuf_len = errlen,
 		.log = bench_xprt_log,
 		.zerocopy = cfg->zerocopy,
+		/* made by the thread that will drive it (recovery on a job's
+		 * thread), or handed over by servicing it (job_open()) */
+		.mode = p->caller ? LX_XPRT_MODE_CALLER : LX_XPRT_MODE_THREADED,
 	};
 	int ret;
 
@@ -207,18 +220,41 @@ static int p9b_connect_setup(struct p9b *p, struct p9b_sess *s, uint32_t msize,
 	return ret;
 }
 
+/* Session @s made after the first: its msize must be the first's. */
+static int p9b_sess_make(struct p9b *p, struct p9b_sess *s)
+{
+	int ret = p9b_connect_setup(p, s, p->msize_got, p->max_reqs);
+
+	if (ret)
+		return ret;
+	s->since = bench_now_ns();
+	s->replies0 = p9b_replies(s->c);
+	if (lx_p9_msize(s->c) != p->msize_got) {
+		bench_error("%s negotiated msize %u, the first %u", s->name,
+			    lx_p9_msize(s->c), p->msize_got);
+		return -EPROTO;
+	}
+	return 0;
+}
+
 int p9b_sess_setup(struct p9b *p)
 {
 	struct p9b_sess *s;
 	unsigned int i, need;
 	int ret;
 
-	p->sess = calloc(p->nc, sizeof(*p->sess));
+	p->nsess = p->nc + (p->caller ? p->cfg->numjobs : 0);
+	p->sess = calloc(p->nsess, sizeof(*p->sess));
 	if (!p->sess)
 		return -ENOMEM;
-	for (i = 0; i < p->nc; i++) {
+	for (i = 0; i < p->nsess; i++) {
 		s = &p->sess[i];
 		s->index = i;
+		if (i < p->nc)
+			snprintf(s->name, sizeof(s->name), "session %u", i);
+		else
+			snprintf(s->name, sizeof(s->name), "job %u's session",
+				 i - p->nc);
 		ret = -pthread_rwlock_init(&s->lock, NULL);
 		if (ret)
 			return ret;
@@ -251,22 +287,18 @@ int p9b_sess_setup(struct p9b *p)
 	p->sess[0].since = bench_now_ns();
 	p->sess[0].replies0 = p9b_replies(p->sess[0].c);
 	for (i = 1; i < p->nc; i++) {
-		s = &p->sess[i];
-		ret = p9b_connect_setup(p, s, p->msize_got, p->max_reqs);
+		ret = p9b_sess_make(p, &p->sess[i]);
 		if (ret)
 			return ret;
-		s->since = bench_now_ns();
-		s->replies0 = p9b_replies(s->c);
-		if (lx_p9_msize(s->c) != p->msize_got) {
-			bench_error("session %u negotiated msize %u, the first "
-				    "%u",
-				    i, lx_p9_msize(s->c), p->msize_got);
-			return -EPROTO;
-		}
 	}
 	/* release: the watch (the helper thread) reads the sessions */
 	atomic_store(&p->sess_ready, true);
 	return 0;
+}
+
+int p9b_sess_open_job(struct p9b *p, unsigned int index)
+{
+	return p9b_sess_make(p, &p->sess[p->nc + index]);
 }
 
 void p9b_sess_get(struct p9b_sess *s, struct lx_p9_clnt **c, unsigned int *gen)
@@ -478,10 +510,10 @@ static int p9b_early_wait(struct p9b *p, struct p9b_sess *s, const char *call)
 		at = now;
 	if (p->reconnect_ns != UINT64_MAX &&
 	    at - s->episode_t0 > p->reconnect_ns) {
-		bench_error("session %u: the server dropped each of %u new "
+		bench_error("%s: the server dropped each of %u new "
 			    "sessions at its first %s (%.1f s since the first "
 			    "loss; --reconnect-timeout %.1f s%s)",
-			    s->index, s->episode_early, call,
+			    s->name, s->episode_early, call,
 			    (now - s->episode_t0) / 1e9,
 			    (double)p->reconnect_ns / 1e9,
 			    p->cfg->hard ? "" : ", --hard keeps trying");
@@ -491,9 +523,9 @@ static int p9b_early_wait(struct p9b *p, struct p9b_sess *s, const char *call)
 		char line[256];
 
 		snprintf(line, sizeof(line),
-			 "session %u: the server dropped each of %u new "
+			 "%s: the server dropped each of %u new "
 			 "sessions at its first %s; still trying (--hard)",
-			 s->index, s->episode_early, call);
+			 s->name, s->episode_early, call);
 		bench_xprt_log(NULL, 0, line);
 	}
 	return p9b_sleep_ns(at - now) ? 0 : -EINTR;
@@ -518,33 +550,42 @@ void p9b_sess_answered(struct p9b *p, struct p9b_sess *s)
 
 /* See p9_bench.h.  Under s->lock (read): a recovery swaps and closes
  * the client only under the write lock. */
+void p9b_sess_watch_one(struct p9b *p, struct p9b_sess *s, uint64_t now,
+			uint64_t window_ns)
+{
+	struct lx_xprt_stats st;
+
+	pthread_rwlock_rdlock(&s->lock);
+	if (!s->c) {
+		pthread_rwlock_unlock(&s->lock);
+		return;
+	}
+	lx_xprt_stats(lx_p9_xprt(s->c), &st);
+	pthread_rwlock_unlock(&s->lock);
+	if (st.replies != s->watch_replies || st.submitted <= st.completed) {
+		/* answering, or nothing to answer */
+		s->watch_replies = st.replies;
+		s->watch_since = now;
+	} else if (now - s->watch_since >= window_ns) {
+		p9b_say(p, s, false);
+	}
+}
+
 void p9b_sess_watch(struct p9b *p, uint64_t window_ns)
 {
 	uint64_t now = bench_now_ns();
-	struct lx_xprt_stats st;
-	struct p9b_sess *s;
 	unsigned int i;
 
 	if (!atomic_load(&p->sess_ready))
 		return; /* set-up runs: nothing to watch, nor safe to read */
-	for (i = 0; i < p->nc; i++) {
-		s = &p->sess[i];
-		pthread_rwlock_rdlock(&s->lock);
-		if (!s->c) {
-			pthread_rwlock_unlock(&s->lock);
-			continue;
-		}
-		lx_xprt_stats(lx_p9_xprt(s->c), &st);
-		pthread_rwlock_unlock(&s->lock);
-		if (st.replies != s->watch_replies ||
-		    st.submitted <= st.completed) {
-			/* answering, or nothing to answer */
-			s->watch_replies = st.replies;
-			s->watch_since = now;
-		} else if (now - s->watch_since >= window_ns) {
-			p9b_say(p, s, false);
-		}
-	}
+	for (i = 0; i < p->nsess; i++)
+		p9b_sess_watch_one(p, &p->sess[i], now, window_ns);
+}
+
+uint64_t p9b_watch_window(const struct p9b *p)
+{
+	return (uint64_t)(p->cfg->timeo_ds ? p->cfg->timeo_ds : 300u) *
+	       100000000ull;
 }
 
 int p9b_sess_recover(struct p9b *p, struct p9b_sess *s, unsigned int gen,
@@ -579,16 +620,16 @@ int p9b_sess_recover(struct p9b *p, struct p9b_sess *s, unsigned int gen,
 		now = bench_now_ns();
 		if (p9b_permanent(ret)) {
 			s->dead = ret;
-			bench_error("session %u: lost, and the server's new "
+			bench_error("%s: lost, and the server's new "
 				    "session cannot replace it: %s",
-				    s->index, err);
+				    s->name, err);
 			goto out_unlock;
 		}
 		if (now - t0 >= p->reconnect_ns) {
 			s->dead = ret;
-			bench_error("session %u: lost, and not re-established "
+			bench_error("%s: lost, and not re-established "
 				    "within %.1f s (--reconnect-timeout): %s",
-				    s->index, (double)p->reconnect_ns / 1e9,
+				    s->name, (double)p->reconnect_ns / 1e9,
 				    err);
 			goto out_unlock;
 		}
@@ -651,7 +692,7 @@ void p9b_sess_counters(struct p9b *p, struct p9b_counters *sum)
 	unsigned int i;
 
 	memset(sum, 0, sizeof(*sum));
-	for (i = 0; p->sess && i < p->nc; i++) {
+	for (i = 0; p->sess && i < p->nsess; i++) {
 		s = &p->sess[i];
 		pthread_mutex_lock(&s->rlock);
 		if (s->c)
@@ -666,7 +707,7 @@ void p9b_sess_teardown(struct p9b *p)
 	struct p9b_sess *s;
 	unsigned int i;
 
-	for (i = 0; p->sess && i < p->nc; i++) {
+	for (i = 0; p->sess && i < p->nsess; i++) {
 		s = &p->sess[i];
 		lx_p9_destroy(s->c);
 		s->c = NULL;
