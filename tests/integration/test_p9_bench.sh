@@ -12,10 +12,15 @@
 #      the disk;
 #   2. fio's --fsync=N and --end_fsync (Tfsync), getattr, and the two ior presets of the slab thread, briefly;
 #   3. a wrong aname: exit status 1 and a message naming Tattach and
-#      --aname.
+#      --aname;
+#   4. --libxprt-mode caller: randread and randwrite --verify, each job's
+#      thread driving a session of its own, the process at exactly 1 +
+#      jobs threads while it runs; 256 KiB I/Os through 6 slots with
+#      --alloc malloc, their later parts sent by the job's thread.
 # Then errors that need no server: a closed port, a port that does not
-# speak 9P, bad flags (exit status 2).  Each check prints "ok - ..." or
-# "FAIL - ..."; the exit status is the number of failures.  About 20-40 s.
+# speak 9P, bad flags and caller mode over RDMA, with --zerocopy or
+# --nconnect 2 (exit status 2).  Each check prints "ok - ..." or
+# "FAIL - ..."; the exit status is the number of failures.  About 30-50 s.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 bin=${XPRT_BUILD_DIR:-$top/build/plain}/bench/p9-bench
@@ -72,6 +77,41 @@ ondisk() {
 	else
 		bad "$name: $(grep -v ': ok: ' <<<"$out" | head -3)"
 	fi
+}
+
+# $base: threads of the process besides the jobs' in caller mode: the
+# main one, and ThreadSanitizer's own background thread in a TSan build
+base=1
+ldd "$bin" | grep -q libtsan && base=2
+
+# caller NAME RW ARGS...: a --verify RW run of 2 jobs in --libxprt-mode
+# caller in the background (ARGS: the server's), its thread count
+# (/proc/PID/status) sampled while it runs; exit 0, no verify or I/O
+# error, a session per job and set-up's, and never more than $base + 2
+# threads, at least 10 samples at exactly that
+caller() {
+	local s=$1 rw=$2 jobs=2 pid n tmax=0 tjobs=0 rc
+	shift 2
+	"$bin" --eta never "$@" --name "c$rw" --rw "$rw" --bs 4k --size 1m \
+		--iodepth 16 --numjobs $jobs --time_based --runtime 2 --verify \
+		--libxprt-mode caller --output-format json >"$work/out" 2>"$work/err" &
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null; do
+		n=$(awk '/^Threads:/ {print $2}' "/proc/$pid/status" 2>/dev/null)
+		[[ -n $n ]] || break
+		((n > tmax)) && tmax=$n
+		((n == base + jobs)) && tjobs=$((tjobs + 1))
+		sleep 0.05
+	done
+	wait "$pid"
+	rc=$?
+	check_exit "$s: caller mode, $rw, $jobs jobs, --verify" 0 $rc "" \
+		"$work/err" || return 1
+	expect "$s: caller mode $rw: I/Os done and verified on a session per job" \
+		"d['xprt']['aggregate']['${rw#rand}']['total_ios'] > 0 and d['xprt']['aggregate']['xprt']['verify_errors'] == 0 and d['xprt']['aggregate']['xprt']['io_errors'] == 0 and d['xprt']['backend_stats']['sessions'] == 1 + $jobs"
+	((tmax == base + jobs && tjobs >= 10)) &&
+		ok "$s: caller mode $rw: at most $tmax threads ($base + $jobs jobs; $tjobs samples at that)" ||
+		bad "$s: caller mode $rw: up to $tmax threads, $tjobs samples at $base + $jobs (want exactly $base + $jobs)"
 }
 
 # server NAME HOST PORT ANAME EXPORT_DIR
@@ -155,6 +195,18 @@ server() {
 	ondisk "$s: ior-32b files on disk after 2 reps" "$dir/$sub" 2048 2 \
 		$(cd "$dir/$sub" && echo small.*.0)
 
+	caller "$s" randread "${SRV[@]}" --directory "$sub"
+	caller "$s" randwrite "${SRV[@]}" --directory "$sub"
+	# as the 6-slot run above: the parts that find no slot go to the
+	# job's own thread, which sends them allowed to block
+	run "$s: caller mode, 256k I/Os through 6 slots, --alloc malloc, --verify" \
+		0 "" "${SRV[@]}" --directory "$sub" --name cs --rw randrw \
+		--bs 256k --size 4m --iodepth 4 --numjobs 2 --max-reqs 6 \
+		--alloc malloc --time_based --runtime 1 --verify \
+		--libxprt-mode caller --output-format json &&
+		expect "$s: caller mode: parts deferred to the jobs' threads, no errors" \
+			'd["xprt"]["backend_stats"]["deferred"] > 0 and d["xprt"]["backend_stats"]["split_ios"] > 0 and d["xprt"]["aggregate"]["xprt"]["io_errors"] == 0 and d["xprt"]["aggregate"]["xprt"]["verify_errors"] == 0'
+
 	run "$s: wrong aname" 1 "Tattach" --server "$2:$3" --aname /no/such/tree &&
 		grep -qF -- "--aname" "$work/err" &&
 		ok "$s: the message points at --aname" ||
@@ -187,6 +239,12 @@ run "--server missing" 2 "--server HOST[:PORT] is required" --aname /x
 run "--aname missing" 2 "--aname PATH is required" --server 127.0.0.1:1
 run "--server bad port" 2 "--server" --server 127.0.0.1:port --aname /x
 run "--rw null refused" 2 "no null operation" "${A[@]}" --rw null --time_based --runtime 1
+run "caller mode over RDMA refused" 2 "TCP without --zerocopy only" "${A[@]}" \
+	--libxprt-mode caller --transport rdma
+run "caller mode with --zerocopy refused" 2 "TCP without --zerocopy only" \
+	"${A[@]}" --libxprt-mode caller --zerocopy
+run "caller mode with --nconnect 2 refused" 2 "one 9P session of its own" \
+	"${A[@]}" --libxprt-mode caller --nconnect 2
 if [[ -n ${XPRT_DIOD_PORT:-} ]]; then
 	run "--bs above 128 messages" 2 "largest transfer" \
 		--server "$XPRT_DIOD_HOST:$XPRT_DIOD_PORT" \

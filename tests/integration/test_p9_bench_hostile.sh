@@ -16,8 +16,11 @@
 #      run ends within 2 s of SIGTERM, killed by it (exit status 143: the
 #      run's own handler, exit 1 as in 2, is installed once set-up is
 #      done; a sanitizer's report, 66, or an abort, 134, is not that).
+#   4. --libxprt-mode caller, where the job's own thread re-establishes
+#      its session: 1. again (one connection more: set-up's session),
+#      and 2. for 5 s.
 # Needs no real server (runs from scripts/run-integration.sh with the
-# others); about 20 s.
+# others); about 30 s.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 bin=${XPRT_BUILD_DIR:-$top/build/plain}/bench/p9-bench
@@ -47,51 +50,68 @@ ARGS=(--server "127.0.0.1:$port" --aname /hostile --msize 8192 --rw read
 
 conns() { grep -c '^CONN ' "$work/log"; }
 
-# 1. soft
-: >"$work/log"
-t0=$(date +%s.%N)
-timeout 30 "$bin" "${ARGS[@]}" >"$work/out" 2>"$work/err"
-rc=$?
-t=$(echo "$(date +%s.%N) - $t0" | bc)
-n=$(conns)
-echo "# soft: exit $rc after ${t} s, $n connections"
-check_exit "soft: fails" 1 "$rc" "closed the session each time" "$work/err"
-(($(echo "$t < 3" | bc))) && ok "soft: within 3 s (${t} s)" ||
-	bad "soft: took ${t} s"
-((n <= 6)) && ok "soft: $n connections" || bad "soft: $n connections"
-[[ $(grep -c "not responding, still trying" "$work/err") == 1 ]] &&
-	ok "soft: 'not responding' said once" ||
-	bad "soft: 'not responding' said $(grep -c "not responding" "$work/err") times"
+# soft WHAT MAXCONNS ARGS...: 1. (WHAT names it in the checks)
+soft() {
+	local what=$1 max=$2 rc t n
+	shift 2
+	: >"$work/log"
+	t0=$(date +%s.%N)
+	timeout 30 "$bin" "${ARGS[@]}" "$@" >"$work/out" 2>"$work/err"
+	rc=$?
+	t=$(echo "$(date +%s.%N) - $t0" | bc)
+	n=$(conns)
+	echo "# $what: exit $rc after ${t} s, $n connections"
+	check_exit "$what: fails" 1 "$rc" "closed the session each time" "$work/err"
+	(($(echo "$t < 3" | bc))) && ok "$what: within 3 s (${t} s)" ||
+		bad "$what: took ${t} s"
+	((n <= max)) && ok "$what: $n connections" || bad "$what: $n connections"
+	[[ $(grep -c "not responding, still trying" "$work/err") == 1 ]] &&
+		ok "$what: 'not responding' said once" ||
+		bad "$what: 'not responding' said $(grep -c "not responding" "$work/err") times"
+}
 
+# hard WHAT SECS MINCONNS MAXCONNS ARGS...: 2., stopped by SIGTERM after
+# SECS
+hard() {
+	local what=$1 secs=$2 min=$3 max=$4 pid rc t n
+	shift 4
+	: >"$work/log"
+	"$bin" "${ARGS[@]}" --hard "$@" >"$work/out" 2>"$work/err" &
+	pid=$!
+	sleep "$secs"
+	if kill -0 "$pid" 2>/dev/null; then
+		ok "$what: still trying after $secs s"
+	else
+		bad "$what: ended before $secs s"
+	fi
+	n=$(conns)
+	t0=$(date +%s.%N)
+	kill -TERM "$pid"
+	wait "$pid"
+	rc=$?
+	t=$(echo "$(date +%s.%N) - $t0" | bc)
+	echo "# $what: $n connections in $secs s; ended ${t} s after SIGTERM (exit $rc)"
+	awk '/^CONN/ {split($3, a, "="); if (!t0) t0 = a[2];
+		printf "#   connection at %.2f s\n", a[2] - t0}' "$work/log"
+	((n <= max && n >= min)) && ok "$what: $n connections in $secs s" ||
+		bad "$what: $n connections in $secs s"
+	(($(echo "$t < 2" | bc))) && ok "$what: ended ${t} s after SIGTERM" ||
+		bad "$what: ended ${t} s after SIGTERM"
+	# interrupted: 1 (the sanitizers' exit statuses, 66 for TSan, are not)
+	((rc == 1)) && ok "$what: exit 1 after SIGTERM" ||
+		bad "$what: exit $rc after SIGTERM, want 1: $(grep -m1 WARNING "$work/err")"
+	[[ $(grep -c "not responding, still trying" "$work/err") == 1 ]] &&
+		ok "$what: 'not responding' said once" ||
+		bad "$what: 'not responding' said $(grep -c "not responding" "$work/err") times"
+}
+
+# 1. soft
+soft soft 6
 # 2. hard, stopped by SIGTERM after 10 s
-: >"$work/log"
-"$bin" "${ARGS[@]}" --hard >"$work/out" 2>"$work/err" &
-pid=$!
-sleep 10
-if kill -0 "$pid" 2>/dev/null; then
-	ok "hard: still trying after 10 s"
-else
-	bad "hard: ended before 10 s"
-fi
-n=$(conns)
-t0=$(date +%s.%N)
-kill -TERM "$pid"
-wait "$pid"
-rc=$?
-t=$(echo "$(date +%s.%N) - $t0" | bc)
-echo "# hard: $n connections in 10 s; ended ${t} s after SIGTERM (exit $rc)"
-awk '/^CONN/ {split($3, a, "="); if (!t0) t0 = a[2];
-	printf "#   connection at %.2f s\n", a[2] - t0}' "$work/log"
-((n <= 10 && n >= 4)) && ok "hard: $n connections in 10 s" ||
-	bad "hard: $n connections in 10 s"
-(($(echo "$t < 2" | bc))) && ok "hard: ended ${t} s after SIGTERM" ||
-	bad "hard: ended ${t} s after SIGTERM"
-# interrupted: 1 (the sanitizers' exit statuses, 66 for TSan, are not)
-((rc == 1)) && ok "hard: exit 1 after SIGTERM" ||
-	bad "hard: exit $rc after SIGTERM, want 1: $(grep -m1 WARNING "$work/err")"
-[[ $(grep -c "not responding, still trying" "$work/err") == 1 ]] &&
-	ok "hard: 'not responding' said once" ||
-	bad "hard: 'not responding' said $(grep -c "not responding" "$work/err") times"
+hard hard 10 4 10
+# 4. the same in caller mode
+soft "caller mode, soft" 7 --libxprt-mode caller
+hard "caller mode, hard" 5 3 9 --libxprt-mode caller
 
 # 3. hard, and set-up never gets through
 kill "$srv" 2>/dev/null && wait "$srv" 2>/dev/null

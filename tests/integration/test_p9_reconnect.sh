@@ -13,10 +13,14 @@
 #   3. getattr round trips across a restart (the Tgetattr resend path);
 #   4. diod down longer than --reconnect-timeout 2s: exit 1 and a
 #      message saying the session was not re-established;
-#   5. --reconnect-timeout 0 (recovery off): a kill fails the run.
+#   5. --reconnect-timeout 0 (recovery off): a kill fails the run;
+#   6. --libxprt-mode caller (each job's thread drives a session of its
+#      own and re-establishes it itself): 1. again, and diod down longer
+#      than --reconnect-timeout 2s ends the run with exit 1 and the
+#      message within a few seconds of the kill.
 # diod is running again whatever happens.  Each check prints "ok - ..."
 # or "FAIL - ..."; the exit status is the number of failures (77: no
-# diod).  About 40 s.
+# diod).  About 60 s.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 bin=${XPRT_BUILD_DIR:-$top/build/plain}/bench/p9-bench
@@ -141,6 +145,38 @@ run "--reconnect-timeout 0, diod killed" 1 "" "0.5" \
 	--name r --rw randread --bs 4k --size 1m --iodepth 4 --time_based --runtime 4 \
 	--reconnect-timeout 0 &&
 	expect "no recovery tried" 'b["reconnects"] == 0 and b["resubmitted"] == 0'
+
+# ---------------------------------------------- 6. --libxprt-mode caller
+run "caller mode: randrw 128k, --verify, diod killed twice" 0 "" "1 0.5" \
+	--name c --rw randrw --bs 128k --size 8m --iodepth 8 --numjobs 2 \
+	--time_based --runtime 6 --verify --libxprt-mode caller &&
+	expect "caller mode: each job's own session back after each kill, I/Os resent" \
+		'b["sessions"] == 3 and b["reconnects"] >= 4 and b["resubmitted"] > 0 and b["completed_twice"] == 0 and d["xprt"]["aggregate"]["xprt"]["io_errors"] == 0 and d["xprt"]["status"]["ok"]'
+
+# diod killed and left down: the jobs' threads give up after 2 s of
+# trying; the run's end within 10 s of the kill (2 s, and room for a
+# loaded machine) shows that nothing waits past the bound
+timeout 120 "$bin" "${P9[@]}" --name c --rw randread --bs 4k --size 1m \
+	--iodepth 4 --numjobs 2 --time_based --runtime 30 \
+	--reconnect-timeout 2s --libxprt-mode caller >"$work/out" 2>"$work/err" &
+pid=$!
+wait_session "$pid"
+sleep 1.5
+diod_kill
+t0=$(date +%s%N)
+while kill -0 "$pid" 2>/dev/null && (($(date +%s%N) - t0 < 60000000000)); do
+	sleep 0.1
+done
+dt=$((($(date +%s%N) - t0) / 1000000))
+wait "$pid"
+rc=$?
+diod_start
+if check_exit "caller mode: diod down, --reconnect-timeout 2s" 1 $rc \
+	"not re-established" "$work/err"; then
+	((dt <= 10000)) &&
+		ok "caller mode: the run ended $dt ms after the kill" ||
+		bad "caller mode: the run ended $dt ms after the kill (want <= 10 s)"
+fi
 
 echo "p9 reconnect: $fails failure(s)"
 exit "$fails"
