@@ -573,7 +573,9 @@ static const struct bench_backend_ops p9b_ops = {
 	.options = p9b_options,
 	.usage_extra =
 		"Transfers larger than msize - 24 bytes are split into that "
-		"many Tread/Twrite\nmessages, sent together.  Examples:\n"
+		"many Tread/Twrite\nmessages, sent together.  --libxprt-mode "
+		"caller: each job's thread drives a 9P\nsession of its own "
+		"(TCP only, no --zerocopy, --nconnect 1).  Examples:\n"
 		"  p9-bench --server 127.0.0.1:564 --aname /srv/9p --rw "
 		"randread --bs 4k \\\n"
 		"      --iodepth 16 --runtime 10\n"
