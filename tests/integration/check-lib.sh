@@ -63,3 +63,18 @@ scratch_dir() {
 	srv=
 	trap 'stop_server; rm -rf "$work"' EXIT
 }
+
+# thread_samples PID WANT: PID's thread count (/proc/PID/status) every
+# 50 ms until it ends: $tmax the most seen, $tat the samples at exactly
+# WANT
+thread_samples() {
+	local n
+	tmax=0 tat=0
+	while kill -0 "$1" 2>/dev/null; do
+		n=$(awk '/^Threads:/ {print $2}' "/proc/$1/status" 2>/dev/null)
+		[[ -n $n ]] || break
+		((n > tmax)) && tmax=$n
+		((n == $2)) && tat=$((tat + 1))
+		sleep 0.05
+	done
+}

@@ -163,20 +163,14 @@ done
 base=1
 ldd "$bin" | grep -q libtsan && base=2
 threads_run() {
-	local mode=$1 jobs=$2 pid n
+	local mode=$1 jobs=$2 pid
 	"$bin" "${SRV[@]}" --directory nfs3-bench-test --name "mode-$mode" \
 		--rw randrw --bs 4k --size 4m --iodepth 16 --numjobs "$jobs" \
 		--verify --time_based --runtime 2 --libxprt-mode "$mode" \
 		--output-format json >"$work/out" 2>"$work/err" &
 	pid=$!
-	tmax=0 tjobs=0
-	while kill -0 "$pid" 2>/dev/null; do
-		n=$(awk '/^Threads:/ {print $2}' "/proc/$pid/status" 2>/dev/null)
-		[[ -n $n ]] || break
-		((n > tmax)) && tmax=$n
-		((n == base + jobs)) && tjobs=$((tjobs + 1))
-		sleep 0.05
-	done
+	thread_samples "$pid" $((base + jobs))
+	tjobs=$tat
 	wait "$pid"
 	check_exit "--libxprt-mode $mode, $jobs jobs, randrw --verify" 0 $? "" \
 		"$work/err" || return 1

@@ -90,28 +90,22 @@ ldd "$bin" | grep -q libtsan && base=2
 # error, a session per job and set-up's, and never more than $base + 2
 # threads, at least 10 samples at exactly that
 caller() {
-	local s=$1 rw=$2 jobs=2 pid n tmax=0 tjobs=0 rc
+	local s=$1 rw=$2 jobs=2 pid rc
 	shift 2
 	"$bin" --eta never "$@" --name "c$rw" --rw "$rw" --bs 4k --size 1m \
 		--iodepth 16 --numjobs $jobs --time_based --runtime 2 --verify \
 		--libxprt-mode caller --output-format json >"$work/out" 2>"$work/err" &
 	pid=$!
-	while kill -0 "$pid" 2>/dev/null; do
-		n=$(awk '/^Threads:/ {print $2}' "/proc/$pid/status" 2>/dev/null)
-		[[ -n $n ]] || break
-		((n > tmax)) && tmax=$n
-		((n == base + jobs)) && tjobs=$((tjobs + 1))
-		sleep 0.05
-	done
+	thread_samples "$pid" $((base + jobs))
 	wait "$pid"
 	rc=$?
 	check_exit "$s: caller mode, $rw, $jobs jobs, --verify" 0 $rc "" \
 		"$work/err" || return 1
 	expect "$s: caller mode $rw: I/Os done and verified on a session per job" \
 		"d['xprt']['aggregate']['${rw#rand}']['total_ios'] > 0 and d['xprt']['aggregate']['xprt']['verify_errors'] == 0 and d['xprt']['aggregate']['xprt']['io_errors'] == 0 and d['xprt']['backend_stats']['sessions'] == 1 + $jobs"
-	((tmax == base + jobs && tjobs >= 10)) &&
-		ok "$s: caller mode $rw: at most $tmax threads ($base + $jobs jobs; $tjobs samples at that)" ||
-		bad "$s: caller mode $rw: up to $tmax threads, $tjobs samples at $base + $jobs (want exactly $base + $jobs)"
+	((tmax == base + jobs && tat >= 10)) &&
+		ok "$s: caller mode $rw: at most $tmax threads ($base + $jobs jobs; $tat samples at that)" ||
+		bad "$s: caller mode $rw: up to $tmax threads, $tat samples at $base + $jobs (want exactly $base + $jobs)"
 }
 
 # server NAME HOST PORT ANAME EXPORT_DIR
