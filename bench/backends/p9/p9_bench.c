@@ -10,7 +10,8 @@
  *
  * --libxprt-mode caller (TCP without --zerocopy, one session per job): no
  * thread but the engine's.  Set-up's session, caller-driven, serves the
- * main thread's stat(); job_open() of a job's first file makes the job a
+ * main thread's stat() until the first job_open(); job_open() of a job's
+ * first file makes the job a
  * session of its own, caller-driven too, and opens its files there; the
  * job's thread services it (p9b_job_service(): lx_p9_loop_run() until a
  * completion or the engine's deadline), so completions, resubmissions

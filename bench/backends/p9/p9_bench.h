@@ -171,8 +171,9 @@ struct p9b {
 	const struct bench_config *cfg;
 	bool caller; /* --libxprt-mode caller: a session per job, no thread */
 	/* sess[0 .. nc-1]: the --nconnect sessions set-up makes (caller
-	 * mode: the main thread's one); in caller mode sess[nc + i] is job
-	 * i's, made by its job_open(); nsess in all */
+	 * mode: the main thread's one, for stat(), closed at the first
+	 * job_open()); in caller mode sess[nc + i] is job i's, made by its
+	 * job_open(); nsess in all */
 	struct p9b_sess *sess;
 	unsigned int nc, nsess;
 	uint32_t msize_got, iosize;
@@ -249,7 +250,8 @@ int p9b_sess_setup(struct p9b *p);
 
 /**
  * p9b_sess_open_job() - caller mode: make job @index's own session,
- * caller-driven, with the first session's msize and slots
+ * caller-driven, with the first session's msize and slots; the first
+ * call closes set-up's session (stat() is over)
  * Context: job_open() of the job's first file, main thread.  Return: 0,
  * or a negative errno after bench_error().
  */

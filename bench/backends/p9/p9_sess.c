@@ -46,7 +46,8 @@
  *
  * --libxprt-mode caller.  Every session is caller-driven (libxprt's
  * LX_XPRT_MODE_CALLER: no thread of the library's).  Set-up's one session
- * serves the main thread's stat(); job_open() of a job's first file makes
+ * serves the main thread's stat() and is closed at the first job_open();
+ * job_open() of a job's first file makes
  * a session of the job's own, opens the job's files there, and the job's
  * I/O goes through it alone, its thread servicing it (p9b_job_service()).
  * A session is one connection, so --nconnect stays 1.  Recovery is the
@@ -166,6 +167,7 @@ static int p9b_connect_one(struct p9b *p, uint32_t msize, unsigned int max_reqs,
 
 static bool p9b_permanent(int err);
 static bool p9b_sleep_ns(uint64_t ns);
+static void p9b_counters_of(struct lx_p9_clnt *c, struct p9b_counters *sum);
 static void p9b_say(struct p9b *p, struct p9b_sess *s, bool ok);
 
 /*
@@ -298,6 +300,19 @@ int p9b_sess_setup(struct p9b *p)
 
 int p9b_sess_open_job(struct p9b *p, unsigned int index)
 {
+	struct p9b_sess *s0 = &p->sess[0];
+
+	/* set-up's session served stat(), which comes before any
+	 * job_open(), and nothing calls on it any more: it does not stay
+	 * connected for the run (nor, at its end, make a server that
+	 * stopped answering wait for its root's Tclunk) */
+	if (s0->c) {
+		pthread_mutex_lock(&s0->rlock);
+		p9b_counters_of(s0->c, &s0->retired);
+		lx_p9_destroy(s0->c);
+		s0->c = NULL;
+		pthread_mutex_unlock(&s0->rlock);
+	}
 	return p9b_sess_make(p, &p->sess[p->nc + index]);
 }
 
