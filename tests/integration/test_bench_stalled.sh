@@ -17,6 +17,8 @@
 # exit status 0 (nfs3-bench: the retransmission timer says it; p9-bench:
 # a watch on calls that wait without a reply for --timeo, since 9P
 # calls are never sent again).
+# p9-bench runs both cases again with --libxprt-mode caller, where the
+# job's thread drives its own session, its timers and the watch.
 # The server is continued afterwards.  Run by scripts/run-integration.sh
 # (servers.env exported); the clients run as uid 65534 when we are root
 # (tests/integration/unpriv-lib.sh).  About 25 s.
@@ -123,6 +125,12 @@ if [[ -n ${XPRT_DIOD_PORT:-} ]]; then
 		--aname "$XPRT_DIOD_ANAME" --directory "$sub" --rw randread \
 		--bs 4k --size 1m --iodepth 4 --runtime 7s --time_based \
 		--eta never --timeo 5 --hard
+	hard "p9-bench --hard, caller mode, diod stopped 3 s" \
+		"$XPRT_DIOD_PIDFILE" \
+		"$b/bench/p9-bench" --server "$XPRT_DIOD_HOST:$XPRT_DIOD_PORT" \
+		--aname "$XPRT_DIOD_ANAME" --directory "$sub" --rw randread \
+		--bs 4k --size 1m --iodepth 4 --runtime 7s --time_based \
+		--eta never --timeo 5 --hard --libxprt-mode caller
 fi
 
 stall "nfs3-bench, ganesha stopped" "$XPRT_GANESHA_PIDFILE" 4 \
@@ -131,23 +139,13 @@ stall "nfs3-bench, ganesha stopped" "$XPRT_GANESHA_PIDFILE" 4 \
 	--mount-port "$XPRT_MNT_PORT" --export "$XPRT_NFS_EXPORT" \
 	--directory "$sub" --rw randread --bs 4k --size 1m --iodepth 4 \
 	--runtime 60s --time_based --eta never --timeo 5 --retrans 1
-if [[ -n ${XPRT_DIOD_PORT:-} ]]; then
-	stall "p9-bench, diod stopped" "$XPRT_DIOD_PIDFILE" 6 \
-		"did not answer a call within 1.0 s" \
-		"$b/bench/p9-bench" --server "$XPRT_DIOD_HOST:$XPRT_DIOD_PORT" \
-		--aname "$XPRT_DIOD_ANAME" --directory "$sub" --rw randread \
-		--bs 4k --size 1m --iodepth 4 --runtime 60s --time_based --eta never \
-		--timeo 5 --retrans 1
-else
-	bad "no diod in servers.env"
-fi
-
 # diod 1.0.24 may not survive the soft case: after SIGCONT it was gone,
 # in some runs, as it worked through the backlog of a closed connection
 # (Treads, their Tflushes, a Tclunk): its own fault, nothing a client
-# sends may end a server.  The tests after
-# this one need it: started again, on the same port.
-if [[ -n ${XPRT_DIOD_PORT:-} ]]; then
+# sends may end a server.  What comes after a soft case needs it:
+# started again, on the same port.
+diod_again() {
+	local spid
 	spid=$(cat "$XPRT_DIOD_PIDFILE" 2>/dev/null)
 	if [[ -n $spid ]] && kill -0 "$spid" 2>/dev/null; then
 		echo "# diod survived the stall"
@@ -156,5 +154,19 @@ if [[ -n ${XPRT_DIOD_PORT:-} ]]; then
 	fi
 	"$XPRT_SERVERS_SH" restart "$XPRT_SERVERS_RUN_DIR" diod >/dev/null 2>&1 ||
 		bad "diod did not start again"
+}
+
+if [[ -n ${XPRT_DIOD_PORT:-} ]]; then
+	for mode in threaded caller; do
+		stall "p9-bench, $mode mode, diod stopped" "$XPRT_DIOD_PIDFILE" 6 \
+			"did not answer a call within 1.0 s" \
+			"$b/bench/p9-bench" --server "$XPRT_DIOD_HOST:$XPRT_DIOD_PORT" \
+			--aname "$XPRT_DIOD_ANAME" --directory "$sub" --rw randread \
+			--bs 4k --size 1m --iodepth 4 --runtime 60s --time_based \
+			--eta never --timeo 5 --retrans 1 --libxprt-mode "$mode"
+		diod_again
+	done
+else
+	bad "no diod in servers.env"
 fi
 exit "$fails"

@@ -10,9 +10,12 @@
 #   4. job_sync() (--end_fsync 1, Tfsync dropped): exit 1 within 5 s;
 #   5. job_open() with the default --reconnect-timeout (30 s): exit 1
 #      within 30 s of the first loss, after at least 20 s;
-#   6. --hard: still trying after 8 s, exit 1 or 143 on SIGTERM, "not responding" and "still trying
+#   6. job_open() and job_sync() with --libxprt-mode caller, where the
+#      lost session is the job's own (set-up's served stat() only): as 1.
+#      and 4.;
+#   7. --hard: still trying after 8 s, exit 1 or 143 on SIGTERM, "not responding" and "still trying
 #      (--hard)" said once each, and the run ends within 2 s of SIGTERM.
-# Needs no real server; about 50 s.
+# Needs no real server; about 55 s.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 bin=${XPRT_BUILD_DIR:-$top/build/plain}/bench/p9-bench
@@ -77,13 +80,20 @@ soft "job_sync" 5 "sessions at its first Tfsync" --rw write --size 1 \
 	--end_fsync 1 --reconnect-timeout 2s
 
 start_hostile
+soft "job_open, caller mode" 5 "sessions at its first Twalk" --rw read \
+	--size 1 --reconnect-timeout 2s --libxprt-mode caller
+start_hostile --target Tfsync
+soft "job_sync, caller mode" 5 "sessions at its first Tfsync" --rw write \
+	--size 1 --end_fsync 1 --reconnect-timeout 2s --libxprt-mode caller
+
+start_hostile
 soft "job_open, default --reconnect-timeout" 30 \
 	"sessions at its first Twalk" --rw read --size 1
 (($(echo "$(now) - $(first_conn) >= 20" | bc))) &&
 	ok "default: tried for at least 20 s" ||
 	bad "default: gave up before 20 s"
 
-# 6. --hard
+# 7. --hard
 start_hostile
 "$bin" --server "127.0.0.1:$port" --aname /hostile --msize 8192 --bs 1 \
 	--filename f --eta never --runtime 60s --rw read --size 1 --hard \
