@@ -11,11 +11,11 @@
  * --libxprt-mode caller (TCP without --zerocopy, one session per job): no
  * thread but the engine's.  Set-up's session, caller-driven, serves the
  * main thread's stat() until the first job_open(); job_open() of a job's
- * first file makes the job a
- * session of its own, caller-driven too, and opens its files there; the
- * job's thread services it (p9b_job_service(): lx_p9_loop_run() until a
- * completion or the engine's deadline), so completions, resubmissions
- * and the recovery of a lost session all run on that thread.
+ * first file makes the job a session of its own, caller-driven too, and
+ * opens its files there; the job's thread services it (p9b_job_service():
+ * lx_p9_loop_run() until a completion or the engine's deadline), so
+ * completions, resubmissions and the recovery of a lost session all run
+ * on that thread.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -209,14 +209,15 @@ static int p9b_check(void *priv, const struct bench_config *cfg)
 		return 0;
 	if (cfg->transport == BENCH_TRANSPORT_RDMA || cfg->zerocopy) {
 		bench_error("--libxprt-mode caller runs over TCP without "
-			    "--zerocopy only (libxprt's caller-driven mode has "
-			    "no 9P over RDMA yet)");
+			    "--zerocopy only (libxprt's caller-driven mode: no "
+			    "RDMA, no MSG_ZEROCOPY yet)");
 		return -EINVAL;
 	}
 	if (cfg->nconnect > 1) {
-		bench_error("--libxprt-mode caller gives each job one 9P session "
-			    "of its own, one connection: --nconnect %u spreads "
-			    "the jobs over shared sessions in threaded mode only",
+		bench_error("--libxprt-mode caller gives each job one 9P "
+			    "session of its own, one connection: --nconnect %u "
+			    "spreads the jobs over shared sessions in threaded "
+			    "mode only",
 			    cfg->nconnect);
 		return -EINVAL;
 	}

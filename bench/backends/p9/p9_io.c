@@ -600,7 +600,7 @@ int p9b_job_service(void *priv, struct bench_job_info *job,
 			s->watch_next = now + 100000000ull;
 		}
 	}
-	/* after the above: a recovery may have replaced the client */
+	/* s->c read now: a recovery replaces it */
 	return lx_p9_loop_run(s->c, NULL, 1, deadline_ns);
 }
 

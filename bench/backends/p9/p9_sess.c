@@ -47,13 +47,12 @@
  * --libxprt-mode caller.  Every session is caller-driven (libxprt's
  * LX_XPRT_MODE_CALLER: no thread of the library's).  Set-up's one session
  * serves the main thread's stat() and is closed at the first job_open();
- * job_open() of a job's first file makes
- * a session of the job's own, opens the job's files there, and the job's
- * I/O goes through it alone, its thread servicing it (p9b_job_service()).
- * A session is one connection, so --nconnect stays 1.  Recovery is the
- * same, run by the job's thread where the helper thread would run it: a
- * new client made there, the old one closed there, its calls' callbacks
- * run there.
+ * job_open() of a job's first file makes a session of the job's own,
+ * opens the job's files there, and the job's I/O goes through it alone,
+ * its thread servicing it (p9b_job_service()).  A session is one
+ * connection, so --nconnect stays 1.  Recovery is the same, run by the
+ * job's thread where the helper thread would run it: a new client made
+ * there, the old one closed there, its calls' callbacks run there.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -81,6 +80,12 @@
 
 /* ------------------------------------------------------------ connect */
 
+/* jobs one session carries: spread over --nconnect, or one (caller) */
+static unsigned int p9b_jobs_per_sess(const struct p9b *p)
+{
+	return p->caller ? 1 : (p->cfg->numjobs + p->nc - 1) / p->nc;
+}
+
 /*
  * Slots one session needs: its jobs' slots, each with the messages of
  * its largest I/O in flight, and the spare.  The largest I/O is the
@@ -89,7 +94,7 @@
 static unsigned int slots_needed(const struct p9b *p, uint32_t iosize)
 {
 	const struct bench_config *cfg = p->cfg;
-	unsigned int per_conn = p->caller ? 1 : (cfg->numjobs + p->nc - 1) / p->nc;
+	unsigned int per_conn = p9b_jobs_per_sess(p);
 	unsigned int per_job = cfg->max_inflight / cfg->numjobs;
 	uint64_t n = (uint64_t)per_conn * per_job *
 		     p9b_parts_for(cfg->bs ? cfg->bs : 1, iosize);
@@ -114,7 +119,7 @@ static int p9b_connect_one(struct p9b *p, uint32_t msize, unsigned int max_reqs,
 			   struct lx_p9_clnt **cp, char *err, size_t errlen)
 {
 	const struct bench_config *cfg = p->cfg;
-	unsigned int per_conn = p->caller ? 1 : (cfg->numjobs + p->nc - 1) / p->nc;
+	unsigned int per_conn = p9b_jobs_per_sess(p);
 	struct lx_p9_opts o = {
 		.host = p->host,
 		.port = p->port,
