@@ -17,11 +17,11 @@ registration mode) is paired with the kernel's BASE run of the same
 repetition.
 
 CPU per I/O, two figures: the client process's own (user + system time
-of nfs3-bench or fio over the measured window, per I/O: for the kernel
-client this misses the work done in interrupts and kernel threads), and
-the guest's busy CPU over the run (client, nfsd and rxe together, from
-/proc/stat), scaled to the measured window, per I/O: the same method for
-both clients.
+of nfs3-bench or of all of fio's jobs over the measured window, per I/O:
+for the kernel client this misses the work done in interrupts and kernel
+threads), and the guest's busy CPU over the run (client, nfsd and rxe
+together, from /proc/stat), scaled to the measured window, per I/O: the
+same method for both clients.
 
 System calls per READ: for each registration mode, the counts of the
 SYS_N2-READ run minus those of the SYS_N1 one, over SYS_N2 - SYS_N1.
@@ -68,8 +68,12 @@ def load(path, direction):
     ios = float(d.get("total_ios", 0))
     rt = float(d.get("runtime", 0)) / 1000.0
     cpu = (float(job.get("usr_cpu", 0)) + float(job.get("sys_cpu", 0))) / 100
-    # fio's group_reporting adds the jobs' CPU shares: per job runtime
-    proc_us = cpu * rt / ios * 1e6 if ios and rt else float("nan")
+    # usr_cpu/sys_cpu are a share of job_runtime: with group_reporting fio
+    # divides its jobs' summed CPU time by their summed run times (one
+    # job's share), job_runtime being that sum; nfs3-bench gives the
+    # process's share of its wall time, job_runtime being that time
+    crt = float(job.get("job_runtime", 0)) / 1000.0 or rt
+    proc_us = cpu * crt / ios * 1e6 if ios and crt else float("nan")
     guest_us = float("nan")
     cpath = path[:-len(".json")] + ".cpu"
     try:
