@@ -65,7 +65,14 @@ $(RDMA_FIO_ENGINE): $(RDMA_FIO_DIR)/engine.o $(LIB_A) fio/libxprt-fio.map \
 # nfs3-bench against the kernel NFS client in the RDMA guest, over RDMA and
 # TCP (tests/rdma/bench-rdma.sh; QUICK=1 for a short run).  Not part of
 # make check.
-.PHONY: bench-rdma
+.PHONY: bench-rdma bench-fio-rdma
 bench-rdma:
+	@tests/rdma/bench-rdma-report.py --self-test
 	tests/rdma/bench-rdma.sh
+# The same guest and points, four clients side by side: nfs3-bench, fio +
+# libxprt's engine, fio libaio and fio psync on the kernel client's mount
+# (tests/rdma/bench-rdma.sh --fio; QUICK=1 for a short run).
+bench-fio-rdma:
+	@tests/rdma/bench-rdma-report.py --self-test
+	tests/rdma/bench-rdma.sh --fio
 # ------------------------------------------------------ end of rdma tools

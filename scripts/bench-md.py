@@ -10,8 +10,8 @@ usage: scripts/bench-md.py --record BUILDDIR [--commit REV] [--only NAME,...]
 
 --record  reads the JSON the benchmarks wrote into BUILDDIR (build/plain:
           bench-rpc.json, bench-nfs3.json, bench-p9.json, bench-cost.json,
-          bench-rdma.json, bench-fair.json, bench-fio.json,
-          bench/micro-results/*.json)
+          bench-rdma.json, bench-fio-rdma.json, bench-fair.json,
+          bench-fio.json, bench/micro-results/*.json)
           and writes one small
           file per benchmark into docs/results/: the commit measured (REV,
           default HEAD), the date, the machine (cores, CPU model, OS,
@@ -188,7 +188,7 @@ def conv_cost(doc, rdma):
 
 def conv_tables(doc):
     """a result that carries its own tables (bench-fair.json,
-    bench-fio.json)"""
+    bench-fio.json, bench-fio-rdma.json)"""
     return doc.get("tables", []), doc.get("how", "")
 
 
@@ -267,7 +267,8 @@ def record(build, commit, only, note):
                        ("bench-nfs3", lambda d: conv_peers(d, True)),
                        ("bench-p9", conv_p9), ("bench-rdma", conv_rdma),
                        ("bench-fair", conv_tables),
-                       ("bench-fio", conv_tables)):
+                       ("bench-fio", conv_tables),
+                       ("bench-fio-rdma", conv_tables)):
         doc, p = j(name + ".json")
         if doc is not None:
             found[name] = conv(doc) + (p,)

@@ -1,23 +1,34 @@
 #!/bin/sh
 # Runs INSIDE the RDMA bench guest (started by tests/rdma/bench-rdma.sh):
-# nfs3-bench against the kernel NFS client (fio, libaio, O_DIRECT) on the
-# same kernel nfsd, the same file, the same block size and depth, over
-# RDMA and over TCP.  Each run writes its JSON report to OUT (a directory
-# of the shared repository); the host turns them into the table.
+# nfs3-bench against the kernel NFS client (fio, O_DIRECT) on the same
+# kernel nfsd, the same file, the same block size and depth, over RDMA and
+# over TCP.  Each run writes its JSON report to OUT (a directory of the
+# shared repository); the host turns them into the table.
 #
 #   bench-rdma-guest.sh OUT REPS RUNTIME
+#
+# Clients (BENCH_CLIENTS, default "ours kernel"; all four for make
+# bench-fio-rdma):
+#   ours    nfs3-bench
+#   engine  fio + libxprt's engine (the guest's fio, tests/rdma/build-fio.sh,
+#           ioengine=external:libxprt-fio.so, nfs_url=...transport=rdma|tcp)
+#   kernel  fio on the kernel client's mount, libaio, at the point's depth
+#   psync   fio on the kernel client's mount, psync: synchronous, depth 1
+#           per job, so DEPTH jobs (each on its own slice of the file) keep
+#           DEPTH I/Os in flight; not at points of more than one job
 #
 # Points: 4 KiB random read (depth 16), 512 KiB sequential read and write
 # (depth 4), one job, one connection; over RDMA also the seed's collapse
 # case (4 KiB random reads, 16 jobs x 1,024 deep) and the 4 KiB point with
-# nfs3-bench's other registration modes (per-io, cache-unsafe: ours only,
-# paired with the kernel's run of the same repetition).  Each point runs
-# REPS times, ours and the kernel's alternating (which goes first flips
-# every repetition), RUNTIME seconds each after a 1 s ramp.  Both clients
-# read one pre-made file and write another on nfsd's tmpfs export, so no
-# run lays out data and the reads never see what a write run left.  Each
-# run also records the guest's busy CPU time (/proc/stat: client, nfsd,
-# rxe together) for a CPU-per-I/O figure measured the same way for both.
+# nfs3-bench's other registration modes (BENCH_REG, default "per-io
+# cache-unsafe": ours only, paired with the kernel's run of the same
+# repetition).  Each point runs REPS times, its clients back to back, the
+# order rotating by one every repetition (with two clients: alternating),
+# RUNTIME seconds each after a 1 s ramp.  Every client reads one pre-made
+# file and writes another on nfsd's tmpfs export, so no run lays out data
+# and the reads never see what a write run left.  Each run also records
+# the guest's busy CPU time (/proc/stat: client, nfsd, rxe together) for a
+# CPU-per-I/O figure measured the same way for every client.
 #
 # Then, over RDMA, the system calls of 4 KiB random READs at depth 16 per
 # registration mode: nfs3-bench under strace for SYS_N1 and SYS_N2 READs,
@@ -29,6 +40,9 @@ OUT=$1
 REPS=${2:-3}
 RT=${3:-5}
 NB=${RDMAVM_BENCH:-${RDMAVM_BIN:-$RDMAVM_REPO/build/rdma}}/nfs3-bench
+FIO_ENG=${RDMAVM_BIN:-$RDMAVM_REPO/build/rdma}/fio/fio
+ENG=${RDMAVM_BIN:-$RDMAVM_REPO/build/rdma}/fio/libxprt-fio.so
+CLIENTS=${BENCH_CLIENTS:-ours kernel}
 IP=${RDMAVM_IP:-10.0.2.15}
 FILE_MB=64
 MNT=/mnt/knfs
@@ -38,8 +52,15 @@ die() {
 	umount -l $MNT 2>/dev/null
 	exit 1
 }
+has() { # client: whether it is one of CLIENTS
+	case " $CLIENTS " in *" $1 "*) return 0 ;; esac
+	return 1
+}
 [ -x "$NB" ] || die "$NB not built (make rdma-tools)"
 command -v fio >/dev/null || die "fio not in the image (bench-rdma.sh builds the bench image)"
+if has engine && ! { [ -x "$FIO_ENG" ] && [ -f "$ENG" ]; }; then
+	die "$FIO_ENG or $ENG not built (make rdma-tools)"
+fi
 # nfsd's largest transfer follows the guest's memory (256 KiB in 2 GiB):
 # 512 KiB lets both clients move a 512 KiB block in one READ or WRITE
 NFSD_MAX_BLOCK=524288 rdmavm-nfsd-start >/dev/null || die "nfsd did not start"
@@ -49,12 +70,18 @@ mkdir -p "$OUT" /export/bench $MNT
 dd if=/dev/urandom of=/export/bench/file bs=1M count=$FILE_MB 2>/dev/null &&
 	cp /export/bench/file /export/bench/wfile || die "making the test files"
 echo "bench-rdma: kernel $(uname -r), $(nproc) vCPUs, file $FILE_MB MiB, $REPS repetition(s) of ${RT}s"
+# for the report: under TCG the vCPU's model names it ("QEMU TCG CPU")
+echo "the guest: kernel $(uname -r), $(nproc) vCPUs ($(sed -n 's/^model name[^:]*: *//p' /proc/cpuinfo | head -1))" >"$OUT/guest"
 
 # point NAME:RW:BS:DEPTH[:JOBS[:REG]] (BENCH_POINTS and BENCH_TRANSPORTS
 # narrow a run); a point with REG (an nfs3-bench --rdma-reg mode) runs ours
 # only, NAME being BASE~REG: the report pairs it with the kernel's BASE run
 BASE_POINTS="randread-4k:randread:4k:16 read-512k:read:512k:4 write-512k:write:512k:4"
-RDMA_POINTS=${BENCH_POINTS:-"$BASE_POINTS collapse-4k:randread:4k:1024:16 randread-4k~per-io:randread:4k:16:1:per-io randread-4k~cache-unsafe:randread:4k:16:1:cache-unsafe"}
+RDMA_POINTS="$BASE_POINTS collapse-4k:randread:4k:1024:16"
+for reg in ${BENCH_REG-per-io cache-unsafe}; do
+	RDMA_POINTS="$RDMA_POINTS randread-4k~$reg:randread:4k:16:1:$reg"
+done
+RDMA_POINTS=${BENCH_POINTS:-$RDMA_POINTS}
 TCP_POINTS=${BENCH_POINTS:-$BASE_POINTS}
 SYS_N1=${SYS_N1:-500}
 SYS_N2=${SYS_N2:-1500}
@@ -63,10 +90,12 @@ fname() { # rw: the file it uses
 	case $1 in *write*) echo wfile ;; *) echo file ;; esac
 }
 
+nfsport() { # transport
+	if [ "$1" = rdma ]; then echo 20049; else echo 2049; fi
+}
+
 ours() { # transport point rw bs depth rep jobs reg
-	port=2049
-	[ "$1" = rdma ] && port=20049
-	"$NB" --server "$IP:$port" --export /export --mount-port 20048 \
+	"$NB" --server "$IP:$(nfsport "$1")" --export /export --mount-port 20048 \
 		--transport "$1" --filename "bench/$(fname "$3")" --size ${FILE_MB}m \
 		--rw "$3" --bs "$4" --iodepth "$5" --numjobs "$7" \
 		${8:+--rdma-reg "$8"} \
@@ -75,13 +104,33 @@ ours() { # transport point rw bs depth rep jobs reg
 		>"$OUT/$1-$2-ours-$6.log" 2>&1
 }
 
+# fio_run FIO WHO transport point rw bs depth rep jobs [OPTION...]: a fio
+# run with the options every fio client shares (a later OPTION overrides)
+fio_run() {
+	fr_bin=$1 fr_out=$OUT/$3-$4-$2-$8 fr_rw=$5 fr_bs=$6 fr_depth=$7 fr_jobs=$9
+	shift 9
+	"$fr_bin" --name=job --size=${FILE_MB}m --rw="$fr_rw" --bs="$fr_bs" \
+		--iodepth="$fr_depth" --numjobs="$fr_jobs" --ramp_time=1 \
+		--time_based --runtime="$RT" --group_reporting \
+		--output-format=json --output="$fr_out.json" "$@" \
+		>"$fr_out.log" 2>&1
+}
+
 kernel() { # transport point rw bs depth rep jobs
-	fio --name=job --filename="$MNT/bench/$(fname "$3")" --size=${FILE_MB}m \
-		--ioengine=libaio --direct=1 --rw="$3" --bs="$4" \
-		--iodepth="$5" --numjobs="$7" --ramp_time=1 --time_based --runtime="$RT" \
-		--time_based --group_reporting --output-format=json \
-		--output="$OUT/$1-$2-kernel-$6.json" \
-		>"$OUT/$1-$2-kernel-$6.log" 2>&1
+	fio_run fio kernel "$@" --filename="$MNT/bench/$(fname "$3")" \
+		--ioengine=libaio --direct=1
+}
+
+psync() { # transport point rw bs depth rep jobs: DEPTH jobs of depth 1
+	fio_run fio psync "$1" "$2" "$3" "$4" 1 "$6" "$5" \
+		--filename="$MNT/bench/$(fname "$3")" --ioengine=psync --direct=1 \
+		--size=$((FILE_MB / $5))m --offset_increment=$((FILE_MB / $5))m
+}
+
+engine() { # transport point rw bs depth rep jobs
+	fio_run "$FIO_ENG" engine "$@" --filename="bench/$(fname "$3")" \
+		--ioengine="external:$ENG" \
+		--nfs_url="nfs://$IP/export?transport=$1&nfsport=$(nfsport "$1")&mountport=20048"
 }
 
 # busy and total jiffies of all CPUs (/proc/stat's first line)
@@ -140,16 +189,26 @@ $p
 EOF
 			jobs=${jobs:-1}
 			if [ -n "$reg" ]; then
+				has ours || continue
 				run ours $tr "$name" "$rw" "$bs" "$depth" $rep "$jobs" "$reg" || rc=1
 				continue
 			fi
-			if [ $((rep % 2)) = 1 ]; then
-				first=ours second=kernel
-			else
-				first=kernel second=ours
-			fi
-			run $first $tr "$name" "$rw" "$bs" "$depth" $rep "$jobs" || rc=1
-			run $second $tr "$name" "$rw" "$bs" "$depth" $rep "$jobs" || rc=1
+			# the point's clients, rotated by one each repetition
+			set --
+			for c in $CLIENTS; do
+				[ "$c" = psync ] && [ "$jobs" != 1 ] && continue
+				set -- "$@" "$c"
+			done
+			[ $# -gt 0 ] || continue
+			k=$(((rep - 1) % $#))
+			while [ $k -gt 0 ]; do
+				set -- "$@" "$1"
+				shift
+				k=$((k - 1))
+			done
+			for c in "$@"; do
+				run "$c" $tr "$name" "$rw" "$bs" "$depth" $rep "$jobs" || rc=1
+			done
 		done
 		rep=$((rep + 1))
 	done
@@ -157,7 +216,7 @@ EOF
 done
 
 # system calls per 4 KiB READ (depth 16) on the data path, per mode
-if command -v strace >/dev/null && [ -z "${NO_SYSCALLS:-}" ] &&
+if command -v strace >/dev/null && [ -z "${NO_SYSCALLS:-}" ] && has ours &&
 	echo " ${BENCH_TRANSPORTS:-rdma tcp} " | grep -q ' rdma '; then
 	for reg in window per-io cache-unsafe; do
 		for n in $SYS_N1 $SYS_N2; do
