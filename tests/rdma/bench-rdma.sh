@@ -91,5 +91,5 @@ echo "$NAME: ${BENCH_CLIENTS:-ours kernel} on the kernel nfsd, medians of $REPS 
 mkdir -p "$REPO/build/plain"
 python3 "$HERE/bench-rdma-report.py" "${REPORT_ARGS[@]}" "$RAW" "$RES/results.md" \
 	"$REPO/build/plain/$NAME.json" || rc=1
-echo "$NAME: $([ $rc = 0 ] && echo done || echo FAILED) in $(($(date +%s) - T0))s; raw reports in $RAW" >&2
+echo "$NAME: $([ $rc = 0 ] && echo "done" || echo FAILED) in $(($(date +%s) - T0))s; raw reports in $RAW" >&2
 exit $rc
