@@ -379,8 +379,7 @@ static bool loop_alone(struct lx_xprt *x, struct lx_xprt_loop *lp)
 	       atomic_load_explicit(&x->state, memory_order_relaxed) ==
 		       LX_XPRT_CONNECTED &&
 	       !x->tx_partial && lx_xprt_xmitq_empty(&x->xmitq) &&
-	       atomic_load_explicit(&x->stats.submitted,
-				    memory_order_relaxed) -
+	       atomic_load_explicit(&x->stats.submitted, memory_order_relaxed) -
 			       atomic_load_explicit(&x->stats.completed,
 						    memory_order_relaxed) ==
 		       1;
@@ -412,8 +411,9 @@ static int loop_wait(struct lx_xprt *x, struct lx_xprt_rqst *rq,
 			 * Anything else it met (a lost connection...) the
 			 * service sorts out, with the loop's own waits.
 			 */
-			r = x->ops->wait(x, rq,
-					 earlier(deadline, lx_xprt_timer_next(x)));
+			r = x->ops->wait(
+				x, rq,
+				earlier(deadline, lx_xprt_timer_next(x)));
 			if (!r)
 				continue;
 			if (r != -ETIMEDOUT)
