@@ -369,12 +369,12 @@ int lx_xprt_loop_run(struct lx_xprt *x, struct lx_call *until,
 /*
  * Owner: the synchronous call waiting is the only one in flight, sent
  * whole, and nothing else is due (no cancel queued, no call held for
- * later, a connection up): its reply is the only thing the descriptor
- * can bring before the next timer.
+ * later, the socket not watched for room, a connection up): its reply is
+ * the only thing the descriptor can bring before the next timer.
  */
 static bool loop_alone(struct lx_xprt *x, struct lx_xprt_loop *lp)
 {
-	return x->ops->wait && !lp->hook_pending &&
+	return x->ops->wait && !lp->hook_pending && !lp->want_out &&
 	       !atomic_load_explicit(&lp->cancels, memory_order_relaxed) &&
 	       atomic_load_explicit(&x->state, memory_order_relaxed) ==
 		       LX_XPRT_CONNECTED &&

@@ -494,8 +494,10 @@ static void rx_arm_set(struct tcp_tp *tp, bool on)
 	struct epoll_event ev = {.events = on ? EPOLLIN | EPOLLRDHUP : 0};
 
 	ev.data.fd = tp->rx_fd;
-	if (epoll_ctl(tp->epfd, EPOLL_CTL_MOD, tp->rx_fd, &ev) == 0)
+	if (epoll_ctl(tp->epfd, EPOLL_CTL_MOD, tp->rx_fd, &ev) == 0) {
 		atomic_store(&tp->fd_armed, on);
+		tp->out_armed = false; /* caller-driven: EPOLLOUT went too */
+	}
 }
 
 /* Receiver role held: (dis)arm rx_fd in the receive thread's epoll set
@@ -669,9 +671,6 @@ static int tcp_wait(struct lx_xprt *x, struct lx_xprt_rqst *rq,
 	struct pollfd pfd = {.events = POLLIN};
 	int err = 0, r, fd;
 
-	/* caller-driven, the socket watched for room: the service's */
-	if (x->loop && tp->out_armed)
-		return -EAGAIN;
 	if (!lx_xprt_lock_try(&tp->rx_mtx)) {
 		/* someone holds the role; make sure the socket is watched
 		 * once they let go, since we will only sleep */
@@ -777,8 +776,7 @@ static uint64_t tcp_loop_poll(struct lx_xprt *x, int wait_ms)
 		tp->out_armed = false; /* a new socket, EPOLLIN only */
 		lx_xprt_unlock(&tp->rx_mtx);
 	} else if (!atomic_load_explicit(&tp->fd_armed, memory_order_relaxed)) {
-		/* a synchronous call's own wait left it unwatched (tcp_wait()
-		 * never does that while EPOLLOUT is wanted) */
+		/* a synchronous call's own wait left it unwatched */
 		lx_xprt_lock(&tp->rx_mtx);
 		rx_arm(tp, true);
 		lx_xprt_unlock(&tp->rx_mtx);
